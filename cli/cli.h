@@ -1,0 +1,33 @@
+/* The raid command-line tool: one function per command, each returning the process exit status
+ * (0 success, 1 usage error, 2 bad input or I/O failure, 3 a --check bound exceeded, 4 device failure). */
+#ifndef RAID_CLI_H
+#define RAID_CLI_H
+
+#include "raid.h"
+
+enum { EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_CHECK = 3, EXIT_DEVICE = 4 };
+
+int cmd_realized(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_precision_report(int argc, char **argv);
+
+/* Help text of a command (NULL if unknown). */
+const char *cli_help(const char *cmd);
+
+/* Exit status for a library status. */
+int cli_exit_for(raid_status s);
+
+/* Output files are written to "<path>.tmp.XXXXXX" and renamed by cli_commit_output; on failure the
+ * temporary file is removed, so no partial output file is left behind. */
+typedef struct cli_out {
+    char final_path[4096];
+    char tmp_path[4112];
+    void *fp;      /* FILE* */
+    int is_stdout;
+} cli_out;
+int cli_open_output(cli_out *o, const char *path); /* path NULL or "-" = stdout; returns 0 or -1 (message printed) */
+int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 */
+void cli_abort_output(cli_out *o);                   /* close and remove the temporary file */
+
+#endif

@@ -1,0 +1,62 @@
+/* raid: command-line entry point and dispatch. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"realized", cmd_realized, "daily realized measures from intraday prices or returns"},
+    {"devices", cmd_devices, "list OpenCL platforms and devices"},
+    {"simulate", cmd_simulate, "simulate intraday prices from a stochastic-volatility model with jumps"},
+    {"precision-report", cmd_precision_report, "plot the f32 device error of rv against M"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: raid COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-18s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-18s %s\n", "help CMD", "show the options of a command");
+    fprintf(f, "\nraid --version prints the version. The device is chosen by --device or RAID_DEVICE\n"
+               "(auto|cpu|opencl|opencl:P.D); see `raid help realized`.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("raid %s\n", raid_version());
+        return 0;
+    }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        const char *h = cli_help(argv[2]);
+        if (!h) {
+            fprintf(stderr, "raid: unknown command '%s'\n", argv[2]);
+            return EXIT_USAGE;
+        }
+        fputs(h, stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "raid: unknown command '%s' (try raid --help)\n", cmd);
+    return EXIT_USAGE;
+}

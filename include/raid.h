@@ -1,0 +1,278 @@
+/*
+ * raid.h -- the one public header of libraid.
+ *
+ * RAID computes float64-faithful realized measures (and, later, regressions and volatility models) on
+ * OpenCL devices whose float64 is missing or slow: every device accumulator is a double-float pair kept
+ * with error-free transforms, chunk partials are combined in float64 on the host in a fixed order, and
+ * every device result can be checked against the float64 CPU backend.
+ *
+ * Conventions
+ *   - Every function returns a raid_status; RAID_OK is 0. A detailed message for the last failure on an
+ *     object is available from its *_errmsg() function; raid_strerror() names the status itself.
+ *   - No global mutable state: everything lives in the handles below. A raid_ctx may be used by one
+ *     thread at a time; create one per thread or serialise calls. A process normally holds one context
+ *     per device: it owns the OpenCL context, queue, program and kernel cache and the buffer pool.
+ *   - Sizes and offsets are 64-bit on the host. Returns are log returns (dimensionless); realized
+ *     measures are in squared (rv, bpv, rs_*, medrv) or fourth (rq, tpq) powers of the return unit.
+ *   - Undefined values (a measure of a segment too short for it) are NAN, written as an empty CSV field.
+ */
+#ifndef RAID_H
+#define RAID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RAID_VERSION_MAJOR 0
+#define RAID_VERSION_MINOR 1
+#define RAID_VERSION_PATCH 0
+#define RAID_VERSION_STRING "0.1.0"
+
+/** The library's version string, e.g. "0.1.0". */
+const char *raid_version(void);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Errors                                                                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef enum raid_status {
+    RAID_OK = 0,
+    RAID_EINVAL = 1,      /* an argument is out of its documented domain */
+    RAID_ENOMEM = 2,      /* host memory allocation failed */
+    RAID_EIO = 3,         /* a file could not be opened, read or written */
+    RAID_EPARSE = 4,      /* bad input data: the message names file, line and column */
+    RAID_ENODEV = 5,      /* no device matches the requested selection */
+    RAID_EDEVICE = 6,     /* an OpenCL call failed (the message names the call and the CL error) */
+    RAID_EBUILD = 7,      /* a kernel failed to build (the message carries the build log) */
+    RAID_EDEVMEM = 8,     /* the device ran out of memory */
+    RAID_EDEVLOST = 9,    /* the device was lost or a kernel faulted */
+    RAID_EUNSUPPORTED = 10 /* the operation is not available in this build or on this device */
+} raid_status;
+
+/** A static, human-readable name of a status ("invalid argument", ...). Never NULL. */
+const char *raid_strerror(raid_status s);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Context: backend selection and precision policy                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct raid_ctx raid_ctx;
+
+typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1 } raid_backend;
+
+/** Input precision policy of the device path (see docs/precision.md).
+ *  RAID_PREC_F32: each float64 return is rounded to binary32 (4 bytes per return on the device).
+ *  RAID_PREC_DF : each float64 return is split on the host into hi = (float)r, lo = (float)(r - hi)
+ *                 (8 bytes per return), representing r to about 2^-48 relative.
+ *  The default is RAID_PREC_DF: the float64-faithful answer at twice the bytes. */
+typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precision;
+
+/** Create a context.
+ *  device: "auto" (the first OpenCL GPU, else cpu), "cpu" (float64 reference, OpenMP), "opencl" (the
+ *  first OpenCL device of any type) or "opencl:P.D" (platform P, device D, 0-based, as `raid devices`
+ *  lists them). NULL means the environment variable RAID_DEVICE, or "auto" when it is unset.
+ *  Errors: RAID_EINVAL (unknown spec), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM. On failure *out is NULL;
+ *  a message is written to errbuf (if not NULL, errbuf_len bytes at most). */
+raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len);
+
+/** Destroy a context and every device resource it holds. NULL is a no-op. */
+void raid_ctx_destroy(raid_ctx *ctx);
+
+/** The backend in use and a description of the device ("cpu (float64, 2 threads)", "opencl:0.0 NVIDIA H200"). */
+raid_backend raid_ctx_backend(const raid_ctx *ctx);
+const char *raid_ctx_device_name(const raid_ctx *ctx);
+
+/** The message of the last failure on this context ("" if none). Valid until the next call on ctx. */
+const char *raid_ctx_errmsg(const raid_ctx *ctx);
+
+/** Precision policy (ignored by the cpu backend, which is float64 throughout). Default RAID_PREC_DF. */
+raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p);
+raid_precision raid_ctx_precision(const raid_ctx *ctx);
+
+/** Chunk plan policy: chunk_len returns per chunk (default 4096), reduced by one work-group of
+ *  wg_width work-items (default 256). chunk_len must be a positive multiple of wg_width, wg_width a
+ *  power of two in [1, 1024] and at most the device's work-group limit. Device results are bitwise
+ *  reproducible for a given (chunk_len, wg_width). Errors: RAID_EINVAL. */
+raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width);
+void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);
+
+/** Where kernel timings are reported: after each device call, the summed kernel time (OpenCL
+ *  profiling events) and host-to-device bytes of the last call. Zero on the cpu backend. */
+typedef struct raid_timing {
+    double kernel_s;      /* device kernel time, seconds */
+    double upload_s;      /* host-to-device transfer time, seconds (events) */
+    double convert_s;     /* host conversion (float64 -> f32/df, chunk plan), seconds (wall) */
+    uint64_t bytes_in;    /* bytes of returns moved to the device */
+    uint64_t launches;    /* kernel launches */
+} raid_timing;
+void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Devices                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct raid_device_info {
+    int platform, device;        /* indices for "opencl:P.D" */
+    char platform_name[128];
+    char name[128];
+    char type[16];               /* "gpu", "cpu", "accelerator", "other" */
+    unsigned compute_units;
+    uint64_t global_mem_bytes;
+    int has_fp64;                /* 1 if the device reports double-precision support */
+} raid_device_info;
+
+/** List OpenCL devices. Writes up to cap entries to out and their total number to *count.
+ *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK. */
+raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Realized measures                                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** Daily realized measures of one segment of M returns (Barndorff-Nielsen and Shephard 2004, 2006;
+ *  Barndorff-Nielsen, Kinnebrock and Shephard 2010; Andersen, Dobrev and Schaumburg 2012; Huang and
+ *  Tauchen 2005). Formulas and constants: docs/measures.md. NAN where undefined for M. */
+typedef struct raid_realized {
+    int64_t n;        /* M, the number of returns */
+    double rv;        /* sum r^2                                   (M >= 1) */
+    double bpv;       /* (pi/2) sum |r_i||r_{i-1}|                 (M >= 2) */
+    double rs_neg;    /* sum r^2 1{r<0}                            (M >= 1) */
+    double rs_pos;    /* sum r^2 1{r>0}                            (M >= 1) */
+    double rq;        /* (M/3) sum r^4                             (M >= 1) */
+    double tpq;       /* tripower quarticity                       (M >= 3) */
+    double medrv;     /* median realized variance                  (M >= 3) */
+    double jump_z;    /* ratio jump statistic                      (M >= 3, rv > 0, bpv > 0) */
+    double jump_p;    /* 1 - Phi(jump_z)                           (as jump_z) */
+} raid_realized;
+
+#define RAID_REALIZED_NMEASURES 9
+/** Names of the measure columns in output order: "rv","bpv","rs_neg","rs_pos","rq","tpq","medrv",
+ *  "jump_z","jump_p". raid_realized_get(x, k) returns the k-th of them. */
+extern const char *const raid_realized_names[RAID_REALIZED_NMEASURES];
+double raid_realized_get(const raid_realized *x, int k);
+
+/** Compute the realized measures of nseg segments.
+ *  r: the returns of all segments back to back; segment s is r[offsets[s] .. offsets[s+1]) (offsets has
+ *  nseg+1 non-decreasing entries, offsets[0] may be non-zero). out: nseg results.
+ *  On the cpu backend everything is float64; on opencl one fused kernel accumulates per chunk in
+ *  double-float and the host combines the partials in float64 (docs/precision.md).
+ *  Errors: RAID_EINVAL (NULL pointers, decreasing offsets, a non-finite return), RAID_ENOMEM and the
+ *  device errors. */
+raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                  raid_realized *out);
+
+/** Documented worst-case relative bound of the device path against float64 for measure k (order of
+ *  raid_realized_names) under policy p, for a segment of M returns. For jump_z and jump_p the bound is on
+ *  the scaled error described in docs/precision.md. */
+double raid_realized_bound(raid_precision p, int k, int64_t M);
+
+/** The scaled difference used by `--check` between a device result a and a float64 result b for
+ *  measure k: |a-b|/|b| for k < 7; for jump_z and jump_p the difference scaled as docs/precision.md says.
+ *  0 when both are NAN; INFINITY when exactly one is. */
+double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k);
+
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reading intraday prices (or returns) from CSV into segments                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct raid_reader raid_reader;
+
+typedef enum raid_input_kind { RAID_INPUT_PRICES = 0, RAID_INPUT_RETURNS = 1 } raid_input_kind;
+
+/** Options of raid_reader_open; raid_read_opts_init() sets the defaults noted here. */
+typedef struct raid_read_opts {
+    raid_input_kind kind;      /* RAID_INPUT_PRICES (default) or RAID_INPUT_RETURNS */
+    const char *symbol_col;    /* column names, matched case-insensitively; NULL = "symbol" (optional column) */
+    const char *time_col;      /* NULL = "timestamp" (prices) */
+    const char *price_col;     /* NULL = "price" (prices) */
+    const char *date_col;      /* NULL = "date" (returns) */
+    const char *ret_col;       /* NULL = "ret" (returns) */
+    const char *tz;            /* IANA zone "Area/City" for timestamps that carry an offset; NULL = "UTC" */
+    int32_t session_start_s;   /* seconds after local midnight, -1 = no session window (default) */
+    int32_t session_end_s;     /* inclusive end of the window, seconds after midnight */
+    int64_t sample_us;         /* sampling interval in microseconds; 0 = tick (every observation); default 300e6 (5min) */
+} raid_read_opts;
+
+void raid_read_opts_init(raid_read_opts *o);
+
+/** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
+ *  Errors: RAID_EINVAL. */
+raid_status raid_parse_sample(const char *s, int64_t *us);
+/** Parse "HH:MM-HH:MM" into seconds after midnight. Errors: RAID_EINVAL. */
+raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
+
+/** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next. */
+typedef struct raid_batch {
+    double *ret;         /* returns of all segments back to back */
+    size_t nret, ret_cap;
+    int64_t *offsets;    /* nseg + 1 entries: segment s is ret[offsets[s] .. offsets[s+1]) */
+    uint32_t *symbol;    /* nseg symbol indices (raid_reader_symbol) */
+    int32_t *date;       /* nseg dates as yyyymmdd */
+    size_t nseg, seg_cap;
+} raid_batch;
+
+void raid_batch_init(raid_batch *b);
+void raid_batch_clear(raid_batch *b);   /* keeps the memory */
+void raid_batch_free(raid_batch *b);
+
+/** Open a CSV file (header row; "-" reads standard input). Errors: RAID_EIO, RAID_EPARSE (missing
+ *  column: the message names the file, line 1 and the column), RAID_EINVAL (bad options, unknown tz),
+ *  RAID_ENOMEM. On failure *out is NULL and errbuf (if not NULL) holds the message. */
+raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o,
+                             char *errbuf, size_t errbuf_len);
+
+/** Append complete segments to b (b is not cleared first) until it holds at least max_returns returns
+ *  or the input ends. Memory is bounded by the open segments (one per symbol) plus the batch.
+ *  Sets *done to 1 when the input is exhausted and every segment has been delivered.
+ *  Errors: RAID_EPARSE ("FILE:LINE:COL: message" from raid_reader_errmsg), RAID_EIO, RAID_ENOMEM. */
+raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
+
+/** The message of the last failure ("" if none). */
+const char *raid_reader_errmsg(const raid_reader *rd);
+/** Name of symbol index i ("" when the file has no symbol column); NULL if out of range. */
+const char *raid_reader_symbol(const raid_reader *rd, uint32_t i);
+/** Bytes consumed so far and total file size (0 if unknown), for progress reporting. */
+void raid_reader_progress(const raid_reader *rd, uint64_t *consumed, uint64_t *total);
+void raid_reader_close(raid_reader *rd);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Simulation                                                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** Stochastic-volatility model with jumps and microstructure noise (docs/simulate.md). */
+typedef struct raid_sim_opts {
+    uint64_t seed;           /* default 1 */
+    int nsymbols;            /* default 1 */
+    int ndays;               /* default 1 */
+    int64_t obs_per_day;     /* observations per day (prices), default 23401 (1 s over 6.5 h) */
+    double mean_var;         /* long-run daily variance of log price, default 1e-4 */
+    double vol_of_logvar;    /* volatility of log variance per sqrt(day), default 0.5 */
+    double mean_reversion;   /* mean reversion of log variance per day, default 0.2 */
+    double rho;              /* correlation of price and variance shocks (leverage), default -0.5 */
+    double jump_rate;        /* expected jumps per day, default 0.1 */
+    double jump_sd;          /* standard deviation of a jump in log price, default 0.005 */
+    double noise_sd;         /* i.i.d. Gaussian noise on log price, default 0 */
+    double start_price;      /* default 100 */
+} raid_sim_opts;
+
+void raid_sim_opts_init(raid_sim_opts *o);
+
+/** Simulate log returns directly (no CSV): nsymbols*ndays segments of obs_per_day-1 returns each, in
+ *  symbol-major order. r must hold nsymbols*ndays*(obs_per_day-1) doubles, iv nsymbols*ndays (the
+ *  integrated variance of each day, may be NULL). Errors: RAID_EINVAL. */
+raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv);
+
+/** Write the simulated prices as CSV "symbol,timestamp,price" to prices_path (09:30:00 to 16:00:00 on
+ *  consecutive weekdays from 2020-01-02, evenly spaced) and, if iv_path is not NULL, "symbol,date,iv".
+ *  Files are written to a temporary name and renamed. Errors: RAID_EINVAL, RAID_EIO, RAID_ENOMEM. */
+raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path,
+                              char *errbuf, size_t errbuf_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAID_H */

@@ -1,0 +1,173 @@
+/*
+ * raid_df.h -- double-float ("df") arithmetic: an unevaluated sum hi + lo of two binary32 numbers with
+ * |lo| <= ulp(hi)/2, giving about 48 significant bits out of float32 hardware.
+ *
+ * One source for OpenCL C kernels and host C: the host prepends this file to every kernel source
+ * (kernels may not include files), and host code includes it directly. It never uses a 64-bit
+ * floating type. It is correct only under IEEE 754 binary32 round-to-nearest-even arithmetic with
+ * no reassociation and no contraction: kernels are built without -cl-fast-relaxed-math and
+ * -cl-mad-enable and with FP_CONTRACT OFF; host code is compiled with -ffp-contract=off, no -ffast-math.
+ *
+ * u = 2^-24 is the unit roundoff of binary32. Underflow is excluded from every bound below: callers
+ * scale their data by powers of two so that terms stay in the normal range (docs/precision.md).
+ *
+ * Sources:
+ *   Dekker, T. J. (1971). A floating-point technique for extending the available precision.
+ *     Numerische Mathematik 18, 224-242.                                 (Fast2Sum, double-length ops)
+ *   Knuth, D. E. (1998). The Art of Computer Programming, vol. 2, 3rd ed., sec. 4.2.2 (TwoSum, after
+ *     Moller 1965).
+ *   Higham, N. J. (1993). The accuracy of floating point summation. SIAM J. Sci. Comput. 14, 783-799.
+ *   Joldes, M., Muller, J.-M., Popescu, V. (2017). Tight and rigorous error bounds for basic building
+ *     blocks of double-word arithmetic. ACM Trans. Math. Softw. 44(2), 15:1-15:27.  (bounds quoted below)
+ */
+#ifndef RAID_DF_H
+#define RAID_DF_H
+
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#define RAID_DF_FN inline
+#define RAID_FMAF(a, b, c) fma((a), (b), (c))
+#else
+#include <math.h>
+#define RAID_DF_FN static inline
+#define RAID_FMAF(a, b, c) fmaf((a), (b), (c))
+#endif
+
+typedef struct raid_df {
+    float hi;
+    float lo;
+} raid_df;
+
+RAID_DF_FN raid_df raid_df_make(float hi, float lo)
+{
+    raid_df r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+
+/* TwoSum (Moller 1965, Knuth): s = fl(a+b) and e with s + e = a + b exactly, for any a, b
+ * (barring overflow). 6 operations. */
+RAID_DF_FN raid_df raid_two_sum(float a, float b)
+{
+    float s = a + b;
+    float bb = s - a;
+    float e = (a - (s - bb)) + (b - bb);
+    return raid_df_make(s, e);
+}
+
+/* Fast2Sum (Dekker 1971): exact s + e = a + b provided exponent(a) >= exponent(b) (|a| >= |b|
+ * suffices). 3 operations. */
+RAID_DF_FN raid_df raid_fast_two_sum(float a, float b)
+{
+    float s = a + b;
+    float e = b - (s - a);
+    return raid_df_make(s, e);
+}
+
+/* TwoProd with fma: p = fl(a*b) and e = a*b - p exactly (fma computes it with one rounding of an exact
+ * value that is representable), provided no underflow. 2 operations. */
+RAID_DF_FN raid_df raid_two_prod(float a, float b)
+{
+    float p = a * b;
+    float e = RAID_FMAF(a, b, -p);
+    return raid_df_make(p, e);
+}
+
+/* Renormalise (hi, lo) so that |lo| <= ulp(hi)/2; requires |hi| >= |lo| or hi == 0 (Fast2Sum). */
+RAID_DF_FN raid_df raid_df_renorm(raid_df x)
+{
+    return raid_fast_two_sum(x.hi, x.lo);
+}
+
+/* Double-float + double-float, "AccurateDWPlusDW" (Joldes, Muller, Popescu 2017, Alg. 6):
+ * relative error <= 3u^2 / (1 - 4u) < 3.0000002 u^2 for any signs. 20 operations. */
+RAID_DF_FN raid_df raid_df_add(raid_df x, raid_df y)
+{
+    raid_df s = raid_two_sum(x.hi, y.hi);
+    raid_df t = raid_two_sum(x.lo, y.lo);
+    s.lo = s.lo + t.hi;
+    s = raid_fast_two_sum(s.hi, s.lo);
+    s.lo = s.lo + t.lo;
+    return raid_fast_two_sum(s.hi, s.lo);
+}
+
+/* Double-float + float, "DWPlusFP" (JMP 2017, Alg. 4): relative error <= 2u^2. 10 operations. */
+RAID_DF_FN raid_df raid_df_add_f(raid_df x, float y)
+{
+    raid_df s = raid_two_sum(x.hi, y);
+    float v = x.lo + s.lo;
+    return raid_fast_two_sum(s.hi, v);
+}
+
+/* Double-float * float, "DWTimesFP3" (JMP 2017, Alg. 9): relative error <= 2u^2. */
+RAID_DF_FN raid_df raid_df_mul_f(raid_df x, float y)
+{
+    raid_df c = raid_two_prod(x.hi, y);
+    float l = RAID_FMAF(x.lo, y, c.lo);
+    return raid_fast_two_sum(c.hi, l);
+}
+
+/* Double-float * double-float, "DWTimesDW3" (JMP 2017, Alg. 12): relative error <= 5u^2. */
+RAID_DF_FN raid_df raid_df_mul(raid_df x, raid_df y)
+{
+    raid_df c = raid_two_prod(x.hi, y.hi);
+    float tl0 = x.lo * y.lo;
+    float tl1 = RAID_FMAF(x.hi, y.lo, tl0);
+    float cl2 = RAID_FMAF(x.lo, y.hi, tl1);
+    float cl3 = c.lo + cl2;
+    return raid_fast_two_sum(c.hi, cl3);
+}
+
+/* Lazy accumulation of a non-negative term t = (th, tl) into a non-negative accumulator (h, l):
+ * TwoSum of the high parts, the exact error and tl added to l, no renormalisation. After n such steps
+ * from zero, followed by raid_df_renorm, the relative error of the accumulated sum of n non-negative
+ * df terms is at most (n + 2) u^2 (1 + O(nu)): each step loses at most u|l| <= u * (k u h) in l, the
+ * TwoSum itself is exact (Higham 1993, sec. 3, for the compensated-sum argument). Used for runs of
+ * at most a few dozen terms per work-item before a tree reduction with raid_df_add. 8 operations. */
+RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
+{
+    raid_df s = raid_two_sum(acc.hi, th);
+    acc.hi = s.hi;
+    acc.lo = acc.lo + (s.lo + tl);
+    return acc;
+}
+
+/* Cube root of a non-negative double-float x to about 2^-44 relative: y0 = cbrt(x.hi) (OpenCL's cbrt is
+ * correct to 2 ulp; glibc's cbrtf to 1 ulp), then one Newton step y = y0 - (y0^3 - x) / (3 y0^2) with
+ * y0^3 formed exactly enough by TwoProd. After the step the relative error is about 3 (2u)^2 plus the
+ * rounding of the correction (u * 2u), under 2^-44. Returns (y0, delta) renormalised. x == 0 gives 0. */
+RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
+{
+    float y0 = cbrt(x.hi);
+    raid_df s = raid_two_prod(y0, y0);          /* y0^2 exactly */
+    raid_df c = raid_two_prod(s.hi, y0);         /* s.hi * y0 exactly */
+    float c_lo = RAID_FMAF(s.lo, y0, c.lo);      /* + s.lo * y0: y0^3 = c.hi + c_lo + O(u^2 y0^3) */
+    float d = ((x.hi - c.hi) + x.lo) - c_lo;     /* x.hi - c.hi is exact (Sterbenz: c.hi within 2x of x.hi) */
+    float den = 3.0f * s.hi;
+    float delta = den > 0.0f ? d / den : 0.0f;
+    return raid_fast_two_sum(y0, delta);
+}
+
+/* |x|^(4/3) = |x| * cbrt(|x|) for non-negative df x, relative error below 2^-43. */
+RAID_DF_FN raid_df raid_df_pow43(raid_df x)
+{
+    return raid_df_mul(x, raid_df_cbrt(x));
+}
+
+/* Order of non-negative normalised double-floats: hi first, then lo. */
+RAID_DF_FN int raid_df_lt(raid_df a, raid_df b)
+{
+    return (a.hi < b.hi) || (a.hi == b.hi && a.lo < b.lo);
+}
+
+RAID_DF_FN raid_df raid_df_min(raid_df a, raid_df b) { return raid_df_lt(b, a) ? b : a; }
+RAID_DF_FN raid_df raid_df_max(raid_df a, raid_df b) { return raid_df_lt(a, b) ? b : a; }
+
+/* Median of three without arithmetic (order only): max(min(a,b), min(max(a,b), c)). */
+RAID_DF_FN raid_df raid_df_med3(raid_df a, raid_df b, raid_df c)
+{
+    return raid_df_max(raid_df_min(a, b), raid_df_min(raid_df_max(a, b), c));
+}
+
+#endif /* RAID_DF_H */

@@ -1,0 +1,165 @@
+/*
+ * realized.cl -- the fused realized-measures kernel.
+ *
+ * One work-group reduces one chunk (at most RAID_RUN * RAID_WG returns of one segment) into six
+ * double-float partials, written as float2 (hi, lo) to part[chunk * 6 + k]:
+ *   k = 0  sum r^2 1{r<0}                    (rs_neg)
+ *   k = 1  sum r^2 1{r>0}                    (rs_pos; rv = rs_neg + rs_pos)
+ *   k = 2  sum |r_i||r_{i-1}|                (bpv)
+ *   k = 3  sum r^4                           (rq)
+ *   k = 4  sum |r_i r_{i-1} r_{i-2}|^(4/3)    (tpq)
+ *   k = 5  sum med(|r_i|,|r_{i-1}|,|r_{i-2}|)^2 (medrv)
+ * A window term (k = 2, 4, 5) belongs to the chunk of its last return and is computed here only when the
+ * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
+ * float64 (src/realized/realized_cl.c). Work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN)
+ * of the chunk, re-reading the two returns before it, so every window is computed by exactly one
+ * work-item. Terms are formed exactly (TwoProd) or to about 2^-43 (the 4/3 power), accumulated lazily in
+ * double-float per work-item (raid_df_acc) and reduced across the work-group by a fixed-order tree of
+ * raid_df_add: the partials do not depend on scheduling.
+ *
+ * Compile-time parameters (set by the host):
+ *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item
+ *   RAID_INPUT_DF  0: input float (policy f32); 1: input float2 (hi, lo) (policy df)
+ *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
+ *               The partial masks exist only for the benchmark's fusion ablation.
+ * The host scales each segment by a power of two so that max |r| is in [0.5, 1): no overflow, and
+ * underflow only for terms below 2^-126 of the largest, which do not matter at 2^-48.
+ */
+#pragma OPENCL FP_CONTRACT OFF
+
+#define NACC 6
+
+#if RAID_INPUT_DF
+typedef float2 in_t;
+#define LOAD_VAL(v) raid_df_make((v).x, (v).y)
+#else
+typedef float in_t;
+#define LOAD_VAL(v) raid_df_make((v), 0.0f)
+#endif
+
+/* |r| as a double-float (sign taken from hi; hi == 0 implies lo == 0 for a normalised value). */
+inline raid_df df_abs(raid_df r)
+{
+    return r.hi < 0.0f ? raid_df_make(-r.hi, -r.lo) : r;
+}
+
+/* Exact or nearly exact square of a double-float: for f32 input (lo == 0) TwoProd is exact. */
+inline raid_df df_sq(raid_df r)
+{
+#if RAID_INPUT_DF
+    return raid_df_mul(r, r);
+#else
+    return raid_two_prod(r.hi, r.hi);
+#endif
+}
+
+inline raid_df df_prod(raid_df a, raid_df b)
+{
+#if RAID_INPUT_DF
+    return raid_df_mul(a, b);
+#else
+    return raid_two_prod(a.hi, b.hi);
+#endif
+}
+
+/* Median of three non-negative values, by order only. */
+inline raid_df med3(raid_df a, raid_df b, raid_df c)
+{
+#if RAID_INPUT_DF
+    return raid_df_med3(a, b, c);
+#else
+    return raid_df_make(fmax(fmin(a.hi, b.hi), fmin(fmax(a.hi, b.hi), c.hi)), 0.0f);
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(RAID_WG, 1, 1)))
+void realized_fused(__global const in_t *x, __global const uint2 *chunk, __global float2 *part)
+{
+    const uint g = get_group_id(0);
+    const uint lid = get_local_id(0);
+    const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
+    const uint b = lid * RAID_RUN;
+    const uint e = min(b + RAID_RUN, ch.y);
+    __global const in_t *xc = x + ch.x;
+
+    raid_df acc[NACC];
+    for (int k = 0; k < NACC; k++)
+        acc[k] = raid_df_make(0.0f, 0.0f);
+
+    /* Window state: the two returns before the current one (zero outside the chunk). */
+    raid_df a1 = raid_df_make(0.0f, 0.0f), a2 = a1, q1 = a1, q2 = a1;
+    if (b < e && b >= 1) {
+        a1 = df_abs(LOAD_VAL(xc[b - 1]));
+#if RAID_PART & 4
+        q1 = raid_df_pow43(a1);
+#endif
+    }
+    if (b < e && b >= 2) {
+        a2 = df_abs(LOAD_VAL(xc[b - 2]));
+#if RAID_PART & 4
+        q2 = raid_df_pow43(a2);
+#endif
+    }
+
+#pragma unroll
+    for (uint k = 0; k < RAID_RUN; k++) {
+        const uint i = b + k;
+        if (i < e) {
+            const raid_df r = LOAD_VAL(xc[i]);
+            const raid_df a = df_abs(r);
+#if RAID_PART & 5
+            const raid_df sq = df_sq(r);
+#endif
+#if RAID_PART & 1
+            const int neg = r.hi < 0.0f;
+            acc[0] = raid_df_acc(acc[0], neg ? sq.hi : 0.0f, neg ? sq.lo : 0.0f);
+            acc[1] = raid_df_acc(acc[1], neg ? 0.0f : sq.hi, neg ? 0.0f : sq.lo);
+#endif
+#if RAID_PART & 2
+            const raid_df p = df_prod(a, a1); /* a1 == 0 for the first return of the chunk */
+            acc[2] = raid_df_acc(acc[2], p.hi, p.lo);
+#endif
+#if RAID_PART & 4
+            raid_df r4 = raid_two_prod(sq.hi, sq.hi);
+            r4.lo = RAID_FMAF(2.0f * sq.hi, sq.lo, r4.lo);
+            acc[3] = raid_df_acc(acc[3], r4.hi, r4.lo);
+            const raid_df q = raid_df_pow43(a);
+            const raid_df t = raid_df_mul(raid_df_mul(q, q1), q2); /* q2 == 0 while i < 2 */
+            acc[4] = raid_df_acc(acc[4], t.hi, t.lo);
+            q2 = q1;
+            q1 = q;
+#endif
+#if RAID_PART & 8
+            raid_df m = med3(a, a1, a2);
+            m = i >= 2 ? m : raid_df_make(0.0f, 0.0f);
+            const raid_df m2 = df_prod(m, m);
+            acc[5] = raid_df_acc(acc[5], m2.hi, m2.lo);
+#endif
+            a2 = a1;
+            a1 = a;
+        }
+    }
+
+    /* Fixed-order tree reduction across the work-group. */
+    __local float lh[NACC][RAID_WG];
+    __local float ll[NACC][RAID_WG];
+    for (int k = 0; k < NACC; k++) {
+        const raid_df v = raid_df_renorm(acc[k]);
+        lh[k][lid] = v.hi;
+        ll[k][lid] = v.lo;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            for (int k = 0; k < NACC; k++) {
+                const raid_df v = raid_df_add(raid_df_make(lh[k][lid], ll[k][lid]),
+                                              raid_df_make(lh[k][lid + s], ll[k][lid + s]));
+                lh[k][lid] = v.hi;
+                ll[k][lid] = v.lo;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid < NACC)
+        part[(size_t)g * NACC + lid] = (float2)(lh[lid][0], ll[lid][0]);
+}

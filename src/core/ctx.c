@@ -1,0 +1,125 @@
+/* raid_ctx: backend selection ("auto", "cpu", "opencl", "opencl:P.D", RAID_DEVICE) and policy. */
+#define _POSIX_C_SOURCE 200809L
+#include "backend/opencl_runtime.h"
+#include "core/internal.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static raid_status open_cpu(raid_ctx *ctx)
+{
+    ctx->backend = RAID_BACKEND_CPU;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (float64, %d threads)", omp_get_max_threads());
+    return RAID_OK;
+}
+
+static raid_status select_device(raid_ctx *ctx, const char *spec)
+{
+    if (!strcmp(spec, "cpu"))
+        return open_cpu(ctx);
+    ctx->backend = RAID_BACKEND_OPENCL;
+    if (!strcmp(spec, "auto")) {
+        raid_status s = raid_cl_open(ctx, -1, -1, 0);
+        if (s == RAID_ENODEV) { /* no OpenCL GPU: the float64 CPU backend */
+            raid_cl_close(ctx->cl);
+            ctx->cl = NULL;
+            ctx->errmsg[0] = 0;
+            return open_cpu(ctx);
+        }
+        return s;
+    }
+    if (!strcmp(spec, "opencl"))
+        return raid_cl_open(ctx, -1, -1, 1);
+    int p = -1, d = -1, n = 0;
+    if (sscanf(spec, "opencl:%d.%d%n", &p, &d, &n) == 2 && spec[n] == 0 && p >= 0 && d >= 0)
+        return raid_cl_open(ctx, p, d, 1);
+    return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)", spec);
+}
+
+raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len)
+{
+    if (!out)
+        return RAID_EINVAL;
+    *out = NULL;
+    raid_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        raid_msg(errbuf, errbuf_len, "out of memory");
+        return RAID_ENOMEM;
+    }
+    ctx->precision = RAID_PREC_DF;
+    ctx->chunk_len = 4096;
+    ctx->wg_width = 256;
+    if (!device || !*device) {
+        device = getenv("RAID_DEVICE");
+        if (!device || !*device)
+            device = "auto";
+    }
+    raid_status s = select_device(ctx, device);
+    if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raid_cl_max_wg(ctx) < ctx->wg_width) {
+        size_t w = 1;
+        while (w * 2 <= raid_cl_max_wg(ctx))
+            w *= 2;
+        ctx->wg_width = w;
+    }
+    if (s != RAID_OK) {
+        raid_msg(errbuf, errbuf_len, "%s", ctx->errmsg);
+        raid_ctx_destroy(ctx);
+        return s;
+    }
+    *out = ctx;
+    return RAID_OK;
+}
+
+void raid_ctx_destroy(raid_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    raid_cl_close(ctx->cl);
+    free(ctx);
+}
+
+raid_backend raid_ctx_backend(const raid_ctx *ctx) { return ctx->backend; }
+const char *raid_ctx_device_name(const raid_ctx *ctx) { return ctx->device_name; }
+const char *raid_ctx_errmsg(const raid_ctx *ctx) { return ctx ? ctx->errmsg : ""; }
+
+raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p)
+{
+    if (!ctx || (p != RAID_PREC_F32 && p != RAID_PREC_DF))
+        return raid_fail(ctx, RAID_EINVAL, "unknown precision policy %d", (int)p);
+    ctx->precision = p;
+    return RAID_OK;
+}
+
+raid_precision raid_ctx_precision(const raid_ctx *ctx) { return ctx->precision; }
+
+raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width)
+{
+    if (!ctx)
+        return RAID_EINVAL;
+    if (wg_width == 0 || wg_width > 1024 || (wg_width & (wg_width - 1)))
+        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu is not a power of two in [1, 1024]", wg_width);
+    if (chunk_len == 0 || chunk_len % wg_width || chunk_len > ((size_t)1 << 24))
+        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu is not a positive multiple of the work-group width %zu "
+                         "(at most 2^24)", chunk_len, wg_width);
+    if (chunk_len / wg_width > 64)
+        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
+                         "work-item; at most 64 are supported", chunk_len, wg_width, chunk_len / wg_width);
+    if (ctx->backend == RAID_BACKEND_OPENCL && wg_width > raid_cl_max_wg(ctx))
+        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu exceeds the device's limit %zu", wg_width,
+                         raid_cl_max_wg(ctx));
+    ctx->chunk_len = chunk_len;
+    ctx->wg_width = wg_width;
+    return RAID_OK;
+}
+
+void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width)
+{
+    if (chunk_len)
+        *chunk_len = ctx->chunk_len;
+    if (wg_width)
+        *wg_width = ctx->wg_width;
+}
+
+void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t) { *t = ctx->timing; }

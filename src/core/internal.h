@@ -1,0 +1,34 @@
+/* Internal definitions shared by the library's areas (never installed). */
+#ifndef RAID_INTERNAL_H
+#define RAID_INTERNAL_H
+
+#include "raid.h"
+#include <stdarg.h>
+
+#define RAID_ERRMSG_LEN 4096
+
+/* Opaque per-backend state, defined in src/backend/opencl_runtime.c. */
+typedef struct raid_cl raid_cl;
+
+struct raid_ctx {
+    raid_backend backend;
+    raid_precision precision;
+    size_t chunk_len;          /* returns per chunk */
+    size_t wg_width;           /* work-items per work-group */
+    raid_cl *cl;               /* NULL on the cpu backend */
+    raid_timing timing;        /* of the last device call */
+    char device_name[256];
+    char errmsg[RAID_ERRMSG_LEN];
+};
+
+/* Format a message into ctx->errmsg and return status s (printf-style). */
+raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* snprintf into a caller buffer that may be NULL. */
+void raid_msg(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Wall-clock seconds (monotonic). */
+double raid_now(void);
+
+#endif

@@ -1,0 +1,55 @@
+/* Status names, messages and small host utilities. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+const char *raid_version(void) { return RAID_VERSION_STRING; }
+
+const char *raid_strerror(raid_status s)
+{
+    switch (s) {
+    case RAID_OK: return "success";
+    case RAID_EINVAL: return "invalid argument";
+    case RAID_ENOMEM: return "out of host memory";
+    case RAID_EIO: return "input/output error";
+    case RAID_EPARSE: return "bad input data";
+    case RAID_ENODEV: return "no such device";
+    case RAID_EDEVICE: return "OpenCL error";
+    case RAID_EBUILD: return "kernel build failed";
+    case RAID_EDEVMEM: return "out of device memory";
+    case RAID_EDEVLOST: return "device lost";
+    case RAID_EUNSUPPORTED: return "not supported";
+    }
+    return "unknown status";
+}
+
+raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
+{
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+void raid_msg(char *buf, size_t len, const char *fmt, ...)
+{
+    if (!buf || len == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+double raid_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

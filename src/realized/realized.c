@@ -1,0 +1,117 @@
+/* Public entry of the realized measures: validation, backend dispatch, bounds and the --check diff. */
+#include "realized/realized_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+const char *const raid_realized_names[RAID_REALIZED_NMEASURES] = {"rv",  "bpv",   "rs_neg", "rs_pos", "rq",
+                                                                   "tpq", "medrv", "jump_z", "jump_p"};
+
+double raid_realized_get(const raid_realized *x, int k)
+{
+    switch (k) {
+    case 0: return x->rv;
+    case 1: return x->bpv;
+    case 2: return x->rs_neg;
+    case 3: return x->rs_pos;
+    case 4: return x->rq;
+    case 5: return x->tpq;
+    case 6: return x->medrv;
+    case 7: return x->jump_z;
+    case 8: return x->jump_p;
+    default: return NAN;
+    }
+}
+
+raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                  raid_realized *out)
+{
+    if (!ctx)
+        return RAID_EINVAL;
+    if (!offsets || (!out && nseg))
+        return raid_fail(ctx, RAID_EINVAL, "NULL argument");
+    ctx->errmsg[0] = 0;
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] < offsets[s])
+            return raid_fail(ctx, RAID_EINVAL, "offsets decrease at segment %zu", s);
+    if (nseg && offsets[nseg] > offsets[0] && !r)
+        return raid_fail(ctx, RAID_EINVAL, "NULL returns");
+    if (nseg && offsets[0] < 0)
+        return raid_fail(ctx, RAID_EINVAL, "negative offset");
+    const int64_t n0 = nseg ? offsets[0] : 0, n1 = nseg ? offsets[nseg] : 0;
+    for (int64_t i = n0; i < n1; i++)
+        if (!isfinite(r[i]))
+            return raid_fail(ctx, RAID_EINVAL, "return %lld is not finite", (long long)i);
+
+    double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
+    if (!acc)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    raid_status s = ctx->backend == RAID_BACKEND_CPU ? raid_realized_acc_cpu_all(ctx, r, offsets, nseg, acc)
+                                                     : raid_realized_acc_cl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
+    if (s == RAID_OK)
+        for (size_t i = 0; i < nseg; i++)
+            raid_measures_from_acc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
+    free(acc);
+    return s;
+}
+
+/*
+ * Worst-case relative error of the device path against float64 (docs/precision.md):
+ *   accumulation and term formation, both policies: at most 1e-12 relative (double-float terms to 2^-43,
+ *     lazy per-work-item sums of at most 64 terms, a tree of raid_df_add, float64 combine);
+ *   input rounding: f32 rounds each return with relative error <= u = 2^-24, df splits it into hi + lo
+ *     with relative error <= u^2 = 2^-48; a term that is a product of p returns (p = 2 for rv, bpv,
+ *     rs_neg, rs_pos, medrv; p = 4 for rq and tpq) then has relative error <= (1 + e)^p - 1, and a sum of
+ *     non-negative terms no more.
+ *   jump_z and jump_p: scaled errors (raid_realized_diff) bounded by the larger of eps_bpv + eps_rv and
+ *     (eps_tpq + 2 eps_bpv) / 2, times 1.01 for second-order terms.
+ */
+static double input_bound(raid_precision p, int power)
+{
+    const double e = p == RAID_PREC_F32 ? ldexp(1.0, -24) : ldexp(1.0, -48);
+    return pow(1.0 + e, power) - 1.0;
+}
+
+double raid_realized_bound(raid_precision p, int k, int64_t M)
+{
+    (void)M;
+    const double acc = 1e-12;
+    const double e2 = input_bound(p, 2) + acc, e4 = input_bound(p, 4) + acc;
+    switch (k) {
+    case 0: case 1: case 2: case 3: case 6: return e2;
+    case 4: case 5: return e4;
+    case 7:
+    case 8: {
+        const double a = e2 + e2, b = (e4 + 2 * e2) / 2;
+        return 1.01 * (a > b ? a : b);
+    }
+    default: return NAN;
+    }
+}
+
+static double phi(double z) { return exp(-0.5 * z * z) / sqrt(2.0 * 3.14159265358979323846); }
+
+double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k)
+{
+    const double x = raid_realized_get(a, k), y = raid_realized_get(b, k);
+    if (isnan(x) && isnan(y))
+        return 0.0;
+    if (isnan(x) || isnan(y))
+        return INFINITY;
+    if (x == y)
+        return 0.0;
+    if (k < 7)
+        return fabs(x - y) / fabs(y);
+    /* Scale of jump_z: its sensitivity to relative errors of bpv/rv and of the denominator. */
+    const double theta = 3.14159265358979323846 * 3.14159265358979323846 / 4.0 + 3.14159265358979323846 - 5.0;
+    const double ratio = b->tpq / (b->bpv * b->bpv);
+    const double den = sqrt(theta * (ratio > 1.0 ? ratio : 1.0));
+    const double scale_z = sqrt((double)b->n) * (b->bpv / b->rv) / den + fabs(b->jump_z);
+    if (k == 7)
+        return fabs(x - y) / scale_z;
+    /* jump_p = 1 - Phi(z): |dp| <= phi(m) |dz| with m the distance of [z_a, z_b] from 0. */
+    const double za = a->jump_z, zb = b->jump_z;
+    const double m = (za > 0) == (zb > 0) ? fmin(fabs(za), fabs(zb)) : 0.0;
+    const double s = phi(m) * scale_z;
+    return s > 0 ? fabs(x - y) / s : INFINITY;
+}

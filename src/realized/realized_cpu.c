@@ -1,0 +1,126 @@
+/*
+ * The float64 reference path, which is also the product's cpu backend. The same chunk plan as the
+ * device (src/plan/chunk_plan.h) with longer chunks gives parallelism inside long segments (OpenMP over
+ * chunks); each chunk is accumulated with compensated float64 sums (TwoSum, Knuth), the window terms
+ * that straddle chunks are added separately, and the chunk sums are combined in chunk order: the result
+ * does not depend on the number of threads.
+ */
+#include "plan/chunk_plan.h"
+#include "realized/realized_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CPU_CHUNK ((size_t)1 << 15)
+
+typedef struct dd {
+    double s, c;
+} dd;
+
+static inline void dd_add(dd *x, double t)
+{
+    double s = x->s + t;
+    double bb = s - x->s;
+    x->c += (x->s - (s - bb)) + (t - bb);
+    x->s = s;
+}
+
+static inline double med3(double a, double b, double c)
+{
+    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+static inline double pow43(double a) { return a * cbrt(a); }
+
+/* Accumulate the terms of r[0..m) whose windows lie inside it. */
+static void chunk_acc(const double *r, int64_t m, dd acc[RAID_NACC])
+{
+    memset(acc, 0, RAID_NACC * sizeof *acc);
+    double a1 = 0, a2 = 0, q1 = 0, q2 = 0;
+    for (int64_t i = 0; i < m; i++) {
+        const double x = r[i], a = fabs(x), sq = x * x, q = pow43(a);
+        dd_add(&acc[x < 0 ? RAID_ACC_RS_NEG : RAID_ACC_RS_POS], sq);
+        dd_add(&acc[RAID_ACC_QUART], sq * sq);
+        if (i >= 1)
+            dd_add(&acc[RAID_ACC_BPV], a * a1);
+        if (i >= 2) {
+            dd_add(&acc[RAID_ACC_TPQ], q * q1 * q2);
+            const double md = med3(a, a1, a2);
+            dd_add(&acc[RAID_ACC_MED], md * md);
+        }
+        a2 = a1;
+        a1 = a;
+        q2 = q1;
+        q1 = q;
+    }
+}
+
+void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
+                                double acc[RAID_NACC])
+{
+    const double a = fabs(v[j]);
+    if ((part_mask & RAID_PART_BPV) && j - seg_start >= 1)
+        acc[RAID_ACC_BPV] += a * fabs(v[j - 1]);
+    if (j - seg_start >= 2) {
+        const double a1 = fabs(v[j - 1]), a2 = fabs(v[j - 2]);
+        if (part_mask & RAID_PART_QUART)
+            acc[RAID_ACC_TPQ] += pow43(a) * pow43(a1) * pow43(a2);
+        if (part_mask & RAID_PART_MED) {
+            const double md = med3(a, a1, a2);
+            acc[RAID_ACC_MED] += md * md;
+        }
+    }
+}
+
+void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC])
+{
+    dd d[RAID_NACC];
+    chunk_acc(r, m, d);
+    for (int k = 0; k < RAID_NACC; k++)
+        acc[k] = d[k].s + d[k].c;
+}
+
+raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                      double *acc)
+{
+    raid_chunk_plan plan;
+    raid_status s = raid_plan_build(&plan, offsets, nseg, CPU_CHUNK);
+    if (s != RAID_OK)
+        return raid_fail(ctx, s, "cannot plan %zu segments", nseg);
+    dd *part = plan.nchunks ? malloc(plan.nchunks * RAID_NACC * sizeof *part) : NULL;
+    if (plan.nchunks && !part) {
+        raid_plan_free(&plan);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    const long long nch = (long long)plan.nchunks;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long c = 0; c < nch; c++)
+        chunk_acc(r + plan.chunks[c].start, plan.chunks[c].len, part + c * RAID_NACC);
+
+    memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
+    double *straddle = calloc(nseg ? nseg * RAID_NACC : 1, sizeof *straddle);
+    if (!straddle) {
+        free(part);
+        raid_plan_free(&plan);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    for (size_t c = 0; c < plan.nchunks; c++) {
+        const raid_chunk *ch = &plan.chunks[c];
+        const int64_t s0 = offsets[ch->seg];
+        for (int k = 0; k < RAID_NACC; k++)
+            acc[ch->seg * RAID_NACC + k] += part[c * RAID_NACC + k].s + part[c * RAID_NACC + k].c;
+        if (ch->start > s0) {
+            const int64_t end = ch->start + (ch->len < 2 ? ch->len : 2);
+            for (int64_t j = ch->start; j < end; j++)
+                raid_realized_window_terms(r, j, s0, j == ch->start ? RAID_PART_ALL : RAID_PART_ALL & ~RAID_PART_BPV,
+                                           straddle + ch->seg * RAID_NACC);
+        }
+    }
+    for (size_t i = 0; i < nseg * RAID_NACC; i++)
+        acc[i] += straddle[i];
+    free(straddle);
+    free(part);
+    raid_plan_free(&plan);
+    return RAID_OK;
+}

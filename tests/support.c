@@ -1,0 +1,118 @@
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "raid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void cleanup(void)
+{
+    if (tmpdir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0) { /* best effort */
+        }
+    }
+}
+
+const char *t_tmpdir(void)
+{
+    if (!tmpdir[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/raidtest.XXXXXX", base ? base : "/tmp");
+        if (!mkdtemp(tmpdir)) {
+            perror("mkdtemp");
+            exit(1);
+        }
+        atexit(cleanup);
+    }
+    return tmpdir;
+}
+
+const char *t_tmppath(const char *name)
+{
+    static char buf[8][512];
+    static int slot;
+    char *p = buf[slot++ & 7];
+    snprintf(p, 512, "%s/%s", t_tmpdir(), name);
+    return p;
+}
+
+int t_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    size_t n = strlen(text);
+    int ok = fwrite(text, 1, n, f) == n;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+char *t_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *s = malloc(cap);
+    size_t k;
+    while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n - 1 == 0) {
+            char *t = realloc(s, cap *= 2);
+            if (!t) {
+                free(s);
+                s = NULL;
+            }
+            s = t;
+        }
+    }
+    fclose(f);
+    if (s)
+        s[n] = 0;
+    return s;
+}
+
+int t_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int t_run(const char *cmdline, char **out, char **err)
+{
+    static int seq;
+    char o[600], e[600], full[8192];
+    snprintf(o, sizeof o, "%s/run%d.out", t_tmpdir(), seq);
+    snprintf(e, sizeof e, "%s/run%d.err", t_tmpdir(), seq++);
+    snprintf(full, sizeof full, "(%s) >'%s' 2>'%s' </dev/null", cmdline, o, e);
+    int st = system(full);
+    if (out)
+        *out = t_read_file(o);
+    if (err)
+        *err = t_read_file(e);
+    if (st == -1 || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+const char *t_data(const char *name)
+{
+    static char buf[4][1024];
+    static int slot;
+    char *p = buf[slot++ & 3];
+    snprintf(p, 1024, "%s/%s", RAID_DATA_DIR, name);
+    return p;
+}
+
+int t_have_opencl(void)
+{
+    size_t n = 0;
+    return raid_devices(NULL, 0, &n) == RAID_OK && n > 0;
+}

@@ -1,0 +1,26 @@
+/* Helpers shared by the cmocka tests. */
+#ifndef RAID_TEST_SUPPORT_H
+#define RAID_TEST_SUPPORT_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* A fresh temporary directory for this test process (created on first call, removed at exit). */
+const char *t_tmpdir(void);
+/* Path inside t_tmpdir(); the result is a static buffer rotated among 8 slots. */
+const char *t_tmppath(const char *name);
+/* Write text to a file; returns 0 on success. */
+int t_write_file(const char *path, const char *text);
+/* Read a whole file (malloc'd, NUL-terminated), NULL on failure. */
+char *t_read_file(const char *path);
+int t_file_exists(const char *path);
+/* Run a shell command line; stdout and stderr are captured into malloc'd strings (either may be NULL).
+ * Returns the exit status (or -1 when the command could not run / was killed). */
+int t_run(const char *cmdline, char **out, char **err);
+/* Path of a file in ../shared/data. */
+const char *t_data(const char *name);
+/* 1 if an OpenCL device is available (PoCL in CI). */
+int t_have_opencl(void);
+#endif

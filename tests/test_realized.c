@@ -1,0 +1,303 @@
+/* Realized measures: the float64 path against a plain float64 implementation written here, and the
+ * OpenCL device path (PoCL in CI) against the float64 path within the documented bounds. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "raid.h"
+#include "realized/realized_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a deterministic generator (splitmix64) and Gaussian returns ---- */
+static uint64_t rng_state = 12345;
+static uint64_t next_u64(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static double unif(void) { return ((double)(next_u64() >> 11) + 0.5) * 0x1p-53; }
+static double gauss(void) { return sqrt(-2.0 * log(unif())) * cos(6.283185307179586 * unif()); }
+
+static double *gaussian_returns(size_t n, double sd)
+{
+    double *r = malloc((n ? n : 1) * sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        r[i] = sd * gauss();
+    return r;
+}
+
+/* ---- the plain float64 oracle: formulas exactly as written in the issue, no shared code ---- */
+static double med3(double a, double b, double c)
+{
+    double x[3] = {a, b, c}, t;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (x[j] > x[j + 1]) {
+                t = x[j];
+                x[j] = x[j + 1];
+                x[j + 1] = t;
+            }
+    return x[1];
+}
+
+static void plain(const double *r, int64_t M, raid_realized *o)
+{
+    const double pi = acos(-1.0), m = (double)M;
+    long double rv = 0, neg = 0, pos = 0, r4 = 0, bp = 0, tp = 0, md = 0;
+    for (int64_t i = 0; i < M; i++) {
+        rv += (long double)r[i] * r[i];
+        if (r[i] < 0)
+            neg += (long double)r[i] * r[i];
+        if (r[i] > 0)
+            pos += (long double)r[i] * r[i];
+        r4 += (long double)r[i] * r[i] * r[i] * r[i];
+        if (i >= 1)
+            bp += fabsl((long double)r[i]) * fabsl((long double)r[i - 1]);
+        if (i >= 2)
+            tp += powl(fabsl((long double)r[i] * r[i - 1] * r[i - 2]), 4.0L / 3.0L);
+        if (i >= 1 && i + 1 < M) {
+            double q = med3(fabs(r[i - 1]), fabs(r[i]), fabs(r[i + 1]));
+            md += (long double)q * q;
+        }
+    }
+    o->n = M;
+    o->rv = M >= 1 ? (double)rv : NAN;
+    o->rs_neg = M >= 1 ? (double)neg : NAN;
+    o->rs_pos = M >= 1 ? (double)pos : NAN;
+    o->rq = M >= 1 ? m / 3 * (double)r4 : NAN;
+    o->bpv = M >= 2 ? pi / 2 * (double)bp : NAN;
+    const double mu43 = pow(2.0, 2.0 / 3) * tgamma(7.0 / 6) / tgamma(0.5);
+    o->tpq = M >= 3 ? m * (m / (m - 2)) * pow(mu43, -3) * (double)tp : NAN;
+    o->medrv = M >= 3 ? pi / (6 - 4 * sqrt(3.0) + pi) * (m / (m - 2)) * (double)md : NAN;
+    o->jump_z = o->jump_p = NAN;
+    if (M >= 3 && o->rv > 0 && o->bpv > 0) {
+        double th = pi * pi / 4 + pi - 5;
+        o->jump_z = sqrt(m) * (1 - o->bpv / o->rv) / sqrt(th * fmax(1.0, o->tpq / (o->bpv * o->bpv)));
+        o->jump_p = 1 - 0.5 * (1 + erf(o->jump_z / sqrt(2.0)));
+    }
+}
+
+static raid_ctx *open_ctx(const char *dev)
+{
+    char err[4096];
+    raid_ctx *c = NULL;
+    raid_status s = raid_ctx_create(&c, dev, err, sizeof err);
+    if (s != RAID_OK)
+        fail_msg("raid_ctx_create(%s): %s", dev, err);
+    return c;
+}
+
+/* Compare two result sets: relative differences of measures 0..6 within tol each, scaled jump
+ * differences within tol_z. */
+static void expect_close(const raid_realized *a, const raid_realized *b, size_t n, double tol, double tol_z,
+                         const char *what)
+{
+    for (size_t s = 0; s < n; s++) {
+        assert_int_equal(a[s].n, b[s].n);
+        for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
+            double d = raid_realized_diff(&a[s], &b[s], k);
+            double t = k < 7 ? tol : tol_z;
+            if (!(d <= t))
+                fail_msg("%s: segment %zu (n=%lld) %s: %.17g vs %.17g (diff %.3e > %.3e)", what, s,
+                         (long long)a[s].n, raid_realized_names[k], raid_realized_get(&a[s], k),
+                         raid_realized_get(&b[s], k), d, t);
+        }
+    }
+}
+
+/* ---- the float64 path against the plain oracle ---- */
+static void test_cpu_vs_plain(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = open_ctx("cpu");
+    const int64_t lens[] = {0, 1, 2, 3, 4, 5, 17, 100, 4096, 40000, 70000};
+    const size_t ns = sizeof lens / sizeof lens[0];
+    int64_t off[16] = {0};
+    for (size_t i = 0; i < ns; i++)
+        off[i + 1] = off[i] + lens[i];
+    double *r = gaussian_returns((size_t)off[ns], 1e-3);
+    r[5] = 0.0; /* a zero return inside */
+    raid_realized got[16], want[16];
+    assert_int_equal(raid_realized_compute(cpu, r, off, ns, got), RAID_OK);
+    for (size_t i = 0; i < ns; i++)
+        plain(r + off[i], lens[i], &want[i]);
+    expect_close(got, want, ns, 1e-13, 1e-12, "cpu vs plain");
+    /* undefined measures are NAN, never made up */
+    assert_true(isnan(got[0].rv) && isnan(got[1].bpv) && isnan(got[2].tpq) && isnan(got[2].medrv));
+    assert_true(!isnan(got[1].rv) && !isnan(got[2].bpv) && !isnan(got[3].tpq));
+    free(r);
+    raid_ctx_destroy(cpu);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = open_ctx("cpu");
+    double r[3] = {0.1, NAN, 0.2};
+    int64_t off[2] = {0, 3}, bad[3] = {0, 2, 1};
+    raid_realized out[2];
+    assert_int_equal(raid_realized_compute(cpu, r, off, 1, out), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "not finite"));
+    assert_int_equal(raid_realized_compute(cpu, r, bad, 2, out), RAID_EINVAL);
+    assert_int_equal(raid_ctx_set_chunk(cpu, 1000, 256), RAID_EINVAL);
+    assert_int_equal(raid_ctx_set_chunk(cpu, 4096, 3), RAID_EINVAL);
+    raid_ctx *x = NULL;
+    char err[256];
+    assert_int_equal(raid_ctx_create(&x, "gpu9", err, sizeof err), RAID_EINVAL);
+    assert_null(x);
+    assert_non_null(strstr(err, "unknown device"));
+    assert_int_equal(raid_ctx_create(&x, "opencl:97.0", err, sizeof err), RAID_ENODEV);
+    raid_ctx_destroy(cpu);
+}
+
+/* ---- device against float64 ---- */
+
+/* Round returns to what policy p gives the device (no scaling: rounding commutes with powers of two). */
+static void round_to_policy(const double *r, double *out, size_t n, raid_precision p)
+{
+    for (size_t i = 0; i < n; i++) {
+        float hi = (float)r[i];
+        out[i] = p == RAID_PREC_F32 ? (double)hi : (double)hi + (double)(float)(r[i] - (double)hi);
+    }
+}
+
+static void check_device(raid_ctx *dev, raid_ctx *cpu, const double *r, const int64_t *off, size_t ns,
+                         const char *what)
+{
+    raid_realized *d = malloc(ns * sizeof *d), *c = malloc(ns * sizeof *c), *e = malloc(ns * sizeof *e);
+    size_t n = (size_t)off[ns];
+    double *rr = malloc((n ? n : 1) * sizeof *rr);
+    for (int p = 0; p < 2; p++) {
+        raid_precision pol = p ? RAID_PREC_DF : RAID_PREC_F32;
+        char label[256];
+        snprintf(label, sizeof label, "%s (%s)", what, p ? "df" : "f32");
+        assert_int_equal(raid_ctx_set_precision(dev, pol), RAID_OK);
+        raid_status s = raid_realized_compute(dev, r, off, ns, d);
+        if (s != RAID_OK)
+            fail_msg("%s: %s", label, raid_ctx_errmsg(dev));
+        /* 1. within the documented bound of float64 */
+        assert_int_equal(raid_realized_compute(cpu, r, off, ns, c), RAID_OK);
+        for (size_t i = 0; i < ns; i++)
+            for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
+                double diff = raid_realized_diff(&d[i], &c[i], k), b = raid_realized_bound(pol, k, d[i].n);
+                if (!(diff <= b))
+                    fail_msg("%s: segment %zu (n=%lld) %s: device %.17g cpu %.17g diff %.3e > bound %.3e", label, i,
+                             (long long)d[i].n, raid_realized_names[k], raid_realized_get(&d[i], k),
+                             raid_realized_get(&c[i], k), diff, b);
+            }
+        /* 2. the accumulation alone: against float64 on the values the device saw, to 1e-12 */
+        round_to_policy(r, rr, n, pol);
+        assert_int_equal(raid_realized_compute(cpu, rr, off, ns, e), RAID_OK);
+        expect_close(d, e, ns, 1e-12, 2e-12, label);
+    }
+    free(rr);
+    free(d);
+    free(c);
+    free(e);
+}
+
+static void test_device_edges(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx("opencl"), *cpu = open_ctx("cpu");
+    /* segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item */
+    const int64_t lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
+    const size_t ns = sizeof lens / sizeof lens[0];
+    int64_t off[32] = {7};
+    for (size_t i = 0; i < ns; i++)
+        off[i + 1] = off[i] + lens[i];
+    double *r = gaussian_returns((size_t)off[ns], 2e-3);
+    for (int i = 100; i < 140; i++)
+        r[i] = 0.0; /* runs of zero returns (stale prices) */
+    r[4200] = 0.05;   /* a jump */
+    check_device(dev, cpu, r, off, ns, "edges");
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+static void test_device_many_chunks_and_policies(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx("opencl"), *cpu = open_ctx("cpu");
+    /* one segment spanning thousands of chunks (chunk 256, work-group 64) */
+    int64_t off[3] = {0, 1000003, 1000003 + 7777};
+    double *r = gaussian_returns((size_t)off[2], 1e-4);
+    assert_int_equal(raid_ctx_set_chunk(dev, 256, 64), RAID_OK);
+    check_device(dev, cpu, r, off, 2, "thousands of chunks");
+    /* other work-group widths and chunk lengths */
+    const size_t pol[][2] = {{4096, 256}, {1024, 128}, {64, 64}, {512, 8}, {4096, 64}};
+    for (size_t i = 0; i < sizeof pol / sizeof pol[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "chunk %zu wg %zu", pol[i][0], pol[i][1]);
+        assert_int_equal(raid_ctx_set_chunk(dev, pol[i][0], pol[i][1]), RAID_OK);
+        int64_t o2[2] = {0, 50000};
+        check_device(dev, cpu, r, o2, 1, what);
+    }
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+static void test_device_many_segments(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx("opencl"), *cpu = open_ctx("cpu");
+    const size_t ns = 100000;
+    int64_t *off = malloc((ns + 1) * sizeof *off);
+    off[0] = 0;
+    for (size_t i = 0; i < ns; i++)
+        off[i + 1] = off[i] + (int64_t)(next_u64() % 40);
+    double *r = gaussian_returns((size_t)off[ns], 1e-3);
+    /* scales that differ by many orders of magnitude between segments */
+    for (size_t i = 0; i < ns; i += 7)
+        for (int64_t j = off[i]; j < off[i + 1]; j++)
+            r[j] *= 1e-6;
+    check_device(dev, cpu, r, off, ns, "1e5 segments");
+    free(off);
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+static void test_device_determinism(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx("opencl");
+    int64_t off[4] = {0, 100000, 100001, 123457};
+    double *r = gaussian_returns((size_t)off[3], 1e-3);
+    raid_realized a[3], b[3];
+    for (int p = 0; p < 2; p++) {
+        raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+        assert_int_equal(raid_realized_compute(dev, r, off, 3, a), RAID_OK);
+        assert_int_equal(raid_realized_compute(dev, r, off, 3, b), RAID_OK);
+        assert_memory_equal(a, b, sizeof a);
+    }
+    free(r);
+    raid_ctx_destroy(dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_vs_plain),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_device_edges),
+        cmocka_unit_test(test_device_many_chunks_and_policies),
+        cmocka_unit_test(test_device_many_segments),
+        cmocka_unit_test(test_device_determinism),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
