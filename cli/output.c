@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_exit_for(raid_status s)
@@ -38,6 +39,11 @@ int cli_open_output(cli_out *o, const char *path)
     if (fd < 0) {
         fprintf(stderr, "raid: cannot create %s: %s\n", path, strerror(errno));
         return -1;
+    }
+    /* mkstemp creates the file 0600; give the output the permissions a plain fopen would. */
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0) { /* best effort: the contents are still right */
     }
     o->fp = fdopen(fd, "w");
     if (!o->fp) {

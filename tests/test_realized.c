@@ -81,6 +81,14 @@ static void plain(const double *r, int64_t M, raid_realized *o)
     }
 }
 
+/* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 on a machine with several platforms), else
+ * the first OpenCL device. */
+static const char *test_device(void)
+{
+    const char *d = getenv("RAID_TEST_DEVICE");
+    return d && *d ? d : "opencl";
+}
+
 static raid_ctx *open_ctx(const char *dev)
 {
     char err[4096];
@@ -205,17 +213,18 @@ static void test_device_edges(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx("opencl"), *cpu = open_ctx("cpu");
+    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
     /* segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item */
     const int64_t lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
     const size_t ns = sizeof lens / sizeof lens[0];
     int64_t off[32] = {7};
     for (size_t i = 0; i < ns; i++)
         off[i + 1] = off[i] + lens[i];
-    double *r = gaussian_returns((size_t)off[ns], 2e-3);
-    for (int i = 100; i < 140; i++)
-        r[i] = 0.0; /* runs of zero returns (stale prices) */
-    r[4200] = 0.05;   /* a jump */
+    const size_t n = (size_t)off[ns];
+    assert_true(n > 4200);
+    double *r = gaussian_returns(n, 2e-3);
+    memset(r + 100, 0, 40 * sizeof *r); /* a run of zero returns (stale prices) */
+    r[4200] = 0.05;                      /* a jump */
     check_device(dev, cpu, r, off, ns, "edges");
     free(r);
     raid_ctx_destroy(dev);
@@ -227,7 +236,7 @@ static void test_device_many_chunks_and_policies(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx("opencl"), *cpu = open_ctx("cpu");
+    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
     /* one segment spanning thousands of chunks (chunk 256, work-group 64) */
     int64_t off[3] = {0, 1000003, 1000003 + 7777};
     double *r = gaussian_returns((size_t)off[2], 1e-4);
@@ -252,7 +261,7 @@ static void test_device_many_segments(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx("opencl"), *cpu = open_ctx("cpu");
+    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
     const size_t ns = 100000;
     int64_t *off = malloc((ns + 1) * sizeof *off);
     off[0] = 0;
@@ -275,7 +284,7 @@ static void test_device_determinism(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx("opencl");
+    raid_ctx *dev = open_ctx(test_device());
     int64_t off[4] = {0, 100000, 100001, 123457};
     double *r = gaussian_returns((size_t)off[3], 1e-3);
     raid_realized a[3], b[3];

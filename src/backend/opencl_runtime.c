@@ -99,7 +99,7 @@ static raid_status query_device(raid_ctx *ctx, raid_cl *cl)
                             NULL);
     if (e != CL_SUCCESS)
         return raid_cl_check(ctx, e, "clGetDeviceInfo");
-    snprintf(ctx->device_name, sizeof ctx->device_name, "%s (%s)", name, vendor);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.180s (%.60s)", name, vendor);
     return RAID_OK;
 }
 

@@ -1,0 +1,55 @@
+/* Internal time helpers of the CSV reader: civil dates, ISO 8601 timestamps (timeparse.c) and IANA time
+ * zones read from the system's TZif files (tz.c, RFC 8536). Never installed. */
+#ifndef RAID_IO_TZ_H
+#define RAID_IO_TZ_H
+
+#include "raid.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RAID_US_PER_S INT64_C(1000000)
+#define RAID_US_PER_DAY INT64_C(86400000000)
+
+/* Floor division and the matching non-negative remainder (b > 0). */
+static inline int64_t raid_io_floordiv(int64_t a, int64_t b) { return a / b - (a % b < 0); }
+static inline int64_t raid_io_floormod(int64_t a, int64_t b) { int64_t m = a % b; return m < 0 ? m + b : m; }
+
+/* Days since 1970-01-01 of the proleptic Gregorian date y-m-d, and back (H. Hinnant's algorithms). */
+int64_t raid_io_days_from_civil(int64_t y, int m, int d);
+void raid_io_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+int raid_io_is_leap(int64_t y);
+int raid_io_days_in_month(int64_t y, int m);
+
+/* A parsed ISO 8601 timestamp "YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}][Z|+HH:MM|-HH:MM|+HHMM|+HH]".
+ * wall_us: the written wall-clock time as microseconds since 1970-01-01T00:00:00 (fraction truncated to
+ * microseconds); has_offset: 1 if an offset (or Z) was given, offset_s its value (east positive). */
+typedef struct raid_io_ts {
+    int64_t wall_us;
+    int has_offset;
+    int32_t offset_s;
+} raid_io_ts;
+
+/* Parse s[0..n) (no surrounding blanks). Returns 0 on success, -1 if it is not such a timestamp or a
+ * field is out of range. */
+int raid_io_parse_timestamp(const char *s, size_t n, raid_io_ts *out);
+/* Parse "YYYY-MM-DD" into days since the epoch. Returns 0 or -1. */
+int raid_io_parse_date(const char *s, size_t n, int64_t *days);
+
+/* A time zone: UT offsets over time, from a TZif file (version 1 to 4) and its POSIX TZ footer. */
+typedef struct raid_io_tz raid_io_tz;
+
+/* Load the IANA zone `name` ("Europe/Zurich") from $TZDIR (if set and not empty) or /usr/share/zoneinfo.
+ * NULL or "" means "UTC"; "UTC" works without zoneinfo files. The process environment is only read.
+ * Errors: RAID_EINVAL "unknown time zone 'X'" (also for a file that is not TZif), RAID_ENOMEM. */
+raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, size_t errbuf_len);
+/* A zone given by a POSIX TZ string alone ("CET-1CEST,M3.5.0,M10.5.0/3"). Errors: RAID_EINVAL, RAID_ENOMEM. */
+raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring);
+void raid_io_tz_free(raid_io_tz *tz);
+
+/* UT offset in seconds (east positive) of local time at UTC instant t (seconds since the epoch).
+ * If lo/hi are not NULL they receive an interval [*lo, *hi) containing t over which the offset is
+ * constant (a cache key for the caller). */
+int32_t raid_io_tz_offset(const raid_io_tz *tz, int64_t t, int64_t *lo, int64_t *hi);
+
+#endif
