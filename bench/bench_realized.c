@@ -1,0 +1,177 @@
+/*
+ * bench_realized: speed of the fused realized kernel (not a test; see bench/README.md).
+ *
+ * For each N (returns) in segments of --seg-len returns it reports, one line of key=value pairs each:
+ *   kernel time (OpenCL events, summed over launches), bytes moved to the device, effective read
+ *   bandwidth of the kernel; wall time of raid_realized_compute (conversion, transfer, kernel, combine);
+ *   the four-separate-kernels ablation (same accumulators, one kernel per measure group);
+ *   the device-to-device copy bandwidth of a buffer of the same size (clEnqueueCopyBuffer);
+ *   the float64 cpu path's wall time.
+ * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--no-cpu] N...
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "backend/opencl_runtime.h"
+#include "realized/realized_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double gauss_at(uint64_t i, uint64_t seed)
+{
+    /* counter-based: splitmix64 of (seed, i) -> two uniforms -> Box-Muller */
+    uint64_t z = (i * 2 + 1) * 0x9e3779b97f4a7c15ULL + seed;
+    uint64_t u[2];
+    for (int k = 0; k < 2; k++) {
+        z += 0x9e3779b97f4a7c15ULL;
+        uint64_t x = z;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        u[k] = x ^ (x >> 31);
+    }
+    double a = ((double)(u[0] >> 11) + 0.5) * 0x1p-53, b = (double)(u[1] >> 11) * 0x1p-53;
+    return sqrt(-2.0 * log(a)) * cos(6.283185307179586 * b);
+}
+
+/* Device-to-device copy bandwidth (bytes read + written per second) of a buffer of `bytes`. */
+static double copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps)
+{
+    cl_mem a, b;
+    if (raid_cl_acquire(ctx, bytes, &a) != RAID_OK || raid_cl_acquire(ctx, bytes, &b) != RAID_OK)
+        return NAN;
+    cl_command_queue q = raid_cl_queue(ctx);
+    const float zero = 0;
+    clEnqueueFillBuffer(q, a, &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
+    double best = 0;
+    for (int i = 0; i < reps + 1; i++) {
+        cl_event ev;
+        if (clEnqueueCopyBuffer(q, a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS)
+            return NAN;
+        clWaitForEvents(1, &ev);
+        double t = raid_cl_event_seconds(ev);
+        clReleaseEvent(ev);
+        if (i > 0 && t > 0 && 2.0 * (double)bytes / t > best)
+            best = 2.0 * (double)bytes / t;
+    }
+    raid_cl_release(ctx, a);
+    raid_cl_release(ctx, b);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = "opencl";
+    raid_precision prec = RAID_PREC_F32;
+    long long seg_len = 23400;
+    int reps = 3, do_cpu = 1;
+    long long ns[32];
+    int nn = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device = argv[++i];
+        else if (!strcmp(argv[i], "--precision") && i + 1 < argc)
+            prec = !strcmp(argv[++i], "df") ? RAID_PREC_DF : RAID_PREC_F32;
+        else if (!strcmp(argv[i], "--seg-len") && i + 1 < argc)
+            seg_len = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-cpu"))
+            do_cpu = 0;
+        else if (nn < 32)
+            ns[nn++] = (long long)atof(argv[i]);
+    }
+    if (nn == 0) {
+        fprintf(stderr, "usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--no-cpu] N...\n");
+        return 1;
+    }
+    char err[4096];
+    raid_ctx *dev = NULL, *cpu = NULL;
+    if (raid_ctx_create(&dev, device, err, sizeof err) != RAID_OK || raid_ctx_create(&cpu, "cpu", err, sizeof err) != RAID_OK) {
+        fprintf(stderr, "bench_realized: %s\n", err);
+        return 1;
+    }
+    raid_ctx_set_precision(dev, prec);
+    printf("# device=%s precision=%s seg_len=%lld threads=%d\n", raid_ctx_device_name(dev),
+           prec == RAID_PREC_F32 ? "f32" : "df", seg_len, omp_get_max_threads());
+    for (int t = 0; t < nn; t++) {
+        const long long n = ns[t];
+        const size_t nseg = (size_t)((n + seg_len - 1) / seg_len);
+        double *r = malloc((size_t)n * sizeof *r);
+        int64_t *off = malloc((nseg + 1) * sizeof *off);
+        raid_realized *out = malloc(nseg * sizeof *out);
+        double *acc = malloc(nseg * RAID_NACC * sizeof *acc);
+        if (!r || !off || !out || !acc) {
+            fprintf(stderr, "out of memory for N=%lld\n", n);
+            return 1;
+        }
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; i++)
+            r[i] = 1e-4 * gauss_at((uint64_t)i, 42);
+        for (size_t s = 0; s <= nseg; s++)
+            off[s] = (int64_t)s * seg_len < n ? (int64_t)s * seg_len : n;
+
+        /* fused: warm-up (kernel build) then best of reps */
+        if (raid_realized_compute(dev, r, off, nseg, out) != RAID_OK) {
+            fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
+            return 1;
+        }
+        double best_k = INFINITY, best_wall = INFINITY, conv = 0, up = 0;
+        raid_timing tm;
+        for (int k = 0; k < reps; k++) {
+            double t0 = raid_now();
+            raid_realized_compute(dev, r, off, nseg, out);
+            double w = raid_now() - t0;
+            raid_ctx_last_timing(dev, &tm);
+            if (tm.kernel_s < best_k)
+                best_k = tm.kernel_s;
+            if (w < best_wall) {
+                best_wall = w;
+                conv = tm.convert_s;
+                up = tm.upload_s;
+            }
+        }
+        const double bytes = (double)tm.bytes_in;
+        /* four-kernel ablation */
+        double four = 0;
+        for (unsigned m = 1; m <= 8; m <<= 1) {
+            raid_realized_acc_cl(dev, r, off, nseg, m, acc); /* build */
+            double bk = INFINITY;
+            for (int k = 0; k < reps; k++) {
+                raid_realized_acc_cl(dev, r, off, nseg, m, acc);
+                raid_ctx_last_timing(dev, &tm);
+                bk = tm.kernel_s < bk ? tm.kernel_s : bk;
+            }
+            four += bk;
+        }
+        size_t copy_bytes = (size_t)bytes;
+        if (copy_bytes > ((size_t)1 << 30))
+            copy_bytes = (size_t)1 << 30;
+        double copy_bw = copy_bandwidth(dev, copy_bytes, reps);
+        double cpu_wall = NAN;
+        if (do_cpu) {
+            raid_realized_compute(cpu, r, off, nseg, out);
+            cpu_wall = INFINITY;
+            for (int k = 0; k < (reps < 2 ? reps : 2); k++) {
+                double t0 = raid_now();
+                raid_realized_compute(cpu, r, off, nseg, out);
+                double w = raid_now() - t0;
+                cpu_wall = w < cpu_wall ? w : cpu_wall;
+            }
+        }
+        printf("n=%lld segments=%zu bytes_in=%.0f kernel_s=%.6f kernel_GBps=%.1f wall_s=%.4f convert_s=%.4f "
+               "upload_s=%.4f four_kernels_s=%.6f fused_speedup=%.2f copy_GBps=%.1f kernel_vs_copy=%.3f "
+               "cpu_wall_s=%.4f rv0=%.17g\n",
+               n, nseg, bytes, best_k, bytes / best_k / 1e9, best_wall, conv, up, four, four / best_k,
+               copy_bw / 1e9, (bytes / best_k) / copy_bw, cpu_wall, out[0].rv);
+        fflush(stdout);
+        free(r);
+        free(off);
+        free(out);
+        free(acc);
+    }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+    return 0;
+}
