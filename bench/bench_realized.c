@@ -2,12 +2,15 @@
  * bench_realized: speed of the fused realized kernel (not a test; see bench/README.md).
  *
  * For each N (returns) in segments of --seg-len returns it reports, one line of key=value pairs each:
- *   kernel time (OpenCL events, summed over launches), bytes moved to the device, effective read
+ *   kernel time (OpenCL events, summed over batches; each batch's kernel is launched --repeat times
+ *   back to back on the resident data and the fastest launch counts, so that the device is busy and
+ *   at its working clocks as it is for the peers' timed loops), bytes moved to the device, effective read
  *   bandwidth of the kernel; wall time of raid_realized_compute (conversion, transfer, kernel, combine);
  *   the four-separate-kernels ablation (same accumulators, one kernel per measure group);
  *   the device-to-device copy bandwidth of a buffer of the same size (clEnqueueCopyBuffer);
  *   the float64 cpu path's wall time.
- * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--no-cpu] N...
+ * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--chunk LEN WG]
+ *                       [--cl-options "-DNAME=V"] [--repeat R] [--no-cpu] N...
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/opencl_runtime.h"
@@ -66,6 +69,9 @@ int main(int argc, char **argv)
     raid_precision prec = RAID_PREC_F32;
     long long seg_len = 23400;
     int reps = 3, do_cpu = 1;
+    const char *extra = "";
+    int repeat = 20;
+    size_t chunk = 4096, wg = 256;
     long long ns[32];
     int nn = 0;
     for (int i = 1; i < argc; i++) {
@@ -77,7 +83,14 @@ int main(int argc, char **argv)
             seg_len = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--no-cpu"))
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cl-options") && i + 1 < argc)
+            extra = argv[++i];
+        else if (!strcmp(argv[i], "--chunk") && i + 2 < argc) {
+            chunk = (size_t)atol(argv[++i]);
+            wg = (size_t)atol(argv[++i]);
+        } else if (!strcmp(argv[i], "--no-cpu"))
             do_cpu = 0;
         else if (nn < 32)
             ns[nn++] = (long long)atof(argv[i]);
@@ -93,8 +106,15 @@ int main(int argc, char **argv)
         return 1;
     }
     raid_ctx_set_precision(dev, prec);
-    printf("# device=%s precision=%s seg_len=%lld threads=%d\n", raid_ctx_device_name(dev),
-           prec == RAID_PREC_F32 ? "f32" : "df", seg_len, omp_get_max_threads());
+    snprintf(dev->cl_extra_options, sizeof dev->cl_extra_options, "%s", extra);
+    dev->kernel_repeat = repeat;
+    if (raid_ctx_set_chunk(dev, chunk, wg) != RAID_OK) {
+        fprintf(stderr, "bench_realized: %s\n", raid_ctx_errmsg(dev));
+        return 1;
+    }
+    printf("# device=%s precision=%s seg_len=%lld threads=%d chunk=%zu wg=%zu repeat=%d cl_options='%s'\n",
+           raid_ctx_device_name(dev), prec == RAID_PREC_F32 ? "f32" : "df", seg_len, omp_get_max_threads(), chunk, wg,
+           repeat, extra);
     for (int t = 0; t < nn; t++) {
         const long long n = ns[t];
         const size_t nseg = (size_t)((n + seg_len - 1) / seg_len);
@@ -134,8 +154,8 @@ int main(int argc, char **argv)
         }
         const double bytes = (double)tm.bytes_in;
         /* four-kernel ablation */
-        double four = 0;
-        for (unsigned m = 1; m <= 8; m <<= 1) {
+        double four = 0, part_s[4] = {0};
+        for (unsigned m = 1, pi = 0; m <= 8; m <<= 1, pi++) {
             raid_realized_acc_cl(dev, r, off, nseg, m, acc); /* build */
             double bk = INFINITY;
             for (int k = 0; k < reps; k++) {
@@ -144,6 +164,7 @@ int main(int argc, char **argv)
                 bk = tm.kernel_s < bk ? tm.kernel_s : bk;
             }
             four += bk;
+            part_s[pi] = bk;
         }
         size_t copy_bytes = (size_t)bytes;
         if (copy_bytes > ((size_t)1 << 30))
@@ -162,9 +183,9 @@ int main(int argc, char **argv)
         }
         printf("n=%lld segments=%zu bytes_in=%.0f kernel_s=%.6f kernel_GBps=%.1f wall_s=%.4f convert_s=%.4f "
                "upload_s=%.4f four_kernels_s=%.6f fused_speedup=%.2f copy_GBps=%.1f kernel_vs_copy=%.3f "
-               "cpu_wall_s=%.4f rv0=%.17g\n",
+               "cpu_wall_s=%.4f rs_s=%.6f bpv_s=%.6f quart_s=%.6f med_s=%.6f rv0=%.17g\n",
                n, nseg, bytes, best_k, bytes / best_k / 1e9, best_wall, conv, up, four, four / best_k,
-               copy_bw / 1e9, (bytes / best_k) / copy_bw, cpu_wall, out[0].rv);
+               copy_bw / 1e9, (bytes / best_k) / copy_bw, cpu_wall, part_s[0], part_s[1], part_s[2], part_s[3], out[0].rv);
         fflush(stdout);
         free(r);
         free(off);

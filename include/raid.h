@@ -107,6 +107,7 @@ typedef struct raid_timing {
     double convert_s;     /* host conversion (float64 -> f32/df, chunk plan), seconds (wall) */
     uint64_t bytes_in;    /* bytes of returns moved to the device */
     uint64_t launches;    /* kernel launches */
+    uint64_t host_segments; /* segments recomputed on the host in float64 (underflow guard) */
 } raid_timing;
 void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 

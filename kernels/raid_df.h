@@ -139,7 +139,14 @@ RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
  * error of the correction (2^-21 * 2u), under 2^-43. Returns (y0, delta) renormalised. x == 0 gives 0. */
 RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
 {
+#if defined(__OPENCL_VERSION__) && RAID_FAST_CBRT
+    /* y0 from the special-function unit (about 2^-19 relative for the scaled range), one float
+     * Newton step to about u, then the double-float step below. */
+    float z = native_exp2(native_log2(x.hi) * (1.0f / 3.0f));
+    float y0 = x.hi > 0.0f ? z - (z * z * z - x.hi) * native_recip(3.0f * z * z) : 0.0f;
+#else
     float y0 = cbrt(x.hi);
+#endif
     raid_df s = raid_two_prod(y0, y0);          /* y0^2 exactly */
     raid_df c = raid_two_prod(s.hi, y0);         /* s.hi * y0 exactly */
     float c_lo = RAID_FMAF(s.lo, y0, c.lo);      /* + s.lo * y0: y0^3 = c.hi + c_lo + O(u^2 y0^3) */

@@ -11,9 +11,9 @@
  *   k = 5  sum med(|r_i|,|r_{i-1}|,|r_{i-2}|)^2 (medrv)
  * A window term (k = 2, 4, 5) belongs to the chunk of its last return and is computed here only when the
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
- * float64 (src/realized/realized_cl.c). Work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN)
- * of the chunk, re-reading the two returns before it, so every window is computed by exactly one
- * work-item. Terms are formed exactly (TwoProd) or to about 2^-43 (the 4/3 power), accumulated lazily in
+ * float64 (src/realized/realized_cl.c). The chunk is first staged in local memory with coalesced
+ * loads; then work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN) of the chunk there,
+ * re-reading the two returns before it, so every window is computed by exactly one work-item. Terms are formed exactly (TwoProd) or to about 2^-43 (the 4/3 power), accumulated lazily in
  * double-float per work-item (raid_df_acc) and reduced across the work-group by a fixed-order tree of
  * raid_df_add: the partials do not depend on scheduling.
  *
@@ -29,12 +29,16 @@
 
 #define NACC 6
 
+/* Local-memory index with one padding word every 32 words. */
+#define PAD(k) ((k) + ((k) >> 5))
+#define PADDED(n) ((n) + ((n) >> 5) + 1)
+
 #if RAID_INPUT_DF
 typedef float2 in_t;
-#define LOAD_VAL(v) raid_df_make((v).x, (v).y)
+#define LOCAL_VAL(k) raid_df_make(sx[PAD(k)], sy[PAD(k)])
 #else
 typedef float in_t;
-#define LOAD_VAL(v) raid_df_make((v), 0.0f)
+#define LOCAL_VAL(k) raid_df_make(sx[PAD(k)], 0.0f)
 #endif
 
 /* |r| as a double-float (sign taken from hi; hi == 0 implies lo == 0 for a normalised value). */
@@ -82,6 +86,27 @@ void realized_fused(__global const in_t *x, __global const uint2 *chunk, __globa
     const uint e = min(b + RAID_RUN, ch.y);
     __global const in_t *xc = x + ch.x;
 
+    /* Stage the chunk in local memory with coalesced loads (return t*RAID_WG + lid by work-item lid),
+     * then let each work-item walk its contiguous run there. One padding word every 32 keeps the runs'
+     * strided reads free of bank conflicts. */
+    __local float sx[PADDED(RAID_RUN * RAID_WG)];
+#if RAID_INPUT_DF
+    __local float sy[PADDED(RAID_RUN * RAID_WG)];
+#endif
+    for (uint t = 0; t < RAID_RUN; t++) {
+        const uint k = t * RAID_WG + lid;
+        if (k < ch.y) {
+#if RAID_INPUT_DF
+            const float2 v = xc[k];
+            sx[PAD(k)] = v.x;
+            sy[PAD(k)] = v.y;
+#else
+            sx[PAD(k)] = xc[k];
+#endif
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
     raid_df acc[NACC];
     for (int k = 0; k < NACC; k++)
         acc[k] = raid_df_make(0.0f, 0.0f);
@@ -89,13 +114,13 @@ void realized_fused(__global const in_t *x, __global const uint2 *chunk, __globa
     /* Window state: the two returns before the current one (zero outside the chunk). */
     raid_df a1 = raid_df_make(0.0f, 0.0f), a2 = a1, q1 = a1, q2 = a1;
     if (b < e && b >= 1) {
-        a1 = df_abs(LOAD_VAL(xc[b - 1]));
+        a1 = df_abs(LOCAL_VAL(b - 1));
 #if RAID_PART & 4
         q1 = raid_df_pow43(a1);
 #endif
     }
     if (b < e && b >= 2) {
-        a2 = df_abs(LOAD_VAL(xc[b - 2]));
+        a2 = df_abs(LOCAL_VAL(b - 2));
 #if RAID_PART & 4
         q2 = raid_df_pow43(a2);
 #endif
@@ -105,7 +130,7 @@ void realized_fused(__global const in_t *x, __global const uint2 *chunk, __globa
     for (uint k = 0; k < RAID_RUN; k++) {
         const uint i = b + k;
         if (i < e) {
-            const raid_df r = LOAD_VAL(xc[i]);
+            const raid_df r = LOCAL_VAL(i);
             const raid_df a = df_abs(r);
 #if RAID_PART & 5
             const raid_df sq = df_sq(r);

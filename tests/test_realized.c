@@ -279,6 +279,40 @@ static void test_device_many_segments(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* Returns whose powers underflow binary32 even after the power-of-two scaling: the host recomputes the
+ * affected segments in float64 (the underflow guard), so every measure stays within its bound. */
+static void test_device_underflow_guard(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    double r[] = {0.01, -1e-60, 0.02, -3e-60, 0.015,      /* negative returns all tiny */
+                  1e-3, 2e-40, -1e-3, 3e-40, 2e-3, -4e-40, /* tiny returns between normal ones */
+                  0.0, 0.0, 0.0,                          /* all zero */
+                  1e-200, -2e-200, 3e-200};               /* tiny but of one scale: scaling handles it */
+    int64_t off[] = {0, 5, 11, 14, 17};
+    raid_realized d[4], c[4];
+    assert_int_equal(raid_realized_compute(cpu, r, off, 4, c), RAID_OK);
+    for (int p = 0; p < 2; p++) {
+        raid_precision pol = p ? RAID_PREC_DF : RAID_PREC_F32;
+        raid_ctx_set_precision(dev, pol);
+        assert_int_equal(raid_realized_compute(dev, r, off, 4, d), RAID_OK);
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
+                double diff = raid_realized_diff(&d[i], &c[i], k), b = raid_realized_bound(pol, k, d[i].n);
+                if (!(diff <= b))
+                    fail_msg("%s segment %d %s: device %.17g cpu %.17g", p ? "df" : "f32", i,
+                             raid_realized_names[k], raid_realized_get(&d[i], k), raid_realized_get(&c[i], k));
+            }
+        raid_timing t;
+        raid_ctx_last_timing(dev, &t);
+        assert_true(t.host_segments >= 2);
+    }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 static void test_device_determinism(void **state)
 {
     (void)state;
@@ -306,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_device_edges),
         cmocka_unit_test(test_device_many_chunks_and_policies),
         cmocka_unit_test(test_device_many_segments),
+        cmocka_unit_test(test_device_underflow_guard),
         cmocka_unit_test(test_device_determinism),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

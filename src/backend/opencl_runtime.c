@@ -30,6 +30,7 @@ struct raid_cl {
     cl_command_queue queue;
     size_t max_wg;
     cl_ulong max_alloc;
+    cl_ulong local_mem;
     cached_kernel kernels[RAID_CL_MAX_KERNELS];
     int nkernels;
     pool_slot pool[RAID_CL_POOL_CLASSES][RAID_CL_POOL_PER_CLASS];
@@ -97,6 +98,8 @@ static raid_status query_device(raid_ctx *ctx, raid_cl *cl)
     if (e == CL_SUCCESS)
         e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl->max_alloc, &cl->max_alloc,
                             NULL);
+    if (e == CL_SUCCESS)
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof cl->local_mem, &cl->local_mem, NULL);
     if (e != CL_SUCCESS)
         return raid_cl_check(ctx, e, "clGetDeviceInfo");
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.180s (%.60s)", name, vendor);
@@ -316,6 +319,7 @@ void raid_cl_release(raid_ctx *ctx, cl_mem m)
 cl_command_queue raid_cl_queue(const raid_ctx *ctx) { return ctx->cl->queue; }
 size_t raid_cl_max_wg(const raid_ctx *ctx) { return ctx->cl->max_wg; }
 uint64_t raid_cl_max_alloc(const raid_ctx *ctx) { return ctx->cl->max_alloc; }
+uint64_t raid_cl_local_mem(const raid_ctx *ctx) { return ctx->cl->local_mem; }
 
 double raid_cl_event_seconds(cl_event ev)
 {

@@ -28,6 +28,7 @@ raid_status raid_cl_check(raid_ctx *ctx, cl_int err, const char *what);
 cl_command_queue raid_cl_queue(const raid_ctx *ctx);
 size_t raid_cl_max_wg(const raid_ctx *ctx);
 uint64_t raid_cl_max_alloc(const raid_ctx *ctx);
+uint64_t raid_cl_local_mem(const raid_ctx *ctx); /* bytes of local memory per work-group */
 /* Seconds between the START and END profiling stamps of an event (0 if unavailable). */
 double raid_cl_event_seconds(cl_event ev);
 

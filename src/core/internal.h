@@ -18,6 +18,8 @@ struct raid_ctx {
     raid_cl *cl;               /* NULL on the cpu backend */
     raid_timing timing;        /* of the last device call */
     char device_name[256];
+    char cl_extra_options[256]; /* appended to kernel build options: benchmark experiments only */
+    int kernel_repeat;          /* launches per batch (benchmark only; results are identical), 0 = 1 */
     char errmsg[RAID_ERRMSG_LEN];
 };
 

@@ -1,0 +1,53 @@
+# RAID: `make demo` and `make test` on a fresh Debian 12 machine (see README.md).
+# CMake does the building; this file only wraps setup, configuration and the two entry points.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# The device for the demo: the first OpenCL device (PoCL on a machine without a GPU driver).
+RAID_DEVICE ?= opencl
+# Sanitizer run: PoCL's own allocations are reported by LeakSanitizer; tests/lsan.supp names only
+# frames inside the OpenCL driver and its LLVM, never RAID's code.
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+          LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all setup build demo test test-fast asan bench clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/CMakeCache.txt: | setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== raid realized data/usdchf_30min.csv (30-minute USD/CHF quotes, 1996-2001) on $(RAID_DEVICE)"
+	$(BUILD)/raid realized data/usdchf_30min.csv --device $(RAID_DEVICE) --sample 30min --precision df \
+	    --check -o $(BUILD)/usdchf_realized.csv
+	@echo "== first and last days of $(BUILD)/usdchf_realized.csv"
+	@head -n 8 $(BUILD)/usdchf_realized.csv
+	@echo "..."
+	@tail -n 3 $(BUILD)/usdchf_realized.csv
+
+test: build asan
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+# The suite without the sanitizer build.
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan: setup
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRAID_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+bench: build
+	$(BUILD)/bench_realized --device $(RAID_DEVICE) 1e6 1e7
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
