@@ -6,11 +6,6 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # The device for the demo: the first OpenCL device (PoCL on a machine without a GPU driver).
 RAID_DEVICE ?= opencl
-# Sanitizer run: PoCL's own allocations are reported by LeakSanitizer; tests/lsan.supp names only
-# frames inside the OpenCL driver and its LLVM, never RAID's code.
-SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-          LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 .PHONY: all setup build demo test test-fast asan bench clean
 
@@ -36,7 +31,7 @@ demo: build
 
 test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	cd $(ASAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The suite without the sanitizer build.
 test-fast: build

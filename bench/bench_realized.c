@@ -137,6 +137,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
             return 1;
         }
+        if (extra[0] && t == 0) { /* diagnostics of the fused kernel's build (e.g. -cl-nv-verbose) */
+            char opts[512];
+            snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=15 %s", wg,
+                     chunk / wg, prec == RAID_PREC_DF, extra);
+            cl_kernel kk;
+            static char log[65536];
+            if (raid_cl_kernel(dev, "realized.cl", "realized_fused", opts, &kk) == RAID_OK &&
+                raid_cl_build_log(dev, kk, log, sizeof log) > 1)
+                printf("# build log:\n%s\n", log);
+        }
         double best_k = INFINITY, best_wall = INFINITY, conv = 0, up = 0;
         raid_timing tm;
         for (int k = 0; k < reps; k++) {

@@ -119,24 +119,26 @@ RAID_DF_FN raid_df raid_df_mul(raid_df x, raid_df y)
     return raid_fast_two_sum(c.hi, cl3);
 }
 
-/* Lazy accumulation of a non-negative term t = (th, tl) into a non-negative accumulator (h, l):
- * TwoSum of the high parts, the exact error and tl added to l, no renormalisation. After n such steps
- * from zero, followed by raid_df_renorm, the relative error of the accumulated sum of n non-negative
- * df terms is at most (n + 2) u^2 (1 + O(nu)): each step loses at most u|l| <= u * (k u h) in l, the
- * TwoSum itself is exact (Higham 1993, sec. 3, for the compensated-sum argument). Used for runs of
- * at most a few dozen terms per work-item before a tree reduction with raid_df_add. 8 operations. */
+/* Accumulation of a non-negative term t = (th, tl) into a non-negative accumulator (h, l): TwoSum of the
+ * high parts, its exact error and tl added to l, then Fast2Sum to renormalise (|l| <= ulp(h)/2 after
+ * every step). Each step rounds twice in l, whose operands are at most about u times the running sum S,
+ * so it loses at most about 3u^2 S: after n steps from zero the relative error of the sum of n
+ * non-negative df terms is at most 3n u^2 (an adversarial search finds n/2 u^2; tests/test_df.c checks
+ * (n+2) u^2). Without the renormalisation l grows to about k u h after k steps and the loss grows like
+ * n^2 u^2 (Ogita, Rump and Oishi 2005, sec. 4): the earlier lazy form reached 1333 u^2 at n = 64.
+ * Used for the at most 64 terms of one work-item before a tree reduction with raid_df_add. 11 operations. */
 RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
 {
     raid_df s = raid_two_sum(acc.hi, th);
-    acc.hi = s.hi;
-    acc.lo = acc.lo + (s.lo + tl);
-    return acc;
+    return raid_fast_two_sum(s.hi, acc.lo + (s.lo + tl));
 }
 
-/* Cube root of a non-negative double-float x to about 2^-44 relative: y0 = cbrt(x.hi) (OpenCL's cbrt is
- * correct to 2 ulp; glibc's cbrtf to 1 ulp), then one Newton step y = y0 - (y0^3 - x) / (3 y0^2) with
- * y0^3 formed exactly enough by TwoProd. After the step the relative error is about 3 (2u)^2 plus the
- * error of the correction (2^-21 * 2u), under 2^-43. Returns (y0, delta) renormalised. x == 0 gives 0. */
+/* Cube root of a non-negative double-float x to below 2^-42 relative: y0 = cbrt(x.hi) (OpenCL allows its
+ * cbrt 2 ulp; glibc's is correctly rounded in double), then one Newton step y = y0 - (y0^3 - x)/(3 y0^2) with
+ * y0^3 formed exactly enough by TwoProd. After the step the relative error is about (y0 error)^2 plus
+ * the error of the correction (2^-21 times 2 ulp): 2^-42.6 for a 2-ulp start, 2^-43.7 for 1 ulp,
+ * 2^-45.7 for a correctly rounded one (tests/test_df.c). Valid for x in [2^-100, 2^100]: below, the low
+ * parts underflow (callers scale their data). Returns (y0, delta) renormalised. x == 0 gives 0. */
 RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
 {
 #if defined(__OPENCL_VERSION__) && RAID_FAST_CBRT
@@ -162,7 +164,7 @@ RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
     return raid_fast_two_sum(y0, delta);
 }
 
-/* |x|^(4/3) = |x| * cbrt(|x|) for non-negative df x, relative error below 2^-43. */
+/* |x|^(4/3) = |x| * cbrt(|x|) for non-negative df x, relative error below 2^-42 (cbrt) + 5u^2 (mul). */
 RAID_DF_FN raid_df raid_df_pow43(raid_df x)
 {
     return raid_df_mul(x, raid_df_cbrt(x));

@@ -13,8 +13,9 @@
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
  * float64 (src/realized/realized_cl.c). The chunk is first staged in local memory with coalesced
  * loads; then work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN) of the chunk there,
- * re-reading the two returns before it, so every window is computed by exactly one work-item. Terms are formed exactly (TwoProd) or to about 2^-43 (the 4/3 power), accumulated lazily in
- * double-float per work-item (raid_df_acc) and reduced across the work-group by a fixed-order tree of
+ * re-reading the two returns before it, so every window is computed by exactly one work-item. Terms are
+ * formed exactly (TwoProd) or to below 2^-40.8 (the 4/3 powers), accumulated in double-float per
+ * work-item (raid_df_acc) and reduced across the work-group by a fixed-order tree of
  * raid_df_add: the partials do not depend on scheduling.
  *
  * Compile-time parameters (set by the host):
@@ -26,6 +27,10 @@
  * underflow only for terms below 2^-126 of the largest, which do not matter at 2^-48.
  */
 #pragma OPENCL FP_CONTRACT OFF
+
+#if !defined(RAID_WG) || !defined(RAID_RUN) || !defined(RAID_INPUT_DF) || !defined(RAID_PART)
+#error "realized.cl needs RAID_WG, RAID_RUN, RAID_INPUT_DF and RAID_PART (set by src/realized/realized_cl.c)"
+#endif
 
 #define NACC 6
 

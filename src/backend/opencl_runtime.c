@@ -215,7 +215,10 @@ raid_status raid_cl_kernel(raid_ctx *ctx, const char *file, const char *name, co
     const char *src = kernel_source(file);
     if (!hdr || !src)
         return raid_fail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", file);
-    const char *srcs[3] = {hdr, "\n", src};
+    /* #line makes the build log's line numbers those of the kernel file. */
+    char line[128];
+    snprintf(line, sizeof line, "\n#line 1 \"%s\"\n", file);
+    const char *srcs[3] = {hdr, line, src};
     cl_int e;
     cl_program prog = clCreateProgramWithSource(cl->context, 3, srcs, NULL, &e);
     if (e != CL_SUCCESS)
@@ -314,6 +317,19 @@ void raid_cl_release(raid_ctx *ctx, cl_mem m)
                 return;
             }
     clReleaseMemObject(m);
+}
+
+size_t raid_cl_build_log(const raid_ctx *ctx, cl_kernel k, char *buf, size_t len)
+{
+    raid_cl *cl = ctx->cl;
+    for (int i = 0; i < cl->nkernels; i++)
+        if (cl->kernels[i].kernel == k) {
+            size_t n = 0;
+            buf[0] = 0;
+            clGetProgramBuildInfo(cl->kernels[i].program, cl->device, CL_PROGRAM_BUILD_LOG, len, buf, &n);
+            return n;
+        }
+    return 0;
 }
 
 cl_command_queue raid_cl_queue(const raid_ctx *ctx) { return ctx->cl->queue; }

@@ -25,6 +25,9 @@ void raid_cl_release(raid_ctx *ctx, cl_mem m);
 /* Map a CL error of call `what` to a status and message; returns RAID_OK for CL_SUCCESS. */
 raid_status raid_cl_check(raid_ctx *ctx, cl_int err, const char *what);
 
+/* The build log of a cached kernel's program into buf (for diagnostics such as -cl-nv-verbose). */
+size_t raid_cl_build_log(const raid_ctx *ctx, cl_kernel k, char *buf, size_t len);
+
 cl_command_queue raid_cl_queue(const raid_ctx *ctx);
 size_t raid_cl_max_wg(const raid_ctx *ctx);
 uint64_t raid_cl_max_alloc(const raid_ctx *ctx);

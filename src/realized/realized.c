@@ -56,9 +56,11 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
 }
 
 /*
- * Worst-case relative error of the device path against float64 (docs/precision.md):
- *   accumulation and term formation, both policies: at most 1e-12 relative (double-float terms to 2^-43,
- *     lazy per-work-item sums of at most 64 terms, a tree of raid_df_add, float64 combine);
+ * Worst-case relative error of the device path against float64 (docs/precision.md has the derivation):
+ *   formation and accumulation, both policies: terms exact (TwoProd) or within 5u^2 (double-float
+ *     products), the 4/3 powers of tpq within 3 * 2^-42.6 + 10u^2 < 2^-40.8; at most 64 terms per
+ *     work-item accumulated within 3 * 64 u^2, a tree of 8 raid_df_add within 24 u^2, the float64
+ *     combine within 1e-15: at most 1e-12 relative, 2e-12 for tpq;
  *   input rounding: f32 rounds each return with relative error <= u = 2^-24, df splits it into hi + lo
  *     with relative error <= u^2 = 2^-48; a term that is a product of p returns (p = 2 for rv, bpv,
  *     rs_neg, rs_pos, medrv; p = 4 for rq and tpq) then has relative error <= (1 + e)^p - 1, and a sum of
@@ -75,14 +77,14 @@ static double input_bound(raid_precision p, int power)
 double raid_realized_bound(raid_precision p, int k, int64_t M)
 {
     (void)M;
-    const double acc = 1e-12;
-    const double e2 = input_bound(p, 2) + acc, e4 = input_bound(p, 4) + acc;
+    const double e2 = input_bound(p, 2) + 1e-12, e4 = input_bound(p, 4) + 1e-12, e_tpq = input_bound(p, 4) + 2e-12;
     switch (k) {
     case 0: case 1: case 2: case 3: case 6: return e2;
-    case 4: case 5: return e4;
+    case 4: return e4;
+    case 5: return e_tpq;
     case 7:
     case 8: {
-        const double a = e2 + e2, b = (e4 + 2 * e2) / 2;
+        const double a = e2 + e2, b = (e_tpq + 2 * e2) / 2;
         return 1.01 * (a > b ? a : b);
     }
     default: return NAN;

@@ -1,0 +1,803 @@
+/*
+ * Host unit tests of the double-float building blocks in kernels/raid_df.h.
+ *
+ * The library and the tests are compiled with -ffp-contract=off and without -ffast-math; on x86-64 the
+ * float arithmetic is SSE, i.e. IEEE 754 binary32 with round-to-nearest-even (FLT_EVAL_METHOD == 0), so
+ * the host executes exactly the operation sequence the kernels specify.
+ *
+ * References. Nothing here trusts a float computation of the quantity under test:
+ *   - exact_sum(): the exact sum of a few binary32 values (or of exact products of two binary32 values,
+ *     which have at most 48 significant bits and so are binary64 numbers) is kept as a non-overlapping
+ *     expansion of binary64 numbers (Shewchuk 1997, Grow-Expansion with zero elimination). Each step is
+ *     a binary64 TwoSum, which is error-free for any binary64 operands barring overflow; all our values
+ *     are below 2^130 in magnitude, so the expansion represents the sum EXACTLY. "The sum is zero" is
+ *     then an exact test (the expansion is empty), and the value is approximated by adding the
+ *     components from the smallest up, which is accurate to a few binary64 ulps (relative 2^-50), far
+ *     below the u^2 = 2^-48 scale of the bounds being checked.
+ *   - TwoProd: a*b of two binary32 numbers has at most 48 significant bits, so (double)a * b is exact, and
+ *     (double)a * b - p is exact in double by Sterbenz's lemma (p = RN(a*b) is within a factor 2 of a*b).
+ *   - cbrt / pow43: x = hi + lo with the exponent of lo at most 40 below that of hi spans at most 64 bits,
+ *     so (long double)hi + lo is exact in the x87 80-bit format (64-bit significand); cbrtl and powl are
+ *     accurate to a few long-double ulps (2^-62), and the rounding of 4/3 in powl adds a relative error of
+ *     at most |ln x| * 2^-64 < 2^-57 for |x| <= 2^120: all far below the 2^-43 being checked.
+ *
+ * u = 2^-24 is the unit roundoff of binary32. Underflow is outside every bound of raid_df.h, so the random
+ * data keep every intermediate (including the low parts, ~u^2 of the result) in the normal range.
+ */
+#define _DEFAULT_SOURCE
+#include "support.h"
+#include "raid_df.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "these tests need float arithmetic evaluated in binary32 (FLT_EVAL_METHOD == 0, e.g. x86-64 SSE)"
+#endif
+#if LDBL_MANT_DIG < 64
+#error "the cbrt/pow43 references need a 64-bit long double significand (x86 80-bit extended)"
+#endif
+
+#define U 0x1p-24
+#define U2 0x1p-48
+
+/* ---- deterministic generator (splitmix64) ---- */
+static uint64_t rng = 0x5eed2024ULL;
+static uint64_t next_u64(void)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static int rnd_int(int lo, int hi) { return lo + (int)(next_u64() % (uint64_t)(hi - lo + 1)); }
+static int rnd_sign(void) { return (next_u64() & 1) ? -1 : 1; }
+
+/* A 24-bit significand in [2^23, 2^24): mostly random, sometimes adversarial (a power of two, all ones,
+ * 2^23 + 1, or a short significand whose low bits are zero, which makes ties and exact cases). */
+static float rnd_mant(void)
+{
+    uint32_t m;
+    switch (next_u64() % 8) {
+    case 0: m = 1u << 23; break;
+    case 1: m = (1u << 24) - 1; break;
+    case 2: m = (1u << 23) + 1; break;
+    case 3: m = (1u << 23) | ((uint32_t)next_u64() & 0x7ff000u); break;
+    default: m = (1u << 23) | ((uint32_t)next_u64() & 0x7fffffu); break;
+    }
+    return (float)m;
+}
+
+/* A float with binary exponent e (value in [2^e, 2^(e+1))), random sign. */
+static float rnd_float_e(int e) { return (float)rnd_sign() * ldexpf(rnd_mant(), e - 23); }
+static float rnd_float(int emin, int emax) { return rnd_float_e(rnd_int(emin, emax)); }
+
+/* A normalised double-float (hi = RN(hi + lo)) with exponent e: lo is drawn at 1 to 2^-gapmax of
+ * ulp(hi), sometimes zero, sometimes exactly +-ulp(hi)/2 (a tie, resolved by the renormalisation). */
+static raid_df rnd_df_e(int e, int gapmax)
+{
+    float hi = rnd_float_e(e), lo;
+    int k = (int)(next_u64() % 16);
+    if (k == 0)
+        lo = 0.0f;
+    else if (k == 1)
+        lo = (float)rnd_sign() * ldexpf(1.0f, e - 24);
+    else
+        lo = (float)rnd_sign() * ldexpf(rnd_mant(), e - 23 - 24 - rnd_int(0, gapmax));
+    return raid_fast_two_sum(hi, lo); /* |hi| >= |lo|: exact, and hi = RN(hi + lo) afterwards */
+}
+
+/* ---- exact sums as binary64 expansions ---- */
+#define EXP_CAP 320
+typedef struct expansion {
+    int n;
+    double c[EXP_CAP]; /* non-overlapping, increasing magnitude, no zeros */
+} expansion;
+
+static void exp_add(expansion *x, double b)
+{
+    double q = b;
+    int m = 0;
+    for (int i = 0; i < x->n; i++) {
+        double s = q + x->c[i];
+        double bb = s - q;
+        double e = (q - (s - bb)) + (x->c[i] - bb); /* binary64 TwoSum: q + c[i] = s + e exactly */
+        q = s;
+        if (e != 0.0)
+            x->c[m++] = e;
+    }
+    if (q != 0.0)
+        x->c[m++] = q;
+    x->n = m;
+    assert_true(x->n < EXP_CAP);
+}
+
+static double exp_value(const expansion *x)
+{
+    double v = 0.0;
+    for (int i = 0; i < x->n; i++)
+        v += x->c[i];
+    return v;
+}
+
+/* Sum of n terms, exact as an expansion; returns a binary64 approximation (relative error ~2^-50). */
+static double exact_sum(const double *t, int n, int *is_zero)
+{
+    expansion x;
+    x.n = 0;
+    for (int i = 0; i < n; i++)
+        exp_add(&x, t[i]);
+    if (is_zero)
+        *is_zero = x.n == 0;
+    return exp_value(&x);
+}
+
+/* Relative error |(r.hi + r.lo) - sum(t)| / |sum(t)| with the exact value given by n terms t;
+ * an exact zero must be reproduced exactly (returns +inf otherwise). */
+static double rel_err(raid_df r, const double *t, int n)
+{
+    double d[160];
+    assert_true(n + 2 <= 160);
+    int zero_ref, zero_err;
+    double ref = exact_sum(t, n, &zero_ref);
+    d[0] = r.hi;
+    d[1] = r.lo;
+    for (int i = 0; i < n; i++)
+        d[i + 2] = -t[i];
+    double err = exact_sum(d, n + 2, &zero_err);
+    if (zero_err)
+        return 0.0;
+    if (zero_ref)
+        return INFINITY;
+    return fabs(err) / fabs(ref);
+}
+
+/* |lo| <= ulp(hi)/2, i.e. hi == RN(hi + lo): the result is a normalised double-float. */
+static int is_normalised(raid_df r)
+{
+    if (r.hi == 0.0f)
+        return r.lo == 0.0f;
+    raid_df s = raid_fast_two_sum(r.hi, r.lo);
+    return s.hi == r.hi && s.lo == r.lo;
+}
+
+static void report(const char *what, double maxrel, double bound_u2, long n)
+{
+    printf("# %-14s %8ld cases, max relative error %.4f u^2 (bound %.4g u^2)\n", what, n, maxrel / U2,
+           bound_u2);
+}
+
+/* ================================ TwoSum ================================ */
+
+/* s + e == a + b exactly, s == RN(a + b) bit for bit (including the sign of zero), e tiny. */
+static void check_two_sum(float a, float b)
+{
+    raid_df r = raid_two_sum(a, b);
+    float s = a + b;
+    assert_true(isfinite(r.hi) && isfinite(r.lo));
+    assert_memory_equal(&r.hi, &s, sizeof s);
+    double t[4] = {r.hi, r.lo, -(double)a, -(double)b};
+    int zero;
+    exact_sum(t, 4, &zero);
+    if (!zero)
+        fail_msg("TwoSum(%a, %a) = (%a, %a) is not exact", (double)a, (double)b, (double)r.hi, (double)r.lo);
+    assert_true(is_normalised(r));
+}
+
+static void test_two_sum_cases(void **state)
+{
+    (void)state;
+    /* ties to even: 1 + 2^-24 is halfway between 1 and 1 + 2^-23 and rounds to 1 (even) */
+    raid_df r = raid_two_sum(1.0f, 0x1p-24f);
+    assert_true(r.hi == 1.0f && r.lo == 0x1p-24f);
+    /* (1 + 2^-23) + 2^-24 is halfway and rounds up to the even 1 + 2^-22; the error is negative */
+    r = raid_two_sum(1.0f + 0x1p-23f, 0x1p-24f);
+    assert_true(r.hi == 1.0f + 0x1p-22f && r.lo == -0x1p-24f);
+    r = raid_two_sum(-0x1p-24f, -(1.0f + 0x1p-23f)); /* |b| > |a|, mirrored */
+    assert_true(r.hi == -(1.0f + 0x1p-22f) && r.lo == 0x1p-24f);
+    r = raid_two_sum(0x1p24f + 2.0f, 1.0f);
+    assert_true(r.hi == 0x1p24f + 4.0f && r.lo == -1.0f);
+    /* huge exponent gaps, either order */
+    r = raid_two_sum(0x1p-100f, 0x1p100f);
+    assert_true(r.hi == 0x1p100f && r.lo == 0x1p-100f);
+    r = raid_two_sum(-0x1p120f, 0x1.fffffep-120f);
+    assert_true(r.hi == -0x1p120f && r.lo == 0x1.fffffep-120f);
+    /* opposite signs cancelling exactly, and the sign of a zero sum */
+    r = raid_two_sum(1.5f, -1.5f);
+    assert_true(r.hi == 0.0f && !signbit(r.hi) && r.lo == 0.0f);
+    r = raid_two_sum(-0.0f, -0.0f);
+    assert_true(r.hi == 0.0f && signbit(r.hi) && r.lo == 0.0f);
+    r = raid_two_sum(0.0f, -0.0f);
+    assert_true(r.hi == 0.0f && !signbit(r.hi) && r.lo == 0.0f);
+    r = raid_two_sum(-0.0f, 3.0f);
+    assert_true(r.hi == 3.0f && r.lo == 0.0f);
+    /* near the top of the range: FLT_MAX - 2^103 is a tie between FLT_MAX (odd) and FLT_MAX - 2^104 */
+    r = raid_two_sum(FLT_MAX, -0x1p103f);
+    assert_true(r.hi == FLT_MAX - 0x1p104f && r.lo == 0x1p103f);
+    check_two_sum(FLT_MAX, -0x1p103f);
+    check_two_sum(-0x1p103f, FLT_MAX);
+    check_two_sum(FLT_MAX, -FLT_MAX);
+    check_two_sum(FLT_MAX / 2, FLT_MAX / 2);
+    check_two_sum(FLT_MAX / 2, 0x1.fffffcp126f);
+    check_two_sum(-FLT_MAX, 0x1p-149f);
+    /* subnormals are exact too */
+    check_two_sum(FLT_MIN, 0x1p-149f);
+    check_two_sum(0x1p-149f, -FLT_MIN);
+    float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 0x1p-24f, -0x1p-24f, 0x1p-25f, 1.0f + 0x1p-23f,
+                        0x1.fffffep0f, -0x1.fffffep-1f, 3.0f, 0x1p24f, 0x1p24f + 2.0f, 0x1p-126f,
+                        0x1p126f, -0x1.fffffep126f, 0x1.fffffep125f, 0x1p-149f};
+    size_t ns = sizeof specials / sizeof specials[0];
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = 0; j < ns; j++)
+            check_two_sum(specials[i], specials[j]);
+}
+
+static void test_two_sum_random(void **state)
+{
+    (void)state;
+    for (long i = 0; i < 400000; i++) {
+        float a, b;
+        int ea = rnd_int(-120, 120);
+        switch (i % 5) {
+        case 0: /* any exponents: gaps up to 240 */
+            a = rnd_float_e(ea);
+            b = rnd_float(-120, 120);
+            break;
+        case 1: /* close exponents, opposite signs: cancellation */
+            a = rnd_float_e(ea);
+            b = -copysignf(rnd_float_e(ea + rnd_int(-1, 1)), a);
+            break;
+        case 2: /* gap of 20..30 bits: the error is the whole of the smaller operand or a part of it */
+            a = rnd_float_e(ea);
+            b = rnd_float_e(ea - rnd_int(20, 30));
+            break;
+        case 3: /* near FLT_MAX / 2 = 2^127: |a + b| < 1.5 * 2^127 stays finite */
+            a = rnd_float_e(126);
+            b = rnd_float_e(rnd_int(100, 125));
+            break;
+        default: /* |b| > |a| on purpose */
+            a = rnd_float_e(ea - rnd_int(0, 40));
+            b = rnd_float_e(ea);
+            break;
+        }
+        if (next_u64() & 1) {
+            float t = a;
+            a = b;
+            b = t;
+        }
+        check_two_sum(a, b);
+    }
+}
+
+/* ================================ Fast2Sum ================================ */
+
+static void test_fast_two_sum(void **state)
+{
+    (void)state;
+    raid_df r = raid_fast_two_sum(1.0f + 0x1p-23f, 0x1p-24f);
+    assert_true(r.hi == 1.0f + 0x1p-22f && r.lo == -0x1p-24f);
+    r = raid_fast_two_sum(2.0f, -2.0f);
+    assert_true(r.hi == 0.0f && r.lo == 0.0f);
+    r = raid_fast_two_sum(0x1p100f, -0x1p-100f);
+    assert_true(r.hi == 0x1p100f && r.lo == -0x1p-100f);
+    r = raid_fast_two_sum(FLT_MAX, -0x1p103f);
+    assert_true(r.hi == FLT_MAX - 0x1p104f && r.lo == 0x1p103f);
+    for (long i = 0; i < 300000; i++) {
+        int ea = rnd_int(-100, 126);
+        float a = rnd_float_e(ea);
+        float b = (i % 3 == 0) ? -copysignf(rnd_float_e(ea), a) : rnd_float_e(ea - rnd_int(0, 60));
+        if (fabsf(b) > fabsf(a)) {
+            float t = a;
+            a = b;
+            b = t;
+        }
+        if (ea == 126 && signbit(a) == signbit(b))
+            b = -b; /* keep a + b finite */
+        r = raid_fast_two_sum(a, b);
+        double t[4] = {r.hi, r.lo, -(double)a, -(double)b};
+        int zero;
+        exact_sum(t, 4, &zero);
+        if (!zero || r.hi != a + b)
+            fail_msg("Fast2Sum(%a, %a) = (%a, %a) is not exact", (double)a, (double)b, (double)r.hi,
+                     (double)r.lo);
+    }
+}
+
+/* ================================ TwoProd ================================ */
+
+/* p == RN(a*b) and e == a*b - p exactly. (double)a*b is exact (<= 48 significant bits); P - p is exact in
+ * double by Sterbenz's lemma since p = RN(P) lies within a factor 2 of P. */
+static void check_two_prod(float a, float b)
+{
+    raid_df r = raid_two_prod(a, b);
+    double P = (double)a * (double)b;
+    assert_true(r.hi == a * b);
+    double low = P - (double)r.hi;
+    if ((double)r.lo != low || (double)r.hi + (double)r.lo != P)
+        fail_msg("TwoProd(%a, %a) = (%a, %a), exact product %a", (double)a, (double)b, (double)r.hi,
+                 (double)r.lo, P);
+}
+
+static void test_two_prod_cases(void **state)
+{
+    (void)state;
+    /* (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: the low part is exactly half an ulp of 1, ties to even */
+    raid_df r = raid_two_prod(1.0f + 0x1p-12f, 1.0f + 0x1p-12f);
+    assert_true(r.hi == 1.0f + 0x1p-11f && r.lo == 0x1p-24f);
+    /* (2^12 + 1)^2 = 2^24 + 2^13 + 1: again exactly half an ulp (ulp = 2 at 2^24), rounds to even */
+    r = raid_two_prod(4097.0f, 4097.0f);
+    assert_true(r.hi == 16785408.0f && r.lo == 1.0f);
+    /* (1 + 2^-23) * 1.5 = 1.5 + 2^-23 + 2^-24: a tie whose even neighbour is above: the error is negative */
+    r = raid_two_prod(1.0f + 0x1p-23f, 1.5f);
+    assert_true(r.hi == 1.5f + 0x1p-22f && r.lo == -0x1p-24f);
+    /* (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46 */
+    r = raid_two_prod(1.0f + 0x1p-23f, 1.0f + 0x1p-23f);
+    assert_true(r.hi == 1.0f + 0x1p-22f && r.lo == 0x1p-46f);
+    /* (2^24 - 1)^2 = 2^48 - 2^25 + 1 */
+    r = raid_two_prod(16777215.0f, 16777215.0f);
+    assert_true(r.hi == 0x1p48f - 0x1p25f && r.lo == 1.0f);
+    /* (1 - 2^-24)^2 = 1 - 2^-23 + 2^-48 */
+    r = raid_two_prod(0x1.fffffep-1f, 0x1.fffffep-1f);
+    assert_true(r.hi == 1.0f - 0x1p-23f && r.lo == 0x1p-48f);
+    /* powers of two and short significands: exact products, zero error */
+    r = raid_two_prod(0x1p-60f, 0x1p70f);
+    assert_true(r.hi == 0x1p10f && r.lo == 0.0f);
+    r = raid_two_prod(-3.0f, 0x1p-40f);
+    assert_true(r.hi == -0x3p-40f && r.lo == 0.0f);
+    r = raid_two_prod(0.0f, -5.0f);
+    assert_true(r.hi == 0.0f && r.lo == 0.0f);
+    float specials[] = {1.0f, -1.0f, 1.0f + 0x1p-23f, 1.0f + 0x1p-12f, 1.5f, 3.0f, 4097.0f, 16777215.0f,
+                        0x1.fffffep-1f, -0x1.fffffep-1f, 0x1p-40f, 0x1p40f, 0x1.555556p-2f, 0x1.99999ap-4f,
+                        -0x1.6a09e6p0f};
+    size_t ns = sizeof specials / sizeof specials[0];
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = 0; j < ns; j++)
+            check_two_prod(specials[i], specials[j]);
+}
+
+static void test_two_prod_random(void **state)
+{
+    (void)state;
+    /* products in [2^-80, 2^84]: the low part (>= 2^-24 of the product, or zero) stays normal */
+    for (long i = 0; i < 400000; i++)
+        check_two_prod(rnd_float(-40, 40), rnd_float(-40, 40));
+    /* near the top of the range: a product just below FLT_MAX */
+    for (long i = 0; i < 10000; i++)
+        check_two_prod(rnd_float_e(63), rnd_float_e(63));
+}
+
+/* ================================ raid_df_add ================================ */
+
+static void test_df_add(void **state)
+{
+    (void)state;
+    double maxrel = 0.0;
+    long n = 1000000;
+    for (long i = 0; i < n; i++) {
+        int ex = rnd_int(-30, 30), ey;
+        raid_df x = rnd_df_e(ex, 30), y;
+        switch (i % 6) {
+        case 0: /* independent */
+            y = rnd_df_e(rnd_int(-30, 30), 30);
+            break;
+        case 1: /* opposite signs, same or adjacent binade: heavy cancellation of the high parts */
+            ey = ex + rnd_int(-1, 1);
+            y = rnd_df_e(ey, 30);
+            if (signbit(y.hi) == signbit(x.hi))
+                y = raid_df_make(-y.hi, -y.lo);
+            break;
+        case 2: /* y.hi = -x.hi up to a few ulps: the result is made of the low parts */
+        {
+            float h = -x.hi;
+            for (int k = rnd_int(-3, 3); k > 0; k--)
+                h = nextafterf(h, INFINITY);
+            for (int k = rnd_int(-3, 3); k < 0; k++)
+                h = nextafterf(h, -INFINITY);
+            float lo = (float)rnd_sign() * ldexpf(rnd_mant(), ex - 23 - 24 - rnd_int(0, 20));
+            y = raid_fast_two_sum(h, lo);
+            break;
+        }
+        case 3: /* y.hi = -x.hi exactly: the result is x.lo + y.lo */
+            y = raid_fast_two_sum(-x.hi, (float)rnd_sign() * ldexpf(rnd_mant(), ex - 23 - 24 - rnd_int(0, 10)));
+            break;
+        case 4: /* different magnitudes, any signs */
+            y = rnd_df_e(ex - rnd_int(0, 60), 30);
+            break;
+        default: /* same magnitude, same sign, low parts of opposite signs */
+            y = rnd_df_e(ex, 30);
+            y = raid_df_make(copysignf(y.hi, x.hi), -copysignf(y.lo, x.lo));
+            y = raid_fast_two_sum(y.hi, y.lo);
+            break;
+        }
+        if (next_u64() & 1) {
+            raid_df t = x;
+            x = y;
+            y = t;
+        }
+        raid_df r = raid_df_add(x, y);
+        double t[4] = {x.hi, x.lo, y.hi, y.lo};
+        double rel = rel_err(r, t, 4);
+        if (rel > maxrel)
+            maxrel = rel;
+        if (!(rel <= 3.0 * U2) || !is_normalised(r))
+            fail_msg("raid_df_add((%a, %a), (%a, %a)) = (%a, %a): relative error %.6g u^2 > 3 u^2 or not "
+                     "normalised", (double)x.hi, (double)x.lo, (double)y.hi, (double)y.lo, (double)r.hi,
+                     (double)r.lo, rel / U2);
+    }
+    report("df_add", maxrel, 3, n);
+}
+
+/* ================================ raid_df_add_f ================================ */
+
+static void test_df_add_f(void **state)
+{
+    (void)state;
+    double maxrel = 0.0;
+    long n = 400000;
+    for (long i = 0; i < n; i++) {
+        int ex = rnd_int(-30, 30);
+        raid_df x = rnd_df_e(ex, 30);
+        float y;
+        switch (i % 4) {
+        case 0: y = rnd_float(-30, 30); break;
+        case 1: y = -copysignf(rnd_float_e(ex + rnd_int(-1, 1)), x.hi); break; /* cancellation */
+        case 2: /* y = -x.hi up to a few ulps */
+            y = -x.hi;
+            for (int k = rnd_int(0, 4); k > 0; k--)
+                y = nextafterf(y, (next_u64() & 1) ? INFINITY : -INFINITY);
+            break;
+        default: y = rnd_float_e(ex - rnd_int(0, 60)); break;
+        }
+        raid_df r = raid_df_add_f(x, y);
+        double t[3] = {x.hi, x.lo, y};
+        double rel = rel_err(r, t, 3);
+        if (rel > maxrel)
+            maxrel = rel;
+        if (!(rel <= 2.0 * U2) || !is_normalised(r))
+            fail_msg("raid_df_add_f((%a, %a), %a) = (%a, %a): relative error %.6g u^2 > 2 u^2 or not normalised",
+                     (double)x.hi, (double)x.lo, (double)y, (double)r.hi, (double)r.lo, rel / U2);
+    }
+    report("df_add_f", maxrel, 2, n);
+}
+
+/* ================================ products ================================ */
+
+static void test_df_mul_f(void **state)
+{
+    (void)state;
+    double maxrel = 0.0;
+    long n = 400000;
+    for (long i = 0; i < n; i++) {
+        raid_df x = rnd_df_e(rnd_int(-20, 20), 24);
+        float y = rnd_float(-20, 20);
+        raid_df r = raid_df_mul_f(x, y);
+        /* x.hi*y and x.lo*y: exact binary64 products of two floats */
+        double t[2] = {(double)x.hi * y, (double)x.lo * y};
+        double rel = rel_err(r, t, 2);
+        if (rel > maxrel)
+            maxrel = rel;
+        if (!(rel <= 2.0 * U2) || !is_normalised(r))
+            fail_msg("raid_df_mul_f((%a, %a), %a) = (%a, %a): relative error %.6g u^2 > 2 u^2", (double)x.hi,
+                     (double)x.lo, (double)y, (double)r.hi, (double)r.lo, rel / U2);
+    }
+    report("df_mul_f", maxrel, 2, n);
+}
+
+static void test_df_mul(void **state)
+{
+    (void)state;
+    double maxrel = 0.0;
+    long n = 400000;
+    for (long i = 0; i < n; i++) {
+        raid_df x = rnd_df_e(rnd_int(-20, 20), 24);
+        raid_df y = rnd_df_e(rnd_int(-20, 20), 24);
+        if (i % 4 == 0) /* squares, as the kernel forms them */
+            y = x;
+        raid_df r = raid_df_mul(x, y);
+        double t[4] = {(double)x.hi * y.hi, (double)x.hi * y.lo, (double)x.lo * y.hi, (double)x.lo * y.lo};
+        double rel = rel_err(r, t, 4);
+        if (rel > maxrel)
+            maxrel = rel;
+        if (!(rel <= 5.0 * U2) || !is_normalised(r))
+            fail_msg("raid_df_mul((%a, %a), (%a, %a)) = (%a, %a): relative error %.6g u^2 > 5 u^2", (double)x.hi,
+                     (double)x.lo, (double)y.hi, (double)y.lo, (double)r.hi, (double)r.lo, rel / U2);
+    }
+    report("df_mul", maxrel, 5, n);
+}
+
+/* ================================ raid_df_acc ================================ */
+
+/* Accumulate n terms lazily from zero, renormalise, and return the relative error against the exact sum. */
+static double acc_rel_err(const raid_df *terms, int n, raid_df *out)
+{
+    raid_df acc = raid_df_make(0.0f, 0.0f);
+    for (int i = 0; i < n; i++)
+        acc = raid_df_acc(acc, terms[i].hi, terms[i].lo);
+    raid_df r = raid_df_renorm(acc);
+    double t[128];
+    for (int i = 0; i < n; i++) {
+        t[2 * i] = terms[i].hi;
+        t[2 * i + 1] = terms[i].lo;
+    }
+    if (out)
+        *out = r;
+    return rel_err(r, t, 2 * n);
+}
+
+/* The documented bound: (n + 2) u^2 (1 + O(nu)); the O(nu) is taken as 4nu. */
+static double acc_bound(int n) { return (n + 2) * U2 * (1.0 + 4.0 * n * U); }
+
+static void test_df_acc_random(void **state)
+{
+    (void)state;
+    raid_df terms[64];
+    double maxrel = 0.0;
+    long trials = 30000;
+    for (long k = 0; k < trials; k++) {
+        int n = rnd_int(1, 64);
+        int e0 = rnd_int(-20, 20), spread = (int)(k % 4) * 8; /* equal magnitudes up to 24 binades apart */
+        for (int i = 0; i < n; i++) {
+            raid_df t = rnd_df_e(e0 - rnd_int(0, spread), 20);
+            if (t.hi < 0.0f)
+                t = raid_df_make(-t.hi, -t.lo);
+            if (k % 5 == 0 && i % 7 == 3)
+                t = raid_df_make(0.0f, 0.0f);
+            terms[i] = t;
+        }
+        double rel = acc_rel_err(terms, n, NULL);
+        double b = acc_bound(n);
+        if (rel / b > maxrel)
+            maxrel = rel / b;
+        if (!(rel <= b))
+            fail_msg("raid_df_acc: %d random terms, relative error %.4g u^2 > %.4g u^2", n, rel / U2, b / U2);
+    }
+    printf("# df_acc random  %8ld sums, max relative error %.4f of the bound (n + 2) u^2\n", trials, maxrel);
+}
+
+/* Adversarial data for the accumulation: first term 1, then n - 1 terms just below u = 2^-24, each
+ * chosen greedily among 4096 candidates to maximise the rounding loss of that step of raid_df_acc
+ * (measured exactly in double: all values lie within 2^-50 .. 2). Against the earlier lazy form (no
+ * renormalisation: acc.hi stays 1 while acc.lo grows to about k u, and each addition to acc.lo rounds
+ * away up to (k u) u / 2) this attack reached n^2 u^2 / 4 (cf. Ogita, Rump, Oishi 2005, SIAM J. Sci.
+ * Comput. 26, Prop. 4.5: gamma_{n-1}^2 sum|p_i| for Sum2); with renormalisation at every step the loss
+ * per step stays O(u^2) and the documented (n + 2) u^2 holds. */
+static int acc_adversarial(raid_df *terms, int n)
+{
+    raid_df acc = raid_df_make(0.0f, 0.0f);
+    terms[0] = raid_df_make(1.0f, 0.0f);
+    acc = raid_df_acc(acc, 1.0f, 0.0f);
+    for (int i = 1; i < n; i++) {
+        float best = 0x1p-25f;
+        double best_loss = -1.0;
+        for (int k = 1; k <= 4096; k++) {
+            float th = 0x1p-24f - (float)k * 0x1p-48f; /* in (2^-25, 2^-24) */
+            raid_df next = raid_df_acc(acc, th, 0.0f);
+            double loss = fabs((((double)acc.hi + (double)acc.lo) + (double)th) - ((double)next.hi + (double)next.lo));
+            if (loss > best_loss) {
+                best_loss = loss;
+                best = th;
+            }
+        }
+        terms[i] = raid_df_make(best, 0.0f);
+        acc = raid_df_acc(acc, best, 0.0f);
+    }
+    return n;
+}
+
+static void test_df_acc_adversarial(void **state)
+{
+    (void)state;
+    raid_df terms[64], r;
+    int bad = 0;
+    for (int n = 4; n <= 64; n *= 2) {
+        acc_adversarial(terms, n);
+        double rel = acc_rel_err(terms, n, &r);
+        double b = acc_bound(n);
+        printf("# df_acc adversarial n = %2d: relative error %7.1f u^2, documented bound (n + 2) u^2 = %4.1f u^2\n",
+               n, rel / U2, b / U2);
+        if (!(rel <= b)) {
+            printf("#   terms: 1, then (th, 0) with th =");
+            for (int i = 1; i < n; i++)
+                printf(" %a", (double)terms[i].hi);
+            printf("\n#   result after raid_df_renorm: (%a, %a)\n", (double)r.hi, (double)r.lo);
+            bad++;
+        }
+    }
+    if (bad)
+        fail_msg("raid_df_acc: the documented bound (n + 2) u^2 does not hold for %d of 5 adversarial sums "
+                 "(terms printed above)", bad);
+}
+
+/* ================================ cbrt and pow43 ================================ */
+
+static long double df_ld(raid_df x) { return (long double)x.hi + (long double)x.lo; } /* exact, see top */
+
+static double max_cbrt, max_pow;
+
+static void check_cbrt_pow(raid_df x, int with_pow)
+{
+    long double xv = df_ld(x);
+    raid_df c = raid_df_cbrt(x);
+    long double cr = cbrtl(xv);
+    double rel = (double)(fabsl(df_ld(c) - cr) / cr);
+    if (rel > max_cbrt)
+        max_cbrt = rel;
+    if (!(rel < 0x1p-43) || !is_normalised(c))
+        fail_msg("raid_df_cbrt((%a, %a)) = (%a, %a): relative error %.4g = 2^%.2f", (double)x.hi, (double)x.lo,
+                 (double)c.hi, (double)c.lo, rel, log2(rel));
+    if (!with_pow)
+        return;
+    raid_df p = raid_df_pow43(x);
+    long double pr = powl(xv, 4.0L / 3.0L);
+    rel = (double)(fabsl(df_ld(p) - pr) / pr);
+    if (rel > max_pow)
+        max_pow = rel;
+    if (!(rel < 0x1p-43) || !is_normalised(p))
+        fail_msg("raid_df_pow43((%a, %a)) = (%a, %a): relative error %.4g = 2^%.2f", (double)x.hi, (double)x.lo,
+                 (double)p.hi, (double)p.lo, rel, log2(rel));
+}
+
+/* A positive df with exponent e whose low part is at most 40 binades below the high part (exact in long
+ * double). */
+static raid_df rnd_pos_df(int e)
+{
+    raid_df x = rnd_df_e(e, 16);
+    return x.hi < 0.0f ? raid_df_make(-x.hi, -x.lo) : x;
+}
+
+static void test_cbrt_pow43(void **state)
+{
+    (void)state;
+    /* zero */
+    raid_df z = raid_df_cbrt(raid_df_make(0.0f, 0.0f));
+    assert_true(z.hi == 0.0f && z.lo == 0.0f);
+    z = raid_df_pow43(raid_df_make(0.0f, 0.0f));
+    assert_true(z.hi == 0.0f && z.lo == 0.0f);
+    /* exact cubes k^3 2^(3j): the cube root is exact */
+    for (int k = 1; k <= 255; k++)
+        for (int j = -40; j <= 30; j += 5) { /* x up to 2^114 */
+            float x = ldexpf((float)(k * k * k), 3 * j); /* k^3 < 2^24: exact */
+            raid_df c = raid_df_cbrt(raid_df_make(x, 0.0f));
+            if (c.hi != ldexpf((float)k, j) || c.lo != 0.0f)
+                fail_msg("raid_df_cbrt(%a) = (%a, %a), expected %d * 2^%d exactly", (double)x, (double)c.hi,
+                         (double)c.lo, k, j);
+            check_cbrt_pow(raid_df_make(x, 0.0f), 3 * j >= -57 && 3 * j <= 70); /* 2^-78 < x^(4/3) < 2^126 */
+        }
+    /* a cube of a 16-bit integer, held as a df: (2^16 - 1)^3 needs 48 bits */
+    for (uint32_t k = 65535; k > 60000; k -= 997) {
+        double cube = (double)k * k * k; /* < 2^48: exact */
+        float hi = (float)cube;
+        raid_df x = raid_df_make(hi, (float)(cube - hi));
+        check_cbrt_pow(x, 1);
+        raid_df c = raid_df_cbrt(x);
+        assert_true(fabs(((double)c.hi - k) + c.lo) <= 0x1p-42 * k);
+    }
+    /* random magnitudes. cbrt: 2^-100 .. 2^120, where every intermediate (down to x u) is normal. pow43:
+     * 2^-57 .. 2^95 (exponent <= 94), where x^(4/3) neither overflows nor has low parts (x^(4/3) u^2) below 2^-126. */
+    for (long i = 0; i < 300000; i++) {
+        int e = rnd_int(-100, 120);
+        check_cbrt_pow(rnd_pos_df(e), e >= -57 && e <= 94);
+    }
+    printf("# cbrt           max relative error 2^%.2f (bound 2^-43)\n", log2(max_cbrt));
+    printf("# pow43          max relative error 2^%.2f (bound 2^-43)\n", log2(max_pow));
+}
+
+/* Below 2^-100 the low-order terms of y0^3 underflow (raid_df.h excludes underflow): this only reports
+ * what happens down to 2^-120 and checks that the result is still a sensible float-accurate cube root. */
+static void test_cbrt_tiny(void **state)
+{
+    (void)state;
+    double worst = 0.0;
+    for (long i = 0; i < 50000; i++) {
+        raid_df x = rnd_pos_df(rnd_int(-120, -101));
+        raid_df c = raid_df_cbrt(x);
+        long double cr = cbrtl(df_ld(x));
+        double rel = (double)(fabsl(df_ld(c) - cr) / cr);
+        if (rel > worst)
+            worst = rel;
+        assert_true(rel < 0x1p-22);
+    }
+    printf("# cbrt 2^-120..2^-101 (underflowing intermediates): max relative error 2^%.2f\n", log2(worst));
+}
+
+/* ================================ med3 ================================ */
+
+static int df_same(raid_df a, raid_df b) { return a.hi == b.hi && a.lo == b.lo; }
+
+/* Reference median: sort three by (hi, lo) lexicographically (insertion sort). */
+static raid_df ref_med3(raid_df a, raid_df b, raid_df c)
+{
+    raid_df v[3] = {a, b, c};
+    for (int i = 1; i < 3; i++)
+        for (int j = i; j > 0 && (v[j].hi < v[j - 1].hi || (v[j].hi == v[j - 1].hi && v[j].lo < v[j - 1].lo));
+             j--) {
+            raid_df t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v[1];
+}
+
+static void check_med3_all_perms(raid_df a, raid_df b, raid_df c, raid_df expect)
+{
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    raid_df v[3] = {a, b, c};
+    for (int p = 0; p < 6; p++) {
+        raid_df m = raid_df_med3(v[perm[p][0]], v[perm[p][1]], v[perm[p][2]]);
+        if (!df_same(m, expect))
+            fail_msg("raid_df_med3 permutation %d%d%d of (%a,%a) (%a,%a) (%a,%a) gave (%a,%a), expected (%a,%a)",
+                     perm[p][0], perm[p][1], perm[p][2], (double)a.hi, (double)a.lo, (double)b.hi, (double)b.lo,
+                     (double)c.hi, (double)c.lo, (double)m.hi, (double)m.lo, (double)expect.hi,
+                     (double)expect.lo);
+    }
+}
+
+static void test_med3(void **state)
+{
+    (void)state;
+    raid_df lo = raid_df_make(1.0f, -0x1p-30f), mid = raid_df_make(1.0f, 0.0f), hi = raid_df_make(1.0f, 0x1p-30f);
+    /* equal hi, different lo */
+    check_med3_all_perms(lo, mid, hi, mid);
+    /* distinct hi */
+    check_med3_all_perms(raid_df_make(0.5f, 0x1p-27f), raid_df_make(2.0f, -0x1p-24f), raid_df_make(3.0f, 0.0f),
+                         raid_df_make(2.0f, -0x1p-24f));
+    /* ties: two equal, three equal */
+    check_med3_all_perms(lo, lo, hi, lo);
+    check_med3_all_perms(lo, hi, hi, hi);
+    check_med3_all_perms(mid, mid, mid, mid);
+    /* zeros (the kernel's padding) */
+    raid_df zero = raid_df_make(0.0f, 0.0f);
+    check_med3_all_perms(zero, zero, mid, zero);
+    check_med3_all_perms(zero, lo, mid, lo);
+    /* the median's low part must come with its high part (no mixing of components) */
+    check_med3_all_perms(raid_df_make(2.0f, 0x1p-25f), raid_df_make(2.0f, -0x1p-25f), raid_df_make(1.0f, 0x1p-26f),
+                         raid_df_make(2.0f, -0x1p-25f));
+    /* random triples drawn from few values to force ties in hi and in lo */
+    const float his[] = {0.0f, 0.25f, 1.0f, 1.0f + 0x1p-23f, 3.0f};
+    const float los[] = {-0x1p-26f, -0x1p-40f, 0.0f, 0x1p-40f, 0x1p-26f};
+    for (int i = 0; i < 20000; i++) {
+        raid_df v[3];
+        for (int j = 0; j < 3; j++) {
+            float h = his[next_u64() % 5];
+            v[j] = raid_df_make(h, h == 0.0f ? 0.0f : los[next_u64() % 5]);
+        }
+        check_med3_all_perms(v[0], v[1], v[2], ref_med3(v[0], v[1], v[2]));
+    }
+}
+
+/* The environment the tests rely on: binary32 arithmetic that rounds to nearest even and a true fma. */
+static void test_environment(void **state)
+{
+    (void)state;
+    volatile float one = 1.0f, tiny = 0x1p-24f;
+    assert_true(one + tiny == 1.0f);                             /* tie to even, no extended precision */
+    assert_true((one + 0x1p-23f) + tiny == 1.0f + 0x1p-22f);     /* tie to even, upwards */
+    volatile float a = 1.0f + 0x1p-23f;
+    assert_true(fmaf(a, a, -(1.0f + 0x1p-22f)) == 0x1p-46f);     /* fma rounds once */
+    assert_true(a * a - (1.0f + 0x1p-22f) == 0.0f);              /* no contraction into an fma */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_two_sum_cases),
+        cmocka_unit_test(test_two_sum_random),
+        cmocka_unit_test(test_fast_two_sum),
+        cmocka_unit_test(test_two_prod_cases),
+        cmocka_unit_test(test_two_prod_random),
+        cmocka_unit_test(test_df_add),
+        cmocka_unit_test(test_df_add_f),
+        cmocka_unit_test(test_df_mul_f),
+        cmocka_unit_test(test_df_mul),
+        cmocka_unit_test(test_df_acc_random),
+        cmocka_unit_test(test_df_acc_adversarial),
+        cmocka_unit_test(test_cbrt_pow43),
+        cmocka_unit_test(test_cbrt_tiny),
+        cmocka_unit_test(test_med3),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
