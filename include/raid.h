@@ -26,13 +26,20 @@
 extern "C" {
 #endif
 
+/* Symbols of the shared library are hidden unless marked RAID_API. */
+#if defined(__GNUC__)
+#define RAID_API __attribute__((visibility("default")))
+#else
+#define RAID_API
+#endif
+
 #define RAID_VERSION_MAJOR 0
 #define RAID_VERSION_MINOR 1
 #define RAID_VERSION_PATCH 0
 #define RAID_VERSION_STRING "0.1.0"
 
 /** The library's version string, e.g. "0.1.0". */
-const char *raid_version(void);
+RAID_API const char *raid_version(void);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Errors                                                                                            */
@@ -53,7 +60,7 @@ typedef enum raid_status {
 } raid_status;
 
 /** A static, human-readable name of a status ("invalid argument", ...). Never NULL. */
-const char *raid_strerror(raid_status s);
+RAID_API const char *raid_strerror(raid_status s);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Context: backend selection and precision policy                                                   */
@@ -76,28 +83,28 @@ typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precisi
  *  lists them). NULL means the environment variable RAID_DEVICE, or "auto" when it is unset.
  *  Errors: RAID_EINVAL (unknown spec), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM. On failure *out is NULL;
  *  a message is written to errbuf (if not NULL, errbuf_len bytes at most). */
-raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len);
+RAID_API raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len);
 
 /** Destroy a context and every device resource it holds. NULL is a no-op. */
-void raid_ctx_destroy(raid_ctx *ctx);
+RAID_API void raid_ctx_destroy(raid_ctx *ctx);
 
 /** The backend in use and a description of the device ("cpu (float64, 2 threads)", "opencl:0.0 NVIDIA H200"). */
-raid_backend raid_ctx_backend(const raid_ctx *ctx);
-const char *raid_ctx_device_name(const raid_ctx *ctx);
+RAID_API raid_backend raid_ctx_backend(const raid_ctx *ctx);
+RAID_API const char *raid_ctx_device_name(const raid_ctx *ctx);
 
 /** The message of the last failure on this context ("" if none). Valid until the next call on ctx. */
-const char *raid_ctx_errmsg(const raid_ctx *ctx);
+RAID_API const char *raid_ctx_errmsg(const raid_ctx *ctx);
 
 /** Precision policy (ignored by the cpu backend, which is float64 throughout). Default RAID_PREC_DF. */
-raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p);
-raid_precision raid_ctx_precision(const raid_ctx *ctx);
+RAID_API raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p);
+RAID_API raid_precision raid_ctx_precision(const raid_ctx *ctx);
 
 /** Chunk plan policy: chunk_len returns per chunk (default 4096), reduced by one work-group of
  *  wg_width work-items (default 256). chunk_len must be a positive multiple of wg_width, wg_width a
  *  power of two in [1, 1024] and at most the device's work-group limit. Device results are bitwise
  *  reproducible for a given (chunk_len, wg_width). Errors: RAID_EINVAL. */
-raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width);
-void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);
+RAID_API raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width);
+RAID_API void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);
 
 /** Where kernel timings are reported: after each device call, the summed kernel time (OpenCL
  *  profiling events) and host-to-device bytes of the last call. Zero on the cpu backend. */
@@ -109,7 +116,7 @@ typedef struct raid_timing {
     uint64_t launches;    /* kernel launches */
     uint64_t host_segments; /* segments recomputed on the host in float64 (underflow guard) */
 } raid_timing;
-void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
+RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Devices                                                                                           */
@@ -127,7 +134,7 @@ typedef struct raid_device_info {
 
 /** List OpenCL devices. Writes up to cap entries to out and their total number to *count.
  *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK. */
-raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
+RAID_API raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Realized measures                                                                                 */
@@ -152,8 +159,8 @@ typedef struct raid_realized {
 #define RAID_REALIZED_NMEASURES 9
 /** Names of the measure columns in output order: "rv","bpv","rs_neg","rs_pos","rq","tpq","medrv",
  *  "jump_z","jump_p". raid_realized_get(x, k) returns the k-th of them. */
-extern const char *const raid_realized_names[RAID_REALIZED_NMEASURES];
-double raid_realized_get(const raid_realized *x, int k);
+extern RAID_API const char *const raid_realized_names[RAID_REALIZED_NMEASURES];
+RAID_API double raid_realized_get(const raid_realized *x, int k);
 
 /** Compute the realized measures of nseg segments.
  *  r: the returns of all segments back to back; segment s is r[offsets[s] .. offsets[s+1]) (offsets has
@@ -162,18 +169,18 @@ double raid_realized_get(const raid_realized *x, int k);
  *  double-float and the host combines the partials in float64 (docs/precision.md).
  *  Errors: RAID_EINVAL (NULL pointers, decreasing offsets, a non-finite return), RAID_ENOMEM and the
  *  device errors. */
-raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+RAID_API raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                   raid_realized *out);
 
 /** Documented worst-case relative bound of the device path against float64 for measure k (order of
  *  raid_realized_names) under policy p, for a segment of M returns. For jump_z and jump_p the bound is on
  *  the scaled error described in docs/precision.md. */
-double raid_realized_bound(raid_precision p, int k, int64_t M);
+RAID_API double raid_realized_bound(raid_precision p, int k, int64_t M);
 
 /** The scaled difference used by `--check` between a device result a and a float64 result b for
  *  measure k: |a-b|/|b| for k < 7; for jump_z and jump_p the difference scaled as docs/precision.md says.
  *  0 when both are NAN; INFINITY when exactly one is. */
-double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k);
+RAID_API double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k);
 
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -198,13 +205,13 @@ typedef struct raid_read_opts {
     int64_t sample_us;         /* sampling interval in microseconds; 0 = tick (every observation); default 300e6 (5min) */
 } raid_read_opts;
 
-void raid_read_opts_init(raid_read_opts *o);
+RAID_API void raid_read_opts_init(raid_read_opts *o);
 
 /** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
  *  Errors: RAID_EINVAL. */
-raid_status raid_parse_sample(const char *s, int64_t *us);
+RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
 /** Parse "HH:MM-HH:MM" into seconds after midnight. Errors: RAID_EINVAL. */
-raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
+RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
 
 /** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next. */
 typedef struct raid_batch {
@@ -216,29 +223,29 @@ typedef struct raid_batch {
     size_t nseg, seg_cap;
 } raid_batch;
 
-void raid_batch_init(raid_batch *b);
-void raid_batch_clear(raid_batch *b);   /* keeps the memory */
-void raid_batch_free(raid_batch *b);
+RAID_API void raid_batch_init(raid_batch *b);
+RAID_API void raid_batch_clear(raid_batch *b);   /* keeps the memory */
+RAID_API void raid_batch_free(raid_batch *b);
 
 /** Open a CSV file (header row; "-" reads standard input). Errors: RAID_EIO, RAID_EPARSE (missing
  *  column: the message names the file, line 1 and the column), RAID_EINVAL (bad options, unknown tz),
  *  RAID_ENOMEM. On failure *out is NULL and errbuf (if not NULL) holds the message. */
-raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o,
+RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o,
                              char *errbuf, size_t errbuf_len);
 
 /** Append complete segments to b (b is not cleared first) until it holds at least max_returns returns
  *  or the input ends. Memory is bounded by the open segments (one per symbol) plus the batch.
  *  Sets *done to 1 when the input is exhausted and every segment has been delivered.
  *  Errors: RAID_EPARSE ("FILE:LINE:COL: message" from raid_reader_errmsg), RAID_EIO, RAID_ENOMEM. */
-raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
+RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
 
 /** The message of the last failure ("" if none). */
-const char *raid_reader_errmsg(const raid_reader *rd);
+RAID_API const char *raid_reader_errmsg(const raid_reader *rd);
 /** Name of symbol index i ("" when the file has no symbol column); NULL if out of range. */
-const char *raid_reader_symbol(const raid_reader *rd, uint32_t i);
+RAID_API const char *raid_reader_symbol(const raid_reader *rd, uint32_t i);
 /** Bytes consumed so far and total file size (0 if unknown), for progress reporting. */
-void raid_reader_progress(const raid_reader *rd, uint64_t *consumed, uint64_t *total);
-void raid_reader_close(raid_reader *rd);
+RAID_API void raid_reader_progress(const raid_reader *rd, uint64_t *consumed, uint64_t *total);
+RAID_API void raid_reader_close(raid_reader *rd);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Simulation                                                                                        */
@@ -260,17 +267,17 @@ typedef struct raid_sim_opts {
     double start_price;      /* default 100 */
 } raid_sim_opts;
 
-void raid_sim_opts_init(raid_sim_opts *o);
+RAID_API void raid_sim_opts_init(raid_sim_opts *o);
 
 /** Simulate log returns directly (no CSV): nsymbols*ndays segments of obs_per_day-1 returns each, in
  *  symbol-major order. r must hold nsymbols*ndays*(obs_per_day-1) doubles, iv nsymbols*ndays (the
  *  integrated variance of each day, may be NULL). Errors: RAID_EINVAL. */
-raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv);
+RAID_API raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv);
 
 /** Write the simulated prices as CSV "symbol,timestamp,price" to prices_path (09:30:00 to 16:00:00 on
  *  consecutive weekdays from 2020-01-02, evenly spaced) and, if iv_path is not NULL, "symbol,date,iv".
  *  Files are written to a temporary name and renamed. Errors: RAID_EINVAL, RAID_EIO, RAID_ENOMEM. */
-raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path,
+RAID_API raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path,
                               char *errbuf, size_t errbuf_len);
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
+#include "core/internal.h"
 #include "realized/realized_internal.h"
 
 #include <math.h>
@@ -279,6 +280,77 @@ static void test_device_many_segments(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* Simulated intraday returns (stochastic volatility, jumps, microstructure noise) with M from 2 to 10^6. */
+static void test_device_simulated(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    const int64_t ms[] = {2, 3, 10, 78, 390, 4097, 23400, 1000000};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        raid_sim_opts o;
+        raid_sim_opts_init(&o);
+        o.seed = 100 + i;
+        o.ndays = ms[i] < 1000 ? 50 : (ms[i] < 100000 ? 4 : 1);
+        o.obs_per_day = ms[i] + 1;
+        o.jump_rate = 1.0;
+        o.noise_sd = i % 2 ? 1e-5 : 0.0;
+        const size_t n = (size_t)o.ndays * (size_t)ms[i];
+        double *r = malloc(n * sizeof *r);
+        int64_t *off = malloc(((size_t)o.ndays + 1) * sizeof *off);
+        assert_int_equal(raid_simulate_returns(&o, r, NULL), RAID_OK);
+        for (int d = 0; d <= o.ndays; d++)
+            off[d] = (int64_t)d * ms[i];
+        char what[64];
+        snprintf(what, sizeof what, "simulated M=%lld", (long long)ms[i]);
+        check_device(dev, cpu, r, off, (size_t)o.ndays, what);
+        free(r);
+        free(off);
+    }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+/* Batching: the chunk plan promises results independent of how chunks are grouped into launches.
+ * Small batches force many launches through the two-buffer pipeline; the results must be bitwise equal
+ * to one big batch. */
+static void test_device_batches(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    const size_t ns = 300;
+    int64_t off[301];
+    off[0] = 0;
+    for (size_t i = 0; i < ns; i++)
+        off[i + 1] = off[i] + (int64_t)(next_u64() % 9000);
+    double *r = gaussian_returns((size_t)off[ns], 1e-3);
+    raid_realized *a = malloc(ns * sizeof *a), *b = malloc(ns * sizeof *b);
+    for (int p = 0; p < 2; p++) {
+        raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+        dev->max_batch_elems = 0;
+        assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
+        const size_t sizes[] = {4100, 10000, 65536};
+        for (size_t k = 0; k < 3; k++) {
+            dev->max_batch_elems = sizes[k];
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+            raid_timing t;
+            raid_ctx_last_timing(dev, &t);
+            assert_true(t.launches > 2);
+            assert_memory_equal(a, b, ns * sizeof *a);
+        }
+    }
+    dev->max_batch_elems = 0;
+    check_device(dev, cpu, r, off, ns, "batches");
+    free(a);
+    free(b);
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 /* Returns whose powers underflow binary32 even after the power-of-two scaling: the host recomputes the
  * affected segments in float64 (the underflow guard), so every measure stays within its bound. */
 static void test_device_underflow_guard(void **state)
@@ -340,6 +412,8 @@ int main(void)
         cmocka_unit_test(test_device_edges),
         cmocka_unit_test(test_device_many_chunks_and_policies),
         cmocka_unit_test(test_device_many_segments),
+        cmocka_unit_test(test_device_simulated),
+        cmocka_unit_test(test_device_batches),
         cmocka_unit_test(test_device_underflow_guard),
         cmocka_unit_test(test_device_determinism),
     };

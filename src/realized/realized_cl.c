@@ -141,7 +141,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     double *straddle = calloc((nseg ? nseg : 1) * RAID_NACC, sizeof *straddle);
     cl_batch_buf bb[2];
     memset(bb, 0, sizeof bb);
-    size_t max_elems = MAX_BATCH_ELEMS;
+    size_t max_elems = ctx->max_batch_elems ? ctx->max_batch_elems : MAX_BATCH_ELEMS;
     if (!seg_e || !scale || !straddle) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
