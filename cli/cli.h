@@ -15,6 +15,12 @@ int cmd_precision_report(int argc, char **argv);
 /* Help text of a command (NULL if unknown). */
 const char *cli_help(const char *cmd);
 
+/* Strict parsing of option values (cli/args.c): 0 on success, -1 if s is not entirely a number in
+ * [lo, hi] (finite for doubles). */
+int cli_parse_u64(const char *s, uint64_t *v);
+int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v);
+int cli_parse_double(const char *s, double *v);
+
 /* Exit status for a library status. */
 int cli_exit_for(raid_status s);
 

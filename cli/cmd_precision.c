@@ -26,17 +26,6 @@ typedef struct prec_row {
     double max_err, rms_err, rms_pred, max_pred;
 } prec_row;
 
-static int prec_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-    errno = 0;
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end || end == s || x < lo || x > hi)
-        return -1;
-    *v = (int64_t)x;
-    return 0;
-}
-
 /* 1 if an executable named name is in PATH. */
 static int prec_in_path(const char *name)
 {
@@ -215,19 +204,19 @@ int cmd_precision_report(int argc, char **argv)
         case OPT_DEVICE: device = optarg; break;
         case OPT_DATA: data = optarg; break;
         case OPT_SEGMENTS:
-            if (prec_parse_i64(optarg, 1, 1000000, &segments)) {
+            if (cli_parse_i64(optarg, 1, 1000000, &segments)) {
                 fprintf(stderr, "raid precision-report: --segments must be an integer in [1, 10^6]\n");
                 return EXIT_USAGE;
             }
             break;
         case OPT_SEED:
-            if (prec_parse_i64(optarg, 0, INT64_MAX, &seed)) {
+            if (cli_parse_i64(optarg, 0, INT64_MAX, &seed)) {
                 fprintf(stderr, "raid precision-report: --seed must be a non-negative integer\n");
                 return EXIT_USAGE;
             }
             break;
         case OPT_MAX_M:
-            if (prec_parse_i64(optarg, 10, 10000000, &max_m)) {
+            if (cli_parse_i64(optarg, 10, 10000000, &max_m)) {
                 fprintf(stderr, "raid precision-report: --max-m must be an integer in [10, 10^7]\n");
                 return EXIT_USAGE;
             }

@@ -80,7 +80,7 @@ int cmd_realized(int argc, char **argv)
     raid_read_opts_init(&ro);
     const char *out_path = NULL, *device = NULL;
     raid_precision prec = RAID_PREC_DF;
-    long chunk = 4096;
+    int64_t chunk = 4096;
     int check = 0, opt;
     optind = 1;
     opterr = 0;
@@ -120,15 +120,12 @@ int cmd_realized(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case 'c': {
-            char *end;
-            chunk = strtol(optarg, &end, 10);
-            if (*end || chunk <= 0) {
+        case 'c':
+            if (cli_parse_i64(optarg, 1, INT64_MAX, &chunk)) {
                 fprintf(stderr, "raid realized: bad --chunk '%s'\n", optarg);
                 return EXIT_USAGE;
             }
             break;
-        }
         case 'k': check = 1; break;
         case 'z': ro.tz = optarg; break;
         case 1: ro.symbol_col = optarg; break;

@@ -10,45 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Strict number parsing: the whole string, no overflow. Return 0 on success. */
-static int sim_parse_u64(const char *s, uint64_t *v)
-{
-    const char *p = s;
-    while (*p == ' ')
-        p++;
-    if (*p < '0' || *p > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long x = strtoull(p, &end, 0);
-    if (errno || *end || end == p)
-        return -1;
-    *v = (uint64_t)x;
-    return 0;
-}
-
-static int sim_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-    errno = 0;
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end || end == s || x < lo || x > hi)
-        return -1;
-    *v = (int64_t)x;
-    return 0;
-}
-
-static int sim_parse_double(const char *s, double *v)
-{
-    errno = 0;
-    char *end;
-    double x = strtod(s, &end);
-    if (errno || *end || end == s || !isfinite(x))
-        return -1;
-    *v = x;
-    return 0;
-}
-
 enum {
     OPT_SEED = 256, OPT_SYMBOLS, OPT_DAYS, OPT_OBS, OPT_MEAN_VAR, OPT_VOL_OF_VAR, OPT_KAPPA, OPT_RHO,
     OPT_JUMP_RATE, OPT_JUMP_SD, OPT_NOISE_SD, OPT_START_PRICE, OPT_IV
@@ -85,24 +46,24 @@ int cmd_simulate(int argc, char **argv)
         int64_t iv64 = 0;
         double d = 0;
         switch (c) {
-        case OPT_SEED: bad = sim_parse_u64(optarg, &o.seed); break;
+        case OPT_SEED: bad = cli_parse_u64(optarg, &o.seed); break;
         case OPT_SYMBOLS:
-            bad = sim_parse_i64(optarg, 1, INT_MAX, &iv64);
+            bad = cli_parse_i64(optarg, 1, INT_MAX, &iv64);
             o.nsymbols = (int)iv64;
             break;
         case OPT_DAYS:
-            bad = sim_parse_i64(optarg, 1, INT_MAX, &iv64);
+            bad = cli_parse_i64(optarg, 1, INT_MAX, &iv64);
             o.ndays = (int)iv64;
             break;
-        case OPT_OBS: bad = sim_parse_i64(optarg, 2, INT64_MAX, &o.obs_per_day); break;
-        case OPT_MEAN_VAR: bad = sim_parse_double(optarg, &d) || !(d > 0); o.mean_var = d; break;
-        case OPT_VOL_OF_VAR: bad = sim_parse_double(optarg, &d) || d < 0; o.vol_of_logvar = d; break;
-        case OPT_KAPPA: bad = sim_parse_double(optarg, &d) || d < 0; o.mean_reversion = d; break;
-        case OPT_RHO: bad = sim_parse_double(optarg, &d) || fabs(d) > 1; o.rho = d; break;
-        case OPT_JUMP_RATE: bad = sim_parse_double(optarg, &d) || d < 0; o.jump_rate = d; break;
-        case OPT_JUMP_SD: bad = sim_parse_double(optarg, &d) || d < 0; o.jump_sd = d; break;
-        case OPT_NOISE_SD: bad = sim_parse_double(optarg, &d) || d < 0; o.noise_sd = d; break;
-        case OPT_START_PRICE: bad = sim_parse_double(optarg, &d) || !(d > 0); o.start_price = d; break;
+        case OPT_OBS: bad = cli_parse_i64(optarg, 2, INT64_MAX, &o.obs_per_day); break;
+        case OPT_MEAN_VAR: bad = cli_parse_double(optarg, &d) || !(d > 0); o.mean_var = d; break;
+        case OPT_VOL_OF_VAR: bad = cli_parse_double(optarg, &d) || d < 0; o.vol_of_logvar = d; break;
+        case OPT_KAPPA: bad = cli_parse_double(optarg, &d) || d < 0; o.mean_reversion = d; break;
+        case OPT_RHO: bad = cli_parse_double(optarg, &d) || fabs(d) > 1; o.rho = d; break;
+        case OPT_JUMP_RATE: bad = cli_parse_double(optarg, &d) || d < 0; o.jump_rate = d; break;
+        case OPT_JUMP_SD: bad = cli_parse_double(optarg, &d) || d < 0; o.jump_sd = d; break;
+        case OPT_NOISE_SD: bad = cli_parse_double(optarg, &d) || d < 0; o.noise_sd = d; break;
+        case OPT_START_PRICE: bad = cli_parse_double(optarg, &d) || !(d > 0); o.start_price = d; break;
         case 'o': out = optarg; break;
         case OPT_IV: iv = optarg; break;
         case 'h': fputs(cli_help("simulate"), stdout); return 0;

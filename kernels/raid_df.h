@@ -23,7 +23,7 @@
 #ifndef RAID_DF_H
 #define RAID_DF_H
 
-#ifdef __OPENCL_VERSION__
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 #pragma OPENCL FP_CONTRACT OFF
 #define RAID_DF_FN inline
 #define RAID_FMAF(a, b, c) fma((a), (b), (c))
@@ -141,7 +141,7 @@ RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
  * parts underflow (callers scale their data). Returns (y0, delta) renormalised. x == 0 gives 0. */
 RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
 {
-#if defined(__OPENCL_VERSION__) && RAID_FAST_CBRT
+#if (defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)) && RAID_FAST_CBRT
     /* y0 from the special-function unit (about 2^-19 relative for the scaled range), one float
      * Newton step to about u, then the double-float step below. */
     float z = native_exp2(native_log2(x.hi) * (1.0f / 3.0f));
@@ -156,7 +156,7 @@ RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
     float den = 3.0f * s.hi;
     /* The correction is about 2u * y0, so a quotient good to 2^-21 (native_divide: 2 ulp on NVIDIA)
      * adds at most 2^-44 y0. */
-#ifdef __OPENCL_VERSION__
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
     float delta = den > 0.0f ? native_divide(d, den) : 0.0f;
 #else
     float delta = den > 0.0f ? d / den : 0.0f;

@@ -116,3 +116,18 @@ int t_have_opencl(void)
     size_t n = 0;
     return raid_devices(NULL, 0, &n) == RAID_OK && n > 0;
 }
+
+const char *t_device(void)
+{
+    const char *d = getenv("RAID_TEST_DEVICE");
+    return d && *d ? d : "opencl";
+}
+
+raid_ctx *t_open_ctx(const char *dev)
+{
+    char err[4096];
+    raid_ctx *c = NULL;
+    if (raid_ctx_create(&c, dev, err, sizeof err) != RAID_OK)
+        fail_msg("raid_ctx_create(%s): %s", dev, err);
+    return c;
+}

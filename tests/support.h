@@ -21,6 +21,12 @@ int t_file_exists(const char *path);
 int t_run(const char *cmdline, char **out, char **err);
 /* Path of a file in ../shared/data. */
 const char *t_data(const char *name);
+/* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 where several platforms exist), else the
+ * first OpenCL device ("opencl"). */
+const char *t_device(void);
+/* A context on dev; fails the test with the library's message if it cannot be created. */
+struct raid_ctx;
+struct raid_ctx *t_open_ctx(const char *dev);
 /* 1 if an OpenCL device is available (PoCL in CI). */
 int t_have_opencl(void);
 #endif

@@ -15,13 +15,6 @@
 
 #define HEADER "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p"
 
-/* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0), else the first OpenCL device. */
-static const char *test_device(void)
-{
-    const char *d = getenv("RAID_TEST_DEVICE");
-    return d && *d ? d : "opencl";
-}
-
 /* Run "RAID_CLI <args>" (printf-style); stdout and stderr into *out and *err (malloc'd, never NULL). */
 static int cli(char **out, char **err, const char *fmt, ...)
 {
@@ -249,7 +242,7 @@ static void test_device_vs_cpu_real(void **state)
             char dev_path[512];
             snprintf(dev_path, sizeof dev_path, "%s", t_tmppath("real_dev.csv"));
             int st = cli(&out, &err, "realized %s --device %s --precision %s --check -o '%s'", common,
-                         test_device(), pn, dev_path);
+                         t_device(), pn, dev_path);
             if (st != 0 || !strstr(err, "check passed"))
                 fail_msg("%s --precision %s: exit %d, stderr:\n%s", common, pn, st, err);
             assert_int_equal(out[0], 0); /* everything went to the file */
@@ -370,7 +363,7 @@ static void test_returns_input(void **state)
                      0);
     const int ndev = t_have_opencl() ? 2 : 1;
     for (int dv = 0; dv < ndev; dv++) {
-        const char *dev = dv ? test_device() : "cpu";
+        const char *dev = dv ? t_device() : "cpu";
         char *out, *err;
         const char *path = t_tmppath("rets_out.csv");
         if (cli(&out, &err, "realized '%s' --input returns --device %s -o '%s'", in, dev, path))
@@ -430,7 +423,7 @@ static void test_short_segments(void **state)
     };
     const int ndev = t_have_opencl() ? 2 : 1;
     for (int dv = 0; dv < ndev; dv++) {
-        const char *dev = dv ? test_device() : "cpu";
+        const char *dev = dv ? t_device() : "cpu";
         char *out, *err;
         if (cli(&out, &err, "realized '%s' --sample tick --device %s", in, dev))
             fail_msg("short segments on %s: %s", dev, err);
@@ -598,7 +591,7 @@ static void test_underflow_guard(void **state)
         const char *path = t_tmppath("underflow_out.csv");
         char *out, *err;
         int st = cli(&out, &err, "realized '%s' --input returns --device %s --precision %s --check -o '%s'", in,
-                     test_device(), p ? "df" : "f32", path);
+                     t_device(), p ? "df" : "f32", path);
         if (st != 0 || !strstr(err, "check passed"))
             fail_msg("underflowing returns (%s): exit %d (expected 0), stderr:\n%s", p ? "df" : "f32", st, err);
         char *csv = t_read_file(path);
@@ -616,7 +609,7 @@ static void test_underflow_guard(void **state)
 static void test_progress_and_stdout(void **state)
 {
     (void)state;
-    const char *dev = t_have_opencl() ? test_device() : "cpu";
+    const char *dev = t_have_opencl() ? t_device() : "cpu";
     char *out, *err;
     /* stderr of t_run is a file: no progress bar (no carriage return) */
     int st = cli(&out, &err, "realized '%s' --sample tick --device %s --check", t_data("usdchf_30min.csv"), dev);

@@ -15,21 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *test_device(void)
-{
-    const char *d = getenv("RAID_TEST_DEVICE");
-    return d && *d ? d : "opencl";
-}
-
-static raid_ctx *open_ctx(const char *dev)
-{
-    char err[4096];
-    raid_ctx *c = NULL;
-    if (raid_ctx_create(&c, dev, err, sizeof err) != RAID_OK)
-        fail_msg("raid_ctx_create(%s): %s", dev, err);
-    return c;
-}
-
 typedef struct law_stats {
     double rms, max;
 } law_stats;
@@ -86,7 +71,7 @@ static void test_f32_law(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     const double u = ldexp(1.0, -24);
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     int bad = 0;
@@ -140,7 +125,7 @@ static void test_df_accumulation(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     const double u2 = ldexp(1.0, -48);
     printf("df:  %8s %4s %12s %12s %12s\n", "M", "K", "rms", "max", "rms_pred");
     for (int i = 0; i < NM; i++) {

@@ -82,24 +82,6 @@ static void plain(const double *r, int64_t M, raid_realized *o)
     }
 }
 
-/* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 on a machine with several platforms), else
- * the first OpenCL device. */
-static const char *test_device(void)
-{
-    const char *d = getenv("RAID_TEST_DEVICE");
-    return d && *d ? d : "opencl";
-}
-
-static raid_ctx *open_ctx(const char *dev)
-{
-    char err[4096];
-    raid_ctx *c = NULL;
-    raid_status s = raid_ctx_create(&c, dev, err, sizeof err);
-    if (s != RAID_OK)
-        fail_msg("raid_ctx_create(%s): %s", dev, err);
-    return c;
-}
-
 /* Compare two result sets: relative differences of measures 0..6 within tol each, scaled jump
  * differences within tol_z. */
 static void expect_close(const raid_realized *a, const raid_realized *b, size_t n, double tol, double tol_z,
@@ -122,7 +104,7 @@ static void expect_close(const raid_realized *a, const raid_realized *b, size_t 
 static void test_cpu_vs_plain(void **state)
 {
     (void)state;
-    raid_ctx *cpu = open_ctx("cpu");
+    raid_ctx *cpu = t_open_ctx("cpu");
     const int64_t lens[] = {0, 1, 2, 3, 4, 5, 17, 100, 4096, 40000, 70000};
     const size_t ns = sizeof lens / sizeof lens[0];
     int64_t off[16] = {0};
@@ -145,7 +127,7 @@ static void test_cpu_vs_plain(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    raid_ctx *cpu = open_ctx("cpu");
+    raid_ctx *cpu = t_open_ctx("cpu");
     double r[3] = {0.1, NAN, 0.2};
     int64_t off[2] = {0, 3}, bad[3] = {0, 2, 1};
     raid_realized out[2];
@@ -214,7 +196,7 @@ static void test_device_edges(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     /* segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item */
     const int64_t lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
     const size_t ns = sizeof lens / sizeof lens[0];
@@ -237,7 +219,7 @@ static void test_device_many_chunks_and_policies(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     /* one segment spanning thousands of chunks (chunk 256, work-group 64) */
     int64_t off[3] = {0, 1000003, 1000003 + 7777};
     double *r = gaussian_returns((size_t)off[2], 1e-4);
@@ -262,7 +244,7 @@ static void test_device_many_segments(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     const size_t ns = 100000;
     int64_t *off = malloc((ns + 1) * sizeof *off);
     off[0] = 0;
@@ -286,7 +268,7 @@ static void test_device_simulated(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     const int64_t ms[] = {2, 3, 10, 78, 390, 4097, 23400, 1000000};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         raid_sim_opts o;
@@ -320,7 +302,7 @@ static void test_device_batches(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     const size_t ns = 300;
     int64_t off[301];
     off[0] = 0;
@@ -358,7 +340,7 @@ static void test_device_underflow_guard(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device()), *cpu = open_ctx("cpu");
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
     double r[] = {0.01, -1e-60, 0.02, -3e-60, 0.015,      /* negative returns all tiny */
                   1e-3, 2e-40, -1e-3, 3e-40, 2e-3, -4e-40, /* tiny returns between normal ones */
                   0.0, 0.0, 0.0,                          /* all zero */
@@ -390,7 +372,7 @@ static void test_device_determinism(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *dev = open_ctx(test_device());
+    raid_ctx *dev = t_open_ctx(t_device());
     int64_t off[4] = {0, 100000, 100001, 123457};
     double *r = gaussian_returns((size_t)off[3], 1e-3);
     raid_realized a[3], b[3];

@@ -536,6 +536,32 @@ static void process_header(raid_reader *rd)
 #define FLINE(k) rd->fld[k].line
 #define FCOL(k) (rd->col[k] + 1)
 
+/* Order checks and segment switching shared by prices and returns. key orders the rows of a symbol
+ * (the instant of a price, the day of a return; equal keys are allowed), day is the row's local date.
+ * Closes the symbol's segment when the date moves on and opens the next. 0, or -1 after a failure. */
+static int advance(raid_reader *rd, sym_state *s, uint32_t si, int64_t key, int64_t day)
+{
+    const char *what = NULL;
+    if (s->has_prev && key < s->prev_key)
+        what = rd->kind == RAID_INPUT_RETURNS ? "date" : "time";
+    else if (s->has_seg && day < s->day)
+        what = "date";
+    if (what) {
+        PARSE_FAIL(rd, FLINE(F_TIME), FCOL(F_TIME), "%s goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)",
+                   what, s->name, FTEXT(F_TIME), s->prev_text, (unsigned long long)s->prev_line);
+        return -1;
+    }
+    s->has_prev = 1;
+    s->prev_key = key;
+    s->prev_line = FLINE(F_TIME);
+    snprintf(s->prev_text, sizeof s->prev_text, "%.*s", FTEXT(F_TIME));
+    if (s->has_seg && day != s->day && close_segment(rd, si) != RAID_OK)
+        return -1;
+    if (!s->has_seg)
+        open_segment(s, day);
+    return 0;
+}
+
 static void process_prices(raid_reader *rd, sym_state *s, uint32_t si)
 {
     raid_io_ts ts;
@@ -557,27 +583,9 @@ static void process_prices(raid_reader *rd, sym_state *s, uint32_t si)
         instant = ts.wall_us - (int64_t)ts.offset_s * RAID_US_PER_S;
         local = instant + (int64_t)tz_offset(rd, raid_io_floordiv(instant, RAID_US_PER_S)) * RAID_US_PER_S;
     }
-    if (s->has_prev && instant < s->prev_key) {
-        PARSE_FAIL(rd, FLINE(F_TIME), FCOL(F_TIME),
-                   "time goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)", s->name,
-                   FTEXT(F_TIME), s->prev_text, (unsigned long long)s->prev_line);
+    const int64_t day = raid_io_floordiv(local, RAID_US_PER_DAY);
+    if (advance(rd, s, si, instant, day) != 0)
         return;
-    }
-    int64_t day = raid_io_floordiv(local, RAID_US_PER_DAY);
-    if (s->has_seg && day < s->day) {
-        PARSE_FAIL(rd, FLINE(F_TIME), FCOL(F_TIME),
-                   "date goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)", s->name,
-                   FTEXT(F_TIME), s->prev_text, (unsigned long long)s->prev_line);
-        return;
-    }
-    s->has_prev = 1;
-    s->prev_key = instant;
-    s->prev_line = FLINE(F_TIME);
-    snprintf(s->prev_text, sizeof s->prev_text, "%.*s", FTEXT(F_TIME));
-    if (s->has_seg && day != s->day && close_segment(rd, si) != RAID_OK)
-        return;
-    if (!s->has_seg)
-        open_segment(s, day);
     int64_t tod = local - day * RAID_US_PER_DAY;
     if (rd->ses_lo_s >= 0 &&
         (tod < rd->ses_lo_s * RAID_US_PER_S || tod > rd->ses_hi_s * RAID_US_PER_S))
@@ -602,20 +610,8 @@ static void process_returns(raid_reader *rd, sym_state *s, uint32_t si)
         PARSE_FAIL(rd, FLINE(F_VAL), FCOL(F_VAL), "return must be finite: '%.*s'", FTEXT(F_VAL));
         return;
     }
-    if (s->has_prev && day < s->prev_key) {
-        PARSE_FAIL(rd, FLINE(F_TIME), FCOL(F_TIME),
-                   "date goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)", s->name,
-                   FTEXT(F_TIME), s->prev_text, (unsigned long long)s->prev_line);
+    if (advance(rd, s, si, day, day) != 0)
         return;
-    }
-    s->has_prev = 1;
-    s->prev_key = day;
-    s->prev_line = FLINE(F_TIME);
-    snprintf(s->prev_text, sizeof s->prev_text, "%.*s", FTEXT(F_TIME));
-    if (s->has_seg && day != s->day && close_segment(rd, si) != RAID_OK)
-        return;
-    if (!s->has_seg)
-        open_segment(s, day);
     if (push_ret(s, r) != 0)
         fail(rd, RAID_ENOMEM, "out of memory");
 }
