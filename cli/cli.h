@@ -4,6 +4,9 @@
 #define RAID_CLI_H
 
 #include "raid.h"
+#include "core/outfile.h"
+
+#include <stdio.h>
 
 enum { EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_CHECK = 3, EXIT_DEVICE = 4 };
 
@@ -24,16 +27,15 @@ int cli_parse_double(const char *s, double *v);
 /* Exit status for a library status. */
 int cli_exit_for(raid_status s);
 
-/* Output files are written to "<path>.tmp.XXXXXX" and renamed by cli_commit_output; on failure the
- * temporary file is removed, so no partial output file is left behind. */
+/* Output of a command: "-" is stdout; a path is written through src/core/outfile.h (a temporary file
+ * renamed when complete, so that no partial output file is left behind; devices and FIFOs directly). */
 typedef struct cli_out {
-    char final_path[4096];
-    char tmp_path[4112];
-    void *fp;      /* FILE* */
+    raid_outfile file;
+    FILE *fp;
     int is_stdout;
 } cli_out;
-int cli_open_output(cli_out *o, const char *path); /* path NULL or "-" = stdout; returns 0 or -1 (message printed) */
-int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 */
+int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
+int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 (message printed) */
 void cli_abort_output(cli_out *o);                   /* close and remove the temporary file */
 
 #endif

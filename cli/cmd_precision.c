@@ -92,23 +92,20 @@ static int prec_write_data(const char *path, const prec_row *rows, int n)
 /* Draw the figure to path (through a temporary file). Returns 0 or an exit status. */
 static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int64_t max_m)
 {
-    char tmp[4200];
-    if (strlen(path) > 4000) {
-        fprintf(stderr, "raid precision-report: output path too long\n");
-        return EXIT_USAGE;
-    }
     if (strchr(path, '\n')) {
         fprintf(stderr, "raid precision-report: bad output path\n");
         return EXIT_USAGE;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "raid precision-report: cannot create %s: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
+    raid_outfile out;
+    char err[4200];
+    raid_status ost = raid_outfile_open(&out, path, err, sizeof err);
+    if (ost != RAID_OK) {
+        fprintf(stderr, "raid precision-report: %s\n", err);
+        return ost == RAID_EINVAL ? EXIT_USAGE : EXIT_INPUT;
     }
-    fchmod(fd, 0644);
-    close(fd);
+    fclose(out.fp); /* gnuplot writes the file itself, by name */
+    out.fp = NULL;
+    const char *tmp = raid_outfile_name(&out);
     fflush(stdout);
     /* y range: a factor 3 around the positive values. */
     double ylo = INFINITY, yhi = 0;
@@ -127,7 +124,7 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
     FILE *gp = popen("gnuplot", "w");
     if (!gp) {
         fprintf(stderr, "raid precision-report: cannot run gnuplot: %s\n", strerror(errno));
-        unlink(tmp);
+        raid_outfile_abort(&out);
         return EXIT_INPUT;
     }
     void (*old)(int) = signal(SIGPIPE, SIG_IGN);
@@ -169,12 +166,11 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
     if (werr || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "raid precision-report: gnuplot failed (status %d); no figure written\n",
                 status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128));
-        unlink(tmp);
+        raid_outfile_abort(&out);
         return EXIT_INPUT;
     }
-    if (rename(tmp, path) != 0) {
-        fprintf(stderr, "raid precision-report: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
+    if (raid_outfile_commit(&out, err, sizeof err) != RAID_OK) {
+        fprintf(stderr, "raid precision-report: %s\n", err);
         return EXIT_INPUT;
     }
     return 0;
@@ -366,7 +362,7 @@ int cmd_precision_report(int argc, char **argv)
         data = fallback;
     }
     if (data && prec_write_data(data, rows, nrows) != 0)
-        rc = EXIT_INPUT;
+        return EXIT_INPUT; /* the message is printed; no figure either */
     if (!have_gnuplot) {
         fprintf(stderr, "raid precision-report: gnuplot not found in PATH (install gnuplot-nox); no figure "
                         "written; the data are in %s\n", data);

@@ -57,6 +57,22 @@ static void progress(const raid_reader *rd, double t0, int *shown, int final)
     }
 }
 
+/* A text field as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote or line break. */
+static void put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void put_value(FILE *f, double v)
 {
     if (isnan(v))
@@ -86,8 +102,20 @@ int cmd_realized(int argc, char **argv)
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (opt) {
-        case 'o': out_path = optarg; break;
-        case 'd': device = optarg; break;
+        case 'o':
+            if (!*optarg) {
+                fprintf(stderr, "raid realized: empty -o\n");
+                return EXIT_USAGE;
+            }
+            out_path = optarg;
+            break;
+        case 'd':
+            if (!*optarg) {
+                fprintf(stderr, "raid realized: empty --device\n");
+                return EXIT_USAGE;
+            }
+            device = optarg;
+            break;
         case 's':
             if (raid_parse_sample(optarg, &ro.sample_us) != RAID_OK) {
                 fprintf(stderr, "raid realized: bad --sample '%s' (expected tick, Ns, Nmin, Nh or Nms)\n", optarg);
@@ -184,6 +212,11 @@ int cmd_realized(int argc, char **argv)
     const double t0 = now_s();
     cli_out out;
     memset(&out, 0, sizeof out);
+    if (cli_open_output(&out, out_path ? out_path : "-") != 0) { /* before the work: fail fast */
+        out.is_stdout = 1;
+        rc = EXIT_INPUT;
+        goto done;
+    }
     while (!done) {
         raid_batch_clear(&b);
         st = raid_reader_next(rd, &b, BATCH_RETURNS, &done);
@@ -208,7 +241,7 @@ int cmd_realized(int argc, char **argv)
         ref = r2;
         if ((st = raid_realized_compute(ctx, b.ret, b.offsets, b.nseg, dev)) != RAID_OK) {
             fprintf(stderr, "raid realized: %s: %s\n", raid_strerror(st), raid_ctx_errmsg(ctx));
-            rc = EXIT_DEVICE;
+            rc = st == RAID_EINVAL ? EXIT_INPUT : EXIT_DEVICE; /* EINVAL: data the reader let through */
             goto done;
         }
         if (check) {
@@ -249,17 +282,13 @@ int cmd_realized(int argc, char **argv)
     if (nrows)
         qsort(rows, nrows, sizeof *rows, cmp_row);
 
-    if (cli_open_output(&out, out_path) != 0) {
-        rc = EXIT_INPUT;
-        goto done;
-    }
     FILE *f = out.fp;
     fputs("symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p\n", f);
     for (size_t i = 0; i < nrows; i++) {
         const row *w = &rows[i];
         const char *sym = raid_reader_symbol(rd, w->symbol);
-        fprintf(f, "%s,%04d-%02d-%02d,%lld", sym ? sym : "", w->date / 10000, w->date / 100 % 100, w->date % 100,
-                (long long)w->dev.n);
+        put_field(f, sym ? sym : "");
+        fprintf(f, ",%04d-%02d-%02d,%lld", w->date / 10000, w->date / 100 % 100, w->date % 100, (long long)w->dev.n);
         for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
             put_value(f, raid_realized_get(&w->dev, k));
         fputc('\n', f);

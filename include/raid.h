@@ -157,6 +157,7 @@ typedef struct raid_realized {
 } raid_realized;
 
 #define RAID_REALIZED_NMEASURES 9
+#define RAID_MAX_RETURN 1e74
 /** Names of the measure columns in output order: "rv","bpv","rs_neg","rs_pos","rq","tpq","medrv",
  *  "jump_z","jump_p". raid_realized_get(x, k) returns the k-th of them. */
 extern RAID_API const char *const raid_realized_names[RAID_REALIZED_NMEASURES];
@@ -167,8 +168,10 @@ RAID_API double raid_realized_get(const raid_realized *x, int k);
  *  nseg+1 non-decreasing entries, offsets[0] may be non-zero). out: nseg results.
  *  On the cpu backend everything is float64; on opencl one fused kernel accumulates per chunk in
  *  double-float and the host combines the partials in float64 (docs/precision.md).
- *  Errors: RAID_EINVAL (NULL pointers, decreasing offsets, a non-finite return), RAID_ENOMEM and the
- *  device errors. */
+ *  Returns must be finite and at most RAID_MAX_RETURN = 1e74 in magnitude (beyond, r^4 overflows float64
+ *  in the quarticity sums); log returns of prices are far below.
+ *  Errors: RAID_EINVAL (NULL pointers, decreasing offsets, a return that is not finite or exceeds
+ *  RAID_MAX_RETURN), RAID_ENOMEM and the device errors. */
 RAID_API raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                   raid_realized *out);
 

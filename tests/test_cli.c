@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define HEADER "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p"
 
@@ -449,7 +450,8 @@ static void test_short_segments(void **state)
 
 /* ---- bad input: exit 2, FILE:LINE:COL: message, no output left behind ---- */
 
-/* No entry of the directory of t_tmpdir()/bad named "<out>" or "<out>.tmp.*". */
+/* No entry of the directory of t_tmpdir()/bad named "<out>", "<out>.tmp.*" or ".raid-tmp-*" (the output
+ * helper's temporary files). */
 static void expect_no_output(const char *dir, const char *out_name)
 {
     DIR *d = opendir(dir);
@@ -457,7 +459,8 @@ static void expect_no_output(const char *dir, const char *out_name)
     struct dirent *e;
     size_t len = strlen(out_name);
     while ((e = readdir(d))) {
-        if (!strncmp(e->d_name, out_name, len) && (!e->d_name[len] || !strncmp(e->d_name + len, ".tmp.", 5)))
+        if ((!strncmp(e->d_name, out_name, len) && (!e->d_name[len] || !strncmp(e->d_name + len, ".tmp.", 5))) ||
+            !strncmp(e->d_name, ".raid-tmp-", 10))
             fail_msg("output left behind: %s/%s", dir, e->d_name);
     }
     closedir(d);
@@ -604,6 +607,48 @@ static void test_underflow_guard(void **state)
     }
 }
 
+/* ---- output files: symbolic links followed, long names, quoted symbols ---- */
+static void test_output_files(void **state)
+{
+    (void)state;
+    const char *in = t_tmppath("quoted.csv");
+    assert_int_equal(t_write_file(in, "symbol,timestamp,price\n"
+                                      "\"A,x\",2020-01-02T10:00:00,100\n"
+                                      "\"A,x\",2020-01-02T10:01:00,101\n"
+                                      "\"B\"\"q\",2020-01-02T10:00:00,100\n"),
+                     0);
+    /* -o through a symbolic link: the target gets the output, the link stays a link */
+    const char *target = t_tmppath("target.csv"), *link = t_tmppath("link.csv");
+    assert_int_equal(t_write_file(target, "old\n"), 0);
+    assert_int_equal(symlink(target, link), 0);
+    char *out, *err;
+    assert_int_equal(cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, link), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    char *csv = t_read_file(target);
+    assert_non_null(csv);
+    /* symbols with a comma or a quote are quoted as RFC 4180 says */
+    assert_non_null(strstr(csv, "\n\"A,x\",2020-01-02,1,"));
+    assert_non_null(strstr(csv, "\n\"B\"\"q\",2020-01-02,0,"));
+    free(csv);
+    free(out);
+    free(err);
+    /* a name near the file system's limit (the temporary file must not need a longer one) */
+    char name[256];
+    memset(name, 'n', 250);
+    strcpy(name + 250, ".csv");
+    const char *longp = t_tmppath(name);
+    assert_int_equal(cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, longp), 0);
+    assert_true(t_file_exists(longp));
+    free(out);
+    free(err);
+    /* an empty -o is a usage error */
+    assert_int_equal(cli(&out, &err, "realized '%s' --device cpu -o ''", in), 1);
+    free(out);
+    free(err);
+}
+
 /* ---- progress bar and stdout ---- */
 
 static void test_progress_and_stdout(void **state)
@@ -650,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_oracle_trades),    cmocka_unit_test(test_returns_input),
         cmocka_unit_test(test_short_segments),   cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_usage_errors),     cmocka_unit_test(test_underflow_guard),
+        cmocka_unit_test(test_output_files),
         cmocka_unit_test(test_progress_and_stdout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -134,6 +134,10 @@ static void test_errors(void **state)
     assert_int_equal(raid_realized_compute(cpu, r, off, 1, out), RAID_EINVAL);
     assert_non_null(strstr(raid_ctx_errmsg(cpu), "not finite"));
     assert_int_equal(raid_realized_compute(cpu, r, bad, 2, out), RAID_EINVAL);
+    double big[2] = {0.1, 1e75};
+    int64_t off2[2] = {0, 2};
+    assert_int_equal(raid_realized_compute(cpu, big, off2, 1, out), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "out of range"));
     assert_int_equal(raid_ctx_set_chunk(cpu, 1000, 256), RAID_EINVAL);
     assert_int_equal(raid_ctx_set_chunk(cpu, 4096, 3), RAID_EINVAL);
     raid_ctx *x = NULL;
@@ -344,15 +348,18 @@ static void test_device_underflow_guard(void **state)
     double r[] = {0.01, -1e-60, 0.02, -3e-60, 0.015,      /* negative returns all tiny */
                   1e-3, 2e-40, -1e-3, 3e-40, 2e-3, -4e-40, /* tiny returns between normal ones */
                   0.0, 0.0, 0.0,                          /* all zero */
-                  1e-200, -2e-200, 3e-200};               /* tiny but of one scale: scaling handles it */
-    int64_t off[] = {0, 5, 11, 14, 17};
-    raid_realized d[4], c[4];
-    assert_int_equal(raid_realized_compute(cpu, r, off, 4, c), RAID_OK);
+                  1e-200, -2e-200, 3e-200,                /* tiny but of one scale: scaling handles it */
+                  1e74, -1e70, 2e73, 1e-300, -5e73,       /* the largest allowed, and 1e-300 beside them */
+                  1e-300, 2e-310, -3e-300};               /* below the float64 normal range */
+    int64_t off[] = {0, 5, 11, 14, 17, 22, 25};
+    enum { NS = 6 };
+    raid_realized d[NS], c[NS];
+    assert_int_equal(raid_realized_compute(cpu, r, off, NS, c), RAID_OK);
     for (int p = 0; p < 2; p++) {
         raid_precision pol = p ? RAID_PREC_DF : RAID_PREC_F32;
         raid_ctx_set_precision(dev, pol);
-        assert_int_equal(raid_realized_compute(dev, r, off, 4, d), RAID_OK);
-        for (int i = 0; i < 4; i++)
+        assert_int_equal(raid_realized_compute(dev, r, off, NS, d), RAID_OK);
+        for (int i = 0; i < NS; i++)
             for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
                 double diff = raid_realized_diff(&d[i], &c[i], k), b = raid_realized_bound(pol, k, d[i].n);
                 if (!(diff <= b))

@@ -32,7 +32,7 @@ static size_t count_lines(const char *s)
     return n;
 }
 
-/* Number of entries in the test directory whose name contains ".tmp." (left-over temporaries). */
+/* Number of left-over temporary files in the test directory (".raid-tmp-*", or an older "*.tmp.*"). */
 static int count_tmp_files(void)
 {
     DIR *d = opendir(t_tmpdir());
@@ -40,7 +40,7 @@ static int count_tmp_files(void)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        n += strstr(e->d_name, ".tmp.") != NULL;
+        n += strstr(e->d_name, ".tmp.") != NULL || !strncmp(e->d_name, ".raid-tmp-", 10);
     closedir(d);
     return n;
 }
@@ -410,6 +410,28 @@ static void test_csv_io_error(void **state)
     assert_int_equal(count_tmp_files(), 0);
 }
 
+/* Parameters that drive prices out of float64's range, and one path for both files: EINVAL, no files. */
+static void test_csv_absurd(void **state)
+{
+    (void)state;
+    raid_sim_opts o;
+    raid_sim_opts_init(&o);
+    o.obs_per_day = 10;
+    o.jump_rate = 1000;
+    o.jump_sd = 1e308;
+    char err[512] = "";
+    const char *p = t_tmppath("p_absurd.csv"), *v = t_tmppath("v_absurd.csv");
+    assert_int_equal(raid_simulate_csv(&o, p, v, err, sizeof err), RAID_EINVAL);
+    assert_non_null(strstr(err, "range"));
+    assert_false(t_file_exists(p));
+    assert_false(t_file_exists(v));
+    raid_sim_opts_init(&o);
+    o.obs_per_day = 10;
+    assert_int_equal(raid_simulate_csv(&o, p, p, err, sizeof err), RAID_EINVAL);
+    assert_false(t_file_exists(p));
+    assert_int_equal(count_tmp_files(), 0);
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* The CLI                                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
@@ -573,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_csv_io_error),
+        cmocka_unit_test(test_csv_absurd),
         cmocka_unit_test(test_cli_simulate),
         cmocka_unit_test(test_cli_simulate_errors),
         cmocka_unit_test(test_cli_help_texts),

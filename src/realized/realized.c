@@ -40,8 +40,9 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
         return raid_fail(ctx, RAID_EINVAL, "negative offset");
     const int64_t n0 = nseg ? offsets[0] : 0, n1 = nseg ? offsets[nseg] : 0;
     for (int64_t i = n0; i < n1; i++)
-        if (!isfinite(r[i]))
-            return raid_fail(ctx, RAID_EINVAL, "return %lld is not finite", (long long)i);
+        if (!(fabs(r[i]) <= RAID_MAX_RETURN))
+            return raid_fail(ctx, RAID_EINVAL, "return %lld is %s (returns must be finite and at most 1e74 in magnitude)",
+                             (long long)i, isfinite(r[i]) ? "out of range" : "not finite");
 
     double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
     if (!acc)

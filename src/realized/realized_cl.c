@@ -61,17 +61,16 @@ static inline double device_value(double r, int e, raid_precision p, int keep_ti
     return (double)hi + (double)lo;
 }
 
+/* The exponent e with maxabs * 2^-e in [0.5, 1). Returns are at most 1e74 < 2^246 (raid_realized_compute
+ * checks), so e <= 246 and 2^(4e) is finite; tiny segments are scaled up by at most 2^250, keeping
+ * 2^(-4e) in range too (their values may stay subnormal in binary32: the underflow guard handles that). */
 static int segment_exponent(double maxabs)
 {
     if (maxabs == 0.0)
         return 0;
     int e;
     frexp(maxabs, &e);
-    if (e < -250)
-        e = -250;
-    if (e > 250)
-        e = 250;
-    return e;
+    return e < -250 ? -250 : e;
 }
 
 static raid_status convert_batch(const raid_chunk_plan *plan, size_t first, size_t count, const double *r,

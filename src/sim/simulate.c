@@ -7,6 +7,7 @@
  * the output depends only on the options, never on the thread count or on the order of the work. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "core/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -318,89 +319,6 @@ static void sim_civil_from_days(int64_t z, int *yy, int *mm, int *dd)
     *dd = (int)d;
 }
 
-typedef struct sim_file {
-    char path[4200];
-    char tmp[4300];
-    FILE *fp;
-} sim_file;
-
-static raid_status sim_file_open(sim_file *f, const char *path, char *buf, size_t len)
-{
-    memset(f, 0, sizeof *f);
-    if (strlen(path) >= sizeof f->path - 1) {
-        raid_msg(buf, len, "simulate: output path too long");
-        return RAID_EINVAL;
-    }
-    strcpy(f->path, path);
-    snprintf(f->tmp, sizeof f->tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(f->tmp);
-    if (fd < 0) {
-        raid_msg(buf, len, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        f->tmp[0] = 0;
-        return RAID_EIO;
-    }
-    fchmod(fd, 0644); /* mkstemp creates 0600 */
-    f->fp = fdopen(fd, "w");
-    if (!f->fp) {
-        raid_msg(buf, len, "%s: %s", path, strerror(errno));
-        close(fd);
-        unlink(f->tmp);
-        f->tmp[0] = 0;
-        return RAID_EIO;
-    }
-    setvbuf(f->fp, NULL, _IOFBF, 1 << 20);
-    return RAID_OK;
-}
-
-/* Close; on success rename to the final path. */
-static raid_status sim_file_close(sim_file *f, char *buf, size_t len)
-{
-    if (!f->fp)
-        return RAID_EIO;
-    int bad = ferror(f->fp) != 0;
-    int err = errno;
-    if (fflush(f->fp) != 0) {
-        bad = 1;
-        err = errno;
-    }
-    if (fclose(f->fp) != 0 && !bad) {
-        bad = 1;
-        err = errno;
-    }
-    f->fp = NULL;
-    if (bad) {
-        raid_msg(buf, len, "%s: write failed: %s", f->path, strerror(err));
-        unlink(f->tmp);
-        f->tmp[0] = 0;
-        return RAID_EIO;
-    }
-    return RAID_OK;
-}
-
-static raid_status sim_file_commit(sim_file *f, char *buf, size_t len)
-{
-    if (rename(f->tmp, f->path) != 0) {
-        raid_msg(buf, len, "%s: cannot rename %s: %s", f->path, f->tmp, strerror(errno));
-        unlink(f->tmp);
-        f->tmp[0] = 0;
-        return RAID_EIO;
-    }
-    f->tmp[0] = 0;
-    return RAID_OK;
-}
-
-static void sim_file_abort(sim_file *f)
-{
-    if (f->fp) {
-        fclose(f->fp);
-        f->fp = NULL;
-    }
-    if (f->tmp[0]) {
-        unlink(f->tmp);
-        f->tmp[0] = 0;
-    }
-}
-
 #define SIM_SESSION_US INT64_C(23400000000) /* 09:30:00 to 16:00:00 */
 #define SIM_OPEN_US INT64_C(34200000000)    /* 09:30:00 after midnight */
 
@@ -444,17 +362,23 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
         }
     }
 
-    sim_file pf, vf;
+    if (iv_path && !strcmp(iv_path, prices_path)) {
+        free(ymd);
+        raid_msg(errbuf, errbuf_len, "simulate: the prices and iv files are the same file '%s'", iv_path);
+        return RAID_EINVAL;
+    }
+    raid_outfile pf, vf;
     memset(&vf, 0, sizeof vf);
-    st = sim_file_open(&pf, prices_path, errbuf, errbuf_len);
+    st = raid_outfile_open(&pf, prices_path, errbuf, errbuf_len);
     if (st != RAID_OK) {
         free(ymd);
         return st;
     }
+    setvbuf(pf.fp, NULL, _IOFBF, 1 << 20);
     if (iv_path) {
-        st = sim_file_open(&vf, iv_path, errbuf, errbuf_len);
+        st = raid_outfile_open(&vf, iv_path, errbuf, errbuf_len);
         if (st != RAID_OK) {
-            sim_file_abort(&pf);
+            raid_outfile_abort(&pf);
             free(ymd);
             return st;
         }
@@ -463,12 +387,13 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
     fputs("symbol,timestamp,price\n", pf.fp);
 
     const double p0 = o->start_price;
-    for (int s = 0; s < o->nsymbols && !ferror(pf.fp); s++) {
+    int bad_price = 0;
+    for (int s = 0; s < o->nsymbols && !ferror(pf.fp) && !bad_price; s++) {
         char sym[16];
         snprintf(sym, sizeof sym, "S%04d", s + 1);
         sim_sym S;
         sim_sym_init(&S, o, s);
-        for (int d = 0; d < o->ndays && !ferror(pf.fp); d++) {
+        for (int d = 0; d < o->ndays && !ferror(pf.fp) && !bad_price; d++) {
             char date[16];
             snprintf(date, sizeof date, "%04d-%02d-%02d", ymd[d][0], ymd[d][1], ymd[d][2]);
             double y = sim_day_begin(&S);
@@ -483,14 +408,18 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
                         acc -= n;
                     }
                 }
+                const double price = p0 * exp(y);
+                if (!(price > 0) || !isfinite(price)) { /* absurd parameters: say so, write nothing */
+                    bad_price = 1;
+                    break;
+                }
                 int64_t secs = t_us / 1000000, us = t_us % 1000000;
                 int hh = (int)(secs / 3600), mi = (int)(secs / 60 % 60), ss = (int)(secs % 60);
                 int rc;
                 if (whole_seconds)
-                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d,%.17g\n", sym, date, hh, mi, ss, p0 * exp(y));
+                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d,%.17g\n", sym, date, hh, mi, ss, price);
                 else
-                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d.%06d,%.17g\n", sym, date, hh, mi, ss,
-                                 (int)us, p0 * exp(y));
+                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d.%06d,%.17g\n", sym, date, hh, mi, ss, (int)us, price);
                 if (rc < 0)
                     break;
             }
@@ -499,25 +428,18 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
         }
     }
     free(ymd);
-
-    st = sim_file_close(&pf, errbuf, errbuf_len);
-    if (vf.fp) {
-        raid_status st2 = sim_file_close(&vf, st == RAID_OK ? errbuf : NULL, errbuf_len);
-        if (st == RAID_OK)
-            st = st2;
-    }
-    if (st != RAID_OK) {
-        sim_file_abort(&pf);
-        sim_file_abort(&vf);
-        return st;
+    if (bad_price) {
+        raid_outfile_abort(&pf);
+        raid_outfile_abort(&vf);
+        raid_msg(errbuf, errbuf_len,
+                 "simulate: a price left the range of float64 (positive and finite); the variance, jump or noise "
+                 "parameters are too large");
+        return RAID_EINVAL;
     }
     /* The iv file first: a failure then leaves no prices file either. */
-    if (iv_path) {
-        st = sim_file_commit(&vf, errbuf, errbuf_len);
-        if (st != RAID_OK) {
-            sim_file_abort(&pf);
-            return st;
-        }
+    if (iv_path && (st = raid_outfile_commit(&vf, errbuf, errbuf_len)) != RAID_OK) {
+        raid_outfile_abort(&pf);
+        return st;
     }
-    return sim_file_commit(&pf, errbuf, errbuf_len);
+    return raid_outfile_commit(&pf, errbuf, errbuf_len);
 }
