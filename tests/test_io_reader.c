@@ -70,14 +70,42 @@ static raid_read_opts opts(int64_t sample_us)
 static size_t seg_n(const raid_batch *b, size_t s) { return (size_t)(b->offsets[s + 1] - b->offsets[s]); }
 static double seg_r(const raid_batch *b, size_t s, size_t i) { return b->ret[b->offsets[s] + (int64_t)i]; }
 
+/* The return from price prev to p by the documented rule: log1p(q), q = (p - prev)/prev, when q is finite
+ * and -0.5 <= q <= 1; else log(p) - log(prev). */
+static double ref_ret(double prev, double p)
+{
+    const double q = (p - prev) / prev;
+    if (isfinite(q) && q >= -0.5 && q <= 1)
+        return log1p(q);
+    return log(p) - log(prev);
+}
+
 /* Expect the segment s to hold exactly the returns of prices p[0..np). */
 static void expect_prices(const raid_batch *b, size_t s, const double *p, size_t np)
 {
     assert_int_equal(seg_n(b, s), np ? np - 1 : 0);
     for (size_t i = 1; i < np; i++)
-        if (seg_r(b, s, i - 1) != log1p((p[i] - p[i - 1]) / p[i - 1]))
-            fail_msg("segment %zu return %zu: %.17g, expected log1p((%g-p0)/p0), p0=%g", s, i - 1, seg_r(b, s, i - 1), p[i],
-                     p[i - 1]);
+        if (!(seg_r(b, s, i - 1) == ref_ret(p[i - 1], p[i])))
+            fail_msg("segment %zu return %zu: %.17g, expected %.17g (prices %g -> %g)", s, i - 1, seg_r(b, s, i - 1),
+                     ref_ret(p[i - 1], p[i]), p[i - 1], p[i]);
+}
+
+/* Read the n bytes of text (NUL bytes allowed) as a CSV and expect failure s with message "FILE:" msg. */
+static void expect_error_n(const char *text, size_t n, const raid_read_opts *o, raid_status st, const char *msg)
+{
+    const char *p = t_tmppath("bad.csv");
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    raid_batch b;
+    raid_batch_init(&b);
+    char err[1024], want[1024];
+    raid_status s = read_all(p, o, &b, 1000, err, sizeof err, NULL);
+    assert_int_equal(s, st);
+    snprintf(want, sizeof want, "%s:%s", p, msg);
+    assert_string_equal(err, want);
+    raid_batch_free(&b);
 }
 
 /* Read text as a CSV and expect failure s with message "FILE:" msg. */
@@ -639,6 +667,140 @@ static void test_trades(void **st)
     raid_batch_free(&b);
 }
 
+/* Prices far apart: the ratio (p - prev)/prev overflows (1e-200 -> 1e200) or the relative change is -1
+ * in float64 (1e200 -> 1e-300); the returns are then log(p) - log(prev), always finite. log1p is used
+ * for -0.5 <= q <= 1 only (both ends included). */
+static void test_extreme_prices(void **st)
+{
+    (void)st;
+    const char *p = write_tmp("ext.csv", "symbol,timestamp,price\n"
+                                         "A,2020-01-02T09:30:00,1e-200\n"
+                                         "A,2020-01-02T09:30:01,1e200\n"
+                                         "A,2020-01-02T09:30:02,1e-300\n"
+                                         "A,2020-01-02T09:30:03,1.7976931348623157e308\n"
+                                         "A,2020-01-02T09:30:04,4.9406564584124654e-324\n"
+                                         "A,2020-01-02T09:30:05,100\n"
+                                         "A,2020-01-02T09:30:06,150\n"
+                                         "A,2020-01-02T09:30:07,300\n"
+                                         "A,2020-01-02T09:30:08,601\n"
+                                         "A,2020-01-02T09:30:09,300\n"
+                                         "A,2020-01-02T09:30:10,150\n"
+                                         "A,2020-01-02T09:30:11,75\n");
+    raid_read_opts o = opts(0);
+    raid_batch b;
+    raid_batch_init(&b);
+    read_ok(p, &o, &b, 1000, NULL);
+    assert_int_equal(b.nseg, 1);
+    const double px[] = {1e-200, 1e200, 1e-300, 1.7976931348623157e308, 4.9406564584124654e-324,
+                         100, 150, 300, 601, 300, 150, 75};
+    const size_t np = sizeof px / sizeof *px;
+    assert_int_equal(b.nret, np - 1);
+    for (size_t i = 0; i < b.nret; i++)
+        if (!isfinite(b.ret[i]) || fabs(b.ret[i]) >= 1500)
+            fail_msg("return %zu (%g -> %g) is %g", i, px[i], px[i + 1], b.ret[i]);
+    expect_prices(&b, 0, px, np);
+    assert_true(b.ret[0] == log(1e200) - log(1e-200));
+    assert_true(b.ret[1] == log(1e-300) - log(1e200));
+    assert_true(b.ret[5] == log1p(0.5));          /* 100 -> 150 */
+    assert_true(b.ret[6] == log1p(1.0));          /* 150 -> 300: q = 1, log1p */
+    assert_true(b.ret[7] == log(601.0) - log(300.0)); /* q > 1 */
+    assert_true(b.ret[8] == log(300.0) - log(601.0)); /* q < -0.5 */
+    assert_true(b.ret[9] == log1p(-0.5));         /* 300 -> 150: q = -0.5, log1p */
+    raid_batch_free(&b);
+}
+
+/* Returns input: finite and |r| <= 1e74 (larger ones overflow the fourth powers of the quarticity). */
+static void test_return_range(void **st)
+{
+    (void)st;
+    raid_read_opts o = opts(0);
+    o.kind = RAID_INPUT_RETURNS;
+    expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,1e300\n", &o, RAID_EPARSE,
+                 "3:3: return out of range (|r| > 1e74): '1e300'");
+    expect_error("date,ret,symbol\n2020-01-02,-1.0000001e74,X\n", &o, RAID_EPARSE,
+                 "2:2: return out of range (|r| > 1e74): '-1.0000001e74'");
+    expect_error("symbol,date,ret\nX,2020-01-02,inf\n", &o, RAID_EPARSE, "2:3: return must be finite: 'inf'");
+    const char *p = write_tmp("big.csv", "symbol,date,ret\nX,2020-01-02,1e74\nX,2020-01-02,-1e74\n");
+    raid_batch b;
+    raid_batch_init(&b);
+    read_ok(p, &o, &b, 1000, NULL);
+    assert_int_equal(b.nret, 2);
+    assert_true(b.ret[0] == 1e74 && b.ret[1] == -1e74);
+    raid_batch_free(&b);
+}
+
+/* A NUL byte in any field (used or not, header or data, quoted or not) is an error at its field; it would
+ * otherwise cut the symbol short ("A\0B" read as "A"). */
+static void test_nul_bytes(void **st)
+{
+    (void)st;
+    raid_read_opts o = opts(0);
+    static const char t1[] = "symbol,timestamp,price\nA,2020-01-02T09:30:00,1\nA\0B,2020-01-02T09:30:01,2\n";
+    expect_error_n(t1, sizeof t1 - 1, &o, RAID_EPARSE, "3:1: NUL byte in field");
+    static const char t2[] = "symbol,timestamp,price,x\nA,2020-01-02T09:30:00,1,a\0\n";
+    expect_error_n(t2, sizeof t2 - 1, &o, RAID_EPARSE, "2:4: NUL byte in field");
+    static const char t3[] = "symbol,timestamp,price\nA,2020-01-02T09:30:00,1\n\"A\n\0\",2020-01-02T09:30:01,2\n";
+    expect_error_n(t3, sizeof t3 - 1, &o, RAID_EPARSE, "3:1: NUL byte in field");
+    static const char t4[] = "symbol,timestamp,price\nA,2020-01-02T09:30:00,1\0\n";
+    expect_error_n(t4, sizeof t4 - 1, &o, RAID_EPARSE, "2:3: NUL byte in field");
+    static const char t5[] = "symbol,time\0stamp,price\nA,2020-01-02T09:30:00,1\n";
+    expect_error_n(t5, sizeof t5 - 1, &o, RAID_EPARSE, "1:2: NUL byte in field");
+    o.kind = RAID_INPUT_RETURNS;
+    static const char t6[] = "symbol,date,ret\nX,2020-01-02,0.01\0\n";
+    expect_error_n(t6, sizeof t6 - 1, &o, RAID_EPARSE, "2:3: NUL byte in field");
+}
+
+/* A used column named twice (case-insensitively) is an error at the second occurrence; unused
+ * duplicates are fine. */
+static void test_duplicate_columns(void **st)
+{
+    (void)st;
+    raid_read_opts o = opts(0);
+    expect_error("symbol,timestamp,price,price\nA,2020-01-02T09:30:00,1,2\n", &o, RAID_EPARSE,
+                 "1:4: duplicate column 'price'");
+    expect_error("Symbol,timestamp,price,size,SYMBOL\nA,2020-01-02T09:30:00,1,2,B\n", &o, RAID_EPARSE,
+                 "1:5: duplicate column 'symbol'");
+    expect_error("timestamp,price,TimeStamp\n2020-01-02T09:30:00,1,2020-01-02T09:30:00\n", &o, RAID_EPARSE,
+                 "1:3: duplicate column 'timestamp'");
+    /* The earliest second occurrence is reported. */
+    expect_error("price,timestamp,timestamp,price\n1,2020-01-02T09:30:00,2020-01-02T09:30:00,1\n", &o,
+                 RAID_EPARSE, "1:3: duplicate column 'timestamp'");
+    raid_read_opts rn = opts(0);
+    rn.price_col = "Px";
+    expect_error("px,timestamp,PX\n1,2020-01-02T09:30:00,2\n", &rn, RAID_EPARSE, "1:3: duplicate column 'Px'");
+    raid_read_opts orr = opts(0);
+    orr.kind = RAID_INPUT_RETURNS;
+    expect_error("symbol,date,ret,date\nX,2020-01-02,0.01,2020-01-03\n", &orr, RAID_EPARSE,
+                 "1:4: duplicate column 'date'");
+    /* Unused duplicates. */
+    const char *p = write_tmp("dup.csv", "size,symbol,timestamp,size,price,Size\n"
+                                         "1,A,2020-01-02T09:30:00,2,100,3\n"
+                                         "1,A,2020-01-02T09:30:01,2,101,3\n");
+    raid_batch b;
+    raid_batch_init(&b);
+    read_ok(p, &o, &b, 1000, NULL);
+    const double px[] = {100, 101};
+    expect_prices(&b, 0, px, 2);
+    raid_batch_free(&b);
+}
+
+/* An empty time zone name is an error (NULL means UTC). */
+static void test_empty_tz(void **st)
+{
+    (void)st;
+    const char *p = write_tmp("tzok.csv", "timestamp,price\n2020-01-02T10:00:00Z,1\n");
+    raid_read_opts o = opts(0);
+    o.tz = "";
+    raid_reader *rd = NULL;
+    char err[256];
+    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
+    assert_string_equal(err, "unknown time zone ''");
+    assert_null(rd);
+    o.tz = NULL;
+    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_OK);
+    raid_reader_close(rd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,6 +810,9 @@ int main(void)
         cmocka_unit_test(test_errors),          cmocka_unit_test(test_quoted_crlf_nosymbol),
         cmocka_unit_test(test_stdin),           cmocka_unit_test(test_usdchf),
         cmocka_unit_test(test_onemin),          cmocka_unit_test(test_trades),
+        cmocka_unit_test(test_extreme_prices),  cmocka_unit_test(test_return_range),
+        cmocka_unit_test(test_nul_bytes),       cmocka_unit_test(test_duplicate_columns),
+        cmocka_unit_test(test_empty_tz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,6 +158,9 @@ static void test_unknown_and_tzdir(void **st)
     assert_int_equal(raid_io_tz_open(&z, "../../etc/passwd", err, sizeof err), RAID_EINVAL);
     assert_int_equal(raid_io_tz_open(&z, "Europe", err, sizeof err), RAID_EINVAL); /* a directory */
     assert_string_equal(err, "unknown time zone 'Europe'");
+    assert_int_equal(raid_io_tz_open(&z, "", err, sizeof err), RAID_EINVAL); /* NULL is UTC, "" is not */
+    assert_string_equal(err, "unknown time zone ''");
+    assert_null(z);
 
     /* TZDIR: a private copy of Asia/Tokyo under another name; a non-TZif file is unknown. */
     char *data = NULL;

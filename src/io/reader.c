@@ -8,11 +8,15 @@
  * Sampling: sample_us == 0 takes every observation ("tick"); sample_us > 0 is calendar-time
  * previous-tick sampling (as highfrequency's aggregateTS / Andersen, Bollerslev, Diebold and Labys
  * 2001): grid points at multiples of the interval after local midnight, inside [first, last]
- * observation of the day, each taking the last price at or before it. Returns are
- * r_i = log1p((p_i - p_{i-1}) / p_{i-1}) within a segment: the difference is exact (Sterbenz) for prices
- * within a factor of two, so r carries about one rounding of relative error, where log(p_i / p_{i-1})
- * has an absolute error of about 2^-53 (a relative error of 2^-53/|r|, 1e-12 at r = 1e-4) and
- * log(p_i) - log(p_{i-1}) loses a further log2|log p| bits to cancellation.
+ * observation of the day, each taking the last price at or before it. Returns within a segment are
+ * r_i = log1p(q) with q = (p_i - p_{i-1}) / p_{i-1} when q is finite and -0.5 <= q <= 1, that is for
+ * p_i / p_{i-1} in [0.5, 2], where the difference is exact (Sterbenz) and r carries about one rounding of
+ * relative error (log(p_i / p_{i-1}) has an absolute error of about 2^-53, a relative error of 2^-53/|r|,
+ * 1e-12 at r = 1e-4; log(p_i) - log(p_{i-1}) loses a further log2|log p| bits to cancellation). Otherwise
+ * r_i = log(p_i) - log(p_{i-1}), finite for any positive finite prices (|r| < 1500) where q may overflow
+ * (1e-200 -> 1e200) or round to -1. Returns input must be finite with |r| <= 1e74 (RAID_MAX_RETURN: the
+ * library's quarticity sums take fourth powers). A NUL byte in any field and a column RAID uses named
+ * twice in the header are errors.
  * docs/input.md describes the format. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
@@ -394,9 +398,20 @@ static int push_ret(sym_state *s, double r)
     return 0;
 }
 
+/* The return from price prev to p (both positive and finite): log1p of the relative change where that is
+ * accurate (p/prev in [0.5, 2]: the subtraction is exact), else the difference of the logarithms, which
+ * cannot overflow (|r| < 1500) where the relative change can. */
+static double price_return(double prev, double p)
+{
+    const double q = (p - prev) / prev;
+    if (isfinite(q) && q >= -0.5 && q <= 1)
+        return log1p(q);
+    return log(p) - log(prev);
+}
+
 static int take_sample(sym_state *s, double p)
 {
-    if (s->nsampled++ > 0 && push_ret(s, log1p((p - s->last_sampled) / s->last_sampled)) != 0)
+    if (s->nsampled++ > 0 && push_ret(s, price_return(s->last_sampled, p)) != 0)
         return -1;
     s->last_sampled = p;
     return 0;
@@ -530,6 +545,24 @@ static void process_header(raid_reader *rd)
         PARSE_FAIL(rd, rd->hdr_line, 1, "missing column '%s'", rd->colname[F_TIME]);
     else if (rd->col[F_VAL] < 0)
         PARSE_FAIL(rd, rd->hdr_line, 1, "missing column '%s'", rd->colname[F_VAL]);
+    if (rd->st != RAID_OK)
+        return;
+    /* A used column named twice: report the earliest second occurrence. */
+    size_t dup = rd->nhdr;
+    int dupk = -1;
+    for (int k = 0; k < NF; k++) {
+        if (rd->col[k] < 0)
+            continue;
+        for (size_t j = (size_t)rd->col[k] + 1; j < rd->nhdr && j < dup; j++) {
+            if (strcasecmp(rd->hdr[j], rd->colname[k]) == 0) {
+                dup = j;
+                dupk = k;
+                break;
+            }
+        }
+    }
+    if (dupk >= 0)
+        PARSE_FAIL(rd, rd->hdr_line, dup + 1, "duplicate column '%s'", rd->colname[dupk]);
 }
 
 #define FTEXT(k) show_len(rd->fld[k].len), rd->fld[k].s
@@ -610,6 +643,10 @@ static void process_returns(raid_reader *rd, sym_state *s, uint32_t si)
         PARSE_FAIL(rd, FLINE(F_VAL), FCOL(F_VAL), "return must be finite: '%.*s'", FTEXT(F_VAL));
         return;
     }
+    if (fabs(r) > RAID_MAX_RETURN) {
+        PARSE_FAIL(rd, FLINE(F_VAL), FCOL(F_VAL), "return out of range (|r| > 1e74): '%.*s'", FTEXT(F_VAL));
+        return;
+    }
     if (advance(rd, s, si, day, day) != 0)
         return;
     if (push_ret(s, r) != 0)
@@ -678,6 +715,10 @@ static void on_field(void *data, size_t n, void *ud)
     if (k == 0)
         rd->row_line = line;
     rd->last_line = line;
+    if (n && memchr(s, 0, n)) { /* C strings would cut the field short (and merge symbols) */
+        PARSE_FAIL(rd, line, k + 1, "NUL byte in field");
+        return;
+    }
     if (!rd->header_done) {
         if (rd->nhdr == rd->hdr_cap) {
             size_t cap = rd->hdr_cap ? rd->hdr_cap * 2 : 16;

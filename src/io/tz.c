@@ -348,8 +348,8 @@ static int valid_name(const char *s)
 raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, size_t errbuf_len)
 {
     *out = NULL;
-    if (!name || !*name)
-        name = "UTC";
+    if (!name)
+        name = "UTC"; /* "" is not a zone name: it fails valid_name below */
     if (!valid_name(name)) {
         raid_msg(errbuf, errbuf_len, "unknown time zone '%s'", name);
         return RAID_EINVAL;

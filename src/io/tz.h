@@ -40,7 +40,8 @@ int raid_io_parse_date(const char *s, size_t n, int64_t *days);
 typedef struct raid_io_tz raid_io_tz;
 
 /* Load the IANA zone `name` ("Europe/Zurich") from $TZDIR (if set and not empty) or /usr/share/zoneinfo.
- * NULL or "" means "UTC"; "UTC" works without zoneinfo files. The process environment is only read.
+ * NULL means "UTC" ("" is an unknown zone); "UTC" works without zoneinfo files. The process environment
+ * is only read.
  * Errors: RAID_EINVAL "unknown time zone 'X'" (also for a file that is not TZif), RAID_ENOMEM. */
 raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, size_t errbuf_len);
 /* A zone given by a POSIX TZ string alone ("CET-1CEST,M3.5.0,M10.5.0/3"). Errors: RAID_EINVAL, RAID_ENOMEM. */
