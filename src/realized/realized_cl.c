@@ -3,17 +3,17 @@
  *
  * 1. Each segment is scaled by a power of two 2^-e so that max |r| lies in [0.5, 1) (exact in binary
  *    floating point; keeps every term of every measure in float32's normal range).
- * 2. The chunk plan (src/plan/chunk_plan.h) cuts segments into chunks; consecutive chunks form batches
- *    that fit a device buffer (32-bit device indices, 64-bit host offsets).
- * 3. For each batch the host converts the scaled returns to the input policy (f32: one float; df: hi and
- *    lo floats), uploads them with the chunk table, launches one work-group per chunk and reads back
- *    six float2 partials per chunk. The next batch is converted while the device works (two staging
- *    buffers).
+ * 2. The chunk plan (src/plan/chunk_plan.h) cuts segments into chunks; the shared batch pipeline
+ *    (src/backend/chunk_launch.h) groups them into batches that fit a device buffer (32-bit device
+ *    indices, 64-bit host offsets).
+ * 3. For each batch this file converts the scaled returns to the input policy (f32: one float; df: hi
+ *    and lo floats); the pipeline uploads them, launches one work-group per chunk and reads back six
+ *    float2 partials per chunk, converting the next batch while the device works.
  * 4. Partials are combined in float64 in chunk order and unscaled; the window terms that straddle
  *    chunk boundaries are computed in float64 from the values the device saw and added per segment.
  * 5. A sum small enough for binary32 underflow to matter is recomputed on the host (see below).
  */
-#include "backend/opencl_runtime.h"
+#include "backend/chunk_launch.h"
 #include "plan/chunk_plan.h"
 #include "realized/realized_internal.h"
 
@@ -22,29 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BATCH_ELEMS ((size_t)1 << 25)
 #define ALIGN_ELEMS 4
-
-typedef struct cl_batch_buf {
-    void *staging;        /* converted returns, host */
-    cl_uint *table;       /* (offset, len) per chunk, host */
-    float *part;          /* partials read back, host */
-    cl_mem x, chunk, out; /* device buffers */
-    cl_event ev_w, ev_k;  /* upload and kernel, for timing */
-    cl_event done;        /* read of the partials */
-    size_t first, count;  /* chunks of the batch in flight */
-    double best_k;        /* fastest of the repeated launches (benchmark only) */
-} cl_batch_buf;
-
-static void release_events(cl_batch_buf *b)
-{
-    cl_event *evs[3] = {&b->ev_w, &b->ev_k, &b->done};
-    for (int i = 0; i < 3; i++)
-        if (*evs[i]) {
-            clReleaseEvent(*evs[i]);
-            *evs[i] = NULL;
-        }
-}
 
 /* The value the device sees for return r of a segment with scale exponent e (scaled domain). With
  * keep_tiny, a value below binary32's normal range is kept exact instead (for the host recomputation,
@@ -73,24 +51,24 @@ static int segment_exponent(double maxabs)
     return e < -250 ? -250 : e;
 }
 
-static raid_status convert_batch(const raid_chunk_plan *plan, size_t first, size_t count, const double *r,
-                                 const int *seg_e, raid_precision p, void *staging, cl_uint *table)
+typedef struct convert_ctx {
+    const double *r;
+    const int *seg_e;
+    raid_precision prec;
+} convert_ctx;
+
+/* Scale each chunk's returns by its segment's power of two and convert them to the input policy. */
+static void convert_batch(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const cl_uint *table,
+                          void *staging)
 {
-    /* Positions of chunks inside the batch (the same rule as raid_plan_next_batch). */
-    size_t pos = 0;
-    for (size_t i = 0; i < count; i++) {
-        pos = raid_plan_align(pos, ALIGN_ELEMS);
-        table[2 * i] = (cl_uint)pos;
-        table[2 * i + 1] = plan->chunks[first + i].len;
-        pos += plan->chunks[first + i].len;
-    }
+    const convert_ctx *cv = user;
     const long long n = (long long)count;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; i++) {
         const raid_chunk *ch = &plan->chunks[first + (size_t)i];
-        const double f = ldexp(1.0, -seg_e[ch->seg]);
-        const double *src = r + ch->start;
-        if (p == RAID_PREC_F32) {
+        const double f = ldexp(1.0, -cv->seg_e[ch->seg]);
+        const double *src = cv->r + ch->start;
+        if (cv->prec == RAID_PREC_F32) {
             float *dst = (float *)staging + table[2 * i];
             for (uint32_t j = 0; j < ch->len; j++)
                 dst[j] = (float)(src[j] * f);
@@ -104,7 +82,6 @@ static raid_status convert_batch(const raid_chunk_plan *plan, size_t first, size
             }
         }
     }
-    return RAID_OK;
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -138,9 +115,6 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     int *seg_e = malloc((nseg ? nseg : 1) * sizeof *seg_e);
     double *scale = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *scale);
     double *straddle = calloc((nseg ? nseg : 1) * RAID_NACC, sizeof *straddle);
-    cl_batch_buf bb[2];
-    memset(bb, 0, sizeof bb);
-    size_t max_elems = ctx->max_batch_elems ? ctx->max_batch_elems : MAX_BATCH_ELEMS;
     if (!seg_e || !scale || !straddle) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
@@ -167,108 +141,17 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
         goto out;
     }
 
-    /* 2. Batches: sized once, two sets of buffers, conversion of batch i+1 overlapping the device. */
+    /* 2. Batches through the shared pipeline: conversion, upload, one work-group per chunk, float64
+     *    combine in chunk order. */
     {
-        const size_t by_alloc = (size_t)(raid_cl_max_alloc(ctx) / esize);
-        if (by_alloc < max_elems)
-            max_elems = by_alloc > ctx->chunk_len + ALIGN_ELEMS ? by_alloc : ctx->chunk_len + ALIGN_ELEMS;
-        size_t cap_elems = 1, max_chunks = 1;
-        for (size_t c = 0, nb = 0; c < plan.nchunks; c += nb) {
-            size_t el;
-            nb = raid_plan_next_batch(&plan, c, max_elems, ALIGN_ELEMS, &el);
-            cap_elems = el > cap_elems ? el : cap_elems;
-            max_chunks = nb > max_chunks ? nb : max_chunks;
-        }
-        for (int i = 0; i < 2; i++) {
-            bb[i].staging = malloc(cap_elems * esize);
-            bb[i].table = malloc(max_chunks * 2 * sizeof(cl_uint));
-            bb[i].part = malloc(max_chunks * RAID_NACC * 2 * sizeof(float));
-            if (!bb[i].staging || !bb[i].table || !bb[i].part) {
-                st = raid_fail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
-                goto out;
-            }
-            if ((st = raid_cl_acquire(ctx, cap_elems * esize, &bb[i].x)) != RAID_OK ||
-                (st = raid_cl_acquire(ctx, max_chunks * 2 * sizeof(cl_uint), &bb[i].chunk)) != RAID_OK ||
-                (st = raid_cl_acquire(ctx, max_chunks * RAID_NACC * 2 * sizeof(float), &bb[i].out)) != RAID_OK)
-                goto out;
-        }
-        cl_command_queue q = raid_cl_queue(ctx);
-        size_t c = 0;
-        int cur = 0;
-        cl_batch_buf *prev = NULL;
-        while (c < plan.nchunks || prev) {
-            cl_batch_buf *b = NULL;
-            if (c < plan.nchunks) {
-                b = &bb[cur];
-                size_t el;
-                b->first = c;
-                b->count = raid_plan_next_batch(&plan, c, max_elems, ALIGN_ELEMS, &el);
-                const double tc = raid_now();
-                convert_batch(&plan, c, b->count, r, seg_e, prec, b->staging, b->table);
-                t_convert += raid_now() - tc;
-                cl_int e = clEnqueueWriteBuffer(q, b->x, CL_FALSE, 0, el * esize, b->staging, 0, NULL, &b->ev_w);
-                if (e == CL_SUCCESS)
-                    e = clEnqueueWriteBuffer(q, b->chunk, CL_FALSE, 0, b->count * 2 * sizeof(cl_uint), b->table, 0,
-                                             NULL, NULL);
-                if (e == CL_SUCCESS)
-                    e = clSetKernelArg(kern, 0, sizeof(cl_mem), &b->x);
-                if (e == CL_SUCCESS)
-                    e = clSetKernelArg(kern, 1, sizeof(cl_mem), &b->chunk);
-                if (e == CL_SUCCESS)
-                    e = clSetKernelArg(kern, 2, sizeof(cl_mem), &b->out);
-                size_t local = ctx->wg_width, global = b->count * ctx->wg_width;
-                if (e == CL_SUCCESS)
-                    e = clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, &local, 0, NULL, &b->ev_k);
-                /* Benchmark only: relaunch on the resident batch so the device stays busy; the fastest
-                 * launch is kept as the batch's kernel time. */
-                b->best_k = INFINITY;
-                for (int rep = 1; e == CL_SUCCESS && rep < ctx->kernel_repeat; rep++) {
-                    cl_event ev;
-                    e = clEnqueueNDRangeKernel(q, kern, 1, NULL, &global, &local, 0, NULL, &ev);
-                    if (e == CL_SUCCESS && (e = clWaitForEvents(1, &ev)) == CL_SUCCESS) {
-                        const double t = raid_cl_event_seconds(ev);
-                        b->best_k = t < b->best_k ? t : b->best_k;
-                    }
-                    if (e == CL_SUCCESS)
-                        clReleaseEvent(ev);
-                }
-                if (e == CL_SUCCESS)
-                    e = clEnqueueReadBuffer(q, b->out, CL_FALSE, 0, b->count * RAID_NACC * 2 * sizeof(float), b->part,
-                                            0, NULL, &b->done);
-                if (e == CL_SUCCESS)
-                    e = clFlush(q);
-                if (e != CL_SUCCESS) {
-                    st = raid_cl_check(ctx, e, "enqueueing the realized kernel");
-                    goto drain;
-                }
-                ctx->timing.bytes_in += (uint64_t)(el * esize);
-                ctx->timing.launches++;
-                c += b->count;
-                cur ^= 1;
-            }
-            if (prev) {
-                cl_int e = clWaitForEvents(1, &prev->done);
-                if (e != CL_SUCCESS) {
-                    st = raid_cl_check(ctx, e, "running the realized kernel");
-                    goto drain;
-                }
-                ctx->timing.upload_s += raid_cl_event_seconds(prev->ev_w);
-                const double tk = raid_cl_event_seconds(prev->ev_k);
-                ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
-                release_events(prev);
-                raid_plan_combine(&plan, prev->first, prev->count, prev->part, RAID_NACC, scale, acc);
-            }
-            prev = b;
-        }
-        goto windows;
-    drain:
-        clFinish(q);
-        for (int i = 0; i < 2; i++)
-            release_events(&bb[i]);
-        goto out;
+        convert_ctx cv = {r, seg_e, prec};
+        raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, ALIGN_ELEMS, RAID_NACC, convert_batch, &cv, scale,
+                              acc, "the realized kernel"};
+        st = raid_chunk_launch(ctx, &job);
+        if (st != RAID_OK)
+            goto out;
     }
 
-windows:
     /* 4. Window terms straddling chunk boundaries, from the values the device saw, in float64. */
     {
         const double tw = raid_now();
@@ -329,18 +212,10 @@ windows:
     st = RAID_OK;
 
 out:
-    for (int i = 0; i < 2; i++) {
-        free(bb[i].staging);
-        free(bb[i].table);
-        free(bb[i].part);
-        raid_cl_release(ctx, bb[i].x);
-        raid_cl_release(ctx, bb[i].chunk);
-        raid_cl_release(ctx, bb[i].out);
-    }
     free(seg_e);
     free(scale);
     free(straddle);
     raid_plan_free(&plan);
-    ctx->timing.convert_s = t_convert;
+    ctx->timing.convert_s += t_convert;
     return st;
 }

@@ -1,0 +1,169 @@
+/* The batch pipeline of chunked reduction kernels: see chunk_launch.h. */
+#include "backend/chunk_launch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_BATCH_ELEMS ((size_t)1 << 25)
+
+typedef struct batch_buf {
+    void *staging;        /* converted elements, host */
+    cl_uint *table;       /* (offset, len) per chunk, host */
+    float *part;          /* partials read back, host */
+    cl_mem x, chunk, out; /* device buffers */
+    cl_event ev_w, ev_k;  /* upload and kernel, for timing */
+    cl_event done;        /* read of the partials */
+    size_t first, count;  /* chunks of the batch in flight */
+    double best_k;        /* fastest of the repeated launches (benchmark only) */
+} batch_buf;
+
+static void release_events(batch_buf *b)
+{
+    cl_event *evs[3] = {&b->ev_w, &b->ev_k, &b->done};
+    for (int i = 0; i < 3; i++)
+        if (*evs[i]) {
+            clReleaseEvent(*evs[i]);
+            *evs[i] = NULL;
+        }
+}
+
+/* Positions of the batch's chunks (the rule of raid_plan_next_batch). */
+static void fill_table(const raid_chunk_plan *plan, size_t first, size_t count, size_t align, cl_uint *table)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < count; i++) {
+        pos = raid_plan_align(pos, align);
+        table[2 * i] = (cl_uint)pos;
+        table[2 * i + 1] = plan->chunks[first + i].len;
+        pos += plan->chunks[first + i].len;
+    }
+}
+
+/* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
+static cl_int enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems)
+{
+    const raid_chunk_plan *plan = job->plan;
+    cl_command_queue q = raid_cl_queue(ctx);
+    size_t el;
+    b->first = c;
+    b->count = raid_plan_next_batch(plan, c, max_elems, job->align, &el);
+    const double tc = raid_now();
+    fill_table(plan, c, b->count, job->align, b->table);
+    job->convert(job->user, plan, c, b->count, b->table, b->staging);
+    ctx->timing.convert_s += raid_now() - tc;
+    cl_int e = clEnqueueWriteBuffer(q, b->x, CL_FALSE, 0, el * job->elem_bytes, b->staging, 0, NULL, &b->ev_w);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(q, b->chunk, CL_FALSE, 0, b->count * 2 * sizeof(cl_uint), b->table, 0, NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clSetKernelArg(job->kernel, 0, sizeof(cl_mem), &b->x);
+    if (e == CL_SUCCESS)
+        e = clSetKernelArg(job->kernel, 1, sizeof(cl_mem), &b->chunk);
+    if (e == CL_SUCCESS)
+        e = clSetKernelArg(job->kernel, 2, sizeof(cl_mem), &b->out);
+    size_t local = job->wg, global = b->count * job->wg;
+    if (e == CL_SUCCESS)
+        e = clEnqueueNDRangeKernel(q, job->kernel, 1, NULL, &global, &local, 0, NULL, &b->ev_k);
+    /* Benchmark only: relaunch on the resident batch so the device stays busy; the fastest launch is
+     * kept as the batch's kernel time. */
+    b->best_k = INFINITY;
+    for (int rep = 1; e == CL_SUCCESS && rep < ctx->kernel_repeat; rep++) {
+        cl_event ev;
+        e = clEnqueueNDRangeKernel(q, job->kernel, 1, NULL, &global, &local, 0, NULL, &ev);
+        if (e == CL_SUCCESS && (e = clWaitForEvents(1, &ev)) == CL_SUCCESS) {
+            const double t = raid_cl_event_seconds(ev);
+            b->best_k = t < b->best_k ? t : b->best_k;
+        }
+        if (e == CL_SUCCESS)
+            clReleaseEvent(ev);
+    }
+    if (e == CL_SUCCESS)
+        e = clEnqueueReadBuffer(q, b->out, CL_FALSE, 0, b->count * job->nacc * 2 * sizeof(float), b->part, 0, NULL,
+                                &b->done);
+    if (e == CL_SUCCESS)
+        e = clFlush(q);
+    if (e == CL_SUCCESS) {
+        ctx->timing.bytes_in += (uint64_t)(el * job->elem_bytes);
+        ctx->timing.launches++;
+    }
+    return e;
+}
+
+raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
+{
+    const raid_chunk_plan *plan = job->plan;
+    if (plan->nchunks == 0)
+        return RAID_OK;
+    size_t max_elems = ctx->max_batch_elems ? ctx->max_batch_elems : DEFAULT_BATCH_ELEMS;
+    const size_t by_alloc = (size_t)(raid_cl_max_alloc(ctx) / job->elem_bytes);
+    if (by_alloc < max_elems)
+        max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
+    size_t cap_elems = 1, max_chunks = 1;
+    for (size_t c = 0, nb = 0; c < plan->nchunks; c += nb) {
+        size_t el;
+        nb = raid_plan_next_batch(plan, c, max_elems, job->align, &el);
+        cap_elems = el > cap_elems ? el : cap_elems;
+        max_chunks = nb > max_chunks ? nb : max_chunks;
+    }
+
+    raid_status st = RAID_OK;
+    batch_buf bb[2];
+    memset(bb, 0, sizeof bb);
+    for (int i = 0; i < 2; i++) {
+        bb[i].staging = malloc(cap_elems * job->elem_bytes);
+        bb[i].table = malloc(max_chunks * 2 * sizeof(cl_uint));
+        bb[i].part = malloc(max_chunks * job->nacc * 2 * sizeof(float));
+        if (!bb[i].staging || !bb[i].table || !bb[i].part) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
+            goto out;
+        }
+        if ((st = raid_cl_acquire(ctx, cap_elems * job->elem_bytes, &bb[i].x)) != RAID_OK ||
+            (st = raid_cl_acquire(ctx, max_chunks * 2 * sizeof(cl_uint), &bb[i].chunk)) != RAID_OK ||
+            (st = raid_cl_acquire(ctx, max_chunks * job->nacc * 2 * sizeof(float), &bb[i].out)) != RAID_OK)
+            goto out;
+    }
+
+    size_t c = 0;
+    int cur = 0;
+    batch_buf *prev = NULL;
+    while (c < plan->nchunks || prev) {
+        batch_buf *b = NULL;
+        if (c < plan->nchunks) {
+            b = &bb[cur];
+            cl_int e = enqueue_batch(ctx, job, b, c, max_elems);
+            if (e != CL_SUCCESS) {
+                st = raid_cl_check(ctx, e, job->what);
+                break;
+            }
+            c += b->count;
+            cur ^= 1;
+        }
+        if (prev) {
+            cl_int e = clWaitForEvents(1, &prev->done);
+            if (e != CL_SUCCESS) {
+                st = raid_cl_check(ctx, e, job->what);
+                break;
+            }
+            ctx->timing.upload_s += raid_cl_event_seconds(prev->ev_w);
+            const double tk = raid_cl_event_seconds(prev->ev_k);
+            ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
+            release_events(prev);
+            raid_plan_combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, job->acc);
+        }
+        prev = b;
+    }
+    if (st != RAID_OK)
+        clFinish(raid_cl_queue(ctx));
+
+out:
+    for (int i = 0; i < 2; i++) {
+        release_events(&bb[i]);
+        free(bb[i].staging);
+        free(bb[i].table);
+        free(bb[i].part);
+        raid_cl_release(ctx, bb[i].x);
+        raid_cl_release(ctx, bb[i].chunk);
+        raid_cl_release(ctx, bb[i].out);
+    }
+    return st;
+}

@@ -1,0 +1,39 @@
+/*
+ * The batch pipeline of every chunked reduction kernel: given a chunk plan (src/plan/chunk_plan.h), it
+ * groups consecutive chunks into batches that fit a device buffer, has the caller convert each batch's
+ * elements into a staging buffer, uploads them with the chunk table, launches one work-group per chunk,
+ * reads back nacc float2 partials per chunk and combines them in float64 in chunk order
+ * (raid_plan_combine). Two sets of buffers let the host convert batch i+1 while the device works on
+ * batch i. Kernel arguments 0, 1, 2 are the data, the chunk table (uint2: offset in the batch, length)
+ * and the partials; the caller may set further arguments before the launch.
+ */
+#ifndef RAID_CHUNK_LAUNCH_H
+#define RAID_CHUNK_LAUNCH_H
+
+#include "backend/opencl_runtime.h"
+#include "plan/chunk_plan.h"
+
+/* Fill staging with chunks first .. first+count-1 of the plan: chunk i (0-based in the batch) starts at
+ * element table[2*i] of staging (elements of elem_bytes each) and has table[2*i+1] elements. */
+typedef void (*raid_chunk_convert_fn)(void *user, const raid_chunk_plan *plan, size_t first, size_t count,
+                                      const cl_uint *table, void *staging);
+
+typedef struct raid_chunk_job {
+    const raid_chunk_plan *plan;
+    cl_kernel kernel;
+    size_t wg;                     /* work-group width */
+    size_t elem_bytes;             /* bytes of one element on the device */
+    size_t align;                  /* chunk starts are multiples of align elements in a batch */
+    size_t nacc;                   /* partials (float2) per chunk */
+    raid_chunk_convert_fn convert;
+    void *user;
+    const double *scale;           /* nseg * nacc factors for the combine, or NULL */
+    double *acc;                   /* nseg * nacc, added to */
+    const char *what;              /* kernel name for messages */
+} raid_chunk_job;
+
+/* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.
+ * Errors: RAID_ENOMEM and the device errors. */
+raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job);
+
+#endif
