@@ -56,7 +56,8 @@ typedef enum raid_status {
     RAID_EBUILD = 7,      /* a kernel failed to build (the message carries the build log) */
     RAID_EDEVMEM = 8,     /* the device ran out of memory */
     RAID_EDEVLOST = 9,    /* the device was lost or a kernel faulted */
-    RAID_EUNSUPPORTED = 10 /* the operation is not available in this build or on this device */
+    RAID_EUNSUPPORTED = 10, /* the operation is not available in this build or on this device */
+    RAID_ESINGULAR = 11    /* a regression design is singular or too ill-conditioned to solve */
 } raid_status;
 
 /** A static, human-readable name of a status ("invalid argument", ...). Never NULL. */
@@ -185,6 +186,89 @@ RAID_API double raid_realized_bound(raid_precision p, int k, int64_t M);
  *  0 when both are NAN; INFINITY when exactly one is. */
 RAID_API double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k);
 
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Regression: sufficient statistics on the device, solution and inference in float64 on the host     */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define RAID_REG_MAX_K 8          /* regressors per problem, the intercept column included */
+#define RAID_REG_MAX_COND 1e12    /* largest accepted 1-norm condition number estimate of X'X */
+
+/** Sufficient statistics of one least-squares problem y = X b + e over n rows: the column means and the
+ *  centred cross-products, which keep their accuracy when a column's mean is large against its spread
+ *  (raw moments rounded to float64 cannot: sum x^2 of x = 1e4 + N(0,1) holds the variance in its last
+ *  digits), and the raw moments derived from them (X'X = C + n m m'). */
+typedef struct raid_reg_stats {
+    int k;                                        /* columns of X */
+    int64_t n;                                    /* rows */
+    double mean[RAID_REG_MAX_K + 1];              /* column means of X, then of y */
+    double cxx[RAID_REG_MAX_K * RAID_REG_MAX_K];  /* sum (x_p - m_p)(x_q - m_q), row-major k x k */
+    double cxy[RAID_REG_MAX_K];                   /* sum (x_p - m_p)(y - m_y) */
+    double cyy;                                   /* sum (y - m_y)^2 */
+    double xtx[RAID_REG_MAX_K * RAID_REG_MAX_K];  /* X'X = cxx + n m m', full symmetric, row-major k x k */
+    double xty[RAID_REG_MAX_K];                   /* X'y */
+    double yty;                                   /* y'y */
+    double ysum;                                  /* sum of y */
+} raid_reg_stats;
+
+/** Sufficient statistics of nreg problems at once (one per symbol, or per window): problem g uses rows
+ *  offsets[g] .. offsets[g+1]-1 of X (row-major, k columns, 1 <= k <= RAID_REG_MAX_K) and y.
+ *  Both backends centre every column of every problem at its float64 mean (a first pass). On the cpu
+ *  backend the centred cross-products are compensated float64 sums. On opencl the host also scales each
+ *  centred column by a power of two (so that float32 never sees columns of very different scales), the
+ *  device accumulates the cross-products of the centred rows and their first moments in double-float
+ *  per chunk (the chunk plan and pipeline of the realized kernel), and the host combines the partials in
+ *  float64 in chunk order and removes the first moments (the rounded mean does not centre exactly):
+ *  C = sum z z' - s s'/n. Bitwise reproducible for a given chunk length and work-group width.
+ *  Values must be finite and at most 1e150 in magnitude (their products must not overflow float64).
+ *  Errors: RAID_EINVAL (k out of range, decreasing offsets, a value out of range, NULL), RAID_ENOMEM and
+ *  the device errors. */
+RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k,
+                                            const int64_t *offsets, size_t nreg, raid_reg_stats *out);
+
+/** Robust "meat" of problem g with coefficients beta (k per problem), residuals e = y - X beta:
+ *  meat[g][0] = sum_t e_t^2 x_t x_t' (White) and, for l = 1..max_lag, meat[g][l] = sum_t e_t e_{t-l} x_t x_{t-l}'
+ *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds
+ *  nreg * (max_lag + 1) * k * k doubles, problem-major, then lag, then row-major k x k. float64 on the
+ *  host (a device pass is future work). Errors: RAID_EINVAL, RAID_ENOMEM. */
+RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *y, int k,
+                                           const int64_t *offsets, size_t nreg, const double *beta,
+                                           int max_lag, double *out);
+
+typedef enum raid_se_kind {
+    RAID_SE_OLS = 0,   /* sigma^2 (X'X)^-1, sigma^2 = SSR / (n - k) */
+    RAID_SE_WHITE = 1, /* HC0: (X'X)^-1 S0 (X'X)^-1 (White 1980) */
+    RAID_SE_NW = 2     /* Newey-West (1987), Bartlett weights 1 - l/(L+1), with the small-sample factor
+                          n/(n-k) as statsmodels' cov_type='HAC' applies it (use_correction=True) */
+} raid_se_kind;
+
+/** Estimates and inference of one regression. */
+typedef struct raid_ols {
+    int k;
+    int64_t n;
+    double beta[RAID_REG_MAX_K];
+    double se[RAID_REG_MAX_K];
+    double tstat[RAID_REG_MAX_K];
+    double pvalue[RAID_REG_MAX_K]; /* two-sided: Student t(n-k) for RAID_SE_OLS, normal for WHITE and NW
+                                      (statsmodels' defaults) */
+    double r2, r2_adj;             /* centred R^2 when the design has an intercept column, else uncentred */
+    double ssr;                    /* sum of squared residuals, from the statistics */
+    double sigma2;                 /* ssr / (n - k) */
+    double cond;                   /* 1-norm condition number estimate of X'X (LAPACK dpocon) */
+} raid_ols;
+
+/** Coefficients and OLS standard errors from sufficient statistics, through the Cholesky factorisation of
+ *  X'X (LAPACKE_dpotrf/dpotrs), in float64. has_intercept says whether one column of X is the constant 1
+ *  (for the centred R^2). Errors: RAID_ESINGULAR (X'X not positive definite, or its condition number
+ *  estimate above RAID_REG_MAX_COND; the message gives it), RAID_EINVAL (n <= k, k out of range). */
+RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out, char *err,
+                                         size_t errlen);
+
+/** Replace the standard errors, t statistics and p-values of o by robust ones: kind RAID_SE_WHITE uses
+ *  meat[0]; RAID_SE_NW uses S = meat[0] + sum_{l=1}^{L} (1 - l/(L+1)) (meat[l] + meat[l]') with L = max_lag
+ *  (meat as raid_reg_meat_compute writes it for this problem). Errors: RAID_EINVAL, RAID_ESINGULAR. */
+RAID_API raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
+                                     raid_ols *o);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Reading intraday prices (or returns) from CSV into segments                                       */

@@ -21,6 +21,7 @@ struct raid_ctx {
     char cl_extra_options[256]; /* appended to kernel build options: benchmark experiments only */
     int kernel_repeat;          /* launches per batch (benchmark only; results are identical), 0 = 1 */
     size_t max_batch_elems;     /* returns per device batch (tests use small ones), 0 = default */
+    int reg_no_centring;        /* tests only: upload raw regression data (shows what centring buys) */
     char errmsg[RAID_ERRMSG_LEN];
 };
 

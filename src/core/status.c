@@ -22,6 +22,7 @@ const char *raid_strerror(raid_status s)
     case RAID_EDEVMEM: return "out of device memory";
     case RAID_EDEVLOST: return "device lost";
     case RAID_EUNSUPPORTED: return "not supported";
+    case RAID_ESINGULAR: return "singular or ill-conditioned design";
     }
     return "unknown status";
 }

@@ -1,0 +1,277 @@
+/*
+ * Sufficient statistics of many least-squares problems (raid_reg_stats_compute).
+ *
+ * cpu backend: per problem, compensated float64 sums (TwoSum) of x_p x_q, x_p y, y^2, y.
+ * opencl backend (kernels/regress.cl), reusing the chunk plan (src/plan/chunk_plan.h) and the batch
+ * pipeline (src/backend/chunk_launch.h) of the realized kernel:
+ *   1. per problem and column v (the k regressors and y), the float64 mean m and a power of two 2^e with
+ *      max |v - m| 2^-e in [0.5, 1); the device sees z = (v - m) 2^-e, so columns of very different
+ *      scales or with large means all arrive as numbers of order one (float32 would otherwise lose the
+ *      digits that the regression needs: tests/test_regress.c shows it);
+ *   2. the device accumulates, per chunk of rows, sum z_p z_q (p <= q) and sum z_p in double-float;
+ *   3. the host combines the partials in float64 in chunk order, unscales them exactly and removes the
+ *      first moments S (tiny but not zero, since m is rounded): C = sum z z' - S S'/n; the raw moments
+ *      are C + n m m' (fill_stats, shared with the cpu path).
+ */
+#include "backend/chunk_launch.h"
+#include "core/internal.h"
+#include "plan/chunk_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_D (RAID_REG_MAX_K + 1)
+#define NA_OF(d) ((d) * ((d) + 1) / 2 + (d))
+
+typedef struct dd {
+    double s, c;
+} dd;
+
+static inline void dd_add(dd *x, double t)
+{
+    double s = x->s + t;
+    double bb = s - x->s;
+    x->c += (x->s - (s - bb)) + (t - bb);
+    x->s = s;
+}
+
+/* Value of column p (p < k: X, p == k: y) of row t. */
+static inline double col(const double *X, const double *y, int k, int64_t t, int p)
+{
+    return p < k ? X[t * k + p] : y[t];
+}
+
+/* Fill o from the means m, the sums of centred cross-products P (upper triangle, d x d, row-major with
+ * stride MAX_D) and the first moments S of the centred columns: C = P - S S'/n removes what the rounded
+ * mean left; the raw moments are C + n m m'. Shared by both backends. */
+static void fill_stats(raid_reg_stats *o, int k, int64_t n, const double *m, double P[][MAX_D], const double *S)
+{
+    const int d = k + 1;
+    double C[MAX_D][MAX_D];
+    for (int p = 0; p < d; p++)
+        for (int q = p; q < d; q++)
+            C[p][q] = C[q][p] = n > 0 ? P[p][q] - S[p] * S[q] / (double)n : 0.0;
+    memset(o, 0, sizeof *o);
+    o->k = k;
+    o->n = n;
+    for (int p = 0; p < d; p++)
+        o->mean[p] = m[p];
+    const double dn = (double)n;
+    for (int p = 0; p < k; p++) {
+        for (int q = 0; q < k; q++) {
+            o->cxx[p * k + q] = C[p][q];
+            o->xtx[p * k + q] = C[p][q] + dn * m[p] * m[q];
+        }
+        o->cxy[p] = C[p][k];
+        o->xty[p] = C[p][k] + dn * m[p] * m[k];
+    }
+    o->cyy = C[k][k];
+    o->yty = C[k][k] + dn * m[k] * m[k];
+    o->ysum = dn * m[k];
+}
+
+/* float64 mean of column p over rows a..b-1 (compensated). */
+static double col_mean(const double *X, const double *y, int k, int64_t a, int64_t b, int p)
+{
+    if (b <= a)
+        return 0.0;
+    dd s = {0, 0};
+    for (int64_t t = a; t < b; t++)
+        dd_add(&s, col(X, y, k, t, p));
+    return (s.s + s.c) / (double)(b - a);
+}
+
+static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_t b, raid_reg_stats *o)
+{
+    const int d = k + 1;
+    double m[MAX_D];
+    for (int p = 0; p < d; p++)
+        m[p] = col_mean(X, y, k, a, b, p);
+    dd pm[MAX_D][MAX_D], s[MAX_D];
+    memset(pm, 0, sizeof pm);
+    memset(s, 0, sizeof s);
+    for (int64_t t = a; t < b; t++) {
+        double z[MAX_D];
+        for (int p = 0; p < d; p++)
+            z[p] = col(X, y, k, t, p) - m[p];
+        for (int p = 0; p < d; p++) {
+            dd_add(&s[p], z[p]);
+            for (int q = p; q < d; q++)
+                dd_add(&pm[p][q], z[p] * z[q]);
+        }
+    }
+    double P[MAX_D][MAX_D], S[MAX_D];
+    for (int p = 0; p < d; p++) {
+        S[p] = s[p].s + s[p].c;
+        for (int q = p; q < d; q++)
+            P[p][q] = pm[p][q].s + pm[p][q].c;
+    }
+    fill_stats(o, k, b - a, m, P, S);
+}
+
+/* ---- device path ---- */
+
+typedef struct reg_prep {
+    const double *X, *y;
+    int k, d;
+    raid_precision prec;
+    double *mean;  /* nreg * d */
+    int *ex;       /* nreg * d */
+} reg_prep;
+
+static void convert_rows(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const cl_uint *table,
+                         void *staging)
+{
+    const reg_prep *rp = user;
+    const int d = rp->d;
+    const long long n = (long long)count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++) {
+        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
+        const double *m = rp->mean + (size_t)ch->seg * d;
+        const int *e = rp->ex + (size_t)ch->seg * d;
+        double f[MAX_D];
+        for (int p = 0; p < d; p++)
+            f[p] = ldexp(1.0, -e[p]);
+        for (uint32_t j = 0; j < ch->len; j++) {
+            const int64_t t = ch->start + j;
+            const size_t base = ((size_t)table[2 * i] + j) * (size_t)d;
+            for (int p = 0; p < d; p++) {
+                const double z = (col(rp->X, rp->y, rp->k, t, p) - m[p]) * f[p];
+                const float hi = (float)z;
+                if (rp->prec == RAID_PREC_F32) {
+                    ((float *)staging)[base + p] = hi;
+                } else {
+                    ((float *)staging)[2 * (base + p)] = hi;
+                    ((float *)staging)[2 * (base + p) + 1] = (float)(z - (double)hi);
+                }
+            }
+        }
+    }
+}
+
+static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                            size_t nreg, raid_reg_stats *out)
+{
+    const int d = k + 1, na = NA_OF(d);
+    const raid_precision prec = ctx->precision;
+    const size_t esize = (size_t)d * (prec == RAID_PREC_F32 ? 4 : 8);
+    const size_t run = ctx->chunk_len / ctx->wg_width;
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    if ((uint64_t)2 * 8 * ctx->wg_width * 4 > raid_cl_local_mem(ctx))
+        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
+                         ctx->wg_width);
+    char opts[512];
+    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d %s", ctx->wg_width, run, d,
+             prec == RAID_PREC_DF, ctx->cl_extra_options);
+    cl_kernel kern;
+    raid_status st = raid_cl_kernel(ctx, "regress.cl", "reg_stats", opts, &kern);
+    if (st != RAID_OK)
+        return st;
+
+    const size_t ng = nreg ? nreg : 1;
+    double *mean = calloc(ng * d, sizeof *mean), *scale = malloc(ng * na * sizeof *scale);
+    double *acc = calloc(ng * na, sizeof *acc);
+    int *ex = calloc(ng * d, sizeof *ex);
+    raid_chunk_plan plan;
+    memset(&plan, 0, sizeof plan);
+    if (!mean || !scale || !acc || !ex) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        goto out;
+    }
+    const double t0 = raid_now();
+    const long long ngl = (long long)nreg;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long long g = 0; g < ngl; g++) {
+        const int64_t a = offsets[g], b = offsets[g + 1];
+        double *m = mean + (size_t)g * d;
+        int *e = ex + (size_t)g * d;
+        for (int p = 0; p < d; p++) {
+            if (!ctx->reg_no_centring)
+                m[p] = col_mean(X, y, k, a, b, p);
+            double mx = 0;
+            for (int64_t t = a; t < b; t++)
+                mx = fmax(mx, fabs(col(X, y, k, t, p) - m[p]));
+            e[p] = 0;
+            if (mx > 0 && !ctx->reg_no_centring)
+                frexp(mx, &e[p]);
+        }
+        double *sc = scale + (size_t)g * na;
+        int a2 = 0;
+        for (int p = 0; p < d; p++)
+            for (int q = p; q < d; q++)
+                sc[a2++] = ldexp(1.0, e[p] + e[q]);
+        for (int p = 0; p < d; p++)
+            sc[a2++] = ldexp(1.0, e[p]);
+    }
+    ctx->timing.convert_s += raid_now() - t0;
+    if ((st = raid_plan_build(&plan, offsets, nreg, ctx->chunk_len)) != RAID_OK) {
+        st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
+        goto out;
+    }
+    {
+        reg_prep rp = {X, y, k, d, prec, mean, ex};
+        raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, 1, (size_t)na, convert_rows, &rp, scale, acc,
+                              "the regression statistics kernel"};
+        if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
+            goto out;
+    }
+    /* Unscaled centred sums to statistics, in float64. */
+    for (size_t g = 0; g < nreg; g++) {
+        const double *A = acc + g * na;
+        double P[MAX_D][MAX_D], S[MAX_D];
+        int a2 = 0;
+        for (int p = 0; p < d; p++)
+            for (int q = p; q < d; q++)
+                P[p][q] = A[a2++];
+        for (int p = 0; p < d; p++)
+            S[p] = A[a2++];
+        fill_stats(&out[g], k, offsets[g + 1] - offsets[g], mean + g * d, P, S);
+    }
+    st = RAID_OK;
+out:
+    free(mean);
+    free(scale);
+    free(acc);
+    free(ex);
+    raid_plan_free(&plan);
+    return st;
+}
+
+raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                                   size_t nreg, raid_reg_stats *out)
+{
+    if (!ctx)
+        return RAID_EINVAL;
+    ctx->errmsg[0] = 0;
+    if (k < 1 || k > RAID_REG_MAX_K)
+        return raid_fail(ctx, RAID_EINVAL, "k = %d regressors; 1 to %d are supported", k, RAID_REG_MAX_K);
+    if (!offsets || (nreg && !out))
+        return raid_fail(ctx, RAID_EINVAL, "NULL argument");
+    if (nreg && offsets[0] < 0)
+        return raid_fail(ctx, RAID_EINVAL, "negative offset");
+    for (size_t g = 0; g < nreg; g++)
+        if (offsets[g + 1] < offsets[g])
+            return raid_fail(ctx, RAID_EINVAL, "offsets decrease at problem %zu", g);
+    const int64_t n0 = nreg ? offsets[0] : 0, n1 = nreg ? offsets[nreg] : 0;
+    if (n1 > n0 && (!X || !y))
+        return raid_fail(ctx, RAID_EINVAL, "NULL data");
+    for (int64_t t = n0; t < n1; t++) {
+        if (!(fabs(y[t]) <= 1e150))
+            return raid_fail(ctx, RAID_EINVAL, "y of row %lld is not finite or beyond 1e150", (long long)t);
+        for (int p = 0; p < k; p++)
+            if (!(fabs(X[t * k + p]) <= 1e150))
+                return raid_fail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
+                                 (long long)t, p);
+    }
+    if (ctx->backend == RAID_BACKEND_CPU) {
+        const long long ng = (long long)nreg;
+#pragma omp parallel for schedule(dynamic, 4)
+        for (long long g = 0; g < ng; g++)
+            stats_cpu(X, y, k, offsets[g], offsets[g + 1], &out[g]);
+        return RAID_OK;
+    }
+    return stats_cl(ctx, X, y, k, offsets, nreg, out);
+}

@@ -1,0 +1,235 @@
+/* Regression sufficient statistics: the float64 cpu path against long double sums written here, and the
+ * OpenCL device path (PoCL in CI) against them within stated bounds; centring and scaling shown to
+ * matter on a badly scaled design. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "core/internal.h"
+#include "raid.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 777;
+static double unif(void)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return ((double)((z ^ (z >> 31)) >> 11) + 0.5) * 0x1p-53;
+}
+static double gauss(void) { return sqrt(-2.0 * log(unif())) * cos(6.283185307179586 * unif()); }
+
+/* A design: column 0 the intercept, columns with means mu[p] and spreads sd[p]; y linear plus noise. */
+typedef struct design {
+    int k;
+    size_t nreg;
+    int64_t *off;
+    double *X, *y;
+} design;
+
+static design make_design(int k, size_t nreg, int64_t maxlen, const double *mu, const double *sd)
+{
+    design D = {k, nreg, malloc((nreg + 1) * sizeof(int64_t)), NULL, NULL};
+    D.off[0] = 0;
+    for (size_t g = 0; g < nreg; g++)
+        D.off[g + 1] = D.off[g] + (int64_t)(unif() * (double)maxlen);
+    const size_t n = (size_t)D.off[nreg];
+    D.X = malloc((n ? n : 1) * k * sizeof(double));
+    D.y = malloc((n ? n : 1) * sizeof(double));
+    for (size_t t = 0; t < n; t++) {
+        double yy = 0.5;
+        D.X[t * k] = 1.0;
+        for (int p = 1; p < k; p++) {
+            D.X[t * k + p] = mu[p] + sd[p] * gauss();
+            yy += 0.3 / p * D.X[t * k + p];
+        }
+        D.y[t] = yy + 0.1 * gauss();
+    }
+    return D;
+}
+
+static void free_design(design *D)
+{
+    free(D->off);
+    free(D->X);
+    free(D->y);
+}
+
+/* Column p of row t (p == k: y). */
+static double col(const design *D, size_t t, int p) { return p < D->k ? D->X[t * D->k + p] : D->y[t]; }
+
+/* The largest scaled error of the statistics s of problem g against long double sums written here:
+ * centred cross-products relative to sum |d_p d_q| (d = v - mean), raw moments relative to
+ * sum |v_p v_q|, means relative to mean |v|. Returns the worst of the three. */
+static double max_scaled_error(const design *D, size_t g, const raid_reg_stats *s)
+{
+    const int k = D->k, d = k + 1;
+    const size_t a = (size_t)D->off[g], b = (size_t)D->off[g + 1];
+    const long double n = (long double)(b - a);
+    long double m[9] = {0}, am[9] = {0};
+    for (size_t t = a; t < b; t++)
+        for (int p = 0; p < d; p++) {
+            m[p] += col(D, t, p);
+            am[p] += fabsl((long double)col(D, t, p));
+        }
+    double worst = 0;
+    for (int p = 0; p < d; p++) {
+        m[p] /= n;
+        long double e = fabsl((long double)s->mean[p] - m[p]) / (am[p] / n);
+        if (am[p] > 0 && e > worst)
+            worst = (double)e;
+    }
+    for (int p = 0; p < d; p++)
+        for (int q = p; q < d; q++) {
+            long double c = 0, ad = 0, raw = 0, av = 0;
+            for (size_t t = a; t < b; t++) {
+                long double dp = col(D, t, p) - m[p], dq = col(D, t, q) - m[q];
+                c += dp * dq;
+                ad += fabsl(dp * dq);
+                raw += (long double)col(D, t, p) * col(D, t, q);
+                av += fabsl((long double)col(D, t, p) * col(D, t, q));
+            }
+            const double gc = q < k ? s->cxx[p * k + q] : (p < k ? s->cxy[p] : s->cyy);
+            const double gr = q < k ? s->xtx[p * k + q] : (p < k ? s->xty[p] : s->yty);
+            double ec = ad > 0 ? (double)(fabsl((long double)gc - c) / ad) : (gc == 0 ? 0 : INFINITY);
+            double er = av > 0 ? (double)(fabsl((long double)gr - raw) / av) : (gr == 0 ? 0 : INFINITY);
+            if (ec > worst)
+                worst = ec;
+            if (er > worst)
+                worst = er;
+        }
+    return worst;
+}
+
+static void check(raid_ctx *ctx, const design *D, double tol, const char *what)
+{
+    raid_reg_stats *s = malloc((D->nreg ? D->nreg : 1) * sizeof *s);
+    raid_status st = raid_reg_stats_compute(ctx, D->X, D->y, D->k, D->off, D->nreg, s);
+    if (st != RAID_OK)
+        fail_msg("%s: %s", what, raid_ctx_errmsg(ctx));
+    double worst = 0;
+    for (size_t g = 0; g < D->nreg; g++) {
+        if (D->off[g + 1] == D->off[g])
+            continue;
+        assert_int_equal(s[g].n, D->off[g + 1] - D->off[g]);
+        double e = max_scaled_error(D, g, &s[g]);
+        if (e > worst)
+            worst = e;
+    }
+    printf("# %-40s max scaled error %.3e (tolerance %.1e)\n", what, worst, tol);
+    if (!(worst <= tol))
+        fail_msg("%s: scaled error %.3e > %.1e", what, worst, tol);
+    free(s);
+}
+
+static const double MU[8] = {0, 0.5, 1e4, -3.0, 1e-3, 250.0, 0.0, 7.0};
+static const double SD[8] = {0, 1.0, 1.0, 1e-3, 1e-4, 50.0, 1e3, 1e-2};
+
+static void test_cpu(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    for (int k = 1; k <= RAID_REG_MAX_K; k++) {
+        design D = make_design(k, 20, 3000, MU, SD);
+        char what[64];
+        snprintf(what, sizeof what, "cpu k=%d", k);
+        check(cpu, &D, 1e-14, what);
+        free_design(&D);
+    }
+    raid_ctx_destroy(cpu);
+}
+
+static void test_device(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device());
+    const int ks[] = {1, 2, 4, 8};
+    for (size_t i = 0; i < 4; i++) {
+        /* problems from empty to several chunks, of unequal lengths */
+        design D = make_design(ks[i], 300, 9000, MU, SD);
+        for (int p = 0; p < 2; p++) {
+            raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+            char what[64];
+            snprintf(what, sizeof what, "device %s k=%d", p ? "df" : "f32", ks[i]);
+            /* f32: each centred value rounded once (u), products 2u, first moments u: 3u with margin;
+             * df: values to 2^-48, double-float sums of terms of either sign (3u^2 per addition over up
+             * to 16 + 8 additions): 1e-12 */
+            check(dev, &D, p ? 1e-12 : 3.0 * 0x1p-24, what);
+        }
+        free_design(&D);
+    }
+    raid_ctx_destroy(dev);
+}
+
+/* Without centring and scaling a design with a large mean loses the digits the regression needs; with
+ * them it keeps them. The f32 policy shows it most plainly. */
+static void test_centring_matters(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device());
+    raid_ctx_set_precision(dev, RAID_PREC_F32);
+    const double mu[3] = {0, 1e4, 1e4}, sd[3] = {0, 1.0, 1.0};
+    design D = make_design(3, 8, 20000, mu, sd);
+    raid_reg_stats *s = malloc(D.nreg * sizeof *s);
+    dev->reg_no_centring = 1;
+    assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, s), RAID_OK);
+    double raw = 0;
+    for (size_t g = 0; g < D.nreg; g++)
+        if (D.off[g + 1] > D.off[g])
+            raw = fmax(raw, max_scaled_error(&D, g, &s[g]));
+    dev->reg_no_centring = 0;
+    assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, s), RAID_OK);
+    double centred = 0;
+    for (size_t g = 0; g < D.nreg; g++)
+        if (D.off[g + 1] > D.off[g])
+            centred = fmax(centred, max_scaled_error(&D, g, &s[g]));
+    printf("# badly scaled design (means 1e4, sd 1), f32: raw upload %.3e, centred and scaled %.3e\n", raw, centred);
+    assert_true(raw > 1e-3); /* the centred moments are lost in float32's rounding of 1e4 + x (u 1e4 / sd) */
+    assert_true(centred < 3 * 0x1p-24);
+    free(s);
+    free_design(&D);
+    raid_ctx_destroy(dev);
+}
+
+static void test_determinism_and_errors(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    double X[4] = {1, 2, 1, NAN}, y[2] = {1, 2};
+    int64_t off[2] = {0, 2};
+    raid_reg_stats s[2];
+    assert_int_equal(raid_reg_stats_compute(cpu, X, y, 2, off, 1, s), RAID_EINVAL);
+    assert_int_equal(raid_reg_stats_compute(cpu, X, y, 0, off, 1, s), RAID_EINVAL);
+    assert_int_equal(raid_reg_stats_compute(cpu, X, y, 9, off, 1, s), RAID_EINVAL);
+    raid_ctx_destroy(cpu);
+    if (!t_have_opencl())
+        return;
+    raid_ctx *dev = t_open_ctx(t_device());
+    design D = make_design(5, 50, 20000, MU, SD);
+    raid_reg_stats *a = malloc(D.nreg * sizeof *a), *b = malloc(D.nreg * sizeof *b);
+    assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, a), RAID_OK);
+    dev->max_batch_elems = 5000; /* many launches: still bitwise equal */
+    assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, b), RAID_OK);
+    assert_memory_equal(a, b, D.nreg * sizeof *a);
+    free(a);
+    free(b);
+    free_design(&D);
+    raid_ctx_destroy(dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu),
+        cmocka_unit_test(test_device),
+        cmocka_unit_test(test_centring_matters),
+        cmocka_unit_test(test_determinism_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
