@@ -13,6 +13,7 @@ all: build
 
 setup:
 	@bash scripts/setup.sh
+	@bash scripts/setup_python.sh
 
 $(BUILD)/CMakeCache.txt: | setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo

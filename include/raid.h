@@ -192,7 +192,8 @@ RAID_API double raid_realized_diff(const raid_realized *a, const raid_realized *
 /* ------------------------------------------------------------------------------------------------ */
 
 #define RAID_REG_MAX_K 8          /* regressors per problem, the intercept column included */
-#define RAID_REG_MAX_COND 1e12    /* largest accepted 1-norm condition number estimate of X'X */
+#define RAID_REG_MAX_COND 1e12    /* largest accepted condition number estimate of the matrix factored
+                                     (see raid_ols.cond) */
 
 /** Sufficient statistics of one least-squares problem y = X b + e over n rows: the column means and the
  *  centred cross-products, which keep their accuracy when a column's mean is large against its spread
@@ -230,7 +231,8 @@ RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, cons
  *  meat[g][0] = sum_t e_t^2 x_t x_t' (White) and, for l = 1..max_lag, meat[g][l] = sum_t e_t e_{t-l} x_t x_{t-l}'
  *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds
  *  nreg * (max_lag + 1) * k * k doubles, problem-major, then lag, then row-major k x k. float64 on the
- *  host (a device pass is future work). Errors: RAID_EINVAL, RAID_ENOMEM. */
+ *  host (a device pass is future work); ctx may be NULL (then no message). Errors: RAID_EINVAL (also when
+ *  a residual times a regressor is not finite), RAID_ENOMEM. */
 RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                            const int64_t *offsets, size_t nreg, const double *beta,
                                            int max_lag, double *out);
@@ -238,8 +240,8 @@ RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const
 typedef enum raid_se_kind {
     RAID_SE_OLS = 0,   /* sigma^2 (X'X)^-1, sigma^2 = SSR / (n - k) */
     RAID_SE_WHITE = 1, /* HC0: (X'X)^-1 S0 (X'X)^-1 (White 1980) */
-    RAID_SE_NW = 2     /* Newey-West (1987), Bartlett weights 1 - l/(L+1), with the small-sample factor
-                          n/(n-k) as statsmodels' cov_type='HAC' applies it (use_correction=True) */
+    RAID_SE_NW = 2     /* Newey-West (1987), Bartlett weights 1 - l/(L+1), no small-sample factor:
+                          statsmodels' cov_type='HAC' with its default use_correction=False */
 } raid_se_kind;
 
 /** Estimates and inference of one regression. */
@@ -254,19 +256,26 @@ typedef struct raid_ols {
     double r2, r2_adj;             /* centred R^2 when the design has an intercept column, else uncentred */
     double ssr;                    /* sum of squared residuals, from the statistics */
     double sigma2;                 /* ssr / (n - k) */
-    double cond;                   /* 1-norm condition number estimate of X'X (LAPACK dpocon) */
+    double cond;                   /* 1-norm condition number estimate (LAPACK dpocon) of the matrix
+                                      factored, its columns scaled to unit diagonal: the centred
+                                      cross-products of the non-constant columns when X has a constant
+                                      column, else X'X; 1 for an intercept alone */
 } raid_ols;
 
-/** Coefficients and OLS standard errors from sufficient statistics, through the Cholesky factorisation of
- *  X'X (LAPACKE_dpotrf/dpotrs), in float64. has_intercept says whether one column of X is the constant 1
- *  (for the centred R^2). Errors: RAID_ESINGULAR (X'X not positive definite, or its condition number
- *  estimate above RAID_REG_MAX_COND; the message gives it), RAID_EINVAL (n <= k, k out of range). */
+/** Coefficients and OLS standard errors from sufficient statistics, in float64. A constant column
+ *  (cxx[j][j] == 0, mean[j] != 0) is the intercept: the slopes solve the centred system cxx b = cxy by
+ *  Cholesky (LAPACKE_dpotrf/dpotrs, columns equilibrated by powers of two, one step of iterative
+ *  refinement) and the intercept comes from the means; without one X'X b = X'y is solved.
+ *  has_intercept only selects the centred R^2. Errors: RAID_ESINGULAR (not positive definite, two
+ *  constant columns, or condition estimate above RAID_REG_MAX_COND; the message gives it), RAID_EINVAL
+ *  (n <= k, k out of range, a non-finite statistic, NULL). */
 RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out, char *err,
                                          size_t errlen);
 
 /** Replace the standard errors, t statistics and p-values of o by robust ones: kind RAID_SE_WHITE uses
  *  meat[0]; RAID_SE_NW uses S = meat[0] + sum_{l=1}^{L} (1 - l/(L+1)) (meat[l] + meat[l]') with L = max_lag
- *  (meat as raid_reg_meat_compute writes it for this problem). Errors: RAID_EINVAL, RAID_ESINGULAR. */
+ *  (meat as raid_reg_meat_compute writes it for this problem); kind RAID_SE_OLS restores
+ *  sigma^2 (X'X)^-1 (meat may be NULL). Errors: RAID_EINVAL, RAID_ESINGULAR. */
 RAID_API raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
                                      raid_ols *o);
 

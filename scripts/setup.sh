@@ -9,6 +9,8 @@ PACKAGES=(
   pocl-opencl-icd                      # OpenCL on the CPU (tests and CI; a GPU driver is used when present)
   libcsv-dev                           # streaming CSV parser
   libcmocka-dev                        # unit tests
+  liblapacke-dev                       # LAPACKE (Cholesky and condition estimate of the regressions)
+  python3-venv                         # .venv of the statsmodels cross-checks (scripts/setup_python.sh)
   gnuplot-nox                          # precision figure
   tzdata                               # IANA time zones (--tz)
 )
