@@ -227,6 +227,13 @@ typedef struct raid_reg_stats {
 RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                             const int64_t *offsets, size_t nreg, raid_reg_stats *out);
 
+/** Statistics of the union of two disjoint sets of rows of the same k columns, from theirs, in float64:
+ *  n = na + nb, mean = (na ma + nb mb) / n, C = Ca + Cb + (na nb / n) (ma - mb)(ma - mb)'
+ *  (Chan, Golub and LeVeque 1979), raw moments derived as in raid_reg_stats. Rolling and expanding
+ *  windows combine per-block statistics this way instead of re-accumulating every window or adding
+ *  and subtracting rows. out may alias a or b. Errors: RAID_EINVAL (different k, NULL). */
+RAID_API raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats *b, raid_reg_stats *out);
+
 /** Robust "meat" of problem g with coefficients beta (k per problem), residuals e = y - X beta:
  *  meat[g][0] = sum_t e_t^2 x_t x_t' (White) and, for l = 1..max_lag, meat[g][l] = sum_t e_t e_{t-l} x_t x_{t-l}'
  *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds

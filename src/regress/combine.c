@@ -1,0 +1,52 @@
+/*
+ * Statistics of the union of two disjoint row sets (raid_reg_stats_combine): the pairwise update of
+ * Chan, Golub and LeVeque (1979), "Updating formulae and a pairwise algorithm for computing sample
+ * variances", extended to cross-products:
+ *   n = na + nb,  delta = mb - ma,  mean = ma + delta nb / n,
+ *   C = Ca + Cb + (na nb / n) delta delta'.
+ * Every term is a centred quantity, so nothing large is built and cancelled; windows of a rolling or
+ * expanding regression combine per-block statistics this way.
+ */
+#include "core/internal.h"
+
+#include <string.h>
+
+raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats *b, raid_reg_stats *out)
+{
+    if (!a || !b || !out || a->k != b->k || a->k < 1 || a->k > RAID_REG_MAX_K || a->n < 0 || b->n < 0)
+        return RAID_EINVAL;
+    const int k = a->k, d = k + 1;
+    if (a->n == 0 || b->n == 0) {
+        const raid_reg_stats *src = a->n == 0 ? b : a;
+        if (out != src)
+            memcpy(out, src, sizeof *out);
+        return RAID_OK;
+    }
+    const double na = (double)a->n, nb = (double)b->n, n = na + nb, w = na * nb / n;
+    double m[RAID_REG_MAX_K + 1], delta[RAID_REG_MAX_K + 1];
+    for (int p = 0; p < d; p++) {
+        delta[p] = b->mean[p] - a->mean[p];
+        m[p] = a->mean[p] + delta[p] * (nb / n);
+    }
+    raid_reg_stats r;
+    memset(&r, 0, sizeof r);
+    r.k = k;
+    r.n = a->n + b->n;
+    for (int p = 0; p < d; p++)
+        r.mean[p] = m[p];
+    for (int p = 0; p < k; p++) {
+        for (int q = 0; q < k; q++)
+            r.cxx[p * k + q] = a->cxx[p * k + q] + b->cxx[p * k + q] + w * delta[p] * delta[q];
+        r.cxy[p] = a->cxy[p] + b->cxy[p] + w * delta[p] * delta[k];
+    }
+    r.cyy = a->cyy + b->cyy + w * delta[k] * delta[k];
+    for (int p = 0; p < k; p++) {
+        for (int q = 0; q < k; q++)
+            r.xtx[p * k + q] = r.cxx[p * k + q] + n * m[p] * m[q];
+        r.xty[p] = r.cxy[p] + n * m[p] * m[k];
+    }
+    r.yty = r.cyy + n * m[k] * m[k];
+    r.ysum = n * m[k];
+    *out = r;
+    return RAID_OK;
+}
