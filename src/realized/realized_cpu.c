@@ -5,6 +5,7 @@
  * that straddle chunks are added separately, and the chunk sums are combined in chunk order: the result
  * does not depend on the number of threads.
  */
+#include "core/dd.h"
 #include "plan/chunk_plan.h"
 #include "realized/realized_internal.h"
 
@@ -14,17 +15,6 @@
 
 #define CPU_CHUNK ((size_t)1 << 15)
 
-typedef struct dd {
-    double s, c;
-} dd;
-
-static inline void dd_add(dd *x, double t)
-{
-    double s = x->s + t;
-    double bb = s - x->s;
-    x->c += (x->s - (s - bb)) + (t - bb);
-    x->s = s;
-}
 
 static inline double med3(double a, double b, double c)
 {
@@ -34,20 +24,20 @@ static inline double med3(double a, double b, double c)
 static inline double pow43(double a) { return a * cbrt(a); }
 
 /* Accumulate the terms of r[0..m) whose windows lie inside it. */
-static void chunk_acc(const double *r, int64_t m, dd acc[RAID_NACC])
+static void chunk_acc(const double *r, int64_t m, raid_dd acc[RAID_NACC])
 {
     memset(acc, 0, RAID_NACC * sizeof *acc);
     double a1 = 0, a2 = 0, q1 = 0, q2 = 0;
     for (int64_t i = 0; i < m; i++) {
         const double x = r[i], a = fabs(x), sq = x * x, q = pow43(a);
-        dd_add(&acc[x < 0 ? RAID_ACC_RS_NEG : RAID_ACC_RS_POS], sq);
-        dd_add(&acc[RAID_ACC_QUART], sq * sq);
+        raid_dd_add(&acc[x < 0 ? RAID_ACC_RS_NEG : RAID_ACC_RS_POS], sq);
+        raid_dd_add(&acc[RAID_ACC_QUART], sq * sq);
         if (i >= 1)
-            dd_add(&acc[RAID_ACC_BPV], a * a1);
+            raid_dd_add(&acc[RAID_ACC_BPV], a * a1);
         if (i >= 2) {
-            dd_add(&acc[RAID_ACC_TPQ], q * q1 * q2);
+            raid_dd_add(&acc[RAID_ACC_TPQ], q * q1 * q2);
             const double md = med3(a, a1, a2);
-            dd_add(&acc[RAID_ACC_MED], md * md);
+            raid_dd_add(&acc[RAID_ACC_MED], md * md);
         }
         a2 = a1;
         a1 = a;
@@ -75,10 +65,10 @@ void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, u
 
 void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC])
 {
-    dd d[RAID_NACC];
+    raid_dd d[RAID_NACC];
     chunk_acc(r, m, d);
     for (int k = 0; k < RAID_NACC; k++)
-        acc[k] = d[k].s + d[k].c;
+        acc[k] = raid_dd_value(d[k]);
 }
 
 raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -88,7 +78,7 @@ raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int6
     raid_status s = raid_plan_build(&plan, offsets, nseg, CPU_CHUNK);
     if (s != RAID_OK)
         return raid_fail(ctx, s, "cannot plan %zu segments", nseg);
-    dd *part = plan.nchunks ? malloc(plan.nchunks * RAID_NACC * sizeof *part) : NULL;
+    raid_dd *part = plan.nchunks ? malloc(plan.nchunks * RAID_NACC * sizeof *part) : NULL;
     if (plan.nchunks && !part) {
         raid_plan_free(&plan);
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
@@ -109,7 +99,7 @@ raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int6
         const raid_chunk *ch = &plan.chunks[c];
         const int64_t s0 = offsets[ch->seg];
         for (int k = 0; k < RAID_NACC; k++)
-            acc[ch->seg * RAID_NACC + k] += part[c * RAID_NACC + k].s + part[c * RAID_NACC + k].c;
+            acc[ch->seg * RAID_NACC + k] += raid_dd_value(part[c * RAID_NACC + k]);
         if (ch->start > s0) {
             const int64_t end = ch->start + (ch->len < 2 ? ch->len : 2);
             for (int64_t j = ch->start; j < end; j++)

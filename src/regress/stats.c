@@ -14,6 +14,7 @@
  *      are C + n m m' (fill_stats, shared with the cpu path).
  */
 #include "backend/chunk_launch.h"
+#include "core/dd.h"
 #include "core/internal.h"
 #include "plan/chunk_plan.h"
 
@@ -25,17 +26,6 @@
 #define MAX_D (RAID_REG_MAX_K + 1)
 #define NA_OF(d) ((d) * ((d) + 1) / 2 + (d))
 
-typedef struct dd {
-    double s, c;
-} dd;
-
-static inline void dd_add(dd *x, double t)
-{
-    double s = x->s + t;
-    double bb = s - x->s;
-    x->c += (x->s - (s - bb)) + (t - bb);
-    x->s = s;
-}
 
 /* Value of column p (p < k: X, p == k: y) of row t. */
 static inline double col(const double *X, const double *y, int k, int64_t t, int p)
@@ -77,10 +67,10 @@ static double col_mean(const double *X, const double *y, int k, int64_t a, int64
 {
     if (b <= a)
         return 0.0;
-    dd s = {0, 0};
+    raid_dd s = {0, 0};
     for (int64_t t = a; t < b; t++)
-        dd_add(&s, col(X, y, k, t, p));
-    return (s.s + s.c) / (double)(b - a);
+        raid_dd_add(&s, col(X, y, k, t, p));
+    return raid_dd_value(s) / (double)(b - a);
 }
 
 static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_t b, raid_reg_stats *o)
@@ -89,7 +79,7 @@ static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_
     double m[MAX_D];
     for (int p = 0; p < d; p++)
         m[p] = col_mean(X, y, k, a, b, p);
-    dd pm[MAX_D][MAX_D], s[MAX_D];
+    raid_dd pm[MAX_D][MAX_D], s[MAX_D];
     memset(pm, 0, sizeof pm);
     memset(s, 0, sizeof s);
     for (int64_t t = a; t < b; t++) {
@@ -97,16 +87,16 @@ static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_
         for (int p = 0; p < d; p++)
             z[p] = col(X, y, k, t, p) - m[p];
         for (int p = 0; p < d; p++) {
-            dd_add(&s[p], z[p]);
+            raid_dd_add(&s[p], z[p]);
             for (int q = p; q < d; q++)
-                dd_add(&pm[p][q], z[p] * z[q]);
+                raid_dd_add(&pm[p][q], z[p] * z[q]);
         }
     }
     double P[MAX_D][MAX_D], S[MAX_D];
     for (int p = 0; p < d; p++) {
-        S[p] = s[p].s + s[p].c;
+        S[p] = raid_dd_value(s[p]);
         for (int q = p; q < d; q++)
-            P[p][q] = pm[p][q].s + pm[p][q].c;
+            P[p][q] = raid_dd_value(pm[p][q]);
     }
     fill_stats(o, k, b - a, m, P, S);
 }
