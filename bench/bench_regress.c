@@ -1,0 +1,148 @@
+/*
+ * bench_regress: speed of the regression path on a HAR-shaped panel (not a test; bench/README.md).
+ *
+ * S symbols x T days of a log-normal AR(1) "rv" series; the HAR-RV design (const, rv_d, rv_w, rv_m; y the
+ * next day's rv); rolling windows of W days ending on every block boundary (blocks of B days). Stages:
+ *   stats   raid_reg_stats_compute of every block of every symbol in one call (device and cpu);
+ *   combine raid_reg_stats_combine of W/B blocks per window;
+ *   ols     raid_ols_from_stats per window;
+ *   meat    raid_reg_meat_compute (Newey-West, L lags) per window, float64 on the host.
+ * usage: bench_regress [--device D] [--precision f32|df] [--symbols S] [--days T] [--window W]
+ *                      [--block B] [--nw-lag L]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double gauss_at(uint64_t i)
+{
+    uint64_t z = (i * 2 + 1) * 0x9e3779b97f4a7c15ULL, u[2];
+    for (int k = 0; k < 2; k++) {
+        z += 0x9e3779b97f4a7c15ULL;
+        uint64_t x = z;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        u[k] = x ^ (x >> 31);
+    }
+    double a = ((double)(u[0] >> 11) + 0.5) * 0x1p-53, b = (double)(u[1] >> 11) * 0x1p-53;
+    return sqrt(-2.0 * log(a)) * cos(6.283185307179586 * b);
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = "opencl";
+    raid_precision prec = RAID_PREC_DF;
+    long S = 1000, T = 5000, W = 1000, B = 50;
+    int L = 22;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--device")) device = argv[i + 1];
+        else if (!strcmp(argv[i], "--precision")) prec = strcmp(argv[i + 1], "f32") ? RAID_PREC_DF : RAID_PREC_F32;
+        else if (!strcmp(argv[i], "--symbols")) S = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--days")) T = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--window")) W = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--block")) B = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--nw-lag")) L = atoi(argv[i + 1]);
+    }
+    const int k = 4;
+    const long rows = T - 23; /* days with 22 days of history and one of future */
+    const long nblk = rows / B, wb = W / B;
+    const size_t n = (size_t)S * (size_t)(nblk * B);
+    double *X = malloc(n * k * sizeof *X), *y = malloc(n * sizeof *y);
+    int64_t *off = malloc(((size_t)S * nblk + 1) * sizeof *off);
+    if (!X || !y || !off)
+        return 1;
+#pragma omp parallel for schedule(static)
+    for (long s = 0; s < S; s++) {
+        double *rv = malloc((size_t)T * sizeof *rv), h = 0;
+        for (long t = 0; t < T; t++) {
+            h = 0.95 * h + 0.3 * gauss_at((uint64_t)(s * T + t));
+            rv[t] = 1e-4 * exp(h);
+        }
+        for (long i = 0; i < nblk * B; i++) {
+            const long t = 22 + i;
+            double w = 0, m = 0;
+            for (int j = 0; j < 5; j++) w += rv[t - j];
+            for (int j = 0; j < 22; j++) m += rv[t - j];
+            double *x = X + ((size_t)s * nblk * B + i) * k;
+            x[0] = 1; x[1] = rv[t]; x[2] = w / 5; x[3] = m / 22;
+            y[(size_t)s * nblk * B + i] = rv[t + 1];
+        }
+        free(rv);
+    }
+    for (size_t g = 0; g <= (size_t)S * nblk; g++)
+        off[g] = (int64_t)(g * B);
+    char err[4096];
+    raid_ctx *ctx[2] = {NULL, NULL};
+    if (raid_ctx_create(&ctx[0], device, err, sizeof err) != RAID_OK || raid_ctx_create(&ctx[1], "cpu", err, sizeof err) != RAID_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    raid_ctx_set_precision(ctx[0], prec);
+    raid_reg_stats *blk = malloc((size_t)S * nblk * sizeof *blk);
+    printf("# %s, %ld symbols x %ld days, window %ld, blocks %ld, NW lag %d, threads %d\n", raid_ctx_device_name(ctx[0]),
+           S, T, W, B, L, omp_get_max_threads());
+    for (int c = 0; c < 2; c++) {
+        raid_reg_stats_compute(ctx[c], X, y, k, off, (size_t)S * nblk, blk); /* warm-up, kernel build */
+        double t0 = raid_now();
+        if (raid_reg_stats_compute(ctx[c], X, y, k, off, (size_t)S * nblk, blk) != RAID_OK) {
+            fprintf(stderr, "%s\n", raid_ctx_errmsg(ctx[c]));
+            return 1;
+        }
+        double ts = raid_now() - t0;
+        raid_timing tm;
+        raid_ctx_last_timing(ctx[c], &tm);
+        printf("backend=%s rows=%zu stats_wall_s=%.4f kernel_s=%.6f\n", c ? "cpu" : device, n, ts, tm.kernel_s);
+    }
+    /* windows: combine, ols, meat (host, float64) */
+    const long nwin = nblk - wb + 1;
+    double t_comb = 0, t_ols = 0, t_meat = 0;
+    long bad = 0;
+    double t0 = raid_now();
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : bad)
+    for (long s = 0; s < S; s++) {
+        double *meat = malloc((size_t)(L + 1) * k * k * sizeof *meat);
+        for (long w0 = 0; w0 < nwin; w0++) {
+            raid_reg_stats win = blk[s * nblk + w0];
+            for (long j = 1; j < wb; j++)
+                raid_reg_stats_combine(&win, &blk[s * nblk + w0 + j], &win);
+            raid_ols o;
+            if (raid_ols_from_stats(&win, 1, &o, NULL, 0) != RAID_OK) {
+                bad++;
+                continue;
+            }
+            int64_t wo[2] = {(int64_t)((s * nblk + w0) * B), (int64_t)((s * nblk + w0 + wb) * B)};
+            if (raid_reg_meat_compute(NULL, X, y, k, wo, 1, o.beta, L, meat) != RAID_OK ||
+                raid_ols_robust(&win, meat, L, RAID_SE_NW, &o) != RAID_OK)
+                bad++;
+        }
+        free(meat);
+    }
+    t_meat = raid_now() - t0;
+    /* the parts separately (single pass each, same work) */
+    t0 = raid_now();
+#pragma omp parallel for schedule(dynamic, 4)
+    for (long s = 0; s < S; s++)
+        for (long w0 = 0; w0 < nwin; w0++) {
+            raid_reg_stats win = blk[s * nblk + w0];
+            for (long j = 1; j < wb; j++)
+                raid_reg_stats_combine(&win, &blk[s * nblk + w0 + j], &win);
+            raid_ols o;
+            raid_ols_from_stats(&win, 1, &o, NULL, 0);
+        }
+    t_comb = raid_now() - t0;
+    (void)t_ols;
+    printf("windows=%ld combine_and_ols_s=%.4f combine_ols_meat_nw_s=%.4f failed=%ld\n", (long)S * nwin, t_comb, t_meat,
+           bad);
+    raid_ctx_destroy(ctx[0]);
+    raid_ctx_destroy(ctx[1]);
+    free(X);
+    free(y);
+    free(off);
+    free(blk);
+    return 0;
+}
