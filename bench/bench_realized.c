@@ -16,27 +16,13 @@
 #include "backend/opencl_runtime.h"
 #include "realized/realized_internal.h"
 
+#include "bench_common.h"
+
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double gauss_at(uint64_t i, uint64_t seed)
-{
-    /* counter-based: splitmix64 of (seed, i) -> two uniforms -> Box-Muller */
-    uint64_t z = (i * 2 + 1) * 0x9e3779b97f4a7c15ULL + seed;
-    uint64_t u[2];
-    for (int k = 0; k < 2; k++) {
-        z += 0x9e3779b97f4a7c15ULL;
-        uint64_t x = z;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-        u[k] = x ^ (x >> 31);
-    }
-    double a = ((double)(u[0] >> 11) + 0.5) * 0x1p-53, b = (double)(u[1] >> 11) * 0x1p-53;
-    return sqrt(-2.0 * log(a)) * cos(6.283185307179586 * b);
-}
 
 /* Device-to-device copy bandwidth (bytes read + written per second) of a buffer of `bytes`. */
 static double copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps)
@@ -128,7 +114,7 @@ int main(int argc, char **argv)
         }
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < n; i++)
-            r[i] = 1e-4 * gauss_at((uint64_t)i, 42);
+            r[i] = 1e-4 * bench_gauss((uint64_t)i, 42);
         for (size_t s = 0; s <= nseg; s++)
             off[s] = (int64_t)s * seg_len < n ? (int64_t)s * seg_len : n;
 

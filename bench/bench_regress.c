@@ -13,25 +13,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 
+#include "bench_common.h"
+
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double gauss_at(uint64_t i)
-{
-    uint64_t z = (i * 2 + 1) * 0x9e3779b97f4a7c15ULL, u[2];
-    for (int k = 0; k < 2; k++) {
-        z += 0x9e3779b97f4a7c15ULL;
-        uint64_t x = z;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-        u[k] = x ^ (x >> 31);
-    }
-    double a = ((double)(u[0] >> 11) + 0.5) * 0x1p-53, b = (double)(u[1] >> 11) * 0x1p-53;
-    return sqrt(-2.0 * log(a)) * cos(6.283185307179586 * b);
-}
 
 int main(int argc, char **argv)
 {
@@ -60,7 +48,7 @@ int main(int argc, char **argv)
     for (long s = 0; s < S; s++) {
         double *rv = malloc((size_t)T * sizeof *rv), h = 0;
         for (long t = 0; t < T; t++) {
-            h = 0.95 * h + 0.3 * gauss_at((uint64_t)(s * T + t));
+            h = 0.95 * h + 0.3 * bench_gauss((uint64_t)(s * T + t), 0);
             rv[t] = 1e-4 * exp(h);
         }
         for (long i = 0; i < nblk * B; i++) {
