@@ -13,6 +13,7 @@ enum { EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_CHECK = 3, EXIT_DEVICE = 4 };
 int cmd_realized(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_har(int argc, char **argv);
 int cmd_precision_report(int argc, char **argv);
 
 /* Help text of a command (NULL if unknown). */
@@ -37,5 +38,11 @@ typedef struct cli_out {
 int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
 int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 (message printed) */
 void cli_abort_output(cli_out *o);                   /* close and remove the temporary file */
+
+/* Write a text field as RFC 4180 wants it: quoted, quotes doubled, when it holds a comma, quote or
+ * line break. */
+void cli_put_field(FILE *f, const char *s);
+/* Write ",v" with 17 significant digits, or "," when v is not a finite number (undefined). */
+void cli_put_value(FILE *f, double v);
 
 #endif

@@ -57,30 +57,6 @@ static void progress(const raid_reader *rd, double t0, int *shown, int final)
     }
 }
 
-/* A text field as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote or line break. */
-static void put_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void put_value(FILE *f, double v)
-{
-    if (isnan(v))
-        fputs(",", f);
-    else
-        fprintf(f, ",%.17g", v);
-}
-
 int cmd_realized(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -287,10 +263,10 @@ int cmd_realized(int argc, char **argv)
     for (size_t i = 0; i < nrows; i++) {
         const row *w = &rows[i];
         const char *sym = raid_reader_symbol(rd, w->symbol);
-        put_field(f, sym ? sym : "");
+        cli_put_field(f, sym ? sym : "");
         fprintf(f, ",%04d-%02d-%02d,%lld", w->date / 10000, w->date / 100 % 100, w->date % 100, (long long)w->dev.n);
         for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
-            put_value(f, raid_realized_get(&w->dev, k));
+            cli_put_value(f, raid_realized_get(&w->dev, k));
         fputc('\n', f);
     }
     if (cli_commit_output(&out) != 0) {

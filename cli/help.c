@@ -126,6 +126,55 @@ static const char help_precision[] =
     "  0 success; 1 usage error; 2 I/O failure or gnuplot missing (the data CSV is still written);\n"
     "  4 device error (e.g. no OpenCL device).\n";
 
+static const char help_har[] =
+    "usage: raid har FILE [--model har|har-j|har-cj|harq] [--lags 1,5,22] [--h H]\n"
+    "                [--transform none|log|sqrt] [--se ols|white|nw] [--nw-lag L]\n"
+    "                [--window rolling:N|expanding:N] [--forecasts PATH] [--device D] [-o OUT]\n"
+    "                [--rv-col C] [--bpv-col C] [--rq-col C] [--jump-p-col C] [--symbol-col C]\n"
+    "                [--date-col C] [--alpha A]\n"
+    "\n"
+    "HAR regressions of daily realized variance, one per symbol (docs/har.md): the target\n"
+    "y_t = mean f(rv_{t+1..t+h}) on a constant and the means of f(rv) over the last L days for each L of\n"
+    "--lags (f the --transform). FILE is a CSV as `raid realized` writes it, or any CSV with date and rv\n"
+    "columns (names matched case-insensitively); rows of a symbol are consecutive days in date order\n"
+    "(gaps are not filled). The sufficient statistics of all symbols come from one device pass.\n"
+    "\n"
+    "Models:\n"
+    "  har      const, rv_d, rv_w, rv_m (Corsi 2009)\n"
+    "  har-j    adds j = f(max(rv - bpv, 0)); log uses log(1 + J)\n"
+    "  har-cj   c_d, c_w, c_m, j: rv split into continuous and significant jump parts (jump_p < alpha;\n"
+    "           Andersen, Bollerslev and Diebold 2007)\n"
+    "  harq     const, rv_d, rq_rv = rv_t (sqrt(rq_t) - mean sqrt(rq)), rv_w, rv_m (Bollerslev, Patton and\n"
+    "           Quaedvlieg 2016); transform none only\n"
+    "\n"
+    "Output (CSV, 17 significant digits):\n"
+    "  symbol,model,transform,h,[window_end,]n,r2,r2_adj, then NAME,NAME_se,NAME_t per coefficient\n"
+    "  With --window: one row per window end, a forecasts CSV symbol,date,forecast,actual,sq_err,qlike\n"
+    "  (OUT with .csv replaced by .forecasts.csv, or --forecasts PATH) and a losses CSV (.losses.csv:\n"
+    "  mean squared error and QLIKE per symbol, also printed to standard error).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); - or no -o: stdout\n"
+    "  --model M            har (default), har-j, har-cj, harq\n"
+    "  --lags L1,L2,...     averaging horizons in days, increasing, the first 1; default 1,5,22\n"
+    "  --h H                forecast horizon: y is the mean of the next H days; default 1\n"
+    "  --transform T        none (default), log or sqrt, applied to each day before averaging\n"
+    "  --se KIND            ols, white (HC0) or nw (Newey-West, Bartlett weights); default nw\n"
+    "  --nw-lag L           Newey-West lag; default floor(4 (n/100)^(2/9)) per regression\n"
+    "  --window W           rolling:N (the last N rows) or expanding:N (from N rows on); one-step-ahead\n"
+    "                       forecasts after each window end\n"
+    "  --forecasts PATH     where the forecasts go (needs --window)\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
+    "  --alpha A            significance level of a jump for har-cj; default 0.05\n"
+    "  --rv-col C, --bpv-col C, --rq-col C, --jump-p-col C, --date-col C\n"
+    "                       column names (default rv, bpv, rq, jump_p, date)\n"
+    "  --symbol-col C       symbol column (default symbol, optional: without it one symbol)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status:\n"
+    "  0 at least one symbol estimated (the others named on standard error); 1 usage error;\n"
+    "  2 bad input, or no symbol could be estimated; 4 device error.\n";
+
 const char *cli_help(const char *cmd)
 {
     if (!cmd)
@@ -136,6 +185,8 @@ const char *cli_help(const char *cmd)
         return help_devices;
     if (!strcmp(cmd, "simulate"))
         return help_simulate;
+    if (!strcmp(cmd, "har"))
+        return help_har;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

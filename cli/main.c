@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
     {"realized", cmd_realized, "daily realized measures from intraday prices or returns"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
+    {"har", cmd_har, "HAR forecasting regressions of daily realized variance"},
     {"simulate", cmd_simulate, "simulate intraday prices from a stochastic-volatility model with jumps"},
     {"precision-report", cmd_precision_report, "plot the f32 device error of rv against M"},
 };

@@ -1,6 +1,7 @@
 /* Output of the commands: stdout, or a file written through src/core/outfile.h (never partial). */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,4 +53,27 @@ void cli_abort_output(cli_out *o)
         raid_outfile_abort(&o->file);
         o->fp = NULL;
     }
+}
+
+void cli_put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void cli_put_value(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, ",%.17g", v);
+    else
+        fputs(",", f);
 }

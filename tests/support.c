@@ -131,3 +131,28 @@ raid_ctx *t_open_ctx(const char *dev)
         fail_msg("raid_ctx_create(%s): %s", dev, err);
     return c;
 }
+
+int t_cli(char **out, char **err, const char *fmt, ...)
+{
+    char args[4096], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s", RAID_CLI, args);
+    char *o = NULL, *e = NULL;
+    int rc = t_run(cmd, &o, &e);
+    if (!o)
+        o = calloc(1, 1);
+    if (!e)
+        e = calloc(1, 1);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    if (err)
+        *err = e;
+    else
+        free(e);
+    return rc;
+}

@@ -19,6 +19,9 @@ int t_file_exists(const char *path);
 /* Run a shell command line; stdout and stderr are captured into malloc'd strings (either may be NULL).
  * Returns the exit status (or -1 when the command could not run / was killed). */
 int t_run(const char *cmdline, char **out, char **err);
+/* Run "RAID_CLI <args>" (printf-style; RAID_CLI is the built raid tool); stdout and stderr into *out and
+ * *err (malloc'd, never NULL; either pointer may be NULL to discard). Returns the exit status. */
+int t_cli(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Path of a file in ../shared/data. */
 const char *t_data(const char *name);
 /* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 where several platforms exist), else the

@@ -16,32 +16,6 @@
 
 #define HEADER "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p"
 
-/* Run "RAID_CLI <args>" (printf-style); stdout and stderr into *out and *err (malloc'd, never NULL). */
-static int cli(char **out, char **err, const char *fmt, ...)
-{
-    char args[4096], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s", RAID_CLI, args);
-    char *o = NULL, *e = NULL;
-    int rc = t_run(cmd, &o, &e);
-    if (!o)
-        o = calloc(1, 1);
-    if (!e)
-        e = calloc(1, 1);
-    if (out)
-        *out = o;
-    else
-        free(o);
-    if (err)
-        *err = e;
-    else
-        free(e);
-    return rc;
-}
-
 /* ---- output CSV parsing ---- */
 
 typedef struct orow {
@@ -142,13 +116,13 @@ static void test_version_help(void **state)
 {
     (void)state;
     char *out, *err;
-    assert_int_equal(cli(&out, &err, "--version"), 0);
+    assert_int_equal(t_cli(&out, &err, "--version"), 0);
     assert_string_equal(out, "raid " RAID_VERSION_STRING "\n");
     assert_non_null(strstr(out, "raid 0.1.0"));
     free(out);
     free(err);
 
-    assert_int_equal(cli(&out, &err, "help realized"), 0);
+    assert_int_equal(t_cli(&out, &err, "help realized"), 0);
     static const char *const opts[] = {"-o,",         "--output",    "--device",   "--sample",    "--session",
                                        "--input",     "--precision", "--chunk",    "--check",     "--tz",
                                        "--symbol-col", "--time-col", "--price-col", "--date-col", "--ret-col",
@@ -160,27 +134,27 @@ static void test_version_help(void **state)
     free(err);
     /* --help of the command prints the same text */
     char *out2;
-    assert_int_equal(cli(&out, NULL, "help realized"), 0);
-    assert_int_equal(cli(&out2, NULL, "realized --help"), 0);
+    assert_int_equal(t_cli(&out, NULL, "help realized"), 0);
+    assert_int_equal(t_cli(&out2, NULL, "realized --help"), 0);
     assert_string_equal(out, out2);
     free(out);
     free(out2);
 
-    assert_int_equal(cli(&out, &err, "help nope"), 1);
+    assert_int_equal(t_cli(&out, &err, "help nope"), 1);
     assert_non_null(strstr(err, "nope"));
     free(out);
     free(err);
 
-    assert_int_equal(cli(&out, &err, ""), 1);
+    assert_int_equal(t_cli(&out, &err, "%s", ""), 1);
     assert_non_null(strstr(err, "usage"));
     free(out);
     free(err);
 
-    assert_int_equal(cli(&out, &err, "frobnicate"), 1);
+    assert_int_equal(t_cli(&out, &err, "frobnicate"), 1);
     free(out);
     free(err);
 
-    assert_int_equal(cli(&out, &err, "devices"), 0);
+    assert_int_equal(t_cli(&out, &err, "devices"), 0);
     assert_non_null(strstr(out, "\ncpu "));
     if (t_have_opencl())
         assert_non_null(strstr(out, "opencl:0.0"));
@@ -229,7 +203,7 @@ static void test_device_vs_cpu_real(void **state)
         char cpu_path[512];
         snprintf(cpu_path, sizeof cpu_path, "%s", t_tmppath("real_cpu.csv"));
         char *out, *err;
-        if (cli(&out, &err, "realized %s --device cpu -o '%s'", common, cpu_path) != 0)
+        if (t_cli(&out, &err, "realized %s --device cpu -o '%s'", common, cpu_path) != 0)
             fail_msg("cpu run of %s failed: %s", common, err);
         free(out);
         free(err);
@@ -242,7 +216,7 @@ static void test_device_vs_cpu_real(void **state)
             const char *pn = p ? "df" : "f32";
             char dev_path[512];
             snprintf(dev_path, sizeof dev_path, "%s", t_tmppath("real_dev.csv"));
-            int st = cli(&out, &err, "realized %s --device %s --precision %s --check -o '%s'", common,
+            int st = t_cli(&out, &err, "realized %s --device %s --precision %s --check -o '%s'", common,
                          t_device(), pn, dev_path);
             if (st != 0 || !strstr(err, "check passed"))
                 fail_msg("%s --precision %s: exit %d, stderr:\n%s", common, pn, st, err);
@@ -322,7 +296,7 @@ static void test_oracle_trades(void **state)
 
     char *out, *err;
     const char *path = t_tmppath("oracle.csv");
-    if (cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", t_data("trades_xxx_2days.csv"), path))
+    if (t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", t_data("trades_xxx_2days.csv"), path))
         fail_msg("raid realized failed: %s", err);
     free(out);
     free(err);
@@ -367,7 +341,7 @@ static void test_returns_input(void **state)
         const char *dev = dv ? t_device() : "cpu";
         char *out, *err;
         const char *path = t_tmppath("rets_out.csv");
-        if (cli(&out, &err, "realized '%s' --input returns --device %s -o '%s'", in, dev, path))
+        if (t_cli(&out, &err, "realized '%s' --input returns --device %s -o '%s'", in, dev, path))
             fail_msg("--input returns on %s: %s", dev, err);
         free(out);
         free(err);
@@ -426,7 +400,7 @@ static void test_short_segments(void **state)
     for (int dv = 0; dv < ndev; dv++) {
         const char *dev = dv ? t_device() : "cpu";
         char *out, *err;
-        if (cli(&out, &err, "realized '%s' --sample tick --device %s", in, dev))
+        if (t_cli(&out, &err, "realized '%s' --sample tick --device %s", in, dev))
             fail_msg("short segments on %s: %s", dev, err);
         /* the raw text: n = 0 is a row of empty fields */
         assert_non_null(strstr(out, "\nA,2020-01-02,0,,,,,,,,,\n"));
@@ -486,7 +460,7 @@ static void bad_case(const char *name, const char *content, const char *extra, c
     snprintf(out_path, sizeof out_path, "%s/%s", bad_dir(), out_name);
     assert_int_equal(t_write_file(in, content), 0);
     char *out, *err;
-    int st = cli(&out, &err, "realized '%s' --device cpu --sample tick %s -o '%s'", in, extra, out_path);
+    int st = t_cli(&out, &err, "realized '%s' --device cpu --sample tick %s -o '%s'", in, extra, out_path);
     snprintf(prefix, sizeof prefix, "%s:%s: ", in, loc);
     if (st != 2 || !strstr(err, prefix) || !strstr(err, words))
         fail_msg("%s: exit %d (expected 2), stderr '%s' (expected '%s%s')", name, st, err, prefix, words);
@@ -525,7 +499,7 @@ static void test_bad_input(void **state)
     snprintf(missing, sizeof missing, "%s/no_such_file.csv", bad_dir());
     snprintf(out_path, sizeof out_path, "%s/missing.out.csv", bad_dir());
     char *out, *err;
-    int st = cli(&out, &err, "realized '%s' --device cpu -o '%s'", missing, out_path);
+    int st = t_cli(&out, &err, "realized '%s' --device cpu -o '%s'", missing, out_path);
     if (st != 2 || !strstr(err, missing))
         fail_msg("missing file: exit %d, stderr '%s'", st, err);
     expect_no_output(bad_dir(), "missing.out.csv");
@@ -540,7 +514,7 @@ static void usage_case(const char *opts, const char *words)
     char out_path[700];
     snprintf(out_path, sizeof out_path, "%s/usage.out.csv", bad_dir());
     char *out, *err;
-    int st = cli(&out, &err, "realized '%s' %s -o '%s'", t_data("trades_xxx_2days.csv"), opts, out_path);
+    int st = t_cli(&out, &err, "realized '%s' %s -o '%s'", t_data("trades_xxx_2days.csv"), opts, out_path);
     if (st != 1 || !strstr(err, words))
         fail_msg("'%s': exit %d (expected 1), stderr '%s' (expected '%s')", opts, st, err, words);
     expect_no_output(bad_dir(), "usage.out.csv");
@@ -562,10 +536,10 @@ static void test_usage_errors(void **state)
     usage_case("--device cpu --tz Mars/Olympus", "unknown time zone 'Mars/Olympus'");
     /* no input file, two input files */
     char *out, *err;
-    assert_int_equal(cli(&out, &err, "realized --device cpu"), 1);
+    assert_int_equal(t_cli(&out, &err, "realized --device cpu"), 1);
     free(out);
     free(err);
-    assert_int_equal(cli(&out, &err, "realized a.csv b.csv --device cpu"), 1);
+    assert_int_equal(t_cli(&out, &err, "realized a.csv b.csv --device cpu"), 1);
     free(out);
     free(err);
 }
@@ -593,7 +567,7 @@ static void test_underflow_guard(void **state)
     for (int p = 0; p < 2; p++) {
         const char *path = t_tmppath("underflow_out.csv");
         char *out, *err;
-        int st = cli(&out, &err, "realized '%s' --input returns --device %s --precision %s --check -o '%s'", in,
+        int st = t_cli(&out, &err, "realized '%s' --input returns --device %s --precision %s --check -o '%s'", in,
                      t_device(), p ? "df" : "f32", path);
         if (st != 0 || !strstr(err, "check passed"))
             fail_msg("underflowing returns (%s): exit %d (expected 0), stderr:\n%s", p ? "df" : "f32", st, err);
@@ -622,7 +596,7 @@ static void test_output_files(void **state)
     assert_int_equal(t_write_file(target, "old\n"), 0);
     assert_int_equal(symlink(target, link), 0);
     char *out, *err;
-    assert_int_equal(cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, link), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, link), 0);
     struct stat st;
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
@@ -639,12 +613,12 @@ static void test_output_files(void **state)
     memset(name, 'n', 250);
     strcpy(name + 250, ".csv");
     const char *longp = t_tmppath(name);
-    assert_int_equal(cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, longp), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, longp), 0);
     assert_true(t_file_exists(longp));
     free(out);
     free(err);
     /* an empty -o is a usage error */
-    assert_int_equal(cli(&out, &err, "realized '%s' --device cpu -o ''", in), 1);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --device cpu -o ''", in), 1);
     free(out);
     free(err);
 }
@@ -657,7 +631,7 @@ static void test_progress_and_stdout(void **state)
     const char *dev = t_have_opencl() ? t_device() : "cpu";
     char *out, *err;
     /* stderr of t_run is a file: no progress bar (no carriage return) */
-    int st = cli(&out, &err, "realized '%s' --sample tick --device %s --check", t_data("usdchf_30min.csv"), dev);
+    int st = t_cli(&out, &err, "realized '%s' --sample tick --device %s --check", t_data("usdchf_30min.csv"), dev);
     assert_int_equal(st, 0);
     assert_null(strchr(err, '\r'));
     assert_non_null(strstr(err, "check passed"));
@@ -666,7 +640,7 @@ static void test_progress_and_stdout(void **state)
     const char *path = t_tmppath("stdout_cmp.csv");
     char *out2, *err2;
     assert_int_equal(
-        cli(&out2, &err2, "realized '%s' --sample tick --device %s -o '%s'", t_data("usdchf_30min.csv"), dev, path), 0);
+        t_cli(&out2, &err2, "realized '%s' --sample tick --device %s -o '%s'", t_data("usdchf_30min.csv"), dev, path), 0);
     assert_int_equal(out2[0], 0);
     assert_null(strchr(err2, '\r'));
     char *file = t_read_file(path);
@@ -681,7 +655,7 @@ static void test_progress_and_stdout(void **state)
     free(out2);
     free(err2);
     /* "-o -" is stdout too */
-    assert_int_equal(cli(&out, &err, "realized '%s' --device cpu -o -", t_data("trades_xxx_2days.csv")), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --device cpu -o -", t_data("trades_xxx_2days.csv")), 0);
     assert_int_equal(strncmp(out, HEADER "\n", strlen(HEADER) + 1), 0);
     assert_false(t_file_exists("-"));
     free(out);

@@ -1,0 +1,1064 @@
+/* raid har: HAR-family forecasting regressions of daily realized variance (docs/har.md).
+ *
+ * The design of every symbol is built on the host in float64; the sufficient statistics of all
+ * symbols (or of all blocks of rows, for rolling and expanding windows) come from ONE
+ * raid_reg_stats_compute call on the selected device; the solution and the inference are float64 on
+ * the host (raid_ols_from_stats, raid_reg_meat_compute, raid_ols_robust). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <ctype.h>
+#include <csv.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum har_model { HAR_HAR = 0, HAR_J = 1, HAR_CJ = 2, HAR_Q = 3 };
+enum har_transform { HAR_NONE = 0, HAR_LOG = 1, HAR_SQRT = 2 };
+enum { HAR_MAX_LAGS = 6, HAR_BLOCK = 50 };
+
+static const char *const har_model_names[] = {"har", "har-j", "har-cj", "harq"};
+static const char *const har_transform_names[] = {"none", "log", "sqrt"};
+
+typedef struct har_spec {
+    int model, transform, h;
+    int nlags, lags[HAR_MAX_LAGS];
+    double alpha; /* jump significance of har-cj: jump_p < alpha */
+} har_spec;
+
+/* One symbol's daily series, rows as given (NAN where a field is empty or the column is absent). */
+typedef struct har_series {
+    size_t n;
+    const double *rv, *bpv, *rq, *jump_p;
+} har_series;
+
+/* Columns of the design (the intercept first). */
+static int har_k(const har_spec *sp)
+{
+    switch (sp->model) {
+    case HAR_J:
+    case HAR_CJ: return 2 + sp->nlags;
+    case HAR_Q: return 2 + sp->nlags;
+    default: return 1 + sp->nlags;
+    }
+}
+
+static void har_lag_name(char *buf, size_t len, const char *prefix, int lag)
+{
+    if (lag == 1)
+        snprintf(buf, len, "%s_d", prefix);
+    else if (lag == 5)
+        snprintf(buf, len, "%s_w", prefix);
+    else if (lag == 22)
+        snprintf(buf, len, "%s_m", prefix);
+    else
+        snprintf(buf, len, "%s_l%d", prefix, lag);
+}
+
+/* Coefficient names, in column order: const, rv_d, [rq_rv,] rv_w, rv_m [, j] or const, c_d, c_w, c_m, j. */
+static int har_names(const har_spec *sp, char names[][24])
+{
+    int c = 0;
+    snprintf(names[c++], 24, "const");
+    const char *pre = sp->model == HAR_CJ ? "c" : "rv";
+    for (int l = 0; l < sp->nlags; l++) {
+        har_lag_name(names[c++], 24, pre, sp->lags[l]);
+        if (sp->model == HAR_Q && l == 0)
+            snprintf(names[c++], 24, "rq_rv");
+    }
+    if (sp->model == HAR_J || sp->model == HAR_CJ)
+        snprintf(names[c++], 24, "j");
+    return c;
+}
+
+static double har_f(int transform, double v)
+{
+    switch (transform) {
+    case HAR_LOG: return log(v);
+    case HAR_SQRT: return sqrt(v);
+    default: return v;
+    }
+}
+
+/* The jump regressor's transform: log(1 + J) for log (J is often 0), sqrt and identity otherwise. */
+static double har_fj(int transform, double j)
+{
+    return transform == HAR_LOG ? log1p(j) : har_f(transform, j);
+}
+
+/* Inverse of the transform (the naive back-transform of a forecast). */
+static double har_finv(int transform, double v)
+{
+    switch (transform) {
+    case HAR_LOG: return exp(v);
+    case HAR_SQRT: return v * v;
+    default: return v;
+    }
+}
+
+/* Build the design of one symbol: X (rows x k, row-major) and y, and tix[r] = the day t of row r. A row
+ * t needs days t-maxlag+1 .. t+h and every entry of X and y finite (rows touching a missing or
+ * non-positive-under-log value are left out). X, y, tix hold s->n rows at most. Returns the row count. */
+static size_t har_design(const har_spec *sp, const har_series *s, double *X, double *y, size_t *tix)
+{
+    const int k = har_k(sp), maxlag = sp->lags[sp->nlags - 1], h = sp->h;
+    const size_t n = s->n;
+    if (n < (size_t)maxlag + (size_t)h)
+        return 0;
+    double *a = malloc((n ? n : 1) * sizeof *a); /* the lagged series: f(rv) or f(C) */
+    double *jv = malloc((n ? n : 1) * sizeof *jv);
+    double *sq = malloc((n ? n : 1) * sizeof *sq);
+    double *fy = malloc((n ? n : 1) * sizeof *fy);
+    if (!a || !jv || !sq || !fy) {
+        free(a), free(jv), free(sq), free(fy);
+        return (size_t)-1;
+    }
+    for (size_t t = 0; t < n; t++) {
+        double rv = s->rv[t], bpv = s->bpv ? s->bpv[t] : NAN;
+        fy[t] = har_f(sp->transform, rv);
+        a[t] = fy[t];
+        jv[t] = NAN;
+        sq[t] = NAN;
+        if (sp->model == HAR_J) {
+            jv[t] = har_fj(sp->transform, fmax(rv - bpv, 0.0));
+            if (isnan(rv - bpv))
+                jv[t] = NAN;
+        } else if (sp->model == HAR_CJ) {
+            double p = s->jump_p ? s->jump_p[t] : NAN;
+            if (isnan(p) || isnan(rv) || isnan(bpv)) {
+                a[t] = jv[t] = NAN;
+            } else if (p < sp->alpha) {
+                a[t] = har_f(sp->transform, bpv);
+                jv[t] = har_fj(sp->transform, fmax(rv - bpv, 0.0));
+            } else {
+                jv[t] = har_fj(sp->transform, 0.0);
+            }
+        } else if (sp->model == HAR_Q) {
+            sq[t] = s->rq ? sqrt(s->rq[t]) : NAN;
+        }
+    }
+    size_t m = 0;
+    for (size_t t = (size_t)maxlag - 1; t + (size_t)h < n; t++) {
+        double *x = X + m * (size_t)k;
+        int c = 0, ok = 1;
+        x[c++] = 1.0;
+        for (int l = 0; l < sp->nlags; l++) {
+            const int L = sp->lags[l];
+            double acc = 0;
+            for (size_t i = t + 1 - (size_t)L; i <= t; i++)
+                acc += a[i];
+            x[c++] = acc / (double)L;
+            if (sp->model == HAR_Q && l == 0)
+                x[c++] = sq[t]; /* centred below, once the rows are known */
+        }
+        if (sp->model == HAR_J || sp->model == HAR_CJ)
+            x[c++] = jv[t];
+        double acc = 0;
+        for (size_t i = t + 1; i <= t + (size_t)h; i++)
+            acc += fy[i];
+        double yy = acc / (double)h;
+        for (int j = 0; j < k; j++)
+            ok &= isfinite(x[j]) != 0;
+        if (!ok || !isfinite(yy))
+            continue;
+        y[m] = yy;
+        tix[m] = t;
+        m++;
+    }
+    if (sp->model == HAR_Q && m) { /* rq_rv = rv_t (sqrt(rq_t) - mean over the rows of sqrt(rq)) */
+        double acc = 0;
+        for (size_t r = 0; r < m; r++)
+            acc += X[r * (size_t)k + 2];
+        const double mq = acc / (double)m;
+        for (size_t r = 0; r < m; r++)
+            X[r * (size_t)k + 2] = X[r * (size_t)k + 1] * (X[r * (size_t)k + 2] - mq);
+    }
+    free(a), free(jv), free(sq), free(fy);
+    return m;
+}
+
+/* Newey and West (1994) rule of thumb, as statsmodels users commonly write it. */
+static int har_nw_default(int64_t n)
+{
+    return (int)floor(4.0 * pow((double)n / 100.0, 2.0 / 9.0));
+}
+
+/* ---- CSV input ---- */
+
+typedef struct har_input {
+    char *buf;       /* the file, fields split in place */
+    size_t nrows;
+    char **sym;      /* per row ("" when there is no symbol column) */
+    char **date;
+    double *v[4];    /* rv, bpv, rq, jump_p (NULL when the column is absent) */
+    int have[4];
+} har_input;
+
+static void har_input_free(har_input *in)
+{
+    free(in->buf);
+    free(in->sym);
+    free(in->date);
+    for (int i = 0; i < 4; i++)
+        free(in->v[i]);
+    memset(in, 0, sizeof *in);
+}
+
+/* Reading goes through libcsv (as src/io/reader.c does), streamed in blocks; LINE counts the line
+ * breaks inside quoted fields too, COL is the field number. Symbols and dates are kept in one growing
+ * text arena (in->buf) and pointed to once the file is read. */
+typedef struct har_parse {
+    const char *path;
+    const char *const *names;
+    int symbol_required;
+    har_input *in;
+    int col[6], ncol, header_done, fidx, failed;
+    size_t line, row_cap;
+    size_t *sym_off, *date_off; /* per row, offsets into the arena */
+    size_t arlen, arcap;
+    double cur[4];
+    size_t cur_sym, cur_date;
+    char *err;
+    size_t errlen;
+} har_parse;
+
+static size_t har_arena_put(har_parse *hp, const char *s, size_t len)
+{
+    if (hp->arlen + len + 1 > hp->arcap) {
+        size_t cap = hp->arcap ? hp->arcap : 1 << 16;
+        while (cap < hp->arlen + len + 1)
+            cap *= 2;
+        char *b = realloc(hp->in->buf, cap);
+        if (!b) {
+            hp->failed = 1;
+            snprintf(hp->err, hp->errlen, "out of memory");
+            return 0;
+        }
+        hp->in->buf = b;
+        hp->arcap = cap;
+    }
+    const size_t off = hp->arlen;
+    memcpy(hp->in->buf + off, s, len);
+    hp->in->buf[off + len] = 0;
+    hp->arlen += len + 1;
+    return off;
+}
+
+static void har_field(void *data, size_t len, void *user)
+{
+    har_parse *hp = user;
+    const char *s = data ? data : "";
+    const size_t line = hp->line, colno = (size_t)hp->fidx + 1;
+    for (size_t i = 0; i < len; i++)
+        hp->line += s[i] == '\n';
+    if (hp->failed)
+        return;
+    if (memchr(s, 0, len)) {
+        hp->failed = 1;
+        snprintf(hp->err, hp->errlen, "%s:%zu:%zu: NUL byte in field", hp->path, line, colno);
+        return;
+    }
+    char tmp[256];
+    const size_t n = len < sizeof tmp - 1 ? len : sizeof tmp - 1;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    if (!hp->header_done) {
+        for (int j = 0; j < 6; j++)
+            if (hp->col[j] < 0 && !strcasecmp(tmp, hp->names[j]))
+                hp->col[j] = hp->fidx;
+    } else if (hp->fidx == hp->col[0]) {
+        hp->cur_sym = har_arena_put(hp, s, len);
+    } else if (hp->fidx == hp->col[1]) {
+        hp->cur_date = har_arena_put(hp, s, len);
+    } else {
+        for (int j = 0; j < 4; j++)
+            if (hp->fidx == hp->col[2 + j] && len) {
+                char *end;
+                errno = 0;
+                const double v = strtod(tmp, &end);
+                if (*end || len >= sizeof tmp) {
+                    hp->failed = 1;
+                    snprintf(hp->err, hp->errlen, "%s:%zu:%zu: bad number '%s' in column %s", hp->path, line, colno,
+                             tmp, hp->names[2 + j]);
+                    return;
+                }
+                hp->cur[j] = v;
+            }
+    }
+    hp->fidx++;
+}
+
+static void har_row(int c, void *user)
+{
+    (void)c;
+    har_parse *hp = user;
+    const size_t line = hp->line;
+    hp->line++;
+    const int nf = hp->fidx;
+    hp->fidx = 0;
+    if (hp->failed)
+        return;
+    if (!hp->header_done) {
+        hp->header_done = 1;
+        hp->ncol = nf;
+        if (hp->col[1] < 0 || hp->col[2] < 0 || (hp->symbol_required && hp->col[0] < 0)) {
+            const int j = hp->col[1] < 0 ? 1 : hp->col[2] < 0 ? 2 : 0;
+            hp->failed = 1;
+            snprintf(hp->err, hp->errlen, "%s:%zu: no column '%s' in the header", hp->path, line, hp->names[j]);
+            return;
+        }
+        for (int j = 0; j < 4; j++)
+            hp->in->have[j] = hp->col[2 + j] >= 0;
+    } else {
+        if (nf != hp->ncol) {
+            hp->failed = 1;
+            snprintf(hp->err, hp->errlen, "%s:%zu: %d fields, the header has %d", hp->path, line, nf, hp->ncol);
+            return;
+        }
+        har_input *in = hp->in;
+        if (in->nrows == hp->row_cap) {
+            const size_t cap = hp->row_cap ? 2 * hp->row_cap : 1024;
+            size_t *so = realloc(hp->sym_off, cap * sizeof *so);
+            if (so)
+                hp->sym_off = so;
+            size_t *dof = so ? realloc(hp->date_off, cap * sizeof *dof) : NULL;
+            if (dof)
+                hp->date_off = dof;
+            int ok = so && dof;
+            for (int j = 0; j < 4 && ok; j++) {
+                double *v = realloc(in->v[j], cap * sizeof *v);
+                if (v)
+                    in->v[j] = v;
+                ok = v != NULL;
+            }
+            if (!ok) {
+                hp->failed = 1;
+                snprintf(hp->err, hp->errlen, "out of memory");
+                return;
+            }
+            hp->row_cap = cap;
+        }
+        const size_t r = in->nrows++;
+        hp->sym_off[r] = hp->col[0] >= 0 ? hp->cur_sym : (size_t)-1;
+        hp->date_off[r] = hp->cur_date;
+        for (int j = 0; j < 4; j++)
+            in->v[j][r] = hp->cur[j];
+    }
+    for (int j = 0; j < 4; j++)
+        hp->cur[j] = NAN;
+}
+
+/* names: symbol, date, rv, bpv, rq, jump_p. Returns 0, or EXIT_INPUT with a message in err. */
+static int har_read(const char *path, const char *const names[6], int symbol_required, har_input *in, char *err,
+                    size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    har_parse hp;
+    memset(&hp, 0, sizeof hp);
+    hp.path = path;
+    hp.names = names;
+    hp.symbol_required = symbol_required;
+    hp.in = in;
+    hp.line = 1;
+    hp.err = err;
+    hp.errlen = errlen;
+    for (int j = 0; j < 6; j++)
+        hp.col[j] = -1;
+    for (int j = 0; j < 4; j++)
+        hp.cur[j] = NAN;
+    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!fp) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+        snprintf(err, errlen, "out of memory");
+        if (fp != stdin)
+            fclose(fp);
+        return EXIT_INPUT;
+    }
+    static char block[1 << 20];
+    size_t got;
+    int bad = 0;
+    while (!hp.failed && (got = fread(block, 1, sizeof block, fp)) > 0)
+        if (csv_parse(&p, block, got, har_field, har_row, &hp) != got) {
+            bad = 1;
+            break;
+        }
+    if (!hp.failed && !bad && csv_fini(&p, har_field, har_row, &hp) != 0)
+        bad = 1;
+    const int rerr = ferror(fp);
+    if (fp != stdin)
+        fclose(fp);
+    if (!hp.failed && (bad || rerr)) {
+        hp.failed = 1;
+        snprintf(err, errlen, "%s:%zu: %s", path, hp.line, rerr ? "read error" : csv_strerror(csv_error(&p)));
+    }
+    csv_free(&p);
+    if (!hp.failed && !hp.header_done) {
+        hp.failed = 1;
+        snprintf(err, errlen, "%s: empty file (no header)", path);
+    }
+    if (!hp.failed && in->nrows) {
+        in->sym = malloc(in->nrows * sizeof *in->sym);
+        in->date = malloc(in->nrows * sizeof *in->date);
+        if (!in->sym || !in->date) {
+            hp.failed = 1;
+            snprintf(err, errlen, "out of memory");
+        } else {
+            for (size_t r = 0; r < in->nrows; r++) {
+                in->sym[r] = hp.sym_off[r] == (size_t)-1 ? (char *)"" : in->buf + hp.sym_off[r];
+                in->date[r] = in->buf + hp.date_off[r];
+            }
+        }
+    }
+    free(hp.sym_off);
+    free(hp.date_off);
+    return hp.failed ? EXIT_INPUT : 0;
+}
+
+/* ---- output ---- */
+
+static void har_put_row(FILE *f, const char *sym, const har_spec *sp, const char *window_end, const raid_ols *o)
+{
+    cli_put_field(f, sym);
+    fprintf(f, ",%s,%s,%d", har_model_names[sp->model], har_transform_names[sp->transform], sp->h);
+    if (window_end)
+        fprintf(f, ",%s", window_end);
+    fprintf(f, ",%lld", (long long)o->n);
+    cli_put_value(f, o->r2);
+    cli_put_value(f, o->r2_adj);
+    for (int j = 0; j < o->k; j++) {
+        cli_put_value(f, o->beta[j]);
+        cli_put_value(f, o->se[j]);
+        cli_put_value(f, o->tstat[j]);
+    }
+    fputc('\n', f);
+}
+
+/* ---- estimation ---- */
+
+typedef struct har_sym {
+    const char *name;
+    size_t first, n;  /* input rows */
+    double *X, *y;    /* design */
+    size_t *tix;
+    size_t m;         /* design rows */
+    int ok;           /* design usable */
+} har_sym;
+
+/* OLS and inference of rows [0, m) of X, y with statistics s; 0 or -1 (message in err). */
+static int har_fit(raid_ctx *ctx, const raid_reg_stats *s, const double *X, const double *y, int k, int64_t m,
+                   raid_se_kind se, int nw_lag, raid_ols *o, char *err, size_t errlen)
+{
+    raid_status st = raid_ols_from_stats(s, 1, o, err, errlen);
+    if (st != RAID_OK) {
+        if (!*err)
+            snprintf(err, errlen, "%s", raid_strerror(st));
+        return -1;
+    }
+    if (se == RAID_SE_OLS)
+        return 0;
+    int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? nw_lag : har_nw_default(m);
+    if (L > m - 1)
+        L = (int)(m - 1);
+    double *meat = malloc((size_t)(L + 1) * (size_t)k * (size_t)k * sizeof *meat);
+    if (!meat) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int64_t off[2] = {0, m};
+    st = raid_reg_meat_compute(ctx, X, y, k, off, 1, o->beta, L, meat);
+    if (st == RAID_OK)
+        st = raid_ols_robust(s, meat, L, se, o);
+    free(meat);
+    if (st != RAID_OK) {
+        snprintf(err, errlen, "robust standard errors: %s", raid_strerror(st));
+        return -1;
+    }
+    return 0;
+}
+
+/* Path of a companion file: base with ".csv" removed, then suffix. */
+static char *har_companion(const char *base, const char *strip, const char *suffix)
+{
+    size_t bl = strlen(base), sl = strlen(strip);
+    if (bl > sl && !strcmp(base + bl - sl, strip))
+        bl -= sl;
+    else if (bl > 4 && !strcmp(base + bl - 4, ".csv"))
+        bl -= 4;
+    char *p = malloc(bl + strlen(suffix) + 1);
+    if (p) {
+        memcpy(p, base, bl);
+        strcpy(p + bl, suffix);
+    }
+    return p;
+}
+
+static int har_parse_lags(const char *s, har_spec *sp)
+{
+    sp->nlags = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 1 || v > 10000 || sp->nlags == HAR_MAX_LAGS)
+            return -1;
+        if (sp->nlags && v <= sp->lags[sp->nlags - 1])
+            return -1;
+        sp->lags[sp->nlags++] = (int)v;
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return sp->nlags >= 1 && sp->lags[0] == 1 ? 0 : -1;
+}
+
+typedef struct har_losses {
+    size_t n, nq;
+    double sse, sq;
+} har_losses;
+
+int cmd_har(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'},   {"device", required_argument, 0, 'd'},
+        {"model", required_argument, 0, 'm'},    {"lags", required_argument, 0, 'l'},
+        {"h", required_argument, 0, 'H'},        {"transform", required_argument, 0, 't'},
+        {"se", required_argument, 0, 's'},       {"nw-lag", required_argument, 0, 'n'},
+        {"window", required_argument, 0, 'w'},   {"forecasts", required_argument, 0, 'f'},
+        {"alpha", required_argument, 0, 'a'},    {"rv-col", required_argument, 0, 1},
+        {"bpv-col", required_argument, 0, 2},    {"rq-col", required_argument, 0, 3},
+        {"jump-p-col", required_argument, 0, 4}, {"symbol-col", required_argument, 0, 5},
+        {"date-col", required_argument, 0, 6},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    har_spec sp = {.model = HAR_HAR, .transform = HAR_NONE, .h = 1, .nlags = 3, .lags = {1, 5, 22}, .alpha = 0.05};
+    const char *names[6] = {"symbol", "date", "rv", "bpv", "rq", "jump_p"};
+    const char *out_path = NULL, *fc_path = NULL, *device = NULL;
+    raid_se_kind se = RAID_SE_NW;
+    int64_t nw_lag = -1, win = 0, h = 1;
+    int win_kind = 0, symbol_required = 0, opt; /* win_kind 0 none, 1 rolling, 2 expanding */
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            if (!*optarg) {
+                fprintf(stderr, "raid har: empty -o\n");
+                return EXIT_USAGE;
+            }
+            out_path = optarg;
+            break;
+        case 'f':
+            if (!*optarg) {
+                fprintf(stderr, "raid har: empty --forecasts\n");
+                return EXIT_USAGE;
+            }
+            fc_path = optarg;
+            break;
+        case 'd':
+            if (!*optarg) {
+                fprintf(stderr, "raid har: empty --device\n");
+                return EXIT_USAGE;
+            }
+            device = optarg;
+            break;
+        case 'm': {
+            int found = -1;
+            for (int i = 0; i < 4; i++)
+                if (!strcmp(optarg, har_model_names[i]))
+                    found = i;
+            if (found < 0) {
+                fprintf(stderr, "raid har: bad --model '%s' (expected har, har-j, har-cj or harq)\n", optarg);
+                return EXIT_USAGE;
+            }
+            sp.model = found;
+            break;
+        }
+        case 't': {
+            int found = -1;
+            for (int i = 0; i < 3; i++)
+                if (!strcmp(optarg, har_transform_names[i]))
+                    found = i;
+            if (found < 0) {
+                fprintf(stderr, "raid har: bad --transform '%s' (expected none, log or sqrt)\n", optarg);
+                return EXIT_USAGE;
+            }
+            sp.transform = found;
+            break;
+        }
+        case 'l':
+            if (har_parse_lags(optarg, &sp)) {
+                fprintf(stderr,
+                        "raid har: bad --lags '%s' (expected increasing positive integers, the first 1, at most %d)\n",
+                        optarg, HAR_MAX_LAGS);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'H':
+            if (cli_parse_i64(optarg, 1, 1000, &h)) {
+                fprintf(stderr, "raid har: bad --h '%s' (expected an integer in [1, 1000])\n", optarg);
+                return EXIT_USAGE;
+            }
+            sp.h = (int)h;
+            break;
+        case 's':
+            if (!strcmp(optarg, "ols"))
+                se = RAID_SE_OLS;
+            else if (!strcmp(optarg, "white"))
+                se = RAID_SE_WHITE;
+            else if (!strcmp(optarg, "nw"))
+                se = RAID_SE_NW;
+            else {
+                fprintf(stderr, "raid har: bad --se '%s' (expected ols, white or nw)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'n':
+            if (cli_parse_i64(optarg, 0, 100000, &nw_lag)) {
+                fprintf(stderr, "raid har: bad --nw-lag '%s' (expected an integer >= 0)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'w': {
+            const char *c = strchr(optarg, ':');
+            size_t pl = c ? (size_t)(c - optarg) : 0;
+            if (c && pl == 7 && !strncmp(optarg, "rolling", 7))
+                win_kind = 1;
+            else if (c && pl == 9 && !strncmp(optarg, "expanding", 9))
+                win_kind = 2;
+            if (!win_kind || cli_parse_i64(c + 1, 2, INT32_MAX, &win)) {
+                fprintf(stderr, "raid har: bad --window '%s' (expected rolling:N or expanding:N)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case 'a': {
+            double a;
+            if (cli_parse_double(optarg, &a) || !(a > 0 && a < 1)) {
+                fprintf(stderr, "raid har: bad --alpha '%s' (expected a number in (0, 1))\n", optarg);
+                return EXIT_USAGE;
+            }
+            sp.alpha = a;
+            break;
+        }
+        case 1: names[2] = optarg; break;
+        case 2: names[3] = optarg; break;
+        case 3: names[4] = optarg; break;
+        case 4: names[5] = optarg; break;
+        case 5:
+            names[0] = optarg;
+            symbol_required = 1;
+            break;
+        case 6: names[1] = optarg; break;
+        case 'h': fputs(cli_help("har"), stdout); return 0;
+        case ':': fprintf(stderr, "raid har: option %s needs a value\n", argv[optind - 1]); return EXIT_USAGE;
+        default: fprintf(stderr, "raid har: unknown option %s\n", argv[optind - 1]); return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "raid har: expected one input FILE (see raid help har)\n");
+        return EXIT_USAGE;
+    }
+    if (sp.model == HAR_Q && sp.transform != HAR_NONE) {
+        fprintf(stderr, "raid har: --model harq takes --transform none only\n");
+        return EXIT_USAGE;
+    }
+    if (har_k(&sp) > RAID_REG_MAX_K) {
+        fprintf(stderr, "raid har: too many regressors (%d, at most %d): use fewer --lags\n", har_k(&sp),
+                RAID_REG_MAX_K);
+        return EXIT_USAGE;
+    }
+    if (fc_path && !win_kind) {
+        fprintf(stderr, "raid har: --forecasts needs --window\n");
+        return EXIT_USAGE;
+    }
+    if (win_kind && win <= har_k(&sp)) {
+        fprintf(stderr, "raid har: --window N must exceed the number of regressors (%d)\n", har_k(&sp));
+        return EXIT_USAGE;
+    }
+    const char *in_path = argv[optind];
+    const int k = har_k(&sp);
+    char cname[RAID_REG_MAX_K][24];
+    har_names(&sp, cname);
+
+    char err[4096];
+    err[0] = 0;
+    raid_ctx *ctx = NULL, *cpu = NULL;
+    raid_status st = raid_ctx_create(&ctx, device, err, sizeof err);
+    if (st != RAID_OK) {
+        fprintf(stderr, "raid har: %s\n", err);
+        return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
+    }
+    if (win_kind) {
+        if (raid_ctx_backend(ctx) == RAID_BACKEND_CPU)
+            cpu = ctx;
+        else if ((st = raid_ctx_create(&cpu, "cpu", err, sizeof err)) != RAID_OK) {
+            fprintf(stderr, "raid har: %s\n", err);
+            raid_ctx_destroy(ctx);
+            return EXIT_DEVICE;
+        }
+    }
+
+    int rc = 0;
+    har_input in;
+    har_sym *sy = NULL;
+    size_t nsym = 0;
+    double *Xall = NULL, *yall = NULL;
+    int64_t *off = NULL;
+    raid_reg_stats *stats = NULL;
+    char *fcp = NULL, *lsp = NULL;
+    har_losses *loss = NULL;
+    cli_out out, fout, lout;
+    memset(&out, 0, sizeof out);
+    memset(&fout, 0, sizeof fout);
+    memset(&lout, 0, sizeof lout);
+    out.is_stdout = fout.is_stdout = lout.is_stdout = 1; /* nothing to abort yet */
+    int fopen_ = 0, lopen = 0;
+
+    if ((rc = har_read(in_path, names, symbol_required, &in, err, sizeof err)) != 0) {
+        fprintf(stderr, "raid har: %s\n", err);
+        goto done;
+    }
+    /* Symbols: runs of rows with the same symbol, in file order; a symbol seen again later is an error. */
+    sy = calloc(in.nrows ? in.nrows : 1, sizeof *sy);
+    if (!sy) {
+        fprintf(stderr, "raid har: out of memory\n");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    for (size_t r = 0; r < in.nrows; r++) {
+        if (nsym && !strcmp(sy[nsym - 1].name, in.sym[r])) {
+            sy[nsym - 1].n++;
+            continue;
+        }
+        for (size_t q = 0; q < nsym; q++)
+            if (!strcmp(sy[q].name, in.sym[r])) {
+                fprintf(stderr, "raid har: %s: the rows of symbol '%s' are not contiguous (sort FILE by symbol, date)\n",
+                        in_path, in.sym[r]);
+                rc = EXIT_INPUT;
+                goto done;
+            }
+        sy[nsym].name = in.sym[r];
+        sy[nsym].first = r;
+        sy[nsym].n = 1;
+        nsym++;
+    }
+    if (!nsym) {
+        fprintf(stderr, "raid har: %s: no data rows\n", in_path);
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    int need_col = sp.model == HAR_J ? 1 : sp.model == HAR_Q ? 2 : -1;
+    int nok = 0;
+    size_t total = 0;
+    for (size_t q = 0; q < nsym; q++) {
+        har_sym *S = &sy[q];
+        const char *nm = *S->name ? S->name : "(no symbol)";
+        if (need_col >= 0 && !in.have[need_col]) {
+            fprintf(stderr, "raid har: %s: no column '%s' (needed by --model %s)\n", nm, names[2 + need_col],
+                    har_model_names[sp.model]);
+            continue;
+        }
+        if (sp.model == HAR_CJ && (!in.have[1] || !in.have[3])) {
+            fprintf(stderr, "raid har: %s: no column '%s' (needed by --model har-cj)\n", nm,
+                    !in.have[1] ? names[3] : names[5]);
+            continue;
+        }
+        int sorted = 1;
+        for (size_t r = S->first + 1; r < S->first + S->n; r++)
+            if (strcmp(in.date[r - 1], in.date[r]) >= 0) {
+                fprintf(stderr, "raid har: %s: dates not increasing ('%s' then '%s')\n", nm, in.date[r - 1],
+                        in.date[r]);
+                sorted = 0;
+                break;
+            }
+        if (!sorted)
+            continue;
+        har_series ser = {S->n, in.v[0] + S->first, in.have[1] ? in.v[1] + S->first : NULL,
+                          in.have[2] ? in.v[2] + S->first : NULL, in.have[3] ? in.v[3] + S->first : NULL};
+        S->X = malloc(S->n * (size_t)k * sizeof *S->X);
+        S->y = malloc(S->n * sizeof *S->y);
+        S->tix = malloc(S->n * sizeof *S->tix);
+        if (!S->X || !S->y || !S->tix || (S->m = har_design(&sp, &ser, S->X, S->y, S->tix)) == (size_t)-1) {
+            fprintf(stderr, "raid har: out of memory\n");
+            rc = EXIT_INPUT;
+            goto done;
+        }
+        size_t need_rows = win_kind ? (size_t)win : (size_t)k + 1;
+        if (S->m < need_rows) {
+            fprintf(stderr, "raid har: %s: too few observations (%zu usable rows of %zu days, need %zu)\n", nm, S->m,
+                    S->n, need_rows);
+            continue;
+        }
+        S->ok = 1;
+        total += S->m;
+    }
+
+    /* The estimation problems: one per symbol, or one per block of HAR_BLOCK rows for windows. */
+    size_t nprob = 0;
+    for (size_t q = 0; q < nsym; q++)
+        if (sy[q].ok)
+            nprob += win_kind ? (sy[q].m + HAR_BLOCK - 1) / HAR_BLOCK : 1;
+    if (!nprob) {
+        fprintf(stderr, "raid har: no symbol could be estimated\n");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    Xall = malloc(total * (size_t)k * sizeof *Xall);
+    yall = malloc(total * sizeof *yall);
+    off = malloc((nprob + 1) * sizeof *off);
+    stats = malloc(nprob * sizeof *stats);
+    if (!Xall || !yall || !off || !stats) {
+        fprintf(stderr, "raid har: out of memory\n");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    {
+        size_t pos = 0, g = 0;
+        off[0] = 0;
+        for (size_t q = 0; q < nsym; q++) {
+            if (!sy[q].ok)
+                continue;
+            memcpy(Xall + pos * (size_t)k, sy[q].X, sy[q].m * (size_t)k * sizeof *Xall);
+            memcpy(yall + pos, sy[q].y, sy[q].m * sizeof *yall);
+            if (win_kind)
+                for (size_t b = 0; b < sy[q].m; b += HAR_BLOCK)
+                    off[++g] = (int64_t)(pos + (b + HAR_BLOCK < sy[q].m ? b + HAR_BLOCK : sy[q].m));
+            else
+                off[++g] = (int64_t)(pos + sy[q].m);
+            pos += sy[q].m;
+        }
+    }
+    if ((st = raid_reg_stats_compute(ctx, Xall, yall, k, off, nprob, stats)) != RAID_OK) {
+        fprintf(stderr, "raid har: %s: %s\n", raid_strerror(st), raid_ctx_errmsg(ctx));
+        rc = st == RAID_EINVAL ? EXIT_INPUT : EXIT_DEVICE;
+        goto done;
+    }
+
+    if (cli_open_output(&out, out_path ? out_path : "-") != 0) {
+        out.is_stdout = 1;
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    if (win_kind) {
+        const char *base = fc_path ? fc_path : out_path && strcmp(out_path, "-") ? out_path : NULL;
+        if (base) {
+            fcp = fc_path ? strdup(fc_path) : har_companion(out_path, ".csv", ".forecasts.csv");
+            lsp = har_companion(base, ".forecasts.csv", ".losses.csv");
+            if (!fcp || !lsp) {
+                fprintf(stderr, "raid har: out of memory\n");
+                rc = EXIT_INPUT;
+                goto done;
+            }
+            if (cli_open_output(&fout, fcp) != 0) {
+                fout.is_stdout = 1;
+                rc = EXIT_INPUT;
+                goto done;
+            }
+            fopen_ = 1;
+            if (cli_open_output(&lout, lsp) != 0) {
+                lout.is_stdout = 1;
+                rc = EXIT_INPUT;
+                goto done;
+            }
+            lopen = 1;
+            fputs("symbol,date,forecast,actual,sq_err,qlike\n", fout.fp);
+            fputs("symbol,model,transform,h,n_forecasts,mse,qlike,n_qlike\n", lout.fp);
+        }
+        loss = calloc(nsym, sizeof *loss);
+        if (!loss) {
+            fprintf(stderr, "raid har: out of memory\n");
+            rc = EXIT_INPUT;
+            goto done;
+        }
+    }
+    fputs("symbol,model,transform,h,", out.fp);
+    if (win_kind)
+        fputs("window_end,", out.fp);
+    fputs("n,r2,r2_adj", out.fp);
+    for (int j = 0; j < k; j++)
+        fprintf(out.fp, ",%s,%s_se,%s_t", cname[j], cname[j], cname[j]);
+    fputc('\n', out.fp);
+
+    size_t g = 0;
+    for (size_t q = 0; q < nsym; q++) {
+        har_sym *S = &sy[q];
+        if (!S->ok)
+            continue;
+        const char *nm = *S->name ? S->name : "(no symbol)";
+        char **date = in.date + S->first;
+        const double *rawrv = in.v[0] + S->first;
+        raid_ols o;
+        err[0] = 0;
+        if (!win_kind) {
+            if (har_fit(ctx, &stats[g], S->X, S->y, k, (int64_t)S->m, se, (int)nw_lag, &o, err, sizeof err) == 0) {
+                har_put_row(out.fp, S->name, &sp, NULL, &o);
+                nok++;
+            } else {
+                fprintf(stderr, "raid har: %s: %s\n", nm, err);
+            }
+            g++;
+            continue;
+        }
+        /* Windows over the design rows: end e (inclusive), start s = e-N+1 (rolling) or 0 (expanding). The
+         * statistics of a window are the combination of the block statistics it covers whole and of the
+         * partial blocks at its edges, computed directly on the cpu path. */
+        const size_t nb = (S->m + HAR_BLOCK - 1) / HAR_BLOCK, N = (size_t)win;
+        const raid_reg_stats *bs = &stats[g];
+        size_t fails = 0, nfit = 0;
+        char firsterr[512] = "";
+        for (size_t e = N - 1; e < S->m; e++) {
+            const size_t s0 = win_kind == 1 ? e + 1 - N : 0, s1 = e + 1; /* rows [s0, s1) */
+            const size_t b0 = (s0 + HAR_BLOCK - 1) / HAR_BLOCK, b1 = s1 / HAR_BLOCK; /* whole blocks [b0, b1) */
+            raid_reg_stats ws, part;
+            memset(&ws, 0, sizeof ws);
+            ws.k = k;
+            int64_t poff[2];
+            st = RAID_OK;
+            if (b0 < b1) {
+                ws = bs[b0];
+                for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++)
+                    st = raid_reg_stats_combine(&ws, &bs[b], &ws);
+                size_t edges[2][2] = {{s0, b0 * HAR_BLOCK}, {b1 * HAR_BLOCK, s1}};
+                for (int ed = 0; ed < 2 && st == RAID_OK; ed++) {
+                    if (edges[ed][0] >= edges[ed][1])
+                        continue;
+                    poff[0] = 0;
+                    poff[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
+                    st = raid_reg_stats_compute(cpu, S->X + edges[ed][0] * (size_t)k, S->y + edges[ed][0], k, poff, 1,
+                                                &part);
+                    if (st == RAID_OK)
+                        st = raid_reg_stats_combine(&ws, &part, &ws);
+                }
+            } else {
+                poff[0] = 0;
+                poff[1] = (int64_t)(s1 - s0);
+                st = raid_reg_stats_compute(cpu, S->X + s0 * (size_t)k, S->y + s0, k, poff, 1, &ws);
+            }
+            if (st != RAID_OK) {
+                fprintf(stderr, "raid har: %s: window statistics: %s\n", nm, raid_strerror(st));
+                rc = EXIT_DEVICE;
+                goto done;
+            }
+            err[0] = 0;
+            if (har_fit(ctx, &ws, S->X + s0 * (size_t)k, S->y + s0, k, (int64_t)(s1 - s0), se, (int)nw_lag, &o, err,
+                        sizeof err)) {
+                if (!fails++)
+                    snprintf(firsterr, sizeof firsterr, "%.200s", err);
+                continue;
+            }
+            nfit++;
+            /* The window uses rv up to day tix[e] + h: window_end. The forecast row is day t = tix[e] + h. */
+            const size_t tend = S->tix[e] + (size_t)sp.h;
+            har_put_row(out.fp, S->name, &sp, date[tend], &o);
+            size_t ef = e + 1;
+            while (ef < S->m && S->tix[ef] < tend)
+                ef++;
+            if (ef >= S->m || S->tix[ef] != tend)
+                continue;
+            const double *x = S->X + ef * (size_t)k;
+            double yhat = 0;
+            for (int j = 0; j < k; j++)
+                yhat += x[j] * o.beta[j];
+            double fc = har_finv(sp.transform, yhat), act = 0;
+            for (size_t i = tend + 1; i <= tend + (size_t)sp.h; i++)
+                act += rawrv[i];
+            act /= (double)sp.h;
+            double sq = (act - fc) * (act - fc), ql = NAN;
+            if (fc > 0 && act > 0)
+                ql = act / fc - log(act / fc) - 1.0;
+            loss[q].n++;
+            loss[q].sse += sq;
+            if (isfinite(ql)) {
+                loss[q].nq++;
+                loss[q].sq += ql;
+            }
+            if (fopen_) {
+                cli_put_field(fout.fp, S->name);
+                fprintf(fout.fp, ",%s", date[tend + 1]);
+                cli_put_value(fout.fp, fc);
+                cli_put_value(fout.fp, act);
+                cli_put_value(fout.fp, sq);
+                cli_put_value(fout.fp, ql);
+                fputc('\n', fout.fp);
+            }
+        }
+        if (fails)
+            fprintf(stderr, "raid har: %s: %zu of %zu windows not estimated (first: %s)\n", nm, fails, fails + nfit,
+                    firsterr);
+        if (nfit)
+            nok++;
+        else
+            fprintf(stderr, "raid har: %s: no window could be estimated\n", nm);
+        g += nb;
+    }
+    if (win_kind) {
+        fprintf(stderr, "forecast losses (%s, transform %s, h %d; QLIKE on the variance scale):\n",
+                har_model_names[sp.model], har_transform_names[sp.transform], sp.h);
+        fprintf(stderr, "  %-16s %8s %-24s %-24s\n", "symbol", "n", "mse", "qlike");
+        for (size_t q = 0; q < nsym; q++) {
+            if (!sy[q].ok || !loss[q].n)
+                continue;
+            double mse = loss[q].sse / (double)loss[q].n, ql = loss[q].nq ? loss[q].sq / (double)loss[q].nq : NAN;
+            fprintf(stderr, "  %-16s %8zu %-24.17g %-24.17g\n", *sy[q].name ? sy[q].name : "(no symbol)", loss[q].n,
+                    mse, ql);
+            if (lopen) {
+                cli_put_field(lout.fp, sy[q].name);
+                fprintf(lout.fp, ",%s,%s,%d,%zu", har_model_names[sp.model], har_transform_names[sp.transform], sp.h,
+                        loss[q].n);
+                cli_put_value(lout.fp, mse);
+                cli_put_value(lout.fp, ql);
+                fprintf(lout.fp, ",%zu\n", loss[q].nq);
+            }
+        }
+    }
+    if (!nok) {
+        fprintf(stderr, "raid har: no symbol could be estimated\n");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    if (cli_commit_output(&out) != 0 || (fopen_ && cli_commit_output(&fout) != 0) ||
+        (lopen && cli_commit_output(&lout) != 0)) {
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    fopen_ = lopen = 0;
+    out.is_stdout = 1;
+
+done:
+    if (rc) {
+        cli_abort_output(&out);
+        if (fopen_)
+            cli_abort_output(&fout);
+        if (lopen)
+            cli_abort_output(&lout);
+    }
+    if (sy)
+        for (size_t q = 0; q < nsym; q++) {
+            free(sy[q].X);
+            free(sy[q].y);
+            free(sy[q].tix);
+        }
+    free(sy);
+    free(Xall);
+    free(yall);
+    free(off);
+    free(stats);
+    free(fcp);
+    free(lsp);
+    free(loss);
+    har_input_free(&in);
+    if (cpu != ctx)
+        raid_ctx_destroy(cpu);
+    raid_ctx_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,369 @@
+/* raid har: the design of every model on tiny hand-made series (exact expected rows), the per-symbol
+ * errors (too few rows, a constant regressor, a missing column: the other symbols still estimated, exit
+ * 0; exit 2 when none is), usage errors, and the CLI end to end (cpu and opencl agree; a single window
+ * equals the full-sample fit; forecasts and losses files). The design functions are static in
+ * cli/cmd_har.c: the CLI sources are compiled into this test. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "raid.h"
+
+#include "../cli/cmd_har.c"
+#include "../cli/args.c"
+#include "../cli/output.c"
+#include "../cli/help.c"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- design ---- */
+
+typedef struct built {
+    size_t m;
+    double X[64 * RAID_REG_MAX_K], y[64];
+    size_t t[64];
+} built;
+
+static void build(const har_spec *sp, const double *rv, const double *bpv, const double *rq, const double *jp,
+                  size_t n, built *b)
+{
+    har_series s = {n, rv, bpv, rq, jp};
+    assert_true(n <= 64);
+    b->m = har_design(sp, &s, b->X, b->y, b->t);
+    assert_true(b->m != (size_t)-1);
+}
+
+static void expect_row(const built *b, int k, size_t r, size_t t, const double *x, double y)
+{
+    assert_true(r < b->m);
+    assert_int_equal(b->t[r], t);
+    for (int j = 0; j < k; j++)
+        if (b->X[r * (size_t)k + (size_t)j] != x[j])
+            fail_msg("row %zu column %d: %.17g, expected %.17g", r, j, b->X[r * (size_t)k + (size_t)j], x[j]);
+    if (b->y[r] != y)
+        fail_msg("row %zu y: %.17g, expected %.17g", r, b->y[r], y);
+}
+
+static const double RV[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+static void test_design_har(void **state)
+{
+    (void)state;
+    har_spec sp = {.model = HAR_HAR, .transform = HAR_NONE, .h = 1, .nlags = 3, .lags = {1, 2, 4}, .alpha = 0.05};
+    built b;
+    build(&sp, RV, NULL, NULL, NULL, 8, &b);
+    assert_int_equal(har_k(&sp), 4);
+    assert_int_equal(b.m, 4); /* t = 3..6 */
+    expect_row(&b, 4, 0, 3, (double[]){1, 4, 3.5, 2.5}, 5);
+    expect_row(&b, 4, 3, 6, (double[]){1, 7, 6.5, 5.5}, 8);
+    char names[RAID_REG_MAX_K][24];
+    assert_int_equal(har_names(&sp, names), 4);
+    assert_string_equal(names[1], "rv_d");
+    assert_string_equal(names[2], "rv_l2");
+    assert_string_equal(names[3], "rv_l4");
+
+    sp.h = 2; /* y = mean of the next two days */
+    build(&sp, RV, NULL, NULL, NULL, 8, &b);
+    assert_int_equal(b.m, 3);
+    expect_row(&b, 4, 0, 3, (double[]){1, 4, 3.5, 2.5}, 5.5);
+    expect_row(&b, 4, 2, 5, (double[]){1, 6, 5.5, 4.5}, 7.5);
+
+    /* sqrt: each day transformed, then averaged */
+    static const double sq[6] = {1, 4, 9, 16, 25, 36};
+    har_spec s2 = {.model = HAR_HAR, .transform = HAR_SQRT, .h = 1, .nlags = 2, .lags = {1, 2}};
+    build(&s2, sq, NULL, NULL, NULL, 6, &b);
+    assert_int_equal(b.m, 4); /* t = 1..4 */
+    expect_row(&b, 3, 0, 1, (double[]){1, 2, 1.5}, 3);
+    expect_row(&b, 3, 3, 4, (double[]){1, 5, 4.5}, 6);
+    /* log */
+    s2.transform = HAR_LOG;
+    build(&s2, sq, NULL, NULL, NULL, 6, &b);
+    expect_row(&b, 3, 0, 1, (double[]){1, log(4.0), (log(1.0) + log(4.0)) / 2}, log(9.0));
+}
+
+static void test_design_missing(void **state)
+{
+    (void)state;
+    /* A missing (NAN) or non-positive-under-log day drops every row whose lags or target touch it. */
+    double rv[10] = {1, 2, 3, 4, 5, NAN, 7, 8, 9, 10};
+    har_spec sp = {.model = HAR_HAR, .transform = HAR_NONE, .h = 1, .nlags = 2, .lags = {1, 2}};
+    built b;
+    build(&sp, rv, NULL, NULL, NULL, 10, &b);
+    /* rows t = 1..8; t = 4 (target 5), 5, 6 (lag) dropped */
+    assert_int_equal(b.m, 5);
+    expect_row(&b, 3, 2, 3, (double[]){1, 4, 3.5}, 5);
+    expect_row(&b, 3, 3, 7, (double[]){1, 8, 7.5}, 9);
+    rv[5] = 0; /* log 0 = -inf */
+    sp.transform = HAR_LOG;
+    build(&sp, rv, NULL, NULL, NULL, 10, &b);
+    assert_int_equal(b.m, 5);
+    /* too short for the lags */
+    build(&sp, rv, NULL, NULL, NULL, 2, &b);
+    assert_int_equal(b.m, 0);
+}
+
+static void test_design_jumps(void **state)
+{
+    (void)state;
+    static const double rv[5] = {4, 9, 16, 25, 36}, bpv[5] = {3, 10, 12, 25, 30};
+    static const double jp[5] = {0.01, 0.01, 0.2, 0.04, 0.001};
+    built b;
+    /* har-j: J = max(rv - bpv, 0) = 1, 0, 4, 0, 6 */
+    har_spec sp = {.model = HAR_J, .transform = HAR_NONE, .h = 1, .nlags = 2, .lags = {1, 2}, .alpha = 0.05};
+    build(&sp, rv, bpv, NULL, NULL, 5, &b);
+    assert_int_equal(b.m, 3);
+    expect_row(&b, 4, 0, 1, (double[]){1, 9, 6.5, 0}, 16);
+    expect_row(&b, 4, 1, 2, (double[]){1, 16, 12.5, 4}, 25);
+    sp.transform = HAR_LOG; /* log(1 + J) */
+    build(&sp, rv, bpv, NULL, NULL, 5, &b);
+    expect_row(&b, 4, 1, 2, (double[]){1, log(16.0), (log(9.0) + log(16.0)) / 2, log1p(4.0)}, log(25.0));
+    /* har-cj, alpha 0.05: significant on days 0, 1, 3, 4 -> C = 3, 10, 16, 25, 30; J = 1, 0, 0, 0, 6 */
+    sp.model = HAR_CJ;
+    sp.transform = HAR_NONE;
+    build(&sp, rv, bpv, NULL, jp, 5, &b);
+    assert_int_equal(b.m, 3);
+    expect_row(&b, 4, 0, 1, (double[]){1, 10, 6.5, 0}, 16);
+    expect_row(&b, 4, 1, 2, (double[]){1, 16, 13, 0}, 25);
+    expect_row(&b, 4, 2, 3, (double[]){1, 25, 20.5, 0}, 36);
+    char names[RAID_REG_MAX_K][24];
+    har_names(&sp, names);
+    assert_string_equal(names[1], "c_d");
+    assert_string_equal(names[3], "j");
+    sp.alpha = 0.5; /* day 2 (p 0.2) significant too: C = 12, J = 4 */
+    build(&sp, rv, bpv, NULL, jp, 5, &b);
+    expect_row(&b, 4, 1, 2, (double[]){1, 12, 11, 4}, 25);
+}
+
+static void test_design_harq(void **state)
+{
+    (void)state;
+    static const double rv[5] = {1, 2, 3, 4, 5}, rq[5] = {1, 4, 16, 64, 9};
+    har_spec sp = {.model = HAR_Q, .transform = HAR_NONE, .h = 1, .nlags = 2, .lags = {1, 2}};
+    built b;
+    build(&sp, rv, NULL, rq, NULL, 5, &b);
+    /* rows t = 1..3, sqrt(rq_t) = 2, 4, 8, mean 14/3 */
+    assert_int_equal(b.m, 3);
+    const double mq = 14.0 / 3.0;
+    expect_row(&b, 4, 0, 1, (double[]){1, 2, 2 * (2 - mq), 1.5}, 3);
+    expect_row(&b, 4, 2, 3, (double[]){1, 4, 4 * (8 - mq), 3.5}, 5);
+    char names[RAID_REG_MAX_K][24];
+    har_names(&sp, names);
+    assert_string_equal(names[2], "rq_rv");
+    assert_string_equal(names[3], "rv_l2");
+}
+
+/* ---- the CLI ---- */
+
+/* A realized-style CSV: symbol A (300 days of a positive AR(1) series, bpv and rq perturbed by uniforms), B (10 days: too few),
+ * C (constant rv: singular). */
+static const char *write_panel(void)
+{
+    const char *p = t_tmppath("panel.csv");
+    size_t cap = 1 << 16, len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    len += (size_t)snprintf(s + len, cap - len, "symbol,date,n,rv,bpv,rq,jump_p\n");
+    double v = 1e-4;
+    uint64_t x = 12345;
+    for (int d = 0; d < 300; d++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(x >> 11) / 9007199254740992.0;
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u2 = (double)(x >> 11) / 9007199254740992.0;
+        v = 2e-5 + 0.8 * v + 4e-5 * u;
+        len += (size_t)snprintf(s + len, cap - len, "A,2020-%02d-%02d,78,%.17g,%.17g,%.17g,%.3f\n", 1 + d / 28,
+                                1 + d % 28, v, (0.7 + 0.3 * u2) * v, 3 * v * v * (1 + u), u2);
+    }
+    for (int d = 0; d < 10; d++)
+        len += (size_t)snprintf(s + len, cap - len, "B,2020-01-%02d,78,1e-4,1e-4,1e-8,0.5\n", d + 1);
+    for (int d = 0; d < 60; d++)
+        len += (size_t)snprintf(s + len, cap - len, "C,2020-%02d-%02d,78,2e-4,2e-4,1e-8,0.5\n", 1 + d / 28,
+                                1 + d % 28);
+    assert_true(len < cap);
+    assert_int_equal(t_write_file(p, s), 0);
+    free(s);
+    return p;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_cli_symbols(void **state)
+{
+    (void)state;
+    const char *panel = write_panel(), *o = t_tmppath("har.csv");
+    char *out, *err;
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se ols -o '%s'", panel, o), 0);
+    assert_non_null(strstr(err, "B: too few observations"));
+    assert_non_null(strstr(err, "C: "));
+    assert_null(strstr(err, "A: "));
+    char *csv = t_read_file(o);
+    assert_non_null(csv);
+    assert_int_equal(count_lines(csv), 2);
+    static const char hdr[] = "symbol,model,transform,h,n,r2,r2_adj,const,const_se,const_t,rv_d,";
+    assert_true(!strncmp(csv, hdr, strlen(hdr)));
+    assert_non_null(strstr(csv, "\nA,har,none,1,"));
+    free(csv), free(out), free(err);
+
+    /* only the bad symbols: exit 2, no output file */
+    const char *bad = t_tmppath("bad.csv"), *o2 = t_tmppath("bad_out.csv");
+    assert_int_equal(t_write_file(bad, "symbol,date,rv\nB,2020-01-01,1e-4\nB,2020-01-02,2e-4\n"), 0);
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu -o '%s'", bad, o2), 2);
+    assert_non_null(strstr(err, "B: too few observations"));
+    assert_false(t_file_exists(o2));
+    free(err);
+
+    /* a model's column missing: one message per symbol, exit 2 */
+    const char *nob = t_tmppath("nobpv.csv");
+    assert_int_equal(t_write_file(nob, "symbol,date,rv\nX,2020-01-01,1e-4\nY,2020-01-01,1e-4\n"), 0);
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --model har-j --device cpu", nob), 2);
+    assert_non_null(strstr(err, "X: no column 'bpv'"));
+    assert_non_null(strstr(err, "Y: no column 'bpv'"));
+    free(err);
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --model har-cj --device cpu", nob), 2);
+    assert_non_null(strstr(err, "no column"));
+    free(err);
+
+    /* every model runs on the panel (A estimated) */
+    static const char *const models[] = {"har-j", "har-cj", "harq"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(t_cli(&out, NULL, "har '%s' --device cpu --model %s --lags 1,5", panel, models[i]), 0);
+        assert_non_null(strstr(out, "\nA,"));
+        free(out);
+    }
+}
+
+static void test_cli_usage(void **state)
+{
+    (void)state;
+    const char *panel = write_panel();
+    char *out, *err;
+    static const char *const bad[] = {"--model garch",    "--lags 5,22",      "--lags 1,5,5",  "--h 0",
+                                      "--transform exp", "--se hc3",         "--nw-lag -1",   "--window 100",
+                                      "--window rolling:x", "--alpha 1.5",   "--model harq --transform log",
+                                      "--forecasts f.csv", "--lags 1,2,3,4,5,6,7", "--frobnicate"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = t_cli(NULL, &err, "har '%s' --device cpu %s", panel, bad[i]);
+        if (rc != 1)
+            fail_msg("'%s': exit %d, expected 1 (%s)", bad[i], rc, err);
+        free(err);
+    }
+    assert_int_equal(t_cli(NULL, &err, "har"), 1);
+    free(err);
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu", t_tmppath("nope.csv")), 2);
+    free(err);
+    assert_int_equal(t_cli(&out, NULL, "help har"), 0);
+    assert_non_null(strstr(out, "--window"));
+    assert_non_null(strstr(out, "harq"));
+    free(out);
+    assert_int_equal(t_cli(&out, NULL, "--help"), 0);
+    assert_non_null(strstr(out, "har "));
+    free(out);
+}
+
+/* Split an output line at commas (the fields are numbers and plain names, never quoted). */
+static int split_commas(char *line, char **f, int cap)
+{
+    int k = 0;
+    for (char *p = line;; p++) {
+        if (k < cap)
+            f[k] = p;
+        k++;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        *p = 0;
+    }
+    return k;
+}
+
+/* The value of column name in the second line of csv. */
+static double field(const char *csv, const char *name, int line)
+{
+    char *dup = strdup(csv), *lines[8] = {0}, *save = NULL;
+    int nl = 0;
+    for (char *l = strtok_r(dup, "\n", &save); l && nl < 8; l = strtok_r(NULL, "\n", &save))
+        lines[nl++] = l;
+    assert_true(line < nl);
+    char *h[64], *v[64];
+    int nh = split_commas(lines[0], h, 64), nv = split_commas(lines[line], v, 64);
+    assert_int_equal(nh, nv);
+    double r = NAN;
+    for (int i = 0; i < nh; i++)
+        if (!strcmp(h[i], name))
+            r = strtod(v[i], NULL);
+    free(dup);
+    if (isnan(r))
+        fail_msg("no column %s", name);
+    return r;
+}
+
+static void test_cli_devices_windows(void **state)
+{
+    (void)state;
+    const char *panel = write_panel();
+    char *cpu, *dev, *err;
+    assert_int_equal(t_cli(&cpu, NULL, "har '%s' --device cpu --model har-j --transform sqrt", panel), 0);
+    if (t_have_opencl()) {
+        assert_int_equal(t_cli(&dev, &err, "har '%s' --device %s --model har-j --transform sqrt", panel, t_device()), 0);
+        static const char *const cols[] = {"const", "rv_d", "rv_w", "rv_m", "j", "j_se", "rv_m_se"};
+        for (int i = 0; i < 7; i++) {
+            double a = field(cpu, cols[i], 1), b = field(dev, cols[i], 1);
+            if (!(fabs(a - b) <= 1e-10 * fabs(a)))
+                fail_msg("%s: cpu %.17g device %.17g", cols[i], a, b);
+        }
+        free(dev), free(err);
+    }
+    /* one expanding window of all rows = the full-sample fit; window_end is the last date */
+    const int m = 300 - 22; /* rows of A */
+    char *win;
+    const char *o = t_tmppath("one.csv");
+    int rc = t_cli(NULL, &err, "har '%s' --device cpu --model har-j --transform sqrt --window expanding:%d -o '%s'",
+                 panel, m, o);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err);
+    free(err);
+    win = t_read_file(o);
+    assert_non_null(win);
+    assert_int_equal(count_lines(win), 2);
+    assert_non_null(strstr(win, ",2020-11-20,278,")); /* day 299: month 1 + 299/28 = 11, day 1 + 299%28 */
+    static const char *const cols[] = {"const", "rv_d", "rv_w", "rv_m", "j", "const_se", "j_t", "r2"};
+    for (int i = 0; i < 8; i++) {
+        double a = field(cpu, cols[i], 1), b = field(win, cols[i], 1);
+        if (!(fabs(a - b) <= 1e-12 * fabs(a)))
+            fail_msg("%s: full %.17g window %.17g", cols[i], a, b);
+    }
+    free(win);
+    /* rolling windows: forecasts and losses files next to OUT */
+    const char *o2 = t_tmppath("roll.csv");
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --window rolling:120 -o '%s'", panel, o2), 0);
+    assert_non_null(strstr(err, "forecast losses"));
+    free(err);
+    char *r = t_read_file(o2), *f = t_read_file(t_tmppath("roll.forecasts.csv")),
+         *l = t_read_file(t_tmppath("roll.losses.csv"));
+    assert_non_null(r);
+    assert_non_null(f);
+    assert_non_null(l);
+    assert_int_equal(count_lines(r), 1 + (size_t)(m - 120 + 1));
+    assert_int_equal(count_lines(f), 1 + (size_t)(m - 120));
+    assert_true(!strncmp(f, "symbol,date,forecast,actual,sq_err,qlike\n", 41));
+    assert_true(!strncmp(l, "symbol,model,transform,h,n_forecasts,mse,qlike,n_qlike\nA,har,none,1,158,", 72));
+    free(r), free(f), free(l), free(cpu);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_design_har),     cmocka_unit_test(test_design_missing),
+        cmocka_unit_test(test_design_jumps),   cmocka_unit_test(test_design_harq),
+        cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
+        cmocka_unit_test(test_cli_devices_windows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
