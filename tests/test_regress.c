@@ -165,6 +165,22 @@ static void test_device(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* A panel of 10^4 symbols of unequal lengths (0 to 60 rows) in one call. */
+static void test_device_panel(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device());
+    design D = make_design(4, 10000, 60, MU, SD);
+    for (int p = 0; p < 2; p++) {
+        raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+        check(dev, &D, p ? 1e-12 : 3.0 * 0x1p-24, p ? "device df, 10^4 symbols" : "device f32, 10^4 symbols");
+    }
+    free_design(&D);
+    raid_ctx_destroy(dev);
+}
+
 /* Without centring and scaling a design with a large mean loses the digits the regression needs; with
  * them it keeps them. The f32 policy shows it most plainly. */
 static void test_centring_matters(void **state)
@@ -259,6 +275,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_device),
+        cmocka_unit_test(test_device_panel),
         cmocka_unit_test(test_centring_matters),
         cmocka_unit_test(test_combine),
         cmocka_unit_test(test_determinism_and_errors),
