@@ -124,6 +124,13 @@ static void check(raid_ctx *ctx, const design *D, double tol, const char *what)
     free(s);
 }
 
+/* The documented bounds (docs/regression.md), relative to sum |d_p d_q|: f32 rounds each centred value
+ * once, so a product is within 2u + u^2 and a sum of products of any signs within 2u(1 + u); df
+ * represents values to 2^-48 and accumulates in double-float (3u^2 per addition): 1e-12 for both
+ * accumulations. */
+#define BOUND_F32 (2.0 * 0x1p-24 * (1.0 + 0x1p-24) + 1e-12)
+#define BOUND_DF 1e-12
+
 static const double MU[8] = {0, 0.5, 1e4, -3.0, 1e-3, 250.0, 0.0, 7.0};
 static const double SD[8] = {0, 1.0, 1.0, 1e-3, 1e-4, 50.0, 1e3, 1e-2};
 
@@ -155,10 +162,7 @@ static void test_device(void **state)
             raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
             char what[64];
             snprintf(what, sizeof what, "device %s k=%d", p ? "df" : "f32", ks[i]);
-            /* f32: each centred value rounded once (u), products 2u, first moments u: 3u with margin;
-             * df: values to 2^-48, double-float sums of terms of either sign (3u^2 per addition over up
-             * to 16 + 8 additions): 1e-12 */
-            check(dev, &D, p ? 1e-12 : 3.0 * 0x1p-24, what);
+            check(dev, &D, p ? BOUND_DF : BOUND_F32, what);
         }
         free_design(&D);
     }
@@ -175,7 +179,7 @@ static void test_device_panel(void **state)
     design D = make_design(4, 10000, 60, MU, SD);
     for (int p = 0; p < 2; p++) {
         raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
-        check(dev, &D, p ? 1e-12 : 3.0 * 0x1p-24, p ? "device df, 10^4 symbols" : "device f32, 10^4 symbols");
+        check(dev, &D, p ? BOUND_DF : BOUND_F32, p ? "device df, 10^4 symbols" : "device f32, 10^4 symbols");
     }
     free_design(&D);
     raid_ctx_destroy(dev);
@@ -207,7 +211,7 @@ static void test_centring_matters(void **state)
             centred = fmax(centred, max_scaled_error(&D, g, &s[g]));
     printf("# badly scaled design (means 1e4, sd 1), f32: raw upload %.3e, centred and scaled %.3e\n", raw, centred);
     assert_true(raw > 1e-3); /* the centred moments are lost in float32's rounding of 1e4 + x (u 1e4 / sd) */
-    assert_true(centred < 3 * 0x1p-24);
+    assert_true(centred < BOUND_F32);
     free(s);
     free_design(&D);
     raid_ctx_destroy(dev);
