@@ -185,6 +185,69 @@ static void test_device_panel(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* The residual cross-products (White, Newey-West) on the device against the float64 host path, entry by
+ * entry relative to sum |u_t[p] u_{t-l}[q]| (u = e x): problems across several chunks of 512 rows, lags
+ * up to 22 and beyond a chunk. */
+static void test_device_meat(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    const int ks[2] = {4, 8}, lags[3] = {0, 22, 600};
+    for (int ik = 0; ik < 2; ik++) {
+        design D = make_design(ks[ik], 40, 1600, MU, SD);
+        const int k = D.k;
+        double *beta = malloc(D.nreg * k * sizeof *beta);
+        for (size_t i = 0; i < D.nreg * (size_t)k; i++)
+            beta[i] = 0.3 * gauss();
+        for (int il = 0; il < (k == 4 ? 3 : 2); il++) { /* a lag beyond a chunk: k = 4 only (time) */
+            const int L = lags[il];
+            const size_t nc = (size_t)(L + 1) * k * k;
+            double *h = malloc(D.nreg * nc * sizeof *h), *d = malloc(D.nreg * nc * sizeof *d);
+            assert_int_equal(raid_reg_meat_compute(cpu, D.X, D.y, k, D.off, D.nreg, beta, L, h), RAID_OK);
+            for (int p = 0; p < 2; p++) {
+                raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+                if (raid_reg_meat_compute(dev, D.X, D.y, k, D.off, D.nreg, beta, L, d) != RAID_OK)
+                    fail_msg("%s", raid_ctx_errmsg(dev));
+                const double tol = p ? 2e-11 : 2.0 * 0x1p-24 * (1.0 + 0x1p-24) + 2e-11;
+                double worst = 0;
+                for (size_t g = 0; g < D.nreg; g++) {
+                    const int64_t a = D.off[g], b = D.off[g + 1];
+                    for (int l = 0; l <= L; l++)
+                        for (int pp = 0; pp < k; pp++)
+                            for (int q = 0; q < k; q++) {
+                                long double sc = 0;
+                                for (int64_t t = a + l; t < b; t++) {
+                                    long double ut = D.y[t], us = D.y[t - l];
+                                    for (int j = 0; j < k; j++) {
+                                        ut -= (long double)D.X[t * k + j] * beta[g * k + j];
+                                        us -= (long double)D.X[(t - l) * k + j] * beta[g * k + j];
+                                    }
+                                    sc += fabsl(ut * D.X[t * k + pp] * us * D.X[(t - l) * k + q]);
+                                }
+                                const size_t at = g * nc + ((size_t)l * k + pp) * k + q;
+                                const double e = sc > 0 ? (double)(fabsl((long double)d[at] - h[at]) / sc)
+                                                        : (d[at] == h[at] ? 0 : INFINITY);
+                                if (e > worst)
+                                    worst = e;
+                            }
+                }
+                printf("# meat k=%d L=%3d %s: max scaled difference from the host %.3e (bound %.1e)\n", k, L,
+                       p ? "df " : "f32", worst, tol);
+                if (!(worst <= tol))
+                    fail_msg("meat k=%d L=%d: %.3e > %.3e", k, L, worst, tol);
+            }
+            free(h);
+            free(d);
+        }
+        free(beta);
+        free_design(&D);
+    }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 /* Without centring and scaling a design with a large mean loses the digits the regression needs; with
  * them it keeps them. The f32 policy shows it most plainly. */
 static void test_centring_matters(void **state)
@@ -280,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_device),
         cmocka_unit_test(test_device_panel),
+        cmocka_unit_test(test_device_meat),
         cmocka_unit_test(test_centring_matters),
         cmocka_unit_test(test_combine),
         cmocka_unit_test(test_determinism_and_errors),

@@ -699,6 +699,11 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
                          bad);
     }
 
+    if (ctx && ctx->backend == RAID_BACKEND_OPENCL) {
+        raid_status st = raid_reg_meat_cl(ctx, u, k, offsets, nreg, max_lag, out);
+        free(u);
+        return st;
+    }
     size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
     size_t ntask = nreg * nl;
 #pragma omp parallel for schedule(dynamic, 1)

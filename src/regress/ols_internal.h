@@ -16,4 +16,10 @@ double raid_t_cdf(double t, double df);
 /* Two-sided p-value P(|Z| >= |z|) of the standard normal: erfc(|z| / sqrt 2). */
 double raid_normal_pvalue2(double z);
 
+/* Device pass of raid_reg_meat_compute (src/regress/meat_cl.c): from the scores u (absolute row t at
+ * u + t k), the lag cross-products of every problem into out (layout of raid_reg_meat_compute). */
+#include "core/internal.h"
+raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *u, int k, const int64_t *offsets, size_t nreg, int max_lag,
+                             double *out);
+
 #endif

@@ -1,0 +1,122 @@
+/*
+ * Device pass of the residual cross-products (kernels/meat.cl), through the chunk plan and the batch
+ * pipeline shared with the other kernels:
+ *   1. the host has the scores u_t = e_t x_t in float64 (src/regress/ols.c); each problem is scaled by a
+ *      power of two 2^-e with max |u| 2^-e in [0.5, 1) and converted to the input policy;
+ *   2. one work-group per chunk of MEAT_CHUNK rows sums u_t[p] u_{t-l}[q] over the pairs inside the chunk
+ *      in double-float, one (l, p, q) per work-item;
+ *   3. the host combines the chunks' partials in float64 in chunk order, unscales them (2^(2e)), and adds
+ *      the pairs that straddle chunk boundaries in float64 from u itself.
+ * Bound, relative to sum |u_t[p] u_{t-l}[q]|: df 2e-11 (values to 2^-48, up to MEAT_CHUNK sequential
+ * double-float additions at 3u^2), f32 2u(1 + u) + 2e-11.
+ */
+#include "backend/chunk_launch.h"
+#include "plan/chunk_plan.h"
+#include "regress/ols_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MEAT_CHUNK 512
+
+typedef struct meat_prep {
+    const double *u;
+    int k;
+    raid_precision prec;
+    const int *ex;
+} meat_prep;
+
+static void convert_scores(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const cl_uint *table,
+                           void *staging)
+{
+    const meat_prep *mp = user;
+    const int k = mp->k;
+    const long long n = (long long)count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++) {
+        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
+        const double f = ldexp(1.0, -mp->ex[ch->seg]);
+        for (uint32_t j = 0; j < ch->len; j++)
+            for (int p = 0; p < k; p++) {
+                const double z = mp->u[(size_t)(ch->start + j) * k + p] * f;
+                const size_t at = ((size_t)table[2 * i] + j) * (size_t)k + p;
+                const float hi = (float)z;
+                if (mp->prec == RAID_PREC_F32) {
+                    ((float *)staging)[at] = hi;
+                } else {
+                    ((float *)staging)[2 * at] = hi;
+                    ((float *)staging)[2 * at + 1] = (float)(z - (double)hi);
+                }
+            }
+    }
+}
+
+raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *u, int k, const int64_t *offsets, size_t nreg, int max_lag,
+                             double *out)
+{
+    const raid_precision prec = ctx->precision;
+    const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
+    const size_t local_need = (size_t)MEAT_CHUNK * k * (prec == RAID_PREC_DF ? 2 : 1) * sizeof(float);
+    if (local_need > raid_cl_local_mem(ctx))
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "the meat kernel needs %zu bytes of local memory", local_need);
+    char opts[512];
+    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_CHUNK=%d -DRAID_K=%d -DRAID_L=%d -DRAID_INPUT_DF=%d %s",
+             ctx->wg_width, MEAT_CHUNK, k, max_lag, prec == RAID_PREC_DF, ctx->cl_extra_options);
+    cl_kernel kern;
+    raid_status st = raid_cl_kernel(ctx, "meat.cl", "reg_meat", opts, &kern);
+    if (st != RAID_OK)
+        return st;
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    const size_t ng = nreg ? nreg : 1;
+    int *ex = calloc(ng, sizeof *ex);
+    double *scale = malloc(ng * nc * sizeof *scale);
+    raid_chunk_plan plan;
+    memset(&plan, 0, sizeof plan);
+    if (!ex || !scale) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < nreg; g++) {
+        double mx = 0;
+        for (int64_t t = offsets[g]; t < offsets[g + 1]; t++)
+            for (int p = 0; p < k; p++)
+                mx = fmax(mx, fabs(u[(size_t)t * k + p]));
+        if (mx > 0)
+            frexp(mx, &ex[g]);
+        for (size_t c = 0; c < nc; c++)
+            scale[g * nc + c] = ldexp(1.0, 2 * ex[g]);
+    }
+    memset(out, 0, nreg * nc * sizeof *out);
+    if ((st = raid_plan_build(&plan, offsets, nreg, MEAT_CHUNK)) != RAID_OK) {
+        st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
+        goto done;
+    }
+    {
+        meat_prep mp = {u, k, prec, ex};
+        raid_chunk_job job = {&plan, kern, ctx->wg_width, (size_t)k * (prec == RAID_PREC_F32 ? 4 : 8), 1, nc,
+                              convert_scores, &mp, scale, out, "the meat kernel"};
+        if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
+            goto done;
+    }
+    /* Pairs (t, t-l) with t-l in an earlier chunk of the same problem, in float64. */
+    for (size_t c = 0; c < plan.nchunks; c++) {
+        const raid_chunk *ch = &plan.chunks[c];
+        const int64_t s0 = offsets[ch->seg], cs = ch->start;
+        if (cs == s0)
+            continue;
+        double *o = out + (size_t)ch->seg * nc;
+        for (int64_t t = cs; t < cs + (int64_t)ch->len && t < cs + max_lag; t++)
+            for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= s0; l++)
+                for (int p = 0; p < k; p++)
+                    for (int q = 0; q < k; q++)
+                        o[((size_t)l * k + p) * k + q] += u[(size_t)t * k + p] * u[(size_t)(t - l) * k + q];
+    }
+    st = RAID_OK;
+done:
+    free(ex);
+    free(scale);
+    raid_plan_free(&plan);
+    return st;
+}
