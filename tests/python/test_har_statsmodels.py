@@ -182,3 +182,29 @@ def test_har_windows(cli, spy, tmp_path, have_opencl, device, kind):
     q = a / f - np.log(a / f) - 1
     assert abs(losses["qlike"][0] - q.mean()) / losses["qlike"][0] < 1e-9
     assert losses["n_forecasts"][0] == m - N
+
+
+@pytest.mark.parametrize("se", ["ols", "white", "nw"])
+def test_har_on_raid_realized_output(cli, tmp_path, have_opencl, se):
+    """The main pipeline on the bundled data: `raid realized` on the USD/CHF quotes, then `raid har` on
+    its output, against statsmodels on the same rv column."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    rm = tmp_path / "rm.csv"
+    device = "opencl" if have_opencl else "cpu"
+    r = subprocess.run([cli, "realized", str(root / "data" / "usdchf_30min.csv"), "--sample", "30min",
+                        "--device", device, "-o", str(rm)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    d = pd.read_csv(rm).rename(columns={"rv": "RV5"})
+    res = run_cli(cli, tmp_path, [str(rm), "--se", se, "--device", device])
+    assert len(res) == 1 and res.iloc[0]["symbol"] == "USDCHF"
+    X, y, names = design(d, "har", "none")
+    if se == "ols":
+        ref = sm.OLS(y, X).fit()
+    elif se == "white":
+        ref = sm.OLS(y, X).fit(cov_type="HC0")
+    else:
+        ref = sm.OLS(y, X).fit(cov_type="HAC", cov_kwds={"maxlags": math.floor(4 * (len(y) / 100) ** (2 / 9))})
+    row = res.iloc[0]
+    assert row["n"] == len(y)
+    assert relmax([row[c] for c in names], ref.params) < COEF_TOL
+    assert relmax([row[c + "_se"] for c in names], ref.bse) < SE_TOL
