@@ -424,6 +424,18 @@ static int har_read(const char *path, const char *const names[6], int symbol_req
 
 /* ---- output ---- */
 
+/* The header of the coefficients CSV, once (*done). */
+static void har_put_header(FILE *f, int *done, int windows, int k, char cname[][24])
+{
+    if (*done)
+        return;
+    *done = 1;
+    fputs(windows ? "symbol,model,transform,h,window_end,n,r2,r2_adj" : "symbol,model,transform,h,n,r2,r2_adj", f);
+    for (int j = 0; j < k; j++)
+        fprintf(f, ",%s,%s_se,%s_t", cname[j], cname[j], cname[j]);
+    fputc('\n', f);
+}
+
 static void har_put_row(FILE *f, const char *sym, const har_spec *sp, const char *window_end, const raid_ols *o)
 {
     cli_put_field(f, sym);
@@ -881,13 +893,7 @@ int cmd_har(int argc, char **argv)
             goto done;
         }
     }
-    fputs("symbol,model,transform,h,", out.fp);
-    if (win_kind)
-        fputs("window_end,", out.fp);
-    fputs("n,r2,r2_adj", out.fp);
-    for (int j = 0; j < k; j++)
-        fprintf(out.fp, ",%s,%s_se,%s_t", cname[j], cname[j], cname[j]);
-    fputc('\n', out.fp);
+    int header_done = 0; /* the header goes out with the first row: nothing when no symbol is estimated */
 
     size_t g = 0;
     for (size_t q = 0; q < nsym; q++) {
@@ -901,6 +907,7 @@ int cmd_har(int argc, char **argv)
         err[0] = 0;
         if (!win_kind) {
             if (har_fit(ctx, &stats[g], S->X, S->y, k, (int64_t)S->m, se, (int)nw_lag, &o, err, sizeof err) == 0) {
+                har_put_header(out.fp, &header_done, win_kind != 0, k, cname);
                 har_put_row(out.fp, S->name, &sp, NULL, &o);
                 nok++;
             } else {
@@ -959,6 +966,7 @@ int cmd_har(int argc, char **argv)
             nfit++;
             /* The window uses rv up to day tix[e] + h: window_end. The forecast row is day t = tix[e] + h. */
             const size_t tend = S->tix[e] + (size_t)sp.h;
+            har_put_header(out.fp, &header_done, win_kind != 0, k, cname);
             har_put_row(out.fp, S->name, &sp, date[tend], &o);
             size_t ef = e + 1;
             while (ef < S->m && S->tix[ef] < tend)
