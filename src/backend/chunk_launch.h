@@ -13,6 +13,19 @@
 #include "backend/opencl_runtime.h"
 #include "plan/chunk_plan.h"
 
+/* Store value v (already scaled) as element `at` of a staging buffer of the input policy: one float for
+ * RAID_PREC_F32, the pair hi = (float)v, lo = (float)(v - hi) for RAID_PREC_DF (v to about 2^-48). */
+static inline void raid_stage_value(void *staging, size_t at, double v, raid_precision p)
+{
+    const float hi = (float)v;
+    if (p == RAID_PREC_F32) {
+        ((float *)staging)[at] = hi;
+    } else {
+        ((float *)staging)[2 * at] = hi;
+        ((float *)staging)[2 * at + 1] = (float)(v - (double)hi);
+    }
+}
+
 /* Fill staging with chunks first .. first+count-1 of the plan: chunk i (0-based in the batch) starts at
  * element table[2*i] of staging (elements of elem_bytes each) and has table[2*i+1] elements. */
 typedef void (*raid_chunk_convert_fn)(void *user, const raid_chunk_plan *plan, size_t first, size_t count,

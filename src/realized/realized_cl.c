@@ -68,19 +68,8 @@ static void convert_batch(void *user, const raid_chunk_plan *plan, size_t first,
         const raid_chunk *ch = &plan->chunks[first + (size_t)i];
         const double f = ldexp(1.0, -cv->seg_e[ch->seg]);
         const double *src = cv->r + ch->start;
-        if (cv->prec == RAID_PREC_F32) {
-            float *dst = (float *)staging + table[2 * i];
-            for (uint32_t j = 0; j < ch->len; j++)
-                dst[j] = (float)(src[j] * f);
-        } else {
-            float *dst = (float *)staging + 2 * (size_t)table[2 * i];
-            for (uint32_t j = 0; j < ch->len; j++) {
-                const double v = src[j] * f;
-                const float hi = (float)v;
-                dst[2 * j] = hi;
-                dst[2 * j + 1] = (float)(v - (double)hi);
-            }
-        }
+        for (uint32_t j = 0; j < ch->len; j++)
+            raid_stage_value(staging, (size_t)table[2 * i] + j, src[j] * f, cv->prec);
     }
 }
 

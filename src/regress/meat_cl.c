@@ -40,15 +40,8 @@ static void convert_scores(void *user, const raid_chunk_plan *plan, size_t first
         const double f = ldexp(1.0, -mp->ex[ch->seg]);
         for (uint32_t j = 0; j < ch->len; j++)
             for (int p = 0; p < k; p++) {
-                const double z = mp->u[(size_t)(ch->start + j) * k + p] * f;
-                const size_t at = ((size_t)table[2 * i] + j) * (size_t)k + p;
-                const float hi = (float)z;
-                if (mp->prec == RAID_PREC_F32) {
-                    ((float *)staging)[at] = hi;
-                } else {
-                    ((float *)staging)[2 * at] = hi;
-                    ((float *)staging)[2 * at + 1] = (float)(z - (double)hi);
-                }
+                raid_stage_value(staging, ((size_t)table[2 * i] + j) * (size_t)k + p,
+                                 mp->u[(size_t)(ch->start + j) * k + p] * f, mp->prec);
             }
     }
 }

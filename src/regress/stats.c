@@ -128,16 +128,8 @@ static void convert_rows(void *user, const raid_chunk_plan *plan, size_t first, 
         for (uint32_t j = 0; j < ch->len; j++) {
             const int64_t t = ch->start + j;
             const size_t base = ((size_t)table[2 * i] + j) * (size_t)d;
-            for (int p = 0; p < d; p++) {
-                const double z = (col(rp->X, rp->y, rp->k, t, p) - m[p]) * f[p];
-                const float hi = (float)z;
-                if (rp->prec == RAID_PREC_F32) {
-                    ((float *)staging)[base + p] = hi;
-                } else {
-                    ((float *)staging)[2 * (base + p)] = hi;
-                    ((float *)staging)[2 * (base + p) + 1] = (float)(z - (double)hi);
-                }
-            }
+            for (int p = 0; p < d; p++)
+                raid_stage_value(staging, base + p, (col(rp->X, rp->y, rp->k, t, p) - m[p]) * f[p], rp->prec);
         }
     }
 }
