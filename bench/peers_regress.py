@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Peer of bench_regress (not a test; see bench/README.md): a statsmodels loop over rolling HAR-RV
+regressions with Newey-West standard errors, on the same kind of panel (log-normal AR(1) rv, HAR design:
+const, rv_d, rv_w, rv_m; y the next day's rv). The full loop (S symbols x windows) would take hours, so it
+times R regressions and scales by the number of windows: the printed total is an extrapolation, and says
+so."""
+import argparse
+import time
+
+import numpy as np
+import statsmodels.api as sm
+
+
+def panel_symbol(T, seed):
+    rng = np.random.default_rng(seed)
+    h = np.zeros(T)
+    e = rng.standard_normal(T)
+    for t in range(1, T):
+        h[t] = 0.95 * h[t - 1] + 0.3 * e[t]
+    rv = 1e-4 * np.exp(h)
+    t = np.arange(21, T - 1)
+    X = np.column_stack([np.ones(len(t)), rv[t],
+                         np.array([rv[s - 4:s + 1].mean() for s in t]),
+                         np.array([rv[s - 21:s + 1].mean() for s in t])])
+    return X, rv[t + 1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--symbols", type=int, default=10000)
+    ap.add_argument("--days", type=int, default=5000)
+    ap.add_argument("--window", type=int, default=1000)
+    ap.add_argument("--block", type=int, default=50, help="window step, as bench_regress's windows")
+    ap.add_argument("--nw-lag", type=int, default=22)
+    ap.add_argument("--sample", type=int, default=200, help="regressions actually timed")
+    a = ap.parse_args()
+    X, y = panel_symbol(a.days, 1)
+    n = len(y)
+    ends = list(range(a.window, n + 1, a.block))
+    t0 = time.perf_counter()
+    done = 0
+    while done < a.sample:
+        e = ends[done % len(ends)]
+        sm.OLS(y[e - a.window:e], X[e - a.window:e]).fit(cov_type="HAC", cov_kwds={"maxlags": a.nw_lag})
+        done += 1
+    per = (time.perf_counter() - t0) / done
+    total_windows = a.symbols * len(ends)
+    print(f"peer=statsmodels regressions_timed={done} per_regression_s={per:.6f} windows_per_symbol={len(ends)} "
+          f"symbols={a.symbols} extrapolated_total_s={per * total_windows:.1f} (extrapolated, not run)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
