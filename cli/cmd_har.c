@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 enum har_model { HAR_HAR = 0, HAR_J = 1, HAR_CJ = 2, HAR_Q = 3 };
 enum har_transform { HAR_NONE = 0, HAR_LOG = 1, HAR_SQRT = 2 };
@@ -267,8 +268,11 @@ static void har_field(void *data, size_t len, void *user)
     memcpy(tmp, s, n);
     tmp[n] = 0;
     if (!hp->header_done) {
+        const char *name = tmp;
+        if (hp->fidx == 0 && !strncmp(tmp, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte order mark, as the reader skips */
+            name += 3;
         for (int j = 0; j < 6; j++)
-            if (hp->col[j] < 0 && !strcasecmp(tmp, hp->names[j]))
+            if (hp->col[j] < 0 && !strcasecmp(name, hp->names[j]))
                 hp->col[j] = hp->fidx;
     } else if (hp->fidx == hp->col[0]) {
         hp->cur_sym = har_arena_put(hp, s, len);
@@ -676,6 +680,10 @@ int cmd_har(int argc, char **argv)
         default: fprintf(stderr, "raid har: unknown option %s\n", argv[optind - 1]); return EXIT_USAGE;
         }
     }
+    if (fc_path && out_path && !strcmp(fc_path, out_path)) {
+        fprintf(stderr, "raid har: --forecasts and -o name the same file '%s'\n", out_path);
+        return EXIT_USAGE;
+    }
     if (optind != argc - 1) {
         fprintf(stderr, "raid har: expected one input FILE (see raid help har)\n");
         return EXIT_USAGE;
@@ -805,6 +813,17 @@ int cmd_har(int argc, char **argv)
             rc = EXIT_INPUT;
             goto done;
         }
+        /* The statistics take values up to 1e150 (their products must not overflow float64): a symbol
+         * with larger ones is reported and skipped, the others are still estimated. */
+        int in_range = 1;
+        for (size_t i = 0; i < S->m * (size_t)k && in_range; i++)
+            in_range = fabs(S->X[i]) <= 1e150;
+        for (size_t i = 0; i < S->m && in_range; i++)
+            in_range = fabs(S->y[i]) <= 1e150;
+        if (!in_range) {
+            fprintf(stderr, "raid har: %s: a regressor or target beyond 1e150 in magnitude (rv out of range)\n", nm);
+            continue;
+        }
         size_t need_rows = win_kind ? (size_t)win : (size_t)k + 1;
         if (S->m < need_rows) {
             fprintf(stderr, "raid har: %s: too few observations (%zu usable rows of %zu days, need %zu)\n", nm, S->m,
@@ -862,7 +881,10 @@ int cmd_har(int argc, char **argv)
         goto done;
     }
     if (win_kind) {
-        const char *base = fc_path ? fc_path : out_path && strcmp(out_path, "-") ? out_path : NULL;
+        /* Side files go beside OUT only when OUT is a regular file (not stdout, /dev/null or a FIFO). */
+        struct stat ost;
+        const int out_regular = out_path && strcmp(out_path, "-") && (stat(out_path, &ost) != 0 || S_ISREG(ost.st_mode));
+        const char *base = fc_path ? fc_path : out_regular ? out_path : NULL;
         if (base) {
             fcp = fc_path ? strdup(fc_path) : har_companion(out_path, ".csv", ".forecasts.csv");
             lsp = har_companion(base, ".forecasts.csv", ".losses.csv");

@@ -304,6 +304,64 @@ static double field(const char *csv, const char *name, int line)
     return r;
 }
 
+/* Found by trying to break the tool: a byte order mark before the header, one symbol with an rv beyond the
+ * statistics' range (that symbol only is skipped), --forecasts naming the -o file. */
+static void test_cli_odd_input(void **state)
+{
+    (void)state;
+    const char *panel = write_panel();
+    char *text = t_read_file(panel), *out, *err;
+    assert_non_null(text);
+    size_t n = strlen(text);
+    char *bom = malloc(n + 4);
+    memcpy(bom, "\xEF\xBB\xBF", 3);
+    memcpy(bom + 3, text, n + 1);
+    const char *pb = t_tmppath("bom_panel.csv");
+    assert_int_equal(t_write_file(pb, bom), 0);
+    int rc = t_cli(&out, &err, "har '%s' --device cpu", pb);
+    if (rc != 0)
+        fail_msg("BOM: exit %d: %s", rc, err);
+    assert_non_null(strstr(out, "\nA,har,"));
+    free(out);
+    free(err);
+    /* A's first rv far out of range: A is reported, Z (a copy of A) still estimated */
+    char *huge = malloc(2 * n + 1);
+    strcpy(huge, text);
+    for (const char *l = strstr(text, "\nA,"); l; l = strstr(l + 1, "\nA,")) {
+        const char *e = strchr(l + 1, '\n');
+        size_t len = strlen(huge);
+        huge[len] = 'Z';
+        memcpy(huge + len + 1, l + 2, (size_t)(e - l - 1));
+        huge[len + 1 + (e - l - 1)] = 0;
+    }
+    char *row = strstr(huge, "\nA,");
+    assert_non_null(row);
+    char *rv = row + 1;
+    for (int c = 0; c < 3; c++)
+        rv = strchr(rv, ',') + 1;
+    memcpy(rv, "1e300", 5);
+    char *tail = strchr(rv + 5, ',');
+    memmove(rv + 5, tail, strlen(tail) + 1);
+    const char *ph = t_tmppath("huge_panel.csv");
+    assert_int_equal(t_write_file(ph, huge), 0);
+    rc = t_cli(&out, &err, "har '%s' --device cpu", ph);
+    if (rc != 0)
+        fail_msg("huge: exit %d: %s", rc, err);
+    assert_non_null(strstr(err, "A: a regressor or target beyond 1e150"));
+    assert_null(strstr(out, "\nA,"));
+    assert_non_null(strstr(out, "\nZ,har,"));
+    free(out);
+    free(err);
+    const char *o = t_tmppath("same.csv");
+    assert_int_equal(t_cli(&out, &err, "har '%s' --window rolling:50 --forecasts '%s' -o '%s'", panel, o, o), 1);
+    assert_false(t_file_exists(o));
+    free(out);
+    free(err);
+    free(bom);
+    free(huge);
+    free(text);
+}
+
 static void test_cli_devices_windows(void **state)
 {
     (void)state;
@@ -363,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_design_har),     cmocka_unit_test(test_design_missing),
         cmocka_unit_test(test_design_jumps),   cmocka_unit_test(test_design_harq),
         cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
+        cmocka_unit_test(test_cli_odd_input),
         cmocka_unit_test(test_cli_devices_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
