@@ -6,7 +6,8 @@
  *   stats   raid_reg_stats_compute of every block of every symbol in one call (device and cpu);
  *   combine raid_reg_stats_combine of W/B blocks per window;
  *   ols     raid_ols_from_stats per window;
- *   meat    raid_reg_meat_compute (Newey-West, L lags) per window, float64 on the host.
+ *   meat    raid_reg_meat_ranges (Newey-West, L lags) of all windows in one call, device and cpu;
+ *   robust  raid_ols_robust per window.
  * usage: bench_regress [--device D] [--precision f32|df] [--symbols S] [--days T] [--window W]
  *                      [--block B] [--nw-lag L]
  */
@@ -86,46 +87,60 @@ int main(int argc, char **argv)
         raid_ctx_last_timing(ctx[c], &tm);
         printf("backend=%s rows=%zu stats_wall_s=%.4f kernel_s=%.6f\n", c ? "cpu" : device, n, ts, tm.kernel_s);
     }
-    /* windows: combine, ols, meat (host, float64) */
+    /* windows: combine and solve (host), then the Newey-West meat of every window in one call per backend */
     const long nwin = nblk - wb + 1;
-    double t_comb = 0, t_ols = 0, t_meat = 0;
-    long bad = 0;
+    const size_t nw = (size_t)S * (size_t)nwin;
+    int64_t *ws = malloc(nw * sizeof *ws), *we = malloc(nw * sizeof *we);
+    double *beta = malloc(nw * k * sizeof *beta);
+    raid_reg_stats *wstat = malloc(nw * sizeof *wstat);
     double t0 = raid_now();
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : bad)
-    for (long s = 0; s < S; s++) {
-        double *meat = malloc((size_t)(L + 1) * k * k * sizeof *meat);
-        for (long w0 = 0; w0 < nwin; w0++) {
-            raid_reg_stats win = blk[s * nblk + w0];
-            for (long j = 1; j < wb; j++)
-                raid_reg_stats_combine(&win, &blk[s * nblk + w0 + j], &win);
-            raid_ols o;
-            if (raid_ols_from_stats(&win, 1, &o, NULL, 0) != RAID_OK) {
-                bad++;
-                continue;
-            }
-            int64_t wo[2] = {(int64_t)((s * nblk + w0) * B), (int64_t)((s * nblk + w0 + wb) * B)};
-            if (raid_reg_meat_compute(NULL, X, y, k, wo, 1, o.beta, L, meat) != RAID_OK ||
-                raid_ols_robust(&win, meat, L, RAID_SE_NW, &o) != RAID_OK)
-                bad++;
-        }
-        free(meat);
-    }
-    t_meat = raid_now() - t0;
-    /* the parts separately (single pass each, same work) */
-    t0 = raid_now();
 #pragma omp parallel for schedule(dynamic, 4)
     for (long s = 0; s < S; s++)
         for (long w0 = 0; w0 < nwin; w0++) {
+            const size_t w = (size_t)s * nwin + w0;
             raid_reg_stats win = blk[s * nblk + w0];
             for (long j = 1; j < wb; j++)
                 raid_reg_stats_combine(&win, &blk[s * nblk + w0 + j], &win);
             raid_ols o;
             raid_ols_from_stats(&win, 1, &o, NULL, 0);
+            wstat[w] = win;
+            memcpy(beta + w * k, o.beta, k * sizeof *beta);
+            ws[w] = (int64_t)((s * nblk + w0) * B);
+            we[w] = (int64_t)((s * nblk + w0 + wb) * B);
         }
-    t_comb = raid_now() - t0;
-    (void)t_ols;
-    printf("windows=%ld combine_and_ols_s=%.4f combine_ols_meat_nw_s=%.4f failed=%ld\n", (long)S * nwin, t_comb, t_meat,
-           bad);
+    const double t_comb = raid_now() - t0;
+    printf("windows=%zu combine_and_ols_s=%.4f\n", nw, t_comb);
+    const size_t nc = (size_t)(L + 1) * k * k;
+    double *meat = malloc(nw * nc * sizeof *meat);
+    if (!ws || !we || !beta || !wstat || !meat) {
+        fprintf(stderr, "out of memory for %zu windows\n", nw);
+        return 1;
+    }
+    for (int c = 0; c < 2; c++) {
+        t0 = raid_now();
+        if (raid_reg_meat_ranges(ctx[c], X, y, k, ws, we, nw, beta, L, meat) != RAID_OK) {
+            fprintf(stderr, "%s\n", raid_ctx_errmsg(ctx[c]));
+            return 1;
+        }
+        const double tm = raid_now() - t0;
+        raid_timing tt;
+        raid_ctx_last_timing(ctx[c], &tt);
+        long bad = 0;
+        t0 = raid_now();
+        for (size_t w = 0; w < nw; w++) {
+            raid_ols o;
+            if (raid_ols_from_stats(&wstat[w], 1, &o, NULL, 0) != RAID_OK ||
+                raid_ols_robust(&wstat[w], meat + w * nc, L, RAID_SE_NW, &o) != RAID_OK)
+                bad++;
+        }
+        printf("backend=%s meat_nw_wall_s=%.4f meat_kernel_s=%.6f robust_s=%.4f failed=%ld\n", c ? "cpu" : device, tm,
+               tt.kernel_s, raid_now() - t0, bad);
+    }
+    free(ws);
+    free(we);
+    free(beta);
+    free(wstat);
+    free(meat);
     raid_ctx_destroy(ctx[0]);
     raid_ctx_destroy(ctx[1]);
     free(X);

@@ -945,7 +945,22 @@ int cmd_har(int argc, char **argv)
         const raid_reg_stats *bs = &stats[g];
         size_t fails = 0, nfit = 0;
         char firsterr[512] = "";
+        /* Phase 1: every window's statistics and OLS coefficients. */
+        const size_t nwin = S->m - (N - 1);
+        raid_reg_stats *wst = malloc(nwin * sizeof *wst);
+        raid_ols *wo = malloc(nwin * sizeof *wo);
+        int64_t *wlo = malloc(nwin * sizeof *wlo), *whi = malloc(nwin * sizeof *whi);
+        int *wok = calloc(nwin, sizeof *wok);
+        double *wbeta = malloc(nwin * (size_t)k * sizeof *wbeta), *wmeat = NULL;
+        if (!wst || !wo || !wlo || !whi || !wok || !wbeta) {
+            fprintf(stderr, "raid har: out of memory\n");
+            rc = EXIT_INPUT;
+            free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta);
+            goto done;
+        }
+        int lmax = 0;
         for (size_t e = N - 1; e < S->m; e++) {
+            const size_t w = e - (N - 1);
             const size_t s0 = win_kind == 1 ? e + 1 - N : 0, s1 = e + 1; /* rows [s0, s1) */
             const size_t b0 = (s0 + HAR_BLOCK - 1) / HAR_BLOCK, b1 = s1 / HAR_BLOCK; /* whole blocks [b0, b1) */
             raid_reg_stats ws, part;
@@ -976,15 +991,62 @@ int cmd_har(int argc, char **argv)
             if (st != RAID_OK) {
                 fprintf(stderr, "raid har: %s: window statistics: %s\n", nm, raid_strerror(st));
                 rc = EXIT_DEVICE;
+                free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta);
                 goto done;
             }
+            wst[w] = ws;
+            wlo[w] = (int64_t)s0;
+            whi[w] = (int64_t)s1;
             err[0] = 0;
-            if (har_fit(ctx, &ws, S->X + s0 * (size_t)k, S->y + s0, k, (int64_t)(s1 - s0), se, (int)nw_lag, &o, err,
-                        sizeof err)) {
+            if (raid_ols_from_stats(&ws, 1, &wo[w], err, sizeof err) != RAID_OK) {
                 if (!fails++)
-                    snprintf(firsterr, sizeof firsterr, "%.200s", err);
+                    snprintf(firsterr, sizeof firsterr, "%.200s", *err ? err : "singular design");
                 continue;
             }
+            wok[w] = 1;
+            memcpy(wbeta + w * (size_t)k, wo[w].beta, (size_t)k * sizeof *wbeta);
+            const int64_t n_w = (int64_t)(s1 - s0);
+            int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default(n_w);
+            if (L > n_w - 1)
+                L = (int)(n_w - 1);
+            lmax = L > lmax ? L : lmax;
+        }
+        /* Phase 2: the robust meat of all windows in one call (one device pass on opencl), then the
+         * robust standard errors of each window with its own lag. */
+        if (se != RAID_SE_OLS) {
+            const size_t nc = (size_t)(lmax + 1) * (size_t)k * (size_t)k;
+            wmeat = malloc(nwin * nc * sizeof *wmeat);
+            size_t nv = 0;
+            for (size_t w = 0; w < nwin; w++)
+                if (wok[w]) { /* compact the estimated windows to the front */
+                    wlo[nv] = wlo[w];
+                    whi[nv] = whi[w];
+                    memmove(wbeta + nv * (size_t)k, wbeta + w * (size_t)k, (size_t)k * sizeof *wbeta);
+                    nv++;
+                }
+            st = wmeat ? raid_reg_meat_ranges(ctx, S->X, S->y, k, wlo, whi, nv, wbeta, lmax, wmeat) : RAID_ENOMEM;
+            for (size_t w = 0, v = 0; w < nwin; w++) {
+                if (!wok[w])
+                    continue;
+                const int64_t n_w = wst[w].n;
+                int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default(n_w);
+                if (L > n_w - 1)
+                    L = (int)(n_w - 1);
+                raid_status rs = st == RAID_OK ? raid_ols_robust(&wst[w], wmeat + v * nc, L, se, &wo[w]) : st;
+                v++;
+                if (rs != RAID_OK) {
+                    wok[w] = 0;
+                    if (!fails++)
+                        snprintf(firsterr, sizeof firsterr, "robust standard errors: %s", raid_strerror(rs));
+                }
+            }
+        }
+        /* Phase 3: output and forecasts, in window order. */
+        for (size_t e = N - 1; e < S->m; e++) {
+            const size_t w = e - (N - 1);
+            if (!wok[w])
+                continue;
+            raid_ols o = wo[w];
             nfit++;
             /* The window uses rv up to day tix[e] + h: window_end. The forecast row is day t = tix[e] + h. */
             const size_t tend = S->tix[e] + (size_t)sp.h;
@@ -1022,6 +1084,7 @@ int cmd_har(int argc, char **argv)
                 fputc('\n', fout.fp);
             }
         }
+        free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta), free(wmeat);
         if (fails)
             fprintf(stderr, "raid har: %s: %zu of %zu windows not estimated (first: %s)\n", nm, fails, fails + nfit,
                     firsterr);

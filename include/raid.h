@@ -247,6 +247,15 @@ RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const
                                            const int64_t *offsets, size_t nreg, const double *beta,
                                            int max_lag, double *out);
 
+/** The same for problems given as row ranges [start[i], end[i]) that may overlap, e.g. the rolling
+ *  windows of one series, each with its own coefficients (beta: k per range); out as above, range-major.
+ *  On opencl all ranges go through one device pass. Errors: RAID_EINVAL (a range with end < start or
+ *  start < 0, k or max_lag out of range, NULL, a residual times a regressor not finite), RAID_ENOMEM and
+ *  the device errors. */
+RAID_API raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const double *y, int k,
+                                          const int64_t *start, const int64_t *end, size_t n, const double *beta,
+                                          int max_lag, double *out);
+
 typedef enum raid_se_kind {
     RAID_SE_OLS = 0,   /* sigma^2 (X'X)^-1, sigma^2 = SSR / (n - k) */
     RAID_SE_WHITE = 1, /* HC0: (X'X)^-1 S0 (X'X)^-1 (White 1980) */

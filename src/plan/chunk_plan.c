@@ -3,7 +3,8 @@
 
 #include <stdlib.h>
 
-raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len)
+raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, const int64_t *end, size_t nseg,
+                                   size_t chunk_len)
 {
     p->chunks = NULL;
     p->nchunks = 0;
@@ -12,8 +13,8 @@ raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t n
         return RAID_EINVAL;
     size_t n = 0;
     for (size_t s = 0; s < nseg; s++) {
-        int64_t m = offsets[s + 1] - offsets[s];
-        if (m < 0)
+        int64_t m = end[s] - start[s];
+        if (m < 0 || start[s] < 0)
             return RAID_EINVAL;
         n += (size_t)((m + (int64_t)chunk_len - 1) / (int64_t)chunk_len);
     }
@@ -24,8 +25,8 @@ raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t n
     }
     size_t c = 0;
     for (size_t s = 0; s < nseg; s++)
-        for (int64_t a = offsets[s]; a < offsets[s + 1]; a += (int64_t)chunk_len) {
-            int64_t left = offsets[s + 1] - a;
+        for (int64_t a = start[s]; a < end[s]; a += (int64_t)chunk_len) {
+            int64_t left = end[s] - a;
             p->chunks[c].start = a;
             p->chunks[c].len = (uint32_t)(left < (int64_t)chunk_len ? left : (int64_t)chunk_len);
             p->chunks[c].seg = (uint32_t)s;
@@ -33,6 +34,11 @@ raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t n
         }
     p->nchunks = n;
     return RAID_OK;
+}
+
+raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len)
+{
+    return raid_plan_build_ranges(p, offsets, offsets + 1, nseg, chunk_len);
 }
 
 void raid_plan_free(raid_chunk_plan *p)

@@ -31,6 +31,11 @@ typedef struct raid_chunk_plan {
 
 /* Cut nseg segments (offsets: nseg + 1 non-decreasing entries) into chunks. Errors: RAID_EINVAL, RAID_ENOMEM. */
 raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len);
+
+/* The same for segments given as ranges [start[s], end[s]) that may overlap (rolling windows over one
+ * series): chunk start stays an index into the caller's rows. */
+raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, const int64_t *end, size_t nseg,
+                                   size_t chunk_len);
 void raid_plan_free(raid_chunk_plan *p);
 
 /* A batch: chunks [first, first + count) whose elements, each chunk's start rounded up to a multiple of

@@ -1,8 +1,9 @@
 /*
  * Device pass of the residual cross-products (kernels/meat.cl), through the chunk plan and the batch
- * pipeline shared with the other kernels:
- *   1. the host has the scores u_t = e_t x_t in float64 (src/regress/ols.c); each problem is scaled by a
- *      power of two 2^-e with max |u| 2^-e in [0.5, 1) and converted to the input policy;
+ * pipeline shared with the other kernels, for problems given as row ranges that may overlap (rolling
+ * windows share rows but not coefficients):
+ *   1. the host forms the scores u_t = e_t x_t of each problem's rows in float64 (raid_reg_score) while it
+ *      converts them; each problem is scaled by a power of two 2^-e with max |u| 2^-e in [0.5, 1);
  *   2. one work-group per chunk of MEAT_CHUNK rows sums u_t[p] u_{t-l}[q] over the pairs inside the chunk
  *      in double-float, one (l, p, q) per work-item;
  *   3. the host combines the chunks' partials in float64 in chunk order, unscales them (2^(2e)), and adds
@@ -22,7 +23,7 @@
 #define MEAT_CHUNK 512
 
 typedef struct meat_prep {
-    const double *u;
+    const double *X, *y, *beta;
     int k;
     raid_precision prec;
     const int *ex;
@@ -38,16 +39,17 @@ static void convert_scores(void *user, const raid_chunk_plan *plan, size_t first
     for (long long i = 0; i < n; i++) {
         const raid_chunk *ch = &plan->chunks[first + (size_t)i];
         const double f = ldexp(1.0, -mp->ex[ch->seg]);
-        for (uint32_t j = 0; j < ch->len; j++)
-            for (int p = 0; p < k; p++) {
-                raid_stage_value(staging, ((size_t)table[2 * i] + j) * (size_t)k + p,
-                                 mp->u[(size_t)(ch->start + j) * k + p] * f, mp->prec);
-            }
+        double u[RAID_REG_MAX_K];
+        for (uint32_t j = 0; j < ch->len; j++) {
+            raid_reg_score(mp->X, mp->y, k, ch->start + j, mp->beta + (size_t)ch->seg * k, u);
+            for (int p = 0; p < k; p++)
+                raid_stage_value(staging, ((size_t)table[2 * i] + j) * (size_t)k + p, u[p] * f, mp->prec);
+        }
     }
 }
 
-raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *u, int k, const int64_t *offsets, size_t nreg, int max_lag,
-                             double *out)
+raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                             const int64_t *end, size_t nreg, const double *beta, int max_lag, double *out)
 {
     const raid_precision prec = ctx->precision;
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
@@ -71,23 +73,39 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *u, int k, const int64_
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t g = 0; g < nreg; g++) {
-        double mx = 0;
-        for (int64_t t = offsets[g]; t < offsets[g + 1]; t++)
+    long long bad = -1;
+    const long long ngl = (long long)nreg;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (long long g = 0; g < ngl; g++) {
+        double mx = 0, u[RAID_REG_MAX_K];
+        int ok = 1;
+        for (int64_t t = start[g]; t < end[g]; t++) {
+            ok &= raid_reg_score(X, y, k, t, beta + (size_t)g * k, u);
             for (int p = 0; p < k; p++)
-                mx = fmax(mx, fabs(u[(size_t)t * k + p]));
+                mx = fmax(mx, fabs(u[p]));
+        }
+        if (!ok) {
+#pragma omp critical(raid_meat_cl_bad)
+            if (bad < 0 || g < bad)
+                bad = g;
+        }
         if (mx > 0)
             frexp(mx, &ex[g]);
         for (size_t c = 0; c < nc; c++)
-            scale[g * nc + c] = ldexp(1.0, 2 * ex[g]);
+            scale[(size_t)g * nc + c] = ldexp(1.0, 2 * ex[g]);
+    }
+    if (bad >= 0) {
+        st = raid_fail(ctx, RAID_EINVAL, "problem %lld: a residual times a regressor is not finite (X or y not finite, "
+                       "or overflow)", bad);
+        goto done;
     }
     memset(out, 0, nreg * nc * sizeof *out);
-    if ((st = raid_plan_build(&plan, offsets, nreg, MEAT_CHUNK)) != RAID_OK) {
+    if ((st = raid_plan_build_ranges(&plan, start, end, nreg, MEAT_CHUNK)) != RAID_OK) {
         st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
         goto done;
     }
     {
-        meat_prep mp = {u, k, prec, ex};
+        meat_prep mp = {X, y, beta, k, prec, ex};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, (size_t)k * (prec == RAID_PREC_F32 ? 4 : 8), 1, nc,
                               convert_scores, &mp, scale, out, "the meat kernel"};
         if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
@@ -96,15 +114,21 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *u, int k, const int64_
     /* Pairs (t, t-l) with t-l in an earlier chunk of the same problem, in float64. */
     for (size_t c = 0; c < plan.nchunks; c++) {
         const raid_chunk *ch = &plan.chunks[c];
-        const int64_t s0 = offsets[ch->seg], cs = ch->start;
+        const int64_t s0 = start[ch->seg], cs = ch->start;
         if (cs == s0)
             continue;
         double *o = out + (size_t)ch->seg * nc;
-        for (int64_t t = cs; t < cs + (int64_t)ch->len && t < cs + max_lag; t++)
-            for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= s0; l++)
+        const double *b = beta + (size_t)ch->seg * k;
+        for (int64_t t = cs; t < cs + (int64_t)ch->len && t < cs + max_lag; t++) {
+            double ut[RAID_REG_MAX_K], us[RAID_REG_MAX_K];
+            raid_reg_score(X, y, k, t, b, ut);
+            for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= s0; l++) {
+                raid_reg_score(X, y, k, t - l, b, us);
                 for (int p = 0; p < k; p++)
                     for (int q = 0; q < k; q++)
-                        o[((size_t)l * k + p) * k + q] += u[(size_t)t * k + p] * u[(size_t)(t - l) * k + q];
+                        o[((size_t)l * k + p) * k + q] += ut[p] * us[q];
+            }
+        }
     }
     st = RAID_OK;
 done:

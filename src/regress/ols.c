@@ -607,17 +607,8 @@ static int meat_scores(const double *X, const double *y, int k, int64_t lo, int6
                        double *u)
 {
     int ok = 1;
-    for (int64_t t = lo; t < hi; t++) {
-        const double *x = X + (size_t)t * (size_t)k;
-        long double e = y[t];
-        for (int j = 0; j < k; j++)
-            e -= (long double)x[j] * b[j];
-        double *ut = u + (size_t)t * (size_t)k;
-        for (int j = 0; j < k; j++) {
-            ut[j] = (double)(e * x[j]);
-            ok &= isfinite(ut[j]) != 0;
-        }
-    }
+    for (int64_t t = lo; t < hi; t++)
+        ok &= raid_reg_score(X, y, k, t, b, u + (size_t)t * (size_t)k);
     return ok;
 }
 
@@ -658,6 +649,8 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
             return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: offsets decrease at problem %zu", g);
     if (!all_finite(beta, nreg * (size_t)k))
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: a coefficient is not finite");
+    if (ctx && ctx->backend == RAID_BACKEND_OPENCL)
+        return raid_reg_meat_cl(ctx, X, y, k, offsets, offsets + 1, nreg, beta, max_lag, out);
     int64_t rows = offsets[nreg];
     if ((uint64_t)rows > SIZE_MAX / sizeof(double) / (size_t)k)
         return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_compute: %lld rows do not fit in memory",
@@ -699,11 +692,6 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
                          bad);
     }
 
-    if (ctx && ctx->backend == RAID_BACKEND_OPENCL) {
-        raid_status st = raid_reg_meat_cl(ctx, u, k, offsets, nreg, max_lag, out);
-        free(u);
-        return st;
-    }
     size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
     size_t ntask = nreg * nl;
 #pragma omp parallel for schedule(dynamic, 1)
@@ -713,5 +701,58 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
         meat_lag(u, k, offsets[g], offsets[g + 1], l, out + task * kk);
     }
     free(u);
+    return RAID_OK;
+}
+
+raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                                 const int64_t *end, size_t n, const double *beta, int max_lag, double *out)
+{
+    if (k < 1 || k > RAID_REG_MAX_K)
+        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: k = %d is out of range 1..%d", k, RAID_REG_MAX_K);
+    if (max_lag < 0)
+        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: max_lag = %d is negative", max_lag);
+    if (n == 0)
+        return RAID_OK;
+    if (!X || !y || !start || !end || !beta || !out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: NULL argument");
+    for (size_t r = 0; r < n; r++)
+        if (start[r] < 0 || end[r] < start[r])
+            return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: range %zu is [%lld, %lld)", r,
+                             (long long)start[r], (long long)end[r]);
+    if (!all_finite(beta, n * (size_t)k))
+        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: a coefficient is not finite");
+    if (ctx && ctx->backend == RAID_BACKEND_OPENCL)
+        return raid_reg_meat_cl(ctx, X, y, k, start, end, n, beta, max_lag, out);
+    const size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
+    long long bad = -1;
+#pragma omp parallel
+    {
+        double *u = NULL;
+        size_t cap = 0;
+#pragma omp for schedule(dynamic, 4)
+        for (size_t r = 0; r < n; r++) {
+            const size_t m = (size_t)(end[r] - start[r]);
+            if (m * (size_t)k > cap) {
+                free(u);
+                cap = m * (size_t)k;
+                u = malloc(cap * sizeof *u);
+            }
+            const double *Xr = X + (size_t)start[r] * (size_t)k, *yr = y + start[r];
+            if (!u || !meat_scores(Xr, yr, k, 0, (int64_t)m, beta + r * (size_t)k, u)) {
+#pragma omp critical(raid_meat_ranges_bad)
+                if (bad < 0 || (long long)r < bad)
+                    bad = (long long)r;
+                continue;
+            }
+            for (size_t l = 0; l < nl; l++)
+                meat_lag(u, k, 0, (int64_t)m, (int)l, out + (r * nl + l) * kk);
+        }
+        free(u);
+    }
+    if (bad >= 0)
+        return raid_fail(ctx, RAID_EINVAL,
+                         "raid_reg_meat_ranges: range %lld: a residual times a regressor is not finite (or out of "
+                         "memory)",
+                         bad);
     return RAID_OK;
 }

@@ -16,10 +16,28 @@ double raid_t_cdf(double t, double df);
 /* Two-sided p-value P(|Z| >= |z|) of the standard normal: erfc(|z| / sqrt 2). */
 double raid_normal_pvalue2(double z);
 
-/* Device pass of raid_reg_meat_compute (src/regress/meat_cl.c): from the scores u (absolute row t at
- * u + t k), the lag cross-products of every problem into out (layout of raid_reg_meat_compute). */
 #include "core/internal.h"
-raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *u, int k, const int64_t *offsets, size_t nreg, int max_lag,
-                             double *out);
+#include <math.h>
+
+/* The score u_t = e_t x_t of row t with coefficients b, e_t = y_t - x_t'b taken in long double; returns 0
+ * when a component is not finite. One place for the host and the device paths. */
+static inline int raid_reg_score(const double *X, const double *y, int k, int64_t t, const double *b, double *u)
+{
+    const double *x = X + (size_t)t * (size_t)k;
+    long double e = y[t];
+    for (int j = 0; j < k; j++)
+        e -= (long double)x[j] * b[j];
+    int ok = 1;
+    for (int j = 0; j < k; j++) {
+        u[j] = (double)(e * x[j]);
+        ok &= isfinite(u[j]) != 0;
+    }
+    return ok;
+}
+
+/* Device pass of the meat (src/regress/meat_cl.c) for problems given as row ranges [start, end) (which may
+ * overlap), coefficients beta (k per problem): out in the layout of raid_reg_meat_compute. */
+raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                             const int64_t *end, size_t nprob, const double *beta, int max_lag, double *out);
 
 #endif
