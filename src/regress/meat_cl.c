@@ -6,7 +6,7 @@
  *      converts them; each problem is scaled by a power of two 2^-e with max |u| 2^-e in [0.5, 1);
  *   2. one work-group per chunk of MEAT_CHUNK rows sums u_t[p] u_{t-l}[q] over the pairs inside the chunk
  *      in double-float, one (l, p, q) per work-item;
- *   3. the host combines the chunks' partials in float64 in chunk order, unscales them (2^(2e)), and adds
+ *   3. the host combines the chunks' partials in float64 in chunk order, unscales the sums (2^(2e)), and adds
  *      the pairs that straddle chunk boundaries in float64 from u itself.
  * Bound, relative to sum |u_t[p] u_{t-l}[q]|: df 2e-11 (values to 2^-48, up to MEAT_CHUNK sequential
  * double-float additions at 3u^2), f32 2u(1 + u) + 2e-11.
@@ -66,10 +66,9 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     memset(&ctx->timing, 0, sizeof ctx->timing);
     const size_t ng = nreg ? nreg : 1;
     int *ex = calloc(ng, sizeof *ex);
-    double *scale = malloc(ng * nc * sizeof *scale);
     raid_chunk_plan plan;
     memset(&plan, 0, sizeof plan);
-    if (!ex || !scale) {
+    if (!ex) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
         goto done;
     }
@@ -91,8 +90,6 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
         }
         if (mx > 0)
             frexp(mx, &ex[g]);
-        for (size_t c = 0; c < nc; c++)
-            scale[(size_t)g * nc + c] = ldexp(1.0, 2 * ex[g]);
     }
     if (bad >= 0) {
         st = raid_fail(ctx, RAID_EINVAL, "problem %lld: a residual times a regressor is not finite (X or y not finite, "
@@ -107,10 +104,15 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     {
         meat_prep mp = {X, y, beta, k, prec, ex};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, (size_t)k * (prec == RAID_PREC_F32 ? 4 : 8), 1, nc,
-                              convert_scores, &mp, scale, out, "the meat kernel"};
+                              convert_scores, &mp, NULL, out, "the meat kernel"};
         if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
             goto done;
     }
+    /* Unscale (exact: powers of two) once per problem rather than through a scale per partial, which for
+     * many windows would be as large as the output. */
+    for (size_t g = 0; g < nreg; g++)
+        for (size_t c = 0; c < nc; c++)
+            out[g * nc + c] = ldexp(out[g * nc + c], 2 * ex[g]);
     /* Pairs (t, t-l) with t-l in an earlier chunk of the same problem, in float64. */
     for (size_t c = 0; c < plan.nchunks; c++) {
         const raid_chunk *ch = &plan.chunks[c];
@@ -133,7 +135,6 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     st = RAID_OK;
 done:
     free(ex);
-    free(scale);
     raid_plan_free(&plan);
     return st;
 }
