@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define DEFAULT_BATCH_ELEMS ((size_t)1 << 25)
+#define PART_BYTES ((size_t)1 << 27) /* 128 MiB of partials per batch at most */
 
 typedef struct batch_buf {
     void *staging;        /* converted elements, host */
@@ -41,13 +42,14 @@ static void fill_table(const raid_chunk_plan *plan, size_t first, size_t count, 
 }
 
 /* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
-static cl_int enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems)
+static cl_int enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems,
+                            size_t max_count)
 {
     const raid_chunk_plan *plan = job->plan;
     cl_command_queue q = raid_cl_queue(ctx);
     size_t el;
     b->first = c;
-    b->count = raid_plan_next_batch(plan, c, max_elems, job->align, &el);
+    b->count = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
     const double tc = raid_now();
     fill_table(plan, c, b->count, job->align, b->table);
     job->convert(job->user, plan, c, b->count, b->table, b->staging);
@@ -98,10 +100,14 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
     const size_t by_alloc = (size_t)(raid_cl_max_alloc(ctx) / job->elem_bytes);
     if (by_alloc < max_elems)
         max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
+    /* Partials read back per batch stay under PART_BYTES however many accumulators a chunk has. */
+    size_t max_count = PART_BYTES / (job->nacc * 2 * sizeof(float));
+    if (max_count < 1)
+        max_count = 1;
     size_t cap_elems = 1, max_chunks = 1;
     for (size_t c = 0, nb = 0; c < plan->nchunks; c += nb) {
         size_t el;
-        nb = raid_plan_next_batch(plan, c, max_elems, job->align, &el);
+        nb = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
         cap_elems = el > cap_elems ? el : cap_elems;
         max_chunks = nb > max_chunks ? nb : max_chunks;
     }
@@ -130,7 +136,7 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
         batch_buf *b = NULL;
         if (c < plan->nchunks) {
             b = &bb[cur];
-            cl_int e = enqueue_batch(ctx, job, b, c, max_elems);
+            cl_int e = enqueue_batch(ctx, job, b, c, max_elems, max_count);
             if (e != CL_SUCCESS) {
                 st = raid_cl_check(ctx, e, job->what);
                 break;

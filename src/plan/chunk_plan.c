@@ -48,11 +48,11 @@ void raid_plan_free(raid_chunk_plan *p)
     p->nchunks = 0;
 }
 
-size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t align,
+size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
                             size_t *batch_elems)
 {
     size_t pos = 0, c = first;
-    while (c < p->nchunks) {
+    while (c < p->nchunks && (c == first || c - first < max_count)) {
         size_t at = raid_plan_align(pos, align);
         size_t end = at + p->chunks[c].len;
         if (end > max_elems && c > first)

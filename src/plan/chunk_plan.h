@@ -39,9 +39,9 @@ raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, con
 void raid_plan_free(raid_chunk_plan *p);
 
 /* A batch: chunks [first, first + count) whose elements, each chunk's start rounded up to a multiple of
- * `align` elements, fit in max_elems. batch_elems receives the padded size. Returns count (>= 1 unless
- * first == nchunks). */
-size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t align,
+ * `align` elements, fit in max_elems, and at most max_count chunks. batch_elems receives the padded
+ * size. Returns count (>= 1 unless first == nchunks). */
+size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
                             size_t *batch_elems);
 
 /* Padded position of chunk first+i within the batch starting at chunk `first` (same rule as above). */
