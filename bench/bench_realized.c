@@ -125,8 +125,7 @@ int main(int argc, char **argv)
         }
         if (extra[0] && t == 0) { /* diagnostics of the fused kernel's build (e.g. -cl-nv-verbose) */
             char opts[512];
-            snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=15 %s", wg,
-                     chunk / wg, prec == RAID_PREC_DF, extra);
+            raid_realized_cl_options(dev, RAID_PART_ALL, opts, sizeof opts);
             cl_kernel kk;
             static char log[65536];
             if (raid_cl_kernel(dev, "realized.cl", "realized_fused", opts, &kk) == RAID_OK &&

@@ -26,6 +26,13 @@ static inline void raid_stage_value(void *staging, size_t at, double v, raid_pre
     }
 }
 
+/* The float64 value that raid_stage_value represents for v (hi, or hi + lo, which is exact in double). */
+static inline double raid_policy_value(double v, raid_precision p)
+{
+    const float hi = (float)v;
+    return p == RAID_PREC_F32 ? (double)hi : (double)hi + (double)(float)(v - (double)hi);
+}
+
 /* Fill staging with chunks first .. first+count-1 of the plan: chunk i (0-based in the batch) starts at
  * element table[2*i] of staging (elements of elem_bytes each) and has table[2*i+1] elements. */
 typedef void (*raid_chunk_convert_fn)(void *user, const raid_chunk_plan *plan, size_t first, size_t count,

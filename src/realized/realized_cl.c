@@ -32,11 +32,7 @@ static inline double device_value(double r, int e, raid_precision p, int keep_ti
     const double v = ldexp(r, -e);
     if (keep_tiny && fabs(v) < (p == RAID_PREC_F32 ? 0x1p-126 : 0x1p-100)) /* df: lo must be normal too */
         return v;
-    const float hi = (float)v;
-    if (p == RAID_PREC_F32)
-        return (double)hi;
-    const float lo = (float)(v - (double)hi);
-    return (double)hi + (double)lo;
+    return raid_policy_value(v, p);
 }
 
 /* The exponent e with maxabs * 2^-e in [0.5, 1). Returns are at most 1e74 < 2^246 (raid_realized_compute
@@ -73,6 +69,12 @@ static void convert_batch(void *user, const raid_chunk_plan *plan, size_t first,
     }
 }
 
+void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
+{
+    snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u %s", ctx->wg_width,
+             ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF, part_mask, ctx->cl_extra_options);
+}
+
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                  unsigned part_mask, double *acc)
 {
@@ -81,7 +83,6 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
     const raid_precision prec = ctx->precision;
     const size_t esize = prec == RAID_PREC_F32 ? sizeof(float) : 2 * sizeof(float);
-    const size_t run = ctx->chunk_len / ctx->wg_width;
 
     /* The kernel stages a chunk in local memory (padded one word in 32) next to its reduction arrays. */
     const size_t padded = ctx->chunk_len + ctx->chunk_len / 32 + 1;
@@ -91,8 +92,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
                          "the device has %llu (use a shorter chunk)", ctx->chunk_len, ctx->wg_width,
                          (unsigned long long)local_need, (unsigned long long)raid_cl_local_mem(ctx));
     char opts[512];
-    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u %s", ctx->wg_width,
-             run, prec == RAID_PREC_DF, part_mask, ctx->cl_extra_options);
+    raid_realized_cl_options(ctx, part_mask, opts, sizeof opts);
     cl_kernel kern;
     raid_status st = raid_cl_kernel(ctx, "realized.cl", "realized_fused", opts, &kern);
     if (st != RAID_OK)

@@ -34,6 +34,9 @@ void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, u
 raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                       double *acc);
 
+/* Build options of kernels/realized.cl for ctx's policy and the measure groups in part_mask. */
+void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
+
 /* opencl backend: accumulators of all segments computed by the kernel groups in part_mask
  * (RAID_PART_ALL for the fused kernel); acc (nseg * RAID_NACC) is overwritten. */
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
