@@ -237,12 +237,14 @@ RAID_API raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_
 /** Robust "meat" of problem g with coefficients beta (k per problem), residuals e = y - X beta:
  *  meat[g][0] = sum_t e_t^2 x_t x_t' (White) and, for l = 1..max_lag, meat[g][l] = sum_t e_t e_{t-l} x_t x_{t-l}'
  *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds
- *  nreg * (max_lag + 1) * k * k doubles, problem-major, then lag, then row-major k x k. The scores
- *  u = e x are formed in float64 on the host; on the cpu backend (or ctx NULL, then without messages)
- *  the sums are long double on the host; on opencl a device pass (kernels/meat.cl) sums the pairs inside
- *  chunks of 512 rows in double-float and the host adds the pairs across chunks in float64: within
- *  2e-11 (df) or 2u(1 + u) + 2e-11 (f32) of sum |u_t[p] u_{t-l}[q]|. Errors: RAID_EINVAL (also when a
- *  residual times a regressor is not finite), RAID_ENOMEM, and the device errors. */
+ *  nreg * (max_lag + 1) * k * k doubles, problem-major, then lag, then row-major k x k. On the cpu
+ *  backend (or ctx NULL, then without messages) the scores u = e x and their sums are long double on the
+ *  host. On opencl the rows are uploaded once, scaled by powers of two per column, and a device pass
+ *  (kernels/meat.cl) forms e and u in double-float and sums the pairs inside chunks of up to 1,024 rows
+ *  in double-float; the host adds the pairs across chunks in float64: within 2e-11 (df) or
+ *  4u(1 + 2u) + 2e-11 (f32) of sum_t w_t[p] w_{t-l}[q], w_t[p] = (|e_t| + |y_t| + sum_j |x_t[j] beta_j|)
+ *  |x_t[p]| (docs/regression.md). Errors: RAID_EINVAL (also when a residual times a regressor is not
+ *  finite), RAID_ENOMEM, and the device errors. */
 RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                            const int64_t *offsets, size_t nreg, const double *beta,
                                            int max_lag, double *out);

@@ -1,12 +1,18 @@
 /*
  * meat.cl -- the residual cross-products that White and Newey-West standard errors need.
  *
- * An element is one row u_t = e_t x_t (k values, computed and scaled by the host: src/regress/meat_cl.c).
- * One work-group takes one chunk of at most RAID_CHUNK rows of one problem, stages it in local memory,
- * and work-item j computes the combinations c = j, j + RAID_WG, ... of (lag l, p, q), c = (l k + p) k + q:
- *   part[chunk * NC + c] = sum_{t = l}^{len-1} u_t[p] u_{t-l}[q]   (both rows inside the chunk)
- * in double-float (raid_df_add: terms of either sign), rows in order, so the result does not depend on
- * scheduling. Pairs that straddle chunks are added by the host in float64.
+ * Input (resident: uploaded once per call, shared by the overlapping row ranges of rolling windows): rows
+ * of RAID_K + 1 values, the regressors x_t[0..K-1] then y_t, each scaled by the host by a power of two
+ * per column (src/regress/meat_cl.c), and per problem the coefficients beta (K double-float pairs, in the
+ * same scaled units). One work-group takes one chunk of at most RAID_CHUNK rows of one problem:
+ *   1. stage: work-items form the scores u_t = e_t x_t of the chunk's rows, e_t = y_t - sum_p x_t[p] beta[p],
+ *      in double-float (the subtraction that loses digits in binary32 is carried at about 2^-46 of
+ *      |y_t| + sum_p |x_t[p] beta[p]|), and store u_t in local memory (hi and lo for the df policy, the
+ *      rounded binary32 value for f32);
+ *   2. work-item j computes the combinations c = j, j + RAID_WG, ... of (lag l, p, q), c = (l k + p) k + q:
+ *        part[chunk * NC + c] = sum_{t = l}^{len-1} u_t[p] u_{t-l}[q]   (both rows inside the chunk)
+ *      in double-float (raid_df_add: terms of either sign), rows in order, so the result does not depend
+ *      on scheduling. Pairs that straddle chunks are added by the host in float64.
  *
  * Compile-time parameters: RAID_WG, RAID_CHUNK (rows per chunk), RAID_K (columns), RAID_L (largest lag),
  * RAID_INPUT_DF (0: float values, policy f32; 1: float2 (hi, lo), policy df).
@@ -21,29 +27,43 @@
 
 #if RAID_INPUT_DF
 typedef float2 in_t;
+#define IN_DF(v) raid_df_make((v).x, (v).y)
 #else
 typedef float in_t;
+#define IN_DF(v) raid_df_make((v), 0.0f)
 #endif
 
 __kernel __attribute__((reqd_work_group_size(RAID_WG, 1, 1)))
-void reg_meat(__global const in_t *x, __global const uint2 *chunk, __global float2 *part)
+void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global float2 *part,
+              __global const float2 *beta)
 {
     const uint g = get_group_id(0);
     const uint lid = get_local_id(0);
-    const uint2 ch = chunk[g]; /* (first row of the chunk in x, number of rows) */
+    const uint4 ch = chunk[g]; /* (first row in rows, number of rows, problem, 0) */
 
     __local float sh[RAID_CHUNK * RAID_K];
 #if RAID_INPUT_DF
     __local float sl[RAID_CHUNK * RAID_K];
 #endif
-    for (uint i = lid; i < ch.y * RAID_K; i += RAID_WG) {
-        const in_t v = x[(size_t)ch.x * RAID_K + i];
+    raid_df b[RAID_K];
+    for (uint p = 0; p < RAID_K; p++) {
+        const float2 v = beta[(size_t)ch.z * RAID_K + p];
+        b[p] = raid_df_make(-v.x, -v.y);
+    }
+    for (uint t = lid; t < ch.y; t += RAID_WG) {
+        __global const in_t *row = rows + ((size_t)ch.x + t) * (RAID_K + 1);
+        raid_df e = IN_DF(row[RAID_K]);
+        for (uint p = 0; p < RAID_K; p++)
+            e = raid_df_add(e, raid_df_mul(IN_DF(row[p]), b[p]));
+        for (uint p = 0; p < RAID_K; p++) {
+            const raid_df u = raid_df_mul(e, IN_DF(row[p]));
 #if RAID_INPUT_DF
-        sh[i] = v.x;
-        sl[i] = v.y;
+            sh[t * RAID_K + p] = u.hi;
+            sl[t * RAID_K + p] = u.lo;
 #else
-        sh[i] = v;
+            sh[t * RAID_K + p] = u.hi;
 #endif
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -53,8 +73,8 @@ void reg_meat(__global const in_t *x, __global const uint2 *chunk, __global floa
         for (uint t = l; t < ch.y; t++) {
 #if RAID_INPUT_DF
             const raid_df a = raid_df_make(sh[t * RAID_K + p], sl[t * RAID_K + p]);
-            const raid_df b = raid_df_make(sh[(t - l) * RAID_K + q], sl[(t - l) * RAID_K + q]);
-            acc = raid_df_add(acc, raid_df_mul(a, b));
+            const raid_df bb = raid_df_make(sh[(t - l) * RAID_K + q], sl[(t - l) * RAID_K + q]);
+            acc = raid_df_add(acc, raid_df_mul(a, bb));
 #else
             acc = raid_df_add(acc, raid_two_prod(sh[t * RAID_K + p], sh[(t - l) * RAID_K + q]));
 #endif

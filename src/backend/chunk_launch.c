@@ -10,7 +10,7 @@
 
 typedef struct batch_buf {
     void *staging;        /* converted elements, host */
-    cl_uint *table;       /* (offset, len) per chunk, host */
+    cl_uint *table;       /* (offset, len) or (position, len, segment, 0) per chunk, host */
     float *part;          /* partials read back, host */
     cl_mem x, chunk, out; /* device buffers */
     cl_event ev_w, ev_k;  /* upload and kernel, for timing */
@@ -41,6 +41,18 @@ static void fill_table(const raid_chunk_plan *plan, size_t first, size_t count, 
     }
 }
 
+/* The table of a batch over resident input. */
+static void fill_table_resident(const raid_chunk_plan *plan, size_t first, size_t count, int64_t base, cl_uint *table)
+{
+    for (size_t i = 0; i < count; i++) {
+        const raid_chunk *ch = &plan->chunks[first + i];
+        table[4 * i] = (cl_uint)(ch->start - base);
+        table[4 * i + 1] = ch->len;
+        table[4 * i + 2] = ch->seg;
+        table[4 * i + 3] = 0;
+    }
+}
+
 /* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
 static cl_int enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems,
                             size_t max_count)
@@ -51,14 +63,20 @@ static cl_int enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf 
     b->first = c;
     b->count = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
     const double tc = raid_now();
-    fill_table(plan, c, b->count, job->align, b->table);
-    job->convert(job->user, plan, c, b->count, b->table, b->staging);
+    const size_t tw = job->resident ? 4 : 2;
+    cl_int e = CL_SUCCESS;
+    if (job->resident) {
+        fill_table_resident(plan, c, b->count, job->resident_base, b->table);
+    } else {
+        fill_table(plan, c, b->count, job->align, b->table);
+        job->convert(job->user, plan, c, b->count, b->table, b->staging);
+        e = clEnqueueWriteBuffer(q, b->x, CL_FALSE, 0, el * job->elem_bytes, b->staging, 0, NULL, &b->ev_w);
+    }
     ctx->timing.convert_s += raid_now() - tc;
-    cl_int e = clEnqueueWriteBuffer(q, b->x, CL_FALSE, 0, el * job->elem_bytes, b->staging, 0, NULL, &b->ev_w);
     if (e == CL_SUCCESS)
-        e = clEnqueueWriteBuffer(q, b->chunk, CL_FALSE, 0, b->count * 2 * sizeof(cl_uint), b->table, 0, NULL, NULL);
+        e = clEnqueueWriteBuffer(q, b->chunk, CL_FALSE, 0, b->count * tw * sizeof(cl_uint), b->table, 0, NULL, NULL);
     if (e == CL_SUCCESS)
-        e = clSetKernelArg(job->kernel, 0, sizeof(cl_mem), &b->x);
+        e = clSetKernelArg(job->kernel, 0, sizeof(cl_mem), job->resident ? &job->resident : &b->x);
     if (e == CL_SUCCESS)
         e = clSetKernelArg(job->kernel, 1, sizeof(cl_mem), &b->chunk);
     if (e == CL_SUCCESS)
@@ -85,7 +103,8 @@ static cl_int enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf 
     if (e == CL_SUCCESS)
         e = clFlush(q);
     if (e == CL_SUCCESS) {
-        ctx->timing.bytes_in += (uint64_t)(el * job->elem_bytes);
+        if (!job->resident)
+            ctx->timing.bytes_in += (uint64_t)(el * job->elem_bytes);
         ctx->timing.launches++;
     }
     return e;
@@ -100,6 +119,9 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
     const size_t by_alloc = (size_t)(raid_cl_max_alloc(ctx) / job->elem_bytes);
     if (by_alloc < max_elems)
         max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
+    if (job->resident) /* nothing is staged: only the partials limit a batch */
+        max_elems = SIZE_MAX;
+    const size_t tw = job->resident ? 4 : 2;
     /* Partials read back per batch stay under PART_BYTES however many accumulators a chunk has. */
     size_t max_count = PART_BYTES / (job->nacc * 2 * sizeof(float));
     if (max_count < 1)
@@ -116,15 +138,15 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
     batch_buf bb[2];
     memset(bb, 0, sizeof bb);
     for (int i = 0; i < 2; i++) {
-        bb[i].staging = malloc(cap_elems * job->elem_bytes);
-        bb[i].table = malloc(max_chunks * 2 * sizeof(cl_uint));
+        bb[i].staging = job->resident ? NULL : malloc(cap_elems * job->elem_bytes);
+        bb[i].table = malloc(max_chunks * tw * sizeof(cl_uint));
         bb[i].part = malloc(max_chunks * job->nacc * 2 * sizeof(float));
-        if (!bb[i].staging || !bb[i].table || !bb[i].part) {
+        if ((!job->resident && !bb[i].staging) || !bb[i].table || !bb[i].part) {
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
             goto out;
         }
-        if ((st = raid_cl_acquire(ctx, cap_elems * job->elem_bytes, &bb[i].x)) != RAID_OK ||
-            (st = raid_cl_acquire(ctx, max_chunks * 2 * sizeof(cl_uint), &bb[i].chunk)) != RAID_OK ||
+        if ((!job->resident && (st = raid_cl_acquire(ctx, cap_elems * job->elem_bytes, &bb[i].x)) != RAID_OK) ||
+            (st = raid_cl_acquire(ctx, max_chunks * tw * sizeof(cl_uint), &bb[i].chunk)) != RAID_OK ||
             (st = raid_cl_acquire(ctx, max_chunks * job->nacc * 2 * sizeof(float), &bb[i].out)) != RAID_OK)
             goto out;
     }
@@ -150,7 +172,8 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
                 st = raid_cl_check(ctx, e, job->what);
                 break;
             }
-            ctx->timing.upload_s += raid_cl_event_seconds(prev->ev_w);
+            if (prev->ev_w)
+                ctx->timing.upload_s += raid_cl_event_seconds(prev->ev_w);
             const double tk = raid_cl_event_seconds(prev->ev_k);
             ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
             release_events(prev);

@@ -6,6 +6,10 @@
  * (raid_plan_combine). Two sets of buffers let the host convert batch i+1 while the device works on
  * batch i. Kernel arguments 0, 1, 2 are the data, the chunk table (uint2: offset in the batch, length)
  * and the partials; the caller may set further arguments before the launch.
+ *
+ * Resident input: when the caller has uploaded all elements once (chunks of overlapping ranges share
+ * them, as the rolling windows of one series do), nothing is converted or uploaded per batch; argument 0
+ * is that buffer and the table holds uint4 (position in it, length, segment, 0).
  */
 #ifndef RAID_CHUNK_LAUNCH_H
 #define RAID_CHUNK_LAUNCH_H
@@ -50,6 +54,8 @@ typedef struct raid_chunk_job {
     const double *scale;           /* nseg * nacc factors for the combine, or NULL */
     double *acc;                   /* nseg * nacc, added to */
     const char *what;              /* kernel name for messages */
+    cl_mem resident;               /* NULL, or all elements on the device: element i at i - resident_base */
+    int64_t resident_base;         /* (convert and align are then unused) */
 } raid_chunk_job;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.

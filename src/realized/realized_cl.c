@@ -135,7 +135,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     {
         convert_ctx cv = {r, seg_e, prec};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, ALIGN_ELEMS, RAID_NACC, convert_batch, &cv, scale,
-                              acc, "the realized kernel"};
+                              acc, "the realized kernel", NULL, 0};
         st = raid_chunk_launch(ctx, &job);
         if (st != RAID_OK)
             goto out;

@@ -2,14 +2,21 @@
  * Device pass of the residual cross-products (kernels/meat.cl), through the chunk plan and the batch
  * pipeline shared with the other kernels, for problems given as row ranges that may overlap (rolling
  * windows share rows but not coefficients):
- *   1. the host forms the scores u_t = e_t x_t of each problem's rows in float64 (raid_reg_score) while it
- *      converts them; each problem is scaled by a power of two 2^-e with max |u| 2^-e in [0.5, 1);
- *   2. one work-group per chunk of MEAT_CHUNK rows sums u_t[p] u_{t-l}[q] over the pairs inside the chunk
- *      in double-float, one (l, p, q) per work-item;
- *   3. the host combines the chunks' partials in float64 in chunk order, unscales the sums (2^(2e)), and adds
- *      the pairs that straddle chunk boundaries in float64 from u itself.
- * Bound, relative to sum |u_t[p] u_{t-l}[q]|: df 2e-11 (values to 2^-48, up to MEAT_CHUNK sequential
- * double-float additions at 3u^2), f32 2u(1 + u) + 2e-11.
+ *   1. problems are taken in groups whose rows span at most a device buffer; per group the host scales
+ *      each column of X and y by a power of two (2^-a_p, 2^-b: the column's largest |value| in [0.5, 1))
+ *      and uploads the span's rows ONCE, converted to the input policy, with every problem's coefficients
+ *      in the same units (beta_p 2^(a_p - b), as double-float pairs);
+ *   2. one work-group per chunk of MEAT_CHUNK rows of a problem forms the scores u_t = e_t x_t in
+ *      double-float on the device and sums u_t[p] u_{t-l}[q] over the pairs inside the chunk in
+ *      double-float, one (l, p, q) per work-item: the host never forms or uploads a window's scores, so
+ *      a window costs the device its rows once and the host nothing but its coefficients;
+ *   3. the host combines the chunks' partials in float64 in chunk order, unscales the sums (exact: powers
+ *      of two), and adds the pairs that straddle chunk boundaries in float64 from the float64 scores.
+ * Bound, relative to sum_t w_t[p] w_{t-l}[q] with w_t[p] = (|e_t| + |y_t| + sum_j |x_t[j] beta_j|) |x_t[p]|
+ * (the residual's cancellation is carried in double-float but its inputs are rounded to the policy):
+ * df 2e-11 (values to 2^-48, up to 1024 sequential double-float additions at 3u^2), f32 4u(1 + 2u)
+ * + 2e-11. A problem whose sums come out non-finite or so small that binary32's range could matter
+ * (coefficients beyond 2^60 in the scaled units, or a lag-0 diagonal below m 2^-100) is done on the host.
  */
 #include "backend/chunk_launch.h"
 #include "plan/chunk_plan.h"
@@ -20,32 +27,181 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MEAT_CHUNK 512
+/* Rows per chunk: MEAT_CHUNK_MAX (a 1,000-row window is one chunk, so nothing straddles) unless the
+ * chunk's scores do not fit in the device's local memory, then half as many, down to MEAT_CHUNK_MIN. */
+#define MEAT_CHUNK_MAX 1024
+#define MEAT_CHUNK_MIN 64
+/* Rows whose scores the host keeps while it adds the pairs across one chunk boundary (2 x this many). */
+#define MEAT_SCORES 64
+/* Rows of one group's upload at most (also bounded by the device's largest buffer). */
+#define MEAT_GROUP_ROWS ((int64_t)1 << 26)
 
-typedef struct meat_prep {
-    const double *X, *y, *beta;
-    int k;
-    raid_precision prec;
-    const int *ex;
-} meat_prep;
-
-static void convert_scores(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const cl_uint *table,
-                           void *staging)
+/* Exponent a with max * 2^-a in [0.5, 1) (0 for an all-zero column). */
+static int col_exponent(double mx)
 {
-    const meat_prep *mp = user;
-    const int k = mp->k;
-    const long long n = (long long)count;
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; i++) {
-        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
-        const double f = ldexp(1.0, -mp->ex[ch->seg]);
-        double u[RAID_REG_MAX_K];
-        for (uint32_t j = 0; j < ch->len; j++) {
-            raid_reg_score(mp->X, mp->y, k, ch->start + j, mp->beta + (size_t)ch->seg * k, u);
+    int e = 0;
+    if (mx > 0)
+        frexp(mx, &e);
+    return e;
+}
+
+/* The kernel's work-group width: the fewest passes over the NC = (L + 1) k^2 combinations that the
+ * context's width allows, with the narrowest multiple of 32 work-items that covers them in that many
+ * passes (the result does not depend on it: each work-item sums its combination's rows in order). */
+static size_t meat_wg(const raid_ctx *ctx, size_t nc)
+{
+    size_t w = ctx->wg_width, maxw = raid_cl_max_wg(ctx);
+    if (w > maxw)
+        w = maxw;
+    const size_t passes = (nc + w - 1) / w;
+    size_t need = (nc + passes - 1) / passes;
+    need = (need + 31) / 32 * 32;
+    return need < w ? need : w;
+}
+
+typedef struct meat_group {
+    size_t g0, g1;      /* problems [g0, g1) */
+    int64_t lo, hi;     /* their rows' span */
+} meat_group;
+
+/* One group: scale, upload, launch, combine, unscale; problems left to the host are marked in `host`. */
+static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size_t chunk, const double *X,
+                                  const double *y,
+                                  int k, const int64_t *start, const int64_t *end, const double *beta, int max_lag,
+                                  const meat_group *G, double *out, unsigned char *host)
+{
+    const raid_precision prec = ctx->precision;
+    const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
+    const size_t ng = G->g1 - G->g0, span = (size_t)(G->hi - G->lo), kk1 = (size_t)k + 1;
+    const size_t ebytes = kk1 * (prec == RAID_PREC_F32 ? 4 : 8);
+    int ex[RAID_REG_MAX_K + 1];
+    double mx[RAID_REG_MAX_K + 1] = {0};
+    raid_status st = RAID_OK;
+    void *rows = NULL;
+    float *bdev = NULL;
+    int64_t *bad = NULL; /* prefix counts of non-finite rows of the span */
+    cl_mem rbuf = NULL, bbuf = NULL;
+    raid_chunk_plan plan;
+    memset(&plan, 0, sizeof plan);
+
+    /* 1. column scales over the span (a non-finite value counts as bad and is staged as 0) */
+    bad = malloc((span + 1) * sizeof *bad);
+    rows = malloc(span * ebytes);
+    bdev = malloc(ng * (size_t)k * 2 * sizeof *bdev);
+    if (!bad || !rows || !bdev) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu rows", span);
+        goto done;
+    }
+    const double tc = raid_now();
+    bad[0] = 0;
+    for (size_t i = 0; i < span; i++) {
+        const double *x = X + (size_t)(G->lo + (int64_t)i) * (size_t)k;
+        const double yy = y[G->lo + (int64_t)i];
+        int ok = isfinite(yy) != 0;
+        for (int p = 0; p < k; p++)
+            ok &= isfinite(x[p]) != 0;
+        bad[i + 1] = bad[i] + !ok;
+        if (ok) {
             for (int p = 0; p < k; p++)
-                raid_stage_value(staging, ((size_t)table[2 * i] + j) * (size_t)k + p, u[p] * f, mp->prec);
+                mx[p] = fmax(mx[p], fabs(x[p]));
+            mx[k] = fmax(mx[k], fabs(yy));
         }
     }
+    for (int p = 0; p <= k; p++)
+        ex[p] = col_exponent(mx[p]);
+    {
+        const long long n = (long long)span;
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; i++) {
+            const double *x = X + (size_t)(G->lo + i) * (size_t)k;
+            const int ok = bad[i + 1] == bad[i];
+            for (int p = 0; p < k; p++)
+                raid_stage_value(rows, (size_t)i * kk1 + (size_t)p, ok ? ldexp(x[p], -ex[p]) : 0.0, prec);
+            raid_stage_value(rows, (size_t)i * kk1 + (size_t)k, ok ? ldexp(y[G->lo + i], -ex[k]) : 0.0, prec);
+        }
+    }
+    for (size_t g = G->g0; g < G->g1; g++) {
+        const size_t i = g - G->g0;
+        if (bad[end[g] - G->lo] != bad[start[g] - G->lo]) {
+            host[g] = 1; /* the host path names the problem */
+            continue;
+        }
+        for (int p = 0; p < k; p++) {
+            const double b = ldexp(beta[g * (size_t)k + (size_t)p], ex[p] - ex[k]);
+            if (!(fabs(b) < 0x1p60))
+                host[g] = 1;
+            const float hi = (float)b;
+            bdev[(i * (size_t)k + (size_t)p) * 2] = hi;
+            bdev[(i * (size_t)k + (size_t)p) * 2 + 1] = (float)(b - (double)hi);
+        }
+    }
+    ctx->timing.convert_s += raid_now() - tc;
+
+    /* 2. upload once, launch over the chunks of the group's problems */
+    if ((st = raid_cl_acquire(ctx, span * ebytes, &rbuf)) != RAID_OK ||
+        (st = raid_cl_acquire(ctx, ng * (size_t)k * 2 * sizeof(float), &bbuf)) != RAID_OK)
+        goto done;
+    {
+        cl_command_queue q = raid_cl_queue(ctx);
+        cl_event ev = NULL;
+        cl_int e = clEnqueueWriteBuffer(q, rbuf, CL_TRUE, 0, span * ebytes, rows, 0, NULL, &ev);
+        if (e == CL_SUCCESS)
+            e = clEnqueueWriteBuffer(q, bbuf, CL_TRUE, 0, ng * (size_t)k * 2 * sizeof(float), bdev, 0, NULL, NULL);
+        if (e == CL_SUCCESS)
+            e = clSetKernelArg(kern, 3, sizeof(cl_mem), &bbuf);
+        if (ev) {
+            ctx->timing.upload_s += raid_cl_event_seconds(ev);
+            clReleaseEvent(ev);
+        }
+        if (e != CL_SUCCESS) {
+            st = raid_cl_check(ctx, e, "the meat kernel's input");
+            goto done;
+        }
+        ctx->timing.bytes_in += (uint64_t)(span * ebytes);
+    }
+    if ((st = raid_plan_build_ranges(&plan, start + G->g0, end + G->g0, ng, chunk)) != RAID_OK) {
+        st = raid_fail(ctx, st, "cannot plan %zu problems", ng);
+        goto done;
+    }
+    {
+        raid_chunk_job job = {&plan, kern, wg, ebytes, 1, nc, NULL, NULL, NULL, out + G->g0 * nc, "the meat kernel",
+                              rbuf, G->lo};
+        if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
+            goto done;
+    }
+
+    /* 3. unscale; problems whose sums binary32 may have spoilt go to the host */
+    const double tu = raid_now();
+    const long long gl0 = (long long)G->g0, gl1 = (long long)G->g1;
+    double unscale[(RAID_REG_MAX_K) * (RAID_REG_MAX_K)]; /* 2^(2b + a_p + a_q): exact */
+    for (int p = 0; p < k; p++)
+        for (int q = 0; q < k; q++)
+            unscale[p * k + q] = ldexp(1.0, 2 * ex[k] + ex[p] + ex[q]);
+#pragma omp parallel for schedule(static)
+    for (long long g = gl0; g < gl1; g++) {
+        double *o = out + (size_t)g * nc;
+        const double floor_ = ldexp((double)(end[g] - start[g]), -100);
+        for (int p = 0; p < k && !host[g]; p++)
+            if (!(o[(size_t)p * k + (size_t)p] >= floor_) && end[g] - start[g] > 0)
+                host[g] = 1;
+        for (size_t c = 0; c < nc && !host[g]; c++)
+            if (!isfinite(o[c]))
+                host[g] = 1;
+        if (host[g])
+            continue;
+        const size_t kk = (size_t)k * (size_t)k;
+        for (size_t c = 0; c < nc; c++)
+            o[c] *= unscale[c % kk];
+    }
+    ctx->timing.convert_s += raid_now() - tu;
+done:
+    raid_cl_release(ctx, rbuf);
+    raid_cl_release(ctx, bbuf);
+    raid_plan_free(&plan);
+    free(bad);
+    free(rows);
+    free(bdev);
+    return st;
 }
 
 raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
@@ -53,88 +209,110 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
 {
     const raid_precision prec = ctx->precision;
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
-    const size_t local_need = (size_t)MEAT_CHUNK * k * (prec == RAID_PREC_DF ? 2 : 1) * sizeof(float);
-    if (local_need > raid_cl_local_mem(ctx))
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "the meat kernel needs %zu bytes of local memory", local_need);
+    const size_t row_local = (size_t)k * (prec == RAID_PREC_DF ? 2 : 1) * sizeof(float);
+    size_t chunk = MEAT_CHUNK_MAX;
+    while (chunk > MEAT_CHUNK_MIN && chunk * row_local > raid_cl_local_mem(ctx))
+        chunk /= 2;
+    if (chunk * row_local > raid_cl_local_mem(ctx))
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "the meat kernel needs %zu bytes of local memory",
+                         chunk * row_local);
+    const size_t ebytes = ((size_t)k + 1) * (prec == RAID_PREC_F32 ? 4 : 8);
+    int64_t max_rows = (int64_t)(raid_cl_max_alloc(ctx) / ebytes);
+    if (max_rows > MEAT_GROUP_ROWS)
+        max_rows = MEAT_GROUP_ROWS;
+    if (ctx->max_batch_elems && (int64_t)ctx->max_batch_elems < max_rows) /* tests: many groups */
+        max_rows = (int64_t)ctx->max_batch_elems;
+    for (size_t g = 0; g < nreg; g++)
+        if (end[g] - start[g] > max_rows)
+            return raid_fail(ctx, RAID_EUNSUPPORTED, "problem %zu has %lld rows, more than the %lld of one device "
+                             "buffer", g, (long long)(end[g] - start[g]), (long long)max_rows);
+    const size_t wg = meat_wg(ctx, nc);
     char opts[512];
-    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_CHUNK=%d -DRAID_K=%d -DRAID_L=%d -DRAID_INPUT_DF=%d %s",
-             ctx->wg_width, MEAT_CHUNK, k, max_lag, prec == RAID_PREC_DF, ctx->cl_extra_options);
+    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_CHUNK=%zu -DRAID_K=%d -DRAID_L=%d -DRAID_INPUT_DF=%d %s", wg,
+             chunk, k, max_lag, prec == RAID_PREC_DF, ctx->cl_extra_options);
     cl_kernel kern;
     raid_status st = raid_cl_kernel(ctx, "meat.cl", "reg_meat", opts, &kern);
     if (st != RAID_OK)
         return st;
     memset(&ctx->timing, 0, sizeof ctx->timing);
-    const size_t ng = nreg ? nreg : 1;
-    int *ex = calloc(ng, sizeof *ex);
-    raid_chunk_plan plan;
-    memset(&plan, 0, sizeof plan);
-    if (!ex) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
-        goto done;
-    }
-    long long bad = -1;
-    const long long ngl = (long long)nreg;
-#pragma omp parallel for schedule(dynamic, 4)
-    for (long long g = 0; g < ngl; g++) {
-        double mx = 0, u[RAID_REG_MAX_K];
-        int ok = 1;
-        for (int64_t t = start[g]; t < end[g]; t++) {
-            ok &= raid_reg_score(X, y, k, t, beta + (size_t)g * k, u);
-            for (int p = 0; p < k; p++)
-                mx = fmax(mx, fabs(u[p]));
-        }
-        if (!ok) {
-#pragma omp critical(raid_meat_cl_bad)
-            if (bad < 0 || g < bad)
-                bad = g;
-        }
-        if (mx > 0)
-            frexp(mx, &ex[g]);
-    }
-    if (bad >= 0) {
-        st = raid_fail(ctx, RAID_EINVAL, "problem %lld: a residual times a regressor is not finite (X or y not finite, "
-                       "or overflow)", bad);
-        goto done;
-    }
-    memset(out, 0, nreg * nc * sizeof *out);
-    if ((st = raid_plan_build_ranges(&plan, start, end, nreg, MEAT_CHUNK)) != RAID_OK) {
-        st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
-        goto done;
-    }
     {
-        meat_prep mp = {X, y, beta, k, prec, ex};
-        raid_chunk_job job = {&plan, kern, ctx->wg_width, (size_t)k * (prec == RAID_PREC_F32 ? 4 : 8), 1, nc,
-                              convert_scores, &mp, NULL, out, "the meat kernel"};
-        if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
-            goto done;
+        const long long ng = (long long)nreg;
+#pragma omp parallel for schedule(static)
+        for (long long g = 0; g < ng; g++)
+            memset(out + (size_t)g * nc, 0, nc * sizeof *out);
     }
-    /* Unscale (exact: powers of two) once per problem rather than through a scale per partial, which for
-     * many windows would be as large as the output. */
-    for (size_t g = 0; g < nreg; g++)
-        for (size_t c = 0; c < nc; c++)
-            out[g * nc + c] = ldexp(out[g * nc + c], 2 * ex[g]);
+    unsigned char *host = calloc(nreg ? nreg : 1, 1);
+    if (!host)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+
+    /* Groups of consecutive problems whose rows span at most max_rows (windows in order share rows). */
+    for (size_t g0 = 0; g0 < nreg && st == RAID_OK;) {
+        meat_group G = {g0, g0 + 1, start[g0], end[g0]};
+        while (G.g1 < nreg) {
+            const int64_t lo = start[G.g1] < G.lo ? start[G.g1] : G.lo, hi = end[G.g1] > G.hi ? end[G.g1] : G.hi;
+            if (hi - lo > max_rows)
+                break;
+            G.lo = lo;
+            G.hi = hi;
+            G.g1++;
+        }
+        if (G.hi > G.lo)
+            st = meat_group_run(ctx, kern, wg, chunk, X, y, k, start, end, beta, max_lag, &G, out, host);
+        g0 = G.g1;
+    }
+
     /* Pairs (t, t-l) with t-l in an earlier chunk of the same problem, in float64. */
-    for (size_t c = 0; c < plan.nchunks; c++) {
-        const raid_chunk *ch = &plan.chunks[c];
-        const int64_t s0 = start[ch->seg], cs = ch->start;
-        if (cs == s0)
-            continue;
-        double *o = out + (size_t)ch->seg * nc;
-        const double *b = beta + (size_t)ch->seg * k;
-        for (int64_t t = cs; t < cs + (int64_t)ch->len && t < cs + max_lag; t++) {
-            double ut[RAID_REG_MAX_K], us[RAID_REG_MAX_K];
-            raid_reg_score(X, y, k, t, b, ut);
-            for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= s0; l++) {
-                raid_reg_score(X, y, k, t - l, b, us);
-                for (int p = 0; p < k; p++)
-                    for (int q = 0; q < k; q++)
-                        o[((size_t)l * k + p) * k + q] += ut[p] * us[q];
+    if (st == RAID_OK) {
+        const double tw = raid_now();
+        const long long ng = (long long)nreg;
+#pragma omp parallel for schedule(dynamic, 64)
+        for (long long g = 0; g < ng; g++) {
+            if (host[g])
+                continue;
+            double *o = out + (size_t)g * nc;
+            const double *b = beta + (size_t)g * k;
+            for (int64_t cs = start[g] + (int64_t)chunk; cs < end[g]; cs += (int64_t)chunk) {
+                /* scores of rows [r0, r1): the rows that pair across the boundary at cs */
+                const int64_t r0 = cs - max_lag > start[g] ? cs - max_lag : start[g];
+                int64_t r1 = cs + max_lag < end[g] ? cs + max_lag : end[g];
+                if (r1 > cs + (int64_t)chunk)
+                    r1 = cs + (int64_t)chunk;
+                double ub[2 * MEAT_SCORES * RAID_REG_MAX_K];
+                const int cached = r1 - r0 <= 2 * MEAT_SCORES;
+                if (cached)
+                    for (int64_t t = r0; t < r1; t++)
+                        raid_reg_score(X, y, k, t, b, ub + (size_t)(t - r0) * RAID_REG_MAX_K);
+                for (int64_t t = cs; t < r1; t++) {
+                    double ut[RAID_REG_MAX_K], us[RAID_REG_MAX_K];
+                    const double *pt = ut, *ps = us;
+                    if (cached)
+                        pt = ub + (size_t)(t - r0) * RAID_REG_MAX_K;
+                    else
+                        raid_reg_score(X, y, k, t, b, ut);
+                    for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= start[g]; l++) {
+                        if (cached)
+                            ps = ub + (size_t)(t - l - r0) * RAID_REG_MAX_K;
+                        else
+                            raid_reg_score(X, y, k, t - l, b, us);
+                        for (int p = 0; p < k; p++)
+                            for (int q = 0; q < k; q++)
+                                o[((size_t)l * k + p) * k + q] += pt[p] * ps[q];
+                    }
+                }
             }
         }
+        /* Problems left to the host: its long double path (it names a problem whose scores are not finite). */
+        for (size_t g = 0; g < nreg && st == RAID_OK; g++)
+            if (host[g]) {
+                st = raid_reg_meat_ranges(NULL, X, y, k, start + g, end + g, 1, beta + g * (size_t)k, max_lag,
+                                          out + g * nc);
+                if (st != RAID_OK)
+                    st = raid_fail(ctx, st, "problem %zu: a residual times a regressor is not finite (X or y not "
+                                   "finite, or overflow)", g);
+                ctx->timing.host_segments++;
+            }
+        ctx->timing.convert_s += raid_now() - tw;
     }
-    st = RAID_OK;
-done:
-    free(ex);
-    raid_plan_free(&plan);
+    free(host);
     return st;
 }
