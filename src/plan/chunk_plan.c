@@ -69,12 +69,20 @@ size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_e
 void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
                        const double *scale, double *acc)
 {
-    for (size_t i = 0; i < count; i++) {
-        size_t seg = p->chunks[first + i].seg;
-        const float *q = part + 2 * i * nacc;
-        for (size_t k = 0; k < nacc; k++) {
-            double v = (double)q[2 * k] + (double)q[2 * k + 1];
-            acc[seg * nacc + k] += scale ? v * scale[seg * nacc + k] : v;
+    /* Each segment's chunks (consecutive in the plan) are added by one thread in chunk order, so the
+     * result does not depend on the number of threads; segments are independent. */
+    const long long n = (long long)count;
+#pragma omp parallel for schedule(dynamic, 256) if (count * nacc > 65536)
+    for (long long i0 = 0; i0 < n; i0++) {
+        const size_t seg = p->chunks[first + (size_t)i0].seg;
+        if (i0 > 0 && p->chunks[first + (size_t)i0 - 1].seg == seg)
+            continue; /* not the first chunk of its segment in this batch */
+        for (size_t i = (size_t)i0; i < count && p->chunks[first + i].seg == seg; i++) {
+            const float *q = part + 2 * i * nacc;
+            for (size_t k = 0; k < nacc; k++) {
+                double v = (double)q[2 * k] + (double)q[2 * k + 1];
+                acc[seg * nacc + k] += scale ? v * scale[seg * nacc + k] : v;
+            }
         }
     }
 }
