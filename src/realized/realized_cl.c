@@ -69,6 +69,23 @@ static void convert_batch(void *user, const raid_chunk_plan *plan, size_t first,
     }
 }
 
+/* The measure group (RAID_PART_*) whose kernel computes accumulator k. */
+static unsigned acc_part(int k)
+{
+    switch (k) {
+    case RAID_ACC_RS_NEG:
+    case RAID_ACC_RS_POS:
+        return RAID_PART_RS;
+    case RAID_ACC_BPV:
+        return RAID_PART_BPV;
+    case RAID_ACC_QUART:
+    case RAID_ACC_TPQ:
+        return RAID_PART_QUART;
+    default:
+        return RAID_PART_MED;
+    }
+}
+
 void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
 {
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u %s", ctx->wg_width,
@@ -175,6 +192,8 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
         for (size_t s = 0; s < nseg; s++) {
             const int64_t m = offsets[s + 1] - offsets[s];
             for (int k = 0; k < RAID_NACC; k++) {
+                if (!(part_mask & acc_part(k)))
+                    continue; /* not computed by this kernel (fusion ablation): zero, and no sign of underflow */
                 if (acc[s * RAID_NACC + k] / scale[s * RAID_NACC + k] < ldexp((double)m, -100)) {
                     if ((size_t)m > host_cap) {
                         free(host_v);
