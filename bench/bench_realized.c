@@ -49,8 +49,17 @@ static double copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps)
     return best;
 }
 
+/* Progress lines (stdout, flushed) so that a run stopped by a time limit still shows where it was. */
+static double t_start;
+static void progress(long long n, const char *what)
+{
+    printf("# +%.1fs n=%lld %s\n", raid_now() - t_start, n, what);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
+    t_start = raid_now();
     const char *device = "opencl";
     raid_precision prec = RAID_PREC_F32;
     long long seg_len = 23400;
@@ -118,6 +127,7 @@ int main(int argc, char **argv)
         for (size_t s = 0; s <= nseg; s++)
             off[s] = (int64_t)s * seg_len < n ? (int64_t)s * seg_len : n;
 
+        progress(n, "returns generated");
         /* fused: warm-up (kernel build) then best of reps */
         if (raid_realized_compute(dev, r, off, nseg, out) != RAID_OK) {
             fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
@@ -148,6 +158,7 @@ int main(int argc, char **argv)
             }
         }
         const double bytes = (double)tm.bytes_in;
+        progress(n, "fused kernel done");
         /* four-kernel ablation */
         double four = 0, part_s[4] = {0};
         for (unsigned m = 1, pi = 0; m <= 8; m <<= 1, pi++) {
@@ -161,11 +172,13 @@ int main(int argc, char **argv)
             four += bk;
             part_s[pi] = bk;
         }
+        progress(n, "four-kernel ablation done");
         size_t copy_bytes = (size_t)bytes;
         if (copy_bytes > ((size_t)1 << 30))
             copy_bytes = (size_t)1 << 30;
         double copy_bw = copy_bandwidth(dev, copy_bytes, reps);
         double cpu_wall = NAN;
+        progress(n, "copy bandwidth done");
         if (do_cpu) {
             raid_realized_compute(cpu, r, off, nseg, out);
             cpu_wall = INFINITY;

@@ -2,14 +2,19 @@
  * bench_regress: speed of the regression path on a HAR-shaped panel (not a test; bench/README.md).
  *
  * S symbols x T days of a log-normal AR(1) "rv" series; the HAR-RV design (const, rv_d, rv_w, rv_m; y the
- * next day's rv); rolling windows of W days ending on every block boundary (blocks of B days). Stages:
- *   stats   raid_reg_stats_compute of every block of every symbol in one call (device and cpu);
- *   combine raid_reg_stats_combine of W/B blocks per window;
- *   ols     raid_ols_from_stats per window;
- *   meat    raid_reg_meat_ranges (Newey-West, L lags) of all windows in one call, device and cpu;
+ * next day's rv), R = T - 23 design rows per symbol; rolling windows of W rows ending every D rows
+ * (D = 1 by default: re-estimated every day, as `raid har --window rolling:W` does). The algorithm of
+ * `raid har` (docs/har.md), run over the whole panel:
+ *   stats   raid_reg_stats_compute of every block of B rows of every symbol in one call;
+ *   windows the statistics of each window from the blocks it covers (raid_reg_stats_combine) and its
+ *           partial edge blocks (raid_reg_stats_compute on the cpu), then raid_ols_from_stats;
+ *   meat    raid_reg_meat_ranges (Newey-West, L lags) of all windows of a batch of symbols in one call;
  *   robust  raid_ols_robust per window.
+ * The device backend runs on all S symbols; the cpu backend on the first C symbols (--cpu-symbols), and
+ * its time is also scaled by S / C (symbols are independent and alike): the output says which numbers
+ * are scaled. Both backends also run on the same C symbols, side by side.
  * usage: bench_regress [--device D] [--precision f32|df] [--symbols S] [--days T] [--window W]
- *                      [--block B] [--nw-lag L]
+ *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
@@ -22,11 +27,125 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct panel {
+    long S, R, B, nblk; /* symbols, rows per symbol, block rows, blocks per symbol (last one partial) */
+    int k;
+    double *X, *y;
+} panel;
+
+typedef struct times {
+    double stats, windows, meat, meat_kernel, meat_host, robust;
+    size_t nwin;
+    long failed;
+} times;
+
+/* Windows of symbols [s0, s1): statistics from blocks, OLS, meat (one call), robust standard errors. */
+static int run_windows(raid_ctx *ctx, raid_ctx *cpu, const panel *P, const raid_reg_stats *blk, long s0, long s1,
+                       long W, long D, int L, times *tm)
+{
+    const int k = P->k;
+    const long nws = (P->R - W) / D + 1; /* windows per symbol: ends e = W, W + D, ... <= R */
+    const size_t nw = (size_t)(s1 - s0) * (size_t)nws, nc = (size_t)(L + 1) * k * k;
+    /* buffers kept across batches (a user's loop would not fault in fresh pages for every batch) */
+    static int64_t *ws, *we;
+    static double *beta, *meat;
+    static raid_reg_stats *wst;
+    static raid_ols *wo;
+    static size_t cap;
+    if (nw > cap) {
+        free(ws), free(we), free(beta), free(meat), free(wst), free(wo);
+        ws = malloc(nw * sizeof *ws);
+        we = malloc(nw * sizeof *we);
+        beta = malloc(nw * k * sizeof *beta);
+        meat = malloc(nw * nc * sizeof *meat);
+        wst = malloc(nw * sizeof *wst);
+        wo = malloc(nw * sizeof *wo);
+        cap = nw;
+        if (!ws || !we || !beta || !meat || !wst || !wo) {
+            fprintf(stderr, "bench_regress: out of memory for %zu windows\n", nw);
+            return 1;
+        }
+    }
+    long bad = 0;
+    double t0 = raid_now();
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : bad)
+    for (size_t w = 0; w < nw; w++) {
+        const long s = s0 + (long)(w / (size_t)nws);
+        const long e = W + (long)(w % (size_t)nws) * D, a = e - W; /* symbol rows [a, e) */
+        const long b0 = (a + P->B - 1) / P->B, b1 = e / P->B;
+        const size_t row0 = (size_t)s * (size_t)P->R;
+        raid_reg_stats st, part;
+        raid_status r = RAID_OK;
+        if (b0 < b1) {
+            st = blk[s * P->nblk + b0];
+            for (long b = b0 + 1; b < b1 && r == RAID_OK; b++)
+                r = raid_reg_stats_combine(&st, &blk[s * P->nblk + b], &st);
+            const long edges[2][2] = {{a, b0 * P->B}, {b1 * P->B, e}};
+            for (int ed = 0; ed < 2 && r == RAID_OK; ed++) {
+                if (edges[ed][0] >= edges[ed][1])
+                    continue;
+                int64_t off[2] = {0, edges[ed][1] - edges[ed][0]};
+                r = raid_reg_stats_compute(cpu, P->X + (row0 + (size_t)edges[ed][0]) * k, P->y + row0 + edges[ed][0],
+                                           k, off, 1, &part);
+                if (r == RAID_OK)
+                    r = raid_reg_stats_combine(&st, &part, &st);
+            }
+        } else {
+            int64_t off[2] = {0, e - a};
+            r = raid_reg_stats_compute(cpu, P->X + (row0 + (size_t)a) * k, P->y + row0 + a, k, off, 1, &st);
+        }
+        raid_ols o;
+        if (r != RAID_OK || raid_ols_from_stats(&st, 1, &o, NULL, 0) != RAID_OK) {
+            bad++;
+            memset(o.beta, 0, sizeof o.beta);
+            o.k = 0; /* no robust errors for this window */
+        }
+        wst[w] = st;
+        wo[w] = o;
+        memcpy(beta + w * k, o.beta, k * sizeof *beta);
+        ws[w] = (int64_t)(row0 + (size_t)a);
+        we[w] = (int64_t)(row0 + (size_t)e);
+    }
+    tm->windows += raid_now() - t0;
+    t0 = raid_now();
+    if (raid_reg_meat_ranges(ctx, P->X, P->y, k, ws, we, nw, beta, L, meat) != RAID_OK) {
+        fprintf(stderr, "bench_regress: %s\n", raid_ctx_errmsg(ctx));
+        return 1;
+    }
+    tm->meat += raid_now() - t0;
+    raid_timing tt;
+    raid_ctx_last_timing(ctx, &tt);
+    tm->meat_kernel += tt.kernel_s;
+    tm->meat_host += tt.convert_s;
+    t0 = raid_now();
+#pragma omp parallel for schedule(static) reduction(+ : bad)
+    for (size_t w = 0; w < nw; w++)
+        if (wo[w].k && raid_ols_robust(&wst[w], meat + w * nc, L, RAID_SE_NW, &wo[w]) != RAID_OK)
+            bad++;
+    tm->robust += raid_now() - t0;
+    tm->nwin += nw;
+    tm->failed += bad;
+    return 0;
+}
+
+static void print_times(const char *backend, long nsym, const times *t, double scale)
+{
+    const double total = t->stats + t->windows + t->meat + t->robust;
+    printf("backend=%s symbols=%ld windows=%zu stats_s=%.3f windows_s=%.3f meat_s=%.3f meat_kernel_s=%.3f "
+           "meat_host_s=%.3f robust_s=%.3f total_s=%.3f per_window_us=%.3f failed=%ld",
+           backend, nsym, t->nwin, t->stats, t->windows, t->meat, t->meat_kernel, t->meat_host, t->robust, total,
+           total / (double)t->nwin * 1e6, t->failed);
+    if (scale != 1)
+        printf(" scaled_total_s=%.1f (x%.1f: scaled to all symbols, not run)", total * scale, scale);
+    printf("\n");
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     const char *device = "opencl";
     raid_precision prec = RAID_PREC_DF;
-    long S = 1000, T = 5000, W = 1000, B = 50;
+    long S = 1000, T = 5000, W = 1000, B = 50, D = 1, C = 32, G = 64;
     int L = 22;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device")) device = argv[i + 1];
@@ -35,15 +154,30 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--days")) T = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--window")) W = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--block")) B = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--step")) D = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--nw-lag")) L = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cpu-symbols")) C = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--batch-symbols")) G = atol(argv[i + 1]);
+        else {
+            fprintf(stderr, "bench_regress: unknown option %s\n", argv[i]);
+            return 1;
+        }
     }
-    const int k = 4;
-    const long rows = T - 23; /* days with 22 days of history and one of future */
-    const long nblk = rows / B, wb = W / B;
-    const size_t n = (size_t)S * (size_t)(nblk * B);
-    double *X = malloc(n * k * sizeof *X), *y = malloc(n * sizeof *y);
-    int64_t *off = malloc(((size_t)S * nblk + 1) * sizeof *off);
-    if (!X || !y || !off)
+    panel P = {S, T - 23, B, 0, 4, NULL, NULL};
+    if (S < 1 || P.R < W || W < 2 || B < 1 || D < 1 || L < 0 || G < 1) {
+        fprintf(stderr, "bench_regress: need S >= 1, T - 23 >= W >= 2, B, D, G >= 1, L >= 0\n");
+        return 1;
+    }
+    if (C > S)
+        C = S;
+    P.nblk = (P.R + B - 1) / B;
+    const int k = P.k;
+    const size_t n = (size_t)S * (size_t)P.R;
+    P.X = malloc(n * k * sizeof *P.X);
+    P.y = malloc(n * sizeof *P.y);
+    int64_t *off = malloc(((size_t)S * P.nblk + 1) * sizeof *off);
+    raid_reg_stats *blk = malloc((size_t)S * P.nblk * sizeof *blk);
+    if (!P.X || !P.y || !off || !blk)
         return 1;
 #pragma omp parallel for schedule(static)
     for (long s = 0; s < S; s++) {
@@ -52,19 +186,21 @@ int main(int argc, char **argv)
             h = 0.95 * h + 0.3 * bench_gauss((uint64_t)(s * T + t), 0);
             rv[t] = 1e-4 * exp(h);
         }
-        for (long i = 0; i < nblk * B; i++) {
+        for (long i = 0; i < P.R; i++) {
             const long t = 22 + i;
             double w = 0, m = 0;
             for (int j = 0; j < 5; j++) w += rv[t - j];
             for (int j = 0; j < 22; j++) m += rv[t - j];
-            double *x = X + ((size_t)s * nblk * B + i) * k;
+            double *x = P.X + ((size_t)s * P.R + i) * k;
             x[0] = 1; x[1] = rv[t]; x[2] = w / 5; x[3] = m / 22;
-            y[(size_t)s * nblk * B + i] = rv[t + 1];
+            P.y[(size_t)s * P.R + i] = rv[t + 1];
         }
         free(rv);
     }
-    for (size_t g = 0; g <= (size_t)S * nblk; g++)
-        off[g] = (int64_t)(g * B);
+    for (long s = 0; s < S; s++)
+        for (long b = 0; b < P.nblk; b++)
+            off[s * P.nblk + b] = (int64_t)(s * P.R + (b * B < P.R ? b * B : P.R));
+    off[S * P.nblk] = (int64_t)n;
     char err[4096];
     raid_ctx *ctx[2] = {NULL, NULL};
     if (raid_ctx_create(&ctx[0], device, err, sizeof err) != RAID_OK || raid_ctx_create(&ctx[1], "cpu", err, sizeof err) != RAID_OK) {
@@ -72,80 +208,49 @@ int main(int argc, char **argv)
         return 1;
     }
     raid_ctx_set_precision(ctx[0], prec);
-    raid_reg_stats *blk = malloc((size_t)S * nblk * sizeof *blk);
-    printf("# %s, %ld symbols x %ld days, window %ld, blocks %ld, NW lag %d, threads %d\n", raid_ctx_device_name(ctx[0]),
-           S, T, W, B, L, omp_get_max_threads());
-    for (int c = 0; c < 2; c++) {
-        raid_reg_stats_compute(ctx[c], X, y, k, off, (size_t)S * nblk, blk); /* warm-up, kernel build */
+    const long nws = (P.R - W) / D + 1;
+    printf("# %s, precision %s, %ld symbols x %ld days (%ld design rows each), rolling window %ld rows every %ld "
+           "(%ld windows per symbol), blocks %ld, NW lag %d, cpu on %ld symbols, batches of %ld symbols, threads %d\n",
+           raid_ctx_device_name(ctx[0]), prec == RAID_PREC_DF ? "df" : "f32", S, T, P.R, W, D, nws, B, L, C, G,
+           omp_get_max_threads());
+    fflush(stdout);
+    /* runs: 0 device on all symbols, 1 device on the first C, 2 cpu on the first C */
+    const struct { int c; long nsym; const char *name; } runs[3] = {{0, S, "device"}, {0, C, "device"}, {1, C, "cpu"}};
+    for (int r = 0; r < 3; r++) {
+        raid_ctx *c = ctx[runs[r].c];
+        const long ns = runs[r].nsym;
+        times tm = {0};
+        /* block statistics of the run's symbols: warm-up (kernel build), then timed */
+        raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk);
         double t0 = raid_now();
-        if (raid_reg_stats_compute(ctx[c], X, y, k, off, (size_t)S * nblk, blk) != RAID_OK) {
-            fprintf(stderr, "%s\n", raid_ctx_errmsg(ctx[c]));
+        if (raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk) != RAID_OK) {
+            fprintf(stderr, "%s\n", raid_ctx_errmsg(c));
             return 1;
         }
-        double ts = raid_now() - t0;
-        raid_timing tm;
-        raid_ctx_last_timing(ctx[c], &tm);
-        printf("backend=%s rows=%zu stats_wall_s=%.4f kernel_s=%.6f\n", c ? "cpu" : device, n, ts, tm.kernel_s);
-    }
-    /* windows: combine and solve (host), then the Newey-West meat of every window in one call per backend */
-    const long nwin = nblk - wb + 1;
-    const size_t nw = (size_t)S * (size_t)nwin;
-    int64_t *ws = malloc(nw * sizeof *ws), *we = malloc(nw * sizeof *we);
-    double *beta = malloc(nw * k * sizeof *beta);
-    raid_reg_stats *wstat = malloc(nw * sizeof *wstat);
-    double t0 = raid_now();
-#pragma omp parallel for schedule(dynamic, 4)
-    for (long s = 0; s < S; s++)
-        for (long w0 = 0; w0 < nwin; w0++) {
-            const size_t w = (size_t)s * nwin + w0;
-            raid_reg_stats win = blk[s * nblk + w0];
-            for (long j = 1; j < wb; j++)
-                raid_reg_stats_combine(&win, &blk[s * nblk + w0 + j], &win);
-            raid_ols o;
-            raid_ols_from_stats(&win, 1, &o, NULL, 0);
-            wstat[w] = win;
-            memcpy(beta + w * k, o.beta, k * sizeof *beta);
-            ws[w] = (int64_t)((s * nblk + w0) * B);
-            we[w] = (int64_t)((s * nblk + w0 + wb) * B);
+        tm.stats = raid_now() - t0;
+        if (r == 0) { /* warm-up of the meat kernel on one window */
+            times w0 = {0};
+            if (run_windows(c, ctx[1], &P, blk, 0, 1, W, P.R - W + 1, L, &w0))
+                return 1;
         }
-    const double t_comb = raid_now() - t0;
-    printf("windows=%zu combine_and_ols_s=%.4f\n", nw, t_comb);
-    const size_t nc = (size_t)(L + 1) * k * k;
-    double *meat = malloc(nw * nc * sizeof *meat);
-    if (!ws || !we || !beta || !wstat || !meat) {
-        fprintf(stderr, "out of memory for %zu windows\n", nw);
-        return 1;
-    }
-    for (int c = 0; c < 2; c++) {
-        t0 = raid_now();
-        if (raid_reg_meat_ranges(ctx[c], X, y, k, ws, we, nw, beta, L, meat) != RAID_OK) {
-            fprintf(stderr, "%s\n", raid_ctx_errmsg(ctx[c]));
-            return 1;
+        for (long s0 = 0; s0 < ns; s0 += G) {
+            const long s1 = s0 + G < ns ? s0 + G : ns;
+            if (run_windows(c, ctx[1], &P, blk, s0, s1, W, D, L, &tm))
+                return 1;
+            if (r == 0 && (s0 / G) % 16 == 0) {
+                printf("# %s: %ld of %ld symbols, %.1f s (windows %.1f, meat %.1f of which kernel %.1f, robust "
+                       "%.1f)\n", runs[r].name, s1, ns, tm.stats + tm.windows + tm.meat + tm.robust, tm.windows,
+                       tm.meat, tm.meat_kernel, tm.robust);
+                fflush(stdout);
+            }
         }
-        const double tm = raid_now() - t0;
-        raid_timing tt;
-        raid_ctx_last_timing(ctx[c], &tt);
-        long bad = 0;
-        t0 = raid_now();
-        for (size_t w = 0; w < nw; w++) {
-            raid_ols o;
-            if (raid_ols_from_stats(&wstat[w], 1, &o, NULL, 0) != RAID_OK ||
-                raid_ols_robust(&wstat[w], meat + w * nc, L, RAID_SE_NW, &o) != RAID_OK)
-                bad++;
-        }
-        printf("backend=%s meat_nw_wall_s=%.4f meat_kernel_s=%.6f robust_s=%.4f failed=%ld\n", c ? "cpu" : device, tm,
-               tt.kernel_s, raid_now() - t0, bad);
+        print_times(runs[r].name, ns, &tm, r == 2 ? (double)S / (double)ns : 1.0);
     }
-    free(ws);
-    free(we);
-    free(beta);
-    free(wstat);
-    free(meat);
-    raid_ctx_destroy(ctx[0]);
-    raid_ctx_destroy(ctx[1]);
-    free(X);
-    free(y);
+    free(P.X);
+    free(P.y);
     free(off);
     free(blk);
+    raid_ctx_destroy(ctx[0]);
+    raid_ctx_destroy(ctx[1]);
     return 0;
 }

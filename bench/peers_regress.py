@@ -18,7 +18,7 @@ def panel_symbol(T, seed):
     for t in range(1, T):
         h[t] = 0.95 * h[t - 1] + 0.3 * e[t]
     rv = 1e-4 * np.exp(h)
-    t = np.arange(21, T - 1)
+    t = np.arange(22, T - 1)  # as bench_regress: 22 days of history
     X = np.column_stack([np.ones(len(t)), rv[t],
                          np.array([rv[s - 4:s + 1].mean() for s in t]),
                          np.array([rv[s - 21:s + 1].mean() for s in t])])
@@ -30,17 +30,18 @@ def main():
     ap.add_argument("--symbols", type=int, default=10000)
     ap.add_argument("--days", type=int, default=5000)
     ap.add_argument("--window", type=int, default=1000)
-    ap.add_argument("--block", type=int, default=50, help="window step, as bench_regress's windows")
+    ap.add_argument("--step", type=int, default=1, help="rows between window ends, as bench_regress --step")
     ap.add_argument("--nw-lag", type=int, default=22)
     ap.add_argument("--sample", type=int, default=200, help="regressions actually timed")
     a = ap.parse_args()
     X, y = panel_symbol(a.days, 1)
     n = len(y)
-    ends = list(range(a.window, n + 1, a.block))
+    ends = list(range(a.window, n + 1, a.step))
     t0 = time.perf_counter()
     done = 0
+    pick = np.linspace(0, len(ends) - 1, min(a.sample, len(ends))).astype(int)  # spread over the sample
     while done < a.sample:
-        e = ends[done % len(ends)]
+        e = ends[pick[done % len(pick)]]
         sm.OLS(y[e - a.window:e], X[e - a.window:e]).fit(cov_type="HAC", cov_kwds={"maxlags": a.nw_lag})
         done += 1
     per = (time.perf_counter() - t0) / done

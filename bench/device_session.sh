@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One batched session on the lent H200 (see bench/README.md): build, the test suite with the GPU as the
+# device under test, then the benchmarks of bench/RESULTS.md. Every step has its own time limit and writes
+# its output under $OUT as it goes, so a step that runs out of time loses only itself.
+# Usage: bash bench/device_session.sh [STEP...]
+#   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
+#   peers, regress; default: tests realized realized1e9 peers regress
+set -u
+OUT=${OUT:-/tmp/raid-out}
+mkdir -p "$OUT"
+steps=${*:-tests realized realized1e9 peers regress}
+bash bench/run_device.sh || exit 1
+netlib=/opt/raid-netlib/usr/lib/x86_64-linux-gnu
+[ -d $netlib/lapack ] && export LD_LIBRARY_PATH=$netlib/lapack:$netlib/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export OPENBLAS_NUM_THREADS=1 # where OpenBLAS is still the LAPACK (see run_device.sh)
+ldd build-dev/bench_regress | grep -E 'lapack|blas' | tee "$OUT/lapack.txt"
+git rev-parse --short HEAD 2>/dev/null | tee "$OUT/commit.txt"
+date -u +%FT%TZ | tee "$OUT/date.txt"
+lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$OUT/cpu.txt"
+run() { # name seconds command...
+  local name=$1 secs=$2; shift 2
+  echo "== $name: $*" | tee -a "$OUT/$name.txt"
+  timeout "$secs" "$@" 2>&1 | tee -a "$OUT/$name.txt"
+  echo "== $name: exit ${PIPESTATUS[0]}" | tee -a "$OUT/$name.txt"
+}
+for s in $steps; do
+  case $s in
+  regress-tests)
+    [ -d ../shared/data ] || { [ -d .shared-data ] && mkdir -p ../shared && ln -sfn "$PWD/.shared-data" ../shared/data; }
+    ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
+    (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;
+  realized1e9-f32)
+    run realized1e9 100 ./build-dev/bench_realized --device auto --precision f32 --reps 1 --no-cpu 1e9 ;;
+  tests) # the tests read ../shared/data, which does not travel: a copy is carried in .shared-data
+    [ -d ../shared/data ] || { [ -d .shared-data ] && mkdir -p ../shared && ln -sfn "$PWD/.shared-data" ../shared/data; }
+    (cd build-dev && RAID_TEST_DEVICE=auto run tests 200 ctest --output-on-failure -j 8 -E 'pytest|install') ;;
+  realized)
+    run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8
+    run realized 150 ./build-dev/bench_realized --device auto --precision df 1e7 1e8 ;;
+  realized1e9)
+    run realized1e9 200 ./build-dev/bench_realized --device auto --precision f32 --reps 1 --no-cpu 1e9
+    run realized1e9 200 ./build-dev/bench_realized --device auto --precision df --reps 1 --no-cpu 1e9 ;;
+  peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
+  regress)
+    run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500
+    run regress 280 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;
+  esac
+done
