@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -712,19 +713,34 @@ int cmd_har(int argc, char **argv)
 
     char err[4096];
     err[0] = 0;
-    raid_ctx *ctx = NULL, *cpu = NULL;
+    raid_ctx *ctx = NULL;
     raid_status st = raid_ctx_create(&ctx, device, err, sizeof err);
     if (st != RAID_OK) {
         fprintf(stderr, "raid har: %s\n", err);
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
     }
+    /* Windows: the statistics of the partial edge blocks come from the float64 cpu path, one context per
+     * thread (a context serves one thread at a time), since a symbol's windows are solved in parallel. */
+    const int nthr = win_kind ? omp_get_max_threads() : 1;
+    raid_ctx **cpus = win_kind ? calloc((size_t)nthr, sizeof *cpus) : NULL;
     if (win_kind) {
-        if (raid_ctx_backend(ctx) == RAID_BACKEND_CPU)
-            cpu = ctx;
-        else if ((st = raid_ctx_create(&cpu, "cpu", err, sizeof err)) != RAID_OK) {
-            fprintf(stderr, "raid har: %s\n", err);
+        if (!cpus) {
+            fprintf(stderr, "raid har: out of memory\n");
             raid_ctx_destroy(ctx);
             return EXIT_DEVICE;
+        }
+        for (int i = 0; i < nthr; i++) {
+            if (i == 0 && raid_ctx_backend(ctx) == RAID_BACKEND_CPU)
+                cpus[i] = ctx;
+            else if ((st = raid_ctx_create(&cpus[i], "cpu", err, sizeof err)) != RAID_OK) {
+                fprintf(stderr, "raid har: %s\n", err);
+                for (int j = 0; j < i; j++)
+                    if (cpus[j] != ctx)
+                        raid_ctx_destroy(cpus[j]);
+                free(cpus);
+                raid_ctx_destroy(ctx);
+                return EXIT_DEVICE;
+            }
         }
     }
 
@@ -959,57 +975,81 @@ int cmd_har(int argc, char **argv)
             goto done;
         }
         int lmax = 0;
-        for (size_t e = N - 1; e < S->m; e++) {
-            const size_t w = e - (N - 1);
+        /* Windows are independent: solved in parallel, each thread with its own cpu context; statuses
+         * are kept per window and reported in window order below (the first failure's message is
+         * recomputed there), so the output does not depend on the threads. */
+        raid_status *wsc = malloc(nwin * sizeof *wsc);
+        if (!wsc) {
+            fprintf(stderr, "raid har: out of memory\n");
+            rc = EXIT_INPUT;
+            free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta);
+            goto done;
+        }
+        const long long nwl = (long long)nwin;
+#pragma omp parallel for schedule(dynamic, 16)
+        for (long long wl = 0; wl < nwl; wl++) {
+            raid_ctx *mycpu = cpus[omp_get_thread_num()];
+            const size_t w = (size_t)wl, e = w + (N - 1);
             const size_t s0 = win_kind == 1 ? e + 1 - N : 0, s1 = e + 1; /* rows [s0, s1) */
             const size_t b0 = (s0 + HAR_BLOCK - 1) / HAR_BLOCK, b1 = s1 / HAR_BLOCK; /* whole blocks [b0, b1) */
             raid_reg_stats ws, part;
             memset(&ws, 0, sizeof ws);
             ws.k = k;
             int64_t poff[2];
-            st = RAID_OK;
+            raid_status sw = RAID_OK;
             if (b0 < b1) {
                 ws = bs[b0];
-                for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++)
-                    st = raid_reg_stats_combine(&ws, &bs[b], &ws);
+                for (size_t b = b0 + 1; b < b1 && sw == RAID_OK; b++)
+                    sw = raid_reg_stats_combine(&ws, &bs[b], &ws);
                 size_t edges[2][2] = {{s0, b0 * HAR_BLOCK}, {b1 * HAR_BLOCK, s1}};
-                for (int ed = 0; ed < 2 && st == RAID_OK; ed++) {
+                for (int ed = 0; ed < 2 && sw == RAID_OK; ed++) {
                     if (edges[ed][0] >= edges[ed][1])
                         continue;
                     poff[0] = 0;
                     poff[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
-                    st = raid_reg_stats_compute(cpu, S->X + edges[ed][0] * (size_t)k, S->y + edges[ed][0], k, poff, 1,
-                                                &part);
-                    if (st == RAID_OK)
-                        st = raid_reg_stats_combine(&ws, &part, &ws);
+                    sw = raid_reg_stats_compute(mycpu, S->X + edges[ed][0] * (size_t)k, S->y + edges[ed][0], k,
+                                                poff, 1, &part);
+                    if (sw == RAID_OK)
+                        sw = raid_reg_stats_combine(&ws, &part, &ws);
                 }
             } else {
                 poff[0] = 0;
                 poff[1] = (int64_t)(s1 - s0);
-                st = raid_reg_stats_compute(cpu, S->X + s0 * (size_t)k, S->y + s0, k, poff, 1, &ws);
+                sw = raid_reg_stats_compute(mycpu, S->X + s0 * (size_t)k, S->y + s0, k, poff, 1, &ws);
             }
-            if (st != RAID_OK) {
-                fprintf(stderr, "raid har: %s: window statistics: %s\n", nm, raid_strerror(st));
-                rc = EXIT_DEVICE;
-                free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta);
-                goto done;
-            }
+            wsc[w] = sw;
             wst[w] = ws;
             wlo[w] = (int64_t)s0;
             whi[w] = (int64_t)s1;
-            err[0] = 0;
-            if (raid_ols_from_stats(&ws, 1, &wo[w], err, sizeof err) != RAID_OK) {
-                if (!fails++)
-                    snprintf(firsterr, sizeof firsterr, "%.200s", *err ? err : "singular design");
-                continue;
+            if (sw == RAID_OK && raid_ols_from_stats(&ws, 1, &wo[w], NULL, 0) == RAID_OK) {
+                wok[w] = 1;
+                memcpy(wbeta + w * (size_t)k, wo[w].beta, (size_t)k * sizeof *wbeta);
             }
-            wok[w] = 1;
-            memcpy(wbeta + w * (size_t)k, wo[w].beta, (size_t)k * sizeof *wbeta);
-            const int64_t n_w = (int64_t)(s1 - s0);
-            int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default(n_w);
-            if (L > n_w - 1)
-                L = (int)(n_w - 1);
-            lmax = L > lmax ? L : lmax;
+        }
+        for (size_t w = 0; w < nwin && st == RAID_OK; w++) {
+            if (wsc[w] != RAID_OK)
+                st = wsc[w];
+            else if (!wok[w]) {
+                if (!fails++) {
+                    err[0] = 0;
+                    raid_ols tmp;
+                    raid_ols_from_stats(&wst[w], 1, &tmp, err, sizeof err);
+                    snprintf(firsterr, sizeof firsterr, "%.200s", *err ? err : "singular design");
+                }
+            } else {
+                const int64_t n_w = whi[w] - wlo[w];
+                int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default(n_w);
+                if (L > n_w - 1)
+                    L = (int)(n_w - 1);
+                lmax = L > lmax ? L : lmax;
+            }
+        }
+        free(wsc);
+        if (st != RAID_OK) {
+            fprintf(stderr, "raid har: %s: window statistics: %s\n", nm, raid_strerror(st));
+            rc = EXIT_DEVICE;
+            free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta);
+            goto done;
         }
         /* Phase 2: the robust meat of all windows in one call (one device pass on opencl), then the
          * robust standard errors of each window with its own lag. */
@@ -1150,8 +1190,10 @@ done:
     free(lsp);
     free(loss);
     har_input_free(&in);
-    if (cpu != ctx)
-        raid_ctx_destroy(cpu);
+    for (int i = 0; cpus && i < nthr; i++)
+        if (cpus[i] && cpus[i] != ctx)
+            raid_ctx_destroy(cpus[i]);
+    free(cpus);
     raid_ctx_destroy(ctx);
     return rc;
 }

@@ -412,6 +412,24 @@ static void test_cli_devices_windows(void **state)
     assert_int_equal(count_lines(f), 1 + (size_t)(m - 120));
     assert_true(!strncmp(f, "symbol,date,forecast,actual,sq_err,qlike\n", 41));
     assert_true(!strncmp(l, "symbol,model,transform,h,n_forecasts,mse,qlike,n_qlike\nA,har,none,1,158,", 72));
+    /* the windows are solved in parallel: the same bytes with one thread and with three */
+    const char *o3 = t_tmppath("roll1.csv"), *o4 = t_tmppath("roll3.csv");
+    const char *old_thr = getenv("OMP_NUM_THREADS");
+    char *saved = old_thr ? strdup(old_thr) : NULL;
+    setenv("OMP_NUM_THREADS", "1", 1);
+    assert_int_equal(t_cli(NULL, NULL, "har '%s' --device cpu --se nw --window rolling:60 -o '%s'", panel, o3), 0);
+    setenv("OMP_NUM_THREADS", "3", 1);
+    assert_int_equal(t_cli(NULL, NULL, "har '%s' --device cpu --se nw --window rolling:60 -o '%s'", panel, o4), 0);
+    if (saved)
+        setenv("OMP_NUM_THREADS", saved, 1);
+    else
+        unsetenv("OMP_NUM_THREADS");
+    free(saved);
+    char *a1 = t_read_file(o3), *a3 = t_read_file(o4);
+    assert_non_null(a1);
+    assert_non_null(a3);
+    assert_string_equal(a1, a3);
+    free(a1), free(a3);
     free(r), free(f), free(l), free(cpu);
 }
 
