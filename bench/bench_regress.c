@@ -40,7 +40,7 @@ typedef struct times {
 } times;
 
 /* Windows of symbols [s0, s1): statistics from blocks, OLS, meat (one call), robust standard errors. */
-static int run_windows(raid_ctx *ctx, raid_ctx *cpu, const panel *P, const raid_reg_stats *blk, long s0, long s1,
+static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, const raid_reg_stats *blk, long s0, long s1,
                        long W, long D, int L, times *tm)
 {
     const int k = P->k;
@@ -70,6 +70,7 @@ static int run_windows(raid_ctx *ctx, raid_ctx *cpu, const panel *P, const raid_
     double t0 = raid_now();
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : bad)
     for (size_t w = 0; w < nw; w++) {
+        raid_ctx *cpu = cpus[omp_get_thread_num()]; /* a context serves one thread at a time */
         const long s = s0 + (long)(w / (size_t)nws);
         const long e = W + (long)(w % (size_t)nws) * D, a = e - W; /* symbol rows [a, e) */
         const long b0 = (a + P->B - 1) / P->B, b1 = e / P->B;
@@ -203,10 +204,19 @@ int main(int argc, char **argv)
     off[S * P.nblk] = (int64_t)n;
     char err[4096];
     raid_ctx *ctx[2] = {NULL, NULL};
-    if (raid_ctx_create(&ctx[0], device, err, sizeof err) != RAID_OK || raid_ctx_create(&ctx[1], "cpu", err, sizeof err) != RAID_OK) {
+    const int nthr = omp_get_max_threads();
+    raid_ctx **cpus = calloc((size_t)nthr, sizeof *cpus);
+    if (!cpus || raid_ctx_create(&ctx[0], device, err, sizeof err) != RAID_OK ||
+        raid_ctx_create(&ctx[1], "cpu", err, sizeof err) != RAID_OK) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    cpus[0] = ctx[1];
+    for (int i = 1; i < nthr; i++)
+        if (raid_ctx_create(&cpus[i], "cpu", err, sizeof err) != RAID_OK) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
     raid_ctx_set_precision(ctx[0], prec);
     const long nws = (P.R - W) / D + 1;
     printf("# %s, precision %s, %ld symbols x %ld days (%ld design rows each), rolling window %ld rows every %ld "
@@ -230,12 +240,12 @@ int main(int argc, char **argv)
         tm.stats = raid_now() - t0;
         if (r == 0) { /* warm-up of the meat kernel on one window */
             times w0 = {0};
-            if (run_windows(c, ctx[1], &P, blk, 0, 1, W, P.R - W + 1, L, &w0))
+            if (run_windows(c, cpus, &P, blk, 0, 1, W, P.R - W + 1, L, &w0))
                 return 1;
         }
         for (long s0 = 0; s0 < ns; s0 += G) {
             const long s1 = s0 + G < ns ? s0 + G : ns;
-            if (run_windows(c, ctx[1], &P, blk, s0, s1, W, D, L, &tm))
+            if (run_windows(c, cpus, &P, blk, s0, s1, W, D, L, &tm))
                 return 1;
             if (r == 0 && (s0 / G) % 16 == 0) {
                 printf("# %s: %ld of %ld symbols, %.1f s (windows %.1f, meat %.1f of which kernel %.1f, robust "
@@ -251,6 +261,8 @@ int main(int argc, char **argv)
     free(off);
     free(blk);
     raid_ctx_destroy(ctx[0]);
-    raid_ctx_destroy(ctx[1]);
+    for (int i = 0; i < nthr; i++)
+        raid_ctx_destroy(cpus[i]);
+    free(cpus);
     return 0;
 }
