@@ -138,10 +138,12 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
     batch_buf bb[2];
     memset(bb, 0, sizeof bb);
     for (int i = 0; i < 2; i++) {
-        bb[i].staging = job->resident ? NULL : malloc(cap_elems * job->elem_bytes);
+        /* staging and partials in page-locked memory (fast transfers), the small table in ordinary */
+        if ((!job->resident && (st = raid_cl_acquire_host(ctx, cap_elems * job->elem_bytes, &bb[i].staging)) != RAID_OK) ||
+            (st = raid_cl_acquire_host(ctx, max_chunks * job->nacc * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
+            goto out;
         bb[i].table = malloc(max_chunks * tw * sizeof(cl_uint));
-        bb[i].part = malloc(max_chunks * job->nacc * 2 * sizeof(float));
-        if ((!job->resident && !bb[i].staging) || !bb[i].table || !bb[i].part) {
+        if (!bb[i].table) {
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
             goto out;
         }
@@ -187,9 +189,9 @@ raid_status raid_chunk_launch(raid_ctx *ctx, const raid_chunk_job *job)
 out:
     for (int i = 0; i < 2; i++) {
         release_events(&bb[i]);
-        free(bb[i].staging);
+        raid_cl_release_host(ctx, bb[i].staging);
         free(bb[i].table);
-        free(bb[i].part);
+        raid_cl_release_host(ctx, bb[i].part);
         raid_cl_release(ctx, bb[i].x);
         raid_cl_release(ctx, bb[i].chunk);
         raid_cl_release(ctx, bb[i].out);

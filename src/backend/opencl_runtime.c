@@ -21,6 +21,8 @@ typedef struct cached_kernel {
 typedef struct pool_slot {
     cl_mem mem;
     int in_use;
+    void *host; /* host pool: the mapped address */
+    size_t size;
 } pool_slot;
 
 struct raid_cl {
@@ -34,6 +36,7 @@ struct raid_cl {
     cached_kernel kernels[RAID_CL_MAX_KERNELS];
     int nkernels;
     pool_slot pool[RAID_CL_POOL_CLASSES][RAID_CL_POOL_PER_CLASS];
+    pool_slot hpool[RAID_CL_POOL_CLASSES][RAID_CL_POOL_PER_CLASS]; /* page-locked host memory */
 };
 
 static const char *cl_err_name(cl_int e)
@@ -180,9 +183,18 @@ void raid_cl_close(raid_cl *cl)
         clReleaseProgram(cl->kernels[i].program);
     }
     for (int c = 0; c < RAID_CL_POOL_CLASSES; c++)
-        for (int j = 0; j < RAID_CL_POOL_PER_CLASS; j++)
+        for (int j = 0; j < RAID_CL_POOL_PER_CLASS; j++) {
             if (cl->pool[c][j].mem)
                 clReleaseMemObject(cl->pool[c][j].mem);
+            pool_slot *h = &cl->hpool[c][j];
+            if (h->mem) {
+                if (cl->queue)
+                    clEnqueueUnmapMemObject(cl->queue, h->mem, h->host, 0, NULL, NULL);
+                if (cl->queue)
+                    clFinish(cl->queue);
+                clReleaseMemObject(h->mem);
+            }
+        }
     if (cl->queue)
         clReleaseCommandQueue(cl->queue);
     if (cl->context)
@@ -317,6 +329,58 @@ void raid_cl_release(raid_ctx *ctx, cl_mem m)
                 return;
             }
     clReleaseMemObject(m);
+}
+
+raid_status raid_cl_acquire_host(raid_ctx *ctx, size_t bytes, void **host)
+{
+    raid_cl *cl = ctx->cl;
+    if (bytes == 0)
+        bytes = 1;
+    const int c = size_class(bytes);
+    size_t sz = (size_t)1 << c;
+    if (sz < bytes || sz > cl->max_alloc)
+        sz = bytes;
+    for (int j = 0; j < RAID_CL_POOL_PER_CLASS; j++) {
+        pool_slot *p = &cl->hpool[c][j];
+        if (p->mem && !p->in_use && p->size >= bytes) {
+            p->in_use = 1;
+            *host = p->host;
+            return RAID_OK;
+        }
+    }
+    int j = 0;
+    while (j < RAID_CL_POOL_PER_CLASS && cl->hpool[c][j].mem)
+        j++;
+    if (j < RAID_CL_POOL_PER_CLASS && sz <= cl->max_alloc) {
+        cl_int e;
+        cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, sz, NULL, &e);
+        if (e == CL_SUCCESS) {
+            void *p = clEnqueueMapBuffer(cl->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, sz, 0, NULL, NULL, &e);
+            if (e == CL_SUCCESS && p) {
+                cl->hpool[c][j] = (pool_slot){m, 1, p, sz};
+                *host = p;
+                return RAID_OK;
+            }
+            clReleaseMemObject(m);
+        }
+    }
+    /* no page-locked memory (or the class is full): ordinary memory, freed on release */
+    *host = malloc(bytes);
+    return *host ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+}
+
+void raid_cl_release_host(raid_ctx *ctx, void *host)
+{
+    if (!host)
+        return;
+    raid_cl *cl = ctx->cl;
+    for (int c = 0; c < RAID_CL_POOL_CLASSES; c++)
+        for (int j = 0; j < RAID_CL_POOL_PER_CLASS; j++)
+            if (cl->hpool[c][j].mem && cl->hpool[c][j].host == host) {
+                cl->hpool[c][j].in_use = 0;
+                return;
+            }
+    free(host);
 }
 
 size_t raid_cl_build_log(const raid_ctx *ctx, cl_kernel k, char *buf, size_t len)

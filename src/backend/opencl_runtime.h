@@ -1,5 +1,7 @@
-/* Thin OpenCL host layer: one context, in-order profiling queue, program and kernel cache and a
- * buffer pool keyed by power-of-two size class, owned by a raid_ctx. Every OpenCL failure comes back
+/* Thin OpenCL host layer: one context, in-order profiling queue, program and kernel cache, and pools of
+ * device buffers and of page-locked host staging keyed by power-of-two size class, owned by a raid_ctx
+ * (the batch pipeline keeps up to about 768 MiB of page-locked staging per context while it runs big
+ * batches; it stays pooled until the context is destroyed). Every OpenCL failure comes back
  * as a raid_status with a message in the context; nothing aborts the process. */
 #ifndef RAID_OPENCL_RUNTIME_H
 #define RAID_OPENCL_RUNTIME_H
@@ -21,6 +23,13 @@ raid_status raid_cl_kernel(raid_ctx *ctx, const char *file, const char *name, co
 /* A device buffer of at least `bytes` from the pool (size class: the next power of two). */
 raid_status raid_cl_acquire(raid_ctx *ctx, size_t bytes, cl_mem *out);
 void raid_cl_release(raid_ctx *ctx, cl_mem m);
+
+/* Page-locked host memory of at least `bytes`, from a second pool keyed like the first: a buffer made
+ * with CL_MEM_ALLOC_HOST_PTR and kept mapped, so that uploads from it and read-backs into it run at the
+ * bus's speed (NVIDIA's OpenCL copies ordinary host memory through a bounce buffer, at a fraction of it).
+ * Where the device cannot provide it, plain malloc memory. Errors: RAID_ENOMEM. */
+raid_status raid_cl_acquire_host(raid_ctx *ctx, size_t bytes, void **host);
+void raid_cl_release_host(raid_ctx *ctx, void *host);
 
 /* Map a CL error of call `what` to a status and message; returns RAID_OK for CL_SUCCESS. */
 raid_status raid_cl_check(raid_ctx *ctx, cl_int err, const char *what);
