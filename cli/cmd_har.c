@@ -751,6 +751,9 @@ int cmd_har(int argc, char **argv)
     double *Xall = NULL, *yall = NULL;
     int64_t *off = NULL;
     raid_reg_stats *stats = NULL;
+    raid_ols *fit = NULL;       /* full-sample fits of every symbol (batched robust errors) */
+    double *fit_meat = NULL;
+    int fit_lmax = 0;
     char *fcp = NULL, *lsp = NULL;
     har_losses *loss = NULL;
     cli_out out, fout, lout;
@@ -933,6 +936,39 @@ int cmd_har(int argc, char **argv)
     }
     int header_done = 0; /* the header goes out with the first row: nothing when no symbol is estimated */
 
+    /* Full-sample fits with robust errors: every symbol's OLS first, then the meat of all of them in ONE
+     * call (one device pass for thousands of symbols), each symbol with the lags it needs read from a
+     * common (Lmax + 1) k k layout. Should that call fail (a value the device path refuses), each symbol
+     * falls back to its own call below, so that one symbol's problem does not stop the others. */
+    if (!win_kind && se != RAID_SE_OLS) {
+        fit = calloc(nprob, sizeof *fit);
+        double *fb = calloc(nprob * (size_t)k, sizeof *fb);
+        if (fit && fb) {
+            size_t gg = 0;
+            for (size_t q = 0; q < nsym; q++) {
+                if (!sy[q].ok)
+                    continue;
+                if (raid_ols_from_stats(&stats[gg], 1, &fit[gg], NULL, 0) == RAID_OK) {
+                    memcpy(fb + gg * (size_t)k, fit[gg].beta, (size_t)k * sizeof *fb);
+                    int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default((int64_t)sy[q].m);
+                    if (L > (int)sy[q].m - 1)
+                        L = (int)sy[q].m - 1;
+                    fit_lmax = L > fit_lmax ? L : fit_lmax;
+                } else {
+                    fit[gg].k = 0; /* failed: reported by the per-symbol path */
+                }
+                gg++;
+            }
+            const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
+            fit_meat = malloc(nprob * nc * sizeof *fit_meat);
+            if (fit_meat && raid_reg_meat_compute(ctx, Xall, yall, k, off, nprob, fb, fit_lmax, fit_meat) != RAID_OK) {
+                free(fit_meat);
+                fit_meat = NULL;
+            }
+        }
+        free(fb);
+    }
+
     size_t g = 0;
     for (size_t q = 0; q < nsym; q++) {
         har_sym *S = &sy[q];
@@ -944,7 +980,21 @@ int cmd_har(int argc, char **argv)
         raid_ols o;
         err[0] = 0;
         if (!win_kind) {
-            if (har_fit(ctx, &stats[g], S->X, S->y, k, (int64_t)S->m, se, (int)nw_lag, &o, err, sizeof err) == 0) {
+            int fitted;
+            if (fit_meat && fit[g].k) { /* the batched path */
+                int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default((int64_t)S->m);
+                if (L > (int)S->m - 1)
+                    L = (int)S->m - 1;
+                o = fit[g];
+                const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
+                raid_status rs = raid_ols_robust(&stats[g], fit_meat + g * nc, L, se, &o);
+                if (rs != RAID_OK)
+                    snprintf(err, sizeof err, "robust standard errors: %s", raid_strerror(rs));
+                fitted = rs == RAID_OK ? 0 : -1;
+            } else {
+                fitted = har_fit(ctx, &stats[g], S->X, S->y, k, (int64_t)S->m, se, (int)nw_lag, &o, err, sizeof err);
+            }
+            if (fitted == 0) {
                 har_put_header(out.fp, &header_done, win_kind != 0, k, cname);
                 har_put_row(out.fp, S->name, &sp, NULL, &o);
                 nok++;
@@ -1168,6 +1218,8 @@ int cmd_har(int argc, char **argv)
     out.is_stdout = 1;
 
 done:
+    free(fit);
+    free(fit_meat);
     if (rc) {
         cli_abort_output(&out);
         if (fopen_)

@@ -362,6 +362,74 @@ static void test_cli_odd_input(void **state)
     free(text);
 }
 
+/* The line of csv that starts with prefix (a copy), or NULL. */
+static char *line_of(const char *csv, const char *prefix)
+{
+    const char *l = strstr(csv, prefix);
+    if (!l)
+        return NULL;
+    const char *e = strchr(l + 1, '\n');
+    size_t n = e ? (size_t)(e - l) : strlen(l);
+    char *r = malloc(n + 1);
+    memcpy(r, l, n);
+    r[n] = 0;
+    return r;
+}
+
+/* Full-sample robust errors of many symbols come from ONE meat call: each symbol's row is the bytes it gets
+ * alone (cpu), a symbol that fails does not stop the others, and the device agrees with the cpu. */
+static void test_cli_batched_meat(void **state)
+{
+    (void)state;
+    const char *panel = write_panel();
+    char *text = t_read_file(panel);
+    assert_non_null(text);
+    /* A alone; then A, its copy Z, and the constant C (which cannot be fitted) */
+    size_t n = strlen(text);
+    char *alone = malloc(n + 1), *many = malloc(2 * n + 1);
+    size_t la = (size_t)snprintf(alone, n + 1, "symbol,date,n,rv,bpv,rq,jump_p\n");
+    strcpy(many, text);
+    for (const char *l = strstr(text, "\nA,"); l; l = strstr(l + 1, "\nA,")) {
+        const char *e = strchr(l + 1, '\n');
+        const size_t len = (size_t)(e - l - 1);
+        memcpy(alone + la, l + 1, len);
+        la += len;
+        alone[la++] = '\n';
+        size_t lm = strlen(many);
+        many[lm] = 'Z';
+        memcpy(many + lm + 1, l + 2, len - 1);
+        many[lm + len] = '\n';
+        many[lm + len + 1] = 0;
+    }
+    alone[la] = 0;
+    const char *pa = t_tmppath("alone.csv"), *pm = t_tmppath("many.csv");
+    assert_int_equal(t_write_file(pa, alone), 0);
+    assert_int_equal(t_write_file(pm, many), 0);
+    char *oa, *om, *err;
+    assert_int_equal(t_cli(&oa, NULL, "har '%s' --device cpu --se nw", pa), 0);
+    assert_int_equal(t_cli(&om, &err, "har '%s' --device cpu --se nw", pm), 0);
+    assert_non_null(strstr(err, "C: "));
+    char *ra = line_of(oa, "\nA,"), *rm = line_of(om, "\nA,"), *rz = line_of(om, "\nZ,");
+    assert_non_null(ra);
+    assert_non_null(rm);
+    assert_non_null(rz);
+    assert_string_equal(ra, rm);
+    assert_string_equal(ra + 2, rz + 2);
+    if (t_have_opencl()) {
+        char *od;
+        assert_int_equal(t_cli(&od, NULL, "har '%s' --device %s --se nw", pm, t_device()), 0);
+        static const char *const cols[] = {"const", "rv_d", "rv_w", "rv_m", "const_se", "rv_d_se", "rv_m_se"};
+        for (int i = 0; i < 7; i++)
+            for (int line = 1; line <= 2; line++) { /* A and Z */
+                double a = field(om, cols[i], line), b = field(od, cols[i], line);
+                if (!(fabs(a - b) <= 1e-10 * fabs(a)))
+                    fail_msg("%s line %d: cpu %.17g device %.17g", cols[i], line, a, b);
+            }
+        free(od);
+    }
+    free(ra), free(rm), free(rz), free(oa), free(om), free(err), free(alone), free(many), free(text);
+}
+
 static void test_cli_devices_windows(void **state)
 {
     (void)state;
@@ -441,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
         cmocka_unit_test(test_cli_odd_input),
         cmocka_unit_test(test_cli_devices_windows),
+        cmocka_unit_test(test_cli_batched_meat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
