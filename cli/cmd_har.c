@@ -843,6 +843,20 @@ int cmd_har(int argc, char **argv)
             fprintf(stderr, "raid har: %s: a regressor or target beyond 1e150 in magnitude (rv out of range)\n", nm);
             continue;
         }
+        /* Robust errors sum products of four values (e^2 x x'): beyond 1e60, or nonzero below 1e-60, those
+         * leave float64's normal range and the standard errors would be silently wrong or empty. */
+        if (se != RAID_SE_OLS) {
+            for (size_t i = 0; i < S->m * ((size_t)k + 1) && in_range; i++) {
+                const double v = i < S->m * (size_t)k ? S->X[i] : S->y[i - S->m * (size_t)k];
+                in_range = v == 0 || (fabs(v) >= 1e-60 && fabs(v) <= 1e60);
+            }
+            if (!in_range) {
+                fprintf(stderr, "raid har: %s: robust standard errors need regressors and targets within 1e-60 to 1e60 "
+                        "in magnitude (sums of their fourth powers must stay in float64's normal range): rescale rv, "
+                        "or use --se ols\n", nm);
+                continue;
+            }
+        }
         size_t need_rows = win_kind ? (size_t)win : (size_t)k + 1;
         if (S->m < need_rows) {
             fprintf(stderr, "raid har: %s: too few observations (%zu usable rows of %zu days, need %zu)\n", nm, S->m,

@@ -430,6 +430,32 @@ static void test_cli_batched_meat(void **state)
     free(ra), free(rm), free(rz), free(oa), free(om), free(err), free(alone), free(many), free(text);
 }
 
+/* Found by trying to break the tool: rv scaled to 1e-84 gave empty robust standard errors with exit 0
+ * and nothing said (fourth powers below float64's range); now that symbol is reported with --se nw and
+ * estimated with --se ols, the other symbols as before. */
+static void test_cli_robust_range(void **state)
+{
+    (void)state;
+    const char *p = t_tmppath("tiny_panel.csv");
+    char s[16384];
+    size_t len = (size_t)snprintf(s, sizeof s, "symbol,date,rv\n");
+    for (int q = 0; q < 2; q++)
+        for (int d = 0; d < 80; d++)
+            len += (size_t)snprintf(s + len, sizeof s - len, "%c,2021-%02d-%02d,%.6ge%d\n", q ? 'B' : 'A', 1 + d / 28,
+                                    1 + d % 28, 1.0 + 0.3 * ((d * 37) % 11) / 10.0, q ? -4 : -84);
+    assert_true(len < sizeof s);
+    assert_int_equal(t_write_file(p, s), 0);
+    char *out, *err;
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se nw", p), 0);
+    assert_non_null(strstr(err, "A: robust standard errors need regressors and targets within 1e-60 to 1e60"));
+    assert_null(strstr(out, "\nA,"));
+    assert_non_null(strstr(out, "\nB,har,"));
+    free(out), free(err);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se ols", p), 0);
+    assert_non_null(strstr(out, "\nA,har,"));
+    free(out), free(err);
+}
+
 static void test_cli_devices_windows(void **state)
 {
     (void)state;
@@ -510,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_cli_odd_input),
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),
+        cmocka_unit_test(test_cli_robust_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
