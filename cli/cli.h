@@ -38,6 +38,11 @@ typedef struct cli_out {
 int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
 int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 (message printed) */
 void cli_abort_output(cli_out *o);                   /* close and remove the temporary file */
+/* Temporary files that a terminating signal removes (cli_open_output tracks its own). */
+void cli_track_tmp(const char *tmp);
+void cli_untrack_tmp(const char *tmp);
+/* Install the handlers of SIGINT, SIGTERM and SIGHUP that remove tracked temporaries and re-raise. */
+void cli_install_signal_cleanup(void);
 
 /* Write a text field as RFC 4180 wants it: quoted, quotes doubled, when it holds a comma, quote or
  * line break. */

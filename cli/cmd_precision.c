@@ -106,6 +106,9 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
     fclose(out.fp); /* gnuplot writes the file itself, by name */
     out.fp = NULL;
     const char *tmp = raid_outfile_name(&out);
+    char tracked[sizeof out.tmp];
+    snprintf(tracked, sizeof tracked, "%s", out.tmp);
+    cli_track_tmp(tracked); /* removed by SIGINT/SIGTERM/SIGHUP */
     fflush(stdout);
     /* y range: a factor 3 around the positive values. */
     double ylo = INFINITY, yhi = 0;
@@ -125,6 +128,7 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
     if (!gp) {
         fprintf(stderr, "raid precision-report: cannot run gnuplot: %s\n", strerror(errno));
         raid_outfile_abort(&out);
+        cli_untrack_tmp(tracked);
         return EXIT_INPUT;
     }
     void (*old)(int) = signal(SIGPIPE, SIG_IGN);
@@ -167,9 +171,12 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
         fprintf(stderr, "raid precision-report: gnuplot failed (status %d); no figure written\n",
                 status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128));
         raid_outfile_abort(&out);
+        cli_untrack_tmp(tracked);
         return EXIT_INPUT;
     }
-    if (raid_outfile_commit(&out, err, sizeof err) != RAID_OK) {
+    const raid_status cst = raid_outfile_commit(&out, err, sizeof err);
+    cli_untrack_tmp(tracked);
+    if (cst != RAID_OK) {
         fprintf(stderr, "raid precision-report: %s\n", err);
         return EXIT_INPUT;
     }

@@ -29,6 +29,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    cli_install_signal_cleanup();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

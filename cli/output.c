@@ -2,8 +2,56 @@
 #include "cli.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Temporary files of outputs in progress, removed by a terminating signal (SIGINT, SIGTERM, SIGHUP) so
+ * that an interrupted run leaves neither a partial output nor a hidden temporary beside it. The CLI's own
+ * state (the library installs no handlers); unlink is async-signal-safe. */
+#define CLI_MAX_TMP 8
+static char cli_tmp[CLI_MAX_TMP][sizeof(((raid_outfile *)0)->tmp)];
+static volatile sig_atomic_t cli_tmp_used[CLI_MAX_TMP];
+
+void cli_track_tmp(const char *tmp)
+{
+    if (!tmp || !*tmp)
+        return;
+    for (int i = 0; i < CLI_MAX_TMP; i++)
+        if (!cli_tmp_used[i]) {
+            snprintf(cli_tmp[i], sizeof cli_tmp[i], "%s", tmp);
+            cli_tmp_used[i] = 1;
+            return;
+        }
+}
+
+void cli_untrack_tmp(const char *tmp)
+{
+    for (int i = 0; i < CLI_MAX_TMP; i++)
+        if (cli_tmp_used[i] && !strcmp(cli_tmp[i], tmp))
+            cli_tmp_used[i] = 0;
+}
+
+static void cli_on_signal(int sig)
+{
+    for (int i = 0; i < CLI_MAX_TMP; i++)
+        if (cli_tmp_used[i])
+            unlink(cli_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_install_signal_cleanup(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cli_on_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
 
 int cli_exit_for(raid_status s)
 {
@@ -31,6 +79,7 @@ int cli_open_output(cli_out *o, const char *path)
         return -1;
     }
     o->fp = o->file.fp;
+    cli_track_tmp(o->file.tmp);
     return 0;
 }
 
@@ -38,9 +87,12 @@ int cli_commit_output(cli_out *o)
 {
     if (o->is_stdout)
         return fflush(stdout) == 0 ? 0 : -1;
-    char err[4200];
+    char err[4200], tmp[sizeof o->file.tmp];
+    snprintf(tmp, sizeof tmp, "%s", o->file.tmp);
     o->fp = NULL;
-    if (raid_outfile_commit(&o->file, err, sizeof err) != RAID_OK) {
+    const raid_status st = raid_outfile_commit(&o->file, err, sizeof err);
+    cli_untrack_tmp(tmp); /* after the rename: a signal before it removes the temporary */
+    if (st != RAID_OK) {
         fprintf(stderr, "raid: %s\n", err);
         return -1;
     }
@@ -50,7 +102,10 @@ int cli_commit_output(cli_out *o)
 void cli_abort_output(cli_out *o)
 {
     if (!o->is_stdout) {
+        char tmp[sizeof o->file.tmp];
+        snprintf(tmp, sizeof tmp, "%s", o->file.tmp);
         raid_outfile_abort(&o->file);
+        cli_untrack_tmp(tmp);
         o->fp = NULL;
     }
 }

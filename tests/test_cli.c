@@ -7,7 +7,11 @@
 #include "raid.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -662,6 +666,73 @@ static void test_progress_and_stdout(void **state)
     free(err);
 }
 
+/* Number of entries of dir whose name starts with ".raid-tmp-". */
+static int count_tmp(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += !strncmp(e->d_name, ".raid-tmp-", 10);
+    closedir(d);
+    return n;
+}
+
+/* Found by a helper: a run killed by SIGTERM (or Ctrl-C) left its hidden temporary output beside -o. The
+ * tool reads from a FIFO fed by a writer that keeps going, so it is surely mid-run when the signal comes. */
+static void test_signal_removes_temporary(void **state)
+{
+    (void)state;
+    const char *dir = t_tmppath("sigdir");
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    char fifo[4096], out[4096];
+    snprintf(fifo, sizeof fifo, "%s/in.csv", dir);
+    snprintf(out, sizeof out, "%s/out.csv", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const int sigs[2] = {SIGTERM, SIGINT};
+    for (int i = 0; i < 2; i++) {
+        pid_t writer = fork();
+        assert_true(writer >= 0);
+        if (writer == 0) { /* prices every second for months: more than the tool reads in this test */
+            FILE *f = fopen(fifo, "w");
+            if (!f)
+                _exit(1);
+            fputs("symbol,timestamp,price\n", f);
+            for (long t = 0; t < 300L * 86400; t++)
+                if (fprintf(f, "X,2020-%02ld-%02ldT%02ld:%02ld:%02ld,%.4f\n", 1 + t / (28 * 86400), 1 + t / 86400 % 28,
+                            t / 3600 % 24, t / 60 % 60, t % 60, 1.5 + 0.001 * (double)(t % 7)) < 0)
+                    _exit(0);
+            _exit(0);
+        }
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            execl(RAID_CLI, RAID_CLI, "realized", fifo, "--device", "cpu", "-o", out, (char *)NULL);
+            _exit(127);
+        }
+        int seen = 0; /* wait until the temporary exists */
+        for (int t = 0; t < 500 && !seen; t++) {
+            seen = count_tmp(dir) > 0;
+            if (!seen) {
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        kill(pid, sigs[i]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        kill(writer, SIGKILL);
+        waitpid(writer, NULL, 0);
+        assert_true(seen);
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i]))
+            fail_msg("the tool was not ended by signal %d (status %d)", sigs[i], status);
+        assert_int_equal(count_tmp(dir), 0);
+        assert_false(t_file_exists(out));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -671,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),     cmocka_unit_test(test_underflow_guard),
         cmocka_unit_test(test_output_files),
         cmocka_unit_test(test_progress_and_stdout),
+        cmocka_unit_test(test_signal_removes_temporary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
