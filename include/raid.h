@@ -239,11 +239,11 @@ RAID_API raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_
  *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds
  *  nreg * (max_lag + 1) * k * k doubles, problem-major, then lag, then row-major k x k. On the cpu
  *  backend (or ctx NULL, then without messages) the scores u = e x and their sums are long double on the
- *  host. On opencl the rows are uploaded once, scaled by powers of two per column, and a device pass
- *  (kernels/meat.cl) forms e and u in double-float and sums the pairs inside chunks of up to 1,024 rows
- *  in double-float; the host adds the pairs across chunks in float64: within 2e-11 (df) or
- *  4u(1 + 2u) + 2e-11 (f32) of sum_t w_t[p] w_{t-l}[q], w_t[p] = (|e_t| + |y_t| + sum_j |x_t[j] beta_j|)
- *  |x_t[p]| (docs/regression.md). Errors: RAID_EINVAL (also when a residual times a regressor is not
+ *  host. On opencl the rows are uploaded once, centred by column means and scaled by powers of two per
+ *  column, and a device pass (kernels/meat.cl) forms e and u in double-float and sums the pairs inside
+ *  chunks of up to 1,024 rows in double-float; the host adds the pairs across chunks in float64: within
+ *  2e-11 (df) or 4u(1 + 2u) + 2e-11 (f32) of sum_t w_t[p] w_{t-l}[q], with w_t[p] the size of the
+ *  centred terms of e_t times |x_t[p]| (docs/regression.md). Errors: RAID_EINVAL (also when a residual times a regressor is not
  *  finite), RAID_ENOMEM, and the device errors. */
 RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                            const int64_t *offsets, size_t nreg, const double *beta,

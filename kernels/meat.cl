@@ -2,13 +2,15 @@
  * meat.cl -- the residual cross-products that White and Newey-West standard errors need.
  *
  * Input (resident: uploaded once per call, shared by the overlapping row ranges of rolling windows): rows
- * of RAID_K + 1 values, the regressors x_t[0..K-1] then y_t, each scaled by the host by a power of two
- * per column (src/regress/meat_cl.c), and per problem the coefficients beta (K double-float pairs, in the
- * same scaled units). One work-group takes one chunk of at most RAID_CHUNK rows of one problem:
- *   1. stage: work-items form the scores u_t = e_t x_t of the chunk's rows, e_t = y_t - sum_p x_t[p] beta[p],
- *      in double-float (the subtraction that loses digits in binary32 is carried at about 2^-46 of
- *      |y_t| + sum_p |x_t[p] beta[p]|), and store u_t in local memory (hi and lo for the df policy, the
- *      rounded binary32 value for f32);
+ * of RAID_K + 1 values, the regressors x_t[0..K-1] - c then y_t - c_y, centred by the group's column
+ * means and scaled by the host by a power of two per column (src/regress/meat_cl.c); the centres c (K
+ * double-float pairs), then per problem its coefficients beta (K pairs) and a = sum_p c_p beta_p - c_y,
+ * all in the same scaled units. One work-group takes one chunk of at most RAID_CHUNK rows of one problem:
+ *   1. stage: work-items form the scores u_t = e_t x_t of the chunk's rows,
+ *      e_t = (y_t - c_y) - sum_p (x_t[p] - c_p) beta[p] - a and x_t[p] = (x_t[p] - c_p) + c_p, in
+ *      double-float (centred, the subtraction loses only about 2^-46 of |y_t - c_y| + sum_p |(x_t[p] - c_p)
+ *      beta[p]| + |a|, not of the levels), and store u_t in local memory (hi and lo for the df policy,
+ *      the rounded binary32 value for f32);
  *   2. work-item j computes the combinations c = j, j + RAID_WG, ... of (lag l, p, q), c = (l k + p) k + q:
  *        part[chunk * NC + c] = sum_{t = l}^{len-1} u_t[p] u_{t-l}[q]   (both rows inside the chunk)
  *      in double-float (raid_df_add: terms of either sign), rows in order, so the result does not depend
@@ -45,18 +47,22 @@ void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global f
 #if RAID_INPUT_DF
     __local float sl[RAID_CHUNK * RAID_K];
 #endif
-    raid_df b[RAID_K];
+    /* beta: the group's column centres c (K pairs), then per problem its K coefficients and a */
+    __global const float2 *bz = beta + RAID_K + (size_t)ch.z * (RAID_K + 1);
+    raid_df b[RAID_K], cen[RAID_K];
     for (uint p = 0; p < RAID_K; p++) {
-        const float2 v = beta[(size_t)ch.z * RAID_K + p];
+        const float2 v = bz[p], c = beta[p];
         b[p] = raid_df_make(-v.x, -v.y);
+        cen[p] = raid_df_make(c.x, c.y);
     }
+    const raid_df na = raid_df_make(-bz[RAID_K].x, -bz[RAID_K].y);
     for (uint t = lid; t < ch.y; t += RAID_WG) {
         __global const in_t *row = rows + ((size_t)ch.x + t) * (RAID_K + 1);
-        raid_df e = IN_DF(row[RAID_K]);
+        raid_df e = raid_df_add(IN_DF(row[RAID_K]), na);
         for (uint p = 0; p < RAID_K; p++)
             e = raid_df_add(e, raid_df_mul(IN_DF(row[p]), b[p]));
         for (uint p = 0; p < RAID_K; p++) {
-            const raid_df u = raid_df_mul(e, IN_DF(row[p]));
+            const raid_df u = raid_df_mul(e, raid_df_add(IN_DF(row[p]), cen[p]));
 #if RAID_INPUT_DF
             sh[t * RAID_K + p] = u.hi;
             sl[t * RAID_K + p] = u.lo;

@@ -186,10 +186,10 @@ static void test_device_panel(void **state)
 }
 
 /* The residual cross-products (White, Newey-West) on the device against the float64 host path, entry by
- * entry relative to sum_t w_t[p] w_{t-l}[q], w_t[p] = (|e_t| + |y_t| + sum_j |x_t[j] beta_j|) |x_t[p]| (the
- * device forms e = y - X beta in double-float from policy-rounded X and y, so an input's rounding enters
- * e at the size of y and X beta, not of e): problems across several chunks of 1,024 rows, lags up to 22 and
- * beyond a chunk. */
+ * entry relative to sum_t w_t[p] w_{t-l}[q], w_t[p] = (|e_t| + |y_t - c_y| + sum_j |(x_t[j] - c_j) beta_j|
+ * + |a|) (|x_t[p] - c_p| + |c_p|), c the column means of the rows, a = sum_j c_j beta_j - c_y (the device
+ * forms e from policy-rounded centred values, so an input's rounding enters e at the size of those, not of
+ * e): problems across several chunks of 1,024 rows, lags up to 22 and beyond a chunk. */
 static void test_device_meat(void **state)
 {
     (void)state;
@@ -213,6 +213,17 @@ static void test_device_meat(void **state)
                 if (raid_reg_meat_compute(dev, D.X, D.y, k, D.off, D.nreg, beta, L, d) != RAID_OK)
                     fail_msg("%s", raid_ctx_errmsg(dev));
                 const double tol = p ? 2e-11 : 4.0 * 0x1p-24 * (1.0 + 2.0 * 0x1p-24) + 2e-11;
+                /* the centres: column means over all rows (here one group: fewer than 2^26 rows) */
+                long double cs[9] = {0};
+                const int64_t nall = D.off[D.nreg];
+                for (int64_t t = 0; t < nall; t++) {
+                    for (int j = 0; j < k; j++)
+                        cs[j] += D.X[t * k + j];
+                    cs[k] += D.y[t];
+                }
+                double cen[9];
+                for (int j = 0; j <= k; j++)
+                    cen[j] = (double)(cs[j] / (long double)nall);
                 double worst = 0;
                 for (size_t g = 0; g < D.nreg; g++) {
                     const int64_t a = D.off[g], b = D.off[g + 1];
@@ -220,17 +231,21 @@ static void test_device_meat(void **state)
                         for (int pp = 0; pp < k; pp++)
                             for (int q = 0; q < k; q++) {
                                 long double sc = 0;
+                                long double ag = -(long double)cen[k]; /* a = sum c_j beta_j - c_y */
+                                for (int j = 0; j < k; j++)
+                                    ag += (long double)cen[j] * beta[g * k + j];
                                 for (int64_t t = a + l; t < b; t++) {
                                     long double ut = D.y[t], us = D.y[t - l];
-                                    long double at = fabs(D.y[t]), as = fabs(D.y[t - l]);
+                                    long double at = fabs(D.y[t] - cen[k]) + fabsl(ag),
+                                                as = fabs(D.y[t - l] - cen[k]) + fabsl(ag);
                                     for (int j = 0; j < k; j++) {
                                         ut -= (long double)D.X[t * k + j] * beta[g * k + j];
                                         us -= (long double)D.X[(t - l) * k + j] * beta[g * k + j];
-                                        at += fabsl((long double)D.X[t * k + j] * beta[g * k + j]);
-                                        as += fabsl((long double)D.X[(t - l) * k + j] * beta[g * k + j]);
+                                        at += fabsl((long double)(D.X[t * k + j] - cen[j]) * beta[g * k + j]);
+                                        as += fabsl((long double)(D.X[(t - l) * k + j] - cen[j]) * beta[g * k + j]);
                                     }
-                                    sc += (fabsl(ut) + at) * fabs(D.X[t * k + pp]) * (fabsl(us) + as) *
-                                          fabs(D.X[(t - l) * k + q]);
+                                    sc += (fabsl(ut) + at) * (fabs(D.X[t * k + pp] - cen[pp]) + fabs(cen[pp])) *
+                                          (fabsl(us) + as) * (fabs(D.X[(t - l) * k + q] - cen[q]) + fabs(cen[q]));
                                 }
                                 const size_t at = g * nc + ((size_t)l * k + pp) * k + q;
                                 const double e = sc > 0 ? (double)(fabsl((long double)d[at] - h[at]) / sc)
@@ -250,6 +265,59 @@ static void test_device_meat(void **state)
         free(beta);
         free_design(&D);
     }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+/* Found by a helper: large levels and small residuals (log rv near -9, intercept near -58) made the device
+ * meat lose digits when it formed e = y - X beta from uncentred columns. Here the levels are 1e4 and -3e5
+ * times the spread, and the residuals (1e-3) a thousandth of the centred terms (about 1): the device df
+ * meat's error, about 2^-45 times that ratio (3e-11), relative to sum |u u|, is held to 1e-10; with
+ * uncentred inputs the ratio is |y| / |e| ~ 1e10 and the error was 7.6e-7 (measured). */
+static void test_meat_large_levels(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    const int k = 3, n = 3000, L = 5;
+    double *X = malloc(sizeof(double) * n * k), *y = malloc(sizeof(double) * n);
+    for (int t = 0; t < n; t++) {
+        X[t * k] = 1.0;
+        X[t * k + 1] = 1e4 + gauss();
+        X[t * k + 2] = -3e5 + 0.01 * gauss();
+        y[t] = 5.0 + 0.25 * X[t * k + 1] + 40.0 * X[t * k + 2] + 1e-3 * gauss();
+    }
+    int64_t off[2] = {0, n};
+    raid_reg_stats s;
+    raid_ols o;
+    assert_int_equal(raid_reg_stats_compute(cpu, X, y, k, off, 1, &s), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    const size_t nc = (size_t)(L + 1) * k * k;
+    double *h = malloc(nc * sizeof *h), *d = malloc(nc * sizeof *d);
+    assert_int_equal(raid_reg_meat_compute(cpu, X, y, k, off, 1, o.beta, L, h), RAID_OK);
+    raid_ctx_set_precision(dev, RAID_PREC_DF);
+    if (raid_reg_meat_compute(dev, X, y, k, off, 1, o.beta, L, d) != RAID_OK)
+        fail_msg("%s", raid_ctx_errmsg(dev));
+    double worst = 0;
+    for (int l = 0; l <= L; l++)
+        for (int p = 0; p < k; p++)
+            for (int q = 0; q < k; q++) {
+                long double sc = 0;
+                for (int t = l; t < n; t++) {
+                    long double et = y[t], es = y[t - l];
+                    for (int j = 0; j < k; j++) {
+                        et -= (long double)X[t * k + j] * o.beta[j];
+                        es -= (long double)X[(t - l) * k + j] * o.beta[j];
+                    }
+                    sc += fabsl(et * X[t * k + p] * es * X[(t - l) * k + q]);
+                }
+                const size_t at = ((size_t)l * k + p) * k + q;
+                worst = fmax(worst, (double)(fabsl((long double)d[at] - h[at]) / sc));
+            }
+    printf("# meat with levels 1e4 and -3e5, residuals 1e-3, device df: max scaled difference %.3e\n", worst);
+    assert_true(worst < 1e-10);
+    free(X), free(y), free(h), free(d);
     raid_ctx_destroy(dev);
     raid_ctx_destroy(cpu);
 }
@@ -463,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_device_panel),
         cmocka_unit_test(test_device_meat),
         cmocka_unit_test(test_meat_ranges),
+        cmocka_unit_test(test_meat_large_levels),
         cmocka_unit_test(test_meat_groups_and_host),
         cmocka_unit_test(test_centring_matters),
         cmocka_unit_test(test_combine),

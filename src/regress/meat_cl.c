@@ -2,18 +2,20 @@
  * Device pass of the residual cross-products (kernels/meat.cl), through the chunk plan and the batch
  * pipeline shared with the other kernels, for problems given as row ranges that may overlap (rolling
  * windows share rows but not coefficients):
- *   1. problems are taken in groups whose rows span at most a device buffer; per group the host scales
- *      each column of X and y by a power of two (2^-a_p, 2^-b: the column's largest |value| in [0.5, 1))
- *      and uploads the span's rows ONCE, converted to the input policy, with every problem's coefficients
- *      in the same units (beta_p 2^(a_p - b), as double-float pairs);
+ *   1. problems are taken in groups whose rows span at most a device buffer; per group the host centres
+ *      each column of X and y by its mean c over the group's rows and scales it by a power of two (2^-a_p,
+ *      2^-b: the column's largest |value| in [0.5, 1)), and uploads the span's rows ONCE, converted to the
+ *      input policy, with the centres and every problem's coefficients and a = sum_p c_p beta_p - c_y in
+ *      the same units (beta_p 2^(a_p - b), as double-float pairs);
  *   2. one work-group per chunk of MEAT_CHUNK rows of a problem forms the scores u_t = e_t x_t in
  *      double-float on the device and sums u_t[p] u_{t-l}[q] over the pairs inside the chunk in
  *      double-float, one (l, p, q) per work-item: the host never forms or uploads a window's scores, so
  *      a window costs the device its rows once and the host nothing but its coefficients;
  *   3. the host combines the chunks' partials in float64 in chunk order, unscales the sums (exact: powers
  *      of two), and adds the pairs that straddle chunk boundaries in float64 from the float64 scores.
- * Bound, relative to sum_t w_t[p] w_{t-l}[q] with w_t[p] = (|e_t| + |y_t| + sum_j |x_t[j] beta_j|) |x_t[p]|
- * (the residual's cancellation is carried in double-float but its inputs are rounded to the policy):
+ * Bound, relative to sum_t w_t[p] w_{t-l}[q] with w_t[p] = (|e_t| + |y_t - c_y| + sum_j |(x_t[j] - c_j)
+ * beta_j| + |a|) (|x_t[p] - c_p| + |c_p|) (the residual's cancellation is carried in double-float but its
+ * inputs are rounded to the policy):
  * df 2e-11 (values to 2^-48, up to 1024 sequential double-float additions at 3u^2), f32 4u(1 + 2u)
  * + 2e-11. A problem whose sums come out non-finite or so small that binary32's range could matter
  * (coefficients beyond 2^60 in the scaled units, or a lag-0 diagonal below m 2^-100) is done on the host.
@@ -75,7 +77,8 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     const size_t ng = G->g1 - G->g0, span = (size_t)(G->hi - G->lo), kk1 = (size_t)k + 1;
     const size_t ebytes = kk1 * (prec == RAID_PREC_F32 ? 4 : 8);
     int ex[RAID_REG_MAX_K + 1];
-    double mx[RAID_REG_MAX_K + 1] = {0};
+    double mx[RAID_REG_MAX_K + 1] = {0}, cen[RAID_REG_MAX_K + 1] = {0};
+    long double csum[RAID_REG_MAX_K + 1] = {0};
     raid_status st = RAID_OK;
     void *rows = NULL;
     float *bdev = NULL;
@@ -87,7 +90,8 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     /* 1. column scales over the span (a non-finite value counts as bad and is staged as 0) */
     bad = malloc((span + 1) * sizeof *bad);
     rows = malloc(span * ebytes);
-    bdev = malloc(ng * (size_t)k * 2 * sizeof *bdev);
+    const size_t nbeta = (size_t)k + ng * ((size_t)k + 1); /* centres, then (beta, a) per problem */
+    bdev = malloc(nbeta * 2 * sizeof *bdev);
     if (!bad || !rows || !bdev) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu rows", span);
         goto done;
@@ -102,13 +106,27 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             ok &= isfinite(x[p]) != 0;
         bad[i + 1] = bad[i] + !ok;
         if (ok) {
-            for (int p = 0; p < k; p++)
+            for (int p = 0; p < k; p++) {
                 mx[p] = fmax(mx[p], fabs(x[p]));
+                csum[p] += x[p];
+            }
             mx[k] = fmax(mx[k], fabs(yy));
+            csum[k] += yy;
         }
     }
-    for (int p = 0; p <= k; p++)
+    for (int p = 0; p <= k; p++) {
         ex[p] = col_exponent(mx[p]);
+        /* the centre: the column's mean over the group's valid rows (any value is exact; the mean keeps
+         * the centred values, and so the residual's rounding, small) */
+        const int64_t nvalid = (int64_t)span - bad[span];
+        cen[p] = nvalid > 0 ? (double)(csum[p] / (long double)nvalid) : 0.0;
+    }
+    for (int p = 0; p < k; p++) {
+        const double c = ldexp(cen[p], -ex[p]);
+        const float hi = (float)c;
+        bdev[2 * p] = hi;
+        bdev[2 * p + 1] = (float)(c - (double)hi);
+    }
     {
         const long long n = (long long)span;
 #pragma omp parallel for schedule(static)
@@ -116,8 +134,9 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             const double *x = X + (size_t)(G->lo + i) * (size_t)k;
             const int ok = bad[i + 1] == bad[i];
             for (int p = 0; p < k; p++)
-                raid_stage_value(rows, (size_t)i * kk1 + (size_t)p, ok ? ldexp(x[p], -ex[p]) : 0.0, prec);
-            raid_stage_value(rows, (size_t)i * kk1 + (size_t)k, ok ? ldexp(y[G->lo + i], -ex[k]) : 0.0, prec);
+                raid_stage_value(rows, (size_t)i * kk1 + (size_t)p, ok ? ldexp(x[p] - cen[p], -ex[p]) : 0.0, prec);
+            raid_stage_value(rows, (size_t)i * kk1 + (size_t)k, ok ? ldexp(y[G->lo + i] - cen[k], -ex[k]) : 0.0,
+                             prec);
         }
     }
     for (size_t g = G->g0; g < G->g1; g++) {
@@ -126,27 +145,35 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             host[g] = 1; /* the host path names the problem */
             continue;
         }
-        for (int p = 0; p < k; p++) {
-            const double b = ldexp(beta[g * (size_t)k + (size_t)p], ex[p] - ex[k]);
+        float *bz = bdev + 2 * ((size_t)k + i * ((size_t)k + 1));
+        long double a = -(long double)cen[k];
+        for (int p = 0; p <= k; p++) {
+            double b;
+            if (p < k) {
+                b = ldexp(beta[g * (size_t)k + (size_t)p], ex[p] - ex[k]);
+                a += (long double)cen[p] * beta[g * (size_t)k + (size_t)p];
+            } else {
+                b = ldexp((double)a, -ex[k]); /* a = sum_p c_p beta_p - c_y, scaled as y */
+            }
             if (!(fabs(b) < 0x1p60))
                 host[g] = 1;
             const float hi = (float)b;
-            bdev[(i * (size_t)k + (size_t)p) * 2] = hi;
-            bdev[(i * (size_t)k + (size_t)p) * 2 + 1] = (float)(b - (double)hi);
+            bz[2 * p] = hi;
+            bz[2 * p + 1] = (float)(b - (double)hi);
         }
     }
     ctx->timing.convert_s += raid_now() - tc;
 
     /* 2. upload once, launch over the chunks of the group's problems */
     if ((st = raid_cl_acquire(ctx, span * ebytes, &rbuf)) != RAID_OK ||
-        (st = raid_cl_acquire(ctx, ng * (size_t)k * 2 * sizeof(float), &bbuf)) != RAID_OK)
+        (st = raid_cl_acquire(ctx, nbeta * 2 * sizeof(float), &bbuf)) != RAID_OK)
         goto done;
     {
         cl_command_queue q = raid_cl_queue(ctx);
         cl_event ev = NULL;
         cl_int e = clEnqueueWriteBuffer(q, rbuf, CL_TRUE, 0, span * ebytes, rows, 0, NULL, &ev);
         if (e == CL_SUCCESS)
-            e = clEnqueueWriteBuffer(q, bbuf, CL_TRUE, 0, ng * (size_t)k * 2 * sizeof(float), bdev, 0, NULL, NULL);
+            e = clEnqueueWriteBuffer(q, bbuf, CL_TRUE, 0, nbeta * 2 * sizeof(float), bdev, 0, NULL, NULL);
         if (e == CL_SUCCESS)
             e = clSetKernelArg(kern, 3, sizeof(cl_mem), &bbuf);
         if (ev) {
