@@ -73,28 +73,12 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
         raid_ctx *cpu = cpus[omp_get_thread_num()]; /* a context serves one thread at a time */
         const long s = s0 + (long)(w / (size_t)nws);
         const long e = W + (long)(w % (size_t)nws) * D, a = e - W; /* symbol rows [a, e) */
-        const long b0 = (a + P->B - 1) / P->B, b1 = e / P->B;
         const size_t row0 = (size_t)s * (size_t)P->R;
-        raid_reg_stats st, part;
-        raid_status r = RAID_OK;
-        if (b0 < b1) {
-            st = blk[s * P->nblk + b0];
-            for (long b = b0 + 1; b < b1 && r == RAID_OK; b++)
-                r = raid_reg_stats_combine(&st, &blk[s * P->nblk + b], &st);
-            const long edges[2][2] = {{a, b0 * P->B}, {b1 * P->B, e}};
-            for (int ed = 0; ed < 2 && r == RAID_OK; ed++) {
-                if (edges[ed][0] >= edges[ed][1])
-                    continue;
-                int64_t off[2] = {0, edges[ed][1] - edges[ed][0]};
-                r = raid_reg_stats_compute(cpu, P->X + (row0 + (size_t)edges[ed][0]) * k, P->y + row0 + edges[ed][0],
-                                           k, off, 1, &part);
-                if (r == RAID_OK)
-                    r = raid_reg_stats_combine(&st, &part, &st);
-            }
-        } else {
-            int64_t off[2] = {0, e - a};
-            r = raid_reg_stats_compute(cpu, P->X + (row0 + (size_t)a) * k, P->y + row0 + a, k, off, 1, &st);
-        }
+        raid_reg_stats st;
+        memset(&st, 0, sizeof st);
+        st.k = k;
+        const raid_status r = raid_reg_stats_range(cpu, blk + s * P->nblk, (size_t)P->B, P->X + row0 * k, P->y + row0,
+                                                   k, a, e, &st);
         raid_ols o;
         if (r != RAID_OK || raid_ols_from_stats(&st, 1, &o, NULL, 0) != RAID_OK) {
             bad++;

@@ -189,6 +189,14 @@ static int har_nw_default(int64_t n)
     return (int)floor(4.0 * pow((double)n / 100.0, 2.0 / 9.0));
 }
 
+/* The largest lag the meat of n rows needs: 0 for White, nw_lag (or the default rule when negative) for
+ * Newey-West, at most n - 1. */
+static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
+{
+    int64_t L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? nw_lag : har_nw_default(n);
+    return (int)(L > n - 1 ? n - 1 : L);
+}
+
 /* ---- CSV input ---- */
 
 typedef struct har_input {
@@ -481,9 +489,7 @@ static int har_fit(raid_ctx *ctx, const raid_reg_stats *s, const double *X, cons
     }
     if (se == RAID_SE_OLS)
         return 0;
-    int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? nw_lag : har_nw_default(m);
-    if (L > m - 1)
-        L = (int)(m - 1);
+    const int L = har_meat_lag(se, nw_lag, m);
     double *meat = malloc((size_t)(L + 1) * (size_t)k * (size_t)k * sizeof *meat);
     if (!meat) {
         snprintf(err, errlen, "out of memory");
@@ -964,9 +970,7 @@ int cmd_har(int argc, char **argv)
                     continue;
                 if (raid_ols_from_stats(&stats[gg], 1, &fit[gg], NULL, 0) == RAID_OK) {
                     memcpy(fb + gg * (size_t)k, fit[gg].beta, (size_t)k * sizeof *fb);
-                    int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default((int64_t)sy[q].m);
-                    if (L > (int)sy[q].m - 1)
-                        L = (int)sy[q].m - 1;
+                    const int L = har_meat_lag(se, nw_lag, (int64_t)sy[q].m);
                     fit_lmax = L > fit_lmax ? L : fit_lmax;
                 } else {
                     fit[gg].k = 0; /* failed: reported by the per-symbol path */
@@ -996,9 +1000,7 @@ int cmd_har(int argc, char **argv)
         if (!win_kind) {
             int fitted;
             if (fit_meat && fit[g].k) { /* the batched path */
-                int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default((int64_t)S->m);
-                if (L > (int)S->m - 1)
-                    L = (int)S->m - 1;
+                const int L = har_meat_lag(se, nw_lag, (int64_t)S->m);
                 o = fit[g];
                 const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
                 raid_status rs = raid_ols_robust(&stats[g], fit_meat + g * nc, L, se, &o);
@@ -1055,32 +1057,11 @@ int cmd_har(int argc, char **argv)
             raid_ctx *mycpu = cpus[omp_get_thread_num()];
             const size_t w = (size_t)wl, e = w + (N - 1);
             const size_t s0 = win_kind == 1 ? e + 1 - N : 0, s1 = e + 1; /* rows [s0, s1) */
-            const size_t b0 = (s0 + HAR_BLOCK - 1) / HAR_BLOCK, b1 = s1 / HAR_BLOCK; /* whole blocks [b0, b1) */
-            raid_reg_stats ws, part;
+            raid_reg_stats ws;
             memset(&ws, 0, sizeof ws);
             ws.k = k;
-            int64_t poff[2];
-            raid_status sw = RAID_OK;
-            if (b0 < b1) {
-                ws = bs[b0];
-                for (size_t b = b0 + 1; b < b1 && sw == RAID_OK; b++)
-                    sw = raid_reg_stats_combine(&ws, &bs[b], &ws);
-                size_t edges[2][2] = {{s0, b0 * HAR_BLOCK}, {b1 * HAR_BLOCK, s1}};
-                for (int ed = 0; ed < 2 && sw == RAID_OK; ed++) {
-                    if (edges[ed][0] >= edges[ed][1])
-                        continue;
-                    poff[0] = 0;
-                    poff[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
-                    sw = raid_reg_stats_compute(mycpu, S->X + edges[ed][0] * (size_t)k, S->y + edges[ed][0], k,
-                                                poff, 1, &part);
-                    if (sw == RAID_OK)
-                        sw = raid_reg_stats_combine(&ws, &part, &ws);
-                }
-            } else {
-                poff[0] = 0;
-                poff[1] = (int64_t)(s1 - s0);
-                sw = raid_reg_stats_compute(mycpu, S->X + s0 * (size_t)k, S->y + s0, k, poff, 1, &ws);
-            }
+            const raid_status sw = raid_reg_stats_range(mycpu, bs, HAR_BLOCK, S->X, S->y, k, (int64_t)s0, (int64_t)s1,
+                                                        &ws);
             wsc[w] = sw;
             wst[w] = ws;
             wlo[w] = (int64_t)s0;
@@ -1102,9 +1083,7 @@ int cmd_har(int argc, char **argv)
                 }
             } else {
                 const int64_t n_w = whi[w] - wlo[w];
-                int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default(n_w);
-                if (L > n_w - 1)
-                    L = (int)(n_w - 1);
+                const int L = har_meat_lag(se, nw_lag, n_w);
                 lmax = L > lmax ? L : lmax;
             }
         }
@@ -1133,9 +1112,7 @@ int cmd_har(int argc, char **argv)
                 if (!wok[w])
                     continue;
                 const int64_t n_w = wst[w].n;
-                int L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? (int)nw_lag : har_nw_default(n_w);
-                if (L > n_w - 1)
-                    L = (int)(n_w - 1);
+                const int L = har_meat_lag(se, nw_lag, n_w);
                 raid_status rs = st == RAID_OK ? raid_ols_robust(&wst[w], wmeat + v * nc, L, se, &wo[w]) : st;
                 v++;
                 if (rs != RAID_OK) {

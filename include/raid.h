@@ -234,6 +234,17 @@ RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, cons
  *  and subtracting rows. out may alias a or b. Errors: RAID_EINVAL (different k, NULL). */
 RAID_API raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats *b, raid_reg_stats *out);
 
+/** Statistics of rows [s0, s1) of one series from the statistics of its blocks: blocks[b] holds rows
+ *  [b B, (b + 1) B) of the series (B = block_rows, the last block may be short), X and y start at the
+ *  series' row 0. The whole blocks inside the range are combined (raid_reg_stats_combine) and the partial
+ *  blocks at its edges (fewer than B rows each) computed with cpu, a context of the cpu backend that
+ *  this call uses from one thread: a rolling or expanding window costs O((N/B + B) k^2) and no row is
+ *  ever added and then subtracted. Errors: RAID_EINVAL (s0 > s1, s0 < 0, NULL, block_rows 0), and those
+ *  of raid_reg_stats_compute. */
+RAID_API raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, size_t block_rows,
+                                          const double *X, const double *y, int k, int64_t s0, int64_t s1,
+                                          raid_reg_stats *out);
+
 /** Robust "meat" of problem g with coefficients beta (k per problem), residuals e = y - X beta:
  *  meat[g][0] = sum_t e_t^2 x_t x_t' (White) and, for l = 1..max_lag, meat[g][l] = sum_t e_t e_{t-l} x_t x_{t-l}'
  *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds

@@ -50,3 +50,33 @@ raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats
     *out = r;
     return RAID_OK;
 }
+
+raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, size_t block_rows, const double *X,
+                                 const double *y, int k, int64_t s0, int64_t s1, raid_reg_stats *out)
+{
+    if (!cpu || !blocks || !X || !y || !out || block_rows == 0 || s0 < 0 || s1 < s0)
+        return RAID_EINVAL;
+    const size_t B = block_rows, a = (size_t)s0, e = (size_t)s1;
+    const size_t b0 = (a + B - 1) / B, b1 = e / B; /* whole blocks [b0, b1) */
+    int64_t off[2] = {0, 0};
+    if (b0 >= b1) { /* inside one block, or straddling one boundary without a whole block */
+        off[1] = s1 - s0;
+        return raid_reg_stats_compute(cpu, X + a * (size_t)k, y + a, k, off, 1, out);
+    }
+    raid_reg_stats w = blocks[b0], part;
+    raid_status st = RAID_OK;
+    for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++)
+        st = raid_reg_stats_combine(&w, &blocks[b], &w);
+    const size_t edges[2][2] = {{a, b0 * B}, {b1 * B, e}};
+    for (int ed = 0; ed < 2 && st == RAID_OK; ed++) {
+        if (edges[ed][0] >= edges[ed][1])
+            continue;
+        off[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
+        st = raid_reg_stats_compute(cpu, X + edges[ed][0] * (size_t)k, y + edges[ed][0], k, off, 1, &part);
+        if (st == RAID_OK)
+            st = raid_reg_stats_combine(&w, &part, &w);
+    }
+    if (st == RAID_OK)
+        *out = w;
+    return st;
+}
