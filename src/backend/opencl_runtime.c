@@ -188,10 +188,10 @@ void raid_cl_close(raid_cl *cl)
                 clReleaseMemObject(cl->pool[c][j].mem);
             pool_slot *h = &cl->hpool[c][j];
             if (h->mem) {
-                if (cl->queue)
+                if (cl->queue) {
                     clEnqueueUnmapMemObject(cl->queue, h->mem, h->host, 0, NULL, NULL);
-                if (cl->queue)
                     clFinish(cl->queue);
+                }
                 clReleaseMemObject(h->mem);
             }
         }

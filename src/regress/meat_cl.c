@@ -121,12 +121,8 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
         const int64_t nvalid = (int64_t)span - bad[span];
         cen[p] = nvalid > 0 ? (double)(csum[p] / (long double)nvalid) : 0.0;
     }
-    for (int p = 0; p < k; p++) {
-        const double c = ldexp(cen[p], -ex[p]);
-        const float hi = (float)c;
-        bdev[2 * p] = hi;
-        bdev[2 * p + 1] = (float)(c - (double)hi);
-    }
+    for (int p = 0; p < k; p++) /* as double-float pairs whatever the input policy */
+        raid_stage_value(bdev, (size_t)p, ldexp(cen[p], -ex[p]), RAID_PREC_DF);
     {
         const long long n = (long long)span;
 #pragma omp parallel for schedule(static)
@@ -145,7 +141,7 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             host[g] = 1; /* the host path names the problem */
             continue;
         }
-        float *bz = bdev + 2 * ((size_t)k + i * ((size_t)k + 1));
+        const size_t bz = (size_t)k + i * ((size_t)k + 1); /* this problem's first pair in bdev */
         long double a = -(long double)cen[k];
         for (int p = 0; p <= k; p++) {
             double b;
@@ -157,9 +153,7 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             }
             if (!(fabs(b) < 0x1p60))
                 host[g] = 1;
-            const float hi = (float)b;
-            bz[2 * p] = hi;
-            bz[2 * p + 1] = (float)(b - (double)hi);
+            raid_stage_value(bdev, bz + (size_t)p, b, RAID_PREC_DF);
         }
     }
     ctx->timing.convert_s += raid_now() - tc;
