@@ -12,7 +12,9 @@
  *   robust  raid_ols_robust per window.
  * The device backend runs on all S symbols; the cpu backend on the first C symbols (--cpu-symbols), and
  * its time is also scaled by S / C (symbols are independent and alike): the output says which numbers
- * are scaled. Both backends also run on the same C symbols, side by side.
+ * are scaled. Both backends also run on the same C symbols, side by side, and the largest relative
+ * differences of their coefficients and Newey-West standard errors over those windows are printed (the
+ * device meat's bound is in docs/regression.md).
  * usage: bench_regress [--device D] [--precision f32|df] [--symbols S] [--days T] [--window W]
  *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
  */
@@ -41,7 +43,7 @@ typedef struct times {
 
 /* Windows of symbols [s0, s1): statistics from blocks, OLS, meat (one call), robust standard errors. */
 static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, const raid_reg_stats *blk, long s0, long s1,
-                       long W, long D, int L, times *tm)
+                       long W, long D, int L, times *tm, raid_ols *keep)
 {
     const int k = P->k;
     const long nws = (P->R - W) / D + 1; /* windows per symbol: ends e = W, W + D, ... <= R */
@@ -108,6 +110,8 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
         if (wo[w].k && raid_ols_robust(&wst[w], meat + w * nc, L, RAID_SE_NW, &wo[w]) != RAID_OK)
             bad++;
     tm->robust += raid_now() - t0;
+    if (keep) /* the windows of symbols [s0, s1) in symbol-major order, for the side-by-side comparison */
+        memcpy(keep + (size_t)s0 * (size_t)nws, wo, nw * sizeof *wo);
     tm->nwin += nw;
     tm->failed += bad;
     return 0;
@@ -210,6 +214,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     /* runs: 0 device on all symbols, 1 device on the first C, 2 cpu on the first C */
     const struct { int c; long nsym; const char *name; } runs[3] = {{0, S, "device"}, {0, C, "device"}, {1, C, "cpu"}};
+    raid_ols *kept[2] = {malloc((size_t)C * nws * sizeof(raid_ols)), malloc((size_t)C * nws * sizeof(raid_ols))};
+    if (!kept[0] || !kept[1])
+        return 1;
     for (int r = 0; r < 3; r++) {
         raid_ctx *c = ctx[runs[r].c];
         const long ns = runs[r].nsym;
@@ -224,12 +231,12 @@ int main(int argc, char **argv)
         tm.stats = raid_now() - t0;
         if (r == 0) { /* warm-up of the meat kernel on one window */
             times w0 = {0};
-            if (run_windows(c, cpus, &P, blk, 0, 1, W, P.R - W + 1, L, &w0))
+            if (run_windows(c, cpus, &P, blk, 0, 1, W, P.R - W + 1, L, &w0, NULL))
                 return 1;
         }
         for (long s0 = 0; s0 < ns; s0 += G) {
             const long s1 = s0 + G < ns ? s0 + G : ns;
-            if (run_windows(c, cpus, &P, blk, s0, s1, W, D, L, &tm))
+            if (run_windows(c, cpus, &P, blk, s0, s1, W, D, L, &tm, r ? kept[r - 1] : NULL))
                 return 1;
             if (r == 0 && (s0 / G) % 16 == 0) {
                 printf("# %s: %ld of %ld symbols, %.1f s (windows %.1f, meat %.1f of which kernel %.1f, robust "
@@ -240,6 +247,36 @@ int main(int argc, char **argv)
         }
         print_times(runs[r].name, ns, &tm, r == 2 ? (double)S / (double)ns : 1.0);
     }
+    /* device against cpu on the same windows: largest relative differences (a window failed on one side
+       and not the other counts as a mismatch) */
+    double dbeta = 0, dse = 0, dnorm = 0, dinse = 0, at_cond = 0, at_share = 0;
+    long mismatch = 0;
+    for (size_t w = 0; w < (size_t)C * nws; w++) {
+        const raid_ols *a = &kept[0][w], *b = &kept[1][w];
+        if (!a->k != !b->k) {
+            mismatch++;
+            continue;
+        }
+        double nd = 0, nb = 0;
+        for (int j = 0; j < b->k; j++)
+            nb = fmax(nb, fabs(b->beta[j]));
+        for (int j = 0; j < a->k; j++) {
+            const double d = fabs(a->beta[j] - b->beta[j]);
+            const double rb = d / fabs(b->beta[j]), rs = fabs(a->se[j] - b->se[j]) / fabs(b->se[j]);
+            const double ins = d / b->se[j];
+            nd = fmax(nd, d);
+            if (rb > dbeta || rb != rb) /* where the largest is: the window's condition, |beta_j| / max |beta| */
+                dbeta = rb, at_cond = b->cond, at_share = fabs(b->beta[j]) / nb;
+            dse = rs > dse || rs != rs ? rs : dse;
+            dinse = ins > dinse || ins != ins ? ins : dinse;
+        }
+        dnorm = nd / nb > dnorm || nd != nd ? nd / nb : dnorm;
+    }
+    printf("agreement symbols=%ld windows=%zu max_rel_beta=%.3g (cond %.3g, |beta_j|/max|beta| %.3g) "
+           "max_normwise_beta=%.3g max_beta_diff_in_se=%.3g max_rel_se_nw=%.3g failed_on_one_side=%ld\n",
+           C, (size_t)C * nws, dbeta, at_cond, at_share, dnorm, dinse, dse, mismatch);
+    free(kept[0]);
+    free(kept[1]);
     free(P.X);
     free(P.y);
     free(off);

@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 steps=${*:-tests realized realized1e9 peers regress}
 bash bench/run_device.sh || exit 1
 netlib=/opt/raid-netlib/usr/lib/x86_64-linux-gnu
-[ -d $netlib/lapack ] && export LD_LIBRARY_PATH=$netlib/lapack:$netlib/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+[ -d $netlib/lapack ] && export LD_LIBRARY_PATH=$netlib:$netlib/lapack:$netlib/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OPENBLAS_NUM_THREADS=1 # where OpenBLAS is still the LAPACK (see run_device.sh)
 ldd build-dev/bench_regress | grep -E 'lapack|blas' | tee "$OUT/lapack.txt"
 git rev-parse --short HEAD 2>/dev/null | tee "$OUT/commit.txt"
@@ -43,6 +43,6 @@ for s in $steps; do
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500
-    run regress 280 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;
+    run regress 400 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;
   esac
 done

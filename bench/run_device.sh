@@ -25,8 +25,9 @@ ldconfig
 # The reference LAPACK and BLAS that `make setup` installs (Debian's liblapack3, libblas3), unpacked
 # beside whatever the image provides: the lent machine's default is OpenBLAS (pthreads), whose calls
 # from the library's OpenMP threads contend (bench/RESULTS.md, 2026-12-01). bench/device_session.sh puts
-# this first on LD_LIBRARY_PATH.
-for p in liblapack3 libblas3; do
+# this first on LD_LIBRARY_PATH. LAPACKE comes along: the image's liblapacke is newer (3.12) and
+# calls routines (cgedmd_) that the 3.11 reference LAPACK lacks.
+for p in liblapack3 libblas3 liblapacke libtmglib3; do
   f=$(ls .debs/${p}_*.deb 2>/dev/null | head -1)
   [ -n "$f" ] && dpkg -x "$f" /opt/raid-netlib
 done
