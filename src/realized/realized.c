@@ -39,10 +39,15 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
     if (nseg && offsets[0] < 0)
         return raid_fail(ctx, RAID_EINVAL, "negative offset");
     const int64_t n0 = nseg ? offsets[0] : 0, n1 = nseg ? offsets[nseg] : 0;
+    int64_t bad = n1; /* the first return out of range, found in parallel (a serial pass over 1e8 returns
+                         was a tenth of the cpu path's time) */
+#pragma omp parallel for schedule(static) reduction(min : bad)
     for (int64_t i = n0; i < n1; i++)
-        if (!(fabs(r[i]) <= RAID_MAX_RETURN))
-            return raid_fail(ctx, RAID_EINVAL, "return %lld is %s (returns must be finite and at most 1e74 in magnitude)",
-                             (long long)i, isfinite(r[i]) ? "out of range" : "not finite");
+        if (!(fabs(r[i]) <= RAID_MAX_RETURN) && i < bad)
+            bad = i;
+    if (bad < n1)
+        return raid_fail(ctx, RAID_EINVAL, "return %lld is %s (returns must be finite and at most 1e74 in magnitude)",
+                         (long long)bad, isfinite(r[bad]) ? "out of range" : "not finite");
 
     double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
     if (!acc)

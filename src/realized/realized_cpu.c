@@ -5,6 +5,7 @@
  * that straddle chunks are added separately, and the chunk sums are combined in chunk order: the result
  * does not depend on the number of threads.
  */
+#include "core/cbrt.h"
 #include "core/dd.h"
 #include "plan/chunk_plan.h"
 #include "realized/realized_internal.h"
@@ -16,34 +17,57 @@
 #define CPU_CHUNK ((size_t)1 << 15)
 
 
+/* The median of three non-negative finite values (the returns are checked finite before), with
+ * comparisons that compile to minsd/maxsd rather than calls to fmin and fmax. */
 static inline double med3(double a, double b, double c)
 {
-    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+    const double lo = a < b ? a : b, hi = a < b ? b : a, m = hi < c ? hi : c;
+    return lo < m ? m : lo;
 }
 
-static inline double pow43(double a) { return a * cbrt(a); }
+static inline double pow43(double a) { return a * raid_cbrt(a); }
 
-/* Accumulate the terms of r[0..m) whose windows lie inside it. */
+/* Accumulate the terms of r[0..m) whose windows lie inside it, in blocks of CPU_BLOCK returns: the 4/3
+ * powers of a block first (independent cube roots, which the processor overlaps; inside the
+ * accumulation loop their latency was exposed), then the sums. The accumulators are locals
+ * (registers), written to acc once at the end: acc is a row of an array the threads share, and writing
+ * it on every term made neighbouring chunks' threads contend for the same cache lines. rs_neg and
+ * rs_pos both take a term for every return, zero on the other side (adding zero is exact), so the sign
+ * selects a value rather than an accumulator. */
+#define CPU_BLOCK 256
 static void chunk_acc(const double *r, int64_t m, raid_dd acc[RAID_NACC])
 {
-    memset(acc, 0, RAID_NACC * sizeof *acc);
-    double a1 = 0, a2 = 0, q1 = 0, q2 = 0;
-    for (int64_t i = 0; i < m; i++) {
-        const double x = r[i], a = fabs(x), sq = x * x, q = pow43(a);
-        raid_dd_add(&acc[x < 0 ? RAID_ACC_RS_NEG : RAID_ACC_RS_POS], sq);
-        raid_dd_add(&acc[RAID_ACC_QUART], sq * sq);
-        if (i >= 1)
-            raid_dd_add(&acc[RAID_ACC_BPV], a * a1);
-        if (i >= 2) {
-            raid_dd_add(&acc[RAID_ACC_TPQ], q * q1 * q2);
-            const double md = med3(a, a1, a2);
-            raid_dd_add(&acc[RAID_ACC_MED], md * md);
+    raid_dd neg = {0, 0}, pos = {0, 0}, quart = {0, 0}, bpv = {0, 0}, tpq = {0, 0}, med = {0, 0};
+    double a1 = 0, a2 = 0, q1 = 0, q2 = 0, qb[CPU_BLOCK];
+    for (int64_t i0 = 0; i0 < m; i0 += CPU_BLOCK) {
+        const int nb = m - i0 < CPU_BLOCK ? (int)(m - i0) : CPU_BLOCK;
+        for (int j = 0; j < nb; j++)
+            qb[j] = pow43(fabs(r[i0 + j]));
+        for (int j = 0; j < nb; j++) {
+            const int64_t i = i0 + j;
+            const double x = r[i], a = fabs(x), sq = x * x, q = qb[j];
+            raid_dd_add(&neg, x < 0 ? sq : 0.0);
+            raid_dd_add(&pos, x < 0 ? 0.0 : sq);
+            raid_dd_add(&quart, sq * sq);
+            if (i >= 1)
+                raid_dd_add(&bpv, a * a1);
+            if (i >= 2) {
+                raid_dd_add(&tpq, q * q1 * q2);
+                const double md = med3(a, a1, a2);
+                raid_dd_add(&med, md * md);
+            }
+            a2 = a1;
+            a1 = a;
+            q2 = q1;
+            q1 = q;
         }
-        a2 = a1;
-        a1 = a;
-        q2 = q1;
-        q1 = q;
     }
+    acc[RAID_ACC_RS_NEG] = neg;
+    acc[RAID_ACC_RS_POS] = pos;
+    acc[RAID_ACC_QUART] = quart;
+    acc[RAID_ACC_BPV] = bpv;
+    acc[RAID_ACC_TPQ] = tpq;
+    acc[RAID_ACC_MED] = med;
 }
 
 void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
