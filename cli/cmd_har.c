@@ -206,6 +206,8 @@ typedef struct har_input {
     char **date;
     double *v[4];    /* rv, bpv, rq, jump_p (NULL when the column is absent) */
     int have[4];
+    size_t *line;    /* per row, its line in the file (the last one, for a row with quoted line breaks) */
+    int date_col;    /* 1-based column of the dates, for messages */
 } har_input;
 
 static void har_input_free(har_input *in)
@@ -213,6 +215,7 @@ static void har_input_free(har_input *in)
     free(in->buf);
     free(in->sym);
     free(in->date);
+    free(in->line);
     for (int i = 0; i < 4; i++)
         free(in->v[i]);
     memset(in, 0, sizeof *in);
@@ -326,6 +329,7 @@ static void har_row(int c, void *user)
         }
         for (int j = 0; j < 4; j++)
             hp->in->have[j] = hp->col[2 + j] >= 0;
+        hp->in->date_col = hp->col[1] + 1;
     } else {
         if (nf != hp->ncol) {
             hp->failed = 1;
@@ -341,7 +345,10 @@ static void har_row(int c, void *user)
             size_t *dof = so ? realloc(hp->date_off, cap * sizeof *dof) : NULL;
             if (dof)
                 hp->date_off = dof;
-            int ok = so && dof;
+            size_t *ln = dof ? realloc(in->line, cap * sizeof *ln) : NULL;
+            if (ln)
+                in->line = ln;
+            int ok = so && dof && ln;
             for (int j = 0; j < 4 && ok; j++) {
                 double *v = realloc(in->v[j], cap * sizeof *v);
                 if (v)
@@ -358,6 +365,7 @@ static void har_row(int c, void *user)
         const size_t r = in->nrows++;
         hp->sym_off[r] = hp->col[0] >= 0 ? hp->cur_sym : (size_t)-1;
         hp->date_off[r] = hp->cur_date;
+        in->line[r] = line;
         for (int j = 0; j < 4; j++)
             in->v[j][r] = hp->cur[j];
     }
@@ -658,7 +666,7 @@ int cmd_har(int argc, char **argv)
                 win_kind = 1;
             else if (c && pl == 9 && !strncmp(optarg, "expanding", 9))
                 win_kind = 2;
-            if (!win_kind || cli_parse_i64(c + 1, 2, INT32_MAX, &win)) {
+            if (!win_kind || cli_parse_i64(c + 1, 0, INT32_MAX, &win)) { /* N <= k: the message below */
                 fprintf(stderr, "raid har: bad --window '%s' (expected rolling:N or expanding:N)\n", optarg);
                 return EXIT_USAGE;
             }
@@ -787,8 +795,10 @@ int cmd_har(int argc, char **argv)
         }
         for (size_t q = 0; q < nsym; q++)
             if (!strcmp(sy[q].name, in.sym[r])) {
-                fprintf(stderr, "raid har: %s: the rows of symbol '%s' are not contiguous (sort FILE by symbol, date)\n",
-                        in_path, in.sym[r]);
+                fprintf(stderr,
+                        "raid har: %s:%zu: symbol '%s' again, after other symbols (its rows end on line %zu); the rows "
+                        "of a symbol must be contiguous (sort FILE by symbol, date)\n",
+                        in_path, in.line[r], in.sym[r], in.line[sy[q].first + sy[q].n - 1]);
                 rc = EXIT_INPUT;
                 goto done;
             }
@@ -821,8 +831,9 @@ int cmd_har(int argc, char **argv)
         int sorted = 1;
         for (size_t r = S->first + 1; r < S->first + S->n; r++)
             if (strcmp(in.date[r - 1], in.date[r]) >= 0) {
-                fprintf(stderr, "raid har: %s: dates not increasing ('%s' then '%s')\n", nm, in.date[r - 1],
-                        in.date[r]);
+                fprintf(stderr, "raid har: %s:%zu:%d: %s: date '%s' %s '%s' on line %zu (dates must increase within a "
+                        "symbol); symbol skipped\n", in_path, in.line[r], in.date_col, nm, in.date[r],
+                        strcmp(in.date[r - 1], in.date[r]) ? "comes before" : "repeats", in.date[r - 1], in.line[r - 1]);
                 sorted = 0;
                 break;
             }

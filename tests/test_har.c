@@ -254,6 +254,13 @@ static void test_cli_usage(void **state)
             fail_msg("'%s': exit %d, expected 1 (%s)", bad[i], rc, err);
         free(err);
     }
+    /* a window too short for the regressors: one message for every N from 0 to k */
+    for (int w = 0; w <= 4; w++) {
+        assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --window rolling:%d", panel, w), 1);
+        if (!strstr(err, "--window N must exceed the number of regressors (4)"))
+            fail_msg("rolling:%d: %s", w, err);
+        free(err);
+    }
     assert_int_equal(t_cli(NULL, &err, "har"), 1);
     free(err);
     assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu", t_tmppath("nope.csv")), 2);
@@ -360,6 +367,56 @@ static void test_cli_odd_input(void **state)
     free(bom);
     free(huge);
     free(text);
+}
+
+/* Dates out of order or repeated within a symbol, and a symbol's rows split by another's: the messages name
+ * the file, the line (and the date column) and the earlier line; the symbol with bad dates is skipped and the
+ * others estimated; split rows stop the run with exit status 2 and no output file. */
+static void test_cli_order_errors(void **state)
+{
+    (void)state;
+    char csv[16384] = "rv,symbol,date\n", *out, *err;
+    size_t len = strlen(csv);
+    for (int s = 0; s < 2; s++)
+        for (int d = 0; d < 60; d++)
+            len += (size_t)snprintf(csv + len, sizeof csv - len, "%.6f,%s,2020-%02d-%02d\n",
+                                    1e-4 * (1.5 + sin(7.0 * d + s)), s ? "B" : "A", 1 + d / 28, 1 + d % 28);
+    char *a10 = strstr(csv, "A,2020-01-11"); /* A's 11th date repeats its 10th: line 12 repeats line 11 */
+    assert_non_null(a10);
+    memcpy(a10 + 2, "2020-01-10", 10);
+    const char *p = t_tmppath("order_dates.csv");
+    assert_int_equal(t_write_file(p, csv), 0);
+    int rc = t_cli(&out, &err, "har '%s' --device cpu", p);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err);
+    char want[512];
+    snprintf(want, sizeof want, "%s:12:3: A: date '2020-01-10' repeats '2020-01-10' on line 11", p);
+    if (!strstr(err, want))
+        fail_msg("expected '%s' in: %s", want, err);
+    assert_null(strstr(out, "\nA,"));
+    assert_non_null(strstr(out, "\nB,har,"));
+    free(out);
+    free(err);
+    memcpy(a10 + 2, "2020-01-03", 10); /* before its predecessor */
+    assert_int_equal(t_write_file(p, csv), 0);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu", p), 0);
+    snprintf(want, sizeof want, "%s:12:3: A: date '2020-01-03' comes before '2020-01-10' on line 11", p);
+    if (!strstr(err, want))
+        fail_msg("expected '%s' in: %s", want, err);
+    free(out);
+    free(err);
+    /* one more A row at the end, after B's: line 122 */
+    memcpy(a10 + 2, "2020-01-11", 10);
+    strcat(csv, "0.0001,A,2020-06-01\n");
+    assert_int_equal(t_write_file(p, csv), 0);
+    const char *o = t_tmppath("order_out.csv");
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu -o '%s'", p, o), 2);
+    snprintf(want, sizeof want, "%s:122: symbol 'A' again, after other symbols (its rows end on line 61)", p);
+    if (!strstr(err, want))
+        fail_msg("expected '%s' in: %s", want, err);
+    assert_false(t_file_exists(o));
+    free(out);
+    free(err);
 }
 
 /* The line of csv that starts with prefix (a copy), or NULL. */
@@ -534,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_design_jumps),   cmocka_unit_test(test_design_harq),
         cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
         cmocka_unit_test(test_cli_odd_input),
+        cmocka_unit_test(test_cli_order_errors),
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),
         cmocka_unit_test(test_cli_robust_range),
