@@ -104,11 +104,14 @@ static double har_finv(int transform, double v)
 
 /* Build the design of one symbol: X (rows x k, row-major) and y, and tix[r] = the day t of row r. A row
  * t needs days t-maxlag+1 .. t+h and every entry of X and y finite (rows touching a missing or
- * non-positive-under-log value are left out). X, y, tix hold s->n rows at most. Returns the row count. */
-static size_t har_design(const har_spec *sp, const har_series *s, double *X, double *y, size_t *tix)
+ * non-positive-under-log value are left out). X, y, tix hold s->n rows at most. *bad = the first day whose
+ * value is missing or invalid (s->n if none). Returns the row count. */
+static size_t har_design(const har_spec *sp, const har_series *s, double *X, double *y, size_t *tix,
+                         size_t *bad)
 {
     const int k = har_k(sp), maxlag = sp->lags[sp->nlags - 1], h = sp->h;
     const size_t n = s->n;
+    *bad = n;
     if (n < (size_t)maxlag + (size_t)h)
         return 0;
     double *a = malloc((n ? n : 1) * sizeof *a); /* the lagged series: f(rv) or f(C) */
@@ -142,6 +145,10 @@ static size_t har_design(const har_spec *sp, const har_series *s, double *X, dou
         } else if (sp->model == HAR_Q) {
             sq[t] = s->rq ? sqrt(s->rq[t]) : NAN;
         }
+        const int used_j = sp->model == HAR_J || sp->model == HAR_CJ, used_q = sp->model == HAR_Q;
+        if (*bad == n && (!isfinite(fy[t]) || !isfinite(a[t]) || (used_j && !isfinite(jv[t])) ||
+                          (used_q && !isfinite(sq[t]))))
+            *bad = t;
     }
     size_t m = 0;
     for (size_t t = (size_t)maxlag - 1; t + (size_t)h < n; t++) {
@@ -839,15 +846,24 @@ int cmd_har(int argc, char **argv)
             }
         if (!sorted)
             continue;
+        size_t bad = 0;
         har_series ser = {S->n, in.v[0] + S->first, in.have[1] ? in.v[1] + S->first : NULL,
                           in.have[2] ? in.v[2] + S->first : NULL, in.have[3] ? in.v[3] + S->first : NULL};
         S->X = malloc(S->n * (size_t)k * sizeof *S->X);
         S->y = malloc(S->n * sizeof *S->y);
         S->tix = malloc(S->n * sizeof *S->tix);
-        if (!S->X || !S->y || !S->tix || (S->m = har_design(&sp, &ser, S->X, S->y, S->tix)) == (size_t)-1) {
+        if (!S->X || !S->y || !S->tix || (S->m = har_design(&sp, &ser, S->X, S->y, S->tix, &bad)) == (size_t)-1) {
             fprintf(stderr, "raid har: out of memory\n");
             rc = EXIT_INPUT;
             goto done;
+        }
+        { /* rows left out for missing or invalid days: say how many, and where the first one is */
+            const size_t lo = (size_t)sp.lags[sp.nlags - 1] - 1, nposs = S->n >= lo + (size_t)sp.h + 1
+                                                                         ? S->n - lo - (size_t)sp.h : 0;
+            if (S->m < nposs && bad < S->n)
+                fprintf(stderr, "raid har: %s: %zu of %zu design rows left out: they touch a day whose value is empty, "
+                        "not finite or invalid for the transform (the first such day: %s, line %zu)\n", nm,
+                        nposs - S->m, nposs, in.date[S->first + bad], in.line[S->first + bad]);
         }
         /* The statistics take values up to 1e150 (their products must not overflow float64): a symbol
          * with larger ones is reported and skipped, the others are still estimated. */

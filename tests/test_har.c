@@ -23,6 +23,7 @@ typedef struct built {
     size_t m;
     double X[64 * RAID_REG_MAX_K], y[64];
     size_t t[64];
+    size_t bad; /* the first missing or invalid day (n if none) */
 } built;
 
 static void build(const har_spec *sp, const double *rv, const double *bpv, const double *rq, const double *jp,
@@ -30,7 +31,7 @@ static void build(const har_spec *sp, const double *rv, const double *bpv, const
 {
     har_series s = {n, rv, bpv, rq, jp};
     assert_true(n <= 64);
-    b->m = har_design(sp, &s, b->X, b->y, b->t);
+    b->m = har_design(sp, &s, b->X, b->y, b->t, &b->bad);
     assert_true(b->m != (size_t)-1);
 }
 
@@ -92,12 +93,18 @@ static void test_design_missing(void **state)
     build(&sp, rv, NULL, NULL, NULL, 10, &b);
     /* rows t = 1..8; t = 4 (target 5), 5, 6 (lag) dropped */
     assert_int_equal(b.m, 5);
+    assert_int_equal(b.bad, 5);
     expect_row(&b, 3, 2, 3, (double[]){1, 4, 3.5}, 5);
     expect_row(&b, 3, 3, 7, (double[]){1, 8, 7.5}, 9);
     rv[5] = 0; /* log 0 = -inf */
     sp.transform = HAR_LOG;
     build(&sp, rv, NULL, NULL, NULL, 10, &b);
     assert_int_equal(b.m, 5);
+    assert_int_equal(b.bad, 5);
+    rv[5] = 6;
+    build(&sp, rv, NULL, NULL, NULL, 10, &b);
+    assert_int_equal(b.m, 8);
+    assert_int_equal(b.bad, 10);
     /* too short for the lags */
     build(&sp, rv, NULL, NULL, NULL, 2, &b);
     assert_int_equal(b.m, 0);
@@ -371,7 +378,8 @@ static void test_cli_odd_input(void **state)
 
 /* Dates out of order or repeated within a symbol, and a symbol's rows split by another's: the messages name
  * the file, the line (and the date column) and the earlier line; the symbol with bad dates is skipped and the
- * others estimated; split rows stop the run with exit status 2 and no output file. */
+ * others estimated; split rows stop the run with exit status 2 and no output file. A missing day is
+ * reported with the number of design rows it costs. */
 static void test_cli_order_errors(void **state)
 {
     (void)state;
@@ -384,6 +392,13 @@ static void test_cli_order_errors(void **state)
     char *a10 = strstr(csv, "A,2020-01-11"); /* A's 11th date repeats its 10th: line 12 repeats line 11 */
     assert_non_null(a10);
     memcpy(a10 + 2, "2020-01-10", 10);
+    /* and B's day 30 empty: 23 of B's 38 design rows touch it (target of row 29, lags of rows 30..51) */
+    char *b30 = strstr(csv, ",B,2020-02-03");
+    assert_non_null(b30);
+    char *b30s = b30;
+    while (b30s[-1] != '\n')
+        b30s--;
+    memmove(b30s, b30, strlen(b30) + 1);
     const char *p = t_tmppath("order_dates.csv");
     assert_int_equal(t_write_file(p, csv), 0);
     int rc = t_cli(&out, &err, "har '%s' --device cpu", p);
@@ -395,6 +410,8 @@ static void test_cli_order_errors(void **state)
         fail_msg("expected '%s' in: %s", want, err);
     assert_null(strstr(out, "\nA,"));
     assert_non_null(strstr(out, "\nB,har,"));
+    assert_non_null(strstr(err, "B: 23 of 38 design rows left out: they touch a day whose value is empty, not finite "
+                                "or invalid for the transform (the first such day: 2020-02-03, line 92)"));
     free(out);
     free(err);
     memcpy(a10 + 2, "2020-01-03", 10); /* before its predecessor */
