@@ -38,6 +38,11 @@ typedef struct cli_out {
 int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
 int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 (message printed) */
 void cli_abort_output(cli_out *o);                   /* close and remove the temporary file */
+/* Whether paths a and b (either may be NULL or "-": never) name the same regular file, or the same path
+ * that does not exist yet: the same device and inode when both exist (links followed), else the same
+ * directory (by device and inode) and the same last component. An output renamed over the input, or
+ * over another output of the same run, would destroy it: the commands refuse such pairs. */
+int cli_same_file(const char *a, const char *b);
 /* Temporary files that a terminating signal removes (cli_open_output tracks its own). */
 void cli_track_tmp(const char *tmp);
 void cli_untrack_tmp(const char *tmp);

@@ -702,14 +702,20 @@ int cmd_har(int argc, char **argv)
         default: fprintf(stderr, "raid har: unknown option %s\n", argv[optind - 1]); return EXIT_USAGE;
         }
     }
-    if (fc_path && out_path && !strcmp(fc_path, out_path)) {
-        fprintf(stderr, "raid har: --forecasts and -o name the same file '%s'\n", out_path);
-        return EXIT_USAGE;
-    }
     if (optind != argc - 1) {
         fprintf(stderr, "raid har: expected one input FILE (see raid help har)\n");
         return EXIT_USAGE;
     }
+    if (cli_same_file(fc_path, out_path)) {
+        fprintf(stderr, "raid har: --forecasts and -o name the same file '%s'\n", out_path);
+        return EXIT_USAGE;
+    }
+    for (int j = 0; j < 2; j++)
+        if (cli_same_file(argv[optind], j ? fc_path : out_path)) {
+            fprintf(stderr, "raid har: %s '%s' is the input file '%s'\n", j ? "--forecasts" : "-o",
+                    j ? fc_path : out_path, argv[optind]);
+            return EXIT_USAGE;
+        }
     if (sp.model == HAR_Q && sp.transform != HAR_NONE) {
         fprintf(stderr, "raid har: --model harq takes --transform none only\n");
         return EXIT_USAGE;
@@ -959,6 +965,17 @@ int cmd_har(int argc, char **argv)
                 rc = EXIT_INPUT;
                 goto done;
             }
+            /* the side files against each other, -o and the input (e.g. -o x.losses.csv --forecasts x.csv) */
+            const char *const pth[4] = {in_path, out_path, fcp, lsp};
+            for (int i = 0; i < 3; i++)
+                for (int j = i < 2 ? 2 : 3; j < 4; j++)
+                    if (cli_same_file(pth[i], pth[j])) {
+                        fprintf(stderr, "raid har: the %s '%s' and the %s are the same file\n",
+                                j == 3 ? "losses file" : "forecasts file", pth[j],
+                                i == 0 ? "input" : i == 1 ? "-o file" : "forecasts file");
+                        rc = EXIT_USAGE;
+                        goto done;
+                    }
             if (cli_open_output(&fout, fcp) != 0) {
                 fout.is_stdout = 1;
                 rc = EXIT_INPUT;

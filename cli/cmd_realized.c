@@ -147,6 +147,10 @@ int cmd_realized(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *in_path = argv[optind];
+    if (cli_same_file(in_path, out_path)) {
+        fprintf(stderr, "raid realized: -o '%s' is the input file '%s'\n", out_path, in_path);
+        return EXIT_USAGE;
+    }
 
     char err[4096];
     raid_ctx *ctx = NULL, *cpu = NULL;

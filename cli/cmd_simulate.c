@@ -91,6 +91,10 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "raid simulate: -o PRICES.csv is required (see raid help simulate)\n");
         return EXIT_USAGE;
     }
+    if (cli_same_file(out, iv)) {
+        fprintf(stderr, "raid simulate: --iv and -o name the same file '%s'\n", out);
+        return EXIT_USAGE;
+    }
     char err[1024] = "";
     raid_status st = raid_simulate_csv(&o, out, iv, err, sizeof err);
     if (st != RAID_OK) {

@@ -1,10 +1,12 @@
 /* Output of the commands: stdout, or a file written through src/core/outfile.h (never partial). */
 #include "cli.h"
 
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Temporary files of outputs in progress, removed by a terminating signal (SIGINT, SIGTERM, SIGHUP) so
@@ -108,6 +110,36 @@ void cli_abort_output(cli_out *o)
         cli_untrack_tmp(tmp);
         o->fp = NULL;
     }
+}
+
+/* The directory part of path (into dir) and its last component. */
+static const char *cli_split_path(const char *path, char *dir, size_t dirlen)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, dirlen, ".");
+        return path;
+    }
+    const size_t n = (size_t)(slash - path);
+    snprintf(dir, dirlen, "%.*s", (int)(n ? n : 1), n ? path : "/");
+    return slash + 1;
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
+        return 0;
+    struct stat sa, sb;
+    const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) /* a device such as /dev/null may be named twice */
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+    if (ea || eb)
+        return 0;
+    char da[PATH_MAX], db[PATH_MAX];
+    const char *na = cli_split_path(a, da, sizeof da), *nb = cli_split_path(b, db, sizeof db);
+    struct stat ta, tb;
+    return strcmp(na, nb) == 0 && stat(da, &ta) == 0 && stat(db, &tb) == 0 && ta.st_dev == tb.st_dev &&
+           ta.st_ino == tb.st_ino;
 }
 
 void cli_put_field(FILE *f, const char *s)

@@ -612,6 +612,24 @@ static void test_output_files(void **state)
     free(csv);
     free(out);
     free(err);
+    /* -o naming the input (through another spelling, or a link to it): refused, the input intact */
+    char *before = t_read_file(in);
+    const char *inlink = t_tmppath("in_link.csv");
+    assert_int_equal(symlink(in, inlink), 0);
+    char other[4200];
+    snprintf(other, sizeof other, "%s/%s", t_tmppath("."), strrchr(in, '/') + 1); /* DIR/./NAME */
+    const char *spell[2] = {other, inlink};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, spell[i]), 1);
+        if (!strstr(err, "is the input file"))
+            fail_msg("-o %s: %s", spell[i], err);
+        free(out);
+        free(err);
+    }
+    char *after = t_read_file(in);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
     /* a name near the file system's limit (the temporary file must not need a longer one) */
     char name[256];
     memset(name, 'n', 250);

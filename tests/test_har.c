@@ -371,6 +371,33 @@ static void test_cli_odd_input(void **state)
     assert_false(t_file_exists(o));
     free(out);
     free(err);
+    /* outputs that would be renamed over the input or over each other: refused before anything is written */
+    char pan[512], dot[512]; /* copies: t_tmppath reuses its buffers */
+    snprintf(pan, sizeof pan, "%s", panel);
+    snprintf(dot, sizeof dot, "%s", t_tmppath("."));
+    panel = pan;
+    char *before = t_read_file(panel);
+    const char *lo = t_tmppath("x.losses.csv"), *fx = t_tmppath("x.csv"), *oo = t_tmppath("o.csv");
+    char cmds[4][8192];
+    snprintf(cmds[0], sizeof cmds[0], "har '%s' -o '%s'", panel, panel);
+    snprintf(cmds[1], sizeof cmds[1], "har '%s' --window rolling:50 -o '%s' --forecasts '%s'", panel, oo, panel);
+    snprintf(cmds[2], sizeof cmds[2], "har '%s' --window rolling:50 -o '%s' --forecasts '%s'", panel, lo, fx);
+    snprintf(cmds[3], sizeof cmds[3], "har '%s' --window rolling:50 -o '%s/o.csv' --forecasts '%s'", panel, dot,
+             oo);
+    for (int i = 0; i < 4; i++) {
+        const int rc2 = t_cli(&out, &err, "%s --device cpu", cmds[i]);
+        if (rc2 != 1 || !strstr(err, "same file") == !strstr(err, "is the input file"))
+            fail_msg("%s: exit %d: %s", cmds[i], rc2, err);
+        free(out);
+        free(err);
+    }
+    assert_false(t_file_exists(lo));
+    assert_false(t_file_exists(fx));
+    assert_false(t_file_exists(oo));
+    char *after = t_read_file(panel);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
     free(bom);
     free(huge);
     free(text);
