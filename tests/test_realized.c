@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "realized/realized_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,20 @@ static void test_cpu_vs_plain(void **state)
     /* undefined measures are NAN, never made up */
     assert_true(isnan(got[0].rv) && isnan(got[1].bpv) && isnan(got[2].tpq) && isnan(got[2].medrv));
     assert_true(!isnan(got[1].rv) && !isnan(got[2].bpv) && !isnan(got[3].tpq));
+    /* the jump statistic where float64 cannot give tpq / bpv^2: empty. A day 1e-3, 1e-250, 1e-3 (tpq and
+       bpv^2 underflow: the exact p is 0.5, 0/0 taken as 1 gave 0.013), one of returns near 1e-100, one
+       with subnormal returns. A day near 1e-70 (bpv^2 and tpq near 1e-280, still normal) has the
+       statistic of the same day scaled to 1e-3, as homogeneity says. */
+    const double tiny[] = {1e-3, 1e-250, 1e-3, 1e-100, 2e-100, -1e-100, 3e-100, 5e-324, 1e-3, -1e-310, 2e-3,
+                           1e-320, 1e-70, 2e-70, -1e-70, 3e-70, 1e-3, 2e-3, -1e-3, 3e-3};
+    const int64_t toff[] = {0, 3, 7, 12, 16, 20};
+    raid_realized tg[5];
+    assert_int_equal(raid_realized_compute(cpu, tiny, toff, 5, tg), RAID_OK);
+    for (int i = 0; i < 3; i++)
+        if (!isnan(tg[i].jump_z) || !isnan(tg[i].jump_p))
+            fail_msg("day %d: jump_z %g, jump_p %g, expected empty", i, tg[i].jump_z, tg[i].jump_p);
+    if (!(fabs(tg[3].jump_z - tg[4].jump_z) <= 1e-13 * fabs(tg[4].jump_z)))
+        fail_msg("jump_z at 1e-70 %.17g, at 1e-3 %.17g", tg[3].jump_z, tg[4].jump_z);
     free(r);
     raid_ctx_destroy(cpu);
 }
