@@ -236,7 +236,7 @@ typedef struct har_parse {
     const char *const *names;
     int symbol_required;
     har_input *in;
-    int col[6], ncol, header_done, fidx, failed;
+    int col[6], ncol, header_done, fidx, failed, last_term;
     size_t line, row_cap;
     size_t *sym_off, *date_off; /* per row, offsets into the arena */
     size_t arlen, arcap;
@@ -268,6 +268,8 @@ static size_t har_arena_put(har_parse *hp, const char *s, size_t len)
     return off;
 }
 
+static const char *const har_role_names[6] = {"symbol", "date", "rv", "bpv", "rq", "jump_p"};
+
 static void har_field(void *data, size_t len, void *user)
 {
     har_parse *hp = user;
@@ -290,9 +292,26 @@ static void har_field(void *data, size_t len, void *user)
         const char *name = tmp;
         if (hp->fidx == 0 && !strncmp(tmp, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte order mark, as the reader skips */
             name += 3;
+        int role = -1;
         for (int j = 0; j < 6; j++)
-            if (hp->col[j] < 0 && !strcasecmp(name, hp->names[j]))
+            if (!strcasecmp(name, hp->names[j])) {
+                if (hp->col[j] >= 0) { /* as src/io/reader.c: a used column named twice */
+                    hp->failed = 1;
+                    snprintf(hp->err, hp->errlen, "%s:%zu:%zu: duplicate column '%s' (also column %d)", hp->path,
+                             line, colno, name, hp->col[j] + 1);
+                    return;
+                }
+                if (role >= 0 && j >= 3) /* an optional column (bpv, rq, jump_p) named like a used one: */
+                    continue;            /* not taken (e.g. --rv-col bpv fits HAR to the bpv series) */
+                if (role >= 0) { /* symbol, date and rv need three columns, e.g. --rv-col date */
+                    hp->failed = 1;
+                    snprintf(hp->err, hp->errlen, "%s:%zu:%zu: column '%s' is given two roles (%s and %s columns)",
+                             hp->path, line, colno, name, har_role_names[role], har_role_names[j]);
+                    return;
+                }
+                role = j;
                 hp->col[j] = hp->fidx;
+            }
     } else if (hp->fidx == hp->col[0]) {
         hp->cur_sym = har_arena_put(hp, s, len);
     } else if (hp->fidx == hp->col[1]) {
@@ -317,13 +336,20 @@ static void har_field(void *data, size_t len, void *user)
 
 static void har_row(int c, void *user)
 {
-    (void)c;
     har_parse *hp = user;
     const size_t line = hp->line;
-    hp->line++;
     const int nf = hp->fidx;
     hp->fidx = 0;
-    if (hp->failed)
+    /* Every line break is reported (CSV_REPALL_NL), blank lines included, as src/io/reader.c counts them:
+     * CR, LF and CRLF end one line each. */
+    if (c == '\n') {
+        if (!(nf == 0 && hp->last_term == '\r'))
+            hp->line++;
+    } else if (c == '\r') {
+        hp->line++;
+    }
+    hp->last_term = c;
+    if (hp->failed || nf == 0) /* nothing more to do for a blank line */
         return;
     if (!hp->header_done) {
         hp->header_done = 1;
@@ -340,7 +366,8 @@ static void har_row(int c, void *user)
     } else {
         if (nf != hp->ncol) {
             hp->failed = 1;
-            snprintf(hp->err, hp->errlen, "%s:%zu: %d fields, the header has %d", hp->path, line, nf, hp->ncol);
+            snprintf(hp->err, hp->errlen, "%s:%zu:%d: %d fields, the header has %d", hp->path, line,
+                     nf > hp->ncol ? hp->ncol + 1 : nf, nf, hp->ncol);
             return;
         }
         har_input *in = hp->in;
@@ -404,7 +431,7 @@ static int har_read(const char *path, const char *const names[6], int symbol_req
         return EXIT_INPUT;
     }
     struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+    if (csv_init(&p, CSV_APPEND_NULL | CSV_REPALL_NL) != 0) {
         snprintf(err, errlen, "out of memory");
         if (fp != stdin)
             fclose(fp);
@@ -551,9 +578,9 @@ static int har_parse_lags(const char *s, har_spec *sp)
         if (sp->nlags && v <= sp->lags[sp->nlags - 1])
             return -1;
         sp->lags[sp->nlags++] = (int)v;
-        if (*end == ',')
+        if (*end == ',' && end[1])
             end++;
-        else if (*end)
+        else if (*end) /* anything else, or a trailing comma */
             return -1;
         p = end;
     }
@@ -636,8 +663,8 @@ int cmd_har(int argc, char **argv)
         case 'l':
             if (har_parse_lags(optarg, &sp)) {
                 fprintf(stderr,
-                        "raid har: bad --lags '%s' (expected increasing positive integers, the first 1, at most %d)\n",
-                        optarg, HAR_MAX_LAGS);
+                        "raid har: bad --lags '%s' (expected at most %d increasing integers from 1 to 10000, the "
+                        "first 1)\n", optarg, HAR_MAX_LAGS);
                 return EXIT_USAGE;
             }
             break;
@@ -662,7 +689,7 @@ int cmd_har(int argc, char **argv)
             break;
         case 'n':
             if (cli_parse_i64(optarg, 0, 100000, &nw_lag)) {
-                fprintf(stderr, "raid har: bad --nw-lag '%s' (expected an integer >= 0)\n", optarg);
+                fprintf(stderr, "raid har: bad --nw-lag '%s' (expected an integer from 0 to 100000)\n", optarg);
                 return EXIT_USAGE;
             }
             break;

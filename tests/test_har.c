@@ -254,7 +254,8 @@ static void test_cli_usage(void **state)
     static const char *const bad[] = {"--model garch",    "--lags 5,22",      "--lags 1,5,5",  "--h 0",
                                       "--transform exp", "--se hc3",         "--nw-lag -1",   "--window 100",
                                       "--window rolling:x", "--alpha 1.5",   "--model harq --transform log",
-                                      "--forecasts f.csv", "--lags 1,2,3,4,5,6,7", "--frobnicate"};
+                                      "--forecasts f.csv", "--lags 1,2,3,4,5,6,7", "--frobnicate",
+                                      "--lags 1,5,", "--lags 1,,5", "--lags 1,100000", "--nw-lag 1000000"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = t_cli(NULL, &err, "har '%s' --device cpu %s", panel, bad[i]);
         if (rc != 1)
@@ -398,6 +399,35 @@ static void test_cli_odd_input(void **state)
     assert_string_equal(before, after);
     free(before);
     free(after);
+    const char *bl = t_tmppath("blank_lines.csv");
+    /* a used column named twice, or one column for two of symbol, date and rv: refused (naming a column
+       bpv for rv takes it as rv only) */
+    assert_int_equal(t_write_file(bl, "date,rv,RV\n2020-01-01,1,2\n"), 0);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu", bl), 2);
+    assert_non_null(strstr(err, ":1:3: duplicate column 'RV' (also column 2)"));
+    free(out);
+    free(err);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --rv-col date", panel), 2);
+    assert_non_null(strstr(err, ":1:2: column 'date' is given two roles (date and rv columns)"));
+    free(out);
+    free(err);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --rv-col bpv", panel), 0);
+    assert_non_null(strstr(out, "\nA,har,"));
+    free(out);
+    free(err);
+    /* blank lines (LF and CRLF) count in the line numbers of messages; a row with too many fields names
+       the first extra one */
+    const char *const blanks[3][2] = {{"symbol,date,rv\n\n\nA,2020-01-01,1\n\nA,2020-01-02,abc\n", ":6:3: bad number 'abc'"},
+                                      {"symbol,date,rv\r\nA,2020-01-01,1\r\n\r\nA,2020-01-02,abc\r\n", ":4:3: bad number"},
+                                      {"symbol,date,rv\n\nA,2020-01-01,1,4\n", ":3:4: 4 fields, the header has 3"}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(t_write_file(bl, blanks[i][0]), 0);
+        assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu", bl), 2);
+        if (!strstr(err, blanks[i][1]))
+            fail_msg("expected '%s' in: %s", blanks[i][1], err);
+        free(out);
+        free(err);
+    }
     free(bom);
     free(huge);
     free(text);
