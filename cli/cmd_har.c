@@ -6,6 +6,7 @@
  * the host (raid_ols_from_stats, raid_reg_meat_compute, raid_ols_robust). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "io/csv_lines.h"
 
 #include <ctype.h>
 #include <csv.h>
@@ -340,15 +341,7 @@ static void har_row(int c, void *user)
     const size_t line = hp->line;
     const int nf = hp->fidx;
     hp->fidx = 0;
-    /* Every line break is reported (CSV_REPALL_NL), blank lines included, as src/io/reader.c counts them:
-     * CR, LF and CRLF end one line each. */
-    if (c == '\n') {
-        if (!(nf == 0 && hp->last_term == '\r'))
-            hp->line++;
-    } else if (c == '\r') {
-        hp->line++;
-    }
-    hp->last_term = c;
+    hp->line += (size_t)raid_csv_lines_ended(c, (size_t)nf, &hp->last_term); /* blank lines count too */
     if (hp->failed || nf == 0) /* nothing more to do for a blank line */
         return;
     if (!hp->header_done) {

@@ -19,6 +19,7 @@
  * twice in the header are errors.
  * docs/input.md describes the format. */
 #define _POSIX_C_SOURCE 200809L
+#include "io/csv_lines.h"
 #include "core/internal.h"
 #include "io/tz.h"
 
@@ -766,13 +767,7 @@ static void on_row(int c, void *ud)
         else
             process_row(rd);
     }
-    if (c == '\n') {
-        if (!(nf == 0 && rd->last_term == '\r'))
-            rd->cur_line++;
-    } else if (c == '\r') {
-        rd->cur_line++;
-    }
-    rd->last_term = c;
+    rd->cur_line += (uint64_t)raid_csv_lines_ended(c, nf, &rd->last_term);
     rd->fidx = 0;
 }
 
