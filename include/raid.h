@@ -254,7 +254,8 @@ RAID_API raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *b
  *  column, and a device pass (kernels/meat.cl) forms e and u in double-float and sums the pairs inside
  *  chunks of up to 1,024 rows in double-float; the host adds the pairs across chunks in float64: within
  *  2e-11 (df) or 4u(1 + 2u) + 2e-11 (f32) of sum_t w_t[p] w_{t-l}[q], with w_t[p] the size of the
- *  centred terms of e_t times |x_t[p]| (docs/regression.md). Errors: RAID_EINVAL (also when a residual times a regressor is not
+ *  centred terms of e_t times |x_t[p]| (with an intercept column: times |x_t[p] - m_p|, m a centre of the
+ *  problem's rows, the sums mapped back in float64; docs/regression.md). Errors: RAID_EINVAL (also when a residual times a regressor is not
  *  finite), RAID_ENOMEM, and the device errors. */
 RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                            const int64_t *offsets, size_t nreg, const double *beta,

@@ -3,14 +3,16 @@
  *
  * Input (resident: uploaded once per call, shared by the overlapping row ranges of rolling windows): rows
  * of RAID_K + 1 values, the regressors x_t[0..K-1] - c then y_t - c_y, centred by the group's column
- * means and scaled by the host by a power of two per column (src/regress/meat_cl.c); the centres c (K
- * double-float pairs), then per problem its coefficients beta (K pairs) and a = sum_p c_p beta_p - c_y,
- * all in the same scaled units. One work-group takes one chunk of at most RAID_CHUNK rows of one problem:
- *   1. stage: work-items form the scores u_t = e_t x_t of the chunk's rows,
- *      e_t = (y_t - c_y) - sum_p (x_t[p] - c_p) beta[p] - a and x_t[p] = (x_t[p] - c_p) + c_p, in
- *      double-float (centred, the subtraction loses only about 2^-46 of |y_t - c_y| + sum_p |(x_t[p] - c_p)
- *      beta[p]| + |a|, not of the levels), and store u_t in local memory (hi and lo for the df policy,
- *      the rounded binary32 value for f32);
+ * means and scaled by the host by a power of two per column (src/regress/meat_cl.c); then per problem its
+ * coefficients beta (K double-float pairs), a = sum_p c_p beta_p - c_y and the scores' offsets d (K
+ * pairs), all in the same scaled units. One work-group takes one chunk of at most RAID_CHUNK rows of one
+ * problem:
+ *   1. stage: work-items form the scores u_t[p] = e_t ((x_t[p] - c_p) + d[p]) of the chunk's rows,
+ *      e_t = (y_t - c_y) - sum_p (x_t[p] - c_p) beta[p] - a, in double-float (centred, the subtraction
+ *      loses only about 2^-46 of |y_t - c_y| + sum_p |(x_t[p] - c_p) beta[p]| + |a|, not of the levels),
+ *      and store u_t in local memory (hi and lo for the df policy, the rounded binary32 value for f32).
+ *      d = c gives the scores e_t x_t; the host passes instead the offsets to a centre of the problem's
+ *      own rows when the design has a constant column, and maps the sums back (meat_cl.c);
  *   2. work-item j computes the combinations c = j, j + RAID_WG, ... of (lag l, p, q), c = (l k + p) k + q:
  *        part[chunk * NC + c] = sum_{t = l}^{len-1} u_t[p] u_{t-l}[q]   (both rows inside the chunk)
  *      in double-float (raid_df_add: terms of either sign), rows in order, so the result does not depend
@@ -47,11 +49,11 @@ void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global f
 #if RAID_INPUT_DF
     __local float sl[RAID_CHUNK * RAID_K];
 #endif
-    /* beta: the group's column centres c (K pairs), then per problem its K coefficients and a */
-    __global const float2 *bz = beta + RAID_K + (size_t)ch.z * (RAID_K + 1);
+    /* beta: per problem its K coefficients, a, and the K offsets d of its scores */
+    __global const float2 *bz = beta + (size_t)ch.z * (2 * RAID_K + 1);
     raid_df b[RAID_K], cen[RAID_K];
     for (uint p = 0; p < RAID_K; p++) {
-        const float2 v = bz[p], c = beta[p];
+        const float2 v = bz[p], c = bz[RAID_K + 1 + p];
         b[p] = raid_df_make(-v.x, -v.y);
         cen[p] = raid_df_make(c.x, c.y);
     }

@@ -322,6 +322,65 @@ static void test_meat_large_levels(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* Robust standard errors of designs with an intercept whose regressors sit far from zero (log rv scaled by
+ * 1e140: level 320, spread 1), two such problems at different levels in ONE call (their group's centres are
+ * far from either): the device scores are centred per problem and mapped back in float64, so the device's
+ * NW standard errors agree with the cpu path's to float64's own amplified rounding (measured 7.2e-11; 1.1e-8
+ * before the per-problem centring). */
+static void test_meat_level_se(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    raid_ctx_set_precision(dev, RAID_PREC_DF);
+    const int k = 4, n = 600, L = 5;
+    const double level[2] = {320.0, -9.0};
+    double *X = malloc(sizeof(double) * 2 * n * k), *y = malloc(sizeof(double) * 2 * n);
+    for (int g = 0; g < 2; g++) {
+        double h = 0, x[700];
+        for (int t = 0; t < n + 22; t++) {
+            h = 0.9 * h + 0.4 * gauss();
+            x[t] = level[g] + h;
+        }
+        for (int i = 0; i < n; i++) {
+            const int t = i + 21;
+            double w = 0, m = 0;
+            for (int j = 0; j < 5; j++) w += x[t - j];
+            for (int j = 0; j < 22; j++) m += x[t - j];
+            double *r = X + ((size_t)g * n + i) * k;
+            r[0] = 1, r[1] = x[t], r[2] = w / 5, r[3] = m / 22;
+            y[g * n + i] = x[t + 1];
+        }
+    }
+    const int64_t off[3] = {0, n, 2 * n};
+    const size_t nc = (size_t)(L + 1) * k * k;
+    raid_reg_stats s[2];
+    raid_ols o[2];
+    double beta[8], *mc = malloc(2 * nc * sizeof *mc), *md = malloc(2 * nc * sizeof *md);
+    assert_int_equal(raid_reg_stats_compute(cpu, X, y, k, off, 2, s), RAID_OK);
+    for (int g = 0; g < 2; g++) {
+        assert_int_equal(raid_ols_from_stats(&s[g], 1, &o[g], NULL, 0), RAID_OK);
+        memcpy(beta + g * k, o[g].beta, k * sizeof *beta);
+    }
+    assert_int_equal(raid_reg_meat_compute(cpu, X, y, k, off, 2, beta, L, mc), RAID_OK);
+    if (raid_reg_meat_compute(dev, X, y, k, off, 2, beta, L, md) != RAID_OK)
+        fail_msg("%s", raid_ctx_errmsg(dev));
+    double worst = 0;
+    for (int g = 0; g < 2; g++) {
+        raid_ols a = o[g], b = o[g];
+        assert_int_equal(raid_ols_robust(&s[g], mc + g * nc, L, RAID_SE_NW, &a), RAID_OK);
+        assert_int_equal(raid_ols_robust(&s[g], md + g * nc, L, RAID_SE_NW, &b), RAID_OK);
+        for (int j = 0; j < k; j++)
+            worst = fmax(worst, fabs(a.se[j] - b.se[j]) / a.se[j]);
+    }
+    printf("# NW standard errors at levels 320 and -9 in one call, device df against cpu: %.3e\n", worst);
+    assert_true(worst < 1e-9);
+    free(X), free(y), free(mc), free(md);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 /* Overlapping windows of one series, each with its own coefficients, in one call: the host path equals the
  * per-window raid_reg_meat_compute bit for bit; the device path is within the bounds of test_device_meat. */
 static void test_meat_ranges(void **state)
@@ -562,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_device_meat),
         cmocka_unit_test(test_meat_ranges),
         cmocka_unit_test(test_meat_large_levels),
+        cmocka_unit_test(test_meat_level_se),
         cmocka_unit_test(test_meat_groups_and_host),
         cmocka_unit_test(test_centring_matters),
         cmocka_unit_test(test_combine),
