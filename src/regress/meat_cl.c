@@ -175,11 +175,11 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
         double *m = pcen + i * (size_t)k;
         {
             const int64_t len = end[g] - start[g], np = len < 8 ? len : 8;
-            for (int p = 0; p < k; p++) {
-                long double acc = 0;
+            for (int p = 0; p < k; p++) { /* any value is exact in form (A uses the same m): double will do */
+                double acc = 0;
                 for (int64_t r = 0; r < np; r++)
                     acc += X[(size_t)(start[g] + r * len / np) * (size_t)k + (size_t)p];
-                m[p] = np ? (double)(acc / np) : cen[p];
+                m[p] = np ? acc / (double)np : cen[p];
             }
         }
         for (int p = 0; p < k; p++) { /* as double-float pairs whatever the input policy */
