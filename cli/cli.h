@@ -43,6 +43,12 @@ void cli_abort_output(cli_out *o);                   /* close and remove the tem
  * directory (by device and inode) and the same last component. An output renamed over the input, or
  * over another output of the same run, would destroy it: the commands refuse such pairs. */
 int cli_same_file(const char *a, const char *b);
+/* Whether path names a file that an output may be written beside (side files such as raid har's
+ * forecasts): not "-", not the process's standard output or error (also through /dev/stdout or a
+ * redirection), nothing under /dev, and a regular file or one that does not exist yet. */
+int cli_is_plain_file(const char *path);
+/* Whether path names the file that standard input reads (raid har - < FILE -o FILE). */
+int cli_is_stdin_file(const char *path);
 /* Temporary files that a terminating signal removes (cli_open_output tracks its own). */
 void cli_track_tmp(const char *tmp);
 void cli_untrack_tmp(const char *tmp);

@@ -238,6 +238,7 @@ typedef struct har_parse {
     int symbol_required;
     har_input *in;
     int col[6], ncol, header_done, fidx, failed, last_term;
+    unsigned used; /* bit j: the model reads column j (symbol, date and rv always) */
     size_t line, row_cap;
     size_t *sym_off, *date_off; /* per row, offsets into the arena */
     size_t arlen, arcap;
@@ -290,12 +291,12 @@ static void har_field(void *data, size_t len, void *user)
     memcpy(tmp, s, n);
     tmp[n] = 0;
     if (!hp->header_done) {
-        const char *name = tmp;
-        if (hp->fidx == 0 && !strncmp(tmp, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte order mark, as the reader skips */
-            name += 3;
+        const char *name = tmp; /* (a byte order mark was skipped before parsing) */
         int role = -1;
         for (int j = 0; j < 6; j++)
             if (!strcasecmp(name, hp->names[j])) {
+                if (hp->col[j] >= 0 && !(hp->used >> j & 1u)) /* a column the model does not read, twice */
+                    continue;
                 if (hp->col[j] >= 0) { /* as src/io/reader.c: a used column named twice */
                     hp->failed = 1;
                     snprintf(hp->err, hp->errlen, "%s:%zu:%zu: duplicate column '%s' (also column %d)", hp->path,
@@ -400,9 +401,10 @@ static void har_row(int c, void *user)
         hp->cur[j] = NAN;
 }
 
-/* names: symbol, date, rv, bpv, rq, jump_p. Returns 0, or EXIT_INPUT with a message in err. */
-static int har_read(const char *path, const char *const names[6], int symbol_required, har_input *in, char *err,
-                    size_t errlen)
+/* names: symbol, date, rv, bpv, rq, jump_p; used: bit j when the model reads column j. Returns 0, or
+ * EXIT_INPUT with a message in err. */
+static int har_read(const char *path, const char *const names[6], int symbol_required, unsigned used, har_input *in,
+                    char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     har_parse hp;
@@ -410,6 +412,7 @@ static int har_read(const char *path, const char *const names[6], int symbol_req
     hp.path = path;
     hp.names = names;
     hp.symbol_required = symbol_required;
+    hp.used = used | 7u;
     hp.in = in;
     hp.line = 1;
     hp.err = err;
@@ -433,11 +436,17 @@ static int har_read(const char *path, const char *const names[6], int symbol_req
     static char block[1 << 20];
     size_t got;
     int bad = 0;
-    while (!hp.failed && (got = fread(block, 1, sizeof block, fp)) > 0)
-        if (csv_parse(&p, block, got, har_field, har_row, &hp) != got) {
+    int first = 1;
+    while (!hp.failed && (got = fread(block, 1, sizeof block, fp)) > 0) {
+        size_t skip = 0; /* a UTF-8 byte order mark, before libcsv sees it (a quoted header follows it) */
+        if (first && got >= 3 && !memcmp(block, "\xEF\xBB\xBF", 3))
+            skip = 3;
+        first = 0;
+        if (csv_parse(&p, block + skip, got - skip, har_field, har_row, &hp) != got - skip) {
             bad = 1;
             break;
         }
+    }
     if (!hp.failed && !bad && csv_fini(&p, har_field, har_row, &hp) != 0)
         bad = 1;
     const int rerr = ferror(fp);
@@ -726,12 +735,18 @@ int cmd_har(int argc, char **argv)
         fprintf(stderr, "raid har: expected one input FILE (see raid help har)\n");
         return EXIT_USAGE;
     }
+    if (fc_path && !cli_is_plain_file(fc_path)) {
+        fprintf(stderr, "raid har: --forecasts '%s' must name a file (its losses file goes beside it), not standard "
+                "output or a device\n", fc_path);
+        return EXIT_USAGE;
+    }
     if (cli_same_file(fc_path, out_path)) {
         fprintf(stderr, "raid har: --forecasts and -o name the same file '%s'\n", out_path);
         return EXIT_USAGE;
     }
     for (int j = 0; j < 2; j++)
-        if (cli_same_file(argv[optind], j ? fc_path : out_path)) {
+        if (cli_same_file(argv[optind], j ? fc_path : out_path) ||
+            (!strcmp(argv[optind], "-") && cli_is_stdin_file(j ? fc_path : out_path))) {
             fprintf(stderr, "raid har: %s '%s' is the input file '%s'\n", j ? "--forecasts" : "-o",
                     j ? fc_path : out_path, argv[optind]);
             return EXIT_USAGE;
@@ -810,7 +825,9 @@ int cmd_har(int argc, char **argv)
     out.is_stdout = fout.is_stdout = lout.is_stdout = 1; /* nothing to abort yet */
     int fopen_ = 0, lopen = 0;
 
-    if ((rc = har_read(in_path, names, symbol_required, &in, err, sizeof err)) != 0) {
+    const unsigned used = sp.model == HAR_J ? 1u << 3 : sp.model == HAR_CJ ? (1u << 3 | 1u << 5)
+                          : sp.model == HAR_Q ? 1u << 4 : 0u;
+    if ((rc = har_read(in_path, names, symbol_required, used, &in, err, sizeof err)) != 0) {
         fprintf(stderr, "raid har: %s\n", err);
         goto done;
     }
@@ -974,8 +991,7 @@ int cmd_har(int argc, char **argv)
     }
     if (win_kind) {
         /* Side files go beside OUT only when OUT is a regular file (not stdout, /dev/null or a FIFO). */
-        struct stat ost;
-        const int out_regular = out_path && strcmp(out_path, "-") && (stat(out_path, &ost) != 0 || S_ISREG(ost.st_mode));
+        const int out_regular = cli_is_plain_file(out_path); /* not stdout, /dev/..., a FIFO */
         const char *base = fc_path ? fc_path : out_regular ? out_path : NULL;
         if (base) {
             fcp = fc_path ? strdup(fc_path) : har_companion(out_path, ".csv", ".forecasts.csv");

@@ -147,7 +147,7 @@ int cmd_realized(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *in_path = argv[optind];
-    if (cli_same_file(in_path, out_path)) {
+    if (cli_same_file(in_path, out_path) || (!strcmp(in_path, "-") && cli_is_stdin_file(out_path))) {
         fprintf(stderr, "raid realized: -o '%s' is the input file '%s'\n", out_path, in_path);
         return EXIT_USAGE;
     }

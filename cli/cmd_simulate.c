@@ -91,6 +91,10 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "raid simulate: -o PRICES.csv is required (see raid help simulate)\n");
         return EXIT_USAGE;
     }
+    if (!strcmp(out, "-") || (iv && !strcmp(iv, "-"))) {
+        fprintf(stderr, "raid simulate: -o and --iv name files ('-' is not standard output here)\n");
+        return EXIT_USAGE;
+    }
     if (cli_same_file(out, iv)) {
         fprintf(stderr, "raid simulate: --iv and -o name the same file '%s'\n", out);
         return EXIT_USAGE;

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Temporary files of outputs in progress, removed by a terminating signal (SIGINT, SIGTERM, SIGHUP) so
- * that an interrupted run leaves neither a partial output nor a hidden temporary beside it. The CLI's own
- * state (the library installs no handlers); unlink is async-signal-safe. */
+/* Temporary files of outputs in progress, removed by a terminating signal (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE) so that an interrupted run leaves neither a partial output nor a hidden temporary beside it.
+ * The CLI's own state (the library installs no handlers); unlink is async-signal-safe. */
 #define CLI_MAX_TMP 8
 static char cli_tmp[CLI_MAX_TMP][sizeof(((raid_outfile *)0)->tmp)];
 static volatile sig_atomic_t cli_tmp_used[CLI_MAX_TMP];
@@ -50,8 +50,9 @@ void cli_install_signal_cleanup(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = cli_on_signal;
     sigemptyset(&sa.sa_mask);
-    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int i = 0; i < 3; i++)
+    /* SIGPIPE too: `raid har ... | head -1` ends the run while outputs are open */
+    const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (int i = 0; i < 4; i++)
         sigaction(sigs[i], &sa, NULL);
 }
 
@@ -140,6 +141,27 @@ int cli_same_file(const char *a, const char *b)
     struct stat ta, tb;
     return strcmp(na, nb) == 0 && stat(da, &ta) == 0 && stat(db, &tb) == 0 && ta.st_dev == tb.st_dev &&
            ta.st_ino == tb.st_ino;
+}
+
+static int cli_same_as_fd(const char *path, int fd)
+{
+    struct stat a, b;
+    return path && stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int cli_is_plain_file(const char *path)
+{
+    if (!path || !*path || !strcmp(path, "-") || !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
+        cli_same_as_fd(path, 1) || cli_same_as_fd(path, 2))
+        return 0;
+    struct stat st;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+int cli_is_stdin_file(const char *path)
+{
+    struct stat st;
+    return cli_same_as_fd(path, 0) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 void cli_put_field(FILE *f, const char *s)

@@ -630,6 +630,18 @@ static void test_output_files(void **state)
     assert_string_equal(before, after);
     free(before);
     free(after);
+    /* -o /dev/stdout appended to a file by the shell: written through standard output, the file's old
+       contents kept (they were replaced by a new file) */
+    const char *logf = t_tmppath("append.log");
+    assert_int_equal(t_write_file(logf, "old line\n"), 0);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' realized '%s' --sample tick --device cpu -o /dev/stdout >> '%s'", RAID_CLI, in,
+             logf);
+    assert_int_equal(t_run(cmd, NULL, NULL), 0);
+    char *logt = t_read_file(logf);
+    assert_non_null(logt);
+    assert_true(!strncmp(logt, "old line\nsymbol,date,n,rv,", 26));
+    free(logt);
     /* a name near the file system's limit (the temporary file must not need a longer one) */
     char name[256];
     memset(name, 'n', 250);

@@ -415,6 +415,30 @@ static void test_cli_odd_input(void **state)
     assert_non_null(strstr(out, "\nA,har,"));
     free(out);
     free(err);
+    /* --forecasts must be a file (its losses go beside it); standard input read from the file -o names */
+    const char *const notfile[2] = {"-", "/dev/zero"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --window rolling:50 -o /dev/null --forecasts %s",
+                               panel, notfile[i]), 1);
+        assert_non_null(strstr(err, "must name a file"));
+        free(out);
+        free(err);
+    }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' har - --device cpu -o '%s' < '%s'", RAID_CLI, panel, panel);
+    assert_int_equal(t_run(cmd, NULL, &err), 1);
+    assert_non_null(strstr(err, "is the input file '-'"));
+    free(err);
+    /* a byte order mark before a quoted header; a column the model does not read, named twice */
+    assert_int_equal(t_write_file(bl, "\xEF\xBB\xBF\"date\",rv,bpv,bpv\n2020-01-01,1,1,1\n2020-01-02,2,1,1\n"), 0);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu", bl), 2);
+    assert_non_null(strstr(err, "too few observations")); /* read, then too short */
+    free(out);
+    free(err);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --model har-j", bl), 2);
+    assert_non_null(strstr(err, ":1:4: duplicate column 'bpv' (also column 3)"));
+    free(out);
+    free(err);
     /* blank lines (LF and CRLF) count in the line numbers of messages; a row with too many fields names
        the first extra one */
     const char *const blanks[3][2] = {{"symbol,date,rv\n\n\nA,2020-01-01,1\n\nA,2020-01-02,abc\n", ":6:3: bad number 'abc'"},

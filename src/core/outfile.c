@@ -21,7 +21,23 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size
         return RAID_EINVAL;
     }
     snprintf(o->path, sizeof o->path, "%s", path);
-    struct stat st;
+    struct stat st, sd;
+    /* A name of the process's standard output or error (/dev/stdout, /dev/fd/2, or the file the shell
+     * redirected it to): written through that descriptor, at its position and in its mode, never
+     * replaced by a new file (a helper found `-o /dev/stdout >> log` replacing the log's contents). */
+    for (int fd = 1; fd <= 2; fd++)
+        if (stat(path, &st) == 0 && fstat(fd, &sd) == 0 && st.st_dev == sd.st_dev && st.st_ino == sd.st_ino &&
+            !S_ISDIR(st.st_mode)) {
+            const int d = dup(fd);
+            o->fp = d >= 0 ? fdopen(d, "w") : NULL;
+            if (!o->fp) {
+                if (d >= 0)
+                    close(d);
+                raid_msg(err, errlen, "cannot write %s: %s", path, strerror(errno));
+                return RAID_EIO;
+            }
+            return RAID_OK;
+        }
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         char *target = realpath(path, NULL); /* NULL for a dangling link: then the link is replaced */
         if (target && strlen(target) < sizeof o->path)
