@@ -205,6 +205,26 @@ static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
     return (int)(L > n - 1 ? n - 1 : L);
 }
 
+/* The message for a failed raid_ols_robust: when a regressor's level dwarfs its spread, say so (the
+ * library refuses variances that float64's cancellation would swamp, RAID_REG_MAX_ROBUST_LOSS). */
+static void har_robust_msg(const raid_reg_stats *s, raid_status rs, char *buf, size_t n)
+{
+    double R = 0;
+    int ic = -1;
+    for (int p = 0; p < s->k; p++)
+        if (s->cxx[p * s->k + p] == 0 && s->mean[p] != 0)
+            ic = p;
+    for (int p = 0; p < s->k && ic >= 0; p++)
+        if (p != ic && s->cxx[p * s->k + p] > 0)
+            R = fmax(R, fabs(s->mean[p]) / sqrt(s->cxx[p * s->k + p] / (double)s->n));
+    if (rs == RAID_ESINGULAR && 0x1p-53 * (1 + R) * (1 + R) > RAID_REG_MAX_ROBUST_LOSS)
+        snprintf(buf, n, "robust standard errors would be float64 rounding: a regressor's mean is %.3g times its "
+                 "standard deviation (the cancellation bound 2^-53 (1 + %.3g)^2 exceeds %g); subtract a constant "
+                 "from rv, or use --transform log or --se ols", R, R, RAID_REG_MAX_ROBUST_LOSS);
+    else
+        snprintf(buf, n, "robust standard errors: %s", raid_strerror(rs));
+}
+
 /* ---- CSV input ---- */
 
 typedef struct har_input {
@@ -545,7 +565,7 @@ static int har_fit(raid_ctx *ctx, const raid_reg_stats *s, const double *X, cons
         st = raid_ols_robust(s, meat, L, se, o);
     free(meat);
     if (st != RAID_OK) {
-        snprintf(err, errlen, "robust standard errors: %s", raid_strerror(st));
+        har_robust_msg(s, st, err, errlen);
         return -1;
     }
     return 0;
@@ -1085,7 +1105,7 @@ int cmd_har(int argc, char **argv)
                 const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
                 raid_status rs = raid_ols_robust(&stats[g], fit_meat + g * nc, L, se, &o);
                 if (rs != RAID_OK)
-                    snprintf(err, sizeof err, "robust standard errors: %s", raid_strerror(rs));
+                    har_robust_msg(&stats[g], rs, err, sizeof err);
                 fitted = rs == RAID_OK ? 0 : -1;
             } else {
                 fitted = har_fit(ctx, &stats[g], S->X, S->y, k, (int64_t)S->m, se, (int)nw_lag, &o, err, sizeof err);
@@ -1198,7 +1218,7 @@ int cmd_har(int argc, char **argv)
                 if (rs != RAID_OK) {
                     wok[w] = 0;
                     if (!fails++)
-                        snprintf(firsterr, sizeof firsterr, "robust standard errors: %s", raid_strerror(rs));
+                        har_robust_msg(&wst[w], rs, firsterr, sizeof firsterr);
                 }
             }
         }

@@ -270,6 +270,9 @@ RAID_API raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const 
                                           const int64_t *start, const int64_t *end, size_t n, const double *beta,
                                           int max_lag, double *out);
 
+/** Largest float64 cancellation bound that raid_ols_robust accepts (relative, on the variances). */
+#define RAID_REG_MAX_ROBUST_LOSS 1e-8
+
 typedef enum raid_se_kind {
     RAID_SE_OLS = 0,   /* sigma^2 (X'X)^-1, sigma^2 = SSR / (n - k) */
     RAID_SE_WHITE = 1, /* HC0: (X'X)^-1 S0 (X'X)^-1 (White 1980) */
@@ -308,7 +311,10 @@ RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_interc
 /** Replace the standard errors, t statistics and p-values of o by robust ones: kind RAID_SE_WHITE uses
  *  meat[0]; RAID_SE_NW uses S = meat[0] + sum_{l=1}^{L} (1 - l/(L+1)) (meat[l] + meat[l]') with L = max_lag
  *  (meat as raid_reg_meat_compute writes it for this problem); kind RAID_SE_OLS restores
- *  sigma^2 (X'X)^-1 (meat may be NULL). Errors: RAID_EINVAL, RAID_ESINGULAR. */
+ *  sigma^2 (X'X)^-1 (meat may be NULL). Errors: RAID_EINVAL, RAID_ESINGULAR (the design; or, for the
+ *  robust kinds, a variance that is not positive, or float64's cancellation bound 2^-53 (1 + R)^2 above
+ *  RAID_REG_MAX_ROBUST_LOSS, R = max over the non-constant columns of |mean| / standard deviation when X
+ *  has a constant column: subtract a constant from such a column, docs/regression.md). */
 RAID_API raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
                                      raid_ols *o);
 

@@ -597,7 +597,8 @@ static void test_cli_robust_range(void **state)
     for (int q = 0; q < 2; q++)
         for (int d = 0; d < 80; d++)
             len += (size_t)snprintf(s + len, sizeof s - len, "%c,2021-%02d-%02d,%.6ge%d\n", q ? 'B' : 'A', 1 + d / 28,
-                                    1 + d % 28, 1.0 + 0.3 * ((d * 37) % 11) / 10.0, q ? -4 : -84);
+                                    1 + d % 28, 1.0 + 0.3 * ((d * 37) % 11) / 10.0 + 0.05 * ((d * d * 13) % 17) / 17.0,
+                                    q ? -4 : -84); /* not periodic: a 22-day mean of a period-11 series is constant */
     assert_true(len < sizeof s);
     assert_int_equal(t_write_file(p, s), 0);
     char *out, *err;
@@ -608,6 +609,19 @@ static void test_cli_robust_range(void **state)
     free(out), free(err);
     assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se ols", p), 0);
     assert_non_null(strstr(out, "\nA,har,"));
+    free(out), free(err);
+    /* rv of 1000 plus 1e-4 times the same pattern: the regressors' mean is 1e7 times their spread, and the
+       robust variances would be float64 rounding (found by a helper: 4% off, NaN in windows): refused with
+       the reason, OLS errors still given */
+    len = (size_t)snprintf(s, sizeof s, "date,rv\n");
+    for (int d = 0; d < 80; d++)
+        len += (size_t)snprintf(s + len, sizeof s - len, "2021-%02d-%02d,%.17g\n", 1 + d / 28, 1 + d % 28,
+                                1000.0 + 1e-4 * (1.0 + 0.3 * ((d * 37) % 11) / 10.0 + 0.05 * ((d * d * 13) % 17) / 17.0));
+    assert_int_equal(t_write_file(p, s), 0);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se nw", p), 2);
+    assert_non_null(strstr(err, "robust standard errors would be float64 rounding: a regressor's mean is"));
+    free(out), free(err);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se ols", p), 0);
     free(out), free(err);
 }
 

@@ -454,6 +454,28 @@ static void test_robust_vs_sandwich(void **state)
     assert_int_equal(raid_ols_robust(&s, NULL, L, RAID_SE_NW, &w), RAID_EINVAL);
     assert_int_equal(raid_ols_robust(&s, meat, -1, RAID_SE_NW, &w), RAID_EINVAL);
     assert_int_equal(raid_ols_robust(NULL, meat, L, RAID_SE_NW, &w), RAID_EINVAL);
+    /* a regressor whose mean is R times its standard deviation: float64's rounding of the meat, amplified
+       by about (1 + R)^2 in the sandwich, beyond RAID_REG_MAX_ROBUST_LOSS: refused (R = 1e5 here), and
+       accepted at R = 1e3; the OLS errors are not affected */
+    for (int big = 0; big < 2; big++) {
+        const double shift = (big ? 1e5 : 1e3) * sqrt(s.cxx[k + 1] / (double)s.n) - s.mean[1];
+        double *Xs = malloc((size_t)n * k * sizeof *Xs);
+        memcpy(Xs, X, (size_t)n * k * sizeof *Xs);
+        for (int64_t t = 0; t < n; t++)
+            Xs[t * k + 1] += shift;
+        raid_reg_stats ss;
+        raid_ols os;
+        int64_t of[2] = {0, n};
+        raid_ctx *cpu = t_open_ctx("cpu");
+        assert_int_equal(raid_reg_stats_compute(cpu, Xs, y, k, of, 1, &ss), RAID_OK);
+        raid_ctx_destroy(cpu);
+        assert_int_equal(raid_ols_from_stats(&ss, 1, &os, NULL, 0), RAID_OK);
+        assert_int_equal(raid_reg_meat_compute(NULL, Xs, y, k, of, 1, os.beta, L, meat), RAID_OK);
+        raid_ols ro = os;
+        assert_int_equal(raid_ols_robust(&ss, meat, L, RAID_SE_NW, &ro), big ? RAID_ESINGULAR : RAID_OK);
+        assert_int_equal(raid_ols_robust(&ss, NULL, 0, RAID_SE_OLS, &ro), RAID_OK);
+        free(Xs);
+    }
     free(meat);
     free(X);
     free(y);
