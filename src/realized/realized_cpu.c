@@ -25,10 +25,18 @@ static inline double med3(double a, double b, double c)
     return lo < m ? m : lo;
 }
 
-static inline double pow43(double a) { return a * raid_cbrt(a); }
+/* A tripower term |r_i r_{i-1} r_{i-2}|^(4/3) as p cbrt(p) of the product p: one cube root per term, and
+ * no underflow of a 4/3 power before the product (a helper's 1e70, 1e70, 1e-310 gave 0 for 3.4e-226
+ * when each return's power was taken first: (1e-310)^(4/3) is below float64's range). |r| <= 1e74 keeps
+ * p^(4/3) below 1e296. */
+static inline double tripower(double a, double a1, double a2)
+{
+    const double p = a * a1 * a2;
+    return p * raid_cbrt(p);
+}
 
-/* Accumulate the terms of r[0..m) whose windows lie inside it, in blocks of CPU_BLOCK returns: the 4/3
- * powers of a block first (independent cube roots, which the processor overlaps; inside the
+/* Accumulate the terms of r[0..m) whose windows lie inside it, in blocks of CPU_BLOCK returns: the
+ * tripower terms of a block first (independent cube roots, which the processor overlaps; inside the
  * accumulation loop their latency was exposed), then the sums. The accumulators are locals
  * (registers), written to acc once at the end: acc is a row of an array the threads share, and writing
  * it on every term made neighbouring chunks' threads contend for the same cache lines. rs_neg and
@@ -38,28 +46,28 @@ static inline double pow43(double a) { return a * raid_cbrt(a); }
 static void chunk_acc(const double *r, int64_t m, raid_dd acc[RAID_NACC])
 {
     raid_dd neg = {0, 0}, pos = {0, 0}, quart = {0, 0}, bpv = {0, 0}, tpq = {0, 0}, med = {0, 0};
-    double a1 = 0, a2 = 0, q1 = 0, q2 = 0, qb[CPU_BLOCK];
+    double a1 = 0, a2 = 0, tb[CPU_BLOCK];
     for (int64_t i0 = 0; i0 < m; i0 += CPU_BLOCK) {
         const int nb = m - i0 < CPU_BLOCK ? (int)(m - i0) : CPU_BLOCK;
-        for (int j = 0; j < nb; j++)
-            qb[j] = pow43(fabs(r[i0 + j]));
         for (int j = 0; j < nb; j++) {
             const int64_t i = i0 + j;
-            const double x = r[i], a = fabs(x), sq = x * x, q = qb[j];
+            tb[j] = i >= 2 ? tripower(fabs(r[i]), fabs(r[i - 1]), fabs(r[i - 2])) : 0.0;
+        }
+        for (int j = 0; j < nb; j++) {
+            const int64_t i = i0 + j;
+            const double x = r[i], a = fabs(x), sq = x * x;
             raid_dd_add(&neg, x < 0 ? sq : 0.0);
             raid_dd_add(&pos, x < 0 ? 0.0 : sq);
             raid_dd_add(&quart, sq * sq);
             if (i >= 1)
                 raid_dd_add(&bpv, a * a1);
             if (i >= 2) {
-                raid_dd_add(&tpq, q * q1 * q2);
+                raid_dd_add(&tpq, tb[j]);
                 const double md = med3(a, a1, a2);
                 raid_dd_add(&med, md * md);
             }
             a2 = a1;
             a1 = a;
-            q2 = q1;
-            q1 = q;
         }
     }
     acc[RAID_ACC_RS_NEG] = neg;
@@ -79,7 +87,7 @@ void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, u
     if (j - seg_start >= 2) {
         const double a1 = fabs(v[j - 1]), a2 = fabs(v[j - 2]);
         if (part_mask & RAID_PART_QUART)
-            acc[RAID_ACC_TPQ] += pow43(a) * pow43(a1) * pow43(a2);
+            acc[RAID_ACC_TPQ] += tripower(a, a1, a2);
         if (part_mask & RAID_PART_MED) {
             const double md = med3(a, a1, a2);
             acc[RAID_ACC_MED] += md * md;
