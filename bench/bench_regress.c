@@ -8,8 +8,9 @@
  *   stats   raid_reg_stats_compute of every block of B rows of every symbol in one call;
  *   windows the statistics of each window from the blocks it covers (raid_reg_stats_combine) and its
  *           partial edge blocks (raid_reg_stats_compute on the cpu), then raid_ols_from_stats;
- *   meat    raid_reg_meat_ranges (Newey-West, L lags) of all windows of a batch of symbols in one call;
- *   robust  raid_ols_robust per window.
+ *   meat    raid_reg_meat_ranges_at (Newey-West, L lags, about each window's means) of all windows of a
+ *           batch of symbols in one call;
+ *   robust  raid_ols_robust_at per window.
  * The device backend runs on all S symbols; the cpu backend on the first C symbols (--cpu-symbols), and
  * its time is also scaled by S / C (symbols are independent and alike): the output says which numbers
  * are scaled. Both backends also run on the same C symbols, side by side, and the largest relative
@@ -50,20 +51,21 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
     const size_t nw = (size_t)(s1 - s0) * (size_t)nws, nc = (size_t)(L + 1) * k * k;
     /* buffers kept across batches (a user's loop would not fault in fresh pages for every batch) */
     static int64_t *ws, *we;
-    static double *beta, *meat;
+    static double *beta, *meat, *cen;
     static raid_reg_stats *wst;
     static raid_ols *wo;
     static size_t cap;
     if (nw > cap) {
-        free(ws), free(we), free(beta), free(meat), free(wst), free(wo);
+        free(ws), free(we), free(beta), free(meat), free(wst), free(wo), free(cen);
         ws = malloc(nw * sizeof *ws);
         we = malloc(nw * sizeof *we);
         beta = malloc(nw * k * sizeof *beta);
+        cen = malloc(nw * k * sizeof *cen);
         meat = malloc(nw * nc * sizeof *meat);
         wst = malloc(nw * sizeof *wst);
         wo = malloc(nw * sizeof *wo);
         cap = nw;
-        if (!ws || !we || !beta || !meat || !wst || !wo) {
+        if (!ws || !we || !beta || !meat || !wst || !wo || !cen) {
             fprintf(stderr, "bench_regress: out of memory for %zu windows\n", nw);
             return 1;
         }
@@ -90,12 +92,13 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
         wst[w] = st;
         wo[w] = o;
         memcpy(beta + w * k, o.beta, k * sizeof *beta);
+        raid_reg_stats_centre(&st, cen + w * k);
         ws[w] = (int64_t)(row0 + (size_t)a);
         we[w] = (int64_t)(row0 + (size_t)e);
     }
     tm->windows += raid_now() - t0;
     t0 = raid_now();
-    if (raid_reg_meat_ranges(ctx, P->X, P->y, k, ws, we, nw, beta, L, meat) != RAID_OK) {
+    if (raid_reg_meat_ranges_at(ctx, P->X, P->y, k, ws, we, nw, beta, cen, L, meat) != RAID_OK) {
         fprintf(stderr, "bench_regress: %s\n", raid_ctx_errmsg(ctx));
         return 1;
     }
@@ -107,7 +110,7 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
     t0 = raid_now();
 #pragma omp parallel for schedule(static) reduction(+ : bad)
     for (size_t w = 0; w < nw; w++)
-        if (wo[w].k && raid_ols_robust(&wst[w], meat + w * nc, L, RAID_SE_NW, &wo[w]) != RAID_OK)
+        if (wo[w].k && raid_ols_robust_at(&wst[w], meat + w * nc, cen + w * k, L, RAID_SE_NW, &wo[w]) != RAID_OK)
             bad++;
     tm->robust += raid_now() - t0;
     if (keep) /* the windows of symbols [s0, s1) in symbol-major order, for the side-by-side comparison */

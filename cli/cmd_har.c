@@ -559,10 +559,12 @@ static int har_fit(raid_ctx *ctx, const raid_reg_stats *s, const double *X, cons
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int64_t off[2] = {0, m};
-    st = raid_reg_meat_compute(ctx, X, y, k, off, 1, o->beta, L, meat);
+    int64_t lo = 0, hi = m;
+    double c[RAID_REG_MAX_K];
+    raid_reg_stats_centre(s, c);
+    st = raid_reg_meat_ranges_at(ctx, X, y, k, &lo, &hi, 1, o->beta, c, L, meat);
     if (st == RAID_OK)
-        st = raid_ols_robust(s, meat, L, se, o);
+        st = raid_ols_robust_at(s, meat, c, L, se, o);
     free(meat);
     if (st != RAID_OK) {
         har_robust_msg(s, st, err, errlen);
@@ -834,7 +836,7 @@ int cmd_har(int argc, char **argv)
     int64_t *off = NULL;
     raid_reg_stats *stats = NULL;
     raid_ols *fit = NULL;       /* full-sample fits of every symbol (batched robust errors) */
-    double *fit_meat = NULL;
+    double *fit_meat = NULL, *fit_centre = NULL;
     int fit_lmax = 0;
     char *fcp = NULL, *lsp = NULL;
     har_losses *loss = NULL;
@@ -1062,12 +1064,13 @@ int cmd_har(int argc, char **argv)
      * falls back to its own call below, so that one symbol's problem does not stop the others. */
     if (!win_kind && se != RAID_SE_OLS) {
         fit = calloc(nprob, sizeof *fit);
-        double *fb = calloc(nprob * (size_t)k, sizeof *fb);
-        if (fit && fb) {
+        double *fb = calloc(nprob * (size_t)k, sizeof *fb), *fc = calloc(nprob * (size_t)k, sizeof *fc);
+        if (fit && fb && fc) {
             size_t gg = 0;
             for (size_t q = 0; q < nsym; q++) {
                 if (!sy[q].ok)
                     continue;
+                raid_reg_stats_centre(&stats[gg], fc + gg * (size_t)k);
                 if (raid_ols_from_stats(&stats[gg], 1, &fit[gg], NULL, 0) == RAID_OK) {
                     memcpy(fb + gg * (size_t)k, fit[gg].beta, (size_t)k * sizeof *fb);
                     const int L = har_meat_lag(se, nw_lag, (int64_t)sy[q].m);
@@ -1079,12 +1082,16 @@ int cmd_har(int argc, char **argv)
             }
             const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
             fit_meat = malloc(nprob * nc * sizeof *fit_meat);
-            if (fit_meat && raid_reg_meat_compute(ctx, Xall, yall, k, off, nprob, fb, fit_lmax, fit_meat) != RAID_OK) {
+            if (fit_meat &&
+                raid_reg_meat_ranges_at(ctx, Xall, yall, k, off, off + 1, nprob, fb, fc, fit_lmax, fit_meat) != RAID_OK) {
                 free(fit_meat);
                 fit_meat = NULL;
             }
+            fit_centre = fc;
+            fc = NULL;
         }
         free(fb);
+        free(fc);
     }
 
     size_t g = 0;
@@ -1103,7 +1110,7 @@ int cmd_har(int argc, char **argv)
                 const int L = har_meat_lag(se, nw_lag, (int64_t)S->m);
                 o = fit[g];
                 const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
-                raid_status rs = raid_ols_robust(&stats[g], fit_meat + g * nc, L, se, &o);
+                raid_status rs = raid_ols_robust_at(&stats[g], fit_meat + g * nc, fit_centre + g * (size_t)k, L, se, &o);
                 if (rs != RAID_OK)
                     har_robust_msg(&stats[g], rs, err, sizeof err);
                 fitted = rs == RAID_OK ? 0 : -1;
@@ -1133,7 +1140,7 @@ int cmd_har(int argc, char **argv)
         raid_ols *wo = malloc(nwin * sizeof *wo);
         int64_t *wlo = malloc(nwin * sizeof *wlo), *whi = malloc(nwin * sizeof *whi);
         int *wok = calloc(nwin, sizeof *wok);
-        double *wbeta = malloc(nwin * (size_t)k * sizeof *wbeta), *wmeat = NULL;
+        double *wbeta = malloc(nwin * (size_t)k * sizeof *wbeta), *wmeat = NULL, *wcen = NULL;
         if (!wst || !wo || !wlo || !whi || !wok || !wbeta) {
             fprintf(stderr, "raid har: out of memory\n");
             rc = EXIT_INPUT;
@@ -1199,21 +1206,26 @@ int cmd_har(int argc, char **argv)
         if (se != RAID_SE_OLS) {
             const size_t nc = (size_t)(lmax + 1) * (size_t)k * (size_t)k;
             wmeat = malloc(nwin * nc * sizeof *wmeat);
+            wcen = malloc(nwin * (size_t)k * sizeof *wcen);
             size_t nv = 0;
             for (size_t w = 0; w < nwin; w++)
                 if (wok[w]) { /* compact the estimated windows to the front */
                     wlo[nv] = wlo[w];
                     whi[nv] = whi[w];
                     memmove(wbeta + nv * (size_t)k, wbeta + w * (size_t)k, (size_t)k * sizeof *wbeta);
+                    if (wcen)
+                        raid_reg_stats_centre(&wst[w], wcen + nv * (size_t)k);
                     nv++;
                 }
-            st = wmeat ? raid_reg_meat_ranges(ctx, S->X, S->y, k, wlo, whi, nv, wbeta, lmax, wmeat) : RAID_ENOMEM;
+            st = wmeat && wcen ? raid_reg_meat_ranges_at(ctx, S->X, S->y, k, wlo, whi, nv, wbeta, wcen, lmax, wmeat)
+                               : RAID_ENOMEM;
             for (size_t w = 0, v = 0; w < nwin; w++) {
                 if (!wok[w])
                     continue;
                 const int64_t n_w = wst[w].n;
                 const int L = har_meat_lag(se, nw_lag, n_w);
-                raid_status rs = st == RAID_OK ? raid_ols_robust(&wst[w], wmeat + v * nc, L, se, &wo[w]) : st;
+                raid_status rs =
+                    st == RAID_OK ? raid_ols_robust_at(&wst[w], wmeat + v * nc, wcen + v * (size_t)k, L, se, &wo[w]) : st;
                 v++;
                 if (rs != RAID_OK) {
                     wok[w] = 0;
@@ -1265,7 +1277,7 @@ int cmd_har(int argc, char **argv)
                 fputc('\n', fout.fp);
             }
         }
-        free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta), free(wmeat);
+        free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta), free(wmeat), free(wcen);
         if (fails)
             fprintf(stderr, "raid har: %s: %zu of %zu windows not estimated (first: %s)\n", nm, fails, fails + nfit,
                     firsterr);
@@ -1311,6 +1323,7 @@ int cmd_har(int argc, char **argv)
 done:
     free(fit);
     free(fit_meat);
+    free(fit_centre);
     if (rc) {
         cli_abort_output(&out);
         if (fopen_)

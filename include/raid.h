@@ -270,6 +270,16 @@ RAID_API raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const 
                                           const int64_t *start, const int64_t *end, size_t n, const double *beta,
                                           int max_lag, double *out);
 
+/** The same with the scores taken about a centre: u_t = e_t (x_t - centre_r), centre k values per range
+ *  (NULL: 0, i.e. raid_reg_meat_ranges). With an intercept column (centre 0 there) and the range's column
+ *  means as the centre, the sums keep the scale of the centred regressors instead of their levels, and
+ *  raid_ols_robust_at with the same centre gives the standard errors without the cancellation that limits
+ *  raid_ols_robust (RAID_REG_MAX_ROBUST_LOSS; docs/regression.md). Errors as raid_reg_meat_ranges, and
+ *  RAID_EINVAL for a centre that is not finite. */
+RAID_API raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double *y, int k,
+                                             const int64_t *start, const int64_t *end, size_t n,
+                                             const double *beta, const double *centre, int max_lag, double *out);
+
 /** Largest float64 cancellation bound that raid_ols_robust accepts (relative, on the variances). */
 #define RAID_REG_MAX_ROBUST_LOSS 1e-8
 
@@ -317,6 +327,19 @@ RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_interc
  *  has a constant column: subtract a constant from such a column, docs/regression.md). */
 RAID_API raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
                                      raid_ols *o);
+
+/** The centre for raid_reg_meat_ranges_at and raid_ols_robust_at from a problem's statistics: c[p] = its
+ *  column means, 0 on the constant column (the intercept: cxx[p][p] == 0, mean != 0); all 0 when X has
+ *  no constant column. c holds s->k values. */
+RAID_API void raid_reg_stats_centre(const raid_reg_stats *s, double *c);
+
+/** raid_ols_robust for a meat taken about a centre (raid_reg_meat_ranges_at; k values, NULL: 0). A nonzero
+ *  centre needs a constant column in X (the intercept), with centre 0 there: the regression on x - centre
+ *  is the same one with a shifted intercept, so the slopes' variances come from the centred basis and the
+ *  intercept's is mapped back (in long double). The cancellation bound uses |mean - centre|. Errors as
+ *  raid_ols_robust; RAID_EINVAL for a nonzero centre without a constant column, or on it. */
+RAID_API raid_status raid_ols_robust_at(const raid_reg_stats *s, const double *meat, const double *centre,
+                                        int max_lag, raid_se_kind kind, raid_ols *o);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Reading intraday prices (or returns) from CSV into segments                                       */

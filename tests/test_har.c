@@ -610,19 +610,34 @@ static void test_cli_robust_range(void **state)
     assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se ols", p), 0);
     assert_non_null(strstr(out, "\nA,har,"));
     free(out), free(err);
-    /* rv of 1000 plus 1e-4 times the same pattern: the regressors' mean is 1e7 times their spread, and the
-       robust variances would be float64 rounding (found by a helper: 4% off, NaN in windows): refused with
-       the reason, OLS errors still given */
-    len = (size_t)snprintf(s, sizeof s, "date,rv\n");
-    for (int d = 0; d < 80; d++)
-        len += (size_t)snprintf(s + len, sizeof s - len, "2021-%02d-%02d,%.17g\n", 1 + d / 28, 1 + d % 28,
-                                1000.0 + 1e-4 * (1.0 + 0.3 * ((d * 37) % 11) / 10.0 + 0.05 * ((d * d * 13) % 17) / 17.0));
-    assert_int_equal(t_write_file(p, s), 0);
-    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se nw", p), 2);
-    assert_non_null(strstr(err, "robust standard errors would be float64 rounding: a regressor's mean is"));
-    free(out), free(err);
-    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --se ols", p), 0);
-    free(out), free(err);
+    /* rv of 1000 plus 1e-4 times the same pattern: the regressors' mean is 1e7 times their spread. With the
+       meat about 0 the robust variances were float64 rounding (found by a helper: 4% off, NaN in windows);
+       about the means (raid_reg_meat_ranges_at) the slopes' robust errors are those of the pattern alone, on
+       both backends, to what the shifted design carries: 1000 + 1e-4 x keeps x to 1e-9, and the 5- and
+       22-day means of such values (sums near 5,000 and 22,000, rounded) keep their spread to about 1e-7
+       and 1e-6 (measured: 2e-7 from the unshifted errors; held to 1e-5) */
+    char *outs[3];
+    for (int shifted = 0; shifted < 2; shifted++) {
+        len = (size_t)snprintf(s, sizeof s, "date,rv\n");
+        for (int d = 0; d < 80; d++)
+            len += (size_t)snprintf(s + len, sizeof s - len, "2021-%02d-%02d,%.17g\n", 1 + d / 28, 1 + d % 28,
+                                    (shifted ? 1000.0 : 0.0) +
+                                        1e-4 * (1.0 + 0.3 * ((d * 37) % 11) / 10.0 + 0.05 * ((d * d * 13) % 17) / 17.0));
+        assert_int_equal(t_write_file(p, s), 0);
+        assert_int_equal(t_cli(&outs[shifted], &err, "har '%s' --device cpu --se nw", p), 0);
+        free(err);
+    }
+    outs[2] = NULL;
+    if (t_have_opencl())
+        assert_int_equal(t_cli(&outs[2], NULL, "har '%s' --device %s --se nw", p, t_device()), 0);
+    static const char *const slopes[3] = {"rv_d_se", "rv_w_se", "rv_m_se"};
+    for (int o = 1; o < 3 && outs[o]; o++)
+        for (int i = 0; i < 3; i++) {
+            const double a = field(outs[0], slopes[i], 1), b = field(outs[o], slopes[i], 1);
+            if (!(fabs(a - b) <= 1e-5 * a))
+                fail_msg("%s: %.17g unshifted, %.17g shifted by 1000 (%s)", slopes[i], a, b, o == 1 ? "cpu" : "device");
+        }
+    free(outs[0]), free(outs[1]), free(outs[2]);
 }
 
 static void test_cli_devices_windows(void **state)

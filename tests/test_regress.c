@@ -381,6 +381,121 @@ static void test_meat_level_se(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* Inverse of a small symmetric positive definite matrix in long double (Gauss-Jordan), for references. */
+static void inv_ld(long double *a, int m)
+{
+    long double b[64];
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++)
+            b[i * m + j] = i == j;
+    for (int c = 0; c < m; c++) {
+        const long double piv = a[c * m + c];
+        for (int j = 0; j < m; j++)
+            a[c * m + j] /= piv, b[c * m + j] /= piv;
+        for (int r = 0; r < m; r++)
+            if (r != c) {
+                const long double f = a[r * m + c];
+                for (int j = 0; j < m; j++)
+                    a[r * m + j] -= f * a[c * m + j], b[r * m + j] -= f * b[c * m + j];
+            }
+    }
+    memcpy(a, b, sizeof(long double) * (size_t)(m * m));
+}
+
+/* Robust errors about a centre (raid_reg_meat_ranges_at + raid_ols_robust_at) where the regressors' levels
+ * are 1e7 times their spread (rv + 1000): raid_ols_robust refuses (float64's cancellation), the centred
+ * pair gives the slopes' NW standard errors of a long double computation in the centred basis, on the cpu
+ * and on the device, and an intercept error that is finite and positive. */
+static void test_robust_at_centre(void **state)
+{
+    (void)state;
+    const uint64_t saved = rng; /* its own draws: the later tests' data stay as they were */
+    rng = 4242;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    const int k = 4, n = 1500, L = 6;
+    double *X = malloc(sizeof(double) * n * k), *y = malloc(sizeof(double) * n);
+    double a[3] = {0, 0, 0};
+    for (int t = 0; t < n; t++) {
+        X[t * k] = 1.0;
+        for (int j = 0; j < 3; j++) {
+            a[j] = (0.5 + 0.15 * j) * a[j] + gauss();
+            X[t * k + 1 + j] = 1000.0 + 1e-4 * a[j];
+        }
+        y[t] = 2.0 + 3e3 * (X[t * k + 1] - 1000.0) - 1e3 * (X[t * k + 3] - 1000.0) + 0.2 * gauss();
+    }
+    int64_t st[1] = {0}, en[1] = {n};
+    const int64_t off[2] = {0, n};
+    raid_reg_stats s;
+    raid_ols o;
+    assert_int_equal(raid_reg_stats_compute(cpu, X, y, k, off, 1, &s), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    const size_t nc = (size_t)(L + 1) * k * k;
+    double *meat = malloc(nc * sizeof *meat), centre[4] = {0, s.mean[1], s.mean[2], s.mean[3]};
+    raid_ols r = o;
+    assert_int_equal(raid_reg_meat_ranges(cpu, X, y, k, st, en, 1, o.beta, L, meat), RAID_OK);
+    assert_int_equal(raid_ols_robust(&s, meat, L, RAID_SE_NW, &r), RAID_ESINGULAR);
+    /* the reference: centred in long double, slopes only */
+    long double m[3] = {0, 0, 0}, C[9] = {0}, Sm[9] = {0};
+    for (int t = 0; t < n; t++)
+        for (int j = 0; j < 3; j++)
+            m[j] += X[t * k + 1 + j];
+    for (int j = 0; j < 3; j++)
+        m[j] /= n;
+    long double *u = malloc(sizeof(long double) * n * 3);
+    for (int t = 0; t < n; t++) {
+        long double e = y[t];
+        for (int j = 0; j < k; j++)
+            e -= (long double)X[t * k + j] * o.beta[j];
+        for (int j = 0; j < 3; j++)
+            u[t * 3 + j] = e * ((long double)X[t * k + 1 + j] - m[j]);
+        for (int p = 0; p < 3; p++)
+            for (int q = 0; q < 3; q++)
+                C[p * 3 + q] += ((long double)X[t * k + 1 + p] - m[p]) * ((long double)X[t * k + 1 + q] - m[q]);
+    }
+    for (int l = 0; l <= L; l++) {
+        const long double w = l ? 1.0L - (long double)l / (L + 1) : 1.0L;
+        for (int t = l; t < n; t++)
+            for (int p = 0; p < 3; p++)
+                for (int q = 0; q < 3; q++) {
+                    const long double g = u[t * 3 + p] * u[(t - l) * 3 + q];
+                    Sm[p * 3 + q] += w * g;
+                    if (l)
+                        Sm[q * 3 + p] += w * g;
+                }
+    }
+    inv_ld(C, 3);
+    long double want[3];
+    for (int i = 0; i < 3; i++) {
+        long double v = 0;
+        for (int p = 0; p < 3; p++)
+            for (int q = 0; q < 3; q++)
+                v += C[i * 3 + p] * Sm[p * 3 + q] * C[q * 3 + i];
+        want[i] = sqrtl(v);
+    }
+    const char *devs[2] = {"cpu", t_have_opencl() ? t_device() : NULL};
+    for (int d = 0; d < 2 && devs[d]; d++) {
+        raid_ctx *ctx = t_open_ctx(devs[d]);
+        raid_ctx_set_precision(ctx, RAID_PREC_DF);
+        if (raid_reg_meat_ranges_at(ctx, X, y, k, st, en, 1, o.beta, centre, L, meat) != RAID_OK)
+            fail_msg("%s", raid_ctx_errmsg(ctx));
+        r = o;
+        assert_int_equal(raid_ols_robust_at(&s, meat, centre, L, RAID_SE_NW, &r), RAID_OK);
+        double worst = 0;
+        for (int i = 0; i < 3; i++)
+            worst = fmax(worst, (double)(fabsl(r.se[1 + i] - want[i]) / want[i]));
+        printf("# slopes' NW errors about the means, levels 1e7 x spread, %s: %.3e from long double\n", devs[d], worst);
+        assert_true(worst < 1e-9);
+        assert_true(r.se[0] > 0 && isfinite(r.se[0]));
+        raid_ctx_destroy(ctx);
+    }
+    /* a nonzero centre on the constant column, or without one: refused */
+    centre[0] = 1;
+    assert_int_equal(raid_ols_robust_at(&s, meat, centre, L, RAID_SE_NW, &r), RAID_EINVAL);
+    free(X), free(y), free(meat), free(u);
+    raid_ctx_destroy(cpu);
+    rng = saved;
+}
+
 /* Overlapping windows of one series, each with its own coefficients, in one call: the host path equals the
  * per-window raid_reg_meat_compute bit for bit; the device path is within the bounds of test_device_meat. */
 static void test_meat_ranges(void **state)
@@ -622,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_meat_ranges),
         cmocka_unit_test(test_meat_large_levels),
         cmocka_unit_test(test_meat_level_se),
+        cmocka_unit_test(test_robust_at_centre),
         cmocka_unit_test(test_meat_groups_and_host),
         cmocka_unit_test(test_centring_matters),
         cmocka_unit_test(test_combine),

@@ -74,8 +74,9 @@ typedef struct meat_group {
 /* One group: scale, upload, launch, combine, unscale; problems left to the host are marked in `host`. */
 static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size_t chunk, const double *X,
                                   const double *y,
-                                  int k, const int64_t *start, const int64_t *end, const double *beta, int max_lag,
-                                  const meat_group *G, double *out, unsigned char *host)
+                                  int k, const int64_t *start, const int64_t *end, const double *beta,
+                                  const double *centre, int max_lag, const meat_group *G, double *out,
+                                  unsigned char *host)
 {
     const raid_precision prec = ctx->precision;
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
@@ -147,12 +148,16 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     for (int p = 0; p < k && j0 < 0; p++)
         if (cmin[p] == cmax[p] && cmin[p] != 0)
             j0 = p, cen[p] = cmin[p]; /* its centred values exactly 0 */
+    /* With the caller's centres (raid_reg_meat_ranges_at) the scores are e_t (x_t - centre) and stay in
+     * that basis: no mapping back. */
+    const int own = centre == NULL && j0 >= 0;
     /* Scales: by the largest |value| of the column; with j0, by the largest centred |value| (the device
      * sees only centred values then, and the scores of the centred columns keep clear of binary32's
      * underflow however large the levels). */
-    for (int p = 0; p <= k; p++)
-        ex[p] = col_exponent(j0 >= 0 && p != j0 && cmin[p] <= cmax[p]
-                                 ? fmax(fabs(cmax[p] - cen[p]), fabs(cmin[p] - cen[p])) : mx[p]);
+    for (int p = 0; p <= k; p++) {
+        const double cm = cmin[p] <= cmax[p] ? fmax(fabs(cmax[p] - cen[p]), fabs(cmin[p] - cen[p])) : 0.0;
+        ex[p] = col_exponent((centre || j0 >= 0) && cm > 0 ? cm : mx[p]);
+    }
     {
         const long long n = (long long)span;
 #pragma omp parallel for schedule(static)
@@ -173,7 +178,9 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
         }
         const size_t bz = i * per; /* this problem's first pair in bdev */
         double *m = pcen + i * (size_t)k;
-        {
+        if (centre)
+            memcpy(m, centre + g * (size_t)k, (size_t)k * sizeof *m);
+        else {
             const int64_t len = end[g] - start[g], np = len < 8 ? len : 8;
             for (int p = 0; p < k; p++) { /* any value is exact in form (A uses the same m): double will do */
                 double acc = 0;
@@ -183,7 +190,7 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             }
         }
         for (int p = 0; p < k; p++) { /* as double-float pairs whatever the input policy */
-            const double d = j0 < 0 || p == j0 ? cen[p] : cen[p] - m[p];
+            const double d = centre ? cen[p] - m[p] : j0 < 0 || p == j0 ? cen[p] : cen[p] - m[p];
             if (!(fabs(ldexp(d, -ex[p])) < 0x1p60))
                 host[g] = 1;
             raid_stage_value(bdev, bz + (size_t)k + 1 + (size_t)p, ldexp(d, -ex[p]), RAID_PREC_DF);
@@ -260,9 +267,9 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
         for (size_t c = 0; c < nc; c++)
             o[c] *= unscale[c % kk];
         double v[RAID_REG_MAX_K] = {0};
-        for (int p = 0; p < k && j0 >= 0; p++)
+        for (int p = 0; p < k && own; p++)
             v[p] = p == j0 ? 0.0 : pcen[(size_t)(g - gl0) * (size_t)k + (size_t)p] / cen[j0];
-        if (j0 >= 0) /* M = A M~ A' for every lag (the basis above) */
+        if (own) /* M = A M~ A' for every lag (the basis above) */
             for (size_t l = 0; l < nc / kk; l++) {
                 double *m = o + l * kk;
                 for (int p = 0; p < k; p++) /* rows: M~[p][.] + v_p M~[j0][.] */
@@ -288,7 +295,8 @@ done:
 }
 
 raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
-                             const int64_t *end, size_t nreg, const double *beta, int max_lag, double *out)
+                             const int64_t *end, size_t nreg, const double *beta, const double *centre,
+                             int max_lag, double *out)
 {
     const raid_precision prec = ctx->precision;
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
@@ -340,7 +348,7 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
             G.g1++;
         }
         if (G.hi > G.lo)
-            st = meat_group_run(ctx, kern, wg, chunk, X, y, k, start, end, beta, max_lag, &G, out, host);
+            st = meat_group_run(ctx, kern, wg, chunk, X, y, k, start, end, beta, centre, max_lag, &G, out, host);
         g0 = G.g1;
     }
 
@@ -353,7 +361,7 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
             if (host[g])
                 continue;
             double *o = out + (size_t)g * nc;
-            const double *b = beta + (size_t)g * k;
+            const double *b = beta + (size_t)g * k, *cg = centre ? centre + (size_t)g * k : NULL;
             for (int64_t cs = start[g] + (int64_t)chunk; cs < end[g]; cs += (int64_t)chunk) {
                 /* scores of rows [r0, r1): the rows that pair across the boundary at cs */
                 const int64_t r0 = cs - max_lag > start[g] ? cs - max_lag : start[g];
@@ -364,19 +372,19 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
                 const int cached = r1 - r0 <= 2 * MEAT_SCORES;
                 if (cached)
                     for (int64_t t = r0; t < r1; t++)
-                        raid_reg_score(X, y, k, t, b, ub + (size_t)(t - r0) * RAID_REG_MAX_K);
+                        raid_reg_score_at(X, y, k, t, b, cg, ub + (size_t)(t - r0) * RAID_REG_MAX_K);
                 for (int64_t t = cs; t < r1; t++) {
                     double ut[RAID_REG_MAX_K], us[RAID_REG_MAX_K];
                     const double *pt = ut, *ps = us;
                     if (cached)
                         pt = ub + (size_t)(t - r0) * RAID_REG_MAX_K;
                     else
-                        raid_reg_score(X, y, k, t, b, ut);
+                        raid_reg_score_at(X, y, k, t, b, cg, ut);
                     for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= start[g]; l++) {
                         if (cached)
                             ps = ub + (size_t)(t - l - r0) * RAID_REG_MAX_K;
                         else
-                            raid_reg_score(X, y, k, t - l, b, us);
+                            raid_reg_score_at(X, y, k, t - l, b, cg, us);
                         for (int p = 0; p < k; p++)
                             for (int q = 0; q < k; q++)
                                 o[((size_t)l * k + p) * k + q] += pt[p] * ps[q];
@@ -387,8 +395,8 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
         /* Problems left to the host: its long double path (it names a problem whose scores are not finite). */
         for (size_t g = 0; g < nreg && st == RAID_OK; g++)
             if (host[g]) {
-                st = raid_reg_meat_ranges(NULL, X, y, k, start + g, end + g, 1, beta + g * (size_t)k, max_lag,
-                                          out + g * nc);
+                st = raid_reg_meat_ranges_at(NULL, X, y, k, start + g, end + g, 1, beta + g * (size_t)k,
+                                             centre ? centre + g * (size_t)k : NULL, max_lag, out + g * nc);
                 if (st != RAID_OK)
                     st = raid_fail(ctx, st, "problem %zu: a residual times a regressor is not finite (X or y not "
                                    "finite, or overflow)", g);

@@ -537,10 +537,26 @@ raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid
     return RAID_OK;
 }
 
+void raid_reg_stats_centre(const raid_reg_stats *s, double *c)
+{
+    int ic = -1;
+    for (int p = 0; p < s->k; p++)
+        if (s->cxx[p * s->k + p] == 0 && s->mean[p] != 0)
+            ic = p;
+    for (int p = 0; p < s->k; p++)
+        c[p] = ic < 0 || p == ic ? 0.0 : s->mean[p];
+}
+
 raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
                             raid_ols *o)
 {
-    if (!o || check_stats(s, NULL, 0) != RAID_OK || o->k != s->k || o->n != s->n)
+    return raid_ols_robust_at(s, meat, NULL, max_lag, kind, o);
+}
+
+raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, const double *centre, int max_lag,
+                               raid_se_kind kind, raid_ols *o)
+{
+    if (!o || check_stats(s0, NULL, 0) != RAID_OK || o->k != s0->k || o->n != s0->n)
         return RAID_EINVAL;
     if (kind != RAID_SE_OLS && kind != RAID_SE_WHITE && kind != RAID_SE_NW)
         return RAID_EINVAL;
@@ -548,11 +564,27 @@ raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max
         return RAID_EINVAL;
     if (kind == RAID_SE_NW && max_lag < 0)
         return RAID_EINVAL;
-    int k = s->k;
+    int k = s0->k;
     chol c;
-    raid_status st = factor(s, &c, NULL, 0);
+    raid_status st = factor(s0, &c, NULL, 0);
     if (st != RAID_OK)
         return st;
+    /* The basis of the meat: x - centre. With a constant column (value c0, centre 0 there) that is the same
+     * regression with the intercept b~_ic = b_ic + centre'b / c0: its (X~'X~)^-1 comes from the same
+     * factor and the shifted means, the slopes' variances are the same, and the intercept's variance is
+     * mapped back below. Without a constant column the centre must be 0. */
+    raid_reg_stats sh = *s0;
+    const raid_reg_stats *s = s0;
+    int shifted = 0;
+    for (int p = 0; p < k && centre && kind != RAID_SE_OLS; p++)
+        if (centre[p] != 0) {
+            if (!isfinite(centre[p]) || c.ic < 0 || p == c.ic)
+                return RAID_EINVAL;
+            sh.mean[p] -= centre[p];
+            shifted = 1;
+        }
+    if (shifted)
+        s = &sh;
     double inv[RAID_REG_MAX_K * RAID_REG_MAX_K];
     chol_inverse(s, &c, inv);
     double var[RAID_REG_MAX_K];
@@ -587,13 +619,28 @@ raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max
             }
             var[i] = (double)v;
         }
-        /* The meat is in the original basis, so its entries carry the regressors' levels; the sandwich
-         * cancels them, amplifying float64's rounding of the meat by about (1 + R)^2, R = max over the
-         * non-constant columns of |mean| / standard deviation (with a constant column). Beyond
-         * RAID_REG_MAX_ROBUST_LOSS (1e-8, the tolerance the tests hold standard errors to) the robust
-         * variances would be rounding, not estimates (a helper's rv + 1000: R 1e7, standard errors 4% off
-         * on both backends and NaN in short windows; statsmodels 74% off): refused, as is a variance that
-         * is not positive. */
+        if (shifted) { /* b_ic = b~_ic - sum_p w_p b~_p, w = centre / c0: var = t' V t = g' S g, g = inv t */
+            const int ic = c.ic;
+            long double t[RAID_REG_MAX_K], g[RAID_REG_MAX_K], v = 0.0L;
+            for (int p = 0; p < k; p++)
+                t[p] = p == ic ? 1.0L : -(long double)centre[p] / s0->mean[ic];
+            for (int a = 0; a < k; a++) {
+                g[a] = 0.0L;
+                for (int p = 0; p < k; p++)
+                    g[a] += (long double)inv[a * k + p] * t[p];
+            }
+            for (int a = 0; a < k; a++)
+                for (int b = 0; b < k; b++)
+                    v += g[a] * S[a * k + b] * g[b];
+            var[ic] = (double)v;
+        }
+        /* The meat's entries carry the levels of x - centre; the sandwich cancels them, amplifying float64's
+         * rounding of the meat by about (1 + R)^2, R = max over the non-constant columns of
+         * |mean - centre| / standard deviation (with a constant column). Beyond RAID_REG_MAX_ROBUST_LOSS
+         * (1e-8, the tolerance the tests hold standard errors to) the robust variances would be rounding,
+         * not estimates (a helper's rv + 1000 with the meat at 0: R 1e7, standard errors 4% off on both
+         * backends and NaN in short windows; statsmodels 74% off): refused, as is a variance that is not
+         * positive. A centre at the problem's means (raid_reg_meat_ranges_at) makes R about 0. */
         double R = 0;
         for (int p = 0; p < k && c.ic >= 0; p++)
             if (p != c.ic && s->cxx[p * k + p] > 0)
@@ -618,13 +665,13 @@ raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max
 /* Robust meat                                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* u_t = e_t x_t for rows lo..hi-1 of one problem; returns 0 if one of them is not finite. */
+/* u_t = e_t (x_t - c) for rows lo..hi-1 of one problem (c NULL: 0); returns 0 if one is not finite. */
 static int meat_scores(const double *X, const double *y, int k, int64_t lo, int64_t hi, const double *b,
-                       double *u)
+                       const double *c, double *u)
 {
     int ok = 1;
     for (int64_t t = lo; t < hi; t++)
-        ok &= raid_reg_score(X, y, k, t, b, u + (size_t)t * (size_t)k);
+        ok &= raid_reg_score_at(X, y, k, t, b, c, u + (size_t)t * (size_t)k);
     return ok;
 }
 
@@ -666,7 +713,7 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
     if (!all_finite(beta, nreg * (size_t)k))
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: a coefficient is not finite");
     if (ctx && ctx->backend == RAID_BACKEND_OPENCL)
-        return raid_reg_meat_cl(ctx, X, y, k, offsets, offsets + 1, nreg, beta, max_lag, out);
+        return raid_reg_meat_cl(ctx, X, y, k, offsets, offsets + 1, nreg, beta, NULL, max_lag, out);
     int64_t rows = offsets[nreg];
     if ((uint64_t)rows > SIZE_MAX / sizeof(double) / (size_t)k)
         return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_compute: %lld rows do not fit in memory",
@@ -682,7 +729,7 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
     if (nreg >= 64) {
 #pragma omp parallel for schedule(dynamic, 16)
         for (size_t g = 0; g < nreg; g++)
-            if (!meat_scores(X, y, k, offsets[g], offsets[g + 1], beta + g * (size_t)k, u)) {
+            if (!meat_scores(X, y, k, offsets[g], offsets[g + 1], beta + g * (size_t)k, NULL, u)) {
 #pragma omp critical(raid_meat_bad)
                 if (bad < 0 || (long long)g < bad)
                     bad = (long long)g;
@@ -694,7 +741,7 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
 #pragma omp parallel for schedule(static) reduction(&& : ok)
             for (int64_t t0 = lo; t0 < hi; t0 += 4096) {
                 int64_t t1 = hi - t0 > 4096 ? t0 + 4096 : hi;
-                ok = ok && meat_scores(X, y, k, t0, t1, beta + g * (size_t)k, u);
+                ok = ok && meat_scores(X, y, k, t0, t1, beta + g * (size_t)k, NULL, u);
             }
             if (!ok)
                 bad = (long long)g;
@@ -723,6 +770,13 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
 raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
                                  const int64_t *end, size_t n, const double *beta, int max_lag, double *out)
 {
+    return raid_reg_meat_ranges_at(ctx, X, y, k, start, end, n, beta, NULL, max_lag, out);
+}
+
+raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                                    const int64_t *end, size_t n, const double *beta, const double *centre,
+                                    int max_lag, double *out)
+{
     if (k < 1 || k > RAID_REG_MAX_K)
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: k = %d is out of range 1..%d", k, RAID_REG_MAX_K);
     if (max_lag < 0)
@@ -737,8 +791,10 @@ raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const double *y
                              (long long)start[r], (long long)end[r]);
     if (!all_finite(beta, n * (size_t)k))
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: a coefficient is not finite");
+    if (centre && !all_finite(centre, n * (size_t)k))
+        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges_at: a centre is not finite");
     if (ctx && ctx->backend == RAID_BACKEND_OPENCL)
-        return raid_reg_meat_cl(ctx, X, y, k, start, end, n, beta, max_lag, out);
+        return raid_reg_meat_cl(ctx, X, y, k, start, end, n, beta, centre, max_lag, out);
     const size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
     long long bad = -1;
 #pragma omp parallel
@@ -754,7 +810,8 @@ raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const double *y
                 u = malloc(cap * sizeof *u);
             }
             const double *Xr = X + (size_t)start[r] * (size_t)k, *yr = y + start[r];
-            if (!u || !meat_scores(Xr, yr, k, 0, (int64_t)m, beta + r * (size_t)k, u)) {
+            if (!u || !meat_scores(Xr, yr, k, 0, (int64_t)m, beta + r * (size_t)k, centre ? centre + r * (size_t)k : NULL,
+                                   u)) {
 #pragma omp critical(raid_meat_ranges_bad)
                 if (bad < 0 || (long long)r < bad)
                     bad = (long long)r;

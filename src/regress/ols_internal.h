@@ -19,9 +19,11 @@ double raid_normal_pvalue2(double z);
 #include "core/internal.h"
 #include <math.h>
 
-/* The score u_t = e_t x_t of row t with coefficients b, e_t = y_t - x_t'b taken in long double; returns 0
- * when a component is not finite. One place for the host and the device paths. */
-static inline int raid_reg_score(const double *X, const double *y, int k, int64_t t, const double *b, double *u)
+/* The score u_t = e_t (x_t - c) of row t with coefficients b, e_t = y_t - x_t'b and x_t - c taken in long
+ * double (c NULL: 0); returns 0 when a component is not finite. One place for the host and the device
+ * paths. */
+static inline int raid_reg_score_at(const double *X, const double *y, int k, int64_t t, const double *b,
+                                    const double *c, double *u)
 {
     const double *x = X + (size_t)t * (size_t)k;
     long double e = y[t];
@@ -29,15 +31,22 @@ static inline int raid_reg_score(const double *X, const double *y, int k, int64_
         e -= (long double)x[j] * b[j];
     int ok = 1;
     for (int j = 0; j < k; j++) {
-        u[j] = (double)(e * x[j]);
+        u[j] = (double)(e * ((long double)x[j] - (c ? c[j] : 0.0)));
         ok &= isfinite(u[j]) != 0;
     }
     return ok;
 }
 
+static inline int raid_reg_score(const double *X, const double *y, int k, int64_t t, const double *b, double *u)
+{
+    return raid_reg_score_at(X, y, k, t, b, NULL, u);
+}
+
 /* Device pass of the meat (src/regress/meat_cl.c) for problems given as row ranges [start, end) (which may
- * overlap), coefficients beta (k per problem): out in the layout of raid_reg_meat_compute. */
+ * overlap), coefficients beta (k per problem), and centre (k per problem, the scores e_t (x_t - centre);
+ * NULL: the scores e_t x_t): out in the layout of raid_reg_meat_compute. */
 raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
-                             const int64_t *end, size_t nprob, const double *beta, int max_lag, double *out);
+                             const int64_t *end, size_t nprob, const double *beta, const double *centre,
+                             int max_lag, double *out);
 
 #endif
