@@ -205,8 +205,9 @@ static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
     return (int)(L > n - 1 ? n - 1 : L);
 }
 
-/* The message for a failed raid_ols_robust: when a regressor's level dwarfs its spread, say so (the
- * library refuses variances that float64's cancellation would swamp, RAID_REG_MAX_ROBUST_LOSS). */
+/* The message for a failed raid_ols_robust_at (about the means): when a regressor's level dwarfs its spread,
+ * say so (the rounding of the means costs 2^-53 R of the robust variances, refused above
+ * RAID_REG_MAX_ROBUST_LOSS). */
 static void har_robust_msg(const raid_reg_stats *s, raid_status rs, char *buf, size_t n)
 {
     double R = 0;
@@ -217,10 +218,11 @@ static void har_robust_msg(const raid_reg_stats *s, raid_status rs, char *buf, s
     for (int p = 0; p < s->k && ic >= 0; p++)
         if (p != ic && s->cxx[p * s->k + p] > 0)
             R = fmax(R, fabs(s->mean[p]) / sqrt(s->cxx[p * s->k + p] / (double)s->n));
-    if (rs == RAID_ESINGULAR && 0x1p-53 * (1 + R) * (1 + R) > RAID_REG_MAX_ROBUST_LOSS)
+    if (rs == RAID_ESINGULAR && 0x1p-53 * R > RAID_REG_MAX_ROBUST_LOSS)
         snprintf(buf, n, "robust standard errors would be float64 rounding: a regressor's mean is %.3g times its "
-                 "standard deviation (the cancellation bound 2^-53 (1 + %.3g)^2 exceeds %g); subtract a constant "
-                 "from rv, or use --transform log or --se ols", R, R, RAID_REG_MAX_ROBUST_LOSS);
+                 "standard deviation, and the rounding of the means alone costs 2^-53 x %.3g = %.2g of the robust "
+                 "variances (limit %g); subtract a constant from rv, or use --transform log or --se ols", R, R,
+                 0x1p-53 * R, RAID_REG_MAX_ROBUST_LOSS);
     else
         snprintf(buf, n, "robust standard errors: %s", raid_strerror(rs));
 }

@@ -336,8 +336,12 @@ RAID_API void raid_reg_stats_centre(const raid_reg_stats *s, double *c);
 /** raid_ols_robust for a meat taken about a centre (raid_reg_meat_ranges_at; k values, NULL: 0). A nonzero
  *  centre needs a constant column in X (the intercept), with centre 0 there: the regression on x - centre
  *  is the same one with a shifted intercept, so the slopes' variances come from the centred basis and the
- *  intercept's is mapped back (in long double). The cancellation bound uses |mean - centre|. Errors as
- *  raid_ols_robust; RAID_EINVAL for a nonzero centre without a constant column, or on it. */
+ *  intercept's is mapped back (in long double). Use the means (raid_reg_stats_centre): the cancellation
+ *  bound 2^-53 (1 + R)^2 counts float64's rounding with R = max |mean - centre| / sd, but a device meat's
+ *  own error (2e-11 of its scale) is amplified by the same (1 + R)^2 for a centre far from the means; and
+ *  the means' rounding enters as 2^-53 R0, R0 = max |mean| / sd, refused above RAID_REG_MAX_ROBUST_LOSS.
+ *  Errors as raid_ols_robust; RAID_EINVAL for a nonzero centre without a constant column, or on it (any
+ *  kind). */
 RAID_API raid_status raid_ols_robust_at(const raid_reg_stats *s, const double *meat, const double *centre,
                                         int max_lag, raid_se_kind kind, raid_ols *o);
 

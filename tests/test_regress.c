@@ -491,6 +491,7 @@ static void test_robust_at_centre(void **state)
     /* a nonzero centre on the constant column, or without one: refused */
     centre[0] = 1;
     assert_int_equal(raid_ols_robust_at(&s, meat, centre, L, RAID_SE_NW, &r), RAID_EINVAL);
+    assert_int_equal(raid_ols_robust_at(&s, NULL, centre, L, RAID_SE_OLS, &r), RAID_EINVAL); /* any kind */
     free(X), free(y), free(meat), free(u);
     raid_ctx_destroy(cpu);
     rng = saved;

@@ -576,13 +576,24 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
     raid_reg_stats sh = *s0;
     const raid_reg_stats *s = s0;
     int shifted = 0;
-    for (int p = 0; p < k && centre && kind != RAID_SE_OLS; p++)
+    double R0 = 0; /* max |mean| / sd of the non-constant columns, before the shift */
+    for (int p = 0; p < k && centre; p++)
         if (centre[p] != 0) {
             if (!isfinite(centre[p]) || c.ic < 0 || p == c.ic)
                 return RAID_EINVAL;
-            sh.mean[p] -= centre[p];
-            shifted = 1;
+            if (kind != RAID_SE_OLS) { /* the OLS errors need no meat, and no shift */
+                sh.mean[p] -= centre[p];
+                shifted = 1;
+            }
         }
+    for (int p = 0; p < k && shifted; p++)
+        if (p != c.ic && s0->cxx[p * k + p] > 0)
+            R0 = fmax(R0, fabs(s0->mean[p]) / sqrt(s0->cxx[p * k + p] / (double)s0->n));
+    /* About the means, the means' own rounding (half an ulp of the level) still enters, to first order:
+     * 2^-53 R0 relative (a helper's regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
+     * off, where float64 cannot hold the intercept either). Beyond RAID_REG_MAX_ROBUST_LOSS: refused. */
+    if (0x1p-53 * R0 > RAID_REG_MAX_ROBUST_LOSS)
+        return RAID_ESINGULAR;
     if (shifted)
         s = &sh;
     double inv[RAID_REG_MAX_K * RAID_REG_MAX_K];
