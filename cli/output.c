@@ -77,12 +77,25 @@ int cli_open_output(cli_out *o, const char *path)
         return 0;
     }
     char err[4200];
-    if (raid_outfile_open(&o->file, path, err, sizeof err) != RAID_OK) {
+    /* The cleanup signals wait while the temporary is created and tracked: one arriving in between would
+     * leave it behind (seen once in CI, the test's kill landing right after the file appeared). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    const raid_status st = raid_outfile_open(&o->file, path, err, sizeof err);
+    if (st == RAID_OK) {
+        o->fp = o->file.fp;
+        cli_track_tmp(o->file.tmp);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (st != RAID_OK) {
         fprintf(stderr, "raid: %s\n", err);
         return -1;
     }
-    o->fp = o->file.fp;
-    cli_track_tmp(o->file.tmp);
     return 0;
 }
 
