@@ -177,12 +177,18 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             continue;
         }
         const size_t bz = i * per; /* this problem's first pair in bdev */
+        /* the scores' centre m: the caller's, or (own) the mean of up to 8 rows spread over the problem with
+         * 0 on j0, or 0 (the scores e_t x_t); the device gets the offsets d = c - m */
         double *m = pcen + i * (size_t)k;
         if (centre)
             memcpy(m, centre + g * (size_t)k, (size_t)k * sizeof *m);
-        else {
+        else
+            memset(m, 0, (size_t)k * sizeof *m);
+        if (own) {
             const int64_t len = end[g] - start[g], np = len < 8 ? len : 8;
             for (int p = 0; p < k; p++) { /* any value is exact in form (A uses the same m): double will do */
+                if (p == j0)
+                    continue;
                 double acc = 0;
                 for (int64_t r = 0; r < np; r++)
                     acc += X[(size_t)(start[g] + r * len / np) * (size_t)k + (size_t)p];
@@ -190,7 +196,7 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
             }
         }
         for (int p = 0; p < k; p++) { /* as double-float pairs whatever the input policy */
-            const double d = centre ? cen[p] - m[p] : j0 < 0 || p == j0 ? cen[p] : cen[p] - m[p];
+            const double d = cen[p] - m[p];
             if (!(fabs(ldexp(d, -ex[p])) < 0x1p60))
                 host[g] = 1;
             raid_stage_value(bdev, bz + (size_t)k + 1 + (size_t)p, ldexp(d, -ex[p]), RAID_PREC_DF);
@@ -266,9 +272,9 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
         const size_t kk = (size_t)k * (size_t)k;
         for (size_t c = 0; c < nc; c++)
             o[c] *= unscale[c % kk];
-        double v[RAID_REG_MAX_K] = {0};
+        double v[RAID_REG_MAX_K] = {0}; /* m / c_j0 (m_j0 = 0) */
         for (int p = 0; p < k && own; p++)
-            v[p] = p == j0 ? 0.0 : pcen[(size_t)(g - gl0) * (size_t)k + (size_t)p] / cen[j0];
+            v[p] = pcen[(size_t)(g - gl0) * (size_t)k + (size_t)p] / cen[j0];
         if (own) /* M = A M~ A' for every lag (the basis above) */
             for (size_t l = 0; l < nc / kk; l++) {
                 double *m = o + l * kk;
