@@ -210,14 +210,7 @@ static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
  * RAID_REG_MAX_ROBUST_LOSS). */
 static void har_robust_msg(const raid_reg_stats *s, raid_status rs, char *buf, size_t n)
 {
-    double R = 0;
-    int ic = -1;
-    for (int p = 0; p < s->k; p++)
-        if (s->cxx[p * s->k + p] == 0 && s->mean[p] != 0)
-            ic = p;
-    for (int p = 0; p < s->k && ic >= 0; p++)
-        if (p != ic && s->cxx[p * s->k + p] > 0)
-            R = fmax(R, fabs(s->mean[p]) / sqrt(s->cxx[p * s->k + p] / (double)s->n));
+    const double R = raid_reg_level_ratio(s);
     if (rs == RAID_ESINGULAR && 0x1p-53 * R > RAID_REG_MAX_ROBUST_LOSS)
         snprintf(buf, n, "robust standard errors would be float64 rounding: a regressor's mean is %.3g times its "
                  "standard deviation, and the rounding of the means alone costs 2^-53 x %.3g = %.2g of the robust "

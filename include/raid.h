@@ -333,6 +333,11 @@ RAID_API raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat
  *  no constant column. c holds s->k values. */
 RAID_API void raid_reg_stats_centre(const raid_reg_stats *s, double *c);
 
+/** R = max over the non-constant columns of |mean| / standard deviation (sd = sqrt(cxx[p][p] / n)) when X
+ *  has a constant column, else 0: how far the levels stand above the spread, the factor that float64's
+ *  cancellation in the robust sandwich grows with (raid_ols_robust, raid_ols_robust_at). */
+RAID_API double raid_reg_level_ratio(const raid_reg_stats *s);
+
 /** raid_ols_robust for a meat taken about a centre (raid_reg_meat_ranges_at; k values, NULL: 0). A nonzero
  *  centre needs a constant column in X (the intercept), with centre 0 there: the regression on x - centre
  *  is the same one with a shifted intercept, so the slopes' variances come from the centred basis and the

@@ -537,14 +537,30 @@ raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid
     return RAID_OK;
 }
 
-void raid_reg_stats_centre(const raid_reg_stats *s, double *c)
+/* The constant column (the intercept: cxx[p][p] == 0, mean != 0), the first as factor() takes it; -1 if none. */
+static int const_column(const raid_reg_stats *s)
 {
-    int ic = -1;
     for (int p = 0; p < s->k; p++)
         if (s->cxx[p * s->k + p] == 0 && s->mean[p] != 0)
-            ic = p;
+            return p;
+    return -1;
+}
+
+void raid_reg_stats_centre(const raid_reg_stats *s, double *c)
+{
+    const int ic = const_column(s);
     for (int p = 0; p < s->k; p++)
         c[p] = ic < 0 || p == ic ? 0.0 : s->mean[p];
+}
+
+double raid_reg_level_ratio(const raid_reg_stats *s)
+{
+    const int ic = const_column(s), k = s->k;
+    double R = 0;
+    for (int p = 0; p < k && ic >= 0; p++)
+        if (p != ic && s->cxx[p * k + p] > 0)
+            R = fmax(R, fabs(s->mean[p]) / sqrt(s->cxx[p * k + p] / (double)s->n));
+    return R;
 }
 
 raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
@@ -576,7 +592,6 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
     raid_reg_stats sh = *s0;
     const raid_reg_stats *s = s0;
     int shifted = 0;
-    double R0 = 0; /* max |mean| / sd of the non-constant columns, before the shift */
     for (int p = 0; p < k && centre; p++)
         if (centre[p] != 0) {
             if (!isfinite(centre[p]) || c.ic < 0 || p == c.ic)
@@ -586,13 +601,10 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
                 shifted = 1;
             }
         }
-    for (int p = 0; p < k && shifted; p++)
-        if (p != c.ic && s0->cxx[p * k + p] > 0)
-            R0 = fmax(R0, fabs(s0->mean[p]) / sqrt(s0->cxx[p * k + p] / (double)s0->n));
     /* About the means, the means' own rounding (half an ulp of the level) still enters, to first order:
-     * 2^-53 R0 relative (a helper's regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
+     * 2^-53 R0 relative, R0 the level ratio before the shift (a helper's regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
      * off, where float64 cannot hold the intercept either). Beyond RAID_REG_MAX_ROBUST_LOSS: refused. */
-    if (0x1p-53 * R0 > RAID_REG_MAX_ROBUST_LOSS)
+    if (shifted && 0x1p-53 * raid_reg_level_ratio(s0) > RAID_REG_MAX_ROBUST_LOSS)
         return RAID_ESINGULAR;
     if (shifted)
         s = &sh;
@@ -652,10 +664,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
          * not estimates (a helper's rv + 1000 with the meat at 0: R 1e7, standard errors 4% off on both
          * backends and NaN in short windows; statsmodels 74% off): refused, as is a variance that is not
          * positive. A centre at the problem's means (raid_reg_meat_ranges_at) makes R about 0. */
-        double R = 0;
-        for (int p = 0; p < k && c.ic >= 0; p++)
-            if (p != c.ic && s->cxx[p * k + p] > 0)
-                R = fmax(R, fabs(s->mean[p]) / sqrt(s->cxx[p * k + p] / (double)s->n));
+        const double R = raid_reg_level_ratio(s);
         if (0x1p-53 * (1 + R) * (1 + R) > RAID_REG_MAX_ROBUST_LOSS)
             return RAID_ESINGULAR;
         for (int i = 0; i < k; i++)
