@@ -156,16 +156,10 @@ int cli_same_file(const char *a, const char *b)
            ta.st_ino == tb.st_ino;
 }
 
-static int cli_same_as_fd(const char *path, int fd)
-{
-    struct stat a, b;
-    return path && stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 int cli_is_plain_file(const char *path)
 {
     if (!path || !*path || !strcmp(path, "-") || !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
-        cli_same_as_fd(path, 1) || cli_same_as_fd(path, 2))
+        raid_path_is_fd(path, 1) || raid_path_is_fd(path, 2))
         return 0;
     struct stat st;
     return stat(path, &st) != 0 || S_ISREG(st.st_mode);
@@ -174,7 +168,7 @@ int cli_is_plain_file(const char *path)
 int cli_is_stdin_file(const char *path)
 {
     struct stat st;
-    return cli_same_as_fd(path, 0) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return raid_path_is_fd(path, 0) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 void cli_put_field(FILE *f, const char *s)

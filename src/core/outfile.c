@@ -9,6 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int raid_path_is_fd(const char *path, int fd)
+{
+    struct stat a, b;
+    return path && stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -21,13 +27,12 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size
         return RAID_EINVAL;
     }
     snprintf(o->path, sizeof o->path, "%s", path);
-    struct stat st, sd;
+    struct stat st;
     /* A name of the process's standard output or error (/dev/stdout, /dev/fd/2, or the file the shell
      * redirected it to): written through that descriptor, at its position and in its mode, never
      * replaced by a new file (a helper found `-o /dev/stdout >> log` replacing the log's contents). */
     for (int fd = 1; fd <= 2; fd++)
-        if (stat(path, &st) == 0 && fstat(fd, &sd) == 0 && st.st_dev == sd.st_dev && st.st_ino == sd.st_ino &&
-            !S_ISDIR(st.st_mode)) {
+        if (raid_path_is_fd(path, fd) && stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
             const int d = dup(fd);
             o->fp = d >= 0 ? fdopen(d, "w") : NULL;
             if (!o->fp) {

@@ -16,6 +16,10 @@ typedef struct raid_outfile {
 
 /* Errors: RAID_EINVAL (empty or too long a path), RAID_EIO (cannot create); message in err. */
 raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size_t errlen);
+
+/* Whether path names the file that descriptor fd has open (same device and inode; links followed), e.g.
+ * /dev/stdout or the file standard output is redirected to for fd 1. */
+int raid_path_is_fd(const char *path, int fd);
 /* The name to write to when a program other than this one writes the data (gnuplot). */
 const char *raid_outfile_name(const raid_outfile *o);
 /* Flush and close (if still open), then rename over the destination. On failure the temporary file is
