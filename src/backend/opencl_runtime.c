@@ -268,11 +268,17 @@ raid_status raid_cl_kernel(raid_ctx *ctx, const char *file, const char *name, co
     return RAID_OK;
 }
 
-static int size_class(size_t bytes)
+/* The pool class of a request of bytes (> 0) and the size to allocate for it: the class's power of two, or
+ * exactly bytes where that power would exceed the device's allocation limit. Device buffers and page-locked
+ * host staging share the classes. */
+static int pool_class(const raid_cl *cl, size_t bytes, size_t *sz)
 {
     int c = 0;
     while (c < RAID_CL_POOL_CLASSES - 1 && ((size_t)1 << c) < bytes)
         c++;
+    *sz = (size_t)1 << c;
+    if (*sz < bytes || *sz > cl->max_alloc)
+        *sz = bytes;
     return c;
 }
 
@@ -281,10 +287,8 @@ raid_status raid_cl_acquire(raid_ctx *ctx, size_t bytes, cl_mem *out)
     raid_cl *cl = ctx->cl;
     if (bytes == 0)
         bytes = 1;
-    int c = size_class(bytes);
-    size_t sz = (size_t)1 << c;
-    if (sz > cl->max_alloc)
-        sz = bytes; /* the class would exceed the device's allocation limit: exact size */
+    size_t sz;
+    const int c = pool_class(cl, bytes, &sz);
     if (bytes > cl->max_alloc)
         return raid_fail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu",
                          bytes, (unsigned long long)cl->max_alloc);
@@ -336,10 +340,8 @@ raid_status raid_cl_acquire_host(raid_ctx *ctx, size_t bytes, void **host)
     raid_cl *cl = ctx->cl;
     if (bytes == 0)
         bytes = 1;
-    const int c = size_class(bytes);
-    size_t sz = (size_t)1 << c;
-    if (sz < bytes || sz > cl->max_alloc)
-        sz = bytes;
+    size_t sz;
+    const int c = pool_class(cl, bytes, &sz);
     for (int j = 0; j < RAID_CL_POOL_PER_CLASS; j++) {
         pool_slot *p = &cl->hpool[c][j];
         if (p->mem && !p->in_use && p->size >= bytes) {
