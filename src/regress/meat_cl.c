@@ -38,8 +38,6 @@
  * chunk's scores do not fit in the device's local memory, then half as many, down to MEAT_CHUNK_MIN. */
 #define MEAT_CHUNK_MAX 1024
 #define MEAT_CHUNK_MIN 64
-/* Rows whose scores the host keeps while it adds the pairs across one chunk boundary (2 x this many). */
-#define MEAT_SCORES 64
 /* Rows of one group's upload at most (also bounded by the device's largest buffer). */
 #define MEAT_GROUP_ROWS ((int64_t)1 << 26)
 
@@ -362,42 +360,44 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     if (st == RAID_OK) {
         const double tw = raid_now();
         const long long ng = (long long)nreg;
-#pragma omp parallel for schedule(dynamic, 64)
-        for (long long g = 0; g < ng; g++) {
-            if (host[g])
-                continue;
-            double *o = out + (size_t)g * nc;
-            const double *b = beta + (size_t)g * k, *cg = centre ? centre + (size_t)g * k : NULL;
-            for (int64_t cs = start[g] + (int64_t)chunk; cs < end[g]; cs += (int64_t)chunk) {
-                /* scores of rows [r0, r1): the rows that pair across the boundary at cs */
-                const int64_t r0 = cs - max_lag > start[g] ? cs - max_lag : start[g];
-                int64_t r1 = cs + max_lag < end[g] ? cs + max_lag : end[g];
-                if (r1 > cs + (int64_t)chunk)
-                    r1 = cs + (int64_t)chunk;
-                double ub[2 * MEAT_SCORES * RAID_REG_MAX_K];
-                const int cached = r1 - r0 <= 2 * MEAT_SCORES;
-                if (cached)
+        int oom = 0;
+#pragma omp parallel
+        {
+            /* the scores of the rows that pair across one boundary: [cs - L, cs + min(L, chunk)) at most */
+            double *ub = malloc((size_t)(max_lag + (int64_t)chunk) * RAID_REG_MAX_K * sizeof *ub);
+            if (!ub) {
+#pragma omp atomic write
+                oom = 1;
+            }
+#pragma omp for schedule(dynamic, 64)
+            for (long long g = 0; g < ng; g++) {
+                if (host[g] || !ub)
+                    continue;
+                double *o = out + (size_t)g * nc;
+                const double *b = beta + (size_t)g * k, *cg = centre ? centre + (size_t)g * k : NULL;
+                for (int64_t cs = start[g] + (int64_t)chunk; cs < end[g]; cs += (int64_t)chunk) {
+                    /* scores of rows [r0, r1): the rows that pair across the boundary at cs */
+                    const int64_t r0 = cs - max_lag > start[g] ? cs - max_lag : start[g];
+                    int64_t r1 = cs + max_lag < end[g] ? cs + max_lag : end[g];
+                    if (r1 > cs + (int64_t)chunk)
+                        r1 = cs + (int64_t)chunk;
                     for (int64_t t = r0; t < r1; t++)
                         raid_reg_score_at(X, y, k, t, b, cg, ub + (size_t)(t - r0) * RAID_REG_MAX_K);
-                for (int64_t t = cs; t < r1; t++) {
-                    double ut[RAID_REG_MAX_K], us[RAID_REG_MAX_K];
-                    const double *pt = ut, *ps = us;
-                    if (cached)
-                        pt = ub + (size_t)(t - r0) * RAID_REG_MAX_K;
-                    else
-                        raid_reg_score_at(X, y, k, t, b, cg, ut);
-                    for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= start[g]; l++) {
-                        if (cached)
-                            ps = ub + (size_t)(t - l - r0) * RAID_REG_MAX_K;
-                        else
-                            raid_reg_score_at(X, y, k, t - l, b, cg, us);
-                        for (int p = 0; p < k; p++)
-                            for (int q = 0; q < k; q++)
-                                o[((size_t)l * k + p) * k + q] += pt[p] * ps[q];
+                    for (int64_t t = cs; t < r1; t++) {
+                        const double *pt = ub + (size_t)(t - r0) * RAID_REG_MAX_K;
+                        for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= start[g]; l++) {
+                            const double *ps = ub + (size_t)(t - l - r0) * RAID_REG_MAX_K;
+                            for (int p = 0; p < k; p++)
+                                for (int q = 0; q < k; q++)
+                                    o[((size_t)l * k + p) * k + q] += pt[p] * ps[q];
+                        }
                     }
                 }
             }
+            free(ub);
         }
+        if (oom)
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for the scores across chunk boundaries (lag %d)", max_lag);
         /* Problems left to the host: its long double path (it names a problem whose scores are not finite). */
         for (size_t g = 0; g < nreg && st == RAID_OK; g++)
             if (host[g]) {
