@@ -7,12 +7,16 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # The device for the demo: the first OpenCL device (PoCL on a machine without a GPU driver).
 RAID_DEVICE ?= opencl
 
-.PHONY: all setup build demo test test-fast asan bench clean
+.PHONY: all setup setup-python build demo test test-fast asan bench clean
 
 all: build
 
+# Debian packages only: building and the demo need nothing from PyPI.
 setup:
 	@bash scripts/setup.sh
+
+# The Python oracles of the tests (.venv from PyPI), set up by `make test` only.
+setup-python: setup
 	@bash scripts/setup_python.sh
 
 $(BUILD)/CMakeCache.txt: | setup
@@ -30,12 +34,15 @@ demo: build
 	@echo "..."
 	@tail -n 3 $(BUILD)/usdchf_realized.csv
 
-test: build asan
+# The venv is made before configuring, so that CMake adds the pytest tests (it looks for .venv).
+test: setup-python build asan
+	cmake -S . -B $(BUILD)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The suite without the sanitizer build.
-test-fast: build
+test-fast: setup-python build
+	cmake -S . -B $(BUILD)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 asan: setup

@@ -26,13 +26,11 @@ run() { # name seconds command...
 for s in $steps; do
   case $s in
   regress-tests)
-    [ -d ../shared/data ] || { [ -d .shared-data ] && mkdir -p ../shared && ln -sfn "$PWD/.shared-data" ../shared/data; }
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
     (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;
   realized1e9-f32)
     run realized1e9 100 ./build-dev/bench_realized --device auto --precision f32 --reps 1 --no-cpu 1e9 ;;
-  tests) # the tests read ../shared/data, which does not travel: a copy is carried in .shared-data
-    [ -d ../shared/data ] || { [ -d .shared-data ] && mkdir -p ../shared && ln -sfn "$PWD/.shared-data" ../shared/data; }
+  tests) # the tests read data/ in the checkout
     (cd build-dev && RAID_TEST_DEVICE=auto run tests 200 ctest --output-on-failure -j 8 -E 'pytest|install') ;;
   realized)
     run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8

@@ -26,7 +26,7 @@ def raid():
 
 @pytest.fixture(scope="session")
 def data_dir():
-    d = pathlib.Path(os.environ.get("RAID_DATA_DIR", HERE.parents[2] / "shared" / "data"))
+    d = pathlib.Path(os.environ.get("RAID_DATA_DIR", HERE.parents[1] / "data"))
     if not (d / "spy_realized_measures.csv").exists():
         pytest.fail(f"no spy_realized_measures.csv in {d} (set RAID_DATA_DIR)")
     return d

@@ -73,7 +73,7 @@ def design(d, model, transform, lags=(1, 5, 22), h=1):
 
 def data_path():
     d = os.environ.get("RAID_DATA_DIR")
-    root = pathlib.Path(d) if d else pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
+    root = pathlib.Path(d) if d else pathlib.Path(__file__).resolve().parents[2] / "data"
     return str(root / "spy_realized_measures.csv")
 
 

@@ -1,7 +1,7 @@
 """RAID's regression inference against statsmodels on the HAR-RV model of SPY realized variance.
 
 HAR-RV (Corsi 2009): y_t = RV_{t+1}, x_t = [1, RV_t, mean(RV_{t-4..t}), mean(RV_{t-21..t})], rows
-t = 21 .. T-2 (0-based), on RV5 of ../shared/data/spy_realized_measures.csv and on its log and square
+t = 21 .. T-2 (0-based), on RV5 of data/spy_realized_measures.csv and on its log and square
 root. The sufficient statistics are numpy sums in float64 (the device sums are tested elsewhere); RAID
 solves from them (raid_ols_from_stats), computes the meat from the rows (raid_reg_meat_compute) and the
 robust errors (raid_ols_robust). statsmodels solves on X itself (pinv). Coefficients agree to 1e-10
