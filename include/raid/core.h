@@ -1,0 +1,144 @@
+/*
+ * raid/core.h -- conventions, versions, errors, contexts (backend, precision, chunk plan, timing) and
+ * the device list: what every other part of the API builds on.
+ *
+ * RAID computes float64-faithful realized measures (and, later, regressions and volatility models) on
+ * OpenCL devices whose float64 is missing or slow: every device accumulator is a double-float pair kept
+ * with error-free transforms, chunk partials are combined in float64 on the host in a fixed order, and
+ * every device result can be checked against the float64 CPU backend.
+ *
+ * Conventions
+ *   - Every function returns a raid_status; RAID_OK is 0. A detailed message for the last failure on an
+ *     object is available from its *_errmsg() function; raid_strerror() names the status itself.
+ *   - No global mutable state: everything lives in the handles below. A raid_ctx may be used by one
+ *     thread at a time; create one per thread or serialise calls. A process normally holds one context
+ *     per device: it owns the OpenCL context, queue, program and kernel cache and the buffer pool.
+ *   - Sizes and offsets are 64-bit on the host. Returns are log returns (dimensionless); realized
+ *     measures are in squared (rv, bpv, rs_*, medrv) or fourth (rq, tpq) powers of the return unit.
+ *   - Undefined values (a measure of a segment too short for it) are NAN, written as an empty CSV field.
+ */
+#ifndef RAID_CORE_H
+#define RAID_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Symbols of the shared library are hidden unless marked RAID_API. */
+#if defined(__GNUC__)
+#define RAID_API __attribute__((visibility("default")))
+#else
+#define RAID_API
+#endif
+
+#define RAID_VERSION_MAJOR 0
+#define RAID_VERSION_MINOR 1
+#define RAID_VERSION_PATCH 0
+#define RAID_VERSION_STRING "0.1.0"
+
+/** The library's version string, e.g. "0.1.0". */
+RAID_API const char *raid_version(void);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Errors                                                                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef enum raid_status {
+    RAID_OK = 0,
+    RAID_EINVAL = 1,      /* an argument is out of its documented domain */
+    RAID_ENOMEM = 2,      /* host memory allocation failed */
+    RAID_EIO = 3,         /* a file could not be opened, read or written */
+    RAID_EPARSE = 4,      /* bad input data: the message names file, line and column */
+    RAID_ENODEV = 5,      /* no device matches the requested selection */
+    RAID_EDEVICE = 6,     /* an OpenCL call failed (the message names the call and the CL error) */
+    RAID_EBUILD = 7,      /* a kernel failed to build (the message carries the build log) */
+    RAID_EDEVMEM = 8,     /* the device ran out of memory */
+    RAID_EDEVLOST = 9,    /* the device was lost or a kernel faulted */
+    RAID_EUNSUPPORTED = 10, /* the operation is not available in this build or on this device */
+    RAID_ESINGULAR = 11    /* a regression design is singular or too ill-conditioned to solve */
+} raid_status;
+
+/** A static, human-readable name of a status ("invalid argument", ...). Never NULL. */
+RAID_API const char *raid_strerror(raid_status s);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Context: backend selection and precision policy                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct raid_ctx raid_ctx;
+
+typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1 } raid_backend;
+
+/** Input precision policy of the device path (see docs/precision.md).
+ *  RAID_PREC_F32: each float64 return is rounded to binary32 (4 bytes per return on the device).
+ *  RAID_PREC_DF : each float64 return is split on the host into hi = (float)r, lo = (float)(r - hi)
+ *                 (8 bytes per return), representing r to about 2^-48 relative.
+ *  The default is RAID_PREC_DF: the float64-faithful answer at twice the bytes. */
+typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precision;
+
+/** Create a context.
+ *  device: "auto" (the first OpenCL GPU, else cpu), "cpu" (float64 reference, OpenMP), "opencl" (the
+ *  first OpenCL device of any type) or "opencl:P.D" (platform P, device D, 0-based, as `raid devices`
+ *  lists them). NULL means the environment variable RAID_DEVICE, or "auto" when it is unset.
+ *  Errors: RAID_EINVAL (unknown spec), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM. On failure *out is NULL;
+ *  a message is written to errbuf (if not NULL, errbuf_len bytes at most). */
+RAID_API raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len);
+
+/** Destroy a context and every device resource it holds. NULL is a no-op. */
+RAID_API void raid_ctx_destroy(raid_ctx *ctx);
+
+/** The backend in use and a description of the device ("cpu (float64, 2 threads)", "opencl:0.0 NVIDIA H200"). */
+RAID_API raid_backend raid_ctx_backend(const raid_ctx *ctx);
+RAID_API const char *raid_ctx_device_name(const raid_ctx *ctx);
+
+/** The message of the last failure on this context ("" if none). Valid until the next call on ctx. */
+RAID_API const char *raid_ctx_errmsg(const raid_ctx *ctx);
+
+/** Precision policy (ignored by the cpu backend, which is float64 throughout). Default RAID_PREC_DF. */
+RAID_API raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p);
+RAID_API raid_precision raid_ctx_precision(const raid_ctx *ctx);
+
+/** Chunk plan policy: chunk_len returns per chunk (default 4096), reduced by one work-group of
+ *  wg_width work-items (default 256). chunk_len must be a positive multiple of wg_width, wg_width a
+ *  power of two in [1, 1024] and at most the device's work-group limit. Device results are bitwise
+ *  reproducible for a given (chunk_len, wg_width). Errors: RAID_EINVAL. */
+RAID_API raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width);
+RAID_API void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);
+
+/** Where kernel timings are reported: after each device call, the summed kernel time (OpenCL
+ *  profiling events) and host-to-device bytes of the last call. Zero on the cpu backend. */
+typedef struct raid_timing {
+    double kernel_s;      /* device kernel time, seconds */
+    double upload_s;      /* host-to-device transfer time, seconds (events) */
+    double convert_s;     /* host conversion (float64 -> f32/df, chunk plan), seconds (wall) */
+    uint64_t bytes_in;    /* bytes of returns moved to the device */
+    uint64_t launches;    /* kernel launches */
+    uint64_t host_segments; /* segments recomputed on the host in float64 (underflow guard) */
+} raid_timing;
+RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Devices                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct raid_device_info {
+    int platform, device;        /* indices for "opencl:P.D" */
+    char platform_name[128];
+    char name[128];
+    char type[16];               /* "gpu", "cpu", "accelerator", "other" */
+    unsigned compute_units;
+    uint64_t global_mem_bytes;
+    int has_fp64;                /* 1 if the device reports double-precision support */
+} raid_device_info;
+
+/** List OpenCL devices. Writes up to cap entries to out and their total number to *count.
+ *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK. */
+RAID_API raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAID_CORE_H */
