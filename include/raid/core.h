@@ -8,9 +8,12 @@
  * every device result can be checked against the float64 CPU backend.
  *
  * Conventions
- *   - Every function returns a raid_status; RAID_OK is 0. A detailed message for the last failure on an
- *     object is available from its *_errmsg() function; raid_strerror() names the status itself.
- *   - No global mutable state: everything lives in the handles below. A raid_ctx may be used by one
+ *   - Every fallible function returns a raid_status; RAID_OK is 0; raid_strerror() names the status.
+ *     The message of a failure: raid_ctx_errmsg(ctx) for a call that takes a context, raid_errmsg()
+ *     (thread-local) for a call that takes none. (Being moved to this rule: calls that still take an
+ *     errbuf, and the reader's raid_reader_errmsg, say so in their comments.)
+ *   - No global mutable state other than raid_errmsg's thread-local message: everything lives in the
+ *     handles below. A raid_ctx may be used by one
  *     thread at a time; create one per thread or serialise calls. A process normally holds one context
  *     per device: it owns the OpenCL context, queue, program and kernel cache and the buffer pool.
  *   - Sizes and offsets are 64-bit on the host. Returns are log returns (dimensionless); realized
@@ -63,6 +66,11 @@ typedef enum raid_status {
 
 /** A static, human-readable name of a status ("invalid argument", ...). Never NULL. */
 RAID_API const char *raid_strerror(raid_status s);
+
+/** The message of the last failure of a context-free call in the calling thread ("" if none yet):
+ *  the one alternative to raid_ctx_errmsg for calls that take no raid_ctx. Thread-local; valid until
+ *  the thread's next failing call. (A failing call on a context also sets it, with the same text.) */
+RAID_API const char *raid_errmsg(void);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Context: backend selection and precision policy                                                   */

@@ -25,7 +25,8 @@ struct raid_ctx {
     char errmsg[RAID_ERRMSG_LEN];
 };
 
-/* Format a message into ctx->errmsg and return status s (printf-style). */
+/* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;
+ * return status s (printf-style). The one error path of the library. */
 raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -27,14 +27,19 @@ const char *raid_strerror(raid_status s)
     return "unknown status";
 }
 
+/* The message of the last failure in this thread (raid_errmsg). */
+static _Thread_local char thread_errmsg[RAID_ERRMSG_LEN];
+
+const char *raid_errmsg(void) { return thread_errmsg; }
+
 raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
 {
-    if (ctx) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(thread_errmsg, sizeof thread_errmsg, fmt, ap);
+    va_end(ap);
+    if (ctx)
+        memcpy(ctx->errmsg, thread_errmsg, sizeof ctx->errmsg);
     return s;
 }
 
