@@ -259,6 +259,8 @@ int cmd_realized(int argc, char **argv)
         progress(rd, t0, &shown, 0);
     }
     progress(rd, t0, &shown, 1);
+    for (size_t i = 0; i < raid_reader_notice_count(rd); i++) /* facts the output does not show */
+        fprintf(stderr, "raid realized: notice: %s\n", raid_reader_notice(rd, i));
     if (nrows)
         qsort(rows, nrows, sizeof *rows, cmp_row);
 
