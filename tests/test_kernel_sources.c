@@ -5,14 +5,14 @@
  *   - no host source under src/ passes -cl-fast-relaxed-math, -cl-mad-enable or
  *     -cl-unsafe-math-optimizations (the error-free transforms need exact IEEE rounding);
  *   - every .cl file sets #pragma OPENCL FP_CONTRACT OFF;
- *   - the table embedded in the library (backend/kernels_embedded.h) holds every kernels/ file byte for byte;
- * and, where an OpenCL device exists, that raid_cl_kernel() reports errors as statuses with messages.
+ *   - the table embedded in the library (device/kernels_embedded.h) holds every kernels/ file byte for byte;
+ * and, where an OpenCL device exists, that raid_kernel_get() reports errors as statuses with messages.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "core/internal.h"
-#include "backend/opencl_runtime.h"
-#include "backend/kernels_embedded.h"
+#include "device/device.h"
+#include "device/kernels_embedded.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -423,34 +423,36 @@ static void test_kernel_build_errors(void **state)
     raid_status s = raid_ctx_create(&ctx, "opencl", err, sizeof err);
     if (s != RAID_OK)
         fail_msg("raid_ctx_create(opencl): %d %s", (int)s, err);
-    cl_kernel k = NULL, k2 = NULL;
+    raid_kernel *k = NULL, *k2 = NULL;
 
     /* control: the real kernel builds, and a second request comes from the cache */
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k);
     if (s != RAID_OK)
         fail_msg("building realized_fused: %d %s", (int)s, ctx->errmsg);
     assert_non_null(k);
-    assert_int_equal(raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
+    assert_int_equal(raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
     assert_ptr_equal(k, k2);
+    raid_kernel_put(ctx, k2);
 
     /* a kernel name that realized.cl does not define: an error status and message, no crash */
     k2 = NULL;
-    s = raid_cl_kernel(ctx, "realized.cl", "no_such_kernel", GOOD_OPTS, &k2);
+    s = raid_kernel_get(ctx, "realized.cl", "no_such_kernel", GOOD_OPTS, &k2);
     assert_int_not_equal(s, RAID_OK);
     assert_null(k2);
     assert_non_null(strstr(ctx->errmsg, "clCreateKernel"));
     assert_non_null(strstr(ctx->errmsg, "CL_INVALID_KERNEL_NAME"));
 
     /* a file that is not embedded */
-    s = raid_cl_kernel(ctx, "no_such_file.cl", "realized_fused", GOOD_OPTS, &k2);
+    s = raid_kernel_get(ctx, "no_such_file.cl", "realized_fused", GOOD_OPTS, &k2);
     assert_int_equal(s, RAID_EINVAL);
     assert_non_null(strstr(ctx->errmsg, "no_such_file.cl"));
 
     /* "-DTHIS_BREAKS=(" alone defines an unused macro, which is legal: that build succeeds. A syntax error
      * needs the broken macro to be used: RAID_RUN=( breaks the kernel body. The build log comes with it. */
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -DTHIS_BREAKS=(", &k2);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -DTHIS_BREAKS=(", &k2);
     assert_int_equal(s, RAID_OK);
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused",
+    raid_kernel_put(ctx, k2);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused",
                        "-DRAID_WG=256 -DRAID_RUN=( -DRAID_INPUT_DF=0 -DRAID_PART=15 -DTHIS_BREAKS=(", &k2);
     assert_int_equal(s, RAID_EBUILD);
     assert_non_null(strstr(ctx->errmsg, "realized.cl"));
@@ -459,13 +461,15 @@ static void test_kernel_build_errors(void **state)
     assert_non_null(strchr(ctx->errmsg, '\n'));
 
     /* an option the compiler rejects */
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -cl-no-such-option", &k2);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -cl-no-such-option", &k2);
     assert_int_equal(s, RAID_EBUILD);
     assert_non_null(strstr(ctx->errmsg, "realized.cl"));
 
     /* the failures left the cache usable */
-    assert_int_equal(raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
+    assert_int_equal(raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
     assert_ptr_equal(k, k2);
+    raid_kernel_put(ctx, k2);
+    raid_kernel_put(ctx, k);
     raid_ctx_destroy(ctx);
 }
 
