@@ -6,6 +6,8 @@
  *     -cl-unsafe-math-optimizations (the error-free transforms need exact IEEE rounding);
  *   - every .cl file sets #pragma OPENCL FP_CONTRACT OFF;
  *   - the table embedded in the library (device/kernels_embedded.h) holds every kernels/ file byte for byte;
+ *   - one device layer: no library source but the backend's host file (src/device/device_opencl.c)
+ *     includes an OpenCL header, and bench/ includes only public headers (include/) and its own;
  * and, where an OpenCL device exists, that raid_kernel_get() reports errors as statuses with messages.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -369,6 +371,57 @@ static void test_no_unsafe_build_options(void **state)
     list_free(&files);
 }
 
+/* Each #include of a source (comments stripped): its name and whether it is quoted ("...") or not (<...>). */
+static void each_include(const char *path, void (*check)(const char *path, const char *name, int quoted))
+{
+    blob b = read_blob(path);
+    char *t = strip_c(b.data, 0);
+    for (const char *p = strstr(t, "#include"); p; p = strstr(p + 1, "#include")) {
+        const char *q = p + 8;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        const char close = *q == '"' ? '"' : *q == '<' ? '>' : 0;
+        if (!close)
+            continue;
+        char name[256];
+        size_t n = 0;
+        for (q++; *q && *q != close && n + 1 < sizeof name; q++)
+            name[n++] = *q;
+        name[n] = 0;
+        check(path, name, close == '"');
+    }
+    free(t);
+    free(b.data);
+}
+
+static void check_no_opencl_header(const char *path, const char *name, int quoted)
+{
+    (void)quoted;
+    if (!strncmp(name, "CL/", 3) && !has_suffix(path, "/src/device/device_opencl.c"))
+        fail_msg("%s includes %s: only the device layer's backend file may call OpenCL", path, name);
+}
+
+static void check_public_only(const char *path, const char *name, int quoted)
+{
+    if (quoted && strcmp(name, "raid.h") && strncmp(name, "raid/", 5) && strcmp(name, "bench_common.h"))
+        fail_msg("%s includes \"%s\": bench/ is compiled against include/ only", path, name);
+}
+
+static void test_one_device_layer(void **state)
+{
+    (void)state;
+    name_list files = {0};
+    list_files(SRC_DIR, is_c_source, 1, &files);
+    for (size_t i = 0; i < files.n; i++)
+        each_include(files.v[i], check_no_opencl_header);
+    list_free(&files);
+    list_files(RAID_SOURCE_DIR "/bench", is_c_source, 0, &files);
+    assert_true(files.n >= 2);
+    for (size_t i = 0; i < files.n; i++)
+        each_include(files.v[i], check_public_only);
+    list_free(&files);
+}
+
 static void test_embedded_table(void **state)
 {
     (void)state;
@@ -481,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_fp_contract_off),
         cmocka_unit_test(test_no_unsafe_build_options),
         cmocka_unit_test(test_embedded_table),
+        cmocka_unit_test(test_one_device_layer),
         cmocka_unit_test(test_kernel_build_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
