@@ -87,6 +87,6 @@ void reg_meat(RAID_GLOBAL const in_t *rows, RAID_GLOBAL const uint4 *chunk, RAID
             acc = raid_df_add(acc, raid_two_prod(sh[t * RAID_K + p], sh[(t - l) * RAID_K + q]));
 #endif
         }
-        part[(size_t)g * NC + c] = (float2)(acc.hi, acc.lo);
+        part[(size_t)g * NC + c] = RAID_FLOAT2(acc.hi, acc.lo);
     }
 }

@@ -6,8 +6,10 @@
  * NVRTC with RAID_CUDA defined and add the branch below (docs/device.md):
  *   RAID_KERNEL extern "C" __global__, RAID_GLOBAL and RAID_REQD_WG(n) empty, RAID_LOCAL __shared__,
  *   RAID_BARRIER() __syncthreads(), RAID_GROUP_ID(d) blockIdx.x (y, z), RAID_LOCAL_ID(d) threadIdx.x,
- *   RAID_GLOBAL_ID(d) (blockIdx.x * blockDim.x + threadIdx.x), RAID_LOCAL_SIZE(d) blockDim.x, and the
- *   OpenCL vector types and functions the kernels use (float2, uint2, uint4, fabs, fma-free arithmetic).
+ *   RAID_GLOBAL_ID(d) (blockIdx.x * blockDim.x + threadIdx.x), RAID_LOCAL_SIZE(d) blockDim.x,
+ *   RAID_FLOAT2(a, b) make_float2(a, b); CUDA has the vector types the kernels use (float2, uint2,
+ *   uint4), and raid_df.h's OpenCL-only branch (native_exp2, native_log2, native_recip, native_divide,
+ *   fma) would map to __exp2f, __log2f, __frcp_rn, __fdividef and fmaf.
  * Never a 64-bit floating type here or in a kernel.
  */
 #ifndef RAID_COMPAT_H
@@ -24,5 +26,6 @@
 #define RAID_GROUP_ID(d) get_group_id(d)
 #define RAID_LOCAL_SIZE(d) get_local_size(d)
 #define RAID_GLOBAL_SIZE(d) get_global_size(d)
+#define RAID_FLOAT2(a, b) ((float2)((a), (b)))
 
 #endif

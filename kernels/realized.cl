@@ -191,5 +191,5 @@ void realized_fused(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, R
         RAID_BARRIER();
     }
     if (lid < NACC)
-        part[(size_t)g * NACC + lid] = (float2)(lh[lid][0], ll[lid][0]);
+        part[(size_t)g * NACC + lid] = RAID_FLOAT2(lh[lid][0], ll[lid][0]);
 }

@@ -95,7 +95,7 @@ void reg_stats(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, RAID_G
             RAID_BARRIER();
         }
         if (lid < GROUP && a0 + (int)lid < NA)
-            part[(size_t)g * NA + a0 + lid] = (float2)(lh[lid][0], ll[lid][0]);
+            part[(size_t)g * NA + a0 + lid] = RAID_FLOAT2(lh[lid][0], ll[lid][0]);
         RAID_BARRIER();
     }
 }

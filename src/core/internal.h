@@ -31,6 +31,10 @@ struct raid_ctx {
     char errmsg[RAID_ERRMSG_LEN];
 };
 
+/* Whether ctx runs operations on a device (through src/device/, whatever its backend) rather than the
+ * float64 cpu path: the one test behind every operation's choice of path. */
+static inline int raid_on_device(const raid_ctx *c) { return c && c->dev != NULL; }
+
 static inline int raid_tune_kernel_repeat(const raid_ctx *c)
 {
     return c->tuning && c->tuning->kernel_repeat > 1 ? c->tuning->kernel_repeat : 1;

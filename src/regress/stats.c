@@ -249,7 +249,7 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
                 return raid_fail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
                                  (long long)t, p);
     }
-    if (ctx->backend == RAID_BACKEND_CPU) {
+    if (!raid_on_device(ctx)) {
         const long long ng = (long long)nreg;
 #pragma omp parallel for schedule(dynamic, 4)
         for (long long g = 0; g < ng; g++)

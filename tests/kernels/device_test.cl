@@ -54,7 +54,7 @@ RAID_KERNEL RAID_REQD_WG(RAID_WG) void chunk_sum(RAID_GLOBAL const float *x, RAI
         RAID_BARRIER();
     }
     if (lid == 0)
-        part[g] = (float2)(lh[0], ll[0]);
+        part[g] = RAID_FLOAT2(lh[0], ll[0]);
 }
 
 /* One work-item per independent recursion: the exponential moving average of series s (T values from
@@ -69,11 +69,11 @@ RAID_KERNEL void ema_df(RAID_GLOBAL const float2 *x, RAID_GLOBAL float2 *e, cons
     RAID_GLOBAL const float2 *xs = x + (size_t)s * T;
     RAID_GLOBAL float2 *es = e + (size_t)s * T;
     raid_df m = raid_df_make(xs[0].x, xs[0].y);
-    es[0] = (float2)(m.hi, m.lo);
+    es[0] = RAID_FLOAT2(m.hi, m.lo);
     for (uint t = 1; t < T; t++) {
         const raid_df d = raid_df_add(raid_df_make(xs[t].x, xs[t].y), raid_df_make(-m.hi, -m.lo));
         m = raid_df_add(m, raid_df_mul(alpha, d));
-        es[t] = (float2)(m.hi, m.lo);
+        es[t] = RAID_FLOAT2(m.hi, m.lo);
     }
 }
 
