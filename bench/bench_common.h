@@ -4,6 +4,15 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
+
+/* Wall-clock seconds (monotonic); the includer defines _POSIX_C_SOURCE. */
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* N(0,1) number i of stream seed: splitmix64 of (seed, i) gives two uniforms, then Box-Muller. */
 static inline double bench_gauss(uint64_t i, uint64_t seed)

@@ -7,14 +7,14 @@
  *   at its working clocks as it is for the peers' timed loops), bytes moved to the device, effective read
  *   bandwidth of the kernel; wall time of raid_realized_compute (conversion, transfer, kernel, combine);
  *   the four-separate-kernels ablation (same accumulators, one kernel per measure group);
- *   the device-to-device copy bandwidth of a buffer of the same size (clEnqueueCopyBuffer);
+ *   the device-to-device copy bandwidth of a buffer of the same size (raid_tuning_copy_bandwidth);
  *   the float64 cpu path's wall time.
+ * Only the public API (raid.h; the knobs and measurements through raid/tuning.h).
  * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--chunk LEN WG]
  *                       [--cl-options "-DNAME=V"] [--repeat R] [--no-cpu] N...
  */
 #define _POSIX_C_SOURCE 200809L
-#include "backend/opencl_runtime.h"
-#include "realized/realized_internal.h"
+#include "raid.h"
 
 #include "bench_common.h"
 
@@ -24,42 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Device-to-device copy bandwidth (bytes read + written per second) of a buffer of `bytes`. */
-static double copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps)
-{
-    cl_mem a, b;
-    if (raid_cl_acquire(ctx, bytes, &a) != RAID_OK || raid_cl_acquire(ctx, bytes, &b) != RAID_OK)
-        return NAN;
-    cl_command_queue q = raid_cl_queue(ctx);
-    const float zero = 0;
-    clEnqueueFillBuffer(q, a, &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
-    double best = 0;
-    for (int i = 0; i < reps + 1; i++) {
-        cl_event ev;
-        if (clEnqueueCopyBuffer(q, a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS)
-            return NAN;
-        clWaitForEvents(1, &ev);
-        double t = raid_cl_event_seconds(ev);
-        clReleaseEvent(ev);
-        if (i > 0 && t > 0 && 2.0 * (double)bytes / t > best)
-            best = 2.0 * (double)bytes / t;
-    }
-    raid_cl_release(ctx, a);
-    raid_cl_release(ctx, b);
-    return best;
-}
-
 /* Progress lines (stdout, flushed) so that a run stopped by a time limit still shows where it was. */
 static double t_start;
 static void progress(long long n, const char *what)
 {
-    printf("# +%.1fs n=%lld %s\n", raid_now() - t_start, n, what);
+    printf("# +%.1fs n=%lld %s\n", bench_now() - t_start, n, what);
     fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-    t_start = raid_now();
+    t_start = bench_now();
     const char *device = "opencl";
     raid_precision prec = RAID_PREC_F32;
     long long seg_len = 23400;
@@ -101,8 +76,11 @@ int main(int argc, char **argv)
         return 1;
     }
     raid_ctx_set_precision(dev, prec);
-    snprintf(dev->cl_extra_options, sizeof dev->cl_extra_options, "%s", extra);
-    dev->kernel_repeat = repeat;
+    if (raid_tuning_set_build_options(dev, extra) != RAID_OK ||
+        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, repeat < 1 ? 1 : repeat) != RAID_OK) {
+        fprintf(stderr, "bench_realized: %s\n", raid_ctx_errmsg(dev));
+        return 1;
+    }
     if (raid_ctx_set_chunk(dev, chunk, wg) != RAID_OK) {
         fprintf(stderr, "bench_realized: %s\n", raid_ctx_errmsg(dev));
         return 1;
@@ -116,8 +94,7 @@ int main(int argc, char **argv)
         double *r = malloc((size_t)n * sizeof *r);
         int64_t *off = malloc((nseg + 1) * sizeof *off);
         raid_realized *out = malloc(nseg * sizeof *out);
-        double *acc = malloc(nseg * RAID_NACC * sizeof *acc);
-        if (!r || !off || !out || !acc) {
+        if (!r || !off || !out) {
             fprintf(stderr, "out of memory for N=%lld\n", n);
             return 1;
         }
@@ -134,20 +111,16 @@ int main(int argc, char **argv)
             return 1;
         }
         if (extra[0] && t == 0) { /* diagnostics of the fused kernel's build (e.g. -cl-nv-verbose) */
-            char opts[512];
-            raid_realized_cl_options(dev, RAID_PART_ALL, opts, sizeof opts);
-            cl_kernel kk;
             static char log[65536];
-            if (raid_cl_kernel(dev, "realized.cl", "realized_fused", opts, &kk) == RAID_OK &&
-                raid_cl_build_log(dev, kk, log, sizeof log) > 1)
+            if (raid_tuning_realized_build_log(dev, log, sizeof log) == RAID_OK && log[0])
                 printf("# build log:\n%s\n", log);
         }
         double best_k = INFINITY, best_wall = INFINITY, conv = 0, up = 0;
         raid_timing tm;
         for (int k = 0; k < reps; k++) {
-            double t0 = raid_now();
+            double t0 = bench_now();
             raid_realized_compute(dev, r, off, nseg, out);
-            double w = raid_now() - t0;
+            double w = bench_now() - t0;
             raid_ctx_last_timing(dev, &tm);
             if (tm.kernel_s < best_k)
                 best_k = tm.kernel_s;
@@ -162,10 +135,13 @@ int main(int argc, char **argv)
         /* four-kernel ablation */
         double four = 0, part_s[4] = {0};
         for (unsigned m = 1, pi = 0; m <= 8; m <<= 1, pi++) {
-            raid_realized_acc_cl(dev, r, off, nseg, m, acc); /* build */
+            if (raid_tuning_realized_parts(dev, r, off, nseg, m, NULL) != RAID_OK) { /* build */
+                fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
+                return 1;
+            }
             double bk = INFINITY;
             for (int k = 0; k < reps; k++) {
-                raid_realized_acc_cl(dev, r, off, nseg, m, acc);
+                raid_tuning_realized_parts(dev, r, off, nseg, m, NULL);
                 raid_ctx_last_timing(dev, &tm);
                 bk = tm.kernel_s < bk ? tm.kernel_s : bk;
             }
@@ -176,16 +152,18 @@ int main(int argc, char **argv)
         size_t copy_bytes = (size_t)bytes;
         if (copy_bytes > ((size_t)1 << 30))
             copy_bytes = (size_t)1 << 30;
-        double copy_bw = copy_bandwidth(dev, copy_bytes, reps);
+        double copy_bw = NAN;
+        if (raid_tuning_copy_bandwidth(dev, copy_bytes, reps, &copy_bw) != RAID_OK)
+            copy_bw = NAN;
         double cpu_wall = NAN;
         progress(n, "copy bandwidth done");
         if (do_cpu) {
             raid_realized_compute(cpu, r, off, nseg, out);
             cpu_wall = INFINITY;
             for (int k = 0; k < (reps < 2 ? reps : 2); k++) {
-                double t0 = raid_now();
+                double t0 = bench_now();
                 raid_realized_compute(cpu, r, off, nseg, out);
-                double w = raid_now() - t0;
+                double w = bench_now() - t0;
                 cpu_wall = w < cpu_wall ? w : cpu_wall;
             }
         }
@@ -198,7 +176,6 @@ int main(int argc, char **argv)
         free(r);
         free(off);
         free(out);
-        free(acc);
     }
     raid_ctx_destroy(dev);
     raid_ctx_destroy(cpu);

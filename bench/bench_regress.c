@@ -20,7 +20,7 @@
  *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
  */
 #define _POSIX_C_SOURCE 200809L
-#include "core/internal.h"
+#include "raid.h"
 
 #include "bench_common.h"
 
@@ -71,7 +71,7 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
         }
     }
     long bad = 0;
-    double t0 = raid_now();
+    double t0 = bench_now();
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : bad)
     for (size_t w = 0; w < nw; w++) {
         raid_ctx *cpu = cpus[omp_get_thread_num()]; /* a context serves one thread at a time */
@@ -96,23 +96,23 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
         ws[w] = (int64_t)(row0 + (size_t)a);
         we[w] = (int64_t)(row0 + (size_t)e);
     }
-    tm->windows += raid_now() - t0;
-    t0 = raid_now();
+    tm->windows += bench_now() - t0;
+    t0 = bench_now();
     if (raid_reg_meat_ranges_at(ctx, P->X, P->y, k, ws, we, nw, beta, cen, L, meat) != RAID_OK) {
         fprintf(stderr, "bench_regress: %s\n", raid_ctx_errmsg(ctx));
         return 1;
     }
-    tm->meat += raid_now() - t0;
+    tm->meat += bench_now() - t0;
     raid_timing tt;
     raid_ctx_last_timing(ctx, &tt);
     tm->meat_kernel += tt.kernel_s;
     tm->meat_host += tt.convert_s;
-    t0 = raid_now();
+    t0 = bench_now();
 #pragma omp parallel for schedule(static) reduction(+ : bad)
     for (size_t w = 0; w < nw; w++)
         if (wo[w].k && raid_ols_robust_at(&wst[w], meat + w * nc, cen + w * k, L, RAID_SE_NW, &wo[w]) != RAID_OK)
             bad++;
-    tm->robust += raid_now() - t0;
+    tm->robust += bench_now() - t0;
     if (keep) /* the windows of symbols [s0, s1) in symbol-major order, for the side-by-side comparison */
         memcpy(keep + (size_t)s0 * (size_t)nws, wo, nw * sizeof *wo);
     tm->nwin += nw;
@@ -226,12 +226,12 @@ int main(int argc, char **argv)
         times tm = {0};
         /* block statistics of the run's symbols: warm-up (kernel build), then timed */
         raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk);
-        double t0 = raid_now();
+        double t0 = bench_now();
         if (raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk) != RAID_OK) {
             fprintf(stderr, "%s\n", raid_ctx_errmsg(c));
             return 1;
         }
-        tm.stats = raid_now() - t0;
+        tm.stats = bench_now() - t0;
         if (r == 0) { /* warm-up of the meat kernel on one window */
             times w0 = {0};
             if (run_windows(c, cpus, &P, blk, 0, 1, W, P.R - W + 1, L, &w0, NULL))

@@ -12,6 +12,7 @@
  *   raid/regress.h   regression statistics, robust meats, OLS and robust inference
  *   raid/reader.h    CSV of intraday prices or returns into segments
  *   raid/simulate.h  the simulator
+ *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
 #ifndef RAID_H
 #define RAID_H
@@ -21,5 +22,6 @@
 #include "raid/regress.h"
 #include "raid/reader.h"
 #include "raid/simulate.h"
+#include "raid/tuning.h"
 
 #endif /* RAID_H */

@@ -37,20 +37,20 @@ typedef float in_t;
 #define IN_DF(v) raid_df_make((v), 0.0f)
 #endif
 
-__kernel __attribute__((reqd_work_group_size(RAID_WG, 1, 1)))
-void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global float2 *part,
-              __global const float2 *beta)
+RAID_KERNEL RAID_REQD_WG(RAID_WG)
+void reg_meat(RAID_GLOBAL const in_t *rows, RAID_GLOBAL const uint4 *chunk, RAID_GLOBAL float2 *part,
+              RAID_GLOBAL const float2 *beta)
 {
-    const uint g = get_group_id(0);
-    const uint lid = get_local_id(0);
+    const uint g = RAID_GROUP_ID(0);
+    const uint lid = RAID_LOCAL_ID(0);
     const uint4 ch = chunk[g]; /* (first row in rows, number of rows, problem, 0) */
 
-    __local float sh[RAID_CHUNK * RAID_K];
+    RAID_LOCAL float sh[RAID_CHUNK * RAID_K];
 #if RAID_INPUT_DF
-    __local float sl[RAID_CHUNK * RAID_K];
+    RAID_LOCAL float sl[RAID_CHUNK * RAID_K];
 #endif
     /* beta: per problem its K coefficients, a, and the K offsets d of its scores */
-    __global const float2 *bz = beta + (size_t)ch.z * (2 * RAID_K + 1);
+    RAID_GLOBAL const float2 *bz = beta + (size_t)ch.z * (2 * RAID_K + 1);
     raid_df b[RAID_K], cen[RAID_K];
     for (uint p = 0; p < RAID_K; p++) {
         const float2 v = bz[p], c = bz[RAID_K + 1 + p];
@@ -59,7 +59,7 @@ void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global f
     }
     const raid_df na = raid_df_make(-bz[RAID_K].x, -bz[RAID_K].y);
     for (uint t = lid; t < ch.y; t += RAID_WG) {
-        __global const in_t *row = rows + ((size_t)ch.x + t) * (RAID_K + 1);
+        RAID_GLOBAL const in_t *row = rows + ((size_t)ch.x + t) * (RAID_K + 1);
         raid_df e = raid_df_add(IN_DF(row[RAID_K]), na);
         for (uint p = 0; p < RAID_K; p++)
             e = raid_df_add(e, raid_df_mul(IN_DF(row[p]), b[p]));
@@ -73,7 +73,7 @@ void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global f
 #endif
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
 
     for (uint c = lid; c < NC; c += RAID_WG) {
         const uint l = c / (RAID_K * RAID_K), p = c / RAID_K % RAID_K, q = c % RAID_K;
@@ -87,6 +87,6 @@ void reg_meat(__global const in_t *rows, __global const uint4 *chunk, __global f
             acc = raid_df_add(acc, raid_two_prod(sh[t * RAID_K + p], sh[(t - l) * RAID_K + q]));
 #endif
         }
-        part[(size_t)g * NC + c] = (float2)(acc.hi, acc.lo);
+        part[(size_t)g * NC + c] = RAID_FLOAT2(acc.hi, acc.lo);
     }
 }

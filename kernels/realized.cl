@@ -81,22 +81,22 @@ inline raid_df med3(raid_df a, raid_df b, raid_df c)
 #endif
 }
 
-__kernel __attribute__((reqd_work_group_size(RAID_WG, 1, 1)))
-void realized_fused(__global const in_t *x, __global const uint2 *chunk, __global float2 *part)
+RAID_KERNEL RAID_REQD_WG(RAID_WG)
+void realized_fused(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
 {
-    const uint g = get_group_id(0);
-    const uint lid = get_local_id(0);
+    const uint g = RAID_GROUP_ID(0);
+    const uint lid = RAID_LOCAL_ID(0);
     const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
     const uint b = lid * RAID_RUN;
     const uint e = min(b + RAID_RUN, ch.y);
-    __global const in_t *xc = x + ch.x;
+    RAID_GLOBAL const in_t *xc = x + ch.x;
 
     /* Stage the chunk in local memory with coalesced loads (return t*RAID_WG + lid by work-item lid),
      * then let each work-item walk its contiguous run there. One padding word every 32 keeps the runs'
      * strided reads free of bank conflicts. */
-    __local float sx[PADDED(RAID_RUN * RAID_WG)];
+    RAID_LOCAL float sx[PADDED(RAID_RUN * RAID_WG)];
 #if RAID_INPUT_DF
-    __local float sy[PADDED(RAID_RUN * RAID_WG)];
+    RAID_LOCAL float sy[PADDED(RAID_RUN * RAID_WG)];
 #endif
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint k = t * RAID_WG + lid;
@@ -110,7 +110,7 @@ void realized_fused(__global const in_t *x, __global const uint2 *chunk, __globa
 #endif
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
 
     raid_df acc[NACC];
     for (int k = 0; k < NACC; k++)
@@ -171,14 +171,14 @@ void realized_fused(__global const in_t *x, __global const uint2 *chunk, __globa
     }
 
     /* Fixed-order tree reduction across the work-group. */
-    __local float lh[NACC][RAID_WG];
-    __local float ll[NACC][RAID_WG];
+    RAID_LOCAL float lh[NACC][RAID_WG];
+    RAID_LOCAL float ll[NACC][RAID_WG];
     for (int k = 0; k < NACC; k++) {
         const raid_df v = raid_df_renorm(acc[k]);
         lh[k][lid] = v.hi;
         ll[k][lid] = v.lo;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
         if (lid < s) {
             for (int k = 0; k < NACC; k++) {
@@ -188,8 +188,8 @@ void realized_fused(__global const in_t *x, __global const uint2 *chunk, __globa
                 ll[k][lid] = v.lo;
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        RAID_BARRIER();
     }
     if (lid < NACC)
-        part[(size_t)g * NACC + lid] = (float2)(lh[lid][0], ll[lid][0]);
+        part[(size_t)g * NACC + lid] = RAID_FLOAT2(lh[lid][0], ll[lid][0]);
 }

@@ -34,11 +34,11 @@ typedef float in_t;
 #define PROD(a, b) raid_two_prod((a).hi, (b).hi)
 #endif
 
-__kernel __attribute__((reqd_work_group_size(RAID_WG, 1, 1)))
-void reg_stats(__global const in_t *x, __global const uint2 *chunk, __global float2 *part)
+RAID_KERNEL RAID_REQD_WG(RAID_WG)
+void reg_stats(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
 {
-    const uint g = get_group_id(0);
-    const uint lid = get_local_id(0);
+    const uint g = RAID_GROUP_ID(0);
+    const uint lid = RAID_LOCAL_ID(0);
     const uint2 ch = chunk[g]; /* (first row of the chunk in x, number of rows) */
 
     raid_df acc[NA];
@@ -49,7 +49,7 @@ void reg_stats(__global const in_t *x, __global const uint2 *chunk, __global flo
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = lid * RAID_RUN + t;
         if (i < ch.y) {
-            __global const in_t *row = x + (size_t)(ch.x + i) * RAID_D;
+            RAID_GLOBAL const in_t *row = x + (size_t)(ch.x + i) * RAID_D;
             raid_df z[RAID_D];
 #pragma unroll
             for (int p = 0; p < RAID_D; p++)
@@ -70,8 +70,8 @@ void reg_stats(__global const in_t *x, __global const uint2 *chunk, __global flo
         }
     }
 
-    __local float lh[GROUP][RAID_WG];
-    __local float ll[GROUP][RAID_WG];
+    RAID_LOCAL float lh[GROUP][RAID_WG];
+    RAID_LOCAL float ll[GROUP][RAID_WG];
 #pragma unroll
     for (int a0 = 0; a0 < NA; a0 += GROUP) {
 #pragma unroll
@@ -80,7 +80,7 @@ void reg_stats(__global const in_t *x, __global const uint2 *chunk, __global flo
                 lh[j][lid] = acc[a0 + j].hi;
                 ll[j][lid] = acc[a0 + j].lo;
             }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        RAID_BARRIER();
         for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
             if (lid < s) {
 #pragma unroll
@@ -92,10 +92,10 @@ void reg_stats(__global const in_t *x, __global const uint2 *chunk, __global flo
                         ll[j][lid] = v.lo;
                     }
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
+            RAID_BARRIER();
         }
         if (lid < GROUP && a0 + (int)lid < NA)
-            part[(size_t)g * NA + a0 + lid] = (float2)(lh[lid][0], ll[lid][0]);
-        barrier(CLK_LOCAL_MEM_FENCE);
+            part[(size_t)g * NA + a0 + lid] = RAID_FLOAT2(lh[lid][0], ll[lid][0]);
+        RAID_BARRIER();
     }
 }

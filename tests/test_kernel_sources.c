@@ -5,14 +5,16 @@
  *   - no host source under src/ passes -cl-fast-relaxed-math, -cl-mad-enable or
  *     -cl-unsafe-math-optimizations (the error-free transforms need exact IEEE rounding);
  *   - every .cl file sets #pragma OPENCL FP_CONTRACT OFF;
- *   - the table embedded in the library (backend/kernels_embedded.h) holds every kernels/ file byte for byte;
- * and, where an OpenCL device exists, that raid_cl_kernel() reports errors as statuses with messages.
+ *   - the table embedded in the library (device/kernels_embedded.h) holds every kernels/ file byte for byte;
+ *   - one device layer: no library source but the backend's host file (src/device/device_opencl.c)
+ *     includes an OpenCL header, and bench/ includes only public headers (include/) and its own;
+ * and, where an OpenCL device exists, that raid_kernel_get() reports errors as statuses with messages.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "core/internal.h"
-#include "backend/opencl_runtime.h"
-#include "backend/kernels_embedded.h"
+#include "device/device.h"
+#include "device/kernels_embedded.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -369,6 +371,57 @@ static void test_no_unsafe_build_options(void **state)
     list_free(&files);
 }
 
+/* Each #include of a source (comments stripped): its name and whether it is quoted ("...") or not (<...>). */
+static void each_include(const char *path, void (*check)(const char *path, const char *name, int quoted))
+{
+    blob b = read_blob(path);
+    char *t = strip_c(b.data, 0);
+    for (const char *p = strstr(t, "#include"); p; p = strstr(p + 1, "#include")) {
+        const char *q = p + 8;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        const char close = *q == '"' ? '"' : *q == '<' ? '>' : 0;
+        if (!close)
+            continue;
+        char name[256];
+        size_t n = 0;
+        for (q++; *q && *q != close && n + 1 < sizeof name; q++)
+            name[n++] = *q;
+        name[n] = 0;
+        check(path, name, close == '"');
+    }
+    free(t);
+    free(b.data);
+}
+
+static void check_no_opencl_header(const char *path, const char *name, int quoted)
+{
+    (void)quoted;
+    if (!strncmp(name, "CL/", 3) && !has_suffix(path, "/src/device/device_opencl.c"))
+        fail_msg("%s includes %s: only the device layer's backend file may call OpenCL", path, name);
+}
+
+static void check_public_only(const char *path, const char *name, int quoted)
+{
+    if (quoted && strcmp(name, "raid.h") && strncmp(name, "raid/", 5) && strcmp(name, "bench_common.h"))
+        fail_msg("%s includes \"%s\": bench/ is compiled against include/ only", path, name);
+}
+
+static void test_one_device_layer(void **state)
+{
+    (void)state;
+    name_list files = {0};
+    list_files(SRC_DIR, is_c_source, 1, &files);
+    for (size_t i = 0; i < files.n; i++)
+        each_include(files.v[i], check_no_opencl_header);
+    list_free(&files);
+    list_files(RAID_SOURCE_DIR "/bench", is_c_source, 0, &files);
+    assert_true(files.n >= 2);
+    for (size_t i = 0; i < files.n; i++)
+        each_include(files.v[i], check_public_only);
+    list_free(&files);
+}
+
 static void test_embedded_table(void **state)
 {
     (void)state;
@@ -423,34 +476,36 @@ static void test_kernel_build_errors(void **state)
     raid_status s = raid_ctx_create(&ctx, "opencl", err, sizeof err);
     if (s != RAID_OK)
         fail_msg("raid_ctx_create(opencl): %d %s", (int)s, err);
-    cl_kernel k = NULL, k2 = NULL;
+    raid_kernel *k = NULL, *k2 = NULL;
 
     /* control: the real kernel builds, and a second request comes from the cache */
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k);
     if (s != RAID_OK)
         fail_msg("building realized_fused: %d %s", (int)s, ctx->errmsg);
     assert_non_null(k);
-    assert_int_equal(raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
+    assert_int_equal(raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
     assert_ptr_equal(k, k2);
+    raid_kernel_put(ctx, k2);
 
     /* a kernel name that realized.cl does not define: an error status and message, no crash */
     k2 = NULL;
-    s = raid_cl_kernel(ctx, "realized.cl", "no_such_kernel", GOOD_OPTS, &k2);
+    s = raid_kernel_get(ctx, "realized.cl", "no_such_kernel", GOOD_OPTS, &k2);
     assert_int_not_equal(s, RAID_OK);
     assert_null(k2);
     assert_non_null(strstr(ctx->errmsg, "clCreateKernel"));
     assert_non_null(strstr(ctx->errmsg, "CL_INVALID_KERNEL_NAME"));
 
     /* a file that is not embedded */
-    s = raid_cl_kernel(ctx, "no_such_file.cl", "realized_fused", GOOD_OPTS, &k2);
+    s = raid_kernel_get(ctx, "no_such_file.cl", "realized_fused", GOOD_OPTS, &k2);
     assert_int_equal(s, RAID_EINVAL);
     assert_non_null(strstr(ctx->errmsg, "no_such_file.cl"));
 
     /* "-DTHIS_BREAKS=(" alone defines an unused macro, which is legal: that build succeeds. A syntax error
      * needs the broken macro to be used: RAID_RUN=( breaks the kernel body. The build log comes with it. */
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -DTHIS_BREAKS=(", &k2);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -DTHIS_BREAKS=(", &k2);
     assert_int_equal(s, RAID_OK);
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused",
+    raid_kernel_put(ctx, k2);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused",
                        "-DRAID_WG=256 -DRAID_RUN=( -DRAID_INPUT_DF=0 -DRAID_PART=15 -DTHIS_BREAKS=(", &k2);
     assert_int_equal(s, RAID_EBUILD);
     assert_non_null(strstr(ctx->errmsg, "realized.cl"));
@@ -459,13 +514,15 @@ static void test_kernel_build_errors(void **state)
     assert_non_null(strchr(ctx->errmsg, '\n'));
 
     /* an option the compiler rejects */
-    s = raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -cl-no-such-option", &k2);
+    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -cl-no-such-option", &k2);
     assert_int_equal(s, RAID_EBUILD);
     assert_non_null(strstr(ctx->errmsg, "realized.cl"));
 
     /* the failures left the cache usable */
-    assert_int_equal(raid_cl_kernel(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
+    assert_int_equal(raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
     assert_ptr_equal(k, k2);
+    raid_kernel_put(ctx, k2);
+    raid_kernel_put(ctx, k);
     raid_ctx_destroy(ctx);
 }
 
@@ -477,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_fp_contract_off),
         cmocka_unit_test(test_no_unsafe_build_options),
         cmocka_unit_test(test_embedded_table),
+        cmocka_unit_test(test_one_device_layer),
         cmocka_unit_test(test_kernel_build_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

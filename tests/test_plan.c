@@ -1,6 +1,6 @@
 /* The chunk plan: chunks of ragged and overlapping segments, and batches limited by elements and count. */
 #include "support.h"
-#include "plan/chunk_plan.h"
+#include "device/chunk.h"
 
 static void test_plan(void **state)
 {

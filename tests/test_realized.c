@@ -341,11 +341,11 @@ static void test_device_batches(void **state)
     raid_realized *a = malloc(ns * sizeof *a), *b = malloc(ns * sizeof *b);
     for (int p = 0; p < 2; p++) {
         raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
-        dev->max_batch_elems = 0;
+        assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, (int64_t)(0)), RAID_OK);
         assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
         const size_t sizes[] = {4100, 10000, 65536};
         for (size_t k = 0; k < 3; k++) {
-            dev->max_batch_elems = sizes[k];
+            assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, (int64_t)(sizes[k])), RAID_OK);
             assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
             raid_timing t;
             raid_ctx_last_timing(dev, &t);
@@ -353,7 +353,7 @@ static void test_device_batches(void **state)
             assert_memory_equal(a, b, ns * sizeof *a);
         }
     }
-    dev->max_batch_elems = 0;
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, (int64_t)(0)), RAID_OK);
     check_device(dev, cpu, r, off, ns, "batches");
     free(a);
     free(b);

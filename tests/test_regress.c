@@ -3,7 +3,6 @@
  * matter on a badly scaled design. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
-#include "core/internal.h"
 #include "raid.h"
 
 #include <math.h>
@@ -580,7 +579,7 @@ static void test_meat_groups_and_host(void **state)
     beta[7 * k + 1] = 1e30;
     D.y[1600] = NAN; /* in the gap */
     raid_ctx_set_precision(dev, RAID_PREC_DF);
-    dev->max_batch_elems = 1000;
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, (int64_t)(1000)), RAID_OK);
     if (raid_reg_meat_ranges(cpu, D.X, D.y, k, st, en, nw, beta, L, h) != RAID_OK)
         fail_msg("%s", raid_ctx_errmsg(cpu));
     if (raid_reg_meat_ranges(dev, D.X, D.y, k, st, en, nw, beta, L, d) != RAID_OK)
@@ -600,7 +599,7 @@ static void test_meat_groups_and_host(void **state)
     assert_int_equal(raid_reg_meat_ranges(dev, D.X, D.y, k, st, en, nw, beta, L, d), RAID_EINVAL);
     printf("# %s\n", raid_ctx_errmsg(dev));
     assert_non_null(strstr(raid_ctx_errmsg(dev), "problem 6:"));
-    dev->max_batch_elems = 0;
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, (int64_t)(0)), RAID_OK);
     free(beta);
     free(h);
     free(d);
@@ -621,13 +620,13 @@ static void test_centring_matters(void **state)
     const double mu[3] = {0, 1e4, 1e4}, sd[3] = {0, 1.0, 1.0};
     design D = make_design(3, 8, 20000, mu, sd);
     raid_reg_stats *s = malloc(D.nreg * sizeof *s);
-    dev->reg_no_centring = 1;
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_REG_NO_CENTRING, 1), RAID_OK);
     assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, s), RAID_OK);
     double raw = 0;
     for (size_t g = 0; g < D.nreg; g++)
         if (D.off[g + 1] > D.off[g])
             raw = fmax(raw, max_scaled_error(&D, g, &s[g]));
-    dev->reg_no_centring = 0;
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_REG_NO_CENTRING, 0), RAID_OK);
     assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, s), RAID_OK);
     double centred = 0;
     for (size_t g = 0; g < D.nreg; g++)
@@ -719,7 +718,7 @@ static void test_determinism_and_errors(void **state)
     design D = make_design(5, 50, 20000, MU, SD);
     raid_reg_stats *a = malloc(D.nreg * sizeof *a), *b = malloc(D.nreg * sizeof *b);
     assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, a), RAID_OK);
-    dev->max_batch_elems = 5000; /* many launches: still bitwise equal */
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, (int64_t)(5000)), RAID_OK); /* many launches: still bitwise equal */
     assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, D.k, D.off, D.nreg, b), RAID_OK);
     assert_memory_equal(a, b, D.nreg * sizeof *a);
     free(a);

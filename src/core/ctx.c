@@ -1,7 +1,7 @@
 /* raid_ctx: backend selection ("auto", "cpu", "opencl", "opencl:P.D", RAID_DEVICE) and policy. */
 #define _POSIX_C_SOURCE 200809L
-#include "backend/opencl_runtime.h"
 #include "core/internal.h"
+#include "device/device.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -21,20 +21,20 @@ static raid_status select_device(raid_ctx *ctx, const char *spec)
         return open_cpu(ctx);
     ctx->backend = RAID_BACKEND_OPENCL;
     if (!strcmp(spec, "auto")) {
-        raid_status s = raid_cl_open(ctx, -1, -1, 0);
+        raid_status s = raid_dev_open(ctx, -1, -1, 0);
         if (s == RAID_ENODEV) { /* no OpenCL GPU: the float64 CPU backend */
-            raid_cl_close(ctx->cl);
-            ctx->cl = NULL;
+            raid_dev_close(ctx->dev);
+            ctx->dev = NULL;
             ctx->errmsg[0] = 0;
             return open_cpu(ctx);
         }
         return s;
     }
     if (!strcmp(spec, "opencl"))
-        return raid_cl_open(ctx, -1, -1, 1);
+        return raid_dev_open(ctx, -1, -1, 1);
     int p = -1, d = -1, n = 0;
     if (sscanf(spec, "opencl:%d.%d%n", &p, &d, &n) == 2 && spec[n] == 0 && p >= 0 && d >= 0)
-        return raid_cl_open(ctx, p, d, 1);
+        return raid_dev_open(ctx, p, d, 1);
     return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)", spec);
 }
 
@@ -57,9 +57,9 @@ raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, si
             device = "auto";
     }
     raid_status s = select_device(ctx, device);
-    if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raid_cl_max_wg(ctx) < ctx->wg_width) {
+    if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raid_dev_max_wg(ctx) < ctx->wg_width) {
         size_t w = 1;
-        while (w * 2 <= raid_cl_max_wg(ctx))
+        while (w * 2 <= raid_dev_max_wg(ctx))
             w *= 2;
         ctx->wg_width = w;
     }
@@ -76,7 +76,8 @@ void raid_ctx_destroy(raid_ctx *ctx)
 {
     if (!ctx)
         return;
-    raid_cl_close(ctx->cl);
+    raid_dev_close(ctx->dev);
+    free(ctx->tuning);
     free(ctx);
 }
 
@@ -106,9 +107,9 @@ raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width)
     if (chunk_len / wg_width > 64)
         return raid_fail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
                          "work-item; at most 64 are supported", chunk_len, wg_width, chunk_len / wg_width);
-    if (ctx->backend == RAID_BACKEND_OPENCL && wg_width > raid_cl_max_wg(ctx))
+    if (ctx->backend == RAID_BACKEND_OPENCL && wg_width > raid_dev_max_wg(ctx))
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu exceeds the device's limit %zu", wg_width,
-                         raid_cl_max_wg(ctx));
+                         raid_dev_max_wg(ctx));
     ctx->chunk_len = chunk_len;
     ctx->wg_width = wg_width;
     return RAID_OK;

@@ -7,23 +7,41 @@
 
 #define RAID_ERRMSG_LEN 4096
 
-/* Opaque per-backend state, defined in src/backend/opencl_runtime.c. */
-typedef struct raid_cl raid_cl;
+/* The device layer's per-context state (src/device/device.h; defined by the backend's host file). */
+typedef struct raid_dev raid_dev;
+
+/* Knobs of benchmarks and tests (include/raid/tuning.h, src/core/tuning.c): never in a production
+ * context, whose `tuning` stays NULL; read through the raid_tune_* accessors below. */
+typedef struct raid_tuning_knobs {
+    int kernel_repeat;          /* launches per batch (results are identical), <= 1: one */
+    size_t max_batch_elems;     /* elements per device batch (results are identical), 0 = default */
+    int reg_no_centring;        /* regression statistics upload raw data (shows what centring buys) */
+    char build_options[256];    /* appended to every kernel's build options */
+} raid_tuning_knobs;
 
 struct raid_ctx {
     raid_backend backend;
     raid_precision precision;
     size_t chunk_len;          /* returns per chunk */
     size_t wg_width;           /* work-items per work-group */
-    raid_cl *cl;               /* NULL on the cpu backend */
+    raid_dev *dev;             /* the device layer's state; NULL on the cpu backend */
     raid_timing timing;        /* of the last device call */
     char device_name[256];
-    char cl_extra_options[256]; /* appended to kernel build options: benchmark experiments only */
-    int kernel_repeat;          /* launches per batch (benchmark only; results are identical), 0 = 1 */
-    size_t max_batch_elems;     /* returns per device batch (tests use small ones), 0 = default */
-    int reg_no_centring;        /* tests only: upload raw regression data (shows what centring buys) */
+    raid_tuning_knobs *tuning;  /* benchmarks and tests only (raid_tuning_set); NULL otherwise */
     char errmsg[RAID_ERRMSG_LEN];
 };
+
+/* Whether ctx runs operations on a device (through src/device/, whatever its backend) rather than the
+ * float64 cpu path: the one test behind every operation's choice of path. */
+static inline int raid_on_device(const raid_ctx *c) { return c && c->dev != NULL; }
+
+static inline int raid_tune_kernel_repeat(const raid_ctx *c)
+{
+    return c->tuning && c->tuning->kernel_repeat > 1 ? c->tuning->kernel_repeat : 1;
+}
+static inline size_t raid_tune_max_batch_elems(const raid_ctx *c) { return c->tuning ? c->tuning->max_batch_elems : 0; }
+static inline int raid_tune_reg_no_centring(const raid_ctx *c) { return c->tuning && c->tuning->reg_no_centring; }
+static inline const char *raid_tune_build_options(const raid_ctx *c) { return c->tuning ? c->tuning->build_options : ""; }
 
 /* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;
  * return status s (printf-style). The one error path of the library. */

@@ -52,7 +52,7 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
     double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
     if (!acc)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    raid_status s = ctx->backend == RAID_BACKEND_CPU ? raid_realized_acc_cpu_all(ctx, r, offsets, nseg, acc)
+    raid_status s = !raid_on_device(ctx) ? raid_realized_acc_cpu_all(ctx, r, offsets, nseg, acc)
                                                      : raid_realized_acc_cl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
     if (s == RAID_OK)
         for (size_t i = 0; i < nseg; i++)

@@ -3,9 +3,9 @@
  *
  * 1. Each segment is scaled by a power of two 2^-e so that max |r| lies in [0.5, 1) (exact in binary
  *    floating point; keeps every term of every measure in float32's normal range).
- * 2. The chunk plan (src/plan/chunk_plan.h) cuts segments into chunks; the shared batch pipeline
- *    (src/backend/chunk_launch.h) groups them into batches that fit a device buffer (32-bit device
- *    indices, 64-bit host offsets).
+ * 2. The chunk reduction (src/device/chunk.h: plan, batch pipeline, float64 combine) cuts segments into
+ *    chunks and groups them into batches that fit a device buffer (32-bit device indices, 64-bit host
+ *    offsets).
  * 3. For each batch this file converts the scaled returns to the input policy (f32: one float; df: hi
  *    and lo floats); the pipeline uploads them, launches one work-group per chunk and reads back six
  *    float2 partials per chunk, converting the next batch while the device works.
@@ -13,8 +13,7 @@
  *    chunk boundaries are computed in float64 from the values the device saw and added per segment.
  * 5. A sum small enough for binary32 underflow to matter is recomputed on the host (see below).
  */
-#include "backend/chunk_launch.h"
-#include "plan/chunk_plan.h"
+#include "device/chunk.h"
 #include "realized/realized_internal.h"
 
 #include <math.h>
@@ -54,7 +53,7 @@ typedef struct convert_ctx {
 } convert_ctx;
 
 /* Scale each chunk's returns by its segment's power of two and convert them to the input policy. */
-static void convert_batch(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const cl_uint *table,
+static void convert_batch(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
                           void *staging)
 {
     const convert_ctx *cv = user;
@@ -89,7 +88,7 @@ static unsigned acc_part(int k)
 void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
 {
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u %s", ctx->wg_width,
-             ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF, part_mask, ctx->cl_extra_options);
+             ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF, part_mask, raid_tune_build_options(ctx));
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -104,14 +103,14 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     /* The kernel stages a chunk in local memory (padded one word in 32) next to its reduction arrays. */
     const size_t padded = ctx->chunk_len + ctx->chunk_len / 32 + 1;
     const uint64_t local_need = (uint64_t)(padded * (prec == RAID_PREC_DF ? 2 : 1) + 2 * RAID_NACC * ctx->wg_width) * 4;
-    if (local_need > raid_cl_local_mem(ctx))
+    if (local_need > raid_dev_local_mem(ctx))
         return raid_fail(ctx, RAID_EINVAL, "chunk length %zu with work-group width %zu needs %llu bytes of local memory; "
                          "the device has %llu (use a shorter chunk)", ctx->chunk_len, ctx->wg_width,
-                         (unsigned long long)local_need, (unsigned long long)raid_cl_local_mem(ctx));
+                         (unsigned long long)local_need, (unsigned long long)raid_dev_local_mem(ctx));
     char opts[512];
     raid_realized_cl_options(ctx, part_mask, opts, sizeof opts);
-    cl_kernel kern;
-    raid_status st = raid_cl_kernel(ctx, "realized.cl", "realized_fused", opts, &kern);
+    raid_kernel *kern;
+    raid_status st = raid_kernel_get(ctx, "realized.cl", "realized_fused", opts, &kern);
     if (st != RAID_OK)
         return st;
 
@@ -152,8 +151,8 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     {
         convert_ctx cv = {r, seg_e, prec};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, ALIGN_ELEMS, RAID_NACC, convert_batch, &cv, scale,
-                              acc, "the realized kernel", NULL, 0};
-        st = raid_chunk_launch(ctx, &job);
+                              acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0};
+        st = raid_chunk_reduce(ctx, &job);
         if (st != RAID_OK)
             goto out;
     }
@@ -224,6 +223,7 @@ out:
     free(scale);
     free(straddle);
     raid_plan_free(&plan);
+    raid_kernel_put(ctx, kern);
     ctx->timing.convert_s += t_convert;
     return st;
 }

@@ -1,13 +1,13 @@
 /*
  * The float64 reference path, which is also the product's cpu backend. The same chunk plan as the
- * device (src/plan/chunk_plan.h) with longer chunks gives parallelism inside long segments (OpenMP over
+ * device (src/device/chunk.h) with longer chunks gives parallelism inside long segments (OpenMP over
  * chunks); each chunk is accumulated with compensated float64 sums (TwoSum, Knuth), the window terms
  * that straddle chunks are added separately, and the chunk sums are combined in chunk order: the result
  * does not depend on the number of threads.
  */
 #include "core/cbrt.h"
 #include "core/dd.h"
-#include "plan/chunk_plan.h"
+#include "device/chunk.h"
 #include "realized/realized_internal.h"
 
 #include <math.h>

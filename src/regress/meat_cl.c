@@ -1,6 +1,6 @@
 /*
- * Device pass of the residual cross-products (kernels/meat.cl), through the chunk plan and the batch
- * pipeline shared with the other kernels, for problems given as row ranges that may overlap (rolling
+ * Device pass of the residual cross-products (kernels/meat.cl), through the chunk reduction
+ * (src/device/chunk.h) shared with the other kernels, for problems given as row ranges that may overlap (rolling
  * windows share rows but not coefficients):
  *   1. problems are taken in groups whose rows span at most a device buffer; per group the host centres
  *      each column of X and y by its mean c over the group's rows and scales it by a power of two (2^-a_p,
@@ -25,8 +25,7 @@
  * (coefficients or score offsets beyond 2^60 in the scaled units, or a lag-0 diagonal below m 2^-100) is
  * done on the host.
  */
-#include "backend/chunk_launch.h"
-#include "plan/chunk_plan.h"
+#include "device/chunk.h"
 #include "regress/ols_internal.h"
 
 #include <math.h>
@@ -55,7 +54,7 @@ static int col_exponent(double mx)
  * passes (the result does not depend on it: each work-item sums its combination's rows in order). */
 static size_t meat_wg(const raid_ctx *ctx, size_t nc)
 {
-    size_t w = ctx->wg_width, maxw = raid_cl_max_wg(ctx);
+    size_t w = ctx->wg_width, maxw = raid_dev_max_wg(ctx);
     if (w > maxw)
         w = maxw;
     const size_t passes = (nc + w - 1) / w;
@@ -70,7 +69,7 @@ typedef struct meat_group {
 } meat_group;
 
 /* One group: scale, upload, launch, combine, unscale; problems left to the host are marked in `host`. */
-static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size_t chunk, const double *X,
+static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, size_t chunk, const double *X,
                                   const double *y,
                                   int k, const int64_t *start, const int64_t *end, const double *beta,
                                   const double *centre, int max_lag, const meat_group *G, double *out,
@@ -91,7 +90,7 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     float *bdev = NULL;
     double *pcen = NULL; /* per problem: the centre of its scores (original units), with j0 below */
     int64_t *bad = NULL; /* prefix counts of non-finite rows of the span */
-    cl_mem rbuf = NULL, bbuf = NULL;
+    raid_buf rbuf = {NULL, 0, RAID_DT_FLOAT}, bbuf = {NULL, 0, RAID_DT_FLOAT};
     raid_chunk_plan plan;
     memset(&plan, 0, sizeof plan);
 
@@ -216,25 +215,20 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     ctx->timing.convert_s += raid_now() - tc;
 
     /* 2. upload once, launch over the chunks of the group's problems */
-    if ((st = raid_cl_acquire(ctx, span * ebytes, &rbuf)) != RAID_OK ||
-        (st = raid_cl_acquire(ctx, nbeta * 2 * sizeof(float), &bbuf)) != RAID_OK)
+    if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, span * ebytes / sizeof(float), &rbuf)) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, nbeta * 2, &bbuf)) != RAID_OK)
         goto done;
     {
-        cl_command_queue q = raid_cl_queue(ctx);
-        cl_event ev = NULL;
-        cl_int e = clEnqueueWriteBuffer(q, rbuf, CL_TRUE, 0, span * ebytes, rows, 0, NULL, &ev);
-        if (e == CL_SUCCESS)
-            e = clEnqueueWriteBuffer(q, bbuf, CL_TRUE, 0, nbeta * 2 * sizeof(float), bdev, 0, NULL, NULL);
-        if (e == CL_SUCCESS)
-            e = clSetKernelArg(kern, 3, sizeof(cl_mem), &bbuf);
-        if (ev) {
-            ctx->timing.upload_s += raid_cl_event_seconds(ev);
-            clReleaseEvent(ev);
-        }
-        if (e != CL_SUCCESS) {
-            st = raid_cl_check(ctx, e, "the meat kernel's input");
+        raid_event ev = {NULL};
+        st = raid_buf_upload(ctx, &rbuf, 0, rbuf.n, rows, 1, &ev);
+        if (st == RAID_OK)
+            st = raid_buf_upload(ctx, &bbuf, 0, bbuf.n, bdev, 1, NULL);
+        if (st == RAID_OK)
+            st = raid_arg_buf(ctx, kern, 3, &bbuf);
+        ctx->timing.upload_s += raid_event_seconds(&ev);
+        raid_event_release(&ev);
+        if (st != RAID_OK) /* the message names the failed call */
             goto done;
-        }
         ctx->timing.bytes_in += (uint64_t)(span * ebytes);
     }
     if ((st = raid_plan_build_ranges(&plan, start + G->g0, end + G->g0, ng, chunk)) != RAID_OK) {
@@ -244,7 +238,7 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     {
         raid_chunk_job job = {&plan, kern, wg, ebytes, 1, nc, NULL, NULL, NULL, out + G->g0 * nc, "the meat kernel",
                               rbuf, G->lo};
-        if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
+        if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
             goto done;
     }
 
@@ -288,8 +282,8 @@ static raid_status meat_group_run(raid_ctx *ctx, cl_kernel kern, size_t wg, size
     }
     ctx->timing.convert_s += raid_now() - tu;
 done:
-    raid_cl_release(ctx, rbuf);
-    raid_cl_release(ctx, bbuf);
+    raid_buf_release(ctx, &rbuf);
+    raid_buf_release(ctx, &bbuf);
     raid_plan_free(&plan);
     free(bad);
     free(rows);
@@ -306,17 +300,18 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
     const size_t row_local = (size_t)k * (prec == RAID_PREC_DF ? 2 : 1) * sizeof(float);
     size_t chunk = MEAT_CHUNK_MAX;
-    while (chunk > MEAT_CHUNK_MIN && chunk * row_local > raid_cl_local_mem(ctx))
+    while (chunk > MEAT_CHUNK_MIN && chunk * row_local > raid_dev_local_mem(ctx))
         chunk /= 2;
-    if (chunk * row_local > raid_cl_local_mem(ctx))
+    if (chunk * row_local > raid_dev_local_mem(ctx))
         return raid_fail(ctx, RAID_EUNSUPPORTED, "the meat kernel needs %zu bytes of local memory",
                          chunk * row_local);
     const size_t ebytes = ((size_t)k + 1) * (prec == RAID_PREC_F32 ? 4 : 8);
-    int64_t max_rows = (int64_t)(raid_cl_max_alloc(ctx) / ebytes);
+    int64_t max_rows = (int64_t)(raid_dev_max_alloc(ctx) / ebytes);
     if (max_rows > MEAT_GROUP_ROWS)
         max_rows = MEAT_GROUP_ROWS;
-    if (ctx->max_batch_elems && (int64_t)ctx->max_batch_elems < max_rows) /* tests: many groups */
-        max_rows = (int64_t)ctx->max_batch_elems;
+    const size_t tuned = raid_tune_max_batch_elems(ctx);
+    if (tuned && (int64_t)tuned < max_rows) /* tests: many groups */
+        max_rows = (int64_t)tuned;
     for (size_t g = 0; g < nreg; g++)
         if (end[g] - start[g] > max_rows)
             return raid_fail(ctx, RAID_EUNSUPPORTED, "problem %zu has %lld rows, more than the %lld of one device "
@@ -324,9 +319,9 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     const size_t wg = meat_wg(ctx, nc);
     char opts[512];
     snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_CHUNK=%zu -DRAID_K=%d -DRAID_L=%d -DRAID_INPUT_DF=%d %s", wg,
-             chunk, k, max_lag, prec == RAID_PREC_DF, ctx->cl_extra_options);
-    cl_kernel kern;
-    raid_status st = raid_cl_kernel(ctx, "meat.cl", "reg_meat", opts, &kern);
+             chunk, k, max_lag, prec == RAID_PREC_DF, raid_tune_build_options(ctx));
+    raid_kernel *kern;
+    raid_status st = raid_kernel_get(ctx, "meat.cl", "reg_meat", opts, &kern);
     if (st != RAID_OK)
         return st;
     memset(&ctx->timing, 0, sizeof ctx->timing);
@@ -337,8 +332,10 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
             memset(out + (size_t)g * nc, 0, nc * sizeof *out);
     }
     unsigned char *host = calloc(nreg ? nreg : 1, 1);
-    if (!host)
+    if (!host) {
+        raid_kernel_put(ctx, kern);
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
 
     /* Groups of consecutive problems whose rows span at most max_rows (windows in order share rows). */
     for (size_t g0 = 0; g0 < nreg && st == RAID_OK;) {
@@ -411,5 +408,6 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
         ctx->timing.convert_s += raid_now() - tw;
     }
     free(host);
+    raid_kernel_put(ctx, kern);
     return st;
 }

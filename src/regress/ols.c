@@ -732,7 +732,7 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
             return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: offsets decrease at problem %zu", g);
     if (!all_finite(beta, nreg * (size_t)k))
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: a coefficient is not finite");
-    if (ctx && ctx->backend == RAID_BACKEND_OPENCL)
+    if (raid_on_device(ctx))
         return raid_reg_meat_cl(ctx, X, y, k, offsets, offsets + 1, nreg, beta, NULL, max_lag, out);
     int64_t rows = offsets[nreg];
     if ((uint64_t)rows > SIZE_MAX / sizeof(double) / (size_t)k)
@@ -813,7 +813,7 @@ raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: a coefficient is not finite");
     if (centre && !all_finite(centre, n * (size_t)k))
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges_at: a centre is not finite");
-    if (ctx && ctx->backend == RAID_BACKEND_OPENCL)
+    if (raid_on_device(ctx))
         return raid_reg_meat_cl(ctx, X, y, k, start, end, n, beta, centre, max_lag, out);
     const size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
     long long bad = -1;

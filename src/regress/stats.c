@@ -2,8 +2,8 @@
  * Sufficient statistics of many least-squares problems (raid_reg_stats_compute).
  *
  * cpu backend: per problem, compensated float64 sums (TwoSum) of x_p x_q, x_p y, y^2, y.
- * opencl backend (kernels/regress.cl), reusing the chunk plan (src/plan/chunk_plan.h) and the batch
- * pipeline (src/backend/chunk_launch.h) of the realized kernel:
+ * device backend (kernels/regress.cl), through the chunk reduction (src/device/chunk.h: plan, batch
+ * pipeline, float64 combine) shared with the realized kernel:
  *   1. per problem and column v (the k regressors and y), the float64 mean m and a power of two 2^e with
  *      max |v - m| 2^-e in [0.5, 1); the device sees z = (v - m) 2^-e, so columns of very different
  *      scales or with large means all arrive as numbers of order one (float32 would otherwise lose the
@@ -13,10 +13,9 @@
  *      first moments S (tiny but not zero, since m is rounded): C = sum z z' - S S'/n; the raw moments
  *      are C + n m m' (fill_stats, shared with the cpu path).
  */
-#include "backend/chunk_launch.h"
 #include "core/dd.h"
 #include "core/internal.h"
-#include "plan/chunk_plan.h"
+#include "device/chunk.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -111,7 +110,7 @@ typedef struct reg_prep {
     int *ex;       /* nreg * d */
 } reg_prep;
 
-static void convert_rows(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const cl_uint *table,
+static void convert_rows(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
                          void *staging)
 {
     const reg_prep *rp = user;
@@ -142,14 +141,14 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     const size_t esize = (size_t)d * (prec == RAID_PREC_F32 ? 4 : 8);
     const size_t run = ctx->chunk_len / ctx->wg_width;
     memset(&ctx->timing, 0, sizeof ctx->timing);
-    if ((uint64_t)2 * 8 * ctx->wg_width * 4 > raid_cl_local_mem(ctx))
+    if ((uint64_t)2 * 8 * ctx->wg_width * 4 > raid_dev_local_mem(ctx))
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
                          ctx->wg_width);
     char opts[512];
     snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d %s", ctx->wg_width, run, d,
-             prec == RAID_PREC_DF, ctx->cl_extra_options);
-    cl_kernel kern;
-    raid_status st = raid_cl_kernel(ctx, "regress.cl", "reg_stats", opts, &kern);
+             prec == RAID_PREC_DF, raid_tune_build_options(ctx));
+    raid_kernel *kern;
+    raid_status st = raid_kernel_get(ctx, "regress.cl", "reg_stats", opts, &kern);
     if (st != RAID_OK)
         return st;
 
@@ -165,19 +164,20 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     }
     const double t0 = raid_now();
     const long long ngl = (long long)nreg;
+    const int no_centring = raid_tune_reg_no_centring(ctx);
 #pragma omp parallel for schedule(dynamic, 16)
     for (long long g = 0; g < ngl; g++) {
         const int64_t a = offsets[g], b = offsets[g + 1];
         double *m = mean + (size_t)g * d;
         int *e = ex + (size_t)g * d;
         for (int p = 0; p < d; p++) {
-            if (!ctx->reg_no_centring)
+            if (!no_centring)
                 m[p] = col_mean(X, y, k, a, b, p);
             double mx = 0;
             for (int64_t t = a; t < b; t++)
                 mx = fmax(mx, fabs(col(X, y, k, t, p) - m[p]));
             e[p] = 0;
-            if (mx > 0 && !ctx->reg_no_centring)
+            if (mx > 0 && !no_centring)
                 frexp(mx, &e[p]);
         }
         double *sc = scale + (size_t)g * na;
@@ -196,8 +196,8 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     {
         reg_prep rp = {X, y, k, d, prec, mean, ex};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, 1, (size_t)na, convert_rows, &rp, scale, acc,
-                              "the regression statistics kernel", NULL, 0};
-        if ((st = raid_chunk_launch(ctx, &job)) != RAID_OK)
+                              "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0};
+        if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
             goto out;
     }
     /* Unscaled centred sums to statistics, in float64. */
@@ -219,6 +219,7 @@ out:
     free(acc);
     free(ex);
     raid_plan_free(&plan);
+    raid_kernel_put(ctx, kern);
     return st;
 }
 
@@ -248,7 +249,7 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
                 return raid_fail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
                                  (long long)t, p);
     }
-    if (ctx->backend == RAID_BACKEND_CPU) {
+    if (!raid_on_device(ctx)) {
         const long long ng = (long long)nreg;
 #pragma omp parallel for schedule(dynamic, 4)
         for (long long g = 0; g < ng; g++)

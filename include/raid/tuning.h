@@ -1,0 +1,62 @@
+/*
+ * raid/tuning.h -- FOR BENCHMARKS AND TESTS ONLY: knobs and measurements that production code never
+ * needs. A context that never calls these behaves as documented everywhere else; results do not depend
+ * on any knob here except RAID_TUNE_REG_NO_CENTRING, which exists to show what centring buys and makes
+ * regression statistics worse on purpose. Errors follow raid/core.h (the context's message).
+ */
+#ifndef RAID_TUNING_H
+#define RAID_TUNING_H
+
+#include "raid/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum raid_tuning_knob {
+    RAID_TUNE_KERNEL_REPEAT = 1,    /* launches of each batch's kernel on its resident data; the fastest is
+                                       reported as kernel time (keeps a GPU at working clocks). >= 1 */
+    RAID_TUNE_MAX_BATCH_ELEMS = 2,  /* elements per device batch, 0 = the default (2^25); small values
+                                       force many launches (results stay bitwise identical). >= 0 */
+    RAID_TUNE_REG_NO_CENTRING = 3,  /* 1: regression statistics upload raw, unscaled data (worse results) */
+    RAID_TUNE_KERNEL_CACHE_CAP = 4  /* kernels kept before the least recently used unheld one is evicted;
+                                       0 = the default (64). A soft limit: kernels in use are never evicted */
+} raid_tuning_knob;
+
+/** Set a knob on ctx. The device knobs are accepted (and ignored) on the cpu backend, except
+ *  RAID_TUNE_KERNEL_CACHE_CAP, which needs a device. Errors: RAID_EINVAL (unknown knob, value out of range). */
+RAID_API raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value);
+
+/** Extra options appended to every kernel's build options on ctx (e.g. "-cl-nv-verbose", "-DNAME=V");
+ *  at most 255 bytes. Never pass fast-math options: the error-free transforms need IEEE rounding.
+ *  Errors: RAID_EINVAL (too long). */
+RAID_API raid_status raid_tuning_set_build_options(raid_ctx *ctx, const char *options);
+
+/** The realized measures' accumulators (raid_realized_compute's inputs: returns r, nseg + 1 offsets) from
+ *  only the kernels of the measure groups in part_mask (bits: 1 rs_neg and rs_pos, 2 bpv, 4 rq and tpq,
+ *  8 medrv; 15 is the fused kernel): the fusion ablation of bench_realized. acc (nseg * 6: rs_neg,
+ *  rs_pos, bpv, quarticity, tripower, medrv sums, in the squared or fourth powers of the return unit) may
+ *  be NULL; the kernel time is in raid_ctx_last_timing. Device contexts only.
+ *  Errors: RAID_EINVAL, RAID_EUNSUPPORTED (cpu backend), RAID_ENOMEM, the device errors. */
+RAID_API raid_status raid_tuning_realized_parts(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                                unsigned part_mask, double *acc);
+
+/** The build log of the fused realized kernel for ctx's current settings (built if needed) into buf (len
+ *  bytes, NUL-terminated): the compiler's report of e.g. -cl-nv-verbose. Device contexts only.
+ *  Errors: RAID_EUNSUPPORTED (cpu backend), RAID_EBUILD, the device errors. */
+RAID_API raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len);
+
+/** Device-to-device copy bandwidth: the best of reps copies of a buffer of `bytes` (after one warm-up),
+ *  in bytes read plus written per second (profiling events). Device contexts only.
+ *  Errors: RAID_EINVAL (bytes or reps < 1), RAID_EUNSUPPORTED (cpu backend), the device errors. */
+RAID_API raid_status raid_tuning_copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps, double *bytes_per_s);
+
+/** The kernel cache's counters since the context was made: kernels held now, programs built, kernels
+ *  evicted. Zeros on the cpu backend. */
+RAID_API void raid_tuning_kernel_cache(const raid_ctx *ctx, uint64_t *entries, uint64_t *builds, uint64_t *evictions);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RAID_TUNING_H */

@@ -1,0 +1,160 @@
+/* Knobs and measurements for benchmarks and tests (include/raid/tuning.h): the one way they reach a
+ * context. Production contexts never allocate the knobs (ctx->tuning stays NULL). */
+#include "core/internal.h"
+#include "device/device.h"
+#include "realized/realized_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static raid_status knobs(raid_ctx *ctx)
+{
+    if (!ctx->tuning && !(ctx->tuning = calloc(1, sizeof *ctx->tuning)))
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    return RAID_OK;
+}
+
+raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
+{
+    if (!ctx)
+        return RAID_EINVAL;
+    raid_status s = knobs(ctx);
+    if (s != RAID_OK)
+        return s;
+    switch (knob) {
+    case RAID_TUNE_KERNEL_REPEAT:
+        if (value < 1 || value > 1000000)
+            return raid_fail(ctx, RAID_EINVAL, "kernel repeat %lld is not in [1, 1e6]", (long long)value);
+        ctx->tuning->kernel_repeat = (int)value;
+        return RAID_OK;
+    case RAID_TUNE_MAX_BATCH_ELEMS:
+        if (value < 0)
+            return raid_fail(ctx, RAID_EINVAL, "negative batch size %lld", (long long)value);
+        ctx->tuning->max_batch_elems = (size_t)value;
+        return RAID_OK;
+    case RAID_TUNE_REG_NO_CENTRING:
+        if (value != 0 && value != 1)
+            return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_REG_NO_CENTRING takes 0 or 1, not %lld", (long long)value);
+        ctx->tuning->reg_no_centring = (int)value;
+        return RAID_OK;
+    case RAID_TUNE_KERNEL_CACHE_CAP:
+        if (!ctx->dev)
+            return raid_fail(ctx, RAID_EUNSUPPORTED, "the cpu backend has no kernel cache");
+        if (value < 0)
+            return raid_fail(ctx, RAID_EINVAL, "negative kernel cache capacity %lld", (long long)value);
+        raid_kernel_cache_set_capacity(ctx, (size_t)value);
+        return RAID_OK;
+    }
+    return raid_fail(ctx, RAID_EINVAL, "unknown tuning knob %d", (int)knob);
+}
+
+raid_status raid_tuning_set_build_options(raid_ctx *ctx, const char *options)
+{
+    if (!ctx)
+        return RAID_EINVAL;
+    raid_status s = knobs(ctx);
+    if (s != RAID_OK)
+        return s;
+    if (!options)
+        options = "";
+    if (strlen(options) >= sizeof ctx->tuning->build_options)
+        return raid_fail(ctx, RAID_EINVAL, "build options longer than %zu bytes",
+                         sizeof ctx->tuning->build_options - 1);
+    snprintf(ctx->tuning->build_options, sizeof ctx->tuning->build_options, "%s", options);
+    return RAID_OK;
+}
+
+static raid_status need_device(raid_ctx *ctx, const char *what)
+{
+    if (!ctx)
+        return RAID_EINVAL;
+    ctx->errmsg[0] = 0;
+    return ctx->dev ? RAID_OK : raid_fail(ctx, RAID_EUNSUPPORTED, "%s needs a device context, not cpu", what);
+}
+
+raid_status raid_tuning_realized_parts(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                       unsigned part_mask, double *acc)
+{
+    raid_status s = need_device(ctx, "raid_tuning_realized_parts");
+    if (s != RAID_OK)
+        return s;
+    if (part_mask < 1 || part_mask > RAID_PART_ALL)
+        return raid_fail(ctx, RAID_EINVAL, "measure group mask %u is not in [1, 15]", part_mask);
+    if (!offsets || (nseg && offsets[0] < 0))
+        return raid_fail(ctx, RAID_EINVAL, "NULL or negative offsets");
+    for (size_t i = 0; i < nseg; i++)
+        if (offsets[i + 1] < offsets[i])
+            return raid_fail(ctx, RAID_EINVAL, "offsets decrease at segment %zu", i);
+    if (nseg && offsets[nseg] > offsets[0] && !r)
+        return raid_fail(ctx, RAID_EINVAL, "NULL returns");
+    for (int64_t i = nseg ? offsets[0] : 0; i < (nseg ? offsets[nseg] : 0); i++)
+        if (!(fabs(r[i]) <= RAID_MAX_RETURN))
+            return raid_fail(ctx, RAID_EINVAL, "return %lld is not finite or beyond 1e74", (long long)i);
+    double *a = acc ? acc : malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *a);
+    if (!a)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    s = raid_realized_acc_cl(ctx, r, offsets, nseg, part_mask, a);
+    if (!acc)
+        free(a);
+    return s;
+}
+
+raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len)
+{
+    raid_status s = need_device(ctx, "raid_tuning_realized_build_log");
+    if (s != RAID_OK)
+        return s;
+    if (!buf || len == 0)
+        return raid_fail(ctx, RAID_EINVAL, "no buffer for the build log");
+    char opts[512];
+    raid_realized_cl_options(ctx, RAID_PART_ALL, opts, sizeof opts);
+    raid_kernel *k;
+    if ((s = raid_kernel_get(ctx, "realized.cl", "realized_fused", opts, &k)) != RAID_OK)
+        return s;
+    raid_kernel_build_log(ctx, k, buf, len);
+    buf[len - 1] = 0;
+    raid_kernel_put(ctx, k);
+    return RAID_OK;
+}
+
+raid_status raid_tuning_copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps, double *bytes_per_s)
+{
+    raid_status s = need_device(ctx, "raid_tuning_copy_bandwidth");
+    if (s != RAID_OK)
+        return s;
+    if (bytes < 1 || reps < 1 || !bytes_per_s)
+        return raid_fail(ctx, RAID_EINVAL, "copy bandwidth of %zu bytes, %d repetitions", bytes, reps);
+    *bytes_per_s = 0;
+    raid_buf a = {0}, b = {0};
+    const uint8_t zero = 0;
+    if ((s = raid_buf_acquire(ctx, RAID_DT_BYTE, bytes, &a)) == RAID_OK &&
+        (s = raid_buf_acquire(ctx, RAID_DT_BYTE, bytes, &b)) == RAID_OK)
+        s = raid_buf_fill(ctx, &a, &zero, NULL);
+    for (int i = 0; s == RAID_OK && i < reps + 1; i++) {
+        raid_event ev = {0};
+        if ((s = raid_buf_copy(ctx, &b, &a, bytes, &ev)) == RAID_OK && (s = raid_event_wait(ctx, &ev)) == RAID_OK) {
+            const double t = raid_event_seconds(&ev);
+            if (i > 0 && t > 0 && 2.0 * (double)bytes / t > *bytes_per_s)
+                *bytes_per_s = 2.0 * (double)bytes / t;
+        }
+        raid_event_release(&ev);
+    }
+    raid_buf_release(ctx, &a);
+    raid_buf_release(ctx, &b);
+    return s;
+}
+
+void raid_tuning_kernel_cache(const raid_ctx *ctx, uint64_t *entries, uint64_t *builds, uint64_t *evictions)
+{
+    raid_kernel_cache_stats st = {0, 0, 0, 0};
+    if (ctx && ctx->dev)
+        raid_kernel_cache_get_stats(ctx, &st);
+    if (entries)
+        *entries = st.entries;
+    if (builds)
+        *builds = st.builds;
+    if (evictions)
+        *evictions = st.evictions;
+}

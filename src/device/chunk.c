@@ -1,0 +1,288 @@
+/* The chunk reduction: plan, batch pipeline and float64 combine (see chunk.h). Device calls go through
+ * src/device/device.h only. */
+#include "device/chunk.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, const int64_t *end, size_t nseg,
+                                   size_t chunk_len)
+{
+    p->chunks = NULL;
+    p->nchunks = 0;
+    p->chunk_len = chunk_len;
+    if (chunk_len == 0 || chunk_len > UINT32_MAX || nseg > UINT32_MAX)
+        return RAID_EINVAL;
+    size_t n = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        int64_t m = end[s] - start[s];
+        if (m < 0 || start[s] < 0)
+            return RAID_EINVAL;
+        n += (size_t)((m + (int64_t)chunk_len - 1) / (int64_t)chunk_len);
+    }
+    if (n) {
+        p->chunks = malloc(n * sizeof *p->chunks);
+        if (!p->chunks)
+            return RAID_ENOMEM;
+    }
+    size_t c = 0;
+    for (size_t s = 0; s < nseg; s++)
+        for (int64_t a = start[s]; a < end[s]; a += (int64_t)chunk_len) {
+            int64_t left = end[s] - a;
+            p->chunks[c].start = a;
+            p->chunks[c].len = (uint32_t)(left < (int64_t)chunk_len ? left : (int64_t)chunk_len);
+            p->chunks[c].seg = (uint32_t)s;
+            c++;
+        }
+    p->nchunks = n;
+    return RAID_OK;
+}
+
+raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len)
+{
+    return raid_plan_build_ranges(p, offsets, offsets + 1, nseg, chunk_len);
+}
+
+void raid_plan_free(raid_chunk_plan *p)
+{
+    free(p->chunks);
+    p->chunks = NULL;
+    p->nchunks = 0;
+}
+
+size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
+                            size_t *batch_elems)
+{
+    size_t pos = 0, c = first;
+    while (c < p->nchunks && (c == first || c - first < max_count)) {
+        size_t at = raid_plan_align(pos, align);
+        size_t end = at + p->chunks[c].len;
+        if (end > max_elems && c > first)
+            break;
+        pos = end;
+        c++;
+        if (end >= max_elems)
+            break;
+    }
+    *batch_elems = pos;
+    return c - first;
+}
+
+void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+                       const double *scale, double *acc)
+{
+    /* Each segment's chunks (consecutive in the plan) are added by one thread in chunk order, so the
+     * result does not depend on the number of threads; segments are independent. */
+    const long long n = (long long)count;
+#pragma omp parallel for schedule(dynamic, 256) if (count * nacc > 65536)
+    for (long long i0 = 0; i0 < n; i0++) {
+        const size_t seg = p->chunks[first + (size_t)i0].seg;
+        if (i0 > 0 && p->chunks[first + (size_t)i0 - 1].seg == seg)
+            continue; /* not the first chunk of its segment in this batch */
+        for (size_t i = (size_t)i0; i < count && p->chunks[first + i].seg == seg; i++) {
+            const float *q = part + 2 * i * nacc;
+            for (size_t k = 0; k < nacc; k++) {
+                double v = (double)q[2 * k] + (double)q[2 * k + 1];
+                acc[seg * nacc + k] += scale ? v * scale[seg * nacc + k] : v;
+            }
+        }
+    }
+}
+
+/* ---- the batch pipeline ---- */
+
+#define DEFAULT_BATCH_ELEMS ((size_t)1 << 25)
+#define PART_BYTES ((size_t)1 << 27) /* 128 MiB of partials per batch at most */
+
+typedef struct batch_buf {
+    void *staging;            /* converted elements, host (page-locked) */
+    uint32_t *table;          /* (offset, len) or (position, len, segment, 0) per chunk, host */
+    float *part;              /* partials read back, host (page-locked) */
+    raid_buf x, chunk, out;   /* device buffers */
+    raid_event ev_w, ev_k;    /* upload and kernel, for timing */
+    raid_event done;          /* read of the partials */
+    size_t first, count;      /* chunks of the batch in flight */
+    double best_k;            /* fastest of the repeated launches (benchmark only) */
+} batch_buf;
+
+static void release_events(batch_buf *b)
+{
+    raid_event_release(&b->ev_w);
+    raid_event_release(&b->ev_k);
+    raid_event_release(&b->done);
+}
+
+/* Positions of the batch's chunks (the rule of raid_plan_next_batch). */
+static void fill_table(const raid_chunk_plan *plan, size_t first, size_t count, size_t align, uint32_t *table)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < count; i++) {
+        pos = raid_plan_align(pos, align);
+        table[2 * i] = (uint32_t)pos;
+        table[2 * i + 1] = plan->chunks[first + i].len;
+        pos += plan->chunks[first + i].len;
+    }
+}
+
+/* The table of a batch over resident input. */
+static void fill_table_resident(const raid_chunk_plan *plan, size_t first, size_t count, int64_t base, uint32_t *table)
+{
+    for (size_t i = 0; i < count; i++) {
+        const raid_chunk *ch = &plan->chunks[first + i];
+        table[4 * i] = (uint32_t)(ch->start - base);
+        table[4 * i + 1] = ch->len;
+        table[4 * i + 2] = ch->seg;
+        table[4 * i + 3] = 0;
+    }
+}
+
+/* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
+static raid_status enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems,
+                                 size_t max_count)
+{
+    const raid_chunk_plan *plan = job->plan;
+    const int resident = job->resident.h != NULL;
+    size_t el;
+    b->first = c;
+    b->count = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
+    const double tc = raid_now();
+    const size_t tw = resident ? 4 : 2;
+    raid_status st = RAID_OK;
+    if (resident) {
+        fill_table_resident(plan, c, b->count, job->resident_base, b->table);
+    } else {
+        fill_table(plan, c, b->count, job->align, b->table);
+        job->convert(job->user, plan, c, b->count, b->table, b->staging);
+        st = raid_buf_upload(ctx, &b->x, 0, el * job->elem_bytes / sizeof(float), b->staging, 0, &b->ev_w);
+    }
+    ctx->timing.convert_s += raid_now() - tc;
+    if (st == RAID_OK)
+        st = raid_buf_upload(ctx, &b->chunk, 0, b->count * tw, b->table, 0, NULL);
+    if (st == RAID_OK)
+        st = raid_arg_buf(ctx, job->kernel, 0, resident ? &job->resident : &b->x);
+    if (st == RAID_OK)
+        st = raid_arg_buf(ctx, job->kernel, 1, &b->chunk);
+    if (st == RAID_OK)
+        st = raid_arg_buf(ctx, job->kernel, 2, &b->out);
+    const size_t local = job->wg, global = b->count * job->wg;
+    if (st == RAID_OK)
+        st = raid_launch(ctx, job->kernel, 1, &global, &local, &b->ev_k);
+    /* Benchmark only: relaunch on the resident batch so the device stays busy; the fastest launch is
+     * kept as the batch's kernel time. */
+    b->best_k = INFINITY;
+    const int repeat = raid_tune_kernel_repeat(ctx);
+    for (int rep = 1; st == RAID_OK && rep < repeat; rep++) {
+        raid_event ev = {NULL};
+        st = raid_launch(ctx, job->kernel, 1, &global, &local, &ev);
+        if (st == RAID_OK && (st = raid_event_wait(ctx, &ev)) == RAID_OK) {
+            const double t = raid_event_seconds(&ev);
+            b->best_k = t < b->best_k ? t : b->best_k;
+        }
+        raid_event_release(&ev);
+    }
+    if (st == RAID_OK)
+        st = raid_buf_download(ctx, &b->out, 0, b->count * job->nacc * 2, b->part, 0, &b->done);
+    if (st == RAID_OK)
+        st = raid_dev_flush(ctx);
+    if (st == RAID_OK) {
+        if (!resident)
+            ctx->timing.bytes_in += (uint64_t)(el * job->elem_bytes);
+        ctx->timing.launches++;
+    }
+    return st;
+}
+
+raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
+{
+    const raid_chunk_plan *plan = job->plan;
+    if (plan->nchunks == 0)
+        return RAID_OK;
+    const int resident = job->resident.h != NULL;
+    assert(job->elem_bytes % sizeof(float) == 0);
+    const size_t tuned = raid_tune_max_batch_elems(ctx);
+    size_t max_elems = tuned ? tuned : DEFAULT_BATCH_ELEMS;
+    const size_t by_alloc = (size_t)(raid_dev_max_alloc(ctx) / job->elem_bytes);
+    if (by_alloc < max_elems)
+        max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
+    if (resident) /* nothing is staged: only the partials limit a batch */
+        max_elems = SIZE_MAX;
+    const size_t tw = resident ? 4 : 2;
+    /* Partials read back per batch stay under PART_BYTES however many accumulators a chunk has. */
+    size_t max_count = PART_BYTES / (job->nacc * 2 * sizeof(float));
+    if (max_count < 1)
+        max_count = 1;
+    size_t cap_elems = 1, max_chunks = 1;
+    for (size_t c = 0, nb = 0; c < plan->nchunks; c += nb) {
+        size_t el;
+        nb = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
+        cap_elems = el > cap_elems ? el : cap_elems;
+        max_chunks = nb > max_chunks ? nb : max_chunks;
+    }
+    const size_t cap_floats = cap_elems * job->elem_bytes / sizeof(float);
+
+    raid_status st = RAID_OK;
+    batch_buf bb[2];
+    memset(bb, 0, sizeof bb);
+    for (int i = 0; i < 2; i++) {
+        /* staging and partials in page-locked memory (fast transfers), the small table in ordinary */
+        if ((!resident && (st = raid_host_acquire(ctx, cap_floats * sizeof(float), &bb[i].staging)) != RAID_OK) ||
+            (st = raid_host_acquire(ctx, max_chunks * job->nacc * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
+            goto out;
+        bb[i].table = malloc(max_chunks * tw * sizeof(uint32_t));
+        if (!bb[i].table) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
+            goto out;
+        }
+        if ((!resident && (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, cap_floats, &bb[i].x)) != RAID_OK) ||
+            (st = raid_buf_acquire(ctx, RAID_DT_UINT, max_chunks * tw, &bb[i].chunk)) != RAID_OK ||
+            (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, max_chunks * job->nacc * 2, &bb[i].out)) != RAID_OK)
+            goto out;
+    }
+
+    size_t c = 0;
+    int cur = 0;
+    batch_buf *prev = NULL;
+    while (c < plan->nchunks || prev) {
+        batch_buf *b = NULL;
+        if (c < plan->nchunks) {
+            b = &bb[cur];
+            if ((st = enqueue_batch(ctx, job, b, c, max_elems, max_count)) != RAID_OK)
+                break;
+            c += b->count;
+            cur ^= 1;
+        }
+        if (prev) {
+            if ((st = raid_event_wait(ctx, &prev->done)) != RAID_OK)
+                break;
+            if (prev->ev_w.h)
+                ctx->timing.upload_s += raid_event_seconds(&prev->ev_w);
+            const double tk = raid_event_seconds(&prev->ev_k);
+            ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
+            release_events(prev);
+            raid_plan_combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, job->acc);
+        }
+        prev = b;
+    }
+    if (st != RAID_OK) {
+        /* the message names the kernel; the device error that caused it follows */
+        char cause[RAID_ERRMSG_LEN];
+        snprintf(cause, sizeof cause, "%s", ctx->errmsg);
+        raid_dev_finish(ctx);
+        st = raid_fail(ctx, st, "%s: %s", job->what, cause);
+    }
+
+out:
+    for (int i = 0; i < 2; i++) {
+        release_events(&bb[i]);
+        raid_host_release(ctx, bb[i].staging);
+        free(bb[i].table);
+        raid_host_release(ctx, bb[i].part);
+        raid_buf_release(ctx, &bb[i].x);
+        raid_buf_release(ctx, &bb[i].chunk);
+        raid_buf_release(ctx, &bb[i].out);
+    }
+    return st;
+}

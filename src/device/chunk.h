@@ -1,0 +1,115 @@
+/*
+ * The chunk reduction, the one primitive of RAID's reductions on top of the device layer
+ * (src/device/device.h): the chunk plan, the batch pipeline and the float64 combine. It is the one place
+ * where RAID decides how ragged segments are cut into chunks for the device and how per-chunk
+ * double-float partials are summed back on the host.
+ *
+ * A segment of m elements becomes ceil(m / chunk_len) chunks (none when m == 0), in order. Each chunk
+ * is reduced on the device by one work-group into `nacc` double-float partials (float2: hi, lo). The host
+ * adds the partials of a segment's chunks in float64 in chunk order, so the result depends only on
+ * (chunk_len, work-group width), never on how chunks are batched into launches: bitwise reproducible.
+ * Chunk starts are 64-bit on the host; a launch covers a batch of consecutive chunks whose elements fit a
+ * device buffer, and device indices are 32-bit offsets within that batch.
+ *
+ * The pipeline (raid_chunk_reduce) groups consecutive chunks into batches that fit a device buffer, has
+ * the caller convert each batch's elements into page-locked staging, uploads them with the chunk table,
+ * launches one work-group per chunk, reads back nacc float2 partials per chunk and combines them in
+ * float64 in chunk order (raid_plan_combine). Two sets of buffers let the host convert batch i+1 while
+ * the device works on batch i. Kernel arguments 0, 1, 2 are the data, the chunk table (uint2: offset in
+ * the batch, length) and the partials; the caller may set further arguments before the call.
+ *
+ * Resident input: when the caller has uploaded all elements once (chunks of overlapping ranges share
+ * them, as the rolling windows of one series do), nothing is converted or uploaded per batch; argument 0
+ * is that buffer and the table holds uint4 (position in it, length, segment, 0).
+ *
+ * Users: realized measures (src/realized/realized_cl.c), regression statistics (src/regress/stats.c),
+ * the robust meat (src/regress/meat_cl.c), and every later reduction kernel.
+ */
+#ifndef RAID_DEVICE_CHUNK_H
+#define RAID_DEVICE_CHUNK_H
+
+#include "device/device.h"
+#include <stdint.h>
+
+typedef struct raid_chunk {
+    int64_t start;   /* first element (index into the caller's element array) */
+    uint32_t len;    /* elements, 1 .. chunk_len */
+    uint32_t seg;    /* segment index */
+} raid_chunk;
+
+typedef struct raid_chunk_plan {
+    raid_chunk *chunks;
+    size_t nchunks;
+    size_t chunk_len;
+} raid_chunk_plan;
+
+/* Cut nseg segments (offsets: nseg + 1 non-decreasing entries) into chunks. Errors: RAID_EINVAL, RAID_ENOMEM. */
+raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len);
+
+/* The same for segments given as ranges [start[s], end[s]) that may overlap (rolling windows over one
+ * series): chunk start stays an index into the caller's rows. */
+raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, const int64_t *end, size_t nseg,
+                                   size_t chunk_len);
+void raid_plan_free(raid_chunk_plan *p);
+
+/* A batch: chunks [first, first + count) whose elements, each chunk's start rounded up to a multiple of
+ * `align` elements, fit in max_elems, and at most max_count chunks. batch_elems receives the padded
+ * size. Returns count (>= 1 unless first == nchunks). */
+size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
+                            size_t *batch_elems);
+
+/* Padded position of chunk first+i within the batch starting at chunk `first` (same rule as above). */
+static inline size_t raid_plan_align(size_t pos, size_t align) { return (pos + align - 1) / align * align; }
+
+/* Float64 combine of a batch: for chunk first + i (i < count), add its nacc partials part[i*nacc + k]
+ * (hi, lo as consecutive floats) times scale[seg][k] to acc[seg * nacc + k], in chunk order.
+ * scale may be NULL (1). */
+void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+                       const double *scale, double *acc);
+
+/* Store value v (already scaled) as element `at` of a staging buffer of the input policy: one float for
+ * RAID_PREC_F32, the pair hi = (float)v, lo = (float)(v - hi) for RAID_PREC_DF (v to about 2^-48). */
+static inline void raid_stage_value(void *staging, size_t at, double v, raid_precision p)
+{
+    const float hi = (float)v;
+    if (p == RAID_PREC_F32) {
+        ((float *)staging)[at] = hi;
+    } else {
+        ((float *)staging)[2 * at] = hi;
+        ((float *)staging)[2 * at + 1] = (float)(v - (double)hi);
+    }
+}
+
+/* The float64 value that raid_stage_value represents for v (hi, or hi + lo, which is exact in double). */
+static inline double raid_policy_value(double v, raid_precision p)
+{
+    const float hi = (float)v;
+    return p == RAID_PREC_F32 ? (double)hi : (double)hi + (double)(float)(v - (double)hi);
+}
+
+/* Fill staging with chunks first .. first+count-1 of the plan: chunk i (0-based in the batch) starts at
+ * element table[2*i] of staging (elements of elem_bytes each) and has table[2*i+1] elements. */
+typedef void (*raid_chunk_convert_fn)(void *user, const raid_chunk_plan *plan, size_t first, size_t count,
+                                      const uint32_t *table, void *staging);
+
+typedef struct raid_chunk_job {
+    const raid_chunk_plan *plan;
+    raid_kernel *kernel;          /* held by the caller */
+    size_t wg;                     /* work-group width */
+    size_t elem_bytes;             /* bytes of one element on the device */
+    size_t align;                  /* chunk starts are multiples of align elements in a batch */
+    size_t nacc;                   /* partials (float2) per chunk */
+    raid_chunk_convert_fn convert;
+    void *user;
+    const double *scale;           /* nseg * nacc factors for the combine, or NULL */
+    double *acc;                   /* nseg * nacc, added to */
+    const char *what;              /* kernel name for messages */
+    raid_buf resident;             /* zeroed, or all elements on the device: element i at i - resident_base */
+    int64_t resident_base;         /* (convert and align are then unused) */
+} raid_chunk_job;
+
+/* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.
+ * Errors: RAID_ENOMEM and the device errors. */
+raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * The device layer: the one host interface between the library's operations (src/realized,
+ * src/regress, ...) and a compute backend. Nothing here names OpenCL: a backend is one host file that
+ * implements these functions (src/device/device_opencl.c today; a CUDA one would be device_cuda.c) plus
+ * the kernels' compatibility header (kernels/raid_compat.h). docs/device.md is the guide.
+ *
+ * What it has:
+ *   - device-resident buffers, typed (float, uint, int, 64-bit integers, bytes), pooled by size class,
+ *     which stay on the device across launches until released: multi-pass pipelines keep their data there;
+ *   - page-locked host staging (pooled) for fast uploads and read-backs;
+ *   - a program and kernel cache keyed by (file, kernel name, build options) that evicts the least
+ *     recently used kernel nobody holds when it passes its soft capacity: a handle from raid_kernel_get
+ *     is retained until raid_kernel_put, so a kernel in use is never evicted;
+ *   - launches of any kernel (1 to 3 dimensions, typed arguments), events and their profiled times;
+ *   - one error path: every backend error becomes a raid_status through raid_fail with the call named.
+ * A context's device state is used by one thread at a time (the context's rule).
+ */
+#ifndef RAID_DEVICE_H
+#define RAID_DEVICE_H
+
+#include "core/internal.h"
+
+#include <stdint.h>
+
+/* Element types of device buffers (the kernel side: float, uint, int, long, ulong, uchar). */
+typedef enum raid_dtype {
+    RAID_DT_BYTE = 0,
+    RAID_DT_FLOAT = 1,
+    RAID_DT_UINT = 2,
+    RAID_DT_INT = 3,
+    RAID_DT_LONG = 4,
+    RAID_DT_ULONG = 5
+} raid_dtype;
+
+static inline size_t raid_dtype_size(raid_dtype t)
+{
+    return t == RAID_DT_BYTE ? 1 : (t == RAID_DT_LONG || t == RAID_DT_ULONG) ? 8 : 4;
+}
+
+/* A device buffer of n elements of type `type` (a handle: copy freely, release once). h is the
+ * backend's object; a zeroed raid_buf is "no buffer". */
+typedef struct raid_buf {
+    void *h;
+    size_t n;
+    raid_dtype type;
+} raid_buf;
+
+/* An event of an enqueued command (zeroed: none). */
+typedef struct raid_event {
+    void *h;
+} raid_event;
+
+/* A kernel from the cache (opaque; retained by raid_kernel_get, released by raid_kernel_put). */
+typedef struct raid_kernel raid_kernel;
+
+/* ---- the device ---- */
+
+/* Open a device into ctx->dev: (platform, device); platform < 0 selects the first GPU (RAID_ENODEV if
+ * none), or with any_type = 1 the first device of any type. */
+raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type);
+/* Wait for the queue and free everything (buffers, staging, kernels). NULL is a no-op. */
+void raid_dev_close(raid_dev *dev);
+
+size_t raid_dev_max_wg(const raid_ctx *ctx);       /* work-items per work-group at most */
+uint64_t raid_dev_max_alloc(const raid_ctx *ctx);  /* bytes of one buffer at most */
+uint64_t raid_dev_local_mem(const raid_ctx *ctx);  /* bytes of local memory per work-group */
+
+/* Submit what is queued (flush) / wait until it has run (finish). */
+raid_status raid_dev_flush(raid_ctx *ctx);
+raid_status raid_dev_finish(raid_ctx *ctx);
+
+/* ---- buffers ---- */
+
+/* A device buffer of n elements of type t from the pool (size class: the next power of two of the
+ * bytes). Its contents are undefined. Errors: RAID_EDEVMEM (beyond the device's allocation limit or out
+ * of memory), RAID_EDEVICE. */
+raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *out);
+/* Back to the pool (or freed); b is zeroed. A zeroed b is a no-op. */
+void raid_buf_release(raid_ctx *ctx, raid_buf *b);
+
+/* Copy n elements between host memory and elements [first, first + n) of b. blocking = 0 returns at
+ * once (the host memory must then stay untouched until the command has run: wait on *ev, or a later
+ * blocking command). ev may be NULL. */
+raid_status raid_buf_upload(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src, int blocking,
+                            raid_event *ev);
+raid_status raid_buf_download(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *dst, int blocking,
+                              raid_event *ev);
+/* Set every element of b to *value (one element of b's type). */
+raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, raid_event *ev);
+/* Copy n elements from src to dst (same element size), on the device. */
+raid_status raid_buf_copy(raid_ctx *ctx, const raid_buf *dst, const raid_buf *src, size_t n, raid_event *ev);
+
+/* Page-locked host memory of at least `bytes` from a second pool (uploads from it and read-backs into
+ * it run at the bus's speed); plain malloc memory where the device cannot provide it. RAID_ENOMEM. */
+raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host);
+void raid_host_release(raid_ctx *ctx, void *host);
+
+/* ---- kernels ---- */
+
+/* The kernel `name` of the embedded file kernels/<file> built with `options` (after the backend's own,
+ * e.g. "-cl-std=CL1.2"), retained for the caller. The program is raid_compat.h, raid_df.h, then the file.
+ * Errors: RAID_EINVAL (no such embedded file), RAID_EBUILD (the message carries the build log),
+ * RAID_EDEVICE (e.g. no such kernel in the file). */
+raid_status raid_kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
+                            raid_kernel **out);
+/* The same from a caller's source text (label names it in messages and in the cache key, which also
+ * holds the text); the headers are prepended as for a file. */
+raid_status raid_kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
+                                   const char *options, raid_kernel **out);
+/* Release the caller's hold; the kernel stays cached until evicted. NULL is a no-op. */
+void raid_kernel_put(raid_ctx *ctx, raid_kernel *k);
+
+/* Typed kernel arguments (index i of kernel k). Kernels are shared through the cache: set every argument
+ * before each launch. */
+raid_status raid_arg_buf(raid_ctx *ctx, raid_kernel *k, unsigned i, const raid_buf *b);
+raid_status raid_arg_float(raid_ctx *ctx, raid_kernel *k, unsigned i, float v);
+raid_status raid_arg_int(raid_ctx *ctx, raid_kernel *k, unsigned i, int32_t v);
+raid_status raid_arg_uint(raid_ctx *ctx, raid_kernel *k, unsigned i, uint32_t v);
+raid_status raid_arg_long(raid_ctx *ctx, raid_kernel *k, unsigned i, int64_t v);
+raid_status raid_arg_local(raid_ctx *ctx, raid_kernel *k, unsigned i, size_t bytes); /* local memory */
+
+/* Launch k over `global` work-items in `dims` (1..3) dimensions in work-groups of `local` (NULL: the
+ * backend's choice). ev may be NULL. */
+raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size_t *global, const size_t *local,
+                        raid_event *ev);
+
+/* The build log of k's program into buf (diagnostics such as -cl-nv-verbose); its length. */
+size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, size_t len);
+
+/* The cache's counters: kernels held now, built, evicted since the context was made. */
+typedef struct raid_kernel_cache_stats {
+    uint64_t entries, builds, evictions, hits;
+} raid_kernel_cache_stats;
+void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *st);
+/* Soft capacity: kernels kept before unused ones are evicted (least recently used first); 0 restores
+ * the default (RAID_KERNEL_CACHE_DEFAULT). Kernels in use are never evicted, so it is not a hard cap. */
+#define RAID_KERNEL_CACHE_DEFAULT 64
+void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap);
+
+/* ---- events ---- */
+
+raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev);
+/* Seconds between the command's start and end (profiling; 0 if unavailable). */
+double raid_event_seconds(const raid_event *ev);
+/* Release (ev zeroed); a zeroed ev is a no-op. */
+void raid_event_release(raid_event *ev);
+
+#endif

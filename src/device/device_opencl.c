@@ -1,0 +1,688 @@
+/*
+ * The OpenCL backend of the device layer (src/device/device.h): the only file of the library that calls
+ * OpenCL. Modelled on CLBlast's split between kernel sources and a thin host layer: kernels are
+ * embedded at build time (cmake/embed.cmake) and compiled at first use, prefixed by kernels/raid_compat.h
+ * (the OpenCL C spellings of the compatibility macros) and kernels/raid_df.h. A CUDA backend would be a
+ * sibling file implementing the same functions (docs/device.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "device/device.h"
+#include "device/kernels_embedded.h"
+
+#include <CL/cl.h>
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_CLASSES 48
+#define POOL_PER_CLASS 4
+
+/* A cached kernel: its program, the key it was built for, and the holds on it. The cache is a list in
+ * order of use (most recent first); an entry with no holds may be evicted from the tail. */
+struct raid_kernel {
+    raid_kernel *prev, *next;
+    char *key;         /* "file|name|options" */
+    uint64_t src_hash; /* 0 for an embedded file, else a hash of the caller's source */
+    cl_program program;
+    cl_kernel kernel;
+    int holds;
+};
+
+typedef struct pool_slot {
+    cl_mem mem;
+    int in_use;
+    void *host; /* host pool: the mapped address */
+    size_t size;
+} pool_slot;
+
+struct raid_dev {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    size_t max_wg;
+    cl_ulong max_alloc;
+    cl_ulong local_mem;
+    raid_kernel *head, *tail; /* the kernel cache, most recently used first */
+    size_t nkernels, cache_cap;
+    raid_kernel_cache_stats stats;
+    pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
+    pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS]; /* page-locked host memory */
+};
+
+static const char *cl_err_name(cl_int e)
+{
+    switch (e) {
+#define C(x) case x: return #x
+        C(CL_SUCCESS); C(CL_DEVICE_NOT_FOUND); C(CL_DEVICE_NOT_AVAILABLE); C(CL_COMPILER_NOT_AVAILABLE);
+        C(CL_MEM_OBJECT_ALLOCATION_FAILURE); C(CL_OUT_OF_RESOURCES); C(CL_OUT_OF_HOST_MEMORY);
+        C(CL_PROFILING_INFO_NOT_AVAILABLE); C(CL_BUILD_PROGRAM_FAILURE); C(CL_INVALID_VALUE);
+        C(CL_INVALID_DEVICE); C(CL_INVALID_CONTEXT); C(CL_INVALID_COMMAND_QUEUE); C(CL_INVALID_MEM_OBJECT);
+        C(CL_INVALID_PROGRAM); C(CL_INVALID_KERNEL_NAME); C(CL_INVALID_KERNEL); C(CL_INVALID_ARG_INDEX);
+        C(CL_INVALID_ARG_VALUE); C(CL_INVALID_ARG_SIZE); C(CL_INVALID_KERNEL_ARGS);
+        C(CL_INVALID_WORK_GROUP_SIZE); C(CL_INVALID_WORK_ITEM_SIZE); C(CL_INVALID_GLOBAL_OFFSET);
+        C(CL_INVALID_EVENT); C(CL_INVALID_OPERATION); C(CL_INVALID_BUFFER_SIZE);
+        C(CL_INVALID_GLOBAL_WORK_SIZE); C(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        C(CL_INVALID_BUILD_OPTIONS); C(CL_INVALID_PLATFORM);
+#undef C
+    default: return "unknown OpenCL error";
+    }
+}
+
+/* The one mapping of an OpenCL error of call `what` to a status and message (RAID_OK for CL_SUCCESS). */
+static raid_status cl_check(raid_ctx *ctx, cl_int err, const char *what)
+{
+    if (err == CL_SUCCESS)
+        return RAID_OK;
+    raid_status s = RAID_EDEVICE;
+    const char *hint = "";
+    switch (err) {
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_INVALID_BUFFER_SIZE:
+        s = RAID_EDEVMEM;
+        hint = ": out of device memory";
+        break;
+    case CL_OUT_OF_RESOURCES:
+        s = RAID_EDEVMEM;
+        hint = ": out of device memory or resources (or a kernel faulted)";
+        break;
+    case CL_OUT_OF_HOST_MEMORY:
+        s = RAID_ENOMEM;
+        hint = ": out of host memory";
+        break;
+    case CL_DEVICE_NOT_AVAILABLE:
+    case CL_INVALID_COMMAND_QUEUE:
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+        s = RAID_EDEVLOST;
+        hint = ": the device was lost or a kernel faulted";
+        break;
+    default:
+        break;
+    }
+    return raid_fail(ctx, s, "%s failed with %s (%d)%s", what, cl_err_name(err), (int)err, hint);
+}
+
+static raid_status query_device(raid_ctx *ctx, raid_dev *cl)
+{
+    char name[200] = "", vendor[64] = "";
+    cl_int e = clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof name, name, NULL);
+    if (e == CL_SUCCESS)
+        e = clGetPlatformInfo(cl->platform, CL_PLATFORM_NAME, sizeof vendor, vendor, NULL);
+    if (e == CL_SUCCESS)
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof cl->max_wg, &cl->max_wg, NULL);
+    if (e == CL_SUCCESS)
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl->max_alloc, &cl->max_alloc,
+                            NULL);
+    if (e == CL_SUCCESS)
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof cl->local_mem, &cl->local_mem, NULL);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clGetDeviceInfo");
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.180s (%.60s)", name, vendor);
+    return RAID_OK;
+}
+
+raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
+{
+    cl_uint np = 0;
+    cl_int e = clGetPlatformIDs(0, NULL, &np);
+    if (e == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || np == 0)
+        return raid_fail(ctx, RAID_ENODEV, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clGetPlatformIDs");
+    cl_platform_id plats[16];
+    if (np > 16)
+        np = 16;
+    if ((e = clGetPlatformIDs(np, plats, NULL)) != CL_SUCCESS)
+        return cl_check(ctx, e, "clGetPlatformIDs");
+
+    cl_platform_id chosen_p = NULL;
+    cl_device_id chosen_d = NULL;
+    for (cl_uint p = 0; p < np && !chosen_d; p++) {
+        if (platform >= 0 && (cl_uint)platform != p)
+            continue;
+        cl_device_id devs[16];
+        cl_uint nd = 0;
+        cl_device_type want = (platform >= 0 || any_type) ? CL_DEVICE_TYPE_ALL : CL_DEVICE_TYPE_GPU;
+        if (platform >= 0)
+            want = CL_DEVICE_TYPE_ALL;
+        e = clGetDeviceIDs(plats[p], want, 16, devs, &nd);
+        if (e == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        if (e != CL_SUCCESS)
+            return cl_check(ctx, e, "clGetDeviceIDs");
+        if (platform >= 0) {
+            if (device < 0 || (cl_uint)device >= nd)
+                return raid_fail(ctx, RAID_ENODEV, "OpenCL platform %d has no device %d (it has %u)", platform,
+                                 device, nd);
+            chosen_d = devs[device];
+        } else {
+            chosen_d = devs[0];
+        }
+        chosen_p = plats[p];
+    }
+    if (!chosen_d) {
+        if (platform >= 0 && (cl_uint)platform >= np)
+            return raid_fail(ctx, RAID_ENODEV, "no OpenCL platform %d (there are %u)", platform, np);
+        return raid_fail(ctx, RAID_ENODEV, any_type ? "no OpenCL device found" : "no OpenCL GPU found");
+    }
+
+    raid_dev *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    cl->platform = chosen_p;
+    cl->device = chosen_d;
+    cl->cache_cap = RAID_KERNEL_CACHE_DEFAULT;
+    ctx->dev = cl;
+    raid_status s = query_device(ctx, cl);
+    if (s != RAID_OK)
+        return s;
+    cl->context = clCreateContext(NULL, 1, &cl->device, NULL, NULL, &e);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clCreateContext");
+    cl->queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &e);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clCreateCommandQueue");
+    return RAID_OK;
+}
+
+static void kernel_free(raid_kernel *k)
+{
+    clReleaseKernel(k->kernel);
+    clReleaseProgram(k->program);
+    free(k->key);
+    free(k);
+}
+
+static void cache_unlink(raid_dev *d, raid_kernel *k)
+{
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        d->head = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    else
+        d->tail = k->prev;
+    k->prev = k->next = NULL;
+}
+
+static void cache_push_front(raid_dev *d, raid_kernel *k)
+{
+    k->prev = NULL;
+    k->next = d->head;
+    if (d->head)
+        d->head->prev = k;
+    d->head = k;
+    if (!d->tail)
+        d->tail = k;
+}
+
+/* Evict unheld kernels from the least recently used end until the cache is within its capacity. */
+static void cache_trim(raid_dev *d)
+{
+    raid_kernel *k = d->tail;
+    while (k && d->nkernels > d->cache_cap) {
+        raid_kernel *prev = k->prev;
+        if (k->holds == 0) {
+            cache_unlink(d, k);
+            kernel_free(k);
+            d->nkernels--;
+            d->stats.evictions++;
+        }
+        k = prev;
+    }
+}
+
+void raid_dev_close(raid_dev *cl)
+{
+    if (!cl)
+        return;
+    if (cl->queue)
+        clFinish(cl->queue);
+    for (raid_kernel *k = cl->head, *n; k; k = n) {
+        n = k->next;
+        kernel_free(k);
+    }
+    for (int c = 0; c < POOL_CLASSES; c++)
+        for (int j = 0; j < POOL_PER_CLASS; j++) {
+            if (cl->pool[c][j].mem)
+                clReleaseMemObject(cl->pool[c][j].mem);
+            pool_slot *h = &cl->hpool[c][j];
+            if (h->mem) {
+                if (cl->queue) {
+                    clEnqueueUnmapMemObject(cl->queue, h->mem, h->host, 0, NULL, NULL);
+                    clFinish(cl->queue);
+                }
+                clReleaseMemObject(h->mem);
+            }
+        }
+    if (cl->queue)
+        clReleaseCommandQueue(cl->queue);
+    if (cl->context)
+        clReleaseContext(cl->context);
+    free(cl);
+}
+
+size_t raid_dev_max_wg(const raid_ctx *ctx) { return ctx->dev->max_wg; }
+uint64_t raid_dev_max_alloc(const raid_ctx *ctx) { return ctx->dev->max_alloc; }
+uint64_t raid_dev_local_mem(const raid_ctx *ctx) { return ctx->dev->local_mem; }
+
+raid_status raid_dev_flush(raid_ctx *ctx) { return cl_check(ctx, clFlush(ctx->dev->queue), "clFlush"); }
+raid_status raid_dev_finish(raid_ctx *ctx) { return cl_check(ctx, clFinish(ctx->dev->queue), "clFinish"); }
+
+/* ---- kernels ---- */
+
+static const char *kernel_source(const char *file)
+{
+    for (const raid_kernel_file *k = raid_kernel_files; k->name; k++)
+        if (!strcmp(k->name, file))
+            return k->source;
+    return NULL;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h | 1; /* never 0, which marks an embedded file */
+}
+
+static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
+                                 const char *name, const char *options, raid_kernel **out)
+{
+    raid_dev *cl = ctx->dev;
+    *out = NULL;
+    const size_t klen = strlen(label) + strlen(name) + (options ? strlen(options) : 0) + 3;
+    char *key = malloc(klen);
+    if (!key)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    snprintf(key, klen, "%s|%s|%s", label, name, options ? options : "");
+    for (raid_kernel *k = cl->head; k; k = k->next)
+        if (k->src_hash == src_hash && !strcmp(k->key, key)) {
+            free(key);
+            if (k != cl->head) {
+                cache_unlink(cl, k);
+                cache_push_front(cl, k);
+            }
+            k->holds++;
+            cl->stats.hits++;
+            *out = k;
+            return RAID_OK;
+        }
+    const char *compat = kernel_source("raid_compat.h"), *hdr = kernel_source("raid_df.h");
+    if (!src || !hdr || !compat) {
+        free(key);
+        return raid_fail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
+    }
+    /* #line makes the build log's line numbers those of the kernel file. */
+    char line[160];
+    snprintf(line, sizeof line, "\n#line 1 \"%.100s\"\n", label);
+    const char *srcs[4] = {compat, hdr, line, src};
+    cl_int e;
+    cl_program prog = clCreateProgramWithSource(cl->context, 4, srcs, NULL, &e);
+    if (e != CL_SUCCESS) {
+        free(key);
+        return cl_check(ctx, e, "clCreateProgramWithSource");
+    }
+    /* Never -cl-fast-relaxed-math, -cl-mad-enable or -cl-unsafe-math-optimizations: the error-free
+     * transforms need exact IEEE rounding. FP_CONTRACT OFF is also set in every kernel file. */
+    const size_t olen = (options ? strlen(options) : 0) + 32;
+    char *opts = malloc(olen);
+    if (!opts) {
+        free(key);
+        clReleaseProgram(prog);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    snprintf(opts, olen, "-cl-std=CL1.2 %s", options ? options : "");
+    e = clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        size_t len = 0;
+        clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+        char *log = malloc(len + 1);
+        if (log) {
+            log[0] = 0;
+            clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+            log[len] = 0;
+        }
+        raid_status s = raid_fail(ctx, RAID_EBUILD, "building kernels/%s (%s) failed with %s (%d):\n%s", label,
+                                  opts, cl_err_name(e), (int)e, log ? log : "(no build log)");
+        free(log);
+        free(opts);
+        free(key);
+        clReleaseProgram(prog);
+        return s;
+    }
+    free(opts);
+    cl_kernel kern = clCreateKernel(prog, name, &e);
+    if (e != CL_SUCCESS) {
+        free(key);
+        clReleaseProgram(prog);
+        return cl_check(ctx, e, "clCreateKernel");
+    }
+    raid_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        free(key);
+        clReleaseKernel(kern);
+        clReleaseProgram(prog);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    k->key = key;
+    k->src_hash = src_hash;
+    k->program = prog;
+    k->kernel = kern;
+    k->holds = 1;
+    cache_push_front(cl, k);
+    cl->nkernels++;
+    cl->stats.builds++;
+    cache_trim(cl);
+    *out = k;
+    return RAID_OK;
+}
+
+raid_status raid_kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
+                            raid_kernel **out)
+{
+    return kernel_lookup(ctx, file, kernel_source(file), 0, name, options, out);
+}
+
+raid_status raid_kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
+                                   const char *options, raid_kernel **out)
+{
+    if (!source) {
+        *out = NULL;
+        return raid_fail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
+    }
+    return kernel_lookup(ctx, label, source, fnv1a(source), name, options, out);
+}
+
+void raid_kernel_put(raid_ctx *ctx, raid_kernel *k)
+{
+    if (!k)
+        return;
+    if (k->holds > 0)
+        k->holds--;
+    cache_trim(ctx->dev);
+}
+
+size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    clGetProgramBuildInfo(k->program, ctx->dev->device, CL_PROGRAM_BUILD_LOG, len, buf, &n);
+    return n;
+}
+
+void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *st)
+{
+    *st = ctx->dev->stats;
+    st->entries = ctx->dev->nkernels;
+}
+
+void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap)
+{
+    ctx->dev->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
+    cache_trim(ctx->dev);
+}
+
+static raid_status set_arg(raid_ctx *ctx, raid_kernel *k, unsigned i, size_t size, const void *v)
+{
+    cl_int e = clSetKernelArg(k->kernel, i, size, v);
+    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clSetKernelArg");
+}
+
+raid_status raid_arg_buf(raid_ctx *ctx, raid_kernel *k, unsigned i, const raid_buf *b)
+{
+    const cl_mem m = (cl_mem)b->h;
+    return set_arg(ctx, k, i, sizeof m, &m);
+}
+raid_status raid_arg_float(raid_ctx *ctx, raid_kernel *k, unsigned i, float v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raid_arg_int(raid_ctx *ctx, raid_kernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raid_arg_uint(raid_ctx *ctx, raid_kernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raid_arg_long(raid_ctx *ctx, raid_kernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raid_arg_local(raid_ctx *ctx, raid_kernel *k, unsigned i, size_t bytes) { return set_arg(ctx, k, i, bytes, NULL); }
+
+raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size_t *global, const size_t *local,
+                        raid_event *ev)
+{
+    assert(dims >= 1 && dims <= 3);
+    cl_int e = clEnqueueNDRangeKernel(ctx->dev->queue, k->kernel, dims, NULL, global, local, 0, NULL,
+                                      ev ? (cl_event *)&ev->h : NULL);
+    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clEnqueueNDRangeKernel");
+}
+
+/* ---- events ---- */
+
+raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev)
+{
+    cl_event e = (cl_event)ev->h;
+    cl_int r = clWaitForEvents(1, &e);
+    return r == CL_SUCCESS ? RAID_OK : cl_check(ctx, r, "clWaitForEvents");
+}
+
+double raid_event_seconds(const raid_event *ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    cl_event e = (cl_event)ev->h;
+    if (!e || clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)
+        return 0.0;
+    return t1 > t0 ? 1e-9 * (double)(t1 - t0) : 0.0;
+}
+
+void raid_event_release(raid_event *ev)
+{
+    if (ev->h)
+        clReleaseEvent((cl_event)ev->h);
+    ev->h = NULL;
+}
+
+/* ---- buffers ---- */
+
+/* The pool class of a request of bytes (> 0) and the size to allocate for it: the class's power of two, or
+ * exactly bytes where that power would exceed the device's allocation limit. Device buffers and page-locked
+ * host staging share the classes. */
+static int pool_class(const raid_dev *cl, size_t bytes, size_t *sz)
+{
+    int c = 0;
+    while (c < POOL_CLASSES - 1 && ((size_t)1 << c) < bytes)
+        c++;
+    *sz = (size_t)1 << c;
+    if (*sz < bytes || *sz > cl->max_alloc)
+        *sz = bytes;
+    return c;
+}
+
+raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *out)
+{
+    raid_dev *cl = ctx->dev;
+    *out = (raid_buf){NULL, 0, t};
+    size_t bytes = n * raid_dtype_size(t);
+    if (bytes == 0)
+        bytes = 1;
+    size_t sz;
+    const int c = pool_class(cl, bytes, &sz);
+    if (bytes > cl->max_alloc)
+        return raid_fail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu",
+                         bytes, (unsigned long long)cl->max_alloc);
+    for (int j = 0; j < POOL_PER_CLASS; j++) {
+        pool_slot *p = &cl->pool[c][j];
+        if (p->mem && !p->in_use && p->size >= bytes) {
+            p->in_use = 1;
+            *out = (raid_buf){p->mem, n, t};
+            return RAID_OK;
+        }
+    }
+    cl_int e;
+    cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, sz, NULL, &e);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clCreateBuffer");
+    *out = (raid_buf){m, n, t};
+    for (int j = 0; j < POOL_PER_CLASS; j++) {
+        pool_slot *p = &cl->pool[c][j];
+        if (!p->mem) {
+            *p = (pool_slot){m, 1, NULL, sz};
+            return RAID_OK;
+        }
+    }
+    return RAID_OK; /* the class is full: an unpooled buffer, freed on release */
+}
+
+void raid_buf_release(raid_ctx *ctx, raid_buf *b)
+{
+    cl_mem m = (cl_mem)b->h;
+    *b = (raid_buf){NULL, 0, b->type};
+    if (!m)
+        return;
+    raid_dev *cl = ctx->dev;
+    for (int c = 0; c < POOL_CLASSES; c++)
+        for (int j = 0; j < POOL_PER_CLASS; j++)
+            if (cl->pool[c][j].mem == m) {
+                cl->pool[c][j].in_use = 0;
+                return;
+            }
+    clReleaseMemObject(m);
+}
+
+/* An upload (write = 1) or read-back of elements [first, first + n) of b. */
+static raid_status transfer(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *host, int blocking,
+                            raid_event *ev, int write)
+{
+    const size_t es = raid_dtype_size(b->type);
+    assert(first + n <= b->n);
+    const cl_bool bl = blocking ? CL_TRUE : CL_FALSE;
+    cl_event *e_out = ev ? (cl_event *)&ev->h : NULL;
+    cl_int e = write ? clEnqueueWriteBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out)
+                     : clEnqueueReadBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out);
+    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer");
+}
+
+raid_status raid_buf_upload(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src, int blocking,
+                            raid_event *ev)
+{
+    return transfer(ctx, b, first, n, (void *)src, blocking, ev, 1);
+}
+
+raid_status raid_buf_download(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *dst, int blocking,
+                              raid_event *ev)
+{
+    return transfer(ctx, b, first, n, dst, blocking, ev, 0);
+}
+
+raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, raid_event *ev)
+{
+    const size_t es = raid_dtype_size(b->type);
+    if (b->n == 0)
+        return RAID_OK;
+    cl_int e = clEnqueueFillBuffer(ctx->dev->queue, (cl_mem)b->h, value, es, 0, b->n * es, 0, NULL,
+                                   ev ? (cl_event *)&ev->h : NULL);
+    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clEnqueueFillBuffer");
+}
+
+raid_status raid_buf_copy(raid_ctx *ctx, const raid_buf *dst, const raid_buf *src, size_t n, raid_event *ev)
+{
+    const size_t es = raid_dtype_size(src->type);
+    assert(raid_dtype_size(dst->type) == es && n <= src->n && n <= dst->n);
+    cl_int e = clEnqueueCopyBuffer(ctx->dev->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
+                                   ev ? (cl_event *)&ev->h : NULL);
+    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clEnqueueCopyBuffer");
+}
+
+raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
+{
+    raid_dev *cl = ctx->dev;
+    if (bytes == 0)
+        bytes = 1;
+    size_t sz;
+    const int c = pool_class(cl, bytes, &sz);
+    for (int j = 0; j < POOL_PER_CLASS; j++) {
+        pool_slot *p = &cl->hpool[c][j];
+        if (p->mem && !p->in_use && p->size >= bytes) {
+            p->in_use = 1;
+            *host = p->host;
+            return RAID_OK;
+        }
+    }
+    int j = 0;
+    while (j < POOL_PER_CLASS && cl->hpool[c][j].mem)
+        j++;
+    if (j < POOL_PER_CLASS && sz <= cl->max_alloc) {
+        cl_int e;
+        cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, sz, NULL, &e);
+        if (e == CL_SUCCESS) {
+            void *p = clEnqueueMapBuffer(cl->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, sz, 0, NULL, NULL, &e);
+            if (e == CL_SUCCESS && p) {
+                cl->hpool[c][j] = (pool_slot){m, 1, p, sz};
+                *host = p;
+                return RAID_OK;
+            }
+            clReleaseMemObject(m);
+        }
+    }
+    /* no page-locked memory (or the class is full): ordinary memory, freed on release */
+    *host = malloc(bytes);
+    return *host ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+}
+
+void raid_host_release(raid_ctx *ctx, void *host)
+{
+    if (!host)
+        return;
+    raid_dev *cl = ctx->dev;
+    for (int c = 0; c < POOL_CLASSES; c++)
+        for (int j = 0; j < POOL_PER_CLASS; j++)
+            if (cl->hpool[c][j].mem && cl->hpool[c][j].host == host) {
+                cl->hpool[c][j].in_use = 0;
+                return;
+            }
+    free(host);
+}
+
+/* ---- the device list (raid/core.h) ---- */
+
+raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
+{
+    *count = 0;
+    cl_uint np = 0;
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
+        return RAID_OK;
+    cl_platform_id plats[16];
+    if (np > 16)
+        np = 16;
+    if (clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS)
+        return RAID_OK;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[16];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < nd; d++) {
+            if (*count < cap && out) {
+                raid_device_info *x = &out[*count];
+                memset(x, 0, sizeof *x);
+                x->platform = (int)p;
+                x->device = (int)d;
+                clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof x->platform_name, x->platform_name, NULL);
+                clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name, x->name, NULL);
+                cl_device_type t = 0;
+                clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof t, &t, NULL);
+                snprintf(x->type, sizeof x->type, "%s",
+                         (t & CL_DEVICE_TYPE_GPU) ? "gpu"
+                         : (t & CL_DEVICE_TYPE_CPU) ? "cpu"
+                         : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" : "other");
+                cl_uint cu = 0;
+                clGetDeviceInfo(devs[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+                x->compute_units = cu;
+                cl_ulong mem = 0;
+                clGetDeviceInfo(devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+                x->global_mem_bytes = mem;
+                cl_device_fp_config fp = 0;
+                clGetDeviceInfo(devs[d], CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+                x->has_fp64 = fp != 0;
+            }
+            (*count)++;
+        }
+    }
+    return RAID_OK;
+}

@@ -1,0 +1,530 @@
+/*
+ * The device layer (src/device/device.h) and the chunk reduction on top of it (src/device/chunk.h), each
+ * kind of kernel checked against a float64 (or exact integer) computation on the host:
+ *   - a map kernel (exact squares as double-float pairs);
+ *   - a multi-pass pipeline whose data stays on the device: map in place, chunk reduction over the
+ *     resident buffer, map back and read: the original values;
+ *   - one work-item per independent recursion (an EMA per series in double-float) against a float64 loop;
+ *   - typed buffers: 64-bit integers, int, uint (a histogram with 32-bit atomics), fill and copy;
+ *   - 200 distinct kernels on one context (the cache evicts; a held kernel stays valid);
+ *   - eviction of a kernel and its rebuild, at a small capacity;
+ *   - raid_reg_meat_compute with max_lag 0..40 on one context (each lag its own kernel), against cpu.
+ * Test kernels: tests/kernels/device_test.cl. Skipped without an OpenCL device.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "raid.h"
+#include "device/chunk.h"
+#include "device/device.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRC_FILE RAID_SOURCE_DIR "/tests/kernels/device_test.cl"
+
+static char *g_src;
+
+static int setup(void **state)
+{
+    (void)state;
+    g_src = t_read_file(SRC_FILE);
+    return g_src ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(g_src);
+    return 0;
+}
+
+static void ok(raid_ctx *ctx, raid_status s, const char *what)
+{
+    if (s != RAID_OK)
+        fail_msg("%s: %s", what, raid_ctx_errmsg(ctx));
+}
+
+static raid_kernel *kern(raid_ctx *ctx, const char *name, const char *opts)
+{
+    raid_kernel *k = NULL;
+    ok(ctx, raid_kernel_get_source(ctx, "device_test.cl", g_src, name, opts, &k), name);
+    assert_non_null(k);
+    return k;
+}
+
+static uint64_t rng_state = 88172645463325252ULL;
+static double urand(void) /* [0, 1) */
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) * 0x1p-53;
+}
+
+static raid_ctx *open_dev(void)
+{
+    if (!t_have_opencl())
+        return NULL;
+    return t_open_ctx(t_device());
+}
+
+static void test_map(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = open_dev();
+    if (!ctx)
+        skip();
+    const uint32_t n = 1000;
+    float *x = malloc(n * sizeof *x), *y = malloc(2 * n * sizeof *y);
+    assert_non_null(x);
+    assert_non_null(y);
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = (float)((urand() - 0.5) * 1e3);
+    raid_buf bx, by;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &by), "acquire");
+    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 1, NULL), "upload");
+    raid_kernel *k = kern(ctx, "map_square", "");
+    ok(ctx, raid_arg_buf(ctx, k, 0, &bx), "arg");
+    ok(ctx, raid_arg_buf(ctx, k, 1, &by), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 2, n), "arg");
+    const size_t global = (n + 63) / 64 * 64, local = 64;
+    raid_event ev = {NULL};
+    ok(ctx, raid_launch(ctx, k, 1, &global, &local, &ev), "launch");
+    ok(ctx, raid_event_wait(ctx, &ev), "wait");
+    assert_true(raid_event_seconds(&ev) >= 0.0);
+    raid_event_release(&ev);
+    assert_null(ev.h);
+    ok(ctx, raid_buf_download(ctx, &by, 0, 2 * n, y, 1, NULL), "download");
+    for (uint32_t i = 0; i < n; i++) /* TwoProd is exact: hi + lo is the float64 square */
+        assert_true((double)y[2 * i] + (double)y[2 * i + 1] == (double)x[i] * (double)x[i]);
+    raid_kernel_put(ctx, k);
+    raid_buf_release(ctx, &bx);
+    raid_buf_release(ctx, &by);
+    assert_null(bx.h);
+    free(x);
+    free(y);
+    raid_ctx_destroy(ctx);
+}
+
+/* Three passes over one device buffer uploaded once: x *= 2 (map), the chunk reduction of the ragged
+ * segments over the resident data (float64 combine), x *= 1/2 (map); then the read-back is x again. */
+static void test_multipass_resident(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = open_dev();
+    if (!ctx)
+        skip();
+    const size_t nseg = 37;
+    int64_t off[38];
+    off[0] = 0;
+    for (size_t s = 0; s < nseg; s++)
+        off[s + 1] = off[s] + (int64_t)(urand() * 5000) + (s == 3 ? 0 : 1); /* one empty segment */
+    const size_t n = (size_t)off[nseg];
+    float *x = malloc(n * sizeof *x), *back = malloc(n * sizeof *back);
+    assert_non_null(x);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(urand() - 0.3);
+    raid_buf bx;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 0, NULL), "upload");
+
+    raid_kernel *scale = kern(ctx, "map_scale", "");
+    const size_t local = 64, global = (n + 63) / 64 * 64;
+    ok(ctx, raid_arg_buf(ctx, scale, 0, &bx), "arg");
+    ok(ctx, raid_arg_float(ctx, scale, 1, 2.0f), "arg");
+    ok(ctx, raid_arg_uint(ctx, scale, 2, (uint32_t)n), "arg");
+    ok(ctx, raid_launch(ctx, scale, 1, &global, &local, NULL), "pass 1");
+
+    raid_kernel *sum = kern(ctx, "chunk_sum", "-DRAID_WG=64");
+    raid_chunk_plan plan;
+    ok(ctx, raid_plan_build(&plan, off, nseg, 1000), "plan");
+    double acc[37] = {0};
+    raid_chunk_job job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0};
+    ok(ctx, raid_chunk_reduce(ctx, &job), "pass 2");
+    raid_timing tm;
+    raid_ctx_last_timing(ctx, &tm);
+    assert_true(tm.launches >= 1);
+    assert_int_equal(tm.bytes_in, 0); /* nothing staged: the data is resident */
+    for (size_t s = 0; s < nseg; s++) {
+        long double ref = 0, mag = 0;
+        for (int64_t i = off[s]; i < off[s + 1]; i++) {
+            ref += 2.0L * x[i];
+            mag += fabsl(2.0L * x[i]);
+        }
+        if (fabs(acc[s] - (double)ref) > 1e-13 * (double)mag + 1e-300)
+            fail_msg("segment %zu: device %.17g, float64 %.17g", s, acc[s], (double)ref);
+    }
+
+    ok(ctx, raid_arg_float(ctx, scale, 1, 0.5f), "arg");
+    ok(ctx, raid_arg_buf(ctx, scale, 0, &bx), "arg");
+    ok(ctx, raid_launch(ctx, scale, 1, &global, &local, NULL), "pass 3");
+    ok(ctx, raid_buf_download(ctx, &bx, 0, n, back, 1, NULL), "download");
+    assert_memory_equal(back, x, n * sizeof *x);
+
+    raid_plan_free(&plan);
+    raid_kernel_put(ctx, scale);
+    raid_kernel_put(ctx, sum);
+    raid_buf_release(ctx, &bx);
+    free(x);
+    free(back);
+    raid_ctx_destroy(ctx);
+}
+
+/* One work-item per series: EMA in double-float against the float64 recursion on the same inputs. */
+static void test_recursion_ema(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = open_dev();
+    if (!ctx)
+        skip();
+    const uint32_t nser = 300, T = 500;
+    const size_t n = (size_t)nser * T;
+    float *x = malloc(2 * n * sizeof *x), *e = malloc(2 * n * sizeof *e);
+    assert_non_null(x);
+    assert_non_null(e);
+    for (size_t i = 0; i < n; i++) {
+        const double v = 100.0 + 10.0 * (urand() - 0.5) + (double)(i % T) * 1e-3;
+        x[2 * i] = (float)v;
+        x[2 * i + 1] = (float)(v - (double)x[2 * i]);
+    }
+    const double alpha = 2.0 / 21.0;
+    const float ahi = (float)alpha, alo = (float)(alpha - (double)ahi);
+    raid_buf bx, be;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &bx), "acquire");
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &be), "acquire");
+    ok(ctx, raid_buf_upload(ctx, &bx, 0, 2 * n, x, 0, NULL), "upload");
+    raid_kernel *k = kern(ctx, "ema_df", "");
+    ok(ctx, raid_arg_buf(ctx, k, 0, &bx), "arg");
+    ok(ctx, raid_arg_buf(ctx, k, 1, &be), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 2, nser), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 3, T), "arg");
+    ok(ctx, raid_arg_float(ctx, k, 4, ahi), "arg");
+    ok(ctx, raid_arg_float(ctx, k, 5, alo), "arg");
+    const size_t global = (nser + 31) / 32 * 32;
+    ok(ctx, raid_launch(ctx, k, 1, &global, NULL, NULL), "launch");
+    ok(ctx, raid_buf_download(ctx, &be, 0, 2 * n, e, 1, NULL), "download");
+    const double a = (double)ahi + (double)alo;
+    double worst = 0;
+    for (uint32_t s = 0; s < nser; s++) {
+        double m = 0;
+        for (uint32_t t = 0; t < T; t++) {
+            const size_t i = (size_t)s * T + t;
+            const double v = (double)x[2 * i] + (double)x[2 * i + 1];
+            m = t == 0 ? v : m + a * (v - m);
+            const double dev = (double)e[2 * i] + (double)e[2 * i + 1];
+            const double rel = fabs(dev - m) / fabs(m);
+            worst = rel > worst ? rel : worst;
+        }
+    }
+    printf("# EMA: largest relative difference from float64 %.3g\n", worst);
+    assert_true(worst < 1e-12); /* float32 alone would give about 1e-7 */
+    raid_kernel_put(ctx, k);
+    raid_buf_release(ctx, &bx);
+    raid_buf_release(ctx, &be);
+    free(x);
+    free(e);
+    raid_ctx_destroy(ctx);
+}
+
+static void test_typed_buffers(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = open_dev();
+    if (!ctx)
+        skip();
+    const uint32_t n = 4097;
+    const size_t local = 64, global = (n + 63) / 64 * 64;
+    /* 64-bit integers beyond 2^32 */
+    int64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = (int64_t)((urand() - 0.5) * 0x1p41);
+    const int64_t c = ((int64_t)1 << 35) + 7;
+    raid_buf ba, bb;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_LONG, n, &ba), "acquire");
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_LONG, n, &bb), "acquire");
+    assert_int_equal(ba.n, n);
+    ok(ctx, raid_buf_upload(ctx, &ba, 0, n, a, 0, NULL), "upload");
+    raid_kernel *k = kern(ctx, "long_affine", "");
+    ok(ctx, raid_arg_buf(ctx, k, 0, &ba), "arg");
+    ok(ctx, raid_arg_buf(ctx, k, 1, &bb), "arg");
+    ok(ctx, raid_arg_long(ctx, k, 2, c), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 3, n), "arg");
+    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raid_buf_download(ctx, &bb, 0, n, b, 1, NULL), "download");
+    for (uint32_t i = 0; i < n; i++)
+        assert_true(b[i] == a[i] * 3 + c + (int64_t)i);
+    raid_kernel_put(ctx, k);
+    /* fill with a 64-bit pattern, copy on the device, read a part back at an offset */
+    const int64_t pat = -((int64_t)1 << 50) - 3;
+    ok(ctx, raid_buf_fill(ctx, &ba, &pat, NULL), "fill");
+    ok(ctx, raid_buf_copy(ctx, &bb, &ba, n, NULL), "copy");
+    memset(b, 0, n * sizeof *b);
+    ok(ctx, raid_buf_download(ctx, &bb, 100, 50, b, 1, NULL), "download");
+    for (int i = 0; i < 50; i++)
+        assert_true(b[i] == pat);
+
+    /* int */
+    int32_t *ia = malloc(n * sizeof *ia);
+    assert_non_null(ia);
+    for (uint32_t i = 0; i < n; i++)
+        ia[i] = (int32_t)i - 2000;
+    raid_buf bi;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_INT, n, &bi), "acquire");
+    ok(ctx, raid_buf_upload(ctx, &bi, 0, n, ia, 1, NULL), "upload");
+    k = kern(ctx, "int_negate", "");
+    ok(ctx, raid_arg_buf(ctx, k, 0, &bi), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 1, n), "arg");
+    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raid_buf_download(ctx, &bi, 0, n, ia, 1, NULL), "download");
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(ia[i], 2000 - (int32_t)i);
+    raid_kernel_put(ctx, k);
+
+    /* uint: a histogram with 32-bit atomics into bins zeroed by fill */
+    uint32_t *v = malloc(n * sizeof *v), bins[16], ref[16] = {0};
+    assert_non_null(v);
+    for (uint32_t i = 0; i < n; i++) {
+        v[i] = (uint32_t)(urand() * 1e9);
+        ref[v[i] % 16]++;
+    }
+    raid_buf bv, bh;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_UINT, n, &bv), "acquire");
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_UINT, 16, &bh), "acquire");
+    const uint32_t zero = 0;
+    ok(ctx, raid_buf_fill(ctx, &bh, &zero, NULL), "fill");
+    ok(ctx, raid_buf_upload(ctx, &bv, 0, n, v, 0, NULL), "upload");
+    k = kern(ctx, "histogram", "");
+    ok(ctx, raid_arg_buf(ctx, k, 0, &bv), "arg");
+    ok(ctx, raid_arg_buf(ctx, k, 1, &bh), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 2, 16), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 3, n), "arg");
+    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raid_buf_download(ctx, &bh, 0, 16, bins, 1, NULL), "download");
+    assert_memory_equal(bins, ref, sizeof ref);
+    raid_kernel_put(ctx, k);
+
+    raid_buf *all[] = {&ba, &bb, &bi, &bv, &bh};
+    for (int i = 0; i < 5; i++)
+        raid_buf_release(ctx, all[i]);
+    free(a);
+    free(b);
+    free(ia);
+    free(v);
+    raid_ctx_destroy(ctx);
+}
+
+/* Launch variant kernel k (y = x + VARIANT) and check it. */
+static void run_variant(raid_ctx *ctx, raid_kernel *k, int variant, const raid_buf *bx, const raid_buf *by,
+                        const float *x, float *y, uint32_t n)
+{
+    const size_t local = 32, global = (n + 31) / 32 * 32;
+    ok(ctx, raid_arg_buf(ctx, k, 0, bx), "arg");
+    ok(ctx, raid_arg_buf(ctx, k, 1, by), "arg");
+    ok(ctx, raid_arg_uint(ctx, k, 2, n), "arg");
+    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raid_buf_download(ctx, by, 0, n, y, 1, NULL), "download");
+    for (uint32_t i = 0; i < n; i++)
+        if (y[i] != x[i] + (float)variant)
+            fail_msg("variant %d, element %u: %g, not %g", variant, i, (double)y[i], (double)(x[i] + (float)variant));
+}
+
+static raid_kernel *variant_kernel(raid_ctx *ctx, int v)
+{
+    char opts[64];
+    snprintf(opts, sizeof opts, "-DVARIANT=%d", v);
+    return kern(ctx, "variant", opts);
+}
+
+/* 200 distinct programs on one context: the cache evicts the least recently used unheld ones (no fixed
+ * cap, no "cache full"), and a kernel held from the start stays valid throughout. */
+static void test_200_kernels(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = open_dev();
+    if (!ctx)
+        skip();
+    enum { NK = 200 };
+    const uint32_t n = 100;
+    float x[100], y[100];
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = (float)i * 0.25f;
+    raid_buf bx, by;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &by), "acquire");
+    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 1, NULL), "upload");
+    uint64_t entries0, builds0, ev0;
+    raid_tuning_kernel_cache(ctx, &entries0, &builds0, &ev0);
+    raid_kernel *held = variant_kernel(ctx, 0);
+    for (int v = 1; v < NK; v++) {
+        raid_kernel *k = variant_kernel(ctx, v);
+        run_variant(ctx, k, v, &bx, &by, x, y, n);
+        raid_kernel_put(ctx, k);
+    }
+    run_variant(ctx, held, 0, &bx, &by, x, y, n); /* never evicted while held */
+    uint64_t entries, builds, evictions;
+    raid_tuning_kernel_cache(ctx, &entries, &builds, &evictions);
+    printf("# %llu kernels built, %llu evicted, %llu cached\n", (unsigned long long)(builds - builds0),
+           (unsigned long long)(evictions - ev0), (unsigned long long)entries);
+    assert_true(builds - builds0 == NK);
+    assert_true(entries <= RAID_KERNEL_CACHE_DEFAULT);
+    assert_true(evictions - ev0 >= NK - RAID_KERNEL_CACHE_DEFAULT);
+    raid_kernel_put(ctx, held);
+    raid_buf_release(ctx, &bx);
+    raid_buf_release(ctx, &by);
+    raid_ctx_destroy(ctx);
+}
+
+/* At capacity 2: the least recently used unheld kernel goes, comes back by a rebuild that works; held
+ * kernels stay even beyond the capacity. */
+static void test_eviction_rebuild(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = open_dev();
+    if (!ctx)
+        skip();
+    assert_int_equal(raid_tuning_set(ctx, RAID_TUNE_KERNEL_CACHE_CAP, 2), RAID_OK);
+    const uint32_t n = 64;
+    float x[64], y[64];
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = (float)i;
+    raid_buf bx, by;
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &by), "acquire");
+    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 1, NULL), "upload");
+    raid_kernel_cache_stats st0, st;
+    raid_kernel_cache_get_stats(ctx, &st0);
+
+    raid_kernel *a = variant_kernel(ctx, 1001); /* held throughout */
+    raid_kernel *b = variant_kernel(ctx, 1002);
+    raid_kernel_put(ctx, b);
+    raid_kernel *c = variant_kernel(ctx, 1003); /* b is the least recently used unheld: evicted */
+    raid_kernel_put(ctx, c);
+    raid_kernel_cache_get_stats(ctx, &st);
+    assert_true(st.builds - st0.builds == 3);
+    assert_true(st.evictions - st0.evictions == 1);
+    assert_true(st.entries == 2);
+
+    b = variant_kernel(ctx, 1002); /* rebuilt (c goes) */
+    raid_kernel_cache_get_stats(ctx, &st);
+    assert_true(st.builds - st0.builds == 4);
+    assert_true(st.evictions - st0.evictions == 2);
+    run_variant(ctx, b, 1002, &bx, &by, x, y, n);
+    raid_kernel *a2 = variant_kernel(ctx, 1001); /* a hit: the same kernel, nothing built */
+    assert_ptr_equal(a, a2);
+    raid_kernel_cache_get_stats(ctx, &st);
+    assert_true(st.builds - st0.builds == 4);
+    raid_kernel_put(ctx, a2);
+
+    /* three held kernels at capacity 2: none evicted until released */
+    c = variant_kernel(ctx, 1003);
+    raid_kernel_cache_get_stats(ctx, &st);
+    assert_true(st.entries == 3);
+    run_variant(ctx, a, 1001, &bx, &by, x, y, n);
+    run_variant(ctx, c, 1003, &bx, &by, x, y, n);
+    raid_kernel_put(ctx, c);
+    raid_kernel_cache_get_stats(ctx, &st);
+    assert_true(st.entries == 2);
+    raid_kernel_put(ctx, a);
+    raid_kernel_put(ctx, b);
+    raid_buf_release(ctx, &bx);
+    raid_buf_release(ctx, &by);
+    raid_ctx_destroy(ctx);
+}
+
+/* The sweep of issue 8: max_lag 0..40 on one context (41 meat kernels, once past the old fixed cache of
+ * 32), each against the cpu backend's long double meat. */
+static void test_meat_lag_sweep(void **state)
+{
+    (void)state;
+    raid_ctx *dev = open_dev();
+    if (!dev)
+        skip();
+    raid_ctx *cpu = t_open_ctx("cpu");
+    enum { K = 3, NREG = 2, ROWS = 700, MAXL = 40 };
+    const int64_t off[NREG + 1] = {0, 300, ROWS};
+    double *X = malloc(ROWS * K * sizeof *X), *y = malloc(ROWS * sizeof *y), beta[NREG * K];
+    double *md = malloc(NREG * (MAXL + 1) * K * K * sizeof *md), *mc = malloc(NREG * (MAXL + 1) * K * K * sizeof *mc);
+    assert_non_null(X);
+    assert_non_null(y);
+    assert_non_null(md);
+    assert_non_null(mc);
+    for (int t = 0; t < ROWS; t++) {
+        X[t * K] = 1.0;
+        X[t * K + 1] = urand() * 2 - 1;
+        X[t * K + 2] = 3.0 + urand();
+        y[t] = 0.5 + 0.2 * X[t * K + 1] - 0.1 * X[t * K + 2] + 0.3 * (urand() - 0.5);
+    }
+    for (int g = 0; g < NREG; g++) {
+        beta[g * K] = 0.5 + 0.01 * g;
+        beta[g * K + 1] = 0.2;
+        beta[g * K + 2] = -0.1;
+    }
+    for (int L = 0; L <= MAXL; L++) {
+        if (raid_reg_meat_compute(dev, X, y, K, off, NREG, beta, L, md) != RAID_OK)
+            fail_msg("max_lag %d: %s", L, raid_ctx_errmsg(dev));
+        if (raid_reg_meat_compute(cpu, X, y, K, off, NREG, beta, L, mc) != RAID_OK)
+            fail_msg("cpu, max_lag %d: %s", L, raid_ctx_errmsg(cpu));
+        const size_t nc = (size_t)(L + 1) * K * K;
+        for (int g = 0; g < NREG; g++) {
+            double scale = 0; /* the lag-0 diagonal bounds every term's size (Cauchy-Schwarz) */
+            for (int p = 0; p < K; p++)
+                scale = fmax(scale, mc[g * nc + (size_t)p * K + p]);
+            for (size_t c = 0; c < nc; c++)
+                if (fabs(md[g * nc + c] - mc[g * nc + c]) > 1e-10 * scale)
+                    fail_msg("max_lag %d, problem %d, entry %zu: %.17g vs cpu %.17g", L, g, c, md[g * nc + c],
+                             mc[g * nc + c]);
+        }
+    }
+    uint64_t entries, builds, evictions;
+    raid_tuning_kernel_cache(dev, &entries, &builds, &evictions);
+    assert_true(builds >= MAXL + 1);
+    free(X);
+    free(y);
+    free(md);
+    free(mc);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+/* The knobs' errors, and the cpu backend's answers. */
+static void test_tuning_errors(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    assert_int_equal(raid_tuning_set(cpu, RAID_TUNE_KERNEL_REPEAT, 0), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "kernel repeat"));
+    assert_int_equal(raid_tuning_set(cpu, (raid_tuning_knob)99, 1), RAID_EINVAL);
+    assert_int_equal(raid_tuning_set(cpu, RAID_TUNE_KERNEL_CACHE_CAP, 8), RAID_EUNSUPPORTED);
+    assert_int_equal(raid_tuning_set(cpu, RAID_TUNE_MAX_BATCH_ELEMS, 1000), RAID_OK);
+    char big[400];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    assert_int_equal(raid_tuning_set_build_options(cpu, big), RAID_EINVAL);
+    double bw;
+    assert_int_equal(raid_tuning_copy_bandwidth(cpu, 1024, 1, &bw), RAID_EUNSUPPORTED);
+    uint64_t e = 9;
+    raid_tuning_kernel_cache(cpu, &e, NULL, NULL);
+    assert_true(e == 0);
+    raid_ctx_destroy(cpu);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_map),
+        cmocka_unit_test(test_multipass_resident),
+        cmocka_unit_test(test_recursion_ema),
+        cmocka_unit_test(test_typed_buffers),
+        cmocka_unit_test(test_200_kernels),
+        cmocka_unit_test(test_eviction_rebuild),
+        cmocka_unit_test(test_meat_lag_sweep),
+        cmocka_unit_test(test_tuning_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
