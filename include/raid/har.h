@@ -169,6 +169,13 @@ RAID_API raid_status raid_har_input_add(raid_har_input *in, const char *name, si
                                         const double *rv, const double *bpv, const double *rq,
                                         const double *jump_p, const int64_t *lines);
 
+/** raid_har_input_add with dates as integers yyyymmdd (e.g. 20140102, as numpy int32 arrays carry them),
+ *  kept as the strings "YYYY-MM-DD" (so written as raid realized writes dates). Errors: those of
+ *  raid_har_input_add, and RAID_EINVAL for a date whose year is not 1..9999, month 1..12 or day 1..31. */
+RAID_API raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t n, const int32_t *yyyymmdd,
+                                            const double *rv, const double *bpv, const double *rq,
+                                            const double *jump_p, const int64_t *lines);
+
 /** Where the series came from, for messages: path (a file name, "FILE:LINE:COL") and the 1-based
  *  column of the dates. NULL path: messages name rows instead. Errors: RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col);
