@@ -220,6 +220,11 @@ RAID_API raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, cons
                                   raid_har_result **out);
 RAID_API void raid_har_result_destroy(raid_har_result *res);
 
+/* Accessors: res must not be NULL; an index out of range gives NULL (strings), RAID_EINVAL (status) or
+ * (size_t)-1 (message_symbol). Arrays are the result's, valid until raid_har_result_destroy; NULL when
+ * empty. Coefficients are on the scale of the transformed target (f(rv): variance, log variance or
+ * volatility units), standard errors as spec's SE kind. */
+
 /* Symbols, statuses and messages. */
 RAID_API size_t raid_har_result_nsymbols(const raid_har_result *res);
 RAID_API const char *raid_har_result_symbol(const raid_har_result *res, size_t s);   /* NULL if out of range */

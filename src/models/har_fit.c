@@ -439,6 +439,9 @@ out:
     return st;
 }
 
+/* Every symbol's design, the statistics of all problems in one call, then the fits: full sample, or
+ * each symbol's windows. RAID_OK also when no symbol could be estimated (the result says so); J's
+ * arrays are freed by the caller. */
 static raid_status har_run(har_job *J)
 {
     const raid_har_spec *sp = J->sp;

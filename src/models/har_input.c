@@ -25,6 +25,7 @@ raid_status raid_har_input_create(raid_har_input **out)
     return RAID_OK;
 }
 
+/* Free what a symbol owns (any member may be NULL). */
 static void sym_free(har_in_sym *s)
 {
     free(s->name);
@@ -33,6 +34,8 @@ static void sym_free(har_in_sym *s)
         free(s->v[j]);
     free(s->lines);
 }
+
+/* Public functions: contracts in include/raid/har.h. */
 
 void raid_har_input_destroy(raid_har_input *in)
 {
@@ -47,6 +50,7 @@ void raid_har_input_destroy(raid_har_input *in)
     free(in);
 }
 
+/* A copy of bytes at p (NULL for p NULL); sets *fail when out of memory. */
 static void *dup_mem(const void *p, size_t bytes, int *fail)
 {
     if (!p)
