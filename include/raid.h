@@ -12,6 +12,9 @@
  *   raid/regress.h   regression statistics, robust meats, OLS and robust inference
  *   raid/reader.h    CSV of intraday prices or returns into segments
  *   raid/simulate.h  the simulator
+ *   raid/outfile.h   output files written whole or not at all (temporary file, renamed)
+ *   raid/har.h       HAR-family regressions of daily realized variance: fits, windows, forecasts
+ *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
 #ifndef RAID_H
@@ -22,6 +25,9 @@
 #include "raid/regress.h"
 #include "raid/reader.h"
 #include "raid/simulate.h"
+#include "raid/outfile.h"
+#include "raid/har.h"
+#include "raid/precision.h"
 #include "raid/tuning.h"
 
 #endif /* RAID_H */
