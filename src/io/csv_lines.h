@@ -1,7 +1,7 @@
 /* Line numbers over libcsv's rows, for "FILE:LINE:COL" messages: with CSV_REPALL_NL libcsv reports every
  * line break as the end of a row (a blank line is a row of no fields), and CR, LF and CRLF each end one
- * line. Used by the table reader (src/io/table.c) and, until it moves onto that reader, by raid har's
- * reader (src/io/har_reader.c). */
+ * line. Used by raid har's reader (src/io/har_reader.c) until it moves onto the table reader, which has
+ * its own copy. */
 #ifndef RAID_CSV_LINES_H
 #define RAID_CSV_LINES_H
 
