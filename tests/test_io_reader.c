@@ -770,21 +770,21 @@ static void test_duplicate_columns(void **st)
     (void)st;
     raid_read_opts o = opts(0);
     expect_error("symbol,timestamp,price,price\nA,2020-01-02T09:30:00,1,2\n", &o, RAID_EPARSE,
-                 "1:4: duplicate column 'price'");
+                 "1:4: duplicate column 'price' (also column 3)");
     expect_error("Symbol,timestamp,price,size,SYMBOL\nA,2020-01-02T09:30:00,1,2,B\n", &o, RAID_EPARSE,
-                 "1:5: duplicate column 'symbol'");
+                 "1:5: duplicate column 'symbol' (also column 1)");
     expect_error("timestamp,price,TimeStamp\n2020-01-02T09:30:00,1,2020-01-02T09:30:00\n", &o, RAID_EPARSE,
-                 "1:3: duplicate column 'timestamp'");
+                 "1:3: duplicate column 'timestamp' (also column 1)");
     /* The earliest second occurrence is reported. */
     expect_error("price,timestamp,timestamp,price\n1,2020-01-02T09:30:00,2020-01-02T09:30:00,1\n", &o,
-                 RAID_EPARSE, "1:3: duplicate column 'timestamp'");
+                 RAID_EPARSE, "1:3: duplicate column 'timestamp' (also column 2)");
     raid_read_opts rn = opts(0);
     rn.price_col = "Px";
-    expect_error("px,timestamp,PX\n1,2020-01-02T09:30:00,2\n", &rn, RAID_EPARSE, "1:3: duplicate column 'Px'");
+    expect_error("px,timestamp,PX\n1,2020-01-02T09:30:00,2\n", &rn, RAID_EPARSE, "1:3: duplicate column 'Px' (also column 1)");
     raid_read_opts orr = opts(0);
     orr.kind = RAID_INPUT_RETURNS;
     expect_error("symbol,date,ret,date\nX,2020-01-02,0.01,2020-01-03\n", &orr, RAID_EPARSE,
-                 "1:4: duplicate column 'date'");
+                 "1:4: duplicate column 'date' (also column 2)");
     /* Unused duplicates. */
     const char *p = write_tmp("dup.csv", "size,symbol,timestamp,size,price,Size\n"
                                          "1,A,2020-01-02T09:30:00,2,100,3\n"

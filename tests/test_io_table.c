@@ -1,5 +1,5 @@
 /* The table reader (src/io/table.c): typed columns, header mapping, missing values, batches, the decimal
- * number rule, the last line without a line break, and FILE:LINE:COL errors. */
+ * number rule, the last line without a line break, the header rules, and FILE:LINE:COL errors. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "io/table.h"
@@ -193,7 +193,7 @@ static void test_errors(void **st)
     (void)st;
     expect_error("", 0, RAID_EPARSE, "1:1: empty input (no header row)");
     expect_error("\n\nsymbol,rv\n", 0, RAID_EPARSE, "3:1: missing column 'date'");
-    expect_error("date,rv,jump_p,RV\n", 0, RAID_EPARSE, "1:4: duplicate column 'rv'");
+    expect_error("date,rv,jump_p,RV\n", 0, RAID_EPARSE, "1:4: duplicate column 'rv' (also column 2)");
     expect_error("date,rv,jump_p\n2020-01-02,1,\n2020-01-03,x,\n", 1, RAID_EPARSE, "3:2: cannot parse rv 'x'");
     expect_error("date,rv,jump_p\n2020-01-02,1,\n2020-02-30,1,\n", 1, RAID_EPARSE, "3:1: cannot parse date '2020-02-30'");
     expect_error("date,rv,jump_p\n2020-01-02,1,0x1\n", 0, RAID_EPARSE, "2:3: cannot parse jump_p '0x1'");
@@ -222,6 +222,64 @@ static void test_errors(void **st)
     assert_int_equal(raid_table_open(&t, p, HAR, 0), RAID_EINVAL);
     assert_int_equal(raid_table_open(&t, t_tmppath("nope.csv"), HAR, 1), RAID_EIO);
     assert_null(t);
+}
+
+/* Open path with specs; RAID_OK and the field numbers of the columns in col, or the failure "PATH:" msg. */
+static raid_status open_cols(const char *text, const raid_tspec *spec, size_t n, size_t *col, const char *msg)
+{
+    const char *p = write_tmp("hdr.csv", text);
+    raid_table *t = NULL;
+    const raid_status s = raid_table_open(&t, p, spec, n);
+    if (s != RAID_OK) {
+        char want[1024];
+        snprintf(want, sizeof want, "%s:%s", p, msg ? msg : "");
+        assert_null(t);
+        assert_string_equal(raid_errmsg(), want);
+        return s;
+    }
+    assert_null(msg);
+    for (size_t k = 0; k < n; k++)
+        col[k] = raid_table_col(t, k);
+    raid_table_close(t);
+    return s;
+}
+
+/* The header rules: one column named by two wanted columns (an error, or absent for a YIELD one); a column
+ * named twice (an error, or the first taken for a DUP_FIRST one); header errors in the header's field order,
+ * before a missing column; a byte order mark before a quoted header. */
+static void test_header(void **st)
+{
+    (void)st;
+    raid_tspec s[4] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
+                       {"date", "date", RAID_T_STRING, 0},
+                       {"rv", "rv", RAID_T_F64, 0},
+                       {"bpv", "bpv", RAID_T_F64, RAID_T_OPTIONAL | RAID_T_YIELD}};
+    size_t col[4];
+    assert_int_equal(open_cols("\xEF\xBB\xBF\"date\",rv,bpv\n", s, 4, col, NULL), RAID_OK);
+    assert_true(col[0] == 0 && col[1] == 1 && col[2] == 2 && col[3] == 3);
+    s[2].name = "Date"; /* two roles */
+    assert_int_equal(open_cols("x,DATE,rv\n", s, 4, col, "1:2: column 'DATE' is given two roles (date and rv columns)"),
+                     RAID_EPARSE);
+    s[0].name = "date"; /* the first of two: an optional column is no exception unless YIELD */
+    s[2].name = "rv";
+    assert_int_equal(open_cols("rv,date\n", s, 4, col, "1:2: column 'date' is given two roles (symbol and date columns)"),
+                     RAID_EPARSE);
+    s[0].name = "symbol";
+    s[2].name = "bpv"; /* rv takes bpv's column; bpv, YIELD, is absent */
+    assert_int_equal(open_cols("date,bpv\n", s, 4, col, NULL), RAID_OK);
+    assert_true(col[2] == 2 && col[3] == 0);
+    s[2].name = "rv";
+    /* named twice: an error at the second occurrence, naming the first; or, DUP_FIRST, the first taken */
+    assert_int_equal(open_cols("date,bpv,rv,BPV\n", s, 4, col, "1:4: duplicate column 'bpv' (also column 2)"),
+                     RAID_EPARSE);
+    s[3].flags |= RAID_T_DUP_FIRST;
+    assert_int_equal(open_cols("date,bpv,rv,BPV\n", s, 4, col, NULL), RAID_OK);
+    assert_true(col[3] == 2);
+    /* header errors in field order, then a missing column */
+    assert_int_equal(open_cols("rv,date,RV,DATE\n", s, 4, col, "1:3: duplicate column 'rv' (also column 1)"),
+                     RAID_EPARSE);
+    assert_int_equal(open_cols("x,rv,rv\n", s, 4, col, "1:3: duplicate column 'rv' (also column 2)"), RAID_EPARSE);
+    assert_int_equal(open_cols("x,rv\n", s, 4, col, "1:1: missing column 'date'"), RAID_EPARSE);
 }
 
 /* A last line without a line break is read, with a notice naming FILE:LINE; with one, no notice. */
@@ -259,7 +317,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_types),  cmocka_unit_test(test_batches),   cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_errors), cmocka_unit_test(test_last_line),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_last_line), cmocka_unit_test(test_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,11 +189,14 @@ RAID_API size_t raid_har_input_nsymbols(const raid_har_input *in);
  *  dates increasing; "-" reads standard input) into an input. Columns are found by name, case-
  *  insensitively: names[0..5] = symbol, date, rv, bpv, rq, jump_p (NULL entries: "symbol", "date",
  *  "rv", "bpv", "rq", "jump_p"); symbol is optional unless symbol_required, bpv, rq and jump_p optional
- *  (model: the columns it reads may not be named twice). A UTF-8 byte order mark is skipped, quoted
- *  fields (RFC 4180) and CR, LF or CRLF line ends are read, an empty number field is NAN.
- *  Errors (raid_errmsg, "FILE:LINE:COL: ..."): RAID_EIO (cannot open or read), RAID_EPARSE (bad
- *  number, wrong field count, missing or duplicate column, a symbol's rows not contiguous, no data rows,
- *  NUL byte), RAID_ENOMEM. *out NULL on failure. */
+ *  (model: the columns it reads may not be named twice; one column may not be two of symbol, date and
+ *  rv; bpv, rq or jump_p named like one of those is absent). Read by RAID's one table reader (docs/
+ *  input.md): a UTF-8 byte order mark is skipped, quoted fields (RFC 4180) and CR, LF or CRLF line ends
+ *  are read, symbols must be UTF-8, numbers decimal only, an empty number field is NAN; dates are text.
+ *  Errors (raid_errmsg, "FILE:LINE:COL: ..."): RAID_EIO (cannot open or read), RAID_EPARSE (a number
+ *  that is not decimal, wrong field count, missing or duplicate column, one column for two roles, a
+ *  symbol not UTF-8, a symbol's rows not contiguous, no data rows, NUL byte), RAID_ENOMEM. *out NULL on
+ *  failure. */
 RAID_API raid_status raid_har_read_csv(const char *path, const char *const *names, int symbol_required,
                                        raid_har_model model, raid_har_input **out);
 

@@ -1,381 +1,210 @@
 /* The CSV reader of raid har's daily realized measures (raid_har_read_csv, include/raid/har.h): one row
- * per symbol and day, columns found by name, into a raid_har_input (one symbol per run of rows).
- * (To be rebuilt on the shared table module of issue 8; its rules and messages are the CLI's since
- * before the library owned HAR, and tests/golden records them.) */
+ * per symbol and day, on the table reader (table.c: tokenising, byte order mark, header mapping, typed
+ * columns, FILE:LINE:COL errors). Columns: symbol (string, optional unless required), date (string: the
+ * fit checks it per symbol), rv and, optional, bpv, rq, jump_p (decimal numbers, an empty field NAN). A
+ * column the model does not read may be named twice (the first is read); bpv, rq or jump_p named like an
+ * earlier column is absent (--rv-col bpv fits HAR to the bpv series). The rows of one symbol (a run) are
+ * handed to raid_har_input_add as the run ends. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
-#include "io/csv_lines.h"
+#include "io/table.h"
 #include "raid.h"
 
-#include <csv.h>
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-/* The rows of the file, as read. */
+#define TABLE_ROWS 8192 /* rows per batch of the table reader */
 
-typedef struct har_rows {
-    char *buf;       /* the file, fields split in place */
-    size_t nrows;
-    char **sym;      /* per row ("" when there is no symbol column) */
-    char **date;
-    double *v[4];    /* rv, bpv, rq, jump_p (NULL when the column is absent) */
-    int have[4];
-    size_t *line;    /* per row, its line in the file (the last one, for a row with quoted line breaks) */
-    int date_col;    /* 1-based column of the dates, for messages */
-} har_rows;
+enum { C_SYM = 0, C_DATE = 1, C_RV = 2, NCOL = 6 };
 
-static void har_rows_free(har_rows *in)
+/* The rows of the current symbol, and the symbols already added (to refuse one seen again). */
+typedef struct har_run {
+    char *sym;          /* NULL before the first row */
+    size_t n, cap;
+    size_t *date_off;   /* into text */
+    char *text;
+    size_t text_len, text_cap;
+    double *v[4];       /* rv, bpv, rq, jump_p */
+    int64_t *line;
+    char **done;        /* names of the symbols added */
+    uint64_t *done_end; /* their last lines */
+    size_t ndone, done_cap;
+} har_run;
+
+static void run_free(har_run *r)
 {
-    free(in->buf);
-    free(in->sym);
-    free(in->date);
-    free(in->line);
-    for (int i = 0; i < 4; i++)
-        free(in->v[i]);
-    memset(in, 0, sizeof *in);
-}
-
-/* Reading goes through libcsv (as src/io/reader.c does), streamed in blocks; LINE counts the line
- * breaks inside quoted fields too, COL is the field number. Symbols and dates are kept in one growing
- * text arena (in->buf) and pointed to once the file is read. */
-typedef struct har_parse {
-    const char *path;
-    const char *const *names;
-    int symbol_required;
-    har_rows *in;
-    int col[6], ncol, header_done, fidx, failed, last_term;
-    unsigned used; /* bit j: the model reads column j (symbol, date and rv always) */
-    size_t line, row_cap;
-    size_t *sym_off, *date_off; /* per row, offsets into the arena */
-    size_t arlen, arcap;
-    double cur[4];
-    size_t cur_sym, cur_date;
-    char *err;
-    size_t errlen;
-} har_parse;
-
-static size_t har_arena_put(har_parse *hp, const char *s, size_t len)
-{
-    if (hp->arlen + len + 1 > hp->arcap) {
-        size_t cap = hp->arcap ? hp->arcap : 1 << 16;
-        while (cap < hp->arlen + len + 1)
-            cap *= 2;
-        char *b = realloc(hp->in->buf, cap);
-        if (!b) {
-            hp->failed = 1;
-            snprintf(hp->err, hp->errlen, "out of memory");
-            return 0;
-        }
-        hp->in->buf = b;
-        hp->arcap = cap;
-    }
-    const size_t off = hp->arlen;
-    memcpy(hp->in->buf + off, s, len);
-    hp->in->buf[off + len] = 0;
-    hp->arlen += len + 1;
-    return off;
-}
-
-static const char *const har_role_names[6] = {"symbol", "date", "rv", "bpv", "rq", "jump_p"};
-
-static void har_field(void *data, size_t len, void *user)
-{
-    har_parse *hp = user;
-    const char *s = data ? data : "";
-    const size_t line = hp->line, colno = (size_t)hp->fidx + 1;
-    for (size_t i = 0; i < len; i++)
-        hp->line += s[i] == '\n';
-    if (hp->failed)
-        return;
-    if (memchr(s, 0, len)) {
-        hp->failed = 1;
-        snprintf(hp->err, hp->errlen, "%s:%zu:%zu: NUL byte in field", hp->path, line, colno);
-        return;
-    }
-    char tmp[256];
-    const size_t n = len < sizeof tmp - 1 ? len : sizeof tmp - 1;
-    memcpy(tmp, s, n);
-    tmp[n] = 0;
-    if (!hp->header_done) {
-        const char *name = tmp; /* (a byte order mark was skipped before parsing) */
-        int role = -1;
-        for (int j = 0; j < 6; j++)
-            if (!strcasecmp(name, hp->names[j])) {
-                if (hp->col[j] >= 0 && !(hp->used >> j & 1u)) /* a column the model does not read, twice */
-                    continue;
-                if (hp->col[j] >= 0) { /* as src/io/reader.c: a used column named twice */
-                    hp->failed = 1;
-                    snprintf(hp->err, hp->errlen, "%s:%zu:%zu: duplicate column '%s' (also column %d)", hp->path,
-                             line, colno, name, hp->col[j] + 1);
-                    return;
-                }
-                if (role >= 0 && j >= 3) /* an optional column (bpv, rq, jump_p) named like a used one: */
-                    continue;            /* not taken (e.g. --rv-col bpv fits HAR to the bpv series) */
-                if (role >= 0) { /* symbol, date and rv need three columns, e.g. --rv-col date */
-                    hp->failed = 1;
-                    snprintf(hp->err, hp->errlen, "%s:%zu:%zu: column '%s' is given two roles (%s and %s columns)",
-                             hp->path, line, colno, name, har_role_names[role], har_role_names[j]);
-                    return;
-                }
-                role = j;
-                hp->col[j] = hp->fidx;
-            }
-    } else if (hp->fidx == hp->col[0]) {
-        hp->cur_sym = har_arena_put(hp, s, len);
-    } else if (hp->fidx == hp->col[1]) {
-        hp->cur_date = har_arena_put(hp, s, len);
-    } else {
-        for (int j = 0; j < 4; j++)
-            if (hp->fidx == hp->col[2 + j] && len) {
-                char *end;
-                errno = 0;
-                const double v = strtod(tmp, &end);
-                if (*end || len >= sizeof tmp) {
-                    hp->failed = 1;
-                    snprintf(hp->err, hp->errlen, "%s:%zu:%zu: bad number '%s' in column %s", hp->path, line, colno,
-                             tmp, hp->names[2 + j]);
-                    return;
-                }
-                hp->cur[j] = v;
-            }
-    }
-    hp->fidx++;
-}
-
-static void har_row(int c, void *user)
-{
-    har_parse *hp = user;
-    const size_t line = hp->line;
-    const int nf = hp->fidx;
-    hp->fidx = 0;
-    hp->line += (size_t)raid_csv_lines_ended(c, (size_t)nf, &hp->last_term); /* blank lines count too */
-    if (hp->failed || nf == 0) /* nothing more to do for a blank line */
-        return;
-    if (!hp->header_done) {
-        hp->header_done = 1;
-        hp->ncol = nf;
-        if (hp->col[1] < 0 || hp->col[2] < 0 || (hp->symbol_required && hp->col[0] < 0)) {
-            const int j = hp->col[1] < 0 ? 1 : hp->col[2] < 0 ? 2 : 0;
-            hp->failed = 1;
-            snprintf(hp->err, hp->errlen, "%s:%zu: no column '%s' in the header", hp->path, line, hp->names[j]);
-            return;
-        }
-        for (int j = 0; j < 4; j++)
-            hp->in->have[j] = hp->col[2 + j] >= 0;
-        hp->in->date_col = hp->col[1] + 1;
-    } else {
-        if (nf != hp->ncol) {
-            hp->failed = 1;
-            snprintf(hp->err, hp->errlen, "%s:%zu:%d: %d fields, the header has %d", hp->path, line,
-                     nf > hp->ncol ? hp->ncol + 1 : nf, nf, hp->ncol);
-            return;
-        }
-        har_rows *in = hp->in;
-        if (in->nrows == hp->row_cap) {
-            const size_t cap = hp->row_cap ? 2 * hp->row_cap : 1024;
-            size_t *so = realloc(hp->sym_off, cap * sizeof *so);
-            if (so)
-                hp->sym_off = so;
-            size_t *dof = so ? realloc(hp->date_off, cap * sizeof *dof) : NULL;
-            if (dof)
-                hp->date_off = dof;
-            size_t *ln = dof ? realloc(in->line, cap * sizeof *ln) : NULL;
-            if (ln)
-                in->line = ln;
-            int ok = so && dof && ln;
-            for (int j = 0; j < 4 && ok; j++) {
-                double *v = realloc(in->v[j], cap * sizeof *v);
-                if (v)
-                    in->v[j] = v;
-                ok = v != NULL;
-            }
-            if (!ok) {
-                hp->failed = 1;
-                snprintf(hp->err, hp->errlen, "out of memory");
-                return;
-            }
-            hp->row_cap = cap;
-        }
-        const size_t r = in->nrows++;
-        hp->sym_off[r] = hp->col[0] >= 0 ? hp->cur_sym : (size_t)-1;
-        hp->date_off[r] = hp->cur_date;
-        in->line[r] = line;
-        for (int j = 0; j < 4; j++)
-            in->v[j][r] = hp->cur[j];
-    }
+    free(r->sym);
+    free(r->date_off);
+    free(r->text);
     for (int j = 0; j < 4; j++)
-        hp->cur[j] = NAN;
+        free(r->v[j]);
+    free(r->line);
+    for (size_t q = 0; q < r->ndone; q++)
+        free(r->done[q]);
+    free(r->done);
+    free(r->done_end);
 }
 
-/* names: symbol, date, rv, bpv, rq, jump_p; used: bit j when the model reads column j. Returns 0, or
- * -1 with a message in err (*status: RAID_EIO, RAID_EPARSE or RAID_ENOMEM). */
-static int har_read_rows(const char *path, const char *const names[6], int symbol_required, unsigned used, har_rows *in,
-                         char *err, size_t errlen, int *io)
+static int grow(void **p, size_t n, size_t size)
 {
-    memset(in, 0, sizeof *in);
-    har_parse hp;
-    memset(&hp, 0, sizeof hp);
-    hp.path = path;
-    hp.names = names;
-    hp.symbol_required = symbol_required;
-    hp.used = used | 7u;
-    hp.in = in;
-    hp.line = 1;
-    hp.err = err;
-    hp.errlen = errlen;
-    for (int j = 0; j < 6; j++)
-        hp.col[j] = -1;
-    for (int j = 0; j < 4; j++)
-        hp.cur[j] = NAN;
-    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!fp) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        *io = 1;
+    void *q = realloc(*p, n * size);
+    if (!q)
         return -1;
-    }
-    struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL | CSV_REPALL_NL) != 0) {
-        snprintf(err, errlen, "out of memory");
-        if (fp != stdin)
-            fclose(fp);
-        return -1;
-    }
-    char *block = malloc(1 << 20); /* (not static: the library keeps no global state) */
-    if (!block) {
-        snprintf(err, errlen, "out of memory");
-        csv_free(&p);
-        if (fp != stdin)
-            fclose(fp);
-        return -1;
-    }
-    size_t got;
-    int bad = 0;
-    int first = 1;
-    while (!hp.failed && (got = fread(block, 1, (size_t)1 << 20, fp)) > 0) {
-        size_t skip = 0; /* a UTF-8 byte order mark, before libcsv sees it (a quoted header follows it) */
-        if (first && got >= 3 && !memcmp(block, "\xEF\xBB\xBF", 3))
-            skip = 3;
-        first = 0;
-        if (csv_parse(&p, block + skip, got - skip, har_field, har_row, &hp) != got - skip) {
-            bad = 1;
-            break;
-        }
-    }
-    if (!hp.failed && !bad && csv_fini(&p, har_field, har_row, &hp) != 0)
-        bad = 1;
-    free(block);
-    const int rerr = ferror(fp);
-    if (fp != stdin)
-        fclose(fp);
-    if (!hp.failed && (bad || rerr)) {
-        hp.failed = 1;
-        *io = rerr != 0;
-        snprintf(err, errlen, "%s:%zu: %s", path, hp.line, rerr ? "read error" : csv_strerror(csv_error(&p)));
-    }
-    csv_free(&p);
-    if (!hp.failed && !hp.header_done) {
-        hp.failed = 1;
-        snprintf(err, errlen, "%s: empty file (no header)", path);
-    }
-    if (!hp.failed && in->nrows) {
-        in->sym = malloc(in->nrows * sizeof *in->sym);
-        in->date = malloc(in->nrows * sizeof *in->date);
-        if (!in->sym || !in->date) {
-            hp.failed = 1;
-            snprintf(err, errlen, "out of memory");
-        } else {
-            for (size_t r = 0; r < in->nrows; r++) {
-                in->sym[r] = hp.sym_off[r] == (size_t)-1 ? (char *)"" : in->buf + hp.sym_off[r];
-                in->date[r] = in->buf + hp.date_off[r];
-            }
-        }
-    }
-    free(hp.sym_off);
-    free(hp.date_off);
-    return hp.failed ? -1 : 0;
+    *p = q;
+    return 0;
 }
 
-
-/* Group the rows into symbols (runs of the same symbol, in file order: a symbol seen again later is an
- * error) and add them to a new input. Returns the status, the message through raid_fail. */
-static raid_status har_rows_to_input(const char *path, const char *const names[6], har_rows *in, raid_har_input **out)
+/* Add the current run to the input and remember its symbol. */
+static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
 {
-    raid_har_input *hi = NULL;
-    raid_status st = raid_har_input_create(&hi);
+    if (!r->sym)
+        return RAID_OK;
+    const char **dates = malloc((r->n ? r->n : 1) * sizeof *dates);
+    if (!dates)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->n; i++)
+        dates[i] = r->text + r->date_off[i];
+    raid_status st = raid_har_input_add(hi, r->sym, r->n, dates, r->v[0], have[1] ? r->v[1] : NULL,
+                                        have[2] ? r->v[2] : NULL, have[3] ? r->v[3] : NULL, r->line);
+    free(dates);
     if (st != RAID_OK)
         return st;
-    if ((st = raid_har_input_set_source(hi, path, in->date_col)) != RAID_OK ||
-        (st = raid_har_input_set_names(hi, names[2], names[3], names[4], names[5])) != RAID_OK) {
-        raid_har_input_destroy(hi);
-        return st;
+    if (r->ndone == r->done_cap) {
+        const size_t cap = r->done_cap ? 2 * r->done_cap : 16;
+        if (grow((void **)&r->done, cap, sizeof *r->done) || grow((void **)&r->done_end, cap, sizeof *r->done_end))
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        r->done_cap = cap;
     }
-    /* runs: first row and length of each symbol */
-    size_t *first = malloc((in->nrows ? in->nrows : 1) * sizeof *first), *len = NULL, nsym = 0;
-    int64_t *lines = malloc((in->nrows ? in->nrows : 1) * sizeof *lines);
-    len = first && lines ? malloc((in->nrows ? in->nrows : 1) * sizeof *len) : NULL;
-    if (!len) {
-        free(first), free(lines);
-        raid_har_input_destroy(hi);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    r->done[r->ndone] = r->sym;
+    r->done_end[r->ndone++] = (uint64_t)r->line[r->n - 1];
+    r->sym = NULL;
+    r->n = 0;
+    r->text_len = 0;
+    return RAID_OK;
+}
+
+/* Append row i of batch b (date and values) to the current run. */
+static raid_status run_push(har_run *r, const raid_table *tb, const raid_tbatch *b, size_t i)
+{
+    if (r->n == r->cap) {
+        const size_t cap = r->cap ? 2 * r->cap : 1024;
+        int bad = grow((void **)&r->date_off, cap, sizeof *r->date_off) || grow((void **)&r->line, cap, sizeof *r->line);
+        for (int j = 0; j < 4 && !bad; j++)
+            bad = grow((void **)&r->v[j], cap, sizeof *r->v[j]);
+        if (bad)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        r->cap = cap;
     }
-    for (size_t r = 0; r < in->nrows && st == RAID_OK; r++) {
-        lines[r] = (int64_t)in->line[r];
-        if (nsym && !strcmp(in->sym[first[nsym - 1]], in->sym[r])) {
-            len[nsym - 1]++;
-            continue;
-        }
-        for (size_t q = 0; q < nsym; q++)
-            if (!strcmp(in->sym[first[q]], in->sym[r])) {
-                st = raid_fail(NULL, RAID_EPARSE,
-                               "%s:%zu: symbol '%s' again, after other symbols (its rows end on line %zu); the rows "
-                               "of a symbol must be contiguous (sort FILE by symbol, date)",
-                               path, in->line[r], in->sym[r], in->line[first[q] + len[q] - 1]);
-                break;
-            }
-        first[nsym] = r;
-        len[nsym++] = 1;
+    size_t len;
+    const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
+    if (r->text_len + len + 1 > r->text_cap) {
+        size_t cap = r->text_cap ? r->text_cap : 1 << 16;
+        while (cap < r->text_len + len + 1)
+            cap *= 2;
+        if (grow((void **)&r->text, cap, 1))
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        r->text_cap = cap;
     }
-    if (st == RAID_OK && !nsym)
-        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
-    for (size_t q = 0; q < nsym && st == RAID_OK; q++) {
-        const size_t f = first[q];
-        st = raid_har_input_add(hi, in->sym[f], len[q], (const char *const *)in->date + f, in->v[0] + f,
-                                in->have[1] ? in->v[1] + f : NULL, in->have[2] ? in->v[2] + f : NULL,
-                                in->have[3] ? in->v[3] + f : NULL, lines + f);
-    }
-    free(first), free(len), free(lines);
-    if (st != RAID_OK) {
-        raid_har_input_destroy(hi);
-        return st;
-    }
-    *out = hi;
+    memcpy(r->text + r->text_len, d, len + 1);
+    r->date_off[r->n] = r->text_len;
+    r->text_len += len + 1;
+    for (int j = 0; j < 4; j++)
+        r->v[j][r->n] = raid_table_col(tb, (size_t)(C_RV + j)) ? b->col[C_RV + j].f64[i] : NAN;
+    r->line[r->n++] = (int64_t)b->col[C_DATE].line[i];
     return RAID_OK;
 }
 
 raid_status raid_har_read_csv(const char *path, const char *const *names, int symbol_required, raid_har_model model,
                               raid_har_input **out)
 {
-    static const char *const defaults[6] = {"symbol", "date", "rv", "bpv", "rq", "jump_p"};
+    static const char *const roles[NCOL] = {"symbol", "date", "rv", "bpv", "rq", "jump_p"};
     if (!out || !path)
         return raid_fail(NULL, RAID_EINVAL, "raid_har_read_csv: NULL argument");
     *out = NULL;
-    const char *nm[6];
-    for (int j = 0; j < 6; j++)
-        nm[j] = names && names[j] ? names[j] : defaults[j];
-    const unsigned used = model == RAID_HAR_J ? 1u << 3 : model == RAID_HAR_CJ ? (1u << 3 | 1u << 5)
-                          : model == RAID_HAR_Q ? 1u << 4 : 0u;
-    har_rows rows;
-    char err[4096];
-    int io = 0;
-    if (har_read_rows(path, nm, symbol_required, used, &rows, err, sizeof err, &io) != 0) {
-        har_rows_free(&rows);
-        return raid_fail(NULL, !strcmp(err, "out of memory") ? RAID_ENOMEM : io ? RAID_EIO : RAID_EPARSE, "%s", err);
+    const char *nm[NCOL];
+    for (int j = 0; j < NCOL; j++)
+        nm[j] = names && names[j] ? names[j] : roles[j];
+    /* bit j: the model reads column j (symbol, date and rv always) */
+    const unsigned used = 7u | (model == RAID_HAR_J ? 1u << 3 : model == RAID_HAR_CJ ? (1u << 3 | 1u << 5)
+                                : model == RAID_HAR_Q ? 1u << 4 : 0u);
+    raid_tspec spec[NCOL];
+    for (int j = 0; j < NCOL; j++) {
+        spec[j].name = nm[j];
+        spec[j].what = roles[j];
+        spec[j].type = j < C_RV ? RAID_T_STRING : RAID_T_F64;
+        spec[j].flags = j < C_RV ? 0u : RAID_T_EMPTY_NA;
+        if (j == C_SYM && !symbol_required)
+            spec[j].flags |= RAID_T_OPTIONAL;
+        if (j > C_RV)
+            spec[j].flags |= RAID_T_OPTIONAL | RAID_T_YIELD | (used >> j & 1u ? 0u : RAID_T_DUP_FIRST);
     }
-    const raid_status st = har_rows_to_input(path, nm, &rows, out);
-    har_rows_free(&rows);
-    return st;
+    raid_table *tb = NULL;
+    raid_status st = raid_table_open(&tb, path, spec, NCOL);
+    if (st != RAID_OK)
+        return st;
+    raid_tbatch b;
+    if ((st = raid_tbatch_init(&b, tb)) != RAID_OK) {
+        raid_table_close(tb);
+        return st;
+    }
+    raid_har_input *hi = NULL;
+    har_run run;
+    memset(&run, 0, sizeof run);
+    int have[4];
+    for (int j = 0; j < 4; j++)
+        have[j] = raid_table_col(tb, (size_t)(C_RV + j)) != 0;
+    const int has_sym = raid_table_col(tb, C_SYM) != 0;
+    if ((st = raid_har_input_create(&hi)) == RAID_OK &&
+        (st = raid_har_input_set_source(hi, path, (int)raid_table_col(tb, C_DATE))) == RAID_OK)
+        st = raid_har_input_set_names(hi, nm[2], nm[3], nm[4], nm[5]);
+    /* A symbol seen again after others: the first such row, reported once the whole file has read well
+     * (a bad field anywhere comes first, as it always has). */
+    char again[RAID_ERRMSG_LEN / 2] = "";
+    size_t nrows = 0;
+    int done = 0;
+    while (st == RAID_OK && !done) {
+        const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
+        for (size_t i = 0; i < b.nrows && st == RAID_OK && !*again; i++, nrows++) {
+            size_t slen = 0;
+            const char *s = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
+            if (!run.sym || strcmp(run.sym, s)) {
+                for (size_t q = 0; q < run.ndone && !*again; q++)
+                    if (!strcmp(run.done[q], s))
+                        snprintf(again, sizeof again,
+                                 "%s:%llu: symbol '%s' again, after other symbols (its rows end on line %llu); the "
+                                 "rows of a symbol must be contiguous (sort FILE by symbol, date)",
+                                 path, (unsigned long long)b.col[C_DATE].line[i], s,
+                                 (unsigned long long)run.done_end[q]);
+                if (*again || (st = run_flush(&run, hi, have)) != RAID_OK)
+                    break;
+                if (!(run.sym = malloc(slen + 1))) {
+                    st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                    break;
+                }
+                memcpy(run.sym, s, slen + 1);
+            }
+            st = run_push(&run, tb, &b, i);
+        }
+        if (st == RAID_OK && rs != RAID_OK)
+            st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
+        if (*again && st == RAID_OK) /* read on for a bad field further on, keeping no rows */
+            while (!done && (st = raid_table_read(tb, &b, TABLE_ROWS, &done)) == RAID_OK) {
+            }
+    }
+    if (st == RAID_OK && *again)
+        st = raid_fail(NULL, RAID_EPARSE, "%s", again);
+    if (st == RAID_OK)
+        st = run_flush(&run, hi, have);
+    if (st == RAID_OK && !nrows)
+        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    run_free(&run);
+    raid_tbatch_free(&b);
+    raid_table_close(tb);
+    if (st != RAID_OK) {
+        raid_har_input_destroy(hi);
+        return st;
+    }
+    *out = hi;
+    return RAID_OK;
 }

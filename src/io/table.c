@@ -3,7 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "io/table.h"
 #include "core/internal.h"
-#include "io/csv_lines.h"
 #include "io/sticky.h"
 #include "io/tz.h"
 #include "io/utf8.h"
@@ -375,17 +374,37 @@ static int put_field(raid_table *t, raid_tbatch *b, size_t k, size_t row)
 /* Header and rows                                                                                 */
 /* ---------------------------------------------------------------------------------------------- */
 
+/* The header row: each field, left to right, is taken by the wanted columns of its name, in spec order.
+ * A wanted column named again further on is an error unless DUP_FIRST (the first occurrence is taken);
+ * a second wanted column of the same name as one that took the field is an error unless YIELD (it is then
+ * absent). Then the first absent column not OPTIONAL, in spec order, is an error. */
 static void process_header(raid_table *t)
 {
     t->header_done = 1;
     t->nfields = t->nhdr;
-    for (size_t k = 0; k < t->ncols; k++) {
+    for (size_t k = 0; k < t->ncols; k++)
         t->col[k] = SIZE_MAX;
-        for (size_t j = 0; j < t->nhdr; j++) {
-            if (strcasecmp(t->hdr[j], t->spec[k].name) == 0) {
-                t->col[k] = j;
-                break;
+    for (size_t j = 0; j < t->nhdr; j++) {
+        size_t taken = SIZE_MAX;
+        for (size_t k = 0; k < t->ncols; k++) {
+            if (strcasecmp(t->hdr[j], t->spec[k].name) != 0)
+                continue;
+            if (t->col[k] != SIZE_MAX) {
+                if (t->spec[k].flags & RAID_T_DUP_FIRST)
+                    continue;
+                pfail(t, t->hdr_line, j + 1, "duplicate column '%s' (also column %zu)", t->spec[k].name,
+                      t->col[k] + 1);
+                return;
             }
+            if (taken != SIZE_MAX) {
+                if (t->spec[k].flags & RAID_T_YIELD)
+                    continue;
+                pfail(t, t->hdr_line, j + 1, "column '%s' is given two roles (%s and %s columns)", t->hdr[j],
+                      t->spec[taken].what, t->spec[k].what);
+                return;
+            }
+            taken = k;
+            t->col[k] = j;
         }
     }
     for (size_t k = 0; k < t->ncols; k++) {
@@ -394,21 +413,6 @@ static void process_header(raid_table *t)
             return;
         }
     }
-    /* A wanted column named twice: report the earliest second occurrence. */
-    size_t dup = t->nhdr, dupk = SIZE_MAX;
-    for (size_t k = 0; k < t->ncols; k++) {
-        if (t->col[k] == SIZE_MAX)
-            continue;
-        for (size_t j = t->col[k] + 1; j < t->nhdr && j < dup; j++) {
-            if (strcasecmp(t->hdr[j], t->spec[k].name) == 0) {
-                dup = j;
-                dupk = k;
-                break;
-            }
-        }
-    }
-    if (dupk != SIZE_MAX)
-        pfail(t, t->hdr_line, dup + 1, "duplicate column '%s'", t->spec[dupk].name);
 }
 
 static void process_row(raid_table *t)
@@ -449,6 +453,17 @@ static int store(field_buf *f, const char *s, size_t n)
     f->s[n] = 0;
     f->len = n;
     return 0;
+}
+
+/* The number of lines that the row ending with terminator c (libcsv's row callback argument) and nfields
+ * fields completes: with CSV_REPALL_NL libcsv reports every line break as the end of a row (a blank line
+ * is a row of no fields), and CR, LF and CRLF each end one line; so 1, or 0 for the LF of a CRLF or the
+ * end of the input. *last_term keeps the previous terminator (start it at 0). */
+static int lines_ended(int c, size_t nfields, int *last_term)
+{
+    const int n = c == '\n' ? !(nfields == 0 && *last_term == '\r') : c == '\r';
+    *last_term = c;
+    return n;
 }
 
 /* libcsv callbacks */
@@ -520,7 +535,7 @@ static void on_row(int c, void *ud)
         else
             process_row(t);
     }
-    t->cur_line += (uint64_t)raid_csv_lines_ended(c, nf, &t->last_term);
+    t->cur_line += (uint64_t)lines_ended(c, nf, &t->last_term);
     t->fidx = 0;
 }
 

@@ -11,7 +11,9 @@
  * large the file is. docs/input.md gives the rules the user sees.
  *
  * Rules: every row has as many fields as the header; a NUL byte in any field (header included) is an
- * error; a wanted column named twice in the header is an error (other columns may repeat); string fields
+ * error; a wanted column named twice in the header is an error unless its spec says DUP_FIRST (other
+ * columns may repeat); one header column named by two wanted columns is an error unless the later one says
+ * YIELD (e.g. raid har's --rv-col bpv: rv takes the column, the optional bpv is absent); string fields
  * of wanted columns must be UTF-8; numbers are decimal only ([+-]digits[.digits][(e|E)[+-]digits], also
  * ".5" and "5."; no hex, inf, nan, blanks or other junk), read by strtod (so with LC_NUMERIC's decimal
  * point, "." in the "C" locale); a value too large for float64 reads as an infinity, for the caller to
@@ -42,14 +44,18 @@ typedef enum raid_ttype {
 enum {
     RAID_T_OPTIONAL = 1u,  /* the column may be absent from the header (raid_table_col then 0) */
     RAID_T_EMPTY_NA = 2u,  /* an empty field is missing (missing[i] = 1, f64 NAN, i64 0) instead of an error */
-    RAID_T_KEEP_TEXT = 4u  /* keep each field's text too (for messages), as for strings */
+    RAID_T_KEEP_TEXT = 4u, /* keep each field's text too (for messages), as for strings */
+    RAID_T_YIELD = 8u,     /* when an earlier wanted column takes the header column of this name, this one
+                              is absent (raid_table_col 0) instead of the error "given two roles" */
+    RAID_T_DUP_FIRST = 16u /* named twice in the header: the first occurrence is taken instead of the error
+                              "duplicate column" (a column the caller reads but does not need) */
 };
 
 #define RAID_T_NO_OFFSET INT32_MIN /* tz_s of a timestamp written without an offset */
 
 /* A wanted column: its header name (matched case-insensitively), the noun of its messages ("price":
- * "cannot parse price '12abc'"; NULL = the type's noun: string, date, timestamp, number, integer), its
- * type and flags. */
+ * "cannot parse price '12abc'", "column 'time' is given two roles (timestamp and price columns)"; NULL =
+ * the type's noun: string, date, timestamp, number, integer), its type and flags. */
 typedef struct raid_tspec {
     const char *name;
     const char *what;
@@ -86,8 +92,10 @@ static inline const char *raid_tcol_text(const raid_tcol *c, size_t i, size_t *l
 
 /* Open path ("-": standard input) and read its header row, mapping the ncols wanted columns (names
  * not empty; ncols >= 1). Errors: RAID_EIO ("FILE: reason"), RAID_EPARSE ("FILE:1:1: empty input (no
- * header row)", "FILE:LINE:1: missing column 'NAME'" for the first absent column not OPTIONAL in spec
- * order, "FILE:LINE:COL: duplicate column 'NAME'" at the earliest second occurrence of a wanted column,
+ * header row)"; in the header's field order, "FILE:LINE:COL: duplicate column 'NAME' (also column C)"
+ * at the second occurrence of a wanted column NAME (its spec's name) and "FILE:LINE:COL: column 'HDR'
+ * is given two roles (WHAT1 and WHAT2 columns)" (HDR as the header spells it, WHAT the specs' nouns);
+ * then "FILE:LINE:1: missing column 'NAME'" for the first absent column not OPTIONAL in spec order;
  * tokenising and NUL errors of the header), RAID_EINVAL (bad arguments), RAID_ENOMEM. On failure *out
  * is NULL. The specs' strings are copied. */
 raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec *cols, size_t ncols);
