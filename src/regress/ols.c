@@ -65,6 +65,7 @@
 #include "regress/ols_internal.h"
 
 #include <lapacke.h>
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -392,7 +393,9 @@ static void chol_solve(const chol *c, double *x)
         return;
     for (int i = 0; i < m; i++)
         x[i] *= c->dsc[i];
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', m, 1, c->fac, m, x, m);
+    const lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', m, 1, c->fac, m, x, m);
+    assert(info == 0); /* the factor exists (factor() succeeded) and the arguments are ours */
+    (void)info;
     for (int i = 0; i < m; i++)
         x[i] *= c->dsc[i];
 }
@@ -432,7 +435,9 @@ static void chol_inverse(const raid_reg_stats *s, const chol *c, double *inv)
     double a[RAID_REG_MAX_K * RAID_REG_MAX_K];
     if (m > 0) {
         memcpy(a, c->fac, sizeof(double) * (size_t)(m * m));
-        LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', m, a, m);
+        const lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', m, a, m);
+        assert(info == 0); /* a positive definite factor has an inverse */
+        (void)info;
     }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < m; j++) {
