@@ -69,10 +69,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--no-cpu] N...\n");
         return 1;
     }
-    char err[4096];
     raid_ctx *dev = NULL, *cpu = NULL;
-    if (raid_ctx_create(&dev, device, err, sizeof err) != RAID_OK || raid_ctx_create(&cpu, "cpu", err, sizeof err) != RAID_OK) {
-        fprintf(stderr, "bench_realized: %s\n", err);
+    if (raid_ctx_create(&dev, device) != RAID_OK || raid_ctx_create(&cpu, "cpu") != RAID_OK) {
+        fprintf(stderr, "bench_realized: %s\n", raid_errmsg());
         return 1;
     }
     raid_ctx_set_precision(dev, prec);

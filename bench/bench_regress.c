@@ -84,7 +84,7 @@ static int run_windows(raid_ctx *ctx, raid_ctx *const *cpus, const panel *P, con
         const raid_status r = raid_reg_stats_range(cpu, blk + s * P->nblk, (size_t)P->B, P->X + row0 * k, P->y + row0,
                                                    k, a, e, &st);
         raid_ols o;
-        if (r != RAID_OK || raid_ols_from_stats(&st, 1, &o, NULL, 0) != RAID_OK) {
+        if (r != RAID_OK || raid_ols_from_stats(&st, 1, &o) != RAID_OK) {
             bad++;
             memset(o.beta, 0, sizeof o.beta);
             o.k = 0; /* no robust errors for this window */
@@ -193,19 +193,17 @@ int main(int argc, char **argv)
         for (long b = 0; b < P.nblk; b++)
             off[s * P.nblk + b] = (int64_t)(s * P.R + (b * B < P.R ? b * B : P.R));
     off[S * P.nblk] = (int64_t)n;
-    char err[4096];
     raid_ctx *ctx[2] = {NULL, NULL};
     const int nthr = omp_get_max_threads();
     raid_ctx **cpus = calloc((size_t)nthr, sizeof *cpus);
-    if (!cpus || raid_ctx_create(&ctx[0], device, err, sizeof err) != RAID_OK ||
-        raid_ctx_create(&ctx[1], "cpu", err, sizeof err) != RAID_OK) {
-        fprintf(stderr, "%s\n", err);
+    if (!cpus || raid_ctx_create(&ctx[0], device) != RAID_OK || raid_ctx_create(&ctx[1], "cpu") != RAID_OK) {
+        fprintf(stderr, "%s\n", cpus ? raid_errmsg() : "out of memory");
         return 1;
     }
     cpus[0] = ctx[1];
     for (int i = 1; i < nthr; i++)
-        if (raid_ctx_create(&cpus[i], "cpu", err, sizeof err) != RAID_OK) {
-            fprintf(stderr, "%s\n", err);
+        if (raid_ctx_create(&cpus[i], "cpu") != RAID_OK) {
+            fprintf(stderr, "%s\n", raid_errmsg());
             return 1;
         }
     raid_ctx_set_precision(ctx[0], prec);

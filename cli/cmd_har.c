@@ -190,10 +190,9 @@ int cmd_har(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     }
     const char *in_path = argv[optind];
-    char err[4096];
-    raid_status st = raid_ctx_create(&ctx, device, err, sizeof err);
+    raid_status st = raid_ctx_create(&ctx, device);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid har: %s\n", err);
+        fprintf(stderr, "raid har: %s\n", raid_errmsg());
         raid_har_spec_destroy(sp);
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
     }

@@ -244,11 +244,10 @@ int cmd_precision_report(int argc, char **argv)
     if (!device || !*device)
         device = "opencl";
 
-    char err[1024] = "";
     raid_ctx *dev = NULL, *cpu = NULL;
-    raid_status st = raid_ctx_create(&dev, device, err, sizeof err);
+    raid_status st = raid_ctx_create(&dev, device);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid precision-report: device %s: %s\n", device, err[0] ? err : raid_strerror(st));
+        fprintf(stderr, "raid precision-report: device %s: %s\n", device, raid_errmsg());
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
     }
     if (raid_ctx_backend(dev) != RAID_BACKEND_OPENCL)
@@ -256,9 +255,9 @@ int cmd_precision_report(int argc, char **argv)
                         "not exercised\n", raid_ctx_device_name(dev));
     st = raid_ctx_set_precision(dev, RAID_PREC_F32);
     if (st == RAID_OK)
-        st = raid_ctx_create(&cpu, "cpu", err, sizeof err);
-    if (st != RAID_OK) {
-        fprintf(stderr, "raid precision-report: %s\n", err[0] ? err : raid_ctx_errmsg(dev));
+        st = raid_ctx_create(&cpu, "cpu");
+    if (st != RAID_OK) { /* either call's message (set_precision's is also the context's) */
+        fprintf(stderr, "raid precision-report: %s\n", raid_errmsg());
         raid_ctx_destroy(dev);
         return EXIT_DEVICE;
     }

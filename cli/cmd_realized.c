@@ -152,11 +152,10 @@ int cmd_realized(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    char err[4096];
     raid_ctx *ctx = NULL, *cpu = NULL;
-    raid_status st = raid_ctx_create(&ctx, device, err, sizeof err);
+    raid_status st = raid_ctx_create(&ctx, device);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid realized: %s\n", err);
+        fprintf(stderr, "raid realized: %s\n", raid_errmsg());
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
     }
     raid_ctx_set_precision(ctx, prec);
@@ -167,14 +166,14 @@ int cmd_realized(int argc, char **argv)
         raid_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
-    if (check && (st = raid_ctx_create(&cpu, "cpu", err, sizeof err)) != RAID_OK) {
-        fprintf(stderr, "raid realized: %s\n", err);
+    if (check && (st = raid_ctx_create(&cpu, "cpu")) != RAID_OK) {
+        fprintf(stderr, "raid realized: %s\n", raid_errmsg());
         raid_ctx_destroy(ctx);
         return EXIT_DEVICE;
     }
 
     raid_reader *rd = NULL;
-    st = raid_reader_open(&rd, in_path, &ro, NULL, 0);
+    st = raid_reader_open(&rd, in_path, &ro);
     if (st != RAID_OK) {
         fprintf(stderr, "raid realized: %s\n", raid_errmsg());
         raid_ctx_destroy(ctx);

@@ -99,10 +99,9 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "raid simulate: --iv and -o name the same file '%s'\n", out);
         return EXIT_USAGE;
     }
-    char err[1024] = "";
-    raid_status st = raid_simulate_csv(&o, out, iv, err, sizeof err);
+    raid_status st = raid_simulate_csv(&o, out, iv);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid simulate: %s\n", err[0] ? err : raid_strerror(st));
+        fprintf(stderr, "raid simulate: %s\n", raid_errmsg());
         return st == RAID_EINVAL ? EXIT_USAGE : EXIT_INPUT;
     }
     return 0;

@@ -54,10 +54,9 @@ int main(int argc, char **argv)
         raid_har_spec_destroy(spec);
         return 2;
     }
-    char err[512];
     raid_ctx *ctx;
-    if (raid_ctx_create(&ctx, "cpu", err, sizeof err) != RAID_OK) {
-        fprintf(stderr, "har_rolling: %s\n", err);
+    if (raid_ctx_create(&ctx, "cpu") != RAID_OK) {
+        fprintf(stderr, "har_rolling: %s\n", raid_errmsg());
         return 4;
     }
     raid_har_result *res;

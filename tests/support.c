@@ -125,10 +125,9 @@ const char *t_device(void)
 
 raid_ctx *t_open_ctx(const char *dev)
 {
-    char err[4096];
     raid_ctx *c = NULL;
-    if (raid_ctx_create(&c, dev, err, sizeof err) != RAID_OK)
-        fail_msg("raid_ctx_create(%s): %s", dev, err);
+    if (raid_ctx_create(&c, dev) != RAID_OK)
+        fail_msg("raid_ctx_create(%s): %s", dev, raid_errmsg());
     return c;
 }
 

@@ -14,9 +14,10 @@ static raid_status read_all(const char *path, const raid_read_opts *o, raid_batc
                             char *err, size_t errlen, raid_reader **keep)
 {
     raid_reader *rd = NULL;
-    raid_status s = raid_reader_open(&rd, path, o, err, errlen);
+    raid_status s = raid_reader_open(&rd, path, o);
     if (s != RAID_OK) {
         assert_null(rd);
+        snprintf(err, errlen, "%s", raid_errmsg());
         return s;
     }
     int done = 0;
@@ -25,7 +26,7 @@ static raid_status read_all(const char *path, const raid_read_opts *o, raid_batc
         size_t before = b->nseg;
         s = raid_reader_next(rd, b, max_returns, &done);
         if (s != RAID_OK) {
-            snprintf(err, errlen, "%s", raid_reader_errmsg(rd));
+            snprintf(err, errlen, "%s", raid_errmsg());
             raid_reader_close(rd);
             return s;
         }
@@ -460,43 +461,46 @@ static void test_errors(void **st)
 
     /* Open errors: unknown tz, missing file, bad options. */
     raid_reader *rd = NULL;
-    char err[256];
     const char *p = write_tmp("ok.csv", "timestamp,price\n2020-01-02T10:00:00,1\n");
     o.tz = "Nowhere/Land";
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
-    assert_string_equal(err, "unknown time zone 'Nowhere/Land'");
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "unknown time zone 'Nowhere/Land'");
     assert_null(rd);
     o = opts(0);
-    assert_int_equal(raid_reader_open(&rd, t_tmppath("does-not-exist.csv"), &o, err, sizeof err), RAID_EIO);
+    assert_int_equal(raid_reader_open(&rd, t_tmppath("does-not-exist.csv"), &o), RAID_EIO);
     assert_null(rd);
+    char want[600];
+    snprintf(want, sizeof want, "%s: No such file or directory", t_tmppath("does-not-exist.csv"));
+    assert_string_equal(raid_errmsg(), want);
     o.sample_us = -1;
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_EINVAL);
     o = opts(0);
     o.session_start_s = 100;
     o.session_end_s = 86401;
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "raid_reader_open: session window 100..86401 out of range");
     o.session_start_s = 86400;
     o.session_end_s = 50;
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_EINVAL);
     o = opts(0);
     o.kind = (raid_input_kind)7;
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_EINVAL);
     assert_null(rd);
     /* Errors are sticky. */
     p = write_tmp("sticky.csv", "timestamp,price\n2020-01-02T10:00:00,-1\n");
     o = opts(0);
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_OK);
-    assert_string_equal(raid_reader_errmsg(rd), "");
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_OK);
     raid_batch b;
     raid_batch_init(&b);
     int done = 7;
     assert_int_equal(raid_reader_next(rd, &b, 10, &done), RAID_EPARSE);
     assert_int_equal(done, 0);
-    assert_int_equal(raid_reader_next(rd, &b, 10, &done), RAID_EPARSE);
-    char want[600];
     snprintf(want, sizeof want, "%s:2:2: price must be positive and finite: '-1'", p);
-    assert_string_equal(raid_reader_errmsg(rd), want);
+    assert_string_equal(raid_errmsg(), want);
+    int64_t us;
+    assert_int_equal(raid_parse_sample("5parsecs", &us), RAID_EINVAL); /* another message in between */
+    assert_int_equal(raid_reader_next(rd, &b, 10, &done), RAID_EPARSE);
+    assert_string_equal(raid_errmsg(), want); /* set again by the sticky failure */
     raid_reader_close(rd);
     raid_batch_free(&b);
 }
@@ -557,8 +561,7 @@ static void test_stdin(void **st)
     assert_non_null(freopen(p, "r", stdin));
     raid_read_opts o = opts(0);
     raid_reader *rd = NULL;
-    char err[256];
-    assert_int_equal(raid_reader_open(&rd, "-", &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_reader_open(&rd, "-", &o), RAID_OK);
     raid_batch b;
     raid_batch_init(&b);
     int done = 0;
@@ -655,8 +658,7 @@ static void test_trades(void **st)
     /* Batching: max_returns 1 delivers one segment per call. */
     raid_read_opts o = opts(300000000);
     raid_reader *rd = NULL;
-    char err[256];
-    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o), RAID_OK);
     raid_batch b;
     raid_batch_init(&b);
     int done = 0;
@@ -874,12 +876,11 @@ static void test_empty_tz(void **st)
     raid_read_opts o = opts(0);
     o.tz = "";
     raid_reader *rd = NULL;
-    char err[256];
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
-    assert_string_equal(err, "unknown time zone ''");
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "unknown time zone ''");
     assert_null(rd);
     o.tz = NULL;
-    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_reader_open(&rd, p, &o), RAID_OK);
     raid_reader_close(rd);
 }
 

@@ -49,13 +49,12 @@ static void read_csv(const char *path, const raid_read_opts *o, segs *out)
     memset(out, 0, sizeof *out);
     raid_batch_init(&out->b);
     raid_reader *rd = NULL;
-    char err[1024];
-    if (raid_reader_open(&rd, path, o, err, sizeof err) != RAID_OK)
-        fail_msg("%s", err);
+    if (raid_reader_open(&rd, path, o) != RAID_OK)
+        fail_msg("%s", raid_errmsg());
     int done = 0;
     while (!done)
         if (raid_reader_next(rd, &out->b, 1000, &done) != RAID_OK)
-            fail_msg("%s", raid_reader_errmsg(rd));
+            fail_msg("%s", raid_errmsg());
     keep_names(out, rd_name, rd);
     out->nnotices = raid_reader_notice_count(rd);
     raid_reader_close(rd);

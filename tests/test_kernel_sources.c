@@ -472,10 +472,9 @@ static void test_kernel_build_errors(void **state)
     if (!t_have_opencl())
         skip();
     raid_ctx *ctx = NULL;
-    char err[512] = "";
-    raid_status s = raid_ctx_create(&ctx, "opencl", err, sizeof err);
+    raid_status s = raid_ctx_create(&ctx, "opencl");
     if (s != RAID_OK)
-        fail_msg("raid_ctx_create(opencl): %d %s", (int)s, err);
+        fail_msg("raid_ctx_create(opencl): %d %s", (int)s, raid_errmsg());
     raid_kernel *k = NULL, *k2 = NULL;
 
     /* control: the real kernel builds, and a second request comes from the cache */

@@ -145,8 +145,7 @@ static void test_exact_linear(void **state)
     raid_reg_stats s;
     fill_stats(X, y, 10, 2, &s);
     raid_ols o;
-    char err[256];
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     assert_int_equal(o.k, 2);
     assert_int_equal(o.n, 10);
     assert_rel(o.beta[0], 2.0, 1e-14);
@@ -165,7 +164,7 @@ static void test_exact_linear(void **state)
         y3[t] = 1.0 - 2.0 * x1 + 0.5 * x2;
     }
     fill_stats(X3, y3, 40, 3, &s);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     assert_true(fabs(o.beta[0] - 1.0) < 1e-13);
     assert_true(fabs(o.beta[1] + 2.0) < 1e-13);
     assert_true(fabs(o.beta[2] - 0.5) < 1e-13);
@@ -180,7 +179,7 @@ static void test_exact_textbook(void **state)
     raid_reg_stats s;
     fill_stats(X, y, 5, 2, &s);
     raid_ols o;
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     assert_rel(o.beta[0], 2.2, 1e-14);
     assert_rel(o.beta[1], 0.6, 1e-14);
     assert_rel(o.ssr, 2.4, 1e-13);
@@ -198,7 +197,7 @@ static void test_exact_textbook(void **state)
     /* No intercept (uncentred R^2): y = 1, 2, 3 on x = 1: beta 2, SSR 2, sigma^2 1, se sqrt(1/3) */
     const double X1[] = {1, 1, 1}, y1[] = {1, 2, 3};
     fill_stats(X1, y1, 3, 1, &s);
-    assert_int_equal(raid_ols_from_stats(&s, 0, &o, NULL, 0), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 0, &o), RAID_OK);
     assert_rel(o.beta[0], 2.0, 1e-15);
     assert_rel(o.ssr, 2.0, 1e-15);
     assert_rel(o.se[0], sqrt(1.0 / 3.0), 1e-15);
@@ -208,7 +207,7 @@ static void test_exact_textbook(void **state)
     t = 2.0 * sqrt(3.0);
     assert_rel(o.pvalue[0], 1.0 - t / sqrt(t * t + 2.0), 1e-13);
     /* the same with an intercept flag: centred R^2 = 1 - SSR / TSS = 0 */
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     assert_true(fabs(o.r2) < 1e-15);
 }
 
@@ -242,10 +241,9 @@ static void test_random_vs_qr(void **state)
         raid_reg_stats s;
         fill_stats(X, y, n, k, &s);
         raid_ols o;
-        char err[256] = "";
-        raid_status st = raid_ols_from_stats(&s, icpt, &o, err, sizeof err);
+        raid_status st = raid_ols_from_stats(&s, icpt, &o);
         if (st != RAID_OK)
-            fail_msg("problem %d (n %d, k %d): %s", p, n, k, err);
+            fail_msg("problem %d (n %d, k %d): %s", p, n, k, raid_errmsg());
         double beta[RAID_REG_MAX_K], ssr, inv[RAID_REG_MAX_K * RAID_REG_MAX_K];
         ref_qr(X, y, n, k, beta, &ssr, inv);
         double sigma2 = ssr / (n - k);
@@ -386,7 +384,7 @@ static void test_robust_vs_sandwich(void **state)
     raid_reg_stats s;
     fill_stats(X, y, n, k, &s);
     raid_ols o, o0;
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     o0 = o;
     const int64_t off[] = {0, n};
     double *meat = malloc(sizeof(double) * (L + 1) * k * k);
@@ -469,7 +467,7 @@ static void test_robust_vs_sandwich(void **state)
         raid_ctx *cpu = t_open_ctx("cpu");
         assert_int_equal(raid_reg_stats_compute(cpu, Xs, y, k, of, 1, &ss), RAID_OK);
         raid_ctx_destroy(cpu);
-        assert_int_equal(raid_ols_from_stats(&ss, 1, &os, NULL, 0), RAID_OK);
+        assert_int_equal(raid_ols_from_stats(&ss, 1, &os), RAID_OK);
         assert_int_equal(raid_reg_meat_compute(NULL, Xs, y, k, of, 1, os.beta, L, meat), RAID_OK);
         raid_ols ro = os;
         assert_int_equal(raid_ols_robust(&ss, meat, L, RAID_SE_NW, &ro), big ? RAID_ESINGULAR : RAID_OK);
@@ -501,10 +499,9 @@ static void test_singular(void **state)
     raid_reg_stats s;
     fill_stats(X, y, n, 3, &s);
     raid_ols o;
-    char err[512] = "";
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_ESINGULAR);
-    printf("[ singular ] %s\n", err);
-    assert_non_null(strstr(err, "condition number"));
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_ESINGULAR);
+    printf("[ singular ] %s\n", raid_errmsg());
+    assert_non_null(strstr(raid_errmsg(), "condition number"));
     assert_true(isnan(o.beta[0]));
     assert_true(!(o.cond <= RAID_REG_MAX_COND));
     o.k = 3;
@@ -516,10 +513,9 @@ static void test_singular(void **state)
     for (int t = 0; t < n; t++)
         X[3 * t + 2] = X[3 * t + 1] + 1e-7 * gauss();
     fill_stats(X, y, n, 3, &s);
-    err[0] = '\0';
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_ESINGULAR);
-    printf("[ ill-conditioned ] %s\n", err);
-    const char *c = strstr(err, "condition number estimate ");
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_ESINGULAR);
+    printf("[ ill-conditioned ] %s\n", raid_errmsg());
+    const char *c = strstr(raid_errmsg(), "condition number estimate ");
     assert_non_null(c);
     double cond = strtod(c + strlen("condition number estimate "), NULL);
     assert_true(cond > 1e12);
@@ -529,14 +525,14 @@ static void test_singular(void **state)
     for (int t = 0; t < n; t++)
         X[3 * t + 2] = 0.0;
     fill_stats(X, y, n, 3, &s);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_ESINGULAR);
-    assert_non_null(strstr(err, "condition number"));
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_ESINGULAR);
+    assert_non_null(strstr(raid_errmsg(), "condition number"));
 
     /* mildly collinear is still accepted (cond ~ 1e6) */
     for (int t = 0; t < n; t++)
         X[3 * t + 2] = X[3 * t + 1] + 1e-3 * gauss();
     fill_stats(X, y, n, 3, &s);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     assert_true(o.cond > 1e4 && o.cond < 1e9);
 }
 
@@ -559,9 +555,8 @@ static void test_large_mean(void **state)
     raid_reg_stats s;
     fill_stats(X, y, n, k, &s);
     raid_ols o;
-    char err[256] = "";
-    if (raid_ols_from_stats(&s, 1, &o, err, sizeof err) != RAID_OK)
-        fail_msg("%s", err);
+    if (raid_ols_from_stats(&s, 1, &o) != RAID_OK)
+        fail_msg("%s", raid_errmsg());
     double beta[RAID_REG_MAX_K], ssr, inv[RAID_REG_MAX_K * RAID_REG_MAX_K];
     ref_qr(X, y, n, k, beta, &ssr, inv);
     /* The intercept (-1e5 +- 5e5) is ill-determined: QR of X (condition ~1e7) loses about 1e-8 of it.
@@ -620,8 +615,8 @@ static void test_large_mean(void **state)
     for (int t = 0; t < n; t++)
         X[t * k + 2] = 2.0;
     fill_stats(X, y, n, k, &s);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_ESINGULAR);
-    assert_non_null(strstr(err, "condition number"));
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_ESINGULAR);
+    assert_non_null(strstr(raid_errmsg(), "condition number"));
     free(X);
     free(y);
 }
@@ -632,28 +627,27 @@ static void test_invalid(void **state)
     const double X[] = {1, 1, 1, 2, 1, 3}, y[] = {1, 2, 4};
     raid_reg_stats s;
     raid_ols o;
-    char err[256] = "";
     fill_stats(X, y, 2, 2, &s); /* n == k */
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_EINVAL);
-    assert_non_null(strstr(err, "n = 2"));
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "n = 2"));
     fill_stats(X, y, 1, 2, &s); /* n < k */
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_EINVAL);
     fill_stats(X, y, 3, 2, &s);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     raid_reg_stats b = s;
     b.k = 0;
-    assert_int_equal(raid_ols_from_stats(&b, 1, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(&b, 1, &o), RAID_EINVAL);
     b.k = RAID_REG_MAX_K + 1;
     b.n = 100;
-    assert_int_equal(raid_ols_from_stats(&b, 1, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(&b, 1, &o), RAID_EINVAL);
     b = s;
     b.xty[1] = NAN;
-    assert_int_equal(raid_ols_from_stats(&b, 1, &o, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(&b, 1, &o), RAID_EINVAL);
     b = s;
     b.xtx[1] = INFINITY;
-    assert_int_equal(raid_ols_from_stats(&b, 1, &o, err, sizeof err), RAID_EINVAL);
-    assert_int_equal(raid_ols_from_stats(NULL, 1, &o, err, sizeof err), RAID_EINVAL);
-    assert_int_equal(raid_ols_from_stats(&s, 1, NULL, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(&b, 1, &o), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(NULL, 1, &o), RAID_EINVAL);
+    assert_int_equal(raid_ols_from_stats(&s, 1, NULL), RAID_EINVAL);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -291,7 +291,7 @@ static void test_meat_large_levels(void **state)
     raid_reg_stats s;
     raid_ols o;
     assert_int_equal(raid_reg_stats_compute(cpu, X, y, k, off, 1, &s), RAID_OK);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     const size_t nc = (size_t)(L + 1) * k * k;
     double *h = malloc(nc * sizeof *h), *d = malloc(nc * sizeof *d);
     assert_int_equal(raid_reg_meat_compute(cpu, X, y, k, off, 1, o.beta, L, h), RAID_OK);
@@ -359,7 +359,7 @@ static void test_meat_level_se(void **state)
     double beta[8], *mc = malloc(2 * nc * sizeof *mc), *md = malloc(2 * nc * sizeof *md);
     assert_int_equal(raid_reg_stats_compute(cpu, X, y, k, off, 2, s), RAID_OK);
     for (int g = 0; g < 2; g++) {
-        assert_int_equal(raid_ols_from_stats(&s[g], 1, &o[g], NULL, 0), RAID_OK);
+        assert_int_equal(raid_ols_from_stats(&s[g], 1, &o[g]), RAID_OK);
         memcpy(beta + g * k, o[g].beta, k * sizeof *beta);
     }
     assert_int_equal(raid_reg_meat_compute(cpu, X, y, k, off, 2, beta, L, mc), RAID_OK);
@@ -427,7 +427,7 @@ static void test_robust_at_centre(void **state)
     raid_reg_stats s;
     raid_ols o;
     assert_int_equal(raid_reg_stats_compute(cpu, X, y, k, off, 1, &s), RAID_OK);
-    assert_int_equal(raid_ols_from_stats(&s, 1, &o, NULL, 0), RAID_OK);
+    assert_int_equal(raid_ols_from_stats(&s, 1, &o), RAID_OK);
     const size_t nc = (size_t)(L + 1) * k * k;
     double *meat = malloc(nc * sizeof *meat), centre[4] = {0, s.mean[1], s.mean[2], s.mean[3]};
     raid_ols r = o;

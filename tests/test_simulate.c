@@ -255,7 +255,6 @@ static void test_bad_options(void **state)
 {
     (void)state;
     double r[8], iv[2];
-    char err[256];
     const char *path = t_tmppath("bad.csv");
     for (int k = 0; k < 14; k++) {
         raid_sim_opts o;
@@ -278,16 +277,17 @@ static void test_bad_options(void **state)
         case 13: o.jump_rate = NAN; break;
         }
         assert_int_equal(raid_simulate_returns(&o, r, iv), RAID_EINVAL);
-        err[0] = 0;
-        assert_int_equal(raid_simulate_csv(&o, path, NULL, err, sizeof err), RAID_EINVAL);
-        assert_true(strlen(err) > 0);
+        assert_int_equal(raid_simulate_csv(&o, path, NULL), RAID_EINVAL);
+        assert_int_equal(strncmp(raid_errmsg(), "simulate: ", 10), 0);
         assert_false(t_file_exists(path));
     }
     raid_sim_opts o;
     raid_sim_opts_init(&o);
     assert_int_equal(raid_simulate_returns(NULL, r, iv), RAID_EINVAL);
     assert_int_equal(raid_simulate_returns(&o, NULL, iv), RAID_EINVAL);
-    assert_int_equal(raid_simulate_csv(&o, NULL, NULL, err, sizeof err), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "simulate: the returns array is NULL");
+    assert_int_equal(raid_simulate_csv(&o, NULL, NULL), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "simulate: no output path");
     /* Boundary values are accepted. */
     o.obs_per_day = 2;
     o.rho = -1;
@@ -310,8 +310,7 @@ static void test_csv(void **state)
     o.noise_sd = 1e-4;
     o.jump_rate = 1;
     const char *p = t_tmppath("prices.csv"), *v = t_tmppath("iv.csv");
-    char err[512];
-    assert_int_equal(raid_simulate_csv(&o, p, v, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_simulate_csv(&o, p, v), RAID_OK);
     assert_int_equal(count_tmp_files(), 0);
     char *txt = t_read_file(p), *ivt = t_read_file(v);
     assert_non_null(txt);
@@ -369,12 +368,12 @@ static void test_csv(void **state)
 
     /* Same seed: same bytes; another seed: other bytes. */
     const char *p2 = t_tmppath("prices2.csv");
-    assert_int_equal(raid_simulate_csv(&o, p2, NULL, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_simulate_csv(&o, p2, NULL), RAID_OK);
     char *txt2 = t_read_file(p2);
     assert_string_equal(txt, txt2);
     free(txt2);
     o.seed = 99;
-    assert_int_equal(raid_simulate_csv(&o, p2, NULL, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_simulate_csv(&o, p2, NULL), RAID_OK);
     txt2 = t_read_file(p2);
     assert_string_not_equal(txt, txt2);
     free(txt2);
@@ -385,7 +384,7 @@ static void test_csv(void **state)
     o.nsymbols = 1;
     o.ndays = 1;
     o.obs_per_day = 8;
-    assert_int_equal(raid_simulate_csv(&o, p2, NULL, err, sizeof err), RAID_OK);
+    assert_int_equal(raid_simulate_csv(&o, p2, NULL), RAID_OK);
     txt2 = t_read_file(p2);
     assert_non_null(strstr(txt2, "\nS0001,2020-01-02T09:30:00.000000,"));
     assert_non_null(strstr(txt2, "\nS0001,2020-01-02T10:25:42.857143,"));
@@ -399,13 +398,11 @@ static void test_csv_io_error(void **state)
     raid_sim_opts o;
     raid_sim_opts_init(&o);
     o.obs_per_day = 10;
-    char err[512] = "";
-    assert_int_equal(raid_simulate_csv(&o, t_tmppath("no/such/dir/p.csv"), NULL, err, sizeof err),
-                     RAID_EIO);
-    assert_true(strlen(err) > 0);
+    assert_int_equal(raid_simulate_csv(&o, t_tmppath("no/such/dir/p.csv"), NULL), RAID_EIO);
+    assert_non_null(strstr(raid_errmsg(), "no/such/dir/p.csv"));
     /* The iv file fails: no prices file and no temporaries either. */
     const char *p = t_tmppath("p_ioerr.csv");
-    assert_int_equal(raid_simulate_csv(&o, p, t_tmppath("no/such/iv.csv"), err, sizeof err), RAID_EIO);
+    assert_int_equal(raid_simulate_csv(&o, p, t_tmppath("no/such/iv.csv")), RAID_EIO);
     assert_false(t_file_exists(p));
     assert_int_equal(count_tmp_files(), 0);
 }
@@ -419,15 +416,17 @@ static void test_csv_absurd(void **state)
     o.obs_per_day = 10;
     o.jump_rate = 1000;
     o.jump_sd = 1e308;
-    char err[512] = "";
     const char *p = t_tmppath("p_absurd.csv"), *v = t_tmppath("v_absurd.csv");
-    assert_int_equal(raid_simulate_csv(&o, p, v, err, sizeof err), RAID_EINVAL);
-    assert_non_null(strstr(err, "range"));
+    assert_int_equal(raid_simulate_csv(&o, p, v), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "range"));
     assert_false(t_file_exists(p));
     assert_false(t_file_exists(v));
     raid_sim_opts_init(&o);
     o.obs_per_day = 10;
-    assert_int_equal(raid_simulate_csv(&o, p, p, err, sizeof err), RAID_EINVAL);
+    assert_int_equal(raid_simulate_csv(&o, p, p), RAID_EINVAL);
+    char want[4200];
+    snprintf(want, sizeof want, "simulate: the prices and iv files are the same file '%s'", p);
+    assert_string_equal(raid_errmsg(), want);
     assert_false(t_file_exists(p));
     assert_int_equal(count_tmp_files(), 0);
 }
@@ -473,8 +472,7 @@ static void test_cli_simulate(void **state)
     o.jump_sd = 0.004;
     o.noise_sd = 1e-5;
     const char *p2 = t_tmppath("lib_prices.csv");
-    char ebuf[256];
-    assert_int_equal(raid_simulate_csv(&o, p2, NULL, ebuf, sizeof ebuf), RAID_OK);
+    assert_int_equal(raid_simulate_csv(&o, p2, NULL), RAID_OK);
     char *txt2 = t_read_file(p2);
     assert_string_equal(txt, txt2);
     free(txt);

@@ -10,8 +10,10 @@
  * Conventions
  *   - Every fallible function returns a raid_status; RAID_OK is 0; raid_strerror() names the status.
  *     The message of a failure: raid_ctx_errmsg(ctx) for a call that takes a context, raid_errmsg()
- *     (thread-local) for a call that takes none. (Being moved to this rule: calls that still take an
- *     errbuf, and the reader's raid_reader_errmsg, say so in their comments.)
+ *     (thread-local) for a call that takes none (a failing call on a context sets both; one given a NULL
+ *     context, raid_errmsg() only). No call takes an error buffer, and no handle keeps a message of its
+ *     own: each header's "Errors:" names the statuses and where the message is. Inputs always get a
+ *     status; the library's internal invariants are assert()ed (in builds without NDEBUG).
  *   - No global mutable state other than raid_errmsg's thread-local message: everything lives in the
  *     handles below. A raid_ctx may be used by one
  *     thread at a time; create one per thread or serialise calls. A process normally holds one context
@@ -91,9 +93,9 @@ typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precisi
  *  device: "auto" (the first OpenCL GPU, else cpu), "cpu" (float64 reference, OpenMP), "opencl" (the
  *  first OpenCL device of any type) or "opencl:P.D" (platform P, device D, 0-based, as `raid devices`
  *  lists them). NULL means the environment variable RAID_DEVICE, or "auto" when it is unset.
- *  Errors: RAID_EINVAL (unknown spec), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM. On failure *out is NULL;
- *  a message is written to errbuf (if not NULL, errbuf_len bytes at most). */
-RAID_API raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len);
+ *  Errors: RAID_EINVAL (unknown spec, out NULL), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM; message:
+ *  raid_errmsg() (there is no context to hold it). On failure *out is NULL. */
+RAID_API raid_status raid_ctx_create(raid_ctx **out, const char *device);
 
 /** Destroy a context and every device resource it holds. NULL is a no-op. */
 RAID_API void raid_ctx_destroy(raid_ctx *ctx);
@@ -105,14 +107,16 @@ RAID_API const char *raid_ctx_device_name(const raid_ctx *ctx);
 /** The message of the last failure on this context ("" if none). Valid until the next call on ctx. */
 RAID_API const char *raid_ctx_errmsg(const raid_ctx *ctx);
 
-/** Precision policy (ignored by the cpu backend, which is float64 throughout). Default RAID_PREC_DF. */
+/** Precision policy (ignored by the cpu backend, which is float64 throughout). Default RAID_PREC_DF.
+ *  Errors: RAID_EINVAL (unknown policy; ctx NULL: raid_errmsg() only). */
 RAID_API raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p);
 RAID_API raid_precision raid_ctx_precision(const raid_ctx *ctx);
 
 /** Chunk plan policy: chunk_len returns per chunk (default 4096), reduced by one work-group of
  *  wg_width work-items (default 256). chunk_len must be a positive multiple of wg_width, wg_width a
  *  power of two in [1, 1024] and at most the device's work-group limit. Device results are bitwise
- *  reproducible for a given (chunk_len, wg_width). Errors: RAID_EINVAL. */
+ *  reproducible for a given (chunk_len, wg_width). Errors: RAID_EINVAL (raid_ctx_errmsg; ctx NULL:
+ *  raid_errmsg() only). */
 RAID_API raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width);
 RAID_API void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);
 
@@ -143,7 +147,8 @@ typedef struct raid_device_info {
 } raid_device_info;
 
 /** List OpenCL devices. Writes up to cap entries to out and their total number to *count.
- *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK. */
+ *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK.
+ *  out may be NULL (then only the count). Errors: RAID_EINVAL (count NULL); message: raid_errmsg(). */
 RAID_API raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
 
 #ifdef __cplusplus

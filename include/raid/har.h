@@ -73,7 +73,8 @@ RAID_API const char *raid_har_transform_name(raid_har_transform t);
 RAID_API raid_status raid_har_se_parse(const char *name, raid_se_kind *out);
 RAID_API const char *raid_har_se_name(raid_se_kind k);
 /** Parse "full", "rolling:N" or "expanding:N" (N a decimal integer in [0, 2^31 - 1]; whether N exceeds
- *  the regressors is checked by raid_har_spec_set_window). *n is 0 for "full". Errors: RAID_EINVAL. */
+ *  the regressors is checked by raid_har_spec_set_window). *n is 0 for "full". Errors: RAID_EINVAL
+ *  (raid_errmsg). */
 RAID_API raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t *n);
 /** Parse lag lengths "1,5,22": 1 to RAID_HAR_MAX_LAGS strictly increasing integers in [1, 10000], the
  *  first 1, no spaces or trailing comma. Writes *nlags values to lags (RAID_HAR_MAX_LAGS room).
@@ -88,7 +89,7 @@ RAID_API raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags);
  *  transform none, standard errors Newey-West with the lag rule floor(4 (n/100)^(2/9)) (Newey and West
  *  1994), full-sample window, alpha 0.05. Errors: RAID_ENOMEM (raid_errmsg); *out NULL on failure. */
 RAID_API raid_status raid_har_spec_create(raid_har_spec **out);
-/** A copy of spec. Errors: RAID_ENOMEM, RAID_EINVAL (NULL). */
+/** A copy of spec. Errors: RAID_ENOMEM, RAID_EINVAL (NULL) (raid_errmsg). */
 RAID_API raid_status raid_har_spec_clone(const raid_har_spec *spec, raid_har_spec **out);
 /** Free a specification; NULL is a no-op. */
 RAID_API void raid_har_spec_destroy(raid_har_spec *spec);
@@ -180,7 +181,8 @@ RAID_API raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name
  *  column of the dates. NULL path: messages name rows instead. Errors: RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col);
 /** Names of the columns rv, bpv, rq and jump_p as messages give them ("no column 'bpv' (needed by
- *  --model har-j)"); NULL keeps a name. Defaults "rv", "bpv", "rq", "jump_p". Errors: RAID_ENOMEM. */
+ *  --model har-j)"); NULL keeps a name. Defaults "rv", "bpv", "rq", "jump_p". Errors: RAID_ENOMEM,
+ *  RAID_EINVAL (NULL) (raid_errmsg). */
 RAID_API raid_status raid_har_input_set_names(raid_har_input *in, const char *rv, const char *bpv, const char *rq,
                                               const char *jump_p);
 RAID_API size_t raid_har_input_nsymbols(const raid_har_input *in);

@@ -37,7 +37,8 @@ RAID_API const char *raid_outfile_name(const raid_outfile *o);
  *  removes it. */
 RAID_API const char *raid_outfile_tmpname(const raid_outfile *o);
 /** Flush and close (if still open), then rename over the destination, and free o. On failure the
- *  temporary file is removed. Errors (raid_errmsg): RAID_EIO ("cannot write PATH: REASON"). */
+ *  temporary file is removed. Errors (raid_errmsg): RAID_EIO ("cannot write PATH: REASON"), RAID_EINVAL
+ *  (NULL). */
 RAID_API raid_status raid_outfile_finish(raid_outfile *o);
 /** Close and remove the temporary file (a direct destination is left as written), and free o. NULL is a
  *  no-op. */

@@ -37,11 +37,11 @@ typedef struct raid_read_opts {
 RAID_API void raid_read_opts_init(raid_read_opts *o);
 
 /** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
- *  Errors: RAID_EINVAL. */
+ *  Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
 /** Parse "HH:MM-HH:MM" into seconds after midnight (00:00 to 24:00). A start after the end is a window
  *  across midnight ("17:00-16:00", FX and futures sessions): the observations from the start on belong
- *  to the NEXT trading date (docs/input.md). Errors: RAID_EINVAL. */
+ *  to the NEXT trading date (docs/input.md). Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
 
 /** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next or
@@ -59,23 +59,19 @@ RAID_API void raid_batch_init(raid_batch *b);
 RAID_API void raid_batch_clear(raid_batch *b);   /* keeps the memory */
 RAID_API void raid_batch_free(raid_batch *b);
 
-/** Open a CSV file (header row; "-" reads standard input). Errors: RAID_EIO, RAID_EPARSE (missing
- *  column: the message names the file, line 1 and the column), RAID_EINVAL (bad options, unknown tz),
- *  RAID_ENOMEM. On failure *out is NULL and the message is in raid_errmsg() and, for compatibility, in
- *  errbuf (if not NULL). */
-RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o,
-                             char *errbuf, size_t errbuf_len);
+/** Open a CSV file (header row; "-" reads standard input); o NULL: the defaults. Errors: RAID_EIO
+ *  ("PATH: REASON"), RAID_EPARSE (missing column: the message names the file, line 1 and the column),
+ *  RAID_EINVAL (bad options, unknown tz), RAID_ENOMEM; message: raid_errmsg(). On failure *out is NULL. */
+RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o);
 
 /** Append complete segments to b (b is not cleared first) until it holds at least max_returns returns
  *  or the input ends. Memory is bounded by the open segments (one per symbol) plus the batch.
  *  Sets *done to 1 when the input is exhausted and every segment has been delivered.
- *  Errors: RAID_EPARSE ("FILE:LINE:COL: message" in raid_errmsg(), and raid_reader_errmsg), RAID_EIO,
- *  RAID_ENOMEM; sticky. The rules and every message: docs/input.md. */
+ *  Errors: RAID_EPARSE ("FILE:LINE:COL: message"), RAID_EIO, RAID_ENOMEM, RAID_EINVAL (NULL); message:
+ *  raid_errmsg(). Sticky: after a failure every later call returns the same status and sets the same
+ *  message again. The rules and every message: docs/input.md. */
 RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
 
-/** The message of the last failure of rd ("" if none), kept for compatibility: every failing reader
- *  call also sets raid_errmsg() (the thread's message) to the same text. */
-RAID_API const char *raid_reader_errmsg(const raid_reader *rd);
 /** Notices: facts about the input that change no number but that a user should know (docs/input.md):
  *  a last line without a line break ("FILE:LINE: ..."), a sampling grid finer than the data's spacing.
  *  Available once raid_reader_next has reported done = 1 (the number can grow until then). Count, and

@@ -46,7 +46,8 @@ RAID_API double raid_realized_get(const raid_realized *x, int k);
  *  Returns must be finite and at most RAID_MAX_RETURN = 1e74 in magnitude (beyond, r^4 overflows float64
  *  in the quarticity sums); log returns of prices are far below.
  *  Errors: RAID_EINVAL (NULL pointers, decreasing offsets, a return that is not finite or exceeds
- *  RAID_MAX_RETURN), RAID_ENOMEM and the device errors. */
+ *  RAID_MAX_RETURN), RAID_ENOMEM and the device errors; message: raid_ctx_errmsg(ctx) (ctx NULL:
+ *  raid_errmsg()). */
 RAID_API raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                   raid_realized *out);
 

@@ -47,7 +47,7 @@ typedef struct raid_reg_stats {
  *  C = sum z z' - s s'/n. Bitwise reproducible for a given chunk length and work-group width.
  *  Values must be finite and at most 1e150 in magnitude (their products must not overflow float64).
  *  Errors: RAID_EINVAL (k out of range, decreasing offsets, a value out of range, NULL), RAID_ENOMEM and
- *  the device errors. */
+ *  the device errors; message: raid_ctx_errmsg(ctx). */
 RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                             const int64_t *offsets, size_t nreg, raid_reg_stats *out);
 
@@ -55,7 +55,8 @@ RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, cons
  *  n = na + nb, mean = (na ma + nb mb) / n, C = Ca + Cb + (na nb / n) (ma - mb)(ma - mb)'
  *  (Chan, Golub and LeVeque 1979), raw moments derived as in raid_reg_stats. Rolling and expanding
  *  windows combine per-block statistics this way instead of re-accumulating every window or adding
- *  and subtracting rows. out may alias a or b. Errors: RAID_EINVAL (different k, NULL). */
+ *  and subtracting rows. out may alias a or b. Errors: RAID_EINVAL (different k, NULL); message:
+ *  raid_errmsg(). */
 RAID_API raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats *b, raid_reg_stats *out);
 
 /** Statistics of rows [s0, s1) of one series from the statistics of its blocks: blocks[b] holds rows
@@ -64,7 +65,7 @@ RAID_API raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_
  *  blocks at its edges (fewer than B rows each) computed with cpu, a context of the cpu backend that
  *  this call uses from one thread: a rolling or expanding window costs O((N/B + B) k^2) and no row is
  *  ever added and then subtracted. Errors: RAID_EINVAL (s0 > s1, s0 < 0, NULL, block_rows 0), and those
- *  of raid_reg_stats_compute. */
+ *  of raid_reg_stats_compute; message: raid_ctx_errmsg(cpu). */
 RAID_API raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, size_t block_rows,
                                           const double *X, const double *y, int k, int64_t s0, int64_t s1,
                                           raid_reg_stats *out);
@@ -73,14 +74,15 @@ RAID_API raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *b
  *  meat[g][0] = sum_t e_t^2 x_t x_t' (White) and, for l = 1..max_lag, meat[g][l] = sum_t e_t e_{t-l} x_t x_{t-l}'
  *  (t and t-l both inside the problem's rows; full k x k, not symmetric). out holds
  *  nreg * (max_lag + 1) * k * k doubles, problem-major, then lag, then row-major k x k. On the cpu
- *  backend (or ctx NULL, then without messages) the scores u = e x and their sums are long double on the
- *  host. On opencl the rows are uploaded once, centred by column means and scaled by powers of two per
+ *  backend (or ctx NULL: messages then in raid_errmsg() only) the scores u = e x and their sums are
+ *  long double on the host. On opencl the rows are uploaded once, centred by column means and scaled by powers of two per
  *  column, and a device pass (kernels/meat.cl) forms e and u in double-float and sums the pairs inside
  *  chunks of up to 1,024 rows in double-float; the host adds the pairs across chunks in float64: within
  *  2e-11 (df) or 4u(1 + 2u) + 2e-11 (f32) of sum_t w_t[p] w_{t-l}[q], with w_t[p] the size of the
  *  centred terms of e_t times |x_t[p]| (with an intercept column: times |x_t[p] - m_p|, m a centre of the
- *  problem's rows, the sums mapped back in float64; docs/regression.md). Errors: RAID_EINVAL (also when a residual times a regressor is not
- *  finite), RAID_ENOMEM, and the device errors. */
+ *  problem's rows, the sums mapped back in float64; docs/regression.md). Errors: RAID_EINVAL (also when
+ *  a residual times a regressor is not finite), RAID_ENOMEM, and the device errors; message:
+ *  raid_ctx_errmsg(ctx). */
 RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *y, int k,
                                            const int64_t *offsets, size_t nreg, const double *beta,
                                            int max_lag, double *out);
@@ -138,9 +140,8 @@ typedef struct raid_ols {
  *  refinement) and the intercept comes from the means; without one X'X b = X'y is solved.
  *  has_intercept only selects the centred R^2. Errors: RAID_ESINGULAR (not positive definite, two
  *  constant columns, or condition estimate above RAID_REG_MAX_COND; the message gives it), RAID_EINVAL
- *  (n <= k, k out of range, a non-finite statistic, NULL). */
-RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out, char *err,
-                                         size_t errlen);
+ *  (n <= k, k out of range, a non-finite statistic, NULL); message: raid_errmsg(). */
+RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out);
 
 /** Replace the standard errors, t statistics and p-values of o by robust ones: kind RAID_SE_WHITE uses
  *  meat[0]; RAID_SE_NW uses S = meat[0] + sum_{l=1}^{L} (1 - l/(L+1)) (meat[l] + meat[l]') with L = max_lag
@@ -148,7 +149,8 @@ RAID_API raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_interc
  *  sigma^2 (X'X)^-1 (meat may be NULL). Errors: RAID_EINVAL, RAID_ESINGULAR (the design; or, for the
  *  robust kinds, a variance that is not positive, or float64's cancellation bound 2^-53 (1 + R)^2 above
  *  RAID_REG_MAX_ROBUST_LOSS, R = max over the non-constant columns of |mean| / standard deviation when X
- *  has a constant column: subtract a constant from such a column, docs/regression.md). */
+ *  has a constant column: subtract a constant from such a column, docs/regression.md); message:
+ *  raid_errmsg(). */
 RAID_API raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max_lag, raid_se_kind kind,
                                      raid_ols *o);
 

@@ -35,14 +35,16 @@ RAID_API void raid_sim_opts_init(raid_sim_opts *o);
 
 /** Simulate log returns directly (no CSV): nsymbols*ndays segments of obs_per_day-1 returns each, in
  *  symbol-major order. r must hold nsymbols*ndays*(obs_per_day-1) doubles, iv nsymbols*ndays (the
- *  integrated variance of each day, may be NULL). Errors: RAID_EINVAL. */
+ *  integrated variance of each day, may be NULL). Errors: RAID_EINVAL (an option out of its range, r
+ *  NULL); message: raid_errmsg(). */
 RAID_API raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv);
 
 /** Write the simulated prices as CSV "symbol,timestamp,price" to prices_path (09:30:00 to 16:00:00 on
  *  consecutive weekdays from 2020-01-02, evenly spaced) and, if iv_path is not NULL, "symbol,date,iv".
- *  Files are written to a temporary name and renamed. Errors: RAID_EINVAL, RAID_EIO, RAID_ENOMEM. */
-RAID_API raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path,
-                              char *errbuf, size_t errbuf_len);
+ *  Files are written to a temporary name and renamed: on failure neither file is left. Errors: RAID_EINVAL
+ *  (an option out of its range, no path, the same file twice), RAID_EIO, RAID_ENOMEM; message:
+ *  raid_errmsg() ("simulate: ..." for the options, "cannot write PATH: REASON" for a file). */
+RAID_API raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
  * raid/tuning.h -- FOR BENCHMARKS AND TESTS ONLY: knobs and measurements that production code never
  * needs. A context that never calls these behaves as documented everywhere else; results do not depend
  * on any knob here except RAID_TUNE_REG_NO_CENTRING, which exists to show what centring buys and makes
- * regression statistics worse on purpose. Errors follow raid/core.h (the context's message).
+ * regression statistics worse on purpose. Errors follow raid/core.h: the context's message,
+ * raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  */
 #ifndef RAID_TUNING_H
 #define RAID_TUNING_H

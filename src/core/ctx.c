@@ -38,16 +38,14 @@ static raid_status select_device(raid_ctx *ctx, const char *spec)
     return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)", spec);
 }
 
-raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, size_t errbuf_len)
+raid_status raid_ctx_create(raid_ctx **out, const char *device)
 {
     if (!out)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "raid_ctx_create: out is NULL");
     *out = NULL;
     raid_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) {
-        raid_msg(errbuf, errbuf_len, "out of memory");
-        return RAID_ENOMEM;
-    }
+    if (!ctx)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     ctx->precision = RAID_PREC_DF;
     ctx->chunk_len = 4096;
     ctx->wg_width = 256;
@@ -64,7 +62,7 @@ raid_status raid_ctx_create(raid_ctx **out, const char *device, char *errbuf, si
         ctx->wg_width = w;
     }
     if (s != RAID_OK) {
-        raid_msg(errbuf, errbuf_len, "%s", ctx->errmsg);
+        raid_fail(NULL, s, "%s", ctx->errmsg); /* every failure above set ctx->errmsg; ctx dies here */
         raid_ctx_destroy(ctx);
         return s;
     }
@@ -98,7 +96,7 @@ raid_precision raid_ctx_precision(const raid_ctx *ctx) { return ctx->precision; 
 raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width)
 {
     if (!ctx)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "raid_ctx_set_chunk: ctx is NULL");
     if (wg_width == 0 || wg_width > 1024 || (wg_width & (wg_width - 1)))
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu is not a power of two in [1, 1024]", wg_width);
     if (chunk_len == 0 || chunk_len % wg_width || chunk_len > ((size_t)1 << 24))

@@ -44,12 +44,10 @@ static inline int raid_tune_reg_no_centring(const raid_ctx *c) { return c->tunin
 static inline const char *raid_tune_build_options(const raid_ctx *c) { return c->tuning ? c->tuning->build_options : ""; }
 
 /* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;
- * return status s (printf-style). The one error path of the library. */
+ * return status s (printf-style). The one error path of the library. An argument may be raid_errmsg() (a
+ * message passed on, e.g. to a context, or with a prefix). */
 raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* snprintf into a caller buffer that may be NULL. */
-void raid_msg(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Wall-clock seconds (monotonic). */
 double raid_now(void);

@@ -16,16 +16,14 @@ int raid_path_is_fd(const char *path, int fd)
     return path && stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size_t errlen)
+raid_status raid_outfile_open(raid_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
     if (!path || !*path) {
-        raid_msg(err, errlen, "empty output path");
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "empty output path");
     }
     if (strlen(path) >= sizeof o->path) {
-        raid_msg(err, errlen, "output path too long");
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "output path too long");
     }
     snprintf(o->path, sizeof o->path, "%s", path);
     struct stat st;
@@ -39,8 +37,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size
             if (!o->fp) {
                 if (d >= 0)
                     close(d);
-                raid_msg(err, errlen, "cannot write %s: %s", path, strerror(errno));
-                return RAID_EIO;
+                return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", path, strerror(errno));
             }
             return RAID_OK;
         }
@@ -52,14 +49,11 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size
     }
     if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) {
-            raid_msg(err, errlen, "%s: is a directory", path);
-            return RAID_EIO;
+            return raid_fail(NULL, RAID_EIO, "%s: is a directory", path);
         }
         o->fp = fopen(o->path, "w");
-        if (!o->fp) {
-            raid_msg(err, errlen, "cannot open %s: %s", path, strerror(errno));
-            return RAID_EIO;
-        }
+        if (!o->fp)
+            return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, strerror(errno));
         return RAID_OK;
     }
     /* A short temporary name in the destination's folder (rename stays within one file system). */
@@ -68,9 +62,8 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size
     snprintf(o->tmp, sizeof o->tmp, "%.*s.raid-tmp-XXXXXX", dirlen, o->path);
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
-        raid_msg(err, errlen, "cannot create %s: %s", path, strerror(errno));
         o->tmp[0] = 0;
-        return RAID_EIO;
+        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(errno));
     }
     /* mkstemp creates the file 0600; give it the permissions a plain fopen would. */
     mode_t um = umask(0);
@@ -79,18 +72,18 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size
     }
     o->fp = fdopen(fd, "w");
     if (!o->fp) {
-        raid_msg(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        const int e = errno;
         close(fd);
         unlink(o->tmp);
         o->tmp[0] = 0;
-        return RAID_EIO;
+        return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, strerror(e));
     }
     return RAID_OK;
 }
 
 const char *raid_outfile_name(const raid_outfile *o) { return o->tmp[0] ? o->tmp : o->path; }
 
-raid_status raid_outfile_commit(raid_outfile *o, char *err, size_t errlen)
+raid_status raid_outfile_commit(raid_outfile *o)
 {
     int bad = 0, e = 0;
     if (o->fp) {
@@ -109,11 +102,10 @@ raid_status raid_outfile_commit(raid_outfile *o, char *err, size_t errlen)
         e = errno;
     }
     if (bad) {
-        raid_msg(err, errlen, "cannot write %s: %s", o->path, strerror(e ? e : EIO));
         if (o->tmp[0])
             unlink(o->tmp);
         o->tmp[0] = 0;
-        return RAID_EIO;
+        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, strerror(e ? e : EIO));
     }
     o->tmp[0] = 0;
     return RAID_OK;
@@ -141,11 +133,10 @@ raid_status raid_outfile_create(raid_outfile **out, const char *path)
     raid_outfile *o = malloc(sizeof *o);
     if (!o)
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    char err[4200];
-    const raid_status st = raid_outfile_open(o, path, err, sizeof err);
+    const raid_status st = raid_outfile_open(o, path);
     if (st != RAID_OK) {
         free(o);
-        return raid_fail(NULL, st, "%s", err);
+        return st;
     }
     *out = o;
     return RAID_OK;
@@ -164,10 +155,11 @@ const char *raid_outfile_tmpname(const raid_outfile *o) { return o->tmp; }
 
 raid_status raid_outfile_finish(raid_outfile *o)
 {
-    char err[4200];
-    const raid_status st = raid_outfile_commit(o, err, sizeof err);
+    if (!o)
+        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_finish: NULL");
+    const raid_status st = raid_outfile_commit(o);
     free(o);
-    return st == RAID_OK ? RAID_OK : raid_fail(NULL, st, "%s", err);
+    return st;
 }
 
 void raid_outfile_discard(raid_outfile *o)

@@ -16,14 +16,14 @@ struct raid_outfile {
     FILE *fp;        /* open for writing; the caller may fclose it early and set it to NULL */
 };
 
-/* Errors: RAID_EINVAL (empty or too long a path), RAID_EIO (cannot create); message in err.
+/* Errors (raid_errmsg): RAID_EINVAL (empty or too long a path), RAID_EIO (cannot create).
  * (raid_outfile_create is the public form, over this one.) */
-raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size_t errlen);
+raid_status raid_outfile_open(raid_outfile *o, const char *path);
 
 /* raid_path_is_fd and raid_outfile_name: include/raid/outfile.h. */
 /* Flush and close (if still open), then rename over the destination. On failure the temporary file is
- * removed. Errors: RAID_EIO. */
-raid_status raid_outfile_commit(raid_outfile *o, char *err, size_t errlen);
+ * removed. Errors (raid_errmsg): RAID_EIO. */
+raid_status raid_outfile_commit(raid_outfile *o);
 /* Close and remove the temporary file (a direct destination is left as written). */
 void raid_outfile_abort(raid_outfile *o);
 

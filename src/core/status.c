@@ -34,23 +34,16 @@ const char *raid_errmsg(void) { return thread_errmsg; }
 
 raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
 {
+    /* Formatted aside first: an argument may be raid_errmsg() itself (passing a message on, with a prefix). */
+    char m[RAID_ERRMSG_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(thread_errmsg, sizeof thread_errmsg, fmt, ap);
+    vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
+    memcpy(thread_errmsg, m, sizeof thread_errmsg);
     if (ctx)
         memcpy(ctx->errmsg, thread_errmsg, sizeof ctx->errmsg);
     return s;
-}
-
-void raid_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    if (!buf || len == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
 }
 
 double raid_now(void)

@@ -19,7 +19,7 @@ static raid_status knobs(raid_ctx *ctx)
 raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
 {
     if (!ctx)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
     raid_status s = knobs(ctx);
     if (s != RAID_OK)
         return s;
@@ -53,7 +53,7 @@ raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
 raid_status raid_tuning_set_build_options(raid_ctx *ctx, const char *options)
 {
     if (!ctx)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
     raid_status s = knobs(ctx);
     if (s != RAID_OK)
         return s;
@@ -69,7 +69,7 @@ raid_status raid_tuning_set_build_options(raid_ctx *ctx, const char *options)
 static raid_status need_device(raid_ctx *ctx, const char *what)
 {
     if (!ctx)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", what);
     ctx->errmsg[0] = 0;
     return ctx->dev ? RAID_OK : raid_fail(ctx, RAID_EUNSUPPORTED, "%s needs a device context, not cpu", what);
 }

@@ -14,12 +14,14 @@ raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, con
     p->chunks = NULL;
     p->nchunks = 0;
     p->chunk_len = chunk_len;
-    if (chunk_len == 0 || chunk_len > UINT32_MAX || nseg > UINT32_MAX)
-        return RAID_EINVAL;
+    /* The chunk length is the context's (checked by raid_ctx_set_chunk) or a constant. */
+    assert(chunk_len > 0 && chunk_len <= UINT32_MAX);
+    if (nseg > UINT32_MAX)
+        return RAID_EINVAL; /* an input too large for the plan's indices: the caller's message */
     size_t n = 0;
     for (size_t s = 0; s < nseg; s++) {
         int64_t m = end[s] - start[s];
-        if (m < 0 || start[s] < 0)
+        if (m < 0 || start[s] < 0) /* the operations check their ranges first; later users may not */
             return RAID_EINVAL;
         n += (size_t)((m + (int64_t)chunk_len - 1) / (int64_t)chunk_len);
     }

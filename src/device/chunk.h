@@ -43,7 +43,9 @@ typedef struct raid_chunk_plan {
     size_t chunk_len;
 } raid_chunk_plan;
 
-/* Cut nseg segments (offsets: nseg + 1 non-decreasing entries) into chunks. Errors: RAID_EINVAL, RAID_ENOMEM. */
+/* Cut nseg segments (offsets: nseg + 1 non-decreasing entries) into chunks; chunk_len in [1, 2^32 - 1]
+ * (asserted). Errors, without a message (the caller names what it planned): RAID_EINVAL (more than 2^32 - 1
+ * segments, a decreasing or negative range), RAID_ENOMEM. */
 raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len);
 
 /* The same for segments given as ranges [start[s], end[s]) that may overlap (rolling windows over one

@@ -643,6 +643,8 @@ void raid_host_release(raid_ctx *ctx, void *host)
 
 raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
 {
+    if (!count)
+        return raid_fail(NULL, RAID_EINVAL, "raid_devices: count is NULL");
     *count = 0;
     cl_uint np = 0;
     if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)

@@ -13,7 +13,6 @@
 #include "io/tz.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,25 +123,10 @@ void raid_reader_close(raid_reader *rd)
     free(rd);
 }
 
-/* A failure of raid_reader_open: the thread's message and, for compatibility, errbuf. */
-static raid_status open_fail(char *errbuf, size_t errbuf_len, raid_status s, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static raid_status open_fail(char *errbuf, size_t errbuf_len, raid_status s, const char *fmt, ...)
-{
-    char m[RAID_ERRMSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof m, fmt, ap);
-    va_end(ap);
-    raid_msg(errbuf, errbuf_len, "%s", m);
-    return raid_fail(NULL, s, "%s", m);
-}
-
-raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o, char *errbuf,
-                             size_t errbuf_len)
+raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o)
 {
     if (!out)
-        return open_fail(errbuf, errbuf_len, RAID_EINVAL, "raid_reader_open: out is NULL");
+        return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: out is NULL");
     *out = NULL;
     raid_read_opts defaults;
     if (!o) {
@@ -150,14 +134,14 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
         o = &defaults;
     }
     if (!path || !*path)
-        return open_fail(errbuf, errbuf_len, RAID_EINVAL, "raid_reader_open: no path");
+        return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: no path");
     raid_reader *rd = calloc(1, sizeof *rd);
     if (!rd)
-        return open_fail(errbuf, errbuf_len, RAID_ENOMEM, "out of memory");
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     raid_status s = raid_seg_create(&rd->sg, o, "raid_reader_open");
-    if (s != RAID_OK) {
+    if (s != RAID_OK) { /* the message is raid_seg_create's */
         raid_reader_close(rd);
-        return open_fail(errbuf, errbuf_len, s, "%s", raid_errmsg());
+        return s;
     }
     const int ret = o->kind == RAID_INPUT_RETURNS;
     rd->kind = o->kind;
@@ -170,13 +154,13 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
     for (int k = 0; k < NF; k++) {
         if (!*cols[k].name) {
             raid_reader_close(rd);
-            return open_fail(errbuf, errbuf_len, RAID_EINVAL, "raid_reader_open: empty column name");
+            return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: empty column name");
         }
     }
     if ((s = raid_table_open(&rd->tb, path, cols, NF)) != RAID_OK ||
         (s = raid_tbatch_init(&rd->rows, rd->tb)) != RAID_OK) {
-        raid_reader_close(rd);
-        return open_fail(errbuf, errbuf_len, s, "%s", raid_errmsg());
+        raid_reader_close(rd); /* the message is the table's */
+        return s;
     }
     rd->has_sym = raid_table_col(rd->tb, F_SYM) != 0;
     *out = rd;
@@ -219,8 +203,6 @@ raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns,
         }
     }
 }
-
-const char *raid_reader_errmsg(const raid_reader *rd) { return rd ? rd->err.msg : ""; }
 
 const char *raid_reader_symbol(const raid_reader *rd, uint32_t i) { return rd ? raid_seg_symbol_name(rd->sg, i) : NULL; }
 

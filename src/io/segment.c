@@ -44,10 +44,16 @@ void raid_read_opts_init(raid_read_opts *o)
     o->sample_us = INT64_C(300000000);
 }
 
+static raid_status bad_sample(const char *s)
+{
+    return raid_fail(NULL, RAID_EINVAL, "bad sampling interval '%s' (expected tick, Ns, Nmin, Nh or Nms, N a positive "
+                     "integer, at most one day)", s ? s : "(null)");
+}
+
 raid_status raid_parse_sample(const char *s, int64_t *us)
 {
     if (!s || !us)
-        return RAID_EINVAL;
+        return bad_sample(s);
     if (strcasecmp(s, "tick") == 0) {
         *us = 0;
         return RAID_OK;
@@ -56,11 +62,11 @@ raid_status raid_parse_sample(const char *s, int64_t *us)
     int64_t n = 0;
     while (*p >= '0' && *p <= '9') {
         if (n > INT64_C(1000000000000))
-            return RAID_EINVAL;
+            return bad_sample(s);
         n = n * 10 + (*p++ - '0');
     }
     if (p == s || n <= 0)
-        return RAID_EINVAL;
+        return bad_sample(s);
     int64_t unit;
     if (strcasecmp(p, "ms") == 0)
         unit = 1000;
@@ -71,9 +77,9 @@ raid_status raid_parse_sample(const char *s, int64_t *us)
     else if (strcasecmp(p, "h") == 0)
         unit = 3600 * RAID_US_PER_S;
     else
-        return RAID_EINVAL;
+        return bad_sample(s);
     if (n > RAID_US_PER_DAY / unit)
-        return RAID_EINVAL; /* longer than a day */
+        return bad_sample(s); /* longer than a day */
     *us = n * unit;
     return RAID_OK;
 }
@@ -101,14 +107,15 @@ static const char *parse_hhmm(const char *p, int32_t *sec)
 raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
 {
     if (!s || !start_s || !end_s)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "raid_parse_session: NULL argument");
     int32_t a, b;
     const char *p = parse_hhmm(s, &a);
     if (!p || *p != '-' || !(p = parse_hhmm(p + 1, &b)) || *p)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (expected HH:MM-HH:MM, 00:00 to 24:00)", s);
     /* start > end: a window across midnight; it cannot start at 24:00 or end at 24:00 then. */
     if (b < a && (a == 86400 || b == 86400))
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",
+                         s);
     *start_s = a;
     *end_s = b;
     return RAID_OK;
@@ -274,11 +281,10 @@ raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char 
     sg->sample_us = ret ? 0 : o->sample_us;
     sg->ses_lo_s = ret ? -1 : o->session_start_s;
     sg->ses_hi_s = o->session_end_s;
-    char err[RAID_ERRMSG_LEN];
-    raid_status s = raid_io_tz_open(&sg->tz, o->tz, err, sizeof err);
+    raid_status s = raid_io_tz_open(&sg->tz, o->tz);
     if (s != RAID_OK) {
         raid_seg_free(sg);
-        return raid_fail(NULL, s, "%s", err);
+        return s;
     }
     *out = sg;
     return RAID_OK;

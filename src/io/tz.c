@@ -345,24 +345,20 @@ static int valid_name(const char *s)
     return 1;
 }
 
-raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, size_t errbuf_len)
+raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
 {
     *out = NULL;
     if (!name)
         name = "UTC"; /* "" is not a zone name: it fails valid_name below */
-    if (!valid_name(name)) {
-        raid_msg(errbuf, errbuf_len, "unknown time zone '%s'", name);
-        return RAID_EINVAL;
-    }
+    if (!valid_name(name))
+        return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", name);
     const char *dir = getenv("TZDIR");
     if (!dir || !*dir)
         dir = "/usr/share/zoneinfo";
     size_t plen = strlen(dir) + strlen(name) + 2;
     char *path = malloc(plen);
-    if (!path) {
-        raid_msg(errbuf, errbuf_len, "out of memory");
-        return RAID_ENOMEM;
-    }
+    if (!path)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     snprintf(path, plen, "%s/%s", dir, name);
     FILE *f = fopen(path, "rb");
     free(path);
@@ -373,8 +369,7 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, si
         buf = malloc(cap);
         if (!buf) {
             fclose(f);
-            raid_msg(errbuf, errbuf_len, "out of memory");
-            return RAID_ENOMEM;
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         }
         n = fread(buf, 1, cap, f);
         if (ferror(f) || n == cap)
@@ -400,12 +395,9 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, si
             return RAID_OK;
         }
     }
-    if (rc == -2) {
-        raid_msg(errbuf, errbuf_len, "out of memory");
-        return RAID_ENOMEM;
-    }
-    raid_msg(errbuf, errbuf_len, "unknown time zone '%s'", name);
-    return RAID_EINVAL;
+    if (rc == -2)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", name);
 }
 
 raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring)
@@ -413,10 +405,10 @@ raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring)
     *out = NULL;
     posix_tz p;
     if (!tzstring || parse_posix(tzstring, &p) != 0)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "bad POSIX TZ string '%s'", tzstring ? tzstring : "(null)");
     raid_io_tz *z = tz_utc();
     if (!z)
-        return RAID_ENOMEM;
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     z->utoff[0] = p.std_off;
     z->footer = p;
     *out = z;

@@ -42,9 +42,10 @@ typedef struct raid_io_tz raid_io_tz;
 /* Load the IANA zone `name` ("Europe/Zurich") from $TZDIR (if set and not empty) or /usr/share/zoneinfo.
  * NULL means "UTC" ("" is an unknown zone); "UTC" works without zoneinfo files. The process environment
  * is only read.
- * Errors: RAID_EINVAL "unknown time zone 'X'" (also for a file that is not TZif), RAID_ENOMEM. */
-raid_status raid_io_tz_open(raid_io_tz **out, const char *name, char *errbuf, size_t errbuf_len);
-/* A zone given by a POSIX TZ string alone ("CET-1CEST,M3.5.0,M10.5.0/3"). Errors: RAID_EINVAL, RAID_ENOMEM. */
+ * Errors (raid_errmsg): RAID_EINVAL "unknown time zone 'X'" (also for a file that is not TZif), RAID_ENOMEM. */
+raid_status raid_io_tz_open(raid_io_tz **out, const char *name);
+/* A zone given by a POSIX TZ string alone ("CET-1CEST,M3.5.0,M10.5.0/3"). Errors (raid_errmsg): RAID_EINVAL,
+ * RAID_ENOMEM. */
 raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring);
 void raid_io_tz_free(raid_io_tz *tz);
 

@@ -28,39 +28,32 @@ static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
     return (int)(L > n - 1 ? n - 1 : L);
 }
 
-/* The message for a failed raid_ols_robust_at (about the means): when a regressor's level dwarfs its
- * spread, say so (the rounding of the means costs 2^-53 R of the robust variances, refused above
- * RAID_REG_MAX_ROBUST_LOSS). */
-static void har_robust_msg(const raid_reg_stats *s, raid_status rs, char *buf, size_t n)
+/* A failed raid_ols_robust_at (about the means) as the fit reports it (raid_fail: raid_errmsg()): when a
+ * regressor's level dwarfs its spread, say so (the rounding of the means costs 2^-53 R of the robust
+ * variances, refused above RAID_REG_MAX_ROBUST_LOSS). */
+static raid_status har_robust_fail(const raid_reg_stats *s, raid_status rs)
 {
     const double R = raid_reg_level_ratio(s);
     if (rs == RAID_ESINGULAR && 0x1p-53 * R > RAID_REG_MAX_ROBUST_LOSS)
-        snprintf(buf, n, "robust standard errors would be float64 rounding: a regressor's mean is %.3g times its "
-                 "standard deviation, and the rounding of the means alone costs 2^-53 x %.3g = %.2g of the robust "
-                 "variances (limit %g); subtract a constant from rv, or use --transform log or --se ols", R, R,
-                 0x1p-53 * R, RAID_REG_MAX_ROBUST_LOSS);
-    else
-        snprintf(buf, n, "robust standard errors: %s", raid_strerror(rs));
+        return raid_fail(NULL, rs, "robust standard errors would be float64 rounding: a regressor's mean is %.3g "
+                         "times its standard deviation, and the rounding of the means alone costs 2^-53 x %.3g = %.2g "
+                         "of the robust variances (limit %g); subtract a constant from rv, or use --transform log or "
+                         "--se ols", R, R, 0x1p-53 * R, RAID_REG_MAX_ROBUST_LOSS);
+    return raid_fail(NULL, rs, "robust standard errors: %s", raid_strerror(rs));
 }
 
-/* OLS and inference of rows [0, m) of X, y with statistics s; 0 or -1 (message in err). */
-static int har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double *X, const double *y, int k, int64_t m,
-                    raid_se_kind se, int64_t nw_lag, raid_ols *o, char *err, size_t errlen)
+/* OLS and inference of rows [0, m) of X, y with statistics s; on failure the status, and the message in
+ * raid_errmsg() (as the result's messages give it). */
+static raid_status har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double *X, const double *y, int k,
+                            int64_t m, raid_se_kind se, int64_t nw_lag, raid_ols *o)
 {
-    raid_status st = raid_ols_from_stats(s, 1, o, err, errlen);
-    if (st != RAID_OK) {
-        if (!*err)
-            snprintf(err, errlen, "%s", raid_strerror(st));
-        return -1;
-    }
-    if (se == RAID_SE_OLS)
-        return 0;
+    raid_status st = raid_ols_from_stats(s, 1, o);
+    if (st != RAID_OK || se == RAID_SE_OLS)
+        return st;
     const int L = har_meat_lag(se, nw_lag, m);
     double *meat = malloc((size_t)(L + 1) * (size_t)k * (size_t)k * sizeof *meat);
-    if (!meat) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    if (!meat)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     int64_t lo = 0, hi = m;
     double c[RAID_REG_MAX_K];
     raid_reg_stats_centre(s, c);
@@ -68,11 +61,7 @@ static int har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double *X, con
     if (st == RAID_OK)
         st = raid_ols_robust_at(s, meat, c, L, se, o);
     free(meat);
-    if (st != RAID_OK) {
-        har_robust_msg(s, st, err, errlen);
-        return -1;
-    }
-    return 0;
+    return st == RAID_OK ? RAID_OK : har_robust_fail(s, st);
 }
 
 /* A symbol's design and where its problems sit in the stacked arrays. */
@@ -227,7 +216,7 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
                 if (!J->sy[q].ok)
                     continue;
                 raid_reg_stats_centre(&J->stats[gg], fc + gg * (size_t)k);
-                if (raid_ols_from_stats(&J->stats[gg], 1, &fit[gg], NULL, 0) == RAID_OK) {
+                if (raid_ols_from_stats(&J->stats[gg], 1, &fit[gg]) == RAID_OK) {
                     memcpy(fb + gg * (size_t)k, fit[gg].beta, (size_t)k * sizeof *fb);
                     const int L = har_meat_lag(se, sp->nw_lag, (int64_t)J->sy[q].m);
                     fit_lmax = L > fit_lmax ? L : fit_lmax;
@@ -256,27 +245,23 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
         if (!S->ok)
             continue;
         raid_ols o;
-        char err[4096];
-        err[0] = 0;
-        int fitted;
+        raid_status fs;
         if (fit_meat && fit[g].k) { /* the batched path */
             const int L = har_meat_lag(se, sp->nw_lag, (int64_t)S->m);
             o = fit[g];
             const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
             const raid_status rs = raid_ols_robust_at(&J->stats[g], fit_meat + g * nc, fit_centre + g * (size_t)k, L,
                                                       se, &o);
-            if (rs != RAID_OK)
-                har_robust_msg(&J->stats[g], rs, err, sizeof err);
-            fitted = rs == RAID_OK ? 0 : -1;
+            fs = rs == RAID_OK ? RAID_OK : har_robust_fail(&J->stats[g], rs);
         } else {
-            fitted = har_fit1(J->ctx, &J->stats[g], S->X, S->y, k, (int64_t)S->m, se, sp->nw_lag, &o, err, sizeof err);
+            fs = har_fit1(J->ctx, &J->stats[g], S->X, S->y, k, (int64_t)S->m, se, sp->nw_lag, &o);
         }
-        if (fitted == 0) {
+        if (fs == RAID_OK) {
             st = har_result_row(J->res, q, NULL, &o);
             J->res->nok++;
         } else {
             J->res->status[q] = RAID_ESINGULAR;
-            st = har_result_msg(J->res, q, "%s: %s", S->nm, err);
+            st = har_result_msg(J->res, q, "%s: %s", S->nm, raid_errmsg());
         }
         g++;
     }
@@ -333,7 +318,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         wst[w] = ws;
         wlo[w] = s0;
         whi[w] = s1;
-        if (sw == RAID_OK && raid_ols_from_stats(&ws, 1, &wo[w], NULL, 0) == RAID_OK) {
+        if (sw == RAID_OK && raid_ols_from_stats(&ws, 1, &wo[w]) == RAID_OK) {
             wok[w] = 1;
             memcpy(wbeta + w * (size_t)k, wo[w].beta, (size_t)k * sizeof *wbeta);
         }
@@ -342,12 +327,10 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         if (wsc[w] != RAID_OK)
             st = wsc[w];
         else if (!wok[w]) {
-            if (!fails++) {
-                char err[4096];
-                err[0] = 0;
+            if (!fails++) { /* the message again, in this thread */
                 raid_ols tmp;
-                raid_ols_from_stats(&wst[w], 1, &tmp, err, sizeof err);
-                snprintf(firsterr, sizeof firsterr, "%.200s", *err ? err : "singular design");
+                raid_ols_from_stats(&wst[w], 1, &tmp);
+                snprintf(firsterr, sizeof firsterr, "%.200s", raid_errmsg());
             }
         } else {
             const int L = har_meat_lag(se, sp->nw_lag, whi[w] - wlo[w]);
@@ -386,8 +369,10 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
             v++;
             if (rs != RAID_OK) {
                 wok[w] = 0;
-                if (!fails++)
-                    har_robust_msg(&wst[w], rs, firsterr, sizeof firsterr);
+                if (!fails++) {
+                    har_robust_fail(&wst[w], rs);
+                    snprintf(firsterr, sizeof firsterr, "%s", raid_errmsg());
+                }
             }
         }
     }
@@ -488,11 +473,8 @@ static raid_status har_run(har_job *J)
         pos += S->m;
     }
     assert(g == nprob && pos == total);
-    if ((st = raid_reg_stats_compute(J->ctx, J->Xall, J->yall, k, J->off, nprob, J->stats)) != RAID_OK) {
-        char msg[4096];
-        snprintf(msg, sizeof msg, "%s", raid_ctx_errmsg(J->ctx));
-        return raid_fail(J->ctx, st, "%s: %s", raid_strerror(st), msg);
-    }
+    if ((st = raid_reg_stats_compute(J->ctx, J->Xall, J->yall, k, J->off, nprob, J->stats)) != RAID_OK)
+        return raid_fail(J->ctx, st, "%s: %s", raid_strerror(st), raid_ctx_errmsg(J->ctx)); /* formatted aside */
     if (!sp->win_kind)
         return har_fit_full(J, nprob);
     if ((st = raid_window_cpus(J->ctx, &J->cpus, &J->ncpu)) != RAID_OK)
@@ -516,11 +498,8 @@ raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_ha
     if (!ctx || !spec || !in)
         return raid_fail(ctx, RAID_EINVAL, "raid_har_fit: NULL argument");
     raid_status st = raid_har_spec_check(spec);
-    if (st != RAID_OK) { /* the thread's message onto the context (a copy: raid_fail writes the former) */
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", raid_errmsg());
-        return raid_fail(ctx, st, "%s", msg);
-    }
+    if (st != RAID_OK) /* the thread's message onto the context */
+        return raid_fail(ctx, st, "%s", raid_errmsg());
     if (!in->nsym)
         return raid_fail(ctx, RAID_EINVAL, "%s: no data rows", in->path ? in->path : "input");
     raid_har_result *res = calloc(1, sizeof *res);

@@ -28,17 +28,15 @@ static raid_status prec_point(raid_ctx *dev, raid_ctx *cpu, int64_t m, int64_t k
     int64_t *off = malloc((size_t)(k + 1) * sizeof *off);
     raid_realized *a = malloc((size_t)k * sizeof *a), *b = malloc((size_t)k * sizeof *b);
     raid_status st = RAID_OK;
-    char msg[4096];
     if (!r || !off || !a || !b)
         st = raid_fail(dev, RAID_ENOMEM, "out of memory");
     else if ((st = raid_simulate_returns(&o, r, NULL)) != RAID_OK)
-        st = raid_fail(dev, st, "simulate: %s", raid_strerror(st));
+        st = raid_fail(dev, st, "%s", raid_errmsg()); /* "simulate: ..." */
     if (st == RAID_OK) {
         for (int64_t s = 0; s <= k; s++)
             off[s] = s * m;
         if ((st = raid_realized_compute(dev, r, off, (size_t)k, a)) != RAID_OK) {
-            snprintf(msg, sizeof msg, "%s", raid_ctx_errmsg(dev));
-            st = raid_fail(dev, st, "%s: %s", raid_ctx_device_name(dev), msg);
+            st = raid_fail(dev, st, "%s: %s", raid_ctx_device_name(dev), raid_ctx_errmsg(dev)); /* formatted aside */
         } else if ((st = raid_realized_compute(cpu, r, off, (size_t)k, b)) != RAID_OK) {
             st = raid_fail(dev, st, "cpu: %s", raid_ctx_errmsg(cpu));
         }

@@ -61,15 +61,14 @@ raid_status raid_window_cpus(raid_ctx *ctx, raid_ctx ***out, int *n)
     if (!cpus)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     for (int i = 0; i < nthr; i++) {
-        char err[1024];
         if (i == 0 && raid_ctx_backend(ctx) == RAID_BACKEND_CPU) {
             cpus[i] = ctx;
             continue;
         }
-        const raid_status st = raid_ctx_create(&cpus[i], "cpu", err, sizeof err);
+        const raid_status st = raid_ctx_create(&cpus[i], "cpu");
         if (st != RAID_OK) {
             raid_window_cpus_free(ctx, cpus, i);
-            return raid_fail(ctx, st, "%s", err);
+            return raid_fail(ctx, st, "%s", raid_errmsg());
         }
     }
     *out = cpus;

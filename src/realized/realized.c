@@ -27,7 +27,7 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
                                   raid_realized *out)
 {
     if (!ctx)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
     if (!offsets || (!out && nseg))
         return raid_fail(ctx, RAID_EINVAL, "NULL argument");
     ctx->errmsg[0] = 0;

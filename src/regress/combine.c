@@ -13,8 +13,14 @@
 
 raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats *b, raid_reg_stats *out)
 {
-    if (!a || !b || !out || a->k != b->k || a->k < 1 || a->k > RAID_REG_MAX_K || a->n < 0 || b->n < 0)
-        return RAID_EINVAL;
+    if (!a || !b || !out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_reg_stats_combine: NULL argument");
+    if (a->k != b->k || a->k < 1 || a->k > RAID_REG_MAX_K)
+        return raid_fail(NULL, RAID_EINVAL, "raid_reg_stats_combine: k = %d and %d (equal, in 1..%d, needed)", a->k, b->k,
+                         RAID_REG_MAX_K);
+    if (a->n < 0 || b->n < 0)
+        return raid_fail(NULL, RAID_EINVAL, "raid_reg_stats_combine: negative row count (%lld, %lld)", (long long)a->n,
+                         (long long)b->n);
     const int k = a->k, d = k + 1;
     if (a->n == 0 || b->n == 0) {
         const raid_reg_stats *src = a->n == 0 ? b : a;
@@ -54,8 +60,11 @@ raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats
 raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, size_t block_rows, const double *X,
                                  const double *y, int k, int64_t s0, int64_t s1, raid_reg_stats *out)
 {
-    if (!cpu || !blocks || !X || !y || !out || block_rows == 0 || s0 < 0 || s1 < s0)
-        return RAID_EINVAL;
+    if (!cpu || !blocks || !X || !y || !out)
+        return raid_fail(cpu, RAID_EINVAL, "raid_reg_stats_range: NULL argument");
+    if (block_rows == 0 || s0 < 0 || s1 < s0)
+        return raid_fail(cpu, RAID_EINVAL, "raid_reg_stats_range: rows [%lld, %lld) with blocks of %zu rows", (long long)s0,
+                         (long long)s1, block_rows);
     const size_t B = block_rows, a = (size_t)s0, e = (size_t)s1;
     const size_t b0 = (a + B - 1) / B, b1 = e / B; /* whole blocks [b0, b1) */
     int64_t off[2] = {0, 0};
@@ -66,15 +75,16 @@ raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, si
     raid_reg_stats w = blocks[b0], part;
     raid_status st = RAID_OK;
     for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++)
-        st = raid_reg_stats_combine(&w, &blocks[b], &w);
+        if ((st = raid_reg_stats_combine(&w, &blocks[b], &w)) != RAID_OK)
+            raid_fail(cpu, st, "%s", raid_errmsg());
     const size_t edges[2][2] = {{a, b0 * B}, {b1 * B, e}};
     for (int ed = 0; ed < 2 && st == RAID_OK; ed++) {
         if (edges[ed][0] >= edges[ed][1])
             continue;
         off[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
         st = raid_reg_stats_compute(cpu, X + edges[ed][0] * (size_t)k, y + edges[ed][0], k, off, 1, &part);
-        if (st == RAID_OK)
-            st = raid_reg_stats_combine(&w, &part, &w);
+        if (st == RAID_OK && (st = raid_reg_stats_combine(&w, &part, &w)) != RAID_OK)
+            raid_fail(cpu, st, "%s", raid_errmsg());
     }
     if (st == RAID_OK)
         *out = w;

@@ -65,6 +65,7 @@
 #include "regress/ols_internal.h"
 
 #include <lapacke.h>
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -282,30 +283,25 @@ static int all_finite(const double *v, size_t n)
     return 1;
 }
 
-static raid_status check_stats(const raid_reg_stats *s, char *err, size_t errlen)
+static raid_status check_stats(const raid_reg_stats *s)
 {
     if (!s) {
-        raid_msg(err, errlen, "regression statistics are NULL");
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "regression statistics are NULL");
     }
     if (s->k < 1 || s->k > RAID_REG_MAX_K) {
-        raid_msg(err, errlen, "k = %d regressors is out of range 1..%d", s->k, RAID_REG_MAX_K);
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "k = %d regressors is out of range 1..%d", s->k, RAID_REG_MAX_K);
     }
     if (s->n <= s->k) {
-        raid_msg(err, errlen, "n = %lld observations must exceed k = %d regressors", (long long)s->n, s->k);
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "n = %lld observations must exceed k = %d regressors", (long long)s->n, s->k);
     }
     int k = s->k;
     for (int i = 0; i < k; i++)
         if (!all_finite(s->xtx + i * k, (size_t)k) || !all_finite(s->cxx + i * k, (size_t)k)) {
-            raid_msg(err, errlen, "X'X or the centred cross-products: row %d is not finite", i);
-            return RAID_EINVAL;
+            return raid_fail(NULL, RAID_EINVAL, "X'X or the centred cross-products: row %d is not finite", i);
         }
     if (!all_finite(s->xty, (size_t)k) || !all_finite(s->cxy, (size_t)k) || !all_finite(s->mean, (size_t)k + 1) ||
         !isfinite(s->yty) || !isfinite(s->ysum) || !isfinite(s->cyy)) {
-        raid_msg(err, errlen, "X'y, the means, y'y or sum y is not finite");
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "X'y, the means, y'y or sum y is not finite");
     }
     return RAID_OK;
 }
@@ -322,7 +318,7 @@ static double sys_b(const raid_reg_stats *s, const chol *c, int i)
 }
 
 /* Find the constant column, equilibrate, factor and estimate the condition number. */
-static raid_status factor(const raid_reg_stats *s, chol *c, char *err, size_t errlen)
+static raid_status factor(const raid_reg_stats *s, chol *c)
 {
     int k = s->k;
     c->k = k;
@@ -331,10 +327,9 @@ static raid_status factor(const raid_reg_stats *s, chol *c, char *err, size_t er
     for (int j = 0; j < k; j++)
         if (s->cxx[j * k + j] == 0.0 && s->mean[j] != 0.0) {
             if (c->ic >= 0) {
-                raid_msg(err, errlen,
+                return raid_fail(NULL, RAID_ESINGULAR,
                          "X'X is singular: columns %d and %d of X are both constant; condition number estimate inf",
                          c->ic, j);
-                return RAID_ESINGULAR;
             }
             c->ic = j;
         }
@@ -346,10 +341,9 @@ static raid_status factor(const raid_reg_stats *s, chol *c, char *err, size_t er
     for (int i = 0; i < m; i++) {
         double d = sys_a(s, c, i, i);
         if (!(d > 0.0)) {
-            raid_msg(err, errlen,
+            return raid_fail(NULL, RAID_ESINGULAR,
                      "X'X is singular: column %d of X is %s; condition number estimate inf", c->idx[i],
                      c->ic >= 0 ? "constant (a second intercept) or zero" : "zero");
-            return RAID_ESINGULAR;
         }
         int e;
         frexp(sqrt(d), &e);
@@ -368,29 +362,25 @@ static raid_status factor(const raid_reg_stats *s, chol *c, char *err, size_t er
     double anorm = LAPACKE_dlansy_work(LAPACK_COL_MAJOR, '1', 'U', m, c->fac, m, work);
     lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', m, c->fac, m);
     if (info > 0) {
-        raid_msg(err, errlen,
+        return raid_fail(NULL, RAID_ESINGULAR,
                  "X'X is singular or not positive definite (Cholesky factorisation failed at column %d of X); "
                  "condition number estimate inf",
                  c->idx[info - 1]);
-        return RAID_ESINGULAR;
     }
     if (info < 0) {
-        raid_msg(err, errlen, "LAPACKE_dpotrf: argument %d is invalid", (int)-info);
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "LAPACKE_dpotrf: argument %d is invalid", (int)-info);
     }
     double rcond = 0.0;
     info = LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'U', m, c->fac, m, anorm, &rcond, work, iwork);
     if (info != 0) {
-        raid_msg(err, errlen, "LAPACKE_dpocon failed (info %d)", (int)info);
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "LAPACKE_dpocon failed (info %d)", (int)info);
     }
     c->cond = rcond > 0.0 ? 1.0 / rcond : INFINITY;
     if (!(c->cond <= RAID_REG_MAX_COND)) {
-        raid_msg(err, errlen,
+        return raid_fail(NULL, RAID_ESINGULAR,
                  "X'X is too ill-conditioned to solve: condition number estimate %.3e (1-norm, %s with its columns "
                  "scaled to unit diagonal) exceeds RAID_REG_MAX_COND = %.0e",
                  c->cond, c->ic >= 0 ? "centred cross-products" : "X'X", RAID_REG_MAX_COND);
-        return RAID_ESINGULAR;
     }
     return RAID_OK;
 }
@@ -403,7 +393,9 @@ static void chol_solve(const chol *c, double *x)
         return;
     for (int i = 0; i < m; i++)
         x[i] *= c->dsc[i];
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', m, 1, c->fac, m, x, m);
+    const lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', m, 1, c->fac, m, x, m);
+    assert(info == 0); /* the factor exists (factor() succeeded) and the arguments are ours */
+    (void)info;
     for (int i = 0; i < m; i++)
         x[i] *= c->dsc[i];
 }
@@ -443,7 +435,9 @@ static void chol_inverse(const raid_reg_stats *s, const chol *c, double *inv)
     double a[RAID_REG_MAX_K * RAID_REG_MAX_K];
     if (m > 0) {
         memcpy(a, c->fac, sizeof(double) * (size_t)(m * m));
-        LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', m, a, m);
+        const lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', m, a, m);
+        assert(info == 0); /* a positive definite factor has an inverse */
+        (void)info;
     }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < m; j++) {
@@ -475,14 +469,12 @@ static void ols_clear(raid_ols *o, int k, int64_t n)
     o->r2 = o->r2_adj = o->ssr = o->sigma2 = o->cond = NAN;
 }
 
-raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out, char *err,
-                                size_t errlen)
+raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out)
 {
     if (!out) {
-        raid_msg(err, errlen, "output is NULL");
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "output is NULL");
     }
-    raid_status st = check_stats(s, err, errlen);
+    raid_status st = check_stats(s);
     if (st != RAID_OK) {
         ols_clear(out, s ? s->k : 0, s ? s->n : 0);
         return st;
@@ -491,7 +483,7 @@ raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid
     int64_t n = s->n;
     ols_clear(out, k, n);
     chol c;
-    st = factor(s, &c, err, errlen);
+    st = factor(s, &c);
     out->cond = c.cond;
     if (st != RAID_OK)
         return st;
@@ -572,17 +564,23 @@ raid_status raid_ols_robust(const raid_reg_stats *s, const double *meat, int max
 raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, const double *centre, int max_lag,
                                raid_se_kind kind, raid_ols *o)
 {
-    if (!o || check_stats(s0, NULL, 0) != RAID_OK || o->k != s0->k || o->n != s0->n)
-        return RAID_EINVAL;
+    if (!o)
+        return raid_fail(NULL, RAID_EINVAL, "the estimates are NULL");
+    raid_status st = check_stats(s0);
+    if (st != RAID_OK)
+        return st;
+    if (o->k != s0->k || o->n != s0->n)
+        return raid_fail(NULL, RAID_EINVAL, "the estimates (k %d, n %lld) are not those of the statistics (k %d, n %lld)",
+                         o->k, (long long)o->n, s0->k, (long long)s0->n);
     if (kind != RAID_SE_OLS && kind != RAID_SE_WHITE && kind != RAID_SE_NW)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "unknown standard error kind %d", (int)kind);
     if (kind != RAID_SE_OLS && !meat)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "robust standard errors need the meat (NULL)");
     if (kind == RAID_SE_NW && max_lag < 0)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "Newey-West lag %d is negative", max_lag);
     int k = s0->k;
     chol c;
-    raid_status st = factor(s0, &c, NULL, 0);
+    st = factor(s0, &c);
     if (st != RAID_OK)
         return st;
     /* The basis of the meat: x - centre. With a constant column (value c0, centre 0 there) that is the same
@@ -595,7 +593,9 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
     for (int p = 0; p < k && centre; p++)
         if (centre[p] != 0) {
             if (!isfinite(centre[p]) || c.ic < 0 || p == c.ic)
-                return RAID_EINVAL;
+                return raid_fail(NULL, RAID_EINVAL,
+                                 "centre[%d] = %g: a centre must be finite, and nonzero only on a non-constant "
+                                 "column of a design with a constant column", p, centre[p]);
             if (kind != RAID_SE_OLS) { /* the OLS errors need no meat, and no shift */
                 sh.mean[p] -= centre[p];
                 shifted = 1;
@@ -605,7 +605,10 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
      * 2^-53 R0 relative, R0 the level ratio before the shift (a helper's regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
      * off, where float64 cannot hold the intercept either). Beyond RAID_REG_MAX_ROBUST_LOSS: refused. */
     if (shifted && 0x1p-53 * raid_reg_level_ratio(s0) > RAID_REG_MAX_ROBUST_LOSS)
-        return RAID_ESINGULAR;
+        return raid_fail(NULL, RAID_ESINGULAR,
+                         "the regressors' means stand %.3g standard deviations from 0: their own rounding alone "
+                         "exceeds the robust variances' tolerance %g (subtract a constant from such a column)",
+                         raid_reg_level_ratio(s0), RAID_REG_MAX_ROBUST_LOSS);
     if (shifted)
         s = &sh;
     double inv[RAID_REG_MAX_K * RAID_REG_MAX_K];
@@ -630,7 +633,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
                 S[i * k + j] = (double)acc;
             }
         if (!all_finite(S, kk))
-            return RAID_EINVAL;
+            return raid_fail(NULL, RAID_EINVAL, "the meat is not finite");
         /* V_ii = sum_ab inv[i][a] S[a][b] inv[b][i] */
         for (int i = 0; i < k; i++) {
             long double v = 0.0L;
@@ -666,10 +669,15 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
          * positive. A centre at the problem's means (raid_reg_meat_ranges_at) makes R about 0. */
         const double R = raid_reg_level_ratio(s);
         if (0x1p-53 * (1 + R) * (1 + R) > RAID_REG_MAX_ROBUST_LOSS)
-            return RAID_ESINGULAR;
+            return raid_fail(NULL, RAID_ESINGULAR,
+                             "the regressors stand %.3g standard deviations from the meat's centre: float64's "
+                             "cancellation in the sandwich (2^-53 (1 + R)^2) exceeds the tolerance %g; take the meat "
+                             "about the means (raid_reg_meat_ranges_at, raid_ols_robust_at)", R,
+                             RAID_REG_MAX_ROBUST_LOSS);
         for (int i = 0; i < k; i++)
             if (!(var[i] > 0) || !isfinite(var[i]))
-                return RAID_ESINGULAR;
+                return raid_fail(NULL, RAID_ESINGULAR, "the robust variance of coefficient %d is %g, not positive",
+                                 i, var[i]);
     }
     double df = (double)(s->n - k);
     for (int i = 0; i < k; i++) {

@@ -227,7 +227,7 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
                                    size_t nreg, raid_reg_stats *out)
 {
     if (!ctx)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
     ctx->errmsg[0] = 0;
     if (k < 1 || k > RAID_REG_MAX_K)
         return raid_fail(ctx, RAID_EINVAL, "k = %d regressors; 1 to %d are supported", k, RAID_REG_MAX_K);

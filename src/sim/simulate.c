@@ -122,17 +122,11 @@ void raid_sim_opts_init(raid_sim_opts *o)
 }
 
 /* Validate; on failure write a message to buf (may be NULL). */
-static raid_status sim_validate(const raid_sim_opts *o, char *buf, size_t len)
+static raid_status sim_validate(const raid_sim_opts *o)
 {
-    if (!o) {
-        raid_msg(buf, len, "simulate: NULL options");
-        return RAID_EINVAL;
-    }
-#define SIM_BAD(...)                                                                               \
-    do {                                                                                           \
-        raid_msg(buf, len, __VA_ARGS__);                                                           \
-        return RAID_EINVAL;                                                                        \
-    } while (0)
+    if (!o)
+        return raid_fail(NULL, RAID_EINVAL, "simulate: NULL options");
+#define SIM_BAD(...) return raid_fail(NULL, RAID_EINVAL, __VA_ARGS__)
     if (o->nsymbols < 1)
         SIM_BAD("simulate: symbols must be >= 1 (got %d)", o->nsymbols);
     if (o->ndays < 1)
@@ -258,11 +252,11 @@ static inline double sim_step(sim_sym *S)
 
 raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv)
 {
-    raid_status st = sim_validate(o, NULL, 0);
+    raid_status st = sim_validate(o);
     if (st != RAID_OK)
         return st;
     if (!r)
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "simulate: the returns array is NULL");
     const int64_t n = o->obs_per_day - 1;
     const int nsym = o->nsymbols;
     const raid_sim_opts oc = *o;
@@ -322,33 +316,24 @@ static void sim_civil_from_days(int64_t z, int *yy, int *mm, int *dd)
 #define SIM_SESSION_US INT64_C(23400000000) /* 09:30:00 to 16:00:00 */
 #define SIM_OPEN_US INT64_C(34200000000)    /* 09:30:00 after midnight */
 
-raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path,
-                              char *errbuf, size_t errbuf_len)
+raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path)
 {
-    raid_msg(errbuf, errbuf_len, "%s", "");
-    raid_status st = sim_validate(o, errbuf, errbuf_len);
+    raid_status st = sim_validate(o);
     if (st != RAID_OK)
         return st;
-    if (!prices_path || !*prices_path) {
-        raid_msg(errbuf, errbuf_len, "simulate: no output path");
-        return RAID_EINVAL;
-    }
+    if (!prices_path || !*prices_path)
+        return raid_fail(NULL, RAID_EINVAL, "simulate: no output path");
     const int64_t n = o->obs_per_day - 1;
-    if (n > SIM_SESSION_US) {
-        raid_msg(errbuf, errbuf_len,
-                 "simulate: %lld observations per day are closer than 1 microsecond",
-                 (long long)o->obs_per_day);
-        return RAID_EINVAL;
-    }
+    if (n > SIM_SESSION_US)
+        return raid_fail(NULL, RAID_EINVAL, "simulate: %lld observations per day are closer than 1 microsecond",
+                         (long long)o->obs_per_day);
     const int whole_seconds = (23400 % n) == 0;
     const int64_t q = SIM_SESSION_US / n, rem = SIM_SESSION_US % n;
 
     /* Dates of the days. */
     int (*ymd)[3] = malloc((size_t)o->ndays * sizeof *ymd);
-    if (!ymd) {
-        raid_msg(errbuf, errbuf_len, "simulate: out of memory");
-        return RAID_ENOMEM;
-    }
+    if (!ymd)
+        return raid_fail(NULL, RAID_ENOMEM, "simulate: out of memory");
     {
         /* 1970-01-01 was a Thursday: the weekday (0 = Monday) of a day z is (z + 3) mod 7. */
         int64_t day = sim_days_from_civil(2020, 1, 2);
@@ -364,19 +349,18 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
 
     if (iv_path && !strcmp(iv_path, prices_path)) {
         free(ymd);
-        raid_msg(errbuf, errbuf_len, "simulate: the prices and iv files are the same file '%s'", iv_path);
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'", iv_path);
     }
     raid_outfile pf, vf;
     memset(&vf, 0, sizeof vf);
-    st = raid_outfile_open(&pf, prices_path, errbuf, errbuf_len);
+    st = raid_outfile_open(&pf, prices_path);
     if (st != RAID_OK) {
         free(ymd);
         return st;
     }
     setvbuf(pf.fp, NULL, _IOFBF, 1 << 20);
     if (iv_path) {
-        st = raid_outfile_open(&vf, iv_path, errbuf, errbuf_len);
+        st = raid_outfile_open(&vf, iv_path);
         if (st != RAID_OK) {
             raid_outfile_abort(&pf);
             free(ymd);
@@ -431,15 +415,14 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
     if (bad_price) {
         raid_outfile_abort(&pf);
         raid_outfile_abort(&vf);
-        raid_msg(errbuf, errbuf_len,
-                 "simulate: a price left the range of float64 (positive and finite); the variance, jump or noise "
-                 "parameters are too large");
-        return RAID_EINVAL;
+        return raid_fail(NULL, RAID_EINVAL,
+                         "simulate: a price left the range of float64 (positive and finite); the variance, jump or "
+                         "noise parameters are too large");
     }
     /* The iv file first: a failure then leaves no prices file either. */
-    if (iv_path && (st = raid_outfile_commit(&vf, errbuf, errbuf_len)) != RAID_OK) {
+    if (iv_path && (st = raid_outfile_commit(&vf)) != RAID_OK) {
         raid_outfile_abort(&pf);
         return st;
     }
-    return raid_outfile_commit(&pf, errbuf, errbuf_len);
+    return raid_outfile_commit(&pf);
 }

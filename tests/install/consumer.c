@@ -5,9 +5,8 @@
 int main(void)
 {
     raid_ctx *ctx;
-    char err[512];
-    if (raid_ctx_create(&ctx, "cpu", err, sizeof err) != RAID_OK) {
-        fprintf(stderr, "%s\n", err);
+    if (raid_ctx_create(&ctx, "cpu") != RAID_OK) {
+        fprintf(stderr, "%s\n", raid_errmsg());
         return 1;
     }
     const double r[] = {0.01, -0.02, 0.03};
