@@ -152,7 +152,11 @@ static void test_parse_options(void **st)
     assert_int_equal(b, 57600);
     assert_int_equal(raid_parse_session("00:00-24:00", &a, &b), RAID_OK);
     assert_int_equal(b, 86400);
-    const char *bads[] = {"16:00-09:30", "25:00-26:00", "09:30", "09:30-", "9:3-16:00", "09:60-10:00",
+    /* A start after the end: a window across midnight (FX, futures); not from or to 24:00 then. */
+    assert_int_equal(raid_parse_session("17:00-16:00", &a, &b), RAID_OK);
+    assert_int_equal(a, 61200);
+    assert_int_equal(b, 57600);
+    const char *bads[] = {"24:00-16:00", "17:00-24:00x", "25:00-26:00", "09:30", "09:30-", "9:3-16:00", "09:60-10:00",
                           "24:30-24:40", "09:30-16:00x", "x", ""};
     for (size_t i = 0; i < sizeof bads / sizeof *bads; i++)
         if (raid_parse_session(bads[i], &a, &b) != RAID_EINVAL)
@@ -465,6 +469,10 @@ static void test_errors(void **st)
     assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
     o = opts(0);
     o.session_start_s = 100;
+    o.session_end_s = 86401;
+    assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "raid_reader_open: session window 100..86401 out of range");
+    o.session_start_s = 86400;
     o.session_end_s = 50;
     assert_int_equal(raid_reader_open(&rd, p, &o, err, sizeof err), RAID_EINVAL);
     o = opts(0);

@@ -29,7 +29,8 @@ typedef struct raid_read_opts {
     const char *ret_col;       /* NULL = "ret" (returns) */
     const char *tz;            /* IANA zone "Area/City" for timestamps that carry an offset; NULL = "UTC" */
     int32_t session_start_s;   /* seconds after local midnight, -1 = no session window (default) */
-    int32_t session_end_s;     /* inclusive end of the window, seconds after midnight */
+    int32_t session_end_s;     /* inclusive end of the window, seconds after midnight; below the start:
+                                  a window across midnight whose evening part opens the next trading date */
     int64_t sample_us;         /* sampling interval in microseconds; 0 = tick (every observation); default 300e6 (5min) */
 } raid_read_opts;
 
@@ -38,7 +39,9 @@ RAID_API void raid_read_opts_init(raid_read_opts *o);
 /** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
  *  Errors: RAID_EINVAL. */
 RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
-/** Parse "HH:MM-HH:MM" into seconds after midnight. Errors: RAID_EINVAL. */
+/** Parse "HH:MM-HH:MM" into seconds after midnight (00:00 to 24:00). A start after the end is a window
+ *  across midnight ("17:00-16:00", FX and futures sessions): the observations from the start on belong
+ *  to the NEXT trading date (docs/input.md). Errors: RAID_EINVAL. */
 RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
 
 /** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next. */
@@ -57,7 +60,8 @@ RAID_API void raid_batch_free(raid_batch *b);
 
 /** Open a CSV file (header row; "-" reads standard input). Errors: RAID_EIO, RAID_EPARSE (missing
  *  column: the message names the file, line 1 and the column), RAID_EINVAL (bad options, unknown tz),
- *  RAID_ENOMEM. On failure *out is NULL and errbuf (if not NULL) holds the message. */
+ *  RAID_ENOMEM. On failure *out is NULL and the message is in raid_errmsg() and, for compatibility, in
+ *  errbuf (if not NULL). */
 RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o,
                              char *errbuf, size_t errbuf_len);
 
@@ -67,13 +71,61 @@ RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const
  *  Errors: RAID_EPARSE ("FILE:LINE:COL: message" from raid_reader_errmsg), RAID_EIO, RAID_ENOMEM. */
 RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
 
-/** The message of the last failure ("" if none). */
+/** The message of the last failure of rd ("" if none), kept for compatibility: every failing reader
+ *  call also sets raid_errmsg() (the thread's message) to the same text. */
 RAID_API const char *raid_reader_errmsg(const raid_reader *rd);
+/** Notices: facts about the input that change no number but that a user should know (docs/input.md):
+ *  a last line without a line break ("FILE:LINE: ..."), a sampling grid finer than the data's spacing.
+ *  Available once raid_reader_next has reported done = 1 (the number can grow until then). Count, and
+ *  the text of notice i (NULL if out of range); valid until raid_reader_close. */
+RAID_API size_t raid_reader_notice_count(const raid_reader *rd);
+RAID_API const char *raid_reader_notice(const raid_reader *rd, size_t i);
 /** Name of symbol index i ("" when the file has no symbol column); NULL if out of range. */
 RAID_API const char *raid_reader_symbol(const raid_reader *rd, uint32_t i);
 /** Bytes consumed so far and total file size (0 if unknown), for progress reporting. */
 RAID_API void raid_reader_progress(const raid_reader *rd, uint64_t *consumed, uint64_t *total);
 RAID_API void raid_reader_close(raid_reader *rd);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Intraday prices given as arrays (the segmenter under the CSV reader)                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Error convention of raid_ticks_*: context-free, the message of a failure is raid_errmsg(). Errors are
+ * sticky: after a failing push or take, later pushes and takes return the same status and message. */
+
+typedef struct raid_ticks raid_ticks;
+/* Segmenter of intraday prices given as arrays, with the same sampling, session, time-zone, order and
+   validity rules as the CSV reader (which is built on it). o->kind must be RAID_INPUT_PRICES.
+   o (NULL: the defaults of raid_read_opts_init): sample_us, session_*, tz as for raid_reader_open; the
+   column names are not used. Errors: RAID_EINVAL (bad options, returns kind, unknown tz), RAID_ENOMEM. */
+RAID_API raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o);
+/* n observations of one symbol, in the order given (a run of consecutive rows of one symbol; the same
+   symbol may come back in later runs exactly as rows of a CSV may interleave symbols).
+   t_us: microseconds since 1970-01-01T00:00:00; when t_is_utc they are UTC instants converted to o->tz
+   local time (like CSV timestamps with an offset), else local wall-clock times (like timestamps without
+   an offset). price: as the CSV's price column. Errors name the row (0-based over all pushed rows) and
+   the symbol; message via raid_errmsg(). */
+/* symbol: a NUL-terminated UTF-8 string ("" or NULL: the one symbol of data without symbols). t_us must
+   lie in the years 0001 to 9999. Errors: RAID_EINVAL (NULL arrays with n > 0, a symbol that is not
+   UTF-8, a handle already finished), RAID_EPARSE (price not positive and finite, time out of range,
+   time or trading date going backwards within the symbol: the message names the row, the symbol and
+   both times), RAID_ENOMEM. Rows before the failing one have been taken in. */
+RAID_API raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
+                                     const double *price, size_t n);
+/* Append the complete segments to b; finish = 1 when no more rows will come (every segment is then
+   complete). */
+/* b is not cleared first (raid_batch as filled by raid_reader_next; symbol indices for
+   raid_ticks_symbol, dates yyyymmdd). Segments come in order of completion, as from the CSV reader.
+   After finish = 1 further pushes are RAID_EINVAL. Errors: RAID_ENOMEM. */
+RAID_API raid_status raid_ticks_take(raid_ticks *tk, raid_batch *b, int finish);
+/* Name of symbol index i, in order of first appearance; NULL if out of range. */
+RAID_API const char *raid_ticks_symbol(const raid_ticks *tk, uint32_t i);
+/* Notices as raid_reader_notice (the sampling grid finer than the data), available after a take with
+   finish = 1. */
+RAID_API size_t raid_ticks_notice_count(const raid_ticks *tk);
+RAID_API const char *raid_ticks_notice(const raid_ticks *tk, size_t i);
+/* NULL is a no-op. */
+RAID_API void raid_ticks_destroy(raid_ticks *tk);
 
 #ifdef __cplusplus
 }

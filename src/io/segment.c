@@ -1,0 +1,662 @@
+/* The segmenter (segment.h): one open segment per symbol, the order checks, the session window (also
+ * across midnight), previous-tick sampling on a calendar grid, returns from prices, the queue of complete
+ * segments and the notices. docs/input.md describes the rules.
+ *
+ * Sampling: sample_us == 0 takes every observation ("tick"); sample_us > 0 is calendar-time
+ * previous-tick sampling (as highfrequency's aggregateTS / Andersen, Bollerslev, Diebold and Labys
+ * 2001): grid points at multiples of the interval after the local midnight before the segment's first
+ * kept observation, inside [first, last] observation of the segment, each taking the last price at or
+ * before it. Returns within a segment are r_i = log1p(q) with q = (p_i - p_{i-1}) / p_{i-1} when q is
+ * finite and -0.5 <= q <= 1, that is for p_i / p_{i-1} in [0.5, 2], where the difference is exact
+ * (Sterbenz) and r carries about one rounding of relative error (log(p_i / p_{i-1}) has an absolute
+ * error of about 2^-53, a relative error of 2^-53/|r|, 1e-12 at r = 1e-4; log(p_i) - log(p_{i-1}) loses
+ * a further log2|log p| bits to cancellation). Otherwise r_i = log(p_i) - log(p_{i-1}), finite for any
+ * positive finite prices (|r| < 1500) where q may overflow (1e-200 -> 1e200) or round to -1. */
+#define _POSIX_C_SOURCE 200809L
+#include "io/segment.h"
+#include "core/internal.h"
+#include "io/tz.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define PREV_TEXT 64
+#define MAX_NOTICES 16
+#define NOTICE_LEN 512
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Options and parsers of option strings                                                           */
+/* ---------------------------------------------------------------------------------------------- */
+
+void raid_read_opts_init(raid_read_opts *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->kind = RAID_INPUT_PRICES;
+    o->session_start_s = -1;
+    o->session_end_s = -1;
+    o->sample_us = INT64_C(300000000);
+}
+
+raid_status raid_parse_sample(const char *s, int64_t *us)
+{
+    if (!s || !us)
+        return RAID_EINVAL;
+    if (strcasecmp(s, "tick") == 0) {
+        *us = 0;
+        return RAID_OK;
+    }
+    const char *p = s;
+    int64_t n = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (n > INT64_C(1000000000000))
+            return RAID_EINVAL;
+        n = n * 10 + (*p++ - '0');
+    }
+    if (p == s || n <= 0)
+        return RAID_EINVAL;
+    int64_t unit;
+    if (strcasecmp(p, "ms") == 0)
+        unit = 1000;
+    else if (strcasecmp(p, "s") == 0)
+        unit = RAID_US_PER_S;
+    else if (strcasecmp(p, "min") == 0)
+        unit = 60 * RAID_US_PER_S;
+    else if (strcasecmp(p, "h") == 0)
+        unit = 3600 * RAID_US_PER_S;
+    else
+        return RAID_EINVAL;
+    if (n > RAID_US_PER_DAY / unit)
+        return RAID_EINVAL; /* longer than a day */
+    *us = n * unit;
+    return RAID_OK;
+}
+
+/* "H:MM" or "HH:MM", 00:00 .. 24:00, into seconds; returns the end or NULL. */
+static const char *parse_hhmm(const char *p, int32_t *sec)
+{
+    int h = 0, nd = 0;
+    while (*p >= '0' && *p <= '9' && nd < 2) {
+        h = h * 10 + (*p++ - '0');
+        nd++;
+    }
+    if (nd == 0 || *p != ':')
+        return NULL;
+    p++;
+    if (!(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9'))
+        return NULL;
+    int m = (p[0] - '0') * 10 + (p[1] - '0');
+    if (m > 59 || h > 24 || (h == 24 && m != 0))
+        return NULL;
+    *sec = h * 3600 + m * 60;
+    return p + 2;
+}
+
+raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
+{
+    if (!s || !start_s || !end_s)
+        return RAID_EINVAL;
+    int32_t a, b;
+    const char *p = parse_hhmm(s, &a);
+    if (!p || *p != '-' || !(p = parse_hhmm(p + 1, &b)) || *p)
+        return RAID_EINVAL;
+    /* start > end: a window across midnight; it cannot start at 24:00 or end at 24:00 then. */
+    if (b < a && (a == 86400 || b == 86400))
+        return RAID_EINVAL;
+    *start_s = a;
+    *end_s = b;
+    return RAID_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Batches                                                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+void raid_batch_init(raid_batch *b)
+{
+    if (b)
+        memset(b, 0, sizeof *b);
+}
+
+void raid_batch_clear(raid_batch *b)
+{
+    if (!b)
+        return;
+    b->nret = 0;
+    b->nseg = 0;
+    if (b->offsets)
+        b->offsets[0] = 0;
+}
+
+void raid_batch_free(raid_batch *b)
+{
+    if (!b)
+        return;
+    free(b->ret);
+    free(b->offsets);
+    free(b->symbol);
+    free(b->date);
+    memset(b, 0, sizeof *b);
+}
+
+static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const double *r, size_t n)
+{
+    if (b->nret + n > b->ret_cap) {
+        size_t cap = b->ret_cap ? b->ret_cap : 1024;
+        while (cap < b->nret + n)
+            cap *= 2;
+        double *t = realloc(b->ret, cap * sizeof *t);
+        if (!t)
+            return RAID_ENOMEM;
+        b->ret = t;
+        b->ret_cap = cap;
+    }
+    if (b->nseg + 1 > b->seg_cap || !b->offsets) {
+        size_t cap = b->seg_cap ? b->seg_cap * 2 : 64;
+        int64_t *o = realloc(b->offsets, (cap + 1) * sizeof *o);
+        if (!o)
+            return RAID_ENOMEM;
+        if (!b->offsets)
+            o[0] = (int64_t)b->nret;
+        b->offsets = o;
+        uint32_t *s = realloc(b->symbol, cap * sizeof *s);
+        if (!s)
+            return RAID_ENOMEM;
+        b->symbol = s;
+        int32_t *d = realloc(b->date, cap * sizeof *d);
+        if (!d)
+            return RAID_ENOMEM;
+        b->date = d;
+        b->seg_cap = cap;
+    }
+    if (b->nseg == 0)
+        b->offsets[0] = (int64_t)b->nret;
+    if (n)
+        memcpy(b->ret + b->nret, r, n * sizeof *r);
+    b->nret += n;
+    b->symbol[b->nseg] = sym;
+    b->date[b->nseg] = date;
+    b->offsets[++b->nseg] = (int64_t)b->nret;
+    return RAID_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* State                                                                                           */
+/* ---------------------------------------------------------------------------------------------- */
+
+typedef struct sym_state {
+    char *name;
+    /* ordering */
+    int has_prev;
+    int64_t prev_key;          /* instant (prices) or day (returns) of the previous row */
+    uint64_t prev_ref;
+    int64_t prev_raw;
+    char prev_text[PREV_TEXT];
+    /* the open segment */
+    int has_seg;
+    int64_t day;               /* trading date, days since the epoch */
+    int have_obs;              /* a kept observation in this segment */
+    int fresh;                 /* an observation since the last grid point (notice statistics) */
+    int64_t last_t, next_grid; /* instants, microseconds */
+    double last_p;
+    size_t nsampled;
+    double last_sampled;
+    double *ret;
+    size_t n, cap;
+} sym_state;
+
+typedef struct ready_seg {
+    uint32_t sym;
+    int32_t date;
+    size_t off, n; /* into rbuf */
+} ready_seg;
+
+struct raid_seg {
+    raid_input_kind kind;
+    int32_t ses_lo_s, ses_hi_s; /* -1: none; lo > hi: across midnight */
+    int64_t sample_us;
+    raid_io_tz *tz;
+    int tz_cached;
+    int64_t tz_lo, tz_hi;
+    int32_t tz_off;
+
+    /* symbols: table in order of first appearance, open-addressing hash of indices + 1 */
+    sym_state *syms;
+    size_t nsyms, sym_cap;
+    uint32_t *hash;
+    size_t hcap;
+
+    /* complete segments not yet delivered */
+    ready_seg *rq;
+    size_t rq_n, rq_cap, rq_head;
+    double *rbuf;
+    size_t rbuf_n, rbuf_cap;
+
+    /* statistics for the notices */
+    uint64_t grid_returns, stale_returns; /* grid returns, those with no observation in their interval */
+    uint64_t gaps;                        /* pairs of consecutive kept observations of a segment */
+    double gap_sum_s;                     /* their summed spacing, seconds */
+
+    char *notices[MAX_NOTICES];
+    size_t nnotices;
+};
+
+raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char *fn)
+{
+    assert(out && fn);
+    *out = NULL;
+    raid_read_opts defaults;
+    if (!o) {
+        raid_read_opts_init(&defaults);
+        o = &defaults;
+    }
+    if (o->kind != RAID_INPUT_PRICES && o->kind != RAID_INPUT_RETURNS)
+        return raid_fail(NULL, RAID_EINVAL, "%s: unknown input kind %d", fn, (int)o->kind);
+    if (o->sample_us < 0 || o->sample_us > RAID_US_PER_DAY)
+        return raid_fail(NULL, RAID_EINVAL, "%s: sampling interval out of range", fn);
+    if (o->session_start_s != -1 &&
+        (o->session_start_s < 0 || o->session_end_s < 0 || o->session_start_s > 86400 ||
+         o->session_end_s > 86400 ||
+         (o->session_end_s < o->session_start_s && (o->session_start_s == 86400 || o->session_end_s == 86400))))
+        return raid_fail(NULL, RAID_EINVAL, "%s: session window %d..%d out of range", fn, (int)o->session_start_s,
+                         (int)o->session_end_s);
+    raid_seg *sg = calloc(1, sizeof *sg);
+    if (!sg)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    const int ret = o->kind == RAID_INPUT_RETURNS;
+    sg->kind = o->kind;
+    sg->sample_us = ret ? 0 : o->sample_us;
+    sg->ses_lo_s = ret ? -1 : o->session_start_s;
+    sg->ses_hi_s = o->session_end_s;
+    char err[RAID_ERRMSG_LEN];
+    raid_status s = raid_io_tz_open(&sg->tz, o->tz, err, sizeof err);
+    if (s != RAID_OK) {
+        raid_seg_free(sg);
+        return raid_fail(NULL, s, "%s", err);
+    }
+    *out = sg;
+    return RAID_OK;
+}
+
+void raid_seg_free(raid_seg *sg)
+{
+    if (!sg)
+        return;
+    raid_io_tz_free(sg->tz);
+    for (size_t i = 0; i < sg->nsyms; i++) {
+        free(sg->syms[i].name);
+        free(sg->syms[i].ret);
+    }
+    free(sg->syms);
+    free(sg->hash);
+    free(sg->rq);
+    free(sg->rbuf);
+    for (size_t i = 0; i < sg->nnotices; i++)
+        free(sg->notices[i]);
+    free(sg);
+}
+
+raid_input_kind raid_seg_kind(const raid_seg *sg) { return sg->kind; }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Symbols                                                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+static int rehash(raid_seg *sg, size_t cap)
+{
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return -1;
+    for (size_t i = 0; i < sg->nsyms; i++) {
+        const char *nm = sg->syms[i].name;
+        size_t j = hash_str(nm, strlen(nm)) & (cap - 1);
+        while (h[j])
+            j = (j + 1) & (cap - 1);
+        h[j] = (uint32_t)i + 1;
+    }
+    free(sg->hash);
+    sg->hash = h;
+    sg->hcap = cap;
+    return 0;
+}
+
+int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
+{
+    if (sg->hcap) {
+        size_t j = hash_str(s, n) & (sg->hcap - 1);
+        while (sg->hash[j]) {
+            const char *nm = sg->syms[sg->hash[j] - 1].name;
+            if (strncmp(nm, s, n) == 0 && nm[n] == 0)
+                return sg->hash[j] - 1;
+            j = (j + 1) & (sg->hcap - 1);
+        }
+    }
+    if (sg->nsyms >= UINT32_MAX - 1)
+        return -1;
+    if ((sg->nsyms + 1) * 2 > sg->hcap && rehash(sg, sg->hcap ? sg->hcap * 2 : 64) != 0)
+        return -1;
+    if (sg->nsyms == sg->sym_cap) {
+        size_t cap = sg->sym_cap ? sg->sym_cap * 2 : 16;
+        sym_state *t = realloc(sg->syms, cap * sizeof *t);
+        if (!t)
+            return -1;
+        sg->syms = t;
+        sg->sym_cap = cap;
+    }
+    sym_state *st = &sg->syms[sg->nsyms];
+    memset(st, 0, sizeof *st);
+    st->name = malloc(n + 1);
+    if (!st->name)
+        return -1;
+    if (n)
+        memcpy(st->name, s, n);
+    st->name[n] = 0;
+    size_t j = hash_str(s, n) & (sg->hcap - 1);
+    while (sg->hash[j])
+        j = (j + 1) & (sg->hcap - 1);
+    sg->hash[j] = (uint32_t)sg->nsyms + 1;
+    return (int64_t)sg->nsyms++;
+}
+
+size_t raid_seg_nsymbols(const raid_seg *sg) { return sg->nsyms; }
+
+const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i) { return i < sg->nsyms ? sg->syms[i].name : NULL; }
+
+int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
+{
+    const int64_t utc_s = raid_io_floordiv(t_us, RAID_US_PER_S);
+    if (!sg->tz_cached || utc_s < sg->tz_lo || utc_s >= sg->tz_hi) {
+        sg->tz_off = raid_io_tz_offset(sg->tz, utc_s, &sg->tz_lo, &sg->tz_hi);
+        sg->tz_cached = 1;
+    }
+    return t_us + (int64_t)sg->tz_off * RAID_US_PER_S;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Segments                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+static int push_ret(sym_state *s, double r)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        double *t = realloc(s->ret, cap * sizeof *t);
+        if (!t)
+            return -1;
+        s->ret = t;
+        s->cap = cap;
+    }
+    s->ret[s->n++] = r;
+    return 0;
+}
+
+/* The return from price prev to p (both positive and finite): log1p of the relative change where that is
+ * accurate (p/prev in [0.5, 2]: the subtraction is exact), else the difference of the logarithms, which
+ * cannot overflow (|r| < 1500) where the relative change can. */
+static double price_return(double prev, double p)
+{
+    const double q = (p - prev) / prev;
+    if (isfinite(q) && q >= -0.5 && q <= 1)
+        return log1p(q);
+    return log(p) - log(prev);
+}
+
+static int take_sample(sym_state *s, double p)
+{
+    if (s->nsampled++ > 0 && push_ret(s, price_return(s->last_sampled, p)) != 0)
+        return -1;
+    s->last_sampled = p;
+    return 0;
+}
+
+/* A grid point taking the last price: as take_sample, counting the grid returns with no observation
+ * since the previous grid point (they repeat its price). */
+static int take_grid(raid_seg *sg, sym_state *s)
+{
+    if (s->nsampled > 0) {
+        sg->grid_returns++;
+        sg->stale_returns += !s->fresh;
+    }
+    s->fresh = 0;
+    return take_sample(s, s->last_p);
+}
+
+static int32_t yyyymmdd(int64_t day)
+{
+    int64_t y;
+    int m, d;
+    raid_io_civil_from_days(day, &y, &m, &d);
+    return (int32_t)(y * 10000 + m * 100 + d);
+}
+
+/* Close the open segment of symbol i and queue it (if it holds at least one price or return).
+ * 0, or -1 when out of memory. */
+static int close_segment(raid_seg *sg, uint32_t i)
+{
+    sym_state *s = &sg->syms[i];
+    if (!s->has_seg)
+        return 0;
+    s->has_seg = 0;
+    if (sg->kind == RAID_INPUT_PRICES && sg->sample_us > 0 && s->have_obs) {
+        while (s->next_grid <= s->last_t) {
+            if (take_grid(sg, s) != 0)
+                return -1;
+            s->next_grid += sg->sample_us;
+        }
+    }
+    /* A segment with at least one kept observation is delivered, even with 0 returns. */
+    int nonempty = sg->kind == RAID_INPUT_RETURNS || s->nsampled > 0 || s->have_obs;
+    if (nonempty) {
+        if (sg->rbuf_n + s->n > sg->rbuf_cap) {
+            size_t cap = sg->rbuf_cap ? sg->rbuf_cap : 4096;
+            while (cap < sg->rbuf_n + s->n)
+                cap *= 2;
+            double *t = realloc(sg->rbuf, cap * sizeof *t);
+            if (!t)
+                return -1;
+            sg->rbuf = t;
+            sg->rbuf_cap = cap;
+        }
+        if (sg->rq_n == sg->rq_cap) {
+            size_t cap = sg->rq_cap ? sg->rq_cap * 2 : 64;
+            ready_seg *t = realloc(sg->rq, cap * sizeof *t);
+            if (!t)
+                return -1;
+            sg->rq = t;
+            sg->rq_cap = cap;
+        }
+        if (s->n)
+            memcpy(sg->rbuf + sg->rbuf_n, s->ret, s->n * sizeof *s->ret);
+        sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), sg->rbuf_n, s->n};
+        sg->rbuf_n += s->n;
+    }
+    s->n = 0;
+    s->nsampled = 0;
+    s->have_obs = 0;
+    return 0;
+}
+
+static void open_segment(sym_state *s, int64_t day)
+{
+    s->has_seg = 1;
+    s->day = day;
+    s->n = 0;
+    s->nsampled = 0;
+    s->have_obs = 0;
+}
+
+/* A kept price observation at instant t (us); anchor is the instant of the local midnight before it. */
+static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p)
+{
+    if (sg->sample_us == 0)
+        return take_sample(s, p);
+    const int64_t S = sg->sample_us;
+    if (!s->have_obs) {
+        s->have_obs = 1;
+        s->next_grid = anchor + (raid_io_floordiv(t - anchor - 1, S) + 1) * S; /* first grid point >= t */
+    } else {
+        sg->gaps++;
+        sg->gap_sum_s += (double)(t - s->last_t) * 1e-6;
+        while (s->next_grid < t) { /* grid points in [last_t, t) take the previous price */
+            if (take_grid(sg, s) != 0)
+                return -1;
+            s->next_grid += S;
+        }
+    }
+    s->fresh = 1;
+    s->last_t = t;
+    s->last_p = p;
+    return 0;
+}
+
+/* Order checks and segment switching shared by prices and returns. key orders the rows of a symbol
+ * (the instant of a price, the day of a return; equal keys are allowed), day is the row's trading date.
+ * Closes the symbol's segment when the date moves on and opens the next. */
+static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t day, const raid_seg_row *w)
+{
+    if (s->has_prev && key < s->prev_key)
+        return sg->kind == RAID_INPUT_RETURNS ? RAID_SEG_DATE_BACK : RAID_SEG_TIME_BACK;
+    if (s->has_seg && day < s->day)
+        return RAID_SEG_DATE_BACK;
+    s->has_prev = 1;
+    s->prev_key = key;
+    s->prev_ref = w->ref;
+    s->prev_raw = w->raw;
+    if (w->text) {
+        size_t n = w->text_len < PREV_TEXT - 1 ? w->text_len : PREV_TEXT - 1;
+        memcpy(s->prev_text, w->text, n);
+        s->prev_text[n] = 0;
+    } else {
+        s->prev_text[0] = 0;
+    }
+    if (s->has_seg && day != s->day && close_segment(sg, si) != 0)
+        return RAID_SEG_ENOMEM;
+    if (!s->has_seg)
+        open_segment(s, day);
+    return RAID_SEG_OK;
+}
+
+int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w)
+{
+    assert(sg->kind == RAID_INPUT_PRICES && si < sg->nsyms);
+    sym_state *s = &sg->syms[si];
+    const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
+    const int64_t tod = local - cal * RAID_US_PER_DAY;
+    int64_t day = cal;
+    int keep = 1;
+    if (sg->ses_lo_s >= 0) {
+        const int64_t lo = sg->ses_lo_s * RAID_US_PER_S, hi = sg->ses_hi_s * RAID_US_PER_S;
+        if (lo <= hi) {
+            keep = tod >= lo && tod <= hi;
+        } else { /* across midnight: from lo the observations belong to the next trading date */
+            keep = tod >= lo || tod <= hi;
+            day += tod >= lo;
+        }
+    }
+    int rc = advance(sg, s, si, instant, day, w);
+    if (rc != RAID_SEG_OK || !keep)
+        return rc;
+    return observe(sg, s, instant, instant - tod, p) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+}
+
+int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid_seg_row *w)
+{
+    assert(sg->kind == RAID_INPUT_RETURNS && si < sg->nsyms);
+    sym_state *s = &sg->syms[si];
+    int rc = advance(sg, s, si, day, day, w);
+    if (rc != RAID_SEG_OK)
+        return rc;
+    return push_ret(s, r) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+}
+
+void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw)
+{
+    assert(si < sg->nsyms);
+    const sym_state *s = &sg->syms[si];
+    if (ref)
+        *ref = s->prev_ref;
+    if (text)
+        *text = s->prev_text;
+    if (raw)
+        *raw = s->prev_raw;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* End, delivery, notices                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+void raid_seg_add_notice(raid_seg *sg, const char *fmt, ...)
+{
+    if (sg->nnotices == MAX_NOTICES)
+        return;
+    char *m = malloc(NOTICE_LEN);
+    if (!m)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, NOTICE_LEN, fmt, ap);
+    va_end(ap);
+    sg->notices[sg->nnotices++] = m;
+}
+
+raid_status raid_seg_finish(raid_seg *sg)
+{
+    for (size_t i = 0; i < sg->nsyms; i++)
+        if (close_segment(sg, (uint32_t)i) != 0)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    /* A grid finer than the data: more than half of the grid returns repeat the previous grid price
+     * (no observation in their interval), which adds zero returns and pulls bpv towards 0. */
+    if (sg->grid_returns > 0 && sg->stale_returns * 2 > sg->grid_returns) {
+        const double S = (double)sg->sample_us * 1e-6;
+        char spacing[96] = "";
+        if (sg->gaps)
+            snprintf(spacing, sizeof spacing, " (kept observations are %.6g s apart on average)",
+                     sg->gap_sum_s / (double)sg->gaps);
+        raid_seg_add_notice(sg,
+                            "the sampling grid of %.6g s is finer than the data's spacing%s: %llu of %llu "
+                            "sampled returns (%.1f%%) repeat the previous price for lack of an observation "
+                            "in their interval, adding zero returns (bpv and the jump test suffer); choose a "
+                            "coarser sampling interval",
+                            S, spacing, (unsigned long long)sg->stale_returns,
+                            (unsigned long long)sg->grid_returns,
+                            100.0 * (double)sg->stale_returns / (double)sg->grid_returns);
+    }
+    return RAID_OK;
+}
+
+size_t raid_seg_queued(const raid_seg *sg) { return sg->rq_n - sg->rq_head; }
+
+raid_status raid_seg_take(raid_seg *sg, raid_batch *b, size_t max_returns)
+{
+    size_t delivered = 0;
+    while (sg->rq_head < sg->rq_n && (delivered == 0 || b->nret < max_returns)) {
+        const ready_seg *q = &sg->rq[sg->rq_head];
+        if (batch_append(b, q->sym, q->date, sg->rbuf + q->off, q->n) != RAID_OK)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        sg->rq_head++;
+        delivered++;
+    }
+    if (sg->rq_head == sg->rq_n) {
+        sg->rq_head = sg->rq_n = 0;
+        sg->rbuf_n = 0;
+    }
+    return RAID_OK;
+}
+
+size_t raid_seg_notice_count(const raid_seg *sg) { return sg->nnotices; }
+
+const char *raid_seg_notice(const raid_seg *sg, size_t i) { return i < sg->nnotices ? sg->notices[i] : NULL; }

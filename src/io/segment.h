@@ -1,0 +1,87 @@
+/* The segmenter: intraday prices (or daily returns) of interleaved symbols into complete (symbol, trading
+ * date) segments of returns, with the order checks, session window, time zone and previous-tick sampling
+ * of docs/input.md. The one segmenting mechanism of RAID: the CSV reader (reader.c) and the array entry
+ * point raid_ticks (ticks.c) both feed it. Never installed.
+ * Error convention: functions that return a raid_status report through raid_fail(NULL, ...), that is
+ * raid_errmsg(); the row functions return a code and leave the message to the caller, which knows how to
+ * name the row (FILE:LINE:COL, or the row index of raid_ticks_push). */
+#ifndef RAID_IO_SEGMENT_H
+#define RAID_IO_SEGMENT_H
+
+#include "raid.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct raid_seg raid_seg;
+
+/* Create a segmenter for options o (NULL: the defaults of raid_read_opts_init). fn names the public
+ * function in messages ("raid_reader_open"). Validates kind, sample_us (0 .. one day) and the session
+ * (start, end in [0, 86400], start > end is a window across midnight), loads o->tz.
+ * Errors: RAID_EINVAL (bad option, unknown tz: message "unknown time zone 'X'"), RAID_ENOMEM. */
+raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char *fn);
+/* Free everything; NULL is a no-op. */
+void raid_seg_free(raid_seg *sg);
+
+/* The input kind of the options it was created with. */
+raid_input_kind raid_seg_kind(const raid_seg *sg);
+
+/* The index of symbol s[0..n) (no NUL byte; UTF-8 checked by the caller), added in order of first
+ * appearance if new. Returns the index, or -1 when out of memory or over UINT32_MAX - 1 symbols. */
+int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n);
+/* Number of symbols, and the name of symbol i (NULL if out of range). */
+size_t raid_seg_nsymbols(const raid_seg *sg);
+const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i);
+
+/* Local wall-clock time (microseconds since 1970-01-01T00:00:00 local) of the UTC instant t_us in the
+ * segmenter's zone (cached per interval of constant offset). */
+int64_t raid_seg_local(raid_seg *sg, int64_t t_us);
+
+/* Where a row comes from, for the order messages: ref is the caller's row reference (a line number, a
+ * row index), text the row's time as the caller wants it quoted (NULL when the caller formats it itself
+ * from the raw value raw). */
+typedef struct raid_seg_row {
+    uint64_t ref;
+    const char *text;
+    size_t text_len;
+    int64_t raw;
+} raid_seg_row;
+
+enum {
+    RAID_SEG_OK = 0,
+    RAID_SEG_ENOMEM = -1,
+    RAID_SEG_TIME_BACK = 1, /* the instant is before the previous row's of the symbol */
+    RAID_SEG_DATE_BACK = 2  /* the trading date is before the open segment's (or, returns, the date) */
+};
+
+/* A price p (positive, finite: checked by the caller) of symbol si at UTC-like instant `instant` (the
+ * order key, microseconds) with local wall-clock time `local`. Applies the order checks, closes the
+ * symbol's segment when the trading date moves on, drops observations outside the session and samples.
+ * Returns RAID_SEG_OK, RAID_SEG_TIME_BACK / RAID_SEG_DATE_BACK (nothing changed; raid_seg_prev names the
+ * previous row) or RAID_SEG_ENOMEM. Prices kind only. */
+int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w);
+/* A return r (finite, |r| <= RAID_MAX_RETURN: checked by the caller) of symbol si on day `day` (days
+ * since the epoch). Same codes (RAID_SEG_DATE_BACK when the date goes backwards). Returns kind only. */
+int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid_seg_row *w);
+/* The previous accepted row of symbol si (after a *_BACK code): its reference, its text ("" when the
+ * caller gave none) and its raw value. */
+void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw);
+
+/* End of input: close every open segment (in symbol order) and work out the notices.
+ * Errors: RAID_ENOMEM. */
+raid_status raid_seg_finish(raid_seg *sg);
+/* Number of complete segments not yet taken. */
+size_t raid_seg_queued(const raid_seg *sg);
+/* Append queued segments to b, oldest first: at least one (if any is queued), then while b holds fewer
+ * than max_returns returns. Errors: RAID_ENOMEM (b keeps what was appended). */
+raid_status raid_seg_take(raid_seg *sg, raid_batch *b, size_t max_returns);
+
+/* Notices (raid_reader_notice): facts about the input that change no number but that a user should
+ * know, e.g. a sampling grid finer than the data's spacing. Count, and text i (NULL if out of range). */
+size_t raid_seg_notice_count(const raid_seg *sg);
+const char *raid_seg_notice(const raid_seg *sg, size_t i);
+/* Add a notice of the caller's (the CSV reader's "no line break at the end" one). Out of memory or past
+ * 16 notices it is dropped: a notice never fails a read. */
+void raid_seg_add_notice(raid_seg *sg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,154 @@
+/* raid_ticks: intraday prices given as arrays, into (symbol, trading date) segments through the
+ * segmenter (segment.c) that the CSV reader uses too, so that arrays and CSV give identical segments. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+#include "io/segment.h"
+#include "io/tz.h"
+#include "io/utf8.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct raid_ticks {
+    raid_seg *sg;
+    uint64_t rows;     /* rows pushed so far */
+    int finished;
+    raid_status st;    /* sticky failure */
+    char errmsg[RAID_ERRMSG_LEN];
+};
+
+/* Years 0001 to 9999, as the CSV's timestamps. */
+#define T_MIN (INT64_C(-719162) * RAID_US_PER_DAY)
+#define T_MAX (INT64_C(2932897) * RAID_US_PER_DAY - 1)
+
+static raid_status tfail(raid_ticks *tk, raid_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static raid_status tfail(raid_ticks *tk, raid_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tk->errmsg, sizeof tk->errmsg, fmt, ap);
+    va_end(ap);
+    tk->st = s;
+    return raid_fail(NULL, s, "%s", tk->errmsg);
+}
+
+/* "YYYY-MM-DDTHH:MM:SS[.ffffff][Z]" of t (microseconds), into buf (at least 40 bytes). */
+static const char *fmt_time(char *buf, size_t len, int64_t t, int utc)
+{
+    const int64_t day = raid_io_floordiv(t, RAID_US_PER_DAY);
+    const int64_t tod = t - day * RAID_US_PER_DAY;
+    int64_t y;
+    int m, d;
+    raid_io_civil_from_days(day, &y, &m, &d);
+    const int64_t s = tod / RAID_US_PER_S, us = tod % RAID_US_PER_S;
+    int k = snprintf(buf, len, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, (int)(s / 3600),
+                     (int)(s / 60 % 60), (int)(s % 60));
+    if (us && k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, ".%06d", (int)us);
+    if (utc && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, "Z");
+    return buf;
+}
+
+raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o)
+{
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_create: out is NULL");
+    *out = NULL;
+    if (o && o->kind != RAID_INPUT_PRICES)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_create: o->kind must be RAID_INPUT_PRICES");
+    raid_ticks *tk = calloc(1, sizeof *tk);
+    if (!tk)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    raid_status s = raid_seg_create(&tk->sg, o, "raid_ticks_create");
+    if (s != RAID_OK) {
+        free(tk);
+        return s;
+    }
+    *out = tk;
+    return RAID_OK;
+}
+
+void raid_ticks_destroy(raid_ticks *tk)
+{
+    if (!tk)
+        return;
+    raid_seg_free(tk->sg);
+    free(tk);
+}
+
+raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
+                            const double *price, size_t n)
+{
+    if (!tk)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: tk is NULL");
+    if (tk->st != RAID_OK)
+        return raid_fail(NULL, tk->st, "%s", tk->errmsg);
+    if (tk->finished)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: rows after raid_ticks_take(..., finish = 1)");
+    if (n && (!t_us || !price))
+        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: NULL t_us or price with n = %zu", n);
+    if (!symbol)
+        symbol = "";
+    const size_t len = strlen(symbol);
+    const size_t bad = raid_utf8_invalid_at(symbol, len);
+    if (bad < len)
+        return tfail(tk, RAID_EINVAL, "raid_ticks_push: row %" PRIu64 ": symbol is not valid UTF-8 (byte %zu, 0x%02X)",
+                     tk->rows, bad + 1, (unsigned)(unsigned char)symbol[bad]);
+    if (n == 0)
+        return RAID_OK;
+    const int64_t si = raid_seg_symbol(tk->sg, symbol, len);
+    if (si < 0)
+        return tfail(tk, RAID_ENOMEM, "out of memory");
+    char a[48], b[48];
+    for (size_t i = 0; i < n; i++, tk->rows++) {
+        const int64_t t = t_us[i];
+        const double p = price[i];
+        if (t < T_MIN || t > T_MAX)
+            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): time %" PRId64 " us out of range (years 0001 to 9999)",
+                         tk->rows, symbol, t);
+        if (!(p > 0) || !isfinite(p))
+            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): price must be positive and finite: %.17g",
+                         tk->rows, symbol, p);
+        const int64_t local = t_is_utc ? raid_seg_local(tk->sg, t) : t;
+        const raid_seg_row w = {tk->rows, NULL, 0, t};
+        const int rc = raid_seg_price(tk->sg, (uint32_t)si, t, local, p, &w);
+        if (rc == RAID_SEG_ENOMEM)
+            return tfail(tk, RAID_ENOMEM, "out of memory");
+        if (rc != RAID_SEG_OK) {
+            uint64_t pref;
+            int64_t praw;
+            raid_seg_prev(tk->sg, (uint32_t)si, &pref, NULL, &praw);
+            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s goes backwards: %s before %s (row %" PRIu64 ")",
+                         tk->rows, symbol, rc == RAID_SEG_TIME_BACK ? "time" : "date",
+                         fmt_time(a, sizeof a, t, t_is_utc), fmt_time(b, sizeof b, praw, t_is_utc), pref);
+        }
+    }
+    return RAID_OK;
+}
+
+raid_status raid_ticks_take(raid_ticks *tk, raid_batch *b, int finish)
+{
+    if (!tk || !b)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_take: NULL argument");
+    if (tk->st != RAID_OK)
+        return raid_fail(NULL, tk->st, "%s", tk->errmsg);
+    if (finish && !tk->finished) {
+        if (raid_seg_finish(tk->sg) != RAID_OK)
+            return tfail(tk, RAID_ENOMEM, "out of memory");
+        tk->finished = 1;
+    }
+    while (raid_seg_queued(tk->sg))
+        if (raid_seg_take(tk->sg, b, SIZE_MAX) != RAID_OK)
+            return tfail(tk, RAID_ENOMEM, "out of memory");
+    return RAID_OK;
+}
+
+const char *raid_ticks_symbol(const raid_ticks *tk, uint32_t i) { return tk ? raid_seg_symbol_name(tk->sg, i) : NULL; }
+
+size_t raid_ticks_notice_count(const raid_ticks *tk) { return tk ? raid_seg_notice_count(tk->sg) : 0; }
+
+const char *raid_ticks_notice(const raid_ticks *tk, size_t i) { return tk ? raid_seg_notice(tk->sg, i) : NULL; }
