@@ -32,6 +32,10 @@ class RaidError(Exception):
         super().__init__(f"{self.name} ({self.reason}): {message}")
 
 
+class RaidNotice(UserWarning):
+    """A notice of the library about the input that changes no number (raid_ticks_notice)."""
+
+
 def status_name(status):
     """The enumerator of a raid_status value, e.g. 'RAID_EPARSE'."""
     return ffi.string(ffi.cast("raid_status", int(status)))

@@ -1,11 +1,12 @@
 """Realized measures: of numpy returns (raid_realized_compute), and of a DataFrame of intraday prices
 through the library's segmenting and sampling (raid_ticks_*, the CSV reader's rules on arrays)."""
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, array, check, context, ffi, lib, records
+from ._core import RaidNotice, as_c, array, check, context, ffi, lib, records
 
 # Rows pushed to raid_ticks between two takes: bounds the batch of complete segments held at once.
 _TAKE_EVERY = 1 << 20
@@ -67,7 +68,9 @@ def _column(df, name, default, required=True):
     return hits[0]
 
 
-_OFFSET = re.compile(r"(Z|z|[+-]\d\d(:?\d\d)?)$")
+# a time of day followed by an offset: Z, +HH, +HHMM or +HH:MM (docs/input.md)
+_OFFSET = re.compile(r"[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
+_COMMA_FRACTION = re.compile(r"(\d\d:\d\d:\d\d),")
 
 
 def _times_us(col):
@@ -78,8 +81,8 @@ def _times_us(col):
         return _us(t), np.ones(len(col), dtype=bool)
     if pd.api.types.is_datetime64_dtype(col.dtype):
         return _us(col), np.zeros(len(col), dtype=bool)
-    s = col.astype(str).str.strip()
-    aware = s.str.contains(_OFFSET).to_numpy(dtype=bool) & s.str.contains("T| ").to_numpy(dtype=bool)
+    s = col.astype(str).str.strip().str.replace(_COMMA_FRACTION, r"\1.", regex=True)
+    aware = s.str.contains(_OFFSET).to_numpy(dtype=bool)
     us = np.empty(len(s), dtype=np.int64)
     if aware.any():
         us[aware] = _us(pd.to_datetime(s[aware], format="ISO8601", utc=True).dt.tz_localize(None))
@@ -125,7 +128,9 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     Returns a DataFrame with the columns and values of `raid realized`'s CSV: symbol (str), date (str,
     YYYY-MM-DD, the local date), n (int64), rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p
     (float64, NaN where the CSV field is empty), sorted by symbol (first appearance) then date.
-    raid.to_csv writes it byte for byte as the CLI does. Raises RaidError (RAID_EPARSE for bad data with
+    raid.to_csv writes it byte for byte as the CLI does. The library's notices (a sampling grid finer
+    than the data's spacing, which `raid realized` reports on stderr) are warnings of class RaidNotice.
+    Raises RaidError (RAID_EPARSE for bad data with
     the row, RAID_EINVAL for a bad tz), KeyError or ValueError for missing or duplicate columns.
     """
     sym_c = _column(df, symbol_col, "symbol", required=False)
@@ -171,6 +176,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
                 check(lib.raid_ticks_take(tk, b, 0))
                 pushed = 0
         check(lib.raid_ticks_take(tk, b, 1))
+        for i in range(lib.raid_ticks_notice_count(tk)):
+            warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=2)
         nseg = b.nseg
         ctx = context(device, precision)
         out = ffi.new("raid_realized[]", max(nseg, 1))
@@ -183,7 +190,7 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     m = _frame(out, nseg)
     order = np.lexsort((date, sym))
     res = pd.DataFrame({
-        "symbol": pd.array([names_of[i] for i in sym[order]], dtype=object),
+        "symbol": [names_of[i] for i in sym[order]],
         "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date[order]],
     })
     m = m.iloc[order].reset_index(drop=True)
