@@ -12,6 +12,8 @@
  *   raid/regress.h   regression statistics, robust meats, OLS and robust inference
  *   raid/reader.h    CSV of intraday prices or returns into segments
  *   raid/simulate.h  the simulator
+ *   raid/outfile.h   output files written whole or not at all (temporary file, renamed)
+ *   raid/har.h       HAR-family regressions of daily realized variance: fits, windows, forecasts
  */
 #ifndef RAID_H
 #define RAID_H
@@ -21,5 +23,7 @@
 #include "raid/regress.h"
 #include "raid/reader.h"
 #include "raid/simulate.h"
+#include "raid/outfile.h"
+#include "raid/har.h"
 
 #endif /* RAID_H */
