@@ -8,6 +8,16 @@ import pandas as pd
 from ._core import RaidError, _text, check, ffi, lib, records
 
 
+# pandas before 3 parses floats exactly only with float_precision="round_trip" (3 does by default and
+# deprecates the argument)
+_EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+def read_csv_exact(path, **kw):
+    """pd.read_csv with every float parsed to the nearest float64 (what C's strtod gives)."""
+    return pd.read_csv(path, **kw, **_EXACT)
+
+
 def sim_options():
     """The options of raid.simulate with their defaults: the fields of raid_sim_opts (raid_sim_opts_init)."""
     o = ffi.new("raid_sim_opts *")
@@ -67,13 +77,11 @@ def _prices(o, want_iv):
         st = lib.raid_simulate_csv(o, p.encode(), q.encode() if want_iv else ffi.NULL, err, len(err))
         if st != lib.RAID_OK:
             raise RaidError(st, _text(err) or _text(lib.raid_errmsg()))
-        df = pd.read_csv(p, dtype={"symbol": str, "timestamp": str, "price": np.float64},
-                         float_precision="round_trip", keep_default_na=False)
+        df = read_csv_exact(p, dtype={"symbol": str, "timestamp": str, "price": np.float64}, keep_default_na=False)
         df["timestamp"] = pd.to_datetime(df["timestamp"], format="ISO8601")
         if not want_iv:
             return df
-        iv = pd.read_csv(q, dtype={"symbol": str, "date": str, "iv": np.float64}, float_precision="round_trip",
-                         keep_default_na=False)
+        iv = read_csv_exact(q, dtype={"symbol": str, "date": str, "iv": np.float64}, keep_default_na=False)
         return df, iv
 
 
