@@ -4,7 +4,6 @@
 #define RAID_CLI_H
 
 #include "raid.h"
-#include "core/outfile.h"
 
 #include <stdio.h>
 
@@ -28,16 +27,18 @@ int cli_parse_double(const char *s, double *v);
 /* Exit status for a library status. */
 int cli_exit_for(raid_status s);
 
-/* Output of a command: "-" is stdout; a path is written through src/core/outfile.h (a temporary file
- * renamed when complete, so that no partial output file is left behind; devices and FIFOs directly). */
+/* Output of a command: "-" is stdout; a path is written through raid_outfile (include/raid/outfile.h: a
+ * temporary file renamed when complete, so that no partial output file is left behind; devices and FIFOs
+ * directly). */
 typedef struct cli_out {
-    raid_outfile file;
+    raid_outfile *file; /* NULL for stdout, and once committed or aborted */
     FILE *fp;
     int is_stdout;
 } cli_out;
 int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
 int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 (message printed) */
-void cli_abort_output(cli_out *o);                   /* close and remove the temporary file */
+void cli_abort_output(cli_out *o);                   /* close and remove the temporary file (no-op once
+                                                        committed or aborted) */
 /* Whether paths a and b (either may be NULL or "-": never) name the same regular file, or the same path
  * that does not exist yet: the same device and inode when both exist (links followed), else the same
  * directory (by device and inode) and the same last component. An output renamed over the input, or
@@ -55,10 +56,8 @@ void cli_untrack_tmp(const char *tmp);
 /* Install the handlers of SIGINT, SIGTERM and SIGHUP that remove tracked temporaries and re-raise. */
 void cli_install_signal_cleanup(void);
 
-/* Write a text field as RFC 4180 wants it: quoted, quotes doubled, when it holds a comma, quote or
- * line break. */
-void cli_put_field(FILE *f, const char *s);
-/* Write ",v" with 17 significant digits, or "," when v is not a finite number (undefined). */
-void cli_put_value(FILE *f, double v);
+/* CSV fields as the library writes them (raid_csv_put_field, raid_csv_put_value of raid/outfile.h). */
+static inline void cli_put_field(FILE *f, const char *s) { raid_csv_put_field(f, s); }
+static inline void cli_put_value(FILE *f, double v) { raid_csv_put_value(f, v); }
 
 #endif

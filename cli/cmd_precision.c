@@ -96,18 +96,16 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
         fprintf(stderr, "raid precision-report: bad output path\n");
         return EXIT_USAGE;
     }
-    raid_outfile out;
-    char err[4200];
-    raid_status ost = raid_outfile_open(&out, path, err, sizeof err);
+    raid_outfile *out;
+    raid_status ost = raid_outfile_create(&out, path);
     if (ost != RAID_OK) {
-        fprintf(stderr, "raid precision-report: %s\n", err);
+        fprintf(stderr, "raid precision-report: %s\n", raid_errmsg());
         return ost == RAID_EINVAL ? EXIT_USAGE : EXIT_INPUT;
     }
-    fclose(out.fp); /* gnuplot writes the file itself, by name */
-    out.fp = NULL;
-    const char *tmp = raid_outfile_name(&out);
-    char tracked[sizeof out.tmp];
-    snprintf(tracked, sizeof tracked, "%s", out.tmp);
+    raid_outfile_close_stream(out); /* gnuplot writes the file itself, by name */
+    const char *tmp = raid_outfile_name(out);
+    char tracked[4200];
+    snprintf(tracked, sizeof tracked, "%s", raid_outfile_tmpname(out));
     cli_track_tmp(tracked); /* removed by SIGINT/SIGTERM/SIGHUP */
     fflush(stdout);
     /* y range: a factor 3 around the positive values. */
@@ -127,7 +125,7 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
     FILE *gp = popen("gnuplot", "w");
     if (!gp) {
         fprintf(stderr, "raid precision-report: cannot run gnuplot: %s\n", strerror(errno));
-        raid_outfile_abort(&out);
+        raid_outfile_discard(out);
         cli_untrack_tmp(tracked);
         return EXIT_INPUT;
     }
@@ -170,14 +168,14 @@ static int prec_plot(const char *path, int svg, const prec_row *rows, int n, int
     if (werr || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "raid precision-report: gnuplot failed (status %d); no figure written\n",
                 status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128));
-        raid_outfile_abort(&out);
+        raid_outfile_discard(out);
         cli_untrack_tmp(tracked);
         return EXIT_INPUT;
     }
-    const raid_status cst = raid_outfile_commit(&out, err, sizeof err);
+    const raid_status cst = raid_outfile_finish(out);
     cli_untrack_tmp(tracked);
     if (cst != RAID_OK) {
-        fprintf(stderr, "raid precision-report: %s\n", err);
+        fprintf(stderr, "raid precision-report: %s\n", raid_errmsg());
         return EXIT_INPUT;
     }
     return 0;

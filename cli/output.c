@@ -1,4 +1,5 @@
-/* Output of the commands: stdout, or a file written through src/core/outfile.h (never partial). */
+/* Output of the commands: stdout, or a file written through raid_outfile (include/raid/outfile.h: never
+ * partial). */
 #include "cli.h"
 
 #include <limits.h>
@@ -13,7 +14,8 @@
  * SIGPIPE) so that an interrupted run leaves neither a partial output nor a hidden temporary beside it.
  * The CLI's own state (the library installs no handlers); unlink is async-signal-safe. */
 #define CLI_MAX_TMP 8
-static char cli_tmp[CLI_MAX_TMP][sizeof(((raid_outfile *)0)->tmp)];
+#define CLI_TMP_LEN 4200 /* above raid_outfile's path limit */
+static char cli_tmp[CLI_MAX_TMP][CLI_TMP_LEN];
 static volatile sig_atomic_t cli_tmp_used[CLI_MAX_TMP];
 
 void cli_track_tmp(const char *tmp)
@@ -76,7 +78,6 @@ int cli_open_output(cli_out *o, const char *path)
         o->fp = stdout;
         return 0;
     }
-    char err[4200];
     /* The cleanup signals wait while the temporary is created and tracked: one arriving in between would
      * leave it behind (seen once in CI, the test's kill landing right after the file appeared). */
     sigset_t block, old;
@@ -86,14 +87,14 @@ int cli_open_output(cli_out *o, const char *path)
     sigaddset(&block, SIGHUP);
     sigaddset(&block, SIGPIPE);
     sigprocmask(SIG_BLOCK, &block, &old);
-    const raid_status st = raid_outfile_open(&o->file, path, err, sizeof err);
+    const raid_status st = raid_outfile_create(&o->file, path);
     if (st == RAID_OK) {
-        o->fp = o->file.fp;
-        cli_track_tmp(o->file.tmp);
+        o->fp = raid_outfile_fp(o->file);
+        cli_track_tmp(raid_outfile_tmpname(o->file));
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid: %s\n", err);
+        fprintf(stderr, "raid: %s\n", raid_errmsg());
         return -1;
     }
     return 0;
@@ -103,13 +104,16 @@ int cli_commit_output(cli_out *o)
 {
     if (o->is_stdout)
         return fflush(stdout) == 0 ? 0 : -1;
-    char err[4200], tmp[sizeof o->file.tmp];
-    snprintf(tmp, sizeof tmp, "%s", o->file.tmp);
+    if (!o->file)
+        return 0;
+    char tmp[CLI_TMP_LEN];
+    snprintf(tmp, sizeof tmp, "%s", raid_outfile_tmpname(o->file));
     o->fp = NULL;
-    const raid_status st = raid_outfile_commit(&o->file, err, sizeof err);
+    const raid_status st = raid_outfile_finish(o->file);
+    o->file = NULL;
     cli_untrack_tmp(tmp); /* after the rename: a signal before it removes the temporary */
     if (st != RAID_OK) {
-        fprintf(stderr, "raid: %s\n", err);
+        fprintf(stderr, "raid: %s\n", raid_errmsg());
         return -1;
     }
     return 0;
@@ -117,10 +121,11 @@ int cli_commit_output(cli_out *o)
 
 void cli_abort_output(cli_out *o)
 {
-    if (!o->is_stdout) {
-        char tmp[sizeof o->file.tmp];
-        snprintf(tmp, sizeof tmp, "%s", o->file.tmp);
-        raid_outfile_abort(&o->file);
+    if (!o->is_stdout && o->file) {
+        char tmp[CLI_TMP_LEN];
+        snprintf(tmp, sizeof tmp, "%s", raid_outfile_tmpname(o->file));
+        raid_outfile_discard(o->file);
+        o->file = NULL;
         cli_untrack_tmp(tmp);
         o->fp = NULL;
     }
@@ -169,27 +174,4 @@ int cli_is_stdin_file(const char *path)
 {
     struct stat st;
     return raid_path_is_fd(path, 0) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-void cli_put_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-void cli_put_value(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, ",%.17g", v);
-    else
-        fputs(",", f);
 }

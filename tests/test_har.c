@@ -1,16 +1,12 @@
-/* raid har: the design of every model on tiny hand-made series (exact expected rows), the per-symbol
- * errors (too few rows, a constant regressor, a missing column: the other symbols still estimated, exit
- * 0; exit 2 when none is), usage errors, and the CLI end to end (cpu and opencl agree; a single window
- * equals the full-sample fit; forecasts and losses files). The design functions are static in
- * cli/cmd_har.c: the CLI sources are compiled into this test. */
+/* raid har: the design of every model on tiny hand-made series (exact expected rows, through the public
+ * raid_har_design), the library's fit from arrays and from a CSV (the same bytes as the CLI; statuses and
+ * messages), the per-symbol errors (too few rows, a constant regressor, a missing column: the other
+ * symbols still estimated, exit 0; exit 2 when none is), usage errors, and the CLI end to end as a
+ * subprocess (cpu and opencl agree; a single window equals the full-sample fit; forecasts and losses
+ * files). Compiled against include/ only: it uses the library as any program would. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
-
-#include "../cli/cmd_har.c"
-#include "../cli/args.c"
-#include "../cli/output.c"
-#include "../cli/help.c"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,23 +18,35 @@
 typedef struct built {
     size_t m;
     double X[64 * RAID_REG_MAX_K], y[64];
-    size_t t[64];
+    int64_t t[64];
     size_t bad; /* the first missing or invalid day (n if none) */
 } built;
 
-static void build(const har_spec *sp, const double *rv, const double *bpv, const double *rq, const double *jp,
+/* A specification: model, transform, h, lags and alpha (0: the default). Freed by the caller. */
+static raid_har_spec *spec(raid_har_model model, raid_har_transform tr, int h, const int *lags, int nlags, double alpha)
+{
+    raid_har_spec *sp;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    assert_int_equal(raid_har_spec_set_model(sp, model), RAID_OK);
+    assert_int_equal(raid_har_spec_set_transform(sp, tr), RAID_OK);
+    assert_int_equal(raid_har_spec_set_horizon(sp, h), RAID_OK);
+    assert_int_equal(raid_har_spec_set_lags(sp, lags, nlags), RAID_OK);
+    if (alpha > 0)
+        assert_int_equal(raid_har_spec_set_alpha(sp, alpha), RAID_OK);
+    return sp;
+}
+
+static void build(const raid_har_spec *sp, const double *rv, const double *bpv, const double *rq, const double *jp,
                   size_t n, built *b)
 {
-    har_series s = {n, rv, bpv, rq, jp};
     assert_true(n <= 64);
-    b->m = har_design(sp, &s, b->X, b->y, b->t, &b->bad);
-    assert_true(b->m != (size_t)-1);
+    assert_int_equal(raid_har_design(sp, n, rv, bpv, rq, jp, b->X, b->y, b->t, &b->m, &b->bad), RAID_OK);
 }
 
 static void expect_row(const built *b, int k, size_t r, size_t t, const double *x, double y)
 {
     assert_true(r < b->m);
-    assert_int_equal(b->t[r], t);
+    assert_int_equal(b->t[r], (int64_t)t);
     for (int j = 0; j < k; j++)
         if (b->X[r * (size_t)k + (size_t)j] != x[j])
             fail_msg("row %zu column %d: %.17g, expected %.17g", r, j, b->X[r * (size_t)k + (size_t)j], x[j]);
@@ -51,36 +59,38 @@ static const double RV[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 static void test_design_har(void **state)
 {
     (void)state;
-    har_spec sp = {.model = HAR_HAR, .transform = HAR_NONE, .h = 1, .nlags = 3, .lags = {1, 2, 4}, .alpha = 0.05};
+    raid_har_spec *sp = spec(RAID_HAR_RV, RAID_HAR_NONE, 1, (const int[]){1, 2, 4}, 3, 0.05);
     built b;
-    build(&sp, RV, NULL, NULL, NULL, 8, &b);
-    assert_int_equal(har_k(&sp), 4);
+    build(sp, RV, NULL, NULL, NULL, 8, &b);
+    assert_int_equal(raid_har_spec_k(sp), 4);
     assert_int_equal(b.m, 4); /* t = 3..6 */
     expect_row(&b, 4, 0, 3, (double[]){1, 4, 3.5, 2.5}, 5);
     expect_row(&b, 4, 3, 6, (double[]){1, 7, 6.5, 5.5}, 8);
-    char names[RAID_REG_MAX_K][24];
-    assert_int_equal(har_names(&sp, names), 4);
-    assert_string_equal(names[1], "rv_d");
-    assert_string_equal(names[2], "rv_l2");
-    assert_string_equal(names[3], "rv_l4");
+    assert_string_equal(raid_har_spec_coef_name(sp, 0), "const");
+    assert_string_equal(raid_har_spec_coef_name(sp, 1), "rv_d");
+    assert_string_equal(raid_har_spec_coef_name(sp, 2), "rv_l2");
+    assert_string_equal(raid_har_spec_coef_name(sp, 3), "rv_l4");
+    assert_null(raid_har_spec_coef_name(sp, 4));
 
-    sp.h = 2; /* y = mean of the next two days */
-    build(&sp, RV, NULL, NULL, NULL, 8, &b);
+    assert_int_equal(raid_har_spec_set_horizon(sp, 2), RAID_OK); /* y = mean of the next two days */
+    build(sp, RV, NULL, NULL, NULL, 8, &b);
     assert_int_equal(b.m, 3);
     expect_row(&b, 4, 0, 3, (double[]){1, 4, 3.5, 2.5}, 5.5);
     expect_row(&b, 4, 2, 5, (double[]){1, 6, 5.5, 4.5}, 7.5);
 
     /* sqrt: each day transformed, then averaged */
     static const double sq[6] = {1, 4, 9, 16, 25, 36};
-    har_spec s2 = {.model = HAR_HAR, .transform = HAR_SQRT, .h = 1, .nlags = 2, .lags = {1, 2}};
-    build(&s2, sq, NULL, NULL, NULL, 6, &b);
+    raid_har_spec *s2 = spec(RAID_HAR_RV, RAID_HAR_SQRT, 1, (const int[]){1, 2}, 2, 0);
+    build(s2, sq, NULL, NULL, NULL, 6, &b);
     assert_int_equal(b.m, 4); /* t = 1..4 */
     expect_row(&b, 3, 0, 1, (double[]){1, 2, 1.5}, 3);
     expect_row(&b, 3, 3, 4, (double[]){1, 5, 4.5}, 6);
     /* log */
-    s2.transform = HAR_LOG;
-    build(&s2, sq, NULL, NULL, NULL, 6, &b);
+    assert_int_equal(raid_har_spec_set_transform(s2, RAID_HAR_LOG), RAID_OK);
+    build(s2, sq, NULL, NULL, NULL, 6, &b);
     expect_row(&b, 3, 0, 1, (double[]){1, log(4.0), (log(1.0) + log(4.0)) / 2}, log(9.0));
+    raid_har_spec_destroy(sp);
+    raid_har_spec_destroy(s2);
 }
 
 static void test_design_missing(void **state)
@@ -88,26 +98,27 @@ static void test_design_missing(void **state)
     (void)state;
     /* A missing (NAN) or non-positive-under-log day drops every row whose lags or target touch it. */
     double rv[10] = {1, 2, 3, 4, 5, NAN, 7, 8, 9, 10};
-    har_spec sp = {.model = HAR_HAR, .transform = HAR_NONE, .h = 1, .nlags = 2, .lags = {1, 2}};
+    raid_har_spec *sp = spec(RAID_HAR_RV, RAID_HAR_NONE, 1, (const int[]){1, 2}, 2, 0);
     built b;
-    build(&sp, rv, NULL, NULL, NULL, 10, &b);
+    build(sp, rv, NULL, NULL, NULL, 10, &b);
     /* rows t = 1..8; t = 4 (target 5), 5, 6 (lag) dropped */
     assert_int_equal(b.m, 5);
     assert_int_equal(b.bad, 5);
     expect_row(&b, 3, 2, 3, (double[]){1, 4, 3.5}, 5);
     expect_row(&b, 3, 3, 7, (double[]){1, 8, 7.5}, 9);
     rv[5] = 0; /* log 0 = -inf */
-    sp.transform = HAR_LOG;
-    build(&sp, rv, NULL, NULL, NULL, 10, &b);
+    assert_int_equal(raid_har_spec_set_transform(sp, RAID_HAR_LOG), RAID_OK);
+    build(sp, rv, NULL, NULL, NULL, 10, &b);
     assert_int_equal(b.m, 5);
     assert_int_equal(b.bad, 5);
     rv[5] = 6;
-    build(&sp, rv, NULL, NULL, NULL, 10, &b);
+    build(sp, rv, NULL, NULL, NULL, 10, &b);
     assert_int_equal(b.m, 8);
     assert_int_equal(b.bad, 10);
     /* too short for the lags */
-    build(&sp, rv, NULL, NULL, NULL, 2, &b);
+    build(sp, rv, NULL, NULL, NULL, 2, &b);
     assert_int_equal(b.m, 0);
+    raid_har_spec_destroy(sp);
 }
 
 static void test_design_jumps(void **state)
@@ -117,47 +128,45 @@ static void test_design_jumps(void **state)
     static const double jp[5] = {0.01, 0.01, 0.2, 0.04, 0.001};
     built b;
     /* har-j: J = max(rv - bpv, 0) = 1, 0, 4, 0, 6 */
-    har_spec sp = {.model = HAR_J, .transform = HAR_NONE, .h = 1, .nlags = 2, .lags = {1, 2}, .alpha = 0.05};
-    build(&sp, rv, bpv, NULL, NULL, 5, &b);
+    raid_har_spec *sp = spec(RAID_HAR_J, RAID_HAR_NONE, 1, (const int[]){1, 2}, 2, 0.05);
+    build(sp, rv, bpv, NULL, NULL, 5, &b);
     assert_int_equal(b.m, 3);
     expect_row(&b, 4, 0, 1, (double[]){1, 9, 6.5, 0}, 16);
     expect_row(&b, 4, 1, 2, (double[]){1, 16, 12.5, 4}, 25);
-    sp.transform = HAR_LOG; /* log(1 + J) */
-    build(&sp, rv, bpv, NULL, NULL, 5, &b);
+    assert_int_equal(raid_har_spec_set_transform(sp, RAID_HAR_LOG), RAID_OK); /* log(1 + J) */
+    build(sp, rv, bpv, NULL, NULL, 5, &b);
     expect_row(&b, 4, 1, 2, (double[]){1, log(16.0), (log(9.0) + log(16.0)) / 2, log1p(4.0)}, log(25.0));
     /* har-cj, alpha 0.05: significant on days 0, 1, 3, 4 -> C = 3, 10, 16, 25, 30; J = 1, 0, 0, 0, 6 */
-    sp.model = HAR_CJ;
-    sp.transform = HAR_NONE;
-    build(&sp, rv, bpv, NULL, jp, 5, &b);
+    assert_int_equal(raid_har_spec_set_model(sp, RAID_HAR_CJ), RAID_OK);
+    assert_int_equal(raid_har_spec_set_transform(sp, RAID_HAR_NONE), RAID_OK);
+    build(sp, rv, bpv, NULL, jp, 5, &b);
     assert_int_equal(b.m, 3);
     expect_row(&b, 4, 0, 1, (double[]){1, 10, 6.5, 0}, 16);
     expect_row(&b, 4, 1, 2, (double[]){1, 16, 13, 0}, 25);
     expect_row(&b, 4, 2, 3, (double[]){1, 25, 20.5, 0}, 36);
-    char names[RAID_REG_MAX_K][24];
-    har_names(&sp, names);
-    assert_string_equal(names[1], "c_d");
-    assert_string_equal(names[3], "j");
-    sp.alpha = 0.5; /* day 2 (p 0.2) significant too: C = 12, J = 4 */
-    build(&sp, rv, bpv, NULL, jp, 5, &b);
+    assert_string_equal(raid_har_spec_coef_name(sp, 1), "c_d");
+    assert_string_equal(raid_har_spec_coef_name(sp, 3), "j");
+    assert_int_equal(raid_har_spec_set_alpha(sp, 0.5), RAID_OK); /* day 2 (p 0.2) significant too: C = 12, J = 4 */
+    build(sp, rv, bpv, NULL, jp, 5, &b);
     expect_row(&b, 4, 1, 2, (double[]){1, 12, 11, 4}, 25);
+    raid_har_spec_destroy(sp);
 }
 
 static void test_design_harq(void **state)
 {
     (void)state;
     static const double rv[5] = {1, 2, 3, 4, 5}, rq[5] = {1, 4, 16, 64, 9};
-    har_spec sp = {.model = HAR_Q, .transform = HAR_NONE, .h = 1, .nlags = 2, .lags = {1, 2}};
+    raid_har_spec *sp = spec(RAID_HAR_Q, RAID_HAR_NONE, 1, (const int[]){1, 2}, 2, 0);
     built b;
-    build(&sp, rv, NULL, rq, NULL, 5, &b);
+    build(sp, rv, NULL, rq, NULL, 5, &b);
     /* rows t = 1..3, sqrt(rq_t) = 2, 4, 8, mean 14/3 */
     assert_int_equal(b.m, 3);
     const double mq = 14.0 / 3.0;
     expect_row(&b, 4, 0, 1, (double[]){1, 2, 2 * (2 - mq), 1.5}, 3);
     expect_row(&b, 4, 2, 3, (double[]){1, 4, 4 * (8 - mq), 3.5}, 5);
-    char names[RAID_REG_MAX_K][24];
-    har_names(&sp, names);
-    assert_string_equal(names[2], "rq_rv");
-    assert_string_equal(names[3], "rv_l2");
+    assert_string_equal(raid_har_spec_coef_name(sp, 2), "rq_rv");
+    assert_string_equal(raid_har_spec_coef_name(sp, 3), "rv_l2");
+    raid_har_spec_destroy(sp);
 }
 
 /* ---- the CLI ---- */
@@ -654,6 +663,173 @@ static void test_cli_robust_range(void **state)
         free(outs[o]);
 }
 
+/* ---- the library ---- */
+
+/* What a writer puts in a FILE, as a string (malloc'd). */
+static char *written(raid_status (*w)(const raid_har_result *, FILE *), const raid_har_result *res)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(w(res, f), RAID_OK);
+    fclose(f);
+    return buf;
+}
+
+/* The library read and fit of the panel give the CLI's bytes: coefficients, forecasts, losses, and the
+ * messages on stderr ("raid har: " + each message, then the losses table). */
+static void test_lib_equals_cli(void **state)
+{
+    (void)state;
+    const char *panel = write_panel();
+    char pp[512];
+    snprintf(pp, sizeof pp, "%s", panel);
+    const char *o = t_tmppath("lib_roll.csv");
+    char *cerr;
+    assert_int_equal(t_cli(NULL, &cerr, "har '%s' --device cpu --model har-j --se nw --window rolling:60 -o '%s'", pp, o),
+                     0);
+    char *coefs = t_read_file(o), *fc = t_read_file(t_tmppath("lib_roll.forecasts.csv")),
+         *ls = t_read_file(t_tmppath("lib_roll.losses.csv"));
+    assert_non_null(coefs), assert_non_null(fc), assert_non_null(ls);
+
+    raid_har_spec *sp;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    raid_har_model m;
+    raid_har_window wk;
+    int64_t wn;
+    assert_int_equal(raid_har_model_parse("har-j", &m), RAID_OK);
+    assert_int_equal(raid_har_window_parse("rolling:60", &wk, &wn), RAID_OK);
+    assert_int_equal(raid_har_spec_set_model(sp, m), RAID_OK);
+    assert_int_equal(raid_har_spec_set_window(sp, wk, wn), RAID_OK);
+    assert_int_equal(raid_har_spec_check(sp), RAID_OK);
+    raid_har_input *in;
+    assert_int_equal(raid_har_read_csv(pp, NULL, 0, m, &in), RAID_OK);
+    assert_int_equal(raid_har_input_nsymbols(in), 3);
+    raid_ctx *ctx = t_open_ctx("cpu");
+    raid_har_result *res;
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_OK);
+    assert_int_equal(raid_har_result_nestimated(res), 1);
+    assert_int_equal(raid_har_result_status(res, 0), RAID_OK);
+    assert_int_not_equal(raid_har_result_status(res, 1), RAID_OK); /* B: too few rows */
+    assert_int_not_equal(raid_har_result_status(res, 2), RAID_OK); /* C: constant */
+    char *lc = written(raid_har_write_coefs, res), *lf = written(raid_har_write_forecasts, res),
+         *ll = written(raid_har_write_losses, res), *lt = written(raid_har_write_loss_table, res);
+    assert_string_equal(lc, coefs);
+    assert_string_equal(lf, fc);
+    assert_string_equal(ll, ls);
+    /* stderr: the messages, then the table */
+    size_t elen = 0;
+    char *e = malloc(1 << 16);
+    assert_non_null(e);
+    e[0] = 0;
+    for (size_t i = 0; i < raid_har_result_nmessages(res); i++) {
+        elen += (size_t)snprintf(e + elen, (1 << 16) - elen, "raid har: %s\n", raid_har_result_message(res, i));
+        assert_true(raid_har_result_message_symbol(res, i) < 3);
+    }
+    snprintf(e + elen, (1 << 16) - elen, "%s", lt);
+    assert_string_equal(e, cerr);
+    /* accessors: rows of A only, k columns, names as the spec */
+    const size_t nr = raid_har_result_nrows(res);
+    assert_true(nr > 0);
+    assert_int_equal(raid_har_result_k(res), 5);
+    assert_string_equal(raid_har_result_coef_name(res, 4), "j");
+    for (size_t r = 0; r < nr; r++)
+        assert_int_equal(raid_har_result_row_symbol(res)[r], 0);
+    assert_non_null(raid_har_result_row_end(res, 0));
+    assert_int_equal(raid_har_result_row_n(res)[0], 60);
+    size_t n, nq;
+    double mse, ql;
+    assert_int_equal(raid_har_result_loss(res, 0, &n, &mse, &ql, &nq), 1);
+    assert_int_equal(n, raid_har_result_nforecasts(res));
+    assert_int_equal(raid_har_result_loss(res, 1, &n, &mse, &ql, &nq), 0);
+    free(lc), free(lf), free(ll), free(lt), free(e);
+    raid_har_result_destroy(res);
+    raid_har_input_destroy(in);
+    raid_har_spec_destroy(sp);
+    raid_ctx_destroy(ctx);
+    free(coefs), free(fc), free(ls), free(cerr);
+}
+
+/* From arrays: symbols as the caller gives them, messages naming rows when there is no source file,
+ * statuses; the parse helpers and the checks of a specification. */
+static void test_lib_arrays(void **state)
+{
+    (void)state;
+    enum { N = 80 };
+    static char dbuf[N][16];
+    const char *dates[N], *rdates[N];
+    double rv[N];
+    for (int d = 0; d < N; d++) {
+        snprintf(dbuf[d], sizeof dbuf[d], "2021-%02d-%02d", 1 + d / 28, 1 + d % 28);
+        dates[d] = dbuf[d];
+        rdates[d] = dbuf[d == 40 ? 39 : d]; /* a repeated date */
+        rv[d] = 1e-4 * (1.0 + 0.3 * ((d * 37) % 11) / 10.0 + 0.05 * ((d * d * 13) % 17) / 17.0);
+    }
+    raid_har_input *in;
+    assert_int_equal(raid_har_input_create(&in), RAID_OK);
+    assert_int_equal(raid_har_input_add(in, "X", N, dates, rv, NULL, NULL, NULL, NULL), RAID_OK);
+    assert_int_equal(raid_har_input_add(in, "Y", N, rdates, rv, NULL, NULL, NULL, NULL), RAID_OK);
+    assert_int_equal(raid_har_input_add(in, "X", N, dates, rv, NULL, NULL, NULL, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "'X'"));
+    raid_har_spec *sp;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    raid_ctx *ctx = t_open_ctx("cpu");
+    raid_har_result *res;
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_OK);
+    assert_int_equal(raid_har_result_nsymbols(res), 2);
+    assert_string_equal(raid_har_result_symbol(res, 1), "Y");
+    assert_int_equal(raid_har_result_status(res, 0), RAID_OK);
+    assert_int_equal(raid_har_result_status(res, 1), RAID_EPARSE);
+    assert_int_equal(raid_har_result_nmessages(res), 1);
+    assert_int_equal(raid_har_result_message_symbol(res, 0), 1);
+    assert_non_null(strstr(raid_har_result_message(res, 0), "Y: row 41: date '2021-02-12' repeats"));
+    assert_int_equal(raid_har_result_nrows(res), 1);
+    assert_null(raid_har_result_row_end(res, 0)); /* full sample */
+    assert_int_equal(raid_har_result_nforecasts(res), 0);
+    raid_har_result_destroy(res);
+    /* an invalid combination is refused by the fit, with the context's message */
+    assert_int_equal(raid_har_spec_set_model(sp, RAID_HAR_Q), RAID_OK);
+    assert_int_equal(raid_har_spec_set_transform(sp, RAID_HAR_LOG), RAID_OK);
+    assert_int_equal(raid_har_spec_check(sp), RAID_EINVAL);
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_EINVAL);
+    assert_null(res);
+    assert_non_null(strstr(raid_ctx_errmsg(ctx), "harq"));
+    assert_int_equal(raid_har_spec_set_transform(sp, RAID_HAR_NONE), RAID_OK);
+    assert_int_equal(raid_har_spec_set_window(sp, RAID_HAR_ROLLING, 5), RAID_OK);
+    assert_int_equal(raid_har_spec_check(sp), RAID_EINVAL); /* 5 rows, 5 regressors */
+    assert_int_equal(raid_har_spec_set_horizon(sp, 0), RAID_EINVAL);
+    assert_int_equal(raid_har_spec_set_alpha(sp, 1.0), RAID_EINVAL);
+    assert_int_equal(raid_har_spec_set_se(sp, RAID_SE_NW, -2), RAID_EINVAL);
+    assert_int_equal(raid_har_spec_horizon(sp), 1);
+    /* names <-> enums */
+    static const char *const models[] = {"har", "har-j", "har-cj", "harq"};
+    for (int i = 0; i < 4; i++) {
+        raid_har_model m;
+        assert_int_equal(raid_har_model_parse(models[i], &m), RAID_OK);
+        assert_string_equal(raid_har_model_name(m), models[i]);
+    }
+    raid_har_transform t;
+    raid_se_kind se;
+    raid_har_window wk;
+    int64_t wn;
+    int lags[RAID_HAR_MAX_LAGS], nl;
+    assert_int_equal(raid_har_transform_parse("sqrt", &t), RAID_OK);
+    assert_string_equal(raid_har_transform_name(t), "sqrt");
+    assert_int_equal(raid_har_se_parse("white", &se), RAID_OK);
+    assert_string_equal(raid_har_se_name(se), "white");
+    assert_int_equal(raid_har_se_parse("hc3", &se), RAID_EINVAL);
+    assert_int_equal(raid_har_window_parse("expanding:250", &wk, &wn), RAID_OK);
+    assert_true(wk == RAID_HAR_EXPANDING && wn == 250);
+    assert_int_equal(raid_har_window_parse("rolling:", &wk, &wn), RAID_EINVAL);
+    assert_int_equal(raid_har_lags_parse("1,5,22", lags, &nl), RAID_OK);
+    assert_true(nl == 3 && lags[2] == 22);
+    assert_int_equal(raid_har_lags_parse("1,5,", lags, &nl), RAID_EINVAL);
+    raid_har_spec_destroy(sp);
+    raid_har_input_destroy(in);
+    raid_ctx_destroy(ctx);
+}
+
 static void test_cli_devices_windows(void **state)
 {
     (void)state;
@@ -736,6 +912,8 @@ int main(void)
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),
         cmocka_unit_test(test_cli_robust_range),
+        cmocka_unit_test(test_lib_equals_cli),
+        cmocka_unit_test(test_lib_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,6 +273,11 @@ RAID_API raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f);
 RAID_API raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f);
 /** Losses: symbol,model,transform,h,n_forecasts,mse,qlike,n_qlike (the header always). */
 RAID_API raid_status raid_har_write_losses(const raid_har_result *res, FILE *f);
+/** The losses as a table for people (what raid har prints on standard error after a window fit):
+ *  "forecast losses (MODEL, transform T, h H; QLIKE on the variance scale):", a header line, then one
+ *  aligned line per symbol with forecasts (n, mse, qlike with 17 digits). Nothing for a full-sample fit
+ *  or when no symbol's design could be used. */
+RAID_API raid_status raid_har_write_loss_table(const raid_har_result *res, FILE *f);
 
 #ifdef __cplusplus
 }

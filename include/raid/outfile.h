@@ -47,6 +47,14 @@ RAID_API void raid_outfile_discard(raid_outfile *o);
  *  e.g. /dev/stdout or the file standard output is redirected to for fd 1. */
 RAID_API int raid_path_is_fd(const char *path, int fd);
 
+/* CSV fields as the library's writers put them (raid_har_write_*, the raid CLI's outputs). */
+/** Write a text field as RFC 4180 wants it: quoted, quotes doubled, when it holds a comma, quote or
+ *  line break; as is otherwise. */
+RAID_API void raid_csv_put_field(FILE *f, const char *s);
+/** Write ",v" with 17 significant digits ("%.17g": a float64 read back exactly), or "," when v is not a
+ *  finite number (an undefined value is an empty field). */
+RAID_API void raid_csv_put_value(FILE *f, double v);
+
 #ifdef __cplusplus
 }
 #endif

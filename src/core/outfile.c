@@ -3,6 +3,7 @@
 #include "core/outfile.h"
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,74 @@ void raid_outfile_abort(raid_outfile *o)
         unlink(o->tmp);
         o->tmp[0] = 0;
     }
+}
+
+/* ---- the public handle (include/raid/outfile.h) ---- */
+
+raid_status raid_outfile_create(raid_outfile **out, const char *path)
+{
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_create: NULL");
+    *out = NULL;
+    raid_outfile *o = malloc(sizeof *o);
+    if (!o)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    char err[4200];
+    const raid_status st = raid_outfile_open(o, path, err, sizeof err);
+    if (st != RAID_OK) {
+        free(o);
+        return raid_fail(NULL, st, "%s", err);
+    }
+    *out = o;
+    return RAID_OK;
+}
+
+FILE *raid_outfile_fp(const raid_outfile *o) { return o->fp; }
+
+void raid_outfile_close_stream(raid_outfile *o)
+{
+    if (o->fp)
+        fclose(o->fp);
+    o->fp = NULL;
+}
+
+const char *raid_outfile_tmpname(const raid_outfile *o) { return o->tmp; }
+
+raid_status raid_outfile_finish(raid_outfile *o)
+{
+    char err[4200];
+    const raid_status st = raid_outfile_commit(o, err, sizeof err);
+    free(o);
+    return st == RAID_OK ? RAID_OK : raid_fail(NULL, st, "%s", err);
+}
+
+void raid_outfile_discard(raid_outfile *o)
+{
+    if (!o)
+        return;
+    raid_outfile_abort(o);
+    free(o);
+}
+
+void raid_csv_put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void raid_csv_put_value(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, ",%.17g", v);
+    else
+        fputs(",", f);
 }

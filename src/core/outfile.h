@@ -6,22 +6,21 @@
 #define RAID_OUTFILE_H
 
 #include "core/internal.h"
+#include "raid/outfile.h"
 #include <stdio.h>
 
-typedef struct raid_outfile {
+/* The handle of include/raid/outfile.h; the library's own writers keep one on the stack. */
+struct raid_outfile {
     char path[4096]; /* the destination, symbolic links resolved */
     char tmp[4096];  /* the temporary file; "" when writing directly */
     FILE *fp;        /* open for writing; the caller may fclose it early and set it to NULL */
-} raid_outfile;
+};
 
-/* Errors: RAID_EINVAL (empty or too long a path), RAID_EIO (cannot create); message in err. */
+/* Errors: RAID_EINVAL (empty or too long a path), RAID_EIO (cannot create); message in err.
+ * (raid_outfile_create is the public form, over this one.) */
 raid_status raid_outfile_open(raid_outfile *o, const char *path, char *err, size_t errlen);
 
-/* Whether path names the file that descriptor fd has open (same device and inode; links followed), e.g.
- * /dev/stdout or the file standard output is redirected to for fd 1. */
-int raid_path_is_fd(const char *path, int fd);
-/* The name to write to when a program other than this one writes the data (gnuplot). */
-const char *raid_outfile_name(const raid_outfile *o);
+/* raid_path_is_fd and raid_outfile_name: include/raid/outfile.h. */
 /* Flush and close (if still open), then rename over the destination. On failure the temporary file is
  * removed. Errors: RAID_EIO. */
 raid_status raid_outfile_commit(raid_outfile *o, char *err, size_t errlen);

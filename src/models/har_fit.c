@@ -1,0 +1,556 @@
+/* HAR estimation (raid_har_fit, include/raid/har.h): per-symbol designs, sufficient statistics of all
+ * symbols (or of all blocks of rows, for windows) from ONE raid_reg_stats_compute call on the context's
+ * device, OLS and robust inference in float64 on the host, windows from block statistics
+ * (src/models/window.h), forecasts and losses (src/models/loss.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "models/har_internal.h"
+#include "models/window.h"
+#include "core/internal.h"
+
+#include <assert.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Newey and West (1994) rule of thumb, as statsmodels users commonly write it. */
+static int har_nw_default(int64_t n)
+{
+    return (int)floor(4.0 * pow((double)n / 100.0, 2.0 / 9.0));
+}
+
+/* The largest lag the meat of n rows needs: 0 for White, nw_lag (or the default rule when negative) for
+ * Newey-West, at most n - 1. */
+static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
+{
+    int64_t L = se == RAID_SE_WHITE ? 0 : nw_lag >= 0 ? nw_lag : har_nw_default(n);
+    return (int)(L > n - 1 ? n - 1 : L);
+}
+
+/* The message for a failed raid_ols_robust_at (about the means): when a regressor's level dwarfs its
+ * spread, say so (the rounding of the means costs 2^-53 R of the robust variances, refused above
+ * RAID_REG_MAX_ROBUST_LOSS). */
+static void har_robust_msg(const raid_reg_stats *s, raid_status rs, char *buf, size_t n)
+{
+    const double R = raid_reg_level_ratio(s);
+    if (rs == RAID_ESINGULAR && 0x1p-53 * R > RAID_REG_MAX_ROBUST_LOSS)
+        snprintf(buf, n, "robust standard errors would be float64 rounding: a regressor's mean is %.3g times its "
+                 "standard deviation, and the rounding of the means alone costs 2^-53 x %.3g = %.2g of the robust "
+                 "variances (limit %g); subtract a constant from rv, or use --transform log or --se ols", R, R,
+                 0x1p-53 * R, RAID_REG_MAX_ROBUST_LOSS);
+    else
+        snprintf(buf, n, "robust standard errors: %s", raid_strerror(rs));
+}
+
+/* OLS and inference of rows [0, m) of X, y with statistics s; 0 or -1 (message in err). */
+static int har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double *X, const double *y, int k, int64_t m,
+                    raid_se_kind se, int64_t nw_lag, raid_ols *o, char *err, size_t errlen)
+{
+    raid_status st = raid_ols_from_stats(s, 1, o, err, errlen);
+    if (st != RAID_OK) {
+        if (!*err)
+            snprintf(err, errlen, "%s", raid_strerror(st));
+        return -1;
+    }
+    if (se == RAID_SE_OLS)
+        return 0;
+    const int L = har_meat_lag(se, nw_lag, m);
+    double *meat = malloc((size_t)(L + 1) * (size_t)k * (size_t)k * sizeof *meat);
+    if (!meat) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int64_t lo = 0, hi = m;
+    double c[RAID_REG_MAX_K];
+    raid_reg_stats_centre(s, c);
+    st = raid_reg_meat_ranges_at(ctx, X, y, k, &lo, &hi, 1, o->beta, c, L, meat);
+    if (st == RAID_OK)
+        st = raid_ols_robust_at(s, meat, c, L, se, o);
+    free(meat);
+    if (st != RAID_OK) {
+        har_robust_msg(s, st, err, errlen);
+        return -1;
+    }
+    return 0;
+}
+
+/* A symbol's design and where its problems sit in the stacked arrays. */
+typedef struct har_sym {
+    const har_in_sym *in;
+    const char *nm;  /* for messages: the name, or "(no symbol)" */
+    double *X, *y;
+    size_t *tix;
+    size_t m;        /* design rows */
+    int ok;          /* design usable */
+} har_sym;
+
+typedef struct har_job {
+    raid_ctx *ctx;
+    const raid_har_spec *sp;
+    const raid_har_input *in;
+    raid_har_result *res;
+    int k;
+    raid_ctx **cpus;
+    int ncpu;
+    har_sym *sy;
+    double *Xall, *yall;
+    int64_t *off;
+    raid_reg_stats *stats;
+} har_job;
+
+#define NOMEM(ctx) raid_fail((ctx), RAID_ENOMEM, "out of memory")
+
+/* "FILE:LINE" of day t of symbol S, or "row T" without a source. */
+static void har_where(const har_in_sym *S, size_t t, char *buf, size_t n)
+{
+    if (S->lines)
+        snprintf(buf, n, "line %lld", (long long)S->lines[t]);
+    else
+        snprintf(buf, n, "row %zu", t + 1);
+}
+
+/* Check one symbol's input and build its design; sets S->ok, or reports why not. */
+static raid_status har_prepare(har_job *J, size_t q)
+{
+    const raid_har_spec *sp = J->sp;
+    const raid_har_input *in = J->in;
+    har_sym *S = &J->sy[q];
+    const har_in_sym *I = S->in;
+    const char *nm = S->nm;
+    const int k = J->k;
+    raid_har_result *res = J->res;
+    raid_status st = RAID_OK;
+#define MSG(code, ...)                                                                                           \
+    do {                                                                                                         \
+        res->status[q] = (code);                                                                                 \
+        if ((st = har_result_msg(res, q, __VA_ARGS__)) != RAID_OK)                                              \
+            return NOMEM(J->ctx);                                                                                \
+    } while (0)
+    const int need_col = sp->model == RAID_HAR_J ? 1 : sp->model == RAID_HAR_Q ? 2 : -1;
+    if (need_col >= 0 && !I->v[need_col]) {
+        MSG(RAID_EINVAL, "%s: no column '%s' (needed by --model %s)", nm, in->colname[need_col],
+            raid_har_model_name((raid_har_model)sp->model));
+        return RAID_OK;
+    }
+    if (sp->model == RAID_HAR_CJ && (!I->v[1] || !I->v[3])) {
+        MSG(RAID_EINVAL, "%s: no column '%s' (needed by --model har-cj)", nm,
+            !I->v[1] ? in->colname[1] : in->colname[3]);
+        return RAID_OK;
+    }
+    for (size_t r = 1; r < I->n; r++) {
+        const int c = strcmp(I->dates[r - 1], I->dates[r]);
+        if (c < 0)
+            continue;
+        if (in->path && I->lines)
+            MSG(RAID_EPARSE, "%s:%lld:%d: %s: date '%s' %s '%s' on line %lld (dates must increase within a "
+                "symbol); symbol skipped", in->path, (long long)I->lines[r], in->date_col, nm, I->dates[r],
+                c ? "comes before" : "repeats", I->dates[r - 1], (long long)I->lines[r - 1]);
+        else
+            MSG(RAID_EPARSE, "%s: row %zu: date '%s' %s '%s' on row %zu (dates must increase within a symbol); "
+                "symbol skipped", nm, r + 1, I->dates[r], c ? "comes before" : "repeats", I->dates[r - 1], r);
+        return RAID_OK;
+    }
+    size_t bad = 0;
+    S->X = malloc((I->n ? I->n : 1) * (size_t)k * sizeof *S->X);
+    S->y = malloc((I->n ? I->n : 1) * sizeof *S->y);
+    S->tix = malloc((I->n ? I->n : 1) * sizeof *S->tix);
+    if (!S->X || !S->y || !S->tix ||
+        (S->m = har_design(sp, I->n, I->v[0], I->v[1], I->v[2], I->v[3], S->X, S->y, S->tix, &bad)) == (size_t)-1)
+        return NOMEM(J->ctx);
+    { /* rows left out for missing or invalid days: say how many, and where the first one is */
+        const size_t lo = (size_t)sp->lags[sp->nlags - 1] - 1,
+                     nposs = I->n >= lo + (size_t)sp->h + 1 ? I->n - lo - (size_t)sp->h : 0;
+        if (S->m < nposs && bad < I->n) {
+            char where[64];
+            har_where(I, bad, where, sizeof where);
+            if ((st = har_result_msg(res, q, "%s: %zu of %zu design rows left out: they touch a day whose value is "
+                                     "empty, not finite or invalid for the transform (the first such day: %s, %s)",
+                                     nm, nposs - S->m, nposs, I->dates[bad], where)) != RAID_OK)
+                return NOMEM(J->ctx);
+        }
+    }
+    /* The statistics take values up to 1e150 (their products must not overflow float64): a symbol
+     * with larger ones is reported and skipped, the others are still estimated. */
+    int in_range = 1;
+    for (size_t i = 0; i < S->m * (size_t)k && in_range; i++)
+        in_range = fabs(S->X[i]) <= 1e150;
+    for (size_t i = 0; i < S->m && in_range; i++)
+        in_range = fabs(S->y[i]) <= 1e150;
+    if (!in_range) {
+        MSG(RAID_EINVAL, "%s: a regressor or target beyond 1e150 in magnitude (rv out of range)", nm);
+        return RAID_OK;
+    }
+    /* Robust errors sum products of four values (e^2 x x'): beyond 1e60, or nonzero below 1e-60, those
+     * leave float64's normal range and the standard errors would be silently wrong or empty. */
+    if (sp->se != RAID_SE_OLS) {
+        for (size_t i = 0; i < S->m * ((size_t)k + 1) && in_range; i++) {
+            const double v = i < S->m * (size_t)k ? S->X[i] : S->y[i - S->m * (size_t)k];
+            in_range = v == 0 || (fabs(v) >= 1e-60 && fabs(v) <= 1e60);
+        }
+        if (!in_range) {
+            MSG(RAID_EINVAL, "%s: robust standard errors need regressors and targets within 1e-60 to 1e60 in "
+                "magnitude (sums of their fourth powers must stay in float64's normal range): rescale rv, or use "
+                "--se ols", nm);
+            return RAID_OK;
+        }
+    }
+    const size_t need_rows = sp->win_kind ? (size_t)sp->win : (size_t)k + 1;
+    if (S->m < need_rows) {
+        MSG(RAID_EINVAL, "%s: too few observations (%zu usable rows of %zu days, need %zu)", nm, S->m, I->n,
+            need_rows);
+        return RAID_OK;
+    }
+#undef MSG
+    S->ok = 1;
+    return RAID_OK;
+}
+
+/* Full-sample fits: every symbol's OLS first, then (robust errors) the meat of all of them in ONE call
+ * (one device pass for thousands of symbols), each symbol with the lags it needs read from a common
+ * (Lmax + 1) k k layout. Should that call fail (a value the device path refuses), each symbol falls
+ * back to its own call, so that one symbol's problem does not stop the others. */
+static raid_status har_fit_full(har_job *J, size_t nprob)
+{
+    const raid_har_spec *sp = J->sp;
+    const int k = J->k;
+    const raid_se_kind se = sp->se;
+    raid_ols *fit = NULL;
+    double *fit_meat = NULL, *fit_centre = NULL;
+    int fit_lmax = 0;
+    if (se != RAID_SE_OLS) {
+        fit = calloc(nprob, sizeof *fit);
+        double *fb = calloc(nprob * (size_t)k, sizeof *fb), *fc = calloc(nprob * (size_t)k, sizeof *fc);
+        if (fit && fb && fc) {
+            size_t gg = 0;
+            for (size_t q = 0; q < J->in->nsym; q++) {
+                if (!J->sy[q].ok)
+                    continue;
+                raid_reg_stats_centre(&J->stats[gg], fc + gg * (size_t)k);
+                if (raid_ols_from_stats(&J->stats[gg], 1, &fit[gg], NULL, 0) == RAID_OK) {
+                    memcpy(fb + gg * (size_t)k, fit[gg].beta, (size_t)k * sizeof *fb);
+                    const int L = har_meat_lag(se, sp->nw_lag, (int64_t)J->sy[q].m);
+                    fit_lmax = L > fit_lmax ? L : fit_lmax;
+                } else {
+                    fit[gg].k = 0; /* failed: reported by the per-symbol path */
+                }
+                gg++;
+            }
+            const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
+            fit_meat = malloc(nprob * nc * sizeof *fit_meat);
+            if (fit_meat && raid_reg_meat_ranges_at(J->ctx, J->Xall, J->yall, k, J->off, J->off + 1, nprob, fb, fc,
+                                                    fit_lmax, fit_meat) != RAID_OK) {
+                free(fit_meat);
+                fit_meat = NULL;
+            }
+            fit_centre = fc;
+            fc = NULL;
+        }
+        free(fb);
+        free(fc);
+    }
+    raid_status st = RAID_OK;
+    size_t g = 0;
+    for (size_t q = 0; q < J->in->nsym && st == RAID_OK; q++) {
+        har_sym *S = &J->sy[q];
+        if (!S->ok)
+            continue;
+        raid_ols o;
+        char err[4096];
+        err[0] = 0;
+        int fitted;
+        if (fit_meat && fit[g].k) { /* the batched path */
+            const int L = har_meat_lag(se, sp->nw_lag, (int64_t)S->m);
+            o = fit[g];
+            const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
+            const raid_status rs = raid_ols_robust_at(&J->stats[g], fit_meat + g * nc, fit_centre + g * (size_t)k, L,
+                                                      se, &o);
+            if (rs != RAID_OK)
+                har_robust_msg(&J->stats[g], rs, err, sizeof err);
+            fitted = rs == RAID_OK ? 0 : -1;
+        } else {
+            fitted = har_fit1(J->ctx, &J->stats[g], S->X, S->y, k, (int64_t)S->m, se, sp->nw_lag, &o, err, sizeof err);
+        }
+        if (fitted == 0) {
+            st = har_result_row(J->res, q, NULL, &o);
+            J->res->nok++;
+        } else {
+            J->res->status[q] = RAID_ESINGULAR;
+            st = har_result_msg(J->res, q, "%s: %s", S->nm, err);
+        }
+        g++;
+    }
+    free(fit);
+    free(fit_meat);
+    free(fit_centre);
+    return st == RAID_OK ? RAID_OK : NOMEM(J->ctx);
+}
+
+/* Windows of one symbol over its design rows: end e (inclusive), start s = e-N+1 (rolling) or 0
+ * (expanding); bs its block statistics. */
+static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *bs)
+{
+    const raid_har_spec *sp = J->sp;
+    const int k = J->k;
+    har_sym *S = &J->sy[q];
+    const raid_window_kind wk = (raid_window_kind)sp->win_kind;
+    const size_t N = (size_t)sp->win, nwin = raid_window_count(wk, S->m, N);
+    raid_har_result *res = J->res;
+    const raid_se_kind se = sp->se;
+    size_t fails = 0, nfit = 0;
+    char firsterr[512] = "";
+    raid_status st = RAID_OK;
+    assert(nwin > 0);
+    /* Phase 1: every window's statistics and OLS coefficients. */
+    raid_reg_stats *wst = malloc(nwin * sizeof *wst);
+    raid_ols *wo = malloc(nwin * sizeof *wo);
+    int64_t *wlo = malloc(nwin * sizeof *wlo), *whi = malloc(nwin * sizeof *whi);
+    int *wok = calloc(nwin, sizeof *wok);
+    double *wbeta = malloc(nwin * (size_t)k * sizeof *wbeta), *wmeat = NULL, *wcen = NULL;
+    raid_status *wsc = malloc(nwin * sizeof *wsc);
+    if (!wst || !wo || !wlo || !whi || !wok || !wbeta || !wsc) {
+        st = NOMEM(J->ctx);
+        goto out;
+    }
+    int lmax = 0;
+    /* Windows are independent: solved in parallel, each thread with its own cpu context; statuses are
+     * kept per window and reported in window order below (the first failure's message is recomputed
+     * there), so the result does not depend on the threads. */
+    const long long nwl = (long long)nwin;
+    raid_ctx **cpus = J->cpus;
+    const int ncpu = J->ncpu;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long long wl = 0; wl < nwl; wl++) {
+        const int tid = omp_get_thread_num();
+        assert(tid < ncpu);
+        raid_ctx *mycpu = cpus[tid < ncpu ? tid : 0];
+        const size_t w = (size_t)wl;
+        int64_t s0, s1; /* rows [s0, s1) */
+        raid_window_rows(wk, S->m, N, w, &s0, &s1);
+        raid_reg_stats ws;
+        memset(&ws, 0, sizeof ws);
+        ws.k = k;
+        const raid_status sw = raid_reg_stats_range(mycpu, bs, RAID_WINDOW_BLOCK, S->X, S->y, k, s0, s1, &ws);
+        wsc[w] = sw;
+        wst[w] = ws;
+        wlo[w] = s0;
+        whi[w] = s1;
+        if (sw == RAID_OK && raid_ols_from_stats(&ws, 1, &wo[w], NULL, 0) == RAID_OK) {
+            wok[w] = 1;
+            memcpy(wbeta + w * (size_t)k, wo[w].beta, (size_t)k * sizeof *wbeta);
+        }
+    }
+    for (size_t w = 0; w < nwin && st == RAID_OK; w++) {
+        if (wsc[w] != RAID_OK)
+            st = wsc[w];
+        else if (!wok[w]) {
+            if (!fails++) {
+                char err[4096];
+                err[0] = 0;
+                raid_ols tmp;
+                raid_ols_from_stats(&wst[w], 1, &tmp, err, sizeof err);
+                snprintf(firsterr, sizeof firsterr, "%.200s", *err ? err : "singular design");
+            }
+        } else {
+            const int L = har_meat_lag(se, sp->nw_lag, whi[w] - wlo[w]);
+            lmax = L > lmax ? L : lmax;
+        }
+    }
+    if (st != RAID_OK) {
+        st = raid_fail(J->ctx, st, "%s: window statistics: %s", S->nm, raid_strerror(st));
+        goto out;
+    }
+    /* Phase 2: the robust meat of all windows in one call (one device pass on opencl), then the robust
+     * standard errors of each window with its own lag. */
+    if (se != RAID_SE_OLS) {
+        const size_t nc = (size_t)(lmax + 1) * (size_t)k * (size_t)k;
+        wmeat = malloc(nwin * nc * sizeof *wmeat);
+        wcen = malloc(nwin * (size_t)k * sizeof *wcen);
+        size_t nv = 0;
+        for (size_t w = 0; w < nwin; w++)
+            if (wok[w]) { /* compact the estimated windows to the front */
+                wlo[nv] = wlo[w];
+                whi[nv] = whi[w];
+                memmove(wbeta + nv * (size_t)k, wbeta + w * (size_t)k, (size_t)k * sizeof *wbeta);
+                if (wcen)
+                    raid_reg_stats_centre(&wst[w], wcen + nv * (size_t)k);
+                nv++;
+            }
+        const raid_status ms = wmeat && wcen ? raid_reg_meat_ranges_at(J->ctx, S->X, S->y, k, wlo, whi, nv, wbeta,
+                                                                       wcen, lmax, wmeat)
+                                             : RAID_ENOMEM;
+        for (size_t w = 0, v = 0; w < nwin; w++) {
+            if (!wok[w])
+                continue;
+            const int L = har_meat_lag(se, sp->nw_lag, wst[w].n);
+            const raid_status rs =
+                ms == RAID_OK ? raid_ols_robust_at(&wst[w], wmeat + v * nc, wcen + v * (size_t)k, L, se, &wo[w]) : ms;
+            v++;
+            if (rs != RAID_OK) {
+                wok[w] = 0;
+                if (!fails++)
+                    har_robust_msg(&wst[w], rs, firsterr, sizeof firsterr);
+            }
+        }
+    }
+    /* Phase 3: rows and forecasts, in window order. */
+    const double *rawrv = S->in->v[0];
+    char *const *date = S->in->dates;
+    for (size_t e = N - 1; e < S->m && st == RAID_OK; e++) {
+        const size_t w = e - (N - 1);
+        if (!wok[w])
+            continue;
+        const raid_ols *o = &wo[w];
+        nfit++;
+        /* The window uses rv up to day tix[e] + h: window_end. The forecast row is day t = tix[e] + h. */
+        const size_t tend = S->tix[e] + (size_t)sp->h;
+        if ((st = har_result_row(res, q, date[tend], o)) != RAID_OK)
+            break;
+        size_t ef = e + 1;
+        while (ef < S->m && S->tix[ef] < tend)
+            ef++;
+        if (ef >= S->m || S->tix[ef] != tend)
+            continue;
+        const double *x = S->X + ef * (size_t)k;
+        double yhat = 0;
+        for (int j = 0; j < k; j++)
+            yhat += x[j] * o->beta[j];
+        double fc = har_finv(sp->transform, yhat), act = 0;
+        for (size_t i = tend + 1; i <= tend + (size_t)sp->h; i++)
+            act += rawrv[i];
+        act /= (double)sp->h;
+        double sq, ql;
+        raid_loss_add(&res->loss[q], act, fc, &sq, &ql);
+        st = har_result_fc(res, q, date[tend + 1], fc, act, sq, ql);
+    }
+    if (st == RAID_OK && fails)
+        st = har_result_msg(res, q, "%s: %zu of %zu windows not estimated (first: %s)", S->nm, fails, fails + nfit,
+                            firsterr);
+    if (st == RAID_OK) {
+        if (nfit) {
+            res->nok++;
+        } else {
+            res->status[q] = RAID_ESINGULAR;
+            st = har_result_msg(res, q, "%s: no window could be estimated", S->nm);
+        }
+    }
+    if (st != RAID_OK) /* the result's builders fail only for memory */
+        st = NOMEM(J->ctx);
+out:
+    free(wst), free(wo), free(wlo), free(whi), free(wok), free(wbeta), free(wmeat), free(wcen), free(wsc);
+    return st;
+}
+
+static raid_status har_run(har_job *J)
+{
+    const raid_har_spec *sp = J->sp;
+    const raid_har_input *in = J->in;
+    const int k = J->k;
+    const size_t nsym = in->nsym;
+    raid_status st;
+    J->sy = calloc(nsym ? nsym : 1, sizeof *J->sy);
+    if (!J->sy)
+        return NOMEM(J->ctx);
+    size_t total = 0, nprob = 0;
+    for (size_t q = 0; q < nsym; q++) {
+        J->sy[q].in = &in->sym[q];
+        J->sy[q].nm = *in->sym[q].name ? in->sym[q].name : "(no symbol)";
+        if ((st = har_prepare(J, q)) != RAID_OK)
+            return st;
+        if (J->sy[q].ok) {
+            total += J->sy[q].m;
+            nprob += sp->win_kind ? raid_window_nblocks(J->sy[q].m, RAID_WINDOW_BLOCK) : 1;
+        }
+    }
+    if (!nprob)
+        return RAID_OK; /* no symbol could be estimated: the result says so */
+    J->res->ran = 1;
+    /* The estimation problems: one per symbol, or one per block of RAID_WINDOW_BLOCK rows for windows. */
+    J->Xall = malloc(total * (size_t)k * sizeof *J->Xall);
+    J->yall = malloc(total * sizeof *J->yall);
+    J->off = malloc((nprob + 1) * sizeof *J->off);
+    J->stats = malloc(nprob * sizeof *J->stats);
+    if (!J->Xall || !J->yall || !J->off || !J->stats)
+        return NOMEM(J->ctx);
+    size_t pos = 0, g = 0;
+    J->off[0] = 0;
+    for (size_t q = 0; q < nsym; q++) {
+        const har_sym *S = &J->sy[q];
+        if (!S->ok)
+            continue;
+        memcpy(J->Xall + pos * (size_t)k, S->X, S->m * (size_t)k * sizeof *J->Xall);
+        memcpy(J->yall + pos, S->y, S->m * sizeof *J->yall);
+        if (sp->win_kind)
+            g += raid_window_block_offsets(pos, S->m, RAID_WINDOW_BLOCK, J->off + g);
+        else
+            J->off[++g] = (int64_t)(pos + S->m);
+        pos += S->m;
+    }
+    assert(g == nprob && pos == total);
+    if ((st = raid_reg_stats_compute(J->ctx, J->Xall, J->yall, k, J->off, nprob, J->stats)) != RAID_OK) {
+        char msg[4096];
+        snprintf(msg, sizeof msg, "%s", raid_ctx_errmsg(J->ctx));
+        return raid_fail(J->ctx, st, "%s: %s", raid_strerror(st), msg);
+    }
+    if (!sp->win_kind)
+        return har_fit_full(J, nprob);
+    if ((st = raid_window_cpus(J->ctx, &J->cpus, &J->ncpu)) != RAID_OK)
+        return st;
+    g = 0;
+    for (size_t q = 0; q < nsym; q++) {
+        if (!J->sy[q].ok)
+            continue;
+        if ((st = har_fit_windows(J, q, &J->stats[g])) != RAID_OK)
+            return st;
+        g += raid_window_nblocks(J->sy[q].m, RAID_WINDOW_BLOCK);
+    }
+    return RAID_OK;
+}
+
+raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_har_input *in, raid_har_result **out)
+{
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_har_fit: NULL result pointer");
+    *out = NULL;
+    if (!ctx || !spec || !in)
+        return raid_fail(ctx, RAID_EINVAL, "raid_har_fit: NULL argument");
+    raid_status st = raid_har_spec_check(spec);
+    if (st != RAID_OK) { /* the thread's message onto the context (a copy: raid_fail writes the former) */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", raid_errmsg());
+        return raid_fail(ctx, st, "%s", msg);
+    }
+    if (!in->nsym)
+        return raid_fail(ctx, RAID_EINVAL, "%s: no data rows", in->path ? in->path : "input");
+    raid_har_result *res = calloc(1, sizeof *res);
+    if (!res || har_result_init(res, spec, in) != RAID_OK) {
+        raid_har_result_destroy(res);
+        return NOMEM(ctx);
+    }
+    har_job J;
+    memset(&J, 0, sizeof J);
+    J.ctx = ctx;
+    J.sp = spec;
+    J.in = in;
+    J.res = res;
+    J.k = har_k(spec);
+    st = har_run(&J);
+    if (J.sy)
+        for (size_t q = 0; q < in->nsym; q++) {
+            free(J.sy[q].X);
+            free(J.sy[q].y);
+            free(J.sy[q].tix);
+        }
+    free(J.sy);
+    free(J.Xall);
+    free(J.yall);
+    free(J.off);
+    free(J.stats);
+    raid_window_cpus_free(ctx, J.cpus, J.ncpu);
+    if (st != RAID_OK) {
+        raid_har_result_destroy(res);
+        return st;
+    }
+    *out = res;
+    return RAID_OK;
+}

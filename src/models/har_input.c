@@ -1,0 +1,149 @@
+/* HAR input: the daily series of every symbol, copied from the caller's arrays (include/raid/har.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "models/har_internal.h"
+#include "core/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const default_names[4] = {"rv", "bpv", "rq", "jump_p"};
+
+raid_status raid_har_input_create(raid_har_input **out)
+{
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_create: NULL");
+    raid_har_input *in = calloc(1, sizeof *in);
+    *out = in;
+    if (!in)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    for (int j = 0; j < 4; j++)
+        if (!(in->colname[j] = strdup(default_names[j]))) {
+            raid_har_input_destroy(in);
+            *out = NULL;
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        }
+    return RAID_OK;
+}
+
+static void sym_free(har_in_sym *s)
+{
+    free(s->name);
+    free(s->dates);
+    for (int j = 0; j < 4; j++)
+        free(s->v[j]);
+    free(s->lines);
+}
+
+void raid_har_input_destroy(raid_har_input *in)
+{
+    if (!in)
+        return;
+    for (size_t q = 0; q < in->nsym; q++)
+        sym_free(&in->sym[q]);
+    free(in->sym);
+    free(in->path);
+    for (int j = 0; j < 4; j++)
+        free(in->colname[j]);
+    free(in);
+}
+
+static void *dup_mem(const void *p, size_t bytes, int *fail)
+{
+    if (!p)
+        return NULL;
+    void *d = malloc(bytes ? bytes : 1);
+    if (!d)
+        *fail = 1;
+    else
+        memcpy(d, p, bytes);
+    return d;
+}
+
+raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, const char *const *dates,
+                               const double *rv, const double *bpv, const double *rq, const double *jump_p,
+                               const int64_t *lines)
+{
+    if (!in || !name || (n && (!dates || !rv)))
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: NULL argument");
+    for (size_t q = 0; q < in->nsym; q++)
+        if (!strcmp(in->sym[q].name, name))
+            return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
+    for (size_t t = 0; t < n; t++)
+        if (!dates[t])
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: date %zu is NULL", name, t);
+    if (in->nsym == in->cap) {
+        const size_t cap = in->cap ? 2 * in->cap : 16;
+        har_in_sym *s = realloc(in->sym, cap * sizeof *s);
+        if (!s)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        in->sym = s;
+        in->cap = cap;
+    }
+    har_in_sym s;
+    memset(&s, 0, sizeof s);
+    int fail = 0;
+    s.n = n;
+    s.name = strdup(name);
+    fail = !s.name;
+    /* the dates: n pointers, then their text, in one allocation */
+    size_t text = 0;
+    for (size_t t = 0; t < n; t++)
+        text += strlen(dates[t]) + 1;
+    s.dates = malloc(n * sizeof *s.dates + text + 1);
+    if (!s.dates) {
+        fail = 1;
+    } else {
+        char *p = (char *)(s.dates + n);
+        for (size_t t = 0; t < n; t++) {
+            const size_t l = strlen(dates[t]) + 1;
+            memcpy(p, dates[t], l);
+            s.dates[t] = p;
+            p += l;
+        }
+    }
+    const double *src[4] = {rv, bpv, rq, jump_p};
+    for (int j = 0; j < 4; j++)
+        s.v[j] = dup_mem(src[j], n * sizeof(double), &fail);
+    if (!s.v[0])
+        fail = 1; /* rv is required, also for n == 0 */
+    s.lines = dup_mem(lines, n * sizeof *lines, &fail);
+    if (fail) {
+        sym_free(&s);
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    in->sym[in->nsym++] = s;
+    return RAID_OK;
+}
+
+raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col)
+{
+    if (!in)
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_set_source: NULL");
+    char *p = path ? strdup(path) : NULL;
+    if (path && !p)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    free(in->path);
+    in->path = p;
+    in->date_col = date_col;
+    return RAID_OK;
+}
+
+raid_status raid_har_input_set_names(raid_har_input *in, const char *rv, const char *bpv, const char *rq,
+                                     const char *jump_p)
+{
+    if (!in)
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_set_names: NULL");
+    const char *nm[4] = {rv, bpv, rq, jump_p};
+    for (int j = 0; j < 4; j++) {
+        if (!nm[j])
+            continue;
+        char *d = strdup(nm[j]);
+        if (!d)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        free(in->colname[j]);
+        in->colname[j] = d;
+    }
+    return RAID_OK;
+}
+
+size_t raid_har_input_nsymbols(const raid_har_input *in) { return in ? in->nsym : 0; }

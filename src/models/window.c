@@ -1,0 +1,75 @@
+/* Window plans and the per-thread cpu contexts of window statistics: see window.h. */
+#include "models/window.h"
+#include "core/internal.h"
+
+#include <assert.h>
+#include <omp.h>
+#include <stdlib.h>
+
+size_t raid_window_count(raid_window_kind kind, size_t m, size_t N)
+{
+    if (kind == RAID_WINDOW_FULL)
+        return m > 0;
+    return N == 0 || m < N ? 0 : m - (N - 1);
+}
+
+void raid_window_rows(raid_window_kind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1)
+{
+    assert(w < raid_window_count(kind, m, N));
+    if (kind == RAID_WINDOW_FULL) {
+        *s0 = 0;
+        *s1 = (int64_t)m;
+        return;
+    }
+    const size_t e = w + (N - 1); /* the end row, inclusive */
+    *s0 = kind == RAID_WINDOW_ROLLING ? (int64_t)(e + 1 - N) : 0;
+    *s1 = (int64_t)(e + 1);
+}
+
+size_t raid_window_nblocks(size_t m, size_t B)
+{
+    assert(B > 0);
+    return (m + B - 1) / B;
+}
+
+size_t raid_window_block_offsets(size_t pos, size_t m, size_t B, int64_t *off)
+{
+    size_t g = 0;
+    for (size_t b = 0; b < m; b += B)
+        off[++g] = (int64_t)(pos + (b + B < m ? b + B : m));
+    assert(g == raid_window_nblocks(m, B));
+    return g;
+}
+
+raid_status raid_window_cpus(raid_ctx *ctx, raid_ctx ***out, int *n)
+{
+    const int nthr = omp_get_max_threads();
+    raid_ctx **cpus = calloc((size_t)nthr, sizeof *cpus);
+    *out = NULL;
+    *n = 0;
+    if (!cpus)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    for (int i = 0; i < nthr; i++) {
+        char err[1024];
+        if (i == 0 && raid_ctx_backend(ctx) == RAID_BACKEND_CPU) {
+            cpus[i] = ctx;
+            continue;
+        }
+        const raid_status st = raid_ctx_create(&cpus[i], "cpu", err, sizeof err);
+        if (st != RAID_OK) {
+            raid_window_cpus_free(ctx, cpus, i);
+            return raid_fail(ctx, st, "%s", err);
+        }
+    }
+    *out = cpus;
+    *n = nthr;
+    return RAID_OK;
+}
+
+void raid_window_cpus_free(raid_ctx *ctx, raid_ctx **cpus, int n)
+{
+    for (int i = 0; cpus && i < n; i++)
+        if (cpus[i] && cpus[i] != ctx)
+            raid_ctx_destroy(cpus[i]);
+    free(cpus);
+}
