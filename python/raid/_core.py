@@ -9,6 +9,7 @@ import os
 import threading
 
 import numpy as np
+import pandas as pd
 
 from ._raid_ffi import ffi
 
@@ -158,3 +159,13 @@ def as_c(a, dtype, name):
 
 
 _C_OF = {np.dtype("f8").str: "double", np.dtype("i8").str: "int64_t"}
+
+
+# pandas before 3 parses floats exactly only with float_precision="round_trip" (3 does by default and
+# deprecates the argument)
+_EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+def read_csv_exact(path, **kw):
+    """pd.read_csv with every float parsed to the nearest float64 (what C's strtod gives)."""
+    return pd.read_csv(path, **kw, **_EXACT)

@@ -198,6 +198,7 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
 
 
 def to_csv(df, path_or_buf=None):
-    """Write a result of realized_from_prices as `raid realized` writes its CSV: values as %.17g, NaN as
-    an empty field, LF line ends, no index. Returns the text when path_or_buf is None."""
+    """Write a DataFrame of the package (realized_from_prices, and har's coefs, forecasts and losses) as
+    the CLI writes its CSV: floats as %.17g, NaN as an empty field, RFC 4180 quoting, LF line ends, no
+    index. Returns the text when path_or_buf is None."""
     return df.to_csv(path_or_buf, index=False, float_format="%.17g", lineterminator="\n")

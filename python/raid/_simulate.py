@@ -5,17 +5,7 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from ._core import RaidError, _text, check, ffi, lib, records
-
-
-# pandas before 3 parses floats exactly only with float_precision="round_trip" (3 does by default and
-# deprecates the argument)
-_EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
-
-
-def read_csv_exact(path, **kw):
-    """pd.read_csv with every float parsed to the nearest float64 (what C's strtod gives)."""
-    return pd.read_csv(path, **kw, **_EXACT)
+from ._core import RaidError, _text, check, ffi, lib, read_csv_exact, records
 
 
 def sim_options():

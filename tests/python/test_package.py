@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import raid
-from raid._simulate import read_csv_exact
+from raid._core import read_csv_exact
 
 DEVICES = [("cpu", "df"), ("opencl", "df"), ("opencl", "f32")]
 
@@ -189,3 +189,27 @@ def test_sampling_notice(data_dir):
     df = pd.read_csv(data_dir / "usdchf_30min.csv").head(2000)
     with pytest.warns(raid.RaidNotice):
         raid.realized_from_prices(df, sample="5min", device="cpu")
+
+
+def test_har_statuses_and_errors(data_dir):
+    """raid.har: an invalid specification is a RaidError with the library's message; a symbol that cannot
+    be estimated is reported in the result (status, messages), the others are fitted."""
+    d = raid.realized_from_prices(pd.read_csv(data_dir / "onemin_stock_market.csv"), device="cpu")
+    f = raid.har(d, device="cpu")  # 22 days: too few for the monthly lag
+    assert f.symbols["status"].tolist() == ["RAID_EINVAL", "RAID_EINVAL"] and f.coefs.empty
+    assert [m for _, m in f.messages] == [f"{s}: too few observations (0 usable rows of 22 days, need 5)"
+                                          for s in ("STOCK", "MARKET")]
+    d.loc[3, "rv"] = np.nan
+    f = raid.har(d, lags=[1, 5], se="white", device="cpu")
+    assert f.coefs["symbol"].tolist() == ["STOCK", "MARKET"] and f.symbols["estimated"].all()
+    assert f.coefs["n"].tolist() == [13, 17]
+    assert f.messages[0][0] == "STOCK" and "4 of 17 design rows left out" in f.messages[0][1]
+    for kw, msg in [(dict(model="harq", transform="log"), "model harq takes transform none only"),
+                    (dict(model="garch"), "bad model 'garch'"),
+                    (dict(window="rolling:2", lags="1,5"), "window N must exceed the number of regressors"),
+                    (dict(lags=[2, 5]), "bad lags")]:
+        with pytest.raises(raid.RaidError, match=msg) as e:
+            raid.har(d, **kw)
+        assert e.value.name == "RAID_EINVAL"
+    with pytest.raises(ValueError, match="contiguous"):
+        raid.har(pd.concat([d.iloc[:3], d.iloc[30:], d.iloc[3:30]]))
