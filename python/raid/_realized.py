@@ -181,7 +181,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
         nseg = b.nseg
         ctx = context(device, precision)
         out = ffi.new("raid_realized[]", max(nseg, 1))
-        check(lib.raid_realized_compute(ctx, b.ret, b.offsets, nseg, out), ctx)
+        if nseg:
+            check(lib.raid_realized_compute(ctx, b.ret, b.offsets, nseg, out), ctx)
         sym = array(b.symbol, nseg, np.uint32)
         date = array(b.date, nseg, np.int32)
         names_of = [ffi.string(lib.raid_ticks_symbol(tk, i)).decode() for i in range(int(sym.max()) + 1 if nseg else 0)]

@@ -14,6 +14,7 @@ import pytest
 import statsmodels.api as sm
 
 from raid import RaidError, ffi, lib
+from raid._core import call_errbuf
 
 TRANSFORMS = {"rv": lambda v: v, "log": np.log, "sqrt": np.sqrt}
 LAGS = (5, 22)
@@ -25,10 +26,7 @@ class Reg:
 
     def __init__(self):
         pp = ffi.new("raid_ctx **")
-        err = ffi.new("char[]", 512)
-        st = lib.raid_ctx_create(pp, b"cpu", err, len(err))
-        if st != lib.RAID_OK:
-            raise RaidError(st, ffi.string(err).decode())
+        call_errbuf(lib.raid_ctx_create, pp, b"cpu")
         self.ctx = ffi.gc(pp[0], lib.raid_ctx_destroy)
 
     @staticmethod
@@ -53,10 +51,7 @@ class Reg:
     @staticmethod
     def ols(s, has_intercept=True):
         o = ffi.new("raid_ols *")
-        err = ffi.new("char[]", 512)
-        st = lib.raid_ols_from_stats(s, int(has_intercept), o, err, len(err))
-        if st != lib.RAID_OK:
-            raise RaidError(st, ffi.string(err).decode())
+        call_errbuf(lib.raid_ols_from_stats, s, int(has_intercept), o)
         return o
 
     def meat(self, X, y, offsets, beta, max_lag):

@@ -172,7 +172,8 @@ def test_errors_carry_the_library_message(data_dir):
     bad.loc[5, "price"] = -1.0
     with pytest.raises(raid.RaidError) as e:
         raid.realized_from_prices(bad)
-    assert e.value.name == "RAID_EPARSE" and "row 5" in e.value.message and "STOCK" in e.value.message
+    assert e.value.name == "RAID_EPARSE"
+    assert e.value.message == "row 5 (symbol 'STOCK'): price must be positive and finite: -1"
     back = df.copy()
     back.loc[7, "timestamp"] = back.loc[5, "timestamp"]
     with pytest.raises(raid.RaidError, match="backwards") as e:
@@ -182,6 +183,17 @@ def test_errors_carry_the_library_message(data_dir):
         raid.simulate(nsymbols=0)
     with pytest.raises(TypeError, match="unknown option"):
         raid.simulate(n_symbols=2)
+
+
+def test_empty_inputs(data_dir):
+    """No rows, no segments: empty results with the columns and dtypes (a Dask meta)."""
+    df = pd.read_csv(data_dir / "onemin_stock_market.csv")
+    e = raid.realized_from_prices(df.iloc[:0], device="cpu")
+    assert e.empty and list(e.columns) == ["symbol", "date", "n", *raid.measure_names()]
+    assert e["n"].dtype == np.int64 and e["rv"].dtype == np.float64
+    assert raid.to_csv(e) == "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p\n"
+    assert raid.realized(np.zeros(0), [0], device="cpu").empty
+    assert raid.realized(np.zeros(0), [0, 0], device="cpu")["n"].tolist() == [0]
 
 
 def test_sampling_notice(data_dir):
