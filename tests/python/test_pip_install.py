@@ -19,7 +19,7 @@ def test_pip_install_then_import(tmp_path):
     site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (pathlib.Path(site) / "raid_dev_venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAID_LIB", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["CMAKE_BUILD_PARALLEL_LEVEL"] = "2"
     r = subprocess.run([py, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index",
                         "--disable-pip-version-check", "-q", str(ROOT)], capture_output=True, text=True, env=env,
