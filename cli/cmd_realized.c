@@ -174,9 +174,9 @@ int cmd_realized(int argc, char **argv)
     }
 
     raid_reader *rd = NULL;
-    st = raid_reader_open(&rd, in_path, &ro, err, sizeof err);
+    st = raid_reader_open(&rd, in_path, &ro, NULL, 0);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid realized: %s\n", err);
+        fprintf(stderr, "raid realized: %s\n", raid_errmsg());
         raid_ctx_destroy(ctx);
         raid_ctx_destroy(cpu);
         return st == RAID_EINVAL ? EXIT_USAGE : EXIT_INPUT;
@@ -202,7 +202,7 @@ int cmd_realized(int argc, char **argv)
         st = raid_reader_next(rd, &b, BATCH_RETURNS, &done);
         if (st != RAID_OK) {
             progress(rd, t0, &shown, 1);
-            fprintf(stderr, "raid realized: %s\n", raid_reader_errmsg(rd));
+            fprintf(stderr, "raid realized: %s\n", raid_errmsg());
             rc = EXIT_INPUT;
             goto done;
         }
@@ -259,6 +259,8 @@ int cmd_realized(int argc, char **argv)
         progress(rd, t0, &shown, 0);
     }
     progress(rd, t0, &shown, 1);
+    for (size_t i = 0; i < raid_reader_notice_count(rd); i++) /* facts the output does not show */
+        fprintf(stderr, "raid realized: notice: %s\n", raid_reader_notice(rd, i));
     if (nrows)
         qsort(rows, nrows, sizeof *rows, cmp_row);
 

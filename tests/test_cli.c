@@ -482,8 +482,15 @@ static void test_bad_input(void **state)
     bad_case("negative", H R1 "A,2020-01-02T09:31:00,-1.5\n", "", "3:3",
              "price must be positive and finite: '-1.5'");
     bad_case("zero", H R1 "A,2020-01-02T09:31:00,0\n", "", "3:3", "price must be positive and finite: '0'");
-    bad_case("nan", H R1 "A,2020-01-02T09:31:00,nan\n", "", "3:3", "price must be positive and finite: 'nan'");
-    bad_case("inf", H R1 "A,2020-01-02T09:31:00,inf\n", "", "3:3", "price must be positive and finite: 'inf'");
+    /* Numbers are decimal only: no nan, inf, hex or junk around them. */
+    bad_case("nan", H R1 "A,2020-01-02T09:31:00,nan\n", "", "3:3", "cannot parse price 'nan'");
+    bad_case("inf", H R1 "A,2020-01-02T09:31:00,inf\n", "", "3:3", "cannot parse price 'inf'");
+    bad_case("hex", H R1 "A,2020-01-02T09:31:00,0x64\n", "", "3:3", "cannot parse price '0x64'");
+    bad_case("blank", H R1 "A,2020-01-02T09:31:00,\" 101\"\n", "", "3:3", "cannot parse price ' 101'");
+    bad_case("overflow", H R1 "A,2020-01-02T09:31:00,1e999\n", "", "3:3", "price must be positive and finite: '1e999'");
+    /* A symbol must be UTF-8: the byte is named, and shown escaped. */
+    bad_case("utf8", H R1 "A\xFF\xC3\xA9,2020-01-02T09:31:00,101\n", "", "3:1",
+             "symbol is not valid UTF-8 (byte 2 is 0xFF): 'A\\xFF\\xC3\\xA9'");
     bad_case("unparsable", H R1 "A,2020-01-02T09:31:00,12x\n", "", "3:3", "cannot parse price '12x'");
     bad_case("timestamp", H R1 "A,2020-01-02 9h31,12\n", "", "3:2", "cannot parse timestamp '2020-01-02 9h31'");
     bad_case("month13", H R1 "A,2020-13-02T09:31:00,12\n", "", "3:2",
@@ -494,9 +501,11 @@ static void test_bad_input(void **state)
     bad_case("fewfields", H R1 "A,2020-01-02T10:00:01\n", "", "3:2", "expected 3 fields, found 2");
     bad_case("empty", "", "", "1:1", "empty input (no header row)");
     bad_case("retnan", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,nan\n", "--input returns", "3:3",
-             "return must be finite: 'nan'");
+             "cannot parse return 'nan'");
     bad_case("retinf", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,-inf\n", "--input returns", "3:3",
-             "return must be finite: '-inf'");
+             "cannot parse return '-inf'");
+    bad_case("retbig", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,-1e400\n", "--input returns", "3:3",
+             "return must be finite: '-1e400'");
 
     /* a file that does not exist: exit 2, the path in the message */
     char missing[600], out_path[700];
@@ -509,6 +518,60 @@ static void test_bad_input(void **state)
     expect_no_output(bad_dir(), "missing.out.csv");
     free(out);
     free(err);
+}
+
+/* ---- notices: on stderr, exit 0, the output unchanged ---- */
+
+/* raid realized IN OPTS -o a file; returns the output, stderr in *err. */
+static char *realized_to(const char *in, const char *opts, const char *name, char **err)
+{
+    char out_path[700];
+    snprintf(out_path, sizeof out_path, "%s/%s", bad_dir(), name);
+    char *out;
+    int st = t_cli(&out, err, "realized '%s' --device cpu %s -o '%s'", in, opts, out_path);
+    if (st != 0)
+        fail_msg("realized %s %s: exit %d, stderr '%s'", in, opts, st, *err);
+    free(out);
+    char *csv = t_read_file(out_path);
+    assert_non_null(csv);
+    return csv;
+}
+
+static void test_notices(void **state)
+{
+    (void)state;
+    /* A last line without a line break is read, with a notice naming FILE:LINE. */
+    char cut[600], whole[600];
+    snprintf(cut, sizeof cut, "%s/cut.csv", bad_dir());
+    snprintf(whole, sizeof whole, "%s/whole.csv", bad_dir());
+    assert_int_equal(t_write_file(cut, H R1 "A,2020-01-02T09:31:00,10"), 0);
+    assert_int_equal(t_write_file(whole, H R1 "A,2020-01-02T09:31:00,10\n"), 0);
+    char *e1, *e2, want[800];
+    char *o1 = realized_to(cut, "--sample tick", "cut.out.csv", &e1);
+    char *o2 = realized_to(whole, "--sample tick", "whole.out.csv", &e2);
+    assert_string_equal(o1, o2);
+    snprintf(want, sizeof want, "raid realized: notice: %s:3: the last line has no line break at its end; it was "
+             "read as a complete row", cut);
+    if (!strstr(e1, want))
+        fail_msg("stderr '%s', expected '%s'", e1, want);
+    assert_string_equal(e2, "");
+    free(o1), free(o2), free(e1), free(e2);
+
+    /* A 5min grid on 30-minute quotes: the zero returns are reported; 30min is quiet. */
+    const char *fx = t_data("usdchf_30min.csv");
+    o1 = realized_to(fx, "", "fx5.out.csv", &e1);
+    if (!strstr(e1, "raid realized: notice: the sampling grid of 300 s is finer than the data's spacing (kept "
+                    "observations are 1") || !strstr(e1, "repeat the previous price"))
+        fail_msg("stderr '%s'", e1);
+    o2 = realized_to(fx, "--sample 30min", "fx30.out.csv", &e2);
+    assert_string_equal(e2, "");
+    free(o1), free(o2), free(e1), free(e2);
+
+    /* A session across midnight: the evening opens the next trading date. */
+    o1 = realized_to(fx, "--sample 30min --session 17:00-16:00", "fxses.out.csv", &e1);
+    assert_string_equal(e1, "");
+    assert_non_null(strstr(o1, "\nUSDCHF,1996-04-02,"));
+    free(o1), free(e1);
 }
 
 /* ---- usage errors: exit 1, no output ---- */
@@ -769,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_version_help),     cmocka_unit_test(test_device_vs_cpu_real),
         cmocka_unit_test(test_oracle_trades),    cmocka_unit_test(test_returns_input),
         cmocka_unit_test(test_short_segments),   cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_notices),
         cmocka_unit_test(test_usage_errors),     cmocka_unit_test(test_underflow_guard),
         cmocka_unit_test(test_output_files),
         cmocka_unit_test(test_progress_and_stdout),

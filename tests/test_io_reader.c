@@ -392,7 +392,9 @@ static void test_returns_input(void **st)
     raid_batch_free(&b);
 
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,nan\n", &o, RAID_EPARSE,
-                 "3:3: return must be finite: 'nan'");
+                 "3:3: cannot parse return 'nan'"); /* numbers are decimal only */
+    expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,-1e400\n", &o, RAID_EPARSE,
+                 "3:3: return must be finite: '-1e400'");
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,1..2\n", &o, RAID_EPARSE,
                  "3:3: cannot parse return '1..2'");
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-32,0\n", &o, RAID_EPARSE,
@@ -411,7 +413,9 @@ static void test_errors(void **st)
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,0\n", &o, RAID_EPARSE,
                  "2:3: price must be positive and finite: '0'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,inf\n", &o, RAID_EPARSE,
-                 "2:3: price must be positive and finite: 'inf'");
+                 "2:3: cannot parse price 'inf'");
+    expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,1e309\n", &o, RAID_EPARSE,
+                 "2:3: price must be positive and finite: '1e309'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,12abc\n", &o, RAID_EPARSE,
                  "2:3: cannot parse price '12abc'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,\n", &o, RAID_EPARSE,
@@ -727,7 +731,8 @@ static void test_return_range(void **st)
                  "3:3: return out of range (|r| > 1e74): '1e300'");
     expect_error("date,ret,symbol\n2020-01-02,-1.0000001e74,X\n", &o, RAID_EPARSE,
                  "2:2: return out of range (|r| > 1e74): '-1.0000001e74'");
-    expect_error("symbol,date,ret\nX,2020-01-02,inf\n", &o, RAID_EPARSE, "2:3: return must be finite: 'inf'");
+    expect_error("symbol,date,ret\nX,2020-01-02,inf\n", &o, RAID_EPARSE, "2:3: cannot parse return 'inf'");
+    expect_error("symbol,date,ret\nX,2020-01-02,2e308\n", &o, RAID_EPARSE, "2:3: return must be finite: '2e308'");
     const char *p = write_tmp("big.csv", "symbol,date,ret\nX,2020-01-02,1e74\nX,2020-01-02,-1e74\n");
     raid_batch b;
     raid_batch_init(&b);
@@ -793,6 +798,75 @@ static void test_duplicate_columns(void **st)
 }
 
 /* An empty time zone name is an error (NULL means UTC). */
+/* Issue 8's bad inputs: hex and other non-decimal numbers, a symbol that is not UTF-8, a last line
+ * without a line break (read, with a notice), a grid finer than the data (a notice), a session across
+ * midnight; and raid_errmsg() carrying the reader's message. */
+static void test_issue8_inputs(void **st)
+{
+    (void)st;
+    raid_read_opts o = opts(0);
+    expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,0x64\n", &o, RAID_EPARSE,
+                 "2:3: cannot parse price '0x64'");
+    assert_string_equal(raid_errmsg() + strlen(raid_errmsg()) - strlen("cannot parse price '0x64'"),
+                        "cannot parse price '0x64'");
+    expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,1\nA,2020-01-02T09:30:00,1.5x\n", &o, RAID_EPARSE,
+                 "3:3: cannot parse price '1.5x'");
+    expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,1\nAB\xE2\x82,2020-01-02T09:30:00,1\n", &o,
+                 RAID_EPARSE, "3:1: symbol is not valid UTF-8 (byte 3 is 0xE2): 'AB\\xE2\\x82'");
+
+    /* A cut last line: read as it is (10, not 102), with a notice naming FILE:LINE. */
+    const char *p = write_tmp("cut.csv", "symbol,timestamp,price\nA,2020-01-02T09:30:00,100\nA,2020-01-02T09:31:00,10");
+    raid_batch b;
+    raid_batch_init(&b);
+    raid_reader *rd = NULL;
+    read_ok(p, &o, &b, 1000, &rd);
+    const double cut[] = {100, 10};
+    expect_prices(&b, 0, cut, 2);
+    assert_int_equal(raid_reader_notice_count(rd), 1);
+    char want[800];
+    snprintf(want, sizeof want, "%s:3: the last line has no line break at its end; it was read as a complete row "
+             "(if the file was cut short there, its last value is cut short too)", p);
+    assert_string_equal(raid_reader_notice(rd, 0), want);
+    assert_null(raid_reader_notice(rd, 1));
+    raid_reader_close(rd);
+
+    /* Quotes every 30 minutes on a 5-minute grid: 5 of 6 grid returns repeat a price. */
+    raid_batch_clear(&b);
+    o = opts(INT64_C(300000000));
+    p = write_tmp("sparse.csv", "timestamp,price\n2020-01-02T09:00:00,1\n2020-01-02T09:30:00,2\n"
+                                "2020-01-02T10:00:00,3\n");
+    read_ok(p, &o, &b, 1000, &rd);
+    assert_int_equal(seg_n(&b, 0), 12);
+    assert_int_equal(raid_reader_notice_count(rd), 1);
+    assert_string_equal(raid_reader_notice(rd, 0),
+                        "the sampling grid of 300 s is finer than the data's spacing (kept observations are 1800 s "
+                        "apart on average): 10 of 12 sampled returns (83.3%) repeat the previous price for lack of "
+                        "an observation in their interval, adding zero returns (bpv and the jump test suffer); "
+                        "choose a coarser sampling interval");
+    raid_reader_close(rd);
+    raid_batch_clear(&b);
+    o = opts(INT64_C(1800000000));
+    read_ok(p, &o, &b, 1000, &rd);
+    assert_int_equal(raid_reader_notice_count(rd), 0);
+    raid_reader_close(rd);
+
+    /* 17:00-16:00: Thursday's evening opens Friday's trading date; 16:00 < t < 17:00 is dropped. */
+    raid_batch_clear(&b);
+    o = opts(0);
+    assert_int_equal(raid_parse_session("17:00-16:00", &o.session_start_s, &o.session_end_s), RAID_OK);
+    p = write_tmp("fx.csv", "timestamp,price\n2020-01-02T15:00:00,1\n2020-01-02T16:00:00,2\n"
+                            "2020-01-02T16:30:00,99\n2020-01-02T17:00:00,3\n2020-01-03T01:00:00,4\n"
+                            "2020-01-03T16:00:00,5\n2020-01-03T16:00:01,99\n");
+    read_ok(p, &o, &b, 1000, NULL);
+    assert_int_equal(b.nseg, 2);
+    assert_int_equal(b.date[0], 20200102);
+    assert_int_equal(b.date[1], 20200103);
+    const double d1[] = {1, 2}, d2[] = {3, 4, 5};
+    expect_prices(&b, 0, d1, 2);
+    expect_prices(&b, 1, d2, 3);
+    raid_batch_free(&b);
+}
+
 static void test_empty_tz(void **st)
 {
     (void)st;
@@ -820,7 +894,7 @@ int main(void)
         cmocka_unit_test(test_onemin),          cmocka_unit_test(test_trades),
         cmocka_unit_test(test_extreme_prices),  cmocka_unit_test(test_return_range),
         cmocka_unit_test(test_nul_bytes),       cmocka_unit_test(test_duplicate_columns),
-        cmocka_unit_test(test_empty_tz),
+        cmocka_unit_test(test_empty_tz),        cmocka_unit_test(test_issue8_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,7 +44,8 @@ RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
  *  to the NEXT trading date (docs/input.md). Errors: RAID_EINVAL. */
 RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
 
-/** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next. */
+/** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next or
+ *  raid_ticks_take. */
 typedef struct raid_batch {
     double *ret;         /* returns of all segments back to back */
     size_t nret, ret_cap;
@@ -68,7 +69,8 @@ RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const
 /** Append complete segments to b (b is not cleared first) until it holds at least max_returns returns
  *  or the input ends. Memory is bounded by the open segments (one per symbol) plus the batch.
  *  Sets *done to 1 when the input is exhausted and every segment has been delivered.
- *  Errors: RAID_EPARSE ("FILE:LINE:COL: message" from raid_reader_errmsg), RAID_EIO, RAID_ENOMEM. */
+ *  Errors: RAID_EPARSE ("FILE:LINE:COL: message" in raid_errmsg(), and raid_reader_errmsg), RAID_EIO,
+ *  RAID_ENOMEM; sticky. The rules and every message: docs/input.md. */
 RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
 
 /** The message of the last failure of rd ("" if none), kept for compatibility: every failing reader

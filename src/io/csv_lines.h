@@ -1,6 +1,6 @@
 /* Line numbers over libcsv's rows, for "FILE:LINE:COL" messages: with CSV_REPALL_NL libcsv reports every
  * line break as the end of a row (a blank line is a row of no fields), and CR, LF and CRLF each end one
- * line. Shared by the realized reader (src/io/reader.c) and raid har's reader (src/io/har_reader.c). */
+ * line. Used by the table reader (src/io/table.c) and raid har's reader (src/io/har_reader.c). */
 #ifndef RAID_CSV_LINES_H
 #define RAID_CSV_LINES_H
 

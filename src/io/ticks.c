@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "io/segment.h"
+#include "io/sticky.h"
 #include "io/tz.h"
 #include "io/utf8.h"
 
@@ -16,24 +17,14 @@ struct raid_ticks {
     raid_seg *sg;
     uint64_t rows;     /* rows pushed so far */
     int finished;
-    raid_status st;    /* sticky failure */
-    char errmsg[RAID_ERRMSG_LEN];
+    raid_sticky err;
 };
 
 /* Years 0001 to 9999, as the CSV's timestamps. */
 #define T_MIN (INT64_C(-719162) * RAID_US_PER_DAY)
 #define T_MAX (INT64_C(2932897) * RAID_US_PER_DAY - 1)
 
-static raid_status tfail(raid_ticks *tk, raid_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static raid_status tfail(raid_ticks *tk, raid_status s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tk->errmsg, sizeof tk->errmsg, fmt, ap);
-    va_end(ap);
-    tk->st = s;
-    return raid_fail(NULL, s, "%s", tk->errmsg);
-}
+#define tfail(tk, ...) raid_sticky_fail(&(tk)->err, __VA_ARGS__)
 
 /* "YYYY-MM-DDTHH:MM:SS[.ffffff][Z]" of t (microseconds), into buf (at least 40 bytes). */
 static const char *fmt_time(char *buf, size_t len, int64_t t, int utc)
@@ -85,8 +76,8 @@ raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t
 {
     if (!tk)
         return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: tk is NULL");
-    if (tk->st != RAID_OK)
-        return raid_fail(NULL, tk->st, "%s", tk->errmsg);
+    if (tk->err.st != RAID_OK)
+        return raid_sticky_again(&tk->err);
     if (tk->finished)
         return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: rows after raid_ticks_take(..., finish = 1)");
     if (n && (!t_us || !price))
@@ -134,8 +125,8 @@ raid_status raid_ticks_take(raid_ticks *tk, raid_batch *b, int finish)
 {
     if (!tk || !b)
         return raid_fail(NULL, RAID_EINVAL, "raid_ticks_take: NULL argument");
-    if (tk->st != RAID_OK)
-        return raid_fail(NULL, tk->st, "%s", tk->errmsg);
+    if (tk->err.st != RAID_OK)
+        return raid_sticky_again(&tk->err);
     if (finish && !tk->finished) {
         if (raid_seg_finish(tk->sg) != RAID_OK)
             return tfail(tk, RAID_ENOMEM, "out of memory");

@@ -1,0 +1,19 @@
+/* A sticky failure of an io handle (table, reader, raid_ticks): the first failure's status and message
+ * are kept, and every later call reports them again. Never installed. */
+#ifndef RAID_IO_STICKY_H
+#define RAID_IO_STICKY_H
+
+#include "core/internal.h"
+
+typedef struct raid_sticky {
+    raid_status st;
+    char msg[RAID_ERRMSG_LEN];
+} raid_sticky;
+
+/* Record the failure (unless one is recorded already: then the first stays) and set raid_errmsg() to
+ * the recorded message; returns the recorded status. */
+raid_status raid_sticky_fail(raid_sticky *e, raid_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Report the recorded failure again through raid_errmsg(); returns its status (RAID_OK if none). */
+raid_status raid_sticky_again(const raid_sticky *e);
+
+#endif

@@ -1,0 +1,130 @@
+/* The table reader: one CSV module for every input of RAID (intraday prices and returns today; HAR
+ * measures, GARCH returns, OHLC bars and float64 columns next). Never installed.
+ *
+ * What it does: tokenising (RFC 4180 quotes, a quoted field may hold commas, "" and line breaks; LF, CRLF
+ * and CR line ends; a UTF-8 byte order mark at the start skipped; blank lines skipped but counted; spaces
+ * and tabs around unquoted fields dropped), by libcsv (Debian libcsv-dev, a small well-kept C library)
+ * underneath; a header row mapped to the wanted columns by name, case-insensitively (the caller passes
+ * each name after its own overrides, such as the CLI's --price-col); typed columns (string, date,
+ * timestamp, float64, int64) parsed with FILE:LINE:COL errors; streaming in batches of about max_rows
+ * rows, read in 1 MiB blocks and parsed in 64 KiB pieces, so that memory is bounded by the batch however
+ * large the file is. docs/input.md gives the rules the user sees.
+ *
+ * Rules: every row has as many fields as the header; a NUL byte in any field (header included) is an
+ * error; a wanted column named twice in the header is an error (other columns may repeat); string fields
+ * of wanted columns must be UTF-8; numbers are decimal only ([+-]digits[.digits][(e|E)[+-]digits], also
+ * ".5" and "5."; no hex, inf, nan, blanks or other junk), read by strtod (so with LC_NUMERIC's decimal
+ * point, "." in the "C" locale); a value too large for float64 reads as an infinity, for the caller to
+ * judge. A last line without a line break is read (pandas and polars read it too) with a notice naming
+ * FILE:LINE: a file cut short inside the last field of its last row cannot be told from a complete one.
+ *
+ * Error convention: every failing call sets raid_errmsg() (context-free, thread-local) and the table's
+ * own message (raid_table_errmsg), "FILE:LINE:COL: what" for bad input (LINE 1-based over the file's
+ * lines, COL the 1-based field number). Failures are sticky. */
+#ifndef RAID_IO_TABLE_H
+#define RAID_IO_TABLE_H
+
+#include "raid.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct raid_table raid_table;
+
+typedef enum raid_ttype {
+    RAID_T_STRING = 0,    /* UTF-8 text */
+    RAID_T_DATE = 1,      /* "YYYY-MM-DD": days since 1970-01-01 in i64 */
+    RAID_T_TIMESTAMP = 2, /* ISO 8601 (timeparse.c): wall-clock microseconds in i64, offset in tz_s */
+    RAID_T_F64 = 3,       /* decimal number in f64 */
+    RAID_T_I64 = 4        /* decimal integer [+-]digits in i64 */
+} raid_ttype;
+
+enum {
+    RAID_T_OPTIONAL = 1u,  /* the column may be absent from the header (raid_table_col then 0) */
+    RAID_T_EMPTY_NA = 2u,  /* an empty field is missing (missing[i] = 1, f64 NAN, i64 0) instead of an error */
+    RAID_T_KEEP_TEXT = 4u  /* keep each field's text too (for messages), as for strings */
+};
+
+#define RAID_T_NO_OFFSET INT32_MIN /* tz_s of a timestamp written without an offset */
+
+/* A wanted column: its header name (matched case-insensitively), the noun of its messages ("price":
+ * "cannot parse price '12abc'"; NULL = the type's noun: string, date, timestamp, number, integer), its
+ * type and flags. */
+typedef struct raid_tspec {
+    const char *name;
+    const char *what;
+    raid_ttype type;
+    unsigned flags;
+} raid_tspec;
+
+/* One wanted column of a batch, rows 0 .. nrows-1. Arrays not used by the column's type are NULL. */
+typedef struct raid_tcol {
+    int64_t *i64;       /* DATE, TIMESTAMP, I64 */
+    double *f64;        /* F64 */
+    int32_t *tz_s;      /* TIMESTAMP: offset east of UTC in seconds, or RAID_T_NO_OFFSET */
+    uint8_t *missing;   /* EMPTY_NA: 1 where the field was empty */
+    size_t *text_off;   /* STRING or KEEP_TEXT: field i is text + text_off[i], NUL-terminated, length
+                           text_off[i + 1] - text_off[i] - 1 */
+    char *text;
+    size_t text_cap;
+    uint64_t *line;     /* line where row i's field starts */
+} raid_tcol;
+
+/* A batch: the wanted columns in the order of the specs given to raid_table_open. */
+typedef struct raid_tbatch {
+    size_t nrows, cap, ncols;
+    raid_tcol *col;
+} raid_tbatch;
+
+/* Field i of a STRING or KEEP_TEXT column and its length. */
+static inline const char *raid_tcol_text(const raid_tcol *c, size_t i, size_t *len)
+{
+    if (len)
+        *len = c->text_off[i + 1] - c->text_off[i] - 1;
+    return c->text + c->text_off[i];
+}
+
+/* Open path ("-": standard input) and read its header row, mapping the ncols wanted columns (names
+ * not empty; ncols >= 1). Errors: RAID_EIO ("FILE: reason"), RAID_EPARSE ("FILE:1:1: empty input (no
+ * header row)", "FILE:LINE:1: missing column 'NAME'" for the first absent column not OPTIONAL in spec
+ * order, "FILE:LINE:COL: duplicate column 'NAME'" at the earliest second occurrence of a wanted column,
+ * tokenising and NUL errors of the header), RAID_EINVAL (bad arguments), RAID_ENOMEM. On failure *out
+ * is NULL. The specs' strings are copied. */
+raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec *cols, size_t ncols);
+/* Free everything (closes the file unless it is standard input). NULL is a no-op. */
+void raid_table_close(raid_table *t);
+
+/* The 1-based field number of wanted column k in the file, 0 for an absent OPTIONAL one. */
+size_t raid_table_col(const raid_table *t, size_t k);
+/* The path as given (for messages). */
+const char *raid_table_path(const raid_table *t);
+
+/* Prepare b for this table's columns (empty). A batch belongs to one table. Errors: RAID_ENOMEM. */
+raid_status raid_tbatch_init(raid_tbatch *b, const raid_table *t);
+void raid_tbatch_free(raid_tbatch *b);
+
+/* Clear b and read rows into it until it holds at least max_rows (>= 1) rows (it may hold up to a 64 KiB
+ * piece more) or the input ends (*done = 1 once every row has been returned). On RAID_EPARSE the batch
+ * holds the rows before the bad one, all valid, so that a caller reports errors in file order by taking
+ * them in first. Errors: RAID_EPARSE, RAID_EIO, RAID_ENOMEM, sticky. */
+raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done);
+
+/* A failure of the caller's own check of a value at (line, col): sets the table's sticky status to
+ * RAID_EPARSE with message "FILE:LINE:COL: " + the formatted text; returns RAID_EPARSE. It replaces a
+ * failure the table met further on in the batch (the caller's row comes first in the file). */
+raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The message of the table's failure ("" if none). */
+const char *raid_table_errmsg(const raid_table *t);
+
+/* At most 80 bytes of s[0..n) for a message, as printf arguments "%.*s" (quoted by the caller). */
+static inline int raid_table_show(size_t n) { return n > 80 ? 80 : (int)n; }
+
+/* Notices of the table: the last line without a line break. Count, and text i (NULL out of range). */
+size_t raid_table_notice_count(const raid_table *t);
+const char *raid_table_notice(const raid_table *t, size_t i);
+
+/* Bytes consumed so far and the file's size (0 if unknown: standard input, a pipe). */
+void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total);
+
+#endif

@@ -1,0 +1,265 @@
+/* The table reader (src/io/table.c): typed columns, header mapping, missing values, batches, the decimal
+ * number rule, the last line without a line break, and FILE:LINE:COL errors. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "io/table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *write_tmp(const char *name, const char *text)
+{
+    const char *p = t_tmppath(name);
+    assert_int_equal(t_write_file(p, text), 0);
+    return p;
+}
+
+/* The HAR measures shape: symbol, date, float64 columns with empty fields missing. */
+static const raid_tspec HAR[] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
+                                 {"date", NULL, RAID_T_DATE, 0},
+                                 {"rv", "rv", RAID_T_F64, 0},
+                                 {"jump_p", "jump_p", RAID_T_F64, RAID_T_EMPTY_NA},
+                                 {"n", NULL, RAID_T_I64, RAID_T_OPTIONAL},
+                                 {"ts", NULL, RAID_T_TIMESTAMP, RAID_T_OPTIONAL | RAID_T_KEEP_TEXT}};
+#define NHAR (sizeof HAR / sizeof *HAR)
+
+static void test_types(void **st)
+{
+    (void)st;
+    const char *p = write_tmp("t.csv", "\xEF\xBB\xBF" "Jump_P,extra,DATE,RV,Symbol,N,extra,ts\r\n"
+                                       "\r\n"
+                                       ",x,2020-01-02,1.5e-4,SPY,42,y,2020-01-02T09:30:00.5+01:00\r\n"
+                                       "0.25,x,2020-01-03,.5,\"S,\"\"P\"\"\",-9223372036854775808,y,2020-01-03 10:00:00\r\n");
+    raid_table *t = NULL;
+    assert_int_equal(raid_table_open(&t, p, HAR, NHAR), RAID_OK);
+    assert_int_equal(raid_table_col(t, 0), 5);
+    assert_int_equal(raid_table_col(t, 1), 3);
+    assert_int_equal(raid_table_col(t, 3), 1);
+    raid_tbatch b;
+    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    int done = 0;
+    assert_int_equal(raid_table_read(t, &b, 100, &done), RAID_OK);
+    assert_int_equal(done, 1);
+    assert_int_equal(b.nrows, 2);
+    size_t n;
+    assert_string_equal(raid_tcol_text(&b.col[0], 0, &n), "SPY");
+    assert_int_equal(n, 3);
+    assert_string_equal(raid_tcol_text(&b.col[0], 1, &n), "S,\"P\"");
+    assert_int_equal(b.col[1].i64[0], 18263);
+    assert_true(b.col[2].f64[0] == 1.5e-4 && b.col[2].f64[1] == 0.5);
+    assert_int_equal(b.col[3].missing[0], 1);
+    assert_true(isnan(b.col[3].f64[0]));
+    assert_int_equal(b.col[3].missing[1], 0);
+    assert_true(b.col[3].f64[1] == 0.25);
+    assert_int_equal(b.col[4].i64[0], 42);
+    assert_true(b.col[4].i64[1] == INT64_MIN);
+    assert_int_equal(b.col[5].tz_s[0], 3600);
+    assert_int_equal(b.col[5].tz_s[1], RAID_T_NO_OFFSET);
+    assert_true(b.col[5].i64[0] == INT64_C(18263) * 86400000000 + INT64_C(34200500000));
+    assert_string_equal(raid_tcol_text(&b.col[5], 0, NULL), "2020-01-02T09:30:00.5+01:00");
+    assert_int_equal(b.col[1].line[0], 3);
+    assert_int_equal(b.col[1].line[1], 4);
+    assert_int_equal(raid_table_notice_count(t), 0);
+    raid_tbatch_free(&b);
+    raid_table_close(t);
+}
+
+/* Many rows in small batches: every row comes once, in order; done only at the end. */
+static void test_batches(void **st)
+{
+    (void)st;
+    const size_t N = 200000;
+    char *text = malloc(N * 40 + 64);
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, "date,rv\n");
+    for (size_t i = 0; i < N; i++)
+        len += (size_t)sprintf(text + len, "2020-01-%02zu,%zu.25\n", 1 + i % 28, i);
+    const char *p = write_tmp("big.csv", text);
+    free(text);
+    raid_table *t = NULL;
+    assert_int_equal(raid_table_open(&t, p, HAR + 1, 2), RAID_OK);
+    raid_tbatch b;
+    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    size_t seen = 0, maxrows = 0;
+    int done = 0;
+    while (!done) {
+        assert_int_equal(raid_table_read(t, &b, 1000, &done), RAID_OK);
+        for (size_t i = 0; i < b.nrows; i++, seen++)
+            assert_true(b.col[1].f64[i] == (double)seen + 0.25);
+        if (b.nrows > maxrows)
+            maxrows = b.nrows;
+    }
+    assert_int_equal(seen, N);
+    assert_true(maxrows < 1000 + 65536 / 8); /* bounded: the target plus one 64 KiB piece */
+    uint64_t used, total;
+    raid_table_progress(t, &used, &total);
+    assert_true(used == total && total > 0);
+    raid_tbatch_free(&b);
+    raid_table_close(t);
+}
+
+/* One column of type ty read from the one-row file "v\n<field>\n": 0 if it parses. */
+static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
+{
+    char text[256];
+    snprintf(text, sizeof text, "v\n%s\n", field);
+    const char *p = write_tmp("one.csv", text);
+    const raid_tspec spec = {"v", NULL, ty, 0};
+    raid_table *t = NULL;
+    assert_int_equal(raid_table_open(&t, p, &spec, 1), RAID_OK);
+    raid_tbatch b;
+    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    int done;
+    raid_status s = raid_table_read(t, &b, 10, &done);
+    if (s == RAID_OK) {
+        assert_int_equal(b.nrows, 1);
+        if (f)
+            *f = b.col[0].f64[0];
+        if (i)
+            *i = b.col[0].i64[0];
+    } else {
+        assert_int_equal(s, RAID_EPARSE);
+        assert_int_equal(b.nrows, 0);
+    }
+    raid_tbatch_free(&b);
+    raid_table_close(t);
+    return s == RAID_OK ? 0 : -1;
+}
+
+static void test_numbers(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *s;
+        double v;
+    } ok[] = {{"1", 1},         {"-1.5", -1.5}, {"+2E-3", 2e-3}, {".5", 0.5},       {"5.", 5},
+              {"1e3", 1000},    {"007", 7},     {"-0", -0.0},    {"1e-400", 0},     {"\"102\"", 102},
+              {" 3.25\t", 3.25}}; /* blanks around an unquoted field are not part of it */
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        double v = -99;
+        if (parse_one(RAID_T_F64, ok[i].s, &v, NULL) != 0 || v != ok[i].v)
+            fail_msg("'%s' read as %g, expected %g", ok[i].s, v, ok[i].v);
+    }
+    double v;
+    assert_int_equal(parse_one(RAID_T_F64, "1e999", &v, NULL), 0); /* too large: an infinity, for the caller */
+    assert_true(isinf(v));
+    const char *bad[] = {"0x64", "0X1p3", "inf",  "-inf", "nan",    "NaN", "infinity", "\" 1\"", "\"1 \"",
+                         "1e",   "e3",    ".",    "+",    "-",      "1,5", "1_000",    "1.2.3", "--1",
+                         "1e+",  "\"\"",  "\xD9\xA1", "1d", "12abc", "\"1\n2\""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (parse_one(RAID_T_F64, bad[i], NULL, NULL) == 0)
+            fail_msg("accepted number '%s'", bad[i]);
+    int64_t k;
+    assert_int_equal(parse_one(RAID_T_I64, "9223372036854775807", NULL, &k), 0);
+    assert_true(k == INT64_MAX);
+    const char *badi[] = {"9223372036854775808", "-9223372036854775809", "1.0", "1e3", "0x10", "+", "\"\""};
+    for (size_t i = 0; i < sizeof badi / sizeof *badi; i++)
+        if (parse_one(RAID_T_I64, badi[i], NULL, NULL) == 0)
+            fail_msg("accepted integer '%s'", badi[i]);
+}
+
+/* Read path with HAR's first 3 columns; expect failure s, message "PATH:" msg, after `rows` good rows. */
+static void expect_error(const char *text, size_t rows, raid_status s, const char *msg)
+{
+    const char *p = write_tmp("bad.csv", text);
+    char want[1024];
+    snprintf(want, sizeof want, "%s:%s", p, msg);
+    raid_table *t = NULL;
+    raid_status o = raid_table_open(&t, p, HAR, 4);
+    if (o != RAID_OK) {
+        assert_int_equal(o, s);
+        assert_null(t);
+        assert_string_equal(raid_errmsg(), want);
+        return;
+    }
+    raid_tbatch b;
+    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    int done = 0;
+    assert_int_equal(raid_table_read(t, &b, 1000, &done), s);
+    assert_int_equal(b.nrows, rows);
+    assert_string_equal(raid_errmsg(), want);
+    assert_string_equal(raid_table_errmsg(t), want);
+    /* sticky */
+    assert_int_equal(raid_table_read(t, &b, 1000, &done), s);
+    assert_int_equal(b.nrows, 0);
+    raid_tbatch_free(&b);
+    raid_table_close(t);
+}
+
+static void test_errors(void **st)
+{
+    (void)st;
+    expect_error("", 0, RAID_EPARSE, "1:1: empty input (no header row)");
+    expect_error("\n\nsymbol,rv\n", 0, RAID_EPARSE, "3:1: missing column 'date'");
+    expect_error("date,rv,jump_p,RV\n", 0, RAID_EPARSE, "1:4: duplicate column 'rv'");
+    expect_error("date,rv,jump_p\n2020-01-02,1,\n2020-01-03,x,\n", 1, RAID_EPARSE, "3:2: cannot parse rv 'x'");
+    expect_error("date,rv,jump_p\n2020-01-02,1,\n2020-02-30,1,\n", 1, RAID_EPARSE, "3:1: cannot parse date '2020-02-30'");
+    expect_error("date,rv,jump_p\n2020-01-02,1,0x1\n", 0, RAID_EPARSE, "2:3: cannot parse jump_p '0x1'");
+    expect_error("date,rv,jump_p\n2020-01-02,1\n", 0, RAID_EPARSE, "2:2: expected 3 fields, found 2");
+    expect_error("date,rv,jump_p\n2020-01-02,1,2,3\n", 0, RAID_EPARSE, "2:4: expected 3 fields, found 4");
+    expect_error("date,rv,jump_p,symbol\n2020-01-02,1,2,A\n2020-01-02,1,2,\"B\n\xC3\x28\"\n", 1, RAID_EPARSE,
+                 "3:4: symbol is not valid UTF-8 (byte 3 is 0xC3): 'B\\x0A\\xC3('");
+    expect_error("date,rv,jump_p\n2020-01-02,1,\"2\n", 0, RAID_EPARSE, "2:3: unterminated quoted field");
+    /* A caller's failure at an earlier row replaces the table's own further on. */
+    const char *p = write_tmp("order.csv", "date,rv,jump_p\n2020-01-02,-1,\n2020-01-03,x,\n");
+    raid_table *t = NULL;
+    assert_int_equal(raid_table_open(&t, p, HAR + 1, 3), RAID_OK);
+    raid_tbatch b;
+    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    int done;
+    assert_int_equal(raid_table_read(t, &b, 1000, &done), RAID_EPARSE);
+    assert_int_equal(b.nrows, 1);
+    assert_int_equal(raid_table_fail(t, b.col[1].line[0], raid_table_col(t, 1), "rv must be positive"), RAID_EPARSE);
+    char want[700];
+    snprintf(want, sizeof want, "%s:2:2: rv must be positive", p);
+    assert_string_equal(raid_table_errmsg(t), want);
+    assert_string_equal(raid_errmsg(), want);
+    raid_tbatch_free(&b);
+    raid_table_close(t);
+    /* Bad arguments, a missing file. */
+    assert_int_equal(raid_table_open(&t, p, HAR, 0), RAID_EINVAL);
+    assert_int_equal(raid_table_open(&t, t_tmppath("nope.csv"), HAR, 1), RAID_EIO);
+    assert_null(t);
+}
+
+/* A last line without a line break is read, with a notice naming FILE:LINE; with one, no notice. */
+static void test_last_line(void **st)
+{
+    (void)st;
+    const char *texts[] = {"date,rv\r\n2020-01-02,1\r\n2020-01-03,10", "date,rv\n2020-01-02,1\n2020-01-03,10\n"};
+    for (int k = 0; k < 2; k++) {
+        const char *p = write_tmp("last.csv", texts[k]);
+        raid_table *t = NULL;
+        assert_int_equal(raid_table_open(&t, p, HAR + 1, 2), RAID_OK);
+        raid_tbatch b;
+        assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+        int done;
+        assert_int_equal(raid_table_read(t, &b, 1000, &done), RAID_OK);
+        assert_int_equal(done, 1);
+        assert_int_equal(b.nrows, 2);
+        assert_true(b.col[1].f64[1] == 10);
+        if (k == 0) {
+            assert_int_equal(raid_table_notice_count(t), 1);
+            char want[800];
+            snprintf(want, sizeof want, "%s:3: the last line has no line break at its end; it was read as a complete "
+                     "row (if the file was cut short there, its last value is cut short too)", p);
+            assert_string_equal(raid_table_notice(t, 0), want);
+        } else {
+            assert_int_equal(raid_table_notice_count(t), 0);
+        }
+        assert_null(raid_table_notice(t, 1));
+        raid_tbatch_free(&b);
+        raid_table_close(t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_types),  cmocka_unit_test(test_batches),   cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_last_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
