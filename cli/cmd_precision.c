@@ -1,6 +1,7 @@
 /* raid precision-report: the relative error of rv on the f32 device path against float64, as a function
- * of the segment length M, measured on simulated returns and plotted with gnuplot against the
- * prediction 2u sqrt(3/M) (docs/precision-figure.md). */
+ * of the segment length M, measured on simulated returns by the library (raid_precision_curve,
+ * include/raid/precision.h) and plotted with gnuplot against the prediction 2u sqrt(3/M)
+ * (docs/precision-figure.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -15,10 +16,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define PREC_U 0x1.0p-24            /* unit roundoff of binary32 */
-#define PREC_TARGET_RETURNS 20000000 /* K*M per segment length, roughly */
-#define PREC_MAX_POINTS 32
 
 typedef struct prec_row {
     int64_t m;
@@ -247,15 +244,6 @@ int cmd_precision_report(int argc, char **argv)
     if (!device || !*device)
         device = "opencl";
 
-    /* Segment lengths 10, 30, 100, 300, ... up to max_m. */
-    prec_row rows[PREC_MAX_POINTS];
-    int nrows = 0;
-    for (int64_t p = 10; p <= max_m && nrows < PREC_MAX_POINTS; p *= 10) {
-        rows[nrows++].m = p;
-        if (3 * p <= max_m && nrows < PREC_MAX_POINTS)
-            rows[nrows++].m = 3 * p;
-    }
-
     char err[1024] = "";
     raid_ctx *dev = NULL, *cpu = NULL;
     raid_status st = raid_ctx_create(&dev, device, err, sizeof err);
@@ -277,81 +265,20 @@ int cmd_precision_report(int argc, char **argv)
     fprintf(stderr, "raid precision-report: device %s, f32 inputs, reference %s\n",
             raid_ctx_device_name(dev), raid_ctx_device_name(cpu));
 
-    int rc = 0;
-    double *r = NULL;
-    int64_t *off = NULL;
-    raid_realized *a = NULL, *b = NULL;
-    for (int i = 0; i < nrows && rc == 0; i++) {
-        int64_t m = rows[i].m;
-        int64_t k = PREC_TARGET_RETURNS / m;
-        if (k < 4)
-            k = 4;
-        if (k > segments)
-            k = segments;
-        rows[i].k = (int)k;
-        raid_sim_opts o;
-        raid_sim_opts_init(&o);
-        o.seed = (uint64_t)seed ^ ((uint64_t)m * UINT64_C(0x9E3779B97F4A7C15)); /* one seed per M */
-        o.nsymbols = (int)k;   /* segment s is symbol s: its own stream */
-        o.ndays = 1;
-        o.obs_per_day = m + 1;
-        o.vol_of_logvar = 0;   /* i.i.d. Gaussian returns, as the prediction assumes */
-        o.jump_rate = 0;
-        o.noise_sd = 0;
-        free(r);
-        free(off);
-        free(a);
-        free(b);
-        r = malloc((size_t)(k * m) * sizeof *r);
-        off = malloc((size_t)(k + 1) * sizeof *off);
-        a = malloc((size_t)k * sizeof *a);
-        b = malloc((size_t)k * sizeof *b);
-        if (!r || !off || !a || !b) {
-            fprintf(stderr, "raid precision-report: out of memory\n");
-            rc = EXIT_INPUT;
-            break;
-        }
-        st = raid_simulate_returns(&o, r, NULL);
-        if (st != RAID_OK) {
-            fprintf(stderr, "raid precision-report: simulate: %s\n", raid_strerror(st));
-            rc = cli_exit_for(st);
-            break;
-        }
-        for (int64_t s = 0; s <= k; s++)
-            off[s] = s * m;
-        st = raid_realized_compute(dev, r, off, (size_t)k, a);
-        if (st != RAID_OK) {
-            fprintf(stderr, "raid precision-report: %s: %s\n", raid_ctx_device_name(dev), raid_ctx_errmsg(dev));
-            rc = EXIT_DEVICE;
-            break;
-        }
-        st = raid_realized_compute(cpu, r, off, (size_t)k, b);
-        if (st != RAID_OK) {
-            fprintf(stderr, "raid precision-report: cpu: %s\n", raid_ctx_errmsg(cpu));
-            rc = cli_exit_for(st);
-            break;
-        }
-        double mx = 0, ss = 0;
-        for (int64_t s = 0; s < k; s++) {
-            double e = fabs(a[s].rv - b[s].rv) / b[s].rv;
-            if (!(e <= mx))
-                mx = e; /* also propagates a NAN */
-            ss += e * e;
-        }
-        rows[i].max_err = mx;
-        rows[i].rms_err = sqrt(ss / (double)k);
-        rows[i].rms_pred = 2.0 * PREC_U * sqrt(3.0 / (double)m);
-        rows[i].max_pred = sqrt(2.0 * log((double)k)) * rows[i].rms_pred;
-    }
-    free(r);
-    free(off);
-    free(a);
-    free(b);
+    prec_row rows[RAID_PRECISION_MAX_POINTS];
+    int64_t pm[RAID_PRECISION_MAX_POINTS], pk[RAID_PRECISION_MAX_POINTS];
+    double pe[4][RAID_PRECISION_MAX_POINTS];
+    size_t np = 0;
+    st = raid_precision_curve(dev, cpu, max_m, segments, (uint64_t)seed, pm, pk, pe[0], pe[1], pe[2], pe[3], &np);
+    if (st != RAID_OK)
+        fprintf(stderr, "raid precision-report: %s\n", raid_ctx_errmsg(dev));
     raid_ctx_destroy(dev);
     raid_ctx_destroy(cpu);
-    if (rc != 0)
-        return rc;
-
+    if (st != RAID_OK)
+        return cli_exit_for(st);
+    const int nrows = (int)np;
+    for (int i = 0; i < nrows; i++)
+        rows[i] = (prec_row){pm[i], (int)pk[i], pe[0][i], pe[1][i], pe[2][i], pe[3][i]};
     printf("%10s %8s %14s %14s %14s %14s\n", "M", "segments", "max_rel_err", "rms_rel_err", "rms_pred",
            "max_pred");
     for (int i = 0; i < nrows; i++)
@@ -373,9 +300,7 @@ int cmd_precision_report(int argc, char **argv)
                         "written; the data are in %s\n", data);
         return EXIT_INPUT;
     }
-    int prc = prec_plot(out, svg, rows, nrows, rows[nrows - 1].m);
-    if (prc != 0)
-        return prc;
+    const int rc = prec_plot(out, svg, rows, nrows, rows[nrows - 1].m);
     if (rc == 0)
         fprintf(stderr, "raid precision-report: wrote %s\n", out);
     return rc;

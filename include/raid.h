@@ -14,6 +14,7 @@
  *   raid/simulate.h  the simulator
  *   raid/outfile.h   output files written whole or not at all (temporary file, renamed)
  *   raid/har.h       HAR-family regressions of daily realized variance: fits, windows, forecasts
+ *   raid/precision.h the f32 precision curve (raid precision-report)
  */
 #ifndef RAID_H
 #define RAID_H
@@ -25,5 +26,6 @@
 #include "raid/simulate.h"
 #include "raid/outfile.h"
 #include "raid/har.h"
+#include "raid/precision.h"
 
 #endif /* RAID_H */

@@ -772,6 +772,16 @@ static void test_lib_arrays(void **state)
     assert_int_equal(raid_har_input_add(in, "Y", N, rdates, rv, NULL, NULL, NULL, NULL), RAID_OK);
     assert_int_equal(raid_har_input_add(in, "X", N, dates, rv, NULL, NULL, NULL, NULL), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "'X'"));
+    /* dates as integers: the same strings */
+    int32_t ymd[N];
+    for (int d = 0; d < N; d++)
+        ymd[d] = 20210000 + 100 * (1 + d / 28) + 1 + d % 28;
+    raid_har_input *in2;
+    assert_int_equal(raid_har_input_create(&in2), RAID_OK);
+    assert_int_equal(raid_har_input_add_ymd(in2, "X", N, ymd, rv, NULL, NULL, NULL, NULL), RAID_OK);
+    ymd[3] = 20211301;
+    assert_int_equal(raid_har_input_add_ymd(in2, "Z", N, ymd, rv, NULL, NULL, NULL, NULL), RAID_EINVAL);
+    assert_int_equal(raid_har_input_nsymbols(in2), 1);
     raid_har_spec *sp;
     assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
     raid_ctx *ctx = t_open_ctx("cpu");
@@ -787,6 +797,13 @@ static void test_lib_arrays(void **state)
     assert_int_equal(raid_har_result_nrows(res), 1);
     assert_null(raid_har_result_row_end(res, 0)); /* full sample */
     assert_int_equal(raid_har_result_nforecasts(res), 0);
+    raid_har_result *res2; /* integer dates: the same fit */
+    assert_int_equal(raid_har_fit(ctx, sp, in2, &res2), RAID_OK);
+    assert_int_equal(raid_har_result_nrows(res2), 1);
+    assert_memory_equal(raid_har_result_beta(res2), raid_har_result_beta(res), 4 * sizeof(double));
+    assert_memory_equal(raid_har_result_se(res2), raid_har_result_se(res), 4 * sizeof(double));
+    raid_har_result_destroy(res2);
+    raid_har_input_destroy(in2);
     raid_har_result_destroy(res);
     /* an invalid combination is refused by the fit, with the context's message */
     assert_int_equal(raid_har_spec_set_model(sp, RAID_HAR_Q), RAID_OK);

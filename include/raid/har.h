@@ -169,6 +169,13 @@ RAID_API raid_status raid_har_input_add(raid_har_input *in, const char *name, si
                                         const double *rv, const double *bpv, const double *rq,
                                         const double *jump_p, const int64_t *lines);
 
+/** raid_har_input_add with dates as integers yyyymmdd (e.g. 20140102, as numpy int32 arrays carry them),
+ *  kept as the strings "YYYY-MM-DD" (so written as raid realized writes dates). Errors: those of
+ *  raid_har_input_add, and RAID_EINVAL for a date whose year is not 1..9999, month 1..12 or day 1..31. */
+RAID_API raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t n, const int32_t *yyyymmdd,
+                                            const double *rv, const double *bpv, const double *rq,
+                                            const double *jump_p, const int64_t *lines);
+
 /** Where the series came from, for messages: path (a file name, "FILE:LINE:COL") and the 1-based
  *  column of the dates. NULL path: messages name rows instead. Errors: RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col);
@@ -212,6 +219,11 @@ RAID_API raid_status raid_har_read_csv(const char *path, const char *const *name
 RAID_API raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_har_input *in,
                                   raid_har_result **out);
 RAID_API void raid_har_result_destroy(raid_har_result *res);
+
+/* Accessors: res must not be NULL; an index out of range gives NULL (strings), RAID_EINVAL (status) or
+ * (size_t)-1 (message_symbol). Arrays are the result's, valid until raid_har_result_destroy; NULL when
+ * empty. Coefficients are on the scale of the transformed target (f(rv): variance, log variance or
+ * volatility units), standard errors as spec's SE kind. */
 
 /* Symbols, statuses and messages. */
 RAID_API size_t raid_har_result_nsymbols(const raid_har_result *res);

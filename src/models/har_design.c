@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The transform f of a day's value: v, log v or sqrt v. */
 static double har_f(int transform, double v)
 {
     switch (transform) {
@@ -23,6 +24,7 @@ static double har_fj(int transform, double j)
     return transform == RAID_HAR_LOG ? log1p(j) : har_f(transform, j);
 }
 
+/* f^-1: the naive back-transform of a fitted value to the variance scale (no bias correction). */
 double har_finv(int transform, double v)
 {
     switch (transform) {

@@ -326,11 +326,9 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         raid_ctx *mycpu = cpus[tid < ncpu ? tid : 0];
         const size_t w = (size_t)wl;
         int64_t s0, s1; /* rows [s0, s1) */
-        raid_window_rows(wk, S->m, N, w, &s0, &s1);
         raid_reg_stats ws;
-        memset(&ws, 0, sizeof ws);
-        ws.k = k;
-        const raid_status sw = raid_reg_stats_range(mycpu, bs, RAID_WINDOW_BLOCK, S->X, S->y, k, s0, s1, &ws);
+        const raid_status sw =
+            raid_window_stats(mycpu, bs, RAID_WINDOW_BLOCK, S->X, S->y, k, wk, S->m, N, w, &s0, &s1, &ws);
         wsc[w] = sw;
         wst[w] = ws;
         wlo[w] = s0;
@@ -441,6 +439,9 @@ out:
     return st;
 }
 
+/* Every symbol's design, the statistics of all problems in one call, then the fits: full sample, or
+ * each symbol's windows. RAID_OK also when no symbol could be estimated (the result says so); J's
+ * arrays are freed by the caller. */
 static raid_status har_run(har_job *J)
 {
     const raid_har_spec *sp = J->sp;

@@ -25,6 +25,7 @@ raid_status raid_har_input_create(raid_har_input **out)
     return RAID_OK;
 }
 
+/* Free what a symbol owns (any member may be NULL). */
 static void sym_free(har_in_sym *s)
 {
     free(s->name);
@@ -33,6 +34,8 @@ static void sym_free(har_in_sym *s)
         free(s->v[j]);
     free(s->lines);
 }
+
+/* Public functions: contracts in include/raid/har.h. */
 
 void raid_har_input_destroy(raid_har_input *in)
 {
@@ -47,6 +50,7 @@ void raid_har_input_destroy(raid_har_input *in)
     free(in);
 }
 
+/* A copy of bytes at p (NULL for p NULL); sets *fail when out of memory. */
 static void *dup_mem(const void *p, size_t bytes, int *fail)
 {
     if (!p)
@@ -113,6 +117,36 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
     }
     in->sym[in->nsym++] = s;
     return RAID_OK;
+}
+
+raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t n, const int32_t *yyyymmdd,
+                                   const double *rv, const double *bpv, const double *rq, const double *jump_p,
+                                   const int64_t *lines)
+{
+    if (n && !yyyymmdd)
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_ymd: NULL dates");
+    char *text = malloc(n * 11 + 1);
+    const char **dates = malloc((n ? n : 1) * sizeof *dates);
+    if (!text || !dates) {
+        free(text), free(dates);
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    raid_status st = RAID_OK;
+    for (size_t t = 0; t < n && st == RAID_OK; t++) {
+        const int32_t v = yyyymmdd[t], y = v / 10000, mo = v / 100 % 100, d = v % 100;
+        if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31)
+            st = raid_fail(NULL, RAID_EINVAL, "%s: date %zu: %ld is not a date yyyymmdd", name ? name : "(NULL)", t,
+                           (long)v);
+        char buf[48]; /* "YYYY-MM-DD" once the ranges hold */
+        snprintf(buf, sizeof buf, "%04d-%02d-%02d", (int)y, (int)mo, (int)d);
+        memcpy(text + 11 * t, buf, 11);
+        text[11 * t + 10] = 0;
+        dates[t] = text + 11 * t;
+    }
+    if (st == RAID_OK)
+        st = raid_har_input_add(in, name, n, dates, rv, bpv, rq, jump_p, lines);
+    free(text), free(dates);
+    return st;
 }
 
 raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col)

@@ -136,6 +136,8 @@ raid_status har_result_fc(raid_har_result *res, size_t sym, const char *date, do
     return RAID_OK;
 }
 
+/* ---- public functions: contracts in include/raid/har.h ---- */
+
 void raid_har_result_destroy(raid_har_result *res)
 {
     if (!res)
@@ -159,7 +161,7 @@ void raid_har_result_destroy(raid_har_result *res)
     free(res);
 }
 
-/* ---- accessors ---- */
+/* ---- accessors (res must not be NULL) ---- */
 
 size_t raid_har_result_nsymbols(const raid_har_result *res) { return res->nsym; }
 const char *raid_har_result_symbol(const raid_har_result *res, size_t s) { return s < res->nsym ? res->sym[s] : NULL; }

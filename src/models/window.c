@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 size_t raid_window_count(raid_window_kind kind, size_t m, size_t N)
 {
@@ -39,6 +40,16 @@ size_t raid_window_block_offsets(size_t pos, size_t m, size_t B, int64_t *off)
         off[++g] = (int64_t)(pos + (b + B < m ? b + B : m));
     assert(g == raid_window_nblocks(m, B));
     return g;
+}
+
+raid_status raid_window_stats(raid_ctx *cpu, const raid_reg_stats *blocks, size_t B, const double *X, const double *y,
+                              int k, raid_window_kind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1,
+                              raid_reg_stats *out)
+{
+    raid_window_rows(kind, m, N, w, s0, s1);
+    memset(out, 0, sizeof *out);
+    out->k = k;
+    return raid_reg_stats_range(cpu, blocks, B, X, y, k, *s0, *s1, out);
 }
 
 raid_status raid_window_cpus(raid_ctx *ctx, raid_ctx ***out, int *n)

@@ -40,6 +40,15 @@ size_t raid_window_nblocks(size_t m, size_t B);
  * off[1..nblocks] (off[0] is the caller's, the series' start); returns nblocks. */
 size_t raid_window_block_offsets(size_t pos, size_t m, size_t B, int64_t *off);
 
+/* The statistics of window w of a plan over the m rows of one series (X row-major, k columns; y), from
+ * the statistics of its blocks of B rows (blocks[b]: rows [b B, (b + 1) B), one raid_reg_stats_compute
+ * problem each): the whole blocks inside the window combined, its partial edge blocks computed on cpu
+ * (a context of the cpu backend, used from this thread only; raid_reg_stats_range). The window's rows
+ * go to *s0, *s1. Errors: those of raid_reg_stats_range. */
+raid_status raid_window_stats(raid_ctx *cpu, const raid_reg_stats *blocks, size_t B, const double *X, const double *y,
+                              int k, raid_window_kind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1,
+                              raid_reg_stats *out);
+
 /* Contexts of the float64 cpu backend, one per OpenMP thread (omp_get_max_threads(); *n receives the
  * count): the first is ctx itself when ctx is a cpu context. Errors: RAID_ENOMEM and raid_ctx_create's;
  * the message on ctx. Free with raid_window_cpus_free. */
