@@ -61,8 +61,10 @@ def _spec(model, lags, h, transform, se, nw_lag, window, alpha):
 
 
 def _dates(col):
+    """Dates for raid_har_input_add (strings, written back as given) or, for datetime64 dates,
+    int32 yyyymmdd for raid_har_input_add_ymd (written "YYYY-MM-DD")."""
     if pd.api.types.is_datetime64_any_dtype(col.dtype):
-        return col.dt.strftime("%Y-%m-%d").tolist()
+        return (col.dt.year * 10000 + col.dt.month * 100 + col.dt.day).to_numpy(dtype=np.int32)
     return col.astype(str).tolist()
 
 
@@ -95,13 +97,15 @@ def _input(measures, cols):
     rows = np.arange(n, dtype=np.int64)
     for s0, s1 in zip(bounds[:-1], bounds[1:]):
         s0, s1 = int(s0), int(s1)
-        d = [ffi.new("char[]", v.encode()) for v in dates[s0:s1]]
-        darr = ffi.new("char *[]", d)
+        if isinstance(dates, np.ndarray):
+            add, darr = lib.raid_har_input_add_ymd, ffi.from_buffer("int32_t[]", np.ascontiguousarray(dates[s0:s1]))
+        else:
+            d = [ffi.new("char[]", v.encode()) for v in dates[s0:s1]]
+            add, darr = lib.raid_har_input_add, ffi.new("char *[]", d)
         arrs = [as_c(rv[s0:s1], np.float64, "rv")]
         arrs += [as_c(v[s0:s1], np.float64, "series") if v is not None else (None, ffi.NULL) for v in series]
         ln = as_c(rows[s0:s1], np.int64, "rows")
-        check(lib.raid_har_input_add(hin, str(names[codes[s0]]).encode(), s1 - s0, darr, *[p for _, p in arrs],
-                                     ln[1]))
+        check(add(hin, str(names[codes[s0]]).encode(), s1 - s0, darr, *[p for _, p in arrs], ln[1]))
     return hin
 
 

@@ -223,5 +223,8 @@ def test_har_statuses_and_errors(data_dir):
         with pytest.raises(raid.RaidError, match=msg) as e:
             raid.har(d, **kw)
         assert e.value.name == "RAID_EINVAL"
+    # datetime64 dates (raid_har_input_add_ymd) give the same fit as the strings
+    dt = d.assign(date=pd.to_datetime(d["date"]))
+    assert raid.to_csv(raid.har(dt, lags=[1, 5], se="white", device="cpu").coefs) == raid.to_csv(f.coefs)
     with pytest.raises(ValueError, match="contiguous"):
         raid.har(pd.concat([d.iloc[:3], d.iloc[30:], d.iloc[3:30]]))
