@@ -68,26 +68,34 @@ def _column(df, name, default, required=True):
     return hits[0]
 
 
-# a time of day followed by an offset: Z, +HH, +HHMM or +HH:MM (docs/input.md)
-_OFFSET = re.compile(r"[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
-_COMMA_FRACTION = re.compile(r"(\d\d:\d\d:\d\d),")
+# a time of day followed by an offset: Z, +HH, +HHMM or +HH:MM (docs/input.md); patterns as strings, so
+# that pandas' Arrow-backed strings match them without a Python call per row
+_OFFSET = r"[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
+_COMMA_FRACTION = r"(\d\d:\d\d:\d\d),"
 
 
 def _times_us(col):
     """Microseconds since 1970-01-01T00:00:00 (int64) and, per row, whether it is a UTC instant (the
     timestamp carried an offset) or a local wall-clock time (it did not), as the CSV reader reads them."""
     if isinstance(col.dtype, pd.DatetimeTZDtype):
-        t = col.dt.tz_convert("UTC").dt.tz_localize(None)
-        return _us(t), np.ones(len(col), dtype=bool)
+        return _us(col.dt.tz_convert("UTC").dt.tz_localize(None)), np.ones(len(col), dtype=bool)
     if pd.api.types.is_datetime64_dtype(col.dtype):
         return _us(col), np.zeros(len(col), dtype=bool)
-    s = col.astype(str).str.strip().str.replace(_COMMA_FRACTION, r"\1.", regex=True)
-    aware = s.str.contains(_OFFSET).to_numpy(dtype=bool)
+    s = col.astype(str).str.strip()
+    if s.str.contains(",", regex=False).any():
+        s = s.str.replace(_COMMA_FRACTION, r"\1.", regex=True)
+    try:  # all with an offset, or all without: one parse
+        t = pd.to_datetime(s, format="ISO8601")
+    except (ValueError, TypeError):
+        t = None
+    if t is not None and isinstance(t.dtype, pd.DatetimeTZDtype):
+        return _times_us(t)
+    if t is not None and pd.api.types.is_datetime64_dtype(t.dtype):
+        return _us(t), np.zeros(len(col), dtype=bool)
+    aware = s.str.contains(_OFFSET, regex=True).to_numpy(dtype=bool)
     us = np.empty(len(s), dtype=np.int64)
-    if aware.any():
-        us[aware] = _us(pd.to_datetime(s[aware], format="ISO8601", utc=True).dt.tz_localize(None))
-    if (~aware).any():
-        us[~aware] = _us(pd.to_datetime(s[~aware], format="ISO8601"))
+    us[aware] = _us(pd.to_datetime(s[aware], format="ISO8601", utc=True).dt.tz_localize(None))
+    us[~aware] = _us(pd.to_datetime(s[~aware], format="ISO8601"))
     return us, aware
 
 

@@ -68,3 +68,16 @@ def test_partitions_ran_on_both_workers(client, data_dir):
                                meta=pd.DataFrame({"worker": pd.Series([], dtype=object)})).compute()
     assert len(where) == 4
     assert np.all(where["worker"].isin(list(client.scheduler_info()["workers"])))
+
+
+def test_threads_share_nothing(have_opencl):
+    """Threads (Dask's threaded workers) each get their own library context: concurrent calls give the
+    single-threaded bytes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    df = raid.simulate(seed=13, nsymbols=2, ndays=2, obs_per_day=2341)
+    runs = ([("cpu", "df"), ("opencl", "df"), ("opencl", "f32")] if have_opencl else [("cpu", "df")]) * 2
+    want = {r: raid.to_csv(raid.realized_from_prices(df, device=r[0], precision=r[1])) for r in set(runs)}
+    with ThreadPoolExecutor(max_workers=4) as ex:
+        got = list(ex.map(lambda r: raid.to_csv(raid.realized_from_prices(df, device=r[0], precision=r[1])), runs))
+    assert got == [want[r] for r in runs]

@@ -81,6 +81,20 @@ def test_utc_instants_and_tz(cli, data_dir, tmp_path):
     assert want.count("\n") > 30
 
 
+def test_mixed_offsets(cli, data_dir, tmp_path):
+    """Strings with and without an offset in one column (and comma fractions): each row read as the CSV
+    reader reads it."""
+    df = pd.read_csv(data_dir / "onemin_stock_market.csv")
+    i = np.arange(len(df))
+    df["timestamp"] = df["timestamp"].str.replace(".000000", ",000000", regex=False)
+    df.loc[i % 3 == 1, "timestamp"] = df.loc[i % 3 == 1, "timestamp"] + "Z"
+    df.loc[i % 3 == 2, "timestamp"] = df.loc[i % 3 == 2, "timestamp"] + "+00:00"
+    path = tmp_path / "mixed.csv"
+    df.to_csv(path, index=False)
+    want, _ = cli_realized(cli, tmp_path, path, "--sample", "1min", "--device", "cpu")
+    assert raid.to_csv(raid.realized_from_prices(df, sample="1min", device="cpu")) == want
+
+
 def test_no_symbol_column(cli, data_dir, tmp_path):
     df = pd.read_csv(data_dir / "usdchf_30min.csv").drop(columns="symbol")
     path = tmp_path / "nosym.csv"
