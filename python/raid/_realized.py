@@ -8,7 +8,7 @@ import pandas as pd
 
 from ._core import RaidNotice, as_c, array, check, context, ffi, lib, records
 
-# Rows pushed to raid_ticks between two takes: bounds the batch of complete segments held at once.
+# Rows pushed to raid_ticks between two takes (and computations): bounds the returns held at once.
 _TAKE_EVERY = 1 << 20
 
 
@@ -138,8 +138,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     (float64, NaN where the CSV field is empty), sorted by symbol (first appearance) then date.
     raid.to_csv writes it byte for byte as the CLI does. The library's notices (a sampling grid finer
     than the data's spacing, which `raid realized` reports on stderr) are warnings of class RaidNotice.
-    Raises RaidError (RAID_EPARSE for bad data with
-    the row, RAID_EINVAL for a bad tz), KeyError or ValueError for missing or duplicate columns.
+    Raises RaidError (RAID_EPARSE for bad data with the row, RAID_EINVAL for a bad tz, sample or session),
+    KeyError or ValueError for missing or duplicate columns.
     """
     sym_c = _column(df, symbol_col, "symbol", required=False)
     t_c = _column(df, time_col, "timestamp")
@@ -172,8 +172,22 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     tkp = ffi.new("raid_ticks **")
     check(lib.raid_ticks_create(tkp, o))
     tk = ffi.gc(tkp[0], lib.raid_ticks_destroy)
+    ctx = context(device, precision)
     b = ffi.new("raid_batch *")
     lib.raid_batch_init(b)
+    parts = []  # (symbol indices, dates, measures) of the segments completed so far
+
+    def drain(finish):
+        """Take the complete segments, compute their measures, keep only those: memory is bounded by the
+        open segments and the rows pushed since the last take."""
+        check(lib.raid_ticks_take(tk, b, finish))
+        nseg = b.nseg
+        if nseg:
+            out = ffi.new("raid_realized[]", nseg)
+            check(lib.raid_realized_compute(ctx, b.ret, b.offsets, nseg, out), ctx)
+            parts.append((array(b.symbol, nseg, np.uint32), array(b.date, nseg, np.int32), _frame(out, nseg)))
+        lib.raid_batch_clear(b)
+
     try:
         pushed = 0
         for s0, s1 in zip(starts, ends):
@@ -181,22 +195,17 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
                                       int(s1 - s0)))
             pushed += s1 - s0
             if pushed >= _TAKE_EVERY:
-                check(lib.raid_ticks_take(tk, b, 0))
+                drain(0)
                 pushed = 0
-        check(lib.raid_ticks_take(tk, b, 1))
+        drain(1)
         for i in range(lib.raid_ticks_notice_count(tk)):
             warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=2)
-        nseg = b.nseg
-        ctx = context(device, precision)
-        out = ffi.new("raid_realized[]", max(nseg, 1))
-        if nseg:
-            check(lib.raid_realized_compute(ctx, b.ret, b.offsets, nseg, out), ctx)
-        sym = array(b.symbol, nseg, np.uint32)
-        date = array(b.date, nseg, np.int32)
-        names_of = [ffi.string(lib.raid_ticks_symbol(tk, i)).decode() for i in range(int(sym.max()) + 1 if nseg else 0)]
     finally:
         lib.raid_batch_free(b)
-    m = _frame(out, nseg)
+    sym = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.uint32)
+    date = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int32)
+    m = pd.concat([p[2] for p in parts], ignore_index=True) if parts else _frame(ffi.NULL, 0)
+    names_of = [ffi.string(lib.raid_ticks_symbol(tk, i)).decode() for i in range(int(sym.max()) + 1 if len(sym) else 0)]
     order = np.lexsort((date, sym))
     res = pd.DataFrame({
         "symbol": [names_of[i] for i in sym[order]],

@@ -106,8 +106,9 @@ def test_no_symbol_column(cli, data_dir, tmp_path):
 
 
 @pytest.mark.parametrize("device,precision", DEVICES)
-def test_simulated_prices(cli, tmp_path, have_opencl, device, precision):
-    """raid.simulate gives the prices `raid simulate` writes; their measures equal the CLI's."""
+def test_simulated_prices(cli, tmp_path, have_opencl, device, precision, monkeypatch):
+    """raid.simulate gives the prices `raid simulate` writes; their measures equal the CLI's, also when
+    the segments are taken and computed a few at a time (every 5000 rows pushed)."""
     device_ok(device, have_opencl)
     path = tmp_path / "sim.csv"
     r = subprocess.run([cli, "simulate", "--seed", "7", "--symbols", "3", "--days", "4", "--obs", "4681",
@@ -122,6 +123,10 @@ def test_simulated_prices(cli, tmp_path, have_opencl, device, precision):
     for sample in ("5min", "tick"):
         want, _ = cli_realized(cli, tmp_path, path, "--sample", sample, "--device", device, "--precision", precision)
         got = raid.realized_from_prices(sim, sample=sample, device=device, precision=precision)
+        assert raid.to_csv(got) == want
+        with monkeypatch.context() as m:
+            m.setattr(raid._realized, "_TAKE_EVERY", 5000)
+            got = raid.realized_from_prices(sim, sample=sample, device=device, precision=precision)
         assert raid.to_csv(got) == want
 
 
