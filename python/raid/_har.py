@@ -82,9 +82,9 @@ def _input(measures, cols):
         codes, names = np.zeros(n, dtype=np.int64), [""]
     else:
         codes, names = pd.factorize(measures[sym_c].fillna("").astype(str), sort=False)
-        starts = np.flatnonzero(np.diff(codes) != 0) + 1
-        if len(starts) + 1 != len(names):
-            raise ValueError("the rows of a symbol must be contiguous (as in `raid har`'s input)")
+    cut = np.flatnonzero(np.diff(codes) != 0) + 1
+    if n and len(cut) + 1 != len(names):
+        raise ValueError("the rows of a symbol must be contiguous (as in `raid har`'s input)")
     pp = ffi.new("raid_har_input **")
     check(lib.raid_har_input_create(pp))
     hin = ffi.gc(pp[0], lib.raid_har_input_destroy)
@@ -93,7 +93,7 @@ def _input(measures, cols):
     dates = _dates(measures[date_c])
     rv = measures[rv_c].to_numpy(dtype=np.float64)
     series = [None if c is None else measures[c].to_numpy(dtype=np.float64) for c in opt]
-    bounds = np.concatenate([[0], np.flatnonzero(np.diff(codes) != 0) + 1, [n]]) if n else np.zeros(1, np.int64)
+    bounds = np.concatenate([[0], cut, [n]]) if n else np.zeros(1, np.int64)
     rows = np.arange(n, dtype=np.int64)
     for s0, s1 in zip(bounds[:-1], bounds[1:]):
         s0, s1 = int(s0), int(s1)
@@ -107,15 +107,6 @@ def _input(measures, cols):
         ln = as_c(rows[s0:s1], np.int64, "rows")
         check(add(hin, str(names[codes[s0]]).encode(), s1 - s0, darr, *[p for _, p in arrs], ln[1]))
     return hin
-
-
-def _coefs(res):
-    nrows = lib.raid_har_result_nrows(res)
-    k = lib.raid_har_result_k(res)
-    names = [_text(lib.raid_har_result_coef_name(res, j)) for j in range(k)]
-    sym = array(lib.raid_har_result_row_symbol(res), nrows, np.int64)
-    out = {"symbol": [_text(lib.raid_har_result_symbol(res, int(s))) for s in sym]}
-    return out, names, nrows, k, sym
 
 
 def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", nw_lag=None, window="full",
@@ -148,8 +139,11 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
     hh = lib.raid_har_spec_horizon(spec)
     windowed = lib.raid_har_spec_window(spec) != lib.RAID_HAR_FULL
 
-    cols, names, nrows, k, _ = _coefs(res)
-    cols.update({"model": [model_name] * nrows, "transform": [tr_name] * nrows, "h": np.full(nrows, hh, np.int64)})
+    nrows, k = lib.raid_har_result_nrows(res), lib.raid_har_result_k(res)
+    names = [_text(lib.raid_har_result_coef_name(res, j)) for j in range(k)]
+    rsym = array(lib.raid_har_result_row_symbol(res), nrows, np.int64)
+    cols = {"symbol": [_text(lib.raid_har_result_symbol(res, int(s))) for s in rsym],
+            "model": [model_name] * nrows, "transform": [tr_name] * nrows, "h": np.full(nrows, hh, np.int64)}
     if windowed:
         cols["window_end"] = [_text(lib.raid_har_result_row_end(res, r)) for r in range(nrows)]
     cols["n"] = array(lib.raid_har_result_row_n(res), nrows, np.int64)
