@@ -1,32 +1,45 @@
-"""Fixtures of the statsmodels cross-checks: the shared library (RAID_LIB) and the data folder."""
+"""Fixtures of the Python tests: the package raid (from the build tree: ctest sets PYTHONPATH to
+BUILD/python; else build/python of this checkout), the built CLI (RAID_CLI) and the data folder."""
 import os
 import pathlib
+import subprocess
 import sys
 
 import pytest
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-from raid_ctypes import Raid  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def raid():
-    path = os.environ.get("RAID_LIB")
-    if not path:
-        default = HERE.parents[1] / "build" / "libraid.so"
-        if not default.exists():
-            pytest.fail("set RAID_LIB to the built shared library (e.g. build/libraid.so)")
-        path = str(default)
-    r = Raid(path)
-    yield r
-    r.close()
+try:
+    import raid  # noqa: F401
+except ImportError:
+    build_pkg = ROOT / "build" / "python"
+    if not (build_pkg / "raid" / "_raid_ffi.py").exists():
+        raise
+    sys.path.insert(0, str(build_pkg))
+    # Dask's worker processes import raid too
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(build_pkg), os.environ.get("PYTHONPATH")]))
 
 
 @pytest.fixture(scope="session")
 def data_dir():
-    d = pathlib.Path(os.environ.get("RAID_DATA_DIR", HERE.parents[1] / "data"))
+    d = pathlib.Path(os.environ.get("RAID_DATA_DIR", ROOT / "data"))
     if not (d / "spy_realized_measures.csv").exists():
         pytest.fail(f"no spy_realized_measures.csv in {d} (set RAID_DATA_DIR)")
     return d
+
+
+@pytest.fixture(scope="session")
+def cli():
+    path = os.environ.get("RAID_CLI")
+    if not path:
+        default = ROOT / "build" / "raid"
+        if not default.exists():
+            pytest.fail("set RAID_CLI to the built raid executable")
+        path = str(default)
+    return path
+
+
+@pytest.fixture(scope="session")
+def have_opencl(cli):
+    r = subprocess.run([cli, "devices"], capture_output=True, text=True)
+    return r.returncode == 0 and "opencl:" in r.stdout

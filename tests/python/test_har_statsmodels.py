@@ -1,4 +1,6 @@
-"""`raid har` (the built CLI, path in RAID_CLI) against statsmodels OLS on SPY realized measures.
+"""raid.har (the package) against statsmodels OLS on SPY realized measures, and against `raid har` (the
+built CLI, path in RAID_CLI): every fit here is made by both, whose CSV outputs must be equal byte for
+byte (raid.to_csv of the package's DataFrames), and the package's numbers are checked.
 
 For each model (har with none/log/sqrt, har-j with none/log, harq) and each kind of standard error
 (ols, white = HC0, nw = HAC with the CLI's default lag floor(4 (n/100)^(2/9)) and no small-sample
@@ -13,36 +15,20 @@ import pathlib
 import subprocess
 
 import numpy as np
-import pandas as pd
 import pytest
 import statsmodels.api as sm
 
+import raid
+from raid._core import read_csv_exact
+
 COEF_TOL, SE_TOL = 1e-10, 1e-8
-COLS = ["--date-col", "DT", "--rv-col", "RV5", "--bpv-col", "BPV5", "--rq-col", "RQ5"]
 F = {"none": lambda v: v, "log": np.log, "sqrt": np.sqrt}
 FJ = {"none": lambda v: v, "log": np.log1p, "sqrt": np.sqrt}
 
 
 @pytest.fixture(scope="module")
-def cli():
-    path = os.environ.get("RAID_CLI")
-    if not path:
-        default = pathlib.Path(__file__).resolve().parents[2] / "build" / "raid"
-        if not default.exists():
-            pytest.fail("set RAID_CLI to the built raid executable")
-        path = str(default)
-    return path
-
-
-@pytest.fixture(scope="module")
 def spy(data_dir):
-    return pd.read_csv(data_dir / "spy_realized_measures.csv")
-
-
-@pytest.fixture(scope="module")
-def have_opencl(cli):
-    r = subprocess.run([cli, "devices"], capture_output=True, text=True)
-    return r.returncode == 0 and "opencl:" in r.stdout
+    return read_csv_exact(data_dir / "spy_realized_measures.csv")
 
 
 def design(d, model, transform, lags=(1, 5, 22), h=1):
@@ -77,11 +63,27 @@ def data_path():
     return str(root / "spy_realized_measures.csv")
 
 
-def run_cli(cli, tmp_path, args):
+SPY_COLS = dict(date_col="DT", rv_col="RV5", bpv_col="BPV5", rq_col="RQ5")
+CLI_OPT = {"model": "--model", "transform": "--transform", "se": "--se", "device": "--device", "h": "--h",
+           "lags": "--lags", "nw_lag": "--nw-lag", "window": "--window"}
+
+
+def fit_both(cli, tmp_path, path, df, **kw):
+    """raid.har on df and `raid har` on path with the same options: the CLI's coefficients (and, with a
+    window, forecasts and losses) files equal the package's DataFrames written by raid.to_csv. Returns the
+    package's fit."""
     out = tmp_path / "har.csv"
-    r = subprocess.run([cli, "har", *args, "-o", str(out)], capture_output=True, text=True)
+    args = [a for k, v in kw.items() if k in CLI_OPT for a in (CLI_OPT[k], str(v))]
+    cols = [a for k, v in kw.items() if k.endswith("_col") for a in ("--" + k[:-4].replace("_", "-") + "-col", v)]
+    r = subprocess.run([cli, "har", str(path), *cols, *args, "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    return pd.read_csv(out)
+    f = raid.har(df, **kw)
+    assert raid.to_csv(f.coefs) == out.read_text()
+    if kw.get("window", "full") != "full":
+        assert raid.to_csv(f.forecasts) == (tmp_path / "har.forecasts.csv").read_text()
+        assert raid.to_csv(f.losses) == (tmp_path / "har.losses.csv").read_text()
+    assert f.symbols["estimated"].all()
+    return f
 
 
 def relmax(a, b):
@@ -98,8 +100,8 @@ CASES = [("har", "none"), ("har", "log"), ("har", "sqrt"), ("har-j", "none"), ("
 def test_har_full_sample(cli, spy, tmp_path, have_opencl, device, se, model, transform):
     if device == "opencl" and not have_opencl:
         pytest.skip("no OpenCL device")
-    res = run_cli(cli, tmp_path, [data_path(), *COLS, "--model", model, "--transform", transform, "--se", se,
-                                  "--device", device])
+    res = fit_both(cli, tmp_path, data_path(), spy, **SPY_COLS, model=model, transform=transform, se=se,
+                   device=device).coefs
     assert len(res) == 1
     row = res.iloc[0]
     X, y, names = design(spy, model, transform)
@@ -127,8 +129,8 @@ def test_har_h5_sqrt(cli, spy, tmp_path, have_opencl, device):
     """h = 5 and other lags: y is the mean of the next five transformed days."""
     if device == "opencl" and not have_opencl:
         pytest.skip("no OpenCL device")
-    res = run_cli(cli, tmp_path, [data_path(), *COLS, "--h", "5", "--lags", "1,5,10", "--transform", "sqrt",
-                                  "--se", "nw", "--nw-lag", "7", "--device", device])
+    res = fit_both(cli, tmp_path, data_path(), spy, **SPY_COLS, h=5, lags="1,5,10", transform="sqrt", se="nw",
+                   nw_lag=7, device=device).coefs
     X, y, _ = design(spy, "har", "sqrt", lags=(1, 5, 10), h=5)
     ref = sm.OLS(y, X).fit(cov_type="HAC", cov_kwds={"maxlags": 7})
     row = res.iloc[0]
@@ -146,13 +148,9 @@ def test_har_windows(cli, spy, tmp_path, have_opencl, device, kind):
     if device == "opencl" and not have_opencl:
         pytest.skip("no OpenCL device")
     N = 300
-    out = tmp_path / "w.csv"
-    r = subprocess.run([cli, "har", data_path(), *COLS, "--transform", "log", "--se", "white",
-                        "--window", f"{kind}:{N}", "--device", device, "-o", str(out)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    res = pd.read_csv(out)
-    fc = pd.read_csv(tmp_path / "w.forecasts.csv")
-    losses = pd.read_csv(tmp_path / "w.losses.csv")
+    f = fit_both(cli, tmp_path, data_path(), spy, **SPY_COLS, transform="log", se="white", window=f"{kind}:{N}",
+                 device=device)
+    res, fc, losses = f.coefs, f.forecasts, f.losses
     X, y, names = design(spy, "har", "log")
     m = len(y)
     assert len(res) == m - N + 1
@@ -186,16 +184,20 @@ def test_har_windows(cli, spy, tmp_path, have_opencl, device, kind):
 
 @pytest.mark.parametrize("se", ["ols", "white", "nw"])
 def test_har_on_raid_realized_output(cli, tmp_path, have_opencl, se):
-    """The main pipeline on the bundled data: `raid realized` on the USD/CHF quotes, then `raid har` on
-    its output, against statsmodels on the same rv column."""
+    """The main pipeline on the bundled data: realized measures of the USD/CHF quotes, then HAR on them,
+    by the package (realized_from_prices, har) and by the CLI (`raid realized`, `raid har` on its output),
+    against statsmodels on the same rv column."""
     root = pathlib.Path(__file__).resolve().parents[2]
     rm = tmp_path / "rm.csv"
     device = "opencl" if have_opencl else "cpu"
     r = subprocess.run([cli, "realized", str(root / "data" / "usdchf_30min.csv"), "--sample", "30min",
                         "--device", device, "-o", str(rm)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    d = pd.read_csv(rm).rename(columns={"rv": "RV5"})
-    res = run_cli(cli, tmp_path, [str(rm), "--se", se, "--device", device])
+    measures = raid.realized_from_prices(read_csv_exact(root / "data" / "usdchf_30min.csv"), sample="30min",
+                                         device=device)
+    assert raid.to_csv(measures) == rm.read_text()
+    res = fit_both(cli, tmp_path, rm, measures, se=se, device=device).coefs
+    d = measures.rename(columns={"rv": "RV5"})
     assert len(res) == 1 and res.iloc[0]["symbol"] == "USDCHF"
     X, y, names = design(d, "har", "none")
     if se == "ols":

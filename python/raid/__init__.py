@@ -1,0 +1,22 @@
+"""raid: float64-faithful realized measures (and HAR models) on float32 GPUs, from Python.
+
+A binding of libraid's public API (include/raid.h) with cffi; numpy arrays in, pandas DataFrames out.
+Library failures raise RaidError with the library's status and message. docs/python.md has the guide.
+
+    raid.devices()                         OpenCL devices (the "cpu" backend is always there)
+    raid.realized(returns, offsets, ...)   realized measures of segments of returns
+    raid.realized_from_prices(df, ...)     the same from intraday prices, as `raid realized` reads them
+    raid.to_csv(df, path)                  write a result as `raid realized` writes its CSV
+    raid.simulate(kind=..., ...)           the library's simulator
+    raid.har(measures, model=..., ...)     HAR-family regressions, windows, forecasts, losses
+    raid.ffi, raid.lib                     the whole C API as cffi declares it from include/ (low level)
+"""
+from ._core import RaidError, RaidNotice, device_name, ffi, lib, status_name, version
+from ._har import HarFit, har
+from ._realized import measure_names, realized, realized_from_prices, to_csv
+from ._simulate import devices, sim_options, simulate
+
+__version__ = version()
+
+__all__ = ["HarFit", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "measure_names", "realized", "realized_from_prices",
+           "sim_options", "simulate", "status_name", "to_csv", "version"]

@@ -1,0 +1,180 @@
+"""The shared library, its errors and its contexts: what every function of the package builds on.
+
+The declarations come from include/ at build time (gen_ffi.py writes _raid_ffi.py); the library bundled
+beside this file is loaded with dlopen (cffi's ABI mode). Nothing here mirrors a C struct: numpy dtypes
+of the library's structs are derived from the declarations (field names, offsets, sizes).
+"""
+import atexit
+import os
+import threading
+
+import numpy as np
+import pandas as pd
+
+from ._raid_ffi import ffi
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+lib = ffi.dlopen(os.path.join(_HERE, "libraid.so"))
+
+
+class RaidError(Exception):
+    """A failure reported by the library.
+
+    status: the raid_status value (int); name: its enumerator ("RAID_EINVAL"); reason: raid_strerror's
+    text ("invalid argument"); message: the library's message (raid_ctx_errmsg or raid_errmsg), or the
+    binding's own when the call sets none.
+    """
+
+    def __init__(self, status, message):
+        self.status = int(status)
+        self.name = status_name(status)
+        self.reason = ffi.string(lib.raid_strerror(status)).decode()
+        self.message = message
+        super().__init__(f"{self.name} ({self.reason}): {message}")
+
+
+class RaidNotice(UserWarning):
+    """A notice of the library about the input that changes no number (raid_ticks_notice)."""
+
+
+def status_name(status):
+    """The enumerator of a raid_status value, e.g. 'RAID_EPARSE'."""
+    return ffi.string(ffi.cast("raid_status", int(status)))
+
+
+def _text(p):
+    return ffi.string(p).decode("utf-8", "replace") if p != ffi.NULL else ""
+
+
+def check(status, ctx=None, what=None):
+    """Raise RaidError for a status other than RAID_OK, with the message of the context (a call that
+    took one) or raid_errmsg() (a context-free call); what: the binding's message when the call sets none."""
+    if status != lib.RAID_OK:
+        msg = what if what is not None else _text(lib.raid_ctx_errmsg(ctx) if ctx is not None else lib.raid_errmsg())
+        raise RaidError(status, msg)
+
+
+def call_errbuf(fn, *args):
+    """Call a context-free function that may still take a trailing (char *errbuf, size_t len) pair (the
+    older convention, being moved to raid_errmsg): the pair is added when the declaration has it.
+    Raises RaidError with the errbuf's message, else raid_errmsg()."""
+    err = None
+    if len(ffi.typeof(fn).args) == len(args) + 2:
+        err = ffi.new("char[]", 4096)
+        args = (*args, err, len(err))
+    st = fn(*args)
+    if st != lib.RAID_OK:
+        raise RaidError(st, (_text(err) if err is not None else "") or _text(lib.raid_errmsg()))
+
+
+def version():
+    """The library's version string."""
+    return _text(lib.raid_version())
+
+
+# ---------------------------------------------------------------------------------------------------
+# Contexts: one per device spec and thread (a raid_ctx serves one thread at a time), kept for reuse (a
+# context owns the OpenCL context and its compiled kernels).
+# ---------------------------------------------------------------------------------------------------
+
+class _Contexts(threading.local):
+    def __init__(self):
+        self.by_spec = {}
+
+
+_contexts = _Contexts()
+
+PRECISIONS = {"f32": "RAID_PREC_F32", "df": "RAID_PREC_DF"}
+
+
+def context(device="auto", precision="df"):
+    """This thread's raid_ctx for device ("auto", "cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE or
+    auto), set to precision ("df" or "f32")."""
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"device must be a string, not {type(device).__name__}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be 'df' or 'f32', not {precision!r}")
+    ctx = _contexts.by_spec.get(device)
+    if ctx is None:
+        pp = ffi.new("raid_ctx **")
+        call_errbuf(lib.raid_ctx_create, pp, device.encode() if device is not None else ffi.NULL)
+        ctx = ffi.gc(pp[0], lib.raid_ctx_destroy)
+        _contexts.by_spec[device] = ctx
+    check(lib.raid_ctx_set_precision(ctx, getattr(lib, PRECISIONS[precision])), ctx)
+    return ctx
+
+
+@atexit.register
+def _release_contexts():
+    _contexts.by_spec.clear()
+
+
+def device_name(device="auto"):
+    """The description of the device a context for this spec uses ("cpu (float64, 2 threads)", ...)."""
+    return _text(lib.raid_ctx_device_name(context(device)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Structs as numpy records, from the declarations
+# ---------------------------------------------------------------------------------------------------
+
+_PRIMITIVE = {"double": "f8", "float": "f4", "int64_t": "i8", "uint64_t": "u8", "int32_t": "i4",
+              "uint32_t": "u4", "int": "i4", "unsigned int": "u4", "size_t": "u8", "char": "S1"}
+
+
+def struct_dtype(ctype):
+    """A numpy dtype with the fields, offsets and size of a C struct as cffi reads it from the headers."""
+    t = ffi.typeof(ctype)
+    names, formats, offsets = [], [], []
+    for name, f in t.fields:
+        ft = f.type
+        if ft.kind == "array" and ft.item.cname == "char":
+            fmt = f"S{ft.length}"
+        elif ft.kind == "array":
+            fmt = (np.dtype(_PRIMITIVE[ft.item.cname]), (ft.length,))
+        elif ft.kind == "enum":
+            fmt = f"i{ffi.sizeof(ft)}"
+        else:
+            fmt = _PRIMITIVE[ft.cname]
+        names.append(name)
+        formats.append(fmt)
+        offsets.append(f.offset)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": ffi.sizeof(t)})
+
+
+def records(cdata, n, ctype):
+    """A copy of n structs at cdata as a numpy record array."""
+    dt = struct_dtype(ctype)
+    if n == 0:
+        return np.zeros(0, dtype=dt)
+    return np.frombuffer(ffi.buffer(cdata, n * dt.itemsize), dtype=dt).copy()
+
+
+def array(ptr, n, dtype):
+    """A copy of n values of a numpy dtype at a C pointer."""
+    dtype = np.dtype(dtype)
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(ffi.buffer(ptr, n * dtype.itemsize), dtype=dtype).copy()
+
+
+def as_c(a, dtype, name):
+    """A C-contiguous one-dimensional numpy array of dtype (float64 or int64) and a cffi pointer to its
+    data (keep the array alive while the pointer is used)."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, not of shape {a.shape}")
+    return a, ffi.from_buffer(_C_OF[a.dtype.str] + "[]", a)
+
+
+_C_OF = {np.dtype("f8").str: "double", np.dtype("i8").str: "int64_t"}
+
+
+# pandas before 3 parses floats exactly only with float_precision="round_trip" (3 does by default and
+# deprecates the argument)
+_EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+def read_csv_exact(path, **kw):
+    """pd.read_csv with every float parsed to the nearest float64 (what C's strtod gives)."""
+    return pd.read_csv(path, **kw, **_EXACT)

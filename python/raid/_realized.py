@@ -1,0 +1,222 @@
+"""Realized measures: of numpy returns (raid_realized_compute), and of a DataFrame of intraday prices
+through the library's segmenting and sampling (raid_ticks_*, the CSV reader's rules on arrays)."""
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ._core import RaidNotice, as_c, array, check, context, ffi, lib, records
+
+# Rows pushed to raid_ticks between two takes (and computations): bounds the returns held at once.
+_TAKE_EVERY = 1 << 20
+
+
+def measure_names():
+    """The measure columns in output order: rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p."""
+    return [ffi.string(p).decode() for p in lib.raid_realized_names]
+
+
+def _frame(out, nseg):
+    rec = records(out, nseg, "raid_realized")
+    cols = ["n", *measure_names()]
+    return pd.DataFrame({c: rec[c] for c in cols})
+
+
+def realized(returns, offsets, device="auto", precision="df"):
+    """Daily realized measures of segments of returns (docs/measures.md).
+
+    returns: 1-d float64 array of log returns (dimensionless), every segment's back to back, each finite
+    and at most 1e74 in magnitude. offsets: 1-d int64 array of nseg + 1 non-decreasing indices into
+    returns; segment s is returns[offsets[s]:offsets[s+1]]. device: "auto", "cpu", "opencl",
+    "opencl:P.D" (raid.devices()), None for $RAID_DEVICE. precision: "df" or "f32" (device input policy,
+    docs/precision.md; the cpu backend is float64 throughout).
+
+    Returns a DataFrame of nseg rows: n (int64, the number of returns) and rv, bpv, rs_neg, rs_pos
+    (squared return units), rq, tpq (fourth powers), medrv (squared), jump_z, jump_p (float64; NaN where
+    a measure is undefined for n). Raises RaidError (RAID_EINVAL for a return out of range or decreasing
+    offsets, device errors), ValueError for offsets outside returns.
+    """
+    r, rp = as_c(returns, np.float64, "returns")
+    off, op = as_c(offsets, np.int64, "offsets")
+    if len(off) == 0:
+        raise ValueError("offsets must hold nseg + 1 >= 1 entries")
+    if off.min() < 0 or off.max() > len(r):
+        raise ValueError(f"offsets must lie in [0, len(returns)] = [0, {len(r)}]")
+    nseg = len(off) - 1
+    ctx = context(device, precision)
+    out = ffi.new("raid_realized[]", max(nseg, 1))
+    check(lib.raid_realized_compute(ctx, rp, op, nseg, out), ctx)
+    return _frame(out, nseg)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Prices
+# ---------------------------------------------------------------------------------------------------
+
+def _column(df, name, default, required=True):
+    """The column of df named name (default when None), matched case-insensitively as the CSV reader
+    matches the header; None when absent and not required."""
+    want = (name if name is not None else default).lower()
+    hits = [c for c in df.columns if isinstance(c, str) and c.lower() == want]
+    if len(hits) > 1:
+        raise ValueError(f"duplicate column '{want}': {hits}")
+    if not hits:
+        if required or name is not None:
+            raise KeyError(f"missing column '{name if name is not None else default}'")
+        return None
+    return hits[0]
+
+
+# a time of day followed by an offset: Z, +HH, +HHMM or +HH:MM (docs/input.md); patterns as strings, so
+# that pandas' Arrow-backed strings match them without a Python call per row
+_OFFSET = r"[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
+_COMMA_FRACTION = r"(\d\d:\d\d:\d\d),"
+
+
+def _times_us(col):
+    """Microseconds since 1970-01-01T00:00:00 (int64) and, per row, whether it is a UTC instant (the
+    timestamp carried an offset) or a local wall-clock time (it did not), as the CSV reader reads them."""
+    if isinstance(col.dtype, pd.DatetimeTZDtype):
+        return _us(col.dt.tz_convert("UTC").dt.tz_localize(None)), np.ones(len(col), dtype=bool)
+    if pd.api.types.is_datetime64_dtype(col.dtype):
+        return _us(col), np.zeros(len(col), dtype=bool)
+    s = col.astype(str).str.strip()
+    if s.str.contains(",", regex=False).any():
+        s = s.str.replace(_COMMA_FRACTION, r"\1.", regex=True)
+    try:  # all with an offset, or all without: one parse
+        t = pd.to_datetime(s, format="ISO8601")
+    except (ValueError, TypeError):
+        t = None
+    if t is not None and isinstance(t.dtype, pd.DatetimeTZDtype):
+        return _times_us(t)
+    if t is not None and pd.api.types.is_datetime64_dtype(t.dtype):
+        return _us(t), np.zeros(len(col), dtype=bool)
+    aware = s.str.contains(_OFFSET, regex=True).to_numpy(dtype=bool)
+    us = np.empty(len(s), dtype=np.int64)
+    us[aware] = _us(pd.to_datetime(s[aware], format="ISO8601", utc=True).dt.tz_localize(None))
+    us[~aware] = _us(pd.to_datetime(s[~aware], format="ISO8601"))
+    return us, aware
+
+
+def _us(t):
+    """Naive datetimes to int64 microseconds, the fraction truncated (the reader truncates to 1 us)."""
+    if t.isna().any():
+        raise ValueError("missing timestamp")
+    ns = t.to_numpy(dtype="datetime64[ns]").astype(np.int64)
+    return ns // 1000
+
+
+def _sample_us(sample):
+    us = ffi.new("int64_t *")
+    check(lib.raid_parse_sample(str(sample).encode(), us), what=f"bad sample '{sample}' (expected tick, Ns, Nmin, Nh or Nms)")
+    return us[0]
+
+
+def _session(session):
+    a, b = ffi.new("int32_t *"), ffi.new("int32_t *")
+    check(lib.raid_parse_session(str(session).encode(), a, b), what=f"bad session '{session}' (expected HH:MM-HH:MM)")
+    return a[0], b[0]
+
+
+def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=None, time_col=None,
+                         price_col=None, device="auto", precision="df"):
+    """Daily realized measures of intraday prices, with `raid realized`'s reader semantics (docs/input.md).
+
+    df: a DataFrame with a symbol column (optional: without it the rows are one symbol ""), a timestamp
+    column and a price column, found by name case-insensitively (defaults "symbol", "timestamp", "price";
+    symbol_col, time_col, price_col rename them, as the CLI's --symbol-col, --time-col, --price-col).
+    Rows in file order: symbols may interleave; within a symbol time must not go backwards. Timestamps:
+    datetime64 without a zone are local wall-clock times (a CSV timestamp without an offset), tz-aware
+    ones are instants converted to tz (a CSV timestamp with an offset); strings are read as ISO 8601, each
+    with or without an offset. Prices: float64, positive and finite.
+    sample: "tick", "Ns", "Nmin", "Nh" or "Nms" (default "5min"); session: "HH:MM-HH:MM" local time or
+    None; tz: IANA zone of the local time (default "UTC"). device, precision: as raid.realized.
+
+    Returns a DataFrame with the columns and values of `raid realized`'s CSV: symbol (str), date (str,
+    YYYY-MM-DD, the local date), n (int64), rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p
+    (float64, NaN where the CSV field is empty), sorted by symbol (first appearance) then date.
+    raid.to_csv writes it byte for byte as the CLI does. The library's notices (a sampling grid finer
+    than the data's spacing, which `raid realized` reports on stderr) are warnings of class RaidNotice.
+    Raises RaidError (RAID_EPARSE for bad data with the row, RAID_EINVAL for a bad tz, sample or session),
+    KeyError or ValueError for missing or duplicate columns.
+    """
+    sym_c = _column(df, symbol_col, "symbol", required=False)
+    t_c = _column(df, time_col, "timestamp")
+    p_c = _column(df, price_col, "price")
+    n = len(df)
+    price, pp = as_c(df[p_c].to_numpy(dtype=np.float64), np.float64, "price")
+    t_us, aware = _times_us(df[t_c])
+    t_us, tp = as_c(t_us, np.int64, "timestamp")
+    if sym_c is None:
+        codes, names = np.zeros(n, dtype=np.int64), np.array([""], dtype=object)
+    else:
+        codes, names = pd.factorize(df[sym_c].fillna("").astype(str), sort=False)
+    # runs of rows of one symbol and one kind of timestamp, in row order
+    cut = np.flatnonzero((np.diff(codes) != 0) | (np.diff(aware.astype(np.int8)) != 0)) + 1
+    starts = np.concatenate([[0], cut]) if n else np.zeros(0, dtype=np.int64)
+    ends = np.concatenate([cut, [n]]) if n else np.zeros(0, dtype=np.int64)
+    sym_bytes = [str(s).encode() for s in names]
+
+    o = ffi.new("raid_read_opts *")
+    lib.raid_read_opts_init(o)
+    o.kind = lib.RAID_INPUT_PRICES
+    keep = []
+    if tz is not None:
+        keep.append(ffi.new("char[]", str(tz).encode()))
+        o.tz = keep[-1]
+    o.sample_us = _sample_us(sample)
+    if session is not None:
+        o.session_start_s, o.session_end_s = _session(session)
+
+    tkp = ffi.new("raid_ticks **")
+    check(lib.raid_ticks_create(tkp, o))
+    tk = ffi.gc(tkp[0], lib.raid_ticks_destroy)
+    ctx = context(device, precision)
+    b = ffi.new("raid_batch *")
+    lib.raid_batch_init(b)
+    parts = []  # (symbol indices, dates, measures) of the segments completed so far
+
+    def drain(finish):
+        """Take the complete segments, compute their measures, keep only those: memory is bounded by the
+        open segments and the rows pushed since the last take."""
+        check(lib.raid_ticks_take(tk, b, finish))
+        nseg = b.nseg
+        if nseg:
+            out = ffi.new("raid_realized[]", nseg)
+            check(lib.raid_realized_compute(ctx, b.ret, b.offsets, nseg, out), ctx)
+            parts.append((array(b.symbol, nseg, np.uint32), array(b.date, nseg, np.int32), _frame(out, nseg)))
+        lib.raid_batch_clear(b)
+
+    try:
+        pushed = 0
+        for s0, s1 in zip(starts, ends):
+            check(lib.raid_ticks_push(tk, sym_bytes[codes[s0]], tp + int(s0), int(aware[s0]), pp + int(s0),
+                                      int(s1 - s0)))
+            pushed += s1 - s0
+            if pushed >= _TAKE_EVERY:
+                drain(0)
+                pushed = 0
+        drain(1)
+        for i in range(lib.raid_ticks_notice_count(tk)):
+            warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=2)
+    finally:
+        lib.raid_batch_free(b)
+    sym = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.uint32)
+    date = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int32)
+    m = pd.concat([p[2] for p in parts], ignore_index=True) if parts else _frame(ffi.NULL, 0)
+    names_of = [ffi.string(lib.raid_ticks_symbol(tk, i)).decode() for i in range(int(sym.max()) + 1 if len(sym) else 0)]
+    order = np.lexsort((date, sym))
+    res = pd.DataFrame({
+        "symbol": [names_of[i] for i in sym[order]],
+        "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date[order]],
+    })
+    m = m.iloc[order].reset_index(drop=True)
+    return pd.concat([res, m], axis=1)
+
+
+def to_csv(df, path_or_buf=None):
+    """Write a DataFrame of the package (realized_from_prices, and har's coefs, forecasts and losses) as
+    the CLI writes its CSV: floats as %.17g, NaN as an empty field, RFC 4180 quoting, LF line ends, no
+    index. Returns the text when path_or_buf is None."""
+    return df.to_csv(path_or_buf, index=False, float_format="%.17g", lineterminator="\n")
