@@ -274,7 +274,7 @@ int cmd_realized(int argc, char **argv)
             cli_put_value(f, raid_realized_get(&w->dev, k));
         fputc('\n', f);
     }
-    if (cli_commit_output(&out) != 0) {
+    if (cli_commit_output(&out, "realized") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }

@@ -718,6 +718,64 @@ static void test_output_files(void **state)
     assert_int_equal(t_cli(&out, &err, "realized '%s' --device cpu -o ''", in), 1);
     free(out);
     free(err);
+    /* a dangling link (relative, through a second link): the target is created, the links kept
+       (t_tmppath's names are copied: its slots rotate) */
+    char inq[4200], sub[4200], l1[4200], lp1[4200], lp2[4200], sp[4200];
+    snprintf(inq, sizeof inq, "%s", in); /* still t_tmppath's first slot here */
+    in = inq;
+    snprintf(sub, sizeof sub, "%s", t_tmppath("linksub"));
+    snprintf(l1, sizeof l1, "%s", t_tmppath("l1.csv"));
+    snprintf(lp1, sizeof lp1, "%s", t_tmppath("loop1"));
+    snprintf(lp2, sizeof lp2, "%s", t_tmppath("loop2"));
+    snprintf(sp, sizeof sp, "%s", t_tmppath("spaced.csv"));
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char l2[4300], made[4300];
+    snprintf(l2, sizeof l2, "%s/l2", sub);
+    snprintf(made, sizeof made, "%s/made.csv", sub);
+    assert_int_equal(symlink("made.csv", l2), 0);
+    assert_int_equal(symlink("linksub/l2", l1), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, l1), 0);
+    free(out);
+    free(err);
+    assert_int_equal(lstat(l1, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    csv = t_read_file(made);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "\n\"A,x\",2020-01-02,1,"));
+    free(csv);
+    /* a loop of links: an error, exit 2, the links kept */
+    assert_int_equal(symlink(lp2, lp1), 0);
+    assert_int_equal(symlink(lp1, lp2), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, lp1), 2);
+    if (!strstr(err, "Too many levels of symbolic links"))
+        fail_msg("loop: %s", err);
+    free(out);
+    free(err);
+    assert_int_equal(lstat(lp1, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* a symbol with a leading or trailing space or tab is quoted, so that it reads back as written */
+    assert_int_equal(t_write_file(sp, "symbol,timestamp,price\n"
+                                      "\" A\",2020-01-02T10:00:00,100\n"
+                                      "\"B\t\",2020-01-02T10:00:00,100\n"
+                                      "C D,2020-01-02T10:00:00,100\n"),
+                     0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu", sp), 0);
+    if (!strstr(out, "\n\" A\",2020-01-02,0,") || !strstr(out, "\n\"B\t\",2020-01-02,0,") ||
+        !strstr(out, "\nC D,2020-01-02,0,"))
+        fail_msg("spaced symbols: %s", out);
+    free(out);
+    free(err);
+    /* standard output that cannot be written: a message with the reason, exit 2 */
+    const char *redir[2] = {"> /dev/full", ">&-"}, *why[2] = {"No space left on device", "Bad file descriptor"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' realized '%s' --sample tick --device cpu %s", RAID_CLI, in, redir[i]);
+        char msg[128];
+        snprintf(msg, sizeof msg, "raid realized: cannot write standard output: %s\n", why[i]);
+        assert_int_equal(t_run(cmd, NULL, &err), 2);
+        if (!strstr(err, msg))
+            fail_msg("%s: stderr '%s'", cmd, err);
+        free(err);
+    }
 }
 
 /* ---- progress bar and stdout ---- */

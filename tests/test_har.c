@@ -669,6 +669,80 @@ static void test_cli_robust_range(void **state)
         free(outs[o]);
 }
 
+/* ---- text fields and failed writes (findings of a hostile tester) ---- */
+
+/* Dates and symbols that need quoting come out quoted in every file (window_end, the forecasts' date, a
+ * symbol with a leading space), so that each line has as many fields as the header; a write to a full
+ * disk fails with a message and exit 2, the losses table not printed; each library writer reports it. */
+static void test_cli_quoting_and_write_errors(void **state)
+{
+    (void)state;
+    const char *p = t_tmppath("quoted_dates.csv");
+    size_t cap = 1 << 14, len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    len += (size_t)snprintf(s + len, cap - len, "symbol,date,rv\n");
+    uint64_t x = 777;
+    for (int i = 0; i < 80; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        len += (size_t)snprintf(s + len, cap - len, "\" A\",\"D%03d,\"\"x\",%.17g\n", i,
+                                1e-5 * (1 + (double)(x >> 11) / 9007199254740992.0));
+    }
+    assert_true(len < cap);
+    assert_int_equal(t_write_file(p, s), 0);
+    free(s);
+    const char *o = t_tmppath("quoted_out.csv");
+    char *err;
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --window rolling:40 -o '%s'", p, o), 0);
+    free(err);
+    char *coefs = t_read_file(o), *fc = t_read_file(t_tmppath("quoted_out.forecasts.csv")),
+         *ls = t_read_file(t_tmppath("quoted_out.losses.csv"));
+    assert_non_null(coefs), assert_non_null(fc), assert_non_null(ls);
+    assert_non_null(strstr(coefs, "\n\" A\",har,none,1,\"D061,\"\"x\",40,"));
+    assert_non_null(strstr(fc, "\n\" A\",\"D062,\"\"x\","));
+    assert_non_null(strstr(ls, "\n\" A\",har,"));
+    free(coefs), free(fc), free(ls);
+
+    /* standard output on a full disk: the errno text, exit 2, no losses table */
+    const char *panel = write_panel();
+    char cmd[2048];
+    for (int w = 0; w < 2; w++) {
+        snprintf(cmd, sizeof cmd, "'%s' har '%s' --device cpu %s > /dev/full", RAID_CLI, panel,
+                 w ? "--window rolling:60" : "");
+        assert_int_equal(t_run(cmd, NULL, &err), 2);
+        if (!strstr(err, "raid har: cannot write standard output: No space left on device") ||
+            strstr(err, "forecast losses"))
+            fail_msg("%s: stderr '%s'", cmd, err);
+        free(err);
+    }
+    /* the library writers: each flushes and reports the failure */
+    raid_har_spec *sp;
+    raid_har_window wk;
+    int64_t wn;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    assert_int_equal(raid_har_window_parse("rolling:60", &wk, &wn), RAID_OK);
+    assert_int_equal(raid_har_spec_set_window(sp, wk, wn), RAID_OK);
+    raid_har_input *in;
+    assert_int_equal(raid_har_read_csv(panel, NULL, 0, RAID_HAR_RV, &in), RAID_OK);
+    raid_ctx *ctx = t_open_ctx("cpu");
+    raid_har_result *res;
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_OK);
+    raid_status (*const wr[4])(const raid_har_result *, FILE *) = {raid_har_write_coefs, raid_har_write_forecasts,
+                                                                   raid_har_write_losses,
+                                                                   raid_har_write_loss_table};
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen("/dev/full", "w");
+        assert_non_null(f);
+        assert_int_equal(wr[i](res, f), RAID_EIO);
+        assert_non_null(strstr(raid_errmsg(), "No space left on device"));
+        fclose(f);
+    }
+    raid_har_result_destroy(res);
+    raid_har_input_destroy(in);
+    raid_har_spec_destroy(sp);
+    raid_ctx_destroy(ctx);
+}
+
 /* ---- the library ---- */
 
 /* What a writer puts in a FILE, as a string (malloc'd). */
@@ -931,6 +1005,7 @@ int main(void)
         cmocka_unit_test(test_design_jumps),   cmocka_unit_test(test_design_harq),
         cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
         cmocka_unit_test(test_cli_odd_input),
+        cmocka_unit_test(test_cli_quoting_and_write_errors),
         cmocka_unit_test(test_cli_order_errors),
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),

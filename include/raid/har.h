@@ -281,8 +281,9 @@ RAID_API int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *
                                   size_t *nq);
 
 /* CSV writers (the CLI's formats, docs/har.md): numbers with 17 significant digits, an undefined value
- * as an empty field, text fields quoted as RFC 4180 wants. Errors: RAID_EIO (a write failed),
- * RAID_EINVAL (NULL) (raid_errmsg). */
+ * as an empty field, text fields (symbols, dates) quoted as RFC 4180 wants (raid_csv_put_field). Each
+ * writer flushes f before returning. Errors: RAID_EIO ("write error: REASON": a write or the flush
+ * failed; errno is left as the failure set it), RAID_EINVAL (NULL) (raid_errmsg). */
 /** Coefficients: symbol,model,transform,h,[window_end,]n,r2,r2_adj, then NAME,NAME_se,NAME_t per
  *  column. Nothing (not even the header) when no row was estimated. */
 RAID_API raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f);
