@@ -500,6 +500,17 @@ static void test_bad_input(void **state)
     bad_case("nopricecol", "symbol,timestamp,size\n" R1, "", "1:1", "missing column 'price'");
     bad_case("fewfields", H R1 "A,2020-01-02T10:00:01\n", "", "3:2", "expected 3 fields, found 2");
     bad_case("empty", "", "", "1:1", "empty input (no header row)");
+    /* trading dates the output cannot write: year 10000 through an offset, a time zone, a session across
+       midnight; year 0 through an offset */
+    bad_case("y10k", H "A,9999-12-31T22:00:00-05:00,100\nA,9999-12-31T23:00:00-05:00,101\n", "", "2:2",
+             "symbol 'A': trading date outside the years 0001 to 9999 after the time zone and session: "
+             "'9999-12-31T22:00:00-05:00'");
+    bad_case("y10ktz", H "A,9999-12-31T18:00:00Z,100\n", "--tz Asia/Tokyo", "2:2", "trading date outside");
+    bad_case("y10kses", H "A,9999-12-31T18:00:00,100\n", "--session 17:00-16:00", "2:2", "trading date outside");
+    bad_case("y0", H "A,0001-01-01T00:00:00+05:00,100\n", "", "2:2", "trading date outside");
+    /* a sampling grid that would give one segment more than 2^25 returns */
+    bad_case("finegrid", H "A,2020-01-02T00:00:00,100\nA,2020-01-02T23:59:59,100\n",
+             "--sample 1ms", "3:2", "the sampling grid of 0.001 s would give one segment more than 33554432 returns");
     bad_case("retnan", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,nan\n", "--input returns", "3:3",
              "cannot parse return 'nan'");
     bad_case("retinf", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,-inf\n", "--input returns", "3:3",

@@ -36,6 +36,14 @@ typedef struct raid_read_opts {
 
 RAID_API void raid_read_opts_init(raid_read_opts *o);
 
+/** The most returns the sampling grid may give one (symbol, trading date) segment: 2^25 = 33,554,432
+ *  (256 MiB of float64; --sample 1ms over 9.3 hours). A price whose grid points would take its segment
+ *  past it is refused (RAID_EPARSE naming the row: "symbol 'A': the sampling grid of S s would give one
+ *  segment more than 33554432 returns; use a coarser sampling interval"), since a grid far finer than the data grows memory without bound
+ *  (sample_us = 1 on two prices a day apart asks for 86.4e9 returns). Tick sampling (sample_us = 0) and
+ *  returns input have no such limit: their returns are the input's rows. */
+#define RAID_MAX_SEGMENT_RETURNS (INT64_C(1) << 25)
+
 /** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
  *  Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
@@ -67,7 +75,9 @@ RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const
 /** Append complete segments to b (b is not cleared first) until it holds at least max_returns returns
  *  or the input ends. Memory is bounded by the open segments (one per symbol) plus the batch.
  *  Sets *done to 1 when the input is exhausted and every segment has been delivered.
- *  Errors: RAID_EPARSE ("FILE:LINE:COL: message"), RAID_EIO, RAID_ENOMEM, RAID_EINVAL (NULL); message:
+ *  Errors: RAID_EPARSE ("FILE:LINE:COL: message": among them a trading date outside the years 0001 to
+ *  9999 after the time zone and session, a segment past RAID_MAX_SEGMENT_RETURNS), RAID_EIO, RAID_ENOMEM,
+ *  RAID_EINVAL (NULL); message:
  *  raid_errmsg(). Sticky: after a failure every later call returns the same status and sets the same
  *  message again. The rules and every message: docs/input.md. */
 RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
@@ -107,7 +117,8 @@ RAID_API raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o
    lie in the years 0001 to 9999. Errors: RAID_EINVAL (NULL arrays with n > 0, a symbol that is not
    UTF-8, a handle already finished), RAID_EPARSE (price not positive and finite, time out of range,
    time or trading date going backwards within the symbol: the message names the row, the symbol and
-   both times), RAID_ENOMEM. Rows before the failing one have been taken in. */
+   both times; a trading date outside the years 0001 to 9999 after the time zone and session; a segment
+   past RAID_MAX_SEGMENT_RETURNS), RAID_ENOMEM. Rows before the failing one have been taken in. */
 RAID_API raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
                                      const double *price, size_t n);
 /* Append the complete segments to b; finish = 1 when no more rows will come (every segment is then

@@ -50,6 +50,13 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
     const raid_tcol *c = &rd->rows.col[F_TIME];
     size_t len;
     const char *text = raid_tcol_text(c, i, &len);
+    if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
+        char why[160];
+        raid_seg_row_problem(rd->sg, rc, why, sizeof why);
+        raid_table_fail(rd->tb, c->line[i], raid_table_col(rd->tb, F_TIME), "symbol '%s': %s: '%.*s'",
+                        raid_seg_symbol_name(rd->sg, si), why, raid_table_show(len), text);
+        return table_failed(rd);
+    }
     uint64_t pline;
     const char *ptext;
     raid_seg_prev(rd->sg, si, &pline, &ptext, NULL);

@@ -505,7 +505,19 @@ static void open_segment(sym_state *s, int64_t day)
     s->have_obs = 0;
 }
 
-/* A kept price observation at instant t (us); anchor is the instant of the local midnight before it. */
+/* Whether an observation at instant t would take the symbol's open segment past RAID_MAX_SEGMENT_RETURNS
+ * returns on the sampling grid: the grid points before t, plus the one at t that the segment's close may
+ * add, on top of the samples taken. */
+static int grid_too_long(const raid_seg *sg, const sym_state *s, int64_t t)
+{
+    if (sg->sample_us == 0 || !s->have_obs || t <= s->next_grid)
+        return 0;
+    const uint64_t pending = (uint64_t)(t - s->next_grid - 1) / (uint64_t)sg->sample_us + 1;
+    return (uint64_t)s->nsampled + pending > (uint64_t)RAID_MAX_SEGMENT_RETURNS;
+}
+
+/* A kept price observation at instant t (us); anchor is the instant of the local midnight before it.
+ * The caller checked grid_too_long. */
 static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p)
 {
     if (sg->sample_us == 0)
@@ -573,6 +585,13 @@ int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, do
             day += tod >= lo;
         }
     }
+    /* A kept row's trading date must be one the outputs can write as YYYY-MM-DD (a time zone, an offset or
+     * a session across midnight can move a valid timestamp's date to year 0 or 10000); a dropped row's
+     * segment is never delivered. */
+    if (keep && (day < RAID_SEG_DAY_MIN || day > RAID_SEG_DAY_MAX))
+        return RAID_SEG_DATE_RANGE;
+    if (keep && s->has_seg && day == s->day && grid_too_long(sg, s, instant))
+        return RAID_SEG_TOO_MANY;
     int rc = advance(sg, s, si, instant, day, w);
     if (rc != RAID_SEG_OK || !keep)
         return rc;
@@ -587,6 +606,16 @@ int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid
     if (rc != RAID_SEG_OK)
         return rc;
     return push_ret(s, r) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+}
+
+void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len)
+{
+    assert(rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY);
+    if (rc == RAID_SEG_DATE_RANGE)
+        snprintf(buf, len, "trading date outside the years 0001 to 9999 after the time zone and session");
+    else
+        snprintf(buf, len, "the sampling grid of %g s would give one segment more than %lld returns; use a coarser "
+                 "sampling interval", (double)sg->sample_us * 1e-6, (long long)RAID_MAX_SEGMENT_RETURNS);
 }
 
 void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw)
