@@ -500,6 +500,7 @@ static void test_bad_input(void **state)
     bad_case("nopricecol", "symbol,timestamp,size\n" R1, "", "1:1", "missing column 'price'");
     bad_case("fewfields", H R1 "A,2020-01-02T10:00:01\n", "", "3:2", "expected 3 fields, found 2");
     bad_case("empty", "", "", "1:1", "empty input (no header row)");
+    bad_case("bom2", "\xEF\xBB\xBF\xEF\xBB\xBF" H R1, "", "1:1", "a second UTF-8 byte order mark at the start");
     /* trading dates the output cannot write: year 10000 through an offset, a time zone, a session across
        midnight; year 0 through an offset */
     bad_case("y10k", H "A,9999-12-31T22:00:00-05:00,100\nA,9999-12-31T23:00:00-05:00,101\n", "", "2:2",
@@ -577,6 +578,15 @@ static void test_notices(void **state)
     o2 = realized_to(fx, "--sample 30min", "fx30.out.csv", &e2);
     assert_string_equal(e2, "");
     free(o1), free(o2), free(e1), free(e2);
+
+    /* No symbol column (here it is called ticker): the whole file is one series, said in a notice. */
+    char tick[600];
+    snprintf(tick, sizeof tick, "%s/ticker.csv", bad_dir());
+    assert_int_equal(t_write_file(tick, "ticker,timestamp,price\nA,2020-01-02T09:30:00,100\n"
+                                        "B,2020-01-02T09:30:01,50\nA,2020-01-02T09:30:02,101\n"), 0);
+    o1 = realized_to(tick, "--sample tick", "ticker.out.csv", &e1);
+    assert_string_equal(e1, "raid realized: notice: no symbol column 'symbol': the whole file is one series\n");
+    free(o1), free(e1);
 
     /* A session across midnight: the evening opens the next trading date. */
     o1 = realized_to(fx, "--sample 30min --session 17:00-16:00", "fxses.out.csv", &e1);

@@ -83,7 +83,8 @@ RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const
 RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
 
 /** Notices: facts about the input that change no number but that a user should know (docs/input.md):
- *  a last line without a line break ("FILE:LINE: ..."), a sampling grid finer than the data's spacing.
+ *  a last line without a line break ("FILE:LINE: ..."), a sampling grid finer than the data's spacing, no
+ *  symbol column ("no symbol column 'symbol': the whole file is one series").
  *  Available once raid_reader_next has reported done = 1 (the number can grow until then). Count, and
  *  the text of notice i (NULL if out of range); valid until raid_reader_close. */
 RAID_API size_t raid_reader_notice_count(const raid_reader *rd);

@@ -170,6 +170,10 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
         return s;
     }
     rd->has_sym = raid_table_col(rd->tb, F_SYM) != 0;
+    /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read
+     * as one series of wild returns. */
+    if (!rd->has_sym)
+        raid_seg_add_notice(rd->sg, "no symbol column '%s': the whole file is one series", cols[F_SYM].name);
     *out = rd;
     return RAID_OK;
 }
