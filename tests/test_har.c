@@ -530,6 +530,31 @@ static void test_cli_order_errors(void **state)
     assert_false(t_file_exists(o));
     free(out);
     free(err);
+
+    /* Many symbols (the finished ones are kept in a hash set: reading was quadratic in their number):
+       each found again by name, also the first and a middle one after thousands of others. */
+    const size_t nsym = 20000;
+    char *big = malloc(nsym * 48 + 64);
+    assert_non_null(big);
+    size_t blen = (size_t)sprintf(big, "symbol,date,rv\n");
+    for (size_t q = 0; q < nsym; q++)
+        blen += (size_t)sprintf(big + blen, "S%05zu,2020-01-01,1e-4\nS%05zu,2020-01-02,2e-4\n", q, q);
+    const char *pb = t_tmppath("many_symbols.csv");
+    assert_int_equal(t_write_file(pb, big), 0);
+    raid_har_input *in;
+    assert_int_equal(raid_har_read_csv(pb, NULL, 0, RAID_HAR_RV, &in), RAID_OK);
+    assert_int_equal(raid_har_input_nsymbols(in), nsym);
+    raid_har_input_destroy(in);
+    for (int k = 0; k < 2; k++) {
+        sprintf(big + blen, "S%05d,2020-01-03,1e-4\n", k ? 12345 : 0);
+        assert_int_equal(t_write_file(pb, big), 0);
+        assert_int_equal(raid_har_read_csv(pb, NULL, 0, RAID_HAR_RV, &in), RAID_EPARSE);
+        snprintf(want, sizeof want, "%s:%zu: symbol 'S%05d' again, after other symbols (its rows end on line %d)", pb,
+                 2 * nsym + 2, k ? 12345 : 0, k ? 2 * 12345 + 3 : 3);
+        if (!strstr(raid_errmsg(), want))
+            fail_msg("expected '%s' in: %s", want, raid_errmsg());
+    }
+    free(big);
 }
 
 /* The line of csv that starts with prefix (a copy), or NULL. */

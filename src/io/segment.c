@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "io/segment.h"
 #include "core/internal.h"
+#include "io/symtab.h"
 #include "io/tz.h"
 
 #include <assert.h>
@@ -198,7 +199,6 @@ static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const
 /* ---------------------------------------------------------------------------------------------- */
 
 typedef struct sym_state {
-    char *name;
     /* ordering */
     int has_prev;
     int64_t prev_key;          /* instant (prices) or day (returns) of the previous row */
@@ -233,11 +233,10 @@ struct raid_seg {
     int64_t tz_lo, tz_hi;
     int32_t tz_off;
 
-    /* symbols: table in order of first appearance, open-addressing hash of indices + 1 */
+    /* symbols: names in order of first appearance (tab), and the state of each */
+    raid_symtab tab;
     sym_state *syms;
     size_t nsyms, sym_cap;
-    uint32_t *hash;
-    size_t hcap;
 
     /* complete segments not yet delivered */
     ready_seg *rq;
@@ -296,11 +295,10 @@ void raid_seg_free(raid_seg *sg)
         return;
     raid_io_tz_free(sg->tz);
     for (size_t i = 0; i < sg->nsyms; i++) {
-        free(sg->syms[i].name);
         free(sg->syms[i].ret);
     }
     free(sg->syms);
-    free(sg->hash);
+    raid_symtab_free(&sg->tab);
     free(sg->rq);
     free(sg->rbuf);
     for (size_t i = 0; i < sg->nnotices; i++)
@@ -314,73 +312,30 @@ raid_input_kind raid_seg_kind(const raid_seg *sg) { return sg->kind; }
 /* Symbols                                                                                         */
 /* ---------------------------------------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
-    return h;
-}
-
-static int rehash(raid_seg *sg, size_t cap)
-{
-    uint32_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < sg->nsyms; i++) {
-        const char *nm = sg->syms[i].name;
-        size_t j = hash_str(nm, strlen(nm)) & (cap - 1);
-        while (h[j])
-            j = (j + 1) & (cap - 1);
-        h[j] = (uint32_t)i + 1;
-    }
-    free(sg->hash);
-    sg->hash = h;
-    sg->hcap = cap;
-    return 0;
-}
-
 int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
 {
-    if (sg->hcap) {
-        size_t j = hash_str(s, n) & (sg->hcap - 1);
-        while (sg->hash[j]) {
-            const char *nm = sg->syms[sg->hash[j] - 1].name;
-            if (strncmp(nm, s, n) == 0 && nm[n] == 0)
-                return sg->hash[j] - 1;
-            j = (j + 1) & (sg->hcap - 1);
-        }
-    }
-    if (sg->nsyms >= UINT32_MAX - 1)
-        return -1;
-    if ((sg->nsyms + 1) * 2 > sg->hcap && rehash(sg, sg->hcap ? sg->hcap * 2 : 64) != 0)
-        return -1;
+    const int64_t i = raid_symtab_add(&sg->tab, s, n);
+    if (i < 0 || (size_t)i < sg->nsyms)
+        return i;
+    /* new: its state */
     if (sg->nsyms == sg->sym_cap) {
         size_t cap = sg->sym_cap ? sg->sym_cap * 2 : 16;
         sym_state *t = realloc(sg->syms, cap * sizeof *t);
         if (!t)
-            return -1;
+            return -1; /* the name stays in the table; the next call for it comes here again */
         sg->syms = t;
         sg->sym_cap = cap;
     }
-    sym_state *st = &sg->syms[sg->nsyms];
-    memset(st, 0, sizeof *st);
-    st->name = malloc(n + 1);
-    if (!st->name)
-        return -1;
-    if (n)
-        memcpy(st->name, s, n);
-    st->name[n] = 0;
-    size_t j = hash_str(s, n) & (sg->hcap - 1);
-    while (sg->hash[j])
-        j = (j + 1) & (sg->hcap - 1);
-    sg->hash[j] = (uint32_t)sg->nsyms + 1;
+    memset(&sg->syms[sg->nsyms], 0, sizeof sg->syms[sg->nsyms]);
     return (int64_t)sg->nsyms++;
 }
 
 size_t raid_seg_nsymbols(const raid_seg *sg) { return sg->nsyms; }
 
-const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i) { return i < sg->nsyms ? sg->syms[i].name : NULL; }
+const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i)
+{
+    return i < sg->nsyms ? raid_symtab_name(&sg->tab, i) : NULL;
+}
 
 int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
 {
