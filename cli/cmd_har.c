@@ -50,11 +50,13 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
     raid_se_kind se = RAID_SE_NW;
     raid_har_window wk = RAID_HAR_FULL;
     int64_t nw_lag = -1, win = 0, v;
-    int rc = 0, opt, lags[RAID_HAR_MAX_LAGS], nlags;
+    int rc = 0, opt, li = 0, lags[RAID_HAR_MAX_LAGS], nlags;
     double a;
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (opt >= 1 && opt <= 6 && !*optarg)
+            USAGE("empty --%s\n", longopts[li].name);
         switch (opt) {
         case 'o':
         case 'f':

@@ -454,8 +454,8 @@ static const char *bad_dir(void)
     return dir;
 }
 
-/* Write content to bad/<name>.csv, run raid realized on it with extra options and -o bad/<name>.out.csv,
- * expect exit 2 and a message starting with "PATH:LINE:COL: " followed by words. */
+/* Write content to bad/<name>.csv, run raid realized on it with --sample tick (prices), extra options and
+ * -o bad/<name>.out.csv, expect exit 2 and a message starting with "PATH:LINE:COL: " followed by words. */
 static void bad_case(const char *name, const char *content, const char *extra, const char *loc, const char *words)
 {
     char in[600], out_name[128], out_path[700], prefix[800];
@@ -464,7 +464,9 @@ static void bad_case(const char *name, const char *content, const char *extra, c
     snprintf(out_path, sizeof out_path, "%s/%s", bad_dir(), out_name);
     assert_int_equal(t_write_file(in, content), 0);
     char *out, *err;
-    int st = t_cli(&out, &err, "realized '%s' --device cpu --sample tick %s -o '%s'", in, extra, out_path);
+    /* --sample tick for prices (returns input refuses sampling options) */
+    const char *tick = strstr(extra, "--input returns") ? "" : "--sample tick";
+    int st = t_cli(&out, &err, "realized '%s' --device cpu %s %s -o '%s'", in, tick, extra, out_path);
     snprintf(prefix, sizeof prefix, "%s:%s: ", in, loc);
     if (st != 2 || !strstr(err, prefix) || !strstr(err, words))
         fail_msg("%s: exit %d (expected 2), stderr '%s' (expected '%s%s')", name, st, err, prefix, words);
@@ -500,6 +502,7 @@ static void test_bad_input(void **state)
     bad_case("nopricecol", "symbol,timestamp,size\n" R1, "", "1:1", "missing column 'price'");
     bad_case("fewfields", H R1 "A,2020-01-02T10:00:01\n", "", "3:2", "expected 3 fields, found 2");
     bad_case("empty", "", "", "1:1", "empty input (no header row)");
+    bad_case("blanklines", "\n\n\n", "", "3:1", "no header row: the file has only blank lines");
     bad_case("bom2", "\xEF\xBB\xBF\xEF\xBB\xBF" H R1, "", "1:1", "a second UTF-8 byte order mark at the start");
     /* trading dates the output cannot write: year 10000 through an offset, a time zone, a session across
        midnight; year 0 through an offset */
@@ -620,6 +623,14 @@ static void test_usage_errors(void **state)
     usage_case("--device gpu9", "unknown device 'gpu9'");
     usage_case("--device cpu --session 25:00-26:00", "bad --session '25:00-26:00'");
     usage_case("--device cpu --input bars", "bad --input 'bars'");
+    usage_case("--device cpu --session 24:00-24:00", "bad --session '24:00-24:00'");
+    /* empty column names: the option named */
+    usage_case("--device cpu --date-col ''", "raid realized: empty --date-col\n");
+    usage_case("--device cpu --price-col=", "raid realized: empty --price-col\n");
+    /* options of prices with returns input: refused, not ignored */
+    usage_case("--device cpu --input returns --sample 5min", "--sample applies to prices, not to --input returns");
+    usage_case("--device cpu --session 09:30-16:00 --input returns", "--session applies to prices");
+    usage_case("--device cpu --input returns --tz UTC", "--tz applies to prices");
     /* an unknown time zone is an invalid option (RAID_EINVAL from raid_reader_open), so exit 1 */
     usage_case("--device cpu --tz Mars/Olympus", "unknown time zone 'Mars/Olympus'");
     /* no input file, two input files */

@@ -264,13 +264,29 @@ static void test_cli_usage(void **state)
                                       "--transform exp", "--se hc3",         "--nw-lag -1",   "--window 100",
                                       "--window rolling:x", "--alpha 1.5",   "--model harq --transform log",
                                       "--forecasts f.csv", "--lags 1,2,3,4,5,6,7", "--frobnicate",
-                                      "--lags 1,5,", "--lags 1,,5", "--lags 1,100000", "--nw-lag 1000000"};
+                                      "--lags 1,5,", "--lags 1,,5", "--lags 1,100000", "--nw-lag 1000000",
+                                      "--lags '1, 5'", "--lags 1,+5", "--lags ' 1,5'", "--lags '1,5 '",
+                                      "--window rolling:+40", "--window 'rolling: 40'", "--window expanding:-0",
+                                      "--date-col ''", "--rv-col=", "--symbol-col ''"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = t_cli(NULL, &err, "har '%s' --device cpu %s", panel, bad[i]);
         if (rc != 1)
             fail_msg("'%s': exit %d, expected 1 (%s)", bad[i], rc, err);
         free(err);
     }
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --date-col ''", panel), 1);
+    assert_string_equal(err, "raid har: empty --date-col\n");
+    free(err);
+    /* the parsers: decimal digits only */
+    int lags[RAID_HAR_MAX_LAGS], nl;
+    raid_har_window wk;
+    int64_t wn;
+    assert_int_equal(raid_har_lags_parse("1,5,22", lags, &nl), RAID_OK);
+    assert_int_equal(raid_har_lags_parse("1, 5", lags, &nl), RAID_EINVAL);
+    assert_int_equal(raid_har_lags_parse("+1,5", lags, &nl), RAID_EINVAL);
+    assert_int_equal(raid_har_window_parse("rolling:40", &wk, &wn), RAID_OK);
+    assert_int_equal(raid_har_window_parse("rolling:+40", &wk, &wn), RAID_EINVAL);
+    assert_int_equal(raid_har_window_parse("expanding: 40", &wk, &wn), RAID_EINVAL);
     /* a window too short for the regressors: one message for every N from 0 to k */
     for (int w = 0; w <= 4; w++) {
         assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --window rolling:%d", panel, w), 1);

@@ -163,10 +163,25 @@ static void test_parse_options(void **st)
     assert_int_equal(a, 61200);
     assert_int_equal(b, 57600);
     const char *bads[] = {"24:00-16:00", "17:00-24:00x", "25:00-26:00", "09:30", "09:30-", "9:3-16:00", "09:60-10:00",
-                          "24:30-24:40", "09:30-16:00x", "x", ""};
+                          "24:30-24:40", "09:30-16:00x", "x", "", "24:00-24:00"};
     for (size_t i = 0; i < sizeof bads / sizeof *bads; i++)
         if (raid_parse_session(bads[i], &a, &b) != RAID_EINVAL)
             fail_msg("accepted session '%s'", bads[i]);
+    /* 24:00 ends the day; a window starting there would keep nothing */
+    assert_int_equal(raid_parse_session("24:00-24:00", &a, &b), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "bad session '24:00-24:00' (a window cannot start at 24:00: the start is 00:00 "
+                                       "to 23:59)");
+    raid_read_opts o2;
+    raid_read_opts_init(&o2);
+    o2.session_start_s = o2.session_end_s = 86400;
+    raid_reader *rd = NULL;
+    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o2), RAID_EINVAL);
+    /* an empty column name: the role named */
+    raid_read_opts_init(&o2);
+    o2.price_col = "";
+    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o2), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "empty name for the price column");
+    assert_null(rd);
 }
 
 static const char *SAMPLING_CSV = "symbol,timestamp,price\n"

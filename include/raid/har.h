@@ -72,13 +72,13 @@ RAID_API const char *raid_har_transform_name(raid_har_transform t);
 /** Parse "ols", "white" or "nw" (raid_se_kind of raid/regress.h). Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_har_se_parse(const char *name, raid_se_kind *out);
 RAID_API const char *raid_har_se_name(raid_se_kind k);
-/** Parse "full", "rolling:N" or "expanding:N" (N a decimal integer in [0, 2^31 - 1]; whether N exceeds
- *  the regressors is checked by raid_har_spec_set_window). *n is 0 for "full". Errors: RAID_EINVAL
- *  (raid_errmsg). */
+/** Parse "full", "rolling:N" or "expanding:N" (N decimal digits only, no sign or space, in
+ *  [0, 2^31 - 1]; whether N exceeds the regressors is checked by raid_har_spec_set_window). *n is 0 for
+ *  "full". Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t *n);
 /** Parse lag lengths "1,5,22": 1 to RAID_HAR_MAX_LAGS strictly increasing integers in [1, 10000], the
- *  first 1, no spaces or trailing comma. Writes *nlags values to lags (RAID_HAR_MAX_LAGS room).
- *  Errors: RAID_EINVAL (raid_errmsg). */
+ *  first 1, decimal digits only (no sign, no spaces, no trailing comma). Writes *nlags values to lags
+ *  (RAID_HAR_MAX_LAGS room). Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags);
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -28,7 +28,7 @@ typedef struct raid_read_opts {
     const char *date_col;      /* NULL = "date" (returns) */
     const char *ret_col;       /* NULL = "ret" (returns) */
     const char *tz;            /* IANA zone "Area/City" for timestamps that carry an offset; NULL = "UTC" */
-    int32_t session_start_s;   /* seconds after local midnight, -1 = no session window (default) */
+    int32_t session_start_s;   /* seconds after local midnight (below 86400), -1 = no session window (default) */
     int32_t session_end_s;     /* inclusive end of the window, seconds after midnight; below the start:
                                   a window across midnight whose evening part opens the next trading date */
     int64_t sample_us;         /* sampling interval in microseconds; 0 = tick (every observation); default 300e6 (5min) */
@@ -47,7 +47,7 @@ RAID_API void raid_read_opts_init(raid_read_opts *o);
 /** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
  *  Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
-/** Parse "HH:MM-HH:MM" into seconds after midnight (00:00 to 24:00). A start after the end is a window
+/** Parse "HH:MM-HH:MM" into seconds after midnight (the start 00:00 to 23:59, the end 00:00 to 24:00). A start after the end is a window
  *  across midnight ("17:00-16:00", FX and futures sessions): the observations from the start on belong
  *  to the NEXT trading date (docs/input.md). Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);

@@ -158,12 +158,6 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
          ret ? "date" : "timestamp", ret ? RAID_T_DATE : RAID_T_TIMESTAMP, RAID_T_KEEP_TEXT},
         {ret ? (o->ret_col ? o->ret_col : "ret") : (o->price_col ? o->price_col : "price"), ret ? "return" : "price",
          RAID_T_F64, RAID_T_KEEP_TEXT}};
-    for (int k = 0; k < NF; k++) {
-        if (!*cols[k].name) {
-            raid_reader_close(rd);
-            return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: empty column name");
-        }
-    }
     if ((s = raid_table_open(&rd->tb, path, cols, NF)) != RAID_OK ||
         (s = raid_tbatch_init(&rd->rows, rd->tb)) != RAID_OK) {
         raid_reader_close(rd); /* the message is the table's */

@@ -117,6 +117,10 @@ raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
     if (b < a && (a == 86400 || b == 86400))
         return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",
                          s);
+    /* 24:00 ends a window (the whole day: 00:00-24:00); a window starting there would hold nothing. */
+    if (a == 86400)
+        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window cannot start at 24:00: the start is 00:00 to "
+                         "23:59)", s);
     *start_s = a;
     *end_s = b;
     return RAID_OK;
@@ -267,7 +271,7 @@ raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char 
     if (o->sample_us < 0 || o->sample_us > RAID_US_PER_DAY)
         return raid_fail(NULL, RAID_EINVAL, "%s: sampling interval out of range", fn);
     if (o->session_start_s != -1 &&
-        (o->session_start_s < 0 || o->session_end_s < 0 || o->session_start_s > 86400 ||
+        (o->session_start_s < 0 || o->session_end_s < 0 || o->session_start_s >= 86400 ||
          o->session_end_s > 86400 ||
          (o->session_end_s < o->session_start_s && (o->session_start_s == 86400 || o->session_end_s == 86400))))
         return raid_fail(NULL, RAID_EINVAL, "%s: session window %d..%d out of range", fn, (int)o->session_start_s,

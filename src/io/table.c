@@ -607,6 +607,9 @@ static raid_status finish(raid_table *t)
     if (t->err.st != RAID_OK)
         return t->err.st;
     t->at_end = 1;
+    if (!t->header_done && t->cur_line > 1) /* line breaks and nothing else: the last blank line */
+        return tfail(t, RAID_EPARSE, "%s:%llu:1: no header row: the file has only blank lines", t->path,
+                     (unsigned long long)(t->cur_line - 1));
     if (!t->header_done)
         return tfail(t, RAID_EPARSE, "%s:1:1: empty input (no header row)", t->path);
     if (t->unterminated_line)
@@ -664,7 +667,7 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         return raid_fail(NULL, RAID_EINVAL, "raid_table_open: no path or no columns");
     for (size_t k = 0; k < ncols; k++)
         if (!cols[k].name || !*cols[k].name)
-            return raid_fail(NULL, RAID_EINVAL, "raid_table_open: empty column name");
+            return raid_fail(NULL, RAID_EINVAL, "empty name for the %s column", cols[k].what);
     raid_table *t = calloc(1, sizeof *t);
     if (!t)
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
