@@ -34,9 +34,15 @@ typedef struct cli_out {
     raid_outfile *file; /* NULL for stdout, and once committed or aborted */
     FILE *fp;
     int is_stdout;
+    int werr; /* errno of a failed write (cli_check_write), reported by cli_commit_output */
 } cli_out;
+/* Note the status of a library writer (raid_har_write_*) on o: on failure its errno is kept for the
+ * message of cli_commit_output, which then fails. */
+void cli_check_write(cli_out *o, raid_status st);
 int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
-int cli_commit_output(cli_out *o);                   /* flush, close, rename; 0 or -1 (message printed) */
+int cli_commit_output(cli_out *o, const char *cmd); /* flush, close, rename; 0 or -1 (message printed:
+                                                        "raid CMD: cannot write standard output: REASON"
+                                                        or "raid: cannot write PATH: REASON") */
 void cli_abort_output(cli_out *o);                   /* close and remove the temporary file (no-op once
                                                         committed or aborted) */
 /* Whether paths a and b (either may be NULL or "-": never) name the same regular file, or the same path

@@ -50,11 +50,13 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
     raid_se_kind se = RAID_SE_NW;
     raid_har_window wk = RAID_HAR_FULL;
     int64_t nw_lag = -1, win = 0, v;
-    int rc = 0, opt, lags[RAID_HAR_MAX_LAGS], nlags;
+    int rc = 0, opt, li = 0, lags[RAID_HAR_MAX_LAGS], nlags;
     double a;
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (opt >= 1 && opt <= 6 && !*optarg)
+            USAGE("empty --%s\n", longopts[li].name);
         switch (opt) {
         case 'o':
         case 'f':
@@ -222,15 +224,18 @@ int cmd_har(int argc, char **argv)
     if (raid_har_spec_window(sp) != RAID_HAR_FULL &&
         (rc = har_side_files(in_path, out_path, fc_path, &fout, &lout, &nside)) != 0)
         goto done;
-    raid_har_write_coefs(res, out.fp);
+    /* A writer's failure (full disk, closed descriptor) is reported by the commit of its output, which
+     * sees the stream's error; the losses table is printed only once every output is written. */
+    cli_check_write(&out, raid_har_write_coefs(res, out.fp));
     if (nside) {
-        raid_har_write_forecasts(res, fout.fp);
-        raid_har_write_losses(res, lout.fp);
+        cli_check_write(&fout, raid_har_write_forecasts(res, fout.fp));
+        cli_check_write(&lout, raid_har_write_losses(res, lout.fp));
     }
-    raid_har_write_loss_table(res, stderr);
-    if (cli_commit_output(&out) != 0 || (nside && cli_commit_output(&fout) != 0) ||
-        (nside && cli_commit_output(&lout) != 0))
+    if (cli_commit_output(&out, "har") != 0 || (nside && cli_commit_output(&fout, "har") != 0) ||
+        (nside && cli_commit_output(&lout, "har") != 0))
         rc = EXIT_INPUT; /* the outputs not committed yet are removed below */
+    else
+        raid_har_write_loss_table(res, stderr);
 done:
     if (rc && out_open)
         cli_abort_output(&out);

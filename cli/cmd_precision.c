@@ -83,7 +83,7 @@ static int prec_write_data(const char *path, const prec_row *rows, int n)
     for (int i = 0; i < n; i++)
         fprintf(f, "%lld,%d,%.9g,%.9g,%.9g,%.9g\n", (long long)rows[i].m, rows[i].k, rows[i].max_err,
                 rows[i].rms_err, rows[i].rms_pred, rows[i].max_pred);
-    return cli_commit_output(&o);
+    return cli_commit_output(&o, "precision-report");
 }
 
 /* Draw the figure to path (through a temporary file). Returns 0 or an exit status. */

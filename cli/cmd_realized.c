@@ -73,10 +73,17 @@ int cmd_realized(int argc, char **argv)
     const char *out_path = NULL, *device = NULL;
     raid_precision prec = RAID_PREC_DF;
     int64_t chunk = 4096;
-    int check = 0, opt;
+    int check = 0, opt, li = 0;
+    const char *price_only = NULL; /* a --sample, --session or --tz given: prices only */
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (opt >= 1 && opt <= 5 && !*optarg) {
+            fprintf(stderr, "raid realized: empty --%s\n", longopts[li].name);
+            return EXIT_USAGE;
+        }
+        if (opt == 's' || opt == 'w' || opt == 'z')
+            price_only = longopts[li].name;
         switch (opt) {
         case 'o':
             if (!*optarg) {
@@ -100,7 +107,7 @@ int cmd_realized(int argc, char **argv)
             break;
         case 'w':
             if (raid_parse_session(optarg, &ro.session_start_s, &ro.session_end_s) != RAID_OK) {
-                fprintf(stderr, "raid realized: bad --session '%s' (expected HH:MM-HH:MM)\n", optarg);
+                fprintf(stderr, "raid realized: bad --session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)\n", optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -144,6 +151,10 @@ int cmd_realized(int argc, char **argv)
     }
     if (optind != argc - 1) {
         fprintf(stderr, "raid realized: expected one input FILE (see raid help realized)\n");
+        return EXIT_USAGE;
+    }
+    if (ro.kind == RAID_INPUT_RETURNS && price_only) {
+        fprintf(stderr, "raid realized: --%s applies to prices, not to --input returns\n", price_only);
         return EXIT_USAGE;
     }
     const char *in_path = argv[optind];
@@ -274,7 +285,7 @@ int cmd_realized(int argc, char **argv)
             cli_put_value(f, raid_realized_get(&w->dev, k));
         fputc('\n', f);
     }
-    if (cli_commit_output(&out) != 0) {
+    if (cli_commit_output(&out, "realized") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }

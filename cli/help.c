@@ -26,7 +26,7 @@ static const char help_realized[] =
     "                       included); default all. A start after the end crosses midnight (17:00-16:00):\n"
     "                       the observations from the start on belong to the next trading date\n"
     "  --input KIND         prices (columns symbol,timestamp,price; default) or returns\n"
-    "                       (columns symbol,date,ret)\n"
+    "                       (columns symbol,date,ret; --sample, --session and --tz do not apply)\n"
     "  --precision P        device input precision: df (double-float hi/lo pair, 8 bytes per return,\n"
     "                       float64-faithful; default) or f32 (returns rounded to float, 4 bytes)\n"
     "  --chunk N            returns per device chunk, a positive multiple of the work-group width (256)\n"

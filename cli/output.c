@@ -2,6 +2,7 @@
  * partial). */
 #include "cli.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -100,10 +101,16 @@ int cli_open_output(cli_out *o, const char *path)
     return 0;
 }
 
-int cli_commit_output(cli_out *o)
+int cli_commit_output(cli_out *o, const char *cmd)
 {
-    if (o->is_stdout)
-        return fflush(stdout) == 0 ? 0 : -1;
+    if (o->is_stdout) {
+        errno = 0; /* ferror without a failing flush (the data was lost before): no errno of its own */
+        if (fflush(stdout) == 0 && !ferror(stdout) && !o->werr)
+            return 0;
+        const int e = o->werr ? o->werr : errno ? errno : EIO;
+        fprintf(stderr, "raid %s: cannot write standard output: %s\n", cmd, strerror(e));
+        return -1;
+    }
     if (!o->file)
         return 0;
     char tmp[CLI_TMP_LEN];
@@ -117,6 +124,12 @@ int cli_commit_output(cli_out *o)
         return -1;
     }
     return 0;
+}
+
+void cli_check_write(cli_out *o, raid_status st)
+{
+    if (st != RAID_OK && !o->werr)
+        o->werr = errno ? errno : EIO;
 }
 
 void cli_abort_output(cli_out *o)

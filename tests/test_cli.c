@@ -454,8 +454,8 @@ static const char *bad_dir(void)
     return dir;
 }
 
-/* Write content to bad/<name>.csv, run raid realized on it with extra options and -o bad/<name>.out.csv,
- * expect exit 2 and a message starting with "PATH:LINE:COL: " followed by words. */
+/* Write content to bad/<name>.csv, run raid realized on it with --sample tick (prices), extra options and
+ * -o bad/<name>.out.csv, expect exit 2 and a message starting with "PATH:LINE:COL: " followed by words. */
 static void bad_case(const char *name, const char *content, const char *extra, const char *loc, const char *words)
 {
     char in[600], out_name[128], out_path[700], prefix[800];
@@ -464,7 +464,9 @@ static void bad_case(const char *name, const char *content, const char *extra, c
     snprintf(out_path, sizeof out_path, "%s/%s", bad_dir(), out_name);
     assert_int_equal(t_write_file(in, content), 0);
     char *out, *err;
-    int st = t_cli(&out, &err, "realized '%s' --device cpu --sample tick %s -o '%s'", in, extra, out_path);
+    /* --sample tick for prices (returns input refuses sampling options) */
+    const char *tick = strstr(extra, "--input returns") ? "" : "--sample tick";
+    int st = t_cli(&out, &err, "realized '%s' --device cpu %s %s -o '%s'", in, tick, extra, out_path);
     snprintf(prefix, sizeof prefix, "%s:%s: ", in, loc);
     if (st != 2 || !strstr(err, prefix) || !strstr(err, words))
         fail_msg("%s: exit %d (expected 2), stderr '%s' (expected '%s%s')", name, st, err, prefix, words);
@@ -500,6 +502,19 @@ static void test_bad_input(void **state)
     bad_case("nopricecol", "symbol,timestamp,size\n" R1, "", "1:1", "missing column 'price'");
     bad_case("fewfields", H R1 "A,2020-01-02T10:00:01\n", "", "3:2", "expected 3 fields, found 2");
     bad_case("empty", "", "", "1:1", "empty input (no header row)");
+    bad_case("blanklines", "\n\n\n", "", "3:1", "no header row: the file has only blank lines");
+    bad_case("bom2", "\xEF\xBB\xBF\xEF\xBB\xBF" H R1, "", "1:1", "a second UTF-8 byte order mark at the start");
+    /* trading dates the output cannot write: year 10000 through an offset, a time zone, a session across
+       midnight; year 0 through an offset */
+    bad_case("y10k", H "A,9999-12-31T22:00:00-05:00,100\nA,9999-12-31T23:00:00-05:00,101\n", "", "2:2",
+             "symbol 'A': trading date outside the years 0001 to 9999 after the time zone and session: "
+             "'9999-12-31T22:00:00-05:00'");
+    bad_case("y10ktz", H "A,9999-12-31T18:00:00Z,100\n", "--tz Asia/Tokyo", "2:2", "trading date outside");
+    bad_case("y10kses", H "A,9999-12-31T18:00:00,100\n", "--session 17:00-16:00", "2:2", "trading date outside");
+    bad_case("y0", H "A,0001-01-01T00:00:00+05:00,100\n", "", "2:2", "trading date outside");
+    /* a sampling grid that would give one segment more than 2^25 returns */
+    bad_case("finegrid", H "A,2020-01-02T00:00:00,100\nA,2020-01-02T23:59:59,100\n",
+             "--sample 1ms", "3:2", "the sampling grid of 0.001 s would give one segment more than 33554432 returns");
     bad_case("retnan", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,nan\n", "--input returns", "3:3",
              "cannot parse return 'nan'");
     bad_case("retinf", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,-inf\n", "--input returns", "3:3",
@@ -567,6 +582,15 @@ static void test_notices(void **state)
     assert_string_equal(e2, "");
     free(o1), free(o2), free(e1), free(e2);
 
+    /* No symbol column (here it is called ticker): the whole file is one series, said in a notice. */
+    char tick[600];
+    snprintf(tick, sizeof tick, "%s/ticker.csv", bad_dir());
+    assert_int_equal(t_write_file(tick, "ticker,timestamp,price\nA,2020-01-02T09:30:00,100\n"
+                                        "B,2020-01-02T09:30:01,50\nA,2020-01-02T09:30:02,101\n"), 0);
+    o1 = realized_to(tick, "--sample tick", "ticker.out.csv", &e1);
+    assert_string_equal(e1, "raid realized: notice: no symbol column 'symbol': the whole file is one series\n");
+    free(o1), free(e1);
+
     /* A session across midnight: the evening opens the next trading date. */
     o1 = realized_to(fx, "--sample 30min --session 17:00-16:00", "fxses.out.csv", &e1);
     assert_string_equal(e1, "");
@@ -599,6 +623,14 @@ static void test_usage_errors(void **state)
     usage_case("--device gpu9", "unknown device 'gpu9'");
     usage_case("--device cpu --session 25:00-26:00", "bad --session '25:00-26:00'");
     usage_case("--device cpu --input bars", "bad --input 'bars'");
+    usage_case("--device cpu --session 24:00-24:00", "bad --session '24:00-24:00'");
+    /* empty column names: the option named */
+    usage_case("--device cpu --date-col ''", "raid realized: empty --date-col\n");
+    usage_case("--device cpu --price-col=", "raid realized: empty --price-col\n");
+    /* options of prices with returns input: refused, not ignored */
+    usage_case("--device cpu --input returns --sample 5min", "--sample applies to prices, not to --input returns");
+    usage_case("--device cpu --session 09:30-16:00 --input returns", "--session applies to prices");
+    usage_case("--device cpu --input returns --tz UTC", "--tz applies to prices");
     /* an unknown time zone is an invalid option (RAID_EINVAL from raid_reader_open), so exit 1 */
     usage_case("--device cpu --tz Mars/Olympus", "unknown time zone 'Mars/Olympus'");
     /* no input file, two input files */
@@ -718,6 +750,64 @@ static void test_output_files(void **state)
     assert_int_equal(t_cli(&out, &err, "realized '%s' --device cpu -o ''", in), 1);
     free(out);
     free(err);
+    /* a dangling link (relative, through a second link): the target is created, the links kept
+       (t_tmppath's names are copied: its slots rotate) */
+    char inq[4200], sub[4200], l1[4200], lp1[4200], lp2[4200], sp[4200];
+    snprintf(inq, sizeof inq, "%s", in); /* still t_tmppath's first slot here */
+    in = inq;
+    snprintf(sub, sizeof sub, "%s", t_tmppath("linksub"));
+    snprintf(l1, sizeof l1, "%s", t_tmppath("l1.csv"));
+    snprintf(lp1, sizeof lp1, "%s", t_tmppath("loop1"));
+    snprintf(lp2, sizeof lp2, "%s", t_tmppath("loop2"));
+    snprintf(sp, sizeof sp, "%s", t_tmppath("spaced.csv"));
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char l2[4300], made[4300];
+    snprintf(l2, sizeof l2, "%s/l2", sub);
+    snprintf(made, sizeof made, "%s/made.csv", sub);
+    assert_int_equal(symlink("made.csv", l2), 0);
+    assert_int_equal(symlink("linksub/l2", l1), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, l1), 0);
+    free(out);
+    free(err);
+    assert_int_equal(lstat(l1, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    csv = t_read_file(made);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "\n\"A,x\",2020-01-02,1,"));
+    free(csv);
+    /* a loop of links: an error, exit 2, the links kept */
+    assert_int_equal(symlink(lp2, lp1), 0);
+    assert_int_equal(symlink(lp1, lp2), 0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu -o '%s'", in, lp1), 2);
+    if (!strstr(err, "Too many levels of symbolic links"))
+        fail_msg("loop: %s", err);
+    free(out);
+    free(err);
+    assert_int_equal(lstat(lp1, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* a symbol with a leading or trailing space or tab is quoted, so that it reads back as written */
+    assert_int_equal(t_write_file(sp, "symbol,timestamp,price\n"
+                                      "\" A\",2020-01-02T10:00:00,100\n"
+                                      "\"B\t\",2020-01-02T10:00:00,100\n"
+                                      "C D,2020-01-02T10:00:00,100\n"),
+                     0);
+    assert_int_equal(t_cli(&out, &err, "realized '%s' --sample tick --device cpu", sp), 0);
+    if (!strstr(out, "\n\" A\",2020-01-02,0,") || !strstr(out, "\n\"B\t\",2020-01-02,0,") ||
+        !strstr(out, "\nC D,2020-01-02,0,"))
+        fail_msg("spaced symbols: %s", out);
+    free(out);
+    free(err);
+    /* standard output that cannot be written: a message with the reason, exit 2 */
+    const char *redir[2] = {"> /dev/full", ">&-"}, *why[2] = {"No space left on device", "Bad file descriptor"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' realized '%s' --sample tick --device cpu %s", RAID_CLI, in, redir[i]);
+        char msg[128];
+        snprintf(msg, sizeof msg, "raid realized: cannot write standard output: %s\n", why[i]);
+        assert_int_equal(t_run(cmd, NULL, &err), 2);
+        if (!strstr(err, msg))
+            fail_msg("%s: stderr '%s'", cmd, err);
+        free(err);
+    }
 }
 
 /* ---- progress bar and stdout ---- */

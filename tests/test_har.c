@@ -264,13 +264,29 @@ static void test_cli_usage(void **state)
                                       "--transform exp", "--se hc3",         "--nw-lag -1",   "--window 100",
                                       "--window rolling:x", "--alpha 1.5",   "--model harq --transform log",
                                       "--forecasts f.csv", "--lags 1,2,3,4,5,6,7", "--frobnicate",
-                                      "--lags 1,5,", "--lags 1,,5", "--lags 1,100000", "--nw-lag 1000000"};
+                                      "--lags 1,5,", "--lags 1,,5", "--lags 1,100000", "--nw-lag 1000000",
+                                      "--lags '1, 5'", "--lags 1,+5", "--lags ' 1,5'", "--lags '1,5 '",
+                                      "--window rolling:+40", "--window 'rolling: 40'", "--window expanding:-0",
+                                      "--date-col ''", "--rv-col=", "--symbol-col ''"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = t_cli(NULL, &err, "har '%s' --device cpu %s", panel, bad[i]);
         if (rc != 1)
             fail_msg("'%s': exit %d, expected 1 (%s)", bad[i], rc, err);
         free(err);
     }
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --date-col ''", panel), 1);
+    assert_string_equal(err, "raid har: empty --date-col\n");
+    free(err);
+    /* the parsers: decimal digits only */
+    int lags[RAID_HAR_MAX_LAGS], nl;
+    raid_har_window wk;
+    int64_t wn;
+    assert_int_equal(raid_har_lags_parse("1,5,22", lags, &nl), RAID_OK);
+    assert_int_equal(raid_har_lags_parse("1, 5", lags, &nl), RAID_EINVAL);
+    assert_int_equal(raid_har_lags_parse("+1,5", lags, &nl), RAID_EINVAL);
+    assert_int_equal(raid_har_window_parse("rolling:40", &wk, &wn), RAID_OK);
+    assert_int_equal(raid_har_window_parse("rolling:+40", &wk, &wn), RAID_EINVAL);
+    assert_int_equal(raid_har_window_parse("expanding: 40", &wk, &wn), RAID_EINVAL);
     /* a window too short for the regressors: one message for every N from 0 to k */
     for (int w = 0; w <= 4; w++) {
         assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --window rolling:%d", panel, w), 1);
@@ -530,6 +546,31 @@ static void test_cli_order_errors(void **state)
     assert_false(t_file_exists(o));
     free(out);
     free(err);
+
+    /* Many symbols (the finished ones are kept in a hash set: reading was quadratic in their number):
+       each found again by name, also the first and a middle one after thousands of others. */
+    const size_t nsym = 20000;
+    char *big = malloc(nsym * 48 + 64);
+    assert_non_null(big);
+    size_t blen = (size_t)sprintf(big, "symbol,date,rv\n");
+    for (size_t q = 0; q < nsym; q++)
+        blen += (size_t)sprintf(big + blen, "S%05zu,2020-01-01,1e-4\nS%05zu,2020-01-02,2e-4\n", q, q);
+    const char *pb = t_tmppath("many_symbols.csv");
+    assert_int_equal(t_write_file(pb, big), 0);
+    raid_har_input *in;
+    assert_int_equal(raid_har_read_csv(pb, NULL, 0, RAID_HAR_RV, &in), RAID_OK);
+    assert_int_equal(raid_har_input_nsymbols(in), nsym);
+    raid_har_input_destroy(in);
+    for (int k = 0; k < 2; k++) {
+        sprintf(big + blen, "S%05d,2020-01-03,1e-4\n", k ? 12345 : 0);
+        assert_int_equal(t_write_file(pb, big), 0);
+        assert_int_equal(raid_har_read_csv(pb, NULL, 0, RAID_HAR_RV, &in), RAID_EPARSE);
+        snprintf(want, sizeof want, "%s:%zu: symbol 'S%05d' again, after other symbols (its rows end on line %d)", pb,
+                 2 * nsym + 2, k ? 12345 : 0, k ? 2 * 12345 + 3 : 3);
+        if (!strstr(raid_errmsg(), want))
+            fail_msg("expected '%s' in: %s", want, raid_errmsg());
+    }
+    free(big);
 }
 
 /* The line of csv that starts with prefix (a copy), or NULL. */
@@ -667,6 +708,80 @@ static void test_cli_robust_range(void **state)
         }
     for (int o = 0; o < 4; o++)
         free(outs[o]);
+}
+
+/* ---- text fields and failed writes (findings of a hostile tester) ---- */
+
+/* Dates and symbols that need quoting come out quoted in every file (window_end, the forecasts' date, a
+ * symbol with a leading space), so that each line has as many fields as the header; a write to a full
+ * disk fails with a message and exit 2, the losses table not printed; each library writer reports it. */
+static void test_cli_quoting_and_write_errors(void **state)
+{
+    (void)state;
+    const char *p = t_tmppath("quoted_dates.csv");
+    size_t cap = 1 << 14, len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    len += (size_t)snprintf(s + len, cap - len, "symbol,date,rv\n");
+    uint64_t x = 777;
+    for (int i = 0; i < 80; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        len += (size_t)snprintf(s + len, cap - len, "\" A\",\"D%03d,\"\"x\",%.17g\n", i,
+                                1e-5 * (1 + (double)(x >> 11) / 9007199254740992.0));
+    }
+    assert_true(len < cap);
+    assert_int_equal(t_write_file(p, s), 0);
+    free(s);
+    const char *o = t_tmppath("quoted_out.csv");
+    char *err;
+    assert_int_equal(t_cli(NULL, &err, "har '%s' --device cpu --window rolling:40 -o '%s'", p, o), 0);
+    free(err);
+    char *coefs = t_read_file(o), *fc = t_read_file(t_tmppath("quoted_out.forecasts.csv")),
+         *ls = t_read_file(t_tmppath("quoted_out.losses.csv"));
+    assert_non_null(coefs), assert_non_null(fc), assert_non_null(ls);
+    assert_non_null(strstr(coefs, "\n\" A\",har,none,1,\"D061,\"\"x\",40,"));
+    assert_non_null(strstr(fc, "\n\" A\",\"D062,\"\"x\","));
+    assert_non_null(strstr(ls, "\n\" A\",har,"));
+    free(coefs), free(fc), free(ls);
+
+    /* standard output on a full disk: the errno text, exit 2, no losses table */
+    const char *panel = write_panel();
+    char cmd[2048];
+    for (int w = 0; w < 2; w++) {
+        snprintf(cmd, sizeof cmd, "'%s' har '%s' --device cpu %s > /dev/full", RAID_CLI, panel,
+                 w ? "--window rolling:60" : "");
+        assert_int_equal(t_run(cmd, NULL, &err), 2);
+        if (!strstr(err, "raid har: cannot write standard output: No space left on device") ||
+            strstr(err, "forecast losses"))
+            fail_msg("%s: stderr '%s'", cmd, err);
+        free(err);
+    }
+    /* the library writers: each flushes and reports the failure */
+    raid_har_spec *sp;
+    raid_har_window wk;
+    int64_t wn;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    assert_int_equal(raid_har_window_parse("rolling:60", &wk, &wn), RAID_OK);
+    assert_int_equal(raid_har_spec_set_window(sp, wk, wn), RAID_OK);
+    raid_har_input *in;
+    assert_int_equal(raid_har_read_csv(panel, NULL, 0, RAID_HAR_RV, &in), RAID_OK);
+    raid_ctx *ctx = t_open_ctx("cpu");
+    raid_har_result *res;
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_OK);
+    raid_status (*const wr[4])(const raid_har_result *, FILE *) = {raid_har_write_coefs, raid_har_write_forecasts,
+                                                                   raid_har_write_losses,
+                                                                   raid_har_write_loss_table};
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen("/dev/full", "w");
+        assert_non_null(f);
+        assert_int_equal(wr[i](res, f), RAID_EIO);
+        assert_non_null(strstr(raid_errmsg(), "No space left on device"));
+        fclose(f);
+    }
+    raid_har_result_destroy(res);
+    raid_har_input_destroy(in);
+    raid_har_spec_destroy(sp);
+    raid_ctx_destroy(ctx);
 }
 
 /* ---- the library ---- */
@@ -931,6 +1046,7 @@ int main(void)
         cmocka_unit_test(test_design_jumps),   cmocka_unit_test(test_design_harq),
         cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
         cmocka_unit_test(test_cli_odd_input),
+        cmocka_unit_test(test_cli_quoting_and_write_errors),
         cmocka_unit_test(test_cli_order_errors),
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),

@@ -5,9 +5,14 @@
 #include "raid.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Read a whole file into b (max_returns per call); returns the status, the message in err. */
 static raid_status read_all(const char *path, const raid_read_opts *o, raid_batch *b, size_t max_returns,
@@ -158,10 +163,25 @@ static void test_parse_options(void **st)
     assert_int_equal(a, 61200);
     assert_int_equal(b, 57600);
     const char *bads[] = {"24:00-16:00", "17:00-24:00x", "25:00-26:00", "09:30", "09:30-", "9:3-16:00", "09:60-10:00",
-                          "24:30-24:40", "09:30-16:00x", "x", ""};
+                          "24:30-24:40", "09:30-16:00x", "x", "", "24:00-24:00"};
     for (size_t i = 0; i < sizeof bads / sizeof *bads; i++)
         if (raid_parse_session(bads[i], &a, &b) != RAID_EINVAL)
             fail_msg("accepted session '%s'", bads[i]);
+    /* 24:00 ends the day; a window starting there would keep nothing */
+    assert_int_equal(raid_parse_session("24:00-24:00", &a, &b), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "bad session '24:00-24:00' (a window cannot start at 24:00: the start is 00:00 "
+                                       "to 23:59)");
+    raid_read_opts o2;
+    raid_read_opts_init(&o2);
+    o2.session_start_s = o2.session_end_s = 86400;
+    raid_reader *rd = NULL;
+    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o2), RAID_EINVAL);
+    /* an empty column name: the role named */
+    raid_read_opts_init(&o2);
+    o2.price_col = "";
+    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o2), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "empty name for the price column");
+    assert_null(rd);
 }
 
 static const char *SAMPLING_CSV = "symbol,timestamp,price\n"
@@ -839,8 +859,10 @@ static void test_issue8_inputs(void **st)
                                 "2020-01-02T10:00:00,3\n");
     read_ok(p, &o, &b, 1000, &rd);
     assert_int_equal(seg_n(&b, 0), 12);
-    assert_int_equal(raid_reader_notice_count(rd), 1);
-    assert_string_equal(raid_reader_notice(rd, 0),
+    /* the file has no symbol column: said first (interleaved symbols would be read as one series) */
+    assert_int_equal(raid_reader_notice_count(rd), 2);
+    assert_string_equal(raid_reader_notice(rd, 0), "no symbol column 'symbol': the whole file is one series");
+    assert_string_equal(raid_reader_notice(rd, 1),
                         "the sampling grid of 300 s is finer than the data's spacing (kept observations are 1800 s "
                         "apart on average): 10 of 12 sampled returns (83.3%) repeat the previous price for lack of "
                         "an observation in their interval, adding zero returns (bpv and the jump test suffer); "
@@ -848,6 +870,12 @@ static void test_issue8_inputs(void **st)
     raid_reader_close(rd);
     raid_batch_clear(&b);
     o = opts(INT64_C(1800000000));
+    read_ok(p, &o, &b, 1000, &rd);
+    assert_int_equal(raid_reader_notice_count(rd), 1);
+    raid_reader_close(rd);
+    /* with the symbol column: no notice */
+    raid_batch_clear(&b);
+    p = write_tmp("sparse_sym.csv", "symbol,timestamp,price\nA,2020-01-02T09:00:00,1\nA,2020-01-02T09:30:00,2\n");
     read_ok(p, &o, &b, 1000, &rd);
     assert_int_equal(raid_reader_notice_count(rd), 0);
     raid_reader_close(rd);
@@ -884,6 +912,61 @@ static void test_empty_tz(void **st)
     raid_reader_close(rd);
 }
 
+static void on_usr1(int sig) { (void)sig; }
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A signal whose handler does not restart system calls (no SA_RESTART: a runtime's SIGUSR1, a
+ * program's SIGINT handler) arrives while the reader waits on a FIFO: the read goes on (it failed with
+ * "read error: Interrupted system call"). */
+static void test_fifo_signal(void **st)
+{
+    (void)st;
+    const char *fifo = t_tmppath("sig.fifo");
+    char path[1024];
+    snprintf(path, sizeof path, "%s", fifo);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+    const pid_t parent = getpid(), child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        FILE *f = fopen(path, "w");
+        if (!f)
+            _exit(1);
+        fputs("symbol,timestamp,price\nA,2020-01-02T10:00:00,100\n", f);
+        fflush(f);
+        for (int i = 0; i < 3; i++) { /* the reader waits for more in a read of 1 MiB */
+            nap_ms(150);
+            kill(parent, SIGUSR1);
+        }
+        nap_ms(100);
+        fputs("A,2020-01-02T10:01:00,101\n", f);
+        fclose(f);
+        _exit(0);
+    }
+    raid_read_opts o = opts(0);
+    raid_batch b;
+    raid_batch_init(&b);
+    read_ok(path, &o, &b, 1000, NULL);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    sigaction(SIGUSR1, &old, NULL);
+    assert_int_equal(b.nseg, 1);
+    const double want[] = {100, 101};
+    expect_prices(&b, 0, want, 2);
+    raid_batch_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -896,6 +979,7 @@ int main(void)
         cmocka_unit_test(test_extreme_prices),  cmocka_unit_test(test_return_range),
         cmocka_unit_test(test_nul_bytes),       cmocka_unit_test(test_duplicate_columns),
         cmocka_unit_test(test_empty_tz),        cmocka_unit_test(test_issue8_inputs),
+        cmocka_unit_test(test_fifo_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

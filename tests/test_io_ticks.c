@@ -398,11 +398,72 @@ static void test_overnight_session(void **st)
     raid_ticks_destroy(tk);
 }
 
+/* Trading dates the outputs cannot write (years 0 and 10000, reached through a time zone or a session
+ * across midnight from valid times) and a sampling grid that would give one segment more than
+ * RAID_MAX_SEGMENT_RETURNS returns: errors naming the row, nothing allocated for the grid. */
+static void test_out_of_range(void **st)
+{
+    (void)st;
+    const double p[] = {100, 101};
+    const int64_t last = INT64_C(253402300799999999); /* 9999-12-31T23:59:59.999999 */
+    const int64_t h = INT64_C(3600000000);
+    struct {
+        const char *ses, *tz;
+        int utc;
+        int64_t t;
+        const char *msg;
+    } cases[] = {
+        {NULL, "Asia/Tokyo", 1, last - h,
+         "row 0 (symbol 'A'): trading date outside the years 0001 to 9999 after the time zone and session: "
+         "9999-12-31T22:59:59.999999Z"},
+        {"17:00-16:00", NULL, 0, last - 5 * h,
+         "row 0 (symbol 'A'): trading date outside the years 0001 to 9999 after the time zone and session: "
+         "9999-12-31T18:59:59.999999"},
+        {NULL, "America/New_York", 1, INT64_C(-62135596800000000), /* 0001-01-01T00:00Z */
+         "row 0 (symbol 'A'): trading date outside the years 0001 to 9999 after the time zone and session: "
+         "0001-01-01T00:00:00Z"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        raid_ticks *tk = NULL;
+        raid_read_opts o = opts(0, cases[i].ses, cases[i].tz);
+        assert_int_equal(raid_ticks_create(&tk, &o), RAID_OK);
+        assert_int_equal(raid_ticks_push(tk, "A", &cases[i].t, cases[i].utc, p, 1), RAID_EPARSE);
+        assert_string_equal(raid_errmsg(), cases[i].msg);
+        raid_ticks_destroy(tk);
+    }
+    /* sample_us = 1 on two prices a day apart: refused at the second, at once */
+    raid_ticks *tk = NULL;
+    raid_read_opts o = opts(1, NULL, NULL);
+    assert_int_equal(raid_ticks_create(&tk, &o), RAID_OK);
+    const int64_t d = raid_io_days_from_civil(2020, 1, 2) * RAID_US_PER_DAY;
+    const int64_t t[] = {d, d + 24 * h - 1};
+    assert_int_equal(raid_ticks_push(tk, "A", t, 0, p, 2), RAID_EPARSE);
+    assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): the sampling grid of 1e-06 s would give one segment more "
+                                       "than 33554432 returns; use a coarser sampling interval: 2020-01-02T23:59:59.999999");
+    raid_ticks_destroy(tk);
+    /* exactly at the limit: accepted (1 us grid, 2^25 returns) */
+    assert_int_equal(raid_ticks_create(&tk, &o), RAID_OK);
+    const int64_t t2[] = {d, d + RAID_MAX_SEGMENT_RETURNS};
+    assert_int_equal(raid_ticks_push(tk, "A", t2, 0, p, 2), RAID_OK);
+    raid_batch b;
+    raid_batch_init(&b);
+    assert_int_equal(raid_ticks_take(tk, &b, 1), RAID_OK);
+    assert_int_equal(b.nseg, 1);
+    assert_int_equal(b.offsets[1], RAID_MAX_SEGMENT_RETURNS);
+    raid_batch_free(&b);
+    raid_ticks_destroy(tk);
+    assert_int_equal(raid_ticks_create(&tk, &o), RAID_OK);
+    const int64_t t3[] = {d, d + RAID_MAX_SEGMENT_RETURNS + 1};
+    assert_int_equal(raid_ticks_push(tk, "A", t3, 0, p, 2), RAID_EPARSE);
+    raid_ticks_destroy(tk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_files), cmocka_unit_test(test_naive),  cmocka_unit_test(test_utc),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_overnight_session),
+        cmocka_unit_test(test_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

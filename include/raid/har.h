@@ -72,13 +72,13 @@ RAID_API const char *raid_har_transform_name(raid_har_transform t);
 /** Parse "ols", "white" or "nw" (raid_se_kind of raid/regress.h). Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_har_se_parse(const char *name, raid_se_kind *out);
 RAID_API const char *raid_har_se_name(raid_se_kind k);
-/** Parse "full", "rolling:N" or "expanding:N" (N a decimal integer in [0, 2^31 - 1]; whether N exceeds
- *  the regressors is checked by raid_har_spec_set_window). *n is 0 for "full". Errors: RAID_EINVAL
- *  (raid_errmsg). */
+/** Parse "full", "rolling:N" or "expanding:N" (N decimal digits only, no sign or space, in
+ *  [0, 2^31 - 1]; whether N exceeds the regressors is checked by raid_har_spec_set_window). *n is 0 for
+ *  "full". Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t *n);
 /** Parse lag lengths "1,5,22": 1 to RAID_HAR_MAX_LAGS strictly increasing integers in [1, 10000], the
- *  first 1, no spaces or trailing comma. Writes *nlags values to lags (RAID_HAR_MAX_LAGS room).
- *  Errors: RAID_EINVAL (raid_errmsg). */
+ *  first 1, decimal digits only (no sign, no spaces, no trailing comma). Writes *nlags values to lags
+ *  (RAID_HAR_MAX_LAGS room). Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags);
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -281,8 +281,9 @@ RAID_API int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *
                                   size_t *nq);
 
 /* CSV writers (the CLI's formats, docs/har.md): numbers with 17 significant digits, an undefined value
- * as an empty field, text fields quoted as RFC 4180 wants. Errors: RAID_EIO (a write failed),
- * RAID_EINVAL (NULL) (raid_errmsg). */
+ * as an empty field, text fields (symbols, dates) quoted as RFC 4180 wants (raid_csv_put_field). Each
+ * writer flushes f before returning. Errors: RAID_EIO ("write error: REASON": a write or the flush
+ * failed; errno is left as the failure set it), RAID_EINVAL (NULL) (raid_errmsg). */
 /** Coefficients: symbol,model,transform,h,[window_end,]n,r2,r2_adj, then NAME,NAME_se,NAME_t per
  *  column. Nothing (not even the header) when no row was estimated. */
 RAID_API raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f);

@@ -4,7 +4,8 @@
  * the library's own writers (raid_simulate_csv) and by programs writing the library's CSV outputs (the
  * raid CLI). Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
  *
- * A symbolic link is followed (its target is replaced, the link kept); a destination that is not a
+ * A symbolic link is followed (its target is replaced, or created when the link dangles; the link is
+ * kept; a loop of links is an error); a destination that is not a
  * regular file (a device such as /dev/null, a FIFO) is written directly, since renaming over it would
  * replace it; a name of the process's standard output or error (/dev/stdout, or the file it is
  * redirected to) is written through that descriptor. POSIX only.
@@ -23,7 +24,8 @@ extern "C" {
 typedef struct raid_outfile raid_outfile;
 
 /** Open an output to path (at most 4095 bytes). Errors (raid_errmsg): RAID_EINVAL (empty or too long a
- *  path), RAID_EIO (cannot create: "cannot create PATH: REASON", a directory), RAID_ENOMEM. *out NULL on
+ *  path), RAID_EIO (cannot create: "cannot create PATH: REASON", a directory, a loop of symbolic links:
+ *  "cannot create PATH: Too many levels of symbolic links"), RAID_ENOMEM. *out NULL on
  *  failure. */
 RAID_API raid_status raid_outfile_create(raid_outfile **out, const char *path);
 /** The stream to write to; NULL after raid_outfile_close_stream. */
@@ -50,7 +52,8 @@ RAID_API int raid_path_is_fd(const char *path, int fd);
 
 /* CSV fields as the library's writers put them (raid_har_write_*, the raid CLI's outputs). */
 /** Write a text field as RFC 4180 wants it: quoted, quotes doubled, when it holds a comma, quote or
- *  line break; as is otherwise. */
+ *  line break, or starts or ends with a space or tab (the reader trims unquoted fields, keeps quoted
+ *  spaces); as is otherwise. A field written so reads back identically. */
 RAID_API void raid_csv_put_field(FILE *f, const char *s);
 /** Write ",v" with 17 significant digits ("%.17g": a float64 read back exactly), or "," when v is not a
  *  finite number (an undefined value is an empty field). */

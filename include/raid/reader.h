@@ -28,7 +28,7 @@ typedef struct raid_read_opts {
     const char *date_col;      /* NULL = "date" (returns) */
     const char *ret_col;       /* NULL = "ret" (returns) */
     const char *tz;            /* IANA zone "Area/City" for timestamps that carry an offset; NULL = "UTC" */
-    int32_t session_start_s;   /* seconds after local midnight, -1 = no session window (default) */
+    int32_t session_start_s;   /* seconds after local midnight (below 86400), -1 = no session window (default) */
     int32_t session_end_s;     /* inclusive end of the window, seconds after midnight; below the start:
                                   a window across midnight whose evening part opens the next trading date */
     int64_t sample_us;         /* sampling interval in microseconds; 0 = tick (every observation); default 300e6 (5min) */
@@ -36,10 +36,18 @@ typedef struct raid_read_opts {
 
 RAID_API void raid_read_opts_init(raid_read_opts *o);
 
+/** The most returns the sampling grid may give one (symbol, trading date) segment: 2^25 = 33,554,432
+ *  (256 MiB of float64; --sample 1ms over 9.3 hours). A price whose grid points would take its segment
+ *  past it is refused (RAID_EPARSE naming the row: "symbol 'A': the sampling grid of S s would give one
+ *  segment more than 33554432 returns; use a coarser sampling interval"), since a grid far finer than the data grows memory without bound
+ *  (sample_us = 1 on two prices a day apart asks for 86.4e9 returns). Tick sampling (sample_us = 0) and
+ *  returns input have no such limit: their returns are the input's rows. */
+#define RAID_MAX_SEGMENT_RETURNS (INT64_C(1) << 25)
+
 /** Parse "tick", "Ns", "Nmin" (N a positive integer; also "Nms", "Nh") into microseconds (0 for tick).
  *  Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
-/** Parse "HH:MM-HH:MM" into seconds after midnight (00:00 to 24:00). A start after the end is a window
+/** Parse "HH:MM-HH:MM" into seconds after midnight (the start 00:00 to 23:59, the end 00:00 to 24:00). A start after the end is a window
  *  across midnight ("17:00-16:00", FX and futures sessions): the observations from the start on belong
  *  to the NEXT trading date (docs/input.md). Errors: RAID_EINVAL; message: raid_errmsg(). */
 RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
@@ -67,13 +75,16 @@ RAID_API raid_status raid_reader_open(raid_reader **out, const char *path, const
 /** Append complete segments to b (b is not cleared first) until it holds at least max_returns returns
  *  or the input ends. Memory is bounded by the open segments (one per symbol) plus the batch.
  *  Sets *done to 1 when the input is exhausted and every segment has been delivered.
- *  Errors: RAID_EPARSE ("FILE:LINE:COL: message"), RAID_EIO, RAID_ENOMEM, RAID_EINVAL (NULL); message:
+ *  Errors: RAID_EPARSE ("FILE:LINE:COL: message": among them a trading date outside the years 0001 to
+ *  9999 after the time zone and session, a segment past RAID_MAX_SEGMENT_RETURNS), RAID_EIO, RAID_ENOMEM,
+ *  RAID_EINVAL (NULL); message:
  *  raid_errmsg(). Sticky: after a failure every later call returns the same status and sets the same
  *  message again. The rules and every message: docs/input.md. */
 RAID_API raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns, int *done);
 
 /** Notices: facts about the input that change no number but that a user should know (docs/input.md):
- *  a last line without a line break ("FILE:LINE: ..."), a sampling grid finer than the data's spacing.
+ *  a last line without a line break ("FILE:LINE: ..."), a sampling grid finer than the data's spacing, no
+ *  symbol column ("no symbol column 'symbol': the whole file is one series").
  *  Available once raid_reader_next has reported done = 1 (the number can grow until then). Count, and
  *  the text of notice i (NULL if out of range); valid until raid_reader_close. */
 RAID_API size_t raid_reader_notice_count(const raid_reader *rd);
@@ -107,7 +118,8 @@ RAID_API raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o
    lie in the years 0001 to 9999. Errors: RAID_EINVAL (NULL arrays with n > 0, a symbol that is not
    UTF-8, a handle already finished), RAID_EPARSE (price not positive and finite, time out of range,
    time or trading date going backwards within the symbol: the message names the row, the symbol and
-   both times), RAID_ENOMEM. Rows before the failing one have been taken in. */
+   both times; a trading date outside the years 0001 to 9999 after the time zone and session; a segment
+   past RAID_MAX_SEGMENT_RETURNS), RAID_ENOMEM. Rows before the failing one have been taken in. */
 RAID_API raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
                                      const double *price, size_t n);
 /* Append the complete segments to b; finish = 1 when no more rows will come (every segment is then

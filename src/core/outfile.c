@@ -16,6 +16,46 @@ int raid_path_is_fd(const char *path, int fd)
     return path && stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* o->path = where the symbolic link path leads: its target, or for a dangling link (a chain ending at a
+ * name that does not exist) that name, so that the file is created there and the link kept. A loop, or
+ * a chain longer than the system's limit, is an error (ELOOP). */
+static raid_status follow_links(raid_outfile *o, const char *path)
+{
+    char *target = realpath(path, NULL);
+    if (target) {
+        const int fits = strlen(target) < sizeof o->path;
+        if (fits)
+            snprintf(o->path, sizeof o->path, "%s", target);
+        free(target);
+        return fits ? RAID_OK : raid_fail(NULL, RAID_EINVAL, "output path too long");
+    }
+    if (errno != ENOENT) /* ELOOP, EACCES, ENAMETOOLONG... */
+        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(errno));
+    /* Dangling: walk the chain by hand (a link's relative target is relative to the link's folder). */
+    char cur[sizeof o->path], next[sizeof o->path], link[sizeof o->path];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 40; hops++) { /* 40: Linux's limit on links followed in one lookup */
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break; /* the end of the chain: a name that does not exist (or a missing folder on the way) */
+        const ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(errno));
+        link[n] = 0;
+        const char *slash = strrchr(cur, '/');
+        const int dirlen = link[0] == '/' || !slash ? 0 : (int)(slash - cur) + 1;
+        if ((size_t)dirlen + (size_t)n >= sizeof next)
+            return raid_fail(NULL, RAID_EINVAL, "output path too long");
+        memcpy(next, cur, (size_t)dirlen);
+        memcpy(next + dirlen, link, (size_t)n + 1);
+        memcpy(cur, next, sizeof cur);
+        if (hops == 39)
+            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(ELOOP));
+    }
+    memcpy(o->path, cur, sizeof o->path);
+    return RAID_OK;
+}
+
 raid_status raid_outfile_open(raid_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
@@ -42,10 +82,9 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
             return RAID_OK;
         }
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char *target = realpath(path, NULL); /* NULL for a dangling link: then the link is replaced */
-        if (target && strlen(target) < sizeof o->path)
-            snprintf(o->path, sizeof o->path, "%s", target);
-        free(target);
+        const raid_status ls = follow_links(o, path);
+        if (ls != RAID_OK)
+            return ls;
     }
     if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) {
@@ -172,7 +211,11 @@ void raid_outfile_discard(raid_outfile *o)
 
 void raid_csv_put_field(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    const size_t n = strlen(s);
+    /* Also quoted: a field starting or ending with a space or tab, which the reader (RFC 4180 with
+     * unquoted fields trimmed) would otherwise not read back as written. */
+    const int edge = n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t');
+    if (!edge && !strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
     }

@@ -7,6 +7,7 @@
  * handed to raid_har_input_add as the run ends. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "io/symtab.h"
 #include "io/table.h"
 #include "raid.h"
 
@@ -27,9 +28,9 @@ typedef struct har_run {
     size_t text_len, text_cap;
     double *v[4];       /* rv, bpv, rq, jump_p */
     int64_t *line;
-    char **done;        /* names of the symbols added */
-    uint64_t *done_end; /* their last lines */
-    size_t ndone, done_cap;
+    raid_symtab done;   /* the symbols added */
+    uint64_t *done_end; /* their last lines, by index in done */
+    size_t done_cap;
 } har_run;
 
 static void run_free(har_run *r)
@@ -40,9 +41,7 @@ static void run_free(har_run *r)
     for (int j = 0; j < 4; j++)
         free(r->v[j]);
     free(r->line);
-    for (size_t q = 0; q < r->ndone; q++)
-        free(r->done[q]);
-    free(r->done);
+    raid_symtab_free(&r->done);
     free(r->done_end);
 }
 
@@ -70,14 +69,17 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
     free(dates);
     if (st != RAID_OK)
         return st;
-    if (r->ndone == r->done_cap) {
+    if (r->done.n == r->done_cap) {
         const size_t cap = r->done_cap ? 2 * r->done_cap : 16;
-        if (grow((void **)&r->done, cap, sizeof *r->done) || grow((void **)&r->done_end, cap, sizeof *r->done_end))
+        if (grow((void **)&r->done_end, cap, sizeof *r->done_end))
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         r->done_cap = cap;
     }
-    r->done[r->ndone] = r->sym;
-    r->done_end[r->ndone++] = (uint64_t)r->line[r->n - 1];
+    const int64_t q = raid_symtab_add(&r->done, r->sym, strlen(r->sym)); /* new: the caller checked */
+    if (q < 0)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    r->done_end[q] = (uint64_t)r->line[r->n - 1];
+    free(r->sym);
     r->sym = NULL;
     r->n = 0;
     r->text_len = 0;
@@ -169,13 +171,12 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
             size_t slen = 0;
             const char *s = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
             if (!run.sym || strcmp(run.sym, s)) {
-                for (size_t q = 0; q < run.ndone && !*again; q++)
-                    if (!strcmp(run.done[q], s))
-                        snprintf(again, sizeof again,
-                                 "%s:%llu: symbol '%s' again, after other symbols (its rows end on line %llu); the "
-                                 "rows of a symbol must be contiguous (sort FILE by symbol, date)",
-                                 path, (unsigned long long)b.col[C_DATE].line[i], s,
-                                 (unsigned long long)run.done_end[q]);
+                const int64_t q = raid_symtab_find(&run.done, s, slen);
+                if (q >= 0)
+                    snprintf(again, sizeof again,
+                             "%s:%llu: symbol '%s' again, after other symbols (its rows end on line %llu); the "
+                             "rows of a symbol must be contiguous (sort FILE by symbol, date)",
+                             path, (unsigned long long)b.col[C_DATE].line[i], s, (unsigned long long)run.done_end[q]);
                 if (*again || (st = run_flush(&run, hi, have)) != RAID_OK)
                     break;
                 if (!(run.sym = malloc(slen + 1))) {

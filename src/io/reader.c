@@ -50,6 +50,13 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
     const raid_tcol *c = &rd->rows.col[F_TIME];
     size_t len;
     const char *text = raid_tcol_text(c, i, &len);
+    if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
+        char why[160];
+        raid_seg_row_problem(rd->sg, rc, why, sizeof why);
+        raid_table_fail(rd->tb, c->line[i], raid_table_col(rd->tb, F_TIME), "symbol '%s': %s: '%.*s'",
+                        raid_seg_symbol_name(rd->sg, si), why, raid_table_show(len), text);
+        return table_failed(rd);
+    }
     uint64_t pline;
     const char *ptext;
     raid_seg_prev(rd->sg, si, &pline, &ptext, NULL);
@@ -151,18 +158,16 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
          ret ? "date" : "timestamp", ret ? RAID_T_DATE : RAID_T_TIMESTAMP, RAID_T_KEEP_TEXT},
         {ret ? (o->ret_col ? o->ret_col : "ret") : (o->price_col ? o->price_col : "price"), ret ? "return" : "price",
          RAID_T_F64, RAID_T_KEEP_TEXT}};
-    for (int k = 0; k < NF; k++) {
-        if (!*cols[k].name) {
-            raid_reader_close(rd);
-            return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: empty column name");
-        }
-    }
     if ((s = raid_table_open(&rd->tb, path, cols, NF)) != RAID_OK ||
         (s = raid_tbatch_init(&rd->rows, rd->tb)) != RAID_OK) {
         raid_reader_close(rd); /* the message is the table's */
         return s;
     }
     rd->has_sym = raid_table_col(rd->tb, F_SYM) != 0;
+    /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read
+     * as one series of wild returns. */
+    if (!rd->has_sym)
+        raid_seg_add_notice(rd->sg, "no symbol column '%s': the whole file is one series", cols[F_SYM].name);
     *out = rd;
     return RAID_OK;
 }

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "io/segment.h"
 #include "core/internal.h"
+#include "io/symtab.h"
 #include "io/tz.h"
 
 #include <assert.h>
@@ -116,6 +117,10 @@ raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
     if (b < a && (a == 86400 || b == 86400))
         return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",
                          s);
+    /* 24:00 ends a window (the whole day: 00:00-24:00); a window starting there would hold nothing. */
+    if (a == 86400)
+        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window cannot start at 24:00: the start is 00:00 to "
+                         "23:59)", s);
     *start_s = a;
     *end_s = b;
     return RAID_OK;
@@ -198,7 +203,6 @@ static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const
 /* ---------------------------------------------------------------------------------------------- */
 
 typedef struct sym_state {
-    char *name;
     /* ordering */
     int has_prev;
     int64_t prev_key;          /* instant (prices) or day (returns) of the previous row */
@@ -233,11 +237,10 @@ struct raid_seg {
     int64_t tz_lo, tz_hi;
     int32_t tz_off;
 
-    /* symbols: table in order of first appearance, open-addressing hash of indices + 1 */
+    /* symbols: names in order of first appearance (tab), and the state of each */
+    raid_symtab tab;
     sym_state *syms;
     size_t nsyms, sym_cap;
-    uint32_t *hash;
-    size_t hcap;
 
     /* complete segments not yet delivered */
     ready_seg *rq;
@@ -268,7 +271,7 @@ raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char 
     if (o->sample_us < 0 || o->sample_us > RAID_US_PER_DAY)
         return raid_fail(NULL, RAID_EINVAL, "%s: sampling interval out of range", fn);
     if (o->session_start_s != -1 &&
-        (o->session_start_s < 0 || o->session_end_s < 0 || o->session_start_s > 86400 ||
+        (o->session_start_s < 0 || o->session_end_s < 0 || o->session_start_s >= 86400 ||
          o->session_end_s > 86400 ||
          (o->session_end_s < o->session_start_s && (o->session_start_s == 86400 || o->session_end_s == 86400))))
         return raid_fail(NULL, RAID_EINVAL, "%s: session window %d..%d out of range", fn, (int)o->session_start_s,
@@ -296,11 +299,10 @@ void raid_seg_free(raid_seg *sg)
         return;
     raid_io_tz_free(sg->tz);
     for (size_t i = 0; i < sg->nsyms; i++) {
-        free(sg->syms[i].name);
         free(sg->syms[i].ret);
     }
     free(sg->syms);
-    free(sg->hash);
+    raid_symtab_free(&sg->tab);
     free(sg->rq);
     free(sg->rbuf);
     for (size_t i = 0; i < sg->nnotices; i++)
@@ -314,73 +316,30 @@ raid_input_kind raid_seg_kind(const raid_seg *sg) { return sg->kind; }
 /* Symbols                                                                                         */
 /* ---------------------------------------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
-    return h;
-}
-
-static int rehash(raid_seg *sg, size_t cap)
-{
-    uint32_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < sg->nsyms; i++) {
-        const char *nm = sg->syms[i].name;
-        size_t j = hash_str(nm, strlen(nm)) & (cap - 1);
-        while (h[j])
-            j = (j + 1) & (cap - 1);
-        h[j] = (uint32_t)i + 1;
-    }
-    free(sg->hash);
-    sg->hash = h;
-    sg->hcap = cap;
-    return 0;
-}
-
 int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
 {
-    if (sg->hcap) {
-        size_t j = hash_str(s, n) & (sg->hcap - 1);
-        while (sg->hash[j]) {
-            const char *nm = sg->syms[sg->hash[j] - 1].name;
-            if (strncmp(nm, s, n) == 0 && nm[n] == 0)
-                return sg->hash[j] - 1;
-            j = (j + 1) & (sg->hcap - 1);
-        }
-    }
-    if (sg->nsyms >= UINT32_MAX - 1)
-        return -1;
-    if ((sg->nsyms + 1) * 2 > sg->hcap && rehash(sg, sg->hcap ? sg->hcap * 2 : 64) != 0)
-        return -1;
+    const int64_t i = raid_symtab_add(&sg->tab, s, n);
+    if (i < 0 || (size_t)i < sg->nsyms)
+        return i;
+    /* new: its state */
     if (sg->nsyms == sg->sym_cap) {
         size_t cap = sg->sym_cap ? sg->sym_cap * 2 : 16;
         sym_state *t = realloc(sg->syms, cap * sizeof *t);
         if (!t)
-            return -1;
+            return -1; /* the name stays in the table; the next call for it comes here again */
         sg->syms = t;
         sg->sym_cap = cap;
     }
-    sym_state *st = &sg->syms[sg->nsyms];
-    memset(st, 0, sizeof *st);
-    st->name = malloc(n + 1);
-    if (!st->name)
-        return -1;
-    if (n)
-        memcpy(st->name, s, n);
-    st->name[n] = 0;
-    size_t j = hash_str(s, n) & (sg->hcap - 1);
-    while (sg->hash[j])
-        j = (j + 1) & (sg->hcap - 1);
-    sg->hash[j] = (uint32_t)sg->nsyms + 1;
+    memset(&sg->syms[sg->nsyms], 0, sizeof sg->syms[sg->nsyms]);
     return (int64_t)sg->nsyms++;
 }
 
 size_t raid_seg_nsymbols(const raid_seg *sg) { return sg->nsyms; }
 
-const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i) { return i < sg->nsyms ? sg->syms[i].name : NULL; }
+const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i)
+{
+    return i < sg->nsyms ? raid_symtab_name(&sg->tab, i) : NULL;
+}
 
 int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
 {
@@ -505,7 +464,19 @@ static void open_segment(sym_state *s, int64_t day)
     s->have_obs = 0;
 }
 
-/* A kept price observation at instant t (us); anchor is the instant of the local midnight before it. */
+/* Whether an observation at instant t would take the symbol's open segment past RAID_MAX_SEGMENT_RETURNS
+ * returns on the sampling grid: the grid points before t, plus the one at t that the segment's close may
+ * add, on top of the samples taken. */
+static int grid_too_long(const raid_seg *sg, const sym_state *s, int64_t t)
+{
+    if (sg->sample_us == 0 || !s->have_obs || t <= s->next_grid)
+        return 0;
+    const uint64_t pending = (uint64_t)(t - s->next_grid - 1) / (uint64_t)sg->sample_us + 1;
+    return (uint64_t)s->nsampled + pending > (uint64_t)RAID_MAX_SEGMENT_RETURNS;
+}
+
+/* A kept price observation at instant t (us); anchor is the instant of the local midnight before it.
+ * The caller checked grid_too_long. */
 static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p)
 {
     if (sg->sample_us == 0)
@@ -573,6 +544,13 @@ int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, do
             day += tod >= lo;
         }
     }
+    /* A kept row's trading date must be one the outputs can write as YYYY-MM-DD (a time zone, an offset or
+     * a session across midnight can move a valid timestamp's date to year 0 or 10000); a dropped row's
+     * segment is never delivered. */
+    if (keep && (day < RAID_SEG_DAY_MIN || day > RAID_SEG_DAY_MAX))
+        return RAID_SEG_DATE_RANGE;
+    if (keep && s->has_seg && day == s->day && grid_too_long(sg, s, instant))
+        return RAID_SEG_TOO_MANY;
     int rc = advance(sg, s, si, instant, day, w);
     if (rc != RAID_SEG_OK || !keep)
         return rc;
@@ -587,6 +565,16 @@ int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid
     if (rc != RAID_SEG_OK)
         return rc;
     return push_ret(s, r) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+}
+
+void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len)
+{
+    assert(rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY);
+    if (rc == RAID_SEG_DATE_RANGE)
+        snprintf(buf, len, "trading date outside the years 0001 to 9999 after the time zone and session");
+    else
+        snprintf(buf, len, "the sampling grid of %g s would give one segment more than %lld returns; use a coarser "
+                 "sampling interval", (double)sg->sample_us * 1e-6, (long long)RAID_MAX_SEGMENT_RETURNS);
 }
 
 void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw)

@@ -51,18 +51,29 @@ enum {
     RAID_SEG_OK = 0,
     RAID_SEG_ENOMEM = -1,
     RAID_SEG_TIME_BACK = 1, /* the instant is before the previous row's of the symbol */
-    RAID_SEG_DATE_BACK = 2  /* the trading date is before the open segment's (or, returns, the date) */
+    RAID_SEG_DATE_BACK = 2,  /* the trading date is before the open segment's (or, returns, the date) */
+    RAID_SEG_DATE_RANGE = 3, /* the trading date is outside years 0001 to 9999 (nothing changed) */
+    RAID_SEG_TOO_MANY = 4    /* the sampling grid would give the segment more than RAID_MAX_SEGMENT_RETURNS
+                                returns (nothing changed: the row is refused) */
 };
+
+/* The first and last trading dates (days since the epoch) a segment may have: 0001-01-01, 9999-12-31. */
+#define RAID_SEG_DAY_MIN INT64_C(-719162)
+#define RAID_SEG_DAY_MAX INT64_C(2932896)
 
 /* A price p (positive, finite: checked by the caller) of symbol si at UTC-like instant `instant` (the
  * order key, microseconds) with local wall-clock time `local`. Applies the order checks, closes the
  * symbol's segment when the trading date moves on, drops observations outside the session and samples.
  * Returns RAID_SEG_OK, RAID_SEG_TIME_BACK / RAID_SEG_DATE_BACK (nothing changed; raid_seg_prev names the
- * previous row) or RAID_SEG_ENOMEM. Prices kind only. */
+ * previous row), RAID_SEG_DATE_RANGE, RAID_SEG_TOO_MANY or RAID_SEG_ENOMEM. Prices kind only. */
 int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w);
 /* A return r (finite, |r| <= RAID_MAX_RETURN: checked by the caller) of symbol si on day `day` (days
- * since the epoch). Same codes (RAID_SEG_DATE_BACK when the date goes backwards). Returns kind only. */
+ * since the epoch). Same codes (RAID_SEG_DATE_BACK when the date goes backwards; never RAID_SEG_TOO_MANY).
+ * Returns kind only. */
 int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid_seg_row *w);
+/* The words of a row refused with RAID_SEG_DATE_RANGE or RAID_SEG_TOO_MANY, for the caller's message
+ * that names the row. */
+void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len);
 /* The previous accepted row of symbol si (after a *_BACK code): its reference, its text ("" when the
  * caller gave none) and its raw value. */
 void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw);

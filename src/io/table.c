@@ -544,10 +544,23 @@ static void on_row(int c, void *ud)
 /* ---------------------------------------------------------------------------------------------- */
 
 /* Read the next block; blk_len 0 at the end of the input. */
+size_t raid_io_read_full(FILE *f, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        errno = 0;
+        got += fread((char *)buf + got, 1, n - got, f);
+        if (got == n || feof(f) || !ferror(f) || errno != EINTR)
+            break;
+        clearerr(f); /* a signal interrupted the read (a pipe, a FIFO, a terminal): read on */
+    }
+    return got;
+}
+
 static raid_status read_block(raid_table *t)
 {
     t->blk_pos = 0;
-    t->blk_len = fread(t->blk, 1, BLOCK_SIZE, t->f);
+    t->blk_len = raid_io_read_full(t->f, t->blk, BLOCK_SIZE);
     if (t->blk_len < BLOCK_SIZE && ferror(t->f))
         return tfail(t, RAID_EIO, "%s: read error: %s", t->path, strerror(errno));
     t->consumed += t->blk_len;
@@ -594,6 +607,9 @@ static raid_status finish(raid_table *t)
     if (t->err.st != RAID_OK)
         return t->err.st;
     t->at_end = 1;
+    if (!t->header_done && t->cur_line > 1) /* line breaks and nothing else: the last blank line */
+        return tfail(t, RAID_EPARSE, "%s:%llu:1: no header row: the file has only blank lines", t->path,
+                     (unsigned long long)(t->cur_line - 1));
     if (!t->header_done)
         return tfail(t, RAID_EPARSE, "%s:1:1: empty input (no header row)", t->path);
     if (t->unterminated_line)
@@ -651,7 +667,7 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         return raid_fail(NULL, RAID_EINVAL, "raid_table_open: no path or no columns");
     for (size_t k = 0; k < ncols; k++)
         if (!cols[k].name || !*cols[k].name)
-            return raid_fail(NULL, RAID_EINVAL, "raid_table_open: empty column name");
+            return raid_fail(NULL, RAID_EINVAL, "empty name for the %s column", cols[k].what);
     raid_table *t = calloc(1, sizeof *t);
     if (!t)
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
@@ -695,8 +711,14 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
 
     /* The header: parse byte by byte so that no data row is tokenised before open returns. A UTF-8 byte
      * order mark at the start is skipped. */
-    if (read_block(t) == RAID_OK && t->blk_len >= 3 && memcmp(t->blk, "\xEF\xBB\xBF", 3) == 0)
+    if (read_block(t) == RAID_OK && t->blk_len >= 3 && memcmp(t->blk, "\xEF\xBB\xBF", 3) == 0) {
         t->blk_pos = 3;
+        /* A second mark (a file converted twice) would glue itself to the first column's name, which
+         * then is not found, or silently not (an optional symbol column): an error. */
+        if (t->blk_len >= 6 && memcmp(t->blk + 3, "\xEF\xBB\xBF", 3) == 0)
+            pfail(t, 1, 1, "a second UTF-8 byte order mark at the start of the file (EF BB BF EF BB BF); "
+                           "remove the extra one");
+    }
     while (t->err.st == RAID_OK && !t->header_done) {
         if (t->blk_pos == t->blk_len) {
             if (read_block(t) != RAID_OK)

@@ -30,6 +30,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* fread(buf, 1, n, f) that goes on after a signal interrupts it (EINTR: a pipe or FIFO read while a
+ * handler runs): the bytes read, n unless the end of the file or a real error (ferror(f), errno) came
+ * first. Every read of the library goes through it. */
+size_t raid_io_read_full(FILE *f, void *buf, size_t n);
 
 typedef struct raid_table raid_table;
 

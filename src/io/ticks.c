@@ -21,8 +21,8 @@ struct raid_ticks {
 };
 
 /* Years 0001 to 9999, as the CSV's timestamps. */
-#define T_MIN (INT64_C(-719162) * RAID_US_PER_DAY)
-#define T_MAX (INT64_C(2932897) * RAID_US_PER_DAY - 1)
+#define T_MIN (RAID_SEG_DAY_MIN * RAID_US_PER_DAY)
+#define T_MAX ((RAID_SEG_DAY_MAX + 1) * RAID_US_PER_DAY - 1)
 
 #define tfail(tk, ...) raid_sticky_fail(&(tk)->err, __VA_ARGS__)
 
@@ -109,6 +109,12 @@ raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t
         const int rc = raid_seg_price(tk->sg, (uint32_t)si, t, local, p, &w);
         if (rc == RAID_SEG_ENOMEM)
             return tfail(tk, RAID_ENOMEM, "out of memory");
+        if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
+            char why[160];
+            raid_seg_row_problem(tk->sg, rc, why, sizeof why);
+            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s: %s", tk->rows, symbol, why,
+                         fmt_time(a, sizeof a, t, t_is_utc));
+        }
         if (rc != RAID_SEG_OK) {
             uint64_t pref;
             int64_t praw;

@@ -8,6 +8,7 @@
  * times count leap seconds). */
 #define _POSIX_C_SOURCE 200809L
 #include "io/tz.h"
+#include "io/table.h"
 #include "core/internal.h"
 
 #include <stdio.h>
@@ -371,7 +372,7 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
             fclose(f);
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         }
-        n = fread(buf, 1, cap, f);
+        n = raid_io_read_full(f, buf, cap);
         if (ferror(f) || n == cap)
             n = 0;
         fclose(f);

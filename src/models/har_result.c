@@ -4,6 +4,7 @@
 #include "core/internal.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,7 +216,14 @@ int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *n, double
 
 static raid_status har_written(FILE *f)
 {
-    return ferror(f) ? raid_fail(NULL, RAID_EIO, "write error") : RAID_OK;
+    /* Flushed here so that a full disk or a closed descriptor is seen by every writer, not only by
+     * the one whose output overflowed the stream's buffer. */
+    if (fflush(f) == 0 && !ferror(f))
+        return RAID_OK;
+    const int e = errno ? errno : EIO;
+    const raid_status st = raid_fail(NULL, RAID_EIO, "write error: %s", strerror(e));
+    errno = e; /* for the caller's own message (the raid CLI's "cannot write standard output: REASON") */
+    return st;
 }
 
 raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
@@ -234,8 +242,10 @@ raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
         raid_csv_put_field(f, res->sym[res->row_sym[r]]);
         fprintf(f, ",%s,%s,%d", raid_har_model_name((raid_har_model)sp->model),
                 raid_har_transform_name((raid_har_transform)sp->transform), sp->h);
-        if (res->row_end[r])
-            fprintf(f, ",%s", res->row_end[r]);
+        if (res->row_end[r]) {
+            fputc(',', f);
+            raid_csv_put_field(f, res->row_end[r]);
+        }
         fprintf(f, ",%lld", (long long)res->row_n[r]);
         raid_csv_put_value(f, res->r2[r]);
         raid_csv_put_value(f, res->r2_adj[r]);
@@ -256,7 +266,8 @@ raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f)
     fputs("symbol,date,forecast,actual,sq_err,qlike\n", f);
     for (size_t i = 0; i < res->nfc; i++) {
         raid_csv_put_field(f, res->sym[res->fc_sym[i]]);
-        fprintf(f, ",%s", res->fc_date[i]);
+        fputc(',', f);
+        raid_csv_put_field(f, res->fc_date[i]);
         raid_csv_put_value(f, res->fc[i]);
         raid_csv_put_value(f, res->act[i]);
         raid_csv_put_value(f, res->sqe[i]);

@@ -79,8 +79,8 @@ raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t 
     if (k != RAID_HAR_FULL) {
         char *end;
         errno = 0;
-        v = strtoll(c + 1, &end, 10);
-        if (errno || *end || end == c + 1 || v < 0 || v > INT32_MAX)
+        v = strtoll(c + 1, &end, 10); /* digits only: strtoll would also take spaces and a sign */
+        if (errno || *end || end == c + 1 || !(c[1] >= '0' && c[1] <= '9') || v < 0 || v > INT32_MAX)
             v = -1;
     }
     if (k == RAID_HAR_FULL || v < 0)
@@ -98,8 +98,8 @@ raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags)
     while (ok && *p) {
         char *end;
         errno = 0;
-        const long v = strtol(p, &end, 10);
-        if (end == p || errno || v < 1 || v > 10000 || n == RAID_HAR_MAX_LAGS || (n && v <= tmp[n - 1])) {
+        const long v = strtol(p, &end, 10); /* digits only: strtol would also take spaces and a sign */
+        if (end == p || errno || !(*p >= '0' && *p <= '9') || v < 1 || v > 10000 || n == RAID_HAR_MAX_LAGS || (n && v <= tmp[n - 1])) {
             ok = 0;
             break;
         }
