@@ -848,6 +848,19 @@ static void test_lib_arrays(void **state)
     assert_int_equal(raid_har_lags_parse("1,5,22", lags, &nl), RAID_OK);
     assert_true(nl == 3 && lags[2] == 22);
     assert_int_equal(raid_har_lags_parse("1,5,", lags, &nl), RAID_EINVAL);
+    /* digits only, as the header says (a tester found spaces and signs accepted) */
+    static const char *const badlags[] = {"1, 5", "1,+5", "1,\t5", " 1,5", "1,5 ", "+1,5", "1,-5"};
+    for (size_t i = 0; i < sizeof badlags / sizeof badlags[0]; i++)
+        if (raid_har_lags_parse(badlags[i], lags, &nl) != RAID_EINVAL)
+            fail_msg("lags '%s' accepted", badlags[i]);
+    assert_int_equal(raid_har_lags_parse("1,0005", lags, &nl), RAID_OK);
+    assert_true(nl == 2 && lags[1] == 5);
+    static const char *const badwin[] = {"rolling: 40", "rolling:+40", "rolling:40 ", "expanding:-0", "rolling:"};
+    for (size_t i = 0; i < sizeof badwin / sizeof badwin[0]; i++)
+        if (raid_har_window_parse(badwin[i], &wk, &wn) != RAID_EINVAL)
+            fail_msg("window '%s' accepted", badwin[i]);
+    assert_int_equal(raid_har_window_parse("rolling:040", &wk, &wn), RAID_OK);
+    assert_true(wk == RAID_HAR_ROLLING && wn == 40);
     raid_har_spec_destroy(sp);
     raid_har_input_destroy(in);
     raid_ctx_destroy(ctx);

@@ -81,7 +81,7 @@ raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t 
         char *end;
         errno = 0;
         v = strtoll(c + 1, &end, 10);
-        if (errno || *end || end == c + 1 || v < 0 || v > INT32_MAX)
+        if (errno || *end || c[1] < '0' || c[1] > '9' || v < 0 || v > INT32_MAX) /* digits only */
             v = -1;
     }
     if (k == RAID_HAR_FULL || v < 0)
@@ -97,6 +97,10 @@ raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags)
     const char *p = s ? s : "";
     int ok = s && lags && nlags;
     while (ok && *p) {
+        if (*p < '0' || *p > '9') { /* strtol would skip spaces and take a sign */
+            ok = 0;
+            break;
+        }
         char *end;
         errno = 0;
         const long v = strtol(p, &end, 10);
