@@ -190,6 +190,7 @@ void realized_fused(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, R
         }
         RAID_BARRIER();
     }
-    if (lid < NACC)
-        part[(size_t)g * NACC + lid] = RAID_FLOAT2(lh[lid][0], ll[lid][0]);
+    /* Every slot is written whatever the width (a group narrower than NACC writes several). */
+    for (uint k = lid; k < NACC; k += RAID_WG)
+        part[(size_t)g * NACC + k] = RAID_FLOAT2(lh[k][0], ll[k][0]);
 }

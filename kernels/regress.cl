@@ -94,8 +94,9 @@ void reg_stats(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, RAID_G
             }
             RAID_BARRIER();
         }
-        if (lid < GROUP && a0 + (int)lid < NA)
-            part[(size_t)g * NA + a0 + lid] = RAID_FLOAT2(lh[lid][0], ll[lid][0]);
+        /* Every slot is written whatever the width (a group narrower than GROUP writes several). */
+        for (uint j = lid; j < GROUP && a0 + (int)j < NA; j += RAID_WG)
+            part[(size_t)g * NA + a0 + j] = RAID_FLOAT2(lh[j][0], ll[j][0]);
         RAID_BARRIER();
     }
 }

@@ -264,6 +264,15 @@ static void test_har(void **state)
     FAILS(raid_har_spec_check(sp), RAID_EINVAL, "model harq takes transform none only");
     raid_har_input *in = NULL;
     assert_int_equal(raid_har_input_create(&in), RAID_OK);
+    const int32_t ymd = 20200230;
+    const double rv = 1e-4;
+    FAILS(raid_har_input_add(in, "B\xff", 0, NULL, NULL, NULL, NULL, NULL, NULL), RAID_EINVAL,
+          "raid_har_input_add: symbol is not valid UTF-8 (byte 2 is 0xFF)");
+    FAILS(raid_har_input_add_ymd(in, "B", 1, &ymd, &rv, NULL, NULL, NULL, NULL), RAID_EINVAL,
+          "B: date 0: 20200230 is not a date yyyymmdd");
+    raid_har_input *in2 = (raid_har_input *)1;
+    FAILS(raid_har_read_csv("x.csv", NULL, 0, (raid_har_model)77, &in2), RAID_EINVAL, "raid_har_read_csv: bad model 77");
+    assert_null(in2);
     raid_ctx *cpu = t_open_ctx("cpu");
     raid_har_result *res = NULL;
     /* raid_har_fit: the spec's message on the context */

@@ -963,9 +963,230 @@ static void test_lib_arrays(void **state)
     assert_int_equal(raid_har_lags_parse("1,5,22", lags, &nl), RAID_OK);
     assert_true(nl == 3 && lags[2] == 22);
     assert_int_equal(raid_har_lags_parse("1,5,", lags, &nl), RAID_EINVAL);
+    /* digits only, as the header says (a tester found spaces and signs accepted) */
+    static const char *const badlags[] = {"1, 5", "1,+5", "1,\t5", " 1,5", "1,5 ", "+1,5", "1,-5"};
+    for (size_t i = 0; i < sizeof badlags / sizeof badlags[0]; i++)
+        if (raid_har_lags_parse(badlags[i], lags, &nl) != RAID_EINVAL)
+            fail_msg("lags '%s' accepted", badlags[i]);
+    assert_int_equal(raid_har_lags_parse("1,0005", lags, &nl), RAID_OK);
+    assert_true(nl == 2 && lags[1] == 5);
+    static const char *const badwin[] = {"rolling: 40", "rolling:+40", "rolling:40 ", "expanding:-0", "rolling:"};
+    for (size_t i = 0; i < sizeof badwin / sizeof badwin[0]; i++)
+        if (raid_har_window_parse(badwin[i], &wk, &wn) != RAID_EINVAL)
+            fail_msg("window '%s' accepted", badwin[i]);
+    assert_int_equal(raid_har_window_parse("rolling:040", &wk, &wn), RAID_OK);
+    assert_true(wk == RAID_HAR_ROLLING && wn == 40);
     raid_har_spec_destroy(sp);
     raid_har_input_destroy(in);
     raid_ctx_destroy(ctx);
+}
+
+/* Found by a tester: the input from arrays and from a CSV checks what the header promises. A symbol with no
+ * days may pass NULL arrays; a name that is not UTF-8, an empty date and a date not in the calendar are
+ * refused; an input without symbols fits to an empty result (the header's "the call succeeds even when
+ * no symbol is estimated"); a model out of range is refused by the reader; the spec's getters take NULL;
+ * a jump_p outside [0, 1] is refused where har-cj reads it (CSV: FILE:LINE:COL, so --jump-p-col naming a
+ * z statistic fails instead of fitting; arrays: the symbol's status, naming the row). */
+static void test_lib_input_checks(void **state)
+{
+    (void)state;
+    raid_har_input *in;
+    assert_int_equal(raid_har_input_create(&in), RAID_OK);
+    assert_int_equal(raid_har_input_add(in, "B", 0, NULL, NULL, NULL, NULL, NULL, NULL), RAID_OK);
+    assert_int_equal(raid_har_input_add(in, "B\xff", 0, NULL, NULL, NULL, NULL, NULL, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "not valid UTF-8"));
+    assert_int_equal(raid_har_input_add(in, "\xc3\xa9t\xc3\xa9", 0, NULL, NULL, NULL, NULL, NULL, NULL), RAID_OK);
+    const char *d2[2] = {"2020-01-02", ""};
+    const double rv2[2] = {1e-4, 2e-4};
+    assert_int_equal(raid_har_input_add(in, "E", 2, d2, rv2, NULL, NULL, NULL, NULL), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "raid_har_input_add: E: row 2: date is empty");
+    /* calendar dates (proleptic Gregorian) */
+    const int32_t ok[] = {20200229, 20000229, 20211231, 99991231, 10101};
+    const int32_t bad[] = {20200230, 20190229, 19000229, 20210431, 20211232, 20210000, 100000101, -20200101};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "ok%zu", i);
+        if (raid_har_input_add_ymd(in, nm, 1, &ok[i], rv2, NULL, NULL, NULL, NULL) != RAID_OK)
+            fail_msg("%d: %s", ok[i], raid_errmsg());
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (raid_har_input_add_ymd(in, "bad", 1, &bad[i], rv2, NULL, NULL, NULL, NULL) != RAID_EINVAL)
+            fail_msg("%d accepted", bad[i]);
+        assert_non_null(strstr(raid_errmsg(), "is not a date yyyymmdd"));
+    }
+    assert_int_equal(raid_har_input_nsymbols(in), 2 + sizeof ok / sizeof ok[0]);
+    raid_har_input_destroy(in);
+
+    /* an input without symbols: an empty result */
+    raid_har_spec *sp;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    raid_ctx *ctx = t_open_ctx("cpu");
+    raid_har_result *res = NULL;
+    assert_int_equal(raid_har_input_create(&in), RAID_OK);
+    for (int w = 0; w < 2; w++) {
+        if (w)
+            assert_int_equal(raid_har_spec_set_window(sp, RAID_HAR_ROLLING, 100), RAID_OK);
+        if (raid_har_fit(ctx, sp, in, &res) != RAID_OK)
+            fail_msg("empty input: %s", raid_ctx_errmsg(ctx));
+        assert_int_equal(raid_har_result_nsymbols(res), 0);
+        assert_int_equal(raid_har_result_nestimated(res), 0);
+        assert_int_equal(raid_har_result_nrows(res), 0);
+        assert_int_equal(raid_har_result_nforecasts(res), 0);
+        raid_har_result_destroy(res);
+    }
+    raid_har_input_destroy(in);
+    assert_int_equal(raid_har_spec_set_window(sp, RAID_HAR_FULL, 0), RAID_OK);
+
+    /* the reader refuses a model out of range */
+    const char *csv = t_tmppath("checks.csv");
+    assert_int_equal(t_write_file(csv, "date,rv\n2020-01-02,1e-4\n"), 0);
+    in = (raid_har_input *)1;
+    assert_int_equal(raid_har_read_csv(csv, NULL, 0, (raid_har_model)77, &in), RAID_EINVAL);
+    assert_null(in);
+    assert_string_equal(raid_errmsg(), "raid_har_read_csv: bad model 77");
+    assert_int_equal(raid_har_read_csv(csv, NULL, 0, (raid_har_model)-1, &in), RAID_EINVAL);
+
+    /* NULL-tolerant getters */
+    assert_int_equal(raid_har_spec_k(NULL), 0);
+    assert_int_equal(raid_har_spec_lags(NULL, NULL), 0);
+    assert_int_equal(raid_har_spec_horizon(NULL), 0);
+    assert_int_equal(raid_har_spec_nw_lag(NULL), 0);
+    assert_int_equal(raid_har_spec_window_n(NULL), 0);
+    assert_true(isnan(raid_har_spec_alpha(NULL)));
+    assert_string_equal(raid_har_model_name(raid_har_spec_model(NULL)), "?");
+    assert_string_equal(raid_har_transform_name(raid_har_spec_transform(NULL)), "?");
+    assert_string_equal(raid_har_se_name(raid_har_spec_se(NULL)), "?");
+    assert_int_equal((int)raid_har_spec_window(NULL), -1);
+    assert_null(raid_har_spec_coef_name(NULL, 0));
+    assert_int_equal(raid_har_input_nsymbols(NULL), 0);
+
+    /* jump_p out of [0, 1] from arrays: har-cj reports the symbol with its row; har does not read it */
+    enum { N = 60 };
+    static char dbuf[N][16];
+    const char *dates[N];
+    double rv[N], bpv[N], jp[N];
+    for (int d = 0; d < N; d++) {
+        snprintf(dbuf[d], sizeof dbuf[d], "2021-%02d-%02d", 1 + d / 28, 1 + d % 28);
+        dates[d] = dbuf[d];
+        rv[d] = 1e-4 * (1.0 + 0.3 * ((d * 37) % 11) / 10.0 + 0.05 * ((d * d * 13) % 17) / 17.0);
+        bpv[d] = 0.9 * rv[d];
+        jp[d] = d % 7 ? 0.5 : 0.01;
+    }
+    jp[11] = NAN; /* missing: allowed */
+    assert_int_equal(raid_har_input_create(&in), RAID_OK);
+    assert_int_equal(raid_har_input_add(in, "P", N, dates, rv, bpv, NULL, jp, NULL), RAID_OK);
+    jp[12] = 1.0, jp[13] = 0.0;
+    assert_int_equal(raid_har_input_add(in, "Q", N, dates, rv, bpv, NULL, jp, NULL), RAID_OK);
+    jp[40] = 2.31; /* a z statistic */
+    assert_int_equal(raid_har_input_add(in, "Z", N, dates, rv, bpv, NULL, jp, NULL), RAID_OK);
+    jp[40] = -1e-9;
+    assert_int_equal(raid_har_input_add(in, "M", N, dates, rv, bpv, NULL, jp, NULL), RAID_OK);
+    assert_int_equal(raid_har_spec_set_model(sp, RAID_HAR_CJ), RAID_OK);
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_OK);
+    assert_int_equal(raid_har_result_status(res, 0), RAID_OK);
+    assert_int_equal(raid_har_result_status(res, 1), RAID_OK);
+    assert_int_equal(raid_har_result_status(res, 2), RAID_EINVAL);
+    assert_int_equal(raid_har_result_status(res, 3), RAID_EINVAL);
+    assert_int_equal(raid_har_result_nestimated(res), 2);
+    for (size_t i = 0; i < raid_har_result_nmessages(res); i++)
+        printf("# %s\n", raid_har_result_message(res, i));
+    assert_int_equal(raid_har_result_nmessages(res), 4); /* P and Q: the rows that touch day 12 */
+    assert_non_null(strstr(raid_har_result_message(res, 0), "P: "));
+    assert_non_null(strstr(raid_har_result_message(res, 1), "Q: "));
+    assert_string_equal(raid_har_result_message(res, 2), "Z: jump_p 2.3100000000000001 on row 41 (date "
+                                                         "'2021-02-13') is not a p-value (expected a number in "
+                                                         "[0, 1], or NAN for none); symbol skipped");
+    assert_non_null(strstr(raid_har_result_message(res, 3), "M: jump_p -1.0000000000000001e-09 on row 41"));
+    raid_har_result_destroy(res);
+    assert_int_equal(raid_har_spec_set_model(sp, RAID_HAR_RV), RAID_OK);
+    assert_int_equal(raid_har_fit(ctx, sp, in, &res), RAID_OK);
+    assert_int_equal(raid_har_result_nestimated(res), 4);
+    raid_har_result_destroy(res);
+    raid_har_input_destroy(in);
+
+    /* the same from a CSV: FILE:LINE:COL, for har-cj only; an empty jump_p is missing */
+    char text[8192] = "symbol,date,rv,bpv,jump_z\n";
+    size_t len = strlen(text);
+    for (int d = 0; d < N; d++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "A,%s,%.17g,%.17g,%s\n", dates[d], rv[d], bpv[d],
+                                d == 5 ? "" : d == 40 ? "2.31" : d % 7 ? "0.5" : "0.01");
+    assert_int_equal(t_write_file(csv, text), 0);
+    const char *names[6] = {NULL, NULL, NULL, NULL, NULL, "jump_z"};
+    assert_int_equal(raid_har_read_csv(csv, names, 0, RAID_HAR_CJ, &in), RAID_EPARSE);
+    char want[1024];
+    snprintf(want, sizeof want, "%s:42:5: jump_z '2.31' is not a p-value (expected a number in [0, 1], or empty "
+             "for none)", csv);
+    assert_string_equal(raid_errmsg(), want);
+    assert_int_equal(raid_har_read_csv(csv, names, 0, RAID_HAR_J, &in), RAID_OK);
+    raid_har_input_destroy(in);
+    char *out, *err;
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --model har-cj --jump-p-col jump_z", csv), 2);
+    if (!strstr(err, want))
+        fail_msg("expected '%s' in: %s", want, err);
+    free(out);
+    free(err);
+    /* an empty date (it used to sort first): line 3, column 2 */
+    char *l3 = strstr(text, "\nA,") + 1;
+    l3 = strstr(l3, "\nA,") + 3;
+    memmove(l3, l3 + 10, strlen(l3 + 10) + 1);
+    assert_int_equal(t_write_file(csv, text), 0);
+    assert_int_equal(raid_har_read_csv(csv, NULL, 0, RAID_HAR_RV, &in), RAID_EPARSE);
+    snprintf(want, sizeof want, "%s:3:2: empty date (every row needs one)", csv);
+    assert_string_equal(raid_errmsg(), want);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu", csv), 2);
+    if (!strstr(err, want))
+        fail_msg("expected '%s' in: %s", want, err);
+    free(out);
+    free(err);
+    raid_har_spec_destroy(sp);
+    raid_ctx_destroy(ctx);
+}
+
+/* Found by a tester: at work-group widths 1, 2 and 4 (which raid_ctx_set_chunk accepts) the regression
+ * kernel left partials unwritten and raid_har_fit said "X'X is singular" or "row 0 is not finite". The fit
+ * on the device at narrow widths (full sample and rolling windows, har-cj, Newey-West) agrees with the cpu
+ * to 1e-10 (the bound of test_cli_devices_windows). */
+static void test_lib_narrow_widths(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_har_input *in;
+    assert_int_equal(raid_har_read_csv(write_panel(), NULL, 0, RAID_HAR_CJ, &in), RAID_OK);
+    raid_har_spec *sp;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    assert_int_equal(raid_har_spec_set_model(sp, RAID_HAR_CJ), RAID_OK);
+    raid_ctx *cpu = t_open_ctx("cpu"), *dev = t_open_ctx(t_device());
+    const size_t widths[] = {1, 2, 4, 8};
+    for (int w = 0; w < 2; w++) {
+        if (w)
+            assert_int_equal(raid_har_spec_set_window(sp, RAID_HAR_ROLLING, 120), RAID_OK);
+        raid_har_result *rc, *rd;
+        assert_int_equal(raid_har_fit(cpu, sp, in, &rc), RAID_OK);
+        const size_t nr = raid_har_result_nrows(rc), k = (size_t)raid_har_result_k(rc);
+        assert_true(nr >= (w ? 100u : 1u));
+        for (size_t iw = 0; iw < 4; iw++)
+            for (size_t run = 1; run <= 8; run *= 8) {
+                assert_int_equal(raid_ctx_set_chunk(dev, widths[iw] * run, widths[iw]), RAID_OK);
+                if (raid_har_fit(dev, sp, in, &rd) != RAID_OK)
+                    fail_msg("wg %zu: %s", widths[iw], raid_ctx_errmsg(dev));
+                assert_int_equal(raid_har_result_nrows(rd), nr);
+                assert_int_equal(raid_har_result_nestimated(rd), raid_har_result_nestimated(rc));
+                const double *a[2] = {raid_har_result_beta(rc), raid_har_result_se(rc)},
+                             *b[2] = {raid_har_result_beta(rd), raid_har_result_se(rd)};
+                for (int q = 0; q < 2; q++)
+                    for (size_t i = 0; i < nr * k; i++)
+                        if (!(fabs(a[q][i] - b[q][i]) <= 1e-10 * fabs(a[q][i])))
+                            fail_msg("%s, wg %zu chunk %zu: %s[%zu] cpu %.17g device %.17g", w ? "rolling" : "full",
+                                     widths[iw], widths[iw] * run, q ? "se" : "beta", i, a[q][i], b[q][i]);
+                raid_har_result_destroy(rd);
+            }
+        raid_har_result_destroy(rc);
+    }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+    raid_har_spec_destroy(sp);
+    raid_har_input_destroy(in);
 }
 
 static void test_cli_devices_windows(void **state)
@@ -1053,6 +1274,8 @@ int main(void)
         cmocka_unit_test(test_cli_robust_range),
         cmocka_unit_test(test_lib_equals_cli),
         cmocka_unit_test(test_lib_arrays),
+        cmocka_unit_test(test_lib_input_checks),
+        cmocka_unit_test(test_lib_narrow_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

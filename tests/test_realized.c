@@ -418,6 +418,46 @@ static void test_device_determinism(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* Found by a tester: with a work-group narrower than the six partials (width 1, 2 or 4, which
+ * raid_ctx_set_chunk accepts) only work-items lid < 6 wrote them, so the others were whatever the pooled
+ * buffer held: wrong values with status OK, varying from run to run, and after a switch f32 -> df the
+ * previous policy's partials (e.g. chunk 16, width 4 on 1e-3 sin(0.7 i): tpq 5.4e-07 vs 4.3e-06). Every
+ * width from 1 to 8 and chunk lengths from one return per work-item to 64, against float64 in both
+ * policies on one context (check_device runs f32 then df), and bitwise the same on a second run. */
+static void test_device_narrow_widths(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    const int64_t lens[] = {4000, 0, 1, 2, 3, 5, 17, 63, 64, 65, 1000, 2049};
+    const size_t ns = sizeof lens / sizeof lens[0];
+    int64_t off[16] = {0};
+    for (size_t i = 0; i < ns; i++)
+        off[i + 1] = off[i] + lens[i];
+    const size_t n = (size_t)off[ns];
+    double *r = gaussian_returns(n, 2e-3);
+    for (int i = 0; i < 4000; i++)
+        r[i] = 1e-3 * sin(0.7 * i); /* the tester's series */
+    raid_realized a[16], b[16];
+    const size_t widths[] = {1, 2, 4, 8}, runs[] = {1, 3, 16, 64};
+    for (size_t iw = 0; iw < 4; iw++)
+        for (size_t ir = 0; ir < 4; ir++) {
+            const size_t w = widths[iw], chunk = w * runs[ir];
+            char what[64];
+            snprintf(what, sizeof what, "chunk %zu wg %zu", chunk, w);
+            if (raid_ctx_set_chunk(dev, chunk, w) != RAID_OK)
+                fail_msg("%s: %s", what, raid_ctx_errmsg(dev));
+            check_device(dev, cpu, r, off, ns, what); /* ends in df */
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+            assert_memory_equal(a, b, ns * sizeof *a);
+        }
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 /* The fusion ablation (benchmark only): each measure group's kernel gives the fused kernel's accumulators
  * of that group bit for bit, and sends no more segments to the host than the fused kernel (the underflow
  * guard looks only at the accumulators the kernel computes; it used to see the others' zeros and redo every
@@ -464,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_device_underflow_guard),
         cmocka_unit_test(test_device_determinism),
         cmocka_unit_test(test_device_ablation_parts),
+        cmocka_unit_test(test_device_narrow_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

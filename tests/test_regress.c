@@ -184,6 +184,56 @@ static void test_device_panel(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* The largest difference between device (d) and host (h) meats of the problems of D, entry by entry
+ * relative to the scale given above test_device_meat. */
+static double meat_worst(const design *D, const double *beta, int L, const double *h, const double *d)
+{
+    const int k = D->k;
+    const size_t nc = (size_t)(L + 1) * k * k;
+    /* the centres: column means over all rows (here one group: fewer than 2^26 rows) */
+    long double cs[9] = {0};
+    const int64_t nall = D->off[D->nreg];
+    for (int64_t t = 0; t < nall; t++) {
+        for (int j = 0; j < k; j++)
+            cs[j] += D->X[t * k + j];
+        cs[k] += D->y[t];
+    }
+    double cen[9];
+    for (int j = 0; j <= k; j++)
+        cen[j] = (double)(cs[j] / (long double)nall);
+    double worst = 0;
+    for (size_t g = 0; g < D->nreg; g++) {
+        const int64_t a = D->off[g], b = D->off[g + 1];
+        for (int l = 0; l <= L; l++)
+            for (int pp = 0; pp < k; pp++)
+                for (int q = 0; q < k; q++) {
+                    long double sc = 0;
+                    long double ag = -(long double)cen[k]; /* a = sum c_j beta_j - c_y */
+                    for (int j = 0; j < k; j++)
+                        ag += (long double)cen[j] * beta[g * k + j];
+                    for (int64_t t = a + l; t < b; t++) {
+                        long double ut = D->y[t], us = D->y[t - l];
+                        long double at = fabs(D->y[t] - cen[k]) + fabsl(ag),
+                                    as = fabs(D->y[t - l] - cen[k]) + fabsl(ag);
+                        for (int j = 0; j < k; j++) {
+                            ut -= (long double)D->X[t * k + j] * beta[g * k + j];
+                            us -= (long double)D->X[(t - l) * k + j] * beta[g * k + j];
+                            at += fabsl((long double)(D->X[t * k + j] - cen[j]) * beta[g * k + j]);
+                            as += fabsl((long double)(D->X[(t - l) * k + j] - cen[j]) * beta[g * k + j]);
+                        }
+                        sc += (fabsl(ut) + at) * (fabs(D->X[t * k + pp] - cen[pp]) + fabs(cen[pp])) *
+                              (fabsl(us) + as) * (fabs(D->X[(t - l) * k + q] - cen[q]) + fabs(cen[q]));
+                    }
+                    const size_t at = g * nc + ((size_t)l * k + pp) * k + q;
+                    const double e = sc > 0 ? (double)(fabsl((long double)d[at] - h[at]) / sc)
+                                            : (d[at] == h[at] ? 0 : INFINITY);
+                    if (e > worst)
+                        worst = e;
+                }
+    }
+    return worst;
+}
+
 /* The residual cross-products (White, Newey-West) on the device against the float64 host path, entry by
  * entry relative to sum_t w_t[p] w_{t-l}[q], w_t[p] = (|e_t| + |y_t - c_y| + sum_j |(x_t[j] - c_j) beta_j|
  * + |a|) (|x_t[p] - c_p| + |c_p|), c the column means of the rows, a = sum_j c_j beta_j - c_y (the device
@@ -212,47 +262,7 @@ static void test_device_meat(void **state)
                 if (raid_reg_meat_compute(dev, D.X, D.y, k, D.off, D.nreg, beta, L, d) != RAID_OK)
                     fail_msg("%s", raid_ctx_errmsg(dev));
                 const double tol = p ? 2e-11 : 4.0 * 0x1p-24 * (1.0 + 2.0 * 0x1p-24) + 2e-11;
-                /* the centres: column means over all rows (here one group: fewer than 2^26 rows) */
-                long double cs[9] = {0};
-                const int64_t nall = D.off[D.nreg];
-                for (int64_t t = 0; t < nall; t++) {
-                    for (int j = 0; j < k; j++)
-                        cs[j] += D.X[t * k + j];
-                    cs[k] += D.y[t];
-                }
-                double cen[9];
-                for (int j = 0; j <= k; j++)
-                    cen[j] = (double)(cs[j] / (long double)nall);
-                double worst = 0;
-                for (size_t g = 0; g < D.nreg; g++) {
-                    const int64_t a = D.off[g], b = D.off[g + 1];
-                    for (int l = 0; l <= L; l++)
-                        for (int pp = 0; pp < k; pp++)
-                            for (int q = 0; q < k; q++) {
-                                long double sc = 0;
-                                long double ag = -(long double)cen[k]; /* a = sum c_j beta_j - c_y */
-                                for (int j = 0; j < k; j++)
-                                    ag += (long double)cen[j] * beta[g * k + j];
-                                for (int64_t t = a + l; t < b; t++) {
-                                    long double ut = D.y[t], us = D.y[t - l];
-                                    long double at = fabs(D.y[t] - cen[k]) + fabsl(ag),
-                                                as = fabs(D.y[t - l] - cen[k]) + fabsl(ag);
-                                    for (int j = 0; j < k; j++) {
-                                        ut -= (long double)D.X[t * k + j] * beta[g * k + j];
-                                        us -= (long double)D.X[(t - l) * k + j] * beta[g * k + j];
-                                        at += fabsl((long double)(D.X[t * k + j] - cen[j]) * beta[g * k + j]);
-                                        as += fabsl((long double)(D.X[(t - l) * k + j] - cen[j]) * beta[g * k + j]);
-                                    }
-                                    sc += (fabsl(ut) + at) * (fabs(D.X[t * k + pp] - cen[pp]) + fabs(cen[pp])) *
-                                          (fabsl(us) + as) * (fabs(D.X[(t - l) * k + q] - cen[q]) + fabs(cen[q]));
-                                }
-                                const size_t at = g * nc + ((size_t)l * k + pp) * k + q;
-                                const double e = sc > 0 ? (double)(fabsl((long double)d[at] - h[at]) / sc)
-                                                        : (d[at] == h[at] ? 0 : INFINITY);
-                                if (e > worst)
-                                    worst = e;
-                            }
-                }
+                const double worst = meat_worst(&D, beta, L, h, d);
                 printf("# meat k=%d L=%3d %s: max scaled difference from the host %.3e (bound %.1e)\n", k, L,
                        p ? "df " : "f32", worst, tol);
                 if (!(worst <= tol))
@@ -264,6 +274,73 @@ static void test_device_meat(void **state)
         free(beta);
         free_design(&D);
     }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+/* Found by a tester: with a work-group narrower than GROUP (8) the regression kernel wrote only the
+ * partials of work-items lid < width (width 4: "X'X is singular" in raid_har_fit, width 1: "row 0 is not
+ * finite"). The statistics at widths 1, 2, 4, 8 and chunks of 1 to 64 rows per work-item, in both policies
+ * switched on one context, within the bounds of float64; and the meat at the same widths within the bound
+ * of test_device_meat and bitwise equal to the default width (each combination's rows are summed in order
+ * by one work-item, whatever the width). */
+static void test_device_narrow_widths(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    const size_t widths[] = {1, 2, 4, 8}, runs[] = {1, 5, 64};
+    const int ks[] = {1, 4, 8};
+    for (size_t ik = 0; ik < 3; ik++) {
+        design D = make_design(ks[ik], 12, 700, MU, SD);
+        for (size_t iw = 0; iw < 4; iw++)
+            for (size_t ir = 0; ir < 3; ir++) {
+                const size_t w = widths[iw], chunk = w * runs[ir];
+                assert_int_equal(raid_ctx_set_chunk(dev, chunk, w), RAID_OK);
+                for (int p = 0; p < 2; p++) {
+                    raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+                    char what[96];
+                    snprintf(what, sizeof what, "device %s k=%d chunk %zu wg %zu", p ? "df" : "f32", ks[ik], chunk, w);
+                    check(dev, &D, p ? BOUND_DF : BOUND_F32, what);
+                }
+            }
+        free_design(&D);
+    }
+    /* the meat: problems across chunks of 1,024 rows, lags 0 and 3 */
+    design D = make_design(4, 6, 2500, MU, SD);
+    const int k = D.k;
+    double *beta = malloc(D.nreg * k * sizeof *beta);
+    for (size_t i = 0; i < D.nreg * (size_t)k; i++)
+        beta[i] = 0.3 * gauss();
+    for (int L = 0; L <= 3; L += 3) {
+        const size_t nc = (size_t)(L + 1) * k * k;
+        double *h = malloc(D.nreg * nc * sizeof *h), *d = malloc(D.nreg * nc * sizeof *d),
+               *d0 = malloc(D.nreg * nc * sizeof *d0);
+        assert_int_equal(raid_reg_meat_compute(cpu, D.X, D.y, k, D.off, D.nreg, beta, L, h), RAID_OK);
+        for (int p = 0; p < 2; p++) {
+            raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+            const double tol = p ? 2e-11 : 4.0 * 0x1p-24 * (1.0 + 2.0 * 0x1p-24) + 2e-11;
+            assert_int_equal(raid_ctx_set_chunk(dev, 4096, 256), RAID_OK);
+            assert_int_equal(raid_reg_meat_compute(dev, D.X, D.y, k, D.off, D.nreg, beta, L, d0), RAID_OK);
+            for (size_t iw = 0; iw < 4; iw++) {
+                assert_int_equal(raid_ctx_set_chunk(dev, widths[iw], widths[iw]), RAID_OK);
+                if (raid_reg_meat_compute(dev, D.X, D.y, k, D.off, D.nreg, beta, L, d) != RAID_OK)
+                    fail_msg("%s", raid_ctx_errmsg(dev));
+                const double worst = meat_worst(&D, beta, L, h, d);
+                printf("# meat k=%d L=%d %s wg %zu: max scaled difference from the host %.3e (bound %.1e)\n", k, L,
+                       p ? "df " : "f32", widths[iw], worst, tol);
+                if (!(worst <= tol))
+                    fail_msg("meat L=%d wg %zu: %.3e > %.3e", L, widths[iw], worst, tol);
+                assert_memory_equal(d, d0, D.nreg * nc * sizeof *d);
+            }
+        }
+        free(h);
+        free(d);
+        free(d0);
+    }
+    free(beta);
+    free_design(&D);
     raid_ctx_destroy(dev);
     raid_ctx_destroy(cpu);
 }
@@ -734,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_device),
         cmocka_unit_test(test_device_panel),
         cmocka_unit_test(test_device_meat),
+        cmocka_unit_test(test_device_narrow_widths),
         cmocka_unit_test(test_meat_ranges),
         cmocka_unit_test(test_meat_large_levels),
         cmocka_unit_test(test_meat_level_se),

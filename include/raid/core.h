@@ -114,8 +114,9 @@ RAID_API raid_precision raid_ctx_precision(const raid_ctx *ctx);
 
 /** Chunk plan policy: chunk_len returns per chunk (default 4096), reduced by one work-group of
  *  wg_width work-items (default 256). chunk_len must be a positive multiple of wg_width, wg_width a
- *  power of two in [1, 1024] and at most the device's work-group limit. Device results are bitwise
- *  reproducible for a given (chunk_len, wg_width). Errors: RAID_EINVAL (raid_ctx_errmsg; ctx NULL:
+ *  power of two in [1, 1024] and at most the device's work-group limit. Every accepted pair gives results
+ *  within the same documented bounds; device results are bitwise reproducible for a given
+ *  (chunk_len, wg_width). Errors: RAID_EINVAL (raid_ctx_errmsg; ctx NULL:
  *  raid_errmsg() only). */
 RAID_API raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width);
 RAID_API void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);

@@ -116,6 +116,8 @@ RAID_API raid_status raid_har_spec_set_window(raid_har_spec *spec, raid_har_wind
 /** Jump significance of har-cj: a day's jump counts when jump_p < alpha, alpha in (0, 1). */
 RAID_API raid_status raid_har_spec_set_alpha(raid_har_spec *spec, double alpha);
 
+/* Getters. A NULL spec gives: -1 as the enum (model, transform, se, window; their _name functions say
+ * "?"), 0 (lags, horizon, nw_lag, window_n, k), NAN (alpha), NULL (coef_name). */
 RAID_API raid_har_model raid_har_spec_model(const raid_har_spec *spec);
 /** The lags: writes up to RAID_HAR_MAX_LAGS values to lags (if not NULL) and returns their number. */
 RAID_API int raid_har_spec_lags(const raid_har_spec *spec, int *lags);
@@ -162,17 +164,20 @@ RAID_API void raid_har_input_destroy(raid_har_input *in);
  *  given in window_end and forecast dates; compared as strings to check that they increase, so use
  *  ISO 8601 "YYYY-MM-DD" or "YYYYMMDD"); rv realized variance (squared return units, e.g. daily
  *  log-return variance); bpv bipower variation, rq realized quarticity (fourth power units), jump_p the
- *  p-value of a jump test: each may be NULL when absent (the models that need one report the symbol).
+ *  p-value of a jump test, in [0, 1] (har-cj reports a symbol with a value outside it): each may be NULL
+ *  when absent (the models that need one report the symbol). With n = 0 every array may be NULL.
  *  NAN marks a missing value. lines (NULL: none) the source line of each day, used in messages with the
  *  path of raid_har_input_set_source. A symbol named like an earlier one is an error.
- *  Errors: RAID_EINVAL (NULL name, dates or rv with n > 0; a repeated name), RAID_ENOMEM (raid_errmsg). */
+ *  Errors: RAID_EINVAL (NULL name, dates or rv with n > 0; a name that is not UTF-8, RFC 3629; a NULL or
+ *  empty date; a repeated name), RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, const char *const *dates,
                                         const double *rv, const double *bpv, const double *rq,
                                         const double *jump_p, const int64_t *lines);
 
 /** raid_har_input_add with dates as integers yyyymmdd (e.g. 20140102, as numpy int32 arrays carry them),
  *  kept as the strings "YYYY-MM-DD" (so written as raid realized writes dates). Errors: those of
- *  raid_har_input_add, and RAID_EINVAL for a date whose year is not 1..9999, month 1..12 or day 1..31. */
+ *  raid_har_input_add, and RAID_EINVAL for a date whose year is not 1..9999, month 1..12 or day a day of
+ *  that month (proleptic Gregorian calendar, ISO 8601: 20200229 is a date, 20190229 and 20200230 not). */
 RAID_API raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t n, const int32_t *yyyymmdd,
                                             const double *rv, const double *bpv, const double *rq,
                                             const double *jump_p, const int64_t *lines);
@@ -194,11 +199,12 @@ RAID_API size_t raid_har_input_nsymbols(const raid_har_input *in);
  *  (model: the columns it reads may not be named twice; one column may not be two of symbol, date and
  *  rv; bpv, rq or jump_p named like one of those is absent). Read by RAID's one table reader (docs/
  *  input.md): a UTF-8 byte order mark is skipped, quoted fields (RFC 4180) and CR, LF or CRLF line ends
- *  are read, symbols must be UTF-8, numbers decimal only, an empty number field is NAN; dates are text.
- *  Errors (raid_errmsg, "FILE:LINE:COL: ..."): RAID_EIO (cannot open or read), RAID_EPARSE (a number
- *  that is not decimal, wrong field count, missing or duplicate column, one column for two roles, a
- *  symbol not UTF-8, a symbol's rows not contiguous, no data rows, NUL byte), RAID_ENOMEM. *out NULL on
- *  failure. */
+ *  are read, symbols must be UTF-8, numbers decimal only, an empty number field is NAN; dates are text,
+ *  not empty. Errors (raid_errmsg, "FILE:LINE:COL: ..."): RAID_EIO (cannot open or read), RAID_EPARSE (a
+ *  number that is not decimal, wrong field count, missing or duplicate column, one column for two roles,
+ *  a symbol not UTF-8, an empty date, a jump_p outside [0, 1] when model is har-cj, a symbol's rows not
+ *  contiguous, no data rows, NUL byte), RAID_EINVAL (NULL path or out, model out of range), RAID_ENOMEM.
+ *  *out NULL on failure. */
 RAID_API raid_status raid_har_read_csv(const char *path, const char *const *names, int symbol_required,
                                        raid_har_model model, raid_har_input **out);
 
@@ -217,8 +223,9 @@ RAID_API raid_status raid_har_read_csv(const char *path, const char *const *name
  *  rv up to t + h, "window_end") forecasts the mean rv of days t+h+1..t+2h by f^-1(x'b) at the next
  *  design row, when that row exists; losses per symbol: MSE and QLIKE (Patton 2011).
  *  A symbol that cannot be estimated (missing column, dates not increasing, too few rows, values out
- *  of range, singular design) is reported by its status and message and the others are still fitted:
- *  the call succeeds with *out set even when no symbol is estimated (raid_har_result_nestimated 0).
+ *  of range such as a jump_p outside [0, 1] for har-cj, singular design) is reported by its status and
+ *  message and the others are still fitted: the call succeeds with *out set even when no symbol is
+ *  estimated (raid_har_result_nestimated 0), also for an input without symbols (nsymbols 0).
  *  Errors (raid_ctx_errmsg): RAID_EINVAL (spec invalid, see raid_har_spec_check; NULL), RAID_ENOMEM and
  *  the device errors of the statistics; *out NULL then. */
 RAID_API raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_har_input *in,

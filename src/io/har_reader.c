@@ -86,9 +86,30 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
     return RAID_OK;
 }
 
+/* The value checks of row i of batch b: an empty date, or (pname, the jump_p column's name, not NULL: the
+ * model reads it) a jump_p outside [0, 1], is refused at its FILE:LINE:COL (raid_table_fail). */
+static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, const char *pname)
+{
+    size_t len;
+    raid_tcol_text(&b->col[C_DATE], i, &len);
+    if (!len)
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
+                               "empty date (every row needs one)");
+    const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
+    if (!isnan(p) && !(p >= 0 && p <= 1)) {
+        const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
+        return raid_table_fail(tb, b->col[C_RV + 3].line[i], raid_table_col(tb, C_RV + 3),
+                               "%s '%.*s' is not a p-value (expected a number in [0, 1], or empty for none)",
+                               pname, raid_table_show(len), pt);
+    }
+    return RAID_OK;
+}
+
 /* Append row i of batch b (date and values) to the current run. */
 static raid_status run_push(har_run *r, const raid_table *tb, const raid_tbatch *b, size_t i)
 {
+    size_t len;
+    const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
     if (r->n == r->cap) {
         const size_t cap = r->cap ? 2 * r->cap : 1024;
         int bad = grow((void **)&r->date_off, cap, sizeof *r->date_off) || grow((void **)&r->line, cap, sizeof *r->line);
@@ -98,8 +119,6 @@ static raid_status run_push(har_run *r, const raid_table *tb, const raid_tbatch 
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         r->cap = cap;
     }
-    size_t len;
-    const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
     if (r->text_len + len + 1 > r->text_cap) {
         size_t cap = r->text_cap ? r->text_cap : 1 << 16;
         while (cap < r->text_len + len + 1)
@@ -124,6 +143,8 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
     if (!out || !path)
         return raid_fail(NULL, RAID_EINVAL, "raid_har_read_csv: NULL argument");
     *out = NULL;
+    if ((unsigned)model > RAID_HAR_Q)
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_read_csv: bad model %d", (int)model);
     const char *nm[NCOL];
     for (int j = 0; j < NCOL; j++)
         nm[j] = names && names[j] ? names[j] : roles[j];
@@ -140,6 +161,8 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
             spec[j].flags |= RAID_T_OPTIONAL;
         if (j > C_RV)
             spec[j].flags |= RAID_T_OPTIONAL | RAID_T_YIELD | (used >> j & 1u ? 0u : RAID_T_DUP_FIRST);
+        if (j == C_RV + 3 && (used >> j & 1u))
+            spec[j].flags |= RAID_T_KEEP_TEXT; /* for the message of a jump_p out of range */
     }
     raid_table *tb = NULL;
     raid_status st = raid_table_open(&tb, path, spec, NCOL);
@@ -157,6 +180,7 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
     for (int j = 0; j < 4; j++)
         have[j] = raid_table_col(tb, (size_t)(C_RV + j)) != 0;
     const int has_sym = raid_table_col(tb, C_SYM) != 0;
+    const char *pname = have[3] && (used >> 5 & 1u) ? nm[5] : NULL; /* the model reads jump_p: in [0, 1] */
     if ((st = raid_har_input_create(&hi)) == RAID_OK &&
         (st = raid_har_input_set_source(hi, path, (int)raid_table_col(tb, C_DATE))) == RAID_OK)
         st = raid_har_input_set_names(hi, nm[2], nm[3], nm[4], nm[5]);
@@ -167,7 +191,10 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
     int done = 0;
     while (st == RAID_OK && !done) {
         const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
-        for (size_t i = 0; i < b.nrows && st == RAID_OK && !*again; i++, nrows++) {
+        size_t i = 0;
+        for (; i < b.nrows && st == RAID_OK && !*again; i++, nrows++) {
+            if ((st = row_check(tb, &b, i, pname)) != RAID_OK)
+                break;
             size_t slen = 0;
             const char *s = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
             if (!run.sym || strcmp(run.sym, s)) {
@@ -187,10 +214,17 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
             }
             st = run_push(&run, tb, &b, i);
         }
+        for (; i < b.nrows && st == RAID_OK && *again; i++) /* the batch's rows after the symbol seen again */
+            st = row_check(tb, &b, i, pname);
         if (st == RAID_OK && rs != RAID_OK)
             st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
         if (*again && st == RAID_OK) /* read on for a bad field further on, keeping no rows */
-            while (!done && (st = raid_table_read(tb, &b, TABLE_ROWS, &done)) == RAID_OK) {
+            while (!done && st == RAID_OK) {
+                const raid_status rs2 = raid_table_read(tb, &b, TABLE_ROWS, &done);
+                for (size_t i = 0; i < b.nrows && st == RAID_OK; i++)
+                    st = row_check(tb, &b, i, pname);
+                if (st == RAID_OK)
+                    st = rs2;
             }
     }
     if (st == RAID_OK && *again)

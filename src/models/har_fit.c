@@ -127,6 +127,16 @@ static raid_status har_prepare(har_job *J, size_t q)
             !I->v[1] ? in->colname[1] : in->colname[3]);
         return RAID_OK;
     }
+    for (size_t r = 0; sp->model == RAID_HAR_CJ && r < I->n; r++) {
+        const double p = I->v[3][r];
+        if (isnan(p) || (p >= 0 && p <= 1))
+            continue;
+        char where[64];
+        har_where(I, r, where, sizeof where);
+        MSG(RAID_EINVAL, "%s: %s %.17g on %s (date '%s') is not a p-value (expected a number in [0, 1], or NAN "
+            "for none); symbol skipped", nm, in->colname[3], p, where, I->dates[r]);
+        return RAID_OK;
+    }
     for (size_t r = 1; r < I->n; r++) {
         const int c = strcmp(I->dates[r - 1], I->dates[r]);
         if (c < 0)
@@ -500,8 +510,6 @@ raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_ha
     raid_status st = raid_har_spec_check(spec);
     if (st != RAID_OK) /* the thread's message onto the context */
         return raid_fail(ctx, st, "%s", raid_errmsg());
-    if (!in->nsym)
-        return raid_fail(ctx, RAID_EINVAL, "%s: no data rows", in->path ? in->path : "input");
     raid_har_result *res = calloc(1, sizeof *res);
     if (!res || har_result_init(res, spec, in) != RAID_OK) {
         raid_har_result_destroy(res);

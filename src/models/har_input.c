@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "models/har_internal.h"
 #include "core/internal.h"
+#include "io/tz.h"
+#include "io/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,12 +71,17 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
 {
     if (!in || !name || (n && (!dates || !rv)))
         return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: NULL argument");
+    const size_t nlen = strlen(name), bad = raid_utf8_invalid_at(name, nlen);
+    if (bad < nlen) /* as the CSV reader refuses it (table.c) */
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
+                         bad + 1, (unsigned)(unsigned char)name[bad]);
     for (size_t q = 0; q < in->nsym; q++)
         if (!strcmp(in->sym[q].name, name))
             return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
     for (size_t t = 0; t < n; t++)
-        if (!dates[t])
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: date %zu is NULL", name, t);
+        if (!dates[t] || !dates[t][0])
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %zu: date is %s", name, t + 1,
+                             dates[t] ? "empty" : "NULL");
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         har_in_sym *s = realloc(in->sym, cap * sizeof *s);
@@ -105,11 +112,11 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
             p += l;
         }
     }
-    const double *src[4] = {rv, bpv, rq, jump_p};
+    /* rv is present, also for n == 0, where the caller may pass NULL arrays */
+    static const double none = 0.0;
+    const double *src[4] = {rv ? rv : &none, bpv, rq, jump_p};
     for (int j = 0; j < 4; j++)
         s.v[j] = dup_mem(src[j], n * sizeof(double), &fail);
-    if (!s.v[0])
-        fail = 1; /* rv is required, also for n == 0 */
     s.lines = dup_mem(lines, n * sizeof *lines, &fail);
     if (fail) {
         sym_free(&s);
@@ -134,7 +141,7 @@ raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t 
     raid_status st = RAID_OK;
     for (size_t t = 0; t < n && st == RAID_OK; t++) {
         const int32_t v = yyyymmdd[t], y = v / 10000, mo = v / 100 % 100, d = v % 100;
-        if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31)
+        if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > raid_io_days_in_month(y, mo))
             st = raid_fail(NULL, RAID_EINVAL, "%s: date %zu: %ld is not a date yyyymmdd", name ? name : "(NULL)", t,
                            (long)v);
         char buf[48]; /* "YYYY-MM-DD" once the ranges hold */

@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,21 +267,33 @@ raid_status raid_har_spec_set_alpha(raid_har_spec *sp, double alpha)
     return RAID_OK;
 }
 
-raid_har_model raid_har_spec_model(const raid_har_spec *sp) { return (raid_har_model)sp->model; }
+/* Getters: a NULL spec gives the documented "none" values (include/raid/har.h). */
+raid_har_model raid_har_spec_model(const raid_har_spec *sp)
+{
+    return sp ? (raid_har_model)sp->model : (raid_har_model)-1;
+}
 int raid_har_spec_lags(const raid_har_spec *sp, int *lags)
 {
+    if (!sp)
+        return 0;
     if (lags)
         memcpy(lags, sp->lags, (size_t)sp->nlags * sizeof *lags);
     return sp->nlags;
 }
-int raid_har_spec_horizon(const raid_har_spec *sp) { return sp->h; }
-raid_har_transform raid_har_spec_transform(const raid_har_spec *sp) { return (raid_har_transform)sp->transform; }
-raid_se_kind raid_har_spec_se(const raid_har_spec *sp) { return sp->se; }
-int64_t raid_har_spec_nw_lag(const raid_har_spec *sp) { return sp->nw_lag; }
-raid_har_window raid_har_spec_window(const raid_har_spec *sp) { return (raid_har_window)sp->win_kind; }
-int64_t raid_har_spec_window_n(const raid_har_spec *sp) { return sp->win; }
-double raid_har_spec_alpha(const raid_har_spec *sp) { return sp->alpha; }
-int raid_har_spec_k(const raid_har_spec *sp) { return har_k(sp); }
+int raid_har_spec_horizon(const raid_har_spec *sp) { return sp ? sp->h : 0; }
+raid_har_transform raid_har_spec_transform(const raid_har_spec *sp)
+{
+    return sp ? (raid_har_transform)sp->transform : (raid_har_transform)-1;
+}
+raid_se_kind raid_har_spec_se(const raid_har_spec *sp) { return sp ? sp->se : (raid_se_kind)-1; }
+int64_t raid_har_spec_nw_lag(const raid_har_spec *sp) { return sp ? sp->nw_lag : 0; }
+raid_har_window raid_har_spec_window(const raid_har_spec *sp)
+{
+    return sp ? (raid_har_window)sp->win_kind : (raid_har_window)-1;
+}
+int64_t raid_har_spec_window_n(const raid_har_spec *sp) { return sp ? sp->win : 0; }
+double raid_har_spec_alpha(const raid_har_spec *sp) { return sp ? sp->alpha : NAN; }
+int raid_har_spec_k(const raid_har_spec *sp) { return sp ? har_k(sp) : 0; }
 
 const char *raid_har_spec_coef_name(const raid_har_spec *sp, int j)
 {
