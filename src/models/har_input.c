@@ -2,9 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "models/har_internal.h"
 #include "core/internal.h"
+#include "io/symtab.h"
 #include "io/tz.h"
 #include "io/utf8.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,7 @@ void raid_har_input_destroy(raid_har_input *in)
     for (size_t q = 0; q < in->nsym; q++)
         sym_free(&in->sym[q]);
     free(in->sym);
+    raid_symtab_free(&in->names);
     free(in->path);
     for (int j = 0; j < 4; j++)
         free(in->colname[j]);
@@ -75,9 +78,8 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
     if (bad < nlen) /* as the CSV reader refuses it (table.c) */
         return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
                          bad + 1, (unsigned)(unsigned char)name[bad]);
-    for (size_t q = 0; q < in->nsym; q++)
-        if (!strcmp(in->sym[q].name, name))
-            return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
+    if (raid_symtab_find(&in->names, name, nlen) >= 0) /* a hash: 120k symbols were quadratic to add */
+        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
     for (size_t t = 0; t < n; t++)
         if (!dates[t] || !dates[t][0])
             return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %zu: date is %s", name, t + 1,
@@ -118,10 +120,11 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
     for (int j = 0; j < 4; j++)
         s.v[j] = dup_mem(src[j], n * sizeof(double), &fail);
     s.lines = dup_mem(lines, n * sizeof *lines, &fail);
-    if (fail) {
+    if (fail || raid_symtab_add(&in->names, name, nlen) < 0) {
         sym_free(&s);
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     }
+    assert((size_t)raid_symtab_find(&in->names, name, nlen) == in->nsym);
     in->sym[in->nsym++] = s;
     return RAID_OK;
 }

@@ -6,6 +6,7 @@
 #define RAID_MODELS_HAR_INTERNAL_H
 
 #include "raid.h"
+#include "io/symtab.h"
 #include "models/loss.h"
 
 #include <stdarg.h>
@@ -37,6 +38,7 @@ typedef struct har_in_sym {
 struct raid_har_input {
     har_in_sym *sym;
     size_t nsym, cap;
+    raid_symtab names; /* the symbols' names: index q is sym[q] */
     char *path;        /* NULL: messages name rows */
     int date_col;
     char *colname[4];  /* rv, bpv, rq, jump_p */
