@@ -203,6 +203,8 @@ int cmd_har(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    for (size_t i = 0; i < raid_har_input_notice_count(in); i++)
+        fprintf(stderr, "raid har: notice: %s\n", raid_har_input_notice(in, i));
     if ((st = raid_har_fit(ctx, sp, in, &res)) != RAID_OK) {
         fprintf(stderr, "raid har: %s\n", raid_ctx_errmsg(ctx));
         rc = st == RAID_EINVAL || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;

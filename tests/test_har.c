@@ -346,6 +346,36 @@ static double field(const char *csv, const char *name, int line)
 
 /* Found by trying to break the tool: a byte order mark before the header, one symbol with an rv beyond the
  * statistics' range (that symbol only is skipped), --forecasts naming the -o file. */
+/* A last line without a line break is read, and said (the table reader's notice), by the library
+ * (raid_har_input_notice) and the CLI (stderr); the output is the one of the same file with the break. */
+static void test_unterminated_last_line(void **state)
+{
+    (void)state;
+    const char *panel = write_panel();
+    char *text = t_read_file(panel), *out, *err, *out2;
+    assert_non_null(text);
+    size_t n = strlen(text);
+    assert_true(n > 0 && text[n - 1] == '\n');
+    text[n - 1] = 0;
+    const char *p = t_tmppath("panel_no_nl.csv");
+    assert_int_equal(t_write_file(p, text), 0);
+    raid_har_input *in = NULL;
+    assert_int_equal(raid_har_read_csv(p, NULL, 0, RAID_HAR_RV, &in), RAID_OK);
+    assert_int_equal(raid_har_input_notice_count(in), 1);
+    assert_non_null(strstr(raid_har_input_notice(in, 0), "the last line has no line break"));
+    assert_non_null(strstr(raid_har_input_notice(in, 0), "panel_no_nl.csv:"));
+    assert_null(raid_har_input_notice(in, 1));
+    raid_har_input_destroy(in);
+    assert_int_equal(raid_har_read_csv(panel, NULL, 0, RAID_HAR_RV, &in), RAID_OK);
+    assert_int_equal(raid_har_input_notice_count(in), 0);
+    raid_har_input_destroy(in);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu", p), 0);
+    assert_non_null(strstr(err, "raid har: notice: "));
+    assert_int_equal(t_cli(&out2, NULL, "har '%s' --device cpu", panel), 0);
+    assert_string_equal(out, out2);
+    free(out), free(err), free(out2), free(text);
+}
+
 static void test_cli_odd_input(void **state)
 {
     (void)state;
@@ -1266,7 +1296,7 @@ int main(void)
         cmocka_unit_test(test_design_har),     cmocka_unit_test(test_design_missing),
         cmocka_unit_test(test_design_jumps),   cmocka_unit_test(test_design_harq),
         cmocka_unit_test(test_cli_symbols),    cmocka_unit_test(test_cli_usage),
-        cmocka_unit_test(test_cli_odd_input),
+        cmocka_unit_test(test_cli_odd_input),   cmocka_unit_test(test_unterminated_last_line),
         cmocka_unit_test(test_cli_quoting_and_write_errors),
         cmocka_unit_test(test_cli_order_errors),
         cmocka_unit_test(test_cli_devices_windows),

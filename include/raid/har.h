@@ -191,6 +191,14 @@ RAID_API raid_status raid_har_input_set_source(raid_har_input *in, const char *p
 RAID_API raid_status raid_har_input_set_names(raid_har_input *in, const char *rv, const char *bpv, const char *rq,
                                               const char *jump_p);
 RAID_API size_t raid_har_input_nsymbols(const raid_har_input *in);
+/** Notices of the reading that do not stop it, e.g. "FILE:LINE: the last line has no line break at its
+ *  end; ..." from raid_har_read_csv (the table reader's, docs/input.md): their number, and notice i
+ *  (NULL when out of range; valid while in lives). 0 for an input built from arrays. */
+RAID_API size_t raid_har_input_notice_count(const raid_har_input *in);
+RAID_API const char *raid_har_input_notice(const raid_har_input *in, size_t i);
+/** Append a copy of text to the notices (what a reader such as raid_har_read_csv found and a user should
+ *  hear about). Errors: RAID_EINVAL (NULL), RAID_ENOMEM (raid_errmsg). */
+RAID_API raid_status raid_har_input_add_notice(raid_har_input *in, const char *text);
 
 /** Read a CSV of daily realized measures (one row per symbol and day; the rows of a symbol contiguous,
  *  dates increasing; "-" reads standard input) into an input. Columns are found by name, case-

@@ -233,6 +233,8 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
         st = run_flush(&run, hi, have);
     if (st == RAID_OK && !nrows)
         st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++) /* facts the fit does not show */
+        st = raid_har_input_add_notice(hi, raid_table_notice(tb, i));
     run_free(&run);
     raid_tbatch_free(&b);
     raid_table_close(tb);

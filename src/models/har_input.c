@@ -49,6 +49,9 @@ void raid_har_input_destroy(raid_har_input *in)
         sym_free(&in->sym[q]);
     free(in->sym);
     raid_symtab_free(&in->names);
+    for (size_t i = 0; i < in->nnotice; i++)
+        free(in->notice[i]);
+    free(in->notice);
     free(in->path);
     for (int j = 0; j < 4; j++)
         free(in->colname[j]);
@@ -191,3 +194,24 @@ raid_status raid_har_input_set_names(raid_har_input *in, const char *rv, const c
 }
 
 size_t raid_har_input_nsymbols(const raid_har_input *in) { return in ? in->nsym : 0; }
+
+raid_status raid_har_input_add_notice(raid_har_input *in, const char *text)
+{
+    if (!in || !text)
+        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_notice: NULL argument");
+    char **n2 = realloc(in->notice, (in->nnotice + 1) * sizeof *n2);
+    if (!n2)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    in->notice = n2;
+    if (!(in->notice[in->nnotice] = strdup(text)))
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    in->nnotice++;
+    return RAID_OK;
+}
+
+size_t raid_har_input_notice_count(const raid_har_input *in) { return in ? in->nnotice : 0; }
+
+const char *raid_har_input_notice(const raid_har_input *in, size_t i)
+{
+    return in && i < in->nnotice ? in->notice[i] : NULL;
+}

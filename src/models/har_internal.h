@@ -42,6 +42,8 @@ struct raid_har_input {
     char *path;        /* NULL: messages name rows */
     int date_col;
     char *colname[4];  /* rv, bpv, rq, jump_p */
+    char **notice;     /* nnotice notices of the reading (raid_har_input_notice) */
+    size_t nnotice;
 };
 
 struct raid_har_result {
