@@ -12,20 +12,6 @@
 
 #define BATCH_RETURNS ((size_t)1 << 24)
 
-typedef struct row {
-    uint32_t symbol;
-    int32_t date;
-    raid_realized dev;
-} row;
-
-static int cmp_row(const void *a, const void *b)
-{
-    const row *x = a, *y = b;
-    if (x->symbol != y->symbol)
-        return x->symbol < y->symbol ? -1 : 1;
-    return (x->date > y->date) - (x->date < y->date);
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -193,12 +179,7 @@ int cmd_realized(int argc, char **argv)
     }
 
     int rc = 0, shown = 0, done = 0;
-    row *rows = NULL;
-    size_t nrows = 0, cap = 0;
-    double maxdiff[RAID_REALIZED_NMEASURES] = {0};
-    raid_realized *dev = NULL, *ref = NULL;
-    raid_batch b;
-    raid_batch_init(&b);
+    raid_realized_table *tab = NULL;
     const double t0 = now_s();
     cli_out out;
     memset(&out, 0, sizeof out);
@@ -207,100 +188,47 @@ int cmd_realized(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    while (!done) {
-        raid_batch_clear(&b);
-        st = raid_reader_next(rd, &b, BATCH_RETURNS, &done);
+    if (raid_realized_table_create(&tab) != RAID_OK) {
+        fprintf(stderr, "raid realized: %s\n", raid_errmsg());
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    while (!done) { /* read a batch, compute it (and check it), keep its rows: include/raid/realized.h */
+        st = raid_realized_table_add_reader(tab, ctx, cpu, rd, BATCH_RETURNS, &done);
         if (st != RAID_OK) {
             progress(rd, t0, &shown, 1);
-            fprintf(stderr, "raid realized: %s\n", raid_errmsg());
-            rc = EXIT_INPUT;
+            const int dev_err = st >= RAID_ENODEV; /* the device's, not the input's: named as such */
+            fprintf(stderr, "raid realized: %s%s%s\n", dev_err ? raid_strerror(st) : "", dev_err ? ": " : "",
+                    raid_ctx_errmsg(ctx));
+            rc = dev_err ? EXIT_DEVICE : EXIT_INPUT;
             goto done;
-        }
-        if (b.nseg == 0)
-            continue;
-        raid_realized *d2 = realloc(dev, b.nseg * sizeof *dev);
-        raid_realized *r2 = check ? realloc(ref, b.nseg * sizeof *ref) : ref;
-        if (!d2 || (check && !r2)) {
-            free(d2 ? d2 : dev);
-            dev = NULL;
-            fprintf(stderr, "raid realized: out of memory\n");
-            rc = EXIT_INPUT;
-            goto done;
-        }
-        dev = d2;
-        ref = r2;
-        if ((st = raid_realized_compute(ctx, b.ret, b.offsets, b.nseg, dev)) != RAID_OK) {
-            fprintf(stderr, "raid realized: %s: %s\n", raid_strerror(st), raid_ctx_errmsg(ctx));
-            rc = st == RAID_EINVAL ? EXIT_INPUT : EXIT_DEVICE; /* EINVAL: data the reader let through */
-            goto done;
-        }
-        if (check) {
-            if ((st = raid_realized_compute(cpu, b.ret, b.offsets, b.nseg, ref)) != RAID_OK) {
-                fprintf(stderr, "raid realized: cpu path: %s\n", raid_ctx_errmsg(cpu));
-                rc = EXIT_DEVICE;
-                goto done;
-            }
-            for (size_t s = 0; s < b.nseg; s++)
-                for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
-                    double dd = raid_realized_diff(&dev[s], &ref[s], k);
-                    if (!(dd <= maxdiff[k]))
-                        maxdiff[k] = dd;
-                }
-        }
-        if (nrows + b.nseg > cap) {
-            size_t nc = cap ? cap : 1024;
-            while (nc < nrows + b.nseg)
-                nc *= 2;
-            row *n2 = realloc(rows, nc * sizeof *rows);
-            if (!n2) {
-                fprintf(stderr, "raid realized: out of memory\n");
-                rc = EXIT_INPUT;
-                goto done;
-            }
-            rows = n2;
-            cap = nc;
-        }
-        for (size_t s = 0; s < b.nseg; s++) {
-            rows[nrows].symbol = b.symbol[s];
-            rows[nrows].date = b.date[s];
-            rows[nrows].dev = dev[s];
-            nrows++;
         }
         progress(rd, t0, &shown, 0);
     }
     progress(rd, t0, &shown, 1);
     for (size_t i = 0; i < raid_reader_notice_count(rd); i++) /* facts the output does not show */
         fprintf(stderr, "raid realized: notice: %s\n", raid_reader_notice(rd, i));
-    if (nrows)
-        qsort(rows, nrows, sizeof *rows, cmp_row);
-
-    FILE *f = out.fp;
-    fputs("symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p\n", f);
-    for (size_t i = 0; i < nrows; i++) {
-        const row *w = &rows[i];
-        const char *sym = raid_reader_symbol(rd, w->symbol);
-        cli_put_field(f, sym ? sym : "");
-        fprintf(f, ",%04d-%02d-%02d,%lld", w->date / 10000, w->date / 100 % 100, w->date % 100, (long long)w->dev.n);
-        for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
-            cli_put_value(f, raid_realized_get(&w->dev, k));
-        fputc('\n', f);
+    if ((st = raid_realized_table_finish(tab)) != RAID_OK) {
+        fprintf(stderr, "raid realized: %s\n", raid_errmsg());
+        rc = EXIT_INPUT;
+        goto done;
     }
+    cli_check_write(&out, raid_realized_table_write_csv(tab, out.fp));
     if (cli_commit_output(&out, "realized") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }
     if (check) {
-        const char *pn = prec == RAID_PREC_F32 ? "f32" : "df";
+        double maxdiff[RAID_REALIZED_NMEASURES], bound[RAID_REALIZED_NMEASURES];
+        int ok[RAID_REALIZED_NMEASURES], bad = 0;
+        const size_t nchecked = raid_realized_table_check(tab, maxdiff, bound, ok);
         fprintf(stderr, "check: %s (precision %s) against the float64 cpu path, %zu segments\n",
-                raid_ctx_device_name(ctx), pn, nrows);
+                raid_ctx_device_name(ctx), prec == RAID_PREC_F32 ? "f32" : "df", nchecked);
         fprintf(stderr, "  %-7s %-12s %-12s %s\n", "measure", "max_diff", "bound", "status");
-        int bad = 0;
         for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
-            double bound = raid_realized_bound(prec, k, 0);
-            int ok = maxdiff[k] <= bound;
-            bad |= !ok;
-            fprintf(stderr, "  %-7s %-12.3e %-12.3e %s\n", raid_realized_names[k], maxdiff[k], bound,
-                    ok ? "ok" : "EXCEEDED");
+            bad |= !ok[k];
+            fprintf(stderr, "  %-7s %-12.3e %-12.3e %s\n", raid_realized_names[k], maxdiff[k], bound[k],
+                    ok[k] ? "ok" : "EXCEEDED");
         }
         fprintf(stderr, "check %s: every measure within its documented bound%s\n", bad ? "FAILED" : "passed",
                 bad ? " except those marked EXCEEDED" : "");
@@ -311,10 +239,7 @@ int cmd_realized(int argc, char **argv)
 done:
     if (rc && rc != EXIT_CHECK)
         cli_abort_output(&out);
-    raid_batch_free(&b);
-    free(rows);
-    free(dev);
-    free(ref);
+    raid_realized_table_destroy(tab);
     raid_reader_close(rd);
     raid_ctx_destroy(ctx);
     raid_ctx_destroy(cpu);

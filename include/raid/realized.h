@@ -6,6 +6,9 @@
 #define RAID_REALIZED_H
 
 #include "raid/core.h"
+#include "raid/reader.h"
+
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +63,108 @@ RAID_API double raid_realized_bound(raid_precision p, int k, int64_t M);
  *  measure k: |a-b|/|b| for k < 7; for jump_z and jump_p the difference scaled as docs/precision.md says.
  *  0 when both are NAN; INFINITY when exactly one is. */
 RAID_API double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The realized job: a table of daily measures from a source of segments (raid realized, Python)     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* A table of realized measures, one row per (symbol, trading date) segment: what `raid realized` writes
+ * and raid.realized_from_prices returns. It pulls batches of whole segments from a source (a CSV reader
+ * or a raid_ticks segmenter), computes their measures (raid_realized_compute) on a context and, when a
+ * float64 cpu context is given, on it too, keeping the largest scaled difference of each measure (the
+ * `--check` of the CLI); the symbol names are copied into the table, so the source may be closed once
+ * its last batch is in.
+ *
+ * Order of calls: create; add_reader or add_ticks, repeatedly, until the source is exhausted (done = 1,
+ * or finish = 1) -- then another source may follow; raid_realized_table_finish once (sorts the rows);
+ * then write_csv and the accessors; destroy. A source has to be exhausted before another is added or
+ * the table finished; no row is added after finish. Each call that breaks this order is RAID_EINVAL
+ * and changes nothing.
+ *
+ * Errors: the add calls take a context and report through raid_ctx_errmsg(ctx) (and raid_errmsg()); the
+ * others through raid_errmsg(). An add that fails once it has taken a batch from its source (the
+ * source's own error, a failed computation, memory) appends none of the batch's rows and leaves the
+ * table incomplete: later adds and finish fail with RAID_EINVAL ("the table is incomplete: an earlier
+ * add failed: MESSAGE"); the rows already in stay readable. */
+typedef struct raid_realized_table raid_realized_table;
+
+/** An empty table. Errors: RAID_EINVAL (out NULL), RAID_ENOMEM; message: raid_errmsg(). *out is NULL on
+ *  failure. */
+RAID_API raid_status raid_realized_table_create(raid_realized_table **out);
+/** Free the table and all it holds (not the sources or contexts given to it). NULL is a no-op. */
+RAID_API void raid_realized_table_destroy(raid_realized_table *tab);
+
+/** Pull the next batch from rd (raid_reader_next(rd, batch, max_returns, done): whole segments of at
+ *  least max_returns returns, or the rest of the input), compute the measures of its segments on ctx
+ *  and append one row per segment with the symbol's name (raid_reader_symbol) and the date. cpu NULL:
+ *  no check; else a float64 context (backend cpu) on which the same segments are computed too: for each
+ *  measure k the largest raid_realized_diff(ctx result, cpu result, k) over the rows is kept
+ *  (raid_realized_table_check). Every checked batch must use contexts of one precision policy.
+ *  max_returns: returns per batch (>= 1; `raid realized` uses 2^24 = 16,777,216, about 128 MiB of
+ *  float64, which with the open segments bounds the memory of a batch). *done: 1 once the input is
+ *  exhausted and every row is in; call again while it is 0.
+ *  Errors (message: raid_ctx_errmsg(ctx), also raid_errmsg()): RAID_EINVAL (NULL arguments, max_returns 0,
+ *  cpu not a cpu-backend context, a second precision policy in the check, a table finished or another
+ *  source not yet exhausted), the reader's errors with its message unchanged (RAID_EPARSE
+ *  "FILE:LINE:COL: ...", RAID_EIO, RAID_ENOMEM: include/raid/reader.h, docs/input.md), the errors of
+ *  raid_realized_compute on ctx with ctx's message, those on cpu with the message "cpu path: MESSAGE". */
+RAID_API raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *ctx, raid_ctx *cpu,
+                                                     raid_reader *rd, size_t max_returns, int *done);
+
+/** As raid_realized_table_add_reader for a raid_ticks segmenter: take its complete segments
+ *  (raid_ticks_take(tk, batch, finish)), compute them on ctx (and cpu) and append their rows with the
+ *  names of raid_ticks_symbol. finish = 1 when no more rows will be pushed to tk: every segment is
+ *  then complete and the source exhausted. Between calls with finish = 0 the caller pushes rows
+ *  (raid_ticks_push); the returns held at once are those of the rows pushed since the last call.
+ *  Errors as raid_realized_table_add_reader (the segmenter's RAID_ENOMEM, and RAID_EPARSE or
+ *  RAID_EINVAL of an earlier failing push, with its message). */
+RAID_API raid_status raid_realized_table_add_ticks(raid_realized_table *tab, raid_ctx *ctx, raid_ctx *cpu,
+                                                    raid_ticks *tk, int finish);
+
+/** Sort the rows as `raid realized` writes them: by symbol in order of first appearance in the sources
+ *  (the first source's symbols first, each in its reader's order), then by date; rows of the same symbol
+ *  and date (from two sources) keep their order of addition. After it the table takes no more rows.
+ *  Errors: RAID_EINVAL (NULL, finished twice, a source not yet exhausted), RAID_ENOMEM; message:
+ *  raid_errmsg(). */
+RAID_API raid_status raid_realized_table_finish(raid_realized_table *tab);
+
+/* Accessors: valid at any time, in the order of addition before raid_realized_table_finish and in the
+ * sorted order after it. The arrays hold raid_realized_table_nrows entries and stay valid until the next
+ * add, finish or destroy; NULL when the table has no rows (or tab is NULL). */
+RAID_API size_t raid_realized_table_nrows(const raid_realized_table *tab);
+/** Symbol name of row i (UTF-8, "" for data without a symbol column); NULL if out of range. */
+RAID_API const char *raid_realized_table_symbol(const raid_realized_table *tab, size_t i);
+/** The symbol of every row as an index into the table's symbol names (raid_realized_table_symbol_name),
+ *  which are numbered in order of first appearance: a binding builds a column of names from them
+ *  without one call per row. */
+RAID_API const uint32_t *raid_realized_table_symbol_ids(const raid_realized_table *tab);
+RAID_API size_t raid_realized_table_nsymbols(const raid_realized_table *tab);
+/** Name j of the table's symbols; NULL if out of range. */
+RAID_API const char *raid_realized_table_symbol_name(const raid_realized_table *tab, size_t j);
+/** Trading dates as integers yyyymmdd (local dates after the time zone and session: docs/input.md). */
+RAID_API const int32_t *raid_realized_table_dates(const raid_realized_table *tab);
+/** The number of returns M of every row. */
+RAID_API const int64_t *raid_realized_table_n(const raid_realized_table *tab);
+/** Measure k of every row (k in the order of raid_realized_names: rv, bpv, rs_neg, rs_pos, rq, tpq,
+ *  medrv, jump_z, jump_p; units and formulas in raid_realized above and docs/measures.md), NAN where
+ *  undefined for the row's M; NULL if k is out of range. */
+RAID_API const double *raid_realized_table_column(const raid_realized_table *tab, int k);
+
+/** The check of the rows computed with a cpu context: writes RAID_REALIZED_NMEASURES entries to each
+ *  array that is not NULL: max_diff[k], the largest raid_realized_diff of measure k (0 when no row was
+ *  checked); bound[k] = raid_realized_bound(p, k, 0) for the precision policy p of the checked contexts
+ *  (docs/precision.md); ok[k] = 1 when max_diff[k] <= bound[k], else 0. Returns the number of rows
+ *  checked (0: no check ran, or tab NULL). */
+RAID_API size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound,
+                                          int *ok);
+
+/** Write the table as `raid realized` does: the header
+ *  "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p", then one line per row: the symbol
+ *  (raid_csv_put_field: RFC 4180 quoting), the date YYYY-MM-DD, n, and the measures with 17 significant
+ *  digits (raid_csv_put_value; an undefined measure is an empty field); LF line ends. f is flushed.
+ *  Errors: RAID_EINVAL (NULL, the table not finished), RAID_EIO ("write error: REASON"; errno is kept
+ *  for the caller's own message); message: raid_errmsg(). */
+RAID_API raid_status raid_realized_table_write_csv(const raid_realized_table *tab, FILE *f);
 
 #ifdef __cplusplus
 }

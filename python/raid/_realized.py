@@ -173,46 +173,37 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     check(lib.raid_ticks_create(tkp, o))
     tk = ffi.gc(tkp[0], lib.raid_ticks_destroy)
     ctx = context(device, precision)
-    b = ffi.new("raid_batch *")
-    lib.raid_batch_init(b)
-    parts = []  # (symbol indices, dates, measures) of the segments completed so far
-
-    def drain(finish):
-        """Take the complete segments, compute their measures, keep only those: memory is bounded by the
-        open segments and the rows pushed since the last take."""
-        check(lib.raid_ticks_take(tk, b, finish))
-        nseg = b.nseg
-        if nseg:
-            out = ffi.new("raid_realized[]", nseg)
-            check(lib.raid_realized_compute(ctx, b.ret, b.offsets, nseg, out), ctx)
-            parts.append((array(b.symbol, nseg, np.uint32), array(b.date, nseg, np.int32), _frame(out, nseg)))
-        lib.raid_batch_clear(b)
-
-    try:
-        pushed = 0
-        for s0, s1 in zip(starts, ends):
-            check(lib.raid_ticks_push(tk, sym_bytes[codes[s0]], tp + int(s0), int(aware[s0]), pp + int(s0),
-                                      int(s1 - s0)))
-            pushed += s1 - s0
-            if pushed >= _TAKE_EVERY:
-                drain(0)
-                pushed = 0
-        drain(1)
-        for i in range(lib.raid_ticks_notice_count(tk)):
-            warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=2)
-    finally:
-        lib.raid_batch_free(b)
-    sym = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.uint32)
-    date = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int32)
-    m = pd.concat([p[2] for p in parts], ignore_index=True) if parts else _frame(ffi.NULL, 0)
-    names_of = [ffi.string(lib.raid_ticks_symbol(tk, i)).decode() for i in range(int(sym.max()) + 1 if len(sym) else 0)]
-    order = np.lexsort((date, sym))
+    tabp = ffi.new("raid_realized_table **")
+    check(lib.raid_realized_table_create(tabp))
+    tab = ffi.gc(tabp[0], lib.raid_realized_table_destroy)
+    # The library's realized job (include/raid/realized.h): each add takes the complete segments,
+    # computes their measures and keeps only those, so memory is bounded by the open segments and the rows
+    # pushed since the last add; finish sorts the rows as the CLI does.
+    pushed = 0
+    for s0, s1 in zip(starts, ends):
+        check(lib.raid_ticks_push(tk, sym_bytes[codes[s0]], tp + int(s0), int(aware[s0]), pp + int(s0),
+                                  int(s1 - s0)))
+        pushed += s1 - s0
+        if pushed >= _TAKE_EVERY:
+            check(lib.raid_realized_table_add_ticks(tab, ctx, ffi.NULL, tk, 0), ctx)
+            pushed = 0
+    check(lib.raid_realized_table_add_ticks(tab, ctx, ffi.NULL, tk, 1), ctx)
+    for i in range(lib.raid_ticks_notice_count(tk)):
+        warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=2)
+    check(lib.raid_realized_table_finish(tab))
+    nrows = lib.raid_realized_table_nrows(tab)
+    names_of = [ffi.string(lib.raid_realized_table_symbol_name(tab, j)).decode()
+                for j in range(lib.raid_realized_table_nsymbols(tab))]
+    sym = array(lib.raid_realized_table_symbol_ids(tab), nrows, np.uint32)
+    date = array(lib.raid_realized_table_dates(tab), nrows, np.int32)
     res = pd.DataFrame({
-        "symbol": [names_of[i] for i in sym[order]],
-        "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date[order]],
+        "symbol": [names_of[i] for i in sym],
+        "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date],
+        "n": array(lib.raid_realized_table_n(tab), nrows, np.int64),
     })
-    m = m.iloc[order].reset_index(drop=True)
-    return pd.concat([res, m], axis=1)
+    for k, name in enumerate(measure_names()):
+        res[name] = array(lib.raid_realized_table_column(tab, k), nrows, np.float64)
+    return res
 
 
 def to_csv(df, path_or_buf=None):

@@ -235,3 +235,13 @@ void raid_csv_put_value(FILE *f, double v)
     else
         fputs(",", f);
 }
+
+raid_status raid_csv_written(FILE *f)
+{
+    if (fflush(f) == 0 && !ferror(f))
+        return RAID_OK;
+    const int e = errno ? errno : EIO;
+    const raid_status st = raid_fail(NULL, RAID_EIO, "write error: %s", strerror(e));
+    errno = e;
+    return st;
+}

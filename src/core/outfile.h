@@ -27,4 +27,10 @@ raid_status raid_outfile_commit(raid_outfile *o);
 /* Close and remove the temporary file (a direct destination is left as written). */
 void raid_outfile_abort(raid_outfile *o);
 
+/* The end of a library CSV writer (raid_har_write_*, raid_realized_table_write_csv): flush f, so that a
+ * full disk or a closed descriptor is seen by every writer, not only by the one whose output overflowed
+ * the stream's buffer. RAID_OK, or RAID_EIO ("write error: REASON", raid_errmsg) with errno kept for the
+ * caller's own message (the raid CLI's "cannot write standard output: REASON"). */
+raid_status raid_csv_written(FILE *f);
+
 #endif

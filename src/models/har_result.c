@@ -2,9 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "models/har_internal.h"
 #include "core/internal.h"
+#include "core/outfile.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,18 +214,6 @@ int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *n, double
 
 /* ---- CSV writers ---- */
 
-static raid_status har_written(FILE *f)
-{
-    /* Flushed here so that a full disk or a closed descriptor is seen by every writer, not only by
-     * the one whose output overflowed the stream's buffer. */
-    if (fflush(f) == 0 && !ferror(f))
-        return RAID_OK;
-    const int e = errno ? errno : EIO;
-    const raid_status st = raid_fail(NULL, RAID_EIO, "write error: %s", strerror(e));
-    errno = e; /* for the caller's own message (the raid CLI's "cannot write standard output: REASON") */
-    return st;
-}
-
 raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
 {
     if (!res || !f)
@@ -256,7 +244,7 @@ raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
         }
         fputc('\n', f);
     }
-    return har_written(f);
+    return raid_csv_written(f);
 }
 
 raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f)
@@ -274,7 +262,7 @@ raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f)
         raid_csv_put_value(f, res->ql[i]);
         fputc('\n', f);
     }
-    return har_written(f);
+    return raid_csv_written(f);
 }
 
 raid_status raid_har_write_losses(const raid_har_result *res, FILE *f)
@@ -295,7 +283,7 @@ raid_status raid_har_write_losses(const raid_har_result *res, FILE *f)
         raid_csv_put_value(f, ql);
         fprintf(f, ",%zu\n", nq);
     }
-    return har_written(f);
+    return raid_csv_written(f);
 }
 
 raid_status raid_har_write_loss_table(const raid_har_result *res, FILE *f)
@@ -315,5 +303,5 @@ raid_status raid_har_write_loss_table(const raid_har_result *res, FILE *f)
         if (raid_har_result_loss(res, q, &n, &mse, &ql, NULL))
             fprintf(f, "  %-16s %8zu %-24.17g %-24.17g\n", *res->sym[q] ? res->sym[q] : "(no symbol)", n, mse, ql);
     }
-    return har_written(f);
+    return raid_csv_written(f);
 }

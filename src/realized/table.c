@@ -1,0 +1,405 @@
+/* The realized job: a table of daily measures from a source of segments (raid_realized_table_*,
+ * include/raid/realized.h): pull a batch, compute it (and check it against the float64 cpu path), append
+ * its rows with the symbol names, sort them as `raid realized` writes them, write the CSV. The one copy
+ * of the loop that the CLI and the Python package both run. */
+#define _POSIX_C_SOURCE 200809L
+#include "realized/realized_internal.h"
+#include "core/outfile.h"
+#include "io/symtab.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NM RAID_REALIZED_NMEASURES
+
+struct raid_realized_table {
+    raid_symtab names;  /* symbol names in order of first appearance over the sources */
+    size_t nrows, cap;  /* rows, as columns of cap entries */
+    uint32_t *sym;      /* index into names */
+    int32_t *date;      /* yyyymmdd */
+    int64_t *n;
+    double *col[NM];
+    /* the source being read: from its first add until it reports that it is exhausted */
+    const void *src;
+    size_t src_named;   /* the source's symbols 0 .. src_named-1 are in names, map gives their index */
+    uint32_t *map;
+    size_t map_cap;
+    raid_batch b;       /* the batch and the results of its computation, reused across adds */
+    raid_realized *dev, *ref;
+    size_t dev_cap, ref_cap;
+    /* the check */
+    size_t nchecked;
+    int check_prec;     /* raid_precision of the checked contexts, -1 before the first check */
+    double maxdiff[NM];
+    int finished;
+    char *failed;       /* the message of a failed add, NULL while none failed */
+};
+
+raid_status raid_realized_table_create(raid_realized_table **out)
+{
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_realized_table_create: NULL");
+    raid_realized_table *t = calloc(1, sizeof *t);
+    *out = t;
+    if (!t)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    raid_symtab_init(&t->names);
+    raid_batch_init(&t->b);
+    t->check_prec = -1;
+    return RAID_OK;
+}
+
+/* The batch and result buffers of a source, freed when it is exhausted: a table kept after the job
+ * holds its rows only. */
+static void source_done(raid_realized_table *t)
+{
+    t->src = NULL;
+    t->src_named = 0;
+    free(t->map);
+    t->map = NULL;
+    t->map_cap = 0;
+    raid_batch_free(&t->b);
+    raid_batch_init(&t->b);
+    free(t->dev);
+    free(t->ref);
+    t->dev = t->ref = NULL;
+    t->dev_cap = t->ref_cap = 0;
+}
+
+void raid_realized_table_destroy(raid_realized_table *tab)
+{
+    if (!tab)
+        return;
+    source_done(tab);
+    raid_symtab_free(&tab->names);
+    free(tab->sym);
+    free(tab->date);
+    free(tab->n);
+    for (int k = 0; k < NM; k++)
+        free(tab->col[k]);
+    free(tab->failed);
+    free(tab);
+}
+
+/* ---- adding a batch ---- */
+
+/* Arguments and order of an add, before anything is taken from the source: RAID_OK or RAID_EINVAL with
+ * the message on ctx. */
+static raid_status add_check(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu, const void *src,
+                             const char *fn)
+{
+    if (!t || !src)
+        return raid_fail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+    if (t->failed)
+        return raid_fail(ctx, RAID_EINVAL, "%s: the table is incomplete: an earlier add failed: %s", fn, t->failed);
+    if (t->finished)
+        return raid_fail(ctx, RAID_EINVAL, "%s: the table is finished: it takes no more rows", fn);
+    if (t->src && t->src != src)
+        return raid_fail(ctx, RAID_EINVAL, "%s: another source is not yet exhausted", fn);
+    if (cpu) {
+        if (raid_ctx_backend(cpu) != RAID_BACKEND_CPU)
+            return raid_fail(ctx, RAID_EINVAL, "%s: the check's context is not the float64 cpu backend (%s)", fn,
+                             raid_ctx_device_name(cpu));
+        const int p = (int)raid_ctx_precision(ctx);
+        if (t->check_prec >= 0 && p != t->check_prec)
+            return raid_fail(ctx, RAID_EINVAL, "%s: the check's batches use two precision policies", fn);
+    }
+    return RAID_OK;
+}
+
+/* Keep the first failure after a batch was taken: the table is incomplete from then on. */
+static raid_status add_failed(raid_realized_table *t, raid_status st)
+{
+    assert(st != RAID_OK);
+    if (!t->failed)
+        t->failed = strdup(raid_errmsg()); /* NULL when out of memory: then the generic text below */
+    if (!t->failed)
+        t->failed = strdup("out of memory");
+    return st;
+}
+
+/* Room for n elements of size sz at the pointer that pp points to (any object pointer type: POSIX
+ * gives them one representation), *cap of them now; 0, or -1 when out of memory (the pointer unchanged). */
+static int grow(void *pp, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 0;
+    void *p;
+    memcpy(&p, pp, sizeof p);
+    void *q = realloc(p, n * sz);
+    if (!q)
+        return -1;
+    memcpy(pp, &q, sizeof q);
+    *cap = n;
+    return 0;
+}
+
+/* The table's index of the source's symbol i: the source's symbols up to i are named in the table in
+ * the source's order (the order of first appearance in its input), whether or not they have rows yet,
+ * so that one source gives the rows the order of the CLI. name(src, j) is the source's name of j. */
+static int64_t symbol_of(raid_realized_table *t, uint32_t i, const char *(*name)(const void *, uint32_t))
+{
+    while (t->src_named <= i) {
+        const size_t j = t->src_named;
+        if (j >= t->map_cap && grow(&t->map, &t->map_cap, t->map_cap ? 2 * t->map_cap : 64, sizeof *t->map))
+            return -1;
+        const char *s = name(t->src, (uint32_t)j);
+        assert(s); /* the source numbers its symbols from 0 without gaps */
+        const int64_t id = raid_symtab_add(&t->names, s ? s : "", s ? strlen(s) : 0);
+        if (id < 0)
+            return -1;
+        t->map[j] = (uint32_t)id;
+        t->src_named++;
+    }
+    return t->map[i];
+}
+
+/* Room for m more rows in every column (a column that grew before a failure keeps its size). */
+static int rows_reserve(raid_realized_table *t, size_t m)
+{
+    if (t->nrows + m <= t->cap)
+        return 0;
+    size_t nc = t->cap ? t->cap : 1024;
+    while (nc < t->nrows + m)
+        nc *= 2;
+    size_t c[3] = {t->cap, t->cap, t->cap};
+    if (grow(&t->sym, &c[0], nc, sizeof *t->sym) || grow(&t->date, &c[1], nc, sizeof *t->date) ||
+        grow(&t->n, &c[2], nc, sizeof *t->n))
+        return -1;
+    for (int k = 0; k < NM; k++) {
+        size_t ck = t->cap;
+        if (grow(&t->col[k], &ck, nc, sizeof *t->col[k]))
+            return -1;
+    }
+    t->cap = nc;
+    return 0;
+}
+
+/* Compute the batch now in t->b on ctx (and cpu) and append its rows. */
+static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu,
+                             const char *(*name)(const void *, uint32_t))
+{
+    const raid_batch *b = &t->b;
+    const size_t ns = b->nseg;
+    if (ns == 0)
+        return RAID_OK;
+    if (grow(&t->dev, &t->dev_cap, ns, sizeof *t->dev) != 0 ||
+        (cpu && grow(&t->ref, &t->ref_cap, ns, sizeof *t->ref) != 0))
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    raid_status st = raid_realized_compute(ctx, b->ret, b->offsets, ns, t->dev);
+    if (st != RAID_OK)
+        return st; /* ctx's message as raid_realized_compute left it (raid_errmsg() has it too) */
+    if (cpu) {
+        if ((st = raid_realized_compute(cpu, b->ret, b->offsets, ns, t->ref)) != RAID_OK)
+            return raid_fail(ctx, st, "cpu path: %s", raid_ctx_errmsg(cpu));
+    }
+    if (rows_reserve(t, ns) != 0)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    for (size_t s = 0; s < ns; s++) { /* names first: a failure leaves the rows as they were */
+        const int64_t id = symbol_of(t, b->symbol[s], name);
+        if (id < 0)
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory (symbol names)");
+    }
+    if (cpu) {
+        for (size_t s = 0; s < ns; s++)
+            for (int k = 0; k < NM; k++) {
+                const double dd = raid_realized_diff(&t->dev[s], &t->ref[s], k);
+                if (!(dd <= t->maxdiff[k])) /* the comparison of --check: a NAN is taken */
+                    t->maxdiff[k] = dd;
+            }
+        t->nchecked += ns;
+        t->check_prec = (int)raid_ctx_precision(ctx);
+    }
+    for (size_t s = 0; s < ns; s++) {
+        const size_t i = t->nrows++;
+        t->sym[i] = t->map[b->symbol[s]];
+        t->date[i] = b->date[s];
+        t->n[i] = t->dev[s].n;
+        for (int k = 0; k < NM; k++)
+            t->col[k][i] = raid_realized_get(&t->dev[s], k);
+    }
+    return RAID_OK;
+}
+
+static const char *reader_name(const void *src, uint32_t i) { return raid_reader_symbol(src, i); }
+static const char *ticks_name(const void *src, uint32_t i) { return raid_ticks_symbol(src, i); }
+
+raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *ctx, raid_ctx *cpu, raid_reader *rd,
+                                           size_t max_returns, int *done)
+{
+    static const char fn[] = "raid_realized_table_add_reader";
+    if (!ctx)
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", fn);
+    raid_status st = add_check(tab, ctx, cpu, rd, fn);
+    if (st == RAID_OK && (!done || max_returns == 0))
+        st = raid_fail(ctx, RAID_EINVAL, "%s: %s", fn, done ? "max_returns is 0" : "NULL argument");
+    if (st != RAID_OK)
+        return st;
+    *done = 0;
+    tab->src = rd;
+    raid_batch_clear(&tab->b);
+    if ((st = raid_reader_next(rd, &tab->b, max_returns, done)) != RAID_OK)
+        return add_failed(tab, raid_fail(ctx, st, "%s", raid_errmsg()));
+    if ((st = add_batch(tab, ctx, cpu, reader_name)) != RAID_OK)
+        return add_failed(tab, st);
+    if (*done)
+        source_done(tab);
+    return RAID_OK;
+}
+
+raid_status raid_realized_table_add_ticks(raid_realized_table *tab, raid_ctx *ctx, raid_ctx *cpu, raid_ticks *tk,
+                                          int finish)
+{
+    static const char fn[] = "raid_realized_table_add_ticks";
+    if (!ctx)
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", fn);
+    raid_status st = add_check(tab, ctx, cpu, tk, fn);
+    if (st != RAID_OK)
+        return st;
+    tab->src = tk;
+    raid_batch_clear(&tab->b);
+    if ((st = raid_ticks_take(tk, &tab->b, finish)) != RAID_OK)
+        return add_failed(tab, raid_fail(ctx, st, "%s", raid_errmsg()));
+    if ((st = add_batch(tab, ctx, cpu, ticks_name)) != RAID_OK)
+        return add_failed(tab, st);
+    if (finish)
+        source_done(tab);
+    return RAID_OK;
+}
+
+/* ---- sorting ---- */
+
+typedef struct sort_key {
+    uint32_t sym;
+    int32_t date;
+    size_t row; /* the order of addition: ties keep it */
+} sort_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const sort_key *x = a, *y = b;
+    if (x->sym != y->sym)
+        return x->sym < y->sym ? -1 : 1;
+    if (x->date != y->date)
+        return x->date < y->date ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Put column c (elements of size sz) in the order of key; tmp has room for n elements. */
+static void permute(void *c, void *tmp, size_t sz, const sort_key *key, size_t n)
+{
+    char *src = c, *dst = tmp;
+    for (size_t i = 0; i < n; i++)
+        memcpy(dst + i * sz, src + key[i].row * sz, sz);
+    memcpy(c, tmp, n * sz);
+}
+
+raid_status raid_realized_table_finish(raid_realized_table *tab)
+{
+    static const char fn[] = "raid_realized_table_finish";
+    if (!tab)
+        return raid_fail(NULL, RAID_EINVAL, "%s: NULL", fn);
+    if (tab->failed)
+        return raid_fail(NULL, RAID_EINVAL, "%s: the table is incomplete: an earlier add failed: %s", fn, tab->failed);
+    if (tab->finished)
+        return raid_fail(NULL, RAID_EINVAL, "%s: the table is already finished", fn);
+    if (tab->src)
+        return raid_fail(NULL, RAID_EINVAL, "%s: a source is not yet exhausted (add until done, or with finish = 1)",
+                         fn);
+    const size_t n = tab->nrows;
+    sort_key *key = malloc((n ? n : 1) * sizeof *key);
+    void *tmp = malloc((n ? n : 1) * sizeof(double));
+    if (!key || !tmp) {
+        free(key);
+        free(tmp);
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        key[i] = (sort_key){tab->sym[i], tab->date[i], i};
+    if (n)
+        qsort(key, n, sizeof *key, cmp_key);
+    if (n) {
+        permute(tab->sym, tmp, sizeof *tab->sym, key, n);
+        permute(tab->date, tmp, sizeof *tab->date, key, n);
+        permute(tab->n, tmp, sizeof *tab->n, key, n);
+        for (int k = 0; k < NM; k++)
+            permute(tab->col[k], tmp, sizeof *tab->col[k], key, n);
+    }
+    free(key);
+    free(tmp);
+    tab->finished = 1;
+    return RAID_OK;
+}
+
+/* ---- accessors ---- */
+
+size_t raid_realized_table_nrows(const raid_realized_table *tab) { return tab ? tab->nrows : 0; }
+
+const char *raid_realized_table_symbol(const raid_realized_table *tab, size_t i)
+{
+    return tab && i < tab->nrows ? raid_symtab_name(&tab->names, tab->sym[i]) : NULL;
+}
+
+const uint32_t *raid_realized_table_symbol_ids(const raid_realized_table *tab)
+{
+    return tab && tab->nrows ? tab->sym : NULL;
+}
+
+size_t raid_realized_table_nsymbols(const raid_realized_table *tab) { return tab ? tab->names.n : 0; }
+
+const char *raid_realized_table_symbol_name(const raid_realized_table *tab, size_t j)
+{
+    return tab ? raid_symtab_name(&tab->names, j) : NULL;
+}
+
+const int32_t *raid_realized_table_dates(const raid_realized_table *tab)
+{
+    return tab && tab->nrows ? tab->date : NULL;
+}
+
+const int64_t *raid_realized_table_n(const raid_realized_table *tab) { return tab && tab->nrows ? tab->n : NULL; }
+
+const double *raid_realized_table_column(const raid_realized_table *tab, int k)
+{
+    return tab && tab->nrows && k >= 0 && k < NM ? tab->col[k] : NULL;
+}
+
+size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound, int *ok)
+{
+    const raid_precision p = tab && tab->check_prec >= 0 ? (raid_precision)tab->check_prec : RAID_PREC_DF;
+    for (int k = 0; k < NM; k++) {
+        const double d = tab ? tab->maxdiff[k] : 0, b = raid_realized_bound(p, k, 0);
+        if (max_diff)
+            max_diff[k] = d;
+        if (bound)
+            bound[k] = b;
+        if (ok)
+            ok[k] = d <= b;
+    }
+    return tab ? tab->nchecked : 0;
+}
+
+/* ---- the CSV ---- */
+
+raid_status raid_realized_table_write_csv(const raid_realized_table *tab, FILE *f)
+{
+    static const char fn[] = "raid_realized_table_write_csv";
+    if (!tab || !f)
+        return raid_fail(NULL, RAID_EINVAL, "%s: NULL", fn);
+    if (!tab->finished)
+        return raid_fail(NULL, RAID_EINVAL, "%s: the table is not finished (raid_realized_table_finish sorts it)", fn);
+    fputs("symbol,date,n", f);
+    for (int k = 0; k < NM; k++)
+        fprintf(f, ",%s", raid_realized_names[k]);
+    fputc('\n', f);
+    for (size_t i = 0; i < tab->nrows; i++) {
+        const int32_t d = tab->date[i];
+        raid_csv_put_field(f, raid_symtab_name(&tab->names, tab->sym[i]));
+        fprintf(f, ",%04d-%02d-%02d,%lld", d / 10000, d / 100 % 100, d % 100, (long long)tab->n[i]);
+        for (int k = 0; k < NM; k++)
+            raid_csv_put_value(f, tab->col[k][i]);
+        fputc('\n', f);
+    }
+    return raid_csv_written(f);
+}
