@@ -224,6 +224,10 @@ int cmd_realized(int argc, char **argv)
         const size_t nchecked = raid_realized_table_check(tab, maxdiff, bound, ok);
         fprintf(stderr, "check: %s (precision %s) against the float64 cpu path, %zu segments\n",
                 raid_ctx_device_name(ctx), prec == RAID_PREC_F32 ? "f32" : "df", nchecked);
+        if (nchecked == 0) { /* no segment: nothing was compared, and a "passed" would claim otherwise */
+            fprintf(stderr, "check: nothing to compare (the input has no segment)\n");
+            goto done;
+        }
         fprintf(stderr, "  %-7s %-12s %-12s %s\n", "measure", "max_diff", "bound", "status");
         for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
             bad |= !ok[k];

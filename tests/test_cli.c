@@ -822,6 +822,15 @@ static void test_progress_and_stdout(void **state)
     assert_int_equal(st, 0);
     assert_null(strchr(err, '\r'));
     assert_non_null(strstr(err, "check passed"));
+    /* an input with no segment: nothing compared, and the check does not claim to have passed */
+    const char *empty = t_tmppath("empty_check.csv");
+    assert_int_equal(t_write_file(empty, "symbol,timestamp,price\n"), 0);
+    char *oe, *ee;
+    assert_int_equal(t_cli(&oe, &ee, "realized '%s' --device %s --check", empty, dev), 0);
+    assert_string_equal(oe, HEADER "\n");
+    assert_non_null(strstr(ee, "check: nothing to compare (the input has no segment)"));
+    assert_null(strstr(ee, "check passed"));
+    free(oe), free(ee);
     /* without -o the CSV goes to stdout, identical to what -o writes */
     assert_int_equal(strncmp(out, HEADER "\n", strlen(HEADER) + 1), 0);
     const char *path = t_tmppath("stdout_cmp.csv");
