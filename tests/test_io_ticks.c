@@ -41,6 +41,8 @@ static void keep_names(segs *s, const char *(*name)(const void *, uint32_t), con
     }
 }
 
+static raid_status push_text_file(const char *path, const raid_read_opts *o, segs *out);
+
 static const char *rd_name(const void *h, uint32_t i) { return raid_reader_symbol(h, i); }
 static const char *tk_name(const void *h, uint32_t i) { return raid_ticks_symbol(h, i); }
 
@@ -189,6 +191,9 @@ static void same_on_file(const char *name, const raid_read_opts *o)
     read_csv(t_data(name), o, &a);
     assert_int_equal(push_rows(&r, o, 0, &b), RAID_OK);
     assert_true(a.b.nseg > 0);
+    expect_same(&a, &b);
+    segs_free(&b);
+    assert_int_equal(push_text_file(t_data(name), o, &b), RAID_OK); /* the file's own text, parsed */
     expect_same(&a, &b);
     segs_free(&a);
     segs_free(&b);
