@@ -269,7 +269,7 @@ static void test_har(void **state)
     FAILS(raid_har_input_add(in, "B\xff", 0, NULL, NULL, NULL, NULL, NULL, NULL), RAID_EINVAL,
           "raid_har_input_add: symbol is not valid UTF-8 (byte 2 is 0xFF)");
     FAILS(raid_har_input_add_ymd(in, "B", 1, &ymd, &rv, NULL, NULL, NULL, NULL), RAID_EINVAL,
-          "B: date 0: 20200230 is not a date yyyymmdd");
+          "raid_har_input_add_ymd: B: row 1: 20200230 is not a date yyyymmdd");
     raid_har_input *in2 = (raid_har_input *)1;
     FAILS(raid_har_read_csv("x.csv", NULL, 0, (raid_har_model)77, &in2), RAID_EINVAL, "raid_har_read_csv: bad model 77");
     assert_null(in2);

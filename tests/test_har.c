@@ -944,7 +944,7 @@ static void test_lib_arrays(void **state)
     assert_int_equal(raid_har_result_status(res, 1), RAID_EPARSE);
     assert_int_equal(raid_har_result_nmessages(res), 1);
     assert_int_equal(raid_har_result_message_symbol(res, 0), 1);
-    assert_non_null(strstr(raid_har_result_message(res, 0), "Y: row 41: date '2021-02-12' repeats"));
+    assert_non_null(strstr(raid_har_result_message(res, 0), "Y: row 41: date '2021-02-12' repeats '2021-02-12' on row 40"));
     assert_int_equal(raid_har_result_nrows(res), 1);
     assert_null(raid_har_result_row_end(res, 0)); /* full sample */
     assert_int_equal(raid_har_result_nforecasts(res), 0);

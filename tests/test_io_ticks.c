@@ -41,6 +41,8 @@ static void keep_names(segs *s, const char *(*name)(const void *, uint32_t), con
     }
 }
 
+static raid_status push_text_file(const char *path, const raid_read_opts *o, segs *out);
+
 static const char *rd_name(const void *h, uint32_t i) { return raid_reader_symbol(h, i); }
 static const char *tk_name(const void *h, uint32_t i) { return raid_ticks_symbol(h, i); }
 
@@ -190,6 +192,9 @@ static void same_on_file(const char *name, const raid_read_opts *o)
     assert_int_equal(push_rows(&r, o, 0, &b), RAID_OK);
     assert_true(a.b.nseg > 0);
     expect_same(&a, &b);
+    segs_free(&b);
+    assert_int_equal(push_text_file(t_data(name), o, &b), RAID_OK); /* the file's own text, parsed */
+    expect_same(&a, &b);
     segs_free(&a);
     segs_free(&b);
     rows_free(&r);
@@ -250,8 +255,18 @@ static const char *synth(rows *r, const char *offset, int32_t offset_s)
             p[k] *= exp(((double)(x >> 40) / 16777216.0 - 0.5) * 4e-3);
             rows_add(r, syms[k], t[k], p[k]);
             char ts[48];
-            fmt_wall(ts, sizeof ts, t[k] + (int64_t)offset_s * 1000000);
-            fprintf(f, "%s,%s%s,%.17g\n", syms[k], ts, offset ? offset : "", p[k]);
+            if (offset && strcmp(offset, "mixed") == 0) { /* every form of offset, 't' and 'z' too */
+                static const struct { const char *sfx; int32_t s; } mix[] = {
+                    {"Z", 0}, {"z", 0}, {"+05:30", 19800}, {"-0800", -28800}, {"+01", 3600}, {"-00:00", 0}};
+                const int m = (int)((x >> 20) % 6);
+                fmt_wall(ts, sizeof ts, t[k] + (int64_t)mix[m].s * 1000000);
+                if (m == 1)
+                    ts[10] = 't';
+                fprintf(f, "%s,%s%s,%.17g\n", syms[k], ts, mix[m].sfx, p[k]);
+            } else {
+                fmt_wall(ts, sizeof ts, t[k] + (int64_t)offset_s * 1000000);
+                fprintf(f, "%s,%s%s,%.17g\n", syms[k], ts, offset ? offset : "", p[k]);
+            }
         }
     }
     fclose(f);
@@ -259,6 +274,64 @@ static const char *synth(rows *r, const char *offset, int32_t offset_s)
     assert_int_equal(t_write_file(path, csv), 0);
     free(csv);
     return path;
+}
+
+/* The rows of a CSV file written by synth (or a real file: symbol,timestamp,price, no quotes) pushed as
+ * text through raid_ticks_push_text, in runs of one symbol. */
+static raid_status push_text_file(const char *path, const raid_read_opts *o, segs *out)
+{
+    memset(out, 0, sizeof *out);
+    raid_batch_init(&out->b);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = 0, cap = 0;
+    char **sym = NULL, **ts = NULL;
+    double *p = NULL;
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        assert_true(c1 && c2);
+        *c1 = *c2 = 0;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            sym = realloc(sym, cap * sizeof *sym);
+            ts = realloc(ts, cap * sizeof *ts);
+            p = realloc(p, cap * sizeof *p);
+            assert_true(sym && ts && p);
+        }
+        sym[n] = strdup(line);
+        ts[n] = strdup(c1 + 1);
+        p[n] = strtod(c2 + 1, NULL);
+        n++;
+    }
+    fclose(f);
+    raid_ticks *tk = NULL;
+    raid_status s = raid_ticks_create(&tk, o);
+    assert_int_equal(s, RAID_OK);
+    for (size_t i = 0; i < n && s == RAID_OK;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(sym[j], sym[i]) == 0)
+            j++;
+        s = raid_ticks_push_text(tk, sym[i], (const char *const *)ts + i, p + i, j - i);
+        i = j;
+    }
+    if (s == RAID_OK)
+        s = raid_ticks_take(tk, &out->b, 1);
+    if (s == RAID_OK) {
+        keep_names(out, tk_name, tk);
+        out->nnotices = raid_ticks_notice_count(tk);
+    }
+    raid_ticks_destroy(tk);
+    for (size_t i = 0; i < n; i++) {
+        free(sym[i]);
+        free(ts[i]);
+    }
+    free(sym);
+    free(ts);
+    free(p);
+    return s;
 }
 
 static void same_synth(const char *offset, int32_t offset_s, int utc)
@@ -278,8 +351,14 @@ static void same_synth(const char *offset, int32_t offset_s, int utc)
         raid_read_opts o = opts(cases[c].sample_us, cases[c].session, cases[c].tz);
         segs a, b;
         read_csv(path, &o, &a);
-        assert_int_equal(push_rows(&r, &o, utc, &b), RAID_OK);
-        assert_true(a.b.nseg >= 3);
+        if (utc >= 0) {
+            assert_int_equal(push_rows(&r, &o, utc, &b), RAID_OK);
+            assert_true(a.b.nseg >= 3);
+            expect_same(&a, &b);
+            segs_free(&b);
+        }
+        /* the same text through raid_ticks_push_text: the CSV reader's parser, bit for bit */
+        assert_int_equal(push_text_file(path, &o, &b), RAID_OK);
         expect_same(&a, &b);
         segs_free(&a);
         segs_free(&b);
@@ -299,6 +378,48 @@ static void test_utc(void **st)
     same_synth("Z", 0, 1);
     same_synth("+05:30", 19800, 1);
     same_synth("-0800", -28800, 1);
+    same_synth("mixed", 0, -1); /* offsets of every form in one column: text only */
+}
+
+/* raid_ticks_push_text's own errors: the row, the symbol and the text; the times quoted as given. */
+static void test_text_errors(void **st)
+{
+    (void)st;
+    raid_ticks *tk = NULL;
+    const double p[] = {100, 101, 102};
+    const char *bad[] = {"2020-01-02T09:30:00", "2020-01-02 09:31", NULL};
+    assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+    assert_int_equal(raid_ticks_push_text(tk, "A", bad, p, 2), RAID_EPARSE);
+    assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): cannot parse timestamp '2020-01-02 09:31'");
+    raid_ticks_destroy(tk);
+    assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+    const char *nul[] = {NULL};
+    assert_int_equal(raid_ticks_push_text(tk, "A", nul, p, 1), RAID_EPARSE);
+    assert_string_equal(raid_errmsg(), "row 0 (symbol 'A'): missing timestamp (NULL)");
+    raid_ticks_destroy(tk);
+    const char *rejected[] = {"2020-01-02T0931", "20200102T093100", "2020-1-2T09:31:00", "2020-01-02",
+                              "09:31:00 +01:00", "2020-01-02T09:31:00+1", "2020-01-02T24:00:00"};
+    for (size_t i = 0; i < sizeof rejected / sizeof *rejected; i++) {
+        assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+        assert_int_equal(raid_ticks_push_text(tk, "A", rejected + i, p, 1), RAID_EPARSE);
+        raid_ticks_destroy(tk);
+    }
+    /* backwards across an offset: both texts as given */
+    const char *back[] = {"2020-01-02T09:30:00Z", "2020-01-02T10:00:00+01:00"};
+    assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+    assert_int_equal(raid_ticks_push_text(tk, "A", back, p, 2), RAID_EPARSE);
+    assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): time goes backwards: '2020-01-02T10:00:00+01:00' before "
+                                       "'2020-01-02T09:30:00Z' (row 0)");
+    raid_ticks_destroy(tk);
+    /* raid_ticks_push after a UTC row, without an offset: each time shown as it was given (a Z on UTC) */
+    const int64_t d = raid_io_days_from_civil(2020, 1, 2) * RAID_US_PER_DAY;
+    const int64_t t1 = d + 36000000000, t0 = d + 35000000000;
+    assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+    assert_int_equal(raid_ticks_push(tk, "A", &t1, 1, p, 1), RAID_OK);
+    assert_int_equal(raid_ticks_push(tk, "A", &t0, 0, p, 1), RAID_EPARSE);
+    assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): time goes backwards: 2020-01-02T09:43:20 before "
+                                       "2020-01-02T10:00:00Z (row 0)");
+    raid_ticks_destroy(tk);
 }
 
 static void test_errors(void **st)
@@ -463,7 +584,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_files), cmocka_unit_test(test_naive),  cmocka_unit_test(test_utc),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_overnight_session),
-        cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_out_of_range), cmocka_unit_test(test_text_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -582,6 +582,30 @@ static void test_cli_precision_report_run(void **state)
     free(err);
 }
 
+/* raid_simulate_returns: options named as raid_simulate_csv names them, and outputs that leave float64
+ * refused as raid_simulate_csv refuses such prices (it used to return inf/NaN with RAID_OK). */
+static void test_returns_errors(void **st)
+{
+    (void)st;
+    raid_sim_opts o;
+    raid_sim_opts_init(&o);
+    double r[8], iv[2];
+    o.rho = 2;
+    assert_int_equal(raid_simulate_returns(&o, r, iv), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "simulate: rho must be in [-1, 1] (got 2)");
+    raid_sim_opts_init(&o);
+    o.vol_of_logvar = 1000;
+    o.ndays = 2;
+    o.obs_per_day = 5;
+    o.seed = 4;
+    assert_int_equal(raid_simulate_returns(&o, r, iv), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "simulate: a price left the range of float64 (positive and finite); the "
+                                       "variance, jump or noise parameters are too large");
+    const char *p = t_tmppath("sim_extreme.csv");
+    assert_int_equal(raid_simulate_csv(&o, p, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "a price left the range of float64"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_csv_io_error),
         cmocka_unit_test(test_csv_absurd),
         cmocka_unit_test(test_cli_simulate),
+        cmocka_unit_test(test_returns_errors),
         cmocka_unit_test(test_cli_simulate_errors),
         cmocka_unit_test(test_cli_help_texts),
         cmocka_unit_test(test_cli_precision_report_usage),

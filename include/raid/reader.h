@@ -122,6 +122,17 @@ RAID_API raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o
    past RAID_MAX_SEGMENT_RETURNS), RAID_ENOMEM. Rows before the failing one have been taken in. */
 RAID_API raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
                                      const double *price, size_t n);
+/* As raid_ticks_push, with the times given as text: timestamps[i] a NUL-terminated ISO 8601 timestamp
+   parsed by the CSV reader's parser with its rules (docs/input.md): "YYYY-MM-DDTHH:MM:SS[.f{1,9}]" ('T',
+   't' or a space; the fraction truncated to microseconds) followed by nothing (a local wall-clock time)
+   or by Z, z, +HH:MM, +HHMM or +HH (a UTC instant, converted to o->tz local time). So a column of text
+   through it gives the segments of the same rows in a CSV file, bit for bit. Rows are counted with those
+   of raid_ticks_push (one 0-based row number over all pushed rows). Errors: as raid_ticks_push, and
+   RAID_EPARSE "row R (symbol 'A'): cannot parse timestamp 'TEXT'" or "... missing timestamp (NULL)";
+   messages quote the text as given ("time goes backwards: '2020-01-02T09:00:00+01:00' before
+   '2020-01-02T08:30:00Z' (row 2)"); message via raid_errmsg(), sticky. */
+RAID_API raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char *const *timestamps,
+                                          const double *price, size_t n);
 /* Append the complete segments to b; finish = 1 when no more rows will come (every segment is then
    complete). */
 /* b is not cleared first (raid_batch as filled by raid_reader_next; symbol indices for

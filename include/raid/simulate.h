@@ -35,8 +35,10 @@ RAID_API void raid_sim_opts_init(raid_sim_opts *o);
 
 /** Simulate log returns directly (no CSV): nsymbols*ndays segments of obs_per_day-1 returns each, in
  *  symbol-major order. r must hold nsymbols*ndays*(obs_per_day-1) doubles, iv nsymbols*ndays (the
- *  integrated variance of each day, may be NULL). Errors: RAID_EINVAL (an option out of its range, r
- *  NULL); message: raid_errmsg(). */
+ *  integrated variance of each day, may be NULL). Errors: RAID_EINVAL (an option out of its range, named
+ *  as raid_simulate_csv names it; r NULL; a return or iv not finite: "simulate: a price left the range of
+ *  float64 ...", as raid_simulate_csv refuses such prices; r and iv are then partly written);
+ *  message: raid_errmsg(). */
 RAID_API raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv);
 
 /** Write the simulated prices as CSV "symbol,timestamp,price" to prices_path (09:30:00 to 16:00:00 on

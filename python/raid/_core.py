@@ -170,6 +170,59 @@ def as_c(a, dtype, name):
 _C_OF = {np.dtype("f8").str: "double", np.dtype("i8").str: "int64_t"}
 
 
+def c_int(v, name, ctype="int"):
+    """v as a Python int for a C integer argument of type ctype: an integer (int or numpy integer, not
+    bool or float) in the type's range, else ValueError naming the argument (never OverflowError)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, not {v!r} ({type(v).__name__})")
+    v = int(v)
+    bits = 8 * ffi.sizeof(ctype)
+    unsigned = ctype.startswith("u") or ctype.startswith("unsigned") or ctype == "size_t"
+    lo, hi = (0, 2 ** bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} = {v} is out of range [{lo}, {hi}] ({ctype})")
+    return v
+
+
+def symbol_codes(col, what="symbol"):
+    """Codes (int64, per row) and names (UTF-8 bytes, in order of first appearance) of a symbol column.
+    Refused with ValueError naming the row (the DataFrame's 0-based position): a missing symbol (NaN,
+    None, a categorical's missing value), symbols of mixed types (1 and "1" would merge as text), a NUL
+    byte (C strings end there) or text that is not encodable as UTF-8 (a lone surrogate). Symbols that
+    are not strings, all of one type (integers, say), are named by str()."""
+    try:
+        codes, uniq = pd.factorize(col, sort=False, use_na_sentinel=True)
+    except UnicodeEncodeError:  # pandas hashes text as UTF-8: a lone surrogate
+        for r, v in enumerate(col.to_numpy(dtype=object)):
+            try:
+                if isinstance(v, str):
+                    v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise ValueError(f"row {r}: {what} {v!r} is not valid Unicode text ({e.reason})") from None
+        raise
+    codes = np.asarray(codes, dtype=np.int64)
+    first = lambda k: int(np.flatnonzero(codes == k)[0])  # noqa: E731
+    if (codes < 0).any():
+        raise ValueError(f"row {first(-1)}: missing {what} (NaN or None)")
+    uniq = list(uniq)
+    kinds = [str if isinstance(u, str) else type(u) for u in uniq]
+    for k, t in enumerate(kinds):
+        if t is not kinds[0]:
+            raise ValueError(f"row {first(k)}: {what} {uniq[k]!r} of type {t.__name__}, after {what}s of type "
+                             f"{kinds[0].__name__} (row {first(0)}): mixed types are refused, since str() could "
+                             f"merge them; give the column one type")
+    names = []
+    for k, u in enumerate(uniq):
+        s = u if isinstance(u, str) else str(u)
+        if "\0" in s:
+            raise ValueError(f"row {first(k)}: {what} {s!r} holds a NUL byte")
+        try:
+            names.append(s.encode("utf-8"))
+        except UnicodeEncodeError as e:
+            raise ValueError(f"row {first(k)}: {what} {s!r} is not valid Unicode text ({e.reason})") from None
+    return codes, names
+
+
 # pandas before 3 parses floats exactly only with float_precision="round_trip" (3 does by default and
 # deprecates the argument)
 _EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._core import _text, array, as_c, check, context, ffi, lib
-from ._realized import _column
+from ._core import _text, array, as_c, c_int, check, context, ffi, lib, symbol_codes
+from ._realized import _column, no_symbol_notice
 
 
 @dataclass
@@ -45,13 +45,13 @@ def _spec(model, lags, h, transform, se, nw_lag, window, alpha):
         lag_arr, nl = ffi.new("int[]", 64), ffi.new("int *")
         check(lib.raid_har_lags_parse(lags.encode(), lag_arr, nl))
         lags = list(lag_arr[0:nl[0]])
-    lags = [int(v) for v in lags]
+    lags = [c_int(v, f"lags[{i}]") for i, v in enumerate(lags)]
     check(lib.raid_har_spec_set_lags(spec, ffi.new("int[]", lags), len(lags)))
-    check(lib.raid_har_spec_set_horizon(spec, int(h)))
+    check(lib.raid_har_spec_set_horizon(spec, c_int(h, "h")))
     check(lib.raid_har_spec_set_transform(spec, _parse(lib.raid_har_transform_parse, transform,
                                                        "raid_har_transform")))
     check(lib.raid_har_spec_set_se(spec, _parse(lib.raid_har_se_parse, se, "raid_se_kind"),
-                                   -1 if nw_lag is None else int(nw_lag)))
+                                   -1 if nw_lag is None else c_int(nw_lag, "nw_lag", "int64_t")))
     kind, n = ffi.new("raid_har_window *"), ffi.new("int64_t *")
     check(lib.raid_har_window_parse(str(window).encode(), kind, n))
     check(lib.raid_har_spec_set_window(spec, kind[0], n[0]))
@@ -63,9 +63,12 @@ def _spec(model, lags, h, transform, se, nw_lag, window, alpha):
 def _dates(col):
     """Dates for raid_har_input_add (strings, written back as given) or, for datetime64 dates,
     int32 yyyymmdd for raid_har_input_add_ymd (written "YYYY-MM-DD")."""
+    miss = col.isna().to_numpy(dtype=bool)
+    if miss.any():
+        raise ValueError(f"row {int(np.flatnonzero(miss)[0])}: missing date")
     if pd.api.types.is_datetime64_any_dtype(col.dtype):
         return (col.dt.year * 10000 + col.dt.month * 100 + col.dt.day).to_numpy(dtype=np.int32)
-    return col.astype(str).tolist()
+    return [v if isinstance(v, str) else str(v) for v in col.to_numpy(dtype=object)]
 
 
 def _input(measures, cols):
@@ -79,12 +82,18 @@ def _input(measures, cols):
                                                                  (jump_p_col, "jump_p"))]
     n = len(measures)
     if sym_c is None:
-        codes, names = np.zeros(n, dtype=np.int64), [""]
+        codes, names = np.zeros(n, dtype=np.int64), [b""]
+        no_symbol_notice(stacklevel=4)
     else:
-        codes, names = pd.factorize(measures[sym_c].fillna("").astype(str), sort=False)
+        codes, names = symbol_codes(measures[sym_c])
     cut = np.flatnonzero(np.diff(codes) != 0) + 1
     if n and len(cut) + 1 != len(names):
-        raise ValueError("the rows of a symbol must be contiguous (as in `raid har`'s input)")
+        run_start = np.concatenate([[0], cut])
+        _, first = np.unique(codes[run_start], return_index=True)
+        again = np.setdiff1d(np.arange(len(run_start)), first)
+        r = int(run_start[again.min()])
+        raise ValueError(f"row {r}: symbol {names[codes[r]].decode()!r} again, after other symbols: the rows of "
+                         "a symbol must be contiguous (as in `raid har`'s input)")
     pp = ffi.new("raid_har_input **")
     check(lib.raid_har_input_create(pp))
     hin = ffi.gc(pp[0], lib.raid_har_input_destroy)
@@ -100,12 +109,19 @@ def _input(measures, cols):
         if isinstance(dates, np.ndarray):
             add, darr = lib.raid_har_input_add_ymd, ffi.from_buffer("int32_t[]", np.ascontiguousarray(dates[s0:s1]))
         else:
-            d = [ffi.new("char[]", v.encode()) for v in dates[s0:s1]]
+            d = []
+            for r, v in enumerate(dates[s0:s1], s0):
+                if "\0" in v:
+                    raise ValueError(f"row {r}: date {v!r} holds a NUL byte")
+                try:
+                    d.append(ffi.new("char[]", v.encode()))
+                except UnicodeEncodeError as e:
+                    raise ValueError(f"row {r}: date {v!r} is not valid Unicode text ({e.reason})") from None
             add, darr = lib.raid_har_input_add, ffi.new("char *[]", d)
         arrs = [as_c(rv[s0:s1], np.float64, "rv")]
         arrs += [as_c(v[s0:s1], np.float64, "series") if v is not None else (None, ffi.NULL) for v in series]
         ln = as_c(rows[s0:s1], np.int64, "rows")
-        check(add(hin, str(names[codes[s0]]).encode(), s1 - s0, darr, *[p for _, p in arrs], ln[1]))
+        check(add(hin, names[codes[s0]], s1 - s0, darr, *[p for _, p in arrs], ln[1]))
     return hin
 
 
@@ -122,6 +138,10 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
     h: forecast horizon in days; transform: "none", "log", "sqrt"; se: "ols", "white", "nw"; nw_lag:
     the Newey-West lag (None: floor(4 (n/100)^(2/9)) per fit); window: "full", "rolling:N" or
     "expanding:N" (N design rows); alpha: the jump significance of har-cj; device as raid.realized.
+
+    Messages name rows by the DataFrame's 0-based position ("row 5"). A missing date or symbol, symbols of
+    mixed types, lags or h that are not integers or outside C int are ValueError naming the row or the
+    argument; without a symbol column a RaidNotice says so.
 
     Returns a HarFit (coefs, forecasts, losses, symbols, messages). Raises RaidError for an invalid
     specification (RAID_EINVAL with the library's message) and the device's errors; a symbol that cannot

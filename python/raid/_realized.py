@@ -1,12 +1,12 @@
 """Realized measures: of numpy returns (raid_realized_compute), and of a DataFrame of intraday prices
 through the library's segmenting and sampling (raid_ticks_*, the CSV reader's rules on arrays)."""
-import re
+import datetime
 import warnings
 
 import numpy as np
 import pandas as pd
 
-from ._core import RaidNotice, as_c, array, check, context, ffi, lib, records
+from ._core import RaidNotice, as_c, array, check, context, ffi, lib, records, symbol_codes
 
 # Rows pushed to raid_ticks between two takes (and computations): bounds the returns held at once.
 _TAKE_EVERY = 1 << 20
@@ -23,12 +23,49 @@ def _frame(out, nseg):
     return pd.DataFrame({c: rec[c] for c in cols})
 
 
+def _plain(a, name):
+    if isinstance(a, np.ma.MaskedArray):
+        raise ValueError(f"{name}: masked arrays are refused (the mask would be ignored); give the values "
+                         "to use, e.g. a.compressed() with offsets to match")
+    return np.asarray(a)
+
+
+def _real_floats(a, name):
+    """a as a numpy array of real floating values: float64, or float32 / float16 (upcast exactly to
+    float64); ValueError for any other dtype (integers, bool, complex, object, longdouble)."""
+    a = _plain(a, name)
+    if a.dtype not in (np.float64, np.float32, np.float16):
+        raise ValueError(f"{name} must be real floating (float64; float32 and float16 are upcast exactly), "
+                         f"not dtype {a.dtype}")
+    return a
+
+
+def _integers(a, name):
+    """a as a numpy int64 array: any integer dtype with values in int64's range; ValueError otherwise
+    (floats, which would be truncated, strings, bool, objects)."""
+    if not isinstance(a, np.ndarray):  # a list of Python ints: numpy would make floats of those past int64
+        obj = np.asarray(a, dtype=object)
+        if obj.ndim == 1 and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                                 for v in obj):
+            big = [v for v in obj if not -2 ** 63 <= v < 2 ** 63]
+            if big:
+                raise ValueError(f"{name}: {big[0]} is out of range for int64")
+            return np.array([int(v) for v in obj], dtype=np.int64)
+    a = _plain(a, name)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integers, not dtype {a.dtype}")
+    if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name}: {a.max()} is out of range for int64")
+    return a.astype(np.int64)
+
+
 def realized(returns, offsets, device="auto", precision="df"):
     """Daily realized measures of segments of returns (docs/measures.md).
 
-    returns: 1-d float64 array of log returns (dimensionless), every segment's back to back, each finite
-    and at most 1e74 in magnitude. offsets: 1-d int64 array of nseg + 1 non-decreasing indices into
-    returns; segment s is returns[offsets[s]:offsets[s+1]]. device: "auto", "cpu", "opencl",
+    returns: 1-d float64 array of log returns (dimensionless; float32 and float16 are upcast exactly,
+    any other dtype, masked arrays included, is a ValueError), every segment's back to back, each finite
+    and at most 1e74 in magnitude. offsets: 1-d integer array (any integer dtype, values in int64) of
+    nseg + 1 non-decreasing indices into returns; segment s is returns[offsets[s]:offsets[s+1]]. device: "auto", "cpu", "opencl",
     "opencl:P.D" (raid.devices()), None for $RAID_DEVICE. precision: "df" or "f32" (device input policy,
     docs/precision.md; the cpu backend is float64 throughout).
 
@@ -37,8 +74,8 @@ def realized(returns, offsets, device="auto", precision="df"):
     a measure is undefined for n). Raises RaidError (RAID_EINVAL for a return out of range or decreasing
     offsets, device errors), ValueError for offsets outside returns.
     """
-    r, rp = as_c(returns, np.float64, "returns")
-    off, op = as_c(offsets, np.int64, "offsets")
+    r, rp = as_c(_real_floats(returns, "returns"), np.float64, "returns")
+    off, op = as_c(_integers(offsets, "offsets"), np.int64, "offsets")
     if len(off) == 0:
         raise ValueError("offsets must hold nseg + 1 >= 1 entries")
     if off.min() < 0 or off.max() > len(r):
@@ -68,43 +105,77 @@ def _column(df, name, default, required=True):
     return hits[0]
 
 
-# a time of day followed by an offset: Z, +HH, +HHMM or +HH:MM (docs/input.md); patterns as strings, so
-# that pandas' Arrow-backed strings match them without a Python call per row
-_OFFSET = r"[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
-_COMMA_FRACTION = r"(\d\d:\d\d:\d\d),"
+# Years 0001 to 9999 in microseconds since 1970-01-01T00:00:00 (raid_ticks_push's range).
+_T_MIN = -62135596800000000
+_T_MAX = 253402300799999999
 
 
-def _times_us(col):
-    """Microseconds since 1970-01-01T00:00:00 (int64) and, per row, whether it is a UTC instant (the
-    timestamp carried an offset) or a local wall-clock time (it did not), as the CSV reader reads them."""
-    if isinstance(col.dtype, pd.DatetimeTZDtype):
-        return _us(col.dt.tz_convert("UTC").dt.tz_localize(None)), np.ones(len(col), dtype=bool)
-    if pd.api.types.is_datetime64_dtype(col.dtype):
-        return _us(col), np.zeros(len(col), dtype=bool)
-    s = col.astype(str).str.strip()
-    if s.str.contains(",", regex=False).any():
-        s = s.str.replace(_COMMA_FRACTION, r"\1.", regex=True)
-    try:  # all with an offset, or all without: one parse
-        t = pd.to_datetime(s, format="ISO8601")
-    except (ValueError, TypeError):
-        t = None
-    if t is not None and isinstance(t.dtype, pd.DatetimeTZDtype):
-        return _times_us(t)
-    if t is not None and pd.api.types.is_datetime64_dtype(t.dtype):
-        return _us(t), np.zeros(len(col), dtype=bool)
-    aware = s.str.contains(_OFFSET, regex=True).to_numpy(dtype=bool)
-    us = np.empty(len(s), dtype=np.int64)
-    us[aware] = _us(pd.to_datetime(s[aware], format="ISO8601", utc=True).dt.tz_localize(None))
-    us[~aware] = _us(pd.to_datetime(s[~aware], format="ISO8601"))
-    return us, aware
+def _datetime_us(col):
+    """A datetime64 column (naive: local wall-clock; tz-aware: UTC instants) as int64 microseconds since
+    1970-01-01T00:00:00, computed from the column's own unit (s, ms, us, ns: no detour through ns, which
+    wraps outside 1677-2262), fractions below a microsecond truncated as the reader truncates them; and
+    whether they are UTC instants. ValueError naming the row for NaT or a time outside the years 0001 to
+    9999."""
+    utc = isinstance(col.dtype, pd.DatetimeTZDtype)
+    v = (col.dt.tz_convert(None) if utc else col).to_numpy()
+    unit, count = np.datetime_data(v.dtype)
+    i = v.view(np.int64)
+    nat = np.isnat(v)
+    if nat.any():
+        raise ValueError(f"row {int(np.flatnonzero(nat)[0])}: missing timestamp (NaT)")
+    per = np.timedelta64(count, unit) / np.timedelta64(1, "us")  # microseconds per tick of the unit
+    if per >= 1:
+        f = int(per)
+        out = (i < -(-_T_MIN // f)) | (i > _T_MAX // f)
+        if out.any():
+            r = int(np.flatnonzero(out)[0])
+            raise ValueError(f"row {r}: timestamp {v[r]} outside the years 0001 to 9999")
+        return i * f, utc
+    return i // int(round(1 / per)), utc
 
 
-def _us(t):
-    """Naive datetimes to int64 microseconds, the fraction truncated (the reader truncates to 1 us)."""
-    if t.isna().any():
-        raise ValueError("missing timestamp")
-    ns = t.to_numpy(dtype="datetime64[ns]").astype(np.int64)
-    return ns // 1000
+def _text_ptrs(col):
+    """A column of ISO 8601 text as UTF-8 bytes (keep alive) and a char ** to one NUL-terminated string per
+    row, for raid_ticks_push_text (the CSV reader's parser: no parsing here). datetime objects in an
+    object column (pandas gives those for mixed offsets) are written with isoformat(). ValueError naming
+    the row for a missing value, a value that is neither text nor a datetime, a NUL byte or text that is
+    not encodable as UTF-8."""
+    vals = col.to_numpy(dtype=object)
+    n = len(vals)
+    texts = []
+    for r, v in enumerate(vals):
+        if isinstance(v, str):
+            texts.append(v)
+        elif isinstance(v, datetime.datetime) and not pd.isna(v):
+            texts.append(v.isoformat())
+        elif v is None or (isinstance(v, float) and v != v) or v is pd.NaT or v is pd.NA:
+            raise ValueError(f"row {r}: missing timestamp")
+        else:
+            raise ValueError(f"row {r}: timestamp {v!r} of type {type(v).__name__} (expected ISO 8601 text or "
+                             "a datetime64 column)")
+    joined = "\0".join(texts) + "\0"
+    try:
+        buf = joined.encode("utf-8")
+    except UnicodeEncodeError:
+        for r, t in enumerate(texts):
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise ValueError(f"row {r}: timestamp {t!r} is not valid Unicode text ({e.reason})") from None
+        raise
+    ends = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8) == 0)
+    if len(ends) != max(n, 1):
+        r = next(r for r, t in enumerate(texts) if "\0" in t)
+        raise ValueError(f"row {r}: timestamp {texts[r]!r} holds a NUL byte")
+    cbuf = ffi.from_buffer("char[]", buf)
+    starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.uint64)
+    ptrs = starts + np.uint64(int(ffi.cast("uintptr_t", cbuf)))
+    return (buf, cbuf, ptrs), ffi.cast("char **", ffi.from_buffer(ptrs))
+
+
+def no_symbol_notice(stacklevel):
+    """The CSV reader's notice for data without the (optional, default) symbol column, as a RaidNotice."""
+    warnings.warn("no symbol column 'symbol': the whole file is one series", RaidNotice, stacklevel=stacklevel)
 
 
 def _sample_us(sample):
@@ -128,8 +199,12 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     symbol_col, time_col, price_col rename them, as the CLI's --symbol-col, --time-col, --price-col).
     Rows in file order: symbols may interleave; within a symbol time must not go backwards. Timestamps:
     datetime64 without a zone are local wall-clock times (a CSV timestamp without an offset), tz-aware
-    ones are instants converted to tz (a CSV timestamp with an offset); strings are read as ISO 8601, each
-    with or without an offset. Prices: float64, positive and finite.
+    ones are instants converted to tz (a CSV timestamp with an offset), of any unit (s, ms, us, ns), years
+    0001 to 9999; text (str or object columns) goes to the library's ISO 8601 parser, the CSV reader's
+    (raid_ticks_push_text), so exactly the CLI's timestamps are accepted, each with or without an offset.
+    Symbols: text, or values of one type named by str(); missing ones, mixed types, NUL bytes are a
+    ValueError naming the row. Without a symbol column a RaidNotice says so, as the CLI does.
+    Prices: float64, positive and finite. Row numbers in messages are the DataFrame's 0-based positions.
     sample: "tick", "Ns", "Nmin", "Nh" or "Nms" (default "5min"); session: "HH:MM-HH:MM" local time or
     None; tz: IANA zone of the local time (default "UTC"). device, precision: as raid.realized.
 
@@ -146,17 +221,23 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     p_c = _column(df, price_col, "price")
     n = len(df)
     price, pp = as_c(df[p_c].to_numpy(dtype=np.float64), np.float64, "price")
-    t_us, aware = _times_us(df[t_c])
-    t_us, tp = as_c(t_us, np.int64, "timestamp")
+    tcol = df[t_c]
+    if pd.api.types.is_datetime64_any_dtype(tcol.dtype):
+        t_us, utc = _datetime_us(tcol)
+        t_us, tp = as_c(t_us, np.int64, "timestamp")
+        push = lambda sym, s0, k: lib.raid_ticks_push(tk, sym, tp + s0, int(utc), pp + s0, k)  # noqa: E731
+    else:  # text: the library's parser, the CSV reader's (raid_ticks_push_text)
+        keep_text, tp = _text_ptrs(tcol)
+        push = lambda sym, s0, k: lib.raid_ticks_push_text(tk, sym, tp + s0, pp + s0, k)  # noqa: E731
     if sym_c is None:
-        codes, names = np.zeros(n, dtype=np.int64), np.array([""], dtype=object)
+        codes, sym_bytes = np.zeros(n, dtype=np.int64), [b""]
+        no_symbol_notice(stacklevel=3)
     else:
-        codes, names = pd.factorize(df[sym_c].fillna("").astype(str), sort=False)
-    # runs of rows of one symbol and one kind of timestamp, in row order
-    cut = np.flatnonzero((np.diff(codes) != 0) | (np.diff(aware.astype(np.int8)) != 0)) + 1
+        codes, sym_bytes = symbol_codes(df[sym_c])
+    # runs of rows of one symbol, in row order
+    cut = np.flatnonzero(np.diff(codes) != 0) + 1
     starts = np.concatenate([[0], cut]) if n else np.zeros(0, dtype=np.int64)
     ends = np.concatenate([cut, [n]]) if n else np.zeros(0, dtype=np.int64)
-    sym_bytes = [str(s).encode() for s in names]
 
     o = ffi.new("raid_read_opts *")
     lib.raid_read_opts_init(o)
@@ -181,8 +262,7 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     # pushed since the last add; finish sorts the rows as the CLI does.
     pushed = 0
     for s0, s1 in zip(starts, ends):
-        check(lib.raid_ticks_push(tk, sym_bytes[codes[s0]], tp + int(s0), int(aware[s0]), pp + int(s0),
-                                  int(s1 - s0)))
+        check(push(sym_bytes[codes[s0]], int(s0), int(s1 - s0)))
         pushed += s1 - s0
         if pushed >= _TAKE_EVERY:
             check(lib.raid_realized_table_add_ticks(tab, ctx, ffi.NULL, tk, 0), ctx)

@@ -5,7 +5,7 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from ._core import call_errbuf, check, ffi, lib, read_csv_exact, records
+from ._core import c_int, call_errbuf, check, ffi, lib, read_csv_exact, records
 
 
 def sim_options():
@@ -26,15 +26,24 @@ def simulate(kind="prices", iv=False, **opts):
     read back exactly. kind="returns": a DataFrame series (int, 0-based symbol), day (int, 0-based), ret
     (float64 log returns), obs_per_day - 1 returns per day, symbol-major (raid_simulate_returns).
     iv=True: also the integrated variance of each day, as a second DataFrame (symbol, date, iv for prices;
-    series, day, iv for returns). Raises RaidError (RAID_EINVAL for an option out of its domain),
+    series, day, iv for returns). Raises RaidError (RAID_EINVAL for an option out of its domain, with the
+    library's message naming it, the same for both kinds; a model that leaves float64), ValueError for
+    an option of the wrong type or outside its C type's range (an integer field given 2.7 or 2**40),
     TypeError for an unknown option.
     """
     o = ffi.new("raid_sim_opts *")
     lib.raid_sim_opts_init(o)
-    fields = {name for name, _ in ffi.typeof("raid_sim_opts").fields}
+    fields = dict(ffi.typeof("raid_sim_opts").fields)
     for k, v in opts.items():
         if k not in fields:
             raise TypeError(f"simulate() got an unknown option '{k}' (expected one of {sorted(fields)})")
+        ftype = fields[k].type
+        if ftype.kind == "primitive" and ftype.cname in ("double", "float"):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise ValueError(f"simulate: {k} must be a real number, not {v!r} ({type(v).__name__})")
+            v = float(v)
+        else:
+            v = c_int(v, k, ftype.cname)
         setattr(o, k, v)
     if kind == "prices":
         return _prices(o, iv)
@@ -48,9 +57,7 @@ def _returns(o, want_iv):
     m = o.obs_per_day - 1
     r = np.empty(max(nseg * m, 1), dtype=np.float64)
     ivs = np.empty(max(nseg, 1), dtype=np.float64)
-    # raid_simulate_returns sets no message (raid_errmsg keeps an earlier one): the binding says which call
-    check(lib.raid_simulate_returns(o, ffi.from_buffer("double[]", r), ffi.from_buffer("double[]", ivs)),
-          what="raid_simulate_returns: an option is out of its domain (docs/simulate.md)")
+    check(lib.raid_simulate_returns(o, ffi.from_buffer("double[]", r), ffi.from_buffer("double[]", ivs)))
     seg = np.repeat(np.arange(nseg), m)
     df = pd.DataFrame({"series": seg // o.ndays, "day": seg % o.ndays, "ret": r[:nseg * m]})
     if not want_iv:

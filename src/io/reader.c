@@ -59,7 +59,7 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
     }
     uint64_t pline;
     const char *ptext;
-    raid_seg_prev(rd->sg, si, &pline, &ptext, NULL);
+    raid_seg_prev(rd->sg, si, &pline, &ptext, NULL, NULL);
     raid_table_fail(rd->tb, c->line[i], raid_table_col(rd->tb, F_TIME),
                     "%s goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)",
                     rc == RAID_SEG_TIME_BACK ? "time" : "date", raid_seg_symbol_name(rd->sg, si),
@@ -100,14 +100,14 @@ static raid_status take_rows(raid_reader *rd)
                 instant -= (int64_t)tc->tz_s[i] * RAID_US_PER_S;
                 local = raid_seg_local(rd->sg, instant);
             }
-            const raid_seg_row w = {tc->line[i], ttext, tlen, instant};
+            const raid_seg_row w = {tc->line[i], ttext, tlen, instant, 0};
             rc = raid_seg_price(rd->sg, (uint32_t)si, instant, local, v, &w);
         } else {
             if (!isfinite(v))
                 return value_failed(rd, i, "return must be finite");
             if (fabs(v) > RAID_MAX_RETURN)
                 return value_failed(rd, i, "return out of range (|r| > 1e74)");
-            const raid_seg_row w = {tc->line[i], ttext, tlen, tc->i64[i]};
+            const raid_seg_row w = {tc->line[i], ttext, tlen, tc->i64[i], 0};
             rc = raid_seg_return(rd->sg, (uint32_t)si, tc->i64[i], v, &w);
         }
         if (rc != RAID_SEG_OK)

@@ -208,6 +208,7 @@ typedef struct sym_state {
     int64_t prev_key;          /* instant (prices) or day (returns) of the previous row */
     uint64_t prev_ref;
     int64_t prev_raw;
+    int prev_raw_utc;
     char prev_text[PREV_TEXT];
     /* the open segment */
     int has_seg;
@@ -513,6 +514,7 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     s->prev_key = key;
     s->prev_ref = w->ref;
     s->prev_raw = w->raw;
+    s->prev_raw_utc = w->raw_utc;
     if (w->text) {
         size_t n = w->text_len < PREV_TEXT - 1 ? w->text_len : PREV_TEXT - 1;
         memcpy(s->prev_text, w->text, n);
@@ -577,7 +579,7 @@ void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len)
                  "sampling interval", (double)sg->sample_us * 1e-6, (long long)RAID_MAX_SEGMENT_RETURNS);
 }
 
-void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw)
+void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
 {
     assert(si < sg->nsyms);
     const sym_state *s = &sg->syms[si];
@@ -587,6 +589,8 @@ void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **
         *text = s->prev_text;
     if (raw)
         *raw = s->prev_raw;
+    if (raw_utc)
+        *raw_utc = s->prev_raw_utc;
 }
 
 /* ---------------------------------------------------------------------------------------------- */

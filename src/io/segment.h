@@ -45,6 +45,7 @@ typedef struct raid_seg_row {
     const char *text;
     size_t text_len;
     int64_t raw;
+    int raw_utc; /* raw is a UTC instant (shown with a Z), else a local wall-clock time */
 } raid_seg_row;
 
 enum {
@@ -75,8 +76,8 @@ int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid
  * that names the row. */
 void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len);
 /* The previous accepted row of symbol si (after a *_BACK code): its reference, its text ("" when the
- * caller gave none) and its raw value. */
-void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw);
+ * caller gave none), its raw value and whether that is a UTC instant. */
+void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc);
 
 /* End of input: close every open segment (in symbol order) and work out the notices.
  * Errors: RAID_ENOMEM. */

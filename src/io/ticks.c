@@ -4,6 +4,7 @@
 #include "core/internal.h"
 #include "io/segment.h"
 #include "io/sticky.h"
+#include "io/table.h"
 #include "io/tz.h"
 #include "io/utf8.h"
 
@@ -71,58 +72,116 @@ void raid_ticks_destroy(raid_ticks *tk)
     free(tk);
 }
 
-raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
-                            const double *price, size_t n)
+/* The checks common to raid_ticks_push and raid_ticks_push_text before the rows; *si: the symbol's index.
+ * Returns RAID_OK with *si = -1 when there is nothing to push. */
+static raid_status push_start(raid_ticks *tk, const char *fn, const char **symbol, const void *t, const double *price,
+                              size_t n, int64_t *si)
 {
+    *si = -1;
     if (!tk)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: tk is NULL");
+        return raid_fail(NULL, RAID_EINVAL, "%s: tk is NULL", fn);
     if (tk->err.st != RAID_OK)
         return raid_sticky_again(&tk->err);
     if (tk->finished)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: rows after raid_ticks_take(..., finish = 1)");
-    if (n && (!t_us || !price))
-        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_push: NULL t_us or price with n = %zu", n);
-    if (!symbol)
-        symbol = "";
-    const size_t len = strlen(symbol);
-    const size_t bad = raid_utf8_invalid_at(symbol, len);
+        return raid_fail(NULL, RAID_EINVAL, "%s: rows after raid_ticks_take(..., finish = 1)", fn);
+    if (n && (!t || !price))
+        return raid_fail(NULL, RAID_EINVAL, "%s: NULL times or price with n = %zu", fn, n);
+    if (!*symbol)
+        *symbol = "";
+    const size_t len = strlen(*symbol);
+    const size_t bad = raid_utf8_invalid_at(*symbol, len);
     if (bad < len)
-        return tfail(tk, RAID_EINVAL, "raid_ticks_push: row %" PRIu64 ": symbol is not valid UTF-8 (byte %zu, 0x%02X)",
-                     tk->rows, bad + 1, (unsigned)(unsigned char)symbol[bad]);
+        return tfail(tk, RAID_EINVAL, "%s: row %" PRIu64 ": symbol is not valid UTF-8 (byte %zu, 0x%02X)", fn,
+                     tk->rows, bad + 1, (unsigned)(unsigned char)(*symbol)[bad]);
     if (n == 0)
         return RAID_OK;
-    const int64_t si = raid_seg_symbol(tk->sg, symbol, len);
-    if (si < 0)
+    *si = raid_seg_symbol(tk->sg, *symbol, len);
+    if (*si < 0)
         return tfail(tk, RAID_ENOMEM, "out of memory");
-    char a[48], b[48];
+    return RAID_OK;
+}
+
+/* A row's time for a message: its text as given, quoted, else "YYYY-MM-DDTHH:MM:SS[.ffffff][Z]". */
+static const char *show_time(char *buf, size_t len, const char *text, size_t tlen, int64_t raw, int utc)
+{
+    if (text && tlen) {
+        snprintf(buf, len, "'%.*s'", raid_table_show(tlen), text);
+        return buf;
+    }
+    return fmt_time(buf, len, raw, utc);
+}
+
+/* Row tk->rows of symbol si: the order key `instant` (a UTC instant when utc, else local wall-clock time),
+ * price p; text: the row's timestamp as given (NULL from raid_ticks_push). */
+static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int64_t instant, int utc, double p,
+                            const char *text, size_t tlen)
+{
+    char a[100], b[100];
+    if (!(p > 0) || !isfinite(p))
+        return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): price must be positive and finite: %.17g",
+                     tk->rows, symbol, p);
+    const int64_t local = utc ? raid_seg_local(tk->sg, instant) : instant;
+    const raid_seg_row w = {tk->rows, text, tlen, instant, utc};
+    const int rc = raid_seg_price(tk->sg, si, instant, local, p, &w);
+    if (rc == RAID_SEG_OK)
+        return RAID_OK;
+    if (rc == RAID_SEG_ENOMEM)
+        return tfail(tk, RAID_ENOMEM, "out of memory");
+    if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
+        char why[160];
+        raid_seg_row_problem(tk->sg, rc, why, sizeof why);
+        return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s: %s", tk->rows, symbol, why,
+                     show_time(a, sizeof a, text, tlen, instant, utc));
+    }
+    uint64_t pref;
+    int64_t praw;
+    int putc;
+    const char *ptext;
+    raid_seg_prev(tk->sg, si, &pref, &ptext, &praw, &putc);
+    return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s goes backwards: %s before %s (row %" PRIu64 ")",
+                 tk->rows, symbol, rc == RAID_SEG_TIME_BACK ? "time" : "date",
+                 show_time(a, sizeof a, text, tlen, instant, utc), show_time(b, sizeof b, ptext, strlen(ptext), praw, putc),
+                 pref);
+}
+
+raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t_us, int t_is_utc,
+                            const double *price, size_t n)
+{
+    int64_t si;
+    raid_status st = push_start(tk, "raid_ticks_push", &symbol, t_us, price, n, &si);
+    if (st != RAID_OK || si < 0)
+        return st;
     for (size_t i = 0; i < n; i++, tk->rows++) {
         const int64_t t = t_us[i];
-        const double p = price[i];
         if (t < T_MIN || t > T_MAX)
             return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): time %" PRId64 " us out of range (years 0001 to 9999)",
                          tk->rows, symbol, t);
-        if (!(p > 0) || !isfinite(p))
-            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): price must be positive and finite: %.17g",
-                         tk->rows, symbol, p);
-        const int64_t local = t_is_utc ? raid_seg_local(tk->sg, t) : t;
-        const raid_seg_row w = {tk->rows, NULL, 0, t};
-        const int rc = raid_seg_price(tk->sg, (uint32_t)si, t, local, p, &w);
-        if (rc == RAID_SEG_ENOMEM)
-            return tfail(tk, RAID_ENOMEM, "out of memory");
-        if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
-            char why[160];
-            raid_seg_row_problem(tk->sg, rc, why, sizeof why);
-            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s: %s", tk->rows, symbol, why,
-                         fmt_time(a, sizeof a, t, t_is_utc));
-        }
-        if (rc != RAID_SEG_OK) {
-            uint64_t pref;
-            int64_t praw;
-            raid_seg_prev(tk->sg, (uint32_t)si, &pref, NULL, &praw);
-            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s goes backwards: %s before %s (row %" PRIu64 ")",
-                         tk->rows, symbol, rc == RAID_SEG_TIME_BACK ? "time" : "date",
-                         fmt_time(a, sizeof a, t, t_is_utc), fmt_time(b, sizeof b, praw, t_is_utc), pref);
-        }
+        if ((st = push_row(tk, (uint32_t)si, symbol, t, t_is_utc != 0, price[i], NULL, 0)) != RAID_OK)
+            return st;
+    }
+    return RAID_OK;
+}
+
+raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char *const *timestamps,
+                                 const double *price, size_t n)
+{
+    int64_t si;
+    raid_status st = push_start(tk, "raid_ticks_push_text", &symbol, timestamps, price, n, &si);
+    if (st != RAID_OK || si < 0)
+        return st;
+    for (size_t i = 0; i < n; i++, tk->rows++) {
+        const char *text = timestamps[i];
+        if (!text)
+            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): missing timestamp (NULL)", tk->rows, symbol);
+        const size_t tlen = strlen(text);
+        raid_io_ts ts;
+        /* the CSV reader's parser and its reading of an offset (reader.c): one set of rules */
+        if (raid_io_parse_timestamp(text, tlen, &ts) != 0)
+            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): cannot parse timestamp '%.*s'", tk->rows,
+                         symbol, raid_table_show(tlen), text);
+        const int64_t instant = ts.has_offset ? ts.wall_us - (int64_t)ts.offset_s * RAID_US_PER_S : ts.wall_us;
+        if ((st = push_row(tk, (uint32_t)si, symbol, instant, ts.has_offset, price[i], text, tlen)) != RAID_OK)
+            return st;
     }
     return RAID_OK;
 }

@@ -90,11 +90,13 @@ typedef struct har_job {
 
 #define NOMEM(ctx) raid_fail((ctx), RAID_ENOMEM, "out of memory")
 
-/* "FILE:LINE" of day t of symbol S, or "row T" without a source. */
-static void har_where(const har_in_sym *S, size_t t, char *buf, size_t n)
+/* Where day t of symbol S is (include/raid/har.h, raid_har_input_add): "line L" (lines given, with a source
+ * file), "row L" (lines given, no source: the caller's row numbers as given), "row T" (no lines: 1-based
+ * within the symbol). */
+static void har_where(const raid_har_input *in, const har_in_sym *S, size_t t, char *buf, size_t n)
 {
     if (S->lines)
-        snprintf(buf, n, "line %lld", (long long)S->lines[t]);
+        snprintf(buf, n, "%s %lld", in->path ? "line" : "row", (long long)S->lines[t]);
     else
         snprintf(buf, n, "row %zu", t + 1);
 }
@@ -132,7 +134,7 @@ static raid_status har_prepare(har_job *J, size_t q)
         if (isnan(p) || (p >= 0 && p <= 1))
             continue;
         char where[64];
-        har_where(I, r, where, sizeof where);
+        har_where(in, I, r, where, sizeof where);
         MSG(RAID_EINVAL, "%s: %s %.17g on %s (date '%s') is not a p-value (expected a number in [0, 1], or NAN "
             "for none); symbol skipped", nm, in->colname[3], p, where, I->dates[r]);
         return RAID_OK;
@@ -145,9 +147,13 @@ static raid_status har_prepare(har_job *J, size_t q)
             MSG(RAID_EPARSE, "%s:%lld:%d: %s: date '%s' %s '%s' on line %lld (dates must increase within a "
                 "symbol); symbol skipped", in->path, (long long)I->lines[r], in->date_col, nm, I->dates[r],
                 c ? "comes before" : "repeats", I->dates[r - 1], (long long)I->lines[r - 1]);
-        else
-            MSG(RAID_EPARSE, "%s: row %zu: date '%s' %s '%s' on row %zu (dates must increase within a symbol); "
-                "symbol skipped", nm, r + 1, I->dates[r], c ? "comes before" : "repeats", I->dates[r - 1], r);
+        else {
+            char here[64], there[64];
+            har_where(in, I, r, here, sizeof here);
+            har_where(in, I, r - 1, there, sizeof there);
+            MSG(RAID_EPARSE, "%s: %s: date '%s' %s '%s' on %s (dates must increase within a symbol); "
+                "symbol skipped", nm, here, I->dates[r], c ? "comes before" : "repeats", I->dates[r - 1], there);
+        }
         return RAID_OK;
     }
     size_t bad = 0;
@@ -162,7 +168,7 @@ static raid_status har_prepare(har_job *J, size_t q)
                      nposs = I->n >= lo + (size_t)sp->h + 1 ? I->n - lo - (size_t)sp->h : 0;
         if (S->m < nposs && bad < I->n) {
             char where[64];
-            har_where(I, bad, where, sizeof where);
+            har_where(in, I, bad, where, sizeof where);
             if ((st = har_result_msg(res, q, "%s: %zu of %zu design rows left out: they touch a day whose value is "
                                      "empty, not finite or invalid for the transform (the first such day: %s, %s)",
                                      nm, nposs - S->m, nposs, I->dates[bad], where)) != RAID_OK)

@@ -85,8 +85,8 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
         return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
     for (size_t t = 0; t < n; t++)
         if (!dates[t] || !dates[t][0])
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %zu: date is %s", name, t + 1,
-                             dates[t] ? "empty" : "NULL");
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", name,
+                             lines ? (long long)lines[t] : (long long)t + 1, dates[t] ? "empty" : "NULL");
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         har_in_sym *s = realloc(in->sym, cap * sizeof *s);
@@ -148,8 +148,8 @@ raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t 
     for (size_t t = 0; t < n && st == RAID_OK; t++) {
         const int32_t v = yyyymmdd[t], y = v / 10000, mo = v / 100 % 100, d = v % 100;
         if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > raid_io_days_in_month(y, mo))
-            st = raid_fail(NULL, RAID_EINVAL, "%s: date %zu: %ld is not a date yyyymmdd", name ? name : "(NULL)", t,
-                           (long)v);
+            st = raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_ymd: %s: row %lld: %ld is not a date yyyymmdd",
+                           name ? name : "(NULL)", lines ? (long long)lines[t] : (long long)t + 1, (long)v);
         char buf[48]; /* "YYYY-MM-DD" once the ranges hold */
         snprintf(buf, sizeof buf, "%04d-%02d-%02d", (int)y, (int)mo, (int)d);
         memcpy(text + 11 * t, buf, 11);

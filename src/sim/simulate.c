@@ -250,6 +250,11 @@ static inline double sim_step(sim_sym *S)
     return y;
 }
 
+/* Both outputs' failure when the model leaves float64 (extreme variance, jump or noise options). */
+#define SIM_OUT_OF_RANGE                                                                                       \
+    "simulate: a price left the range of float64 (positive and finite); the variance, jump or noise parameters " \
+    "are too large"
+
 raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv)
 {
     raid_status st = sim_validate(o);
@@ -279,6 +284,15 @@ raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv)
                 iv[seg] = S.iv;
         }
     }
+    /* A log price that overflowed gives an infinite or NaN return (or iv): the CSV's prices would have left
+     * float64 too, and raid_simulate_csv refuses them with the same message. */
+    const size_t total = (size_t)nsym * (size_t)oc.ndays;
+    for (size_t i = 0; i < total * (size_t)n; i++)
+        if (!isfinite(r[i]))
+            return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
+    for (size_t i = 0; iv && i < total; i++)
+        if (!isfinite(iv[i]))
+            return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
     return RAID_OK;
 }
 
@@ -415,9 +429,7 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
     if (bad_price) {
         raid_outfile_abort(&pf);
         raid_outfile_abort(&vf);
-        return raid_fail(NULL, RAID_EINVAL,
-                         "simulate: a price left the range of float64 (positive and finite); the variance, jump or "
-                         "noise parameters are too large");
+        return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
     }
     /* The iv file first: a failure then leaves no prices file either. */
     if (iv_path && (st = raid_outfile_commit(&vf)) != RAID_OK) {

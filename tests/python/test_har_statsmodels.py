@@ -13,6 +13,7 @@ import math
 import os
 import pathlib
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -77,7 +78,13 @@ def fit_both(cli, tmp_path, path, df, **kw):
     cols = [a for k, v in kw.items() if k.endswith("_col") for a in ("--" + k[:-4].replace("_", "-") + "-col", v)]
     r = subprocess.run([cli, "har", str(path), *cols, *args, "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    f = raid.har(df, **kw)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f = raid.har(df, **kw)
+    # without a symbol column, the package says so (as `raid realized` does; `raid har` is silent)
+    has_sym = "symbol_col" in kw or any(str(c).lower() == "symbol" for c in df.columns)
+    assert [str(x.message) for x in w if x.category is raid.RaidNotice] == \
+        ([] if has_sym else ["no symbol column 'symbol': the whole file is one series"])
     assert raid.to_csv(f.coefs) == out.read_text()
     if kw.get("window", "full") != "full":
         assert raid.to_csv(f.forecasts) == (tmp_path / "har.forecasts.csv").read_text()

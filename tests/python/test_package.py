@@ -100,7 +100,8 @@ def test_no_symbol_column(cli, data_dir, tmp_path):
     path = tmp_path / "nosym.csv"
     df.to_csv(path, index=False)
     want, _ = cli_realized(cli, tmp_path, path, "--sample", "30min", "--device", "cpu")
-    got = raid.realized_from_prices(df, sample="30min", device="cpu")
+    with pytest.warns(raid.RaidNotice, match="no symbol column 'symbol': the whole file is one series"):
+        got = raid.realized_from_prices(df, sample="30min", device="cpu")
     assert (got["symbol"] == "").all()
     assert raid.to_csv(got) == want
 
