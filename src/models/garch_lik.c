@@ -1,0 +1,257 @@
+/* The float64 cpu path of the GARCH-family negative log-likelihood and its analytic score.
+ * garch_lik.h gives the contract, docs/garch.md the equations and the derivative recursions. */
+#include "models/garch_lik.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/dd.h"
+
+#define LOG_2PI 1.8378770664093454835606594728112L /* log(2 pi) */
+#define SQRT_2_OVER_PI 0.79788456080286535587989211986876 /* sqrt(2/pi) = E|z| of N(0,1) */
+#define BACKCAST_TAU 75
+#define BACKCAST_DECAY 0.94
+
+/* Positions of the parameters in theta; -1 where the model lacks one. */
+typedef struct layout {
+    int mu, omega, alpha, gamma, beta, nu, k;
+} layout;
+
+static layout layout_of(const raid_garch_lik_spec *s)
+{
+    layout l;
+    int k = 0;
+    l.mu = s->mean == RAID_GARCH_LIK_MEAN_CONSTANT ? k++ : -1;
+    l.omega = k++;
+    l.alpha = k++;
+    l.gamma = s->model == RAID_GARCH_LIK_GARCH ? -1 : k++;
+    l.beta = k++;
+    l.nu = s->dist == RAID_GARCH_LIK_T ? k++ : -1;
+    l.k = k;
+    assert(k >= 3 && k <= RAID_GARCH_LIK_MAXPAR);
+    return l;
+}
+
+size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec)
+{
+    assert(spec);
+    return (size_t)layout_of(spec).k;
+}
+
+double raid_garch_lik_digamma(double x)
+{
+    assert(x > 0 && isfinite(x));
+    long double acc = 0.0L, y = x;
+    while (y < 10.0L) { /* psi(y) = psi(y + 1) - 1/y */
+        acc -= 1.0L / y;
+        y += 1.0L;
+    }
+    const long double y2 = 1.0L / (y * y);
+    /* ln y - 1/(2y) - sum B_2n / (2n y^2n), n = 1..7: the next term is below 1e-17 for y >= 10 */
+    const long double series =
+        y2 * (1.0L / 12 -
+              y2 * (1.0L / 120 -
+                    y2 * (1.0L / 252 -
+                          y2 * (1.0L / 240 - y2 * (1.0L / 132 - y2 * (691.0L / 32760 - y2 * (1.0L / 12)))))));
+    acc += logl(y) - 0.5L / y - series;
+    return (double)acc;
+}
+
+/* Starting variance v0 at mu and its derivative dv0/dmu (garch_lik.h: SAMPLE or BACKCAST). Sums in long
+ * double: v0 enters every sigma^2_t through the recursion. */
+static void start_variance(raid_garch_lik_init init, const double *r, size_t T, double mu, double *v0,
+                           double *dv0)
+{
+    assert(T >= 1);
+    long double s2 = 0.0L, s1 = 0.0L;
+    if (init == RAID_GARCH_LIK_INIT_SAMPLE) {
+        for (size_t t = 0; t < T; t++) {
+            const long double e = (long double)r[t] - mu;
+            s2 += e * e;
+            s1 += e;
+        }
+        *v0 = (double)(s2 / (long double)T);
+        *dv0 = (double)(-2.0L * s1 / (long double)T);
+        return;
+    }
+    assert(init == RAID_GARCH_LIK_INIT_BACKCAST);
+    const size_t tau = T < BACKCAST_TAU ? T : BACKCAST_TAU;
+    long double wsum = 0.0L;
+    for (size_t i = 0; i < tau; i++) wsum += powl(BACKCAST_DECAY, (long double)i);
+    for (size_t i = 0; i < tau; i++) {
+        const long double w = powl(BACKCAST_DECAY, (long double)i) / wsum;
+        const long double e = (long double)r[i] - mu;
+        s2 += w * e * e;
+        s1 += w * e;
+    }
+    *v0 = (double)s2;
+    *dv0 = (double)(-2.0L * s1);
+}
+
+/* Per-distribution constants: the log normalising constant c(nu) per observation and dc/dnu. */
+typedef struct dist_consts {
+    double c, dc, nu;
+} dist_consts;
+
+static dist_consts dist_consts_of(raid_garch_lik_dist d, double nu)
+{
+    dist_consts k = {0.0, 0.0, nu};
+    if (d == RAID_GARCH_LIK_NORMAL) {
+        k.c = (double)(-0.5L * LOG_2PI);
+        return k;
+    }
+    assert(nu > 2.0);
+    /* lgamma may set the global signgam (POSIX): called once per evaluation, outside any loop */
+    k.c = (double)(lgammal(0.5L * (nu + 1.0L)) - lgammal(0.5L * nu) -
+                   0.5L * logl(3.14159265358979323846264338327950288L * (nu - 2.0L)));
+    k.dc = 0.5 * raid_garch_lik_digamma(0.5 * (nu + 1.0)) - 0.5 * raid_garch_lik_digamma(0.5 * nu) -
+           0.5 / (nu - 2.0);
+    return k;
+}
+
+/* One observation's log-density log f(e | h) and its partial derivatives in h, e and nu. */
+static double obs_ll(raid_garch_lik_dist d, const dist_consts *k, double e, double h, double *dl_dh,
+                     double *dl_de, double *dl_dnu)
+{
+    const double lh = log(h);
+    if (d == RAID_GARCH_LIK_NORMAL) {
+        const double e2h = e * e / h;
+        *dl_dh = 0.5 * (e2h - 1.0) / h;
+        *dl_de = -e / h;
+        *dl_dnu = 0.0;
+        return k->c - 0.5 * (lh + e2h);
+    }
+    const double nu = k->nu, nm2 = nu - 2.0;
+    const double q = e * e / (nm2 * h);
+    const double l1q = log1p(q), qq = q / (1.0 + q);
+    *dl_dh = (-0.5 + 0.5 * (nu + 1.0) * qq) / h;
+    *dl_de = -(nu + 1.0) * e / (nm2 * h * (1.0 + q));
+    *dl_dnu = k->dc - 0.5 * l1q + 0.5 * (nu + 1.0) * qq / nm2;
+    return k->c - 0.5 * lh - 0.5 * (nu + 1.0) * l1q;
+}
+
+/* Whether theta is in the valid region of garch_lik.h (the sigma^2 checks come in the recursion). */
+static int params_valid(const raid_garch_lik_spec *s, const layout *l, const double *th)
+{
+    for (int j = 0; j < l->k; j++)
+        if (!isfinite(th[j])) return 0;
+    if (l->nu >= 0 && !(th[l->nu] > 2.0)) return 0;
+    const double omega = th[l->omega], alpha = th[l->alpha], beta = th[l->beta];
+    const double gamma = l->gamma >= 0 ? th[l->gamma] : 0.0;
+    if (s->model == RAID_GARCH_LIK_EGARCH) return fabs(beta) < 1.0;
+    if (!(omega > 0.0) || alpha < 0.0 || alpha + gamma < 0.0 || beta < 0.0) return 0;
+    return alpha + 0.5 * gamma + beta < 1.0;
+}
+
+static double invalid(double *grad, int k)
+{
+    if (grad) memset(grad, 0, (size_t)k * sizeof *grad);
+    return INFINITY;
+}
+
+double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                          double *grad)
+{
+    assert(spec && r && theta && T >= 1);
+    const layout l = layout_of(spec);
+    const int k = l.k;
+    if (!params_valid(spec, &l, theta)) return invalid(grad, k);
+
+    const double mu = l.mu >= 0 ? theta[l.mu] : 0.0;
+    const double omega = theta[l.omega], alpha = theta[l.alpha], beta = theta[l.beta];
+    const double gamma = l.gamma >= 0 ? theta[l.gamma] : 0.0;
+    const double nu = l.nu >= 0 ? theta[l.nu] : 0.0;
+    const int egarch = spec->model == RAID_GARCH_LIK_EGARCH;
+    const dist_consts dc = dist_consts_of(spec->dist, nu);
+
+    double v0, dv0;
+    start_variance(spec->init, r, T, mu, &v0, &dv0);
+    if (!(v0 > 0.0) || !isfinite(v0)) return invalid(grad, k);
+
+    /* EGARCH's kappa and dkappa/dnu */
+    double kappa = SQRT_2_OVER_PI, dkappa = 0.0;
+    if (egarch && spec->ez == RAID_GARCH_LIK_EZ_DIST && spec->dist == RAID_GARCH_LIK_T) {
+        const long double lk = 0.5L * logl((long double)nu - 2.0L) + lgammal(0.5L * (nu - 1.0L)) -
+                               lgammal(0.5L * nu) - 0.5L * logl(3.14159265358979323846264338327950288L);
+        kappa = (double)expl(lk);
+        dkappa = kappa * (0.5 / (nu - 2.0) + 0.5 * raid_garch_lik_digamma(0.5 * (nu - 1.0)) -
+                          0.5 * raid_garch_lik_digamma(0.5 * nu));
+    }
+
+    /* d: derivatives of the state (h for GARCH/GJR, g = log h for EGARCH) with respect to theta */
+    double d[RAID_GARCH_LIK_MAXPAR] = {0};
+    double h, g = 0.0;
+    if (egarch) {
+        const double lv0 = log(v0);
+        g = omega + beta * lv0;
+        d[l.omega] = 1.0;
+        d[l.beta] = lv0;
+        if (l.mu >= 0) d[l.mu] = beta * dv0 / v0;
+        h = exp(g);
+    } else {
+        const double p = alpha + 0.5 * gamma + beta;
+        h = omega + p * v0;
+        d[l.omega] = 1.0;
+        d[l.alpha] = v0;
+        if (l.gamma >= 0) d[l.gamma] = 0.5 * v0;
+        d[l.beta] = v0;
+        if (l.mu >= 0) d[l.mu] = p * dv0;
+    }
+
+    raid_dd ll = {0.0, 0.0};
+    raid_dd gs[RAID_GARCH_LIK_MAXPAR];
+    for (int j = 0; j < k; j++) gs[j] = (raid_dd){0.0, 0.0};
+    double e_prev = 0.0, sq_prev = 1.0;
+    for (size_t t = 0; t < T; t++) {
+        if (t > 0) {
+            if (egarch) {
+                const double z1 = e_prev / sq_prev, az1 = fabs(z1);
+                const double sgn = alpha * (z1 < 0.0 ? -1.0 : 1.0) + gamma;
+                double dz[RAID_GARCH_LIK_MAXPAR];
+                for (int j = 0; j < k; j++) dz[j] = -0.5 * z1 * d[j];
+                if (l.mu >= 0) dz[l.mu] -= 1.0 / sq_prev;
+                for (int j = 0; j < k; j++) d[j] = beta * d[j] + sgn * dz[j];
+                d[l.omega] += 1.0;
+                d[l.alpha] += az1 - kappa;
+                d[l.gamma] += z1;
+                d[l.beta] += g;
+                if (l.nu >= 0) d[l.nu] -= alpha * dkappa;
+                g = omega + alpha * (az1 - kappa) + gamma * z1 + beta * g;
+                h = exp(g);
+            } else {
+                const int neg = e_prev < 0.0;
+                const double a = alpha + (neg ? gamma : 0.0), e2 = e_prev * e_prev;
+                for (int j = 0; j < k; j++) d[j] = beta * d[j];
+                d[l.omega] += 1.0;
+                d[l.alpha] += e2;
+                if (l.gamma >= 0 && neg) d[l.gamma] += e2;
+                d[l.beta] += h;
+                if (l.mu >= 0) d[l.mu] -= 2.0 * a * e_prev;
+                h = omega + a * e2 + beta * h;
+            }
+        }
+        if (!(h > 0.0) || !isfinite(h)) return invalid(grad, k);
+        const double e = r[t] - mu;
+        double dl_dh, dl_de, dl_dnu;
+        raid_dd_add(&ll, obs_ll(spec->dist, &dc, e, h, &dl_dh, &dl_de, &dl_dnu));
+        if (grad) {
+            /* dl/dtheta = dl/dh dh/dtheta (+ dl/de de/dmu, de/dmu = -1) (+ dl/dnu) */
+            const double dlds = egarch ? dl_dh * h : dl_dh; /* per unit of the state */
+            for (int j = 0; j < k; j++) raid_dd_add(&gs[j], dlds * d[j]);
+            if (l.mu >= 0) raid_dd_add(&gs[l.mu], -dl_de);
+            if (l.nu >= 0) raid_dd_add(&gs[l.nu], dl_dnu);
+        }
+        e_prev = e;
+        sq_prev = sqrt(h);
+    }
+    const double nll = -raid_dd_value(ll);
+    if (!isfinite(nll)) return invalid(grad, k);
+    if (grad) {
+        for (int j = 0; j < k; j++) {
+            grad[j] = -raid_dd_value(gs[j]);
+            if (!isfinite(grad[j])) return invalid(grad, k);
+        }
+    }
+    return nll;
+}

@@ -1,0 +1,67 @@
+/* The float64 cpu path of the GARCH-family log-likelihood and its analytic score (issue 9, step 1).
+ *
+ * Internal: the oracle of the device kernel to come and the cpu backend of the batched optimiser; the
+ * public API (include/raid/garch.h) is designed with that optimiser. docs/garch.md gives the equations.
+ *
+ * Models GARCH(1,1) (Bollerslev 1986), GJR-GARCH(1,1) (Glosten, Jagannathan and Runkle 1993) and
+ * EGARCH(1,1) (Nelson 1991, in the parameterisation of Python `arch`); errors Normal or standardised
+ * Student-t (unit variance, nu > 2); mean constant (mu) or zero.
+ *
+ * Parameter vector theta, packed in this order, absent entries skipped:
+ *   [mu (constant mean only)] omega alpha [gamma (GJR, EGARCH)] beta [nu (Student-t only)].
+ *
+ * Sign convention: the functions return the NEGATIVE log-likelihood (a quantity to minimise) and its
+ * gradient; invalid parameters give +inf, never NaN. */
+#ifndef RAID_MODELS_GARCH_LIK_H
+#define RAID_MODELS_GARCH_LIK_H
+
+#include <stddef.h>
+
+typedef enum { RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_EGARCH } raid_garch_lik_model;
+typedef enum { RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_T } raid_garch_lik_dist;
+typedef enum { RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_MEAN_ZERO } raid_garch_lik_mean;
+/* Starting variance v0 (the pre-sample variance and pre-sample squared residual), computed from the
+ * residuals e_t = r_t - mu at the current mu, so that it is differentiated with the rest:
+ *   SAMPLE:   v0 = (1/T) sum_t e_t^2 (Fiorentini, Calzolari and Panattoni 1996, the FCP benchmark);
+ *   BACKCAST: v0 = sum_{i<tau} w_i e_i^2, w_i = 0.94^i / sum_{j<tau} 0.94^j, tau = min(75, T)
+ *             (Python arch's `backcast`). */
+typedef enum { RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_INIT_BACKCAST } raid_garch_lik_init;
+/* EGARCH's centring constant kappa in alpha (|z| - kappa):
+ *   SQRT2PI: kappa = sqrt(2/pi) for every distribution (Python arch);
+ *   DIST:    kappa = E|z| of the error distribution (for the standardised t,
+ *            sqrt(nu - 2) Gamma((nu - 1)/2) / (sqrt(pi) Gamma(nu/2)); the same as SQRT2PI for Normal).
+ * The two give the same recursion with omega shifted by alpha (E|z| - sqrt(2/pi)), except at the start:
+ * log sigma^2_1 = omega + beta log v0 in both (no alpha or gamma term before the first observation, as in
+ * arch), so the likelihoods differ only through the first variance's start. */
+typedef enum { RAID_GARCH_LIK_EZ_SQRT2PI, RAID_GARCH_LIK_EZ_DIST } raid_garch_lik_ez;
+
+typedef struct raid_garch_lik_spec {
+    raid_garch_lik_model model;
+    raid_garch_lik_dist dist;
+    raid_garch_lik_mean mean;
+    raid_garch_lik_init init;
+    raid_garch_lik_ez ez; /* EGARCH only */
+} raid_garch_lik_spec;
+
+/* Largest number of parameters (constant mean, GJR or EGARCH, Student-t). */
+#define RAID_GARCH_LIK_MAXPAR 6
+
+/* Number k of entries of theta for spec (3 to 6). */
+size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec);
+
+/* Negative log-likelihood -sum_{t=1..T} log f(r_t | past) of the series r[0..T-1] (T >= 1, finite
+ * returns, in any unit) at theta[0..k-1] (the layout above); the Normal density includes the constant
+ * -0.5 log(2 pi) per observation. If grad is not NULL, grad[0..k-1] receives its gradient with respect
+ * to theta, computed analytically by the forward recursion of d sigma^2_t / d theta in the same pass.
+ * Returns +inf (and zeros in grad) when theta is invalid: a non-finite entry; for GARCH and GJR
+ * omega <= 0, alpha < 0, alpha + gamma < 0, beta < 0 or alpha + gamma/2 + beta >= 1 (covariance
+ * stationarity for a symmetric error distribution); for EGARCH |beta| >= 1; nu <= 2; a starting variance
+ * or any sigma^2_t that is not positive and finite. Never returns NaN for finite returns. */
+double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                          double *grad);
+
+/* Digamma function psi(x) for x > 0, to about 1e-15 relative (recurrence to x >= 10, then the asymptotic
+ * series; Abramowitz and Stegun 6.3.5 and 6.3.18). Exposed for the tests. */
+double raid_garch_lik_digamma(double x);
+
+#endif
