@@ -155,3 +155,33 @@ int t_cli(char **out, char **err, const char *fmt, ...)
         free(e);
     return rc;
 }
+/* data/dem2gbp.csv (`t,ret`, 1,974 rows) into a malloc'd array. */
+double *t_read_dem2gbp(size_t *T)
+{
+    FILE *f = fopen(RAID_DATA_DIR "/dem2gbp.csv", "r");
+    assert_non_null(f);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "t,ret\n");
+    size_t n = 0, cap = 2048;
+    double *r = malloc(cap * sizeof *r);
+    assert_non_null(r);
+    while (fgets(line, sizeof line, f)) {
+        const char *c = strchr(line, ',');
+        assert_non_null(c);
+        char *end;
+        const double v = strtod(c + 1, &end);
+        assert_true(end != c + 1 && (*end == '\n' || *end == '\0'));
+        if (n == cap) {
+            cap *= 2;
+            r = realloc(r, cap * sizeof *r);
+            assert_non_null(r);
+        }
+        r[n++] = v;
+    }
+    fclose(f);
+    assert_int_equal(n, 1974);
+    *T = n;
+    return r;
+}
+

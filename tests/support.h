@@ -32,4 +32,6 @@ struct raid_ctx;
 struct raid_ctx *t_open_ctx(const char *dev);
 /* 1 if an OpenCL device is available (PoCL in CI). */
 int t_have_opencl(void);
+/* data/dem2gbp.csv (`t,ret`, 1,974 rows, the FCP benchmark's returns) into a malloc'd array; *T = 1974. */
+double *t_read_dem2gbp(size_t *T);
 #endif

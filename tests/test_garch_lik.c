@@ -15,36 +15,6 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* helpers                                                                                          */
 
-/* data/dem2gbp.csv (`t,ret`, 1,974 rows) into a malloc'd array. */
-static double *read_dem2gbp(size_t *T)
-{
-    FILE *f = fopen(RAID_DATA_DIR "/dem2gbp.csv", "r");
-    assert_non_null(f);
-    char line[256];
-    assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "t,ret\n");
-    size_t n = 0, cap = 2048;
-    double *r = malloc(cap * sizeof *r);
-    assert_non_null(r);
-    while (fgets(line, sizeof line, f)) {
-        const char *c = strchr(line, ',');
-        assert_non_null(c);
-        char *end;
-        const double v = strtod(c + 1, &end);
-        assert_true(end != c + 1 && (*end == '\n' || *end == '\0'));
-        if (n == cap) {
-            cap *= 2;
-            r = realloc(r, cap * sizeof *r);
-            assert_non_null(r);
-        }
-        r[n++] = v;
-    }
-    fclose(f);
-    assert_int_equal(n, 1974);
-    *T = n;
-    return r;
-}
-
 /* Named parameter values, packed into theta in the layout of garch_lik.h. */
 typedef struct named {
     double mu, omega, alpha, gamma, beta, nu;
@@ -114,7 +84,7 @@ static void test_fcp_benchmark(void **state)
 {
     (void)state;
     size_t T;
-    double *r = read_dem2gbp(&T);
+    double *r = t_read_dem2gbp(&T);
     const raid_garch_lik_spec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_EZ_SQRT2PI};
     const double th[4] = {-0.00619041, 0.0107613, 0.153134, 0.805974};
@@ -157,7 +127,7 @@ static void test_score_vs_differences(void **state)
 {
     (void)state;
     size_t T;
-    double *r = read_dem2gbp(&T);
+    double *r = t_read_dem2gbp(&T);
     raid_garch_lik_spec specs[32];
     const size_t ns = all_specs(specs);
     assert_int_equal(ns, 28);
@@ -202,7 +172,7 @@ static void test_scale_invariance(void **state)
 {
     (void)state;
     size_t T;
-    double *r = read_dem2gbp(&T);
+    double *r = t_read_dem2gbp(&T);
     const double sc = 0.01;
     double *rs = malloc(T * sizeof *rs);
     assert_non_null(rs);
@@ -246,7 +216,7 @@ static void test_invalid(void **state)
 {
     (void)state;
     size_t T;
-    double *r = read_dem2gbp(&T);
+    double *r = t_read_dem2gbp(&T);
     const named ok = GARCH_POINTS[0], eok = EGARCH_POINTS[0];
     for (int d = 0; d < 2; d++)
         for (int m = 0; m < 2; m++) { /* GARCH, GJR */
