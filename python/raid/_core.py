@@ -54,19 +54,6 @@ def check(status, ctx=None, what=None):
         raise RaidError(status, msg)
 
 
-def call_errbuf(fn, *args):
-    """Call a context-free function that may still take a trailing (char *errbuf, size_t len) pair (the
-    older convention, being moved to raid_errmsg): the pair is added when the declaration has it.
-    Raises RaidError with the errbuf's message, else raid_errmsg()."""
-    err = None
-    if len(ffi.typeof(fn).args) == len(args) + 2:
-        err = ffi.new("char[]", 4096)
-        args = (*args, err, len(err))
-    st = fn(*args)
-    if st != lib.RAID_OK:
-        raise RaidError(st, (_text(err) if err is not None else "") or _text(lib.raid_errmsg()))
-
-
 def version():
     """The library's version string."""
     return _text(lib.raid_version())
@@ -97,7 +84,7 @@ def context(device="auto", precision="df"):
     ctx = _contexts.by_spec.get(device)
     if ctx is None:
         pp = ffi.new("raid_ctx **")
-        call_errbuf(lib.raid_ctx_create, pp, device.encode() if device is not None else ffi.NULL)
+        check(lib.raid_ctx_create(pp, device.encode() if device is not None else ffi.NULL))
         ctx = ffi.gc(pp[0], lib.raid_ctx_destroy)
         _contexts.by_spec[device] = ctx
     check(lib.raid_ctx_set_precision(ctx, getattr(lib, PRECISIONS[precision])), ctx)

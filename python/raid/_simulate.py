@@ -5,7 +5,7 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from ._core import c_int, call_errbuf, check, ffi, lib, read_csv_exact, records
+from ._core import c_int, check, ffi, lib, read_csv_exact, records
 
 
 def sim_options():
@@ -70,7 +70,7 @@ def _prices(o, want_iv):
     with tempfile.TemporaryDirectory(prefix="raid-sim-") as tmp:
         p = os.path.join(tmp, "prices.csv")
         q = os.path.join(tmp, "iv.csv")
-        call_errbuf(lib.raid_simulate_csv, o, p.encode(), q.encode() if want_iv else ffi.NULL)
+        check(lib.raid_simulate_csv(o, p.encode(), q.encode() if want_iv else ffi.NULL))
         df = read_csv_exact(p, dtype={"symbol": str, "timestamp": str, "price": np.float64}, keep_default_na=False)
         df["timestamp"] = pd.to_datetime(df["timestamp"], format="ISO8601")
         if not want_iv:

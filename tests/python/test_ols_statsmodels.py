@@ -14,7 +14,7 @@ import pytest
 import statsmodels.api as sm
 
 from raid import RaidError, ffi, lib
-from raid._core import call_errbuf
+from raid._core import check
 
 TRANSFORMS = {"rv": lambda v: v, "log": np.log, "sqrt": np.sqrt}
 LAGS = (5, 22)
@@ -26,7 +26,7 @@ class Reg:
 
     def __init__(self):
         pp = ffi.new("raid_ctx **")
-        call_errbuf(lib.raid_ctx_create, pp, b"cpu")
+        check(lib.raid_ctx_create(pp, b"cpu"))
         self.ctx = ffi.gc(pp[0], lib.raid_ctx_destroy)
 
     @staticmethod
@@ -51,7 +51,7 @@ class Reg:
     @staticmethod
     def ols(s, has_intercept=True):
         o = ffi.new("raid_ols *")
-        call_errbuf(lib.raid_ols_from_stats, s, int(has_intercept), o)
+        check(lib.raid_ols_from_stats(s, int(has_intercept), o))
         return o
 
     def meat(self, X, y, offsets, beta, max_lag):
