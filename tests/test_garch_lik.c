@@ -263,7 +263,8 @@ static void test_invalid(void **state)
 }
 
 /* EGARCH-t on two observations, written out by hand, under both E|z| conventions: backcast start
- * v0 = (e_0^2 + 0.94 e_1^2) / 1.94, log sigma^2_0 = omega + beta log v0 (no alpha or gamma term before
+ * v0 = (b_0^2 + 0.94 b_1^2) / 1.94 with b_i = r_i - rbar (about the sample mean, held fixed as arch's
+ * fit holds it), log sigma^2_0 = omega + beta log v0 (no alpha or gamma term before
  * the first observation, as in arch), log sigma^2_1 = omega + alpha (|z_0| - kappa) + gamma z_0 +
  * beta log sigma^2_0, and the standardised t density. */
 static void test_egarch_by_hand(void **state)
@@ -278,7 +279,8 @@ static void test_egarch_by_hand(void **state)
                                        RAID_GARCH_LIK_INIT_BACKCAST, (raid_garch_lik_ez)ez};
         const double kappa = ez == RAID_GARCH_LIK_EZ_DIST ? kd : sqrt(2.0 / PI);
         const double e0 = r[0] - p.mu, e1 = r[1] - p.mu;
-        const double v0 = (e0 * e0 + 0.94 * e1 * e1) / 1.94;
+        const double rbar = 0.5 * (r[0] + r[1]), b0 = r[0] - rbar, b1 = r[1] - rbar; /* fixed backcast */
+        const double v0 = (b0 * b0 + 0.94 * b1 * b1) / 1.94;
         const double g0 = p.omega + p.beta * log(v0);
         const double z0 = e0 / exp(0.5 * g0);
         const double g1 = p.omega + p.alpha * (fabs(z0) - kappa) + p.gamma * z0 + p.beta * g0;

@@ -76,6 +76,8 @@ static void start_variance(raid_garch_lik_init init, const double *r, size_t T, 
         return;
     }
     assert(init == RAID_GARCH_LIK_INIT_BACKCAST);
+    /* arch's fit: the residuals at the starting mean (the sample mean, or 0 for a zero mean), once:
+     * v0 does not move with mu, so dv0/dmu = 0. The caller passes that mean as mu. */
     const size_t tau = T < BACKCAST_TAU ? T : BACKCAST_TAU;
     long double wsum = 0.0L;
     for (size_t i = 0; i < tau; i++) wsum += powl(BACKCAST_DECAY, (long double)i);
@@ -83,10 +85,9 @@ static void start_variance(raid_garch_lik_init init, const double *r, size_t T, 
         const long double w = powl(BACKCAST_DECAY, (long double)i) / wsum;
         const long double e = (long double)r[i] - mu;
         s2 += w * e * e;
-        s1 += w * e;
     }
     *v0 = (double)s2;
-    *dv0 = (double)(-2.0L * s1);
+    *dv0 = 0.0;
 }
 
 /* Per-distribution constants: the log normalising constant c(nu) per observation and dc/dnu. */
@@ -166,7 +167,14 @@ double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size
     const dist_consts dc = dist_consts_of(spec->dist, nu);
 
     double v0, dv0;
-    start_variance(spec->init, r, T, mu, &v0, &dv0);
+    double mu_start = mu;
+    if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) { /* held at the starting mean (arch) */
+        long double sum = 0.0L;
+        if (l.mu >= 0)
+            for (size_t t = 0; t < T; t++) sum += r[t];
+        mu_start = (double)(sum / (long double)T);
+    }
+    start_variance(spec->init, r, T, mu_start, &v0, &dv0);
     if (!(v0 > 0.0) || !isfinite(v0)) return invalid(grad, k);
 
     /* EGARCH's kappa and dkappa/dnu */

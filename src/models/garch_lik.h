@@ -20,11 +20,12 @@
 typedef enum { RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_EGARCH } raid_garch_lik_model;
 typedef enum { RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_T } raid_garch_lik_dist;
 typedef enum { RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_MEAN_ZERO } raid_garch_lik_mean;
-/* Starting variance v0 (the pre-sample variance and pre-sample squared residual), computed from the
- * residuals e_t = r_t - mu at the current mu, so that it is differentiated with the rest:
- *   SAMPLE:   v0 = (1/T) sum_t e_t^2 (Fiorentini, Calzolari and Panattoni 1996, the FCP benchmark);
- *   BACKCAST: v0 = sum_{i<tau} w_i e_i^2, w_i = 0.94^i / sum_{j<tau} 0.94^j, tau = min(75, T)
- *             (Python arch's `backcast`). */
+/* Starting variance v0 (the pre-sample variance and pre-sample squared residual):
+ *   SAMPLE:   v0 = (1/T) sum_t e_t^2, e_t = r_t - mu at the CURRENT mu (so differentiated with the rest;
+ *             Fiorentini, Calzolari and Panattoni 1996, the FCP benchmark);
+ *   BACKCAST: v0 = sum_{i<tau} w_i e_i^2, w_i = 0.94^i / sum_{j<tau} 0.94^j, tau = min(75, T), with
+ *             e_i = r_i - rbar (rbar the sample mean; 0 for a zero mean) held FIXED, as Python arch's
+ *             fit computes its backcast once from the residuals at its starting values. */
 typedef enum { RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_INIT_BACKCAST } raid_garch_lik_init;
 /* EGARCH's centring constant kappa in alpha (|z| - kappa):
  *   SQRT2PI: kappa = sqrt(2/pi) for every distribution (Python arch);
