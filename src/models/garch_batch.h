@@ -1,0 +1,50 @@
+/* Fitting many GARCH-family series at once (issue 9, step 2): BFGS in lock step over a batched
+ * evaluator (garch_eval.h), a float64 refinement and all inference on the host.
+ *
+ * Internal: the public fit (include/raid/garch.h, src/models/garch.c) plans the series and windows and
+ * calls this once. docs/garch.md ("Fitting many series") gives the algorithm. */
+#ifndef RAID_MODELS_GARCH_BATCH_H
+#define RAID_MODELS_GARCH_BATCH_H
+
+#include <stddef.h>
+
+#include "core/internal.h"
+#include "models/garch_lik.h"
+#include "raid/garch.h"
+
+typedef struct raid_garch_batch_opts {
+    size_t max_iter; /* BFGS iterations per series (0: 500) */
+} raid_garch_batch_opts;
+
+/* One series' result. theta/se in the packed layout of garch_lik.h ([mu] omega alpha [gamma] beta [nu]),
+ * in the series' own units; NAN where there is no estimate. */
+typedef struct raid_garch_batch_out {
+    raid_garch_status status;
+    double theta[RAID_GARCH_LIK_MAXPAR];
+    double se_classic[RAID_GARCH_LIK_MAXPAR]; /* sqrt diag H^-1, H the float64 Hessian of the nll */
+    double se_robust[RAID_GARCH_LIK_MAXPAR];  /* sqrt diag H^-1 J H^-1 (Bollerslev and Wooldridge 1992) */
+    double loglik;                            /* float64 log-likelihood at theta */
+    int iterations;                           /* BFGS iterations (device/bulk phase + refinement) */
+    double sigma2_last;                       /* h_T */
+    double sigma2_next;                       /* h_{T+1} */
+} raid_garch_batch_out;
+
+/* Fit spec to series i = 0..n-1, r[i][0..T[i]-1] (any T, any values: too short, constant and non-finite
+ * series get their status and no estimates; they do not affect the others). warm: NULL, or n x k packed
+ * starting values (a row with a NAN: that series uses the grid of starts); a warm start is tried with the
+ * grid's best and the better kept. All likelihood evaluations of the bulk phase go through ONE evaluator
+ * on ctx (NULL: cpu); the refinement and inference are float64 on the host (OpenMP over series), so the
+ * results are the float64 optimum whatever the backend. Errors (raid_fail on ctx): RAID_ENOMEM and the
+ * device's; out[] is then undefined. */
+raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
+                                 const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
+                                 raid_garch_batch_out *out);
+
+/* Variance forecasts h_{T+1..T+H} into out[0..H-1] from theta (packed) and h_{T+1} = sigma2_next:
+ * GARCH/GJR h_{T+j} = omega + (alpha + gamma/2 + beta) h_{T+j-1}; EGARCH log h_{T+j} = omega +
+ * alpha (E|z| - kappa) + beta log h_{T+j-1} (the forecast of log h, exponentiated: a lower bound of E h by
+ * Jensen; docs/garch.md). H >= 1. */
+void raid_garch_forecast(const raid_garch_lik_spec *spec, const double *theta, double sigma2_next, size_t H,
+                         double *out);
+
+#endif
