@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress; default: tests realized realized1e9 peers regress
+#   peers, regress, garch; default: tests realized realized1e9 peers regress
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -38,6 +38,11 @@ for s in $steps; do
   realized1e9)
     run realized1e9 200 ./build-dev/bench_realized --device auto --precision f32 --reps 1 --no-cpu 1e9
     run realized1e9 200 ./build-dev/bench_realized --device auto --precision df --reps 1 --no-cpu 1e9 ;;
+  garch) # bench_garch and Python arch (its wheel unpacked from .wheels/, carried: bench/README.md)
+    py=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+    for w in .wheels/arch-*-$py-*.whl; do [ -f "$w" ] && python3 -m zipfile -e "$w" /tmp/raid-wheels; done
+    run garch 330 ./build-dev/bench_garch --device auto --dump /tmp/garch_panel.bin
+    PYTHONPATH=/tmp/raid-wheels run garch 240 python3 bench/peers_garch.py /tmp/garch_panel.bin ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500
