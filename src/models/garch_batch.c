@@ -30,11 +30,12 @@ typedef struct fitmap {
     size_t k;
     int imu, iom, ial, iga, ibe, inu;
     double mbar, s; /* sample mean and standard deviation (zero mean: root mean square) of the returns */
+    double ls2;     /* log s^2 */
 } fitmap;
 
 static fitmap make_map(const raid_garch_lik_spec *spec, double mbar, double s)
 {
-    fitmap m = {*spec, raid_garch_lik_npar(spec), -1, -1, -1, -1, -1, -1, mbar, s};
+    fitmap m = {*spec, raid_garch_lik_npar(spec), -1, -1, -1, -1, -1, -1, mbar, s, 2 * log(s)};
     int i = 0;
     if (spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT) m.imu = i++;
     m.iom = i++;
@@ -73,11 +74,11 @@ static void to_theta(const fitmap *m, const double *x, double *th)
 {
     if (m->imu >= 0) th[m->imu] = m->mbar + m->s * x[m->imu];
     if (m->inu >= 0) th[m->inu] = 2 + exp(x[m->inu]);
-    if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
-        th[m->iom] = x[m->iom];
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) { /* omega in the unit-variance scale: omega' of the doc */
+        th[m->ibe] = tanh(x[m->ibe]);
+        th[m->iom] = x[m->iom] + (1 - th[m->ibe]) * m->ls2;
         th[m->ial] = x[m->ial];
         th[m->iga] = x[m->iga];
-        th[m->ibe] = tanh(x[m->ibe]);
         return;
     }
     th[m->iom] = m->s * m->s * exp(x[m->iom]);
@@ -102,7 +103,7 @@ static void chain(const fitmap *m, const double *x, const double *th, const doub
         gx[m->iom] = gth[m->iom];
         gx[m->ial] = gth[m->ial];
         gx[m->iga] = gth[m->iga];
-        gx[m->ibe] = (1 - th[m->ibe] * th[m->ibe]) * gth[m->ibe];
+        gx[m->ibe] = (1 - th[m->ibe] * th[m->ibe]) * (gth[m->ibe] - m->ls2 * gth[m->iom]);
         return;
     }
     gx[m->iom] = th[m->iom] * gth[m->iom];
@@ -134,7 +135,7 @@ static void from_theta(const fitmap *m, const double *th, double *x)
     if (m->imu >= 0) x[m->imu] = (th[m->imu] - m->mbar) / m->s;
     if (m->inu >= 0) x[m->inu] = log(th[m->inu] - 2);
     if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
-        x[m->iom] = th[m->iom];
+        x[m->iom] = th[m->iom] - (1 - th[m->ibe]) * m->ls2;
         x[m->ial] = th[m->ial];
         x[m->iga] = th[m->iga];
         x[m->ibe] = atanh(th[m->ibe]);
@@ -230,8 +231,9 @@ typedef struct fit {
     double var;
     int warm_kept; /* the start kept is the warm start */
     size_t newton; /* Newton steps of the refinement */
-    double L[K * K]; /* Cholesky factor (upper, column-major) of the float64 Hessian in theta */
+    double L[K * K]; /* Cholesky factor (upper, column-major) of the float64 Hessian in v (below) */
     int lstate;      /* L: 0 not formed, 1 valid, -1 not positive definite */
+    double xh[K];    /* the x where L was formed */
 } fit;
 
 /* The next line search of s, or its stop (s->running = 0, s->st set). */
@@ -504,7 +506,7 @@ static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const doubl
  * XSTEP in every x) of the scores, all fits' 2k points in one call, inverted by Cholesky; where it is not
  * positive definite (or a point is invalid), the identity scaled at the first update (fresh). A BFGS that
  * starts from the curvature needs a few iterations instead of k^2 or more, most of all from a warm start. */
-#define XSTEP 1e-4
+#define XSTEP 1e-5
 static raid_status init_hessian(raid_garch_eval *ev, fit *fits, size_t nf, batch *b)
 {
     const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
@@ -547,33 +549,75 @@ static raid_status init_hessian(raid_garch_eval *ev, fit *fits, size_t nf, batch
 /* Float64 refinement and inference                                                                 */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Finite-difference step of theta_j: relative, 1e-5 (about the cube root of the unit roundoff) of
- * max(|theta_j|, a floor in the parameter's own scale). */
-static double fd_step(const fitmap *m, const double *th, size_t j)
+/* The refinement and the inference work in v: theta with EGARCH's omega replaced by the unit-variance
+ * omega' = omega - (1 - beta) log s^2 (as x has it). In theta, EGARCH's omega and beta are the more
+ * collinear the further the unit is from the returns' scale (omega = omega' + (1 - beta) log s^2), and the
+ * Hessian's inverse loses digits with it; in v nothing depends on the unit. theta = A v + c, A the
+ * identity but A[omega][beta] = -log s^2. */
+static void th_of_v(const fitmap *m, const double *v, double *th)
+{
+    memcpy(th, v, m->k * sizeof *v);
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) th[m->iom] = v[m->iom] + (1 - v[m->ibe]) * m->ls2;
+}
+
+static void v_of_th(const fitmap *m, const double *th, double *v)
+{
+    memcpy(v, th, m->k * sizeof *th);
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) v[m->iom] = th[m->iom] - (1 - th[m->ibe]) * m->ls2;
+}
+
+/* gv = A' gth (a gradient or a per-observation score), in place. */
+static void gv_of_gth(const fitmap *m, double *g)
+{
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) g[m->ibe] -= m->ls2 * g[m->iom];
+}
+
+/* The nll at v and its gradient in v. */
+static double nll_v(const fit *s, const double *v, double *gv)
+{
+    double th[K];
+    th_of_v(&s->m, v, th);
+    const double f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, gv);
+    gv_of_gth(&s->m, gv);
+    return f;
+}
+
+/* The diagonal of A C A' for a covariance C in v (row-major k x k). */
+static double var_theta(const fitmap *m, const double *C, size_t i)
+{
+    const size_t k = m->k;
+    if (m->spec.model != RAID_GARCH_LIK_EGARCH || (int)i != m->iom) return C[i * k + i];
+    const size_t o = (size_t)m->iom, b = (size_t)m->ibe;
+    return C[o * k + o] - 2 * m->ls2 * C[o * k + b] + m->ls2 * m->ls2 * C[b * k + b];
+}
+
+/* Finite-difference step of v_j: relative, 1e-5 (about the cube root of the unit roundoff) of
+ * max(|v_j|, a floor in the parameter's own scale). */
+static double fd_step(const fitmap *m, const double *v, size_t j)
 {
     double floor = 0.01; /* alpha, gamma, beta */
     if ((int)j == m->imu) floor = m->s;
     else if ((int)j == m->iom) floor = m->spec.model == RAID_GARCH_LIK_EGARCH ? 0.1 : 0.0;
     else if ((int)j == m->inu) floor = 0.0;
-    return 1e-5 * fmax(fabs(th[j]), floor);
+    return 1e-5 * fmax(fabs(v[j]), floor);
 }
 
-/* H (k x k, column-major = row-major: symmetric) = the Hessian of the nll at th from central differences
- * of the float64 analytic score (one-sided where one side is invalid), symmetrised. g0: the score at th.
- * 0 when a column cannot be formed. */
-static int hessian(const fit *s, const double *th, const double *g0, double *H)
+/* H (k x k, symmetric) = the Hessian of the nll in v from central differences of the float64 analytic
+ * score (one-sided where one side is invalid), symmetrised. g0: the score in v at v. 0 when a column
+ * cannot be formed. */
+static int hessian(const fit *s, const double *v, const double *g0, double *H)
 {
     const size_t k = s->m.k;
     for (size_t j = 0; j < k; j++) {
-        const double h = fd_step(&s->m, th, j);
-        double tp[K], tm[K], gp[K], gm[K];
-        memcpy(tp, th, k * sizeof *th);
-        memcpy(tm, th, k * sizeof *th);
-        tp[j] += h;
-        tm[j] -= h;
-        const double hp = tp[j] - th[j], hm = th[j] - tm[j]; /* the steps as represented */
-        const int okp = isfinite(raid_garch_lik_nll(&s->m.spec, s->r, s->T, tp, gp));
-        const int okm = isfinite(raid_garch_lik_nll(&s->m.spec, s->r, s->T, tm, gm));
+        const double h = fd_step(&s->m, v, j);
+        double vp[K], vm[K], gp[K], gm[K];
+        memcpy(vp, v, k * sizeof *v);
+        memcpy(vm, v, k * sizeof *v);
+        vp[j] += h;
+        vm[j] -= h;
+        const double hp = vp[j] - v[j], hm = v[j] - vm[j]; /* the steps as represented */
+        const int okp = isfinite(nll_v(s, vp, gp));
+        const int okm = isfinite(nll_v(s, vm, gm));
         for (size_t i = 0; i < k; i++) {
             if (okp && okm) H[i * k + j] = (gp[i] - gm[i]) / (hp + hm);
             else if (okp) H[i * k + j] = (gp[i] - g0[i]) / hp;
@@ -586,24 +630,24 @@ static int hessian(const fit *s, const double *th, const double *g0, double *H)
     return 1;
 }
 
-/* The Cholesky factor of the float64 Hessian at theta = to_theta(s->x) into s->L (s->lstate 1), or
- * s->lstate -1 when the Hessian cannot be formed or is not positive definite. */
-static void factor_hessian(fit *s, const double *th, const double *g)
+/* The Cholesky factor of the float64 Hessian in v at v into s->L (s->lstate 1), or s->lstate -1 when
+ * the Hessian cannot be formed or is not positive definite. */
+static void factor_hessian(fit *s, const double *v, const double *gv)
 {
     const size_t k = s->m.k;
     s->lstate = -1;
-    if (!hessian(s, th, g, s->L)) return;
+    if (!hessian(s, v, gv, s->L)) return;
     if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, s->L, (lapack_int)k) == 0) s->lstate = 1;
 }
 
 /* The float64 refinement of a fit the bulk phase stopped as converged or without progress (not at an
- * edge): its convergence test redone in float64 at the same x, then Newton steps in theta with the
- * Hessian formed once (each halved up to 4 times until the gradient shrinks) until the float64 gradient
- * passes it. Sets s->st to CONVERGED or NO_PROGRESS. */
+ * edge): its convergence test redone in float64 at the same x, then Newton steps in v with the Hessian
+ * formed once (each halved up to 4 times until the gradient shrinks) until the float64 gradient passes
+ * it. Sets s->st to CONVERGED or NO_PROGRESS. */
 static void refine(fit *s, const rules *fin)
 {
     const size_t k = s->m.k;
-    double th[K], g[K], x[K], gx[K];
+    double th[K], v[K], g[K], gv[K], x[K], gx[K];
     memcpy(x, s->x, sizeof x);
     to_theta(&s->m, x, th);
     double f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
@@ -613,25 +657,33 @@ static void refine(fit *s, const rules *fin)
     }
     chain(&s->m, x, th, g, gx);
     double gn = scaled_gnorm(k, gx, s->T);
+    v_of_th(&s->m, th, v);
+    memcpy(gv, g, sizeof gv);
+    gv_of_gth(&s->m, gv);
     for (int it = 0; gn > fin->gtol && it < NEWTON_MAX; it++) {
-        if (s->lstate == 0) factor_hessian(s, th, g);
+        if (s->lstate == 0) {
+            factor_hessian(s, v, gv);
+            memcpy(s->xh, x, sizeof x);
+        }
         if (s->lstate != 1) break;
         double dl[K];
-        for (size_t i = 0; i < k; i++) dl[i] = -g[i];
+        for (size_t i = 0; i < k; i++) dl[i] = -gv[i];
         if (LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, 1, s->L, (lapack_int)k, dl, (lapack_int)k))
             break;
         int ok = 0;
         for (int h = 0; h < 5 && !ok; h++) {
-            double tn[K], gnw[K], xn[K], gxn[K];
-            for (size_t i = 0; i < k; i++) tn[i] = th[i] + ldexp(dl[i], -h);
+            double vn[K], tn[K], gnw[K], xn[K], gxn[K];
+            for (size_t i = 0; i < k; i++) vn[i] = v[i] + ldexp(dl[i], -h);
+            th_of_v(&s->m, vn, tn);
             const double fn = raid_garch_lik_nll(&s->m.spec, s->r, s->T, tn, gnw);
             if (!isfinite(fn)) continue;
             from_theta(&s->m, tn, xn);
             chain(&s->m, xn, tn, gnw, gxn);
             const double gnn = scaled_gnorm(k, gxn, s->T);
             if (!(gnn < gn) || !(fn <= f + fin->ftol * fabs(f))) continue;
-            memcpy(th, tn, sizeof th);
-            memcpy(g, gnw, sizeof g);
+            memcpy(v, vn, sizeof v);
+            memcpy(gv, gnw, sizeof gv);
+            gv_of_gth(&s->m, gv);
             memcpy(x, xn, sizeof x);
             f = fn;
             gn = gnn;
@@ -650,7 +702,7 @@ static void refine(fit *s, const rules *fin)
 static int infer(fit *s, raid_garch_batch_out *o)
 {
     const size_t k = s->m.k;
-    double th[K], g[K];
+    double th[K];
     to_theta(&s->m, s->x, th);
     raid_garch_status st = s->st;
     if (at_boundary(&s->m, s->x, th)) st = RAID_GARCH_BOUNDARY; /* converged or not, the edge is the news */
@@ -671,33 +723,45 @@ static int infer(fit *s, raid_garch_batch_out *o)
     o->sigma2_next = hend[1];
     /* Standard errors: none at an edge (the information there is not the Hessian's) */
     if (st != RAID_GARCH_BOUNDARY && isfinite(f)) {
+        double v[K], gv[K];
+        v_of_th(&s->m, th, v);
+        /* The Hessian of the refinement if the Newton steps stayed within 1e-5 in every x (the standard
+         * errors move by about as much), otherwise formed again at the estimates. */
+        for (size_t i = 0; i < k && s->lstate != 0; i++)
+            if (!(fabs(s->x[i] - s->xh[i]) <= 1e-5)) s->lstate = 0;
         if (s->lstate == 0) {
-            raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
-            factor_hessian(s, th, g);
+            nll_v(s, v, gv);
+            factor_hessian(s, v, gv);
         }
         double Hi[K * K];
         memcpy(Hi, s->L, sizeof Hi);
         if (s->lstate == 1 && LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hi, (lapack_int)k) == 0) {
             for (size_t i = 0; i < k; i++) /* the upper triangle (column-major: Hi[j * k + i], i <= j) */
                 for (size_t j = i + 1; j < k; j++) Hi[i * k + j] = Hi[j * k + i];
-            long double J[K * K] = {0}; /* J = sum_t s_t s_t' */
+            long double J[K * K] = {0}; /* J = sum_t s_t s_t', the scores in v */
             for (size_t t = 0; t < s->T; t++) {
-                const double *sc = S + t * k;
+                double *sc = S + t * k;
+                gv_of_gth(&s->m, sc);
                 for (size_t i = 0; i < k; i++)
                     for (size_t j = 0; j < k; j++) J[i * k + j] += (long double)sc[i] * sc[j];
             }
-            double HJ[K * K];
+            double HJ[K * K], V[K * K]; /* V = H^-1 J H^-1 */
             for (size_t i = 0; i < k; i++)
                 for (size_t j = 0; j < k; j++) {
                     long double a = 0;
                     for (size_t l = 0; l < k; l++) a += (long double)Hi[i * k + l] * J[l * k + j];
                     HJ[i * k + j] = (double)a;
                 }
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < k; j++) {
+                    long double a = 0;
+                    for (size_t l = 0; l < k; l++) a += (long double)HJ[i * k + l] * Hi[l * k + j];
+                    V[i * k + j] = (double)a;
+                }
             for (size_t i = 0; i < k; i++) {
-                long double v = 0;
-                for (size_t l = 0; l < k; l++) v += (long double)HJ[i * k + l] * Hi[l * k + i];
-                o->se_classic[i] = Hi[i * k + i] > 0 ? sqrt(Hi[i * k + i]) : NAN;
-                o->se_robust[i] = v > 0 ? sqrt((double)v) : NAN;
+                const double vc = var_theta(&s->m, Hi, i), vr = var_theta(&s->m, V, i);
+                o->se_classic[i] = vc > 0 ? sqrt(vc) : NAN;
+                o->se_robust[i] = vr > 0 ? sqrt(vr) : NAN;
             }
         }
     }
