@@ -119,7 +119,8 @@ static void test_mixed_batch(void **state)
     const size_t Ts[6] = {T, 10, 500, T, T, T};
     raid_garch_batch_out o[6], alone;
     fit(&FCP, 6, rs, Ts, NULL, NULL, o);
-    /* the outlier: beta goes to 0 (the one return dominates a Normal likelihood): a boundary solution */
+    /* the outlier: alpha and beta go to 0 (the one return dominates a Normal likelihood): a boundary
+     * solution */
     static const raid_garch_status want[6] = {RAID_GARCH_CONVERGED, RAID_GARCH_TOO_SHORT, RAID_GARCH_CONSTANT,
                                               RAID_GARCH_BOUNDARY, RAID_GARCH_NONFINITE, RAID_GARCH_CONVERGED};
     for (size_t i = 0; i < 6; i++) {

@@ -162,11 +162,12 @@ static double scaled_gnorm(size_t k, const double *g, size_t T)
     return gmax / (double)T;
 }
 
-/* Within eps of an edge of the parameter space at x (docs/garch.md): persistence, a share of it (alpha,
- * alpha + gamma, beta), EGARCH's |beta| within eps of 1 or 0; nu above 0.5 / eps. */
+/* Within eps of an edge of the parameter space at x (docs/garch.md): the persistence within eps of 1, a
+ * share of it (alpha, alpha + gamma, beta) below eps, EGARCH's |beta| within eps of 1; or nu above 500 (the
+ * t tending to the Normal). */
 static int near_edge(const fitmap *m, const double *x, const double *th, double eps)
 {
-    if (m->inu >= 0 && th[m->inu] > 5e-1 / eps) return 1;
+    if (m->inu >= 0 && th[m->inu] > 500) return 1;
     if (m->spec.model == RAID_GARCH_LIK_EGARCH) return fabs(th[m->ibe]) > 1 - eps;
     double p, w[3], mult[3];
     const size_t nc = block(m, x, &p, w, mult);
