@@ -519,6 +519,24 @@ static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const doubl
     return RAID_OK;
 }
 
+/* f and g of every running fit at its x, again (the refinement's x, on another evaluator). */
+static raid_status reevaluate(raid_garch_eval *ev, fit *fits, size_t nf, batch *b)
+{
+    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    b->n = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (fits[i].running) batch_push(b, &fits[i], i, fits[i].x);
+    const raid_status st = batch_run(ev, b, fits, k);
+    if (st != RAID_OK) return st;
+    for (size_t p = 0; p < b->n; p++) {
+        fit *s = &fits[b->owner[p]];
+        s->f = b->nll[p];
+        memcpy(s->g, b->gx + p * K, k * sizeof *s->g);
+        if (!isfinite(s->f)) s->running = 0; /* stays "no progress" */
+    }
+    return RAID_OK;
+}
+
 /* The initial inverse Hessian of every running fit: the Hessian in x from central differences (step
  * XSTEP in every x) of the scores, all fits' 2k points in one call, inverted by Cholesky; where it is not
  * positive definite (or a point is invalid), the identity scaled at the first update (fresh). A BFGS that
@@ -942,17 +960,9 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
 {
     assert(spec && (n == 0 || (r && T && out)));
     const size_t k = raid_garch_lik_npar(spec);
-    const int device = raid_on_device(ctx);
     rules ru = {500, 1e-10, 1e-13, 1e-12, 1};
-    if (device) { /* float32 / double-float evaluations: stop the bulk at its noise, refine in float64 */
-        ru.gtol = 1e-6;
-        ru.ftol = 1e-7;
-        ru.nls = 4;
-    }
     if (opts && opts->max_iter) ru.max_iter = opts->max_iter;
-    if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
-    if (opts && opts->nls) ru.nls = opts->nls;
-    const rules final = {ru.max_iter, 1e-10, 1e-13, 1e-12, 1};
+    const rules final = ru;
 
     for (size_t i = 0; i < n; i++) clear_out(&out[i]);
     fit *fits = calloc(n ? n : 1, sizeof *fits);
@@ -994,14 +1004,21 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         nf++;
     }
     if (nf == 0) goto done;
+    st = raid_garch_eval_create(ctx, spec, nf, rv, Tv, &ev);
+    if (st != RAID_OK) goto done;
+    if (raid_garch_eval_on_device(ev)) { /* float32 / double-float scores: stop the bulk at their noise */
+        ru.gtol = 1e-6;
+        ru.ftol = 1e-7;
+        ru.nls = 4;
+    }
+    if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
+    if (opts && opts->nls) ru.nls = opts->nls;
     size_t per = NSTART + 1 > ru.nls ? NSTART + 1 : ru.nls;
     if (per < 2 * k) per = 2 * k;
     if (!batch_alloc(&b, nf * per)) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
-    st = raid_garch_eval_create(ctx, spec, nf, rv, Tv, &ev);
-    if (st != RAID_OK) goto done;
     st = starts(ev, fits, nf, wv, &b);
     if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
     if (st == RAID_OK) st = bulk(ev, fits, nf, &ru, &b);
@@ -1017,12 +1034,16 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             s->running = 1;
             s->in_ls = 0;
             s->lstate = 0;
+            s->fresh = 1;
+            for (size_t j = 0; j < STALL_ITER; j++) s->f_back[j] = INFINITY;
             again++;
         }
         if (again) {
             raid_garch_eval_destroy(ev);
             ev = NULL;
             st = raid_garch_eval_create(NULL, spec, nf, rv, Tv, &ev);
+            if (st != RAID_OK) st = raid_fail(ctx, st, "%s", raid_errmsg());
+            if (st == RAID_OK) st = reevaluate(ev, fits, nf, &b);
             if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
             if (st == RAID_OK) st = bulk(ev, fits, nf, &final, &b);
             if (st != RAID_OK) goto done;
