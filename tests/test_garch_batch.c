@@ -7,6 +7,7 @@
 #include "models/garch_batch.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,28 @@ static void test_mixed_batch(void **state)
     free(out50);
     free(nan);
     free(half);
+    free(r);
+}
+
+/* The same batch on 1 and 2 threads: bitwise the same results (the refinement runs in parallel over
+ * series, each series' arithmetic its own). */
+static void test_threads(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    const raid_garch_lik_spec s = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+                                   RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
+    const double *rs[4] = {r, r + 300, r + 600, r + 900};
+    const size_t Ts[4] = {T, T - 300, T - 600, T - 900};
+    raid_garch_batch_out a[4], b[4];
+    const int nt = omp_get_max_threads();
+    omp_set_num_threads(1);
+    fit(&s, 4, rs, Ts, NULL, NULL, a);
+    omp_set_num_threads(2);
+    fit(&s, 4, rs, Ts, NULL, NULL, b);
+    omp_set_num_threads(nt);
+    assert_memory_equal(a, b, sizeof a);
     free(r);
 }
 
@@ -478,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_at_start),      cmocka_unit_test(test_scale),
         cmocka_unit_test(test_warm_start),    cmocka_unit_test(test_refinement),
         cmocka_unit_test(test_forecast),      cmocka_unit_test(test_egarch_kinks),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
