@@ -242,6 +242,8 @@ typedef struct fit {
     int lstate;       /* 0 not formed, 1 Hv and L valid, -1 Hv valid but not positive definite, -2 Hv could
                          not be formed */
     double xh[K];    /* the x where L was formed */
+    double thf[K], gvf[K]; /* the refinement's estimates and their score in v (have_thf) */
+    int have_thf;
 } fit;
 
 /* The next line search of s, or its stop (s->running = 0, s->st set). */
@@ -716,15 +718,18 @@ static int mu_kink(const fit *s, const double *th)
 /* The refinement's point: x, v (= v_of_th(theta(x))), the float64 nll f, its gradient in v, and gn, the
  * scaled gradient in x without the component held (hold >= 0). */
 typedef struct rpoint {
-    double x[K], v[K], gv[K], f, gn;
+    double th[K], x[K], v[K], gv[K], f, gn;
 } rpoint;
 
-static int rpoint_at(const fit *s, const double *th, int hold, rpoint *p)
+/* The point at th (x: its x, or NULL for from_theta(th)). 0 if the nll is not finite there. */
+static int rpoint_at(const fit *s, const double *th, const double *x, int hold, rpoint *p)
 {
     double g[K], gx[K];
     p->f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
     if (!isfinite(p->f)) return 0;
-    from_theta(&s->m, th, p->x);
+    memcpy(p->th, th, s->m.k * sizeof *th);
+    if (x) memcpy(p->x, x, sizeof p->x);
+    else from_theta(&s->m, th, p->x);
     chain(&s->m, p->x, th, g, gx);
     if (hold >= 0) gx[hold] = 0;
     p->gn = scaled_gnorm(s->m.k, gx, s->T);
@@ -770,7 +775,7 @@ static void newton(fit *s, const rules *fin, int hold, rpoint *p)
             rpoint q;
             for (size_t i = 0; i < k; i++) vn[i] = p->v[i] + ldexp(dl[i], -h);
             th_of_v(&s->m, vn, tn);
-            if (!rpoint_at(s, tn, hold, &q)) continue;
+            if (!rpoint_at(s, tn, NULL, hold, &q)) continue;
             if (!(q.gn < p->gn) || !(q.f <= p->f + fin->ftol * fabs(p->f))) continue;
             *p = q;
             ok = 1;
@@ -788,19 +793,12 @@ static void newton(fit *s, const rules *fin, int hold, rpoint *p)
  * to CONVERGED or NO_PROGRESS. */
 static void refine(fit *s, const rules *fin)
 {
-    double th[K], gx[K];
+    double th[K];
     rpoint p;
     to_theta(&s->m, s->x, th);
-    if (!rpoint_at(s, th, -1, &p)) {
+    if (!rpoint_at(s, th, s->x, -1, &p)) { /* the test at the bulk's own x, not its round trip */
         s->st = RAID_GARCH_NO_PROGRESS;
         return;
-    }
-    memcpy(p.x, s->x, sizeof p.x); /* the test at the bulk's own x, not its round trip through theta */
-    {
-        double g[K];
-        raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
-        chain(&s->m, p.x, th, g, gx);
-        p.gn = scaled_gnorm(s->m.k, gx, s->T);
     }
     newton(s, fin, -1, &p);
     int conv = p.gn <= fin->gtol;
@@ -821,7 +819,7 @@ static void refine(fit *s, const rules *fin)
         }
         rpoint q;
         th[s->m.imu] = kink;
-        if (!isnan(kink) && rpoint_at(s, th, s->m.imu, &q)) {
+        if (!isnan(kink) && rpoint_at(s, th, NULL, s->m.imu, &q)) {
             newton(s, fin, s->m.imu, &q);
             th_of_v(&s->m, q.v, th);
             if (q.gn <= fin->gtol && mu_kink(s, th)) {
@@ -832,6 +830,9 @@ static void refine(fit *s, const rules *fin)
         }
     }
     memcpy(s->x, p.x, sizeof p.x);
+    memcpy(s->thf, p.th, sizeof p.th); /* the estimates and their score, for infer */
+    memcpy(s->gvf, p.gv, sizeof p.gv);
+    s->have_thf = 1;
     s->st = conv ? RAID_GARCH_CONVERGED : RAID_GARCH_NO_PROGRESS;
 }
 
@@ -841,7 +842,8 @@ static int infer(fit *s, raid_garch_batch_out *o)
 {
     const size_t k = s->m.k;
     double th[K];
-    to_theta(&s->m, s->x, th);
+    if (s->have_thf) memcpy(th, s->thf, sizeof th);
+    else to_theta(&s->m, s->x, th);
     raid_garch_status st = s->st;
     if (at_boundary(&s->m, s->x, th)) st = RAID_GARCH_BOUNDARY; /* converged or not, the edge is the news */
     /* Did not move: not converged, or "converged" at a point of the grid (a grid start that is a
@@ -868,7 +870,8 @@ static int infer(fit *s, raid_garch_batch_out *o)
         for (size_t i = 0; i < k && s->lstate != 0; i++)
             if (!(fabs(s->x[i] - s->xh[i]) <= 1e-5)) s->lstate = 0;
         if (s->lstate == 0) {
-            nll_v(s, v, gv);
+            if (s->have_thf) memcpy(gv, s->gvf, sizeof gv);
+            else nll_v(s, v, gv);
             factor_hessian(s, v, gv);
         }
         double Hi[K * K];
@@ -1034,6 +1037,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             s->running = 1;
             s->in_ls = 0;
             s->lstate = 0;
+            s->have_thf = 0;
             s->fresh = 1;
             for (size_t j = 0; j < STALL_ITER; j++) s->f_back[j] = INFINITY;
             again++;
