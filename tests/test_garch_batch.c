@@ -442,7 +442,9 @@ static void test_warm_start(void **state)
 }
 
 /* A bulk phase stopped early (as a device's noisier scores stop it) is refined in float64 to the float64
- * optimum: the estimates equal the full cpu fit's to 1e-6 relative. */
+ * optimum: the estimates equal the full cpu fit's to 1e-6 relative, the standard errors to 1e-3 (the
+ * Hessian of the refinement's first point is kept unless Newton moved x by more than 1e-4: measured up
+ * to 1.5e-4, 1e-5 from a bulk stopped at 1e-6). */
 static void test_refinement(void **state)
 {
     (void)state;
@@ -464,8 +466,8 @@ static void test_refinement(void **state)
             for (size_t j = 0; j < k; j++) assert_rel(b.theta[j], a.theta[j], 1e-6);
             assert_rel(b.loglik, a.loglik, 1e-12);
             for (size_t j = 0; j < k; j++) {
-                assert_rel(b.se_classic[j], a.se_classic[j], 1e-4);
-                assert_rel(b.se_robust[j], a.se_robust[j], 1e-4);
+                assert_rel(b.se_classic[j], a.se_classic[j], 1e-3);
+                assert_rel(b.se_robust[j], a.se_robust[j], 1e-3);
             }
         }
     }

@@ -868,7 +868,7 @@ static int infer(fit *s, raid_garch_batch_out *o)
         /* The Hessian of the refinement if the Newton steps stayed within 1e-5 in every x (the standard
          * errors move by about as much), otherwise formed again at the estimates. */
         for (size_t i = 0; i < k && s->lstate != 0; i++)
-            if (!(fabs(s->x[i] - s->xh[i]) <= 1e-5)) s->lstate = 0;
+            if (!(fabs(s->x[i] - s->xh[i]) <= 1e-4)) s->lstate = 0;
         if (s->lstate == 0) {
             if (s->have_thf) memcpy(gv, s->gvf, sizeof gv);
             else nll_v(s, v, gv);
