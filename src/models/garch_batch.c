@@ -18,7 +18,7 @@
 
 #include "models/garch_eval.h"
 
-enum { K = RAID_GARCH_LIK_MAXPAR, NSTART = 6, LS_MAX = 60, NEWTON_MAX = 3, STALL_ITER = 5 };
+enum { K = RAID_GARCH_LIK_MAXPAR, NSTART = 6, NEWTON_MAX = 3, STALL_ITER = 5 };
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The reparameterisation theta <-> x                                                               */
@@ -217,6 +217,7 @@ typedef struct rules {
     double ftol; /* a step that changes f by at most ftol |f| is accepted if the gradient shrinks */
     double xtol; /* no progress when every |x_i - x_i'| <= xtol (1 + |x_i|) */
     size_t nls;  /* line-search step lengths per evaluator call */
+    size_t ls_max; /* step lengths per line search (halvings) */
 } rules;
 
 /* One series' fit. */
@@ -306,7 +307,7 @@ static void prepare(fit *s, const rules *ru)
 /* Step lengths of s's line search in the next call. */
 static size_t ls_count(const fit *s, const rules *ru)
 {
-    const size_t left = LS_MAX - s->nhalf;
+    const size_t left = ru->ls_max - s->nhalf;
     return left < ru->nls ? left : ru->nls;
 }
 
@@ -329,7 +330,7 @@ static void consume(fit *s, const rules *ru, size_t cnt, const double *xn, const
     if (q == cnt) { /* none passed */
         s->nhalf += cnt;
         s->a = ldexp(s->a, -(int)cnt);
-        if (s->nhalf < LS_MAX) return; /* the line search goes on */
+        if (s->nhalf < ru->ls_max) return; /* the line search goes on */
         s->in_ls = 0;
         s->iter++;
         s->f_back[(s->iter - 1) % STALL_ITER] = s->f;
@@ -964,7 +965,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
 {
     assert(spec && (n == 0 || (r && T && out)));
     const size_t k = raid_garch_lik_npar(spec);
-    rules ru = {500, 1e-10, 1e-13, 1e-12, 1};
+    rules ru = {500, 1e-10, 1e-13, 1e-12, 1, 60};
     if (opts && opts->max_iter) ru.max_iter = opts->max_iter;
     const rules final = ru;
 
@@ -1014,6 +1015,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         ru.gtol = 1e-6;
         ru.ftol = 1e-7;
         ru.nls = 4;
+        ru.ls_max = 32; /* steps below 2^-32 of the first change f by less than its noise: 8 calls at most */
     }
     if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
     if (opts && opts->nls) ru.nls = opts->nls;
