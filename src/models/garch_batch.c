@@ -18,7 +18,7 @@
 
 #include "models/garch_eval.h"
 
-enum { K = RAID_GARCH_LIK_MAXPAR, NSTART = 6, NEWTON_MAX = 3, STALL_ITER = 5 };
+enum { K = RAID_GARCH_LIK_MAXPAR, NSTART = 6, NEWTON_MAX = 6, STALL_ITER = 5 };
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The reparameterisation theta <-> x                                                               */
@@ -647,14 +647,15 @@ static double fd_step(const fitmap *m, const double *v, size_t j)
  * benchmark the standard errors move by 1e-4, 1e-5 and 1e-6 of themselves with relative steps 1e-6, 1e-7
  * and 1e-8 (central differences at 1e-5: 1e-6, at twice the cost). g0: the score in v at v. 0 when a
  * column cannot be formed. */
-/* EGARCH's nll has a kink in mu at every return (|z_t| at e_t = 0): a step of 1e-8 misses them all, or
- * catches one when the estimate lies on a kink (a minimum there: mu_kink below), and the curvature in mu
- * is then wrong by orders of magnitude. Its mu column is a central difference over +-0.01 s (s: the
- * returns' standard deviation; about the standard error of mu for T in the thousands), which averages the
- * kinks' contributions over the scale the standard error speaks of: measured on 14 simulated EGARCH-t
- * fits (T = 2,500), the standard errors of mu of the fits off a kink move by 0.2 to 5 % against the 1e-8
- * step, those of the 2 fits on a kink come out of the same size as the others instead of 10 times
- * smaller. */
+/* EGARCH's nll has a kink in mu at every return (|z_t| at e_t = 0): a step of 1e-8 gives the curvature of
+ * the smooth piece the estimate lies in (what Newton needs), but misses the kinks' contributions, or catches
+ * one when the estimate lies on a kink (a minimum there: mu_kink below), and the standard error of mu is
+ * then wrong by orders of magnitude. For the standard errors (average_mu) the mu column is a central
+ * difference over +-0.01 s (s: the returns' standard deviation; about the standard error of mu for T in
+ * the thousands), which averages the kinks' contributions over the scale the standard error speaks of:
+ * measured on 14 simulated EGARCH-t fits (T = 2,500), the standard errors of mu of the fits off a kink move
+ * by up to 5 % against the 1e-8 step, those of the fits on a kink come out of the same size as the others
+ * instead of 10 times smaller. */
 #define EGARCH_MU_STEP 1e-2
 
 static int hessian(const fit *s, const double *v, const double *g0, double *H)
@@ -663,17 +664,6 @@ static int hessian(const fit *s, const double *v, const double *g0, double *H)
     for (size_t j = 0; j < k; j++) {
         const double h = fd_step(&s->m, v, j);
         double vp[K], gp[K];
-        if (s->m.spec.model == RAID_GARCH_LIK_EGARCH && (int)j == s->m.imu) { /* EGARCH_MU_STEP below */
-            double gm[K];
-            memcpy(vp, v, k * sizeof *v);
-            vp[j] = v[j] + EGARCH_MU_STEP * s->m.s;
-            const double f1 = nll_v(s, vp, gp), hp = vp[j] - v[j];
-            vp[j] = v[j] - EGARCH_MU_STEP * s->m.s;
-            const double f2 = nll_v(s, vp, gm), hm = v[j] - vp[j];
-            if (!isfinite(f1) || !isfinite(f2)) return 0;
-            for (size_t i = 0; i < k; i++) H[i * k + j] = (gp[i] - gm[i]) / (hp + hm);
-            continue;
-        }
         memcpy(vp, v, k * sizeof *v);
         vp[j] += h;
         if (!isfinite(nll_v(s, vp, gp))) {
@@ -685,6 +675,26 @@ static int hessian(const fit *s, const double *v, const double *g0, double *H)
     }
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < i; j++) H[i * k + j] = H[j * k + i] = 0.5 * (H[i * k + j] + H[j * k + i]);
+    return 1;
+}
+
+/* For the standard errors of EGARCH with a constant mean: H's mu row and column replaced by the central
+ * difference over +-EGARCH_MU_STEP s (symmetrised with the row's local differences). 0 if a point is
+ * invalid. */
+static int average_mu(const fit *s, const double *v, double *H)
+{
+    const size_t k = s->m.k, j = (size_t)s->m.imu;
+    double vp[K], gp[K], gm[K];
+    memcpy(vp, v, k * sizeof *v);
+    vp[j] = v[j] + EGARCH_MU_STEP * s->m.s;
+    const double f1 = nll_v(s, vp, gp), hp = vp[j] - v[j];
+    vp[j] = v[j] - EGARCH_MU_STEP * s->m.s;
+    const double f2 = nll_v(s, vp, gm), hm = v[j] - vp[j];
+    if (!isfinite(f1) || !isfinite(f2)) return 0;
+    for (size_t i = 0; i < k; i++) {
+        const double c = (gp[i] - gm[i]) / (hp + hm);
+        H[i * k + j] = H[j * k + i] = i == j ? c : 0.5 * (c + H[j * k + i]);
+    }
     return 1;
 }
 
@@ -787,11 +797,85 @@ static void newton(fit *s, const rules *fin, int hold, rpoint *p)
     }
 }
 
+/* From p: Newton steps (newton above) until the float64 gradient passes the test; an EGARCH minimum on a
+ * kink in mu (mu_kink) is refined in the other components with mu on the nearest return downhill (within
+ * 0.01 s) and held, and is converged when they pass the test and the one-sided derivatives in mu bracket 0
+ * (0 is in the subdifferential). Returns whether p is converged. */
+static int settle(fit *s, const rules *fin, rpoint *p)
+{
+    newton(s, fin, -1, p);
+    if (p->gn <= fin->gtol) return 1;
+    if (s->m.spec.model != RAID_GARCH_LIK_EGARCH || s->m.imu < 0) return 0;
+    double th[K], g[K];
+    memcpy(th, p->th, sizeof th);
+    raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
+    const double mu = th[s->m.imu], dir = g[s->m.imu] > 0 ? -1.0 : 1.0;
+    double best = 0.01 * s->m.s, kink = NAN;
+    for (size_t t = 0; t < s->T; t++) {
+        const double d = (s->r[t] - mu) * dir;
+        if (d >= 0 && d <= best) {
+            best = d;
+            kink = s->r[t];
+        }
+    }
+    rpoint q;
+    th[s->m.imu] = kink;
+    if (isnan(kink) || !rpoint_at(s, th, NULL, s->m.imu, &q)) return 0;
+    newton(s, fin, s->m.imu, &q);
+    if (!(q.gn <= fin->gtol && mu_kink(s, q.th))) return 0;
+    *p = q;
+    s->moved = 1;
+    return 1;
+}
+
+/* EGARCH's kinks in mu also make local minima a fraction of a standard error apart (a kink where the nll
+ * bends down between two where it bends up: measured, two minima 0.1 standard errors apart whose
+ * log-likelihoods differ by 2e-3). From a converged EGARCH fit with a constant mean, the nll is evaluated
+ * with mu moved by +-j 0.001 s, j = 1..4, the others held; from the lowest point, if lower, the fit is
+ * settled again (the Hessian formed there), and kept if its nll is lower; up to 3 times. This finds the best minimum within
+ * 0.004 s of each one reached, not necessarily the global one. */
+enum { MU_SCAN = 4, MU_SCAN_ROUNDS = 3 };
+#define MU_SCAN_STEP 1e-3
+
+static void mu_scan(fit *s, const rules *fin, rpoint *p)
+{
+    const int imu = s->m.imu;
+    for (int round = 0; round < MU_SCAN_ROUNDS; round++) {
+        double th[K], bestf = p->f - 1e-13 * fabs(p->f), bestmu = NAN;
+        memcpy(th, p->th, sizeof th);
+        for (int j = -MU_SCAN; j <= MU_SCAN; j++) {
+            if (j == 0) continue;
+            th[imu] = p->th[imu] + j * MU_SCAN_STEP * s->m.s;
+            const double f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, NULL);
+            if (f < bestf) {
+                bestf = f;
+                bestmu = th[imu];
+            }
+        }
+        if (isnan(bestmu)) return;
+        rpoint q;
+        th[imu] = bestmu;
+        const int lstate = s->lstate;
+        double Hv[K * K], L[K * K], xh[K];
+        memcpy(Hv, s->Hv, sizeof Hv);
+        memcpy(L, s->L, sizeof L);
+        memcpy(xh, s->xh, sizeof xh);
+        s->lstate = 0; /* the Hessian formed again there */
+        if (!rpoint_at(s, th, NULL, -1, &q) || !settle(s, fin, &q) || !(q.f < p->f)) {
+            s->lstate = lstate; /* p's Hessian back */
+            memcpy(s->Hv, Hv, sizeof Hv);
+            memcpy(s->L, L, sizeof L);
+            memcpy(s->xh, xh, sizeof xh);
+            return;
+        }
+        *p = q;
+        s->moved = 1;
+    }
+}
+
 /* The float64 refinement of a fit the bulk phase stopped as converged or without progress (not at an
- * edge): its convergence test redone in float64 at the same x, then Newton steps (newton above) until the
- * float64 gradient passes it; an EGARCH minimum on a kink in mu (mu_kink) is refined in the other
- * components, mu held, and is converged when they pass the test (0 is in the subdifferential). Sets s->st
- * to CONVERGED or NO_PROGRESS. */
+ * edge): its convergence test redone in float64 at the same x, then settle and, for EGARCH with a constant
+ * mean, mu_scan. Sets s->st to CONVERGED or NO_PROGRESS. */
 static void refine(fit *s, const rules *fin)
 {
     double th[K];
@@ -801,35 +885,8 @@ static void refine(fit *s, const rules *fin)
         s->st = RAID_GARCH_NO_PROGRESS;
         return;
     }
-    newton(s, fin, -1, &p);
-    int conv = p.gn <= fin->gtol;
-    if (!conv && s->m.spec.model == RAID_GARCH_LIK_EGARCH && s->m.imu >= 0) {
-        /* mu onto the nearest kink (a return) downhill within 0.01 s, the other components refined with mu
-         * held there; converged if they pass the test and the one-sided derivatives in mu bracket 0 */
-        double g[K];
-        th_of_v(&s->m, p.v, th);
-        raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
-        const double mu = th[s->m.imu], dir = g[s->m.imu] > 0 ? -1.0 : 1.0;
-        double best = 0.01 * s->m.s, kink = NAN;
-        for (size_t t = 0; t < s->T; t++) {
-            const double d = (s->r[t] - mu) * dir;
-            if (d >= 0 && d <= best) {
-                best = d;
-                kink = s->r[t];
-            }
-        }
-        rpoint q;
-        th[s->m.imu] = kink;
-        if (!isnan(kink) && rpoint_at(s, th, NULL, s->m.imu, &q)) {
-            newton(s, fin, s->m.imu, &q);
-            th_of_v(&s->m, q.v, th);
-            if (q.gn <= fin->gtol && mu_kink(s, th)) {
-                conv = 1;
-                p = q;
-                s->moved = 1;
-            }
-        }
-    }
+    const int conv = settle(s, fin, &p);
+    if (conv && s->m.spec.model == RAID_GARCH_LIK_EGARCH && s->m.imu >= 0) mu_scan(s, fin, &p);
     memcpy(s->x, p.x, sizeof p.x);
     memcpy(s->thf, p.th, sizeof p.th); /* the estimates and their score, for infer */
     memcpy(s->gvf, p.gv, sizeof p.gv);
@@ -877,8 +934,14 @@ static int infer(fit *s, raid_garch_batch_out *o)
             factor_hessian(s, v, gv);
         }
         double Hi[K * K];
+        int ok = s->lstate == 1;
         memcpy(Hi, s->L, sizeof Hi);
-        if (s->lstate == 1 && LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hi, (lapack_int)k) == 0) {
+        if (s->m.spec.model == RAID_GARCH_LIK_EGARCH && s->m.imu >= 0 && s->lstate >= -1) {
+            memcpy(Hi, s->Hv, sizeof Hi);
+            ok = average_mu(s, v, Hi) &&
+                 LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hi, (lapack_int)k) == 0;
+        }
+        if (ok && LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hi, (lapack_int)k) == 0) {
             for (size_t i = 0; i < k; i++) /* the upper triangle (column-major: Hi[j * k + i], i <= j) */
                 for (size_t j = i + 1; j < k; j++) Hi[i * k + j] = Hi[j * k + i];
             long double J[K * K] = {0}; /* J = sum_t s_t s_t', the scores in v */
