@@ -58,42 +58,6 @@
 inline raid_df df_neg(raid_df x) { return raid_df_make(-x.hi, -x.lo); }
 inline raid_df df_sub(raid_df x, raid_df y) { return raid_df_add(x, df_neg(y)); }
 
-/* 1 / b for b > 0 normal: one Newton step from the float reciprocal, relative error below 10 u^2. */
-inline raid_df df_recip(raid_df b)
-{
-    const float y = 1.0f / b.hi;
-    const raid_df p = raid_df_mul_f(b, y);
-    const float e = (1.0f - p.hi) - p.lo; /* 1 - p.hi is exact (Sterbenz) */
-    return raid_fast_two_sum(y, y * e);
-}
-
-/* exp(x) for |x.hi| <= 60: x = n log 2 + r (Cody and Waite, log 2 in three parts, n log2_1 exact for
- * |n| < 256), r = 32 s, exp(s) = 1 + s + s^2/2 + p (p the Taylor terms s^3/6 .. s^6/720 in float, with
- * s.lo's first-order part), squared five times, times 2^n (exact). Relative error below 2^-40
- * (docs/garch.md). */
-inline raid_df df_exp(raid_df x)
-{
-    const float L1 = 0x1.62e4p-1f;             /* log 2 to 15 bits */
-    const float L2 = 0x1.7f7d1cp-20f;          /* the next 24 bits */
-    const float L3 = 0x1.ef357ap-45f;          /* the rest (sum within 2^-69 of log 2) */
-    const float n = rint(x.hi * 1.44269504f);
-    raid_df r = raid_df_add_f(x, -n * L1);
-    r = raid_df_add(r, raid_two_prod(-n, L2));
-    r = raid_df_add_f(r, -n * L3);
-    const raid_df s = raid_df_make(r.hi * 0x1p-5f, r.lo * 0x1p-5f);
-    const float sh = s.hi;
-    float p = sh * sh * sh * (1.0f / 6.0f + sh * (1.0f / 24.0f + sh * (1.0f / 120.0f + sh * (1.0f / 720.0f))));
-    p = p + 0.5f * sh * sh * s.lo;
-    const raid_df s2 = raid_df_mul(s, s);
-    raid_df y = raid_df_add(s, raid_df_make(0.5f * s2.hi, 0.5f * s2.lo));
-    y = raid_df_add_f(y, p);
-    y = raid_df_add_f(y, 1.0f);
-    for (int i = 0; i < 5; i++)
-        y = raid_df_mul(y, y);
-    const int ni = (int)n;
-    return raid_df_make(ldexp(y.hi, ni), ldexp(y.lo, ni));
-}
-
 /* Multiply a positive product (p, exponent ex) by a positive df v in [2^-40, 2^40], keeping p in
  * [2^-32, 2^32] by exact powers of two. */
 inline void prod_acc(raid_df *p, float *ex, raid_df v)
@@ -207,14 +171,14 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
             break;
         }
         /* w = exp(-g/2) = 1/sigma, z = e w */
-        const raid_df w = df_exp(raid_df_make(-0.5f * s.hi, -0.5f * s.lo));
+        const raid_df w = raid_df_exp(raid_df_make(-0.5f * s.hi, -0.5f * s.lo));
         const raid_df z = raid_df_mul(e, w);
         const raid_df z2 = raid_df_mul(z, z);
         A = raid_df_add(A, s);
         raid_df dlds; /* dl/dg */
 #if GM_T
         const raid_df b = raid_df_add(nm2, z2);
-        const raid_df ib = df_recip(b);
+        const raid_df ib = raid_df_recip(b);
         const raid_df qq = raid_df_mul(z2, ib);
         prod_acc(&B, &eb, b);
         Q = raid_df_add(Q, qq);
@@ -239,10 +203,10 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
         const raid_df e2 = raid_df_mul(e, e);
         prod_acc(&A, &ea, s);
         raid_df dlds; /* dl/dh */
-        const raid_df ih = df_recip(s);
+        const raid_df ih = raid_df_recip(s);
 #if GM_T
         const raid_df b = raid_df_add(raid_df_mul(nm2, s), e2);
-        const raid_df ib = df_recip(b);
+        const raid_df ib = raid_df_recip(b);
         const raid_df qq = raid_df_mul(e2, ib);
         prod_acc(&B, &eb, b);
         Q = raid_df_add(Q, qq);

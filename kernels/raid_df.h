@@ -27,10 +27,14 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define RAID_DF_FN inline
 #define RAID_FMAF(a, b, c) fma((a), (b), (c))
+#define RAID_RINTF(x) rint(x)
+#define RAID_LDEXPF(x, n) ldexp((x), (n))
 #else
 #include <math.h>
 #define RAID_DF_FN static inline
 #define RAID_FMAF(a, b, c) fmaf((a), (b), (c))
+#define RAID_RINTF(x) rintf(x)
+#define RAID_LDEXPF(x, n) ldexpf((x), (n))
 #endif
 
 typedef struct raid_df {
@@ -168,6 +172,47 @@ RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
 RAID_DF_FN raid_df raid_df_pow43(raid_df x)
 {
     return raid_df_mul(x, raid_df_cbrt(x));
+}
+
+/* 1 / b for a normal double-float b != 0 (|b| in [2^-100, 2^100]): one Newton step y + y (1 - b y) from
+ * the binary32 quotient y = 1/b.hi (OpenCL allows 2.5 ulp): b y is formed to 2u^2 by DWTimesFP3,
+ * 1 - (b y).hi is exact (Sterbenz), so the error is (2.5u)^2 + u 2.5u + 2u^2 + u^2 < 11u^2 relative
+ * (tests/test_df.c measures it). 9 operations and a division. */
+RAID_DF_FN raid_df raid_df_recip(raid_df b)
+{
+    const float y = 1.0f / b.hi;
+    const raid_df p = raid_df_mul_f(b, y);
+    const float e = (1.0f - p.hi) - p.lo;
+    return raid_fast_two_sum(y, y * e);
+}
+
+/* exp(x) for a double-float x with |x.hi| <= 60 (the result and its low part stay normal): x = n log 2 + r
+ * (Cody and Waite 1980: log 2 = L1 + L2 + L3, L1 of 15 bits so that n L1 is exact for |n| < 512, n L2 by
+ * TwoProd, the rest within 2^-69), |r| <= 0.35; s = r / 32 (exact), exp(s) = 1 + s + s^2/2 + p with s^2
+ * in double-float and p = s^3/6 + .. + s^6/720 (+ s^2 s.lo / 2) in binary32 (|p| < 2.3e-7, six roundings:
+ * 6u|p| < 8.3e-14; the series' truncation below 2^-58; the double-float steps 8u^2); then squared five
+ * times, which multiplies that error by 32 and adds (1 + 2 + .. + 16) 5u^2 = 155u^2; times 2^n (exact).
+ * Relative error below 32 (8.3e-14 + 8u^2) + 155u^2 < 4.2e-12 (2^-37.8), measured 2^-39.5
+ * (tests/test_df.c). About 150 operations. */
+RAID_DF_FN raid_df raid_df_exp(raid_df x)
+{
+    const float L1 = 0x1.62e4p-1f, L2 = 0x1.7f7d1cp-20f, L3 = 0x1.ef357ap-45f;
+    const float n = RAID_RINTF(x.hi * 1.44269504f);
+    raid_df r = raid_df_add_f(x, -n * L1);
+    r = raid_df_add(r, raid_two_prod(-n, L2));
+    r = raid_df_add_f(r, -n * L3);
+    const raid_df s = raid_df_make(r.hi * 0x1p-5f, r.lo * 0x1p-5f);
+    const float sh = s.hi;
+    float p = sh * sh * sh * (1.0f / 6.0f + sh * (1.0f / 24.0f + sh * (1.0f / 120.0f + sh * (1.0f / 720.0f))));
+    p = p + 0.5f * sh * sh * s.lo;
+    const raid_df s2 = raid_df_mul(s, s);
+    raid_df y = raid_df_add(s, raid_df_make(0.5f * s2.hi, 0.5f * s2.lo));
+    y = raid_df_add_f(y, p);
+    y = raid_df_add_f(y, 1.0f);
+    for (int i = 0; i < 5; i++)
+        y = raid_df_mul(y, y);
+    const int ni = (int)n;
+    return raid_df_make(RAID_LDEXPF(y.hi, ni), RAID_LDEXPF(y.lo, ni));
 }
 
 /* Order of non-negative normalised double-floats: hi first, then lo. */
