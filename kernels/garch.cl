@@ -8,10 +8,11 @@
  * the recursion of the state and of its derivatives forward (as src/models/garch_lik.c), everything in
  * double-float (docs/garch.md, "The device path and its bound", says why), and returns per point:
  *   out[0]      1 if the point left the range where the bound holds (the host evaluates it in float64);
- *   out[1..2]   GARCH/GJR: the product of h_t' (df, renormalised by powers of two, exponent in out[3]);
+ *   out[1..2]   GARCH/GJR: the product of h_t' (df, renormalised to [1, 2), the int exponent's bits in
+ *               out[3]);
  *               EGARCH: sum_t g_t' (df, out[3] = 0);
  *   out[4..5]   Normal: sum_t e_t'^2 / h_t'; t: the product of b_t = (nu - 2) h_t' + e_t'^2
- *               (EGARCH: (nu - 2) + z_t^2), exponent in out[6];
+ *               (EGARCH: (nu - 2) + z_t^2), the exponent's bits in out[6];
  *   out[7..8]   t: sum_t q_t / (1 + q_t) (q_t = e_t'^2 / ((nu - 2) h_t'));
  *   out[9 + 2j] the score part sum_t dl_t/dtheta'_j of the log-likelihood's terms that the kernel sees
  *               (the state's part, and the residual's part for mu), df.
@@ -58,19 +59,16 @@
 inline raid_df df_neg(raid_df x) { return raid_df_make(-x.hi, -x.lo); }
 inline raid_df df_sub(raid_df x, raid_df y) { return raid_df_add(x, df_neg(y)); }
 
-/* Multiply a positive product (p, exponent ex) by a positive df v in [2^-40, 2^40], keeping p in
- * [2^-32, 2^32] by exact powers of two. */
-inline void prod_acc(raid_df *p, float *ex, raid_df v)
+/* Multiply a positive product (p, exponent ex) by a positive df v (h' in [2^-40, 2^40] by the range
+ * checks, b at least 2^-60; a factor that overflows makes the results not finite and the host takes the
+ * point), renormalising p to [1, 2) by an exact power of two every step, so that p and its low part stay
+ * normal whatever T. */
+inline void prod_acc(raid_df *p, int *ex, raid_df v)
 {
-    raid_df q = raid_df_mul(*p, v);
-    if (q.hi > 0x1p32f) {
-        q = raid_df_make(q.hi * 0x1p-32f, q.lo * 0x1p-32f);
-        *ex += 32.0f;
-    } else if (q.hi < 0x1p-32f) {
-        q = raid_df_make(q.hi * 0x1p32f, q.lo * 0x1p32f);
-        *ex -= 32.0f;
-    }
-    *p = q;
+    const raid_df q = raid_df_mul(*p, v);
+    const int e = ilogb(q.hi);
+    *p = raid_df_make(ldexp(q.hi, -e), ldexp(q.lo, -e));
+    *ex += e;
 }
 
 inline raid_df ldf(RAID_GLOBAL const float2 *v, int i) { return raid_df_make(v[i].x, v[i].y); }
@@ -109,7 +107,7 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
     raid_df s = ldf(pp, P_S0); /* h' (GARCH, GJR) or g' = log h' (EGARCH) */
     raid_df A = raid_df_make(GM_MODEL == 2 ? 0.0f : 1.0f, 0.0f), B = raid_df_make(GM_T ? 1.0f : 0.0f, 0.0f);
     raid_df Q = raid_df_make(0.0f, 0.0f);
-    float ea = 0.0f, eb = 0.0f;
+    int ea = 0, eb = 0;
     int bad = 0;
     raid_df e_prev = raid_df_make(0.0f, 0.0f), e2_prev = e_prev, w_prev = e_prev, z_prev = e_prev;
 
@@ -236,10 +234,10 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
     o[0] = bad ? 1.0f : 0.0f;
     o[1] = A.hi;
     o[2] = A.lo;
-    o[3] = ea;
+    o[3] = as_float(ea); /* the exponents travel as their bits */
     o[4] = B.hi;
     o[5] = B.lo;
-    o[6] = eb;
+    o[6] = as_float(eb);
     o[7] = Q.hi;
     o[8] = Q.lo;
     for (int j = 0; j < GM_K; j++) {

@@ -195,10 +195,13 @@ static int point_combine(const raid_garch_lik_spec *spec, const raid_garch_lik_l
     double c, dc, kappa, dkappa;
     raid_garch_lik_consts(spec, nu, &c, &dc, &kappa, &dkappa);
     const double a = (double)o[1] + (double)o[2], b = (double)o[4] + (double)o[5];
-    const double slogh = egarch ? a : log(a) + (double)o[3] * LN2; /* sum_t log h_t' */
+    int32_t ea, eb; /* the products' exponents (their bits travel in float slots) */
+    memcpy(&ea, &o[3], sizeof ea);
+    memcpy(&eb, &o[6], sizeof eb);
+    const double slogh = egarch ? a : log(a) + (double)ea * LN2; /* sum_t log h_t' */
     double ll, l1q = 0.0;
     if (l->nu >= 0) {
-        l1q = log(b) + (double)o[6] * LN2 - Td * log(nu - 2.0) - (egarch ? 0.0 : slogh); /* sum log(1 + q) */
+        l1q = log(b) + (double)eb * LN2 - Td * log(nu - 2.0) - (egarch ? 0.0 : slogh); /* sum log(1 + q) */
         ll = Td * c - 0.5 * slogh - 0.5 * (nu + 1.0) * l1q;
     } else {
         ll = Td * c - 0.5 * slogh - 0.5 * b;
