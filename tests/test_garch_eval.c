@@ -557,6 +557,41 @@ static void test_optimum_displacement(void **state)
     assert_true(worst < 1e-8);
 }
 
+/* A simulated GARCH(1,1) series of 20,000 returns with persistence 0.995 and 10-sigma jumps (the products'
+ * renormalisation over a long series, large |z|), nu down to 2.01, every model with the t. */
+static void test_long_series(void **state)
+{
+    (void)state;
+    if (!g_ctx) skip();
+    enum { TL = 20000 };
+    double *x = malloc(TL * sizeof *x);
+    assert_non_null(x);
+    double h = 1.0;
+    for (size_t t = 0; t < TL; t++) {
+        const double u1 = urand() + 1e-300, u2 = urand();
+        double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        if (t % 1000 == 999) z *= 10.0;
+        x[t] = 0.05 + sqrt(h) * z;
+        h = 0.005 + 0.08 * (x[t] - 0.05) * (x[t] - 0.05) + 0.915 * h;
+    }
+    const double *r[1] = {x};
+    const size_t T[1] = {TL};
+    for (int m = 0; m < 3; m++) {
+        const raid_garch_lik_spec s = {(raid_garch_lik_model)m, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+                                       RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_DIST};
+        const size_t k = raid_garch_lik_npar(&s);
+        size_t ser[8] = {0};
+        double th[8 * 6];
+        const double nus[4] = {2.01, 3.0, 8.0, 100.0};
+        for (int p = 0; p < 8; p++) {
+            named q = point_for(&s, 1.0, 0.05, p < 4 ? 0.995 : 0.95, 0.08, nus[p % 4]);
+            pack(&s, &q, th + (size_t)p * k);
+        }
+        compare(&s, 1, r, T, 8, ser, th, "20,000 returns");
+    }
+    free(x);
+}
+
 /* PoCL's time per point (not a test of speed: the device here is the cpu). */
 static void test_timing(void **state)
 {
@@ -602,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_invalid_and_host),
         cmocka_unit_test(test_batch_and_determinism),
         cmocka_unit_test(test_optimum_displacement),
+        cmocka_unit_test(test_long_series),
         cmocka_unit_test(test_timing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
