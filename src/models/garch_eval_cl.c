@@ -9,8 +9,9 @@
  *   +inf with a zero gradient, never sent); the scaled parameters (mu' = mu/s, GARCH/GJR omega' =
  *   omega/s^2, EGARCH omega' = omega - (1 - beta) log s^2); the starting variance v0 = m2c + (rbar - mu)^2
  *   (sample: no cancellation, dv0/dmu = -2 (rbar - mu)) or the fixed backcast, and from it the first state
- *   h_1' (g_1') with its derivatives; nu - 2, nu + 1, EGARCH's kappa and alpha dkappa/dnu. Points are
- *   sorted by series (stable) so that neighbouring work-items read the same returns. The kernel returns
+ *   h_1' (g_1') with its derivatives; nu - 2, nu + 1, EGARCH's kappa and alpha dkappa/dnu (OpenMP over
+ *   points). Points are sorted by series (stable) so that neighbouring work-items read the same returns;
+ *   a point not sent gets a span of 0 returns (its work-item does nothing). The kernel returns
  *   products and sums (garch.cl); the host forms their logs and the constant parts in float64, adds
  *   T log s, and un-scales the gradient by the chain rule (d/dmu = d/dmu' / s; GARCH/GJR d/domega =
  *   d/domega' / s^2; EGARCH d/domega = d/domega', d/dbeta = d/dbeta' + log(s^2) d/domega').
@@ -127,11 +128,11 @@ fail:
     return st;
 }
 
-/* The kernel's inputs for point theta on series S (scaled; garch.cl's slots). Returns 0 when the point
- * must go to the host (a starting variance that is not positive and finite, or nu - 2 outside the range
- * of the bound). */
+/* The kernel's inputs for point theta on series S (scaled; garch.cl's slots) into par, and the t's
+ * constant c(nu) and dc/dnu into cst[0..1] for the combine. Returns 0 when the point must go to the host
+ * (a starting variance that is not positive and finite, or nu - 2 outside the range of the bound). */
 static int point_params(const raid_garch_lik_spec *spec, const raid_garch_lik_layout *l, const gm_series *S,
-                        const double *th, float *par)
+                        const double *th, float *par, double *cst)
 {
     double v[GM_NPAR] = {0};
     const double s = S->s, L = S->logs2;
@@ -161,8 +162,8 @@ static int point_params(const raid_garch_lik_spec *spec, const raid_garch_lik_la
         v[P_NM2] = nu - 2.0;
         v[P_NP1] = nu + 1.0;
     }
-    double c, dc, kappa, dkappa;
-    raid_garch_lik_consts(spec, nu, &c, &dc, &kappa, &dkappa);
+    double kappa, dkappa;
+    raid_garch_lik_consts(spec, nu, &cst[0], &cst[1], &kappa, &dkappa);
     v[P_KAPPA] = kappa;
     v[P_ADKAPPA] = alpha * dkappa;
     double *d = v + P_D0;
@@ -185,15 +186,16 @@ static int point_params(const raid_garch_lik_spec *spec, const raid_garch_lik_la
     return 1;
 }
 
-/* nll and grad of point theta on series S from the kernel's results o (garch.cl); 0 if not finite. */
-static int point_combine(const raid_garch_lik_spec *spec, const raid_garch_lik_layout *l, size_t k, const gm_series *S,
-                         size_t T, const double *th, const float *o, double *nll, double *grad)
+/* nll and grad of point theta on series S from the kernel's results o (garch.cl) and cst = (c, dc/dnu);
+ * 0 if not finite. */
+static int point_combine(const raid_garch_lik_spec *spec, const raid_garch_lik_layout *l, size_t k,
+                         const gm_series *S, size_t T, const double *th, const float *o, const double *cst,
+                         double *nll, double *grad)
 {
     const int egarch = spec->model == RAID_GARCH_LIK_EGARCH;
     const double Td = (double)T;
     const double nu = l->nu >= 0 ? th[l->nu] : 0.0;
-    double c, dc, kappa, dkappa;
-    raid_garch_lik_consts(spec, nu, &c, &dc, &kappa, &dkappa);
+    const double c = cst[0], dc = cst[1];
     const double a = (double)o[1] + (double)o[2], b = (double)o[4] + (double)o[5];
     int32_t ea, eb; /* the products' exponents (their bits travel in float slots) */
     memcpy(&ea, &o[3], sizeof ea);
@@ -228,6 +230,9 @@ static int point_combine(const raid_garch_lik_spec *spec, const raid_garch_lik_l
     return 1;
 }
 
+/* What becomes of a point (in sorted order). */
+enum { PT_DEVICE = 0, PT_INVALID = 1, PT_HOST = 2 };
+
 raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_t *series, const double *theta,
                                    double *nll, double *grad)
 {
@@ -239,17 +244,22 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
     raid_status st = RAID_OK;
     size_t *order = malloc((npts + ev->nseries + 1) * sizeof *order);
     size_t *count = order ? order + npts : NULL;
-    unsigned char *host = calloc(npts, 1); /* 1: the cpu path evaluates it */
+    unsigned char *what = malloc(npts);
+    double *cst = malloc(2 * npts * sizeof *cst);
     float *par = NULL, *out = NULL;
     uint32_t *span = NULL;
     raid_buf bspan = {NULL, 0, RAID_DT_UINT}, bpar = {NULL, 0, RAID_DT_FLOAT}, bout = {NULL, 0, RAID_DT_FLOAT};
-    if (!order || !host) {
+    if (!order || !what || !cst) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator, %zu points)", npts);
         goto done;
     }
-    const double t0 = raid_now();
+    if (npts > UINT32_MAX) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 points in one call");
+        goto done;
+    }
+    double t0 = raid_now();
     memset(&ctx->timing, 0, sizeof ctx->timing);
-    /* stable counting sort of the points by series */
+    /* stable counting sort of the points by series: neighbouring work-items read the same returns */
     memset(count, 0, (ev->nseries + 1) * sizeof *count);
     for (size_t p = 0; p < npts; p++) {
         assert(series[p] < ev->nseries);
@@ -262,69 +272,80 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
     if (st != RAID_OK) goto done;
     span = (uint32_t *)(par + npts * 2 * GM_NPAR);
     out = (float *)(span + 2 * npts);
-    size_t nd = 0; /* points on the device, in the sorted order */
-    for (size_t q = 0; q < npts; q++) {
-        const size_t p = order[q], i = series[p];
+    /* per point, in sorted order: the kernel's inputs, or a span of 0 returns for a point not sent */
+    const long long n = (long long)npts;
+#pragma omp parallel for schedule(static)
+    for (long long qq = 0; qq < n; qq++) {
+        const size_t q = (size_t)qq, p = order[q], i = series[p];
         const double *th = theta + p * k;
-        if (!raid_garch_lik_valid(spec, th)) {
-            nll[p] = INFINITY;
-            if (grad) memset(grad + p * k, 0, k * sizeof *grad);
-            continue;
-        }
         const gm_series *S = &g->ser[i];
-        if (S->s == 0.0 || !point_params(spec, &l, S, th, par + nd * 2 * GM_NPAR)) {
-            host[p] = 1;
-            continue;
+        span[2 * q] = 0;
+        span[2 * q + 1] = 0;
+        if (!raid_garch_lik_valid(spec, th)) {
+            what[q] = PT_INVALID;
+        } else if (S->s == 0.0 || !point_params(spec, &l, S, th, par + q * 2 * GM_NPAR, cst + 2 * q)) {
+            what[q] = PT_HOST;
+        } else {
+            what[q] = PT_DEVICE;
+            span[2 * q] = S->off;
+            span[2 * q + 1] = (uint32_t)ev->T[i];
         }
-        span[2 * nd] = S->off;
-        span[2 * nd + 1] = (uint32_t)ev->T[i];
-        order[nd++] = p; /* order[0..nd) now lists the device's points (nd <= q) */
     }
     ctx->timing.convert_s += raid_now() - t0;
-    if (nd > 0) {
-        st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nd, &bspan);
-        if (st == RAID_OK) st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * GM_NPAR * nd, &bpar);
-        if (st == RAID_OK) st = raid_buf_acquire(ctx, RAID_DT_FLOAT, GM_NOUT * nd, &bout);
-        if (st == RAID_OK) st = raid_buf_upload(ctx, &bspan, 0, 2 * nd, span, 0, NULL);
-        if (st == RAID_OK) st = raid_buf_upload(ctx, &bpar, 0, 2 * GM_NPAR * nd, par, 0, NULL);
-        if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 0, &g->r);
-        if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 1, &bspan);
-        if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 2, &bpar);
-        if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 3, &bout);
-        if (st == RAID_OK) st = raid_arg_uint(ctx, g->kern, 4, (uint32_t)nd);
-        raid_event ev_k = {NULL};
-        const size_t local = GM_WG, global = (nd + GM_WG - 1) / GM_WG * GM_WG;
-        if (st == RAID_OK) st = raid_launch(ctx, g->kern, 1, &global, &local, &ev_k);
-        if (st == RAID_OK) st = raid_buf_download(ctx, &bout, 0, GM_NOUT * nd, out, 1, NULL);
-        if (st == RAID_OK) {
-            ctx->timing.kernel_s += raid_event_seconds(&ev_k);
-            ctx->timing.launches++;
-            ctx->timing.bytes_in += nd * (2 * GM_NPAR + 2) * sizeof(float);
-        }
-        raid_event_release(&ev_k);
-        if (st != RAID_OK) goto done;
-        for (size_t q = 0; q < nd; q++) {
-            const size_t p = order[q], i = series[p];
-            const float *o = out + q * GM_NOUT;
-            if (o[0] != 0.0f || !point_combine(spec, &l, k, &g->ser[i], ev->T[i], theta + p * k, o, &nll[p],
-                                               grad ? grad + p * k : NULL))
-                host[p] = 1;
-        }
+
+    st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * npts, &bspan);
+    if (st == RAID_OK) st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * GM_NPAR * npts, &bpar);
+    if (st == RAID_OK) st = raid_buf_acquire(ctx, RAID_DT_FLOAT, GM_NOUT * npts, &bout);
+    if (st == RAID_OK) st = raid_buf_upload(ctx, &bspan, 0, 2 * npts, span, 0, NULL);
+    if (st == RAID_OK) st = raid_buf_upload(ctx, &bpar, 0, 2 * GM_NPAR * npts, par, 0, NULL);
+    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 0, &g->r);
+    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 1, &bspan);
+    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 2, &bpar);
+    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 3, &bout);
+    if (st == RAID_OK) st = raid_arg_uint(ctx, g->kern, 4, (uint32_t)npts);
+    raid_event ev_k = {NULL};
+    const size_t local = GM_WG, global = (npts + GM_WG - 1) / GM_WG * GM_WG;
+    if (st == RAID_OK) st = raid_launch(ctx, g->kern, 1, &global, &local, &ev_k);
+    if (st == RAID_OK) st = raid_buf_download(ctx, &bout, 0, GM_NOUT * npts, out, 1, NULL);
+    if (st == RAID_OK) {
+        ctx->timing.kernel_s += raid_event_seconds(&ev_k);
+        ctx->timing.launches++;
+        ctx->timing.bytes_in += npts * (2 * GM_NPAR + 2) * sizeof(float);
     }
-    /* points left to the float64 cpu path */
-    for (size_t p = 0; p < npts; p++)
-        if (host[p]) {
-            ctx->timing.host_segments++;
-            nll[p] = raid_garch_lik_nll(spec, ev->r[series[p]], ev->T[series[p]], theta + p * k,
-                                        grad ? grad + p * k : NULL);
+    raid_event_release(&ev_k);
+    if (st != RAID_OK) goto done;
+
+    /* combine in float64; the points left to the cpu path (raid_garch_lik_nll) */
+    t0 = raid_now();
+    unsigned long long nhost = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : nhost)
+    for (long long qq = 0; qq < n; qq++) {
+        const size_t q = (size_t)qq, p = order[q], i = series[p];
+        const double *th = theta + p * k;
+        double *gr = grad ? grad + p * k : NULL;
+        if (what[q] == PT_INVALID) {
+            nll[p] = INFINITY;
+            if (gr) memset(gr, 0, k * sizeof *gr);
+            continue;
         }
+        if (what[q] == PT_DEVICE) {
+            const float *o = out + q * GM_NOUT;
+            if (o[0] == 0.0f && point_combine(spec, &l, k, &g->ser[i], ev->T[i], th, o, cst + 2 * q, &nll[p], gr))
+                continue;
+        }
+        nhost++;
+        nll[p] = raid_garch_lik_nll(spec, ev->r[i], ev->T[i], th, gr);
+    }
+    ctx->timing.host_segments += nhost;
+    ctx->timing.convert_s += raid_now() - t0;
 done:
     raid_buf_release(ctx, &bspan);
     raid_buf_release(ctx, &bpar);
     raid_buf_release(ctx, &bout);
     if (par) raid_host_release(ctx, par);
     free(order);
-    free(host);
+    free(what);
+    free(cst);
     return st;
 }
 
