@@ -27,10 +27,14 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define RAID_DF_FN inline
 #define RAID_FMAF(a, b, c) fma((a), (b), (c))
+#define RAID_RINTF(x) rint(x)
+#define RAID_LDEXPF(x, n) ldexp((x), (n))
 #else
 #include <math.h>
 #define RAID_DF_FN static inline
 #define RAID_FMAF(a, b, c) fmaf((a), (b), (c))
+#define RAID_RINTF(x) rintf(x)
+#define RAID_LDEXPF(x, n) ldexpf((x), (n))
 #endif
 
 typedef struct raid_df {
@@ -168,6 +172,48 @@ RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
 RAID_DF_FN raid_df raid_df_pow43(raid_df x)
 {
     return raid_df_mul(x, raid_df_cbrt(x));
+}
+
+/* 1 / b for a normal double-float b != 0 (|b| in [2^-100, 2^100]): one Newton step y + y (1 - b y) from
+ * the binary32 quotient y = 1/b.hi (OpenCL allows 2.5 ulp): b y is formed to 2u^2 by DWTimesFP3,
+ * 1 - (b y).hi is exact (Sterbenz), so the error is (2.5u)^2 + u 2.5u + 2u^2 + u^2 < 11u^2 relative
+ * (tests/test_df.c measures it). 9 operations and a division. */
+RAID_DF_FN raid_df raid_df_recip(raid_df b)
+{
+    const float y = 1.0f / b.hi;
+    const raid_df p = raid_df_mul_f(b, y);
+    const float e = (1.0f - p.hi) - p.lo;
+    return raid_fast_two_sum(y, y * e);
+}
+
+/* exp(x) for a double-float x with |x.hi| <= 60 (the result and its low part stay normal): x = n log 2 + r
+ * (Cody and Waite 1980: log 2 = L1 + L2 + L3, L1 of 15 bits so that n L1 is exact for |n| < 512, n L2 by
+ * TwoProd, the rest within 2^-69), |r| <= 0.35; s = r / 8 (exact), |s| <= 0.0434;
+ * exp(s) = 1 + s (1 + s (1/2 + s (1/6 + s (1/24 + s f)))) by Horner in double-float (1/6 and 1/24 as
+ * double-float constants), f = 1/120 + s/720 + s^2/5040 + s^3/40320 in binary32 (|s^5 f| < 1.3e-9, so
+ * its rounding is below 2^-57 relative; the series' truncation below 2^-59); the Horner steps round to
+ * about 10u^2; then squared three times, which multiplies that by 8 and adds (1 + 2 + 4) 5u^2; times 2^n
+ * (exact). Relative error below 8 (10u^2 + 2^-57 + 2^-59) + 35u^2 < 128u^2 (4.6e-13), measured below 40u^2
+ * (tests/test_df.c). About 150 operations. */
+RAID_DF_FN raid_df raid_df_exp(raid_df x)
+{
+    const float L1 = 0x1.62e4p-1f, L2 = 0x1.7f7d1cp-20f, L3 = 0x1.ef357ap-45f;
+    const float n = RAID_RINTF(x.hi * 1.44269504f);
+    raid_df r = raid_df_add_f(x, -n * L1);
+    r = raid_df_add(r, raid_two_prod(-n, L2));
+    r = raid_df_add_f(r, -n * L3);
+    const raid_df s = raid_df_make(r.hi * 0.125f, r.lo * 0.125f);
+    const float sh = s.hi;
+    const float f = 1.0f / 120.0f + sh * (1.0f / 720.0f + sh * (1.0f / 5040.0f + sh * (1.0f / 40320.0f)));
+    raid_df y = raid_df_add_f(raid_df_make(0x1.555556p-5f, -0x1.555556p-30f), sh * f); /* 1/24 + s f */
+    y = raid_df_add(raid_df_make(0x1.555556p-3f, -0x1.555556p-28f), raid_df_mul(s, y)); /* 1/6 + s y */
+    y = raid_df_add_f(raid_df_mul(s, y), 0.5f);
+    y = raid_df_add_f(raid_df_mul(s, y), 1.0f);
+    y = raid_df_add_f(raid_df_mul(s, y), 1.0f);
+    for (int i = 0; i < 3; i++)
+        y = raid_df_mul(y, y);
+    const int ni = (int)n;
+    return raid_df_make(RAID_LDEXPF(y.hi, ni), RAID_LDEXPF(y.lo, ni));
 }
 
 /* Order of non-negative normalised double-floats: hi first, then lo. */

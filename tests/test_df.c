@@ -784,6 +784,43 @@ static void test_host_cbrt(void **state)
     assert_true(raid_cbrt(INFINITY) == INFINITY && raid_cbrt(-INFINITY) == -INFINITY && isnan(raid_cbrt(NAN)));
 }
 
+/* raid_df_recip against 1 / (hi + lo) in long double (hi + lo exact there: lo at most 2^-24 hi apart). */
+static void test_df_recip(void **state)
+{
+    (void)state;
+    double worst = 0;
+    for (int i = 0; i < 200000; i++) {
+        const float hi = (float)rnd_sign() * ldexpf(rnd_mant(), rnd_int(-60, 60) - 23);
+        const float lo = hi * (float)((double)(next_u64() >> 11) * 0x1p-53 - 0.5) * 0x1p-24f;
+        const raid_df x = raid_fast_two_sum(hi, lo);
+        const raid_df y = raid_df_recip(x);
+        const long double ref = 1.0L / ((long double)x.hi + x.lo);
+        const double rel = (double)fabsl(((long double)y.hi + y.lo - ref) / ref);
+        if (rel > worst) worst = rel;
+    }
+    printf("# raid_df_recip: largest relative error %.3g u^2; bound 11 u^2\n", worst / U2);
+    assert_true(worst <= 11 * U2);
+}
+
+/* raid_df_exp against expl on |x| <= 60 (dense in [-1, 1], where the squarings amplify the most, and
+ * the whole range). */
+static void test_df_exp(void **state)
+{
+    (void)state;
+    double worst = 0;
+    for (int i = 0; i < 400000; i++) {
+        const double span = (i & 1) ? 60.0 : 1.0;
+        const double v = ((double)(next_u64() >> 11) * 0x1p-53 * 2.0 - 1.0) * span;
+        const raid_df x = raid_fast_two_sum((float)v, (float)(v - (double)(float)v));
+        const raid_df y = raid_df_exp(x);
+        const long double ref = expl((long double)x.hi + x.lo);
+        const double rel = (double)fabsl(((long double)y.hi + y.lo - ref) / ref);
+        if (rel > worst) worst = rel;
+    }
+    printf("# raid_df_exp: largest relative error %.3g u^2; bound 128 u^2\n", worst / U2);
+    assert_true(worst <= 128 * U2);
+}
+
 static void test_med3(void **state)
 {
     (void)state;
@@ -847,6 +884,8 @@ int main(void)
         cmocka_unit_test(test_cbrt_pow43),
         cmocka_unit_test(test_cbrt_tiny),
         cmocka_unit_test(test_host_cbrt),
+        cmocka_unit_test(test_df_recip),
+        cmocka_unit_test(test_df_exp),
         cmocka_unit_test(test_med3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,12 +13,11 @@
 #define BACKCAST_TAU 75
 #define BACKCAST_DECAY 0.94
 
-/* Positions of the parameters in theta; -1 where the model lacks one. */
-typedef struct layout {
-    int mu, omega, alpha, gamma, beta, nu, k;
-} layout;
+typedef raid_garch_lik_layout layout;
 
-static layout layout_of(const raid_garch_lik_spec *s)
+static layout layout_of(const raid_garch_lik_spec *s) { return raid_garch_lik_layout_of(s); }
+
+raid_garch_lik_layout raid_garch_lik_layout_of(const raid_garch_lik_spec *s)
 {
     layout l;
     int k = 0;
@@ -132,23 +131,15 @@ static double obs_ll(raid_garch_lik_dist d, const dist_consts *k, double e, doub
     return k->c - 0.5 * lh - 0.5 * (nu + 1.0) * l1q;
 }
 
-/* Whether theta is in the valid region of garch_lik.h (the sigma^2 checks come in the recursion). */
-static int params_valid(const raid_garch_lik_spec *s, const layout *l, const double *th)
+double raid_garch_lik_backcast(const raid_garch_lik_spec *spec, const double *r, size_t T)
 {
-    for (int j = 0; j < l->k; j++)
-        if (!isfinite(th[j])) return 0;
-    if (l->nu >= 0 && !(th[l->nu] > 2.0)) return 0;
-    const double omega = th[l->omega], alpha = th[l->alpha], beta = th[l->beta];
-    const double gamma = l->gamma >= 0 ? th[l->gamma] : 0.0;
-    if (s->model == RAID_GARCH_LIK_EGARCH) return fabs(beta) < 1.0;
-    if (!(omega > 0.0) || alpha < 0.0 || alpha + gamma < 0.0 || beta < 0.0) return 0;
-    return alpha + 0.5 * gamma + beta < 1.0;
-}
-
-static double invalid(double *grad, int k)
-{
-    if (grad) memset(grad, 0, (size_t)k * sizeof *grad);
-    return INFINITY;
+    assert(spec && r && T >= 1 && spec->init == RAID_GARCH_LIK_INIT_BACKCAST);
+    long double sum = 0.0L;
+    if (spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT)
+        for (size_t t = 0; t < T; t++) sum += r[t];
+    double v0, dv0;
+    start_variance(spec->init, r, T, (double)(sum / (long double)T), &v0, &dv0);
+    return v0;
 }
 
 /* E|z| of the error distribution and its derivative in nu (0 for the Normal). */
@@ -165,6 +156,51 @@ static double abs_moment(raid_garch_lik_dist d, double nu, double *dnu)
         *dnu = ez * (0.5 / (nu - 2.0) + 0.5 * raid_garch_lik_digamma(0.5 * (nu - 1.0)) -
                      0.5 * raid_garch_lik_digamma(0.5 * nu));
     return ez;
+}
+
+/* EGARCH's kappa and dkappa/dnu (garch_lik.h, raid_garch_lik_ez); sqrt(2/pi) and 0 otherwise. */
+static void egarch_kappa(const raid_garch_lik_spec *spec, double nu, double *kappa, double *dkappa)
+{
+    *kappa = SQRT_2_OVER_PI;
+    *dkappa = 0.0;
+    if (spec->model == RAID_GARCH_LIK_EGARCH && spec->ez == RAID_GARCH_LIK_EZ_DIST && spec->dist == RAID_GARCH_LIK_T)
+        *kappa = abs_moment(spec->dist, nu, dkappa);
+}
+
+void raid_garch_lik_consts(const raid_garch_lik_spec *spec, double nu, double *c, double *dc, double *kappa,
+                           double *dkappa)
+{
+    assert(spec);
+    const dist_consts k = dist_consts_of(spec->dist, nu);
+    *c = k.c;
+    *dc = k.dc;
+    egarch_kappa(spec, nu, kappa, dkappa);
+}
+
+/* Whether theta is in the valid region of garch_lik.h (the sigma^2 checks come in the recursion). */
+static int params_valid(const raid_garch_lik_spec *s, const layout *l, const double *th)
+{
+    for (int j = 0; j < l->k; j++)
+        if (!isfinite(th[j])) return 0;
+    if (l->nu >= 0 && !(th[l->nu] > 2.0)) return 0;
+    const double omega = th[l->omega], alpha = th[l->alpha], beta = th[l->beta];
+    const double gamma = l->gamma >= 0 ? th[l->gamma] : 0.0;
+    if (s->model == RAID_GARCH_LIK_EGARCH) return fabs(beta) < 1.0;
+    if (!(omega > 0.0) || alpha < 0.0 || alpha + gamma < 0.0 || beta < 0.0) return 0;
+    return alpha + 0.5 * gamma + beta < 1.0;
+}
+
+int raid_garch_lik_valid(const raid_garch_lik_spec *spec, const double *theta)
+{
+    assert(spec && theta);
+    const layout l = layout_of(spec);
+    return params_valid(spec, &l, theta);
+}
+
+static double invalid(double *grad, int k)
+{
+    if (grad) memset(grad, 0, (size_t)k * sizeof *grad);
+    return INFINITY;
 }
 
 double raid_garch_lik_abs_moment(raid_garch_lik_dist dist, double nu)
@@ -198,21 +234,16 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
     const int egarch = spec->model == RAID_GARCH_LIK_EGARCH;
     const dist_consts dc = dist_consts_of(spec->dist, nu);
 
-    double v0, dv0;
-    double mu_start = mu;
-    if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) { /* held at the starting mean (arch) */
-        long double sum = 0.0L;
-        if (l.mu >= 0)
-            for (size_t t = 0; t < T; t++) sum += r[t];
-        mu_start = (double)(sum / (long double)T);
-    }
-    start_variance(spec->init, r, T, mu_start, &v0, &dv0);
+    double v0, dv0 = 0.0;
+    if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST)
+        v0 = raid_garch_lik_backcast(spec, r, T); /* held at the starting mean (arch) */
+    else
+        start_variance(spec->init, r, T, mu, &v0, &dv0);
     if (!(v0 > 0.0) || !isfinite(v0)) return invalid(grad, k);
 
     /* EGARCH's kappa and dkappa/dnu */
-    double kappa = SQRT_2_OVER_PI, dkappa = 0.0;
-    if (egarch && spec->ez == RAID_GARCH_LIK_EZ_DIST && spec->dist == RAID_GARCH_LIK_T)
-        kappa = abs_moment(spec->dist, nu, &dkappa);
+    double kappa, dkappa;
+    egarch_kappa(spec, nu, &kappa, &dkappa);
 
     /* d: derivatives of the state (h for GARCH/GJR, g = log h for EGARCH) with respect to theta */
     double d[RAID_GARCH_LIK_MAXPAR] = {0};

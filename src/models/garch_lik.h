@@ -47,6 +47,12 @@ typedef struct raid_garch_lik_spec {
 /* Largest number of parameters (constant mean, GJR or EGARCH, Student-t). */
 #define RAID_GARCH_LIK_MAXPAR 6
 
+/* Positions of the parameters in theta for spec; -1 where the model lacks one; k entries in all. */
+typedef struct raid_garch_lik_layout {
+    int mu, omega, alpha, gamma, beta, nu, k;
+} raid_garch_lik_layout;
+raid_garch_lik_layout raid_garch_lik_layout_of(const raid_garch_lik_spec *spec);
+
 /* Number k of entries of theta for spec (3 to 6). */
 size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec);
 
@@ -76,6 +82,19 @@ double raid_garch_lik_abs_moment(raid_garch_lik_dist dist, double nu);
 
 /* EGARCH's kappa for spec (the convention of raid_garch_lik_ez) at nu (ignored for the Normal). */
 double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu);
+
+/* Pieces of raid_garch_lik_nll for the batched evaluator's device path (src/models/garch_eval_cl.c),
+ * which computes them on the host in float64 exactly as the cpu path does:
+ * raid_garch_lik_valid: 1 if theta passes the parameter rules above (non-finite entries, the GARCH/GJR
+ *   and EGARCH regions, nu > 2), 0 otherwise (the starting-variance and sigma^2 rules are not tested);
+ * raid_garch_lik_backcast: the BACKCAST starting variance v0 of r[0..T-1] (spec->init must be BACKCAST;
+ *   at the sample mean for a constant mean, 0 for a zero mean; dv0/dmu = 0);
+ * raid_garch_lik_consts: at nu (ignored for the Normal) the log normalising constant c per observation
+ *   and dc/dnu, and EGARCH's kappa and dkappa/dnu (sqrt(2/pi) and 0 unless EGARCH-t with EZ_DIST). */
+int raid_garch_lik_valid(const raid_garch_lik_spec *spec, const double *theta);
+double raid_garch_lik_backcast(const raid_garch_lik_spec *spec, const double *r, size_t T);
+void raid_garch_lik_consts(const raid_garch_lik_spec *spec, double nu, double *c, double *dc, double *kappa,
+                           double *dkappa);
 
 /* Digamma function psi(x) for x > 0, to about 1e-15 relative (recurrence to x >= 10, then the asymptotic
  * series; Abramowitz and Stegun 6.3.5 and 6.3.18). Exposed for the tests. */

@@ -1,0 +1,247 @@
+/*
+ * garch.cl -- batched GARCH-family log-likelihoods and scores: one work-item per point (series, theta).
+ *
+ * The host (src/models/garch_eval_cl.c) scales each series to unit variance (r' = r / s) and uploads it
+ * once as double-float pairs (hi, lo); per point it computes in float64 and uploads, as double-float
+ * pairs, the scaled parameters, the constants of the error distribution and EGARCH's kappa, and the
+ * first state (h_1' or g_1' = log h_1') with its derivatives in the scaled parameters. The kernel runs
+ * the recursion of the state and of its derivatives forward (as src/models/garch_lik.c), everything in
+ * double-float (docs/garch.md, "The device path and its bound", says why), and returns per point:
+ *   out[0]      1 if the point left the range where the bound holds (the host evaluates it in float64);
+ *   out[1..2]   GARCH/GJR: the product of h_t' (df, renormalised to [1, 2), the int exponent's bits in
+ *               out[3]);
+ *               EGARCH: sum_t g_t' (df, out[3] = 0);
+ *   out[4..5]   Normal: sum_t e_t'^2 / h_t'; t: the product of b_t = (nu - 2) h_t' + e_t'^2
+ *               (EGARCH: (nu - 2) + z_t^2), the exponent's bits in out[6];
+ *   out[7..8]   t: sum_t q_t / (1 + q_t) (q_t = e_t'^2 / ((nu - 2) h_t'));
+ *   out[9 + 2j] the score part sum_t dl_t/dtheta'_j of the log-likelihood's terms that the kernel sees
+ *               (the state's part, and the residual's part for mu), df.
+ * The host forms logs of the products and the constant parts in float64 (garch_eval_cl.c).
+ *
+ * Compile-time parameters: GM_MODEL (0 GARCH, 1 GJR, 2 EGARCH), GM_T (0 Normal, 1 Student-t), GM_MU
+ * (1 constant mean, 0 zero mean), GM_DNU (1: EGARCH-t with kappa = E|z|, so the state depends on nu).
+ */
+#pragma OPENCL FP_CONTRACT OFF
+
+#if !defined(GM_MODEL) || !defined(GM_T) || !defined(GM_MU) || !defined(GM_DNU)
+#error "garch.cl needs GM_MODEL, GM_T, GM_MU and GM_DNU (set by src/models/garch_eval_cl.c)"
+#endif
+
+/* Positions in theta (garch_lik.h's layout) */
+#define IMU 0
+#define IOM (GM_MU)
+#define IAL (IOM + 1)
+#define IGA (IAL + 1)
+#define IBE (IAL + 1 + (GM_MODEL != 0))
+#define INU (IBE + 1)
+#define GM_K (IBE + 1 + GM_T)
+
+/* Per point: GM_NPAR double-float values (see garch_eval_cl.c), GM_NOUT floats of results */
+#define GM_NPAR 16
+#define GM_NOUT 24
+#define P_MU 0
+#define P_OMEGA 1
+#define P_ALPHA 2
+#define P_GAMMA 3
+#define P_BETA 4
+#define P_NM2 5
+#define P_NP1 6
+#define P_KAPPA 7
+#define P_ADKAPPA 8
+#define P_S0 9
+#define P_D0 10
+
+/* Range of the scaled state where the bound holds (docs/garch.md): outside, the point goes to the host */
+#define GM_HMIN 0x1p-40f
+#define GM_HMAX 0x1p40f
+#define GM_GMAX 27.0f /* |g'| <= 27 < 40 log 2 */
+
+inline raid_df df_neg(raid_df x) { return raid_df_make(-x.hi, -x.lo); }
+inline raid_df df_sub(raid_df x, raid_df y) { return raid_df_add(x, df_neg(y)); }
+
+/* Multiply a positive product (p, exponent ex) by a positive df v (h' in [2^-40, 2^40] by the range
+ * checks, b at least 2^-60; a factor that overflows makes the results not finite and the host takes the
+ * point), renormalising p to [1, 2) by an exact power of two every step, so that p and its low part stay
+ * normal whatever T. */
+inline void prod_acc(raid_df *p, int *ex, raid_df v)
+{
+    const raid_df q = raid_df_mul(*p, v);
+    const int e = ilogb(q.hi);
+    *p = raid_df_make(ldexp(q.hi, -e), ldexp(q.lo, -e));
+    *ex += e;
+}
+
+inline raid_df ldf(RAID_GLOBAL const float2 *v, int i) { return raid_df_make(v[i].x, v[i].y); }
+
+RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 *span,
+                           RAID_GLOBAL const float2 *par, RAID_GLOBAL float *out, uint npts)
+{
+    const uint p = RAID_GLOBAL_ID(0);
+    if (p >= npts)
+        return;
+    const uint2 sp = span[p]; /* (first return, T) */
+    RAID_GLOBAL const float2 *pp = par + (size_t)p * GM_NPAR;
+    RAID_GLOBAL const float2 *x = r + sp.x;
+    const uint T = sp.y;
+
+    const raid_df mu = GM_MU ? ldf(pp, P_MU) : raid_df_make(0.0f, 0.0f);
+    const raid_df omega = ldf(pp, P_OMEGA), alpha = ldf(pp, P_ALPHA), beta = ldf(pp, P_BETA);
+#if GM_MODEL != 0
+    const raid_df gamma = ldf(pp, P_GAMMA);
+#endif
+#if GM_T
+    const raid_df nm2 = ldf(pp, P_NM2), np1 = ldf(pp, P_NP1);
+    const raid_df np1h = raid_df_make(0.5f * np1.hi, 0.5f * np1.lo);
+#endif
+#if GM_MODEL == 2
+    const raid_df kappa = ldf(pp, P_KAPPA);
+#if GM_DNU
+    const raid_df adk = ldf(pp, P_ADKAPPA);
+#endif
+#endif
+    raid_df d[GM_K], gs[GM_K];
+    for (int j = 0; j < GM_K; j++) {
+        d[j] = ldf(pp, P_D0 + j);
+        gs[j] = raid_df_make(0.0f, 0.0f);
+    }
+    raid_df s = ldf(pp, P_S0); /* h' (GARCH, GJR) or g' = log h' (EGARCH) */
+    raid_df A = raid_df_make(GM_MODEL == 2 ? 0.0f : 1.0f, 0.0f), B = raid_df_make(GM_T ? 1.0f : 0.0f, 0.0f);
+    raid_df Q = raid_df_make(0.0f, 0.0f);
+    int ea = 0, eb = 0;
+    int bad = 0;
+    raid_df e_prev = raid_df_make(0.0f, 0.0f), e2_prev = e_prev, w_prev = e_prev, z_prev = e_prev;
+
+    for (uint t = 0; t < T; t++) {
+        if (t > 0) {
+#if GM_MODEL == 2
+            /* EGARCH: dz_j = -z/2 dg_j (- 1/sigma for mu); dg_j = beta dg_j + (alpha sign z + gamma) dz_j + ... */
+            const raid_df az = z_prev.hi < 0.0f ? df_neg(z_prev) : z_prev;
+            const raid_df sgn = raid_df_add(z_prev.hi < 0.0f ? df_neg(alpha) : alpha, gamma);
+            const raid_df hz = raid_df_make(-0.5f * z_prev.hi, -0.5f * z_prev.lo);
+            const raid_df azk = df_sub(az, kappa);
+            for (int j = 0; j < GM_K; j++) {
+                raid_df dz = raid_df_mul(hz, d[j]);
+#if GM_MU
+                if (j == IMU)
+                    dz = df_sub(dz, w_prev);
+#endif
+                d[j] = raid_df_add(raid_df_mul(beta, d[j]), raid_df_mul(sgn, dz));
+            }
+            d[IOM] = raid_df_add_f(d[IOM], 1.0f);
+            d[IAL] = raid_df_add(d[IAL], azk);
+            d[IGA] = raid_df_add(d[IGA], z_prev);
+            d[IBE] = raid_df_add(d[IBE], s);
+#if GM_T && GM_DNU
+            d[INU] = df_sub(d[INU], adk);
+#endif
+            s = raid_df_add(raid_df_add(omega, raid_df_mul(alpha, azk)),
+                            raid_df_add(raid_df_mul(gamma, z_prev), raid_df_mul(beta, s)));
+#else
+            /* GARCH, GJR: dh_j = beta dh_j + (1, e^2, 1[e<0] e^2, h, -2 a e) */
+#if GM_MODEL == 1
+            const int neg = e_prev.hi < 0.0f;
+            const raid_df a = neg ? raid_df_add(alpha, gamma) : alpha;
+#else
+            const raid_df a = alpha;
+#endif
+            for (int j = 0; j < GM_K; j++)
+                d[j] = raid_df_mul(beta, d[j]);
+            d[IOM] = raid_df_add_f(d[IOM], 1.0f);
+            d[IAL] = raid_df_add(d[IAL], e2_prev);
+#if GM_MODEL == 1
+            if (neg)
+                d[IGA] = raid_df_add(d[IGA], e2_prev);
+#endif
+            d[IBE] = raid_df_add(d[IBE], s);
+#if GM_MU
+            {
+                const raid_df ae = raid_df_mul(a, e_prev);
+                d[IMU] = df_sub(d[IMU], raid_df_make(2.0f * ae.hi, 2.0f * ae.lo));
+            }
+#endif
+            s = raid_df_add(raid_df_add(omega, raid_df_mul(a, e2_prev)), raid_df_mul(beta, s));
+#endif
+        }
+        const raid_df e = raid_df_add(raid_df_make(x[t].x, x[t].y), df_neg(mu));
+#if GM_MODEL == 2
+        if (!(fabs(s.hi) <= GM_GMAX)) { /* also NaN */
+            bad = 1;
+            break;
+        }
+        /* w = exp(-g/2) = 1/sigma, z = e w */
+        const raid_df w = raid_df_exp(raid_df_make(-0.5f * s.hi, -0.5f * s.lo));
+        const raid_df z = raid_df_mul(e, w);
+        const raid_df z2 = raid_df_mul(z, z);
+        A = raid_df_add(A, s);
+        raid_df dlds; /* dl/dg */
+#if GM_T
+        const raid_df b = raid_df_add(nm2, z2);
+        const raid_df ib = raid_df_recip(b);
+        const raid_df qq = raid_df_mul(z2, ib);
+        prod_acc(&B, &eb, b);
+        Q = raid_df_add(Q, qq);
+        dlds = raid_df_add_f(raid_df_mul(np1h, qq), -0.5f);
+#if GM_MU
+        const raid_df dle = raid_df_mul(raid_df_mul(np1, z), raid_df_mul(w, ib)); /* -dl/de */
+#endif
+#else
+        B = raid_df_add(B, z2);
+        dlds = raid_df_add_f(raid_df_make(0.5f * z2.hi, 0.5f * z2.lo), -0.5f);
+#if GM_MU
+        const raid_df dle = raid_df_mul(z, w);
+#endif
+#endif
+        w_prev = w;
+        z_prev = z;
+#else
+        if (!(s.hi >= GM_HMIN && s.hi <= GM_HMAX)) { /* also NaN */
+            bad = 1;
+            break;
+        }
+        const raid_df e2 = raid_df_mul(e, e);
+        prod_acc(&A, &ea, s);
+        raid_df dlds; /* dl/dh */
+        const raid_df ih = raid_df_recip(s);
+#if GM_T
+        const raid_df b = raid_df_add(raid_df_mul(nm2, s), e2);
+        const raid_df ib = raid_df_recip(b);
+        const raid_df qq = raid_df_mul(e2, ib);
+        prod_acc(&B, &eb, b);
+        Q = raid_df_add(Q, qq);
+        dlds = raid_df_mul(raid_df_add_f(raid_df_mul(np1h, qq), -0.5f), ih);
+#if GM_MU
+        const raid_df dle = raid_df_mul(np1, raid_df_mul(e, ib));
+#endif
+#else
+        const raid_df z2 = raid_df_mul(e2, ih);
+        B = raid_df_add(B, z2);
+        dlds = raid_df_mul(raid_df_add_f(raid_df_make(0.5f * z2.hi, 0.5f * z2.lo), -0.5f), ih);
+#if GM_MU
+        const raid_df dle = raid_df_mul(e, ih);
+#endif
+#endif
+        e2_prev = e2;
+#endif
+        for (int j = 0; j < GM_K; j++)
+            gs[j] = raid_df_add(gs[j], raid_df_mul(dlds, d[j]));
+#if GM_MU
+        gs[IMU] = raid_df_add(gs[IMU], dle);
+#endif
+        e_prev = e;
+    }
+
+    RAID_GLOBAL float *o = out + (size_t)p * GM_NOUT;
+    o[0] = bad ? 1.0f : 0.0f;
+    o[1] = A.hi;
+    o[2] = A.lo;
+    o[3] = as_float(ea); /* the exponents travel as their bits */
+    o[4] = B.hi;
+    o[5] = B.lo;
+    o[6] = as_float(eb);
+    o[7] = Q.hi;
+    o[8] = Q.lo;
+    for (int j = 0; j < GM_K; j++) {
+        o[9 + 2 * j] = gs[j].hi;
+        o[10 + 2 * j] = gs[j].lo;
+    }
+}
