@@ -36,7 +36,7 @@ static void test_fcp_benchmark(void **state)
     size_t T;
     double *r = t_read_dem2gbp(&T);
     raid_garch_fit_result f;
-    assert_int_equal(raid_garch_fit(&FCP, r, T, NULL, &f), RAID_GARCH_FIT_CONVERGED);
+    assert_int_equal(raid_garch_fit_one(&FCP, r, T, NULL, &f), RAID_GARCH_FIT_CONVERGED);
     print_fit("FCP GARCH(1,1) Normal", &f, 4);
     static const double want[4] = {-0.00619041, 0.0107613, 0.153134, 0.805974};
     /* Measured: mu 2.6e-7, omega 9.1e-6, alpha 4.0e-7, beta 4.1e-7 relative. omega is one unit of the
@@ -56,15 +56,15 @@ static void test_bad_series(void **state)
     size_t T;
     double *r = t_read_dem2gbp(&T);
     raid_garch_fit_result f;
-    assert_int_equal(raid_garch_fit(&FCP, r, 10, NULL, &f), RAID_GARCH_FIT_TOO_SHORT);
+    assert_int_equal(raid_garch_fit_one(&FCP, r, 10, NULL, &f), RAID_GARCH_FIT_TOO_SHORT);
     assert_true(isnan(f.theta[0]) && isnan(f.loglik));
     double *c = malloc(500 * sizeof *c);
     assert_non_null(c);
     for (size_t t = 0; t < 500; t++) c[t] = 0.25;
-    assert_int_equal(raid_garch_fit(&FCP, c, 500, NULL, &f), RAID_GARCH_FIT_CONSTANT);
+    assert_int_equal(raid_garch_fit_one(&FCP, c, 500, NULL, &f), RAID_GARCH_FIT_CONSTANT);
     assert_true(isnan(f.theta[1]));
     r[700] = NAN;
-    assert_int_equal(raid_garch_fit(&FCP, r, T, NULL, &f), RAID_GARCH_FIT_NONFINITE);
+    assert_int_equal(raid_garch_fit_one(&FCP, r, T, NULL, &f), RAID_GARCH_FIT_NONFINITE);
     assert_true(isnan(f.theta[2]));
     assert_string_equal(raid_garch_fit_status_name(RAID_GARCH_FIT_NONFINITE), "non-finite input");
     free(c);
@@ -79,7 +79,7 @@ static void test_iteration_limit(void **state)
     double *r = t_read_dem2gbp(&T);
     raid_garch_fit_result f;
     const raid_garch_fit_opts o = {2, 0, 0};
-    assert_int_equal(raid_garch_fit(&FCP, r, T, &o, &f), RAID_GARCH_FIT_MAXITER);
+    assert_int_equal(raid_garch_fit_one(&FCP, r, T, &o, &f), RAID_GARCH_FIT_MAXITER);
     assert_int_equal(f.iterations, 2);
     assert_true(f.gnorm > 1e-9);
     free(r);
@@ -91,15 +91,15 @@ static void test_gjr_egarch(void **state)
     size_t T;
     double *r = t_read_dem2gbp(&T);
     raid_garch_fit_result g, f;
-    assert_int_equal(raid_garch_fit(&FCP, r, T, NULL, &g), RAID_GARCH_FIT_CONVERGED);
+    assert_int_equal(raid_garch_fit_one(&FCP, r, T, NULL, &g), RAID_GARCH_FIT_CONVERGED);
     raid_garch_lik_spec s = FCP;
     s.model = RAID_GARCH_LIK_GJR;
-    assert_int_equal(raid_garch_fit(&s, r, T, NULL, &f), RAID_GARCH_FIT_CONVERGED);
+    assert_int_equal(raid_garch_fit_one(&s, r, T, NULL, &f), RAID_GARCH_FIT_CONVERGED);
     print_fit("GJR(1,1) Normal", &f, 5);
     assert_score_small(&f, 5);
     assert_true(f.loglik >= g.loglik - 1e-9 * fabs(g.loglik)); /* GJR nests GARCH (gamma = 0) */
     s.model = RAID_GARCH_LIK_EGARCH;
-    assert_int_equal(raid_garch_fit(&s, r, T, NULL, &f), RAID_GARCH_FIT_CONVERGED);
+    assert_int_equal(raid_garch_fit_one(&s, r, T, NULL, &f), RAID_GARCH_FIT_CONVERGED);
     print_fit("EGARCH(1,1) Normal", &f, 5);
     assert_score_small(&f, 5);
     free(r);
@@ -121,7 +121,7 @@ static void test_boundary(void **state)
         r[t] = sqrt(-2 * log(v[0])) * cos(6.283185307179586 * v[1]);
     }
     raid_garch_fit_result f;
-    assert_int_equal(raid_garch_fit(&FCP, r, 1000, NULL, &f), RAID_GARCH_FIT_BOUNDARY);
+    assert_int_equal(raid_garch_fit_one(&FCP, r, 1000, NULL, &f), RAID_GARCH_FIT_BOUNDARY);
     print_fit("i.i.d. Normal, GARCH(1,1)", &f, 4);
     assert_true(f.theta[2] < 1e-6 && isfinite(f.loglik));
 }

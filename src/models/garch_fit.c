@@ -214,8 +214,8 @@ static void grid_start(const fitmap *m, size_t i, double var, double *th)
     th[m->ibe] = p - a;
 }
 
-raid_garch_fit_status raid_garch_fit(const raid_garch_lik_spec *spec, const double *r, size_t T,
-                                     const raid_garch_fit_opts *opts, raid_garch_fit_result *out)
+raid_garch_fit_status raid_garch_fit_one(const raid_garch_lik_spec *spec, const double *r, size_t T,
+                                         const raid_garch_fit_opts *opts, raid_garch_fit_result *out)
 {
     assert(spec && out && (r || T == 0));
     const size_t max_iter = opts && opts->max_iter ? opts->max_iter : 500;

@@ -48,7 +48,7 @@ const char *raid_garch_fit_status_name(raid_garch_fit_status s);
 
 /* Fits spec to r[0..T-1] (returns in any unit). opts may be NULL (defaults). Fills *out and returns
  * out->status. Never fails otherwise; asserts spec, r (when T > 0) and out are not NULL. */
-raid_garch_fit_status raid_garch_fit(const raid_garch_lik_spec *spec, const double *r, size_t T,
-                                     const raid_garch_fit_opts *opts, raid_garch_fit_result *out);
+raid_garch_fit_status raid_garch_fit_one(const raid_garch_lik_spec *spec, const double *r, size_t T,
+                                         const raid_garch_fit_opts *opts, raid_garch_fit_result *out);
 
 #endif
