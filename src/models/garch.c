@@ -151,7 +151,7 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
             st = raid_strlist_addf(&res->msg, "%s: %zu returns, fewer than the window's %lld: no window", nm, S->n,
                                   (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
         else if (st == RAID_OK && bad)
-            st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows not converged (the first: window ending '%s', %s: %s)",
+            st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
                                   nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
                                   status_detail(o[first].status)) ? NOMEM(ctx) : RAID_OK;
         w += nw;
