@@ -170,7 +170,9 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
     const raid_garch_lik_spec ls = garch_lik_spec(sp);
     int slot[RAID_GARCH_MAXPAR];
     const int k = garch_slots(sp, slot);
-    const raid_garch_batch_opts opts = {(size_t)sp->max_iter};
+    raid_garch_batch_opts opts;
+    memset(&opts, 0, sizeof opts); /* the defaults of garch_batch.h */
+    opts.max_iter = (size_t)sp->max_iter;
     const size_t nsym = in->nsym;
     size_t nrows = nsym;
     if (sp->win_kind != RAID_GARCH_FULL) {

@@ -13,7 +13,12 @@
 #include "raid/garch.h"
 
 typedef struct raid_garch_batch_opts {
-    size_t max_iter; /* BFGS iterations per series (0: 500) */
+    size_t max_iter;  /* BFGS iterations per series (0: 500) */
+    double bulk_gtol; /* the bulk phase stops at a scaled gradient below this (0: 1e-10 on the cpu, 1e-6 on a
+                         device, whose float32 scores are noisier); the float64 refinement then goes on to
+                         1e-10 (docs/garch.md) */
+    size_t nls;       /* line-search step lengths per series per evaluator call (0: 1 on the cpu, 4 on a
+                         device); the iterates do not depend on it, only the number of calls does */
 } raid_garch_batch_opts;
 
 /* One series' result. theta/se in the packed layout of garch_lik.h ([mu] omega alpha [gamma] beta [nu]),

@@ -151,12 +151,44 @@ static double invalid(double *grad, int k)
     return INFINITY;
 }
 
-double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
-                          double *grad)
+/* E|z| of the error distribution and its derivative in nu (0 for the Normal). */
+static double abs_moment(raid_garch_lik_dist d, double nu, double *dnu)
+{
+    if (d == RAID_GARCH_LIK_NORMAL) {
+        if (dnu) *dnu = 0.0;
+        return SQRT_2_OVER_PI;
+    }
+    const long double lk = 0.5L * logl((long double)nu - 2.0L) + lgammal(0.5L * (nu - 1.0L)) - lgammal(0.5L * nu) -
+                           0.5L * logl(3.14159265358979323846264338327950288L);
+    const double ez = (double)expl(lk);
+    if (dnu)
+        *dnu = ez * (0.5 / (nu - 2.0) + 0.5 * raid_garch_lik_digamma(0.5 * (nu - 1.0)) -
+                     0.5 * raid_garch_lik_digamma(0.5 * nu));
+    return ez;
+}
+
+double raid_garch_lik_abs_moment(raid_garch_lik_dist dist, double nu)
+{
+    assert(dist == RAID_GARCH_LIK_NORMAL || nu > 2.0);
+    return abs_moment(dist, nu, NULL);
+}
+
+double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu)
+{
+    assert(spec);
+    return spec->ez == RAID_GARCH_LIK_EZ_DIST ? raid_garch_lik_abs_moment(spec->dist, nu) : SQRT_2_OVER_PI;
+}
+
+/* The one recursion: the negative log-likelihood, and optionally its gradient (grad[k]), the
+ * per-observation scores (S[T x k], d log f_t / d theta) and h_T, h_{T+1} (h_end[2]). */
+static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                        double *grad, double *S, double *h_end)
 {
     assert(spec && r && theta && T >= 1);
     const layout l = layout_of(spec);
     const int k = l.k;
+    if (h_end) h_end[0] = h_end[1] = NAN;
+    if (S) memset(S, 0, T * (size_t)k * sizeof *S);
     if (!params_valid(spec, &l, theta)) return invalid(grad, k);
 
     const double mu = l.mu >= 0 ? theta[l.mu] : 0.0;
@@ -179,13 +211,8 @@ double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size
 
     /* EGARCH's kappa and dkappa/dnu */
     double kappa = SQRT_2_OVER_PI, dkappa = 0.0;
-    if (egarch && spec->ez == RAID_GARCH_LIK_EZ_DIST && spec->dist == RAID_GARCH_LIK_T) {
-        const long double lk = 0.5L * logl((long double)nu - 2.0L) + lgammal(0.5L * (nu - 1.0L)) -
-                               lgammal(0.5L * nu) - 0.5L * logl(3.14159265358979323846264338327950288L);
-        kappa = (double)expl(lk);
-        dkappa = kappa * (0.5 / (nu - 2.0) + 0.5 * raid_garch_lik_digamma(0.5 * (nu - 1.0)) -
-                          0.5 * raid_garch_lik_digamma(0.5 * nu));
-    }
+    if (egarch && spec->ez == RAID_GARCH_LIK_EZ_DIST && spec->dist == RAID_GARCH_LIK_T)
+        kappa = abs_moment(spec->dist, nu, &dkappa);
 
     /* d: derivatives of the state (h for GARCH/GJR, g = log h for EGARCH) with respect to theta */
     double d[RAID_GARCH_LIK_MAXPAR] = {0};
@@ -210,46 +237,64 @@ double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size
     raid_dd ll = {0.0, 0.0};
     raid_dd gs[RAID_GARCH_LIK_MAXPAR];
     for (int j = 0; j < k; j++) gs[j] = (raid_dd){0.0, 0.0};
+    const int want_d = grad || S;
     double e_prev = 0.0, sq_prev = 1.0;
-    for (size_t t = 0; t < T; t++) {
+    for (size_t t = 0; t <= T; t++) {
         if (t > 0) {
             if (egarch) {
                 const double z1 = e_prev / sq_prev, az1 = fabs(z1);
-                const double sgn = alpha * (z1 < 0.0 ? -1.0 : 1.0) + gamma;
-                double dz[RAID_GARCH_LIK_MAXPAR];
-                for (int j = 0; j < k; j++) dz[j] = -0.5 * z1 * d[j];
-                if (l.mu >= 0) dz[l.mu] -= 1.0 / sq_prev;
-                for (int j = 0; j < k; j++) d[j] = beta * d[j] + sgn * dz[j];
-                d[l.omega] += 1.0;
-                d[l.alpha] += az1 - kappa;
-                d[l.gamma] += z1;
-                d[l.beta] += g;
-                if (l.nu >= 0) d[l.nu] -= alpha * dkappa;
+                if (want_d && t < T) {
+                    const double sgn = alpha * (z1 < 0.0 ? -1.0 : 1.0) + gamma;
+                    double dz[RAID_GARCH_LIK_MAXPAR];
+                    for (int j = 0; j < k; j++) dz[j] = -0.5 * z1 * d[j];
+                    if (l.mu >= 0) dz[l.mu] -= 1.0 / sq_prev;
+                    for (int j = 0; j < k; j++) d[j] = beta * d[j] + sgn * dz[j];
+                    d[l.omega] += 1.0;
+                    d[l.alpha] += az1 - kappa;
+                    d[l.gamma] += z1;
+                    d[l.beta] += g;
+                    if (l.nu >= 0) d[l.nu] -= alpha * dkappa;
+                }
                 g = omega + alpha * (az1 - kappa) + gamma * z1 + beta * g;
                 h = exp(g);
             } else {
                 const int neg = e_prev < 0.0;
                 const double a = alpha + (neg ? gamma : 0.0), e2 = e_prev * e_prev;
-                for (int j = 0; j < k; j++) d[j] = beta * d[j];
-                d[l.omega] += 1.0;
-                d[l.alpha] += e2;
-                if (l.gamma >= 0 && neg) d[l.gamma] += e2;
-                d[l.beta] += h;
-                if (l.mu >= 0) d[l.mu] -= 2.0 * a * e_prev;
+                if (want_d && t < T) {
+                    for (int j = 0; j < k; j++) d[j] = beta * d[j];
+                    d[l.omega] += 1.0;
+                    d[l.alpha] += e2;
+                    if (l.gamma >= 0 && neg) d[l.gamma] += e2;
+                    d[l.beta] += h;
+                    if (l.mu >= 0) d[l.mu] -= 2.0 * a * e_prev;
+                }
                 h = omega + a * e2 + beta * h;
             }
+        }
+        if (t == T) { /* h_{T+1}: the one-step forecast */
+            if (h_end) h_end[1] = h;
+            break;
         }
         if (!(h > 0.0) || !isfinite(h)) return invalid(grad, k);
         const double e = r[t] - mu;
         double dl_dh, dl_de, dl_dnu;
         raid_dd_add(&ll, obs_ll(spec->dist, &dc, e, h, &dl_dh, &dl_de, &dl_dnu));
-        if (grad) {
+        if (want_d) {
             /* dl/dtheta = dl/dh dh/dtheta (+ dl/de de/dmu, de/dmu = -1) (+ dl/dnu) */
             const double dlds = egarch ? dl_dh * h : dl_dh; /* per unit of the state */
-            for (int j = 0; j < k; j++) raid_dd_add(&gs[j], dlds * d[j]);
-            if (l.mu >= 0) raid_dd_add(&gs[l.mu], -dl_de);
-            if (l.nu >= 0) raid_dd_add(&gs[l.nu], dl_dnu);
+            if (grad) {
+                for (int j = 0; j < k; j++) raid_dd_add(&gs[j], dlds * d[j]);
+                if (l.mu >= 0) raid_dd_add(&gs[l.mu], -dl_de);
+                if (l.nu >= 0) raid_dd_add(&gs[l.nu], dl_dnu);
+            }
+            if (S) {
+                double *st = S + t * (size_t)k;
+                for (int j = 0; j < k; j++) st[j] = dlds * d[j];
+                if (l.mu >= 0) st[l.mu] += -dl_de;
+                if (l.nu >= 0) st[l.nu] += dl_dnu;
+            }
         }
+        if (h_end) h_end[0] = h;
         e_prev = e;
         sq_prev = sqrt(h);
     }
@@ -260,6 +305,23 @@ double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size
             grad[j] = -raid_dd_value(gs[j]);
             if (!isfinite(grad[j])) return invalid(grad, k);
         }
+    }
+    return nll;
+}
+
+double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                          double *grad)
+{
+    return recursion(spec, r, T, theta, grad, NULL, NULL);
+}
+
+double raid_garch_lik_scores(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                             double *S, double *h_end)
+{
+    const double nll = recursion(spec, r, T, theta, NULL, S, h_end);
+    if (!isfinite(nll)) {
+        if (S) memset(S, 0, T * raid_garch_lik_npar(spec) * sizeof *S);
+        if (h_end) h_end[0] = h_end[1] = NAN;
     }
     return nll;
 }

@@ -61,6 +61,22 @@ size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec);
 double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
                           double *grad);
 
+/* The same likelihood (the same recursion as raid_garch_lik_nll) with, if S is not NULL, the
+ * per-observation scores S[t*k + j] = d log f(r_t | past) / d theta_j, t = 0..T-1 (so sum_t S_t is minus
+ * the gradient of the nll; with the `sample` start each S_t carries its share of dv0/dmu through h_t), and,
+ * if h_end is not NULL, h_end[0] = h_T (the conditional variance of the last return) and h_end[1] = h_{T+1}
+ * (the one-step forecast). Returns the negative log-likelihood; +inf, zeros in S and NaN in h_end when
+ * theta is invalid. Used for the robust (Bollerslev and Wooldridge 1992) standard errors. */
+double raid_garch_lik_scores(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                             double *S, double *h_end);
+
+/* E|z| of the error distribution: sqrt(2/pi) for the Normal, sqrt(nu - 2) Gamma((nu - 1)/2) /
+ * (sqrt(pi) Gamma(nu/2)) for the standardised t (nu > 2). */
+double raid_garch_lik_abs_moment(raid_garch_lik_dist dist, double nu);
+
+/* EGARCH's kappa for spec (the convention of raid_garch_lik_ez) at nu (ignored for the Normal). */
+double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu);
+
 /* Digamma function psi(x) for x > 0, to about 1e-15 relative (recurrence to x >= 10, then the asymptotic
  * series; Abramowitz and Stegun 6.3.5 and 6.3.18). Exposed for the tests. */
 double raid_garch_lik_digamma(double x);

@@ -1,0 +1,890 @@
+/* Fitting many GARCH-family series at once: BFGS in lock step over the batched evaluator, then the
+ * float64 refinement and inference on the host (garch_batch.h gives the contract, docs/garch.md
+ * "Fitting many series" the algorithm).
+ *
+ * BFGS (Nocedal and Wright 2006, algorithm 6.1, the initial scaling 6.20) with a backtracking Armijo line
+ * search (their algorithm 3.1) on an unconstrained reparameterisation x of theta. Every round gathers the
+ * trial points of every running series (the grid of starts, then each series' line-search step lengths)
+ * into ONE raid_garch_eval_run call; a series that stops drops out. The accepted step of a line search is
+ * the first of a, a/2, a/4, ... that passes, however many of them one call carries, so the iterates do not
+ * depend on the batch, on the other series or on the number of step lengths per call. */
+#include "models/garch_batch.h"
+
+#include <assert.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/garch_eval.h"
+
+enum { K = RAID_GARCH_LIK_MAXPAR, NSTART = 6, LS_MAX = 60, NEWTON_MAX = 3 };
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The reparameterisation theta <-> x                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Positions in theta (and x: the same layout), -1 when absent. */
+typedef struct fitmap {
+    raid_garch_lik_spec spec;
+    size_t k;
+    int imu, iom, ial, iga, ibe, inu;
+    double mbar, s; /* sample mean and standard deviation (zero mean: root mean square) of the returns */
+} fitmap;
+
+static fitmap make_map(const raid_garch_lik_spec *spec, double mbar, double s)
+{
+    fitmap m = {*spec, raid_garch_lik_npar(spec), -1, -1, -1, -1, -1, -1, mbar, s};
+    int i = 0;
+    if (spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT) m.imu = i++;
+    m.iom = i++;
+    m.ial = i++;
+    if (spec->model != RAID_GARCH_LIK_GARCH) m.iga = i++;
+    m.ibe = i++;
+    if (spec->dist == RAID_GARCH_LIK_T) m.inu = i++;
+    assert((size_t)i == m.k);
+    return m;
+}
+
+static double logistic(double y) { return y >= 0 ? 1 / (1 + exp(-y)) : exp(y) / (1 + exp(y)); }
+
+/* GARCH/GJR persistence block: p = logistic(y) = alpha + gamma/2 + beta, split by w = softmax(z, 0)
+ * into components c_i = mult_i p w_i: GARCH c = (alpha, beta), mult (1, 1), z in the alpha slot;
+ * GJR c = (alpha, alpha + gamma, beta), mult (2, 2, 1), z in the alpha and gamma slots. y sits in the
+ * beta slot. */
+static size_t block(const fitmap *m, const double *x, double *p, double *w, double *mult)
+{
+    const size_t nc = m->spec.model == RAID_GARCH_LIK_GJR ? 3 : 2;
+    double z[3] = {x[m->ial], nc == 3 ? x[m->iga] : 0, 0};
+    z[nc - 1] = 0;
+    double zmax = 0;
+    for (size_t i = 0; i < nc; i++) zmax = z[i] > zmax ? z[i] : zmax;
+    double sum = 0;
+    for (size_t i = 0; i < nc; i++) sum += (w[i] = exp(z[i] - zmax));
+    for (size_t i = 0; i < nc; i++) w[i] /= sum;
+    *p = logistic(x[m->ibe]);
+    mult[0] = nc == 3 ? 2 : 1;
+    mult[1] = nc == 3 ? 2 : 1;
+    mult[2] = 1;
+    return nc;
+}
+
+static void to_theta(const fitmap *m, const double *x, double *th)
+{
+    if (m->imu >= 0) th[m->imu] = m->mbar + m->s * x[m->imu];
+    if (m->inu >= 0) th[m->inu] = 2 + exp(x[m->inu]);
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
+        th[m->iom] = x[m->iom];
+        th[m->ial] = x[m->ial];
+        th[m->iga] = x[m->iga];
+        th[m->ibe] = tanh(x[m->ibe]);
+        return;
+    }
+    th[m->iom] = m->s * m->s * exp(x[m->iom]);
+    double p, w[3], mult[3];
+    const size_t nc = block(m, x, &p, w, mult);
+    if (nc == 2) {
+        th[m->ial] = p * w[0];
+        th[m->ibe] = p * w[1];
+    } else {
+        th[m->ial] = 2 * p * w[0];
+        th[m->iga] = 2 * p * w[1] - 2 * p * w[0];
+        th[m->ibe] = p * w[2];
+    }
+}
+
+/* gx = J' gth, J = d theta / d x at x. */
+static void chain(const fitmap *m, const double *x, const double *th, const double *gth, double *gx)
+{
+    if (m->imu >= 0) gx[m->imu] = m->s * gth[m->imu];
+    if (m->inu >= 0) gx[m->inu] = (th[m->inu] - 2) * gth[m->inu];
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
+        gx[m->iom] = gth[m->iom];
+        gx[m->ial] = gth[m->ial];
+        gx[m->iga] = gth[m->iga];
+        gx[m->ibe] = (1 - th[m->ibe] * th[m->ibe]) * gth[m->ibe];
+        return;
+    }
+    gx[m->iom] = th[m->iom] * gth[m->iom];
+    double p, w[3], mult[3], gc[3];
+    const size_t nc = block(m, x, &p, w, mult);
+    if (nc == 2) {
+        gc[0] = gth[m->ial];
+        gc[1] = gth[m->ibe];
+    } else { /* alpha = c0, gamma = c1 - c0, beta = c2 */
+        gc[0] = gth[m->ial] - gth[m->iga];
+        gc[1] = gth[m->iga];
+        gc[2] = gth[m->ibe];
+    }
+    double gy = 0;
+    for (size_t i = 0; i < nc; i++) gy += gc[i] * mult[i] * p * (1 - p) * w[i];
+    gx[m->ibe] = gy;
+    const int zslot[2] = {m->ial, m->iga};
+    for (size_t j = 0; j + 1 < nc; j++) {
+        double g = 0;
+        for (size_t i = 0; i < nc; i++) g += gc[i] * mult[i] * p * w[i] * ((i == j) - w[j]);
+        gx[zslot[j]] = g;
+    }
+}
+
+/* x from a valid theta (GARCH/GJR: alpha > 0, alpha + gamma > 0, beta > 0, p < 1; otherwise entries of
+ * x are infinite or NaN). */
+static void from_theta(const fitmap *m, const double *th, double *x)
+{
+    if (m->imu >= 0) x[m->imu] = (th[m->imu] - m->mbar) / m->s;
+    if (m->inu >= 0) x[m->inu] = log(th[m->inu] - 2);
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
+        x[m->iom] = th[m->iom];
+        x[m->ial] = th[m->ial];
+        x[m->iga] = th[m->iga];
+        x[m->ibe] = atanh(th[m->ibe]);
+        return;
+    }
+    x[m->iom] = log(th[m->iom] / (m->s * m->s));
+    const double ga = m->iga >= 0 ? th[m->iga] : 0;
+    const double p = th[m->ial] + ga / 2 + th[m->ibe];
+    x[m->ibe] = log(p / (1 - p));
+    if (m->iga < 0) {
+        x[m->ial] = log(th[m->ial] / th[m->ibe]);
+    } else { /* w = (alpha/2, (alpha + gamma)/2, beta) / p */
+        x[m->ial] = log(th[m->ial] / 2 / th[m->ibe]);
+        x[m->iga] = log((th[m->ial] + ga) / 2 / th[m->ibe]);
+    }
+}
+
+/* max_i |g_i| / T: the gradient in x (scale-free) per observation, so the same in every unit of the
+ * returns (the nll shifts by T log s with the unit; its gradient in x does not change). */
+static double scaled_gnorm(size_t k, const double *g, size_t T)
+{
+    double gmax = 0;
+    for (size_t i = 0; i < k; i++) gmax = fmax(gmax, fabs(g[i]));
+    return gmax / (double)T;
+}
+
+/* Towards the edge of the parameter space at x (docs/garch.md). */
+static int at_boundary(const fitmap *m, const double *x, const double *th)
+{
+    const double eps = 1e-6;
+    if (m->inu >= 0 && th[m->inu] > 500) return 1;
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) return fabs(th[m->ibe]) > 1 - eps;
+    double p, w[3], mult[3];
+    const size_t nc = block(m, x, &p, w, mult);
+    if (p > 1 - eps) return 1;
+    for (size_t i = 0; i < nc; i++)
+        if (w[i] < eps) return 1;
+    return 0;
+}
+
+/* Grid of starts: persistence 0.90/0.95/0.98 x alpha 0.05/0.10 (GJR: alpha/2 and gamma alpha, so that
+ * alpha + gamma/2 = the grid's alpha; EGARCH: beta the persistence, alpha twice the grid's, gamma 0);
+ * omega from the sample variance; mu the sample mean; nu 8. */
+static void grid_start(const fitmap *m, size_t i, double var, double *th)
+{
+    static const double pers[3] = {0.90, 0.95, 0.98}, alph[2] = {0.05, 0.10};
+    const double p = pers[i / 2], a = alph[i % 2];
+    if (m->imu >= 0) th[m->imu] = m->mbar;
+    if (m->inu >= 0) th[m->inu] = 8;
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
+        th[m->iom] = (1 - p) * log(var);
+        th[m->ial] = 2 * a;
+        th[m->iga] = 0;
+        th[m->ibe] = p;
+        return;
+    }
+    th[m->iom] = var * (1 - p);
+    if (m->iga >= 0) {
+        th[m->ial] = a / 2;
+        th[m->iga] = a;
+    } else {
+        th[m->ial] = a;
+    }
+    th[m->ibe] = p - a;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lock-step BFGS                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Stopping rules of the bulk phase (docs/garch.md). */
+typedef struct rules {
+    size_t max_iter;
+    double gtol; /* converged when max_i |df/dx_i| <= gtol T */
+    double ftol; /* a step that changes f by at most ftol |f| is accepted if the gradient shrinks */
+    double xtol; /* no progress when every |x_i - x_i'| <= xtol (1 + |x_i|) */
+    size_t nls;  /* line-search step lengths per evaluator call */
+} rules;
+
+/* One series' fit. */
+typedef struct fit {
+    fitmap m;
+    const double *r;
+    size_t T;
+    size_t ev; /* the series' index in the evaluator */
+    raid_garch_status st;
+    int running, in_ls, fresh, moved;
+    double x[K], g[K], f; /* the iterate, its gradient in x and its nll */
+    double H[K][K];       /* inverse Hessian approximation in x */
+    double d[K], slope, a;
+    size_t nhalf; /* step lengths tried in this line search */
+    size_t iter;
+    double var;
+    int warm_kept; /* the start kept is the warm start */
+    size_t newton; /* Newton steps of the refinement */
+    double L[K * K]; /* Cholesky factor (upper, column-major) of the float64 Hessian in theta */
+    int lstate;      /* L: 0 not formed, 1 valid, -1 not positive definite */
+} fit;
+
+/* The next line search of s, or its stop (s->running = 0, s->st set). */
+static void prepare(fit *s, const rules *ru)
+{
+    const size_t k = s->m.k;
+    for (;;) {
+        const double gn = scaled_gnorm(k, s->g, s->T);
+        if (gn <= ru->gtol) {
+            s->st = RAID_GARCH_CONVERGED;
+            break;
+        }
+        /* At an edge, x runs off to infinity along a flat ridge: stop once the gradient is 100 gtol. */
+        if (gn <= 100 * ru->gtol) {
+            double th[K];
+            to_theta(&s->m, s->x, th);
+            if (at_boundary(&s->m, s->x, th)) {
+                s->st = RAID_GARCH_BOUNDARY;
+                break;
+            }
+        }
+        if (s->iter >= ru->max_iter) {
+            s->st = RAID_GARCH_MAXITER;
+            break;
+        }
+        if (s->fresh) {
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < k; j++) s->H[i][j] = i == j;
+        }
+        double slope = 0, dmax = 0;
+        for (size_t i = 0; i < k; i++) {
+            s->d[i] = 0;
+            for (size_t j = 0; j < k; j++) s->d[i] -= s->H[i][j] * s->g[j];
+            slope += s->d[i] * s->g[i];
+            dmax = fmax(dmax, fabs(s->d[i]));
+        }
+        if (!(slope < 0)) { /* not a descent direction: restart from steepest descent */
+            if (s->fresh) {
+                s->st = RAID_GARCH_NO_PROGRESS;
+                break;
+            }
+            s->fresh = 1;
+            continue;
+        }
+        s->slope = slope;
+        s->a = dmax > 1 ? 1 / dmax : 1; /* the first trial step at most 1 in every x */
+        s->nhalf = 0;
+        s->in_ls = 1;
+        return;
+    }
+    s->running = 0;
+}
+
+/* Step lengths of s's line search in the next call. */
+static size_t ls_count(const fit *s, const rules *ru)
+{
+    const size_t left = LS_MAX - s->nhalf;
+    return left < ru->nls ? left : ru->nls;
+}
+
+/* The outcome of the cnt trial points xn (nll fn, gradient in x gn) of s's line search. */
+static void consume(fit *s, const rules *ru, size_t cnt, const double *xn, const double *fn, const double *gn)
+{
+    const size_t k = s->m.k;
+    size_t q = 0;
+    for (; q < cnt; q++) {
+        const double a = ldexp(s->a, -(int)q);
+        if (!isfinite(fn[q])) continue;
+        /* Armijo (c1 = 1e-4), or a decrease lost in the rounding of f with a smaller gradient (near the
+         * optimum the decrease, about |g|^2 / curvature, falls below the rounding of f before the gradient
+         * is small). */
+        if (fn[q] <= s->f + 1e-4 * a * s->slope ||
+            (fn[q] <= s->f + ru->ftol * fabs(s->f) &&
+             scaled_gnorm(k, gn + q * K, s->T) < scaled_gnorm(k, s->g, s->T)))
+            break;
+    }
+    if (q == cnt) { /* none passed */
+        s->nhalf += cnt;
+        s->a = ldexp(s->a, -(int)cnt);
+        if (s->nhalf < LS_MAX) return; /* the line search goes on */
+        s->in_ls = 0;
+        s->iter++;
+        if (s->fresh) {
+            s->st = RAID_GARCH_NO_PROGRESS;
+            s->running = 0;
+        }
+        s->fresh = 1;
+        return;
+    }
+    s->in_ls = 0;
+    s->iter++;
+    s->moved = 1;
+    const double *xq = xn + q * K, *gq = gn + q * K;
+    double sv[K], y[K], sy = 0, yy = 0, ss2 = 0, smax = 0;
+    for (size_t i = 0; i < k; i++) {
+        sv[i] = xq[i] - s->x[i];
+        y[i] = gq[i] - s->g[i];
+        sy += sv[i] * y[i];
+        yy += y[i] * y[i];
+        ss2 += sv[i] * sv[i];
+        smax = fmax(smax, fabs(sv[i]) / (1 + fabs(xq[i])));
+    }
+    memcpy(s->x, xq, k * sizeof *xq);
+    memcpy(s->g, gq, k * sizeof *gq);
+    s->f = fn[q];
+    if (smax <= ru->xtol) {
+        s->st = scaled_gnorm(k, s->g, s->T) <= ru->gtol ? RAID_GARCH_CONVERGED : RAID_GARCH_NO_PROGRESS;
+        s->running = 0;
+        return;
+    }
+    if (sy > 1e-12 * sqrt(ss2 * yy)) { /* curvature condition; otherwise skip the update */
+        if (s->fresh) {
+            for (size_t i = 0; i < k; i++) s->H[i][i] = sy / yy;
+            s->fresh = 0;
+        }
+        double Hy[K], yHy = 0;
+        for (size_t i = 0; i < k; i++) {
+            Hy[i] = 0;
+            for (size_t j = 0; j < k; j++) Hy[i] += s->H[i][j] * y[j];
+            yHy += y[i] * Hy[i];
+        }
+        const double rho = 1 / sy;
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = 0; j < k; j++)
+                s->H[i][j] += -rho * (Hy[i] * sv[j] + sv[i] * Hy[j]) + rho * (1 + rho * yHy) * sv[i] * sv[j];
+    }
+}
+
+/* Buffers of one evaluator call: up to cap points. */
+typedef struct batch {
+    size_t cap, n;
+    size_t *series, *owner;
+    double *x, *theta, *nll, *grad, *gx; /* per point: K entries (x, gx), k entries (theta, grad) */
+} batch;
+
+static void batch_free(batch *b)
+{
+    free(b->series);
+    free(b->owner);
+    free(b->x);
+    free(b->theta);
+    free(b->nll);
+    free(b->grad);
+    free(b->gx);
+}
+
+static int batch_alloc(batch *b, size_t cap)
+{
+    memset(b, 0, sizeof *b);
+    b->cap = cap ? cap : 1;
+    b->series = malloc(b->cap * sizeof *b->series);
+    b->owner = malloc(b->cap * sizeof *b->owner);
+    b->x = malloc(b->cap * K * sizeof *b->x);
+    b->theta = malloc(b->cap * K * sizeof *b->theta);
+    b->nll = malloc(b->cap * sizeof *b->nll);
+    b->grad = malloc(b->cap * K * sizeof *b->grad);
+    b->gx = malloc(b->cap * K * sizeof *b->gx);
+    if (b->series && b->owner && b->x && b->theta && b->nll && b->grad && b->gx) return 1;
+    batch_free(b);
+    return 0;
+}
+
+/* Append the point x of fit i (owner) to the batch. */
+static void batch_push(batch *b, const fit *s, size_t owner, const double *x)
+{
+    assert(b->n < b->cap);
+    const size_t p = b->n++, k = s->m.k;
+    b->series[p] = s->ev;
+    b->owner[p] = owner;
+    memcpy(b->x + p * K, x, k * sizeof *x);
+    to_theta(&s->m, x, b->theta + p * k);
+}
+
+/* Evaluate the batch and map the gradients to x; a point whose gradient in x is not finite gets +inf. */
+static raid_status batch_run(raid_garch_eval *ev, batch *b, const fit *fits, size_t k)
+{
+    const raid_status st = raid_garch_eval_run(ev, b->n, b->series, b->theta, b->nll, b->grad);
+    if (st != RAID_OK) return st;
+    for (size_t p = 0; p < b->n; p++) {
+        if (!isfinite(b->nll[p])) continue;
+        double *gx = b->gx + p * K;
+        chain(&fits[b->owner[p]].m, b->x + p * K, b->theta + p * k, b->grad + p * k, gx);
+        for (size_t i = 0; i < k; i++)
+            if (!isfinite(gx[i])) b->nll[p] = INFINITY;
+    }
+    return RAID_OK;
+}
+
+/* Run BFGS in lock step on every running fit until each stops. */
+static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *ru, batch *b)
+{
+    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    for (;;) {
+        b->n = 0;
+        for (size_t i = 0; i < nf; i++) {
+            fit *s = &fits[i];
+            if (!s->running) continue;
+            if (!s->in_ls) prepare(s, ru);
+            if (!s->running) continue;
+            const size_t cnt = ls_count(s, ru);
+            for (size_t q = 0; q < cnt; q++) {
+                double xq[K];
+                const double a = ldexp(s->a, -(int)q);
+                for (size_t j = 0; j < k; j++) xq[j] = s->x[j] + a * s->d[j];
+                batch_push(b, s, i, xq);
+            }
+        }
+        if (b->n == 0) return RAID_OK;
+        const raid_status st = batch_run(ev, b, fits, k);
+        if (st != RAID_OK) return st;
+        for (size_t p = 0; p < b->n;) {
+            fit *s = &fits[b->owner[p]];
+            size_t cnt = 1;
+            while (p + cnt < b->n && b->owner[p + cnt] == b->owner[p]) cnt++;
+            consume(s, ru, cnt, b->x + p * K, b->nll + p, b->gx + p * K);
+            p += cnt;
+        }
+    }
+}
+
+/* The grid of starts (and the warm start) of every fit in one call; the best kept. */
+static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const double *const *warm, batch *b)
+{
+    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    b->n = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const fit *s = &fits[i];
+        for (size_t j = 0; j < NSTART; j++) {
+            double th[K], x[K];
+            grid_start(&s->m, j, s->var, th);
+            from_theta(&s->m, th, x);
+            batch_push(b, s, i, x);
+        }
+        if (warm[i]) {
+            double x[K];
+            from_theta(&s->m, warm[i], x);
+            int ok = 1;
+            for (size_t j = 0; j < k; j++) {
+                if (isnan(x[j])) ok = 0;
+                x[j] = fmax(-40.0, fmin(40.0, x[j])); /* an edge (alpha = 0, ...) just inside */
+            }
+            if (ok) batch_push(b, s, i, x);
+        }
+    }
+    const raid_status st = batch_run(ev, b, fits, k);
+    if (st != RAID_OK) return st;
+    for (size_t p = 0, j = 0; p < b->n; p++, j++) {
+        if (p > 0 && b->owner[p] != b->owner[p - 1]) j = 0; /* j: the start's index, NSTART the warm one */
+        fit *s = &fits[b->owner[p]];
+        if (b->nll[p] < s->f) { /* the first of equals kept: the grid's order, the warm start last */
+            s->warm_kept = j == NSTART;
+            s->f = b->nll[p];
+            memcpy(s->x, b->x + p * K, k * sizeof *s->x);
+            memcpy(s->g, b->gx + p * K, k * sizeof *s->g);
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        fit *s = &fits[i];
+        if (isfinite(s->f)) {
+            s->running = 1;
+            s->fresh = 1;
+        } else {
+            s->st = RAID_GARCH_NO_START;
+        }
+    }
+    return RAID_OK;
+}
+
+/* The initial inverse Hessian of every running fit: the Hessian in x from central differences (step
+ * XSTEP in every x) of the scores, all fits' 2k points in one call, inverted by Cholesky; where it is not
+ * positive definite (or a point is invalid), the identity scaled at the first update (fresh). A BFGS that
+ * starts from the curvature needs a few iterations instead of k^2 or more, most of all from a warm start. */
+#define XSTEP 1e-4
+static raid_status init_hessian(raid_garch_eval *ev, fit *fits, size_t nf, batch *b)
+{
+    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    b->n = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const fit *s = &fits[i];
+        if (!s->running) continue;
+        for (size_t j = 0; j < 2 * k; j++) {
+            double x[K];
+            memcpy(x, s->x, k * sizeof *x);
+            x[j / 2] += j % 2 ? -XSTEP : XSTEP;
+            batch_push(b, s, i, x);
+        }
+    }
+    const raid_status st = batch_run(ev, b, fits, k);
+    if (st != RAID_OK) return st;
+    for (size_t p = 0; p < b->n; p += 2 * k) {
+        fit *s = &fits[b->owner[p]];
+        double Hx[K * K];
+        int ok = 1;
+        for (size_t j = 0; j < k && ok; j++) {
+            const size_t pp = p + 2 * j, pm = pp + 1;
+            if (!isfinite(b->nll[pp]) || !isfinite(b->nll[pm])) ok = 0;
+            for (size_t i = 0; i < k && ok; i++)
+                Hx[i * k + j] = (b->gx[pp * K + i] - b->gx[pm * K + i]) / (2 * XSTEP);
+        }
+        if (!ok) continue;
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = 0; j < i; j++) Hx[i * k + j] = Hx[j * k + i] = 0.5 * (Hx[i * k + j] + Hx[j * k + i]);
+        if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hx, (lapack_int)k) != 0) continue;
+        if (LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hx, (lapack_int)k) != 0) continue;
+        for (size_t i = 0; i < k; i++) /* the upper triangle (column-major: Hx[j * k + i], i <= j) */
+            for (size_t j = i; j < k; j++) s->H[i][j] = s->H[j][i] = Hx[j * k + i];
+        s->fresh = 0;
+    }
+    return RAID_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Float64 refinement and inference                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Finite-difference step of theta_j: relative, 1e-5 (about the cube root of the unit roundoff) of
+ * max(|theta_j|, a floor in the parameter's own scale). */
+static double fd_step(const fitmap *m, const double *th, size_t j)
+{
+    double floor = 0.01; /* alpha, gamma, beta */
+    if ((int)j == m->imu) floor = m->s;
+    else if ((int)j == m->iom) floor = m->spec.model == RAID_GARCH_LIK_EGARCH ? 0.1 : 0.0;
+    else if ((int)j == m->inu) floor = 0.0;
+    return 1e-5 * fmax(fabs(th[j]), floor);
+}
+
+/* H (k x k, column-major = row-major: symmetric) = the Hessian of the nll at th from central differences
+ * of the float64 analytic score (one-sided where one side is invalid), symmetrised. g0: the score at th.
+ * 0 when a column cannot be formed. */
+static int hessian(const fit *s, const double *th, const double *g0, double *H)
+{
+    const size_t k = s->m.k;
+    for (size_t j = 0; j < k; j++) {
+        const double h = fd_step(&s->m, th, j);
+        double tp[K], tm[K], gp[K], gm[K];
+        memcpy(tp, th, k * sizeof *th);
+        memcpy(tm, th, k * sizeof *th);
+        tp[j] += h;
+        tm[j] -= h;
+        const double hp = tp[j] - th[j], hm = th[j] - tm[j]; /* the steps as represented */
+        const int okp = isfinite(raid_garch_lik_nll(&s->m.spec, s->r, s->T, tp, gp));
+        const int okm = isfinite(raid_garch_lik_nll(&s->m.spec, s->r, s->T, tm, gm));
+        for (size_t i = 0; i < k; i++) {
+            if (okp && okm) H[i * k + j] = (gp[i] - gm[i]) / (hp + hm);
+            else if (okp) H[i * k + j] = (gp[i] - g0[i]) / hp;
+            else if (okm) H[i * k + j] = (g0[i] - gm[i]) / hm;
+            else return 0;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < i; j++) H[i * k + j] = H[j * k + i] = 0.5 * (H[i * k + j] + H[j * k + i]);
+    return 1;
+}
+
+/* The Cholesky factor of the float64 Hessian at theta = to_theta(s->x) into s->L (s->lstate 1), or
+ * s->lstate -1 when the Hessian cannot be formed or is not positive definite. */
+static void factor_hessian(fit *s, const double *th, const double *g)
+{
+    const size_t k = s->m.k;
+    s->lstate = -1;
+    if (!hessian(s, th, g, s->L)) return;
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, s->L, (lapack_int)k) == 0) s->lstate = 1;
+}
+
+/* The float64 refinement of a fit the bulk phase stopped as converged or without progress (not at an
+ * edge): its convergence test redone in float64 at the same x, then Newton steps in theta with the
+ * Hessian formed once (each halved up to 4 times until the gradient shrinks) until the float64 gradient
+ * passes it. Sets s->st to CONVERGED or NO_PROGRESS. */
+static void refine(fit *s, const rules *fin)
+{
+    const size_t k = s->m.k;
+    double th[K], g[K], x[K], gx[K];
+    memcpy(x, s->x, sizeof x);
+    to_theta(&s->m, x, th);
+    double f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
+    if (!isfinite(f)) {
+        s->st = RAID_GARCH_NO_PROGRESS;
+        return;
+    }
+    chain(&s->m, x, th, g, gx);
+    double gn = scaled_gnorm(k, gx, s->T);
+    for (int it = 0; gn > fin->gtol && it < NEWTON_MAX; it++) {
+        if (s->lstate == 0) factor_hessian(s, th, g);
+        if (s->lstate != 1) break;
+        double dl[K];
+        for (size_t i = 0; i < k; i++) dl[i] = -g[i];
+        if (LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, 1, s->L, (lapack_int)k, dl, (lapack_int)k))
+            break;
+        int ok = 0;
+        for (int h = 0; h < 5 && !ok; h++) {
+            double tn[K], gnw[K], xn[K], gxn[K];
+            for (size_t i = 0; i < k; i++) tn[i] = th[i] + ldexp(dl[i], -h);
+            const double fn = raid_garch_lik_nll(&s->m.spec, s->r, s->T, tn, gnw);
+            if (!isfinite(fn)) continue;
+            from_theta(&s->m, tn, xn);
+            chain(&s->m, xn, tn, gnw, gxn);
+            const double gnn = scaled_gnorm(k, gxn, s->T);
+            if (!(gnn < gn) || !(fn <= f + fin->ftol * fabs(f))) continue;
+            memcpy(th, tn, sizeof th);
+            memcpy(g, gnw, sizeof g);
+            memcpy(x, xn, sizeof x);
+            f = fn;
+            gn = gnn;
+            ok = 1;
+        }
+        if (!ok) break;
+        s->newton++;
+        s->moved = 1;
+    }
+    memcpy(s->x, x, sizeof x);
+    s->st = gn <= fin->gtol ? RAID_GARCH_CONVERGED : RAID_GARCH_NO_PROGRESS;
+}
+
+/* The final status, estimates, log-likelihood, h_T, h_{T+1} and standard errors of fit s into o. Returns 0
+ * when out of memory. */
+static int infer(fit *s, raid_garch_batch_out *o)
+{
+    const size_t k = s->m.k;
+    double th[K], g[K];
+    to_theta(&s->m, s->x, th);
+    raid_garch_status st = s->st;
+    if (at_boundary(&s->m, s->x, th)) st = RAID_GARCH_BOUNDARY; /* converged or not, the edge is the news */
+    /* Did not move: not converged, or "converged" at a point of the grid (a grid start that is a
+     * stationary point to the tolerance is a flat likelihood, not an estimate; a warm start that is already
+     * the optimum is one). */
+    if (!s->moved && (st != RAID_GARCH_CONVERGED || !s->warm_kept)) st = RAID_GARCH_AT_START;
+
+    double *S = malloc(s->T * k * sizeof *S);
+    if (!S) return 0;
+    double hend[2];
+    const double f = raid_garch_lik_scores(&s->m.spec, s->r, s->T, th, S, hend);
+    for (size_t i = 0; i < k; i++) o->theta[i] = th[i];
+    o->status = st;
+    o->loglik = -f;
+    o->iterations = (int)(s->iter + s->newton);
+    o->sigma2_last = hend[0];
+    o->sigma2_next = hend[1];
+    /* Standard errors: none at an edge (the information there is not the Hessian's) */
+    if (st != RAID_GARCH_BOUNDARY && isfinite(f)) {
+        if (s->lstate == 0) {
+            raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
+            factor_hessian(s, th, g);
+        }
+        double Hi[K * K];
+        memcpy(Hi, s->L, sizeof Hi);
+        if (s->lstate == 1 && LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hi, (lapack_int)k) == 0) {
+            for (size_t i = 0; i < k; i++) /* the upper triangle (column-major: Hi[j * k + i], i <= j) */
+                for (size_t j = i + 1; j < k; j++) Hi[i * k + j] = Hi[j * k + i];
+            long double J[K * K] = {0}; /* J = sum_t s_t s_t' */
+            for (size_t t = 0; t < s->T; t++) {
+                const double *sc = S + t * k;
+                for (size_t i = 0; i < k; i++)
+                    for (size_t j = 0; j < k; j++) J[i * k + j] += (long double)sc[i] * sc[j];
+            }
+            double HJ[K * K];
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < k; j++) {
+                    long double a = 0;
+                    for (size_t l = 0; l < k; l++) a += (long double)Hi[i * k + l] * J[l * k + j];
+                    HJ[i * k + j] = (double)a;
+                }
+            for (size_t i = 0; i < k; i++) {
+                long double v = 0;
+                for (size_t l = 0; l < k; l++) v += (long double)HJ[i * k + l] * Hi[l * k + i];
+                o->se_classic[i] = Hi[i * k + i] > 0 ? sqrt(Hi[i * k + i]) : NAN;
+                o->se_robust[i] = v > 0 ? sqrt((double)v) : NAN;
+            }
+        }
+    }
+    free(S);
+    return 1;
+}
+
+/* Refine, in parallel over fits, every fit whose bulk phase stopped as converged or without progress away
+ * from an edge. */
+static void refine_all(fit *fits, size_t nf, const rules *fin)
+{
+    const long long n = (long long)nf;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long i = 0; i < n; i++) {
+        fit *s = &fits[i];
+        if (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS) continue;
+        double th[K];
+        to_theta(&s->m, s->x, th);
+        if (!at_boundary(&s->m, s->x, th)) refine(s, fin);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The fit                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+static void clear_out(raid_garch_batch_out *o)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t i = 0; i < K; i++) o->theta[i] = o->se_classic[i] = o->se_robust[i] = NAN;
+    o->loglik = o->sigma2_last = o->sigma2_next = NAN;
+}
+
+/* The status of a series that cannot be fitted (non-finite, too short, constant), or CONVERGED. Sets
+ * the sample mean and variance (zero mean: the mean square). */
+static raid_garch_status screen(const raid_garch_lik_spec *spec, const double *r, size_t T, double *mbar,
+                                double *var)
+{
+    for (size_t t = 0; t < T; t++)
+        if (!isfinite(r[t])) return RAID_GARCH_NONFINITE;
+    if (T < RAID_GARCH_MIN_T) return RAID_GARCH_TOO_SHORT;
+    int constant = 1;
+    for (size_t t = 1; t < T && constant; t++) constant = r[t] == r[0];
+    if (constant) return RAID_GARCH_CONSTANT;
+    long double sum = 0, ss = 0;
+    for (size_t t = 0; t < T; t++) sum += r[t];
+    *mbar = (double)(sum / T);
+    for (size_t t = 0; t < T; t++) ss += ((long double)r[t] - *mbar) * ((long double)r[t] - *mbar);
+    *var = (double)(ss / T);
+    if (spec->mean == RAID_GARCH_LIK_MEAN_ZERO) *var += *mbar * *mbar; /* the mean square */
+    if (!(*var > 0) || !isfinite(*var)) return RAID_GARCH_CONSTANT;
+    return RAID_GARCH_CONVERGED;
+}
+
+raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
+                                 const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
+                                 raid_garch_batch_out *out)
+{
+    assert(spec && (n == 0 || (r && T && out)));
+    const size_t k = raid_garch_lik_npar(spec);
+    const int device = raid_on_device(ctx);
+    rules ru = {500, 1e-10, 1e-13, 1e-12, 1};
+    if (device) { /* float32 / double-float evaluations: stop the bulk at its noise, refine in float64 */
+        ru.gtol = 1e-6;
+        ru.ftol = 1e-7;
+        ru.nls = 4;
+    }
+    if (opts && opts->max_iter) ru.max_iter = opts->max_iter;
+    if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
+    if (opts && opts->nls) ru.nls = opts->nls;
+    const rules final = {ru.max_iter, 1e-10, 1e-13, 1e-12, 1};
+
+    for (size_t i = 0; i < n; i++) clear_out(&out[i]);
+    fit *fits = calloc(n ? n : 1, sizeof *fits);
+    const double **rv = malloc((n ? n : 1) * sizeof *rv);
+    const double **wv = malloc((n ? n : 1) * sizeof *wv);
+    size_t *Tv = malloc((n ? n : 1) * sizeof *Tv), *idx = malloc((n ? n : 1) * sizeof *idx);
+    batch b = {0};
+    raid_garch_eval *ev = NULL;
+    raid_status st = RAID_OK;
+    if (!fits || !rv || !wv || !Tv || !idx) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
+        goto done;
+    }
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        double mbar = 0, var = 0;
+        const raid_garch_status s0 = screen(spec, r[i], T[i], &mbar, &var);
+        if (s0 != RAID_GARCH_CONVERGED) {
+            out[i].status = s0;
+            continue;
+        }
+        fit *s = &fits[nf];
+        s->m = make_map(spec, mbar, sqrt(var));
+        s->r = r[i];
+        s->T = T[i];
+        s->ev = nf;
+        s->var = var;
+        s->f = INFINITY;
+        rv[nf] = r[i];
+        Tv[nf] = T[i];
+        idx[nf] = i;
+        wv[nf] = NULL;
+        if (warm) {
+            const double *w = warm + i * k;
+            int ok = 1;
+            for (size_t j = 0; j < k; j++) ok &= !isnan(w[j]);
+            if (ok) wv[nf] = w;
+        }
+        nf++;
+    }
+    if (nf == 0) goto done;
+    size_t per = NSTART + 1 > ru.nls ? NSTART + 1 : ru.nls;
+    if (per < 2 * k) per = 2 * k;
+    if (!batch_alloc(&b, nf * per)) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
+        goto done;
+    }
+    st = raid_garch_eval_create(ctx, spec, nf, rv, Tv, &ev);
+    if (st != RAID_OK) goto done;
+    st = starts(ev, fits, nf, wv, &b);
+    if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
+    if (st == RAID_OK) st = bulk(ev, fits, nf, &ru, &b);
+    if (st != RAID_OK) goto done;
+    refine_all(fits, nf, &final);
+    if (ru.gtol > final.gtol) {
+        /* A looser bulk phase (a device's) whose point Newton could not finish: BFGS goes on in float64 on
+         * the cpu evaluator from there, then the refinement again. */
+        size_t again = 0;
+        for (size_t i = 0; i < nf; i++) {
+            fit *s = &fits[i];
+            if (s->st != RAID_GARCH_NO_PROGRESS || s->iter >= final.max_iter) continue;
+            s->running = 1;
+            s->in_ls = 0;
+            s->lstate = 0;
+            again++;
+        }
+        if (again) {
+            raid_garch_eval_destroy(ev);
+            ev = NULL;
+            st = raid_garch_eval_create(NULL, spec, nf, rv, Tv, &ev);
+            if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
+            if (st == RAID_OK) st = bulk(ev, fits, nf, &final, &b);
+            if (st != RAID_OK) goto done;
+            refine_all(fits, nf, &final);
+        }
+    }
+
+    int oom = 0;
+    const long long nfl = (long long)nf;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : oom)
+    for (long long i = 0; i < nfl; i++) {
+        fit *s = &fits[i];
+        raid_garch_batch_out *o = &out[idx[i]];
+        if (s->st == RAID_GARCH_NO_START) {
+            o->status = s->st;
+            continue;
+        }
+        if (!infer(s, o)) oom |= 1;
+    }
+    if (oom) st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH standard errors)");
+
+done:
+    raid_garch_eval_destroy(ev);
+    batch_free(&b);
+    free(fits);
+    free(rv);
+    free(wv);
+    free(Tv);
+    free(idx);
+    return st;
+}
+
+void raid_garch_forecast(const raid_garch_lik_spec *spec, const double *theta, double sigma2_next, size_t H,
+                         double *out)
+{
+    assert(spec && theta && out && H >= 1);
+    const fitmap m = make_map(spec, 0, 1);
+    const double omega = theta[m.iom], alpha = theta[m.ial], beta = theta[m.ibe];
+    const double gamma = m.iga >= 0 ? theta[m.iga] : 0;
+    out[0] = sigma2_next;
+    if (spec->model == RAID_GARCH_LIK_EGARCH) {
+        const double nu = m.inu >= 0 ? theta[m.inu] : 0;
+        const double c = omega + alpha * (raid_garch_lik_abs_moment(spec->dist, nu) - raid_garch_lik_kappa(spec, nu));
+        for (size_t j = 1; j < H; j++) out[j] = exp(c + beta * log(out[j - 1]));
+        return;
+    }
+    const double p = alpha + 0.5 * gamma + beta;
+    for (size_t j = 1; j < H; j++) out[j] = omega + p * out[j - 1];
+}

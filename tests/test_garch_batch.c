@@ -1,0 +1,402 @@
+/* Tests of the batched GARCH-family fit (src/models/garch_batch.c) on the cpu evaluator: the FCP
+ * benchmark on data/dem2gbp.csv (estimates, log-likelihood, Hessian and robust standard errors), a mixed
+ * batch, batch against one at a time, scale invariance, warm starts, the statuses (iteration limit, at
+ * start, boundary), the float64 refinement from a bulk phase stopped early, forecasts. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "models/garch_batch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static const raid_garch_lik_spec FCP = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
+                                        RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_EZ_SQRT2PI};
+
+/* The statuses' names (raid_garch_status_name is the public API's, not linked here). */
+static const char *stname(raid_garch_status s)
+{
+    static const char *const names[] = {"converged",   "iteration limit", "boundary",   "no progress",   "at start",
+                                        "too short",   "constant",        "non-finite", "no valid start"};
+    return (unsigned)s < 9 ? names[s] : "?";
+}
+
+static void print_fit(const char *what, const raid_garch_batch_out *o, size_t k)
+{
+    printf("# %s: %s, loglik %.10f, %d iterations\n#   theta", what, stname(o->status), o->loglik,
+           o->iterations);
+    for (size_t i = 0; i < k; i++) printf(" %.9g", o->theta[i]);
+    printf("\n#   se   ");
+    for (size_t i = 0; i < k; i++) printf(" %.6g", o->se_classic[i]);
+    printf("\n#   rse  ");
+    for (size_t i = 0; i < k; i++) printf(" %.6g", o->se_robust[i]);
+    printf("\n");
+}
+
+/* Fit n series with spec on the cpu; asserts RAID_OK. */
+static void fit(const raid_garch_lik_spec *spec, size_t n, const double *const *r, const size_t *T,
+                const double *warm, const raid_garch_batch_opts *o, raid_garch_batch_out *out)
+{
+    assert_int_equal(raid_garch_batch_fit(NULL, spec, n, r, T, warm, o, out), RAID_OK);
+}
+
+static void fit1(const raid_garch_lik_spec *spec, const double *r, size_t T, const raid_garch_batch_opts *o,
+                 raid_garch_batch_out *out)
+{
+    fit(spec, 1, &r, &T, NULL, o, out);
+}
+
+/* The score at a fit is about 0: each |df/dtheta_j| max(|theta_j|, 0.01) (the change of the nll for a
+ * relative change of theta_j) below 1e-9 |f|. */
+static void assert_score_small(const raid_garch_lik_spec *spec, const double *r, size_t T,
+                               const raid_garch_batch_out *o)
+{
+    const size_t k = raid_garch_lik_npar(spec);
+    double g[RAID_GARCH_LIK_MAXPAR];
+    const double f = raid_garch_lik_nll(spec, r, T, o->theta, g);
+    assert_true(f == -o->loglik);
+    for (size_t j = 0; j < k; j++) assert_true(fabs(g[j]) * fmax(fabs(o->theta[j]), 0.01) <= 1e-9 * fabs(f));
+}
+
+static void assert_rel(double got, double want, double tol)
+{
+    if (!(fabs(got - want) <= tol * fabs(want))) {
+        printf("# got %.17g want %.17g (relative %.3g, bound %.3g)\n", got, want, fabs(got - want) / fabs(want), tol);
+        fail();
+    }
+}
+
+static void test_fcp_benchmark(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    raid_garch_batch_out o;
+    fit1(&FCP, r, T, NULL, &o);
+    print_fit("FCP GARCH(1,1) Normal", &o, 4);
+    assert_int_equal(o.status, RAID_GARCH_CONVERGED);
+    static const double want[4] = {-0.00619041, 0.0107613, 0.153134, 0.805974};
+    static const double se[4] = {0.00846212, 0.00285271, 0.0265228, 0.0335527};
+    static const double rse[4] = {0.00918935, 0.00649319, 0.0535317, 0.0724614};
+    /* omega lies one unit of the published 6th digit away (0.01076140, score 2e-8 there): the likelihood
+     * is flat along omega-beta (docs/garch.md); the others to 5e-7. */
+    for (size_t i = 0; i < 4; i++) {
+        printf("#   %zu: estimate %.2g, se %.2g, robust se %.2g relative\n", i, fabs(o.theta[i] - want[i]) / fabs(want[i]),
+               fabs(o.se_classic[i] - se[i]) / se[i], fabs(o.se_robust[i] - rse[i]) / rse[i]);
+        assert_rel(o.theta[i], want[i], 1e-5);
+        assert_rel(o.se_classic[i], se[i], 1e-3);
+        assert_rel(o.se_robust[i], rse[i], 1e-3);
+    }
+    assert_true(fabs(o.loglik - -1106.608) <= 0.0005);
+    assert_score_small(&FCP, r, T, &o);
+    /* h_T and h_{T+1} from the recursion */
+    assert_true(o.sigma2_last > 0 && isfinite(o.sigma2_next));
+    const double e = r[T - 1] - o.theta[0];
+    assert_rel(o.sigma2_next, o.theta[1] + o.theta[2] * e * e + o.theta[3] * o.sigma2_last, 1e-14);
+    free(r);
+}
+
+/* Good series, a 10-return series, a constant series, one with a 50-sigma outlier and one with a NaN in
+ * one batch: each gets its status, and the good ones are bitwise those fitted alone. */
+static void test_mixed_batch(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    double *c = malloc(500 * sizeof *c), *out50 = malloc(T * sizeof *out50), *nan = malloc(T * sizeof *nan);
+    double *half = malloc(T * sizeof *half);
+    assert_non_null(c && out50 && nan && half);
+    for (size_t t = 0; t < 500; t++) c[t] = 0.25;
+    memcpy(out50, r, T * sizeof *r);
+    out50[900] = 50 * 0.47; /* the sample standard deviation is 0.47 */
+    memcpy(nan, r, T * sizeof *r);
+    nan[700] = NAN;
+    for (size_t t = 0; t < T; t++) half[t] = r[(t * 7) % T]; /* another good series */
+    const double *rs[6] = {r, r, c, out50, nan, half};
+    const size_t Ts[6] = {T, 10, 500, T, T, T};
+    raid_garch_batch_out o[6], alone;
+    fit(&FCP, 6, rs, Ts, NULL, NULL, o);
+    /* the outlier: beta goes to 0 (the one return dominates a Normal likelihood): a boundary solution */
+    static const raid_garch_status want[6] = {RAID_GARCH_CONVERGED, RAID_GARCH_TOO_SHORT, RAID_GARCH_CONSTANT,
+                                              RAID_GARCH_BOUNDARY, RAID_GARCH_NONFINITE, RAID_GARCH_CONVERGED};
+    for (size_t i = 0; i < 6; i++) {
+        printf("# series %zu: %s\n", i, stname(o[i].status));
+        assert_int_equal(o[i].status, want[i]);
+    }
+    static const size_t none[3] = {1, 2, 4}; /* no estimates */
+    for (size_t i = 0; i < 3; i++)
+        assert_true(isnan(o[none[i]].theta[0]) && isnan(o[none[i]].loglik) && isnan(o[none[i]].se_robust[1]));
+    assert_true(isnan(o[2].theta[1]));
+    for (size_t i = 0; i < 6; i++) {
+        if (i == 1 || i == 2 || i == 4) continue;
+        fit1(&FCP, rs[i], Ts[i], NULL, &alone);
+        assert_memory_equal(&alone, &o[i], sizeof alone);
+    }
+    print_fit("50-sigma outlier", &o[3], 4);
+    free(c);
+    free(out50);
+    free(nan);
+    free(half);
+    free(r);
+}
+
+/* A fit stopped by the iteration limit is not reported as converged. */
+static void test_iteration_limit(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    for (size_t it = 1; it <= 12; it++) {
+        raid_garch_batch_out o;
+        const raid_garch_batch_opts opt = {it, 0, 0};
+        fit1(&FCP, r, T, &opt, &o);
+        assert_int_equal(o.status, RAID_GARCH_MAXITER);
+        assert_int_equal(o.iterations, (int)it);
+        assert_true(isfinite(o.loglik) && isfinite(o.theta[1]));
+    }
+    free(r);
+}
+
+/* The iterates do not depend on the number of line-search step lengths per call. */
+static void test_step_lengths(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    raid_garch_batch_out a, b;
+    for (int m = 0; m < 3; m++) {
+        raid_garch_lik_spec s = FCP;
+        s.model = (raid_garch_lik_model)m;
+        s.dist = m == 1 ? RAID_GARCH_LIK_T : RAID_GARCH_LIK_NORMAL;
+        const raid_garch_batch_opts o1 = {0, 0, 1}, o4 = {0, 0, 4}, o7 = {0, 0, 7};
+        fit1(&s, r, T, &o1, &a);
+        fit1(&s, r, T, &o4, &b);
+        assert_memory_equal(&a, &b, sizeof a);
+        fit1(&s, r, T, &o7, &b);
+        assert_memory_equal(&a, &b, sizeof a);
+    }
+    free(r);
+}
+
+static void test_gjr_egarch(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    raid_garch_batch_out g, f;
+    fit1(&FCP, r, T, NULL, &g);
+    raid_garch_lik_spec s = FCP;
+    s.model = RAID_GARCH_LIK_GJR;
+    fit1(&s, r, T, NULL, &f);
+    print_fit("GJR(1,1) Normal", &f, 5);
+    assert_int_equal(f.status, RAID_GARCH_CONVERGED);
+    assert_score_small(&s, r, T, &f);
+    assert_true(f.loglik >= g.loglik - 1e-9 * fabs(g.loglik)); /* GJR nests GARCH (gamma = 0) */
+    s.model = RAID_GARCH_LIK_EGARCH;
+    fit1(&s, r, T, NULL, &f);
+    print_fit("EGARCH(1,1) Normal", &f, 5);
+    assert_int_equal(f.status, RAID_GARCH_CONVERGED);
+    assert_score_small(&s, r, T, &f);
+    for (size_t j = 0; j < 5; j++) assert_true(f.se_classic[j] > 0 && f.se_robust[j] > 0);
+    s.dist = RAID_GARCH_LIK_T;
+    s.init = RAID_GARCH_LIK_INIT_BACKCAST;
+    fit1(&s, r, T, NULL, &f);
+    print_fit("EGARCH(1,1) t backcast", &f, 6);
+    assert_int_equal(f.status, RAID_GARCH_CONVERGED);
+    assert_score_small(&s, r, T, &f);
+    free(r);
+}
+
+/* i.i.d. Normal returns (no ARCH effect; a 64-bit LCG and Box-Muller): the maximum lies on the edge
+ * alpha = 0, which the mapping reaches only as x goes to infinity; reported as a boundary solution. */
+static void iid_normal(double *r, size_t T, uint64_t u)
+{
+    for (size_t t = 0; t < T; t++) {
+        double v[2];
+        for (int j = 0; j < 2; j++) {
+            u = u * 6364136223846793005ULL + 1442695040888963407ULL;
+            v[j] = ((double)(u >> 11) + 0.5) / 9007199254740992.0;
+        }
+        r[t] = sqrt(-2 * log(v[0])) * cos(6.283185307179586 * v[1]);
+    }
+}
+
+static void test_boundary(void **state)
+{
+    (void)state;
+    double r[1000];
+    iid_normal(r, 1000, 7919);
+    raid_garch_batch_out o;
+    fit1(&FCP, r, 1000, NULL, &o);
+    print_fit("i.i.d. Normal, GARCH(1,1)", &o, 4);
+    assert_int_equal(o.status, RAID_GARCH_BOUNDARY);
+    assert_true(o.theta[2] < 1e-6 && isfinite(o.loglik));
+}
+
+/* Returns +1, -1, +1, ... with a zero mean: every grid start has h_t = 1 throughout and is a stationary
+ * point on a flat ridge (omega + alpha + beta = 1); the fit does not move and says so. */
+static void test_at_start(void **state)
+{
+    (void)state;
+    double r[200];
+    for (size_t t = 0; t < 200; t++) r[t] = t % 2 ? -1.0 : 1.0;
+    raid_garch_lik_spec s = FCP;
+    s.mean = RAID_GARCH_LIK_MEAN_ZERO;
+    raid_garch_batch_out o;
+    fit1(&s, r, 200, NULL, &o);
+    print_fit("alternating signs, GARCH(1,1) zero mean", &o, 3);
+    assert_int_equal(o.status, RAID_GARCH_AT_START);
+    assert_int_equal(o.iterations, 0);
+}
+
+/* The same series times 1, 0.01 and 0.001: alpha, beta, gamma, nu equal to 1e-6, omega scaled by s^2
+ * (EGARCH: shifted by (1 - beta) log s^2), mu by s, the log-likelihood shifted by -T log s. */
+static void test_scale(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    static const double sc[3] = {1, 0.01, 0.001};
+    double *rs[3];
+    for (size_t i = 0; i < 3; i++) {
+        rs[i] = malloc(T * sizeof *rs[i]);
+        assert_non_null(rs[i]);
+        for (size_t t = 0; t < T; t++) rs[i][t] = r[t] * sc[i];
+    }
+    const size_t Ts[3] = {T, T, T};
+    for (int m = 0; m < 3; m++) {
+        for (int d = 0; d < 2; d++) {
+            const raid_garch_lik_spec s = {(raid_garch_lik_model)m, (raid_garch_lik_dist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
+                                           RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
+            const size_t k = raid_garch_lik_npar(&s);
+            raid_garch_batch_out o[3];
+            fit(&s, 3, (const double *const *)rs, Ts, NULL, NULL, o);
+            const size_t ibe = m == 0 ? 3 : 4;
+            for (size_t i = 0; i < 3; i++) {
+                printf("# model %d dist %d scale %g: %s\n", m, d, sc[i], stname(o[i].status));
+                assert_int_equal(o[i].status, o[0].status);
+                /* the t on these data: nu runs off to infinity (a boundary solution, estimates on a flat
+                 * ridge), so only the Normal fits are compared */
+                if (d == 1 && o[0].status == RAID_GARCH_BOUNDARY) continue;
+                assert_int_equal(o[0].status, RAID_GARCH_CONVERGED);
+                const double s2 = sc[i] * sc[i];
+                assert_rel(o[i].theta[0], o[0].theta[0] * sc[i], 1e-6);
+                if (m == 2)
+                    assert_true(fabs(o[i].theta[1] - (o[0].theta[1] + (1 - o[0].theta[ibe]) * log(s2))) <=
+                                1e-6 * fabs(o[i].theta[1]));
+                else
+                    assert_rel(o[i].theta[1], o[0].theta[1] * s2, 1e-6);
+                for (size_t j = 2; j < k; j++) assert_rel(o[i].theta[j], o[0].theta[j], 1e-6);
+                assert_rel(o[i].loglik, o[0].loglik - (double)T * log(sc[i]), 1e-9);
+                assert_rel(o[i].se_robust[0], o[0].se_robust[0] * sc[i], 1e-5);
+                for (size_t j = 2; j < k; j++) assert_rel(o[i].se_classic[j], o[0].se_classic[j], 1e-5);
+            }
+        }
+    }
+    for (size_t i = 0; i < 3; i++) free(rs[i]);
+    free(r);
+}
+
+/* A window warm-started from the full-sample estimates reaches the same optimum in fewer iterations. */
+static void test_warm_start(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    for (int m = 0; m < 3; m++) {
+        raid_garch_lik_spec s = FCP;
+        s.model = (raid_garch_lik_model)m;
+        s.init = RAID_GARCH_LIK_INIT_BACKCAST;
+        const size_t k = raid_garch_lik_npar(&s);
+        raid_garch_batch_out full, cold, hot;
+        fit1(&s, r, T, NULL, &full);
+        const double *w = r + 400;
+        const size_t n = 1500;
+        fit1(&s, w, n, NULL, &cold);
+        fit(&s, 1, &w, &n, full.theta, NULL, &hot);
+        printf("# model %d: cold %d iterations, warm %d\n", m, cold.iterations, hot.iterations);
+        assert_int_equal(cold.status, RAID_GARCH_CONVERGED);
+        assert_int_equal(hot.status, RAID_GARCH_CONVERGED);
+        assert_true(hot.iterations < cold.iterations);
+        for (size_t j = 0; j < k; j++) assert_true(fabs(hot.theta[j] - cold.theta[j]) <= 1e-6 * fmax(fabs(cold.theta[j]), 1e-2));
+        assert_rel(hot.loglik, cold.loglik, 1e-12);
+        /* a warm row with a NaN: the grid alone, as cold */
+        double nanrow[RAID_GARCH_LIK_MAXPAR];
+        memcpy(nanrow, full.theta, sizeof nanrow);
+        nanrow[1] = NAN;
+        fit(&s, 1, &w, &n, nanrow, NULL, &hot);
+        assert_memory_equal(&hot, &cold, sizeof hot);
+        /* warm-started at its own optimum: converged at once */
+        fit(&s, 1, &w, &n, cold.theta, NULL, &hot);
+        assert_int_equal(hot.status, RAID_GARCH_CONVERGED);
+        assert_true(hot.iterations <= 2);
+    }
+    free(r);
+}
+
+/* A bulk phase stopped early (as a device's noisier scores stop it) is refined in float64 to the float64
+ * optimum: the estimates equal the full cpu fit's to 1e-6 relative. */
+static void test_refinement(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    for (int m = 0; m < 3; m++) {
+        raid_garch_lik_spec s = FCP;
+        s.model = (raid_garch_lik_model)m;
+        s.dist = RAID_GARCH_LIK_T;
+        const size_t k = raid_garch_lik_npar(&s);
+        raid_garch_batch_out a, b;
+        fit1(&s, r, T, NULL, &a);
+        for (int e = 3; e <= 6; e++) {
+            const raid_garch_batch_opts o = {0, pow(10, -e), 4};
+            fit1(&s, r, T, &o, &b);
+            printf("# model %d, bulk gtol 1e-%d: %s, %d iterations (full: %d)\n", m, e, stname(b.status),
+                   b.iterations, a.iterations);
+            assert_int_equal(b.status, RAID_GARCH_CONVERGED);
+            for (size_t j = 0; j < k; j++) assert_rel(b.theta[j], a.theta[j], 1e-6);
+            assert_rel(b.loglik, a.loglik, 1e-12);
+            for (size_t j = 0; j < k; j++) {
+                assert_rel(b.se_classic[j], a.se_classic[j], 1e-4);
+                assert_rel(b.se_robust[j], a.se_robust[j], 1e-4);
+            }
+        }
+    }
+    free(r);
+}
+
+static void test_forecast(void **state)
+{
+    (void)state;
+    const raid_garch_lik_spec g = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+                                   RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
+    const double th[6] = {0.01, 0.05, 0.04, 0.1, 0.85, 6};
+    double f[50];
+    raid_garch_forecast(&g, th, 2.0, 50, f);
+    assert_true(f[0] == 2.0);
+    assert_rel(f[1], 0.05 + 0.94 * 2.0, 1e-15);
+    assert_rel(f[49], 0.05 / 0.06 + pow(0.94, 49) * (2.0 - 0.05 / 0.06), 1e-12); /* to the unconditional */
+    raid_garch_lik_spec e = g;
+    e.model = RAID_GARCH_LIK_EGARCH;
+    e.ez = RAID_GARCH_LIK_EZ_DIST; /* kappa = E|z|: log h_{T+j} = omega + beta log h_{T+j-1} */
+    const double te[6] = {0.01, -0.02, 0.1, -0.05, 0.97, 6};
+    raid_garch_forecast(&e, te, 1.5, 3, f);
+    assert_rel(f[1], exp(-0.02 + 0.97 * log(1.5)), 1e-14);
+    assert_rel(f[2], exp(-0.02 + 0.97 * log(f[1])), 1e-14);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fcp_benchmark), cmocka_unit_test(test_mixed_batch),
+        cmocka_unit_test(test_iteration_limit), cmocka_unit_test(test_step_lengths),
+        cmocka_unit_test(test_gjr_egarch),    cmocka_unit_test(test_boundary),
+        cmocka_unit_test(test_at_start),      cmocka_unit_test(test_scale),
+        cmocka_unit_test(test_warm_start),    cmocka_unit_test(test_refinement),
+        cmocka_unit_test(test_forecast),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
