@@ -1,6 +1,7 @@
 /* Tests of the float64 cpu path of the GARCH-family likelihood (src/models/garch_lik.c): the FCP
  * benchmark on data/dem2gbp.csv, the analytic score against central differences for every model, error
- * distribution, mean and starting variance, scale invariance, and invalid parameters. */
+ * distribution, mean and starting variance, scale invariance, invalid parameters, and the per-observation
+ * scores and end variances. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "models/garch_lik.h"
@@ -165,6 +166,67 @@ static void test_score_vs_differences(void **state)
     free(r);
 }
 
+/* Per-observation scores (raid_garch_lik_scores, the same recursion) for every spec and point: the same
+ * nll bit for bit; the scores sum to minus the gradient (to 1e-12 of the sum of their magnitudes, the
+ * gradient's compensated sum against a plain one); h_{T+1} from h_T and the last return by the model's
+ * recursion (to 1e-13). Invalid parameters: zeros and NaN. E|z|. */
+static void test_scores(void **state)
+{
+    (void)state;
+    size_t T;
+    double *r = t_read_dem2gbp(&T);
+    raid_garch_lik_spec specs[32];
+    const size_t ns = all_specs(specs);
+    double *S = malloc(T * RAID_GARCH_LIK_MAXPAR * sizeof *S);
+    assert_non_null(S);
+    for (size_t si = 0; si < ns; si++) {
+        const raid_garch_lik_spec *s = &specs[si];
+        const named *pts = s->model == RAID_GARCH_LIK_EGARCH ? EGARCH_POINTS : GARCH_POINTS;
+        for (int pi = 0; pi < 3; pi++) {
+            double th[RAID_GARCH_LIK_MAXPAR], g[RAID_GARCH_LIK_MAXPAR], h[2];
+            const size_t k = pack(s, &pts[pi], th);
+            const double f = raid_garch_lik_nll(s, r, T, th, g);
+            assert_true(f == raid_garch_lik_scores(s, r, T, th, S, h));
+            assert_true(f == raid_garch_lik_scores(s, r, T, th, NULL, NULL));
+            for (size_t j = 0; j < k; j++) {
+                double sum = 0, mag = 0;
+                for (size_t t = 0; t < T; t++) {
+                    sum += S[t * k + j];
+                    mag += fabs(S[t * k + j]);
+                }
+                assert_true(fabs(sum + g[j]) <= 1e-12 * mag);
+            }
+            const double mu = s->mean == RAID_GARCH_LIK_MEAN_CONSTANT ? th[0] : 0.0;
+            const size_t o = s->mean == RAID_GARCH_LIK_MEAN_CONSTANT;
+            const double e = r[T - 1] - mu, omega = th[o], alpha = th[o + 1];
+            const double gamma = s->model == RAID_GARCH_LIK_GARCH ? 0.0 : th[o + 2];
+            const double beta = th[o + (s->model == RAID_GARCH_LIK_GARCH ? 2 : 3)];
+            double want;
+            if (s->model == RAID_GARCH_LIK_EGARCH) {
+                const double z = e / sqrt(h[0]), nu = s->dist == RAID_GARCH_LIK_T ? th[k - 1] : 0.0;
+                want = exp(omega + alpha * (fabs(z) - raid_garch_lik_kappa(s, nu)) + gamma * z + beta * log(h[0]));
+            } else {
+                want = omega + (alpha + (e < 0 ? gamma : 0.0)) * e * e + beta * h[0];
+            }
+            assert_true(h[0] > 0 && fabs(h[1] - want) <= 1e-13 * want);
+        }
+    }
+    /* invalid: +inf, zero scores, NaN variances */
+    const raid_garch_lik_spec *s = &specs[0];
+    double th[RAID_GARCH_LIK_MAXPAR], h[2];
+    const named bad = {0.0, -1.0, 0.1, 0.0, 0.8, 6.0};
+    const size_t k = pack(s, &bad, th);
+    for (size_t i = 0; i < T * k; i++) S[i] = 1.0;
+    assert_true(isinf(raid_garch_lik_scores(s, r, T, th, S, h)));
+    for (size_t i = 0; i < T * k; i++) assert_true(S[i] == 0.0);
+    assert_true(isnan(h[0]) && isnan(h[1]));
+    assert_true(fabs(raid_garch_lik_abs_moment(RAID_GARCH_LIK_NORMAL, 0) - sqrt(2 / PI)) <= 1e-16);
+    /* E|z| of the standardised t with nu = 3: sqrt(1) Gamma(1) / (sqrt(pi) Gamma(1.5)) = 2 / pi */
+    assert_true(fabs(raid_garch_lik_abs_moment(RAID_GARCH_LIK_T, 3.0) - 2 / PI) <= 1e-15);
+    free(S);
+    free(r);
+}
+
 /* (c) Returns times s give the log-likelihood shifted by -T log s at the scaled parameters (mu s,
  * omega s^2; EGARCH omega + (1 - beta) log s^2; alpha, gamma, beta, nu unchanged). Both starting
  * variances scale by s^2 exactly, so only rounding differs: asserted to 1e-11 of the sum's magnitude. */
@@ -302,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_digamma),          cmocka_unit_test(test_fcp_benchmark),
         cmocka_unit_test(test_score_vs_differences), cmocka_unit_test(test_scale_invariance),
         cmocka_unit_test(test_invalid),          cmocka_unit_test(test_egarch_by_hand),
+        cmocka_unit_test(test_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,14 +22,18 @@ typedef struct raid_garch_batch_opts {
 } raid_garch_batch_opts;
 
 /* One series' result. theta/se in the packed layout of garch_lik.h ([mu] omega alpha [gamma] beta [nu]),
- * in the series' own units; NAN where there is no estimate. */
+ * in the series' own units; NAN where there is no estimate (too short, constant, non-finite, no valid
+ * start: theta, se, loglik, sigma2 all NAN). Standard errors are NAN at a boundary solution and where the
+ * Hessian is not positive definite; for "iteration limit", "no progress" and "at start" they are at the
+ * estimates returned (the last iterate). */
 typedef struct raid_garch_batch_out {
     raid_garch_status status;
     double theta[RAID_GARCH_LIK_MAXPAR];
     double se_classic[RAID_GARCH_LIK_MAXPAR]; /* sqrt diag H^-1, H the float64 Hessian of the nll */
     double se_robust[RAID_GARCH_LIK_MAXPAR];  /* sqrt diag H^-1 J H^-1 (Bollerslev and Wooldridge 1992) */
     double loglik;                            /* float64 log-likelihood at theta */
-    int iterations;                           /* BFGS iterations (device/bulk phase + refinement) */
+    int iterations;                           /* BFGS iterations (bulk phase, a float64 continuation) + Newton
+                                                 steps of the refinement; 0 when screened */
     double sigma2_last;                       /* h_T */
     double sigma2_next;                       /* h_{T+1} */
 } raid_garch_batch_out;
@@ -37,10 +41,13 @@ typedef struct raid_garch_batch_out {
 /* Fit spec to series i = 0..n-1, r[i][0..T[i]-1] (any T, any values: too short, constant and non-finite
  * series get their status and no estimates; they do not affect the others). warm: NULL, or n x k packed
  * starting values (a row with a NAN: that series uses the grid of starts); a warm start is tried with the
- * grid's best and the better kept. All likelihood evaluations of the bulk phase go through ONE evaluator
- * on ctx (NULL: cpu); the refinement and inference are float64 on the host (OpenMP over series), so the
- * results are the float64 optimum whatever the backend. Errors (raid_fail on ctx): RAID_ENOMEM and the
- * device's; out[] is then undefined. */
+ * grid's starts (in the same evaluator call) and the best kept. opts: NULL for the defaults. All
+ * likelihood evaluations of the bulk phase go through ONE evaluator on ctx (NULL or a cpu context: the
+ * float64 cpu path); the refinement and inference are float64 on the host (OpenMP over series; results
+ * independent of the thread count), so the estimates are the float64 optimum whatever the backend. Each
+ * series' result does not depend on the others in the batch (bitwise on the cpu backend). docs/garch.md
+ * "Fitting many series" gives the algorithm, the statuses and the standard errors. Errors (raid_fail on
+ * ctx): RAID_ENOMEM and the device's; out[] is then undefined. */
 raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
                                  const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
                                  raid_garch_batch_out *out);
