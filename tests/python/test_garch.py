@@ -10,7 +10,11 @@ its estimates are off its own optimum by up to 3e-4 relative (measured on these 
 log-likelihood was then the higher one), which would measure arch's stopping rule, not RAID. Parameters
 are compared where RAID's fit converged to an interior point; a "boundary" fit (the maximum on an edge,
 where the likelihood is flat along a ridge towards it: persistence near 1, a component near 0) is held to
-the log-likelihood only. A parameter near zero (mu, EGARCH's gamma) is compared relative to its standard
+the log-likelihood only, and so is a fit whose log-likelihood exceeds arch's by more than 1e-9 relative:
+arch stopped below RAID's maximum, so its point is not the optimum to compare with. (EGARCH with a
+constant mean: |z_t| has a kink wherever mu equals a return, so the likelihood in mu is only piecewise
+smooth, with local maxima a few 1e-5 apart in mu on dem2gbp; RAID's fit there is 8.6e-6 above arch's
+with mu 7.8e-5 away.) A parameter near zero (mu, EGARCH's gamma) is compared relative to its standard
 error, max(|x|, se): 1e-4 of a value far below its standard error is noise. arch's standard errors are
 robust (Bollerslev-Wooldridge) by default, from a numerical Hessian of its own: RAID's robust standard
 errors (analytic scores, differences of scores for the Hessian) are compared loosely, to 1e-2 relative."""
@@ -138,8 +142,8 @@ def test_fits_equal_arch(series, model, dist, mean):
             if an not in ref.params.index:
                 assert np.isnan(row[p]), (name, p)
                 continue
-            if row["status"] != "converged":
-                continue
+            if row["status"] != "converged" or row["loglik"] - ref.loglikelihood > 1e-9 * abs(ref.loglikelihood):
+                continue  # an edge, or arch stopped below RAID's maximum (its point is not the optimum)
             a, se_a = ref.params[an], ref.std_err[an]
             assert abs(row[p] - a) <= 1e-4 * max(abs(a), se_a), (name, p, row[p], a, se_a)
             assert row["se_" + p] == pytest.approx(se_a, rel=1e-2), (name, "se_" + p, row["se_" + p], se_a)
