@@ -13,6 +13,7 @@ int cmd_realized(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_har(int argc, char **argv);
+int cmd_garch(int argc, char **argv);
 int cmd_precision_report(int argc, char **argv);
 
 /* Help text of a command (NULL if unknown). */

@@ -178,6 +178,57 @@ static const char help_har[] =
     "  0 at least one symbol estimated (the others named on standard error); 1 usage error;\n"
     "  2 bad input, or no symbol could be estimated; 4 device error.\n";
 
+static const char help_garch[] =
+    "usage: raid garch FILE [--model garch|gjr|egarch] [--dist normal|t] [--mean constant|zero]\n"
+    "                  [--init backcast|sample] [--ez sqrt2pi|dist] [--se robust|classic]\n"
+    "                  [--window rolling:N|expanding:N [--step S]] [--input returns|prices]\n"
+    "                  [--ret-col C] [--price-col C] [--symbol-col C] [--date-col C] [--max-iter N]\n"
+    "                  [--device D] [-o OUT]\n"
+    "\n"
+    "GARCH-family volatility models fitted by maximum likelihood to every symbol's returns (docs/garch.md):\n"
+    "all series (and all windows) in one batch, likelihoods and scores on the device, BFGS, inference and a\n"
+    "final refinement in float64 on the host. FILE is a CSV (\"-\" reads standard input) with a ret column\n"
+    "(returns in any unit: the estimates come back in that unit) and optional symbol and date columns\n"
+    "(names matched case-insensitively; other columns are ignored); the rows of a symbol are contiguous, in\n"
+    "time order.\n"
+    "\n"
+    "Models (e_t = r_t - mu, h_t the conditional variance):\n"
+    "  garch    h_t = omega + alpha e_{t-1}^2 + beta h_{t-1} (Bollerslev 1986)\n"
+    "  gjr      adds gamma 1[e_{t-1} < 0] e_{t-1}^2 (Glosten, Jagannathan and Runkle 1993)\n"
+    "  egarch   log h_t = omega + alpha (|z_{t-1}| - kappa) + gamma z_{t-1} + beta log h_{t-1} (Nelson 1991)\n"
+    "\n"
+    "Output (CSV, 17 significant digits, one row per symbol, or per window with --window):\n"
+    "  symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,\n"
+    "  se_nu,loglik,iterations,status,sigma2_last,sigma2_next\n"
+    "  window_end: the date of the window's last return (without a date column its 1-based index), empty\n"
+    "  without --window; a parameter the model lacks, or a fit without estimates, is an empty field;\n"
+    "  status: converged, iteration limit, boundary, no progress, at start (with estimates), too short,\n"
+    "  constant, non-finite, no valid start (without); sigma2_last h_T, sigma2_next the forecast h_{T+1}.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); - or no -o: stdout\n"
+    "  --model M            garch (default), gjr, egarch\n"
+    "  --dist D             normal (default) or t (standardised Student-t, nu > 2)\n"
+    "  --mean M             constant (default: mu estimated) or zero\n"
+    "  --init I             starting variance: backcast (default; Python arch's, held fixed) or sample\n"
+    "                       (the mean of e_t^2 at the current mu: the FCP benchmark's)\n"
+    "  --ez E               EGARCH's kappa: sqrt2pi (default, as arch) or dist (E|z| of the distribution)\n"
+    "  --se S               standard errors: robust (default, Bollerslev-Wooldridge) or classic\n"
+    "  --window W           rolling:N (the last N returns) or expanding:N (all returns, the first window N);\n"
+    "                       N >= 50; windows are warm-started from the symbol's full-sample fit\n"
+    "  --step S             fit every S-th window end, from the first complete window; default 1\n"
+    "  --input KIND         returns (default; column ret) or prices (column price: log returns\n"
+    "                       log(p_t / p_{t-1}) per symbol, dated by the later price)\n"
+    "  --ret-col C, --price-col C, --symbol-col C, --date-col C\n"
+    "                       column names (default ret, price, symbol, date; symbol and date optional)\n"
+    "  --max-iter N         BFGS iterations per fit, 1 to 100000; default 500\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status:\n"
+    "  0 at least one fit has estimates (the others named on standard error); 1 usage error;\n"
+    "  2 bad input (the message names FILE:LINE:COL), or no fit has estimates; 4 device error.\n";
+
 const char *cli_help(const char *cmd)
 {
     if (!cmd)
@@ -190,6 +241,8 @@ const char *cli_help(const char *cmd)
         return help_simulate;
     if (!strcmp(cmd, "har"))
         return help_har;
+    if (!strcmp(cmd, "garch"))
+        return help_garch;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

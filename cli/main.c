@@ -12,6 +12,7 @@ static const struct {
     {"realized", cmd_realized, "daily realized measures from intraday prices or returns"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"har", cmd_har, "HAR forecasting regressions of daily realized variance"},
+    {"garch", cmd_garch, "GARCH, GJR and EGARCH fits of many return series (and windows) at once"},
     {"simulate", cmd_simulate, "simulate intraday prices from a stochastic-volatility model with jumps"},
     {"precision-report", cmd_precision_report, "plot the f32 device error of rv against M"},
 };

@@ -158,6 +158,7 @@ RAID_API raid_garch_se raid_garch_spec_se(const raid_garch_spec *spec);
 RAID_API raid_garch_window raid_garch_spec_window(const raid_garch_spec *spec);
 RAID_API int64_t raid_garch_spec_window_n(const raid_garch_spec *spec);
 RAID_API int64_t raid_garch_spec_window_step(const raid_garch_spec *spec);
+RAID_API int raid_garch_spec_max_iter(const raid_garch_spec *spec);
 /** Number k of estimated parameters (3..6) and the name of parameter j in the packed order
  *  [mu] omega alpha [gamma] beta [nu] ("mu", "omega", "alpha", "gamma", "beta", "nu"); NULL out of range. */
 RAID_API int raid_garch_spec_k(const raid_garch_spec *spec);
@@ -227,7 +228,8 @@ RAID_API void raid_garch_result_destroy(raid_garch_result *res);
  * of squared units), alpha, gamma, beta, nu unitless. */
 RAID_API size_t raid_garch_result_nrows(const raid_garch_result *res);
 RAID_API const char *raid_garch_result_symbol(const raid_garch_result *res, size_t row);
-/** The date of the window's last return ("" without dates; NULL for a full-sample fit). */
+/** The date of the window's last return (without dates: its 1-based index within the symbol, in
+ *  decimal, so that windows stay apart); NULL for a full-sample fit. */
 RAID_API const char *raid_garch_result_window_end(const raid_garch_result *res, size_t row);
 RAID_API const int64_t *raid_garch_result_n(const raid_garch_result *res);         /* returns fitted */
 RAID_API const double *raid_garch_result_params(const raid_garch_result *res);     /* nrows x 6 */
@@ -249,7 +251,8 @@ RAID_API const char *raid_garch_result_message(const raid_garch_result *res, siz
 /** Write the rows as CSV with the header
  *  symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,
  *  se_nu,loglik,iterations,status,sigma2_last,sigma2_next
- *  (17 significant digits; empty fields for what is undefined; window_end empty for full-sample fits;
+ *  (17 significant digits; empty fields for what is undefined; window_end empty for full-sample fits, as
+ *  raid_garch_result_window_end otherwise;
  *  text fields quoted as RFC 4180 wants). Flushes f. Errors: RAID_EIO ("write error: REASON"),
  *  RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_garch_write_csv(const raid_garch_result *res, FILE *f);

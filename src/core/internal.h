@@ -49,6 +49,11 @@ static inline const char *raid_tune_build_options(const raid_ctx *c) { return c-
 raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The index of s among names[0..n) (exact match), through *out; else RAID_EINVAL with raid_errmsg()
+ * "bad WHAT 'S' (expected EXPECTED)". The names <-> enums parsers of the models (har_spec.c, garch_spec.c). */
+raid_status raid_parse_word(const char *const *names, int n, const char *s, int *out, const char *what,
+                            const char *expected);
+
 /* Wall-clock seconds (monotonic). */
 double raid_now(void);
 

@@ -46,6 +46,17 @@ raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
     return s;
 }
 
+raid_status raid_parse_word(const char *const *names, int n, const char *s, int *out, const char *what,
+                            const char *expected)
+{
+    for (int i = 0; s && out && i < n; i++)
+        if (!strcmp(s, names[i])) {
+            *out = i;
+            return RAID_OK;
+        }
+    return raid_fail(NULL, RAID_EINVAL, "bad %s '%s' (expected %s)", what, s ? s : "", expected);
+}
+
 double raid_now(void)
 {
     struct timespec ts;

@@ -7,6 +7,7 @@
  * handed to raid_har_input_add as the run ends. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "core/strlist.h"
 #include "io/symtab.h"
 #include "io/table.h"
 #include "raid.h"
@@ -119,17 +120,8 @@ static raid_status run_push(har_run *r, const raid_table *tb, const raid_tbatch 
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         r->cap = cap;
     }
-    if (r->text_len + len + 1 > r->text_cap) {
-        size_t cap = r->text_cap ? r->text_cap : 1 << 16;
-        while (cap < r->text_len + len + 1)
-            cap *= 2;
-        if (grow((void **)&r->text, cap, 1))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-        r->text_cap = cap;
-    }
-    memcpy(r->text + r->text_len, d, len + 1);
-    r->date_off[r->n] = r->text_len;
-    r->text_len += len + 1;
+    if ((r->date_off[r->n] = raid_text_append(&r->text, &r->text_len, &r->text_cap, d, len)) == (size_t)-1)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     for (int j = 0; j < 4; j++)
         r->v[j][r->n] = raid_table_col(tb, (size_t)(C_RV + j)) ? b->col[C_RV + j].f64[i] : NAN;
     r->line[r->n++] = (int64_t)b->col[C_DATE].line[i];

@@ -49,9 +49,7 @@ void raid_har_input_destroy(raid_har_input *in)
         sym_free(&in->sym[q]);
     free(in->sym);
     raid_symtab_free(&in->names);
-    for (size_t i = 0; i < in->nnotice; i++)
-        free(in->notice[i]);
-    free(in->notice);
+    raid_strlist_free(&in->notices);
     free(in->path);
     for (int j = 0; j < 4; j++)
         free(in->colname[j]);
@@ -199,19 +197,12 @@ raid_status raid_har_input_add_notice(raid_har_input *in, const char *text)
 {
     if (!in || !text)
         return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_notice: NULL argument");
-    char **n2 = realloc(in->notice, (in->nnotice + 1) * sizeof *n2);
-    if (!n2)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    in->notice = n2;
-    if (!(in->notice[in->nnotice] = strdup(text)))
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    in->nnotice++;
-    return RAID_OK;
+    return raid_strlist_addf(&in->notices, "%s", text) ? raid_fail(NULL, RAID_ENOMEM, "out of memory") : RAID_OK;
 }
 
-size_t raid_har_input_notice_count(const raid_har_input *in) { return in ? in->nnotice : 0; }
+size_t raid_har_input_notice_count(const raid_har_input *in) { return in ? in->notices.n : 0; }
 
 const char *raid_har_input_notice(const raid_har_input *in, size_t i)
 {
-    return in && i < in->nnotice ? in->notice[i] : NULL;
+    return in ? raid_strlist_get(&in->notices, i) : NULL;
 }

@@ -6,6 +6,7 @@
 #define RAID_MODELS_HAR_INTERNAL_H
 
 #include "raid.h"
+#include "core/strlist.h"
 #include "io/symtab.h"
 #include "models/loss.h"
 
@@ -42,8 +43,7 @@ struct raid_har_input {
     char *path;        /* NULL: messages name rows */
     int date_col;
     char *colname[4];  /* rv, bpv, rq, jump_p */
-    char **notice;     /* nnotice notices of the reading (raid_har_input_notice) */
-    size_t nnotice;
+    raid_strlist notices; /* of the reading (raid_har_input_notice) */
 };
 
 struct raid_har_result {

@@ -15,22 +15,10 @@ static const char *const model_names[] = {"har", "har-j", "har-cj", "harq"};
 static const char *const transform_names[] = {"none", "log", "sqrt"};
 static const char *const se_names[] = {"ols", "white", "nw"};
 
-/* The index of s among names, through *out; RAID_EINVAL naming what was expected. */
-static raid_status parse_word(const char *const *names, int n, const char *s, int *out, const char *what,
-                              const char *expected)
-{
-    for (int i = 0; s && out && i < n; i++)
-        if (!strcmp(s, names[i])) {
-            *out = i;
-            return RAID_OK;
-        }
-    return raid_fail(NULL, RAID_EINVAL, "bad %s '%s' (expected %s)", what, s ? s : "", expected);
-}
-
 raid_status raid_har_model_parse(const char *name, raid_har_model *out)
 {
     int i = 0;
-    const raid_status st = parse_word(model_names, 4, name, &i, "model", "har, har-j, har-cj or harq");
+    const raid_status st = raid_parse_word(model_names, 4, name, &i, "model", "har, har-j, har-cj or harq");
     if (st == RAID_OK && out)
         *out = (raid_har_model)i;
     return out ? st : raid_fail(NULL, RAID_EINVAL, "raid_har_model_parse: NULL");
@@ -41,7 +29,7 @@ const char *raid_har_model_name(raid_har_model m) { return (unsigned)m < 4 ? mod
 raid_status raid_har_transform_parse(const char *name, raid_har_transform *out)
 {
     int i = 0;
-    const raid_status st = parse_word(transform_names, 3, name, &i, "transform", "none, log or sqrt");
+    const raid_status st = raid_parse_word(transform_names, 3, name, &i, "transform", "none, log or sqrt");
     if (st == RAID_OK && out)
         *out = (raid_har_transform)i;
     return out ? st : raid_fail(NULL, RAID_EINVAL, "raid_har_transform_parse: NULL");
@@ -52,7 +40,7 @@ const char *raid_har_transform_name(raid_har_transform t) { return (unsigned)t <
 raid_status raid_har_se_parse(const char *name, raid_se_kind *out)
 {
     int i = 0;
-    const raid_status st = parse_word(se_names, 3, name, &i, "standard errors", "ols, white or nw");
+    const raid_status st = raid_parse_word(se_names, 3, name, &i, "standard errors", "ols, white or nw");
     if (st == RAID_OK && out)
         *out = (raid_se_kind)i;
     return out ? st : raid_fail(NULL, RAID_EINVAL, "raid_har_se_parse: NULL");

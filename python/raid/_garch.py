@@ -1,0 +1,165 @@
+"""GARCH-family volatility models through the library's GARCH API (include/raid/garch.h): an opaque
+specification, the return series added per symbol, one batched fit on a context, and the result read
+through its accessors into the DataFrame that `raid garch` writes as CSV."""
+import numpy as np
+import pandas as pd
+
+from ._core import _text, array, as_c, c_int, check, context, ffi, lib, symbol_codes
+from ._realized import _column
+
+COLUMNS = ["symbol", "window_end", "n", "model", "dist", "mu", "omega", "alpha", "gamma", "beta", "nu", "se_mu",
+           "se_omega", "se_alpha", "se_gamma", "se_beta", "se_nu", "loglik", "iterations", "status", "sigma2_last",
+           "sigma2_next"]
+_PARAMS = ["mu", "omega", "alpha", "gamma", "beta", "nu"]
+
+
+def _word(fn, text, ctype, what):
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be a string, not {text!r}")
+    out = ffi.new(ctype + " *")
+    check(fn(text.encode(), out))
+    return out[0]
+
+
+def _spec(model, dist, mean, init, ez, se, window, step, max_iter):
+    pp = ffi.new("raid_garch_spec **")
+    check(lib.raid_garch_spec_create(pp))
+    spec = ffi.gc(pp[0], lib.raid_garch_spec_destroy)
+    check(lib.raid_garch_spec_set_model(spec, _word(lib.raid_garch_model_parse, model, "raid_garch_model", "model")))
+    check(lib.raid_garch_spec_set_dist(spec, _word(lib.raid_garch_dist_parse, dist, "raid_garch_dist", "dist")))
+    check(lib.raid_garch_spec_set_mean(spec, _word(lib.raid_garch_mean_parse, mean, "raid_garch_mean", "mean")))
+    check(lib.raid_garch_spec_set_init(spec, _word(lib.raid_garch_init_parse, init, "raid_garch_init", "init")))
+    check(lib.raid_garch_spec_set_ez(spec, _word(lib.raid_garch_ez_parse, ez, "raid_garch_ez", "ez")))
+    check(lib.raid_garch_spec_set_se(spec, _word(lib.raid_garch_se_parse, se, "raid_garch_se", "se")))
+    kind, n = ffi.new("raid_garch_window *"), ffi.new("int64_t *")
+    check(lib.raid_garch_window_parse(("full" if window is None else str(window)).encode(), kind, n))
+    check(lib.raid_garch_spec_set_window(spec, kind[0], n[0], c_int(step, "step", "int64_t")))
+    check(lib.raid_garch_spec_set_max_iter(spec, c_int(max_iter, "max_iter")))
+    return spec
+
+
+def _date_strings(idx):
+    """Dates as text (written back as window_end): datetime-like values as ISO 8601 ("YYYY-MM-DD" when
+    every one is a midnight), strings as given; None for an index of anything else (a RangeIndex)."""
+    if isinstance(idx, pd.PeriodIndex):
+        idx = idx.to_timestamp()
+    if pd.api.types.is_datetime64_any_dtype(idx.dtype):
+        idx = pd.DatetimeIndex(idx)
+        if idx.isna().any():
+            raise ValueError(f"row {int(np.flatnonzero(idx.isna())[0])}: missing date")
+        if (idx == idx.normalize()).all():
+            return list(idx.strftime("%Y-%m-%d"))
+        return [t.isoformat() for t in idx]
+    vals = list(idx)
+    if vals and all(isinstance(v, str) for v in vals):
+        for r, v in enumerate(vals):
+            if "\0" in v:
+                raise ValueError(f"row {r}: date {v!r} holds a NUL byte")
+        return vals
+    return None
+
+
+def _series_list(returns, ret_col, symbol_col, date_col):
+    """(name bytes, float64 returns, dates or None, 0-based row numbers) per symbol."""
+    if isinstance(returns, dict):
+        out = []
+        for k, v in returns.items():
+            if not isinstance(k, str):
+                raise ValueError(f"symbol {k!r} must be a string")
+            (_, r, d, rows), = _series_list(v, ret_col, None, None)
+            out.append((k.encode(), r, d, rows))
+        return out
+    if isinstance(returns, pd.Series):
+        r = returns.to_numpy(dtype=np.float64)
+        name = returns.name if isinstance(returns.name, str) else ""
+        return [(name.encode(), r, _date_strings(returns.index), np.arange(len(r), dtype=np.int64))]
+    if isinstance(returns, pd.DataFrame):
+        df = returns
+        rc = _column(df, ret_col, "ret")
+        sc = _column(df, symbol_col, "symbol", required=False)
+        dc = _column(df, date_col, "date", required=False)
+        n = len(df)
+        codes, names = (np.zeros(n, np.int64), [b""]) if sc is None else symbol_codes(df[sc])
+        cut = np.flatnonzero(np.diff(codes) != 0) + 1
+        if n and len(cut) + 1 != len(names):
+            starts = np.concatenate([[0], cut])
+            _, first = np.unique(codes[starts], return_index=True)
+            r0 = int(starts[np.setdiff1d(np.arange(len(starts)), first).min()])
+            raise ValueError(f"row {r0}: symbol {names[codes[r0]].decode()!r} again, after other symbols: the rows "
+                             "of a symbol must be contiguous (as in `raid garch`'s input)")
+        r = df[rc].to_numpy(dtype=np.float64)
+        dates = _date_strings(pd.Index(df[dc])) if dc is not None else None
+        if dc is not None and dates is None:
+            dates = [str(v) for v in df[dc]]
+        bounds = np.concatenate([[0], cut, [n]]) if n else np.zeros(1, np.int64)
+        return [(names[codes[s0]], r[s0:s1], None if dates is None else dates[s0:s1],
+                 np.arange(s0, s1, dtype=np.int64)) for s0, s1 in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    a = np.asarray(returns)
+    if a.dtype.kind not in "fiu":
+        raise ValueError(f"returns must be numbers, not of dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"returns must be one-dimensional, not of shape {a.shape}")
+    return [(b"", a.astype(np.float64), None, np.arange(len(a), dtype=np.int64))]
+
+
+def _input(series):
+    pp = ffi.new("raid_garch_input **")
+    check(lib.raid_garch_input_create(pp))
+    gin = ffi.gc(pp[0], lib.raid_garch_input_destroy)
+    for name, r, dates, rows in series:
+        r, rp = as_c(r, np.float64, "returns")
+        rows, lp = as_c(rows, np.int64, "rows")
+        keep = [ffi.new("char[]", str(d).encode()) for d in dates] if dates is not None else None
+        dp = ffi.new("char *[]", keep) if keep is not None else ffi.NULL
+        check(lib.raid_garch_input_add(gin, name, len(r), rp, dp, lp))
+    return gin
+
+
+def garch(returns, model="garch", dist="normal", mean="constant", init="backcast", ez="sqrt2pi", se="robust",
+          window=None, step=1, max_iter=500, device=None, ret_col=None, symbol_col=None, date_col=None):
+    """Fit a GARCH-family model to one or many return series (docs/garch.md; `raid garch`).
+
+    returns: a 1-D numpy array (one series, symbol ""); a pandas Series (its index gives window_end when
+    it holds dates, datetime-like or strings; its name, if a string, the symbol); a DataFrame with a ret
+    column and optional symbol and date columns (names case-insensitive, *_col rename them; a symbol's
+    rows contiguous, in time order), as `raid garch` reads its CSV; or a dict {symbol: array or Series}.
+    Returns in any unit: the estimates come back in that unit. NaN makes a series "non-finite".
+    model "garch", "gjr", "egarch"; dist "normal", "t"; mean "constant", "zero"; init "backcast" (arch's,
+    the default) or "sample"; ez "sqrt2pi" or "dist" (EGARCH's kappa); se "robust" or "classic";
+    window None (full sample), "rolling:N" or "expanding:N" with step; max_iter BFGS iterations;
+    device as raid.realized (None: $RAID_DEVICE or auto).
+
+    Returns a DataFrame with `raid garch`'s columns (one row per series, or per window); the fit's
+    messages (why a fit has no estimates or did not converge) are in its .attrs["messages"]. Raises
+    RaidError for a bad specification and the device's errors, ValueError for input it cannot take.
+    """
+    spec = _spec(model, dist, mean, init, ez, se, window, step, max_iter)
+    gin = _input(_series_list(returns, ret_col, symbol_col, date_col))
+    ctx = context(device)
+    rp = ffi.new("raid_garch_result **")
+    check(lib.raid_garch_fit(ctx, spec, gin, rp), ctx)
+    res = ffi.gc(rp[0], lib.raid_garch_result_destroy)
+    n = lib.raid_garch_result_nrows(res)
+    P = len(_PARAMS)
+    params = array(lib.raid_garch_result_params(res), n * P, np.float64).reshape(n, P)
+    ses = array(lib.raid_garch_result_se(res), n * P, np.float64).reshape(n, P)
+    status = array(lib.raid_garch_result_status(res), n, np.int32)
+    ends = [lib.raid_garch_result_window_end(res, r) for r in range(n)]
+    cols = {"symbol": [_text(lib.raid_garch_result_symbol(res, r)) for r in range(n)],
+            "window_end": [None if e == ffi.NULL else _text(e) for e in ends],
+            "n": array(lib.raid_garch_result_n(res), n, np.int64),
+            "model": [_text(lib.raid_garch_model_name(lib.raid_garch_spec_model(spec)))] * n,
+            "dist": [_text(lib.raid_garch_dist_name(lib.raid_garch_spec_dist(spec)))] * n}
+    for j, p in enumerate(_PARAMS):
+        cols[p] = params[:, j]
+    for j, p in enumerate(_PARAMS):
+        cols["se_" + p] = ses[:, j]
+    cols["loglik"] = array(lib.raid_garch_result_loglik(res), n, np.float64)
+    cols["iterations"] = array(lib.raid_garch_result_iterations(res), n, np.int32).astype(np.int64)
+    cols["status"] = [_text(lib.raid_garch_status_name(int(s))) for s in status]
+    cols["sigma2_last"] = array(lib.raid_garch_result_sigma2_last(res), n, np.float64)
+    cols["sigma2_next"] = array(lib.raid_garch_result_sigma2_next(res), n, np.float64)
+    out = pd.DataFrame(cols, columns=COLUMNS)
+    out.attrs["messages"] = [_text(lib.raid_garch_result_message(res, i))
+                             for i in range(lib.raid_garch_result_nmessages(res))]
+    return out

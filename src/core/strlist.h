@@ -1,0 +1,26 @@
+/* A growing list of owned strings: the notices of an input (har_input.c, garch_input.c) and the messages
+ * of a result (garch_result.c). Never installed. */
+#ifndef RAID_CORE_STRLIST_H
+#define RAID_CORE_STRLIST_H
+
+#include "raid/core.h"
+
+#include <stddef.h>
+
+typedef struct raid_strlist {
+    char **s;
+    size_t n, cap;
+} raid_strlist;
+
+/* Append a formatted copy (printf). RAID_OK, or RAID_ENOMEM (no message set; the list is unchanged). */
+raid_status raid_strlist_addf(raid_strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Free the strings and the list; it is empty again. */
+void raid_strlist_free(raid_strlist *l);
+/* Append s[0..n) and a NUL to the text buffer *text (*len bytes used of *cap, the capacity doubling from
+ * 64 KiB): the offset of the copy, or (size_t)-1 when out of memory (the buffer unchanged). The dates of
+ * the CSV readers' runs (har_reader.c, garch_reader.c). */
+size_t raid_text_append(char **text, size_t *len, size_t *cap, const char *s, size_t n);
+/* String i, or NULL out of range. */
+static inline const char *raid_strlist_get(const raid_strlist *l, size_t i) { return i < l->n ? l->s[i] : NULL; }
+
+#endif

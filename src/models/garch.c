@@ -1,0 +1,212 @@
+/* The GARCH fit job (raid_garch_fit, include/raid/garch.h): plans the full-sample series of every symbol
+ * and, with a window, every window (a pointer and a length into its symbol's returns), and calls the
+ * batched fitter (garch_batch.h) ONCE for all full-sample series and ONCE for all windows, these
+ * warm-started from their symbol's full-sample estimates. It screens nothing itself: the batched fitter
+ * gives every fit its status; this file turns them into rows and messages. */
+#define _POSIX_C_SOURCE 200809L
+#include "models/garch_internal.h"
+#include "models/garch_batch.h"
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GARCH_STR2(x) #x
+#define GARCH_STR(x) GARCH_STR2(x)
+
+/* Why a fit has the status it has (the words of include/raid/garch.h). */
+static const char *status_detail(raid_garch_status s)
+{
+    switch (s) {
+    case RAID_GARCH_CONVERGED: return "";
+    case RAID_GARCH_MAXITER: return "the estimates are the last iterate, not converged";
+    case RAID_GARCH_BOUNDARY: return "stopped towards an edge of the parameter space (persistence near 1, a "
+                                     "component near 0, EGARCH |beta| near 1 or nu very large)";
+    case RAID_GARCH_NO_PROGRESS: return "the line search failed with the gradient not small";
+    case RAID_GARCH_AT_START: return "the estimates did not move from the starting values";
+    case RAID_GARCH_TOO_SHORT: return "fewer than " GARCH_STR(RAID_GARCH_MIN_T) " returns; no estimates";
+    case RAID_GARCH_CONSTANT: return "every return is equal; no estimates";
+    case RAID_GARCH_NONFINITE: return "a NaN or infinite return; no estimates";
+    case RAID_GARCH_NO_START: return "every starting value has an infinite likelihood; no estimates";
+    }
+    return "";
+}
+
+/* Where return t of symbol S is: "FILE:LINE" (a source and lines), "row L" (lines, no source: the
+ * caller's numbering), "row T" (1-based within the symbol). */
+static void garch_where(const raid_garch_input *in, const garch_in_sym *S, size_t t, char *buf, size_t n)
+{
+    if (S->lines && in->path)
+        snprintf(buf, n, "%s:%lld", in->path, (long long)S->lines[t]);
+    else
+        snprintf(buf, n, "row %lld", S->lines ? (long long)S->lines[t] : (long long)t + 1);
+}
+
+/* The message of a full-sample fit that did not converge. */
+static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, size_t q,
+                            const raid_garch_batch_out *o)
+{
+    const garch_in_sym *S = &in->sym[q];
+    const char *nm = *S->name ? S->name : "(no symbol)", *st = raid_garch_status_name(o->status);
+    if (o->status == RAID_GARCH_NONFINITE) {
+        size_t t = 0;
+        while (t < S->n && isfinite(S->r[t]))
+            t++;
+        char where[4200] = "?";
+        if (t < S->n)
+            garch_where(in, S, t, where, sizeof where);
+        return raid_strlist_addf(&res->msg, "%s: %s: return %g at %s; no estimates", nm, st, t < S->n ? S->r[t] : NAN,
+                                where);
+    }
+    if (o->status == RAID_GARCH_TOO_SHORT)
+        return raid_strlist_addf(&res->msg, "%s: %s: %zu returns, fewer than %d; no estimates", nm, st, S->n,
+                                RAID_GARCH_MIN_T);
+    if (o->status == RAID_GARCH_MAXITER)
+        return raid_strlist_addf(&res->msg, "%s: %s (%d iterations): %s", nm, st, o->iterations,
+                                status_detail(o->status));
+    return raid_strlist_addf(&res->msg, "%s: %s: %s", nm, st, status_detail(o->status));
+}
+
+/* Row r of the result from fit o of symbol q (window end text: NULL for a full-sample fit). */
+static raid_status put_row(raid_garch_result *res, size_t r, size_t q, const char *end, size_t n,
+                           const raid_garch_batch_out *o, const int *slot, int k)
+{
+    if (end && !(res->row_end[r] = strdup(end)))
+        return RAID_ENOMEM;
+    res->row_sym[r] = (int64_t)q;
+    res->n[r] = (int64_t)n;
+    const double *se = res->spec.se == RAID_GARCH_SE_CLASSIC ? o->se_classic : o->se_robust;
+    for (int j = 0; j < k; j++) {
+        res->params[r * RAID_GARCH_MAXPAR + (size_t)slot[j]] = o->theta[j];
+        res->se[r * RAID_GARCH_MAXPAR + (size_t)slot[j]] = se[j];
+    }
+    res->loglik[r] = o->loglik;
+    res->iterations[r] = o->iterations;
+    res->status[r] = (int32_t)o->status;
+    res->sigma2_last[r] = o->sigma2_last;
+    res->sigma2_next[r] = o->sigma2_next;
+    return RAID_OK;
+}
+
+/* The windows of a series of T returns: their number, and (ends not NULL) the 0-based index of each
+ * window's last return. */
+static size_t plan_windows(const raid_garch_spec *sp, size_t T, size_t *ends)
+{
+    const size_t N = (size_t)sp->win, step = (size_t)sp->step;
+    if (T < N)
+        return 0;
+    const size_t nw = (T - N) / step + 1;
+    for (size_t j = 0; ends && j < nw; j++)
+        ends[j] = N - 1 + j * step;
+    return nw;
+}
+
+#define NOMEM(ctx) raid_fail((ctx), RAID_ENOMEM, "out of memory")
+
+/* The window fits of every symbol, in one batch, and their rows and messages. */
+static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const raid_garch_lik_spec *ls,
+                               const raid_garch_input *in, const raid_garch_batch_out *full,
+                               const raid_garch_batch_opts *opts, raid_garch_result *res, const int *slot, int k)
+{
+    const size_t nsym = in->nsym, nrows = res->nrows;
+    const double **r = malloc((nrows ? nrows : 1) * sizeof *r);
+    size_t *T = malloc((nrows ? nrows : 1) * sizeof *T), *end = malloc((nrows ? nrows : 1) * sizeof *end);
+    double *warm = malloc((nrows ? nrows : 1) * (size_t)k * sizeof *warm);
+    raid_garch_batch_out *o = calloc(nrows ? nrows : 1, sizeof *o);
+    raid_status st = RAID_OK;
+    if (!r || !T || !end || !warm || !o) {
+        st = NOMEM(ctx);
+        goto done;
+    }
+    size_t w = 0;
+    for (size_t q = 0; q < nsym; q++) {
+        const garch_in_sym *S = &in->sym[q];
+        const size_t nw = plan_windows(sp, S->n, end + w);
+        for (size_t j = w; j < w + nw; j++) {
+            const size_t start = sp->win_kind == RAID_GARCH_ROLLING ? end[j] + 1 - (size_t)sp->win : 0;
+            r[j] = S->r + start;
+            T[j] = end[j] + 1 - start;
+            memcpy(warm + j * (size_t)k, full[q].theta, (size_t)k * sizeof *warm); /* NAN: no estimates */
+        }
+        w += nw;
+    }
+    if (nrows && (st = raid_garch_batch_fit(ctx, ls, nrows, r, T, warm, opts, o)) != RAID_OK)
+        goto done;
+    w = 0;
+    for (size_t q = 0; q < nsym && st == RAID_OK; q++) {
+        const garch_in_sym *S = &in->sym[q];
+        const char *nm = *S->name ? S->name : "(no symbol)";
+        const size_t nw = plan_windows(sp, S->n, NULL);
+        size_t bad = 0, first = 0;
+        for (size_t j = w; j < w + nw && st == RAID_OK; j++) {
+            char idx[32];
+            snprintf(idx, sizeof idx, "%zu", end[j] + 1);
+            st = put_row(res, j, q, S->dates ? S->dates[end[j]] : idx, T[j], &o[j], slot, k) ? NOMEM(ctx) : RAID_OK;
+            if (o[j].status != RAID_GARCH_CONVERGED && !bad++)
+                first = j;
+        }
+        if (st == RAID_OK && !nw)
+            st = raid_strlist_addf(&res->msg, "%s: %zu returns, fewer than the window's %lld: no window", nm, S->n,
+                                  (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
+        else if (st == RAID_OK && bad)
+            st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
+                                  nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
+                                  status_detail(o[first].status)) ? NOMEM(ctx) : RAID_OK;
+        w += nw;
+    }
+done:
+    free(r), free(T), free(end), free(warm), free(o);
+    return st;
+}
+
+raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_garch_input *in,
+                           raid_garch_result **out)
+{
+    if (!ctx || !sp || !in || !out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_garch_fit: NULL argument");
+    *out = NULL;
+    const raid_garch_lik_spec ls = garch_lik_spec(sp);
+    int slot[RAID_GARCH_MAXPAR];
+    const int k = garch_slots(sp, slot);
+    raid_garch_batch_opts opts;
+    memset(&opts, 0, sizeof opts); /* the defaults of garch_batch.h */
+    opts.max_iter = (size_t)sp->max_iter;
+    const size_t nsym = in->nsym;
+    size_t nrows = nsym;
+    if (sp->win_kind != RAID_GARCH_FULL) {
+        nrows = 0;
+        for (size_t q = 0; q < nsym; q++)
+            nrows += plan_windows(sp, in->sym[q].n, NULL);
+    }
+    raid_garch_result *res = calloc(1, sizeof *res);
+    const double **r = malloc((nsym ? nsym : 1) * sizeof *r);
+    size_t *T = malloc((nsym ? nsym : 1) * sizeof *T);
+    raid_garch_batch_out *full = calloc(nsym ? nsym : 1, sizeof *full);
+    raid_status st = RAID_OK;
+    if (!res || !r || !T || !full || garch_result_init(res, sp, in, nrows) != RAID_OK) {
+        st = NOMEM(ctx);
+        goto done;
+    }
+    for (size_t q = 0; q < nsym; q++) {
+        r[q] = in->sym[q].r;
+        T[q] = in->sym[q].n;
+    }
+    if (nsym && (st = raid_garch_batch_fit(ctx, &ls, nsym, r, T, NULL, &opts, full)) != RAID_OK)
+        goto done;
+    for (size_t q = 0; q < nsym && st == RAID_OK && sp->win_kind == RAID_GARCH_FULL; q++)
+        if (put_row(res, q, q, NULL, in->sym[q].n, &full[q], slot, k) != RAID_OK ||
+            (full[q].status != RAID_GARCH_CONVERGED && full_msg(res, in, q, &full[q]) != RAID_OK))
+            st = NOMEM(ctx);
+    if (st == RAID_OK && sp->win_kind != RAID_GARCH_FULL)
+        st = fit_windows(ctx, sp, &ls, in, full, &opts, res, slot, k);
+done:
+    free(r), free(T), free(full);
+    if (st != RAID_OK) {
+        raid_garch_result_destroy(res);
+        return st;
+    }
+    *out = res;
+    return RAID_OK;
+}

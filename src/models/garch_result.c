@@ -1,0 +1,132 @@
+/* The GARCH result: building it (garch.c), its accessors, forecasts and CSV writer
+ * (include/raid/garch.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "models/garch_internal.h"
+#include "models/garch_batch.h"
+#include "core/internal.h"
+#include "core/outfile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+raid_status garch_result_init(raid_garch_result *res, const raid_garch_spec *sp, const raid_garch_input *in,
+                              size_t nrows)
+{
+    const size_t n = nrows ? nrows : 1, P = RAID_GARCH_MAXPAR;
+    res->spec = *sp;
+    res->nsym = in->nsym;
+    res->nrows = nrows;
+    if (!(res->sym = calloc(in->nsym ? in->nsym : 1, sizeof *res->sym)))
+        return RAID_ENOMEM;
+    for (size_t q = 0; q < in->nsym; q++)
+        if (!(res->sym[q] = strdup(in->sym[q].name)))
+            return RAID_ENOMEM;
+    res->row_sym = calloc(n, sizeof *res->row_sym);
+    res->row_end = calloc(n, sizeof *res->row_end);
+    res->n = calloc(n, sizeof *res->n);
+    res->params = malloc(n * P * sizeof *res->params);
+    res->se = malloc(n * P * sizeof *res->se);
+    res->loglik = malloc(n * sizeof *res->loglik);
+    res->sigma2_last = malloc(n * sizeof *res->sigma2_last);
+    res->sigma2_next = malloc(n * sizeof *res->sigma2_next);
+    res->iterations = calloc(n, sizeof *res->iterations);
+    res->status = calloc(n, sizeof *res->status);
+    if (!res->row_sym || !res->row_end || !res->n || !res->params || !res->se || !res->loglik ||
+        !res->sigma2_last || !res->sigma2_next || !res->iterations || !res->status)
+        return RAID_ENOMEM;
+    for (size_t i = 0; i < n * P; i++)
+        res->params[i] = res->se[i] = NAN;
+    for (size_t i = 0; i < n; i++)
+        res->loglik[i] = res->sigma2_last[i] = res->sigma2_next[i] = NAN;
+    return RAID_OK;
+}
+
+void raid_garch_result_destroy(raid_garch_result *res)
+{
+    if (!res)
+        return;
+    for (size_t q = 0; res->sym && q < res->nsym; q++)
+        free(res->sym[q]);
+    free(res->sym);
+    raid_strlist_free(&res->msg);
+    for (size_t r = 0; res->row_end && r < res->nrows; r++)
+        free(res->row_end[r]);
+    free(res->row_sym), free(res->row_end), free(res->n), free(res->params), free(res->se), free(res->loglik);
+    free(res->sigma2_last), free(res->sigma2_next), free(res->iterations), free(res->status);
+    free(res);
+}
+
+/* ---- accessors: NULL / NAN / -1 out of range (include/raid/garch.h) ---- */
+
+size_t raid_garch_result_nrows(const raid_garch_result *res) { return res ? res->nrows : 0; }
+const char *raid_garch_result_symbol(const raid_garch_result *res, size_t row)
+{
+    return res && row < res->nrows ? res->sym[res->row_sym[row]] : NULL;
+}
+const char *raid_garch_result_window_end(const raid_garch_result *res, size_t row)
+{
+    return res && row < res->nrows ? res->row_end[row] : NULL;
+}
+#define ARRAY_ACCESSOR(TYPE, NAME)                                                                               \
+    const TYPE *raid_garch_result_##NAME(const raid_garch_result *res) { return res && res->nrows ? res->NAME : NULL; }
+ARRAY_ACCESSOR(int64_t, n)
+ARRAY_ACCESSOR(double, params)
+ARRAY_ACCESSOR(double, se)
+ARRAY_ACCESSOR(double, loglik)
+ARRAY_ACCESSOR(int32_t, iterations)
+ARRAY_ACCESSOR(int32_t, status)
+ARRAY_ACCESSOR(double, sigma2_last)
+ARRAY_ACCESSOR(double, sigma2_next)
+size_t raid_garch_result_nmessages(const raid_garch_result *res) { return res ? res->msg.n : 0; }
+const char *raid_garch_result_message(const raid_garch_result *res, size_t i)
+{
+    return res ? raid_strlist_get(&res->msg, i) : NULL;
+}
+
+raid_status raid_garch_result_forecast(const raid_garch_result *res, size_t row, size_t H, double *out)
+{
+    if (!res || !out || H < 1 || row >= res->nrows)
+        return raid_fail(NULL, RAID_EINVAL, "raid_garch_result_forecast: %s",
+                         !res || !out ? "NULL argument" : H < 1 ? "H < 1" : "row out of range");
+    int slot[RAID_GARCH_MAXPAR];
+    const int k = garch_slots(&res->spec, slot);
+    double theta[RAID_GARCH_MAXPAR];
+    int ok = isfinite(res->sigma2_next[row]);
+    for (int j = 0; j < k; j++)
+        ok &= isfinite(theta[j] = res->params[row * RAID_GARCH_MAXPAR + (size_t)slot[j]]);
+    if (!ok)
+        return raid_fail(NULL, RAID_EINVAL, "raid_garch_result_forecast: row %zu has no estimates (%s)", row,
+                         raid_garch_status_name((raid_garch_status)res->status[row]));
+    const raid_garch_lik_spec ls = garch_lik_spec(&res->spec);
+    raid_garch_forecast(&ls, theta, res->sigma2_next[row], H, out);
+    return RAID_OK;
+}
+
+raid_status raid_garch_write_csv(const raid_garch_result *res, FILE *f)
+{
+    if (!res || !f)
+        return raid_fail(NULL, RAID_EINVAL, "raid_garch_write_csv: NULL");
+    const raid_garch_spec *sp = &res->spec;
+    fputs("symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,"
+          "se_nu,loglik,iterations,status,sigma2_last,sigma2_next\n", f);
+    for (size_t r = 0; r < res->nrows; r++) {
+        raid_csv_put_field(f, res->sym[res->row_sym[r]]);
+        fputc(',', f);
+        if (res->row_end[r])
+            raid_csv_put_field(f, res->row_end[r]);
+        fprintf(f, ",%lld,%s,%s", (long long)res->n[r], raid_garch_model_name((raid_garch_model)sp->model),
+                raid_garch_dist_name((raid_garch_dist)sp->dist));
+        for (int j = 0; j < 2 * RAID_GARCH_MAXPAR; j++)
+            raid_csv_put_value(f, (j < RAID_GARCH_MAXPAR ? res->params : res->se)[r * RAID_GARCH_MAXPAR +
+                                                                                   (size_t)(j % RAID_GARCH_MAXPAR)]);
+        raid_csv_put_value(f, res->loglik[r]);
+        fprintf(f, ",%ld,", (long)res->iterations[r]);
+        raid_csv_put_field(f, raid_garch_status_name((raid_garch_status)res->status[r]));
+        raid_csv_put_value(f, res->sigma2_last[r]);
+        raid_csv_put_value(f, res->sigma2_next[r]);
+        fputc('\n', f);
+    }
+    return raid_csv_written(f);
+}
