@@ -11,6 +11,8 @@
 #include "models/garch_batch.h"
 
 #include <assert.h>
+#include <stdio.h>
+#include <time.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -427,10 +429,27 @@ static void batch_push(batch *b, const fit *s, size_t owner, const double *x)
     to_theta(&s->m, x, b->theta + p * k);
 }
 
+/* RAID_GARCH_PROFILE=1 in the environment: the phases' wall times and the evaluator's calls on stderr
+ * (for the benchmark's analysis; not a documented interface). */
+static double prof_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static struct {
+    size_t calls, points;
+    double eval_s;
+} prof;
+
 /* Evaluate the batch and map the gradients to x; a point whose gradient in x is not finite gets +inf. */
 static raid_status batch_run(raid_garch_eval *ev, batch *b, const fit *fits, size_t k)
 {
+    const double t0 = prof_now();
     const raid_status st = raid_garch_eval_run(ev, b->n, b->series, b->theta, b->nll, b->grad);
+    prof.eval_s += prof_now() - t0;
+    prof.calls++;
+    prof.points += b->n;
     if (st != RAID_OK) return st;
     for (size_t p = 0; p < b->n; p++) {
         if (!isfinite(b->nll[p])) continue;
@@ -1088,11 +1107,24 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
+    const int profile = getenv("RAID_GARCH_PROFILE") != NULL;
+    double tp[6];
+    memset(&prof, 0, sizeof prof);
+    tp[0] = prof_now();
     st = starts(ev, fits, nf, wv, &b);
+    tp[1] = prof_now();
     if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
+    tp[2] = prof_now();
     if (st == RAID_OK) st = bulk(ev, fits, nf, &ru, &b);
+    tp[3] = prof_now();
     if (st != RAID_OK) goto done;
     refine_all(fits, nf, &final);
+    tp[4] = prof_now();
+    if (profile)
+        fprintf(stderr,
+                "garch profile: %zu fits; starts %.3f s, init hessian %.3f s, bulk %.3f s, refine %.3f s; "
+                "evaluator %zu calls, %zu points, %.3f s\n",
+                nf, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s);
     if (ru.gtol > final.gtol) {
         /* A looser bulk phase (a device's) whose point Newton could not finish: BFGS goes on in float64 on
          * the cpu evaluator from there, then the refinement again. */
@@ -1134,6 +1166,11 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         if (!infer(s, o)) oom |= 1;
     }
     if (oom) st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH standard errors)");
+    if (profile) {
+        tp[5] = prof_now();
+        fprintf(stderr, "garch profile: continuation + inference %.3f s; total after create %.3f s\n", tp[5] - tp[4],
+                tp[5] - tp[0]);
+    }
 
 done:
     raid_garch_eval_destroy(ev);
