@@ -238,6 +238,7 @@ typedef struct fit {
     size_t nhalf; /* step lengths tried in this line search */
     size_t iter;
     double var;
+    double bc; /* the backcast start (BACKCAST), formed once */
     int warm_kept; /* the start kept is the warm start */
     size_t newton; /* Newton steps of the refinement */
     double Hv[K * K]; /* the float64 Hessian in v (below) */
@@ -634,7 +635,7 @@ static double nll_v(const fit *s, const double *v, double *gv)
 {
     double th[K];
     th_of_v(&s->m, v, th);
-    const double f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, gv);
+    const double f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, gv);
     gv_of_gth(&s->m, gv);
     return f;
 }
@@ -739,7 +740,7 @@ static int mu_kink(const fit *s, const double *th)
         double t2[K];
         memcpy(t2, th, s->m.k * sizeof *th);
         t2[s->m.imu] += (i ? 1e-10 : -1e-10) * s->m.s;
-        if (!isfinite(raid_garch_lik_nll(&s->m.spec, s->r, s->T, t2, g))) return 0;
+        if (!isfinite(raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, t2, s->bc, g))) return 0;
         side[i] = g[s->m.imu];
     }
     return side[0] < 0 && side[1] > 0;
@@ -755,7 +756,7 @@ typedef struct rpoint {
 static int rpoint_at(const fit *s, const double *th, const double *x, int hold, rpoint *p)
 {
     double g[K], gx[K];
-    p->f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
+    p->f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, g);
     if (!isfinite(p->f)) return 0;
     memcpy(p->th, th, s->m.k * sizeof *th);
     if (x) memcpy(p->x, x, sizeof p->x);
@@ -827,7 +828,7 @@ static int settle(fit *s, const rules *fin, rpoint *p)
     if (s->m.spec.model != RAID_GARCH_LIK_EGARCH || s->m.imu < 0) return 0;
     double th[K], g[K];
     memcpy(th, p->th, sizeof th);
-    raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, g);
+    raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, g);
     const double mu = th[s->m.imu], dir = g[s->m.imu] > 0 ? -1.0 : 1.0;
     double best = 0.01 * s->m.s, kink = NAN;
     for (size_t t = 0; t < s->T; t++) {
@@ -865,7 +866,7 @@ static void mu_scan(fit *s, const rules *fin, rpoint *p)
         for (int j = -MU_SCAN; j <= MU_SCAN; j++) {
             if (j == 0) continue;
             th[imu] = p->th[imu] + j * MU_SCAN_STEP * s->m.s;
-            const double f = raid_garch_lik_nll(&s->m.spec, s->r, s->T, th, NULL);
+            const double f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, NULL);
             if (f < bestf) {
                 bestf = f;
                 bestmu = th[imu];
@@ -1021,18 +1022,20 @@ static void clear_out(raid_garch_batch_out *o)
 }
 
 /* The status of a series that cannot be fitted (non-finite, too short, constant), or CONVERGED. Sets
- * the sample mean and variance (zero mean: the mean square). */
+ * the sample mean and variance (zero mean: the mean square), long double sums. */
 static raid_garch_status screen(const raid_garch_lik_spec *spec, const double *r, size_t T, double *mbar,
                                 double *var)
 {
-    for (size_t t = 0; t < T; t++)
-        if (!isfinite(r[t])) return RAID_GARCH_NONFINITE;
-    if (T < RAID_GARCH_MIN_T) return RAID_GARCH_TOO_SHORT;
+    long double sum = 0;
     int constant = 1;
-    for (size_t t = 1; t < T && constant; t++) constant = r[t] == r[0];
+    for (size_t t = 0; t < T; t++) { /* one pass: finite, constant, the sum */
+        if (!isfinite(r[t])) return RAID_GARCH_NONFINITE;
+        constant &= r[t] == r[0];
+        sum += r[t];
+    }
+    if (T < RAID_GARCH_MIN_T) return RAID_GARCH_TOO_SHORT;
     if (constant) return RAID_GARCH_CONSTANT;
-    long double sum = 0, ss = 0;
-    for (size_t t = 0; t < T; t++) sum += r[t];
+    long double ss = 0;
     *mbar = (double)(sum / T);
     for (size_t t = 0; t < T; t++) ss += ((long double)r[t] - *mbar) * ((long double)r[t] - *mbar);
     *var = (double)(ss / T);
@@ -1063,21 +1066,34 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
-    size_t nf = 0;
-    for (size_t i = 0; i < n; i++) {
+    const int profile = getenv("RAID_GARCH_PROFILE") != NULL;
+    const double tpre = prof_now();
+    /* screen every series in parallel (each its own sums), then gather the fits in the input's order */
+    const long long nl = (long long)n;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long long ii = 0; ii < nl; ii++) {
+        const size_t i = (size_t)ii;
+        fit *s = &fits[i];
         double mbar = 0, var = 0;
-        const raid_garch_status s0 = screen(spec, r[i], T[i], &mbar, &var);
-        if (s0 != RAID_GARCH_CONVERGED) {
-            out[i].status = s0;
-            continue;
-        }
-        fit *s = &fits[nf];
+        s->st = screen(spec, r[i], T[i], &mbar, &var);
+        if (s->st != RAID_GARCH_CONVERGED) continue;
         s->m = make_map(spec, mbar, sqrt(var));
         s->r = r[i];
         s->T = T[i];
-        s->ev = nf;
         s->var = var;
         s->f = INFINITY;
+        if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) s->bc = raid_garch_lik_backcast_at(spec, r[i], T[i], mbar);
+    }
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (fits[i].st != RAID_GARCH_CONVERGED) {
+            out[i].status = fits[i].st;
+            continue;
+        }
+        fit *s = &fits[nf];
+        if (nf != i) *s = fits[i];
+        s->st = RAID_GARCH_CONVERGED;
+        s->ev = nf;
         rv[nf] = r[i];
         Tv[nf] = T[i];
         idx[nf] = i;
@@ -1091,8 +1107,11 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         nf++;
     }
     if (nf == 0) goto done;
+    const double tscr = prof_now();
     st = raid_garch_eval_create(ctx, spec, nf, rv, Tv, &ev);
     if (st != RAID_OK) goto done;
+    if (profile)
+        fprintf(stderr, "garch profile: screen %.3f s, eval create %.3f s\n", tscr - tpre, prof_now() - tscr);
     if (raid_garch_eval_on_device(ev)) { /* float32 / double-float scores: stop the bulk at their noise */
         ru.gtol = 1e-6;
         ru.ftol = 1e-7;
@@ -1107,7 +1126,6 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
-    const int profile = getenv("RAID_GARCH_PROFILE") != NULL;
     double tp[6];
     memset(&prof, 0, sizeof prof);
     tp[0] = prof_now();

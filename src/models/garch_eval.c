@@ -29,6 +29,15 @@ raid_status raid_garch_eval_create(raid_ctx *ctx, const raid_garch_lik_spec *spe
             return st;
         }
         ev->device = 1;
+    } else if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) {
+        ev->bc = malloc((nseries ? nseries : 1) * sizeof *ev->bc);
+        if (!ev->bc) {
+            free(ev);
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
+        }
+        const long long n = (long long)nseries;
+#pragma omp parallel for schedule(dynamic, 16)
+        for (long long i = 0; i < n; i++) ev->bc[i] = raid_garch_lik_backcast(spec, r[i], T[i]);
     }
     *out = ev;
     return RAID_OK;
@@ -46,8 +55,8 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
     for (long long p = 0; p < n; p++) {
         const size_t i = series[p];
         assert(i < ev->nseries);
-        nll[p] = raid_garch_lik_nll(&ev->spec, ev->r[i], ev->T[i], theta + (size_t)p * k,
-                                    grad ? grad + (size_t)p * k : NULL);
+        nll[p] = raid_garch_lik_nll_bc(&ev->spec, ev->r[i], ev->T[i], theta + (size_t)p * k, ev->bc ? ev->bc[i] : 0.0,
+                                       grad ? grad + (size_t)p * k : NULL);
     }
     return RAID_OK;
 }
@@ -62,5 +71,6 @@ void raid_garch_eval_destroy(raid_garch_eval *ev)
 {
     if (!ev) return;
     if (ev->device) raid_garch_eval_cl_destroy(ev);
+    free(ev->bc);
     free(ev);
 }

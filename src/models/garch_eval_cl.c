@@ -70,7 +70,21 @@ raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
         goto fail;
     }
     const raid_garch_lik_spec *spec = &ev->spec;
-    for (size_t i = 0; i < ev->nseries; i++) {
+    const int profile = getenv("RAID_GARCH_PROFILE") != NULL;
+    double tc[5];
+    tc[0] = raid_now();
+    for (size_t i = 0; i < ev->nseries; i++) { /* the offsets */
+        if (total + ev->T[i] > UINT32_MAX) {
+            st = raid_fail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 returns in one evaluator");
+            goto fail;
+        }
+        g->ser[i].off = (uint32_t)total;
+        total += ev->T[i];
+    }
+    const long long ns = (long long)ev->nseries;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long long ii = 0; ii < ns; ii++) { /* each series' own sums: independent of the thread count */
+        const size_t i = (size_t)ii;
         const double *r = ev->r[i];
         const size_t T = ev->T[i];
         gm_series *S = &g->ser[i];
@@ -88,28 +102,32 @@ raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
         S->s = sqrt(var);
         if (!(S->s > 0.0) || !isfinite(S->s) || !isfinite(1.0 / S->s)) S->s = 0.0;
         S->logs2 = S->s > 0.0 ? 2.0 * log(S->s) : 0.0;
-        S->bc = spec->init == RAID_GARCH_LIK_INIT_BACKCAST ? raid_garch_lik_backcast(spec, r, T) : 0.0;
-        if (total + T > UINT32_MAX) {
-            st = raid_fail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 returns in one evaluator");
-            goto fail;
-        }
-        S->off = (uint32_t)total;
-        total += T;
+        S->bc = spec->init == RAID_GARCH_LIK_INIT_BACKCAST ? raid_garch_lik_backcast_at(spec, r, T, S->rbar) : 0.0;
     }
     const size_t n = total ? total : 1;
+    tc[1] = raid_now();
     st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &g->r);
     if (st != RAID_OK) goto fail;
     st = raid_host_acquire(ctx, 2 * n * sizeof(float), (void **)&stage);
     if (st != RAID_OK) goto fail;
-    memset(stage, 0, 2 * n * sizeof(float));
-    for (size_t i = 0; i < ev->nseries; i++) {
+    const double tacq = raid_now();
+    stage[0] = stage[1] = 0.0f; /* total = 0 */
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long long ii = 0; ii < ns; ii++) {
+        const size_t i = (size_t)ii;
         const gm_series *S = &g->ser[i];
-        if (S->s == 0.0) continue;
+        float *o = stage + 2 * (size_t)S->off;
+        if (S->s == 0.0) { /* on the host: its slots are never read */
+            memset(o, 0, 2 * ev->T[i] * sizeof *o);
+            continue;
+        }
         const double inv = 1.0 / S->s;
-        for (size_t t = 0; t < ev->T[i]; t++) split(ev->r[i][t] * inv, &stage[2 * (S->off + t)], &stage[2 * (S->off + t) + 1]);
+        for (size_t t = 0; t < ev->T[i]; t++) split(ev->r[i][t] * inv, &o[2 * t], &o[2 * t + 1]);
     }
+    tc[2] = raid_now();
     st = raid_buf_upload(ctx, &g->r, 0, 2 * n, stage, 1, NULL);
     if (st != RAID_OK) goto fail;
+    tc[3] = raid_now();
     char opts[400];
     snprintf(opts, sizeof opts, "-DGM_MODEL=%d -DGM_T=%d -DGM_MU=%d -DGM_DNU=%d %s", (int)spec->model,
              spec->dist == RAID_GARCH_LIK_T, spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT,
@@ -118,6 +136,12 @@ raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
     st = raid_kernel_get(ctx, "garch.cl", "garch_lik", opts, &g->kern);
     if (st != RAID_OK) goto fail;
     raid_host_release(ctx, stage);
+    tc[4] = raid_now();
+    if (profile)
+        fprintf(stderr,
+                "garch profile: device create: moments %.3f s, staging buffer %.3f s, fill %.3f s, upload %.3f s, "
+                "kernel %.3f s\n",
+                tc[1] - tc[0], tacq - tc[1], tc[2] - tacq, tc[3] - tc[2], tc[4] - tc[3]);
     ev->cl = g;
     return RAID_OK;
 fail:

@@ -11,6 +11,7 @@ struct raid_garch_eval {
     size_t nseries;
     const double *const *r;
     const size_t *T;
+    double *bc; /* cpu backend, BACKCAST start: each series' v0 (raid_garch_lik_backcast), once */
     int device;
     void *cl; /* the device backend's state (garch_eval_cl.c) */
 };

@@ -76,16 +76,16 @@ static void start_variance(raid_garch_lik_init init, const double *r, size_t T, 
     }
     assert(init == RAID_GARCH_LIK_INIT_BACKCAST);
     /* arch's fit: the residuals at the starting mean (the sample mean, or 0 for a zero mean), once:
-     * v0 does not move with mu, so dv0/dmu = 0. The caller passes that mean as mu. */
+     * v0 does not move with mu, so dv0/dmu = 0. The caller passes that mean as mu. The weights 0.94^i by
+     * repeated multiplication in long double (relative error below i 2^-64, invisible in the double v0). */
     const size_t tau = T < BACKCAST_TAU ? T : BACKCAST_TAU;
-    long double wsum = 0.0L;
-    for (size_t i = 0; i < tau; i++) wsum += powl(BACKCAST_DECAY, (long double)i);
-    for (size_t i = 0; i < tau; i++) {
-        const long double w = powl(BACKCAST_DECAY, (long double)i) / wsum;
+    long double wsum = 0.0L, w = 1.0L;
+    for (size_t i = 0; i < tau; i++, w *= (long double)BACKCAST_DECAY) {
         const long double e = (long double)r[i] - mu;
         s2 += w * e * e;
+        wsum += w;
     }
-    *v0 = (double)s2;
+    *v0 = (double)(s2 / wsum);
     *dv0 = 0.0;
 }
 
@@ -137,8 +137,14 @@ double raid_garch_lik_backcast(const raid_garch_lik_spec *spec, const double *r,
     long double sum = 0.0L;
     if (spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT)
         for (size_t t = 0; t < T; t++) sum += r[t];
+    return raid_garch_lik_backcast_at(spec, r, T, (double)(sum / (long double)T));
+}
+
+double raid_garch_lik_backcast_at(const raid_garch_lik_spec *spec, const double *r, size_t T, double rbar)
+{
+    assert(spec && r && T >= 1 && spec->init == RAID_GARCH_LIK_INIT_BACKCAST);
     double v0, dv0;
-    start_variance(spec->init, r, T, (double)(sum / (long double)T), &v0, &dv0);
+    start_variance(spec->init, r, T, spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT ? rbar : 0.0, &v0, &dv0);
     return v0;
 }
 
@@ -216,9 +222,10 @@ double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu)
 }
 
 /* The one recursion: the negative log-likelihood, and optionally its gradient (grad[k]), the
- * per-observation scores (S[T x k], d log f_t / d theta) and h_T, h_{T+1} (h_end[2]). */
+ * per-observation scores (S[T x k], d log f_t / d theta) and h_T, h_{T+1} (h_end[2]). bc: the backcast
+ * start computed by the caller, or NULL to compute it here. */
 static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
-                        double *grad, double *S, double *h_end)
+                        const double *bc, double *grad, double *S, double *h_end)
 {
     assert(spec && r && theta && T >= 1);
     const layout l = layout_of(spec);
@@ -236,7 +243,7 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
 
     double v0, dv0 = 0.0;
     if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST)
-        v0 = raid_garch_lik_backcast(spec, r, T); /* held at the starting mean (arch) */
+        v0 = bc ? *bc : raid_garch_lik_backcast(spec, r, T); /* held at the starting mean (arch) */
     else
         start_variance(spec->init, r, T, mu, &v0, &dv0);
     if (!(v0 > 0.0) || !isfinite(v0)) return invalid(grad, k);
@@ -343,13 +350,19 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
 double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
                           double *grad)
 {
-    return recursion(spec, r, T, theta, grad, NULL, NULL);
+    return recursion(spec, r, T, theta, NULL, grad, NULL, NULL);
+}
+
+double raid_garch_lik_nll_bc(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                             double bc, double *grad)
+{
+    return recursion(spec, r, T, theta, spec->init == RAID_GARCH_LIK_INIT_BACKCAST ? &bc : NULL, grad, NULL, NULL);
 }
 
 double raid_garch_lik_scores(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
                              double *S, double *h_end)
 {
-    const double nll = recursion(spec, r, T, theta, NULL, S, h_end);
+    const double nll = recursion(spec, r, T, theta, NULL, NULL, S, h_end);
     if (!isfinite(nll)) {
         if (S) memset(S, 0, T * raid_garch_lik_npar(spec) * sizeof *S);
         if (h_end) h_end[0] = h_end[1] = NAN;

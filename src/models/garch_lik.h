@@ -67,6 +67,12 @@ size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec);
 double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
                           double *grad);
 
+/* raid_garch_lik_nll with the BACKCAST start given: bc = raid_garch_lik_backcast(spec, r, T), computed
+ * once per series by the caller (ignored for the SAMPLE start). The same result bit for bit, without the
+ * pass over the series (the sample mean) that forming v0 takes. */
+double raid_garch_lik_nll_bc(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+                             double bc, double *grad);
+
 /* The same likelihood (the same recursion as raid_garch_lik_nll) with, if S is not NULL, the
  * per-observation scores S[t*k + j] = d log f(r_t | past) / d theta_j, t = 0..T-1 (so sum_t S_t is minus
  * the gradient of the nll; with the `sample` start each S_t carries its share of dv0/dmu through h_t), and,
@@ -89,10 +95,13 @@ double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu);
  *   and EGARCH regions, nu > 2), 0 otherwise (the starting-variance and sigma^2 rules are not tested);
  * raid_garch_lik_backcast: the BACKCAST starting variance v0 of r[0..T-1] (spec->init must be BACKCAST;
  *   at the sample mean for a constant mean, 0 for a zero mean; dv0/dmu = 0);
+ * raid_garch_lik_backcast_at: the same with the sample mean rbar = (double)(sum r / T, long double sum)
+ *   given by the caller (ignored for a zero mean): bit for bit raid_garch_lik_backcast without its pass;
  * raid_garch_lik_consts: at nu (ignored for the Normal) the log normalising constant c per observation
  *   and dc/dnu, and EGARCH's kappa and dkappa/dnu (sqrt(2/pi) and 0 unless EGARCH-t with EZ_DIST). */
 int raid_garch_lik_valid(const raid_garch_lik_spec *spec, const double *theta);
 double raid_garch_lik_backcast(const raid_garch_lik_spec *spec, const double *r, size_t T);
+double raid_garch_lik_backcast_at(const raid_garch_lik_spec *spec, const double *r, size_t T, double rbar);
 void raid_garch_lik_consts(const raid_garch_lik_spec *spec, double nu, double *c, double *dc, double *kappa,
                            double *dkappa);
 
