@@ -8,11 +8,15 @@
  * same statuses, the standard errors to 1e-3, for GARCH, GJR and EGARCH, Normal (`sample` start) and t
  * (`backcast`), on dem2gbp and two shorter windows of it (GARCH-t and GJR-t reach the edge p = 1 on two of
  * them: `boundary` on both paths, not compared further). Measured: it also passes with a noise of 1e-6, in
- * 2 to 5 times the calls. */
+ * 2 to 5 times the calls. With that noise (1e-7) the refinement's device Newton (refine_device) cannot pass
+ * the float64 test and hands every fit to the float64 refinement; a second run with a noise of 1e-12
+ * (about 10 times the real device's measured error, docs/garch.md) refines the fits on the "device":
+ * its Newton steps and central-difference Hessian, so the standard errors come from device scores. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "models/garch_batch.h"
 #include "models/garch_eval.h"
+#include "garch_compare.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,6 +36,7 @@ struct raid_garch_eval {
 };
 
 static int next_noisy;   /* the next evaluator created is the noisy "device" */
+static double noise;     /* its relative noise */
 static size_t calls[2];  /* evaluator calls: [0] cpu, [1] noisy */
 
 raid_status raid_garch_eval_create(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t nseries,
@@ -78,7 +83,7 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
         double *g = grad ? grad + p * k : NULL;
         nll[p] = raid_garch_lik_nll(&ev->spec, ev->r[i], T, th, g);
         if (!ev->noisy || !isfinite(nll[p])) continue;
-        nll[p] += 1e-7 * unoise(th, k, 0) * (fabs(nll[p]) + (double)T);
+        nll[p] += noise * unoise(th, k, 0) * (fabs(nll[p]) + (double)T);
         if (!g) continue;
         double *S = malloc(T * k * sizeof *S);
         assert_non_null(S);
@@ -86,7 +91,7 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
         for (size_t j = 0; j < k; j++) {
             double mag = 0;
             for (size_t t = 0; t < T; t++) mag += fabs(S[t * k + j]);
-            g[j] += 1e-7 * unoise(th, k, 1 + j) * mag;
+            g[j] += noise * unoise(th, k, 1 + j) * mag;
         }
         free(S);
     }
@@ -95,18 +100,10 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
 
 /* ---------------------------------------------------------------------------------------------- */
 
-static void assert_rel(double got, double want, double tol, const char *what)
+static void noisy_device(double level)
 {
-    if (!(fabs(got - want) <= tol * fabs(want))) {
-        printf("# %s: got %.17g want %.17g (relative %.3g, bound %.3g)\n", what, got, want,
-               fabs(got - want) / fabs(want), tol);
-        fail();
-    }
-}
-
-static void test_noisy_device(void **state)
-{
-    (void)state;
+    noise = level;
+    garch_cmp_worst[0] = garch_cmp_worst[1] = 0;
     size_t T;
     double *r = t_read_dem2gbp(&T);
     const double *rs[3] = {r, r + 400, r + 800};
@@ -125,25 +122,36 @@ static void test_noisy_device(void **state)
             next_noisy = 1;
             assert_int_equal(raid_garch_batch_fit(NULL, &s, 3, rs, Ts, NULL, NULL, b), RAID_OK);
             for (size_t i = 0; i < 3; i++) {
-                printf("# model %d dist %d series %zu: cpu %d (%d it), device %d (%d it); calls cpu %zu, device %zu + "
+                printf("# noise %g model %d dist %d series %zu: cpu %d (%d it), device %d (%d it); calls cpu %zu, device %zu + "
                        "cpu %zu\n",
-                       m, d, i, a[i].status, a[i].iterations, b[i].status, b[i].iterations, cpu_calls, calls[1],
+                       level, m, d, i, a[i].status, a[i].iterations, b[i].status, b[i].iterations, cpu_calls, calls[1],
                        calls[0]);
-                assert_int_equal(b[i].status, a[i].status);
-                if (a[i].status != RAID_GARCH_CONVERGED) continue; /* an edge: a flat ridge, not compared */
-                for (size_t j = 0; j < k; j++) assert_rel(b[i].theta[j], a[i].theta[j], 1e-6, "estimate");
-                assert_rel(b[i].loglik, a[i].loglik, 1e-12, "log-likelihood");
-                for (size_t j = 0; j < k; j++) {
-                    assert_rel(b[i].se_classic[j], a[i].se_classic[j], 1e-3, "classic se");
-                    assert_rel(b[i].se_robust[j], a[i].se_robust[j], 1e-3, "robust se");
-                }
+                garch_cmp_fit(&b[i], &a[i], k);
             }
         }
+    printf("# noise %g: largest relative differences: estimates and log-likelihoods %.2e, standard errors %.2e\n",
+           level, garch_cmp_worst[0], garch_cmp_worst[1]);
     free(r);
+}
+
+/* The bulk's worst case (1e-7): the refinement's device Newton cannot pass the float64 test through that
+ * noise and leaves every fit to the float64 refinement. */
+static void test_noisy_device(void **state)
+{
+    (void)state;
+    noisy_device(1e-7);
+}
+
+/* 1e-12, about 10 times the device's measured error (docs/garch.md): the refinement's Newton steps and its
+ * Hessian run on the "device" (refine_device). */
+static void test_device_level_noise(void **state)
+{
+    (void)state;
+    noisy_device(1e-12);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_noisy_device)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_noisy_device), cmocka_unit_test(test_device_level_noise)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

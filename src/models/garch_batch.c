@@ -248,6 +248,7 @@ typedef struct fit {
     double xh[K];    /* the x where L was formed */
     double thf[K], gvf[K]; /* the refinement's estimates and their score in v (have_thf) */
     int have_thf;
+    int refined; /* refined through the device evaluator (refine_device): refine_all leaves it */
 } fit;
 
 /* The next line search of s, or its stop (s->running = 0, s->st set). */
@@ -441,6 +442,7 @@ static double prof_now(void)
 static struct {
     size_t calls, points;
     double eval_s;
+    size_t dev_refined, dev_to_host; /* refine_device: converged there, left to the float64 refinement */
 } prof;
 
 /* Evaluate the batch and map the gradients to x; a point whose gradient in x is not finite gets +inf. */
@@ -649,15 +651,15 @@ static double var_theta(const fitmap *m, const double *C, size_t i)
     return C[o * k + o] - 2 * m->ls2 * C[o * k + b] + m->ls2 * m->ls2 * C[b * k + b];
 }
 
-/* Finite-difference step of v_j: relative, 1e-8 (about the square root of the unit roundoff) of
- * max(|v_j|, a floor in the parameter's own scale). */
-static double fd_step(const fitmap *m, const double *v, size_t j)
+/* Finite-difference step of v_j: rel (float64 scores: 1e-8, about the square root of the unit roundoff)
+ * times max(|v_j|, a floor in the parameter's own scale). */
+static double fd_step(const fitmap *m, const double *v, size_t j, double rel)
 {
     double floor = 0.01; /* alpha, gamma, beta */
     if ((int)j == m->imu) floor = m->s;
     else if ((int)j == m->iom) floor = m->spec.model == RAID_GARCH_LIK_EGARCH ? 0.1 : 0.0;
     else if ((int)j == m->inu) floor = 0.0;
-    return 1e-8 * fmax(fabs(v[j]), floor);
+    return rel * fmax(fabs(v[j]), floor);
 }
 
 /* H (k x k, symmetric) = the Hessian of the nll in v from forward differences of the float64 analytic
@@ -682,7 +684,7 @@ static int hessian(const fit *s, const double *v, const double *g0, double *H)
 {
     const size_t k = s->m.k;
     for (size_t j = 0; j < k; j++) {
-        const double h = fd_step(&s->m, v, j);
+        const double h = fd_step(&s->m, v, j, 1e-8);
         double vp[K], gp[K];
         memcpy(vp, v, k * sizeof *v);
         vp[j] += h;
@@ -752,11 +754,13 @@ typedef struct rpoint {
     double th[K], x[K], v[K], gv[K], f, gn;
 } rpoint;
 
-/* The point at th (x: its x, or NULL for from_theta(th)). 0 if the nll is not finite there. */
-static int rpoint_at(const fit *s, const double *th, const double *x, int hold, rpoint *p)
+/* The point at th with its nll f and gradient g in theta however evaluated (x: its x, or NULL for
+ * from_theta(th)). 0 if f is not finite. */
+static int rpoint_from(const fit *s, const double *th, const double *x, int hold, double f, const double *g,
+                       rpoint *p)
 {
-    double g[K], gx[K];
-    p->f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, g);
+    double gx[K];
+    p->f = f;
     if (!isfinite(p->f)) return 0;
     memcpy(p->th, th, s->m.k * sizeof *th);
     if (x) memcpy(p->x, x, sizeof p->x);
@@ -765,9 +769,17 @@ static int rpoint_at(const fit *s, const double *th, const double *x, int hold, 
     if (hold >= 0) gx[hold] = 0;
     p->gn = scaled_gnorm(s->m.k, gx, s->T);
     v_of_th(&s->m, th, p->v);
-    memcpy(p->gv, g, sizeof g);
+    memcpy(p->gv, g, s->m.k * sizeof *g);
     gv_of_gth(&s->m, p->gv);
     return 1;
+}
+
+/* The point at th, the float64 nll (x: its x, or NULL for from_theta(th)). 0 if the nll is not finite. */
+static int rpoint_at(const fit *s, const double *th, const double *x, int hold, rpoint *p)
+{
+    double g[K];
+    const double f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, g);
+    return rpoint_from(s, th, x, hold, f, g, p);
 }
 
 /* Newton steps in v from p (component hold fixed when >= 0), the Hessian formed once, each step halved up
@@ -964,13 +976,18 @@ static int infer(fit *s, raid_garch_batch_out *o)
         if (ok && LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, Hi, (lapack_int)k) == 0) {
             for (size_t i = 0; i < k; i++) /* the upper triangle (column-major: Hi[j * k + i], i <= j) */
                 for (size_t j = i + 1; j < k; j++) Hi[i * k + j] = Hi[j * k + i];
-            long double J[K * K] = {0}; /* J = sum_t s_t s_t', the scores in v */
+            /* J = sum_t s_t s_t', the scores in v: a sum of T terms of one sign on the diagonal (float64,
+             * relative error below T 2^-53, far below the 1e-3 asked of the standard errors); the upper
+             * triangle, mirrored */
+            double J[K * K] = {0};
             for (size_t t = 0; t < s->T; t++) {
                 double *sc = S + t * k;
                 gv_of_gth(&s->m, sc);
                 for (size_t i = 0; i < k; i++)
-                    for (size_t j = 0; j < k; j++) J[i * k + j] += (long double)sc[i] * sc[j];
+                    for (size_t j = i; j < k; j++) J[i * k + j] += sc[i] * sc[j];
             }
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < i; j++) J[i * k + j] = J[j * k + i];
             double HJ[K * K], V[K * K]; /* V = H^-1 J H^-1 */
             for (size_t i = 0; i < k; i++)
                 for (size_t j = 0; j < k; j++) {
@@ -995,15 +1012,210 @@ static int infer(fit *s, raid_garch_batch_out *o)
     return 1;
 }
 
-/* Refine, in parallel over fits, every fit whose bulk phase stopped as converged or without progress away
+/* Whether fit s is one the refinement takes: stopped by the bulk as converged or without progress, away
  * from an edge. */
+static int to_refine(const fit *s)
+{
+    if (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS) return 0;
+    double th[K];
+    to_theta(&s->m, s->x, th);
+    return !at_boundary(&s->m, s->x, th);
+}
+
+/* The refinement through a device evaluator (docs/garch.md "Refinement on the device"): the same Newton
+ * iteration as newton() in v, with the nll, the scores and the Hessian's score differences evaluated in
+ * batches, every fit's points in one evaluator call per round:
+ *   round 0: each fit's point (the bulk's x) and the 2k points v +- h_j e_j of a central-difference Hessian
+ *            (relative step DEV_STEP: the device's score error eps over the step against the step squared
+ *            times the third derivative);
+ *   rounds 1..NEWTON_MAX: each running fit's Newton step and its halvings (up to 4) at once, the first whose
+ *            scaled gradient is smaller and whose nll is not above the last by more than DEV_FTOL |f|
+ *            accepted (the same rule as newton(), with the device's nll error allowed for);
+ *   last: where the estimates moved more than 1e-4 in some x from where the Hessian was formed, the Hessian
+ *            formed again at the estimates (infer's rule), so that the standard errors use the device's.
+ * A fit converges when its device-scored scaled gradient passes fin->gtol (the device's score error is
+ * 1e-13 of the scores' magnitudes, 1,000 times below the test). A fit whose Hessian is not positive
+ * definite, whose points are invalid or whose Newton step is refused is left to the float64 refinement
+ * (refine_all) from the last accepted point, as is every EGARCH fit with a constant mean (its kinks in mu:
+ * settle, mu_scan). Newton solves, tests and the standard errors stay float64 on the host. */
+#define DEV_STEP 1e-5
+#define DEV_FTOL 1e-11
+enum { DEV_HALVE = 5 };
+
+/* The central-difference Hessian points of v (2k: +h_j, -h_j) for fit s (owner i) into b. */
+static void push_hessian(batch *b, const fit *s, size_t i, const double *v)
+{
+    for (size_t j = 0; j < 2 * s->m.k; j++) {
+        double vp[K], th[K], x[K];
+        memcpy(vp, v, s->m.k * sizeof *v);
+        const double h = fd_step(&s->m, v, j / 2, DEV_STEP);
+        vp[j / 2] += j % 2 ? -h : h;
+        th_of_v(&s->m, vp, th);
+        from_theta(&s->m, th, x);
+        batch_push(b, s, i, x);
+        memcpy(b->theta + (b->n - 1) * s->m.k, th, s->m.k * sizeof *th); /* theta as formed, not its round trip */
+    }
+}
+
+/* Fit s's Hessian in v from the 2k points (push_hessian) at b's p0.. (the point's x: x) into s->Hv, s->L (lstate 1, or -1 when not
+ * positive definite; -2 with a point invalid). */
+static void take_hessian(fit *s, const batch *b, size_t p0, const double *x)
+{
+    const size_t k = s->m.k;
+    s->lstate = -2;
+    for (size_t j = 0; j < k; j++) {
+        const size_t pp = p0 + 2 * j, pm = pp + 1;
+        if (!isfinite(b->nll[pp]) || !isfinite(b->nll[pm])) return;
+        double gp[K], gm[K], vp[K], vm[K];
+        memcpy(gp, b->grad + pp * k, k * sizeof *gp);
+        memcpy(gm, b->grad + pm * k, k * sizeof *gm);
+        gv_of_gth(&s->m, gp);
+        gv_of_gth(&s->m, gm);
+        v_of_th(&s->m, b->theta + pp * k, vp);
+        v_of_th(&s->m, b->theta + pm * k, vm);
+        const double hj = vp[j] - vm[j]; /* the step as represented */
+        if (!(hj > 0)) return;
+        for (size_t i = 0; i < k; i++) s->Hv[i * k + j] = (gp[i] - gm[i]) / hj;
+    }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < i; j++) s->Hv[i * k + j] = s->Hv[j * k + i] = 0.5 * (s->Hv[i * k + j] + s->Hv[j * k + i]);
+    s->lstate = -1;
+    memcpy(s->L, s->Hv, sizeof s->L);
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, s->L, (lapack_int)k) == 0) s->lstate = 1;
+    memcpy(s->xh, x, sizeof s->xh);
+}
+
+/* The fit's point p from b's point q (theta, x, nll and gradient in theta as evaluated). */
+static int point_of(const fit *s, const batch *b, size_t q, rpoint *p)
+{
+    const size_t k = s->m.k;
+    return rpoint_from(s, b->theta + q * k, b->x + q * K, -1, b->nll[q], b->grad + q * k, p);
+}
+
+static raid_status refine_device(raid_ctx *ctx, raid_garch_eval *ev, fit *fits, size_t nf, const rules *fin, batch *b)
+{
+    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    if (fits[0].m.spec.model == RAID_GARCH_LIK_EGARCH && fits[0].m.imu >= 0) return RAID_OK;
+    rpoint *P = malloc((nf ? nf : 1) * sizeof *P);
+    signed char *state = malloc(nf ? nf : 1); /* 1 Newton running, 2 converged, 0 not here, -1 to the host */
+    size_t *first = malloc((nf ? nf : 1) * sizeof *first);
+    if (!P || !state || !first) {
+        free(P), free(state), free(first);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH refinement of %zu fits)", nf);
+    }
+    raid_status st = RAID_OK;
+    b->n = 0;
+    for (size_t i = 0; i < nf; i++) {
+        fit *s = &fits[i];
+        state[i] = (signed char)to_refine(s);
+        if (!state[i]) continue;
+        first[i] = b->n;
+        batch_push(b, s, i, s->x);
+        double v[K];
+        v_of_th(&s->m, b->theta + first[i] * k, v);
+        push_hessian(b, s, i, v);
+    }
+    if ((st = batch_run(ev, b, fits, k)) != RAID_OK) goto done;
+    for (size_t i = 0; i < nf; i++) {
+        if (!state[i]) continue;
+        fit *s = &fits[i];
+        if (!point_of(s, b, first[i], &P[i])) {
+            state[i] = -1;
+            continue;
+        }
+        take_hessian(s, b, first[i] + 1, P[i].x);
+        if (P[i].gn <= fin->gtol) state[i] = 2;
+        else if (s->lstate != 1) state[i] = -1;
+    }
+    for (int it = 0; it < NEWTON_MAX; it++) {
+        b->n = 0;
+        for (size_t i = 0; i < nf; i++) {
+            if (state[i] != 1) continue;
+            const fit *s = &fits[i];
+            double dl[K];
+            for (size_t j = 0; j < k; j++) dl[j] = -P[i].gv[j];
+            if (LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', (lapack_int)k, 1, s->L, (lapack_int)k, dl, (lapack_int)k)) {
+                state[i] = -1;
+                continue;
+            }
+            first[i] = b->n;
+            for (int h = 0; h < DEV_HALVE; h++) {
+                double vn[K], tn[K], x[K];
+                for (size_t j = 0; j < k; j++) vn[j] = P[i].v[j] + ldexp(dl[j], -h);
+                th_of_v(&s->m, vn, tn);
+                from_theta(&s->m, tn, x);
+                batch_push(b, s, i, x);
+                memcpy(b->theta + (b->n - 1) * k, tn, k * sizeof *tn);
+            }
+        }
+        if (b->n == 0) break;
+        if ((st = batch_run(ev, b, fits, k)) != RAID_OK) goto done;
+        for (size_t i = 0; i < nf; i++) {
+            if (state[i] != 1) continue;
+            fit *s = &fits[i];
+            int ok = 0;
+            for (int h = 0; h < DEV_HALVE && !ok; h++) {
+                rpoint q;
+                if (!point_of(s, b, first[i] + (size_t)h, &q)) continue;
+                if (!(q.gn < P[i].gn) || !(q.f <= P[i].f + DEV_FTOL * fabs(P[i].f))) continue;
+                P[i] = q;
+                ok = 1;
+            }
+            if (!ok) {
+                state[i] = -1;
+                continue;
+            }
+            s->newton++;
+            s->moved = 1;
+            if (P[i].gn <= fin->gtol) state[i] = 2;
+        }
+    }
+    /* the Hessian again at the estimates that moved from where it was formed */
+    b->n = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (state[i] == 1) state[i] = -1; /* NEWTON_MAX steps: to the host */
+        if (state[i] != 2) continue;
+        const fit *s = &fits[i];
+        int far = 0;
+        for (size_t j = 0; j < k; j++) far |= !(fabs(P[i].x[j] - s->xh[j]) <= 1e-4);
+        if (!far) continue;
+        first[i] = b->n;
+        push_hessian(b, s, i, P[i].v);
+        state[i] = 3;
+    }
+    if (b->n && (st = batch_run(ev, b, fits, k)) != RAID_OK) goto done;
+    for (size_t i = 0; i < nf; i++) {
+        fit *s = &fits[i];
+        if (state[i] == 3) take_hessian(s, b, first[i], P[i].x);
+        prof.dev_refined += state[i] >= 2;
+        prof.dev_to_host += state[i] == -1;
+        if (state[i] == -1) { /* the float64 refinement from the last accepted point, its own Hessian */
+            if (isfinite(P[i].f)) memcpy(s->x, P[i].x, sizeof s->x);
+            s->lstate = 0;
+            continue;
+        }
+        if (state[i] < 2) continue;
+        memcpy(s->x, P[i].x, sizeof P[i].x);
+        memcpy(s->thf, P[i].th, sizeof P[i].th);
+        memcpy(s->gvf, P[i].gv, sizeof P[i].gv);
+        s->have_thf = 1;
+        s->st = RAID_GARCH_CONVERGED;
+        s->refined = 1;
+    }
+done:
+    free(P), free(state), free(first);
+    return st;
+}
+
+/* Refine, in parallel over fits, every fit whose bulk phase stopped as converged or without progress away
+ * from an edge (and that refine_device did not). */
 static void refine_all(fit *fits, size_t nf, const rules *fin)
 {
     const long long n = (long long)nf;
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long i = 0; i < n; i++) {
         fit *s = &fits[i];
-        if (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS) continue;
+        if (s->refined || (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS)) continue;
         double th[K];
         to_theta(&s->m, s->x, th);
         if (!at_boundary(&s->m, s->x, th)) refine(s, fin);
@@ -1121,7 +1333,8 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
     if (opts && opts->nls) ru.nls = opts->nls;
     size_t per = NSTART + 1 > ru.nls ? NSTART + 1 : ru.nls;
-    if (per < 2 * k) per = 2 * k;
+    if (per < 2 * k + 1) per = 2 * k + 1; /* the initial Hessian's 2k points; refine_device's 2k + 1 */
+    if (per < DEV_HALVE) per = DEV_HALVE;
     if (!batch_alloc(&b, nf * per)) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
@@ -1136,13 +1349,15 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     if (st == RAID_OK) st = bulk(ev, fits, nf, &ru, &b);
     tp[3] = prof_now();
     if (st != RAID_OK) goto done;
+    if (raid_garch_eval_on_device(ev) && (st = refine_device(ctx, ev, fits, nf, &final, &b)) != RAID_OK) goto done;
     refine_all(fits, nf, &final);
     tp[4] = prof_now();
     if (profile)
         fprintf(stderr,
                 "garch profile: %zu fits; starts %.3f s, init hessian %.3f s, bulk %.3f s, refine %.3f s; "
-                "evaluator %zu calls, %zu points, %.3f s\n",
-                nf, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s);
+                "evaluator %zu calls, %zu points, %.3f s; refined on the device %zu, on the host %zu\n",
+                nf, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s,
+                prof.dev_refined, prof.dev_to_host);
     if (ru.gtol > final.gtol) {
         /* A looser bulk phase (a device's) whose point Newton could not finish: BFGS goes on in float64 on
          * the cpu evaluator from there, then the refinement again. */
