@@ -1034,12 +1034,14 @@ static int to_refine(const fit *s)
  *   last: where the estimates moved more than 1e-4 in some x from where the Hessian was formed, the Hessian
  *            formed again at the estimates (infer's rule), so that the standard errors use the device's.
  * A fit converges when its device-scored scaled gradient passes fin->gtol (the device's score error is
- * 1e-13 of the scores' magnitudes, 1,000 times below the test). A fit whose Hessian is not positive
- * definite, whose points are invalid or whose Newton step is refused is left to the float64 refinement
+ * 1e-13 of the scores' magnitudes, 1,000 times below the test). A Hessian whose asymmetry (an estimate of
+ * its error) exceeds DEV_ASYM is not used. A fit whose Hessian is not positive definite or not used, whose
+ * points are invalid or whose Newton step is refused is left to the float64 refinement
  * (refine_all) from the last accepted point, as is every EGARCH fit with a constant mean (its kinks in mu:
  * settle, mu_scan). Newton solves, tests and the standard errors stay float64 on the host. */
 #define DEV_STEP 1e-5
 #define DEV_FTOL 1e-11
+#define DEV_ASYM 1e-6
 enum { DEV_HALVE = 5 };
 
 /* The central-difference Hessian points of v (2k: +h_j, -h_j) for fit s (owner i) into b. */
@@ -1076,6 +1078,16 @@ static void take_hessian(fit *s, const batch *b, size_t p0, const double *x)
         const double hj = vp[j] - vm[j]; /* the step as represented */
         if (!(hj > 0)) return;
         for (size_t i = 0; i < k; i++) s->Hv[i * k + j] = (gp[i] - gm[i]) / hj;
+    }
+    /* the asymmetry of the differences estimates their error: a Hessian off by more than DEV_ASYM of
+     * sqrt(H_ii H_jj) is not formed (the float64 one is) */
+    double asym = 0;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < i; j++)
+            asym = fmax(asym, fabs(s->Hv[i * k + j] - s->Hv[j * k + i]) / sqrt(fabs(s->Hv[i * k + i] * s->Hv[j * k + j])));
+    if (!(asym <= DEV_ASYM)) {
+        s->lstate = 0;
+        return;
     }
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < i; j++) s->Hv[i * k + j] = s->Hv[j * k + i] = 0.5 * (s->Hv[i * k + j] + s->Hv[j * k + i]);
@@ -1186,7 +1198,10 @@ static raid_status refine_device(raid_ctx *ctx, raid_garch_eval *ev, fit *fits, 
     if (b->n && (st = batch_run(ev, b, fits, k)) != RAID_OK) goto done;
     for (size_t i = 0; i < nf; i++) {
         fit *s = &fits[i];
-        if (state[i] == 3) take_hessian(s, b, first[i], P[i].x);
+        if (state[i] == 3) {
+            take_hessian(s, b, first[i], P[i].x);
+            if (s->lstate != 1) s->lstate = 0; /* infer forms the float64 Hessian */
+        }
         prof.dev_refined += state[i] >= 2;
         prof.dev_to_host += state[i] == -1;
         if (state[i] == -1) { /* the float64 refinement from the last accepted point, its own Hessian */
