@@ -100,9 +100,13 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
 
 /* ---------------------------------------------------------------------------------------------- */
 
-static void noisy_device(double level)
+/* tail: raid_garch_batch_opts.tail (1: the bulk never hands its last fits to the float64 continuation;
+ * 0: the default, which hands these 3 fits over at once) */
+static void noisy_device(double level, size_t tail)
 {
     noise = level;
+    raid_garch_batch_opts opts = {0};
+    opts.tail = tail;
     garch_cmp_worst[0] = garch_cmp_worst[1] = 0;
     size_t T;
     double *r = t_read_dem2gbp(&T);
@@ -120,11 +124,11 @@ static void noisy_device(double level)
             const size_t cpu_calls = calls[0];
             calls[0] = calls[1] = 0;
             next_noisy = 1;
-            assert_int_equal(raid_garch_batch_fit(NULL, &s, 3, rs, Ts, NULL, NULL, b), RAID_OK);
+            assert_int_equal(raid_garch_batch_fit(NULL, &s, 3, rs, Ts, NULL, &opts, b), RAID_OK);
             for (size_t i = 0; i < 3; i++) {
-                printf("# noise %g model %d dist %d series %zu: cpu %d (%d it), device %d (%d it); calls cpu %zu, device %zu + "
+                printf("# noise %g tail %zu model %d dist %d series %zu: cpu %d (%d it), device %d (%d it); calls cpu %zu, device %zu + "
                        "cpu %zu\n",
-                       level, m, d, i, a[i].status, a[i].iterations, b[i].status, b[i].iterations, cpu_calls, calls[1],
+                       level, tail, m, d, i, a[i].status, a[i].iterations, b[i].status, b[i].iterations, cpu_calls, calls[1],
                        calls[0]);
                 garch_cmp_fit(&b[i], &a[i], k);
             }
@@ -139,7 +143,7 @@ static void noisy_device(double level)
 static void test_noisy_device(void **state)
 {
     (void)state;
-    noisy_device(1e-7);
+    noisy_device(1e-7, 1);
 }
 
 /* 1e-12, about 10 times the device's measured error (docs/garch.md): the refinement's Newton steps and its
@@ -147,11 +151,19 @@ static void test_noisy_device(void **state)
 static void test_device_level_noise(void **state)
 {
     (void)state;
-    noisy_device(1e-12);
+    noisy_device(1e-12, 1);
+}
+
+/* The default tail: the bulk hands its fits (3, fewer than 16) to the float64 continuation at once. */
+static void test_tail_handoff(void **state)
+{
+    (void)state;
+    noisy_device(1e-7, 0);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_noisy_device), cmocka_unit_test(test_device_level_noise)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_noisy_device), cmocka_unit_test(test_device_level_noise),
+                                       cmocka_unit_test(test_tail_handoff)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

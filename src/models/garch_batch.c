@@ -220,6 +220,7 @@ typedef struct rules {
     double xtol; /* no progress when every |x_i - x_i'| <= xtol (1 + |x_i|) */
     size_t nls;  /* line-search step lengths per evaluator call */
     size_t ls_max; /* step lengths per line search (halvings) */
+    size_t tail;   /* hand the running fits to the float64 continuation once fewer than this many run (0: never) */
 } rules;
 
 /* One series' fit. */
@@ -249,6 +250,7 @@ typedef struct fit {
     double thf[K], gvf[K]; /* the refinement's estimates and their score in v (have_thf) */
     int have_thf;
     int refined; /* refined through the device evaluator (refine_device): refine_all leaves it */
+    int handed;  /* handed by the bulk to the float64 continuation (ru->tail): no refinement before it */
 } fit;
 
 /* The next line search of s, or its stop (s->running = 0, s->st set). */
@@ -470,11 +472,13 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
     const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
     for (;;) {
         b->n = 0;
+        size_t running = 0;
         for (size_t i = 0; i < nf; i++) {
             fit *s = &fits[i];
             if (!s->running) continue;
             if (!s->in_ls) prepare(s, ru);
             if (!s->running) continue;
+            running++;
             const size_t cnt = ls_count(s, ru);
             for (size_t q = 0; q < cnt; q++) {
                 double xq[K];
@@ -484,6 +488,17 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
             }
         }
         if (b->n == 0) return RAID_OK;
+        if (running < ru->tail) { /* the last few: a call each round would wait on the device for little */
+            for (size_t i = 0; i < nf; i++) {
+                fit *s = &fits[i];
+                if (!s->running) continue;
+                s->running = 0;
+                s->in_ls = 0;
+                s->st = RAID_GARCH_NO_PROGRESS;
+                s->handed = 1;
+            }
+            return RAID_OK;
+        }
         const raid_status st = batch_run(ev, b, fits, k);
         if (st != RAID_OK) return st;
         for (size_t p = 0; p < b->n;) {
@@ -1016,6 +1031,7 @@ static int infer(fit *s, raid_garch_batch_out *o)
  * from an edge. */
 static int to_refine(const fit *s)
 {
+    if (s->handed) return 0;
     if (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS) return 0;
     double th[K];
     to_theta(&s->m, s->x, th);
@@ -1230,7 +1246,7 @@ static void refine_all(fit *fits, size_t nf, const rules *fin)
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long i = 0; i < n; i++) {
         fit *s = &fits[i];
-        if (s->refined || (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS)) continue;
+        if (s->refined || s->handed || (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS)) continue;
         double th[K];
         to_theta(&s->m, s->x, th);
         if (!at_boundary(&s->m, s->x, th)) refine(s, fin);
@@ -1277,7 +1293,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
 {
     assert(spec && (n == 0 || (r && T && out)));
     const size_t k = raid_garch_lik_npar(spec);
-    rules ru = {500, 1e-10, 1e-13, 1e-12, 1, 60};
+    rules ru = {500, 1e-10, 1e-13, 1e-12, 1, 60, 0};
     if (opts && opts->max_iter) ru.max_iter = opts->max_iter;
     const rules final = ru;
 
@@ -1344,9 +1360,11 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         ru.ftol = 1e-7;
         ru.nls = 4;
         ru.ls_max = 32; /* steps below 2^-32 of the first change f by less than its noise: 8 calls at most */
+        ru.tail = 16;
     }
     if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
     if (opts && opts->nls) ru.nls = opts->nls;
+    if (opts && opts->tail && ru.tail) ru.tail = opts->tail - 1; /* on a device only */
     size_t per = NSTART + 1 > ru.nls ? NSTART + 1 : ru.nls;
     if (per < 2 * k + 1) per = 2 * k + 1; /* the initial Hessian's 2k points; refine_device's 2k + 1 */
     if (per < DEV_HALVE) per = DEV_HALVE;
@@ -1382,6 +1400,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             if (s->st != RAID_GARCH_NO_PROGRESS || s->iter >= final.max_iter) continue;
             s->running = 1;
             s->in_ls = 0;
+            s->handed = 0;
             s->lstate = 0;
             s->have_thf = 0;
             s->fresh = 1;

@@ -19,6 +19,10 @@ typedef struct raid_garch_batch_opts {
                          1e-10 (docs/garch.md) */
     size_t nls;       /* line-search step lengths per series per evaluator call (0: 1 on the cpu, 4 on a
                          device); the iterates do not depend on it, only the number of calls does */
+    size_t tail;      /* on a device, the bulk phase hands its running fits to the float64 continuation on the
+                         cpu (BFGS from their last iterate, then the float64 refinement) once fewer than tail - 1
+                         of them run: each further call would carry a handful of points and wait on the device
+                         (0: the default, once fewer than 16 run; 1: never); ignored on the cpu */
 } raid_garch_batch_opts;
 
 /* One series' result. theta/se in the packed layout of garch_lik.h ([mu] omega alpha [gamma] beta [nu]),
