@@ -30,14 +30,14 @@ raid_status raid_garch_eval_create(raid_ctx *ctx, const raid_garch_lik_spec *spe
         }
         ev->device = 1;
     } else if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) {
-        ev->bc = malloc((nseries ? nseries : 1) * sizeof *ev->bc);
-        if (!ev->bc) {
-            free(ev);
+        const size_t n = nseries ? nseries : 1;
+        ev->bc = malloc(n * sizeof *ev->bc);
+        ev->bc_todo = malloc(n * sizeof *ev->bc_todo);
+        ev->bc_ok = calloc(n, 1);
+        if (!ev->bc || !ev->bc_todo || !ev->bc_ok) {
+            raid_garch_eval_destroy(ev);
             return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
         }
-        const long long n = (long long)nseries;
-#pragma omp parallel for schedule(dynamic, 16)
-        for (long long i = 0; i < n; i++) ev->bc[i] = raid_garch_lik_backcast(spec, r[i], T[i]);
     }
     *out = ev;
     return RAID_OK;
@@ -50,6 +50,23 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
     if (npts == 0) return RAID_OK;
     if (ev->device) return raid_garch_eval_cl_run(ev, npts, series, theta, nll, grad);
     const size_t k = ev->k;
+    if (ev->bc) { /* the backcast start of the series not seen before (each its own pass) */
+        size_t m = 0;
+        for (size_t p = 0; p < npts; p++) {
+            const size_t i = series[p];
+            assert(i < ev->nseries);
+            if (!ev->bc_ok[i]) {
+                ev->bc_ok[i] = 1;
+                ev->bc_todo[m++] = i;
+            }
+        }
+        const long long ml = (long long)m;
+#pragma omp parallel for schedule(dynamic, 16)
+        for (long long j = 0; j < ml; j++) {
+            const size_t i = ev->bc_todo[j];
+            ev->bc[i] = raid_garch_lik_backcast(&ev->spec, ev->r[i], ev->T[i]);
+        }
+    }
     const long long n = (long long)npts;
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long p = 0; p < n; p++) {
@@ -72,5 +89,7 @@ void raid_garch_eval_destroy(raid_garch_eval *ev)
     if (!ev) return;
     if (ev->device) raid_garch_eval_cl_destroy(ev);
     free(ev->bc);
+    free(ev->bc_todo);
+    free(ev->bc_ok);
     free(ev);
 }

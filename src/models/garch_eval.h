@@ -4,7 +4,8 @@
  * Internal. An evaluator holds a set of series (by pointer: the caller keeps them alive and unchanged
  * while the evaluator lives) and evaluates, in one call, any number of (series, theta) points:
  *   - cpu backend (ctx NULL or a cpu context): raid_garch_lik_nll on each point in float64, OpenMP over
- *     points (the oracle; the backcast start formed once per series at create, raid_garch_lik_nll_bc);
+ *     points (the oracle; the backcast start formed once per series, at the first call that evaluates it,
+ *     raid_garch_lik_nll_bc);
  *   - device backend (an OpenCL context): kernels/garch.cl, one work-item per point, float32 with
  *     double-float accumulation, each series scaled to unit variance on the host (garch_eval_cl.c;
  *     docs/garch.md states the bound against the cpu path).
