@@ -1047,8 +1047,10 @@ static int to_refine(const fit *s)
  *   rounds 1..NEWTON_MAX: each running fit's Newton step and its halvings (up to 4) at once, the first whose
  *            scaled gradient is smaller and whose nll is not above the last by more than DEV_FTOL |f|
  *            accepted (the same rule as newton(), with the device's nll error allowed for);
- *   last: where the estimates moved more than 1e-4 in some x from where the Hessian was formed, the Hessian
- *            formed again at the estimates (infer's rule), so that the standard errors use the device's.
+ *   last: where the estimates moved more than DEV_REHESS in some x from where the Hessian was formed, the
+ *            Hessian formed again at the estimates (one call; infer's float64 rule, 1e-4, would let the
+ *            standard errors move by up to 3.5e-4 of themselves, measured), so that the standard errors
+ *            use the device's Hessian at the estimates.
  * A fit converges when its device-scored scaled gradient passes fin->gtol (the device's score error is
  * 1e-13 of the scores' magnitudes, 1,000 times below the test). A Hessian whose asymmetry (an estimate of
  * its error) exceeds DEV_ASYM is not used. A fit whose Hessian is not positive definite or not used, whose
@@ -1058,6 +1060,7 @@ static int to_refine(const fit *s)
 #define DEV_STEP 1e-5
 #define DEV_FTOL 1e-11
 #define DEV_ASYM 1e-6
+#define DEV_REHESS 1e-6
 enum { DEV_HALVE = 5 };
 
 /* The central-difference Hessian points of v (2k: +h_j, -h_j) for fit s (owner i) into b. */
@@ -1205,7 +1208,7 @@ static raid_status refine_device(raid_ctx *ctx, raid_garch_eval *ev, fit *fits, 
         if (state[i] != 2) continue;
         const fit *s = &fits[i];
         int far = 0;
-        for (size_t j = 0; j < k; j++) far |= !(fabs(P[i].x[j] - s->xh[j]) <= 1e-4);
+        for (size_t j = 0; j < k; j++) far |= !(fabs(P[i].x[j] - s->xh[j]) <= DEV_REHESS);
         if (!far) continue;
         first[i] = b->n;
         push_hessian(b, s, i, P[i].v);
