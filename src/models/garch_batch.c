@@ -184,11 +184,11 @@ static int at_boundary(const fitmap *m, const double *x, const double *th) { ret
 
 /* Grid of starts (docs/garch.md "Starts"), after arch's (EGARCH.starting_values and GARCH.starting_values
  * of Python arch: a grid over alpha, gamma and the persistence, the best by likelihood) but smaller, since
- * the two best in different basins are both fitted (below). GARCH/GJR: persistence 0.5/0.7/0.9/0.95/0.98 x
- * alpha 0.05/0.10 (GJR: alpha/2 and gamma alpha, so that alpha + gamma/2 = the grid's alpha), omega from the
+ * the two best in different basins are both fitted (below). GARCH/GJR: persistence 0.6/0.8/0.9/0.95/0.98 x
+ * alpha 0.01/0.05/0.10 (GJR: alpha/2 and gamma alpha, so that alpha + gamma/2 = the grid's alpha), omega from the
  * sample variance; EGARCH: beta 0.5/0.7/0.9/0.98 x alpha 0.05/0.20 x gamma 0/-0.1, omega (1 - beta) log var;
  * mu the sample mean; nu 8. */
-static const double GARCH_PERS[] = {0.6, 0.8, 0.9, 0.95, 0.98}, GARCH_ALPHA[] = {0.05, 0.10};
+static const double GARCH_PERS[] = {0.6, 0.8, 0.9, 0.95, 0.98}, GARCH_ALPHA[] = {0.01, 0.05, 0.10};
 static const double EGARCH_BETA[] = {0.5, 0.7, 0.9, 0.98}, EGARCH_ALPHA[] = {0.05, 0.20}, EGARCH_GAMMA[] = {0, -0.1};
 #define NELEM(a) (sizeof(a) / sizeof(a)[0])
 enum { NSTART_MAX = 16 };
@@ -487,6 +487,22 @@ static raid_status batch_run(raid_garch_eval *ev, batch *b, const fit *fits, siz
     return RAID_OK;
 }
 
+/* A second candidate (starts) whose iterate has come within MERGE_X in every x of its first's, with an nll
+ * not below the first's, has reached the first's basin: it is stopped (and dropped by pick, the first's nll
+ * only falling after). Returns whether s was stopped. */
+#define MERGE_X 1e-2
+static int merged(fit *s, const fit *fits)
+{
+    if (!s->second) return 0;
+    const fit *p = &fits[s->second - 1];
+    if (!(s->f >= p->f)) return 0;
+    for (size_t i = 0; i < s->m.k; i++)
+        if (!(fabs(s->x[i] - p->x[i]) <= MERGE_X)) return 0;
+    s->running = 0;
+    s->st = RAID_GARCH_NO_PROGRESS;
+    return 1;
+}
+
 /* Run BFGS in lock step on every running fit until each stops. */
 static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *ru, batch *b)
 {
@@ -496,6 +512,7 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
         for (size_t i = 0; i < nf; i++) {
             fit *s = &fits[i];
             if (!s->running) continue;
+            if (!s->in_ls && merged(s, fits)) continue;
             if (!s->in_ls) prepare(s, ru);
             if (!s->running) continue;
             const size_t cnt = ls_count(s, ru);
