@@ -157,3 +157,17 @@ def test_fits_equal_arch(series, model, dist, mean):
             assert row["se_" + p] == pytest.approx(se_a, rel=1e-2), (name, "se_" + p, row["se_" + p], se_a)
         compared += 1
     assert compared >= 2, "arch converged on fewer than two of the three series"
+
+
+@pytest.mark.parametrize("model,dist,status,beta,loglik", [
+    ("egarch", "t", "converged", 0.6918, -1290.696717),  # the other maximum: beta 0.985, -1291.969756
+    ("garch", "normal", "boundary", 0.9957, -1312.374882),  # alpha = 0 (arch: 5e-14); the other: beta 0.771, -1315.716027
+])
+def test_two_basins(series, model, dist, status, beta, loglik):
+    """USD/CHF's daily returns have two maxima, one of low and one of high persistence, and the best start
+    lies in the basin of the lower one: the second candidate (the best start of the other basin,
+    docs/garch.md "Starts") finds the higher. The values are arch's (tol 1e-14), without arch here."""
+    got = raid.garch(series["usdchf"].to_numpy(), model=model, dist=dist, device="cpu").iloc[0]
+    assert got["status"] == status
+    assert got["loglik"] == pytest.approx(loglik, rel=1e-8)
+    assert got["beta"] == pytest.approx(beta, abs=1e-4)
