@@ -20,7 +20,7 @@
 
 #include "models/garch_eval.h"
 
-enum { K = RAID_GARCH_LIK_MAXPAR, NSTART = 6, NEWTON_MAX = 6, STALL_ITER = 5 };
+enum { K = RAID_GARCH_LIK_MAXPAR, NEWTON_MAX = 6, STALL_ITER = 5 };
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The reparameterisation theta <-> x                                                               */
@@ -182,22 +182,47 @@ static int near_edge(const fitmap *m, const double *x, const double *th, double 
 /* At an edge: the statuses' test (1e-6). */
 static int at_boundary(const fitmap *m, const double *x, const double *th) { return near_edge(m, x, th, 1e-6); }
 
-/* Grid of starts: persistence 0.90/0.95/0.98 x alpha 0.05/0.10 (GJR: alpha/2 and gamma alpha, so that
- * alpha + gamma/2 = the grid's alpha; EGARCH: beta the persistence, alpha twice the grid's, gamma 0);
- * omega from the sample variance; mu the sample mean; nu 8. */
+/* Grid of starts (docs/garch.md "Starts"), after arch's (EGARCH.starting_values and GARCH.starting_values
+ * of Python arch: a grid over alpha, gamma and the persistence, the best by likelihood) but smaller, since
+ * the two best in different basins are both fitted (below). GARCH/GJR: persistence 0.6/0.8/0.9/0.95/0.98 x
+ * alpha 0.01/0.05/0.10 (GJR: alpha/2 and gamma alpha, so that alpha + gamma/2 = the grid's alpha), omega from the
+ * sample variance; EGARCH: beta 0.5/0.7/0.9/0.98 x alpha 0.05/0.20 x gamma 0/-0.1, omega (1 - beta) log var;
+ * mu the sample mean; nu 8. */
+static const double GARCH_PERS[] = {0.6, 0.8, 0.9, 0.95, 0.98}, GARCH_ALPHA[] = {0.01, 0.05, 0.10};
+static const double EGARCH_BETA[] = {0.5, 0.7, 0.9, 0.98}, EGARCH_ALPHA[] = {0.05, 0.20}, EGARCH_GAMMA[] = {0, -0.1};
+#define NELEM(a) (sizeof(a) / sizeof(a)[0])
+enum { NSTART_MAX = 16 };
+
+static size_t nstart(const fitmap *m)
+{
+    return m->spec.model == RAID_GARCH_LIK_EGARCH ? NELEM(EGARCH_BETA) * NELEM(EGARCH_ALPHA) * NELEM(EGARCH_GAMMA)
+                                                  : NELEM(GARCH_PERS) * NELEM(GARCH_ALPHA);
+}
+
+/* The persistence (EGARCH: beta) of start i. */
+static double start_pers(const fitmap *m, size_t i)
+{
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) return EGARCH_BETA[i / (NELEM(EGARCH_ALPHA) * NELEM(EGARCH_GAMMA))];
+    return GARCH_PERS[i / NELEM(GARCH_ALPHA)];
+}
+
+/* The basin of a persistence (EGARCH: beta): 0 below 0.85, 1 above. The second candidate of a fit is the
+ * best start in the basin the best start is not in. */
+static int basin(double pers) { return pers >= 0.85; }
+
 static void grid_start(const fitmap *m, size_t i, double var, double *th)
 {
-    static const double pers[3] = {0.90, 0.95, 0.98}, alph[2] = {0.05, 0.10};
-    const double p = pers[i / 2], a = alph[i % 2];
+    const double p = start_pers(m, i);
     if (m->imu >= 0) th[m->imu] = m->mbar;
     if (m->inu >= 0) th[m->inu] = 8;
     if (m->spec.model == RAID_GARCH_LIK_EGARCH) {
         th[m->iom] = (1 - p) * log(var);
-        th[m->ial] = 2 * a;
-        th[m->iga] = 0;
+        th[m->ial] = EGARCH_ALPHA[i / NELEM(EGARCH_GAMMA) % NELEM(EGARCH_ALPHA)];
+        th[m->iga] = EGARCH_GAMMA[i % NELEM(EGARCH_GAMMA)];
         th[m->ibe] = p;
         return;
     }
+    const double a = GARCH_ALPHA[i % NELEM(GARCH_ALPHA)];
     th[m->iom] = var * (1 - p);
     if (m->iga >= 0) {
         th[m->ial] = a / 2;
@@ -241,6 +266,7 @@ typedef struct fit {
     double var;
     double bc; /* the backcast start (BACKCAST), formed once */
     int warm_kept; /* the start kept is the warm start */
+    size_t second;  /* a second candidate (starts): 1 + the index of the fit it is the second of; else 0 */
     size_t newton; /* Newton steps of the refinement */
     double Hv[K * K]; /* the float64 Hessian in v (below) */
     double L[K * K];  /* its Cholesky factor (upper, column-major) */
@@ -466,6 +492,22 @@ static raid_status batch_run(raid_garch_eval *ev, batch *b, const fit *fits, siz
     return RAID_OK;
 }
 
+/* A second candidate (starts) whose iterate has come within MERGE_X in every x of its first's, with an nll
+ * not below the first's, has reached the first's basin: it is stopped (and dropped by pick, the first's nll
+ * only falling after). Returns whether s was stopped. */
+#define MERGE_X 1e-2
+static int merged(fit *s, const fit *fits)
+{
+    if (!s->second) return 0;
+    const fit *p = &fits[s->second - 1];
+    if (!(s->f >= p->f)) return 0;
+    for (size_t i = 0; i < s->m.k; i++)
+        if (!(fabs(s->x[i] - p->x[i]) <= MERGE_X)) return 0;
+    s->running = 0;
+    s->st = RAID_GARCH_NO_PROGRESS;
+    return 1;
+}
+
 /* Run BFGS in lock step on every running fit until each stops. */
 static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *ru, batch *b)
 {
@@ -476,6 +518,7 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
         for (size_t i = 0; i < nf; i++) {
             fit *s = &fits[i];
             if (!s->running) continue;
+            if (!s->in_ls && merged(s, fits)) continue;
             if (!s->in_ls) prepare(s, ru);
             if (!s->running) continue;
             running++;
@@ -511,14 +554,25 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
     }
 }
 
-/* The grid of starts (and the warm start) of every fit in one call; the best kept. */
-static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const double *const *warm, batch *b)
+/* The persistence of theta (EGARCH: beta), for basin(). */
+static double pers_of_theta(const fitmap *m, const double *th)
 {
-    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    if (m->spec.model == RAID_GARCH_LIK_EGARCH) return th[m->ibe];
+    return th[m->ial] + (m->iga >= 0 ? th[m->iga] / 2 : 0) + th[m->ibe];
+}
+
+/* The grid of starts (and the warm start) of the nf fits in one call. Each fit keeps its best start; the
+ * best start in the other basin (basin(): persistence below or above 0.85), if any is valid, becomes a second
+ * candidate fits[nf + j] of the same series (its `second` the index of the first), appended; *ntot: nf plus
+ * their number. */
+static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const double *const *warm, batch *b,
+                          size_t *ntot)
+{
+    const size_t k = raid_garch_lik_npar(&fits[0].m.spec), ns = nstart(&fits[0].m);
     b->n = 0;
     for (size_t i = 0; i < nf; i++) {
         const fit *s = &fits[i];
-        for (size_t j = 0; j < NSTART; j++) {
+        for (size_t j = 0; j < ns; j++) {
             double th[K], x[K];
             grid_start(&s->m, j, s->var, th);
             from_theta(&s->m, th, x);
@@ -537,17 +591,42 @@ static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const doubl
     }
     const raid_status st = batch_run(ev, b, fits, k);
     if (st != RAID_OK) return st;
-    for (size_t p = 0, j = 0; p < b->n; p++, j++) {
-        if (p > 0 && b->owner[p] != b->owner[p - 1]) j = 0; /* j: the start's index, NSTART the warm one */
-        fit *s = &fits[b->owner[p]];
-        if (b->nll[p] < s->f) { /* the first of equals kept: the grid's order, the warm start last */
-            s->warm_kept = j == NSTART;
-            s->f = b->nll[p];
-            memcpy(s->x, b->x + p * K, k * sizeof *s->x);
-            memcpy(s->g, b->gx + p * K, k * sizeof *s->g);
+    *ntot = nf;
+    for (size_t p0 = 0; p0 < b->n;) {
+        const size_t i = b->owner[p0];
+        size_t cnt = 1;
+        while (p0 + cnt < b->n && b->owner[p0 + cnt] == i) cnt++;
+        fit *s = &fits[i];
+        size_t best = cnt, other = cnt; /* the first of equals kept: the grid's order, the warm start last */
+        for (size_t j = 0; j < cnt; j++)
+            if (b->nll[p0 + j] < (best < cnt ? b->nll[p0 + best] : INFINITY)) best = j;
+        if (best < cnt) {
+            const int bb = basin(pers_of_theta(&s->m, b->theta + (p0 + best) * k));
+            for (size_t j = 0; j < cnt; j++)
+                if (basin(pers_of_theta(&s->m, b->theta + (p0 + j) * k)) != bb &&
+                    b->nll[p0 + j] < (other < cnt ? b->nll[p0 + other] : INFINITY))
+                    other = j;
         }
+        /* A warm start (the previous optimum, e.g. the full-sample fit's for a window) that beats every
+         * grid start is trusted alone: no second candidate (docs/garch.md "Starts"). */
+        const int warm_best = warm[i] && best == ns;
+        for (int c = 0; c < 2; c++) {
+            const size_t j = c ? other : best;
+            if (j == cnt || (c && warm_best)) continue;
+            fit *t = s;
+            if (c) {
+                t = &fits[(*ntot)++];
+                *t = *s;
+                t->second = i + 1;
+            }
+            t->warm_kept = j == ns;
+            t->f = b->nll[p0 + j];
+            memcpy(t->x, b->x + (p0 + j) * K, k * sizeof *t->x);
+            memcpy(t->g, b->gx + (p0 + j) * K, k * sizeof *t->g);
+        }
+        p0 += cnt;
     }
-    for (size_t i = 0; i < nf; i++) {
+    for (size_t i = 0; i < *ntot; i++) {
         fit *s = &fits[i];
         if (isfinite(s->f)) {
             s->running = 1;
@@ -557,6 +636,21 @@ static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const doubl
         }
     }
     return RAID_OK;
+}
+
+/* After the bulk phase: of a fit's two candidates (starts), the one with the lower nll takes the fit's
+ * place fits[i], i < nf (the first on a tie); the other is dropped. */
+static void pick(fit *fits, size_t nf, size_t ntot)
+{
+    for (size_t j = nf; j < ntot; j++) {
+        fit *t = &fits[j], *s = &fits[t->second - 1];
+        if (t->f < s->f) {
+            const fit tmp = *s;
+            *s = *t;
+            *t = tmp;
+        }
+        s->second = 0;
+    }
 }
 
 /* f and g of every running fit at its x, again (the refinement's x, on another evaluator). */
@@ -688,12 +782,13 @@ static double fd_step(const fitmap *m, const double *v, size_t j, double rel)
  * the smooth piece the estimate lies in (what Newton needs), but misses the kinks' contributions, or catches
  * one when the estimate lies on a kink (a minimum there: mu_kink below), and the standard error of mu is
  * then wrong by orders of magnitude. For the standard errors (average_mu) the mu column is a central
- * difference over +-0.01 s (s: the returns' standard deviation; about the standard error of mu for T in
- * the thousands), which averages the kinks' contributions over the scale the standard error speaks of:
- * measured on 14 simulated EGARCH-t fits (T = 2,500), the standard errors of mu of the fits off a kink move
- * by up to 5 % against the 1e-8 step, those of the fits on a kink come out of the same size as the others
- * instead of 10 times smaller. */
-#define EGARCH_MU_STEP 1e-2
+ * difference over +-0.5 s / sqrt(T) (s: the returns' standard deviation; s / sqrt(T) is the standard error
+ * of the sample mean, about that of mu), which averages the kinks' contributions over the width of one
+ * standard error, the scale the standard error speaks of. The curvature in mu is defined only at that
+ * scale, and to a few per cent (docs/garch.md "Standard errors": on SPY the classic standard error of mu is
+ * 0.01567 at this step, 0.01537 to 0.01565 at +-1 to 3 s / sqrt(T), 0.01654 at +-0.01 s, and 0.0157 to
+ * 0.0158 from a quadratic fit of the profile log-likelihood over +-1 to 4 standard errors). */
+#define EGARCH_MU_STEP 0.5
 
 static int hessian(const fit *s, const double *v, const double *g0, double *H)
 {
@@ -716,16 +811,17 @@ static int hessian(const fit *s, const double *v, const double *g0, double *H)
 }
 
 /* For the standard errors of EGARCH with a constant mean: H's mu row and column replaced by the central
- * difference over +-EGARCH_MU_STEP s (symmetrised with the row's local differences). 0 if a point is
+ * difference over +-EGARCH_MU_STEP s / sqrt(T) (symmetrised with the row's local differences). 0 if a point is
  * invalid. */
 static int average_mu(const fit *s, const double *v, double *H)
 {
     const size_t k = s->m.k, j = (size_t)s->m.imu;
     double vp[K], gp[K], gm[K];
     memcpy(vp, v, k * sizeof *v);
-    vp[j] = v[j] + EGARCH_MU_STEP * s->m.s;
+    const double hmu = EGARCH_MU_STEP * s->m.s / sqrt((double)s->T);
+    vp[j] = v[j] + hmu;
     const double f1 = nll_v(s, vp, gp), hp = vp[j] - v[j];
-    vp[j] = v[j] - EGARCH_MU_STEP * s->m.s;
+    vp[j] = v[j] - hmu;
     const double f2 = nll_v(s, vp, gm), hm = v[j] - vp[j];
     if (!isfinite(f1) || !isfinite(f2)) return 0;
     for (size_t i = 0; i < k; i++) {
@@ -1301,7 +1397,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     const rules final = ru;
 
     for (size_t i = 0; i < n; i++) clear_out(&out[i]);
-    fit *fits = calloc(n ? n : 1, sizeof *fits);
+    fit *fits = calloc(n ? 2 * n : 1, sizeof *fits); /* each fit and its second candidate (starts) */
     const double **rv = malloc((n ? n : 1) * sizeof *rv);
     const double **wv = malloc((n ? n : 1) * sizeof *wv);
     size_t *Tv = malloc((n ? n : 1) * sizeof *Tv), *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -1368,31 +1464,33 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
     if (opts && opts->nls) ru.nls = opts->nls;
     if (opts && opts->tail && ru.tail) ru.tail = opts->tail - 1; /* on a device only */
-    size_t per = NSTART + 1 > ru.nls ? NSTART + 1 : ru.nls;
+    size_t per = NSTART_MAX + 1 > ru.nls ? NSTART_MAX + 1 : ru.nls, ntot = nf;
     if (per < 2 * k + 1) per = 2 * k + 1; /* the initial Hessian's 2k points; refine_device's 2k + 1 */
     if (per < DEV_HALVE) per = DEV_HALVE;
-    if (!batch_alloc(&b, nf * per)) {
+    assert(nstart(&fits[0].m) <= NSTART_MAX);
+    if (!batch_alloc(&b, 2 * nf * per)) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
     double tp[6];
     memset(&prof, 0, sizeof prof);
     tp[0] = prof_now();
-    st = starts(ev, fits, nf, wv, &b);
+    st = starts(ev, fits, nf, wv, &b, &ntot);
     tp[1] = prof_now();
-    if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
+    if (st == RAID_OK) st = init_hessian(ev, fits, ntot, &b);
     tp[2] = prof_now();
-    if (st == RAID_OK) st = bulk(ev, fits, nf, &ru, &b);
+    if (st == RAID_OK) st = bulk(ev, fits, ntot, &ru, &b);
     tp[3] = prof_now();
     if (st != RAID_OK) goto done;
+    pick(fits, nf, ntot);
     if (raid_garch_eval_on_device(ev) && (st = refine_device(ctx, ev, fits, nf, &final, &b)) != RAID_OK) goto done;
     refine_all(fits, nf, &final);
     tp[4] = prof_now();
     if (profile)
         fprintf(stderr,
-                "garch profile: %zu fits; starts %.3f s, init hessian %.3f s, bulk %.3f s, refine %.3f s; "
+                "garch profile: %zu fits (%zu candidates); starts %.3f s, init hessian %.3f s, bulk %.3f s, refine %.3f s; "
                 "evaluator %zu calls, %zu points, %.3f s; refined on the device %zu, on the host %zu\n",
-                nf, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s,
+                nf, ntot, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s,
                 prof.dev_refined, prof.dev_to_host);
     if (ru.gtol > final.gtol) {
         /* A looser bulk phase (a device's) whose point Newton could not finish: BFGS goes on in float64 on
