@@ -492,7 +492,7 @@ static void test_batch_and_determinism(void **state)
 }
 
 /* Where an optimiser on the device's scores lands: at the float64 optimum of the FCP benchmark (GARCH(1,1)
- * Normal, constant mean, sample start; garch_fit.c's estimates), the Newton step H^-1 (g_dev - g_cpu) (H
+ * Normal, constant mean, sample start; the fit's estimates), the Newton step H^-1 (g_dev - g_cpu) (H
  * from central differences of the cpu score) is the displacement of the device's stationary point from
  * the cpu's to first order: asserted below 1e-8 of each parameter (the issue asks 1e-6 before a float64
  * refinement). */
