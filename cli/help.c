@@ -250,7 +250,7 @@ static const char help_ma[] =
     "  --stat S             the statistic (required)\n"
     "  --window N           the window, 1 to 1073741824 (hma: 2 or more) (required)\n"
     "  --col C              the value column; default close\n"
-    "  --symbol-col C       the symbol column (optional); default symbol\n"
+    "  --symbol-col C       the symbol column (then required); default symbol, optional\n"
     "  --date-col C         the date column; default date, else timestamp\n"
     "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set (today\n"
     "                       every device computes on the host in float64: the kernels are to come)\n"

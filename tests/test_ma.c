@@ -303,6 +303,9 @@ static void test_cli(void **state)
     assert_int_equal(t_cli(&out, &err, "ma %s --stat mean --window 2 --col px --date-col d --symbol-col s", bad), 0);
     assert_string_equal(out, "symbol,d,mean\nx,d1,\nx,d2,2\n");
     free(out), free(err);
+    assert_int_equal(t_cli(&out, &err, "ma %s --stat mean --window 2 --col px --date-col d --symbol-col sym", bad), 2);
+    assert_non_null(strstr(err, "missing column 'sym'"));
+    free(out), free(err);
     /* usage errors */
     assert_int_equal(t_cli(&out, &err, "ma %s --stat hma --window 1", in), 1);
     assert_non_null(strstr(err, "needs --window 2 or more"));

@@ -104,8 +104,8 @@ RAID_API raid_status raid_ma_wma_prefix_f32(const double *x, size_t len, int64_t
 typedef struct raid_ma_input raid_ma_input;
 
 /** Read a CSV of prices (one row per symbol and date, the rows of a symbol contiguous, in time order;
- *  "-" reads standard input). Columns by name, case-insensitively: names[0] symbol (optional; default
- *  "symbol"), names[1] the date (default: "date", else "timestamp"; kept as text, written back as given,
+ *  "-" reads standard input). Columns by name, case-insensitively: names[0] symbol (default "symbol",
+ *  optional; required when named), names[1] the date (default: "date", else "timestamp"; kept as text, written back as given,
  *  not empty), names[2] the value (default "close"); names may be NULL, or entries NULL for the defaults.
  *  Values: decimal numbers, an empty field is NAN (missing: the NAN rules of raid_ma_compute); a value
  *  too large (|x| > RAID_MA_MAX_VALUE, or an overflow) is an error. Read by RAID's one table reader

@@ -65,7 +65,7 @@ raid_status raid_ma_read_csv(const char *path, const char *const *names, raid_ma
     const char *sym = names && names[0] ? names[0] : "symbol", *val = names && names[2] ? names[2] : "close";
     const char *date = names && names[1] ? names[1] : NULL;
     /* without a date name: "date", else "timestamp" (both optional here, one required below) */
-    raid_tspec spec[4] = {{sym, "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
+    raid_tspec spec[4] = {{sym, "symbol", RAID_T_STRING, names && names[0] ? 0u : RAID_T_OPTIONAL},
                           {val, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT},
                           {date ? date : "date", "date", RAID_T_STRING, date ? 0u : RAID_T_OPTIONAL},
                           {"timestamp", "date", RAID_T_STRING, RAID_T_OPTIONAL | RAID_T_YIELD}};
