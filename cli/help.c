@@ -229,6 +229,36 @@ static const char help_garch[] =
     "  0 at least one fit has estimates (the others named on standard error); 1 usage error;\n"
     "  2 bad input (the message names FILE:LINE:COL), or no fit has estimates; 4 device error.\n";
 
+static const char help_ma[] =
+    "usage: raid ma FILE --stat sum|mean|sumsq|var|wma|ema|hma --window N [--col C] [--symbol-col C]\n"
+    "               [--date-col C] [--device D] [-o OUT]\n"
+    "\n"
+    "A moving average or rolling statistic of every series of FILE (CSV with a header row; \"-\" reads\n"
+    "standard input), in float64 with R TTR's conventions (docs/ta.md):\n"
+    "  sum, mean, sumsq  over the last N values          var  sample variance (divisor N - 1)\n"
+    "  wma   linear weights 1..N                          ema  alpha 2/(N+1), seeded by the mean of the first N\n"
+    "  hma   WMA(2 WMA(x, N/2) - WMA(x, N), trunc(sqrt(N))) (N >= 2)\n"
+    "Empty where a window is incomplete; leading empty values shift the start; an empty value inside a\n"
+    "series restarts it (every window holding it is empty, the EMA and HMA warm up again).\n"
+    "\n"
+    "Input: columns date (else timestamp; written back as given), close, and an optional symbol (one\n"
+    "series per symbol, its rows contiguous and in time order).\n"
+    "Output (CSV, to OUT or standard output): [symbol,]date,STAT, one row per input row, 17 significant\n"
+    "digits, empty for an undefined value.\n"
+    "\n"
+    "Options:\n"
+    "  --stat S             the statistic (required)\n"
+    "  --window N           the window, 1 to 1073741824 (hma: 2 or more) (required)\n"
+    "  --col C              the value column; default close\n"
+    "  --symbol-col C       the symbol column (then required); default symbol, optional\n"
+    "  --date-col C         the date column; default date, else timestamp\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set (today\n"
+    "                       every device computes on the host in float64: the kernels are to come)\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 4 device error.\n";
+
 const char *cli_help(const char *cmd)
 {
     if (!cmd)
@@ -243,6 +273,8 @@ const char *cli_help(const char *cmd)
         return help_har;
     if (!strcmp(cmd, "garch"))
         return help_garch;
+    if (!strcmp(cmd, "ma"))
+        return help_ma;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

@@ -15,6 +15,7 @@
  *   raid/outfile.h   output files written whole or not at all (temporary file, renamed)
  *   raid/har.h       HAR-family regressions of daily realized variance: fits, windows, forecasts
  *   raid/garch.h     GARCH-family volatility models of many series at once: fits, windows, forecasts
+ *   raid/ma.h        moving averages and rolling statistics of many price series (technical analysis)
  *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
@@ -29,6 +30,7 @@
 #include "raid/outfile.h"
 #include "raid/har.h"
 #include "raid/garch.h"
+#include "raid/ma.h"
 #include "raid/precision.h"
 #include "raid/tuning.h"
 

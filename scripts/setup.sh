@@ -13,6 +13,7 @@ PACKAGES=(
   python3-venv                         # .venv of the statsmodels cross-checks (scripts/setup_python.sh)
   gnuplot-nox                          # precision figure
   tzdata                               # IANA time zones (--tz)
+  r-base-core r-cran-ttr               # R TTR: the moving averages' oracle (tests/python/test_ma_ttr.py)
 )
 
 missing=()

@@ -10,15 +10,17 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.simulate(kind=..., ...)           the library's simulator
     raid.har(measures, model=..., ...)     HAR-family regressions, windows, forecasts, losses
     raid.garch(returns, model=..., ...)    GARCH, GJR and EGARCH fits of many series (and windows) at once
+    raid.ma(x, stat=..., window=...)       moving averages and rolling statistics (TTR conventions)
     raid.ffi, raid.lib                     the whole C API as cffi declares it from include/ (low level)
 """
 from ._core import RaidError, RaidNotice, device_name, ffi, lib, status_name, version
 from ._garch import garch
 from ._har import HarFit, har
+from ._ma import ma
 from ._realized import measure_names, realized, realized_from_prices, to_csv
 from ._simulate import devices, sim_options, simulate
 
 __version__ = version()
 
-__all__ = ["HarFit", "garch", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "measure_names", "realized", "realized_from_prices",
+__all__ = ["HarFit", "garch", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "ma", "measure_names", "realized", "realized_from_prices",
            "sim_options", "simulate", "status_name", "to_csv", "version"]

@@ -1,0 +1,58 @@
+/* The series of raid ma: accessors and the CSV writer of include/raid/ma.h (the reader: io/ma_reader.c). */
+#include "core/internal.h"
+#include "core/outfile.h"
+#include "ta/ma_internal.h"
+
+#include <stdlib.h>
+
+void raid_ma_input_destroy(raid_ma_input *in)
+{
+    if (!in)
+        return;
+    free(in->v), free(in->date_off), free(in->text), free(in->offsets), free(in->end_line), free(in->date_name);
+    raid_symtab_free(&in->syms);
+    raid_strlist_free(&in->notices);
+    free(in);
+}
+
+size_t raid_ma_input_nseries(const raid_ma_input *in) { return in ? in->syms.n : 0; }
+size_t raid_ma_input_nrows(const raid_ma_input *in) { return in ? in->nrows : 0; }
+const double *raid_ma_input_values(const raid_ma_input *in) { return in ? in->v : NULL; }
+const int64_t *raid_ma_input_offsets(const raid_ma_input *in) { return in ? in->offsets : NULL; }
+int raid_ma_input_has_symbol(const raid_ma_input *in) { return in ? in->has_symbol : 0; }
+const char *raid_ma_input_date_name(const raid_ma_input *in) { return in ? in->date_name : NULL; }
+size_t raid_ma_input_notice_count(const raid_ma_input *in) { return in ? in->notices.n : 0; }
+const char *raid_ma_input_notice(const raid_ma_input *in, size_t i) { return in ? raid_strlist_get(&in->notices, i) : NULL; }
+
+const char *raid_ma_input_symbol(const raid_ma_input *in, size_t s)
+{
+    return in ? raid_symtab_name(&in->syms, s) : NULL;
+}
+
+const char *raid_ma_input_date(const raid_ma_input *in, size_t i)
+{
+    return in && i < in->nrows ? in->text + in->date_off[i] : NULL;
+}
+
+raid_status raid_ma_write_csv(const raid_ma_input *in, raid_ma_stat stat, const double *values, FILE *f)
+{
+    if (!in || !f || (in->nrows && !values))
+        return raid_fail(NULL, RAID_EINVAL, "raid_ma_write_csv: NULL");
+    if ((unsigned)stat >= RAID_MA_NSTATS)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ma_write_csv: bad stat %d", (int)stat);
+    if (in->has_symbol)
+        fputs("symbol,", f);
+    raid_csv_put_field(f, in->date_name);
+    fprintf(f, ",%s\n", raid_ma_stat_name(stat));
+    for (size_t s = 0; s < in->syms.n; s++)
+        for (int64_t i = in->offsets[s]; i < in->offsets[s + 1]; i++) {
+            if (in->has_symbol) {
+                raid_csv_put_field(f, in->syms.names[s]);
+                fputc(',', f);
+            }
+            raid_csv_put_field(f, in->text + in->date_off[i]);
+            raid_csv_put_value(f, values[i]);
+            fputc('\n', f);
+        }
+    return raid_csv_written(f);
+}

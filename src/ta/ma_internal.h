@@ -1,0 +1,28 @@
+/* The series of raid ma (raid_ma_input of include/raid/ma.h): what the CSV reader (io/ma_reader.c) fills
+ * and ma_input.c reads out and writes. Never installed. */
+#ifndef RAID_TA_MA_INTERNAL_H
+#define RAID_TA_MA_INTERNAL_H
+
+#include "core/strlist.h"
+#include "io/symtab.h"
+#include "raid/ma.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct raid_ma_input {
+    size_t nrows, cap;
+    double *v;            /* nrows values, series after series */
+    size_t *date_off;     /* nrows offsets into text */
+    char *text;           /* the dates, NUL-terminated */
+    size_t text_len, text_cap;
+    raid_symtab syms;     /* the series' names in order (each once: the rows of a symbol are contiguous) */
+    int64_t *offsets;     /* syms.n + 1 */
+    size_t offsets_cap;
+    uint64_t *end_line;   /* the last line of each series (messages) */
+    int has_symbol;
+    char *date_name;      /* the date column's header name */
+    raid_strlist notices;
+};
+
+#endif
