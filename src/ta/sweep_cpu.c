@@ -1,6 +1,6 @@
 /* The float64 cpu path of the crossover sweep (src/ta/sweep.h; the specification is docs/ta_sweep.md).
  * One scan over the bars per combination gives the trades, the per-bar returns, the exposure and the
- * drawdown; a second pass over the stored per-bar returns gives their sd. Sums are compensated
+ * drawdown; a second pass over the stored nonzero per-bar returns gives their sd. Sums are compensated
  * (src/core/dd.h). */
 #include "ta/sweep.h"
 
@@ -91,6 +91,67 @@ static inline int decide(double f, double sl, int short_side)
     return f > sl ? 1 : (short_side ? -1 : 0);
 }
 
+/* The state of one combination's scan outside its hot loop: the open trade and the trade sum. */
+typedef struct scan {
+    const raid_sweep_series *s;
+    int at_open;
+    double c;                    /* log of the wealth factor of one side, <= 0 */
+    int pos;                     /* the position after the fills so far */
+    size_t entry_bar;
+    double entry_price;
+    int64_t ntr;
+    raid_dd total;               /* sum over trades */
+    raid_sweep_trade *trades;
+    size_t cap;
+} scan;
+
+static void close_trade(scan *S, size_t bar, double price)
+{
+    if (S->trades && (size_t)S->ntr < S->cap)
+        S->trades[S->ntr] = (raid_sweep_trade){(int64_t)S->entry_bar, (int64_t)bar, S->entry_price, price, S->pos};
+    raid_dd_add(&S->total, S->pos * log(price / S->entry_price));
+    raid_dd_add(&S->total, 2.0 * S->c);
+    S->ntr++;
+}
+
+/* Bar t with its fills (target: the position the decision at t-1 asks for) and, at the last bar, the
+ * final exit: updates S, returns r[t] and sets *in_pos (a position held over part of the bar). */
+static double bar_with_fill(scan *S, size_t t, int target, int *in_pos)
+{
+    const raid_sweep_series *s = S->s;
+    const int last = t == s->n - 1;
+    if (last && !S->at_open) target = 0; /* the fill at the last close only exits */
+    const int old = S->pos;
+    int sides = 0;
+    if (target != old) {
+        const double fp = S->at_open ? s->open[t] : s->close[t];
+        if (old != 0) {
+            close_trade(S, t, fp);
+            sides++;
+        }
+        S->pos = target;
+        if (target != 0) {
+            S->entry_bar = t;
+            S->entry_price = fp;
+            sides++;
+        }
+    }
+    const int pos = S->pos;
+    /* the price part: old over close[t-1] -> close[t], or old to open[t] and the new one after it */
+    double rt;
+    if (!S->at_open || pos == old)
+        rt = old != 0 ? old * s->lc[t] : 0.0;
+    else
+        rt = (old != 0 ? old * s->lgap[t] : 0.0) + (pos != 0 ? pos * s->lin[t] : 0.0);
+    *in_pos = old != 0 || (S->at_open && pos != 0);
+    if (last && pos != 0) {
+        close_trade(S, t, s->close[t]);
+        sides++;
+        S->pos = 0;
+    }
+    return sides ? rt + sides * S->c : rt;
+}
+
 raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const double *slow,
                            const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
                            size_t cap, double *work)
@@ -102,79 +163,53 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
         r = malloc((n - 1) * sizeof *r);
         if (!r) return raid_fail(NULL, RAID_ENOMEM, "sweep: out of memory for %zu bars", n);
     }
-    const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
-    const double c = log1p(-o->cost_bps * 1e-4); /* log of the wealth factor of one side, <= 0 */
-    const double *fillp = at_open ? s->open : s->close;
-
-    int pos = 0;                 /* the position after the fills so far */
-    size_t entry_bar = 0;
-    double entry_price = 0.0;
-    int64_t ntr = 0;
+    scan S = {s, o->fill == RAID_SWEEP_FILL_NEXT_OPEN, log1p(-o->cost_bps * 1e-4), 0, 0, 0.0, 0, {0.0, 0.0},
+              trades, trades ? cap : 0};
+    const int short_side = o->short_side;
+    const double *lc = s->lc;
     size_t held = 0;             /* return bars in a position */
-    raid_dd total = {0.0, 0.0};  /* sum over trades */
+    size_t nz = 0;               /* nonzero per-bar returns, in r[0..nz), in bar order */
     raid_dd eq = {0.0, 0.0};     /* the log equity curve E[t] */
     double peak = 0.0, mdd = 0.0;
-
-#define CLOSE_TRADE(bar, price)                                                                  \
-    do {                                                                                         \
-        if (trades && (size_t)ntr < cap)                                                         \
-            trades[ntr] = (raid_sweep_trade){(int64_t)entry_bar, (int64_t)(bar), entry_price,    \
-                                             (price), pos};                                      \
-        raid_dd_add(&total, pos * log((price) / entry_price));                                   \
-        raid_dd_add(&total, 2.0 * c);                                                            \
-        ntr++;                                                                                   \
-    } while (0)
+    int pos = 0;
 
     for (size_t t = 1; t < n; t++) {
-        const int last = t == n - 1;
-        int target = decide(fast[t - 1], slow[t - 1], o->short_side);
-        if (last && !at_open) target = 0; /* the fill at the last close only exits */
-        const int old = pos;
-        int sides = 0;
-        if (target != old) {
-            const double fp = fillp[t];
-            if (old != 0) {
-                CLOSE_TRADE(t, fp);
-                sides++;
-            }
-            pos = target;
-            if (target != 0) {
-                entry_bar = t;
-                entry_price = fp;
-                sides++;
-            }
-        }
-        /* the price part of r[t]: old over close[t-1] -> fill -> close[t], new after a fill at the open */
+        const int target = decide(fast[t - 1], slow[t - 1], short_side);
         double rt;
-        if (!at_open || pos == old)
-            rt = old != 0 ? old * s->lc[t] : 0.0;
-        else
-            rt = (old != 0 ? old * s->lgap[t] : 0.0) + (pos != 0 ? pos * s->lin[t] : 0.0);
-        if (old != 0 || (at_open && pos != 0)) held++;
-        if (last && pos != 0) {
-            CLOSE_TRADE(t, s->close[t]);
-            sides++;
-            pos = 0;
+        if (target == pos && t < n - 1) { /* no fill: the hot path */
+            if (pos == 0) continue;       /* flat: r[t] = 0 */
+            rt = pos * lc[t];
+            held++;
+        } else {
+            int in_pos;
+            S.pos = pos;
+            rt = bar_with_fill(&S, t, target, &in_pos);
+            pos = S.pos;
+            held += in_pos;
         }
-        if (sides) rt += sides * c;
-        r[t - 1] = rt;
-        raid_dd_add(&eq, rt);
-        const double e = raid_dd_value(eq);
-        if (e > peak) peak = e;
-        if (peak - e > mdd) mdd = peak - e;
+        /* a zero return leaves the equity, its peak and the drawdown as they are: only the others are
+         * added and kept for the sd */
+        if (rt != 0.0) {
+            r[nz++] = rt;
+            raid_dd_add(&eq, rt);
+            const double e = raid_dd_value(eq);
+            if (e > peak) peak = e;
+            if (peak - e > mdd) mdd = peak - e;
+        }
     }
-#undef CLOSE_TRADE
 
+    /* sd by two passes: sum over the nonzero returns of (r - mean)^2, plus mean^2 for each zero one */
     const size_t N = n - 1;
     const double mean = raid_dd_value(eq) / (double)N;
     raid_dd ss = {0.0, 0.0};
-    for (size_t i = 0; i < N; i++) {
+    for (size_t i = 0; i < nz; i++) {
         const double d = r[i] - mean;
         raid_dd_add(&ss, d * d);
     }
+    raid_dd_add(&ss, (double)(N - nz) * (mean * mean));
     const double sd = sqrt(raid_dd_value(ss) / (double)(N - 1));
-    st->trades = ntr;
-    st->total_log_return = raid_dd_value(total);
+    st->trades = S.ntr;
+    st->total_log_return = raid_dd_value(S.total);
     st->sharpe = sd > 0.0 ? mean / sd * sqrt(o->bars_per_year) : 0.0;
     st->max_drawdown = mdd;
     st->exposure = (double)held / (double)N;
