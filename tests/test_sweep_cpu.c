@@ -2,7 +2,8 @@
  * hand-made series whose trades, per-bar returns, exposure, drawdown and Sharpe ratio are worked out by
  * hand (fills at the close and at the next open, the last open trade closed at the last close, costs, the
  * short side, flips, moving averages undefined at the start, a decision at the last bar, ties), the
- * argument checks, and on a random series: the trade invariants, determinism, independence of the number
+ * argument checks, and on a random series: a second, plainly structured implementation (every option,
+ * the same trades exactly), the trade invariants, determinism, independence of the number
  * of threads and of the order of the combinations, and the batch equal to one-by-one. */
 #include "support.h"
 #include "ta/sweep.h"
@@ -303,6 +304,29 @@ static void random_series(double *close, double *open, double *ma)
         }
 }
 
+/* The random series of the batch tests, made once (group setup). */
+static double *g_close, *g_open, *g_ma;
+static raid_sweep_series g_series;
+
+static int setup(void **state)
+{
+    (void)state;
+    g_close = malloc(NR * sizeof *g_close);
+    g_open = malloc(NR * sizeof *g_open);
+    g_ma = malloc((size_t)NP * NR * sizeof *g_ma);
+    if (!g_close || !g_open || !g_ma) return -1;
+    random_series(g_close, g_open, g_ma);
+    return raid_sweep_series_init(&g_series, g_close, g_open, NR) == RAID_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    raid_sweep_series_free(&g_series);
+    free(g_close), free(g_open), free(g_ma);
+    return 0;
+}
+
 static void check_trades(const raid_sweep_trades *tl, const double *close, const double *open,
                          const raid_sweep_opts *o, const raid_sweep_stats *st)
 {
@@ -344,11 +368,8 @@ static int trades_equal(const raid_sweep_trade *a, const raid_sweep_trade *b, si
 static void test_batch(void **state)
 {
     (void)state;
-    double *close = malloc(NR * sizeof *close), *open = malloc(NR * sizeof *open);
-    double *ma = malloc((size_t)NP * NR * sizeof *ma);
-    random_series(close, open, ma);
-    raid_sweep_series s;
-    assert_int_equal(raid_sweep_series_init(&s, close, open, NR), RAID_OK);
+    const double *close = g_close, *open = g_open, *ma = g_ma;
+    const raid_sweep_series s = g_series;
     uint32_t fi[NP * NP], si[NP * NP];
     size_t nc = 0;
     for (int a = 0; a < NP; a++)
@@ -415,10 +436,103 @@ static void test_batch(void **state)
     raid_sweep_one(&s, ma, ma + 3 * NR, &o, &b, buf, 2, NULL);
     assert_memory_equal(&a, &b, sizeof a);
     assert_true(a.trades > 2);
-    raid_sweep_series_free(&s);
     free(buf);
     free(st1), free(st2), free(st3), free(tl1), free(tl2), free(tl3);
-    free(ma), free(close), free(open);
+}
+
+/* A second, plainly structured implementation of docs/ta_sweep.md: the positions after the fills of every
+ * bar first (q[t] = d[t-1]; with fill at the close q[n-1] = 0, the last fill only exits), then the trades
+ * from the changes of q, the per-bar returns from (q[t-1], q[t]), the statistics in long double. */
+static void reference(const double *close, const double *open, size_t n, const double *fast, const double *slow,
+                      const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *tr)
+{
+    const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
+    const long double c = log1pl(-(long double)o->cost_bps * 1e-4L);
+    int *q = calloc(n, sizeof *q);
+    long double *r = calloc(n, sizeof *r);
+    for (size_t t = 1; t < n; t++) {
+        const double f = fast[t - 1], sl = slow[t - 1];
+        q[t] = (isnan(f) || isnan(sl)) ? 0 : f > sl ? 1 : o->short_side ? -1 : 0;
+    }
+    if (!at_open) q[n - 1] = 0;
+    int64_t m = 0, held = 0;
+    long double total = 0;
+    size_t eb = 0;
+    for (size_t t = 1; t < n; t++) {
+        const int p = q[t - 1], qq = q[t];
+        const double fp = at_open ? open[t] : close[t];
+        int sides = 0;
+        if (qq != p) {
+            if (p) {
+                tr[m++] = (raid_sweep_trade){(int64_t)eb, (int64_t)t, at_open ? open[eb] : close[eb], fp, p};
+                sides++;
+            }
+            if (qq) eb = t, sides++;
+        }
+        if (at_open && qq != p)
+            r[t] = p * logl((long double)open[t] / close[t - 1]) + qq * logl((long double)close[t] / open[t]);
+        else
+            r[t] = p * logl((long double)close[t] / close[t - 1]);
+        held += p != 0 || (at_open && qq != 0);
+        if (t == n - 1 && qq) {
+            tr[m++] = (raid_sweep_trade){(int64_t)eb, (int64_t)t, at_open ? open[eb] : close[eb], close[t], qq};
+            sides++;
+        }
+        r[t] += sides * c;
+    }
+    for (int64_t i = 0; i < m; i++)
+        total += tr[i].side * logl((long double)tr[i].exit_price / tr[i].entry_price) + 2 * c;
+    const size_t N = n - 1;
+    long double sum = 0, peak = 0, mdd = 0, ss = 0;
+    for (size_t t = 1; t < n; t++) {
+        sum += r[t];
+        if (sum > peak) peak = sum;
+        if (peak - sum > mdd) mdd = peak - sum;
+    }
+    const long double mean = sum / N;
+    for (size_t t = 1; t < n; t++) ss += (r[t] - mean) * (r[t] - mean);
+    const long double sd = sqrtl(ss / (N - 1));
+    st->trades = m;
+    st->total_log_return = (double)total;
+    st->sharpe = sd > 0 ? (double)(mean / sd * sqrtl(o->bars_per_year)) : 0.0;
+    st->max_drawdown = (double)mdd;
+    st->exposure = (double)held / N;
+    free(q);
+    free(r);
+}
+
+/* The cpu path against the reference on the random series, every option, every combination: the same
+ * trades exactly, the same exposure, the statistics to rounding. */
+static void test_against_reference(void **state)
+{
+    (void)state;
+    const double *close = g_close, *open = g_open, *ma = g_ma;
+    const raid_sweep_series s = g_series;
+    raid_sweep_trade *a = malloc(NR * sizeof *a), *b = malloc(NR * sizeof *b);
+    int64_t ntr = 0;
+    for (int variant = 0; variant < 8; variant++) {
+        raid_sweep_opts o = raid_sweep_opts_default();
+        o.short_side = variant & 1;
+        o.fill = variant & 2 ? RAID_SWEEP_FILL_NEXT_OPEN : RAID_SWEEP_FILL_CLOSE;
+        o.cost_bps = variant & 4 ? 7.5 : 0;
+        o.bars_per_year = 365;
+        for (int f = 0; f < NP; f++)
+            for (int sl = 0; sl < NP; sl++) {
+                if (f == sl) continue;
+                raid_sweep_stats x, y;
+                raid_sweep_one(&s, ma + (size_t)f * NR, ma + (size_t)sl * NR, &o, &x, a, NR, NULL);
+                reference(close, open, NR, ma + (size_t)f * NR, ma + (size_t)sl * NR, &o, &y, b);
+                assert_int_equal(x.trades, y.trades);
+                assert_true(trades_equal(a, b, (size_t)x.trades));
+                assert_true(x.exposure == y.exposure);
+                near(x.total_log_return, y.total_log_return, 1e-14);
+                near(x.max_drawdown, y.max_drawdown, 1e-14);
+                near(x.sharpe, y.sharpe, 1e-13);
+                ntr += x.trades;
+            }
+    }
+    assert_true(ntr > 10000);
+    free(a), free(b);
 }
 
 int main(void)
@@ -433,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_undefined_and_ties),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_against_reference),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
