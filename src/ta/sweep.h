@@ -1,0 +1,117 @@
+/* The moving-average crossover backtest sweep: the float64 cpu path of its trade semantics and
+ * statistics (issue 10, section 2), the oracle of the device sweep and its cpu backend.
+ *
+ * Internal. docs/ta_sweep.md is the specification this file implements (and the device kernel will
+ * follow); the summary here is normative only where it agrees with it.
+ *
+ * Bars t = 0..n-1 of one series: close[t] (and open[t] for fill at the next open), finite and > 0.
+ * For one combination, two moving averages fast[t], slow[t] (NaN where undefined).
+ *   - Decision at bar t (after its close): d[t] = +1 when fast[t] and slow[t] are both defined (not NaN)
+ *     and fast[t] > slow[t]; when both are defined and fast[t] <= slow[t], d[t] = -1 with `short`, else
+ *     0; while either is undefined, d[t] = 0 (flat, also with `short`).
+ *   - A change decided at bar t is filled at bar t+1: at close[t+1] (RAID_SWEEP_FILL_CLOSE) or open[t+1]
+ *     (RAID_SWEEP_FILL_NEXT_OPEN). The position before any fill is 0. The decision at the last bar n-1 is
+ *     never filled. A position still open after the fills of bar n-1 is closed at close[n-1]. With fill
+ *     at the close, an entry that would be filled at close[n-1] is not opened (it would be closed at the
+ *     same price at once): the fill at the last close only exits.
+ *   - Trades: (entry bar, exit bar, entry price, exit price, side +1/-1). A flip (+1 -> -1 or -1 -> +1)
+ *     is two trades at the same fill: the exit of the old, then the entry of the new.
+ *   - Cost: each side (entry or exit) multiplies wealth by (1 - cost_bps 1e-4); in log terms
+ *     c = log1p(-cost_bps 1e-4) <= 0 per side, 2c per trade.
+ *   - total_log_return = sum over trades of side log(exit/entry) + 2c (compensated sum).
+ *   - Per-bar strategy log returns r[t], t = 1..n-1 (marked to market at the closes): the position held
+ *     over (close[t-1], close[t]] times the price's log return, split at open[t] on a bar whose fill is
+ *     at its open (old position over close[t-1] -> open[t], new over open[t] -> close[t]), plus c for
+ *     each side filled at bar t (the final close included).
+ *   - sharpe = mean(r) / sd(r) sqrt(bars_per_year), sd with n-2 degrees of freedom (n-1 returns);
+ *     0 when sd = 0 (every r[t] equal, in practice: never in a position, no cost).
+ *   - max_drawdown = max over t of (max(0, E[1..t]) - E[t]) >= 0, E[t] = r[1] + ... + r[t]: the largest
+ *     drop of the log equity curve from its running peak (the start, 0, included), a positive number.
+ *   - exposure = (number of bars t in 1..n-1 during some part of which a position is held) / (n-1).
+ */
+#ifndef RAID_TA_SWEEP_H
+#define RAID_TA_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+typedef enum raid_sweep_fill { RAID_SWEEP_FILL_CLOSE = 0, RAID_SWEEP_FILL_NEXT_OPEN = 1 } raid_sweep_fill;
+
+typedef struct raid_sweep_opts {
+    int short_side;         /* 1: short (-1) instead of flat when both MAs are defined and fast <= slow */
+    raid_sweep_fill fill;   /* where a change decided at bar t is filled: close or open of bar t+1 */
+    double cost_bps;        /* cost per side in basis points, 0 <= cost_bps < 1e4 */
+    double bars_per_year;   /* annualisation of the Sharpe ratio, > 0 (252 for daily bars) */
+} raid_sweep_opts;
+
+/* The defaults: long/flat, fill at the close of t+1, no cost, 252 bars per year. */
+raid_sweep_opts raid_sweep_opts_default(void);
+
+/* One trade. Bars are indices into the series; prices are the fill prices (close or open). */
+typedef struct raid_sweep_trade {
+    int64_t entry_bar, exit_bar;
+    double entry_price, exit_price;
+    int side;               /* +1 long, -1 short */
+} raid_sweep_trade;
+
+/* The statistics of one combination (docs/ta_sweep.md). trades = -1 (and NaN elsewhere) marks a
+ * combination the batch skipped (fast period >= slow period). */
+typedef struct raid_sweep_stats {
+    int64_t trades;
+    double total_log_return;  /* log units, costs included */
+    double sharpe;            /* annualised; never NaN (n >= 3 is required), 0 when sd = 0 */
+    double max_drawdown;      /* log units, >= 0 */
+    double exposure;          /* fraction of the n-1 return bars in a position, in [0, 1] */
+} raid_sweep_stats;
+
+/* One series prepared for the sweep: the prices (by pointer; the caller keeps them alive and unchanged)
+ * and the per-bar log returns every combination shares, computed once: lc[t] = log(close[t]/close[t-1])
+ * and, with open, lgap[t] = log(open[t]/close[t-1]), lin[t] = log(close[t]/open[t]) (t >= 1; index 0
+ * unused). */
+typedef struct raid_sweep_series {
+    size_t n;
+    const double *close, *open;   /* open NULL when the input has none */
+    double *lc, *lgap, *lin;      /* owned; lgap, lin NULL without open */
+} raid_sweep_series;
+
+/* Prepare s over close[0..n-1] and optional open[0..n-1] (NULL: none). Requires n >= 3 (two returns at
+ * least, for the Sharpe ratio's sd) and every price finite and > 0. Errors (raid_errmsg): RAID_EINVAL (n < 3, close NULL, a bad price: its bar and value),
+ * RAID_ENOMEM. On failure s holds nothing to free. */
+raid_status raid_sweep_series_init(raid_sweep_series *s, const double *close, const double *open, size_t n);
+void raid_sweep_series_free(raid_sweep_series *s);
+
+/* Check o against s (a fill at the open needs open; the domains above). Errors (raid_errmsg):
+ * RAID_EINVAL. */
+raid_status raid_sweep_opts_check(const raid_sweep_series *s, const raid_sweep_opts *o);
+
+/* One combination: the decisions from fast[0..n-1], slow[0..n-1] (NaN = undefined), the trades and the
+ * statistics into *st. When trades is not NULL, the first min(count, cap) trades are written there in
+ * order (count = st->trades <= n-1). work: n-1 doubles of scratch (the per-bar returns), or NULL to
+ * allocate them. o must have passed raid_sweep_opts_check. Errors: RAID_ENOMEM (work NULL only). */
+raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const double *slow,
+                           const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
+                           size_t cap, double *work);
+
+/* The trade list of one combination of a batch (malloc'd; raid_sweep_trades_free frees ncomb of them). */
+typedef struct raid_sweep_trades {
+    raid_sweep_trade *v;
+    size_t n;
+} raid_sweep_trades;
+void raid_sweep_trades_free(raid_sweep_trades *t, size_t ncomb);
+
+/* The batch over ncomb combinations of one series, each moving average computed once by the caller:
+ * ma[p*n .. p*n+n-1] is the moving average of period periods[p], p = 0..nperiods-1 (NaN = undefined).
+ * Combination k uses fast = ma row fast_idx[k], slow = ma row slow_idx[k] (indices < nperiods). A
+ * combination with periods[fast_idx[k]] >= periods[slow_idx[k]] is skipped (out[k].trades = -1, NaN
+ * statistics, no trades; the caller's grid excludes them). out[k] receives the statistics; when trades
+ * is not NULL, trades[k] receives the trade list (empty lists: v NULL, n 0). OpenMP over combinations;
+ * the results do not depend on the number of threads or on the order of the combinations. Errors
+ * (raid_errmsg): RAID_EINVAL (bad options, an index out of range), RAID_ENOMEM (then nothing is left
+ * allocated in trades). */
+raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t nperiods, const int *periods,
+                           const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
+                           const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+
+#endif
