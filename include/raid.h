@@ -16,6 +16,7 @@
  *   raid/har.h       HAR-family regressions of daily realized variance: fits, windows, forecasts
  *   raid/garch.h     GARCH-family volatility models of many series at once: fits, windows, forecasts
  *   raid/ma.h        moving averages and rolling statistics of many price series (technical analysis)
+ *   raid/sweep.h     moving-average crossover backtests over a grid of periods (the sweep)
  *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
@@ -31,6 +32,7 @@
 #include "raid/har.h"
 #include "raid/garch.h"
 #include "raid/ma.h"
+#include "raid/sweep.h"
 #include "raid/precision.h"
 #include "raid/tuning.h"
 

@@ -114,7 +114,23 @@ typedef struct raid_ma_input raid_ma_input;
  *  bad number, empty date, a symbol's rows not contiguous, no data rows, ...), RAID_EINVAL (NULL),
  *  RAID_ENOMEM. *out NULL on failure. */
 RAID_API raid_status raid_ma_read_csv(const char *path, const char *const *names, raid_ma_input **out);
+
+#define RAID_MA_MAX_COLUMNS 4 /* value columns of one read */
+/** raid_ma_read_csv with several value columns (the sweep's close and open; raid_ma_read_csv is this with
+ *  the one column names[2]): names[0] (symbol) and names[1] (date) as there (names[2] unused), cols[0..ncols)
+ *  the headers of the value columns (1 <= ncols <= RAID_MA_MAX_COLUMNS, none NULL or empty), each read as
+ *  raid_ma_read_csv reads its value column (empty field NAN, |x| <= RAID_MA_MAX_VALUE). Bit j of optional
+ *  set: column j may be absent from the header (raid_ma_input_column(in, j) is then NULL); column 0 is
+ *  required (bit 0 must be clear). raid_ma_input_values is column 0. Errors: those of raid_ma_read_csv,
+ *  RAID_EINVAL also for bad ncols, cols or optional. */
+RAID_API raid_status raid_ma_read_csv_columns(const char *path, const char *const *names, const char *const *cols,
+                                              size_t ncols, unsigned optional, raid_ma_input **out);
 RAID_API void raid_ma_input_destroy(raid_ma_input *in);
+/** Number of value columns asked for (1 for raid_ma_read_csv), present or not. */
+RAID_API size_t raid_ma_input_ncolumns(const raid_ma_input *in);
+/** Value column j (nrows values, series after series, like raid_ma_input_values); NULL when j is out of range
+ *  or column j was optional and absent. */
+RAID_API const double *raid_ma_input_column(const raid_ma_input *in, size_t j);
 /** Number of series (symbols; 1 for a file without a symbol column). */
 RAID_API size_t raid_ma_input_nseries(const raid_ma_input *in);
 /** Total number of rows (values). */

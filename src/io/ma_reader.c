@@ -1,8 +1,9 @@
 /* The CSV reader of raid ma (raid_ma_read_csv, include/raid/ma.h), on the table reader (table.c:
  * tokenising, byte order mark, header mapping, typed columns, FILE:LINE:COL errors) and the symbol table
  * (symtab.h: the series in order, to refuse a symbol seen again after others). Columns: symbol
- * (optional), the date (text: "date", else "timestamp", or the name given), the value (a decimal number,
- * an empty field NAN). Errors come in file order. */
+ * (optional), the date (text: "date", else "timestamp", or the name given), one or more value columns
+ * (decimal numbers, an empty field NAN; raid_ma_read_csv reads one, raid_ma_read_csv_columns several, e.g.
+ * close and open for the sweep). Errors come in file order. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "io/table.h"
@@ -14,7 +15,7 @@
 
 #define TABLE_ROWS 8192 /* rows per batch of the table reader */
 
-enum { C_SYM = 0, C_VAL = 1, C_DATE = 2, C_TS = 3 };
+enum { C_SYM = 0, C_DATE = 1, C_TS = 2 }; /* then the value columns (after C_TS, or after C_DATE when named) */
 
 static int grow(void **p, size_t n, size_t size)
 {
@@ -40,18 +41,24 @@ static raid_status new_series(raid_ma_input *in, const char *s, size_t len)
     return RAID_OK;
 }
 
-/* Append row i of batch b (the value v, the date d[0..dlen)) to the last series. */
-static raid_status push(raid_ma_input *in, double v, const char *d, size_t dlen, uint64_t line)
+/* Append a row (the values v[0..in->ncols) of the present columns, the date d[0..dlen)) to the last series. */
+static raid_status push(raid_ma_input *in, const double *v, const char *d, size_t dlen, uint64_t line)
 {
     if (in->nrows == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 4096;
-        if (grow((void **)&in->v, cap, sizeof *in->v) || grow((void **)&in->date_off, cap, sizeof *in->date_off))
+        for (size_t j = 0; j < in->ncols; j++)
+            if (in->v[j] && grow((void **)&in->v[j], cap, sizeof *in->v[j]))
+                return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        if (grow((void **)&in->date_off, cap, sizeof *in->date_off) || grow((void **)&in->line, cap, sizeof *in->line))
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         in->cap = cap;
     }
     if ((in->date_off[in->nrows] = raid_text_append(&in->text, &in->text_len, &in->text_cap, d, dlen)) == (size_t)-1)
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    in->v[in->nrows++] = v;
+    for (size_t j = 0; j < in->ncols; j++)
+        if (in->v[j])
+            in->v[j][in->nrows] = v[j];
+    in->line[in->nrows++] = line;
     in->offsets[in->syms.n] = (int64_t)in->nrows;
     in->end_line[in->syms.n - 1] = line;
     return RAID_OK;
@@ -59,17 +66,34 @@ static raid_status push(raid_ma_input *in, double v, const char *d, size_t dlen,
 
 raid_status raid_ma_read_csv(const char *path, const char *const *names, raid_ma_input **out)
 {
-    if (!out || !path)
+    const char *val = names && names[2] ? names[2] : "close";
+    return raid_ma_read_csv_columns(path, names, &val, 1, 0u, out);
+}
+
+raid_status raid_ma_read_csv_columns(const char *path, const char *const *names, const char *const *cols, size_t nval,
+                                     unsigned optional, raid_ma_input **out)
+{
+    if (!out || !path || !cols)
         return raid_fail(NULL, RAID_EINVAL, "raid_ma_read_csv: NULL argument");
     *out = NULL;
-    const char *sym = names && names[0] ? names[0] : "symbol", *val = names && names[2] ? names[2] : "close";
+    if (nval < 1 || nval > RAID_MA_MAX_COLUMNS || (optional & 1u))
+        return raid_fail(NULL, RAID_EINVAL, "raid_ma_read_csv_columns: %zu value columns (1 to %d; the first required)",
+                         nval, RAID_MA_MAX_COLUMNS);
+    for (size_t j = 0; j < nval; j++)
+        if (!cols[j] || !*cols[j])
+            return raid_fail(NULL, RAID_EINVAL, "raid_ma_read_csv_columns: value column %zu has no name", j);
+    const char *sym = names && names[0] ? names[0] : "symbol";
     const char *date = names && names[1] ? names[1] : NULL;
-    /* without a date name: "date", else "timestamp" (both optional here, one required below) */
-    raid_tspec spec[4] = {{sym, "symbol", RAID_T_STRING, names && names[0] ? 0u : RAID_T_OPTIONAL},
-                          {val, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT},
-                          {date ? date : "date", "date", RAID_T_STRING, date ? 0u : RAID_T_OPTIONAL},
-                          {"timestamp", "date", RAID_T_STRING, RAID_T_OPTIONAL | RAID_T_YIELD}};
-    const size_t ncols = date ? 3 : 4;
+    /* without a date name: "date", else "timestamp" (both optional here, one required below); then the
+     * value columns */
+    raid_tspec spec[3 + RAID_MA_MAX_COLUMNS] = {{sym, "symbol", RAID_T_STRING, names && names[0] ? 0u : RAID_T_OPTIONAL},
+                                                {date ? date : "date", "date", RAID_T_STRING, date ? 0u : RAID_T_OPTIONAL},
+                                                {"timestamp", "date", RAID_T_STRING, RAID_T_OPTIONAL | RAID_T_YIELD}};
+    const size_t c_val = date ? 2 : 3; /* the first value column's index in spec */
+    for (size_t j = 0; j < nval; j++)
+        spec[c_val + j] = (raid_tspec){cols[j], "value", RAID_T_F64,
+                                       RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT | ((optional >> j) & 1u ? RAID_T_OPTIONAL : 0u)};
+    const size_t ncols = c_val + nval;
     raid_table *tb = NULL;
     raid_status st = raid_table_open(&tb, path, spec, ncols);
     if (st != RAID_OK)
@@ -85,32 +109,46 @@ raid_status raid_ma_read_csv(const char *path, const char *const *names, raid_ma
     raid_ma_input *in = calloc(1, sizeof *in);
     raid_tbatch b;
     int binit = 0;
-    if (!in || !(in->date_name = strdup(spec[dcol].name)))
+    if (!in || !(in->date_name = strdup(spec[dcol].name)) || !(in->path = strdup(path)))
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    else if ((st = raid_tbatch_init(&b, tb)) == RAID_OK)
+    size_t val_col[RAID_MA_MAX_COLUMNS] = {0};
+    for (size_t j = 0; in && st == RAID_OK && j < nval; j++) {
+        in->field[j] = val_col[j] = raid_table_col(tb, c_val + j);
+        if (val_col[j] && !(in->v[j] = malloc(sizeof(double)))) /* a present column: grown with the rows */
+            st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    if (in)
+        in->ncols = nval;
+    if (st == RAID_OK && (st = raid_tbatch_init(&b, tb)) == RAID_OK)
         binit = 1;
-    const size_t sym_col = raid_table_col(tb, C_SYM), val_col = raid_table_col(tb, C_VAL),
-                 date_col = raid_table_col(tb, (size_t)dcol);
+    const size_t sym_col = raid_table_col(tb, C_SYM), date_col = raid_table_col(tb, (size_t)dcol);
     if (in)
         in->has_symbol = sym_col != 0;
     int done = 0;
     while (st == RAID_OK && !done) {
         const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
         for (size_t i = 0; i < b.nrows && st == RAID_OK; i++) {
-            const raid_tcol *vc = &b.col[C_VAL];
-            const double v = vc->f64[i];
-            size_t len = 0, dlen = 0, slen = 0;
+            size_t dlen = 0, slen = 0;
             const char *d = raid_tcol_text(&b.col[dcol], i, &dlen);
             if (!dlen) {
                 st = raid_table_fail(tb, b.col[dcol].line[i], date_col, "empty %s", spec[dcol].name);
                 break;
             }
-            if (!isnan(v) && !(fabs(v) <= RAID_MA_MAX_VALUE)) {
-                const char *vt = raid_tcol_text(vc, i, &len);
-                st = raid_table_fail(tb, vc->line[i], val_col, "%s '%.*s' is out of range (|value| <= %g)", spec[C_VAL].name,
-                                     raid_table_show(len), vt, RAID_MA_MAX_VALUE);
-                break;
+            double v[RAID_MA_MAX_COLUMNS] = {0};
+            for (size_t j = 0; j < nval && st == RAID_OK; j++) {
+                if (!val_col[j])
+                    continue;
+                const raid_tcol *vc = &b.col[c_val + j];
+                v[j] = vc->f64[i];
+                if (!isnan(v[j]) && !(fabs(v[j]) <= RAID_MA_MAX_VALUE)) {
+                    size_t len = 0;
+                    const char *vt = raid_tcol_text(vc, i, &len);
+                    st = raid_table_fail(tb, vc->line[i], val_col[j], "%s '%.*s' is out of range (|value| <= %g)",
+                                         spec[c_val + j].name, raid_table_show(len), vt, RAID_MA_MAX_VALUE);
+                }
             }
+            if (st != RAID_OK)
+                break;
             const char *s = sym_col ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
             const size_t ns = in->syms.n;
             if (!ns || strcmp(in->syms.names[ns - 1], s)) {
@@ -125,7 +163,7 @@ raid_status raid_ma_read_csv(const char *path, const char *const *names, raid_ma
                 if ((st = new_series(in, s, slen)) != RAID_OK)
                     break;
             }
-            st = push(in, v, d, dlen, vc->line[i]);
+            st = push(in, v, d, dlen, b.col[dcol].line[i]);
         }
         if (st == RAID_EPARSE) /* a row of ours: raid_table_fail set the message */
             st = raid_fail(NULL, st, "%s", raid_table_errmsg(tb));

@@ -9,7 +9,10 @@ void raid_ma_input_destroy(raid_ma_input *in)
 {
     if (!in)
         return;
-    free(in->v), free(in->date_off), free(in->text), free(in->offsets), free(in->end_line), free(in->date_name);
+    for (size_t j = 0; j < RAID_MA_MAX_COLUMNS; j++)
+        free(in->v[j]);
+    free(in->line), free(in->path);
+    free(in->date_off), free(in->text), free(in->offsets), free(in->end_line), free(in->date_name);
     raid_symtab_free(&in->syms);
     raid_strlist_free(&in->notices);
     free(in);
@@ -17,7 +20,9 @@ void raid_ma_input_destroy(raid_ma_input *in)
 
 size_t raid_ma_input_nseries(const raid_ma_input *in) { return in ? in->syms.n : 0; }
 size_t raid_ma_input_nrows(const raid_ma_input *in) { return in ? in->nrows : 0; }
-const double *raid_ma_input_values(const raid_ma_input *in) { return in ? in->v : NULL; }
+const double *raid_ma_input_values(const raid_ma_input *in) { return in ? in->v[0] : NULL; }
+size_t raid_ma_input_ncolumns(const raid_ma_input *in) { return in ? in->ncols : 0; }
+const double *raid_ma_input_column(const raid_ma_input *in, size_t j) { return in && j < in->ncols ? in->v[j] : NULL; }
 const int64_t *raid_ma_input_offsets(const raid_ma_input *in) { return in ? in->offsets : NULL; }
 int raid_ma_input_has_symbol(const raid_ma_input *in) { return in ? in->has_symbol : 0; }
 const char *raid_ma_input_date_name(const raid_ma_input *in) { return in ? in->date_name : NULL; }

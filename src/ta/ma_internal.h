@@ -12,8 +12,12 @@
 
 struct raid_ma_input {
     size_t nrows, cap;
-    double *v;            /* nrows values, series after series */
+    size_t ncols;         /* value columns read (raid_ma_read_csv_columns) */
+    double *v[RAID_MA_MAX_COLUMNS]; /* column j: nrows values, series after series; NULL when optional and absent */
     size_t *date_off;     /* nrows offsets into text */
+    uint64_t *line;       /* nrows: the line of each row (messages of later checks, e.g. the sweep's prices) */
+    size_t field[RAID_MA_MAX_COLUMNS]; /* the 1-based field of each value column, 0 when absent */
+    char *path;           /* the file as named (messages) */
     char *text;           /* the dates, NUL-terminated */
     size_t text_len, text_cap;
     raid_symtab syms;     /* the series' names in order (each once: the rows of a symbol are contiguous) */

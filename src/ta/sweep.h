@@ -36,8 +36,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
-
-typedef enum raid_sweep_fill { RAID_SWEEP_FILL_CLOSE = 0, RAID_SWEEP_FILL_NEXT_OPEN = 1 } raid_sweep_fill;
+#include "raid/sweep.h"
 
 typedef struct raid_sweep_opts {
     int short_side;         /* 1: short (-1) instead of flat when both MAs are defined and fast <= slow */
@@ -49,22 +48,8 @@ typedef struct raid_sweep_opts {
 /* The defaults: long/flat, fill at the close of t+1, no cost, 252 bars per year. */
 raid_sweep_opts raid_sweep_opts_default(void);
 
-/* One trade. Bars are indices into the series; prices are the fill prices (close or open). */
-typedef struct raid_sweep_trade {
-    int64_t entry_bar, exit_bar;
-    double entry_price, exit_price;
-    int side;               /* +1 long, -1 short */
-} raid_sweep_trade;
-
-/* The statistics of one combination (docs/ta_sweep.md). trades = -1 (and NaN elsewhere) marks a
- * combination the batch skipped (fast period >= slow period). */
-typedef struct raid_sweep_stats {
-    int64_t trades;
-    double total_log_return;  /* log units, costs included */
-    double sharpe;            /* annualised; never NaN (n >= 3 is required), 0 when sd = 0 */
-    double max_drawdown;      /* log units, >= 0 */
-    double exposure;          /* fraction of the n-1 return bars in a position, in [0, 1] */
-} raid_sweep_stats;
+/* raid_sweep_fill, raid_sweep_trade and raid_sweep_stats: include/raid/sweep.h (trades = -1 and NaN
+ * statistics mark a combination the batch skipped). */
 
 /* One series prepared for the sweep: the prices (by pointer; the caller keeps them alive and unchanged)
  * and the per-bar log returns every combination shares, computed once: lc[t] = log(close[t]/close[t-1])

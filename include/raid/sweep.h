@@ -1,0 +1,128 @@
+/*
+ * raid/sweep.h -- moving-average crossover backtests over a grid of (fast, slow) periods, every series
+ * (symbol) of an input at once (issue 10; docs/ta_sweep.md is the specification of the trades and the
+ * statistics). Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
+ *
+ * Strategy on the closes of one series: long when MA(fast)[t] > MA(slow)[t] (both defined), flat otherwise
+ * (short instead of flat with short_side); a change decided at bar t is filled at close[t+1] (or open[t+1]
+ * with RAID_SWEEP_FILL_NEXT_OPEN); a position open at the last bar is closed at its close; cost per side.
+ * MA is raid_ma_compute's statistic (include/raid/ma.h; HMA by default, R TTR's convention).
+ *
+ * Backends: today every context (NULL, cpu or a device) runs the float64 cpu path (the oracle of the device
+ * sweep to come): every distinct period the grid needs is computed once per series with raid_ma_compute,
+ * then every combination (OpenMP over combinations; results independent of the thread count). Memory:
+ * bars x distinct periods of one series, plus combinations x statistics (plus the trades when kept).
+ */
+#ifndef RAID_SWEEP_H
+#define RAID_SWEEP_H
+
+#include "raid/core.h"
+#include "raid/ma.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum raid_sweep_fill { RAID_SWEEP_FILL_CLOSE = 0, RAID_SWEEP_FILL_NEXT_OPEN = 1 } raid_sweep_fill;
+
+/* Precision and formulation of the device sweep to come (issue 10, section 3): placeholders. Today every
+ * context runs the float64 cpu path, which ignores them (float64 direct window sums whatever is asked);
+ * the CLI refuses --precision, --formulation and --parity ("not available yet"). */
+typedef enum raid_sweep_precision { RAID_SWEEP_PRECISION_DF = 0, RAID_SWEEP_PRECISION_F32 = 1 } raid_sweep_precision;
+typedef enum raid_sweep_formulation { RAID_SWEEP_DIRECT = 0, RAID_SWEEP_PREFIX = 1 } raid_sweep_formulation;
+
+#define RAID_SWEEP_MAX_PERIOD 1048576 /* 2^20: the largest period of a grid */
+#define RAID_SWEEP_MAX_COMBOS 100000000 /* 1e8: the largest number of combinations of one grid */
+
+typedef struct raid_sweep_spec {
+    raid_ma_stat ma;                 /* the moving average: RAID_MA_HMA (default), MEAN, WMA or EMA (price units) */
+    int fast_lo, fast_hi, fast_step; /* fast periods lo, lo + step, ... <= hi (bars; >= 1, >= 2 for hma) */
+    int slow_lo, slow_hi, slow_step; /* slow periods; combinations with fast >= slow are skipped */
+    int short_side;                  /* 1: short instead of flat when both are defined and fast <= slow */
+    raid_sweep_fill fill;            /* close (default) or next-open (needs open prices) */
+    double cost_bps;                 /* cost per side in basis points, [0, 1e4); default 0 */
+    double bars_per_year;            /* annualisation of the Sharpe ratio, > 0; default 252 */
+    int keep_trades;                 /* 1: keep every trade (raid_sweep_result_trades, raid_sweep_write_trades) */
+    raid_sweep_precision precision;  /* device placeholder (df); the cpu path is float64 */
+    raid_sweep_formulation formulation; /* device placeholder (direct); the cpu path is float64 direct sums */
+} raid_sweep_spec;
+
+/** The defaults: hma, fast 5:50:1, slow 20:200:5, long/flat, fill at the close, no cost, 252 bars per year,
+ *  no trades kept, df, direct. */
+RAID_API void raid_sweep_spec_default(raid_sweep_spec *s);
+
+/** Parse a range "LO:HI:STEP" (or "LO:HI", step 1, or "P", one period) of periods: integers, 1 <= LO <= HI
+ *  <= RAID_SWEEP_MAX_PERIOD, 1 <= STEP. Errors: RAID_EINVAL (NULL, syntax, out of range; raid_errmsg). */
+RAID_API raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step);
+
+/** Check a spec (ranges, ma, fill, cost, bars_per_year, the number of combinations with fast < slow:
+ *  at least 1, at most RAID_SWEEP_MAX_COMBOS). Errors: RAID_EINVAL (raid_errmsg). */
+RAID_API raid_status raid_sweep_spec_check(const raid_sweep_spec *s);
+
+/* One trade: bars are indices into its series (0-based); prices the fill prices (close or open). */
+typedef struct raid_sweep_trade {
+    int64_t entry_bar, exit_bar;
+    double entry_price, exit_price;
+    int side; /* +1 long, -1 short */
+} raid_sweep_trade;
+
+/* The statistics of one combination (docs/ta_sweep.md). */
+typedef struct raid_sweep_stats {
+    int64_t trades;          /* the number of trades (a flip counts two); -1 marks a skipped combination */
+    double total_log_return; /* sum over trades of side log(exit/entry) + 2 log1p(-cost), log units */
+    double sharpe;           /* mean/sd of the n-1 per-bar log returns x sqrt(bars_per_year); 0 when sd = 0 */
+    double max_drawdown;     /* largest fall of the log equity curve below its running peak, log units, >= 0 */
+    double exposure;         /* fraction of the n-1 return bars with a position, [0, 1] */
+} raid_sweep_stats;
+
+typedef struct raid_sweep_result raid_sweep_result;
+
+/** Run the grid of spec on nseries series: close[offsets[s] .. offsets[s+1]) (offsets: nseries + 1
+ *  non-decreasing, offsets[0] >= 0), open the same shape or NULL (required by next-open; ignored with fill
+ *  close). Prices finite and > 0, each series at least 3 bars. symbols: nseries names (copied; NULL: no
+ *  symbol column in the outputs). ctx: NULL or any context (today all run the float64 cpu path).
+ *  *out: the result (raid_sweep_result_destroy). Errors: RAID_EINVAL (spec, offsets, a bad price: its
+ *  series and bar, a series too short), RAID_ENOMEM; message raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
+ *  *out NULL on failure. */
+RAID_API raid_status raid_sweep_run_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close,
+                                           const double *open, const int64_t *offsets, size_t nseries,
+                                           const char *const *symbols, raid_sweep_result **out);
+
+/** Run the grid on a table read by raid_ma_read_csv_columns with cols = {close, open} (open optional):
+ *  column 0 the closes, column 1 (when present) the opens; the symbols (when the file had a symbol
+ *  column) go to the outputs. Errors: as raid_sweep_run_arrays (a bad price names the symbol and the
+ *  date). */
+RAID_API raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
+                                    raid_sweep_result **out);
+
+/** Combinations of the result: series-major, then fast ascending, then slow ascending (only fast < slow). */
+RAID_API size_t raid_sweep_result_count(const raid_sweep_result *r);
+/** Combination k: its series index, periods and statistics (any output pointer may be NULL).
+ *  Errors: RAID_EINVAL (NULL r, k out of range; raid_errmsg). */
+RAID_API raid_status raid_sweep_result_get(const raid_sweep_result *r, size_t k, size_t *series, int *fast,
+                                           int *slow, raid_sweep_stats *st);
+/** The trades of combination k in time order (*v NULL and *n 0 when none). Errors: RAID_EINVAL (NULL,
+ *  k out of range, trades not kept). */
+RAID_API raid_status raid_sweep_result_trades(const raid_sweep_result *r, size_t k, const raid_sweep_trade **v,
+                                              size_t *n);
+/** The name of series s ("" without symbols); NULL when out of range. */
+RAID_API const char *raid_sweep_result_symbol(const raid_sweep_result *r, size_t s);
+
+/** Write the CSV of `raid sweep`: header "[symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,
+ *  exposure" (symbol when the result has symbols), one row per combination in result order, real numbers
+ *  with 17 significant digits (raid_csv_put_value: empty when not finite). Errors (raid_errmsg): RAID_EINVAL
+ *  (NULL), RAID_EIO (a write failed; errno kept). */
+RAID_API raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f);
+/** Write every trade: header "[symbol,]fast,slow,entry_bar,exit_bar,entry_price,exit_price,side", the
+ *  combinations in result order, their trades in time order (bars 0-based in the series, prices 17
+ *  significant digits, side 1 or -1). Errors: RAID_EINVAL (NULL, trades not kept), RAID_EIO. */
+RAID_API raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f);
+RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAID_SWEEP_H */

@@ -1,0 +1,379 @@
+/* The public sweep (include/raid/sweep.h): the spec, the grid, every distinct moving average of a series
+ * computed once (raid_ma_compute), the combinations by the float64 cpu path (sweep_cpu.c), the result
+ * and its CSV writers. docs/ta_sweep.md is the specification. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+#include "core/outfile.h"
+#include "ta/ma_internal.h"
+#include "ta/sweep.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct raid_sweep_result {
+    size_t nseries, ncomb;  /* combinations per series */
+    int *fast, *slow;       /* ncomb periods of the grid (fast < slow), fast then slow ascending */
+    raid_sweep_stats *st;   /* nseries x ncomb */
+    raid_sweep_trades *tr;  /* nseries x ncomb, or NULL when the trades are not kept */
+    char **sym;             /* nseries names, or NULL: no symbols */
+};
+
+void raid_sweep_spec_default(raid_sweep_spec *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof *s);
+    s->ma = RAID_MA_HMA;
+    s->fast_lo = 5, s->fast_hi = 50, s->fast_step = 1;
+    s->slow_lo = 20, s->slow_hi = 200, s->slow_step = 5;
+    s->fill = RAID_SWEEP_FILL_CLOSE;
+    s->bars_per_year = 252.0;
+    s->precision = RAID_SWEEP_PRECISION_DF;
+    s->formulation = RAID_SWEEP_DIRECT;
+}
+
+/* A decimal integer in [1, RAID_SWEEP_MAX_PERIOD] from s up to the end or ':'; NULL if none. */
+static const char *period(const char *s, int *v)
+{
+    long x = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') {
+        x = x * 10 + (*p - '0');
+        if (x > RAID_SWEEP_MAX_PERIOD)
+            return NULL;
+        p++;
+    }
+    if (p == s || x < 1 || (*p && *p != ':'))
+        return NULL;
+    *v = (int)x;
+    return p;
+}
+
+raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step)
+{
+    if (!s || !lo || !hi || !step)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_parse_range: NULL argument");
+    int v[3] = {0, 0, 1}, k = 0;
+    const char *p = s;
+    for (;;) {
+        if (k == 3 || !(p = period(p, &v[k])))
+            return raid_fail(NULL, RAID_EINVAL,
+                             "bad range '%s' (expected LO:HI:STEP, LO:HI or P: integers in [1, %d])", s,
+                             RAID_SWEEP_MAX_PERIOD);
+        k++;
+        if (!*p)
+            break;
+        p++;
+    }
+    if (k == 1)
+        v[1] = v[0];
+    if (v[1] < v[0])
+        return raid_fail(NULL, RAID_EINVAL, "bad range '%s' (LO %d > HI %d)", s, v[0], v[1]);
+    *lo = v[0], *hi = v[1], *step = v[2];
+    return RAID_OK;
+}
+
+static int range_ok(int lo, int hi, int step)
+{
+    return lo >= 1 && hi >= lo && hi <= RAID_SWEEP_MAX_PERIOD && step >= 1;
+}
+
+/* The combinations of the grid with fast < slow (fast, slow NULL: count only). */
+static size_t grid(const raid_sweep_spec *s, int *fast, int *slow)
+{
+    size_t k = 0;
+    for (int f = s->fast_lo; f <= s->fast_hi; f += s->fast_step) {
+        for (int w = s->slow_lo; w <= s->slow_hi; w += s->slow_step) {
+            if (f >= w)
+                continue;
+            if (fast)
+                fast[k] = f, slow[k] = w;
+            if (++k > RAID_SWEEP_MAX_COMBOS)
+                return k;
+            if (s->slow_hi - w < s->slow_step)
+                break;
+        }
+        if (s->fast_hi - f < s->fast_step)
+            break;
+    }
+    return k;
+}
+
+raid_status raid_sweep_spec_check(const raid_sweep_spec *s)
+{
+    if (!s)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_spec_check: NULL spec");
+    if (s->ma != RAID_MA_HMA && s->ma != RAID_MA_WMA && s->ma != RAID_MA_MEAN && s->ma != RAID_MA_EMA)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: moving average '%s' (expected hma, wma, mean or ema)",
+                         raid_ma_stat_name(s->ma));
+    if (!range_ok(s->fast_lo, s->fast_hi, s->fast_step) || !range_ok(s->slow_lo, s->slow_hi, s->slow_step))
+        return raid_fail(NULL, RAID_EINVAL, "sweep: bad range fast %d:%d:%d or slow %d:%d:%d (1 <= LO <= HI <= %d, "
+                         "STEP >= 1)", s->fast_lo, s->fast_hi, s->fast_step, s->slow_lo, s->slow_hi, s->slow_step,
+                         RAID_SWEEP_MAX_PERIOD);
+    if (s->ma == RAID_MA_HMA && s->fast_lo < 2)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: hma needs periods >= 2 (fast starts at %d)", s->fast_lo);
+    if (s->fill != RAID_SWEEP_FILL_CLOSE && s->fill != RAID_SWEEP_FILL_NEXT_OPEN)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: bad fill %d", (int)s->fill);
+    if (!(s->cost_bps >= 0.0 && s->cost_bps < 1e4))
+        return raid_fail(NULL, RAID_EINVAL, "sweep: cost_bps %g (expected [0, 10000))", s->cost_bps);
+    if (!(s->bars_per_year > 0.0 && isfinite(s->bars_per_year)))
+        return raid_fail(NULL, RAID_EINVAL, "sweep: bars_per_year %g (expected > 0)", s->bars_per_year);
+    if (s->precision != RAID_SWEEP_PRECISION_DF && s->precision != RAID_SWEEP_PRECISION_F32)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: bad precision %d", (int)s->precision);
+    if (s->formulation != RAID_SWEEP_DIRECT && s->formulation != RAID_SWEEP_PREFIX)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: bad formulation %d", (int)s->formulation);
+    const size_t k = grid(s, NULL, NULL);
+    if (k == 0)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: no combination with fast < slow (fast %d:%d:%d, slow %d:%d:%d)",
+                         s->fast_lo, s->fast_hi, s->fast_step, s->slow_lo, s->slow_hi, s->slow_step);
+    if (k > RAID_SWEEP_MAX_COMBOS)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: more than %d combinations", RAID_SWEEP_MAX_COMBOS);
+    return RAID_OK;
+}
+
+void raid_sweep_result_destroy(raid_sweep_result *r)
+{
+    if (!r)
+        return;
+    if (r->tr)
+        raid_sweep_trades_free(r->tr, r->nseries * r->ncomb);
+    if (r->sym)
+        for (size_t s = 0; s < r->nseries; s++)
+            free(r->sym[s]);
+    free(r->sym), free(r->tr), free(r->st), free(r->fast), free(r->slow);
+    free(r);
+}
+
+/* The first bad price of a series (t, *what); -1 when all are finite and > 0. */
+static int64_t bad_price(const double *close, const double *open, size_t n, const char **what)
+{
+    for (size_t t = 0; t < n; t++) {
+        if (!(isfinite(close[t]) && close[t] > 0.0))
+            return *what = "close", (int64_t)t;
+        if (open && !(isfinite(open[t]) && open[t] > 0.0))
+            return *what = "open", (int64_t)t;
+    }
+    return -1;
+}
+
+/* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. */
+static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
+                       const int64_t *off, size_t nseries, const char *const *symbols, const raid_ma_input *in,
+                       raid_sweep_result **out)
+{
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
+    *out = NULL;
+    if (!spec || !close || !off || nseries == 0)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
+    if (raid_sweep_spec_check(spec) != RAID_OK)
+        return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
+    if (spec->fill == RAID_SWEEP_FILL_NEXT_OPEN && !open)
+        return raid_fail(ctx, RAID_EINVAL, "sweep: --fill next-open needs open prices (no open column)");
+    if (spec->fill == RAID_SWEEP_FILL_CLOSE)
+        open = NULL; /* not used: not checked */
+    if (off[0] < 0)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets[0] = %lld < 0", (long long)off[0]);
+    for (size_t s = 0; s < nseries; s++) {
+        const char *name = symbols ? symbols[s] : NULL;
+        if (off[s + 1] < off[s])
+            return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets decrease at series %zu", s);
+        const size_t n = (size_t)(off[s + 1] - off[s]);
+        if (n < 3)
+            return raid_fail(ctx, RAID_EINVAL, "sweep: series %zu%s%s%s has %zu bars (at least 3 are needed)", s,
+                             name ? " ('" : "", name ? name : "", name ? "')" : "", n);
+        const char *what = NULL;
+        const int64_t t = bad_price(close + off[s], open ? open + off[s] : NULL, n, &what);
+        if (t >= 0) {
+            const size_t i = (size_t)(off[s] + t);
+            const double v = (what[0] == 'c' ? close : open)[i];
+            if (in) /* the file's row: FILE:LINE:COL */
+                return raid_fail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s %s%.17g on %s (prices must be finite and > 0)",
+                                 in->path, (unsigned long long)in->line[i], in->field[what[0] == 'c' ? 0 : 1], what,
+                                 isnan(v) ? "missing, " : "", v, in->text + in->date_off[i]);
+            return raid_fail(ctx, RAID_EINVAL, "sweep: series %zu, bar %lld: %s is %.17g (prices must be finite and > 0)",
+                             s, (long long)t, what, v);
+        }
+    }
+    raid_sweep_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    r->nseries = nseries;
+    r->ncomb = grid(spec, NULL, NULL);
+    const size_t nk = nseries * r->ncomb;
+    r->fast = malloc(r->ncomb * sizeof *r->fast);
+    r->slow = malloc(r->ncomb * sizeof *r->slow);
+    r->st = malloc(nk * sizeof *r->st);
+    if (spec->keep_trades)
+        r->tr = calloc(nk, sizeof *r->tr);
+    if (symbols && (r->sym = calloc(nseries, sizeof *r->sym)))
+        for (size_t s = 0; s < nseries; s++)
+            if (!(r->sym[s] = strdup(symbols[s] ? symbols[s] : ""))) {
+                raid_sweep_result_destroy(r);
+                return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            }
+    /* the distinct periods (ascending) and each combination's rows of the table */
+    int maxp = spec->fast_hi > spec->slow_hi ? spec->fast_hi : spec->slow_hi;
+    int *row = calloc((size_t)maxp + 1, sizeof *row), *periods = NULL;
+    uint32_t *fi = malloc(r->ncomb * sizeof *fi), *si = malloc(r->ncomb * sizeof *si);
+    size_t maxn = 0;
+    for (size_t s = 0; s < nseries; s++)
+        if ((size_t)(off[s + 1] - off[s]) > maxn)
+            maxn = (size_t)(off[s + 1] - off[s]);
+    raid_status st = RAID_OK;
+    if (!r->fast || !r->slow || !r->st || (spec->keep_trades && !r->tr) || (symbols && !r->sym) || !row || !fi || !si)
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    size_t np = 0;
+    if (st == RAID_OK) {
+        grid(spec, r->fast, r->slow);
+        for (size_t k = 0; k < r->ncomb; k++)
+            row[r->fast[k]] = row[r->slow[k]] = 1;
+        for (int p = 1; p <= maxp; p++)
+            np += (size_t)row[p];
+        if (!(periods = malloc(np * sizeof *periods)))
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    double *table = NULL;
+    if (st == RAID_OK) {
+        np = 0;
+        for (int p = 1; p <= maxp; p++)
+            if (row[p])
+                row[p] = (int)np, periods[np++] = p;
+        for (size_t k = 0; k < r->ncomb; k++)
+            fi[k] = (uint32_t)row[r->fast[k]], si[k] = (uint32_t)row[r->slow[k]];
+        if (np > SIZE_MAX / sizeof(double) / maxn || !(table = malloc(np * maxn * sizeof *table)))
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu moving averages of %zu bars", np, maxn);
+    }
+    raid_sweep_opts o = raid_sweep_opts_default();
+    o.short_side = spec->short_side;
+    o.fill = spec->fill;
+    o.cost_bps = spec->cost_bps;
+    o.bars_per_year = spec->bars_per_year;
+    for (size_t s = 0; s < nseries && st == RAID_OK; s++) {
+        const size_t n = (size_t)(off[s + 1] - off[s]);
+        const double *c = close + off[s];
+        const int64_t seg[2] = {0, (int64_t)n};
+        for (size_t p = 0; p < np && st == RAID_OK; p++)
+            if ((st = raid_ma_compute(ctx, spec->ma, periods[p], c, seg, 1, table + p * n)) != RAID_OK)
+                st = raid_fail(ctx, st, "sweep: %s", raid_errmsg());
+        raid_sweep_series ser;
+        if (st == RAID_OK && (st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) == RAID_OK) {
+            if ((st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, r->st + s * r->ncomb,
+                                     r->tr ? r->tr + s * r->ncomb : NULL)) != RAID_OK)
+                st = raid_fail(ctx, st, "%s", raid_errmsg());
+            raid_sweep_series_free(&ser);
+        } else if (st != RAID_OK)
+            st = raid_fail(ctx, st, "%s", raid_errmsg());
+    }
+    free(table), free(periods), free(row), free(fi), free(si);
+    if (st != RAID_OK) {
+        raid_sweep_result_destroy(r);
+        return st;
+    }
+    *out = r;
+    return RAID_OK;
+}
+
+raid_status raid_sweep_run_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
+                                  const int64_t *offsets, size_t nseries, const char *const *symbols,
+                                  raid_sweep_result **out)
+{
+    return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, out);
+}
+
+raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in, raid_sweep_result **out)
+{
+    if (out)
+        *out = NULL;
+    if (!in)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
+    const size_t ns = in->syms.n;
+    const char **sym = NULL;
+    if (in->has_symbol && !(sym = malloc(ns * sizeof *sym)))
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    for (size_t s = 0; sym && s < ns; s++)
+        sym[s] = in->syms.names[s];
+    const raid_status st = run(ctx, spec, in->v[0], in->ncols > 1 ? in->v[1] : NULL, in->offsets, ns, sym, in, out);
+    free(sym);
+    return st;
+}
+
+size_t raid_sweep_result_count(const raid_sweep_result *r) { return r ? r->nseries * r->ncomb : 0; }
+
+raid_status raid_sweep_result_get(const raid_sweep_result *r, size_t k, size_t *series, int *fast, int *slow,
+                                  raid_sweep_stats *st)
+{
+    if (!r || k >= r->nseries * r->ncomb)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_result_get: NULL result or k %zu out of range", k);
+    if (series)
+        *series = k / r->ncomb;
+    if (fast)
+        *fast = r->fast[k % r->ncomb];
+    if (slow)
+        *slow = r->slow[k % r->ncomb];
+    if (st)
+        *st = r->st[k];
+    return RAID_OK;
+}
+
+raid_status raid_sweep_result_trades(const raid_sweep_result *r, size_t k, const raid_sweep_trade **v, size_t *n)
+{
+    if (!r || !v || !n || k >= r->nseries * r->ncomb || !r->tr)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_result_trades: NULL, k out of range or trades not kept");
+    *v = r->tr[k].v;
+    *n = r->tr[k].n;
+    return RAID_OK;
+}
+
+const char *raid_sweep_result_symbol(const raid_sweep_result *r, size_t s)
+{
+    return r && s < r->nseries ? (r->sym ? r->sym[s] : "") : NULL;
+}
+
+/* "symbol,fast,slow" of combination k (the symbol when the result has symbols). */
+static void put_key(FILE *f, const raid_sweep_result *r, size_t k)
+{
+    if (r->sym) {
+        raid_csv_put_field(f, r->sym[k / r->ncomb]);
+        fputc(',', f);
+    }
+    fprintf(f, "%d,%d", r->fast[k % r->ncomb], r->slow[k % r->ncomb]);
+}
+
+raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f)
+{
+    if (!r || !f)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_write_csv: NULL");
+    fprintf(f, "%sfast,slow,trades,total_log_return,sharpe,max_drawdown,exposure\n", r->sym ? "symbol," : "");
+    for (size_t k = 0; k < r->nseries * r->ncomb; k++) {
+        const raid_sweep_stats *s = &r->st[k];
+        put_key(f, r, k);
+        fprintf(f, ",%lld", (long long)s->trades);
+        raid_csv_put_value(f, s->total_log_return);
+        raid_csv_put_value(f, s->sharpe);
+        raid_csv_put_value(f, s->max_drawdown);
+        raid_csv_put_value(f, s->exposure);
+        fputc('\n', f);
+    }
+    return raid_csv_written(f);
+}
+
+raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f)
+{
+    if (!r || !f || !r->tr)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_write_trades: NULL, or the trades were not kept");
+    fprintf(f, "%sfast,slow,entry_bar,exit_bar,entry_price,exit_price,side\n", r->sym ? "symbol," : "");
+    for (size_t k = 0; k < r->nseries * r->ncomb; k++)
+        for (size_t i = 0; i < r->tr[k].n; i++) {
+            const raid_sweep_trade *t = &r->tr[k].v[i];
+            put_key(f, r, k);
+            fprintf(f, ",%lld,%lld", (long long)t->entry_bar, (long long)t->exit_bar);
+            raid_csv_put_value(f, t->entry_price);
+            raid_csv_put_value(f, t->exit_price);
+            fprintf(f, ",%d\n", t->side);
+        }
+    return raid_csv_written(f);
+}
