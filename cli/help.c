@@ -259,6 +259,44 @@ static const char help_ma[] =
     "\n"
     "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 4 device error.\n";
 
+static const char help_sweep[] =
+    "usage: raid sweep FILE [--fast LO:HI:STEP] [--slow LO:HI:STEP] [--ma hma|wma|mean|ema] [--short]\n"
+    "                  [--cost-bps B] [--fill close|next-open] [--bars-per-year N] [--trades TFILE]\n"
+    "                  [--close-col C] [--open-col C] [--date-col C] [--symbol-col C] [--device D] [-o OUT]\n"
+    "\n"
+    "Backtest of the moving-average crossover on every (fast, slow) pair of the grid with fast < slow (pairs\n"
+    "with fast >= slow are skipped), every series of FILE (CSV with a header row; \"-\" reads standard input):\n"
+    "long when MA(fast) > MA(slow) at bar t (both defined), flat otherwise (short with --short); a change\n"
+    "decided at bar t is filled at the close of bar t+1 (--fill next-open: its open); a position open at the\n"
+    "last bar is closed at its close. docs/ta_sweep.md gives the trades and statistics exactly.\n"
+    "\n"
+    "Input: columns date (else timestamp), close (finite, > 0), open (read with --fill next-open only), and\n"
+    "an optional symbol (one series per symbol, its rows contiguous and in time order; 3 bars at least).\n"
+    "Output (CSV, to OUT or standard output): [symbol,]fast,slow,trades,total_log_return,sharpe,\n"
+    "max_drawdown,exposure, one row per combination (symbol, then fast, then slow ascending), 17\n"
+    "significant digits; log units (total_log_return includes the costs; max_drawdown >= 0).\n"
+    "\n"
+    "Options:\n"
+    "  --fast R, --slow R   period ranges LO:HI:STEP (or LO:HI, or P); default 5:50:1 and 20:200:5\n"
+    "  --ma M               the moving average: hma (default; TTR convention), wma, mean or ema\n"
+    "  --short              short instead of flat when MA(fast) <= MA(slow)\n"
+    "  --cost-bps B         cost per side (entry or exit) in basis points, [0, 10000); default 0\n"
+    "  --fill F             close (default) or next-open (needs the open column)\n"
+    "  --bars-per-year N    annualisation of the Sharpe ratio; default 252\n"
+    "  --trades TFILE       also write every trade: [symbol,]fast,slow,entry_bar,exit_bar,entry_price,\n"
+    "                       exit_price,side (bars 0-based in the series; side 1 long, -1 short)\n"
+    "  --close-col C        the close column; default close\n"
+    "  --open-col C         the open column; default open\n"
+    "  --symbol-col C       the symbol column (then required); default symbol, optional\n"
+    "  --date-col C         the date column; default date, else timestamp\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set (today\n"
+    "                       every device runs the float64 cpu path: the device kernels are to come)\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
+    "  -h, --help           show this help\n"
+    "  --precision, --formulation, --parity: the device sweep's; not available yet (exit status 1)\n"
+    "\n"
+    "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 4 device error.\n";
+
 const char *cli_help(const char *cmd)
 {
     if (!cmd)
@@ -275,6 +313,8 @@ const char *cli_help(const char *cmd)
         return help_garch;
     if (!strcmp(cmd, "ma"))
         return help_ma;
+    if (!strcmp(cmd, "sweep"))
+        return help_sweep;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

@@ -14,6 +14,7 @@ static const struct {
     {"har", cmd_har, "HAR forecasting regressions of daily realized variance"},
     {"garch", cmd_garch, "GARCH, GJR and EGARCH fits of many return series (and windows) at once"},
     {"ma", cmd_ma, "moving averages and rolling statistics of price series (TTR conventions)"},
+    {"sweep", cmd_sweep, "moving-average crossover backtests over a grid of (fast, slow) periods"},
     {"simulate", cmd_simulate, "simulate intraday prices from a stochastic-volatility model with jumps"},
     {"precision-report", cmd_precision_report, "plot the f32 device error of rv against M"},
 };

@@ -190,10 +190,14 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         if (t >= 0) {
             const size_t i = (size_t)(off[s] + t);
             const double v = (what[0] == 'c' ? close : open)[i];
-            if (in) /* the file's row: FILE:LINE:COL */
-                return raid_fail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s %s%.17g on %s (prices must be finite and > 0)",
+            if (in && isnan(v)) /* the file's row: FILE:LINE:COL */
+                return raid_fail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s is missing on %s (prices must be finite and > 0)",
                                  in->path, (unsigned long long)in->line[i], in->field[what[0] == 'c' ? 0 : 1], what,
-                                 isnan(v) ? "missing, " : "", v, in->text + in->date_off[i]);
+                                 in->text + in->date_off[i]);
+            if (in)
+                return raid_fail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s %.17g on %s (prices must be finite and > 0)",
+                                 in->path, (unsigned long long)in->line[i], in->field[what[0] == 'c' ? 0 : 1], what,
+                                 v, in->text + in->date_off[i]);
             return raid_fail(ctx, RAID_EINVAL, "sweep: series %zu, bar %lld: %s is %.17g (prices must be finite and > 0)",
                              s, (long long)t, what, v);
         }
