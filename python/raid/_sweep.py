@@ -1,0 +1,150 @@
+"""The moving-average crossover sweep through the library's sweep API (include/raid/sweep.h):
+raid_sweep_run_arrays on numpy arrays (one series, or ragged series by offsets), pandas Series and
+DataFrames (one series per symbol, as `raid sweep` reads its CSV). float64 cpu path (docs/ta_sweep.md)."""
+import numpy as np
+import pandas as pd
+
+from ._core import as_c, c_int, check, context, ffi, lib, records, symbol_codes
+from ._ma import _runs, _stat
+from ._realized import _column
+
+STATS = ["trades", "total_log_return", "sharpe", "max_drawdown", "exposure"]
+TRADES = ["entry_bar", "exit_bar", "entry_price", "exit_price", "side"]
+
+
+def _range(r, name):
+    """(lo, hi, step) from a tuple/list of 1 to 3 integers, an integer, or a string "LO:HI:STEP"."""
+    if isinstance(r, str):
+        lo, hi, st = ffi.new("int *"), ffi.new("int *"), ffi.new("int *")
+        check(lib.raid_sweep_parse_range(r.encode(), lo, hi, st))
+        return lo[0], hi[0], st[0]
+    if isinstance(r, (int, np.integer)) and not isinstance(r, bool):
+        r = (r,)
+    if not isinstance(r, (tuple, list)) or not 1 <= len(r) <= 3:
+        raise ValueError(f"{name} must be (lo, hi, step), (lo, hi), an integer or 'LO:HI:STEP', not {r!r}")
+    v = [c_int(x, name) for x in r]
+    return (v[0], v[0], 1) if len(v) == 1 else (v[0], v[1], v[2] if len(v) == 3 else 1)
+
+
+def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades):
+    s = ffi.new("raid_sweep_spec *")
+    lib.raid_sweep_spec_default(s)
+    s.ma = _stat(ma)
+    s.fast_lo, s.fast_hi, s.fast_step = _range(fast, "fast")
+    s.slow_lo, s.slow_hi, s.slow_step = _range(slow, "slow")
+    s.short_side = 1 if short else 0
+    if fill not in ("close", "next-open"):
+        raise ValueError(f"fill must be 'close' or 'next-open', not {fill!r}")
+    s.fill = lib.RAID_SWEEP_FILL_CLOSE if fill == "close" else lib.RAID_SWEEP_FILL_NEXT_OPEN
+    s.cost_bps = float(cost_bps)
+    s.bars_per_year = float(bars_per_year)
+    s.keep_trades = 1 if trades else 0
+    check(lib.raid_sweep_spec_check(s))
+    return s
+
+
+def _run(close, open_, off, names, spec, device):
+    c, pc = as_c(close, np.float64, "close")
+    o, po = (None, ffi.NULL) if open_ is None else as_c(open_, np.float64, "open")
+    if o is not None and o.size != c.size:
+        raise ValueError(f"open has {o.size} values, close {c.size}")
+    off, poff = as_c(off, np.int64, "offsets")
+    if off.size < 2 or off[0] < 0 or off[-1] > c.size:
+        raise ValueError(f"offsets must have at least two entries in [0, {c.size}]")
+    keep = [ffi.new("char[]", n) for n in names] if names is not None else None
+    psym = ffi.new("const char *[]", keep) if keep is not None else ffi.NULL
+    ctx = context(device)
+    out = ffi.new("raid_sweep_result **")
+    check(lib.raid_sweep_run_arrays(ctx, spec, pc, po, poff, off.size - 1, psym, out), ctx)
+    return ffi.gc(out[0], lib.raid_sweep_result_destroy)
+
+
+def _frames(r, names, trades):
+    K = lib.raid_sweep_result_count(r)
+    se, f, w = ffi.new("size_t *"), ffi.new("int *"), ffi.new("int *")
+    st = ffi.new("raid_sweep_stats *")
+    cols = {k: np.empty(K, np.int64) for k in ("series", "fast", "slow", "trades")}
+    for k in STATS[1:]:
+        cols[k] = np.empty(K)
+    tv, tn = ffi.new("const raid_sweep_trade **"), ffi.new("size_t *")
+    tparts = []
+    for k in range(K):
+        check(lib.raid_sweep_result_get(r, k, se, f, w, st))
+        cols["series"][k], cols["fast"][k], cols["slow"][k], cols["trades"][k] = se[0], f[0], w[0], st.trades
+        for s in STATS[1:]:
+            cols[s][k] = getattr(st, s)
+        if trades:
+            check(lib.raid_sweep_result_trades(r, k, tv, tn))
+            if tn[0]:
+                rec = records(tv[0], tn[0], "raid_sweep_trade")
+                tparts.append((se[0], f[0], w[0], rec))
+    df = pd.DataFrame({k: cols[k] for k in ["fast", "slow", *STATS]})
+    if names is not None:
+        df.insert(0, "symbol", [names[i] for i in cols["series"]])
+    if not trades:
+        return df
+    rows = {k: [] for k in ["series", "fast", "slow", *TRADES]}
+    for s_, f_, w_, rec in tparts:
+        n = rec.size
+        rows["series"].append(np.full(n, s_, np.int64))
+        rows["fast"].append(np.full(n, f_, np.int64))
+        rows["slow"].append(np.full(n, w_, np.int64))
+        for t in TRADES:
+            rows[t].append(rec[t])
+    cat = {k: (np.concatenate(v) if v else np.zeros(0, np.float64 if "price" in k else np.int64))
+           for k, v in rows.items()}
+    cat["side"] = cat["side"].astype(np.int64)
+    tdf = pd.DataFrame({k: cat[k] for k in ["fast", "slow", *TRADES]})
+    if names is not None:
+        tdf.insert(0, "symbol", [names[i] for i in cat["series"]])
+    return df, tdf
+
+
+def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
+          bars_per_year=252, trades=False, open=None, offsets=None, close_col=None, open_col=None,
+          symbol_col=None, device=None):
+    """Backtests of the moving-average crossover over a grid of (fast, slow) periods (docs/ta_sweep.md).
+
+    Long when MA(fast) > MA(slow) at bar t (both defined), flat otherwise (short instead with short=True);
+    a change decided at bar t is filled at the close of bar t+1 (fill="next-open": its open, which needs
+    open prices); a position open at the last bar is closed at its close; cost_bps per side. fast, slow:
+    (lo, hi, step), (lo, hi), a period, or "LO:HI:STEP"; pairs with fast >= slow are skipped. ma: "hma"
+    (R TTR's convention), "wma", "mean" or "ema".
+
+    x may be a one-dimensional array of closes (one series, or several back to back by offsets, nseries +
+    1 int64), a pandas Series of closes, or a DataFrame as `raid sweep` reads its CSV: close_col (default
+    "close"), open_col (default "open"; used only with fill="next-open"), one series per symbol when a
+    symbol column is there (symbol_col, default "symbol"; its rows contiguous). open: the opens of an
+    array or Series x. Prices finite and > 0, 3 bars at least per series.
+
+    Returns a DataFrame [symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,exposure (the rows of
+    `raid sweep`'s CSV); with trades=True a pair (that, trades DataFrame [symbol,]fast,slow,entry_bar,
+    exit_bar,entry_price,exit_price,side). device: as raid.context (today every device runs the float64 cpu
+    path). Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
+    spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades)
+    names = None
+    if isinstance(x, pd.DataFrame):
+        cc = _column(x, close_col, "close")
+        close = pd.to_numeric(x[cc], errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        open_ = None
+        if fill == "next-open":
+            oc = _column(x, open_col, "open")
+            open_ = pd.to_numeric(x[oc], errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        sc = _column(x, symbol_col, "symbol", required=False)
+        if sc is not None:
+            codes, names = symbol_codes(x[sc])
+            off = _runs(codes, "symbol")
+        else:
+            off = np.array([0, close.size], dtype=np.int64)
+    else:
+        if isinstance(x, pd.Series):
+            close = pd.to_numeric(x, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            close = np.asarray(x, dtype=np.float64)
+            if close.ndim != 1:
+                raise ValueError(f"x must be one-dimensional, not of shape {close.shape}")
+        open_ = None if open is None else np.asarray(open, dtype=np.float64)
+        off = np.array([0, close.size] if offsets is None else offsets, dtype=np.int64)
+    r = _run(close, open_, off, names, spec, device)
+    res = _frames(r, [n.decode() for n in names] if names is not None else None, trades)
+    return res
