@@ -208,6 +208,11 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
     r->nseries = nseries;
     r->ncomb = grid(spec, NULL, NULL);
     const size_t nk = nseries * r->ncomb;
+    if (nk / nseries != r->ncomb || nk > SIZE_MAX / sizeof(raid_sweep_stats)) {
+        raid_sweep_result_destroy(r);
+        return raid_fail(ctx, RAID_ENOMEM, "sweep: %zu series x %zu combinations do not fit in memory", nseries,
+                         r->ncomb);
+    }
     r->fast = malloc(r->ncomb * sizeof *r->fast);
     r->slow = malloc(r->ncomb * sizeof *r->slow);
     r->st = malloc(nk * sizeof *r->st);
