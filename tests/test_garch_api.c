@@ -235,6 +235,19 @@ static void test_read_csv(void **state)
     assert_string_equal(raid_garch_input_symbol(in, 1), "B");
     assert_true(raid_garch_input_returns(in, 1)[0] == -1e-3);
     raid_garch_input_destroy(in);
+    /* a symbol or date column named by the caller is required (a misspelt name must not pool the symbols);
+     * under the default names both stay optional (the reading above had neither "symbol" nor "date") */
+    const char *bad_sym[3] = {"sym", NULL, NULL}, *bad_date[3] = {NULL, "day", NULL};
+    in = (raid_garch_input *)1;
+    assert_int_equal(read_text("symbol,date,ret\nB,1,0.5\nC,2,0.1\n", RAID_GARCH_RETURNS, bad_sym, &in, &path),
+                     RAID_EPARSE);
+    assert_null(in);
+    char want[1024];
+    snprintf(want, sizeof want, "%s:1:1: missing column 'sym'", path);
+    expect_msg(want);
+    assert_int_equal(read_text("symbol,date,ret\nB,1,0.5\n", RAID_GARCH_PRICES, bad_date, &in, &path), RAID_EPARSE);
+    snprintf(want, sizeof want, "%s:1:1: missing column 'day'", path);
+    expect_msg(want);
     /* prices: log returns per symbol, a symbol's first price gives none; no line break at the end: notice */
     assert_int_equal(read_text("symbol,price\nA,100\nA,101\nA,99.5\nB,2\nB,4", RAID_GARCH_PRICES, NULL, &in, &path),
                      RAID_OK);
@@ -430,6 +443,8 @@ static void test_cli_errors(void **state)
     expect_cli_error("symbol,ret\nA,0.1\nA,abc\n", "", "3:2", "cannot parse ret 'abc'");
     expect_cli_error("symbol,x\nA,0.1\n", "", "1:1", "missing column 'ret'");
     expect_cli_error("symbol,x\nA,0.1\n", "--ret-col y", "1:1", "missing column 'y'");
+    expect_cli_error("symbol,ret\nB,0.1\nC,0.2\n", "--symbol-col sym", "1:1", "missing column 'sym'");
+    expect_cli_error("symbol,date,ret\nB,1,0.1\n", "--date-col day", "1:1", "missing column 'day'");
     expect_cli_error("symbol,ret\nA,1\nB,2\nA,3\n", "", "4:1", "symbol 'A' again, after other symbols");
     expect_cli_error("symbol,price\nA,1\nA,0\n", "--input prices", "3:2", "price '0' is not a positive number");
     /* nothing estimated: exit 2, no output */

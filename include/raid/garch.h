@@ -200,10 +200,11 @@ RAID_API raid_status raid_garch_column_parse(const char *name, raid_garch_column
 
 /** Read a CSV ("-" standard input) into an input, by RAID's one table reader (docs/input.md): columns
  *  by name, case-insensitively, names[0..2] = symbol, date, value (NULL entries: "symbol", "date", and
- *  "ret" or "price" as kind says); symbol and date are optional, other columns are ignored; a symbol's
+ *  "ret" or "price" as kind says); symbol and date are optional under their default names and required
+ *  when names gives them (a missing one: "FILE:1:1: missing column 'NAME'"), other columns are ignored; a symbol's
  *  rows must be contiguous; an empty value field is NaN (the series then reports "non-finite").
  *  Errors (raid_errmsg "FILE:LINE:COL: ..."): RAID_EIO, RAID_EPARSE (a number that is not decimal, wrong
- *  field count, no value column, a symbol's rows not contiguous, a price that is not positive, no data
+ *  field count, no value column or no column named in names, a symbol's rows not contiguous, a price that is not positive, no data
  *  rows), RAID_EINVAL, RAID_ENOMEM. *out NULL on failure. */
 RAID_API raid_status raid_garch_read_csv(const char *path, const char *const *names, raid_garch_column kind,
                                          raid_garch_input **out);

@@ -108,7 +108,10 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
         spec[j].name = names && names[j] ? names[j] : roles[j];
         spec[j].what = roles[j];
         spec[j].type = j == C_VAL ? RAID_T_F64 : RAID_T_STRING;
-        spec[j].flags = j == C_VAL ? RAID_T_EMPTY_NA | (prices ? RAID_T_KEEP_TEXT : 0u) : RAID_T_OPTIONAL;
+        /* symbol and date are optional under their default names; a name the caller gives is required
+         * (a misspelt --symbol-col must not pool every symbol into one series), as raid har does */
+        spec[j].flags = j == C_VAL ? RAID_T_EMPTY_NA | (prices ? RAID_T_KEEP_TEXT : 0u)
+                                   : names && names[j] ? 0u : RAID_T_OPTIONAL;
     }
     raid_table *tb = NULL;
     raid_status st = raid_table_open(&tb, path, spec, NCOL);
