@@ -420,6 +420,65 @@ static void test_windows(void **state)
     free(r);
 }
 
+/* Omega -> 0 is an edge (BREAK_GARCH.md bug 2): two GARCH-Normal series of 60 simulated returns (omega 0.05,
+ * alpha 0.1, beta 0.85) whose likelihood rises towards omega = 0 (omega 5e-12 and 3e-12 of the variance),
+ * once reported "converged" without standard errors and once "no progress", on the cpu; the status is
+ * "boundary" (the device agrees: the same test at the end), with no standard errors, and said so. */
+static const double S2582[60] = {
+    2.1636299162009833, 0.0069019550800061792, 0.71020507756189788, -0.55614608744098115, 1.1599051656745283,
+    2.605807372877726, 0.13067838774762711, -2.6847908584385136, -1.0009131859403899, 0.49236614153583236,
+    1.7366174225270383, -0.19967982707822993, -0.33803323484662001, 1.5689358718945008, -1.759649708194936,
+    -2.5554042856328687, 1.5787147944490367, 0.38755220144037816, 1.8907179563478456, 2.0195633254562937,
+    0.34358740449583114, 0.38725874556083917, 1.2215609736193667, 1.1708541706598863, 0.90978677095593241,
+    -0.93660904833906733, -0.19551334041027191, -2.7396474792923127, 0.54656122292463294, -2.5303975830854966,
+    -1.6389133668828606, 2.5651356389352769, 1.4687893065187871, -0.73953573157213892, 0.053607352297550946,
+    1.1592298345101133, 1.12646204338099, -0.57623605393440902, -0.83991342987335227, -0.53281523545601028,
+    -0.27152508154917449, -1.2615312594908488, -0.75266391605658733, -1.9448641964905398, -0.755718348677622,
+    -1.1661665018812817, 0.29783296536603932, 0.86950723072604752, 0.3423636986007062, -0.23132804987303907,
+    -0.07813037836565391, -0.49850435515889813, 0.21931707140188231, -0.2939201652623406, -0.088219269043186221,
+    -0.64577507532338141, -0.17350265601375439, -0.03099063304072748, 0.20008277226230956, 1.0830675508350642};
+static const double S131[60] = {
+    0.015578692489573526, 0.66711708516906454, 1.1346309118115083, -0.61441066157984425, 0.02896542892938616,
+    1.0621052193699325, 1.0366819489241386, -0.59680207937865859, -0.86157352486033301, -0.35112844067785542,
+    0.29326597903699514, -2.0519893680627588, 1.4383576865292502, -0.25671988939967832, 1.0322000248392287,
+    1.4903049300774753, -0.47961266744724484, -1.5501695719516186, -1.8879026869667983, 1.942158865503679,
+    -0.88763526465145948, -0.090827013307668472, -1.6340056411074355, -0.67595858072205572, 0.27534448945365825,
+    0.52806072787353298, -0.060825697586833344, -1.0541752921583427, -0.26055218269435865, -0.30734061684299135,
+    1.0676924295502319, -0.59513816988518486, -1.1702714764241851, 0.34586106741095768, -0.86317264599025778,
+    1.1496485640545704, 1.1957257149825917, -0.40605375020272028, -0.4077238903619127, 0.55335795211487226,
+    -1.4613874578452164, 0.9608049582950049, 1.2356155387154859, 0.19973559967946045, 0.058224853396456167,
+    -0.60406110225567267, -0.78266552441881121, 0.31352764368698421, 0.23851538474843109, -0.49680043007190167,
+    0.789338463688255, -0.31645889900447904, 0.75018635780077558, -0.80450191717218356, 0.24916433665458534,
+    0.47439877570551781, 0.75146222630852977, -0.24643299196292157, 0.019113315666823307, 0.079265273413537007};
+
+static void test_omega_edge(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = t_open_ctx("cpu");
+    raid_garch_spec *sp;
+    raid_garch_input *in;
+    raid_garch_result *res;
+    assert_int_equal(raid_garch_spec_create(&sp), RAID_OK);
+    assert_int_equal(raid_garch_input_create(&in), RAID_OK);
+    assert_int_equal(raid_garch_input_add(in, "S2582", 60, S2582, NULL, NULL), RAID_OK);
+    assert_int_equal(raid_garch_input_add(in, "S131", 60, S131, NULL, NULL), RAID_OK);
+    assert_int_equal(raid_garch_fit(ctx, sp, in, &res), RAID_OK);
+    const int32_t *st = raid_garch_result_status(res);
+    const double *p = raid_garch_result_params(res), *se = raid_garch_result_se(res);
+    for (size_t r = 0; r < 2; r++) {
+        assert_int_equal(st[r], RAID_GARCH_BOUNDARY);
+        assert_true(p[r * RAID_GARCH_MAXPAR + 1] < 1e-5); /* the variance is about 1 */
+        for (int j = 0; j < RAID_GARCH_MAXPAR; j++) assert_true(isnan(se[r * RAID_GARCH_MAXPAR + j]));
+    }
+    assert_int_equal(raid_garch_result_nmessages(res), 2);
+    assert_non_null(strstr(raid_garch_result_message(res, 0), "S2582: boundary: stopped towards an edge"));
+    assert_non_null(strstr(raid_garch_result_message(res, 0), "omega near 0"));
+    raid_garch_result_destroy(res);
+    raid_garch_input_destroy(in);
+    raid_garch_spec_destroy(sp);
+    raid_ctx_destroy(ctx);
+}
+
 /* ---- the CLI on bad input ---- */
 
 static void expect_cli_error(const char *text, const char *args, const char *loc, const char *what)
@@ -519,7 +578,7 @@ int main(void)
         cmocka_unit_test(test_input_add),       cmocka_unit_test(test_read_csv_errors),
         cmocka_unit_test(test_read_csv),        cmocka_unit_test(test_fit_full_and_writer),
         cmocka_unit_test(test_windows),         cmocka_unit_test(test_cli_errors),
-        cmocka_unit_test(test_cli_fcp),
+        cmocka_unit_test(test_cli_fcp),         cmocka_unit_test(test_omega_edge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

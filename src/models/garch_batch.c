@@ -165,12 +165,15 @@ static double scaled_gnorm(size_t k, const double *g, size_t T)
 }
 
 /* Within eps of an edge of the parameter space at x (docs/garch.md): the persistence within eps of 1, a
- * share of it (alpha, alpha + gamma, beta) below eps, EGARCH's |beta| within eps of 1; or nu above 500 (the
- * t tending to the Normal). */
+ * share of it (alpha, alpha + gamma, beta) below eps, GARCH/GJR's omega below eps / 100 of the sample
+ * variance (omega = s^2 exp(x_omega) -> 0 as x_omega -> -inf: the fit is then an ARCH-free random walk in
+ * h, with no curvature in x_omega), EGARCH's |beta| within eps of 1; or nu above 500 (the t tending to the
+ * Normal). */
 static int near_edge(const fitmap *m, const double *x, const double *th, double eps)
 {
     if (m->inu >= 0 && th[m->inu] > 500) return 1;
     if (m->spec.model == RAID_GARCH_LIK_EGARCH) return fabs(th[m->ibe]) > 1 - eps;
+    if (!(x[m->iom] >= log(eps / 100))) return 1;
     double p, w[3], mult[3];
     const size_t nc = block(m, x, &p, w, mult);
     if (p > 1 - eps) return 1;
