@@ -203,7 +203,7 @@ static const char help_garch[] =
     "  window_end: the date of the window's last return (without a date column its 1-based index), empty\n"
     "  without --window; a parameter the model lacks, or a fit without estimates, is an empty field;\n"
     "  status: converged, iteration limit, boundary, no progress, at start (with estimates), too short,\n"
-    "  constant, non-finite, no valid start (without); sigma2_last h_T, sigma2_next the forecast h_{T+1}.\n"
+    "  constant, non-finite, no valid start, out of range (without); sigma2_last h_T, sigma2_next the forecast h_{T+1}.\n"
     "\n"
     "Options:\n"
     "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); - or no -o: stdout\n"

@@ -58,7 +58,8 @@ static void test_names(void **state)
     assert_string_equal(raid_garch_model_name((raid_garch_model)3), "?");
     assert_string_equal(raid_garch_status_name(RAID_GARCH_MAXITER), "iteration limit");
     assert_string_equal(raid_garch_status_name(RAID_GARCH_NO_START), "no valid start");
-    assert_string_equal(raid_garch_status_name((raid_garch_status)9), "?");
+    assert_string_equal(raid_garch_status_name(RAID_GARCH_RANGE), "out of range");
+    assert_string_equal(raid_garch_status_name((raid_garch_status)10), "?");
 
     raid_garch_window w;
     int64_t n;
@@ -565,6 +566,55 @@ static void test_edge_warm_start(void **state)
     free(r);
 }
 
+/* Returns whose squares overflow or underflow float64 (BREAK_GARCH.md bugs 4 and 5): times 1e300, 1e160 or
+ * 1e-170 they were "constant" (the variance overflowed or underflowed), times 1e154 "no valid start" on the
+ * cpu and "at start" with an infinite log-likelihood on a device; now "out of range" on both, no estimates,
+ * and a message that says to rescale. 1e152 and 1e-152 still fit, as at 1. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    static const double scale[] = {1e300, 1e160, 1e154, 1e-155, 1e-170, 1e-300, 1e152, 1e-152, 1};
+    enum { NS = sizeof scale / sizeof *scale, TN = 400 };
+    double *r = simulate(TN, 1), *x = malloc(NS * TN * sizeof *x);
+    for (int dev = 0; dev < 1 + t_have_opencl(); dev++) {
+        raid_ctx *ctx = t_open_ctx(dev ? "opencl" : "cpu");
+        raid_garch_spec *sp;
+        raid_garch_input *in;
+        raid_garch_result *res;
+        assert_int_equal(raid_garch_spec_create(&sp), RAID_OK);
+        assert_int_equal(raid_garch_input_create(&in), RAID_OK);
+        for (size_t i = 0; i < NS; i++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "x%g", scale[i]);
+            for (size_t t = 0; t < TN; t++) x[i * TN + t] = r[t] * scale[i];
+            assert_int_equal(raid_garch_input_add(in, nm, TN, x + i * TN, NULL, NULL), RAID_OK);
+        }
+        assert_int_equal(raid_garch_fit(ctx, sp, in, &res), RAID_OK);
+        const int32_t *st = raid_garch_result_status(res);
+        const double *ll = raid_garch_result_loglik(res);
+        for (size_t i = 0; i < NS; i++) {
+            if (i < 6) {
+                assert_int_equal(st[i], RAID_GARCH_RANGE);
+                assert_true(isnan(ll[i]) && isnan(raid_garch_result_params(res)[i * RAID_GARCH_MAXPAR + 1]));
+            } else {
+                assert_int_equal(st[i], st[NS - 1]);
+                assert_true(st[i] < RAID_GARCH_TOO_SHORT && isfinite(ll[i]));
+                /* the log-likelihood shifts by -T log s */
+                assert_true(fabs(ll[i] + TN * log(scale[i]) - ll[NS - 1]) <= 1e-9 * fabs(ll[NS - 1]));
+            }
+        }
+        assert_string_equal(raid_garch_status_name(RAID_GARCH_RANGE), "out of range");
+        assert_non_null(strstr(raid_garch_result_message(res, 0), "x1e+300: out of range: returns too large or too "
+                                                                   "small to square in float64"));
+        assert_non_null(strstr(raid_garch_result_message(res, 0), "rescale them"));
+        raid_garch_result_destroy(res);
+        raid_garch_input_destroy(in);
+        raid_garch_spec_destroy(sp);
+        raid_ctx_destroy(ctx);
+    }
+    free(r), free(x);
+}
+
 /* ---- the CLI on bad input ---- */
 
 static void expect_cli_error(const char *text, const char *args, const char *loc, const char *what)
@@ -666,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_windows),         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_cli_fcp),         cmocka_unit_test(test_omega_edge),
         cmocka_unit_test(test_gjr_outlier),     cmocka_unit_test(test_edge_warm_start),
+        cmocka_unit_test(test_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,13 +88,18 @@ typedef enum raid_garch_status {
     RAID_GARCH_CONVERGED = 0,   /* "converged" */
     RAID_GARCH_MAXITER = 1,     /* "iteration limit": estimates are the last iterate */
     RAID_GARCH_BOUNDARY = 2,    /* "boundary": stopped towards an edge of the parameter space (persistence
-                                   near 1, a component near 0, |beta| near 1 for EGARCH, nu very large) */
+                                   near 1, a component or omega near 0, |beta| near 1 for EGARCH, nu very
+                                   large) */
     RAID_GARCH_NO_PROGRESS = 3, /* "no progress": the line search failed with the gradient not small */
     RAID_GARCH_AT_START = 4,    /* "at start": the estimates did not move from the starting values */
     RAID_GARCH_TOO_SHORT = 5,   /* "too short": fewer than RAID_GARCH_MIN_T returns; no estimates */
     RAID_GARCH_CONSTANT = 6,    /* "constant": every return equal; no estimates */
     RAID_GARCH_NONFINITE = 7,   /* "non-finite": a NaN or infinite return; no estimates */
-    RAID_GARCH_NO_START = 8     /* "no valid start": every starting value has an infinite likelihood */
+    RAID_GARCH_NO_START = 8,    /* "no valid start": every starting value has an infinite likelihood */
+    RAID_GARCH_RANGE = 9        /* "out of range": returns whose squares overflow or underflow float64
+                                   (max |r| >= 2^511, about 6.7e153, or < 2^-511, about 1.5e-154): omega
+                                   and h_t, in the returns' squared unit, cannot be represented; no
+                                   estimates (rescale the returns) */
 } raid_garch_status;
 
 #define RAID_GARCH_MIN_T 50   /* fewest returns fitted */

@@ -30,7 +30,9 @@ static const char *status_detail(raid_garch_status s)
     case RAID_GARCH_TOO_SHORT: return "fewer than " GARCH_STR(RAID_GARCH_MIN_T) " returns; no estimates";
     case RAID_GARCH_CONSTANT: return "every return is equal; no estimates";
     case RAID_GARCH_NONFINITE: return "a NaN or infinite return; no estimates";
-    case RAID_GARCH_NO_START: return "every starting value has an infinite likelihood; no estimates";
+    case RAID_GARCH_NO_START: return "every starting value (or the end point) has an infinite likelihood; no estimates";
+    case RAID_GARCH_RANGE: return "returns too large or too small to square in float64 (max |r| at least 2^511 or "
+                                  "below 2^-511); no estimates: rescale them";
     }
     return "";
 }

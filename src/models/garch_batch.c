@@ -1077,6 +1077,12 @@ static int infer(fit *s, raid_garch_batch_out *o)
     if (!S) return 0;
     double hend[2];
     const double f = raid_garch_lik_scores(&s->m.spec, s->r, s->T, th, S, hend);
+    if (!isfinite(f)) { /* no estimates with an infinite likelihood (a device's bulk can end where the
+                           float64 likelihood overflows): as when every start is infinite */
+        o->status = RAID_GARCH_NO_START;
+        free(S);
+        return 1;
+    }
     for (size_t i = 0; i < k; i++) o->theta[i] = th[i];
     o->status = st;
     o->loglik = -f;
@@ -1384,20 +1390,26 @@ static void clear_out(raid_garch_batch_out *o)
     o->loglik = o->sigma2_last = o->sigma2_next = NAN;
 }
 
-/* The status of a series that cannot be fitted (non-finite, too short, constant), or CONVERGED. Sets
- * the sample mean and variance (zero mean: the mean square), long double sums. */
+/* The status of a series that cannot be fitted (non-finite, too short, constant, out of range), or
+ * CONVERGED. Sets the sample mean and variance (zero mean: the mean square), long double sums. Out of
+ * range: max |r| >= 2^511 or < 2^-511, where r^2 overflows or loses its precision to underflow (the
+ * variance of a non-constant series then came out infinite or 0, once reported "constant"): the estimates
+ * (omega, h_t in the squared unit) could not be represented, so none are made. */
 static raid_garch_status screen(const raid_garch_lik_spec *spec, const double *r, size_t T, double *mbar,
                                 double *var)
 {
     long double sum = 0;
     int constant = 1;
-    for (size_t t = 0; t < T; t++) { /* one pass: finite, constant, the sum */
+    double amax = 0;
+    for (size_t t = 0; t < T; t++) { /* one pass: finite, constant, the sum, the largest |r| */
         if (!isfinite(r[t])) return RAID_GARCH_NONFINITE;
         constant &= r[t] == r[0];
         sum += r[t];
+        amax = fmax(amax, fabs(r[t]));
     }
     if (T < RAID_GARCH_MIN_T) return RAID_GARCH_TOO_SHORT;
     if (constant) return RAID_GARCH_CONSTANT;
+    if (amax >= 0x1p511 || amax < 0x1p-511) return RAID_GARCH_RANGE;
     long double ss = 0;
     *mbar = (double)(sum / T);
     for (size_t t = 0; t < T; t++) ss += ((long double)r[t] - *mbar) * ((long double)r[t] - *mbar);
