@@ -214,7 +214,9 @@ static void test_read_csv_errors(void **state)
     raid_garch_input *in;
     const char *path;
     assert_int_equal(read_text("ret\n", RAID_GARCH_RETURNS, NULL, &in, &path), RAID_EPARSE);
-    expect_msg("no data rows");
+    char want0[1024];
+    snprintf(want0, sizeof want0, "%s:2:1: no data rows (only a header)", path);
+    expect_msg(want0);
     assert_int_equal(raid_garch_read_csv(t_tmppath("none.csv"), NULL, RAID_GARCH_RETURNS, &in), RAID_EIO);
     assert_null(in);
     assert_int_equal(raid_garch_read_csv(NULL, NULL, RAID_GARCH_RETURNS, &in), RAID_EINVAL);
@@ -662,6 +664,12 @@ static void test_cli_errors(void **state)
     free(o), free(e);
     assert_int_equal(t_cli(&o, &e, "garch %s --price-col p", in), 1);
     free(o), free(e);
+    /* a write error names the command (was "raid: ...") */
+    if (t_file_exists("/dev/full")) {
+        assert_int_equal(t_cli(&o, &e, "garch %s --ret-col ret -o /dev/full", t_data("dem2gbp.csv")), 2);
+        assert_non_null(strstr(e, "raid garch: cannot write"));
+        free(o), free(e);
+    }
     assert_int_equal(t_cli(&o, &e, "help garch"), 0);
     assert_non_null(strstr(o, "usage: raid garch FILE"));
     free(o), free(e);
