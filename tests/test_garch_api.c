@@ -210,6 +210,13 @@ static void test_read_csv_errors(void **state)
                       "price '0' is not a positive number");
     expect_read_error("price\n2\n-1.5\n", RAID_GARCH_PRICES, "3:1", "price '-1.5' is not a positive number");
     expect_read_error("ret\n1\n2,3\n", RAID_GARCH_RETURNS, "3:2", "expected 1 fields, found 2");
+    /* a symbol's dates increase (BREAK_GARCH.md: decreasing or repeated dates were fitted silently, the
+     * windows' ends running backwards): as numbers when both are numbers, else as text */
+    expect_read_error("symbol,date,ret\nA,9,1\nA,10,2\nA,8,3\n", RAID_GARCH_RETURNS, "4:2",
+                      "A: date '8' comes before '10' on line 3 (the rows of a symbol must be in time order");
+    expect_read_error("date,ret\n2020-01-01,1\n2020-01-01,2\n", RAID_GARCH_RETURNS, "3:1",
+                      "(no symbol): date '2020-01-01' repeats '2020-01-01' on line 2");
+    expect_read_error("symbol,date,price\nA,2,1\nA,1,2\n", RAID_GARCH_PRICES, "3:2", "A: date '1' comes before '2'");
     /* no data rows */
     raid_garch_input *in;
     const char *path;
@@ -229,7 +236,7 @@ static void test_read_csv(void **state)
     const char *path;
     /* returns: an empty field is NAN; other columns ignored; renamed columns */
     const char *names[3] = {"ticker", "day", "r"};
-    assert_int_equal(read_text("day,x,ticker,r\nd1,9,A,0.5\nd2,9,A,\nd3,9,B,-1e-3\n", RAID_GARCH_RETURNS, names, &in,
+    assert_int_equal(read_text("day,x,ticker,r\nd1,9,A,0.5\nd2,9,A,\nd1,9,B,-1e-3\n", RAID_GARCH_RETURNS, names, &in,
                                &path), RAID_OK);
     assert_int_equal(raid_garch_input_nsymbols(in), 2);
     assert_int_equal(raid_garch_input_length(in, 0), 2);

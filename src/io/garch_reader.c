@@ -74,6 +74,17 @@ static raid_status run_flush(garch_run *r, raid_garch_input *gi, int has_date, i
     return RAID_OK;
 }
 
+/* The order of two dates: as numbers when both are decimal numbers (integer time stamps, row numbers:
+ * "9" before "10"), otherwise as text (ISO 8601 sorts as text). Negative, 0, positive. */
+static int date_cmp(const char *a, const char *b)
+{
+    char *ea, *eb;
+    const double x = strtod(a, &ea), y = strtod(b, &eb);
+    if (*a && *b && !*ea && !*eb && isfinite(x) && isfinite(y))
+        return (x > y) - (x < y);
+    return strcmp(a, b);
+}
+
 /* Append row i of batch b to the current run. */
 static raid_status run_push(garch_run *r, const raid_tbatch *b, size_t i, int has_date)
 {
@@ -152,6 +163,20 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                     break;
                 if (!(run.sym = strdup(s)))
                     st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            }
+            if (st == RAID_OK && has_date && run.n) { /* a symbol's dates increase, as raid har wants them */
+                size_t dlen;
+                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen), *prev = run.text + run.date_off[run.n - 1];
+                char cur[256];
+                snprintf(cur, sizeof cur, "%.*s", dlen < sizeof cur ? (int)dlen : (int)sizeof cur - 1, d);
+                const int c = *cur && *prev ? date_cmp(cur, prev) : 1;
+                if (c <= 0) {
+                    st = raid_table_fail(tb, b.col[C_DATE].line[i], raid_table_col(tb, C_DATE),
+                                         "%s: date '%s' %s '%s' on line %lld (the rows of a symbol must be in time "
+                                         "order: sort FILE by symbol, date)", *run.sym ? run.sym : "(no symbol)",
+                                         cur, c ? "comes before" : "repeats", prev, (long long)run.line[run.n - 1]);
+                    break;
+                }
             }
             if (st == RAID_OK)
                 st = run_push(&run, &b, i, has_date);
