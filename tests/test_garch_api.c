@@ -660,6 +660,10 @@ static void test_cli_errors(void **state)
     assert_non_null(strstr(e, "raid garch: no series could be estimated"));
     assert_false(t_file_exists(out));
     free(o), free(e);
+    assert_int_equal(t_write_file(in, "ret\n1\n"), 0);
+    assert_int_equal(t_cli(&o, &e, "garch %s -o %s", in, out), 2);
+    assert_non_null(strstr(e, "too short: 1 return, fewer than 50")); /* not "1 returns" */
+    free(o), free(e);
     /* usage errors: exit 1 */
     assert_int_equal(t_cli(&o, &e, "garch %s --model arch", in), 1);
     assert_non_null(strstr(e, "raid garch: --model: bad model 'arch' (expected garch, gjr or egarch)"));

@@ -64,8 +64,8 @@ static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, 
                                 where);
     }
     if (o->status == RAID_GARCH_TOO_SHORT)
-        return raid_strlist_addf(&res->msg, "%s: %s: %zu returns, fewer than %d; no estimates", nm, st, S->n,
-                                RAID_GARCH_MIN_T);
+        return raid_strlist_addf(&res->msg, "%s: %s: %zu return%s, fewer than %d; no estimates", nm, st, S->n,
+                                S->n == 1 ? "" : "s", RAID_GARCH_MIN_T);
     if (o->status == RAID_GARCH_MAXITER)
         return raid_strlist_addf(&res->msg, "%s: %s (%d iterations): %s", nm, st, o->iterations,
                                 status_detail(o->status));
@@ -172,8 +172,8 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
             st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows %s (the first: window ending '%s')", nm, nose, nw,
                                   NO_SE, res->row_end[first_nose]) ? NOMEM(ctx) : RAID_OK;
         if (st == RAID_OK && !nw)
-            st = raid_strlist_addf(&res->msg, "%s: %zu returns, fewer than the window's %lld: no window", nm, S->n,
-                                  (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
+            st = raid_strlist_addf(&res->msg, "%s: %zu return%s, fewer than the window's %lld: no window", nm, S->n,
+                                  S->n == 1 ? "" : "s", (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
         else if (st == RAID_OK && bad)
             st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
                                   nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
