@@ -424,6 +424,8 @@ static void test_windows(void **state)
     assert_non_null(strstr(csv, "\nD,day109,110,garch,normal,"));
     free(csv);
     raid_garch_result_destroy(res);
+    raid_garch_input_destroy(in);
+    raid_garch_spec_destroy(sp);
     raid_ctx_destroy(ctx);
     free(r);
 }
