@@ -120,7 +120,7 @@ int cli_commit_output(cli_out *o, const char *cmd)
     o->file = NULL;
     cli_untrack_tmp(tmp); /* after the rename: a signal before it removes the temporary */
     if (st != RAID_OK) {
-        fprintf(stderr, "raid: %s\n", raid_errmsg());
+        fprintf(stderr, "raid %s: %s\n", cmd, raid_errmsg());
         return -1;
     }
     return 0;

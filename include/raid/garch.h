@@ -88,13 +88,18 @@ typedef enum raid_garch_status {
     RAID_GARCH_CONVERGED = 0,   /* "converged" */
     RAID_GARCH_MAXITER = 1,     /* "iteration limit": estimates are the last iterate */
     RAID_GARCH_BOUNDARY = 2,    /* "boundary": stopped towards an edge of the parameter space (persistence
-                                   near 1, a component near 0, |beta| near 1 for EGARCH, nu very large) */
+                                   near 1, a component or omega near 0, |beta| near 1 for EGARCH, nu very
+                                   large) */
     RAID_GARCH_NO_PROGRESS = 3, /* "no progress": the line search failed with the gradient not small */
     RAID_GARCH_AT_START = 4,    /* "at start": the estimates did not move from the starting values */
     RAID_GARCH_TOO_SHORT = 5,   /* "too short": fewer than RAID_GARCH_MIN_T returns; no estimates */
     RAID_GARCH_CONSTANT = 6,    /* "constant": every return equal; no estimates */
     RAID_GARCH_NONFINITE = 7,   /* "non-finite": a NaN or infinite return; no estimates */
-    RAID_GARCH_NO_START = 8     /* "no valid start": every starting value has an infinite likelihood */
+    RAID_GARCH_NO_START = 8,    /* "no valid start": every starting value has an infinite likelihood */
+    RAID_GARCH_RANGE = 9        /* "out of range": returns whose squares overflow or underflow float64
+                                   (max |r| >= 2^511, about 6.7e153, or < 2^-511, about 1.5e-154): omega
+                                   and h_t, in the returns' squared unit, cannot be represented; no
+                                   estimates (rescale the returns) */
 } raid_garch_status;
 
 #define RAID_GARCH_MIN_T 50   /* fewest returns fitted */
@@ -200,10 +205,12 @@ RAID_API raid_status raid_garch_column_parse(const char *name, raid_garch_column
 
 /** Read a CSV ("-" standard input) into an input, by RAID's one table reader (docs/input.md): columns
  *  by name, case-insensitively, names[0..2] = symbol, date, value (NULL entries: "symbol", "date", and
- *  "ret" or "price" as kind says); symbol and date are optional, other columns are ignored; a symbol's
+ *  "ret" or "price" as kind says); symbol and date are optional under their default names and required
+ *  when names gives them (a missing one: "FILE:1:1: missing column 'NAME'"), other columns are ignored; a symbol's
  *  rows must be contiguous; an empty value field is NaN (the series then reports "non-finite").
  *  Errors (raid_errmsg "FILE:LINE:COL: ..."): RAID_EIO, RAID_EPARSE (a number that is not decimal, wrong
- *  field count, no value column, a symbol's rows not contiguous, a price that is not positive, no data
+ *  field count, no value column or no column named in names, a symbol's rows not contiguous or its dates
+ *  not increasing (as numbers when both are decimal numbers, else as text), a price that is not positive, no data
  *  rows), RAID_EINVAL, RAID_ENOMEM. *out NULL on failure. */
 RAID_API raid_status raid_garch_read_csv(const char *path, const char *const *names, raid_garch_column kind,
                                          raid_garch_input **out);

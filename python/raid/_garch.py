@@ -31,9 +31,14 @@ def _spec(model, dist, mean, init, ez, se, window, step, max_iter):
     check(lib.raid_garch_spec_set_init(spec, _word(lib.raid_garch_init_parse, init, "raid_garch_init", "init")))
     check(lib.raid_garch_spec_set_ez(spec, _word(lib.raid_garch_ez_parse, ez, "raid_garch_ez", "ez")))
     check(lib.raid_garch_spec_set_se(spec, _word(lib.raid_garch_se_parse, se, "raid_garch_se", "se")))
+    if step is not None and window is None:
+        raise ValueError("step needs window (as raid garch's --step needs --window)")
+    step = 1 if step is None else c_int(step, "step", "int64_t")
+    if step < 1:
+        raise ValueError(f"step must be a positive number of returns, not {step}")
     kind, n = ffi.new("raid_garch_window *"), ffi.new("int64_t *")
     check(lib.raid_garch_window_parse(("full" if window is None else str(window)).encode(), kind, n))
-    check(lib.raid_garch_spec_set_window(spec, kind[0], n[0], c_int(step, "step", "int64_t")))
+    check(lib.raid_garch_spec_set_window(spec, kind[0], n[0], step))
     check(lib.raid_garch_spec_set_max_iter(spec, c_int(max_iter, "max_iter")))
     return spec
 
@@ -59,6 +64,20 @@ def _date_strings(idx):
     return None
 
 
+def _numbers(values, row0=0):
+    """values (a pandas Series or array-like) as float64; ValueError naming the first row (row0 + its
+    0-based position) that is not a number (a missing value is NaN: that series is "non-finite")."""
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    try:
+        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        num = pd.to_numeric(s, errors="coerce")
+        bad = np.flatnonzero(num.isna().to_numpy() & s.notna().to_numpy())
+        if not len(bad):
+            raise
+        raise ValueError(f"row {row0 + int(bad[0])}: return {s.iloc[bad[0]]!r} is not a number") from None
+
+
 def _series_list(returns, ret_col, symbol_col, date_col):
     """(name bytes, float64 returns, dates or None, 0-based row numbers) per symbol."""
     if isinstance(returns, dict):
@@ -70,7 +89,7 @@ def _series_list(returns, ret_col, symbol_col, date_col):
             out.append((k.encode(), r, d, rows))
         return out
     if isinstance(returns, pd.Series):
-        r = returns.to_numpy(dtype=np.float64)
+        r = _numbers(returns)
         name = returns.name if isinstance(returns.name, str) else ""
         return [(name.encode(), r, _date_strings(returns.index), np.arange(len(r), dtype=np.int64))]
     if isinstance(returns, pd.DataFrame):
@@ -87,7 +106,7 @@ def _series_list(returns, ret_col, symbol_col, date_col):
             r0 = int(starts[np.setdiff1d(np.arange(len(starts)), first).min()])
             raise ValueError(f"row {r0}: symbol {names[codes[r0]].decode()!r} again, after other symbols: the rows "
                              "of a symbol must be contiguous (as in `raid garch`'s input)")
-        r = df[rc].to_numpy(dtype=np.float64)
+        r = _numbers(df[rc])
         dates = _date_strings(pd.Index(df[dc])) if dc is not None else None
         if dc is not None and dates is None:
             dates = [str(v) for v in df[dc]]
@@ -116,7 +135,7 @@ def _input(series):
 
 
 def garch(returns, model="garch", dist="normal", mean="constant", init="backcast", ez="sqrt2pi", se="robust",
-          window=None, step=1, max_iter=500, device=None, ret_col=None, symbol_col=None, date_col=None):
+          window=None, step=None, max_iter=500, device=None, ret_col=None, symbol_col=None, date_col=None):
     """Fit a GARCH-family model to one or many return series (docs/garch.md; `raid garch`).
 
     returns: a 1-D numpy array (one series, symbol ""); a pandas Series (its index gives window_end when
@@ -126,7 +145,8 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
     Returns in any unit: the estimates come back in that unit. NaN makes a series "non-finite".
     model "garch", "gjr", "egarch"; dist "normal", "t"; mean "constant", "zero"; init "backcast" (arch's,
     the default) or "sample"; ez "sqrt2pi" or "dist" (EGARCH's kappa); se "robust" or "classic";
-    window None (full sample), "rolling:N" or "expanding:N" with step; max_iter BFGS iterations;
+    window None (full sample), "rolling:N" or "expanding:N" with step (default 1; only with a window);
+    max_iter BFGS iterations;
     device as raid.realized (None: $RAID_DEVICE or auto).
 
     Returns a DataFrame with `raid garch`'s columns (one row per series, or per window); the fit's

@@ -74,6 +74,17 @@ static raid_status run_flush(garch_run *r, raid_garch_input *gi, int has_date, i
     return RAID_OK;
 }
 
+/* The order of two dates: as numbers when both are decimal numbers (integer time stamps, row numbers:
+ * "9" before "10"), otherwise as text (ISO 8601 sorts as text). Negative, 0, positive. */
+static int date_cmp(const char *a, const char *b)
+{
+    char *ea, *eb;
+    const double x = strtod(a, &ea), y = strtod(b, &eb);
+    if (*a && *b && !*ea && !*eb && isfinite(x) && isfinite(y))
+        return (x > y) - (x < y);
+    return strcmp(a, b);
+}
+
 /* Append row i of batch b to the current run. */
 static raid_status run_push(garch_run *r, const raid_tbatch *b, size_t i, int has_date)
 {
@@ -108,7 +119,10 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
         spec[j].name = names && names[j] ? names[j] : roles[j];
         spec[j].what = roles[j];
         spec[j].type = j == C_VAL ? RAID_T_F64 : RAID_T_STRING;
-        spec[j].flags = j == C_VAL ? RAID_T_EMPTY_NA | (prices ? RAID_T_KEEP_TEXT : 0u) : RAID_T_OPTIONAL;
+        /* symbol and date are optional under their default names; a name the caller gives is required
+         * (a misspelt --symbol-col must not pool every symbol into one series), as raid har does */
+        spec[j].flags = j == C_VAL ? RAID_T_EMPTY_NA | (prices ? RAID_T_KEEP_TEXT : 0u)
+                                   : names && names[j] ? 0u : RAID_T_OPTIONAL;
     }
     raid_table *tb = NULL;
     raid_status st = raid_table_open(&tb, path, spec, NCOL);
@@ -150,6 +164,20 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                 if (!(run.sym = strdup(s)))
                     st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
             }
+            if (st == RAID_OK && has_date && run.n) { /* a symbol's dates increase, as raid har wants them */
+                size_t dlen;
+                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen), *prev = run.text + run.date_off[run.n - 1];
+                char cur[256];
+                snprintf(cur, sizeof cur, "%.*s", dlen < sizeof cur ? (int)dlen : (int)sizeof cur - 1, d);
+                const int c = *cur && *prev ? date_cmp(cur, prev) : 1;
+                if (c <= 0) {
+                    st = raid_table_fail(tb, b.col[C_DATE].line[i], raid_table_col(tb, C_DATE),
+                                         "%s: date '%s' %s '%s' on line %lld (the rows of a symbol must be in time "
+                                         "order: sort FILE by symbol, date)", *run.sym ? run.sym : "(no symbol)",
+                                         cur, c ? "comes before" : "repeats", prev, (long long)run.line[run.n - 1]);
+                    break;
+                }
+            }
             if (st == RAID_OK)
                 st = run_push(&run, &b, i, has_date);
         }
@@ -160,8 +188,10 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
     }
     if (st == RAID_OK)
         st = run_flush(&run, gi, has_date, prices);
-    if (st == RAID_OK && !nrows)
-        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    if (st == RAID_OK && !nrows) { /* where the first row would be */
+        raid_table_fail(tb, raid_table_header_line(tb) + 1, 1, "no data rows (only a header)");
+        st = raid_fail(NULL, RAID_EPARSE, "%s", raid_table_errmsg(tb));
+    }
     for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++)
         st = raid_strlist_addf(&gi->notices, "%s", raid_table_notice(tb, i)) ? raid_fail(NULL, RAID_ENOMEM, "out of memory")
                                                                                 : RAID_OK;

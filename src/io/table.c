@@ -100,6 +100,8 @@ static raid_status pfail(raid_table *t, uint64_t line, size_t col, const char *f
 
 const char *raid_table_errmsg(const raid_table *t) { return t ? t->err.msg : ""; }
 
+uint64_t raid_table_header_line(const raid_table *t) { return t ? t->hdr_line : 0; }
+
 size_t raid_table_notice_count(const raid_table *t) { return t ? t->nnotices : 0; }
 
 const char *raid_table_notice(const raid_table *t, size_t i) { return t && i < t->nnotices ? t->notices[i] : NULL; }

@@ -130,6 +130,8 @@ raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char
     __attribute__((format(printf, 4, 5)));
 /* The message of the table's failure ("" if none). */
 const char *raid_table_errmsg(const raid_table *t);
+/* The 1-based line of the header (0 before raid_table_open read it). */
+uint64_t raid_table_header_line(const raid_table *t);
 
 /* At most 80 bytes of s[0..n) for a message, as printf arguments "%.*s" (quoted by the caller). */
 static inline int raid_table_show(size_t n) { return n > 80 ? 80 : (int)n; }

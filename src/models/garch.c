@@ -23,13 +23,16 @@ static const char *status_detail(raid_garch_status s)
     case RAID_GARCH_CONVERGED: return "";
     case RAID_GARCH_MAXITER: return "the estimates are the last iterate, not converged";
     case RAID_GARCH_BOUNDARY: return "stopped towards an edge of the parameter space (persistence near 1, a "
-                                     "component near 0, EGARCH |beta| near 1 or nu very large)";
+                                     "component or omega near 0, EGARCH |beta| near 1 or nu very large); no "
+                                     "standard errors";
     case RAID_GARCH_NO_PROGRESS: return "the line search failed with the gradient not small";
     case RAID_GARCH_AT_START: return "the estimates did not move from the starting values";
     case RAID_GARCH_TOO_SHORT: return "fewer than " GARCH_STR(RAID_GARCH_MIN_T) " returns; no estimates";
     case RAID_GARCH_CONSTANT: return "every return is equal; no estimates";
     case RAID_GARCH_NONFINITE: return "a NaN or infinite return; no estimates";
-    case RAID_GARCH_NO_START: return "every starting value has an infinite likelihood; no estimates";
+    case RAID_GARCH_NO_START: return "every starting value (or the end point) has an infinite likelihood; no estimates";
+    case RAID_GARCH_RANGE: return "returns too large or too small to square in float64 (max |r| at least 2^511 or "
+                                  "below 2^-511); no estimates: rescale them";
     }
     return "";
 }
@@ -61,13 +64,29 @@ static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, 
                                 where);
     }
     if (o->status == RAID_GARCH_TOO_SHORT)
-        return raid_strlist_addf(&res->msg, "%s: %s: %zu returns, fewer than %d; no estimates", nm, st, S->n,
-                                RAID_GARCH_MIN_T);
+        return raid_strlist_addf(&res->msg, "%s: %s: %zu return%s, fewer than %d; no estimates", nm, st, S->n,
+                                S->n == 1 ? "" : "s", RAID_GARCH_MIN_T);
     if (o->status == RAID_GARCH_MAXITER)
         return raid_strlist_addf(&res->msg, "%s: %s (%d iterations): %s", nm, st, o->iterations,
                                 status_detail(o->status));
     return raid_strlist_addf(&res->msg, "%s: %s: %s", nm, st, status_detail(o->status));
 }
+
+/* A converged fit without (some) standard errors: its Hessian at the estimates was not positive definite
+ * (a flat or concave direction), so the classic and robust covariances do not exist. */
+static int converged_no_se(const raid_garch_spec *sp, const raid_garch_batch_out *o, int k)
+{
+    if (o->status != RAID_GARCH_CONVERGED)
+        return 0;
+    const double *se = sp->se == RAID_GARCH_SE_CLASSIC ? o->se_classic : o->se_robust;
+    for (int j = 0; j < k; j++)
+        if (!(se[j] > 0))
+            return 1;
+    return 0;
+}
+
+static const char NO_SE[] = "converged, but no standard errors: the Hessian at the estimates is not positive "
+                            "definite (a flat direction)";
 
 /* Row r of the result from fit o of symbol q (window end text: NULL for a full-sample fit). */
 static raid_status put_row(raid_garch_result *res, size_t r, size_t q, const char *end, size_t n,
@@ -139,17 +158,22 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
         const garch_in_sym *S = &in->sym[q];
         const char *nm = *S->name ? S->name : "(no symbol)";
         const size_t nw = plan_windows(sp, S->n, NULL);
-        size_t bad = 0, first = 0;
+        size_t bad = 0, first = 0, nose = 0, first_nose = 0;
         for (size_t j = w; j < w + nw && st == RAID_OK; j++) {
             char idx[32];
             snprintf(idx, sizeof idx, "%zu", end[j] + 1);
             st = put_row(res, j, q, S->dates ? S->dates[end[j]] : idx, T[j], &o[j], slot, k) ? NOMEM(ctx) : RAID_OK;
             if (o[j].status != RAID_GARCH_CONVERGED && !bad++)
                 first = j;
+            if (converged_no_se(sp, &o[j], k) && !nose++)
+                first_nose = j;
         }
+        if (st == RAID_OK && nose)
+            st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows %s (the first: window ending '%s')", nm, nose, nw,
+                                  NO_SE, res->row_end[first_nose]) ? NOMEM(ctx) : RAID_OK;
         if (st == RAID_OK && !nw)
-            st = raid_strlist_addf(&res->msg, "%s: %zu returns, fewer than the window's %lld: no window", nm, S->n,
-                                  (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
+            st = raid_strlist_addf(&res->msg, "%s: %zu return%s, fewer than the window's %lld: no window", nm, S->n,
+                                  S->n == 1 ? "" : "s", (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
         else if (st == RAID_OK && bad)
             st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
                                   nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
@@ -197,7 +221,9 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
         goto done;
     for (size_t q = 0; q < nsym && st == RAID_OK && sp->win_kind == RAID_GARCH_FULL; q++)
         if (put_row(res, q, q, NULL, in->sym[q].n, &full[q], slot, k) != RAID_OK ||
-            (full[q].status != RAID_GARCH_CONVERGED && full_msg(res, in, q, &full[q]) != RAID_OK))
+            (full[q].status != RAID_GARCH_CONVERGED && full_msg(res, in, q, &full[q]) != RAID_OK) ||
+            (converged_no_se(sp, &full[q], k) &&
+             raid_strlist_addf(&res->msg, "%s: %s", *in->sym[q].name ? in->sym[q].name : "(no symbol)", NO_SE)))
             st = NOMEM(ctx);
     if (st == RAID_OK && sp->win_kind != RAID_GARCH_FULL)
         st = fit_windows(ctx, sp, &ls, in, full, &opts, res, slot, k);

@@ -37,7 +37,8 @@ typedef struct raid_garch_batch_out {
     double se_robust[RAID_GARCH_LIK_MAXPAR];  /* sqrt diag H^-1 J H^-1 (Bollerslev and Wooldridge 1992) */
     double loglik;                            /* float64 log-likelihood at theta */
     int iterations;                           /* BFGS iterations (bulk phase, a float64 continuation) + Newton
-                                                 steps of the refinement; 0 when screened */
+                                                 steps of the refinement (GJR without a warm start: + those of
+                                                 the GARCH fit whose optimum is a start); 0 when screened */
     double sigma2_last;                       /* h_T */
     double sigma2_next;                       /* h_{T+1} */
 } raid_garch_batch_out;

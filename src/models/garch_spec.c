@@ -15,7 +15,8 @@ static const char *const ez_names[] = {"sqrt2pi", "dist"};
 static const char *const se_names[] = {"robust", "classic"};
 static const char *const column_names[] = {"returns", "prices"};
 static const char *const status_names[] = {"converged", "iteration limit", "boundary", "no progress", "at start",
-                                           "too short", "constant", "non-finite", "no valid start"};
+                                           "too short", "constant", "non-finite", "no valid start",
+                                           "out of range"};
 #define NWORDS(a) ((int)(sizeof a / sizeof a[0]))
 
 /* raid_garch_WHAT_parse and raid_garch_WHAT_name over the word list WHAT_names. */

@@ -117,6 +117,22 @@ def test_statuses_and_errors():
         raid.garch(pd.DataFrame({"symbol": ["a", "b", "a"], "ret": [1.0, 2.0, 3.0]}))
     with pytest.raises(KeyError, match="missing column 'ret'"):
         raid.garch(pd.DataFrame({"x": [1.0]}))
+    # BREAK_GARCH.md: step without a window is refused (as the CLI's --step), a step below 1 says so, a return
+    # that is not a number names its row, a misspelt symbol column is an error
+    with pytest.raises(ValueError, match="step needs window"):
+        raid.garch(r, step=5)
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match=f"step must be a positive number of returns, not {bad}"):
+            raid.garch(r, window="rolling:100", step=bad)
+    with pytest.raises(ValueError, match="row 2: return 'a' is not a number"):
+        raid.garch(pd.DataFrame({"ret": ["0.1", 0.2, "a", 0.3]}))
+    with pytest.raises(ValueError, match="row 1: return 'x' is not a number"):
+        raid.garch(pd.Series([0.5, "x"]))
+    with pytest.raises(KeyError, match="missing column 'sym'"):
+        raid.garch(pd.DataFrame({"symbol": ["a"], "ret": [1.0]}), symbol_col="sym")
+    # returns out of float64's range for squares: a status, not "constant" (bug 4)
+    assert raid.garch(r * 1e300, device="cpu")["status"].iloc[0] == "out of range"
+    assert raid.garch(r * 1e-300, device="cpu")["status"].iloc[0] == "out of range"
 
 
 # ---- against Python arch ----
