@@ -6,6 +6,7 @@
  * the trap kept to show its error. */
 #include "core/dd.h"
 #include "core/internal.h"
+#include "ta/ma_cl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -195,6 +196,8 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
+    if (raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW) /* the one dispatch point: src/ta/ma_cl.c */
+        return raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);
         if (st != RAID_OK)
