@@ -1,5 +1,6 @@
 /* Moving averages and rolling statistics, the float64 host path (include/raid/ma.h, docs/ta.md): the
- * oracle of the device kernels to come and, until then, every backend's path. Each maximal run of values
+ * oracle of the device kernels (src/ta/ma_cl.c, chosen at the one dispatch point in raid_ma_compute) and
+ * the cpu backend. Each maximal run of values
  * that are not NAN is a series of its own (leading and inner NAN, TTR's conventions extended: ma.h).
  * Window statistics are direct sums over each window, compensated (raid_dd of core/dd.h), products with
  * their fma rounding error; no running add-and-subtract sum anywhere. Also the float32 prefix-sum WMA,

@@ -50,9 +50,9 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
     const int64_t base = offsets[0], total = offsets[nseg] - base;
     if (total == 0)
         return RAID_OK;
-    if (total > INT32_MAX - 64)
+    if (total > RAID_MA_CL_MAX_VALUES)
         return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
-                         (long long)total, INT32_MAX - 64);
+                         (long long)total, RAID_MA_CL_MAX_VALUES);
     const size_t N = (size_t)total;
     const double t0 = raid_now();
     raid_status st = RAID_OK;
