@@ -2,7 +2,8 @@
  * (src/ta/ma.c) within the bounds of docs/ta.md ("The device path and its bound"): every statistic, odd and
  * even windows, window 1 and windows longer than the series, leading and inner NaN, many ragged series in
  * one call, price scale (a random walk near 30,000 over 150,000 bars: WMA and HMA at 10, 100 and 200
- * within 1e-13 of float64), NaN positions identical bit for bit, determinism, and `raid ma --device`
+ * within 1e-13 of float64), values near 1e99 and 1e-100, NaN positions identical bit for bit, determinism,
+ * and `raid ma --device`
  * against `--device cpu`. One device context for the file; skipped without an OpenCL device. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
@@ -202,6 +203,48 @@ static void test_price_scale(void **state)
     free(x);
 }
 
+/* Values beyond float32's range and far below it (the host scales each series by a power of two): every
+ * statistic within its bound, one series per call (the bound's M is the series' own), and three series
+ * of very different scales in one call (NaN positions; values against the host path relative to each
+ * series' scale). */
+static void test_scales(void **state)
+{
+    (void)state;
+    if (!g_ctx)
+        skip();
+    const size_t L = 300;
+    double *x = malloc(3 * L * sizeof *x), *c = malloc(3 * L * sizeof *c), *d = malloc(3 * L * sizeof *d);
+    assert_non_null(x);
+    assert_non_null(c);
+    assert_non_null(d);
+    const double scale[3] = {1e97, 1e-100, 3e-5}; /* |x| up to about 1.2e99 <= RAID_MA_MAX_VALUE */
+    for (int k = 0; k < 3; k++) {
+        double v = 100;
+        for (size_t i = 0; i < L; i++) {
+            v += urand() - 0.5;
+            x[k * L + i] = i == 40 ? NAN : v * scale[k];
+        }
+    }
+    const int64_t off3[4] = {0, (int64_t)L, 2 * (int64_t)L, 3 * (int64_t)L};
+    for (int k = 0; k < RAID_MA_NSTATS; k++) {
+        for (int j = 0; j < 3; j++) {
+            /* compare() takes offsets from 0: shift the series to the front */
+            const int64_t off0[2] = {0, (int64_t)L};
+            compare(ALL[k], 12, x + j * L, off0, 1, NULL, NULL);
+        }
+        assert_int_equal(raid_ma_compute(NULL, ALL[k], 12, x, off3, 3, c), RAID_OK);
+        assert_int_equal(raid_ma_compute(g_ctx, ALL[k], 12, x, off3, 3, d), RAID_OK);
+        for (size_t i = 0; i < 3 * L; i++) {
+            assert_int_equal(isnan(c[i]), isnan(d[i]));
+            if (!isnan(c[i]))
+                assert_true(fabs(d[i] - c[i]) <= 1e-9 * fabs(c[i]));
+        }
+    }
+    free(x);
+    free(c);
+    free(d);
+}
+
 /* Two runs give the same bits. */
 static void test_determinism(void **state)
 {
@@ -287,7 +330,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small),       cmocka_unit_test(test_ragged), cmocka_unit_test(test_price_scale),
-        cmocka_unit_test(test_determinism), cmocka_unit_test(test_cli_device),
+        cmocka_unit_test(test_scales),      cmocka_unit_test(test_determinism), cmocka_unit_test(test_cli_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

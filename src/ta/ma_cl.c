@@ -1,6 +1,7 @@
 /* The device path of raid_ma_compute (kernels/ta_ma.cl; docs/ta.md "The device path and its bound").
  *
- * The host splits every float64 value into a double-float pair (hi, lo), marks each point with the first
+ * The host scales every series by a power of two (its largest |x| into [1/2, 1): exact, and float32's
+ * range holds every accepted value), splits every value into a double-float pair (hi, lo), marks each point with the first
  * index of its run of non-NaN values (-1 at a NaN: each run is a series of its own, ma.h), uploads both
  * once, launches one work-item per point (sum, mean, sumsq, var, wma), two launches for the HMA (the inner
  * series 2 WMA(m) - WMA(n) stays on the device as double-float pairs, then the outer WMA reads it), or one
@@ -60,14 +61,24 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
     raid_event ev = {0};
     float *xs = malloc(2 * N * sizeof *xs), *res = NULL;
     int32_t *rs = malloc(N * sizeof *rs), *runs = NULL;
+    int *escale = malloc((nseg ? nseg : 1) * sizeof *escale);
     size_t nruns = 0;
-    if (!xs || !rs) {
+    if (!xs || !rs || !escale) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
         goto done;
     }
-    /* the pairs and the runs: NaN points carry (0, 0) and rs = -1 */
+    /* the pairs and the runs: NaN points carry (0, 0) and rs = -1; each series scaled by 2^-e[s], its
+     * largest |x| in [1/2, 1) (exact; float32 holds neither 1e100 nor 1e-100) */
     for (size_t s = 0; s < nseg; s++) {
         int32_t start = -1;
+        double M = 0.0;
+        for (int64_t g = offsets[s]; g < offsets[s + 1]; g++)
+            if (fabs(x[g]) > M) /* false for NaN */
+                M = fabs(x[g]);
+        int e = 0;
+        if (M > 0.0)
+            (void)frexp(M, &e);
+        escale[s] = e;
         for (int64_t g = offsets[s]; g < offsets[s + 1]; g++) {
             const size_t i = (size_t)(g - base);
             if (isnan(x[g])) {
@@ -80,7 +91,7 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
                 nruns++;
             }
             rs[i] = start;
-            split(x[g], &xs[2 * i], &xs[2 * i + 1]);
+            split(ldexp(x[g], -e), &xs[2 * i], &xs[2 * i + 1]);
         }
     }
     const int ni = (int)n;
@@ -204,16 +215,20 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
         const double s = (double)(warm - n + 2);
         div = s * (s + 1.0) / 2.0;
     }
-    for (size_t i = 0; i < N; i++) {
-        double v = NAN;
-        if (rs[i] >= 0 && (int64_t)i - rs[i] >= warm && !(stat == RAID_MA_VAR && n < 2)) {
-            const float *r = res + (size_t)width * i;
-            v = width == 2 ? (double)r[0] + (double)r[1] : ((double)r[0] + (double)r[1]) + (double)r[2];
-            if (div != 1.0)
-                v /= div;
+    const int square = stat == RAID_MA_SUMSQ || stat == RAID_MA_VAR; /* squared units: 2^(2e) back */
+    for (size_t s = 0; s < nseg; s++)
+        for (int64_t g = offsets[s]; g < offsets[s + 1]; g++) {
+            const size_t i = (size_t)(g - base);
+            double v = NAN;
+            if (rs[i] >= 0 && (int64_t)i - rs[i] >= warm && !(stat == RAID_MA_VAR && n < 2)) {
+                const float *r = res + (size_t)width * i;
+                v = width == 2 ? (double)r[0] + (double)r[1] : ((double)r[0] + (double)r[1]) + (double)r[2];
+                if (div != 1.0)
+                    v /= div;
+                v = ldexp(v, square ? 2 * escale[s] : escale[s]);
+            }
+            out[g] = v;
         }
-        out[base + (int64_t)i] = v;
-    }
 done:
     raid_event_release(&ev);
     raid_kernel_put(ctx, d.k);
@@ -226,5 +241,6 @@ done:
     free(rs);
     free(runs);
     free(res);
+    free(escale);
     return st;
 }
