@@ -183,13 +183,16 @@ static void test_price_scale(void **state)
     const int64_t periods[3] = {10, 100, 200};
     for (int p = 0; p < 3; p++) {
         double ratio, rel;
+        raid_timing tm;
         compare(RAID_MA_WMA, periods[p], x, off, 1, &ratio, &rel);
-        printf("price scale, %zu bars: device WMA(%lld) max relative error %.3g (%.3f of its bound)\n", N,
-               (long long)periods[p], rel, ratio);
+        raid_ctx_last_timing(g_ctx, &tm);
+        printf("price scale, %zu bars: device WMA(%lld) max relative error %.3g (%.3f of its bound); kernel %.3f s\n",
+               N, (long long)periods[p], rel, ratio, tm.kernel_s);
         assert_true(rel <= 1e-13);
         compare(RAID_MA_HMA, periods[p], x, off, 1, &ratio, &rel);
-        printf("price scale, %zu bars: device HMA(%lld) max relative error %.3g (%.3f of its bound)\n", N,
-               (long long)periods[p], rel, ratio);
+        raid_ctx_last_timing(g_ctx, &tm);
+        printf("price scale, %zu bars: device HMA(%lld) max relative error %.3g (%.3f of its bound); kernels %.3f s\n",
+               N, (long long)periods[p], rel, ratio, tm.kernel_s);
         assert_true(rel <= 1e-13);
     }
     const raid_ma_stat others[5] = {RAID_MA_SUM, RAID_MA_MEAN, RAID_MA_SUMSQ, RAID_MA_VAR, RAID_MA_EMA};
