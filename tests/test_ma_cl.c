@@ -124,6 +124,9 @@ static void test_small(void **state)
     for (int k = 0; k < RAID_MA_NSTATS; k++)
         for (int64_t n = ALL[k] == RAID_MA_HMA ? 2 : 1; n <= 20; n++)
             compare(ALL[k], n, x, off, 3, NULL, NULL);
+    /* a window above 2^24 stays on the host path (all NaN here, as the host gives) */
+    compare(RAID_MA_WMA, (1 << 24) + 1, x, off, 3, NULL, NULL);
+    compare(RAID_MA_HMA, RAID_MA_MAX_WINDOW, x, off, 3, NULL, NULL);
 }
 
 /* Many ragged series with NaN here and there, mixed signs in some. */
