@@ -31,7 +31,7 @@
  * and subtracts) with compensated (TwoSum, src/core/dd.h) accumulation, products j x with their exact
  * rounding error (fma): each output is within a few units in the last place of the exact value of its
  * formula (var: the two-pass formula, mean first). Cost O(n) per output (O(len n) per series). These are
- * the oracle of the device kernels (to come, docs/ta.md). EMA follows TTR's recursion operation for
+ * the oracle of the device kernels (docs/ta.md "The device path and its bound"). EMA follows TTR's recursion operation for
  * operation (the seed's sum compensated).
  */
 #ifndef RAID_MA_H
@@ -74,13 +74,16 @@ RAID_API int64_t raid_ma_warmup(raid_ma_stat stat, int64_t n);
  *  raid_realized_compute). Values in price units (sum, mean, wma, ema, hma: the same units; sumsq, var:
  *  squared units); each finite with |x| <= RAID_MA_MAX_VALUE, or NAN (missing: the NAN rules above).
  *  out: written at the same indices, out[offsets[0] .. offsets[nseg]) (may not overlap x). nseg = 0 is
- *  a no-op. ctx: NULL or any context: today every backend computes on the host in float64 (the device
- *  kernels are to come, docs/ta.md); series are independent, outputs independent of the thread count
- *  (OpenMP over the points of a window statistic).
+ *  a no-op. ctx: NULL or a cpu context: float64 on the host (OpenMP over the points of a window
+ *  statistic, outputs independent of the thread count); a device context: kernels/ta_ma.cl, direct
+ *  double-float window sums, the same NAN positions bit for bit and values within the bound of docs/ta.md
+ *  ("The device path and its bound": wma 2 u^2 max|x|, u = 2^-24; windows above 2^24 stay on the host).
+ *  Series are independent.
  *  Errors: RAID_EINVAL (NULL pointers, offsets negative or decreasing, stat out of range, n < 1 or
  *  > RAID_MA_MAX_WINDOW, hma with n < 2, a value infinite or beyond RAID_MA_MAX_VALUE: the message names
  *  its series and index), RAID_ENOMEM; message raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). Nothing
- *  is written on failure. */
+ *  is written on failure. Device contexts add RAID_EUNSUPPORTED (more than 2^29 values in one call) and
+ *  the device layer's errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). */
 RAID_API raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x,
                                      const int64_t *offsets, size_t nseg, double *out);
 

@@ -1,11 +1,13 @@
 /* Moving averages and rolling statistics, the float64 host path (include/raid/ma.h, docs/ta.md): the
- * oracle of the device kernels to come and, until then, every backend's path. Each maximal run of values
+ * oracle of the device kernels (src/ta/ma_cl.c, chosen at the one dispatch point in raid_ma_compute) and
+ * the cpu backend. Each maximal run of values
  * that are not NAN is a series of its own (leading and inner NAN, TTR's conventions extended: ma.h).
  * Window statistics are direct sums over each window, compensated (raid_dd of core/dd.h), products with
  * their fma rounding error; no running add-and-subtract sum anywhere. Also the float32 prefix-sum WMA,
  * the trap kept to show its error. */
 #include "core/dd.h"
 #include "core/internal.h"
+#include "ta/ma_cl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -195,6 +197,8 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
+    if (raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW) /* the one dispatch point: src/ta/ma_cl.c */
+        return raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);
         if (st != RAID_OK)

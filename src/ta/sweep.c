@@ -265,8 +265,10 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         const size_t n = (size_t)(off[s + 1] - off[s]);
         const double *c = close + off[s];
         const int64_t seg[2] = {0, (int64_t)n};
+        /* float64 on the host whatever ctx is: until the device sweep and its parity report exist, a
+         * device's moving averages (within 1e-14 of float64, not equal) could flip a tie's trade unseen. */
         for (size_t p = 0; p < np && st == RAID_OK; p++)
-            if ((st = raid_ma_compute(ctx, spec->ma, periods[p], c, seg, 1, table + p * n)) != RAID_OK)
+            if ((st = raid_ma_compute(NULL, spec->ma, periods[p], c, seg, 1, table + p * n)) != RAID_OK)
                 st = raid_fail(ctx, st, "sweep: %s", raid_errmsg());
         raid_sweep_series ser;
         if (st == RAID_OK && (st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) == RAID_OK) {

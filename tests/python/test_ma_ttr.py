@@ -1,7 +1,8 @@
 """The moving averages of RAID's float64 path (raid.ma, include/raid/ma.h) against R's TTR itself (Debian
 r-cran-ttr, installed by scripts/setup.sh; skipped when Rscript or TTR is missing) on data/ttrc_daily.csv
-(TTR's own ttrc data set), odd and even windows, to 1e-12 relative; and raid.ma against `raid ma` byte for
-byte (values printed with 17 significant digits)."""
+(TTR's own ttrc data set), odd and even windows, to 1e-12 relative; the device path (kernels/ta_ma.cl)
+against TTR within its documented bound (docs/ta.md "The device path and its bound") plus that 1e-12; and
+raid.ma against `raid ma` byte for byte (values printed with 17 significant digits)."""
 import shutil
 import subprocess
 
@@ -64,6 +65,31 @@ def test_against_ttr(ttr, close, stat, n):
     # relative to TTR's value (0 must be 0: a variance of equal closes)
     bad = err > 1e-12 * np.abs(want[m])
     assert not bad.any(), f"{stat}({n}): {bad.sum()} values beyond 1e-12 relative, max {(err / np.abs(want[m])).max()}"
+
+
+U2 = 2.0 ** -48  # u^2, u = 2^-24
+
+
+def device_bound(stat, n, want, M):
+    """docs/ta.md's bound of |device - float64| (M the largest |x|)."""
+    return {"sum": 2 * U2 * n * M, "mean": 2 * U2 * M, "wma": 2 * U2 * M, "hma": 30 * U2 * M,
+            "ema": (4 + 7 * (n + 1)) * U2 * M,
+            "var": 16 * U2 * M * np.sqrt(n / (n - 1) * np.abs(want)) + 4 * U2 * np.abs(want) + 64 * U2 * U2 * M * M,
+            }[stat]
+
+
+@pytest.mark.parametrize("n", WINDOWS)
+@pytest.mark.parametrize("stat", list(TTR_STATS))
+def test_device_against_ttr(ttr, close, have_opencl, stat, n):
+    if not have_opencl:
+        pytest.skip("no OpenCL device")
+    want = ttr[n][:, list(TTR_STATS).index(stat)]
+    got = raid.ma(close, stat, n, device="opencl")
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    m = ~np.isnan(want)
+    err = np.abs(got[m] - want[m])
+    tol = device_bound(stat, n, want[m], np.abs(close).max()) + 1e-12 * np.abs(want[m])
+    assert (err <= tol).all(), f"{stat}({n}): max |device - TTR| / tolerance {(err / tol).max()}"
 
 
 def test_ttr_leading_na_shift(ttr, close, tmp_path):
