@@ -19,6 +19,7 @@
 typedef struct sweep_args {
     raid_sweep_spec spec;
     const char *names[3], *cols[2], *out_path, *trades_path, *device;
+    int parity, checked_set; /* --parity; --precision or --formulation given */
 } sweep_args;
 
 /* A library message without its leading "sweep: " (the CLI prints "raid sweep: "). */
@@ -38,8 +39,8 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
         {"trades", required_argument, 0, 't'},     {"ma", required_argument, 0, 'm'},
         {"symbol-col", required_argument, 0, 1},   {"date-col", required_argument, 0, 2},
         {"close-col", required_argument, 0, 3},    {"open-col", required_argument, 0, 4},
-        {"precision", required_argument, 0, 5},    {"formulation", required_argument, 0, 5},
-        {"parity", no_argument, 0, 5},             {"help", no_argument, 0, 'h'},
+        {"precision", required_argument, 0, 5},    {"formulation", required_argument, 0, 6},
+        {"parity", no_argument, 0, 7},             {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt, li = 0;
     optind = 1;
@@ -85,10 +86,23 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
             else
                 a->cols[opt - 3] = optarg;
             break;
-        case 5: /* the device sweep's options: documented, refused until its kernels exist */
-            fprintf(stderr, "raid sweep: --%s is not available yet: the device kernels come next (today the sweep "
-                            "runs the float64 cpu path)\n", longopts[li].name);
-            return EXIT_USAGE;
+        case 5:
+            if (!strcmp(optarg, "df"))
+                sp->precision = RAID_SWEEP_PRECISION_DF;
+            else if (!strcmp(optarg, "f32"))
+                USAGE("--precision f32 is not available yet (plain float32 sums; only df is built)\n");
+            else
+                USAGE("bad --precision '%s' (expected df or f32)\n", optarg);
+            a->checked_set = 1;
+            break;
+        case 6:
+            if (!strcmp(optarg, "direct") || !strcmp(optarg, "prefix"))
+                sp->formulation = optarg[0] == 'd' ? RAID_SWEEP_DIRECT : RAID_SWEEP_PREFIX;
+            else
+                USAGE("bad --formulation '%s' (expected direct or prefix)\n", optarg);
+            a->checked_set = 1;
+            break;
+        case 7: a->parity = 1; break;
         case 'h': fputs(cli_help("sweep"), stdout); return -1;
         case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
         default: USAGE("unknown option %s\n", argv[optind - 1]);
@@ -96,6 +110,9 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
     }
     if (optind != argc - 1)
         USAGE("expected one input FILE (see raid help sweep)\n");
+    if (a->checked_set && !a->parity)
+        USAGE("--precision and --formulation choose the path that --parity checks: use them with --parity (the "
+              "sweep's output is the float64 path's)\n");
     if (raid_sweep_spec_check(&a->spec) != RAID_OK)
         USAGE("%s\n", msg(raid_errmsg()));
     const char *in = argv[optind];
@@ -122,6 +139,7 @@ int cmd_sweep(int argc, char **argv)
     raid_ctx *ctx = NULL;
     raid_ma_input *in = NULL;
     raid_sweep_result *res = NULL;
+    raid_sweep_parity_report *rep = NULL;
     cli_out out, tout;
     int have_out = 0, have_tout = 0;
     raid_status st = raid_ctx_create(&ctx, a.device);
@@ -138,7 +156,8 @@ int cmd_sweep(int argc, char **argv)
     }
     for (size_t i = 0; i < raid_ma_input_notice_count(in); i++)
         fprintf(stderr, "raid sweep: notice: %s\n", raid_ma_input_notice(in, i));
-    if ((st = raid_sweep_run(ctx, &a.spec, in, &res)) != RAID_OK) {
+    if ((st = a.parity ? raid_sweep_parity(ctx, &a.spec, in, &rep, &res) : raid_sweep_run(ctx, &a.spec, in, &res)) !=
+        RAID_OK) {
         fprintf(stderr, "raid sweep: %s\n", msg(raid_ctx_errmsg(ctx)));
         rc = st == RAID_EINVAL || st == RAID_EPARSE || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
@@ -159,12 +178,18 @@ int cmd_sweep(int argc, char **argv)
     cli_check_write(&out, raid_sweep_write_csv(res, out.fp));
     if (cli_commit_output(&out, "sweep") != 0 || (have_tout && cli_commit_output(&tout, "sweep") != 0))
         rc = EXIT_INPUT; /* the outputs not committed yet are removed below */
+    if (rep && rc == 0) { /* the report on stderr; exit status 3 when a threshold is exceeded */
+        raid_sweep_parity_write(rep, stderr);
+        if (!rep->passed)
+            rc = EXIT_CHECK;
+    }
 done:
     if (have_out)
         cli_abort_output(&out);
     if (have_tout)
         cli_abort_output(&tout);
     raid_sweep_result_destroy(res);
+    raid_sweep_parity_destroy(rep);
     raid_ma_input_destroy(in);
     raid_ctx_destroy(ctx);
     return rc;

@@ -290,13 +290,21 @@ static const char help_sweep[] =
     "  --open-col C         the open column; default open\n"
     "  --symbol-col C       the symbol column (then required); default symbol, optional\n"
     "  --date-col C         the date column; default date, else timestamp\n"
-    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set (today\n"
-    "                       every device runs the float64 cpu path: the device kernels are to come)\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set (the\n"
+    "                       sweep's output is the float64 cpu path's on every device; --parity checks\n"
+    "                       the device's moving averages)\n"
     "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
     "  -h, --help           show this help\n"
-    "  --precision, --formulation, --parity: the device sweep's; not available yet (exit status 1)\n"
+    "  --parity             also run the same trades on the device's moving averages (--device) and\n"
+    "                       compare them with the float64 path's: the report goes to stderr; exit\n"
+    "                       status 3 when a shifted trade is not a float64 tie (margin < 1e-12 of the\n"
+    "                       close)\n"
+    "  --formulation F      with --parity: direct (default) or prefix (the float32 prefix-sum trap on\n"
+    "                       the host, wma and hma only: it must fail)\n"
+    "  --precision P        with --parity: df (default); f32 is not available yet (exit status 1)\n"
     "\n"
-    "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 4 device error.\n";
+    "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 3 parity\n"
+    "failed; 4 device error.\n";
 
 const char *cli_help(const char *cmd)
 {

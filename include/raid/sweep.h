@@ -28,9 +28,8 @@ extern "C" {
 
 typedef enum raid_sweep_fill { RAID_SWEEP_FILL_CLOSE = 0, RAID_SWEEP_FILL_NEXT_OPEN = 1 } raid_sweep_fill;
 
-/* Precision and formulation of the device sweep to come (issue 10, section 3): placeholders. Today every
- * context runs the float64 cpu path, which ignores them (float64 direct window sums whatever is asked);
- * the CLI refuses --precision, --formulation and --parity ("not available yet"). */
+/* Precision and formulation of the path checked by the parity report (raid_sweep_parity, below). The sweep
+ * itself (raid_sweep_run) runs the float64 cpu path on every context and ignores them. */
 typedef enum raid_sweep_precision { RAID_SWEEP_PRECISION_DF = 0, RAID_SWEEP_PRECISION_F32 = 1 } raid_sweep_precision;
 typedef enum raid_sweep_formulation { RAID_SWEEP_DIRECT = 0, RAID_SWEEP_PREFIX = 1 } raid_sweep_formulation;
 
@@ -46,8 +45,8 @@ typedef struct raid_sweep_spec {
     double cost_bps;                 /* cost per side in basis points, [0, 1e4); default 0 */
     double bars_per_year;            /* annualisation of the Sharpe ratio, > 0; default 252 */
     int keep_trades;                 /* 1: keep every trade (raid_sweep_result_trades, raid_sweep_write_trades) */
-    raid_sweep_precision precision;  /* device placeholder (df); the cpu path is float64 */
-    raid_sweep_formulation formulation; /* device placeholder (direct); the cpu path is float64 direct sums */
+    raid_sweep_precision precision;  /* the parity's checked path (df); the sweep is float64 */
+    raid_sweep_formulation formulation; /* the parity's checked path (direct); the sweep: float64 direct */
 } raid_sweep_spec;
 
 /** The defaults: hma, fast 5:50:1, slow 20:200:5, long/flat, fill at the close, no cost, 252 bars per year,
@@ -121,6 +120,65 @@ RAID_API raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f);
  *  significant digits, side 1 or -1). Errors: RAID_EINVAL (NULL, trades not kept), RAID_EIO. */
 RAID_API raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f);
 RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
+
+/* ---- The parity report (issue 10, section 3; docs/ta_sweep.md "Parity report") ----
+ * The float64 cpu path (moving averages in float64 on the host: the oracle) beside a checked path whose
+ * moving averages come from elsewhere, both run through the SAME trade semantics (the cpu path's scan):
+ *   - formulation direct, precision df: the MAs of raid_ma_compute(ctx, ...) (ctx a device: its
+ *     double-float kernels; ctx NULL or cpu: float64 again, equal by construction);
+ *   - formulation prefix (any ctx): THE TRAP, on the host: WMA by raid_ma_wma_prefix_f32, HMA(n) from three
+ *     of them (inner series 2 WMA(x, n/2) - WMA(x, n) in float64, then the prefix WMA of window
+ *     trunc(sqrt(n)) over its defined part); ma must be wma or hma. It must fail.
+ * Per combination the two trade lists are compared; a trade (entry bar, exit bar, side) present in one list
+ * and not in the other is a shifted trade (counted on both paths: a moved exit is two). Each shifted trade
+ * is checked against the float64 path's own margin |fast[t] - slow[t]| / close[t] at the bars t in
+ * [max(0, entry_bar - 2), exit_bar - 1] where the two paths decide differently (the bars that can move that
+ * trade): when the largest of them is below tie_rel (1e-12) it is a float64 tie (allowed, listed with its
+ * margin), otherwise (or when a moving average is defined on one path only: margin NaN) a violation. */
+typedef struct raid_sweep_shift {
+    size_t series;          /* the series (symbol) index */
+    int fast, slow;         /* the combination */
+    int path;               /* 0: a float64 trade missing from the checked path; 1: a checked trade missing from float64 */
+    raid_sweep_trade trade; /* the trade */
+    double margin;          /* the largest float64 |fast - slow| / close at a differing decision of its span (NaN: definedness) */
+    int tie;                /* 1 when margin < tie_rel: a float64 tie, allowed */
+} raid_sweep_shift;
+
+typedef struct raid_sweep_parity_report {
+    raid_sweep_precision precision;     /* of the checked path (df) */
+    raid_sweep_formulation formulation; /* of the checked path */
+    int on_device;                      /* 1: the checked MAs came from a device; 0: from the host */
+    size_t combos;                      /* combinations compared (series x pairs) */
+    size_t count_differs;               /* combinations whose trade count differs */
+    int64_t trades, trades_checked;     /* all trades of the float64 path, of the checked path */
+    int64_t shifted;                    /* shifted trades (both paths) */
+    int64_t ties, violations;           /* shifted trades at float64 ties (allowed) and the others */
+    int64_t max_count_drift;            /* the largest |trade count difference| of one combination */
+    double max_abs_dlogret;             /* the largest |delta total_log_return| of one combination */
+    double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 */
+    int64_t max_violations;             /* the threshold on violations: 0 */
+    int passed;                         /* 1: violations <= max_violations */
+    size_t nlisted;                     /* the shifted trades listed (the first 1,000 in result order) */
+    raid_sweep_shift *listed;
+} raid_sweep_parity_report;
+
+/** Run the parity of spec on a table read by raid_ma_read_csv_columns (as raid_sweep_run) on ctx (NULL, cpu
+ *  or a device). spec->precision must be df (f32: RAID_EUNSUPPORTED, not built yet); spec->formulation
+ *  direct or prefix (prefix needs ma wma or hma). *out: the report (raid_sweep_parity_destroy); a failed
+ *  parity is a report with passed = 0, not an error. res: NULL, or receives the float64 path's result (as
+ *  raid_sweep_run would give it). Errors: as raid_sweep_run, plus RAID_EUNSUPPORTED; message
+ *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out and *res NULL on failure. */
+RAID_API raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
+                                       raid_sweep_parity_report **out, raid_sweep_result **res);
+/** The same on arrays (the arguments of raid_sweep_run_arrays). */
+RAID_API raid_status raid_sweep_parity_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close,
+                                              const double *open, const int64_t *offsets, size_t nseries,
+                                              const char *const *symbols, raid_sweep_parity_report **out,
+                                              raid_sweep_result **res);
+/** Write the report as text (docs/ta_sweep.md "Parity report": the counts, each against its threshold, the
+ *  verdict, then the listed shifted trades with their margins). Errors: RAID_EINVAL (NULL), RAID_EIO. */
+RAID_API raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f);
+RAID_API void raid_sweep_parity_destroy(raid_sweep_parity_report *r);
 
 #ifdef __cplusplus
 }

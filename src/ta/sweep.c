@@ -159,18 +159,29 @@ static int64_t bad_price(const double *close, const double *open, size_t n, cons
     return -1;
 }
 
-/* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. */
+/* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
+ * (the parity report), a second table of the checked path's moving averages (ctx's, or the prefix trap's)
+ * and a second scan of every combination on it, compared by raid_sweep_parity_add. */
 static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
                        const int64_t *off, size_t nseries, const char *const *symbols, const raid_ma_input *in,
-                       raid_sweep_result **out)
+                       raid_sweep_result **out, raid_sweep_parity_report **par)
 {
-    if (!out)
+    if (!out && !par)
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (par)
+        *par = NULL;
     if (!spec || !close || !off || nseries == 0)
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
     if (raid_sweep_spec_check(spec) != RAID_OK)
         return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
+    if (par && spec->precision != RAID_SWEEP_PRECISION_DF)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep: the parity of precision f32 (plain float32 sums) is not "
+                         "available yet (only df)");
+    if (par && spec->formulation == RAID_SWEEP_PREFIX && spec->ma != RAID_MA_WMA && spec->ma != RAID_MA_HMA)
+        return raid_fail(ctx, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
+                         raid_ma_stat_name(spec->ma));
     if (spec->fill == RAID_SWEEP_FILL_NEXT_OPEN && !open)
         return raid_fail(ctx, RAID_EINVAL, "sweep: --fill next-open needs open prices (no open column)");
     if (spec->fill == RAID_SWEEP_FILL_CLOSE)
@@ -245,7 +256,16 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         if (!(periods = malloc(np * sizeof *periods)))
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
     }
-    double *table = NULL;
+    double *table = NULL, *table2 = NULL;
+    raid_sweep_stats *st2 = NULL;
+    raid_sweep_trades *tr64 = NULL, *tr2 = NULL;
+    raid_sweep_parity_report *rep = NULL;
+    if (st == RAID_OK && par) {
+        if (!(rep = raid_sweep_parity_new(spec, spec->formulation == RAID_SWEEP_DIRECT && raid_on_device(ctx))) ||
+            !(st2 = malloc(r->ncomb * sizeof *st2)) || !(tr64 = calloc(r->ncomb, sizeof *tr64)) ||
+            !(tr2 = calloc(r->ncomb, sizeof *tr2)))
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
     if (st == RAID_OK) {
         np = 0;
         for (int p = 1; p <= maxp; p++)
@@ -253,7 +273,8 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
                 row[p] = (int)np, periods[np++] = p;
         for (size_t k = 0; k < r->ncomb; k++)
             fi[k] = (uint32_t)row[r->fast[k]], si[k] = (uint32_t)row[r->slow[k]];
-        if (np > SIZE_MAX / sizeof(double) / maxn || !(table = malloc(np * maxn * sizeof *table)))
+        if (np > SIZE_MAX / sizeof(double) / maxn || !(table = malloc(np * maxn * sizeof *table)) ||
+            (par && !(table2 = malloc(np * maxn * sizeof *table2))))
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu moving averages of %zu bars", np, maxn);
     }
     raid_sweep_opts o = raid_sweep_opts_default();
@@ -270,21 +291,51 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         for (size_t p = 0; p < np && st == RAID_OK; p++)
             if ((st = raid_ma_compute(NULL, spec->ma, periods[p], c, seg, 1, table + p * n)) != RAID_OK)
                 st = raid_fail(ctx, st, "sweep: %s", raid_errmsg());
+        /* the parity's checked path: ctx's moving averages (a device's double-float kernels) or the trap */
+        for (size_t p = 0; par && p < np && st == RAID_OK; p++) {
+            if (spec->formulation == RAID_SWEEP_PREFIX) {
+                if ((st = raid_sweep_prefix_ma(spec->ma, periods[p], c, n, table2 + p * n)) != RAID_OK)
+                    st = raid_fail(ctx, st, "%s", raid_errmsg());
+            } else if ((st = raid_ma_compute(ctx, spec->ma, periods[p], c, seg, 1, table2 + p * n)) != RAID_OK)
+                st = raid_fail(ctx, st, "sweep: %s", raid_ctx_errmsg(ctx));
+        }
         raid_sweep_series ser;
         if (st == RAID_OK && (st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) == RAID_OK) {
+            raid_sweep_trades *t64 = r->tr ? r->tr + s * r->ncomb : tr64;
             if ((st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, r->st + s * r->ncomb,
-                                     r->tr ? r->tr + s * r->ncomb : NULL)) != RAID_OK)
+                                     par ? t64 : r->tr ? r->tr + s * r->ncomb : NULL)) != RAID_OK ||
+                (par && (st = raid_sweep_cpu(&ser, table2, np, periods, fi, si, r->ncomb, &o, st2, tr2)) != RAID_OK))
                 st = raid_fail(ctx, st, "%s", raid_errmsg());
+            for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)
+                raid_sweep_parity_add(rep, &ser, o.short_side, s, r->fast[k], r->slow[k], table + fi[k] * n,
+                                      table + si[k] * n, table2 + fi[k] * n, table2 + si[k] * n,
+                                      r->st + s * r->ncomb + k, t64 + k, st2 + k, tr2 + k);
+            if (par && st == RAID_OK) {
+                raid_sweep_trades_free(tr2, r->ncomb); /* the lists go, the array stays */
+                if (!r->tr)
+                    raid_sweep_trades_free(tr64, r->ncomb);
+            }
             raid_sweep_series_free(&ser);
         } else if (st != RAID_OK)
             st = raid_fail(ctx, st, "%s", raid_errmsg());
     }
-    free(table), free(periods), free(row), free(fi), free(si);
+    free(table), free(periods), free(row), free(fi), free(si), free(table2), free(st2);
+    if (tr2)
+        raid_sweep_trades_free(tr2, r->ncomb); /* after a failure: freed per series otherwise */
+    if (tr64)
+        raid_sweep_trades_free(tr64, r->ncomb);
+    free(tr2), free(tr64);
     if (st != RAID_OK) {
         raid_sweep_result_destroy(r);
+        raid_sweep_parity_destroy(rep);
         return st;
     }
-    *out = r;
+    if (par)
+        *par = rep;
+    if (out)
+        *out = r;
+    else
+        raid_sweep_result_destroy(r);
     return RAID_OK;
 }
 
@@ -292,13 +343,29 @@ raid_status raid_sweep_run_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, co
                                   const int64_t *offsets, size_t nseries, const char *const *symbols,
                                   raid_sweep_result **out)
 {
-    return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, out);
+    return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, out, NULL);
 }
 
-raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in, raid_sweep_result **out)
+raid_status raid_sweep_parity_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close,
+                                     const double *open, const int64_t *offsets, size_t nseries,
+                                     const char *const *symbols, raid_sweep_parity_report **out,
+                                     raid_sweep_result **res)
+{
+    if (res)
+        *res = NULL;
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
+    return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, res, out);
+}
+
+/* raid_sweep_run and raid_sweep_parity on a read table (par NULL: the sweep). */
+static raid_status run_input(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
+                             raid_sweep_result **out, raid_sweep_parity_report **par)
 {
     if (out)
         *out = NULL;
+    if (par)
+        *par = NULL;
     if (!in)
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
     const size_t ns = in->syms.n;
@@ -307,9 +374,26 @@ raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const rai
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     for (size_t s = 0; sym && s < ns; s++)
         sym[s] = in->syms.names[s];
-    const raid_status st = run(ctx, spec, in->v[0], in->ncols > 1 ? in->v[1] : NULL, in->offsets, ns, sym, in, out);
+    const raid_status st = run(ctx, spec, in->v[0], in->ncols > 1 ? in->v[1] : NULL, in->offsets, ns, sym, in, out, par);
     free(sym);
     return st;
+}
+
+raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in, raid_sweep_result **out)
+{
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
+    return run_input(ctx, spec, in, out, NULL);
+}
+
+raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
+                              raid_sweep_parity_report **out, raid_sweep_result **res)
+{
+    if (res)
+        *res = NULL;
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
+    return run_input(ctx, spec, in, res, out);
 }
 
 size_t raid_sweep_result_count(const raid_sweep_result *r) { return r ? r->nseries * r->ncomb : 0; }

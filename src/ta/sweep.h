@@ -32,6 +32,7 @@
 #ifndef RAID_TA_SWEEP_H
 #define RAID_TA_SWEEP_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,13 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
                            const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
                            size_t cap, double *work);
 
+/* The decision at bar t from fast[t], slow[t] (above): the one place the moving averages enter. */
+static inline int raid_sweep_decide(double f, double sl, int short_side)
+{
+    if (isnan(f) || isnan(sl)) return 0;
+    return f > sl ? 1 : (short_side ? -1 : 0);
+}
+
 /* The trade list of one combination of a batch (malloc'd; raid_sweep_trades_free frees ncomb of them). */
 typedef struct raid_sweep_trades {
     raid_sweep_trade *v;
@@ -98,5 +106,22 @@ void raid_sweep_trades_free(raid_sweep_trades *t, size_t ncomb);
 raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t nperiods, const int *periods,
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                            const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+
+/* ---- The parity report (sweep_parity.c; include/raid/sweep.h, docs/ta_sweep.md "Parity report") ---- */
+
+/* The moving average ma (wma or hma) of period n over x[0..len) by the float32 prefix-sum trap
+ * (raid_ma_wma_prefix_f32; hma from three of them, include/raid/sweep.h). x finite. Errors (raid_errmsg):
+ * RAID_EINVAL (another ma), RAID_ENOMEM. */
+raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
+
+/* An empty report for spec's checked path (listing capacity allocated); NULL when out of memory. */
+raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device);
+
+/* Compare combination (series, fast, slow) of series s: the float64 path's moving averages f64, s64, stats
+ * a and trades ta against the checked path's fc, sc, b, tb (trades in time order). Adds to rep. */
+void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, int short_side, size_t series,
+                           int fast, int slow, const double *f64, const double *s64, const double *fc,
+                           const double *sc, const raid_sweep_stats *a, const raid_sweep_trades *ta,
+                           const raid_sweep_stats *b, const raid_sweep_trades *tb);
 
 #endif

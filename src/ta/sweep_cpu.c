@@ -90,13 +90,6 @@ raid_status raid_sweep_opts_check(const raid_sweep_series *s, const raid_sweep_o
     return RAID_OK;
 }
 
-/* The decision at bar t (sweep.h). */
-static inline int decide(double f, double sl, int short_side)
-{
-    if (isnan(f) || isnan(sl)) return 0;
-    return f > sl ? 1 : (short_side ? -1 : 0);
-}
-
 /* The state of one combination's scan outside its hot loop: the open trade and the trade sum. */
 typedef struct scan {
     const raid_sweep_series *s;
@@ -184,7 +177,7 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
     int pos = 0;
 
     for (size_t t = 1; t < n; t++) {
-        const int target = decide(fast[t - 1], slow[t - 1], short_side);
+        const int target = raid_sweep_decide(fast[t - 1], slow[t - 1], short_side);
         double rt;
         if (target == pos && t < n - 1) { /* no fill: the hot path */
             if (pos == 0) continue;       /* flat: r[t] = 0 */

@@ -1,0 +1,167 @@
+/* The parity report of the sweep (include/raid/sweep.h, docs/ta_sweep.md "Parity report"): the comparison
+ * of one combination's trade lists (float64 path against a checked path), the classification of each
+ * shifted trade by the float64 margin, the report's text, and the prefix-sum trap's moving averages. The
+ * driver (both tables, both scans) is sweep.c's run(). */
+#include "core/internal.h"
+#include "core/outfile.h"
+#include "ta/sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PARITY_LIST_CAP 1000 /* shifted trades listed in the report (all are counted) */
+
+raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
+{
+    if (ma == RAID_MA_WMA)
+        return raid_ma_wma_prefix_f32(x, len, n, out);
+    if (ma != RAID_MA_HMA)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
+                         raid_ma_stat_name(ma));
+    for (size_t t = 0; t < len; t++)
+        out[t] = NAN;
+    if ((size_t)n > len)
+        return RAID_OK;
+    const int64_t q = raid_ma_warmup(RAID_MA_HMA, n) - n + 2; /* trunc(sqrt(n)) */
+    double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b);
+    raid_status st = a && b ? RAID_OK : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if (st == RAID_OK && (st = raid_ma_wma_prefix_f32(x, len, n / 2, a)) == RAID_OK &&
+        (st = raid_ma_wma_prefix_f32(x, len, n, b)) == RAID_OK) {
+        const size_t w = (size_t)n - 1; /* the inner series is defined from bar n - 1 on */
+        for (size_t t = w; t < len; t++)
+            a[t] = 2.0 * a[t] - b[t];
+        st = raid_ma_wma_prefix_f32(a + w, len - w, q, out + w);
+    }
+    free(a), free(b);
+    return st;
+}
+
+raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device)
+{
+    raid_sweep_parity_report *r = calloc(1, sizeof *r);
+    if (!r || !(r->listed = malloc(PARITY_LIST_CAP * sizeof *r->listed))) {
+        free(r);
+        return NULL;
+    }
+    r->precision = spec->precision;
+    r->formulation = spec->formulation;
+    r->on_device = on_device;
+    r->tie_rel = 1e-12;
+    r->max_violations = 0;
+    r->passed = 1;
+    return r;
+}
+
+void raid_sweep_parity_destroy(raid_sweep_parity_report *r)
+{
+    if (r)
+        free(r->listed);
+    free(r);
+}
+
+/* The largest float64 margin |f - s| / close at a bar of [lo, hi] where the two paths decide differently;
+ * NaN when a moving average is defined on one path only there; -1 when no decision differs. */
+static double span_margin(const raid_sweep_series *s, int short_side, const double *f64, const double *s64,
+                          const double *fc, const double *sc, size_t lo, size_t hi)
+{
+    double m = -1.0;
+    for (size_t t = lo; t <= hi && t < s->n; t++) {
+        if (raid_sweep_decide(f64[t], s64[t], short_side) == raid_sweep_decide(fc[t], sc[t], short_side))
+            continue;
+        if (isnan(f64[t]) != isnan(fc[t]) || isnan(s64[t]) != isnan(sc[t]))
+            return NAN;
+        const double v = fabs(f64[t] - s64[t]) / s->close[t];
+        if (v > m)
+            m = v;
+    }
+    return m;
+}
+
+static void shifted(raid_sweep_parity_report *rep, const raid_sweep_series *s, int short_side, size_t series,
+                    int fast, int slow, const double *f64, const double *s64, const double *fc, const double *sc,
+                    int path, const raid_sweep_trade *t)
+{
+    const size_t lo = t->entry_bar >= 2 ? (size_t)t->entry_bar - 2 : 0;
+    const size_t hi = t->exit_bar >= 1 ? (size_t)t->exit_bar - 1 : 0;
+    const double m = span_margin(s, short_side, f64, s64, fc, sc, lo, hi);
+    /* m < 0 cannot happen (identical decisions over the span give the same trade); a violation if it does */
+    const int tie = m >= 0.0 && m < rep->tie_rel;
+    rep->shifted++;
+    if (tie)
+        rep->ties++;
+    else
+        rep->violations++;
+    if (rep->nlisted < PARITY_LIST_CAP)
+        rep->listed[rep->nlisted++] = (raid_sweep_shift){.series = series, .fast = fast, .slow = slow,
+                                                         .path = path, .trade = *t, .margin = m < 0.0 ? NAN : m,
+                                                         .tie = tie};
+    rep->passed = rep->violations <= rep->max_violations;
+}
+
+static int same(const raid_sweep_trade *a, const raid_sweep_trade *b)
+{
+    return a->entry_bar == b->entry_bar && a->exit_bar == b->exit_bar && a->side == b->side;
+}
+
+void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, int short_side, size_t series,
+                           int fast, int slow, const double *f64, const double *s64, const double *fc,
+                           const double *sc, const raid_sweep_stats *a, const raid_sweep_trades *ta,
+                           const raid_sweep_stats *b, const raid_sweep_trades *tb)
+{
+    rep->combos++;
+    rep->trades += a->trades;
+    rep->trades_checked += b->trades;
+    const int64_t drift = llabs((long long)(a->trades - b->trades));
+    if (drift) {
+        rep->count_differs++;
+        if (drift > rep->max_count_drift)
+            rep->max_count_drift = drift;
+    }
+    const double d = fabs(a->total_log_return - b->total_log_return);
+    if (d > rep->max_abs_dlogret || isnan(d))
+        rep->max_abs_dlogret = d;
+    /* merge the two lists (entry bars strictly increasing in each) */
+    size_t i = 0, j = 0;
+    while (i < ta->n || j < tb->n) {
+        if (i < ta->n && j < tb->n && same(&ta->v[i], &tb->v[j])) {
+            i++, j++;
+        } else if (j >= tb->n || (i < ta->n && ta->v[i].entry_bar <= tb->v[j].entry_bar)) {
+            shifted(rep, s, short_side, series, fast, slow, f64, s64, fc, sc, 0, &ta->v[i++]);
+        } else {
+            shifted(rep, s, short_side, series, fast, slow, f64, s64, fc, sc, 1, &tb->v[j++]);
+        }
+    }
+}
+
+raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
+{
+    if (!r || !f)
+        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_parity_write: NULL");
+    const char *path = r->formulation == RAID_SWEEP_PREFIX
+                           ? "float32 prefix-sum moving averages on the host (the trap)"
+                           : r->on_device ? "double-float moving averages on the device"
+                                          : "float64 moving averages on the host (no device: equal by construction)";
+    fprintf(f, "parity: float64 cpu path against %s, the same trade semantics\n", path);
+    fprintf(f, "parity: combinations %zu, trades %lld (float64) %lld (checked)\n", r->combos, (long long)r->trades,
+            (long long)r->trades_checked);
+    fprintf(f, "parity: combinations whose trade count differs %zu; largest trade-count drift %lld\n",
+            r->count_differs, (long long)r->max_count_drift);
+    fprintf(f, "parity: largest |delta total_log_return| %.3g\n", r->max_abs_dlogret);
+    const int64_t all = r->trades + r->trades_checked;
+    fprintf(f, "parity: shifted trades %lld of %lld (%.3g); at float64 ties (margin < %g of the close) %lld\n",
+            (long long)r->shifted, (long long)all, all ? (double)r->shifted / (double)all : 0.0, r->tie_rel,
+            (long long)r->ties);
+    fprintf(f, "parity: shifted trades outside ties %lld (threshold %lld): %s\n", (long long)r->violations,
+            (long long)r->max_violations, r->passed ? "PASSED" : "FAILED");
+    if (r->nlisted)
+        fprintf(f, "parity: %s (path 0: float64 trade, 1: checked path's):\n",
+                r->nlisted < (size_t)r->shifted ? "the first shifted trades" : "shifted trades");
+    for (size_t k = 0; k < r->nlisted; k++) {
+        const raid_sweep_shift *x = &r->listed[k];
+        fprintf(f, "parity:   series %zu fast %d slow %d path %d entry %lld exit %lld side %d margin %.3g %s\n",
+                x->series, x->fast, x->slow, x->path, (long long)x->trade.entry_bar, (long long)x->trade.exit_bar,
+                x->trade.side, x->margin, x->tie ? "tie" : "VIOLATION");
+    }
+    return raid_csv_written(f);
+}

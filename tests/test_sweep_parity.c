@@ -1,0 +1,247 @@
+/* Tests of the sweep's parity report (include/raid/sweep.h raid_sweep_parity*, docs/ta_sweep.md "Parity
+ * report"): the device's double-float moving averages (PoCL) give the float64 trades on a simulated 20,000-bar
+ * random walk near 30,000 with a 200-combination HMA grid (long/flat and short with next-open fills): zero
+ * violations; the float32 prefix-sum trap fails (library and CLI: exit status 3); the report's numbers on
+ * a hand-made case with a known near-tie and a known violation (sweep_parity.c's comparison directly);
+ * the CLI's usage rules of --precision and --formulation. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+#include "raid.h"
+#include "ta/sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An OpenCL context (PoCL here), or NULL: the device parts are skipped. */
+static raid_ctx *device_ctx(void)
+{
+    return t_have_opencl() ? t_open_ctx(t_device()) : NULL;
+}
+
+/* A random walk near 30,000 of n bars (a fixed LCG: the same series every run), opens near the closes. */
+static void walk(size_t n, double *close, double *open)
+{
+    uint64_t s = 12345;
+    double v = 30000;
+    for (size_t t = 0; t < n; t++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        open[t] = v * (1 + 1e-3 * u);
+        v *= 1 + 0.01 * u;
+        close[t] = v;
+    }
+}
+
+/* fast 5..24 x slow 30..120 by 10: 200 combinations. */
+static void grid200(raid_sweep_spec *sp)
+{
+    raid_sweep_spec_default(sp);
+    sp->fast_lo = 5, sp->fast_hi = 24, sp->fast_step = 1;
+    sp->slow_lo = 30, sp->slow_hi = 120, sp->slow_step = 10;
+}
+
+static void test_device_parity(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = device_ctx();
+    if (!ctx)
+        skip();
+    const size_t N = 20000;
+    double *c = malloc(N * sizeof *c), *o = malloc(N * sizeof *o);
+    walk(N, c, o);
+    const int64_t off[2] = {0, (int64_t)N};
+    for (int variant = 0; variant < 2; variant++) {
+        raid_sweep_spec sp;
+        grid200(&sp);
+        if (variant)
+            sp.short_side = 1, sp.fill = RAID_SWEEP_FILL_NEXT_OPEN, sp.cost_bps = 5;
+        raid_sweep_parity_report *rep = NULL;
+        raid_sweep_result *res = NULL;
+        assert_int_equal(raid_sweep_parity_arrays(ctx, &sp, c, o, off, 1, NULL, &rep, &res), RAID_OK);
+        assert_true(rep->on_device);
+        assert_int_equal(rep->combos, 200);
+        assert_true(rep->trades > 1000);
+        assert_int_equal(rep->violations, 0);
+        assert_true(rep->passed);
+        /* the float64 result is raid_sweep_run's */
+        raid_sweep_result *ref = NULL;
+        assert_int_equal(raid_sweep_run_arrays(NULL, &sp, c, o, off, 1, NULL, &ref), RAID_OK);
+        assert_int_equal(raid_sweep_result_count(res), 200);
+        for (size_t k = 0; k < 200; k++) {
+            raid_sweep_stats a, b;
+            raid_sweep_result_get(res, k, NULL, NULL, NULL, &a);
+            raid_sweep_result_get(ref, k, NULL, NULL, NULL, &b);
+            assert_memory_equal(&a, &b, sizeof a);
+        }
+        raid_sweep_parity_write(rep, stderr);
+        raid_sweep_result_destroy(ref);
+        raid_sweep_result_destroy(res);
+        raid_sweep_parity_destroy(rep);
+    }
+    free(c), free(o);
+    raid_ctx_destroy(ctx);
+}
+
+/* The float32 prefix-sum trap fails the parity, on any context (it is computed on the host). */
+static void test_prefix_fails(void **state)
+{
+    (void)state;
+    const size_t N = 20000;
+    double *c = malloc(N * sizeof *c), *o = malloc(N * sizeof *o);
+    walk(N, c, o);
+    const int64_t off[2] = {0, (int64_t)N};
+    raid_sweep_spec sp;
+    grid200(&sp);
+    sp.formulation = RAID_SWEEP_PREFIX;
+    raid_sweep_parity_report *rep = NULL;
+    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+    assert_false(rep->on_device);
+    assert_false(rep->passed);
+    assert_true(rep->violations > 0 && rep->count_differs > 0 && rep->nlisted > 0);
+    raid_sweep_parity_destroy(rep);
+    /* no device: the checked path is float64 again (equal by construction) */
+    sp.formulation = RAID_SWEEP_DIRECT;
+    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+    assert_true(rep->passed && rep->shifted == 0 && rep->count_differs == 0 && rep->max_abs_dlogret == 0.0);
+    raid_sweep_parity_destroy(rep);
+    /* prefix needs wma or hma; f32 is not built */
+    sp.formulation = RAID_SWEEP_PREFIX, sp.ma = RAID_MA_EMA;
+    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EINVAL);
+    assert_null(rep);
+    sp.formulation = RAID_SWEEP_DIRECT, sp.ma = RAID_MA_HMA, sp.precision = RAID_SWEEP_PRECISION_F32;
+    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EUNSUPPORTED);
+    free(c), free(o);
+}
+
+/* One combination by hand: the float64 moving averages f64, s64 and the checked ones fc, sc. */
+static void one(raid_sweep_parity_report *rep, const raid_sweep_series *s, int fast, const double *f64,
+                const double *s64, const double *fc, const double *sc)
+{
+    const raid_sweep_opts o = raid_sweep_opts_default();
+    raid_sweep_stats a, b;
+    raid_sweep_trade va[8], vb[8];
+    assert_int_equal(raid_sweep_one(s, f64, s64, &o, &a, va, 8, NULL), RAID_OK);
+    assert_int_equal(raid_sweep_one(s, fc, sc, &o, &b, vb, 8, NULL), RAID_OK);
+    const raid_sweep_trades ta = {va, (size_t)a.trades}, tb = {vb, (size_t)b.trades};
+    raid_sweep_parity_add(rep, s, 0, 0, fast, 9, f64, s64, fc, sc, &a, &ta, &b, &tb);
+}
+
+/* docs/ta_sweep.md's worked example (fast - slow = NaN + + - + +: the float64 trade (2, 4, 12, 13, +1)).
+ * Combination 1: the checked path decides flat at bar 1, where the float64 margin is 4.4e-13 of the close
+ * (a tie): its trade is (3, 4): two shifted trades, both ties. Combination 2: the checked path stays long
+ * at bar 3, where the float64 margin is 1/11 of the close: its trade is (2, 5): two violations. */
+static void test_hand_made(void **state)
+{
+    (void)state;
+    const double close[6] = {10, 11, 12, 11, 13, 14};
+    raid_sweep_series s;
+    assert_int_equal(raid_sweep_series_init(&s, close, NULL, 6), RAID_OK);
+    const double NA = NAN, eps = 11 * 4.4e-13;
+    const double f64[6] = {NA, 11, 12, 11, 13, 14};
+    const double s64[6] = {NA, 11 - eps, 11, 12, 12, 13};
+    const double sc1[6] = {NA, 11 + eps, 11, 12, 12, 13};     /* bar 1 flips: fc = f64 */
+    const double sc2[6] = {NA, 11 - eps, 11, 10, 12, 13};     /* bar 3 flips */
+    raid_sweep_spec sp;
+    raid_sweep_spec_default(&sp);
+    raid_sweep_parity_report *rep = raid_sweep_parity_new(&sp, 0);
+    assert_non_null(rep);
+    one(rep, &s, 1, f64, s64, f64, sc1);
+    assert_int_equal(rep->shifted, 2);
+    assert_int_equal(rep->ties, 2);
+    assert_int_equal(rep->violations, 0);
+    assert_true(rep->passed);
+    assert_int_equal(rep->nlisted, 2);
+    assert_int_equal(rep->listed[0].path, 0);
+    assert_int_equal(rep->listed[0].trade.entry_bar, 2);
+    assert_int_equal(rep->listed[1].path, 1);
+    assert_int_equal(rep->listed[1].trade.entry_bar, 3);
+    for (int k = 0; k < 2; k++) {
+        assert_true(rep->listed[k].tie);
+        assert_true(fabs(rep->listed[k].margin - eps / 11) <= 1e-3 * eps / 11);
+    }
+    assert_int_equal(rep->count_differs, 0);
+    assert_true(fabs(rep->max_abs_dlogret - fabs(log(13.0 / 12) - log(13.0 / 11))) < 1e-15);
+    one(rep, &s, 2, f64, s64, f64, sc2);
+    assert_int_equal(rep->combos, 2);
+    assert_int_equal(rep->shifted, 4);
+    assert_int_equal(rep->ties, 2);
+    assert_int_equal(rep->violations, 2);
+    assert_false(rep->passed);
+    assert_int_equal(rep->listed[2].trade.exit_bar, 4);
+    assert_int_equal(rep->listed[3].trade.exit_bar, 5);
+    assert_true(fabs(rep->listed[3].margin - 1.0 / 11) < 1e-15 && !rep->listed[3].tie);
+    assert_int_equal(rep->trades, 2);
+    assert_int_equal(rep->trades_checked, 2);
+    /* combination 3: the checked path decides 0 1 0 1 0 0: trades (2, 3) and (4, 5), one more (drift 1) */
+    const double fc3[6] = {NA, 11, 10, 13, 13, 14}, sc3[6] = {NA, 11 - eps, 11, 12, 14, 15};
+    one(rep, &s, 3, f64, s64, fc3, sc3);
+    assert_int_equal(rep->max_count_drift, 1);
+    assert_int_equal(rep->count_differs, 1);
+    assert_int_equal(rep->trades_checked, 4);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(raid_sweep_parity_write(rep, f), RAID_OK);
+    fclose(f);
+    assert_non_null(strstr(text, "combinations 3,"));
+    assert_non_null(strstr(text, "FAILED"));
+    assert_non_null(strstr(text, "margin 4.4e-13 tie"));
+    assert_non_null(strstr(text, "margin 0.0909 VIOLATION"));
+    free(text);
+    raid_sweep_parity_destroy(rep);
+    raid_sweep_series_free(&s);
+}
+
+/* The CLI: --parity's report on stderr and its exit status; --formulation prefix exits 3. */
+static void test_cli(void **state)
+{
+    (void)state;
+    const char *in = t_tmppath("parity_in.csv"), *o = t_tmppath("parity_out.csv");
+    const int have_device = t_have_opencl();
+    const size_t N = 3000;
+    double *c = malloc(N * sizeof *c), *op = malloc(N * sizeof *op);
+    walk(N, c, op);
+    size_t cap = N * 64, at = 0;
+    char *text = malloc(cap);
+    at += (size_t)snprintf(text + at, cap - at, "date,close\n");
+    for (size_t t = 0; t < N; t++)
+        at += (size_t)snprintf(text + at, cap - at, "d%zu,%.17g\n", t, c[t]);
+    assert_int_equal(t_write_file(in, text), 0);
+    free(text), free(c), free(op);
+    char *out, *err;
+    assert_int_equal(t_cli(&out, &err, "sweep %s --fast 5:10 --slow 20:40:10 --parity --device cpu -o %s", in, o), 0);
+    assert_non_null(strstr(err, "shifted trades outside ties 0 (threshold 0): PASSED"));
+    assert_true(t_file_exists(o));
+    free(out), free(err);
+    assert_int_equal(t_cli(&out, &err, "sweep %s --fast 5:10 --slow 20:40:10 --parity --formulation prefix -o %s",
+                           in, o), 3);
+    assert_non_null(strstr(err, "FAILED"));
+    free(out), free(err);
+    if (have_device) {
+        assert_int_equal(t_cli(&out, &err, "sweep %s --fast 5:10 --slow 20:40:10 --parity --device %s -o %s", in,
+                               t_device(), o), 0);
+        assert_non_null(strstr(err, "on the device"));
+        free(out), free(err);
+    }
+    const char *usage[][2] = {{"--formulation prefix", "use them with --parity"},
+                              {"--parity --precision f32", "not available yet"},
+                              {"--parity --formulation x", "bad --formulation"},
+                              {"--parity --formulation prefix --ma ema", "applies to wma and hma"}};
+    for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
+        const int rc = t_cli(&out, &err, "sweep %s %s", in, usage[i][0]);
+        if (!(rc == 1 || rc == 2) || !strstr(err, usage[i][1])) {
+            fprintf(stderr, "%s: rc %d %s", usage[i][0], rc, err);
+            fail();
+        }
+        free(out), free(err);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_hand_made), cmocka_unit_test(test_prefix_fails),
+                                       cmocka_unit_test(test_device_parity), cmocka_unit_test(test_cli)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
