@@ -90,7 +90,7 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
             if (!strcmp(optarg, "df"))
                 sp->precision = RAID_SWEEP_PRECISION_DF;
             else if (!strcmp(optarg, "f32"))
-                USAGE("--precision f32 is not available yet (plain float32 sums; only df is built)\n");
+                sp->precision = RAID_SWEEP_PRECISION_F32;
             else
                 USAGE("bad --precision '%s' (expected df or f32)\n", optarg);
             a->checked_set = 1;

@@ -301,7 +301,8 @@ static const char help_sweep[] =
     "                       close)\n"
     "  --formulation F      with --parity: direct (default) or prefix (the float32 prefix-sum trap on\n"
     "                       the host, wma and hma only: it must fail)\n"
-    "  --precision P        with --parity: df (default); f32 is not available yet (exit status 1)\n"
+    "  --precision P        with --parity: df (default) or f32 (plain float32 direct sums, emulated on\n"
+    "                       the host; its ties are float32's: margin below its derived error bound)\n"
     "\n"
     "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 3 parity\n"
     "failed; 4 device error.\n";

@@ -3,7 +3,7 @@
  * hand-made cases of tests/test_sweep_cpu.c) through the reader and the public API (mean(1) against
  * mean(2) gives its decisions), several symbols == one by one, arrays == file, the writers' headers and
  * rows, the errors (bad prices with FILE:LINE:COL), and the CLI (outputs, --trades, bad input: exit 2 and
- * no output file; usage errors; --precision f32 refused, --formulation only with --parity). A client of the public API only. */
+ * no output file; usage errors; --precision and --formulation only with --parity). A client of the public API only. */
 #include "support.h"
 #include "raid.h"
 
@@ -407,7 +407,7 @@ static void test_cli(void **state)
                               {"--fast 1:5", "hma needs periods >= 2"},
                               {"--fill open", "bad --fill"},
                               {"--cost-bps -1", "bad --cost-bps"},
-                              {"--parity --precision f32", "not available yet"},
+                              {"--precision f32", "use them with --parity"},
                               {"--formulation prefix", "use them with --parity"},
                               {"--ma var", "expected hma, wma, mean or ema"}};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {

@@ -3,7 +3,8 @@
  * random walk near 30,000 with a 200-combination HMA grid (long/flat and short with next-open fills): zero
  * violations; the float32 prefix-sum trap fails (library and CLI: exit status 3); the report's numbers on
  * a hand-made case with a known near-tie and a known violation (sweep_parity.c's comparison directly);
- * the CLI's usage rules of --precision and --formulation. */
+ * plain float32 direct sums (--precision f32) report their shifted trades within float32's bound; the CLI's
+ * usage rules of --precision and --formulation. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
@@ -106,12 +107,19 @@ static void test_prefix_fails(void **state)
     assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
     assert_true(rep->passed && rep->shifted == 0 && rep->count_differs == 0 && rep->max_abs_dlogret == 0.0);
     raid_sweep_parity_destroy(rep);
-    /* prefix needs wma or hma; f32 is not built */
+    /* plain float32 direct sums (emulated on the host): shifted trades reported, all within float32's bound */
+    sp.precision = RAID_SWEEP_PRECISION_F32;
+    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+    assert_true(rep->tie_rel > 1e-5 && rep->tie_rel < 1e-4);
+    assert_true(rep->passed && rep->violations == 0 && rep->shifted == rep->ties && rep->shifted > 0);
+    raid_sweep_parity_write(rep, stderr);
+    raid_sweep_parity_destroy(rep);
+    /* prefix needs wma or hma; f32 hma, wma or mean */
     sp.formulation = RAID_SWEEP_PREFIX, sp.ma = RAID_MA_EMA;
     assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EINVAL);
     assert_null(rep);
-    sp.formulation = RAID_SWEEP_DIRECT, sp.ma = RAID_MA_HMA, sp.precision = RAID_SWEEP_PRECISION_F32;
-    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EUNSUPPORTED);
+    sp.formulation = RAID_SWEEP_DIRECT;
+    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EINVAL);
     free(c), free(o);
 }
 
@@ -226,7 +234,8 @@ static void test_cli(void **state)
         free(out), free(err);
     }
     const char *usage[][2] = {{"--formulation prefix", "use them with --parity"},
-                              {"--parity --precision f32", "not available yet"},
+                              {"--parity --precision f32 --ma ema", "applies to hma, wma and mean"},
+                              {"--parity --precision x", "bad --precision"},
                               {"--parity --formulation x", "bad --formulation"},
                               {"--parity --formulation prefix --ma ema", "applies to wma and hma"}};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {

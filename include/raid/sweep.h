@@ -129,6 +129,10 @@ RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
  *   - formulation prefix (any ctx): THE TRAP, on the host: WMA by raid_ma_wma_prefix_f32, HMA(n) from three
  *     of them (inner series 2 WMA(x, n/2) - WMA(x, n) in float64, then the prefix WMA of window
  *     trunc(sqrt(n)) over its defined part); ma must be wma or hma. It must fail.
+ *   - formulation direct, precision f32 (any ctx): plain float32 direct window sums (the float32 Metal
+ *     backtest's method) EMULATED ON THE HOST in float (no f32 kernel yet); hma, wma or mean. Its tie
+ *     threshold is float32's: tie_rel = 2 u (B(fast_hi) + B(slow_hi)), u = 2^-24, B(n) the derived bound
+ *     of one average in units of u M (n + 3; hma 2 (n/2 + 3) + n + 6 + 3 (trunc(sqrt n) + 3)).
  * Per combination the two trade lists are compared; a trade (entry bar, exit bar, side) present in one list
  * and not in the other is a shifted trade (counted on both paths: a moved exit is two). Each shifted trade
  * is checked against the float64 path's own margin |fast[t] - slow[t]| / close[t] at the bars t in
@@ -145,7 +149,7 @@ typedef struct raid_sweep_shift {
 } raid_sweep_shift;
 
 typedef struct raid_sweep_parity_report {
-    raid_sweep_precision precision;     /* of the checked path (df) */
+    raid_sweep_precision precision;     /* of the checked path (df, f32) */
     raid_sweep_formulation formulation; /* of the checked path */
     int on_device;                      /* 1: the checked MAs came from a device; 0: from the host */
     size_t combos;                      /* combinations compared (series x pairs) */
@@ -155,7 +159,7 @@ typedef struct raid_sweep_parity_report {
     int64_t ties, violations;           /* shifted trades at float64 ties (allowed) and the others */
     int64_t max_count_drift;            /* the largest |trade count difference| of one combination */
     double max_abs_dlogret;             /* the largest |delta total_log_return| of one combination */
-    double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 */
+    double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 (f32: above) */
     int64_t max_violations;             /* the threshold on violations: 0 */
     int passed;                         /* 1: violations <= max_violations */
     size_t nlisted;                     /* the shifted trades listed (the first 1,000 in result order) */
@@ -163,10 +167,10 @@ typedef struct raid_sweep_parity_report {
 } raid_sweep_parity_report;
 
 /** Run the parity of spec on a table read by raid_ma_read_csv_columns (as raid_sweep_run) on ctx (NULL, cpu
- *  or a device). spec->precision must be df (f32: RAID_EUNSUPPORTED, not built yet); spec->formulation
- *  direct or prefix (prefix needs ma wma or hma). *out: the report (raid_sweep_parity_destroy); a failed
+ *  or a device). spec->precision df or f32 (f32 needs ma hma, wma or mean), spec->formulation direct or
+ *  prefix (prefix needs ma wma or hma; it ignores precision). *out: the report (raid_sweep_parity_destroy); a failed
  *  parity is a report with passed = 0, not an error. res: NULL, or receives the float64 path's result (as
- *  raid_sweep_run would give it). Errors: as raid_sweep_run, plus RAID_EUNSUPPORTED; message
+ *  raid_sweep_run would give it). Errors: as raid_sweep_run; message
  *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out and *res NULL on failure. */
 RAID_API raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
                                        raid_sweep_parity_report **out, raid_sweep_result **res);

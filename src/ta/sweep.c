@@ -160,7 +160,7 @@ static int64_t bad_price(const double *close, const double *open, size_t n, cons
 }
 
 /* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
- * (the parity report), a second table of the checked path's moving averages (ctx's, or the prefix trap's)
+ * (the parity report), a second table of the checked path's moving averages (ctx's, the prefix trap's or the float32 direct sums')
  * and a second scan of every combination on it, compared by raid_sweep_parity_add. */
 static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
                        const int64_t *off, size_t nseries, const char *const *symbols, const raid_ma_input *in,
@@ -176,9 +176,9 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
     if (raid_sweep_spec_check(spec) != RAID_OK)
         return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
-    if (par && spec->precision != RAID_SWEEP_PRECISION_DF)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep: the parity of precision f32 (plain float32 sums) is not "
-                         "available yet (only df)");
+    if (par && spec->formulation == RAID_SWEEP_DIRECT && spec->precision == RAID_SWEEP_PRECISION_F32 &&
+        spec->ma == RAID_MA_EMA)
+        return raid_fail(ctx, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not ema");
     if (par && spec->formulation == RAID_SWEEP_PREFIX && spec->ma != RAID_MA_WMA && spec->ma != RAID_MA_HMA)
         return raid_fail(ctx, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
                          raid_ma_stat_name(spec->ma));
@@ -293,8 +293,10 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
                 st = raid_fail(ctx, st, "sweep: %s", raid_errmsg());
         /* the parity's checked path: ctx's moving averages (a device's double-float kernels) or the trap */
         for (size_t p = 0; par && p < np && st == RAID_OK; p++) {
-            if (spec->formulation == RAID_SWEEP_PREFIX) {
-                if ((st = raid_sweep_prefix_ma(spec->ma, periods[p], c, n, table2 + p * n)) != RAID_OK)
+            if (spec->formulation == RAID_SWEEP_PREFIX || spec->precision == RAID_SWEEP_PRECISION_F32) {
+                if ((st = spec->formulation == RAID_SWEEP_PREFIX
+                              ? raid_sweep_prefix_ma(spec->ma, periods[p], c, n, table2 + p * n)
+                              : raid_sweep_f32_ma(spec->ma, periods[p], c, n, table2 + p * n)) != RAID_OK)
                     st = raid_fail(ctx, st, "%s", raid_errmsg());
             } else if ((st = raid_ma_compute(ctx, spec->ma, periods[p], c, seg, 1, table2 + p * n)) != RAID_OK)
                 st = raid_fail(ctx, st, "sweep: %s", raid_ctx_errmsg(ctx));

@@ -114,6 +114,12 @@ raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t 
  * RAID_EINVAL (another ma), RAID_ENOMEM. */
 raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
 
+/* The moving average ma (hma, wma or mean) of period n over x[0..len) by plain float32 direct window sums
+ * (the method of the float32 Metal backtest), emulated on the host: x rounded to float, every operation in
+ * float (HMA's inner series and outer WMA too). x finite. Errors (raid_errmsg): RAID_EINVAL (another ma),
+ * RAID_ENOMEM. */
+raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
+
 /* An empty report for spec's checked path (listing capacity allocated); NULL when out of memory. */
 raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device);
 

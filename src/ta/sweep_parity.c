@@ -37,6 +37,65 @@ raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, si
     return st;
 }
 
+/* The plain float32 direct window sum of WMA(n) (wma 1) or the mean (wma 0) at every t >= lo + n - 1 of
+ * x[0..len), x already float32; NaN before. */
+static void f32_window(const float *x, size_t lo, size_t len, int64_t n, int wma, float *out)
+{
+    const float div = wma ? (float)((double)n * (double)(n + 1) / 2.0) : (float)n;
+    for (size_t t = 0; t < len; t++) {
+        if (t < lo + (size_t)n - 1) {
+            out[t] = NAN;
+            continue;
+        }
+        float acc = 0.0f;
+        for (int64_t j = 1; j <= n; j++)
+            acc += (wma ? (float)j : 1.0f) * x[t + 1 - (size_t)n + (size_t)(j - 1)];
+        out[t] = acc / div;
+    }
+}
+
+raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
+{
+    if (ma != RAID_MA_WMA && ma != RAID_MA_HMA && ma != RAID_MA_MEAN)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not %s",
+                         raid_ma_stat_name(ma));
+    if (len == 0)
+        return RAID_OK;
+    float *xf = calloc(len, sizeof *xf), *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b);
+    if (!xf || !a || !b) {
+        free(xf), free(a), free(b);
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    for (size_t t = 0; t < len; t++)
+        xf[t] = (float)x[t];
+    if (ma == RAID_MA_HMA) {
+        f32_window(xf, 0, len, n / 2, 1, a);
+        f32_window(xf, 0, len, n, 1, b);
+        for (size_t t = 0; t < len; t++)
+            a[t] = 2.0f * a[t] - b[t]; /* NaN in the warm-up */
+        f32_window(a, (size_t)n - 1, len, raid_ma_warmup(RAID_MA_HMA, n) - n + 2, 1, b);
+    } else {
+        f32_window(xf, 0, len, n, ma == RAID_MA_WMA, b);
+    }
+    for (size_t t = 0; t < len; t++)
+        out[t] = (double)b[t];
+    free(xf), free(a), free(b);
+    return RAID_OK;
+}
+
+/* The derived error bound of one float32 direct moving average of period n, in units of u = 2^-24 times
+ * the largest price of its windows: n + 3 (each price's rounding to float, each product, the n - 1
+ * additions of positive terms, the division); HMA: the two inner averages (2 B(n/2) + B(n)), their doubling
+ * and difference (3), the outer WMA of values up to 3 M (3 B(trunc(sqrt n))). */
+static double f32_bound(raid_ma_stat ma, int64_t n)
+{
+    if (ma == RAID_MA_HMA) {
+        const int64_t q = raid_ma_warmup(RAID_MA_HMA, n) - n + 2;
+        return (double)(2 * (n / 2 + 3) + n + 3 + 3 + 3 * (q + 3));
+    }
+    return (double)(n + 3);
+}
+
 raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device)
 {
     raid_sweep_parity_report *r = calloc(1, sizeof *r);
@@ -48,6 +107,9 @@ raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int
     r->formulation = spec->formulation;
     r->on_device = on_device;
     r->tie_rel = 1e-12;
+    if (spec->precision == RAID_SWEEP_PRECISION_F32 && spec->formulation == RAID_SWEEP_DIRECT)
+        /* twice the bound of the largest periods (windows' prices within twice the close) */
+        r->tie_rel = 2.0 * 0x1p-24 * (f32_bound(spec->ma, spec->fast_hi) + f32_bound(spec->ma, spec->slow_hi));
     r->max_violations = 0;
     r->passed = 1;
     return r;
@@ -140,7 +202,9 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
         return raid_fail(NULL, RAID_EINVAL, "raid_sweep_parity_write: NULL");
     const char *path = r->formulation == RAID_SWEEP_PREFIX
                            ? "float32 prefix-sum moving averages on the host (the trap)"
-                           : r->on_device ? "double-float moving averages on the device"
+                       : r->precision == RAID_SWEEP_PRECISION_F32
+                           ? "plain float32 direct-sum moving averages (emulated on the host)"
+                       : r->on_device ? "double-float moving averages on the device"
                                           : "float64 moving averages on the host (no device: equal by construction)";
     fprintf(f, "parity: float64 cpu path against %s, the same trade semantics\n", path);
     fprintf(f, "parity: combinations %zu, trades %lld (float64) %lld (checked)\n", r->combos, (long long)r->trades,
@@ -149,8 +213,9 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
             r->count_differs, (long long)r->max_count_drift);
     fprintf(f, "parity: largest |delta total_log_return| %.3g\n", r->max_abs_dlogret);
     const int64_t all = r->trades + r->trades_checked;
-    fprintf(f, "parity: shifted trades %lld of %lld (%.3g); at float64 ties (margin < %g of the close) %lld\n",
-            (long long)r->shifted, (long long)all, all ? (double)r->shifted / (double)all : 0.0, r->tie_rel,
+    fprintf(f, "parity: shifted trades %lld of %lld (%.3g); at %s (margin < %.3g of the close) %lld\n",
+            (long long)r->shifted, (long long)all, all ? (double)r->shifted / (double)all : 0.0,
+            r->tie_rel > 1e-12 ? "float32 ties" : "float64 ties", r->tie_rel,
             (long long)r->ties);
     fprintf(f, "parity: shifted trades outside ties %lld (threshold %lld): %s\n", (long long)r->violations,
             (long long)r->max_violations, r->passed ? "PASSED" : "FAILED");
