@@ -4,7 +4,10 @@
  * violations; the float32 prefix-sum trap fails (library and CLI: exit status 3); the report's numbers on
  * a hand-made case with a known near-tie and a known violation (sweep_parity.c's comparison directly);
  * plain float32 direct sums (--precision f32) report their shifted trades within float32's bound; the CLI's
- * usage rules of --precision and --formulation. */
+ * usage rules of --precision and --formulation. And the trade scan on the device (src/ta/sweep_cl.c,
+ * kernels/ta_sweep.cl): on the same float64 table its trade lists, counts and exposures equal
+ * raid_sweep_cpu's exactly (the walk's HMAs, 210 pairs, long/flat at the close and short at the next open;
+ * rows equal or one float64 ulp apart, decisions that only an exact comparison gets right). */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
@@ -248,9 +251,100 @@ static void test_cli(void **state)
     }
 }
 
+/* Device against cpu on table ma (np rows of s->n), every pair of rows p < q. Returns the combinations. */
+static size_t check(raid_ctx *ctx, const raid_sweep_series *s, const double *ma, size_t np, const raid_sweep_opts *o)
+{
+    int *per = malloc(np * sizeof *per); /* ascending: no pair skipped by raid_sweep_cpu */
+    for (size_t p = 0; p < np; p++)
+        per[p] = (int)p + 1;
+    size_t nc = 0;
+    uint32_t *fi = malloc(np * np * sizeof *fi), *si = malloc(np * np * sizeof *si);
+    for (size_t p = 0; p < np; p++)
+        for (size_t q = p + 1; q < np; q++)
+            fi[nc] = (uint32_t)p, si[nc] = (uint32_t)q, nc++;
+    raid_sweep_stats *a = malloc(nc * sizeof *a), *b = malloc(nc * sizeof *b);
+    raid_sweep_trades *ta = calloc(nc, sizeof *ta), *tb = calloc(nc, sizeof *tb);
+    assert_int_equal(raid_sweep_cpu(s, ma, np, per, fi, si, nc, o, a, ta), RAID_OK);
+    assert_int_equal(raid_sweep_cl_trades(ctx, s, ma, np, fi, si, nc, o, b, tb), RAID_OK);
+    for (size_t k = 0; k < nc; k++) {
+        assert_int_equal(a[k].trades, b[k].trades);
+        assert_true(a[k].exposure == b[k].exposure);
+        assert_int_equal(ta[k].n, tb[k].n);
+        for (size_t i = 0; i < ta[k].n; i++) {
+            const raid_sweep_trade *x = &ta[k].v[i], *y = &tb[k].v[i];
+            assert_true(x->entry_bar == y->entry_bar && x->exit_bar == y->exit_bar && x->side == y->side);
+            assert_true(x->entry_price == y->entry_price && x->exit_price == y->exit_price);
+        }
+        assert_true(isnan(b[k].total_log_return));
+    }
+    /* without the trade lists: the same counts */
+    assert_int_equal(raid_sweep_cl_trades(ctx, s, ma, np, fi, si, nc, o, b, NULL), RAID_OK);
+    for (size_t k = 0; k < nc; k++)
+        assert_int_equal(a[k].trades, b[k].trades);
+    raid_sweep_trades_free(ta, nc), raid_sweep_trades_free(tb, nc);
+    free(ta), free(tb), free(a), free(b), free(fi), free(si), free(per);
+    return nc;
+}
+
+/* The device trade scan on the walk's float64 HMA table. */
+static void test_scan_walk(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *ctx = t_open_ctx(t_device());
+    const size_t N = 20000, NP = 21; /* HMA 5, 7, .., 25 and 30, 40, .., 120: 210 pairs of rows */
+    double *c = malloc(N * sizeof *c), *op = malloc(N * sizeof *op), *ma = malloc(NP * N * sizeof *ma);
+    walk(N, c, op);
+    const int64_t seg[2] = {0, (int64_t)N};
+    for (size_t p = 0; p < NP; p++)
+        assert_int_equal(raid_ma_compute(NULL, RAID_MA_HMA, p < 11 ? 5 + 2 * (int64_t)p : 30 + 10 * (int64_t)(p - 11),
+                                         c, seg, 1, ma + p * N), RAID_OK);
+    raid_sweep_series s;
+    assert_int_equal(raid_sweep_series_init(&s, c, op, N), RAID_OK);
+    raid_sweep_opts o = raid_sweep_opts_default();
+    assert_int_equal(check(ctx, &s, ma, NP, &o), 210);
+    o.short_side = 1, o.fill = RAID_SWEEP_FILL_NEXT_OPEN, o.cost_bps = 5;
+    check(ctx, &s, ma, NP, &o);
+    raid_sweep_series_free(&s);
+    free(c), free(op), free(ma);
+    raid_ctx_destroy(ctx);
+}
+
+/* Rows equal or one float64 ulp apart at random, NaN warm-ups of different lengths. */
+static void test_scan_ulp(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *ctx = t_open_ctx(t_device());
+    const size_t N = 3000, NP = 6;
+    double *c = malloc(N * sizeof *c), *ma = malloc(NP * N * sizeof *ma);
+    uint64_t g = 99;
+    for (size_t t = 0; t < N; t++) {
+        c[t] = 100 + (double)(t % 7);
+        for (size_t p = 0; p < NP; p++) {
+            g = g * 6364136223846793005ULL + 1442695040888963407ULL;
+            const int r = (int)(g >> 61); /* 0..7 */
+            const double base = 123.456 + (double)(t % 3);
+            ma[p * N + t] = t < 3 * p ? NAN : r < 3 ? base : r < 6 ? nextafter(base, 1e9) : nextafter(base, 0);
+        }
+    }
+    raid_sweep_series s;
+    assert_int_equal(raid_sweep_series_init(&s, c, NULL, N), RAID_OK);
+    raid_sweep_opts o = raid_sweep_opts_default();
+    check(ctx, &s, ma, NP, &o);
+    o.short_side = 1;
+    check(ctx, &s, ma, NP, &o);
+    raid_sweep_series_free(&s);
+    free(c), free(ma);
+    raid_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_hand_made), cmocka_unit_test(test_prefix_fails),
-                                       cmocka_unit_test(test_device_parity), cmocka_unit_test(test_cli)};
+                                       cmocka_unit_test(test_device_parity), cmocka_unit_test(test_cli),
+                                       cmocka_unit_test(test_scan_walk), cmocka_unit_test(test_scan_ulp)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,18 @@ raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t 
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                            const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
 
+/* The trade scan of raid_sweep_cpu on ctx's device (sweep_cl.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The
+ * trade scan on the device"): the same table, rows and options (every combination taken, none skipped).
+ * Today only the integer part runs there: out[k].trades and out[k].exposure equal raid_sweep_cpu's (the
+ * decisions compare the float64 values exactly), total_log_return, sharpe and max_drawdown are NaN (not
+ * yet on the device). trades: NULL, or every combination's trade list, equal to raid_sweep_cpu's (prices
+ * from s); device memory 12 (n - 1) bytes per combination then. Errors (raid_ctx_errmsg): RAID_EINVAL (a
+ * row out of range), RAID_EUNSUPPORTED (sizes beyond int32, a value that does not split exactly into three
+ * floats: beyond float's range or below 2^-100 or so), RAID_ENOMEM, the device layer's. */
+raid_status raid_sweep_cl_trades(raid_ctx *ctx, const raid_sweep_series *s, const double *ma, size_t nperiods,
+                                 const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
+                                 const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+
 /* ---- The parity report (sweep_parity.c; include/raid/sweep.h, docs/ta_sweep.md "Parity report") ---- */
 
 /* The moving average ma (wma or hma) of period n over x[0..len) by the float32 prefix-sum trap
