@@ -58,6 +58,7 @@ raid_status raid_sweep_cl_trades(raid_ctx *ctx, const raid_sweep_series *s, cons
          (st = raid_buf_upload(ctx, &b_f, 0, ncomb, fast_idx, 1, NULL)) != RAID_OK ||
          (st = raid_buf_upload(ctx, &b_s, 0, ncomb, slow_idx, 1, NULL)) != RAID_OK ||
          (st = raid_kernel_get(ctx, "ta_sweep.cl", "ta_sweep_trades", raid_tune_build_options(ctx), &k)) != RAID_OK)) {
+        /* st holds the first failure (reported by the device layer); the buffers are released below */
     }
     if (st == RAID_OK) {
         unsigned a = 0;
@@ -73,6 +74,7 @@ raid_status raid_sweep_cl_trades(raid_ctx *ctx, const raid_sweep_series *s, cons
             (st = raid_buf_download(ctx, &b_cnt, 0, ncomb, cnt, 1, NULL)) != RAID_OK ||
             (st = raid_buf_download(ctx, &b_held, 0, ncomb, held, 1, NULL)) != RAID_OK ||
             (cap && (st = raid_buf_download(ctx, &b_tr, 0, 3 * ncomb * cap, tr, 1, NULL)) != RAID_OK)) {
+            /* st holds the first failure */
         }
     }
     if (k)
