@@ -64,7 +64,8 @@ static void test_device_parity(void **state)
         raid_sweep_parity_report *rep = NULL;
         raid_sweep_result *res = NULL;
         assert_int_equal(raid_sweep_parity_arrays(ctx, &sp, c, o, off, 1, NULL, &rep, &res), RAID_OK);
-        assert_true(rep->on_device);
+        assert_true(rep->on_device && rep->scan_on_device);
+        assert_int_equal(rep->scan_mismatches, 0);
         assert_int_equal(rep->combos, 200);
         assert_true(rep->trades > 1000);
         assert_int_equal(rep->violations, 0);
@@ -234,6 +235,7 @@ static void test_cli(void **state)
         assert_int_equal(t_cli(&out, &err, "sweep %s --fast 5:10 --slow 20:40:10 --parity --device %s -o %s", in,
                                t_device(), o), 0);
         assert_non_null(strstr(err, "on the device"));
+        assert_non_null(strstr(err, "on the device too: 0 combinations differ"));
         free(out), free(err);
     }
     const char *usage[][2] = {{"--formulation prefix", "use them with --parity"},

@@ -138,7 +138,9 @@ RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
  * is checked against the float64 path's own margin |fast[t] - slow[t]| / close[t] at the bars t in
  * [max(0, entry_bar - 2), exit_bar - 1] where the two paths decide differently (the bars that can move that
  * trade): when the largest of them is below tie_rel (1e-12) it is a float64 tie (allowed, listed with its
- * margin), otherwise (or when a moving average is defined on one path only: margin NaN) a violation. */
+ * margin), otherwise (or when a moving average is defined on one path only: margin NaN) a violation.
+ * On a device (direct, df) the checked table's trade counts and exposures are also scanned on the device
+ * and must equal the host scan's (scan_mismatches). */
 typedef struct raid_sweep_shift {
     size_t series;          /* the series (symbol) index */
     int fast, slow;         /* the combination */
@@ -161,7 +163,10 @@ typedef struct raid_sweep_parity_report {
     double max_abs_dlogret;             /* the largest |delta total_log_return| of one combination */
     double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 (f32: above) */
     int64_t max_violations;             /* the threshold on violations: 0 */
-    int passed;                         /* 1: violations <= max_violations */
+    int scan_on_device;                 /* 1: the checked table's trade counts and exposures were also scanned on
+                                           the device (raid_sweep_cl_trades) and compared with the host scan's */
+    size_t scan_mismatches;             /* combinations where they differ (must be 0) */
+    int passed;                         /* 1: violations <= max_violations and scan_mismatches == 0 */
     size_t nlisted;                     /* the shifted trades listed (the first 1,000 in result order) */
     raid_sweep_shift *listed;
 } raid_sweep_parity_report;

@@ -308,6 +308,18 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
                                      par ? t64 : r->tr ? r->tr + s * r->ncomb : NULL)) != RAID_OK ||
                 (par && (st = raid_sweep_cpu(&ser, table2, np, periods, fi, si, r->ncomb, &o, st2, tr2)) != RAID_OK))
                 st = raid_fail(ctx, st, "%s", raid_errmsg());
+            /* on a device: the checked table's scan there too (counts and exposures), against the host's */
+            if (par && st == RAID_OK && rep->on_device && spec->precision == RAID_SWEEP_PRECISION_DF) {
+                raid_sweep_stats *st3 = malloc(r->ncomb * sizeof *st3);
+                if (!st3)
+                    st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+                else if ((st = raid_sweep_cl_trades(ctx, &ser, table2, np, fi, si, r->ncomb, &o, st3, NULL)) == RAID_OK) {
+                    rep->scan_on_device = 1;
+                    for (size_t k = 0; k < r->ncomb; k++)
+                        rep->scan_mismatches += st3[k].trades != st2[k].trades || st3[k].exposure != st2[k].exposure;
+                }
+                free(st3);
+            }
             for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)
                 raid_sweep_parity_add(rep, &ser, o.short_side, s, r->fast[k], r->slow[k], table + fi[k] * n,
                                       table + si[k] * n, table2 + fi[k] * n, table2 + si[k] * n,
@@ -332,8 +344,10 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         raid_sweep_parity_destroy(rep);
         return st;
     }
-    if (par)
+    if (par) {
+        rep->passed = rep->violations <= rep->max_violations && rep->scan_mismatches == 0;
         *par = rep;
+    }
     if (out)
         *out = r;
     else

@@ -158,7 +158,7 @@ static void shifted(raid_sweep_parity_report *rep, const raid_sweep_series *s, i
         rep->listed[rep->nlisted++] = (raid_sweep_shift){.series = series, .fast = fast, .slow = slow,
                                                          .path = path, .trade = *t, .margin = m < 0.0 ? NAN : m,
                                                          .tie = tie};
-    rep->passed = rep->violations <= rep->max_violations;
+    rep->passed = rep->violations <= rep->max_violations && rep->scan_mismatches == 0;
 }
 
 static int same(const raid_sweep_trade *a, const raid_sweep_trade *b)
@@ -217,6 +217,9 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
             (long long)r->shifted, (long long)all, all ? (double)r->shifted / (double)all : 0.0,
             r->tie_rel > 1e-12 ? "float32 ties" : "float64 ties", r->tie_rel,
             (long long)r->ties);
+    if (r->scan_on_device)
+        fprintf(f, "parity: the checked trades' counts and exposures scanned on the device too: %zu combinations "
+                   "differ from the host scan (threshold 0)\n", r->scan_mismatches);
     fprintf(f, "parity: shifted trades outside ties %lld (threshold %lld): %s\n", (long long)r->violations,
             (long long)r->max_violations, r->passed ? "PASSED" : "FAILED");
     if (r->nlisted)
