@@ -57,3 +57,21 @@ void raid_strlist_free(raid_strlist *l)
     l->s = NULL;
     l->n = l->cap = 0;
 }
+
+char **raid_strings_dup(const char *const *s, size_t n)
+{
+    size_t text = 0;
+    for (size_t t = 0; t < n; t++)
+        text += strlen(s[t]) + 1;
+    char **d = malloc(n * sizeof *d + text + 1);
+    if (!d)
+        return NULL;
+    char *p = (char *)(d + n);
+    for (size_t t = 0; t < n; t++) {
+        const size_t l = strlen(s[t]) + 1;
+        memcpy(p, s[t], l);
+        d[t] = p;
+        p += l;
+    }
+    return d;
+}

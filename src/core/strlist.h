@@ -20,6 +20,9 @@ void raid_strlist_free(raid_strlist *l);
  * 64 KiB): the offset of the copy, or (size_t)-1 when out of memory (the buffer unchanged). The dates of
  * the CSV readers' runs (har_reader.c, garch_reader.c). */
 size_t raid_text_append(char **text, size_t *len, size_t *cap, const char *s, size_t n);
+/* A copy of the n strings s[0..n) in ONE allocation (the n pointers, then their text; free() once):
+ * the dates of an input added from arrays (har_input.c, garch_input.c). NULL when out of memory. */
+char **raid_strings_dup(const char *const *s, size_t n);
 /* String i, or NULL out of range. */
 static inline const char *raid_strlist_get(const raid_strlist *l, size_t i) { return i < l->n ? l->s[i] : NULL; }
 

@@ -37,23 +37,6 @@ void raid_garch_input_destroy(raid_garch_input *in)
     free(in);
 }
 
-/* n strings copied into one allocation: the n pointers, then their text. NULL when out of memory. */
-static char **dup_strings(const char *const *s, size_t n)
-{
-    size_t text = 0;
-    for (size_t t = 0; t < n; t++)
-        text += strlen(s[t]) + 1;
-    char **d = malloc(n * sizeof *d + text + 1);
-    char *p = d ? (char *)(d + n) : NULL;
-    for (size_t t = 0; d && t < n; t++) {
-        const size_t l = strlen(s[t]) + 1;
-        memcpy(p, s[t], l);
-        d[t] = p;
-        p += l;
-    }
-    return d;
-}
-
 raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t n, const double *r,
                                  const char *const *dates, const int64_t *lines)
 {
@@ -85,7 +68,7 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
     if (s.r && n)
         memcpy(s.r, r, n * sizeof *s.r);
     if (dates)
-        fail |= !(s.dates = dup_strings(dates, n));
+        fail |= !(s.dates = raid_strings_dup(dates, n));
     if (lines && (s.lines = malloc((n ? n : 1) * sizeof *s.lines)) != NULL && n)
         memcpy(s.lines, lines, n * sizeof *s.lines);
     fail |= lines && !s.lines;

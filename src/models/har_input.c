@@ -99,22 +99,8 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
     s.n = n;
     s.name = strdup(name);
     fail = !s.name;
-    /* the dates: n pointers, then their text, in one allocation */
-    size_t text = 0;
-    for (size_t t = 0; t < n; t++)
-        text += strlen(dates[t]) + 1;
-    s.dates = malloc(n * sizeof *s.dates + text + 1);
-    if (!s.dates) {
-        fail = 1;
-    } else {
-        char *p = (char *)(s.dates + n);
-        for (size_t t = 0; t < n; t++) {
-            const size_t l = strlen(dates[t]) + 1;
-            memcpy(p, dates[t], l);
-            s.dates[t] = p;
-            p += l;
-        }
-    }
+    s.dates = raid_strings_dup(dates, n); /* n pointers, then their text, in one allocation */
+    fail |= !s.dates;
     /* rv is present, also for n == 0, where the caller may pass NULL arrays */
     static const double none = 0.0;
     const double *src[4] = {rv ? rv : &none, bpv, rq, jump_p};
