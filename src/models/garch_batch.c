@@ -479,11 +479,11 @@ static double prof_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-static struct {
+static _Thread_local struct {
     size_t calls, points;
     double eval_s;
     size_t dev_refined, dev_to_host; /* refine_device: converged there, left to the float64 refinement */
-} prof;
+} prof; /* per thread: fits on several threads at once do not share the counters */
 
 /* Evaluate the batch and map the gradients to x; a point whose gradient in x is not finite gets +inf. */
 static raid_status batch_run(raid_garch_eval *ev, batch *b, const fit *fits, size_t k)
