@@ -73,13 +73,10 @@ void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, con
  * RAID_PREC_F32, the pair hi = (float)v, lo = (float)(v - hi) for RAID_PREC_DF (v to about 2^-48). */
 static inline void raid_stage_value(void *staging, size_t at, double v, raid_precision p)
 {
-    const float hi = (float)v;
-    if (p == RAID_PREC_F32) {
-        ((float *)staging)[at] = hi;
-    } else {
-        ((float *)staging)[2 * at] = hi;
-        ((float *)staging)[2 * at + 1] = (float)(v - (double)hi);
-    }
+    if (p == RAID_PREC_F32)
+        ((float *)staging)[at] = (float)v;
+    else
+        raid_df_split(v, &((float *)staging)[2 * at], &((float *)staging)[2 * at + 1]);
 }
 
 /* The float64 value that raid_stage_value represents for v (hi, or hi + lo, which is exact in double). */

@@ -69,6 +69,15 @@ uint64_t raid_dev_local_mem(const raid_ctx *ctx);  /* bytes of local memory per 
 raid_status raid_dev_flush(raid_ctx *ctx);
 raid_status raid_dev_finish(raid_ctx *ctx);
 
+/* The double-float pair of a float64 value, as every device path stages it: hi = (float)v,
+ * lo = (float)(v - hi); hi + lo equals v to about 2^-48 relative (in the float range). */
+static inline void raid_df_split(double v, float *hi, float *lo)
+{
+    const float h = (float)v;
+    *hi = h;
+    *lo = (float)(v - (double)h);
+}
+
 /* ---- buffers ---- */
 
 /* A device buffer of n elements of type t from the pool (size class: the next power of two of the

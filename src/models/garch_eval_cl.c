@@ -49,11 +49,11 @@ typedef struct gm_state {
     raid_kernel *kern;
 } gm_state;
 
+/* raid_df_split, with lo 0 where hi overflowed float (such a point goes to the host: no NaN uploaded). */
 static void split(double x, float *hi, float *lo)
 {
-    const float h = (float)x;
-    *hi = h;
-    *lo = isfinite(h) ? (float)(x - (double)h) : 0.0f;
+    raid_df_split(x, hi, lo);
+    if (!isfinite(*hi)) *lo = 0.0f;
 }
 
 raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)

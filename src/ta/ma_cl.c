@@ -17,13 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void split(double v, float *hi, float *lo)
-{
-    const float h = (float)v;
-    *hi = h;
-    *lo = (float)(v - (double)h);
-}
-
 typedef struct ma_dev {
     raid_buf x, rs, out, y, runs;
     raid_kernel *k;
@@ -91,7 +84,7 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
                 nruns++;
             }
             rs[i] = start;
-            split(ldexp(x[g], -e), &xs[2 * i], &xs[2 * i + 1]);
+            raid_df_split(ldexp(x[g], -e), &xs[2 * i], &xs[2 * i + 1]);
         }
     }
     const int ni = (int)n;
@@ -142,8 +135,8 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
         if (nruns) {
             const double alpha = 2.0 / ((double)n + 1.0), beta = 1.0 - alpha; /* the host path's two factors */
             float ah, al, bh, bl;
-            split(alpha, &ah, &al);
-            split(beta, &bh, &bl);
+            raid_df_split(alpha, &ah, &al);
+            raid_df_split(beta, &bh, &bl);
             if ((st = raid_buf_acquire(ctx, RAID_DT_INT, 2 * nruns, &d.runs)) != RAID_OK ||
                 (st = raid_buf_upload(ctx, &d.runs, 0, 2 * nruns, runs, 1, NULL)) != RAID_OK ||
                 (st = raid_kernel_get(ctx, "ta_ma.cl", "ta_ema", raid_tune_build_options(ctx), &d.k)) != RAID_OK)
@@ -167,8 +160,8 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
             const int m = ni / 2;
             const double dn = (double)n * (double)(n + 1) / 2.0, dm = (double)m * (double)(m + 1) / 2.0;
             float dnh, dnl, dmh, dml;
-            split(dn, &dnh, &dnl); /* exact: n (n + 1) / 2 < 2^48 */
-            split(dm, &dmh, &dml);
+            raid_df_split(dn, &dnh, &dnl); /* exact: n (n + 1) / 2 < 2^48 */
+            raid_df_split(dm, &dmh, &dml);
             if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * N, &d.y)) != RAID_OK ||
                 (st = raid_kernel_get(ctx, "ta_ma.cl", "ta_hma_inner", raid_tune_build_options(ctx), &d.k)) != RAID_OK)
                 goto done;
