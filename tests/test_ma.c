@@ -268,9 +268,16 @@ static void test_cli(void **state)
                              "B,u2,4.5\nB,u3,5.5\n");
     free(txt), free(out), free(err);
     /* the real file: 5,550 rows plus the header, HMA(10) warm-up 11 */
-    assert_int_equal(t_cli(&out, &err, "ma %s --stat hma --window 10", t_data("ttrc_daily.csv")), 0);
+    assert_int_equal(t_cli(&out, &err, "ma %s --stat hma --window 10 --device cpu", t_data("ttrc_daily.csv")), 0);
     assert_non_null(strstr(out, "date,hma\n1985-01-02,\n"));
     assert_non_null(strstr(out, "\n1985-01-16,\n1985-01-17,3.336080808080808"));
+    free(out), free(err);
+    /* the default device (a GPU where there is one): the same row within docs/ta.md's HMA bound, not bytes */
+    assert_int_equal(t_cli(&out, &err, "ma %s --stat hma --window 10", t_data("ttrc_daily.csv")), 0);
+    const char *row = strstr(out, "\n1985-01-16,\n1985-01-17,");
+    assert_non_null(row);
+    double v = strtod(row + strlen("\n1985-01-16,\n1985-01-17,"), NULL);
+    assert_true(fabs(v - 3.336080808080808) <= 1e-14 * 3.336080808080808);
     free(out), free(err);
     /* bad input: FILE:LINE:COL, exit 2, no output file (an existing one is left as it was) */
     const char *bad = t_tmppath("ma_bad.csv"), *o2 = t_tmppath("ma_none.csv");
