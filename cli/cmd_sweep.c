@@ -19,7 +19,7 @@
 typedef struct sweep_args {
     raid_sweep_spec spec;
     const char *names[3], *cols[2], *out_path, *trades_path, *device;
-    int parity, checked_set; /* --parity; --precision or --formulation given */
+    int parity; /* --parity */
 } sweep_args;
 
 /* A library message without its leading "sweep: " (the CLI prints "raid sweep: "). */
@@ -93,14 +93,12 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
                 sp->precision = RAID_SWEEP_PRECISION_F32;
             else
                 USAGE("bad --precision '%s' (expected df or f32)\n", optarg);
-            a->checked_set = 1;
             break;
         case 6:
             if (!strcmp(optarg, "direct") || !strcmp(optarg, "prefix"))
                 sp->formulation = optarg[0] == 'd' ? RAID_SWEEP_DIRECT : RAID_SWEEP_PREFIX;
             else
                 USAGE("bad --formulation '%s' (expected direct or prefix)\n", optarg);
-            a->checked_set = 1;
             break;
         case 7: a->parity = 1; break;
         case 'h': fputs(cli_help("sweep"), stdout); return -1;
@@ -110,9 +108,6 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
     }
     if (optind != argc - 1)
         USAGE("expected one input FILE (see raid help sweep)\n");
-    if (a->checked_set && !a->parity)
-        USAGE("--precision and --formulation choose the path that --parity checks: use them with --parity (the "
-              "sweep's output is the float64 path's)\n");
     if (raid_sweep_spec_check(&a->spec) != RAID_OK)
         USAGE("%s\n", msg(raid_errmsg()));
     const char *in = argv[optind];

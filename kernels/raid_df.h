@@ -231,4 +231,94 @@ RAID_DF_FN raid_df raid_df_med3(raid_df a, raid_df b, raid_df c)
     return raid_df_max(raid_df_min(a, b), raid_df_min(raid_df_max(a, b), c));
 }
 
+/* The triple-float accumulator (h, l, c) of the direct window sums (kernels/ta_ma.cl) and the sweep's
+ * per-chunk sums (kernels/ta_sweep.cl): terms are split into floats whose sum is the term EXACTLY (TwoProd
+ * with fma); the high part goes into h by TwoSum, its error and the low parts into l by TwoSum, l's errors
+ * into c; after every element (h, l) and (l, c) are renormalised by TwoSum (exact). So the only roundings
+ * are those of c (|c| <= a few u^2 S_abs, S_abs the sum of the terms' magnitudes): the sum h + l + c is
+ * within about 20 k u^3 S_abs of the exact sum of the k float terms (k = 2 to 5 per element), far below
+ * u^2. raid_tacc_df rounds it to a double-float once (below u^3 of the sum). */
+typedef struct raid_tacc {
+    float h, l, c;
+} raid_tacc;
+
+RAID_DF_FN raid_tacc raid_tacc_zero(void)
+{
+    raid_tacc a;
+    a.h = 0.0f;
+    a.l = 0.0f;
+    a.c = 0.0f;
+    return a;
+}
+
+/* l += t exactly, the rounding error of l into c. */
+RAID_DF_FN raid_tacc raid_tacc_low(raid_tacc a, float t)
+{
+    raid_df s = raid_two_sum(a.l, t);
+    a.l = s.hi;
+    a.c = a.c + s.lo;
+    return a;
+}
+
+/* h += t exactly, its rounding error into the low parts. */
+RAID_DF_FN raid_tacc raid_tacc_high(raid_tacc a, float t)
+{
+    raid_df s = raid_two_sum(a.h, t);
+    a.h = s.hi;
+    return raid_tacc_low(a, s.lo);
+}
+
+/* Exact renormalisation: |l| <= ulp(h)/2, then c folded into l (its error the new c). */
+RAID_DF_FN raid_tacc raid_tacc_renorm(raid_tacc a)
+{
+    raid_df s = raid_two_sum(a.h, a.l);
+    a.h = s.hi;
+    a.l = s.lo;
+    s = raid_two_sum(a.l, a.c);
+    a.l = s.hi;
+    a.c = s.lo;
+    return a;
+}
+
+/* Add the square of the double-float d = (hi, lo): hi^2 (TwoProd), 2 hi lo (TwoProd, 2 hi exact) and
+ * lo^2 (rounded: below u^4 d^2). */
+RAID_DF_FN raid_tacc raid_tacc_add_sq(raid_tacc a, float hi, float lo)
+{
+    raid_df p = raid_two_prod(hi, hi);
+    raid_df q = raid_two_prod(2.0f * hi, lo);
+    a = raid_tacc_high(a, p.hi);
+    a = raid_tacc_low(a, p.lo);
+    a = raid_tacc_low(a, q.hi);
+    a = raid_tacc_low(a, q.lo);
+    a = raid_tacc_low(a, lo * lo);
+    return raid_tacc_renorm(a);
+}
+
+/* w (hi + lo) for an integer weight w <= 2^24 (exact in float): four exact terms. */
+RAID_DF_FN raid_tacc raid_tacc_add_w(raid_tacc a, float w, float hi, float lo)
+{
+    raid_df p = raid_two_prod(w, hi);
+    raid_df q = raid_two_prod(w, lo);
+    a = raid_tacc_high(a, p.hi);
+    a = raid_tacc_low(a, p.lo);
+    a = raid_tacc_low(a, q.hi);
+    a = raid_tacc_low(a, q.lo);
+    return raid_tacc_renorm(a);
+}
+
+/* Add the double-float (hi, lo): two exact terms. */
+RAID_DF_FN raid_tacc raid_tacc_add_df(raid_tacc a, float hi, float lo)
+{
+    a = raid_tacc_high(a, hi);
+    a = raid_tacc_low(a, lo);
+    return raid_tacc_renorm(a);
+}
+
+/* The accumulator as a double-float (one rounding of l + c, below u^3 of the sum). */
+RAID_DF_FN raid_df raid_tacc_df(raid_tacc a)
+{
+    return raid_two_sum(a.h, a.l + a.c);
+}
+
+
 #endif /* RAID_DF_H */

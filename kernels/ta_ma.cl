@@ -26,80 +26,6 @@
 #define TA_VAR 3
 #define TA_WMA 4
 
-typedef struct ta_acc {
-    float h, l, c;
-} ta_acc;
-
-inline ta_acc ta_zero(void)
-{
-    ta_acc a;
-    a.h = 0.0f;
-    a.l = 0.0f;
-    a.c = 0.0f;
-    return a;
-}
-
-/* l += t exactly, the rounding error of l into c. */
-inline ta_acc ta_low(ta_acc a, float t)
-{
-    raid_df s = raid_two_sum(a.l, t);
-    a.l = s.hi;
-    a.c = a.c + s.lo;
-    return a;
-}
-
-/* h += t exactly, its rounding error into the low parts. */
-inline ta_acc ta_high(ta_acc a, float t)
-{
-    raid_df s = raid_two_sum(a.h, t);
-    a.h = s.hi;
-    return ta_low(a, s.lo);
-}
-
-/* Exact renormalisation: |l| <= ulp(h)/2, then c folded into l (its error the new c). */
-inline ta_acc ta_renorm(ta_acc a)
-{
-    raid_df s = raid_two_sum(a.h, a.l);
-    a.h = s.hi;
-    a.l = s.lo;
-    s = raid_two_sum(a.l, a.c);
-    a.l = s.hi;
-    a.c = s.lo;
-    return a;
-}
-
-/* Add the square of the double-float d = (hi, lo): hi^2 (TwoProd), 2 hi lo (TwoProd, 2 hi exact) and
- * lo^2 (rounded: below u^4 d^2). */
-inline ta_acc ta_add_sq(ta_acc a, float hi, float lo)
-{
-    raid_df p = raid_two_prod(hi, hi);
-    raid_df q = raid_two_prod(2.0f * hi, lo);
-    a = ta_high(a, p.hi);
-    a = ta_low(a, p.lo);
-    a = ta_low(a, q.hi);
-    a = ta_low(a, q.lo);
-    a = ta_low(a, lo * lo);
-    return ta_renorm(a);
-}
-
-/* w (hi + lo) for an integer weight w <= 2^24 (exact in float): four exact terms. */
-inline ta_acc ta_add_w(ta_acc a, float w, float hi, float lo)
-{
-    raid_df p = raid_two_prod(w, hi);
-    raid_df q = raid_two_prod(w, lo);
-    a = ta_high(a, p.hi);
-    a = ta_low(a, p.lo);
-    a = ta_low(a, q.hi);
-    a = ta_low(a, q.lo);
-    return ta_renorm(a);
-}
-
-/* The accumulator as a double-float (one rounding of l + c, below u^3 of the sum). */
-inline raid_df ta_df(ta_acc a)
-{
-    return raid_two_sum(a.h, a.l + a.c);
-}
-
 /* s / d for a double-float s and a double-float d > 0 by long division: q1 = s.hi / d.hi, the remainder
  * s - q1 d formed with TwoProd (s.hi - p.hi exact by Sterbenz), q2 = remainder / d.hi. Relative error a
  * few u^2 (tests/test_ma_cl.c measures the results). */
@@ -113,12 +39,12 @@ inline raid_df ta_div(raid_df s, raid_df d)
 }
 
 /* The WMA numerator sum_{j=1..n} j x_{i-n+j} of the window of n values ending at i. */
-inline ta_acc ta_wma_sum(RAID_GLOBAL const float *x, int i, int n)
+inline raid_tacc ta_wma_sum(RAID_GLOBAL const float *x, int i, int n)
 {
-    ta_acc a = ta_zero();
+    raid_tacc a = raid_tacc_zero();
     const int b = i - n + 1;
     for (int j = 0; j < n; j++)
-        a = ta_add_w(a, (float)(j + 1), x[2 * (b + j)], x[2 * (b + j) + 1]);
+        a = raid_tacc_add_w(a, (float)(j + 1), x[2 * (b + j)], x[2 * (b + j) + 1]);
     return a;
 }
 
@@ -136,27 +62,24 @@ RAID_KERNEL void ta_window(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs
     if (r < 0 || i - r + 1 < minlen)
         return;
     const int b = i - n + 1;
-    ta_acc a = ta_zero();
+    raid_tacc a = raid_tacc_zero();
     if (stat == TA_WMA) {
         a = ta_wma_sum(x, i, n);
     } else if (stat == TA_SUMSQ) {
         for (int j = b; j <= i; j++)
-            a = ta_add_sq(a, x[2 * j], x[2 * j + 1]);
+            a = raid_tacc_add_sq(a, x[2 * j], x[2 * j + 1]);
     } else {
-        for (int j = b; j <= i; j++) {
-            a = ta_high(a, x[2 * j]);
-            a = ta_low(a, x[2 * j + 1]);
-            a = ta_renorm(a);
-        }
+        for (int j = b; j <= i; j++)
+            a = raid_tacc_add_df(a, x[2 * j], x[2 * j + 1]);
         if (stat == TA_VAR) {
             const float nf = (float)n;
-            const raid_df m = ta_div(ta_df(a), raid_df_make(nf, 0.0f));
-            a = ta_zero();
+            const raid_df m = ta_div(raid_tacc_df(a), raid_df_make(nf, 0.0f));
+            a = raid_tacc_zero();
             for (int j = b; j <= i; j++) {
                 /* d = x_j - m: the high parts' difference exact (TwoSum), the low parts rounded twice */
                 raid_df dh = raid_two_sum(x[2 * j], -m.hi);
                 raid_df d = raid_two_sum(dh.hi, dh.lo + (x[2 * j + 1] - m.lo));
-                a = ta_add_sq(a, d.hi, d.lo);
+                a = raid_tacc_add_sq(a, d.hi, d.lo);
             }
         }
     }
@@ -180,8 +103,8 @@ RAID_KERNEL void ta_hma_inner(RAID_GLOBAL const float *x, RAID_GLOBAL const int 
         y[2 * i + 1] = 0.0f;
         return;
     }
-    const raid_df wn = ta_div(ta_df(ta_wma_sum(x, i, n)), raid_df_make(dn_hi, dn_lo));
-    const raid_df wm = ta_div(ta_df(ta_wma_sum(x, i, m)), raid_df_make(dm_hi, dm_lo));
+    const raid_df wn = ta_div(raid_tacc_df(ta_wma_sum(x, i, n)), raid_df_make(dn_hi, dn_lo));
+    const raid_df wm = ta_div(raid_tacc_df(ta_wma_sum(x, i, m)), raid_df_make(dm_hi, dm_lo));
     const raid_df v = raid_df_add(raid_df_make(2.0f * wm.hi, 2.0f * wm.lo), raid_df_make(-wn.hi, -wn.lo));
     y[2 * i] = v.hi;
     y[2 * i + 1] = v.lo;
@@ -192,21 +115,19 @@ RAID_KERNEL void ta_hma_inner(RAID_GLOBAL const float *x, RAID_GLOBAL const int 
  * e_t = x_t alpha + e_{t-1} (1 - alpha) with alpha = (a_hi, a_lo) and 1 - alpha = (b_hi, b_lo) the
  * host's float64 values split (DWTimesDW3, AccurateDWPlusDW: each step's rounding below 13 u^2 of the
  * larger of |x_t|, |e_{t-1}|; the recursion contracts errors by 1 - alpha per step). out[2t], out[2t+1]:
- * e_t for t >= start + n - 1. */
-RAID_KERNEL void ta_ema(RAID_GLOBAL const float *x, RAID_GLOBAL const int *runs, RAID_GLOBAL float *out, int nruns,
-                        int n, float a_hi, float a_lo, float b_hi, float b_lo)
+ * e_t for t >= start + n - 1, out = out_base + 2 off (a row of the sweep's table, or 0). */
+RAID_KERNEL void ta_ema(RAID_GLOBAL const float *x, RAID_GLOBAL const int *runs, RAID_GLOBAL float *out_base,
+                        int off, int nruns, int n, float a_hi, float a_lo, float b_hi, float b_lo)
 {
+    RAID_GLOBAL float *out = out_base + 2 * (size_t)off;
     const int k = (int)RAID_GLOBAL_ID(0);
     if (k >= nruns)
         return;
     const int s = runs[2 * k], len = runs[2 * k + 1];
-    ta_acc a = ta_zero();
-    for (int j = s; j < s + n; j++) {
-        a = ta_high(a, x[2 * j]);
-        a = ta_low(a, x[2 * j + 1]);
-        a = ta_renorm(a);
-    }
-    raid_df e = ta_div(ta_df(a), raid_df_make((float)n, 0.0f));
+    raid_tacc a = raid_tacc_zero();
+    for (int j = s; j < s + n; j++)
+        a = raid_tacc_add_df(a, x[2 * j], x[2 * j + 1]);
+    raid_df e = ta_div(raid_tacc_df(a), raid_df_make((float)n, 0.0f));
     out[2 * (s + n - 1)] = e.hi;
     out[2 * (s + n - 1) + 1] = e.lo;
     const raid_df al = raid_df_make(a_hi, a_lo), be = raid_df_make(b_hi, b_lo);
@@ -215,4 +136,84 @@ RAID_KERNEL void ta_ema(RAID_GLOBAL const float *x, RAID_GLOBAL const int *runs,
         out[2 * t] = e.hi;
         out[2 * t + 1] = e.lo;
     }
+}
+
+/* ---- The sweep's table (src/ta/ma_cl.c raid_ma_cl_table; docs/ta_sweep.md "The device sweep") ----
+ * One row of moving-average VALUES per period, resident on the device for the trade scan
+ * (kernels/ta_sweep.cl): tab[2 (off + i)], tab[2 (off + i) + 1] = the value at point i as a normalised
+ * double-float (the window sum divided on the device by ta_div), or NaN in both where point i is not
+ * computed (the same rule as ta_window's). */
+
+/* Whether point i of a row is computed; if not, its value is set to NaN here. */
+inline int ta_row_valid(RAID_GLOBAL float *tab, int off, RAID_GLOBAL const int *rs, int i, int minlen)
+{
+    const int r = rs[i];
+    if (r >= 0 && i - r + 1 >= minlen)
+        return 1;
+    tab[2 * ((size_t)off + (size_t)i)] = NAN;
+    tab[2 * ((size_t)off + (size_t)i) + 1] = NAN;
+    return 0;
+}
+
+/* The mean (wma 0: window sum / n) or the WMA (wma 1: numerator / (n (n+1) / 2)); div = the divisor as
+ * an exact double-float. */
+RAID_KERNEL void ta_ma_row(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs, RAID_GLOBAL float *tab, int off,
+                           int npts, int n, int minlen, int wma, float div_hi, float div_lo)
+{
+    const int i = (int)RAID_GLOBAL_ID(0);
+    if (i >= npts || !ta_row_valid(tab, off, rs, i, minlen))
+        return;
+    RAID_GLOBAL float *o = tab + 2 * ((size_t)off + (size_t)i);
+    raid_tacc a;
+    if (wma) {
+        a = ta_wma_sum(x, i, n);
+    } else {
+        a = raid_tacc_zero();
+        for (int j = i - n + 1; j <= i; j++)
+            a = raid_tacc_add_df(a, x[2 * j], x[2 * j + 1]);
+    }
+    const raid_df v = ta_div(raid_tacc_df(a), raid_df_make(div_hi, div_lo));
+    o[0] = v.hi;
+    o[1] = v.lo;
+}
+
+/* --precision f32: plain float32 direct window sums, the float32 Metal backtest's method, operation for
+ * operation the host emulation of src/ta/sweep_parity.c (raid_sweep_f32_ma): acc += w_j x_j in window
+ * order (w_j = j for the WMA, 1 for the mean), then acc / div, div the divisor rounded to float. Reads
+ * x's high parts only; writes (value, 0). */
+inline float ta_window_f32(RAID_GLOBAL const float *x, int i, int n, int wma)
+{
+    float acc = 0.0f;
+    const int b = i - n + 1;
+    for (int j = 1; j <= n; j++)
+        acc += (wma ? (float)j : 1.0f) * x[2 * (b + j - 1)];
+    return acc;
+}
+
+RAID_KERNEL void ta_ma_row_f32(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs, RAID_GLOBAL float *tab, int off,
+                               int npts, int n, int minlen, int wma, float div)
+{
+    const int i = (int)RAID_GLOBAL_ID(0);
+    if (i >= npts || !ta_row_valid(tab, off, rs, i, minlen))
+        return;
+    RAID_GLOBAL float *o = tab + 2 * ((size_t)off + (size_t)i);
+    o[0] = ta_window_f32(x, i, n, wma) / div;
+    o[1] = 0.0f;
+}
+
+/* The HMA's inner series in plain float32: y = 2 (WMA(x, m) / dm) - WMA(x, n) / dn, as (y, 0). */
+RAID_KERNEL void ta_hma_inner_f32(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs, RAID_GLOBAL float *y,
+                                  int npts, int n, int m, float dn, float dm)
+{
+    const int i = (int)RAID_GLOBAL_ID(0);
+    if (i >= npts)
+        return;
+    const int r = rs[i];
+    y[2 * i + 1] = 0.0f;
+    if (r < 0 || i - r + 1 < n) {
+        y[2 * i] = 0.0f;
+        return;
+    }
+    const float a = ta_window_f32(x, i, m, 1) / dm, b = ta_window_f32(x, i, n, 1) / dn;
+    y[2 * i] = 2.0f * a - b;
 }

@@ -407,8 +407,8 @@ static void test_cli(void **state)
                               {"--fast 1:5", "hma needs periods >= 2"},
                               {"--fill open", "bad --fill"},
                               {"--cost-bps -1", "bad --cost-bps"},
-                              {"--precision f32", "use them with --parity"},
-                              {"--formulation prefix", "use them with --parity"},
+                              {"--precision f32 --ma ema", "applies to hma, wma and mean"},
+                              {"--formulation prefix --ma mean", "applies to wma and hma"},
                               {"--ma var", "expected hma, wma, mean or ema"}};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
         assert_int_equal(t_cli(&out, &err, "sweep %s %s -o %s", in, usage[i][0], none), 1);

@@ -8,10 +8,15 @@
  * with RAID_SWEEP_FILL_NEXT_OPEN); a position open at the last bar is closed at its close; cost per side.
  * MA is raid_ma_compute's statistic (include/raid/ma.h; HMA by default, R TTR's convention).
  *
- * Backends: today every context (NULL, cpu or a device) runs the float64 cpu path (the oracle of the device
- * sweep to come): every distinct period the grid needs is computed once per series with raid_ma_compute,
- * then every combination (OpenMP over combinations; results independent of the thread count). Memory:
- * bars x distinct periods of one series, plus combinations x statistics (plus the trades when kept).
+ * Backends (docs/ta_sweep.md): on a device context every distinct moving average the grid needs is
+ * computed once per series on the device (double-float direct window sums, or plain float32 with
+ * precision f32), and the trades and statistics of every combination are scanned there too (per chunk of
+ * bars, partials combined in float64 on the host in a fixed order); the trades equal the float64 path's
+ * except at float64 ties (raid_sweep_parity proves it), the statistics are within docs/ta_sweep.md's
+ * bound. On NULL or a cpu context the float64 cpu path (the oracle): the moving averages with
+ * raid_ma_compute on the host (periods in parallel), then every combination (OpenMP; results independent
+ * of the thread count). Memory: bars x distinct periods of one series (8 bytes each on the host or the
+ * device), plus combinations x statistics (plus the trades when kept).
  */
 #ifndef RAID_SWEEP_H
 #define RAID_SWEEP_H
@@ -28,8 +33,10 @@ extern "C" {
 
 typedef enum raid_sweep_fill { RAID_SWEEP_FILL_CLOSE = 0, RAID_SWEEP_FILL_NEXT_OPEN = 1 } raid_sweep_fill;
 
-/* Precision and formulation of the path checked by the parity report (raid_sweep_parity, below). The sweep
- * itself (raid_sweep_run) runs the float64 cpu path on every context and ignores them. */
+/* Precision and formulation of the moving averages of the sweep (and of the path the parity report checks):
+ * df, the default, double-float direct sums on a device (float64 on the cpu); f32, plain float32 direct
+ * window sums (the float32 Metal backtest's method: on a device its kernels, on the cpu emulated); prefix,
+ * the float32 prefix-sum WMA, only to show its trap (computed on the host; a device scans it). */
 typedef enum raid_sweep_precision { RAID_SWEEP_PRECISION_DF = 0, RAID_SWEEP_PRECISION_F32 = 1 } raid_sweep_precision;
 typedef enum raid_sweep_formulation { RAID_SWEEP_DIRECT = 0, RAID_SWEEP_PREFIX = 1 } raid_sweep_formulation;
 
@@ -45,8 +52,8 @@ typedef struct raid_sweep_spec {
     double cost_bps;                 /* cost per side in basis points, [0, 1e4); default 0 */
     double bars_per_year;            /* annualisation of the Sharpe ratio, > 0; default 252 */
     int keep_trades;                 /* 1: keep every trade (raid_sweep_result_trades, raid_sweep_write_trades) */
-    raid_sweep_precision precision;  /* the parity's checked path (df); the sweep is float64 */
-    raid_sweep_formulation formulation; /* the parity's checked path (direct); the sweep: float64 direct */
+    raid_sweep_precision precision;  /* df (default) or f32 (hma, wma, mean) */
+    raid_sweep_formulation formulation; /* direct (default) or prefix (wma, hma: the trap) */
 } raid_sweep_spec;
 
 /** The defaults: hma, fast 5:50:1, slow 20:200:5, long/flat, fill at the close, no cost, 252 bars per year,
@@ -57,7 +64,8 @@ RAID_API void raid_sweep_spec_default(raid_sweep_spec *s);
  *  <= RAID_SWEEP_MAX_PERIOD, 1 <= STEP. Errors: RAID_EINVAL (NULL, syntax, out of range; raid_errmsg). */
 RAID_API raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step);
 
-/** Check a spec (ranges, ma, fill, cost, bars_per_year, the number of combinations with fast < slow:
+/** Check a spec (ranges, ma, fill, cost, bars_per_year, precision f32 with hma, wma or mean, formulation
+ *  prefix with wma or hma, the number of combinations with fast < slow:
  *  at least 1, at most RAID_SWEEP_MAX_COMBOS). Errors: RAID_EINVAL (raid_errmsg). */
 RAID_API raid_status raid_sweep_spec_check(const raid_sweep_spec *s);
 
@@ -82,7 +90,7 @@ typedef struct raid_sweep_result raid_sweep_result;
 /** Run the grid of spec on nseries series: close[offsets[s] .. offsets[s+1]) (offsets: nseries + 1
  *  non-decreasing, offsets[0] >= 0), open the same shape or NULL (required by next-open; ignored with fill
  *  close). Prices finite and > 0, each series at least 3 bars. symbols: nseries names (copied; NULL: no
- *  symbol column in the outputs). ctx: NULL or any context (today all run the float64 cpu path).
+ *  symbol column in the outputs). ctx: NULL or cpu (the float64 path) or a device (above).
  *  *out: the result (raid_sweep_result_destroy). Errors: RAID_EINVAL (spec, offsets, a bad price: its
  *  series and bar, a series too short), RAID_ENOMEM; message raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  *  *out NULL on failure. */
@@ -122,25 +130,26 @@ RAID_API raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f
 RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
 
 /* ---- The parity report (issue 10, section 3; docs/ta_sweep.md "Parity report") ----
- * The float64 cpu path (moving averages in float64 on the host: the oracle) beside a checked path whose
- * moving averages come from elsewhere, both run through the SAME trade semantics (the cpu path's scan):
- *   - formulation direct, precision df: the MAs of raid_ma_compute(ctx, ...) (ctx a device: its
- *     double-float kernels; ctx NULL or cpu: float64 again, equal by construction);
- *   - formulation prefix (any ctx): THE TRAP, on the host: WMA by raid_ma_wma_prefix_f32, HMA(n) from three
- *     of them (inner series 2 WMA(x, n/2) - WMA(x, n) in float64, then the prefix WMA of window
- *     trunc(sqrt(n)) over its defined part); ma must be wma or hma. It must fail.
- *   - formulation direct, precision f32 (any ctx): plain float32 direct window sums (the float32 Metal
- *     backtest's method) EMULATED ON THE HOST in float (no f32 kernel yet); hma, wma or mean. Its tie
- *     threshold is float32's: tie_rel = 2 u (B(fast_hi) + B(slow_hi)), u = 2^-24, B(n) the derived bound
- *     of one average in units of u M (n + 3; hma 2 (n/2 + 3) + n + 6 + 3 (trunc(sqrt n) + 3)).
+ * The float64 cpu path (moving averages in float64 on the host, the cpu scan: the oracle) beside the
+ * checked path, which is what raid_sweep_run gives on ctx with spec's precision and formulation:
+ *   - direct, df on a device: the device sweep (moving averages, trades and statistics on the device);
+ *     on NULL or cpu: float64 again, equal by construction;
+ *   - prefix (any ctx): THE TRAP: WMA by raid_ma_wma_prefix_f32, HMA(n) from three of them (inner series
+ *     2 WMA(x, n/2) - WMA(x, n) in float64, then the prefix WMA of window trunc(sqrt(n)) over its defined
+ *     part), on the host, scanned on ctx; ma must be wma or hma. It must fail.
+ *   - direct, f32: plain float32 direct window sums (the float32 Metal backtest's method; on a device its
+ *     kernels, on the cpu emulated in float, the same values); hma, wma or mean. Its tie threshold is
+ *     float32's: tie_rel = 2 u (B(fast_hi) + B(slow_hi)), u = 2^-24, B(n) the derived bound of one
+ *     average in units of u M (n + 3; hma 2 (n/2 + 3) + n + 6 + 3 (trunc(sqrt n) + 3)).
  * Per combination the two trade lists are compared; a trade (entry bar, exit bar, side) present in one list
  * and not in the other is a shifted trade (counted on both paths: a moved exit is two). Each shifted trade
  * is checked against the float64 path's own margin |fast[t] - slow[t]| / close[t] at the bars t in
  * [max(0, entry_bar - 2), exit_bar - 1] where the two paths decide differently (the bars that can move that
  * trade): when the largest of them is below tie_rel (1e-12) it is a float64 tie (allowed, listed with its
  * margin), otherwise (or when a moving average is defined on one path only: margin NaN) a violation.
- * On a device (direct, df) the checked table's trade counts and exposures are also scanned on the device
- * and must equal the host scan's (scan_mismatches). */
+ * Where the two trade lists of a combination are equal, its statistics must agree: trades and exposure
+ * exactly, total_log_return, sharpe and max_drawdown within docs/ta_sweep.md's bound of the device's
+ * statistics (a host scan gives equal values); a combination outside is a statistics violation. */
 typedef struct raid_sweep_shift {
     size_t series;          /* the series (symbol) index */
     int fast, slow;         /* the combination */
@@ -163,10 +172,10 @@ typedef struct raid_sweep_parity_report {
     double max_abs_dlogret;             /* the largest |delta total_log_return| of one combination */
     double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 (f32: above) */
     int64_t max_violations;             /* the threshold on violations: 0 */
-    int scan_on_device;                 /* 1: the checked table's trade counts and exposures were also scanned on
-                                           the device (raid_sweep_cl_trades) and compared with the host scan's */
-    size_t scan_mismatches;             /* combinations where they differ (must be 0) */
-    int passed;                         /* 1: violations <= max_violations and scan_mismatches == 0 */
+    size_t stat_checked;                /* combinations with equal trade lists whose statistics were compared */
+    size_t stat_violations;             /* of them, statistics outside the bound (threshold 0) */
+    double max_stat_ratio;              /* the largest |delta| / bound of a statistic over them (<= 1 passes) */
+    int passed;                         /* 1: violations <= max_violations and stat_violations == 0 */
     size_t nlisted;                     /* the shifted trades listed (the first 1,000 in result order) */
     raid_sweep_shift *listed;
 } raid_sweep_parity_report;
@@ -174,8 +183,8 @@ typedef struct raid_sweep_parity_report {
 /** Run the parity of spec on a table read by raid_ma_read_csv_columns (as raid_sweep_run) on ctx (NULL, cpu
  *  or a device). spec->precision df or f32 (f32 needs ma hma, wma or mean), spec->formulation direct or
  *  prefix (prefix needs ma wma or hma; it ignores precision). *out: the report (raid_sweep_parity_destroy); a failed
- *  parity is a report with passed = 0, not an error. res: NULL, or receives the float64 path's result (as
- *  raid_sweep_run would give it). Errors: as raid_sweep_run; message
+ *  parity is a report with passed = 0, not an error. res: NULL, or receives the checked path's result (as
+ *  raid_sweep_run on ctx gives it). Errors: as raid_sweep_run; message
  *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out and *res NULL on failure. */
 RAID_API raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
                                        raid_sweep_parity_report **out, raid_sweep_result **res);

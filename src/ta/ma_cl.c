@@ -37,31 +37,14 @@ static double kernel_seconds(raid_ctx *ctx, raid_event *ev)
     return s;
 }
 
-raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
-                               size_t nseg, double *out)
+/* The staging of raid_ma_cl_compute and raid_ma_cl_table: x[offsets[0] .. offsets[nseg]) as double-float
+ * pairs xs[2i], xs[2i+1] (NaN points (0, 0)), each series scaled by 2^-escale[s] (its largest |x| into
+ * [1/2, 1): exact; float32 holds neither 1e100 nor 1e-100), and rs[i] the first index of the run of
+ * non-NaN values that holds i (-1 at a NaN). Returns the number of runs. */
+static size_t stage(const double *x, const int64_t *offsets, size_t nseg, float *xs, int32_t *rs, int *escale)
 {
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    const int64_t base = offsets[0], total = offsets[nseg] - base;
-    if (total == 0)
-        return RAID_OK;
-    if (total > RAID_MA_CL_MAX_VALUES)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
-                         (long long)total, RAID_MA_CL_MAX_VALUES);
-    const size_t N = (size_t)total;
-    const double t0 = raid_now();
-    raid_status st = RAID_OK;
-    ma_dev d = {0};
-    raid_event ev = {0};
-    float *xs = malloc(2 * N * sizeof *xs), *res = NULL;
-    int32_t *rs = malloc(N * sizeof *rs), *runs = NULL;
-    int *escale = malloc((nseg ? nseg : 1) * sizeof *escale);
+    const int64_t base = offsets[0];
     size_t nruns = 0;
-    if (!xs || !rs || !escale) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
-        goto done;
-    }
-    /* the pairs and the runs: NaN points carry (0, 0) and rs = -1; each series scaled by 2^-e[s], its
-     * largest |x| in [1/2, 1) (exact; float32 holds neither 1e100 nor 1e-100) */
     for (size_t s = 0; s < nseg; s++) {
         int32_t start = -1;
         double M = 0.0;
@@ -87,6 +70,33 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
             raid_df_split(ldexp(x[g], -e), &xs[2 * i], &xs[2 * i + 1]);
         }
     }
+    return nruns;
+}
+
+raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                               size_t nseg, double *out)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    const int64_t base = offsets[0], total = offsets[nseg] - base;
+    if (total == 0)
+        return RAID_OK;
+    if (total > RAID_MA_CL_MAX_VALUES)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
+                         (long long)total, RAID_MA_CL_MAX_VALUES);
+    const size_t N = (size_t)total;
+    const double t0 = raid_now();
+    raid_status st = RAID_OK;
+    ma_dev d = {0};
+    raid_event ev = {0};
+    float *xs = malloc(2 * N * sizeof *xs), *res = NULL;
+    int32_t *rs = malloc(N * sizeof *rs), *runs = NULL;
+    int *escale = malloc((nseg ? nseg : 1) * sizeof *escale);
+    size_t nruns = 0;
+    if (!xs || !rs || !escale) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
+        goto done;
+    }
+    nruns = stage(x, offsets, nseg, xs, rs, escale);
     const int ni = (int)n;
     const int64_t warm = raid_ma_warmup(stat, n); /* a point is computed when its run has warm + 1 values */
     if (stat == RAID_MA_EMA) { /* the runs long enough to seed */
@@ -143,7 +153,7 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
                 goto done;
             unsigned a = 0;
             if ((st = raid_arg_buf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raid_arg_buf(ctx, d.k, a++, &d.runs)) != RAID_OK ||
-                (st = raid_arg_buf(ctx, d.k, a++, &d.out)) != RAID_OK ||
+                (st = raid_arg_buf(ctx, d.k, a++, &d.out)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, 0)) != RAID_OK ||
                 (st = raid_arg_int(ctx, d.k, a++, (int32_t)nruns)) != RAID_OK ||
                 (st = raid_arg_int(ctx, d.k, a++, ni)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, ah)) != RAID_OK ||
                 (st = raid_arg_float(ctx, d.k, a++, al)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, bh)) != RAID_OK ||
@@ -235,5 +245,120 @@ done:
     free(runs);
     free(res);
     free(escale);
+    return st;
+}
+
+/* One launch of the sweep table's kernels: the arguments after the buffers (ints, then floats). */
+static raid_status row_launch(raid_ctx *ctx, raid_kernel *k, const raid_buf *in, const raid_buf *rs, const raid_buf *out,
+                              const int32_t *iv, int ni, const float *fv, int nf, size_t items)
+{
+    unsigned a = 0;
+    raid_status st;
+    if ((st = raid_arg_buf(ctx, k, a++, in)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, rs)) != RAID_OK ||
+        (st = raid_arg_buf(ctx, k, a++, out)) != RAID_OK)
+        return st;
+    for (int i = 0; i < ni; i++)
+        if ((st = raid_arg_int(ctx, k, a++, iv[i])) != RAID_OK)
+            return st;
+    for (int i = 0; i < nf; i++)
+        if ((st = raid_arg_float(ctx, k, a++, fv[i])) != RAID_OK)
+            return st;
+    return launch1(ctx, k, items, NULL);
+}
+
+raid_status raid_ma_cl_table(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
+                             size_t len, int f32, raid_buf *tab, int *escale)
+{
+    memset(tab, 0, sizeof *tab);
+    if (stat != RAID_MA_MEAN && stat != RAID_MA_WMA && stat != RAID_MA_HMA && stat != RAID_MA_EMA)
+        return raid_fail(ctx, RAID_EINVAL, "sweep table on a device: moving average '%s'", raid_ma_stat_name(stat));
+    if (f32 && stat == RAID_MA_EMA)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: float32 sums apply to mean, wma and hma, not ema");
+    if (len == 0 || np == 0 || len > (size_t)INT32_MAX / np / 2)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: %zu periods x %zu bars (at most 2^30 values)",
+                         np, len);
+    for (size_t p = 0; p < np; p++)
+        if (periods[p] < 1 || periods[p] > RAID_MA_CL_MAX_WINDOW || (stat == RAID_MA_HMA && periods[p] < 2))
+            return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: period %d", periods[p]);
+    const int64_t off[2] = {0, (int64_t)len};
+    float *xs = malloc(2 * len * sizeof *xs);
+    int32_t *rs = malloc(len * sizeof *rs);
+    raid_buf bx = {0}, brs = {0}, by = {0}, bruns = {0};
+    raid_kernel *kin = NULL, *krow = NULL;
+    raid_status st = RAID_OK;
+    if (!xs || !rs) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sweep table on a device)");
+        goto done;
+    }
+    (void)stage(x, off, 1, xs, rs, escale);
+    const char *opt = raid_tune_build_options(ctx);
+    if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * len, &bx)) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_INT, len, &brs)) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * len * np, tab)) != RAID_OK ||
+        (st = raid_buf_upload(ctx, &bx, 0, 2 * len, xs, 1, NULL)) != RAID_OK ||
+        (st = raid_buf_upload(ctx, &brs, 0, len, rs, 1, NULL)) != RAID_OK)
+        goto done;
+    if (stat == RAID_MA_EMA) { /* one run, the whole series: one work-item per period, in turn */
+        const float nan = NAN;
+        const int32_t run[2] = {0, (int32_t)len};
+        if ((st = raid_buf_fill(ctx, tab, &nan, NULL)) != RAID_OK ||
+            (st = raid_buf_acquire(ctx, RAID_DT_INT, 2, &bruns)) != RAID_OK ||
+            (st = raid_buf_upload(ctx, &bruns, 0, 2, run, 1, NULL)) != RAID_OK ||
+            (st = raid_kernel_get(ctx, "ta_ma.cl", "ta_ema", opt, &krow)) != RAID_OK)
+            goto done;
+        for (size_t p = 0; p < np; p++) {
+            if ((size_t)periods[p] > len)
+                continue; /* never seeded: NaN */
+            const double alpha = 2.0 / ((double)periods[p] + 1.0), beta = 1.0 - alpha;
+            float f[4];
+            raid_df_split(alpha, &f[0], &f[1]);
+            raid_df_split(beta, &f[2], &f[3]);
+            const int32_t iv[3] = {(int32_t)(p * len), 1, periods[p]};
+            if ((st = row_launch(ctx, krow, &bx, &bruns, tab, iv, 3, f, 4, 1)) != RAID_OK)
+                goto done;
+        }
+        goto done;
+    }
+    if ((st = raid_kernel_get(ctx, "ta_ma.cl", f32 ? "ta_ma_row_f32" : "ta_ma_row", opt, &krow)) != RAID_OK)
+        goto done;
+    if (stat == RAID_MA_HMA &&
+        ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * len, &by)) != RAID_OK ||
+         (st = raid_kernel_get(ctx, "ta_ma.cl", f32 ? "ta_hma_inner_f32" : "ta_hma_inner", opt, &kin)) != RAID_OK))
+        goto done;
+    for (size_t p = 0; p < np; p++) {
+        const int n = periods[p], minlen = (int)raid_ma_warmup(stat, n) + 1;
+        int w = n; /* the window of the row's launch */
+        const raid_buf *in = &bx;
+        if (stat == RAID_MA_HMA) { /* the inner series into by, then the outer WMA of window trunc(sqrt(n)) */
+            const int m = n / 2;
+            const double dn = (double)n * (double)(n + 1) / 2.0, dm = (double)m * (double)(m + 1) / 2.0;
+            float f[4];
+            const int32_t iv[3] = {(int32_t)len, n, m};
+            raid_df_split(dn, &f[0], &f[1]); /* exact: n (n + 1) / 2 < 2^48 */
+            raid_df_split(dm, &f[2], &f[3]);
+            if (f32)
+                f[1] = (float)dm; /* ta_hma_inner_f32 takes dn, dm rounded to float */
+            if ((st = row_launch(ctx, kin, &bx, &brs, &by, iv, 3, f, f32 ? 2 : 4, len)) != RAID_OK)
+                goto done;
+            w = minlen - n + 1; /* trunc(sqrt(n)) */
+            in = &by;
+        }
+        const int wma = stat != RAID_MA_MEAN;
+        const double div = wma ? (double)w * (double)(w + 1) / 2.0 : (double)w;
+        float f[2];
+        raid_df_split(div, &f[0], &f[1]);
+        if (f32)
+            f[0] = (float)div;
+        const int32_t iv[5] = {(int32_t)(p * len), (int32_t)len, w, minlen, wma};
+        if ((st = row_launch(ctx, krow, in, &brs, tab, iv, 5, f, f32 ? 1 : 2, len)) != RAID_OK)
+            goto done;
+    }
+done:
+    raid_kernel_put(ctx, kin);
+    raid_kernel_put(ctx, krow);
+    raid_buf_release(ctx, &bx), raid_buf_release(ctx, &brs), raid_buf_release(ctx, &by), raid_buf_release(ctx, &bruns);
+    if (st != RAID_OK)
+        raid_buf_release(ctx, tab);
+    free(xs), free(rs);
     return st;
 }

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "core/outfile.h"
+#include "ta/ma_cl.h"
 #include "ta/ma_internal.h"
 #include "ta/sweep.h"
 
@@ -125,6 +126,11 @@ raid_status raid_sweep_spec_check(const raid_sweep_spec *s)
         return raid_fail(NULL, RAID_EINVAL, "sweep: bad precision %d", (int)s->precision);
     if (s->formulation != RAID_SWEEP_DIRECT && s->formulation != RAID_SWEEP_PREFIX)
         return raid_fail(NULL, RAID_EINVAL, "sweep: bad formulation %d", (int)s->formulation);
+    if (s->formulation == RAID_SWEEP_DIRECT && s->precision == RAID_SWEEP_PRECISION_F32 && s->ma == RAID_MA_EMA)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not ema");
+    if (s->formulation == RAID_SWEEP_PREFIX && s->ma != RAID_MA_WMA && s->ma != RAID_MA_HMA)
+        return raid_fail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
+                         raid_ma_stat_name(s->ma));
     const size_t k = grid(s, NULL, NULL);
     if (k == 0)
         return raid_fail(NULL, RAID_EINVAL, "sweep: no combination with fast < slow (fast %d:%d:%d, slow %d:%d:%d)",
@@ -159,6 +165,40 @@ static int64_t bad_price(const double *close, const double *open, size_t n, cons
     return -1;
 }
 
+/* Every period's float64 moving average of one series (raid_ma_compute on the host), the periods in
+ * parallel: table[p n .. p n + n). Errors: raid_ma_compute's (the first period's that failed). */
+static raid_status host_table(raid_ctx *ctx, raid_ma_stat ma, const int *periods, size_t np, const double *c, size_t n,
+                              double *table)
+{
+    const int64_t seg[2] = {0, (int64_t)n};
+    long bad = -1;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t p = 0; p < np; p++)
+        if (raid_ma_compute(NULL, ma, periods[p], c, seg, 1, table + p * n) != RAID_OK) {
+#pragma omp critical(raid_sweep_table)
+            bad = bad < 0 || (long)p < bad ? (long)p : bad;
+        }
+    if (bad >= 0) /* again, on this thread, for its message */
+        return raid_fail(ctx, raid_ma_compute(NULL, ma, periods[bad], c, seg, 1, table + (size_t)bad * n), "sweep: %s",
+                         raid_errmsg());
+    return RAID_OK;
+}
+
+/* The checked path's moving averages on the host when they are not float64's: the prefix-sum trap or the
+ * float32 direct sums (emulated), table[p n ..]. */
+static raid_status host_other(raid_ctx *ctx, const raid_sweep_spec *spec, const int *periods, size_t np,
+                              const double *c, size_t n, double *table)
+{
+    for (size_t p = 0; p < np; p++) {
+        const raid_status st = spec->formulation == RAID_SWEEP_PREFIX
+                                   ? raid_sweep_prefix_ma(spec->ma, periods[p], c, n, table + p * n)
+                                   : raid_sweep_f32_ma(spec->ma, periods[p], c, n, table + p * n);
+        if (st != RAID_OK)
+            return raid_fail(ctx, st, "%s", raid_errmsg());
+    }
+    return RAID_OK;
+}
+
 /* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
  * (the parity report), a second table of the checked path's moving averages (ctx's, the prefix trap's or the float32 direct sums')
  * and a second scan of every combination on it, compared by raid_sweep_parity_add. */
@@ -176,12 +216,6 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
     if (raid_sweep_spec_check(spec) != RAID_OK)
         return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
-    if (par && spec->formulation == RAID_SWEEP_DIRECT && spec->precision == RAID_SWEEP_PRECISION_F32 &&
-        spec->ma == RAID_MA_EMA)
-        return raid_fail(ctx, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not ema");
-    if (par && spec->formulation == RAID_SWEEP_PREFIX && spec->ma != RAID_MA_WMA && spec->ma != RAID_MA_HMA)
-        return raid_fail(ctx, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
-                         raid_ma_stat_name(spec->ma));
     if (spec->fill == RAID_SWEEP_FILL_NEXT_OPEN && !open)
         return raid_fail(ctx, RAID_EINVAL, "sweep: --fill next-open needs open prices (no open column)");
     if (spec->fill == RAID_SWEEP_FILL_CLOSE)
@@ -256,14 +290,16 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         if (!(periods = malloc(np * sizeof *periods)))
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
     }
+    const int dev = raid_on_device(ctx);
+    /* the checked path's moving averages when they are not float64's: the trap or float32 sums */
+    const int other = spec->formulation == RAID_SWEEP_PREFIX || spec->precision == RAID_SWEEP_PRECISION_F32;
     double *table = NULL, *table2 = NULL;
     raid_sweep_stats *st2 = NULL;
     raid_sweep_trades *tr64 = NULL, *tr2 = NULL;
     raid_sweep_parity_report *rep = NULL;
     if (st == RAID_OK && par) {
-        if (!(rep = raid_sweep_parity_new(spec, spec->formulation == RAID_SWEEP_DIRECT && raid_on_device(ctx))) ||
-            !(st2 = malloc(r->ncomb * sizeof *st2)) || !(tr64 = calloc(r->ncomb, sizeof *tr64)) ||
-            !(tr2 = calloc(r->ncomb, sizeof *tr2)))
+        if (!(rep = raid_sweep_parity_new(spec, dev)) || !(st2 = malloc(r->ncomb * sizeof *st2)) ||
+            !(tr64 = calloc(r->ncomb, sizeof *tr64)) || !(tr2 = calloc(r->ncomb, sizeof *tr2)))
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
     }
     if (st == RAID_OK) {
@@ -273,8 +309,10 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
                 row[p] = (int)np, periods[np++] = p;
         for (size_t k = 0; k < r->ncomb; k++)
             fi[k] = (uint32_t)row[r->fast[k]], si[k] = (uint32_t)row[r->slow[k]];
-        if (np > SIZE_MAX / sizeof(double) / maxn || !(table = malloc(np * maxn * sizeof *table)) ||
-            (par && !(table2 = malloc(np * maxn * sizeof *table2))))
+        /* table: float64's (the cpu sweep, the parity's oracle); table2: the checked path's on the host */
+        const int need64 = !dev || par, need2 = (!dev && other) || (dev && (par || spec->formulation == RAID_SWEEP_PREFIX));
+        if (np > SIZE_MAX / sizeof(double) / maxn || (need64 && !(table = malloc(np * maxn * sizeof *table))) ||
+            (need2 && !(table2 = malloc(np * maxn * sizeof *table2))))
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu moving averages of %zu bars", np, maxn);
     }
     raid_sweep_opts o = raid_sweep_opts_default();
@@ -285,53 +323,51 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
     for (size_t s = 0; s < nseries && st == RAID_OK; s++) {
         const size_t n = (size_t)(off[s + 1] - off[s]);
         const double *c = close + off[s];
-        const int64_t seg[2] = {0, (int64_t)n};
-        /* float64 on the host whatever ctx is: until the device sweep and its parity report exist, a
-         * device's moving averages (within 1e-14 of float64, not equal) could flip a tie's trade unseen. */
-        for (size_t p = 0; p < np && st == RAID_OK; p++)
-            if ((st = raid_ma_compute(NULL, spec->ma, periods[p], c, seg, 1, table + p * n)) != RAID_OK)
-                st = raid_fail(ctx, st, "sweep: %s", raid_errmsg());
-        /* the parity's checked path: ctx's moving averages (a device's double-float kernels) or the trap */
-        for (size_t p = 0; par && p < np && st == RAID_OK; p++) {
-            if (spec->formulation == RAID_SWEEP_PREFIX || spec->precision == RAID_SWEEP_PRECISION_F32) {
-                if ((st = spec->formulation == RAID_SWEEP_PREFIX
-                              ? raid_sweep_prefix_ma(spec->ma, periods[p], c, n, table2 + p * n)
-                              : raid_sweep_f32_ma(spec->ma, periods[p], c, n, table2 + p * n)) != RAID_OK)
-                    st = raid_fail(ctx, st, "%s", raid_errmsg());
-            } else if ((st = raid_ma_compute(ctx, spec->ma, periods[p], c, seg, 1, table2 + p * n)) != RAID_OK)
-                st = raid_fail(ctx, st, "sweep: %s", raid_ctx_errmsg(ctx));
-        }
         raid_sweep_series ser;
-        if (st == RAID_OK && (st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) == RAID_OK) {
-            raid_sweep_trades *t64 = r->tr ? r->tr + s * r->ncomb : tr64;
-            if ((st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, r->st + s * r->ncomb,
-                                     par ? t64 : r->tr ? r->tr + s * r->ncomb : NULL)) != RAID_OK ||
-                (par && (st = raid_sweep_cpu(&ser, table2, np, periods, fi, si, r->ncomb, &o, st2, tr2)) != RAID_OK))
-                st = raid_fail(ctx, st, "%s", raid_errmsg());
-            /* on a device: the checked table's scan there too (counts and exposures), against the host's */
-            if (par && st == RAID_OK && rep->on_device && spec->precision == RAID_SWEEP_PRECISION_DF) {
-                raid_sweep_stats *st3 = malloc(r->ncomb * sizeof *st3);
-                if (!st3)
-                    st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
-                else if ((st = raid_sweep_cl_trades(ctx, &ser, table2, np, fi, si, r->ncomb, &o, st3, NULL)) == RAID_OK) {
-                    rep->scan_on_device = 1;
-                    for (size_t k = 0; k < r->ncomb; k++)
-                        rep->scan_mismatches += st3[k].trades != st2[k].trades || st3[k].exposure != st2[k].exposure;
-                }
-                free(st3);
-            }
-            for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)
-                raid_sweep_parity_add(rep, &ser, o.short_side, s, r->fast[k], r->slow[k], table + fi[k] * n,
-                                      table + si[k] * n, table2 + fi[k] * n, table2 + si[k] * n,
-                                      r->st + s * r->ncomb + k, t64 + k, st2 + k, tr2 + k);
-            if (par && st == RAID_OK) {
-                raid_sweep_trades_free(tr2, r->ncomb); /* the lists go, the array stays */
-                if (!r->tr)
-                    raid_sweep_trades_free(tr64, r->ncomb);
-            }
-            raid_sweep_series_free(&ser);
-        } else if (st != RAID_OK)
+        if ((st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) != RAID_OK) {
             st = raid_fail(ctx, st, "%s", raid_errmsg());
+            break;
+        }
+        raid_sweep_stats *res = r->st + s * r->ncomb;           /* the sweep's (checked path's) results */
+        raid_sweep_trades *rtr = r->tr ? r->tr + s * r->ncomb : NULL;
+        if (table && (st = host_table(ctx, spec->ma, periods, np, c, n, table)) == RAID_OK && !dev && other)
+            st = host_other(ctx, spec, periods, np, c, n, table2);
+        if (st == RAID_OK && !dev) { /* the cpu: the checked path's scan, then float64's for the parity */
+            const double *tc = other ? table2 : table;
+            if ((st = raid_sweep_cpu(&ser, tc, np, periods, fi, si, r->ncomb, &o, res, par ? tr2 : rtr)) == RAID_OK && par)
+                st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64);
+            if (st != RAID_OK)
+                st = raid_fail(ctx, st, "%s", raid_errmsg());
+        } else if (st == RAID_OK) { /* a device: the moving averages, the scan and the statistics there */
+            raid_buf tab = {0};
+            int e = 0;
+            if (spec->formulation == RAID_SWEEP_PREFIX) {
+                if ((st = host_other(ctx, spec, periods, np, c, n, table2)) == RAID_OK)
+                    st = raid_sweep_cl_table_upload(ctx, table2, np, n, &tab);
+            } else {
+                st = raid_ma_cl_table(ctx, spec->ma, periods, np, c, n, spec->precision == RAID_SWEEP_PRECISION_F32,
+                                      &tab, &e);
+                if (st == RAID_OK && par)
+                    st = raid_sweep_cl_table_download(ctx, &tab, np, n, e, table2);
+            }
+            if (st == RAID_OK)
+                st = raid_sweep_cl_run(ctx, &ser, &tab, np, fi, si, r->ncomb, &o, res, par ? tr2 : rtr);
+            raid_buf_release(ctx, &tab);
+            if (st == RAID_OK && par && (st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64)) != RAID_OK)
+                st = raid_fail(ctx, st, "%s", raid_errmsg());
+        }
+        /* the parity: float64 (table, st2, tr64) against the checked path (table2 or table, res, tr2) */
+        const double *tc = other || dev ? table2 : table;
+        for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)
+            raid_sweep_parity_add(rep, &ser, &o, s, r->fast[k], r->slow[k], table + fi[k] * n, table + si[k] * n,
+                                  tc + fi[k] * n, tc + si[k] * n, st2 + k, tr64 + k, res + k, tr2 + k);
+        if (par && st == RAID_OK) {
+            if (rtr) /* the checked path's lists are the result's */
+                memcpy(rtr, tr2, r->ncomb * sizeof *tr2), memset(tr2, 0, r->ncomb * sizeof *tr2);
+            raid_sweep_trades_free(tr2, r->ncomb); /* the lists go, the arrays stay */
+            raid_sweep_trades_free(tr64, r->ncomb);
+        }
+        raid_sweep_series_free(&ser);
     }
     free(table), free(periods), free(row), free(fi), free(si), free(table2), free(st2);
     if (tr2)
@@ -345,7 +381,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         return st;
     }
     if (par) {
-        rep->passed = rep->violations <= rep->max_violations && rep->scan_mismatches == 0;
+        rep->passed = rep->violations <= rep->max_violations && rep->stat_violations == 0;
         *par = rep;
     }
     if (out)

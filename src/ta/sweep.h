@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "device/device.h"
 #include "raid/sweep.h"
 
 typedef struct raid_sweep_opts {
@@ -107,17 +108,34 @@ raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t 
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                            const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
 
-/* The trade scan of raid_sweep_cpu on ctx's device (sweep_cl.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The
- * trade scan on the device"): the same table, rows and options (every combination taken, none skipped).
- * Today only the integer part runs there: out[k].trades and out[k].exposure equal raid_sweep_cpu's (the
- * decisions compare the float64 values exactly), total_log_return, sharpe and max_drawdown are NaN (not
- * yet on the device). trades: NULL, or every combination's trade list, equal to raid_sweep_cpu's (prices
- * from s); device memory 12 (n - 1) bytes per combination then. Errors (raid_ctx_errmsg): RAID_EINVAL (a
- * row out of range), RAID_EUNSUPPORTED (sizes beyond int32, a value that does not split exactly into three
- * floats: beyond float's range or below 2^-100 or so), RAID_ENOMEM, the device layer's. */
-raid_status raid_sweep_cl_trades(raid_ctx *ctx, const raid_sweep_series *s, const double *ma, size_t nperiods,
-                                 const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
-                                 const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+/* ---- The device sweep (sweep_cl.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep") ---- */
+
+/* The scan of raid_sweep_cpu on ctx's device, from a table resident there: tab holds nperiods rows of
+ * s->n moving-average values as normalised double-floats (raid_ma_cl_table, or
+ * raid_sweep_cl_table_upload), NaN where undefined; combination k compares rows fast_idx[k] and
+ * slow_idx[k] (every combination taken, none skipped). The decisions compare the double-floats exactly,
+ * so on a table of double-float values the trades and the exposure equal raid_sweep_cpu's on the same
+ * values (hi + lo) bit for bit; total_log_return (the sum of the per-bar returns: the trades' log returns
+ * telescoped), sharpe (from the sum and the sum of squares) and max_drawdown (per-chunk peaks and
+ * minima) come from double-float partials per chunk combined in float64, within docs/ta_sweep.md's bound
+ * of the cpu path's. trades: NULL, or ncomb lists (as raid_sweep_cpu's; prices from s) from a second
+ * pass. Errors (raid_ctx_errmsg): RAID_EINVAL (a row out of range), RAID_EUNSUPPORTED (sizes beyond the
+ * kernel's 32-bit indices, more than 715,827,882 trades in one series), RAID_ENOMEM, the device
+ * layer's; on failure trades holds nothing to free. */
+raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const raid_buf *tab, size_t nperiods,
+                              const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
+                              const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+
+/* A host table ma[nperiods][n] (float64, NaN = undefined) onto the device as double-float pairs (hi =
+ * (float)v, lo = (float)(v - hi): v to about 2^-48) in *tab (acquired; the caller releases it). Errors:
+ * RAID_EUNSUPPORTED (a value beyond float's range, more than 2^30 values), RAID_ENOMEM, the device
+ * layer's; *tab zeroed on failure. */
+raid_status raid_sweep_cl_table_upload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, raid_buf *tab);
+
+/* The device table back as float64: ma[i] = (hi + lo) 2^escale (exact), NaN where hi is NaN. Errors:
+ * RAID_ENOMEM, the device layer's. */
+raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, size_t nperiods, size_t n, int escale,
+                                         double *ma);
 
 /* ---- The parity report (sweep_parity.c; include/raid/sweep.h, docs/ta_sweep.md "Parity report") ---- */
 
@@ -135,10 +153,19 @@ raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_
 /* An empty report for spec's checked path (listing capacity allocated); NULL when out of memory. */
 raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device);
 
+/* The bounds of |checked - float64| of total_log_return, sharpe and max_drawdown (bound[0..2]) of one
+ * combination whose trade lists are equal, a = the float64 path's statistics (docs/ta_sweep.md "The device
+ * sweep": u = 2^-53, R = sum over bars of |lc| (+ |lgap| + |lin| with fill at the open) + 2 trades |c|:
+ * bound[0] = 2u (n - 1 + trades) + 2^-45 R, bound[2] = 2 bound[0], bound[1] from them and a's sd; INFINITY
+ * when a's sd cannot be had: mean or sharpe 0). */
+void raid_sweep_stats_bound(const raid_sweep_series *s, const raid_sweep_opts *o, const raid_sweep_stats *a,
+                            double bound[3]);
+
 /* Compare combination (series, fast, slow) of series s: the float64 path's moving averages f64, s64, stats
- * a and trades ta against the checked path's fc, sc, b, tb (trades in time order). Adds to rep. */
-void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, int short_side, size_t series,
-                           int fast, int slow, const double *f64, const double *s64, const double *fc,
+ * a and trades ta against the checked path's fc, sc, b, tb (trades in time order). Adds to rep: shifted
+ * trades, and where the lists are equal the statistics against raid_sweep_stats_bound. */
+void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, const raid_sweep_opts *o,
+                           size_t series, int fast, int slow, const double *f64, const double *s64, const double *fc,
                            const double *sc, const raid_sweep_stats *a, const raid_sweep_trades *ta,
                            const raid_sweep_stats *b, const raid_sweep_trades *tb);
 

@@ -1,6 +1,8 @@
-/* The trade scan of the sweep on the device (kernels/ta_sweep.cl; docs/ta_sweep.md "The trade scan on the
- * device"): the table split exactly into three floats per value, one work-item per combination, the
- * trades' bars and sides and the bars in a position back, the prices and the exposure formed here. */
+/* The device sweep's scan (kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep"): the return bars cut
+ * by the chunk plan (src/device/chunk.h), one work-item per (chunk, combination), the per-chunk counts and
+ * double-float partials combined here in float64 in chunk order (a fixed order: bitwise reproducible), and
+ * the trade list by a second pass into slots from the counts' prefix sums. */
+#include "device/chunk.h"
 #include "device/device.h"
 #include "ta/sweep.h"
 
@@ -8,100 +10,226 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* v = h + m + l exactly in floats (h NaN for NaN); 0 when v does not split exactly (beyond float's range,
- * or l below its normal range). */
-static int split3(double v, float *o)
+/* Chunks of at least 256 return bars, at most 64 per series: enough work-items for a GPU with a few
+ * thousand combinations, a length that depends on n only (the results do not depend on the grid). */
+static size_t chunk_len(size_t n)
 {
-    if (isnan(v)) {
-        o[0] = o[1] = o[2] = NAN;
-        return 1;
-    }
-    const float h = (float)v;
-    const double r = v - (double)h;
-    const float m = (float)r;
-    const double q = r - (double)m;
-    const float l = (float)q;
-    o[0] = h, o[1] = m, o[2] = l;
-    return isfinite(h) && (double)l == q && (l == 0.0f || fabsf(l) >= 0x1p-126f);
+    const size_t bars = n - 1, len = (bars + 63) / 64;
+    return len < 256 ? 256 : len;
 }
 
-raid_status raid_sweep_cl_trades(raid_ctx *ctx, const raid_sweep_series *s, const double *ma, size_t nperiods,
-                                 const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
-                                 const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades)
+raid_status raid_sweep_cl_table_upload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, raid_buf *tab)
 {
-    const size_t n = s->n, nv = nperiods * n, cap = trades ? n - 1 : 0;
-    if (n > INT32_MAX / 2 || ncomb > INT32_MAX || nv > SIZE_MAX / 12 || (cap && ncomb > SIZE_MAX / 12 / cap))
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu bars x %zu combinations too large", n, ncomb);
+    memset(tab, 0, sizeof *tab);
+    const size_t nv = nperiods * n;
+    if (n == 0 || nperiods == 0 || nv / nperiods != n || nv > (size_t)INT32_MAX / 2)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu periods x %zu bars (at most 2^30 values)",
+                         nperiods, n);
+    float *h = malloc(2 * nv * sizeof *h);
+    if (!h)
+        return raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+    raid_status st = RAID_OK;
+    for (size_t i = 0; i < nv && st == RAID_OK; i++) {
+        if (isnan(ma[i]))
+            h[2 * i] = h[2 * i + 1] = NAN;
+        else if (!(fabs(ma[i]) < 0x1p127)) /* float's range (the split's hi) */
+            st = raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: moving average %.17g (row %zu, bar %zu) beyond "
+                           "float's range", ma[i], i / n, i % n);
+        else
+            raid_df_split(ma[i], &h[2 * i], &h[2 * i + 1]);
+    }
+    if (st == RAID_OK && ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * nv, tab)) != RAID_OK ||
+                          (st = raid_buf_upload(ctx, tab, 0, 2 * nv, h, 1, NULL)) != RAID_OK))
+        raid_buf_release(ctx, tab);
+    free(h);
+    return st;
+}
+
+raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, size_t nperiods, size_t n, int escale,
+                                         double *ma)
+{
+    const size_t nv = nperiods * n;
+    float *h = malloc(2 * nv * sizeof *h);
+    if (!h)
+        return raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+    const raid_status st = raid_buf_download(ctx, tab, 0, 2 * nv, h, 1, NULL);
+    for (size_t i = 0; st == RAID_OK && i < nv; i++)
+        ma[i] = isnan(h[2 * i]) ? NAN : ldexp((double)h[2 * i] + (double)h[2 * i + 1], escale);
+    free(h);
+    return st;
+}
+
+/* The kernel's arguments and launch (pass 0 or 1). */
+static raid_status scan(raid_ctx *ctx, raid_kernel *k, const raid_buf *b, size_t n, size_t ncomb, size_t nchunks,
+                        const raid_sweep_opts *o, const float *c, int pass)
+{
+    unsigned a = 0;
+    raid_status st;
+    const size_t local = 64, items = ncomb * nchunks, global = (items + local - 1) / local * local;
+    for (int i = 0; i < 5; i++)
+        if ((st = raid_arg_buf(ctx, k, a++, &b[i])) != RAID_OK)
+            return st;
+    const int32_t iv[5] = {(int32_t)n, (int32_t)ncomb, (int32_t)nchunks, o->short_side,
+                           o->fill == RAID_SWEEP_FILL_NEXT_OPEN};
+    for (int i = 0; i < 5; i++)
+        if ((st = raid_arg_int(ctx, k, a++, iv[i])) != RAID_OK)
+            return st;
+    if ((st = raid_arg_float(ctx, k, a++, c[0])) != RAID_OK || (st = raid_arg_float(ctx, k, a++, c[1])) != RAID_OK ||
+        (st = raid_arg_int(ctx, k, a++, pass)) != RAID_OK)
+        return st;
+    for (int i = 5; i < 9; i++)
+        if ((st = raid_arg_buf(ctx, k, a++, &b[i])) != RAID_OK)
+            return st;
+    ctx->timing.launches++;
+    return raid_launch(ctx, k, 1, &global, &local, NULL);
+}
+
+/* The float64 combine of combination k's chunk partials (chunk order) into *st. */
+static void combine(const int *cnt, const float *part, size_t k, size_t ncomb, size_t nchunks, size_t n,
+                    const raid_sweep_opts *o, raid_sweep_stats *st)
+{
+    double S = 0.0, SS = 0.0, P = 0.0, M = 0.0;
+    int64_t trades = 0, held = 0;
+    for (size_t j = 0; j < nchunks; j++) {
+        const size_t g = j * ncomb + k;
+        const float *p = part + 10 * g;
+        const double e = (double)p[0] + (double)p[1], ss = (double)p[2] + (double)p[3];
+        const double pk = (double)p[4] + (double)p[5], mn = (double)p[6] + (double)p[7], md = (double)p[8] + (double)p[9];
+        /* the drop from the peak so far to this chunk's minimum; then the new peak and level */
+        const double across = (P - S) - mn;
+        M = md > M ? md : M;
+        M = across > M ? across : M;
+        P = S + pk > P ? S + pk : P;
+        S += e;
+        SS += ss;
+        trades += cnt[2 * g];
+        held += cnt[2 * g + 1];
+    }
+    const double N = (double)(n - 1), mean = S / N;
+    double var = (SS - S * mean) / (N - 1.0);
+    if (var < 0.0)
+        var = 0.0;
+    const double sd = sqrt(var);
+    st->trades = trades;
+    st->total_log_return = S;
+    st->sharpe = sd > 0.0 ? mean / sd * sqrt(o->bars_per_year) : 0.0;
+    st->max_drawdown = M;
+    st->exposure = (double)held / N;
+}
+
+raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const raid_buf *tab, size_t nperiods,
+                              const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
+                              const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades)
+{
+    const size_t n = s->n;
+    const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
+    if (trades)
+        memset(trades, 0, ncomb * sizeof *trades);
+    if (ncomb == 0)
+        return RAID_OK;
+    if (n < 3 || n > (size_t)INT32_MAX / 2 || ncomb > (size_t)INT32_MAX / 64 || tab->n < 2 * nperiods * n)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu bars x %zu combinations", n, ncomb);
     for (size_t k = 0; k < ncomb; k++)
         if (fast_idx[k] >= nperiods || slow_idx[k] >= nperiods)
             return raid_fail(ctx, RAID_EINVAL, "sweep on a device: combination %zu: row out of range", k);
-    float *t3 = malloc(3 * nv * sizeof *t3);
-    int *cnt = malloc(ncomb * sizeof *cnt), *held = malloc(ncomb * sizeof *held);
-    int *tr = cap ? malloc(3 * ncomb * cap * sizeof *tr) : NULL;
+    raid_chunk_plan plan = {0};
+    const int64_t bars[2] = {1, (int64_t)n};
+    if (raid_plan_build(&plan, bars, 1, chunk_len(n)) != RAID_OK)
+        return raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+    const size_t nch = plan.nchunks, items = nch * ncomb, nret = at_open ? 3 : 1;
+    uint32_t *chunks = malloc(2 * nch * sizeof *chunks);
+    float *ret = malloc(2 * nret * n * sizeof *ret), *part = malloc(10 * items * sizeof *part);
+    int *cnt = malloc(2 * items * sizeof *cnt), *base = NULL, *tr = NULL;
     raid_status st = RAID_OK;
-    if (!t3 || !cnt || !held || (cap && !tr))
-        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
-    for (size_t i = 0; st == RAID_OK && i < nv; i++)
-        if (!split3(ma[i], t3 + 3 * i))
-            st = raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: moving average %.17g (row %zu, bar %zu) does "
-                           "not split exactly into three floats", ma[i], i / n, i % n);
-    raid_buf b_ma = {0}, b_f = {0}, b_s = {0}, b_cnt = {0}, b_held = {0}, b_tr = {0};
+    /* b: tab, fidx, sidx, chunks, ret, cnt, part, base, tr (the kernel's buffer arguments in order) */
+    raid_buf b[9] = {*tab};
     raid_kernel *k = NULL;
-    if (st == RAID_OK &&
-        ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 3 * nv, &b_ma)) != RAID_OK ||
-         (st = raid_buf_acquire(ctx, RAID_DT_UINT, ncomb, &b_f)) != RAID_OK ||
-         (st = raid_buf_acquire(ctx, RAID_DT_UINT, ncomb, &b_s)) != RAID_OK ||
-         (st = raid_buf_acquire(ctx, RAID_DT_INT, ncomb, &b_cnt)) != RAID_OK ||
-         (st = raid_buf_acquire(ctx, RAID_DT_INT, ncomb, &b_held)) != RAID_OK ||
-         (st = raid_buf_acquire(ctx, RAID_DT_INT, cap ? 3 * ncomb * cap : 1, &b_tr)) != RAID_OK ||
-         (st = raid_buf_upload(ctx, &b_ma, 0, 3 * nv, t3, 1, NULL)) != RAID_OK ||
-         (st = raid_buf_upload(ctx, &b_f, 0, ncomb, fast_idx, 1, NULL)) != RAID_OK ||
-         (st = raid_buf_upload(ctx, &b_s, 0, ncomb, slow_idx, 1, NULL)) != RAID_OK ||
-         (st = raid_kernel_get(ctx, "ta_sweep.cl", "ta_sweep_trades", raid_tune_build_options(ctx), &k)) != RAID_OK)) {
-        /* st holds the first failure (reported by the device layer); the buffers are released below */
+    if (!chunks || !ret || !part || !cnt) {
+        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+        goto done;
     }
-    if (st == RAID_OK) {
-        unsigned a = 0;
-        const size_t local = 64, global = (ncomb + local - 1) / local * local;
-        if ((st = raid_arg_buf(ctx, k, a++, &b_ma)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b_f)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, &b_s)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, (int32_t)n)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, (int32_t)ncomb)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, o->short_side)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, o->fill == RAID_SWEEP_FILL_NEXT_OPEN)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, (int32_t)cap)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, &b_cnt)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b_held)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, &b_tr)) != RAID_OK || (st = raid_launch(ctx, k, 1, &global, &local, NULL)) != RAID_OK ||
-            (st = raid_buf_download(ctx, &b_cnt, 0, ncomb, cnt, 1, NULL)) != RAID_OK ||
-            (st = raid_buf_download(ctx, &b_held, 0, ncomb, held, 1, NULL)) != RAID_OK ||
-            (cap && (st = raid_buf_download(ctx, &b_tr, 0, 3 * ncomb * cap, tr, 1, NULL)) != RAID_OK)) {
-            /* st holds the first failure */
+    for (size_t j = 0; j < nch; j++)
+        chunks[2 * j] = (uint32_t)plan.chunks[j].start, chunks[2 * j + 1] = plan.chunks[j].len;
+    const double *src[3] = {s->lc, s->lgap, s->lin};
+    for (size_t a = 0; a < nret; a++) {
+        ret[2 * a * n] = ret[2 * a * n + 1] = 0.0f; /* bar 0: unused */
+        for (size_t t = 1; t < n; t++)
+            raid_df_split(src[a][t], &ret[2 * (a * n + t)], &ret[2 * (a * n + t) + 1]);
+    }
+    float c[2];
+    raid_df_split(log1p(-o->cost_bps * 1e-4), &c[0], &c[1]);
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, ncomb, &b[1])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, ncomb, &b[2])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nch, &b[3])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * nret * n, &b[4])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_INT, 2 * items, &b[5])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 10 * items, &b[6])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_INT, trades ? items : 1, &b[7])) != RAID_OK ||
+        (st = raid_buf_upload(ctx, &b[1], 0, ncomb, fast_idx, 1, NULL)) != RAID_OK ||
+        (st = raid_buf_upload(ctx, &b[2], 0, ncomb, slow_idx, 1, NULL)) != RAID_OK ||
+        (st = raid_buf_upload(ctx, &b[3], 0, 2 * nch, chunks, 1, NULL)) != RAID_OK ||
+        (st = raid_buf_upload(ctx, &b[4], 0, 2 * nret * n, ret, 1, NULL)) != RAID_OK ||
+        (st = raid_kernel_get(ctx, "ta_sweep.cl", "ta_sweep_scan", raid_tune_build_options(ctx), &k)) != RAID_OK)
+        goto done;
+    b[8] = b[7]; /* pass 0 writes no trade: any buffer */
+    if ((st = scan(ctx, k, b, n, ncomb, nch, o, c, 0)) != RAID_OK ||
+        (st = raid_buf_download(ctx, &b[5], 0, 2 * items, cnt, 1, NULL)) != RAID_OK ||
+        (st = raid_buf_download(ctx, &b[6], 0, 10 * items, part, 1, NULL)) != RAID_OK)
+        goto done;
+    for (size_t kk = 0; kk < ncomb; kk++)
+        combine(cnt, part, kk, ncomb, nch, n, o, &out[kk]);
+    if (!trades)
+        goto done;
+    /* pass 1: the slots (combination-major: combination k's trades in chunk order) and the lists */
+    size_t total = 0;
+    if (!(base = malloc(items * sizeof *base))) {
+        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+        goto done;
+    }
+    for (size_t kk = 0; kk < ncomb; kk++)
+        for (size_t j = 0; j < nch; j++) {
+            base[j * ncomb + kk] = (int)total;
+            total += (size_t)cnt[2 * (j * ncomb + kk)];
+            if (total > (size_t)INT32_MAX / 3) {
+                st = raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: more than %d trades in one series",
+                               INT32_MAX / 3);
+                goto done;
+            }
         }
+    b[8] = (raid_buf){0};
+    if (!(tr = malloc((total ? 3 * total : 1) * sizeof *tr))) {
+        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory for %zu trades", total);
+        goto done;
     }
-    if (k)
-        raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &b_ma), raid_buf_release(ctx, &b_f), raid_buf_release(ctx, &b_s);
-    raid_buf_release(ctx, &b_cnt), raid_buf_release(ctx, &b_held), raid_buf_release(ctx, &b_tr);
-    const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
-    for (size_t c = 0; st == RAID_OK && c < ncomb; c++) {
-        out[c] = (raid_sweep_stats){cnt[c], NAN, NAN, NAN, (double)held[c] / (double)(n - 1)};
-        if (!trades)
-            continue;
-        trades[c].v = NULL, trades[c].n = 0;
-        if (cnt[c] == 0)
-            continue;
-        if (!(trades[c].v = malloc((size_t)cnt[c] * sizeof *trades[c].v))) {
-            raid_sweep_trades_free(trades, c);
+    if ((st = raid_buf_upload(ctx, &b[7], 0, items, base, 1, NULL)) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_INT, total ? 3 * total : 1, &b[8])) != RAID_OK ||
+        (st = scan(ctx, k, b, n, ncomb, nch, o, c, 1)) != RAID_OK ||
+        (total && (st = raid_buf_download(ctx, &b[8], 0, 3 * total, tr, 1, NULL)) != RAID_OK))
+        goto done;
+    const double *fp = at_open ? s->open : s->close;
+    size_t at = 0;
+    for (size_t kk = 0; kk < ncomb && st == RAID_OK; kk++) {
+        const size_t m = (size_t)out[kk].trades;
+        if (m && !(trades[kk].v = malloc(m * sizeof *trades[kk].v))) {
+            raid_sweep_trades_free(trades, kk);
             st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
             break;
         }
-        trades[c].n = (size_t)cnt[c];
-        for (size_t i = 0; i < (size_t)cnt[c]; i++) {
-            const int *x = tr + 3 * (c * cap + i);
-            const int side = x[2] > 0 ? 1 : -1, final = x[2] == 2 || x[2] == -2;
-            const double *fp = at_open ? s->open : s->close;
-            trades[c].v[i] = (raid_sweep_trade){x[0], x[1], fp[x[0]], final ? s->close[x[1]] : fp[x[1]], side};
+        trades[kk].n = m;
+        for (size_t i = 0; i < m; i++, at++) {
+            const int *x = tr + 3 * at;
+            const int final = x[1] < 0;
+            const int64_t exit_bar = final ? -(int64_t)x[1] - 1 : x[1];
+            trades[kk].v[i] = (raid_sweep_trade){x[0], exit_bar, fp[x[0]], final ? s->close[exit_bar] : fp[exit_bar], x[2]};
         }
     }
-    free(t3), free(cnt), free(held), free(tr);
+done:
+    raid_kernel_put(ctx, k);
+    if (b[8].h != b[7].h)
+        raid_buf_release(ctx, &b[8]);
+    for (int i = 1; i < 8; i++)
+        raid_buf_release(ctx, &b[i]);
+    raid_plan_free(&plan);
+    free(chunks), free(ret), free(part), free(cnt), free(base), free(tr);
     return st;
 }

@@ -158,7 +158,7 @@ static void shifted(raid_sweep_parity_report *rep, const raid_sweep_series *s, i
         rep->listed[rep->nlisted++] = (raid_sweep_shift){.series = series, .fast = fast, .slow = slow,
                                                          .path = path, .trade = *t, .margin = m < 0.0 ? NAN : m,
                                                          .tie = tie};
-    rep->passed = rep->violations <= rep->max_violations && rep->scan_mismatches == 0;
+    rep->passed = rep->violations <= rep->max_violations && rep->stat_violations == 0;
 }
 
 static int same(const raid_sweep_trade *a, const raid_sweep_trade *b)
@@ -166,11 +166,42 @@ static int same(const raid_sweep_trade *a, const raid_sweep_trade *b)
     return a->entry_bar == b->entry_bar && a->exit_bar == b->exit_bar && a->side == b->side;
 }
 
-void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, int short_side, size_t series,
-                           int fast, int slow, const double *f64, const double *s64, const double *fc,
+void raid_sweep_stats_bound(const raid_sweep_series *s, const raid_sweep_opts *o, const raid_sweep_stats *a,
+                            double bound[3])
+{
+    const double u = 0x1p-53, c = fabs(log1p(-o->cost_bps * 1e-4));
+    const size_t n = s->n;
+    const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN && s->lgap;
+    double R = 0.0, rmax = 0.0;
+    for (size_t t = 1; t < n; t++) {
+        const double m = fabs(s->lc[t]) + (at_open ? fabs(s->lgap[t]) + fabs(s->lin[t]) : 0.0);
+        R += m;
+        rmax = m > rmax ? m : rmax;
+    }
+    const double T = a->trades > 0 ? (double)a->trades : 0.0, N = (double)(n - 1);
+    R += 2.0 * T * c;
+    rmax += 3.0 * c;
+    const double bt = 2.0 * u * (N + T) + 0x1p-45 * R;
+    bound[0] = bt;
+    bound[2] = 2.0 * bt;
+    bound[1] = INFINITY; /* the sharpe ratio: from the float64 path's sd, when it can be had */
+    const double mean = a->total_log_return / N;
+    if (mean != 0.0 && a->sharpe != 0.0 && isfinite(a->sharpe)) {
+        const double sd = sqrt(o->bars_per_year) * mean / a->sharpe;
+        const double dvar = rmax * (0x1p-44 * R + 4.0 * bt) / (N - 1.0);
+        const double a1 = sqrt(dvar), a2 = dvar / (2.0 * sd), dsd = a1 < a2 ? a1 : a2;
+        if (sd > dsd)
+            bound[1] = sqrt(o->bars_per_year) * (bt / N + fabs(mean) * dsd / sd) / (sd - dsd);
+    }
+}
+
+void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, const raid_sweep_opts *o,
+                           size_t series, int fast, int slow, const double *f64, const double *s64, const double *fc,
                            const double *sc, const raid_sweep_stats *a, const raid_sweep_trades *ta,
                            const raid_sweep_stats *b, const raid_sweep_trades *tb)
 {
+    const int short_side = o->short_side;
+    const int64_t shifted_before = rep->shifted;
     rep->combos++;
     rep->trades += a->trades;
     rep->trades_checked += b->trades;
@@ -194,6 +225,23 @@ void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_serie
             shifted(rep, s, short_side, series, fast, slow, f64, s64, fc, sc, 1, &tb->v[j++]);
         }
     }
+    if (rep->shifted != shifted_before)
+        return;
+    /* equal trade lists: equal counts and exposures, the other statistics within the bound */
+    double bound[3];
+    raid_sweep_stats_bound(s, o, a, bound);
+    const double dv[3] = {fabs(a->total_log_return - b->total_log_return), fabs(a->sharpe - b->sharpe),
+                          fabs(a->max_drawdown - b->max_drawdown)};
+    int bad = a->trades != b->trades || a->exposure != b->exposure;
+    for (int i = 0; i < 3; i++) {
+        if (!(dv[i] <= bound[i])) /* NaN too */
+            bad = 1;
+        else if (isfinite(bound[i]) && bound[i] > 0.0 && dv[i] / bound[i] > rep->max_stat_ratio)
+            rep->max_stat_ratio = dv[i] / bound[i];
+    }
+    rep->stat_checked++;
+    rep->stat_violations += (size_t)bad;
+    rep->passed = rep->violations <= rep->max_violations && rep->stat_violations == 0;
 }
 
 raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
@@ -203,10 +251,12 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
     const char *path = r->formulation == RAID_SWEEP_PREFIX
                            ? "float32 prefix-sum moving averages on the host (the trap)"
                        : r->precision == RAID_SWEEP_PRECISION_F32
-                           ? "plain float32 direct-sum moving averages (emulated on the host)"
+                           ? (r->on_device ? "plain float32 direct-sum moving averages on the device"
+                                           : "plain float32 direct-sum moving averages (emulated on the host)")
                        : r->on_device ? "double-float moving averages on the device"
-                                          : "float64 moving averages on the host (no device: equal by construction)";
-    fprintf(f, "parity: float64 cpu path against %s, the same trade semantics\n", path);
+                                      : "float64 moving averages on the host (no device: equal by construction)";
+    fprintf(f, "parity: float64 cpu path against %s, %s\n", path,
+            r->on_device ? "trades and statistics scanned on the device" : "the same scan on the host");
     fprintf(f, "parity: combinations %zu, trades %lld (float64) %lld (checked)\n", r->combos, (long long)r->trades,
             (long long)r->trades_checked);
     fprintf(f, "parity: combinations whose trade count differs %zu; largest trade-count drift %lld\n",
@@ -217,9 +267,8 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
             (long long)r->shifted, (long long)all, all ? (double)r->shifted / (double)all : 0.0,
             r->tie_rel > 1e-12 ? "float32 ties" : "float64 ties", r->tie_rel,
             (long long)r->ties);
-    if (r->scan_on_device)
-        fprintf(f, "parity: the checked trades' counts and exposures scanned on the device too: %zu combinations "
-                   "differ from the host scan (threshold 0)\n", r->scan_mismatches);
+    fprintf(f, "parity: statistics of the %zu combinations with equal trades: outside the bound %zu (threshold 0); "
+               "largest |delta| / bound %.3g\n", r->stat_checked, r->stat_violations, r->max_stat_ratio);
     fprintf(f, "parity: shifted trades outside ties %lld (threshold %lld): %s\n", (long long)r->violations,
             (long long)r->max_violations, r->passed ? "PASSED" : "FAILED");
     if (r->nlisted)
