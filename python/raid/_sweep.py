@@ -1,6 +1,7 @@
 """The moving-average crossover sweep through the library's sweep API (include/raid/sweep.h):
 raid_sweep_run_arrays on numpy arrays (one series, or ragged series by offsets), pandas Series and
-DataFrames (one series per symbol, as `raid sweep` reads its CSV). float64 cpu path (docs/ta_sweep.md)."""
+DataFrames (one series per symbol, as `raid sweep` reads its CSV); the float64 cpu path or the device
+sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
@@ -26,7 +27,7 @@ def _range(r, name):
     return (v[0], v[0], 1) if len(v) == 1 else (v[0], v[1], v[2] if len(v) == 3 else 1)
 
 
-def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades):
+def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precision="df", formulation="direct"):
     s = ffi.new("raid_sweep_spec *")
     lib.raid_sweep_spec_default(s)
     s.ma = _stat(ma)
@@ -39,6 +40,12 @@ def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades):
     s.cost_bps = float(cost_bps)
     s.bars_per_year = float(bars_per_year)
     s.keep_trades = 1 if trades else 0
+    if precision not in ("df", "f32"):
+        raise ValueError(f"precision must be 'df' or 'f32', not {precision!r}")
+    if formulation not in ("direct", "prefix"):
+        raise ValueError(f"formulation must be 'direct' or 'prefix', not {formulation!r}")
+    s.precision = lib.RAID_SWEEP_PRECISION_DF if precision == "df" else lib.RAID_SWEEP_PRECISION_F32
+    s.formulation = lib.RAID_SWEEP_DIRECT if formulation == "direct" else lib.RAID_SWEEP_PREFIX
     check(lib.raid_sweep_spec_check(s))
     return s
 
@@ -102,7 +109,7 @@ def _frames(r, names, trades):
 
 def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
           bars_per_year=252, trades=False, open=None, offsets=None, close_col=None, open_col=None,
-          symbol_col=None, device=None):
+          symbol_col=None, device=None, precision="df", formulation="direct"):
     """Backtests of the moving-average crossover over a grid of (fast, slow) periods (docs/ta_sweep.md).
 
     Long when MA(fast) > MA(slow) at bar t (both defined), flat otherwise (short instead with short=True);
@@ -119,9 +126,11 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
 
     Returns a DataFrame [symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,exposure (the rows of
     `raid sweep`'s CSV); with trades=True a pair (that, trades DataFrame [symbol,]fast,slow,entry_bar,
-    exit_bar,entry_price,exit_price,side). device: as raid.context (today every device runs the float64 cpu
-    path). Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
-    spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades)
+    exit_bar,entry_price,exit_price,side). device: as raid.context: "cpu" the float64 path, a device the
+    device sweep (moving averages, trades and statistics there: the float64 trades except at float64
+    ties, statistics within docs/ta_sweep.md's bound). precision "df" or "f32" (plain float32 sums),
+    formulation "direct" or "prefix" (the float32 prefix-sum trap), as `raid sweep`. Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
+    spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precision, formulation)
     names = None
     if isinstance(x, pd.DataFrame):
         cc = _column(x, close_col, "close")

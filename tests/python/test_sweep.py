@@ -103,3 +103,25 @@ def test_errors():
         raid.sweep(x, fast=2, slow=3, fill="next-open")
     with pytest.raises(KeyError, match="missing column 'px'"):
         raid.sweep(pd.DataFrame({"close": x}), close_col="px")
+
+
+def test_precision_and_device(tmp_path):
+    """precision/formulation as the CLI's; the device sweep (OpenCL, PoCL in CI) against the float64 path:
+    equal trades on a random walk, statistics within 1e-12."""
+    rng = np.random.default_rng(7)
+    close = 30000 * np.exp(np.cumsum(rng.normal(0, 0.01, 3000)))
+    ref = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="cpu")
+    f32 = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="cpu", precision="f32")
+    assert len(f32) == len(ref)
+    trap = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="cpu", formulation="prefix")
+    assert (trap["trades"] != ref["trades"]).any()
+    with pytest.raises(ValueError, match="precision"):
+        raid.sweep(close, precision="f16")
+    with pytest.raises(raid.RaidError, match="applies to hma, wma and mean"):
+        raid.sweep(close, ma="ema", precision="f32")
+    if len(raid.devices()) == 0:
+        pytest.skip("no OpenCL device")
+    dev = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="opencl")
+    assert (dev["trades"] == ref["trades"]).all() and (dev["exposure"] == ref["exposure"]).all()
+    for k in ("total_log_return", "sharpe", "max_drawdown"):
+        assert np.max(np.abs(dev[k] - ref[k])) < 1e-12
