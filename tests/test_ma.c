@@ -6,8 +6,11 @@
 #include "support.h"
 
 #include "raid.h"
+#include "ta/ma_internal.h"
 
+#include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,12 +244,204 @@ static void test_prefix_trap(void **state)
             }
         }
         printf("prefix trap: price ~30,000, %zu bars, window %lld: float32 prefix-sum WMA max relative error %.3g; "
-               "float64 direct WMA against long double %.3g\n", n, (long long)w, worst, worst64);
+               "float64 WMA against long double %.3g\n", n, (long long)w, worst, worst64);
         assert_true(worst > 1.0);   /* the trap: wrong by more than the price itself */
-        assert_true(worst64 < 2.3e-16); /* the direct float64 sums: within about one rounding */
+        assert_true(worst64 < 2.3e-16); /* the float64 path: within about one rounding */
         assert_true(isnan(pre[w - 2]) && !isnan(pre[w - 1]));
     }
     free(x), free(f64), free(pre);
+}
+
+/* The exact window sums (docs/ta.md, "Precision"): where a block's values fit 128-bit fixed point the
+ * outputs are the float64 nearest the exact sum (then divided by n, n(n+1)/2 or n(n-1)); elsewhere the
+ * direct compensated sums. Held to: the correctly rounded value (a __float128 sum, exact for these
+ * windows) on a price series; the direct path (raid_ma_window_direct) within the bound on adversarial
+ * series; ties to even; bitwise the same on 1 and 2 threads. */
+
+/* |a - b| <= 2u |b| + gamma_{m-1}^2 sabs (+ the divisions' roundings): both within u |S| + their
+ * accumulation error of the exact S (the exact path: none; the direct path: Ogita, Rump and Oishi's Sum2
+ * bound with m terms). */
+static int within(double a, double b, double sabs, int64_t m, double den)
+{
+    const double u = DBL_EPSILON / 2, g = (double)(m - 1) * u / (1 - (double)(m - 1) * u);
+    return fabs(a - b) <= 4 * u * fabs(b) + (g * g * sabs) / den * 1.0000001;
+}
+
+/* out (raid_ma_compute) against the direct path, every output within the bound, NaN identical. */
+static void check_vs_direct(raid_ma_stat s, const double *x, size_t len, int64_t n, const double *out,
+                            size_t *ndiff)
+{
+    double *d = malloc(len * sizeof *d);
+    assert_non_null(d);
+    raid_ma_window_direct(s, x, (int64_t)len, n, d);
+    const double den = s == RAID_MA_MEAN ? (double)n : s == RAID_MA_WMA ? (double)n * (n + 1) / 2.0 : 1.0;
+    for (size_t t = 0; t < len; t++) {
+        if (isnan(out[t]) || isnan(d[t])) {
+            assert_true(isnan(out[t]) && isnan(d[t]));
+            continue;
+        }
+        if (out[t] == d[t])
+            continue;
+        ++*ndiff;
+        double sabs = 0;
+        for (int64_t j = 0; j < n; j++) {
+            const double v = x[t - (size_t)j];
+            sabs += s == RAID_MA_SUMSQ ? v * v : s == RAID_MA_WMA ? (double)(n - j) * fabs(v) : fabs(v);
+        }
+        if (s == RAID_MA_VAR) { /* the two-pass direct path: relative to the variance */
+            if (!(fabs(out[t] - d[t]) <= 8 * DBL_EPSILON * d[t]))
+                fail_msg("var(%lld)[%zu]: %.17g, direct %.17g", (long long)n, t, out[t], d[t]);
+        } else if (!within(out[t], d[t], sabs, s == RAID_MA_WMA || s == RAID_MA_SUMSQ ? 2 * n : n, den))
+            fail_msg("%s(%lld)[%zu]: %.17g, direct %.17g", raid_ma_stat_name(s), (long long)n, t, out[t], d[t]);
+    }
+    free(d);
+}
+
+static void test_exact_prices(void **state)
+{
+    (void)state;
+    const size_t len = 150000;
+    double *x = malloc(len * sizeof *x), *out = malloc(len * sizeof *x);
+    assert_non_null(x), assert_non_null(out);
+    uint64_t seed = 11;
+    double p = 30000;
+    for (size_t i = 0; i < len; i++) {
+        p *= exp(0.002 * (urand(&seed) - 0.5));
+        x[i] = p;
+    }
+    const int64_t wins[] = {1, 2, 3, 5, 10, 31, 64, 100, 200, 257, 500};
+    const raid_ma_stat stats[] = {RAID_MA_SUM, RAID_MA_MEAN, RAID_MA_WMA, RAID_MA_SUMSQ, RAID_MA_VAR};
+    for (size_t k = 0; k < sizeof wins / sizeof *wins; k++)
+        for (size_t q = 0; q < sizeof stats / sizeof *stats; q++) {
+            const raid_ma_stat s = stats[q];
+            const int64_t n = wins[k];
+            assert_int_equal(ma1(s, n, x, len, out), RAID_OK);
+            size_t ndiff = 0, nref = 0;
+            check_vs_direct(s, x, len, n, out, &ndiff);
+#ifdef __SIZEOF_FLOAT128__
+            /* sum and the WMA's sum of j x are exact in __float128 here (multiples of 2^-38 below 2^33):
+             * the exact path is its rounding, bit for bit, then the same division */
+            for (size_t t = (size_t)n - 1; s <= RAID_MA_WMA && s != RAID_MA_SUMSQ && s != RAID_MA_VAR && t < len;
+                 t += (t % 4096 < 8 || t % 4096 > 4088) ? 1 : 41) {
+                __float128 acc = 0;
+                for (int64_t j = 0; j < n; j++)
+                    acc += (__float128)(s == RAID_MA_WMA ? (double)(j + 1) : 1.0) * x[t + 1 - (size_t)n + (size_t)j];
+                const double r = (double)acc, den = s == RAID_MA_SUM ? 1.0 : s == RAID_MA_MEAN ? (double)n
+                                                                             : (double)n * (n + 1) / 2.0;
+                if (out[t] != r / den)
+                    fail_msg("%s(%lld)[%zu]: %.17g, correctly rounded %.17g", raid_ma_stat_name(s), (long long)n, t,
+                             out[t], r / den);
+                nref++;
+            }
+            /* var: against a two-pass __float128 evaluation (its own error below 1e-28 relative here):
+             * within 2u + u^2 relative (the exact numerator rounded once, then the division) */
+            for (size_t t = (size_t)n - 1; s == RAID_MA_VAR && n > 1 && t < len; t += 41) {
+                __float128 m = 0, v = 0;
+                for (int64_t j = 0; j < n; j++)
+                    m += x[t - (size_t)j];
+                m /= n;
+                for (int64_t j = 0; j < n; j++)
+                    v += (x[t - (size_t)j] - m) * (x[t - (size_t)j] - m);
+                const double r = (double)(v / (n - 1));
+                if (!(fabs(out[t] - r) <= 1.0000001 * DBL_EPSILON * r))
+                    fail_msg("var(%lld)[%zu]: %.17g, __float128 %.17g", (long long)n, t, out[t], r);
+                nref++;
+            }
+#endif
+            if (n == 10 || n == 200 || n == 500)
+                printf("exact path, %s(%lld), %zu bars near 30,000: %zu of %zu outputs differ from the direct "
+                       "compensated sums (within the bound); %zu checked against __float128\n",
+                       raid_ma_stat_name(s), (long long)n, len, ndiff, len - (size_t)n + 1, nref);
+        }
+    /* threads: the same bits on 1 and 2 (blocks fixed by the run) */
+    double *o1 = malloc(len * sizeof *o1);
+    assert_non_null(o1);
+    const int nt = omp_get_max_threads();
+    for (int q = 0; q < 2; q++) {
+        const raid_ma_stat s = q ? RAID_MA_HMA : RAID_MA_WMA;
+        omp_set_num_threads(1);
+        assert_int_equal(ma1(s, 37, x, len, o1), RAID_OK);
+        omp_set_num_threads(2);
+        assert_int_equal(ma1(s, 37, x, len, out), RAID_OK);
+        assert_memory_equal(o1, out, len * sizeof *out);
+    }
+    omp_set_num_threads(nt);
+    free(x), free(out), free(o1);
+}
+
+static void test_exact_adversarial(void **state)
+{
+    (void)state;
+    enum { LEN = 20000 };
+    double *x = malloc(LEN * sizeof *x), *out = malloc(LEN * sizeof *x);
+    assert_non_null(x), assert_non_null(out);
+    uint64_t seed = 5;
+    const raid_ma_stat stats[] = {RAID_MA_SUM, RAID_MA_MEAN, RAID_MA_WMA, RAID_MA_SUMSQ, RAID_MA_VAR};
+    for (int kind = 0; kind < 5; kind++) {
+        for (size_t i = 0; i < LEN; i++) {
+            const double r = urand(&seed);
+            switch (kind) {
+            case 0: /* huge then tiny, in runs: blocks holding both fall back to the direct sums */
+                x[i] = (i / 3000) % 2 ? 1e100 * (0.5 + r / 2) : 1e-100 * (1 + r);
+                break;
+            case 1: /* alternating signs, sums near zero */
+                x[i] = (i % 2 ? -1 : 1) * (1000 + r * 1e-6);
+                break;
+            case 2: /* a wide but fitting range: 1e-5 .. 1e5 */
+                x[i] = pow(10, 10 * r - 5) * (r < 0.5 ? -1 : 1);
+                break;
+            case 3: /* prices with one value near the underflow threshold (its blocks fall back) */
+                x[i] = 30000 + 100 * r;
+                if (i == 9000)
+                    x[i] = 1e-300;
+                break;
+            default: /* exact zeros and integers */
+                x[i] = r < 0.3 ? 0.0 : floor(r * 1e6) - 5e5;
+            }
+        }
+        const int64_t wins[] = {1, 2, 7, 64, 300, 5000};
+        for (size_t k = 0; k < sizeof wins / sizeof *wins; k++)
+            for (size_t q = 0; q < sizeof stats / sizeof *stats; q++) {
+                if (kind == 0 && stats[q] == RAID_MA_VAR)
+                    continue; /* the two-pass direct variance of 1e100 beside 1e-100: not a reference */
+                if (wins[k] == 5000 && q > 2)
+                    continue; /* time */
+                size_t ndiff = 0;
+                assert_int_equal(ma1(stats[q], wins[k], x, LEN, out), RAID_OK);
+                check_vs_direct(stats[q], x, LEN, wins[k], out, &ndiff);
+                if (wins[k] == 1 && stats[q] != RAID_MA_VAR)
+                    for (size_t t = 0; t < LEN; t++)
+                        assert_true(out[t] == (stats[q] == RAID_MA_SUMSQ ? x[t] * x[t] : x[t]));
+                if (kind == 4 && stats[q] == RAID_MA_SUM)
+                    assert_int_equal(ndiff, 0); /* integers: both exact */
+            }
+    }
+    /* windows longer than the runs: each run alone, NaN positions as before */
+    for (size_t i = 0; i < LEN; i++)
+        x[i] = urand(&seed) < 0.002 ? NA : 100 + urand(&seed);
+    for (size_t q = 0; q < sizeof stats / sizeof *stats; q++) {
+        assert_int_equal(ma1(stats[q], 700, x, LEN, out), RAID_OK);
+        for (size_t t = 0; t < LEN;) {
+            size_t e = t;
+            while (e < LEN && !isnan(x[e]))
+                e++;
+            size_t nd = 0;
+            if (e > t)
+                check_vs_direct(stats[q], x + t, e - t, 700, out + t, &nd);
+            if (e < LEN)
+                assert_true(isnan(out[e]));
+            t = e + 1;
+        }
+    }
+    free(x), free(out);
+    /* ties to even and the sticky bit of the conversion */
+    expect(RAID_MA_SUM, 2, (double[]){0x1p60, 0x1p7}, 2, (double[]){NA, 0x1p60}, 0);
+    expect(RAID_MA_SUM, 2, (double[]){-0x1p60, -0x1p7}, 2, (double[]){NA, -0x1p60}, 0);
+    expect(RAID_MA_SUM, 2, (double[]){0x1p60 + 0x1p8, 0x1p7}, 2, (double[]){NA, 0x1p60 + 0x1p9}, 0);
+    expect(RAID_MA_SUM, 3, (double[]){0x1p100, 0x1p47, 1}, 3, (double[]){NA, NA, 0x1p100 + 0x1p48}, 0);
+    expect(RAID_MA_SUM, 2, (double[]){0x1p100, 0x1p47}, 2, (double[]){NA, 0x1p100}, 0);
+    expect(RAID_MA_SUM, 3, (double[]){0x1p80, 1, -0x1p80}, 3, (double[]){NA, NA, 1}, 0);
+    expect(RAID_MA_VAR, 3, (double[]){1e8 + 1, 1e8 + 2, 1e8 + 3}, 3, (double[]){NA, NA, 1}, 0);
 }
 
 /* raid ma: output, symbols, dates as given, errors with FILE:LINE:COL and no partial output. */
@@ -332,7 +527,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_stats), cmocka_unit_test(test_ema_hma),  cmocka_unit_test(test_window_one_and_long),
         cmocka_unit_test(test_nan_rules),    cmocka_unit_test(test_segments), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_prefix_trap),  cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_prefix_trap),  cmocka_unit_test(test_exact_prices),
+        cmocka_unit_test(test_exact_adversarial), cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,12 +27,16 @@
  *   - A window longer than the series (or than a run) gives NAN throughout (TTR stops with an error).
  *   - wma with n = 1 is x itself (TTR 0.24 also sets its first value NA: a quirk not copied).
  *
- * Precision: float64 throughout on the host, every window summed directly (never a running sum that adds
- * and subtracts) with compensated (TwoSum, src/core/dd.h) accumulation, products j x with their exact
- * rounding error (fma): each output is within a few units in the last place of the exact value of its
- * formula (var: the two-pass formula, mean first). Cost O(n) per output (O(len n) per series). These are
- * the oracle of the device kernels (docs/ta.md "The device path and its bound"). EMA follows TTR's recursion operation for
- * operation (the seed's sum compensated).
+ * Precision: float64 results of exact sums. sum and sumsq are the float64 nearest the exact window sum;
+ * mean, wma and var that nearest value (var: of its exact numerator n sum x^2 - (sum x)^2) divided by n,
+ * n(n+1)/2 or n(n-1) in float64 (within 2u + u^2 relative, u = 2^-53). The sums are integers in 128-bit
+ * fixed point, kept by O(1) running updates that round nothing; where a block of values spans too many
+ * bits for 128 (1e100 beside 1e-100, values near underflow) each window is summed directly with
+ * compensated accumulation (TwoSum, src/core/dd.h), products with their fma error, within a few units in
+ * the last place (docs/ta.md "Precision" gives both bounds). Cost O(1) per output (O(n) where directly
+ * summed; everywhere with a compiler that has no __int128). The result does not depend on the number of
+ * threads. These are the oracle of the device kernels (docs/ta.md "The device path and its bound"). EMA
+ * follows TTR's recursion operation for operation (the seed's sum compensated).
  */
 #ifndef RAID_MA_H
 #define RAID_MA_H

@@ -29,4 +29,9 @@ struct raid_ma_input {
     raid_strlist notices;
 };
 
+/* The direct compensated window sums of one run of len finite values (x[t-n+1 .. t] for output t; NAN
+ * for t < n - 1): stat sum, mean, sumsq, var or wma. The fallback of the exact fixed-point path of
+ * raid_ma_compute, kept callable for the tests that hold the two to docs/ta.md's bound. */
+void raid_ma_window_direct(raid_ma_stat stat, const double *x, int64_t len, int64_t n, double *out);
+
 #endif
