@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep; default: tests realized realized1e9 peers regress
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -43,6 +43,28 @@ for s in $steps; do
     for w in .wheels/arch-*-$py-*.whl; do [ -f "$w" ] && python3 -m zipfile -e "$w" /tmp/raid-wheels; done
     run garch 330 ./build-dev/bench_garch --device auto --dump /tmp/garch_panel.bin
     PYTHONPATH=/tmp/raid-wheels run garch 240 python3 bench/peers_garch.py /tmp/garch_panel.bin ;;
+  sweep) # bench_sweep, numba (peers_sweep.py) on the same bars, the CLI's parity check (bench/README.md)
+    bars=/tmp/raid-sweep-bars.csv stats=/tmp/raid-sweep-stats.csv
+    run sweep 240 ./build-dev/bench_sweep --device auto --cpu-threads all,1 --dump-csv $bars --stats $stats
+    # numba: the image's own, else the first carried pair (.wheels-numba/: numba for this Python, llvmlite) that imports
+    py=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])') nb=none nbpath=
+    if why=$(python3 -c 'import numba' 2>&1); then nb=image; else
+      for w in $(ls -r .wheels-numba/numba-*-$py-*.whl 2>/dev/null); do
+        for l in $(ls -r .wheels-numba/llvmlite-* 2>/dev/null); do
+          rm -rf /tmp/raid-numba && python3 -m zipfile -e "$w" /tmp/raid-numba && python3 -m zipfile -e "$l" /tmp/raid-numba &&
+            why=$(PYTHONPATH=/tmp/raid-numba python3 -c 'import numba' 2>&1) && { nb=carried nbpath=/tmp/raid-numba; break 2; }
+        done
+      done
+    fi
+    if [ $nb = none ]; then
+      { echo "== sweep: numba does not import ($py, numpy $(python3 -c 'import numpy; print(numpy.__version__)' 2>&1)," \
+          "carried: $(ls .wheels-numba 2>/dev/null | tr '\n' ' ')):"; echo "$why" | tail -4; } | tee -a "$OUT/sweep.txt"
+    else
+      echo "== sweep: numba from the $nb" | tee -a "$OUT/sweep.txt"
+      PYTHONUNBUFFERED=1 PYTHONPATH=$nbpath${PYTHONPATH:+${nbpath:+:}$PYTHONPATH} \
+        run sweep 150 python3 bench/peers_sweep.py --csv $bars --compare $stats
+    fi
+    run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500

@@ -18,12 +18,15 @@ numba is not a dependency of the project or its tests: `pip install numba` (0.68
 --dump FILE writes the bars, the HMA table and the combinations (little-endian: int64 n, nperiods,
 ncomb; float64 close[n], open[n]; int64 periods[nperiods]; float64 hma[nperiods][n]; int64
 fast_idx[ncomb], slow_idx[ncomb]) and --stats FILE the statistics (fast,slow,trades,total_log_return,
-sharpe,max_drawdown,exposure), for a comparison with RAID's cpu path.
+sharpe,max_drawdown,exposure), for a comparison with RAID's cpu path. --compare FILE reads RAID's sweep
+CSV of the same bars and grid (`raid sweep -o FILE`, `bench_sweep --stats FILE`) and prints the
+combinations whose trade count differs and the largest |delta| of each statistic (numba's last run
+against RAID's).
 
 usage: python3 peers_sweep.py [--bars 150000] [--price 30000] [--seed 1] [--csv FILE]
                               [--fast 5:50:1] [--slow 20:200:1] [--short] [--fill close|next-open]
                               [--cost-bps 0] [--bars-per-year 252] [--threads N] [--dump FILE]
-                              [--stats FILE]
+                              [--stats FILE] [--compare FILE]
 """
 import argparse
 import math
@@ -190,6 +193,7 @@ def main():
     ap.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS)
     ap.add_argument("--dump")
     ap.add_argument("--stats")
+    ap.add_argument("--compare")
     a = ap.parse_args()
 
     if a.csv:
@@ -245,6 +249,33 @@ def main():
             for k, (fp, sp) in enumerate(combos):
                 o = out[k]
                 f.write(f"{fp},{sp},{int(o[0])},{float(o[1])!r},{float(o[2])!r},{float(o[3])!r},{float(o[4])!r}\n")
+    if a.compare:
+        compare(a.compare, combos, out)
+
+
+def compare(path, combos, out):
+    """RAID's sweep CSV (one series) against numba's statistics out[k] of combos[k]."""
+    import csv
+
+    with open(path) as f:
+        raid = {(int(r["fast"]), int(r["slow"])): r for r in csv.DictReader(f)}
+    names = ["total_log_return", "sharpe", "max_drawdown", "exposure"]
+    missing, differ, dmax = 0, 0, [0.0] * 4
+    for k, key in enumerate(combos):
+        r = raid.get(key)
+        if r is None:
+            missing += 1
+            continue
+        differ += int(r["trades"]) != int(out[k, 0])
+        for j, nm in enumerate(names):
+            x = float(r[nm]) if r[nm] else math.nan
+            y = float(out[k, j + 1])
+            if not (math.isnan(x) and math.isnan(y)):
+                d = abs(x - y)
+                dmax[j] = math.inf if math.isnan(d) else max(dmax[j], d)
+    print(f"numba vs RAID ({path}): {len(combos)} combinations, {missing} missing from RAID's, "
+          f"{len(raid) - len(combos) + missing} extra; trade counts differ in {differ}")
+    print("numba vs RAID: max |delta| " + "  ".join(f"{nm} {d:.3e}" for nm, d in zip(names, dmax)))
 
 
 if __name__ == "__main__":
