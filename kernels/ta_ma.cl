@@ -179,8 +179,30 @@ RAID_KERNEL void ta_ma_row(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs
 
 /* --precision f32: plain float32 direct window sums, the float32 Metal backtest's method, operation for
  * operation the host emulation of src/ta/sweep_parity.c (raid_sweep_f32_ma): acc += w_j x_j in window
- * order (w_j = j for the WMA, 1 for the mean), then acc / div, div the divisor rounded to float. Reads
+ * order (w_j = j for the WMA, 1 for the mean), then acc / div correctly rounded (ta_div_rn), div the
+ * divisor rounded to float. Reads
  * x's high parts only; writes (value, 0). */
+/* a / b correctly rounded (OpenCL allows float division 2.5 ulp, NVIDIA's takes it): the quotient's
+ * neighbours are tried and the one with the smallest remainder a - q b (fma: exact for the candidates
+ * near a / b) kept. b here is a positive integer-valued float (a window length or WMA divisor), so a / b
+ * is never halfway between two floats and the smallest remainder is the nearest quotient. */
+inline float ta_div_rn(float a, float b)
+{
+    float q = a / b;
+    for (int it = 0; it < 3; it++) {
+        const float r = fabs(fma(-q, b, a));
+        const float qu = nextafter(q, INFINITY), qd = nextafter(q, -INFINITY);
+        const float ru = fabs(fma(-qu, b, a)), rd = fabs(fma(-qd, b, a));
+        if (ru < r && ru <= rd)
+            q = qu;
+        else if (rd < r)
+            q = qd;
+        else
+            break;
+    }
+    return q;
+}
+
 inline float ta_window_f32(RAID_GLOBAL const float *x, int i, int n, int wma)
 {
     float acc = 0.0f;
@@ -197,7 +219,7 @@ RAID_KERNEL void ta_ma_row_f32(RAID_GLOBAL const float *x, RAID_GLOBAL const int
     if (i >= npts || !ta_row_valid(tab, off, rs, i, minlen))
         return;
     RAID_GLOBAL float *o = tab + 2 * ((size_t)off + (size_t)i);
-    o[0] = ta_window_f32(x, i, n, wma) / div;
+    o[0] = ta_div_rn(ta_window_f32(x, i, n, wma), div);
     o[1] = 0.0f;
 }
 
@@ -214,6 +236,6 @@ RAID_KERNEL void ta_hma_inner_f32(RAID_GLOBAL const float *x, RAID_GLOBAL const 
         y[2 * i] = 0.0f;
         return;
     }
-    const float a = ta_window_f32(x, i, m, 1) / dm, b = ta_window_f32(x, i, n, 1) / dn;
+    const float a = ta_div_rn(ta_window_f32(x, i, m, 1), dm), b = ta_div_rn(ta_window_f32(x, i, n, 1), dn);
     y[2 * i] = 2.0f * a - b;
 }

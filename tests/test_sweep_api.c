@@ -394,12 +394,19 @@ static void test_cli(void **state)
     /* other columns by name */
     assert_int_equal(t_write_file(bad, "d,px,o,s\nd0,1,1,x\nd1,2,2,x\nd2,3,2.5,x\n"), 0);
     assert_int_equal(t_cli(&out, &err, "sweep %s --ma mean --fast 1 --slow 2 --close-col px --open-col o --date-col d "
-                                       "--symbol-col s --fill next-open", bad), 0);
+                                       "--symbol-col s --fill next-open --device cpu", bad), 0);
     char want[256]; /* one trade from open[2] = 2.5 to close[2] = 3 */
     snprintf(want, sizeof want, "symbol,fast,slow,trades,total_log_return,sharpe,max_drawdown,exposure\n"
              "x,1,2,1,%.17g,", log(3 / 2.5));
     assert_memory_equal(out, want, strlen(want));
     assert_non_null(strstr(out, ",0,0.5\n"));
+    free(out), free(err);
+    /* the default device (a GPU where there is one): the same trade, the log return within the bound */
+    assert_int_equal(t_cli(&out, &err, "sweep %s --ma mean --fast 1 --slow 2 --close-col px --open-col o --date-col d "
+                                       "--symbol-col s --fill next-open", bad), 0);
+    assert_prefix(out, "symbol,fast,slow,trades,total_log_return,sharpe,max_drawdown,exposure\nx,1,2,1,");
+    assert_true(fabs(strtod(out + strlen("symbol,fast,slow,trades,total_log_return,sharpe,max_drawdown,exposure\nx,1,2,1,"),
+                            NULL) - log(3 / 2.5)) <= 1e-15);
     free(out), free(err);
     /* usage errors, exit 1 */
     const char *usage[][2] = {{"--fast 5:50:0", "--fast: bad range"},
