@@ -1,7 +1,7 @@
 /*
  * raid_compat.h -- the kernels' compatibility macros (as CLBlast's kernel preamble does): every kernel
  * file spells its qualifiers, indices and barriers with these, so that one source serves each backend.
- * The device layer prepends this file (then raid_df.h) to every program it builds. This is the OpenCL C
+ * The device layer prepends this file (then raid_df.h, raid_keys.h) to every program it builds. This is the OpenCL C
  * 1.2 branch; a CUDA backend (src/device/device_cuda.c, not built) would compile the same files through
  * NVRTC with RAID_CUDA defined and add the branch below (docs/device.md):
  *   RAID_KERNEL extern "C" __global__, RAID_GLOBAL and RAID_REQD_WG(n) empty, RAID_LOCAL __shared__,

@@ -1,0 +1,98 @@
+/*
+ * raid_keys.h -- the order key of a float64: a 64-bit unsigned integer, given as two 32-bit words, whose
+ * unsigned order is the order of the doubles (issue 11; docs/column.md). One source for OpenCL C kernels
+ * and host C (as raid_df.h): the device layer prepends it to every program, host code includes it
+ * (through src/column/keys.h). Integer operations only, 32-bit words only (no 64-bit integer or float
+ * type, as on GPUs without them).
+ *
+ * The order is numpy's and Arrow's for sorting: -inf < negative < -0.0 == +0.0 < positive < +inf < NaN.
+ *   - A positive double (sign bit 0) keeps its bits with the top bit set: larger doubles have larger
+ *     bit patterns, above every negative one.
+ *   - A negative double has every bit inverted: larger magnitudes (more negative) get smaller keys.
+ *   - -0.0 is folded onto +0.0 (key 0x8000000000000000): equal keys, so a stable sort keeps the two zeros
+ *     in input order, as numpy's stable sort does.
+ *   - Every NaN (either sign, any payload) gets the largest key 0xFFFFFFFFFFFFFFFF, above +inf
+ *     (0xFFF0000000000000): NaNs sort last, in input order under a stable sort.
+ * The inverse returns the double of a key: +0.0 for the zero key, the canonical quiet NaN
+ * 0x7FF8000000000000 for the NaN key (a sort that must return the input's own bits, -0.0 and NaN
+ * payloads included, carries the values or the indices rather than inverting keys).
+ */
+#ifndef RAID_KEYS_H
+#define RAID_KEYS_H
+
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define RAID_KEY_FN inline
+typedef uint raid_u32;
+#else
+#include <stdint.h>
+#define RAID_KEY_FN static inline
+typedef uint32_t raid_u32;
+#endif
+
+/* A key as its high and low 32-bit words. */
+typedef struct raid_key {
+    raid_u32 hi, lo;
+} raid_key;
+
+#define RAID_KEY_NAN_HI 0xFFFFFFFFu
+#define RAID_KEY_NAN_LO 0xFFFFFFFFu
+#define RAID_KEY_ZERO_HI 0x80000000u
+
+/* The key of the double whose bits are (hi, lo) (hi: sign, exponent and the top 20 mantissa bits). */
+RAID_KEY_FN raid_key raid_key_from_bits(raid_u32 hi, raid_u32 lo)
+{
+    raid_key k;
+    const raid_u32 mag = hi & 0x7FFFFFFFu;
+    if (mag > 0x7FF00000u || (mag == 0x7FF00000u && lo != 0u)) { /* NaN */
+        k.hi = RAID_KEY_NAN_HI;
+        k.lo = RAID_KEY_NAN_LO;
+    } else if (mag == 0u && lo == 0u) { /* +0.0 and -0.0 */
+        k.hi = RAID_KEY_ZERO_HI;
+        k.lo = 0u;
+    } else if (hi & 0x80000000u) { /* negative */
+        k.hi = ~hi;
+        k.lo = ~lo;
+    } else {
+        k.hi = hi | 0x80000000u;
+        k.lo = lo;
+    }
+    return k;
+}
+
+/* The bits (into *hi, *lo through the returned key's fields) of the double of key k: the inverse of
+ * raid_key_from_bits up to the folding of -0.0 and of NaN payloads. */
+RAID_KEY_FN raid_key raid_key_to_bits(raid_key k)
+{
+    raid_key b;
+    if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
+        b.hi = 0x7FF80000u;
+        b.lo = 0u;
+    } else if (k.hi & 0x80000000u) {
+        b.hi = k.hi & 0x7FFFFFFFu;
+        b.lo = k.lo;
+    } else {
+        b.hi = ~k.hi;
+        b.lo = ~k.lo;
+    }
+    return b;
+}
+
+/* a < b as unsigned 64-bit keys. */
+RAID_KEY_FN int raid_key_less(raid_key a, raid_key b)
+{
+    return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
+}
+
+/* The radix digit of width `bits` (1..16) at bit position `shift` (0..63, a multiple of bits not
+ * required) of the key: bits that straddle the two words are joined. */
+RAID_KEY_FN raid_u32 raid_key_digit(raid_key k, int shift, int bits)
+{
+    const raid_u32 mask = (1u << bits) - 1u;
+    if (shift >= 32)
+        return (k.hi >> (shift - 32)) & mask;
+    if (shift + bits <= 32)
+        return (k.lo >> shift) & mask;
+    return ((k.lo >> shift) | (k.hi << (32 - shift))) & mask;
+}
+
+#endif /* RAID_KEYS_H */
