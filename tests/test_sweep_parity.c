@@ -471,11 +471,71 @@ static void test_device_150k(void **state)
     raid_ctx_destroy(ctx);
 }
 
+/* Regressions of the fifth session's break-it round: (a) exact float64 ties that the device's double-floats
+ * split and the report's doubles join again (data/ttrc_daily.csv, mean 16/40 at bar 1489: 8.25 = 8.25)
+ * are ties, not violations; (b) prices spanning more than float's range (1e-250 beside 5e99, a
+ * subnormal) give finite statistics, the device sweeping such a series on the float64 path and raid ma
+ * on the device equal to the host; (c) the f32 emulation scales as the device does: 1e50 prices give
+ * the device's trades. */
+static void test_breakit(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = device_ctx();
+    if (!ctx)
+        skip();
+    char *out, *err;
+    assert_int_equal(t_cli(&out, &err, "sweep %s --ma mean --fast 5:20 --slow 30:60:10 --parity --device %s -o %s",
+                           t_data("ttrc_daily.csv"), t_device(), t_tmppath("breakit.csv")), 0);
+    assert_non_null(strstr(err, "PASSED"));
+    assert_null(strstr(err, "VIOLATION"));
+    free(out), free(err);
+    const size_t N = 300;
+    double *c = malloc(N * sizeof *c), *o = malloc(N * sizeof *o), *m1 = malloc(N * sizeof *m1), *m2 = malloc(N * sizeof *m2);
+    walk(N, c, o);
+    const int64_t seg[2] = {0, (int64_t)N};
+    for (int v = 0; v < 3; v++) {
+        double *x = malloc(N * sizeof *x);
+        for (size_t t = 0; t < N; t++)
+            x[t] = v == 2 ? c[t] * 1e46 : c[t] * 1e95;
+        if (v == 0)
+            x[40] = 1e-250;
+        if (v == 1)
+            x[40] = 4.9e-324;
+        raid_sweep_spec sp;
+        raid_sweep_spec_default(&sp);
+        sp.ma = RAID_MA_WMA, sp.fast_lo = 2, sp.fast_hi = 4, sp.slow_lo = 5, sp.slow_hi = 9, sp.slow_step = 1;
+        if (v == 2)
+            sp.precision = RAID_SWEEP_PRECISION_F32;
+        raid_sweep_result *rd = NULL, *rh = NULL;
+        assert_int_equal(raid_sweep_run_arrays(ctx, &sp, x, NULL, seg, 1, NULL, &rd), RAID_OK);
+        assert_int_equal(raid_sweep_run_arrays(NULL, &sp, x, NULL, seg, 1, NULL, &rh), RAID_OK);
+        for (size_t k = 0; k < raid_sweep_result_count(rh); k++) {
+            raid_sweep_stats a, b;
+            raid_sweep_result_get(rd, k, NULL, NULL, NULL, &a);
+            raid_sweep_result_get(rh, k, NULL, NULL, NULL, &b);
+            assert_true(isfinite(b.total_log_return) && isfinite(b.sharpe) && isfinite(b.max_drawdown));
+            assert_int_equal(a.trades, b.trades);
+            if (v < 2) /* swept on the float64 path on both */
+                assert_memory_equal(&a, &b, sizeof a);
+        }
+        raid_sweep_result_destroy(rd), raid_sweep_result_destroy(rh);
+        if (v < 2) { /* raid ma on the device: the float64 path for such a series */
+            assert_int_equal(raid_ma_compute(ctx, RAID_MA_WMA, 1, x, seg, 1, m1), RAID_OK);
+            assert_int_equal(raid_ma_compute(NULL, RAID_MA_WMA, 1, x, seg, 1, m2), RAID_OK);
+            assert_memory_equal(m1, m2, N * sizeof *m1);
+            assert_true(m1[40] == x[40]);
+        }
+        free(x);
+    }
+    free(c), free(o), free(m1), free(m2);
+    raid_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_hand_made), cmocka_unit_test(test_prefix_fails),
                                        cmocka_unit_test(test_device_parity), cmocka_unit_test(test_cli),
                                        cmocka_unit_test(test_scan_walk), cmocka_unit_test(test_scan_ulp), cmocka_unit_test(test_device_table),
-                                       cmocka_unit_test(test_device_150k)};
+                                       cmocka_unit_test(test_device_150k), cmocka_unit_test(test_breakit)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,8 +139,9 @@ RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
  *     part), on the host, scanned on ctx; ma must be wma or hma. It must fail.
  *   - direct, f32: plain float32 direct window sums (the float32 Metal backtest's method; on a device its
  *     kernels, on the cpu emulated in float, the same values); hma, wma or mean. Its tie threshold is
- *     float32's: tie_rel = 2 u (B(fast_hi) + B(slow_hi)), u = 2^-24, B(n) the derived bound of one
- *     average in units of u M (n + 3; hma 2 (n/2 + 3) + n + 6 + 3 (trunc(sqrt n) + 3)).
+ *     float32's, per combination: 2 u (B(fast) + B(slow)), u = 2^-24, B(n) the derived bound of one
+ *     average in units of u M (n + 3; hma 2 (n/2 + 3) + n + 6 + 3 (trunc(sqrt n) + 3)); tie_rel reports
+ *     the grid's largest.
  * Per combination the two trade lists are compared; a trade (entry bar, exit bar, side) present in one list
  * and not in the other is a shifted trade (counted on both paths: a moved exit is two). Each shifted trade
  * is checked against the float64 path's own margin |fast[t] - slow[t]| / close[t] at the bars t in
@@ -162,6 +163,7 @@ typedef struct raid_sweep_shift {
 typedef struct raid_sweep_parity_report {
     raid_sweep_precision precision;     /* of the checked path (df, f32) */
     raid_sweep_formulation formulation; /* of the checked path */
+    raid_ma_stat ma;                    /* the moving average */
     int on_device;                      /* 1: the checked MAs came from a device; 0: from the host */
     size_t combos;                      /* combinations compared (series x pairs) */
     size_t count_differs;               /* combinations whose trade count differs */
@@ -170,7 +172,8 @@ typedef struct raid_sweep_parity_report {
     int64_t ties, violations;           /* shifted trades at float64 ties (allowed) and the others */
     int64_t max_count_drift;            /* the largest |trade count difference| of one combination */
     double max_abs_dlogret;             /* the largest |delta total_log_return| of one combination */
-    double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 (f32: above) */
+    double tie_rel;                     /* the tie threshold on the float64 margin relative to the close: 1e-12 (f32:
+                                           the grid's largest; each combination uses its own periods') */
     int64_t max_violations;             /* the threshold on violations: 0 */
     size_t stat_checked;                /* combinations with equal trade lists whose statistics were compared */
     size_t stat_violations;             /* of them, statistics outside the bound (threshold 0) */

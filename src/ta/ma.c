@@ -398,7 +398,10 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
-    if (raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW) /* the one dispatch point: src/ta/ma_cl.c */
+    int in_range = 1; /* a series whose values span more than float's range takes the host path */
+    for (size_t s = 0; s < nseg && in_range; s++)
+        in_range = raid_ma_cl_range_ok(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
+    if (raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW && in_range) /* the one dispatch point: src/ta/ma_cl.c */
         return raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);

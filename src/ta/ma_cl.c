@@ -248,6 +248,19 @@ done:
     return st;
 }
 
+int raid_ma_cl_range_ok(const double *x, size_t len)
+{
+    double M = 0.0, m = INFINITY;
+    for (size_t i = 0; i < len; i++) {
+        const double a = fabs(x[i]);
+        if (a > M) /* false for NaN */
+            M = a;
+        if (a > 0.0 && a < m)
+            m = a;
+    }
+    return M == 0.0 || m >= ldexp(M, -RAID_MA_CL_MAX_RANGE);
+}
+
 /* One launch of the sweep table's kernels: the arguments after the buffers (ints, then floats). */
 static raid_status row_launch(raid_ctx *ctx, raid_kernel *k, const raid_buf *in, const raid_buf *rs, const raid_buf *out,
                               const int32_t *iv, int ni, const float *fv, int nf, size_t items)

@@ -14,6 +14,14 @@
 /* The most values one device call takes (the kernels index 3 floats per value with 32-bit ints). */
 #define RAID_MA_CL_MAX_VALUES 536870912
 
+/* The largest ratio, as a power of two, between the largest and the smallest nonzero |x| of one series that
+ * the device path takes: scaled so that its largest |x| lies in [1/2, 1), the smallest stays above 2^-96, and
+ * the double-float pairs' low parts stay normal floats. A series beyond it takes the float64 host path. */
+#define RAID_MA_CL_MAX_RANGE 95
+
+/* 1 when x[0..len) (NaN ignored) is within RAID_MA_CL_MAX_RANGE. */
+int raid_ma_cl_range_ok(const double *x, size_t len);
+
 /* raid_ma_compute on ctx's device, arguments already validated by it (stat, n <= RAID_MA_CL_MAX_WINDOW,
  * offsets, values). Same outputs and NAN positions as the host path, values within the bound of docs/ta.md
  * ("The device path and its bound"). Errors: RAID_EUNSUPPORTED (more than RAID_MA_CL_MAX_VALUES values), RAID_ENOMEM,

@@ -330,12 +330,23 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         }
         raid_sweep_stats *res = r->st + s * r->ncomb;           /* the sweep's (checked path's) results */
         raid_sweep_trades *rtr = r->tr ? r->tr + s * r->ncomb : NULL;
-        if (table && (st = host_table(ctx, spec->ma, periods, np, c, n, table)) == RAID_OK && !dev && other)
+        /* a series whose prices span more than float's range (2^95) is swept on the cpu path, as on a cpu
+         * context (float64, or the f32 emulation, or the trap) */
+        const int here = dev && raid_ma_cl_range_ok(c, n), host = !dev || !here;
+        if (host && !table && !(table = malloc(np * maxn * sizeof *table)))
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        if (st == RAID_OK && host && other && !table2 && !(table2 = malloc(np * maxn * sizeof *table2)))
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        if (st == RAID_OK && table && (host || par))
+            st = host_table(ctx, spec->ma, periods, np, c, n, table);
+        if (st == RAID_OK && host && other)
             st = host_other(ctx, spec, periods, np, c, n, table2);
-        if (st == RAID_OK && !dev) { /* the cpu: the checked path's scan, then float64's for the parity */
+        if (st == RAID_OK && host) { /* the cpu: the checked path's scan, then float64's for the parity */
             const double *tc = other ? table2 : table;
             if ((st = raid_sweep_cpu(&ser, tc, np, periods, fi, si, r->ncomb, &o, res, par ? tr2 : rtr)) == RAID_OK && par)
                 st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64);
+            if (st == RAID_OK && par && !other && table2) /* the parity's checked table */
+                memcpy(table2, table, np * n * sizeof *table);
             if (st != RAID_OK)
                 st = raid_fail(ctx, st, "%s", raid_errmsg());
         } else if (st == RAID_OK) { /* a device: the moving averages, the scan and the statistics there */
@@ -357,7 +368,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
                 st = raid_fail(ctx, st, "%s", raid_errmsg());
         }
         /* the parity: float64 (table, st2, tr64) against the checked path (table2 or table, res, tr2) */
-        const double *tc = other || dev ? table2 : table;
+        const double *tc = other || (dev && table2) ? table2 : table;
         for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)
             raid_sweep_parity_add(rep, &ser, &o, s, r->fast[k], r->slow[k], table + fi[k] * n, table + si[k] * n,
                                   tc + fi[k] * n, tc + si[k] * n, st2 + k, tr64 + k, res + k, tr2 + k);

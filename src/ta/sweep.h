@@ -145,7 +145,8 @@ raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, siz
 raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
 
 /* The moving average ma (hma, wma or mean) of period n over x[0..len) by plain float32 direct window sums
- * (the method of the float32 Metal backtest), emulated on the host: x rounded to float, every operation in
+ * (the method of the float32 Metal backtest), emulated on the host: x scaled by the power of two that puts
+ * its largest |x| into [1/2, 1) (the device's scaling; undone at the end) and rounded to float, every operation in
  * float (HMA's inner series and outer WMA too). x finite. Errors (raid_errmsg): RAID_EINVAL (another ma),
  * RAID_ENOMEM. */
 raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);

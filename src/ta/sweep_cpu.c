@@ -5,6 +5,7 @@
 #include "ta/sweep.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,14 @@ void raid_sweep_series_free(raid_sweep_series *s)
     free(s->lgap);
     free(s->lin);
     memset(s, 0, sizeof *s);
+}
+
+/* log(a / b) for prices a, b > 0: the log of the quotient, or log a - log b where the quotient would
+ * overflow or leave the normal range (prices up to 1e100 and down to the smallest subnormal). */
+static double log_ratio(double a, double b)
+{
+    const double r = a / b;
+    return r >= DBL_MIN && r <= DBL_MAX ? log(r) : log(a) - log(b);
 }
 
 static raid_status check_prices(const double *p, size_t n, const char *what)
@@ -63,12 +72,12 @@ raid_status raid_sweep_series_init(raid_sweep_series *s, const double *close, co
         return raid_fail(NULL, RAID_ENOMEM, "sweep: out of memory for %zu bars", n);
     }
     s->lc[0] = NAN;
-    for (size_t t = 1; t < n; t++) s->lc[t] = log(close[t] / close[t - 1]);
+    for (size_t t = 1; t < n; t++) s->lc[t] = log_ratio(close[t], close[t - 1]);
     if (open) {
         s->lgap[0] = s->lin[0] = NAN;
         for (size_t t = 1; t < n; t++) {
-            s->lgap[t] = log(open[t] / close[t - 1]);
-            s->lin[t] = log(close[t] / open[t]);
+            s->lgap[t] = log_ratio(open[t], close[t - 1]);
+            s->lin[t] = log_ratio(close[t], open[t]);
         }
     }
     return RAID_OK;
@@ -108,7 +117,7 @@ static void close_trade(scan *S, size_t bar, double price)
 {
     if (S->trades && (size_t)S->ntr < S->cap)
         S->trades[S->ntr] = (raid_sweep_trade){(int64_t)S->entry_bar, (int64_t)bar, S->entry_price, price, S->pos};
-    raid_dd_add(&S->total, S->pos * log(price / S->entry_price));
+    raid_dd_add(&S->total, S->pos * log_ratio(price, S->entry_price));
     raid_dd_add(&S->total, 2.0 * S->c);
     S->ntr++;
 }

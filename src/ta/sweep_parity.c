@@ -66,8 +66,16 @@ raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_
         free(xf), free(a), free(b);
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
     }
+    /* scaled by 2^-e, the largest |x| into [1/2, 1), as the device scales (src/ta/ma_cl.c): float's range
+     * then holds every price; the float operations scale exactly, so the values are the device's */
+    double M = 0.0;
     for (size_t t = 0; t < len; t++)
-        xf[t] = (float)x[t];
+        M = fabs(x[t]) > M ? fabs(x[t]) : M;
+    int e = 0;
+    if (M > 0.0)
+        (void)frexp(M, &e);
+    for (size_t t = 0; t < len; t++)
+        xf[t] = (float)ldexp(x[t], -e);
     if (ma == RAID_MA_HMA) {
         f32_window(xf, 0, len, n / 2, 1, a);
         f32_window(xf, 0, len, n, 1, b);
@@ -78,7 +86,7 @@ raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_
         f32_window(xf, 0, len, n, ma == RAID_MA_WMA, b);
     }
     for (size_t t = 0; t < len; t++)
-        out[t] = (double)b[t];
+        out[t] = ldexp((double)b[t], e);
     free(xf), free(a), free(b);
     return RAID_OK;
 }
@@ -104,6 +112,7 @@ raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int
         return NULL;
     }
     r->precision = spec->precision;
+    r->ma = spec->ma;
     r->formulation = spec->formulation;
     r->on_device = on_device;
     r->tie_rel = 1e-12;
@@ -123,13 +132,18 @@ void raid_sweep_parity_destroy(raid_sweep_parity_report *r)
 }
 
 /* The largest float64 margin |f - s| / close at a bar of [lo, hi] where the two paths decide differently;
- * NaN when a moving average is defined on one path only there; -1 when no decision differs. */
+ * NaN when a moving average is defined on one path only there; -1 when no decision differs. fuzzy (the
+ * checked values are a device's double-floats rounded to float64 for the report: hi + lo can need more
+ * than 53 bits, and two values that differ as pairs can round to one double): a bar where the checked
+ * values are within 2^-51 of each other counts as one where the decisions may differ. */
 static double span_margin(const raid_sweep_series *s, int short_side, const double *f64, const double *s64,
-                          const double *fc, const double *sc, size_t lo, size_t hi)
+                          const double *fc, const double *sc, size_t lo, size_t hi, int fuzzy)
 {
     double m = -1.0;
     for (size_t t = lo; t <= hi && t < s->n; t++) {
-        if (raid_sweep_decide(f64[t], s64[t], short_side) == raid_sweep_decide(fc[t], sc[t], short_side))
+        const int near = fuzzy && !isnan(fc[t]) && !isnan(sc[t]) &&
+                         fabs(fc[t] - sc[t]) <= 0x1p-51 * fmax(fabs(fc[t]), fabs(sc[t]));
+        if (!near && raid_sweep_decide(f64[t], s64[t], short_side) == raid_sweep_decide(fc[t], sc[t], short_side))
             continue;
         if (isnan(f64[t]) != isnan(fc[t]) || isnan(s64[t]) != isnan(sc[t]))
             return NAN;
@@ -146,9 +160,13 @@ static void shifted(raid_sweep_parity_report *rep, const raid_sweep_series *s, i
 {
     const size_t lo = t->entry_bar >= 2 ? (size_t)t->entry_bar - 2 : 0;
     const size_t hi = t->exit_bar >= 1 ? (size_t)t->exit_bar - 1 : 0;
-    const double m = span_margin(s, short_side, f64, s64, fc, sc, lo, hi);
+    const int f32 = rep->precision == RAID_SWEEP_PRECISION_F32 && rep->formulation == RAID_SWEEP_DIRECT;
+    const double m = span_margin(s, short_side, f64, s64, fc, sc, lo, hi,
+                                 rep->on_device && !f32 && rep->formulation == RAID_SWEEP_DIRECT);
+    /* float32's tie threshold is the combination's own (its two periods' bounds); float64's 1e-12 */
+    const double thr = f32 ? 2.0 * 0x1p-24 * (f32_bound(rep->ma, fast) + f32_bound(rep->ma, slow)) : rep->tie_rel;
     /* m < 0 cannot happen (identical decisions over the span give the same trade); a violation if it does */
-    const int tie = m >= 0.0 && m < rep->tie_rel;
+    const int tie = m >= 0.0 && m < thr;
     rep->shifted++;
     if (tie)
         rep->ties++;
