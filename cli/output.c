@@ -1,5 +1,6 @@
 /* Output of the commands: stdout, or a file written through raid_outfile (include/raid/outfile.h: never
  * partial). */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
@@ -157,6 +158,29 @@ static const char *cli_split_path(const char *path, char *dir, size_t dirlen)
     return slash + 1;
 }
 
+/* path with the symbolic links of its last component followed, dangling ones too (an output written
+ * through a dangling link creates its target), into buf (at most 40 links). */
+static const char *cli_follow_links(const char *path, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", path);
+    for (int i = 0; i < 40; i++) {
+        struct stat st;
+        char t[PATH_MAX], dir[PATH_MAX];
+        if (lstat(buf, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        const ssize_t n = readlink(buf, t, sizeof t - 1);
+        if (n <= 0)
+            break;
+        t[n] = '\0';
+        (void)cli_split_path(buf, dir, sizeof dir);
+        if (t[0] == '/')
+            snprintf(buf, len, "%s", t);
+        else
+            snprintf(buf, len, "%.*s/%.*s", PATH_MAX / 2 - 2, dir, PATH_MAX / 2 - 2, t);
+    }
+    return buf;
+}
+
 int cli_same_file(const char *a, const char *b)
 {
     if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
@@ -167,7 +191,8 @@ int cli_same_file(const char *a, const char *b)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
     if (ea || eb)
         return 0;
-    char da[PATH_MAX], db[PATH_MAX];
+    char fa[PATH_MAX], fb[PATH_MAX], da[PATH_MAX], db[PATH_MAX];
+    a = cli_follow_links(a, fa, sizeof fa), b = cli_follow_links(b, fb, sizeof fb);
     const char *na = cli_split_path(a, da, sizeof da), *nb = cli_split_path(b, db, sizeof db);
     struct stat ta, tb;
     return strcmp(na, nb) == 0 && stat(da, &ta) == 0 && stat(db, &tb) == 0 && ta.st_dev == tb.st_dev &&

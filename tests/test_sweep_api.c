@@ -3,7 +3,8 @@
  * hand-made cases of tests/test_sweep_cpu.c) through the reader and the public API (mean(1) against
  * mean(2) gives its decisions), several symbols == one by one, arrays == file, the writers' headers and
  * rows, the errors (bad prices with FILE:LINE:COL), and the CLI (outputs, --trades, bad input: exit 2 and
- * no output file; usage errors; --precision and --formulation only with --parity). A client of the public API only. */
+ * no output file; usage errors; --trades and -o naming one file, through a dangling link too). A client of the public API only. */
+#define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define assert_prefix(s, p) assert_int_equal(strncmp((s), (p), strlen(p)), 0)
 
@@ -427,6 +429,15 @@ static void test_cli(void **state)
         free(out), free(err);
     }
     assert_int_equal(t_cli(&out, &err, "sweep %s --trades %s -o %s", in, o, o), 1);
+    free(out), free(err);
+    /* --trades a dangling symbolic link to -o's file (not there yet): the same file, refused */
+    const char *link = t_tmppath("sweep_link.csv"), *target = t_tmppath("sweep_link_target.csv");
+    unlink(link), unlink(target);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(t_cli(&out, &err, "sweep %s --trades %s -o %s", in, link, target), 1);
+    assert_non_null(strstr(err, "name the same file"));
+    assert_false(t_file_exists(target));
+    unlink(link);
     free(out), free(err);
     assert_int_equal(t_cli(&out, &err, "sweep %s -o %s", in, in), 1);
     free(out), free(err);
