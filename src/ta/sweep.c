@@ -227,6 +227,10 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         if (off[s + 1] < off[s])
             return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets decrease at series %zu", s);
         const size_t n = (size_t)(off[s + 1] - off[s]);
+        if (n < 3 && in && n > 0) /* the file's line of the series' first row */
+            return raid_fail(ctx, RAID_EPARSE, "%s:%llu: series %zu%s%s%s has %zu bars (at least 3 are needed)", in->path,
+                             (unsigned long long)in->line[off[s]], s, name ? " ('" : "", name ? name : "",
+                             name ? "')" : "", n);
         if (n < 3)
             return raid_fail(ctx, RAID_EINVAL, "sweep: series %zu%s%s%s has %zu bars (at least 3 are needed)", s,
                              name ? " ('" : "", name ? name : "", name ? "')" : "", n);
