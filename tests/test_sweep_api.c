@@ -320,8 +320,8 @@ static void test_errors(void **state)
     assert_int_equal(raid_ma_input_ncolumns(in), 2);
     /* two bars: too short */
     s.fill = RAID_SWEEP_FILL_CLOSE;
-    assert_int_equal(raid_sweep_run(ctx, &s, in, &r), RAID_EINVAL);
-    assert_non_null(strstr(raid_ctx_errmsg(ctx), "2 bars (at least 3"));
+    assert_int_equal(raid_sweep_run(ctx, &s, in, &r), RAID_EPARSE); /* from a file: FILE:LINE of its first row */
+    assert_non_null(strstr(raid_ctx_errmsg(ctx), ":2: series 0 has 2 bars (at least 3"));
     raid_ma_input_destroy(in);
     assert_int_equal(raid_ma_read_csv_columns(path, NULL, cols, 2, 0u, &in), RAID_EPARSE);
     assert_non_null(strstr(raid_errmsg(), "missing column 'open'"));
