@@ -53,7 +53,10 @@ typedef enum raid_agg {
 } raid_agg;
 
 #define RAID_AGG_NAGGS 7
-#define RAID_GROUPBY_SKIPNA 1u /* flags: a NaN value is a null (pandas' skipna) */
+/* Flags of raid_groupby_compute (an enum, so that bindings see it). */
+typedef enum raid_groupby_flag {
+    RAID_GROUPBY_SKIPNA = 1 /* a NaN value is a null (pandas' skipna) */
+} raid_groupby_flag;
 #define RAID_GROUPBY_MAX_AGGS 64 /* aggregations of one call at most */
 
 /** Parse "count", "sum", "mean", "min", "max", "first" or "last" (exact, lower case). Errors: RAID_EINVAL

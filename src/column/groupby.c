@@ -240,7 +240,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     if (naggs < 1 || naggs > RAID_GROUPBY_MAX_AGGS)
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: %zu aggregations (1 to %d)", naggs,
                          RAID_GROUPBY_MAX_AGGS);
-    if (flags & ~RAID_GROUPBY_SKIPNA)
+    if (flags & ~(unsigned)RAID_GROUPBY_SKIPNA)
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
     unsigned need = 0;
     for (size_t j = 0; j < naggs; j++) {
