@@ -100,16 +100,42 @@ static int cmp_key_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Dense ids in ascending key order into gid[n]; the sorted distinct keys into *ukeys (malloc'd), their
- * number into *G. */
-static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, size_t n, uint32_t *gid, int64_t **ukeys,
-                               size_t *G)
+/* Whether row i is null: valid[i] == 0, or a NaN value under skipna. */
+static inline int null_row(const double *x, const uint8_t *valid, int skipna, size_t i)
+{
+    return (valid && !valid[i]) || (skipna && x && x[i] != x[i]);
+}
+
+/* One pass over the rows: the keys' range and the range of p (groupby_internal.h) of the finite non-zero
+ * values of the rows that are not null (pmin 4096, pmax -1 when none). */
+static void scan(const int64_t *keys, const double *x, const uint8_t *valid, int skipna, size_t n, int64_t *kmin_,
+                 int64_t *kmax_, int *pmin_, int *pmax_)
 {
     int64_t kmin = keys[0], kmax = keys[0];
-    for (size_t i = 1; i < n; i++) {
+    int pmin = 4096, pmax = -1;
+#pragma omp parallel for schedule(static) reduction(min : kmin, pmin) reduction(max : kmax, pmax) if (n > 100000)
+    for (size_t i = 0; i < n; i++) {
         kmin = keys[i] < kmin ? keys[i] : kmin;
         kmax = keys[i] > kmax ? keys[i] : kmax;
+        if (!x || null_row(x, valid, skipna, i))
+            continue;
+        uint64_t b;
+        memcpy(&b, &x[i], sizeof b);
+        const int E = (int)((b >> 52) & 0x7FF);
+        if (E == 0x7FF || (b & 0x7FFFFFFFFFFFFFFFull) == 0)
+            continue;
+        const int p = E ? E - 1 : 0;
+        pmin = p < pmin ? p : pmin;
+        pmax = p > pmax ? p : pmax;
     }
+    *kmin_ = kmin, *kmax_ = kmax, *pmin_ = pmin, *pmax_ = pmax;
+}
+
+/* Dense ids in ascending key order into gid[n] (GB_NONE for a null row: its key still forms a group); the
+ * sorted distinct keys into *ukeys (malloc'd), their number into *G. kmin, kmax: the keys' range. */
+static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double *x, const uint8_t *valid, int skipna,
+                               size_t n, int64_t kmin, int64_t kmax, uint32_t *gid, int64_t **ukeys, size_t *G)
+{
     const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
     const uint64_t direct_cap = n < (1u << 15) ? (1u << 16) : 2 * (uint64_t)n;
     if (range < direct_cap && range < (1ull << 31)) { /* a direct table over [kmin, kmax] */
@@ -117,8 +143,11 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, size_t n, uin
         uint32_t *id = calloc(R, sizeof *id);
         if (!id)
             return raid_fail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
-        for (size_t i = 0; i < n; i++)
-            id[(uint64_t)keys[i] - (uint64_t)kmin] = 1;
+#pragma omp parallel for schedule(static) if (n > 100000)
+        for (size_t i = 0; i < n; i++) {
+#pragma omp atomic write
+            id[(uint64_t)keys[i] - (uint64_t)kmin] = 1u;
+        }
         size_t g = 0;
         for (size_t r = 0; r < R; r++)
             if (id[r])
@@ -135,7 +164,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, size_t n, uin
                 uk[id[r]] = (int64_t)((uint64_t)kmin + r);
 #pragma omp parallel for schedule(static) if (n > 100000)
         for (size_t i = 0; i < n; i++)
-            gid[i] = id[(uint64_t)keys[i] - (uint64_t)kmin];
+            gid[i] = null_row(x, valid, skipna, i) ? GB_NONE : id[(uint64_t)keys[i] - (uint64_t)kmin];
         free(id);
         *ukeys = uk;
         *G = g;
@@ -208,7 +237,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, size_t n, uin
     free(uk);
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (size_t i = 0; i < n; i++)
-        gid[i] = rank[gid[i]];
+        gid[i] = null_row(x, valid, skipna, i) ? GB_NONE : rank[gid[i]];
     free(rank);
     *ukeys = sorted;
     *G = cnt;
@@ -279,35 +308,13 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         return RAID_OK;
     }
     const double t0 = raid_now();
-    if ((st = form_groups(ctx, keys, n, gid, &g->keys, &g->ngroups)) != RAID_OK)
+    const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
+    int64_t kmin, kmax;
+    int pmin, pmax;
+    scan(keys, need ? values : NULL, valid, skipna, n, &kmin, &kmax, &pmin, &pmax);
+    if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
         goto fail;
     const size_t G = g->ngroups;
-
-    /* null rows, and the exponent range of the finite non-zero values */
-    const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
-    int pmin = 4096, pmax = -1;
-#pragma omp parallel for schedule(static) reduction(min : pmin) reduction(max : pmax) if (n > 100000)
-    for (size_t i = 0; i < n; i++) {
-        if (valid && !valid[i]) {
-            gid[i] = GB_NONE;
-            continue;
-        }
-        if (!values)
-            continue;
-        uint64_t b;
-        memcpy(&b, &values[i], sizeof b);
-        const int E = (int)((b >> 52) & 0x7FF);
-        if (E == 0x7FF) {
-            if (skipna && (b & 0xFFFFFFFFFFFFFull))
-                gid[i] = GB_NONE;
-            continue;
-        }
-        if ((b & 0x7FFFFFFFFFFFFFFFull) == 0)
-            continue;
-        const int p = E ? E - 1 : 0;
-        pmin = p < pmin ? p : pmin;
-        pmax = p > pmax ? p : pmax;
-    }
     gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .x = values, .need = need, .base = 0, .pspan = -1};
     if (pmax >= 0) {
         plan.base = 32 * (pmin >> 5);

@@ -15,27 +15,25 @@
 #include <string.h>
 
 #define BLOCK_ROWS 2147483647u /* rows added to int64 chunks between normalisations */
+#define CACHE_TABLE_BYTES (128u << 10) /* table rows of one bucket at most (a core's share of the cache) */
+#define PART_ROWS ((size_t)1 << 20)     /* rows partitioned at a time */
 
+/* Tables of one thread (row split) or of all (group split). Row g of acc: stride int64, chunks 0 .. W-1,
+ * then count x 16 + flags (one cache line for prices' data: the row's every update in one line). */
 typedef struct gb_tab {
-    int64_t *acc; /* G x W chunks */
-    int64_t *count, *first, *last;
-    uint32_t *flags;
+    int64_t *acc;
+    int64_t *first, *last;
     uint64_t *min, *max;
 } gb_tab;
 
-static void tab_free(gb_tab *t)
-{
-    free(t->acc), free(t->count), free(t->first), free(t->last), free(t->flags), free(t->min), free(t->max);
-}
+static void tab_free(gb_tab *t) { free(t->acc), free(t->first), free(t->last), free(t->min), free(t->max); }
 
-static int tab_alloc(gb_tab *t, size_t G, int W, unsigned need)
+static int tab_alloc(gb_tab *t, size_t G, size_t stride, unsigned need)
 {
     memset(t, 0, sizeof *t);
-    t->count = calloc(G, sizeof *t->count);
-    t->flags = calloc(G, sizeof *t->flags);
-    int ok = t->count && t->flags;
-    if (need & GB_NEED_SUM)
-        ok = ok && (t->acc = calloc(G * (size_t)W, sizeof *t->acc));
+    int ok = (t->acc = aligned_alloc(64, (G * stride * sizeof *t->acc + 63) / 64 * 64)) != NULL;
+    if (ok)
+        memset(t->acc, 0, G * stride * sizeof *t->acc);
     if (need & GB_NEED_MINMAX) {
         ok = ok && (t->min = malloc(G * sizeof *t->min)) && (t->max = calloc(G, sizeof *t->max));
         if (ok)
@@ -60,74 +58,124 @@ static void normalise(int64_t *a, int W)
     }
 }
 
-/* Rows [lo, hi) into t. */
-static void accumulate(const gb_plan *p, int W, size_t lo, size_t hi, gb_tab *t)
+/* Row i (group g, value x) into t. */
+static inline void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, uint32_t g, const double *x, size_t i)
 {
-    const uint32_t *gid = p->gid;
-    const double *x = p->x;
     const unsigned need = p->need;
-    const int base = p->base;
-    for (size_t b0 = lo; b0 < hi; b0 += BLOCK_ROWS) {
-        const size_t b1 = hi - b0 > BLOCK_ROWS ? b0 + BLOCK_ROWS : hi;
-        for (size_t i = b0; i < b1; i++) {
-            const uint32_t g = gid[i];
-            if (g == GB_NONE)
-                continue;
-            t->count[g]++;
-            if (!need)
-                continue;
-            uint64_t b;
-            memcpy(&b, &x[i], sizeof b);
-            const unsigned E = (unsigned)(b >> 52) & 0x7FFu;
-            if (E == 0x7FFu) {
-                if (b & 0xFFFFFFFFFFFFFull) { /* NaN: counted, flagged, no order key */
-                    t->flags[g] |= GB_F_NAN;
-                    if (need & GB_NEED_FIRSTLAST) {
-                        if (t->first[g] < 0)
-                            t->first[g] = (int64_t)i;
-                        t->last[g] = (int64_t)i;
-                    }
-                    continue;
-                }
-                t->flags[g] |= (b >> 63) ? GB_F_NINF : GB_F_PINF;
-            } else {
-                uint64_t m = b & 0xFFFFFFFFFFFFFull;
-                if (b != 0x8000000000000000ull)
-                    t->flags[g] |= GB_F_NZ;
-                if ((need & GB_NEED_SUM) && (m | E)) {
-                    int q;
-                    if (E) {
-                        m |= 1ull << 52;
-                        q = (int)E - 1 - base;
-                    } else {
-                        q = -base;
-                    }
-                    const int s = q & 31;
-                    int64_t *a = t->acc + (size_t)g * (size_t)W + (q >> 5);
-                    const uint64_t w0 = (m << s) & 0xFFFFFFFFu, up = m >> (32 - s);
-                    const int64_t sg = -(int64_t)(b >> 63); /* 0 or -1: (w ^ sg) - sg negates */
-                    a[0] += ((int64_t)w0 ^ sg) - sg;
-                    a[1] += ((int64_t)(up & 0xFFFFFFFFu) ^ sg) - sg;
-                    a[2] += ((int64_t)(up >> 32) ^ sg) - sg;
-                }
-            }
-            if (need & GB_NEED_MINMAX) {
-                const uint64_t k = gb_order_key(b);
-                if (k < t->min[g])
-                    t->min[g] = k;
-                if (k > t->max[g])
-                    t->max[g] = k;
-            }
+    int64_t *row = t->acc + (size_t)g * stride;
+    if (!need) {
+        row[W] += 16;
+        return;
+    }
+    uint64_t b;
+    memcpy(&b, x, sizeof b);
+    const unsigned E = (unsigned)(b >> 52) & 0x7FFu;
+    if (E == 0x7FFu) {
+        if (b & 0xFFFFFFFFFFFFFull) { /* NaN: counted, flagged, no order key */
+            row[W] = (row[W] + 16) | GB_F_NAN;
             if (need & GB_NEED_FIRSTLAST) {
                 if (t->first[g] < 0)
                     t->first[g] = (int64_t)i;
                 t->last[g] = (int64_t)i;
             }
+            return;
         }
-        if (need & GB_NEED_SUM)
-            for (size_t g = 0; g < p->ngroups; g++)
-                normalise(t->acc + g * (size_t)W, W);
+        row[W] = (row[W] + 16) | ((b >> 63) ? GB_F_NINF : GB_F_PINF);
+    } else {
+        uint64_t m = b & 0xFFFFFFFFFFFFFull;
+        row[W] = (row[W] + 16) | (b != 0x8000000000000000ull ? GB_F_NZ : 0u);
+        if ((need & GB_NEED_SUM) && (m | E)) {
+            int q;
+            if (E) {
+                m |= 1ull << 52;
+                q = (int)E - 1 - p->base;
+            } else {
+                q = -p->base;
+            }
+            const int s = q & 31;
+            int64_t *a = row + (q >> 5);
+            const uint64_t w0 = (m << s) & 0xFFFFFFFFu, up = m >> (32 - s);
+            const int64_t sg = -(int64_t)(b >> 63); /* 0 or -1: (w ^ sg) - sg negates */
+            a[0] += ((int64_t)w0 ^ sg) - sg;
+            a[1] += ((int64_t)(up & 0xFFFFFFFFu) ^ sg) - sg;
+            a[2] += ((int64_t)(up >> 32) ^ sg) - sg;
+        }
     }
+    if (need & GB_NEED_MINMAX) {
+        const uint64_t k = gb_order_key(b);
+        if (k < t->min[g])
+            t->min[g] = k;
+        if (k > t->max[g])
+            t->max[g] = k;
+    }
+    if (need & GB_NEED_FIRSTLAST) {
+        if (t->first[g] < 0)
+            t->first[g] = (int64_t)i;
+        t->last[g] = (int64_t)i;
+    }
+}
+
+/* Rows [lo, hi) into t, in blocks of at most BLOCK_ROWS between normalisations. Where the table outgrows
+ * the cache (shift < 32), each block of PART_ROWS rows is first partitioned (stably) by g >> shift into
+ * buckets of 2^shift groups whose table rows fit in the cache, then added bucket by bucket: a row's
+ * update then hits the cache, and each group's rows keep their order (first and last). */
+static int accumulate(const gb_plan *p, int W, size_t stride, size_t lo, size_t hi, int shift, gb_tab *t)
+{
+    const uint32_t *gid = p->gid;
+    const double *x = p->x;
+    const size_t G = p->ngroups;
+    const size_t nb = shift < 32 ? ((G - 1) >> shift) + 1 : 1;
+    uint32_t *pg = NULL;
+    double *px = NULL;
+    uint64_t *pi = NULL;
+    size_t *cnt = NULL;
+    if (nb > 1) {
+        pg = malloc(PART_ROWS * sizeof *pg);
+        px = malloc(PART_ROWS * sizeof *px);
+        pi = (p->need & GB_NEED_FIRSTLAST) ? malloc(PART_ROWS * sizeof *pi) : NULL;
+        cnt = malloc((nb + 1) * sizeof *cnt);
+        if (!pg || !px || !cnt || ((p->need & GB_NEED_FIRSTLAST) && !pi)) {
+            free(pg), free(px), free(pi), free(cnt);
+            return 0;
+        }
+    }
+    for (size_t b0 = lo; b0 < hi; b0 += BLOCK_ROWS) {
+        const size_t b1 = hi - b0 > BLOCK_ROWS ? b0 + BLOCK_ROWS : hi;
+        if (nb == 1) {
+            for (size_t i = b0; i < b1; i++)
+                if (gid[i] != GB_NONE)
+                    add_row(p, W, stride, t, gid[i], x ? x + i : NULL, i);
+        } else {
+            for (size_t c0 = b0; c0 < b1; c0 += PART_ROWS) {
+                const size_t c1 = b1 - c0 > PART_ROWS ? c0 + PART_ROWS : b1;
+                memset(cnt, 0, (nb + 1) * sizeof *cnt);
+                for (size_t i = c0; i < c1; i++)
+                    if (gid[i] != GB_NONE)
+                        cnt[(gid[i] >> shift) + 1]++;
+                for (size_t k = 1; k <= nb; k++)
+                    cnt[k] += cnt[k - 1];
+                const size_t used = cnt[nb];
+                for (size_t i = c0; i < c1; i++) {
+                    const uint32_t g = gid[i];
+                    if (g == GB_NONE)
+                        continue;
+                    const size_t at = cnt[g >> shift]++;
+                    pg[at] = g;
+                    if (x)
+                        px[at] = x[i];
+                    if (pi)
+                        pi[at] = i;
+                }
+                for (size_t r = 0; r < used; r++)
+                    add_row(p, W, stride, t, pg[r], px + r, pi ? pi[r] : 0);
+            }
+        }
+        if (p->need & GB_NEED_SUM)
+            for (size_t g = 0; g < G; g++)
+                normalise(t->acc + g * stride, W);
+    }
+    free(pg), free(px), free(pi), free(cnt);
+    return 1;
 }
 
 /* The float64 sum of a normalised accumulator (chunks below the top in [0, 2^32), the top signed). */
@@ -154,42 +202,52 @@ static double round_acc(const int64_t *a, int W, int base, uint32_t *limbs /* W 
 raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
 {
     const size_t G = p->ngroups, n = p->n;
-    const int W = p->pspan < 0 ? 1 : ((p->pspan + 118) >> 5) + 1;
+    /* W chunks: the pieces reach chunk pspan/32 + 2, and the sum of fewer than 2^64 values needs pspan + 117
+     * bits, which the top chunk's int64 holds from 32 (W - 1) up (the device's limb count, gb_cl_limbs) */
+    const int W = gb_cl_limbs(p);
+    const size_t stride = W + 1 <= 8 ? 8 : (size_t)W + 1;
     int T = n < 200000 ? 1 : omp_get_max_threads();
     if ((size_t)T > n / 100000 + 1)
         T = (int)(n / 100000 + 1);
-    gb_tab *tabs = calloc((size_t)T, sizeof *tabs);
+    int shift = 32; /* groups per bucket 2^shift: the largest with 2^shift table rows in CACHE_TABLE_BYTES */
+    if (G * stride * sizeof(int64_t) > 2 * CACHE_TABLE_BYTES) {
+        shift = 0;
+        while (((size_t)2 << shift) * stride * sizeof(int64_t) <= CACHE_TABLE_BYTES)
+            shift++;
+    }
+    const int ntabs = T;
+    gb_tab *tabs = calloc((size_t)ntabs, sizeof *tabs);
     if (!tabs)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by tables)");
     int oom = 0;
 #pragma omp parallel num_threads(T) reduction(| : oom)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (!tab_alloc(&tabs[t], G, W, p->need))
+        if (!tab_alloc(&tabs[t], G, stride, p->need) ||
+            !accumulate(p, W, stride, n * (size_t)t / (size_t)nt, n * (size_t)(t + 1) / (size_t)nt, shift, &tabs[t]))
             oom = 1;
-        else
-            accumulate(p, W, n * (size_t)t / (size_t)nt, n * (size_t)(t + 1) / (size_t)nt, &tabs[t]);
     }
     if (oom) {
-        for (int t = 0; t < T; t++)
+        for (int t = 0; t < ntabs; t++)
             tab_free(&tabs[t]);
         free(tabs);
         return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by tables: %zu groups x %d chunks x %d threads)",
-                         G, W, T);
+                         G, W, ntabs);
     }
-    /* merge in thread order (every operation exact and commutative) */
+    /* merge the row split's tables in thread order (every operation exact and commutative) */
     gb_tab *t0 = &tabs[0];
-    for (int t = 1; t < T; t++) {
+    for (int t = 1; t < ntabs; t++) {
         const gb_tab *u = &tabs[t];
-        if (!u->count)
+        if (!u->acc)
             continue; /* a thread the runtime did not start */
 #pragma omp parallel for schedule(static) if (G > 10000)
         for (size_t g = 0; g < G; g++) {
-            t0->count[g] += u->count[g];
-            t0->flags[g] |= u->flags[g];
+            int64_t *a = t0->acc + g * stride;
+            const int64_t *b = u->acc + g * stride;
+            a[W] = ((a[W] >> 4) + (b[W] >> 4)) << 4 | ((a[W] | b[W]) & 15);
             if (p->need & GB_NEED_SUM)
                 for (int c = 0; c < W; c++)
-                    t0->acc[g * (size_t)W + c] += u->acc[g * (size_t)W + c];
+                    a[c] += b[c];
             if (p->need & GB_NEED_MINMAX) {
                 t0->min[g] = u->min[g] < t0->min[g] ? u->min[g] : t0->min[g];
                 t0->max[g] = u->max[g] > t0->max[g] ? u->max[g] : t0->max[g];
@@ -210,16 +268,16 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
             oom2 = 1;
 #pragma omp for schedule(static)
         for (size_t g = 0; g < G; g++) {
-            out->count[g] = t0->count[g];
-            out->flags[g] = t0->flags[g];
+            int64_t *a = t0->acc + g * stride;
+            out->count[g] = a[W] >> 4;
+            out->flags[g] = (uint32_t)(a[W] & 15);
             if (p->need & GB_NEED_SUM) {
                 double fin = 0.0;
                 if (limbs) {
-                    int64_t *a = t0->acc + g * (size_t)W;
                     normalise(a, W);
                     fin = round_acc(a, W, p->base, limbs);
                 }
-                out->sum[g] = gb_sum_finish(fin, t0->flags[g], t0->count[g]);
+                out->sum[g] = gb_sum_finish(fin, out->flags[g], out->count[g]);
             }
             if (p->need & GB_NEED_MINMAX) {
                 out->min[g] = t0->min[g];
@@ -232,7 +290,7 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
         }
         free(limbs);
     }
-    for (int t = 0; t < T; t++)
+    for (int t = 0; t < ntabs; t++)
         tab_free(&tabs[t]);
     free(tabs);
     if (oom2)
