@@ -197,6 +197,12 @@ static void t_empty_and_errors(void **state)
     assert_int_equal(raid_groupby_compute(NULL, k, NULL, NULL, 1, cnt, 1, 0, &g), RAID_OK); /* count needs no values */
     assert_true(raid_groupby_column(g, 0)[0] == 1.0);
     raid_groupby_destroy(g);
+    const int64_t k5[] = {4, 2, 4, 4, 2};
+    const uint8_t v5[] = {1, 1, 0, 1, 1};
+    assert_int_equal(raid_groupby_compute(NULL, k5, NULL, v5, 5, cnt, 1, 0, &g), RAID_OK);
+    assert_int_equal(raid_groupby_ngroups(g), 2);
+    assert_true(raid_groupby_column(g, 0)[0] == 2.0 && raid_groupby_column(g, 0)[1] == 2.0);
+    raid_groupby_destroy(g);
     raid_agg a;
     assert_int_equal(raid_agg_parse("mean", &a), RAID_OK);
     assert_int_equal(a, RAID_AGG_MEAN);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define KEYED_MAX_ROWS ((uint64_t)1 << 20) /* the cpu path's tables indexed by key: keys spanning fewer values */
+
 struct raid_groupby {
     size_t ngroups, naggs;
     int64_t *keys, *counts;
@@ -35,16 +37,14 @@ const char *raid_agg_name(raid_agg a) { return (unsigned)a < RAID_AGG_NAGGS ? ag
 
 /* ---- exact sums to float64 ---------------------------------------------------------------------- */
 
-/* k <= 64 bits of M from bit pos up (bits beyond the limbs are 0). */
+/* k <= 64 bits of M from bit pos >= 0 up (bits beyond the limbs are 0). */
 static uint64_t limb_bits(const uint32_t *limbs, int L, int pos, int k)
 {
-    uint64_t r = 0;
-    for (int j = 0; j < k; j++) {
-        const int b = pos + j, i = b >> 5;
-        if (b >= 0 && i < L && (limbs[i] >> (b & 31)) & 1u)
-            r |= 1ull << j;
-    }
-    return r;
+    const int i = pos >> 5, s = pos & 31;
+    const uint64_t lo = (i < L ? limbs[i] : 0u) | (uint64_t)(i + 1 < L ? limbs[i + 1] : 0u) << 32;
+    const uint64_t hi = i + 2 < L ? limbs[i + 2] : 0u;
+    const uint64_t r = s ? (lo >> s) | (hi << (64 - s)) : lo;
+    return k >= 64 ? r : r & ((1ull << k) - 1u);
 }
 
 double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base)
@@ -290,9 +290,9 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
 
     raid_status st = RAID_OK;
     raid_groupby *g = calloc(1, sizeof *g);
-    uint32_t *gid = n ? malloc(n * sizeof *gid) : NULL;
+    uint32_t *gid = NULL;
     gb_partial part = {0};
-    if (!g || (n && !gid)) {
+    if (!g) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
         goto fail;
     }
@@ -312,10 +312,23 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     int64_t kmin, kmax;
     int pmin, pmax;
     scan(keys, need ? values : NULL, valid, skipna, n, &kmin, &kmax, &pmin, &pmax);
-    if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
-        goto fail;
-    const size_t G = g->ngroups;
-    gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .x = values, .need = need, .base = 0, .pspan = -1};
+    /* The cpu path indexes its tables by key - kmin where the keys span a small range (the groups are
+     * the keys seen, found after the pass); else (and on a device) rows get dense group ids first. */
+    const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
+    const int keyed = !raid_on_device(ctx) && range < KEYED_MAX_ROWS && range <= 2 * (uint64_t)n + 65536;
+    if (keyed) {
+        g->ngroups = (size_t)range + 1;
+    } else {
+        if (!(gid = malloc(n * sizeof *gid))) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+            goto fail;
+        }
+        if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
+            goto fail;
+    }
+    size_t G = g->ngroups;
+    gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .keys = keys, .kmin = kmin, .valid = valid, .skipna = skipna,
+                    .x = values, .need = need, .base = 0, .pspan = -1};
     if (pmax >= 0) {
         plan.base = 32 * (pmin >> 5);
         plan.pspan = pmax - plan.base;
@@ -332,16 +345,39 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         oom |= !(part.min = malloc(G * sizeof *part.min)) | !(part.max = malloc(G * sizeof *part.max));
     if (need & GB_NEED_FIRSTLAST)
         oom |= !(part.first = malloc(G * sizeof *part.first)) | !(part.last = malloc(G * sizeof *part.last));
-    g->counts = malloc(G * sizeof *g->counts);
-    g->cols = malloc(naggs * G * sizeof *g->cols);
-    if (oom || !g->counts || !g->cols) {
+    if (keyed)
+        oom |= !(g->keys = malloc(G * sizeof *g->keys));
+    if (oom) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
         goto fail;
     }
     st = raid_on_device(ctx) ? gb_cl_run(ctx, &plan, &part, rows_per_wg, local_tables) : gb_cpu_run(ctx, &plan, &part);
     if (st != RAID_OK)
         goto fail;
-
+    if (keyed) { /* the keys seen, in order: compact the partials */
+        size_t j = 0;
+        for (size_t r = 0; r < G; r++) {
+            if (!(part.flags[r] & GB_F_PRESENT))
+                continue;
+            g->keys[j] = (int64_t)((uint64_t)kmin + r);
+            part.count[j] = part.count[r];
+            part.flags[j] = part.flags[r] & ~GB_F_PRESENT;
+            if (part.sum)
+                part.sum[j] = part.sum[r];
+            if (part.min)
+                part.min[j] = part.min[r], part.max[j] = part.max[r];
+            if (part.first)
+                part.first[j] = part.first[r], part.last[j] = part.last[r];
+            j++;
+        }
+        G = g->ngroups = j;
+    }
+    g->counts = malloc(G * sizeof *g->counts);
+    g->cols = malloc(naggs * G * sizeof *g->cols);
+    if (!g->counts || !g->cols) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
+        goto fail;
+    }
     memcpy(g->counts, part.count, G * sizeof *g->counts);
     for (size_t j = 0; j < naggs; j++) {
         double *c = g->cols + j * G;

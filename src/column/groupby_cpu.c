@@ -19,7 +19,7 @@
 #define PART_ROWS ((size_t)1 << 20)     /* rows partitioned at a time */
 
 /* Tables of one thread (row split) or of all (group split). Row g of acc: stride int64, chunks 0 .. W-1,
- * then count x 16 + flags (one cache line for prices' data: the row's every update in one line). */
+ * then count x 32 + flags (GB_F_*, GB_F_PRESENT; one cache line for prices' data: the row's every update in one line). */
 typedef struct gb_tab {
     int64_t *acc;
     int64_t *first, *last;
@@ -59,12 +59,12 @@ static void normalise(int64_t *a, int W)
 }
 
 /* Row i (group g, value x) into t. */
-static inline void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, uint32_t g, const double *x, size_t i)
+static inline __attribute__((always_inline)) void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, uint32_t g, const double *x, size_t i)
 {
     const unsigned need = p->need;
     int64_t *row = t->acc + (size_t)g * stride;
     if (!need) {
-        row[W] += 16;
+        row[W] = (row[W] + 32) | GB_F_PRESENT;
         return;
     }
     uint64_t b;
@@ -72,7 +72,7 @@ static inline void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, ui
     const unsigned E = (unsigned)(b >> 52) & 0x7FFu;
     if (E == 0x7FFu) {
         if (b & 0xFFFFFFFFFFFFFull) { /* NaN: counted, flagged, no order key */
-            row[W] = (row[W] + 16) | GB_F_NAN;
+            row[W] = (row[W] + 32) | GB_F_PRESENT | GB_F_NAN;
             if (need & GB_NEED_FIRSTLAST) {
                 if (t->first[g] < 0)
                     t->first[g] = (int64_t)i;
@@ -80,10 +80,10 @@ static inline void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, ui
             }
             return;
         }
-        row[W] = (row[W] + 16) | ((b >> 63) ? GB_F_NINF : GB_F_PINF);
+        row[W] = (row[W] + 32) | GB_F_PRESENT | ((b >> 63) ? GB_F_NINF : GB_F_PINF);
     } else {
         uint64_t m = b & 0xFFFFFFFFFFFFFull;
-        row[W] = (row[W] + 16) | (b != 0x8000000000000000ull ? GB_F_NZ : 0u);
+        row[W] = (row[W] + 32) | GB_F_PRESENT | (b != 0x8000000000000000ull ? GB_F_NZ : 0u);
         if ((need & GB_NEED_SUM) && (m | E)) {
             int q;
             if (E) {
@@ -115,48 +115,66 @@ static inline void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, ui
     }
 }
 
+/* The table row of row i, GB_NONE for a null row (whose key's row is marked present when rows are keys). */
+static inline __attribute__((always_inline)) uint32_t fetch(const gb_plan *p, gb_tab *t, size_t stride, int W, size_t i)
+{
+    if (p->gid)
+        return p->gid[i];
+    const uint32_t g = (uint32_t)((uint64_t)p->keys[i] - (uint64_t)p->kmin);
+    if ((p->valid && !p->valid[i]) || (p->skipna && p->x && p->x[i] != p->x[i])) {
+        t->acc[(size_t)g * stride + W] |= GB_F_PRESENT;
+        return GB_NONE;
+    }
+    return g;
+}
+
 /* Rows [lo, hi) into t, in blocks of at most BLOCK_ROWS between normalisations. Where the table outgrows
  * the cache (shift < 32), each block of PART_ROWS rows is first partitioned (stably) by g >> shift into
  * buckets of 2^shift groups whose table rows fit in the cache, then added bucket by bucket: a row's
  * update then hits the cache, and each group's rows keep their order (first and last). */
 static int accumulate(const gb_plan *p, int W, size_t stride, size_t lo, size_t hi, int shift, gb_tab *t)
 {
-    const uint32_t *gid = p->gid;
     const double *x = p->x;
     const size_t G = p->ngroups;
     const size_t nb = shift < 32 ? ((G - 1) >> shift) + 1 : 1;
-    uint32_t *pg = NULL;
+    uint32_t *pg = NULL, *pf = NULL;
     double *px = NULL;
     uint64_t *pi = NULL;
     size_t *cnt = NULL;
     if (nb > 1) {
         pg = malloc(PART_ROWS * sizeof *pg);
+        pf = malloc(PART_ROWS * sizeof *pf);
         px = malloc(PART_ROWS * sizeof *px);
         pi = (p->need & GB_NEED_FIRSTLAST) ? malloc(PART_ROWS * sizeof *pi) : NULL;
         cnt = malloc((nb + 1) * sizeof *cnt);
-        if (!pg || !px || !cnt || ((p->need & GB_NEED_FIRSTLAST) && !pi)) {
-            free(pg), free(px), free(pi), free(cnt);
+        if (!pg || !pf || !px || !cnt || ((p->need & GB_NEED_FIRSTLAST) && !pi)) {
+            free(pg), free(pf), free(px), free(pi), free(cnt);
             return 0;
         }
     }
     for (size_t b0 = lo; b0 < hi; b0 += BLOCK_ROWS) {
         const size_t b1 = hi - b0 > BLOCK_ROWS ? b0 + BLOCK_ROWS : hi;
         if (nb == 1) {
-            for (size_t i = b0; i < b1; i++)
-                if (gid[i] != GB_NONE)
-                    add_row(p, W, stride, t, gid[i], x ? x + i : NULL, i);
+            for (size_t i = b0; i < b1; i++) {
+                const uint32_t g = fetch(p, t, stride, W, i);
+                if (g != GB_NONE)
+                    add_row(p, W, stride, t, g, x ? x + i : NULL, i);
+            }
         } else {
             for (size_t c0 = b0; c0 < b1; c0 += PART_ROWS) {
                 const size_t c1 = b1 - c0 > PART_ROWS ? c0 + PART_ROWS : b1;
                 memset(cnt, 0, (nb + 1) * sizeof *cnt);
-                for (size_t i = c0; i < c1; i++)
-                    if (gid[i] != GB_NONE)
-                        cnt[(gid[i] >> shift) + 1]++;
+                for (size_t i = c0; i < c1; i++) { /* the rows' table rows into pg, then counted */
+                    const uint32_t g = fetch(p, t, stride, W, i);
+                    pf[i - c0] = g;
+                    if (g != GB_NONE)
+                        cnt[(g >> shift) + 1]++;
+                }
                 for (size_t k = 1; k <= nb; k++)
                     cnt[k] += cnt[k - 1];
                 const size_t used = cnt[nb];
-                for (size_t i = c0; i < c1; i++) {
-                    const uint32_t g = gid[i];
+                for (size_t i = c0; i < c1; i++) { /* stable scatter */
+                    const uint32_t g = pf[i - c0];
                     if (g == GB_NONE)
                         continue;
                     const size_t at = cnt[g >> shift]++;
@@ -174,7 +192,7 @@ static int accumulate(const gb_plan *p, int W, size_t stride, size_t lo, size_t 
             for (size_t g = 0; g < G; g++)
                 normalise(t->acc + g * stride, W);
     }
-    free(pg), free(px), free(pi), free(cnt);
+    free(pg), free(pf), free(px), free(pi), free(cnt);
     return 1;
 }
 
@@ -244,7 +262,7 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
         for (size_t g = 0; g < G; g++) {
             int64_t *a = t0->acc + g * stride;
             const int64_t *b = u->acc + g * stride;
-            a[W] = ((a[W] >> 4) + (b[W] >> 4)) << 4 | ((a[W] | b[W]) & 15);
+            a[W] = ((a[W] >> 5) + (b[W] >> 5)) << 5 | ((a[W] | b[W]) & 31);
             if (p->need & GB_NEED_SUM)
                 for (int c = 0; c < W; c++)
                     a[c] += b[c];
@@ -269,8 +287,8 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
 #pragma omp for schedule(static)
         for (size_t g = 0; g < G; g++) {
             int64_t *a = t0->acc + g * stride;
-            out->count[g] = a[W] >> 4;
-            out->flags[g] = (uint32_t)(a[W] & 15);
+            out->count[g] = a[W] >> 5;
+            out->flags[g] = (uint32_t)(a[W] & 31);
             if (p->need & GB_NEED_SUM) {
                 double fin = 0.0;
                 if (limbs) {

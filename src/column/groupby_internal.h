@@ -19,6 +19,7 @@
 #define GB_F_PINF 2u
 #define GB_F_NINF 4u
 #define GB_F_NZ 8u
+#define GB_F_PRESENT 16u /* the cpu path, rows indexed by key: a row of this key was seen */
 
 /* Which partials a call needs (from its aggregations). */
 #define GB_NEED_SUM 1u
@@ -27,7 +28,13 @@
 
 typedef struct gb_plan {
     size_t n, ngroups;
-    const uint32_t *gid;  /* dense group id per row (ascending key order), GB_NONE for a null row */
+    const uint32_t *gid;  /* dense group id per row (ascending key order), GB_NONE for a null row; or NULL
+                             (the cpu path only): the table's rows are keys - kmin (ngroups = their range),
+                             null rows by valid and skipna, rows of no key without GB_F_PRESENT */
+    const int64_t *keys;
+    int64_t kmin;
+    const uint8_t *valid;
+    int skipna;
     const double *x;      /* values (NULL when only counts are needed) */
     unsigned need;        /* GB_NEED_* */
     int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
