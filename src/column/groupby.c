@@ -107,26 +107,32 @@ static inline int null_row(const double *x, const uint8_t *valid, int skipna, si
 }
 
 /* One pass over the rows: the keys' range and the range of p (groupby_internal.h) of the finite non-zero
- * values of the rows that are not null (pmin 4096, pmax -1 when none). */
-static void scan(const int64_t *keys, const double *x, const uint8_t *valid, int skipna, size_t n, int64_t *kmin_,
-                 int64_t *kmax_, int *pmin_, int *pmax_)
+ * values (pmin 4096, pmax -1 when none). Null rows are included: a wider range only costs limbs, never
+ * exactness, and keeps the loop free of branches (vectorised). */
+static void scan(const int64_t *keys, const double *x, size_t n, int64_t *kmin_, int64_t *kmax_, int *pmin_,
+                 int *pmax_)
 {
     int64_t kmin = keys[0], kmax = keys[0];
     int pmin = 4096, pmax = -1;
-#pragma omp parallel for schedule(static) reduction(min : kmin, pmin) reduction(max : kmax, pmax) if (n > 100000)
-    for (size_t i = 0; i < n; i++) {
-        kmin = keys[i] < kmin ? keys[i] : kmin;
-        kmax = keys[i] > kmax ? keys[i] : kmax;
-        if (!x || null_row(x, valid, skipna, i))
-            continue;
-        uint64_t b;
-        memcpy(&b, &x[i], sizeof b);
-        const int E = (int)((b >> 52) & 0x7FF);
-        if (E == 0x7FF || (b & 0x7FFFFFFFFFFFFFFFull) == 0)
-            continue;
-        const int p = E ? E - 1 : 0;
-        pmin = p < pmin ? p : pmin;
-        pmax = p > pmax ? p : pmax;
+    if (x) {
+#pragma omp parallel for simd schedule(static) reduction(min : kmin, pmin) reduction(max : kmax, pmax) if (n > 100000)
+        for (size_t i = 0; i < n; i++) {
+            kmin = keys[i] < kmin ? keys[i] : kmin;
+            kmax = keys[i] > kmax ? keys[i] : kmax;
+            uint64_t b;
+            memcpy(&b, &x[i], sizeof b);
+            const int E = (int)((b >> 52) & 0x7FF);
+            const int none = E == 0x7FF || (b << 1) == 0, p = E ? E - 1 : 0;
+            const int lo = none ? 4096 : p, hi = none ? -1 : p;
+            pmin = lo < pmin ? lo : pmin;
+            pmax = hi > pmax ? hi : pmax;
+        }
+    } else {
+#pragma omp parallel for simd schedule(static) reduction(min : kmin) reduction(max : kmax) if (n > 100000)
+        for (size_t i = 0; i < n; i++) {
+            kmin = keys[i] < kmin ? keys[i] : kmin;
+            kmax = keys[i] > kmax ? keys[i] : kmax;
+        }
     }
     *kmin_ = kmin, *kmax_ = kmax, *pmin_ = pmin, *pmax_ = pmax;
 }
@@ -311,7 +317,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
     int64_t kmin, kmax;
     int pmin, pmax;
-    scan(keys, need ? values : NULL, valid, skipna, n, &kmin, &kmax, &pmin, &pmax);
+    scan(keys, need ? values : NULL, n, &kmin, &kmax, &pmin, &pmax);
     /* The cpu path indexes its tables by key - kmin where the keys span a small range (the groups are
      * the keys seen, found after the pass); else (and on a device) rows get dense group ids first. */
     const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;

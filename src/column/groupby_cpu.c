@@ -58,10 +58,10 @@ static void normalise(int64_t *a, int W)
     }
 }
 
-/* Row i (group g, value x) into t. */
-static inline __attribute__((always_inline)) void add_row(const gb_plan *p, int W, size_t stride, gb_tab *t, uint32_t g, const double *x, size_t i)
+/* Row i (group g, value x) into t; need: p->need, or a constant equal to it (the loop specialised). */
+static inline __attribute__((always_inline)) void add_row(const gb_plan *p, unsigned need, int W, size_t stride,
+                                                          gb_tab *t, uint32_t g, const double *x, size_t i)
 {
-    const unsigned need = p->need;
     int64_t *row = t->acc + (size_t)g * stride;
     if (!need) {
         row[W] = (row[W] + 32) | GB_F_PRESENT;
@@ -155,10 +155,17 @@ static int accumulate(const gb_plan *p, int W, size_t stride, size_t lo, size_t 
     for (size_t b0 = lo; b0 < hi; b0 += BLOCK_ROWS) {
         const size_t b1 = hi - b0 > BLOCK_ROWS ? b0 + BLOCK_ROWS : hi;
         if (nb == 1) {
-            for (size_t i = b0; i < b1; i++) {
-                const uint32_t g = fetch(p, t, stride, W, i);
-                if (g != GB_NONE)
-                    add_row(p, W, stride, t, g, x ? x + i : NULL, i);
+            if (!p->gid && !p->valid && !p->skipna && p->need == GB_NEED_SUM) { /* the common case */
+                const int64_t *k = p->keys;
+                const uint64_t kmin = (uint64_t)p->kmin;
+                for (size_t i = b0; i < b1; i++)
+                    add_row(p, GB_NEED_SUM, W, stride, t, (uint32_t)((uint64_t)k[i] - kmin), x + i, i);
+            } else {
+                for (size_t i = b0; i < b1; i++) {
+                    const uint32_t g = fetch(p, t, stride, W, i);
+                    if (g != GB_NONE)
+                        add_row(p, p->need, W, stride, t, g, x ? x + i : NULL, i);
+                }
             }
         } else {
             for (size_t c0 = b0; c0 < b1; c0 += PART_ROWS) {
@@ -184,8 +191,12 @@ static int accumulate(const gb_plan *p, int W, size_t stride, size_t lo, size_t 
                     if (pi)
                         pi[at] = i;
                 }
-                for (size_t r = 0; r < used; r++)
-                    add_row(p, W, stride, t, pg[r], px + r, pi ? pi[r] : 0);
+                if (p->need == GB_NEED_SUM)
+                    for (size_t r = 0; r < used; r++)
+                        add_row(p, GB_NEED_SUM, W, stride, t, pg[r], px + r, 0);
+                else
+                    for (size_t r = 0; r < used; r++)
+                        add_row(p, p->need, W, stride, t, pg[r], px + r, pi ? pi[r] : 0);
             }
         }
         if (p->need & GB_NEED_SUM)
