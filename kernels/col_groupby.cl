@@ -16,7 +16,9 @@
  * gb_rows_local keeps sums, cnt and flags of its rows in LOCAL memory (GB_NGROUPS groups) and merges them
  * once into global memory, limb by limb with the same carries. Only 32-bit integer atomics, OpenCL 1.1
  * core (no 64-bit atomics: the Apple GPUs' limit).
- * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST (0 or 1), -DGB_NGROUPS (local kernel). */
+ * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST (0 or 1), -DGB_NGROUPS (local kernel).
+ * OpenCL C 1.2, FP_CONTRACT OFF (no float arithmetic here at all), no 64-bit type. */
+#pragma OPENCL FP_CONTRACT OFF
 #ifndef GB_L
 #define GB_L 4
 #endif
