@@ -9,6 +9,7 @@
 #include "column/groupby_internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,35 @@ static void fill(size_t n, int64_t ngroups, int64_t stride, int wide, int64_t *k
     }
 }
 
+/* The cpu path gives the same bits on 1, 2 and 3 threads: few and many groups (the partitioned tables),
+ * keys by range and by hash, with and without skipna. */
+static void t_threads(void **state)
+{
+    (void)state;
+    const size_t n = 400000;
+    int64_t *k = malloc(n * sizeof *k);
+    double *x = malloc(n * sizeof *x);
+    uint8_t *valid = malloc(n);
+    const int64_t groups[] = {3, 60000, 60000}, stride[] = {1, 1, 999983};
+    const int saved = omp_get_max_threads();
+    for (int c = 0; c < 3; c++) {
+        fill(n, groups[c], stride[c], c != 1, k, x, valid);
+        for (unsigned flags = 0; flags < 2; flags++) {
+            omp_set_num_threads(1);
+            raid_groupby *a = run(NULL, k, x, valid, n, flags, 0, -1);
+            for (int t = 2; t <= 3; t++) {
+                omp_set_num_threads(t);
+                raid_groupby *b = run(NULL, k, x, valid, n, flags, 0, -1);
+                assert_same(a, b);
+                raid_groupby_destroy(b);
+            }
+            raid_groupby_destroy(a);
+        }
+    }
+    omp_set_num_threads(saved);
+    free(k), free(x), free(valid);
+}
+
 static raid_ctx *dev(void)
 {
     raid_ctx *c = t_open_ctx(t_device());
@@ -334,6 +364,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_exact_cases),   cmocka_unit_test(t_semantics),     cmocka_unit_test(t_empty_and_errors),
+        cmocka_unit_test(t_threads),
         cmocka_unit_test(t_device_cases),  cmocka_unit_test(t_device_vs_cpu), cmocka_unit_test(t_device_repeat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
