@@ -30,8 +30,8 @@
  * exponent range the data spans (2^-1074 units); the device path builds the same integer from 32-bit
  * atomic adds with explicit carries (no 64-bit atomics; kernels/col_groupby.cl) and the host rounds
  * it. Memory: about groups x limbs x 8 bytes per cpu thread and groups x 2 limbs x 4 bytes on the device,
- * limbs = (exponent span of the data in bits + 85 to 118) / 32: 4 to 6 for prices, at most 69 for data
- * from 1e-308 to 1e308 (docs/groupby.md "Memory").
+ * limbs = floor((exponent span of the data in bits + 85) / 32) + 1: 4 to 6 for prices, at most 67 for data
+ * from the smallest subnormal to 1e308 (docs/groupby.md "Memory").
  */
 #ifndef RAID_GROUPBY_H
 #define RAID_GROUPBY_H

@@ -32,6 +32,9 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
         if a not in AGGS:
             raise ValueError(f"unknown aggregation {a!r} (expected one of {', '.join(AGGS)})")
         codes.append(AGGS.index(a))
+    kind = np.asarray(keys).dtype.kind
+    if kind not in "iu" and not (kind == "f" and np.asarray(keys).size == 0):
+        raise ValueError(f"keys must be integers, not of dtype {np.asarray(keys).dtype}")
     k, pk = as_c(keys, np.int64, "keys")
     n = k.size
     if values is None:

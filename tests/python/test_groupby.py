@@ -180,6 +180,8 @@ def test_arguments():
         raid.groupby([1, 2], [1.0])
     with pytest.raises(ValueError):
         raid.groupby([1], None, aggs="sum")
+    with pytest.raises(ValueError):
+        raid.groupby([1.5], [1.0])
     assert raid.groupby([1, 1], None, aggs="count")["count"].tolist() == [2]
     empty = raid.groupby(np.zeros(0, np.int64), np.zeros(0), aggs=["sum", "count"])
     assert empty.shape == (0, 2)
