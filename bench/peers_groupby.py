@@ -40,14 +40,17 @@ def main():
     a = ap.parse_args()
     n = int(a.rows)
     x = np.random.default_rng(1).standard_normal(n) * 100.0
-    with np.errstate(over="ignore"):
+    try:
         import raid
+    except ImportError as e:  # the peers alone; their exactness unknown
+        print(f"# raid does not import ({e}): peers only, inexact counts unknown", flush=True)
+        raid = None
     print("peer,rows,groups,best_s,groups_not_exact,max_rel_err")
     for G in (int(g) for g in a.groups.split(",")):
         k = (splitmix(np.arange(n, dtype=np.uint64)) % np.uint64(G)).astype(np.int64)
         exact = None
         res = {}
-        for dev in a.devices.split(","):
+        for dev in a.devices.split(",") if raid else []:
             raid.groupby(k[:1000], x[:1000], aggs="sum", device=dev)  # build the kernels
             t, df = best(lambda: raid.groupby(k, x, aggs="sum", device=dev), a.reps)
             if exact is None:
@@ -101,6 +104,9 @@ def main():
         except ImportError:
             pass
         for name, (t, out) in res.items():
+            if exact is None:
+                print(f"{name},{n},{G},{t:.4f},?,?", flush=True)
+                continue
             diff = out != exact
             rel = np.max(np.abs(out - exact) / np.maximum(np.abs(exact), 1e-300))
             print(f"{name},{n},{G},{t:.4f},{int(diff.sum())}/{G},{rel:.2g}", flush=True)
