@@ -13,10 +13,11 @@
  *   mnhi/mxhi[g], then (gb_minmax_lo) mnlo/mxlo[g]: min and max of the 64-bit order keys by two 32-bit
  *     atomic passes (high words, then the low words of the rows whose high word won);
  *   first[g] (atomic_min of the row, 0xFFFFFFFF none), last[g] (atomic_max of the row + 1, 0 none).
- * gb_rows_local keeps sums, cnt and flags of its rows in LOCAL memory (GB_NGROUPS groups) and merges them
+ * gb_rows_local keeps sums, cnt and flags of its rows in LOCAL memory (ng groups) and merges them
  * once into global memory, limb by limb with the same carries. Only 32-bit integer atomics, OpenCL 1.1
  * core (no 64-bit atomics: the Apple GPUs' limit).
- * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST (0 or 1), -DGB_NGROUPS (local kernel).
+ * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST (0 or 1): a few programs, whatever
+ * the number of groups (an argument).
  * OpenCL C 1.2, FP_CONTRACT OFF (no float arithmetic here at all), no 64-bit type. */
 #pragma OPENCL FP_CONTRACT OFF
 #ifndef GB_L
@@ -119,30 +120,28 @@ RAID_KERNEL void gb_rows_global(GB_ARGS)
     GB_ROWS(sums, cnt, flags, gb_add_g)
 }
 
-#ifdef GB_NGROUPS
-/* Per-work-group tables in local memory: lt = GB_NGROUPS x (2 GB_L) limbs, then counts, then flags. */
-RAID_KERNEL void gb_rows_local(GB_ARGS, volatile RAID_LOCAL uint *lt)
+/* Per-work-group tables in local memory: lt = ng x (2 GB_L) limbs, then ng counts, then ng flags. */
+RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint *lt)
 {
     GB_RANGE
-    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + GB_NGROUPS * 2u * GB_L, *lflag = lcnt + GB_NGROUPS;
-    for (uint j = RAID_LOCAL_ID(0); j < GB_NGROUPS * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;
+    for (uint j = RAID_LOCAL_ID(0); j < ng * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
     GB_ROWS(lsum, lcnt, lflag, gb_add_l)
     RAID_BARRIER();
-    for (uint j = RAID_LOCAL_ID(0); j < GB_NGROUPS * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {
+    for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {
         const uint w = lsum[j];
         if (w)
             gb_add_g(sums + (j / GB_L) * GB_L, j % GB_L, w);
     }
-    for (uint j = RAID_LOCAL_ID(0); j < GB_NGROUPS; j += RAID_LOCAL_SIZE(0)) {
+    for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {
         if (lcnt[j])
             atomic_add(cnt + j, lcnt[j]);
         if (lflag[j])
             atomic_or(flags + j, lflag[j]);
     }
 }
-#endif
 
 /* The second min/max pass: the low words of the rows whose high word is their group's extreme. */
 RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n,

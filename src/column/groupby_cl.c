@@ -54,9 +54,9 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t r
     raid_status st = RAID_OK;
     uint32_t *h = NULL;
     char opts[512];
-    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d%s%zu %s", L,
+    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d %s", L,
              (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0,
-             use_local ? " -DGB_NGROUPS=" : " -DGB_UNUSED=", G, raid_tune_build_options(ctx));
+             raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NB] = {n, values ? 2 * n : 1, Gs * 2 * (size_t)L, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = 0; j < NB; j++)
@@ -87,7 +87,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t r
     for (int j = B_SUM; j <= B_LAST; j++)
         if ((st = raid_arg_buf(ctx, k, a++, &b[j])) != RAID_OK)
             goto done;
-    if (use_local && (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK)
+    if (use_local && ((st = raid_arg_uint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
+                      (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK))
         goto done;
     const size_t global = nwg * wg;
     ctx->timing.launches++;
