@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch, sweep; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, groupby; default: tests realized realized1e9 peers regress
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -65,6 +65,10 @@ for s in $steps; do
         run sweep 150 python3 bench/peers_sweep.py --csv $bars --compare $stats
     fi
     run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
+  groupby) # exact group sums (bench_groupby: device kernel and wall time, cpu path) beside CuPy's float64 scatter-add
+    run groupby 240 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3
+    PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
+      run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500

@@ -12,10 +12,12 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.garch(returns, model=..., ...)    GARCH, GJR and EGARCH fits of many series (and windows) at once
     raid.ma(x, stat=..., window=...)       moving averages and rolling statistics (TTR conventions)
     raid.sweep(x, fast=..., slow=...)      moving-average crossover backtests over a grid of periods
+    raid.groupby(keys, values, aggs=...)   group-by of float64 values by int64 keys, exact group sums
     raid.ffi, raid.lib                     the whole C API as cffi declares it from include/ (low level)
 """
 from ._core import RaidError, RaidNotice, device_name, ffi, lib, status_name, version
 from ._garch import garch
+from ._groupby import groupby
 from ._har import HarFit, har
 from ._ma import ma
 from ._realized import measure_names, realized, realized_from_prices, to_csv
@@ -24,5 +26,5 @@ from ._sweep import sweep
 
 __version__ = version()
 
-__all__ = ["HarFit", "garch", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "ma", "measure_names", "realized", "realized_from_prices",
+__all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "ma", "measure_names", "realized", "realized_from_prices",
            "sim_options", "simulate", "status_name", "sweep", "to_csv", "version"]

@@ -1,0 +1,120 @@
+/* bench_groupby: exact group sums (raid_groupby_compute, include/raid/groupby.h) of N float64 rows into G
+ * groups, on the cpu path and a device, public API only. Rows: keys uniform in [0, G) (splitmix64 of the
+ * row), values N(0,1) x 100 (bench_gauss, seed 1): the same arrays as bench/peers_groupby.py makes, which
+ * times numpy, polars and CuPy's scatter-add on them.
+ *
+ *   bench_groupby [--rows N] [--groups G[,G...]] [--device D[,D...]] [--reps R] [--aggs sum|all]
+ *                 [--dump FILE]
+ *
+ * Prints one line per (device, G): best wall time of R calls (group ids formed on the host included),
+ * the kernel time of the fastest device call, rows per second; --dump writes keys (int64) then values
+ * (float64) of the first G as raw little-endian arrays for the peers. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_common.h"
+
+#include <raid.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 10000000;
+    const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum";
+    int reps = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "bench_groupby: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--rows"))
+            n = (size_t)strtod(v, NULL);
+        else if (!strcmp(a, "--groups"))
+            groups = v;
+        else if (!strcmp(a, "--device"))
+            devices = v;
+        else if (!strcmp(a, "--reps"))
+            reps = atoi(v);
+        else if (!strcmp(a, "--dump"))
+            dump = v;
+        else if (!strcmp(a, "--aggs"))
+            aggs_s = v;
+        else {
+            fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
+                            "[--aggs sum|all] [--dump FILE]\n");
+            return 2;
+        }
+        i++;
+    }
+    const raid_agg all[] = {RAID_AGG_COUNT, RAID_AGG_SUM, RAID_AGG_MEAN, RAID_AGG_MIN,
+                            RAID_AGG_MAX,   RAID_AGG_FIRST, RAID_AGG_LAST};
+    const raid_agg sum[] = {RAID_AGG_SUM};
+    const int everything = !strcmp(aggs_s, "all");
+    int64_t *k = malloc(n * sizeof *k);
+    double *x = malloc(n * sizeof *x);
+    if (!k || !x) {
+        fprintf(stderr, "bench_groupby: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = 100.0 * bench_gauss(i, 1);
+    char gl[256];
+    snprintf(gl, sizeof gl, "%s", groups);
+    int first = 1;
+    printf("device,rows,groups,aggs,best_s,kernel_s,rows_per_s\n");
+    for (char *gs = strtok(gl, ","); gs; gs = strtok(NULL, ",")) {
+        const uint64_t G = strtoull(gs, NULL, 10);
+        for (size_t i = 0; i < n; i++)
+            k[i] = (int64_t)(mix(i) % G);
+        if (dump && first) {
+            FILE *f = fopen(dump, "wb");
+            if (!f || fwrite(k, sizeof *k, n, f) != n || fwrite(x, sizeof *x, n, f) != n || fclose(f)) {
+                fprintf(stderr, "bench_groupby: cannot write %s\n", dump);
+                return 1;
+            }
+        }
+        first = 0;
+        char dl[256];
+        snprintf(dl, sizeof dl, "%s", devices);
+        char *save = NULL;
+        for (char *d = strtok_r(dl, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+            raid_ctx *ctx = NULL;
+            if (raid_ctx_create(&ctx, d) != RAID_OK) {
+                fprintf(stderr, "bench_groupby: %s: %s\n", d, raid_errmsg());
+                continue;
+            }
+            double best = 1e30, kern = 0;
+            for (int r = 0; r < reps + 1; r++) { /* the first call builds the kernels */
+                raid_groupby *g = NULL;
+                const double t0 = bench_now();
+                if (raid_groupby_compute(ctx, k, x, NULL, n, everything ? all : sum, everything ? 7 : 1, 0, &g) !=
+                    RAID_OK) {
+                    fprintf(stderr, "bench_groupby: %s\n", raid_ctx_errmsg(ctx));
+                    return 1;
+                }
+                const double t = bench_now() - t0;
+                raid_timing tm;
+                raid_ctx_last_timing(ctx, &tm);
+                if (r > 0 && t < best)
+                    best = t, kern = tm.kernel_s;
+                raid_groupby_destroy(g);
+            }
+            printf("%s,%zu,%llu,%s,%.4f,%.4f,%.3g\n", raid_ctx_device_name(ctx), n, (unsigned long long)G, aggs_s, best,
+                   kern, (double)n / best);
+            fflush(stdout);
+            raid_ctx_destroy(ctx);
+        }
+    }
+    free(k), free(x);
+    return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * raid/groupby.h -- group-by aggregation of float64 values by int64 keys, with EXACT group sums
+ * (docs/groupby.md). Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
+ *
+ * Rows i in [0, n): key keys[i], value values[i], valid unless valid != NULL and valid[i] == 0 (a
+ * validity mask of one byte per row, numpy's bool layout: 0 null, any other value valid; NOT an Arrow bitmap).
+ * Every distinct key is a group, null rows included (their group exists, with count 0 if all its rows
+ * are null: pandas' groupby). Groups come out in ascending (signed) key order.
+ *
+ * NaN: by default (flags 0) a NaN value is a value, with IEEE semantics: it is counted, the sum and mean
+ * of its group are NaN, so are its min and max (numpy's propagation), and it may be first or last.
+ * RAID_GROUPBY_SKIPNA makes every NaN value a null (pandas' groupby, skipna: count, sum, mean, min, max,
+ * first and last then equal pandas'). A null row only makes its key's group exist.
+ *
+ * Aggregations, over the group's valid values v_1 .. v_c (c = count, in row order):
+ *   count : c (int64 by raid_groupby_counts; as float64, exact below 2^53, in the aggregation's column)
+ *   sum   : the exact sum of the v_k (a rational number) rounded ONCE to the nearest float64, ties to even
+ *           (IEEE 754 roundTiesToEven; overflow of the rounded sum gives +-inf). Hence independent of the
+ *           row order, of the device and of the number of threads or work-groups, bit for bit. An exact
+ *           zero is -0.0 only when c >= 1 and every v_k is -0.0 (IEEE: -0 + -0 = -0, +0 + -0 = +0 and x + -x
+ *           = +0 under round-to-nearest); c = 0 gives +0.0 (pandas' and polars' sum of nothing). Infinities
+ *           and NaN by IEEE 754: any NaN, or both +inf and -inf, give NaN; else an infinity gives itself.
+ *   mean  : sum / c in float64 (the exactly rounded sum divided once: within 1 ulp of the exact mean,
+ *           u = 2^-53 relative twice); NaN when c = 0.
+ *   min, max: the least / greatest v_k, -0.0 ordered below +0.0 (so min{0.0, -0.0} = -0.0, max = 0.0,
+ *           whatever the order); NaN when c = 0, or (flags 0) when a v_k is NaN.
+ *   first, last: v_1 and v_c (the values of the group's first and last valid rows); NaN when c = 0.
+ *
+ * Exactness: the cpu path keeps each group's sum as a fixed-point integer of 32-bit chunks over the
+ * exponent range the data spans (2^-1074 units); the device path builds the same integer from 32-bit
+ * atomic adds with explicit carries (no 64-bit atomics; kernels/col_groupby.cl) and the host rounds
+ * it. Memory: about groups x limbs x 8 bytes per cpu thread and groups x 2 limbs x 4 bytes on the device,
+ * limbs = floor((exponent span of the data in bits + 85) / 32) + 1: 4 to 6 for prices, at most 67 for data
+ * from the smallest subnormal to 1e308 (docs/groupby.md "Memory").
+ */
+#ifndef RAID_GROUPBY_H
+#define RAID_GROUPBY_H
+
+#include "raid/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum raid_agg {
+    RAID_AGG_COUNT = 0, /* "count" */
+    RAID_AGG_SUM = 1,   /* "sum"   */
+    RAID_AGG_MEAN = 2,  /* "mean"  */
+    RAID_AGG_MIN = 3,   /* "min"   */
+    RAID_AGG_MAX = 4,   /* "max"   */
+    RAID_AGG_FIRST = 5, /* "first" */
+    RAID_AGG_LAST = 6   /* "last"  */
+} raid_agg;
+
+#define RAID_AGG_NAGGS 7
+/* Flags of raid_groupby_compute (an enum, so that bindings see it). */
+typedef enum raid_groupby_flag {
+    RAID_GROUPBY_SKIPNA = 1 /* a NaN value is a null (pandas' skipna) */
+} raid_groupby_flag;
+#define RAID_GROUPBY_MAX_AGGS 64 /* aggregations of one call at most */
+
+/** Parse "count", "sum", "mean", "min", "max", "first" or "last" (exact, lower case). Errors: RAID_EINVAL
+ *  (NULL, unknown name; raid_errmsg). */
+RAID_API raid_status raid_agg_parse(const char *name, raid_agg *out);
+/** The name of an aggregation ("sum", ...); "?" when out of range. */
+RAID_API const char *raid_agg_name(raid_agg a);
+
+/* The result: the groups' keys, counts and one float64 column per aggregation asked for (the handle
+ * owns them). */
+typedef struct raid_groupby raid_groupby;
+
+/** Group n rows by key and compute naggs aggregations (the semantics above) in one pass.
+ *  keys: int64[n]; values: float64[n] (may be NULL only when every aggregation is count); valid: NULL (all
+ *  valid) or uint8[n] (0 null); aggs[0 .. naggs): 1 <= naggs <= RAID_GROUPBY_MAX_AGGS, repeats allowed;
+ *  flags: 0 or RAID_GROUPBY_SKIPNA. n = 0 gives a result with no group.
+ *  ctx: NULL or a cpu context: the float64 path on the host (OpenMP over rows, per-thread tables merged;
+ *  the result does not depend on the thread count). A device context: the group ids are formed on the
+ *  host (a direct table when the keys span a small range, else a hash of the keys), then
+ *  kernels/col_groupby.cl computes counts, exact sums (32-bit atomics with carries, per-work-group tables
+ *  in local memory when they fit), min and max (two 32-bit atomic passes over 64-bit order keys), first
+ *  and last (32-bit atomic min/max of row indices); the host rounds each sum. Every output is bit for bit
+ *  the cpu path's.
+ *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags),
+ *  RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of groups 2^32 or more) and the
+ *  device layer's errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). Message: raid_ctx_errmsg(ctx) (ctx
+ *  NULL: raid_errmsg()). *out is NULL on failure. */
+RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
+                                          const uint8_t *valid, size_t n, const raid_agg *aggs, size_t naggs,
+                                          unsigned flags, raid_groupby **out);
+/** Free a result. NULL is a no-op. */
+RAID_API void raid_groupby_destroy(raid_groupby *g);
+/** The number of groups (distinct keys); 0 for NULL. */
+RAID_API size_t raid_groupby_ngroups(const raid_groupby *g);
+/** The groups' keys, ascending (ngroups of them; NULL for NULL or no group). */
+RAID_API const int64_t *raid_groupby_keys(const raid_groupby *g);
+/** The groups' counts of valid values (ngroups; NULL for NULL or no group). */
+RAID_API const int64_t *raid_groupby_counts(const raid_groupby *g);
+/** The number of aggregations asked for. */
+RAID_API size_t raid_groupby_naggs(const raid_groupby *g);
+/** Aggregation j of the call (RAID_AGG_COUNT .. RAID_AGG_LAST); -1 when j is out of range. */
+RAID_API int raid_groupby_agg(const raid_groupby *g, size_t j);
+/** The column of aggregation j: ngroups float64 in the groups' order; NULL when j is out of range or
+ *  there is no group. */
+RAID_API const double *raid_groupby_column(const raid_groupby *g, size_t j);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAID_GROUPBY_H */

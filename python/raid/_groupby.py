@@ -1,0 +1,75 @@
+"""Group-by with exact group sums through the library's API (include/raid/groupby.h, docs/groupby.md):
+raid_groupby_compute on numpy arrays, the result as a pandas DataFrame indexed by the ascending keys."""
+import numpy as np
+import pandas as pd
+
+from ._core import as_c, check, context, ffi, lib
+
+AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
+
+
+def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, device=None):
+    """Group values by int64 keys and aggregate each group (docs/groupby.md).
+
+    keys: int64 array-like (n); values: float64 array-like (n), or None when every aggregation is "count";
+    aggs: names among "count", "sum", "mean", "min", "max", "first", "last" (a string for one);
+    valid: None or a boolean/uint8 mask (n), False/0 a null row (its key still forms a group);
+    skipna: NaN values are nulls (pandas' groupby) when True; when False a NaN makes its group's sum,
+    mean, min and max NaN (IEEE, numpy) and may be first or last.
+    Sums are exact: the exact sum of each group's values rounded once to the nearest float64 (ties to
+    even), the same bits on every device; an all-null group sums to 0.0, its other aggregations are NaN.
+    device: as raid.context ("cpu", "opencl", ...; None: $RAID_DEVICE or auto).
+    Returns a DataFrame indexed by the distinct keys in ascending order (index name "key"), one column per
+    aggregation named by it (a repeated name gets a suffix "_1", "_2", ...); count is int64.
+    Errors: ValueError (arguments), RaidError (the library's)."""
+    if isinstance(aggs, str):
+        aggs = [aggs]
+    aggs = list(aggs)
+    if not aggs:
+        raise ValueError("aggs must name at least one aggregation")
+    codes = []
+    for a in aggs:
+        if a not in AGGS:
+            raise ValueError(f"unknown aggregation {a!r} (expected one of {', '.join(AGGS)})")
+        codes.append(AGGS.index(a))
+    kind = np.asarray(keys).dtype.kind
+    if kind not in "iu" and not (kind == "f" and np.asarray(keys).size == 0):
+        raise ValueError(f"keys must be integers, not of dtype {np.asarray(keys).dtype}")
+    k, pk = as_c(keys, np.int64, "keys")
+    n = k.size
+    if values is None:
+        if any(a != "count" for a in aggs):
+            raise ValueError("values are needed by an aggregation other than count")
+        px = ffi.NULL
+    else:
+        x, px = as_c(values, np.float64, "values")
+        if x.size != n:
+            raise ValueError(f"values has {x.size} entries, keys {n}")
+    pv = ffi.NULL
+    if valid is not None:
+        v = np.ascontiguousarray(valid)
+        if v.ndim != 1 or v.size != n:
+            raise ValueError(f"valid must be one-dimensional with {n} entries")
+        v = np.ascontiguousarray(v != 0, dtype=np.uint8)
+        pv = ffi.from_buffer("uint8_t[]", v)
+    ca = ffi.new("raid_agg[]", codes)
+    out = ffi.new("raid_groupby **")
+    ctx = context(device)
+    check(lib.raid_groupby_compute(ctx, pk, px, pv, n, ca, len(codes),
+                                   lib.RAID_GROUPBY_SKIPNA if skipna else 0, out), ctx)
+    g = ffi.gc(out[0], lib.raid_groupby_destroy)
+    G = lib.raid_groupby_ngroups(g)
+
+    def arr(ptr, dtype):
+        if G == 0:
+            return np.zeros(0, dtype=dtype)
+        return np.frombuffer(ffi.buffer(ptr, G * np.dtype(dtype).itemsize), dtype=dtype).copy()
+
+    index = pd.Index(arr(lib.raid_groupby_keys(g), np.int64), name="key")
+    cols, seen = {}, {}
+    for j, a in enumerate(aggs):
+        name = a if a not in seen else f"{a}_{seen[a]}"
+        seen[a] = seen.get(a, 0) + 1
+        cols[name] = arr(lib.raid_groupby_counts(g), np.int64) if a == "count" else \
+            arr(lib.raid_groupby_column(g, j), np.float64)
+    return pd.DataFrame(cols, index=index)

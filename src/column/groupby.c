@@ -1,0 +1,437 @@
+/* Group-by with exact sums, the public side (include/raid/groupby.h, docs/groupby.md): arguments, the
+ * dense group ids (on the host: a direct table when the keys span a small range, else an open-addressing
+ * hash of the keys; ids in ascending key order), the plan (null rows, the exponent range of the values),
+ * the one dispatch between the cpu path (groupby_cpu.c) and the device path (groupby_cl.c), the rounding
+ * of exact sums and the result's columns. */
+#include "column/groupby_internal.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEYED_MAX_ROWS ((uint64_t)1 << 20) /* the cpu path's tables indexed by key: keys spanning fewer values */
+
+struct raid_groupby {
+    size_t ngroups, naggs;
+    int64_t *keys, *counts;
+    int *aggs;
+    double *cols; /* naggs x ngroups */
+};
+
+static const char *const agg_names[RAID_AGG_NAGGS] = {"count", "sum", "mean", "min", "max", "first", "last"};
+
+raid_status raid_agg_parse(const char *name, raid_agg *out)
+{
+    int k = 0;
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_agg_parse: NULL");
+    raid_status st = raid_parse_word(agg_names, RAID_AGG_NAGGS, name, &k, "aggregation",
+                                     "count, sum, mean, min, max, first or last");
+    if (st == RAID_OK)
+        *out = (raid_agg)k;
+    return st;
+}
+
+const char *raid_agg_name(raid_agg a) { return (unsigned)a < RAID_AGG_NAGGS ? agg_names[a] : "?"; }
+
+/* ---- exact sums to float64 ---------------------------------------------------------------------- */
+
+/* k <= 64 bits of M from bit pos >= 0 up (bits beyond the limbs are 0). */
+static uint64_t limb_bits(const uint32_t *limbs, int L, int pos, int k)
+{
+    const int i = pos >> 5, s = pos & 31;
+    const uint64_t lo = (i < L ? limbs[i] : 0u) | (uint64_t)(i + 1 < L ? limbs[i + 1] : 0u) << 32;
+    const uint64_t hi = i + 2 < L ? limbs[i + 2] : 0u;
+    const uint64_t r = s ? (lo >> s) | (hi << (64 - s)) : lo;
+    return k >= 64 ? r : r & ((1ull << k) - 1u);
+}
+
+double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base)
+{
+    int t = L - 1;
+    while (t >= 0 && limbs[t] == 0)
+        t--;
+    if (t < 0)
+        return 0.0;
+    const int len = 32 * t + (32 - __builtin_clz(limbs[t])); /* bits of M */
+    double r;
+    if (len <= 53) { /* exact: M 2^(base - 1074) is a float64 (a subnormal when small) */
+        r = ldexp((double)limb_bits(limbs, L, 0, len), base - 1074);
+    } else {
+        const int pos = len - 54; /* 53 bits and the rounding bit */
+        const uint64_t top = limb_bits(limbs, L, pos, 54);
+        uint64_t mant = top >> 1;
+        int sticky = 0;
+        for (int i = 0; i <= (pos - 1) >> 5 && !sticky && pos > 0; i++) {
+            const uint32_t w = i < (pos >> 5) ? limbs[i] : limbs[i] & ((1u << (pos & 31)) - 1u);
+            sticky = w != 0;
+        }
+        if ((top & 1u) && (sticky || (mant & 1u)))
+            mant++; /* 2^53 at most: exact in a double */
+        r = ldexp((double)mant, pos + 1 + base - 1074); /* a normal, or +inf past the largest double */
+    }
+    return neg ? -r : r;
+}
+
+double gb_sum_finish(double fin, uint32_t flags, int64_t count)
+{
+    if ((flags & GB_F_NAN) || ((flags & GB_F_PINF) && (flags & GB_F_NINF)))
+        return NAN;
+    if (flags & GB_F_PINF)
+        return INFINITY;
+    if (flags & GB_F_NINF)
+        return -INFINITY;
+    if (fin != 0.0)
+        return fin;
+    return count > 0 && !(flags & GB_F_NZ) ? -0.0 : 0.0;
+}
+
+/* ---- group ids ---------------------------------------------------------------------------------- */
+
+typedef struct key_id {
+    int64_t key;
+    uint32_t id;
+} key_id;
+
+static int cmp_key_id(const void *a, const void *b)
+{
+    const int64_t x = ((const key_id *)a)->key, y = ((const key_id *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* Whether row i is null: valid[i] == 0, or a NaN value under skipna. */
+static inline int null_row(const double *x, const uint8_t *valid, int skipna, size_t i)
+{
+    return (valid && !valid[i]) || (skipna && x && x[i] != x[i]);
+}
+
+/* One pass over the rows: the keys' range and the range of p (groupby_internal.h) of the finite non-zero
+ * values (pmin 4096, pmax -1 when none). Null rows are included: a wider range only costs limbs, never
+ * exactness, and keeps the loop free of branches (vectorised). */
+static void scan(const int64_t *keys, const double *x, size_t n, int64_t *kmin_, int64_t *kmax_, int *pmin_,
+                 int *pmax_)
+{
+    int64_t kmin = keys[0], kmax = keys[0];
+    int pmin = 4096, pmax = -1;
+    if (x) {
+#pragma omp parallel for simd schedule(static) reduction(min : kmin, pmin) reduction(max : kmax, pmax) if (n > 100000)
+        for (size_t i = 0; i < n; i++) {
+            kmin = keys[i] < kmin ? keys[i] : kmin;
+            kmax = keys[i] > kmax ? keys[i] : kmax;
+            uint64_t b;
+            memcpy(&b, &x[i], sizeof b);
+            const int E = (int)((b >> 52) & 0x7FF);
+            const int none = E == 0x7FF || (b << 1) == 0, p = E ? E - 1 : 0;
+            const int lo = none ? 4096 : p, hi = none ? -1 : p;
+            pmin = lo < pmin ? lo : pmin;
+            pmax = hi > pmax ? hi : pmax;
+        }
+    } else {
+#pragma omp parallel for simd schedule(static) reduction(min : kmin) reduction(max : kmax) if (n > 100000)
+        for (size_t i = 0; i < n; i++) {
+            kmin = keys[i] < kmin ? keys[i] : kmin;
+            kmax = keys[i] > kmax ? keys[i] : kmax;
+        }
+    }
+    *kmin_ = kmin, *kmax_ = kmax, *pmin_ = pmin, *pmax_ = pmax;
+}
+
+/* Dense ids in ascending key order into gid[n] (GB_NONE for a null row: its key still forms a group); the
+ * sorted distinct keys into *ukeys (malloc'd), their number into *G. kmin, kmax: the keys' range. */
+static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double *x, const uint8_t *valid, int skipna,
+                               size_t n, int64_t kmin, int64_t kmax, uint32_t *gid, int64_t **ukeys, size_t *G)
+{
+    const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
+    const uint64_t direct_cap = n < (1u << 15) ? (1u << 16) : 2 * (uint64_t)n;
+    if (range < direct_cap && range < (1ull << 31)) { /* a direct table over [kmin, kmax] */
+        const size_t R = (size_t)range + 1;
+        uint32_t *id = calloc(R, sizeof *id);
+        if (!id)
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
+#pragma omp parallel for schedule(static) if (n > 100000)
+        for (size_t i = 0; i < n; i++) {
+#pragma omp atomic write
+            id[(uint64_t)keys[i] - (uint64_t)kmin] = 1u;
+        }
+        size_t g = 0;
+        for (size_t r = 0; r < R; r++)
+            if (id[r])
+                id[r] = (uint32_t)g++;
+            else
+                id[r] = GB_NONE;
+        int64_t *uk = malloc(g * sizeof *uk);
+        if (!uk) {
+            free(id);
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
+        }
+        for (size_t r = 0; r < R; r++)
+            if (id[r] != GB_NONE)
+                uk[id[r]] = (int64_t)((uint64_t)kmin + r);
+#pragma omp parallel for schedule(static) if (n > 100000)
+        for (size_t i = 0; i < n; i++)
+            gid[i] = null_row(x, valid, skipna, i) ? GB_NONE : id[(uint64_t)keys[i] - (uint64_t)kmin];
+        free(id);
+        *ukeys = uk;
+        *G = g;
+        return RAID_OK;
+    }
+    /* open addressing (linear probing, load <= 1/2), ids in order of first appearance, then ranked */
+    size_t cap = 1024, cnt = 0;
+    int shift = 64 - 10;
+    key_id *tab = malloc(cap * sizeof *tab), *uk = NULL;
+    if (!tab)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
+    for (size_t s = 0; s < cap; s++)
+        tab[s].id = GB_NONE;
+    for (size_t i = 0; i < n; i++) {
+        const int64_t k = keys[i];
+        size_t s = (size_t)(((uint64_t)k * 0x9E3779B97F4A7C15ull) >> shift);
+        while (tab[s].id != GB_NONE && tab[s].key != k)
+            s = (s + 1) & (cap - 1);
+        if (tab[s].id == GB_NONE) {
+            if (cnt >= GB_NONE - 1) {
+                free(tab);
+                return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute: more than %u groups", GB_NONE - 1);
+            }
+            tab[s].key = k;
+            tab[s].id = (uint32_t)cnt++;
+            if (2 * cnt > cap) { /* grow and reinsert */
+                const size_t ncap = 2 * cap;
+                key_id *nt = malloc(ncap * sizeof *nt);
+                if (!nt) {
+                    free(tab);
+                    return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
+                }
+                for (size_t q = 0; q < ncap; q++)
+                    nt[q].id = GB_NONE;
+                shift--;
+                for (size_t q = 0; q < cap; q++)
+                    if (tab[q].id != GB_NONE) {
+                        size_t u = (size_t)(((uint64_t)tab[q].key * 0x9E3779B97F4A7C15ull) >> shift);
+                        while (nt[u].id != GB_NONE)
+                            u = (u + 1) & (ncap - 1);
+                        nt[u] = tab[q];
+                    }
+                free(tab);
+                tab = nt;
+                cap = ncap;
+                s = (size_t)(((uint64_t)k * 0x9E3779B97F4A7C15ull) >> shift);
+                while (tab[s].key != k || tab[s].id == GB_NONE)
+                    s = (s + 1) & (cap - 1);
+            }
+        }
+        gid[i] = tab[s].id;
+    }
+    uk = malloc((cnt ? cnt : 1) * sizeof *uk);
+    uint32_t *rank = malloc((cnt ? cnt : 1) * sizeof *rank);
+    int64_t *sorted = malloc((cnt ? cnt : 1) * sizeof *sorted);
+    if (!uk || !rank || !sorted) {
+        free(tab), free(uk), free(rank), free(sorted);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
+    }
+    size_t u = 0;
+    for (size_t s = 0; s < cap; s++)
+        if (tab[s].id != GB_NONE)
+            uk[u++] = tab[s];
+    free(tab);
+    qsort(uk, cnt, sizeof *uk, cmp_key_id);
+    for (size_t j = 0; j < cnt; j++) {
+        rank[uk[j].id] = (uint32_t)j;
+        sorted[j] = uk[j].key;
+    }
+    free(uk);
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (size_t i = 0; i < n; i++)
+        gid[i] = null_row(x, valid, skipna, i) ? GB_NONE : rank[gid[i]];
+    free(rank);
+    *ukeys = sorted;
+    *G = cnt;
+    return RAID_OK;
+}
+
+/* ---- the call ----------------------------------------------------------------------------------- */
+
+void raid_groupby_destroy(raid_groupby *g)
+{
+    if (!g)
+        return;
+    free(g->keys), free(g->counts), free(g->aggs), free(g->cols), free(g);
+}
+
+static void partial_free(gb_partial *p)
+{
+    free(p->count), free(p->flags), free(p->sum), free(p->min), free(p->max), free(p->first), free(p->last);
+}
+
+raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
+                       const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
+                       raid_groupby **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !aggs || (n && !keys))
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: NULL argument");
+    if (naggs < 1 || naggs > RAID_GROUPBY_MAX_AGGS)
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: %zu aggregations (1 to %d)", naggs,
+                         RAID_GROUPBY_MAX_AGGS);
+    if (flags & ~(unsigned)RAID_GROUPBY_SKIPNA)
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
+    unsigned need = 0;
+    for (size_t j = 0; j < naggs; j++) {
+        if ((unsigned)aggs[j] >= RAID_AGG_NAGGS)
+            return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: aggregation %zu is %d (0 to %d)", j,
+                             (int)aggs[j], RAID_AGG_NAGGS - 1);
+        need |= aggs[j] == RAID_AGG_SUM || aggs[j] == RAID_AGG_MEAN               ? GB_NEED_SUM
+                : aggs[j] == RAID_AGG_MIN || aggs[j] == RAID_AGG_MAX              ? GB_NEED_MINMAX
+                : aggs[j] == RAID_AGG_FIRST || aggs[j] == RAID_AGG_LAST           ? GB_NEED_FIRSTLAST
+                                                                                  : 0u;
+    }
+    if (n && need && !values)
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
+    if (raid_on_device(ctx) && n >= GB_NONE)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute on a device: %zu rows (fewer than 2^32)", n);
+    if (raid_on_device(ctx))
+        memset(&ctx->timing, 0, sizeof ctx->timing);
+
+    raid_status st = RAID_OK;
+    raid_groupby *g = calloc(1, sizeof *g);
+    uint32_t *gid = NULL;
+    gb_partial part = {0};
+    if (!g) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        goto fail;
+    }
+    g->naggs = naggs;
+    if (!(g->aggs = malloc(naggs * sizeof *g->aggs))) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        goto fail;
+    }
+    for (size_t j = 0; j < naggs; j++)
+        g->aggs[j] = (int)aggs[j];
+    if (n == 0) {
+        *out = g;
+        return RAID_OK;
+    }
+    const double t0 = raid_now();
+    const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
+    int64_t kmin, kmax;
+    int pmin, pmax;
+    scan(keys, need ? values : NULL, n, &kmin, &kmax, &pmin, &pmax);
+    /* The cpu path indexes its tables by key - kmin where the keys span a small range (the groups are
+     * the keys seen, found after the pass); else (and on a device) rows get dense group ids first. */
+    const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
+    const int keyed = !raid_on_device(ctx) && range < KEYED_MAX_ROWS && range <= 2 * (uint64_t)n + 65536;
+    if (keyed) {
+        g->ngroups = (size_t)range + 1;
+    } else {
+        if (!(gid = malloc(n * sizeof *gid))) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+            goto fail;
+        }
+        if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
+            goto fail;
+    }
+    size_t G = g->ngroups;
+    gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .keys = keys, .kmin = kmin, .valid = valid, .skipna = skipna,
+                    .x = values, .need = need, .base = 0, .pspan = -1};
+    if (pmax >= 0) {
+        plan.base = 32 * (pmin >> 5);
+        plan.pspan = pmax - plan.base;
+    }
+    if (raid_on_device(ctx))
+        ctx->timing.convert_s = raid_now() - t0;
+
+    part.count = malloc(G * sizeof *part.count);
+    part.flags = malloc(G * sizeof *part.flags);
+    int oom = !part.count || !part.flags;
+    if (need & GB_NEED_SUM)
+        oom |= !(part.sum = malloc(G * sizeof *part.sum));
+    if (need & GB_NEED_MINMAX)
+        oom |= !(part.min = malloc(G * sizeof *part.min)) | !(part.max = malloc(G * sizeof *part.max));
+    if (need & GB_NEED_FIRSTLAST)
+        oom |= !(part.first = malloc(G * sizeof *part.first)) | !(part.last = malloc(G * sizeof *part.last));
+    if (keyed)
+        oom |= !(g->keys = malloc(G * sizeof *g->keys));
+    if (oom) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
+        goto fail;
+    }
+    st = raid_on_device(ctx) ? gb_cl_run(ctx, &plan, &part, rows_per_wg, local_tables) : gb_cpu_run(ctx, &plan, &part);
+    if (st != RAID_OK)
+        goto fail;
+    if (keyed) { /* the keys seen, in order: compact the partials */
+        size_t j = 0;
+        for (size_t r = 0; r < G; r++) {
+            if (!(part.flags[r] & GB_F_PRESENT))
+                continue;
+            g->keys[j] = (int64_t)((uint64_t)kmin + r);
+            part.count[j] = part.count[r];
+            part.flags[j] = part.flags[r] & ~GB_F_PRESENT;
+            if (part.sum)
+                part.sum[j] = part.sum[r];
+            if (part.min)
+                part.min[j] = part.min[r], part.max[j] = part.max[r];
+            if (part.first)
+                part.first[j] = part.first[r], part.last[j] = part.last[r];
+            j++;
+        }
+        G = g->ngroups = j;
+    }
+    g->counts = malloc(G * sizeof *g->counts);
+    g->cols = malloc(naggs * G * sizeof *g->cols);
+    if (!g->counts || !g->cols) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
+        goto fail;
+    }
+    memcpy(g->counts, part.count, G * sizeof *g->counts);
+    for (size_t j = 0; j < naggs; j++) {
+        double *c = g->cols + j * G;
+        for (size_t k = 0; k < G; k++) {
+            const int64_t cnt = part.count[k];
+            double v = NAN;
+            switch (aggs[j]) {
+            case RAID_AGG_COUNT: v = (double)cnt; break;
+            case RAID_AGG_SUM: v = part.sum[k]; break;
+            case RAID_AGG_MEAN: v = cnt ? part.sum[k] / (double)cnt : NAN; break;
+            case RAID_AGG_MIN:
+            case RAID_AGG_MAX: {
+                const uint64_t key = aggs[j] == RAID_AGG_MIN ? part.min[k] : part.max[k];
+                if (cnt && !(part.flags[k] & GB_F_NAN) && key != (aggs[j] == RAID_AGG_MIN ? UINT64_MAX : 0)) {
+                    const uint64_t b = gb_order_key_inv(key);
+                    memcpy(&v, &b, sizeof v);
+                }
+                break;
+            }
+            case RAID_AGG_FIRST: v = part.first[k] >= 0 ? values[part.first[k]] : NAN; break;
+            case RAID_AGG_LAST: v = part.last[k] >= 0 ? values[part.last[k]] : NAN; break;
+            }
+            c[k] = v;
+        }
+    }
+    partial_free(&part);
+    free(gid);
+    *out = g;
+    return RAID_OK;
+fail:
+    partial_free(&part);
+    free(gid);
+    raid_groupby_destroy(g);
+    return st;
+}
+
+raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid,
+                                 size_t n, const raid_agg *aggs, size_t naggs, unsigned flags, raid_groupby **out)
+{
+    return gb_compute(ctx, keys, values, valid, n, aggs, naggs, flags, 0, -1, out);
+}
+
+size_t raid_groupby_ngroups(const raid_groupby *g) { return g ? g->ngroups : 0; }
+const int64_t *raid_groupby_keys(const raid_groupby *g) { return g && g->ngroups ? g->keys : NULL; }
+const int64_t *raid_groupby_counts(const raid_groupby *g) { return g && g->ngroups ? g->counts : NULL; }
+size_t raid_groupby_naggs(const raid_groupby *g) { return g ? g->naggs : 0; }
+int raid_groupby_agg(const raid_groupby *g, size_t j) { return g && j < g->naggs ? g->aggs[j] : -1; }
+const double *raid_groupby_column(const raid_groupby *g, size_t j)
+{
+    return g && j < g->naggs && g->ngroups ? g->cols + j * g->ngroups : NULL;
+}

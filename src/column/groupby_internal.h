@@ -1,0 +1,79 @@
+/* Group-by internals (include/raid/groupby.h, docs/groupby.md): the plan both paths read, the per-group
+ * partial results both paths write, and the one rounding of an exact fixed-point sum to float64.
+ *
+ * Fixed point: a finite float64 v = (-1)^s m 2^(p - 1074) with m < 2^53 its integer significand (the
+ * implicit bit set for normals) and p = max(E, 1) - 1 from its biased exponent E (0 .. 2045). A group's
+ * sum is the integer S = sum of (-1)^s m 2^p in units of 2^-1074, kept from bit `base` = 32 clo up (clo
+ * the lowest 32-bit chunk any value's p reaches; the bits below are zero), so S = S' 2^base. */
+#ifndef RAID_GROUPBY_INTERNAL_H
+#define RAID_GROUPBY_INTERNAL_H
+
+#include "core/internal.h"
+
+#include <stdint.h>
+
+#define GB_NONE 0xFFFFFFFFu /* group id of a null row */
+
+/* Flags per group (both paths): a NaN value, +inf, -inf, a finite value other than -0.0 (the sign of a zero sum). */
+#define GB_F_NAN 1u
+#define GB_F_PINF 2u
+#define GB_F_NINF 4u
+#define GB_F_NZ 8u
+#define GB_F_PRESENT 16u /* the cpu path, rows indexed by key: a row of this key was seen */
+
+/* Which partials a call needs (from its aggregations). */
+#define GB_NEED_SUM 1u
+#define GB_NEED_MINMAX 2u
+#define GB_NEED_FIRSTLAST 4u
+
+typedef struct gb_plan {
+    size_t n, ngroups;
+    const uint32_t *gid;  /* dense group id per row (ascending key order), GB_NONE for a null row; or NULL
+                             (the cpu path only): the table's rows are keys - kmin (ngroups = their range),
+                             null rows by valid and skipna, rows of no key without GB_F_PRESENT */
+    const int64_t *keys;
+    int64_t kmin;
+    const uint8_t *valid;
+    int skipna;
+    const double *x;      /* values (NULL when only counts are needed) */
+    unsigned need;        /* GB_NEED_* */
+    int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
+    int pspan;            /* highest p of a finite non-zero value minus base (-1: no such value) */
+} gb_plan;
+
+/* Per-group partials, ngroups each (arrays NULL where not needed). min/max as order keys (gb_order_key),
+ * 0 / UINT64_MAX when no non-NaN value; first/last row indices, -1 when none. */
+typedef struct gb_partial {
+    int64_t *count;
+    uint32_t *flags;
+    double *sum;    /* the exact sum, rounded (specials and signed zeros applied) */
+    uint64_t *min, *max;
+    int64_t *first, *last;
+} gb_partial;
+
+/* The order key of a non-NaN float64's bits: unsigned order = numeric order, -0.0 just below +0.0. */
+static inline uint64_t gb_order_key(uint64_t b) { return (b >> 63) ? ~b : b | 0x8000000000000000ull; }
+static inline uint64_t gb_order_key_inv(uint64_t k) { return (k >> 63) ? k & 0x7FFFFFFFFFFFFFFFull : ~k; }
+
+/* The float64 nearest (ties to even) to (-1)^neg M 2^(base - 1074), M = sum limbs[i] 2^(32 i), i < L
+ * (overflow: +-inf). M = 0 gives +0.0. */
+double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base);
+/* A group's sum from its rounded exact finite part `fin` (0.0 for an exact zero), flags and count:
+ * the special values and the sign of a zero by IEEE 754 (groupby.h). */
+double gb_sum_finish(double fin, uint32_t flags, int64_t count);
+
+/* The two paths: fill the partials the plan needs (count and flags always). */
+raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
+/* rows_per_wg: rows of one work-group (0: the default); local_tables: -1 automatic, 0 global atomics only,
+ * 1 per-work-group tables in local memory (RAID_EUNSUPPORTED when they do not fit). Tests vary both. */
+raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t rows_per_wg, int local_tables);
+
+/* raid_groupby_compute with the device knobs of gb_cl_run (tests; the public call passes 0, -1). */
+raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
+                       const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
+                       raid_groupby **out);
+
+/* Limbs of 32 bits the device keeps per group and sign for a plan (sums of fewer than 2^32 values). */
+static inline int gb_cl_limbs(const gb_plan *p) { return p->pspan < 0 ? 1 : ((p->pspan + 85) >> 5) + 1; }
+
+#endif

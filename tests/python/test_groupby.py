@@ -1,0 +1,189 @@
+"""raid.groupby (include/raid/groupby.h, docs/groupby.md): every group sum equals the exact rational sum of
+its float64 values (Python's fractions) rounded once to the nearest float64, on adversarial groups (1e308
+and -1e308 with small values between, 1e16 + 1 - 1e16, subnormals down to the smallest, signed zeros,
+infinities, NaN, mixed magnitudes, ties), on the cpu path and the device (PoCL) bit for bit; count, mean,
+min, max, first and last against pandas' groupby (skipna), and the NaN-propagating default against numpy."""
+import math
+import random
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import raid
+
+TINY = 5e-324
+MIN_NORMAL = 2.2250738585072014e-308
+DBL_MAX = 1.7976931348623157e308
+OVERFLOW = Fraction(2**1024 - 2**970)  # the least exact sum that rounds to inf (DBL_MAX + half an ulp: ties to even)
+
+
+def exact_sum(vals):
+    """The IEEE 754 correctly rounded sum of vals: exact rational sum rounded once (specials by IEEE)."""
+    if any(math.isnan(v) for v in vals):
+        return math.nan
+    pinf, ninf = math.inf in vals, -math.inf in vals
+    if pinf and ninf:
+        return math.nan
+    if pinf or ninf:
+        return math.inf if pinf else -math.inf
+    s = sum((Fraction(v) for v in vals), Fraction(0))
+    if s == 0:
+        return -0.0 if vals and all(math.copysign(1.0, v) < 0 for v in vals) else 0.0
+    if abs(s) >= OVERFLOW:
+        return math.inf if s > 0 else -math.inf
+    return float(s)  # Fraction -> float is correctly rounded (ties to even)
+
+
+def same(a, b):
+    return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+
+
+ADVERSARIAL = [
+    [1e308, 1.0, -1e308, 2.0**-1074, 3.5, -1e308, 1e308],
+    [1e16, 1.0, -1e16],
+    [DBL_MAX, DBL_MAX],
+    [-DBL_MAX, -DBL_MAX, DBL_MAX],
+    [DBL_MAX, 2.0**970],
+    [DBL_MAX, 2.0**970, -TINY],
+    [TINY],
+    [TINY, TINY, -TINY, TINY],
+    [MIN_NORMAL, -TINY],
+    [-MIN_NORMAL, TINY, 0.0],
+    [-0.0],
+    [-0.0, -0.0, -0.0],
+    [0.0, -0.0],
+    [-0.0, 0.0],
+    [1.0, -1.0],
+    [-1.0, 1.0, -0.0],
+    [math.inf, -math.inf],
+    [math.inf, 1e308, 1e308],
+    [-math.inf, -5.0],
+    [math.nan, 1.0],
+    [1.0, math.nan, math.inf],
+    [2.0**53, 1.0],
+    [2.0**53, 1.0, TINY],
+    [2.0**53, 3.0],
+    [0.1, 0.2, 0.3],
+    [1e-300, 1e300, -1e300, 1e-300],
+    [1.0, 1e100, 1.0, -1e100],
+    [3.0] * 1000 + [-1e20, 1e20],
+]
+
+
+def random_group(rng, size):
+    pool = [1e308, -1e308, 1e16, -1e16, 1.0, -1.0, TINY, -TINY, MIN_NORMAL, -MIN_NORMAL, 0.0, -0.0, 0.5, 2.0**-1022]
+    out = []
+    for _ in range(size):
+        r = rng.random()
+        if r < 0.4:
+            out.append(rng.choice(pool))
+        elif r < 0.8:
+            out.append(math.ldexp(rng.random() - 0.5, rng.randint(-1074, 1023)))
+        else:
+            out.append(math.ldexp(rng.random() - 0.5, rng.randint(-60, 60)))
+    return out
+
+
+def cases():
+    rng = random.Random(11)
+    groups = list(ADVERSARIAL) + [random_group(rng, rng.randint(1, 40)) for _ in range(300)]
+    keys, vals = [], []
+    for g, vs in enumerate(groups):
+        keys += [g * 1000003 - 7] * len(vs)  # wide keys: the hash path
+        vals += vs
+    order = list(range(len(vals)))
+    rng.shuffle(order)
+    return groups, np.array(keys, dtype=np.int64)[order], np.array(vals)[order]
+
+
+def devices(have_opencl):
+    return ["cpu"] + (["opencl"] if have_opencl else [])
+
+
+def test_exact_sums_against_fractions(have_opencl):
+    groups, k, x = cases()
+    expect = [exact_sum(vs) for vs in groups]
+    for dev in devices(have_opencl):
+        got = raid.groupby(k, x, aggs=["sum", "count"], device=dev)
+        assert list(got.index) == sorted(g * 1000003 - 7 for g in range(len(groups)))
+        for g, vs in enumerate(groups):
+            s = got["sum"].loc[g * 1000003 - 7]
+            assert same(s, expect[g]), f"{dev}: group {g} {vs[:6]}...: {s!r} != {expect[g]!r}"
+            assert got["count"].loc[g * 1000003 - 7] == len(vs)
+
+
+def test_device_equals_cpu_bitwise(have_opencl):
+    if not have_opencl:
+        pytest.skip("no OpenCL device")
+    rng = np.random.default_rng(5)
+    n = 300_000
+    for ngroups in (1, 10, 1000, 100_000):
+        k = rng.integers(0, ngroups, n)
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-5, 6, n)
+        aggs = ["count", "sum", "mean", "min", "max", "first", "last"]
+        a = raid.groupby(k, x, aggs=aggs, device="cpu")
+        b = raid.groupby(k, x, aggs=aggs, device="opencl")
+        for c in aggs:
+            assert np.array_equal(a[c].to_numpy().view(np.int64) if c != "count" else a[c].to_numpy(),
+                                  b[c].to_numpy().view(np.int64) if c != "count" else b[c].to_numpy()), c
+
+
+def test_against_pandas(have_opencl):
+    rng = np.random.default_rng(3)
+    n = 20_000
+    k = rng.integers(-50, 50, n)
+    x = np.round(rng.standard_normal(n) * 100, 2)
+    x[rng.random(n) < 0.05] = np.nan
+    valid = rng.random(n) > 0.1
+    k[:3] = 1000  # a group of nulls only
+    valid[:3] = False
+    aggs = ["count", "sum", "mean", "min", "max", "first", "last"]
+    xp = np.where(valid, x, np.nan)
+    ref = pd.Series(xp).groupby(k).agg(aggs)
+    for dev in devices(have_opencl):
+        got = raid.groupby(k, x, aggs=aggs, valid=valid, skipna=True, device=dev)
+        assert list(got.index) == list(ref.index)
+        for c in ("count", "min", "max", "first", "last"):
+            np.testing.assert_array_equal(got[c].to_numpy(), ref[c].to_numpy(), err_msg=c)
+        np.testing.assert_allclose(got["sum"].to_numpy(), ref["sum"].to_numpy(), rtol=1e-13, atol=1e-9)
+        np.testing.assert_allclose(got["mean"].to_numpy(), ref["mean"].to_numpy(), rtol=1e-13, atol=1e-12, equal_nan=True)
+        # sum exact; mean = exact sum / count
+        for key in got.index[::7]:
+            vs = [float(v) for v in xp[(k == key) & ~np.isnan(xp)]]
+            assert same(got["sum"].loc[key], exact_sum(vs))
+            if vs:
+                assert same(got["mean"].loc[key], exact_sum(vs) / len(vs))
+        assert got["count"].loc[1000] == 0 and same(got["sum"].loc[1000], 0.0)
+        assert got.loc[1000, ["mean", "min", "max", "first", "last"]].isna().all()
+
+
+def test_nan_propagates_without_skipna():
+    k = np.array([0, 0, 1, 1, 2])
+    x = np.array([1.0, np.nan, -0.0, 0.0, np.nan])
+    got = raid.groupby(k, x, aggs=["count", "sum", "min", "max", "first", "last"])
+    mins = np.full(3, np.inf)
+    with np.errstate(invalid="ignore"):
+        np.minimum.at(mins, k, x)  # numpy's propagation
+    assert np.isnan(got["min"].to_numpy()[[0, 2]]).all() and np.isnan(mins[[0, 2]]).all()
+    assert list(got["count"]) == [2, 2, 1]
+    assert math.isnan(got["sum"].iloc[0]) and same(got["sum"].iloc[1], 0.0)
+    assert same(got["min"].iloc[1], -0.0) and same(got["max"].iloc[1], 0.0)
+    assert got["first"].iloc[0] == 1.0 and math.isnan(got["last"].iloc[0])
+
+
+def test_arguments():
+    with pytest.raises(ValueError):
+        raid.groupby([1], [1.0], aggs=["median"])
+    with pytest.raises(ValueError):
+        raid.groupby([1, 2], [1.0])
+    with pytest.raises(ValueError):
+        raid.groupby([1], None, aggs="sum")
+    with pytest.raises(ValueError):
+        raid.groupby([1.5], [1.0])
+    assert raid.groupby([1, 1], None, aggs="count")["count"].tolist() == [2]
+    empty = raid.groupby(np.zeros(0, np.int64), np.zeros(0), aggs=["sum", "count"])
+    assert empty.shape == (0, 2)
+    two = raid.groupby([1, 1], [1.0, 2.0], aggs=["sum", "sum"])
+    assert list(two.columns) == ["sum", "sum_1"]
