@@ -15,6 +15,7 @@ int cmd_simulate(int argc, char **argv);
 int cmd_har(int argc, char **argv);
 int cmd_garch(int argc, char **argv);
 int cmd_ma(int argc, char **argv);
+int cmd_groupby(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_precision_report(int argc, char **argv);
 

@@ -311,6 +311,28 @@ static const char help_sweep[] =
     "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 3 parity\n"
     "failed; 4 device error.\n";
 
+static const char help_groupby[] =
+    "usage: raid groupby FILE --by KEY --agg AGG:COL[,AGG:COL...][,count] [--device D] [-o OUT]\n"
+    "\n"
+    "Group the rows of FILE (CSV with a header row; \"-\" reads standard input) by the integer column KEY\n"
+    "and aggregate float64 columns: AGG is count, sum, mean, min, max, first or last; a bare count is the\n"
+    "rows of the group. Every group sum is the EXACT sum of its values rounded once (independent of row\n"
+    "order and device, bit for bit); an empty field is a null (skipped; an all-null group sums to 0).\n"
+    "docs/groupby.md gives the semantics.\n"
+    "\n"
+    "Output (CSV, to OUT or standard output): KEY,AGG_COL,...[,count], one row per key in ascending order,\n"
+    "17 significant digits (inf and -inf as such, NaN empty).\n"
+    "\n"
+    "Options:\n"
+    "  --by KEY             the key column: decimal integers (int64), no empty field (required)\n"
+    "  --agg LIST           the aggregations, comma-separated (required)\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 success; 1 usage error (a bad --agg list too); 2 bad input (the message names\n"
+    "FILE:LINE:COL); 4 device error.\n";
+
 const char *cli_help(const char *cmd)
 {
     if (!cmd)
@@ -329,6 +351,8 @@ const char *cli_help(const char *cmd)
         return help_ma;
     if (!strcmp(cmd, "sweep"))
         return help_sweep;
+    if (!strcmp(cmd, "groupby"))
+        return help_groupby;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

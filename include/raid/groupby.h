@@ -38,6 +38,8 @@
 
 #include "raid/core.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -102,6 +104,30 @@ RAID_API int raid_groupby_agg(const raid_groupby *g, size_t j);
 /** The column of aggregation j: ngroups float64 in the groups' order; NULL when j is out of range or
  *  there is no group. */
 RAID_API const double *raid_groupby_column(const raid_groupby *g, size_t j);
+
+/* ---- The group-by job on a CSV file (raid groupby; docs/groupby.md "raid groupby") ---- */
+
+typedef struct raid_groupby_table raid_groupby_table;
+
+/** Read path ("-": standard input; CSV with a header row, read by the table reader of every RAID input:
+ *  docs/input.md) and aggregate: the key column `by` (decimal int64, no empty field) and every value
+ *  column named in aggs, "AGG:COL[,AGG:COL...]" with AGG count, sum, mean, min, max, first or last
+ *  (raid_groupby_compute's semantics; an empty field of a value column is a null), or a bare "count"
+ *  (the rows of the group). flags: 0 or RAID_GROUPBY_SKIPNA (the file holds no NaN: numbers are decimal
+ *  only). One raid_groupby_compute per value column on ctx (NULL or cpu: the float64 path; a device: its
+ *  kernels, the same bits). *out: the table (raid_groupby_table_destroy). Errors: RAID_EINVAL (a bad
+ *  aggregation list: its item; more than RAID_GROUPBY_MAX_AGGS items), RAID_EIO (FILE: reason),
+ *  RAID_EPARSE ("FILE:LINE:COL: what": a missing column, a key that is not an integer, a value that is
+ *  not a number), RAID_ENOMEM, the device's. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
+ *  *out NULL on failure. */
+RAID_API raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by, const char *aggs,
+                                          unsigned flags, raid_groupby_table **out);
+/** Write the table: header "BY,AGG_COL,...,count" (count for a bare count), one row per group in ascending
+ *  key order; sums, means, min, max, first and last with 17 significant digits (inf and -inf written as
+ *  such, NaN as an empty field), counts as integers. Errors: RAID_EINVAL (NULL), RAID_EIO. */
+RAID_API raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f);
+/** Free a table. NULL is a no-op. */
+RAID_API void raid_groupby_table_destroy(raid_groupby_table *t);
 
 #ifdef __cplusplus
 }

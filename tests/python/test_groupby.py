@@ -187,3 +187,48 @@ def test_arguments():
     assert empty.shape == (0, 2)
     two = raid.groupby([1, 1], [1.0, 2.0], aggs=["sum", "sum"])
     assert list(two.columns) == ["sum", "sum_1"]
+
+
+def test_cli_groupby(tmp_path):
+    """raid groupby on a CSV: sums exact (fractions), count/mean/min/max/first/last as pandas' groupby,
+    empty fields nulls, cpu and device (PoCL) byte for byte; a bad aggregation list exits 1, a bad key 2."""
+    import os
+    import subprocess
+
+    cli = os.environ.get("RAID_CLI", "raid")
+    rng = np.random.default_rng(3)
+    n = 5000
+    keys = rng.integers(-50, 50, n)
+    vals = rng.standard_normal(n) * 10.0 ** rng.integers(-5, 16, n)
+    path = tmp_path / "gb.csv"
+    with open(path, "w") as f:
+        f.write("k,x\n")
+        for i, (k, v) in enumerate(zip(keys, vals)):
+            f.write(f"{k},{'' if i % 97 == 0 else repr(float(v))}\n")
+    aggs = "sum:x,mean:x,min:x,max:x,first:x,last:x,count:x,count"
+    outs = []
+    for dev in ("cpu", "opencl") if len(raid.devices()) else ("cpu",):
+        r = subprocess.run([cli, "groupby", str(path), "--by", "k", "--agg", aggs, "--device", dev],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert all(o == outs[0] for o in outs)
+    import io
+
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+    got = pd.read_csv(io.StringIO(outs[0]), **exact)
+    df = pd.read_csv(path, **exact)
+    g = df.groupby("k")["x"]
+    want = pd.DataFrame({"mean_x": g.mean(), "min_x": g.min(), "max_x": g.max(), "first_x": g.first(),
+                         "last_x": g.last(), "count_x": g.count(), "count": g.size()}).reset_index()
+    assert got["k"].tolist() == want["k"].tolist()
+    for c in ("min_x", "max_x", "first_x", "last_x", "count_x", "count"):
+        assert got[c].tolist() == want[c].tolist(), c
+    for k, s, m in zip(got["k"], got["sum_x"], got["mean_x"]):
+        v = df["x"][(df["k"] == k) & df["x"].notna()].tolist()
+        assert same(s, exact_sum(v))
+        assert m == s / len(v)
+    r = subprocess.run([cli, "groupby", str(path), "--by", "k", "--agg", "median:x"], capture_output=True, text=True)
+    assert r.returncode == 1 and "bad aggregation 'median:x'" in r.stderr
+    r = subprocess.run([cli, "groupby", str(path), "--by", "x", "--agg", "count"], capture_output=True, text=True)
+    assert r.returncode == 2 and ":2:2: cannot parse key" in r.stderr

@@ -1,0 +1,242 @@
+/* The group-by job on a CSV file (raid groupby; include/raid/groupby.h raid_groupby_table_*,
+ * docs/groupby.md "raid groupby"): the aggregation list parsed, the key column (int64) and every value
+ * column named by it (decimal numbers; an empty field is a null) read with the table reader (table.c:
+ * FILE:LINE:COL errors, bounded batches), one raid_groupby_compute per value column (and one for a bare
+ * count), the columns joined by key (every call sees the same keys, so the same groups) and written. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+#include "core/outfile.h"
+#include "io/table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_ROWS 8192 /* rows per batch of the table reader */
+
+/* One output column: aggregation agg of value column col (-1: a bare count, rows per group). */
+typedef struct gb_out {
+    raid_agg agg;
+    int col;
+} gb_out;
+
+struct raid_groupby_table {
+    char *by;                  /* the key column's name */
+    size_t nout, ncols;        /* output columns; distinct value columns */
+    gb_out *out;
+    char **cols;               /* ncols value column names */
+    raid_groupby **res;        /* ncols results, then (last) the bare count's when asked for */
+    size_t nres;
+};
+
+void raid_groupby_table_destroy(raid_groupby_table *t)
+{
+    if (!t)
+        return;
+    for (size_t j = 0; j < t->ncols; j++)
+        free(t->cols[j]);
+    for (size_t j = 0; j < t->nres; j++)
+        raid_groupby_destroy(t->res[j]);
+    free(t->cols), free(t->res), free(t->out), free(t->by);
+    free(t);
+}
+
+/* Parse "AGG:COL,...,count" into t (out, cols). Errors: RAID_EINVAL with the item. */
+static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
+{
+    size_t cap = 1;
+    for (const char *p = spec; *p; p++)
+        cap += *p == ',';
+    if (!(t->out = calloc(cap, sizeof *t->out)) || !(t->cols = calloc(cap, sizeof *t->cols)))
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    const char *p = spec;
+    for (;;) {
+        const char *end = strchr(p, ','), *stop = end ? end : p + strlen(p);
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        char name[16];
+        const size_t alen = (size_t)((colon ? colon : stop) - p);
+        snprintf(name, sizeof name, "%.*s", alen < sizeof name ? (int)alen : 15, p);
+        raid_agg a;
+        if (alen >= sizeof name || raid_agg_parse(name, &a) != RAID_OK)
+            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (expected count, sum, mean, min, max, first or last)",
+                             (int)(stop - p), p);
+        int col = -1;
+        if (colon) {
+            const size_t clen = (size_t)(stop - colon - 1);
+            if (clen == 0)
+                return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (an empty column name)", (int)(stop - p), p);
+            for (size_t j = 0; j < t->ncols && col < 0; j++)
+                if (strlen(t->cols[j]) == clen && !strncmp(t->cols[j], colon + 1, clen))
+                    col = (int)j;
+            if (col < 0) {
+                if (!(t->cols[t->ncols] = strndup(colon + 1, clen)))
+                    return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                col = (int)t->ncols++;
+            }
+        } else if (a != RAID_AGG_COUNT) {
+            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (%s needs a column: %s:COL)", (int)(stop - p), p,
+                             name, name);
+        }
+        if (t->nout == RAID_GROUPBY_MAX_AGGS)
+            return raid_fail(NULL, RAID_EINVAL, "more than %d aggregations", RAID_GROUPBY_MAX_AGGS);
+        t->out[t->nout++] = (gb_out){a, col};
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return RAID_OK;
+}
+
+/* Append batch b's rows to the arrays (keys, then per value column values and validity). */
+static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t *cap, int64_t **keys, double **v,
+                          uint8_t **valid)
+{
+    if (*n + b->nrows > *cap) {
+        size_t c = *cap ? *cap : 65536;
+        while (c < *n + b->nrows)
+            c *= 2;
+        int64_t *k = realloc(*keys, c * sizeof *k);
+        if (!k)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        *keys = k;
+        for (size_t j = 0; j < ncols; j++) {
+            double *x = realloc(v[j], c * sizeof *x);
+            if (x)
+                v[j] = x;
+            uint8_t *m = realloc(valid[j], c);
+            if (m)
+                valid[j] = m;
+            if (!x || !m)
+                return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        }
+        *cap = c;
+    }
+    memcpy(*keys + *n, b->col[0].i64, b->nrows * sizeof **keys);
+    for (size_t j = 0; j < ncols; j++) {
+        const raid_tcol *c = &b->col[1 + j];
+        memcpy(v[j] + *n, c->f64, b->nrows * sizeof *v[j]);
+        for (size_t i = 0; i < b->nrows; i++)
+            valid[j][*n + i] = !c->missing[i];
+    }
+    *n += b->nrows;
+    return RAID_OK;
+}
+
+raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by, const char *aggs, unsigned flags,
+                                 raid_groupby_table **out)
+{
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_run_csv: out is NULL");
+    *out = NULL;
+    if (!path || !by || !*by || !aggs)
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_run_csv: NULL or empty argument");
+    raid_groupby_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    raid_status st = (t->by = strdup(by)) ? parse_aggs(t, aggs) : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if (st != RAID_OK) {
+        raid_groupby_table_destroy(t);
+        return raid_fail(ctx, st, "%s", raid_errmsg());
+    }
+    raid_tspec *spec = calloc(1 + t->ncols, sizeof *spec);
+    double **v = calloc(t->ncols + 1, sizeof *v);
+    uint8_t **valid = calloc(t->ncols + 1, sizeof *valid);
+    int64_t *keys = NULL;
+    size_t n = 0, cap = 0;
+    raid_table *tab = NULL;
+    raid_tbatch b = {0};
+    if (!spec || !v || !valid) {
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    spec[0] = (raid_tspec){t->by, "key", RAID_T_I64, 0};
+    for (size_t j = 0; j < t->ncols; j++)
+        spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_DUP_FIRST};
+    if ((st = raid_table_open(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raid_tbatch_init(&b, tab)) != RAID_OK)
+        goto done;
+    for (int fin = 0; !fin && st == RAID_OK;) {
+        const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
+        if ((st = append(&b, t->ncols, &n, &cap, &keys, v, valid)) == RAID_OK)
+            st = rs;
+    }
+    if (st != RAID_OK)
+        goto done;
+    /* one call per value column with its aggregations; a bare count: the rows per group */
+    int bare = 0;
+    for (size_t k = 0; k < t->nout; k++)
+        bare |= t->out[k].col < 0;
+    if (!(t->res = calloc(t->ncols + 1, sizeof *t->res))) {
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    raid_agg list[RAID_GROUPBY_MAX_AGGS];
+    for (size_t j = 0; j <= t->ncols && st == RAID_OK; j++) {
+        size_t na = 0;
+        for (size_t k = 0; k < t->nout && na < RAID_GROUPBY_MAX_AGGS; k++)
+            if (t->out[k].col == (j < t->ncols ? (int)j : -1))
+                list[na++] = t->out[k].agg;
+        if (j == t->ncols && !bare)
+            break;
+        if ((st = raid_groupby_compute(ctx, keys, j < t->ncols ? v[j] : NULL, j < t->ncols ? valid[j] : NULL, n, list,
+                                       na ? na : 1, flags, &t->res[j])) != RAID_OK)
+            st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
+        t->nres = j + 1;
+    }
+done:
+    if (st != RAID_OK && tab && *raid_table_errmsg(tab))
+        st = raid_fail(ctx, st, "%s", raid_table_errmsg(tab));
+    else if (st != RAID_OK) /* the latest failure's message, on this thread */
+        st = raid_fail(ctx, st, "%s", raid_errmsg());
+    raid_tbatch_free(&b);
+    raid_table_close(tab);
+    for (size_t j = 0; v && valid && j < t->ncols; j++)
+        free(v[j]), free(valid[j]);
+    free(v), free(valid), free(keys), free(spec);
+    if (st != RAID_OK) {
+        raid_groupby_table_destroy(t);
+        return st;
+    }
+    *out = t;
+    return RAID_OK;
+}
+
+raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
+{
+    if (!t || !f || !t->nres)
+        return raid_fail(NULL, RAID_EINVAL, "raid_groupby_table_write_csv: NULL");
+    raid_csv_put_field(f, t->by);
+    for (size_t k = 0; k < t->nout; k++) {
+        fputc(',', f);
+        if (t->out[k].col < 0) {
+            fputs("count", f);
+            continue;
+        }
+        char name[512];
+        snprintf(name, sizeof name, "%s_%s", raid_agg_name(t->out[k].agg), t->cols[t->out[k].col]);
+        raid_csv_put_field(f, name);
+    }
+    fputc('\n', f);
+    const raid_groupby *g0 = t->res[0] ? t->res[0] : t->res[t->ncols];
+    const size_t ng = raid_groupby_ngroups(g0);
+    const int64_t *keys = raid_groupby_keys(g0);
+    for (size_t i = 0; i < ng; i++) {
+        fprintf(f, "%lld", (long long)keys[i]);
+        for (size_t k = 0; k < t->nout; k++) {
+            const int col = t->out[k].col;
+            const raid_groupby *g = t->res[col < 0 ? t->ncols : (size_t)col];
+            /* the aggregation's position in its call: the k-th output of the column in spec order */
+            size_t j = 0;
+            for (size_t q = 0; q < k; q++)
+                j += t->out[q].col == col;
+            const double x = raid_groupby_column(g, j)[i];
+            if (t->out[k].agg == RAID_AGG_COUNT)
+                fprintf(f, ",%lld", (long long)x);
+            else if (isinf(x)) /* an infinite sum is a result (IEEE), not a missing value */
+                fputs(x > 0 ? ",inf" : ",-inf", f);
+            else
+                raid_csv_put_value(f, x); /* NaN: an empty field */
+        }
+        fputc('\n', f);
+    }
+    return raid_csv_written(f);
+}
