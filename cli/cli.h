@@ -16,6 +16,7 @@ int cmd_har(int argc, char **argv);
 int cmd_garch(int argc, char **argv);
 int cmd_ma(int argc, char **argv);
 int cmd_groupby(int argc, char **argv);
+int cmd_bars(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_precision_report(int argc, char **argv);
 
@@ -54,6 +55,20 @@ void cli_abort_output(cli_out *o);                   /* close and remove the tem
  * directory (by device and inode) and the same last component. An output renamed over the input, or
  * over another output of the same run, would destroy it: the commands refuse such pairs. */
 int cli_same_file(const char *a, const char *b);
+
+/* The options of a command whose options are strings: --NAME VALUE for names[0 .. n) (at most 13) into
+ * values[0 .. n), -o/--output into values[n], --help (its help printed: -1); then one input FILE,
+ * argv[optind], which -o must not name. Returns 0, -1 or EXIT_USAGE (the message printed). */
+int cli_string_options(const char *cmd, int argc, char **argv, const char *const *names, const char **values, size_t n);
+
+/* A job of the library that reads, computes and returns a result to write: run(ctx, args, &result), then
+ * write(result, f) into the output, destroy(result) (NULL is a no-op). */
+typedef raid_status (*cli_job_fn)(raid_ctx *ctx, void *args, void **result);
+typedef raid_status (*cli_write_fn)(const void *result, FILE *f);
+/* The flow of such a command: the context of `device`, the job (its error on stderr as "raid CMD: message",
+ * exit status by cli_exit_for), the output (OUT or stdout, never partial), the exit status. */
+int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args, cli_write_fn write,
+                void (*destroy)(void *));
 /* Whether path names a file that an output may be written beside (side files such as raid har's
  * forecasts): not "-", not the process's standard output or error (also through /dev/stdout or a
  * redirection), nothing under /dev, and a regular file or one that does not exist yet. */

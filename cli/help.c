@@ -311,6 +311,28 @@ static const char help_sweep[] =
     "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 3 parity\n"
     "failed; 4 device error.\n";
 
+static const char help_bars[] =
+    "usage: raid bars FILE --interval 1min|5min|1h|1d|Ns|Nmin|Nh|Nd [--tz Area/City] [--device D] [-o OUT]\n"
+    "\n"
+    "OHLCV bars from trades: one row per symbol and interval with at least one trade. FILE: CSV with a\n"
+    "header row (\"-\" reads standard input): symbol (optional), timestamp (ISO 8601), price (> 0), size\n"
+    "(optional, >= 0; absent: 1 per trade); a symbol's trades in time order. Intervals are cut in local\n"
+    "time (--tz, default UTC: a timestamp with an offset is converted, one without is local as written),\n"
+    "from 1970-01-01T00:00:00 (1d: calendar days). volume and the sum of price x size are exact sums\n"
+    "rounded once, vwap their quotient: bit for bit the same on the cpu and a device.\n"
+    "\n"
+    "Output (CSV, to OUT or standard output): symbol,start,open,high,low,close,volume,vwap,trades.\n"
+    "\n"
+    "Options:\n"
+    "  --interval I         the bar length (required)\n"
+    "  --tz Z               the IANA zone of the local time; default UTC\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 success; 1 usage error (a bad --interval or --tz); 2 bad input (the message names\n"
+    "FILE:LINE:COL); 4 device error.\n";
+
 static const char help_groupby[] =
     "usage: raid groupby FILE --by KEY --agg AGG:COL[,AGG:COL...][,count] [--device D] [-o OUT]\n"
     "\n"
@@ -353,6 +375,8 @@ const char *cli_help(const char *cmd)
         return help_sweep;
     if (!strcmp(cmd, "groupby"))
         return help_groupby;
+    if (!strcmp(cmd, "bars"))
+        return help_bars;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

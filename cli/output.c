@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -212,4 +213,75 @@ int cli_is_stdin_file(const char *path)
 {
     struct stat st;
     return raid_path_is_fd(path, 0) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args, cli_write_fn write,
+                void (*destroy)(void *))
+{
+    raid_ctx *ctx = NULL;
+    void *res = NULL;
+    cli_out out;
+    raid_status st = raid_ctx_create(&ctx, device);
+    if (st != RAID_OK) {
+        fprintf(stderr, "raid %s: %s\n", cmd, raid_errmsg());
+        return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
+    }
+    int rc = 0;
+    if ((st = run(ctx, args, &res)) != RAID_OK) {
+        fprintf(stderr, "raid %s: %s\n", cmd, raid_ctx_errmsg(ctx));
+        rc = cli_exit_for(st);
+    } else if (cli_open_output(&out, out_path ? out_path : "-") != 0) {
+        rc = EXIT_INPUT;
+    } else {
+        cli_check_write(&out, write(res, out.fp));
+        if (cli_commit_output(&out, cmd) != 0) {
+            cli_abort_output(&out);
+            rc = EXIT_INPUT;
+        }
+    }
+    destroy(res);
+    raid_ctx_destroy(ctx);
+    return rc;
+}
+
+int cli_string_options(const char *cmd, int argc, char **argv, const char *const *names, const char **values, size_t n)
+{
+    struct option longopts[16];
+    size_t k = 0;
+    for (; k < n && k < 13; k++)
+        longopts[k] = (struct option){names[k], required_argument, 0, 256 + (int)k};
+    longopts[k++] = (struct option){"output", required_argument, 0, 'o'};
+    longopts[k++] = (struct option){"help", no_argument, 0, 'h'};
+    longopts[k] = (struct option){0, 0, 0, 0};
+    const char **out_path = &values[n];
+    int opt, li = 0;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (opt == 'h') {
+            fputs(cli_help(cmd), stdout);
+            return -1;
+        }
+        if (opt == ':' || opt == '?') {
+            fprintf(stderr, "raid %s: %s %s\n", cmd, opt == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (!*optarg) {
+            fprintf(stderr, "raid %s: empty %s\n", cmd, opt == 'o' ? "-o" : argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (opt == 'o')
+            *out_path = optarg;
+        else
+            values[opt - 256] = optarg;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "raid %s: expected one input FILE (see raid help %s)\n", cmd, cmd);
+        return EXIT_USAGE;
+    }
+    if (cli_same_file(argv[optind], *out_path) || (!strcmp(argv[optind], "-") && cli_is_stdin_file(*out_path))) {
+        fprintf(stderr, "raid %s: -o '%s' is the input file '%s'\n", cmd, *out_path, argv[optind]);
+        return EXIT_USAGE;
+    }
+    return 0;
 }
