@@ -267,7 +267,7 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
             return EXIT_USAGE;
         }
         if (!*optarg) {
-            fprintf(stderr, "raid %s: empty %s\n", cmd, opt == 'o' ? "-o" : argv[optind - 1]);
+            fprintf(stderr, "raid %s: empty %s%s\n", cmd, opt == 'o' ? "-o" : "--", opt == 'o' ? "" : names[opt - 256]);
             return EXIT_USAGE;
         }
         if (opt == 'o')

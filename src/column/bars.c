@@ -17,6 +17,9 @@
 
 #define TABLE_ROWS 8192
 #define KEY_BITS 40 /* the interval index's bits in a key: the symbol's index above them */
+/* The starts written: 0001-01-01T00:00:00 to 9999-12-31T23:59:59.999999 (microseconds from 1970). */
+#define RAID_BARS_MIN_US (INT64_C(-62135596800) * RAID_US_PER_S)
+#define RAID_BARS_MAX_US (INT64_C(253402300800) * RAID_US_PER_S - 1)
 
 struct raid_bars {
     raid_symtab syms;
@@ -60,6 +63,7 @@ raid_status raid_bars_parse_interval(const char *s, int64_t *us)
 /* The rows read: symbol index, interval index, price, size. */
 typedef struct rows {
     size_t n, cap;
+    int64_t base;   /* the first trade's interval index: keys hold the index less it */
     int64_t *key;
     double *price, *size;
 } rows;
@@ -127,10 +131,14 @@ static raid_status read_trades(raid_bars *bars, const char *path, int64_t iv, co
             const raid_tcol *ts = &b.col[C_TS];
             const uint64_t line = ts->line[i];
             /* the local wall-clock time: as written without an offset, else the instant in the zone */
-            int64_t wall = ts->i64[i], utc = wall;
+            int64_t wall = ts->i64[i], utc;
             if (ts->tz_s[i] != RAID_T_NO_OFFSET) {
                 utc = wall - (int64_t)ts->tz_s[i] * RAID_US_PER_S;
                 wall = utc + (int64_t)raid_io_tz_offset(tz, raid_io_floordiv(utc, RAID_US_PER_S), NULL, NULL) * RAID_US_PER_S;
+            } else { /* local wall time: its instant, for the order check (offset at the guess, then again) */
+                const int64_t w = raid_io_floordiv(wall, RAID_US_PER_S);
+                const int32_t o1 = raid_io_tz_offset(tz, w, NULL, NULL), o2 = raid_io_tz_offset(tz, w - o1, NULL, NULL);
+                utc = wall - (int64_t)o2 * RAID_US_PER_S;
             }
             if (utc < last[q]) {
                 st = raid_table_fail(t, line, raid_table_col(t, C_TS), "timestamp earlier than the previous trade of "
@@ -148,12 +156,15 @@ static raid_status read_trades(raid_bars *bars, const char *path, int64_t iv, co
                 break;
             }
             const int64_t k = raid_io_floordiv(wall, iv);
-            if (k <= -(INT64_C(1) << (KEY_BITS - 1)) || k >= (INT64_C(1) << (KEY_BITS - 1))) {
-                st = raid_table_fail(t, line, raid_table_col(t, C_TS), "timestamp too far from 1970 for interval %lld us",
-                                     (long long)iv);
+            if (r->n == 0)
+                r->base = k; /* buckets counted from the first trade's: 2^39 of them either way */
+            if (k - r->base <= -(INT64_C(1) << (KEY_BITS - 1)) || k - r->base >= (INT64_C(1) << (KEY_BITS - 1)) ||
+                k * iv < RAID_BARS_MIN_US || k * iv > RAID_BARS_MAX_US) {
+                st = raid_table_fail(t, line, raid_table_col(t, C_TS), "the interval of this timestamp starts before year 1, "
+                                     "after year 9999 or 2^39 intervals away from the first trade's");
                 break;
             }
-            st = rows_push(r, (q << KEY_BITS) + k + (INT64_C(1) << (KEY_BITS - 1)), p, s);
+            st = rows_push(r, (q << KEY_BITS) + (k - r->base) + (INT64_C(1) << (KEY_BITS - 1)), p, s);
         }
         if (st == RAID_OK)
             st = rs;
@@ -212,7 +223,7 @@ raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *inter
             const int64_t *key = raid_groupby_keys(gp), *cnt = raid_groupby_counts(gp);
             for (size_t g = 0; g < n && st == RAID_OK; g++) {
                 bars->sym[g] = (uint32_t)(key[g] >> KEY_BITS);
-                bars->start_us[g] = ((key[g] & ((INT64_C(1) << KEY_BITS) - 1)) - (INT64_C(1) << (KEY_BITS - 1))) * iv;
+                bars->start_us[g] = ((key[g] & ((INT64_C(1) << KEY_BITS) - 1)) - (INT64_C(1) << (KEY_BITS - 1)) + r.base) * iv;
                 bars->open[g] = raid_groupby_column(gp, 0)[g], bars->high[g] = raid_groupby_column(gp, 1)[g];
                 bars->low[g] = raid_groupby_column(gp, 2)[g], bars->close[g] = raid_groupby_column(gp, 3)[g];
                 bars->volume[g] = raid_groupby_column(gv, 0)[g];
@@ -257,7 +268,10 @@ raid_status raid_bars_write_csv(const raid_bars *b, FILE *f)
         raid_csv_put_value(f, b->high[g]);
         raid_csv_put_value(f, b->low[g]);
         raid_csv_put_value(f, b->close[g]);
-        raid_csv_put_value(f, b->volume[g]);
+        if (isinf(b->volume[g])) /* an infinite exact sum is a result, not a missing value */
+            fputs(",inf", f);
+        else
+            raid_csv_put_value(f, b->volume[g]);
         raid_csv_put_value(f, b->vwap[g]);
         fprintf(f, ",%lld\n", (long long)b->trades[g]);
     }

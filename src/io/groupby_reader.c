@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define TABLE_ROWS 8192 /* rows per batch of the table reader */
 
@@ -66,7 +67,7 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
             if (clen == 0)
                 return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (an empty column name)", (int)(stop - p), p);
             for (size_t j = 0; j < t->ncols && col < 0; j++)
-                if (strlen(t->cols[j]) == clen && !strncmp(t->cols[j], colon + 1, clen))
+                if (strlen(t->cols[j]) == clen && !strncasecmp(t->cols[j], colon + 1, clen)) /* as the header matches */
                     col = (int)j;
             if (col < 0) {
                 if (!(t->cols[t->ncols] = strndup(colon + 1, clen)))
@@ -151,7 +152,7 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
     }
     spec[0] = (raid_tspec){t->by, "key", RAID_T_I64, 0};
     for (size_t j = 0; j < t->ncols; j++)
-        spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_DUP_FIRST};
+        spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA};
     if ((st = raid_table_open(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raid_tbatch_init(&b, tab)) != RAID_OK)
         goto done;
     for (int fin = 0; !fin && st == RAID_OK;) {

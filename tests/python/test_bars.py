@@ -88,3 +88,20 @@ def test_symbols_offsets_and_errors(cli, tmp_path):
     assert rc == 1 and "bad or missing --interval 7x" in err
     rc, _, err = run(cli, p, "--interval", "1min", "--tz", "Mars/Olympus")
     assert rc == 1 and "unknown time zone" in err
+
+
+def test_breakit_regressions(cli, data_dir, tmp_path):
+    """The fifth session's break-it round: timestamps with and without offsets mixed (the order check on
+    instants), 1ms bars of 2018 data, starts before year 1 refused."""
+    p = tmp_path / "m.csv"
+    p.write_text("symbol,timestamp,price,size\nA,2024-01-02T10:00:00-05:00,10,1\nA,2024-01-02T10:30:00,11,1\n")
+    rc, out, err = run(cli, p, "--interval", "1h", "--tz", "America/New_York")
+    assert rc == 0 and out.endswith("A,2024-01-02T10:00:00,10,11,10,11,2,10.5,2\n"), err
+    p.write_text("symbol,timestamp,price,size\nA,2024-01-02T10:30:00,11,1\nA,2024-01-02T10:00:00-05:00,10,1\n")
+    rc, _, err = run(cli, p, "--interval", "1h", "--tz", "America/New_York")
+    assert rc == 2 and ":3:2: timestamp earlier" in err
+    rc, out, err = run(cli, data_dir / "trades_xxx_2days.csv", "--interval", "1ms")
+    assert rc == 0 and out.splitlines()[1].startswith("XXX,2018-01-02T09:30:00.125000,158.5,"), err
+    p.write_text("symbol,timestamp,price\nA,0001-01-01T00:00:00,1\n")
+    rc, out, err = run(cli, p, "--interval", "3650d")
+    assert rc == 2 and "before year 1" in err and out == ""

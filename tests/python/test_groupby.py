@@ -232,3 +232,28 @@ def test_cli_groupby(tmp_path):
     assert r.returncode == 1 and "bad aggregation 'median:x'" in r.stderr
     r = subprocess.run([cli, "groupby", str(path), "--by", "x", "--agg", "count"], capture_output=True, text=True)
     assert r.returncode == 2 and ":2:2: cannot parse key" in r.stderr
+
+
+def test_cli_breakit_regressions(tmp_path):
+    """Keys crafted to collide under a fixed multiplicative hash (the answer is unchanged, and no longer
+    quadratic), a value column named twice refused, column names matched case-insensitively, an empty
+    option named."""
+    import os
+    import subprocess
+
+    cli = os.environ.get("RAID_CLI", "raid")
+    inv = pow(0x9E3779B97F4A7C15, -1, 2**64)
+    keys = [((j * inv) % 2**64) - (2**64 if (j * inv) % 2**64 >= 2**63 else 0) for j in range(20000)]
+    p = tmp_path / "adv.csv"
+    p.write_text("k,v\n" + "".join(f"{k},1\n" for k in keys))
+    r = subprocess.run([cli, "groupby", str(p), "--by", "k", "--agg", "sum:v"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.count("\n") == 20001
+    assert r.stdout.splitlines()[1:] == [f"{k},1" for k in sorted(keys)]
+    p.write_text("k,v,v\n1,2,3\n")
+    r = subprocess.run([cli, "groupby", str(p), "--by", "k", "--agg", "sum:v"], capture_output=True, text=True)
+    assert r.returncode == 2 and "duplicate column 'v'" in r.stderr
+    p.write_text("k,v\n1,2\n")
+    r = subprocess.run([cli, "groupby", str(p), "--by", "k", "--agg", "sum:v,mean:V"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == "k,sum_v,mean_v\n1,2,2\n"
+    r = subprocess.run([cli, "groupby", str(p), "--by", "k", "--agg", ""], capture_output=True, text=True)
+    assert r.returncode == 1 and "empty --agg" in r.stderr
