@@ -47,8 +47,10 @@
 extern "C" {
 #endif
 
-/* Flags of every sort call (bitwise or). */
-#define RAID_SORT_DESC 1u /* descending: pandas' ascending=False, kind='stable' (ties in input order) */
+/* Flags of every sort call (bitwise or; an enum so that bindings see the names). */
+typedef enum raid_sort_flag {
+    RAID_SORT_DESC = 1 /* descending: pandas' ascending=False, kind='stable' (ties in input order) */
+} raid_sort_flag;
 
 /** Sort n float64 values: out[0 .. n) = np.sort(x, kind='stable') (the input's own bits; nulls last).
  *  x: n values (any double), valid: NULL or the validity bitmap of n bits, flags: 0 or RAID_SORT_DESC.

@@ -17,8 +17,8 @@ static raid_status run(raid_ctx *ctx, const char *fn, raid_sort_req *r, unsigned
 {
     if (!r->offsets)
         return raid_fail(ctx, RAID_EINVAL, "%s: NULL offsets", fn);
-    if (flags & ~RAID_SORT_DESC)
-        return raid_fail(ctx, RAID_EINVAL, "%s: unknown flags 0x%x", fn, flags & ~RAID_SORT_DESC);
+    if (flags & ~(unsigned)RAID_SORT_DESC)
+        return raid_fail(ctx, RAID_EINVAL, "%s: unknown flags 0x%x", fn, flags & ~(unsigned)RAID_SORT_DESC);
     r->desc = (flags & RAID_SORT_DESC) != 0;
     if (r->nseg == 0)
         return RAID_OK;
