@@ -315,6 +315,18 @@ static void test_large(void **state)
     if (g_dev)
         check_ctx(g_dev, x, NULL, 0, off, 1, ref, "2^24 + 1 ties");
     free(ref);
+    /* long enough for the cpu path's most-significant split: nulls, both directions, a second segment */
+    const size_t m = 400000;
+    uint8_t *valid = malloc(m / 8 + 1);
+    assert_non_null(valid);
+    for (size_t i = 0; i < m; i++)
+        x[i] = draw((int)(i % 4));
+    for (size_t i = 0; i < m / 8 + 1; i++)
+        valid[i] = (uint8_t)(next() | 0x81);
+    const int64_t off3[3] = {0, 7, (int64_t)m};
+    check(x, valid, off3, 2, "split with nulls", 1);
+    check(x, NULL, off3 + 1, 1, "split", 1);
+    free(valid);
     free(x);
 }
 

@@ -27,6 +27,9 @@
 #define NPASS ((64 + BITS - 1) / BITS)
 #define SMALL 32         /* segments shorter than this: insertion sort */
 #define PAR_MIN 100000   /* a segment's length from which threads share its passes */
+#define MSD_BITS 16
+#define MSD_RADIX (1u << MSD_BITS)
+#define MSD_MIN 262144   /* a segment's length from which a most-significant pass splits it first */
 
 typedef struct sort_bufs {
     uint64_t *k, *kt; /* keys and their scratch, indexed as x minus offsets[0] */
@@ -84,16 +87,16 @@ static void histogram(const uint64_t *k, size_t b0, size_t b1, int shift, size_t
 
 /* Move block [b0, b1) to the positions off[digit]++ (stable within the block). */
 static void scatter(const uint64_t *k, const void *p, uint64_t *kt, void *pt, size_t b0, size_t b1, int shift,
-                    size_t *off, int pw)
+                    uint64_t mask, size_t *off, int pw)
 {
     if (pw == 0) {
         for (size_t i = b0; i < b1; i++)
-            kt[off[(k[i] >> shift) & (RADIX - 1)]++] = k[i];
+            kt[off[(k[i] >> shift) & mask]++] = k[i];
     } else if (pw == 4) {
         const uint32_t *p4 = p;
         uint32_t *t4 = pt;
         for (size_t i = b0; i < b1; i++) {
-            const size_t o = off[(k[i] >> shift) & (RADIX - 1)]++;
+            const size_t o = off[(k[i] >> shift) & mask]++;
             kt[o] = k[i];
             t4[o] = p4[i];
         }
@@ -101,7 +104,7 @@ static void scatter(const uint64_t *k, const void *p, uint64_t *kt, void *pt, si
         const uint64_t *p8 = p;
         uint64_t *t8 = pt;
         for (size_t i = b0; i < b1; i++) {
-            const size_t o = off[(k[i] >> shift) & (RADIX - 1)]++;
+            const size_t o = off[(k[i] >> shift) & mask]++;
             kt[o] = k[i];
             t8[o] = p8[i];
         }
@@ -148,7 +151,7 @@ static int radix(uint64_t *k, void *p, uint64_t *kt, void *pt, size_t n, int pw,
                 c[e] = sum;
                 sum += v;
             }
-            scatter(k, p, kt, pt, 0, n, d * BITS, c, pw);
+            scatter(k, p, kt, pt, 0, n, d * BITS, RADIX - 1, c, pw);
             flip ^= swap(&k, &kt, &p, &pt);
         }
         return flip;
@@ -179,12 +182,71 @@ static int radix(uint64_t *k, void *p, uint64_t *kt, void *pt, size_t n, int pw,
                             sum += v;
                         }
                 }
-                scatter(k, p, kt, pt, b0, b1, shift, c, pw);
+                scatter(k, p, kt, pt, b0, b1, shift, RADIX - 1, c, pw);
             }
         }
         flip ^= swap(&k, &kt, &p, &pt);
     }
     return flip;
+}
+
+/* A sort of n >= MSD_MIN keys: one stable counting pass on the MSD_BITS most significant bits that vary
+ * (buckets, most of them small enough for the caches), then each bucket's LSD radix sort (radix(), one
+ * thread per bucket, the buckets spread over T threads). The result lies in (kt, pt): returns 1 (or
+ * radix()'s answer where every varying bit is among the lowest MSD_BITS). mcnt: T * (2 MSD_RADIX + 1)
+ * counts; cnt: as radix() wants for T threads. */
+static int msd_lsd(uint64_t *k, void *p, uint64_t *kt, void *pt, size_t n, int pw, int T, size_t *cnt, size_t *mcnt)
+{
+    uint64_t diff = 0;
+    const uint64_t k0 = k[0];
+#pragma omp parallel for schedule(static) reduction(| : diff) num_threads(T) if (T > 1)
+    for (size_t i = 0; i < n; i++)
+        diff |= k[i] ^ k0;
+    if ((diff >> MSD_BITS) == 0)
+        return radix(k, p, kt, pt, n, pw, T, cnt);
+    int hb = 63;
+    while (!((diff >> hb) & 1u))
+        hb--;
+    const int ms = hb - MSD_BITS + 1;
+    size_t *start = mcnt + (size_t)T * MSD_RADIX; /* MSD_RADIX + 1 bucket starts */
+#pragma omp parallel num_threads(T) if (T > 1)
+    {
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        const size_t b0 = n * t / nt, b1 = n * (t + 1) / nt;
+        size_t *c = mcnt + t * MSD_RADIX;
+        memset(c, 0, MSD_RADIX * sizeof *c);
+        for (size_t i = b0; i < b1; i++)
+            c[(k[i] >> ms) & (MSD_RADIX - 1)]++;
+#pragma omp barrier
+#pragma omp single
+        {
+            size_t sum = 0; /* digit-major, block-major: the stable offsets */
+            for (size_t d = 0; d < MSD_RADIX; d++) {
+                start[d] = sum;
+                for (size_t u = 0; u < nt; u++) {
+                    const size_t v = mcnt[u * MSD_RADIX + d];
+                    mcnt[u * MSD_RADIX + d] = sum;
+                    sum += v;
+                }
+            }
+            start[MSD_RADIX] = sum;
+        }
+        scatter(k, p, kt, pt, b0, b1, ms, MSD_RADIX - 1, c, pw);
+    }
+#pragma omp parallel for schedule(dynamic, 64) num_threads(T) if (T > 1)
+    for (size_t d = 0; d < MSD_RADIX; d++) {
+        const size_t a = start[d], len = start[d + 1] - start[d];
+        if (len < 2)
+            continue;
+        const size_t pa = a * (size_t)pw;
+        if (radix(kt + a, pw ? (char *)pt + pa : NULL, k + a, pw ? (char *)p + pa : NULL, len, pw, 1,
+                  cnt + (size_t)omp_get_thread_num() * NPASS * RADIX)) {
+            memcpy(kt + a, k + a, len * sizeof *k);
+            if (pw)
+                memcpy((char *)pt + pa, (char *)p + pa, len * (size_t)pw);
+        }
+    }
+    return 1;
 }
 
 /* The first index of sorted k[0 .. n) whose key is >= v. */
@@ -202,7 +264,7 @@ static size_t lower_bound(const uint64_t *k, size_t n, uint64_t v)
 }
 
 /* Segment s: keys, payloads, radix sort, outputs. */
-static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, int T, size_t *cnt)
+static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, int T, size_t *cnt, size_t *mcnt)
 {
     const size_t a = (size_t)r->offsets[s], len = (size_t)(r->offsets[s + 1] - r->offsets[s]);
     const size_t rel = a - (size_t)r->offsets[0];
@@ -222,7 +284,7 @@ static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, i
         else if (b->pw == 8)
             ((uint64_t *)p)[j] = j;
     }
-    const int flip = radix(k, p, kt, pt, len, b->pw, T, cnt);
+    const int flip = len >= MSD_MIN ? msd_lsd(k, p, kt, pt, len, b->pw, T, cnt, mcnt) : radix(k, p, kt, pt, len, b->pw, T, cnt);
     const uint64_t *ks = flip ? kt : k;
     const void *ps = flip ? pt : p;
     switch (r->out) {
@@ -287,21 +349,23 @@ raid_status raid_sort_cpu(raid_ctx *ctx, const raid_sort_req *r)
         b.pt = malloc(n * (size_t)b.pw);
     }
     size_t *cnt = malloc((size_t)T * NPASS * RADIX * sizeof *cnt); /* per thread: NPASS histograms */
+    size_t *mcnt = maxlen >= MSD_MIN ? malloc((size_t)T * (2 * MSD_RADIX + 1) * sizeof *mcnt) : NULL;
     raid_status st = RAID_OK;
-    if (!b.k || !b.kt || (b.pw && (!b.p || !b.pt)) || !cnt) {
+    if (!b.k || !b.kt || (b.pw && (!b.p || !b.pt)) || !cnt || (maxlen >= MSD_MIN && !mcnt)) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sorting %zu values)", n);
         goto done;
     }
     if (r->nseg == 1 || maxlen * 2 > n) {
         for (size_t s = 0; s < r->nseg; s++)
-            sort_segment(r, s, &b, T, cnt);
+            sort_segment(r, s, &b, T, cnt, mcnt);
     } else {
 #pragma omp parallel num_threads(T)
         {
-            size_t *c = cnt + (size_t)omp_get_thread_num() * NPASS * RADIX;
+            const size_t t = (size_t)omp_get_thread_num();
+            size_t *c = cnt + t * NPASS * RADIX, *mc = mcnt ? mcnt + t * (2 * MSD_RADIX + 1) : NULL;
 #pragma omp for schedule(dynamic, 16)
             for (size_t s = 0; s < r->nseg; s++)
-                sort_segment(r, s, &b, 1, c);
+                sort_segment(r, s, &b, 1, c, mc);
         }
     }
 done:
@@ -310,5 +374,6 @@ done:
     free(b.p);
     free(b.pt);
     free(cnt);
+    free(mcnt);
     return st;
 }
