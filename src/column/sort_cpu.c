@@ -12,6 +12,9 @@
  * back exactly except for the two classes it folds (-0.0 onto +0.0, NaN payloads; nulls hold anything),
  * and each such class is one run of equal keys in the output that a stable sort fills with the class's
  * elements in input order: one scan of the input puts the input's own bits there.
+ * Long sorts (MSD_MIN elements or more) first take one stable counting pass on the 16 most significant
+ * bits that vary (msd_lsd): buckets that mostly fit the caches, each then LSD-sorted as above by one
+ * thread, the buckets spread over the threads.
  * Segments: one after the other, each sorted by all threads, when one segment holds most elements; else
  * spread over the threads, one segment at a time each. */
 #include "column/sort_impl.h"
