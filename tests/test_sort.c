@@ -330,6 +330,37 @@ static void test_large(void **state)
     free(x);
 }
 
+/* Other digit widths on the device (the tuning build option -DSORT_BITS): 5 (the top digit straddles the
+ * words and is partial), 3, and 12 (clamped to 8): the same outputs. */
+static void test_digit_widths(void **state)
+{
+    (void)state;
+    if (!g_dev)
+        skip();
+    enum { N = 20000 };
+    double *x = malloc(N * sizeof *x);
+    uint8_t *valid = malloc(N / 8 + 1);
+    assert_true(x && valid);
+    for (size_t i = 0; i < N; i++)
+        x[i] = draw((int)(i % 4));
+    for (size_t i = 0; i < N / 8 + 1; i++)
+        valid[i] = (uint8_t)(next() | 0x24);
+    const int64_t off[4] = {3, 900, 901, N};
+    const char *opts[3] = {"-DSORT_BITS=5", "-DSORT_BITS=3", "-DSORT_BITS=12"};
+    for (int o = 0; o < 3; o++) {
+        raid_ctx *ctx = t_open_ctx(t_device());
+        assert_int_equal(raid_tuning_set_build_options(ctx, opts[o]), RAID_OK);
+        for (unsigned flags = 0; flags <= RAID_SORT_DESC; flags++) {
+            int64_t *ref = reference(x, NULL, valid, (int)flags, off, 3);
+            check_ctx(ctx, x, valid, flags, off, 3, ref, opts[o]);
+            free(ref);
+        }
+        raid_ctx_destroy(ctx);
+    }
+    free(x);
+    free(valid);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -352,7 +383,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adversarial), cmocka_unit_test(test_segments), cmocka_unit_test(test_pairs),
-        cmocka_unit_test(test_large), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_large), cmocka_unit_test(test_digit_widths), cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -34,7 +34,7 @@
  *
  * Errors (every call): RAID_EINVAL (NULL pointer with n > 0, offsets negative or decreasing, flags
  * unknown, n beyond the index type: more than UINT32_MAX elements for a uint32 argsort), RAID_ENOMEM;
- * device contexts add RAID_EUNSUPPORTED (more than 2^31 elements in one call) and the device layer's
+ * device contexts add RAID_EUNSUPPORTED (more than 2^31 - 1 elements in one call) and the device layer's
  * RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  * Nothing is written on failure. Outputs may not overlap the inputs.
  */

@@ -94,8 +94,9 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const int bits = digit_bits(ctx);
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * ROUNDS, ngroups = (n + tile - 1) / tile;
     char opts[512];
-    snprintf(opts, sizeof opts, "-DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d %s", bits, wg, ROUNDS,
-             raid_tune_build_options(ctx));
+    /* the tuning options first: a later -D wins, so the kernels get the (clamped) width the host plans with */
+    snprintf(opts, sizeof opts, "%s -DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d", raid_tune_build_options(ctx), bits,
+             wg, ROUNDS);
     /* the segments that hold elements: their ids' bits are sorted after the keys */
     size_t nonempty = 0;
     for (size_t s = 0; s < r->nseg; s++)
