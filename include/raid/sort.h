@@ -36,7 +36,8 @@
  * unknown, n beyond the index type: more than UINT32_MAX elements for a uint32 argsort), RAID_ENOMEM;
  * device contexts add RAID_EUNSUPPORTED (more than 2^31 - 1 elements in one call) and the device layer's
  * RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
- * Nothing is written on failure. Outputs may not overlap the inputs.
+ * Nothing is written on failure (on a device: unless the final read-back itself fails). Outputs may not
+ * overlap the inputs.
  */
 #ifndef RAID_SORT_H
 #define RAID_SORT_H
