@@ -19,6 +19,7 @@
  *   raid/sweep.h     moving-average crossover backtests over a grid of periods (the sweep)
  *   raid/groupby.h   group-by of float64 values by int64 keys, with exact (correctly rounded) group sums
  *   raid/bars.h      trades to OHLCV bars per symbol and interval (exact volume and vwap sums)
+ *   raid/sort.h      sorting float64 columns: sort, stable argsort, pairs, segments, nulls
  *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
@@ -37,6 +38,7 @@
 #include "raid/sweep.h"
 #include "raid/groupby.h"
 #include "raid/bars.h"
+#include "raid/sort.h"
 #include "raid/precision.h"
 #include "raid/tuning.h"
 

@@ -95,4 +95,29 @@ RAID_KEY_FN raid_u32 raid_key_digit(raid_key k, int shift, int bits)
     return ((k.lo >> shift) | (k.hi << (32 - shift))) & mask;
 }
 
+/* The SORT key of an element (include/raid/sort.h, docs/column.md "Sorting"): the order key, with
+ *   - null (valid == 0, only where a validity mask is given: masked != 0): 0xFFFFFFFFFFFFFFFF, after NaN;
+ *     NaN then 0xFFFFFFFFFFFFFFFE (still after every number);
+ *   - desc != 0: every number's key inverted (larger values first, -0.0 == +0.0 kept), NaN and null keys
+ *     kept (still last).
+ * A stable sort of these keys is numpy's stable sort (pandas' for descending) with Arrow's nulls last. */
+RAID_KEY_FN raid_key raid_key_sort(raid_u32 hi, raid_u32 lo, int masked, int valid, int desc)
+{
+    raid_key k;
+    if (masked && !valid) {
+        k.hi = RAID_KEY_NAN_HI;
+        k.lo = RAID_KEY_NAN_LO;
+        return k;
+    }
+    k = raid_key_from_bits(hi, lo);
+    if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
+        if (masked)
+            k.lo = RAID_KEY_NAN_LO - 1u;
+    } else if (desc) {
+        k.hi = ~k.hi;
+        k.lo = ~k.lo;
+    }
+    return k;
+}
+
 #endif /* RAID_KEYS_H */

@@ -1,0 +1,94 @@
+/*
+ * raid/sort.h -- sorting float64 columns (issue 11; docs/column.md "Sorting"): sort, stable argsort,
+ * (int64 key, float64 value) pairs by key, segmented versions, an optional validity mask.
+ * Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
+ *
+ * The order (numpy's np.sort / np.argsort(kind='stable'), Arrow's for nulls):
+ *   -inf < negative < -0.0 == +0.0 < positive < +inf < NaN < null,
+ * every NaN equal (any sign, any payload), -0.0 equal to +0.0, nulls equal. Every sort is STABLE: equal
+ * values keep their input order (so -0.0 and +0.0 stay in input order, NaNs and nulls in input order).
+ * A sort returns the input's own values bit for bit (-0.0 stays -0.0, NaN payloads are kept): the
+ * output of raid_sort_f64 is exactly np.sort(x, kind='stable'), that of raid_argsort_f64_* exactly
+ * np.argsort(x, kind='stable'), NaN included (pandas #12694 returned -1 entries for NaN: never here).
+ *
+ * Descending (RAID_SORT_DESC): pandas' sort_values(ascending=False, kind='stable', na_position='last'):
+ * larger values first, equal values (and -0.0 beside +0.0) still in INPUT order, NaN still after every
+ * number, nulls still last. (This is not the reverse of the ascending output, which would reverse ties.)
+ *
+ * Validity mask (nulls): NULL, or Arrow's validity bitmap: bit i of the mask (byte i / 8, bit i % 8,
+ * least significant bit first) is 1 when x[i] is valid, 0 when it is null; bit i is the bit of x's index i
+ * (segmented calls: the index into x, offsets[0] included). Nulls sort after NaN, in input order; their
+ * values (whatever x holds there) are carried like any other. From numpy:
+ * np.packbits(valid_bool, bitorder='little').
+ *
+ * Segments (the *_seg calls): nseg independent sorts in one call, segment s being x[offsets[s] ..
+ * offsets[s+1]) (offsets: nseg + 1 non-decreasing int64, offsets[0] >= 0 may be non-zero: the convention
+ * of raid_ma_compute); outputs are written at the same indices, out[offsets[0] .. offsets[nseg]), each
+ * segment's slice holding that segment sorted. Argsort indices are indices INTO x (segment s's slice
+ * holds a permutation of offsets[s] .. offsets[s+1] - 1): np.lexsort((x, segment_id)) on the range.
+ *
+ * Paths: ctx NULL or a cpu context: the cpu path (LSD radix sort of the 64-bit order keys, OpenMP; the
+ * oracle); a device context: the device path (kernels/col_sort.cl, LSD radix sort with 32-bit
+ * operations only). A stable sort has one answer: both paths give the same output bit for bit, on any
+ * number of threads or work-groups.
+ *
+ * Errors (every call): RAID_EINVAL (NULL pointer with n > 0, offsets negative or decreasing, flags
+ * unknown, n beyond the index type: more than UINT32_MAX elements for a uint32 argsort), RAID_ENOMEM;
+ * device contexts add RAID_EUNSUPPORTED (more than 2^31 - 1 elements in one call) and the device layer's
+ * RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
+ * Nothing is written on failure (on a device: unless the final read-back itself fails). Outputs may not
+ * overlap the inputs.
+ */
+#ifndef RAID_SORT_H
+#define RAID_SORT_H
+
+#include "raid/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flags of every sort call (bitwise or; an enum so that bindings see the names). */
+typedef enum raid_sort_flag {
+    RAID_SORT_DESC = 1 /* descending: pandas' ascending=False, kind='stable' (ties in input order) */
+} raid_sort_flag;
+
+/** Sort n float64 values: out[0 .. n) = np.sort(x, kind='stable') (the input's own bits; nulls last).
+ *  x: n values (any double), valid: NULL or the validity bitmap of n bits, flags: 0 or RAID_SORT_DESC.
+ *  n = 0 is a no-op. Errors: above. */
+RAID_API raid_status raid_sort_f64(raid_ctx *ctx, const double *x, size_t n, const uint8_t *valid, unsigned flags,
+                                   double *out);
+
+/** Stable argsort of n float64 values into uint32 indices: idx[0 .. n) = np.argsort(x, kind='stable')
+ *  (x[idx[k]] is the k-th value in the order above). n <= UINT32_MAX. Errors: above. */
+RAID_API raid_status raid_argsort_f64_u32(raid_ctx *ctx, const double *x, size_t n, const uint8_t *valid,
+                                          unsigned flags, uint32_t *idx);
+
+/** The same into int64 indices (numpy's default index type). */
+RAID_API raid_status raid_argsort_f64_i64(raid_ctx *ctx, const double *x, size_t n, const uint8_t *valid,
+                                          unsigned flags, int64_t *idx);
+
+/** Sort n (key, value) pairs by their int64 key, stably (pairs of equal keys keep their input order):
+ *  keys_out[0 .. n), vals_out[0 .. n) = keys[p], vals[p] for p = np.argsort(keys, kind='stable'). The
+ *  values are carried, never compared (any bits). flags: 0 or RAID_SORT_DESC (larger keys first, ties in
+ *  input order). Errors: above. */
+RAID_API raid_status raid_sort_i64_f64(raid_ctx *ctx, const int64_t *keys, const double *vals, size_t n,
+                                       unsigned flags, int64_t *keys_out, double *vals_out);
+
+/** Segmented raid_sort_f64: each segment x[offsets[s] .. offsets[s+1]) sorted into the same slice of out
+ *  (see "Segments" above). nseg = 0 is a no-op. Errors: above. */
+RAID_API raid_status raid_sort_f64_seg(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                                       const uint8_t *valid, unsigned flags, double *out);
+
+/** Segmented stable argsort: idx[offsets[s] .. offsets[s+1]) = offsets[s] + np.argsort(segment s,
+ *  kind='stable'), indices into x. uint32: offsets[nseg] <= UINT32_MAX. Errors: above. */
+RAID_API raid_status raid_argsort_f64_seg_u32(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                                              const uint8_t *valid, unsigned flags, uint32_t *idx);
+RAID_API raid_status raid_argsort_f64_seg_i64(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                                              const uint8_t *valid, unsigned flags, int64_t *idx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RAID_SORT_H */

@@ -1,0 +1,88 @@
+"""Sorting float64 columns through the library (include/raid/sort.h; docs/column.md "Sorting"): raid.sort,
+raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / np.argsort(kind='stable')
+(-0.0 and NaN payloads kept, NaN last), on the cpu path or a device."""
+import numpy as np
+
+from ._core import as_c, check, context, ffi, lib
+
+_INDEX = {np.dtype(np.int64): ("int64_t", "raid_argsort_f64_seg_i64"),
+          np.dtype(np.uint32): ("uint32_t", "raid_argsort_f64_seg_u32")}
+
+
+def _flags(descending):
+    return lib.RAID_SORT_DESC if descending else 0
+
+
+def _valid(valid, n):
+    """The validity bitmap (Arrow's: bit i set when x[i] is valid) of a boolean array, or NULL."""
+    if valid is None:
+        return None, ffi.NULL
+    v = np.asarray(valid)
+    if v.dtype != np.bool_ or v.shape != (n,):
+        raise ValueError(f"valid must be a boolean array of shape ({n},), not {v.dtype} {v.shape}")
+    bits = np.packbits(v, bitorder="little")
+    return bits, ffi.from_buffer("uint8_t[]", bits) if bits.size else ffi.NULL
+
+
+def _offsets(offsets, n):
+    if offsets is None:
+        offsets = [0, n]
+    off, poff = as_c(offsets, np.int64, "offsets")
+    if off.size < 1:
+        raise ValueError("offsets must have at least one entry")
+    if off[0] < 0 or off[-1] > n:
+        raise ValueError(f"offsets must lie in [0, {n}]")
+    return off, poff
+
+
+def sort(x, device=None, *, descending=False, valid=None, offsets=None):
+    """The values of x in sorted order: np.sort(x, kind='stable') bit for bit (-inf < numbers < +inf <
+    NaN, -0.0 == +0.0 kept in input order, NaN payloads kept).
+
+    descending: pandas' sort_values(ascending=False, kind='stable'): larger first, ties in input order,
+    NaN still last. valid: None or a boolean array (True: valid); invalid entries (nulls) sort after NaN,
+    in input order. offsets: None, or nseg + 1 non-decreasing int64: each x[offsets[s]:offsets[s+1]] is
+    sorted on its own into the same slice of the result (entries outside the offsets' range are NaN).
+    device: as raid.context (None: $RAID_DEVICE or auto; "cpu"; "opencl"...). Errors: ValueError
+    (arguments), RaidError (the library's)."""
+    a, px = as_c(x, np.float64, "x")
+    off, poff = _offsets(offsets, a.size)
+    bits, pvalid = _valid(valid, a.size)
+    out = np.full(a.size, np.nan)
+    ctx = context(device)
+    check(lib.raid_sort_f64_seg(ctx, px, poff, off.size - 1, pvalid, _flags(descending),
+                                ffi.from_buffer("double[]", out)), ctx)
+    return out
+
+
+def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=None, offsets=None):
+    """The stable argsort of x: np.argsort(x, kind='stable') exactly (NaN last, never -1), as index_dtype
+    (np.int64 or np.uint32). descending, valid and offsets as in raid.sort (with offsets: the indices are
+    into x, each segment's slice a permutation of its own range; entries outside the range are 0)."""
+    dt = np.dtype(index_dtype)
+    if dt not in _INDEX:
+        raise ValueError(f"index_dtype must be int64 or uint32, not {dt}")
+    a, px = as_c(x, np.float64, "x")
+    off, poff = _offsets(offsets, a.size)
+    bits, pvalid = _valid(valid, a.size)
+    out = np.zeros(a.size, dtype=dt)
+    ctype, fn = _INDEX[dt]
+    ctx = context(device)
+    check(getattr(lib, fn)(ctx, px, poff, off.size - 1, pvalid, _flags(descending),
+                           ffi.from_buffer(ctype + "[]", out)), ctx)
+    return out
+
+
+def sort_pairs(keys, values, device=None, *, descending=False):
+    """(keys, values) sorted by the int64 keys, stably (equal keys keep their input order; the float64
+    values are carried bit for bit): keys[p], values[p] for p = np.argsort(keys, kind='stable')."""
+    k, pk = as_c(keys, np.int64, "keys")
+    v, pv = as_c(values, np.float64, "values")
+    if k.size != v.size:
+        raise ValueError(f"keys and values differ in length ({k.size} and {v.size})")
+    ko = np.zeros(k.size, dtype=np.int64)
+    vo = np.zeros(k.size, dtype=np.float64)
+    ctx = context(device)
+    check(lib.raid_sort_i64_f64(ctx, pk, pv, k.size, _flags(descending), ffi.from_buffer("int64_t[]", ko),
+                                ffi.from_buffer("double[]", vo)), ctx)
+    return ko, vo

@@ -1,0 +1,89 @@
+/* The public sorts of include/raid/sort.h: argument checks and the one dispatch point between the cpu path
+ * (src/column/sort_cpu.c) and the device path (src/column/sort_cl.c). */
+#include "column/sort_impl.h"
+
+static raid_status check_offsets(raid_ctx *ctx, const char *fn, const int64_t *offsets, size_t nseg)
+{
+    if (offsets[0] < 0)
+        return raid_fail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] < offsets[s])
+            return raid_fail(ctx, RAID_EINVAL, "%s: offsets decrease at segment %zu (%lld < %lld)", fn, s,
+                             (long long)offsets[s + 1], (long long)offsets[s]);
+    return RAID_OK;
+}
+
+static raid_status run(raid_ctx *ctx, const char *fn, raid_sort_req *r, unsigned flags, int have_out)
+{
+    if (!r->offsets)
+        return raid_fail(ctx, RAID_EINVAL, "%s: NULL offsets", fn);
+    if (flags & ~(unsigned)RAID_SORT_DESC)
+        return raid_fail(ctx, RAID_EINVAL, "%s: unknown flags 0x%x", fn, flags & ~(unsigned)RAID_SORT_DESC);
+    r->desc = (flags & RAID_SORT_DESC) != 0;
+    if (r->nseg == 0)
+        return RAID_OK;
+    raid_status st = check_offsets(ctx, fn, r->offsets, r->nseg);
+    if (st != RAID_OK)
+        return st;
+    const int64_t n = r->offsets[r->nseg] - r->offsets[0];
+    if (n == 0)
+        return RAID_OK;
+    if (!r->x || !have_out || (r->out == RAID_SORT_PAIRS && !r->ikeys))
+        return raid_fail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+    if (r->out == RAID_SORT_IDX32 && r->offsets[r->nseg] > (int64_t)UINT32_MAX)
+        return raid_fail(ctx, RAID_EINVAL, "%s: index %lld does not fit uint32 (use the int64 argsort)", fn,
+                         (long long)r->offsets[r->nseg] - 1);
+    if (raid_on_device(ctx)) /* the one dispatch point */
+        return raid_sort_cl(ctx, r);
+    return raid_sort_cpu(ctx, r);
+}
+
+raid_status raid_sort_f64_seg(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                              const uint8_t *valid, unsigned flags, double *out)
+{
+    raid_sort_req r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_VALUES, .vout = out};
+    return run(ctx, "raid_sort_f64", &r, flags, out != NULL);
+}
+
+raid_status raid_argsort_f64_seg_u32(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                                     const uint8_t *valid, unsigned flags, uint32_t *idx)
+{
+    raid_sort_req r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_IDX32, .i32 = idx};
+    return run(ctx, "raid_argsort_f64_u32", &r, flags, idx != NULL);
+}
+
+raid_status raid_argsort_f64_seg_i64(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                                     const uint8_t *valid, unsigned flags, int64_t *idx)
+{
+    raid_sort_req r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_IDX64, .i64 = idx};
+    return run(ctx, "raid_argsort_f64_i64", &r, flags, idx != NULL);
+}
+
+raid_status raid_sort_f64(raid_ctx *ctx, const double *x, size_t n, const uint8_t *valid, unsigned flags, double *out)
+{
+    const int64_t off[2] = {0, (int64_t)n};
+    return raid_sort_f64_seg(ctx, x, off, 1, valid, flags, out);
+}
+
+raid_status raid_argsort_f64_u32(raid_ctx *ctx, const double *x, size_t n, const uint8_t *valid, unsigned flags,
+                                 uint32_t *idx)
+{
+    const int64_t off[2] = {0, (int64_t)n};
+    return raid_argsort_f64_seg_u32(ctx, x, off, 1, valid, flags, idx);
+}
+
+raid_status raid_argsort_f64_i64(raid_ctx *ctx, const double *x, size_t n, const uint8_t *valid, unsigned flags,
+                                 int64_t *idx)
+{
+    const int64_t off[2] = {0, (int64_t)n};
+    return raid_argsort_f64_seg_i64(ctx, x, off, 1, valid, flags, idx);
+}
+
+raid_status raid_sort_i64_f64(raid_ctx *ctx, const int64_t *keys, const double *vals, size_t n, unsigned flags,
+                              int64_t *keys_out, double *vals_out)
+{
+    const int64_t off[2] = {0, (int64_t)n};
+    raid_sort_req r = {.x = vals, .ikeys = keys, .offsets = off, .nseg = 1, .out = RAID_SORT_PAIRS, .vout = vals_out,
+                       .kout = keys_out};
+    return run(ctx, "raid_sort_i64_f64", &r, flags, keys_out != NULL && vals_out != NULL);
+}

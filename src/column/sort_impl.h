@@ -1,0 +1,41 @@
+/* The sorts of include/raid/sort.h inside the library: one request, validated by src/column/sort.c, run
+ * by the cpu path (src/column/sort_cpu.c) or the device path (src/column/sort_cl.c). Never installed. */
+#ifndef RAID_COLUMN_SORT_IMPL_H
+#define RAID_COLUMN_SORT_IMPL_H
+
+#include "core/internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum raid_sort_out {
+    RAID_SORT_VALUES = 0, /* vout: the values in order */
+    RAID_SORT_IDX32 = 1,  /* i32: indices into x (uint32) */
+    RAID_SORT_IDX64 = 2,  /* i64: indices into x (int64) */
+    RAID_SORT_PAIRS = 3   /* kout, vout: the (ikeys, x) pairs in order of ikeys */
+} raid_sort_out;
+
+/* A validated request: segments x[offsets[s] .. offsets[s+1]) (s < nseg, at least one element in all),
+ * sorted by the sort key of kernels/raid_keys.h (raid_key_sort; for pairs the int64 key with its sign bit
+ * flipped, inverted when descending), outputs at the same indices. */
+typedef struct raid_sort_req {
+    const double *x;       /* the values (pairs: the carried values) */
+    const int64_t *ikeys;  /* pairs: the int64 keys; NULL otherwise */
+    const int64_t *offsets;
+    size_t nseg;
+    const uint8_t *valid;  /* NULL or the validity bitmap (bit i: x[i]) */
+    int desc;
+    raid_sort_out out;
+    double *vout;
+    uint32_t *i32;
+    int64_t *i64, *kout;
+} raid_sort_req;
+
+/* The cpu path (the oracle). RAID_ENOMEM; message on ctx (may be NULL). */
+raid_status raid_sort_cpu(raid_ctx *ctx, const raid_sort_req *r);
+/* The device path on ctx's device: the same outputs bit for bit. RAID_EUNSUPPORTED (more than
+ * RAID_SORT_CL_MAX elements), RAID_ENOMEM, the device layer's errors; message on ctx. */
+#define RAID_SORT_CL_MAX 2147483648u
+raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r);
+
+#endif
