@@ -17,6 +17,7 @@
  *   raid/garch.h     GARCH-family volatility models of many series at once: fits, windows, forecasts
  *   raid/ma.h        moving averages and rolling statistics of many price series (technical analysis)
  *   raid/sweep.h     moving-average crossover backtests over a grid of periods (the sweep)
+ *   raid/select.h    order statistics of float64 columns: k-th value, median, quantiles, top-k, min/max
  *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
@@ -33,6 +34,7 @@
 #include "raid/garch.h"
 #include "raid/ma.h"
 #include "raid/sweep.h"
+#include "raid/select.h"
 #include "raid/precision.h"
 #include "raid/tuning.h"
 

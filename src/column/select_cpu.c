@@ -1,0 +1,322 @@
+/* The cpu path of the selections (include/raid/select.h; docs/column.md "Selection"): radix select on the
+ * uint64 order keys (src/column/keys.h). The first pass reads the doubles, forms their keys and counts the
+ * top 16 bits (OpenMP: one histogram per thread, merged); the buckets that hold the wanted ranks are
+ * gathered (their keys only, in parallel at offsets fixed by the per-thread counts); then each gathered
+ * bucket is narrowed the same way on its keys (16, 11 or 8 bits per pass by its size), in place while a
+ * single bucket holds everything, until at most 32 keys remain (sorted) or all 64 bits are known. Several
+ * ranks share every pass until they fall into different buckets. O(n) per call. */
+#include "column/select_internal.h"
+
+#include "column/keys.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_BITS 16
+#define TOP_SHIFT (64 - TOP_BITS)
+#define SMALL_SORT 32
+#define BIG_FIRST_PASS (1u << 18) /* below: keys formed into one array, no per-thread histograms */
+
+static void sort_keys(uint64_t *a, size_t m)
+{
+    for (size_t i = 1; i < m; i++) {
+        const uint64_t v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1] > v) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+}
+
+/* Groups of ranks falling into one bucket: bucket b, its first rank in the bucket order (start) and
+ * count, ranks[j0 .. j1). Fills g[] from the histogram h[0..nb) and returns their number. */
+typedef struct rank_group {
+    size_t b, j0, j1;
+    uint64_t start, count;
+} rank_group;
+
+static size_t group_ranks(const uint64_t *h, size_t nb, const int64_t *ranks, size_t nr, uint64_t rank0,
+                          rank_group *g)
+{
+    size_t ng = 0, j = 0;
+    uint64_t cum = 0;
+    for (size_t b = 0; b < nb && j < nr; b++) {
+        const uint64_t next = cum + h[b];
+        if ((uint64_t)ranks[j] - rank0 < next) {
+            g[ng].b = b;
+            g[ng].start = cum;
+            g[ng].count = h[b];
+            g[ng].j0 = j;
+            while (j < nr && (uint64_t)ranks[j] - rank0 < next)
+                j++;
+            g[ng].j1 = j;
+            ng++;
+        }
+        cum = next;
+    }
+    return ng;
+}
+
+raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const int64_t *ranks, size_t nr,
+                          uint64_t base, raid_sel_rank *res)
+{
+    /* ranks are relative to `rank0`, the rank of a's smallest key in the whole segment (= base) */
+    const uint64_t rank0 = base;
+    for (;;) {
+        if (m <= SMALL_SORT) {
+            sort_keys(a, m);
+            for (size_t j = 0; j < nr; j++) {
+                const size_t r = (size_t)((uint64_t)ranks[j] - rank0);
+                const uint64_t K = a[r];
+                size_t lo = r, hi = r + 1;
+                while (lo > 0 && a[lo - 1] == K)
+                    lo--;
+                while (hi < m && a[hi] == K)
+                    hi++;
+                res[j].key = K;
+                res[j].nless = base + lo;
+                res[j].neq = hi - lo;
+            }
+            return RAID_OK;
+        }
+        if (c >= 64) { /* every key equal */
+            for (size_t j = 0; j < nr; j++) {
+                res[j].key = a[0];
+                res[j].nless = base;
+                res[j].neq = m;
+            }
+            return RAID_OK;
+        }
+        int bits = m > (1u << 20) ? 16 : m > 4096 ? 11 : 8;
+        if (bits > 64 - c)
+            bits = 64 - c;
+        const int shift = 64 - c - bits;
+        const size_t nb = (size_t)1 << bits;
+        const uint64_t mask = nb - 1;
+        uint64_t *h = calloc(nb, sizeof *h);
+        rank_group *g = malloc(nr * sizeof *g);
+        if (!h || !g) {
+            free(h);
+            free(g);
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory (selection)");
+        }
+        for (size_t i = 0; i < m; i++)
+            h[(a[i] >> shift) & mask]++;
+        const size_t ng = group_ranks(h, nb, ranks, nr, rank0, g);
+        if (ng == 1 && g[0].count == m) { /* one bucket holds everything: narrow in place */
+            free(h);
+            free(g);
+            c += bits;
+            continue;
+        }
+        /* gather each group's bucket into scratch, at consecutive positions; recurse with a as scratch */
+        int32_t *lut = (int32_t *)h; /* reuse: the histogram is no longer needed once groups are known */
+        for (size_t b = 0; b < nb; b++)
+            lut[b] = -1;
+        uint64_t *pos = malloc(ng * sizeof *pos);
+        if (!pos) {
+            free(h);
+            free(g);
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory (selection)");
+        }
+        uint64_t p = 0;
+        for (size_t k = 0; k < ng; k++) {
+            lut[g[k].b] = (int32_t)k;
+            pos[k] = p;
+            p += g[k].count;
+        }
+        uint64_t *w = malloc(ng * sizeof *w);
+        if (!w) {
+            free(h);
+            free(g);
+            free(pos);
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory (selection)");
+        }
+        memcpy(w, pos, ng * sizeof *w);
+        for (size_t i = 0; i < m; i++) {
+            const int32_t k = lut[(a[i] >> shift) & mask];
+            if (k >= 0)
+                scratch[w[k]++] = a[i];
+        }
+        raid_status st = RAID_OK;
+        for (size_t k = 0; k < ng && st == RAID_OK; k++)
+            st = raid_sel_keys(scratch + pos[k], a + pos[k], g[k].count, c + bits, ranks + g[k].j0, g[k].j1 - g[k].j0,
+                               rank0 + g[k].start, res + g[k].j0);
+        free(h);
+        free(g);
+        free(pos);
+        free(w);
+        return st;
+    }
+}
+
+static inline void note_info(uint64_t k, size_t i, raid_sel_info *in)
+{
+    if (k == RAID_SEL_KEY_NAN) {
+        if (in->nnan++ == 0)
+            in->first_nan = (int64_t)i;
+    } else if (k == RAID_SEL_KEY_ZERO && in->first_zero == RAID_SEL_NONE) {
+        in->first_zero = (int64_t)i;
+    }
+}
+
+static void merge_info(raid_sel_info *to, const raid_sel_info *from)
+{
+    /* threads' ranges come in index order: the first thread that saw one has the first index */
+    to->nnan += from->nnan;
+    if (to->first_nan == RAID_SEL_NONE)
+        to->first_nan = from->first_nan;
+    if (to->first_zero == RAID_SEL_NONE)
+        to->first_zero = from->first_zero;
+}
+
+static const raid_sel_info info0 = {0, RAID_SEL_NONE, RAID_SEL_NONE};
+
+raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const int64_t *ranks, size_t m,
+                               raid_sel_rank *res, raid_sel_info *info)
+{
+    *info = info0;
+    raid_status st = RAID_OK;
+    if (n < BIG_FIRST_PASS) {
+        uint64_t *keys = malloc(2 * (n ? n : 1) * sizeof *keys);
+        if (!keys)
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+        for (size_t i = 0; i < n; i++) {
+            keys[i] = raid_key64(x[i]);
+            note_info(keys[i], i, info);
+        }
+        st = m ? raid_sel_keys(keys, keys + n, n, 0, ranks, m, 0, res) : RAID_OK;
+        free(keys);
+        return st != RAID_OK && ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
+    }
+    const size_t NB = (size_t)1 << TOP_BITS;
+    int nt = omp_get_max_threads();
+    if (nt > 64)
+        nt = 64;
+    uint64_t *H = calloc((size_t)nt * NB, sizeof *H);
+    raid_sel_info *ti = malloc((size_t)nt * sizeof *ti);
+    uint64_t *h = calloc(NB, sizeof *h), *buf = NULL, *off = NULL;
+    int32_t *lut = malloc(NB * sizeof *lut);
+    rank_group *g = malloc((m ? m : 1) * sizeof *g);
+    if (!H || !ti || !h || !lut || !g) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+        goto done;
+    }
+    int used = 1;
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), T = omp_get_num_threads();
+#pragma omp single
+        used = T;
+        const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
+        uint64_t *ht = H + (size_t)t * NB;
+        raid_sel_info in = info0;
+        for (size_t i = lo; i < hi; i++) {
+            const uint64_t k = raid_key64(x[i]);
+            ht[k >> TOP_SHIFT]++;
+            if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
+                note_info(k, i, &in);
+        }
+        ti[t] = in;
+    }
+    for (int t = 0; t < used; t++) {
+        merge_info(info, &ti[t]);
+        for (size_t b = 0; b < NB; b++)
+            h[b] += H[(size_t)t * NB + b];
+    }
+    if (m == 0)
+        goto done;
+    const size_t ng = group_ranks(h, NB, ranks, m, 0, g);
+    uint64_t M = 0;
+    for (size_t b = 0; b < NB; b++)
+        lut[b] = -1;
+    for (size_t k = 0; k < ng; k++) {
+        lut[g[k].b] = (int32_t)k;
+        M += g[k].count;
+    }
+    buf = malloc(2 * M * sizeof *buf);
+    off = malloc((size_t)used * ng * sizeof *off);
+    if (!buf || !off) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+        goto done;
+    }
+    uint64_t p = 0;
+    for (size_t k = 0; k < ng; k++) {
+        for (int t = 0; t < used; t++) {
+            off[(size_t)t * ng + k] = p;
+            p += H[(size_t)t * NB + g[k].b];
+        }
+    }
+#pragma omp parallel for num_threads(used) schedule(static, 1)
+    for (int t = 0; t < used; t++) { /* the first pass's ranges, whatever the team */
+        const size_t lo = n * (size_t)t / (size_t)used, hi = n * (size_t)(t + 1) / (size_t)used;
+        uint64_t *o = off + (size_t)t * ng;
+        for (size_t i = lo; i < hi; i++) {
+            const uint64_t k = raid_key64(x[i]);
+            const int32_t gk = lut[k >> TOP_SHIFT];
+            if (gk >= 0)
+                buf[o[gk]++] = k;
+        }
+    }
+    p = 0;
+    for (size_t k = 0; k < ng && st == RAID_OK; k++) {
+        st = raid_sel_keys(buf + p, buf + M + p, g[k].count, TOP_BITS, ranks + g[k].j0, g[k].j1 - g[k].j0,
+                           g[k].start, res + g[k].j0);
+        p += g[k].count;
+    }
+    if (st != RAID_OK && ctx)
+        st = raid_fail(ctx, st, "%s", raid_errmsg());
+done:
+    free(H);
+    free(ti);
+    free(h);
+    free(lut);
+    free(g);
+    free(buf);
+    free(off);
+    return st;
+}
+
+void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info)
+{
+    *info = info0;
+    int nt = n >= BIG_FIRST_PASS ? omp_get_max_threads() : 1;
+    if (nt > 64)
+        nt = 64;
+    uint64_t mn[64], mx[64];
+    raid_sel_info ti[64];
+    int used = 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = omp_get_thread_num(), T = omp_get_num_threads();
+#pragma omp single
+        used = T;
+        const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
+        uint64_t a = UINT64_MAX, b = 0;
+        raid_sel_info in = info0;
+        for (size_t i = lo; i < hi; i++) {
+            const uint64_t k = raid_key64(x[i]);
+            a = k < a ? k : a;
+            if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
+                note_info(k, i, &in);
+            else
+                b = k > b ? k : b;
+        }
+        mn[t] = a;
+        mx[t] = b;
+        ti[t] = in;
+    }
+    uint64_t a = UINT64_MAX, b = 0;
+    for (int t = 0; t < used; t++) {
+        a = mn[t] < a ? mn[t] : a;
+        b = mx[t] > b ? mx[t] : b;
+        merge_info(info, &ti[t]);
+    }
+    if (info->first_zero != RAID_SEL_NONE && b < RAID_SEL_KEY_ZERO)
+        b = RAID_SEL_KEY_ZERO; /* a zero was skipped by the max's branch */
+    *kmin = a;
+    *kmax = b;
+}
