@@ -3,8 +3,9 @@
  * docs/column.md "Selection"). Host side: src/column/select_cl.c.
  *
  * The input is doubles as pairs of 32-bit words (src[2i] the low word, src[2i + 1] the high word: the
- * little-endian layout of the host's array, uploaded as is), element i of a segment at src[2 (off + i)]; keys are formed on the fly by
- * raid_key_from_bits (kernels/raid_keys.h). No 64-bit type of any kind, no float arithmetic.
+ * little-endian layout of the host's array, uploaded as is), element i of a segment at src[2 (off + i)];
+ * keys are formed on the fly by raid_key_from_bits (kernels/raid_keys.h). No 64-bit type of any kind, no
+ * float arithmetic.
  *
  * col_sel_hist: one pass of the select. The host knows the top c bits of the wanted keys (up to
  * SEL_MAXP distinct prefixes, one per group of wanted ranks; as masks (mhi, mlo) and aligned prefixes
@@ -20,6 +21,8 @@
  * keys holding those high words. col_sel_gather: the indices of the keys below / at most / above / at
  * least a key K, compacted like col_sel_hist's.
  */
+#pragma OPENCL FP_CONTRACT OFF /* no float arithmetic here; the rule of every kernel file */
+
 #define SEL_MAXP 4
 #define SEL_DIGIT 11
 #define SEL_AUX_HIST 4

@@ -9,7 +9,11 @@
 
 #include "column/keys.h"
 
+#include <math.h>
 #include <omp.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,14 +284,18 @@ done:
     return st;
 }
 
+/* Min and max by float64 comparisons (the keys' order for every double that is not NaN, -0.0 == +0.0):
+ * x < a ? x : a skips NaN (SSE2's minpd/maxpd where there is SSE2, eight lanes per thread); NaNs counted by
+ * x != x. The zero's sign and
+ * the NaN's payload come from a scan for the first of them, only when needed. */
 void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info)
 {
     *info = info0;
     int nt = n >= BIG_FIRST_PASS ? omp_get_max_threads() : 1;
     if (nt > 64)
         nt = 64;
-    uint64_t mn[64], mx[64];
-    raid_sel_info ti[64];
+    double mn[64], mx[64];
+    uint64_t nn[64];
     int used = 1;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -295,28 +303,68 @@ void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *km
 #pragma omp single
         used = T;
         const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
-        uint64_t a = UINT64_MAX, b = 0;
-        raid_sel_info in = info0;
-        for (size_t i = lo; i < hi; i++) {
-            const uint64_t k = raid_key64(x[i]);
-            a = k < a ? k : a;
-            if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
-                note_info(k, i, &in);
-            else
-                b = k > b ? k : b;
+        double a0 = INFINITY, b0 = -INFINITY;
+        uint64_t c0 = 0;
+        size_t i = lo;
+#ifdef __SSE2__
+        /* minpd(v, acc) returns acc where v is NaN: NaN skipped, as the scalar ternary below */
+        __m128d va[4], vb[4];
+        __m128i vc[4];
+        for (int l = 0; l < 4; l++) {
+            va[l] = _mm_set1_pd(INFINITY);
+            vb[l] = _mm_set1_pd(-INFINITY);
+            vc[l] = _mm_setzero_si128();
         }
-        mn[t] = a;
-        mx[t] = b;
-        ti[t] = in;
+        for (; i + 8 <= hi; i += 8)
+            for (int l = 0; l < 4; l++) {
+                const __m128d v = _mm_loadu_pd(x + i + 2 * l);
+                va[l] = _mm_min_pd(v, va[l]);
+                vb[l] = _mm_max_pd(v, vb[l]);
+                vc[l] = _mm_sub_epi64(vc[l], _mm_castpd_si128(_mm_cmpunord_pd(v, v)));
+            }
+        for (int l = 0; l < 4; l++) {
+            double ta[2], tb[2];
+            uint64_t tc[2];
+            _mm_storeu_pd(ta, va[l]);
+            _mm_storeu_pd(tb, vb[l]);
+            _mm_storeu_si128((__m128i *)tc, vc[l]);
+            for (int e = 0; e < 2; e++) {
+                a0 = ta[e] < a0 ? ta[e] : a0;
+                b0 = tb[e] > b0 ? tb[e] : b0;
+                c0 += tc[e];
+            }
+        }
+#endif
+        for (; i < hi; i++) {
+            const double v = x[i];
+            a0 = v < a0 ? v : a0;
+            b0 = v > b0 ? v : b0;
+            c0 += v != v;
+        }
+        double a[1] = {a0}, b[1] = {b0};
+        uint64_t c[1] = {c0};
+        mn[t] = a[0];
+        mx[t] = b[0];
+        nn[t] = c[0];
     }
-    uint64_t a = UINT64_MAX, b = 0;
+    double a = INFINITY, b = -INFINITY;
     for (int t = 0; t < used; t++) {
         a = mn[t] < a ? mn[t] : a;
         b = mx[t] > b ? mx[t] : b;
-        merge_info(info, &ti[t]);
+        info->nnan += nn[t];
     }
-    if (info->first_zero != RAID_SEL_NONE && b < RAID_SEL_KEY_ZERO)
-        b = RAID_SEL_KEY_ZERO; /* a zero was skipped by the max's branch */
-    *kmin = a;
-    *kmax = b;
+    if (info->nnan)
+        for (size_t i = 0; i < n; i++)
+            if (x[i] != x[i]) {
+                info->first_nan = (int64_t)i;
+                break;
+            }
+    if (info->nnan < n && (a == 0.0 || b == 0.0))
+        for (size_t i = 0; i < n; i++)
+            if (x[i] == 0.0) {
+                info->first_zero = (int64_t)i;
+                break;
+            }
+    *kmin = info->nnan == n ? RAID_SEL_KEY_NAN : raid_key64(a);
+    *kmax = info->nnan == n ? 0 : raid_key64(b);
 }
