@@ -2,9 +2,9 @@
  * "Selection"). The doubles are uploaded once per call as 32-bit word pairs; keys are formed in the
  * kernels. Radix select: up to SEL_MAXP wanted ranks per pass set, 11-bit digits (at most 6 passes for 64
  * bits); after each pass the host reads the histograms back and picks, for every rank, the bucket that
- * holds it. Once the elements matching the prefixes found so far are at most a quarter of the segment,
- * the next pass also copies them to a candidate buffer, and later passes read only that; once at most
- * HOST_FINISH candidates remain they are read back and finished by the cpu path's raid_sel_keys. The
+ * holds it. Once the elements matching the prefixes found so far are at most a quarter of those the pass
+ * read, the next pass also copies them to a candidate buffer, and later passes read only that (compacted
+ * again as it shrinks); once at most HOST_FINISH candidates remain they are read back and finished by the cpu path's raid_sel_keys. The
  * result (key, count below, count equal) is the cpu path's exactly: both count the same keys. */
 #include "column/select_internal.h"
 
@@ -106,10 +106,11 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
     uint64_t pfx[SEL_MAXP] = {0}, nless[SEL_MAXP] = {0}, rr[SEL_MAXP], cnt[SEL_MAXP];
     for (size_t j = 0; j < m; j++)
         rr[j] = (uint64_t)ranks[j];
-    raid_buf cand = {0};
+    raid_buf cand[2] = {{0}, {0}}; /* candidates: the current one and the next (re-compaction) */
+    int cur = 0;
     const raid_buf *src = &s->x;
     size_t off = base, len = n;
-    int on_x = 1, c = 0;
+    int c = 0;
     uint64_t matching = n; /* elements matching the prefixes found so far */
     raid_kernel *k = NULL;
     uint64_t *keys = NULL;
@@ -130,8 +131,9 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
             qp[j] = np - 1;
         }
         const uint64_t mask = c == 0 ? 0 : ~0ull << (64 - c);
-        const int compact = on_x && c > 0 && matching <= n / 4;
-        if (compact && (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, &cand)) != RAID_OK)
+        const int compact = c > 0 && matching <= len / 4; /* from x or from the candidates */
+        raid_buf *next = &cand[1 - cur];
+        if (compact && (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, next)) != RAID_OK)
             break;
         const size_t nbins = (size_t)np << bits, naux = SEL_AUX_HIST + nbins;
         s->haux[0] = 0u;
@@ -149,7 +151,7 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
             (st = raid_arg_uint(ctx, k, a++, (uint32_t)mask)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, shift)) != RAID_OK ||
             (st = raid_arg_int(ctx, k, a++, bits)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, first)) != RAID_OK ||
             (st = raid_arg_int(ctx, k, a++, compact)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, compact ? &cand : &s->aux)) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
             (st = raid_buf_download(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
             break;
         if (first)
@@ -172,8 +174,9 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
                                s->haux[3], (unsigned long long)matching);
                 break;
             }
-            on_x = 0;
-            src = &cand;
+            raid_buf_release(ctx, &cand[cur]);
+            cur = 1 - cur;
+            src = &cand[cur];
             off = 0;
             len = (size_t)matching;
         }
@@ -189,14 +192,14 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
             }
             break;
         }
-        if (!on_x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
+        if (src != &s->x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
             words = malloc(2 * len * sizeof *words);
             keys = malloc(2 * (len ? len : 1) * sizeof *keys);
             if (!words || !keys) {
                 st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
                 break;
             }
-            if ((st = raid_buf_download(ctx, &cand, 0, 2 * len, words, 1, NULL)) != RAID_OK)
+            if ((st = raid_buf_download(ctx, src, 0, 2 * len, words, 1, NULL)) != RAID_OK)
                 break;
             const uint64_t cmask = ~0ull << (64 - c);
             for (size_t j0 = 0; j0 < m && st == RAID_OK;) {
@@ -219,7 +222,8 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
         }
     }
     raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &cand);
+    raid_buf_release(ctx, &cand[0]);
+    raid_buf_release(ctx, &cand[1]);
     free(keys);
     free(words);
     return st;
