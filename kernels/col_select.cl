@@ -61,8 +61,9 @@ RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int
         int j = -1;
         uint wlo = 0u, whi = 0u;
         if (i < n) {
-            wlo = src[2 * (off + i)];
-            whi = src[2 * (off + i) + 1];
+            const uint2 w = vload2(off + i, src); /* one 8-byte load: (low word, high word) */
+            wlo = w.x;
+            whi = w.y;
             const raid_key k = raid_key_from_bits(whi, wlo);
             if (first) {
                 if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
@@ -131,7 +132,8 @@ RAID_KERNEL void col_sel_minmax(RAID_GLOBAL const uint *src, uint off, uint n, i
     const uint mh = pass ? aux[0] : 0u, xh = pass ? aux[1] : 0u;
     int anyb = 0;
     for (uint i = (uint)get_global_id(0); i < n; i += (uint)get_global_size(0)) {
-        const raid_key k = raid_key_from_bits(src[2 * (off + i) + 1], src[2 * (off + i)]);
+        const uint2 w = vload2(off + i, src);
+        const raid_key k = raid_key_from_bits(w.y, w.x);
         const int isnan_ = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO;
         if (pass == 0) {
             a = min(a, k.hi);
@@ -195,7 +197,8 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
         const uint i = t + lid;
         int take = 0;
         if (i < n) {
-            const raid_key k = raid_key_from_bits(src[2 * (off + i) + 1], src[2 * (off + i)]);
+            const uint2 w = vload2(off + i, src);
+            const raid_key k = raid_key_from_bits(w.y, w.x);
             const int lt = raid_key_less(k, K), gt = raid_key_less(K, k);
             take = mode == 0 ? lt : mode == 1 ? !gt : mode == 2 ? gt : !lt;
         }

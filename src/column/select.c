@@ -361,16 +361,7 @@ static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *
         }
         return RAID_OK;
     }
-    for (size_t i = 0, tie = 0; i < n && got < k; i++) {
-        const size_t j = largest ? n - 1 - i : i;
-        const uint64_t kj = raid_key64(xs[j]);
-        if (largest ? kj > K : kj < K)
-            idx[got++] = (int64_t)j;
-        else if (kj == K && tie < t) {
-            idx[got++] = (int64_t)j;
-            tie++;
-        }
-    }
+    raid_sel_cpu_survivors(xs, n, K, largest, k, t, idx);
     return RAID_OK;
 }
 

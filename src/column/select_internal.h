@@ -37,6 +37,9 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
  * base is added to every nless. The host finish of the device path. RAID_ENOMEM. */
 raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const int64_t *ranks, size_t nr,
                           uint64_t base, raid_sel_rank *res);
+/* The k survivors of top-k (largest) or bottom-k of x[0..n) with threshold key K: every key above
+ * (below) K and the last (first) t in index order of the keys equal to K, into idx (any order). */
+void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, size_t k, size_t t, int64_t *idx);
 /* The smallest key, the largest key that is not NaN's (0 if none), and info of x[0..n) (n >= 1). */
 void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info);
 
