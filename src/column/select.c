@@ -337,31 +337,27 @@ static int cmp_key_idx(const void *a, const void *b)
     return (p->idx > q->idx) - (p->idx < q->idx);
 }
 
-/* The k survivors of segment xs[0..n) (k >= 1) by threshold rank res: indices into idx (any order). */
+/* The k survivors of segment xs[0..n) (k >= 1) on the device by threshold rank res: indices into idx
+ * (any order). */
 static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest,
                                   const raid_sel_rank *res, int64_t *idx)
 {
     const uint64_t K = res->key;
     const size_t strict = largest ? (size_t)(n - res->nless - res->neq) : (size_t)res->nless;
     const size_t t = k - strict; /* ties at K taken: the first t (smallest) or last t (largest) in index order */
-    size_t got = 0;
-    if (e->cl) {
-        raid_status st;
-        if (t == res->neq) /* every tie is taken: one gather */
-            return raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
-        if (strict && (st = raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
-            return st;
-        got = strict;
-        for (size_t i = 0, tie = 0; tie < t && i < n; i++) { /* the ties: a host scan (select.h says so) */
-            const size_t j = largest ? n - 1 - i : i;
-            if (raid_key64(xs[j]) == K) {
-                idx[got++] = (int64_t)j;
-                tie++;
-            }
+    raid_status st;
+    if (t == res->neq) /* every tie is taken: one gather */
+        return raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
+    if (strict && (st = raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
+        return st;
+    size_t got = strict;
+    for (size_t i = 0, tie = 0; tie < t && i < n; i++) { /* the ties: a host scan (select.h says so) */
+        const size_t j = largest ? n - 1 - i : i;
+        if (raid_key64(xs[j]) == K) {
+            idx[got++] = (int64_t)j;
+            tie++;
         }
-        return RAID_OK;
     }
-    raid_sel_cpu_survivors(xs, n, K, largest, k, t, idx);
     return RAID_OK;
 }
 
@@ -396,8 +392,11 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
         raid_sel_rank res;
         raid_sel_info in;
         const double *xs = x + offsets[s];
-        if ((st = engine_ranks(&e, offsets[s], (size_t)n, &r, 1, &res, &in)) != RAID_OK ||
-            (st = topk_survivors(&e, offsets[s], (size_t)n, xs, K, largest, &res, idx)) != RAID_OK)
+        if (!e.cl)
+            st = raid_sel_cpu_topk(ctx, xs, (size_t)n, K, largest, idx);
+        else if ((st = engine_ranks(&e, offsets[s], (size_t)n, &r, 1, &res, &in)) == RAID_OK)
+            st = topk_survivors(&e, offsets[s], (size_t)n, xs, K, largest, &res, idx);
+        if (st != RAID_OK)
             break;
         key_idx *o = ki + s * K;
         for (size_t j = 0; j < K; j++) {

@@ -242,6 +242,40 @@ static void gather_block(const uint64_t *kb, size_t i, size_t m, void *arg)
     }
 }
 
+/* The first pass over x[0..n) (OpenMP): per-thread histograms of the keys' top TOP_BITS bits into *H
+ * (*used x 2^TOP_BITS; thread t counts x[n t / used .. n (t + 1) / used)), their sum into h (zeroed by
+ * the caller), and info. RAID_ENOMEM (no message). */
+static raid_status top_histograms(const double *x, size_t n, uint64_t **H, int *used, uint64_t *h, raid_sel_info *info)
+{
+    const size_t NB = (size_t)1 << TOP_BITS;
+    int nt = omp_get_max_threads();
+    if (nt > 64)
+        nt = 64;
+    raid_sel_info ti[64];
+    uint64_t *Ht = *H = calloc((size_t)nt * NB, sizeof *Ht);
+    if (!Ht)
+        return RAID_ENOMEM;
+    int u = 1;
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), T = omp_get_num_threads();
+#pragma omp single
+        u = T;
+        const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
+        count_pass cp = {Ht + (size_t)t * NB, info0};
+        for_key_blocks(x, lo, hi, count_block, &cp);
+        ti[t] = cp.in;
+    }
+    *info = info0;
+    for (int t = 0; t < u; t++) {
+        merge_info(info, &ti[t]);
+        for (size_t b = 0; b < NB; b++)
+            h[b] += Ht[(size_t)t * NB + b];
+    }
+    *used = u;
+    return RAID_OK;
+}
+
 raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const int64_t *ranks, size_t m,
                                raid_sel_rank *res, raid_sel_info *info)
 {
@@ -261,34 +295,13 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
         return st != RAID_OK && ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
     }
     const size_t NB = (size_t)1 << TOP_BITS;
-    int nt = omp_get_max_threads();
-    if (nt > 64)
-        nt = 64;
-    uint64_t *H = calloc((size_t)nt * NB, sizeof *H);
-    raid_sel_info *ti = malloc((size_t)nt * sizeof *ti);
-    uint64_t *h = calloc(NB, sizeof *h), *buf = NULL, *off = NULL;
+    uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *buf = NULL, *off = NULL;
     int32_t *lut = malloc(NB * sizeof *lut);
     rank_group *g = malloc((m ? m : 1) * sizeof *g);
-    if (!H || !ti || !h || !lut || !g) {
+    int used = 1;
+    if (!h || !lut || !g || top_histograms(x, n, &H, &used, h, info) != RAID_OK) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
         goto done;
-    }
-    int used = 1;
-#pragma omp parallel num_threads(nt)
-    {
-        const int t = omp_get_thread_num(), T = omp_get_num_threads();
-#pragma omp single
-        used = T;
-        const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
-        uint64_t *ht = H + (size_t)t * NB;
-        count_pass cp = {ht, info0};
-        for_key_blocks(x, lo, hi, count_block, &cp);
-        ti[t] = cp.in;
-    }
-    for (int t = 0; t < used; t++) {
-        merge_info(info, &ti[t]);
-        for (size_t b = 0; b < NB; b++)
-            h[b] += H[(size_t)t * NB + b];
     }
     if (m == 0)
         goto done;
@@ -331,7 +344,6 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
         st = raid_fail(ctx, st, "%s", raid_errmsg());
 done:
     free(H);
-    free(ti);
     free(h);
     free(lut);
     free(g);
@@ -443,4 +455,96 @@ void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, 
             }
         }
     }
+}
+
+/* Top-k gather: the keys and indices of the elements whose top digit lies in [blo, bhi], at the thread's
+ * running offset *o (index order within the thread's range). */
+typedef struct topk_pass {
+    uint64_t *o, *ck;
+    int64_t *ci;
+    uint64_t blo, bhi;
+} topk_pass;
+static void topk_block(const uint64_t *kb, size_t i, size_t m, void *arg)
+{
+    topk_pass *p = arg;
+    for (size_t j = 0; j < m; j++) {
+        const uint64_t d = kb[j] >> TOP_SHIFT;
+        if (d - p->blo <= p->bhi - p->blo) {
+            p->ck[*p->o] = kb[j];
+            p->ci[(*p->o)++] = (int64_t)(i + j);
+        }
+    }
+}
+
+raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx)
+{
+    raid_status st = RAID_OK;
+    if (n < BIG_FIRST_PASS) { /* small: the threshold by select, then one scan */
+        const int64_t r = largest ? (int64_t)(n - k) : (int64_t)k - 1;
+        raid_sel_rank res;
+        raid_sel_info in;
+        if ((st = raid_sel_cpu_ranks(ctx, x, n, &r, 1, &res, &in)) != RAID_OK)
+            return st;
+        const size_t strict = largest ? (size_t)(n - res.nless - res.neq) : (size_t)res.nless;
+        raid_sel_cpu_survivors(x, n, res.key, largest, k, k - strict, idx);
+        return RAID_OK;
+    }
+    /* one counting pass; the buckets from the end holding the k wanted; one gather of keys and indices
+     * of those buckets (index order); the threshold among them by select; the survivors */
+    const size_t NB = (size_t)1 << TOP_BITS;
+    uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *ck = NULL, *off = NULL;
+    int64_t *ci = NULL;
+    int used = 1;
+    raid_sel_info info;
+    if (!h || top_histograms(x, n, &H, &used, h, &info) != RAID_OK)
+        goto nomem;
+    uint64_t C = 0;
+    size_t b = largest ? NB : 0;
+    while (C < k)
+        C += largest ? h[--b] : h[b++];
+    const uint64_t blo = largest ? b : 0, bhi = largest ? NB - 1 : b - 1;
+    ck = malloc(3 * C * sizeof *ck); /* the candidates' keys, a copy for the select, its scratch */
+    ci = malloc(C * sizeof *ci);
+    off = malloc((size_t)used * sizeof *off);
+    if (!ck || !ci || !off)
+        goto nomem;
+    uint64_t p = 0;
+    for (int t = 0; t < used; t++) {
+        off[t] = p;
+        for (uint64_t d = blo; d <= bhi; d++)
+            p += H[(size_t)t * NB + d];
+    }
+#pragma omp parallel for num_threads(used) schedule(static, 1)
+    for (int t = 0; t < used; t++) {
+        const size_t lo = n * (size_t)t / (size_t)used, hi = n * (size_t)(t + 1) / (size_t)used;
+        topk_pass tp = {&off[t], ck, ci, blo, bhi};
+        for_key_blocks(x, lo, hi, topk_block, &tp);
+    }
+    memcpy(ck + C, ck, C * sizeof *ck); /* the select reorders its keys: a copy */
+    const int64_t r = largest ? (int64_t)(C - k) : (int64_t)k - 1;
+    raid_sel_rank res;
+    if ((st = raid_sel_keys(ck + C, ck + 2 * C, C, 0, &r, 1, 0, &res)) != RAID_OK)
+        goto nomem;
+    const uint64_t K = res.key;
+    const size_t strict = largest ? (size_t)(C - res.nless - res.neq) : (size_t)res.nless;
+    size_t got = 0, tie = 0;
+    for (uint64_t i = 0; i < C; i++) { /* candidates in index order: ties first to last (smallest) or back */
+        const uint64_t j = largest ? C - 1 - i : i;
+        if (largest ? ck[j] > K : ck[j] < K)
+            idx[got++] = ci[j];
+        else if (ck[j] == K && tie < k - strict) {
+            idx[got++] = ci[j];
+            tie++;
+        }
+    }
+    goto done;
+nomem:
+    st = raid_fail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
+done:
+    free(H);
+    free(h);
+    free(ck);
+    free(ci);
+    free(off);
+    return st;
 }

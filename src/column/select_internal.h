@@ -40,6 +40,10 @@ raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const
 /* The k survivors of top-k (largest) or bottom-k of x[0..n) with threshold key K: every key above
  * (below) K and the last (first) t in index order of the keys equal to K, into idx (any order). */
 void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, size_t k, size_t t, int64_t *idx);
+/* The indices (any order) of the k (1 <= k <= n) survivors of top-k (largest) or bottom-k of x[0..n): every
+ * key beyond the k-th one's and, of the keys equal to it, the last (largest) or first ones in index order.
+ * RAID_ENOMEM. */
+raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx);
 /* The smallest key, the largest key that is not NaN's (0 if none), and info of x[0..n) (n >= 1). */
 void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info);
 
