@@ -19,6 +19,12 @@
 
 #define TOP_BITS 16
 #define TOP_SHIFT (64 - TOP_BITS)
+/* A thread's histograms: NSUB interleaved copies (element j counts in copy j % NSUB: repeated keys do not
+ * chain their increments), each of 2^TOP_BITS bins and NSUB bins for keys outside the prefix; folded into
+ * copy 0 after the pass. */
+#define NSUB 4
+#define HSTRIDE ((1u << TOP_BITS) + NSUB)
+#define TSTRIDE (NSUB * HSTRIDE)
 #define SMALL_SORT 32
 #define BIG_FIRST_PASS (1u << 18) /* below: keys formed into one array, no per-thread histograms */
 
@@ -205,19 +211,33 @@ static void for_key_blocks(const double *x, size_t lo, size_t hi,
     }
 }
 
-/* The first pass: the top-digit histogram and the info. */
+/* A counting pass over the data: the histogram of the 16-bit digit at bit `shift` of the keys whose
+ * bits under pmask are pval (the prefix known so far; pmask 0 on the first pass, which also notes the
+ * info). */
+typedef struct level {
+    int shift;
+    uint64_t pmask, pval;
+} level;
 typedef struct count_pass {
     uint64_t *h;
     raid_sel_info in;
+    level lv;
 } count_pass;
 static void count_block(const uint64_t *kb, size_t i, size_t m, void *arg)
 {
     count_pass *c = arg;
-    for (size_t j = 0; j < m; j++) {
-        const uint64_t k = kb[j];
-        c->h[k >> TOP_SHIFT]++;
-        if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
-            note_info(k, i + j, &c->in);
+    if (c->lv.pmask == 0) {
+        for (size_t j = 0; j < m; j++) {
+            const uint64_t k = kb[j];
+            c->h[(j % NSUB) * HSTRIDE + (k >> TOP_SHIFT)]++;
+            if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
+                note_info(k, i + j, &c->in);
+        }
+        return;
+    }
+    for (size_t j = 0; j < m; j++) { /* branch-free: keys outside the prefix count in the extra bin */
+        const uint64_t d = (kb[j] >> c->lv.shift) & 0xFFFFu;
+        c->h[(j % NSUB) * HSTRIDE + ((kb[j] & c->lv.pmask) == c->lv.pval ? d : ((uint64_t)1 << TOP_BITS) + j % NSUB)]++;
     }
 }
 
@@ -227,6 +247,7 @@ typedef struct gather_pass {
     uint64_t *o, *buf;
     const int32_t *lut;
     uint64_t klo, kspan;
+    int shift;
 } gather_pass;
 static void gather_block(const uint64_t *kb, size_t i, size_t m, void *arg)
 {
@@ -235,24 +256,25 @@ static void gather_block(const uint64_t *kb, size_t i, size_t m, void *arg)
     for (size_t j = 0; j < m; j++) {
         const uint64_t k = kb[j];
         if (k - g->klo <= g->kspan) { /* within the selected buckets' range: a rare, predictable branch */
-            const int32_t gk = g->lut[k >> TOP_SHIFT];
+            const int32_t gk = g->lut[(k >> g->shift) & 0xFFFFu];
             if (gk >= 0)
                 g->buf[g->o[gk]++] = k;
         }
     }
 }
 
-/* The first pass over x[0..n) (OpenMP): per-thread histograms of the keys' top TOP_BITS bits into *H
- * (*used x 2^TOP_BITS; thread t counts x[n t / used .. n (t + 1) / used)), their sum into h (zeroed by
- * the caller), and info. RAID_ENOMEM (no message). */
-static raid_status top_histograms(const double *x, size_t n, uint64_t **H, int *used, uint64_t *h, raid_sel_info *info)
+/* A counting pass over x[0..n) (OpenMP) at level lv (the first: pmask 0): per-thread histograms into *H
+ * (*used x 2^TOP_BITS; thread t counts x[n t / used .. n (t + 1) / used)), their sum into h (zeroed here),
+ * and (first pass) info. RAID_ENOMEM (no message). */
+static raid_status top_histograms(const double *x, size_t n, level lv, uint64_t **H, int *used, uint64_t *h,
+                                  raid_sel_info *info)
 {
     const size_t NB = (size_t)1 << TOP_BITS;
     int nt = omp_get_max_threads();
     if (nt > 64)
         nt = 64;
     raid_sel_info ti[64];
-    uint64_t *Ht = *H = calloc((size_t)nt * NB, sizeof *Ht);
+    uint64_t *Ht = *H = calloc((size_t)nt * TSTRIDE, sizeof *Ht);
     if (!Ht)
         return RAID_ENOMEM;
     int u = 1;
@@ -262,15 +284,21 @@ static raid_status top_histograms(const double *x, size_t n, uint64_t **H, int *
 #pragma omp single
         u = T;
         const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
-        count_pass cp = {Ht + (size_t)t * NB, info0};
+        count_pass cp = {Ht + (size_t)t * TSTRIDE, info0, lv};
         for_key_blocks(x, lo, hi, count_block, &cp);
+        for (int c = 1; c < NSUB; c++)
+            for (size_t b = 0; b < NB; b++)
+                cp.h[b] += cp.h[(size_t)c * HSTRIDE + b];
         ti[t] = cp.in;
     }
-    *info = info0;
+    if (lv.pmask == 0)
+        *info = info0;
+    memset(h, 0, NB * sizeof *h);
     for (int t = 0; t < u; t++) {
-        merge_info(info, &ti[t]);
+        if (lv.pmask == 0)
+            merge_info(info, &ti[t]);
         for (size_t b = 0; b < NB; b++)
-            h[b] += Ht[(size_t)t * NB + b];
+            h[b] += Ht[(size_t)t * TSTRIDE + b];
     }
     *used = u;
     return RAID_OK;
@@ -299,13 +327,30 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
     int32_t *lut = malloc(NB * sizeof *lut);
     rank_group *g = malloc((m ? m : 1) * sizeof *g);
     int used = 1;
-    if (!h || !lut || !g || top_histograms(x, n, &H, &used, h, info) != RAID_OK) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
-        goto done;
+    level lv = {TOP_SHIFT, 0, 0};
+    uint64_t rank0 = 0; /* the rank of the smallest key under the prefix */
+    size_t ng = 0;
+    for (;;) {
+        free(H);
+        H = NULL;
+        if (!h || !lut || !g || top_histograms(x, n, lv, &H, &used, h, info) != RAID_OK) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+            goto done;
+        }
+        if (m == 0)
+            goto done;
+        ng = group_ranks(h, NB, ranks, m, rank0, g);
+        /* one bucket holding many (ties, a narrow range): count its next 16 bits on the data rather than
+         * gather it (a pass of reading against one of writing) */
+        if (ng == 1 && g[0].count > n / 8 && lv.shift >= TOP_BITS) {
+            rank0 += g[0].start;
+            lv.pval |= (uint64_t)g[0].b << lv.shift;
+            lv.pmask |= (uint64_t)0xFFFFu << lv.shift;
+            lv.shift -= TOP_BITS;
+            continue;
+        }
+        break;
     }
-    if (m == 0)
-        goto done;
-    const size_t ng = group_ranks(h, NB, ranks, m, 0, g);
     uint64_t M = 0;
     for (size_t b = 0; b < NB; b++)
         lut[b] = -1;
@@ -319,25 +364,26 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
         goto done;
     }
-    /* the keys of the selected buckets lie in [klo, klo + kspan] */
-    const uint64_t klo = (uint64_t)g[0].b << TOP_SHIFT, kspan = (((uint64_t)g[ng - 1].b + 1) << TOP_SHIFT) - 1 - klo;
+    /* the keys of the selected buckets lie in [klo, klo + kspan] (with the prefix) */
+    const uint64_t klo = lv.pval | (uint64_t)g[0].b << lv.shift;
+    const uint64_t kspan = ((uint64_t)(g[ng - 1].b - g[0].b + 1) << lv.shift) - 1;
     uint64_t p = 0;
     for (size_t k = 0; k < ng; k++) {
         for (int t = 0; t < used; t++) {
             off[(size_t)t * ng + k] = p;
-            p += H[(size_t)t * NB + g[k].b];
+            p += H[(size_t)t * TSTRIDE + g[k].b];
         }
     }
 #pragma omp parallel for num_threads(used) schedule(static, 1)
     for (int t = 0; t < used; t++) { /* the first pass's ranges, whatever the team */
         const size_t lo = n * (size_t)t / (size_t)used, hi = n * (size_t)(t + 1) / (size_t)used;
-        gather_pass gp = {off + (size_t)t * ng, buf, lut, klo, kspan};
+        gather_pass gp = {off + (size_t)t * ng, buf, lut, klo, kspan, lv.shift};
         for_key_blocks(x, lo, hi, gather_block, &gp);
     }
     p = 0;
     for (size_t k = 0; k < ng && st == RAID_OK; k++) {
-        st = raid_sel_keys(buf + p, buf + M + p, g[k].count, TOP_BITS, ranks + g[k].j0, g[k].j1 - g[k].j0,
-                           g[k].start, res + g[k].j0);
+        st = raid_sel_keys(buf + p, buf + M + p, g[k].count, 64 - lv.shift, ranks + g[k].j0, g[k].j1 - g[k].j0,
+                           rank0 + g[k].start, res + g[k].j0);
         p += g[k].count;
     }
     if (st != RAID_OK && ctx)
@@ -496,7 +542,8 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
     int64_t *ci = NULL;
     int used = 1;
     raid_sel_info info;
-    if (!h || top_histograms(x, n, &H, &used, h, &info) != RAID_OK)
+    const level lv0 = {TOP_SHIFT, 0, 0};
+    if (!h || top_histograms(x, n, lv0, &H, &used, h, &info) != RAID_OK)
         goto nomem;
     uint64_t C = 0;
     size_t b = largest ? NB : 0;
@@ -512,7 +559,7 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
     for (int t = 0; t < used; t++) {
         off[t] = p;
         for (uint64_t d = blo; d <= bhi; d++)
-            p += H[(size_t)t * NB + d];
+            p += H[(size_t)t * TSTRIDE + d];
     }
 #pragma omp parallel for num_threads(used) schedule(static, 1)
     for (int t = 0; t < used; t++) {
