@@ -235,9 +235,13 @@ static void count_block(const uint64_t *kb, size_t i, size_t m, void *arg)
         }
         return;
     }
-    for (size_t j = 0; j < m; j++) { /* branch-free: keys outside the prefix count in the extra bin */
-        const uint64_t d = (kb[j] >> c->lv.shift) & 0xFFFFu;
-        c->h[(j % NSUB) * HSTRIDE + ((kb[j] & c->lv.pmask) == c->lv.pval ? d : ((uint64_t)1 << TOP_BITS) + j % NSUB)]++;
+    const uint64_t pmask = c->lv.pmask, pval = c->lv.pval;
+    const int shift = c->lv.shift;
+    uint64_t *h = c->h;
+    for (size_t j = 0; j < m; j++) { /* branch-free (masks): keys outside the prefix count in extra bins */
+        const uint64_t d = (kb[j] >> shift) & 0xFFFFu;
+        const uint64_t out = (uint64_t)0 - (uint64_t)((kb[j] & pmask) != pval);
+        h[(j % NSUB) * HSTRIDE + ((d & ~out) | ((((uint64_t)1 << TOP_BITS) + j % NSUB) & out))]++;
     }
 }
 
