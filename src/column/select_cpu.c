@@ -512,18 +512,16 @@ void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, 
 typedef struct topk_pass {
     uint64_t *o, *ck;
     int64_t *ci;
-    uint64_t blo, bhi;
+    uint64_t kmin, kspan; /* the candidates: keys in [kmin, kmin + kspan] */
 } topk_pass;
 static void topk_block(const uint64_t *kb, size_t i, size_t m, void *arg)
 {
     topk_pass *p = arg;
-    for (size_t j = 0; j < m; j++) {
-        const uint64_t d = kb[j] >> TOP_SHIFT;
-        if (d - p->blo <= p->bhi - p->blo) {
+    for (size_t j = 0; j < m; j++)
+        if (kb[j] - p->kmin <= p->kspan) {
             p->ck[*p->o] = kb[j];
             p->ci[(*p->o)++] = (int64_t)(i + j);
         }
-    }
 }
 
 raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx)
@@ -539,36 +537,73 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
         raid_sel_cpu_survivors(x, n, res.key, largest, k, k - strict, idx);
         return RAID_OK;
     }
-    /* one counting pass; the buckets from the end holding the k wanted; one gather of keys and indices
-     * of those buckets (index order); the threshold among them by select; the survivors */
+    /* Counting passes find a key range from the end that holds at least k keys and few more: the buckets
+     * from the end holding the k wanted; while the last of them holds more than n/8 (ties, a narrow
+     * range), its next 16 bits are counted again on the data. Then one gather of the keys and indices
+     * in that range (index order), the threshold among them by select, the survivors. */
     const size_t NB = (size_t)1 << TOP_BITS;
-    uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *ck = NULL, *off = NULL;
+    uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *ck = NULL, *off = NULL, St[64] = {0};
     int64_t *ci = NULL;
-    int used = 1;
+    int used = 1, used0 = 0;
     raid_sel_info info;
-    const level lv0 = {TOP_SHIFT, 0, 0};
-    if (!h || top_histograms(x, n, lv0, &H, &used, h, &info) != RAID_OK)
-        goto nomem;
-    uint64_t C = 0;
-    size_t b = largest ? NB : 0;
-    while (C < k)
-        C += largest ? h[--b] : h[b++];
-    const uint64_t blo = largest ? b : 0, bhi = largest ? NB - 1 : b - 1;
+    level lv = {TOP_SHIFT, 0, 0};
+    uint64_t S = 0, C = 0, kmin, kspan; /* S: keys beyond the current prefix (all candidates) */
+    for (;;) {
+        free(H);
+        H = NULL;
+        if (!h || top_histograms(x, n, lv, &H, &used, h, &info) != RAID_OK)
+            goto nomem;
+        if (used0 && used != used0)
+            used0 = -1; /* the team changed: per-thread counts unusable, one thread gathers */
+        else
+            used0 = used;
+        C = S;
+        size_t b = largest ? NB : 0;
+        while (C < k)
+            C += largest ? h[--b] : h[b++];
+        if (!largest)
+            b--; /* the last bucket taken */
+        if (h[b] > n / 8 && lv.shift >= TOP_BITS) { /* narrow the last bucket on the data */
+            S = C - h[b];
+            for (int t = 0; used0 > 0 && t < used; t++)
+                for (size_t d = largest ? b + 1 : 0; d < (largest ? NB : b); d++)
+                    St[t] += H[(size_t)t * TSTRIDE + d];
+            lv.pval |= (uint64_t)b << lv.shift;
+            lv.pmask |= (uint64_t)0xFFFFu << lv.shift;
+            lv.shift -= TOP_BITS;
+            continue;
+        }
+        /* the range: from bucket b to the end (largest) or from the start to b, under the prefix and
+         * beyond it */
+        const uint64_t below = lv.shift ? ((uint64_t)1 << lv.shift) - 1 : 0;
+        if (largest) {
+            kmin = lv.pval | (uint64_t)b << lv.shift;
+            kspan = UINT64_MAX - kmin;
+        } else {
+            kmin = 0;
+            kspan = (lv.pval | (uint64_t)b << lv.shift) | below;
+        }
+        for (int t = 0; used0 > 0 && t < used; t++)
+            for (size_t d = largest ? b : 0; d < (largest ? NB : b + 1); d++)
+                St[t] += H[(size_t)t * TSTRIDE + d];
+        break;
+    }
     ck = malloc(3 * C * sizeof *ck); /* the candidates' keys, a copy for the select, its scratch */
     ci = malloc(C * sizeof *ci);
     off = malloc((size_t)used * sizeof *off);
     if (!ck || !ci || !off)
         goto nomem;
+    if (used0 < 0)
+        used = 1;
     uint64_t p = 0;
     for (int t = 0; t < used; t++) {
         off[t] = p;
-        for (uint64_t d = blo; d <= bhi; d++)
-            p += H[(size_t)t * TSTRIDE + d];
+        p += St[t];
     }
 #pragma omp parallel for num_threads(used) schedule(static, 1)
     for (int t = 0; t < used; t++) {
         const size_t lo = n * (size_t)t / (size_t)used, hi = n * (size_t)(t + 1) / (size_t)used;
-        topk_pass tp = {&off[t], ck, ci, blo, bhi};
+        topk_pass tp = {&off[t], ck, ci, kmin, kspan};
         for_key_blocks(x, lo, hi, topk_block, &tp);
     }
     memcpy(ck + C, ck, C * sizeof *ck); /* the select reorders its keys: a copy */
