@@ -40,9 +40,10 @@ inline int sel_match(raid_key k, uint mhi, uint mlo, int np, RAID_GLOBAL const u
 
 RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int np, RAID_GLOBAL const uint *pref, uint mhi,
                               uint mlo, int shift, int bits, int first, int compact, RAID_GLOBAL uint *aux,
-                              RAID_GLOBAL uint *dst)
+                              RAID_GLOBAL uint *dst, __local uint *lh)
 {
-    __local uint lh[SEL_MAXP << SEL_DIGIT];
+    /* lh: np << bits counters (sized by the host: one prefix needs 8 KB, leaving room for more
+     * work-groups per compute unit) */
     __local uint ls[4]; /* nnan, first zero, first NaN, tile count */
     __local uint lbase;
     const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);

@@ -11,6 +11,7 @@
 #include "column/keys.h"
 #include "device/device.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ struct raid_sel_cl {
     raid_buf x, aux, pref;
     size_t N;
     uint32_t *haux; /* host copy of aux */
+    raid_event ev[2]; /* launches not yet settled */
+    int nev;
 };
 
 static size_t groups_for(size_t n)
@@ -35,17 +38,25 @@ static size_t groups_for(size_t n)
     return g < 1 ? 1 : g > SEL_MAX_GROUPS ? SEL_MAX_GROUPS : g;
 }
 
+/* Enqueue k over n elements; its event is kept until the next blocking read-back, which waits for it
+ * (one synchronisation per pass), and settle() adds its time. */
 static raid_status launch(raid_sel_cl *s, raid_kernel *k, size_t n)
 {
     raid_ctx *ctx = s->ctx;
     const size_t local = SEL_LOCAL, global = groups_for(n) * local;
-    raid_event ev = {0};
-    raid_status st = raid_launch(ctx, k, 1, &global, &local, &ev);
-    if (st == RAID_OK && (st = raid_event_wait(ctx, &ev)) == RAID_OK)
-        ctx->timing.kernel_s += raid_event_seconds(&ev);
-    raid_event_release(&ev);
+    assert(s->nev < 2);
     ctx->timing.launches++;
-    return st;
+    return raid_launch(ctx, k, 1, &global, &local, &s->ev[s->nev++]);
+}
+
+/* After a blocking read-back: the kernels' times, events released. */
+static void settle(raid_sel_cl *s)
+{
+    for (int i = 0; i < s->nev; i++) {
+        s->ctx->timing.kernel_s += raid_event_seconds(&s->ev[i]);
+        raid_event_release(&s->ev[i]);
+    }
+    s->nev = 0;
 }
 
 raid_status raid_sel_cl_open(raid_ctx *ctx, const double *x, size_t N, raid_sel_cl **out)
@@ -84,6 +95,8 @@ void raid_sel_cl_close(raid_sel_cl *s)
 {
     if (!s)
         return;
+    (void)raid_dev_finish(s->ctx);
+    settle(s);
     raid_buf_release(s->ctx, &s->x);
     raid_buf_release(s->ctx, &s->aux);
     raid_buf_release(s->ctx, &s->pref);
@@ -151,9 +164,11 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
             (st = raid_arg_uint(ctx, k, a++, (uint32_t)mask)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, shift)) != RAID_OK ||
             (st = raid_arg_int(ctx, k, a++, bits)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, first)) != RAID_OK ||
             (st = raid_arg_int(ctx, k, a++, compact)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK ||
+            (st = raid_arg_local(ctx, k, a++, nbins * sizeof(uint32_t))) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
             (st = raid_buf_download(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
             break;
+        settle(s);
         if (first)
             info_from(info, s->haux[0], s->haux[1], s->haux[2]);
         for (size_t j = 0; j < m; j++) {
@@ -265,8 +280,8 @@ raid_status raid_sel_cl_minmax(raid_sel_cl *s, size_t base, size_t n, uint64_t *
             break;
         st = launch(s, k, n);
     }
-    if (st == RAID_OK)
-        st = raid_buf_download(ctx, &s->aux, 0, 7, h, 1, NULL);
+    if (st == RAID_OK && (st = raid_buf_download(ctx, &s->aux, 0, 7, h, 1, NULL)) == RAID_OK)
+        settle(s);
     raid_kernel_put(ctx, k);
     if (st != RAID_OK)
         return st;
@@ -296,6 +311,7 @@ raid_status raid_sel_cl_gather(raid_sel_cl *s, size_t base, size_t n, uint64_t K
         (st = raid_arg_uint(ctx, k, a++, (uint32_t)K)) == RAID_OK && (st = raid_arg_int(ctx, k, a++, mode)) == RAID_OK &&
         (st = raid_arg_buf(ctx, k, a++, &s->aux)) == RAID_OK && (st = raid_arg_buf(ctx, k, a++, &out)) == RAID_OK &&
         (st = launch(s, k, n)) == RAID_OK && (st = raid_buf_download(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK) {
+        settle(s);
         if (s->haux[0] != cnt)
             st = raid_fail(ctx, RAID_EDEVICE, "selection on a device: %u elements gathered, %zu expected", s->haux[0], cnt);
         else if (cnt && (st = raid_buf_download(ctx, &out, 0, cnt, w, 1, NULL)) == RAID_OK)
