@@ -25,8 +25,9 @@
  * always the first). A NaN result is the first NaN of the segment.
  *
  * Paths: ctx NULL or a cpu context: radix select on the host (histogram of the top 16 bits of the keys,
- * descend into the buckets holding the wanted ranks, several ranks in one pass set; O(n) per call;
- * OpenMP over the first pass). A device context: kernels/col_select.cl, radix select with 32-bit
+ * descend into the buckets holding the wanted ranks, several ranks in one pass set; a bucket holding more
+ * than an eighth of the keys is narrowed by another counting pass over the data; O(n) per call; OpenMP
+ * over the passes over the data). A device context: kernels/col_select.cl, radix select with 32-bit
  * operations only (per pass a histogram of the next 11-bit digit of the keys that match the prefix found
  * so far, local then global 32-bit atomics; candidates compacted once they are few, finished on the host
  * when at most 65,536 remain), min/max in two passes over the keys' high then low words. Both paths
