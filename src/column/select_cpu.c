@@ -524,6 +524,120 @@ static void topk_block(const uint64_t *kb, size_t i, size_t m, void *arg)
         }
 }
 
+/* The survivors among C >= k candidates (keys ck[0..C) and indices ci, in index order; ck holds 3 C keys:
+ * a copy and scratch for the select) into idx: the keys beyond the k-th and, of those equal to it, the
+ * last (largest) or first in index order. RAID_ENOMEM (no message). */
+static raid_status topk_finish(uint64_t *ck, const int64_t *ci, uint64_t C, size_t k, int largest, int64_t *idx)
+{
+    memcpy(ck + C, ck, C * sizeof *ck); /* the select reorders its keys: a copy */
+    const int64_t r = largest ? (int64_t)(C - k) : (int64_t)k - 1;
+    raid_sel_rank res;
+    const raid_status st = raid_sel_keys(ck + C, ck + 2 * C, C, 0, &r, 1, 0, &res);
+    if (st != RAID_OK)
+        return st;
+    const uint64_t K = res.key;
+    const size_t strict = largest ? (size_t)(C - res.nless - res.neq) : (size_t)res.nless;
+    size_t got = 0, tie = 0;
+    for (uint64_t i = 0; i < C; i++) { /* candidates in index order: ties first to last (smallest) or back */
+        const uint64_t j = largest ? C - 1 - i : i;
+        if (largest ? ck[j] > K : ck[j] < K)
+            idx[got++] = ci[j];
+        else if (ck[j] == K && tie < k - strict) {
+            idx[got++] = ci[j];
+            tie++;
+        }
+    }
+    return RAID_OK;
+}
+
+/* Top-k in one pass over the data when k is small: the threshold T of a 1-in-64 sample that leaves about
+ * 2 k + 2048 keys beyond it; one gather of every key at or beyond T (per-thread buffers of a bounded
+ * size); valid when at least k were gathered (then the k-th key is at or beyond T, and every key equal to
+ * it was gathered) and no buffer overflowed. Returns 1 (idx filled), 0 (not applicable: the caller
+ * counts), -1 (no memory). */
+typedef struct sample_pass {
+    uint64_t *ck, cnt, cap, kmin, kspan;
+    int64_t *ci;
+    int over;
+} sample_pass;
+static void sample_block(const uint64_t *kb, size_t i, size_t m, void *arg)
+{
+    sample_pass *p = arg;
+    for (size_t j = 0; j < m; j++)
+        if (kb[j] - p->kmin <= p->kspan) {
+            if (p->cnt == p->cap) {
+                p->over = 1;
+                return;
+            }
+            p->ck[p->cnt] = kb[j];
+            p->ci[p->cnt++] = (int64_t)(i + j);
+        }
+}
+static int topk_sampled(const double *x, size_t n, size_t k, int largest, int64_t *idx)
+{
+    const size_t step = 64, ns = n / step;
+    if (ns < 4096 || k > n / 1024)
+        return 0;
+    uint64_t *sk = malloc(2 * ns * sizeof *sk);
+    if (!sk)
+        return -1;
+    for (size_t i = 0; i < ns; i++)
+        sk[i] = raid_key64(x[i * step]);
+    size_t j = 2 * ((k + step - 1) / step) + 32;
+    if (j > ns)
+        j = ns;
+    const int64_t r = largest ? (int64_t)(ns - j) : (int64_t)j - 1;
+    raid_sel_rank res;
+    const raid_status st = raid_sel_keys(sk, sk + ns, ns, 0, &r, 1, 0, &res);
+    free(sk);
+    if (st != RAID_OK)
+        return -1;
+    int nt = omp_get_max_threads();
+    if (nt > 64)
+        nt = 64;
+    const uint64_t cap = 4 * (uint64_t)j * step / (uint64_t)nt + 4096;
+    sample_pass tp[64];
+    uint64_t *bk = malloc((size_t)nt * cap * sizeof *bk), *ck = NULL;
+    int64_t *bi = malloc((size_t)nt * cap * sizeof *bi), *ci = NULL;
+    int ok = -1;
+    if (!bk || !bi)
+        goto out;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+        sample_pass p = {bk + (size_t)t * cap, 0, cap, largest ? res.key : 0,
+                         largest ? UINT64_MAX - res.key : res.key, bi + (size_t)t * cap, 0};
+        for_key_blocks(x, lo, hi, sample_block, &p);
+        tp[t] = p;
+    }
+    uint64_t C = 0;
+    ok = 0;
+    for (int t = 0; t < nt; t++) {
+        C += tp[t].cnt;
+        if (tp[t].over)
+            goto out;
+    }
+    if (C < k)
+        goto out;
+    ok = -1;
+    ck = malloc(3 * C * sizeof *ck);
+    ci = malloc(C * sizeof *ci);
+    if (!ck || !ci)
+        goto out;
+    uint64_t q = 0;
+    for (int t = 0; t < nt; q += tp[t].cnt, t++) { /* thread order is index order */
+        memcpy(ck + q, tp[t].ck, tp[t].cnt * sizeof *ck);
+        memcpy(ci + q, tp[t].ci, tp[t].cnt * sizeof *ci);
+    }
+    ok = topk_finish(ck, ci, C, k, largest, idx) == RAID_OK ? 1 : -1;
+out:
+    free(bk);
+    free(bi);
+    free(ck);
+    free(ci);
+    return ok;
+}
+
 raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx)
 {
     raid_status st = RAID_OK;
@@ -537,6 +651,9 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
         raid_sel_cpu_survivors(x, n, res.key, largest, k, k - strict, idx);
         return RAID_OK;
     }
+    const int sampled = topk_sampled(x, n, k, largest, idx);
+    if (sampled != 0)
+        return sampled > 0 ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
     /* Counting passes find a key range from the end that holds at least k keys and few more: the buckets
      * from the end holding the k wanted; while the last of them holds more than n/8 (ties, a narrow
      * range), its next 16 bits are counted again on the data. Then one gather of the keys and indices
@@ -606,23 +723,8 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
         topk_pass tp = {&off[t], ck, ci, kmin, kspan};
         for_key_blocks(x, lo, hi, topk_block, &tp);
     }
-    memcpy(ck + C, ck, C * sizeof *ck); /* the select reorders its keys: a copy */
-    const int64_t r = largest ? (int64_t)(C - k) : (int64_t)k - 1;
-    raid_sel_rank res;
-    if ((st = raid_sel_keys(ck + C, ck + 2 * C, C, 0, &r, 1, 0, &res)) != RAID_OK)
+    if ((st = topk_finish(ck, ci, C, k, largest, idx)) != RAID_OK)
         goto nomem;
-    const uint64_t K = res.key;
-    const size_t strict = largest ? (size_t)(C - res.nless - res.neq) : (size_t)res.nless;
-    size_t got = 0, tie = 0;
-    for (uint64_t i = 0; i < C; i++) { /* candidates in index order: ties first to last (smallest) or back */
-        const uint64_t j = largest ? C - 1 - i : i;
-        if (largest ? ck[j] > K : ck[j] < K)
-            idx[got++] = ci[j];
-        else if (ck[j] == K && tie < k - strict) {
-            idx[got++] = ci[j];
-            tie++;
-        }
-    }
     goto done;
 nomem:
     st = raid_fail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
