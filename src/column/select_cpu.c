@@ -308,6 +308,110 @@ static raid_status top_histograms(const double *x, size_t n, level lv, uint64_t 
     return RAID_OK;
 }
 
+#define SAMPLE_STEP 64
+
+/* The keys of the sample x[0], x[SAMPLE_STEP], ... (ns of them) in a malloc'd array of 2 ns keys (the
+ * second half: the select's scratch); NULL when out of memory. */
+static uint64_t *sample_keys(const double *x, size_t ns)
+{
+    uint64_t *sk = malloc(2 * ns * sizeof *sk);
+    if (sk)
+        for (size_t i = 0; i < ns; i++)
+            sk[i] = raid_key64(x[i * SAMPLE_STEP]);
+    return sk;
+}
+
+/* Ranks in one pass over the data when they lie close together (a median, a k-th value): the keys of a
+ * 1-in-64 sample give a window [klo, khi] that holds the ranks with a margin of 2 sqrt(sample) + 16
+ * sample positions on each side (four standard deviations of a rank's position in the sample); one
+ * pass counts the keys below the window, gathers the keys in it (bounded per-thread buffers) and notes
+ * the info. Valid when the ranks fall inside (count below <= first rank, last rank < below + gathered)
+ * and no buffer overflowed; then every key equal to an answer is in the window. Returns 1 (res and info
+ * set), 0 (not applicable: the caller counts), -1 (no memory). */
+typedef struct window_pass {
+    uint64_t *ck, cnt, cap, below, klo, kspan;
+    raid_sel_info in;
+    int over;
+} window_pass;
+static void window_block(const uint64_t *kb, size_t i, size_t m, void *arg)
+{
+    window_pass *p = arg;
+    for (size_t j = 0; j < m; j++) {
+        const uint64_t k = kb[j];
+        p->below += k < p->klo;
+        if (k - p->klo <= p->kspan) {
+            if (p->cnt < p->cap)
+                p->ck[p->cnt++] = k;
+            else
+                p->over = 1;
+        }
+        if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
+            note_info(k, i + j, &p->in);
+    }
+}
+static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
+                         raid_sel_info *info)
+{
+    const size_t step = SAMPLE_STEP, ns = n / step;
+    if (m == 0 || ns < 4096 || (uint64_t)(ranks[m - 1] - ranks[0]) > n / 256)
+        return 0;
+    uint64_t *sk = sample_keys(x, ns);
+    if (!sk)
+        return -1;
+    const int64_t margin = (int64_t)(2.0 * sqrt((double)ns)) + 16;
+    int64_t sr[2] = {(int64_t)((double)ranks[0] / (double)step) - margin,
+                     (int64_t)((double)ranks[m - 1] / (double)step) + 1 + margin};
+    const int lo_open = sr[0] < 0, hi_open = sr[1] >= (int64_t)ns; /* the window reaches an end */
+    sr[0] = lo_open ? 0 : sr[0];
+    sr[1] = hi_open ? (int64_t)ns - 1 : sr[1];
+    raid_sel_rank wr[2];
+    const raid_status st = raid_sel_keys(sk, sk + ns, ns, 0, sr, sr[1] > sr[0] ? 2 : 1, 0, wr);
+    free(sk);
+    if (st != RAID_OK)
+        return -1;
+    const uint64_t klo = lo_open ? 0 : wr[0].key, khi = hi_open ? UINT64_MAX : wr[sr[1] > sr[0] ? 1 : 0].key;
+    int nt = omp_get_max_threads();
+    if (nt > 64)
+        nt = 64;
+    const uint64_t cap = 4 * (uint64_t)(sr[1] - sr[0] + 1) * step / (uint64_t)nt + 8192;
+    window_pass wp[64];
+    uint64_t *bk = malloc((size_t)nt * cap * sizeof *bk), *ck = NULL;
+    int ok = -1;
+    if (!bk)
+        goto out;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+        window_pass p = {bk + (size_t)t * cap, 0, cap, 0, klo, khi - klo, info0, 0};
+        for_key_blocks(x, lo, hi, window_block, &p);
+        wp[t] = p;
+    }
+    uint64_t C = 0, below = 0;
+    ok = 0;
+    for (int t = 0; t < nt; t++) {
+        C += wp[t].cnt;
+        below += wp[t].below;
+        if (wp[t].over)
+            goto out;
+    }
+    if (below > (uint64_t)ranks[0] || (uint64_t)ranks[m - 1] >= below + C)
+        goto out;
+    ok = -1;
+    if (!(ck = malloc(2 * C * sizeof *ck)))
+        goto out;
+    uint64_t q = 0;
+    *info = info0;
+    for (int t = 0; t < nt; q += wp[t].cnt, t++) {
+        memcpy(ck + q, wp[t].ck, wp[t].cnt * sizeof *ck);
+        merge_info(info, &wp[t].in);
+    }
+    ok = raid_sel_keys(ck, ck + C, C, 0, ranks, m, below, res) == RAID_OK ? 1 : -1;
+out:
+    free(bk);
+    free(ck);
+    return ok;
+}
+
 raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const int64_t *ranks, size_t m,
                                raid_sel_rank *res, raid_sel_info *info)
 {
@@ -326,6 +430,9 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
         free(keys);
         return st != RAID_OK && ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
     }
+    const int sampled = sampled_ranks(x, n, ranks, m, res, info);
+    if (sampled != 0)
+        return sampled > 0 ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
     const size_t NB = (size_t)1 << TOP_BITS;
     uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *buf = NULL, *off = NULL;
     int32_t *lut = malloc(NB * sizeof *lut);
@@ -575,14 +682,12 @@ static void sample_block(const uint64_t *kb, size_t i, size_t m, void *arg)
 }
 static int topk_sampled(const double *x, size_t n, size_t k, int largest, int64_t *idx)
 {
-    const size_t step = 64, ns = n / step;
+    const size_t step = SAMPLE_STEP, ns = n / step;
     if (ns < 4096 || k > n / 1024)
         return 0;
-    uint64_t *sk = malloc(2 * ns * sizeof *sk);
+    uint64_t *sk = sample_keys(x, ns);
     if (!sk)
         return -1;
-    for (size_t i = 0; i < ns; i++)
-        sk[i] = raid_key64(x[i * step]);
     size_t j = 2 * ((k + step - 1) / step) + 32;
     if (j > ns)
         j = ns;
