@@ -115,6 +115,39 @@ static void expect_bits(double got, double want, const char *what, size_t n, dou
 static const double QS[] = {0.0, 0.01, 0.1, 0.25, 0.3333333333333333, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0};
 #define NQ (sizeof QS / sizeof QS[0])
 
+static const double QS3[] = {0.01, 0.5, 0.99};
+
+/* raid_select_quantile of q[0..nq) against numpy's linear method on the sorted copy s (n >= 1). */
+static void check_quantiles(raid_ctx *ctx, const double *x, size_t n, const ki *s, const double *q, size_t nq)
+{
+    const int64_t off[2] = {0, (int64_t)n};
+    const int nan = has_nan(x, n);
+    const double fn = first_nan(x, n);
+    double out[NQ];
+    assert_int_equal(raid_select_quantile(ctx, x, off, 1, q, nq, out), RAID_OK);
+    for (size_t j = 0; j < nq; j++) {
+        double want;
+        if (nan)
+            want = fn;
+        else {
+            const double h = (double)(n - 1) * q[j];
+            double a, b, t;
+            if (h >= (double)(n - 1)) {
+                a = b = ref_rank(x, s, n - 1);
+                t = h + 1.0;
+            } else {
+                const size_t f = (size_t)floor(h);
+                a = ref_rank(x, s, f);
+                b = ref_rank(x, s, f + 1);
+                t = h - floor(h);
+            }
+            const double d = b - a;
+            want = t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
+        }
+        expect_bits(out[j], want, "quantile", n, q[j]);
+    }
+}
+
 /* Every selection of x[0..n) on ctx (NULL: cpu) against the reference; with g_dev, the device against
  * the cpu path bit for bit too. big: fewer calls (the 2^24 + 1 array). */
 static void check_array_on(raid_ctx *ctx, const double *x, size_t n, const ki *s, int big)
@@ -141,29 +174,10 @@ static void check_array_on(raid_ctx *ctx, const double *x, size_t n, const ki *s
         assert_int_equal(raid_select_topk(ctx, x, off, 1, 1, 1, out, NULL), RAID_EINVAL);
         return;
     }
-    /* quantiles: numpy's linear method, from the sorted copy */
-    assert_int_equal(raid_select_quantile(ctx, x, off, 1, QS, NQ, out), RAID_OK);
-    for (size_t j = 0; j < NQ; j++) {
-        double want;
-        if (nan)
-            want = fn;
-        else {
-            const double h = (double)(n - 1) * QS[j];
-            double a, b, t;
-            if (h >= (double)(n - 1)) {
-                a = b = ref_rank(x, s, n - 1);
-                t = h + 1.0;
-            } else {
-                const size_t f = (size_t)floor(h);
-                a = ref_rank(x, s, f);
-                b = ref_rank(x, s, f + 1);
-                t = h - floor(h);
-            }
-            const double d = b - a;
-            want = t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
-        }
-        expect_bits(out[j], want, "quantile", n, QS[j]);
-    }
+    /* quantiles: all of QS (many clusters of ranks: the counting passes), and three (one sampled pass on
+     * large arrays) */
+    check_quantiles(ctx, x, n, s, QS, NQ);
+    check_quantiles(ctx, x, n, s, QS3, 3);
     /* k-th */
     const int64_t ks[] = {0, 1, (int64_t)n / 3, (int64_t)n / 2, (int64_t)n - 2, (int64_t)n - 1, -1, -(int64_t)n};
     for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {

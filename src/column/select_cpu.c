@@ -321,15 +321,18 @@ static uint64_t *sample_keys(const double *x, size_t ns)
     return sk;
 }
 
-/* Ranks in one pass over the data when they lie close together (a median, a k-th value): the keys of a
- * 1-in-64 sample give a window [klo, khi] that holds the ranks with a margin of 2 sqrt(sample) + 16
- * sample positions on each side (four standard deviations of a rank's position in the sample); one
- * pass counts the keys below the window, gathers the keys in it (bounded per-thread buffers) and notes
- * the info. Valid when the ranks fall inside (count below <= first rank, last rank < below + gathered)
- * and no buffer overflowed; then every key equal to an answer is in the window. Returns 1 (res and info
- * set), 0 (not applicable: the caller counts), -1 (no memory). */
+/* Ranks in one pass over the data when they form at most MAXW clusters of close ranks (a median, a k-th
+ * value, a few quantiles): the keys of a 1-in-64 sample give each cluster a window [klo, khi] that holds
+ * its ranks with a margin of 2 sqrt(sample) + 16 sample positions on each side (four standard deviations
+ * of a rank's position in the sample); one pass counts the keys below each window, gathers the keys in it
+ * (bounded per-thread buffers) and notes the info. Valid when every cluster's ranks fall inside its window
+ * (count below <= first rank, last rank < below + gathered) and no buffer overflowed; then every key equal
+ * to an answer is in its window. Returns 1 (res and info set), 0 (not applicable: the caller counts), -1
+ * (no memory). */
+#define MAXW 4
 typedef struct window_pass {
-    uint64_t *ck, cnt, cap, below, klo, kspan;
+    int nw;
+    uint64_t *ck[MAXW], cnt[MAXW], cap[MAXW], below[MAXW], klo[MAXW], kspan[MAXW];
     raid_sel_info in;
     int over;
 } window_pass;
@@ -338,12 +341,14 @@ static void window_block(const uint64_t *kb, size_t i, size_t m, void *arg)
     window_pass *p = arg;
     for (size_t j = 0; j < m; j++) {
         const uint64_t k = kb[j];
-        p->below += k < p->klo;
-        if (k - p->klo <= p->kspan) {
-            if (p->cnt < p->cap)
-                p->ck[p->cnt++] = k;
-            else
-                p->over = 1;
+        for (int w = 0; w < p->nw; w++) {
+            p->below[w] += k < p->klo[w];
+            if (k - p->klo[w] <= p->kspan[w]) {
+                if (p->cnt[w] < p->cap[w])
+                    p->ck[w][p->cnt[w]++] = k;
+                else
+                    p->over = 1;
+            }
         }
         if (k == RAID_SEL_KEY_NAN || k == RAID_SEL_KEY_ZERO)
             note_info(k, i + j, &p->in);
@@ -353,59 +358,110 @@ static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t
                          raid_sel_info *info)
 {
     const size_t step = SAMPLE_STEP, ns = n / step;
-    if (m == 0 || ns < 4096 || (uint64_t)(ranks[m - 1] - ranks[0]) > n / 256)
+    if (m == 0 || ns < 4096)
         return 0;
+    /* clusters: ranks within n/256 of their cluster's first */
+    size_t nw = 0, c0[MAXW + 1];
+    for (size_t j = 0; j < m; j++)
+        if (j == 0 || (uint64_t)(ranks[j] - ranks[c0[nw - 1]]) > n / 256) {
+            if (nw == MAXW)
+                return 0;
+            c0[nw++] = j;
+        }
+    c0[nw] = m;
+    const int64_t margin = (int64_t)(2.0 * sqrt((double)ns)) + 16;
+    int64_t sr[2 * MAXW], su[2 * MAXW];
+    int open[2 * MAXW];
+    for (size_t w = 0; w < nw; w++) {
+        sr[2 * w] = (int64_t)((double)ranks[c0[w]] / (double)step) - margin;
+        sr[2 * w + 1] = (int64_t)((double)ranks[c0[w + 1] - 1] / (double)step) + 1 + margin;
+        open[2 * w] = sr[2 * w] < 0; /* the window reaches an end */
+        open[2 * w + 1] = sr[2 * w + 1] >= (int64_t)ns;
+        sr[2 * w] = open[2 * w] ? 0 : sr[2 * w];
+        sr[2 * w + 1] = open[2 * w + 1] ? (int64_t)ns - 1 : sr[2 * w + 1];
+    }
+    size_t nu = 0; /* the sample ranks, ascending and distinct (windows in rank order) */
+    for (size_t e = 0; e < 2 * nw; e++) {
+        size_t a = nu;
+        while (a > 0 && su[a - 1] > sr[e])
+            a--;
+        if (a > 0 && su[a - 1] == sr[e])
+            continue;
+        memmove(su + a + 1, su + a, (nu - a) * sizeof *su);
+        su[a] = sr[e];
+        nu++;
+    }
     uint64_t *sk = sample_keys(x, ns);
     if (!sk)
         return -1;
-    const int64_t margin = (int64_t)(2.0 * sqrt((double)ns)) + 16;
-    int64_t sr[2] = {(int64_t)((double)ranks[0] / (double)step) - margin,
-                     (int64_t)((double)ranks[m - 1] / (double)step) + 1 + margin};
-    const int lo_open = sr[0] < 0, hi_open = sr[1] >= (int64_t)ns; /* the window reaches an end */
-    sr[0] = lo_open ? 0 : sr[0];
-    sr[1] = hi_open ? (int64_t)ns - 1 : sr[1];
-    raid_sel_rank wr[2];
-    const raid_status st = raid_sel_keys(sk, sk + ns, ns, 0, sr, sr[1] > sr[0] ? 2 : 1, 0, wr);
+    raid_sel_rank wr[2 * MAXW];
+    const raid_status st = raid_sel_keys(sk, sk + ns, ns, 0, su, nu, 0, wr);
     free(sk);
     if (st != RAID_OK)
         return -1;
-    const uint64_t klo = lo_open ? 0 : wr[0].key, khi = hi_open ? UINT64_MAX : wr[sr[1] > sr[0] ? 1 : 0].key;
+    window_pass w0 = {0};
+    w0.nw = (int)nw;
+    w0.in = info0;
+    uint64_t capsum = 0;
     int nt = omp_get_max_threads();
     if (nt > 64)
         nt = 64;
-    const uint64_t cap = 4 * (uint64_t)(sr[1] - sr[0] + 1) * step / (uint64_t)nt + 8192;
+    for (size_t w = 0; w < nw; w++) {
+        size_t a = 0, b = 0;
+        while (su[a] != sr[2 * w])
+            a++;
+        while (su[b] != sr[2 * w + 1])
+            b++;
+        const uint64_t klo = open[2 * w] ? 0 : wr[a].key, khi = open[2 * w + 1] ? UINT64_MAX : wr[b].key;
+        w0.klo[w] = klo;
+        w0.kspan[w] = khi - klo;
+        w0.cap[w] = 4 * (uint64_t)(sr[2 * w + 1] - sr[2 * w] + 1) * step / (uint64_t)nt + 8192;
+        capsum += w0.cap[w];
+    }
     window_pass wp[64];
-    uint64_t *bk = malloc((size_t)nt * cap * sizeof *bk), *ck = NULL;
+    uint64_t *bk = malloc((size_t)nt * capsum * sizeof *bk), *ck = NULL;
     int ok = -1;
     if (!bk)
         goto out;
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int t = 0; t < nt; t++) {
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
-        window_pass p = {bk + (size_t)t * cap, 0, cap, 0, klo, khi - klo, info0, 0};
+        window_pass p = w0;
+        uint64_t *b = bk + (size_t)t * capsum;
+        for (size_t w = 0; w < nw; b += p.cap[w], w++)
+            p.ck[w] = b;
         for_key_blocks(x, lo, hi, window_block, &p);
         wp[t] = p;
     }
-    uint64_t C = 0, below = 0;
     ok = 0;
+    uint64_t Cmax = 0, C[MAXW] = {0}, below[MAXW] = {0};
     for (int t = 0; t < nt; t++) {
-        C += wp[t].cnt;
-        below += wp[t].below;
         if (wp[t].over)
             goto out;
+        for (size_t w = 0; w < nw; w++) {
+            C[w] += wp[t].cnt[w];
+            below[w] += wp[t].below[w];
+        }
     }
-    if (below > (uint64_t)ranks[0] || (uint64_t)ranks[m - 1] >= below + C)
-        goto out;
+    for (size_t w = 0; w < nw; w++) {
+        if (below[w] > (uint64_t)ranks[c0[w]] || (uint64_t)ranks[c0[w + 1] - 1] >= below[w] + C[w])
+            goto out;
+        Cmax = C[w] > Cmax ? C[w] : Cmax;
+    }
     ok = -1;
-    if (!(ck = malloc(2 * C * sizeof *ck)))
+    if (!(ck = malloc(2 * (Cmax ? Cmax : 1) * sizeof *ck)))
         goto out;
-    uint64_t q = 0;
     *info = info0;
-    for (int t = 0; t < nt; q += wp[t].cnt, t++) {
-        memcpy(ck + q, wp[t].ck, wp[t].cnt * sizeof *ck);
+    for (int t = 0; t < nt; t++)
         merge_info(info, &wp[t].in);
+    ok = 1;
+    for (size_t w = 0; w < nw && ok == 1; w++) {
+        uint64_t q = 0;
+        for (int t = 0; t < nt; q += wp[t].cnt[w], t++)
+            memcpy(ck + q, wp[t].ck[w], wp[t].cnt[w] * sizeof *ck);
+        if (raid_sel_keys(ck, ck + C[w], C[w], 0, ranks + c0[w], c0[w + 1] - c0[w], below[w], res + c0[w]) != RAID_OK)
+            ok = -1;
     }
-    ok = raid_sel_keys(ck, ck + C, C, 0, ranks, m, below, res) == RAID_OK ? 1 : -1;
 out:
     free(bk);
     free(ck);
@@ -430,7 +486,7 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
         free(keys);
         return st != RAID_OK && ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
     }
-    const int sampled = sampled_ranks(x, n, ranks, m, res, info);
+    const int sampled = sampled_ranks(x, n, ranks, m, res, info); /* one pass, else the counting passes */
     if (sampled != 0)
         return sampled > 0 ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
     const size_t NB = (size_t)1 << TOP_BITS;
