@@ -5,6 +5,7 @@
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
 #   peers, regress, garch, sweep, groupby; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -70,6 +71,12 @@ for s in $steps; do
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
+  select) # bench_select on 5e7 doubles (N(0,1), prices), the cpu path, and numpy/CuPy on the very same doubles
+    run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --dump /tmp/raid-select.bin
+    run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --prices --dump /tmp/raid-select-prices.bin
+    run select 120 ./build-dev/bench_select --device cpu --n 50000000 --reps 3
+    run select 200 python3 bench/peers_select.py --raw /tmp/raid-select.bin --reps 5
+    run select 200 python3 bench/peers_select.py --raw /tmp/raid-select-prices.bin --reps 5 ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500
     run regress 400 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;

@@ -20,6 +20,7 @@
  *   raid/groupby.h   group-by of float64 values by int64 keys, with exact (correctly rounded) group sums
  *   raid/bars.h      trades to OHLCV bars per symbol and interval (exact volume and vwap sums)
  *   raid/sort.h      sorting float64 columns: sort, stable argsort, pairs, segments, nulls
+ *   raid/select.h    order statistics of float64 columns: k-th value, median, quantiles, top-k, min/max
  *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
@@ -39,6 +40,7 @@
 #include "raid/groupby.h"
 #include "raid/bars.h"
 #include "raid/sort.h"
+#include "raid/select.h"
 #include "raid/precision.h"
 #include "raid/tuning.h"
 

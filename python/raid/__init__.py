@@ -14,6 +14,8 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.sweep(x, fast=..., slow=...)      moving-average crossover backtests over a grid of periods
     raid.groupby(keys, values, aggs=...)   group-by of float64 values by int64 keys, exact group sums
     raid.sort(x), raid.argsort(x)          float64 sort and stable argsort, bit for bit numpy's (radix)
+    raid.median(x), raid.quantile(x, q)    order statistics without sorting, numpy's semantics bit for bit:
+    raid.kth, raid.topk, raid.min/max      np.partition, np.quantile (linear), np.sort's ends, np.min/nanmin
     raid.ffi, raid.lib                     the whole C API as cffi declares it from include/ (low level)
 """
 from ._core import RaidError, RaidNotice, device_name, ffi, lib, status_name, version
@@ -22,12 +24,13 @@ from ._groupby import groupby
 from ._har import HarFit, har
 from ._ma import ma
 from ._realized import measure_names, realized, realized_from_prices, to_csv
+from ._select import kth, max, median, min, quantile, topk  # noqa: A004 (raid.min/raid.max, as np.min)
 from ._simulate import devices, sim_options, simulate
 from ._sort import argsort, sort, sort_pairs
 from ._sweep import sweep
 
 __version__ = version()
 
-__all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "ma",
-           "measure_names", "realized", "realized_from_prices", "sim_options", "simulate", "sort", "argsort",
-           "sort_pairs", "status_name", "sweep", "to_csv", "version"]
+__all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "kth",
+           "ma", "max", "measure_names", "median", "min", "quantile", "topk", "realized", "realized_from_prices",
+           "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version"]

@@ -1,0 +1,220 @@
+/*
+ * col_select.cl -- radix select on float64 order keys with 32-bit operations only (issue 11;
+ * docs/column.md "Selection"). Host side: src/column/select_cl.c.
+ *
+ * The input is doubles as pairs of 32-bit words (src[2i] the low word, src[2i + 1] the high word: the
+ * little-endian layout of the host's array, uploaded as is), element i of a segment at src[2 (off + i)];
+ * keys are formed on the fly by raid_key_from_bits (kernels/raid_keys.h). No 64-bit type of any kind, no
+ * float arithmetic.
+ *
+ * col_sel_hist: one pass of the select. The host knows the top c bits of the wanted keys (up to
+ * SEL_MAXP distinct prefixes, one per group of wanted ranks; as masks (mhi, mlo) and aligned prefixes
+ * (p[2j], p[2j + 1])); each work-group counts the next digit (bits wide, at bit `shift`) of the keys that
+ * match a prefix in local memory (32-bit atomics), then adds its counts to aux[SEL_AUX_HIST + (j << bits)
+ * + d] (global 32-bit atomics). Distinct prefixes of one length are disjoint: a key matches one at most.
+ * With `first`, the pass also counts NaNs and finds the first index of a zero and of a NaN (aux[0..3)).
+ * With `compact`, the matching elements (whose count the previous pass gave) are copied to dst (both
+ * words, any order) at slots reserved per tile of the work-group by one global atomic (aux[3]).
+ *
+ * col_sel_minmax: pass 0 takes the smallest key's high word over all keys and the largest high word over
+ * keys that are not NaN's (plus the NaN count and the first zero and NaN); pass 1 the low words of the
+ * keys holding those high words. col_sel_gather: the indices of the keys below / at most / above / at
+ * least a key K, compacted like col_sel_hist's.
+ */
+#pragma OPENCL FP_CONTRACT OFF /* no float arithmetic here; the rule of every kernel file */
+
+#define SEL_MAXP 4
+#define SEL_DIGIT 11
+#define SEL_AUX_HIST 4
+#define SEL_NONE 0xFFFFFFFFu
+
+/* The index of the prefix that key k matches, or -1. */
+inline int sel_match(raid_key k, uint mhi, uint mlo, int np, RAID_GLOBAL const uint *p)
+{
+    const uint h = k.hi & mhi, l = k.lo & mlo;
+    for (int j = 0; j < np; j++)
+        if (h == p[2 * j] && l == p[2 * j + 1])
+            return j;
+    return -1;
+}
+
+RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int np, RAID_GLOBAL const uint *pref, uint mhi,
+                              uint mlo, int shift, int bits, int first, int compact, RAID_GLOBAL uint *aux,
+                              RAID_GLOBAL uint *dst, __local uint *lh)
+{
+    /* lh: np << bits counters (sized by the host: one prefix needs 8 KB, leaving room for more
+     * work-groups per compute unit) */
+    __local uint ls[4]; /* nnan, first zero, first NaN, tile count */
+    __local uint lbase;
+    const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
+    const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
+    const uint nbins = (uint)np << bits;
+    for (uint i = lid; i < nbins; i += lsz)
+        lh[i] = 0u;
+    if (lid == 0) {
+        ls[0] = 0u;
+        ls[1] = SEL_NONE;
+        ls[2] = SEL_NONE;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint t = gid * lsz; t < n; t += ng * lsz) { /* t is the same for the whole work-group */
+        const uint i = t + lid;
+        int j = -1;
+        uint wlo = 0u, whi = 0u;
+        if (i < n) {
+            const uint2 w = vload2(off + i, src); /* one 8-byte load: (low word, high word) */
+            wlo = w.x;
+            whi = w.y;
+            const raid_key k = raid_key_from_bits(whi, wlo);
+            if (first) {
+                if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
+                    atomic_inc(&ls[0]);
+                    atomic_min(&ls[2], i);
+                } else if (k.hi == RAID_KEY_ZERO_HI && k.lo == 0u) {
+                    atomic_min(&ls[1], i);
+                }
+            }
+            j = sel_match(k, mhi, mlo, np, pref);
+            if (j >= 0)
+                atomic_inc(&lh[((uint)j << bits) + raid_key_digit(k, shift, bits)]);
+        }
+        if (compact) {
+            if (lid == 0)
+                ls[3] = 0u;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            uint slot = 0u;
+            if (j >= 0)
+                slot = atomic_inc(&ls[3]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid == 0)
+                lbase = ls[3] ? atomic_add(&aux[3], ls[3]) : 0u;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (j >= 0) {
+                dst[2 * (lbase + slot)] = wlo;
+                dst[2 * (lbase + slot) + 1] = whi;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* lbase and ls[3] are reused by the next tile */
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < nbins; i += lsz) {
+        const uint v = lh[i];
+        if (v)
+            atomic_add(&aux[SEL_AUX_HIST + i], v);
+    }
+    if (first && lid == 0) {
+        if (ls[0])
+            atomic_add(&aux[0], ls[0]);
+        if (ls[1] != SEL_NONE)
+            atomic_min(&aux[1], ls[1]);
+        if (ls[2] != SEL_NONE)
+            atomic_min(&aux[2], ls[2]);
+    }
+}
+
+/* aux: [0] min high word, [1] max high word of non-NaN keys, [2] NaN count, [3] first zero, [4] first
+ * NaN (pass 0); [5] min low word among keys of high word aux[0], [6] max low word among non-NaN keys of
+ * high word aux[1] (pass 1). The host sets aux to (~0, 0, 0, ~0, ~0, ~0, 0) first. */
+RAID_KERNEL void col_sel_minmax(RAID_GLOBAL const uint *src, uint off, uint n, int pass, RAID_GLOBAL uint *aux)
+{
+    __local uint l[7];
+    const uint lid = (uint)get_local_id(0);
+    if (lid == 0) {
+        l[0] = SEL_NONE;
+        l[1] = 0u;
+        l[2] = 0u;
+        l[3] = SEL_NONE;
+        l[4] = SEL_NONE;
+        l[5] = SEL_NONE;
+        l[6] = 0u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint a = SEL_NONE, b = 0u, nn = 0u, fz = SEL_NONE, fn = SEL_NONE;
+    const uint mh = pass ? aux[0] : 0u, xh = pass ? aux[1] : 0u;
+    int anyb = 0;
+    for (uint i = (uint)get_global_id(0); i < n; i += (uint)get_global_size(0)) {
+        const uint2 w = vload2(off + i, src);
+        const raid_key k = raid_key_from_bits(w.y, w.x);
+        const int isnan_ = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO;
+        if (pass == 0) {
+            a = min(a, k.hi);
+            if (isnan_) {
+                nn++;
+                fn = min(fn, i);
+            } else {
+                b = max(b, k.hi);
+                if (k.hi == RAID_KEY_ZERO_HI && k.lo == 0u)
+                    fz = min(fz, i);
+            }
+        } else {
+            if (k.hi == mh)
+                a = min(a, k.lo);
+            if (!isnan_ && k.hi == xh) {
+                b = max(b, k.lo);
+                anyb = 1;
+            }
+        }
+    }
+    if (pass == 0) {
+        atomic_min(&l[0], a);
+        atomic_max(&l[1], b);
+        if (nn)
+            atomic_add(&l[2], nn);
+        atomic_min(&l[3], fz);
+        atomic_min(&l[4], fn);
+    } else {
+        atomic_min(&l[5], a);
+        if (anyb)
+            atomic_max(&l[6], b);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        if (pass == 0) {
+            atomic_min(&aux[0], l[0]);
+            atomic_max(&aux[1], l[1]);
+            if (l[2])
+                atomic_add(&aux[2], l[2]);
+            atomic_min(&aux[3], l[3]);
+            atomic_min(&aux[4], l[4]);
+        } else {
+            atomic_min(&aux[5], l[5]);
+            atomic_max(&aux[6], l[6]);
+        }
+    }
+}
+
+/* The indices i < n whose key compares with (khi, klo) as mode says (0 <, 1 <=, 2 >, 3 >=), compacted
+ * into out at slots reserved per tile (aux[0] counts them; the host zeroes it). */
+RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, uint khi, uint klo, int mode,
+                                RAID_GLOBAL uint *aux, RAID_GLOBAL uint *out)
+{
+    __local uint cnt, lbase;
+    const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
+    const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
+    raid_key K;
+    K.hi = khi;
+    K.lo = klo;
+    for (uint t = gid * lsz; t < n; t += ng * lsz) {
+        const uint i = t + lid;
+        int take = 0;
+        if (i < n) {
+            const uint2 w = vload2(off + i, src);
+            const raid_key k = raid_key_from_bits(w.y, w.x);
+            const int lt = raid_key_less(k, K), gt = raid_key_less(K, k);
+            take = mode == 0 ? lt : mode == 1 ? !gt : mode == 2 ? gt : !lt;
+        }
+        if (lid == 0)
+            cnt = 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint slot = 0u;
+        if (take)
+            slot = atomic_inc(&cnt);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            lbase = cnt ? atomic_add(&aux[0], cnt) : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (take)
+            out[lbase + slot] = i;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}

@@ -1,0 +1,426 @@
+/* The public side of the selections (include/raid/select.h; docs/column.md "Selection"): arguments,
+ * segments, the one dispatch point between the cpu path (select_cpu.c) and the device path (select_cl.c),
+ * keys back to the input's bits, and numpy's float64 arithmetic (the median's mean, the quantile's
+ * _lerp), the same for both paths. */
+#include "column/select_internal.h"
+
+#include "column/keys.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The engine of one call: the device session, or the cpu path on x. */
+typedef struct engine {
+    raid_ctx *ctx;
+    raid_sel_cl *cl;
+    const double *x;
+    int64_t base0; /* offsets[0]: where the device copy starts */
+} engine;
+
+static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg)
+{
+    memset(e, 0, sizeof *e);
+    e->ctx = ctx;
+    e->x = x;
+    e->base0 = offsets[0];
+    if (!raid_on_device(ctx)) /* the one dispatch point: src/column/select_cl.c on a device */
+        return RAID_OK;
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    const size_t N = (size_t)(offsets[nseg] - offsets[0]);
+    return N ? raid_sel_cl_open(ctx, x + offsets[0], N, &e->cl) : RAID_OK;
+}
+
+static raid_status engine_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
+                                raid_sel_info *info)
+{
+    if (e->cl)
+        return raid_sel_cl_ranks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
+    return raid_sel_cpu_ranks(e->ctx, e->x + a, n, ranks, m, res, info);
+}
+
+static raid_status engine_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info)
+{
+    if (e->cl)
+        return raid_sel_cl_minmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
+    raid_sel_cpu_minmax(e->x + a, n, kmin, kmax, info);
+    return RAID_OK;
+}
+
+/* The input's bits of key K in segment xs (the first element holding it: docs in select.h). */
+static double key_value(const double *xs, uint64_t K, const raid_sel_info *in)
+{
+    if (K == RAID_SEL_KEY_NAN)
+        return xs[in->first_nan];
+    if (K == RAID_SEL_KEY_ZERO)
+        return xs[in->first_zero];
+    return raid_key64_value(K);
+}
+
+static raid_status check_args(raid_ctx *ctx, const char *fn, const double *x, const int64_t *offsets, size_t nseg)
+{
+    if (!offsets)
+        return raid_fail(ctx, RAID_EINVAL, "%s: offsets is NULL", fn);
+    if (offsets[0] < 0)
+        return raid_fail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] < offsets[s])
+            return raid_fail(ctx, RAID_EINVAL, "%s: offsets decrease at segment %zu (%lld < %lld)", fn, s,
+                             (long long)offsets[s + 1], (long long)offsets[s]);
+    if (!x && offsets[nseg] > offsets[0])
+        return raid_fail(ctx, RAID_EINVAL, "%s: x is NULL", fn);
+    return RAID_OK;
+}
+
+static raid_status nomem(raid_ctx *ctx, const char *fn)
+{
+    return raid_fail(ctx, RAID_ENOMEM, "%s: out of memory", fn);
+}
+
+/* One segment's results: row[0 .. width) of the call's output. */
+typedef raid_status (*segment_fn)(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row);
+
+/* The driver of the calls with float64 outputs: every segment's row of `width` doubles into a temporary
+ * table, copied to out (width nseg doubles) only when every segment succeeded (nothing written on
+ * failure). Arguments already checked. */
+static raid_status run_segments(raid_ctx *ctx, const char *fn, const double *x, const int64_t *offsets, size_t nseg,
+                                size_t width, segment_fn f, const void *arg, double *out)
+{
+    if (nseg == 0 || width == 0)
+        return RAID_OK;
+    double *tmp = malloc(nseg * width * sizeof *tmp);
+    if (!tmp)
+        return nomem(ctx, fn);
+    engine e;
+    raid_status st = engine_open(&e, ctx, x, offsets, nseg);
+    for (size_t s = 0; s < nseg && st == RAID_OK; s++)
+        st = f(&e, offsets[s], (size_t)(offsets[s + 1] - offsets[s]), x + offsets[s], arg, tmp + s * width);
+    raid_sel_cl_close(e.cl);
+    if (st == RAID_OK)
+        memcpy(out, tmp, nseg * width * sizeof *out);
+    free(tmp);
+    return st;
+}
+
+static raid_status kth_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
+{
+    const int64_t k = *(const int64_t *)arg, r = k < 0 ? k + (int64_t)n : k;
+    raid_sel_rank res;
+    raid_sel_info in;
+    const raid_status st = engine_ranks(e, a, n, &r, 1, &res, &in);
+    if (st == RAID_OK)
+        row[0] = key_value(xs, res.key, &in);
+    return st;
+}
+
+raid_status raid_select_kth(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg, int64_t k,
+                            double *out)
+{
+    const char *fn = "raid_select_kth";
+    raid_status st = check_args(ctx, fn, x, offsets, nseg);
+    if (st != RAID_OK)
+        return st;
+    if (nseg && !out)
+        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+    for (size_t s = 0; s < nseg; s++) {
+        const int64_t n = offsets[s + 1] - offsets[s], r = k < 0 ? k + n : k;
+        if (r < 0 || r >= n)
+            return raid_fail(ctx, RAID_EINVAL, "%s: k = %lld is out of bounds for segment %zu of length %lld", fn,
+                             (long long)k, s, (long long)n);
+    }
+    return run_segments(ctx, fn, x, offsets, nseg, 1, kth_segment, &k, out);
+}
+
+static raid_status median_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
+{
+    (void)arg;
+    if (n == 0) {
+        row[0] = NAN;
+        return RAID_OK;
+    }
+    const int64_t r[2] = {((int64_t)n - 1) / 2, (int64_t)n / 2};
+    const size_t m = n % 2 ? 1 : 2;
+    raid_sel_rank res[2];
+    raid_sel_info in;
+    const raid_status st = engine_ranks(e, a, n, r, m, res, &in);
+    if (st != RAID_OK)
+        return st;
+    if (in.nnan) {
+        row[0] = xs[in.first_nan];
+    } else {
+        /* numpy's mean of the middle one or two: its sum starts at the additive identity 0.0 */
+        const double v = key_value(xs, res[0].key, &in);
+        row[0] = m == 1 ? (0.0 + v) / 1.0 : ((0.0 + v) + key_value(xs, res[1].key, &in)) / 2.0;
+    }
+    return RAID_OK;
+}
+
+raid_status raid_select_median(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg, double *out)
+{
+    const char *fn = "raid_select_median";
+    raid_status st = check_args(ctx, fn, x, offsets, nseg);
+    if (st != RAID_OK)
+        return st;
+    if (nseg && !out)
+        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+    return run_segments(ctx, fn, x, offsets, nseg, 1, median_segment, NULL, out);
+}
+
+/* numpy's _lerp (numpy/lib/_function_base_impl.py): diff = b - a; a + diff t, replaced by
+ * b - diff (1 - t) where t >= 0.5. No contraction (the build forbids it). */
+static double np_lerp(double a, double b, double t)
+{
+    const double d = b - a;
+    double r = a + d * t;
+    if (t >= 0.5)
+        r = b - d * (1.0 - t);
+    return r;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t find_rank(const int64_t *r, size_t m, int64_t v)
+{
+    size_t lo = 0, hi = m;
+    while (hi - lo > 1) {
+        const size_t mid = (lo + hi) / 2;
+        if (r[mid] <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+typedef struct quantile_arg {
+    const double *q;
+    size_t nq;
+} quantile_arg;
+
+static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
+{
+    const quantile_arg *qa = arg;
+    const size_t nq = qa->nq;
+    double *gam = malloc(nq * sizeof *gam);
+    int64_t *lo = malloc(nq * sizeof *lo), *r = malloc(2 * nq * sizeof *r);
+    raid_sel_rank *res = malloc(2 * nq * sizeof *res);
+    raid_status st = RAID_OK;
+    if (!gam || !lo || !r || !res) {
+        st = nomem(e->ctx, "raid_select_quantile");
+        goto done;
+    }
+    /* numpy's indices: h = (n - 1) q; previous = floor(h), next = previous + 1, both -1 (the last) when
+     * h >= n - 1; gamma = h - previous, computed AFTER previous became -1 there */
+    const int64_t last = (int64_t)n - 1;
+    size_t m = 0;
+    for (size_t j = 0; j < nq; j++) {
+        const double h = (double)last * qa->q[j];
+        if (h >= (double)last) {
+            lo[j] = last;
+            gam[j] = h - (-1.0);
+            r[m++] = last;
+        } else {
+            const double f = floor(h);
+            lo[j] = (int64_t)f;
+            gam[j] = h - f;
+            r[m++] = lo[j];
+            r[m++] = lo[j] + 1;
+        }
+    }
+    qsort(r, m, sizeof *r, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (u == 0 || r[i] != r[u - 1])
+            r[u++] = r[i];
+    raid_sel_info in;
+    if ((st = engine_ranks(e, a, n, r, u, res, &in)) != RAID_OK)
+        goto done;
+    for (size_t j = 0; j < nq; j++) {
+        if (in.nnan) {
+            row[j] = xs[in.first_nan];
+            continue;
+        }
+        const int64_t hi = lo[j] == last ? last : lo[j] + 1;
+        const double va = key_value(xs, res[find_rank(r, u, lo[j])].key, &in);
+        const double vb = key_value(xs, res[find_rank(r, u, hi)].key, &in);
+        row[j] = np_lerp(va, vb, gam[j]);
+    }
+done:
+    free(gam);
+    free(lo);
+    free(r);
+    free(res);
+    return st;
+}
+
+raid_status raid_select_quantile(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg, const double *q,
+                                 size_t nq, double *out)
+{
+    const char *fn = "raid_select_quantile";
+    raid_status st = check_args(ctx, fn, x, offsets, nseg);
+    if (st != RAID_OK)
+        return st;
+    if (nq && !q)
+        return raid_fail(ctx, RAID_EINVAL, "%s: q is NULL", fn);
+    if (nseg && nq && !out)
+        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+    for (size_t j = 0; j < nq; j++)
+        if (!(q[j] >= 0.0 && q[j] <= 1.0))
+            return raid_fail(ctx, RAID_EINVAL, "%s: q[%zu] = %g is outside [0, 1] (quantiles must be in the range [0, 1])",
+                             fn, j, q[j]);
+    for (size_t s = 0; s < nseg; s++)
+        if (nq && offsets[s + 1] == offsets[s])
+            return raid_fail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no quantile of no values)", fn, s);
+    const quantile_arg qa = {q, nq};
+    return run_segments(ctx, fn, x, offsets, nseg, nq, quantile_segment, &qa, out);
+}
+
+/* row: min, max, nanmin, nanmax */
+static raid_status minmax_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
+{
+    (void)arg;
+    uint64_t kmin, kmax;
+    raid_sel_info in;
+    const raid_status st = engine_minmax(e, a, n, &kmin, &kmax, &in);
+    if (st != RAID_OK)
+        return st;
+    const double nanv = in.nnan ? xs[in.first_nan] : NAN;
+    const double mn = key_value(xs, kmin, &in); /* the NaN key only when every value is NaN */
+    const double mx = in.nnan == (uint64_t)n ? nanv : key_value(xs, kmax, &in);
+    row[0] = in.nnan ? nanv : mn;
+    row[1] = in.nnan ? nanv : mx;
+    row[2] = mn;
+    row[3] = mx;
+    return RAID_OK;
+}
+
+raid_status raid_select_minmax(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg, double *min,
+                               double *max, double *nanmin, double *nanmax)
+{
+    const char *fn = "raid_select_minmax";
+    raid_status st = check_args(ctx, fn, x, offsets, nseg);
+    if (st != RAID_OK)
+        return st;
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] == offsets[s])
+            return raid_fail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no minimum or maximum of no values)", fn, s);
+    if (nseg == 0)
+        return RAID_OK;
+    double *rows = malloc(4 * nseg * sizeof *rows);
+    if (!rows)
+        return nomem(ctx, fn);
+    if ((st = run_segments(ctx, fn, x, offsets, nseg, 4, minmax_segment, NULL, rows)) == RAID_OK)
+        for (size_t s = 0; s < nseg; s++) {
+            double *const outs[4] = {min, max, nanmin, nanmax};
+            for (int j = 0; j < 4; j++)
+                if (outs[j])
+                    outs[j][s] = rows[4 * s + j];
+        }
+    free(rows);
+    return st;
+}
+
+typedef struct key_idx {
+    uint64_t key;
+    int64_t idx;
+} key_idx;
+
+static int cmp_key_idx(const void *a, const void *b)
+{
+    const key_idx *p = a, *q = b;
+    if (p->key != q->key)
+        return p->key < q->key ? -1 : 1;
+    return (p->idx > q->idx) - (p->idx < q->idx);
+}
+
+/* The k survivors of segment xs[0..n) (k >= 1) on the device by threshold rank res: indices into idx
+ * (any order). */
+static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest,
+                                  const raid_sel_rank *res, int64_t *idx)
+{
+    const uint64_t K = res->key;
+    const size_t strict = largest ? (size_t)(n - res->nless - res->neq) : (size_t)res->nless;
+    const size_t t = k - strict; /* ties at K taken: the first t (smallest) or last t (largest) in index order */
+    raid_status st;
+    if (t == res->neq) /* every tie is taken: one gather */
+        return raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
+    if (strict && (st = raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
+        return st;
+    size_t got = strict;
+    for (size_t i = 0, tie = 0; tie < t && i < n; i++) { /* the ties: a host scan (select.h says so) */
+        const size_t j = largest ? n - 1 - i : i;
+        if (raid_key64(xs[j]) == K) {
+            idx[got++] = (int64_t)j;
+            tie++;
+        }
+    }
+    return RAID_OK;
+}
+
+raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg, int64_t k,
+                                      int largest, double *values, int64_t *index)
+{
+    const char *fn = "raid_select_topk";
+    raid_status st = check_args(ctx, fn, x, offsets, nseg);
+    if (st != RAID_OK)
+        return st;
+    if (k < 0)
+        return raid_fail(ctx, RAID_EINVAL, "%s: k = %lld is negative", fn, (long long)k);
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] - offsets[s] < k)
+            return raid_fail(ctx, RAID_EINVAL, "%s: k = %lld is larger than segment %zu (%lld values)", fn,
+                             (long long)k, s, (long long)(offsets[s + 1] - offsets[s]));
+    if (nseg == 0 || k == 0)
+        return RAID_OK;
+    const size_t K = (size_t)k;
+    key_idx *ki = malloc(nseg * K * sizeof *ki);
+    int64_t *idx = malloc(K * sizeof *idx);
+    if (!ki || !idx) {
+        free(ki);
+        free(idx);
+        return nomem(ctx, fn);
+    }
+    engine e;
+    st = engine_open(&e, ctx, x, offsets, nseg);
+    for (size_t s = 0; s < nseg && st == RAID_OK; s++) {
+        const int64_t n = offsets[s + 1] - offsets[s];
+        const int64_t r = largest ? n - k : k - 1;
+        raid_sel_rank res;
+        raid_sel_info in;
+        const double *xs = x + offsets[s];
+        if (!e.cl)
+            st = raid_sel_cpu_topk(ctx, xs, (size_t)n, K, largest, idx);
+        else if ((st = engine_ranks(&e, offsets[s], (size_t)n, &r, 1, &res, &in)) == RAID_OK)
+            st = topk_survivors(&e, offsets[s], (size_t)n, xs, K, largest, &res, idx);
+        if (st != RAID_OK)
+            break;
+        key_idx *o = ki + s * K;
+        for (size_t j = 0; j < K; j++) {
+            o[j].key = raid_key64(xs[idx[j]]);
+            o[j].idx = idx[j];
+        }
+        qsort(o, K, sizeof *o, cmp_key_idx); /* the stable sort's order of the survivors */
+        if (largest)
+            for (size_t j = 0; j < K / 2; j++) {
+                const key_idx tswap = o[j];
+                o[j] = o[K - 1 - j];
+                o[K - 1 - j] = tswap;
+            }
+    }
+    raid_sel_cl_close(e.cl);
+    if (st == RAID_OK)
+        for (size_t s = 0; s < nseg; s++)
+            for (size_t j = 0; j < K; j++) {
+                if (values)
+                    values[s * K + j] = x[offsets[s] + ki[s * K + j].idx];
+                if (index)
+                    index[s * K + j] = ki[s * K + j].idx;
+            }
+    free(ki);
+    free(idx);
+    return st;
+}

@@ -1,0 +1,325 @@
+/* The device path of the selections (include/raid/select.h; kernels/col_select.cl; docs/column.md
+ * "Selection"). The doubles are uploaded once per call as 32-bit word pairs; keys are formed in the
+ * kernels. Radix select: up to SEL_MAXP wanted ranks per pass set, 11-bit digits (at most 6 passes for 64
+ * bits); after each pass the host reads the histograms back and picks, for every rank, the bucket that
+ * holds it. Once the elements matching the prefixes found so far are at most a quarter of those the pass
+ * read, the next pass also copies them to a candidate buffer, and later passes read only that (compacted
+ * again as it shrinks); once at most HOST_FINISH candidates remain they are read back and finished by the cpu path's raid_sel_keys. The
+ * result (key, count below, count equal) is the cpu path's exactly: both count the same keys. */
+#include "column/select_internal.h"
+
+#include "column/keys.h"
+#include "device/device.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEL_MAXP 4 /* as in kernels/col_select.cl */
+#define SEL_DIGIT 11
+#define SEL_AUX_HIST 4
+#define SEL_NONE 0xFFFFFFFFu
+#define SEL_LOCAL 256
+#define SEL_MAX_GROUPS 512
+#define HOST_FINISH 65536
+
+struct raid_sel_cl {
+    raid_ctx *ctx;
+    raid_buf x, aux, pref;
+    size_t N;
+    uint32_t *haux; /* host copy of aux */
+    raid_event ev[2]; /* launches not yet settled */
+    int nev;
+};
+
+static size_t groups_for(size_t n)
+{
+    size_t g = (n + 4 * SEL_LOCAL - 1) / (4 * SEL_LOCAL);
+    return g < 1 ? 1 : g > SEL_MAX_GROUPS ? SEL_MAX_GROUPS : g;
+}
+
+/* Enqueue k over n elements; its event is kept until the next blocking read-back, which waits for it
+ * (one synchronisation per pass), and settle() adds its time. */
+static raid_status launch(raid_sel_cl *s, raid_kernel *k, size_t n)
+{
+    raid_ctx *ctx = s->ctx;
+    const size_t local = SEL_LOCAL, global = groups_for(n) * local;
+    assert(s->nev < 2);
+    ctx->timing.launches++;
+    return raid_launch(ctx, k, 1, &global, &local, &s->ev[s->nev++]);
+}
+
+/* After a blocking read-back: the kernels' times, events released. */
+static void settle(raid_sel_cl *s)
+{
+    for (int i = 0; i < s->nev; i++) {
+        s->ctx->timing.kernel_s += raid_event_seconds(&s->ev[i]);
+        raid_event_release(&s->ev[i]);
+    }
+    s->nev = 0;
+}
+
+raid_status raid_sel_cl_open(raid_ctx *ctx, const double *x, size_t N, raid_sel_cl **out)
+{
+    *out = NULL;
+    if (N >= 0x80000000u)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "selection on a device: %zu values in one call (at most %u)", N,
+                         0x7FFFFFFFu);
+    raid_sel_cl *s = calloc(1, sizeof *s);
+    if (!s)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+    s->ctx = ctx;
+    s->N = N;
+    const size_t naux = SEL_AUX_HIST + ((size_t)SEL_MAXP << SEL_DIGIT);
+    raid_status st = RAID_OK;
+    raid_event ev = {0};
+    if (!(s->haux = malloc(naux * sizeof *s->haux)))
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+    else if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &s->x)) == RAID_OK &&
+             (st = raid_buf_acquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
+             (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK &&
+             (st = raid_buf_upload(ctx, &s->x, 0, 2 * N, x, 1, &ev)) == RAID_OK) {
+        ctx->timing.upload_s += raid_event_seconds(&ev);
+        ctx->timing.bytes_in = 8 * (uint64_t)N;
+    }
+    raid_event_release(&ev);
+    if (st != RAID_OK) {
+        raid_sel_cl_close(s);
+        return st;
+    }
+    *out = s;
+    return RAID_OK;
+}
+
+void raid_sel_cl_close(raid_sel_cl *s)
+{
+    if (!s)
+        return;
+    (void)raid_dev_finish(s->ctx);
+    settle(s);
+    raid_buf_release(s->ctx, &s->x);
+    raid_buf_release(s->ctx, &s->aux);
+    raid_buf_release(s->ctx, &s->pref);
+    free(s->haux);
+    free(s);
+}
+
+static void info_from(raid_sel_info *in, uint32_t nnan, uint32_t fz, uint32_t fn)
+{
+    in->nnan = nnan;
+    in->first_zero = fz == SEL_NONE ? RAID_SEL_NONE : (int64_t)fz;
+    in->first_nan = fn == SEL_NONE ? RAID_SEL_NONE : (int64_t)fn;
+}
+
+/* Ranks ranks[0..m) (m <= SEL_MAXP) of the segment; info from the first pass when want_info. */
+static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
+                               raid_sel_rank *res, raid_sel_info *info, int want_info)
+{
+    raid_ctx *ctx = s->ctx;
+    uint64_t pfx[SEL_MAXP] = {0}, nless[SEL_MAXP] = {0}, rr[SEL_MAXP], cnt[SEL_MAXP];
+    for (size_t j = 0; j < m; j++)
+        rr[j] = (uint64_t)ranks[j];
+    raid_buf cand[2] = {{0}, {0}}; /* candidates: the current one and the next (re-compaction) */
+    int cur = 0;
+    const raid_buf *src = &s->x;
+    size_t off = base, len = n;
+    int c = 0;
+    uint64_t matching = n; /* elements matching the prefixes found so far */
+    raid_kernel *k = NULL;
+    uint64_t *keys = NULL;
+    uint32_t *words = NULL;
+    raid_status st = raid_kernel_get(ctx, "col_select.cl", "col_sel_hist", raid_tune_build_options(ctx), &k);
+    while (st == RAID_OK) {
+        int bits = 64 - c < SEL_DIGIT ? 64 - c : SEL_DIGIT;
+        const int shift = 64 - c - bits;
+        /* distinct prefixes (ranks ascending: equal prefixes are neighbours) */
+        uint32_t pw[2 * SEL_MAXP];
+        int qp[SEL_MAXP], np = 0;
+        for (size_t j = 0; j < m; j++) {
+            if (j == 0 || pfx[j] != pfx[j - 1]) {
+                pw[2 * np] = (uint32_t)(pfx[j] >> 32);
+                pw[2 * np + 1] = (uint32_t)pfx[j];
+                np++;
+            }
+            qp[j] = np - 1;
+        }
+        const uint64_t mask = c == 0 ? 0 : ~0ull << (64 - c);
+        const int compact = c > 0 && matching <= len / 4; /* from x or from the candidates */
+        raid_buf *next = &cand[1 - cur];
+        if (compact && (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, next)) != RAID_OK)
+            break;
+        const size_t nbins = (size_t)np << bits, naux = SEL_AUX_HIST + nbins;
+        s->haux[0] = 0u;
+        s->haux[1] = s->haux[2] = SEL_NONE;
+        s->haux[3] = 0u;
+        memset(s->haux + SEL_AUX_HIST, 0, nbins * sizeof *s->haux);
+        const int first = want_info && c == 0;
+        unsigned a = 0;
+        if ((st = raid_buf_upload(ctx, &s->aux, 0, naux, s->haux, 0, NULL)) != RAID_OK ||
+            (st = raid_buf_upload(ctx, &s->pref, 0, 2 * (size_t)np, pw, 1, NULL)) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, src)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)off)) != RAID_OK ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)len)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, np)) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, &s->pref)) != RAID_OK ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(mask >> 32))) != RAID_OK ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)mask)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, shift)) != RAID_OK ||
+            (st = raid_arg_int(ctx, k, a++, bits)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, first)) != RAID_OK ||
+            (st = raid_arg_int(ctx, k, a++, compact)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK ||
+            (st = raid_arg_local(ctx, k, a++, nbins * sizeof(uint32_t))) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
+            (st = raid_buf_download(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
+            break;
+        settle(s);
+        if (first)
+            info_from(info, s->haux[0], s->haux[1], s->haux[2]);
+        for (size_t j = 0; j < m; j++) {
+            const uint32_t *h = s->haux + SEL_AUX_HIST + ((size_t)qp[j] << bits);
+            uint64_t cum = 0;
+            size_t b = 0;
+            while (cum + h[b] <= rr[j])
+                cum += h[b++];
+            rr[j] -= cum;
+            nless[j] += cum;
+            pfx[j] |= (uint64_t)b << shift;
+            cnt[j] = h[b];
+        }
+        c += bits;
+        if (compact) {
+            if (s->haux[3] != matching) { /* an invariant of the kernels (the counts of one pass set) */
+                st = raid_fail(ctx, RAID_EDEVICE, "selection on a device: %u candidates compacted, %llu expected",
+                               s->haux[3], (unsigned long long)matching);
+                break;
+            }
+            raid_buf_release(ctx, &cand[cur]);
+            cur = 1 - cur;
+            src = &cand[cur];
+            off = 0;
+            len = (size_t)matching;
+        }
+        matching = 0;
+        for (size_t j = 0; j < m; j++)
+            if (j == 0 || pfx[j] != pfx[j - 1])
+                matching += cnt[j];
+        if (c == 64) {
+            for (size_t j = 0; j < m; j++) {
+                res[j].key = pfx[j];
+                res[j].nless = nless[j];
+                res[j].neq = cnt[j];
+            }
+            break;
+        }
+        if (src != &s->x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
+            words = malloc(2 * len * sizeof *words);
+            keys = malloc(2 * (len ? len : 1) * sizeof *keys);
+            if (!words || !keys) {
+                st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+                break;
+            }
+            if ((st = raid_buf_download(ctx, src, 0, 2 * len, words, 1, NULL)) != RAID_OK)
+                break;
+            const uint64_t cmask = ~0ull << (64 - c);
+            for (size_t j0 = 0; j0 < m && st == RAID_OK;) {
+                size_t j1 = j0 + 1;
+                while (j1 < m && pfx[j1] == pfx[j0])
+                    j1++;
+                size_t q = 0;
+                for (size_t i = 0; i < len; i++) {
+                    const raid_key kk = raid_key_from_bits(words[2 * i + 1], words[2 * i]);
+                    const uint64_t key = (uint64_t)kk.hi << 32 | kk.lo;
+                    if ((key & cmask) == pfx[j0])
+                        keys[q++] = key;
+                }
+                st = raid_sel_keys(keys, keys + len, q, c, ranks + j0, j1 - j0, nless[j0], res + j0);
+                if (st != RAID_OK)
+                    st = raid_fail(ctx, st, "%s", raid_errmsg());
+                j0 = j1;
+            }
+            break;
+        }
+    }
+    raid_kernel_put(ctx, k);
+    raid_buf_release(ctx, &cand[0]);
+    raid_buf_release(ctx, &cand[1]);
+    free(keys);
+    free(words);
+    return st;
+}
+
+raid_status raid_sel_cl_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
+                              raid_sel_rank *res, raid_sel_info *info)
+{
+    raid_status st = RAID_OK;
+    if (m == 0) { /* the info alone */
+        const int64_t r0 = 0;
+        raid_sel_rank dummy;
+        return ranks_batch(s, base, n, &r0, 1, &dummy, info, 1);
+    }
+    for (size_t j = 0; j < m && st == RAID_OK; j += SEL_MAXP)
+        st = ranks_batch(s, base, n, ranks + j, m - j < SEL_MAXP ? m - j : SEL_MAXP, res + j, info, j == 0);
+    return st;
+}
+
+raid_status raid_sel_cl_minmax(raid_sel_cl *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
+                               raid_sel_info *info)
+{
+    raid_ctx *ctx = s->ctx;
+    raid_kernel *k = NULL;
+    uint32_t *h = s->haux;
+    h[0] = SEL_NONE;
+    h[1] = 0u;
+    h[2] = 0u;
+    h[3] = h[4] = h[5] = SEL_NONE;
+    h[6] = 0u;
+    raid_status st = raid_kernel_get(ctx, "col_select.cl", "col_sel_minmax", raid_tune_build_options(ctx), &k);
+    if (st == RAID_OK)
+        st = raid_buf_upload(ctx, &s->aux, 0, 7, h, 1, NULL);
+    for (int pass = 0; pass < 2 && st == RAID_OK; pass++) {
+        unsigned a = 0;
+        if ((st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, pass)) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK)
+            break;
+        st = launch(s, k, n);
+    }
+    if (st == RAID_OK && (st = raid_buf_download(ctx, &s->aux, 0, 7, h, 1, NULL)) == RAID_OK)
+        settle(s);
+    raid_kernel_put(ctx, k);
+    if (st != RAID_OK)
+        return st;
+    info_from(info, h[2], h[3], h[4]);
+    *kmin = (uint64_t)h[0] << 32 | h[5];
+    *kmax = info->nnan == n ? 0 : (uint64_t)h[1] << 32 | h[6];
+    return RAID_OK;
+}
+
+raid_status raid_sel_cl_gather(raid_sel_cl *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx, size_t cnt)
+{
+    raid_ctx *ctx = s->ctx;
+    raid_kernel *k = NULL;
+    raid_buf out = {0};
+    uint32_t *w = malloc((cnt ? cnt : 1) * sizeof *w);
+    if (!w)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+    s->haux[0] = 0u;
+    unsigned a = 0;
+    raid_status st;
+    if ((st = raid_kernel_get(ctx, "col_select.cl", "col_sel_gather", raid_tune_build_options(ctx), &k)) == RAID_OK &&
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cnt ? cnt : 1, &out)) == RAID_OK &&
+        (st = raid_buf_upload(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK &&
+        (st = raid_arg_buf(ctx, k, a++, &s->x)) == RAID_OK && (st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) == RAID_OK &&
+        (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) == RAID_OK &&
+        (st = raid_arg_uint(ctx, k, a++, (uint32_t)(K >> 32))) == RAID_OK &&
+        (st = raid_arg_uint(ctx, k, a++, (uint32_t)K)) == RAID_OK && (st = raid_arg_int(ctx, k, a++, mode)) == RAID_OK &&
+        (st = raid_arg_buf(ctx, k, a++, &s->aux)) == RAID_OK && (st = raid_arg_buf(ctx, k, a++, &out)) == RAID_OK &&
+        (st = launch(s, k, n)) == RAID_OK && (st = raid_buf_download(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK) {
+        settle(s);
+        if (s->haux[0] != cnt)
+            st = raid_fail(ctx, RAID_EDEVICE, "selection on a device: %u elements gathered, %zu expected", s->haux[0], cnt);
+        else if (cnt && (st = raid_buf_download(ctx, &out, 0, cnt, w, 1, NULL)) == RAID_OK)
+            for (size_t i = 0; i < cnt; i++)
+                idx[i] = w[i];
+    }
+    raid_kernel_put(ctx, k);
+    raid_buf_release(ctx, &out);
+    free(w);
+    return st;
+}

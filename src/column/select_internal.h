@@ -1,0 +1,68 @@
+/* The selection engines behind include/raid/select.h (docs/column.md "Selection"): the float64 cpu path
+ * (src/column/select_cpu.c, the oracle and the cpu backend) and the device path (src/column/select_cl.c,
+ * kernels/col_select.cl) answer the same questions about one segment in order keys; src/column/select.c
+ * (the public side) turns keys into values and does numpy's float64 arithmetic. Never installed. */
+#ifndef RAID_COLUMN_SELECT_INTERNAL_H
+#define RAID_COLUMN_SELECT_INTERNAL_H
+
+#include "core/internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RAID_SEL_KEY_ZERO 0x8000000000000000ull
+#define RAID_SEL_KEY_NAN 0xFFFFFFFFFFFFFFFFull
+#define RAID_SEL_NONE ((int64_t)-1)
+
+/* What a pass over a segment learns besides the answer: the NaN count and the first index (in the
+ * segment) of a zero (either sign) and of a NaN (RAID_SEL_NONE if none): the input's bits of a zero or NaN
+ * result. */
+typedef struct raid_sel_info {
+    uint64_t nnan;
+    int64_t first_zero, first_nan;
+} raid_sel_info;
+
+/* One order statistic: the key of rank r, the number of keys below it and equal to it. */
+typedef struct raid_sel_rank {
+    uint64_t key, nless, neq;
+} raid_sel_rank;
+
+/* ---- cpu path (select_cpu.c) ---- */
+
+/* The order statistics of ranks[0..m) (ascending, distinct, each < n) of x[0..n) into res[0..m), and info.
+ * RAID_ENOMEM (message on ctx, or raid_errmsg() when ctx is NULL). */
+raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const int64_t *ranks, size_t m,
+                               raid_sel_rank *res, raid_sel_info *info);
+/* The same on keys a[0..m) whose top c bits are known to be equal (a is reordered; scratch holds m keys);
+ * base is added to every nless. The host finish of the device path. RAID_ENOMEM. */
+raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const int64_t *ranks, size_t nr,
+                          uint64_t base, raid_sel_rank *res);
+/* The k survivors of top-k (largest) or bottom-k of x[0..n) with threshold key K: every key above
+ * (below) K and the last (first) t in index order of the keys equal to K, into idx (any order). */
+void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, size_t k, size_t t, int64_t *idx);
+/* The indices (any order) of the k (1 <= k <= n) survivors of top-k (largest) or bottom-k of x[0..n): every
+ * key beyond the k-th one's and, of the keys equal to it, the last (largest) or first ones in index order.
+ * RAID_ENOMEM. */
+raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx);
+/* The smallest key, the largest key that is not NaN's (0 if none), and info of x[0..n) (n >= 1). */
+void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info);
+
+/* ---- device path (select_cl.c) ---- */
+
+typedef struct raid_sel_cl raid_sel_cl;
+
+/* Upload x[0..N) to ctx's device for the calls below. RAID_EUNSUPPORTED (N >= 2^31), the device layer's. */
+raid_status raid_sel_cl_open(raid_ctx *ctx, const double *x, size_t N, raid_sel_cl **out);
+void raid_sel_cl_close(raid_sel_cl *s);
+/* raid_sel_cpu_ranks on the uploaded x[base .. base + n), n >= 1. */
+raid_status raid_sel_cl_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
+                              raid_sel_rank *res, raid_sel_info *info);
+/* raid_sel_cpu_minmax on the uploaded x[base .. base + n), n >= 1. */
+raid_status raid_sel_cl_minmax(raid_sel_cl *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
+                               raid_sel_info *info);
+/* The indices (relative to base, in any order) of the elements of x[base .. base + n) whose key is below
+ * (mode 0), at most (1), above (2) or at least (3) key K; exactly cnt of them exist. */
+raid_status raid_sel_cl_gather(raid_sel_cl *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx,
+                               size_t cnt);
+
+#endif
