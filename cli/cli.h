@@ -17,6 +17,7 @@ int cmd_garch(int argc, char **argv);
 int cmd_ma(int argc, char **argv);
 int cmd_groupby(int argc, char **argv);
 int cmd_bars(int argc, char **argv);
+int cmd_quantile(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_precision_report(int argc, char **argv);
 

@@ -333,6 +333,28 @@ static const char help_bars[] =
     "Exit status: 0 success; 1 usage error (a bad --interval or --tz); 2 bad input (the message names\n"
     "FILE:LINE:COL); 4 device error.\n";
 
+static const char help_quantile[] =
+    "usage: raid quantile FILE --col COL --q Q[,Q...] [--by KEY] [--device D] [-o OUT]\n"
+    "\n"
+    "Quantiles of the float64 column COL of FILE (CSV with a header row; \"-\" reads standard input), as\n"
+    "numpy's np.quantile(x, q) (method 'linear'), bit for bit; an empty field is a null, skipped. With\n"
+    "--by, one row per value of the integer column KEY in ascending order (NaN, an empty field, for a key\n"
+    "without a value). Radix select on the order keys of the doubles: no float arithmetic but numpy's\n"
+    "interpolation, the same bits on the cpu and a device.\n"
+    "\n"
+    "Output (CSV, to OUT or standard output): [KEY,]qQ1,qQ2,... (the q as given), 17 significant digits.\n"
+    "\n"
+    "Options:\n"
+    "  --col COL            the value column (required)\n"
+    "  --q LIST             quantiles in [0, 1], comma-separated (required; at most 1,024)\n"
+    "  --by KEY             the key column: decimal integers (int64)\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 success; 1 usage error (a bad --q list too); 2 bad input (the message names\n"
+    "FILE:LINE:COL); 4 device error.\n";
+
 static const char help_groupby[] =
     "usage: raid groupby FILE --by KEY --agg AGG:COL[,AGG:COL...][,count] [--device D] [-o OUT]\n"
     "\n"
@@ -377,6 +399,8 @@ const char *cli_help(const char *cmd)
         return help_groupby;
     if (!strcmp(cmd, "bars"))
         return help_bars;
+    if (!strcmp(cmd, "quantile"))
+        return help_quantile;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

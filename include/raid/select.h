@@ -44,6 +44,8 @@
 
 #include "raid/core.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -99,6 +101,27 @@ RAID_API raid_status raid_select_minmax(raid_ctx *ctx, const double *x, const in
  *  Errors: RAID_EINVAL also for k < 0 or k greater than a segment's length. */
 RAID_API raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg, int64_t k,
                                       int largest, double *values, int64_t *index);
+
+/* ---- The quantile job on a CSV file (raid quantile; docs/column.md "raid quantile") ---- */
+
+typedef struct raid_quantile_table raid_quantile_table;
+
+/** Read path ("-": standard input; CSV with a header row, the table reader of every RAID input) and take
+ *  quantiles of the value column `col` (decimal numbers; an empty field is a null, skipped, as pandas'
+ *  quantile skips NaN): qs "Q[,Q...]" (decimals in [0, 1], at most 1,024), numpy's method='linear'
+ *  (raid_select_quantile). by: NULL (one row) or a key column (decimal int64): one row per key in
+ *  ascending order (the rows sorted stably by key with raid_sort_i64_f64, then the groups selected as
+ *  segments), NaN for a key without a value. ctx: NULL or cpu (the float64 path) or a device (its sort
+ *  and select kernels; the same bits). Errors: RAID_EINVAL (a bad q list), RAID_EIO, RAID_EPARSE
+ *  ("FILE:LINE:COL: what"), RAID_ENOMEM, the device's. Message: raid_ctx_errmsg(ctx) (ctx NULL:
+ *  raid_errmsg()). *out NULL on failure. */
+RAID_API raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *col, const char *qs,
+                                           const char *by, raid_quantile_table **out);
+/** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), 17 significant digits, inf and
+ *  -inf as such, NaN empty. Errors: RAID_EINVAL (NULL), RAID_EIO. */
+RAID_API raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f);
+/** Free a table. NULL is a no-op. */
+RAID_API void raid_quantile_table_destroy(raid_quantile_table *t);
 
 #ifdef __cplusplus
 }

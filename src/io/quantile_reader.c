@@ -1,0 +1,193 @@
+/* The quantile job on a CSV file (raid quantile; include/raid/select.h raid_quantile_*, docs/column.md
+ * "raid quantile"): the value column (and the key column with --by) read with the table reader (empty
+ * value fields are nulls, dropped), the rows sorted stably by key (raid_sort_i64_f64: the groups become
+ * segments), then raid_select_quantile on the segments, on the context's device or the cpu path. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+#include "core/outfile.h"
+#include "io/table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_ROWS 8192
+#define QUANTILE_MAX_Q 1024
+
+struct raid_quantile_table {
+    char *by;          /* the key column, NULL without --by */
+    char **qtext;      /* nq texts of the q, as given */
+    size_t nq, ngroups;
+    int64_t *keys;     /* ngroups keys (by) */
+    double *out;       /* ngroups x nq quantiles (NaN: a group without a value) */
+};
+
+void raid_quantile_table_destroy(raid_quantile_table *t)
+{
+    if (!t)
+        return;
+    for (size_t j = 0; j < t->nq; j++)
+        free(t->qtext[j]);
+    free(t->qtext), free(t->by), free(t->keys), free(t->out);
+    free(t);
+}
+
+/* "0.01,0.5,0.99" into q[] (each a decimal in [0, 1]) and the texts. */
+static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
+{
+    size_t cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    if (cap > QUANTILE_MAX_Q)
+        return raid_fail(NULL, RAID_EINVAL, "more than %d quantiles", QUANTILE_MAX_Q);
+    if (!(*q = malloc(cap * sizeof **q)) || !(t->qtext = calloc(cap, sizeof *t->qtext)))
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    for (const char *p = s;;) {
+        const char *end = strchr(p, ','), *stop = end ? end : p + strlen(p);
+        char buf[64], *e = NULL;
+        const size_t len = (size_t)(stop - p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        const double v = len && len < sizeof buf && strspn(buf, "0123456789.eE+-") == len ? strtod(buf, &e) : NAN;
+        if (!e || *e || !(v >= 0.0 && v <= 1.0))
+            return raid_fail(NULL, RAID_EINVAL, "bad quantile '%.*s' (expected a number in [0, 1])", (int)len, p);
+        if (!(t->qtext[t->nq] = strdup(buf)))
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        (*q)[t->nq++] = v;
+        if (!end)
+            return RAID_OK;
+        p = end + 1;
+    }
+}
+
+raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *col, const char *qs, const char *by,
+                                  raid_quantile_table **out)
+{
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_quantile_run_csv: out is NULL");
+    *out = NULL;
+    if (!path || !col || !*col || !qs || (by && !*by))
+        return raid_fail(ctx, RAID_EINVAL, "raid_quantile_run_csv: NULL or empty argument");
+    raid_quantile_table *t = calloc(1, sizeof *t);
+    double *q = NULL, *v = NULL, *vs = NULL;
+    int64_t *k = NULL, *ks = NULL, *off = NULL;
+    raid_table *tab = NULL;
+    raid_tbatch b = {0};
+    size_t n = 0, cap = 0;
+    raid_status st = t ? parse_q(t, qs, &q) : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if (st == RAID_OK && by && !(t->by = strdup(by)))
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    const raid_tspec spec[2] = {{col, "value", RAID_T_F64, RAID_T_EMPTY_NA}, {by ? by : "", "key", RAID_T_I64, 0}};
+    if (st == RAID_OK && ((st = raid_table_open(&tab, path, spec, by ? 2 : 1)) != RAID_OK ||
+                          (st = raid_tbatch_init(&b, tab)) != RAID_OK))
+        goto done;
+    for (int fin = 0; st == RAID_OK && !fin;) { /* the rows with a value */
+        const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
+        if (n + b.nrows > cap) {
+            size_t c = cap ? cap : 65536;
+            while (c < n + b.nrows)
+                c *= 2;
+            double *nv = realloc(v, c * sizeof *v);
+            if (nv)
+                v = nv;
+            int64_t *nk = realloc(k, c * sizeof *k);
+            if (nk)
+                k = nk;
+            if (!nv || !nk) {
+                st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                break;
+            }
+            cap = c;
+        }
+        for (size_t i = 0; i < b.nrows; i++) { /* a null as NaN (a decimal field never reads as NaN) */
+            v[n] = b.col[0].missing[i] ? NAN : b.col[0].f64[i];
+            k[n++] = by ? b.col[1].i64[i] : 0;
+        }
+        st = rs;
+    }
+    if (st != RAID_OK)
+        goto done;
+    /* the groups as segments: sorted stably by key (all one key without --by) */
+    const size_t m = n ? n : 1;
+    if (!(vs = malloc(m * sizeof *vs)) || !(ks = malloc(m * sizeof *ks)) || !(off = malloc((m + 1) * sizeof *off)) ||
+        !(t->keys = malloc(m * sizeof *t->keys))) {
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (n && (st = raid_sort_i64_f64(ctx, k, v, n, 0, ks, vs)) != RAID_OK) {
+        st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
+        goto done;
+    }
+    /* each key's values without the nulls, back to back: the non-empty groups are the segments */
+    size_t ng = 0, nv = 0, ns = 0;
+    int64_t *seg_of = malloc(m * sizeof *seg_of); /* group g's segment, -1: no value */
+    if (!seg_of) {
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || ks[i] != ks[i - 1])
+            t->keys[ng] = ks[i], seg_of[ng++] = -1;
+        if (isnan(vs[i]))
+            continue;
+        if (seg_of[ng - 1] < 0)
+            off[ns] = (int64_t)nv, seg_of[ng - 1] = (int64_t)ns++;
+        vs[nv++] = vs[i];
+    }
+    off[ns] = (int64_t)nv;
+    if (!by && ng == 0) /* an empty file: one row of NaN */
+        t->keys[0] = 0, seg_of[0] = -1, ng = 1;
+    t->ngroups = ng;
+    double *res = malloc((ns ? ns : 1) * t->nq * sizeof *res);
+    if (!res || !(t->out = malloc(ng * t->nq * sizeof *t->out))) {
+        free(res), free(seg_of);
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (ns && (st = raid_select_quantile(ctx, vs, off, ns, q, t->nq, res)) != RAID_OK)
+        st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
+    for (size_t g = 0; st == RAID_OK && g < ng; g++)
+        for (size_t j = 0; j < t->nq; j++)
+            t->out[g * t->nq + j] = seg_of[g] < 0 ? NAN : res[(size_t)seg_of[g] * t->nq + j];
+    free(res), free(seg_of);
+done:
+    if (st != RAID_OK && tab && *raid_table_errmsg(tab))
+        st = raid_fail(ctx, st, "%s", raid_table_errmsg(tab));
+    else if (st != RAID_OK)
+        st = raid_fail(ctx, st, "%s", raid_errmsg());
+    raid_tbatch_free(&b);
+    raid_table_close(tab);
+    free(q), free(v), free(vs), free(k), free(ks), free(off);
+    if (st != RAID_OK) {
+        raid_quantile_table_destroy(t);
+        return st;
+    }
+    *out = t;
+    return RAID_OK;
+}
+
+raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f)
+{
+    if (!t || !f)
+        return raid_fail(NULL, RAID_EINVAL, "raid_quantile_table_write_csv: NULL");
+    if (t->by)
+        raid_csv_put_field(f, t->by);
+    for (size_t j = 0; j < t->nq; j++)
+        fprintf(f, "%sq%s", t->by || j ? "," : "", t->qtext[j]);
+    fputc('\n', f);
+    for (size_t g = 0; g < t->ngroups; g++) {
+        if (t->by)
+            fprintf(f, "%lld", (long long)t->keys[g]);
+        for (size_t j = 0; j < t->nq; j++) {
+            const double x = t->out[g * t->nq + j];
+            const char *sep = !t->by && j == 0 ? "" : ",";
+            if (isinf(x))
+                fprintf(f, "%s%s", sep, x > 0 ? "inf" : "-inf");
+            else if (isfinite(x))
+                fprintf(f, "%s%.17g", sep, x);
+            else
+                fputs(sep, f); /* NaN: an empty field */
+        }
+        fputc('\n', f);
+    }
+    return raid_csv_written(f);
+}

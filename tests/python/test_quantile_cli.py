@@ -1,0 +1,50 @@
+"""raid quantile (include/raid/select.h raid_quantile_run_csv, docs/column.md "raid quantile"): numpy's
+np.quantile bit for bit on the bundled trades' prices, per key (np.quantile of each group's non-null
+values, NaN for a key without a value), the cpu path and the device (PoCL) byte for byte; bad input."""
+import io
+import os
+import subprocess
+
+import numpy as np
+import pandas as pd
+
+import raid
+
+EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+QS = "0,0.01,0.25,0.5,0.75,0.99,1"
+
+
+def run(*args):
+    r = subprocess.run([os.environ.get("RAID_CLI", "raid"), "quantile", *map(str, args)], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_prices_and_groups(data_dir, tmp_path):
+    path = data_dir / "trades_xxx_2days.csv"
+    df = pd.read_csv(path, **EXACT)
+    qs = [float(q) for q in QS.split(",")]
+    for by in (None, "size"):
+        outs = []
+        for dev in ("cpu", "opencl") if len(raid.devices()) else ("cpu",):
+            rc, out, err = run(path, "--col", "price", "--q", QS, "--device", dev, *(["--by", by] if by else []))
+            assert rc == 0, err
+            outs.append(out)
+        assert all(o == outs[0] for o in outs)
+        got = pd.read_csv(io.StringIO(outs[0]), **EXACT)
+        if by is None:
+            assert got.iloc[0].tolist() == np.quantile(df["price"].to_numpy(), qs).tolist()
+        else:
+            keys = sorted(df[by].unique())
+            assert got[by].tolist() == keys
+            for k, row in zip(keys, got.itertuples(index=False)):
+                want = np.quantile(df["price"][df[by] == k].to_numpy(), qs).tolist()
+                assert list(row)[1:] == want
+    p = tmp_path / "n.csv"
+    p.write_text("k,x\n1,\n2,3\n2,1\n")
+    rc, out, err = run(p, "--col", "x", "--q", "0.5", "--by", "k")
+    assert rc == 0 and out == "k,q0.5\n1,\n2,2\n", err
+    rc, _, err = run(p, "--col", "x", "--q", "0.5,1.5")
+    assert rc == 1 and "bad quantile '1.5'" in err
+    p.write_text("k,x\n1,2\n1,abc\n")
+    rc, out, err = run(p, "--col", "x", "--q", "0.5")
+    assert rc == 2 and ":3:2: cannot parse value 'abc'" in err and out == ""
