@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 /* A fresh temporary directory for this test process (created on first call, removed at exit). */
@@ -34,4 +35,29 @@ struct raid_ctx *t_open_ctx(const char *dev);
 int t_have_opencl(void);
 /* data/dem2gbp.csv (`t,ret`, 1,974 rows, the FCP benchmark's returns) into a malloc'd array; *T = 1974. */
 double *t_read_dem2gbp(size_t *T);
+/* SplitMix64 (Steele, Lea and Flood 2014): the tests' deterministic pseudo-random sequence (state += the
+ * golden gamma, then the finaliser). t_unif: a double in [0, 1) from its top 53 bits. */
+static inline uint64_t t_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static inline double t_unif(uint64_t *state) { return (double)(t_splitmix64(state) >> 11) * 0x1p-53; }
+
+/* The double of bits b, and the bits of x. */
+static inline double t_from_bits(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+static inline uint64_t t_bits_of(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
 #endif

@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double from_bits(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
 
 /* numpy's order: -1, 0, 1 (NaN after everything, NaNs equal; -0.0 == 0.0). */
 static int order(double a, double b)
@@ -32,9 +26,9 @@ static void test_order(void **state)
     (void)state;
     enum { N = 4000 };
     double *x = malloc(N * sizeof *x);
-    const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, from_bits(0x7FF0000000000001ULL),
-                              from_bits(0xFFF00000DEADBEEFULL), from_bits(0x7FFFFFFFFFFFFFFFULL), 4.9e-324, -4.9e-324,
-                              DBL_MIN, -DBL_MIN, from_bits(0x000FFFFFFFFFFFFFULL), -from_bits(0x000FFFFFFFFFFFFFULL),
+    const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, t_from_bits(0x7FF0000000000001ULL),
+                              t_from_bits(0xFFF00000DEADBEEFULL), t_from_bits(0x7FFFFFFFFFFFFFFFULL), 4.9e-324, -4.9e-324,
+                              DBL_MIN, -DBL_MIN, t_from_bits(0x000FFFFFFFFFFFFFULL), -t_from_bits(0x000FFFFFFFFFFFFFULL),
                               1.0, -1.0, DBL_MAX, -DBL_MAX, nextafter(1.0, 2.0), nextafter(1.0, 0.0)};
     const size_t ns = sizeof special / sizeof *special;
     uint64_t s = 7;
@@ -45,7 +39,7 @@ static void test_order(void **state)
         }
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         const uint64_t b = s ^ (s >> 29);
-        x[i] = from_bits(i % 3 ? b : (b & 0x800FFFFFFFFFFFFFULL) | ((uint64_t)(1023 + (int)(i % 40) - 20) << 52));
+        x[i] = t_from_bits(i % 3 ? b : (b & 0x800FFFFFFFFFFFFFULL) | ((uint64_t)(1023 + (int)(i % 40) - 20) << 52));
     }
     for (size_t i = 0; i < N; i++) {
         const uint64_t ki = raid_key64(x[i]);

@@ -137,14 +137,6 @@ static void test_nan_rules(void **state)
         assert_true(isnan(a[t]));
 }
 
-/* A deterministic pseudo-random sequence (SplitMix64) in [0, 1). */
-static double urand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
-}
 
 static void test_segments(void **state)
 {
@@ -154,14 +146,14 @@ static void test_segments(void **state)
     uint64_t seed = 7;
     off[0] = 3; /* offsets[0] need not be 0 */
     for (int s = 0; s < NSEG; s++)
-        off[s + 1] = off[s] + (s % 7 == 3 ? 0 : (int64_t)(urand(&seed) * 300));
+        off[s + 1] = off[s] + (s % 7 == 3 ? 0 : (int64_t)(t_unif(&seed) * 300));
     const size_t n = (size_t)off[NSEG];
     double *x = malloc(n * sizeof *x), *all = malloc(n * sizeof *all), *one = malloc(n * sizeof *one);
     assert_non_null(x), assert_non_null(all), assert_non_null(one);
     double p = 100;
     for (size_t i = 0; i < n; i++) {
-        p *= exp(0.01 * (urand(&seed) - 0.5));
-        x[i] = urand(&seed) < 0.02 ? NA : p;
+        p *= exp(0.01 * (t_unif(&seed) - 0.5));
+        x[i] = t_unif(&seed) < 0.02 ? NA : p;
     }
     const int64_t wins[] = {1, 2, 3, 7, 10, 31};
     for (int s = 0; s < RAID_MA_NSTATS; s++)
@@ -222,7 +214,7 @@ static void test_prefix_trap(void **state)
     uint64_t seed = 42;
     double p = 30000;
     for (size_t i = 0; i < n; i++) {
-        p *= exp(0.002 * (urand(&seed) - 0.5)); /* a random walk around 30,000 */
+        p *= exp(0.002 * (t_unif(&seed) - 0.5)); /* a random walk around 30,000 */
         x[i] = p;
     }
     const int64_t wins[] = {10, 100};
@@ -306,7 +298,7 @@ static void test_exact_prices(void **state)
     uint64_t seed = 11;
     double p = 30000;
     for (size_t i = 0; i < len; i++) {
-        p *= exp(0.002 * (urand(&seed) - 0.5));
+        p *= exp(0.002 * (t_unif(&seed) - 0.5));
         x[i] = p;
     }
     const int64_t wins[] = {1, 2, 3, 5, 10, 31, 64, 100, 200, 257, 500};
@@ -379,7 +371,7 @@ static void test_exact_adversarial(void **state)
     const raid_ma_stat stats[] = {RAID_MA_SUM, RAID_MA_MEAN, RAID_MA_WMA, RAID_MA_SUMSQ, RAID_MA_VAR};
     for (int kind = 0; kind < 5; kind++) {
         for (size_t i = 0; i < LEN; i++) {
-            const double r = urand(&seed);
+            const double r = t_unif(&seed);
             switch (kind) {
             case 0: /* huge then tiny, in runs: blocks holding both fall back to the direct sums */
                 x[i] = (i / 3000) % 2 ? 1e100 * (0.5 + r / 2) : 1e-100 * (1 + r);
@@ -418,7 +410,7 @@ static void test_exact_adversarial(void **state)
     }
     /* windows longer than the runs: each run alone, NaN positions as before */
     for (size_t i = 0; i < LEN; i++)
-        x[i] = urand(&seed) < 0.002 ? NA : 100 + urand(&seed);
+        x[i] = t_unif(&seed) < 0.002 ? NA : 100 + t_unif(&seed);
     for (size_t q = 0; q < sizeof stats / sizeof *stats; q++) {
         assert_int_equal(ma1(stats[q], 700, x, LEN, out), RAID_OK);
         for (size_t t = 0; t < LEN;) {

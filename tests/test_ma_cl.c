@@ -35,13 +35,6 @@ static int teardown(void **state)
 }
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
-static double urand(void) /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
-}
 
 /* The bound of docs/ta.md for output i (the host path's value c; M the largest |x| of the series around
  * i's window, over the whole input here: a looser but simpler scale). */
@@ -142,12 +135,12 @@ static void test_ragged(void **state)
     assert_non_null(x);
     off[0] = 0;
     for (size_t s = 0; s < nseg; s++) {
-        const size_t len = (size_t)(urand() * 80);
-        const double level = s % 5 == 0 ? 0.0 : 1000.0 * urand(), step = s % 7 == 0 ? 0.001 : 1.0;
+        const size_t len = (size_t)(t_unif(&rng) * 80);
+        const double level = s % 5 == 0 ? 0.0 : 1000.0 * t_unif(&rng), step = s % 7 == 0 ? 0.001 : 1.0;
         double v = level;
         for (size_t i = 0; i < len; i++) {
-            v += step * (urand() - 0.5);
-            x[off[s] + (int64_t)i] = urand() < 0.04 || (s % 3 == 0 && i < 3) ? NAN : v;
+            v += step * (t_unif(&rng) - 0.5);
+            x[off[s] + (int64_t)i] = t_unif(&rng) < 0.04 || (s % 3 == 0 && i < 3) ? NAN : v;
         }
         off[s + 1] = off[s] + (int64_t)len;
     }
@@ -167,7 +160,7 @@ static double *walk(size_t n)
     assert_non_null(x);
     double v = 30000;
     for (size_t i = 0; i < n; i++) {
-        v += 30 * (urand() - 0.5);
+        v += 30 * (t_unif(&rng) - 0.5);
         x[i] = v;
     }
     return x;
@@ -227,7 +220,7 @@ static void test_scales(void **state)
     for (int k = 0; k < 3; k++) {
         double v = 100;
         for (size_t i = 0; i < L; i++) {
-            v += urand() - 0.5;
+            v += t_unif(&rng) - 0.5;
             x[k * L + i] = i == 40 ? NAN : v * scale[k];
         }
     }

@@ -38,26 +38,7 @@ static int teardown(void **state)
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next64(void) /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static double bits_double(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-static uint64_t double_bits(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-static double unif(void) { return (double)(next64() >> 11) * 0x1p-53; }
+static double unif(void) { return (double)(t_splitmix64(&rng) >> 11) * 0x1p-53; }
 
 /* ---- the reference: a stable sort of (key, index) ---- */
 typedef struct ki {
@@ -105,9 +86,9 @@ static double first_nan(const double *x, size_t n)
 
 static void expect_bits(double got, double want, const char *what, size_t n, double q)
 {
-    if (double_bits(got) != double_bits(want)) {
+    if (t_bits_of(got) != t_bits_of(want)) {
         fprintf(stderr, "%s (n = %zu, q/k = %.17g): got %.17g (0x%016llx), want %.17g (0x%016llx)\n", what, n, q, got,
-                (unsigned long long)double_bits(got), want, (unsigned long long)double_bits(want));
+                (unsigned long long)t_bits_of(got), want, (unsigned long long)t_bits_of(want));
         fail();
     }
 }
@@ -241,7 +222,7 @@ static double *gen(int kind, size_t n)
     for (size_t i = 0; i < n; i++) {
         switch (kind) {
         case 0: /* random bit patterns: every exponent, NaN payloads, subnormals */
-            x[i] = bits_double(next64());
+            x[i] = t_from_bits(t_splitmix64(&rng));
             break;
         case 1: /* normal-ish values */
             x[i] = (unif() - 0.5) * 100.0 + (unif() - 0.5);
@@ -256,7 +237,7 @@ static double *gen(int kind, size_t n)
             x[i] = -(double)i * 0.25 + 7.0;
             break;
         case 5: /* many NaN */
-            x[i] = unif() < 0.5 ? (unif() < 0.5 ? NAN : bits_double(0xFFF8000000000123ull)) : unif();
+            x[i] = unif() < 0.5 ? (unif() < 0.5 ? NAN : t_from_bits(0xFFF8000000000123ull)) : unif();
             break;
         case 6: /* only NaN, two payloads */
             x[i] = i % 3 ? NAN : -NAN;
@@ -265,13 +246,13 @@ static double *gen(int kind, size_t n)
             x[i] = unif() < 0.45 ? -0.0 : unif() < 0.8 ? 0.0 : (unif() - 0.5);
             break;
         case 8: /* subnormals */
-            x[i] = bits_double(next64() & 0x800FFFFFFFFFFFFFull);
+            x[i] = t_from_bits(t_splitmix64(&rng) & 0x800FFFFFFFFFFFFFull);
             break;
         case 9: /* +-inf with finite values, many ties */
-            x[i] = unif() < 0.3 ? INFINITY : unif() < 0.4 ? -INFINITY : (double)(next64() % 5);
+            x[i] = unif() < 0.3 ? INFINITY : unif() < 0.4 ? -INFINITY : (double)(t_splitmix64(&rng) % 5);
             break;
         default: /* prices: few distinct values (ties everywhere) */
-            x[i] = 100.0 + (double)(next64() % 200) * 0.01;
+            x[i] = 100.0 + (double)(t_splitmix64(&rng) % 200) * 0.01;
             break;
         }
     }

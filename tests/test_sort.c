@@ -34,27 +34,8 @@ static int teardown(void **state)
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint64_t next(void) /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
-static double from_bits(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
 
-static uint64_t bits_of(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
 
 /* ---- the reference ---- */
 
@@ -127,7 +108,7 @@ static void check_ctx(raid_ctx *ctx, const double *x, const uint8_t *valid, unsi
     assert_int_equal(raid_argsort_f64_seg_i64(ctx, x, off, nseg, valid, flags, i64), RAID_OK);
     assert_int_equal(raid_argsort_f64_seg_u32(ctx, x, off, nseg, valid, flags, i32), RAID_OK);
     for (size_t j = a; j < n; j++) {
-        if (i64[j] != ref[j] || i32[j] != (uint32_t)ref[j] || bits_of(v[j]) != bits_of(x[ref[j]])) {
+        if (i64[j] != ref[j] || i32[j] != (uint32_t)ref[j] || t_bits_of(v[j]) != t_bits_of(x[ref[j]])) {
             fprintf(stderr, "%s (%s, n %zu, flags %u): position %zu: argsort %lld / %u, sort %a; want %lld (%a)\n",
                     what, ctx ? "device" : "cpu", n, flags, j, (long long)i64[j], i32[j], v[j], (long long)ref[j],
                     x[ref[j]]);
@@ -168,16 +149,16 @@ static const uint64_t SPECIAL[] = {
 /* kind 0: random bits; 1: specials and small integers (many ties); 2: uniform [0, 1); 3: NaN-heavy. */
 static double draw(int kind)
 {
-    const uint64_t r = next();
+    const uint64_t r = t_splitmix64(&rng);
     switch (kind) {
     case 0:
-        return from_bits(r);
+        return t_from_bits(r);
     case 1:
-        return r % 3 ? from_bits(SPECIAL[r % NSPECIAL]) : (double)((int64_t)(r >> 40) % 7);
+        return r % 3 ? t_from_bits(SPECIAL[r % NSPECIAL]) : (double)((int64_t)(r >> 40) % 7);
     case 2:
         return (double)(r >> 11) * 0x1p-53;
     default:
-        return r % 2 ? from_bits(SPECIAL[4 + (r >> 8) % 5]) : (r % 5 ? (double)((r >> 20) % 5) - 2.0 : -0.0);
+        return r % 2 ? t_from_bits(SPECIAL[4 + (r >> 8) % 5]) : (r % 5 ? (double)((r >> 20) % 5) - 2.0 : -0.0);
     }
 }
 
@@ -197,7 +178,7 @@ static void test_adversarial(void **state)
         check1(x, N, NULL, "random");
         check1(x, 40, NULL, "random short");
         for (size_t i = 0; i < N / 8 + 1; i++)
-            valid[i] = (uint8_t)next();
+            valid[i] = (uint8_t)t_splitmix64(&rng);
         check1(x, N, valid, "random with nulls");
     }
     for (size_t i = 0; i < N; i++)
@@ -210,13 +191,13 @@ static void test_adversarial(void **state)
         x[i] = 100.0 - (double)i;
     check1(x, N, NULL, "reversed");
     for (size_t i = 0; i < N; i++)
-        x[i] = from_bits(0x7FF0000000000000ULL | (next() & 0x000FFFFFFFFFFFFFULL) | 1u | (next() & 0x8000000000000000ULL));
+        x[i] = t_from_bits(0x7FF0000000000000ULL | (t_splitmix64(&rng) & 0x000FFFFFFFFFFFFFULL) | 1u | (t_splitmix64(&rng) & 0x8000000000000000ULL));
     check1(x, N, NULL, "only NaN");
     for (size_t i = 0; i < N; i++)
-        x[i] = next() % 2 ? 0.0 : -0.0;
+        x[i] = t_splitmix64(&rng) % 2 ? 0.0 : -0.0;
     check1(x, N, NULL, "signed zeros");
     for (size_t i = 0; i < N; i++)
-        x[i] = from_bits((next() & 0x800FFFFFFFFFFFFFULL));
+        x[i] = t_from_bits((t_splitmix64(&rng) & 0x800FFFFFFFFFFFFFULL));
     check1(x, N, NULL, "subnormals");
     memset(valid, 0, N / 8 + 1);
     check1(x, N, valid, "only nulls");
@@ -235,12 +216,12 @@ static void test_segments(void **state)
     for (size_t i = 0; i < N; i++)
         x[i] = draw((int)(i % 4));
     for (size_t i = 0; i < N / 8 + 1; i++)
-        valid[i] = (uint8_t)(next() | 0x11);
+        valid[i] = (uint8_t)(t_splitmix64(&rng) | 0x11);
     /* lengths 0, 1 and many, the first offset non-zero */
     off[0] = 13;
     for (size_t s = 0; s < S; s++) {
-        const uint64_t r = next() % 10;
-        int64_t len = r < 2 ? 0 : r < 4 ? 1 : (int64_t)(next() % 40);
+        const uint64_t r = t_splitmix64(&rng) % 10;
+        int64_t len = r < 2 ? 0 : r < 4 ? 1 : (int64_t)(t_splitmix64(&rng) % 40);
         if (s == S / 2)
             len = 900;
         if (off[s] + len > N)
@@ -265,9 +246,9 @@ static void test_pairs(void **state)
     double *v = malloc(N * sizeof *v), *vo = malloc(N * sizeof *vo);
     assert_true(k && ko && v && vo);
     for (size_t i = 0; i < N; i++) {
-        const uint64_t r = next();
+        const uint64_t r = t_splitmix64(&rng);
         k[i] = i % 3 == 0 ? (int64_t)r : i % 3 == 1 ? (int64_t)(r % 17) - 8 : (r % 2 ? INT64_MIN : INT64_MAX);
-        v[i] = from_bits(next());
+        v[i] = t_from_bits(t_splitmix64(&rng));
     }
     const int64_t off[2] = {0, N};
     for (unsigned flags = 0; flags <= RAID_SORT_DESC; flags++) {
@@ -278,7 +259,7 @@ static void test_pairs(void **state)
                 continue;
             assert_int_equal(raid_sort_i64_f64(ctx, k, v, N, flags, ko, vo), RAID_OK);
             for (size_t j = 0; j < N; j++)
-                if (ko[j] != k[ref[j]] || bits_of(vo[j]) != bits_of(v[ref[j]])) {
+                if (ko[j] != k[ref[j]] || t_bits_of(vo[j]) != t_bits_of(v[ref[j]])) {
                     fprintf(stderr, "pairs (%s, flags %u): position %zu\n", dev ? "device" : "cpu", flags, j);
                     fail();
                 }
@@ -301,14 +282,14 @@ static void test_large(void **state)
     double *x = malloc(n * sizeof *x);
     assert_non_null(x);
     for (size_t i = 0; i < n; i++)
-        x[i] = from_bits(next());
+        x[i] = t_from_bits(t_splitmix64(&rng));
     const int64_t off[2] = {0, (int64_t)n};
     int64_t *ref = reference(x, NULL, NULL, 0, off, 1);
     check_ctx(NULL, x, NULL, 0, off, 1, ref, "2^24 + 1 random");
     free(ref);
     for (size_t i = 0; i < n; i++) {
-        const uint64_t r = next();
-        x[i] = r % 7 == 0 ? from_bits(SPECIAL[r % 9]) : (double)(int)((r >> 32) % 100000) * 0.25;
+        const uint64_t r = t_splitmix64(&rng);
+        x[i] = r % 7 == 0 ? t_from_bits(SPECIAL[r % 9]) : (double)(int)((r >> 32) % 100000) * 0.25;
     }
     ref = reference(x, NULL, NULL, 0, off, 1);
     check_ctx(NULL, x, NULL, 0, off, 1, ref, "2^24 + 1 ties");
@@ -322,7 +303,7 @@ static void test_large(void **state)
     for (size_t i = 0; i < m; i++)
         x[i] = draw((int)(i % 4));
     for (size_t i = 0; i < m / 8 + 1; i++)
-        valid[i] = (uint8_t)(next() | 0x81);
+        valid[i] = (uint8_t)(t_splitmix64(&rng) | 0x81);
     const int64_t off3[3] = {0, 7, (int64_t)m};
     check(x, valid, off3, 2, "split with nulls", 1);
     check(x, NULL, off3 + 1, 1, "split", 1);
@@ -344,7 +325,7 @@ static void test_digit_widths(void **state)
     for (size_t i = 0; i < N; i++)
         x[i] = draw((int)(i % 4));
     for (size_t i = 0; i < N / 8 + 1; i++)
-        valid[i] = (uint8_t)(next() | 0x24);
+        valid[i] = (uint8_t)(t_splitmix64(&rng) | 0x24);
     const int64_t off[4] = {3, 900, 901, N};
     const char *opts[3] = {"-DSORT_BITS=5", "-DSORT_BITS=3", "-DSORT_BITS=12"};
     for (int o = 0; o < 3; o++) {

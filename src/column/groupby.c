@@ -36,14 +36,6 @@ raid_status raid_agg_parse(const char *name, raid_agg *out)
 
 const char *raid_agg_name(raid_agg a) { return (unsigned)a < RAID_AGG_NAGGS ? agg_names[a] : "?"; }
 
-
-/* splitmix64's finaliser (Steele, Lea and Flood 2014): every input bit reaches every output bit. */
-static inline uint64_t gb_mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 /* ---- exact sums to float64 ---------------------------------------------------------------------- */
 
 /* k <= 64 bits of M from bit pos >= 0 up (bits beyond the limbs are 0). */
@@ -194,12 +186,12 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
     key_id *tab = malloc(cap * sizeof *tab), *uk = NULL;
     if (!tab)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
-    const uint64_t seed = gb_mix((uint64_t)(uintptr_t)tab ^ (uint64_t)(raid_now() * 1e9));
+    const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)tab ^ (uint64_t)(raid_now() * 1e9));
     for (size_t s = 0; s < cap; s++)
         tab[s].id = GB_NONE;
     for (size_t i = 0; i < n; i++) {
         const int64_t k = keys[i];
-        size_t s = (size_t)(gb_mix((uint64_t)k ^ seed) >> shift);
+        size_t s = (size_t)(raid_mix64((uint64_t)k ^ seed) >> shift);
         while (tab[s].id != GB_NONE && tab[s].key != k)
             s = (s + 1) & (cap - 1);
         if (tab[s].id == GB_NONE) {
@@ -221,7 +213,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
                 shift--;
                 for (size_t q = 0; q < cap; q++)
                     if (tab[q].id != GB_NONE) {
-                        size_t u = (size_t)(gb_mix((uint64_t)tab[q].key ^ seed) >> shift);
+                        size_t u = (size_t)(raid_mix64((uint64_t)tab[q].key ^ seed) >> shift);
                         while (nt[u].id != GB_NONE)
                             u = (u + 1) & (ncap - 1);
                         nt[u] = tab[q];
@@ -229,7 +221,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
                 free(tab);
                 tab = nt;
                 cap = ncap;
-                s = (size_t)(gb_mix((uint64_t)k ^ seed) >> shift);
+                s = (size_t)(raid_mix64((uint64_t)k ^ seed) >> shift);
                 while (tab[s].key != k || tab[s].id == GB_NONE)
                     s = (s + 1) & (cap - 1);
             }

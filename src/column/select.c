@@ -61,12 +61,9 @@ static raid_status check_args(raid_ctx *ctx, const char *fn, const double *x, co
 {
     if (!offsets)
         return raid_fail(ctx, RAID_EINVAL, "%s: offsets is NULL", fn);
-    if (offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
-    for (size_t s = 0; s < nseg; s++)
-        if (offsets[s + 1] < offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "%s: offsets decrease at segment %zu (%lld < %lld)", fn, s,
-                             (long long)offsets[s + 1], (long long)offsets[s]);
+    const raid_status st = raid_check_offsets(ctx, fn, "segment", offsets, nseg);
+    if (st != RAID_OK)
+        return st;
     if (!x && offsets[nseg] > offsets[0])
         return raid_fail(ctx, RAID_EINVAL, "%s: x is NULL", fn);
     return RAID_OK;

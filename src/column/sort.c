@@ -2,17 +2,6 @@
  * (src/column/sort_cpu.c) and the device path (src/column/sort_cl.c). */
 #include "column/sort_impl.h"
 
-static raid_status check_offsets(raid_ctx *ctx, const char *fn, const int64_t *offsets, size_t nseg)
-{
-    if (offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
-    for (size_t s = 0; s < nseg; s++)
-        if (offsets[s + 1] < offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "%s: offsets decrease at segment %zu (%lld < %lld)", fn, s,
-                             (long long)offsets[s + 1], (long long)offsets[s]);
-    return RAID_OK;
-}
-
 static raid_status run(raid_ctx *ctx, const char *fn, raid_sort_req *r, unsigned flags, int have_out)
 {
     if (!r->offsets)
@@ -22,7 +11,7 @@ static raid_status run(raid_ctx *ctx, const char *fn, raid_sort_req *r, unsigned
     r->desc = (flags & RAID_SORT_DESC) != 0;
     if (r->nseg == 0)
         return RAID_OK;
-    raid_status st = check_offsets(ctx, fn, r->offsets, r->nseg);
+    raid_status st = raid_check_offsets(ctx, fn, "segment", r->offsets, r->nseg);
     if (st != RAID_OK)
         return st;
     const int64_t n = r->offsets[r->nseg] - r->offsets[0];

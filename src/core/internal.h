@@ -4,6 +4,8 @@
 
 #include "raid.h"
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define RAID_ERRMSG_LEN 4096
 
@@ -51,6 +53,21 @@ raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
 
 /* The index of s among names[0..n) (exact match), through *out; else RAID_EINVAL with raid_errmsg()
  * "bad WHAT 'S' (expected EXPECTED)". The names <-> enums parsers of the models (har_spec.c, garch_spec.c). */
+/* Check ragged offsets: offsets[0] >= 0 and nseg + 1 non-decreasing entries. Errors (RAID_EINVAL, on ctx):
+ * "FN: negative offset O", "FN: offsets decrease at NOUN s (a < b)" (noun: "segment", "series"). The one
+ * check of the offsets of raid_ma_compute, the sorts and the selections. */
+raid_status raid_check_offsets(raid_ctx *ctx, const char *fn, const char *noun, const int64_t *offsets, size_t nseg);
+
+/* SplitMix64 (Steele, Lea and Flood 2014): raid_mix64 is its finaliser (every input bit reaches every output
+ * bit), raid_splitmix64 one step of the generator (state += the golden gamma, then the finaliser). */
+static inline uint64_t raid_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+static inline uint64_t raid_splitmix64(uint64_t *state) { return raid_mix64(*state += UINT64_C(0x9E3779B97F4A7C15)); }
+
 raid_status raid_parse_word(const char *const *names, int n, const char *s, int *out, const char *what,
                             const char *expected);
 

@@ -63,3 +63,14 @@ double raid_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+raid_status raid_check_offsets(raid_ctx *ctx, const char *fn, const char *noun, const int64_t *offsets, size_t nseg)
+{
+    if (offsets[0] < 0)
+        return raid_fail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
+    for (size_t s = 0; s < nseg; s++)
+        if (offsets[s + 1] < offsets[s])
+            return raid_fail(ctx, RAID_EINVAL, "%s: offsets decrease at %s %zu (%lld < %lld)", fn, noun, s,
+                             (long long)offsets[s + 1], (long long)offsets[s]);
+    return RAID_OK;
+}

@@ -27,13 +27,6 @@ typedef struct sim_rng {
     int has_spare;
 } sim_rng;
 
-static uint64_t sim_splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
 
 static inline uint64_t sim_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
@@ -57,12 +50,12 @@ enum { SIM_STREAM_DIFFUSION = 0, SIM_STREAM_JUMPS = 1, SIM_STREAM_NOISE = 2, SIM
 static void sim_rng_seed(sim_rng *g, uint64_t seed, uint64_t symbol, uint64_t component)
 {
     uint64_t x = seed;
-    uint64_t a = sim_splitmix64(&x);
+    uint64_t a = raid_splitmix64(&x);
     x = a ^ (symbol * UINT64_C(0xD1B54A32D192ED03));
-    uint64_t b = sim_splitmix64(&x);
+    uint64_t b = raid_splitmix64(&x);
     x = b ^ (component * UINT64_C(0x8CB92BA72F3D8DD7));
     for (int i = 0; i < 4; i++)
-        g->s[i] = sim_splitmix64(&x);
+        g->s[i] = raid_splitmix64(&x);
     g->has_spare = 0;
     g->spare = 0.0;
 }

@@ -386,22 +386,20 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
     if (raid_ma_warmup(stat, n) < 0)
         return raid_fail(ctx, RAID_EINVAL, "bad window %lld for %s (expected an integer in [%d, %d])", (long long)n,
                          stat_names[stat], stat == RAID_MA_HMA ? 2 : 1, RAID_MA_MAX_WINDOW);
-    if (offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "raid_ma_compute: negative offset %lld", (long long)offsets[0]);
+    raid_status ost = raid_check_offsets(ctx, "raid_ma_compute", "series", offsets, nseg);
+    if (ost != RAID_OK)
+        return ost;
     for (size_t s = 0; s < nseg; s++) {
-        if (offsets[s + 1] < offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "raid_ma_compute: offsets decrease at series %zu (%lld < %lld)", s,
-                             (long long)offsets[s + 1], (long long)offsets[s]);
         for (int64_t i = offsets[s]; i < offsets[s + 1]; i++)
             if (!isnan(x[i]) && !(fabs(x[i]) <= RAID_MA_MAX_VALUE))
                 return raid_fail(ctx, RAID_EINVAL,
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
-    int in_range = 1; /* a series whose values span more than float's range takes the host path */
-    for (size_t s = 0; s < nseg && in_range; s++)
-        in_range = raid_ma_cl_range_ok(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
-    if (raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW && in_range) /* the one dispatch point: src/ta/ma_cl.c */
+    int on_device = raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_cl.c */
+    for (size_t s = 0; s < nseg && on_device; s++) /* a series spanning more than float's range: the host path */
+        on_device = raid_ma_cl_range_ok(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
+    if (on_device)
         return raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);

@@ -132,8 +132,9 @@ raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const r
  * layer's; *tab zeroed on failure. */
 raid_status raid_sweep_cl_table_upload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, raid_buf *tab);
 
-/* The device table back as float64: ma[i] = (hi + lo) 2^escale (exact), NaN where hi is NaN. Errors:
- * RAID_ENOMEM, the device layer's. */
+/* The device table back as float64: ma[i] = (hi + lo) 2^escale rounded to the nearest double (hi + lo
+ * can need more than 53 bits; the scaling is exact), NaN where hi is NaN. Errors: RAID_ENOMEM, the device
+ * layer's. */
 raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, size_t nperiods, size_t n, int escale,
                                          double *ma);
 
