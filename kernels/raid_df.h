@@ -321,4 +321,109 @@ RAID_DF_FN raid_df raid_tacc_df(raid_tacc a)
 }
 
 
+
+/* ---- float64 bits to float and double-float, with 32-bit integer operations only ----
+ * A device without float64 (or whose float64 is slow) receives the float64 values as their bits (two
+ * 32-bit words: lo, hi as little-endian memory holds them) and forms the float or double-float itself.
+ * raid_bits_to_df(hi, lo, e) returns, for the finite double d with those bits, exactly what the host's
+ * raid_df_split(ldexp(d, -e)) gives: hi = RN(d 2^-e) in binary32 and lo = RN(d 2^-e - hi), each rounded
+ * once to nearest even, binary32 subnormals and zeros included (the scaling is exact, so it is a
+ * rounding of d 2^-e itself; a host ldexp that lands in float64's subnormal range rounds first, but then
+ * the value is below 2^-1022 and both give 0). Its .hi alone is the f32 policy's (float)(d 2^-e).
+ * Results for infinities and NaNs are unspecified (callers check the range first). The sign of a zero
+ * hi is the sign of d, a zero lo is +0 when hi is exact (d 2^-e - hi = +0) and has the sign of the
+ * remainder otherwise. tests/test_bits.c checks every case against the host's conversions. */
+#ifndef RAID_U32_DEFINED
+#define RAID_U32_DEFINED
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+typedef uint raid_u32;
+#else
+#include <stdint.h>
+typedef uint32_t raid_u32;
+#endif
+#endif
+
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define RAID_CLZ32(x) ((int)clz(x))
+#define RAID_AS_FLOAT(u) as_float(u)
+#else
+#include <string.h>
+RAID_DF_FN int raid_clz32(raid_u32 x)
+{
+    return x ? __builtin_clz(x) : 32;
+}
+RAID_DF_FN float raid_as_float(raid_u32 u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+#define RAID_CLZ32(x) raid_clz32(x)
+#define RAID_AS_FLOAT(u) raid_as_float(u)
+#endif
+
+/* The binary32 bits (sign 0) of RN(m 2^x), to nearest even, binary32 subnormals included, for a 64-bit
+ * magnitude m = mh 2^32 + ml (not 0) with m 2^x below 2^128 (the callers' ranges). *rem receives the
+ * magnitude of m 2^x minus the result, as an integer (rem_h 2^32 + rem_l) times 2^x, and *up whether the
+ * rounding went up (the result exceeds m 2^x). */
+RAID_DF_FN raid_u32 raid_round_mag_to_f32(raid_u32 mh, raid_u32 ml, int x, int *up, raid_u32 *rem_h, raid_u32 *rem_l)
+{
+    const int len = mh ? 64 - RAID_CLZ32(mh) : 32 - RAID_CLZ32(ml); /* bit length of m, 1..64 */
+    const int top = len - 1 + x;                                    /* exponent of m's leading bit */
+    const int keep = top >= -126 ? 24 : top + 150;                  /* bits kept: 24, or down to 2^-149 */
+    const int shift = keep <= 0 ? len : len - keep;                 /* bits dropped, at most 64 */
+    raid_u32 q, dh, dl; /* the kept part (at most 24 bits) and the dropped one */
+    if (shift <= 0) {
+        q = ml << (-shift), dh = 0, dl = 0;
+    } else if (shift < 32) {
+        q = (ml >> shift) | (mh << (32 - shift)), dh = 0, dl = ml & ((1u << shift) - 1u);
+    } else if (shift == 32) {
+        q = mh, dh = 0, dl = ml;
+    } else if (shift < 64) {
+        q = mh >> (shift - 32), dh = mh & ((1u << (shift - 32)) - 1u), dl = ml;
+    } else {
+        q = 0, dh = mh, dl = ml;
+    }
+    /* half an ulp of the kept part: 2^(shift - 1) */
+    const raid_u32 hh = shift > 32 ? 1u << (shift - 33) : 0u, hl = shift >= 1 && shift <= 32 ? 1u << (shift - 1) : 0u;
+    const int gt = dh > hh || (dh == hh && dl > hl), eq = dh == hh && dl == hl;
+    /* keep < 0: below 2^-150, which rounds to 0 */
+    *up = keep >= 0 && shift > 0 && (gt || (eq && (q & 1u))) ? 1 : 0;
+    if (!*up) {
+        *rem_h = dh, *rem_l = dl;
+    } else { /* 2^shift - dropped: the dropped part negated modulo 2^64, masked to shift bits */
+        raid_u32 nl = ~dl + 1u, nh = ~dh + (nl == 0u ? 1u : 0u);
+        if (shift < 32)
+            nh = 0, nl &= (1u << shift) - 1u;
+        else if (shift < 64)
+            nh &= shift == 32 ? 0u : (1u << (shift - 32)) - 1u;
+        *rem_h = nh, *rem_l = nl;
+    }
+    q += (raid_u32)*up;
+    /* Normal: the biased exponent top + 127 >= 1 on top of q's hidden bit (added as 2^23 from the
+     * exponent field minus one, so a carry out of 24 bits raises the exponent as it should); subnormal and
+     * zero: q itself (a carry reaches the smallest normal). */
+    return keep == 24 ? ((raid_u32)(top + 127 - 1) << 23) + q : q;
+}
+
+/* The df (hi, lo) of the float64 with bits (bh: sign, exponent, top 20 mantissa bits; bl: the low 32),
+ * scaled by 2^-e (see above). */
+RAID_DF_FN raid_df raid_bits_to_df(raid_u32 bh, raid_u32 bl, int e)
+{
+    const raid_u32 sign = bh & 0x80000000u;
+    const int ex = (int)((bh >> 20) & 0x7FFu);
+    const raid_u32 mh = (bh & 0xFFFFFu) | (ex ? 0x100000u : 0u); /* the hidden bit of a normal double */
+    if ((mh | bl) == 0u) /* +-0: hi keeps the sign, lo = hi - hi is +0 */
+        return raid_df_make(RAID_AS_FLOAT(sign), 0.0f);
+    const int x = (ex ? ex : 1) - 1075 - e; /* d 2^-e = m 2^x */
+    int up, u2;
+    raid_u32 rh, rl, r2h, r2l;
+    const float h = RAID_AS_FLOAT(raid_round_mag_to_f32(mh, bl, x, &up, &rh, &rl) | sign);
+    if ((rh | rl) == 0u) /* exact: d 2^-e - hi is +0 */
+        return raid_df_make(h, 0.0f);
+    /* d 2^-e - hi = -+ rem 2^x: of d's sign when rounded down, the opposite when rounded up */
+    const raid_u32 lb = raid_round_mag_to_f32(rh, rl, x, &u2, &r2h, &r2l);
+    return raid_df_make(h, RAID_AS_FLOAT(lb | (up ? sign ^ 0x80000000u : sign)));
+}
+
 #endif /* RAID_DF_H */

@@ -22,11 +22,17 @@
 
 #if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 #define RAID_KEY_FN inline
+#ifndef RAID_U32_DEFINED
+#define RAID_U32_DEFINED
 typedef uint raid_u32;
+#endif
 #else
 #include <stdint.h>
 #define RAID_KEY_FN static inline
+#ifndef RAID_U32_DEFINED
+#define RAID_U32_DEFINED
 typedef uint32_t raid_u32;
+#endif
 #endif
 
 /* A key as its high and low 32-bit words. */

@@ -1,8 +1,10 @@
 /*
  * realized.cl -- the fused realized-measures kernel.
  *
- * One work-group reduces one chunk (at most RAID_RUN * RAID_WG returns of one segment) into six
- * double-float partials, written as float2 (hi, lo) to part[chunk * 6 + k]:
+ * One work-group reduces one chunk (at most RAID_RUN * RAID_WG returns of one segment), read as the
+ * returns' float64 bits (uint2: low word, high word), into six double-float partials, written as float2
+ * (hi, lo) to part[chunk * 7 + k], and a seventh float2 (e, flag): the chunk's scale exponent and whether
+ * a return was out of range (not finite or above RAID_MAXR):
  *   k = 0  sum r^2 1{r<0}                    (rs_neg)
  *   k = 1  sum r^2 1{r>0}                    (rs_pos; rv = rs_neg + rs_pos)
  *   k = 2  sum |r_i||r_{i-1}|                (bpv)
@@ -11,8 +13,10 @@
  *   k = 5  sum med(|r_i|,|r_{i-1}|,|r_{i-2}|)^2 (medrv)
  * A window term (k = 2, 4, 5) belongs to the chunk of its last return and is computed here only when the
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
- * float64 (src/realized/realized_cl.c). The chunk is first staged in local memory with coalesced
- * loads; then work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN) of the chunk there,
+ * float64 (src/realized/realized_cl.c). The chunk is loaded with coalesced loads, scaled by the power
+ * of two 2^-e that brings its largest magnitude into [0.5, 1) and split into the policy's float or
+ * double-float by integer operations (raid_bits_to_df), all on the device (no float64 arithmetic, no
+ * host pass over the returns), and staged in local memory; then work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN) of the chunk there,
  * re-reading the two returns before it, so every window is computed by exactly one work-item. Terms are
  * formed exactly (TwoProd) or to below 2^-40.8 (the 4/3 powers), accumulated in double-float per
  * work-item (raid_df_acc) and reduced across the work-group by a fixed-order tree of
@@ -20,16 +24,18 @@
  *
  * Compile-time parameters (set by the host):
  *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item
- *   RAID_INPUT_DF  0: input float (policy f32); 1: input float2 (hi, lo) (policy df)
+ *   RAID_INPUT_DF  0: values as floats (policy f32); 1: as double-floats (hi, lo) (policy df)
+ *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
- * The host scales each segment by a power of two so that max |r| is in [0.5, 1): no overflow, and
- * underflow only for terms below 2^-126 of the largest, which do not matter at 2^-48.
+ * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
+ * chunk's largest, which do not matter at 2^-48 (the host recomputes a segment where they could).
  */
 #pragma OPENCL FP_CONTRACT OFF
 
-#if !defined(RAID_WG) || !defined(RAID_RUN) || !defined(RAID_INPUT_DF) || !defined(RAID_PART)
-#error "realized.cl needs RAID_WG, RAID_RUN, RAID_INPUT_DF and RAID_PART (set by src/realized/realized_cl.c)"
+#if !defined(RAID_WG) || !defined(RAID_RUN) || !defined(RAID_INPUT_DF) || !defined(RAID_PART) || !defined(RAID_MAXR_HI) || \
+    !defined(RAID_MAXR_LO)
+#error "realized.cl needs RAID_WG, RAID_RUN, RAID_INPUT_DF, RAID_PART and RAID_MAXR_HI/LO (set by src/realized/realized_cl.c)"
 #endif
 
 #define NACC 6
@@ -39,10 +45,8 @@
 #define PADDED(n) ((n) + ((n) >> 5) + 1)
 
 #if RAID_INPUT_DF
-typedef float2 in_t;
 #define LOCAL_VAL(k) raid_df_make(sx[PAD(k)], sy[PAD(k)])
 #else
-typedef float in_t;
 #define LOCAL_VAL(k) raid_df_make(sx[PAD(k)], 0.0f)
 #endif
 
@@ -82,31 +86,55 @@ inline raid_df med3(raid_df a, raid_df b, raid_df c)
 }
 
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
-void realized_fused(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
+void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
 {
     const uint g = RAID_GROUP_ID(0);
     const uint lid = RAID_LOCAL_ID(0);
     const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
     const uint b = lid * RAID_RUN;
     const uint e = min(b + RAID_RUN, ch.y);
-    RAID_GLOBAL const in_t *xc = x + ch.x;
+    RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Stage the chunk in local memory with coalesced loads (return t*RAID_WG + lid by work-item lid),
-     * then let each work-item walk its contiguous run there. One padding word every 32 keeps the runs'
-     * strided reads free of bank conflicts. */
+    /* Load the chunk's float64 bits with coalesced loads (return t*RAID_WG + lid by work-item lid) into
+     * registers; find the chunk's largest magnitude (the high words order the exponents) and any return
+     * out of range (not finite, or above RAID_MAXR: a 64-bit compare of the magnitude's words). */
+    RAID_LOCAL uint s_max, s_bad;
+    if (lid == 0)
+        s_max = 0u, s_bad = 0u;
+    uint2 v[RAID_RUN];
+    uint mx = 0u, bad = 0u;
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN; t++) {
+        const uint k = t * RAID_WG + lid;
+        v[t] = k < ch.y ? xc[k] : (uint2)(0u, 0u);
+        const uint mag = v[t].y & 0x7FFFFFFFu;
+        mx = max(mx, mag);
+        bad |= (uint)(mag > RAID_MAXR_HI || (mag == RAID_MAXR_HI && v[t].x > RAID_MAXR_LO));
+    }
+    RAID_BARRIER();
+    atomic_max(&s_max, mx);
+    atomic_or(&s_bad, bad);
+    RAID_BARRIER();
+    /* The chunk's scale exponent sc: max |r| 2^-sc in [0.5, 1) (frexp's exponent of the largest magnitude;
+     * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
+    const uint ebits = s_max >> 20;
+    const int sc = s_max == 0u ? 0 : max((int)ebits - 1022, -250);
+
+    /* The chunk's values (scaled by 2^-sc, split by integer operations: raid_bits_to_df, bit for bit the
+     * host's raid_df_split) staged in local memory, so that each work-item can walk its contiguous run.
+     * One padding word every 32 keeps the runs' strided reads free of bank conflicts. */
     RAID_LOCAL float sx[PADDED(RAID_RUN * RAID_WG)];
 #if RAID_INPUT_DF
     RAID_LOCAL float sy[PADDED(RAID_RUN * RAID_WG)];
 #endif
+#pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint k = t * RAID_WG + lid;
         if (k < ch.y) {
+            const raid_df d = raid_bits_to_df(v[t].y, v[t].x, sc);
+            sx[PAD(k)] = d.hi;
 #if RAID_INPUT_DF
-            const float2 v = xc[k];
-            sx[PAD(k)] = v.x;
-            sy[PAD(k)] = v.y;
-#else
-            sx[PAD(k)] = xc[k];
+            sy[PAD(k)] = d.lo;
 #endif
         }
     }
@@ -190,7 +218,10 @@ void realized_fused(RAID_GLOBAL const in_t *x, RAID_GLOBAL const uint2 *chunk, R
         }
         RAID_BARRIER();
     }
-    /* Every slot is written whatever the width (a group narrower than NACC writes several). */
+    /* Every slot is written whatever the width (a group narrower than NACC writes several); slot NACC is
+     * (e, out-of-range flag), both small integers, exact in float. */
     for (uint k = lid; k < NACC; k += RAID_WG)
-        part[(size_t)g * NACC + k] = RAID_FLOAT2(lh[k][0], ll[k][0]);
+        part[(size_t)g * (NACC + 1) + k] = RAID_FLOAT2(lh[k][0], ll[k][0]);
+    if (lid == 0)
+        part[(size_t)g * (NACC + 1) + NACC] = RAID_FLOAT2((float)sc, (float)s_bad);
 }

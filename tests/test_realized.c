@@ -362,6 +362,70 @@ static void test_device_batches(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* The device checks the returns' range itself (issue 12: no host pass over the returns): the same status
+ * and message as the cpu path, naming the first bad return in index order even when later chunks, read
+ * first by no rule, hold others; in every policy. */
+static void test_device_range_errors(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    enum { N = 20000 };
+    double *r = malloc(N * sizeof *r);
+    uint64_t st = 99;
+    for (int i = 0; i < N; i++)
+        r[i] = (t_unif(&st) - 0.5) * 1e-3;
+    int64_t off[] = {0, 7000, 7001, N};
+    const struct { int at; double v; } cases[][3] = {
+        {{12345, NAN, }, {19999, INFINITY}, {-1, 0}},  /* two chunks of the last segment */
+        {{9000, 1e75}, {7000, -INFINITY}, {-1, 0}},   /* a one-return segment first */
+        {{4097, -1e75}, {4096, 1e74}, {15000, NAN}},  /* 1e74 is allowed, -1e75 not */
+        {{0, -NAN}, {-1, 0}, {-1, 0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        double saved[3];
+        for (int j = 0; j < 3; j++)
+            if (cases[c][j].at >= 0)
+                saved[j] = r[cases[c][j].at], r[cases[c][j].at] = cases[c][j].v;
+        raid_realized out[3];
+        const raid_status sc = raid_realized_compute(cpu, r, off, 3, out);
+        assert_int_equal(sc, RAID_EINVAL);
+        for (int p = 0; p < 2; p++) {
+            raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+            assert_int_equal(raid_realized_compute(dev, r, off, 3, out), sc);
+            assert_string_equal(raid_ctx_errmsg(dev), raid_ctx_errmsg(cpu));
+        }
+        for (int j = 2; j >= 0; j--)
+            if (cases[c][j].at >= 0)
+                r[cases[c][j].at] = saved[j];
+    }
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+/* Each chunk is scaled by its own power of two on the device: a segment whose chunks differ by 1e60 in
+ * magnitude (and windows straddling those chunk boundaries) stays within every bound. */
+static void test_device_chunk_scales(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    enum { N = 5 * 4096 + 77 };
+    double *r = malloc(N * sizeof *r);
+    uint64_t st = 5;
+    const double mag[] = {1e-30, 1e30, 1.0, 1e-30, 1e-3, 1e20};
+    for (int i = 0; i < N; i++)
+        r[i] = (t_unif(&st) - 0.4) * mag[(i / 4096) % 6] * (i % 4096 == 0 ? 3 : 1);
+    int64_t off[] = {0, 4095, N};
+    check_device(dev, cpu, r, off, 2, "chunks of different scales");
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 /* Returns whose powers underflow binary32 even after the power-of-two scaling: the host recomputes the
  * affected segments in float64 (the underflow guard), so every measure stays within its bound. */
 static void test_device_underflow_guard(void **state)
@@ -502,6 +566,8 @@ int main(void)
         cmocka_unit_test(test_device_simulated),
         cmocka_unit_test(test_device_batches),
         cmocka_unit_test(test_device_underflow_guard),
+        cmocka_unit_test(test_device_range_errors),
+        cmocka_unit_test(test_device_chunk_scales),
         cmocka_unit_test(test_device_determinism),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),

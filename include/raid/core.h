@@ -83,10 +83,12 @@ typedef struct raid_ctx raid_ctx;
 typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1 } raid_backend;
 
 /** Input precision policy of the device path (see docs/precision.md).
- *  RAID_PREC_F32: each float64 return is rounded to binary32 (4 bytes per return on the device).
- *  RAID_PREC_DF : each float64 return is split on the host into hi = (float)r, lo = (float)(r - hi)
- *                 (8 bytes per return), representing r to about 2^-48 relative.
- *  The default is RAID_PREC_DF: the float64-faithful answer at twice the bytes. */
+ *  RAID_PREC_F32: each float64 value is rounded to binary32.
+ *  RAID_PREC_DF : each float64 value is split into hi = (float)r, lo = (float)(r - hi), representing r to
+ *                 about 2^-48 relative.
+ *  The realized measures send the float64 bits (8 bytes per return) and the device rounds or splits them
+ *  with integer operations; the regression statistics send the policy's values (4 or 8 bytes).
+ *  The default is RAID_PREC_DF: the float64-faithful answer. */
 typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precision;
 
 /** Create a context.
@@ -126,10 +128,12 @@ RAID_API void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_
 typedef struct raid_timing {
     double kernel_s;      /* device kernel time, seconds */
     double upload_s;      /* host-to-device transfer time, seconds (events) */
-    double convert_s;     /* host conversion (float64 -> f32/df, chunk plan), seconds (wall) */
+    double convert_s;     /* host staging (copies or conversions into page-locked memory, plans), seconds (wall) */
     uint64_t bytes_in;    /* bytes of returns moved to the device */
     uint64_t launches;    /* kernel launches */
     uint64_t host_segments; /* segments recomputed on the host in float64 (underflow guard) */
+    double combine_s;     /* float64 combine of the partials on the host, seconds (wall) */
+    double host_s;        /* host work after the device's (windows across chunks, guards), seconds (wall) */
 } raid_timing;
 RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 

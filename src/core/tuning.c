@@ -146,6 +146,55 @@ raid_status raid_tuning_copy_bandwidth(raid_ctx *ctx, size_t bytes, int reps, do
     return s;
 }
 
+raid_status raid_tuning_upload_bandwidth(raid_ctx *ctx, size_t bytes, int reps, double *pinned, double *pageable)
+{
+    raid_status s = need_device(ctx, "raid_tuning_upload_bandwidth");
+    if (s != RAID_OK)
+        return s;
+    if (bytes < 1 || reps < 1)
+        return raid_fail(ctx, RAID_EINVAL, "upload bandwidth of %zu bytes, %d repetitions", bytes, reps);
+    raid_buf a = {0};
+    void *host = NULL;
+    unsigned char *plain = NULL;
+    double best = 0, best_plain = 0;
+    if ((s = raid_buf_acquire(ctx, RAID_DT_BYTE, bytes, &a)) == RAID_OK &&
+        (s = raid_host_acquire(ctx, bytes, &host)) == RAID_OK) {
+        memset(host, 1, bytes);
+        for (int i = 0; s == RAID_OK && i < reps + 1; i++) {
+            raid_event ev = {0};
+            if ((s = raid_buf_upload(ctx, &a, 0, bytes, host, 0, &ev)) == RAID_OK &&
+                (s = raid_event_wait(ctx, &ev)) == RAID_OK) {
+                const double t = raid_event_seconds(&ev);
+                if (i > 0 && t > 0 && (double)bytes / t > best)
+                    best = (double)bytes / t;
+            }
+            raid_event_release(&ev);
+        }
+        if (s == RAID_OK && pageable) {
+            if (!(plain = malloc(bytes)))
+                s = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            else
+                memset(plain, 1, bytes);
+        }
+        for (int i = 0; s == RAID_OK && pageable && i < reps + 1; i++) {
+            const double t0 = raid_now();
+            if ((s = raid_buf_upload(ctx, &a, 0, bytes, plain, 1, NULL)) == RAID_OK) {
+                const double t = raid_now() - t0;
+                if (i > 0 && t > 0 && (double)bytes / t > best_plain)
+                    best_plain = (double)bytes / t;
+            }
+        }
+    }
+    free(plain);
+    raid_host_release(ctx, host);
+    raid_buf_release(ctx, &a);
+    if (pinned)
+        *pinned = best;
+    if (pageable)
+        *pageable = best_plain;
+    return s;
+}
+
 void raid_tuning_kernel_cache(const raid_ctx *ctx, uint64_t *entries, uint64_t *builds, uint64_t *evictions)
 {
     raid_kernel_cache_stats st = {0, 0, 0, 0};

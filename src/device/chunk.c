@@ -73,25 +73,46 @@ size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_e
     return c - first;
 }
 
-void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
-                       const double *scale, double *acc)
+/* The combine of both kinds of partials: per chunk nacc float2 (times scale[seg][k], or 1), or, with pow,
+ * nacc + 1 float2 whose last is (e, flags) (times 2^(pow[k] e)). Each segment's chunks (consecutive in
+ * the plan) are added by one thread in chunk order, so the result does not depend on the number of
+ * threads; segments are independent. */
+static void combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+                    const double *scale, const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags)
 {
-    /* Each segment's chunks (consecutive in the plan) are added by one thread in chunk order, so the
-     * result does not depend on the number of threads; segments are independent. */
     const long long n = (long long)count;
+    const size_t stride = 2 * (nacc + (pow != NULL));
 #pragma omp parallel for schedule(dynamic, 256) if (count * nacc > 65536)
     for (long long i0 = 0; i0 < n; i0++) {
         const size_t seg = p->chunks[first + (size_t)i0].seg;
         if (i0 > 0 && p->chunks[first + (size_t)i0 - 1].seg == seg)
             continue; /* not the first chunk of its segment in this batch */
         for (size_t i = (size_t)i0; i < count && p->chunks[first + i].seg == seg; i++) {
-            const float *q = part + 2 * i * nacc;
+            const float *q = part + stride * i;
+            const int e = pow ? (int)q[2 * nacc] : 0;
+            if (chunk_exp)
+                chunk_exp[first + i] = e;
+            if (chunk_flags)
+                chunk_flags[first + i] = (uint32_t)q[2 * nacc + 1];
             for (size_t k = 0; k < nacc; k++) {
-                double v = (double)q[2 * k] + (double)q[2 * k + 1];
-                acc[seg * nacc + k] += scale ? v * scale[seg * nacc + k] : v;
+                const double v = (double)q[2 * k] + (double)q[2 * k + 1];
+                acc[seg * nacc + k] += pow ? ldexp(v, pow[k] * e) : scale ? v * scale[seg * nacc + k] : v;
             }
         }
     }
+}
+
+void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+                       const double *scale, double *acc)
+{
+    combine(p, first, count, part, nacc, scale, NULL, acc, NULL, NULL);
+}
+
+void raid_plan_combine_scaled(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+                              const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags)
+{
+    assert(pow);
+    combine(p, first, count, part, nacc, NULL, pow, acc, chunk_exp, chunk_flags);
 }
 
 /* ---- the batch pipeline ---- */
@@ -141,6 +162,12 @@ static void fill_table_resident(const raid_chunk_plan *plan, size_t first, size_
     }
 }
 
+/* float2 slots per chunk in the partials */
+static size_t slots(const raid_chunk_job *job)
+{
+    return job->nacc + (job->chunk_pow != NULL);
+}
+
 /* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
 static raid_status enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems,
                                  size_t max_count)
@@ -186,7 +213,7 @@ static raid_status enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch
         raid_event_release(&ev);
     }
     if (st == RAID_OK)
-        st = raid_buf_download(ctx, &b->out, 0, b->count * job->nacc * 2, b->part, 0, &b->done);
+        st = raid_buf_download(ctx, &b->out, 0, b->count * slots(job) * 2, b->part, 0, &b->done);
     if (st == RAID_OK)
         st = raid_dev_flush(ctx);
     if (st == RAID_OK) {
@@ -213,7 +240,7 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
         max_elems = SIZE_MAX;
     const size_t tw = resident ? 4 : 2;
     /* Partials read back per batch stay under PART_BYTES however many accumulators a chunk has. */
-    size_t max_count = PART_BYTES / (job->nacc * 2 * sizeof(float));
+    size_t max_count = PART_BYTES / (slots(job) * 2 * sizeof(float));
     if (max_count < 1)
         max_count = 1;
     size_t cap_elems = 1, max_chunks = 1;
@@ -231,7 +258,7 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     for (int i = 0; i < 2; i++) {
         /* staging and partials in page-locked memory (fast transfers), the small table in ordinary */
         if ((!resident && (st = raid_host_acquire(ctx, cap_floats * sizeof(float), &bb[i].staging)) != RAID_OK) ||
-            (st = raid_host_acquire(ctx, max_chunks * job->nacc * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
+            (st = raid_host_acquire(ctx, max_chunks * slots(job) * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
             goto out;
         bb[i].table = malloc(max_chunks * tw * sizeof(uint32_t));
         if (!bb[i].table) {
@@ -240,7 +267,7 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
         }
         if ((!resident && (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, cap_floats, &bb[i].x)) != RAID_OK) ||
             (st = raid_buf_acquire(ctx, RAID_DT_UINT, max_chunks * tw, &bb[i].chunk)) != RAID_OK ||
-            (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, max_chunks * job->nacc * 2, &bb[i].out)) != RAID_OK)
+            (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, max_chunks * slots(job) * 2, &bb[i].out)) != RAID_OK)
             goto out;
     }
 
@@ -264,7 +291,13 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
             const double tk = raid_event_seconds(&prev->ev_k);
             ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
             release_events(prev);
-            raid_plan_combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, job->acc);
+            const double tc = raid_now();
+            if (job->chunk_pow)
+                raid_plan_combine_scaled(plan, prev->first, prev->count, prev->part, job->nacc, job->chunk_pow,
+                                         job->acc, job->chunk_exp, job->chunk_flags);
+            else
+                raid_plan_combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, job->acc);
+            ctx->timing.combine_s += raid_now() - tc;
         }
         prev = b;
     }

@@ -69,6 +69,12 @@ static inline size_t raid_plan_align(size_t pos, size_t align) { return (pos + a
 void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
                        const double *scale, double *acc);
 
+/* The same for a chunk-scaled kernel's partials (nacc + 1 float2 per chunk, the last (e, flags); see
+ * raid_chunk_job.chunk_pow): partial k times 2^(pow[k] e), in chunk order; e and flags of chunk first + i
+ * go to chunk_exp and chunk_flags (either may be NULL). */
+void raid_plan_combine_scaled(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+                              const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags);
+
 /* Store value v (already scaled) as element `at` of a staging buffer of the input policy: one float for
  * RAID_PREC_F32, the pair hi = (float)v, lo = (float)(v - hi) for RAID_PREC_DF (v to about 2^-48). */
 static inline void raid_stage_value(void *staging, size_t at, double v, raid_precision p)
@@ -105,6 +111,14 @@ typedef struct raid_chunk_job {
     const char *what;              /* kernel name for messages */
     raid_buf resident;             /* zeroed, or all elements on the device: element i at i - resident_base */
     int64_t resident_base;         /* (convert and align are then unused) */
+    /* Chunk-scaled kernels (optional): when chunk_pow is not NULL the kernel scales each chunk itself by a
+     * power of two 2^-e of its choosing and writes nacc + 1 float2 per chunk: the nacc partials, then
+     * (e, flags), two integers exact in float (|e| < 2^24, 0 <= flags < 2^24). The combine adds partial k
+     * times 2^(chunk_pow[k] e) (scale is then unused); chunk_exp[c] and chunk_flags[c] (nchunks entries
+     * each, either may be NULL) receive every chunk's e and flags. */
+    const int *chunk_pow;
+    int32_t *chunk_exp;
+    uint32_t *chunk_flags;
 } raid_chunk_job;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.

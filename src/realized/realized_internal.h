@@ -30,6 +30,10 @@ void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC]);
 void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
                                 double acc[RAID_NACC]);
 
+/* RAID_OK when every return r[i0 .. i1) is finite and at most RAID_MAX_RETURN in magnitude; otherwise
+ * RAID_EINVAL naming the first one ("return I is not finite|out of range (...)"). Parallel. */
+raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1);
+
 /* cpu backend: accumulators of all segments (acc: nseg * RAID_NACC). */
 raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                       double *acc);
@@ -38,7 +42,8 @@ raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int6
 void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
 
 /* opencl backend: accumulators of all segments computed by the kernel groups in part_mask
- * (RAID_PART_ALL for the fused kernel); acc (nseg * RAID_NACC) is overwritten. */
+ * (RAID_PART_ALL for the fused kernel); acc (nseg * RAID_NACC) is overwritten. The device checks the
+ * returns' range itself (raid_realized_check_range's error and message). */
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                  unsigned part_mask, double *acc);
 
