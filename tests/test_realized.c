@@ -463,6 +463,7 @@ static void test_device_underflow_guard(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* Bitwise reproducible: again, and with batches uploaded straight from the caller's array. */
 static void test_device_determinism(void **state)
 {
     (void)state;
@@ -477,7 +478,15 @@ static void test_device_determinism(void **state)
         assert_int_equal(raid_realized_compute(dev, r, off, 3, a), RAID_OK);
         assert_int_equal(raid_realized_compute(dev, r, off, 3, b), RAID_OK);
         assert_memory_equal(a, b, sizeof a);
+        /* uploads straight from the caller's array, in small batches: the same bits */
+        assert_int_equal(raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 1), RAID_OK);
+        assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, 20000), RAID_OK);
+        assert_int_equal(raid_realized_compute(dev, r, off, 3, b), RAID_OK);
+        assert_memory_equal(a, b, sizeof a);
+        assert_int_equal(raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 0), RAID_OK);
+        assert_int_equal(raid_tuning_set(dev, RAID_TUNE_MAX_BATCH_ELEMS, 0), RAID_OK);
     }
+    assert_int_equal(raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 2), RAID_EINVAL);
     free(r);
     raid_ctx_destroy(dev);
 }

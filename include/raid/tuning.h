@@ -20,8 +20,12 @@ typedef enum raid_tuning_knob {
     RAID_TUNE_MAX_BATCH_ELEMS = 2,  /* elements per device batch, 0 = the default (2^25); small values
                                        force many launches (results stay bitwise identical). >= 0 */
     RAID_TUNE_REG_NO_CENTRING = 3,  /* 1: regression statistics upload raw, unscaled data (worse results) */
-    RAID_TUNE_KERNEL_CACHE_CAP = 4  /* kernels kept before the least recently used unheld one is evicted;
+    RAID_TUNE_KERNEL_CACHE_CAP = 4, /* kernels kept before the least recently used unheld one is evicted;
                                        0 = the default (64). A soft limit: kernels in use are never evicted */
+    RAID_TUNE_DIRECT_UPLOAD = 5     /* 1: reductions over the caller's own float64 arrays (the realized
+                                       measures) upload each batch straight from the caller's (pageable)
+                                       memory instead of copying it into page-locked staging first; 0 (the
+                                       default): staging. Results are identical. 0 or 1 */
 } raid_tuning_knob;
 
 /** Set a knob on ctx. The device knobs are accepted (and ignored) on the cpu backend, except

@@ -182,6 +182,13 @@ static raid_status enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch
     raid_status st = RAID_OK;
     if (resident) {
         fill_table_resident(plan, c, b->count, job->resident_base, b->table);
+    } else if (job->direct && raid_tune_direct_upload(ctx)) {
+        fill_table(plan, c, b->count, job->align, b->table);
+        const raid_chunk *c0 = &plan->chunks[c], *c1 = &plan->chunks[c + b->count - 1];
+        assert(job->align == 1 && (size_t)(c1->start + c1->len - c0->start) == el);
+        (void)c1;
+        st = raid_buf_upload(ctx, &b->x, 0, el * job->elem_bytes / sizeof(float),
+                             (const char *)job->direct + (size_t)c0->start * job->elem_bytes, 0, &b->ev_w);
     } else {
         fill_table(plan, c, b->count, job->align, b->table);
         job->convert(job->user, plan, c, b->count, b->table, b->staging);
@@ -230,6 +237,7 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     if (plan->nchunks == 0)
         return RAID_OK;
     const int resident = job->resident.h != NULL;
+    const int direct = job->direct && raid_tune_direct_upload(ctx); /* no staging */
     assert(job->elem_bytes % sizeof(float) == 0);
     const size_t tuned = raid_tune_max_batch_elems(ctx);
     size_t max_elems = tuned ? tuned : DEFAULT_BATCH_ELEMS;
@@ -257,7 +265,7 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     memset(bb, 0, sizeof bb);
     for (int i = 0; i < 2; i++) {
         /* staging and partials in page-locked memory (fast transfers), the small table in ordinary */
-        if ((!resident && (st = raid_host_acquire(ctx, cap_floats * sizeof(float), &bb[i].staging)) != RAID_OK) ||
+        if ((!resident && !direct && (st = raid_host_acquire(ctx, cap_floats * sizeof(float), &bb[i].staging)) != RAID_OK) ||
             (st = raid_host_acquire(ctx, max_chunks * slots(job) * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
             goto out;
         bb[i].table = malloc(max_chunks * tw * sizeof(uint32_t));

@@ -119,6 +119,11 @@ typedef struct raid_chunk_job {
     const int *chunk_pow;
     int32_t *chunk_exp;
     uint32_t *chunk_flags;
+    /* Direct input (optional): the elements already in the device's layout in host memory, element i of
+     * the plan at direct + i * elem_bytes (align 1, chunks contiguous as raid_plan_build makes them).
+     * With the RAID_TUNE_DIRECT_UPLOAD knob each batch is uploaded straight from there (convert unused);
+     * otherwise convert stages it as usual. */
+    const void *direct;
 } raid_chunk_job;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.

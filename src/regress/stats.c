@@ -196,7 +196,7 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     {
         reg_prep rp = {X, y, k, d, prec, mean, ex};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, 1, (size_t)na, convert_rows, &rp, scale, acc,
-                              "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, NULL, NULL, NULL};
+                              "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, NULL, NULL, NULL, NULL};
         if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
             goto out;
     }
