@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch, sweep, groupby; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, groupby, realized-e2e; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 set -u
 OUT=${OUT:-/tmp/raid-out}
@@ -33,6 +33,11 @@ for s in $steps; do
     run realized1e9 100 ./build-dev/bench_realized --device auto --precision f32 --reps 1 --no-cpu 1e9 ;;
   tests) # the tests read data/ in the checkout
     (cd build-dev && RAID_TEST_DEVICE=auto run tests 200 ctest --output-on-failure -j 8 -E 'pytest|install') ;;
+  realized-e2e) # issue 12: end to end from host arrays (staging and direct uploads, against the host-to-device
+    # bandwidth) and the kernel, both policies; then the reference kernels (naive float32, native float64)
+    run realized-e2e 200 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu 1e8 1e9
+    run realized-e2e 200 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu 1e8 1e9
+    run realized-e2e 120 python3 bench/ref_realized_kernels.py --n 1e8 1e9 ;;
   realized)
     run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8
     run realized 150 ./build-dev/bench_realized --device auto --precision df 1e7 1e8 ;;
