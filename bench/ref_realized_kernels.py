@@ -72,7 +72,7 @@ def main():
     args = ap.parse_args()
     import cupy as cp
     import numpy as np
-    mod = cp.RawModule(code=SRC, options=("--std=c++14", "-fmad=false"), name_expressions=None)
+    mod = cp.RawModule(code=SRC, options=("--std=c++14", "--fmad=false"))
     kf = mod.get_function("REFERENCE_naive_f32")
     kd = mod.get_function("REFERENCE_native_f64")
     for nf in args.n:
