@@ -416,6 +416,17 @@ RAID_DF_FN raid_df raid_bits_to_df(raid_u32 bh, raid_u32 bl, int e)
     if ((mh | bl) == 0u) /* +-0: hi keeps the sign, lo = hi - hi is +0 */
         return raid_df_make(RAID_AS_FLOAT(sign), 0.0f);
     const int x = (ex ? ex : 1) - 1075 - e; /* d 2^-e = m 2^x */
+    if (ex && x >= -125 && x <= 50) {
+        /* The common case: a normal double whose scaled value has its leading bit at 2^(x + 52) >= 2^-73, so
+         * hi (24 bits) is a normal float and lo = rem 2^x, rem the 29 dropped bits (or 2^29 minus them) below
+         * 2^29, is one int-to-float rounding times an exact normal power of two. */
+        const raid_u32 q = (mh << 3) | (bl >> 29), rem = bl & 0x1FFFFFFFu;
+        const raid_u32 up = (rem > 0x10000000u) | ((rem == 0x10000000u) & (q & 1u));
+        const float h = RAID_AS_FLOAT((((raid_u32)(x + 52 + 127 - 1) << 23) + q + up) | sign);
+        const int ri = up ? (int)rem - 0x20000000 : (int)rem; /* d 2^-e - hi in units of 2^x */
+        const float lo = (float)ri * RAID_AS_FLOAT((raid_u32)(x + 127) << 23);
+        return raid_df_make(h, ri == 0 ? 0.0f : (sign ? -lo : lo));
+    }
     int up, u2;
     raid_u32 rh, rl, r2h, r2l;
     const float h = RAID_AS_FLOAT(raid_round_mag_to_f32(mh, bl, x, &up, &rh, &rl) | sign);
