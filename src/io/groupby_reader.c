@@ -184,10 +184,7 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
         t->nres = j + 1;
     }
 done:
-    if (st != RAID_OK && tab && *raid_table_errmsg(tab))
-        st = raid_fail(ctx, st, "%s", raid_table_errmsg(tab));
-    else if (st != RAID_OK) /* the latest failure's message, on this thread */
-        st = raid_fail(ctx, st, "%s", raid_errmsg());
+    st = raid_table_job_status(ctx, tab, st);
     raid_tbatch_free(&b);
     raid_table_close(tab);
     for (size_t j = 0; v && valid && j < t->ncols; j++)
