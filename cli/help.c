@@ -358,7 +358,7 @@ static const char help_quantile[] =
 static const char help_groupby[] =
     "usage: raid groupby FILE --by KEY --agg AGG:COL[,AGG:COL...][,count] [--device D] [-o OUT]\n"
     "\n"
-    "Group the rows of FILE (CSV with a header row; \"-\" reads standard input) by the integer column KEY\n"
+    "Group the rows of FILE (CSV with a header row; \"-\" reads standard input) by the numeric column KEY\n"
     "and aggregate float64 columns: AGG is count, sum, mean, min, max, first or last; a bare count is the\n"
     "rows of the group. Every group sum is the EXACT sum of its values rounded once (independent of row\n"
     "order and device, bit for bit); an empty field is a null (skipped; an all-null group sums to 0).\n"
@@ -368,7 +368,8 @@ static const char help_groupby[] =
     "17 significant digits (inf and -inf as such, NaN empty).\n"
     "\n"
     "Options:\n"
-    "  --by KEY             the key column: decimal integers (int64), no empty field (required)\n"
+    "  --by KEY             the key column (required), no empty field: int64 when every key is an\n"
+    "                       integer, else float64 keys (0.0 and -0.0 one group)\n"
     "  --agg LIST           the aggregations, comma-separated (required)\n"
     "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
     "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"

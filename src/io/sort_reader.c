@@ -8,7 +8,6 @@
 #include "core/outfile.h"
 #include "io/table.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,23 +28,6 @@ void raid_sort_table_destroy(raid_sort_table *t)
         return;
     free(t->header), free(t->text), free(t->off), free(t->order);
     free(t);
-}
-
-/* A field that the table reader read as a decimal number: an integer ([+-]digits), within int64?
- * 1 and *v for an integer within int64, 0 for a decimal (a point or an exponent), -1 for an integer
- * beyond int64. */
-static int field_int(const char *s, size_t len, int64_t *v)
-{
-    const size_t sign = len && (s[0] == '+' || s[0] == '-');
-    if (strspn(s + sign, "0123456789") != len - sign)
-        return 0;
-    char *e;
-    errno = 0;
-    const long long x = strtoll(s, &e, 10);
-    if (errno == ERANGE || e != s + len)
-        return -1;
-    *v = (int64_t)x;
-    return 1;
 }
 
 /* Grow *p to hold n elements of size sz (doubling from 65,536). */
@@ -125,7 +107,7 @@ raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, u
             valid[n / 8] |= (uint8_t)(1u << (n % 8));
             if (!all_int)
                 continue;
-            const int k = field_int(f, fl, &ik[n]);
+            const int k = raid_table_number_int(f, fl, &ik[n]);
             if (k == 0)
                 all_int = 0;
             else if (k < 0 && !big_line)

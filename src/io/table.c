@@ -314,6 +314,17 @@ static int parse_int(const char *s, size_t n, int64_t *v)
     return 0;
 }
 
+int raid_table_number_int(const char *s, size_t n, int64_t *v)
+{
+    const size_t sign = n && (s[0] == '+' || s[0] == '-');
+    if (n == sign)
+        return 0;
+    for (size_t i = sign; i < n; i++)
+        if (!is_digit(s[i]))
+            return 0;
+    return parse_int(s, n, v) == 0 ? 1 : -1;
+}
+
 static const char *type_noun(raid_ttype ty)
 {
     switch (ty) {

@@ -139,6 +139,12 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
  * failure the table met further on in the batch (the caller's row comes first in the file). */
 raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Whether the text s[0..n) of a field read as a decimal number (RAID_T_F64 with RAID_T_KEEP_TEXT) is an
+ * integer, by the table's integer rule (RAID_T_I64): 1 for [+-]digits within int64 (*v its value), -1 for
+ * [+-]digits beyond int64, 0 otherwise (a decimal point or an exponent). For jobs that keep a column of
+ * integers exact (int64) and read any other number column as float64 (raid sort, raid groupby's key). */
+int raid_table_number_int(const char *s, size_t n, int64_t *v);
+
 /* The end of a job that reads a table (the CSV jobs' `done:`): a failure st (RAID_OK: returned as is) is
  * reported on ctx (NULL: the thread's message) with the table's message when it has one (bad input:
  * FILE:LINE:COL; tab may be NULL), else the latest failure's message on this thread. Returns st. */
