@@ -110,8 +110,8 @@ typedef struct raid_sort_table raid_sort_table;
  *  flags: 0 or RAID_SORT_DESC (larger values first, ties still in file order, nulls still last; see
  *  "Descending" above). The sorts run on ctx: NULL or a cpu context the cpu path, a device context the
  *  device; the same order bit for bit (one stable order exists).
- *  Memory: the whole file is held (every row's bytes, plus about 33 bytes per row: offsets, the values,
- *  the order, the sort's buffers).
+ *  Memory: the whole file is held: every row's bytes, plus about 33 bytes per row (offsets, the values,
+ *  the order) and the sort's buffers (about 32 bytes per row while it runs).
  *  *out: the table (raid_sort_table_destroy). Errors: RAID_EINVAL (NULL or empty argument, unknown
  *  flags), RAID_EIO ("FILE: reason"), RAID_EPARSE ("FILE:LINE:COL: what": a missing column, a field
  *  that is not a number, a row of the wrong number of fields, ...), RAID_ENOMEM, the sort's (device)
