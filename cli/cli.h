@@ -19,6 +19,7 @@ int cmd_groupby(int argc, char **argv);
 int cmd_bars(int argc, char **argv);
 int cmd_quantile(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_sort(int argc, char **argv);
 int cmd_precision_report(int argc, char **argv);
 
 /* Help text of a command (NULL if unknown). */

@@ -1,4 +1,4 @@
-/* raid groupby: group-by aggregation of float64 columns by an int64 key, with exact group sums
+/* raid groupby: group-by aggregation of float64 columns by a numeric key, with exact group sums
  * (docs/groupby.md). A client of the library's group-by job (include/raid/groupby.h):
  * raid_groupby_run_csv reads and aggregates, raid_groupby_table_write_csv writes. */
 #define _POSIX_C_SOURCE 200809L

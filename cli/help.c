@@ -358,7 +358,7 @@ static const char help_quantile[] =
 static const char help_groupby[] =
     "usage: raid groupby FILE --by KEY --agg AGG:COL[,AGG:COL...][,count] [--device D] [-o OUT]\n"
     "\n"
-    "Group the rows of FILE (CSV with a header row; \"-\" reads standard input) by the integer column KEY\n"
+    "Group the rows of FILE (CSV with a header row; \"-\" reads standard input) by the numeric column KEY\n"
     "and aggregate float64 columns: AGG is count, sum, mean, min, max, first or last; a bare count is the\n"
     "rows of the group. Every group sum is the EXACT sum of its values rounded once (independent of row\n"
     "order and device, bit for bit); an empty field is a null (skipped; an all-null group sums to 0).\n"
@@ -368,7 +368,8 @@ static const char help_groupby[] =
     "17 significant digits (inf and -inf as such, NaN empty).\n"
     "\n"
     "Options:\n"
-    "  --by KEY             the key column: decimal integers (int64), no empty field (required)\n"
+    "  --by KEY             the key column (required), no empty field: int64 when every key is an\n"
+    "                       integer, else float64 keys (0.0 and -0.0 one group)\n"
     "  --agg LIST           the aggregations, comma-separated (required)\n"
     "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
     "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
@@ -376,6 +377,27 @@ static const char help_groupby[] =
     "\n"
     "Exit status: 0 success; 1 usage error (a bad --agg list too); 2 bad input (the message names\n"
     "FILE:LINE:COL); 4 device error.\n";
+
+static const char help_sort[] =
+    "usage: raid sort FILE --by COL [--desc] [--stable] [--device D] [-o OUT]\n"
+    "\n"
+    "The header and every data row of FILE (CSV with a header row; \"-\" reads standard input), each row's\n"
+    "bytes unchanged, in the order of the numeric column COL: stable (equal values keep their file order:\n"
+    "pandas' sort_values(kind='stable', na_position='last')), empty fields (nulls) last, -0.0 equal to\n"
+    "0.0. A column of integers is sorted as int64, exactly; a column with decimals as float64 (numpy's\n"
+    "order, by a radix sort of the order keys: the same order on the cpu and a device). A field that is\n"
+    "not a number is an error. The whole file is held in memory. Rows end with LF in the output.\n"
+    "\n"
+    "Options:\n"
+    "  --by COL             the sort column (required)\n"
+    "  --desc               larger values first (ties still in file order, nulls still last)\n"
+    "  --stable             the default (every sort is stable); accepted\n"
+    "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 success; 1 usage error; 2 bad input (the message names FILE:LINE:COL); 4 device\n"
+    "error.\n";
 
 const char *cli_help(const char *cmd)
 {
@@ -401,6 +423,8 @@ const char *cli_help(const char *cmd)
         return help_bars;
     if (!strcmp(cmd, "quantile"))
         return help_quantile;
+    if (!strcmp(cmd, "sort"))
+        return help_sort;
     if (!strcmp(cmd, "precision-report"))
         return help_precision;
     return NULL;

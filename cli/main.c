@@ -17,7 +17,8 @@ static const struct {
     {"sweep", cmd_sweep, "moving-average crossover backtests over a grid of (fast, slow) periods"},
     {"bars", cmd_bars, "trades to OHLCV bars per symbol and interval (exact volume and vwap sums)"},
     {"quantile", cmd_quantile, "quantiles of a float64 column, optionally per integer key (numpy's linear)"},
-    {"groupby", cmd_groupby, "group-by of float64 columns by an integer key, with exact group sums"},
+    {"groupby", cmd_groupby, "group-by of float64 columns by a numeric key, with exact group sums"},
+    {"sort", cmd_sort, "the rows of a CSV file ordered by a numeric column (stable, nulls last)"},
     {"simulate", cmd_simulate, "simulate intraday prices from a stochastic-volatility model with jumps"},
     {"precision-report", cmd_precision_report, "plot the f32 device error of rv against M"},
 };

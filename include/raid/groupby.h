@@ -89,6 +89,29 @@ typedef struct raid_groupby raid_groupby;
 RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
                                           const uint8_t *valid, size_t n, const raid_agg *aggs, size_t naggs,
                                           unsigned flags, raid_groupby **out);
+/** Group n rows by FLOAT64 keys (issue 11 section 2): raid_groupby_compute's arguments, aggregations,
+ *  semantics, paths and errors, the keys compared through their order keys (kernels/raid_keys.h, the one
+ *  definition; docs/column.md "Order keys"): 0.0 and -0.0 are one group, every NaN (any sign, any
+ *  payload) is one group, after +inf. key_valid: NULL (every key valid) or uint8[n], 0 where the row's KEY
+ *  is null: the rows of null keys form one group of their own (polars' group_by; pandas' groupby with
+ *  dropna=False, which does not tell NaN from null), the last one, after NaN's. (The rows' values keep
+ *  their own validity, valid.) Groups come out in numpy's ascending order: -inf, ..., -0.0 == 0.0, ...,
+ *  +inf, NaN, null. Implemented over raid_groupby_compute: each key's sort key with its top bit flipped is
+ *  an int64 key of the same order, so every aggregation is the int64 call's, bit for bit, on every path.
+ *  The result: raid_groupby_keys_f64 gives the groups' keys, raid_groupby_null_group whether the last
+ *  group is the null keys' (raid_groupby_keys gives the int64 sort keys, not the doubles). Errors:
+ *  raid_groupby_compute's (RAID_EINVAL: keys NULL with n > 0, ...). *out NULL on failure. */
+RAID_API raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const uint8_t *key_valid,
+                                              const double *values, const uint8_t *valid, size_t n,
+                                              const raid_agg *aggs, size_t naggs, unsigned flags,
+                                              raid_groupby **out);
+/** The groups' float64 keys of a raid_groupby_compute_f64 result, ascending (ngroups): +0.0 for the zero
+ *  group (whatever signs its rows had), the canonical quiet NaN 0x7FF8000000000000 for the NaN group and
+ *  for the null keys' group (raid_groupby_null_group tells them apart), the key's own bits otherwise. NULL
+ *  for NULL, no group, or a result of raid_groupby_compute (int64 keys). */
+RAID_API const double *raid_groupby_keys_f64(const raid_groupby *g);
+/** 1 when the last group of a raid_groupby_compute_f64 result holds the rows of null keys, else 0. */
+RAID_API int raid_groupby_null_group(const raid_groupby *g);
 /** Free a result. NULL is a no-op. */
 RAID_API void raid_groupby_destroy(raid_groupby *g);
 /** The number of groups (distinct keys); 0 for NULL. */
@@ -110,20 +133,22 @@ RAID_API const double *raid_groupby_column(const raid_groupby *g, size_t j);
 typedef struct raid_groupby_table raid_groupby_table;
 
 /** Read path ("-": standard input; CSV with a header row, read by the table reader of every RAID input:
- *  docs/input.md) and aggregate: the key column `by` (decimal int64, no empty field) and every value
+ *  docs/input.md) and aggregate: the key column `by` (decimal numbers, no empty field: int64 keys, exact,
+ *  when every key is an integer [+-]digits within int64 (one beyond int64 is an error); else every key is
+ *  the float64 it rounds to, grouped by raid_groupby_compute_f64: 0.0 and -0.0 one group) and every value
  *  column named in aggs, "AGG:COL[,AGG:COL...]" with AGG count, sum, mean, min, max, first or last
  *  (raid_groupby_compute's semantics; an empty field of a value column is a null), or a bare "count"
  *  (the rows of the group). flags: 0 or RAID_GROUPBY_SKIPNA (the file holds no NaN: numbers are decimal
  *  only). One raid_groupby_compute per value column on ctx (NULL or cpu: the float64 path; a device: its
  *  kernels, the same bits). *out: the table (raid_groupby_table_destroy). Errors: RAID_EINVAL (a bad
  *  aggregation list: its item; more than RAID_GROUPBY_MAX_AGGS items), RAID_EIO (FILE: reason),
- *  RAID_EPARSE ("FILE:LINE:COL: what": a missing column, a key that is not an integer, a value that is
- *  not a number), RAID_ENOMEM, the device's. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
+ *  RAID_EPARSE ("FILE:LINE:COL: what": a missing column, a key that is not a number or an integer
+ *  beyond int64 in a column of integers, a value that is not a number), RAID_ENOMEM, the device's. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  *  *out NULL on failure. */
 RAID_API raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by, const char *aggs,
                                           unsigned flags, raid_groupby_table **out);
 /** Write the table: header "BY,AGG_COL,...,count" (count for a bare count), one row per group in ascending
- *  key order; sums, means, min, max, first and last with 17 significant digits (inf and -inf written as
+ *  key order (float64 keys with 17 significant digits, inf and -inf as such, the zero group as 0); sums, means, min, max, first and last with 17 significant digits (inf and -inf written as
  *  such, NaN as an empty field), counts as integers. Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f);
 /** Free a table. NULL is a no-op. */

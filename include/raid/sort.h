@@ -44,6 +44,8 @@
 
 #include "raid/core.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,6 +88,45 @@ RAID_API raid_status raid_argsort_f64_seg_u32(raid_ctx *ctx, const double *x, co
                                               const uint8_t *valid, unsigned flags, uint32_t *idx);
 RAID_API raid_status raid_argsort_f64_seg_i64(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
                                               const uint8_t *valid, unsigned flags, int64_t *idx);
+
+/* ---- The sort job on a CSV file (raid sort; docs/column.md "raid sort") ---- */
+
+typedef struct raid_sort_table raid_sort_table;
+
+/** Read path ("-": standard input; CSV with a header row, read by the table reader of every RAID input:
+ *  docs/input.md) and order its data rows by the column `by` (matched case-insensitively), stably: rows
+ *  of equal values keep their file order (pandas' sort_values(kind='stable', na_position='last'),
+ *  polars' maintain_order). The column's fields are decimal numbers (the table reader's grammar) or empty
+ *  (a null: nulls come last, in file order, in both directions).
+ *  - Every non-empty field an integer ([+-]digits) within int64: the column is sorted as int64, exactly
+ *    (integers beyond 2^53 too), by raid_sort_i64_f64 with the row numbers carried; an integer beyond
+ *    int64 in such a column is an error (RAID_EPARSE at its FILE:LINE:COL).
+ *  - Else (a field with a decimal point or an exponent): every field is read as the float64 it rounds to
+ *    (as pandas reads it: 1e400 is inf, 1e-400 is 0) and the rows are ordered by raid_argsort_f64_i64,
+ *    numpy's order: -0.0 equal to 0.0 (file order), inf last among the numbers. (A CSV field is never
+ *    NaN: the grammar has no nan.)
+ *  - Text (a field that is not a number) is refused: RAID_EPARSE "FILE:LINE:COL: cannot parse value
+ *    'TEXT'" at the first such field.
+ *  flags: 0 or RAID_SORT_DESC (larger values first, ties still in file order, nulls still last; see
+ *  "Descending" above). The sorts run on ctx: NULL or a cpu context the cpu path, a device context the
+ *  device; the same order bit for bit (one stable order exists).
+ *  Memory: the whole file is held: every row's bytes, plus about 33 bytes per row (offsets, the values,
+ *  the order) and the sort's buffers (about 32 bytes per row while it runs).
+ *  *out: the table (raid_sort_table_destroy). Errors: RAID_EINVAL (NULL or empty argument, unknown
+ *  flags), RAID_EIO ("FILE: reason"), RAID_EPARSE ("FILE:LINE:COL: what": a missing column, a field
+ *  that is not a number, a row of the wrong number of fields, ...), RAID_ENOMEM, the sort's (device)
+ *  errors. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out NULL on failure. */
+RAID_API raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, unsigned flags,
+                                       raid_sort_table **out);
+/** Write the table: the header row, then every data row in the sorted order, each row's bytes as they
+ *  are in the file (quotes, spaces and line breaks inside quoted fields unchanged; a UTF-8 byte order
+ *  mark and blank lines are not rows), each followed by one LF (a CRLF or CR file's row ends become LF).
+ *  Errors: RAID_EINVAL (NULL), RAID_EIO. */
+RAID_API raid_status raid_sort_table_write_csv(const raid_sort_table *t, FILE *f);
+/** The number of data rows of a table (0 for NULL). */
+RAID_API size_t raid_sort_table_nrows(const raid_sort_table *t);
+/** Free a table. NULL is a no-op. */
+RAID_API void raid_sort_table_destroy(raid_sort_table *t);
 
 #ifdef __cplusplus
 }

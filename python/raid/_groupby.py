@@ -9,9 +9,10 @@ AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
 
 
 def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, device=None):
-    """Group values by int64 keys and aggregate each group (docs/groupby.md).
+    """Group values by int64 or float64 keys and aggregate each group (docs/groupby.md).
 
-    keys: int64 array-like (n); values: float64 array-like (n), or None when every aggregation is "count";
+    keys: int64 array-like (n), or float64 (raid_groupby_compute_f64: 0.0 and -0.0 one group keyed 0.0,
+    every NaN one group keyed NaN, last: polars' group_by, pandas' groupby(dropna=False)); values: float64 array-like (n), or None when every aggregation is "count";
     aggs: names among "count", "sum", "mean", "min", "max", "first", "last" (a string for one);
     valid: None or a boolean/uint8 mask (n), False/0 a null row (its key still forms a group);
     skipna: NaN values are nulls (pandas' groupby) when True; when False a NaN makes its group's sum,
@@ -33,9 +34,10 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
             raise ValueError(f"unknown aggregation {a!r} (expected one of {', '.join(AGGS)})")
         codes.append(AGGS.index(a))
     kind = np.asarray(keys).dtype.kind
-    if kind not in "iu" and not (kind == "f" and np.asarray(keys).size == 0):
-        raise ValueError(f"keys must be integers, not of dtype {np.asarray(keys).dtype}")
-    k, pk = as_c(keys, np.int64, "keys")
+    fkeys = kind == "f" and np.asarray(keys).size > 0
+    if kind not in "iuf":
+        raise ValueError(f"keys must be integers or floats, not of dtype {np.asarray(keys).dtype}")
+    k, pk = as_c(keys, np.float64 if fkeys else np.int64, "keys")
     n = k.size
     if values is None:
         if any(a != "count" for a in aggs):
@@ -55,8 +57,11 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     ca = ffi.new("raid_agg[]", codes)
     out = ffi.new("raid_groupby **")
     ctx = context(device)
-    check(lib.raid_groupby_compute(ctx, pk, px, pv, n, ca, len(codes),
-                                   lib.RAID_GROUPBY_SKIPNA if skipna else 0, out), ctx)
+    flags = lib.RAID_GROUPBY_SKIPNA if skipna else 0
+    if fkeys:
+        check(lib.raid_groupby_compute_f64(ctx, pk, ffi.NULL, px, pv, n, ca, len(codes), flags, out), ctx)
+    else:
+        check(lib.raid_groupby_compute(ctx, pk, px, pv, n, ca, len(codes), flags, out), ctx)
     g = ffi.gc(out[0], lib.raid_groupby_destroy)
     G = lib.raid_groupby_ngroups(g)
 
@@ -65,7 +70,8 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
             return np.zeros(0, dtype=dtype)
         return np.frombuffer(ffi.buffer(ptr, G * np.dtype(dtype).itemsize), dtype=dtype).copy()
 
-    index = pd.Index(arr(lib.raid_groupby_keys(g), np.int64), name="key")
+    index = pd.Index(arr(lib.raid_groupby_keys_f64(g), np.float64) if fkeys else
+                     arr(lib.raid_groupby_keys(g), np.int64), name="key")
     cols, seen = {}, {}
     for j, a in enumerate(aggs):
         name = a if a not in seen else f"{a}_{seen[a]}"

@@ -4,6 +4,7 @@
  * the one dispatch between the cpu path (groupby_cpu.c) and the device path (groupby_cl.c), the rounding
  * of exact sums and the result's columns. */
 #include "column/groupby_internal.h"
+#include "column/keys.h"
 
 #include <assert.h>
 #include <math.h>
@@ -18,6 +19,8 @@ struct raid_groupby {
     int64_t *keys, *counts;
     int *aggs;
     double *cols; /* naggs x ngroups */
+    double *fkeys;  /* raid_groupby_compute_f64: the groups' float64 keys (else NULL) */
+    int null_group; /* raid_groupby_compute_f64: the last group is the null keys' */
 };
 
 static const char *const agg_names[RAID_AGG_NAGGS] = {"count", "sum", "mean", "min", "max", "first", "last"};
@@ -261,7 +264,7 @@ void raid_groupby_destroy(raid_groupby *g)
 {
     if (!g)
         return;
-    free(g->keys), free(g->counts), free(g->aggs), free(g->cols), free(g);
+    free(g->keys), free(g->counts), free(g->aggs), free(g->cols), free(g->fkeys), free(g);
 }
 
 static void partial_free(gb_partial *p)
@@ -430,6 +433,54 @@ raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const doubl
 {
     return gb_compute(ctx, keys, values, valid, n, aggs, naggs, flags, 0, -1, out);
 }
+
+/* Float64 keys: each key's sort key (raid_key_sort: numpy's order, -0.0 folded onto 0.0, every NaN one
+ * key after +inf, a null key the largest) with its top bit flipped is an int64 of the same (signed) order:
+ * the int64 call groups them, and the groups' keys map back. */
+#define GB_TOP 0x8000000000000000ull
+
+raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const uint8_t *key_valid,
+                                     const double *values, const uint8_t *valid, size_t n, const raid_agg *aggs,
+                                     size_t naggs, unsigned flags, raid_groupby **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out || (n && !keys))
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute_f64: NULL argument");
+    int64_t *ik = malloc((n ? n : 1) * sizeof *ik);
+    if (!ik)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        memcpy(&b, &keys[i], sizeof b);
+        const raid_key k = raid_key_sort((uint32_t)(b >> 32), (uint32_t)b, key_valid != NULL,
+                                         key_valid ? key_valid[i] != 0 : 1, 0);
+        ik[i] = (int64_t)(((uint64_t)k.hi << 32 | k.lo) ^ GB_TOP);
+    }
+    raid_status st = raid_groupby_compute(ctx, ik, values, valid, n, aggs, naggs, flags, out);
+    free(ik);
+    if (st != RAID_OK)
+        return st;
+    raid_groupby *g = *out;
+    if (!(g->fkeys = malloc((g->ngroups ? g->ngroups : 1) * sizeof *g->fkeys))) {
+        raid_groupby_destroy(g);
+        *out = NULL;
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+    }
+    for (size_t j = 0; j < g->ngroups; j++) {
+        uint64_t k = (uint64_t)g->keys[j] ^ GB_TOP;
+        if (key_valid && k == UINT64_MAX) /* the null keys' group: last */
+            g->null_group = 1, k = UINT64_MAX;
+        else if (key_valid && k == UINT64_MAX - 1) /* NaN below the nulls: the NaN key */
+            k = UINT64_MAX;
+        g->fkeys[j] = raid_key64_value(k);
+    }
+    return RAID_OK;
+}
+
+const double *raid_groupby_keys_f64(const raid_groupby *g) { return g && g->ngroups ? g->fkeys : NULL; }
+int raid_groupby_null_group(const raid_groupby *g) { return g ? g->null_group : 0; }
 
 size_t raid_groupby_ngroups(const raid_groupby *g) { return g ? g->ngroups : 0; }
 const int64_t *raid_groupby_keys(const raid_groupby *g) { return g && g->ngroups ? g->keys : NULL; }

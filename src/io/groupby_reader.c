@@ -1,5 +1,6 @@
 /* The group-by job on a CSV file (raid groupby; include/raid/groupby.h raid_groupby_table_*,
- * docs/groupby.md "raid groupby"): the aggregation list parsed, the key column (int64) and every value
+ * docs/groupby.md "raid groupby"): the aggregation list parsed, the key column (int64 when every key is an
+ * integer, else float64 keys: raid_groupby_compute_f64) and every value
  * column named by it (decimal numbers; an empty field is a null) read with the table reader (table.c:
  * FILE:LINE:COL errors, bounded batches), one raid_groupby_compute per value column (and one for a bare
  * count), the columns joined by key (every call sees the same keys, so the same groups) and written. */
@@ -23,6 +24,7 @@ typedef struct gb_out {
 
 struct raid_groupby_table {
     char *by;                  /* the key column's name */
+    int fkeys;                 /* float64 keys (a key that is not an integer); else int64 */
     size_t nout, ncols;        /* output columns; distinct value columns */
     gb_out *out;
     char **cols;               /* ncols value column names */
@@ -88,18 +90,32 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
     return RAID_OK;
 }
 
+/* The key column as read so far: int64 while every key is an integer (keys), float64 always (fkeys); the
+ * first integer beyond int64 (an error only if every key is an integer). */
+typedef struct gb_keys {
+    int64_t *keys;
+    double *fkeys;
+    int all_int;
+    uint64_t big_line;
+    char big_text[96];
+} gb_keys;
+
 /* Append batch b's rows to the arrays (keys, then per value column values and validity). */
-static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t *cap, int64_t **keys, double **v,
+static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t *cap, gb_keys *kc, double **v,
                           uint8_t **valid)
 {
     if (*n + b->nrows > *cap) {
         size_t c = *cap ? *cap : 65536;
         while (c < *n + b->nrows)
             c *= 2;
-        int64_t *k = realloc(*keys, c * sizeof *k);
-        if (!k)
+        int64_t *k = realloc(kc->keys, c * sizeof *k);
+        if (k)
+            kc->keys = k;
+        double *fk = realloc(kc->fkeys, c * sizeof *fk);
+        if (fk)
+            kc->fkeys = fk;
+        if (!k || !fk)
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-        *keys = k;
         for (size_t j = 0; j < ncols; j++) {
             double *x = realloc(v[j], c * sizeof *x);
             if (x)
@@ -112,7 +128,17 @@ static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t 
         }
         *cap = c;
     }
-    memcpy(*keys + *n, b->col[0].i64, b->nrows * sizeof **keys);
+    const raid_tcol *kcol = &b->col[0];
+    memcpy(kc->fkeys + *n, kcol->f64, b->nrows * sizeof *kc->fkeys);
+    for (size_t i = 0; i < b->nrows && kc->all_int; i++) {
+        size_t len;
+        const char *s = raid_tcol_text(kcol, i, &len);
+        const int r = raid_table_number_int(s, len, &kc->keys[*n + i]);
+        if (r == 0)
+            kc->all_int = 0;
+        else if (r < 0 && !kc->big_line)
+            kc->big_line = kcol->line[i], snprintf(kc->big_text, sizeof kc->big_text, "%.*s", raid_table_show(len), s);
+    }
     for (size_t j = 0; j < ncols; j++) {
         const raid_tcol *c = &b->col[1 + j];
         memcpy(v[j] + *n, c->f64, b->nrows * sizeof *v[j]);
@@ -142,7 +168,7 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
     raid_tspec *spec = calloc(1 + t->ncols, sizeof *spec);
     double **v = calloc(t->ncols + 1, sizeof *v);
     uint8_t **valid = calloc(t->ncols + 1, sizeof *valid);
-    int64_t *keys = NULL;
+    gb_keys kc = {.all_int = 1};
     size_t n = 0, cap = 0;
     raid_table *tab = NULL;
     raid_tbatch b = {0};
@@ -150,18 +176,22 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
-    spec[0] = (raid_tspec){t->by, "key", RAID_T_I64, 0};
+    spec[0] = (raid_tspec){t->by, "key", RAID_T_F64, RAID_T_KEEP_TEXT};
     for (size_t j = 0; j < t->ncols; j++)
         spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA};
     if ((st = raid_table_open(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raid_tbatch_init(&b, tab)) != RAID_OK)
         goto done;
     for (int fin = 0; !fin && st == RAID_OK;) {
         const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
-        if ((st = append(&b, t->ncols, &n, &cap, &keys, v, valid)) == RAID_OK)
+        if ((st = append(&b, t->ncols, &n, &cap, &kc, v, valid)) == RAID_OK)
             st = rs;
     }
+    if (st == RAID_OK && kc.all_int && kc.big_line)
+        st = raid_table_fail(tab, kc.big_line, raid_table_col(tab, 0),
+                             "integer key '%s' is beyond the int64 range (integer keys are int64)", kc.big_text);
     if (st != RAID_OK)
         goto done;
+    t->fkeys = !kc.all_int;
     /* one call per value column with its aggregations; a bare count: the rows per group */
     int bare = 0;
     for (size_t k = 0; k < t->nout; k++)
@@ -178,21 +208,21 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
                 list[na++] = t->out[k].agg;
         if (j == t->ncols && !bare)
             break;
-        if ((st = raid_groupby_compute(ctx, keys, j < t->ncols ? v[j] : NULL, j < t->ncols ? valid[j] : NULL, n, list,
-                                       na ? na : 1, flags, &t->res[j])) != RAID_OK)
+        const double *x = j < t->ncols ? v[j] : NULL;
+        const uint8_t *ok = j < t->ncols ? valid[j] : NULL;
+        st = t->fkeys ? raid_groupby_compute_f64(ctx, kc.fkeys, NULL, x, ok, n, list, na ? na : 1, flags, &t->res[j])
+                      : raid_groupby_compute(ctx, kc.keys, x, ok, n, list, na ? na : 1, flags, &t->res[j]);
+        if (st != RAID_OK)
             st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
         t->nres = j + 1;
     }
 done:
-    if (st != RAID_OK && tab && *raid_table_errmsg(tab))
-        st = raid_fail(ctx, st, "%s", raid_table_errmsg(tab));
-    else if (st != RAID_OK) /* the latest failure's message, on this thread */
-        st = raid_fail(ctx, st, "%s", raid_errmsg());
+    st = raid_table_job_status(ctx, tab, st);
     raid_tbatch_free(&b);
     raid_table_close(tab);
     for (size_t j = 0; v && valid && j < t->ncols; j++)
         free(v[j]), free(valid[j]);
-    free(v), free(valid), free(keys), free(spec);
+    free(v), free(valid), free(kc.keys), free(kc.fkeys), free(spec);
     if (st != RAID_OK) {
         raid_groupby_table_destroy(t);
         return st;
@@ -220,8 +250,14 @@ raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
     const raid_groupby *g0 = t->res[0] ? t->res[0] : t->res[t->ncols];
     const size_t ng = raid_groupby_ngroups(g0);
     const int64_t *keys = raid_groupby_keys(g0);
+    const double *fkeys = raid_groupby_keys_f64(g0);
     for (size_t i = 0; i < ng; i++) {
-        fprintf(f, "%lld", (long long)keys[i]);
+        if (!t->fkeys)
+            fprintf(f, "%lld", (long long)keys[i]);
+        else if (isinf(fkeys[i]))
+            fputs(fkeys[i] > 0 ? "inf" : "-inf", f);
+        else
+            fprintf(f, "%.17g", fkeys[i]); /* the key +0.0 for 0.0 and -0.0; a CSV key is never NaN */
         for (size_t k = 0; k < t->nout; k++) {
             const int col = t->out[k].col;
             const raid_groupby *g = t->res[col < 0 ? t->ncols : (size_t)col];

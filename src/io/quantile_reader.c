@@ -150,10 +150,7 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
             t->out[g * t->nq + j] = seg_of[g] < 0 ? NAN : res[(size_t)seg_of[g] * t->nq + j];
     free(res), free(seg_of);
 done:
-    if (st != RAID_OK && tab && *raid_table_errmsg(tab))
-        st = raid_fail(ctx, st, "%s", raid_table_errmsg(tab));
-    else if (st != RAID_OK)
-        st = raid_fail(ctx, st, "%s", raid_errmsg());
+    st = raid_table_job_status(ctx, tab, st);
     raid_tbatch_free(&b);
     raid_table_close(tab);
     free(q), free(v), free(vs), free(k), free(ks), free(off);

@@ -61,6 +61,11 @@ struct raid_table {
 
     raid_tbatch *b; /* the batch being filled */
 
+    /* raw bytes of the row being tokenised (raid_table_keep_rows; the header's always) */
+    int keep_rows;
+    char *raw, *hdr_text;
+    size_t raw_len, raw_cap, hdr_len;
+
     char *notices[MAX_NOTICES];
     size_t nnotices;
 
@@ -100,6 +105,13 @@ static raid_status pfail(raid_table *t, uint64_t line, size_t col, const char *f
 
 const char *raid_table_errmsg(const raid_table *t) { return t ? t->err.msg : ""; }
 
+raid_status raid_table_job_status(raid_ctx *ctx, const raid_table *tab, raid_status st)
+{
+    if (st == RAID_OK)
+        return st;
+    return raid_fail(ctx, st, "%s", tab && *raid_table_errmsg(tab) ? raid_table_errmsg(tab) : raid_errmsg());
+}
+
 uint64_t raid_table_header_line(const raid_table *t) { return t ? t->hdr_line : 0; }
 
 size_t raid_table_notice_count(const raid_table *t) { return t ? t->nnotices : 0; }
@@ -113,6 +125,15 @@ size_t raid_table_col(const raid_table *t, size_t k)
 }
 
 const char *raid_table_path(const raid_table *t) { return t->path; }
+
+void raid_table_keep_rows(raid_table *t) { t->keep_rows = 1; }
+
+const char *raid_table_header_text(const raid_table *t, size_t *len)
+{
+    if (len)
+        *len = t->hdr_len;
+    return t->hdr_text ? t->hdr_text : "";
+}
 
 void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total)
 {
@@ -150,6 +171,8 @@ void raid_tbatch_free(raid_tbatch *b)
         free(c->text);
         free(c->line);
     }
+    free(b->row.text_off);
+    free(b->row.text);
     free(b->col);
     memset(b, 0, sizeof *b);
 }
@@ -190,6 +213,12 @@ static int batch_room(raid_table *t, raid_tbatch *b)
                 c->text_off[0] = 0;
         }
     }
+    if (t->keep_rows) {
+        if (grow((void **)&b->row.text_off, cap + 1, sizeof *b->row.text_off))
+            return -1;
+        if (b->nrows == 0)
+            b->row.text_off[0] = 0;
+    }
     b->cap = cap;
     return 0;
 }
@@ -197,6 +226,8 @@ static int batch_room(raid_table *t, raid_tbatch *b)
 static void batch_clear(raid_tbatch *b)
 {
     b->nrows = 0;
+    if (b->row.text_off)
+        b->row.text_off[0] = 0;
     for (size_t k = 0; k < b->ncols; k++)
         if (b->col[k].text_off)
             b->col[k].text_off[0] = 0;
@@ -281,6 +312,17 @@ static int parse_int(const char *s, size_t n, int64_t *v)
     }
     *v = neg ? (x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x) : (int64_t)x;
     return 0;
+}
+
+int raid_table_number_int(const char *s, size_t n, int64_t *v)
+{
+    const size_t sign = n && (s[0] == '+' || s[0] == '-');
+    if (n == sign)
+        return 0;
+    for (size_t i = sign; i < n; i++)
+        if (!is_digit(s[i]))
+            return 0;
+    return parse_int(s, n, v) == 0 ? 1 : -1;
 }
 
 static const char *type_noun(raid_ttype ty)
@@ -435,7 +477,29 @@ static void process_row(raid_table *t)
     for (size_t k = 0; k < t->ncols; k++)
         if (t->col[k] != SIZE_MAX && put_field(t, b, k, b->nrows) != 0)
             return;
+    if (t->keep_rows && put_text(&b->row, b->nrows, t->raw, t->raw_len) != 0) {
+        tfail(t, RAID_ENOMEM, "out of memory");
+        return;
+    }
     b->nrows++;
+}
+
+/* Append s[0..n) to the raw bytes of the row being tokenised. 0 or -1 (out of memory, reported). */
+static int raw_add(raid_table *t, const unsigned char *s, size_t n)
+{
+    if (t->raw_len + n > t->raw_cap) {
+        size_t cap = t->raw_cap ? t->raw_cap : 256;
+        while (cap < t->raw_len + n)
+            cap *= 2;
+        if (grow((void **)&t->raw, cap, 1)) {
+            tfail(t, RAID_ENOMEM, "out of memory");
+            return -1;
+        }
+        t->raw_cap = cap;
+    }
+    memcpy(t->raw + t->raw_len, s, n);
+    t->raw_len += n;
+    return 0;
 }
 
 static int store(field_buf *f, const char *s, size_t n)
@@ -529,14 +593,22 @@ static void on_row(int c, void *ud)
 {
     raid_table *t = ud;
     const size_t nf = t->fidx;
+    if (c != -1 && t->raw_len > 0) /* the raw bytes end with the line break (input cut after it) */
+        t->raw_len--;
     if (t->err.st == RAID_OK && nf > 0) {
         if (c == -1) /* ended by the end of the input, not by a line break */
             t->unterminated_line = t->last_line;
-        if (!t->header_done)
+        if (!t->header_done) {
             process_header(t);
-        else
+            if (!(t->hdr_text = malloc(t->raw_len + 1)))
+                tfail(t, RAID_ENOMEM, "out of memory");
+            else
+                memcpy(t->hdr_text, t->raw ? t->raw : "", t->raw_len), t->hdr_text[t->hdr_len = t->raw_len] = 0;
+        } else {
             process_row(t);
+        }
     }
+    t->raw_len = 0;
     t->cur_line += (uint64_t)lines_ended(c, nf, &t->last_term);
     t->fidx = 0;
 }
@@ -631,6 +703,8 @@ void raid_table_close(raid_table *t)
     if (t->csv_inited)
         csv_free(&t->csv);
     free(t->blk);
+    free(t->raw);
+    free(t->hdr_text);
     free(t->path);
     for (size_t k = 0; k < t->ncols; k++) {
         if (t->spec) {
@@ -730,6 +804,8 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
                 break;
             }
         }
+        if (raw_add(t, t->blk + t->blk_pos, 1) != 0)
+            break;
         if (csv_parse(&t->csv, t->blk + t->blk_pos, 1, on_field, on_row, t) != 1) {
             csv_status(t);
             break;
@@ -780,6 +856,17 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
         size_t len = t->blk_len - t->blk_pos;
         if (len > PIECE_SIZE)
             len = PIECE_SIZE;
+        if (t->keep_rows) { /* up to the first line break: a row's end is then the end of what is parsed */
+            const unsigned char *p = t->blk + t->blk_pos;
+            size_t i = 0;
+            while (i < len && p[i] != '\n' && p[i] != '\r')
+                i++;
+            len = i < len ? i + 1 : len;
+            if (raw_add(t, p, len) != 0) {
+                s = t->err.st;
+                break;
+            }
+        }
         const size_t used = csv_parse(&t->csv, t->blk + t->blk_pos, len, on_field, on_row, t);
         t->blk_pos += len;
         if (t->err.st != RAID_OK) {

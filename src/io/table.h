@@ -86,6 +86,7 @@ typedef struct raid_tcol {
 typedef struct raid_tbatch {
     size_t nrows, cap, ncols;
     raid_tcol *col;
+    raid_tcol row; /* raid_table_keep_rows: row i's raw bytes (raid_tcol_text(&b->row, i, &len)); else unused */
 } raid_tbatch;
 
 /* Field i of a STRING or KEEP_TEXT column and its length. */
@@ -113,6 +114,16 @@ size_t raid_table_col(const raid_table *t, size_t k);
 /* The path as given (for messages). */
 const char *raid_table_path(const raid_table *t);
 
+/* Keep the raw bytes of every data row (for jobs that write rows unchanged, such as raid sort): from then
+ * on each batch's `row` holds, for row i, the row's bytes as they are in the file (quotes, spaces, line
+ * breaks inside quoted fields included) without the line break that ends it (LF, CR or CRLF), i.e. from the
+ * first byte after the previous line break to the byte before its own. Call after raid_table_open, before
+ * the first raid_table_read. Rows are then tokenised one line at a time (a little slower). */
+void raid_table_keep_rows(raid_table *t);
+/* The header row's raw bytes, the same way (without its line break and a UTF-8 byte order mark); always
+ * kept. len may be NULL. Valid until raid_table_close. */
+const char *raid_table_header_text(const raid_table *t, size_t *len);
+
 /* Prepare b for this table's columns (empty). A batch belongs to one table. Errors: RAID_ENOMEM. */
 raid_status raid_tbatch_init(raid_tbatch *b, const raid_table *t);
 void raid_tbatch_free(raid_tbatch *b);
@@ -128,6 +139,16 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
  * failure the table met further on in the batch (the caller's row comes first in the file). */
 raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Whether the text s[0..n) of a field read as a decimal number (RAID_T_F64 with RAID_T_KEEP_TEXT) is an
+ * integer, by the table's integer rule (RAID_T_I64): 1 for [+-]digits within int64 (*v its value), -1 for
+ * [+-]digits beyond int64, 0 otherwise (a decimal point or an exponent). For jobs that keep a column of
+ * integers exact (int64) and read any other number column as float64 (raid sort, raid groupby's key). */
+int raid_table_number_int(const char *s, size_t n, int64_t *v);
+
+/* The end of a job that reads a table (the CSV jobs' `done:`): a failure st (RAID_OK: returned as is) is
+ * reported on ctx (NULL: the thread's message) with the table's message when it has one (bad input:
+ * FILE:LINE:COL; tab may be NULL), else the latest failure's message on this thread. Returns st. */
+raid_status raid_table_job_status(raid_ctx *ctx, const raid_table *tab, raid_status st);
 /* The message of the table's failure ("" if none). */
 const char *raid_table_errmsg(const raid_table *t);
 /* The 1-based line of the header (0 before raid_table_open read it). */
