@@ -92,6 +92,8 @@ static void test_checks(void **state)
     expect_einval(raid_arrow_check(&e.s, &e.a, "g", NULL, NULL), "null_count 2 but the validity bitmap holds 1");
     export(&e, "g", NULL, NULL, 0, 4, 0);
     expect_einval(raid_arrow_check(&e.s, &e.a, "g", NULL, NULL), "no values buffer");
+    export(&e, "g", (const char *)x + 4, NULL, 0, 2, 0);
+    expect_einval(raid_arrow_check(&e.s, &e.a, "g", NULL, NULL), "not aligned to 8 bytes");
     export(&e, "g", NULL, NULL, 0, 0, 0); /* empty, no buffer: fine */
     assert_int_equal(raid_arrow_check(&e.s, &e.a, "g", &n, NULL), RAID_OK);
     assert_int_equal(n, 0);

@@ -13,8 +13,9 @@
  * Arrays accepted (anything else: RAID_EINVAL naming what is wrong): format "g" (float64) or "l" (int64)
  * as each function says, no children, no dictionary, n_buffers 2 (validity, values), release not NULL
  * (not a released array), offset >= 0 and length >= 0, the values buffer not NULL when offset + length
- * > 0, a validity buffer when null_count > 0 (null_count -1, unknown, counts the bitmap's zeros). The
- * values are read in place at buffers[1] + offset (no copy); the validity bitmap (bit i of the array
+ * > 0 and aligned to 8 bytes (the specification recommends 64; C needs 8 to read a double), a validity
+ * buffer when null_count > 0 (null_count -1, unknown, counts the bitmap's zeros; a null_count that
+ * disagrees with the bitmap is refused). The values are read in place at buffers[1] + offset (no copy); the validity bitmap (bit i of the array
  * is bit offset + i of buffers[0], least significant bit first) is passed to raid_sort_f64 in place
  * when offset is a multiple of 8, else as a shifted copy (length / 8 bytes).
  *

@@ -53,6 +53,8 @@ static raid_status check(raid_ctx *ctx, const char *fn, const char *what, const 
                          (long long)a->null_count, (long long)a->length);
     if (a->offset + a->length > 0 && !a->buffers[1])
         return raid_fail(ctx, RAID_EINVAL, "%s: %s: no values buffer", fn, what);
+    if (a->buffers[1] && (uintptr_t)a->buffers[1] % 8 != 0)
+        return raid_fail(ctx, RAID_EINVAL, "%s: %s: the values buffer is not aligned to 8 bytes", fn, what);
     if (a->null_count > 0 && !a->buffers[0])
         return raid_fail(ctx, RAID_EINVAL, "%s: %s: null_count %lld without a validity buffer", fn, what,
                          (long long)a->null_count);
