@@ -9,13 +9,13 @@
 #include <string.h>
 
 typedef struct bars_args {
-    const char *path, *interval, *tz;
+    const char *path, *interval, *tz, *session;
 } bars_args;
 
 static raid_status run_job(raid_ctx *ctx, void *args, void **res)
 {
     const bars_args *a = args;
-    return raid_bars_run_csv(ctx, a->path, a->interval, a->tz, (raid_bars **)res);
+    return raid_bars_run_csv(ctx, a->path, a->interval, a->tz, a->session, (raid_bars **)res);
 }
 
 static raid_status write_result(const void *res, FILE *f) { return raid_bars_write_csv(res, f); }
@@ -23,9 +23,9 @@ static void destroy_result(void *res) { raid_bars_destroy(res); }
 
 int cmd_bars(int argc, char **argv)
 {
-    static const char *const names[3] = {"interval", "tz", "device"};
-    const char *v[4] = {NULL, NULL, NULL, NULL}; /* interval, tz, device, -o */
-    const int rc = cli_string_options("bars", argc, argv, names, v, 3);
+    static const char *const names[4] = {"interval", "tz", "device", "session"};
+    const char *v[5] = {NULL, NULL, NULL, NULL, NULL}; /* interval, tz, device, session, -o */
+    const int rc = cli_string_options("bars", argc, argv, names, v, 4);
     if (rc)
         return rc < 0 ? 0 : rc;
     int64_t us;
@@ -34,6 +34,11 @@ int cmd_bars(int argc, char **argv)
                 v[0] ? v[0] : "");
         return EXIT_USAGE;
     }
-    bars_args a = {argv[optind], v[0], v[1]};
-    return cli_run_job("bars", v[2], v[3], run_job, &a, write_result, destroy_result);
+    int32_t lo, hi;
+    if (v[3] && raid_parse_session(v[3], &lo, &hi) != RAID_OK) { /* the message of raid realized --session */
+        fprintf(stderr, "raid bars: bad --session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)\n", v[3]);
+        return EXIT_USAGE;
+    }
+    bars_args a = {argv[optind], v[0], v[1], v[3]};
+    return cli_run_job("bars", v[2], v[4], run_job, &a, write_result, destroy_result);
 }

@@ -312,7 +312,8 @@ static const char help_sweep[] =
     "failed; 4 device error.\n";
 
 static const char help_bars[] =
-    "usage: raid bars FILE --interval 1min|5min|1h|1d|Ns|Nmin|Nh|Nd [--tz Area/City] [--device D] [-o OUT]\n"
+    "usage: raid bars FILE --interval 1min|5min|1h|1d|Ns|Nmin|Nh|Nd [--session W] [--tz Area/City] [--device D]\n"
+    "                 [-o OUT]\n"
     "\n"
     "OHLCV bars from trades: one row per symbol and interval with at least one trade. FILE: CSV with a\n"
     "header row (\"-\" reads standard input): symbol (optional), timestamp (ISO 8601), price (> 0), size\n"
@@ -325,12 +326,16 @@ static const char help_bars[] =
     "\n"
     "Options:\n"
     "  --interval I         the bar length (required)\n"
+    "  --session W          keep trades inside the window HH:MM-HH:MM (local time, both ends\n"
+    "                       inclusive; as raid realized --session): the others are checked, not used.\n"
+    "                       A window across midnight (17:00-16:00) puts its evening trades on the next\n"
+    "                       trading date: bars of whole days follow trading dates\n"
     "  --tz Z               the IANA zone of the local time; default UTC\n"
     "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
     "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
     "  -h, --help           show this help\n"
     "\n"
-    "Exit status: 0 success; 1 usage error (a bad --interval or --tz); 2 bad input (the message names\n"
+    "Exit status: 0 success; 1 usage error (a bad --interval, --session or --tz); 2 bad input (the message names\n"
     "FILE:LINE:COL); 4 device error.\n";
 
 static const char help_quantile[] =

@@ -21,6 +21,7 @@
  *   raid/bars.h      trades to OHLCV bars per symbol and interval (exact volume and vwap sums)
  *   raid/sort.h      sorting float64 columns: sort, stable argsort, pairs, segments, nulls
  *   raid/select.h    order statistics of float64 columns: k-th value, median, quantiles, top-k, min/max
+ *   raid/arrow.h     the column operations on Arrow C data interface arrays (no copy where the layout allows)
  *   raid/precision.h the f32 precision curve (raid precision-report)
  *   raid/tuning.h    knobs and measurements for benchmarks and tests only
  */
@@ -41,6 +42,7 @@
 #include "raid/bars.h"
 #include "raid/sort.h"
 #include "raid/select.h"
+#include "raid/arrow.h"
 #include "raid/precision.h"
 #include "raid/tuning.h"
 

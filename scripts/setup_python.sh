@@ -2,7 +2,8 @@
 # Create the Python virtual environment of the Python tests (tests/python) in .venv at the repository
 # root, from PyPI: numpy, pandas, statsmodels and pytest (the cross-checks); cffi and scikit-build-core
 # (building the package raid: python/, pyproject.toml); dask[dataframe] and distributed (the Dask test);
-# arch (the GARCH likelihood against Python arch, tests/python/test_garch_lik_arch.py).
+# arch (the GARCH likelihood against Python arch, tests/python/test_garch_lik_arch.py); pyarrow (Arrow
+# arrays through the C data interface, tests/python/test_arrow.py; optional for the package itself).
 # Idempotent: nothing is done when the venv exists and its packages import. Needs `python3 -m venv`
 # (Debian python3-venv, scripts/setup.sh).
 # PYTHON may name another interpreter (default python3).
@@ -12,8 +13,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv="$root/.venv"
 py=${PYTHON:-python3}
 
-pkgs=(numpy pandas statsmodels pytest cffi scikit-build-core "dask[dataframe]" distributed arch)
-imports='import numpy, pandas, statsmodels, pytest, cffi, scikit_build_core, dask.dataframe, distributed, arch'
+pkgs=(numpy pandas statsmodels pytest cffi scikit-build-core "dask[dataframe]" distributed arch pyarrow)
+imports='import numpy, pandas, statsmodels, pytest, cffi, scikit_build_core, dask.dataframe, distributed, arch, pyarrow'
 
 if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$imports" 2>/dev/null; then
   exit 0

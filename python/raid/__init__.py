@@ -16,8 +16,10 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.sort(x), raid.argsort(x)          float64 sort and stable argsort, bit for bit numpy's (radix)
     raid.median(x), raid.quantile(x, q)    order statistics without sorting, numpy's semantics bit for bit:
     raid.kth, raid.topk, raid.min/max      np.partition, np.quantile (linear), np.sort's ends, np.min/nanmin
+    raid.bars(trades_df, interval=...)     trades to OHLCV bars per symbol and interval (exact volume, vwap)
     raid.ffi, raid.lib                     the whole C API as cffi declares it from include/ (low level)
 """
+from ._bars import bars
 from ._core import RaidError, RaidNotice, device_name, ffi, lib, status_name, version
 from ._garch import garch
 from ._groupby import groupby
@@ -33,4 +35,5 @@ __version__ = version()
 
 __all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "kth",
            "ma", "max", "measure_names", "median", "min", "quantile", "topk", "realized", "realized_from_prices",
-           "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version"]
+           "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version",
+           "bars"]

@@ -3,6 +3,7 @@ raid_groupby_compute on numpy arrays, the result as a pandas DataFrame indexed b
 import numpy as np
 import pandas as pd
 
+from . import _arrow
 from ._core import as_c, check, context, ffi, lib
 
 AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
@@ -22,7 +23,12 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     device: as raid.context ("cpu", "opencl", ...; None: $RAID_DEVICE or auto).
     Returns a DataFrame indexed by the distinct keys in ascending order (index name "key"), one column per
     aggregation named by it (a repeated name gets a suffix "_1", "_2", ...); count is int64.
-    Errors: ValueError (arguments), RaidError (the library's)."""
+    Errors: ValueError (arguments), RaidError (the library's).
+    keys and values may be pyarrow Arrays or ChunkedArrays (int64 keys without nulls, float64 values whose
+    nulls are null rows; read in place through the Arrow C data interface): the result is then a pyarrow
+    Table with the column "key" and the aggregations' columns."""
+    if _arrow.is_arrow(keys) or _arrow.is_arrow(values):
+        return _arrow.groupby(keys, values, aggs, valid, skipna, device)
     if isinstance(aggs, str):
         aggs = [aggs]
     aggs = list(aggs)

@@ -6,9 +6,15 @@ np.nanmin/np.nanmax, the ends of np.sort(kind='stable')), on the cpu path or a d
 Every function takes a one-dimensional array x (anything np.asarray makes float64 of: a pandas Series's
 values too) and returns a numpy float64 scalar; with offsets (nseg + 1 non-decreasing int64, the
 segments x[offsets[s]:offsets[s+1]]) it returns one result per segment (an array). device: as
-raid.context ("cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE, else auto)."""
+raid.context ("cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE, else auto).
+
+x may also be a pyarrow Array or ChunkedArray of float64 (read in place through the Arrow C data
+interface; several chunks are combined first, a copy): its nulls are skipped (pyarrow.compute's
+skip_nulls, pandas' skipna; NaNs stay values with numpy's rules), scalars come back as numpy float64,
+arrays (quantile of several q, topk) as pyarrow arrays; offsets are for numpy input."""
 import numpy as np
 
+from . import _arrow
 from ._core import as_c, c_int, check, context, ffi, lib
 
 
@@ -36,6 +42,8 @@ def kth(x, k, *, offsets=None, device=None):
     """The k-th smallest value (0-based; negative k counts from the end): np.partition(x, k)[k]. NaNs rank
     last. Equal values (-0.0 and 0.0, NaN payloads): the first in x comes back. RaidError when k is out of
     bounds (numpy raises too)."""
+    if _arrow.is_arrow(x):
+        return _arrow.kth(x, k, device, offsets=offsets)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
     ctx = context(device)
@@ -46,6 +54,8 @@ def kth(x, k, *, offsets=None, device=None):
 def median(x, *, offsets=None, device=None):
     """np.median(x): the middle value, or the mean of the two middle ones as numpy computes it; NaN when x
     holds a NaN or is empty."""
+    if _arrow.is_arrow(x):
+        return _arrow.median(x, device, offsets=offsets)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
     ctx = context(device)
@@ -57,6 +67,8 @@ def quantile(x, q, *, offsets=None, device=None):
     """np.quantile(x, q) with method='linear' and float64 q (a scalar or a one-dimensional array of values
     in [0, 1]); NaN when x holds a NaN. Returns a scalar for a scalar q, else an array of q's length; with
     offsets an array (nseg,) or (nseg, len(q))."""
+    if _arrow.is_arrow(x):
+        return _arrow.quantile(x, q, device, offsets=offsets)
     qa = np.asarray(q, dtype=np.float64)
     if qa.ndim > 1:
         raise ValueError(f"q must be a scalar or one-dimensional, not of shape {qa.shape}")
@@ -72,6 +84,8 @@ def quantile(x, q, *, offsets=None, device=None):
 
 
 def _minmax(x, which, skipna, offsets, device):
+    if _arrow.is_arrow(x):
+        return _arrow.minmax(x, which, skipna, device, offsets=offsets)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
     ptrs = [ffi.NULL] * 4
@@ -97,6 +111,8 @@ def topk(x, k, *, largest=True, return_index=False, offsets=None, device=None):
     smallest in increasing order, np.sort(x, kind='stable')[:k], bit for bit; with return_index also their
     indices, np.argsort(x, kind='stable')[-k:][::-1] / [:k] (relative to each segment's start). NaNs are
     the largest values. With offsets: arrays (nseg, k). RaidError when k exceeds a segment's length."""
+    if _arrow.is_arrow(x):
+        return _arrow.topk(x, k, largest, return_index, device, offsets=offsets)
     k = c_int(k, "k", "int64_t")
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     vals = np.empty((nseg, k), dtype=np.float64)

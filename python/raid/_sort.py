@@ -3,6 +3,7 @@ raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / 
 (-0.0 and NaN payloads kept, NaN last), on the cpu path or a device."""
 import numpy as np
 
+from . import _arrow
 from ._core import as_c, check, context, ffi, lib
 
 _INDEX = {np.dtype(np.int64): ("int64_t", "raid_argsort_f64_seg_i64"),
@@ -44,7 +45,13 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     in input order. offsets: None, or nseg + 1 non-decreasing int64: each x[offsets[s]:offsets[s+1]] is
     sorted on its own into the same slice of the result (entries outside the offsets' range are NaN).
     device: as raid.context (None: $RAID_DEVICE or auto; "cpu"; "opencl"...). Errors: ValueError
-    (arguments), RaidError (the library's)."""
+    (arguments), RaidError (the library's).
+
+    x may be a pyarrow Array or ChunkedArray of float64 (read in place through the Arrow C data interface;
+    several chunks are combined first, a copy): the result is a pyarrow float64 array, its nulls last
+    (null entries; valid and offsets are for numpy input)."""
+    if _arrow.is_arrow(x):
+        return _arrow.sort(x, device, descending, valid=valid, offsets=offsets)
     a, px = as_c(x, np.float64, "x")
     off, poff = _offsets(offsets, a.size)
     bits, pvalid = _valid(valid, a.size)
@@ -58,7 +65,11 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
 def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=None, offsets=None):
     """The stable argsort of x: np.argsort(x, kind='stable') exactly (NaN last, never -1), as index_dtype
     (np.int64 or np.uint32). descending, valid and offsets as in raid.sort (with offsets: the indices are
-    into x, each segment's slice a permutation of its own range; entries outside the range are 0)."""
+    into x, each segment's slice a permutation of its own range; entries outside the range are 0).
+    x may be a pyarrow Array or ChunkedArray of float64 (as in raid.sort): the result is a pyarrow array of
+    index_dtype, the nulls' indices last, as pyarrow.compute.sort_indices."""
+    if _arrow.is_arrow(x):
+        return _arrow.argsort(x, device, index_dtype, descending, valid=valid, offsets=offsets)
     dt = np.dtype(index_dtype)
     if dt not in _INDEX:
         raise ValueError(f"index_dtype must be int64 or uint32, not {dt}")

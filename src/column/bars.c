@@ -9,6 +9,7 @@
 #include "core/outfile.h"
 #include "io/symtab.h"
 #include "io/table.h"
+#include "io/segment.h"
 #include "io/tz.h"
 
 #include <math.h>
@@ -60,15 +61,23 @@ raid_status raid_bars_parse_interval(const char *s, int64_t *us)
     return RAID_OK;
 }
 
-/* The rows read: symbol index, interval index, price, size. */
-typedef struct rows {
+/* The trades kept so far: their group keys, prices and sizes, and what the checks need. The one path of
+ * every trade, from a CSV file (read_trades) or arrays (raid_bars_compute): trade_add, then bars_make. */
+typedef struct acc {
+    int64_t iv;                 /* the interval, microseconds */
+    const raid_io_tz *tz;
+    int32_t ses_lo_s, ses_hi_s; /* the session window (raid_parse_session; -1: none) */
     size_t n, cap;
-    int64_t base;   /* the first trade's interval index: keys hold the index less it */
+    int64_t base;   /* the first kept trade's interval index: keys hold the index less it */
     int64_t *key;
     double *price, *size;
-} rows;
+    int64_t *last;  /* the last UTC instant of each symbol: trades in time order */
+    size_t lcap;
+} acc;
 
-static raid_status rows_push(rows *r, int64_t key, double price, double size)
+static void acc_free(acc *a) { free(a->key), free(a->price), free(a->size), free(a->last); }
+
+static int acc_push(acc *r, int64_t key, double price, double size)
 {
     if (r->n == r->cap) {
         const size_t c = r->cap ? 2 * r->cap : 65536;
@@ -82,18 +91,85 @@ static raid_status rows_push(rows *r, int64_t key, double price, double size)
         if (s)
             r->size = s;
         if (!k || !p || !s)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return -1;
         r->cap = c;
     }
     r->key[r->n] = key, r->price[r->n] = price, r->size[r->n] = size;
     r->n++;
-    return RAID_OK;
+    return 0;
 }
 
 enum { C_SYM = 0, C_TS = 1, C_PRICE = 2, C_SIZE = 3 };
 
-/* Read every trade of path into r (keys from the symbol table and the interval). */
-static raid_status read_trades(raid_bars *bars, const char *path, int64_t iv, const raid_io_tz *tz, rows *r)
+/* The local wall-clock time of a UTC instant, and the instant of a local wall-clock time (its offset at
+ * the guess, then again: the order check compares instants). */
+static int64_t wall_of(const raid_io_tz *tz, int64_t utc)
+{
+    return utc + (int64_t)raid_io_tz_offset(tz, raid_io_floordiv(utc, RAID_US_PER_S), NULL, NULL) * RAID_US_PER_S;
+}
+
+static int64_t utc_of(const raid_io_tz *tz, int64_t wall)
+{
+    const int64_t w = raid_io_floordiv(wall, RAID_US_PER_S);
+    const int32_t o1 = raid_io_tz_offset(tz, w, NULL, NULL), o2 = raid_io_tz_offset(tz, w - o1, NULL, NULL);
+    return wall - (int64_t)o2 * RAID_US_PER_S;
+}
+
+/* One trade of symbol q (its name for messages) at local time wall and instant utc: the order, price and
+ * size checks (every trade), the session window, the interval's key. Returns RAID_OK, or RAID_ENOMEM, or
+ * RAID_EPARSE with the problem in msg and *col the column it concerns (C_TS, C_PRICE, C_SIZE). */
+static raid_status trade_add(acc *a, int64_t q, const char *name, int64_t wall, int64_t utc, double p, double s,
+                             char *msg, size_t len, int *col)
+{
+    if (q < 0 || q >= (INT64_C(1) << (62 - KEY_BITS)))
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory (or more than 2^22 symbols)");
+    if ((size_t)q >= a->lcap) {
+        size_t c = a->lcap ? 2 * a->lcap : 64;
+        while (c <= (size_t)q)
+            c *= 2;
+        int64_t *l = realloc(a->last, c * sizeof *l);
+        if (!l)
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        for (size_t j = a->lcap; j < c; j++)
+            l[j] = INT64_MIN;
+        a->last = l, a->lcap = c;
+    }
+    *col = C_TS;
+    if (utc < a->last[q]) {
+        snprintf(msg, len, "timestamp earlier than the previous trade of symbol '%s' (trades must be in time order "
+                 "within a symbol)", name);
+        return RAID_EPARSE;
+    }
+    a->last[q] = utc;
+    if (!(isfinite(p) && p > 0.0)) {
+        *col = C_PRICE;
+        snprintf(msg, len, "price %.17g (expected finite and > 0)", p);
+        return RAID_EPARSE;
+    }
+    if (!(isfinite(s) && s >= 0.0)) {
+        *col = C_SIZE;
+        snprintf(msg, len, "size %.17g (expected finite and >= 0)", s);
+        return RAID_EPARSE;
+    }
+    int next = 0; /* a window across midnight: from its start on, the next trading date (bars of whole days) */
+    if (!raid_session_keep(a->ses_lo_s, a->ses_hi_s, raid_io_floormod(wall, RAID_US_PER_DAY), &next))
+        return RAID_OK;
+    const int64_t k = raid_io_floordiv(wall + (next && a->iv % RAID_US_PER_DAY == 0 ? RAID_US_PER_DAY : 0), a->iv);
+    if (a->n == 0)
+        a->base = k; /* buckets counted from the first trade's: 2^39 of them either way */
+    if (k - a->base <= -(INT64_C(1) << (KEY_BITS - 1)) || k - a->base >= (INT64_C(1) << (KEY_BITS - 1)) ||
+        k < RAID_BARS_MIN_US / a->iv || k > RAID_BARS_MAX_US / a->iv) {
+        snprintf(msg, len, "the interval of this timestamp starts before year 1, after year 9999 or 2^39 intervals "
+                 "away from the first trade's");
+        return RAID_EPARSE;
+    }
+    if (acc_push(a, (q << KEY_BITS) + (k - a->base) + (INT64_C(1) << (KEY_BITS - 1)), p, s) != 0)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    return RAID_OK;
+}
+
+/* Read every trade of path into a (symbols into bars->syms). */
+static raid_status read_trades(raid_bars *bars, const char *path, acc *a)
 {
     const raid_tspec spec[4] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
                                 {"timestamp", "timestamp", RAID_T_TIMESTAMP, 0},
@@ -104,111 +180,58 @@ static raid_status read_trades(raid_bars *bars, const char *path, int64_t iv, co
     raid_status st = raid_table_open(&t, path, spec, 4);
     if (st == RAID_OK)
         st = raid_tbatch_init(&b, t);
-    int64_t *last = NULL; /* the last UTC instant of each symbol: trades in time order */
-    size_t lcap = 0;
     const int has_sym = st == RAID_OK && raid_table_col(t, C_SYM) != 0, has_size = st == RAID_OK && raid_table_col(t, C_SIZE) != 0;
+    char msg[256];
     for (int fin = 0; !fin && st == RAID_OK;) {
         const raid_status rs = raid_table_read(t, &b, TABLE_ROWS, &fin);
         for (size_t i = 0; i < b.nrows && st == RAID_OK; i++) {
             size_t len = 0;
             const char *name = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &len) : "";
-            const int64_t q = raid_symtab_add(&bars->syms, name, len);
-            if (q < 0 || q >= (INT64_C(1) << (62 - KEY_BITS))) {
-                st = raid_fail(NULL, RAID_ENOMEM, "out of memory (or more than 2^22 symbols)");
-                break;
-            }
-            if ((size_t)q >= lcap) {
-                const size_t c = lcap ? 2 * lcap : 64;
-                int64_t *l = realloc(last, c * sizeof *l);
-                if (!l) {
-                    st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
-                    break;
-                }
-                for (size_t j = lcap; j < c; j++)
-                    l[j] = INT64_MIN;
-                last = l, lcap = c;
-            }
             const raid_tcol *ts = &b.col[C_TS];
-            const uint64_t line = ts->line[i];
             /* the local wall-clock time: as written without an offset, else the instant in the zone */
             int64_t wall = ts->i64[i], utc;
-            if (ts->tz_s[i] != RAID_T_NO_OFFSET) {
-                utc = wall - (int64_t)ts->tz_s[i] * RAID_US_PER_S;
-                wall = utc + (int64_t)raid_io_tz_offset(tz, raid_io_floordiv(utc, RAID_US_PER_S), NULL, NULL) * RAID_US_PER_S;
-            } else { /* local wall time: its instant, for the order check (offset at the guess, then again) */
-                const int64_t w = raid_io_floordiv(wall, RAID_US_PER_S);
-                const int32_t o1 = raid_io_tz_offset(tz, w, NULL, NULL), o2 = raid_io_tz_offset(tz, w - o1, NULL, NULL);
-                utc = wall - (int64_t)o2 * RAID_US_PER_S;
-            }
-            if (utc < last[q]) {
-                st = raid_table_fail(t, line, raid_table_col(t, C_TS), "timestamp earlier than the previous trade of "
-                                     "symbol '%s' (trades must be in time order within a symbol)", name);
-                break;
-            }
-            last[q] = utc;
-            const double p = b.col[C_PRICE].f64[i], s = has_size ? b.col[C_SIZE].f64[i] : 1.0;
-            if (!(isfinite(p) && p > 0.0)) {
-                st = raid_table_fail(t, line, raid_table_col(t, C_PRICE), "price %.17g (expected finite and > 0)", p);
-                break;
-            }
-            if (!(isfinite(s) && s >= 0.0)) {
-                st = raid_table_fail(t, line, raid_table_col(t, C_SIZE), "size %.17g (expected finite and >= 0)", s);
-                break;
-            }
-            const int64_t k = raid_io_floordiv(wall, iv);
-            if (r->n == 0)
-                r->base = k; /* buckets counted from the first trade's: 2^39 of them either way */
-            if (k - r->base <= -(INT64_C(1) << (KEY_BITS - 1)) || k - r->base >= (INT64_C(1) << (KEY_BITS - 1)) ||
-                k * iv < RAID_BARS_MIN_US || k * iv > RAID_BARS_MAX_US) {
-                st = raid_table_fail(t, line, raid_table_col(t, C_TS), "the interval of this timestamp starts before year 1, "
-                                     "after year 9999 or 2^39 intervals away from the first trade's");
-                break;
-            }
-            st = rows_push(r, (q << KEY_BITS) + (k - r->base) + (INT64_C(1) << (KEY_BITS - 1)), p, s);
+            if (ts->tz_s[i] != RAID_T_NO_OFFSET)
+                utc = wall - (int64_t)ts->tz_s[i] * RAID_US_PER_S, wall = wall_of(a->tz, utc);
+            else
+                utc = utc_of(a->tz, wall);
+            int col = 0;
+            st = trade_add(a, raid_symtab_add(&bars->syms, name, len), name, wall, utc, b.col[C_PRICE].f64[i],
+                           has_size ? b.col[C_SIZE].f64[i] : 1.0, msg, sizeof msg, &col);
+            if (st == RAID_EPARSE)
+                st = raid_table_fail(t, ts->line[i], raid_table_col(t, col), "%s", msg);
         }
         if (st == RAID_OK)
             st = rs;
     }
     if (st != RAID_OK && t && *raid_table_errmsg(t))
         st = raid_fail(NULL, st, "%s", raid_table_errmsg(t));
-    free(last);
     raid_tbatch_free(&b);
     raid_table_close(t);
     return st;
 }
 
-raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *interval, const char *tzname, raid_bars **out)
+/* The bars of the trades in a (bars->syms filled): three group-bys, then the fields. Reports through
+ * raid_fail(NULL, ...). */
+static raid_status bars_make(raid_ctx *ctx, raid_bars *bars, const acc *r)
 {
-    if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_bars_run_csv: out is NULL");
-    *out = NULL;
-    int64_t iv = 0;
-    if (!path || raid_bars_parse_interval(interval, &iv) != RAID_OK)
-        return raid_fail(ctx, RAID_EINVAL, "%s", path ? raid_errmsg() : "raid_bars_run_csv: path is NULL");
-    raid_io_tz *tz = NULL;
-    if (raid_io_tz_open(&tz, tzname) != RAID_OK)
-        return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
-    raid_bars *bars = calloc(1, sizeof *bars);
-    rows r = {0};
     int64_t *k2 = NULL;
     double *ps = NULL;
-    raid_groupby *gp = NULL, *gv = NULL;
-    raid_status st = bars ? read_trades(bars, path, iv, tz, &r) : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    raid_groupby *gp = NULL, *gv = NULL, *gs = NULL;
+    raid_status st = RAID_OK;
     /* prices: open, high, low, close, trades; sizes: volume; price x size exactly (two doubles a trade) */
     const raid_agg pa[4] = {RAID_AGG_FIRST, RAID_AGG_MAX, RAID_AGG_MIN, RAID_AGG_LAST}, sa[1] = {RAID_AGG_SUM};
-    if (st == RAID_OK && (!(k2 = malloc(2 * (r.n ? r.n : 1) * sizeof *k2)) || !(ps = malloc(2 * (r.n ? r.n : 1) * sizeof *ps))))
+    if (!(k2 = malloc(2 * (r->n ? r->n : 1) * sizeof *k2)) || !(ps = malloc(2 * (r->n ? r->n : 1) * sizeof *ps)))
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK) {
-        for (size_t i = 0; i < r.n; i++) {
-            const double p = r.price[i] * r.size[i];
-            k2[2 * i] = k2[2 * i + 1] = r.key[i];
+        for (size_t i = 0; i < r->n; i++) {
+            const double p = r->price[i] * r->size[i];
+            k2[2 * i] = k2[2 * i + 1] = r->key[i];
             ps[2 * i] = p;
-            ps[2 * i + 1] = fma(r.price[i], r.size[i], -p); /* the product's rounding error: p + e exact */
+            ps[2 * i + 1] = fma(r->price[i], r->size[i], -p); /* the product's rounding error: p + e exact */
         }
-        raid_groupby *gs = NULL;
-        if ((st = raid_groupby_compute(ctx, r.key, r.price, NULL, r.n, pa, 4, 0, &gp)) == RAID_OK &&
-            (st = raid_groupby_compute(ctx, r.key, r.size, NULL, r.n, sa, 1, 0, &gv)) == RAID_OK &&
-            (st = raid_groupby_compute(ctx, k2, ps, NULL, 2 * r.n, sa, 1, 0, &gs)) == RAID_OK) {
+        if ((st = raid_groupby_compute(ctx, r->key, r->price, NULL, r->n, pa, 4, 0, &gp)) == RAID_OK &&
+            (st = raid_groupby_compute(ctx, r->key, r->size, NULL, r->n, sa, 1, 0, &gv)) == RAID_OK &&
+            (st = raid_groupby_compute(ctx, k2, ps, NULL, 2 * r->n, sa, 1, 0, &gs)) == RAID_OK) {
             const size_t n = raid_groupby_ngroups(gp);
             bars->n = n;
             const size_t m = n ? n : 1;
@@ -223,7 +246,7 @@ raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *inter
             const int64_t *key = raid_groupby_keys(gp), *cnt = raid_groupby_counts(gp);
             for (size_t g = 0; g < n && st == RAID_OK; g++) {
                 bars->sym[g] = (uint32_t)(key[g] >> KEY_BITS);
-                bars->start_us[g] = ((key[g] & ((INT64_C(1) << KEY_BITS) - 1)) - (INT64_C(1) << (KEY_BITS - 1)) + r.base) * iv;
+                bars->start_us[g] = ((key[g] & ((INT64_C(1) << KEY_BITS) - 1)) - (INT64_C(1) << (KEY_BITS - 1)) + r->base) * r->iv;
                 bars->open[g] = raid_groupby_column(gp, 0)[g], bars->high[g] = raid_groupby_column(gp, 1)[g];
                 bars->low[g] = raid_groupby_column(gp, 2)[g], bars->close[g] = raid_groupby_column(gp, 3)[g];
                 bars->volume[g] = raid_groupby_column(gv, 0)[g];
@@ -233,10 +256,41 @@ raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *inter
         }
         if (st != RAID_OK)
             st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
-        raid_groupby_destroy(gs);
     }
-    raid_groupby_destroy(gp), raid_groupby_destroy(gv);
-    free(r.key), free(r.price), free(r.size), free(k2), free(ps);
+    raid_groupby_destroy(gp), raid_groupby_destroy(gv), raid_groupby_destroy(gs);
+    free(k2), free(ps);
+    return st;
+}
+
+/* The start of both entry points: the options into a (the zone into *tz), an empty *bars. Reports
+ * through ctx; nothing to free on failure. */
+static raid_status job_open(raid_ctx *ctx, acc *a, const char *interval, const char *tzname, const char *session,
+                            raid_io_tz **tz, raid_bars **bars)
+{
+    memset(a, 0, sizeof *a);
+    a->ses_lo_s = a->ses_hi_s = -1;
+    *tz = NULL, *bars = NULL;
+    raid_status st = raid_bars_parse_interval(interval, &a->iv);
+    if (st == RAID_OK && session)
+        st = raid_parse_session(session, &a->ses_lo_s, &a->ses_hi_s);
+    if (st == RAID_OK)
+        st = raid_io_tz_open(tz, tzname);
+    if (st != RAID_OK)
+        return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
+    a->tz = *tz;
+    if (!(*bars = calloc(1, sizeof **bars))) {
+        raid_io_tz_free(*tz);
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    return RAID_OK;
+}
+
+/* The end of both entry points: the bars from a, or the failure st through ctx. */
+static raid_status bars_end(raid_ctx *ctx, raid_status st, raid_bars *bars, acc *a, raid_io_tz *tz, raid_bars **out)
+{
+    if (st == RAID_OK)
+        st = bars_make(ctx, bars, a);
+    acc_free(a);
     raid_io_tz_free(tz);
     if (st != RAID_OK) {
         raid_bars_destroy(bars);
@@ -246,7 +300,94 @@ raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *inter
     return RAID_OK;
 }
 
+raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *interval, const char *tzname,
+                              const char *session, raid_bars **out)
+{
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "raid_bars_run_csv: out is NULL");
+    *out = NULL;
+    if (!path)
+        return raid_fail(ctx, RAID_EINVAL, "raid_bars_run_csv: path is NULL");
+    acc a;
+    raid_io_tz *tz;
+    raid_bars *bars;
+    const raid_status st = job_open(ctx, &a, interval, tzname, session, &tz, &bars);
+    return st != RAID_OK ? st : bars_end(ctx, read_trades(bars, path, &a), bars, &a, tz, out);
+}
+
+raid_status raid_bars_compute(raid_ctx *ctx, const int64_t *sym, const char *const *names, size_t nsym,
+                              const int64_t *ts_us, const double *price, const double *size, size_t n,
+                              const char *interval, const char *tzname, const char *session, unsigned flags,
+                              raid_bars **out)
+{
+    static const char fn[] = "raid_bars_compute";
+    if (!out)
+        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (n && (!ts_us || !price || (!sym && nsym)))
+        return raid_fail(ctx, RAID_EINVAL, "%s: NULL timestamps, prices or symbols", fn);
+    if ((sym && !nsym && n) || (nsym && !names) || flags & ~(unsigned)RAID_BARS_UTC)
+        return raid_fail(ctx, RAID_EINVAL, "%s: %s", fn, flags & ~(unsigned)RAID_BARS_UTC ? "unknown flags" : "no symbol names");
+    acc a;
+    raid_io_tz *tz;
+    raid_bars *bars;
+    raid_status st = job_open(ctx, &a, interval, tzname, session, &tz, &bars);
+    if (st != RAID_OK)
+        return st;
+    for (size_t j = 0; j < (sym ? nsym : 1) && st == RAID_OK; j++) { /* the names, in code order */
+        const char *nm = sym ? names[j] : "";
+        if (!nm)
+            st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name %zu is NULL", fn, j);
+        else if (raid_symtab_find(&bars->syms, nm, strlen(nm)) >= 0)
+            st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name '%s' given twice", fn, nm);
+        else if (raid_symtab_add(&bars->syms, nm, strlen(nm)) < 0)
+            st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    char msg[256];
+    for (size_t i = 0; i < n && st == RAID_OK; i++) {
+        const int64_t q = sym ? sym[i] : 0;
+        if (q < 0 || (sym && (uint64_t)q >= nsym)) {
+            st = raid_fail(NULL, RAID_EINVAL, "%s: row %zu: symbol code %lld outside [0, %zu)", fn, i, (long long)q, nsym);
+            break;
+        }
+        const int64_t t = ts_us[i];
+        if (t < RAID_BARS_MIN_US || t > RAID_BARS_MAX_US) {
+            st = raid_fail(NULL, RAID_EINVAL, "%s: row %zu: timestamp %lld us outside the years 0001 to 9999", fn, i,
+                           (long long)t);
+            break;
+        }
+        const int64_t wall = flags & RAID_BARS_UTC ? wall_of(tz, t) : t, utc = flags & RAID_BARS_UTC ? t : utc_of(tz, t);
+        int col = 0;
+        st = trade_add(&a, q, raid_symtab_name(&bars->syms, (size_t)q), wall, utc, price[i], size ? size[i] : 1.0, msg,
+                       sizeof msg, &col);
+        if (st == RAID_EPARSE)
+            st = raid_fail(NULL, RAID_EINVAL, "%s: row %zu: %s", fn, i, msg);
+    }
+    return bars_end(ctx, st, bars, &a, tz, out);
+}
+
 size_t raid_bars_count(const raid_bars *b) { return b ? b->n : 0; }
+
+const double *raid_bars_field(const raid_bars *b, raid_bars_col f)
+{
+    if (!b || !b->n)
+        return NULL;
+    switch (f) {
+    case RAID_BARS_OPEN: return b->open;
+    case RAID_BARS_HIGH: return b->high;
+    case RAID_BARS_LOW: return b->low;
+    case RAID_BARS_CLOSE: return b->close;
+    case RAID_BARS_VOLUME: return b->volume;
+    case RAID_BARS_VWAP: return b->vwap;
+    }
+    return NULL;
+}
+
+const int64_t *raid_bars_start(const raid_bars *b) { return b && b->n ? b->start_us : NULL; }
+const int64_t *raid_bars_trades(const raid_bars *b) { return b && b->n ? b->trades : NULL; }
+const uint32_t *raid_bars_symbols(const raid_bars *b) { return b && b->n ? b->sym : NULL; }
+size_t raid_bars_nsymbols(const raid_bars *b) { return b ? b->syms.n : 0; }
+const char *raid_bars_symbol(const raid_bars *b, size_t j) { return b ? raid_symtab_name(&b->syms, j) : NULL; }
 
 raid_status raid_bars_write_csv(const raid_bars *b, FILE *f)
 {

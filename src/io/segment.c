@@ -535,17 +535,9 @@ int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, do
     sym_state *s = &sg->syms[si];
     const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
     const int64_t tod = local - cal * RAID_US_PER_DAY;
-    int64_t day = cal;
-    int keep = 1;
-    if (sg->ses_lo_s >= 0) {
-        const int64_t lo = sg->ses_lo_s * RAID_US_PER_S, hi = sg->ses_hi_s * RAID_US_PER_S;
-        if (lo <= hi) {
-            keep = tod >= lo && tod <= hi;
-        } else { /* across midnight: from lo the observations belong to the next trading date */
-            keep = tod >= lo || tod <= hi;
-            day += tod >= lo;
-        }
-    }
+    int next = 0;
+    const int keep = raid_session_keep(sg->ses_lo_s, sg->ses_hi_s, tod, &next);
+    const int64_t day = cal + next;
     /* A kept row's trading date must be one the outputs can write as YYYY-MM-DD (a time zone, an offset or
      * a session across midnight can move a valid timestamp's date to year 0 or 10000); a dropped row's
      * segment is never delivered. */

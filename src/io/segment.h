@@ -58,6 +58,28 @@ enum {
                                 returns (nothing changed: the row is refused) */
 };
 
+/* The session window of raid_read_opts (docs/input.md "Session window"; lo_s, hi_s: seconds after local
+ * midnight, lo_s -1: no window) at local time of day tod_us (microseconds, [0, one day)): 1 when kept,
+ * both ends inclusive; *next_day (may be NULL) 1 when a window across midnight (lo_s > hi_s) puts the
+ * observation on the next trading date (from lo_s on), else 0. The one definition: the segmenter's and
+ * raid bars' (src/column/bars.c). */
+static inline int raid_session_keep(int32_t lo_s, int32_t hi_s, int64_t tod_us, int *next_day)
+{
+    int keep = 1, next = 0;
+    if (lo_s >= 0) {
+        const int64_t lo = (int64_t)lo_s * 1000000, hi = (int64_t)hi_s * 1000000;
+        if (lo <= hi) {
+            keep = tod_us >= lo && tod_us <= hi;
+        } else { /* across midnight: from lo the observations belong to the next trading date */
+            keep = tod_us >= lo || tod_us <= hi;
+            next = tod_us >= lo;
+        }
+    }
+    if (next_day)
+        *next_day = next;
+    return keep;
+}
+
 /* The first and last trading dates (days since the epoch) a segment may have: 0001-01-01, 9999-12-31. */
 #define RAID_SEG_DAY_MIN INT64_C(-719162)
 #define RAID_SEG_DAY_MAX INT64_C(2932896)

@@ -105,3 +105,144 @@ def test_breakit_regressions(cli, data_dir, tmp_path):
     p.write_text("symbol,timestamp,price\nA,0001-01-01T00:00:00,1\n")
     rc, out, err = run(cli, p, "--interval", "3650d")
     assert rc == 2 and "before year 1" in err and out == ""
+
+
+# ---- raid.bars (the library's array entry, raid_bars_compute) and --session (issue 11, section 3) ----
+
+def cli_frame(out):
+    got = pd.read_csv(io.StringIO(out), **EXACT)
+    got["start"] = pd.to_datetime(got["start"]).astype("datetime64[us]")
+    got["symbol"] = got["symbol"].astype(str)
+    for c in ("open", "high", "low", "close", "volume", "vwap"):
+        got[c] = got[c].astype("float64")
+    return got
+
+
+def assert_same_bars(got, want):
+    """Two bar frames equal bit for bit (NaN vwap equal)."""
+    assert list(got.columns) == ["symbol", "start", "open", "high", "low", "close", "volume", "vwap", "trades"]
+    assert len(got) == len(want)
+    assert got["symbol"].tolist() == want["symbol"].tolist()
+    assert got["start"].tolist() == want["start"].tolist()
+    for c in ("open", "high", "low", "close", "volume", "vwap"):
+        assert got[c].to_numpy().view("u8").tolist() == want[c].to_numpy().view("u8").tolist(), c
+    assert got["trades"].tolist() == want["trades"].tolist()
+
+
+def test_python_bars_bundled(cli, data_dir):
+    path = data_dir / "trades_xxx_2days.csv"
+    df = pd.read_csv(path, parse_dates=["timestamp"], **EXACT)
+    for interval, rule in (("1min", "1min"), ("5min", "5min"), ("1h", "1h"), ("1d", "1D")):
+        rc, out, err = run(cli, path, "--interval", interval)
+        assert rc == 0, err
+        want = cli_frame(out)
+        for dev in ("cpu", "opencl") if len(raid.devices()) else ("cpu",):
+            got = raid.bars(df, interval=interval, device=dev)
+            assert got["start"].dtype == "datetime64[us]" and got["trades"].dtype == "int64"
+            assert_same_bars(got, want)
+        pb = pandas_bars(df, rule)
+        assert got["start"].tolist() == pb["timestamp"].tolist()
+        for c in ("open", "high", "low", "close", "volume", "trades", "vwap"):
+            assert got[c].tolist() == pb[c].tolist(), c
+    # no size column: one per trade; no symbol column: one symbol ""
+    got = raid.bars(df.drop(columns=["symbol", "size"]), "1h")
+    assert got["symbol"].unique().tolist() == [""] and (got["volume"] == got["trades"]).all()
+
+
+def test_python_bars_zones_and_errors(cli, tmp_path):
+    p = tmp_path / "t.csv"
+    text = ("symbol,timestamp,price,size\n"
+            "A,2024-03-08T15:59:59-05:00,10,1\n"
+            "B,2024-03-08T21:00:00Z,20,2\n"
+            "A,2024-03-08T21:00:30Z,11,3\n"
+            "B,2024-03-08T16:00:01-05:00,21,0\n")
+    p.write_text(text)
+    rc, out, err = run(cli, p, "--interval", "1h", "--tz", "America/New_York")
+    assert rc == 0, err
+    df = pd.read_csv(p)
+    df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)  # instants: converted to tz
+    got = raid.bars(df, "1h", tz="America/New_York")
+    assert_same_bars(got, cli_frame(out))
+    assert got["vwap"].isna().tolist() == [False, False, False]
+    naive = pd.DataFrame({"symbol": ["A", "A"], "timestamp": pd.to_datetime(["2024-01-02T10:00", "2024-01-02T09:59"]),
+                          "price": [10.0, 10.0]})
+    with pytest.raises(raid.RaidError, match=r"row 1: timestamp earlier than the previous trade of symbol 'A'"):
+        raid.bars(naive, "1min")
+    naive["timestamp"] = naive["timestamp"].sort_values().to_numpy()
+    naive.loc[1, "price"] = -1.0
+    with pytest.raises(raid.RaidError, match=r"row 1: price -1"):
+        raid.bars(naive, "1min")
+    with pytest.raises(raid.RaidError, match="bad interval '7x'"):
+        raid.bars(naive, "7x")
+    with pytest.raises(raid.RaidError, match="bad session '25:00-26:00'"):
+        raid.bars(naive, "1min", session="25:00-26:00")
+    with pytest.raises(ValueError, match="must be datetime64"):
+        raid.bars(naive.assign(timestamp="2024-01-02"), "1min")
+
+
+def pandas_session(df, start, end, rule):
+    """pandas' between_time (both ends inclusive) and resample; a window across midnight puts its evening
+    trades on the next trading date (shifted by a day) for day bars."""
+    s = df.set_index("timestamp").between_time(start, end).reset_index()
+    if start > end and rule.endswith("D"):
+        t = s["timestamp"]  # the trading date's midnight: in time order still, so resample keeps the row order
+        s["timestamp"] = t.dt.normalize() + pd.to_timedelta((t.dt.time >= pd.Timestamp(start).time()).astype(int),
+                                                            unit="D")
+    return pandas_bars(s, rule)
+
+
+@pytest.mark.parametrize("window,interval,rule", [("10:00-15:00", "1h", "1h"), ("09:30-09:45", "1min", "1min"),
+                                                  ("11:30-14:00", "1d", "1D"), ("00:00-24:00", "5min", "5min")])
+def test_session_bundled(cli, data_dir, window, interval, rule):
+    path = data_dir / "trades_xxx_2days.csv"
+    df = pd.read_csv(path, parse_dates=["timestamp"], **EXACT)
+    outs = []
+    for dev in ("cpu", "opencl") if len(raid.devices()) else ("cpu",):
+        rc, out, err = run(cli, path, "--interval", interval, "--session", window, "--device", dev)
+        assert rc == 0, err
+        outs.append(out)
+    assert all(o == outs[0] for o in outs)
+    got = cli_frame(outs[0])
+    assert_same_bars(raid.bars(df, interval, session=window), got)
+    start, end = window.split("-")
+    want = pandas_session(df, start, end if end != "24:00" else "23:59:59.999999", rule)
+    assert got["start"].tolist() == want["timestamp"].tolist()
+    for c in ("open", "high", "low", "close", "volume", "trades", "vwap"):
+        assert got[c].tolist() == want[c].tolist(), c
+
+
+def test_session_edges_and_midnight(cli, tmp_path):
+    p = tmp_path / "s.csv"
+    rows = ["2024-01-02T09:29:59.999999", "2024-01-02T09:30:00", "2024-01-02T12:00:00", "2024-01-02T16:00:00",
+            "2024-01-02T16:00:00.000001", "2024-01-02T16:30:00", "2024-01-02T17:00:00", "2024-01-02T23:59:59",
+            "2024-01-03T00:00:00", "2024-01-03T15:59:59", "2024-01-03T16:00:00", "2024-01-03T16:00:01",
+            "2024-01-03T17:00:00.5"]
+    p.write_text("symbol,timestamp,price,size\n" + "".join(f"S,{t},{10 + i},{i + 1}\n" for i, t in enumerate(rows)))
+    df = pd.read_csv(p, **EXACT)
+    df["timestamp"] = pd.to_datetime(df["timestamp"], format="ISO8601")
+    for window, interval, rule in (("09:30-16:00", "1h", "1h"), ("09:30-16:00", "1d", "1D"),
+                                   ("17:00-16:00", "1h", "1h"), ("17:00-16:00", "1d", "1D"),
+                                   ("17:00-16:00", "2d", "2D"), ("16:00-16:00", "1min", "1min")):
+        rc, out, err = run(cli, p, "--interval", interval, "--session", window)
+        assert rc == 0, err
+        got = cli_frame(out)
+        assert_same_bars(raid.bars(df, interval, session=window), got)
+        start, end = window.split("-")
+        want = pandas_session(df, start, end, rule)
+        assert got["start"].tolist() == want["timestamp"].tolist(), (window, interval)
+        for c in ("open", "close", "volume", "trades"):
+            assert got[c].tolist() == want[c].tolist(), (window, interval, c)
+    # 09:30-16:00 keeps 09:30:00 and 16:00:00, not 09:29:59.999999 nor 16:00:00.000001
+    rc, out, _ = run(cli, p, "--interval", "1d", "--session", "09:30-16:00")
+    assert out.splitlines()[1].endswith(",3") and out.splitlines()[2].endswith(",2")
+    # a window across midnight: Jan 2 17:00 to Jan 3 16:00 is Jan 3's trading date
+    rc, out, _ = run(cli, p, "--interval", "1d", "--session", "17:00-16:00")
+    assert [line.split(",")[1] for line in out.splitlines()[1:]] == ["2024-01-02T00:00:00", "2024-01-03T00:00:00",
+                                                                   "2024-01-04T00:00:00"]
+    for bad in ("09:30-24:01", "24:00-24:00", "24:00-01:00", "09:30", "09:60-10:00"):
+        rc, out, err = run(cli, p, "--interval", "1h", "--session", bad)
+        assert rc == 1 and f"raid bars: bad --session '{bad}'" in err and out == "", bad
+    # rows outside the window are still checked
+    p.write_text("timestamp,price\n2024-01-02T08:00:00,-1\n2024-01-02T10:00:00,1\n")
+    rc, _, err = run(cli, p, "--interval", "1h", "--session", "09:30-16:00")
+    assert rc == 2 and ":2:2: price -1" in err

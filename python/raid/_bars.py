@@ -1,0 +1,72 @@
+"""Trades to OHLCV bars through the library's bars job on arrays (raid_bars_compute, include/raid/bars.h;
+docs/column.md "Ticks to bars"): the same checks, session window, keys and exact group sums as `raid bars`,
+the result as a pandas DataFrame with the CLI's columns."""
+import numpy as np
+import pandas as pd
+
+from ._core import as_c, check, context, ffi, lib, symbol_codes
+from ._realized import _column, _datetime_us
+
+_FIELDS = ("open", "high", "low", "close", "volume", "vwap")
+
+
+def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=None, time_col=None, price_col=None,
+         size_col=None):
+    """OHLCV bars of trades, one row per symbol and interval with at least one trade, as `raid bars`.
+
+    trades: a DataFrame with the columns symbol (optional: without it one symbol ""), timestamp
+    (datetime64 of any unit: naive values are local wall-clock times in tz, as a CSV timestamp without an
+    offset; tz-aware ones are instants converted to tz, as one with an offset), price (> 0) and size
+    (optional, >= 0; absent: 1 per trade), found by name case-insensitively (symbol_col, time_col,
+    price_col, size_col rename them). A symbol's trades in time order; symbols may interleave.
+    interval: "1min", "5min", "1h", "1d", "Ns", "Nmin", "Nh", "Nd", "Nms". tz: the IANA zone of the local
+    time (None: UTC, the CLI's default). session: None or "HH:MM-HH:MM" (local time, both ends inclusive;
+    `raid realized --session`'s window: across midnight, the evening trades belong to the next trading
+    date, which bars of whole days follow). device: as raid.context.
+
+    Returns a DataFrame with the CLI's columns symbol (str), start (datetime64[us], the interval's local
+    wall-clock start, naive), open, high, low, close, volume, vwap (float64; vwap NaN where the volume is
+    0) and trades (int64), ordered by symbol (first appearance) then start: the CLI's CSV bit for bit.
+    volume and the sum of price x size are exact sums rounded once. Errors: ValueError (columns, NaT,
+    symbols), RaidError (the library's: "raid_bars_compute: row I: what" with the 0-based row)."""
+    sym_c = _column(trades, symbol_col, "symbol", required=False)
+    t_c = _column(trades, time_col, "timestamp")
+    p_c = _column(trades, price_col, "price")
+    s_c = _column(trades, size_col, "size", required=False)
+    tcol = trades[t_c]
+    if not pd.api.types.is_datetime64_any_dtype(tcol.dtype):
+        raise ValueError(f"column {t_c!r} must be datetime64 (naive or tz-aware), not {tcol.dtype}: parse it first "
+                         f"(pd.read_csv(..., parse_dates=[{t_c!r}]) or pd.to_datetime)")
+    t_us, utc = _datetime_us(tcol)
+    t_us, pt = as_c(t_us, np.int64, "timestamp")
+    price, pp = as_c(trades[p_c].to_numpy(dtype=np.float64), np.float64, "price")
+    size, ps = (None, ffi.NULL) if s_c is None else as_c(trades[s_c].to_numpy(dtype=np.float64), np.float64, "size")
+    keep = []
+    if sym_c is None:
+        psym, pnames, nsym = ffi.NULL, ffi.NULL, 0
+    else:
+        codes, names = symbol_codes(trades[sym_c])
+        codes, psym = as_c(codes, np.int64, "symbol")
+        keep = [ffi.new("char[]", s) for s in names]
+        pnames, nsym = ffi.new("char *[]", keep), len(names)
+    text = lambda s: ffi.new("char[]", str(s).encode()) if s is not None else ffi.NULL  # noqa: E731
+    iv, ptz, pses = text(interval), text(tz), text(session)
+    out = ffi.new("raid_bars **")
+    ctx = context(device)
+    check(lib.raid_bars_compute(ctx, psym, pnames, nsym, pt, pp, ps, t_us.size, iv, ptz, pses,
+                                lib.RAID_BARS_UTC if utc else 0, out), ctx)
+    b = ffi.gc(out[0], lib.raid_bars_destroy)
+    n = lib.raid_bars_count(b)
+
+    def col(ptr, dtype):
+        dtype = np.dtype(dtype)
+        return np.frombuffer(ffi.buffer(ptr, n * dtype.itemsize), dtype=dtype).copy() if n else np.zeros(0, dtype)
+
+    symnames = np.array([ffi.string(lib.raid_bars_symbol(b, j)).decode() for j in range(lib.raid_bars_nsymbols(b))],
+                        dtype=object)
+    frame = {"symbol": symnames[col(lib.raid_bars_symbols(b), np.uint32)] if n else np.zeros(0, dtype=object),
+             "start": col(lib.raid_bars_start(b), np.int64).view("datetime64[us]")}
+    for j, f in enumerate(_FIELDS):
+        frame[f] = col(lib.raid_bars_field(b, j), np.float64)
+    frame["trades"] = col(lib.raid_bars_trades(b), np.int64)
+    return pd.DataFrame(frame)
