@@ -70,6 +70,15 @@ def main():
         row(f"cupy {cp.__version__} (GPU)", "sort", n, gpu(lambda: cp.sort(d)))
         row(f"cupy {cp.__version__} (GPU)", "argsort", n, gpu(lambda: cp.argsort(d)))
         row(f"cupy {cp.__version__} (GPU)", "median (sorts)", n, gpu(lambda: cp.median(d)))
+        # (int64 key, float64 value) pairs: CuPy has no key-value sort; its argsort of the keys (CUB radix
+        # sort of (key, int64 index) pairs) and two gathers, the nearest it offers to raid_sort_i64_f64
+        keys = cp.asarray(np.random.default_rng(7).integers(-2**63, 2**63 - 1, n, dtype=np.int64))
+
+        def pairs():
+            o = cp.argsort(keys)
+            return keys[o], d[o]
+
+        row(f"cupy {cp.__version__} (GPU)", "pairs (argsort+take)", n, gpu(pairs))
     except ImportError:
         print("cupy: not installed (skipped)")
     except Exception as e:  # noqa: BLE001 -- no GPU where CuPy is installed
