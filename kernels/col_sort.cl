@@ -45,12 +45,12 @@
 #endif
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
-#define SORT_WORDS (SORT_WG / 32)
+#define SORT_WARPS (SORT_WG / 32)
 #define SORT_NDIG ((64 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a key */
 #define SORT_SDIG ((32 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a segment id, at most */
 #define SORT_HROWS (SORT_NDIG + SORT_SDIG)
 /* local words of sort_pass: the ranking's two mask sets and positions, later the tile as uint2 */
-#define SORT_MASKW (SORT_RADIX * SORT_WORDS)
+#define SORT_MASKW (SORT_RADIX * SORT_WARPS)
 #define SORT_LW2 (SORT_TILE > (3 * SORT_MASKW + 1) / 2 ? SORT_TILE : (3 * SORT_MASKW + 1) / 2)
 
 /* what the last pass writes to `out` (sort_pass's omode) */
@@ -160,8 +160,14 @@ inline uint2 key_value(uint2 kk, int desc)
  * or of the segment id of the payload (dmode 1). Payload in: none (pmode 0), the element's index (1: the
  * first pass), pin (2). Writes kout (wkeys), pout (wpay) and out (omode, OUT_*) at the sorted positions.
  * bases[boff + d]: the global start of digit d (the exclusive scan of this digit position's histogram); look:
- * look[0] the tile counter, then per tile t and digit d the words look[1 + 2 (t R + d)] (aggregate) and
- * look[2 + 2 (t R + d)] (inclusive); zeroed by the host before the pass. One work-group per tile. */
+ * look[0] the tile counter, then look[1 + t R + d] the word of tile t and digit d: 0 (not yet published),
+ * count + 1 (the tile's own count, at most SORT_TILE) or 0x80000000 | count (the count over tiles 0..t,
+ * below 2^31); zeroed by the host before the pass. One work-group per tile.
+ * Ranking: warp w (32 work-items) owns the tile's elements [32 R w, 32 R (w + 1)), 32 per round in order;
+ * per round an element sets its lane's bit in its warp's mask of its digit (M, two sets used alternately);
+ * its rank in the warp's part is the warp's count of its digit before this round (C) plus the mask bits
+ * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
+ * C's prefix over the warps and the tile's count. */
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
 void sort_pass(__global const uint2 *kin, __global const uint *pin, __global const uint *segid, uint n, int shift,
                int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
@@ -171,23 +177,22 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
     __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
     __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
     __local uint tile_no;
-    __local uint *pre = L + 2 * SORT_MASKW;
-    const uint lid = get_local_id(0), w = lid / 32u, bit = 1u << (lid % 32u);
+    __local uint *C = L + 2 * SORT_MASKW;
+    const uint lid = get_local_id(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;
     if (lid == 0)
         tile_no = atomic_inc(&look[0]);
-    for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-        cnt[d] = 0u;
-    for (uint j = lid; j < SORT_MASKW; j += SORT_WG)
+    for (uint j = lid; j < 3 * SORT_MASKW; j += SORT_WG)
         L[j] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = tile_no, base = t * SORT_TILE;
     const uint m = n - base < SORT_TILE ? n - base : SORT_TILE; /* elements in this tile */
     const int needk = dmode == 0 || wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
+    const uint own = w * 32u * SORT_ROUNDS + lane; /* this work-item's element of round 0 in the tile */
     uint2 k[SORT_ROUNDS];
     uint p[SORT_ROUNDS], pos[SORT_ROUNDS];
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
-        const uint j = r * SORT_WG + lid, i = base + j;
+        const uint j = own + 32u * r, i = base + j;
         k[r] = (uint2)(0u, 0u);
         p[r] = 0u;
         if (j < m) {
@@ -196,13 +201,12 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             p[r] = pmode == 1 ? i : pmode == 2 ? pin[i] : 0u;
         }
     }
-    /* ranking: round r uses mask set r & 1, and clears the other one for round r + 1 */
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
-        const uint j = r * SORT_WG + lid;
-        __local uint *mk = L + (r & 1u) * SORT_MASKW, *mnext = L + ((r + 1u) & 1u) * SORT_MASKW;
+        const int valid = own + 32u * r < m;
+        __local uint *mk = L + (r & 1u) * SORT_MASKW;
         uint d = 0u;
-        if (j < m) {
+        if (valid) {
             if (dmode == 1)
                 d = (segid[p[r]] >> shift) & (SORT_RADIX - 1u);
             else {
@@ -211,61 +215,68 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
                 kk.lo = k[r].x;
                 d = raid_key_digit(kk, shift, SORT_BITS);
             }
-            atomic_or(&mk[d * SORT_WORDS + w], bit);
+            atomic_or(&mk[w * SORT_RADIX + d], bit);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint e = lid; e < SORT_RADIX; e += SORT_WG) {
-            uint c = cnt[e];
-            for (uint u = 0; u < SORT_WORDS; u++) {
-                pre[e * SORT_WORDS + u] = c;
-                c += popcount(mk[e * SORT_WORDS + u]);
-            }
-            cnt[e] = c;
+        uint msk = 0u, before = 0u;
+        if (valid) {
+            msk = mk[w * SORT_RADIX + d];
+            before = C[w * SORT_RADIX + d];
         }
-        for (uint q = lid; q < SORT_MASKW; q += SORT_WG)
-            mnext[q] = 0u;
+        pos[r] = d << 16 | (before + popcount(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* rank within the tile's elements of digit d, in the high bits the digit */
-        pos[r] = d << 16 | (pre[d * SORT_WORDS + w] + popcount(mk[d * SORT_WORDS + w] & (bit - 1u)));
+        if (valid && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
+            C[w * SORT_RADIX + d] = before + popcount(msk);
+            mk[w * SORT_RADIX + d] = 0u;
+        }
     }
-    /* publish this tile's counts, the digits' starts in the tile, then look back */
-    const uint c = lid < SORT_RADIX ? cnt[lid] : 0u;
-    __global uint *mine = look + 1u + 2u * (t * SORT_RADIX + lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* per digit: the warps' counts into their exclusive prefix, the tile's count */
+    uint c = 0u;
     if (lid < SORT_RADIX)
-        atomic_xchg(t == 0u ? mine + 1 : mine, c + 1u);
-    const uint lstart = wg_scan(c, tmp);
+        for (uint u = 0; u < SORT_WARPS; u++) {
+            const uint v = C[u * SORT_RADIX + lid];
+            C[u * SORT_RADIX + lid] = c;
+            c += v;
+        }
+    /* publish this tile's counts, the digits' starts in the tile, then look back */
+    __global uint *mine = look + 1u + t * SORT_RADIX + lid;
+    if (lid < SORT_RADIX)
+        atomic_xchg(mine, t == 0u ? 0x80000000u | c : c + 1u);
+    const uint lstart = wg_scan(c, tmp); /* (its barriers also publish C's prefixes) */
     if (lid < SORT_RADIX) {
         uint before = 0u;
         if (t > 0u) {
-            uint q = t - 1u;
+            __global uint *s = mine;
             for (;;) {
-                __global uint *s = look + 1u + 2u * (q * SORT_RADIX + lid);
-                const uint inc = atomic_or(s + 1, 0u);
-                if (inc) {
-                    before += inc - 1u;
+                s -= SORT_RADIX;
+                uint v;
+                while ((v = atomic_or(s, 0u)) == 0u)
+                    ;
+                if (v & 0x80000000u) {
+                    before += v & 0x7FFFFFFFu;
                     break;
                 }
-                const uint agg = atomic_or(s, 0u);
-                if (agg) { /* tile 0 publishes only its inclusive count: q stays >= 0 */
-                    before += agg - 1u;
-                    q--;
-                }
+                before += v - 1u; /* tile 0 publishes only its inclusive count: s stays in look */
             }
-            atomic_xchg(mine + 1, before + c + 1u);
+            atomic_xchg(mine, 0x80000000u | (before + c));
         }
         cnt[lid] = lstart;
         gofs[lid] = bases[boff + lid] + before - lstart; /* + the position in the tile (mod 2^32) */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const uint dg = pos[r] >> 16; /* keeps the digit in the high bits, the position in the tile below */
+        pos[r] = dg << 16 | (cnt[dg] + C[w * SORT_RADIX + dg] + (pos[r] & 0xFFFFu));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* positions in the tile; the tile's digits in that order give each position its global destination */
     uint dst[SORT_ROUNDS];
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
-        if (r * SORT_WG + lid < m) {
-            const uint dg = pos[r] >> 16;
-            pos[r] = cnt[dg] + (pos[r] & 0xFFFFu);
-            L[pos[r]] = dg;
-        }
+        if (own + 32u * r < m)
+            L[pos[r] & 0xFFFFu] = pos[r] >> 16;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
@@ -280,8 +291,8 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
     __global uint2 *o2 = (__global uint2 *)out;
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
-        if (okeys && r * SORT_WG + lid < m)
-            vstore2(k[r], pos[r], L);
+        if (okeys && own + 32u * r < m)
+            vstore2(k[r], pos[r] & 0xFFFFu, L);
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
@@ -300,8 +311,8 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
     /* the payload (or the last pass's indices) */
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
-        if (opay && r * SORT_WG + lid < m)
-            L[pos[r]] = p[r];
+        if (opay && own + 32u * r < m)
+            L[pos[r] & 0xFFFFu] = p[r];
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {

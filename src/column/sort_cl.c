@@ -87,11 +87,17 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
     while ((1u << bits) > wg)
         bits--;
-    /* rounds per tile: the tile as uint2 in local memory (8 bytes per element) plus about 4 KB */
+    /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
+     * tables, within the device's local memory */
     int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 16);
     rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
-    while (rounds > 1 && (uint64_t)rounds * wg * 8 + 4096 + 16 * wg > raid_dev_local_mem(ctx))
+    for (;;) {
+        const uint64_t tilew = (uint64_t)rounds * wg * 2, maskw = 3 * ((uint64_t)1 << bits) * (wg / 32);
+        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
+        if (rounds == 1 || bytes <= raid_dev_local_mem(ctx))
+            break;
         rounds /= 2;
+    }
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
     char opts[512];
@@ -218,7 +224,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         }
         goto done;
     }
-    const size_t nlook = 1 + 2 * (size_t)ntiles * radix;
+    const size_t nlook = 1 + (size_t)ntiles * radix;
     const int outmode = r->out == RAID_SORT_VALUES ? (exact ? OUT_VALUES : OUT_NONE)
                         : r->out == RAID_SORT_IDX32 ? OUT_IDX32
                         : r->out == RAID_SORT_IDX64 ? OUT_IDX64
