@@ -41,7 +41,10 @@
 #define SORT_WG 256
 #endif
 #ifndef SORT_ROUNDS
-#define SORT_ROUNDS 16
+#define SORT_ROUNDS 20
+#endif
+#ifndef SORT_PAY
+#define SORT_PAY 1 /* 0: sort_pass moves keys only (no payload registers, no payload phase) */
 #endif
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
@@ -159,10 +162,11 @@ inline uint2 key_value(uint2 kk, int desc)
 /* One pass: the stable counting sort of tile after tile by the digit at bit `shift` of the key (dmode 0)
  * or of the segment id of the payload (dmode 1). Payload in: none (pmode 0), the element's index (1: the
  * first pass), pin (2). Writes kout (wkeys), pout (wpay) and out (omode, OUT_*) at the sorted positions.
- * bases[boff + d]: the global start of digit d (the exclusive scan of this digit position's histogram); look:
- * look[0] the tile counter, then look[1 + t R + d] the word of tile t and digit d: 0 (not yet published),
- * count + 1 (the tile's own count, at most SORT_TILE) or 0x80000000 | count (the count over tiles 0..t,
- * below 2^31); zeroed by the host before the pass. One work-group per tile.
+ * bases[boff + d]: the global start of digit d (the exclusive scan of this digit position's histogram);
+ * look = lookbuf + lcur: look[0] the tile counter, then look[1 + t R + d] the word of tile t and digit d: 0
+ * (not yet published), count + 1 (the tile's own count, at most SORT_TILE) or 0x80000000 | count (the
+ * count over tiles 0..t, below 2^31); zeroed before the pass (by the host before the first; each pass
+ * clears the next one's words at lookbuf + lnext). One work-group per tile.
  * Ranking: warp w (32 work-items) owns the tile's elements [32 R w, 32 R (w + 1)), 32 per round in order;
  * per round an element sets its lane's bit in its warp's mask of its digit (M, two sets used alternately);
  * its rank in the warp's part is the warp's count of its digit before this round (C) plus the mask bits
@@ -171,9 +175,10 @@ inline uint2 key_value(uint2 kk, int desc)
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
 void sort_pass(__global const uint2 *kin, __global const uint *pin, __global const uint *segid, uint n, int shift,
                int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
-               __global const uint *bases, uint boff, __global uint *look, __global uint2 *kout, __global uint *pout,
-               __global uint *out)
+               __global const uint *bases, uint boff, __global uint *lookbuf, uint lcur, uint lnext,
+               __global uint2 *kout, __global uint *pout, __global uint *out)
 {
+    __global uint *look = lookbuf + lcur, *look_next = lookbuf + lnext;
     __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
     __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
     __local uint tile_no;
@@ -185,20 +190,32 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         L[j] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = tile_no, base = t * SORT_TILE;
+    /* the next pass's words of this tile (and its tile counter) are cleared here: no fill between passes */
+    if (lid < SORT_RADIX)
+        look_next[1u + t * SORT_RADIX + lid] = 0u;
+    if (t == 0u && lid == 0u)
+        look_next[0] = 0u;
     const uint m = n - base < SORT_TILE ? n - base : SORT_TILE; /* elements in this tile */
     const int needk = dmode == 0 || wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
     const uint own = w * 32u * SORT_ROUNDS + lane; /* this work-item's element of round 0 in the tile */
     uint2 k[SORT_ROUNDS];
-    uint p[SORT_ROUNDS], pos[SORT_ROUNDS];
+    uint pos[SORT_ROUNDS];
+#if SORT_PAY
+    uint p[SORT_ROUNDS];
+#endif
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint j = own + 32u * r, i = base + j;
         k[r] = (uint2)(0u, 0u);
+#if SORT_PAY
         p[r] = 0u;
+#endif
         if (j < m) {
             if (needk)
                 k[r] = kin[i];
+#if SORT_PAY
             p[r] = pmode == 1 ? i : pmode == 2 ? pin[i] : 0u;
+#endif
         }
     }
 #pragma unroll
@@ -207,9 +224,12 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         __local uint *mk = L + (r & 1u) * SORT_MASKW;
         uint d = 0u;
         if (valid) {
+#if SORT_PAY
             if (dmode == 1)
                 d = (segid[p[r]] >> shift) & (SORT_RADIX - 1u);
-            else {
+            else
+#endif
+            {
                 raid_key kk;
                 kk.hi = k[r].y;
                 kk.lo = k[r].x;
@@ -271,24 +291,28 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         pos[r] = dg << 16 | (cnt[dg] + C[w * SORT_RADIX + dg] + (pos[r] & 0xFFFFu));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* positions in the tile; the tile's digits in that order give each position its global destination */
+    /* The destinations: from the digit of each tile position's key where the keys go through local memory
+     * (dmode 0), else from the tile's digits stored in tile order. (The barriers outside the conditions:
+     * every work-item meets each of them.) */
+    const int okeys = wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
+    const int kdst = dmode == 0 && okeys;
+    __global uint2 *o2 = (__global uint2 *)out;
+#if SORT_PAY
+    const int opay = wpay || omode == OUT_IDX32 || omode == OUT_IDX64;
     uint dst[SORT_ROUNDS];
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
-        if (own + 32u * r < m)
+        if (!kdst && own + 32u * r < m)
             L[pos[r] & 0xFFFFu] = pos[r] >> 16;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint j = r * SORT_WG + lid;
-        dst[r] = j < m ? gofs[L[j]] + j : 0u;
+        dst[r] = !kdst && j < m ? gofs[L[j]] + j : 0u;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* the keys (or the last pass's values / int64 keys) through local memory, written run by run (the
-     * barriers outside the conditions: every work-item meets each of them) */
-    const int okeys = wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
-    const int opay = wpay || omode == OUT_IDX32 || omode == OUT_IDX64;
-    __global uint2 *o2 = (__global uint2 *)out;
+#endif
+    /* the keys (or the last pass's values / int64 keys) through local memory, written run by run */
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
         if (okeys && own + 32u * r < m)
@@ -299,14 +323,27 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         const uint j = r * SORT_WG + lid;
         if (okeys && j < m) {
             const uint2 v = vload2(j, L);
-            if (wkeys)
-                kout[dst[r]] = v;
-            else if (omode == OUT_VALUES)
-                o2[dst[r]] = key_value(v, desc);
+            uint dd;
+            if (kdst) {
+                raid_key kk;
+                kk.hi = v.y;
+                kk.lo = v.x;
+                dd = gofs[raid_key_digit(kk, shift, SORT_BITS)] + j;
+            }
+#if SORT_PAY
             else
-                o2[dst[r]] = desc ? (uint2)(~v.x, ~v.y ^ 0x80000000u) : (uint2)(v.x, v.y ^ 0x80000000u);
+                dd = dst[r];
+            dst[r] = dd;
+#endif
+            if (wkeys)
+                kout[dd] = v;
+            else if (omode == OUT_VALUES)
+                o2[dd] = key_value(v, desc);
+            else
+                o2[dd] = desc ? (uint2)(~v.x, ~v.y ^ 0x80000000u) : (uint2)(v.x, v.y ^ 0x80000000u);
         }
     }
+#if SORT_PAY
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the payload (or the last pass's indices) */
 #pragma unroll
@@ -329,6 +366,7 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             }
         }
     }
+#endif
 }
 
 /* out[j] = x[idx[j]]: 64-bit words moved as uint2. */

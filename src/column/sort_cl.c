@@ -7,8 +7,10 @@
  * uint32 or int64 words) or the int64 keys (pairs); otherwise the element indices are carried and the
  * values gathered by them. Segmented sorts: the segment ids are the keys' most significant part, sorted by
  * passes after the key's. Digit width SORT_BITS (default 8; "-DSORT_BITS=b" in the context's tuning build
- * options, 1..8 and 2^b at most the work-group), tile rounds SORT_ROUNDS (default 16; "-DSORT_ROUNDS=r").
- * The kernels' times (profiling events) are summed into ctx->timing.kernel_s. */
+ * options, 1..8 and 2^b at most the work-group); tile rounds SORT_ROUNDS (default 20: the fastest of 12,
+ * 16 and 20 on the H200, and the most whose tile of uint2 keys fits 48 KB of local memory; "-DSORT_ROUNDS=r",
+ * reduced to what the device's local memory holds). The kernels' times (profiling events) are summed into
+ * ctx->timing.kernel_s. */
 #include "column/sort_impl.h"
 
 #include "device/device.h"
@@ -89,14 +91,13 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         bits--;
     /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
      * tables, within the device's local memory */
-    int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 16);
+    int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
     rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
-    for (;;) {
+    for (;; rounds--) {
         const uint64_t tilew = (uint64_t)rounds * wg * 2, maskw = 3 * ((uint64_t)1 << bits) * (wg / 32);
         const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
         if (rounds == 1 || bytes <= raid_dev_local_mem(ctx))
             break;
-        rounds /= 2;
     }
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
@@ -122,7 +123,6 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const uint32_t vbit0 = (uint32_t)(base & 7);
     const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1, nhist = (size_t)hrows * radix + 1;
     if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", opts, &d.kpass)) ||
         (st = raid_kernel_get(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
         goto done;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
@@ -224,17 +224,22 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         }
         goto done;
     }
-    const size_t nlook = 1 + (size_t)ntiles * radix;
+    const size_t nlook = 1 + (size_t)ntiles * radix; /* one half of the look-back words (two, alternating) */
     const int outmode = r->out == RAID_SORT_VALUES ? (exact ? OUT_VALUES : OUT_NONE)
                         : r->out == RAID_SORT_IDX32 ? OUT_IDX32
                         : r->out == RAID_SORT_IDX64 ? OUT_IDX64
                                                     : OUT_IKEYS;
     const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
+    char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
+    snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
+    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
+        goto done;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
         (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
                     (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, (size_t)npass * radix, &d.bases)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nlook, &d.look)) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
+        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d))) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, outwords, &d.out)) ||
         (st = raid_buf_upload(ctx, &d.bases, 0, (size_t)npass * radix, bases, 1, NULL)))
         goto done;
@@ -249,7 +254,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         raid_kernel *k = d.kpass;
         unsigned a = 0;
         const uint32_t blo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu), bhi = (uint32_t)((uint64_t)base >> 32);
-        if ((st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d))) || (st = raid_arg_buf(ctx, k, a++, &d.keys[ks])) ||
+        if ((st = raid_arg_buf(ctx, k, a++, &d.keys[ks])) ||
             (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[ps])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
             (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_int(ctx, k, a++, plan[q].shift)) ||
             (st = raid_arg_int(ctx, k, a++, dmode)) || (st = raid_arg_int(ctx, k, a++, pmode)) ||
@@ -257,7 +262,9 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
             (st = raid_arg_int(ctx, k, a++, omode)) || (st = raid_arg_int(ctx, k, a++, r->desc)) ||
             (st = raid_arg_uint(ctx, k, a++, blo)) || (st = raid_arg_uint(ctx, k, a++, bhi)) ||
             (st = raid_arg_buf(ctx, k, a++, &d.bases)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)q * radix)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.look)) || (st = raid_arg_buf(ctx, k, a++, &d.keys[1 - ks])) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.look)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)((q & 1) * nlook))) ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(((q + 1) & 1) * nlook))) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.keys[1 - ks])) ||
             (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[1 - ps])) ||
             (st = raid_arg_buf(ctx, k, a++, &d.out)) || (st = launch(&d, k, (size_t)ntiles * wg, wg)))
             goto done;
