@@ -90,14 +90,18 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     while ((1u << bits) > wg)
         bits--;
     /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
-     * tables, within the device's local memory */
+     * tables, within the device's local memory (fewer rounds, then narrower digits, until they fit) */
     int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
     rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
-    for (;; rounds--) {
+    for (;;) {
         const uint64_t tilew = (uint64_t)rounds * wg * 2, maskw = 3 * ((uint64_t)1 << bits) * (wg / 32);
         const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
-        if (rounds == 1 || bytes <= raid_dev_local_mem(ctx))
+        if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && bits == 1))
             break;
+        if (rounds > 1)
+            rounds--;
+        else
+            bits--;
     }
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
