@@ -6,7 +6,7 @@ transfers excluded), and, where the package is importable, RAID itself (raid.sor
 --device), each best of --reps, printed side by side in one run. The packages that are missing are
 said so and skipped; none is a dependency of the project (polars: a throwaway venv, never .venv).
 
-usage: python3 peers_sort.py [--n 10000000] [--reps 5] [--device cpu|opencl|...] [--no-raid]
+usage: python3 peers_sort.py [--n 10000000] [--reps 5] [--device cpu|opencl|...] [--no-raid] [--no-cpu]
 """
 import argparse
 import time
@@ -34,21 +34,22 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--device", default="cpu", help="RAID's device (raid.context spec)")
     ap.add_argument("--no-raid", action="store_true")
+    ap.add_argument("--no-cpu", action="store_true", help="skip numpy and polars (CuPy and RAID only)")
     a = ap.parse_args()
     n = int(a.n)
     x = np.random.default_rng(42).standard_normal(n)
 
-    row("numpy (1 core)", "sort", n, best(lambda: np.sort(x), a.reps))
-    row("numpy (1 core)", "sort stable", n, best(lambda: np.sort(x, kind="stable"), a.reps))
-    row("numpy (1 core)", "argsort stable", n, best(lambda: np.argsort(x, kind="stable"), a.reps))
-
-    try:
-        import polars as pl
-        s = pl.Series(x)
-        row(f"polars {pl.__version__}", "sort", n, best(lambda: s.sort(), a.reps))
-        row(f"polars {pl.__version__}", "arg_sort", n, best(lambda: s.arg_sort(), a.reps))
-    except ImportError:
-        print("polars: not installed (skipped)")
+    if not a.no_cpu:
+        row("numpy (1 core)", "sort", n, best(lambda: np.sort(x), a.reps))
+        row("numpy (1 core)", "sort stable", n, best(lambda: np.sort(x, kind="stable"), a.reps))
+        row("numpy (1 core)", "argsort stable", n, best(lambda: np.argsort(x, kind="stable"), a.reps))
+        try:
+            import polars as pl
+            s = pl.Series(x)
+            row(f"polars {pl.__version__}", "sort", n, best(lambda: s.sort(), a.reps))
+            row(f"polars {pl.__version__}", "arg_sort", n, best(lambda: s.arg_sort(), a.reps))
+        except ImportError:
+            print("polars: not installed (skipped)")
 
     try:
         import cupy as cp
@@ -70,6 +71,15 @@ def main():
         row(f"cupy {cp.__version__} (GPU)", "sort", n, gpu(lambda: cp.sort(d)))
         row(f"cupy {cp.__version__} (GPU)", "argsort", n, gpu(lambda: cp.argsort(d)))
         row(f"cupy {cp.__version__} (GPU)", "median (sorts)", n, gpu(lambda: cp.median(d)))
+        # (int64 key, float64 value) pairs: CuPy has no key-value sort; its argsort of the keys (CUB radix
+        # sort of (key, int64 index) pairs) and two gathers, the nearest it offers to raid_sort_i64_f64
+        keys = cp.asarray(np.random.default_rng(7).integers(-2**63, 2**63 - 1, n, dtype=np.int64))
+
+        def pairs():
+            o = cp.argsort(keys)
+            return keys[o], d[o]
+
+        row(f"cupy {cp.__version__} (GPU)", "pairs (argsort+take)", n, gpu(pairs))
     except ImportError:
         print("cupy: not installed (skipped)")
     except Exception as e:  # noqa: BLE001 -- no GPU where CuPy is installed

@@ -1,22 +1,33 @@
 /*
  * col_sort.cl -- the device path of the sorts (include/raid/sort.h; src/column/sort_cl.c; docs/column.md
- * "Sorting"): an LSD radix sort of 64-bit sort keys held as two 32-bit words, 32-bit integer operations
- * only (no 64-bit integer, no floating-point type). The float64 values arrive as two uint words each
- * (little-endian: word 2i the low half of value i) and leave the same way: never a double here.
+ * "Sorting"): an LSD radix sort of 64-bit sort keys, 32-bit integer operations only (no 64-bit integer, no
+ * floating-point type). The float64 values arrive as two uint words each (little-endian: word 2i the low
+ * half of value i; read here as uint2, .x the low word) and leave the same way: never a double here. A key
+ * is a uint2 too: .x its low word, .y its high word.
  *
- * Build options: SORT_BITS (digit width, 1..8), SORT_WG (work-items per work-group, a multiple of 32),
- * SORT_ROUNDS (rounds of SORT_WG elements per work-group: a tile of SORT_WG * SORT_ROUNDS elements).
+ * Build options: SORT_BITS (digit width, 1..8, with 2^SORT_BITS <= SORT_WG), SORT_WG (work-items per
+ * work-group, a multiple of 32), SORT_ROUNDS (rounds of SORT_WG elements per tile: a tile of
+ * SORT_WG * SORT_ROUNDS elements, at most 65,536).
  *
- * One pass of the sort (digit at bit `shift` of the key, or of the segment id):
- *   sort_hist    each work-group counts its tile's digits in local memory and writes the counts
- *                digit-major: counts[d * ngroups + g];
- *   sort_scan_*  the exclusive scan of that table (in place): counts[d * ngroups + g] becomes the number
- *                of elements with a smaller digit, plus those with digit d in earlier tiles: where tile
- *                g's first element of digit d goes;
- *   sort_scatter each work-group walks its tile in input order, SORT_WG elements per round; an element's
- *                rank among the round's elements of its digit comes from a per-digit bit mask of the
- *                round's work-items (local atomic_or, then popcounts of the bits below its own), added to
- *                the digit's running position in the tile: equal digits keep their input order (stable).
+ * The design is Onesweep's (Adinets and Merrill 2022, "Onesweep: a faster least significant digit radix
+ * sort for GPUs"), with 32-bit words only and no subgroup functions:
+ *   sort_keys  forms every key (and segment id) and counts ALL digits of all passes at once (the digit
+ *              counts do not depend on the order), one histogram row per digit position: the global
+ *              start of every digit of every pass follows (the host scans the rows, and skips a digit
+ *              position whose row has one non-zero count: it moves nothing);
+ *   sort_pass  ONE kernel per pass: a work-group takes the next tile number from an atomic counter (so a
+ *              tile's predecessors have all started: the waits below cannot deadlock), ranks its tile's
+ *              digits stably in local memory, publishes its digit counts and finds, by decoupled
+ *              look-back over the earlier tiles' published counts, how many elements of each digit come
+ *              before it; then it reorders keys and payload in local memory by digit and writes each
+ *              digit's run to consecutive global positions (coalesced).
+ * Stable ranking of a tile: rounds of SORT_WG elements in input order; in a round every work-item sets
+ * its bit in its digit's bit mask (one 32-bit word per digit and warp of 32 work-items, local atomic_or);
+ * one work-item per digit turns the masks into running positions (popcounts, earlier warps first); an
+ * element's rank is its digit's position plus the popcount of the mask bits below its own (earlier
+ * work-items: earlier elements). Equal digits keep input order: the pass is a stable counting sort.
+ * Look-back words (per tile and digit, 32 bits each, 0 = not yet published): the tile's count + 1
+ * ("aggregate") and the count over tiles 0..t + 1 ("inclusive"); counts are below 2^31, so + 1 fits.
  * Segments: the segment id is the most significant part of the key: after the key's passes, passes over
  * the segment id's digits (read through the carried index) sort the segments apart, stably.
  * (FP_CONTRACT OFF as in every kernel file, though nothing here is floating point.)
@@ -30,111 +41,95 @@
 #define SORT_WG 256
 #endif
 #ifndef SORT_ROUNDS
-#define SORT_ROUNDS 16
+#define SORT_ROUNDS 20
+#endif
+#ifndef SORT_PAY
+#define SORT_PAY 1 /* 0: sort_pass moves keys only (no payload registers, no payload phase) */
 #endif
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
-#define SORT_WORDS (SORT_WG / 32)
+#define SORT_WARPS (SORT_WG / 32)
+#define SORT_NDIG ((64 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a key */
+#define SORT_SDIG ((32 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a segment id, at most */
+#define SORT_HROWS (SORT_NDIG + SORT_SDIG)
+/* local words of sort_pass: the ranking's two mask sets and positions, later the tile as uint2 */
+#define SORT_MASKW (SORT_RADIX * SORT_WARPS)
+#define SORT_LW2 (SORT_TILE > (3 * SORT_MASKW + 1) / 2 ? SORT_TILE : (3 * SORT_MASKW + 1) / 2)
 
-/* Keys and the identity payload; diff[0], diff[1] collect the bits that differ from element 0's key.
- * mode 0: the sort key of the double in x (raid_key_sort: nulls, descending); mode 1: the int64 in x
- * (pairs: sign bit flipped, inverted when descending). valid: the validity bitmap from bit vbit0 (masked). */
-__kernel void sort_keys(__global const uint *x, __global const uchar *valid, int masked, uint vbit0, int desc,
-                        int mode, uint n, __global uint *khi, __global uint *klo, __global uint *idx,
-                        __global uint *diff)
+/* what the last pass writes to `out` (sort_pass's omode) */
+#define OUT_NONE 0
+#define OUT_VALUES 1 /* the doubles of the keys (inverse key; exact: no -0.0, NaN only 0x7FF8000000000000) */
+#define OUT_IDX32 2  /* payload + base_lo */
+#define OUT_IDX64 3  /* payload + (base_hi, base_lo) as int64 words */
+#define OUT_IKEYS 4  /* the int64 keys of pairs (inverse of their sort key) */
+
+/* Keys (keys[i]: .x low word, .y high word) and segment ids, and the histograms of every digit position:
+ * hist[row * SORT_RADIX + digit] (rows: SORT_NDIG key digits, then the segment id's; accumulated, hist
+ * zeroed by the host), hist[SORT_HROWS * SORT_RADIX] |= 1 when a value's key does not give its bits back
+ * (-0.0, a NaN other than 0x7FF8000000000000). mode 0: the sort key of the double in x (raid_key_sort:
+ * nulls, descending); mode 1: the int64 in x (pairs: sign bit flipped, inverted when descending).
+ * valid: the validity bitmap from bit vbit0 (masked). segbits > 0: segid[i] = the last s with offs[s] <= i
+ * (offs: nseg + 1 offsets from 0). Any number of work-groups (a grid-stride loop). */
+__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
+void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked, uint vbit0, int desc, int mode,
+               uint n, __global const uint *offs, uint nseg, int segbits, __global uint2 *keys,
+               __global uint *segid, __global uint *hist)
 {
-    __local uint dh, dl;
-    const uint i = get_global_id(0);
-    if (get_local_id(0) == 0)
-        dh = dl = 0u;
+    __local uint h[SORT_HROWS * SORT_RADIX];
+    __local uint inexact;
+    const uint lid = get_local_id(0);
+    for (uint j = lid; j < SORT_HROWS * SORT_RADIX; j += SORT_WG)
+        h[j] = 0u;
+    if (lid == 0)
+        inexact = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (i < n) {
-        raid_key k, k0;
+    const uint nsd = segbits > 0 ? ((uint)segbits + SORT_BITS - 1u) / SORT_BITS : 0u;
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const uint2 w = x[i];
+        raid_key k;
         if (mode == 1) {
-            k.hi = x[2 * i + 1] ^ 0x80000000u;
-            k.lo = x[2 * i];
-            k0.hi = x[1] ^ 0x80000000u;
-            k0.lo = x[0];
+            k.hi = w.y ^ 0x80000000u;
+            k.lo = w.x;
             if (desc) {
                 k.hi = ~k.hi;
                 k.lo = ~k.lo;
-                k0.hi = ~k0.hi;
-                k0.lo = ~k0.lo;
             }
         } else {
-            const uint b = vbit0 + i, b0 = vbit0;
+            const uint b = vbit0 + i;
             const int v = masked ? (valid[b >> 3] >> (b & 7u)) & 1 : 1;
-            const int v0 = masked ? (valid[b0 >> 3] >> (b0 & 7u)) & 1 : 1;
-            k = raid_key_sort(x[2 * i + 1], x[2 * i], masked, v, desc);
-            k0 = raid_key_sort(x[1], x[0], masked, v0, desc);
+            k = raid_key_sort(w.y, w.x, masked, v, desc);
+            const int negzero = w.y == 0x80000000u && w.x == 0u;
+            const int odd_nan = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO && !(w.y == 0x7FF80000u && w.x == 0u);
+            if (negzero || odd_nan)
+                atomic_or(&inexact, 1u);
         }
-        khi[i] = k.hi;
-        klo[i] = k.lo;
-        idx[i] = i;
-        if ((k.hi ^ k0.hi) != 0u)
-            atomic_or(&dh, k.hi ^ k0.hi);
-        if ((k.lo ^ k0.lo) != 0u)
-            atomic_or(&dl, k.lo ^ k0.lo);
+        keys[i] = (uint2)(k.lo, k.hi);
+        for (uint d = 0; d < SORT_NDIG; d++)
+            atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
+        if (nsd) {
+            uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
+            while (hi - lo > 1u) {
+                const uint mid = lo + (hi - lo) / 2u;
+                if (offs[mid] <= i)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            segid[i] = lo;
+            for (uint d = 0; d < nsd; d++)
+                atomic_inc(&h[(SORT_NDIG + d) * SORT_RADIX + ((lo >> (d * SORT_BITS)) & (SORT_RADIX - 1u))]);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0) {
-        if (dh)
-            atomic_or(&diff[0], dh);
-        if (dl)
-            atomic_or(&diff[1], dl);
-    }
+    for (uint j = lid; j < SORT_HROWS * SORT_RADIX; j += SORT_WG)
+        if (h[j])
+            atomic_add(&hist[j], h[j]);
+    if (lid == 0 && inexact)
+        atomic_or(&hist[SORT_HROWS * SORT_RADIX], 1u);
 }
 
-/* The segment of element i: the last s with offs[s] <= i (offs: nseg + 1 offsets from 0). */
-__kernel void sort_segid(__global const uint *offs, uint nseg, uint n, __global uint *segid)
-{
-    const uint i = get_global_id(0);
-    if (i >= n)
-        return;
-    uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
-    while (hi - lo > 1u) {
-        const uint mid = lo + (hi - lo) / 2u;
-        if (offs[mid] <= i)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    segid[i] = lo;
-}
-
-/* The digit of element i for this pass: of its key (mode 0) or of its segment id (mode 1). */
-inline uint sort_digit(__global const uint *khi, __global const uint *klo, __global const uint *idx,
-                       __global const uint *segid, uint i, int shift, int mode)
-{
-    if (mode == 1)
-        return (segid[idx[i]] >> shift) & (SORT_RADIX - 1u);
-    raid_key k;
-    k.hi = khi[i];
-    k.lo = klo[i];
-    return raid_key_digit(k, shift, SORT_BITS);
-}
-
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_hist(__global const uint *khi, __global const uint *klo, __global const uint *idx,
-               __global const uint *segid, uint n, int shift, int mode, __global uint *counts, uint ngroups)
-{
-    __local uint hist[SORT_RADIX];
-    const uint lid = get_local_id(0), g = get_group_id(0);
-    for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-        hist[d] = 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint r = 0; r < SORT_ROUNDS; r++) {
-        const uint i = g * SORT_TILE + r * SORT_WG + lid;
-        if (i < n)
-            atomic_inc(&hist[sort_digit(khi, klo, idx, segid, i, shift, mode)]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-        counts[d * ngroups + g] = hist[d];
-}
-
-/* Exclusive scan of v over the work-group (tmp: SORT_WG words); the total through *total. */
-inline uint wg_scan(uint v, __local uint *tmp, uint *total)
+/* Exclusive scan of v over the work-group (tmp: SORT_WG words). */
+inline uint wg_scan(uint v, __local uint *tmp)
 {
     const uint lid = get_local_id(0);
     tmp[lid] = v;
@@ -146,118 +141,238 @@ inline uint wg_scan(uint v, __local uint *tmp, uint *total)
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     const uint incl = tmp[lid];
-    *total = tmp[SORT_WG - 1];
     barrier(CLK_LOCAL_MEM_FENCE);
     return incl - v;
 }
 
-#define SCAN_IPT 4u
-#define SCAN_BLOCK (SORT_WG * SCAN_IPT)
-
-/* Scan, step 1: the sum of each block of SCAN_BLOCK entries of a[0 .. m). */
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_scan_reduce(__global const uint *a, uint m, __global uint *sums)
+/* The double (as words: .x low) of a sort key of raid_key_sort without mask (the inverse). */
+inline uint2 key_value(uint2 kk, int desc)
 {
-    __local uint tmp[SORT_WG];
-    const uint lid = get_local_id(0), base = get_group_id(0) * SCAN_BLOCK + lid * SCAN_IPT;
-    uint v = 0u;
-    for (uint j = 0; j < SCAN_IPT; j++)
-        if (base + j < m)
-            v += a[base + j];
-    uint total;
-    (void)wg_scan(v, tmp, &total);
+    raid_key k;
+    k.hi = kk.y;
+    k.lo = kk.x;
+    if (desc && !(k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO)) {
+        k.hi = ~k.hi;
+        k.lo = ~k.lo;
+    }
+    const raid_key b = raid_key_to_bits(k);
+    return (uint2)(b.lo, b.hi);
+}
+
+/* One pass: the stable counting sort of tile after tile by the digit at bit `shift` of the key (dmode 0)
+ * or of the segment id of the payload (dmode 1). Payload in: none (pmode 0), the element's index (1: the
+ * first pass), pin (2). Writes kout (wkeys), pout (wpay) and out (omode, OUT_*) at the sorted positions.
+ * bases[boff + d]: the global start of digit d (the exclusive scan of this digit position's histogram);
+ * look = lookbuf + lcur: look[0] the tile counter, then look[1 + t R + d] the word of tile t and digit d: 0
+ * (not yet published), count + 1 (the tile's own count, at most SORT_TILE) or 0x80000000 | count (the
+ * count over tiles 0..t, below 2^31); zeroed before the pass (by the host before the first; each pass
+ * clears the next one's words at lookbuf + lnext). One work-group per tile.
+ * Ranking: warp w (32 work-items) owns the tile's elements [32 R w, 32 R (w + 1)), 32 per round in order;
+ * per round an element sets its lane's bit in its warp's mask of its digit (M, two sets used alternately);
+ * its rank in the warp's part is the warp's count of its digit before this round (C) plus the mask bits
+ * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
+ * C's prefix over the warps and the tile's count. */
+__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
+void sort_pass(__global const uint2 *kin, __global const uint *pin, __global const uint *segid, uint n, int shift,
+               int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
+               __global const uint *bases, uint boff, __global uint *lookbuf, uint lcur, uint lnext,
+               __global uint2 *kout, __global uint *pout, __global uint *out)
+{
+    __global uint *look = lookbuf + lcur, *look_next = lookbuf + lnext;
+    __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
+    __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
+    __local uint tile_no;
+    __local uint *C = L + 2 * SORT_MASKW;
+    const uint lid = get_local_id(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;
     if (lid == 0)
-        sums[get_group_id(0)] = total;
-}
-
-/* Scan, step 2 (one work-group): the exclusive scan of sums[0 .. nb), in place. */
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_scan_top(__global uint *sums, uint nb)
-{
-    __local uint tmp[SORT_WG];
-    const uint lid = get_local_id(0);
-    uint carry = 0u;
-    for (uint c = 0; c < nb; c += SORT_WG) {
-        const uint v = c + lid < nb ? sums[c + lid] : 0u;
-        uint total;
-        const uint ex = wg_scan(v, tmp, &total);
-        if (c + lid < nb)
-            sums[c + lid] = carry + ex;
-        carry += total;
-    }
-}
-
-/* Scan, step 3: each block's exclusive scan plus its block's offset, in place. */
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_scan_down(__global uint *a, uint m, __global const uint *sums)
-{
-    __local uint tmp[SORT_WG];
-    const uint lid = get_local_id(0), base = get_group_id(0) * SCAN_BLOCK + lid * SCAN_IPT;
-    uint v[SCAN_IPT], s = 0u;
-    for (uint j = 0; j < SCAN_IPT; j++) {
-        v[j] = base + j < m ? a[base + j] : 0u;
-        s += v[j];
-    }
-    uint total;
-    uint run = wg_scan(s, tmp, &total) + sums[get_group_id(0)];
-    for (uint j = 0; j < SCAN_IPT; j++)
-        if (base + j < m) {
-            a[base + j] = run;
-            run += v[j];
-        }
-}
-
-/* The stable scatter of one pass (see the top). mode 0 moves keys and indices, mode 1 indices only. */
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_scatter(__global const uint *khi, __global const uint *klo, __global const uint *idx,
-                  __global const uint *segid, uint n, int shift, int mode, __global const uint *offsets,
-                  uint ngroups, __global uint *ohi, __global uint *olo, __global uint *oidx)
-{
-    __local uint masks[SORT_RADIX * SORT_WORDS];
-    __local uint running[SORT_RADIX];
-    const uint lid = get_local_id(0), g = get_group_id(0), w = lid / 32u, bit = 1u << (lid % 32u);
-    for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-        running[d] = offsets[d * ngroups + g];
+        tile_no = atomic_inc(&look[0]);
+    for (uint j = lid; j < 3 * SORT_MASKW; j += SORT_WG)
+        L[j] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint t = tile_no, base = t * SORT_TILE;
+    /* the next pass's words of this tile (and its tile counter) are cleared here: no fill between passes */
+    if (lid < SORT_RADIX)
+        look_next[1u + t * SORT_RADIX + lid] = 0u;
+    if (t == 0u && lid == 0u)
+        look_next[0] = 0u;
+    const uint m = n - base < SORT_TILE ? n - base : SORT_TILE; /* elements in this tile */
+    const int needk = dmode == 0 || wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
+    const uint own = w * 32u * SORT_ROUNDS + lane; /* this work-item's element of round 0 in the tile */
+    uint2 k[SORT_ROUNDS];
+    uint pos[SORT_ROUNDS];
+#if SORT_PAY
+    uint p[SORT_ROUNDS];
+#endif
+#pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
-        const uint i = g * SORT_TILE + r * SORT_WG + lid;
-        for (uint j = lid; j < SORT_RADIX * SORT_WORDS; j += SORT_WG)
-            masks[j] = 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint j = own + 32u * r, i = base + j;
+        k[r] = (uint2)(0u, 0u);
+#if SORT_PAY
+        p[r] = 0u;
+#endif
+        if (j < m) {
+            if (needk)
+                k[r] = kin[i];
+#if SORT_PAY
+            p[r] = pmode == 1 ? i : pmode == 2 ? pin[i] : 0u;
+#endif
+        }
+    }
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const int valid = own + 32u * r < m;
+        __local uint *mk = L + (r & 1u) * SORT_MASKW;
         uint d = 0u;
-        if (i < n) {
-            d = sort_digit(khi, klo, idx, segid, i, shift, mode);
-            atomic_or(&masks[d * SORT_WORDS + w], bit);
+        if (valid) {
+#if SORT_PAY
+            if (dmode == 1)
+                d = (segid[p[r]] >> shift) & (SORT_RADIX - 1u);
+            else
+#endif
+            {
+                raid_key kk;
+                kk.hi = k[r].y;
+                kk.lo = k[r].x;
+                d = raid_key_digit(kk, shift, SORT_BITS);
+            }
+            atomic_or(&mk[w * SORT_RADIX + d], bit);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (i < n) {
-            uint rank = popcount(masks[d * SORT_WORDS + w] & (bit - 1u));
-            for (uint u = 0; u < w; u++)
-                rank += popcount(masks[d * SORT_WORDS + u]);
-            const uint pos = running[d] + rank;
-            oidx[pos] = idx[i];
-            if (mode == 0) {
-                ohi[pos] = khi[i];
-                olo[pos] = klo[i];
+        uint msk = 0u, before = 0u;
+        if (valid) {
+            msk = mk[w * SORT_RADIX + d];
+            before = C[w * SORT_RADIX + d];
+        }
+        pos[r] = d << 16 | (before + popcount(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (valid && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
+            C[w * SORT_RADIX + d] = before + popcount(msk);
+            mk[w * SORT_RADIX + d] = 0u;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* per digit: the warps' counts into their exclusive prefix, the tile's count */
+    uint c = 0u;
+    if (lid < SORT_RADIX)
+        for (uint u = 0; u < SORT_WARPS; u++) {
+            const uint v = C[u * SORT_RADIX + lid];
+            C[u * SORT_RADIX + lid] = c;
+            c += v;
+        }
+    /* publish this tile's counts, the digits' starts in the tile, then look back */
+    __global uint *mine = look + 1u + t * SORT_RADIX + lid;
+    if (lid < SORT_RADIX)
+        atomic_xchg(mine, t == 0u ? 0x80000000u | c : c + 1u);
+    const uint lstart = wg_scan(c, tmp); /* (its barriers also publish C's prefixes) */
+    if (lid < SORT_RADIX) {
+        uint before = 0u;
+        if (t > 0u) {
+            __global uint *s = mine;
+            for (;;) {
+                s -= SORT_RADIX;
+                uint v;
+                while ((v = atomic_or(s, 0u)) == 0u)
+                    ;
+                if (v & 0x80000000u) {
+                    before += v & 0x7FFFFFFFu;
+                    break;
+                }
+                before += v - 1u; /* tile 0 publishes only its inclusive count: s stays in look */
+            }
+            atomic_xchg(mine, 0x80000000u | (before + c));
+        }
+        cnt[lid] = lstart;
+        gofs[lid] = bases[boff + lid] + before - lstart; /* + the position in the tile (mod 2^32) */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const uint dg = pos[r] >> 16; /* keeps the digit in the high bits, the position in the tile below */
+        pos[r] = dg << 16 | (cnt[dg] + C[w * SORT_RADIX + dg] + (pos[r] & 0xFFFFu));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The destinations: from the digit of each tile position's key where the keys go through local memory
+     * (dmode 0), else from the tile's digits stored in tile order. (The barriers outside the conditions:
+     * every work-item meets each of them.) */
+    const int okeys = wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
+    const int kdst = dmode == 0 && okeys;
+    __global uint2 *o2 = (__global uint2 *)out;
+#if SORT_PAY
+    const int opay = wpay || omode == OUT_IDX32 || omode == OUT_IDX64;
+    uint dst[SORT_ROUNDS];
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++)
+        if (!kdst && own + 32u * r < m)
+            L[pos[r] & 0xFFFFu] = pos[r] >> 16;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const uint j = r * SORT_WG + lid;
+        dst[r] = !kdst && j < m ? gofs[L[j]] + j : 0u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    /* the keys (or the last pass's values / int64 keys) through local memory, written run by run */
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++)
+        if (okeys && own + 32u * r < m)
+            vstore2(k[r], pos[r] & 0xFFFFu, L);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const uint j = r * SORT_WG + lid;
+        if (okeys && j < m) {
+            const uint2 v = vload2(j, L);
+            uint dd;
+            if (kdst) {
+                raid_key kk;
+                kk.hi = v.y;
+                kk.lo = v.x;
+                dd = gofs[raid_key_digit(kk, shift, SORT_BITS)] + j;
+            }
+#if SORT_PAY
+            else
+                dd = dst[r];
+            dst[r] = dd;
+#endif
+            if (wkeys)
+                kout[dd] = v;
+            else if (omode == OUT_VALUES)
+                o2[dd] = key_value(v, desc);
+            else
+                o2[dd] = desc ? (uint2)(~v.x, ~v.y ^ 0x80000000u) : (uint2)(v.x, v.y ^ 0x80000000u);
+        }
+    }
+#if SORT_PAY
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the payload (or the last pass's indices) */
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++)
+        if (opay && own + 32u * r < m)
+            L[pos[r] & 0xFFFFu] = p[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const uint j = r * SORT_WG + lid;
+        if (opay && j < m) {
+            const uint v = L[j];
+            if (wpay)
+                pout[dst[r]] = v;
+            if (omode == OUT_IDX32)
+                out[dst[r]] = v + base_lo;
+            else if (omode == OUT_IDX64) {
+                const uint lo = v + base_lo;
+                o2[dst[r]] = (uint2)(lo, base_hi + (lo < v ? 1u : 0u));
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint e = lid; e < SORT_RADIX; e += SORT_WG) {
-            uint c = 0u;
-            for (uint u = 0; u < SORT_WORDS; u++)
-                c += popcount(masks[e * SORT_WORDS + u]);
-            running[e] += c;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 }
 
-/* out[2j], out[2j+1] = x[2 idx[j]], x[2 idx[j] + 1]: 64-bit words moved as two uints. */
-__kernel void sort_gather(__global const uint *x, __global const uint *idx, uint n, __global uint *out)
+/* out[j] = x[idx[j]]: 64-bit words moved as uint2. */
+__kernel void sort_gather(__global const uint2 *x, __global const uint *idx, uint n, __global uint2 *out)
 {
     const uint j = get_global_id(0);
-    if (j >= n)
-        return;
-    const uint i = idx[j];
-    out[2 * j] = x[2 * i];
-    out[2 * j + 1] = x[2 * i + 1];
+    if (j < n)
+        out[j] = x[idx[j]];
 }

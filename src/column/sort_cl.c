@@ -1,10 +1,16 @@
 /* The device path of the sorts (kernels/col_sort.cl; docs/column.md "Sorting"): the values go up as 32-bit
- * words, the device forms the keys (raid_key_sort), an LSD radix sort of the keys runs there (per pass: a
- * histogram, the exclusive scan of the digit table, a stable scatter; digits constant over the input are
- * skipped: the device ORs every key's difference from the first key), carrying the element indices; the
- * segment ids (segmented sorts) are the keys' most significant part, sorted by passes after the key's. The
- * outputs are the input's own words gathered by the sorted indices (sort, pairs) or the indices (argsort).
- * Digit width: SORT_BITS (default 8; a "-DSORT_BITS=b" in the context's tuning build options sets it, 1..8). */
+ * words, the device forms the keys (raid_key_sort) and counts every digit position's digits at once; the host
+ * reads those histograms (8 KB), skips the digit positions that do not vary and sends each pass's digit
+ * starts; then ONE kernel per pass (Onesweep: a stable tile ranking in local memory, decoupled look-back
+ * across tiles, a coalesced write of each digit's run). The last pass writes the output itself: the doubles
+ * of the keys (the sort of values when every key gives its value's bits back), the indices (argsort,
+ * uint32 or int64 words) or the int64 keys (pairs); otherwise the element indices are carried and the
+ * values gathered by them. Segmented sorts: the segment ids are the keys' most significant part, sorted by
+ * passes after the key's. Digit width SORT_BITS (default 8; "-DSORT_BITS=b" in the context's tuning build
+ * options, 1..8 and 2^b at most the work-group); tile rounds SORT_ROUNDS (default 20: the fastest of 12,
+ * 16 and 20 on the H200, and the most whose tile of uint2 keys fits 48 KB of local memory; "-DSORT_ROUNDS=r",
+ * reduced to what the device's local memory holds). The kernels' times (profiling events) are summed into
+ * ctx->timing.kernel_s. */
 #include "column/sort_impl.h"
 
 #include "device/device.h"
@@ -12,70 +18,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUNDS 16 /* rounds of a work-group per tile */
+#define MAX_EVENTS 64
+#define OUT_NONE 0 /* as in kernels/col_sort.cl */
+#define OUT_VALUES 1
+#define OUT_IDX32 2
+#define OUT_IDX64 3
+#define OUT_IKEYS 4
 
 typedef struct sort_dev {
-    raid_buf x, ik, valid, offs, segid, diff, counts, sums, khi[2], klo[2], idx[2], out;
-    raid_kernel *keys, *segk, *hist, *sreduce, *stop, *sdown, *scatter, *gather;
+    raid_ctx *ctx;
+    raid_buf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
+    raid_kernel *kkeys, *kpass, *kgather;
+    raid_event ev[MAX_EVENTS];
+    int nev;
 } sort_dev;
 
-static int digit_bits(raid_ctx *ctx)
+static int tune_int(raid_ctx *ctx, const char *name, int dflt)
 {
-    const char *o = strstr(raid_tune_build_options(ctx), "-DSORT_BITS=");
-    int b = o ? atoi(o + 12) : 8;
-    return b < 1 ? 1 : b > 8 ? 8 : b;
+    const char *o = strstr(raid_tune_build_options(ctx), name);
+    return o ? atoi(o + strlen(name)) : dflt;
 }
 
-static raid_status launch(raid_ctx *ctx, raid_kernel *k, size_t items, size_t wg)
+/* The next event slot (events are summed and released at the end). */
+static raid_event *next_ev(sort_dev *d)
+{
+    if (d->nev == MAX_EVENTS) { /* never with at most 8 + 11 passes; keep the time, free the slot */
+        d->ctx->timing.kernel_s += raid_event_seconds(&d->ev[MAX_EVENTS - 1]);
+        raid_event_release(&d->ev[MAX_EVENTS - 1]);
+        d->nev--;
+    }
+    return &d->ev[d->nev++];
+}
+
+static void settle(sort_dev *d)
+{
+    for (int i = 0; i < d->nev; i++) {
+        d->ctx->timing.kernel_s += raid_event_seconds(&d->ev[i]);
+        raid_event_release(&d->ev[i]);
+    }
+    d->nev = 0;
+}
+
+static raid_status launch(sort_dev *d, raid_kernel *k, size_t items, size_t wg)
 {
     const size_t global = (items + wg - 1) / wg * wg;
-    ctx->timing.launches++;
-    return raid_launch(ctx, k, 1, &global, &wg, NULL);
+    d->ctx->timing.launches++;
+    return raid_launch(d->ctx, k, 1, &global, &wg, next_ev(d));
 }
 
-/* One pass: digit at `shift` of the keys (mode 0) or of the segment ids (mode 1); src -> 1 - src. */
-static raid_status pass(raid_ctx *ctx, sort_dev *d, uint32_t n, int shift, int mode, int src, size_t wg,
-                        uint32_t ngroups)
-{
-    raid_status st;
-    const uint32_t radix = 1u << digit_bits(ctx), m = radix * ngroups;
-    const uint32_t nb = (m + (uint32_t)wg * 4 - 1) / ((uint32_t)wg * 4);
-    unsigned a = 0;
-    if ((st = raid_arg_buf(ctx, d->hist, a++, &d->khi[src])) || (st = raid_arg_buf(ctx, d->hist, a++, &d->klo[src])) ||
-        (st = raid_arg_buf(ctx, d->hist, a++, &d->idx[src])) || (st = raid_arg_buf(ctx, d->hist, a++, &d->segid)) ||
-        (st = raid_arg_uint(ctx, d->hist, a++, n)) || (st = raid_arg_int(ctx, d->hist, a++, shift)) ||
-        (st = raid_arg_int(ctx, d->hist, a++, mode)) || (st = raid_arg_buf(ctx, d->hist, a++, &d->counts)) ||
-        (st = raid_arg_uint(ctx, d->hist, a++, ngroups)) || (st = launch(ctx, d->hist, (size_t)ngroups * wg, wg)))
-        return st;
-    if ((st = raid_arg_buf(ctx, d->sreduce, 0, &d->counts)) || (st = raid_arg_uint(ctx, d->sreduce, 1, m)) ||
-        (st = raid_arg_buf(ctx, d->sreduce, 2, &d->sums)) || (st = launch(ctx, d->sreduce, (size_t)nb * wg, wg)) ||
-        (st = raid_arg_buf(ctx, d->stop, 0, &d->sums)) || (st = raid_arg_uint(ctx, d->stop, 1, nb)) ||
-        (st = launch(ctx, d->stop, wg, wg)) || (st = raid_arg_buf(ctx, d->sdown, 0, &d->counts)) ||
-        (st = raid_arg_uint(ctx, d->sdown, 1, m)) || (st = raid_arg_buf(ctx, d->sdown, 2, &d->sums)) ||
-        (st = launch(ctx, d->sdown, (size_t)nb * wg, wg)))
-        return st;
-    a = 0;
-    raid_kernel *k = d->scatter;
-    if ((st = raid_arg_buf(ctx, k, a++, &d->khi[src])) || (st = raid_arg_buf(ctx, k, a++, &d->klo[src])) ||
-        (st = raid_arg_buf(ctx, k, a++, &d->idx[src])) || (st = raid_arg_buf(ctx, k, a++, &d->segid)) ||
-        (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_int(ctx, k, a++, shift)) ||
-        (st = raid_arg_int(ctx, k, a++, mode)) || (st = raid_arg_buf(ctx, k, a++, &d->counts)) ||
-        (st = raid_arg_uint(ctx, k, a++, ngroups)) || (st = raid_arg_buf(ctx, k, a++, &d->khi[1 - src])) ||
-        (st = raid_arg_buf(ctx, k, a++, &d->klo[1 - src])) || (st = raid_arg_buf(ctx, k, a++, &d->idx[1 - src])) ||
-        (st = launch(ctx, k, (size_t)ngroups * wg, wg)))
-        return st;
-    return RAID_OK;
-}
-
-static raid_status gather(raid_ctx *ctx, sort_dev *d, const raid_buf *src, const raid_buf *idx, uint32_t n, void *host)
-{
-    raid_status st;
-    if ((st = raid_arg_buf(ctx, d->gather, 0, src)) || (st = raid_arg_buf(ctx, d->gather, 1, idx)) ||
-        (st = raid_arg_uint(ctx, d->gather, 2, n)) || (st = raid_arg_buf(ctx, d->gather, 3, &d->out)) ||
-        (st = launch(ctx, d->gather, n, 64)))
-        return st;
-    return raid_buf_download(ctx, &d->out, 0, 2 * (size_t)n, host, 1, NULL);
-}
+/* A pass as planned by the host. */
+typedef struct pass_plan {
+    int dmode, shift, row;
+} pass_plan;
 
 raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
 {
@@ -87,16 +81,34 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
                          RAID_SORT_CL_MAX - 1);
     const uint32_t n = (uint32_t)N;
     size_t wg = raid_dev_max_wg(ctx);
-    wg = wg >= 256 ? 256 : wg / 32 * 32;
-    if (wg < 32)
+    wg = wg >= 256 ? 256 : wg >= 128 ? 128 : wg >= 64 ? 64 : 32;
+    if (raid_dev_max_wg(ctx) < 32)
         return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: work-groups of %zu work-items (at least 32)",
                          raid_dev_max_wg(ctx));
-    const int bits = digit_bits(ctx);
-    const uint32_t radix = 1u << bits, tile = (uint32_t)wg * ROUNDS, ngroups = (n + tile - 1) / tile;
+    int bits = tune_int(ctx, "-DSORT_BITS=", 8);
+    bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
+    while ((1u << bits) > wg)
+        bits--;
+    /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
+     * tables, within the device's local memory (fewer rounds, then narrower digits, until they fit) */
+    int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
+    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
+    for (;;) {
+        const uint64_t tilew = (uint64_t)rounds * wg * 2, maskw = 3 * ((uint64_t)1 << bits) * (wg / 32);
+        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
+        if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && bits == 1))
+            break;
+        if (rounds > 1)
+            rounds--;
+        else
+            bits--;
+    }
+    const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
+    const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
     char opts[512];
-    /* the tuning options first: a later -D wins, so the kernels get the (clamped) width the host plans with */
+    /* the tuning options first: a later -D wins, so the kernels get the (clamped) values the host plans with */
     snprintf(opts, sizeof opts, "%s -DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d", raid_tune_build_options(ctx), bits,
-             wg, ROUNDS);
+             wg, rounds);
     /* the segments that hold elements: their ids' bits are sorted after the keys */
     size_t nonempty = 0;
     for (size_t s = 0; s < r->nseg; s++)
@@ -106,57 +118,39 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         while (segbits < 32 && ((uint64_t)(r->nseg - 1) >> segbits) != 0)
             segbits++;
 
-    const double t0 = raid_now();
-    sort_dev d = {0};
+    sort_dev d = {.ctx = ctx};
     raid_status st = RAID_OK;
-    uint32_t *offs = NULL, *idx32 = NULL;
+    uint32_t *offs = NULL, *hist = NULL, *bases = NULL;
     const uint32_t zero = 0;
     const uint8_t nobyte = 0;
-    const int masked = r->valid != NULL;
+    const int masked = r->valid != NULL, pairs = r->out == RAID_SORT_PAIRS;
     const uint32_t vbit0 = (uint32_t)(base & 7);
-    const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1;
-    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_keys", opts, &d.keys)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_hist", opts, &d.hist)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_scan_reduce", opts, &d.sreduce)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_scan_top", opts, &d.stop)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_scan_down", opts, &d.sdown)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_scatter", opts, &d.scatter)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_gather", opts, &d.gather)))
+    const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1, nhist = (size_t)hrows * radix + 1;
+    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
+        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
         goto done;
-    const uint32_t m = radix * ngroups, nb = (m + (uint32_t)wg * 4 - 1) / ((uint32_t)wg * 4);
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
         (st = raid_buf_acquire(ctx, RAID_DT_BYTE, vbytes, &d.valid)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2, &d.diff)) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nhist, &d.hist)) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, segbits ? N : 1, &d.segid)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, m, &d.counts)) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &d.sums)))
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, segbits ? r->nseg + 1 : 1, &d.offs)) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[0])))
         goto done;
-    for (int b = 0; b < 2; b++)
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.khi[b])) ||
-            (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.klo[b])) ||
-            (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.idx[b])))
-            goto done;
     /* The float64 (and int64) inputs as 32-bit words, little-endian (word 2i the low half). */
     if ((st = raid_buf_upload(ctx, &d.x, 0, 2 * N, r->x + base, 0, NULL)) ||
         (masked && (st = raid_buf_upload(ctx, &d.valid, 0, vbytes, r->valid + base / 8, 0, NULL))) ||
-        (!masked && (st = raid_buf_fill(ctx, &d.valid, &nobyte, NULL))) || (st = raid_buf_fill(ctx, &d.diff, &zero, NULL)))
+        (!masked && (st = raid_buf_fill(ctx, &d.valid, &nobyte, NULL))) ||
+        (st = raid_buf_fill(ctx, &d.hist, &zero, next_ev(&d))))
         goto done;
     ctx->timing.bytes_in = 2 * N * sizeof(uint32_t) + (masked ? vbytes : 0);
     const raid_buf *keysrc = &d.x;
-    if (r->out == RAID_SORT_PAIRS) {
+    if (pairs) {
         if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.ik)) ||
             (st = raid_buf_upload(ctx, &d.ik, 0, 2 * N, r->ikeys + base, 0, NULL)))
             goto done;
         keysrc = &d.ik;
         ctx->timing.bytes_in += 2 * N * sizeof(uint32_t);
     }
-    unsigned a = 0;
-    if ((st = raid_arg_buf(ctx, d.keys, a++, keysrc)) || (st = raid_arg_buf(ctx, d.keys, a++, &d.valid)) ||
-        (st = raid_arg_int(ctx, d.keys, a++, masked)) || (st = raid_arg_uint(ctx, d.keys, a++, vbit0)) ||
-        (st = raid_arg_int(ctx, d.keys, a++, r->desc)) || (st = raid_arg_int(ctx, d.keys, a++, r->out == RAID_SORT_PAIRS)) ||
-        (st = raid_arg_uint(ctx, d.keys, a++, n)) || (st = raid_arg_buf(ctx, d.keys, a++, &d.khi[0])) ||
-        (st = raid_arg_buf(ctx, d.keys, a++, &d.klo[0])) || (st = raid_arg_buf(ctx, d.keys, a++, &d.idx[0])) ||
-        (st = raid_arg_buf(ctx, d.keys, a++, &d.diff)) || (st = launch(ctx, d.keys, N, wg)))
-        goto done;
     if (segbits) {
         offs = malloc((r->nseg + 1) * sizeof *offs);
         if (!offs) {
@@ -165,71 +159,165 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         }
         for (size_t s = 0; s <= r->nseg; s++)
             offs[s] = (uint32_t)(r->offsets[s] - base);
-        if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_segid", opts, &d.segk)) ||
-            (st = raid_buf_acquire(ctx, RAID_DT_UINT, r->nseg + 1, &d.offs)) ||
-            (st = raid_buf_upload(ctx, &d.offs, 0, r->nseg + 1, offs, 1, NULL)) ||
-            (st = raid_arg_buf(ctx, d.segk, 0, &d.offs)) || (st = raid_arg_uint(ctx, d.segk, 1, (uint32_t)r->nseg)) ||
-            (st = raid_arg_uint(ctx, d.segk, 2, n)) || (st = raid_arg_buf(ctx, d.segk, 3, &d.segid)) ||
-            (st = launch(ctx, d.segk, N, wg)))
+        if ((st = raid_buf_upload(ctx, &d.offs, 0, r->nseg + 1, offs, 1, NULL)))
             goto done;
     }
-    uint32_t diff[2];
-    if ((st = raid_buf_download(ctx, &d.diff, 0, 2, diff, 1, NULL)))
-        goto done;
-    const uint64_t diff64 = (uint64_t)diff[0] << 32 | diff[1];
-    int src = 0;
-    for (int shift = 0; shift < 64; shift += bits)
-        if ((diff64 >> shift) & (radix - 1)) {
-            if ((st = pass(ctx, &d, n, shift, 0, src, wg, ngroups)))
-                goto done;
-            src = 1 - src;
-        }
-    for (int shift = 0; shift < segbits; shift += bits) {
-        if ((st = pass(ctx, &d, n, shift, 1, src, wg, ngroups)))
+    {
+        unsigned a = 0;
+        raid_kernel *k = d.kkeys;
+        size_t groups = (N + wg * 16 - 1) / (wg * 16);
+        groups = groups < 1 ? 1 : groups > 1024 ? 1024 : groups;
+        if ((st = raid_arg_buf(ctx, k, a++, keysrc)) || (st = raid_arg_buf(ctx, k, a++, &d.valid)) ||
+            (st = raid_arg_int(ctx, k, a++, masked)) || (st = raid_arg_uint(ctx, k, a++, vbit0)) ||
+            (st = raid_arg_int(ctx, k, a++, r->desc)) || (st = raid_arg_int(ctx, k, a++, pairs)) ||
+            (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_buf(ctx, k, a++, &d.offs)) ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raid_arg_int(ctx, k, a++, segbits)) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg)))
             goto done;
-        src = 1 - src;
+    }
+    hist = malloc(nhist * sizeof *hist);
+    bases = malloc((size_t)hrows * radix * sizeof *bases);
+    if (!hist || !bases) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
+        goto done;
+    }
+    if ((st = raid_buf_download(ctx, &d.hist, 0, nhist, hist, 1, NULL)))
+        goto done;
+    /* the passes: digit positions whose digits vary (a row with one non-zero count moves nothing) */
+    pass_plan plan[64];
+    int npass = 0;
+    const int nsd = segbits ? (segbits + bits - 1) / bits : 0;
+    for (int row = 0; row < ndig + nsd; row++) {
+        const uint32_t *h = hist + (size_t)row * radix;
+        int constant = 0;
+        for (uint32_t b = 0; b < radix; b++)
+            constant |= h[b] == n;
+        if (constant)
+            continue;
+        uint32_t run = 0;
+        for (uint32_t b = 0; b < radix; b++) {
+            bases[(size_t)npass * radix + b] = run;
+            run += h[b];
+        }
+        plan[npass].dmode = row >= ndig;
+        plan[npass].shift = (row >= ndig ? row - ndig : row) * bits;
+        plan[npass].row = row;
+        npass++;
+    }
+    /* the sort of values needs no payload when every key gives its value's bits back */
+    const int exact = r->out == RAID_SORT_VALUES && !masked && !segbits && !hist[nhist - 1];
+    if (npass == 0) { /* every key (and segment id) equal: the stable sort is the input's order */
+        settle(&d);
+        switch (r->out) {
+        case RAID_SORT_VALUES:
+            memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
+            break;
+        case RAID_SORT_PAIRS:
+            memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
+            memcpy(r->kout + base, r->ikeys + base, N * sizeof *r->ikeys);
+            break;
+        case RAID_SORT_IDX32:
+            for (size_t j = 0; j < N; j++)
+                r->i32[base + j] = (uint32_t)(base + (int64_t)j);
+            break;
+        case RAID_SORT_IDX64:
+            for (size_t j = 0; j < N; j++)
+                r->i64[base + j] = base + (int64_t)j;
+            break;
+        }
+        goto done;
+    }
+    const size_t nlook = 1 + (size_t)ntiles * radix; /* one half of the look-back words (two, alternating) */
+    const int outmode = r->out == RAID_SORT_VALUES ? (exact ? OUT_VALUES : OUT_NONE)
+                        : r->out == RAID_SORT_IDX32 ? OUT_IDX32
+                        : r->out == RAID_SORT_IDX64 ? OUT_IDX64
+                                                    : OUT_IKEYS;
+    const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
+    char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
+    snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
+    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
+        goto done;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
+        (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
+                    (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, (size_t)npass * radix, &d.bases)) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
+        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d))) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, outwords, &d.out)) ||
+        (st = raid_buf_upload(ctx, &d.bases, 0, (size_t)npass * radix, bases, 1, NULL)))
+        goto done;
+    int ks = 0, ps = 0;
+    const raid_buf *nopay = &d.segid; /* an argument the kernel does not read */
+    for (int q = 0; q < npass; q++) {
+        const int last = q == npass - 1, dmode = plan[q].dmode;
+        const int pmode = exact ? 0 : q == 0 ? 1 : 2;
+        const int wkeys = !last && plan[q + 1].dmode == 0;
+        const int wpay = !exact && (!last || outmode == OUT_NONE || outmode == OUT_IKEYS);
+        const int omode = last ? outmode : OUT_NONE;
+        raid_kernel *k = d.kpass;
+        unsigned a = 0;
+        const uint32_t blo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu), bhi = (uint32_t)((uint64_t)base >> 32);
+        if ((st = raid_arg_buf(ctx, k, a++, &d.keys[ks])) ||
+            (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[ps])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
+            (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_int(ctx, k, a++, plan[q].shift)) ||
+            (st = raid_arg_int(ctx, k, a++, dmode)) || (st = raid_arg_int(ctx, k, a++, pmode)) ||
+            (st = raid_arg_int(ctx, k, a++, wkeys)) || (st = raid_arg_int(ctx, k, a++, wpay)) ||
+            (st = raid_arg_int(ctx, k, a++, omode)) || (st = raid_arg_int(ctx, k, a++, r->desc)) ||
+            (st = raid_arg_uint(ctx, k, a++, blo)) || (st = raid_arg_uint(ctx, k, a++, bhi)) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.bases)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)q * radix)) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.look)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)((q & 1) * nlook))) ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(((q + 1) & 1) * nlook))) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.keys[1 - ks])) ||
+            (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[1 - ps])) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.out)) || (st = launch(&d, k, (size_t)ntiles * wg, wg)))
+            goto done;
+        if (wkeys)
+            ks = 1 - ks;
+        if (wpay)
+            ps = 1 - ps;
+    }
+    /* the outputs; values not written by the last pass are gathered by the carried indices */
+    const raid_buf *gsrc = NULL, *gdst = NULL;
+    if (r->out == RAID_SORT_VALUES && !exact)
+        gsrc = &d.x, gdst = &d.out;
+    else if (pairs)
+        gsrc = &d.x, gdst = &d.keys[ks]; /* the keys are no longer needed */
+    if (gsrc) {
+        unsigned a = 0;
+        if ((st = raid_arg_buf(ctx, d.kgather, a++, gsrc)) || (st = raid_arg_buf(ctx, d.kgather, a++, &d.pay[ps])) ||
+            (st = raid_arg_uint(ctx, d.kgather, a++, n)) || (st = raid_arg_buf(ctx, d.kgather, a++, gdst)) ||
+            (st = launch(&d, d.kgather, N, 64)))
+            goto done;
     }
     switch (r->out) {
     case RAID_SORT_VALUES:
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.out)) ||
-            (st = gather(ctx, &d, &d.x, &d.idx[src], n, r->vout + base)))
-            goto done;
+        st = raid_buf_download(ctx, &d.out, 0, 2 * N, r->vout + base, 1, NULL);
         break;
     case RAID_SORT_PAIRS:
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.out)) ||
-            (st = gather(ctx, &d, &d.x, &d.idx[src], n, r->vout + base)) ||
-            (st = gather(ctx, &d, &d.ik, &d.idx[src], n, r->kout + base)))
-            goto done;
+        if ((st = raid_buf_download(ctx, &d.out, 0, 2 * N, r->kout + base, 0, NULL)) == RAID_OK)
+            st = raid_buf_download(ctx, gdst, 0, 2 * N, r->vout + base, 1, NULL);
         break;
     case RAID_SORT_IDX32:
-        if ((st = raid_buf_download(ctx, &d.idx[src], 0, N, r->i32 + base, 1, NULL)))
-            goto done;
-        if (base)
-            for (size_t j = 0; j < N; j++)
-                r->i32[base + j] += (uint32_t)base;
+        st = raid_buf_download(ctx, &d.out, 0, N, r->i32 + base, 1, NULL);
         break;
     case RAID_SORT_IDX64:
-        idx32 = malloc(N * sizeof *idx32);
-        if (!idx32) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
-            goto done;
-        }
-        if ((st = raid_buf_download(ctx, &d.idx[src], 0, N, idx32, 1, NULL)))
-            goto done;
-        for (size_t j = 0; j < N; j++)
-            r->i64[base + j] = base + idx32[j];
+        st = raid_buf_download(ctx, &d.out, 0, 2 * N, r->i64 + base, 1, NULL);
         break;
     }
-    ctx->timing.kernel_s = raid_now() - t0; /* wall: upload, passes and read-back */
 done:
+    if (st != RAID_OK)
+        (void)raid_dev_finish(ctx);
+    settle(&d);
     free(offs);
-    free(idx32);
-    raid_buf *bufs[] = {&d.x, &d.ik, &d.valid, &d.offs, &d.segid, &d.diff, &d.counts, &d.sums, &d.khi[0], &d.khi[1],
-                        &d.klo[0], &d.klo[1], &d.idx[0], &d.idx[1], &d.out};
+    free(hist);
+    free(bases);
+    raid_buf *bufs[] = {&d.x,       &d.ik,      &d.valid,  &d.offs,   &d.segid,  &d.hist, &d.bases, &d.look,
+                        &d.keys[0], &d.keys[1], &d.pay[0], &d.pay[1], &d.out};
     for (size_t b = 0; b < sizeof bufs / sizeof *bufs; b++)
         raid_buf_release(ctx, bufs[b]);
-    raid_kernel *ks[] = {d.keys, d.segk, d.hist, d.sreduce, d.stop, d.sdown, d.scatter, d.gather};
-    for (size_t k = 0; k < sizeof ks / sizeof *ks; k++)
-        raid_kernel_put(ctx, ks[k]);
+    raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
+    for (size_t k = 0; k < sizeof ks_ / sizeof *ks_; k++)
+        raid_kernel_put(ctx, ks_[k]);
     return st;
 }
