@@ -130,6 +130,8 @@ typedef struct raid_timing {
     uint64_t bytes_in;    /* bytes of returns moved to the device */
     uint64_t launches;    /* kernel launches */
     uint64_t host_segments; /* segments recomputed on the host in float64 (underflow guard) */
+    double download_s;    /* device-to-host transfer time, seconds (events; calls that record it: group-by) */
+    double prep_s;        /* of kernel_s: kernels that prepare rather than compute (the group ids), seconds */
 } raid_timing;
 RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 
