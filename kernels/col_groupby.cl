@@ -229,18 +229,18 @@ RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL 
 GB_ADDER(gb_add_g, RAID_GLOBAL)
 GB_ADDER(gb_add_l, RAID_LOCAL)
 
-/* The row loop of one work-group: rows [start, end), each work-item every local-size-th row. SUMS, CNT
- * and FLAGS name the tables (global or local), ADD the limb adder of their address space. */
-#define GB_ROWS(SUMS, CNT, FLAGS, ADD)                                                                      \
+/* The row loop of one work-group: rows [start, end), each work-item every local-size-th row; G_OF(i) the
+ * row's group in the tables (GB_NONE: skip the row), X_OF(i) its value's bits. SUMS, CNT and FLAGS name
+ * the tables (global or local), ADD the limb adder of their address space. */
+#define GB_ROWS(G_OF, X_OF, SUMS, CNT, FLAGS, ADD)                                                          \
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {                            \
-        const uint slot = gid[i];                                                                           \
-        if (slot == GB_NONE)                                                                                \
+        const uint g = G_OF(i);                                                                             \
+        if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
-        const uint g = map[slot];                                                                           \
         atomic_inc(CNT + g);                                                                                \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
-        const uint2 v = xb[i];                                                                              \
+        const uint2 v = X_OF(i);                                                                            \
         const uint hi = v.y, lo = v.x, E = (hi >> 20) & 0x7FFu;                                             \
         uint f;                                                                                             \
         int nan = 0;                                                                                        \
@@ -291,12 +291,31 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
 #define GB_RANGE                                                                                            \
     const uint start = RAID_GROUP_ID(0) * rows;                                                             \
     const uint end = n - start > rows ? start + rows : n;
+#define GB_ROW_G(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]]) /* rows in input order: slot, then rank */
+#define GB_ROW_X(i) xb[i]
+
+/* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped). */
+#define GB_MERGE(lt, ng, g0)                                                                                \
+    {                                                                                                       \
+        volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;              \
+        for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                     \
+            const uint w = lsum[j];                                                                         \
+            if (w)                                                                                          \
+                gb_add_g(sums + (g0) * 2u * GB_L + (j / GB_L) * GB_L, j % GB_L, w);                         \
+        }                                                                                                   \
+        for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {                                 \
+            if (lcnt[j])                                                                                    \
+                atomic_add(cnt + (g0) + j, lcnt[j]);                                                        \
+            if (lflag[j])                                                                                   \
+                atomic_or(flags + (g0) + j, lflag[j]);                                                      \
+        }                                                                                                   \
+    }
 
 /* Global tables only: any number of groups. */
 RAID_KERNEL void gb_rows_global(GB_ARGS)
 {
     GB_RANGE
-    GB_ROWS(sums, cnt, flags, gb_add_g)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add_g)
 }
 
 /* Per-work-group tables in local memory: lt = ng x (2 GB_L) limbs, then ng counts, then ng flags. */
@@ -307,19 +326,83 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
     for (uint j = RAID_LOCAL_ID(0); j < ng * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-    GB_ROWS(lsum, lcnt, lflag, gb_add_l)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, lsum, lcnt, lflag, gb_add_l)
     RAID_BARRIER();
-    for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {
-        const uint w = lsum[j];
-        if (w)
-            gb_add_g(sums + (j / GB_L) * GB_L, j % GB_L, w);
+    GB_MERGE(lt, ng, 0u)
+}
+
+/* ---- many groups: rows bucketed by group, then local tables per bucket -----------------------------
+ * Groups are cut into buckets of 2^bb consecutive ranks (whose tables fit in local memory). gb_bucket_count
+ * adds each block's rows per bucket into bsize (a local histogram, then one atomic per bucket and block);
+ * the host makes bstart (exclusive sums) and the chunks; gb_bucket_scatter reserves each block's share of
+ * every bucket (atomic_add on bfill) and writes the rows' ranks and values there (order within a bucket is
+ * arbitrary: integer sums do not depend on it); gb_rows_bucket accumulates a chunk (rows of one bucket) in
+ * local tables and merges them once. Sums, counts and flags only (min/max/first/last need row order or
+ * the row index: the global kernels). Null rows are not bucketed. */
+#define GB_BUCKET_HIST                                                                                      \
+    for (uint j = RAID_LOCAL_ID(0); j < 2u * nb; j += RAID_LOCAL_SIZE(0))                                  \
+        h[j] = 0u;                                                                                          \
+    RAID_BARRIER();                                                                                         \
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {                            \
+        const uint g = GB_ROW_G(i);                                                                         \
+        if (g != GB_NONE)                                                                                   \
+            atomic_inc(h + (g >> bb));                                                                      \
+    }                                                                                                       \
+    RAID_BARRIER();
+
+RAID_KERNEL void gb_bucket_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const uint n,
+                                 const uint rows, const uint bb, const uint nb, volatile RAID_GLOBAL uint *bsize,
+                                 volatile RAID_LOCAL uint *h /* 2 nb */)
+{
+    GB_RANGE
+    GB_BUCKET_HIST
+    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+        if (h[j])
+            atomic_add(bsize + j, h[j]);
+}
+
+RAID_KERNEL void gb_bucket_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
+                                   const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint bb,
+                                   const uint nb, const RAID_GLOBAL uint *bstart, volatile RAID_GLOBAL uint *bfill,
+                                   RAID_GLOBAL uint *sg, RAID_GLOBAL uint2 *sx, volatile RAID_LOCAL uint *h /* 2 nb */)
+{
+    GB_RANGE
+    GB_BUCKET_HIST
+    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+        if (h[j])
+            h[nb + j] = bstart[j] + atomic_add(bfill + j, h[j]);
+    RAID_BARRIER();
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
+        const uint g = GB_ROW_G(i);
+        if (g == GB_NONE)
+            continue;
+        const uint at = atomic_inc(h + nb + (g >> bb));
+        sg[at] = g;
+        sx[at] = xb[i];
     }
-    for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {
-        if (lcnt[j])
-            atomic_add(cnt + j, lcnt[j]);
-        if (lflag[j])
-            atomic_or(flags + j, lflag[j]);
-    }
+}
+
+/* chunks[c] = (start, end, bucket, 0): rows [start, end) of sg/sx, all of one bucket; ng groups in all. */
+RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint *sg, const RAID_GLOBAL uint2 *sx,
+                                const RAID_GLOBAL uint4 *chunks, const uint ng, const uint bb, const int base,
+                                volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
+                                volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
+                                volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi,
+                                volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last) /* unused */
+{
+    const uint4 ch = chunks[RAID_GROUP_ID(0)];
+    const uint start = ch.x, end = ch.y, g0 = ch.z << bb, bg = min(1u << bb, ng - g0);
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * 2u * GB_L, *lflag = lcnt + bg;
+    for (uint j = RAID_LOCAL_ID(0); j < bg * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+        lt[j] = 0u;
+    RAID_BARRIER();
+#define GB_SG(i) (sg[i] - g0)
+#define GB_SX(i) sx[i]
+    GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add_l)
+#undef GB_SG
+#undef GB_SX
+    RAID_BARRIER();
+    GB_MERGE(lt, bg, g0)
 }
 
 /* The second min/max pass: the low words of the rows whose high word is their group's extreme. */

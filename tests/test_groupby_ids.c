@@ -21,12 +21,12 @@ static uint64_t rng = 42;
 
 /* The device's result equals the cpu path's: keys (strictly ascending), counts and every column, bit for
  * bit (NaN included: both paths make the same NaN). */
-static void check(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n, unsigned flags,
-                  const raid_agg *aggs, size_t naggs, size_t expect_groups)
+static void check_mode(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n,
+                       unsigned flags, const raid_agg *aggs, size_t naggs, size_t expect_groups, size_t rows, int mode)
 {
     raid_groupby *a = NULL, *b = NULL;
     assert_int_equal(raid_groupby_compute(NULL, k, x, valid, n, aggs, naggs, flags, &a), RAID_OK);
-    if (gb_compute(ctx, k, x, valid, n, aggs, naggs, flags, 0, -1, &b) != RAID_OK)
+    if (gb_compute(ctx, k, x, valid, n, aggs, naggs, flags, rows, mode, &b) != RAID_OK)
         fail_msg("device: %s", raid_ctx_errmsg(ctx));
     const size_t G = raid_groupby_ngroups(a);
     assert_int_equal(G, raid_groupby_ngroups(b));
@@ -44,6 +44,12 @@ static void check(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_
     raid_groupby_destroy(b);
 }
 
+static void check(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n, unsigned flags,
+                  const raid_agg *aggs, size_t naggs, size_t expect_groups)
+{
+    check_mode(ctx, k, x, valid, n, flags, aggs, naggs, expect_groups, 0, -1);
+}
+
 /* Values of every kind (as test_groupby's: wide exponents, zeros, specials, subnormals), some nulls. */
 static void values(size_t n, double *x, uint8_t *valid)
 {
@@ -55,6 +61,15 @@ static void values(size_t n, double *x, uint8_t *valid)
         if (valid)
             valid[i] = raid_splitmix64(&rng) % 40 != 0;
     }
+}
+
+/* Rows of n keys (to be set), values (values()) and a validity mask. */
+static void rows_alloc(size_t n, int64_t **k, double **x, uint8_t **valid)
+{
+    *k = malloc(n * sizeof **k);
+    *x = malloc(n * sizeof **x);
+    *valid = malloc(n);
+    values(n, *x, *valid);
 }
 
 /* Run a key pattern with and without a mask, with and without skipna, hash forced or not. */
@@ -138,10 +153,10 @@ static void t_collisions(void **state)
     (void)state;
     raid_ctx *ctx = dev();
     const size_t n = 20000;
-    int64_t *k = malloc(n * sizeof *k);
-    double *x = malloc(n * sizeof *x);
-    uint8_t *valid = malloc(n);
-    values(n, x, valid);
+    int64_t *k;
+    double *x;
+    uint8_t *valid;
+    rows_alloc(n, &k, &x, &valid);
     for (size_t i = 0; i < n; i++)
         k[i] = (int64_t)((i * 7919 % 3000) * 0x100000001ull) - 5; /* every one of the 3,000 keys */
     const gb_cl_knobs knobs[] = {{.force_hash = 1, .hmask = 3},
@@ -216,6 +231,44 @@ static void t_seeds(void **state)
     raid_ctx_destroy(ctx);
 }
 
+/* Many groups by buckets (rows bucketed by rank, then local tables per bucket: gb_bucket_count,
+ * gb_bucket_scatter, gb_rows_bucket): count, sum and mean bit for bit against the cpu path, from one
+ * bucket to hundreds, small and large chunks, nulls, skipna, values carrying through every limb; other
+ * aggregations are refused in that mode. */
+static void t_bucketed(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = dev();
+    const size_t n = 120000;
+    int64_t *k;
+    double *x;
+    uint8_t *valid;
+    rows_alloc(n, &k, &x, &valid);
+    const raid_agg sums[] = {RAID_AGG_SUM, RAID_AGG_COUNT, RAID_AGG_MEAN};
+    const size_t groups[] = {1, 700, 5000, 60000};
+    const size_t rows[] = {0, 1000, 77777};
+    for (size_t c = 0; c < sizeof groups / sizeof *groups; c++) {
+        for (size_t i = 0; i < n; i++)
+            k[i] = (int64_t)((i * 7919) % groups[c]) * 3 - 100;
+        for (size_t r = 0; r < 3; r++) {
+            check_mode(ctx, k, x, NULL, n, 0, sums, 3, groups[c], rows[r], 2);
+            check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, groups[c], rows[r], 2);
+        }
+    }
+    /* one group of +-2^60 and a value just below 1/4: carries through every limb, from every chunk */
+    for (size_t i = 0; i < n; i++) {
+        k[i] = i % 97 == 0 ? (int64_t)(i % 5000) : 0;
+        x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
+    }
+    check_mode(ctx, k, x, NULL, n, 0, sums, 3, 0, 1000, 2);
+    check_mode(ctx, k, x, NULL, n, 0, sums, 3, 0, 0, 2);
+    raid_groupby *b = NULL;
+    assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 2, &b), RAID_EUNSUPPORTED);
+    assert_null(b);
+    free(k), free(x), free(valid);
+    raid_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +276,7 @@ int main(void)
         cmocka_unit_test(t_collisions),
         cmocka_unit_test(t_nulls_and_counts),
         cmocka_unit_test(t_seeds),
+        cmocka_unit_test(t_bucketed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "device/device.h"
 #include "raid/sort.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,30 +210,53 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     const double t0 = raid_now();
     const size_t g = *G, gs = g ? g : 1;
     uk = malloc(3 * gs * sizeof *uk);
-    key = malloc(gs * sizeof *key), skey = malloc(gs * sizeof *skey);
-    slot = malloc(gs * sizeof *slot), sslot = malloc(gs * sizeof *sslot);
-    if (!uk || !key || !skey || !slot || !sslot) {
+    skey = malloc(gs * sizeof *skey);
+    if (!uk || !skey) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
         goto done;
     }
     if (g && (st = download(ctx, &d[D_UK], 3 * g, uk)) != RAID_OK)
         goto done;
-    for (size_t j = 0; j < g; j++) {
-        key[j] = (int64_t)((uint64_t)uk[3 * j + 1] << 32 | uk[3 * j]);
-        memcpy(&slot[j], &(uint64_t){uk[3 * j + 2]}, sizeof slot[j]); /* carried as a double's bits */
-    }
-    if (raid_sort_i64_f64(NULL, key, slot, g, 0, skey, sslot) != RAID_OK) {
-        st = raid_fail(ctx, RAID_ENOMEM, "group-by: %s", raid_errmsg());
-        goto done;
-    }
-    for (size_t j = 0; j < g; j++) {
-        uint64_t s;
-        memcpy(&s, &sslot[j], sizeof s);
-        uk[j] = (uint32_t)s;
+    if (direct) { /* key order is slot order: a bitmap of the slots seen, read in order */
+        uint64_t *bits = calloc((cap + 63) / 64, sizeof *bits);
+        if (!bits) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+            goto done;
+        }
+        for (size_t j = 0; j < g; j++)
+            bits[uk[3 * j + 2] >> 6] |= 1ull << (uk[3 * j + 2] & 63);
+        size_t r = 0;
+        for (size_t w = 0; w < (cap + 63) / 64; w++)
+            for (uint64_t x = bits[w]; x; x &= x - 1, r++) {
+                uk[r] = (uint32_t)(64 * w + (size_t)__builtin_ctzll(x));
+                skey[r] = (int64_t)((uint64_t)p->kmin + uk[r]);
+            }
+        free(bits);
+        assert(r == g);
+    } else { /* the keys with their slots (as a double's bits), sorted by key */
+        key = malloc(gs * sizeof *key);
+        slot = malloc(gs * sizeof *slot), sslot = malloc(gs * sizeof *sslot);
+        if (!key || !slot || !sslot) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+            goto done;
+        }
+        for (size_t j = 0; j < g; j++) {
+            key[j] = (int64_t)((uint64_t)uk[3 * j + 1] << 32 | uk[3 * j]);
+            memcpy(&slot[j], &(uint64_t){uk[3 * j + 2]}, sizeof slot[j]);
+        }
+        if (raid_sort_i64_f64(NULL, key, slot, g, 0, skey, sslot) != RAID_OK) {
+            st = raid_fail(ctx, RAID_ENOMEM, "group-by: %s", raid_errmsg());
+            goto done;
+        }
+        for (size_t j = 0; j < g; j++) {
+            uint64_t sl;
+            memcpy(&sl, &sslot[j], sizeof sl);
+            uk[j] = (uint32_t)sl;
+        }
     }
     ctx->timing.convert_s += raid_now() - t0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &d[D_SRT])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, direct ? cap : cap, &b[B_MAP])) != RAID_OK)
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &b[B_MAP])) != RAID_OK)
         goto done;
     if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
               (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
@@ -246,6 +270,92 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
 done:
     raid_kernel_put(ctx, k);
     free(part), free(uk), free(key), free(skey), free(slot), free(sslot);
+    return st;
+}
+
+/* The sums of many groups (mode 2): gb_bucket_count, the buckets' starts and the chunks on the host,
+ * gb_bucket_scatter, gb_rows_bucket (kernels/col_groupby.cl). rows: rows per block of the first two
+ * kernels and at most per chunk of the third. */
+static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, int L, int bb, size_t nb, size_t rows,
+                            size_t wg, const char *opts)
+{
+    enum { S_SIZE, S_FILL, S_START, S_G, S_X, S_CHUNK, NS };
+    const size_t n = p->n, nblk = (n + rows - 1) / rows;
+    raid_buf s[NS] = {{0}};
+    raid_kernel *k = NULL;
+    uint32_t *h = NULL, *ch = NULL;
+    raid_status st;
+    const uint32_t zero = 0;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_SIZE])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_FILL])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_START])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &s[S_G])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_X])) || (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)) ||
+        (st = raid_buf_fill(ctx, &s[S_FILL], &zero, NULL)))
+        goto done;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_count", opts, &k)) || (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) ||
+        (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 2, (uint32_t)n)) ||
+        (st = raid_arg_uint(ctx, k, 3, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 4, (uint32_t)bb)) ||
+        (st = raid_arg_uint(ctx, k, 5, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 6, &s[S_SIZE])) ||
+        (st = raid_arg_local(ctx, k, 7, 2 * nb * sizeof(uint32_t))) || (st = launch(ctx, k, nblk * wg, wg, 0)))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    /* the buckets' starts (exclusive sums) and the chunks: pieces of at most `rows` rows of one bucket */
+    const size_t nch_max = n / rows + nb + 1;
+    if (!(h = malloc(2 * nb * sizeof *h)) || !(ch = malloc(4 * nch_max * sizeof *ch))) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by buckets)");
+        goto done;
+    }
+    if ((st = download(ctx, &s[S_SIZE], nb, h)) != RAID_OK)
+        goto done;
+    size_t nch = 0;
+    uint32_t at = 0;
+    for (size_t j = 0; j < nb; j++) {
+        const uint32_t sz = h[j];
+        h[nb + j] = at;
+        for (uint32_t q = 0; q < sz; q += (uint32_t)rows, nch++) {
+            assert(nch < nch_max);
+            ch[4 * nch] = at + q;
+            ch[4 * nch + 1] = at + (sz - q > rows ? q + (uint32_t)rows : sz);
+            ch[4 * nch + 2] = (uint32_t)j;
+            ch[4 * nch + 3] = 0;
+        }
+        at += sz;
+    }
+    raid_event ev = {0};
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * (nch ? nch : 1), &s[S_CHUNK])) ||
+        (st = raid_buf_upload(ctx, &s[S_START], 0, nb, h + nb, 0, &ev)) || (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) ||
+        (nch && ((st = raid_buf_upload(ctx, &s[S_CHUNK], 0, 4 * nch, ch, 0, &ev)) ||
+                 (st = wait_time(ctx, &ev, &ctx->timing.upload_s)))))
+        goto done;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_scatter", opts, &k)) ||
+        (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) || (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) ||
+        (st = raid_arg_buf(ctx, k, 2, &b[B_X])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)n)) ||
+        (st = raid_arg_uint(ctx, k, 4, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 5, (uint32_t)bb)) ||
+        (st = raid_arg_uint(ctx, k, 6, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 7, &s[S_START])) ||
+        (st = raid_arg_buf(ctx, k, 8, &s[S_FILL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_G])) ||
+        (st = raid_arg_buf(ctx, k, 10, &s[S_X])) || (st = raid_arg_local(ctx, k, 11, 2 * nb * sizeof(uint32_t))) ||
+        (st = launch(ctx, k, nblk * wg, wg, 0)))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    if (!nch)
+        goto done;
+    unsigned a = 0;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rows_bucket", opts, &k)) || (st = raid_arg_buf(ctx, k, a++, &s[S_G])) ||
+        (st = raid_arg_buf(ctx, k, a++, &s[S_X])) || (st = raid_arg_buf(ctx, k, a++, &s[S_CHUNK])) ||
+        (st = raid_arg_uint(ctx, k, a++, (uint32_t)p->ngroups)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)bb)) ||
+        (st = raid_arg_int(ctx, k, a++, p->base)) || (st = raid_arg_buf(ctx, k, a++, &b[B_SUM])) ||
+        (st = raid_arg_buf(ctx, k, a++, &b[B_CNT])) || (st = raid_arg_buf(ctx, k, a++, &b[B_FLAG])) ||
+        (st = raid_arg_local(ctx, k, a++, ((size_t)(2 * L + 2) << bb) * sizeof(uint32_t))) ||
+        (st = raid_arg_buf(ctx, k, a++, &b[B_MNHI])) || (st = raid_arg_buf(ctx, k, a++, &b[B_MXHI])) ||
+        (st = raid_arg_buf(ctx, k, a++, &b[B_FIRST])) || (st = raid_arg_buf(ctx, k, a++, &b[B_LAST])) ||
+        (st = launch(ctx, k, nch * wg, wg, 0)))
+        goto done;
+done:
+    raid_kernel_put(ctx, k);
+    free(h), free(ch);
+    for (int j = 0; j < NS; j++)
+        raid_buf_release(ctx, &s[j]);
     return st;
 }
 
@@ -290,10 +400,23 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                        (unsigned long long)lmax);
         goto done;
     }
-    const int use_local = local_tables < 0 ? fits : local_tables;
+    /* many groups, sums only: rows bucketed by rank into buckets of 2^bb groups whose tables fit */
+    int bb = 0;
+    while (((size_t)(2 * L + 2) << (bb + 1)) * sizeof(uint32_t) + 1024 <= lmax && bb < 20)
+        bb++;
+    const size_t per = (size_t)(2 * L + 2) << bb, nb = (G + ((size_t)1 << bb) - 1) >> bb;
+    const int bucket_ok = !(p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST)) && nb <= 4096 &&
+                          2 * nb * sizeof(uint32_t) + 1024 <= lmax;
+    if (local_tables == 2 && !bucket_ok) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: no bucketed tables for these aggregations or %zu groups", G);
+        goto done;
+    }
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
     size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
-    if (!rows_per_wg && use_local && rows < 4 * G * (2 * (size_t)L + 2))
+    if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
         rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
+    if (!rows_per_wg && mode == 2 && rows < 4 * per)
+        rows = 4 * per;
     if (rows > 0x7FFFFFFF)
         rows = 0x7FFFFFFF;
     const size_t nwg = (n + rows - 1) / rows;
@@ -314,22 +437,27 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             goto done;
     }
 
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", use_local ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
-        RAID_OK)
-        goto done;
     unsigned a = 0;
-    if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||
-        (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
-        (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
-        goto done;
-    for (int j = B_SUM; j <= B_LAST; j++)
-        if ((st = raid_arg_buf(ctx, k, a++, &b[j])) != RAID_OK)
+    if (mode == 2) {
+        if ((st = bucketed(ctx, p, b, L, bb, nb, rows, wg, opts)) != RAID_OK)
             goto done;
-    if (use_local && ((st = raid_arg_uint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
-                      (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK))
-        goto done;
-    if ((st = launch(ctx, k, nwg * wg, wg, 0)) != RAID_OK)
-        goto done;
+    } else {
+        if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
+            RAID_OK)
+            goto done;
+        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
+            (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
+            goto done;
+        for (int j = B_SUM; j <= B_LAST; j++)
+            if ((st = raid_arg_buf(ctx, k, a++, &b[j])) != RAID_OK)
+                goto done;
+        if (mode == 1 && ((st = raid_arg_uint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
+                          (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK))
+            goto done;
+        if ((st = launch(ctx, k, nwg * wg, wg, 0)) != RAID_OK)
+            goto done;
+    }
     if (p->need & GB_NEED_MINMAX) {
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_minmax_lo", opts, &k2)) != RAID_OK)
             goto done;
@@ -361,6 +489,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             goto done;
     }
     const double t0 = raid_now();
+#pragma omp parallel for schedule(static) if (G > 20000)
     for (size_t g = 0; g < G; g++) {
         out->count[g] = hc[g];
         out->flags[g] = hf[g];
