@@ -335,7 +335,7 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
  * Groups are cut into buckets of 2^bb consecutive ranks (whose tables fit in local memory). gb_bucket_count
  * adds each block's rows per bucket into bsize (a local histogram, then one atomic per bucket and block);
  * the host makes bstart (exclusive sums) and the chunks; gb_bucket_scatter reserves each block's share of
- * every bucket (atomic_add on bfill) and writes the rows' ranks and values there (order within a bucket is
+ * every bucket (atomic_add on bfill) and writes the rows' ranks and values there (16 bytes a row) (order within a bucket is
  * arbitrary: integer sums do not depend on it); gb_rows_bucket accumulates a chunk (rows of one bucket) in
  * local tables and merges them once. Sums, counts and flags only (min/max/first/last need row order or
  * the row index: the global kernels). Null rows are not bucketed. */
@@ -364,7 +364,7 @@ RAID_KERNEL void gb_bucket_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
 RAID_KERNEL void gb_bucket_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
                                    const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint bb,
                                    const uint nb, const RAID_GLOBAL uint *bstart, volatile RAID_GLOBAL uint *bfill,
-                                   RAID_GLOBAL uint *sg, RAID_GLOBAL uint2 *sx, volatile RAID_LOCAL uint *h /* 2 nb */)
+                                   RAID_GLOBAL uint4 *sr, volatile RAID_LOCAL uint *h /* 2 nb */)
 {
     GB_RANGE
     GB_BUCKET_HIST
@@ -376,14 +376,14 @@ RAID_KERNEL void gb_bucket_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBA
         const uint g = GB_ROW_G(i);
         if (g == GB_NONE)
             continue;
-        const uint at = atomic_inc(h + nb + (g >> bb));
-        sg[at] = g;
-        sx[at] = xb[i];
+        const uint2 v = xb[i];
+        sr[atomic_inc(h + nb + (g >> bb))] = (uint4)(g, v.x, v.y, 0u); /* one 16-byte write per row */
     }
 }
 
-/* chunks[c] = (start, end, bucket, 0): rows [start, end) of sg/sx, all of one bucket; ng groups in all. */
-RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint *sg, const RAID_GLOBAL uint2 *sx,
+/* chunks[c] = (start, end, bucket, 0): rows [start, end) of sr (rank, value's low and high words), all of
+ * one bucket; ng groups in all. */
+RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint4 *sr,
                                 const RAID_GLOBAL uint4 *chunks, const uint ng, const uint bb, const int base,
                                 volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
                                 volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
@@ -396,8 +396,8 @@ RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint *sg, const RAID_GLOBAL ui
     for (uint j = RAID_LOCAL_ID(0); j < bg * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-#define GB_SG(i) (sg[i] - g0)
-#define GB_SX(i) sx[i]
+#define GB_SG(i) (sr[i].x - g0)
+#define GB_SX(i) sr[i].yz
     GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add_l)
 #undef GB_SG
 #undef GB_SX

@@ -84,9 +84,10 @@ typedef struct raid_groupby raid_groupby;
  *  and last (32-bit atomic min/max of row indices); the host rounds each sum. Every output is bit for bit
  *  the cpu path's.
  *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags),
- *  RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of groups 2^32 or more) and the
- *  device layer's errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). Message: raid_ctx_errmsg(ctx) (ctx
- *  NULL: raid_errmsg()). *out is NULL on failure. */
+ *  RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of groups 2^32 or more; more than
+ *  2^29 rows whose keys span a wide range and hold more than 2^20 distinct values) and the device layer's
+ *  errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). Message: raid_ctx_errmsg(ctx) (ctx NULL:
+ *  raid_errmsg()). *out is NULL on failure. */
 RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
                                           const uint8_t *valid, size_t n, const raid_agg *aggs, size_t naggs,
                                           unsigned flags, raid_groupby **out);

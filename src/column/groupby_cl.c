@@ -200,8 +200,9 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
             goto done;
         }
         cap = pow2_at_least(2 * n);
-        if (cap > ((size_t)1 << 31)) {
-            st = raid_fail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute on a device: %zu rows (hash of 2^30 at most)", n);
+        if (cap > ((size_t)1 << 30)) { /* word indices 4 x slot stay below 2^32 */
+            st = raid_fail(ctx, RAID_EUNSUPPORTED,
+                           "raid_groupby_compute on a device: more than 2^20 distinct keys in %zu rows (2^29 rows at most then)", n);
             goto done;
         }
     }
@@ -279,7 +280,7 @@ done:
 static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, int L, int bb, size_t nb, size_t rows,
                             size_t wg, const char *opts)
 {
-    enum { S_SIZE, S_FILL, S_START, S_G, S_X, S_CHUNK, NS };
+    enum { S_SIZE, S_FILL, S_START, S_ROWS, S_CHUNK, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
     raid_buf s[NS] = {{0}};
     raid_kernel *k = NULL;
@@ -287,8 +288,8 @@ static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, 
     raid_status st;
     const uint32_t zero = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_SIZE])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_FILL])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_START])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &s[S_G])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_X])) || (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_START])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * n, &s[S_ROWS])) ||
+        (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)) ||
         (st = raid_buf_fill(ctx, &s[S_FILL], &zero, NULL)))
         goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_count", opts, &k)) || (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) ||
@@ -332,8 +333,8 @@ static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, 
         (st = raid_arg_buf(ctx, k, 2, &b[B_X])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)n)) ||
         (st = raid_arg_uint(ctx, k, 4, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 5, (uint32_t)bb)) ||
         (st = raid_arg_uint(ctx, k, 6, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 7, &s[S_START])) ||
-        (st = raid_arg_buf(ctx, k, 8, &s[S_FILL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_G])) ||
-        (st = raid_arg_buf(ctx, k, 10, &s[S_X])) || (st = raid_arg_local(ctx, k, 11, 2 * nb * sizeof(uint32_t))) ||
+        (st = raid_arg_buf(ctx, k, 8, &s[S_FILL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_ROWS])) ||
+        (st = raid_arg_local(ctx, k, 10, 2 * nb * sizeof(uint32_t))) ||
         (st = launch(ctx, k, nblk * wg, wg, 0)))
         goto done;
     raid_kernel_put(ctx, k);
@@ -341,8 +342,8 @@ static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, 
     if (!nch)
         goto done;
     unsigned a = 0;
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rows_bucket", opts, &k)) || (st = raid_arg_buf(ctx, k, a++, &s[S_G])) ||
-        (st = raid_arg_buf(ctx, k, a++, &s[S_X])) || (st = raid_arg_buf(ctx, k, a++, &s[S_CHUNK])) ||
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rows_bucket", opts, &k)) || (st = raid_arg_buf(ctx, k, a++, &s[S_ROWS])) ||
+        (st = raid_arg_buf(ctx, k, a++, &s[S_CHUNK])) ||
         (st = raid_arg_uint(ctx, k, a++, (uint32_t)p->ngroups)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)bb)) ||
         (st = raid_arg_int(ctx, k, a++, p->base)) || (st = raid_arg_buf(ctx, k, a++, &b[B_SUM])) ||
         (st = raid_arg_buf(ctx, k, a++, &b[B_CNT])) || (st = raid_arg_buf(ctx, k, a++, &b[B_FLAG])) ||
