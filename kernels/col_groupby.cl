@@ -333,51 +333,47 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
 
 /* ---- many groups: rows bucketed by group, then local tables per bucket -----------------------------
  * Groups are cut into buckets of 2^bb consecutive ranks (whose tables fit in local memory). gb_bucket_count
- * adds each block's rows per bucket into bsize (a local histogram, then one atomic per bucket and block);
- * the host makes bstart (exclusive sums) and the chunks; gb_bucket_scatter reserves each block's share of
- * every bucket (atomic_add on bfill) and writes the rows' ranks and values there (16 bytes a row) (order within a bucket is
- * arbitrary: integer sums do not depend on it); gb_rows_bucket accumulates a chunk (rows of one bucket) in
+ * adds each block's rows per bucket into bsize (a local histogram, then one atomic_add per bucket and
+ * block, whose old value is the block's place in the bucket); the host makes bstart (exclusive sums) and
+ * the chunks; gb_bucket_scatter writes the rows' ranks and values (16 bytes a row) at their bucket's start
+ * + their block's place + a local atomic_inc (the order within a bucket is arbitrary: integer sums do not
+ * depend on it); gb_rows_bucket accumulates a chunk (rows of one bucket) in
  * local tables and merges them once. Sums, counts and flags only (min/max/first/last need row order or
  * the row index: the global kernels). Null rows are not bucketed. */
-#define GB_BUCKET_HIST                                                                                      \
-    for (uint j = RAID_LOCAL_ID(0); j < 2u * nb; j += RAID_LOCAL_SIZE(0))                                  \
-        h[j] = 0u;                                                                                          \
-    RAID_BARRIER();                                                                                         \
-    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {                            \
-        const uint g = GB_ROW_G(i);                                                                         \
-        if (g != GB_NONE)                                                                                   \
-            atomic_inc(h + (g >> bb));                                                                      \
-    }                                                                                                       \
-    RAID_BARRIER();
-
+/* rel[w nb + j]: where block w's rows of bucket j start within the bucket (the atomic_add's old value). */
 RAID_KERNEL void gb_bucket_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const uint n,
                                  const uint rows, const uint bb, const uint nb, volatile RAID_GLOBAL uint *bsize,
-                                 volatile RAID_LOCAL uint *h /* 2 nb */)
+                                 RAID_GLOBAL uint *rel, volatile RAID_LOCAL uint *h /* nb */)
 {
     GB_RANGE
-    GB_BUCKET_HIST
     for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
-        if (h[j])
-            atomic_add(bsize + j, h[j]);
+        h[j] = 0u;
+    RAID_BARRIER();
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
+        const uint g = GB_ROW_G(i);
+        if (g != GB_NONE)
+            atomic_inc(h + (g >> bb));
+    }
+    RAID_BARRIER();
+    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+        rel[RAID_GROUP_ID(0) * nb + j] = h[j] ? atomic_add(bsize + j, h[j]) : 0u;
 }
 
 RAID_KERNEL void gb_bucket_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
                                    const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint bb,
-                                   const uint nb, const RAID_GLOBAL uint *bstart, volatile RAID_GLOBAL uint *bfill,
-                                   RAID_GLOBAL uint4 *sr, volatile RAID_LOCAL uint *h /* 2 nb */)
+                                   const uint nb, const RAID_GLOBAL uint *bstart, const RAID_GLOBAL uint *rel,
+                                   RAID_GLOBAL uint4 *sr, volatile RAID_LOCAL uint *h /* nb */)
 {
     GB_RANGE
-    GB_BUCKET_HIST
     for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
-        if (h[j])
-            h[nb + j] = bstart[j] + atomic_add(bfill + j, h[j]);
+        h[j] = bstart[j] + rel[RAID_GROUP_ID(0) * nb + j];
     RAID_BARRIER();
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
         const uint g = GB_ROW_G(i);
         if (g == GB_NONE)
             continue;
         const uint2 v = xb[i];
-        sr[atomic_inc(h + nb + (g >> bb))] = (uint4)(g, v.x, v.y, 0u); /* one 16-byte write per row */
+        sr[atomic_inc(h + (g >> bb))] = (uint4)(g, v.x, v.y, 0u); /* one 16-byte write per row */
     }
 }
 

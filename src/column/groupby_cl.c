@@ -280,23 +280,22 @@ done:
 static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, int L, int bb, size_t nb, size_t rows,
                             size_t wg, const char *opts)
 {
-    enum { S_SIZE, S_FILL, S_START, S_ROWS, S_CHUNK, NS };
+    enum { S_SIZE, S_REL, S_START, S_ROWS, S_CHUNK, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
     raid_buf s[NS] = {{0}};
     raid_kernel *k = NULL;
     uint32_t *h = NULL, *ch = NULL;
     raid_status st;
     const uint32_t zero = 0;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_SIZE])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_FILL])) ||
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_SIZE])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nblk * nb, &s[S_REL])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_START])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * n, &s[S_ROWS])) ||
-        (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)) ||
-        (st = raid_buf_fill(ctx, &s[S_FILL], &zero, NULL)))
+        (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)))
         goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_count", opts, &k)) || (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) ||
         (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 2, (uint32_t)n)) ||
         (st = raid_arg_uint(ctx, k, 3, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 4, (uint32_t)bb)) ||
         (st = raid_arg_uint(ctx, k, 5, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 6, &s[S_SIZE])) ||
-        (st = raid_arg_local(ctx, k, 7, 2 * nb * sizeof(uint32_t))) || (st = launch(ctx, k, nblk * wg, wg, 0)))
+        (st = raid_arg_buf(ctx, k, 7, &s[S_REL])) || (st = raid_arg_local(ctx, k, 8, nb * sizeof(uint32_t))) || (st = launch(ctx, k, nblk * wg, wg, 0)))
         goto done;
     raid_kernel_put(ctx, k);
     k = NULL;
@@ -333,8 +332,8 @@ static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, 
         (st = raid_arg_buf(ctx, k, 2, &b[B_X])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)n)) ||
         (st = raid_arg_uint(ctx, k, 4, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 5, (uint32_t)bb)) ||
         (st = raid_arg_uint(ctx, k, 6, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 7, &s[S_START])) ||
-        (st = raid_arg_buf(ctx, k, 8, &s[S_FILL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_ROWS])) ||
-        (st = raid_arg_local(ctx, k, 10, 2 * nb * sizeof(uint32_t))) ||
+        (st = raid_arg_buf(ctx, k, 8, &s[S_REL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_ROWS])) ||
+        (st = raid_arg_local(ctx, k, 10, nb * sizeof(uint32_t))) ||
         (st = launch(ctx, k, nblk * wg, wg, 0)))
         goto done;
     raid_kernel_put(ctx, k);
@@ -407,7 +406,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         bb++;
     const size_t per = (size_t)(2 * L + 2) << bb, nb = (G + ((size_t)1 << bb) - 1) >> bb;
     const int bucket_ok = !(p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST)) && nb <= 4096 &&
-                          2 * nb * sizeof(uint32_t) + 1024 <= lmax;
+                          nb * sizeof(uint32_t) + 1024 <= lmax;
     if (local_tables == 2 && !bucket_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: no bucketed tables for these aggregations or %zu groups", G);
         goto done;
