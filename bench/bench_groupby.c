@@ -4,11 +4,18 @@
  * times numpy, polars and CuPy's scatter-add on them.
  *
  *   bench_groupby [--rows N] [--groups G[,G...]] [--device D[,D...]] [--reps R] [--aggs sum|all]
- *                 [--dump FILE]
+ *                 [--keys dense|wide] [--dump FILE]
  *
- * Prints one line per (device, G): best wall time of R calls (group ids formed on the host included),
- * the kernel time of the fastest device call, rows per second; --dump writes keys (int64) then values
- * (float64) of the first G as raw little-endian arrays for the peers. */
+ * --keys wide: the same groups under keys spread over the whole int64 range (splitmix64 of the group
+ * number), which the device groups through its hash table instead of the direct one.
+ *
+ * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
+ * rounding), rows per second, and the fastest call's breakdown (raid_ctx_last_timing; 0 on the cpu path):
+ * kernel_s (every kernel), upload_s (keys, values: host to device), ids_s (the kernels that form the group
+ * ids: ranges, slots, ranks), sums_s (the aggregation kernels: kernel_s - ids_s), download_s (the distinct
+ * keys, the tables back), host_s (the host's share: sorting the distinct keys, rounding the sums) and
+ * other_s (the rest of the wall time: buffer set-up, launches, waits). --dump writes keys (int64) then
+ * values (float64) of the first G as raw little-endian arrays for the peers. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_common.h"
 
@@ -29,7 +36,7 @@ static uint64_t mix(uint64_t z)
 int main(int argc, char **argv)
 {
     size_t n = 10000000;
-    const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum";
+    const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum", *keys_s = "dense";
     int reps = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -49,9 +56,11 @@ int main(int argc, char **argv)
             dump = v;
         else if (!strcmp(a, "--aggs"))
             aggs_s = v;
+        else if (!strcmp(a, "--keys"))
+            keys_s = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -59,7 +68,7 @@ int main(int argc, char **argv)
     const raid_agg all[] = {RAID_AGG_COUNT, RAID_AGG_SUM, RAID_AGG_MEAN, RAID_AGG_MIN,
                             RAID_AGG_MAX,   RAID_AGG_FIRST, RAID_AGG_LAST};
     const raid_agg sum[] = {RAID_AGG_SUM};
-    const int everything = !strcmp(aggs_s, "all");
+    const int everything = !strcmp(aggs_s, "all"), wide = !strcmp(keys_s, "wide");
     int64_t *k = malloc(n * sizeof *k);
     double *x = malloc(n * sizeof *x);
     if (!k || !x) {
@@ -71,11 +80,11 @@ int main(int argc, char **argv)
     char gl[256];
     snprintf(gl, sizeof gl, "%s", groups);
     int first = 1;
-    printf("device,rows,groups,aggs,best_s,kernel_s,rows_per_s\n");
+    printf("device,rows,groups,aggs,keys,best_s,rows_per_s,kernel_s,upload_s,ids_s,sums_s,download_s,host_s,other_s\n");
     for (char *gs = strtok(gl, ","); gs; gs = strtok(NULL, ",")) {
         const uint64_t G = strtoull(gs, NULL, 10);
         for (size_t i = 0; i < n; i++)
-            k[i] = (int64_t)(mix(i) % G);
+            k[i] = wide ? (int64_t)mix(mix(i) % G) : (int64_t)(mix(i) % G);
         if (dump && first) {
             FILE *f = fopen(dump, "wb");
             if (!f || fwrite(k, sizeof *k, n, f) != n || fwrite(x, sizeof *x, n, f) != n || fclose(f)) {
@@ -93,7 +102,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_groupby: %s: %s\n", d, raid_errmsg());
                 continue;
             }
-            double best = 1e30, kern = 0;
+            double best = 1e30;
+            raid_timing bt = {0};
             for (int r = 0; r < reps + 1; r++) { /* the first call builds the kernels */
                 raid_groupby *g = NULL;
                 const double t0 = bench_now();
@@ -106,11 +116,13 @@ int main(int argc, char **argv)
                 raid_timing tm;
                 raid_ctx_last_timing(ctx, &tm);
                 if (r > 0 && t < best)
-                    best = t, kern = tm.kernel_s;
+                    best = t, bt = tm;
                 raid_groupby_destroy(g);
             }
-            printf("%s,%zu,%llu,%s,%.4f,%.4f,%.3g\n", raid_ctx_device_name(ctx), n, (unsigned long long)G, aggs_s, best,
-                   kern, (double)n / best);
+            const double other = best - bt.kernel_s - bt.upload_s - bt.download_s - bt.convert_s;
+            printf("%s,%zu,%llu,%s,%s,%.4f,%.3g,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f\n", raid_ctx_device_name(ctx), n,
+                   (unsigned long long)G, aggs_s, keys_s, best, (double)n / best, bt.kernel_s, bt.upload_s, bt.prep_s,
+                   bt.kernel_s - bt.prep_s, bt.download_s, bt.convert_s, bt.kernel_s > 0 ? other : 0.0);
             fflush(stdout);
             raid_ctx_destroy(ctx);
         }

@@ -1,7 +1,7 @@
 /* Group-by with exact sums from 32-bit atomics (src/column/groupby_cl.c, docs/groupby.md).
  *
- * Rows: gid[i] the dense group id (GB_NONE: a null row), xb[i] the float64 value's bits (x: low word, y:
- * high word; never read as a float). Per group g:
+ * Rows: map[gid[i]] the dense group id (gid[i]: the row's slot, GB_NONE for a null row; below), xb[i] the
+ * float64 value's bits (x: low word, y: high word; never read as a float). Per group g:
  *   sums[g * 2 GB_L + sign * GB_L + k], k < GB_L: the limbs of two unsigned fixed-point integers, the
  *     positive and the negative values' significands in units of 2^(base - 1074). A value's 53-bit
  *     significand, shifted to its exponent's position, is three 32-bit pieces added into three limbs with
@@ -37,6 +37,183 @@
 #define GB_F_PINF 2u
 #define GB_F_NINF 4u
 #define GB_F_NZ 8u
+#define GB_EMPTY 0xFFFFFFFFu /* an empty word of the group-id tables (no key word reaches it: < 2^31) */
+
+/* ---- the group ids (docs/groupby.md "Group ids on the device") -------------------------------------
+ * Keys: int64 as two words (x: low, y: high). gb_range reduces, per work-group, the signed range of the
+ * keys and the range of p (groupby_internal.h) of the finite non-zero values; the host combines the
+ * partials and picks the direct table (keys spanning a small range: slot = key - kmin) or the hash table.
+ * gb_ids_direct / gb_ids_hash give every row its SLOT (gid[i]; GB_NONE for a null row, whose key still
+ * makes its group), and the row that fills a slot first takes the next dense id (atomic_inc) and writes
+ * the slot's key and index into uk[3 id ..]; the host sorts those (few) keys and uploads the slots in key
+ * order, gb_map turns them into map[slot] = rank, and the sum kernels read map[gid[i]]. */
+
+/* splitmix64's finaliser (raid_mix64, src/core/internal.h) on two 32-bit words: z = (hi, lo). */
+inline uint2 gb_mul64(uint2 z, uint chi, uint clo) /* z * (chi 2^32 + clo) mod 2^64; x: low, y: high */
+{
+    return (uint2)(z.x * clo, mul_hi(z.x, clo) + z.x * chi + z.y * clo);
+}
+inline uint2 gb_xorshr(uint2 z, uint r) /* z ^ (z >> r), 0 < r < 32 */
+{
+    return (uint2)(z.x ^ ((z.x >> r) | (z.y << (32u - r))), z.y ^ (z.y >> r));
+}
+inline uint2 gb_mix64(uint2 z)
+{
+    z = gb_mul64(gb_xorshr(z, 30u), 0xBF58476Du, 0x1CE4E5B9u);
+    z = gb_mul64(gb_xorshr(z, 27u), 0x94D049BBu, 0x133111EBu);
+    return gb_xorshr(z, 31u);
+}
+
+/* Whether row i is null: valid[i] == 0 (masked != 0), or (nan_null != 0) a NaN value. */
+inline int gb_null(const RAID_GLOBAL uchar *valid, const RAID_GLOBAL uint2 *xb, uint masked, uint nan_null, uint i)
+{
+    if (masked && !valid[i])
+        return 1;
+    if (nan_null) {
+        const uint2 v = xb[i];
+        return (v.y & 0x7FFFFFFFu) > 0x7FF00000u || ((v.y & 0x7FFFFFFFu) == 0x7FF00000u && v.x);
+    }
+    return 0;
+}
+
+/* Per work-group of rows [g rows, (g + 1) rows): out[8 g ..] = kmin (hi ^ 2^31, lo), kmax (the same: unsigned
+ * order of the pairs = signed order of the keys), pmin, pmax (4096 and 0 + -1 as 0xFFFFFFFF when no finite
+ * non-zero value; xb read only when usep), 2 unused. Every row counts, null or not (as the cpu path). */
+RAID_KERNEL void gb_range(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows,
+                          const uint usep, RAID_GLOBAL uint *out, RAID_LOCAL uint *red /* 6 x local size */)
+{
+    const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0);
+    const uint start = RAID_GROUP_ID(0) * rows, end = n - start > rows ? start + rows : n;
+    uint mnh = 0xFFFFFFFFu, mnl = 0xFFFFFFFFu, mxh = 0u, mxl = 0u, pmin = 4096u, pmax = 0u; /* pmax: p + 1 */
+    for (uint i = start + lid; i < end; i += ls) {
+        const uint2 k = keys[i];
+        const uint h = k.y ^ 0x80000000u;
+        if (h < mnh || (h == mnh && k.x < mnl))
+            mnh = h, mnl = k.x;
+        if (h > mxh || (h == mxh && k.x > mxl))
+            mxh = h, mxl = k.x;
+        if (usep) {
+            const uint2 v = xb[i];
+            const uint E = (v.y >> 20) & 0x7FFu;
+            if (E != 0x7FFu && ((v.y & 0x7FFFFFFFu) | v.x)) {
+                const uint p = E ? E - 1u : 0u;
+                pmin = min(pmin, p);
+                pmax = max(pmax, p + 1u);
+            }
+        }
+    }
+    red[lid] = mnh, red[ls + lid] = mnl, red[2 * ls + lid] = mxh, red[3 * ls + lid] = mxl;
+    red[4 * ls + lid] = pmin, red[5 * ls + lid] = pmax;
+    RAID_BARRIER();
+    if (lid == 0) { /* one work-item: the local size is small and this runs once per work-group */
+        for (uint j = 1; j < ls; j++) {
+            const uint h = red[j], l = red[ls + j], H = red[2 * ls + j], Lo = red[3 * ls + j];
+            if (h < mnh || (h == mnh && l < mnl))
+                mnh = h, mnl = l;
+            if (H > mxh || (H == mxh && Lo > mxl))
+                mxh = H, mxl = Lo;
+            pmin = min(pmin, red[4 * ls + j]);
+            pmax = max(pmax, red[5 * ls + j]);
+        }
+        RAID_GLOBAL uint *o = out + 8u * RAID_GROUP_ID(0);
+        o[0] = mnh, o[1] = mnl, o[2] = mxh, o[3] = mxl, o[4] = pmin, o[5] = pmax, o[6] = 0u, o[7] = 0u;
+    }
+}
+
+/* The row's slot is new: its filler takes the next id (meta[0]); past `limit` ids it flags meta[1] instead. */
+inline void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, uint limit, uint2 k, uint s)
+{
+    const uint id = atomic_inc(meta);
+    if (id < limit) {
+        uk[3u * id] = k.x, uk[3u * id + 1u] = k.y, uk[3u * id + 2u] = s;
+    } else {
+        atomic_or(meta + 1, 1u);
+    }
+}
+
+/* Keys spanning fewer than 2^31 values from kmin (the host checks): slot = key - kmin (its low word: the
+ * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. */
+RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb,
+                               const RAID_GLOBAL uchar *valid, const uint n, const uint masked, const uint nan_null,
+                               const uint kmin_lo, RAID_GLOBAL uint *occ, volatile RAID_GLOBAL uint *meta,
+                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i >= n)
+        return;
+    const uint2 k = keys[i];
+    const uint s = k.x - kmin_lo;
+    if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY)
+        gb_new_group(meta, uk, limit, k, s);
+    gid[i] = gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
+}
+
+/* Open addressing (linear probing) over cap = mask + 1 slots of 4 words: the key as three words below 2^31
+ * (w1 = lo bits 0-30, w2 = lo bit 31 and hi bits 0-29, w3 = hi bits 30-31), the fourth unused. The start
+ * slot is gb_mix64(key ^ seed) & hmask (hmask = mask; tests shrink it to force collisions).
+ *
+ * Lock-free, and correct from the atomicity of each 32-bit atomic_cmpxchg alone (no ordering between
+ * words, no fence, no waiting on another work-item): every word goes from GB_EMPTY to its final value
+ * once and never changes again. A row compares its three words in order with atomic_cmpxchg(GB_EMPTY ->
+ * its word): a returned GB_EMPTY (it wrote its word) or its own word lets it go on to the next word,
+ * anything else sends it to the next slot. Hence (1) a slot whose last word is set holds the key of the
+ * row that set it (each earlier word equals that row's, which compared it), and every row that ends at a
+ * slot matched its three final words: the slot holds its key; (2) a key ends in one slot only: a row that
+ * passed slot s saw there a final word different from its own, so s never holds its key; (3) exactly one
+ * row sets a slot's last word (GB_EMPTY is returned once): that row takes the group's dense id. Plain
+ * (volatile) loads first spare the atomics on the common path: a loaded word is GB_EMPTY or final, so
+ * three loaded words equal to the row's are its slot, and one loaded word that is neither GB_EMPTY nor the
+ * row's rules the slot out; only a GB_EMPTY word (empty, or not yet seen: a stale cached line is harmless)
+ * sends the row to the atomics. A probe of more than cap
+ * slots, or more than `limit` ids, flags meta[1]: the host retries with a larger table. */
+RAID_KERNEL void gb_ids_hash(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb,
+                             const RAID_GLOBAL uchar *valid, const uint n, const uint masked, const uint nan_null,
+                             RAID_GLOBAL uint *tab, const uint mask, const uint hmask, const uint seed_lo,
+                             const uint seed_hi, volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk,
+                             const uint limit, RAID_GLOBAL uint *gid)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i >= n)
+        return;
+    const uint2 k = keys[i];
+    const uint w1 = k.x & 0x7FFFFFFFu, w2 = (k.x >> 31) | ((k.y & 0x3FFFFFFFu) << 1), w3 = k.y >> 30;
+    uint s = gb_mix64((uint2)(k.x ^ seed_lo, k.y ^ seed_hi)).y & hmask, probes = 0u;
+    for (;; s = (s + 1u) & mask) {
+        if (++probes > mask + 1u || ((probes & 31u) == 0u && meta[1])) { /* full: the host retries */
+            atomic_or(meta + 1, 1u);
+            s = GB_NONE;
+            break;
+        }
+        RAID_GLOBAL uint *r = tab + 4u * s;
+        const uint4 q = *(const RAID_GLOBAL uint4 *)r; /* one 16-byte load */
+        const uint a = q.x, b = q.y, c = q.z;
+        if (a == w1 && b == w2 && c == w3)
+            break; /* the common path: the key is there */
+        if ((a != GB_EMPTY && a != w1) || (b != GB_EMPTY && b != w2) || (c != GB_EMPTY && c != w3))
+            continue; /* another key's slot */
+        uint o = atomic_cmpxchg(r, GB_EMPTY, w1);
+        if (o != GB_EMPTY && o != w1)
+            continue;
+        o = atomic_cmpxchg(r + 1, GB_EMPTY, w2);
+        if (o != GB_EMPTY && o != w2)
+            continue;
+        o = atomic_cmpxchg(r + 2, GB_EMPTY, w3);
+        if (o == GB_EMPTY)
+            gb_new_group(meta, uk, limit, k, s);
+        else if (o != w3)
+            continue;
+        break;
+    }
+    gid[i] = s == GB_NONE || gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
+}
+
+/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort). */
+RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map)
+{
+    const uint r = RAID_GLOBAL_ID(0);
+    if (r < ng)
+        map[srt[r]] = r;
+}
 
 /* w into limb i of a (GB_L limbs), carries up: gb_add_g in global memory, gb_add_l in local memory (OpenCL
  * C 1.2 has no generic address space). */
@@ -52,17 +229,18 @@
 GB_ADDER(gb_add_g, RAID_GLOBAL)
 GB_ADDER(gb_add_l, RAID_LOCAL)
 
-/* The row loop of one work-group: rows [start, end), each work-item every local-size-th row. SUMS, CNT
- * and FLAGS name the tables (global or local), ADD the limb adder of their address space. */
-#define GB_ROWS(SUMS, CNT, FLAGS, ADD)                                                                      \
+/* The row loop of one work-group: rows [start, end), each work-item every local-size-th row; G_OF(i) the
+ * row's group in the tables (GB_NONE: skip the row), X_OF(i) its value's bits. SUMS, CNT and FLAGS name
+ * the tables (global or local), ADD the limb adder of their address space. */
+#define GB_ROWS(G_OF, X_OF, SUMS, CNT, FLAGS, ADD)                                                          \
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {                            \
-        const uint g = gid[i];                                                                              \
+        const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
         atomic_inc(CNT + g);                                                                                \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
-        const uint2 v = xb[i];                                                                              \
+        const uint2 v = X_OF(i);                                                                            \
         const uint hi = v.y, lo = v.x, E = (hi >> 20) & 0x7FFu;                                             \
         uint f;                                                                                             \
         int nan = 0;                                                                                        \
@@ -104,7 +282,8 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
     }
 
 #define GB_ARGS                                                                                             \
-    const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n, const int base, const uint rows, \
+    const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const RAID_GLOBAL uint2 *xb, const uint n,     \
+        const int base, const uint rows,                                                                    \
         volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt, volatile RAID_GLOBAL uint *flags,  \
         volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi, volatile RAID_GLOBAL uint *first,  \
         volatile RAID_GLOBAL uint *last
@@ -112,12 +291,31 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
 #define GB_RANGE                                                                                            \
     const uint start = RAID_GROUP_ID(0) * rows;                                                             \
     const uint end = n - start > rows ? start + rows : n;
+#define GB_ROW_G(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]]) /* rows in input order: slot, then rank */
+#define GB_ROW_X(i) xb[i]
+
+/* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped). */
+#define GB_MERGE(lt, ng, g0)                                                                                \
+    {                                                                                                       \
+        volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;              \
+        for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                     \
+            const uint w = lsum[j];                                                                         \
+            if (w)                                                                                          \
+                gb_add_g(sums + (g0) * 2u * GB_L + (j / GB_L) * GB_L, j % GB_L, w);                         \
+        }                                                                                                   \
+        for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {                                 \
+            if (lcnt[j])                                                                                    \
+                atomic_add(cnt + (g0) + j, lcnt[j]);                                                        \
+            if (lflag[j])                                                                                   \
+                atomic_or(flags + (g0) + j, lflag[j]);                                                      \
+        }                                                                                                   \
+    }
 
 /* Global tables only: any number of groups. */
 RAID_KERNEL void gb_rows_global(GB_ARGS)
 {
     GB_RANGE
-    GB_ROWS(sums, cnt, flags, gb_add_g)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add_g)
 }
 
 /* Per-work-group tables in local memory: lt = ng x (2 GB_L) limbs, then ng counts, then ng flags. */
@@ -128,32 +326,93 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
     for (uint j = RAID_LOCAL_ID(0); j < ng * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-    GB_ROWS(lsum, lcnt, lflag, gb_add_l)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, lsum, lcnt, lflag, gb_add_l)
     RAID_BARRIER();
-    for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {
-        const uint w = lsum[j];
-        if (w)
-            gb_add_g(sums + (j / GB_L) * GB_L, j % GB_L, w);
+    GB_MERGE(lt, ng, 0u)
+}
+
+/* ---- many groups: rows bucketed by group, then local tables per bucket -----------------------------
+ * Groups are cut into buckets of 2^bb consecutive ranks (whose tables fit in local memory). gb_bucket_count
+ * adds each block's rows per bucket into bsize (a local histogram, then one atomic_add per bucket and
+ * block, whose old value is the block's place in the bucket); the host makes bstart (exclusive sums) and
+ * the chunks; gb_bucket_scatter writes the rows' ranks and values (16 bytes a row) at their bucket's start
+ * + their block's place + a local atomic_inc (the order within a bucket is arbitrary: integer sums do not
+ * depend on it); gb_rows_bucket accumulates a chunk (rows of one bucket) in
+ * local tables and merges them once. Sums, counts and flags only (min/max/first/last need row order or
+ * the row index: the global kernels). Null rows are not bucketed. */
+/* rel[w nb + j]: where block w's rows of bucket j start within the bucket (the atomic_add's old value). */
+RAID_KERNEL void gb_bucket_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const uint n,
+                                 const uint rows, const uint bb, const uint nb, volatile RAID_GLOBAL uint *bsize,
+                                 RAID_GLOBAL uint *rel, volatile RAID_LOCAL uint *h /* nb */)
+{
+    GB_RANGE
+    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+        h[j] = 0u;
+    RAID_BARRIER();
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
+        const uint g = GB_ROW_G(i);
+        if (g != GB_NONE)
+            atomic_inc(h + (g >> bb));
     }
-    for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {
-        if (lcnt[j])
-            atomic_add(cnt + j, lcnt[j]);
-        if (lflag[j])
-            atomic_or(flags + j, lflag[j]);
+    RAID_BARRIER();
+    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+        rel[RAID_GROUP_ID(0) * nb + j] = h[j] ? atomic_add(bsize + j, h[j]) : 0u;
+}
+
+RAID_KERNEL void gb_bucket_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
+                                   const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint bb,
+                                   const uint nb, const RAID_GLOBAL uint *bstart, const RAID_GLOBAL uint *rel,
+                                   RAID_GLOBAL uint4 *sr, volatile RAID_LOCAL uint *h /* nb */)
+{
+    GB_RANGE
+    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+        h[j] = bstart[j] + rel[RAID_GROUP_ID(0) * nb + j];
+    RAID_BARRIER();
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
+        const uint g = GB_ROW_G(i);
+        if (g == GB_NONE)
+            continue;
+        const uint2 v = xb[i];
+        sr[atomic_inc(h + (g >> bb))] = (uint4)(g, v.x, v.y, 0u); /* one 16-byte write per row */
     }
 }
 
+/* chunks[c] = (start, end, bucket, 0): rows [start, end) of sr (rank, value's low and high words), all of
+ * one bucket; ng groups in all. */
+RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint4 *sr,
+                                const RAID_GLOBAL uint4 *chunks, const uint ng, const uint bb, const int base,
+                                volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
+                                volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
+                                volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi,
+                                volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last) /* unused */
+{
+    const uint4 ch = chunks[RAID_GROUP_ID(0)];
+    const uint start = ch.x, end = ch.y, g0 = ch.z << bb, bg = min(1u << bb, ng - g0);
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * 2u * GB_L, *lflag = lcnt + bg;
+    for (uint j = RAID_LOCAL_ID(0); j < bg * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+        lt[j] = 0u;
+    RAID_BARRIER();
+#define GB_SG(i) (sr[i].x - g0)
+#define GB_SX(i) sr[i].yz
+    GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add_l)
+#undef GB_SG
+#undef GB_SX
+    RAID_BARRIER();
+    GB_MERGE(lt, bg, g0)
+}
+
 /* The second min/max pass: the low words of the rows whose high word is their group's extreme. */
-RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n,
+RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const RAID_GLOBAL uint2 *xb,
+                              const uint n,
                               const RAID_GLOBAL uint *mnhi, const RAID_GLOBAL uint *mxhi,
                               volatile RAID_GLOBAL uint *mnlo, volatile RAID_GLOBAL uint *mxlo)
 {
     const uint i = RAID_GLOBAL_ID(0);
     if (i >= n)
         return;
-    const uint g = gid[i];
-    if (g == GB_NONE)
+    if (gid[i] == GB_NONE)
         return;
+    const uint g = map[gid[i]];
     const uint2 v = xb[i];
     const uint hi = v.y, lo = v.x;
     if (((hi >> 20) & 0x7FFu) == 0x7FFu && ((hi & 0xFFFFFu) | lo))

@@ -134,6 +134,8 @@ typedef struct raid_timing {
     uint64_t host_segments; /* segments recomputed on the host in float64 (underflow guard) */
     double combine_s;     /* float64 combine of the partials on the host, seconds (wall) */
     double host_s;        /* host work after the device's (windows across chunks, guards), seconds (wall) */
+    double download_s;    /* device-to-host transfer time, seconds (events; calls that record it: group-by) */
+    double prep_s;        /* of kernel_s: kernels that prepare rather than compute (the group ids), seconds */
 } raid_timing;
 RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 

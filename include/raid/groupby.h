@@ -76,16 +76,18 @@ typedef struct raid_groupby raid_groupby;
  *  valid) or uint8[n] (0 null); aggs[0 .. naggs): 1 <= naggs <= RAID_GROUPBY_MAX_AGGS, repeats allowed;
  *  flags: 0 or RAID_GROUPBY_SKIPNA. n = 0 gives a result with no group.
  *  ctx: NULL or a cpu context: the float64 path on the host (OpenMP over rows, per-thread tables merged;
- *  the result does not depend on the thread count). A device context: the group ids are formed on the
- *  host (a direct table when the keys span a small range, else a hash of the keys), then
- *  kernels/col_groupby.cl computes counts, exact sums (32-bit atomics with carries, per-work-group tables
- *  in local memory when they fit), min and max (two 32-bit atomic passes over 64-bit order keys), first
+ *  the result does not depend on the thread count). A device context: kernels/col_groupby.cl forms the
+ *  group ids on the device (a direct table when the keys span a small range, else a lock-free hash table
+ *  from 32-bit atomic_cmpxchg; the host only orders the distinct keys), then computes counts, exact sums
+ *  (32-bit atomics with carries; per-work-group tables in local memory when they fit, else rows bucketed
+ *  by group first), min and max (two 32-bit atomic passes over 64-bit order keys), first
  *  and last (32-bit atomic min/max of row indices); the host rounds each sum. Every output is bit for bit
  *  the cpu path's.
  *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags),
- *  RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of groups 2^32 or more) and the
- *  device layer's errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). Message: raid_ctx_errmsg(ctx) (ctx
- *  NULL: raid_errmsg()). *out is NULL on failure. */
+ *  RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of groups 2^32 or more; more than
+ *  2^29 rows whose keys span a wide range and hold more than 2^20 distinct values) and the device layer's
+ *  errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). Message: raid_ctx_errmsg(ctx) (ctx NULL:
+ *  raid_errmsg()). *out is NULL on failure. */
 RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
                                           const uint8_t *valid, size_t n, const raid_agg *aggs, size_t naggs,
                                           unsigned flags, raid_groupby **out);

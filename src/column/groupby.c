@@ -1,8 +1,8 @@
 /* Group-by with exact sums, the public side (include/raid/groupby.h, docs/groupby.md): arguments, the
- * dense group ids (on the host: a direct table when the keys span a small range, else an open-addressing
- * hash of the keys; ids in ascending key order), the plan (null rows, the exponent range of the values),
- * the one dispatch between the cpu path (groupby_cpu.c) and the device path (groupby_cl.c), the rounding
- * of exact sums and the result's columns. */
+ * cpu path's dense group ids (a direct table when the keys span a small range, else an open-addressing
+ * hash of the keys; ids in ascending key order; the device forms its own: groupby_cl.c), the plan (null
+ * rows, the exponent range of the values), the one dispatch between the cpu path (groupby_cpu.c) and the
+ * device path (groupby_cl.c), the rounding of exact sums and the result's columns. */
 #include "column/groupby_internal.h"
 #include "column/keys.h"
 
@@ -272,6 +272,21 @@ static void partial_free(gb_partial *p)
     free(p->count), free(p->flags), free(p->sum), free(p->min), free(p->max), free(p->first), free(p->last);
 }
 
+raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need)
+{
+    const size_t Gs = G ? G : 1;
+    part->count = malloc(Gs * sizeof *part->count);
+    part->flags = malloc(Gs * sizeof *part->flags);
+    int oom = !part->count || !part->flags;
+    if (need & GB_NEED_SUM)
+        oom |= !(part->sum = malloc(Gs * sizeof *part->sum));
+    if (need & GB_NEED_MINMAX)
+        oom |= !(part->min = malloc(Gs * sizeof *part->min)) | !(part->max = malloc(Gs * sizeof *part->max));
+    if (need & GB_NEED_FIRSTLAST)
+        oom |= !(part->first = malloc(Gs * sizeof *part->first)) | !(part->last = malloc(Gs * sizeof *part->last));
+    return oom ? raid_fail(ctx, RAID_ENOMEM, "out of memory (partials of %zu groups)", G) : RAID_OK;
+}
+
 raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
                        const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
                        raid_groupby **out)
@@ -321,15 +336,22 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         *out = g;
         return RAID_OK;
     }
-    const double t0 = raid_now();
     const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
+    size_t G;
+    if (raid_on_device(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
+        const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need};
+        if ((st = gb_cl_run(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)
+            goto fail;
+        G = g->ngroups;
+        goto result;
+    }
     int64_t kmin, kmax;
     int pmin, pmax;
     scan(keys, need ? values : NULL, n, &kmin, &kmax, &pmin, &pmax);
     /* The cpu path indexes its tables by key - kmin where the keys span a small range (the groups are
-     * the keys seen, found after the pass); else (and on a device) rows get dense group ids first. */
+     * the keys seen, found after the pass); else rows get dense group ids first. */
     const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
-    const int keyed = !raid_on_device(ctx) && range < KEYED_MAX_ROWS && range <= 2 * (uint64_t)n + 65536;
+    const int keyed = range < KEYED_MAX_ROWS && range <= 2 * (uint64_t)n + 65536;
     if (keyed) {
         g->ngroups = (size_t)range + 1;
     } else {
@@ -340,33 +362,20 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
             goto fail;
     }
-    size_t G = g->ngroups;
+    G = g->ngroups;
     gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .keys = keys, .kmin = kmin, .valid = valid, .skipna = skipna,
                     .x = values, .need = need, .base = 0, .pspan = -1};
     if (pmax >= 0) {
         plan.base = 32 * (pmin >> 5);
         plan.pspan = pmax - plan.base;
     }
-    if (raid_on_device(ctx))
-        ctx->timing.convert_s = raid_now() - t0;
-
-    part.count = malloc(G * sizeof *part.count);
-    part.flags = malloc(G * sizeof *part.flags);
-    int oom = !part.count || !part.flags;
-    if (need & GB_NEED_SUM)
-        oom |= !(part.sum = malloc(G * sizeof *part.sum));
-    if (need & GB_NEED_MINMAX)
-        oom |= !(part.min = malloc(G * sizeof *part.min)) | !(part.max = malloc(G * sizeof *part.max));
-    if (need & GB_NEED_FIRSTLAST)
-        oom |= !(part.first = malloc(G * sizeof *part.first)) | !(part.last = malloc(G * sizeof *part.last));
-    if (keyed)
-        oom |= !(g->keys = malloc(G * sizeof *g->keys));
-    if (oom) {
+    if ((st = gb_partial_alloc(ctx, &part, G, need)) != RAID_OK)
+        goto fail;
+    if (keyed && !(g->keys = malloc(G * sizeof *g->keys))) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
         goto fail;
     }
-    st = raid_on_device(ctx) ? gb_cl_run(ctx, &plan, &part, rows_per_wg, local_tables) : gb_cpu_run(ctx, &plan, &part);
-    if (st != RAID_OK)
+    if ((st = gb_cpu_run(ctx, &plan, &part)) != RAID_OK)
         goto fail;
     if (keyed) { /* the keys seen, in order: compact the partials */
         size_t j = 0;
@@ -386,6 +395,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         }
         G = g->ngroups = j;
     }
+result:
     g->counts = malloc(G * sizeof *g->counts);
     g->cols = malloc(naggs * G * sizeof *g->cols);
     if (!g->counts || !g->cols) {

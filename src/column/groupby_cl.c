@@ -1,15 +1,25 @@
 /* Group-by, the device path (kernels/col_groupby.cl; docs/groupby.md "The device path").
  *
- * The host uploads the dense group ids (uint32) and the values' bits (two uint32 words, as stored: no
- * conversion), launches gb_rows_local (per-work-group tables in local memory, merged once) when the
- * groups' tables fit in local memory, else gb_rows_global, then gb_minmax_lo for min and max, reads the
- * tables back and rounds each group's exact sum (positive minus negative limbs) on the host with the cpu
- * path's gb_round_limbs. Everything the kernels compute is an exact integer held in 32-bit words: the
- * result is the cpu path's bit for bit, whatever the work-group count or the atomics' order. */
+ * Everything per row runs on the device: the host uploads the keys, the values' bits (two uint32 words
+ * each, as stored: no conversion) and the validity bytes, then
+ *   1. gb_range: the keys' range and the values' exponent range (per work-group partials, combined here);
+ *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
+ *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
+ *   3. the host sorts the distinct keys (raid_sort_i64_f64 on the cpu) and uploads their slots in key
+ *      order; gb_map makes map[slot] = the group's rank, so groups come out in ascending key order;
+ *   4. gb_rows_local (per-work-group tables in local memory, merged once) when the groups' tables fit in
+ *      local memory, else gb_rows_global, then gb_minmax_lo for min and max;
+ *   5. the host reads the tables back and rounds each group's exact sum (positive minus negative limbs)
+ *      with the cpu path's gb_round_limbs.
+ * Everything the kernels compute is an exact integer held in 32-bit words, and the slots, ids and ranks do
+ * not change what a group holds: the result is the cpu path's bit for bit, whatever the work-group count,
+ * the hash seed or the atomics' order. */
 #include "column/groupby_internal.h"
 
 #include "device/device.h"
+#include "raid/sort.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +27,13 @@
 #define GB_WG 256                  /* work-items per work-group */
 #define GB_ROWS_DEFAULT 16384      /* rows per work-group with global tables */
 #define GB_LOCAL_BUDGET 49152      /* bytes of local tables at most (the usual GPU's 48 KiB) */
+#define GB_RANGE_WGS 2048          /* work-groups of gb_range at most (their partials are read back) */
+#define GB_DIRECT_MAX (1u << 24)   /* keys spanning at most this many values: a direct table */
+#define GB_HASH_START (1u << 21)   /* slots of the first hash table at most (a retry takes 2n) */
 
-enum { B_GID, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NB };
+gb_cl_knobs gb_cl_test_knobs;
+
+enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NB };
 
 static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
 {
@@ -28,38 +43,391 @@ static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
     return st;
 }
 
-raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t rows_per_wg, int local_tables)
+/* Launch k over `global` work-items (rounded up to whole work-groups of wg) and wait; its time into
+ * kernel_s, and into prep_s too for a kernel of the group ids (prep != 0). */
+static raid_status launch(raid_ctx *ctx, raid_kernel *k, size_t global, size_t wg, int prep)
 {
-    const size_t n = p->n, G = p->ngroups;
-    const int L = gb_cl_limbs(p);
-    const int values = p->need != 0;
-    const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
-    const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
-    const int fits = lbytes + 1024 <= lmax;
-    if (local_tables == 1 && !fits)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: local tables of %zu bytes do not fit (%llu)", lbytes,
-                         (unsigned long long)lmax);
-    const int use_local = local_tables < 0 ? fits : local_tables;
-    size_t wg = raid_dev_max_wg(ctx) < GB_WG ? raid_dev_max_wg(ctx) : GB_WG;
-    size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
-    if (!rows_per_wg && use_local && rows < 4 * G * (2 * (size_t)L + 2))
-        rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
-    if (rows > 0x7FFFFFFF)
-        rows = 0x7FFFFFFF;
-    const size_t nwg = (n + rows - 1) / rows;
+    raid_event ev = {0};
+    global = (global + wg - 1) / wg * wg;
+    ctx->timing.launches++;
+    raid_status st = raid_launch(ctx, k, 1, &global, &wg, &ev);
+    if (st != RAID_OK || (st = raid_event_wait(ctx, &ev)) != RAID_OK) {
+        raid_event_release(&ev);
+        return st;
+    }
+    const double t = raid_event_seconds(&ev);
+    raid_event_release(&ev);
+    ctx->timing.kernel_s += t;
+    if (prep)
+        ctx->timing.prep_s += t;
+    return RAID_OK;
+}
 
+static raid_status download(raid_ctx *ctx, const raid_buf *b, size_t n, void *dst)
+{
+    raid_event ev = {0};
+    raid_status st = raid_buf_download(ctx, b, 0, n, dst, 1, &ev);
+    return st != RAID_OK ? st : wait_time(ctx, &ev, &ctx->timing.download_s);
+}
+
+static size_t pow2_at_least(size_t x)
+{
+    size_t c = 1024;
+    while (c < x)
+        c *= 2;
+    return c;
+}
+
+/* Device buffers of the group ids (released by the caller): keys, validity, gb_range's partials, the slot
+ * table, meta (ids, overflow), the distinct keys, their slots in key order. */
+enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, ND };
+
+/* Steps 1 to 3: slots into b[B_GID], map[slot] = rank into b[B_MAP] (acquired here), the sorted distinct
+ * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
+static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, raid_buf *d, size_t wg, int64_t **ukeys,
+                            size_t *G)
+{
+    const size_t n = p->n;
+    raid_status st;
+    raid_kernel *k = NULL;
+    raid_event ev = {0};
+    uint32_t *part = NULL, *uk = NULL;
+    int64_t *key = NULL, *skey = NULL;
+    double *slot = NULL, *sslot = NULL;
+    const int masked = p->valid != NULL;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &d[D_KEYS])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, masked ? n : 1, &d[D_VALID])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2, &d[D_META])) != RAID_OK)
+        return st;
+    if ((st = raid_buf_upload(ctx, &d[D_KEYS], 0, 2 * n, p->keys, 0, &ev)) != RAID_OK ||
+        (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
+        return st;
+    if (masked && ((st = raid_buf_upload(ctx, &d[D_VALID], 0, n, p->valid, 0, &ev)) != RAID_OK ||
+                   (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+        return st;
+    ctx->timing.bytes_in += n * (masked ? 9u : 8u);
+
+    /* 1. ranges */
+    size_t rows = (n + GB_RANGE_WGS - 1) / GB_RANGE_WGS;
+    rows = rows < 16 * wg ? 16 * wg : (rows + wg - 1) / wg * wg;
+    const size_t nwg = (n + rows - 1) / rows;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 8 * nwg, &d[D_RANGE])) != RAID_OK ||
+        (st = raid_kernel_get(ctx, "col_groupby.cl", "gb_range", raid_tune_build_options(ctx), &k)) != RAID_OK)
+        return st;
+    const int usep = p->need != 0;
+    if ((st = raid_arg_buf(ctx, k, 0, &d[D_KEYS])) || (st = raid_arg_buf(ctx, k, 1, &b[B_X])) ||
+        (st = raid_arg_uint(ctx, k, 2, (uint32_t)n)) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)rows)) ||
+        (st = raid_arg_uint(ctx, k, 4, (uint32_t)usep)) || (st = raid_arg_buf(ctx, k, 5, &d[D_RANGE])) ||
+        (st = raid_arg_local(ctx, k, 6, 6 * wg * sizeof(uint32_t))) ||
+        (st = launch(ctx, k, nwg * wg, wg, 1)))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    if (!(part = malloc(8 * nwg * sizeof *part))) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        goto done;
+    }
+    if ((st = download(ctx, &d[D_RANGE], 8 * nwg, part)) != RAID_OK)
+        goto done;
+    uint64_t kmin = UINT64_MAX, kmax = 0; /* as key ^ 2^63: unsigned order = signed order */
+    uint32_t pmin = 4096, pmax = 0;
+    for (size_t w = 0; w < nwg; w++) {
+        const uint32_t *o = part + 8 * w;
+        const uint64_t lo = (uint64_t)o[0] << 32 | o[1], hi = (uint64_t)o[2] << 32 | o[3];
+        kmin = lo < kmin ? lo : kmin;
+        kmax = hi > kmax ? hi : kmax;
+        pmin = o[4] < pmin ? o[4] : pmin;
+        pmax = o[5] > pmax ? o[5] : pmax;
+    }
+    p->kmin = (int64_t)(kmin ^ (1ull << 63));
+    if (usep && pmax > 0) { /* pmax holds p + 1 */
+        p->base = 32 * (int)(pmin >> 5);
+        p->pspan = (int)pmax - 1 - p->base;
+    }
+
+    /* 2. slots */
+    const uint64_t range = kmax - kmin;
+    const int direct = !gb_cl_test_knobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
+    size_t cap = direct ? (size_t)range + 1 : pow2_at_least(2 * (n < GB_HASH_START / 2 ? n : GB_HASH_START / 2));
+    if (!direct && gb_cl_test_knobs.hash_cap)
+        cap = gb_cl_test_knobs.hash_cap;
+    const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raid_now() * 1e9));
+    const uint32_t zero2[2] = {0, 0}, empty = 0xFFFFFFFFu;
+    for (int attempt = 0;; attempt++) {
+        const size_t limit = direct ? cap : cap / 2;
+        raid_buf_release(ctx, &d[D_TAB]);
+        raid_buf_release(ctx, &d[D_UK]);
+        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, direct ? cap : 4 * cap, &d[D_TAB])) != RAID_OK ||
+            (st = raid_buf_acquire(ctx, RAID_DT_UINT, 3 * (limit < n ? limit : n), &d[D_UK])) != RAID_OK ||
+            (st = raid_buf_fill(ctx, &d[D_TAB], &empty, NULL)) != RAID_OK ||
+            (st = raid_buf_upload(ctx, &d[D_META], 0, 2, zero2, 1, NULL)) != RAID_OK)
+            goto done;
+        const uint32_t ulimit = (uint32_t)(limit < n ? limit : n);
+        if ((st = raid_kernel_get(ctx, "col_groupby.cl", direct ? "gb_ids_direct" : "gb_ids_hash", raid_tune_build_options(ctx), &k)) != RAID_OK)
+            goto done;
+        unsigned a = 0;
+        if ((st = raid_arg_buf(ctx, k, a++, &d[D_KEYS])) || (st = raid_arg_buf(ctx, k, a++, &b[B_X])) ||
+            (st = raid_arg_buf(ctx, k, a++, &d[D_VALID])) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)masked)) ||
+            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(p->skipna && upx))))
+            goto done;
+        if (direct) {
+            if ((st = raid_arg_uint(ctx, k, a++, (uint32_t)kmin)) || (st = raid_arg_buf(ctx, k, a++, &d[D_TAB])))
+                goto done;
+        } else {
+            const uint32_t mask = (uint32_t)(cap - 1);
+            const uint32_t hmask = gb_cl_test_knobs.hmask ? gb_cl_test_knobs.hmask & mask : mask;
+            if ((st = raid_arg_buf(ctx, k, a++, &d[D_TAB])) || (st = raid_arg_uint(ctx, k, a++, mask)) ||
+                (st = raid_arg_uint(ctx, k, a++, hmask)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)seed)) ||
+                (st = raid_arg_uint(ctx, k, a++, (uint32_t)(seed >> 32))))
+                goto done;
+        }
+        if ((st = raid_arg_buf(ctx, k, a++, &d[D_META])) || (st = raid_arg_buf(ctx, k, a++, &d[D_UK])) ||
+            (st = raid_arg_uint(ctx, k, a++, ulimit)) || (st = raid_arg_buf(ctx, k, a++, &b[B_GID])) ||
+            (st = launch(ctx, k, n, wg, 1)))
+            goto done;
+        raid_kernel_put(ctx, k);
+        k = NULL;
+        uint32_t meta[2];
+        if ((st = download(ctx, &d[D_META], 2, meta)) != RAID_OK)
+            goto done;
+        if (!meta[1]) {
+            *G = meta[0];
+            break;
+        }
+        if (direct || attempt > 0 || cap >= pow2_at_least(2 * n)) { /* a table of 2n slots holds n keys */
+            st = raid_fail(ctx, RAID_EDEVICE, "group-by: the group-id table of %zu slots overflowed", cap);
+            goto done;
+        }
+        cap = pow2_at_least(2 * n);
+        if (cap > ((size_t)1 << 30)) { /* word indices 4 x slot stay below 2^32 */
+            st = raid_fail(ctx, RAID_EUNSUPPORTED,
+                           "raid_groupby_compute on a device: more than 2^20 distinct keys in %zu rows (2^29 rows at most then)", n);
+            goto done;
+        }
+    }
+
+    /* 3. the distinct keys in ascending order, their ranks by slot */
+    const double t0 = raid_now();
+    const size_t g = *G, gs = g ? g : 1;
+    uk = malloc(3 * gs * sizeof *uk);
+    skey = malloc(gs * sizeof *skey);
+    if (!uk || !skey) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+        goto done;
+    }
+    if (g && (st = download(ctx, &d[D_UK], 3 * g, uk)) != RAID_OK)
+        goto done;
+    if (direct) { /* key order is slot order: a bitmap of the slots seen, read in order */
+        uint64_t *bits = calloc((cap + 63) / 64, sizeof *bits);
+        if (!bits) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+            goto done;
+        }
+        for (size_t j = 0; j < g; j++)
+            bits[uk[3 * j + 2] >> 6] |= 1ull << (uk[3 * j + 2] & 63);
+        size_t r = 0;
+        for (size_t w = 0; w < (cap + 63) / 64; w++)
+            for (uint64_t x = bits[w]; x; x &= x - 1, r++) {
+                uk[r] = (uint32_t)(64 * w + (size_t)__builtin_ctzll(x));
+                skey[r] = (int64_t)((uint64_t)p->kmin + uk[r]);
+            }
+        free(bits);
+        assert(r == g);
+    } else { /* the keys with their slots (as a double's bits), sorted by key */
+        key = malloc(gs * sizeof *key);
+        slot = malloc(gs * sizeof *slot), sslot = malloc(gs * sizeof *sslot);
+        if (!key || !slot || !sslot) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+            goto done;
+        }
+        for (size_t j = 0; j < g; j++) {
+            key[j] = (int64_t)((uint64_t)uk[3 * j + 1] << 32 | uk[3 * j]);
+            memcpy(&slot[j], &(uint64_t){uk[3 * j + 2]}, sizeof slot[j]);
+        }
+        if (raid_sort_i64_f64(NULL, key, slot, g, 0, skey, sslot) != RAID_OK) {
+            st = raid_fail(ctx, RAID_ENOMEM, "group-by: %s", raid_errmsg());
+            goto done;
+        }
+        for (size_t j = 0; j < g; j++) {
+            uint64_t sl;
+            memcpy(&sl, &sslot[j], sizeof sl);
+            uk[j] = (uint32_t)sl;
+        }
+    }
+    ctx->timing.convert_s += raid_now() - t0;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &d[D_SRT])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &b[B_MAP])) != RAID_OK)
+        goto done;
+    if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
+              (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+        goto done;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
+        (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||
+        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+        goto done;
+    *ukeys = skey;
+    skey = NULL;
+done:
+    raid_kernel_put(ctx, k);
+    free(part), free(uk), free(key), free(skey), free(slot), free(sslot);
+    return st;
+}
+
+/* The sums of many groups (mode 2): gb_bucket_count, the buckets' starts and the chunks on the host,
+ * gb_bucket_scatter, gb_rows_bucket (kernels/col_groupby.cl). rows: rows per block of the first two
+ * kernels and at most per chunk of the third. */
+static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, int L, int bb, size_t nb, size_t rows,
+                            size_t wg, const char *opts)
+{
+    enum { S_SIZE, S_REL, S_START, S_ROWS, S_CHUNK, NS };
+    const size_t n = p->n, nblk = (n + rows - 1) / rows;
+    raid_buf s[NS] = {{0}};
+    raid_kernel *k = NULL;
+    uint32_t *h = NULL, *ch = NULL;
+    raid_status st;
+    const uint32_t zero = 0;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_SIZE])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nblk * nb, &s[S_REL])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_START])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * n, &s[S_ROWS])) ||
+        (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)))
+        goto done;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_count", opts, &k)) || (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) ||
+        (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 2, (uint32_t)n)) ||
+        (st = raid_arg_uint(ctx, k, 3, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 4, (uint32_t)bb)) ||
+        (st = raid_arg_uint(ctx, k, 5, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 6, &s[S_SIZE])) ||
+        (st = raid_arg_buf(ctx, k, 7, &s[S_REL])) || (st = raid_arg_local(ctx, k, 8, nb * sizeof(uint32_t))) || (st = launch(ctx, k, nblk * wg, wg, 0)))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    /* the buckets' starts (exclusive sums) and the chunks: pieces of at most `rows` rows of one bucket */
+    const size_t nch_max = n / rows + nb + 1;
+    if (!(h = malloc(2 * nb * sizeof *h)) || !(ch = malloc(4 * nch_max * sizeof *ch))) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by buckets)");
+        goto done;
+    }
+    if ((st = download(ctx, &s[S_SIZE], nb, h)) != RAID_OK)
+        goto done;
+    size_t nch = 0;
+    uint32_t at = 0;
+    for (size_t j = 0; j < nb; j++) {
+        const uint32_t sz = h[j];
+        h[nb + j] = at;
+        for (uint32_t q = 0; q < sz; q += (uint32_t)rows, nch++) {
+            assert(nch < nch_max);
+            ch[4 * nch] = at + q;
+            ch[4 * nch + 1] = at + (sz - q > rows ? q + (uint32_t)rows : sz);
+            ch[4 * nch + 2] = (uint32_t)j;
+            ch[4 * nch + 3] = 0;
+        }
+        at += sz;
+    }
+    raid_event ev = {0};
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * (nch ? nch : 1), &s[S_CHUNK])) ||
+        (st = raid_buf_upload(ctx, &s[S_START], 0, nb, h + nb, 0, &ev)) || (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) ||
+        (nch && ((st = raid_buf_upload(ctx, &s[S_CHUNK], 0, 4 * nch, ch, 0, &ev)) ||
+                 (st = wait_time(ctx, &ev, &ctx->timing.upload_s)))))
+        goto done;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_scatter", opts, &k)) ||
+        (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) || (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) ||
+        (st = raid_arg_buf(ctx, k, 2, &b[B_X])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)n)) ||
+        (st = raid_arg_uint(ctx, k, 4, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 5, (uint32_t)bb)) ||
+        (st = raid_arg_uint(ctx, k, 6, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 7, &s[S_START])) ||
+        (st = raid_arg_buf(ctx, k, 8, &s[S_REL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_ROWS])) ||
+        (st = raid_arg_local(ctx, k, 10, nb * sizeof(uint32_t))) ||
+        (st = launch(ctx, k, nblk * wg, wg, 0)))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    if (!nch)
+        goto done;
+    unsigned a = 0;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rows_bucket", opts, &k)) || (st = raid_arg_buf(ctx, k, a++, &s[S_ROWS])) ||
+        (st = raid_arg_buf(ctx, k, a++, &s[S_CHUNK])) ||
+        (st = raid_arg_uint(ctx, k, a++, (uint32_t)p->ngroups)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)bb)) ||
+        (st = raid_arg_int(ctx, k, a++, p->base)) || (st = raid_arg_buf(ctx, k, a++, &b[B_SUM])) ||
+        (st = raid_arg_buf(ctx, k, a++, &b[B_CNT])) || (st = raid_arg_buf(ctx, k, a++, &b[B_FLAG])) ||
+        (st = raid_arg_local(ctx, k, a++, ((size_t)(2 * L + 2) << bb) * sizeof(uint32_t))) ||
+        (st = raid_arg_buf(ctx, k, a++, &b[B_MNHI])) || (st = raid_arg_buf(ctx, k, a++, &b[B_MXHI])) ||
+        (st = raid_arg_buf(ctx, k, a++, &b[B_FIRST])) || (st = raid_arg_buf(ctx, k, a++, &b[B_LAST])) ||
+        (st = launch(ctx, k, nch * wg, wg, 0)))
+        goto done;
+done:
+    raid_kernel_put(ctx, k);
+    free(h), free(ch);
+    for (int j = 0; j < NS; j++)
+        raid_buf_release(ctx, &s[j]);
+    return st;
+}
+
+raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t *ngroups, gb_partial *out,
+                      size_t rows_per_wg, int local_tables)
+{
+    gb_plan plan = *p0, *p = &plan;
+    const size_t n = p->n;
+    const int upx = p->x && (p->need || p->skipna); /* the values are read (sums, min/max, first/last, NaN nulls) */
+    size_t wg = raid_dev_max_wg(ctx) < GB_WG ? raid_dev_max_wg(ctx) : GB_WG;
     raid_buf b[NB] = {{0}};
+    raid_buf d[ND] = {{0}};
     raid_kernel *k = NULL, *k2 = NULL;
     raid_event ev = {0};
     raid_status st = RAID_OK;
     uint32_t *h = NULL;
+    *ukeys = NULL;
+    *ngroups = 0;
+    p->base = 0, p->pspan = -1;
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
+        goto done;
+    if (upx && ((st = raid_buf_upload(ctx, &b[B_X], 0, 2 * n, p->x, 0, &ev)) != RAID_OK ||
+                (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+        goto done;
+    ctx->timing.bytes_in = upx ? 8 * n : 0;
+    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups)) != RAID_OK)
+        goto done;
+    const size_t G = *ngroups;
+    p->ngroups = G;
+    for (int j = 0; j < ND; j++) /* the sums need only the slots and the map */
+        raid_buf_release(ctx, &d[j]);
+    if ((st = gb_partial_alloc(ctx, out, G, p->need)) != RAID_OK)
+        goto done;
+
+    const int L = gb_cl_limbs(p);
+    const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
+    const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
+    const int fits = lbytes + 1024 <= lmax;
+    if (local_tables == 1 && !fits) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: local tables of %zu bytes do not fit (%llu)", lbytes,
+                       (unsigned long long)lmax);
+        goto done;
+    }
+    /* many groups, sums only: rows bucketed by rank into buckets of 2^bb groups whose tables fit */
+    int bb = 0;
+    while (((size_t)(2 * L + 2) << (bb + 1)) * sizeof(uint32_t) + 1024 <= lmax && bb < 20)
+        bb++;
+    const size_t per = (size_t)(2 * L + 2) << bb, nb = (G + ((size_t)1 << bb) - 1) >> bb;
+    const int bucket_ok = !(p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST)) && nb <= 4096 &&
+                          nb * sizeof(uint32_t) + 1024 <= lmax;
+    if (local_tables == 2 && !bucket_ok) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: no bucketed tables for these aggregations or %zu groups", G);
+        goto done;
+    }
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
+    size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
+    if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
+        rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
+    if (!rows_per_wg && mode == 2 && rows < 4 * per)
+        rows = 4 * per;
+    if (rows > 0x7FFFFFFF)
+        rows = 0x7FFFFFFF;
+    const size_t nwg = (n + rows - 1) / rows;
+
     char opts[512];
     snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d %s", L,
              (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0,
              raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
-    const size_t sizes[NB] = {n, values ? 2 * n : 1, Gs * 2 * (size_t)L, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
-    for (int j = 0; j < NB; j++)
+    const size_t sizes[NB] = {n, 0, 0, Gs * 2 * (size_t)L, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
+    for (int j = B_SUM; j < NB; j++)
         if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
     const uint32_t zero = 0, ones = 0xFFFFFFFFu;
@@ -68,45 +436,39 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t r
         if ((st = raid_buf_fill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
             goto done;
     }
-    if ((st = raid_buf_upload(ctx, &b[B_GID], 0, n, p->gid, 0, NULL)) != RAID_OK)
-        goto done;
-    if (values && (st = raid_buf_upload(ctx, &b[B_X], 0, 2 * n, p->x, 1, &ev)) != RAID_OK)
-        goto done;
-    if (values && (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
-        goto done;
-    ctx->timing.bytes_in = n * (values ? 12u : 4u);
 
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", use_local ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
-        RAID_OK)
-        goto done;
     unsigned a = 0;
-    if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK ||
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK ||
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
-        goto done;
-    for (int j = B_SUM; j <= B_LAST; j++)
-        if ((st = raid_arg_buf(ctx, k, a++, &b[j])) != RAID_OK)
+    if (mode == 2) {
+        if ((st = bucketed(ctx, p, b, L, bb, nb, rows, wg, opts)) != RAID_OK)
             goto done;
-    if (use_local && ((st = raid_arg_uint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
-                      (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK))
-        goto done;
-    const size_t global = nwg * wg;
-    ctx->timing.launches++;
-    if ((st = raid_launch(ctx, k, 1, &global, &wg, &ev)) != RAID_OK || (st = wait_time(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
-        goto done;
+    } else {
+        if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
+            RAID_OK)
+            goto done;
+        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
+            (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
+            goto done;
+        for (int j = B_SUM; j <= B_LAST; j++)
+            if ((st = raid_arg_buf(ctx, k, a++, &b[j])) != RAID_OK)
+                goto done;
+        if (mode == 1 && ((st = raid_arg_uint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
+                          (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK))
+            goto done;
+        if ((st = launch(ctx, k, nwg * wg, wg, 0)) != RAID_OK)
+            goto done;
+    }
     if (p->need & GB_NEED_MINMAX) {
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_minmax_lo", opts, &k2)) != RAID_OK)
             goto done;
         a = 0;
-        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_X])) != RAID_OK ||
+        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MAP])) != RAID_OK ||
+            (st = raid_arg_buf(ctx, k2, a++, &b[B_X])) != RAID_OK ||
             (st = raid_arg_uint(ctx, k2, a++, (uint32_t)n)) != RAID_OK ||
             (st = raid_arg_buf(ctx, k2, a++, &b[B_MNHI])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MXHI])) != RAID_OK ||
             (st = raid_arg_buf(ctx, k2, a++, &b[B_MNLO])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MXLO])) != RAID_OK)
             goto done;
-        const size_t g2r = (n + wg - 1) / wg * wg;
-        ctx->timing.launches++;
-        if ((st = raid_launch(ctx, k2, 1, &g2r, &wg, &ev)) != RAID_OK ||
-            (st = wait_time(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+        if ((st = launch(ctx, k2, n, wg, 0)) != RAID_OK)
             goto done;
     }
 
@@ -118,15 +480,16 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t r
     }
     uint32_t *hs = h, *hc = hs + Gs * 2 * (size_t)L, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
-    uint32_t *dst[NB] = {NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
+    uint32_t *dst[NB] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
     for (int j = B_SUM; j < NB; j++) {
         if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
             ((j == B_FIRST || j == B_LAST) && !(p->need & GB_NEED_FIRSTLAST)))
             continue;
-        if ((st = raid_buf_download(ctx, &b[j], 0, sizes[j], dst[j], 1, NULL)) != RAID_OK)
+        if ((st = download(ctx, &b[j], sizes[j], dst[j])) != RAID_OK)
             goto done;
     }
     const double t0 = raid_now();
+#pragma omp parallel for schedule(static) if (G > 20000)
     for (size_t g = 0; g < G; g++) {
         out->count[g] = hc[g];
         out->flags[g] = hf[g];
@@ -138,9 +501,9 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t r
             const int neg = c >= 0 && N[c] > P[c];
             uint32_t *A = neg ? N : P, *B = neg ? P : N, borrow = 0;
             for (int i = 0; i < L; i++) {
-                const uint64_t d = (uint64_t)A[i] - B[i] - borrow;
-                borrow = (uint32_t)(d >> 63);
-                P[i] = (uint32_t)d;
+                const uint64_t dd = (uint64_t)A[i] - B[i] - borrow;
+                borrow = (uint32_t)(dd >> 63);
+                P[i] = (uint32_t)dd;
             }
             out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), hf[g], out->count[g]);
         }
@@ -158,7 +521,14 @@ done:
     free(h);
     raid_kernel_put(ctx, k);
     raid_kernel_put(ctx, k2);
+    for (int j = 0; j < ND; j++)
+        raid_buf_release(ctx, &d[j]);
     for (int j = 0; j < NB; j++)
         raid_buf_release(ctx, &b[j]);
+    if (st != RAID_OK) {
+        free(*ukeys);
+        *ukeys = NULL;
+        *ngroups = 0;
+    }
     return st;
 }

@@ -64,9 +64,25 @@ double gb_sum_finish(double fin, uint32_t flags, int64_t count);
 
 /* The two paths: fill the partials the plan needs (count and flags always). */
 raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
-/* rows_per_wg: rows of one work-group (0: the default); local_tables: -1 automatic, 0 global atomics only,
- * 1 per-work-group tables in local memory (RAID_EUNSUPPORTED when they do not fit). Tests vary both. */
-raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out, size_t rows_per_wg, int local_tables);
+/* The device path: the group ids formed on the device from p's keys (p->gid, ngroups, kmin, base and pspan
+ * are not read: it finds them), the sorted distinct keys into *ukeys (malloc'd), their number into
+ * *ngroups, and the partials (gb_partial_alloc) in that order. rows_per_wg: rows of one work-group of the
+ * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
+ * local memory, 2 rows bucketed by group then local tables per bucket (count and sum only)
+ * (RAID_EUNSUPPORTED when they do not fit or, for 2, other aggregations are asked). Tests vary both. */
+raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
+                      size_t rows_per_wg, int local_tables);
+/* Tests only (zeroed: automatic): force_hash, the hash path even for keys of a small range; hash_cap, the
+ * first hash table's slots (a power of two >= 1024; too few makes the device retry with 2n); hmask, a mask
+ * of the start slots (e.g. 3: every key starts in one of 4 slots, long collision chains). */
+typedef struct gb_cl_knobs {
+    int force_hash;
+    size_t hash_cap;
+    uint32_t hmask;
+} gb_cl_knobs;
+extern gb_cl_knobs gb_cl_test_knobs;
+/* The partials of G groups for the aggregations in need (GB_NEED_*): count and flags always. RAID_ENOMEM. */
+raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need);
 
 /* raid_groupby_compute with the device knobs of gb_cl_run (tests; the public call passes 0, -1). */
 raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
