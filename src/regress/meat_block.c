@@ -39,6 +39,7 @@
 #include "core/internal.h"
 #include "regress/ols_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,10 +298,14 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
         return 0;
     /* gamma and delta_p (its support: the 1 and the column's own coordinate) */
     double gam[MB_MAX_D] = {0}, gab[MB_MAX_D], dl0[RAID_REG_MAX_K];
-    long double a = -(long double)f->c[k];
-    for (int p = 0; p < k; p++)
+    long double a = -(long double)f->c[k], asum = fabsl((long double)f->c[k]);
+    for (int p = 0; p < k; p++) {
         a += (long double)f->c[p] * b[p];
+        asum += fabsl((long double)f->c[p] * b[p]);
+    }
     gam[0] = -(double)a * f->sc[k];
+    /* a's own error (its terms cancel when the levels are large) counts in the bound with |a| */
+    const double aerr = (double)(asum * (long double)(k + 2) * LDBL_EPSILON) * f->sc[k];
     gam[d - 1] = 1;
     int fe[RAID_REG_MAX_K];
     for (int p = 0; p < k; p++) {
@@ -321,6 +326,7 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
             return 0;
         gab[i] = fabs(gam[i]);
     }
+    gab[0] += aerr;
     if (w->ib0 != b0 || w->ib1 != b1) {
         mb_interior(f, w, b0, b1);
         w->ib0 = b0;
@@ -454,7 +460,7 @@ typedef struct mb_piece_t {
 
 size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64_t *start, const int64_t *end,
                             size_t n, const double *beta, const double *centre, int max_lag, double *out,
-                            unsigned char *done)
+                            unsigned char *done, int force)
 {
     const int L = max_lag, B = L > MB_MIN_BLOCK ? L : MB_MIN_BLOCK;
     const size_t npmax = (size_t)(k + 2) * (size_t)(k + 3) / 2;
@@ -472,15 +478,17 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
         size_t e = r + 1;
         while (e < n && start[e] >= start[e - 1] && end[e] >= end[e - 1] && start[e] < end[e - 1])
             e++;
-        /* worth it? the row-wise cost against the blocks' (per lag: k^2 per row of every window, against np^2
-         * per row of the run and np^2 k + 2 B k^2 per window) */
-        const double np = (double)npmax, kd = k, nw = (double)(e - r);
+        /* worth it? per lag and window, the row-wise path's n k^2 products (long double) against the blocks':
+         * np nq per row of the run, (d - 1) d nq + (d - 1)^2 for the contraction, B k^2 for the edges and
+         * 4 np nq / B for the sums of blocks (d = k + 1: an intercept, the usual case) */
+        const double d = k + 1, np = d * (d + 1) / 2, nq = np + 3, kd = k, nw = (double)(e - r);
         double rows = 0;
         for (size_t i = r; i < e; i++)
             rows += (double)(end[i] - start[i]);
-        const double rowwise = rows * kd * kd, blocks = (double)(end[e - 1] - start[r]) * np * np +
-                                                        nw * (np * np * kd + 2 * B * kd * kd + np * np * 2);
-        if (e - r >= 2 && blocks < 0.5 * rowwise) {
+        const double rowwise = rows * kd * kd,
+                     blocks = (double)(end[e - 1] - start[r]) * np * nq +
+                              nw * ((d - 1) * d * nq + (d - 1) * (d - 1) + B * kd * kd + 4 * np * nq / B);
+        if (e - r >= 2 && (force || blocks < rowwise)) {
             pc[npc].r0 = r;
             pc[npc].r1 = e;
             npc++;

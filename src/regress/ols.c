@@ -837,7 +837,7 @@ raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const doubl
     if (!done)
         return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_ranges: out of memory");
     if (blocks)
-        raid_reg_meat_blocks(X, y, k, start, end, n, beta, centre, max_lag, out, done);
+        raid_reg_meat_blocks(X, y, k, start, end, n, beta, centre, max_lag, out, done, 0);
     long long bad = -1;
 #pragma omp parallel
     {

@@ -59,10 +59,12 @@ raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const doubl
 
 /* The meat of overlapping ranges from per-block lagged cross-products of the rows' pair products
  * (src/regress/meat_block.c): ranges it computes (within its bound) get done[r] = 1 and their meat in out
- * (layout of raid_reg_meat_ranges_at); the others are untouched, for the row-wise path. Arguments already
- * checked by the caller. Returns the number done. */
+ * (layout of raid_reg_meat_ranges_at); the others are left for the row-wise path (their out may hold
+ * anything). Runs of at least two overlapping ranges are taken where its cost model finds them cheaper
+ * than the rows, or always with force (tests). Arguments already checked by the caller. Returns the
+ * number done. */
 size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64_t *start, const int64_t *end,
                             size_t n, const double *beta, const double *centre, int max_lag, double *out,
-                            unsigned char *done);
+                            unsigned char *done, int force);
 
 #endif
