@@ -9,6 +9,7 @@
  */
 #include "support.h"
 #include "raid.h"
+#include "raid/tuning.h"
 #include "regress/ols_internal.h"
 
 #include <math.h>
@@ -272,6 +273,27 @@ static void test_shapes(void **state)
     free_series(&s);
 }
 
+/* RAID_TUNE_MEAT_ROWS: the public call gives the rows' bits (the benchmark's before-and-after). */
+static void test_knob_rows(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu"), *rows = t_open_ctx("cpu");
+    assert_int_equal(raid_tuning_set(rows, RAID_TUNE_MEAT_ROWS, 2), RAID_EINVAL);
+    assert_int_equal(raid_tuning_set(rows, RAID_TUNE_MEAT_ROWS, 1), RAID_OK);
+    series s = har_series(700, 0, 0, 0);
+    int64_t *st, *en;
+    const size_t nw = rolling(s.n, 300, 1, &st, &en), nc = 6 * 16;
+    double *beta = malloc(nw * 4 * sizeof *beta), *a = malloc(nw * nc * sizeof *a), *b = malloc(nw * nc * sizeof *b);
+    fit_windows(cpu, &s, st, en, nw, beta, NULL);
+    assert_int_equal(raid_reg_meat_ranges_at(rows, s.X, s.y, 4, st, en, nw, beta, NULL, 5, a), RAID_OK);
+    assert_int_equal(raid_reg_meat_ranges_how(cpu, s.X, s.y, 4, st, en, nw, beta, NULL, 5, b, 0), RAID_OK);
+    assert_memory_equal(a, b, nw * nc * sizeof *a);
+    free(beta), free(a), free(b), free(st), free(en);
+    free_series(&s);
+    raid_ctx_destroy(cpu);
+    raid_ctx_destroy(rows);
+}
+
 /* A non-finite value inside a window: the public call still names the window (the block path leaves the
  * piece to the rows). */
 static void test_not_finite(void **state)
@@ -298,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_har_rolling),   cmocka_unit_test(test_expanding_and_minimal),
         cmocka_unit_test(test_lag_at_least_window), cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_shapes),        cmocka_unit_test(test_not_finite),
+        cmocka_unit_test(test_knob_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -836,7 +836,7 @@ raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const doubl
     unsigned char *done = calloc(n, 1);
     if (!done)
         return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_ranges: out of memory");
-    if (blocks)
+    if (blocks && !raid_tune_meat_rows(ctx))
         raid_reg_meat_blocks(X, y, k, start, end, n, beta, centre, max_lag, out, done, 0);
     long long bad = -1;
 #pragma omp parallel
