@@ -158,11 +158,24 @@ static inline __attribute__((always_inline)) void mb_rows(const double *X, const
     }
 }
 
-/* row[j] += a v[j], j < n */
+/* Four doubles at once (GCC's vector extensions: element-wise, the same roundings as the scalar code; no
+ * FMA under -ffp-contract=off), unaligned. */
+typedef double mb_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+#define V4(p) (*(mb_v4 *)(p))
+
+/* row[j] += a v[j], j < n (n a multiple of 4) */
 static inline __attribute__((always_inline)) void axpy(double *restrict row, double a, const double *restrict v, int n)
 {
-    for (int j = 0; j < n; j++)
-        row[j] += a * v[j];
+    const mb_v4 av = {a, a, a, a};
+    for (int j = 0; j < n; j += 4)
+        V4(row + j) += av * V4(v + j);
+}
+
+/* dst[c] += src[c], c < n (n a multiple of 4) */
+static inline __attribute__((always_inline)) void add_to(double *restrict dst, const double *restrict src, size_t n)
+{
+    for (size_t c = 0; c < n; c += 4)
+        V4(dst + c) += V4(src + c);
 }
 
 /* Block j (rows [jB, (j + 1) B) of the piece): the pairs inside it (Tint), those and the pairs reaching
@@ -190,8 +203,7 @@ static inline __attribute__((always_inline)) void mb_block(const mb_frame *f, co
             axpy(Q + (size_t)i * (size_t)nq, ab[i], ab, nq);
     }
     /* Tall = the cross pairs (accumulated there) + Tint; the same Q */
-    for (size_t c = 0; c < rec; c++)
-        Tall[c] += Tint[c];
+    add_to(Tall, Tint, rec);
 }
 
 /* The interior's record w->I: Tint(b0) + sum_{b0 < j < b1} Tall(j), by two stacks (a queue of sums that
@@ -207,18 +219,11 @@ static inline __attribute__((always_inline)) void mb_interior(const mb_frame *f,
         w->fe = w->be = lo_;
         memset(Bk, 0, rec * sizeof *Bk);
     }
-    for (; w->be < hi_; w->be++) {
-        const double *restrict T = w->Tall + (size_t)w->be * rec;
-        for (size_t c = 0; c < rec; c++)
-            Bk[c] += T[c];
-    }
+    for (; w->be < hi_; w->be++)
+        add_to(Bk, w->Tall + (size_t)w->be * rec, rec);
     if (lo_ >= w->fe) {
-        for (int64_t j = w->be - 2; j >= lo_; j--) {
-            double *restrict T = w->Tall + (size_t)j * rec;
-            const double *restrict T1 = T + rec;
-            for (size_t c = 0; c < rec; c++)
-                T[c] += T1[c];
-        }
+        for (int64_t j = w->be - 2; j >= lo_; j--)
+            add_to(w->Tall + (size_t)j * rec, w->Tall + (size_t)(j + 1) * rec, rec);
         w->fe = w->be;
         memset(Bk, 0, rec * sizeof *Bk);
     }
@@ -226,11 +231,11 @@ static inline __attribute__((always_inline)) void mb_interior(const mb_frame *f,
     const double *restrict Ti = w->Tint + (size_t)b0 * rec;
     if (lo_ < w->fe) {
         const double *restrict S = w->Tall + (size_t)lo_ * rec;
-        for (size_t c = 0; c < rec; c++)
-            I[c] = Ti[c] + (S[c] + Bk[c]);
+        for (size_t c = 0; c < rec; c += 4)
+            V4(I + c) = V4(Ti + c) + (V4(S + c) + V4(Bk + c));
     } else {
-        for (size_t c = 0; c < rec; c++)
-            I[c] = Ti[c] + Bk[c];
+        for (size_t c = 0; c < rec; c += 4)
+            V4(I + c) = V4(Ti + c) + V4(Bk + c);
     }
 }
 
@@ -258,6 +263,23 @@ static inline __attribute__((always_inline)) void mb_contract(const mb_frame *f,
         }
 }
 
+/* El[p][q] += ut[p] us[q] */
+static inline __attribute__((always_inline)) void mb_edge_pair(const int K, const double *ut, const double *us,
+                                                               double *restrict El)
+{
+    if (K == 4) {
+        const mb_v4 v = V4(us);
+        for (int p = 0; p < 4; p++) {
+            const mb_v4 a = {ut[p], ut[p], ut[p], ut[p]};
+            V4(El + 4 * p) += a * v;
+        }
+        return;
+    }
+    for (int p = 0; p < K; p++)
+        for (int q = 0; q < K; q++)
+            El[p * K + q] += ut[p] * us[q];
+}
+
 /* out[l][p][q] += sum_{t, t - l} u_t[p] u_{t-l}[q] over the pairs with a row in the edges [s0, Ar) or
  * [Cr, s1) (U: the scores by row - s0); K the number of columns (a constant for the common sizes). */
 static inline __attribute__((always_inline)) void mb_edges(const int K, int L, const double *restrict U, int64_t s0,
@@ -268,20 +290,14 @@ static inline __attribute__((always_inline)) void mb_edges(const int K, int L, c
         const double *ut = U + (size_t)(t - s0) * (size_t)K;
         for (int l = 0; l <= L && t - l >= s0; l++) {
             const double *us = U + (size_t)(t - l - s0) * (size_t)K;
-            double *El = E + (size_t)l * kk;
-            for (int p = 0; p < K; p++)
-                for (int q = 0; q < K; q++)
-                    El[p * K + q] += ut[p] * us[q];
+            mb_edge_pair(K, ut, us, E + (size_t)l * kk);
         }
     }
     for (int64_t ts = s0; ts < Ar; ts++) { /* t - l in the left edge, t before the right edge */
         const double *us = U + (size_t)(ts - s0) * (size_t)K;
         for (int l = 0; l <= L && ts + l < Cr; l++) {
             const double *ut = U + (size_t)(ts + l - s0) * (size_t)K;
-            double *El = E + (size_t)l * kk;
-            for (int p = 0; p < K; p++)
-                for (int q = 0; q < K; q++)
-                    El[p * K + q] += ut[p] * us[q];
+            mb_edge_pair(K, ut, us, E + (size_t)l * kk);
         }
     }
 }
