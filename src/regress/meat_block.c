@@ -188,14 +188,16 @@ static inline __attribute__((always_inline)) void mb_block(const mb_frame *f, co
     memset(Tint, 0, rec * sizeof *Tint);
     memset(Tall, 0, rec * sizeof *Tall);
     double *Q = Tint + (size_t)(L + 1) * nn;
-    for (int64_t t = r0; t < r1; t++) {
-        const double *pt = P + (size_t)t * (size_t)nq;
-        for (int l = 0; l <= L && t - l >= 0; l++) {
+    /* lag by lag, so that each lag's np x nq sums stay in the first-level cache over the block's rows */
+    for (int l = 0; l <= L; l++)
+        for (int64_t t = r0 > l ? r0 : l; t < r1; t++) {
             double *T = (t - l >= r0 ? Tint : Tall) + (size_t)l * nn;
-            const double *ps = P + (size_t)(t - l) * (size_t)nq;
+            const double *pt = P + (size_t)t * (size_t)nq, *ps = P + (size_t)(t - l) * (size_t)nq;
             for (int i = 0; i < np; i++)
                 axpy(T + (size_t)i * (size_t)nq, pt[i], ps, nq);
         }
+    for (int64_t t = r0; t < r1; t++) {
+        const double *pt = P + (size_t)t * (size_t)nq;
         double ab[MB_MAX_NP + 3];
         for (int i = 0; i < nq; i++)
             ab[i] = fabs(pt[i]);
