@@ -13,6 +13,7 @@
 #include "regress/ols_internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,28 @@ static void test_knob_rows(void **state)
     raid_ctx_destroy(rows);
 }
 
+/* The same bits on one thread and on three: the pieces depend on the ranges only. */
+static void test_threads(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    series s = har_series(2600, 0, 0, 0);
+    int64_t *st, *en;
+    const size_t nw = rolling(s.n, 300, 1, &st, &en), nc = 8 * 16;
+    double *beta = malloc(nw * 4 * sizeof *beta), *a = malloc(nw * nc * sizeof *a), *b = malloc(nw * nc * sizeof *b);
+    fit_windows(cpu, &s, st, en, nw, beta, NULL);
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    assert_int_equal(raid_reg_meat_ranges_at(cpu, s.X, s.y, 4, st, en, nw, beta, NULL, 7, a), RAID_OK);
+    omp_set_num_threads(3);
+    assert_int_equal(raid_reg_meat_ranges_at(cpu, s.X, s.y, 4, st, en, nw, beta, NULL, 7, b), RAID_OK);
+    omp_set_num_threads(saved);
+    assert_memory_equal(a, b, nw * nc * sizeof *a);
+    free(beta), free(a), free(b), free(st), free(en);
+    free_series(&s);
+    raid_ctx_destroy(cpu);
+}
+
 /* A non-finite value inside a window: the public call still names the window (the block path leaves the
  * piece to the rows). */
 static void test_not_finite(void **state)
@@ -320,7 +343,7 @@ int main(void)
         cmocka_unit_test(test_har_rolling),   cmocka_unit_test(test_expanding_and_minimal),
         cmocka_unit_test(test_lag_at_least_window), cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_shapes),        cmocka_unit_test(test_not_finite),
-        cmocka_unit_test(test_knob_rows),
+        cmocka_unit_test(test_knob_rows),     cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,9 +43,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define MB_MAX_D (RAID_REG_MAX_K + 2)
 #define MB_MAX_NP (MB_MAX_D * (MB_MAX_D + 1) / 2)
@@ -483,10 +480,6 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
     const int L = max_lag, B = L > MB_MIN_BLOCK ? L : MB_MIN_BLOCK;
     const size_t npmax = (size_t)(k + 2) * (size_t)(k + 3) / 2;
     const double blk_bytes_per_row = (double)(2 * (size_t)(L + 2) * npmax * npmax * sizeof(double)) / B;
-    int nthr = 1;
-#ifdef _OPENMP
-    nthr = omp_get_max_threads();
-#endif
     /* runs: consecutive ranges whose starts and ends do not decrease and which overlap the previous one */
     mb_piece_t *pc = malloc((n ? n : 1) * sizeof *pc);
     if (!pc)
@@ -514,18 +507,21 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
         }
         r = e;
     }
-    /* cut the runs into pieces: about two per thread over all runs, and memory-bounded spans (a window whose
-     * blocks alone exceed the bound is left to the row-wise path) */
-    size_t most = (total + 2 * (size_t)nthr - 1) / (2 * (size_t)nthr);
-    if (most < 64)
-        most = 64;
+    /* cut the runs into pieces of at most max(256, 2 W) windows (W the run's longest: a piece's rows are summed
+     * at most 1.5 times per window) and memory-bounded spans (a window whose blocks alone exceed the bound is
+     * left to the row-wise path). The pieces, and so the results, depend on the ranges only, not on the
+     * threads that share the pieces out. */
     mb_piece_t *pieces = malloc((total ? total : 1) * sizeof *pieces);
     if (!pieces) {
         free(pc);
         return 0;
     }
     size_t cnt = 0;
-    for (size_t i = 0; i < npc; i++)
+    for (size_t i = 0; i < npc; i++) {
+        size_t most = 256;
+        for (size_t r = pc[i].r0; r < pc[i].r1; r++)
+            if (2 * (size_t)(end[r] - start[r]) > most)
+                most = 2 * (size_t)(end[r] - start[r]);
         for (size_t s = pc[i].r0, e; s < pc[i].r1; s = e) {
             e = s + 1;
             while (e < pc[i].r1 && e - s < most &&
@@ -537,6 +533,7 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
                 cnt++;
             }
         }
+    }
     free(pc);
     const long long np_ = (long long)cnt;
 #pragma omp parallel
