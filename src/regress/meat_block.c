@@ -13,15 +13,14 @@
  *     e_t 2^-e_y = gamma' zeta_t,  gamma = (-a 2^-e_y, -b_p 2^(e_p - e_y), 1),  a = sum_p c_p b_p - c_y,
  *     x_t[p] - centre_p = 2^f_p delta_p' zeta_t,  delta_p = ((c_p - centre_p) 2^-f_p on the 1, 1 on x^_p),
  * (f_p = e_p; for a constant column f_p = 0 and delta_p = (c_p - centre_p) on the 1 alone), so that
- *     u_t[p] 2^-(e_y + f_p) = G_p' P_t,   G_p[(a, b)] = gamma_a delta_p[b] + gamma_b delta_p[a] (a < b),
- *                                         G_p[(a, a)] = gamma_a delta_p[a],
- *     meat_l[p][q] = 2^(2 e_y + f_p + f_q) G_p' I_l G_q,   I_l = sum_t P_t P_{t-l}'   (np x np, per lag).
+ *     meat_l[p][q] = 2^(2 e_y + f_p + f_q) delta_p' M_l delta_q,
+ *     M_l[b][e] = sum_{a, c} gamma_a gamma_c I_l[(a, b)][(c, e)],   I_l = sum_t P_t P_{t-l}'   (np x np).
  * I_l does not depend on the window's coefficients: it is summed once per block of B >= L rows (the pairs
  * inside block j, and the pairs with t in block j and t - l in block j - 1), and a window's I_l is the sum
- * of the whole blocks it covers (kept from one window to the next while the blocks are the same ones). The
- * pairs that touch the window's partial edge blocks (fewer than B rows each side) are summed from their
- * scores, formed in the same coordinates. A window costs O((L + 1)(np^2 k + B k^2)) instead of
- * O((L + 1) n k^2), its rows' pair products are summed once per piece.
+ * of the whole blocks it covers (by two stacks, mb_interior: only additions, each block added about twice).
+ * The pairs that touch the window's partial edge blocks (fewer than B rows each side) are summed from
+ * their scores, formed in the same coordinates. A window costs O((L + 1)((d - 1) d np + B k^2)) instead of
+ * O((L + 1) n k^2); the rows' pair products are summed once per piece.
  *
  * Accuracy. The expansion trades the residual's cancellation for float64 sums of products of four values:
  * every entry of the computed meat is within eta sqrt(A_p A_q) of the exact one, with
@@ -30,10 +29,10 @@
  * (the products, the sums inside a block, the sum over blocks, the edges' sums and the contraction; Higham,
  * "Accuracy and Stability of Numerical Algorithms", 2nd ed. 2002, 3.1 and 4.2, with Cauchy-Schwarz over t).
  * A_p comes from the blocks' sums of |P_t||P_t|' and the edge rows, and a window is taken only when
- * eta A_p <= MB_TAU meat_0[p][p] for every p: then every entry of every lag is within
+ * eta A_p <= MB_TAU meat_0[p][p] for every p (|gamma_0| counts a's own rounding): then every entry of every lag is within
  * MB_TAU sqrt(meat_0[p][p] meat_0[q][q]) of the exact meat (the row-wise path's own bound on that scale is
  * about 2u). A window that misses it (a residual small against its terms: a fit close to exact; regressors
- * far from the piece's means), a non-finite sum, or a window shorter than two blocks is left to the
+ * far from the piece's means), a non-finite sum, or a window without a whole block is left to the
  * row-wise path, which the caller runs on it. docs/regression.md gives the measured errors.
  */
 #include "core/internal.h"
