@@ -69,7 +69,9 @@ typedef struct mb_frame {
 typedef struct mb_work {
     double *Z;               /* the piece's rows: span x d */
     size_t cap_z;
-    double *P, *Tint, *Tall; /* span x np; per block a record (Tall: becomes suffix sums, below) */
+    double *P, *Tint, *Tall; /* span x nq; per block a record (Tall: becomes suffix sums, below) */
+    size_t cap_p, cap_t, cap_a; /* kept from piece to piece (fresh pages for every piece cost as much as
+                                   the sums) */
     double *I, *Bk;          /* the interior's record; the sum of the back blocks */
     size_t cap_i;
     int64_t ib0, ib1;        /* the interior's whole blocks [ib0, ib1) */
@@ -447,10 +449,8 @@ static void mb_piece(const double *X, const double *y, int k, const int64_t *sta
             maxlen = (size_t)(end[r] - start[r]);
     if (nblk < 1)
         return;
-    w->P = malloc(span * (size_t)f.nq * sizeof *w->P);
-    w->Tint = malloc((size_t)nblk * rec * sizeof *w->Tint);
-    w->Tall = malloc((size_t)nblk * rec * sizeof *w->Tall);
-    if (w->P && w->Tint && w->Tall && grow(&w->Z, &w->cap_z, span * (size_t)f.d) &&
+    if (grow(&w->P, &w->cap_p, span * (size_t)f.nq) && grow(&w->Tint, &w->cap_t, (size_t)nblk * rec) &&
+        grow(&w->Tall, &w->cap_a, (size_t)nblk * rec) && grow(&w->Z, &w->cap_z, span * (size_t)f.d) &&
         grow(&w->I, &w->cap_i, 2 * rec) && grow(&w->U, &w->cap_u, maxlen * (size_t)k) &&
         grow(&w->E, &w->cap_e, (size_t)(L + 1) * (size_t)k * (size_t)k)) {
         w->Bk = w->I + rec;
@@ -463,8 +463,6 @@ static void mb_piece(const double *X, const double *y, int k, const int64_t *sta
             done[r] = (unsigned char)mb_window(&f, w, lo, start[r], end[r], beta + r * (size_t)k,
                                                centre ? centre + r * (size_t)k : NULL, out + r * nc);
     }
-    free(w->P), free(w->Tint), free(w->Tall);
-    w->P = w->Tint = w->Tall = NULL;
 }
 
 /* Pieces of a run of rolling ranges: [r0, r1) at most `most` ranges, rows within MB_PIECE_BYTES of blocks. */
@@ -542,7 +540,7 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
 #pragma omp for schedule(dynamic, 1)
         for (long long i = 0; i < np_; i++)
             mb_piece(X, y, k, start, end, beta, centre, L, pieces[i].r0, pieces[i].r1, out, done, &w);
-        free(w.Z), free(w.I), free(w.U), free(w.E);
+        free(w.Z), free(w.I), free(w.U), free(w.E), free(w.P), free(w.Tint), free(w.Tall);
     }
     free(pieces);
     size_t ndone = 0;
