@@ -17,7 +17,7 @@
 
 /* The cpu path of the windows' meat: 0 keeps every window's meat summed from its rows (long double scores),
  * as when tests/golden/expected was recorded; 1 would take overlapping windows from block sums
- * (src/regress/meat_block.c: about 20x faster on 1,000-row windows with 22 lags, within 2^-36 of the meat's
+ * (src/regress/meat_block.c: about 100x faster on 1,000-row windows with 22 lags, within 2^-36 of the meat's
  * scale, but the standard errors then differ from the recorded outputs in their last digits, up to 2e-13
  * relative on SPY's HARQ rolling:1000). Left at 0 until the recorded outputs are re-recorded by decision. */
 #define HAR_MEAT_BLOCKS 0
