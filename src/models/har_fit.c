@@ -19,7 +19,9 @@
  * as when tests/golden/expected was recorded; 1 would take overlapping windows from block sums
  * (src/regress/meat_block.c: about 100x faster on 1,000-row windows with 22 lags, within 2^-36 of the meat's
  * scale, but the standard errors then differ from the recorded outputs in their last digits, up to 2e-13
- * relative on SPY's HARQ rolling:1000). Left at 0 until the recorded outputs are re-recorded by decision. */
+ * relative on SPY's HARQ rolling:1000). With 1, test_har, example_har_rolling and
+ * tests/python/test_har_statsmodels.py pass and test_golden differs in har_spy_harq_roll_cpu.csv and
+ * har_usdchf_roll_cpu.csv only (2026-12-02). Left at 0 until the recorded outputs are re-recorded by decision. */
 #define HAR_MEAT_BLOCKS 0
 
 /* Newey and West (1994) rule of thumb, as statsmodels users commonly write it. */
