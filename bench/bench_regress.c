@@ -16,8 +16,13 @@
  * are scaled. Both backends also run on the same C symbols, side by side, and the largest relative
  * differences of their coefficients and Newey-West standard errors over those windows are printed (the
  * device meat's bound is in docs/regression.md).
- * usage: bench_regress [--device D] [--precision f32|df] [--symbols S] [--days T] [--window W]
+ * --cpu-threads N runs the cpu backend on N OpenMP threads (default: OpenMP's); --device none runs the cpu
+ * backend alone (no device runs, no comparison). --meat-rows 1 adds a cpu run whose meat is summed from
+ * every window's rows (RAID_TUNE_MEAT_ROWS: the row-wise oracle, the cpu path before the block sums of
+ * src/regress/meat_block.c) and prints the largest differences of the cpu run's standard errors from it.
+ * usage: bench_regress [--device D|none] [--precision f32|df] [--symbols S] [--days T] [--window W]
  *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
+ *                      [--cpu-threads N] [--meat-rows 0|1]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "raid.h"
@@ -138,7 +143,7 @@ int main(int argc, char **argv)
     const char *device = "opencl";
     raid_precision prec = RAID_PREC_DF;
     long S = 1000, T = 5000, W = 1000, B = 50, D = 1, C = 32, G = 64;
-    int L = 22;
+    int L = 22, cpu_threads = 0, meat_rows = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device")) device = argv[i + 1];
         else if (!strcmp(argv[i], "--precision")) prec = strcmp(argv[i + 1], "f32") ? RAID_PREC_DF : RAID_PREC_F32;
@@ -150,6 +155,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--nw-lag")) L = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--cpu-symbols")) C = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--batch-symbols")) G = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cpu-threads")) cpu_threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--meat-rows")) meat_rows = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_regress: unknown option %s\n", argv[i]);
             return 1;
@@ -193,10 +200,13 @@ int main(int argc, char **argv)
         for (long b = 0; b < P.nblk; b++)
             off[s * P.nblk + b] = (int64_t)(s * P.R + (b * B < P.R ? b * B : P.R));
     off[S * P.nblk] = (int64_t)n;
-    raid_ctx *ctx[2] = {NULL, NULL};
+    raid_ctx *ctx[3] = {NULL, NULL, NULL};
     const int nthr = omp_get_max_threads();
     raid_ctx **cpus = calloc((size_t)nthr, sizeof *cpus);
-    if (!cpus || raid_ctx_create(&ctx[0], device) != RAID_OK || raid_ctx_create(&ctx[1], "cpu") != RAID_OK) {
+    const int no_device = !strcmp(device, "none");
+    if (!cpus || raid_ctx_create(&ctx[0], no_device ? "cpu" : device) != RAID_OK ||
+        raid_ctx_create(&ctx[2], "cpu") != RAID_OK || raid_tuning_set(ctx[2], RAID_TUNE_MEAT_ROWS, 1) != RAID_OK ||
+        raid_ctx_create(&ctx[1], "cpu") != RAID_OK) {
         fprintf(stderr, "%s\n", cpus ? raid_errmsg() : "out of memory");
         return 1;
     }
@@ -208,18 +218,25 @@ int main(int argc, char **argv)
         }
     raid_ctx_set_precision(ctx[0], prec);
     const long nws = (P.R - W) / D + 1;
-    printf("# %s, precision %s, %ld symbols x %ld days (%ld design rows each), rolling window %ld rows every %ld "
+    printf("# %s%s, precision %s, %ld symbols x %ld days (%ld design rows each), rolling window %ld rows every %ld "
            "(%ld windows per symbol), blocks %ld, NW lag %d, cpu on %ld symbols, batches of %ld symbols, threads %d\n",
-           raid_ctx_device_name(ctx[0]), prec == RAID_PREC_DF ? "df" : "f32", S, T, P.R, W, D, nws, B, L, C, G,
+           no_device ? "no device run; " : "", raid_ctx_device_name(ctx[0]), prec == RAID_PREC_DF ? "df" : "f32", S, T, P.R, W, D, nws, B, L, C, G,
            omp_get_max_threads());
     fflush(stdout);
-    /* runs: 0 device on all symbols, 1 device on the first C, 2 cpu on the first C */
-    const struct { int c; long nsym; const char *name; } runs[3] = {{0, S, "device"}, {0, C, "device"}, {1, C, "cpu"}};
-    raid_ols *kept[2] = {malloc((size_t)C * nws * sizeof(raid_ols)), malloc((size_t)C * nws * sizeof(raid_ols))};
-    if (!kept[0] || !kept[1])
+    /* runs: 0 device on all symbols, 1 device on the first C, 2 cpu on the first C, 3 cpu with the row-wise
+       meat on the first C */
+    const struct { int c; long nsym; const char *name; } runs[4] = {
+        {0, S, "device"}, {0, C, "device"}, {1, C, "cpu"}, {2, C, "cpu-meat-rows"}};
+    raid_ols *kept[3] = {malloc((size_t)C * nws * sizeof(raid_ols)), malloc((size_t)C * nws * sizeof(raid_ols)),
+                         malloc((size_t)C * nws * sizeof(raid_ols))};
+    if (!kept[0] || !kept[1] || !kept[2])
         return 1;
-    for (int r = 0; r < 3; r++) {
+    for (int r = no_device ? 2 : 0; r < (meat_rows ? 4 : 3); r++) {
         raid_ctx *c = ctx[runs[r].c];
+        if (r == 2 && cpu_threads > 0) {
+            omp_set_num_threads(cpu_threads);
+            printf("# cpu run on %d thread%s\n", cpu_threads, cpu_threads > 1 ? "s" : "");
+        }
         const long ns = runs[r].nsym;
         times tm = {0};
         /* block statistics of the run's symbols: warm-up (kernel build), then timed */
@@ -246,7 +263,24 @@ int main(int argc, char **argv)
                 fflush(stdout);
             }
         }
-        print_times(runs[r].name, ns, &tm, r == 2 ? (double)S / (double)ns : 1.0);
+        print_times(runs[r].name, ns, &tm, r >= 2 ? (double)S / (double)ns : 1.0);
+    }
+    if (meat_rows) { /* the cpu run's Newey-West errors against the row-wise meat's */
+        double dse = 0;
+        long mismatch = 0;
+        for (size_t w = 0; w < (size_t)C * nws; w++) {
+            const raid_ols *a = &kept[1][w], *b = &kept[2][w];
+            if (!a->k != !b->k) {
+                mismatch++;
+                continue;
+            }
+            for (int j = 0; j < a->k; j++) {
+                const double rs = fabs(a->se[j] - b->se[j]) / fabs(b->se[j]);
+                dse = rs > dse || rs != rs ? rs : dse;
+            }
+        }
+        printf("agreement_meat_rows symbols=%ld windows=%zu max_rel_se_nw=%.3g failed_on_one_side=%ld\n", C,
+               (size_t)C * nws, dse, mismatch);
     }
     /* device against cpu on the same windows: largest relative differences (a window failed on one side
        and not the other counts as a mismatch) */
@@ -273,16 +307,19 @@ int main(int argc, char **argv)
         }
         dnorm = nd / nb > dnorm || nd != nd ? nd / nb : dnorm;
     }
-    printf("agreement symbols=%ld windows=%zu max_rel_beta=%.3g (cond %.3g, |beta_j|/max|beta| %.3g) "
-           "max_normwise_beta=%.3g max_beta_diff_in_se=%.3g max_rel_se_nw=%.3g failed_on_one_side=%ld\n",
-           C, (size_t)C * nws, dbeta, at_cond, at_share, dnorm, dinse, dse, mismatch);
+    if (!no_device)
+        printf("agreement symbols=%ld windows=%zu max_rel_beta=%.3g (cond %.3g, |beta_j|/max|beta| %.3g) "
+               "max_normwise_beta=%.3g max_beta_diff_in_se=%.3g max_rel_se_nw=%.3g failed_on_one_side=%ld\n",
+               C, (size_t)C * nws, dbeta, at_cond, at_share, dnorm, dinse, dse, mismatch);
     free(kept[0]);
     free(kept[1]);
+    free(kept[2]);
     free(P.X);
     free(P.y);
     free(off);
     free(blk);
     raid_ctx_destroy(ctx[0]);
+    raid_ctx_destroy(ctx[2]);
     for (int i = 0; i < nthr; i++)
         raid_ctx_destroy(cpus[i]);
     free(cpus);

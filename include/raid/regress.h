@@ -89,7 +89,13 @@ RAID_API raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const
 
 /** The same for problems given as row ranges [start[i], end[i]) that may overlap, e.g. the rolling
  *  windows of one series, each with its own coefficients (beta: k per range); out as above, range-major.
- *  On opencl all ranges go through one device pass. Errors: RAID_EINVAL (a range with end < start or
+ *  On opencl all ranges go through one device pass. On the cpu backend, runs of consecutive ranges whose
+ *  starts and ends do not decrease and that overlap (rolling or expanding windows) come, where cheaper,
+ *  from per-block lagged cross-products of the rows' pair products combined with each range's
+ *  coefficients (every row summed once, not once per window): each such range within 2^-36
+ *  sqrt(meat_0[p][p] meat_0[q][q]) of the exact meat, checked per range against an a-posteriori bound, the
+ *  others (and every other range) from their rows as raid_reg_meat_compute does (docs/regression.md,
+ *  "Overlapping windows on the cpu"). Errors: RAID_EINVAL (a range with end < start or
  *  start < 0, k or max_lag out of range, NULL, a residual times a regressor not finite), RAID_ENOMEM and
  *  the device errors. */
 RAID_API raid_status raid_reg_meat_ranges(raid_ctx *ctx, const double *X, const double *y, int k,

@@ -2,7 +2,7 @@
  * raid/tuning.h -- FOR BENCHMARKS AND TESTS ONLY: knobs and measurements that production code never
  * needs. A context that never calls these behaves as documented everywhere else; results do not depend
  * on any knob here except RAID_TUNE_REG_NO_CENTRING, which exists to show what centring buys and makes
- * regression statistics worse on purpose. Errors follow raid/core.h: the context's message,
+ * regression statistics worse on purpose, and RAID_TUNE_MEAT_ROWS (the last digits of a meat). Errors follow raid/core.h: the context's message,
  * raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  */
 #ifndef RAID_TUNING_H
@@ -22,10 +22,13 @@ typedef enum raid_tuning_knob {
     RAID_TUNE_REG_NO_CENTRING = 3,  /* 1: regression statistics upload raw, unscaled data (worse results) */
     RAID_TUNE_KERNEL_CACHE_CAP = 4, /* kernels kept before the least recently used unheld one is evicted;
                                        0 = the default (64). A soft limit: kernels in use are never evicted */
-    RAID_TUNE_DIRECT_UPLOAD = 5     /* 1: reductions over the caller's own float64 arrays (the realized
+    RAID_TUNE_DIRECT_UPLOAD = 5,    /* 1: reductions over the caller's own float64 arrays (the realized
                                        measures) upload each batch straight from the caller's (pageable)
                                        memory instead of copying it into page-locked staging first; 0 (the
                                        default): staging. Results are identical. 0 or 1 */
+    RAID_TUNE_MEAT_ROWS = 6         /* 1: the cpu backend's robust meat of overlapping windows summed from
+                                       every window's rows (the oracle) instead of block sums; the meat then
+                                       differs in its last digits (docs/regression.md). 0 or 1 */
 } raid_tuning_knob;
 
 /** Set a knob on ctx. The device knobs are accepted (and ignored) on the cpu backend, except

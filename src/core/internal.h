@@ -19,6 +19,7 @@ typedef struct raid_tuning_knobs {
     size_t max_batch_elems;     /* elements per device batch (results are identical), 0 = default */
     int reg_no_centring;        /* regression statistics upload raw data (shows what centring buys) */
     int direct_upload;          /* reductions over the caller's arrays upload from them, without staging */
+    int meat_rows;              /* the cpu meat of overlapping windows from their rows, not block sums */
     char build_options[256];    /* appended to every kernel's build options */
 } raid_tuning_knobs;
 
@@ -45,6 +46,7 @@ static inline int raid_tune_kernel_repeat(const raid_ctx *c)
 static inline size_t raid_tune_max_batch_elems(const raid_ctx *c) { return c->tuning ? c->tuning->max_batch_elems : 0; }
 static inline int raid_tune_reg_no_centring(const raid_ctx *c) { return c->tuning && c->tuning->reg_no_centring; }
 static inline int raid_tune_direct_upload(const raid_ctx *c) { return c->tuning && c->tuning->direct_upload; }
+static inline int raid_tune_meat_rows(const raid_ctx *c) { return c && c->tuning && c->tuning->meat_rows; }
 static inline const char *raid_tune_build_options(const raid_ctx *c) { return c->tuning ? c->tuning->build_options : ""; }
 
 /* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;

@@ -805,6 +805,13 @@ raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double
                                     const int64_t *end, size_t n, const double *beta, const double *centre,
                                     int max_lag, double *out)
 {
+    return raid_reg_meat_ranges_how(ctx, X, y, k, start, end, n, beta, centre, max_lag, out, 1);
+}
+
+raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                                     const int64_t *end, size_t n, const double *beta, const double *centre,
+                                     int max_lag, double *out, int blocks)
+{
     if (k < 1 || k > RAID_REG_MAX_K)
         return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: k = %d is out of range 1..%d", k, RAID_REG_MAX_K);
     if (max_lag < 0)
@@ -824,6 +831,13 @@ raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double
     if (raid_on_device(ctx))
         return raid_reg_meat_cl(ctx, X, y, k, start, end, n, beta, centre, max_lag, out);
     const size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
+    /* Overlapping windows: from block sums where that is cheaper and within its bound (meat_block.c); the
+     * others (and those it leaves) from their rows below. */
+    unsigned char *done = calloc(n, 1);
+    if (!done)
+        return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_ranges: out of memory");
+    if (blocks && !raid_tune_meat_rows(ctx))
+        raid_reg_meat_blocks(X, y, k, start, end, n, beta, centre, max_lag, out, done, 0);
     long long bad = -1;
 #pragma omp parallel
     {
@@ -831,6 +845,8 @@ raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double
         size_t cap = 0;
 #pragma omp for schedule(dynamic, 4)
         for (size_t r = 0; r < n; r++) {
+            if (done[r])
+                continue;
             const size_t m = (size_t)(end[r] - start[r]);
             if (m * (size_t)k > cap) {
                 free(u);
@@ -850,6 +866,7 @@ raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double
         }
         free(u);
     }
+    free(done);
     if (bad >= 0)
         return raid_fail(ctx, RAID_EINVAL,
                          "raid_reg_meat_ranges: range %lld: a residual times a regressor is not finite (or out of "

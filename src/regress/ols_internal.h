@@ -49,4 +49,22 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
                              const int64_t *end, size_t nprob, const double *beta, const double *centre,
                              int max_lag, double *out);
 
+/* raid_reg_meat_ranges_at with the choice of the cpu path: blocks 1 lets overlapping windows come from block
+ * sums (raid_reg_meat_blocks) where cheaper and within its bound, blocks 0 keeps every window's meat summed
+ * from its rows (the long double scores path: the oracle, and what `raid har` uses while its recorded
+ * outputs (tests/golden) are those of that path). On a device context: the device path either way. */
+raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                                     const int64_t *end, size_t n, const double *beta, const double *centre,
+                                     int max_lag, double *out, int blocks);
+
+/* The meat of overlapping ranges from per-block lagged cross-products of the rows' pair products
+ * (src/regress/meat_block.c): ranges it computes (within its bound) get done[r] = 1 and their meat in out
+ * (layout of raid_reg_meat_ranges_at); the others are left for the row-wise path (their out may hold
+ * anything). Runs of at least two overlapping ranges are taken where its cost model finds them cheaper
+ * than the rows, or always with force (tests). Arguments already checked by the caller. Returns the
+ * number done. */
+size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64_t *start, const int64_t *end,
+                            size_t n, const double *beta, const double *centre, int max_lag, double *out,
+                            unsigned char *done, int force);
+
 #endif

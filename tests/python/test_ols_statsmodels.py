@@ -185,3 +185,56 @@ def test_errors(reg, rv5):
     with pytest.raises(RaidError) as e:
         reg.meat(X, y, [0, 10, 5], np.zeros(8), 2)
     assert e.value.status == lib.RAID_EINVAL and "offsets" in str(e.value)
+
+
+@pytest.mark.parametrize("name", list(TRANSFORMS))
+def test_rolling_block_meat(reg, rv5, name):
+    """Rolling windows of 1,000 days, Newey-West with 22 lags, their meat in one raid_reg_meat_ranges_at call
+    about each window's means: on the cpu backend the block sums of src/regress/meat_block.c. Their standard
+    errors against statsmodels on windows spread over the sample, and against the row-wise meat
+    (RAID_TUNE_MEAT_ROWS) on every window."""
+    X, y = har(TRANSFORMS[name](rv5))
+    n, k = X.shape
+    W, L = 1000, 22
+    nw = n - W + 1
+    st = np.arange(nw, dtype=np.int64)
+    en = st + W
+    stats, fits = [], []
+    beta, cen = np.zeros((nw, k)), np.zeros((nw, k))
+    for w in range(nw):
+        s = reg.stats(X[w:w + W], y[w:w + W])
+        o = reg.ols(s)
+        c = ffi.new("double[]", k)
+        lib.raid_reg_stats_centre(s, c)
+        stats.append(s), fits.append(o)
+        beta[w], cen[w] = vec(o, "beta"), list(c)
+    pp = ffi.new("raid_ctx **")
+    check(lib.raid_ctx_create(pp, b"cpu"))
+    rows = ffi.gc(pp[0], lib.raid_ctx_destroy)
+    check(lib.raid_tuning_set(rows, lib.RAID_TUNE_MEAT_ROWS, 1))
+    se = {}
+    for tag, ctx in (("blocks", reg.ctx), ("rows", rows)):
+        meat = np.zeros((nw, L + 1, k, k))
+        check(lib.raid_reg_meat_ranges_at(ctx, ffi.from_buffer("double[]", X), ffi.from_buffer("double[]", y), k,
+                                          ffi.from_buffer("int64_t[]", st), ffi.from_buffer("int64_t[]", en), nw,
+                                          ffi.from_buffer("double[]", beta), ffi.from_buffer("double[]", cen), L,
+                                          ffi.from_buffer("double[]", meat)))
+        if tag == "blocks":
+            blocks_meat = meat
+        else:  # the block path took (nearly) every window: its meat is not the rows' bits
+            assert np.sum(np.all(meat == blocks_meat, axis=(1, 2, 3))) < nw // 10
+        se[tag] = np.zeros((nw, k))
+        for w in range(nw):
+            r = ffi.new("raid_ols *", fits[w][0])
+            check(lib.raid_ols_robust_at(stats[w], ffi.from_buffer("double[]", np.ascontiguousarray(meat[w])),
+                                         ffi.new("double[]", list(cen[w])), L, lib.RAID_SE_NW, r))
+            se[tag][w] = vec(r, "se")
+    d_rows = float(np.max(np.abs(se["blocks"] - se["rows"]) / se["rows"]))
+    assert d_rows < 1e-10
+    worst = 0.0
+    for w in range(0, nw, nw // 20):
+        ref = sm.OLS(y[w:w + W], X[w:w + W]).fit(cov_type="HAC", cov_kwds={"maxlags": L})
+        worst = max(worst, relmax(se["blocks"][w], ref.bse))
+    assert worst < SE_TOL
+    print(f"\n{name}: rolling:{W} NW({L}) se, block meat against the row-wise meat {d_rows:.2e}, "
+          f"against statsmodels {worst:.2e}")
