@@ -116,13 +116,20 @@ int main(int argc, char **argv)
         }
         double best_k = INFINITY, best_wall = INFINITY, conv = 0, up = 0, comb = 0, host = 0;
         raid_timing tm;
+        /* Kernel time: each batch's kernel relaunched --repeat times on its resident data, the fastest kept. */
+        for (int k = 0; k < reps; k++) {
+            raid_realized_compute(dev, r, off, nseg, out);
+            raid_ctx_last_timing(dev, &tm);
+            if (tm.kernel_s < best_k)
+                best_k = tm.kernel_s;
+        }
+        /* Wall time: plain calls (one launch per batch, as a user's call), best of reps. */
+        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, 1);
         for (int k = 0; k < reps; k++) {
             double t0 = bench_now();
             raid_realized_compute(dev, r, off, nseg, out);
             double w = bench_now() - t0;
             raid_ctx_last_timing(dev, &tm);
-            if (tm.kernel_s < best_k)
-                best_k = tm.kernel_s;
             if (w < best_wall) {
                 best_wall = w;
                 conv = tm.convert_s;
@@ -131,6 +138,7 @@ int main(int argc, char **argv)
                 host = tm.host_s;
             }
         }
+        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, repeat < 1 ? 1 : repeat);
         const double bytes = (double)tm.bytes_in;
         progress(n, "fused kernel done");
         /* four-kernel ablation */
@@ -181,6 +189,7 @@ int main(int argc, char **argv)
          * (RAID_TUNE_DIRECT_UPLOAD) instead of the staging copy. */
         double direct_wall = INFINITY;
         if (raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 1) == RAID_OK) {
+            raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, 1);
             for (int k = 0; k < reps; k++) {
                 double t0 = bench_now();
                 if (raid_realized_compute(dev, r, off, nseg, out) != RAID_OK) {
@@ -192,6 +201,7 @@ int main(int argc, char **argv)
             }
             raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 0);
         }
+        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, repeat < 1 ? 1 : repeat);
         /* End to end against the host-to-device bandwidth (issue 12: at least half of it), and where the
          * wall time goes (staging copies overlap the uploads and kernels of the previous batch). */
         printf("n=%lld end_to_end_GBps=%.2f h2d_pinned_GBps=%.2f h2d_pageable_GBps=%.2f end_to_end_vs_h2d=%.3f "

@@ -107,6 +107,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     memset(&plan, 0, sizeof plan);
     int32_t *chunk_e = NULL;
     uint32_t *chunk_flag = NULL;
+    double *straddle = NULL;
     int *seg_e = malloc((nseg ? nseg : 1) * sizeof *seg_e);
     const double t0 = raid_now();
     st = raid_plan_build(&plan, offsets, nseg, ctx->chunk_len);
@@ -153,28 +154,46 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     }
 
     /* 4. Window terms straddling chunk boundaries, from the values the device saw, in float64: each value
-     *    at its own chunk's scale, brought to the scale of the chunk that owns the window (exact). */
-    for (size_t c = 0; c < plan.nchunks; c++) {
-        const raid_chunk *ch = &plan.chunks[c];
-        const int64_t s0 = offsets[ch->seg];
-        if (ch->start == s0)
-            continue;
-        const size_t c0 = c - (size_t)((ch->start - s0) / (int64_t)plan.chunk_len); /* the segment's first */
-        const int e = chunk_e[c];
-        double v[4], w[RAID_NACC] = {0};
-        const int64_t lo = ch->start - 2 < s0 ? s0 : ch->start - 2;
-        const int64_t hi = ch->start + (ch->len < 2 ? ch->len : 2);
-        for (int64_t j = lo; j < hi; j++) {
-            const int ej = chunk_e[c0 + (size_t)((j - s0) / (int64_t)plan.chunk_len)];
-            v[j - lo] = ldexp(device_value(r[j], ej, prec, 0), ej - e);
-        }
-        for (int64_t j = ch->start; j < hi; j++) {
-            unsigned m = part_mask & (j == ch->start ? RAID_PART_ALL : (RAID_PART_ALL & ~RAID_PART_BPV));
-            raid_realized_window_terms(v, j - lo, s0 - lo, m, w);
-        }
-        for (int k = 0; k < RAID_NACC; k++)
-            acc[ch->seg * RAID_NACC + k] += ldexp(w[k], acc_pow(k) * e);
+     *    at its own chunk's scale, brought to the scale of the chunk that owns the window (exact). Formed
+     *    in parallel per chunk, added in chunk order (the same bits on any thread count). */
+    straddle = malloc((plan.nchunks ? plan.nchunks : 1) * RAID_NACC * sizeof *straddle);
+    if (!straddle) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        goto out;
     }
+    {
+        const long long nc = (long long)plan.nchunks;
+#pragma omp parallel for schedule(static) if (nc > 4096)
+        for (long long ci = 0; ci < nc; ci++) {
+            const size_t c = (size_t)ci;
+            const raid_chunk *ch = &plan.chunks[c];
+            const int64_t s0 = offsets[ch->seg];
+            double *w = straddle + c * RAID_NACC;
+            for (int k = 0; k < RAID_NACC; k++)
+                w[k] = 0;
+            if (ch->start == s0)
+                continue;
+            const size_t c0 = c - (size_t)((ch->start - s0) / (int64_t)plan.chunk_len); /* the segment's first */
+            const int e = chunk_e[c];
+            double v[4];
+            const int64_t lo = ch->start - 2 < s0 ? s0 : ch->start - 2;
+            const int64_t hi = ch->start + (ch->len < 2 ? ch->len : 2);
+            for (int64_t j = lo; j < hi; j++) {
+                const int ej = chunk_e[c0 + (size_t)((j - s0) / (int64_t)plan.chunk_len)];
+                v[j - lo] = ldexp(device_value(r[j], ej, prec, 0), ej - e);
+            }
+            for (int64_t j = ch->start; j < hi; j++) {
+                unsigned m = part_mask & (j == ch->start ? RAID_PART_ALL : (RAID_PART_ALL & ~RAID_PART_BPV));
+                raid_realized_window_terms(v, j - lo, s0 - lo, m, w);
+            }
+            for (int k = 0; k < RAID_NACC; k++)
+                w[k] = ldexp(w[k], acc_pow(k) * e);
+        }
+    }
+    for (size_t c = 0; c < plan.nchunks; c++)
+        if (plan.chunks[c].start != offsets[plan.chunks[c].seg])
+            for (int k = 0; k < RAID_NACC; k++)
+                acc[plan.chunks[c].seg * RAID_NACC + k] += straddle[c * RAID_NACC + k];
     /* 5. Underflow guard. After scaling, a term of the device can leave binary32's normal range only
      * when it is below 2^-100 or so (products of up to four returns, each |r| < 1, and their TwoProd
      * error terms), and then it is wrong by at most a few 2^-149 in absolute terms. A sum of M terms
@@ -218,6 +237,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     st = RAID_OK;
 
 out:
+    free(straddle);
     free(seg_e);
     free(chunk_e);
     free(chunk_flag);
