@@ -84,6 +84,7 @@ typedef struct pctx {
     const char **fs;       /* fast path: the wanted fields of the row */
     size_t *fl;
     int unterminated;      /* the last row ended without a line break, at line last_line */
+    raid_io_day_cache days; /* the last date parsed */
     raid_tbatch *b;
     /* the first failure */
     raid_status st;
@@ -530,11 +531,11 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
         break;
     }
     case RAID_T_DATE:
-        bad = raid_io_parse_date(s, n, &c->i64[row]) != 0;
+        bad = raid_io_parse_date_c(s, n, &c->i64[row], &ps->days) != 0;
         break;
     case RAID_T_TIMESTAMP: {
         raid_io_ts ts;
-        bad = raid_io_parse_timestamp(s, n, &ts) != 0;
+        bad = raid_io_parse_timestamp_c(s, n, &ts, &ps->days) != 0;
         if (!bad) {
             c->i64[row] = ts.wall_us;
             c->tz_s[row] = ts.has_offset ? ts.offset_s : RAID_T_NO_OFFSET;
