@@ -45,6 +45,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define BLOCK_SIZE ((size_t)1 << 20) /* bytes per block (a block ends at the first row end past it) */
 #define HEAD_SIZE ((size_t)1 << 16)  /* bytes read at a time for the header of a stream */
@@ -803,6 +806,31 @@ static void pctx_free(pctx *ps)
 /* Bytes that stop the scan of an unquoted field. */
 static const unsigned char stop_byte[256] = {[0] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1, ['"'] = 1};
 
+/* The first stop byte at or after p; one lies before end (the region ends with a line feed). 16 bytes at a
+ * time where SSE2 is there (every x86-64), never reading at or past end. */
+static inline const unsigned char *next_stop(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+    const __m128i comma = _mm_set1_epi8(','), lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+                  quote = _mm_set1_epi8('"'), zero = _mm_setzero_si128();
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, lf)),
+                                       _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, quote)),
+                                                    _mm_cmpeq_epi8(v, zero)));
+        const unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits)
+            return p + __builtin_ctz(bits);
+        p += 16;
+    }
+#else
+    (void)end;
+#endif
+    while (!stop_byte[*p])
+        p++;
+    return p;
+}
+
 /* Rows of p[0..end) (end[-1] is a line feed) by the direct scanner, as libcsv reads rows without quotes:
  * fields split at commas, spaces and tabs around each dropped, CRLF or LF ending the row, a row of
  * blanks only skipped. Returns where it stopped: end, the start of the first row with a quote or a CR not
@@ -822,8 +850,7 @@ static const unsigned char *parse_fast(pctx *ps, const unsigned char *p, const u
             while (*p == ' ' || *p == '\t')
                 p++;
             const unsigned char *s = p;
-            while (!stop_byte[*p])
-                p++;
+            p = next_stop(p, end);
             const unsigned char c = *p;
             if (c == '"' || (c == '\r' && p[1] != '\n'))
                 return row;
