@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const raid_tspec SPEC[] = {{"a", "symbol", RAID_T_STRING, 0},
+static const raid_tspec SPEC[] = {{"a", "symbol", RAID_T_STRING, RAID_T_KEYS},
                                   {"b", "price", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT},
                                   {"c", NULL, RAID_T_I64, RAID_T_EMPTY_NA | RAID_T_OPTIONAL},
                                   {"t", NULL, RAID_T_TIMESTAMP, RAID_T_OPTIONAL | RAID_T_KEEP_TEXT}};
@@ -87,6 +87,20 @@ static char *read_all(const char *path, int via_stdin, size_t block, int threads
     while (!done) {
         s = raid_table_read(t, &b, max_rows, &done);
         assert_true(b.nrows <= max_rows);
+        if (b.col[0].keyed) /* the keys: one per distinct value, first seen where key_row says */
+            for (size_t i = 0; i < b.nrows; i++) {
+                const raid_tcol *c = &b.col[0];
+                assert_true(c->key[i] < c->nkeys && c->key_row[c->key[i]] <= i);
+                size_t n1, n2;
+                const char *x = raid_tcol_text(c, i, &n1), *y = raid_tcol_text(c, c->key_row[c->key[i]], &n2);
+                assert_true(n1 == n2 && memcmp(x, y, n1) == 0);
+                for (size_t j = 0; j < i; j++) /* distinct values have distinct keys */
+                    if (c->key[j] != c->key[i]) {
+                        size_t n3;
+                        const char *z = raid_tcol_text(c, j, &n3);
+                        assert_false(n3 == n1 && memcmp(x, z, n1) == 0);
+                    }
+            }
         for (size_t i = 0; i < b.nrows; i++) {
             for (size_t k = 0; k < NSPEC; k++) {
                 if (!raid_table_col(t, k))

@@ -28,6 +28,7 @@
 #include "core/internal.h"
 #include "io/fastfloat.h"
 #include "io/sticky.h"
+#include "io/symtab.h"
 #include "io/tz.h"
 #include "io/utf8.h"
 
@@ -88,6 +89,7 @@ typedef struct pctx {
     size_t *fl;
     int unterminated;      /* the last row ended without a line break, at line last_line */
     raid_io_day_cache days; /* the last date parsed */
+    raid_symtab *keys;     /* KEYS columns: the block's distinct values (one table per wanted column) */
     raid_tbatch *b;
     /* the first failure */
     raid_status st;
@@ -291,6 +293,8 @@ void raid_tbatch_free(raid_tbatch *b)
         free(c->text_off);
         free(c->text);
         free(c->line);
+        free(c->key);
+        free(c->key_row);
     }
     free(b->col);
     memset(b, 0, sizeof *b);
@@ -333,6 +337,9 @@ static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
             if (b->nrows == 0)
                 c->text_off[0] = 0;
         }
+        if ((s->flags & RAID_T_KEYS) &&
+            (grow((void **)&c->key, cap, sizeof *c->key) || grow((void **)&c->key_row, cap, sizeof *c->key_row)))
+            return -1;
     }
     b->cap = cap;
     return 0;
@@ -341,9 +348,12 @@ static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
 static void batch_clear(raid_tbatch *b)
 {
     b->nrows = 0;
-    for (size_t k = 0; k < b->ncols; k++)
+    for (size_t k = 0; k < b->ncols; k++) {
         if (b->col[k].text_off)
             b->col[k].text_off[0] = 0;
+        b->col[k].keyed = 0;
+        b->col[k].nkeys = 0;
+    }
 }
 
 static int text_reserve(raid_tcol *c, size_t need)
@@ -378,6 +388,8 @@ static int batch_append(const raid_table *t, raid_tbatch *dst, const raid_tbatch
     if (batch_reserve(t, dst, dst->nrows + n))
         return -1;
     const size_t at = dst->nrows;
+    for (size_t k = 0; k < t->ncols; k++) /* the blocks' numbers of distinct values differ: none kept */
+        dst->col[k].keyed = 0;
     for (size_t k = 0; k < t->ncols; k++) {
         if (t->col[k] == SIZE_MAX)
             continue;
@@ -523,6 +535,17 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     int bad = 0;
     switch (sp->type) {
     case RAID_T_STRING: {
+        if (sp->flags & RAID_T_KEYS) { /* a value seen before in the block is valid UTF-8 */
+            const int64_t id = raid_symtab_add(&ps->keys[k], s, n);
+            if (id < 0) {
+                pfail_plain(ps, RAID_ENOMEM, "out of memory");
+                return -1;
+            }
+            c->key[row] = (uint32_t)id;
+            if ((size_t)id < c->nkeys)
+                break;
+            c->key_row[c->nkeys++] = row;
+        }
         const size_t at = raid_utf8_invalid_at(s, n);
         if (at < n) {
             char shown[400];
@@ -784,7 +807,8 @@ static int pctx_init(pctx *ps, raid_table *t)
     ps->fld = calloc(t->ncols, sizeof *ps->fld);
     ps->fs = calloc(t->ncols, sizeof *ps->fs);
     ps->fl = calloc(t->ncols, sizeof *ps->fl);
-    return ps->fld && ps->fs && ps->fl ? 0 : -1;
+    ps->keys = calloc(t->ncols, sizeof *ps->keys);
+    return ps->fld && ps->fs && ps->fl && ps->keys ? 0 : -1;
 }
 
 static void pctx_free(pctx *ps)
@@ -797,6 +821,10 @@ static void pctx_free(pctx *ps)
     free(ps->fld);
     free(ps->fs);
     free(ps->fl);
+    if (ps->keys)
+        for (size_t k = 0; k < ps->t->ncols; k++)
+            raid_symtab_free(&ps->keys[k]);
+    free(ps->keys);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -893,6 +921,10 @@ static void parse_block(pctx *ps, const unsigned char *data, size_t len, int eof
     ps->unterminated = 0;
     ps->st = RAID_OK;
     batch_clear(ps->b);
+    for (size_t k = 0; k < ps->t->ncols; k++) {
+        raid_symtab_free(&ps->keys[k]);
+        ps->b->col[k].keyed = (ps->t->spec[k].flags & RAID_T_KEYS) != 0;
+    }
     const unsigned char *end = data + len, *p = data;
     const unsigned char *lf = len && !tune_libcsv_only ? memrchr(data, '\n', len) : NULL;
     if (lf) {

@@ -56,8 +56,11 @@ enum {
     RAID_T_KEEP_TEXT = 4u, /* keep each field's text too (for messages), as for strings */
     RAID_T_YIELD = 8u,     /* when an earlier wanted column takes the header column of this name, this one
                               is absent (raid_table_col 0) instead of the error "given two roles" */
-    RAID_T_DUP_FIRST = 16u /* named twice in the header: the first occurrence is taken instead of the error
+    RAID_T_DUP_FIRST = 16u, /* named twice in the header: the first occurrence is taken instead of the error
                               "duplicate column" (a column the caller reads but does not need) */
+    RAID_T_KEYS = 32u      /* STRING: the distinct values of each parsed block numbered where the block is
+                              parsed (raid_tcol key, key_row, nkeys), so that a caller that maps values to
+                              its own ids looks up each distinct value once per batch, not once per row */
 };
 
 #define RAID_T_NO_OFFSET INT32_MIN /* tz_s of a timestamp written without an offset */
@@ -83,6 +86,13 @@ typedef struct raid_tcol {
     char *text;
     size_t text_cap;
     uint64_t *line;     /* line where row i's field starts */
+    /* KEYS, when keyed is 1 (a batch handed over whole; 0 when rows were copied across blocks): row i's
+     * value is distinct value key[i] (0 .. nkeys-1, numbered in order of first appearance in the batch),
+     * first seen at row key_row[key[i]]. */
+    int keyed;
+    uint32_t *key;
+    size_t *key_row;
+    size_t nkeys;
 } raid_tcol;
 
 /* A batch: the wanted columns in the order of the specs given to raid_table_open. */
