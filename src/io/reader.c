@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TABLE_ROWS ((size_t)1 << 18) /* rows per batch of the table reader: a whole block of the file */
+#define TABLE_ROWS RAID_TABLE_BLOCK_ROWS /* rows per batch of the table reader: a whole block of the file */
 
 enum { F_SYM = 0, F_TIME = 1, F_VAL = 2, NF = 3 };
 

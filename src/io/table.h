@@ -130,6 +130,10 @@ const char *raid_table_path(const raid_table *t);
 raid_status raid_tbatch_init(raid_tbatch *b, const raid_table *t);
 void raid_tbatch_free(raid_tbatch *b);
 
+/* A max_rows for raid_table_read that takes every block whole (a block of 1 MiB holds fewer rows than
+ * this unless its rows average under 4 bytes), without a copy. */
+#define RAID_TABLE_BLOCK_ROWS ((size_t)1 << 18)
+
 /* Clear b and read rows into it, at most max_rows (>= 1): the rows of one whole block (about 1 MiB of the
  * file) when b is empty and they fit (handed over without a copy), else rows until b holds max_rows or the
  * input ends; at least one row unless the input ends (*done = 1 once every row has been returned). On
