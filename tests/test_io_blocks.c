@@ -386,12 +386,64 @@ static void test_number_rule(void **st)
     }
 }
 
+/* The documented number rule, spelled out: [+-]digits[.digits][(e|E)[+-]digits], a digit before the
+ * exponent (also ".5", "5."). */
+static int rule_accepts(const char *s, size_t n)
+{
+    size_t i = 0, digits = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        digits++;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        const size_t e0 = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == e0)
+            return 0;
+    }
+    return i == n;
+}
+
+/* The table's number rule (a sign and first-character check, then fast_float) accepts exactly the
+ * documented forms, with strtod's value, on random short strings of the characters that matter. */
+static void test_number_rule_random(void **st)
+{
+    (void)st;
+    static const char alpha[] = "0123456789..eE+-+- xXinfaINFA,_";
+    uint64_t rng = 7;
+    char s[16];
+    for (int i = 0; i < 400000; i++) {
+        const size_t n = t_splitmix64(&rng) % 9;
+        for (size_t j = 0; j < n; j++)
+            s[j] = alpha[t_splitmix64(&rng) % (sizeof alpha - 1)];
+        s[n] = 0;
+        double v = -1;
+        const int got = raid_table_parse_f64(s, n, &v) == 0, want = rule_accepts(s, n);
+        if (got != want) {
+            fprintf(stderr, "'%s': accepted %d, the rule says %d\n", s, got, want);
+            fail();
+        }
+        if (got)
+            assert_true(t_bits_of(v) == t_bits_of(strtod(s, NULL)));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_files),     cmocka_unit_test(test_cuts_inside_quotes),
         cmocka_unit_test(test_first_error_wins), cmocka_unit_test(test_small_files),
         cmocka_unit_test(test_fast_float),       cmocka_unit_test(test_number_rule),
+        cmocka_unit_test(test_number_rule_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -425,38 +425,20 @@ static int batch_append(const raid_table *t, raid_tbatch *dst, const raid_tbatch
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* A decimal number, the whole of s[0..n): [+-]digits[.digits][(e|E)[+-]digits] with at least one digit
- * before the exponent, read by fast_float (fastfloat.h: strtod's value in the "C" locale). 0 and the
- * value, or -1. The syntax is checked here, so that fast_float's "inf" and "nan" stay refused. */
+ * before the exponent (also ".5", "5."), read by fast_float (fastfloat.h: strtod's value in the "C"
+ * locale). 0 and the value, or -1. fast_float's own grammar is that one without the leading '+' (taken off
+ * here), plus "inf", "infinity" and "nan", refused here by the first character: after the sign, a digit
+ * or '.' (tests/test_io_blocks.c checks both sides). */
 static int parse_decimal(const char *s, size_t n, double *v)
 {
-    size_t i = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        i++;
-    size_t digits = 0;
-    while (i < n && is_digit(s[i]))
-        i++, digits++;
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && is_digit(s[i]))
-            i++, digits++;
-    }
-    if (digits == 0)
-        return -1;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            i++;
-        const size_t e0 = i;
-        while (i < n && is_digit(s[i]))
-            i++;
-        if (i == e0)
-            return -1;
-    }
-    if (i != n)
+    const size_t sign = n && (s[0] == '+' || s[0] == '-');
+    if (sign == n || !(is_digit(s[sign]) || s[sign] == '.'))
         return -1;
     const size_t plus = s[0] == '+'; /* fast_float takes no leading '+' */
     return raid_parse_f64(s + plus, n - plus, v);
 }
+
+int raid_table_parse_f64(const char *s, size_t n, double *v) { return parse_decimal(s, n, v); }
 
 /* A decimal integer [+-]digits within int64. 0 or -1. */
 static int parse_int(const char *s, size_t n, int64_t *v)

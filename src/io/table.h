@@ -161,6 +161,9 @@ const char *raid_table_notice(const raid_table *t, size_t i);
 /* Bytes consumed so far and the file's size (0 if unknown: standard input, a pipe). */
 void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total);
 
+/* The number rule of F64 columns (table.h's head comment): 0 and *v, or -1. For tests. */
+int raid_table_parse_f64(const char *s, size_t n, double *v);
+
 /* Tests only: the block size in bytes (0: the default, 1 MiB), the number of parsing threads (-1: the
  * default, omp_get_max_threads(); 0 or 1: the calling thread parses every block) and libcsv_only (1:
  * every row through libcsv, none through the direct scanner) of the tables read from now on, so that
