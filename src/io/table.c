@@ -38,6 +38,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1129,12 +1130,17 @@ static int start_blocks(raid_table *t)
             return -1;
         s->ps.b = &s->rows;
     }
+    /* The workers block every signal, so that the process's signals go to the caller's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (int i = 0; i < t->nworkers; i++) {
         if (pthread_create(&t->workers[i], NULL, worker_main, t) != 0) {
             t->nworkers = i; /* fewer workers; the calling thread parses what they do not */
             break;
         }
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return 0;
 }
 
