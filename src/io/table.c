@@ -1277,19 +1277,15 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-/* Map a regular file whole (0), or leave it to be streamed (-1). */
+/* Map a regular file whole (0), or leave it to be streamed (-1). The file must not shrink while it is
+ * read (a mapped page past its new end is SIGBUS), as with any reader that maps files. */
 static int map_file(raid_table *t)
 {
     struct stat st;
     if (fstat(fileno(t->f), &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
     t->total = (uint64_t)st.st_size;
-    if (st.st_size == 0) { /* nothing to map: an empty input */
-        fclose(t->f);
-        t->f = NULL;
-        return 0;
-    }
-    if ((uint64_t)st.st_size > SIZE_MAX)
+    if (st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX) /* empty, or a size that says nothing (/proc) */
         return -1;
     void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(t->f), 0);
     if (m == MAP_FAILED)
