@@ -5,6 +5,7 @@
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
 #   peers, regress, garch, sweep, groupby, realized-e2e; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 set -u
 OUT=${OUT:-/tmp/raid-out}
@@ -77,6 +78,8 @@ for s in $steps; do
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
+  csv) # issue 12 part 1: raid realized on a 1e7-tick CSV (all cores, and the scaling), peers that import
+    run csv 580 env THREADS_LIST="1 2 4 8 16" PEER_REPS=1 PY=python3 bash bench/bench_csv.sh build-dev /tmp/raid_ticks_1e7.csv ;;
   select) # bench_select on 5e7 doubles (N(0,1), prices), the cpu path, and numpy/CuPy on the very same doubles
     run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --dump /tmp/raid-select.bin
     run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --prices --dump /tmp/raid-select-prices.bin

@@ -7,7 +7,8 @@ PACKAGES=(
   build-essential cmake pkg-config     # compiler, CMake >= 3.25, pkg-config
   ocl-icd-opencl-dev opencl-headers    # OpenCL ICD loader and headers
   pocl-opencl-icd                      # OpenCL on the CPU (tests and CI; a GPU driver is used when present)
-  libcsv-dev                           # streaming CSV parser
+  libcsv-dev                           # CSV parser (rows with quotes; table.c)
+  libfast-float-dev                    # decimal to float64 at strtod's rounding (header-only C++)
   libcmocka-dev                        # unit tests
   liblapacke-dev                       # LAPACKE (Cholesky and condition estimate of the regressions)
   python3-venv                         # .venv of the statsmodels cross-checks (scripts/setup_python.sh)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TABLE_ROWS 8192 /* rows per batch of the table reader */
+#define TABLE_ROWS RAID_TABLE_BLOCK_ROWS /* rows per batch of the table reader: a whole block of the file */
 
 enum { F_SYM = 0, F_TIME = 1, F_VAL = 2, NF = 3 };
 
@@ -25,6 +25,8 @@ struct raid_reader {
     raid_table *tb;
     raid_tbatch rows;
     raid_seg *sg;
+    int64_t *kmap;   /* the batch's distinct symbols (table keys) to segmenter symbols, -1 not yet looked up */
+    size_t kmap_cap;
     raid_input_kind kind;
     int has_sym;     /* the file has a symbol column */
     int eof;         /* every row read, open segments closed */
@@ -82,12 +84,27 @@ static raid_status take_rows(raid_reader *rd)
 {
     const raid_tbatch *b = &rd->rows;
     const raid_tcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
-    for (size_t i = 0; i < b->nrows; i++) {
-        size_t n = 0;
-        const char *s = rd->has_sym ? raid_tcol_text(sym, i, &n) : "";
-        const int64_t si = rd->has_sym || raid_seg_nsymbols(rd->sg) == 0 ? raid_seg_symbol(rd->sg, s, n) : 0;
-        if (si < 0)
+    const int keyed = rd->has_sym && sym->keyed;
+    if (keyed && sym->nkeys > rd->kmap_cap) {
+        int64_t *m = realloc(rd->kmap, sym->nkeys * sizeof *m);
+        if (!m)
             return fail(rd, RAID_ENOMEM, "out of memory");
+        rd->kmap = m;
+        rd->kmap_cap = sym->nkeys;
+    }
+    for (size_t k = 0; keyed && k < sym->nkeys; k++)
+        rd->kmap[k] = -1;
+    for (size_t i = 0; i < b->nrows; i++) {
+        int64_t si = keyed ? rd->kmap[sym->key[i]] : -1; /* each distinct symbol of a block looked up once */
+        if (si < 0) {
+            size_t n = 0;
+            const char *s = rd->has_sym ? raid_tcol_text(sym, i, &n) : "";
+            si = rd->has_sym || raid_seg_nsymbols(rd->sg) == 0 ? raid_seg_symbol(rd->sg, s, n) : 0;
+            if (si < 0)
+                return fail(rd, RAID_ENOMEM, "out of memory");
+            if (keyed)
+                rd->kmap[sym->key[i]] = si;
+        }
         size_t tlen;
         const char *ttext = raid_tcol_text(tc, i, &tlen);
         const double v = vc->f64[i];
@@ -125,6 +142,7 @@ void raid_reader_close(raid_reader *rd)
     if (!rd)
         return;
     raid_tbatch_free(&rd->rows);
+    free(rd->kmap);
     raid_table_close(rd->tb);
     raid_seg_free(rd->sg);
     free(rd);
@@ -153,7 +171,7 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
     const int ret = o->kind == RAID_INPUT_RETURNS;
     rd->kind = o->kind;
     raid_tspec cols[NF] = {
-        {o->symbol_col ? o->symbol_col : "symbol", "symbol", RAID_T_STRING, o->symbol_col ? 0u : RAID_T_OPTIONAL},
+        {o->symbol_col ? o->symbol_col : "symbol", "symbol", RAID_T_STRING, RAID_T_KEYS | (o->symbol_col ? 0u : RAID_T_OPTIONAL)},
         {ret ? (o->date_col ? o->date_col : "date") : (o->time_col ? o->time_col : "timestamp"),
          ret ? "date" : "timestamp", ret ? RAID_T_DATE : RAID_T_TIMESTAMP, RAID_T_KEEP_TEXT},
         {ret ? (o->ret_col ? o->ret_col : "ret") : (o->price_col ? o->price_col : "price"), ret ? "return" : "price",

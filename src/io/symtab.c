@@ -47,7 +47,10 @@ int64_t raid_symtab_find(const raid_symtab *t, const char *s, size_t n)
     size_t j = hash_str(s, n) & (t->hcap - 1);
     while (t->hash[j]) {
         const char *nm = t->names[t->hash[j] - 1];
-        if (strncmp(nm, s, n) == 0 && nm[n] == 0)
+        size_t i = 0; /* s has no NUL byte: the loop stops at nm's end at the latest (no strncmp call per row) */
+        while (i < n && nm[i] == s[i])
+            i++;
+        if (i == n && nm[n] == 0)
             return t->hash[j] - 1;
         j = (j + 1) & (t->hcap - 1);
     }

@@ -3,21 +3,24 @@
  *
  * What it does: tokenising (RFC 4180 quotes, a quoted field may hold commas, "" and line breaks; LF, CRLF
  * and CR line ends; a UTF-8 byte order mark at the start skipped; blank lines skipped but counted; spaces
- * and tabs around unquoted fields dropped), by libcsv (Debian libcsv-dev, a small well-kept C library)
- * underneath; a header row mapped to the wanted columns by name, case-insensitively (the caller passes
- * each name after its own overrides, such as the CLI's --price-col); typed columns (string, date,
- * timestamp, float64, int64) parsed with FILE:LINE:COL errors; streaming in batches of about max_rows
- * rows, read in 1 MiB blocks and parsed in 64 KiB pieces, so that memory is bounded by the batch however
- * large the file is. docs/input.md gives the rules the user sees.
+ * and tabs around unquoted fields dropped), by a direct scanner for rows without quotes and by libcsv
+ * (Debian libcsv-dev, a small well-kept C library) for the others, to libcsv's rules; a header row mapped
+ * to the wanted columns by name, case-insensitively (the caller passes each name after its own overrides,
+ * such as the CLI's --price-col); typed columns (string, date, timestamp, float64, int64) parsed with
+ * FILE:LINE:COL errors; a regular file memory-mapped, standard input or a pipe streamed, cut at row
+ * boundaries into blocks of about 1 MiB parsed by all cores (OpenMP's thread count) and handed over in
+ * file order in batches of at most max_rows rows, so that memory is bounded by a few blocks per thread
+ * however large the file is (table.c's head comment gives the design; docs/input.md the rules the user
+ * sees).
  *
  * Rules: every row has as many fields as the header; a NUL byte in any field (header included) is an
  * error; a wanted column named twice in the header is an error unless its spec says DUP_FIRST (other
  * columns may repeat); one header column named by two wanted columns is an error unless the later one says
  * YIELD (e.g. raid har's --rv-col bpv: rv takes the column, the optional bpv is absent); string fields
  * of wanted columns must be UTF-8; numbers are decimal only ([+-]digits[.digits][(e|E)[+-]digits], also
- * ".5" and "5."; no hex, inf, nan, blanks or other junk), read by strtod (so with LC_NUMERIC's decimal
- * point, "." in the "C" locale); a value too large for float64 reads as an infinity, for the caller to
- * judge. A last line without a line break is read (pandas and polars read it too) with a notice naming
+ * ".5" and "5."; no hex, inf, nan, blanks or other junk), read by fast_float (fastfloat.h: strtod's
+ * value in the "C" locale, whatever LC_NUMERIC says); a value too large for float64 reads as an infinity,
+ * for the caller to judge. A last line without a line break is read (pandas and polars read it too) with a notice naming
  * FILE:LINE: a file cut short inside the last field of its last row cannot be told from a complete one.
  *
  * Error convention: every failing call sets raid_errmsg() (context-free, thread-local) and the table's
@@ -53,8 +56,11 @@ enum {
     RAID_T_KEEP_TEXT = 4u, /* keep each field's text too (for messages), as for strings */
     RAID_T_YIELD = 8u,     /* when an earlier wanted column takes the header column of this name, this one
                               is absent (raid_table_col 0) instead of the error "given two roles" */
-    RAID_T_DUP_FIRST = 16u /* named twice in the header: the first occurrence is taken instead of the error
+    RAID_T_DUP_FIRST = 16u, /* named twice in the header: the first occurrence is taken instead of the error
                               "duplicate column" (a column the caller reads but does not need) */
+    RAID_T_KEYS = 32u      /* STRING: the distinct values of each parsed block numbered where the block is
+                              parsed (raid_tcol key, key_row, nkeys), so that a caller that maps values to
+                              its own ids looks up each distinct value once per batch, not once per row */
 };
 
 #define RAID_T_NO_OFFSET INT32_MIN /* tz_s of a timestamp written without an offset */
@@ -80,6 +86,13 @@ typedef struct raid_tcol {
     char *text;
     size_t text_cap;
     uint64_t *line;     /* line where row i's field starts */
+    /* KEYS, when keyed is 1 (a batch handed over whole; 0 when rows were copied across blocks): row i's
+     * value is distinct value key[i] (0 .. nkeys-1, numbered in order of first appearance in the batch),
+     * first seen at row key_row[key[i]]. */
+    int keyed;
+    uint32_t *key;
+    size_t *key_row;
+    size_t nkeys;
 } raid_tcol;
 
 /* A batch: the wanted columns in the order of the specs given to raid_table_open. */
@@ -118,7 +131,8 @@ const char *raid_table_path(const raid_table *t);
  * on each batch's `row` holds, for row i, the row's bytes as they are in the file (quotes, spaces, line
  * breaks inside quoted fields included) without the line break that ends it (LF, CR or CRLF), i.e. from the
  * first byte after the previous line break to the byte before its own. Call after raid_table_open, before
- * the first raid_table_read. Rows are then tokenised one line at a time (a little slower). */
+ * the first raid_table_read. Each row's bytes are then copied once more, and rows that go to libcsv (those
+ * with a quote or a lone CR) are fed to it one line at a time (a little slower). */
 void raid_table_keep_rows(raid_table *t);
 /* The header row's raw bytes, the same way (without its line break and a UTF-8 byte order mark); always
  * kept. len may be NULL. Valid until raid_table_close. */
@@ -128,10 +142,15 @@ const char *raid_table_header_text(const raid_table *t, size_t *len);
 raid_status raid_tbatch_init(raid_tbatch *b, const raid_table *t);
 void raid_tbatch_free(raid_tbatch *b);
 
-/* Clear b and read rows into it until it holds at least max_rows (>= 1) rows (it may hold up to a 64 KiB
- * piece more) or the input ends (*done = 1 once every row has been returned). On RAID_EPARSE the batch
- * holds the rows before the bad one, all valid, so that a caller reports errors in file order by taking
- * them in first. Errors: RAID_EPARSE, RAID_EIO, RAID_ENOMEM, sticky. */
+/* A max_rows for raid_table_read that takes every block whole (a block of 1 MiB holds fewer rows than
+ * this unless its rows average under 4 bytes), without a copy. */
+#define RAID_TABLE_BLOCK_ROWS ((size_t)1 << 18)
+
+/* Clear b and read rows into it, at most max_rows (>= 1): the rows of one whole block (about 1 MiB of the
+ * file) when b is empty and they fit (handed over without a copy), else rows until b holds max_rows or the
+ * input ends; at least one row unless the input ends (*done = 1 once every row has been returned). On
+ * RAID_EPARSE the batch holds the rows before the bad one, all valid, so that a caller reports errors in
+ * file order by taking them in first. Errors: RAID_EPARSE, RAID_EIO, RAID_ENOMEM, sticky. */
 raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done);
 
 /* A failure of the caller's own check of a value at (line, col): sets the table's sticky status to
@@ -163,5 +182,15 @@ const char *raid_table_notice(const raid_table *t, size_t i);
 
 /* Bytes consumed so far and the file's size (0 if unknown: standard input, a pipe). */
 void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total);
+
+/* The number rule of F64 columns (table.h's head comment): 0 and *v, or -1. For tests. */
+int raid_table_parse_f64(const char *s, size_t n, double *v);
+
+/* Tests only: the block size in bytes (0: the default, 1 MiB), the number of parsing threads (-1: the
+ * default, omp_get_max_threads(); 0 or 1: the calling thread parses every block) and libcsv_only (1:
+ * every row through libcsv, none through the direct scanner) of the tables read from now on, so that
+ * small files cross block boundaries and the two tokenisers can be compared. Not thread-safe; results
+ * never depend on them. */
+void raid_table_test_tuning(size_t block_bytes, int threads, int libcsv_only);
 
 #endif

@@ -6,6 +6,8 @@
  * are rejected. Civil-date arithmetic: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms". */
 #include "io/tz.h"
 
+#include <string.h>
+
 int raid_io_is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int raid_io_days_in_month(int64_t y, int m)
@@ -53,28 +55,45 @@ static int64_t digits(const char *s, int n)
     return v;
 }
 
-static int parse_ymd(const char *s, size_t n, int64_t *days)
+/* "YYYY-MM-DD" at s[0..10) into days since the epoch; the date of the previous call is remembered in c
+ * (NULL: none), so that rows of one day cost a comparison. */
+static int parse_ymd(const char *s, size_t n, int64_t *days, raid_io_day_cache *c)
 {
-    if (n < 10 || s[4] != '-' || s[7] != '-')
+    if (n < 10)
+        return -1;
+    if (c && c->valid && memcmp(s, c->ymd, 10) == 0) {
+        *days = c->days;
+        return 0;
+    }
+    if (s[4] != '-' || s[7] != '-')
         return -1;
     int64_t y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
     if (y < 1 || m < 1 || m > 12 || d < 1 || d > raid_io_days_in_month(y, (int)m))
         return -1;
     *days = raid_io_days_from_civil(y, (int)m, (int)d);
+    if (c) {
+        memcpy(c->ymd, s, 10);
+        c->days = *days;
+        c->valid = 1;
+    }
     return 0;
 }
 
-int raid_io_parse_date(const char *s, size_t n, int64_t *days)
+int raid_io_parse_date_c(const char *s, size_t n, int64_t *days, raid_io_day_cache *c)
 {
     if (n != 10)
         return -1;
-    return parse_ymd(s, n, days);
+    return parse_ymd(s, n, days, c);
 }
 
-int raid_io_parse_timestamp(const char *s, size_t n, raid_io_ts *out)
+int raid_io_parse_date(const char *s, size_t n, int64_t *days) { return raid_io_parse_date_c(s, n, days, NULL); }
+
+int raid_io_parse_timestamp(const char *s, size_t n, raid_io_ts *out) { return raid_io_parse_timestamp_c(s, n, out, NULL); }
+
+int raid_io_parse_timestamp_c(const char *s, size_t n, raid_io_ts *out, raid_io_day_cache *c)
 {
     int64_t days;
-    if (n < 19 || parse_ymd(s, n, &days) != 0)
+    if (n < 19 || parse_ymd(s, n, &days, c) != 0)
         return -1;
     if (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
         return -1;

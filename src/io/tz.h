@@ -35,6 +35,15 @@ typedef struct raid_io_ts {
 int raid_io_parse_timestamp(const char *s, size_t n, raid_io_ts *out);
 /* Parse "YYYY-MM-DD" into days since the epoch. Returns 0 or -1. */
 int raid_io_parse_date(const char *s, size_t n, int64_t *days);
+/* The date of the last parse, for the _c variants below (zero it before the first): the same results,
+ * rows of one day parsed once (the table reader keeps one per block). */
+typedef struct raid_io_day_cache {
+    char ymd[10];
+    int valid;
+    int64_t days;
+} raid_io_day_cache;
+int raid_io_parse_timestamp_c(const char *s, size_t n, raid_io_ts *out, raid_io_day_cache *c);
+int raid_io_parse_date_c(const char *s, size_t n, int64_t *days, raid_io_day_cache *c);
 
 /* A time zone: UT offsets over time, from a TZif file (version 1 to 4) and its POSIX TZ footer. */
 typedef struct raid_io_tz raid_io_tz;

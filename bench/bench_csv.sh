@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# CSV to daily measures, side by side (issue 12, section 1): `raid realized` on a tick file beside the
+# polars and pandas pipelines of the same measures (bench/peers_realized_csv.py), tick and 5-minute
+# sampling; wall time, MB/s of CSV and peak memory (/usr/bin/time), best of REPS runs each.
+#
+#   bench/bench_csv.sh [BUILD] [FILE]
+#
+# BUILD: the build folder (default build; needs BUILD/raid and BUILD/gen_ticks). FILE: the tick file
+# (default /tmp/raid_ticks_1e7.csv), made by BUILD/gen_ticks with TICKS ticks (default 1e7) when missing.
+# Environment: REPS (default 3), PEER_REPS (runs of each peer, default REPS), PY (the Python of the peers; default .venv/bin/python, else python3),
+# PEERS (default "polars pandas"; a peer whose package does not import is skipped, so that the plain RAID
+# timing runs on a machine without pip), THREADS (OMP_NUM_THREADS of raid; default all cores),
+# THREADS_LIST (e.g. "1 2 4 8 16": raid alone at each thread count first, the scaling), RAID_DEVICE
+# (default cpu). cpu_s is the process's user + system time (on a machine shared with other work the wall
+# time is disturbed, the cpu time much less). The file is read once first (`cat`, timed) so that every tool reads it from
+# the page cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+FILE=${2:-/tmp/raid_ticks_1e7.csv}
+REPS=${REPS:-3}
+PEER_REPS=${PEER_REPS:-$REPS}
+TICKS=${TICKS:-1e7}
+DEVICE=${RAID_DEVICE:-cpu}
+if [ -z "${PY:-}" ]; then
+  if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
+fi
+PEERS=${PEERS:-polars pandas}
+[ -n "${THREADS:-}" ] && export OMP_NUM_THREADS=$THREADS
+
+[ -f "$FILE" ] || "$BUILD/gen_ticks" "$FILE" --ticks "$TICKS"
+bytes=$(stat -c %s "$FILE")
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "# bench_csv: $FILE ($mb MB, $(($(wc -l < "$FILE") - 1)) rows), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)," \
+     "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+t0=$(date +%s.%N); cat "$FILE" > /dev/null; t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v m="$mb" 'BEGIN { printf "# cat (page cache): %.3f s, %.0f MB/s\n", b - a, m / (b - a) }'
+
+# One timed run: prints "seconds peak_kib cpu_seconds"; exits non-zero if the command fails.
+timed() {
+  /usr/bin/time -f "%e %M %U %S" -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+  awk '{ print $1, $2, $3 + $4 }' "$tmp/time"
+}
+
+# Best wall time of N runs (and the peak memory and cpu time of that run): best N command...
+best() {
+  local n=$1 b="" m="" c="" s k u
+  shift
+  for _ in $(seq "$n"); do
+    read -r s k u < <(timed "$@") || return 1
+    if [ -z "$b" ] || awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }'; then b=$s; m=$k; c=$u; fi
+  done
+  echo "$b $m $c"
+}
+
+# A table row: tool sample wall peak cpu ratio
+row() {
+  awk -v n="$1" -v p="$2" -v s="$3" -v k="$4" -v c="$5" -v r="$6" -v m="$mb" \
+    'BEGIN { printf "%-12s %-6s %10.3f %10.0f %12.1f %10.3f %9s\n", n, p, s, m / s, k / 1024, c, r }'
+}
+
+printf "%-12s %-6s %10s %10s %12s %10s %9s\n" tool sample wall_s MB/s peak_MiB cpu_s vs_raid
+for th in ${THREADS_LIST:-}; do
+  for sample in tick 5min; do
+    read -r rs rk rc < <(OMP_NUM_THREADS=$th best "$REPS" "$BUILD/raid" realized "$FILE" --device "$DEVICE" \
+                          --sample "$sample" -o "$tmp/raid.csv")
+    row "raid($th)" "$sample" "$rs" "$rk" "$rc" "-"
+  done
+done
+for sample in tick 5min; do
+  read -r rs rk rc < <(best "$REPS" "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" -o "$tmp/raid.csv")
+  row raid "$sample" "$rs" "$rk" "$rc" "1.00"
+  for peer in $PEERS; do
+    if ! "$PY" -c "import $peer" 2> /dev/null; then
+      echo "# $peer: not importable by $PY, skipped"
+      continue
+    fi
+    if read -r ps pk pc < <(best "$PEER_REPS" "$PY" bench/peers_realized_csv.py "$peer" "$FILE" "$sample" \
+                              -o "$tmp/$peer.csv"); then
+      row "$peer" "$sample" "$ps" "$pk" "$pc" "$(awk -v s="$ps" -v r="$rs" 'BEGIN { printf "%.1fx", s / r }')"
+    fi
+  done
+done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# vs_raid: the peer's wall time over raid's (how many times faster raid is)"
