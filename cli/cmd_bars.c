@@ -29,14 +29,17 @@ int cmd_bars(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     int64_t us;
-    if (!v[0] || raid_bars_parse_interval(v[0], &us) != RAID_OK) {
-        fprintf(stderr, "raid bars: bad or missing --interval%s%s (expected Ns, Nmin, Nh or Nd)\n", v[0] ? " " : "",
-                v[0] ? v[0] : "");
+    if (!v[0]) {
+        fprintf(stderr, "raid bars: missing --interval (see raid help bars)\n");
+        return EXIT_USAGE;
+    }
+    if (raid_bars_parse_interval(v[0], &us) != RAID_OK) {
+        fprintf(stderr, "raid bars: --interval: %s\n", raid_errmsg());
         return EXIT_USAGE;
     }
     int32_t lo, hi;
-    if (v[3] && raid_parse_session(v[3], &lo, &hi) != RAID_OK) { /* the message of raid realized --session */
-        fprintf(stderr, "raid bars: bad --session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)\n", v[3]);
+    if (v[3] && raid_parse_session(v[3], &lo, &hi) != RAID_OK) { /* the library's message, as raid realized */
+        fprintf(stderr, "raid bars: --session: %s\n", raid_errmsg());
         return EXIT_USAGE;
     }
     bars_args a = {argv[optind], v[0], v[1], v[3]};

@@ -93,7 +93,7 @@ int cmd_realized(int argc, char **argv)
             break;
         case 'w':
             if (raid_parse_session(optarg, &ro.session_start_s, &ro.session_end_s) != RAID_OK) {
-                fprintf(stderr, "raid realized: bad --session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)\n", optarg);
+                fprintf(stderr, "raid realized: --session: %s\n", raid_errmsg());
                 return EXIT_USAGE;
             }
             break;

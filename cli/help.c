@@ -312,7 +312,7 @@ static const char help_sweep[] =
     "failed; 4 device error.\n";
 
 static const char help_bars[] =
-    "usage: raid bars FILE --interval 1min|5min|1h|1d|Ns|Nmin|Nh|Nd [--session W] [--tz Area/City] [--device D]\n"
+    "usage: raid bars FILE --interval Nms|Ns|Nmin|Nh|Nd [--session W] [--tz Area/City] [--device D]\n"
     "                 [-o OUT]\n"
     "\n"
     "OHLCV bars from trades: one row per symbol and interval with at least one trade. FILE: CSV with a\n"
@@ -325,7 +325,8 @@ static const char help_bars[] =
     "Output (CSV, to OUT or standard output): symbol,start,open,high,low,close,volume,vwap,trades.\n"
     "\n"
     "Options:\n"
-    "  --interval I         the bar length (required)\n"
+    "  --interval I         the bar length (required): Nms, Ns, Nmin, Nh or Nd, N a positive integer,\n"
+    "                       at most 3650 days (1min, 5min, 90min, 25h, 1d, 7d)\n"
     "  --session W          keep trades inside the window HH:MM-HH:MM (local time, both ends\n"
     "                       inclusive; as raid realized --session): the others are checked, not used.\n"
     "                       A window across midnight (17:00-16:00) puts its evening trades on the next\n"

@@ -143,8 +143,48 @@ static void test_errors(void **state)
                                                             NULL, "10:00-11:00", 0, &b), &b);
 }
 
+/* Every unit takes any N up to the 3650-day limit (25h, 1500min, 90000s as well as 2d); one message. */
+#define US_S INT64_C(1000000)
+#define US_DAY (86400 * US_S)
+
+static void test_parse_interval(void **state)
+{
+    (void)state;
+    static const struct { const char *s; int64_t us; } good[] = {
+        {"1ms", 1000},
+        {"90000s", INT64_C(90000) * US_S},
+        {"1500min", INT64_C(90000) * US_S},
+        {"25h", INT64_C(90000) * US_S},
+        {"48h", 2 * US_DAY},
+        {"24h", US_DAY},
+        {"1440min", US_DAY},
+        {"2d", 2 * US_DAY},
+        {"7D", 7 * US_DAY},
+        {"3650d", INT64_C(3650) * US_DAY},
+        {"87600h", INT64_C(3650) * US_DAY},
+        {"315360000000ms", INT64_C(3650) * US_DAY},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        int64_t us = 0;
+        assert_int_equal(raid_bars_parse_interval(good[i].s, &us), RAID_OK);
+        assert_true(us == good[i].us);
+    }
+    static const char *const bad[] = {"0d", "0min", "3651d", "87601h", "315360000001ms", "5m", "1.5h", "-1h", "h", "",
+                                      "1d ", " 1d", "99999999999999999999999s", "1y"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int64_t us = -7;
+        assert_int_equal(raid_bars_parse_interval(bad[i], &us), RAID_EINVAL);
+        assert_true(us == -7);
+        char want[200];
+        snprintf(want, sizeof want, "bad interval '%s' (expected Nms, Ns, Nmin, Nh or Nd, N a positive integer, at most "
+                 "3650 days)", bad[i]);
+        assert_string_equal(raid_errmsg(), want);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_as_csv), cmocka_unit_test(test_errors)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_as_csv), cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_parse_interval)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,7 +189,7 @@ static void test_io_and_simulate(void **state)
     FAILS(raid_parse_sample("5parsecs", &us), RAID_EINVAL,
           "bad sampling interval '5parsecs' (expected tick, Ns, Nmin, Nh or Nms, N a positive integer, at most one day)");
     FAILS_WITH(raid_parse_sample("25h", &us), RAID_EINVAL, "'25h'");
-    FAILS(raid_parse_session("9:30", &a, &b), RAID_EINVAL, "bad session '9:30' (expected HH:MM-HH:MM, 00:00 to 24:00)");
+    FAILS(raid_parse_session("9:30", &a, &b), RAID_EINVAL, "bad session '9:30' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)");
     FAILS(raid_parse_session("24:00-16:00", &a, &b), RAID_EINVAL,
           "bad session '24:00-16:00' (a window across midnight cannot start or end at 24:00)");
 
@@ -297,7 +297,7 @@ static void test_thread_local(void **state)
         if (omp_get_thread_num() == 1) {
             int32_t a, b;
             other_ok = raid_parse_session("x", &a, &b) == RAID_EINVAL &&
-                       strcmp(raid_errmsg(), "bad session 'x' (expected HH:MM-HH:MM, 00:00 to 24:00)") == 0;
+                       strcmp(raid_errmsg(), "bad session 'x' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)") == 0;
         } else {
             nthr = omp_get_num_threads();
         }

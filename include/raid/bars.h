@@ -24,8 +24,9 @@ extern "C" {
 
 typedef struct raid_bars raid_bars;
 
-/** Parse an interval "Ns", "Nmin", "Nh" (raid_parse_sample's forms, also "Nms") or "Nd" (N days, 1 to
- *  3650) into microseconds (> 0). Errors: RAID_EINVAL (raid_errmsg). */
+/** Parse an interval "Nms", "Ns", "Nmin", "Nh" or "Nd" (N a positive decimal integer, the unit in any case;
+ *  at most 3650 days whatever the unit: "25h", "1500min", "90000s" as well as "2d") into microseconds
+ *  (> 0). Errors: RAID_EINVAL (raid_errmsg: "bad interval 'S' (expected Nms, Ns, ...)"). */
 RAID_API raid_status raid_bars_parse_interval(const char *s, int64_t *us);
 
 /** Read the trades of path ("-": standard input; CSV with a header row: symbol (optional), timestamp

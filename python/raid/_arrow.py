@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from ._core import c_int, check, context, ffi, lib
+from ._core import c_int, check, context, ffi, lib, real_floats
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
@@ -188,7 +188,7 @@ def groupby(keys, values, aggs, valid, skipna, device):
     if not is_arrow(keys):
         keys = pa.array(np.asarray(keys))
     if values is not None and not is_arrow(values):
-        values = pa.array(np.asarray(values, dtype=np.float64))
+        values = pa.array(real_floats(values, "values"))
     out = ffi.new("raid_groupby **")
     with Exported(keys, "l", "raid.groupby: keys") as k:
         v = Exported(values, "g", "raid.groupby: values") if values is not None else None

@@ -4,7 +4,7 @@ the result as a pandas DataFrame with the CLI's columns."""
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, check, context, ffi, lib, symbol_codes
+from ._core import as_c, check, context, ffi, lib, real_floats, symbol_codes
 from ._realized import _column, _datetime_us
 
 _FIELDS = ("open", "high", "low", "close", "volume", "vwap")
@@ -19,7 +19,11 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
     offset; tz-aware ones are instants converted to tz, as one with an offset), price (> 0) and size
     (optional, >= 0; absent: 1 per trade), found by name case-insensitively (symbol_col, time_col,
     price_col, size_col rename them). A symbol's trades in time order; symbols may interleave.
-    interval: "1min", "5min", "1h", "1d", "Ns", "Nmin", "Nh", "Nd", "Nms". tz: the IANA zone of the local
+    price and size: float64 (float32, float16 upcast exactly) or integers whose every value is exactly a
+    float64 (ValueError naming the row otherwise: beyond 2**53 not every integer is); any other dtype
+    (text, bool, object) raises TypeError. A pandas Series instead of a DataFrame raises TypeError.
+    interval: "Nms", "Ns", "Nmin", "Nh" or "Nd" (N a positive integer; at most 3650 days), e.g. "1min",
+    "90min", "25h", "1d". tz: the IANA zone of the local
     time (None: UTC, the CLI's default). session: None or "HH:MM-HH:MM" (local time, both ends inclusive;
     `raid realized --session`'s window: across midnight, the evening trades belong to the next trading
     date, which bars of whole days follow). device: as raid.context.
@@ -27,8 +31,13 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
     Returns a DataFrame with the CLI's columns symbol (str), start (datetime64[us], the interval's local
     wall-clock start, naive), open, high, low, close, volume, vwap (float64; vwap NaN where the volume is
     0) and trades (int64), ordered by symbol (first appearance) then start: the CLI's CSV bit for bit.
-    volume and the sum of price x size are exact sums rounded once. Errors: ValueError (columns, NaT,
-    symbols), RaidError (the library's: "raid_bars_compute: row I: what" with the 0-based row)."""
+    volume and the sum of price x size are exact sums rounded once. Errors: TypeError (not a DataFrame, dtypes),
+    ValueError (columns, NaT, symbols, inexact integers), RaidError (the library's: "raid_bars_compute: row I:
+    what" with the 0-based row)."""
+    if not isinstance(trades, pd.DataFrame):
+        raise TypeError(f"trades must be a pandas DataFrame with the columns timestamp, price (and symbol, size), "
+                        f"not {type(trades).__name__}" + (": give series.to_frame() or a DataFrame of the columns"
+                                                          if isinstance(trades, pd.Series) else ""))
     sym_c = _column(trades, symbol_col, "symbol", required=False)
     t_c = _column(trades, time_col, "timestamp")
     p_c = _column(trades, price_col, "price")
@@ -39,8 +48,9 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
                          f"(pd.read_csv(..., parse_dates=[{t_c!r}]) or pd.to_datetime)")
     t_us, utc = _datetime_us(tcol)
     t_us, pt = as_c(t_us, np.int64, "timestamp")
-    price, pp = as_c(trades[p_c].to_numpy(dtype=np.float64), np.float64, "price")
-    size, ps = (None, ffi.NULL) if s_c is None else as_c(trades[s_c].to_numpy(dtype=np.float64), np.float64, "size")
+    price, pp = as_c(real_floats(trades[p_c], "price", exact_integers=True), np.float64, "price")
+    size, ps = (None, ffi.NULL) if s_c is None else as_c(real_floats(trades[s_c], "size", exact_integers=True),
+                                                          np.float64, "size")
     keep = []
     if sym_c is None:
         psym, pnames, nsym = ffi.NULL, ffi.NULL, 0

@@ -157,6 +157,75 @@ def as_c(a, dtype, name):
 _C_OF = {np.dtype("f8").str: "double", np.dtype("i8").str: "int64_t"}
 
 
+class DtypeError(TypeError, ValueError):
+    """An array of a dtype a function does not take (raid.sort of int64, say): a TypeError; also a
+    ValueError, which raid.realized raised for it before."""
+
+
+def plain(a, name):
+    """np.asarray(a) (a pandas Series: its values); ValueError for a masked array (its mask would be lost)."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise ValueError(f"{name}: masked arrays are refused (the mask would be ignored); give the values "
+                         "to use, e.g. a.compressed() with offsets to match")
+    return np.asarray(a.to_numpy() if isinstance(a, pd.Series) else a)
+
+
+_EXACT_FLOATS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
+
+
+def real_floats(a, name, exact_integers=False):
+    """a as a numpy float64 array: float64, or float32 / float16 (upcast exactly). Any other dtype (int,
+    uint, bool, complex, object, str, longdouble) raises DtypeError (a TypeError) naming it: a silent cast
+    of int64 to float64 rounds values beyond 2**53, so the caller converts explicitly. exact_integers: an
+    integer dtype is taken when every value converts to float64 exactly, else ValueError naming the row."""
+    a = plain(a, name)
+    if a.dtype in _EXACT_FLOATS:
+        return a.astype(np.float64, copy=False)
+    if exact_integers and a.dtype.kind in "iu":
+        f = a.astype(np.float64)
+        top = 2.0 ** (8 * a.dtype.itemsize - (a.dtype.kind == "i"))  # the first value past the dtype's range
+        bad = f >= top  # rounded up past the range (2**63 - 1 to 2**63)
+        bad[~bad] = f[~bad].astype(a.dtype) != a[~bad]
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"row {r}: {name} {a[r]} is not exactly representable as float64 (integers are "
+                             f"exact only up to 2**53 in magnitude): convert explicitly if rounding is meant")
+        return f
+    raise DtypeError(f"{name} must be real floating (float64; float32 and float16 are upcast exactly), not dtype "
+                     f"{a.dtype}: convert it explicitly, e.g. {name}.astype(np.float64) (exact for integers only up "
+                     f"to 2**53 in magnitude)")
+
+
+def python_ints(a):
+    """a as a one-dimensional object array when it is a sequence of Python (or numpy) integers, not bool and
+    not a numpy array or Series; else None. numpy would make float64 of [1, 2**63], object of 2**64."""
+    if isinstance(a, (np.ndarray, pd.Series)):
+        return None
+    obj = np.asarray(a, dtype=object)
+    ok = obj.ndim == 1 and obj.size and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                                            for v in obj)
+    return obj if ok else None
+
+
+def integers(a, name):
+    """a as a numpy int64 array: any integer dtype with values in int64's range, or a list of Python ints;
+    ValueError otherwise (floats, which would be truncated, strings, bool, objects, uint64 past 2**63 - 1)."""
+    obj = python_ints(a)
+    if obj is not None:
+        big = [v for v in obj if not -2 ** 63 <= v < 2 ** 63]
+        if big:
+            raise ValueError(f"{name}: {big[0]} is out of range for int64")
+        return np.array([int(v) for v in obj], dtype=np.int64)
+    a = plain(a, name)
+    if a.size == 0 and a.dtype.kind in "iuf":  # [] is float64 to numpy
+        return a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integers, not dtype {a.dtype}")
+    if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name}: {a.max()} is out of range for int64")
+    return a.astype(np.int64)
+
+
 def c_int(v, name, ctype="int"):
     """v as a Python int for a C integer argument of type ctype: an integer (int or numpy integer, not
     bool or float) in the type's range, else ValueError naming the argument (never OverflowError)."""

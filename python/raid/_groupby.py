@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from . import _arrow
-from ._core import as_c, check, context, ffi, lib
+from ._core import as_c, check, context, ffi, integers, lib, plain, python_ints, real_floats
 
 AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
 
@@ -12,8 +12,12 @@ AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
 def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, device=None):
     """Group values by int64 or float64 keys and aggregate each group (docs/groupby.md).
 
-    keys: int64 array-like (n), or float64 (raid_groupby_compute_f64: 0.0 and -0.0 one group keyed 0.0,
-    every NaN one group keyed NaN, last: polars' group_by, pandas' groupby(dropna=False)); values: float64 array-like (n), or None when every aggregation is "count";
+    keys: integer array-like (n) in int64's range (ValueError for uint64 past 2**63 - 1: no wrapping), or
+    float64 (raid_groupby_compute_f64: 0.0 and -0.0 one group keyed 0.0, every NaN one group keyed NaN,
+    last: polars' group_by, pandas' groupby(dropna=False)); values: float64 array-like (n) (float32 and
+    float16 upcast exactly; any other dtype raises TypeError: the exact sum is of float64 values, so
+    convert explicitly, e.g. values.astype(np.float64), exact for integers only up to 2**53), or None
+    when every aggregation is "count";
     aggs: names among "count", "sum", "mean", "min", "max", "first", "last" (a string for one);
     valid: None or a boolean/uint8 mask (n), False/0 a null row (its key still forms a group);
     skipna: NaN values are nulls (pandas' groupby) when True; when False a NaN makes its group's sum,
@@ -39,18 +43,19 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
         if a not in AGGS:
             raise ValueError(f"unknown aggregation {a!r} (expected one of {', '.join(AGGS)})")
         codes.append(AGGS.index(a))
-    kind = np.asarray(keys).dtype.kind
-    fkeys = kind == "f" and np.asarray(keys).size > 0
-    if kind not in "iuf":
-        raise ValueError(f"keys must be integers or floats, not of dtype {np.asarray(keys).dtype}")
-    k, pk = as_c(keys, np.float64 if fkeys else np.int64, "keys")
+    ka = np.zeros(0, np.int64) if python_ints(keys) is not None else plain(keys, "keys")
+    if ka.dtype.kind not in "iuf":
+        raise ValueError(f"keys must be integers or floats, not of dtype {ka.dtype}")
+    fkeys = ka.dtype.kind == "f" and ka.size > 0
+    k, pk = as_c(real_floats(ka, "keys") if fkeys else integers(keys, "keys"), np.float64 if fkeys else np.int64,
+                 "keys")
     n = k.size
     if values is None:
         if any(a != "count" for a in aggs):
             raise ValueError("values are needed by an aggregation other than count")
         px = ffi.NULL
     else:
-        x, px = as_c(values, np.float64, "values")
+        x, px = as_c(real_floats(values, "values"), np.float64, "values")
         if x.size != n:
             raise ValueError(f"values has {x.size} entries, keys {n}")
     pv = ffi.NULL

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._core import RaidNotice, as_c, array, check, context, ffi, lib, records, symbol_codes
+from ._core import RaidNotice, array, as_c, check, context, ffi, integers, lib, real_floats, records, symbol_codes
 
 # Rows pushed to raid_ticks between two takes (and computations): bounds the returns held at once.
 _TAKE_EVERY = 1 << 20
@@ -21,42 +21,6 @@ def _frame(out, nseg):
     rec = records(out, nseg, "raid_realized")
     cols = ["n", *measure_names()]
     return pd.DataFrame({c: rec[c] for c in cols})
-
-
-def _plain(a, name):
-    if isinstance(a, np.ma.MaskedArray):
-        raise ValueError(f"{name}: masked arrays are refused (the mask would be ignored); give the values "
-                         "to use, e.g. a.compressed() with offsets to match")
-    return np.asarray(a)
-
-
-def _real_floats(a, name):
-    """a as a numpy array of real floating values: float64, or float32 / float16 (upcast exactly to
-    float64); ValueError for any other dtype (integers, bool, complex, object, longdouble)."""
-    a = _plain(a, name)
-    if a.dtype not in (np.float64, np.float32, np.float16):
-        raise ValueError(f"{name} must be real floating (float64; float32 and float16 are upcast exactly), "
-                         f"not dtype {a.dtype}")
-    return a
-
-
-def _integers(a, name):
-    """a as a numpy int64 array: any integer dtype with values in int64's range; ValueError otherwise
-    (floats, which would be truncated, strings, bool, objects)."""
-    if not isinstance(a, np.ndarray):  # a list of Python ints: numpy would make floats of those past int64
-        obj = np.asarray(a, dtype=object)
-        if obj.ndim == 1 and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                                 for v in obj):
-            big = [v for v in obj if not -2 ** 63 <= v < 2 ** 63]
-            if big:
-                raise ValueError(f"{name}: {big[0]} is out of range for int64")
-            return np.array([int(v) for v in obj], dtype=np.int64)
-    a = _plain(a, name)
-    if a.dtype.kind not in "iu":
-        raise ValueError(f"{name} must be integers, not dtype {a.dtype}")
-    if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name}: {a.max()} is out of range for int64")
-    return a.astype(np.int64)
 
 
 def realized(returns, offsets, device="auto", precision="df"):
@@ -74,8 +38,8 @@ def realized(returns, offsets, device="auto", precision="df"):
     a measure is undefined for n). Raises RaidError (RAID_EINVAL for a return out of range or decreasing
     offsets, device errors), ValueError for offsets outside returns.
     """
-    r, rp = as_c(_real_floats(returns, "returns"), np.float64, "returns")
-    off, op = as_c(_integers(offsets, "offsets"), np.int64, "offsets")
+    r, rp = as_c(real_floats(returns, "returns"), np.float64, "returns")
+    off, op = as_c(integers(offsets, "offsets"), np.int64, "offsets")
     if len(off) == 0:
         raise ValueError("offsets must hold nseg + 1 >= 1 entries")
     if off.min() < 0 or off.max() > len(r):
@@ -186,7 +150,7 @@ def _sample_us(sample):
 
 def _session(session):
     a, b = ffi.new("int32_t *"), ffi.new("int32_t *")
-    check(lib.raid_parse_session(str(session).encode(), a, b), what=f"bad session '{session}' (expected HH:MM-HH:MM)")
+    check(lib.raid_parse_session(str(session).encode(), a, b))
     return a[0], b[0]
 
 
@@ -214,13 +178,14 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     raid.to_csv writes it byte for byte as the CLI does. The library's notices (a sampling grid finer
     than the data's spacing, which `raid realized` reports on stderr) are warnings of class RaidNotice.
     Raises RaidError (RAID_EPARSE for bad data with the row, RAID_EINVAL for a bad tz, sample or session),
-    KeyError or ValueError for missing or duplicate columns.
+    KeyError or ValueError for missing or duplicate columns, TypeError for a price column that is not
+    real floating (integers are taken when each is exactly a float64, else ValueError naming the row).
     """
     sym_c = _column(df, symbol_col, "symbol", required=False)
     t_c = _column(df, time_col, "timestamp")
     p_c = _column(df, price_col, "price")
     n = len(df)
-    price, pp = as_c(df[p_c].to_numpy(dtype=np.float64), np.float64, "price")
+    price, pp = as_c(real_floats(df[p_c], "price", exact_integers=True), np.float64, "price")
     tcol = df[t_c]
     if pd.api.types.is_datetime64_any_dtype(tcol.dtype):
         t_us, utc = _datetime_us(tcol)

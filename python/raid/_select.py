@@ -3,9 +3,12 @@
 semantics bit for bit (np.partition, np.median, np.quantile(method='linear'), np.min/np.max,
 np.nanmin/np.nanmax, the ends of np.sort(kind='stable')), on the cpu path or a device.
 
-Every function takes a one-dimensional array x (anything np.asarray makes float64 of: a pandas Series's
-values too) and returns a numpy float64 scalar; with offsets (nseg + 1 non-decreasing int64, the
-segments x[offsets[s]:offsets[s+1]]) it returns one result per segment (an array). device: as
+Every function takes a one-dimensional array x of float64 (float32 and float16 are upcast exactly; a
+pandas Series's values too) and returns a numpy float64 scalar; any other dtype of x (int, uint, bool,
+object, str) raises TypeError: convert explicitly, e.g. x.astype(np.float64), exact for integers only up
+to 2**53 in magnitude (np.median of int64 is not that of its float64 cast). With offsets (nseg + 1
+non-decreasing integers, the segments x[offsets[s]:offsets[s+1]]; ValueError for floats) it returns one
+result per segment (an array). device: as
 raid.context ("cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE, else auto).
 
 x may also be a pyarrow Array or ChunkedArray of float64 (read in place through the Arrow C data
@@ -15,15 +18,15 @@ arrays (quantile of several q, topk) as pyarrow arrays; offsets are for numpy in
 import numpy as np
 
 from . import _arrow
-from ._core import as_c, c_int, check, context, ffi, lib
+from ._core import as_c, c_int, check, context, ffi, integers, lib, real_floats
 
 
 def _prepare(x, offsets):
-    x = np.asarray(x.to_numpy() if hasattr(x, "to_numpy") else x, dtype=np.float64)
+    x = real_floats(x.to_numpy() if hasattr(x, "to_numpy") else x, "x")
     if x.ndim != 1:
         raise ValueError(f"x must be one-dimensional, not of shape {x.shape}")
     single = offsets is None
-    off = np.array([0, x.size], dtype=np.int64) if single else np.asarray(offsets, dtype=np.int64)
+    off = np.array([0, x.size], dtype=np.int64) if single else integers(offsets, "offsets")
     if off.ndim != 1 or off.size < 1:
         raise ValueError("offsets must be a one-dimensional array of at least one entry")
     if off.size > 1 and (off[0] < 0 or off[-1] > x.size):
@@ -110,10 +113,13 @@ def topk(x, k, *, largest=True, return_index=False, offsets=None, device=None):
     """The k largest values in decreasing order, np.sort(x, kind='stable')[-k:][::-1] (largest), or the k
     smallest in increasing order, np.sort(x, kind='stable')[:k], bit for bit; with return_index also their
     indices, np.argsort(x, kind='stable')[-k:][::-1] / [:k] (relative to each segment's start). NaNs are
-    the largest values. With offsets: arrays (nseg, k). RaidError when k exceeds a segment's length."""
+    the largest values. With offsets: arrays (nseg, k). RaidError when k exceeds a segment's length,
+    ValueError when k < 0."""
+    k = c_int(k, "k", "int64_t")
+    if k < 0:
+        raise ValueError(f"k must be >= 0, not {k}")
     if _arrow.is_arrow(x):
         return _arrow.topk(x, k, largest, return_index, device, offsets=offsets)
-    k = c_int(k, "k", "int64_t")
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     vals = np.empty((nseg, k), dtype=np.float64)
     idx = np.empty((nseg, k), dtype=np.int64)

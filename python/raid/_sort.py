@@ -4,7 +4,7 @@ raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / 
 import numpy as np
 
 from . import _arrow
-from ._core import as_c, check, context, ffi, lib
+from ._core import as_c, check, context, ffi, integers, lib, real_floats
 
 _INDEX = {np.dtype(np.int64): ("int64_t", "raid_argsort_f64_seg_i64"),
           np.dtype(np.uint32): ("uint32_t", "raid_argsort_f64_seg_u32")}
@@ -28,7 +28,7 @@ def _valid(valid, n):
 def _offsets(offsets, n):
     if offsets is None:
         offsets = [0, n]
-    off, poff = as_c(offsets, np.int64, "offsets")
+    off, poff = as_c(integers(offsets, "offsets"), np.int64, "offsets")
     if off.size < 1:
         raise ValueError("offsets must have at least one entry")
     if off[0] < 0 or off[-1] > n:
@@ -44,6 +44,9 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     NaN still last. valid: None or a boolean array (True: valid); invalid entries (nulls) sort after NaN,
     in input order. offsets: None, or nseg + 1 non-decreasing int64: each x[offsets[s]:offsets[s+1]] is
     sorted on its own into the same slice of the result (entries outside the offsets' range are NaN).
+    x: float64 (float32 and float16 are upcast exactly); any other dtype (int, uint, bool, object, str)
+    raises TypeError: convert explicitly, e.g. x.astype(np.float64), exact for integers only up to 2**53.
+    offsets must be integers (ValueError for floats such as 0.5, or values past int64).
     device: as raid.context (None: $RAID_DEVICE or auto; "cpu"; "opencl"...). Errors: ValueError
     (arguments), RaidError (the library's).
 
@@ -52,7 +55,7 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     (null entries; valid and offsets are for numpy input)."""
     if _arrow.is_arrow(x):
         return _arrow.sort(x, device, descending, valid=valid, offsets=offsets)
-    a, px = as_c(x, np.float64, "x")
+    a, px = as_c(real_floats(x, "x"), np.float64, "x")
     off, poff = _offsets(offsets, a.size)
     bits, pvalid = _valid(valid, a.size)
     out = np.full(a.size, np.nan)
@@ -66,6 +69,7 @@ def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=Non
     """The stable argsort of x: np.argsort(x, kind='stable') exactly (NaN last, never -1), as index_dtype
     (np.int64 or np.uint32). descending, valid and offsets as in raid.sort (with offsets: the indices are
     into x, each segment's slice a permutation of its own range; entries outside the range are 0).
+    x's dtype as in raid.sort (TypeError for integers: np.argsort of int64 is not that of its float64 cast).
     x may be a pyarrow Array or ChunkedArray of float64 (as in raid.sort): the result is a pyarrow array of
     index_dtype, the nulls' indices last, as pyarrow.compute.sort_indices."""
     if _arrow.is_arrow(x):
@@ -73,7 +77,7 @@ def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=Non
     dt = np.dtype(index_dtype)
     if dt not in _INDEX:
         raise ValueError(f"index_dtype must be int64 or uint32, not {dt}")
-    a, px = as_c(x, np.float64, "x")
+    a, px = as_c(real_floats(x, "x"), np.float64, "x")
     off, poff = _offsets(offsets, a.size)
     bits, pvalid = _valid(valid, a.size)
     out = np.zeros(a.size, dtype=dt)
@@ -86,9 +90,11 @@ def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=Non
 
 def sort_pairs(keys, values, device=None, *, descending=False):
     """(keys, values) sorted by the int64 keys, stably (equal keys keep their input order; the float64
-    values are carried bit for bit): keys[p], values[p] for p = np.argsort(keys, kind='stable')."""
-    k, pk = as_c(keys, np.int64, "keys")
-    v, pv = as_c(values, np.float64, "values")
+    values are carried bit for bit): keys[p], values[p] for p = np.argsort(keys, kind='stable').
+    keys: any integer dtype in int64's range, else ValueError (float keys such as 3.5 are not truncated);
+    values: float64 (float32, float16 upcast exactly), else TypeError as in raid.sort."""
+    k, pk = as_c(integers(keys, "keys"), np.int64, "keys")
+    v, pv = as_c(real_floats(values, "values"), np.float64, "values")
     if k.size != v.size:
         raise ValueError(f"keys and values differ in length ({k.size} and {v.size})")
     ko = np.zeros(k.size, dtype=np.int64)

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define TABLE_ROWS 8192
 #define KEY_BITS 40 /* the interval index's bits in a key: the symbol's index above them */
@@ -41,24 +42,30 @@ void raid_bars_destroy(raid_bars *b)
     free(b);
 }
 
+#define RAID_BARS_MAX_DAYS 3650 /* the longest interval, in days */
+
+/* N (a positive decimal integer) and a unit ms, s, min, h or d (any case), N x unit at most
+ * RAID_BARS_MAX_DAYS days: every unit has the same limit, so 25h, 1500min and 90000s are as good as 2d. */
 raid_status raid_bars_parse_interval(const char *s, int64_t *us)
 {
+    static const struct { const char *name; int64_t us; } units[] = {
+        {"ms", 1000}, {"s", RAID_US_PER_S}, {"min", 60 * RAID_US_PER_S}, {"h", 3600 * RAID_US_PER_S},
+        {"d", RAID_US_PER_DAY}};
     if (!s || !us)
         return raid_fail(NULL, RAID_EINVAL, "raid_bars_parse_interval: NULL");
-    const size_t n = strlen(s);
-    if (n >= 2 && s[n - 1] == 'd' && s[n - 2] >= '0' && s[n - 2] <= '9') { /* Nd: days */
-        char *end = NULL;
-        const long long d = strtoll(s, &end, 10);
-        if (end != s + n - 1 || d < 1 || d > 3650 || s[0] < '1' || s[0] > '9')
-            return raid_fail(NULL, RAID_EINVAL, "bad interval '%s' (expected Ns, Nmin, Nh or Nd)", s);
-        *us = (int64_t)d * RAID_US_PER_DAY;
-        return RAID_OK;
-    }
-    int64_t v = 0;
-    if (raid_parse_sample(s, &v) != RAID_OK || v <= 0)
-        return raid_fail(NULL, RAID_EINVAL, "bad interval '%s' (expected Ns, Nmin, Nh or Nd)", s);
-    *us = v;
-    return RAID_OK;
+    const int64_t max_us = (int64_t)RAID_BARS_MAX_DAYS * RAID_US_PER_DAY;
+    const char *p = s;
+    int64_t n = 0;
+    while (*p >= '0' && *p <= '9' && n <= max_us) /* n past max_us: refused below, never overflows */
+        n = n * 10 + (*p++ - '0');
+    if (p > s && n > 0 && !(*p >= '0' && *p <= '9'))
+        for (size_t u = 0; u < sizeof units / sizeof *units; u++)
+            if (strcasecmp(p, units[u].name) == 0 && n <= max_us / units[u].us) {
+                *us = n * units[u].us;
+                return RAID_OK;
+            }
+    return raid_fail(NULL, RAID_EINVAL, "bad interval '%s' (expected Nms, Ns, Nmin, Nh or Nd, N a positive integer, "
+                     "at most %d days)", s, RAID_BARS_MAX_DAYS);
 }
 
 /* The trades kept so far: their group keys, prices and sizes, and what the checks need. The one path of

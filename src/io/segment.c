@@ -112,7 +112,8 @@ raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
     int32_t a, b;
     const char *p = parse_hhmm(s, &a);
     if (!p || *p != '-' || !(p = parse_hhmm(p + 1, &b)) || *p)
-        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (expected HH:MM-HH:MM, 00:00 to 24:00)", s);
+        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)",
+                         s);
     /* start > end: a window across midnight; it cannot start at 24:00 or end at 24:00 then. */
     if (b < a && (a == 86400 || b == 86400))
         return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",

@@ -8,6 +8,7 @@ import os
 import subprocess
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -85,7 +86,10 @@ def test_symbols_offsets_and_errors(cli, tmp_path):
     rc, _, err = run(cli, p, "--interval", "1min")
     assert rc == 2 and "missing column 'price'" in err
     rc, _, err = run(cli, p, "--interval", "7x")
-    assert rc == 1 and "bad or missing --interval 7x" in err
+    assert rc == 1 and err == ("raid bars: --interval: bad interval '7x' (expected Nms, Ns, Nmin, Nh or Nd, N a "
+                               "positive integer, at most 3650 days)\n")
+    rc, _, err = run(cli, p)
+    assert rc == 1 and err == "raid bars: missing --interval (see raid help bars)\n"
     rc, _, err = run(cli, p, "--interval", "1min", "--tz", "Mars/Olympus")
     assert rc == 1 and "unknown time zone" in err
 
@@ -241,8 +245,41 @@ def test_session_edges_and_midnight(cli, tmp_path):
                                                                    "2024-01-04T00:00:00"]
     for bad in ("09:30-24:01", "24:00-24:00", "24:00-01:00", "09:30", "09:60-10:00"):
         rc, out, err = run(cli, p, "--interval", "1h", "--session", bad)
-        assert rc == 1 and f"raid bars: bad --session '{bad}'" in err and out == "", bad
+        assert rc == 1 and err.startswith(f"raid bars: --session: bad session '{bad}' (") and out == "", bad
     # rows outside the window are still checked
     p.write_text("timestamp,price\n2024-01-02T08:00:00,-1\n2024-01-02T10:00:00,1\n")
     rc, _, err = run(cli, p, "--interval", "1h", "--session", "09:30-16:00")
     assert rc == 2 and ":2:2: price -1" in err
+
+
+def test_interval_any_unit_to_3650_days(cli, tmp_path):
+    """Every unit takes any N up to 3650 days: 25h, 48h, 1500min, 90000s are bars as 2d is (they were refused
+    by the one-day cap of the sampling grid); past the limit, or a bad form, one message listing every form."""
+    p = tmp_path / "t.csv"
+    p.write_text("timestamp,price,size\n2024-01-01T00:00:00,10,1\n2024-01-01T23:00:00,11,2\n2024-01-02T00:59:59,12,1\n"
+                 "2024-01-02T01:00:00,13,1\n2024-01-03T12:00:00,14,1\n")
+    df = pd.read_csv(p, parse_dates=["timestamp"])
+    same = {"25h": "90000s", "1500min": "90000s", "48h": "2d", "2880min": "2d", "24h": "1d", "1440min": "1d",
+            "87600h": "3650d", "90000000ms": "90000s"}
+    for iv, twin in same.items():
+        rc, out, err = run(cli, p, "--interval", iv)
+        rc2, out2, _ = run(cli, p, "--interval", twin)
+        assert rc == 0 and rc2 == 0 and out == out2, (iv, err)
+        pd.testing.assert_frame_equal(raid.bars(df, iv, device="cpu"), raid.bars(df, twin, device="cpu"))
+    # 25h bars counted from 1970-01-01: 2024-01-01T00:00 (473352 h) lies in the bar from 473350 h
+    got = raid.bars(df, "25h", device="cpu")
+    h = df["timestamp"].to_numpy().astype("datetime64[h]").astype(np.int64)
+    assert h[0] == 473352 and got["start"].astype(str).tolist() == ["2023-12-31 22:00:00", "2024-01-01 23:00:00",
+                                                                     "2024-01-03 00:00:00"]
+    assert got["start"].to_numpy().astype("datetime64[h]").astype(np.int64).tolist() == sorted(set(h // 25 * 25))
+    assert got["trades"].tolist() == [1, 3, 1]
+    forms = "(expected Nms, Ns, Nmin, Nh or Nd, N a positive integer, at most 3650 days)"
+    for bad in ("3651d", "87601h", "5256001min", "315360001s", "0h", "1.5h", "5m", "h"):
+        rc, out, err = run(cli, p, "--interval", bad)
+        assert rc == 1 and out == "" and err == f"raid bars: --interval: bad interval '{bad}' {forms}\n", bad
+        with pytest.raises(raid.RaidError) as e:
+            raid.bars(df, bad)
+        assert e.value.message == f"bad interval '{bad}' {forms}"
+    h = subprocess.run([cli, "help", "bars"], capture_output=True, text=True).stdout
+    assert "--interval Nms|Ns|Nmin|Nh|Nd" in h and "Nms, Ns, Nmin, Nh or Nd, N a positive integer,\n" in h
+    assert "at most 3650 days" in h
