@@ -1,12 +1,14 @@
 """Peers of the sort benchmark (issue 11, section 6; bench_sort.c is RAID's side): sort and stable argsort
-of N float64 (standard normal draws) by numpy (one core: np.sort default and kind='stable',
+of N float64 (standard normal draws, or with --data prices 100 + N(0,1) rounded to cents: about 1,000
+distinct values, ties everywhere) by numpy (one core: np.sort default and kind='stable',
 np.argsort(kind='stable')), polars (all cores: Series.sort, Series.arg_sort, stable by construction) and
 CuPy on the GPU (cupy.sort, cupy.argsort: CUB's radix sort; timed with CUDA events after a warm-up,
 transfers excluded), and, where the package is importable, RAID itself (raid.sort, raid.argsort on
 --device), each best of --reps, printed side by side in one run. The packages that are missing are
 said so and skipped; none is a dependency of the project (polars: a throwaway venv, never .venv).
 
-usage: python3 peers_sort.py [--n 10000000] [--reps 5] [--device cpu|opencl|...] [--no-raid] [--no-cpu]
+usage: python3 peers_sort.py [--n 10000000] [--reps 5] [--data normal|prices] [--device cpu|opencl|...] [--no-raid]
+       [--no-cpu] [--sort-only]
 """
 import argparse
 import time
@@ -32,22 +34,28 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=float, default=1e7)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--data", choices=("normal", "prices"), default="normal")
     ap.add_argument("--device", default="cpu", help="RAID's device (raid.context spec)")
     ap.add_argument("--no-raid", action="store_true")
+    ap.add_argument("--sort-only", action="store_true", help="the sorts of values only (no stable numpy sort, no argsort)")
     ap.add_argument("--no-cpu", action="store_true", help="skip numpy and polars (CuPy and RAID only)")
     a = ap.parse_args()
     n = int(a.n)
     x = np.random.default_rng(42).standard_normal(n)
+    if a.data == "prices":
+        x = np.round(100 + x, 2)
 
     if not a.no_cpu:
         row("numpy (1 core)", "sort", n, best(lambda: np.sort(x), a.reps))
-        row("numpy (1 core)", "sort stable", n, best(lambda: np.sort(x, kind="stable"), a.reps))
-        row("numpy (1 core)", "argsort stable", n, best(lambda: np.argsort(x, kind="stable"), a.reps))
+        if not a.sort_only:
+            row("numpy (1 core)", "sort stable", n, best(lambda: np.sort(x, kind="stable"), a.reps))
+            row("numpy (1 core)", "argsort stable", n, best(lambda: np.argsort(x, kind="stable"), a.reps))
         try:
             import polars as pl
             s = pl.Series(x)
             row(f"polars {pl.__version__}", "sort", n, best(lambda: s.sort(), a.reps))
-            row(f"polars {pl.__version__}", "arg_sort", n, best(lambda: s.arg_sort(), a.reps))
+            if not a.sort_only:
+                row(f"polars {pl.__version__}", "arg_sort", n, best(lambda: s.arg_sort(), a.reps))
         except ImportError:
             print("polars: not installed (skipped)")
 
@@ -93,9 +101,10 @@ def main():
             who = f"raid ({a.device})"
             print(f"{who}: sort equals numpy's stable sort bit for bit: {bool(np.array_equal(got, want))}")
             row(who, "sort", n, best(lambda: raid.sort(x, device=a.device), a.reps))
-            row(who, "argsort int64", n, best(lambda: raid.argsort(x, device=a.device), a.reps))
-            row(who, "argsort uint32", n,
-                best(lambda: raid.argsort(x, device=a.device, index_dtype=np.uint32), a.reps))
+            if not a.sort_only:
+                row(who, "argsort int64", n, best(lambda: raid.argsort(x, device=a.device), a.reps))
+                row(who, "argsort uint32", n,
+                    best(lambda: raid.argsort(x, device=a.device, index_dtype=np.uint32), a.reps))
         except ImportError:
             print("raid: not importable (skipped; PYTHONPATH=build/python)")
 

@@ -15,6 +15,10 @@
  * Long sorts (MSD_MIN elements or more) first take one stable counting pass on the 16 most significant
  * bits that vary (msd_lsd): buckets that mostly fit the caches, each then LSD-sorted as above by one
  * thread, the buckets spread over the threads.
+ * Sorts of VALUES of long segments (sort_values_msd) take another road: equal keys of numbers are equal
+ * doubles, so any order of the keys is the stable one once the folded classes are refilled; an MSD radix
+ * sort with no payload and no stability needed: keys straight from x into the output, buckets sorted in
+ * the caches by one or two counting levels and a nearly-sorted finish, turned back into doubles there.
  * Segments: one after the other, each sorted by all threads, when one segment holds most elements; else
  * spread over the threads, one segment at a time each. */
 #include "column/sort_impl.h"
@@ -55,6 +59,27 @@ static inline uint64_t elem_key(const raid_sort_req *r, size_t i)
     memcpy(&b, &r->x[i], sizeof b);
     const raid_key k = raid_key_sort((uint32_t)(b >> 32), (uint32_t)b, r->valid != NULL, is_valid(r->valid, i), r->desc);
     return (uint64_t)k.hi << 32 | k.lo;
+}
+
+/* elem_key of a double's bits without a validity mask: raid_key_sort's cases as 64-bit selects (the same
+ * keys; compilers vectorise it). */
+static inline uint64_t bits_key(uint64_t b, int desc)
+{
+    const uint64_t mag = b & 0x7FFFFFFFFFFFFFFFULL;
+    const uint64_t neg = (uint64_t)0 - (b >> 63);
+    uint64_t k = b ^ (neg | 0x8000000000000000ULL);
+    k = mag == 0 ? 0x8000000000000000ULL : k;
+    k = desc ? ~k : k;
+    return mag > 0x7FF0000000000000ULL ? UINT64_MAX : k;
+}
+
+static inline uint64_t value_key(const raid_sort_req *r, size_t i)
+{
+    if (r->valid)
+        return elem_key(r, i);
+    uint64_t b;
+    memcpy(&b, &r->x[i], sizeof b);
+    return bits_key(b, r->desc);
 }
 
 static void insertion(uint64_t *k, void *p, size_t n, int pw)
@@ -193,6 +218,26 @@ static int radix(uint64_t *k, void *p, uint64_t *kt, void *pt, size_t n, int pw,
     return flip;
 }
 
+/* The offsets of a counting pass from nt per-thread histograms of nb digits (mcnt: MSD_RADIX counts per
+ * thread), digit-major then block-major (stable), in place; start[0 .. nb]: the buckets' starts and the
+ * end. Returns the largest bucket's size. */
+static size_t msd_offsets(size_t *mcnt, size_t *start, size_t nb, size_t nt)
+{
+    size_t sum = 0, maxb = 0;
+    for (size_t d = 0; d < nb; d++) {
+        start[d] = sum;
+        for (size_t u = 0; u < nt; u++) {
+            const size_t v = mcnt[u * MSD_RADIX + d];
+            mcnt[u * MSD_RADIX + d] = sum;
+            sum += v;
+        }
+        if (sum - start[d] > maxb)
+            maxb = sum - start[d];
+    }
+    start[nb] = sum;
+    return maxb;
+}
+
 /* A sort of n >= MSD_MIN keys: one stable counting pass on the MSD_BITS most significant bits that vary
  * (buckets, most of them small enough for the caches), then each bucket's LSD radix sort (radix(), one
  * thread per bucket, the buckets spread over T threads). The result lies in (kt, pt): returns 1 (or
@@ -223,16 +268,7 @@ static int msd_lsd(uint64_t *k, void *p, uint64_t *kt, void *pt, size_t n, int p
 #pragma omp barrier
 #pragma omp single
         {
-            size_t sum = 0; /* digit-major, block-major: the stable offsets */
-            for (size_t d = 0; d < MSD_RADIX; d++) {
-                start[d] = sum;
-                for (size_t u = 0; u < nt; u++) {
-                    const size_t v = mcnt[u * MSD_RADIX + d];
-                    mcnt[u * MSD_RADIX + d] = sum;
-                    sum += v;
-                }
-            }
-            start[MSD_RADIX] = sum;
+            msd_offsets(mcnt, start, MSD_RADIX, nt);
         }
         scatter(k, p, kt, pt, b0, b1, ms, MSD_RADIX - 1, c, pw);
     }
@@ -266,6 +302,204 @@ static size_t lower_bound(const uint64_t *k, size_t n, uint64_t v)
     return lo;
 }
 
+/* A sort of values' folded classes: the zero run (-0.0 and +0.0, from out[cz]), the NaN run (from out[cn])
+ * and the null run (from out[cu]) of segment [a, a + len), each filled with its class's input elements
+ * in input order (the input's own bits). */
+static void refill(const raid_sort_req *r, size_t a, size_t len, double *out, size_t cz, size_t cn, size_t cu)
+{
+    for (size_t i = a; i < a + len; i++) {
+        if (!is_valid(r->valid, i))
+            out[cu++] = r->x[i];
+        else if (r->x[i] != r->x[i])
+            out[cn++] = r->x[i];
+        else if (r->x[i] == 0.0)
+            out[cz++] = r->x[i];
+    }
+}
+
+/* The sort of VALUES (no payload) of long segments: an MSD radix sort, since equal keys of numbers are
+ * equal doubles and the folded classes are refilled afterwards, any correct order of the keys is the
+ * stable one. vrec sorts src[0 .. m) (keys) into src (into_tmp 0) or tmp (into_tmp 1): insertion sort
+ * under SMALL elements; else one counting pass on the VBITS (fewer for short ranges) most significant
+ * bits that vary (the OR of every key's difference from the first: none varies, all keys are equal and
+ * nothing moves) into the other buffer, then each digit's run the same way, buffers swapped. Every level
+ * works on a range that the level above left in the caches. */
+#define VBITS 11 /* digit width below a bucket's first level */
+#define VTOP 17  /* digit width of a bucket's first level (counts: the spent MSD histograms' room) */
+#define VSMALL 16
+
+static void insertion_keys(uint64_t *k, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const uint64_t ki = k[i];
+        size_t j = i;
+        for (; j > 0 && k[j - 1] > ki; j--)
+            k[j] = k[j - 1];
+        k[j] = ki;
+    }
+}
+
+static void vrec(uint64_t *buf, uint64_t *tmp, size_t m, uint32_t *c, int maxw)
+{
+    if (m <= VSMALL) {
+        insertion_keys(buf, m);
+        return;
+    }
+    const uint64_t k0 = buf[0];
+    uint64_t diff = 0;
+    for (size_t i = 1; i < m; i++)
+        diff |= buf[i] ^ k0;
+    if (diff == 0)
+        return;
+    const int hb = 63 - __builtin_clzll(diff);
+    int w = 1;
+    while (((size_t)1 << w) < m && w < 24) /* about one key per digit value */
+        w++;
+    if (w > maxw) /* not in one level: two levels of about the same width */
+        w = (w + 1) / 2 < maxw ? (w + 1) / 2 : maxw;
+    if (w > hb + 1)
+        w = hb + 1;
+    const int shift = hb + 1 - w;
+    const size_t nd = (size_t)1 << w, mask = nd - 1;
+    memset(c, 0, nd * sizeof *c);
+    for (size_t i = 0; i < m; i++)
+        c[(buf[i] >> shift) & mask]++;
+    uint32_t sum = 0;
+    for (size_t d = 0; d < nd; d++) {
+        const uint32_t v = c[d];
+        c[d] = sum;
+        sum += v;
+    }
+    for (size_t i = 0; i < m; i++)
+        tmp[c[(buf[i] >> shift) & mask]++] = buf[i];
+    memcpy(buf, tmp, m * sizeof *buf);
+    size_t s = 0; /* c[d] is now the end of digit d's run */
+    int small = 0;
+    for (size_t d = 0; d < nd; d++) {
+        const size_t e = c[d];
+        if (e - s > VSMALL) {
+            uint32_t cc[1u << VBITS];
+            vrec(buf + s, tmp + s, e - s, cc, VBITS);
+        } else {
+            small |= e - s > 1;
+        }
+        s = e;
+    }
+    if (small) { /* runs of a few keys each, in order from run to run */
+        uint64_t cur = buf[0];
+        for (size_t i = 1; i < m; i++) { /* one branch-free bubble pass: most keys out of place by one */
+            const uint64_t b = buf[i];
+            buf[i - 1] = cur < b ? cur : b;
+            cur = cur < b ? b : cur;
+        }
+        buf[m - 1] = cur;
+        insertion_keys(buf, m);
+    }
+}
+
+/* Segment [a, a + len) sorted into r->vout (values, len >= MSD_MIN): keys straight from x into vout (as
+ * key bits) by one counting pass on the MSD_BITS most significant bits that vary, each bucket vrec()-sorted
+ * in place (scratch: kt, one bucket's room per thread when that fits in len, else the bucket's own slice)
+ * and turned back into doubles while in the caches; then, when some element's key does not give its bits
+ * back (-0.0, a NaN other than the canonical one, a null), one scan refills those classes' runs. */
+static void sort_values_msd(const raid_sort_req *r, size_t a, size_t len, uint64_t *kt, int T, size_t *mcnt)
+{
+    const int masked = r->valid != NULL;
+    const uint64_t nan_key = masked ? UINT64_MAX - 1 : UINT64_MAX;
+    const uint64_t zero_key = r->desc ? ~0x8000000000000000ULL : 0x8000000000000000ULL;
+    const uint64_t k0 = elem_key(r, a);
+    uint64_t diff = 0;
+    int fix = 0; /* some element's key does not give its bits back */
+    /* The digit guessed from 4,096 keys spread over the segment: the MSD_BITS bits below the highest bit
+     * that varies among them (at most the true one; where it is lower, the histograms are recounted). */
+    uint64_t sdiff = 0;
+    for (size_t j = 0, step = len / 4096 > 0 ? len / 4096 : 1; j < len; j += step)
+        sdiff |= value_key(r, a + j) ^ k0;
+    const int shb = sdiff ? 63 - __builtin_clzll(sdiff) : 0;
+    const int gms = shb + 1 < MSD_BITS ? 0 : shb + 1 - MSD_BITS;
+    /* One read: the difference from the first key, the flag, and the histograms of the guessed digit. */
+#pragma omp parallel num_threads(T) reduction(| : diff, fix) if (T > 1)
+    {
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        const size_t b0 = len * t / nt, b1 = len * (t + 1) / nt;
+        size_t *c = mcnt + t * MSD_RADIX;
+        memset(c, 0, MSD_RADIX * sizeof *c);
+        if (masked) {
+            for (size_t j = b0; j < b1; j++) {
+                const uint64_t k = elem_key(r, a + j);
+                diff |= k ^ k0;
+                fix |= k >= nan_key || k == zero_key;
+                c[(k >> gms) & (MSD_RADIX - 1)]++;
+            }
+        } else {
+            const uint64_t *xb = (const uint64_t *)(const void *)(r->x + a);
+            const int desc = r->desc;
+            for (size_t j = b0; j < b1; j++) {
+                const uint64_t bj = xb[j], k = bits_key(bj, desc);
+                diff |= k ^ k0;
+                fix |= (k == UINT64_MAX && bj != 0x7FF8000000000000ULL) | (bj == 0x8000000000000000ULL);
+                c[(k >> gms) & (MSD_RADIX - 1)]++;
+            }
+        }
+    }
+    double *out = r->vout + a;
+    uint64_t *ok = (uint64_t *)(void *)out;
+    if (diff == 0) { /* all keys equal: the stable order is the input's */
+        memcpy(out, r->x + a, len * sizeof *out);
+        return;
+    }
+    int hb = 63;
+    while (!((diff >> hb) & 1u))
+        hb--;
+    const int w0 = hb + 1 < MSD_BITS ? hb + 1 : MSD_BITS;
+    const int ms = hb + 1 - w0;
+    const size_t nb = (size_t)1 << w0, mask = nb - 1;
+    size_t *start = mcnt + (size_t)T * MSD_RADIX; /* nb + 1 bucket starts */
+    size_t maxb = 0;
+#pragma omp parallel num_threads(T) if (T > 1)
+    {
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        const size_t b0 = len * t / nt, b1 = len * (t + 1) / nt;
+        size_t *c = mcnt + t * MSD_RADIX;
+        if (ms != gms || w0 != MSD_BITS) {
+            memset(c, 0, nb * sizeof *c);
+            for (size_t j = b0; j < b1; j++)
+                c[(value_key(r, a + j) >> ms) & mask]++;
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            maxb = msd_offsets(mcnt, start, nb, nt);
+        }
+        for (size_t j = b0; j < b1; j++) {
+            const uint64_t k = value_key(r, a + j);
+            ok[c[(k >> ms) & mask]++] = k;
+        }
+    }
+    const int own = maxb * (size_t)T <= len; /* one bucket's room per thread, reused: stays in the caches */
+    _Static_assert(((size_t)1 << VTOP) * sizeof(uint32_t) <= MSD_RADIX * sizeof(size_t), "VTOP counts fit");
+    uint32_t *vcnt = (uint32_t *)(void *)mcnt; /* the histograms are spent: 2^VTOP counts per thread */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(T) if (T > 1)
+    for (size_t d = 0; d < nb; d++) {
+        const size_t s = start[d], e = start[d + 1];
+        if (e - s > 1)
+            vrec(ok + s, own ? kt + (size_t)omp_get_thread_num() * maxb : kt + s, e - s, vcnt + (size_t)omp_get_thread_num() * ((size_t)1 << VTOP), VTOP);
+        for (size_t j = s; j < e; j++)
+            out[j] = raid_key64_value(r->desc && ok[j] < nan_key ? ~ok[j] : ok[j]);
+    }
+    if (!fix)
+        return;
+    size_t cz = 0, cn = 0, cu = 0; /* the keys below the zero, NaN and null keys: where their runs start */
+#pragma omp parallel for schedule(static) reduction(+ : cz, cn, cu) num_threads(T) if (T > 1)
+    for (size_t j = 0; j < len; j++) {
+        const uint64_t k = value_key(r, a + j);
+        cz += k < zero_key;
+        cn += k < nan_key;
+        cu += k < UINT64_MAX;
+    }
+    refill(r, a, len, out, cz, cn, masked ? cu : len);
+}
+
 /* Segment s: keys, payloads, radix sort, outputs. */
 static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, int T, size_t *cnt, size_t *mcnt)
 {
@@ -275,6 +509,10 @@ static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, i
         return;
     T = len >= PAR_MIN ? T : 1;
     uint64_t *k = b->k + rel, *kt = b->kt + rel;
+    if (r->out == RAID_SORT_VALUES && len >= MSD_MIN && len <= UINT32_MAX) {
+        sort_values_msd(r, a, len, kt, T, mcnt);
+        return;
+    }
     void *p = b->pw ? (char *)b->p + rel * (size_t)b->pw : NULL;
     void *pt = b->pw ? (char *)b->pt + rel * (size_t)b->pw : NULL;
 #pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
@@ -322,14 +560,7 @@ static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, i
             out[j] = raid_key64_value(r->desc && ks[j] < nan_key ? ~ks[j] : ks[j]);
         size_t cz = lower_bound(ks, len, zero_key), cn = lower_bound(ks, len, nan_key);
         size_t cu = masked ? lower_bound(ks, len, UINT64_MAX) : len;
-        for (size_t i = a; i < a + len; i++) {
-            if (!is_valid(r->valid, i))
-                out[cu++] = r->x[i];
-            else if (r->x[i] != r->x[i])
-                out[cn++] = r->x[i];
-            else if (r->x[i] == 0.0)
-                out[cz++] = r->x[i];
-        }
+        refill(r, a, len, out, cz, cn, cu);
         break;
     }
     }
