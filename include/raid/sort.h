@@ -27,8 +27,8 @@
  * segment's slice holding that segment sorted. Argsort indices are indices INTO x (segment s's slice
  * holds a permutation of offsets[s] .. offsets[s+1] - 1): np.lexsort((x, segment_id)) on the range.
  *
- * Paths: ctx NULL or a cpu context: the cpu path (LSD radix sort of the 64-bit order keys, OpenMP; the
- * oracle); a device context: the device path (kernels/col_sort.cl, LSD radix sort with 32-bit
+ * Paths: ctx NULL or a cpu context: the cpu path (radix sort of the 64-bit order keys, LSD; MSD for long
+ * sorts of values; OpenMP; the oracle); a device context: the device path (kernels/col_sort.cl, LSD radix sort with 32-bit
  * operations only). A stable sort has one answer: both paths give the same output bit for bit, on any
  * number of threads or work-groups.
  *
