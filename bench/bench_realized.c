@@ -32,6 +32,31 @@ static void progress(long long n, const char *what)
     fflush(stdout);
 }
 
+/* The best wall time of reps plain calls of raid_realized_compute (one launch per batch, as a user's call;
+ * the kernel repeat restored to `repeat` afterwards), the timing of that call into *at_best (may be NULL).
+ * -1 when a call fails (the message printed). */
+static double plain_wall(raid_ctx *dev, const double *r, const int64_t *off, size_t nseg, raid_realized *out, int reps,
+                         int repeat, raid_timing *at_best)
+{
+    double best = INFINITY;
+    raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, 1);
+    for (int k = 0; k < reps; k++) {
+        const double t0 = bench_now();
+        if (raid_realized_compute(dev, r, off, nseg, out) != RAID_OK) {
+            fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
+            return -1;
+        }
+        const double w = bench_now() - t0;
+        if (w < best) {
+            best = w;
+            if (at_best)
+                raid_ctx_last_timing(dev, at_best);
+        }
+    }
+    raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, repeat < 1 ? 1 : repeat);
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     t_start = bench_now();
@@ -124,21 +149,10 @@ int main(int argc, char **argv)
                 best_k = tm.kernel_s;
         }
         /* Wall time: plain calls (one launch per batch, as a user's call), best of reps. */
-        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, 1);
-        for (int k = 0; k < reps; k++) {
-            double t0 = bench_now();
-            raid_realized_compute(dev, r, off, nseg, out);
-            double w = bench_now() - t0;
-            raid_ctx_last_timing(dev, &tm);
-            if (w < best_wall) {
-                best_wall = w;
-                conv = tm.convert_s;
-                up = tm.upload_s;
-                comb = tm.combine_s;
-                host = tm.host_s;
-            }
-        }
-        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, repeat < 1 ? 1 : repeat);
+        raid_timing at_best;
+        if ((best_wall = plain_wall(dev, r, off, nseg, out, reps, repeat, &at_best)) < 0)
+            return 1;
+        conv = at_best.convert_s, up = at_best.upload_s, comb = at_best.combine_s, host = at_best.host_s;
         const double bytes = (double)tm.bytes_in;
         progress(n, "fused kernel done");
         /* four-kernel ablation */
@@ -189,19 +203,10 @@ int main(int argc, char **argv)
          * (RAID_TUNE_DIRECT_UPLOAD) instead of the staging copy. */
         double direct_wall = INFINITY;
         if (raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 1) == RAID_OK) {
-            raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, 1);
-            for (int k = 0; k < reps; k++) {
-                double t0 = bench_now();
-                if (raid_realized_compute(dev, r, off, nseg, out) != RAID_OK) {
-                    fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
-                    return 1;
-                }
-                double w = bench_now() - t0;
-                direct_wall = w < direct_wall ? w : direct_wall;
-            }
+            if ((direct_wall = plain_wall(dev, r, off, nseg, out, reps, repeat, NULL)) < 0)
+                return 1;
             raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 0);
         }
-        raid_tuning_set(dev, RAID_TUNE_KERNEL_REPEAT, repeat < 1 ? 1 : repeat);
         /* End to end against the host-to-device bandwidth (issue 12: at least half of it), and where the
          * wall time goes (staging copies overlap the uploads and kernels of the previous batch). */
         printf("n=%lld end_to_end_GBps=%.2f h2d_pinned_GBps=%.2f h2d_pageable_GBps=%.2f end_to_end_vs_h2d=%.3f "
