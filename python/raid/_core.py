@@ -196,6 +196,21 @@ def real_floats(a, name, exact_integers=False):
                      f"to 2**53 in magnitude)")
 
 
+def column_floats(a, name):
+    """A column of prices or values (numpy array, list, pandas Series) as a float64 numpy array, with
+    real_floats' rules and integers taken when exact: int64 past 2**53 or uint64 past it, bool, object
+    and str raise (DtypeError / ValueError naming the row) rather than being rounded or parsed silently.
+    pandas' nullable dtypes (Float64, Int64, ...) give NaN where they hold NA."""
+    if isinstance(a, pd.Series) and pd.api.types.is_extension_array_dtype(a.dtype) and a.dtype.kind in "iuf":
+        na = a.isna().to_numpy()
+        f = real_floats(a.to_numpy(dtype=a.dtype.numpy_dtype, na_value=0), name, exact_integers=True)
+        if na.any():
+            f = f.copy()
+            f[na] = np.nan
+        return f
+    return real_floats(a, name, exact_integers=True)
+
+
 def python_ints(a):
     """a as a one-dimensional object array when it is a sequence of Python (or numpy) integers, not bool and
     not a numpy array or Series; else None. numpy would make float64 of [1, 2**63], object of 2**64."""

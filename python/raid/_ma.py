@@ -4,7 +4,7 @@ raid_ma_compute on numpy arrays (one series, or ragged series by offsets), panda
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, context, ffi, lib, symbol_codes
+from ._core import as_c, c_int, check, column_floats, context, ffi, lib, symbol_codes
 from ._realized import _column
 
 
@@ -67,7 +67,7 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
         dc = _column(x, date_col, "date", required=False)
         if dc is None and date_col is None:
             dc = _column(x, None, "timestamp", required=False)
-        values = pd.to_numeric(x[vc], errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        values = column_floats(x[vc], vc)
         if sc is not None:
             codes, _ = symbol_codes(x[sc])
             off = _runs(codes, "symbol")
@@ -81,9 +81,9 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
         out[stat] = _compute(values, off, stat, window, device)
         return out
     if isinstance(x, pd.Series):
-        values = pd.to_numeric(x, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        values = column_floats(x, "x")
         return pd.Series(_compute(values, [0, values.size], stat, window, device), index=x.index, name=stat)
-    values = np.asarray(x, dtype=np.float64)
+    values = column_floats(x, "x")
     if values.ndim != 1:
         raise ValueError(f"x must be one-dimensional, not of shape {values.shape}")
     return _compute(values, [0, values.size] if offsets is None else offsets, stat, window, device)

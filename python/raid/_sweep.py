@@ -5,7 +5,7 @@ sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, context, ffi, lib, records, symbol_codes
+from ._core import as_c, c_int, check, column_floats, context, ffi, lib, records, symbol_codes
 from ._ma import _runs, _stat
 from ._realized import _column
 
@@ -134,11 +134,11 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
     names = None
     if isinstance(x, pd.DataFrame):
         cc = _column(x, close_col, "close")
-        close = pd.to_numeric(x[cc], errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        close = column_floats(x[cc], cc)
         open_ = None
         if fill == "next-open":
             oc = _column(x, open_col, "open")
-            open_ = pd.to_numeric(x[oc], errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+            open_ = column_floats(x[oc], oc)
         sc = _column(x, symbol_col, "symbol", required=False)
         if sc is not None:
             codes, names = symbol_codes(x[sc])
@@ -147,12 +147,12 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
             off = np.array([0, close.size], dtype=np.int64)
     else:
         if isinstance(x, pd.Series):
-            close = pd.to_numeric(x, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+            close = column_floats(x, "x")
         else:
-            close = np.asarray(x, dtype=np.float64)
+            close = column_floats(x, "x")
             if close.ndim != 1:
                 raise ValueError(f"x must be one-dimensional, not of shape {close.shape}")
-        open_ = None if open is None else np.asarray(open, dtype=np.float64)
+        open_ = None if open is None else column_floats(open, "open")
         off = np.array([0, close.size] if offsets is None else offsets, dtype=np.int64)
     r = _run(close, open_, off, names, spec, device)
     res = _frames(r, [n.decode() for n in names] if names is not None else None, trades)

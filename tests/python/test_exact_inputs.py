@@ -147,3 +147,32 @@ def test_session_message_is_the_librarys():
     with pytest.raises(raid.RaidError) as e:
         raid.realized_from_prices(df.assign(symbol="A"), session="25:00-26:00")
     assert e.value.message == want
+
+
+MA_SWEEP = {"ma": lambda x: raid.ma(x, "mean", 2, device="cpu"),
+            "sweep": lambda x: raid.sweep(x, fast=(2, 2, 1), slow=(3, 3, 1), device="cpu")}
+
+
+@pytest.mark.parametrize("fn", MA_SWEEP)
+def test_ma_sweep_inexact_refused(fn):
+    """raid.ma and raid.sweep took any column through a silent float64 cast: int64 past 2**53 was rounded,
+    text parsed. Now exact integers are taken, the rest refused naming the row or the dtype."""
+    with pytest.raises(ValueError, match=r"row 0: x 9007199254740993 is not exactly representable as float64"):
+        MA_SWEEP[fn](BIG)
+    with pytest.raises(ValueError, match=r"row 0: close 9007199254740993 is not exactly"):
+        MA_SWEEP[fn](pd.DataFrame({"close": BIG}))
+    for bad in (REFUSED["str"], REFUSED["bool"], REFUSED["object"], pd.Series(["1.5", "2.5"])):
+        with pytest.raises(TypeError, match="must be real floating"):
+            MA_SWEEP[fn](bad)
+
+
+def test_ma_sweep_exact_inputs_taken():
+    ints = np.array([100, 101, 103, 102, 104, 107], dtype=np.int64)
+    f = ints.astype(np.float64)
+    assert np.array_equal(raid.ma(ints, "mean", 2, device="cpu"), raid.ma(f, "mean", 2, device="cpu"), equal_nan=True)
+    nullable = pd.Series([100.0, None, 103.0, 102.0], dtype="Float64")
+    got = raid.ma(nullable, "mean", 1, device="cpu")
+    assert np.isnan(got.iloc[1]) and got.iloc[2] == 103.0
+    a = raid.sweep(ints, fast=(2, 2, 1), slow=(3, 3, 1), device="cpu")
+    b = raid.sweep(f, fast=(2, 2, 1), slow=(3, 3, 1), device="cpu")
+    pd.testing.assert_frame_equal(a if isinstance(a, pd.DataFrame) else a[0], b if isinstance(b, pd.DataFrame) else b[0])
