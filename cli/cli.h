@@ -46,7 +46,8 @@ typedef struct cli_out {
 /* Note the status of a library writer (raid_har_write_*) on o: on failure its errno is kept for the
  * message of cli_commit_output, which then fails. */
 void cli_check_write(cli_out *o, raid_status st);
-int cli_open_output(cli_out *o, const char *path); /* "-" = stdout; 0, or -1 with a message printed */
+int cli_open_output(cli_out *o, const char *cmd, const char *path); /* "-" = stdout; 0, or -1 with a message
+                                                                   "raid CMD: ..." printed */
 int cli_commit_output(cli_out *o, const char *cmd); /* flush, close, rename; 0 or -1 (message printed:
                                                         "raid CMD: cannot write standard output: REASON"
                                                         or "raid: cannot write PATH: REASON") */

@@ -153,7 +153,7 @@ int cmd_garch(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    if (cli_open_output(&out, out_path ? out_path : "-") != 0) {
+    if (cli_open_output(&out, "garch", out_path ? out_path : "-") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }

@@ -163,7 +163,7 @@ static int har_side_files(const char *in_path, const char *out_path, const char 
             if (cli_same_file(pth[i], pth[j]))
                 USAGE("the %s '%s' and the %s are the same file\n", j == 3 ? "losses file" : "forecasts file", pth[j],
                       i == 0 ? "input" : i == 1 ? "-o file" : "forecasts file");
-    if (cli_open_output(fout, fcp) != 0 || (++*nopen, cli_open_output(lout, lsp) != 0))
+    if (cli_open_output(fout, "har", fcp) != 0 || (++*nopen, cli_open_output(lout, "har", lsp) != 0))
         rc = EXIT_INPUT;
     else
         ++*nopen;
@@ -218,7 +218,7 @@ int cmd_har(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    if (cli_open_output(&out, out_path ? out_path : "-") != 0) {
+    if (cli_open_output(&out, "har", out_path ? out_path : "-") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }

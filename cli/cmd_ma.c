@@ -103,7 +103,7 @@ int cmd_ma(int argc, char **argv)
         rc = st == RAID_EINVAL || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
     }
-    if (cli_open_output(&out, out_path ? out_path : "-") != 0) {
+    if (cli_open_output(&out, "ma", out_path ? out_path : "-") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }

@@ -76,7 +76,7 @@ static void prec_gp_quote(FILE *f, const char *s)
 static int prec_write_data(const char *path, const prec_row *rows, int n)
 {
     cli_out o;
-    if (cli_open_output(&o, path) != 0)
+    if (cli_open_output(&o, "precision-report", path) != 0)
         return -1;
     FILE *f = o.fp;
     fprintf(f, "M,segments,max_rel_err,rms_rel_err,rms_pred,max_pred\n");

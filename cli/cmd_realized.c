@@ -183,7 +183,7 @@ int cmd_realized(int argc, char **argv)
     const double t0 = now_s();
     cli_out out;
     memset(&out, 0, sizeof out);
-    if (cli_open_output(&out, out_path ? out_path : "-") != 0) { /* before the work: fail fast */
+    if (cli_open_output(&out, "realized", out_path ? out_path : "-") != 0) { /* before the work: fail fast */
         out.is_stdout = 1;
         rc = EXIT_INPUT;
         goto done;

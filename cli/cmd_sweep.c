@@ -157,13 +157,13 @@ int cmd_sweep(int argc, char **argv)
         rc = st == RAID_EINVAL || st == RAID_EPARSE || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
     }
-    if (cli_open_output(&out, a.out_path ? a.out_path : "-") != 0) {
+    if (cli_open_output(&out, "sweep", a.out_path ? a.out_path : "-") != 0) {
         rc = EXIT_INPUT;
         goto done;
     }
     have_out = 1;
     if (a.trades_path) {
-        if (cli_open_output(&tout, a.trades_path) != 0) {
+        if (cli_open_output(&tout, "sweep", a.trades_path) != 0) {
             rc = EXIT_INPUT;
             goto done;
         }

@@ -73,7 +73,7 @@ int cli_exit_for(raid_status s)
     }
 }
 
-int cli_open_output(cli_out *o, const char *path)
+int cli_open_output(cli_out *o, const char *cmd, const char *path)
 {
     memset(o, 0, sizeof *o);
     if (path && !strcmp(path, "-")) {
@@ -97,7 +97,7 @@ int cli_open_output(cli_out *o, const char *path)
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (st != RAID_OK) {
-        fprintf(stderr, "raid: %s\n", raid_errmsg());
+        fprintf(stderr, "raid %s: %s\n", cmd, raid_errmsg());
         return -1;
     }
     return 0;
@@ -230,7 +230,7 @@ int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_j
     if ((st = run(ctx, args, &res)) != RAID_OK) {
         fprintf(stderr, "raid %s: %s\n", cmd, raid_ctx_errmsg(ctx));
         rc = cli_exit_for(st);
-    } else if (cli_open_output(&out, out_path ? out_path : "-") != 0) {
+    } else if (cli_open_output(&out, cmd, out_path ? out_path : "-") != 0) {
         rc = EXIT_INPUT;
     } else {
         cli_check_write(&out, write(res, out.fp));
@@ -270,10 +270,13 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
             fprintf(stderr, "raid %s: empty %s%s\n", cmd, opt == 'o' ? "-o" : "--", opt == 'o' ? "" : names[opt - 256]);
             return EXIT_USAGE;
         }
-        if (opt == 'o')
-            *out_path = optarg;
-        else
-            values[opt - 256] = optarg;
+        const char **slot = opt == 'o' ? out_path : &values[opt - 256];
+        if (*slot) { /* a second value would silently replace the first (--by a --by b sorted by b) */
+            fprintf(stderr, "raid %s: %s%s given twice ('%s', then '%s')\n", cmd, opt == 'o' ? "-o" : "--",
+                    opt == 'o' ? "" : names[opt - 256], *slot, optarg);
+            return EXIT_USAGE;
+        }
+        *slot = optarg;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "raid %s: expected one input FILE (see raid help %s)\n", cmd, cmd);

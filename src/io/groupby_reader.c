@@ -80,6 +80,9 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
             return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (%s needs a column: %s:COL)", (int)(stop - p), p,
                              name, name);
         }
+        for (size_t j = 0; j < t->nout; j++) /* twice would write two columns of one name */
+            if (t->out[j].agg == a && t->out[j].col == col)
+                return raid_fail(NULL, RAID_EINVAL, "aggregation '%.*s' given twice", (int)(stop - p), p);
         if (t->nout == RAID_GROUPBY_MAX_AGGS)
             return raid_fail(NULL, RAID_EINVAL, "more than %d aggregations", RAID_GROUPBY_MAX_AGGS);
         t->out[t->nout++] = (gb_out){a, col};

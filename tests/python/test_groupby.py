@@ -263,3 +263,32 @@ def test_cli_breakit_regressions(tmp_path):
     assert r.returncode == 0 and r.stdout == "k,sum_v,mean_v\n1,2,2\n"
     r = subprocess.run([cli, "groupby", str(p), "--by", "k", "--agg", ""], capture_output=True, text=True)
     assert r.returncode == 1 and "empty --agg" in r.stderr
+
+
+def test_cli_repeated_options(tmp_path):
+    """An aggregation given twice (two output columns of one name) and a string option given twice (the
+    second silently replaced the first: --by a --by b sorted by b) are usage errors naming them, with no
+    output; a -o that cannot be created is reported under the command's name."""
+    import os
+    import subprocess
+
+    cli = os.environ.get("RAID_CLI", "raid")
+    p = tmp_path / "t.csv"
+    p.write_text("k,x,y\n1,2,3\n1,4,5\n")
+    cases = [(["groupby", str(p), "--by", "k", "--agg", "count,sum:x,count"], "aggregation 'count' given twice"),
+             (["groupby", str(p), "--by", "k", "--agg", "sum:x,sum:X"], "aggregation 'sum:X' given twice"),
+             (["sort", str(p), "--by", "x", "--by", "y"], "raid sort: --by given twice ('x', then 'y')"),
+             (["quantile", str(p), "--col", "x", "--q", "0.5", "--q", "0.9"], "raid quantile: --q given twice"),
+             (["groupby", str(p), "--by", "k", "--agg", "count", "-o", str(tmp_path / "a"), "-o", str(tmp_path / "b")],
+              "raid groupby: -o given twice")]
+    for args, words in cases:
+        r = subprocess.run([cli, *args], capture_output=True, text=True)
+        assert r.returncode == 1 and words in r.stderr and r.stdout == "", (args, r.returncode, r.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["t.csv"]
+    r = subprocess.run([cli, "sort", str(p), "--by", "x", "-o", str(tmp_path / "no" / "out.csv")], capture_output=True,
+                       text=True)
+    assert r.returncode != 0 and r.stderr.startswith("raid sort: cannot create"), r.stderr
+    p.write_text("symbol,timestamp,price\nA,2020-01-02T10:00:00,100\nA,2020-01-02T10:01:00,101\n")
+    r = subprocess.run([cli, "realized", str(p), "--device", "cpu", "-o", str(tmp_path / "no" / "out.csv")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and r.stderr.startswith("raid realized: cannot create"), r.stderr
