@@ -263,13 +263,25 @@ static inline __attribute__((always_inline)) void mb_contract(const mb_frame *f,
 {
     const int d = f->d, nq = f->nq;
     double N[MB_MAX_D][MB_MAX_NP + 3];
+    /* N[b][j] = sum_a g[a] T[(a, b)][j], the terms in the order of a, each sum kept in a register over a (the
+     * same roundings as accumulating N[b] row by row in memory, without its store-to-load chain) */
     for (int b = 0; b < d - 1; b++) {
-        double *restrict n = N[b];
-        for (int j = 0; j < nq; j++)
-            n[j] = 0;
+        const double *rows[MB_MAX_D];
+        double ga[MB_MAX_D];
+        int na = 0;
         for (int a = 0; a < d; a++)
-            if (g[a] != 0)
-                axpy(n, g[a], T + (size_t)f->pidx[a][b] * (size_t)nq, nq);
+            if (g[a] != 0) {
+                rows[na] = T + (size_t)f->pidx[a][b] * (size_t)nq;
+                ga[na++] = g[a];
+            }
+        for (int j = 0; j < nq; j += 4) {
+            mb_v4 acc = {0, 0, 0, 0};
+            for (int i = 0; i < na; i++) {
+                const mb_v4 av = {ga[i], ga[i], ga[i], ga[i]};
+                acc += av * V4(rows[i] + j);
+            }
+            V4(N[b] + j) = acc;
+        }
     }
     for (int b = 0; b < d - 1; b++)
         for (int e = 0; e < d - 1; e++) {
@@ -280,42 +292,49 @@ static inline __attribute__((always_inline)) void mb_contract(const mb_frame *f,
         }
 }
 
-/* El[p][q] += ut[p] us[q] */
-static inline __attribute__((always_inline)) void mb_edge_pair(const int K, const double *ut, const double *us,
-                                                               double *restrict El)
+/* El[p][q] += sum_t u_{t0 + t}[p] u_{t0 + t - l}[q] for t in [0, n) (U from row t0 - l, K columns), the pairs
+ * in the order of t, each lag's sums kept in registers for K = 4 */
+static inline __attribute__((always_inline)) void mb_edge_run(const int K, int l, const double *ut, int64_t n,
+                                                              double *restrict El)
 {
+    const double *us = ut - (size_t)l * (size_t)K;
     if (K == 4) {
-        const mb_v4 v = V4(us);
-        for (int p = 0; p < 4; p++) {
-            const mb_v4 a = {ut[p], ut[p], ut[p], ut[p]};
-            V4(El + 4 * p) += a * v;
+        mb_v4 e0 = V4(El), e1 = V4(El + 4), e2 = V4(El + 8), e3 = V4(El + 12);
+        for (int64_t t = 0; t < n; t++, ut += 4, us += 4) {
+            const mb_v4 v = V4(us);
+            const mb_v4 a0 = {ut[0], ut[0], ut[0], ut[0]}, a1 = {ut[1], ut[1], ut[1], ut[1]},
+                        a2 = {ut[2], ut[2], ut[2], ut[2]}, a3 = {ut[3], ut[3], ut[3], ut[3]};
+            e0 += a0 * v;
+            e1 += a1 * v;
+            e2 += a2 * v;
+            e3 += a3 * v;
         }
+        V4(El) = e0, V4(El + 4) = e1, V4(El + 8) = e2, V4(El + 12) = e3;
         return;
     }
-    for (int p = 0; p < K; p++)
-        for (int q = 0; q < K; q++)
-            El[p * K + q] += ut[p] * us[q];
+    for (int64_t t = 0; t < n; t++, ut += K, us += K)
+        for (int p = 0; p < K; p++)
+            for (int q = 0; q < K; q++)
+                El[p * K + q] += ut[p] * us[q];
 }
 
 /* out[l][p][q] += sum_{t, t - l} u_t[p] u_{t-l}[q] over the pairs with a row in the edges [s0, Ar) or
- * [Cr, s1) (U: the scores by row - s0); K the number of columns (a constant for the common sizes). */
+ * [Cr, s1) (U: the scores by row - s0); K the number of columns (a constant for the common sizes). Each lag's
+ * pairs are added in the order of t: first those with t in the right edge (t - l anywhere in the window), then
+ * those with t - l in the left edge and t before the right edge. */
 static inline __attribute__((always_inline)) void mb_edges(const int K, int L, const double *restrict U, int64_t s0,
                                                            int64_t Ar, int64_t Cr, int64_t s1, double *restrict E)
 {
     const size_t kk = (size_t)K * (size_t)K;
-    for (int64_t t = Cr; t < s1; t++) { /* t in the right edge, t - l anywhere in the window */
-        const double *ut = U + (size_t)(t - s0) * (size_t)K;
-        for (int l = 0; l <= L && t - l >= s0; l++) {
-            const double *us = U + (size_t)(t - l - s0) * (size_t)K;
-            mb_edge_pair(K, ut, us, E + (size_t)l * kk);
-        }
+    for (int l = 0; l <= L; l++) {
+        const int64_t t0 = Cr > s0 + l ? Cr : s0 + l;
+        if (t0 < s1)
+            mb_edge_run(K, l, U + (size_t)(t0 - s0) * (size_t)K, s1 - t0, E + (size_t)l * kk);
     }
-    for (int64_t ts = s0; ts < Ar; ts++) { /* t - l in the left edge, t before the right edge */
-        const double *us = U + (size_t)(ts - s0) * (size_t)K;
-        for (int l = 0; l <= L && ts + l < Cr; l++) {
-            const double *ut = U + (size_t)(ts + l - s0) * (size_t)K;
-            mb_edge_pair(K, ut, us, E + (size_t)l * kk);
-        }
+    for (int l = 0; l <= L; l++) {
+        const int64_t ts1 = Ar < Cr - l ? Ar : Cr - l; /* t - l in [s0, ts1) */
+        if (ts1 > s0)
+            mb_edge_run(K, l, U + (size_t)(s0 + l - s0) * (size_t)K, ts1 - s0, E + (size_t)l * kk);
     }
 }
 
