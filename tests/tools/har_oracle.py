@@ -142,7 +142,10 @@ def rel_se(se, var):
     return abs(float(q - 1)) / (1 + math.sqrt(float(q)))
 
 
-def main():
+def main(argv=None):
+    """Runs the comparisons of argv (the command line's options) and prints them; returns the figures:
+    se_worst (per --coefs file, the largest relative error), meat_worst ({"blocks", "rows"}: the largest error
+    relative to sqrt(M_pp M_qq)), taken (windows the block path took), windows."""
     ap = argparse.ArgumentParser()
     ap.add_argument("csv")
     ap.add_argument("--model", default="har")
@@ -155,7 +158,8 @@ def main():
     ap.add_argument("--meat", action="store_true")
     ap.add_argument("--coefs", nargs="*", default=[])
     ap.add_argument("--every", type=int, default=1, help="every S-th window only")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    res = {}
     X, y = design(a.csv, a.model, a.rv_col, a.bpv_col, a.rq_col, a.jump_p_col)
     m, k = X.shape
     W = a.window
@@ -169,6 +173,7 @@ def main():
         sx.append(s)
     yi, sy = to_int(y)
     print(f"{a.csv} {a.model}: {m} design rows, k {k}, rolling:{W}, NW({L}), {len(wins)} of {nw} windows")
+    res["windows"] = nw
     if a.coefs:
         outs = [pd.read_csv(f) for f in a.coefs]
         names = [c[:-3] for c in outs[0].columns if c.endswith("_se")]
@@ -194,6 +199,7 @@ def main():
             print(f"  se vs exact, {f}: max " + ", ".join(f"{n} {v:.2e}" for n, v in zip(names, worst[i])) +
                   f"; overall {max(worst[i]):.2e} (window {wins[int(np.argmax(pw))]}), median over windows "
                   f"{np.median(pw):.2e}")
+        res["se_worst"] = [max(w) for w in worst]
         if len(outs) == 2:
             print("  se, second file against the first: max relative difference " +
                   ", ".join(f"{n} {v:.2e}" for n, v in zip(names, diff)) + f"; overall {max(diff):.2e}")
@@ -229,6 +235,7 @@ def main():
             meats[tag] = meat
         taken = [w for w in range(nw) if not np.array_equal(meats["blocks"][w], meats["rows"][w])]
         print(f"  meat: the block path took {len(taken)} of {nw} windows (its bits differ from the rows')")
+        res["taken"] = len(taken)
         worst = {"blocks": 0.0, "rows": 0.0}
         perwin = {"blocks": [], "rows": []}
         worst_taken = 0.0
@@ -254,11 +261,14 @@ def main():
         print(f"  meat vs exact, max |meat - exact| / sqrt(exact_pp exact_qq): block path (as called) "
               f"{worst['blocks']:.2e} (on the windows it took: {worst_taken:.2e}), row-wise {worst['rows']:.2e}; "
               f"bound of the block path 2^-36 = {2.0**-36:.2e}")
+        res["meat_worst"] = worst
         for tag in perwin:
             pw = np.array(perwin[tag])
             print(f"  meat vs exact, {tag}: worst window {wins[int(np.argmax(pw))]}, median over windows {np.median(pw):.2e}, "
                   f"90th percentile {np.percentile(pw, 90):.2e}")
+    return res
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    sys.exit(0)
