@@ -14,6 +14,14 @@ static inline double bench_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The process's cpu time in seconds (all its threads). */
+static inline double bench_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* N(0,1) number i of stream seed: splitmix64 of (seed, i) gives two uniforms, then Box-Muller. */
 static inline double bench_gauss(uint64_t i, uint64_t seed)
 {

@@ -20,9 +20,11 @@
  * backend alone (no device runs, no comparison). --meat-rows 1 adds a cpu run whose meat is summed from
  * every window's rows (RAID_TUNE_MEAT_ROWS: the row-wise oracle, the cpu path before the block sums of
  * src/regress/meat_block.c) and prints the largest differences of the cpu run's standard errors from it.
+ * --reps N repeats each cpu run N times (the first faults in the output buffers, the later ones reuse them,
+ * as a user's loop would), printing each repetition's times.
  * usage: bench_regress [--device D|none] [--precision f32|df] [--symbols S] [--days T] [--window W]
  *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
- *                      [--cpu-threads N] [--meat-rows 0|1]
+ *                      [--cpu-threads N] [--meat-rows 0|1] [--reps N]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "raid.h"
@@ -143,7 +145,7 @@ int main(int argc, char **argv)
     const char *device = "opencl";
     raid_precision prec = RAID_PREC_DF;
     long S = 1000, T = 5000, W = 1000, B = 50, D = 1, C = 32, G = 64;
-    int L = 22, cpu_threads = 0, meat_rows = 0;
+    int L = 22, cpu_threads = 0, meat_rows = 0, reps = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device")) device = argv[i + 1];
         else if (!strcmp(argv[i], "--precision")) prec = strcmp(argv[i + 1], "f32") ? RAID_PREC_DF : RAID_PREC_F32;
@@ -157,14 +159,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--batch-symbols")) G = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--cpu-threads")) cpu_threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--meat-rows")) meat_rows = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_regress: unknown option %s\n", argv[i]);
             return 1;
         }
     }
     panel P = {S, T - 23, B, 0, 4, NULL, NULL};
-    if (S < 1 || P.R < W || W < 2 || B < 1 || D < 1 || L < 0 || G < 1) {
-        fprintf(stderr, "bench_regress: need S >= 1, T - 23 >= W >= 2, B, D, G >= 1, L >= 0\n");
+    if (S < 1 || P.R < W || W < 2 || B < 1 || D < 1 || L < 0 || G < 1 || reps < 1) {
+        fprintf(stderr, "bench_regress: need S >= 1, T - 23 >= W >= 2, B, D, G, reps >= 1, L >= 0\n");
         return 1;
     }
     if (C > S)
@@ -238,32 +241,42 @@ int main(int argc, char **argv)
             printf("# cpu run on %d thread%s\n", cpu_threads, cpu_threads > 1 ? "s" : "");
         }
         const long ns = runs[r].nsym;
-        times tm = {0};
-        /* block statistics of the run's symbols: warm-up (kernel build), then timed */
-        raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk);
-        double t0 = bench_now();
-        if (raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk) != RAID_OK) {
-            fprintf(stderr, "%s\n", raid_ctx_errmsg(c));
-            return 1;
-        }
-        tm.stats = bench_now() - t0;
-        if (r == 0) { /* warm-up of the meat kernel on one window */
-            times w0 = {0};
-            if (run_windows(c, cpus, &P, blk, 0, 1, W, P.R - W + 1, L, &w0, NULL))
+        for (int rep = 0; rep < (r >= 2 ? reps : 1); rep++) {
+            if (r >= 2 && reps > 1)
+                printf("# %s run, repetition %d of %d%s\n", runs[r].name, rep + 1, reps,
+                       rep ? "" : " (first touch of the output buffers: their page faults are in its times)");
+            times tm = {0};
+            const double cpu0 = bench_cpu_now();
+            /* block statistics of the run's symbols: warm-up (kernel build), then timed */
+            raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk);
+            double t0 = bench_now();
+            if (raid_reg_stats_compute(c, P.X, P.y, k, off, (size_t)ns * P.nblk, blk) != RAID_OK) {
+                fprintf(stderr, "%s\n", raid_ctx_errmsg(c));
                 return 1;
-        }
-        for (long s0 = 0; s0 < ns; s0 += G) {
-            const long s1 = s0 + G < ns ? s0 + G : ns;
-            if (run_windows(c, cpus, &P, blk, s0, s1, W, D, L, &tm, r ? kept[r - 1] : NULL))
-                return 1;
-            if (r == 0 && (s0 / G) % 16 == 0) {
-                printf("# %s: %ld of %ld symbols, %.1f s (windows %.1f, meat %.1f of which kernel %.1f, robust "
-                       "%.1f)\n", runs[r].name, s1, ns, tm.stats + tm.windows + tm.meat + tm.robust, tm.windows,
-                       tm.meat, tm.meat_kernel, tm.robust);
-                fflush(stdout);
             }
+            tm.stats = bench_now() - t0;
+            if (r == 0) { /* warm-up of the meat kernel on one window */
+                times w0 = {0};
+                if (run_windows(c, cpus, &P, blk, 0, 1, W, P.R - W + 1, L, &w0, NULL))
+                    return 1;
+            }
+            for (long s0 = 0; s0 < ns; s0 += G) {
+                const long s1 = s0 + G < ns ? s0 + G : ns;
+                if (run_windows(c, cpus, &P, blk, s0, s1, W, D, L, &tm, r ? kept[r - 1] : NULL))
+                    return 1;
+                if (r == 0 && (s0 / G) % 16 == 0) {
+                    printf("# %s: %ld of %ld symbols, %.1f s (windows %.1f, meat %.1f of which kernel %.1f, robust "
+                           "%.1f)\n", runs[r].name, s1, ns, tm.stats + tm.windows + tm.meat + tm.robust, tm.windows,
+                           tm.meat, tm.meat_kernel, tm.robust);
+                    fflush(stdout);
+                }
+            }
+            print_times(runs[r].name, ns, &tm, r >= 2 ? (double)S / (double)ns : 1.0);
+            if (r >= 2) /* the process's cpu time: on one thread, the work without the waits of a shared machine */
+                printf("backend=%s cpu_time_s=%.3f cpu_per_window_us=%.3f (process cpu time, the warm-up statistics "
+                       "call included)\n", runs[r].name, bench_cpu_now() - cpu0,
+                       (bench_cpu_now() - cpu0) / (double)tm.nwin * 1e6);
         }
-        print_times(runs[r].name, ns, &tm, r >= 2 ? (double)S / (double)ns : 1.0);
     }
     if (meat_rows) { /* the cpu run's Newey-West errors against the row-wise meat's */
         double dse = 0;

@@ -778,6 +778,79 @@ static void test_combine(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* raid_reg_stats_range as a chain of public calls (its code before the combinations were made in place). */
+static raid_status range_by_combine(raid_ctx *cpu, const raid_reg_stats *blocks, size_t B, const double *X,
+                                    const double *y, int k, int64_t s0, int64_t s1, raid_reg_stats *out)
+{
+    const size_t a = (size_t)s0, e = (size_t)s1, b0 = (a + B - 1) / B, b1 = e / B;
+    int64_t off[2] = {0, s1 - s0};
+    if (b0 >= b1)
+        return raid_reg_stats_compute(cpu, X + a * (size_t)k, y + a, k, off, 1, out);
+    raid_reg_stats w = blocks[b0], part;
+    raid_status st = RAID_OK;
+    for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++)
+        st = raid_reg_stats_combine(&w, &blocks[b], &w);
+    const size_t edges[2][2] = {{a, b0 * B}, {b1 * B, e}};
+    for (int ed = 0; ed < 2 && st == RAID_OK; ed++) {
+        if (edges[ed][0] >= edges[ed][1])
+            continue;
+        off[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
+        st = raid_reg_stats_compute(cpu, X + edges[ed][0] * (size_t)k, y + edges[ed][0], k, off, 1, &part);
+        if (st == RAID_OK)
+            st = raid_reg_stats_combine(&w, &part, &w);
+    }
+    if (st == RAID_OK)
+        *out = w;
+    return st;
+}
+
+/* raid_reg_stats_range combines in place: the same bytes as the chain of raid_reg_stats_combine calls, for
+ * every range of a series (also with empty blocks among the whole ones, first or later), and the same errors. */
+static void test_range_bytes(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    design D = make_design(3, 1, 700, MU, SD);
+    const int64_t n = D.off[1], B = 25, nblk = (n + B - 1) / B;
+    int64_t *boff = malloc((size_t)(nblk + 1) * sizeof *boff);
+    raid_reg_stats *bs = malloc((size_t)nblk * sizeof *bs), *holes = malloc((size_t)nblk * sizeof *holes);
+    for (int64_t b = 0; b <= nblk; b++)
+        boff[b] = b * B < n ? b * B : n;
+    assert_int_equal(raid_reg_stats_compute(cpu, D.X, D.y, D.k, boff, (size_t)nblk, bs), RAID_OK);
+    memcpy(holes, bs, (size_t)nblk * sizeof *bs);
+    int64_t zero[2] = {0, 0};
+    for (int64_t b = 0; b < nblk; b += 3) /* every third block empty (blocks 0, 3, ...) */
+        assert_int_equal(raid_reg_stats_compute(cpu, D.X, D.y, D.k, zero, 1, &holes[b]), RAID_OK);
+    size_t checked = 0;
+    for (int set = 0; set < 2; set++) {
+        const raid_reg_stats *blk = set ? holes : bs;
+        for (int64_t s0 = 0; s0 < n; s0 += 7)
+            for (int64_t s1 = s0; s1 <= n; s1 += 11) {
+                raid_reg_stats got, want;
+                memset(&got, 0x5a, sizeof got);
+                memset(&want, 0x5a, sizeof want);
+                const raid_status a = raid_reg_stats_range(cpu, blk, (size_t)B, D.X, D.y, D.k, s0, s1, &got);
+                const raid_status b = range_by_combine(cpu, blk, (size_t)B, D.X, D.y, D.k, s0, s1, &want);
+                assert_int_equal(a, b);
+                if (a == RAID_OK && memcmp(&got, &want, sizeof got) != 0)
+                    fail_msg("stats_range [%lld, %lld) (%s): bytes differ from the chain of combinations", (long long)s0,
+                             (long long)s1, set ? "empty blocks" : "blocks");
+                checked++;
+            }
+    }
+    raid_reg_stats got, bad = bs[2];
+    bad.k = 2; /* a block of another k: the combination's error */
+    raid_reg_stats *mixed = malloc((size_t)nblk * sizeof *mixed);
+    memcpy(mixed, bs, (size_t)nblk * sizeof *bs);
+    mixed[2] = bad;
+    assert_int_equal(raid_reg_stats_range(cpu, mixed, (size_t)B, D.X, D.y, D.k, 0, 200, &got), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "raid_reg_stats_combine"));
+    printf("# stats_range: %zu ranges, the same bytes as the chain of raid_reg_stats_combine calls\n", checked);
+    free(mixed), free(holes), free(bs), free(boff);
+    free_design(&D);
+    raid_ctx_destroy(cpu);
+}
+
 static void test_determinism_and_errors(void **state)
 {
     (void)state;
@@ -818,7 +891,7 @@ int main(void)
         cmocka_unit_test(test_robust_at_centre),
         cmocka_unit_test(test_meat_groups_and_host),
         cmocka_unit_test(test_centring_matters),
-        cmocka_unit_test(test_combine),
+        cmocka_unit_test(test_combine), cmocka_unit_test(test_range_bytes),
         cmocka_unit_test(test_determinism_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The cpu path of the windows' meat: 0 keeps every window's meat summed from its rows (long double scores),
- * as when tests/golden/expected was recorded; 1 would take overlapping windows from block sums
- * (src/regress/meat_block.c: about 100x faster on 1,000-row windows with 22 lags, within 2^-36 of the meat's
- * scale, but the standard errors then differ from the recorded outputs in their last digits, up to 2e-13
- * relative on SPY's HARQ rolling:1000). With 1, test_har, example_har_rolling and
- * tests/python/test_har_statsmodels.py pass and test_golden differs in har_spy_harq_roll_cpu.csv and
- * har_usdchf_roll_cpu.csv only (2026-12-02). Left at 0 until the recorded outputs are re-recorded by decision. */
-#define HAR_MEAT_BLOCKS 0
+/* The cpu path of the windows' meat: 1 takes overlapping windows from block sums (src/regress/meat_block.c:
+ * about 100x faster on 1,000-row windows with 22 lags, each window within a proven 2^-36 of the meat's scale or
+ * summed from its rows); 0 sums every window's meat from its rows (long double scores), as when
+ * tests/golden/expected was first recorded. Switched to 1 on 2026-12-02 by the lead's decision, after an exact
+ * oracle (tests/tools/har_oracle.py) put both paths' standard errors within 5e-14 of the exact ones on the
+ * recorded outputs; har_spy_harq_roll_cpu.csv and har_usdchf_roll_cpu.csv were re-recorded
+ * (tests/golden/README.md). A single full-sample range is one window: it always takes the rows. */
+#define HAR_MEAT_BLOCKS 1
 
 /* Newey and West (1994) rule of thumb, as statsmodels users commonly write it. */
 static int har_nw_default(int64_t n)

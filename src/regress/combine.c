@@ -57,6 +57,38 @@ raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats
     return RAID_OK;
 }
 
+/* w = the combination of w and b, in place, as raid_reg_stats_combine(w, b, w) computes it (the same
+ * expressions in the same order) but without building the whole struct: the raw moments (xtx, xty, yty, ysum)
+ * are left to raid_reg_stats_range, which forms them once from the last means and centred sums, as the last
+ * combination would. Returns whether w changed by an update (1), by a copy of b (2) or not at all (0), or -1 with
+ * raid_reg_stats_combine's message when the arguments are invalid. */
+static int combine_into(raid_reg_stats *w, const raid_reg_stats *b)
+{
+    if (w->k != b->k || w->k < 1 || w->k > RAID_REG_MAX_K || w->n < 0 || b->n < 0)
+        return raid_reg_stats_combine(w, b, w) == RAID_OK ? 0 : -1; /* its message */
+    if (w->n == 0) { /* as raid_reg_stats_combine: an empty first operand gives the second */
+        *w = *b;
+        return 2;
+    }
+    if (b->n == 0)
+        return 0;
+    const int k = w->k, d = k + 1;
+    const double na = (double)w->n, nb = (double)b->n, n = na + nb, wt = na * nb / n;
+    double delta[RAID_REG_MAX_K + 1];
+    for (int p = 0; p < d; p++) {
+        delta[p] = b->mean[p] - w->mean[p];
+        w->mean[p] = w->mean[p] + delta[p] * (nb / n);
+    }
+    w->n = w->n + b->n;
+    for (int p = 0; p < k; p++) {
+        for (int q = 0; q < k; q++)
+            w->cxx[p * k + q] = w->cxx[p * k + q] + b->cxx[p * k + q] + wt * delta[p] * delta[q];
+        w->cxy[p] = w->cxy[p] + b->cxy[p] + wt * delta[p] * delta[k];
+    }
+    w->cyy = w->cyy + b->cyy + wt * delta[k] * delta[k];
+    return 1;
+}
+
 raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, size_t block_rows, const double *X,
                                  const double *y, int k, int64_t s0, int64_t s1, raid_reg_stats *out)
 {
@@ -72,21 +104,52 @@ raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, si
         off[1] = s1 - s0;
         return raid_reg_stats_compute(cpu, X + a * (size_t)k, y + a, k, off, 1, out);
     }
+    /* the whole blocks, then the edges, combined in place (combine_into); the raw moments and the entries past
+     * k are then as raid_reg_stats_combine's last call leaves them */
     raid_reg_stats w = blocks[b0], part;
     raid_status st = RAID_OK;
-    for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++)
-        if ((st = raid_reg_stats_combine(&w, &blocks[b], &w)) != RAID_OK)
-            raid_fail(cpu, st, "%s", raid_errmsg());
+    int updated = 0;
+    for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++) {
+        const int c = combine_into(&w, &blocks[b]);
+        if (c < 0)
+            st = raid_fail(cpu, RAID_EINVAL, "%s", raid_errmsg());
+        updated = c == 1 ? 1 : c == 2 ? 0 : updated;
+    }
     const size_t edges[2][2] = {{a, b0 * B}, {b1 * B, e}};
     for (int ed = 0; ed < 2 && st == RAID_OK; ed++) {
         if (edges[ed][0] >= edges[ed][1])
             continue;
         off[1] = (int64_t)(edges[ed][1] - edges[ed][0]);
         st = raid_reg_stats_compute(cpu, X + edges[ed][0] * (size_t)k, y + edges[ed][0], k, off, 1, &part);
-        if (st == RAID_OK && (st = raid_reg_stats_combine(&w, &part, &w)) != RAID_OK)
-            raid_fail(cpu, st, "%s", raid_errmsg());
+        if (st == RAID_OK) {
+            const int c = combine_into(&w, &part);
+            if (c < 0)
+                st = raid_fail(cpu, RAID_EINVAL, "%s", raid_errmsg());
+            updated = c == 1 ? 1 : c == 2 ? 0 : updated;
+        }
     }
-    if (st == RAID_OK)
-        *out = w;
+    if (st != RAID_OK)
+        return st;
+    if (updated) { /* as raid_reg_stats_combine's last call forms them, with zeros past k */
+        const raid_reg_stats v = w;
+        const double n = (double)v.n;
+        memset(&w, 0, sizeof w);
+        w.k = k;
+        w.n = v.n;
+        for (int p = 0; p <= k; p++)
+            w.mean[p] = v.mean[p];
+        for (int p = 0; p < k; p++) {
+            for (int q = 0; q < k; q++) {
+                w.cxx[p * k + q] = v.cxx[p * k + q];
+                w.xtx[p * k + q] = v.cxx[p * k + q] + n * v.mean[p] * v.mean[q];
+            }
+            w.cxy[p] = v.cxy[p];
+            w.xty[p] = v.cxy[p] + n * v.mean[p] * v.mean[k];
+        }
+        w.cyy = v.cyy;
+        w.yty = v.cyy + n * v.mean[k] * v.mean[k];
+        w.ysum = n * v.mean[k];
+    }
+    *out = w;
     return st;
 }

@@ -4,13 +4,19 @@
  * combined per window with the window's coefficients, instead of the scores of every window's rows.
  *
  * Coordinates (one "piece": a run of ranges in the caller's order whose starts and ends do not decrease and
- * that overlap, so that they share rows). As the device path (src/regress/meat_cl.c) does for a group, the
- * columns are centred at their means c over the piece's rows and scaled by powers of two (2^-e_p, 2^-e_y: the
- * largest centred |value| in [0.5, 1)); a column constant over the piece (the intercept) is not a coordinate.
- * Row t is zeta_t = (1, x^_t[p] for the non-constant p, y^_t), d <= k + 2 values, and its pair products
- * P_t[(a, b)] = zeta_t[a] zeta_t[b] (a <= b, np = d (d + 1) / 2 of them). With residual e_t = y_t - x_t'b and
- * the score u_t[p] = e_t (x_t[p] - centre_p) of raid_reg_meat_ranges_at,
- *     e_t 2^-e_y = gamma' zeta_t,  gamma = (-a 2^-e_y, -b_p 2^(e_p - e_y), 1),  a = sum_p c_p b_p - c_y,
+ * that overlap, so that they share rows). The residual is taken against a REFERENCE: b* the coefficients of
+ * the piece's middle range, r_t = y_t - x_t'b* (long double, rounded to float64 once per row and piece), so that
+ * a window's residual is e_t = r_t - x_t'(b - b*). The windows' coefficients differ little from b*, so the
+ * terms of e_t are about as large as e_t itself: with y_t - x_t'b instead, collinear columns with large
+ * coefficients of opposite signs (SPY's HARQ: rv_d and rq_rv on the days of large rv) made the terms up to
+ * 270 times the residual, and the bound below refused 390 of 474 windows. As the device path
+ * (src/regress/meat_cl.c) does for a group, the columns are centred at their means c over the piece's rows and
+ * scaled by powers of two (2^-e_p, 2^-e_y: the largest centred |value| in [0.5, 1)); a column constant over
+ * the piece (the intercept) is not a coordinate. Row t is zeta_t = (1, x^_t[p] for the non-constant p, r^_t),
+ * d <= k + 2 values, and its pair products P_t[(a, b)] = zeta_t[a] zeta_t[b] (a <= b, np = d (d + 1) / 2 of
+ * them). With the score u_t[p] = e_t (x_t[p] - centre_p) of raid_reg_meat_ranges_at,
+ *     e_t 2^-e_y = gamma' zeta_t,  gamma = (-a 2^-e_y, -(b_p - b*_p) 2^(e_p - e_y), 1),
+ *     a = sum_p c_p (b_p - b*_p) - c_r   (c_r the mean of r over the piece),
  *     x_t[p] - centre_p = 2^f_p delta_p' zeta_t,  delta_p = ((c_p - centre_p) 2^-f_p on the 1, 1 on x^_p),
  * (f_p = e_p; for a constant column f_p = 0 and delta_p = (c_p - centre_p) on the 1 alone), so that
  *     meat_l[p][q] = 2^(2 e_y + f_p + f_q) delta_p' M_l delta_q,
@@ -22,19 +28,27 @@
  * their scores, formed in the same coordinates. A window costs O((L + 1)((d - 1) d np + B k^2)) instead of
  * O((L + 1) n k^2); the rows' pair products are summed once per piece.
  *
- * Accuracy. The expansion trades the residual's cancellation for float64 sums of products of four values:
- * every entry of the computed meat is within eta sqrt(A_p A_q) of the exact one, with
- *     A_p = sum_t (|gamma|'|zeta_t|)^2 (|delta_p|'|zeta_t|)^2   (the window's rows; |.| elementwise),
- *     eta = (2B + nb + np + k + 16) u,  u = 2^-53, nb the whole blocks summed
- * (the products, the sums inside a block, the sum over blocks, the edges' sums and the contraction; Higham,
- * "Accuracy and Stability of Numerical Algorithms", 2nd ed. 2002, 3.1 and 4.2, with Cauchy-Schwarz over t).
- * A_p comes from the blocks' sums of |P_t||P_t|' and the edge rows, and a window is taken only when
- * eta A_p <= MB_TAU meat_0[p][p] for every p (|gamma_0| counts a's own rounding): then every entry of every lag is within
- * MB_TAU sqrt(meat_0[p][p] meat_0[q][q]) of the exact meat (the row-wise path's own bound on that scale is
- * about 2u). A window that misses it (a residual small against its terms: a fit close to exact; regressors
- * far from the piece's means), a non-finite sum, or a window without a whole block is left to the
- * row-wise path, which the caller runs on it. docs/regression.md gives the measured errors.
+ * Accuracy (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed. 2002, 3.1 and 4.2, with
+ * Cauchy-Schwarz over t; u = 2^-53). Let W_t = |gamma|'|zeta_t| and D_pt = |delta_p|'|zeta_t| (|.| elementwise,
+ * the computed values), over the window's rows
+ *     A_p = sum_t W_t^2 D_pt^2,   S_p = sum_t D_pt^2,
+ * and let tau bound the error that every residual shares whatever its size: the long double errors of r_t
+ * ((k + 4) 2^-63 of the largest sum of its terms' magnitudes in the piece) and of a ((k + 3) 2^-63 of its
+ * terms'). Representation: gamma' zeta_t differs from the exact e_t 2^-e_y by at most 2u W_t + tau (the
+ * roundings of x_t - c, of b - b* and of r_t, each relative to its own term) and delta_p' zeta_t from the exact
+ * factor by u D_pt; arithmetic: the products, the sums inside a block (2B), the sum over nb blocks, the
+ * contraction and the edges' sums, (2B + nb + np + k + 16) u relative to the same magnitudes. Together,
+ * every entry of every lag is within
+ *     eta sqrt(A_p A_q) + 1.01 (t_p sqrt(A_q) + sqrt(A_p) t_q + t_p t_q),   t_p = tau sqrt(S_p),
+ *     eta = (2B + nb + np + k + 24) u
+ * of the exact meat. A_p and S_p come from the blocks' sums of |P_t||P_t|' and the edge rows, and a window is
+ * taken only when that is at most MB_TAU sqrt(meat_0[p][p] meat_0[q][q]) for every p and q (the row-wise
+ * path's own error on that scale is about 2u). A window that misses it (a residual small against its terms:
+ * a fit close to exact, a window far from the reference; regressors far from the piece's means), a non-finite
+ * sum, or a window without a whole block is left to the row-wise path, which the caller runs on it.
+ * docs/regression.md gives the measured errors, tests/tools/har_oracle.py the exact ones.
  */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "core/internal.h"
 #include "regress/ols_internal.h"
 
@@ -42,6 +56,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MB_MAX_D (RAID_REG_MAX_K + 2)
 #define MB_MAX_NP (MB_MAX_D * (MB_MAX_D + 1) / 2)
@@ -61,6 +76,7 @@ typedef struct mb_frame {
     int ex[RAID_REG_MAX_K + 1];
     double c[RAID_REG_MAX_K + 1]; /* the centres (column means over the piece; a constant column: its value) */
     double sc[RAID_REG_MAX_K + 1]; /* 2^-ex */
+    double tau; /* the reference residuals' long double error at most, in the units of zeta's last coordinate */
     int pa[MB_MAX_NP], pb[MB_MAX_NP];
     int pidx[MB_MAX_D][MB_MAX_D]; /* the pair (a, b) in either order */
 } mb_frame;
@@ -80,19 +96,35 @@ typedef struct mb_work {
     size_t cap_u;
     double *E;               /* the edges' sums, (L + 1) k k */
     size_t cap_e;
+    double *R;               /* the piece's reference residuals, by row - lo */
+    size_t cap_r;
 } mb_work;
 
+/* A buffer of at least need doubles, kept from piece to piece. The blocks' sums are megabytes allocated afresh by
+ * every call: on Linux they are asked for in transparent huge pages (2 MiB-aligned, madvise), which makes the
+ * first touch one page fault per 2 MiB instead of per 4 KiB (measured: 3,000 faults, about 8% of a rolling
+ * HAR's cpu time with 4 KiB pages). */
 static int grow(double **p, size_t *cap, size_t need)
 {
     if (need <= *cap)
         return 1;
     free(*p);
-    *p = malloc(need * sizeof **p);
+    const size_t bytes = need * sizeof **p, huge = (size_t)2 << 20;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= huge) {
+        const size_t rounded = (bytes + huge - 1) / huge * huge;
+        *p = aligned_alloc(huge, rounded);
+        if (*p)
+            (void)madvise(*p, rounded, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+    } else
+#endif
+        *p = malloc(bytes);
     *cap = *p ? need : 0;
     return *p != NULL;
 }
 
-/* Frame of rows [lo, hi); 0 when a column is not finite there (the row-wise path names the problem). */
+/* Frame of rows [lo, hi) of X and y (y indexed from lo: y[t - lo]); 0 when a column is not finite there (the
+ * row-wise path names the problem). */
 static int mb_frame_make(const double *X, const double *y, int k, int L, int64_t lo, int64_t hi, mb_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -105,7 +137,7 @@ static int mb_frame_make(const double *X, const double *y, int k, int L, int64_t
         mn[p] = INFINITY, mx[p] = -INFINITY;
     for (int64_t t = lo; t < hi; t++)
         for (int p = 0; p <= k; p++) {
-            const double v = p < k ? X[(size_t)t * (size_t)k + (size_t)p] : y[t];
+            const double v = p < k ? X[(size_t)t * (size_t)k + (size_t)p] : y[t - lo];
             sum[p] += v;
             mn[p] = fmin(mn[p], v);
             mx[p] = fmax(mx[p], v);
@@ -138,7 +170,7 @@ static int mb_frame_make(const double *X, const double *y, int k, int L, int64_t
     return 1;
 }
 
-/* zeta and the pair products of rows [lo, hi). */
+/* zeta and the pair products of rows [lo, hi) (y indexed from lo). */
 static inline __attribute__((always_inline)) void mb_rows(const double *X, const double *y, const mb_frame *f, int64_t lo, int64_t hi, double *Z, double *P)
 {
     const int k = f->k, d = f->d, np = f->np, nq = f->nq;
@@ -148,7 +180,7 @@ static inline __attribute__((always_inline)) void mb_rows(const double *X, const
         for (int p = 0; p < k; p++)
             if (f->slot[p])
                 z[f->slot[p]] = (X[(size_t)t * (size_t)k + (size_t)p] - f->c[p]) * f->sc[p];
-        z[d - 1] = (y[t] - f->c[k]) * f->sc[k];
+        z[d - 1] = (y[t - lo] - f->c[k]) * f->sc[k];
         for (int i = 0; i < np; i++)
             pp[i] = z[f->pa[i]] * z[f->pb[i]];
         for (int i = np; i < nq; i++)
@@ -246,13 +278,25 @@ static inline __attribute__((always_inline)) void mb_contract(const mb_frame *f,
 {
     const int d = f->d, nq = f->nq;
     double N[MB_MAX_D][MB_MAX_NP + 3];
+    /* N[b][j] = sum_a g[a] T[(a, b)][j], the terms in the order of a, each sum kept in a register over a (the
+     * same roundings as accumulating N[b] row by row in memory, without its store-to-load chain) */
     for (int b = 0; b < d - 1; b++) {
-        double *restrict n = N[b];
-        for (int j = 0; j < nq; j++)
-            n[j] = 0;
+        const double *rows[MB_MAX_D];
+        double ga[MB_MAX_D];
+        int na = 0;
         for (int a = 0; a < d; a++)
-            if (g[a] != 0)
-                axpy(n, g[a], T + (size_t)f->pidx[a][b] * (size_t)nq, nq);
+            if (g[a] != 0) {
+                rows[na] = T + (size_t)f->pidx[a][b] * (size_t)nq;
+                ga[na++] = g[a];
+            }
+        for (int j = 0; j < nq; j += 4) {
+            mb_v4 acc = {0, 0, 0, 0};
+            for (int i = 0; i < na; i++) {
+                const mb_v4 av = {ga[i], ga[i], ga[i], ga[i]};
+                acc += av * V4(rows[i] + j);
+            }
+            V4(N[b] + j) = acc;
+        }
     }
     for (int b = 0; b < d - 1; b++)
         for (int e = 0; e < d - 1; e++) {
@@ -263,49 +307,58 @@ static inline __attribute__((always_inline)) void mb_contract(const mb_frame *f,
         }
 }
 
-/* El[p][q] += ut[p] us[q] */
-static inline __attribute__((always_inline)) void mb_edge_pair(const int K, const double *ut, const double *us,
-                                                               double *restrict El)
+/* El[p][q] += sum_t u_{t0 + t}[p] u_{t0 + t - l}[q] for t in [0, n) (U from row t0 - l, K columns), the pairs
+ * in the order of t, each lag's sums kept in registers for K = 4 */
+static inline __attribute__((always_inline)) void mb_edge_run(const int K, int l, const double *ut, int64_t n,
+                                                              double *restrict El)
 {
+    const double *us = ut - (size_t)l * (size_t)K;
     if (K == 4) {
-        const mb_v4 v = V4(us);
-        for (int p = 0; p < 4; p++) {
-            const mb_v4 a = {ut[p], ut[p], ut[p], ut[p]};
-            V4(El + 4 * p) += a * v;
+        mb_v4 e0 = V4(El), e1 = V4(El + 4), e2 = V4(El + 8), e3 = V4(El + 12);
+        for (int64_t t = 0; t < n; t++, ut += 4, us += 4) {
+            const mb_v4 v = V4(us);
+            const mb_v4 a0 = {ut[0], ut[0], ut[0], ut[0]}, a1 = {ut[1], ut[1], ut[1], ut[1]},
+                        a2 = {ut[2], ut[2], ut[2], ut[2]}, a3 = {ut[3], ut[3], ut[3], ut[3]};
+            e0 += a0 * v;
+            e1 += a1 * v;
+            e2 += a2 * v;
+            e3 += a3 * v;
         }
+        V4(El) = e0, V4(El + 4) = e1, V4(El + 8) = e2, V4(El + 12) = e3;
         return;
     }
-    for (int p = 0; p < K; p++)
-        for (int q = 0; q < K; q++)
-            El[p * K + q] += ut[p] * us[q];
+    for (int64_t t = 0; t < n; t++, ut += K, us += K)
+        for (int p = 0; p < K; p++)
+            for (int q = 0; q < K; q++)
+                El[p * K + q] += ut[p] * us[q];
 }
 
 /* out[l][p][q] += sum_{t, t - l} u_t[p] u_{t-l}[q] over the pairs with a row in the edges [s0, Ar) or
- * [Cr, s1) (U: the scores by row - s0); K the number of columns (a constant for the common sizes). */
+ * [Cr, s1) (U: the scores by row - s0); K the number of columns (a constant for the common sizes). Each lag's
+ * pairs are added in the order of t: first those with t in the right edge (t - l anywhere in the window), then
+ * those with t - l in the left edge and t before the right edge. */
 static inline __attribute__((always_inline)) void mb_edges(const int K, int L, const double *restrict U, int64_t s0,
                                                            int64_t Ar, int64_t Cr, int64_t s1, double *restrict E)
 {
     const size_t kk = (size_t)K * (size_t)K;
-    for (int64_t t = Cr; t < s1; t++) { /* t in the right edge, t - l anywhere in the window */
-        const double *ut = U + (size_t)(t - s0) * (size_t)K;
-        for (int l = 0; l <= L && t - l >= s0; l++) {
-            const double *us = U + (size_t)(t - l - s0) * (size_t)K;
-            mb_edge_pair(K, ut, us, E + (size_t)l * kk);
-        }
+    for (int l = 0; l <= L; l++) {
+        const int64_t t0 = Cr > s0 + l ? Cr : s0 + l;
+        if (t0 < s1)
+            mb_edge_run(K, l, U + (size_t)(t0 - s0) * (size_t)K, s1 - t0, E + (size_t)l * kk);
     }
-    for (int64_t ts = s0; ts < Ar; ts++) { /* t - l in the left edge, t before the right edge */
-        const double *us = U + (size_t)(ts - s0) * (size_t)K;
-        for (int l = 0; l <= L && ts + l < Cr; l++) {
-            const double *ut = U + (size_t)(ts + l - s0) * (size_t)K;
-            mb_edge_pair(K, ut, us, E + (size_t)l * kk);
-        }
+    for (int l = 0; l <= L; l++) {
+        const int64_t ts1 = Ar < Cr - l ? Ar : Cr - l; /* t - l in [s0, ts1) */
+        if (ts1 > s0)
+            mb_edge_run(K, l, U + (size_t)(s0 + l - s0) * (size_t)K, ts1 - s0, E + (size_t)l * kk);
     }
 }
 
-/* One window [s0, s1) with coefficients b and centre cen (NULL: 0) in the piece starting at row lo; out
- * (L + 1) k k. Returns 1 when taken (within the bound), 0 to leave it to the row-wise path. */
-static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb_work *w, int64_t lo, int64_t s0, int64_t s1, const double *b,
-                     const double *cen, double *out)
+/* One window [s0, s1) with coefficients b and centre cen (NULL: 0) in the piece starting at row lo, whose
+ * reference coefficients are bs; out (L + 1) k k. Returns 1 when taken (within the bound), 0 to leave it to the
+ * row-wise path. */
+static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb_work *w, int64_t lo, int64_t s0,
+                                                           int64_t s1, const double *b, const double *bs,
+                                                           const double *cen, double *out)
 {
     const int k = f->k, d = f->d, np = f->np, L = f->L, B = f->B;
     const size_t nn = (size_t)np * (size_t)f->nq, kk = (size_t)k * (size_t)k;
@@ -314,20 +367,22 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
         return 0;
     /* gamma and delta_p (its support: the 1 and the column's own coordinate) */
     double gam[MB_MAX_D] = {0}, gab[MB_MAX_D], dl0[RAID_REG_MAX_K];
+    /* a = sum_p c_p (b_p - bs_p) - c_r (c_r the mean of the reference residuals) in long double; its error (its
+     * terms cancel when the levels are large) is the same in every residual: counted with tau in the bound */
     long double a = -(long double)f->c[k], asum = fabsl((long double)f->c[k]);
     for (int p = 0; p < k; p++) {
-        a += (long double)f->c[p] * b[p];
-        asum += fabsl((long double)f->c[p] * b[p]);
+        const long double dbp = (long double)b[p] - bs[p];
+        a += (long double)f->c[p] * dbp;
+        asum += fabsl((long double)f->c[p] * dbp);
     }
     gam[0] = -(double)a * f->sc[k];
-    /* a's own error (its terms cancel when the levels are large) counts in the bound with |a| */
-    const double aerr = (double)(asum * (long double)(k + 2) * LDBL_EPSILON) * f->sc[k];
+    const double aerr = (double)(asum * (long double)(k + 3) * LDBL_EPSILON) * f->sc[k];
     gam[d - 1] = 1;
     int fe[RAID_REG_MAX_K];
     for (int p = 0; p < k; p++) {
         const double cp = cen ? cen[p] : 0.0;
         if (f->slot[p]) {
-            gam[f->slot[p]] = -ldexp(b[p], f->ex[p] - f->ex[k]);
+            gam[f->slot[p]] = -ldexp(b[p] - bs[p], f->ex[p] - f->ex[k]); /* rounded: within u of the difference */
             dl0[p] = (f->c[p] - cp) * f->sc[p];
             fe[p] = f->ex[p];
         } else {
@@ -342,7 +397,6 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
             return 0;
         gab[i] = fabs(gam[i]);
     }
-    gab[0] += aerr;
     if (w->ib0 != b0 || w->ib1 != b1) {
         mb_interior(f, w, b0, b1);
         w->ib0 = b0;
@@ -367,12 +421,16 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
         }
     }
     /* the bound's sums: A_p = |delta_p|' Ma |delta_p|, Ma from |gamma| and sum |P||P|', plus the edge rows' */
-    double A[RAID_REG_MAX_K];
-    mb_contract(f, w->I + (size_t)(L + 1) * nn, gab, M);
+    double A[RAID_REG_MAX_K], S2[RAID_REG_MAX_K];
+    const double *Q = w->I + (size_t)(L + 1) * nn;
+    mb_contract(f, Q, gab, M);
     for (int p = 0; p < k; p++) {
         const int sp = f->slot[p];
         const double z = fabs(dl0[p]);
         A[p] = z * (z * M[0][0]) + (sp ? z * (M[0][sp] + M[sp][0]) + M[sp][sp] : 0.0);
+        /* S2_p = sum_t (|delta_p|'|zeta_t|)^2 from the sums of |P_t[(0, a)] P_t[(0, b)]| = |zeta_t[a] zeta_t[b]| */
+        const double *q0 = Q + (size_t)f->pidx[0][sp] * (size_t)f->nq;
+        S2[p] = z * (z * Q[0]) + (sp ? z * (Q[f->pidx[0][sp]] + q0[0]) + q0[f->pidx[0][sp]] : 0.0);
     }
     /* edges: the scores of the rows that pair with a row outside [Ar, Cr) */
     const int64_t Ar = lo + b0 * B, Cr = lo + b1 * B;
@@ -392,8 +450,10 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
                 const int sl = f->slot[p];
                 const double x = dl0[p] + (sl ? z[sl] : 0.0), xa = fabs(dl0[p]) + (sl ? fabs(z[sl]) : 0.0);
                 u[p] = e * x;
-                if (edge)
+                if (edge) {
                     A[p] += (ea * xa) * (ea * xa);
+                    S2[p] += xa * xa;
+                }
             }
         }
     }
@@ -406,12 +466,19 @@ static inline __attribute__((always_inline)) int mb_window(const mb_frame *f, mb
     for (size_t c = 0; c < (size_t)(L + 1) * kk; c++)
         out[c] += E[c];
     /* the bound, then the units (powers of two: exact) */
-    const double eta = (double)(2 * B + (b1 - b0) + np + k + 16) * 0x1p-53;
+    const double eta = (double)(2 * B + (b1 - b0) + np + k + 24) * 0x1p-53;
+    double a_[RAID_REG_MAX_K], t_[RAID_REG_MAX_K], m_[RAID_REG_MAX_K];
     for (int p = 0; p < k; p++) {
-        const double m0 = out[(size_t)p * (size_t)k + (size_t)p];
-        if (!(eta * A[p] <= MB_TAU * m0) && !(A[p] == 0 && m0 == 0))
-            return 0;
+        a_[p] = sqrt(A[p]);
+        t_[p] = (f->tau + aerr) * sqrt(S2[p]);
+        m_[p] = sqrt(fmax(out[(size_t)p * (size_t)k + (size_t)p], 0.0));
     }
+    for (int p = 0; p < k; p++)
+        for (int q = 0; q < k; q++) {
+            const double bound = eta * (a_[p] * a_[q]) + 1.01 * (t_[p] * a_[q] + a_[p] * t_[q] + t_[p] * t_[q]);
+            if (!(bound <= MB_TAU * (m_[p] * m_[q])))
+                return 0;
+        }
     for (int p = 0; p < k; p++)
         for (int q = 0; q < k; q++) {
             const int ex = 2 * f->ex[k] + fe[p] + fe[q];
@@ -438,10 +505,36 @@ static void mb_piece(const double *X, const double *y, int k, const int64_t *sta
                      unsigned char *done, mb_work *w)
 {
     const int64_t lo = start[r0], hi = end[r1 - 1];
+    const size_t span = (size_t)(hi - lo);
     mb_frame f;
-    if (!mb_frame_make(X, y, k, L, lo, hi, &f))
+    if (!grow(&w->R, &w->cap_r, span) || !mb_frame_make(X, y + lo, k, L, lo, hi, &f))
         return;
-    const size_t span = (size_t)(hi - lo), nn = (size_t)f.np * (size_t)f.nq, rec = (size_t)(L + 2) * nn;
+    /* The reference residuals r_t = y_t - x_t'b* (b* the coefficients of the piece's middle range) in long
+     * double, about the columns' means: (y_t - c_y) - sum_p b*_p (x_t[p] - c_p) - a*, a* = sum_p b*_p c_p - c_y.
+     * Their error is at most (k + 4) 2^-64 (1 + ...) of the sum of the terms' magnitudes (and of a*'s); tau keeps
+     * the largest over the piece (twice that), in the units of r's coordinate below. */
+    const double *bs = beta + (r0 + (r1 - r0) / 2) * (size_t)k;
+    long double as = -(long double)f.c[k], asabs = fabsl((long double)f.c[k]);
+    for (int p = 0; p < k; p++) {
+        as += (long double)bs[p] * f.c[p];
+        asabs += fabsl((long double)bs[p] * f.c[p]);
+    }
+    double tmax = 0;
+    for (int64_t t = lo; t < hi; t++) {
+        long double v = (long double)y[t] - f.c[k], T = fabsl(v);
+        for (int p = 0; p < k; p++)
+            if (f.slot[p]) {
+                const long double term = (long double)bs[p] * ((long double)X[(size_t)t * (size_t)k + (size_t)p] - f.c[p]);
+                v -= term;
+                T += fabsl(term);
+            }
+        w->R[t - lo] = (double)(v - as);
+        tmax = fmax(tmax, (double)(T + fabsl(as) + asabs));
+    }
+    if (!mb_frame_make(X, w->R, k, L, lo, hi, &f))
+        return;
+    f.tau = ldexp(tmax * (double)(2 * (k + 4)) * 0x1p-64, -f.ex[k]);
+    const size_t nn = (size_t)f.np * (size_t)f.nq, rec = (size_t)(L + 2) * nn;
     const int64_t nblk = (hi - lo) / f.B;
     size_t maxlen = 0;
     for (size_t r = r0; r < r1; r++)
@@ -455,12 +548,12 @@ static void mb_piece(const double *X, const double *y, int k, const int64_t *sta
         grow(&w->E, &w->cap_e, (size_t)(L + 1) * (size_t)k * (size_t)k)) {
         w->Bk = w->I + rec;
         w->ib0 = w->ib1 = w->fe = w->be = -1;
-        mb_rows(X, y, &f, lo, hi, w->Z, w->P);
+        mb_rows(X, w->R, &f, lo, hi, w->Z, w->P);
         for (int64_t j = 0; j < nblk; j++)
             mb_block(&f, w->P, j, w->Tint + (size_t)j * rec, w->Tall + (size_t)j * rec);
         const size_t nc = (size_t)(L + 1) * (size_t)k * (size_t)k;
         for (size_t r = r0; r < r1; r++)
-            done[r] = (unsigned char)mb_window(&f, w, lo, start[r], end[r], beta + r * (size_t)k,
+            done[r] = (unsigned char)mb_window(&f, w, lo, start[r], end[r], beta + r * (size_t)k, bs,
                                                centre ? centre + r * (size_t)k : NULL, out + r * nc);
     }
 }
@@ -540,7 +633,7 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
 #pragma omp for schedule(dynamic, 1)
         for (long long i = 0; i < np_; i++)
             mb_piece(X, y, k, start, end, beta, centre, L, pieces[i].r0, pieces[i].r1, out, done, &w);
-        free(w.Z), free(w.I), free(w.U), free(w.E), free(w.P), free(w.Tint), free(w.Tall);
+        free(w.R), free(w.Z), free(w.I), free(w.U), free(w.E), free(w.P), free(w.Tint), free(w.Tall);
     }
     free(pieces);
     size_t ndone = 0;

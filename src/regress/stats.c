@@ -251,6 +251,10 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
     }
     if (!raid_on_device(ctx)) {
         const long long ng = (long long)nreg;
+        if (ng == 1) { /* one problem (a window's edge block): no parallel region to enter */
+            stats_cpu(X, y, k, offsets[0], offsets[1], &out[0]);
+            return RAID_OK;
+        }
 #pragma omp parallel for schedule(dynamic, 4)
         for (long long g = 0; g < ng; g++)
             stats_cpu(X, y, k, offsets[g], offsets[g + 1], &out[g]);
