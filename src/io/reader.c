@@ -21,7 +21,36 @@
 
 enum { F_SYM = 0, F_TIME = 1, F_VAL = 2, NF = 3 };
 
+/* What the parsing threads work out for each row of a block of prices (derive, the table's block
+ * function), so that the calling thread only runs the order checks and the segments: the instant (the
+ * order key), the trading date and time of day under the time zone and session, whether the session
+ * keeps the row, and with tick sampling the return from the previous kept price of the row's symbol when
+ * that row is in the block and on the same trading date (the segmenter's log1p, in parallel). */
+enum { PRE_KEEP = 1, PRE_RET = 2 };
+
+typedef struct pre {
+    size_t cap;
+    int64_t *instant, *day, *tod;
+    uint8_t *flag;
+    double *ret;
+    /* per distinct symbol of the block: the last kept price and its date */
+    size_t kcap;
+    double *kp;
+    int64_t *kday;
+    uint8_t *khas;
+} pre;
+
+/* What derive reads (set once at open; never written while blocks are parsed). */
+typedef struct pre_cfg {
+    const raid_seg *sg;
+    const raid_io_tz *tz;
+    int has_sym, tick;
+} pre_cfg;
+
 struct raid_reader {
+    pre_cfg cfg;
+    int profile;     /* RAID_CSV_PROFILE */
+    double t_seg, t_take;
     raid_table *tb;
     raid_tbatch rows;
     raid_seg *sg;
@@ -79,8 +108,99 @@ static raid_status value_failed(raid_reader *rd, size_t i, const char *what)
     return table_failed(rd);
 }
 
+static void pre_free(void *p)
+{
+    pre *q = p;
+    if (!q)
+        return;
+    free(q->instant);
+    free(q->day);
+    free(q->tod);
+    free(q->flag);
+    free(q->ret);
+    free(q->kp);
+    free(q->kday);
+    free(q->khas);
+    free(q);
+}
+
+static int pre_grow(void **p, size_t n, size_t sz)
+{
+    void *q = realloc(*p, n * sz);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+/* The table's block function (a parsing thread, or the calling thread for rows copied across blocks):
+ * b->user's arrays for b's rows. 0, or -1 when out of memory. */
+static int derive(const void *arg, raid_tbatch *b)
+{
+    const pre_cfg *cf = arg;
+    pre *q = b->user;
+    if (!q) {
+        if (!(q = calloc(1, sizeof *q)))
+            return -1;
+        b->user = q;
+        b->user_free = pre_free;
+    }
+    const size_t n = b->nrows;
+    if (n > q->cap) {
+        const size_t cap = n + n / 4;
+        if (pre_grow((void **)&q->instant, cap, sizeof *q->instant) || pre_grow((void **)&q->day, cap, sizeof *q->day) ||
+            pre_grow((void **)&q->tod, cap, sizeof *q->tod) || pre_grow((void **)&q->flag, cap, sizeof *q->flag) ||
+            pre_grow((void **)&q->ret, cap, sizeof *q->ret))
+            return -1;
+        q->cap = cap;
+    }
+    const raid_tcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
+    const int track = cf->tick && (!cf->has_sym || sym->keyed);
+    const size_t nk = cf->has_sym ? sym->nkeys : 1;
+    if (track && nk > q->kcap) {
+        if (pre_grow((void **)&q->kp, nk, sizeof *q->kp) || pre_grow((void **)&q->kday, nk, sizeof *q->kday) ||
+            pre_grow((void **)&q->khas, nk, sizeof *q->khas))
+            return -1;
+        q->kcap = nk;
+    }
+    if (track)
+        memset(q->khas, 0, nk);
+    int64_t lo = 1, hi = 0; /* the offset of the UTC seconds [lo, hi) */
+    int32_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t instant = tc->i64[i], local = instant; /* as raid_reader's rows before (take_rows) */
+        if (tc->tz_s[i] != RAID_T_NO_OFFSET) {
+            instant -= (int64_t)tc->tz_s[i] * RAID_US_PER_S;
+            const int64_t utc_s = raid_io_floordiv(instant, RAID_US_PER_S);
+            if (utc_s < lo || utc_s >= hi)
+                off = raid_io_tz_offset(cf->tz, utc_s, &lo, &hi);
+            local = instant + (int64_t)off * RAID_US_PER_S;
+        }
+        int64_t day, tod;
+        uint8_t f = raid_seg_day(cf->sg, local, &day, &tod) ? PRE_KEEP : 0;
+        q->instant[i] = instant;
+        q->day[i] = day;
+        q->tod[i] = tod;
+        const double p = vc->f64[i];
+        if (track && f && p > 0 && isfinite(p)) {
+            /* the previous kept row of the symbol on the same date is in the same segment: a row between
+             * them on another date would make one of them go backwards (an error) */
+            const size_t k = cf->has_sym ? sym->key[i] : 0;
+            if (q->khas[k] && q->kday[k] == day) {
+                q->ret[i] = raid_seg_return_of(q->kp[k], p);
+                f |= PRE_RET;
+            }
+            q->khas[k] = 1;
+            q->kday[k] = day;
+            q->kp[k] = p;
+        }
+        q->flag[i] = f;
+    }
+    return 0;
+}
+
 /* Hand the rows of the table batch to the segmenter, in file order. */
-static raid_status take_rows(raid_reader *rd)
+static raid_status take_rows_in(raid_reader *rd)
 {
     const raid_tbatch *b = &rd->rows;
     const raid_tcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
@@ -94,6 +214,13 @@ static raid_status take_rows(raid_reader *rd)
     }
     for (size_t k = 0; keyed && k < sym->nkeys; k++)
         rd->kmap[k] = -1;
+    const int prices = rd->kind == RAID_INPUT_PRICES;
+    if (prices && b->nrows && !b->user_ok) { /* rows copied across blocks: derive them here */
+        if (derive(&rd->cfg, &rd->rows) != 0)
+            return fail(rd, RAID_ENOMEM, "out of memory");
+        rd->rows.user_ok = 1;
+    }
+    const pre *q = b->user;
     for (size_t i = 0; i < b->nrows; i++) {
         int64_t si = keyed ? rd->kmap[sym->key[i]] : -1; /* each distinct symbol of a block looked up once */
         if (si < 0) {
@@ -109,16 +236,12 @@ static raid_status take_rows(raid_reader *rd)
         const char *ttext = raid_tcol_text(tc, i, &tlen);
         const double v = vc->f64[i];
         int rc;
-        if (rd->kind == RAID_INPUT_PRICES) {
+        if (prices) {
             if (!(v > 0) || !isfinite(v))
                 return value_failed(rd, i, "price must be positive and finite");
-            int64_t instant = tc->i64[i], local = instant;
-            if (tc->tz_s[i] != RAID_T_NO_OFFSET) {
-                instant -= (int64_t)tc->tz_s[i] * RAID_US_PER_S;
-                local = raid_seg_local(rd->sg, instant);
-            }
-            const raid_seg_row w = {tc->line[i], ttext, tlen, instant, 0};
-            rc = raid_seg_price(rd->sg, (uint32_t)si, instant, local, v, &w);
+            const raid_seg_row w = {tc->line[i], ttext, tlen, q->instant[i], 0};
+            rc = raid_seg_price_at(rd->sg, (uint32_t)si, q->instant[i], q->day[i], q->tod[i], q->flag[i] & PRE_KEEP, v,
+                                   q->flag[i] & PRE_RET ? &q->ret[i] : NULL, &w);
         } else {
             if (!isfinite(v))
                 return value_failed(rd, i, "return must be finite");
@@ -133,6 +256,16 @@ static raid_status take_rows(raid_reader *rd)
     return RAID_OK;
 }
 
+static raid_status take_rows(raid_reader *rd)
+{
+    const double t0 = rd->profile ? raid_cpu_now() : 0;
+    const raid_status st = take_rows_in(rd);
+    raid_seg_hold_texts(rd->sg); /* the batch's texts are reused */
+    if (rd->profile)
+        rd->t_seg += raid_cpu_now() - t0;
+    return st;
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Open, next, close                                                                               */
 /* ---------------------------------------------------------------------------------------------- */
@@ -141,6 +274,9 @@ void raid_reader_close(raid_reader *rd)
 {
     if (!rd)
         return;
+    if (rd->profile)
+        fprintf(stderr, "profile: reader: rows to the segmenter %.3f s, segments taken %.3f s\n", rd->t_seg,
+                rd->t_take);
     raid_tbatch_free(&rd->rows);
     free(rd->kmap);
     raid_table_close(rd->tb);
@@ -182,6 +318,11 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
         return s;
     }
     rd->has_sym = raid_table_col(rd->tb, F_SYM) != 0;
+    rd->profile = getenv("RAID_CSV_PROFILE") != NULL;
+    if (!ret) { /* the parsing threads derive each block's instants, dates and (tick) returns */
+        rd->cfg = (pre_cfg){rd->sg, raid_seg_tz(rd->sg), rd->has_sym, raid_seg_sample_us(rd->sg) == 0};
+        raid_table_set_block_fn(rd->tb, derive, &rd->cfg);
+    }
     /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read
      * as one series of wild returns. */
     if (!rd->has_sym)
@@ -202,8 +343,11 @@ raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns,
     const size_t before = b->nseg;
     for (;;) {
         /* Deliver queued segments: at least one per call, then until max_returns. */
+        const double t0 = rd->profile ? raid_cpu_now() : 0;
         if (raid_seg_queued(rd->sg) && raid_seg_take(rd->sg, b, max_returns) != RAID_OK)
             return fail(rd, RAID_ENOMEM, "out of memory");
+        if (rd->profile)
+            rd->t_take += raid_cpu_now() - t0;
         if (b->nseg > before && b->nret >= max_returns)
             return RAID_OK;
         if (rd->eof) {

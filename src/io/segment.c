@@ -211,6 +211,9 @@ typedef struct sym_state {
     int64_t prev_raw;
     int prev_raw_utc;
     char prev_text[PREV_TEXT];
+    const char *prev_tp;       /* the caller's text of the previous row, not yet copied into prev_text */
+    size_t prev_tl;
+    int pending;               /* the symbol is in the list of texts to copy (raid_seg_hold_texts) */
     /* the open segment */
     int has_seg;
     int64_t day;               /* trading date, days since the epoch */
@@ -243,6 +246,8 @@ struct raid_seg {
     raid_symtab tab;
     sym_state *syms;
     size_t nsyms, sym_cap;
+    uint32_t *pend;             /* symbols whose prev_tp is to be copied (sym_cap entries) */
+    size_t npend;
 
     /* complete segments not yet delivered */
     ready_seg *rq;
@@ -304,6 +309,7 @@ void raid_seg_free(raid_seg *sg)
         free(sg->syms[i].ret);
     }
     free(sg->syms);
+    free(sg->pend);
     raid_symtab_free(&sg->tab);
     free(sg->rq);
     free(sg->rbuf);
@@ -330,6 +336,10 @@ int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
         if (!t)
             return -1; /* the name stays in the table; the next call for it comes here again */
         sg->syms = t;
+        uint32_t *q = realloc(sg->pend, cap * sizeof *q);
+        if (!q)
+            return -1;
+        sg->pend = q;
         sg->sym_cap = cap;
     }
     memset(&sg->syms[sg->nsyms], 0, sizeof sg->syms[sg->nsyms]);
@@ -382,9 +392,14 @@ static double price_return(double prev, double p)
     return log(p) - log(prev);
 }
 
-static int take_sample(sym_state *s, double p)
+double raid_seg_return_of(double prev, double p) { return price_return(prev, p); }
+
+/* ret: the return from the previous sample to p when the caller worked it out (raid_seg_price_at), else
+ * NULL. */
+static int take_sample(sym_state *s, double p, const double *ret)
 {
-    if (s->nsampled++ > 0 && push_ret(s, price_return(s->last_sampled, p)) != 0)
+    assert(!ret || s->nsampled > 0);
+    if (s->nsampled++ > 0 && push_ret(s, ret ? *ret : price_return(s->last_sampled, p)) != 0)
         return -1;
     s->last_sampled = p;
     return 0;
@@ -399,7 +414,7 @@ static int take_grid(raid_seg *sg, sym_state *s)
         sg->stale_returns += !s->fresh;
     }
     s->fresh = 0;
-    return take_sample(s, s->last_p);
+    return take_sample(s, s->last_p, NULL);
 }
 
 static int32_t yyyymmdd(int64_t day)
@@ -479,10 +494,10 @@ static int grid_too_long(const raid_seg *sg, const sym_state *s, int64_t t)
 
 /* A kept price observation at instant t (us); anchor is the instant of the local midnight before it.
  * The caller checked grid_too_long. */
-static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p)
+static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p, const double *ret)
 {
     if (sg->sample_us == 0)
-        return take_sample(s, p);
+        return take_sample(s, p, ret);
     const int64_t S = sg->sample_us;
     if (!s->have_obs) {
         s->have_obs = 1;
@@ -516,12 +531,13 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     s->prev_ref = w->ref;
     s->prev_raw = w->raw;
     s->prev_raw_utc = w->raw_utc;
-    if (w->text) {
-        size_t n = w->text_len < PREV_TEXT - 1 ? w->text_len : PREV_TEXT - 1;
-        memcpy(s->prev_text, w->text, n);
-        s->prev_text[n] = 0;
-    } else {
+    s->prev_tp = w->text; /* copied only when the caller lets go of it (raid_seg_hold_texts) */
+    s->prev_tl = w->text_len;
+    if (!w->text)
         s->prev_text[0] = 0;
+    else if (!s->pending) {
+        s->pending = 1;
+        sg->pend[sg->npend++] = si;
     }
     if (s->has_seg && day != s->day && close_segment(sg, si) != 0)
         return RAID_SEG_ENOMEM;
@@ -530,15 +546,28 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     return RAID_SEG_OK;
 }
 
+int raid_seg_day(const raid_seg *sg, int64_t local, int64_t *day, int64_t *tod)
+{
+    const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
+    *tod = local - cal * RAID_US_PER_DAY;
+    int next = 0;
+    const int keep = raid_session_keep(sg->ses_lo_s, sg->ses_hi_s, *tod, &next);
+    *day = cal + next;
+    return keep;
+}
+
 int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w)
+{
+    int64_t day, tod;
+    const int keep = raid_seg_day(sg, local, &day, &tod);
+    return raid_seg_price_at(sg, si, instant, day, tod, keep, p, NULL, w);
+}
+
+int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                      const double *ret, const raid_seg_row *w)
 {
     assert(sg->kind == RAID_INPUT_PRICES && si < sg->nsyms);
     sym_state *s = &sg->syms[si];
-    const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
-    const int64_t tod = local - cal * RAID_US_PER_DAY;
-    int next = 0;
-    const int keep = raid_session_keep(sg->ses_lo_s, sg->ses_hi_s, tod, &next);
-    const int64_t day = cal + next;
     /* A kept row's trading date must be one the outputs can write as YYYY-MM-DD (a time zone, an offset or
      * a session across midnight can move a valid timestamp's date to year 0 or 10000); a dropped row's
      * segment is never delivered. */
@@ -549,7 +578,7 @@ int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, do
     int rc = advance(sg, s, si, instant, day, w);
     if (rc != RAID_SEG_OK || !keep)
         return rc;
-    return observe(sg, s, instant, instant - tod, p) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+    return observe(sg, s, instant, instant - tod, p, ret) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
 }
 
 int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid_seg_row *w)
@@ -572,10 +601,36 @@ void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len)
                  "sampling interval", (double)sg->sample_us * 1e-6, (long long)RAID_MAX_SEGMENT_RETURNS);
 }
 
-void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
+/* Copy symbol s's pending text into prev_text. */
+static void hold_text(sym_state *s)
+{
+    if (s->prev_tp) {
+        const size_t n = s->prev_tl < PREV_TEXT - 1 ? s->prev_tl : PREV_TEXT - 1;
+        memcpy(s->prev_text, s->prev_tp, n);
+        s->prev_text[n] = 0;
+        s->prev_tp = NULL;
+    }
+}
+
+void raid_seg_hold_texts(raid_seg *sg)
+{
+    for (size_t j = 0; j < sg->npend; j++) {
+        sym_state *s = &sg->syms[sg->pend[j]];
+        hold_text(s);
+        s->pending = 0;
+    }
+    sg->npend = 0;
+}
+
+const raid_io_tz *raid_seg_tz(const raid_seg *sg) { return sg->tz; }
+
+int64_t raid_seg_sample_us(const raid_seg *sg) { return sg->sample_us; }
+
+void raid_seg_prev(raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
 {
     assert(si < sg->nsyms);
-    const sym_state *s = &sg->syms[si];
+    sym_state *s = &sg->syms[si];
+    hold_text(s);
     if (ref)
         *ref = s->prev_ref;
     if (text)
