@@ -220,6 +220,7 @@ typedef struct sym_state {
     int have_obs;              /* a kept observation in this segment */
     int fresh;                 /* an observation since the last grid point (notice statistics) */
     int64_t last_t, next_grid; /* instants, microseconds */
+    int64_t first_t, anchor;   /* the segment's first kept observation and its local midnight (the grid's) */
     double last_p;
     size_t nsampled;
     double last_sampled;
@@ -258,7 +259,8 @@ struct raid_seg {
     /* statistics for the notices */
     uint64_t grid_returns, stale_returns; /* grid returns, those with no observation in their interval */
     uint64_t gaps;                        /* pairs of consecutive kept observations of a segment */
-    double gap_sum_s;                     /* their summed spacing, seconds */
+    double gap_sum_s;                     /* their summed spacing, seconds (each segment's last minus first
+                                             kept observation, exact in microseconds, summed as segments close) */
 
     char *notices[MAX_NOTICES];
     size_t nnotices;
@@ -367,19 +369,25 @@ int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
 /* Segments                                                                                        */
 /* ---------------------------------------------------------------------------------------------- */
 
-static int push_ret(sym_state *s, double r)
+/* Append the m returns r to the symbol's open segment. 0, or -1 when out of memory. */
+static int push_rets(sym_state *s, const double *r, size_t m)
 {
-    if (s->n == s->cap) {
+    if (s->n + m > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
+        while (cap < s->n + m)
+            cap *= 2;
         double *t = realloc(s->ret, cap * sizeof *t);
         if (!t)
             return -1;
         s->ret = t;
         s->cap = cap;
     }
-    s->ret[s->n++] = r;
+    memcpy(s->ret + s->n, r, m * sizeof *r);
+    s->n += m;
     return 0;
 }
+
+static int push_ret(sym_state *s, double r) { return push_rets(s, &r, 1); }
 
 /* The return from price prev to p (both positive and finite): log1p of the relative change where that is
  * accurate (p/prev in [0.5, 2]: the subtraction is exact), else the difference of the logarithms, which
@@ -434,6 +442,7 @@ static int close_segment(raid_seg *sg, uint32_t i)
         return 0;
     s->has_seg = 0;
     if (sg->kind == RAID_INPUT_PRICES && sg->sample_us > 0 && s->have_obs) {
+        sg->gap_sum_s += (double)(s->last_t - s->first_t) * 1e-6;
         while (s->next_grid <= s->last_t) {
             if (take_grid(sg, s) != 0)
                 return -1;
@@ -501,10 +510,11 @@ static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double
     const int64_t S = sg->sample_us;
     if (!s->have_obs) {
         s->have_obs = 1;
-        s->next_grid = anchor + (raid_io_floordiv(t - anchor - 1, S) + 1) * S; /* first grid point >= t */
+        s->first_t = t;
+        s->anchor = anchor;
+        s->next_grid = raid_seg_grid_after(anchor, S, t);
     } else {
         sg->gaps++;
-        sg->gap_sum_s += (double)(t - s->last_t) * 1e-6;
         while (s->next_grid < t) { /* grid points in [last_t, t) take the previous price */
             if (take_grid(sg, s) != 0)
                 return -1;
@@ -566,6 +576,12 @@ int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, do
 int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
                       const double *ret, const raid_seg_row *w)
 {
+    return raid_seg_price_after(sg, si, instant, day, tod, keep, p, ret, NULL, 0, w);
+}
+
+int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                         const double *ret, const double *skip_ret, size_t nskip, const raid_seg_row *w)
+{
     assert(sg->kind == RAID_INPUT_PRICES && si < sg->nsyms);
     sym_state *s = &sg->syms[si];
     /* A kept row's trading date must be one the outputs can write as YYYY-MM-DD (a time zone, an offset or
@@ -575,9 +591,20 @@ int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, i
         return RAID_SEG_DATE_RANGE;
     if (keep && s->has_seg && day == s->day && grid_too_long(sg, s, instant))
         return RAID_SEG_TOO_MANY;
+    assert(keep || nskip == 0);
     int rc = advance(sg, s, si, instant, day, w);
     if (rc != RAID_SEG_OK || !keep)
         return rc;
+    if (nskip) { /* kept observations of this segment before this one that the caller left out */
+        assert(s->has_seg && day == s->day && s->have_obs == (sg->sample_us > 0) && s->nsampled > 0);
+        if (sg->sample_us > 0) {
+            sg->gaps += nskip;
+        } else {
+            if (push_rets(s, skip_ret, nskip) != 0)
+                return RAID_SEG_ENOMEM;
+            s->nsampled += nskip;
+        }
+    }
     return observe(sg, s, instant, instant - tod, p, ret) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
 }
 
@@ -623,6 +650,21 @@ void raid_seg_hold_texts(raid_seg *sg)
 }
 
 const raid_io_tz *raid_seg_tz(const raid_seg *sg) { return sg->tz; }
+
+int64_t raid_seg_find(const raid_seg *sg, const char *s, size_t n)
+{
+    const int64_t i = raid_symtab_find(&sg->tab, s, n);
+    return i >= 0 && (size_t)i < sg->nsyms ? i : -1;
+}
+
+int raid_seg_open_state(const raid_seg *sg, uint32_t si, int64_t *day, int64_t *anchor)
+{
+    assert(si < sg->nsyms);
+    const sym_state *s = &sg->syms[si];
+    *day = s->day;
+    *anchor = s->anchor;
+    return !s->has_seg ? 0 : s->have_obs ? 2 : 1;
+}
 
 int64_t raid_seg_sample_us(const raid_seg *sg) { return sg->sample_us; }
 

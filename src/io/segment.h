@@ -9,6 +9,7 @@
 #define RAID_IO_SEGMENT_H
 
 #include "raid.h"
+#include "io/tz.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -108,6 +109,25 @@ int raid_seg_day(const raid_seg *sg, int64_t local, int64_t *day, int64_t *tod);
  * refused in between): the value the segmenter would compute itself, found by the caller in parallel. */
 int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
                       const double *ret, const raid_seg_row *w);
+/* raid_seg_price_at after nskip kept observations of the same symbol and segment that the caller left out
+ * (nskip 0: raid_seg_price_at), observations that change nothing but what is added here: with tick
+ * sampling their returns skip_ret[0 .. nskip) (those the segmenter would have taken: see raid_seg_price_at's
+ * ret), with a grid their count (the notice's statistics; an observation may be left out only when no grid
+ * point lies between it and the next kept observation: it is never sampled). The row itself must be a kept
+ * observation of the same segment, after the segment's first. */
+int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                         const double *ret, const double *skip_ret, size_t nskip, const raid_seg_row *w);
+/* The first grid point at or after instant t of the grid of interval S (> 0) through `anchor` (a local
+ * midnight). */
+static inline int64_t raid_seg_grid_after(int64_t anchor, int64_t S, int64_t t)
+{
+    return anchor + (raid_io_floordiv(t - anchor - 1, S) + 1) * S;
+}
+/* The index of symbol s[0..n) if the segmenter has it, else -1 (nothing added). */
+int64_t raid_seg_find(const raid_seg *sg, const char *s, size_t n);
+/* Symbol si's open segment: 0 none, 1 open without a kept observation yet, 2 open with one; *day its
+ * trading date and *anchor the local midnight of its grid (2 only). */
+int raid_seg_open_state(const raid_seg *sg, uint32_t si, int64_t *day, int64_t *anchor);
 /* The return from price prev to p (both positive and finite) that the segmenter takes (segment.c's head
  * comment): for callers of raid_seg_price_at. */
 double raid_seg_return_of(double prev, double p);
