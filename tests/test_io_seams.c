@@ -160,6 +160,8 @@ static void test_seams_clean(void **state)
     opts_variants(NULL);
     write_ticks(1, 4, 30, -1, NULL); /* one symbol: every block continues the previous one's segment */
     opts_variants(NULL);
+    write_ticks(2, 2, 700, -1, NULL); /* 46 s apart: the grids leave observations out */
+    opts_variants(NULL);
 }
 
 /* Quotes only after many blocks without any: the cuts made without looking for quotes are checked. */
@@ -168,6 +170,34 @@ static void test_seams_late_quotes(void **state)
     (void)state;
     write_ticks(3, 2, 60, 200, NULL);
     opts_variants(NULL);
+}
+
+/* A date across the switch to summer time (Europe/Zurich, 2024-03-31 02:00 CET -> 03:00 CEST), its
+ * instants written with their offsets: the local midnight through which a 7-minute grid runs moves by an
+ * hour (not a multiple of 7 minutes) between observations of one date, so that a block whose first date
+ * continues from the previous block cannot take its grid from its own first observation (grid_ok). */
+static void test_seams_dst(void **state)
+{
+    (void)state;
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "symbol,timestamp,price\n");
+    for (int i = 0; i < 600; i++) {
+        const int utc = 23 * 3600 + 40 * i; /* from 2024-03-30T23:00Z, 40 s apart */
+        const int day = 30 + utc / 86400, t = utc % 86400;
+        const int off = (day == 31 && t >= 3600) ? 2 : 1; /* the switch at 01:00 UTC */
+        const int lt = t + off * 3600;
+        fprintf(f, "X,2024-03-%02dT%02d:%02d:%02d+0%d:00,%.2f\n", day + lt / 86400, lt % 86400 / 3600, lt % 3600 / 60,
+                lt % 60, off, 100.0 + (double)((i * 37) % 101) / 10.0);
+    }
+    assert_int_equal(fclose(f), 0);
+    raid_read_opts o;
+    raid_read_opts_init(&o);
+    o.tz = "Europe/Zurich";
+    o.sample_us = 420 * INT64_C(1000000);
+    check_all_ways(&o, NULL);
+    o.sample_us = 0;
+    check_all_ways(&o, NULL);
 }
 
 static int bad_early, bad_late;
@@ -207,6 +237,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seams_clean),
         cmocka_unit_test(test_seams_late_quotes),
+        cmocka_unit_test(test_seams_dst),
         cmocka_unit_test(test_seams_errors),
     };
     const int rc = cmocka_run_group_tests(tests, NULL, NULL);
