@@ -5,7 +5,8 @@
  * bytes, with and without a last line break; then named cases (cuts inside quoted fields, CRLF, no last
  * line break, errors in several blocks, one line, an empty file); every way again with the rows' raw
  * bytes kept (raid_table_keep_rows), and those bytes against the rows written, quoted line breaks and CR,
- * LF and CRLF ends falling across the cuts; and fast_float against strtod. */
+ * LF and CRLF ends falling across the cuts; and fast_float (with its shim's fast path for short decimals) against
+ * strtod. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "io/fastfloat.h"
