@@ -10,8 +10,13 @@
  *   break ends a row). Otherwise the cut is found by running libcsv's own state machine (non-strict mode:
  *   a quote opens a quoted field only at the start of a field, "" inside it is a quote, text after a
  *   closing quote continues the field) from the block's start, which is a row boundary, so that a line
- *   break inside a quoted field is never a cut, whatever the quote parity of the block.
- * - Parsing (worker threads, one block each; parse_block): rows without quotes or lone CRs by a direct
+ *   break inside a quoted field is never a cut, whatever the quote parity of the block. A mapped file is
+ *   cut without a scan while no quote has been seen (slot.spec: the last LF within the block size, found
+ *   from the end); the parsing thread checks its block for a quote and cuts it again where cut_block would
+ *   have; a block that then ends elsewhere voids the blocks cut after it (release_head), and from the
+ *   first quoted block on every cut is exact.
+ * - Parsing (worker threads, one block each; parse_block, then the caller's block function and the drop of
+ *   the block's mapped pages): rows without quotes or lone CRs by a direct
  *   scanner (parse_fast), exactly libcsv's rules for such rows (fields split at commas, spaces and tabs
  *   around them dropped, CRLF as one line break, a line of blanks skipped); from the first row that has a
  *   quote or a lone CR to the end of the block, libcsv itself (the same callbacks as for the header).
