@@ -111,14 +111,14 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
     if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
         char why[160];
         raid_seg_row_problem(rd->sg, rc, why, sizeof why);
-        raid_table_fail(rd->tb, c->line[i], raid_table_col(rd->tb, F_TIME), "symbol '%s': %s: '%.*s'",
-                        raid_seg_symbol_name(rd->sg, si), why, raid_table_show(len), text);
+        raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_TIME),
+                        "symbol '%s': %s: '%.*s'", raid_seg_symbol_name(rd->sg, si), why, raid_table_show(len), text);
         return table_failed(rd);
     }
     uint64_t pline;
     const char *ptext;
     raid_seg_prev(rd->sg, si, &pline, &ptext, NULL, NULL);
-    raid_table_fail(rd->tb, c->line[i], raid_table_col(rd->tb, F_TIME),
+    raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_TIME),
                     "%s goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)",
                     rc == RAID_SEG_TIME_BACK ? "time" : "date", raid_seg_symbol_name(rd->sg, si),
                     raid_table_show(len), text, ptext, (unsigned long long)pline);
@@ -131,7 +131,8 @@ static raid_status value_failed(raid_reader *rd, size_t i, const char *what)
     const raid_tcol *c = &rd->rows.col[F_VAL];
     size_t len;
     const char *text = raid_tcol_text(c, i, &len);
-    raid_table_fail(rd->tb, c->line[i], raid_table_col(rd->tb, F_VAL), "%s: '%.*s'", what, raid_table_show(len), text);
+    raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_VAL), "%s: '%.*s'", what,
+                    raid_table_show(len), text);
     return table_failed(rd);
 }
 
@@ -386,7 +387,7 @@ static raid_status take_rows_in(raid_reader *rd)
         if (prices) {
             if (!(v > 0) || !isfinite(v))
                 return value_failed(rd, i, "price must be positive and finite");
-            const raid_seg_row w = {tc->line[i], ttext, tlen, q->instant[i], 0};
+            const raid_seg_row w = {b->line_base + tc->line[i], ttext, tlen, q->instant[i], 0};
             const size_t nskip = fast ? q->nskip[j] : 0;
             rc = raid_seg_price_after(rd->sg, (uint32_t)si, q->instant[i], q->day[i], q->tod[i], q->flag[i] & PRE_KEEP,
                                       v, q->flag[i] & PRE_RET ? &q->ret[i] : NULL,
@@ -396,7 +397,7 @@ static raid_status take_rows_in(raid_reader *rd)
                 return value_failed(rd, i, "return must be finite");
             if (fabs(v) > RAID_MAX_RETURN)
                 return value_failed(rd, i, "return out of range (|r| > 1e74)");
-            const raid_seg_row w = {tc->line[i], ttext, tlen, tc->i64[i], 0};
+            const raid_seg_row w = {b->line_base + tc->line[i], ttext, tlen, tc->i64[i], 0};
             rc = raid_seg_return(rd->sg, (uint32_t)si, tc->i64[i], v, &w);
         }
         if (rc != RAID_SEG_OK)
@@ -469,6 +470,7 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
         return s;
     }
     rd->has_sym = raid_table_col(rd->tb, F_SYM) != 0;
+    raid_table_relative_lines(rd->tb); /* lines are needed for messages only: no pass over them per block */
     rd->profile = getenv("RAID_CSV_PROFILE") != NULL;
     if (!ret) { /* the parsing threads derive each block's instants, dates and (tick) returns */
         rd->cfg = (pre_cfg){rd->sg, raid_seg_tz(rd->sg), rd->has_sym, raid_seg_sample_us(rd->sg) == 0,

@@ -231,7 +231,8 @@ typedef struct sym_state {
 typedef struct ready_seg {
     uint32_t sym;
     int32_t date;
-    size_t off, n; /* into rbuf */
+    double *ret;   /* the segment's returns: the symbol's buffer, handed over (not copied) when it closed */
+    size_t n, cap;
 } ready_seg;
 
 struct raid_seg {
@@ -253,8 +254,8 @@ struct raid_seg {
     /* complete segments not yet delivered */
     ready_seg *rq;
     size_t rq_n, rq_cap, rq_head;
-    double *rbuf;
-    size_t rbuf_n, rbuf_cap;
+    ready_seg *pool; /* buffers of taken segments (ret, cap), for the symbols' next segments */
+    size_t npool, pool_cap;
 
     /* statistics for the notices */
     uint64_t grid_returns, stale_returns; /* grid returns, those with no observation in their interval */
@@ -313,8 +314,12 @@ void raid_seg_free(raid_seg *sg)
     free(sg->syms);
     free(sg->pend);
     raid_symtab_free(&sg->tab);
+    for (size_t j = sg->rq_head; j < sg->rq_n; j++)
+        free(sg->rq[j].ret);
     free(sg->rq);
-    free(sg->rbuf);
+    for (size_t j = 0; j < sg->npool; j++)
+        free(sg->pool[j].ret);
+    free(sg->pool);
     for (size_t i = 0; i < sg->nnotices; i++)
         free(sg->notices[i]);
     free(sg);
@@ -452,16 +457,6 @@ static int close_segment(raid_seg *sg, uint32_t i)
     /* A segment with at least one kept observation is delivered, even with 0 returns. */
     int nonempty = sg->kind == RAID_INPUT_RETURNS || s->nsampled > 0 || s->have_obs;
     if (nonempty) {
-        if (sg->rbuf_n + s->n > sg->rbuf_cap) {
-            size_t cap = sg->rbuf_cap ? sg->rbuf_cap : 4096;
-            while (cap < sg->rbuf_n + s->n)
-                cap *= 2;
-            double *t = realloc(sg->rbuf, cap * sizeof *t);
-            if (!t)
-                return -1;
-            sg->rbuf = t;
-            sg->rbuf_cap = cap;
-        }
         if (sg->rq_n == sg->rq_cap) {
             size_t cap = sg->rq_cap ? sg->rq_cap * 2 : 64;
             ready_seg *t = realloc(sg->rq, cap * sizeof *t);
@@ -470,10 +465,14 @@ static int close_segment(raid_seg *sg, uint32_t i)
             sg->rq = t;
             sg->rq_cap = cap;
         }
-        if (s->n)
-            memcpy(sg->rbuf + sg->rbuf_n, s->ret, s->n * sizeof *s->ret);
-        sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), sg->rbuf_n, s->n};
-        sg->rbuf_n += s->n;
+        if (s->n) { /* the returns go with the segment; the symbol takes a buffer of an earlier one */
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), s->ret, s->n, s->cap};
+            const ready_seg none = {0, 0, NULL, 0, 0}, *u = sg->npool ? &sg->pool[--sg->npool] : &none;
+            s->ret = u->ret;
+            s->cap = u->cap;
+        } else {
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), NULL, 0, 0};
+        }
     }
     s->n = 0;
     s->nsampled = 0;
@@ -732,15 +731,29 @@ raid_status raid_seg_take(raid_seg *sg, raid_batch *b, size_t max_returns)
 {
     size_t delivered = 0;
     while (sg->rq_head < sg->rq_n && (delivered == 0 || b->nret < max_returns)) {
-        const ready_seg *q = &sg->rq[sg->rq_head];
-        if (batch_append(b, q->sym, q->date, sg->rbuf + q->off, q->n) != RAID_OK)
+        ready_seg *q = &sg->rq[sg->rq_head];
+        if (batch_append(b, q->sym, q->date, q->ret, q->n) != RAID_OK)
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         sg->rq_head++;
+        if (q->ret) { /* its buffer, for a symbol's next segment */
+            if (sg->npool == sg->pool_cap) {
+                const size_t cap = sg->pool_cap ? 2 * sg->pool_cap : 16;
+                ready_seg *t = realloc(sg->pool, cap * sizeof *t);
+                if (t) {
+                    sg->pool = t;
+                    sg->pool_cap = cap;
+                }
+            }
+            if (sg->npool < sg->pool_cap)
+                sg->pool[sg->npool++] = *q;
+            else
+                free(q->ret);
+            q->ret = NULL;
+        }
         delivered++;
     }
     if (sg->rq_head == sg->rq_n) {
         sg->rq_head = sg->rq_n = 0;
-        sg->rbuf_n = 0;
     }
     return RAID_OK;
 }

@@ -188,6 +188,7 @@ struct raid_table {
     uint64_t nblocks;
 
     int keep_rows;    /* raid_table_keep_rows */
+    int rel_lines;    /* raid_table_relative_lines */
     char *hdr_text;   /* the header's raw bytes */
     size_t hdr_len;
 
@@ -273,6 +274,8 @@ size_t raid_table_col(const raid_table *t, size_t k)
 const char *raid_table_path(const raid_table *t) { return t->path; }
 
 void raid_table_keep_rows(raid_table *t) { t->keep_rows = 1; }
+
+void raid_table_relative_lines(raid_table *t) { t->rel_lines = 1; }
 
 void raid_table_set_block_fn(raid_table *t, raid_table_block_fn fn, const void *arg)
 {
@@ -413,6 +416,7 @@ static void batch_clear(raid_tbatch *b)
 {
     b->nrows = 0;
     b->user_ok = 0;
+    b->line_base = 0;
     if (b->row.text_off)
         b->row.text_off[0] = 0;
     for (size_t k = 0; k < b->ncols; k++) {
@@ -1658,10 +1662,13 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
             *b = *r;
             *r = tmp;
             batch_clear(r);
-            for (size_t k = 0; k < t->ncols; k++)
-                if (t->col[k] != SIZE_MAX)
-                    for (size_t i = 0; i < b->nrows; i++)
-                        b->col[k].line[i] += base;
+            if (t->rel_lines)
+                b->line_base = base;
+            else
+                for (size_t k = 0; k < t->ncols; k++)
+                    if (t->col[k] != SIZE_MAX)
+                        for (size_t i = 0; i < b->nrows; i++)
+                            b->col[k].line[i] += base;
             s->cursor = SIZE_MAX;
             whole = b->nrows > 0;
         } else if (s->cursor != SIZE_MAX && s->cursor < r->nrows) {

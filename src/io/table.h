@@ -106,6 +106,9 @@ typedef struct raid_tbatch {
     void *user;
     void (*user_free)(void *);
     int user_ok;
+    /* raid_table_relative_lines: the line of row i's field in column k is line_base + col[k].line[i] (the
+     * merge then adds nothing to each row); else 0 */
+    uint64_t line_base;
 } raid_tbatch;
 
 /* Field i of a STRING or KEEP_TEXT column and its length. */
@@ -151,6 +154,12 @@ void raid_tbatch_free(raid_tbatch *b);
 /* A max_rows for raid_table_read that takes every block whole (a block of 1 MiB holds fewer rows than
  * this unless its rows average under 4 bytes), without a copy. */
 #define RAID_TABLE_BLOCK_ROWS ((size_t)1 << 18)
+
+/* From now on the batches' lines (raid_tcol.line) may be counted from the batch's line_base rather than
+ * from the file's first line (a batch handed over whole keeps its block's lines; rows copied across
+ * blocks get absolute lines and line_base 0): for callers that use lines for messages only. Call after
+ * raid_table_open, before the first raid_table_read. */
+void raid_table_relative_lines(raid_table *t);
 
 /* The caller's work on each block's rows, done by the thread that parsed the block right after parsing it
  * (so in parallel over the blocks, while earlier blocks are merged): fn(arg, b) derives what it wants from
