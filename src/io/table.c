@@ -105,6 +105,8 @@ typedef struct pctx {
      * last (its line break, or the end of the input) */
     const unsigned char *rbase;
     size_t rstart, rend;
+    size_t csv_from; /* parse_block: where the direct scanner stopped (a quote or a lone CR), the block's
+                        length when it read every row or stopped at an error */
     /* the first failure */
     raid_status st;
     int positional;
@@ -1020,11 +1022,13 @@ static void parse_block(pctx *ps, const unsigned char *data, size_t len, int eof
     }
     const unsigned char *end = data + len, *p = data;
     const unsigned char *lf = len && !tune_libcsv_only ? memrchr(data, '\n', len) : NULL;
+    ps->csv_from = len;
     if (lf) {
         p = parse_fast(ps, data, lf + 1);
         if (!p)
             return;
     }
+    ps->csv_from = (size_t)(p - data);
     if (p == end && !eof)
         return;
     /* libcsv from p: rows with quotes or lone CRs, and a last row without a line break */
@@ -1128,16 +1132,22 @@ static void parse_next(raid_table *t, int main)
     pthread_mutex_unlock(&t->mu);
     const double t0 = t->profile ? raid_cpu_now() : 0;
     s->quoted = s->recut = 0;
-    if (t->map && memchr(s->data, '"', s->len)) {
+    parse_block(&s->ps, s->data, s->len, s->eof);
+    /* A quote can only be where the direct scanner stopped (or after an error before it, which is then the
+     * first error whatever comes after it). */
+    const size_t from = s->ps.csv_from;
+    if (t->map && from < s->len && memchr(s->data + from, '"', s->len - from)) {
         s->quoted = 1;
         if (s->spec) { /* the cut may fall inside a quoted field: cut where the calling thread would have */
             const size_t rest = t->map_len - (size_t)s->off, n = cut_block(s->data, rest, t->block, 1);
-            s->recut = n != s->len;
-            s->len = n;
-            s->eof = n == rest;
+            if (n != s->len) {
+                s->recut = 1;
+                s->len = n;
+                s->eof = n == rest;
+                parse_block(&s->ps, s->data, s->len, s->eof);
+            }
         }
     }
-    parse_block(&s->ps, s->data, s->len, s->eof);
     if (t->map) { /* the block's rows are copied out: its own pages can go (the page cache keeps them) */
         const uintptr_t pg = t->pagesize;
         const uintptr_t a = ((uintptr_t)s->data + pg - 1) & ~(pg - 1), b = ((uintptr_t)s->data + s->len) & ~(pg - 1);
