@@ -28,7 +28,7 @@ enum { F_SYM = 0, F_TIME = 1, F_VAL = 2, NF = 3 };
  *   whether the session keeps it, and with tick sampling the return from the previous kept price of the
  *   row's symbol when that row is in the block and on the same trading date (the segmenter's log1p);
  * - for a block without a problem inside it (valid prices and dates, each symbol's rows in order; a grid
- *   of 10 ms or more, so that no segment can pass RAID_MAX_SEGMENT_RETURNS), the rows that the segmenter
+ *   of 50 ms or more, so that no segment can pass RAID_MAX_SEGMENT_RETURNS), the rows that the segmenter
  *   must see ("must" rows, in file order): each symbol's first and last row of the block, the first row of
  *   each trading date, the first and last kept observation of each date, and with a grid each observation
  *   whose price a grid point takes (one lies between it and the next kept observation). Any other kept
@@ -40,9 +40,11 @@ enum { F_SYM = 0, F_TIME = 1, F_VAL = 2, NF = 3 };
 enum { PRE_KEEP = 1, PRE_RET = 2, PRE_MUST = 4 };
 
 #define NONE UINT32_MAX
-/* A grid of 10 ms: the instants of one trading date (local times within a day, offsets and zones of at most
- * a day either way: less than 72 hours) hold fewer than RAID_MAX_SEGMENT_RETURNS (2^25) grid points. */
-#define MIN_FAST_GRID_US INT64_C(10000)
+/* A grid of 50 ms: the instants of one trading date (local times within a day; offsets in the file within a
+ * day, a zone's within a week either way, as POSIX TZ strings allow: less than 360 hours) hold fewer than
+ * RAID_MAX_SEGMENT_RETURNS (2^25) grid points, so that no left-out observation could be the row refused
+ * with RAID_SEG_TOO_MANY. */
+#define MIN_FAST_GRID_US INT64_C(50000)
 
 typedef struct pre {
     size_t cap;
