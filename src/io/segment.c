@@ -595,7 +595,7 @@ int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day
     if (rc != RAID_SEG_OK || !keep)
         return rc;
     if (nskip) { /* kept observations of this segment before this one that the caller left out */
-        assert(s->has_seg && day == s->day && s->have_obs == (sg->sample_us > 0) && s->nsampled > 0);
+        assert(s->has_seg && day == s->day && (sg->sample_us > 0 ? s->have_obs : s->nsampled > 0));
         if (sg->sample_us > 0) {
             sg->gaps += nskip;
         } else {
