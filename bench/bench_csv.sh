@@ -10,7 +10,11 @@
 # Environment: REPS (default 3), PEER_REPS (runs of each peer, default REPS), PY (the Python of the peers; default .venv/bin/python, else python3),
 # PEERS (default "polars pandas"; a peer whose package does not import is skipped, so that the plain RAID
 # timing runs on a machine without pip), THREADS (OMP_NUM_THREADS of raid; default all cores),
-# THREADS_LIST (e.g. "1 2 4 8 16": raid alone at each thread count first, the scaling), RAID_DEVICE
+# THREADS_LIST (e.g. "1 2 4 8 16": raid alone at each thread count first, the scaling), BLOCKS_LIST (e.g.
+# "262144 1048576 4194304": raid alone at each block size of the table reader, RAID_CSV_BLOCK bytes),
+# PROFILE (default 1: one more raid run of each sampling with RAID_CSV_PROFILE=1, whose lines, `# profile:`,
+# give the cpu time of the serial phases: the calling thread's cutting, waiting, merging and segmenting,
+# against the parsing threads' summed time), RAID_DEVICE
 # (default cpu). cpu_s is the process's user + system time (on a machine shared with other work the wall
 # time is disturbed, the cpu time much less). The file is read once first (`cat`, timed) so that every tool reads it from
 # the page cache.
@@ -64,13 +68,23 @@ row() {
 }
 
 printf "%-12s %-6s %10s %10s %12s %10s %9s\n" tool sample wall_s MB/s peak_MiB cpu_s vs_raid
-for th in ${THREADS_LIST:-}; do
+# raid alone, both samplings, with the environment VAR=VALUE: alone LABEL VAR=VALUE
+alone() {
+  local label=$1 sample rs rk rc
   for sample in tick 5min; do
-    read -r rs rk rc < <(OMP_NUM_THREADS=$th best "$REPS" "$BUILD/raid" realized "$FILE" --device "$DEVICE" \
-                          --sample "$sample" -o "$tmp/raid.csv")
-    row "raid($th)" "$sample" "$rs" "$rk" "$rc" "-"
+    read -r rs rk rc < <(best "$REPS" env "$2" "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" \
+                          -o "$tmp/raid.csv")
+    row "$label" "$sample" "$rs" "$rk" "$rc" "-"
   done
-done
+}
+for th in ${THREADS_LIST:-}; do alone "raid($th)" OMP_NUM_THREADS=$th; done
+for bl in ${BLOCKS_LIST:-}; do alone "raid/$((bl / 1024))K" RAID_CSV_BLOCK=$bl; done
+if [ "${PROFILE:-1}" = 1 ]; then
+  for sample in tick 5min; do
+    RAID_CSV_PROFILE=1 "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" -o "$tmp/raid.csv" 2>&1 \
+      > /dev/null | sed "s/^/# $sample /"
+  done
+fi
 for sample in tick 5min; do
   read -r rs rk rc < <(best "$REPS" "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" -o "$tmp/raid.csv")
   row raid "$sample" "$rs" "$rk" "$rc" "1.00"

@@ -79,7 +79,7 @@ for s in $steps; do
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
   csv) # issue 12 part 1: raid realized on a 1e7-tick CSV (all cores, and the scaling), peers that import
-    run csv 580 env THREADS_LIST="1 2 4 8 16" PEER_REPS=1 PY=python3 bash bench/bench_csv.sh build-dev /tmp/raid_ticks_1e7.csv ;;
+    run csv 580 env THREADS_LIST="1 2 4 8 16" BLOCKS_LIST="262144 4194304" PEER_REPS=1 PY=python3 bash bench/bench_csv.sh build-dev /tmp/raid_ticks_1e7.csv ;;
   select) # bench_select on 5e7 doubles (N(0,1), prices), the cpu path, and numpy/CuPy on the very same doubles
     run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --dump /tmp/raid-select.bin
     run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --prices --dump /tmp/raid-select-prices.bin

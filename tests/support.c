@@ -2,6 +2,7 @@
 #include "support.h"
 #include "raid.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,3 +186,20 @@ double *t_read_dem2gbp(size_t *T)
     return r;
 }
 
+
+void t_sb_add(t_sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->n + (size_t)k + 1 > b->cap) {
+        b->cap = 2 * (b->n + (size_t)k + 1);
+        b->s = realloc(b->s, b->cap);
+        assert_non_null(b->s);
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)k;
+}

@@ -25,6 +25,13 @@ int t_run(const char *cmdline, char **out, char **err);
 int t_cli(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Path of a file in ../shared/data. */
 const char *t_data(const char *name);
+
+/* A growing string: t_sb_add appends printf-formatted text (s NUL-terminated once anything is added). */
+typedef struct t_sbuf {
+    char *s;
+    size_t n, cap;
+} t_sbuf;
+void t_sb_add(t_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 where several platforms exist), else the
  * first OpenCL device ("opencl"). */
 const char *t_device(void);

@@ -5,7 +5,8 @@
  * bytes, with and without a last line break; then named cases (cuts inside quoted fields, CRLF, no last
  * line break, errors in several blocks, one line, an empty file); every way again with the rows' raw
  * bytes kept (raid_table_keep_rows), and those bytes against the rows written, quoted line breaks and CR,
- * LF and CRLF ends falling across the cuts; and fast_float against strtod. */
+ * LF and CRLF ends falling across the cuts; and fast_float (with its shim's fast path for short decimals) against
+ * strtod. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "io/fastfloat.h"
@@ -23,28 +24,6 @@ static const raid_tspec SPEC[] = {{"a", "symbol", RAID_T_STRING, RAID_T_KEYS},
                                   {"t", NULL, RAID_T_TIMESTAMP, RAID_T_OPTIONAL | RAID_T_KEEP_TEXT}};
 #define NSPEC (sizeof SPEC / sizeof *SPEC)
 
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (b->n + (size_t)k + 1 > b->cap) {
-        b->cap = 2 * (b->n + (size_t)k + 1);
-        b->s = realloc(b->s, b->cap);
-        assert_non_null(b->s);
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)k;
-}
 
 static void write_bytes(const char *path, const char *s, size_t n)
 {
@@ -58,12 +37,12 @@ static void write_bytes(const char *path, const char *s, size_t n)
 static int keep_rows;
 
 /* s[0..n) quoted, bytes below 32 as \hh. */
-static void sb_quoted(sbuf *o, const char *x, size_t n)
+static void sb_quoted(t_sbuf *o, const char *x, size_t n)
 {
-    sb_add(o, "'");
+    t_sb_add(o, "'");
     for (size_t j = 0; j < n; j++)
-        sb_add(o, (unsigned char)x[j] < 32 ? "\\%02x" : "%c", (unsigned char)x[j]);
-    sb_add(o, "'");
+        t_sb_add(o, (unsigned char)x[j] < 32 ? "\\%02x" : "%c", (unsigned char)x[j]);
+    t_sb_add(o, "'");
 }
 
 /* msg with its leading name (the path, or "-") shown as FILE. */
@@ -84,14 +63,14 @@ static const char *unnamed(const char *msg, const char *name)
 static char *read_all(const char *path, int via_stdin, size_t block, int threads, int libcsv_only, size_t max_rows)
 {
     raid_table_test_tuning(block, threads, libcsv_only);
-    sbuf o = {0};
+    t_sbuf o = {0};
     if (via_stdin)
         assert_non_null(freopen(path, "rb", stdin));
     raid_table *t = NULL;
     const char *name = via_stdin ? "-" : path;
     raid_status s = raid_table_open(&t, name, SPEC, NSPEC);
     if (s != RAID_OK) {
-        sb_add(&o, "open %d: %s\n", (int)s, unnamed(raid_errmsg(), name));
+        t_sb_add(&o, "open %d: %s\n", (int)s, unnamed(raid_errmsg(), name));
         raid_table_test_tuning(0, -1, 0);
         return o.s;
     }
@@ -99,9 +78,9 @@ static char *read_all(const char *path, int via_stdin, size_t block, int threads
         raid_table_keep_rows(t);
         size_t hl;
         const char *h = raid_table_header_text(t, &hl);
-        sb_add(&o, "header ");
+        t_sb_add(&o, "header ");
         sb_quoted(&o, h, hl);
-        sb_add(&o, "\n");
+        t_sb_add(&o, "\n");
     }
     raid_tbatch b;
     assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
@@ -128,32 +107,32 @@ static char *read_all(const char *path, int via_stdin, size_t block, int threads
                 if (!raid_table_col(t, k))
                     continue;
                 const raid_tcol *c = &b.col[k];
-                sb_add(&o, "%llu|", (unsigned long long)c->line[i]);
+                t_sb_add(&o, "%llu|", (unsigned long long)c->line[i]);
                 if (c->missing && c->missing[i])
-                    sb_add(&o, "NA");
+                    t_sb_add(&o, "NA");
                 else if (c->f64)
-                    sb_add(&o, "%a", c->f64[i]);
+                    t_sb_add(&o, "%a", c->f64[i]);
                 else if (c->i64)
-                    sb_add(&o, "%lld", (long long)c->i64[i]);
+                    t_sb_add(&o, "%lld", (long long)c->i64[i]);
                 if (c->tz_s)
-                    sb_add(&o, "@%d", (int)c->tz_s[i]);
+                    t_sb_add(&o, "@%d", (int)c->tz_s[i]);
                 if (c->text_off) {
                     size_t n;
                     const char *x = raid_tcol_text(c, i, &n);
                     sb_quoted(&o, x, n);
                 }
-                sb_add(&o, ",");
+                t_sb_add(&o, ",");
             }
             if (keep_rows) {
                 size_t n;
                 const char *x = raid_tcol_text(&b.row, i, &n);
-                sb_add(&o, "row ");
+                t_sb_add(&o, "row ");
                 sb_quoted(&o, x, n);
             }
-            sb_add(&o, "\n");
+            t_sb_add(&o, "\n");
         }
         if (s != RAID_OK) {
-            sb_add(&o, "status %d: %s\n", (int)s, unnamed(raid_table_errmsg(t), name));
+            t_sb_add(&o, "status %d: %s\n", (int)s, unnamed(raid_table_errmsg(t), name));
             assert_string_equal(raid_errmsg(), raid_table_errmsg(t));
             /* sticky */
             int d2 = 0;
@@ -162,7 +141,7 @@ static char *read_all(const char *path, int via_stdin, size_t block, int threads
         }
     }
     for (size_t i = 0; i < raid_table_notice_count(t); i++)
-        sb_add(&o, "notice %s\n", unnamed(raid_table_notice(t, i), name));
+        t_sb_add(&o, "notice %s\n", unnamed(raid_table_notice(t, i), name));
     uint64_t used, total;
     raid_table_progress(t, &used, &total);
     if (s == RAID_OK && !via_stdin)
@@ -171,7 +150,7 @@ static char *read_all(const char *path, int via_stdin, size_t block, int threads
     raid_table_close(t);
     raid_table_test_tuning(0, -1, 0);
     if (!o.s)
-        sb_add(&o, "%s", "");
+        t_sb_add(&o, "%s", "");
     return o.s;
 }
 
@@ -223,9 +202,9 @@ static void test_random_files(void **st)
     uint64_t rng = 12345;
     const int nfiles = 150;
     for (int f = 0; f < nfiles; f++) {
-        sbuf s = {0};
+        t_sbuf s = {0};
         const int has_c = (int)(t_splitmix64(&rng) % 2);
-        sb_add(&s, has_c ? "a,b,c\n" : "b, a\r\n");
+        t_sb_add(&s, has_c ? "a,b,c\n" : "b, a\r\n");
         const int nrows = (int)(t_splitmix64(&rng) % 40);
         const int bad = (int)(t_splitmix64(&rng) % 4); /* 0: bad pieces allowed, else valid ones only */
         for (int r = 0; r < nrows; r++) {
@@ -233,13 +212,13 @@ static void test_random_files(void **st)
             const char *b = fb[t_splitmix64(&rng) % (bad ? 10 : 17)];
             const char *c = fc[t_splitmix64(&rng) % (bad ? 5 : 7)];
             if (has_c)
-                sb_add(&s, "%s,%s,%s", a, b, c);
+                t_sb_add(&s, "%s,%s,%s", a, b, c);
             else
-                sb_add(&s, "%s,%s", b, a);
+                t_sb_add(&s, "%s,%s", b, a);
             if (!bad && t_splitmix64(&rng) % 50 == 0)
-                sb_add(&s, ",extra");
+                t_sb_add(&s, ",extra");
             if (r + 1 < nrows || t_splitmix64(&rng) % 2)
-                sb_add(&s, "%s", eol[t_splitmix64(&rng) % (bad ? 5 : 10)]);
+                t_sb_add(&s, "%s", eol[t_splitmix64(&rng) % (bad ? 5 : 10)]);
         }
         size_t n = s.n;
         if (!bad && n > 10 && t_splitmix64(&rng) % 8 == 0)
@@ -258,16 +237,16 @@ static void test_cuts_inside_quotes(void **st)
 {
     (void)st;
     const char *path = t_tmppath("blocks_quotes.csv");
-    sbuf s = {0};
-    sb_add(&s, "a,b\n");
+    t_sbuf s = {0};
+    t_sb_add(&s, "a,b\n");
     const int N = 3000;
     for (int i = 0; i < N; i++)
-        sb_add(&s, "\"S%d,\n\"\"x\"\"\n\",%d.5\n", i, i);
+        t_sb_add(&s, "\"S%d,\n\"\"x\"\"\n\",%d.5\n", i, i);
     write_bytes(path, s.s, s.n);
     free(s.s);
-    sbuf want = {0}; /* read_all's text of the rows */
+    t_sbuf want = {0}; /* read_all's text of the rows */
     for (int i = 0; i < N; i++)
-        sb_add(&want, "%d|'S%d,\\0a\"x\"\\0a',%d|%a'%d.5',\n", 2 + 3 * i, i, 4 + 3 * i, i + 0.5, i);
+        t_sb_add(&want, "%d|'S%d,\\0a\"x\"\\0a',%d|%a'%d.5',\n", 2 + 3 * i, i, 4 + 3 * i, i + 0.5, i);
     for (int th = 1; th <= 3; th += 2)
         for (size_t blk = 16; blk <= 4096; blk *= 16) {
             char *got = read_all(path, 0, blk, th, 0, 100);
@@ -283,17 +262,17 @@ static void test_first_error_wins(void **st)
 {
     (void)st;
     const char *path = t_tmppath("blocks_errors.csv");
-    sbuf s = {0};
-    sb_add(&s, "a,b\r\n");
+    t_sbuf s = {0};
+    t_sb_add(&s, "a,b\r\n");
     for (int i = 0; i < 5000; i++) {
         if (i == 1234)
-            sb_add(&s, "X,12abc\r\n");
+            t_sb_add(&s, "X,12abc\r\n");
         else if (i == 3000)
-            sb_add(&s, "X,1,2\r\n");
+            t_sb_add(&s, "X,1,2\r\n");
         else if (i == 4000)
-            sb_add(&s, "\"unterminated,1\r\n");
+            t_sb_add(&s, "\"unterminated,1\r\n");
         else
-            sb_add(&s, "X,%d\r\n", i);
+            t_sb_add(&s, "X,%d\r\n", i);
     }
     write_bytes(path, s.s, s.n);
     free(s.s);
@@ -354,28 +333,28 @@ static void test_raw_rows(void **st)
     const char *path = t_tmppath("blocks_raw.csv");
     uint64_t rng = 777;
     for (int f = 0; f < 40; f++) {
-        sbuf s = {0}, want = {0};
+        t_sbuf s = {0}, want = {0};
         const char *heol = eol[t_splitmix64(&rng) % 3];
-        sb_add(&s, "%s\"a\" ,b%s", f % 2 ? "\xEF\xBB\xBF" : "", heol);
-        sb_add(&want, "header '\"a\" ,b'\n");
+        t_sb_add(&s, "%s\"a\" ,b%s", f % 2 ? "\xEF\xBB\xBF" : "", heol);
+        t_sb_add(&want, "header '\"a\" ,b'\n");
         const int nrows = 1 + (int)(t_splitmix64(&rng) % 60);
         const char *prev = heol;
         for (int r = 0; r < nrows; r++) {
             if (t_splitmix64(&rng) % 6 == 0) { /* a blank line (after a CR, a LF would make it a CRLF) */
                 const char *bl = blank[t_splitmix64(&rng) % 4];
                 if (!(prev[0] == '\r' && prev[1] == 0 && bl[0] == '\n'))
-                    sb_add(&s, "%s", bl);
+                    t_sb_add(&s, "%s", bl);
             }
-            sbuf row = {0};
-            sb_add(&row, "%s,%s", fa[t_splitmix64(&rng) % 12], fb[t_splitmix64(&rng) % 8]);
-            sb_add(&s, "%s", row.s);
-            sb_add(&want, "row ");
+            t_sbuf row = {0};
+            t_sb_add(&row, "%s,%s", fa[t_splitmix64(&rng) % 12], fb[t_splitmix64(&rng) % 8]);
+            t_sb_add(&s, "%s", row.s);
+            t_sb_add(&want, "row ");
             sb_quoted(&want, row.s, row.n);
-            sb_add(&want, "\n");
+            t_sb_add(&want, "\n");
             free(row.s);
             prev = eol[t_splitmix64(&rng) % 3];
             if (r + 1 < nrows || t_splitmix64(&rng) % 2)
-                sb_add(&s, "%s", prev);
+                t_sb_add(&s, "%s", prev);
         }
         write_bytes(path, s.s, s.n);
         static const size_t blocks[] = {1, 2, 3, 5, 7, 13, 64, 1000, (size_t)1 << 30};
@@ -388,17 +367,17 @@ static void test_raw_rows(void **st)
                         char *got = read_all(path, via, blocks[ib], th, lo, rows[(ib + (size_t)th + (size_t)lo) % 3]);
                         keep_rows = 0;
                         /* only the raw rows and the header: the other columns are test_random_files' */
-                        sbuf raw = {0};
+                        t_sbuf raw = {0};
                         for (char *l = got; *l;) {
                             char *nl = strchr(l, '\n');
                             assert_non_null(nl);
                             const char *r = strstr(l, "row '");
                             if (strncmp(l, "header ", 7) == 0)
-                                sb_add(&raw, "%.*s\n", (int)(nl - l), l);
+                                t_sb_add(&raw, "%.*s\n", (int)(nl - l), l);
                             else if (strncmp(l, "notice ", 7) == 0)
                                 ;
                             else if (r && r < nl)
-                                sb_add(&raw, "%.*s\n", (int)(nl - r), r);
+                                t_sb_add(&raw, "%.*s\n", (int)(nl - r), r);
                             else
                                 fail_msg("file %d: unexpected line %.*s", f, (int)(nl - l), l);
                             l = nl + 1;

@@ -77,5 +77,7 @@ raid_status raid_parse_word(const char *const *names, int n, const char *s, int 
 
 /* Wall-clock seconds (monotonic). */
 double raid_now(void);
+/* Seconds of cpu time of the calling thread (profiles of serial phases: undisturbed by other threads). */
+double raid_cpu_now(void);
 
 #endif

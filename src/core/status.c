@@ -64,6 +64,13 @@ double raid_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double raid_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 raid_status raid_check_offsets(raid_ctx *ctx, const char *fn, const char *noun, const int64_t *offsets, size_t nseg)
 {
     if (offsets[0] < 0)

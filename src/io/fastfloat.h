@@ -1,7 +1,8 @@
 /* Decimal text to float64 by fast_float (Debian libfast-float-dev, header-only C++, D. Lemire, "Number
  * Parsing at a Gigabyte per Second", Software: Practice and Experience 51(8), 2021): the double nearest to the
  * decimal value, ties to even, as glibc's strtod rounds it in the "C" locale (IEEE 754 correctly rounded
- * conversion), several times faster. The one C++ file of the library (fastfloat.cpp) behind this C
+ * conversion), several times faster; short decimals (at most 15 digits, no exponent) by Clinger's exact fast
+ * path before it. The one C++ file of the library (fastfloat.cpp) behind this C
  * interface. Never installed. */
 #ifndef RAID_IO_FASTFLOAT_H
 #define RAID_IO_FASTFLOAT_H

@@ -211,12 +211,16 @@ typedef struct sym_state {
     int64_t prev_raw;
     int prev_raw_utc;
     char prev_text[PREV_TEXT];
+    const char *prev_tp;       /* the caller's text of the previous row, not yet copied into prev_text */
+    size_t prev_tl;
+    int pending;               /* the symbol is in the list of texts to copy (raid_seg_hold_texts) */
     /* the open segment */
     int has_seg;
     int64_t day;               /* trading date, days since the epoch */
     int have_obs;              /* a kept observation in this segment */
     int fresh;                 /* an observation since the last grid point (notice statistics) */
     int64_t last_t, next_grid; /* instants, microseconds */
+    int64_t first_t, anchor;   /* the segment's first kept observation and its local midnight (the grid's) */
     double last_p;
     size_t nsampled;
     double last_sampled;
@@ -227,7 +231,8 @@ typedef struct sym_state {
 typedef struct ready_seg {
     uint32_t sym;
     int32_t date;
-    size_t off, n; /* into rbuf */
+    double *ret;   /* the segment's returns: the symbol's buffer, handed over (not copied) when it closed */
+    size_t n, cap;
 } ready_seg;
 
 struct raid_seg {
@@ -243,17 +248,20 @@ struct raid_seg {
     raid_symtab tab;
     sym_state *syms;
     size_t nsyms, sym_cap;
+    uint32_t *pend;             /* symbols whose prev_tp is to be copied (sym_cap entries) */
+    size_t npend;
 
     /* complete segments not yet delivered */
     ready_seg *rq;
     size_t rq_n, rq_cap, rq_head;
-    double *rbuf;
-    size_t rbuf_n, rbuf_cap;
+    ready_seg *pool; /* buffers of taken segments (ret, cap), for the symbols' next segments */
+    size_t npool, pool_cap;
 
     /* statistics for the notices */
     uint64_t grid_returns, stale_returns; /* grid returns, those with no observation in their interval */
     uint64_t gaps;                        /* pairs of consecutive kept observations of a segment */
-    double gap_sum_s;                     /* their summed spacing, seconds */
+    double gap_sum_s;                     /* their summed spacing, seconds (each segment's last minus first
+                                             kept observation, exact in microseconds, summed as segments close) */
 
     char *notices[MAX_NOTICES];
     size_t nnotices;
@@ -304,9 +312,14 @@ void raid_seg_free(raid_seg *sg)
         free(sg->syms[i].ret);
     }
     free(sg->syms);
+    free(sg->pend);
     raid_symtab_free(&sg->tab);
+    for (size_t j = sg->rq_head; j < sg->rq_n; j++)
+        free(sg->rq[j].ret);
     free(sg->rq);
-    free(sg->rbuf);
+    for (size_t j = 0; j < sg->npool; j++)
+        free(sg->pool[j].ret);
+    free(sg->pool);
     for (size_t i = 0; i < sg->nnotices; i++)
         free(sg->notices[i]);
     free(sg);
@@ -330,6 +343,10 @@ int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
         if (!t)
             return -1; /* the name stays in the table; the next call for it comes here again */
         sg->syms = t;
+        uint32_t *q = realloc(sg->pend, cap * sizeof *q);
+        if (!q)
+            return -1;
+        sg->pend = q;
         sg->sym_cap = cap;
     }
     memset(&sg->syms[sg->nsyms], 0, sizeof sg->syms[sg->nsyms]);
@@ -357,19 +374,25 @@ int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
 /* Segments                                                                                        */
 /* ---------------------------------------------------------------------------------------------- */
 
-static int push_ret(sym_state *s, double r)
+/* Append the m returns r to the symbol's open segment. 0, or -1 when out of memory. */
+static int push_rets(sym_state *s, const double *r, size_t m)
 {
-    if (s->n == s->cap) {
+    if (s->n + m > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
+        while (cap < s->n + m)
+            cap *= 2;
         double *t = realloc(s->ret, cap * sizeof *t);
         if (!t)
             return -1;
         s->ret = t;
         s->cap = cap;
     }
-    s->ret[s->n++] = r;
+    memcpy(s->ret + s->n, r, m * sizeof *r);
+    s->n += m;
     return 0;
 }
+
+static int push_ret(sym_state *s, double r) { return push_rets(s, &r, 1); }
 
 /* The return from price prev to p (both positive and finite): log1p of the relative change where that is
  * accurate (p/prev in [0.5, 2]: the subtraction is exact), else the difference of the logarithms, which
@@ -382,9 +405,14 @@ static double price_return(double prev, double p)
     return log(p) - log(prev);
 }
 
-static int take_sample(sym_state *s, double p)
+double raid_seg_return_of(double prev, double p) { return price_return(prev, p); }
+
+/* ret: the return from the previous sample to p when the caller worked it out (raid_seg_price_at), else
+ * NULL. */
+static int take_sample(sym_state *s, double p, const double *ret)
 {
-    if (s->nsampled++ > 0 && push_ret(s, price_return(s->last_sampled, p)) != 0)
+    assert(!ret || s->nsampled > 0);
+    if (s->nsampled++ > 0 && push_ret(s, ret ? *ret : price_return(s->last_sampled, p)) != 0)
         return -1;
     s->last_sampled = p;
     return 0;
@@ -399,7 +427,7 @@ static int take_grid(raid_seg *sg, sym_state *s)
         sg->stale_returns += !s->fresh;
     }
     s->fresh = 0;
-    return take_sample(s, s->last_p);
+    return take_sample(s, s->last_p, NULL);
 }
 
 static int32_t yyyymmdd(int64_t day)
@@ -419,6 +447,7 @@ static int close_segment(raid_seg *sg, uint32_t i)
         return 0;
     s->has_seg = 0;
     if (sg->kind == RAID_INPUT_PRICES && sg->sample_us > 0 && s->have_obs) {
+        sg->gap_sum_s += (double)(s->last_t - s->first_t) * 1e-6;
         while (s->next_grid <= s->last_t) {
             if (take_grid(sg, s) != 0)
                 return -1;
@@ -428,16 +457,6 @@ static int close_segment(raid_seg *sg, uint32_t i)
     /* A segment with at least one kept observation is delivered, even with 0 returns. */
     int nonempty = sg->kind == RAID_INPUT_RETURNS || s->nsampled > 0 || s->have_obs;
     if (nonempty) {
-        if (sg->rbuf_n + s->n > sg->rbuf_cap) {
-            size_t cap = sg->rbuf_cap ? sg->rbuf_cap : 4096;
-            while (cap < sg->rbuf_n + s->n)
-                cap *= 2;
-            double *t = realloc(sg->rbuf, cap * sizeof *t);
-            if (!t)
-                return -1;
-            sg->rbuf = t;
-            sg->rbuf_cap = cap;
-        }
         if (sg->rq_n == sg->rq_cap) {
             size_t cap = sg->rq_cap ? sg->rq_cap * 2 : 64;
             ready_seg *t = realloc(sg->rq, cap * sizeof *t);
@@ -446,10 +465,14 @@ static int close_segment(raid_seg *sg, uint32_t i)
             sg->rq = t;
             sg->rq_cap = cap;
         }
-        if (s->n)
-            memcpy(sg->rbuf + sg->rbuf_n, s->ret, s->n * sizeof *s->ret);
-        sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), sg->rbuf_n, s->n};
-        sg->rbuf_n += s->n;
+        if (s->n) { /* the returns go with the segment; the symbol takes a buffer of an earlier one */
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), s->ret, s->n, s->cap};
+            const ready_seg none = {0, 0, NULL, 0, 0}, *u = sg->npool ? &sg->pool[--sg->npool] : &none;
+            s->ret = u->ret;
+            s->cap = u->cap;
+        } else {
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), NULL, 0, 0};
+        }
     }
     s->n = 0;
     s->nsampled = 0;
@@ -479,17 +502,18 @@ static int grid_too_long(const raid_seg *sg, const sym_state *s, int64_t t)
 
 /* A kept price observation at instant t (us); anchor is the instant of the local midnight before it.
  * The caller checked grid_too_long. */
-static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p)
+static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p, const double *ret)
 {
     if (sg->sample_us == 0)
-        return take_sample(s, p);
+        return take_sample(s, p, ret);
     const int64_t S = sg->sample_us;
     if (!s->have_obs) {
         s->have_obs = 1;
-        s->next_grid = anchor + (raid_io_floordiv(t - anchor - 1, S) + 1) * S; /* first grid point >= t */
+        s->first_t = t;
+        s->anchor = anchor;
+        s->next_grid = raid_seg_grid_after(anchor, S, t);
     } else {
         sg->gaps++;
-        sg->gap_sum_s += (double)(t - s->last_t) * 1e-6;
         while (s->next_grid < t) { /* grid points in [last_t, t) take the previous price */
             if (take_grid(sg, s) != 0)
                 return -1;
@@ -516,12 +540,13 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     s->prev_ref = w->ref;
     s->prev_raw = w->raw;
     s->prev_raw_utc = w->raw_utc;
-    if (w->text) {
-        size_t n = w->text_len < PREV_TEXT - 1 ? w->text_len : PREV_TEXT - 1;
-        memcpy(s->prev_text, w->text, n);
-        s->prev_text[n] = 0;
-    } else {
+    s->prev_tp = w->text; /* copied only when the caller lets go of it (raid_seg_hold_texts) */
+    s->prev_tl = w->text_len;
+    if (!w->text)
         s->prev_text[0] = 0;
+    else if (!s->pending) {
+        s->pending = 1;
+        sg->pend[sg->npend++] = si;
     }
     if (s->has_seg && day != s->day && close_segment(sg, si) != 0)
         return RAID_SEG_ENOMEM;
@@ -530,15 +555,34 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     return RAID_SEG_OK;
 }
 
+int raid_seg_day(const raid_seg *sg, int64_t local, int64_t *day, int64_t *tod)
+{
+    const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
+    *tod = local - cal * RAID_US_PER_DAY;
+    int next = 0;
+    const int keep = raid_session_keep(sg->ses_lo_s, sg->ses_hi_s, *tod, &next);
+    *day = cal + next;
+    return keep;
+}
+
 int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w)
+{
+    int64_t day, tod;
+    const int keep = raid_seg_day(sg, local, &day, &tod);
+    return raid_seg_price_at(sg, si, instant, day, tod, keep, p, NULL, w);
+}
+
+int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                      const double *ret, const raid_seg_row *w)
+{
+    return raid_seg_price_after(sg, si, instant, day, tod, keep, p, ret, NULL, 0, w);
+}
+
+int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                         const double *ret, const double *skip_ret, size_t nskip, const raid_seg_row *w)
 {
     assert(sg->kind == RAID_INPUT_PRICES && si < sg->nsyms);
     sym_state *s = &sg->syms[si];
-    const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
-    const int64_t tod = local - cal * RAID_US_PER_DAY;
-    int next = 0;
-    const int keep = raid_session_keep(sg->ses_lo_s, sg->ses_hi_s, tod, &next);
-    const int64_t day = cal + next;
     /* A kept row's trading date must be one the outputs can write as YYYY-MM-DD (a time zone, an offset or
      * a session across midnight can move a valid timestamp's date to year 0 or 10000); a dropped row's
      * segment is never delivered. */
@@ -546,10 +590,21 @@ int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, do
         return RAID_SEG_DATE_RANGE;
     if (keep && s->has_seg && day == s->day && grid_too_long(sg, s, instant))
         return RAID_SEG_TOO_MANY;
+    assert(keep || nskip == 0);
     int rc = advance(sg, s, si, instant, day, w);
     if (rc != RAID_SEG_OK || !keep)
         return rc;
-    return observe(sg, s, instant, instant - tod, p) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+    if (nskip) { /* kept observations of this segment before this one that the caller left out */
+        assert(s->has_seg && day == s->day && (sg->sample_us > 0 ? s->have_obs : s->nsampled > 0));
+        if (sg->sample_us > 0) {
+            sg->gaps += nskip;
+        } else {
+            if (push_rets(s, skip_ret, nskip) != 0)
+                return RAID_SEG_ENOMEM;
+            s->nsampled += nskip;
+        }
+    }
+    return observe(sg, s, instant, instant - tod, p, ret) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
 }
 
 int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid_seg_row *w)
@@ -572,10 +627,51 @@ void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len)
                  "sampling interval", (double)sg->sample_us * 1e-6, (long long)RAID_MAX_SEGMENT_RETURNS);
 }
 
-void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
+/* Copy symbol s's pending text into prev_text. */
+static void hold_text(sym_state *s)
+{
+    if (s->prev_tp) {
+        const size_t n = s->prev_tl < PREV_TEXT - 1 ? s->prev_tl : PREV_TEXT - 1;
+        memcpy(s->prev_text, s->prev_tp, n);
+        s->prev_text[n] = 0;
+        s->prev_tp = NULL;
+    }
+}
+
+void raid_seg_hold_texts(raid_seg *sg)
+{
+    for (size_t j = 0; j < sg->npend; j++) {
+        sym_state *s = &sg->syms[sg->pend[j]];
+        hold_text(s);
+        s->pending = 0;
+    }
+    sg->npend = 0;
+}
+
+const raid_io_tz *raid_seg_tz(const raid_seg *sg) { return sg->tz; }
+
+int64_t raid_seg_find(const raid_seg *sg, const char *s, size_t n)
+{
+    const int64_t i = raid_symtab_find(&sg->tab, s, n);
+    return i >= 0 && (size_t)i < sg->nsyms ? i : -1;
+}
+
+int raid_seg_open_state(const raid_seg *sg, uint32_t si, int64_t *day, int64_t *anchor)
 {
     assert(si < sg->nsyms);
     const sym_state *s = &sg->syms[si];
+    *day = s->day;
+    *anchor = s->anchor;
+    return !s->has_seg ? 0 : s->have_obs ? 2 : 1;
+}
+
+int64_t raid_seg_sample_us(const raid_seg *sg) { return sg->sample_us; }
+
+void raid_seg_prev(raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
+{
+    assert(si < sg->nsyms);
+    sym_state *s = &sg->syms[si];
+    hold_text(s);
     if (ref)
         *ref = s->prev_ref;
     if (text)
@@ -635,15 +731,29 @@ raid_status raid_seg_take(raid_seg *sg, raid_batch *b, size_t max_returns)
 {
     size_t delivered = 0;
     while (sg->rq_head < sg->rq_n && (delivered == 0 || b->nret < max_returns)) {
-        const ready_seg *q = &sg->rq[sg->rq_head];
-        if (batch_append(b, q->sym, q->date, sg->rbuf + q->off, q->n) != RAID_OK)
+        ready_seg *q = &sg->rq[sg->rq_head];
+        if (batch_append(b, q->sym, q->date, q->ret, q->n) != RAID_OK)
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         sg->rq_head++;
+        if (q->ret) { /* its buffer, for a symbol's next segment */
+            if (sg->npool == sg->pool_cap) {
+                const size_t cap = sg->pool_cap ? 2 * sg->pool_cap : 16;
+                ready_seg *t = realloc(sg->pool, cap * sizeof *t);
+                if (t) {
+                    sg->pool = t;
+                    sg->pool_cap = cap;
+                }
+            }
+            if (sg->npool < sg->pool_cap)
+                sg->pool[sg->npool++] = *q;
+            else
+                free(q->ret);
+            q->ret = NULL;
+        }
         delivered++;
     }
     if (sg->rq_head == sg->rq_n) {
         sg->rq_head = sg->rq_n = 0;
-        sg->rbuf_n = 0;
     }
     return RAID_OK;
 }

@@ -9,6 +9,7 @@
 #define RAID_IO_SEGMENT_H
 
 #include "raid.h"
+#include "io/tz.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,12 @@ int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n);
 /* Number of symbols, and the name of symbol i (NULL if out of range). */
 size_t raid_seg_nsymbols(const raid_seg *sg);
 const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i);
+
+/* The time zone of the options (read only: raid_io_tz_offset may be called on it from any thread) and
+ * the sampling interval (0: tick). */
+struct raid_io_tz;
+const struct raid_io_tz *raid_seg_tz(const raid_seg *sg);
+int64_t raid_seg_sample_us(const raid_seg *sg);
 
 /* Local wall-clock time (microseconds since 1970-01-01T00:00:00 local) of the UTC instant t_us in the
  * segmenter's zone (cached per interval of constant offset). */
@@ -88,8 +95,45 @@ static inline int raid_session_keep(int32_t lo_s, int32_t hi_s, int64_t tod_us, 
  * order key, microseconds) with local wall-clock time `local`. Applies the order checks, closes the
  * symbol's segment when the trading date moves on, drops observations outside the session and samples.
  * Returns RAID_SEG_OK, RAID_SEG_TIME_BACK / RAID_SEG_DATE_BACK (nothing changed; raid_seg_prev names the
- * previous row), RAID_SEG_DATE_RANGE, RAID_SEG_TOO_MANY or RAID_SEG_ENOMEM. Prices kind only. */
+ * previous row), RAID_SEG_DATE_RANGE, RAID_SEG_TOO_MANY or RAID_SEG_ENOMEM. Prices kind only.
+ * w->text (when not NULL) must stay valid until raid_seg_hold_texts (the segmenter copies the text of each
+ * symbol's latest row only then, not once per row). */
 int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w);
+/* The row-local part of raid_seg_price, which reads only the options (any thread may call it): the
+ * trading date *day (days since the epoch) and time of day *tod (microseconds) of local wall-clock time
+ * `local` under the session window; returns 1 when the session keeps the observation, else 0. */
+int raid_seg_day(const raid_seg *sg, int64_t local, int64_t *day, int64_t *tod);
+/* raid_seg_price with raid_seg_day's results (keep, day, tod) worked out by the caller, and ret: NULL, or
+ * (tick sampling only, sample_us 0) the return price_return(q, p) from the symbol's previous kept price q,
+ * where the caller knows that that row is in the same segment (the same symbol and trading date, no row
+ * refused in between): the value the segmenter would compute itself, found by the caller in parallel. */
+int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                      const double *ret, const raid_seg_row *w);
+/* raid_seg_price_at after nskip kept observations of the same symbol and segment that the caller left out
+ * (nskip 0: raid_seg_price_at), observations that change nothing but what is added here: with tick
+ * sampling their returns skip_ret[0 .. nskip) (those the segmenter would have taken: see raid_seg_price_at's
+ * ret), with a grid their count (the notice's statistics; an observation may be left out only when no grid
+ * point lies between it and the next kept observation: it is never sampled). The row itself must be a kept
+ * observation of the same segment, after the segment's first. */
+int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                         const double *ret, const double *skip_ret, size_t nskip, const raid_seg_row *w);
+/* The first grid point at or after instant t of the grid of interval S (> 0) through `anchor` (a local
+ * midnight). */
+static inline int64_t raid_seg_grid_after(int64_t anchor, int64_t S, int64_t t)
+{
+    return anchor + (raid_io_floordiv(t - anchor - 1, S) + 1) * S;
+}
+/* The index of symbol s[0..n) if the segmenter has it, else -1 (nothing added). */
+int64_t raid_seg_find(const raid_seg *sg, const char *s, size_t n);
+/* Symbol si's open segment: 0 none, 1 open without a kept observation yet, 2 open with one; *day its
+ * trading date and *anchor the local midnight of its grid (2 only). */
+int raid_seg_open_state(const raid_seg *sg, uint32_t si, int64_t *day, int64_t *anchor);
+/* The return from price prev to p (both positive and finite) that the segmenter takes (segment.c's head
+ * comment): for callers of raid_seg_price_at. */
+double raid_seg_return_of(double prev, double p);
+/* Copy the texts given with the rows (raid_seg_row.text) that the segmenter may still quote in a message:
+ * call before they become invalid. */
+void raid_seg_hold_texts(raid_seg *sg);
 /* A return r (finite, |r| <= RAID_MAX_RETURN: checked by the caller) of symbol si on day `day` (days
  * since the epoch). Same codes (RAID_SEG_DATE_BACK when the date goes backwards; never RAID_SEG_TOO_MANY).
  * Returns kind only. */
@@ -99,7 +143,7 @@ int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid
 void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len);
 /* The previous accepted row of symbol si (after a *_BACK code): its reference, its text ("" when the
  * caller gave none), its raw value and whether that is a UTC instant. */
-void raid_seg_prev(const raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc);
+void raid_seg_prev(raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc);
 
 /* End of input: close every open segment (in symbol order) and work out the notices.
  * Errors: RAID_ENOMEM. */

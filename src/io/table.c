@@ -10,8 +10,13 @@
  *   break ends a row). Otherwise the cut is found by running libcsv's own state machine (non-strict mode:
  *   a quote opens a quoted field only at the start of a field, "" inside it is a quote, text after a
  *   closing quote continues the field) from the block's start, which is a row boundary, so that a line
- *   break inside a quoted field is never a cut, whatever the quote parity of the block.
- * - Parsing (worker threads, one block each; parse_block): rows without quotes or lone CRs by a direct
+ *   break inside a quoted field is never a cut, whatever the quote parity of the block. A mapped file is
+ *   cut without a scan while no quote has been seen (slot.spec: the last LF within the block size, found
+ *   from the end); the parsing thread checks its block for a quote and cuts it again where cut_block would
+ *   have; a block that then ends elsewhere voids the blocks cut after it (release_head), and from the
+ *   first quoted block on every cut is exact.
+ * - Parsing (worker threads, one block each; parse_block, then the caller's block function and the drop of
+ *   the block's mapped pages): rows without quotes or lone CRs by a direct
  *   scanner (parse_fast), exactly libcsv's rules for such rows (fields split at commas, spaces and tabs
  *   around them dropped, CRLF as one line break, a line of blanks skipped); from the first row that has a
  *   quote or a lone CR to the end of the block, libcsv itself (the same callbacks as for the header).
@@ -100,6 +105,8 @@ typedef struct pctx {
      * last (its line break, or the end of the input) */
     const unsigned char *rbase;
     size_t rstart, rend;
+    size_t csv_from; /* parse_block: where the direct scanner stopped (a quote or a lone CR), the block's
+                        length when it read every row or stopped at an error */
     /* the first failure */
     raid_status st;
     int positional;
@@ -117,6 +124,10 @@ typedef struct slot {
     unsigned char *own;  /* stream: the block's own bytes */
     size_t own_cap;
     int eof;             /* the last block */
+    int spec;            /* mmap: cut at the last line feed before the block size without looking for quotes
+                            (the parsing thread checks: fill_slot) */
+    int quoted;          /* the block has a '"' (parsing thread) */
+    int recut;           /* a spec block that had to end elsewhere: the blocks cut after it are void */
     int state;
     size_t cursor;       /* rows handed over */
     raid_tbatch rows;
@@ -157,6 +168,8 @@ struct raid_table {
     slot *slots;
     uint64_t head, tail, take; /* sequence numbers: next to merge, next to cut, next to parse */
     size_t cut_pos;            /* mmap: offset of the next block */
+    int exact;                 /* mmap: a quote was seen: every cut from now on by cut_block */
+    size_t pagesize;
     int cut_eof;               /* the last block is cut */
     unsigned char *carry;      /* stream: bytes read past the last cut */
     size_t carry_len, carry_cap;
@@ -168,7 +181,16 @@ struct raid_table {
     pthread_cond_t cv_work, cv_done;
     int stop;
 
+    raid_table_block_fn block_fn; /* raid_table_set_block_fn */
+    const void *block_arg;
+
+    /* RAID_CSV_PROFILE: seconds of the calling thread's phases and of the parsing threads (under mu) */
+    int profile;
+    double t_cut, t_wait, t_merge, t_parse, t_parse_main, t_fn;
+    uint64_t nblocks;
+
     int keep_rows;    /* raid_table_keep_rows */
+    int rel_lines;    /* raid_table_relative_lines */
     char *hdr_text;   /* the header's raw bytes */
     size_t hdr_len;
 
@@ -255,6 +277,14 @@ const char *raid_table_path(const raid_table *t) { return t->path; }
 
 void raid_table_keep_rows(raid_table *t) { t->keep_rows = 1; }
 
+void raid_table_relative_lines(raid_table *t) { t->rel_lines = 1; }
+
+void raid_table_set_block_fn(raid_table *t, raid_table_block_fn fn, const void *arg)
+{
+    t->block_fn = fn;
+    t->block_arg = arg;
+}
+
 const char *raid_table_header_text(const raid_table *t, size_t *len)
 {
     if (len)
@@ -328,6 +358,8 @@ void raid_tbatch_free(raid_tbatch *b)
     free(b->row.text_off);
     free(b->row.text);
     free(b->col);
+    if (b->user_free)
+        b->user_free(b->user);
     memset(b, 0, sizeof *b);
 }
 
@@ -385,6 +417,8 @@ static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
 static void batch_clear(raid_tbatch *b)
 {
     b->nrows = 0;
+    b->user_ok = 0;
+    b->line_base = 0;
     if (b->row.text_off)
         b->row.text_off[0] = 0;
     for (size_t k = 0; k < b->ncols; k++) {
@@ -439,6 +473,7 @@ static int batch_append(const raid_table *t, raid_tbatch *dst, const raid_tbatch
     if (batch_reserve(t, dst, dst->nrows + n))
         return -1;
     const size_t at = dst->nrows;
+    dst->user_ok = 0; /* the block function's data are those of whole blocks */
     for (size_t k = 0; k < t->ncols; k++) /* the blocks' numbers of distinct values differ: none kept */
         dst->col[k].keyed = 0;
     for (size_t k = 0; k < t->ncols; k++) {
@@ -987,11 +1022,13 @@ static void parse_block(pctx *ps, const unsigned char *data, size_t len, int eof
     }
     const unsigned char *end = data + len, *p = data;
     const unsigned char *lf = len && !tune_libcsv_only ? memrchr(data, '\n', len) : NULL;
+    ps->csv_from = len;
     if (lf) {
         p = parse_fast(ps, data, lf + 1);
         if (!p)
             return;
     }
+    ps->csv_from = (size_t)(p - data);
     if (p == end && !eof)
         return;
     /* libcsv from p: rows with quotes or lone CRs, and a last row without a line break */
@@ -1085,15 +1122,46 @@ static size_t cut_block(const unsigned char *p, size_t len, size_t want, int eof
 /* The blocks' pipeline                                                                            */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* Take the next queued block and parse it (called and returning with t->mu held). */
-static void parse_next(raid_table *t)
+/* Take the next queued block, parse it and run the caller's block function on its rows (called and
+ * returning with t->mu held; main: by the calling thread). */
+static void parse_next(raid_table *t, int main)
 {
     slot *s = &t->slots[t->take % t->nslots];
     t->take++;
     s->state = S_BUSY;
     pthread_mutex_unlock(&t->mu);
+    const double t0 = t->profile ? raid_cpu_now() : 0;
+    s->quoted = s->recut = 0;
     parse_block(&s->ps, s->data, s->len, s->eof);
+    /* A quote can only be where the direct scanner stopped (or after an error before it, which is then the
+     * first error whatever comes after it). */
+    const size_t from = s->ps.csv_from;
+    if (t->map && from < s->len && memchr(s->data + from, '"', s->len - from)) {
+        s->quoted = 1;
+        if (s->spec) { /* the cut may fall inside a quoted field: cut where the calling thread would have */
+            const size_t rest = t->map_len - (size_t)s->off, n = cut_block(s->data, rest, t->block, 1);
+            if (n != s->len) {
+                s->recut = 1;
+                s->len = n;
+                s->eof = n == rest;
+                parse_block(&s->ps, s->data, s->len, s->eof);
+            }
+        }
+    }
+    if (t->map) { /* the block's rows are copied out: its own pages can go (the page cache keeps them) */
+        const uintptr_t pg = t->pagesize;
+        const uintptr_t a = ((uintptr_t)s->data + pg - 1) & ~(pg - 1), b = ((uintptr_t)s->data + s->len) & ~(pg - 1);
+        if (b > a)
+            madvise((void *)a, b - a, MADV_DONTNEED); /* read-only and private: the pages stay in the page cache */
+    }
+    const double t1 = t->profile ? raid_cpu_now() : 0;
+    s->rows.user_ok = t->block_fn && t->block_fn(t->block_arg, &s->rows) == 0;
     pthread_mutex_lock(&t->mu);
+    if (t->profile) {
+        *(main ? &t->t_parse_main : &t->t_parse) += t1 - t0;
+        t->t_fn += raid_cpu_now() - t1;
+        t->nblocks++;
+    }
     s->state = S_DONE;
     pthread_cond_broadcast(&t->cv_done);
 }
@@ -1107,7 +1175,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&t->cv_work, &t->mu);
         if (t->stop)
             break;
-        parse_next(t);
+        parse_next(t, 0);
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
@@ -1121,7 +1189,13 @@ static int fill_slot(raid_table *t, slot *s)
         return -1;
     if (t->map || t->f == NULL) { /* the whole input is in memory */
         const size_t rest = t->map_len - t->cut_pos;
-        const size_t n = cut_block(t->map + t->cut_pos, rest, t->block, 1);
+        /* Until a quote is seen, the cut is the last line feed within the block size, found from the end
+         * (the calling thread touches one page of the block); the parsing thread checks that the block has
+         * no quote, the case where every line feed ends a row, else cuts it as cut_block does. */
+        const unsigned char *lf = t->map && !t->exact && rest > t->block ? memrchr(t->map + t->cut_pos, '\n', t->block)
+                                                                       : NULL;
+        const size_t n = lf ? (size_t)(lf - (t->map + t->cut_pos)) + 1 : cut_block(t->map + t->cut_pos, rest, t->block, 1);
+        s->spec = lf != NULL;
         s->data = t->map + t->cut_pos;
         s->len = n;
         s->off = t->cut_pos;
@@ -1179,6 +1253,7 @@ static int fill_slot(raid_table *t, slot *s)
     t->carry_len = have - cut;
     s->data = s->own;
     s->len = cut;
+    s->spec = 0;
     s->off = 0;
     s->eof = eof && t->carry_len == 0;
     t->cut_eof = s->eof;
@@ -1205,7 +1280,15 @@ static void fill(raid_table *t)
 static int start_blocks(raid_table *t)
 {
     t->started = 1;
+    t->pagesize = (size_t)sysconf(_SC_PAGESIZE);
     t->block = tune_block ? tune_block : BLOCK_SIZE;
+    const char *env = getenv("RAID_CSV_BLOCK");
+    if (env && !tune_block) {
+        char *e;
+        const unsigned long long v = strtoull(env, &e, 10);
+        if (e != env && !*e && v >= 1 && v <= ((size_t)1 << 40))
+            t->block = (size_t)v;
+    }
     int nth = tune_threads >= 0 ? tune_threads : omp_get_max_threads();
     if (nth > MAX_WORKERS)
         nth = MAX_WORKERS;
@@ -1265,7 +1348,7 @@ static slot *head_block(raid_table *t)
     slot *s = &t->slots[t->head % t->nslots];
     pthread_mutex_lock(&t->mu);
     if (t->take == t->head) /* not taken: parse it here */
-        parse_next(t);
+        parse_next(t, 1);
     while (s->state != S_DONE)
         pthread_cond_wait(&t->cv_done, &t->mu);
     pthread_mutex_unlock(&t->mu);
@@ -1275,16 +1358,29 @@ static slot *head_block(raid_table *t)
 /* The head block is merged: free its slot (and the mapped pages it alone covers). */
 static void release_head(raid_table *t, slot *s)
 {
-    if (t->map) {
-        const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-        const uintptr_t a = ((uintptr_t)s->data + pg - 1) & ~(pg - 1), b = ((uintptr_t)s->data + s->len) & ~(pg - 1);
-        if (b > a)
-            madvise((void *)a, b - a, MADV_DONTNEED); /* read-only and private: the pages stay in the page cache */
-    }
     t->consumed += s->len;
+    if (s->quoted) /* a file with quotes: no more cuts without looking at them */
+        t->exact = 1;
     pthread_mutex_lock(&t->mu);
     s->state = S_FREE;
     t->head++;
+    if (s->recut) {
+        /* The block ended past (or before) where it was cut: the blocks cut after it start in the wrong
+         * place. Those not taken yet are dropped, those being parsed are waited for and dropped, and the
+         * cutting starts again at the block's true end. */
+        for (uint64_t j = t->take; j < t->tail; j++)
+            t->slots[j % t->nslots].state = S_FREE;
+        t->tail = t->take;
+        for (uint64_t j = t->head; j < t->take; j++) {
+            slot *v = &t->slots[j % t->nslots];
+            while (v->state != S_DONE)
+                pthread_cond_wait(&t->cv_done, &t->mu);
+            v->state = S_FREE;
+        }
+        t->head = t->tail;
+        t->cut_pos = (size_t)s->off + s->len;
+        t->cut_eof = s->eof;
+    }
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -1330,6 +1426,13 @@ void raid_table_close(raid_table *t)
 {
     if (!t)
         return;
+    if (t->profile && t->started)
+        fprintf(stderr,
+                "profile: table %s (cpu seconds of each thread): calling thread: cut %.3f s, wait %.3f s (of which parsing %.3f s), merge "
+                "%.3f s; parsing threads (%d): parse %.3f s, block function %.3f s (summed); %llu blocks of "
+                "%zu bytes\n",
+                t->path, t->t_cut, t->t_wait, t->t_parse_main, t->t_merge, t->nworkers, t->t_parse, t->t_fn,
+                (unsigned long long)t->nblocks, t->block);
     stop_blocks(t);
     if (t->f && !t->is_stdin)
         fclose(t->f);
@@ -1409,6 +1512,7 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv_work, NULL);
     pthread_cond_init(&t->cv_done, NULL);
+    t->profile = getenv("RAID_CSV_PROFILE") != NULL;
     t->ncols = ncols;
     t->path = xstrdup(path);
     t->spec = calloc(ncols, sizeof *t->spec);
@@ -1539,7 +1643,13 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
     if (!t->started && start_blocks(t) != 0)
         return tfail(t, RAID_ENOMEM, "out of memory");
     while (b->nrows < max_rows) {
+        double t0 = t->profile ? raid_cpu_now() : 0;
         fill(t);
+        if (t->profile) {
+            const double t1 = raid_cpu_now();
+            t->t_cut += t1 - t0;
+            t0 = t1;
+        }
         if (t->head == t->tail) { /* every block is merged */
             if (t->read_errno)
                 return tfail(t, t->read_errno == ENOMEM ? RAID_ENOMEM : RAID_EIO, "%s: read error: %s", t->path,
@@ -1549,6 +1659,11 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
             break;
         }
         slot *s = head_block(t);
+        if (t->profile) {
+            const double t1 = raid_cpu_now();
+            t->t_wait += t1 - t0;
+            t0 = t1;
+        }
         raid_tbatch *r = &s->rows;
         const uint64_t base = t->line_base;
         int whole = 0;
@@ -1557,10 +1672,13 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
             *b = *r;
             *r = tmp;
             batch_clear(r);
-            for (size_t k = 0; k < t->ncols; k++)
-                if (t->col[k] != SIZE_MAX)
-                    for (size_t i = 0; i < b->nrows; i++)
-                        b->col[k].line[i] += base;
+            if (t->rel_lines)
+                b->line_base = base;
+            else
+                for (size_t k = 0; k < t->ncols; k++)
+                    if (t->col[k] != SIZE_MAX)
+                        for (size_t i = 0; i < b->nrows; i++)
+                            b->col[k].line[i] += base;
             s->cursor = SIZE_MAX;
             whole = b->nrows > 0;
         } else if (s->cursor != SIZE_MAX && s->cursor < r->nrows) {
@@ -1570,9 +1688,14 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
             if (batch_append(t, b, r, s->cursor, n, base) != 0)
                 return tfail(t, RAID_ENOMEM, "out of memory");
             s->cursor += n;
-            if (s->cursor < r->nrows)
+            if (s->cursor < r->nrows) {
+                if (t->profile)
+                    t->t_merge += raid_cpu_now() - t0;
                 break; /* b is full */
+            }
         }
+        if (t->profile)
+            t->t_merge += raid_cpu_now() - t0;
         /* every row of the block is handed over */
         if (s->ps.st != RAID_OK) {
             const raid_status st = ps_to_table(t, &s->ps, base);

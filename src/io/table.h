@@ -100,6 +100,15 @@ typedef struct raid_tbatch {
     size_t nrows, cap, ncols;
     raid_tcol *col;
     raid_tcol row; /* raid_table_keep_rows: row i's raw bytes (raid_tcol_text(&b->row, i, &len)); else unused */
+    /* raid_table_block_fn: the caller's data derived from the rows (owned by the batch, freed with
+     * user_free), and whether the block function ran on exactly the rows now in the batch (1), or not (0:
+     * rows copied across blocks, or the function failed): then the caller derives them itself. */
+    void *user;
+    void (*user_free)(void *);
+    int user_ok;
+    /* raid_table_relative_lines: the line of row i's field in column k is line_base + col[k].line[i] (the
+     * merge then adds nothing to each row); else 0 */
+    uint64_t line_base;
 } raid_tbatch;
 
 /* Field i of a STRING or KEEP_TEXT column and its length. */
@@ -146,6 +155,23 @@ void raid_tbatch_free(raid_tbatch *b);
  * this unless its rows average under 4 bytes), without a copy. */
 #define RAID_TABLE_BLOCK_ROWS ((size_t)1 << 18)
 
+/* From now on the batches' lines (raid_tcol.line) may be counted from the batch's line_base rather than
+ * from the file's first line (a batch handed over whole keeps its block's lines; rows copied across
+ * blocks get absolute lines and line_base 0): for callers that use lines for messages only. Call after
+ * raid_table_open, before the first raid_table_read. */
+void raid_table_relative_lines(raid_table *t);
+
+/* The caller's work on each block's rows, done by the thread that parsed the block right after parsing it
+ * (so in parallel over the blocks, while earlier blocks are merged): fn(arg, b) derives what it wants from
+ * b's rows 0 .. nrows-1 into b->user (allocated by fn, freed by b->user_free) and returns 0 (b->user_ok
+ * becomes 1) or -1 (out of memory: user_ok stays 0). It must not use the rows' line numbers (counted from
+ * the block's first line at that time) and must be thread-safe (arg is shared by every parsing thread:
+ * read it only). A batch handed over whole keeps user_ok; rows copied across blocks have user_ok 0, and
+ * the caller then runs the same derivation itself. Call after raid_table_open, before the first
+ * raid_table_read. */
+typedef int (*raid_table_block_fn)(const void *arg, raid_tbatch *b);
+void raid_table_set_block_fn(raid_table *t, raid_table_block_fn fn, const void *arg);
+
 /* Clear b and read rows into it, at most max_rows (>= 1): the rows of one whole block (about 1 MiB of the
  * file) when b is empty and they fit (handed over without a copy), else rows until b holds max_rows or the
  * input ends; at least one row unless the input ends (*done = 1 once every row has been returned). On
@@ -185,6 +211,12 @@ void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *tota
 
 /* The number rule of F64 columns (table.h's head comment): 0 and *v, or -1. For tests. */
 int raid_table_parse_f64(const char *s, size_t n, double *v);
+
+/* With RAID_CSV_PROFILE set in the environment, raid_table_close writes one line to standard error: the
+ * time of the calling thread's phases (cutting the blocks, waiting for the block at the head, merging it:
+ * handing its rows over with their lines) and of the parsing threads (parsing, the block function), in
+ * seconds, and the blocks. RAID_CSV_BLOCK=N (bytes, at least 1) sets the block size of the tables opened
+ * from then on (tests and benchmarks: results never depend on it). */
 
 /* Tests only: the block size in bytes (0: the default, 1 MiB), the number of parsing threads (-1: the
  * default, omp_get_max_threads(); 0 or 1: the calling thread parses every block) and libcsv_only (1:

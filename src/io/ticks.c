@@ -171,19 +171,24 @@ raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char 
         return st;
     for (size_t i = 0; i < n; i++, tk->rows++) {
         const char *text = timestamps[i];
-        if (!text)
-            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): missing timestamp (NULL)", tk->rows, symbol);
+        if (!text) {
+            st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): missing timestamp (NULL)", tk->rows, symbol);
+            break;
+        }
         const size_t tlen = strlen(text);
         raid_io_ts ts;
         /* the CSV reader's parser and its reading of an offset (reader.c): one set of rules */
-        if (raid_io_parse_timestamp(text, tlen, &ts) != 0)
-            return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): cannot parse timestamp '%.*s'", tk->rows,
-                         symbol, raid_table_show(tlen), text);
+        if (raid_io_parse_timestamp(text, tlen, &ts) != 0) {
+            st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): cannot parse timestamp '%.*s'", tk->rows,
+                       symbol, raid_table_show(tlen), text);
+            break;
+        }
         const int64_t instant = ts.has_offset ? ts.wall_us - (int64_t)ts.offset_s * RAID_US_PER_S : ts.wall_us;
         if ((st = push_row(tk, (uint32_t)si, symbol, instant, ts.has_offset, price[i], text, tlen)) != RAID_OK)
-            return st;
+            break;
     }
-    return RAID_OK;
+    raid_seg_hold_texts(tk->sg); /* the caller's texts are its own again */
+    return st;
 }
 
 raid_status raid_ticks_take(raid_ticks *tk, raid_batch *b, int finish)
