@@ -88,13 +88,11 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
     const raid_precision prec = ctx->precision;
 
-    /* The kernel holds its run of bits in registers and stages the split values in local memory (padded
-     * one word in 32) next to its reduction arrays. */
-    const size_t padded = ctx->chunk_len + ctx->chunk_len / 32 + 1;
-    const uint64_t local_need = (uint64_t)(padded * (prec == RAID_PREC_DF ? 2 : 1) + 2 * RAID_NACC * ctx->wg_width + 2) * 4;
+    /* The kernel holds its run of bits in registers; local memory holds its reduction arrays. */
+    const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4;
     if (local_need > raid_dev_local_mem(ctx))
-        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu with work-group width %zu needs %llu bytes of local memory; "
-                         "the device has %llu (use a shorter chunk)", ctx->chunk_len, ctx->wg_width,
+        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
+                         "the device has %llu (use a narrower work-group)", ctx->wg_width,
                          (unsigned long long)local_need, (unsigned long long)raid_dev_local_mem(ctx));
     char opts[512];
     raid_realized_cl_options(ctx, part_mask, opts, sizeof opts);
