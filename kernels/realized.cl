@@ -35,8 +35,8 @@
  *   f32 policy (RAID_INPUT_DF 0): each term is added to a plain float run sum with ONE rounding (fma of
  *     the exact product into the sum; tpq's P cbrt(P) from the binary32 P and cbrt); the run sum is folded
  *     into the double-float (H, L) every RAID_FOLD returns.
- * The work-group then reduces (H, L) with a fixed-order tree of raid_df_add: the partials do not depend on
- * scheduling (bitwise reproducible for a given configuration).
+ * The work-group then reduces (H, L) with a fixed-order tree of raid_df_add_same_sign (the partials are
+ * non-negative): they do not depend on scheduling (bitwise reproducible for a given configuration).
  *
  * Compile-time parameters (set by the host):
  *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item
@@ -91,43 +91,78 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint b = lid * RAID_RUN;
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Load this work-item's run of float64 bits into registers, and the two returns before it (the
-     * previous work-item's last two, read again: cache hits); find the run's largest magnitude and any
-     * return out of range (not finite, or above RAID_MAXR: a 64-bit compare of the magnitude's words). */
+    /* Load this work-item's run of float64 bits into registers (zeros past the chunk's end): as 16-byte
+     * vectors of two returns where the run starts on an even return of the buffer (the same for the whole
+     * group: RAID_RUN even), one return at a time otherwise. The two returns before the run are the
+     * previous work-item's last two, read again (cache hits). */
     RAID_LOCAL uint s_max, s_bad;
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
-    uint mx = 0u, bad = 0u;
+#if RAID_RUN % 2 == 0
+    if ((ch.x & 1u) == 0u) {
+        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)(xc + b);
 #pragma unroll
-    for (uint t = 0; t < RAID_RUN; t++) {
-        const uint k = b + t;
-        v[t] = k < ch.y ? xc[k] : (uint2)(0u, 0u);
-        const uint mag = v[t].y & 0x7FFFFFFFu;
-        mx = max(mx, mag);
-        bad |= (uint)(mag > RAID_MAXR_HI || (mag == RAID_MAXR_HI && v[t].x > RAID_MAXR_LO));
+        for (uint t = 0; t < RAID_RUN / 2; t++) {
+            const uint k = b + 2 * t;
+            uint4 q = (uint4)(0u, 0u, 0u, 0u);
+            if (k + 1 < ch.y)
+                q = x4[t];
+            else if (k < ch.y)
+                q.xy = xc[k];
+            v[2 * t] = q.xy;
+            v[2 * t + 1] = q.zw;
+        }
+    } else
+#endif
+    {
+#pragma unroll
+        for (uint t = 0; t < RAID_RUN; t++) {
+            const uint k = b + t;
+            v[t] = k < ch.y ? xc[k] : (uint2)(0u, 0u);
+        }
     }
     const uint2 w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
     const uint2 w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
+
+    /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
+     * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
+     * word: the low words are looked at only in that rare case. */
+    uint mx = 0u;
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN; t++)
+        mx = max(mx, v[t].y & 0x7FFFFFFFu);
     RAID_BARRIER();
     atomic_max(&s_max, mx);
-    atomic_or(&s_bad, bad);
     RAID_BARRIER();
+    const uint smax = s_max;
+    uint sbad = smax > RAID_MAXR_HI;
+    if (smax == RAID_MAXR_HI) { /* the same for the whole group */
+        uint bad = 0u;
+        for (uint t = 0; t < RAID_RUN; t++)
+            bad |= (uint)((v[t].y & 0x7FFFFFFFu) == RAID_MAXR_HI && v[t].x > RAID_MAXR_LO);
+        atomic_or(&s_bad, bad);
+        RAID_BARRIER();
+        sbad = s_bad;
+    }
     /* The chunk's scale exponent sc: max |r| 2^-sc in [0.5, 1) (frexp's exponent of the largest magnitude;
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
-    const uint ebits = s_max >> 20;
-    const int sc = s_max == 0u ? 0 : max((int)ebits - 1022, -250);
+    const uint ebits = smax >> 20;
+    const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
+    /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
+    const uint lim = max(ch.y, 2u) - 2u;
 
     /* The accumulators (H, L) per measure. */
     float H[NACC], L[NACC];
     for (int k = 0; k < NACC; k++)
         H[k] = 0.0f, L[k] = 0.0f;
 
-    /* Window state: |r| of the two returns before the current one (zero before the chunk's start). */
-    const raid_df d1 = raid_bits_to_df(w1.y, w1.x, sc), d2 = raid_bits_to_df(w2.y, w2.x, sc);
-    float a1h = fabs(d1.hi), a2h = fabs(d2.hi);
+    /* Window state: |r| of the two returns before the current one (zero before the chunk's start). The
+     * values are split from the magnitudes' bits (the split is symmetric: |split(r)| = split(|r|)). */
+    const raid_df d1 = raid_bits_to_df(w1.y & 0x7FFFFFFFu, w1.x, sc), d2 = raid_bits_to_df(w2.y & 0x7FFFFFFFu, w2.x, sc);
+    float a1h = d1.hi, a2h = d2.hi;
 #if RAID_INPUT_DF
-    float a1l = d1.hi < 0.0f ? -d1.lo : d1.lo, a2l = d2.hi < 0.0f ? -d2.lo : d2.lo;
+    float a1l = d1.lo, a2l = d2.lo;
     /* their squares (the median's payload) and their order */
     float p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));
     float p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));
@@ -138,102 +173,103 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         F[k] = 0.0f;
 #endif
 
+    /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
+     * them changes no bit) and the median's window is masked. */
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = b + t;
-        if (i < ch.y) {
-            const raid_df r = raid_bits_to_df(v[t].y, v[t].x, sc);
-            const int neg = r.hi < 0.0f;
-            const float ah = fabs(r.hi);
-            const int full = i >= 2; /* the window (i-2, i-1, i) lies inside the chunk */
+        const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc); /* |r| */
+        const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
+        const float ah = r.hi;
+        const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */
 #if RAID_INPUT_DF
-            const float al = neg ? -r.lo : r.lo;
-            /* r^2 = p + pl (+ al^2 < u^2 p, dropped) */
-            const float p = ah * ah;
-            const float pl = RAID_FMAF(2.0f * ah, al, RAID_FMAF(ah, ah, -p));
+        const float al = r.lo;
+        /* r^2 = p + pl (+ al^2 < u^2 p, dropped) */
+        const float p = ah * ah;
+        const float pl = RAID_FMAF(2.0f * ah, al, RAID_FMAF(ah, ah, -p));
 #if RAID_PART & 1
-            {
-                float hs = neg ? H[0] : H[1], ls = neg ? L[0] : L[1];
-                ACC(hs, ls, p, pl);
-                H[0] = neg ? hs : H[0], L[0] = neg ? ls : L[0];
-                H[1] = neg ? H[1] : hs, L[1] = neg ? L[1] : ls;
-            }
+        {
+            float hs = neg ? H[0] : H[1], ls = neg ? L[0] : L[1];
+            ACC(hs, ls, p, pl);
+            H[0] = neg ? hs : H[0], L[0] = neg ? ls : L[0];
+            H[1] = neg ? H[1] : hs, L[1] = neg ? L[1] : ls;
+        }
 #endif
 #if RAID_PART & 6
-            /* |r_i r_{i-1}| = bh + bl (a1 = 0 for the chunk's first return) */
-            const float bh = ah * a1h;
-            const float bl = RAID_FMAF(ah, a1l, RAID_FMAF(al, a1h, RAID_FMAF(ah, a1h, -bh)));
+        /* |r_i r_{i-1}| = bh + bl (a1 = 0 for the chunk's first return) */
+        const float bh = ah * a1h;
+        const float bl = RAID_FMAF(ah, a1l, RAID_FMAF(al, a1h, RAID_FMAF(ah, a1h, -bh)));
 #endif
 #if RAID_PART & 2
-            ACC(H[2], L[2], bh, bl);
+        ACC(H[2], L[2], bh, bl);
 #endif
 #if RAID_PART & 4
-            {
-                /* r^4 = (p + pl)^2 */
-                const float q = p * p;
-                const float ql = RAID_FMAF(pl, pl, RAID_FMAF(2.0f * p, pl, RAID_FMAF(p, p, -q)));
-                ACC(H[3], L[3], q, ql);
-                /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) = P cbrt(P) */
-                const float ph = bh * a2h;
-                const float pl3 = RAID_FMAF(bh, a2l, RAID_FMAF(bl, a2h, RAID_FMAF(bh, a2h, -ph)));
-                const raid_df y = raid_df_cbrt(raid_df_make(ph, pl3));
-                const float th = ph * y.hi;
-                const float tl = RAID_FMAF(ph, y.lo, RAID_FMAF(pl3, y.hi, RAID_FMAF(ph, y.hi, -th)));
-                ACC(H[4], L[4], th, tl);
-            }
+        {
+            /* r^4 = (p + pl)^2 */
+            const float q = p * p;
+            const float ql = RAID_FMAF(pl, pl, RAID_FMAF(2.0f * p, pl, RAID_FMAF(p, p, -q)));
+            ACC(H[3], L[3], q, ql);
+            /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) = P cbrt(P) with the cube
+             * root (y0, delta) unnormalised */
+            const float ph = bh * a2h;
+            const float pl3 = RAID_FMAF(bh, a2l, RAID_FMAF(bl, a2h, RAID_FMAF(bh, a2h, -ph)));
+            const raid_df y = raid_df_cbrt_raw(raid_df_make(ph, pl3));
+            const float th = ph * y.hi;
+            const float tl = RAID_FMAF(ph, y.lo, RAID_FMAF(pl3, y.hi, RAID_FMAF(ph, y.hi, -th)));
+            ACC(H[4], L[4], th, tl);
+        }
 #endif
 #if RAID_PART & 8
-            {
-                /* the median of (|r_i|, |r_{i-1}|, |r_{i-2}|) by exact comparisons; its square is the one
-                 * already formed for that return */
-                const int x01 = DF_LT(ah, al, a1h, a1l), x02 = DF_LT(ah, al, a2h, a2l);
-                const int is0 = x01 != x02, is1 = !is0 && x01 == lt12;
-                float mh = is0 ? p : (is1 ? p1 : p2), ml = is0 ? pl : (is1 ? pl1 : pl2);
-                mh = full ? mh : 0.0f;
-                ml = full ? ml : 0.0f;
-                ACC(H[5], L[5], mh, ml);
-                lt12 = x01;
-            }
+        {
+            /* the median of (|r_i|, |r_{i-1}|, |r_{i-2}|) by exact comparisons; its square is the one
+             * already formed for that return */
+            const int x01 = DF_LT(ah, al, a1h, a1l), x02 = DF_LT(ah, al, a2h, a2l);
+            const int is0 = x01 != x02, is1 = !is0 && x01 == lt12;
+            float mh = is0 ? p : (is1 ? p1 : p2), ml = is0 ? pl : (is1 ? pl1 : pl2);
+            mh = full ? mh : 0.0f;
+            ml = full ? ml : 0.0f;
+            ACC(H[5], L[5], mh, ml);
+            lt12 = x01;
+        }
 #endif
-            p2 = p1, pl2 = pl1, p1 = p, pl1 = pl;
-            a2h = a1h, a2l = a1l, a1h = ah, a1l = al;
-            if (t % RAID_FOLD == RAID_FOLD - 1)
-                for (int k = 0; k < NACC; k++) {
-                    const raid_df s = raid_fast_two_sum(H[k], L[k]);
-                    H[k] = s.hi, L[k] = s.lo;
-                }
+        p2 = p1, pl2 = pl1, p1 = p, pl1 = pl;
+        a2h = a1h, a2l = a1l, a1h = ah, a1l = al;
+        if (t % RAID_FOLD == RAID_FOLD - 1)
+            for (int k = 0; k < NACC; k++) {
+                const raid_df s = raid_fast_two_sum(H[k], L[k]);
+                H[k] = s.hi, L[k] = s.lo;
+            }
 #else /* f32: plain float run sums, one rounding per term */
 #if RAID_PART & 1
-            const float hn = neg ? r.hi : 0.0f, hp = neg ? 0.0f : r.hi;
-            F[0] = RAID_FMAF(hn, hn, F[0]);
-            F[1] = RAID_FMAF(hp, hp, F[1]);
+        const float hn = neg ? ah : 0.0f, hp = neg ? 0.0f : ah;
+        F[0] = RAID_FMAF(hn, hn, F[0]);
+        F[1] = RAID_FMAF(hp, hp, F[1]);
 #endif
 #if RAID_PART & 2
-            F[2] = RAID_FMAF(ah, a1h, F[2]);
+        F[2] = RAID_FMAF(ah, a1h, F[2]);
 #endif
 #if RAID_PART & 4
-            {
-                const float sq = ah * ah;
-                F[3] = RAID_FMAF(sq, sq, F[3]);
-                const float pp = (ah * a1h) * a2h; /* 0 while i < 2 */
-                F[4] = RAID_FMAF(pp, cbrt(pp), F[4]);
-            }
+        {
+            const float sq = ah * ah;
+            F[3] = RAID_FMAF(sq, sq, F[3]);
+            const float pp = (ah * a1h) * a2h; /* 0 while i < 2 */
+            F[4] = RAID_FMAF(pp, raid_cbrt_seed(pp), F[4]);
+        }
 #endif
 #if RAID_PART & 8
-            {
-                float m = fmax(fmin(ah, a1h), fmin(fmax(ah, a1h), a2h));
-                m = full ? m : 0.0f;
-                F[5] = RAID_FMAF(m, m, F[5]);
+        {
+            float m = fmax(fmin(ah, a1h), fmin(fmax(ah, a1h), a2h));
+            m = full ? m : 0.0f;
+            F[5] = RAID_FMAF(m, m, F[5]);
+        }
+#endif
+        a2h = a1h, a1h = ah;
+        if (t % RAID_FOLD == RAID_FOLD - 1)
+            for (int k = 0; k < NACC; k++) {
+                ACC(H[k], L[k], F[k], 0.0f);
+                F[k] = 0.0f;
             }
 #endif
-            a2h = a1h, a1h = ah;
-            if (t % RAID_FOLD == RAID_FOLD - 1)
-                for (int k = 0; k < NACC; k++) {
-                    ACC(H[k], L[k], F[k], 0.0f);
-                    F[k] = 0.0f;
-                }
-#endif
-        }
     }
 #if !RAID_INPUT_DF
     /* the last (partial) run; adding a zero is exact */
@@ -253,8 +289,8 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
         if (lid < s) {
             for (int k = 0; k < NACC; k++) {
-                const raid_df v = raid_df_add(raid_df_make(lh[k][lid], ll[k][lid]),
-                                              raid_df_make(lh[k][lid + s], ll[k][lid + s]));
+                const raid_df v = raid_df_add_same_sign(raid_df_make(lh[k][lid], ll[k][lid]),
+                                                        raid_df_make(lh[k][lid + s], ll[k][lid + s]));
                 lh[k][lid] = v.hi;
                 ll[k][lid] = v.lo;
             }
@@ -266,5 +302,5 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (uint k = lid; k < NACC; k += RAID_WG)
         part[(size_t)g * (NACC + 1) + k] = RAID_FLOAT2(lh[k][0], ll[k][0]);
     if (lid == 0)
-        part[(size_t)g * (NACC + 1) + NACC] = RAID_FLOAT2((float)sc, (float)s_bad);
+        part[(size_t)g * (NACC + 1) + NACC] = RAID_FLOAT2((float)sc, (float)sbad);
 }

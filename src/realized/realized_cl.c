@@ -76,9 +76,13 @@ void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
+    /* The cube roots' seeds from the special-function unit (raid_cbrt_seed) unless a benchmark's build options
+     * choose (-DRAID_FAST_CBRT=0 for the library's cbrt). */
+    const char *tune = raid_tune_build_options(ctx);
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
-             "-DRAID_MAXR_LO=0x%08Xu %s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
-             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), raid_tune_build_options(ctx));
+             "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
+             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu),
+             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=1 ", tune);
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
