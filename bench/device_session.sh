@@ -42,9 +42,9 @@ for s in $steps; do
   realized-variants) # issue 12 part 3: the fused kernel's variants side by side at 1e9 (kernel time only):
     # chunk/work-group (returns per work-item), terms per renormalisation or float run (RAID_FOLD), fast cbrt
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu --variants \
-      "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FAST_CBRT=1;2048/128;4096/128;8192/256;8192/512" 1e9
+      "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FAST_CBRT=0;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu --variants \
-      "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_FAST_CBRT=1;2048/128;4096/128;8192/256;8192/512" 1e9 ;;
+      "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_FAST_CBRT=0;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9 ;;
   realized)
     run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8
     run realized 150 ./build-dev/bench_realized --device auto --precision df 1e7 1e8 ;;

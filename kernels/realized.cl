@@ -46,6 +46,8 @@
  *               The partial masks exist only for the benchmark's fusion ablation.
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
+ *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
+ *               (default 0)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
@@ -67,6 +69,10 @@
 #endif
 #endif
 
+#ifndef RAID_RELOAD
+#define RAID_RELOAD 0
+#endif
+
 #define NACC 6
 
 /* Add the non-negative pair (th, tl) to the accumulator (h, l), h >= 0: Fast2Sum of the ordered high
@@ -82,6 +88,35 @@
 /* Order of non-negative double-float magnitudes (hi first, then lo: the order of the values). */
 #define DF_LT(ah, al, bh, bl) (((ah) < (bh)) | (((ah) == (bh)) & ((al) < (bl))))
 
+/* Load the run [b, b + RAID_RUN) of the chunk (n returns at offset off of the buffer; zeros past its end)
+ * into v: as 16-byte vectors of two returns where the run starts on an even return of the buffer (the same
+ * for the whole group: RAID_RUN even), one return at a time otherwise. */
+inline void load_run(RAID_GLOBAL const uint2 *xc, uint b, uint off, uint n, uint2 *v)
+{
+#if RAID_RUN % 2 == 0
+    if ((off & 1u) == 0u) {
+        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)(xc + b);
+#pragma unroll
+        for (uint t = 0; t < RAID_RUN / 2; t++) {
+            const uint k = b + 2 * t;
+            uint4 q = (uint4)(0u, 0u, 0u, 0u);
+            if (k + 1 < n)
+                q = x4[t];
+            else if (k < n)
+                q.xy = xc[k];
+            v[2 * t] = q.xy;
+            v[2 * t + 1] = q.zw;
+        }
+        return;
+    }
+#endif
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN; t++) {
+        const uint k = b + t;
+        v[t] = k < n ? xc[k] : (uint2)(0u, 0u);
+    }
+}
+
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
 void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
 {
@@ -91,37 +126,13 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint b = lid * RAID_RUN;
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Load this work-item's run of float64 bits into registers (zeros past the chunk's end): as 16-byte
-     * vectors of two returns where the run starts on an even return of the buffer (the same for the whole
-     * group: RAID_RUN even), one return at a time otherwise. The two returns before the run are the
-     * previous work-item's last two, read again (cache hits). */
+    /* Load this work-item's run of float64 bits into registers (load_run). The two returns before the run
+     * are the previous work-item's last two, read again (cache hits). */
     RAID_LOCAL uint s_max, s_bad;
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
-#if RAID_RUN % 2 == 0
-    if ((ch.x & 1u) == 0u) {
-        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)(xc + b);
-#pragma unroll
-        for (uint t = 0; t < RAID_RUN / 2; t++) {
-            const uint k = b + 2 * t;
-            uint4 q = (uint4)(0u, 0u, 0u, 0u);
-            if (k + 1 < ch.y)
-                q = x4[t];
-            else if (k < ch.y)
-                q.xy = xc[k];
-            v[2 * t] = q.xy;
-            v[2 * t + 1] = q.zw;
-        }
-    } else
-#endif
-    {
-#pragma unroll
-        for (uint t = 0; t < RAID_RUN; t++) {
-            const uint k = b + t;
-            v[t] = k < ch.y ? xc[k] : (uint2)(0u, 0u);
-        }
-    }
+    load_run(xc, b, ch.x, ch.y, v);
     const uint2 w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
     const uint2 w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
 
@@ -134,7 +145,12 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         mx = max(mx, v[t].y & 0x7FFFFFFFu);
     RAID_BARRIER();
     atomic_max(&s_max, mx);
+#if RAID_RELOAD
+    /* read the run again after the barrier (cache hits) instead of holding it in registers across it */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#else
     RAID_BARRIER();
+#endif
     const uint smax = s_max;
     uint sbad = smax > RAID_MAXR_HI;
     if (smax == RAID_MAXR_HI) { /* the same for the whole group */
@@ -149,6 +165,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
+#if RAID_RELOAD
+    load_run(xc, b, ch.x, ch.y, v);
+#endif
     /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
     const uint lim = max(ch.y, 2u) - 2u;
 
