@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch, sweep, groupby, realized-e2e; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, groupby, realized-e2e, realized-variants; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 set -u
@@ -39,6 +39,12 @@ for s in $steps; do
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 120 python3 bench/ref_realized_kernels.py --n 1e8 1e9 ;;
+  realized-variants) # issue 12 part 3: the fused kernel's variants side by side at 1e9 (kernel time only):
+    # chunk/work-group (returns per work-item), terms per renormalisation or float run (RAID_FOLD), fast cbrt
+    run realized-variants 250 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu --dump-binary "$OUT/realized_df.ptx" --variants \
+      "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FAST_CBRT=0;-DRAID_STAGE=0;-DRAID_STAGE=0 -DRAID_RELOAD=1;2048/128;2048/256;4096/128;4096/512;8192/512 -DRAID_STAGE=0" 1e9
+    run realized-variants 250 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu --dump-binary "$OUT/realized_f32.ptx" --variants \
+      "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_FAST_CBRT=0;-DRAID_STAGE=0;-DRAID_STAGE=0 -DRAID_RELOAD=1;2048/128;2048/256;4096/128;4096/512;8192/512 -DRAID_STAGE=0" 1e9 ;;
   realized)
     run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8
     run realized 150 ./build-dev/bench_realized --device auto --precision df 1e7 1e8 ;;

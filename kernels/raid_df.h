@@ -96,6 +96,17 @@ RAID_DF_FN raid_df raid_df_add(raid_df x, raid_df y)
     return raid_fast_two_sum(s.hi, s.lo);
 }
 
+/* Double-float + double-float of the same sign, "SloppyDWPlusDW" (JMP 2017, Alg. 5): TwoSum of the high
+ * parts, the low parts added to its error, Fast2Sum. When x.hi and y.hi have the same sign the two
+ * roundings in the low part are each below u^2 of the result: relative error <= 3u^2 + O(u^3) (for
+ * opposite signs it is unbounded: use raid_df_add). 11 operations. */
+RAID_DF_FN raid_df raid_df_add_same_sign(raid_df x, raid_df y)
+{
+    raid_df s = raid_two_sum(x.hi, y.hi);
+    float v = s.lo + (x.lo + y.lo);
+    return raid_fast_two_sum(s.hi, v);
+}
+
 /* Double-float + float, "DWPlusFP" (JMP 2017, Alg. 4): relative error <= 2u^2. 10 operations. */
 RAID_DF_FN raid_df raid_df_add_f(raid_df x, float y)
 {
@@ -137,22 +148,32 @@ RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
     return raid_fast_two_sum(s.hi, acc.lo + (s.lo + tl));
 }
 
-/* Cube root of a non-negative double-float x to below 2^-42 relative: y0 = cbrt(x.hi) (OpenCL allows its
- * cbrt 2 ulp; glibc's is correctly rounded in double), then one Newton step y = y0 - (y0^3 - x)/(3 y0^2) with
- * y0^3 formed exactly enough by TwoProd. After the step the relative error is about (y0 error)^2 plus
- * the error of the correction (2^-21 times 2 ulp): 2^-42.6 for a 2-ulp start, 2^-43.7 for 1 ulp,
- * 2^-45.7 for a correctly rounded one (tests/test_df.c). Valid for x in [2^-100, 2^100]: below, the low
- * parts underflow (callers scale their data). Returns (y0, delta) renormalised. x == 0 gives 0. */
-RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
+/* Cube root of a non-negative binary32 x to about 2 ulp: OpenCL's cbrt (2 ulp allowed; glibc's is correctly
+ * rounded in double) or, with RAID_FAST_CBRT in a kernel, the special-function unit's exp2(log2(x)/3)
+ * (about 2^-18.5 relative at worst: the rounding of log2(x)/3 for |log2 x| up to 149) and one binary32
+ * Newton step z - (z^3 - x)/(3 z^2), within 2^-36 + 2u. The fast seed is 0 for x below 2^-126 (a
+ * subnormal x is not safe through native_log2; its cube root times x is below 2^-168). */
+RAID_DF_FN float raid_cbrt_seed(float x)
 {
 #if (defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)) && RAID_FAST_CBRT
-    /* y0 from the special-function unit (about 2^-19 relative for the scaled range), one float
-     * Newton step to about u, then the double-float step below. */
-    float z = native_exp2(native_log2(x.hi) * (1.0f / 3.0f));
-    float y0 = x.hi > 0.0f ? z - (z * z * z - x.hi) * native_recip(3.0f * z * z) : 0.0f;
+    float z = native_exp2(native_log2(x) * (1.0f / 3.0f));
+    return x >= 0x1p-126f ? z - (z * z * z - x) * native_recip(3.0f * z * z) : 0.0f;
 #else
-    float y0 = cbrt(x.hi);
+    return cbrt(x);
 #endif
+}
+
+/* Cube root of a non-negative double-float x, unnormalised: (y0, delta) with y0 = raid_cbrt_seed(x.hi) and
+ * y0 + delta within 2^-42 of cbrt(x) after one Newton step y = y0 - (y0^3 - x)/(3 y0^2), y0^3 formed exactly
+ * enough by TwoProd. After the step the relative error is about (y0 error)^2 plus the error of the
+ * correction (2^-21 times 2 ulp): 2^-42.6 for a 2-ulp start, 2^-43.7 for 1 ulp, 2^-45.7 for a correctly
+ * rounded one (tests/test_df.c). Valid for x in [2^-100, 2^100]: below, the low parts underflow (callers
+ * scale their data; the error then stays below a few 2^-149 times y0^-2 x, absolutely). |delta| is about
+ * 2u y0 at most, so callers may use (y0, delta) as a product's operand without renormalising. x == 0
+ * gives (0, 0). */
+RAID_DF_FN raid_df raid_df_cbrt_raw(raid_df x)
+{
+    float y0 = raid_cbrt_seed(x.hi);
     raid_df s = raid_two_prod(y0, y0);          /* y0^2 exactly */
     raid_df c = raid_two_prod(s.hi, y0);         /* s.hi * y0 exactly */
     float c_lo = RAID_FMAF(s.lo, y0, c.lo);      /* + s.lo * y0: y0^3 = c.hi + c_lo + O(u^2 y0^3) */
@@ -165,7 +186,14 @@ RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
 #else
     float delta = den > 0.0f ? d / den : 0.0f;
 #endif
-    return raid_fast_two_sum(y0, delta);
+    return raid_df_make(y0, delta);
+}
+
+/* The same, renormalised (Fast2Sum). */
+RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
+{
+    raid_df y = raid_df_cbrt_raw(x);
+    return raid_fast_two_sum(y.hi, y.lo);
 }
 
 /* |x|^(4/3) = |x| * cbrt(|x|) for non-negative df x, relative error below 2^-42 (cbrt) + 5u^2 (mul). */
@@ -406,27 +434,45 @@ RAID_DF_FN raid_u32 raid_round_mag_to_f32(raid_u32 mh, raid_u32 ml, int x, int *
     return keep == 24 ? ((raid_u32)(top + 127 - 1) << 23) + q : q;
 }
 
+/* Whether raid_bits_to_df_common converts the float64 with high word bh at scale e: a zero, or a normal double
+ * whose scaled value has its leading bit at 2^(x + 52) in [2^-73, 2^102] (x = exponent - 1075 - e). */
+RAID_DF_FN int raid_bits_common(raid_u32 bh, raid_u32 bl, int e)
+{
+    const int ex = (int)((bh >> 20) & 0x7FFu);
+    return ex ? (raid_u32)(ex - 1075 - e + 125) <= 175u : ((bh & 0xFFFFFu) | bl) == 0u;
+}
+
+/* raid_bits_to_df for the values raid_bits_common accepts, without branches (the same bits): for a normal
+ * double d 2^-e = m 2^x, hi (24 bits) is a normal float and lo = rem 2^x, rem the 29 dropped bits (or 2^29
+ * minus them) below 2^29, is one int-to-float rounding times an exact normal power of two. Rounding to
+ * nearest even: up iff rem + (q & 1) + 2^28 - 1 >= 2^29. A zero remainder gives lo = +0; a zero gives
+ * (+-0, +0). */
+RAID_DF_FN raid_df raid_bits_to_df_common(raid_u32 bh, raid_u32 bl, int e)
+{
+    const raid_u32 sign = bh & 0x80000000u;
+    const int ex = (int)((bh >> 20) & 0x7FFu);
+    const int x = ex - 1075 - e;
+    const raid_u32 mh = (bh & 0xFFFFFu) | 0x100000u; /* the hidden bit */
+    const raid_u32 q = (mh << 3) | (bl >> 29), rem = bl & 0x1FFFFFFFu;
+    const raid_u32 up = (rem + (q & 1u) + 0x0FFFFFFFu) >> 29;
+    const raid_u32 hb = (((raid_u32)(x + 52 + 127 - 1) << 23) + q + up);
+    const int ri = (int)rem - (int)(up << 29); /* d 2^-e - hi in units of 2^x, for |d| */
+    const float lo = (float)(sign ? -ri : ri) * RAID_AS_FLOAT((raid_u32)(x + 127) << 23);
+    return raid_df_make(RAID_AS_FLOAT((ex ? hb : 0u) | sign), ex ? lo : 0.0f);
+}
+
 /* The df (hi, lo) of the float64 with bits (bh: sign, exponent, top 20 mantissa bits; bl: the low 32),
  * scaled by 2^-e (see above). */
 RAID_DF_FN raid_df raid_bits_to_df(raid_u32 bh, raid_u32 bl, int e)
 {
+    if (raid_bits_common(bh, bl, e))
+        return raid_bits_to_df_common(bh, bl, e);
     const raid_u32 sign = bh & 0x80000000u;
     const int ex = (int)((bh >> 20) & 0x7FFu);
     const raid_u32 mh = (bh & 0xFFFFFu) | (ex ? 0x100000u : 0u); /* the hidden bit of a normal double */
     if ((mh | bl) == 0u) /* +-0: hi keeps the sign, lo = hi - hi is +0 */
         return raid_df_make(RAID_AS_FLOAT(sign), 0.0f);
     const int x = (ex ? ex : 1) - 1075 - e; /* d 2^-e = m 2^x */
-    if (ex && x >= -125 && x <= 50) {
-        /* The common case: a normal double whose scaled value has its leading bit at 2^(x + 52) >= 2^-73, so
-         * hi (24 bits) is a normal float and lo = rem 2^x, rem the 29 dropped bits (or 2^29 minus them) below
-         * 2^29, is one int-to-float rounding times an exact normal power of two. */
-        const raid_u32 q = (mh << 3) | (bl >> 29), rem = bl & 0x1FFFFFFFu;
-        const raid_u32 up = (rem > 0x10000000u) | ((rem == 0x10000000u) & (q & 1u));
-        const float h = RAID_AS_FLOAT((((raid_u32)(x + 52 + 127 - 1) << 23) + q + up) | sign);
-        const int ri = up ? (int)rem - 0x20000000 : (int)rem; /* d 2^-e - hi in units of 2^x */
-        const float lo = (float)ri * RAID_AS_FLOAT((raid_u32)(x + 127) << 23);
-        return raid_df_make(h, ri == 0 ? 0.0f : (sign ? -lo : lo));
-    }
     int up, u2;
     raid_u32 rh, rl, r2h, r2l;
     const float h = RAID_AS_FLOAT(raid_round_mag_to_f32(mh, bl, x, &up, &rh, &rl) | sign);

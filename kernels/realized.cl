@@ -13,14 +13,36 @@
  *   k = 5  sum med(|r_i|,|r_{i-1}|,|r_{i-2}|)^2 (medrv)
  * A window term (k = 2, 4, 5) belongs to the chunk of its last return and is computed here only when the
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
- * float64 (src/realized/realized_cl.c). The chunk is loaded with coalesced loads, scaled by the power
- * of two 2^-e that brings its largest magnitude into [0.5, 1) and split into the policy's float or
- * double-float by integer operations (raid_bits_to_df), all on the device (no float64 arithmetic, no
- * host pass over the returns), and staged in local memory; then work-item j takes the contiguous run [j*RAID_RUN, (j+1)*RAID_RUN) of the chunk there,
- * re-reading the two returns before it, so every window is computed by exactly one work-item. Terms are
- * formed exactly (TwoProd) or to below 2^-40.8 (the 4/3 powers), accumulated in double-float per
- * work-item (raid_df_acc) and reduced across the work-group by a fixed-order tree of
- * raid_df_add: the partials do not depend on scheduling.
+ * float64 (src/realized/realized_cl.c).
+ *
+ * Work-item j takes the contiguous run [j RAID_RUN, (j+1) RAID_RUN) of the chunk (every window is computed
+ * by exactly one work-item). The work-group reads the chunk's float64 bits with coalesced 16-byte loads
+ * of pairs of returns into local memory (RAID_STAGE; slots swizzled so that neither the stores nor the
+ * runs' reads conflict in banks) and each work-item reads its run and the two returns before it from
+ * there into registers; without RAID_STAGE each work-item reads them straight from global memory
+ * (strided 16-byte loads: the first version, whose shared part took 4.4 ms per 1e9 returns on the H200;
+ * realized-variants measures both). The work-group finds the chunk's largest magnitude
+ * on the way (the high words order the exponents; one local atomic per work-item), which also tells
+ * whether a return is out of range (its low words are looked at only when the largest high word equals
+ * the limit's); each work-item then
+ * scales its values by the power of two 2^-e that brings that magnitude into [0.5, 1) and splits them into
+ * the policy's float or double-float with integer operations (raid_bits_to_df: no float64 arithmetic, no
+ * host pass over the returns).
+ *
+ * Terms and accumulation (docs/precision.md derives the bounds):
+ *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
+ *     product of the high parts and tl everything else to below a few u^2 of the term (TwoProd's exact
+ *     error and the cross terms by fma); |r_i r_{i-1} r_{i-2}|^(4/3) = P cbrt(P) from ONE double-float cube
+ *     root of the window's product P (raid_df_cbrt_raw), P formed from the bpv term. The median's square is
+ *     the square already formed for that return, chosen by exact comparisons of the double-float
+ *     magnitudes. A pair is added to its accumulator (H, L) by an exact Fast2Sum of the high parts (ordered
+ *     by fmax/fmin: both non-negative) whose error and tl go into L by plain float additions; (H, L) is
+ *     renormalised (Fast2Sum) once every RAID_FOLD terms.
+ *   f32 policy (RAID_INPUT_DF 0): each term is added to a plain float run sum with ONE rounding (fma of
+ *     the exact product into the sum; tpq's P cbrt(P) from the binary32 P and cbrt); the run sum is folded
+ *     into the double-float (H, L) every RAID_FOLD returns.
+ * The work-group then reduces (H, L) with a fixed-order tree of raid_df_add_same_sign (the partials are
+ * non-negative): they do not depend on scheduling (bitwise reproducible for a given configuration).
  *
  * Compile-time parameters (set by the host):
  *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item
@@ -28,8 +50,21 @@
  *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
+ *   RAID_FAST_CBRT  1 (the host's default): cube roots seeded by the special-function unit and a binary32
+ *               Newton step (raid_cbrt_seed in raid_df.h); 0: the library's cbrt (a benchmark's choice)
+ * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
+ * for the defaults):
+ *   RAID_STAGE  1 (the host's default where RAID_RUN is even and local memory holds 8 RAID_RUN RAID_WG
+ *               bytes more): the chunk is read with coalesced 16-byte loads into local memory (swizzled,
+ *               free of bank conflicts) and each work-item reads its run from there; 0: each work-item
+ *               reads its run straight from global memory (strided 16-byte loads)
+ *   RAID_RELOAD 1 (with RAID_STAGE 0): read the run a second time after the scale's barrier instead of holding it in registers
+ *               (default 0)
+ *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
+ *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
- * chunk's largest, which do not matter at 2^-48 (the host recomputes a segment where they could).
+ * chunk's largest, whose absolute errors stay below a few 2^-149 and do not matter at 2^-48 unless the
+ * whole sum is that small (the host then recomputes the segment: the underflow guard of realized_cl.c).
  */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -38,51 +73,74 @@
 #error "realized.cl needs RAID_WG, RAID_RUN, RAID_INPUT_DF, RAID_PART and RAID_MAXR_HI/LO (set by src/realized/realized_cl.c)"
 #endif
 
+#ifndef RAID_FOLD
+#if RAID_INPUT_DF
+#define RAID_FOLD (RAID_RUN > 32 ? 1 : RAID_RUN < 4 ? RAID_RUN : 4)
+#else
+#define RAID_FOLD (RAID_RUN < 8 ? RAID_RUN : 8)
+#endif
+#endif
+
+#ifndef RAID_RELOAD
+#define RAID_RELOAD 0
+#endif
+#ifndef RAID_STAGE
+#define RAID_STAGE 0
+#endif
+/* The staged pairs of returns: slots rounded up to a multiple of 8; slot s at s ^ ((s / 8) mod 8), a
+ * permutation within each aligned group of 8 16-byte slots (the 32 banks). */
+#define STAGE_SLOTS ((RAID_RUN / 2 * RAID_WG + 7) / 8 * 8)
+#define SWZ(s) ((s) ^ (((s) >> 3) & 7u))
+
 #define NACC 6
 
-/* Local-memory index with one padding word every 32 words. */
-#define PAD(k) ((k) + ((k) >> 5))
-#define PADDED(n) ((n) + ((n) >> 5) + 1)
-
-#if RAID_INPUT_DF
-#define LOCAL_VAL(k) raid_df_make(sx[PAD(k)], sy[PAD(k)])
+/* A bit per return of a run. */
+#if RAID_RUN > 32
+typedef ulong negmask;
 #else
-#define LOCAL_VAL(k) raid_df_make(sx[PAD(k)], 0.0f)
+typedef uint negmask;
 #endif
 
-/* |r| as a double-float (sign taken from hi; hi == 0 implies lo == 0 for a normalised value). */
-inline raid_df df_abs(raid_df r)
-{
-    return r.hi < 0.0f ? raid_df_make(-r.hi, -r.lo) : r;
-}
+/* Add the non-negative pair (th, tl) to the accumulator (h, l), h >= 0: Fast2Sum of the ordered high
+ * parts (exact: the larger has the larger exponent), its error and tl into l. 7 operations. */
+#define ACC(h, l, th, tl)                                                                                    \
+    do {                                                                                                     \
+        const float big_ = fmax((h), (th)), small_ = fmin((h), (th));                                        \
+        const float s_ = big_ + small_;                                                                      \
+        (l) = (l) + ((small_ - (s_ - big_)) + (tl));                                                         \
+        (h) = s_;                                                                                            \
+    } while (0)
 
-/* Exact or nearly exact square of a double-float: for f32 input (lo == 0) TwoProd is exact. */
-inline raid_df df_sq(raid_df r)
-{
-#if RAID_INPUT_DF
-    return raid_df_mul(r, r);
-#else
-    return raid_two_prod(r.hi, r.hi);
-#endif
-}
+/* Order of non-negative double-float magnitudes (hi first, then lo: the order of the values). */
+#define DF_LT(ah, al, bh, bl) (((ah) < (bh)) | (((ah) == (bh)) & ((al) < (bl))))
 
-inline raid_df df_prod(raid_df a, raid_df b)
+/* Load the run [b, b + RAID_RUN) of the chunk (n returns at offset off of the buffer; zeros past its end)
+ * into v: as 16-byte vectors of two returns where the run starts on an even return of the buffer (the same
+ * for the whole group: RAID_RUN even), one return at a time otherwise. */
+inline void load_run(RAID_GLOBAL const uint2 *xc, uint b, uint off, uint n, uint2 *v)
 {
-#if RAID_INPUT_DF
-    return raid_df_mul(a, b);
-#else
-    return raid_two_prod(a.hi, b.hi);
+#if RAID_RUN % 2 == 0
+    if ((off & 1u) == 0u) {
+        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)(xc + b);
+#pragma unroll
+        for (uint t = 0; t < RAID_RUN / 2; t++) {
+            const uint k = b + 2 * t;
+            uint4 q = (uint4)(0u, 0u, 0u, 0u);
+            if (k + 1 < n)
+                q = x4[t];
+            else if (k < n)
+                q.xy = xc[k];
+            v[2 * t] = q.xy;
+            v[2 * t + 1] = q.zw;
+        }
+        return;
+    }
 #endif
-}
-
-/* Median of three non-negative values, by order only. */
-inline raid_df med3(raid_df a, raid_df b, raid_df c)
-{
-#if RAID_INPUT_DF
-    return raid_df_med3(a, b, c);
-#else
-    return raid_df_make(fmax(fmin(a.hi, b.hi), fmin(fmax(a.hi, b.hi), c.hi)), 0.0f);
-#endif
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN; t++) {
+        const uint k = b + t;
+        v[t] = k < n ? xc[k] : (uint2)(0u, 0u);
+    }
 }
 
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
@@ -92,117 +150,247 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint lid = RAID_LOCAL_ID(0);
     const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
     const uint b = lid * RAID_RUN;
-    const uint e = min(b + RAID_RUN, ch.y);
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Load the chunk's float64 bits with coalesced loads (return t*RAID_WG + lid by work-item lid) into
-     * registers; find the chunk's largest magnitude (the high words order the exponents) and any return
-     * out of range (not finite, or above RAID_MAXR: a 64-bit compare of the magnitude's words). */
     RAID_LOCAL uint s_max, s_bad;
+#if RAID_STAGE && RAID_RUN % 2 == 0
+    RAID_LOCAL uint4 sb[STAGE_SLOTS];
+#endif
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
-    uint2 v[RAID_RUN];
-    uint mx = 0u, bad = 0u;
+    uint2 v[RAID_RUN], w1, w2;
+    /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
+     * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
+     * word: the low words are looked at only in that rare case. */
+    uint mx = 0u;
+#if RAID_STAGE && RAID_RUN % 2 == 0
+    /* Coalesced loads of the chunk's pairs of returns (16 bytes; pair s by work-item s mod RAID_WG) into
+     * local memory, slots swizzled so that both the stores and each work-item's reads of its run are free
+     * of bank conflicts; the max on the way. */
+    {
+        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)xc;
+        const int even = (ch.x & 1u) == 0u;
 #pragma unroll
-    for (uint t = 0; t < RAID_RUN; t++) {
-        const uint k = t * RAID_WG + lid;
-        v[t] = k < ch.y ? xc[k] : (uint2)(0u, 0u);
-        const uint mag = v[t].y & 0x7FFFFFFFu;
-        mx = max(mx, mag);
-        bad |= (uint)(mag > RAID_MAXR_HI || (mag == RAID_MAXR_HI && v[t].x > RAID_MAXR_LO));
+        for (uint u = 0; u < RAID_RUN / 2; u++) {
+            const uint sl = u * RAID_WG + lid, k = 2 * sl;
+            uint4 q;
+            if (even && k + 1 < ch.y) {
+                q = x4[sl];
+            } else {
+                q.xy = k < ch.y ? xc[k] : (uint2)(0u, 0u);
+                q.zw = k + 1 < ch.y ? xc[k + 1] : (uint2)(0u, 0u);
+            }
+            mx = max(mx, max(q.y & 0x7FFFFFFFu, q.w & 0x7FFFFFFFu));
+            sb[SWZ(sl)] = q;
+        }
     }
     RAID_BARRIER();
     atomic_max(&s_max, mx);
-    atomic_or(&s_bad, bad);
     RAID_BARRIER();
+    {
+        const uint p0 = lid * (RAID_RUN / 2);
+#pragma unroll
+        for (uint t = 0; t < RAID_RUN / 2; t++) {
+            const uint4 q = sb[SWZ(p0 + t)];
+            v[2 * t] = q.xy;
+            v[2 * t + 1] = q.zw;
+        }
+        const uint4 q = lid > 0 ? sb[SWZ(p0 - 1)] : (uint4)(0u, 0u, 0u, 0u);
+        w1 = q.zw, w2 = q.xy;
+    }
+#else
+    /* Each work-item's run straight from global memory into registers (load_run); the two returns before
+     * the run are the previous work-item's last two, read again (cache hits). */
+    load_run(xc, b, ch.x, ch.y, v);
+    w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
+    w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN; t++)
+        mx = max(mx, v[t].y & 0x7FFFFFFFu);
+    RAID_BARRIER();
+    atomic_max(&s_max, mx);
+#if RAID_RELOAD
+    /* read the run again after the barrier (cache hits) instead of holding it in registers across it */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#else
+    RAID_BARRIER();
+#endif
+#endif
+    const uint smax = s_max;
+    uint sbad = smax > RAID_MAXR_HI;
+    if (smax == RAID_MAXR_HI) { /* the same for the whole group */
+        uint bad = 0u;
+        for (uint t = 0; t < RAID_RUN; t++)
+            bad |= (uint)((v[t].y & 0x7FFFFFFFu) == RAID_MAXR_HI && v[t].x > RAID_MAXR_LO);
+        atomic_or(&s_bad, bad);
+        RAID_BARRIER();
+        sbad = s_bad;
+    }
     /* The chunk's scale exponent sc: max |r| 2^-sc in [0.5, 1) (frexp's exponent of the largest magnitude;
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
-    const uint ebits = s_max >> 20;
-    const int sc = s_max == 0u ? 0 : max((int)ebits - 1022, -250);
-
-    /* The chunk's values (scaled by 2^-sc, split by integer operations: raid_bits_to_df, bit for bit the
-     * host's raid_df_split) staged in local memory, so that each work-item can walk its contiguous run.
-     * One padding word every 32 keeps the runs' strided reads free of bank conflicts. */
-    RAID_LOCAL float sx[PADDED(RAID_RUN * RAID_WG)];
-#if RAID_INPUT_DF
-    RAID_LOCAL float sy[PADDED(RAID_RUN * RAID_WG)];
+    const uint ebits = smax >> 20;
+    const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
+#if RAID_RELOAD && !(RAID_STAGE && RAID_RUN % 2 == 0)
+    load_run(xc, b, ch.x, ch.y, v);
 #endif
+    /* The run's values |r| (split from the magnitudes' bits: |split(r)| = split(|r|)) and signs: without
+     * branches where every value of the run is a zero or in the common range (raid_bits_common), else by
+     * the general conversion (values below 2^-73 of the chunk's largest, float64 subnormals). */
+    float dh[RAID_RUN], dl[RAID_RUN];
+    negmask negm = 0u; /* bit t: return b + t is negative (-0 included: its terms are zeros) */
+    {
+        int rare = 0;
+#pragma unroll
+        for (uint t = 0; t < RAID_RUN; t++) {
+            rare |= !raid_bits_common(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
+            negm |= (negmask)(v[t].y >> 31) << t;
+        }
+        if (rare) {
+#pragma unroll
+            for (uint t = 0; t < RAID_RUN; t++) {
+                const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
+                dh[t] = r.hi, dl[t] = r.lo;
+            }
+        } else {
+#pragma unroll
+            for (uint t = 0; t < RAID_RUN; t++) {
+                const raid_df r = raid_bits_to_df_common(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
+                dh[t] = r.hi, dl[t] = r.lo;
+            }
+        }
+    }
+    /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
+    const uint lim = max(ch.y, 2u) - 2u;
+
+    /* The accumulators (H, L) per measure. */
+    float H[NACC], L[NACC];
+    for (int k = 0; k < NACC; k++)
+        H[k] = 0.0f, L[k] = 0.0f;
+
+    /* Window state: |r| of the two returns before the current one (zero before the chunk's start). The
+     * values are split from the magnitudes' bits (the split is symmetric: |split(r)| = split(|r|)). */
+    const raid_df d1 = raid_bits_to_df(w1.y & 0x7FFFFFFFu, w1.x, sc), d2 = raid_bits_to_df(w2.y & 0x7FFFFFFFu, w2.x, sc);
+    float a1h = d1.hi, a2h = d2.hi;
+#if RAID_INPUT_DF
+    float a1l = d1.lo, a2l = d2.lo;
+    /* their squares (the median's payload) and their order */
+    float p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));
+    float p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));
+    int lt12 = DF_LT(a1h, a1l, a2h, a2l);
+#else
+    float F[NACC]; /* the plain float run sums */
+    for (int k = 0; k < NACC; k++)
+        F[k] = 0.0f;
+#endif
+
+    /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
+     * them changes no bit) and the median's window is masked. */
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
-        const uint k = t * RAID_WG + lid;
-        if (k < ch.y) {
-            const raid_df d = raid_bits_to_df(v[t].y, v[t].x, sc);
-            sx[PAD(k)] = d.hi;
+        const uint i = b + t;
+        const int neg = (int)((negm >> t) & 1u);
+        const float ah = dh[t];
+        const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */
 #if RAID_INPUT_DF
-            sy[PAD(k)] = d.lo;
-#endif
-        }
-    }
-    RAID_BARRIER();
-
-    raid_df acc[NACC];
-    for (int k = 0; k < NACC; k++)
-        acc[k] = raid_df_make(0.0f, 0.0f);
-
-    /* Window state: the two returns before the current one (zero outside the chunk). */
-    raid_df a1 = raid_df_make(0.0f, 0.0f), a2 = a1, q1 = a1, q2 = a1;
-    if (b < e && b >= 1) {
-        a1 = df_abs(LOCAL_VAL(b - 1));
-#if RAID_PART & 4
-        q1 = raid_df_pow43(a1);
-#endif
-    }
-    if (b < e && b >= 2) {
-        a2 = df_abs(LOCAL_VAL(b - 2));
-#if RAID_PART & 4
-        q2 = raid_df_pow43(a2);
-#endif
-    }
-
-#pragma unroll
-    for (uint k = 0; k < RAID_RUN; k++) {
-        const uint i = b + k;
-        if (i < e) {
-            const raid_df r = LOCAL_VAL(i);
-            const raid_df a = df_abs(r);
-#if RAID_PART & 5
-            const raid_df sq = df_sq(r);
-#endif
+        const float al = dl[t];
+        /* r^2 = p + pl (+ al^2 < u^2 p, dropped) */
+        const float p = ah * ah;
+        const float pl = RAID_FMAF(2.0f * ah, al, RAID_FMAF(ah, ah, -p));
 #if RAID_PART & 1
-            const int neg = r.hi < 0.0f;
-            acc[0] = raid_df_acc(acc[0], neg ? sq.hi : 0.0f, neg ? sq.lo : 0.0f);
-            acc[1] = raid_df_acc(acc[1], neg ? 0.0f : sq.hi, neg ? 0.0f : sq.lo);
+        {
+            float hs = neg ? H[0] : H[1], ls = neg ? L[0] : L[1];
+            ACC(hs, ls, p, pl);
+            H[0] = neg ? hs : H[0], L[0] = neg ? ls : L[0];
+            H[1] = neg ? H[1] : hs, L[1] = neg ? L[1] : ls;
+        }
+#endif
+#if RAID_PART & 6
+        /* |r_i r_{i-1}| = bh + bl (a1 = 0 for the chunk's first return) */
+        const float bh = ah * a1h;
+        const float bl = RAID_FMAF(ah, a1l, RAID_FMAF(al, a1h, RAID_FMAF(ah, a1h, -bh)));
 #endif
 #if RAID_PART & 2
-            const raid_df p = df_prod(a, a1); /* a1 == 0 for the first return of the chunk */
-            acc[2] = raid_df_acc(acc[2], p.hi, p.lo);
+        ACC(H[2], L[2], bh, bl);
 #endif
 #if RAID_PART & 4
-            raid_df r4 = raid_two_prod(sq.hi, sq.hi);
-            r4.lo = RAID_FMAF(2.0f * sq.hi, sq.lo, r4.lo);
-            acc[3] = raid_df_acc(acc[3], r4.hi, r4.lo);
-            const raid_df q = raid_df_pow43(a);
-            const raid_df t = raid_df_mul(raid_df_mul(q, q1), q2); /* q2 == 0 while i < 2 */
-            acc[4] = raid_df_acc(acc[4], t.hi, t.lo);
-            q2 = q1;
-            q1 = q;
+        {
+            /* r^4 = (p + pl)^2 */
+            const float q = p * p;
+            const float ql = RAID_FMAF(pl, pl, RAID_FMAF(2.0f * p, pl, RAID_FMAF(p, p, -q)));
+            ACC(H[3], L[3], q, ql);
+            /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) = P cbrt(P) with the cube
+             * root (y0, delta) unnormalised */
+            const float ph = bh * a2h;
+            const float pl3 = RAID_FMAF(bh, a2l, RAID_FMAF(bl, a2h, RAID_FMAF(bh, a2h, -ph)));
+            const raid_df y = raid_df_cbrt_raw(raid_df_make(ph, pl3));
+            const float th = ph * y.hi;
+            const float tl = RAID_FMAF(ph, y.lo, RAID_FMAF(pl3, y.hi, RAID_FMAF(ph, y.hi, -th)));
+            ACC(H[4], L[4], th, tl);
+        }
 #endif
 #if RAID_PART & 8
-            raid_df m = med3(a, a1, a2);
-            m = i >= 2 ? m : raid_df_make(0.0f, 0.0f);
-            const raid_df m2 = df_prod(m, m);
-            acc[5] = raid_df_acc(acc[5], m2.hi, m2.lo);
-#endif
-            a2 = a1;
-            a1 = a;
+        {
+            /* the median of (|r_i|, |r_{i-1}|, |r_{i-2}|) by exact comparisons; its square is the one
+             * already formed for that return */
+            const int x01 = DF_LT(ah, al, a1h, a1l), x02 = DF_LT(ah, al, a2h, a2l);
+            const int is0 = x01 != x02, is1 = !is0 && x01 == lt12;
+            float mh = is0 ? p : (is1 ? p1 : p2), ml = is0 ? pl : (is1 ? pl1 : pl2);
+            mh = full ? mh : 0.0f;
+            ml = full ? ml : 0.0f;
+            ACC(H[5], L[5], mh, ml);
+            lt12 = x01;
         }
+#endif
+        p2 = p1, pl2 = pl1, p1 = p, pl1 = pl;
+        a2h = a1h, a2l = a1l, a1h = ah, a1l = al;
+        if (t % RAID_FOLD == RAID_FOLD - 1)
+            for (int k = 0; k < NACC; k++) {
+                const raid_df s = raid_fast_two_sum(H[k], L[k]);
+                H[k] = s.hi, L[k] = s.lo;
+            }
+#else /* f32: plain float run sums, one rounding per term */
+#if RAID_PART & 1
+        const float hn = neg ? ah : 0.0f, hp = neg ? 0.0f : ah;
+        F[0] = RAID_FMAF(hn, hn, F[0]);
+        F[1] = RAID_FMAF(hp, hp, F[1]);
+#endif
+#if RAID_PART & 2
+        F[2] = RAID_FMAF(ah, a1h, F[2]);
+#endif
+#if RAID_PART & 4
+        {
+            const float sq = ah * ah;
+            F[3] = RAID_FMAF(sq, sq, F[3]);
+            const float pp = (ah * a1h) * a2h; /* 0 while i < 2 */
+            F[4] = RAID_FMAF(pp, raid_cbrt_seed(pp), F[4]);
+        }
+#endif
+#if RAID_PART & 8
+        {
+            float m = fmax(fmin(ah, a1h), fmin(fmax(ah, a1h), a2h));
+            m = full ? m : 0.0f;
+            F[5] = RAID_FMAF(m, m, F[5]);
+        }
+#endif
+        a2h = a1h, a1h = ah;
+        if (t % RAID_FOLD == RAID_FOLD - 1)
+            for (int k = 0; k < NACC; k++) {
+                ACC(H[k], L[k], F[k], 0.0f);
+                F[k] = 0.0f;
+            }
+#endif
     }
+#if !RAID_INPUT_DF
+    /* the last (partial) run; adding a zero is exact */
+    for (int k = 0; k < NACC; k++)
+        ACC(H[k], L[k], F[k], 0.0f);
+#endif
 
     /* Fixed-order tree reduction across the work-group. */
     RAID_LOCAL float lh[NACC][RAID_WG];
     RAID_LOCAL float ll[NACC][RAID_WG];
     for (int k = 0; k < NACC; k++) {
-        const raid_df v = raid_df_renorm(acc[k]);
+        const raid_df v = raid_fast_two_sum(H[k], L[k]);
         lh[k][lid] = v.hi;
         ll[k][lid] = v.lo;
     }
@@ -210,8 +398,8 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
         if (lid < s) {
             for (int k = 0; k < NACC; k++) {
-                const raid_df v = raid_df_add(raid_df_make(lh[k][lid], ll[k][lid]),
-                                              raid_df_make(lh[k][lid + s], ll[k][lid + s]));
+                const raid_df v = raid_df_add_same_sign(raid_df_make(lh[k][lid], ll[k][lid]),
+                                                        raid_df_make(lh[k][lid + s], ll[k][lid + s]));
                 lh[k][lid] = v.hi;
                 ll[k][lid] = v.lo;
             }
@@ -223,5 +411,5 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (uint k = lid; k < NACC; k += RAID_WG)
         part[(size_t)g * (NACC + 1) + k] = RAID_FLOAT2(lh[k][0], ll[k][0]);
     if (lid == 0)
-        part[(size_t)g * (NACC + 1) + NACC] = RAID_FLOAT2((float)sc, (float)s_bad);
+        part[(size_t)g * (NACC + 1) + NACC] = RAID_FLOAT2((float)sc, (float)sbad);
 }

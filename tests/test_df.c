@@ -372,6 +372,19 @@ static void test_two_prod_random(void **state)
 
 /* ================================ raid_df_add ================================ */
 
+/* One sum r = x + y of an addition under test: its relative error (tracked in *maxrel) within bound u^2 and
+ * r normalised, or the test fails naming the operation. */
+static void check_df_sum(const char *name, raid_df r, raid_df x, raid_df y, double bound, double *maxrel)
+{
+    double t[4] = {x.hi, x.lo, y.hi, y.lo};
+    double rel = rel_err(r, t, 4);
+    if (rel > *maxrel)
+        *maxrel = rel;
+    if (!(rel <= bound * U2) || !is_normalised(r))
+        fail_msg("%s((%a, %a), (%a, %a)) = (%a, %a): relative error %.6g u^2 > %g u^2 or not normalised", name,
+                 (double)x.hi, (double)x.lo, (double)y.hi, (double)y.lo, (double)r.hi, (double)r.lo, rel / U2, bound);
+}
+
 static void test_df_add(void **state)
 {
     (void)state;
@@ -418,17 +431,31 @@ static void test_df_add(void **state)
             x = y;
             y = t;
         }
-        raid_df r = raid_df_add(x, y);
-        double t[4] = {x.hi, x.lo, y.hi, y.lo};
-        double rel = rel_err(r, t, 4);
-        if (rel > maxrel)
-            maxrel = rel;
-        if (!(rel <= 3.0 * U2) || !is_normalised(r))
-            fail_msg("raid_df_add((%a, %a), (%a, %a)) = (%a, %a): relative error %.6g u^2 > 3 u^2 or not "
-                     "normalised", (double)x.hi, (double)x.lo, (double)y.hi, (double)y.lo, (double)r.hi,
-                     (double)r.lo, rel / U2);
+        check_df_sum("raid_df_add", raid_df_add(x, y), x, y, 3.0, &maxrel);
     }
     report("df_add", maxrel, 3, n);
+}
+
+/* raid_df_add_same_sign (SloppyDWPlusDW) on operands of the same sign: any magnitudes, low parts of any
+ * signs, nearly equal high parts. */
+static void test_df_add_same_sign(void **state)
+{
+    (void)state;
+    double maxrel = 0.0;
+    long n = 1000000;
+    for (long i = 0; i < n; i++) {
+        int ex = rnd_int(-30, 30);
+        raid_df x = rnd_df_e(ex, 30), y;
+        switch (i % 3) {
+        case 0: y = rnd_df_e(rnd_int(-30, 30), 30); break;
+        case 1: y = rnd_df_e(ex - rnd_int(0, 60), 30); break;
+        default: y = rnd_df_e(ex, 30); break;
+        }
+        y = raid_df_make(copysignf(y.hi, x.hi), copysignf(y.lo, y.lo) * (float)((next_u64() & 1) ? 1 : -1));
+        y = raid_fast_two_sum(y.hi, y.lo);
+        check_df_sum("raid_df_add_same_sign", raid_df_add_same_sign(x, y), x, y, 3.0, &maxrel);
+    }
+    report("df_add_same_sign", maxrel, 3, n);
 }
 
 /* ================================ raid_df_add_f ================================ */
@@ -876,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_two_prod_cases),
         cmocka_unit_test(test_two_prod_random),
         cmocka_unit_test(test_df_add),
+        cmocka_unit_test(test_df_add_same_sign),
         cmocka_unit_test(test_df_add_f),
         cmocka_unit_test(test_df_mul_f),
         cmocka_unit_test(test_df_mul),

@@ -83,22 +83,30 @@ static void plain(const double *r, int64_t M, raid_realized *o)
     }
 }
 
-/* Compare two result sets: relative differences of measures 0..6 within tol each, scaled jump
- * differences within tol_z. */
-static void expect_close(const raid_realized *a, const raid_realized *b, size_t n, double tol, double tol_z,
-                         const char *what)
+/* Compare two result sets: the difference of measure k (raid_realized_diff) within tol[k]. */
+static void expect_within(const raid_realized *a, const raid_realized *b, size_t n, const double *tol,
+                          const char *what)
 {
     for (size_t s = 0; s < n; s++) {
         assert_int_equal(a[s].n, b[s].n);
         for (int k = 0; k < RAID_REALIZED_NMEASURES; k++) {
             double d = raid_realized_diff(&a[s], &b[s], k);
-            double t = k < 7 ? tol : tol_z;
-            if (!(d <= t))
+            if (!(d <= tol[k]))
                 fail_msg("%s: segment %zu (n=%lld) %s: %.17g vs %.17g (diff %.3e > %.3e)", what, s,
                          (long long)a[s].n, raid_realized_names[k], raid_realized_get(&a[s], k),
-                         raid_realized_get(&b[s], k), d, t);
+                         raid_realized_get(&b[s], k), d, tol[k]);
         }
     }
+}
+
+/* Relative differences of measures 0..6 within tol each, scaled jump differences within tol_z. */
+static void expect_close(const raid_realized *a, const raid_realized *b, size_t n, double tol, double tol_z,
+                         const char *what)
+{
+    double t[RAID_REALIZED_NMEASURES];
+    for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
+        t[k] = k < 7 ? tol : tol_z;
+    expect_within(a, b, n, t, what);
 }
 
 /* ---- the float64 path against the plain oracle ---- */
@@ -209,10 +217,19 @@ static void check_device(raid_ctx *dev, raid_ctx *cpu, const double *r, const in
                              (long long)d[i].n, raid_realized_names[k], raid_realized_get(&d[i], k),
                              raid_realized_get(&c[i], k), diff, b);
             }
-        /* 2. the accumulation alone: against float64 on the values the device saw, to 1e-12 */
+        /* 2. the accumulation alone: against float64 on the values the device saw, to 1e-12 (df); f32 sums
+         *    plain floats over runs of at most 8 terms, so its bound there is the run sums' gamma_8 and
+         *    the terms' own roundings (raid_realized_bound_seen, docs/precision.md) */
         round_to_policy(r, rr, n, pol);
         assert_int_equal(raid_realized_compute(cpu, rr, off, ns, e), RAID_OK);
-        expect_close(d, e, ns, 1e-12, 2e-12, label);
+        if (pol == RAID_PREC_DF) {
+            expect_close(d, e, ns, 1e-12, 2e-12, label);
+        } else {
+            double seen[RAID_REALIZED_NMEASURES];
+            for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
+                seen[k] = raid_realized_bound_seen(pol, k);
+            expect_within(d, e, ns, seen, label);
+        }
     }
     free(rr);
     free(d);
@@ -463,6 +480,76 @@ static void test_device_underflow_guard(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* The df policy within 1e-13 of float64 (issue 12; the documented bound is 1e-12) on adversarial
+ * magnitudes: chunks of very different scales, tiny returns beside large ones (binary32 underflow of
+ * products of two and three returns after the chunk's scaling), runs of zeros, a jump among small
+ * returns, and medrv windows whose magnitudes tie in their high parts (equal or adjacent float64 values:
+ * the median must be chosen exactly). Also with other run lengths and renormalisation intervals
+ * (-DRAID_FOLD, a benchmark's build option) and the library's cbrt instead of the fast seed. */
+static void test_device_df_adversarial(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    enum { N = 6 * 4096 + 1234 };
+    double *r = malloc(N * sizeof *r);
+    uint64_t st = 77;
+    for (int i = 0; i < N; i++) {
+        const int c = i / 4096;
+        double v = (t_unif(&st) - 0.45) * 1e-3;
+        switch (c) {
+        case 0: /* tiny beside large: 1e-40 and 1e-25 of the chunk's largest */
+            v *= (i % 3 == 0) ? 1e-40 : (i % 3 == 1 ? 1e-25 : 1.0);
+            break;
+        case 1: /* runs of zeros and a jump */
+            v = (i % 50 < 20) ? 0.0 : v;
+            if (i == 4096 + 777)
+                v = 0.04;
+            break;
+        case 2: /* ties: values equal or one float64 ulp apart (same binary32 high part) */
+        {
+            const double base = 1e-3 * (1 + (double)((i / 3) % 7));
+            const int k = (int)(t_unif(&st) * 3);
+            v = k == 0 ? base : nextafter(base, k == 1 ? 1.0 : 0.0);
+            v = (t_unif(&st) < 0.5) ? -v : v;
+            break;
+        }
+        case 3: /* a chunk 1e-30 of its neighbours */
+            v *= 1e-30;
+            break;
+        case 4: /* large scale */
+            v *= 1e30;
+            break;
+        default: /* ordinary */
+            break;
+        }
+        r[i] = v;
+    }
+    const int64_t off[] = {0, 4096 + 1000, 2 * 4096 + 5, 3 * 4096 + 2000, 5 * 4096 - 1, N};
+    const size_t ns = sizeof off / sizeof off[0] - 1;
+    raid_realized d[8], c[8];
+    assert_int_equal(raid_realized_compute(cpu, r, off, ns, c), RAID_OK);
+    assert_int_equal(raid_ctx_set_precision(dev, RAID_PREC_DF), RAID_OK);
+    const struct { size_t chunk, wg; const char *opts; } cf[] = {
+        {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_FAST_CBRT=0"},
+        {4096, 256, "-DRAID_RELOAD=1"}, {4096, 256, "-DRAID_STAGE=0"}, {4096, 256, "-DRAID_STAGE=0 -DRAID_RELOAD=1"},
+        {8192, 256, ""}, {2048, 64, ""}, {4096, 64, ""}, {512, 8, ""}, {192, 64, ""}};
+    for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
+        assert_int_equal(raid_ctx_set_chunk(dev, cf[j].chunk, cf[j].wg), RAID_OK);
+        assert_int_equal(raid_tuning_set_build_options(dev, cf[j].opts), RAID_OK);
+        if (raid_realized_compute(dev, r, off, ns, d) != RAID_OK)
+            fail_msg("%s", raid_ctx_errmsg(dev));
+        char what[96];
+        snprintf(what, sizeof what, "df adversarial, chunk %zu wg %zu '%s'", cf[j].chunk, cf[j].wg, cf[j].opts);
+        expect_close(d, c, ns, 1e-13, 2e-13, what);
+    }
+    assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 /* Bitwise reproducible: again, and with batches uploaded straight from the caller's array. */
 static void test_device_determinism(void **state)
 {
@@ -577,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_device_underflow_guard),
         cmocka_unit_test(test_device_range_errors),
         cmocka_unit_test(test_device_chunk_scales),
+        cmocka_unit_test(test_device_df_adversarial),
         cmocka_unit_test(test_device_determinism),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),

@@ -72,28 +72,36 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
 }
 
 /*
- * Worst-case relative error of the device path against float64 (docs/precision.md has the derivation):
- *   formation and accumulation, both policies: terms exact (TwoProd) or within 5u^2 (double-float
- *     products), the 4/3 powers of tpq within 3 * 2^-42.6 + 10u^2 < 2^-40.8; at most 64 terms per
- *     work-item accumulated within 3 * 64 u^2, a tree of 8 raid_df_add within 24 u^2, the float64
- *     combine within 1e-15: at most 1e-12 relative, 2e-12 for tpq;
- *   input rounding: f32 rounds each return with relative error <= u = 2^-24, df splits it into hi + lo
- *     with relative error <= u^2 = 2^-48; a term that is a product of p returns (p = 2 for rv, bpv,
- *     rs_neg, rs_pos, medrv; p = 4 for rq and tpq) then has relative error <= (1 + e)^p - 1, and a sum of
- *     non-negative terms no more.
+ * Worst-case relative error of the device path against float64 (docs/precision.md has the derivation),
+ * u = 2^-24, for the kernel's default configuration (RAID_FOLD of kernels/realized.cl):
+ *   input rounding: f32 rounds each return with relative error <= u, df splits it into hi + lo with
+ *     relative error <= u^2; a term that is a product of p returns (p = 2 for rv, bpv, rs_neg, rs_pos,
+ *     medrv; p = 4 for rq and tpq) then has relative error <= (1 + e)^p - 1, and a sum of non-negative
+ *     terms no more.
+ *   df formation and accumulation: terms within 4u^2 (squares), 6u^2 (bpv), 22u^2 (rq), 78u^2 (tpq:
+ *     the window's product within 18u^2, its double-float cube root within 2^-42.6); n <= 64 terms per
+ *     work-item accumulated with a renormalisation every G terms within (2n + 9 + n(G+1)/2 + 9G) u^2
+ *     (G = 8 for n <= 16, 4 for n = 32, 1 for n = 64: at most 210 u^2), a tree of at most 10 raid_df_add
+ *     within 30 u^2, the float64 combine within 1e-15: at most 1e-12 relative, 2e-12 for tpq.
+ *   f32 formation and accumulation: each term rounded once into a plain float run sum of at most
+ *     G = 8 terms (gamma_8 = 8u / (1 - 8u) of the run's sum), the runs folded into double-float as
+ *     above (below 1e-12); rq's square rounded once more ((1 + u)^2), tpq's window product twice
+ *     (4/3 of (1 + u)^2) and its cbrt within 2 ulp (4u).
  *   jump_z and jump_p: scaled errors (raid_realized_diff) bounded by the larger of eps_bpv + eps_rv and
  *     (eps_tpq + 2 eps_bpv) / 2, times 1.01 for second-order terms.
+ * seen = 1 leaves out the input rounding: the bound against float64 run on the values the device saw.
  */
-static double input_bound(raid_precision p, int power)
+static double device_bound(raid_precision p, int k, int seen)
 {
-    const double e = p == RAID_PREC_F32 ? ldexp(1.0, -24) : ldexp(1.0, -48);
-    return pow(1.0 + e, power) - 1.0;
-}
-
-double raid_realized_bound(raid_precision p, int k, int64_t M)
-{
-    (void)M;
-    const double e2 = input_bound(p, 2) + 1e-12, e4 = input_bound(p, 4) + 1e-12, e_tpq = input_bound(p, 4) + 2e-12;
+    const double u = ldexp(1.0, -24);
+    const double e_in = seen ? 0.0 : (p == RAID_PREC_F32 ? u : u * u);
+    /* f32: the run sums' gamma_8 and the extra roundings of rq's and tpq's terms */
+    const double run = p == RAID_PREC_F32 ? 8 * u / (1 - 8 * u) : 0.0;
+    const double sq = p == RAID_PREC_F32 ? pow(1 + u, 2) : 1.0;
+    const double tp = p == RAID_PREC_F32 ? pow(1 + u, 8.0 / 3) * (1 + 4 * u) : 1.0;
+    const double e2 = pow(1 + e_in, 2) * (1 + run) - 1 + 1e-12;
+    const double e4 = pow(1 + e_in, 4) * sq * (1 + run) - 1 + 1e-12;
+    const double e_tpq = pow(1 + e_in, 4) * tp * (1 + run) - 1 + 2e-12;
     switch (k) {
     case 0: case 1: case 2: case 3: case 6: return e2;
     case 4: return e4;
@@ -105,6 +113,17 @@ double raid_realized_bound(raid_precision p, int k, int64_t M)
     }
     default: return NAN;
     }
+}
+
+double raid_realized_bound(raid_precision p, int k, int64_t M)
+{
+    (void)M;
+    return device_bound(p, k, 0);
+}
+
+double raid_realized_bound_seen(raid_precision p, int k)
+{
+    return device_bound(p, k, 1);
 }
 
 static double phi(double z) { return exp(-0.5 * z * z) / sqrt(2.0 * 3.14159265358979323846); }

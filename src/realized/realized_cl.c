@@ -71,14 +71,29 @@ static int acc_pow(int k)
     return k == RAID_ACC_QUART || k == RAID_ACC_TPQ ? 4 : 2;
 }
 
+/* Whether the kernel stages its chunk in local memory (RAID_STAGE): an even run and room for the chunk's bits
+ * (rounded up to 8 pairs) beside the reduction arrays. */
+static int realized_stage(const raid_ctx *ctx)
+{
+    const size_t run = ctx->chunk_len / ctx->wg_width;
+    const uint64_t need = (uint64_t)((ctx->chunk_len / 2 + 7) / 8 * 8) * 16 + (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4;
+    return run % 2 == 0 && need <= raid_dev_local_mem(ctx);
+}
+
 void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
 {
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
+    /* The cube roots' seeds from the special-function unit (raid_cbrt_seed) and the staged chunk where it fits,
+     * unless a benchmark's build options choose (-DRAID_FAST_CBRT=0: the library's cbrt; -DRAID_STAGE=0: runs
+     * read straight from global memory). */
+    const char *tune = raid_tune_build_options(ctx);
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
-             "-DRAID_MAXR_LO=0x%08Xu %s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
-             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), raid_tune_build_options(ctx));
+             "-DRAID_MAXR_LO=0x%08Xu %s%s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
+             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu),
+             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=1 ",
+             strstr(tune, "RAID_STAGE") ? "" : (realized_stage(ctx) ? "-DRAID_STAGE=1 " : "-DRAID_STAGE=0 "), tune);
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -88,13 +103,11 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
     const raid_precision prec = ctx->precision;
 
-    /* The kernel holds its run of bits in registers and stages the split values in local memory (padded
-     * one word in 32) next to its reduction arrays. */
-    const size_t padded = ctx->chunk_len + ctx->chunk_len / 32 + 1;
-    const uint64_t local_need = (uint64_t)(padded * (prec == RAID_PREC_DF ? 2 : 1) + 2 * RAID_NACC * ctx->wg_width + 2) * 4;
+    /* Local memory: the reduction arrays, and the staged chunk where it fits (realized_stage). */
+    const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4;
     if (local_need > raid_dev_local_mem(ctx))
-        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu with work-group width %zu needs %llu bytes of local memory; "
-                         "the device has %llu (use a shorter chunk)", ctx->chunk_len, ctx->wg_width,
+        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
+                         "the device has %llu (use a narrower work-group)", ctx->wg_width,
                          (unsigned long long)local_need, (unsigned long long)raid_dev_local_mem(ctx));
     char opts[512];
     raid_realized_cl_options(ctx, part_mask, opts, sizeof opts);

@@ -32,6 +32,10 @@ void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, u
 
 /* RAID_OK when every return r[i0 .. i1) is finite and at most RAID_MAX_RETURN in magnitude; otherwise
  * RAID_EINVAL naming the first one ("return I is not finite|out of range (...)"). Parallel. */
+/* The bound of raid_realized_bound without the input rounding: the device against float64 run on the
+ * values the device saw (the policy-rounded returns). For tests. */
+double raid_realized_bound_seen(raid_precision p, int k);
+
 raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1);
 
 /* cpu backend: accumulators of all segments (acc: nseg * RAID_NACC). */
