@@ -46,6 +46,11 @@
 #ifndef SORT_PAY
 #define SORT_PAY 1 /* 0: sort_pass moves keys only (no payload registers, no payload phase) */
 #endif
+#ifndef SORT_RANK
+#define SORT_RANK 0 /* the tile ranking: 0 local-memory masks (portable), 1 warp match and shuffle (NVIDIA inline
+                       PTX, sm_70 and later), 2 the match and shuffle emulated in local memory (tests the logic of 1
+                       on any device; slow) */
+#endif
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
 #define SORT_WARPS (SORT_WG / 32)
@@ -63,7 +68,27 @@
 #define OUT_IDX64 3  /* payload + (base_hi, base_lo) as int64 words */
 #define OUT_IKEYS 4  /* the int64 keys of pairs (inverse of their sort key) */
 
-/* Keys (keys[i]: .x low word, .y high word) and segment ids, and the histograms of every digit position:
+/* The sort key of element i from its input words w: mode 0 the double (raid_key_sort: nulls from the validity
+ * bitmap `valid` from bit vbit0 when masked, descending), mode 1 the int64 of pairs (sign bit flipped,
+ * inverted when descending). */
+inline raid_key elem_key(uint2 w, uint i, __global const uchar *valid, int masked, uint vbit0, int desc, int mode)
+{
+    raid_key k;
+    if (mode == 1) {
+        k.hi = w.y ^ 0x80000000u;
+        k.lo = w.x;
+        if (desc) {
+            k.hi = ~k.hi;
+            k.lo = ~k.lo;
+        }
+        return k;
+    }
+    const uint b = vbit0 + i;
+    const int v = masked ? (valid[b >> 3] >> (b & 7u)) & 1 : 1;
+    return raid_key_sort(w.y, w.x, masked, v, desc);
+}
+
+/* Keys (keys[i]: .x low word, .y high word; written only when wk != 0: else the first pass forms them) and segment ids, and the histograms of every digit position:
  * hist[row * SORT_RADIX + digit] (rows: SORT_NDIG key digits, then the segment id's; accumulated, hist
  * zeroed by the host), hist[SORT_HROWS * SORT_RADIX] |= 1 when a value's key does not give its bits back
  * (-0.0, a NaN other than 0x7FF8000000000000). mode 0: the sort key of the double in x (raid_key_sort:
@@ -72,7 +97,7 @@
  * (offs: nseg + 1 offsets from 0). Any number of work-groups (a grid-stride loop). */
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
 void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked, uint vbit0, int desc, int mode,
-               uint n, __global const uint *offs, uint nseg, int segbits, __global uint2 *keys,
+               uint n, __global const uint *offs, uint nseg, int segbits, int wk, __global uint2 *keys,
                __global uint *segid, __global uint *hist)
 {
     __local uint h[SORT_HROWS * SORT_RADIX];
@@ -86,24 +111,15 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
     const uint nsd = segbits > 0 ? ((uint)segbits + SORT_BITS - 1u) / SORT_BITS : 0u;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
         const uint2 w = x[i];
-        raid_key k;
-        if (mode == 1) {
-            k.hi = w.y ^ 0x80000000u;
-            k.lo = w.x;
-            if (desc) {
-                k.hi = ~k.hi;
-                k.lo = ~k.lo;
-            }
-        } else {
-            const uint b = vbit0 + i;
-            const int v = masked ? (valid[b >> 3] >> (b & 7u)) & 1 : 1;
-            k = raid_key_sort(w.y, w.x, masked, v, desc);
+        const raid_key k = elem_key(w, i, valid, masked, vbit0, desc, mode);
+        if (mode == 0) {
             const int negzero = w.y == 0x80000000u && w.x == 0u;
             const int odd_nan = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO && !(w.y == 0x7FF80000u && w.x == 0u);
             if (negzero || odd_nan)
                 atomic_or(&inexact, 1u);
         }
-        keys[i] = (uint2)(k.lo, k.hi);
+        if (wk)
+            keys[i] = (uint2)(k.lo, k.hi);
         for (uint d = 0; d < SORT_NDIG; d++)
             atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
         if (nsd) {
@@ -172,8 +188,32 @@ inline uint2 key_value(uint2 kk, int desc)
  * its rank in the warp's part is the warp's count of its digit before this round (C) plus the mask bits
  * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
  * C's prefix over the warps and the tile's count. */
+#if SORT_RANK == 1
+#ifndef SORT_ASM
+#define SORT_ASM __asm__ /* the inline assembly keyword (the host retries with -DSORT_ASM=asm) */
+#endif
+/* The lanes of this work-item's warp (32 work-items: get_local_id(0) / 32, lane get_local_id(0) % 32, as NVIDIA
+ * maps one-dimensional work-groups) whose v equals its own (a bit mask of lanes); every lane of the warp must
+ * call it. */
+inline uint warp_match(uint v)
+{
+    uint m;
+    SORT_ASM volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    return m;
+}
+
+/* v of lane src of this warp; every lane of the warp must call it. */
+inline uint warp_shfl(uint v, uint src)
+{
+    uint r;
+    SORT_ASM volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
+    return r;
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_pass(__global const uint2 *kin, __global const uint *pin, __global const uint *segid, uint n, int shift,
+void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid, int masked, uint vbit0,
+               __global const uint *pin, __global const uint *segid, uint n, int shift,
                int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
                __global const uint *bases, uint boff, __global uint *lookbuf, uint lcur, uint lnext,
                __global uint2 *kout, __global uint *pout, __global uint *out)
@@ -211,8 +251,13 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         p[r] = 0u;
 #endif
         if (j < m) {
-            if (needk)
-                k[r] = kin[i];
+            if (needk) {
+                if (kform) {
+                    const raid_key kk = elem_key(kin[i], i, valid, masked, vbit0, desc, kform - 1);
+                    k[r] = (uint2)(kk.lo, kk.hi);
+                } else
+                    k[r] = kin[i];
+            }
 #if SORT_PAY
             p[r] = pmode == 1 ? i : pmode == 2 ? pin[i] : 0u;
 #endif
@@ -220,10 +265,9 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
     }
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
-        const int valid = own + 32u * r < m;
-        __local uint *mk = L + (r & 1u) * SORT_MASKW;
+        const int inr = own + 32u * r < m;
         uint d = 0u;
-        if (valid) {
+        if (inr) {
 #if SORT_PAY
             if (dmode == 1)
                 d = (segid[p[r]] >> shift) & (SORT_RADIX - 1u);
@@ -235,20 +279,52 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
                 kk.lo = k[r].x;
                 d = raid_key_digit(kk, shift, SORT_BITS);
             }
-            atomic_or(&mk[w * SORT_RADIX + d], bit);
         }
+#if SORT_RANK == 0
+        __local uint *mk = L + (r & 1u) * SORT_MASKW;
+        if (inr)
+            atomic_or(&mk[w * SORT_RADIX + d], bit);
         barrier(CLK_LOCAL_MEM_FENCE);
         uint msk = 0u, before = 0u;
-        if (valid) {
+        if (inr) {
             msk = mk[w * SORT_RADIX + d];
             before = C[w * SORT_RADIX + d];
         }
         pos[r] = d << 16 | (before + popcount(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (valid && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
+        if (inr && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
             C[w * SORT_RADIX + d] = before + popcount(msk);
             mk[w * SORT_RADIX + d] = 0u;
         }
+#else
+        /* the warp's lanes of the same digit (lanes past the tile's end: a digit value no element has); the
+         * lowest of them adds their number to the warp's count of the digit and hands the count before to the
+         * others: no work-group barrier, every count touched by its warp only */
+        const uint dm = inr ? d : 0xFFFFFFFFu;
+#if SORT_RANK == 1
+        const uint peers = warp_match(dm);
+#else
+        tmp[lid] = dm;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint peers = 0u;
+        for (uint u = 0; u < 32u; u++)
+            peers |= (tmp[w * 32u + u] == dm ? 1u : 0u) << u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+        const uint leader = 31u - clz(peers & (0u - peers));
+        uint old = 0u;
+        if (inr && lane == leader)
+            old = atomic_add(&C[w * SORT_RADIX + d], popcount(peers));
+#if SORT_RANK == 1
+        const uint before = warp_shfl(old, leader);
+#else
+        tmp[lid] = old;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint before = tmp[w * 32u + leader];
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+        pos[r] = d << 16 | (before + popcount(peers & (bit - 1u)));
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* per digit: the warps' counts into their exclusive prefix, the tile's count */

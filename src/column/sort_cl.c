@@ -103,6 +103,14 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         else
             bits--;
     }
+    /* the first pass forms the keys from the input (SORT_FUSE 1, the default) or reads the keys that sort_keys
+     * wrote (0); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
+     * emulation (tests); absent: 0 (auto) */
+    const int fuse = tune_int(ctx, "-DSORT_FUSE=", 1) != 0;
+    int rank = tune_int(ctx, "-DSORT_RANK=", -1);
+    const int rank_auto = rank < 0 || rank > 2;
+    if (rank_auto) /* the portable ranking until the warp match is measured on a device */
+        rank = 0;
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
     char opts[512];
@@ -172,7 +180,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
             (st = raid_arg_int(ctx, k, a++, r->desc)) || (st = raid_arg_int(ctx, k, a++, pairs)) ||
             (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_buf(ctx, k, a++, &d.offs)) ||
             (st = raid_arg_uint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raid_arg_int(ctx, k, a++, segbits)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
+            (st = raid_arg_int(ctx, k, a++, !fuse)) || (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
             (st = raid_arg_buf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg)))
             goto done;
     }
@@ -234,10 +242,23 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
                         : r->out == RAID_SORT_IDX64 ? OUT_IDX64
                                                     : OUT_IKEYS;
     const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
-    char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
-    snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
-    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
-        goto done;
+    /* the passes of an exact sort of values move keys only: a kernel without payload. The warp-match ranking
+     * is inline PTX: its build is tried with the two spellings of the assembly keyword, and where it fails on
+     * the automatic choice, the portable ranking is built instead */
+    for (int tryno = 0;; tryno++) {
+        char popts[640];
+        snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d -DSORT_RANK=%d%s", opts, !exact, rank,
+                 rank == 1 && tryno == 1 ? " -DSORT_ASM=asm" : "");
+        if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)) == RAID_OK)
+            break;
+        if (rank != 1 || st != RAID_EBUILD)
+            goto done;
+        if (tryno == 1) {
+            if (!rank_auto)
+                goto done;
+            rank = 0;
+        }
+    }
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
         (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
                     (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
@@ -258,7 +279,10 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         raid_kernel *k = d.kpass;
         unsigned a = 0;
         const uint32_t blo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu), bhi = (uint32_t)((uint64_t)base >> 32);
-        if ((st = raid_arg_buf(ctx, k, a++, &d.keys[ks])) ||
+        const int kform = fuse && q == 0 ? (pairs ? 2 : 1) : 0; /* the first pass forms the keys */
+        if ((st = raid_arg_buf(ctx, k, a++, kform ? keysrc : &d.keys[ks])) || (st = raid_arg_int(ctx, k, a++, kform)) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.valid)) || (st = raid_arg_int(ctx, k, a++, masked)) ||
+            (st = raid_arg_uint(ctx, k, a++, vbit0)) ||
             (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[ps])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
             (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_int(ctx, k, a++, plan[q].shift)) ||
             (st = raid_arg_int(ctx, k, a++, dmode)) || (st = raid_arg_int(ctx, k, a++, pmode)) ||
