@@ -88,6 +88,67 @@ inline raid_key elem_key(uint2 w, uint i, __global const uchar *valid, int maske
     return raid_key_sort(w.y, w.x, masked, v, desc);
 }
 
+#if SORT_RANK == 1
+#ifndef SORT_ASM
+#define SORT_ASM __asm__ /* the inline assembly keyword (the host retries with -DSORT_ASM=asm) */
+#endif
+/* The lanes of this work-item's warp (32 work-items: get_local_id(0) / 32, lane get_local_id(0) % 32, as NVIDIA
+ * maps one-dimensional work-groups) whose v equals its own (a bit mask of lanes); every lane of the warp must
+ * call it. */
+inline uint warp_match(uint v)
+{
+    uint m;
+    SORT_ASM volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    return m;
+}
+
+/* v of lane src of this warp; every lane of the warp must call it. */
+inline uint warp_shfl(uint v, uint src)
+{
+    uint r;
+    SORT_ASM volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
+    return r;
+}
+#endif
+
+#if SORT_RANK != 0
+/* The lanes of this work-item's warp (work-items 32 w .. 32 w + 31 of the work-group) whose v equals its own,
+ * as a mask of lanes; every work-item of the work-group calls it (the emulation has barriers; tmp: SORT_WG
+ * words). */
+inline uint warp_peers(uint v, __local uint *tmp)
+{
+#if SORT_RANK == 1
+    (void)tmp;
+    return warp_match(v);
+#else
+    const uint lid = get_local_id(0), w0 = lid & ~31u;
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint peers = 0u;
+    for (uint u = 0; u < 32u; u++)
+        peers |= (tmp[w0 + u] == v ? 1u : 0u) << u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return peers;
+#endif
+}
+
+/* v of lane src of this work-item's warp; every work-item of the work-group calls it. */
+inline uint warp_bcast(uint v, uint src, __local uint *tmp)
+{
+#if SORT_RANK == 1
+    (void)tmp;
+    return warp_shfl(v, src);
+#else
+    const uint lid = get_local_id(0);
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint r = tmp[(lid & ~31u) + src];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+#endif
+}
+#endif
+
 /* Keys (keys[i]: .x low word, .y high word; written only when wk != 0: else the first pass forms them) and segment ids, and the histograms of every digit position:
  * hist[row * SORT_RADIX + digit] (rows: SORT_NDIG key digits, then the segment id's; accumulated, hist
  * zeroed by the host), hist[SORT_HROWS * SORT_RADIX] |= 1 when a value's key does not give its bits back
@@ -102,6 +163,9 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
 {
     __local uint h[SORT_HROWS * SORT_RADIX];
     __local uint inexact;
+#if SORT_RANK != 0
+    __local uint tmp[SORT_WG];
+#endif
     const uint lid = get_local_id(0);
     for (uint j = lid; j < SORT_HROWS * SORT_RADIX; j += SORT_WG)
         h[j] = 0u;
@@ -109,9 +173,29 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         inexact = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint nsd = segbits > 0 ? ((uint)segbits + SORT_BITS - 1u) / SORT_BITS : 0u;
-    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    /* (the loop runs alike for the whole work-group: the warp functions need every work-item) */
+    for (uint i = get_global_id(0); i - lid < n; i += get_global_size(0)) {
+        const int inr = i < n;
+#if SORT_RANK != 0
+        raid_key k;
+        k.hi = k.lo = 0u;
+        if (inr)
+            k = elem_key(x[i], i, valid, masked, vbit0, desc, mode);
+        /* warp-aggregated counts: one local atomic per distinct digit of the warp (the top digits of real data
+         * take few values: one address for many lanes) */
+        for (uint d = 0; d < SORT_NDIG; d++) {
+            const uint dg = raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS);
+            const uint peers = warp_peers(inr ? dg : 0xFFFFFFFFu, tmp);
+            if (inr && (peers & ((1u << (lid % 32u)) - 1u)) == 0u)
+                atomic_add(&h[d * SORT_RADIX + dg], popcount(peers));
+        }
+#endif
+        if (!inr)
+            continue;
         const uint2 w = x[i];
+#if SORT_RANK == 0
         const raid_key k = elem_key(w, i, valid, masked, vbit0, desc, mode);
+#endif
         if (mode == 0) {
             const int negzero = w.y == 0x80000000u && w.x == 0u;
             const int odd_nan = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO && !(w.y == 0x7FF80000u && w.x == 0u);
@@ -120,8 +204,10 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         }
         if (wk)
             keys[i] = (uint2)(k.lo, k.hi);
+#if SORT_RANK == 0
         for (uint d = 0; d < SORT_NDIG; d++)
             atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
+#endif
         if (nsd) {
             uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
             while (hi - lo > 1u) {
@@ -188,29 +274,6 @@ inline uint2 key_value(uint2 kk, int desc)
  * its rank in the warp's part is the warp's count of its digit before this round (C) plus the mask bits
  * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
  * C's prefix over the warps and the tile's count. */
-#if SORT_RANK == 1
-#ifndef SORT_ASM
-#define SORT_ASM __asm__ /* the inline assembly keyword (the host retries with -DSORT_ASM=asm) */
-#endif
-/* The lanes of this work-item's warp (32 work-items: get_local_id(0) / 32, lane get_local_id(0) % 32, as NVIDIA
- * maps one-dimensional work-groups) whose v equals its own (a bit mask of lanes); every lane of the warp must
- * call it. */
-inline uint warp_match(uint v)
-{
-    uint m;
-    SORT_ASM volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
-    return m;
-}
-
-/* v of lane src of this warp; every lane of the warp must call it. */
-inline uint warp_shfl(uint v, uint src)
-{
-    uint r;
-    SORT_ASM volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
-    return r;
-}
-#endif
-
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
 void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid, int masked, uint vbit0,
                __global const uint *pin, __global const uint *segid, uint n, int shift,
@@ -300,29 +363,12 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
         /* the warp's lanes of the same digit (lanes past the tile's end: a digit value no element has); the
          * lowest of them adds their number to the warp's count of the digit and hands the count before to the
          * others: no work-group barrier, every count touched by its warp only */
-        const uint dm = inr ? d : 0xFFFFFFFFu;
-#if SORT_RANK == 1
-        const uint peers = warp_match(dm);
-#else
-        tmp[lid] = dm;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint peers = 0u;
-        for (uint u = 0; u < 32u; u++)
-            peers |= (tmp[w * 32u + u] == dm ? 1u : 0u) << u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+        const uint peers = warp_peers(inr ? d : 0xFFFFFFFFu, tmp);
         const uint leader = 31u - clz(peers & (0u - peers));
         uint old = 0u;
         if (inr && lane == leader)
             old = atomic_add(&C[w * SORT_RADIX + d], popcount(peers));
-#if SORT_RANK == 1
-        const uint before = warp_shfl(old, leader);
-#else
-        tmp[lid] = old;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint before = tmp[w * 32u + leader];
-        barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+        const uint before = warp_bcast(old, leader, tmp);
         pos[r] = d << 16 | (before + popcount(peers & (bit - 1u)));
 #endif
     }

@@ -66,6 +66,24 @@ static raid_status launch(sort_dev *d, raid_kernel *k, size_t items, size_t wg)
     return raid_launch(d->ctx, k, 1, &global, &wg, next_ev(d));
 }
 
+/* The kernel `name` of col_sort.cl built with opts and the tile ranking *rank (-DSORT_RANK). The warp-match
+ * ranking is inline PTX: its build is tried with the two spellings of the assembly keyword, and where both
+ * fail on the automatic choice (rank_auto), the portable ranking is built instead (*rank = 0, kept for the
+ * call's other kernels). */
+static raid_status get_kernel(raid_ctx *ctx, const char *name, const char *opts, int *rank, int rank_auto,
+                              raid_kernel **k)
+{
+    for (int tryno = 0;; tryno++) {
+        char o[640];
+        snprintf(o, sizeof o, "%s -DSORT_RANK=%d%s", opts, *rank, *rank == 1 && tryno == 1 ? " -DSORT_ASM=asm" : "");
+        const raid_status st = raid_kernel_get(ctx, "col_sort.cl", name, o, k);
+        if (st == RAID_OK || *rank != 1 || st != RAID_EBUILD || (tryno == 1 && !rank_auto))
+            return st;
+        if (tryno == 1)
+            *rank = 0;
+    }
+}
+
 /* A pass as planned by the host. */
 typedef struct pass_plan {
     int dmode, shift, row;
@@ -134,7 +152,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const int masked = r->valid != NULL, pairs = r->out == RAID_SORT_PAIRS;
     const uint32_t vbit0 = (uint32_t)(base & 7);
     const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1, nhist = (size_t)hrows * radix + 1;
-    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
+    if ((st = get_kernel(ctx, "sort_keys", opts, &rank, rank_auto, &d.kkeys)) ||
         (st = raid_kernel_get(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
         goto done;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
@@ -242,23 +260,10 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
                         : r->out == RAID_SORT_IDX64 ? OUT_IDX64
                                                     : OUT_IKEYS;
     const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
-    /* the passes of an exact sort of values move keys only: a kernel without payload. The warp-match ranking
-     * is inline PTX: its build is tried with the two spellings of the assembly keyword, and where it fails on
-     * the automatic choice, the portable ranking is built instead */
-    for (int tryno = 0;; tryno++) {
-        char popts[640];
-        snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d -DSORT_RANK=%d%s", opts, !exact, rank,
-                 rank == 1 && tryno == 1 ? " -DSORT_ASM=asm" : "");
-        if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)) == RAID_OK)
-            break;
-        if (rank != 1 || st != RAID_EBUILD)
-            goto done;
-        if (tryno == 1) {
-            if (!rank_auto)
-                goto done;
-            rank = 0;
-        }
-    }
+    char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
+    snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
+    if ((st = get_kernel(ctx, "sort_pass", popts, &rank, rank_auto, &d.kpass)))
+        goto done;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
         (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
                     (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
