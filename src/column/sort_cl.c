@@ -15,6 +15,7 @@
 
 #include "device/device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ typedef struct sort_dev {
     raid_buf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
     raid_kernel *kkeys, *kpass, *kgather;
     raid_event ev[MAX_EVENTS];
+    char lab[MAX_EVENTS]; /* what each event timed: f fill, k sort_keys, p a pass, g the gather */
     int nev;
 } sort_dev;
 
@@ -40,30 +42,41 @@ static int tune_int(raid_ctx *ctx, const char *name, int dflt)
 }
 
 /* The next event slot (events are summed and released at the end). */
-static raid_event *next_ev(sort_dev *d)
+static raid_event *next_ev(sort_dev *d, char lab)
 {
     if (d->nev == MAX_EVENTS) { /* never with at most 8 + 11 passes; keep the time, free the slot */
         d->ctx->timing.kernel_s += raid_event_seconds(&d->ev[MAX_EVENTS - 1]);
         raid_event_release(&d->ev[MAX_EVENTS - 1]);
         d->nev--;
     }
+    d->lab[d->nev] = lab;
     return &d->ev[d->nev++];
 }
 
+/* Sums the events' times into the context's timing; RAID_SORT_PROFILE set in the environment: one line on
+ * stderr per call with each event's time (the benchmark's breakdown of where the time goes). */
 static void settle(sort_dev *d)
 {
+    const int profile = d->nev > 0 && getenv("RAID_SORT_PROFILE") != NULL;
+    if (profile)
+        fprintf(stderr, "sort profile (ms):");
     for (int i = 0; i < d->nev; i++) {
-        d->ctx->timing.kernel_s += raid_event_seconds(&d->ev[i]);
+        const double t = raid_event_seconds(&d->ev[i]);
+        d->ctx->timing.kernel_s += t;
+        if (profile)
+            fprintf(stderr, " %c %.4f", d->lab[i], t * 1e3);
         raid_event_release(&d->ev[i]);
     }
+    if (profile)
+        fprintf(stderr, "\n");
     d->nev = 0;
 }
 
-static raid_status launch(sort_dev *d, raid_kernel *k, size_t items, size_t wg)
+static raid_status launch(sort_dev *d, raid_kernel *k, size_t items, size_t wg, char lab)
 {
     const size_t global = (items + wg - 1) / wg * wg;
     d->ctx->timing.launches++;
-    return raid_launch(d->ctx, k, 1, &global, &wg, next_ev(d));
+    return raid_launch(d->ctx, k, 1, &global, &wg, next_ev(d, lab));
 }
 
 /* The kernel `name` of col_sort.cl built with opts and the tile ranking *rank (-DSORT_RANK). The warp-match
@@ -166,7 +179,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     if ((st = raid_buf_upload(ctx, &d.x, 0, 2 * N, r->x + base, 0, NULL)) ||
         (masked && (st = raid_buf_upload(ctx, &d.valid, 0, vbytes, r->valid + base / 8, 0, NULL))) ||
         (!masked && (st = raid_buf_fill(ctx, &d.valid, &nobyte, NULL))) ||
-        (st = raid_buf_fill(ctx, &d.hist, &zero, next_ev(&d))))
+        (st = raid_buf_fill(ctx, &d.hist, &zero, next_ev(&d, 'f'))))
         goto done;
     ctx->timing.bytes_in = 2 * N * sizeof(uint32_t) + (masked ? vbytes : 0);
     const raid_buf *keysrc = &d.x;
@@ -199,7 +212,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
             (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_buf(ctx, k, a++, &d.offs)) ||
             (st = raid_arg_uint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raid_arg_int(ctx, k, a++, segbits)) ||
             (st = raid_arg_int(ctx, k, a++, !fuse)) || (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg)))
+            (st = raid_arg_buf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg, 'k')))
             goto done;
     }
     hist = malloc(nhist * sizeof *hist);
@@ -269,7 +282,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
                     (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, (size_t)npass * radix, &d.bases)) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
-        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d))) ||
+        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d, 'f'))) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, outwords, &d.out)) ||
         (st = raid_buf_upload(ctx, &d.bases, 0, (size_t)npass * radix, bases, 1, NULL)))
         goto done;
@@ -299,7 +312,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
             (st = raid_arg_uint(ctx, k, a++, (uint32_t)(((q + 1) & 1) * nlook))) ||
             (st = raid_arg_buf(ctx, k, a++, &d.keys[1 - ks])) ||
             (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[1 - ps])) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.out)) || (st = launch(&d, k, (size_t)ntiles * wg, wg)))
+            (st = raid_arg_buf(ctx, k, a++, &d.out)) || (st = launch(&d, k, (size_t)ntiles * wg, wg, 'p')))
             goto done;
         if (wkeys)
             ks = 1 - ks;
@@ -316,7 +329,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         unsigned a = 0;
         if ((st = raid_arg_buf(ctx, d.kgather, a++, gsrc)) || (st = raid_arg_buf(ctx, d.kgather, a++, &d.pay[ps])) ||
             (st = raid_arg_uint(ctx, d.kgather, a++, n)) || (st = raid_arg_buf(ctx, d.kgather, a++, gdst)) ||
-            (st = launch(&d, d.kgather, N, 64)))
+            (st = launch(&d, d.kgather, N, 64, 'g')))
             goto done;
     }
     switch (r->out) {
