@@ -49,17 +49,21 @@
 #ifndef SORT_RANK
 #define SORT_RANK 0 /* the tile ranking: 0 local-memory masks (portable), 1 warp match and shuffle (NVIDIA inline
                        PTX, sm_70 and later), 2 the match and shuffle emulated in local memory (tests the logic of 1
-                       on any device; slow) */
+                       on any device; slow), 3 local-memory masks with one work-group barrier per round (portable) */
 #endif
+#define SORT_WARPFN (SORT_RANK == 1 || SORT_RANK == 2) /* warp_peers and warp_bcast exist */
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
 #define SORT_WARPS (SORT_WG / 32)
 #define SORT_NDIG ((64 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a key */
 #define SORT_SDIG ((32 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a segment id, at most */
 #define SORT_HROWS (SORT_NDIG + SORT_SDIG)
-/* local words of sort_pass: the ranking's two mask sets and positions, later the tile as uint2 */
+/* local words of sort_pass: the ranking's mask sets (two; three with SORT_RANK 3), the warps' digit counts C
+ * and (SORT_RANK 3) the leaders' counts X, later the tile as uint2 */
 #define SORT_MASKW (SORT_RADIX * SORT_WARPS)
-#define SORT_LW2 (SORT_TILE > (3 * SORT_MASKW + 1) / 2 ? SORT_TILE : (3 * SORT_MASKW + 1) / 2)
+#define SORT_CBASE ((SORT_RANK == 3 ? 3 : 2) * SORT_MASKW) /* C: the words after the mask sets */
+#define SORT_RANKW (SORT_RANK == 3 ? 4 * SORT_MASKW + 2 * SORT_WG : 3 * SORT_MASKW)
+#define SORT_LW2 (SORT_TILE > (SORT_RANKW + 1) / 2 ? SORT_TILE : (SORT_RANKW + 1) / 2)
 
 /* what the last pass writes to `out` (sort_pass's omode) */
 #define OUT_NONE 0
@@ -111,7 +115,7 @@ inline uint warp_shfl(uint v, uint src)
 }
 #endif
 
-#if SORT_RANK != 0
+#if SORT_WARPFN
 /* The lanes of this work-item's warp (work-items 32 w .. 32 w + 31 of the work-group) whose v equals its own,
  * as a mask of lanes; every work-item of the work-group calls it (the emulation has barriers; tmp: SORT_WG
  * words). */
@@ -163,7 +167,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
 {
     __local uint h[SORT_HROWS * SORT_RADIX];
     __local uint inexact;
-#if SORT_RANK != 0
+#if SORT_WARPFN
     __local uint tmp[SORT_WG];
 #endif
     const uint lid = get_local_id(0);
@@ -176,7 +180,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
     /* (the loop runs alike for the whole work-group: the warp functions need every work-item) */
     for (uint i = get_global_id(0); i - lid < n; i += get_global_size(0)) {
         const int inr = i < n;
-#if SORT_RANK != 0
+#if SORT_WARPFN
         raid_key k;
         k.hi = k.lo = 0u;
         if (inr)
@@ -193,7 +197,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         if (!inr)
             continue;
         const uint2 w = x[i];
-#if SORT_RANK == 0
+#if !SORT_WARPFN
         const raid_key k = elem_key(w, i, valid, masked, vbit0, desc, mode);
 #endif
         if (mode == 0) {
@@ -204,7 +208,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         }
         if (wk)
             keys[i] = (uint2)(k.lo, k.hi);
-#if SORT_RANK == 0
+#if !SORT_WARPFN
         for (uint d = 0; d < SORT_NDIG; d++)
             atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
 #endif
@@ -285,11 +289,11 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
     __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
     __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
     __local uint tile_no;
-    __local uint *C = L + 2 * SORT_MASKW;
+    __local uint *C = L + SORT_CBASE;
     const uint lid = get_local_id(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;
     if (lid == 0)
         tile_no = atomic_inc(&look[0]);
-    for (uint j = lid; j < 3 * SORT_MASKW; j += SORT_WG)
+    for (uint j = lid; j < SORT_CBASE + SORT_MASKW; j += SORT_WG) /* the mask sets and C */
         L[j] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = tile_no, base = t * SORT_TILE;
@@ -343,7 +347,9 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
                 d = raid_key_digit(kk, shift, SORT_BITS);
             }
         }
-#if SORT_RANK == 0
+#if SORT_RANK == 3
+        pos[r] = d << 16;
+#elif SORT_RANK == 0
         __local uint *mk = L + (r & 1u) * SORT_MASKW;
         if (inr)
             atomic_or(&mk[w * SORT_RADIX + d], bit);
@@ -372,6 +378,43 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
         pos[r] = d << 16 | (before + popcount(peers & (bit - 1u)));
 #endif
     }
+#if SORT_RANK == 3
+    /* The masks' ranking with one barrier per round: round r's masks are set in phase r, read in phase r + 1
+     * (the digit's lowest lane, its leader, then adds the count to C and leaves the count before in its slot
+     * of X), and the others read X and the leader clears the mask in phase r + 2; three mask sets and two X
+     * sets in turn keep each phase's writes apart from the reads of the phases before. pos[r] meanwhile:
+     * the leader's lane << 24 | the digit << 16 | the rank among the round's lanes of the digit. */
+    __local uint *X = C + SORT_MASKW;
+#pragma unroll
+    for (uint ph = 0; ph < SORT_ROUNDS + 2u; ph++) {
+        if (ph >= 2u) {
+            const uint r = ph - 2u;
+            if (own + 32u * r < m) {
+                const uint dg = (pos[r] >> 16) & 0xFFu, low = pos[r] & 0xFFFFu;
+                const uint before = X[(r & 1u) * SORT_WG + w * 32u + (pos[r] >> 24)];
+                if (low == 0u)
+                    L[(r % 3u) * SORT_MASKW + w * SORT_RADIX + dg] = 0u;
+                pos[r] = dg << 16 | (before + low);
+            }
+        }
+        if (ph >= 1u && ph <= SORT_ROUNDS) {
+            const uint r = ph - 1u;
+            if (own + 32u * r < m) {
+                const uint dg = pos[r] >> 16;
+                const uint msk = L[(r % 3u) * SORT_MASKW + w * SORT_RADIX + dg], low = popcount(msk & (bit - 1u));
+                pos[r] = (31u - clz(msk & (0u - msk))) << 24 | dg << 16 | low;
+                if (low == 0u) {
+                    const uint old = C[w * SORT_RADIX + dg];
+                    C[w * SORT_RADIX + dg] = old + popcount(msk);
+                    X[(r & 1u) * SORT_WG + lid] = old;
+                }
+            }
+        }
+        if (ph < SORT_ROUNDS && own + 32u * ph < m)
+            atomic_or(&L[(ph % 3u) * SORT_MASKW + w * SORT_RADIX + (pos[ph] >> 16)], bit);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* per digit: the warps' counts into their exclusive prefix, the tile's count */
     uint c = 0u;

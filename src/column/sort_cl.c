@@ -120,12 +120,21 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
     while ((1u << bits) > wg)
         bits--;
+    /* the first pass forms the keys from the input (SORT_FUSE 1, the default) or reads the keys that sort_keys
+     * wrote (0); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
+     * emulation (tests), 3 masks with one barrier per round; absent: 0 (auto) */
+    const int fuse = tune_int(ctx, "-DSORT_FUSE=", 1) != 0;
+    int rank = tune_int(ctx, "-DSORT_RANK=", -1);
+    const int rank_auto = rank < 0 || rank > 3;
+    if (rank_auto) /* the portable ranking until the warp match is measured on a device */
+        rank = 0;
     /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
      * tables, within the device's local memory (fewer rounds, then narrower digits, until they fit) */
     int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
     rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
     for (;;) {
-        const uint64_t tilew = (uint64_t)rounds * wg * 2, maskw = 3 * ((uint64_t)1 << bits) * (wg / 32);
+        const uint64_t tilew = (uint64_t)rounds * wg * 2, rw = ((uint64_t)1 << bits) * (wg / 32);
+        const uint64_t maskw = rank == 3 ? 4 * rw + 2 * wg : 3 * rw; /* as SORT_RANKW */
         const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
         if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && bits == 1))
             break;
@@ -134,14 +143,6 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         else
             bits--;
     }
-    /* the first pass forms the keys from the input (SORT_FUSE 1, the default) or reads the keys that sort_keys
-     * wrote (0); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
-     * emulation (tests); absent: 0 (auto) */
-    const int fuse = tune_int(ctx, "-DSORT_FUSE=", 1) != 0;
-    int rank = tune_int(ctx, "-DSORT_RANK=", -1);
-    const int rank_auto = rank < 0 || rank > 2;
-    if (rank_auto) /* the portable ranking until the warp match is measured on a device */
-        rank = 0;
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
     char opts[512];
