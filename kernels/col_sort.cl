@@ -52,6 +52,9 @@
                        on any device; slow), 3 local-memory masks with one work-group barrier per round (portable) */
 #endif
 #define SORT_WARPFN (SORT_RANK == 1 || SORT_RANK == 2) /* warp_peers and warp_bcast exist */
+#ifndef SORT_KU
+#define SORT_KU 4 /* sort_keys: elements per work-item and trip of its loop */
+#endif
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
 #define SORT_WARPS (SORT_WG / 32)
@@ -177,53 +180,63 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         inexact = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint nsd = segbits > 0 ? ((uint)segbits + SORT_BITS - 1u) / SORT_BITS : 0u;
-    /* (the loop runs alike for the whole work-group: the warp functions need every work-item) */
-    for (uint i = get_global_id(0); i - lid < n; i += get_global_size(0)) {
-        const int inr = i < n;
+    /* SORT_KU elements per work-item and trip, loaded first (more loads in flight); the loop runs alike for the
+     * whole work-group (the warp functions need every work-item) */
+    const uint G = get_global_size(0);
+    for (uint i0 = get_global_id(0); i0 - lid < n; i0 += SORT_KU * G) {
+        uint2 wv[SORT_KU];
+#pragma unroll
+        for (uint u = 0; u < SORT_KU; u++) {
+            const uint i = i0 + u * G;
+            wv[u] = i < n ? x[i] : (uint2)(0u, 0u);
+        }
+#pragma unroll
+        for (uint u = 0; u < SORT_KU; u++) {
+            const uint i = i0 + u * G;
+            const int inr = i < n;
+            const uint2 w = wv[u];
+            raid_key k;
+            k.hi = k.lo = 0u;
+            if (inr)
+                k = elem_key(w, i, valid, masked, vbit0, desc, mode);
 #if SORT_WARPFN
-        raid_key k;
-        k.hi = k.lo = 0u;
-        if (inr)
-            k = elem_key(x[i], i, valid, masked, vbit0, desc, mode);
-        /* warp-aggregated counts: one local atomic per distinct digit of the warp (the top digits of real data
-         * take few values: one address for many lanes) */
-        for (uint d = 0; d < SORT_NDIG; d++) {
-            const uint dg = raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS);
-            const uint peers = warp_peers(inr ? dg : 0xFFFFFFFFu, tmp);
-            if (inr && (peers & ((1u << (lid % 32u)) - 1u)) == 0u)
-                atomic_add(&h[d * SORT_RADIX + dg], popcount(peers));
-        }
-#endif
-        if (!inr)
-            continue;
-        const uint2 w = x[i];
-#if !SORT_WARPFN
-        const raid_key k = elem_key(w, i, valid, masked, vbit0, desc, mode);
-#endif
-        if (mode == 0) {
-            const int negzero = w.y == 0x80000000u && w.x == 0u;
-            const int odd_nan = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO && !(w.y == 0x7FF80000u && w.x == 0u);
-            if (negzero || odd_nan)
-                atomic_or(&inexact, 1u);
-        }
-        if (wk)
-            keys[i] = (uint2)(k.lo, k.hi);
-#if !SORT_WARPFN
-        for (uint d = 0; d < SORT_NDIG; d++)
-            atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
-#endif
-        if (nsd) {
-            uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
-            while (hi - lo > 1u) {
-                const uint mid = lo + (hi - lo) / 2u;
-                if (offs[mid] <= i)
-                    lo = mid;
-                else
-                    hi = mid;
+            /* warp-aggregated counts: one local atomic per distinct digit of the warp (the top digits of real
+             * data take few values: one address for many lanes) */
+            for (uint d = 0; d < SORT_NDIG; d++) {
+                const uint dg = raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS);
+                const uint peers = warp_peers(inr ? dg : 0xFFFFFFFFu, tmp);
+                if (inr && (peers & ((1u << (lid % 32u)) - 1u)) == 0u)
+                    atomic_add(&h[d * SORT_RADIX + dg], popcount(peers));
             }
-            segid[i] = lo;
-            for (uint d = 0; d < nsd; d++)
-                atomic_inc(&h[(SORT_NDIG + d) * SORT_RADIX + ((lo >> (d * SORT_BITS)) & (SORT_RADIX - 1u))]);
+#endif
+            if (inr) {
+                if (mode == 0) {
+                    const int negzero = w.y == 0x80000000u && w.x == 0u;
+                    const int odd_nan =
+                        k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO && !(w.y == 0x7FF80000u && w.x == 0u);
+                    if (negzero || odd_nan)
+                        atomic_or(&inexact, 1u);
+                }
+                if (wk)
+                    keys[i] = (uint2)(k.lo, k.hi);
+#if !SORT_WARPFN
+                for (uint d = 0; d < SORT_NDIG; d++)
+                    atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
+#endif
+                if (nsd) {
+                    uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
+                    while (hi - lo > 1u) {
+                        const uint mid = lo + (hi - lo) / 2u;
+                        if (offs[mid] <= i)
+                            lo = mid;
+                        else
+                            hi = mid;
+                    }
+                    segid[i] = lo;
+                    for (uint d = 0; d < nsd; d++)
+                        atomic_inc(&h[(SORT_NDIG + d) * SORT_RADIX + ((lo >> (d * SORT_BITS)) & (SORT_RADIX - 1u))]);
+                }
+            }
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
