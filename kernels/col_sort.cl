@@ -139,6 +139,18 @@ inline uint warp_peers(uint v, __local uint *tmp)
 #endif
 }
 
+#if SORT_RANK == 2
+/* The emulated exchange: v of work-item `from` of the work-group (every work-item calls it). */
+inline uint wg_from(uint v, uint from, __local uint *tmp)
+{
+    tmp[get_local_id(0)] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint r = tmp[from];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+#endif
+
 /* v of lane src of this work-item's warp; every work-item of the work-group calls it. */
 inline uint warp_bcast(uint v, uint src, __local uint *tmp)
 {
@@ -146,12 +158,7 @@ inline uint warp_bcast(uint v, uint src, __local uint *tmp)
     (void)tmp;
     return warp_shfl(v, src);
 #else
-    const uint lid = get_local_id(0);
-    tmp[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint r = tmp[(lid & ~31u) + src];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
+    return wg_from(v, (get_local_id(0) & ~31u) + src, tmp);
 #endif
 }
 #endif
@@ -247,21 +254,55 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         atomic_or(&hist[SORT_HROWS * SORT_RADIX], 1u);
 }
 
-/* Exclusive scan of v over the work-group (tmp: SORT_WG words). */
+/* Exclusive scan of v over the work-group (tmp: SORT_WG + 32 words; every work-item calls it). With the warp
+ * functions: a shuffle scan in each warp, then the warps' totals; else blocks of 16 scanned by one work-item
+ * each, then the blocks' totals by one: four barriers either way. */
 inline uint wg_scan(uint v, __local uint *tmp)
 {
     const uint lid = get_local_id(0);
+#if SORT_WARPFN
+    const uint lane = lid % 32u, w = lid / 32u;
+    uint x = v;
+    for (uint o = 1u; o < 32u; o <<= 1) {
+        const uint y = warp_bcast(x, lane >= o ? lane - o : lane, tmp);
+        if (lane >= o)
+            x += y;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* (the caller's earlier uses of tmp) */
+    if (lane == 31u)
+        tmp[SORT_WG + w] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0u;
+    for (uint u = 0; u < w; u++)
+        before += tmp[SORT_WG + u];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return before + x - v;
+#else
     tmp[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1u; off < SORT_WG; off <<= 1) {
-        const uint add = lid >= off ? tmp[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        tmp[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < SORT_WG / 16u) {
+        uint sum = 0u;
+        for (uint u = 0; u < 16u; u++) {
+            const uint y = tmp[lid * 16u + u];
+            tmp[lid * 16u + u] = sum;
+            sum += y;
+        }
+        tmp[SORT_WG + lid] = sum;
     }
-    const uint incl = tmp[lid];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return incl - v;
+    if (lid == 0u) {
+        uint sum = 0u;
+        for (uint b = 0; b < SORT_WG / 16u; b++) {
+            const uint y = tmp[SORT_WG + b];
+            tmp[SORT_WG + b] = sum;
+            sum += y;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint r = tmp[lid] + tmp[SORT_WG + lid / 16u];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+#endif
 }
 
 /* The double (as words: .x low) of a sort key of raid_key_sort without mask (the inverse). */
@@ -300,7 +341,7 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
 {
     __global uint *look = lookbuf + lcur, *look_next = lookbuf + lnext;
     __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
-    __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
+    __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG + 32];
     __local uint tile_no;
     __local uint *C = L + SORT_CBASE;
     const uint lid = get_local_id(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;

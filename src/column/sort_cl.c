@@ -135,7 +135,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     for (;;) {
         const uint64_t tilew = (uint64_t)rounds * wg * 2, rw = ((uint64_t)1 << bits) * (wg / 32);
         const uint64_t maskw = rank == 3 ? 4 * rw + 2 * wg : 3 * rw; /* as SORT_RANKW */
-        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
+        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 33);
         if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && bits == 1))
             break;
         if (rounds > 1)
