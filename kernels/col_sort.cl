@@ -7,10 +7,12 @@
  *
  * Build options: SORT_BITS (digit width, 1..8, with 2^SORT_BITS <= SORT_WG), SORT_WG (work-items per
  * work-group, a multiple of 32), SORT_ROUNDS (rounds of SORT_WG elements per tile: a tile of
- * SORT_WG * SORT_ROUNDS elements, at most 65,536).
+ * SORT_WG * SORT_ROUNDS elements, at most 65,536); the variants SORT_RANK, SORT_KFORM, SORT_SCAN, SORT_LBV,
+ * SORT_KU (below; docs/column.md "Sorting").
  *
  * The design is Onesweep's (Adinets and Merrill 2022, "Onesweep: a faster least significant digit radix
- * sort for GPUs"), with 32-bit words only and no subgroup functions:
+ * sort for GPUs"), with 32-bit words only and no subgroup functions (NVIDIA's warp match and shuffle through
+ * inline PTX only under SORT_RANK 1):
  *   sort_keys  forms every key (and segment id) and counts ALL digits of all passes at once (the digit
  *              counts do not depend on the order), one histogram row per digit position: the global
  *              start of every digit of every pass follows (the host scans the rows, and skips a digit
@@ -52,6 +54,15 @@
                        on any device; slow), 3 local-memory masks with one work-group barrier per round (portable) */
 #endif
 #define SORT_WARPFN (SORT_RANK == 1 || SORT_RANK == 2) /* warp_peers and warp_bcast exist */
+#ifndef SORT_KFORM
+#define SORT_KFORM 0 /* sort_pass reads keys (0), or forms them from the input: doubles (1), int64 of pairs (2) */
+#endif
+#ifndef SORT_SCAN
+#define SORT_SCAN 1 /* the tile's digit scan: 1 four barriers, 0 the log-step scan (seventeen barriers) */
+#endif
+#ifndef SORT_LBV
+#define SORT_LBV 0 /* sort_pass's look-back: 1 polls with volatile loads, 0 with atomic reads (atomic_or of 0) */
+#endif
 #ifndef SORT_KU
 #define SORT_KU 4 /* sort_keys: elements per work-item and trip of its loop */
 #endif
@@ -177,9 +188,6 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
 {
     __local uint h[SORT_HROWS * SORT_RADIX];
     __local uint inexact;
-#if SORT_WARPFN
-    __local uint tmp[SORT_WG];
-#endif
     const uint lid = get_local_id(0);
     for (uint j = lid; j < SORT_HROWS * SORT_RADIX; j += SORT_WG)
         h[j] = 0u;
@@ -187,10 +195,9 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         inexact = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint nsd = segbits > 0 ? ((uint)segbits + SORT_BITS - 1u) / SORT_BITS : 0u;
-    /* SORT_KU elements per work-item and trip, loaded first (more loads in flight); the loop runs alike for the
-     * whole work-group (the warp functions need every work-item) */
+    /* SORT_KU elements per work-item and trip, loaded first (more loads in flight) */
     const uint G = get_global_size(0);
-    for (uint i0 = get_global_id(0); i0 - lid < n; i0 += SORT_KU * G) {
+    for (uint i0 = get_global_id(0); i0 < n; i0 += SORT_KU * G) {
         uint2 wv[SORT_KU];
 #pragma unroll
         for (uint u = 0; u < SORT_KU; u++) {
@@ -200,23 +207,9 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
 #pragma unroll
         for (uint u = 0; u < SORT_KU; u++) {
             const uint i = i0 + u * G;
-            const int inr = i < n;
             const uint2 w = wv[u];
-            raid_key k;
-            k.hi = k.lo = 0u;
-            if (inr)
-                k = elem_key(w, i, valid, masked, vbit0, desc, mode);
-#if SORT_WARPFN
-            /* warp-aggregated counts: one local atomic per distinct digit of the warp (the top digits of real
-             * data take few values: one address for many lanes) */
-            for (uint d = 0; d < SORT_NDIG; d++) {
-                const uint dg = raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS);
-                const uint peers = warp_peers(inr ? dg : 0xFFFFFFFFu, tmp);
-                if (inr && (peers & ((1u << (lid % 32u)) - 1u)) == 0u)
-                    atomic_add(&h[d * SORT_RADIX + dg], popcount(peers));
-            }
-#endif
-            if (inr) {
+            if (i < n) {
+                const raid_key k = elem_key(w, i, valid, masked, vbit0, desc, mode);
                 if (mode == 0) {
                     const int negzero = w.y == 0x80000000u && w.x == 0u;
                     const int odd_nan =
@@ -226,10 +219,8 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
                 }
                 if (wk)
                     keys[i] = (uint2)(k.lo, k.hi);
-#if !SORT_WARPFN
                 for (uint d = 0; d < SORT_NDIG; d++)
                     atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
-#endif
                 if (nsd) {
                     uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
                     while (hi - lo > 1u) {
@@ -254,13 +245,25 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         atomic_or(&hist[SORT_HROWS * SORT_RADIX], 1u);
 }
 
-/* Exclusive scan of v over the work-group (tmp: SORT_WG + 32 words; every work-item calls it). With the warp
- * functions: a shuffle scan in each warp, then the warps' totals; else blocks of 16 scanned by one work-item
- * each, then the blocks' totals by one: four barriers either way. */
+/* Exclusive scan of v over the work-group (tmp: SORT_WG + 32 words; every work-item calls it). SORT_SCAN 0: the
+ * log-step scan; else with the warp functions: a shuffle scan in each warp, then the warps' totals; without:
+ * blocks of 16 scanned by one work-item each, then the blocks' totals (four barriers either way). */
 inline uint wg_scan(uint v, __local uint *tmp)
 {
     const uint lid = get_local_id(0);
-#if SORT_WARPFN
+#if SORT_SCAN == 0
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1u; off < SORT_WG; off <<= 1) {
+        const uint add = lid >= off ? tmp[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const uint incl = tmp[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return incl - v;
+#elif SORT_WARPFN
     const uint lane = lid % 32u, w = lid / 32u;
     uint x = v;
     for (uint o = 1u; o < 32u; o <<= 1) {
@@ -333,7 +336,7 @@ inline uint2 key_value(uint2 kk, int desc)
  * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
  * C's prefix over the warps and the tile's count. */
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid, int masked, uint vbit0,
+void sort_pass(__global const uint2 *kin, __global const uchar *valid, int masked, uint vbit0,
                __global const uint *pin, __global const uint *segid, uint n, int shift,
                int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
                __global const uint *bases, uint boff, __global uint *lookbuf, uint lcur, uint lnext,
@@ -372,18 +375,25 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
         p[r] = 0u;
 #endif
         if (j < m) {
-            if (needk) {
-                if (kform) {
-                    const raid_key kk = elem_key(kin[i], i, valid, masked, vbit0, desc, kform - 1);
-                    k[r] = (uint2)(kk.lo, kk.hi);
-                } else
-                    k[r] = kin[i];
-            }
+            if (needk)
+                k[r] = kin[i];
 #if SORT_PAY
             p[r] = pmode == 1 ? i : pmode == 2 ? pin[i] : 0u;
 #endif
         }
     }
+#if SORT_KFORM
+    /* the first pass of a fused sort: the keys of the input words just loaded (after all the loads: a branch
+     * among them would keep them from being in flight together) */
+#pragma unroll
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        const uint j = own + 32u * r;
+        if (j < m) {
+            const raid_key kk = elem_key(k[r], base + j, valid, masked, vbit0, desc, SORT_KFORM - 1);
+            k[r] = (uint2)(kk.lo, kk.hi);
+        }
+    }
+#endif
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const int inr = own + 32u * r < m;
@@ -490,8 +500,13 @@ void sort_pass(__global const uint2 *kin, int kform, __global const uchar *valid
             for (;;) {
                 s -= SORT_RADIX;
                 uint v;
+#if SORT_LBV
+                while ((v = *(volatile __global uint *)s) == 0u) /* plain loads from the coherent level */
+                    ;
+#else
                 while ((v = atomic_or(s, 0u)) == 0u)
                     ;
+#endif
                 if (v & 0x80000000u) {
                     before += v & 0x7FFFFFFFu;
                     break;

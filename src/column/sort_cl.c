@@ -29,7 +29,7 @@
 typedef struct sort_dev {
     raid_ctx *ctx;
     raid_buf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
-    raid_kernel *kkeys, *kpass, *kgather;
+    raid_kernel *kkeys, *kpass, *kfirst, *kgather; /* kfirst: the first pass forming the keys (fused), or NULL */
     raid_event ev[MAX_EVENTS];
     char lab[MAX_EVENTS]; /* what each event timed: f fill, k sort_keys, p a pass, g the gather */
     int nev;
@@ -278,6 +278,15 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
     if ((st = get_kernel(ctx, "sort_pass", popts, &rank, rank_auto, &d.kpass)))
         goto done;
+    const int kform = fuse ? (pairs ? 2 : 1) : 0; /* the first pass forms the keys: its own build */
+    if (kform) {
+        snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d -DSORT_KFORM=%d", opts, !exact, kform);
+        if ((st = get_kernel(ctx, "sort_pass", popts, &rank, rank_auto, &d.kfirst)))
+            goto done;
+    }
+    if (getenv("RAID_SORT_PROFILE"))
+        fprintf(stderr, "sort plan: n %u, wg %zu, bits %d, rounds %d, rank %d, fuse %d, passes %d, exact %d, options '%s'\n",
+                n, wg, bits, rounds, rank, fuse, npass, exact, raid_tune_build_options(ctx));
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
         (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
                     (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
@@ -295,11 +304,10 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         const int wkeys = !last && plan[q + 1].dmode == 0;
         const int wpay = !exact && (!last || outmode == OUT_NONE || outmode == OUT_IKEYS);
         const int omode = last ? outmode : OUT_NONE;
-        raid_kernel *k = d.kpass;
+        raid_kernel *k = kform && q == 0 ? d.kfirst : d.kpass;
         unsigned a = 0;
         const uint32_t blo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu), bhi = (uint32_t)((uint64_t)base >> 32);
-        const int kform = fuse && q == 0 ? (pairs ? 2 : 1) : 0; /* the first pass forms the keys */
-        if ((st = raid_arg_buf(ctx, k, a++, kform ? keysrc : &d.keys[ks])) || (st = raid_arg_int(ctx, k, a++, kform)) ||
+        if ((st = raid_arg_buf(ctx, k, a++, kform && q == 0 ? keysrc : &d.keys[ks])) ||
             (st = raid_arg_buf(ctx, k, a++, &d.valid)) || (st = raid_arg_int(ctx, k, a++, masked)) ||
             (st = raid_arg_uint(ctx, k, a++, vbit0)) ||
             (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[ps])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
@@ -359,7 +367,7 @@ done:
                         &d.keys[0], &d.keys[1], &d.pay[0], &d.pay[1], &d.out};
     for (size_t b = 0; b < sizeof bufs / sizeof *bufs; b++)
         raid_buf_release(ctx, bufs[b]);
-    raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
+    raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kfirst, d.kgather};
     for (size_t k = 0; k < sizeof ks_ / sizeof *ks_; k++)
         raid_kernel_put(ctx, ks_[k]);
     return st;
