@@ -14,7 +14,7 @@
  * --bits B: the device's digit width (1..8; tuning build option "-DSORT_BITS=B"); --rounds R: rounds of a
  * tile (tile = 256 R elements; "-DSORT_ROUNDS=R"); --rank K: the tile ranking
  * (0 local-memory masks, 1 warp match through NVIDIA inline PTX, 2 its emulation, 3 masks with one barrier
- * per round; "-DSORT_RANK=K"); --fuse F:
+ * per round, 4 masks with NVIDIA's warp barriers; "-DSORT_RANK=K"); --fuse F:
  * 1 the first pass forms the keys, 0 a key kernel writes them ("-DSORT_FUSE=F"); --cl-options O: more build
  * options (e.g. -cl-nv-verbose). RAID_SORT_PROFILE=1 in the environment: the library prints each device call's
  * kernel times one by one on stderr (src/column/sort_cl.c). Prints one line per operation: op, n, device, best wall

@@ -90,7 +90,7 @@ for s in $steps; do
   sort) # the device sort's variants (bench_sort --rank: tile ranking, --fuse: keys formed in the first pass, --rounds:
     # tile size), each call's kernels timed one by one (RAID_SORT_PROFILE: f fill, k sort_keys, p pass, g gather), then CUB
     # ("--rank 0 --fuse 0 --cl-options -DSORT_SCAN=0": main's 4bf0cbd kernels)
-    for v in "" "--rank 0 --fuse 0 --cl-options -DSORT_SCAN=0" "--rank 1" "--rank 1 --rounds 16" "--rank 3" \
+    for v in "" "--rank 0 --fuse 0 --cl-options -DSORT_SCAN=0" "--rank 4" "--rank 1" "--rank 1 --rounds 16" "--rank 3" \
       "--cl-options -DSORT_SCAN=0" "--cl-options -DSORT_LBV=1" "--rounds 22"; do
       RAID_SORT_PROFILE=1 run sort 150 ./build-dev/bench_sort --device auto --n 5e7 --reps 5 --check $v
     done

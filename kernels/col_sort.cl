@@ -51,7 +51,8 @@
 #ifndef SORT_RANK
 #define SORT_RANK 0 /* the tile ranking: 0 local-memory masks (portable), 1 warp match and shuffle (NVIDIA inline
                        PTX, sm_70 and later), 2 the match and shuffle emulated in local memory (tests the logic of 1
-                       on any device; slow), 3 local-memory masks with one work-group barrier per round (portable) */
+                       on any device; slow), 3 local-memory masks with one work-group barrier per round (portable),
+                       4 the masks of 0 with NVIDIA's warp barrier (inline PTX) instead of work-group barriers */
 #endif
 #define SORT_WARPFN (SORT_RANK == 1 || SORT_RANK == 2) /* warp_peers and warp_bcast exist */
 #ifndef SORT_KFORM
@@ -106,10 +107,19 @@ inline raid_key elem_key(uint2 w, uint i, __global const uchar *valid, int maske
     return raid_key_sort(w.y, w.x, masked, v, desc);
 }
 
-#if SORT_RANK == 1
+#if SORT_RANK == 1 || SORT_RANK == 4
 #ifndef SORT_ASM
 #define SORT_ASM __asm__ /* the inline assembly keyword (the host retries with -DSORT_ASM=asm) */
 #endif
+#endif
+#if SORT_RANK == 4
+/* The masks' ranking synchronises within the warp only (its masks and counts are its own): NVIDIA's warp
+ * barrier, which also orders the warp's local-memory accesses. */
+#define SORT_RSYNC() SORT_ASM volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#else
+#define SORT_RSYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+#if SORT_RANK == 1
 /* The lanes of this work-item's warp (32 work-items: get_local_id(0) / 32, lane get_local_id(0) % 32, as NVIDIA
  * maps one-dimensional work-groups) whose v equals its own (a bit mask of lanes); every lane of the warp must
  * call it. */
@@ -413,18 +423,18 @@ void sort_pass(__global const uint2 *kin, __global const uchar *valid, int maske
         }
 #if SORT_RANK == 3
         pos[r] = d << 16;
-#elif SORT_RANK == 0
+#elif SORT_RANK == 0 || SORT_RANK == 4
         __local uint *mk = L + (r & 1u) * SORT_MASKW;
         if (inr)
             atomic_or(&mk[w * SORT_RADIX + d], bit);
-        barrier(CLK_LOCAL_MEM_FENCE);
+        SORT_RSYNC();
         uint msk = 0u, before = 0u;
         if (inr) {
             msk = mk[w * SORT_RADIX + d];
             before = C[w * SORT_RADIX + d];
         }
         pos[r] = d << 16 | (before + popcount(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
-        barrier(CLK_LOCAL_MEM_FENCE);
+        SORT_RSYNC();
         if (inr && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
             C[w * SORT_RADIX + d] = before + popcount(msk);
             mk[w * SORT_RADIX + d] = 0u;

@@ -88,9 +88,10 @@ static raid_status get_kernel(raid_ctx *ctx, const char *name, const char *opts,
 {
     for (int tryno = 0;; tryno++) {
         char o[640];
-        snprintf(o, sizeof o, "%s -DSORT_RANK=%d%s", opts, *rank, *rank == 1 && tryno == 1 ? " -DSORT_ASM=asm" : "");
+        const int ptx = *rank == 1 || *rank == 4;
+        snprintf(o, sizeof o, "%s -DSORT_RANK=%d%s", opts, *rank, ptx && tryno == 1 ? " -DSORT_ASM=asm" : "");
         const raid_status st = raid_kernel_get(ctx, "col_sort.cl", name, o, k);
-        if (st == RAID_OK || *rank != 1 || st != RAID_EBUILD || (tryno == 1 && !rank_auto))
+        if (st == RAID_OK || !ptx || st != RAID_EBUILD || (tryno == 1 && !rank_auto))
             return st;
         if (tryno == 1)
             *rank = 0;
@@ -122,12 +123,16 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         bits--;
     /* the first pass forms the keys from the input (SORT_FUSE 1, the default) or reads the keys that sort_keys
      * wrote (0); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
-     * emulation (tests), 3 masks with one barrier per round; absent: 0 (auto) */
+     * emulation (tests), 3 masks with one barrier per round, 4 masks with warp barriers (NVIDIA inline PTX);
+     * absent: 0 (auto) */
     const int fuse = tune_int(ctx, "-DSORT_FUSE=", 1) != 0;
     int rank = tune_int(ctx, "-DSORT_RANK=", -1);
-    const int rank_auto = rank < 0 || rank > 3;
-    if (rank_auto) /* the portable ranking until the warp match is measured on a device */
+    const int rank_auto = rank < 0 || rank > 4;
+    if (rank_auto) /* the portable ranking until the warp rankings are measured on a device */
         rank = 0;
+    if ((rank == 1 || rank == 4) && !strstr(ctx->device_name, "NVIDIA")) /* inline PTX: NVIDIA's OpenCL only */
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: SORT_RANK=%d needs an NVIDIA device (%s)", rank,
+                         ctx->device_name);
     /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
      * tables, within the device's local memory (fewer rounds, then narrower digits, until they fit) */
     int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
