@@ -311,34 +311,67 @@ static void test_large(void **state)
     free(x);
 }
 
-/* Other digit widths on the device (the tuning build option -DSORT_BITS): 5 (the top digit straddles the
- * words and is partial), 3, and 12 (clamped to 8): the same outputs. */
-static void test_digit_widths(void **state)
+/* The device variants (tuning build options, docs/column.md "Sorting"): other digit widths, 5 (the top digit
+ * straddles the words and is partial), 3, and 12 (clamped to 8); the warp-match ranking through its
+ * local-memory emulation (SORT_RANK=2: the logic of NVIDIA's inline-PTX ranking on any device), the masks with
+ * one barrier per round (SORT_RANK=3), the log-step digit scan and the look-back by plain loads (SORT_SCAN=0,
+ * SORT_LBV=1), keys from a
+ * separate key kernel (SORT_FUSE=0) instead of the first pass, small tiles: the same outputs on masked
+ * segments, on values whose keys give their bits back (the payload-free passes) and on pairs. */
+static void test_variants(void **state)
 {
     (void)state;
     if (!g_dev)
         skip();
-    enum { N = 20000 };
-    double *x = malloc(N * sizeof *x);
+    enum { N = 23000 };
+    double *x = malloc(N * sizeof *x), *u = malloc(N * sizeof *u), *vo = malloc(N * sizeof *vo),
+           *vc = malloc(N * sizeof *vc);
+    int64_t *k = malloc(N * sizeof *k), *ko = malloc(N * sizeof *ko), *kc = malloc(N * sizeof *kc);
     uint8_t *valid = malloc(N / 8 + 1);
-    assert_true(x && valid);
-    for (size_t i = 0; i < N; i++)
+    assert_true(x && u && vo && vc && k && ko && kc && valid);
+    for (size_t i = 0; i < N; i++) {
         x[i] = draw((int)(i % 4));
+        u[i] = ldexp((double)(t_splitmix64(&rng) >> 11), -53) * (i % 3 ? 1.0 : -1e5);
+        k[i] = (int64_t)(t_splitmix64(&rng) % 1000) - 500;
+    }
     for (size_t i = 0; i < N / 8 + 1; i++)
         valid[i] = (uint8_t)(t_splitmix64(&rng) | 0x24);
-    const int64_t off[4] = {3, 900, 901, N};
-    const char *opts[3] = {"-DSORT_BITS=5", "-DSORT_BITS=3", "-DSORT_BITS=12"};
-    for (int o = 0; o < 3; o++) {
+    const int64_t off[4] = {3, 900, 901, N}, off1[2] = {0, N};
+    const char *opts[] = {"-DSORT_BITS=5",
+                          "-DSORT_BITS=3",
+                          "-DSORT_BITS=12",
+                          "-DSORT_RANK=2",
+                          "-DSORT_RANK=2 -DSORT_FUSE=0",
+                          "-DSORT_FUSE=0",
+                          "-DSORT_RANK=2 -DSORT_ROUNDS=3",
+                          "-DSORT_ROUNDS=1 -DSORT_BITS=4",
+                          "-DSORT_RANK=3",
+                          "-DSORT_RANK=3 -DSORT_ROUNDS=2 -DSORT_FUSE=0",
+                          "-DSORT_SCAN=0 -DSORT_LBV=1"};
+    for (size_t o = 0; o < sizeof opts / sizeof *opts; o++) {
         raid_ctx *ctx = t_open_ctx(t_device());
         assert_int_equal(raid_tuning_set_build_options(ctx, opts[o]), RAID_OK);
         for (unsigned flags = 0; flags <= RAID_SORT_DESC; flags++) {
             int64_t *ref = reference(x, NULL, valid, (int)flags, off, 3);
             check_ctx(ctx, x, valid, flags, off, 3, ref, opts[o]);
             free(ref);
+            ref = reference(u, NULL, NULL, (int)flags, off1, 1);
+            check_ctx(ctx, u, NULL, flags, off1, 1, ref, opts[o]);
+            free(ref);
+            assert_int_equal(raid_sort_i64_f64(ctx, k, x, N, flags, ko, vo), RAID_OK);
+            assert_int_equal(raid_sort_i64_f64(NULL, k, x, N, flags, kc, vc), RAID_OK);
+            assert_memory_equal(ko, kc, N * sizeof *ko);
+            assert_memory_equal(vo, vc, N * sizeof *vo);
         }
         raid_ctx_destroy(ctx);
     }
     free(x);
+    free(u);
+    free(vo);
+    free(vc);
+    free(k);
+    free(ko);
+    free(kc);
     free(valid);
 }
 
@@ -364,7 +397,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adversarial), cmocka_unit_test(test_segments), cmocka_unit_test(test_pairs),
-        cmocka_unit_test(test_large), cmocka_unit_test(test_digit_widths), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_large), cmocka_unit_test(test_variants), cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
