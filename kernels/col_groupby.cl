@@ -32,6 +32,13 @@
 #ifndef GB_FIRSTLAST
 #define GB_FIRSTLAST 0
 #endif
+#ifndef GB_EB /* 1: the sums in exponent-bucket tables (GB_NB buckets; below), 0: in limbs */
+#define GB_EB 0
+#endif
+#ifndef GB_NB
+#define GB_NB 1
+#endif
+#define GB_SW (GB_EB ? 6u * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
 #define GB_NONE 0xFFFFFFFFu
 #define GB_F_NAN 1u
 #define GB_F_PINF 2u
@@ -229,10 +236,67 @@ RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL 
 GB_ADDER(gb_add_g, RAID_GLOBAL)
 GB_ADDER(gb_add_l, RAID_LOCAL)
 
+/* The three pieces w0, w1, w2 of a value into limbs c, c + 1, c + 2 of a (GB_L limbs) with the carries
+ * folded in: the carry out of limb c rides on the add of w1 (w1 + carry wraps only when w1 = 2^32 - 1 and
+ * then adds nothing there: the carry goes on), that of limb c + 1 on w2 (below 2^21: no wrap), and only a
+ * carry out of limb c + 2 (rare: the top piece is small) costs further atomic_incs. Three atomics per
+ * value where the separate carries cost about one and a half more (each random limb wraps half the
+ * time). The integer the limbs hold is the exact sum of what was added, as with NAME above. */
+#define GB_ADDER3(NAME, SPACE)                                                                              \
+    inline void NAME(volatile SPACE uint *a, uint c, uint w0, uint w1, uint w2)                             \
+    {                                                                                                       \
+        uint carry = 0u, old, x;                                                                            \
+        if (w0) {                                                                                           \
+            old = atomic_add(a + c, w0);                                                                    \
+            carry = old + w0 < old;                                                                         \
+        }                                                                                                   \
+        x = w1 + carry;                                                                                     \
+        carry = x < w1;                                                                                     \
+        if (x) {                                                                                            \
+            old = atomic_add(a + c + 1u, x);                                                                \
+            carry = old + x < old;                                                                          \
+        }                                                                                                   \
+        x = w2 + carry;                                                                                     \
+        carry = 0u;                                                                                         \
+        if (x) {                                                                                            \
+            old = atomic_add(a + c + 2u, x);                                                                \
+            carry = old + x < old;                                                                          \
+        }                                                                                                   \
+        if (carry)                                                                                          \
+            for (uint i = c + 3u; i < GB_L; i++)                                                            \
+                if (atomic_inc(a + i) != 0xFFFFFFFFu)                                                       \
+                    break;                                                                                  \
+    }
+GB_ADDER3(gb_add3_g, RAID_GLOBAL)
+GB_ADDER3(gb_add3_l, RAID_LOCAL)
+
+/* Exponent-bucket tables (GB_EB): per group and sign GB_NB buckets of three words (lo, hi, top): bucket b
+ * holds the values whose q (below) is in [8 b, 8 b + 8) as the 96-bit integer top 2^64 + hi 2^32 + lo in
+ * units of 2^(8 b) of the limbs' unit. A value's significand shifted by q & 7 is below 2^60: its low 32
+ * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
+ * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
+ * The host (or gb_eb_fold) adds the buckets into limbs: the same integers, the same rounding. */
+#define GB_EB_ADDER(NAME, SPACE)                                                                            \
+    inline void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
+    {                                                                                                       \
+        uint h = hi, old;                                                                                   \
+        if (lo) {                                                                                           \
+            old = atomic_add(a, lo);                                                                        \
+            h += old + lo < old ? 1u : 0u;                                                                  \
+        }                                                                                                   \
+        if (h) {                                                                                            \
+            old = atomic_add(a + 1, h);                                                                     \
+            if (old + h < old)                                                                              \
+                atomic_inc(a + 2);                                                                          \
+        }                                                                                                   \
+    }
+GB_EB_ADDER(gb_eb_add_g, RAID_GLOBAL)
+GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
+
 /* The row loop of one work-group: rows [start, end), each work-item every local-size-th row; G_OF(i) the
  * row's group in the tables (GB_NONE: skip the row), X_OF(i) its value's bits. SUMS, CNT and FLAGS name
- * the tables (global or local), ADD the limb adder of their address space. */
-#define GB_ROWS(G_OF, X_OF, SUMS, CNT, FLAGS, ADD)                                                          \
+ * the tables (global or local), ADD (gb_add3_*) and EBADD (gb_eb_add_*) the adders of their address space. */
+#define GB_ROWS(G_OF, X_OF, SUMS, CNT, FLAGS, ADD, EBADD)                                                        \
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {                            \
         const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
@@ -248,23 +312,24 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
             nan = ((hi & 0xFFFFFu) | lo) != 0u;                                                             \
             f = nan ? GB_F_NAN : (hi >> 31) ? GB_F_NINF : GB_F_PINF;                                        \
         } else {                                                                                            \
-            f = (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ;                                             \
+            /* with sums, GB_F_NZ only for +0.0: the host adds it where the tables are not zero */        \
+            f = GB_SUM ? ((hi | lo) == 0u ? GB_F_NZ : 0u) : (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ; \
             const uint mh = (hi & 0xFFFFFu) | (E ? 0x100000u : 0u), ml = lo;                                \
             if (GB_SUM && (mh | ml)) {                                                                      \
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
-                const uint c = (uint)q >> 5, s = (uint)q & 31u;                                             \
-                const uint w0 = ml << s, w1 = s ? (ml >> (32u - s)) | (mh << s) : mh,                       \
-                           w2 = s ? mh >> (32u - s) : 0u;                                                   \
-                const uint at = g * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u);                                 \
-                if (w0)                                                                                     \
-                    ADD(SUMS + at, c, w0);                                                                  \
-                if (w1)                                                                                     \
-                    ADD(SUMS + at, c + 1u, w1);                                                             \
-                if (w2)                                                                                     \
-                    ADD(SUMS + at, c + 2u, w2);                                                             \
+                if (GB_EB) {                                                                                \
+                    const uint s = (uint)q & 7u;                                                            \
+                    const uint at = g * (6u * GB_NB) + ((hi >> 31) ? 3u * GB_NB : 0u) + 3u * ((uint)q >> 3);\
+                    EBADD(SUMS + at, ml << s, s ? (ml >> (32u - s)) | (mh << s) : mh);                      \
+                } else {                                                                                    \
+                    const uint c = (uint)q >> 5, s = (uint)q & 31u;                                         \
+                    const uint w0 = ml << s, w1 = s ? (ml >> (32u - s)) | (mh << s) : mh,                   \
+                               w2 = s ? mh >> (32u - s) : 0u;                                               \
+                    ADD(SUMS + g * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
+                }                                                                                           \
             }                                                                                               \
         }                                                                                                   \
-        if ((FLAGS[g] & f) != f)                                                                            \
+        if (f && (FLAGS[g] & f) != f)                                                                       \
             atomic_or(FLAGS + g, f);                                                                        \
         if (GB_MINMAX && !nan) {                                                                            \
             const uint khi = (hi >> 31) ? ~hi : hi | 0x80000000u;                                          \
@@ -294,14 +359,35 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
 #define GB_ROW_G(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]]) /* rows in input order: slot, then rank */
 #define GB_ROW_X(i) xb[i]
 
-/* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped). */
+/* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped);
+ * exponent buckets triple by triple (lo, then hi with lo's carry, then top with hi's). */
 #define GB_MERGE(lt, ng, g0)                                                                                \
     {                                                                                                       \
-        volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;              \
-        for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                     \
-            const uint w = lsum[j];                                                                         \
-            if (w)                                                                                          \
-                gb_add_g(sums + (g0) * 2u * GB_L + (j / GB_L) * GB_L, j % GB_L, w);                         \
+        volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * GB_SW, *lflag = lcnt + ng;                  \
+        if (GB_EB) {                                                                                        \
+            for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_NB; j += RAID_LOCAL_SIZE(0)) {                \
+                const uint lo = lsum[3u * j], hi = lsum[3u * j + 1u], top = lsum[3u * j + 2u];              \
+                volatile RAID_GLOBAL uint *a = sums + (g0) * GB_SW + 3u * j;                                \
+                uint c = 0u, old, h, t;                                                                     \
+                if (lo) {                                                                                   \
+                    old = atomic_add(a, lo);                                                                \
+                    c = old + lo < old;                                                                     \
+                }                                                                                           \
+                h = hi + c;                                                                                 \
+                t = top + (h < hi ? 1u : 0u);                                                               \
+                if (h) {                                                                                    \
+                    old = atomic_add(a + 1, h);                                                             \
+                    t += old + h < old ? 1u : 0u;                                                           \
+                }                                                                                           \
+                if (t)                                                                                      \
+                    atomic_add(a + 2, t);                                                                   \
+            }                                                                                               \
+        } else {                                                                                            \
+            for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                 \
+                const uint w = lsum[j];                                                                     \
+                if (w)                                                                                      \
+                    gb_add_g(sums + (g0) * 2u * GB_L + (j / GB_L) * GB_L, j % GB_L, w);                     \
+            }                                                                                               \
         }                                                                                                   \
         for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {                                 \
             if (lcnt[j])                                                                                    \
@@ -315,18 +401,18 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
 RAID_KERNEL void gb_rows_global(GB_ARGS)
 {
     GB_RANGE
-    GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add_g)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add3_g, gb_eb_add_g)
 }
 
-/* Per-work-group tables in local memory: lt = ng x (2 GB_L) limbs, then ng counts, then ng flags. */
+/* Per-work-group tables in local memory: lt = ng x GB_SW sum words, then ng counts, then ng flags. */
 RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint *lt)
 {
     GB_RANGE
-    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;
-    for (uint j = RAID_LOCAL_ID(0); j < ng * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * GB_SW, *lflag = lcnt + ng;
+    for (uint j = RAID_LOCAL_ID(0); j < ng * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-    GB_ROWS(GB_ROW_G, GB_ROW_X, lsum, lcnt, lflag, gb_add_l)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
     RAID_BARRIER();
     GB_MERGE(lt, ng, 0u)
 }
@@ -388,13 +474,13 @@ RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint4 *sr,
 {
     const uint4 ch = chunks[RAID_GROUP_ID(0)];
     const uint start = ch.x, end = ch.y, g0 = ch.z << bb, bg = min(1u << bb, ng - g0);
-    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * 2u * GB_L, *lflag = lcnt + bg;
-    for (uint j = RAID_LOCAL_ID(0); j < bg * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * GB_SW, *lflag = lcnt + bg;
+    for (uint j = RAID_LOCAL_ID(0); j < bg * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
 #define GB_SG(i) (sr[i].x - g0)
 #define GB_SX(i) sr[i].yz
-    GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add_l)
+    GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
 #undef GB_SG
 #undef GB_SX
     RAID_BARRIER();

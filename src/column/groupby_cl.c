@@ -30,10 +30,35 @@
 #define GB_RANGE_WGS 2048          /* work-groups of gb_range at most (their partials are read back) */
 #define GB_DIRECT_MAX (1u << 24)   /* keys spanning at most this many values: a direct table */
 #define GB_HASH_START (1u << 21)   /* slots of the first hash table at most (a retry takes 2n) */
+#define GB_EB_BUDGET (32u << 20)   /* bytes of exponent-bucket tables at most for the automatic choice */
+#define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
+
+/* The exponent buckets e[0 .. 3 nb) of one sign (kernels/col_groupby.cl: bucket b = (lo, hi, top), the
+ * integer top 2^64 + hi 2^32 + lo at bit 8 b of the limbs) added into the L limbs at out (zeroed here). The
+ * sum is below 2^(32 L): nothing is lost. */
+static void gb_eb_limbs(const uint32_t *e, int nb, int L, uint32_t *out)
+{
+    memset(out, 0, (size_t)L * sizeof *out);
+    for (int b = 0; b < nb; b++) {
+        const uint32_t lo = e[3 * b], hi = e[3 * b + 1], top = e[3 * b + 2];
+        if (!(lo | hi | top))
+            continue;
+        const int w = (8 * b) >> 5, sh = (8 * b) & 31;
+        const uint32_t v[4] = {lo << sh, sh ? (lo >> (32 - sh)) | (hi << sh) : hi,
+                               sh ? (hi >> (32 - sh)) | (top << sh) : top, sh ? top >> (32 - sh) : 0u};
+        uint64_t carry = 0;
+        for (int i = w; i < L && (i < w + 4 || carry); i++) {
+            const uint64_t t = (uint64_t)out[i] + (i < w + 4 ? v[i - w] : 0u) + carry;
+            out[i] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        assert(!carry);
+    }
+}
 
 gb_cl_knobs gb_cl_test_knobs;
 
-enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NB };
+enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
 static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
 {
@@ -366,7 +391,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t n = p->n;
     const int upx = p->x && (p->need || p->skipna); /* the values are read (sums, min/max, first/last, NaN nulls) */
     size_t wg = raid_dev_max_wg(ctx) < GB_WG ? raid_dev_max_wg(ctx) : GB_WG;
-    raid_buf b[NB] = {{0}};
+    raid_buf b[NBUF] = {{0}};
     raid_buf d[ND] = {{0}};
     raid_kernel *k = NULL, *k2 = NULL;
     raid_event ev = {0};
@@ -391,7 +416,11 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     if ((st = gb_partial_alloc(ctx, out, G, p->need)) != RAID_OK)
         goto done;
 
+    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 4 */
+        local_tables = raid_tune_groupby_path(ctx) - 1;
     const int L = gb_cl_limbs(p);
+    /* mode 3's exponent buckets: 8 values of q each, q in [0, pspan] */
+    const int NB = p->pspan < 0 ? 1 : (p->pspan >> 3) + 1;
     const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
     const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
     const int fits = lbytes + 1024 <= lmax;
@@ -411,7 +440,17 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: no bucketed tables for these aggregations or %zu groups", G);
         goto done;
     }
-    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
+    /* many groups: the exponent-bucket tables (two atomics per value) while they stay small enough for a
+     * GPU's L2 cache, else the limb tables (three atomics per value) */
+    const size_t ebwords = (size_t)G * (6 * (size_t)NB + 2);
+    const int eb_ok = (p->need & GB_NEED_SUM) && ebwords * sizeof(uint32_t) <= GB_EB_BUDGET;
+    if (local_tables == 3 && !(p->need & GB_NEED_SUM)) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
+        goto done;
+    }
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
+    const int eb = mode == 3;
+    const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
     if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
         rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
@@ -422,16 +461,16 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t nwg = (n + rows - 1) / rows;
 
     char opts[512];
-    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d %s", L,
-             (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0,
-             raid_tune_build_options(ctx));
+    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d %s", L,
+             (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
+             eb ? NB : 1, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
-    const size_t sizes[NB] = {n, 0, 0, Gs * 2 * (size_t)L, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
-    for (int j = B_SUM; j < NB; j++)
+    const size_t sizes[NBUF] = {n, 0, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
+    for (int j = B_SUM; j < NBUF; j++)
         if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
     const uint32_t zero = 0, ones = 0xFFFFFFFFu;
-    for (int j = B_SUM; j < NB; j++) {
+    for (int j = B_SUM; j < NBUF; j++) {
         const int hi = j == B_MNHI || j == B_MNLO || j == B_FIRST;
         if ((st = raid_buf_fill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
             goto done;
@@ -473,15 +512,15 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
 
     /* read back and round */
-    h = malloc(Gs * (2 * (size_t)L + 8) * sizeof *h);
+    h = malloc(Gs * (SW + 8) * sizeof *h);
     if (!h) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by read-back)");
         goto done;
     }
-    uint32_t *hs = h, *hc = hs + Gs * 2 * (size_t)L, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
+    uint32_t *hs = h, *hc = hs + Gs * SW, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
-    uint32_t *dst[NB] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
-    for (int j = B_SUM; j < NB; j++) {
+    uint32_t *dst[NBUF] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
+    for (int j = B_SUM; j < NBUF; j++) {
         if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
             ((j == B_FIRST || j == B_LAST) && !(p->need & GB_NEED_FIRSTLAST)))
             continue;
@@ -494,7 +533,18 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         out->count[g] = hc[g];
         out->flags[g] = hf[g];
         if (p->need & GB_NEED_SUM) {
-            uint32_t *P = hs + g * 2 * (size_t)L, *N = P + L; /* |P - N| into P */
+            uint32_t *P = hs + g * SW, *N = P + L; /* |P - N| into P */
+            uint32_t eL[2 * GB_MAX_LIMBS];
+            if (eb) { /* the buckets into limbs */
+                P = eL, N = eL + L;
+                gb_eb_limbs(hs + g * SW, NB, L, P);
+                gb_eb_limbs(hs + g * SW + 3 * (size_t)NB, NB, L, N);
+            }
+            int nz = 0; /* a finite value other than +-0.0: the kernels flag only +0.0 */
+            for (int i = 0; i < L && !nz; i++)
+                nz = (P[i] | N[i]) != 0;
+            if (nz)
+                out->flags[g] |= GB_F_NZ;
             int c = L - 1;
             while (c >= 0 && P[c] == N[c])
                 c--;
@@ -505,7 +555,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                 borrow = (uint32_t)(dd >> 63);
                 P[i] = (uint32_t)dd;
             }
-            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), hf[g], out->count[g]);
+            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], out->count[g]);
         }
         if (p->need & GB_NEED_MINMAX) {
             out->min[g] = (uint64_t)hmnh[g] << 32 | hmnl[g];
@@ -523,7 +573,7 @@ done:
     raid_kernel_put(ctx, k2);
     for (int j = 0; j < ND; j++)
         raid_buf_release(ctx, &d[j]);
-    for (int j = 0; j < NB; j++)
+    for (int j = 0; j < NBUF; j++)
         raid_buf_release(ctx, &b[j]);
     if (st != RAID_OK) {
         free(*ukeys);
