@@ -39,6 +39,17 @@ inline int sel_match(raid_key k, uint mhi, uint mlo, int np, RAID_GLOBAL const u
     return -1;
 }
 
+/* A work-group's info (ls: NaN count, first zero, first NaN) into aux[0..3). */
+inline void sel_info_flush(__local const uint *ls, RAID_GLOBAL uint *aux)
+{
+    if (ls[0])
+        atomic_add(&aux[0], ls[0]);
+    if (ls[1] != SEL_NONE)
+        atomic_min(&aux[1], ls[1]);
+    if (ls[2] != SEL_NONE)
+        atomic_min(&aux[2], ls[2]);
+}
+
 RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int np, RAID_GLOBAL const uint *pref, uint mhi,
                               uint mlo, int shift, int bits, int first, int compact, RAID_GLOBAL uint *aux,
                               RAID_GLOBAL uint *dst, __local uint *lh)
@@ -103,14 +114,8 @@ RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int
         if (v)
             atomic_add(&aux[SEL_AUX_HIST + i], v);
     }
-    if (first && lid == 0) {
-        if (ls[0])
-            atomic_add(&aux[0], ls[0]);
-        if (ls[1] != SEL_NONE)
-            atomic_min(&aux[1], ls[1]);
-        if (ls[2] != SEL_NONE)
-            atomic_min(&aux[2], ls[2]);
-    }
+    if (first && lid == 0)
+        sel_info_flush(ls, aux);
 }
 
 /* aux: [0] min high word, [1] max high word of non-NaN keys, [2] NaN count, [3] first zero, [4] first
@@ -332,12 +337,6 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < (uint)nw && lsum[lid])
         atomic_add(&aux[SEL_AUX_HIST + lid], lsum[lid]);
-    if (first && lid == 0) {
-        if (ls[0])
-            atomic_add(&aux[0], ls[0]);
-        if (ls[1] != SEL_NONE)
-            atomic_min(&aux[1], ls[1]);
-        if (ls[2] != SEL_NONE)
-            atomic_min(&aux[2], ls[2]);
-    }
+    if (first && lid == 0)
+        sel_info_flush(ls, aux);
 }
