@@ -6,18 +6,21 @@
  *     positive and the negative values' significands in units of 2^(base - 1074). A value's 53-bit
  *     significand, shifted to its exponent's position, is three 32-bit pieces added into three limbs with
  *     atomic_add; atomic_add returns the old limb, so a wrap (old + w < old) is seen by exactly the
- *     work-item that caused it, which adds the carry to the next limb (atomic_inc, and on up while that
- *     wraps too). The integer the limbs hold is thus always the exact sum of what was added, whatever
- *     the order, and GB_L limbs hold the sum of 2^32 values: the final limbs are unique, bit for bit.
- *   cnt[g] valid values, flags[g] GB_F_* (NaN, +inf, -inf, a finite value other than -0.0);
+ *     work-item that caused it, which owes the next limb the carry (folded into its next piece's add,
+ *     gb_add3_*; atomic_inc on up past the top piece). The integer the limbs hold is thus always the exact
+ *     sum of what was added, whatever the order, and GB_L limbs hold the sum of 2^32 values: the final
+ *     limbs are unique, bit for bit. With -DGB_EB=1 the sums are exponent-bucket tables instead
+ *     (sums[g * 6 GB_NB + sign * 3 GB_NB + 3 b + word]; gb_eb_add_* below): two atomics per value.
+ *   cnt[g] valid values, flags[g] GB_F_* (NaN, +inf, -inf, a finite value other than -0.0; with sums only
+ *     +0.0 sets GB_F_NZ here: the host adds it where the tables are not zero);
  *   mnhi/mxhi[g], then (gb_minmax_lo) mnlo/mxlo[g]: min and max of the 64-bit order keys by two 32-bit
  *     atomic passes (high words, then the low words of the rows whose high word won);
  *   first[g] (atomic_min of the row, 0xFFFFFFFF none), last[g] (atomic_max of the row + 1, 0 none).
  * gb_rows_local keeps sums, cnt and flags of its rows in LOCAL memory (ng groups) and merges them
  * once into global memory, limb by limb with the same carries. Only 32-bit integer atomics, OpenCL 1.1
  * core (no 64-bit atomics: the Apple GPUs' limit).
- * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST (0 or 1): a few programs, whatever
- * the number of groups (an argument).
+ * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST, -DGB_EB (0 or 1), -DGB_NB=buckets:
+ * a few programs, whatever the number of groups (an argument).
  * OpenCL C 1.2, FP_CONTRACT OFF (no float arithmetic here at all), no 64-bit type. */
 #pragma OPENCL FP_CONTRACT OFF
 #ifndef GB_L
@@ -275,7 +278,7 @@ GB_ADDER3(gb_add3_l, RAID_LOCAL)
  * units of 2^(8 b) of the limbs' unit. A value's significand shifted by q & 7 is below 2^60: its low 32
  * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
  * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
- * The host (or gb_eb_fold) adds the buckets into limbs: the same integers, the same rounding. */
+ * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding. */
 #define GB_EB_ADDER(NAME, SPACE)                                                                            \
     inline void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
     {                                                                                                       \
