@@ -277,14 +277,18 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
     const uint tile = SEL_WE * lsz;
     uint par = 0u;
     for (uint t = gid * tile; t < n; t += ng * tile, par ^= SEL_MAXW) { /* t is the same for the work-group */
-        uint cw[SEL_WE], cs[SEL_WE], clo[SEL_WE], chi[SEL_WE];
+        uint2 v[SEL_WE];
+        uint cw[SEL_WE], cs[SEL_WE];
+        for (int e = 0; e < SEL_WE; e++) { /* the tile's loads first, all in flight at once */
+            const uint i = t + (uint)e * lsz + lid;
+            v[e] = i < n ? vload2(off + i, src) : (uint2)(0u, 0u);
+        }
         for (int e = 0; e < SEL_WE; e++) {
             const uint i = t + (uint)e * lsz + lid;
             cw[e] = SEL_NONE;
-            cs[e] = clo[e] = chi[e] = 0u;
+            cs[e] = 0u;
             if (i < n) {
-                const uint2 v = vload2(off + i, src);
-                const raid_key k = raid_key_from_bits(v.y, v.x);
+                const raid_key k = raid_key_from_bits(v[e].y, v[e].x);
                 if (first) {
                     if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
                         nn++;
@@ -301,8 +305,6 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
                     if (dh < ksh[w] || (dh == ksh[w] && dl <= ksl[w])) {
                         cw[e] = (uint)w;
                         cs[e] = atomic_inc(&lc[par + (uint)w]);
-                        clo[e] = v.x;
-                        chi[e] = v.y;
                     }
                 }
             }
@@ -317,10 +319,8 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
         for (int e = 0; e < SEL_WE; e++)
             if (cw[e] != SEL_NONE) {
                 const uint pos = lb[par + cw[e]] + cs[e];
-                if (pos < cap) {
-                    dst[2 * (cw[e] * cap + pos)] = clo[e];
-                    dst[2 * (cw[e] * cap + pos) + 1] = chi[e];
-                }
+                if (pos < cap)
+                    vstore2(v[e], cw[e] * cap + pos, dst);
             }
     }
     for (int w = 0; w < SEL_MAXW; w++)

@@ -24,7 +24,8 @@
 #define HOST_FINISH 65536
 #define SEL_SAMPLE 65536     /* keys of the window pass's sample, about */
 #define SEL_WE 8             /* elements per work-item and tile of col_sel_window (as in the kernel) */
-#define SEL_WIN_GROUPS 1024  /* work-groups of col_sel_window at most */
+#define SEL_WIN_TILES 4      /* tiles per work-group of col_sel_window (many work-groups: no tail) */
+#define SEL_WIN_GROUPS 65535 /* work-groups of col_sel_window at most (then more tiles each) */
 
 struct raid_sel_cl {
     raid_ctx *ctx;
@@ -336,8 +337,8 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
     const size_t naux = SEL_AUX_HIST + 2 * RAID_SEL_MAXW;
     memset(s->haux, 0, naux * sizeof *s->haux);
     s->haux[1] = s->haux[2] = SEL_NONE;
-    const size_t wl = SEL_LOCAL, tile = SEL_WE * wl;
-    size_t ngr = (n + tile - 1) / tile;
+    const size_t wl = SEL_LOCAL, span = SEL_WIN_TILES * SEL_WE * wl; /* elements per work-group */
+    size_t ngr = (n + span - 1) / span;
     ngr = ngr > SEL_WIN_GROUPS ? SEL_WIN_GROUPS : ngr;
     const size_t wg = ngr * wl;
     a = 0;
