@@ -41,6 +41,9 @@
 #ifndef GB_NB
 #define GB_NB 1
 #endif
+#ifndef GB_NOCNT /* 1: the counts come from the group ids (gb_ids_direct's counting mode) */
+#define GB_NOCNT 0
+#endif
 #define GB_SW (GB_EB ? 6u * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
 #define GB_NONE 0xFFFFFFFFu
 #define GB_F_NAN 1u
@@ -142,19 +145,26 @@ inline void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, 
 }
 
 /* Keys spanning fewer than 2^31 values from kmin (the host checks): slot = key - kmin (its low word: the
- * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. */
+ * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. With count (no null rows:
+ * no mask, no NaN nulls) occ starts at 0 and counts the slot's rows instead (atomic_inc: the row that finds
+ * 0 fills the slot), which gives the groups' counts (gb_map gathers them) and spares the sums their count
+ * atomic per row (-DGB_NOCNT=1). */
 RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb,
                                const RAID_GLOBAL uchar *valid, const uint n, const uint masked, const uint nan_null,
                                const uint kmin_lo, RAID_GLOBAL uint *occ, volatile RAID_GLOBAL uint *meta,
-                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid)
+                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid, const uint count)
 {
     const uint i = RAID_GLOBAL_ID(0);
     if (i >= n)
         return;
     const uint2 k = keys[i];
     const uint s = k.x - kmin_lo;
-    if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY)
+    if (count) {
+        if (atomic_inc(occ + s) == 0u)
+            gb_new_group(meta, uk, limit, k, s);
+    } else if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
         gb_new_group(meta, uk, limit, k, s);
+    }
     gid[i] = gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
 }
 
@@ -217,12 +227,17 @@ RAID_KERNEL void gb_ids_hash(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL ui
     gid[i] = s == GB_NONE || gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
 }
 
-/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort). */
-RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map)
+/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort); with
+ * count, also cnt[r] = occ[srt[r]] (the counts of gb_ids_direct's counting mode). */
+RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map, const uint count,
+                        const RAID_GLOBAL uint *occ, RAID_GLOBAL uint *cnt)
 {
     const uint r = RAID_GLOBAL_ID(0);
-    if (r < ng)
+    if (r < ng) {
         map[srt[r]] = r;
+        if (count)
+            cnt[r] = occ[srt[r]];
+    }
 }
 
 /* w into limb i of a (GB_L limbs), carries up: gb_add_g in global memory, gb_add_l in local memory (OpenCL
@@ -304,7 +319,8 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
-        atomic_inc(CNT + g);                                                                                \
+        if (!GB_NOCNT)                                                                                      \
+            atomic_inc(CNT + g);                                                                            \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
         const uint2 v = X_OF(i);                                                                            \

@@ -31,7 +31,9 @@ typedef enum raid_tuning_knob {
                                        differs in its last digits (docs/regression.md). 0 or 1 */
     RAID_TUNE_GROUPBY_PATH = 9,     /* the device group-by's aggregation path (docs/groupby.md): 0 automatic,
                                        1 global limb tables, 2 local tables, 3 rows bucketed by group, 4
-                                       global exponent-bucket tables. Results are identical. 0 to 4 */
+                                       global exponent-bucket tables, 5 the same with the counts taken by
+                                       the group ids (direct keys, no null rows; else 4). Results are
+                                       identical. 0 to 5 */
     RAID_TUNE_SELECT_PATH = 10      /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
 } raid_tuning_knob;

@@ -108,9 +108,11 @@ static size_t pow2_at_least(size_t x)
 enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, ND };
 
 /* Steps 1 to 3: slots into b[B_GID], map[slot] = rank into b[B_MAP] (acquired here), the sorted distinct
- * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
+ * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. With
+ * want_count, where the direct table is used and no row is null, the slots count their rows and the groups'
+ * counts go into b[B_CNT] (acquired here; *counted = 1). */
 static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, raid_buf *d, size_t wg, int64_t **ukeys,
-                            size_t *G)
+                            size_t *G, int want_count, int *counted)
 {
     const size_t n = p->n;
     raid_status st;
@@ -173,11 +175,13 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     /* 2. slots */
     const uint64_t range = kmax - kmin;
     const int direct = !gb_cl_test_knobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
+    const int count = want_count && direct && !masked && !(p->skipna && upx);
+    *counted = count;
     size_t cap = direct ? (size_t)range + 1 : pow2_at_least(2 * (n < GB_HASH_START / 2 ? n : GB_HASH_START / 2));
     if (!direct && gb_cl_test_knobs.hash_cap)
         cap = gb_cl_test_knobs.hash_cap;
     const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raid_now() * 1e9));
-    const uint32_t zero2[2] = {0, 0}, empty = 0xFFFFFFFFu;
+    const uint32_t zero2[2] = {0, 0}, empty = count ? 0u : 0xFFFFFFFFu;
     for (int attempt = 0;; attempt++) {
         const size_t limit = direct ? cap : cap / 2;
         raid_buf_release(ctx, &d[D_TAB]);
@@ -209,7 +213,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         }
         if ((st = raid_arg_buf(ctx, k, a++, &d[D_META])) || (st = raid_arg_buf(ctx, k, a++, &d[D_UK])) ||
             (st = raid_arg_uint(ctx, k, a++, ulimit)) || (st = raid_arg_buf(ctx, k, a++, &b[B_GID])) ||
-            (st = launch(ctx, k, n, wg, 1)))
+            (direct && (st = raid_arg_uint(ctx, k, a++, (uint32_t)count))) || (st = launch(ctx, k, n, wg, 1)))
             goto done;
         raid_kernel_put(ctx, k);
         k = NULL;
@@ -287,9 +291,13 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
               (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
+    if (count && (st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &b[B_CNT])) != RAID_OK)
+        goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
         (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||
-        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)count)) ||
+        (st = raid_arg_buf(ctx, k, 4, &d[D_TAB])) || (st = raid_arg_buf(ctx, k, 5, count ? &b[B_CNT] : &d[D_TAB])) ||
+        (g && (st = launch(ctx, k, g, wg, 1))))
         goto done;
     *ukeys = skey;
     skey = NULL;
@@ -400,6 +408,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     *ukeys = NULL;
     *ngroups = 0;
     p->base = 0, p->pspan = -1;
+    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 5 */
+        local_tables = raid_tune_groupby_path(ctx) - 1;
+    const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
+    if (local_tables == 4)
+        local_tables = 3;
+    int counted = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
         goto done;
@@ -407,7 +421,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                 (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
     ctx->timing.bytes_in = upx ? 8 * n : 0;
-    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups)) != RAID_OK)
+    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups, want_count, &counted)) != RAID_OK)
         goto done;
     const size_t G = *ngroups;
     p->ngroups = G;
@@ -416,8 +430,6 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     if ((st = gb_partial_alloc(ctx, out, G, p->need)) != RAID_OK)
         goto done;
 
-    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 4 */
-        local_tables = raid_tune_groupby_path(ctx) - 1;
     const int L = gb_cl_limbs(p);
     /* mode 3's exponent buckets: 8 values of q each, q in [0, pspan] */
     const int NB = p->pspan < 0 ? 1 : (p->pspan >> 3) + 1;
@@ -461,16 +473,18 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t nwg = (n + rows - 1) / rows;
 
     char opts[512];
-    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d %s", L,
-             (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, raid_tune_build_options(ctx));
+    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_NOCNT=%d %s",
+             L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
+             eb ? NB : 1, counted, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
+        if (!(j == B_CNT && counted) && (st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
     const uint32_t zero = 0, ones = 0xFFFFFFFFu;
     for (int j = B_SUM; j < NBUF; j++) {
+        if (j == B_CNT && counted) /* the group ids' counts */
+            continue;
         const int hi = j == B_MNHI || j == B_MNLO || j == B_FIRST;
         if ((st = raid_buf_fill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
             goto done;
