@@ -1,7 +1,8 @@
 /* Group-by, the device path (kernels/col_groupby.cl; docs/groupby.md "The device path").
  *
  * Everything per row runs on the device: the host uploads the keys, the values' bits (two uint32 words
- * each, as stored: no conversion) and the validity bytes, then
+ * each, as stored: no conversion) and the validity bytes (through page-locked staging,
+ * raid_buf_upload_staged), then
  *   1. gb_range: the keys' range and the values' exponent range (per work-group partials, combined here);
  *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
  *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
@@ -126,11 +127,8 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         (st = raid_buf_acquire(ctx, RAID_DT_BYTE, masked ? n : 1, &d[D_VALID])) != RAID_OK ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2, &d[D_META])) != RAID_OK)
         return st;
-    if ((st = raid_buf_upload(ctx, &d[D_KEYS], 0, 2 * n, p->keys, 0, &ev)) != RAID_OK ||
-        (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
-        return st;
-    if (masked && ((st = raid_buf_upload(ctx, &d[D_VALID], 0, n, p->valid, 0, &ev)) != RAID_OK ||
-                   (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+    if ((st = raid_buf_upload_staged(ctx, &d[D_KEYS], 0, 2 * n, p->keys)) != RAID_OK ||
+        (masked && (st = raid_buf_upload_staged(ctx, &d[D_VALID], 0, n, p->valid)) != RAID_OK))
         return st;
     ctx->timing.bytes_in += n * (masked ? 9u : 8u);
 
@@ -402,7 +400,6 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     raid_buf b[NBUF] = {{0}};
     raid_buf d[ND] = {{0}};
     raid_kernel *k = NULL, *k2 = NULL;
-    raid_event ev = {0};
     raid_status st = RAID_OK;
     uint32_t *h = NULL;
     *ukeys = NULL;
@@ -417,8 +414,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
         goto done;
-    if (upx && ((st = raid_buf_upload(ctx, &b[B_X], 0, 2 * n, p->x, 0, &ev)) != RAID_OK ||
-                (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+    if (upx && (st = raid_buf_upload_staged(ctx, &b[B_X], 0, 2 * n, p->x)) != RAID_OK)
         goto done;
     ctx->timing.bytes_in = upx ? 8 * n : 0;
     if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups, want_count, &counted)) != RAID_OK)

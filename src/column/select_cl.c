@@ -1,5 +1,6 @@
 /* The device path of the selections (include/raid/select.h; kernels/col_select.cl; docs/column.md
- * "Selection"). The doubles are uploaded once per call as 32-bit word pairs; keys are formed in the
+ * "Selection"). The doubles are uploaded once per call as 32-bit word pairs (through page-locked staging,
+ * raid_buf_upload_staged); keys are formed in the
  * kernels. Radix select: up to SEL_MAXP wanted ranks per pass set, 11-bit digits (at most 6 passes for 64
  * bits); after each pass the host reads the histograms back and picks, for every rank, the bucket that
  * holds it. Once the elements matching the prefixes found so far are at most a quarter of those the pass
@@ -76,17 +77,13 @@ raid_status raid_sel_cl_open(raid_ctx *ctx, const double *x, size_t N, raid_sel_
     s->N = N;
     const size_t naux = SEL_AUX_HIST + ((size_t)SEL_MAXP << SEL_DIGIT);
     raid_status st = RAID_OK;
-    raid_event ev = {0};
     if (!(s->haux = malloc(naux * sizeof *s->haux)))
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
     else if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &s->x)) == RAID_OK &&
              (st = raid_buf_acquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
              (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK &&
-             (st = raid_buf_upload(ctx, &s->x, 0, 2 * N, x, 1, &ev)) == RAID_OK) {
-        ctx->timing.upload_s += raid_event_seconds(&ev);
+             (st = raid_buf_upload_staged(ctx, &s->x, 0, 2 * N, x)) == RAID_OK)
         ctx->timing.bytes_in = 8 * (uint64_t)N;
-    }
-    raid_event_release(&ev);
     if (st != RAID_OK) {
         raid_sel_cl_close(s);
         return st;
