@@ -246,12 +246,18 @@ RAID_KERNEL void col_sel_sample(RAID_GLOBAL const uint *src, uint off, uint step
  * local counter per window, then one global atomic per window and tile (aux[SEL_AUX_HIST + SEL_MAXW + w]
  * counts them; slots from cap on are not written: the host sees the count beyond cap and falls back). With
  * `first`, the NaN count and the first zero and NaN (aux[0..3), as col_sel_hist). Double-buffered tile
- * counters: two barriers per tile of SEL_WE x local size elements. */
+ * counters: two barriers per tile of SEL_WE x local size elements. Pivots (ties): piv[w SEL_PSTRIDE] keys
+ * P (at most SEL_NPIV, the window's distinct sample keys when few), as (high, low) pairs from
+ * piv[w SEL_PSTRIDE + 1]; a key in window w equal to its q-th pivot counts into
+ * aux[SEL_AUX_HIST + 2 SEL_MAXW + w SEL_NPIV + q] (rare work: only keys in a window look). */
 #define SEL_WE 8
+#define SEL_NPIV 8
+#define SEL_PSTRIDE (1 + 2 * SEL_NPIV)
 RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, int nw, RAID_GLOBAL const uint *win,
-                                int first, RAID_GLOBAL uint *aux, RAID_GLOBAL uint *dst, uint cap)
+                                int first, RAID_GLOBAL uint *aux, RAID_GLOBAL uint *dst, uint cap,
+                                RAID_GLOBAL const uint *piv)
 {
-    __local uint lc[2 * SEL_MAXW], lb[2 * SEL_MAXW], lsum[SEL_MAXW], ls[3];
+    __local uint lc[2 * SEL_MAXW], lb[2 * SEL_MAXW], lsum[SEL_MAXW], ls[3], leq[SEL_MAXW * SEL_NPIV];
     const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
     const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
     uint klh[SEL_MAXW], kll[SEL_MAXW], ksh[SEL_MAXW], ksl[SEL_MAXW], below[SEL_MAXW];
@@ -267,6 +273,8 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
         lc[lid] = 0u;
     if (lid < SEL_MAXW)
         lsum[lid] = 0u;
+    if (lid < SEL_MAXW * SEL_NPIV)
+        leq[lid] = 0u;
     if (lid == 0) {
         ls[0] = 0u;
         ls[1] = SEL_NONE;
@@ -305,6 +313,13 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
                     if (dh < ksh[w] || (dh == ksh[w] && dl <= ksl[w])) {
                         cw[e] = (uint)w;
                         cs[e] = atomic_inc(&lc[par + (uint)w]);
+                        RAID_GLOBAL const uint *pw = piv + w * SEL_PSTRIDE;
+                        const uint npv = pw[0];
+                        for (uint q = 0; q < npv; q++)
+                            if (k.hi == pw[1 + 2 * q] && k.lo == pw[2 + 2 * q]) {
+                                atomic_inc(&leq[(uint)w * SEL_NPIV + q]);
+                                break;
+                            }
                     }
                 }
             }
@@ -337,6 +352,8 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < (uint)nw && lsum[lid])
         atomic_add(&aux[SEL_AUX_HIST + lid], lsum[lid]);
+    if (lid < (uint)nw * SEL_NPIV && leq[lid])
+        atomic_add(&aux[SEL_AUX_HIST + 2 * SEL_MAXW + lid], leq[lid]);
     if (first && lid == 0)
         sel_info_flush(ls, aux);
 }

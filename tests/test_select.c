@@ -385,8 +385,10 @@ static void test_errors(void **state)
 
 /* The device's two paths (RAID_TUNE_SELECT_PATH: 1 the radix passes only, 2 the sampled window first)
  * against the cpu path, bit for bit: random bits, normal-ish values, sorted, subnormals (windows across
- * zero), prices (ties; windows of equal keys), and a periodic array whose 1-in-step sample sees only one
- * value (the window misses its ranks: the fallback to the radix passes). */
+ * zero), prices (ties; windows of equal keys), a periodic array whose 1-in-step sample sees only one
+ * value (the window misses its ranks: the fallback to the radix passes), 20 values at random (windows of
+ * a few distinct keys, answered by their pivots' counts) and a sample of integers among half-integers
+ * (pivots that do not cover the window: its copies answer). */
 static void test_paths(void **state)
 {
     (void)state;
@@ -396,7 +398,7 @@ static void test_paths(void **state)
     for (int p = 0; p < 2; p++)
         assert_int_equal(raid_tuning_set(dev[p], RAID_TUNE_SELECT_PATH, p + 1), RAID_OK);
     const size_t n = 300001;
-    const int kinds[] = {0, 1, 3, 8, 10, -1};
+    const int kinds[] = {0, 1, 3, 8, 10, -1, -2, -3};
     for (size_t c = 0; c < sizeof kinds / sizeof *kinds; c++) {
         double *x;
         if (kinds[c] >= 0) {
@@ -404,7 +406,10 @@ static void test_paths(void **state)
         } else {
             x = malloc(n * sizeof *x);
             for (size_t i = 0; i < n; i++)
-                x[i] = i % 64 == 0 ? 1.0 : (double)(i % 1000);
+                x[i] = kinds[c] == -1   ? (i % 64 == 0 ? 1.0 : (double)(i % 1000))
+                       : kinds[c] == -2 ? (double)(t_splitmix64(&rng) % 20) /* windows of 2 or 3 values: pivots */
+                                        : i % 64 == 0 ? (double)(i / 64 % 40) /* the sample: integers */
+                                                      : (double)(i % 40) + 0.5; /* the rest between them */
         }
         const int64_t off[2] = {0, (int64_t)n};
         double want[6], got[6];

@@ -25,6 +25,8 @@
 #define HOST_FINISH 65536
 #define SEL_SAMPLE 65536     /* keys of the window pass's sample, about */
 #define SEL_WE 8             /* elements per work-item and tile of col_sel_window (as in the kernel) */
+#define SEL_NPIV 8           /* pivots per window of col_sel_window (as in the kernel) */
+#define SEL_PSTRIDE (1 + 2 * SEL_NPIV)
 #define SEL_WIN_TILES 4      /* tiles per work-group of col_sel_window (many work-groups: no tail) */
 #define SEL_WIN_GROUPS 65535 /* work-groups of col_sel_window at most (then more tiles each) */
 
@@ -263,7 +265,7 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
 {
     raid_ctx *ctx = s->ctx;
     const size_t step = n / SEL_SAMPLE < 64 ? 64 : n / SEL_SAMPLE, ns = n / step;
-    raid_buf sb = {0}, wb = {0}, cb = {0};
+    raid_buf sb = {0}, wb = {0}, cb = {0}, pb = {0};
     raid_kernel *k = NULL;
     uint64_t *sk = NULL;
     uint32_t *sw = NULL;
@@ -319,6 +321,40 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
             nw++;
         }
     }
+    /* pivots: a window whose sample keys take at most SEL_NPIV distinct values (ties) counts each of them;
+     * when those counts add up to the window's keys, its ranks are read off them (no copies needed) */
+    uint32_t pv[RAID_SEL_MAXW * SEL_PSTRIDE] = {0};
+    uint64_t pk[RAID_SEL_MAXW][SEL_NPIV];
+    int npk[RAID_SEL_MAXW] = {0};
+    for (int w = 0; w < nw; w++) {
+        for (size_t j = 0; j < ns && npk[w] >= 0; j++) { /* sw: the sample as read (sk is reordered) */
+            const uint64_t key = (uint64_t)sw[2 * j] << 32 | sw[2 * j + 1];
+            if (key - W.klo[w] > W.kspan[w])
+                continue;
+            int q = 0;
+            while (q < npk[w] && pk[w][q] != key)
+                q++;
+            if (q < npk[w])
+                continue;
+            if (q == SEL_NPIV)
+                npk[w] = -1; /* too many distinct keys: no pivots */
+            else
+                pk[w][npk[w]++] = key;
+        }
+        if (npk[w] < 0)
+            npk[w] = 0;
+        for (int q = 1; q < npk[w]; q++) /* ascending */
+            for (int r = q; r > 0 && pk[w][r - 1] > pk[w][r]; r--) {
+                const uint64_t t = pk[w][r];
+                pk[w][r] = pk[w][r - 1];
+                pk[w][r - 1] = t;
+            }
+        pv[w * SEL_PSTRIDE] = (uint32_t)npk[w];
+        for (int q = 0; q < npk[w]; q++) {
+            pv[w * SEL_PSTRIDE + 1 + 2 * q] = (uint32_t)(pk[w][q] >> 32);
+            pv[w * SEL_PSTRIDE + 2 + 2 * q] = (uint32_t)pk[w][q];
+        }
+    }
     uint64_t cap = 0;
     uint32_t wv[4 * RAID_SEL_MAXW];
     for (int w = 0; w < nw; w++) {
@@ -331,7 +367,7 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
     }
     if (cap > n)
         cap = n;
-    const size_t naux = SEL_AUX_HIST + 2 * RAID_SEL_MAXW;
+    const size_t naux = SEL_AUX_HIST + 2 * RAID_SEL_MAXW + RAID_SEL_MAXW * SEL_NPIV;
     memset(s->haux, 0, naux * sizeof *s->haux);
     s->haux[1] = s->haux[2] = SEL_NONE;
     const size_t wl = SEL_LOCAL, span = SEL_WIN_TILES * SEL_WE * wl; /* elements per work-group */
@@ -341,14 +377,16 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
     a = 0;
     if ((*st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * RAID_SEL_MAXW, &wb)) != RAID_OK ||
         (*st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)nw * cap, &cb)) != RAID_OK ||
+        (*st = raid_buf_acquire(ctx, RAID_DT_UINT, RAID_SEL_MAXW * SEL_PSTRIDE, &pb)) != RAID_OK ||
         (*st = raid_buf_upload(ctx, &wb, 0, 4 * (size_t)nw, wv, 0, NULL)) != RAID_OK ||
+        (*st = raid_buf_upload(ctx, &pb, 0, (size_t)nw * SEL_PSTRIDE, pv, 0, NULL)) != RAID_OK ||
         (*st = raid_buf_upload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK ||
         (*st = raid_kernel_get(ctx, "col_select.cl", "col_sel_window", raid_tune_build_options(ctx), &k)) != RAID_OK ||
         (*st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
         (*st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (*st = raid_arg_int(ctx, k, a++, nw)) != RAID_OK ||
         (*st = raid_arg_buf(ctx, k, a++, &wb)) != RAID_OK || (*st = raid_arg_int(ctx, k, a++, 1)) != RAID_OK ||
         (*st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &cb)) != RAID_OK ||
-        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)cap)) != RAID_OK)
+        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)cap)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &pb)) != RAID_OK)
         goto out;
     assert(s->nev < 2);
     ctx->timing.launches++;
@@ -363,7 +401,7 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
             goto out; /* the window missed: the radix passes answer */
     }
     info_from(info, s->haux[0], s->haux[1], s->haux[2]);
-    uint32_t cnts[2 * RAID_SEL_MAXW];
+    uint32_t cnts[2 * RAID_SEL_MAXW + RAID_SEL_MAXW * SEL_NPIV];
     memcpy(cnts, s->haux + SEL_AUX_HIST, sizeof cnts);
     ret = -1;
     for (int w = 0; w < nw; w++) {
@@ -374,6 +412,21 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
         if (c0 == 64) { /* every key in the window is klo */
             for (size_t j = j0; j < j0 + nr; j++)
                 res[j] = (raid_sel_rank){klo, below, C};
+            continue;
+        }
+        const uint32_t *eq = cnts + 2 * RAID_SEL_MAXW + w * SEL_NPIV;
+        uint64_t all = 0;
+        for (int q = 0; q < npk[w]; q++)
+            all += eq[q];
+        if (npk[w] > 0 && all == C) { /* every key in the window is a pivot: the ranks from their counts */
+            for (size_t j = j0; j < j0 + nr; j++) {
+                uint64_t cum = below;
+                int q = 0;
+                while (cum + eq[q] <= (uint64_t)ranks[j]) /* the window holds the rank: q < npk[w] */
+                    cum += eq[q++];
+                assert(q < npk[w]);
+                res[j] = (raid_sel_rank){pk[w][q], cum, eq[q]};
+            }
             continue;
         }
         for (size_t j = j0; j < j0 + nr && *st == RAID_OK; j += SEL_MAXP)
@@ -389,6 +442,7 @@ out:
     raid_buf_release(ctx, &sb);
     raid_buf_release(ctx, &wb);
     raid_buf_release(ctx, &cb);
+    raid_buf_release(ctx, &pb);
     free(sk);
     free(sw);
     return ret;
