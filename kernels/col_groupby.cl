@@ -41,6 +41,9 @@
 #ifndef GB_NB
 #define GB_NB 1
 #endif
+#ifndef GB_B0 /* the first exponent bucket kept (the lowest q of a value, over 8) */
+#define GB_B0 0
+#endif
 #ifndef GB_NOCNT /* 1: the counts come from the group ids (gb_ids_direct's counting mode) */
 #define GB_NOCNT 0
 #endif
@@ -290,7 +293,7 @@ GB_ADDER3(gb_add3_l, RAID_LOCAL)
 
 /* Exponent-bucket tables (GB_EB): per group and sign GB_NB buckets of three words (lo, hi, top): bucket b
  * holds the values whose q (below) is in [8 b, 8 b + 8) as the 96-bit integer top 2^64 + hi 2^32 + lo in
- * units of 2^(8 b) of the limbs' unit. A value's significand shifted by q & 7 is below 2^60: its low 32
+ * units of 2^(8 b) of the limbs' unit (tables keep buckets GB_B0 .. GB_B0 + GB_NB - 1: the values' range). A value's significand shifted by q & 7 is below 2^60: its low 32
  * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
  * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
  * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding. */
@@ -338,7 +341,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
                 if (GB_EB) {                                                                                \
                     const uint s = (uint)q & 7u;                                                            \
-                    const uint at = g * (6u * GB_NB) + ((hi >> 31) ? 3u * GB_NB : 0u) + 3u * ((uint)q >> 3);\
+                    const uint at = g * (6u * GB_NB) + ((hi >> 31) ? 3u * GB_NB : 0u) + 3u * ((uint)q / 8u - GB_B0);\
                     EBADD(SUMS + at, ml << s, s ? (ml >> (32u - s)) | (mh << s) : mh);                      \
                 } else {                                                                                    \
                     const uint c = (uint)q >> 5, s = (uint)q & 31u;                                         \

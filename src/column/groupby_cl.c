@@ -34,17 +34,17 @@
 #define GB_EB_BUDGET (32u << 20)   /* bytes of exponent-bucket tables at most for the automatic choice */
 #define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
 
-/* The exponent buckets e[0 .. 3 nb) of one sign (kernels/col_groupby.cl: bucket b = (lo, hi, top), the
- * integer top 2^64 + hi 2^32 + lo at bit 8 b of the limbs) added into the L limbs at out (zeroed here). The
- * sum is below 2^(32 L): nothing is lost. */
-static void gb_eb_limbs(const uint32_t *e, int nb, int L, uint32_t *out)
+/* The exponent buckets e[0 .. 3 nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
+ * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out (zeroed
+ * here). The sum is below 2^(32 L): nothing is lost. */
+static void gb_eb_limbs(const uint32_t *e, int b0, int nb, int L, uint32_t *out)
 {
     memset(out, 0, (size_t)L * sizeof *out);
-    for (int b = 0; b < nb; b++) {
-        const uint32_t lo = e[3 * b], hi = e[3 * b + 1], top = e[3 * b + 2];
+    for (int j = 0; j < nb; j++) {
+        const uint32_t lo = e[3 * j], hi = e[3 * j + 1], top = e[3 * j + 2];
         if (!(lo | hi | top))
             continue;
-        const int w = (8 * b) >> 5, sh = (8 * b) & 31;
+        const int b = b0 + j, w = (8 * b) >> 5, sh = (8 * b) & 31;
         const uint32_t v[4] = {lo << sh, sh ? (lo >> (32 - sh)) | (hi << sh) : hi,
                                sh ? (hi >> (32 - sh)) | (top << sh) : top, sh ? top >> (32 - sh) : 0u};
         uint64_t carry = 0;
@@ -168,6 +168,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     if (usep && pmax > 0) { /* pmax holds p + 1 */
         p->base = 32 * (int)(pmin >> 5);
         p->pspan = (int)pmax - 1 - p->base;
+        p->qmin = (int)pmin - p->base;
     }
 
     /* 2. slots */
@@ -404,7 +405,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     uint32_t *h = NULL;
     *ukeys = NULL;
     *ngroups = 0;
-    p->base = 0, p->pspan = -1;
+    p->base = 0, p->pspan = -1, p->qmin = 0;
     if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 5 */
         local_tables = raid_tune_groupby_path(ctx) - 1;
     const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
@@ -427,8 +428,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         goto done;
 
     const int L = gb_cl_limbs(p);
-    /* mode 3's exponent buckets: 8 values of q each, q in [0, pspan] */
-    const int NB = p->pspan < 0 ? 1 : (p->pspan >> 3) + 1;
+    /* mode 3's exponent buckets: 8 values of q each, q in [qmin, pspan]: buckets b0 .. b0 + NB - 1 */
+    const int B0 = p->pspan < 0 ? 0 : p->qmin >> 3, NB = p->pspan < 0 ? 1 : (p->pspan >> 3) - B0 + 1;
     const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
     const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
     const int fits = lbytes + 1024 <= lmax;
@@ -469,9 +470,10 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t nwg = (n + rows - 1) / rows;
 
     char opts[512];
-    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_NOCNT=%d %s",
-             L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, counted, raid_tune_build_options(ctx));
+    snprintf(opts, sizeof opts,
+             "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d %s", L,
+             (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
+             eb ? NB : 1, eb ? B0 : 0, counted, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -547,8 +549,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             uint32_t eL[2 * GB_MAX_LIMBS];
             if (eb) { /* the buckets into limbs */
                 P = eL, N = eL + L;
-                gb_eb_limbs(hs + g * SW, NB, L, P);
-                gb_eb_limbs(hs + g * SW + 3 * (size_t)NB, NB, L, N);
+                gb_eb_limbs(hs + g * SW, B0, NB, L, P);
+                gb_eb_limbs(hs + g * SW + 3 * (size_t)NB, B0, NB, L, N);
             }
             int nz = 0; /* a finite value other than +-0.0: the kernels flag only +0.0 */
             for (int i = 0; i < L && !nz; i++)

@@ -39,6 +39,7 @@ typedef struct gb_plan {
     unsigned need;        /* GB_NEED_* */
     int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
     int pspan;            /* highest p of a finite non-zero value minus base (-1: no such value) */
+    int qmin;             /* the device path: lowest p of a finite non-zero value minus base (0 if none) */
 } gb_plan;
 
 /* Per-group partials, ngroups each (arrays NULL where not needed). min/max as order keys (gb_order_key),
