@@ -11,7 +11,8 @@
  * --paths: the device's aggregation paths to time side by side (RAID_TUNE_GROUPBY_PATH, docs/groupby.md):
  * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
  * bucketed (rows bucketed by group, then local tables), eb (global exponent-bucket tables), eb-idcount
- * (the same, the counts taken by the group ids: ids_s grows, sums_s shrinks). A path that does not apply
+ * (the same, the counts taken by the group ids: ids_s grows, sums_s shrinks), eb4 (exponent buckets of
+ * four words: the row's count beside its sum, one sector per row). A path that does not apply
  * prints "unsupported". The cpu path ignores it (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
             paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount,eb4] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -110,9 +111,9 @@ int main(int argc, char **argv)
             snprintf(pl, sizeof pl, "%s", !strcmp(d, "cpu") ? "-" : paths);
             char *psave = NULL;
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
-                static const char *const names[] = {"auto", "global", "local", "bucketed", "eb", "eb-idcount"};
+                static const char *const names[] = {"auto", "global", "local", "bucketed", "eb", "eb-idcount", "eb4"};
                 int path = -1;
-                for (int j = 0; j < 6; j++)
+                for (int j = 0; j < 7; j++)
                     if (!strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {

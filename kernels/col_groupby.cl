@@ -10,7 +10,8 @@
  *     gb_add3_*; atomic_inc on up past the top piece). The integer the limbs hold is thus always the exact
  *     sum of what was added, whatever the order, and GB_L limbs hold the sum of 2^32 values: the final
  *     limbs are unique, bit for bit. With -DGB_EB=1 the sums are exponent-bucket tables instead
- *     (sums[g * 6 GB_NB + sign * 3 GB_NB + 3 b + word]; gb_eb_add_* below): two atomics per value.
+ *     (sums[g * GB_SW + sign * GB_EBW GB_NB + GB_EBW (b - GB_B0) + word]; gb_eb_add_* below): two atomics
+ *     per value.
  *   cnt[g] valid values, flags[g] GB_F_* (NaN, +inf, -inf, a finite value other than -0.0; with sums only
  *     +0.0 sets GB_F_NZ here: the host adds it where the tables are not zero);
  *   mnhi/mxhi[g], then (gb_minmax_lo) mnlo/mxlo[g]: min and max of the 64-bit order keys by two 32-bit
@@ -35,7 +36,8 @@
 #ifndef GB_FIRSTLAST
 #define GB_FIRSTLAST 0
 #endif
-#ifndef GB_EB /* 1: the sums in exponent-bucket tables (GB_NB buckets; below), 0: in limbs */
+#ifndef GB_EB /* 1: the sums in exponent-bucket tables (GB_NB buckets; below), 2: the same with a count per
+                 bucket (4 words), 0: in limbs */
 #define GB_EB 0
 #endif
 #ifndef GB_NB
@@ -47,7 +49,8 @@
 #ifndef GB_NOCNT /* 1: the counts come from the group ids (gb_ids_direct's counting mode) */
 #define GB_NOCNT 0
 #endif
-#define GB_SW (GB_EB ? 6u * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
+#define GB_EBW (GB_EB == 2 ? 4u : 3u) /* words per exponent bucket */
+#define GB_SW (GB_EB ? 2u * GB_EBW * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
 #define GB_NONE 0xFFFFFFFFu
 #define GB_F_NAN 1u
 #define GB_F_PINF 2u
@@ -296,11 +299,15 @@ GB_ADDER3(gb_add3_l, RAID_LOCAL)
  * units of 2^(8 b) of the limbs' unit (tables keep buckets GB_B0 .. GB_B0 + GB_NB - 1: the values' range). A value's significand shifted by q & 7 is below 2^60: its low 32
  * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
  * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
- * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding. */
+ * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding.
+ * GB_EB == 2: a fourth word per bucket counts its values (the row's count lands in the sector its sum
+ * does, instead of in cnt[g]: a zero, NaN or infinity still counts in cnt[g]); the host adds them up. */
 #define GB_EB_ADDER(NAME, SPACE)                                                                            \
     inline void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
     {                                                                                                       \
         uint h = hi, old;                                                                                   \
+        if (GB_EB == 2) /* the row's count, in the bucket's own sector (no return value needed) */        \
+            atomic_inc(a + 3);                                                                              \
         if (lo) {                                                                                           \
             old = atomic_add(a, lo);                                                                        \
             h += old + lo < old ? 1u : 0u;                                                                  \
@@ -322,7 +329,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
-        if (!GB_NOCNT)                                                                                      \
+        if (!GB_NOCNT && GB_EB != 2)                                                                        \
             atomic_inc(CNT + g);                                                                            \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
@@ -331,6 +338,8 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         uint f;                                                                                             \
         int nan = 0;                                                                                        \
         if (E == 0x7FFu) {                                                                                  \
+            if (GB_EB == 2)                                                                                 \
+                atomic_inc(CNT + g);                                                                        \
             nan = ((hi & 0xFFFFFu) | lo) != 0u;                                                             \
             f = nan ? GB_F_NAN : (hi >> 31) ? GB_F_NINF : GB_F_PINF;                                        \
         } else {                                                                                            \
@@ -341,7 +350,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
                 if (GB_EB) {                                                                                \
                     const uint s = (uint)q & 7u;                                                            \
-                    const uint at = g * (6u * GB_NB) + ((hi >> 31) ? 3u * GB_NB : 0u) + 3u * ((uint)q / 8u - GB_B0);\
+                    const uint at = g * GB_SW + ((hi >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);\
                     EBADD(SUMS + at, ml << s, s ? (ml >> (32u - s)) | (mh << s) : mh);                      \
                 } else {                                                                                    \
                     const uint c = (uint)q >> 5, s = (uint)q & 31u;                                         \
@@ -349,6 +358,8 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
                                w2 = s ? mh >> (32u - s) : 0u;                                               \
                     ADD(SUMS + g * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
                 }                                                                                           \
+            } else if (GB_EB == 2) {                                                                        \
+                atomic_inc(CNT + g);                                                                        \
             }                                                                                               \
         }                                                                                                   \
         if (f && (FLAGS[g] & f) != f)                                                                       \
@@ -388,8 +399,10 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * GB_SW, *lflag = lcnt + ng;                  \
         if (GB_EB) {                                                                                        \
             for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_NB; j += RAID_LOCAL_SIZE(0)) {                \
-                const uint lo = lsum[3u * j], hi = lsum[3u * j + 1u], top = lsum[3u * j + 2u];              \
-                volatile RAID_GLOBAL uint *a = sums + (g0) * GB_SW + 3u * j;                                \
+                const uint lo = lsum[GB_EBW * j], hi = lsum[GB_EBW * j + 1u], top = lsum[GB_EBW * j + 2u];  \
+                volatile RAID_GLOBAL uint *a = sums + (g0) * GB_SW + GB_EBW * j;                            \
+                if (GB_EB == 2 && lsum[GB_EBW * j + 3u])                                                    \
+                    atomic_add(a + 3, lsum[GB_EBW * j + 3u]);                                               \
                 uint c = 0u, old, h, t;                                                                     \
                 if (lo) {                                                                                   \
                     old = atomic_add(a, lo);                                                                \

@@ -32,8 +32,9 @@ typedef enum raid_tuning_knob {
     RAID_TUNE_GROUPBY_PATH = 9,     /* the device group-by's aggregation path (docs/groupby.md): 0 automatic,
                                        1 global limb tables, 2 local tables, 3 rows bucketed by group, 4
                                        global exponent-bucket tables, 5 the same with the counts taken by
-                                       the group ids (direct keys, no null rows; else 4). Results are
-                                       identical. 0 to 5 */
+                                       the group ids (direct keys, no null rows; else 4), 6 exponent
+                                       buckets with a count each (the row's count beside its sum).
+                                       Results are identical. 0 to 6 */
     RAID_TUNE_SELECT_PATH = 10      /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
 } raid_tuning_knob;

@@ -34,14 +34,14 @@
 #define GB_EB_BUDGET (32u << 20)   /* bytes of exponent-bucket tables at most for the automatic choice */
 #define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
 
-/* The exponent buckets e[0 .. 3 nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
+/* The exponent buckets e[0 .. ebw nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
  * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out (zeroed
  * here). The sum is below 2^(32 L): nothing is lost. */
-static void gb_eb_limbs(const uint32_t *e, int b0, int nb, int L, uint32_t *out)
+static void gb_eb_limbs(const uint32_t *e, int ebw, int b0, int nb, int L, uint32_t *out)
 {
     memset(out, 0, (size_t)L * sizeof *out);
     for (int j = 0; j < nb; j++) {
-        const uint32_t lo = e[3 * j], hi = e[3 * j + 1], top = e[3 * j + 2];
+        const uint32_t lo = e[ebw * j], hi = e[ebw * j + 1], top = e[ebw * j + 2];
         if (!(lo | hi | top))
             continue;
         const int b = b0 + j, w = (8 * b) >> 5, sh = (8 * b) & 31;
@@ -409,7 +409,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 5 */
         local_tables = raid_tune_groupby_path(ctx) - 1;
     const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
-    if (local_tables == 4)
+    const int ebw = local_tables == 5 ? 4 : 3;  /* exponent buckets with a count each */
+    if (local_tables == 4 || local_tables == 5)
         local_tables = 3;
     int counted = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
@@ -451,15 +452,15 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
     /* many groups: the exponent-bucket tables (two atomics per value) while they stay small enough for a
      * GPU's L2 cache, else the limb tables (three atomics per value) */
-    const size_t ebwords = (size_t)G * (6 * (size_t)NB + 2);
+    const size_t ebwords = (size_t)G * (2 * (size_t)ebw * NB + 2);
     const int eb_ok = (p->need & GB_NEED_SUM) && ebwords * sizeof(uint32_t) <= GB_EB_BUDGET;
     if (local_tables == 3 && !(p->need & GB_NEED_SUM)) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
         goto done;
     }
     const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
-    const int eb = mode == 3;
-    const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
+    const int eb = mode == 3 ? (ebw == 4 ? 2 : 1) : 0; /* -DGB_EB */
+    const size_t SW = eb ? 2 * (size_t)ebw * NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
     if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
         rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
@@ -473,7 +474,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d %s", L,
              (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, counted, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, counted && eb != 2, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -549,8 +550,11 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             uint32_t eL[2 * GB_MAX_LIMBS];
             if (eb) { /* the buckets into limbs */
                 P = eL, N = eL + L;
-                gb_eb_limbs(hs + g * SW, B0, NB, L, P);
-                gb_eb_limbs(hs + g * SW + 3 * (size_t)NB, B0, NB, L, N);
+                gb_eb_limbs(hs + g * SW, ebw, B0, NB, L, P);
+                gb_eb_limbs(hs + g * SW + (size_t)ebw * NB, ebw, B0, NB, L, N);
+                if (eb == 2) /* the buckets' counts */
+                    for (size_t j = 0; j < 2 * (size_t)NB; j++)
+                        out->count[g] += hs[g * SW + 4 * j + 3];
             }
             int nz = 0; /* a finite value other than +-0.0: the kernels flag only +0.0 */
             for (int i = 0; i < L && !nz; i++)
