@@ -43,6 +43,10 @@
 #ifndef GB_NB
 #define GB_NB 1
 #endif
+#ifndef GB_REP /* replicas of the sums, counts and flags of a group (global tables; a power of two): row i
+                  goes to replica i mod GB_REP, the host adds them up; fewer rows meet at one address */
+#define GB_REP 1
+#endif
 #ifndef GB_B0 /* the first exponent bucket kept (the lowest q of a value, over 8) */
 #define GB_B0 0
 #endif
@@ -329,8 +333,9 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
+        const uint gr = GB_REP > 1 ? g * GB_REP + (i & (GB_REP - 1u)) : g; /* the row's replica */         \
         if (!GB_NOCNT && GB_EB != 2)                                                                        \
-            atomic_inc(CNT + g);                                                                            \
+            atomic_inc(CNT + gr);                                                                            \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
         const uint2 v = X_OF(i);                                                                            \
@@ -339,7 +344,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         int nan = 0;                                                                                        \
         if (E == 0x7FFu) {                                                                                  \
             if (GB_EB == 2)                                                                                 \
-                atomic_inc(CNT + g);                                                                        \
+                atomic_inc(CNT + gr);                                                                        \
             nan = ((hi & 0xFFFFFu) | lo) != 0u;                                                             \
             f = nan ? GB_F_NAN : (hi >> 31) ? GB_F_NINF : GB_F_PINF;                                        \
         } else {                                                                                            \
@@ -350,20 +355,20 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
                 if (GB_EB) {                                                                                \
                     const uint s = (uint)q & 7u;                                                            \
-                    const uint at = g * GB_SW + ((hi >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);\
+                    const uint at = gr * GB_SW + ((hi >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);\
                     EBADD(SUMS + at, ml << s, s ? (ml >> (32u - s)) | (mh << s) : mh);                      \
                 } else {                                                                                    \
                     const uint c = (uint)q >> 5, s = (uint)q & 31u;                                         \
                     const uint w0 = ml << s, w1 = s ? (ml >> (32u - s)) | (mh << s) : mh,                   \
                                w2 = s ? mh >> (32u - s) : 0u;                                               \
-                    ADD(SUMS + g * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
+                    ADD(SUMS + gr * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
                 }                                                                                           \
             } else if (GB_EB == 2) {                                                                        \
-                atomic_inc(CNT + g);                                                                        \
+                atomic_inc(CNT + gr);                                                                        \
             }                                                                                               \
         }                                                                                                   \
-        if (f && (FLAGS[g] & f) != f)                                                                       \
-            atomic_or(FLAGS + g, f);                                                                        \
+        if (f && (FLAGS[gr] & f) != f)                                                                       \
+            atomic_or(FLAGS + gr, f);                                                                        \
         if (GB_MINMAX && !nan) {                                                                            \
             const uint khi = (hi >> 31) ? ~hi : hi | 0x80000000u;                                          \
             if (khi < mnhi[g])                                                                              \

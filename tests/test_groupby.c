@@ -293,11 +293,11 @@ static void t_device_vs_cpu(void **state)
         fill(n, cfg[c].groups, cfg[c].stride, cfg[c].wide, k, x, valid);
         for (unsigned flags = 0; flags < 2; flags++) {
             raid_groupby *a = run(NULL, k, x, valid, n, flags, 0, -1);
-            const int locals[] = {-1, 0, 1, 3, 4, 5}; /* automatic, global limbs, local tables, exponent
-                                                          buckets (their counts from the ids where no row is
-                                                          null; a count per bucket) */
+            const int locals[] = {-1, 0, 1, 3, 4, 5, 6}; /* automatic, global limbs, local tables, exponent
+                                                             buckets (their counts from the ids where no row
+                                                             is null; a count per bucket; two replicas) */
             const size_t rows[] = {0, 1000, 77777};
-            for (int l = 0; l < 6; l++)
+            for (int l = 0; l < 7; l++)
                 for (int r = 0; r < 3; r++) {
                     raid_groupby *b = NULL;
                     raid_status st = gb_compute(ctx, k, x, valid, n, ALL, NALL, flags, rows[r], locals[l], &b);

@@ -35,11 +35,10 @@
 #define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
 
 /* The exponent buckets e[0 .. ebw nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
- * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out (zeroed
- * here). The sum is below 2^(32 L): nothing is lost. */
+ * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out. The sum
+ * (of every bucket of a group's sign, every replica) is below 2^(32 L): nothing is lost. */
 static void gb_eb_limbs(const uint32_t *e, int ebw, int b0, int nb, int L, uint32_t *out)
 {
-    memset(out, 0, (size_t)L * sizeof *out);
     for (int j = 0; j < nb; j++) {
         const uint32_t lo = e[ebw * j], hi = e[ebw * j + 1], top = e[ebw * j + 2];
         if (!(lo | hi | top))
@@ -410,7 +409,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         local_tables = raid_tune_groupby_path(ctx) - 1;
     const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
     const int ebw = local_tables == 5 ? 4 : 3;  /* exponent buckets with a count each */
-    if (local_tables == 4 || local_tables == 5)
+    const int rep = local_tables == 6 ? 2 : 1;  /* exponent buckets in two replicas */
+    if (local_tables >= 4 && local_tables <= 6)
         local_tables = 3;
     int counted = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
@@ -452,7 +452,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
     /* many groups: the exponent-bucket tables (two atomics per value) while they stay small enough for a
      * GPU's L2 cache, else the limb tables (three atomics per value) */
-    const size_t ebwords = (size_t)G * (2 * (size_t)ebw * NB + 2);
+    const size_t ebwords = (size_t)G * rep * (2 * (size_t)ebw * NB + 2);
     const int eb_ok = (p->need & GB_NEED_SUM) && ebwords * sizeof(uint32_t) <= GB_EB_BUDGET;
     if (local_tables == 3 && !(p->need & GB_NEED_SUM)) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
@@ -460,6 +460,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
     const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
     const int eb = mode == 3 ? (ebw == 4 ? 2 : 1) : 0; /* -DGB_EB */
+    const size_t R = mode == 3 ? (size_t)rep : 1;       /* -DGB_REP */
     const size_t SW = eb ? 2 * (size_t)ebw * NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
     if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
@@ -472,11 +473,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
 
     char opts[512];
     snprintf(opts, sizeof opts,
-             "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d %s", L,
-             (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, counted && eb != 2, raid_tune_build_options(ctx));
+             "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
+             "-DGB_REP=%d %s",
+             L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
+             eb ? NB : 1, eb ? B0 : 0, counted && eb != 2, (int)R, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
-    const size_t sizes[NBUF] = {n, 0, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
+    const size_t sizes[NBUF] = {n, 0, 0, Gs * R * SW, Gs * R, Gs * R, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
         if (!(j == B_CNT && counted) && (st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
@@ -525,12 +527,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
 
     /* read back and round */
-    h = malloc(Gs * (SW + 8) * sizeof *h);
+    h = malloc(Gs * (R * (SW + 2) + 6) * sizeof *h);
     if (!h) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by read-back)");
         goto done;
     }
-    uint32_t *hs = h, *hc = hs + Gs * SW, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
+    uint32_t *hs = h, *hc = hs + Gs * R * SW, *hf = hc + Gs * R, *hmnh = hf + Gs * R, *hmxh = hmnh + Gs,
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
     uint32_t *dst[NBUF] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
     for (int j = B_SUM; j < NBUF; j++) {
@@ -543,18 +545,25 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const double t0 = raid_now();
 #pragma omp parallel for schedule(static) if (G > 20000)
     for (size_t g = 0; g < G; g++) {
-        out->count[g] = hc[g];
-        out->flags[g] = hf[g];
+        out->count[g] = 0;
+        out->flags[g] = 0;
+        for (size_t r = g * R; r < (g + 1) * R; r++) { /* the replicas */
+            out->count[g] += hc[r];
+            out->flags[g] |= hf[r];
+        }
         if (p->need & GB_NEED_SUM) {
             uint32_t *P = hs + g * SW, *N = P + L; /* |P - N| into P */
             uint32_t eL[2 * GB_MAX_LIMBS];
-            if (eb) { /* the buckets into limbs */
+            if (eb) { /* the buckets (of every replica) into limbs */
                 P = eL, N = eL + L;
-                gb_eb_limbs(hs + g * SW, ebw, B0, NB, L, P);
-                gb_eb_limbs(hs + g * SW + (size_t)ebw * NB, ebw, B0, NB, L, N);
-                if (eb == 2) /* the buckets' counts */
-                    for (size_t j = 0; j < 2 * (size_t)NB; j++)
-                        out->count[g] += hs[g * SW + 4 * j + 3];
+                memset(eL, 0, 2 * (size_t)L * sizeof *eL);
+                for (size_t r = g * R; r < (g + 1) * R; r++) {
+                    gb_eb_limbs(hs + r * SW, ebw, B0, NB, L, P);
+                    gb_eb_limbs(hs + r * SW + (size_t)ebw * NB, ebw, B0, NB, L, N);
+                    if (eb == 2) /* the buckets' counts */
+                        for (size_t j = 0; j < 2 * (size_t)NB; j++)
+                            out->count[g] += hs[r * SW + 4 * j + 3];
+                }
             }
             int nz = 0; /* a finite value other than +-0.0: the kernels flag only +0.0 */
             for (int i = 0; i < L && !nz; i++)

@@ -71,8 +71,9 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
  * local memory, 2 rows bucketed by group then local tables per bucket (count and sum only), 3 global
  * exponent-bucket tables (sums asked), 4 the same with the counts taken by the group ids where the keys
- * use the direct table and no row is null (else 3), 5 exponent buckets with a count each (RAID_EUNSUPPORTED
- * when they do not fit or, for 2 to 5, other aggregations are asked or no sum). Tests vary both. RAID_TUNE_GROUPBY_PATH p > 0 stands for
+ * use the direct table and no row is null (else 3), 5 exponent buckets with a count each, 6 exponent
+ * buckets in two replicas (RAID_EUNSUPPORTED when they do not fit or, for 2 to 6, other aggregations are
+ * asked or no sum). Tests vary both. RAID_TUNE_GROUPBY_PATH p > 0 stands for
  * local_tables p - 1 when local_tables is -1. */
 raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
