@@ -156,8 +156,8 @@ inline void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, 
 
 /* Keys spanning fewer than 2^31 values from kmin (the host checks): slot = key - kmin (its low word: the
  * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. With count (no null rows:
- * no mask, no NaN nulls) occ starts at 0 and counts the slot's rows instead (atomic_inc: the row that finds
- * 0 fills the slot), which gives the groups' counts (gb_map gathers them) and spares the sums their count
+ * no mask, no NaN nulls) occ starts at 0 and counts the slot's rows instead (atomic_inc: of the rows that
+ * load a 0, the one whose atomic_inc returns 0 fills the slot), which gives the groups' counts (gb_map gathers them) and spares the sums their count
  * atomic per row (-DGB_NOCNT=1). */
 RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb,
                                const RAID_GLOBAL uchar *valid, const uint n, const uint masked, const uint nan_null,
@@ -169,8 +169,10 @@ RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL 
         return;
     const uint2 k = keys[i];
     const uint s = k.x - kmin_lo;
-    if (count) {
-        if (atomic_inc(occ + s) == 0u)
+    if (count) { /* a row that sees the slot filled only adds (its result unused: no wait for it) */
+        if (occ[s] != 0u)
+            atomic_inc(occ + s);
+        else if (atomic_inc(occ + s) == 0u)
             gb_new_group(meta, uk, limit, k, s);
     } else if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
         gb_new_group(meta, uk, limit, k, s);
