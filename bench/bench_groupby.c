@@ -13,7 +13,8 @@
  * bucketed (rows bucketed by group, then local tables), eb (global exponent-bucket tables), eb-idcount
  * (the same, the counts taken by the group ids: ids_s grows, sums_s shrinks), eb4 (exponent buckets of
  * four words: the row's count beside its sum, one sector per row), eb-rep2 (exponent buckets in two
- * replicas: rows alternate, half as many meet at one address). A path that does not apply
+ * replicas: rows alternate, half as many meet at one address), eb-pair (exponent buckets, two rows per
+ * step of a work-item: their dependent chains overlap). A path that does not apply
  * prints "unsupported". The cpu path ignores it (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
             paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2,eb-pair] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -113,9 +114,9 @@ int main(int argc, char **argv)
             char *psave = NULL;
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
                 static const char *const names[] = {"auto", "global", "local", "bucketed", "eb", "eb-idcount", "eb4",
-                                                    "eb-rep2"};
+                                                    "eb-rep2", "eb-pair"};
                 int path = -1;
-                for (int j = 0; j < 8; j++)
+                for (int j = 0; j < 9; j++)
                     if (!strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {

@@ -446,6 +446,73 @@ RAID_KERNEL void gb_rows_global(GB_ARGS)
     GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add3_g, gb_eb_add_g)
 }
 
+/* Exponent buckets, sums (count, flags) only, TWO rows per step of a work-item (rows i and i + local size):
+ * both rows' loads, then both counts, both lo atomics, both hi atomics, so that the two rows' dependent
+ * chains (gid, map, lo's return, hi) overlap instead of running one after the other. The same integers as
+ * gb_rows_global with -DGB_EB=1 (tuning path 8; measures whether the chain's latency bounds the sums). */
+inline void gb_eb_decode(uint2 v, int base, uint *at, uint *lo, uint *hi, uint *f)
+{
+    const uint E = (v.y >> 20) & 0x7FFu, mh = (v.y & 0xFFFFFu) | (E ? 0x100000u : 0u);
+    *lo = *hi = 0u;
+    *at = 0u;
+    if (E == 0x7FFu) {
+        *f = ((v.y & 0xFFFFFu) | v.x) ? GB_F_NAN : (v.y >> 31) ? GB_F_NINF : GB_F_PINF;
+        return;
+    }
+    *f = (v.y | v.x) == 0u ? GB_F_NZ : 0u; /* +0.0 only (the host adds GB_F_NZ for nonzero tables) */
+    if (!(mh | v.x))
+        return;
+    const int q = (E ? (int)E - 1 : 0) - base;
+    const uint s = (uint)q & 7u;
+    *at = ((v.y >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);
+    *lo = v.x << s;
+    *hi = s ? (v.x >> (32u - s)) | (mh << s) : mh;
+}
+
+RAID_KERNEL void gb_rows_eb_pair(GB_ARGS)
+{
+    GB_RANGE
+    const uint ls = RAID_LOCAL_SIZE(0);
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += 2u * ls) {
+        const uint j = i + ls;
+        const uint ga = GB_ROW_G(i), gb = j < end ? GB_ROW_G(j) : GB_NONE;
+        const uint2 va = xb[i], vb = j < end ? xb[j] : (uint2)(0u, 0u);
+        uint ata, loa, hia, fa, atb, lob, hib, fb;
+        gb_eb_decode(va, base, &ata, &loa, &hia, &fa);
+        gb_eb_decode(vb, base, &atb, &lob, &hib, &fb);
+        if (ga == GB_NONE)
+            loa = hia = fa = 0u;
+        if (gb == GB_NONE)
+            lob = hib = fb = 0u;
+        volatile RAID_GLOBAL uint *a = sums + ga * GB_SW + ata, *b = sums + gb * GB_SW + atb;
+        if (!GB_NOCNT && ga != GB_NONE)
+            atomic_inc(cnt + ga);
+        if (!GB_NOCNT && gb != GB_NONE)
+            atomic_inc(cnt + gb);
+        uint oa = 0u, ob = 0u;
+        if (loa)
+            oa = atomic_add(a, loa);
+        if (lob)
+            ob = atomic_add(b, lob);
+        hia += loa && oa + loa < oa ? 1u : 0u;
+        hib += lob && ob + lob < ob ? 1u : 0u;
+        if (hia) {
+            oa = atomic_add(a + 1, hia);
+            if (oa + hia < oa)
+                atomic_inc(a + 2);
+        }
+        if (hib) {
+            ob = atomic_add(b + 1, hib);
+            if (ob + hib < ob)
+                atomic_inc(b + 2);
+        }
+        if (fa && (flags[ga] & fa) != fa)
+            atomic_or(flags + ga, fa);
+        if (fb && (flags[gb] & fb) != fb)
+            atomic_or(flags + gb, fb);
+    }
+}
+
 /* Per-work-group tables in local memory: lt = ng x GB_SW sum words, then ng counts, then ng flags. */
 RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint *lt)
 {

@@ -34,8 +34,9 @@ typedef enum raid_tuning_knob {
                                        global exponent-bucket tables, 5 the same with the counts taken by
                                        the group ids (direct keys, no null rows; else 4), 6 exponent
                                        buckets with a count each (the row's count beside its sum), 7
-                                       exponent buckets in two replicas (rows alternate).
-                                       Results are identical. 0 to 7 */
+                                       exponent buckets in two replicas (rows alternate), 8 exponent
+                                       buckets two rows per step (sums only). Results are identical.
+                                       0 to 8 */
     RAID_TUNE_SELECT_PATH = 10      /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
 } raid_tuning_knob;

@@ -410,7 +410,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
     const int ebw = local_tables == 5 ? 4 : 3;  /* exponent buckets with a count each */
     const int rep = local_tables == 6 ? 2 : 1;  /* exponent buckets in two replicas */
-    if (local_tables >= 4 && local_tables <= 6)
+    const int pair = local_tables == 7;         /* exponent buckets, two rows per step (sums only) */
+    if (pair && (p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST))) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: the two-row exponent-bucket kernel holds sums only");
+        goto done;
+    }
+    if (local_tables >= 4 && local_tables <= 7)
         local_tables = 3;
     int counted = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
@@ -496,7 +501,9 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = bucketed(ctx, p, b, L, bb, nb, rows, wg, opts)) != RAID_OK)
             goto done;
     } else {
-        if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
+        if ((st = raid_kernel_get(ctx, "col_groupby.cl",
+                                  mode == 1 ? "gb_rows_local" : mode == 3 && pair ? "gb_rows_eb_pair" : "gb_rows_global", opts,
+                                  &k)) !=
             RAID_OK)
             goto done;
         if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||

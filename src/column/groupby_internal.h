@@ -72,8 +72,8 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * local memory, 2 rows bucketed by group then local tables per bucket (count and sum only), 3 global
  * exponent-bucket tables (sums asked), 4 the same with the counts taken by the group ids where the keys
  * use the direct table and no row is null (else 3), 5 exponent buckets with a count each, 6 exponent
- * buckets in two replicas (RAID_EUNSUPPORTED when they do not fit or, for 2 to 6, other aggregations are
- * asked or no sum). Tests vary both. RAID_TUNE_GROUPBY_PATH p > 0 stands for
+ * buckets in two replicas, 7 exponent buckets two rows per step (sums, counts only) (RAID_EUNSUPPORTED
+ * when they do not fit or, for 2 to 7, other aggregations are asked or no sum). Tests vary both. RAID_TUNE_GROUPBY_PATH p > 0 stands for
  * local_tables p - 1 when local_tables is -1. */
 raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
