@@ -4,10 +4,18 @@
  * times numpy, polars and CuPy's scatter-add on them.
  *
  *   bench_groupby [--rows N] [--groups G[,G...]] [--device D[,D...]] [--reps R] [--aggs sum|all]
- *                 [--keys dense|wide] [--dump FILE]
+ *                 [--keys dense|wide] [--paths P[,P...]] [--dump FILE]
  *
  * --keys wide: the same groups under keys spread over the whole int64 range (splitmix64 of the group
  * number), which the device groups through its hash table instead of the direct one.
+ * --paths: the device's aggregation paths to time side by side (RAID_TUNE_GROUPBY_PATH, docs/groupby.md):
+ * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
+ * bucketed (rows bucketed by group, then local tables), eb (global exponent-bucket tables), eb-idcount
+ * (the same, the counts taken by the group ids: ids_s grows, sums_s shrinks), eb4 (exponent buckets of
+ * four words: the row's count beside its sum, one sector per row), eb-rep2 (exponent buckets in two
+ * replicas: rows alternate, half as many meet at one address), eb-pair (exponent buckets, two rows per
+ * step of a work-item: their dependent chains overlap). A path that does not apply
+ * prints "unsupported". The cpu path ignores it (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
  * rounding), rows per second, and the fastest call's breakdown (raid_ctx_last_timing; 0 on the cpu path):
@@ -20,6 +28,7 @@
 #include "bench_common.h"
 
 #include <raid.h>
+#include <raid/tuning.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +45,8 @@ static uint64_t mix(uint64_t z)
 int main(int argc, char **argv)
 {
     size_t n = 10000000;
-    const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum", *keys_s = "dense";
+    const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum", *keys_s = "dense",
+               *paths = "auto";
     int reps = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,9 +68,11 @@ int main(int argc, char **argv)
             aggs_s = v;
         else if (!strcmp(a, "--keys"))
             keys_s = v;
+        else if (!strcmp(a, "--paths"))
+            paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2,eb-pair] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -80,7 +92,7 @@ int main(int argc, char **argv)
     char gl[256];
     snprintf(gl, sizeof gl, "%s", groups);
     int first = 1;
-    printf("device,rows,groups,aggs,keys,best_s,rows_per_s,kernel_s,upload_s,ids_s,sums_s,download_s,host_s,other_s\n");
+    printf("device,rows,groups,aggs,keys,path,best_s,rows_per_s,kernel_s,upload_s,ids_s,sums_s,download_s,host_s,other_s\n");
     for (char *gs = strtok(gl, ","); gs; gs = strtok(NULL, ",")) {
         const uint64_t G = strtoull(gs, NULL, 10);
         for (size_t i = 0; i < n; i++)
@@ -97,34 +109,64 @@ int main(int argc, char **argv)
         snprintf(dl, sizeof dl, "%s", devices);
         char *save = NULL;
         for (char *d = strtok_r(dl, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
-            raid_ctx *ctx = NULL;
-            if (raid_ctx_create(&ctx, d) != RAID_OK) {
-                fprintf(stderr, "bench_groupby: %s: %s\n", d, raid_errmsg());
-                continue;
-            }
-            double best = 1e30;
-            raid_timing bt = {0};
-            for (int r = 0; r < reps + 1; r++) { /* the first call builds the kernels */
-                raid_groupby *g = NULL;
-                const double t0 = bench_now();
-                if (raid_groupby_compute(ctx, k, x, NULL, n, everything ? all : sum, everything ? 7 : 1, 0, &g) !=
-                    RAID_OK) {
+            char pl[256];
+            snprintf(pl, sizeof pl, "%s", !strcmp(d, "cpu") ? "-" : paths);
+            char *psave = NULL;
+            for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
+                static const char *const names[] = {"auto", "global", "local", "bucketed", "eb", "eb-idcount", "eb4",
+                                                    "eb-rep2", "eb-pair"};
+                int path = -1;
+                for (int j = 0; j < 9; j++)
+                    if (!strcmp(pn, names[j]))
+                        path = j;
+                if (path < 0 && strcmp(pn, "-")) {
+                    fprintf(stderr, "bench_groupby: unknown path %s\n", pn);
+                    return 2;
+                }
+                raid_ctx *ctx = NULL;
+                if (raid_ctx_create(&ctx, d) != RAID_OK) {
+                    fprintf(stderr, "bench_groupby: %s: %s\n", d, raid_errmsg());
+                    break;
+                }
+                if (path > 0 && raid_tuning_set(ctx, RAID_TUNE_GROUPBY_PATH, path) != RAID_OK) {
                     fprintf(stderr, "bench_groupby: %s\n", raid_ctx_errmsg(ctx));
                     return 1;
                 }
-                const double t = bench_now() - t0;
-                raid_timing tm;
-                raid_ctx_last_timing(ctx, &tm);
-                if (r > 0 && t < best)
-                    best = t, bt = tm;
-                raid_groupby_destroy(g);
+                double best = 1e30;
+                raid_timing bt = {0};
+                int unsupported = 0;
+                for (int r = 0; r < reps + 1 && !unsupported; r++) { /* the first call builds the kernels */
+                    raid_groupby *g = NULL;
+                    const double t0 = bench_now();
+                    const raid_status st = raid_groupby_compute(ctx, k, x, NULL, n, everything ? all : sum,
+                                                                everything ? 7 : 1, 0, &g);
+                    if (st == RAID_EUNSUPPORTED && path > 0) {
+                        printf("%s,%zu,%llu,%s,%s,%s,unsupported (%s)\n", raid_ctx_device_name(ctx), n,
+                               (unsigned long long)G, aggs_s, keys_s, pn, raid_ctx_errmsg(ctx));
+                        unsupported = 1;
+                        break;
+                    }
+                    if (st != RAID_OK) {
+                        fprintf(stderr, "bench_groupby: %s\n", raid_ctx_errmsg(ctx));
+                        return 1;
+                    }
+                    const double t = bench_now() - t0;
+                    raid_timing tm;
+                    raid_ctx_last_timing(ctx, &tm);
+                    if (r > 0 && t < best)
+                        best = t, bt = tm;
+                    raid_groupby_destroy(g);
+                }
+                if (!unsupported) {
+                    const double other = best - bt.kernel_s - bt.upload_s - bt.download_s - bt.convert_s;
+                    printf("%s,%zu,%llu,%s,%s,%s,%.4f,%.3g,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f\n", raid_ctx_device_name(ctx),
+                           n, (unsigned long long)G, aggs_s, keys_s, pn, best, (double)n / best, bt.kernel_s,
+                           bt.upload_s, bt.prep_s, bt.kernel_s - bt.prep_s, bt.download_s, bt.convert_s,
+                           bt.kernel_s > 0 ? other : 0.0);
+                }
+                fflush(stdout);
+                raid_ctx_destroy(ctx);
             }
-            const double other = best - bt.kernel_s - bt.upload_s - bt.download_s - bt.convert_s;
-            printf("%s,%zu,%llu,%s,%s,%.4f,%.3g,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f\n", raid_ctx_device_name(ctx), n,
-                   (unsigned long long)G, aggs_s, keys_s, best, (double)n / best, bt.kernel_s, bt.upload_s, bt.prep_s,
-                   bt.kernel_s - bt.prep_s, bt.download_s, bt.convert_s, bt.kernel_s > 0 ? other : 0.0);
-            fflush(stdout);
-            raid_ctx_destroy(ctx);
         }
     }
     free(k), free(x);

@@ -8,11 +8,16 @@
  * top-1000, each the best of --reps (default 5) wall times of the whole call (device: upload included;
  * the device's summed kernel time of the best call beside it, raid_ctx_last_timing). The first call of
  * each is untimed (kernel builds). --dump FILE writes the values as raw little-endian float64 (for
- * peers_select.py --raw FILE). Prints one line per operation: name, wall seconds, kernel seconds, result.
- * usage: bench_select [--device D] [--n N] [--seed S] [--prices] [--reps R] [--dump FILE]
+ * peers_select.py --raw FILE). --paths P[,P...]: the device's selection paths to time side by side
+ * (RAID_TUNE_SELECT_PATH, docs/column.md "Selection"): auto (default), radix (the radix passes only), window
+ * (the sampled window pass first); the cpu path ignores it. Prints one line per operation and path:
+ * name[/path], wall seconds, kernel seconds (the device's summed kernel time of the best call), launches,
+ * result.
+ * usage: bench_select [--device D] [--n N] [--seed S] [--prices] [--reps R] [--paths P,..] [--dump FILE]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "raid.h"
+#include "raid/tuning.h"
 
 #include "bench_common.h"
 
@@ -50,7 +55,7 @@ static raid_status run(raid_ctx *ctx, int kind, const double *x, const int64_t *
 
 int main(int argc, char **argv)
 {
-    const char *device = "auto", *dump = NULL;
+    const char *device = "auto", *dump = NULL, *paths = "auto";
     long n = 10000000, reps = 5;
     uint64_t seed = 1;
     int prices = 0;
@@ -65,10 +70,13 @@ int main(int argc, char **argv)
             reps = atol(argv[++i]);
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dump = argv[++i];
+        else if (!strcmp(argv[i], "--paths") && i + 1 < argc)
+            paths = argv[++i];
         else if (!strcmp(argv[i], "--prices"))
             prices = 1;
         else {
-            fprintf(stderr, "usage: bench_select [--device D] [--n N] [--seed S] [--prices] [--reps R] [--dump FILE]\n");
+            fprintf(stderr, "usage: bench_select [--device D] [--n N] [--seed S] [--prices] [--reps R] [--paths auto,radix,window] "
+                            "[--dump FILE]\n");
             return 2;
         }
     }
@@ -100,26 +108,54 @@ int main(int argc, char **argv)
     printf("# op wall_s kernel_s launches result\n");
     const int64_t off[2] = {0, n};
     static const op ops[] = {{"median", 0}, {"quantile3", 1}, {"kth", 2}, {"minmax", 3}, {"top1000", 4}};
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-        double res[4] = {0}, best = INFINITY, kbest = 0.0;
-        uint64_t launches = 0;
-        if (run(ctx, ops[o].kind, x, off, res) != RAID_OK) {
-            fprintf(stderr, "bench_select: %s: %s\n", ops[o].name, raid_ctx_errmsg(ctx));
-            return 1;
-        }
-        for (long r = 0; r < reps; r++) {
-            const double t0 = bench_now();
-            (void)run(ctx, ops[o].kind, x, off, res);
-            const double t = bench_now() - t0;
-            if (t < best) {
-                raid_timing tm;
-                raid_ctx_last_timing(ctx, &tm);
-                best = t;
-                kbest = tm.kernel_s;
-                launches = tm.launches;
+    static const char *const pnames[] = {"auto", "radix", "window"};
+    int plist[3], np = 0;
+    if (!strcmp(device, "cpu")) {
+        plist[np++] = 0;
+    } else {
+        char pl[128];
+        snprintf(pl, sizeof pl, "%s", paths);
+        for (char *t = strtok(pl, ","); t && np < 3; t = strtok(NULL, ",")) {
+            int p = -1;
+            for (int j = 0; j < 3; j++)
+                if (!strcmp(t, pnames[j]))
+                    p = j;
+            if (p < 0) {
+                fprintf(stderr, "bench_select: unknown path %s (auto, radix, window)\n", t);
+                return 2;
             }
+            plist[np++] = p;
         }
-        printf("%s %.6f %.6f %llu %.17g\n", ops[o].name, best, kbest, (unsigned long long)launches, res[0]);
+    }
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        for (int pi = 0; pi < np; pi++) {
+            if (strcmp(device, "cpu") && raid_tuning_set(ctx, RAID_TUNE_SELECT_PATH, plist[pi]) != RAID_OK) {
+                fprintf(stderr, "bench_select: %s\n", raid_ctx_errmsg(ctx));
+                return 1;
+            }
+            double res[4] = {0}, best = INFINITY, kbest = 0.0;
+            uint64_t launches = 0;
+            if (run(ctx, ops[o].kind, x, off, res) != RAID_OK) {
+                fprintf(stderr, "bench_select: %s: %s\n", ops[o].name, raid_ctx_errmsg(ctx));
+                return 1;
+            }
+            for (long r = 0; r < reps; r++) {
+                const double t0 = bench_now();
+                (void)run(ctx, ops[o].kind, x, off, res);
+                const double t = bench_now() - t0;
+                if (t < best) {
+                    raid_timing tm;
+                    raid_ctx_last_timing(ctx, &tm);
+                    best = t;
+                    kbest = tm.kernel_s;
+                    launches = tm.launches;
+                }
+            }
+            char name[64];
+            snprintf(name, sizeof name, "%s%s%s", ops[o].name, np > 1 || plist[pi] ? "/" : "",
+                     np > 1 || plist[pi] ? pnames[plist[pi]] : "");
+            printf("%s %.6f %.6f %llu %.17g\n", name, best, kbest, (unsigned long long)launches, res[0]);
+        }
     }
     raid_ctx_destroy(ctx);
     free(x);

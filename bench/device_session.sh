@@ -80,7 +80,7 @@ for s in $steps; do
     fi
     run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
   groupby) # exact group sums (bench_groupby: device kernel and wall time, cpu path) beside CuPy's float64 scatter-add
-    run groupby 240 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3
+    run groupby 300 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3 --paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2,eb-pair
     run groupby 120 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto --reps 3 --keys wide
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
@@ -88,8 +88,8 @@ for s in $steps; do
   csv) # issue 12 part 1: raid realized on a 1e7-tick CSV (all cores, and the scaling), peers that import
     run csv 580 env THREADS_LIST="1 2 4 8 16" BLOCKS_LIST="262144 4194304" PEER_REPS=1 PY=python3 bash bench/bench_csv.sh build-dev /tmp/raid_ticks_1e7.csv ;;
   select) # bench_select on 5e7 doubles (N(0,1), prices), the cpu path, and numpy/CuPy on the very same doubles
-    run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --dump /tmp/raid-select.bin
-    run select 150 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --prices --dump /tmp/raid-select-prices.bin
+    run select 200 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --paths radix,window --dump /tmp/raid-select.bin
+    run select 200 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --paths radix,window --prices --dump /tmp/raid-select-prices.bin
     run select 120 ./build-dev/bench_select --device cpu --n 50000000 --reps 3
     run select 200 python3 bench/peers_select.py --raw /tmp/raid-select.bin --reps 5
     run select 200 python3 bench/peers_select.py --raw /tmp/raid-select-prices.bin --reps 5 ;;

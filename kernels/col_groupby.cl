@@ -6,18 +6,22 @@
  *     positive and the negative values' significands in units of 2^(base - 1074). A value's 53-bit
  *     significand, shifted to its exponent's position, is three 32-bit pieces added into three limbs with
  *     atomic_add; atomic_add returns the old limb, so a wrap (old + w < old) is seen by exactly the
- *     work-item that caused it, which adds the carry to the next limb (atomic_inc, and on up while that
- *     wraps too). The integer the limbs hold is thus always the exact sum of what was added, whatever
- *     the order, and GB_L limbs hold the sum of 2^32 values: the final limbs are unique, bit for bit.
- *   cnt[g] valid values, flags[g] GB_F_* (NaN, +inf, -inf, a finite value other than -0.0);
+ *     work-item that caused it, which owes the next limb the carry (folded into its next piece's add,
+ *     gb_add3_*; atomic_inc on up past the top piece). The integer the limbs hold is thus always the exact
+ *     sum of what was added, whatever the order, and GB_L limbs hold the sum of 2^32 values: the final
+ *     limbs are unique, bit for bit. With -DGB_EB=1 the sums are exponent-bucket tables instead
+ *     (sums[g * GB_SW + sign * GB_EBW GB_NB + GB_EBW (b - GB_B0) + word]; gb_eb_add_* below): two atomics
+ *     per value.
+ *   cnt[g] valid values, flags[g] GB_F_* (NaN, +inf, -inf, a finite value other than -0.0; with sums only
+ *     +0.0 sets GB_F_NZ here: the host adds it where the tables are not zero);
  *   mnhi/mxhi[g], then (gb_minmax_lo) mnlo/mxlo[g]: min and max of the 64-bit order keys by two 32-bit
  *     atomic passes (high words, then the low words of the rows whose high word won);
  *   first[g] (atomic_min of the row, 0xFFFFFFFF none), last[g] (atomic_max of the row + 1, 0 none).
  * gb_rows_local keeps sums, cnt and flags of its rows in LOCAL memory (ng groups) and merges them
  * once into global memory, limb by limb with the same carries. Only 32-bit integer atomics, OpenCL 1.1
  * core (no 64-bit atomics: the Apple GPUs' limit).
- * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST (0 or 1): a few programs, whatever
- * the number of groups (an argument).
+ * Build options: -DGB_L=limbs -DGB_SUM, -DGB_MINMAX, -DGB_FIRSTLAST, -DGB_EB (0 or 1), -DGB_NB=buckets:
+ * a few programs, whatever the number of groups (an argument).
  * OpenCL C 1.2, FP_CONTRACT OFF (no float arithmetic here at all), no 64-bit type. */
 #pragma OPENCL FP_CONTRACT OFF
 #ifndef GB_L
@@ -32,6 +36,25 @@
 #ifndef GB_FIRSTLAST
 #define GB_FIRSTLAST 0
 #endif
+#ifndef GB_EB /* 1: the sums in exponent-bucket tables (GB_NB buckets; below), 2: the same with a count per
+                 bucket (4 words), 0: in limbs */
+#define GB_EB 0
+#endif
+#ifndef GB_NB
+#define GB_NB 1
+#endif
+#ifndef GB_REP /* replicas of the sums, counts and flags of a group (global tables; a power of two): row i
+                  goes to replica i mod GB_REP, the host adds them up; fewer rows meet at one address */
+#define GB_REP 1
+#endif
+#ifndef GB_B0 /* the first exponent bucket kept (the lowest q of a value, over 8) */
+#define GB_B0 0
+#endif
+#ifndef GB_NOCNT /* 1: the counts come from the group ids (gb_ids_direct's counting mode) */
+#define GB_NOCNT 0
+#endif
+#define GB_EBW (GB_EB == 2 ? 4u : 3u) /* words per exponent bucket */
+#define GB_SW (GB_EB ? 2u * GB_EBW * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
 #define GB_NONE 0xFFFFFFFFu
 #define GB_F_NAN 1u
 #define GB_F_PINF 2u
@@ -132,19 +155,28 @@ inline void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, 
 }
 
 /* Keys spanning fewer than 2^31 values from kmin (the host checks): slot = key - kmin (its low word: the
- * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. */
+ * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. With count (no null rows:
+ * no mask, no NaN nulls) occ starts at 0 and counts the slot's rows instead (atomic_inc: of the rows that
+ * load a 0, the one whose atomic_inc returns 0 fills the slot), which gives the groups' counts (gb_map gathers them) and spares the sums their count
+ * atomic per row (-DGB_NOCNT=1). */
 RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb,
                                const RAID_GLOBAL uchar *valid, const uint n, const uint masked, const uint nan_null,
                                const uint kmin_lo, RAID_GLOBAL uint *occ, volatile RAID_GLOBAL uint *meta,
-                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid)
+                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid, const uint count)
 {
     const uint i = RAID_GLOBAL_ID(0);
     if (i >= n)
         return;
     const uint2 k = keys[i];
     const uint s = k.x - kmin_lo;
-    if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY)
+    if (count) { /* a row that sees the slot filled only adds (its result unused: no wait for it) */
+        if (occ[s] != 0u)
+            atomic_inc(occ + s);
+        else if (atomic_inc(occ + s) == 0u)
+            gb_new_group(meta, uk, limit, k, s);
+    } else if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
         gb_new_group(meta, uk, limit, k, s);
+    }
     gid[i] = gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
 }
 
@@ -207,12 +239,17 @@ RAID_KERNEL void gb_ids_hash(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL ui
     gid[i] = s == GB_NONE || gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
 }
 
-/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort). */
-RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map)
+/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort); with
+ * count, also cnt[r] = occ[srt[r]] (the counts of gb_ids_direct's counting mode). */
+RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map, const uint count,
+                        const RAID_GLOBAL uint *occ, RAID_GLOBAL uint *cnt)
 {
     const uint r = RAID_GLOBAL_ID(0);
-    if (r < ng)
+    if (r < ng) {
         map[srt[r]] = r;
+        if (count)
+            cnt[r] = occ[srt[r]];
+    }
 }
 
 /* w into limb i of a (GB_L limbs), carries up: gb_add_g in global memory, gb_add_l in local memory (OpenCL
@@ -229,15 +266,78 @@ RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL 
 GB_ADDER(gb_add_g, RAID_GLOBAL)
 GB_ADDER(gb_add_l, RAID_LOCAL)
 
+/* The three pieces w0, w1, w2 of a value into limbs c, c + 1, c + 2 of a (GB_L limbs) with the carries
+ * folded in: the carry out of limb c rides on the add of w1 (w1 + carry wraps only when w1 = 2^32 - 1 and
+ * then adds nothing there: the carry goes on), that of limb c + 1 on w2 (below 2^21: no wrap), and only a
+ * carry out of limb c + 2 (rare: the top piece is small) costs further atomic_incs. Three atomics per
+ * value where the separate carries cost about one and a half more (each random limb wraps half the
+ * time). The integer the limbs hold is the exact sum of what was added, as with NAME above. */
+#define GB_ADDER3(NAME, SPACE)                                                                              \
+    inline void NAME(volatile SPACE uint *a, uint c, uint w0, uint w1, uint w2)                             \
+    {                                                                                                       \
+        uint carry = 0u, old, x;                                                                            \
+        if (w0) {                                                                                           \
+            old = atomic_add(a + c, w0);                                                                    \
+            carry = old + w0 < old;                                                                         \
+        }                                                                                                   \
+        x = w1 + carry;                                                                                     \
+        carry = x < w1;                                                                                     \
+        if (x) {                                                                                            \
+            old = atomic_add(a + c + 1u, x);                                                                \
+            carry = old + x < old;                                                                          \
+        }                                                                                                   \
+        x = w2 + carry;                                                                                     \
+        carry = 0u;                                                                                         \
+        if (x) {                                                                                            \
+            old = atomic_add(a + c + 2u, x);                                                                \
+            carry = old + x < old;                                                                          \
+        }                                                                                                   \
+        if (carry)                                                                                          \
+            for (uint i = c + 3u; i < GB_L; i++)                                                            \
+                if (atomic_inc(a + i) != 0xFFFFFFFFu)                                                       \
+                    break;                                                                                  \
+    }
+GB_ADDER3(gb_add3_g, RAID_GLOBAL)
+GB_ADDER3(gb_add3_l, RAID_LOCAL)
+
+/* Exponent-bucket tables (GB_EB): per group and sign GB_NB buckets of three words (lo, hi, top): bucket b
+ * holds the values whose q (below) is in [8 b, 8 b + 8) as the 96-bit integer top 2^64 + hi 2^32 + lo in
+ * units of 2^(8 b) of the limbs' unit (tables keep buckets GB_B0 .. GB_B0 + GB_NB - 1: the values' range). A value's significand shifted by q & 7 is below 2^60: its low 32
+ * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
+ * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
+ * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding.
+ * GB_EB == 2: a fourth word per bucket counts its values (the row's count lands in the sector its sum
+ * does, instead of in cnt[g]: a zero, NaN or infinity still counts in cnt[g]); the host adds them up. */
+#define GB_EB_ADDER(NAME, SPACE)                                                                            \
+    inline void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
+    {                                                                                                       \
+        uint h = hi, old;                                                                                   \
+        if (GB_EB == 2) /* the row's count, in the bucket's own sector (no return value needed) */        \
+            atomic_inc(a + 3);                                                                              \
+        if (lo) {                                                                                           \
+            old = atomic_add(a, lo);                                                                        \
+            h += old + lo < old ? 1u : 0u;                                                                  \
+        }                                                                                                   \
+        if (h) {                                                                                            \
+            old = atomic_add(a + 1, h);                                                                     \
+            if (old + h < old)                                                                              \
+                atomic_inc(a + 2);                                                                          \
+        }                                                                                                   \
+    }
+GB_EB_ADDER(gb_eb_add_g, RAID_GLOBAL)
+GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
+
 /* The row loop of one work-group: rows [start, end), each work-item every local-size-th row; G_OF(i) the
  * row's group in the tables (GB_NONE: skip the row), X_OF(i) its value's bits. SUMS, CNT and FLAGS name
- * the tables (global or local), ADD the limb adder of their address space. */
-#define GB_ROWS(G_OF, X_OF, SUMS, CNT, FLAGS, ADD)                                                          \
+ * the tables (global or local), ADD (gb_add3_*) and EBADD (gb_eb_add_*) the adders of their address space. */
+#define GB_ROWS(G_OF, X_OF, SUMS, CNT, FLAGS, ADD, EBADD)                                                        \
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {                            \
         const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
-        atomic_inc(CNT + g);                                                                                \
+        const uint gr = GB_REP > 1 ? g * GB_REP + (i & (GB_REP - 1u)) : g; /* the row's replica */         \
+        if (!GB_NOCNT && GB_EB != 2)                                                                        \
+            atomic_inc(CNT + gr);                                                                            \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
         const uint2 v = X_OF(i);                                                                            \
@@ -245,27 +345,32 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
         uint f;                                                                                             \
         int nan = 0;                                                                                        \
         if (E == 0x7FFu) {                                                                                  \
+            if (GB_EB == 2)                                                                                 \
+                atomic_inc(CNT + gr);                                                                        \
             nan = ((hi & 0xFFFFFu) | lo) != 0u;                                                             \
             f = nan ? GB_F_NAN : (hi >> 31) ? GB_F_NINF : GB_F_PINF;                                        \
         } else {                                                                                            \
-            f = (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ;                                             \
+            /* with sums, GB_F_NZ only for +0.0: the host adds it where the tables are not zero */        \
+            f = GB_SUM ? ((hi | lo) == 0u ? GB_F_NZ : 0u) : (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ; \
             const uint mh = (hi & 0xFFFFFu) | (E ? 0x100000u : 0u), ml = lo;                                \
             if (GB_SUM && (mh | ml)) {                                                                      \
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
-                const uint c = (uint)q >> 5, s = (uint)q & 31u;                                             \
-                const uint w0 = ml << s, w1 = s ? (ml >> (32u - s)) | (mh << s) : mh,                       \
-                           w2 = s ? mh >> (32u - s) : 0u;                                                   \
-                const uint at = g * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u);                                 \
-                if (w0)                                                                                     \
-                    ADD(SUMS + at, c, w0);                                                                  \
-                if (w1)                                                                                     \
-                    ADD(SUMS + at, c + 1u, w1);                                                             \
-                if (w2)                                                                                     \
-                    ADD(SUMS + at, c + 2u, w2);                                                             \
+                if (GB_EB) {                                                                                \
+                    const uint s = (uint)q & 7u;                                                            \
+                    const uint at = gr * GB_SW + ((hi >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);\
+                    EBADD(SUMS + at, ml << s, s ? (ml >> (32u - s)) | (mh << s) : mh);                      \
+                } else {                                                                                    \
+                    const uint c = (uint)q >> 5, s = (uint)q & 31u;                                         \
+                    const uint w0 = ml << s, w1 = s ? (ml >> (32u - s)) | (mh << s) : mh,                   \
+                               w2 = s ? mh >> (32u - s) : 0u;                                               \
+                    ADD(SUMS + gr * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
+                }                                                                                           \
+            } else if (GB_EB == 2) {                                                                        \
+                atomic_inc(CNT + gr);                                                                        \
             }                                                                                               \
         }                                                                                                   \
-        if ((FLAGS[g] & f) != f)                                                                            \
-            atomic_or(FLAGS + g, f);                                                                        \
+        if (f && (FLAGS[gr] & f) != f)                                                                       \
+            atomic_or(FLAGS + gr, f);                                                                        \
         if (GB_MINMAX && !nan) {                                                                            \
             const uint khi = (hi >> 31) ? ~hi : hi | 0x80000000u;                                          \
             if (khi < mnhi[g])                                                                              \
@@ -294,14 +399,37 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
 #define GB_ROW_G(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]]) /* rows in input order: slot, then rank */
 #define GB_ROW_X(i) xb[i]
 
-/* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped). */
+/* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped);
+ * exponent buckets triple by triple (lo, then hi with lo's carry, then top with hi's). */
 #define GB_MERGE(lt, ng, g0)                                                                                \
     {                                                                                                       \
-        volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;              \
-        for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                     \
-            const uint w = lsum[j];                                                                         \
-            if (w)                                                                                          \
-                gb_add_g(sums + (g0) * 2u * GB_L + (j / GB_L) * GB_L, j % GB_L, w);                         \
+        volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * GB_SW, *lflag = lcnt + ng;                  \
+        if (GB_EB) {                                                                                        \
+            for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_NB; j += RAID_LOCAL_SIZE(0)) {                \
+                const uint lo = lsum[GB_EBW * j], hi = lsum[GB_EBW * j + 1u], top = lsum[GB_EBW * j + 2u];  \
+                volatile RAID_GLOBAL uint *a = sums + (g0) * GB_SW + GB_EBW * j;                            \
+                if (GB_EB == 2 && lsum[GB_EBW * j + 3u])                                                    \
+                    atomic_add(a + 3, lsum[GB_EBW * j + 3u]);                                               \
+                uint c = 0u, old, h, t;                                                                     \
+                if (lo) {                                                                                   \
+                    old = atomic_add(a, lo);                                                                \
+                    c = old + lo < old;                                                                     \
+                }                                                                                           \
+                h = hi + c;                                                                                 \
+                t = top + (h < hi ? 1u : 0u);                                                               \
+                if (h) {                                                                                    \
+                    old = atomic_add(a + 1, h);                                                             \
+                    t += old + h < old ? 1u : 0u;                                                           \
+                }                                                                                           \
+                if (t)                                                                                      \
+                    atomic_add(a + 2, t);                                                                   \
+            }                                                                                               \
+        } else {                                                                                            \
+            for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                 \
+                const uint w = lsum[j];                                                                     \
+                if (w)                                                                                      \
+                    gb_add_g(sums + (g0) * 2u * GB_L + (j / GB_L) * GB_L, j % GB_L, w);                     \
+            }                                                                                               \
         }                                                                                                   \
         for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {                                 \
             if (lcnt[j])                                                                                    \
@@ -315,18 +443,85 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
 RAID_KERNEL void gb_rows_global(GB_ARGS)
 {
     GB_RANGE
-    GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add_g)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add3_g, gb_eb_add_g)
 }
 
-/* Per-work-group tables in local memory: lt = ng x (2 GB_L) limbs, then ng counts, then ng flags. */
+/* Exponent buckets, sums (count, flags) only, TWO rows per step of a work-item (rows i and i + local size):
+ * both rows' loads, then both counts, both lo atomics, both hi atomics, so that the two rows' dependent
+ * chains (gid, map, lo's return, hi) overlap instead of running one after the other. The same integers as
+ * gb_rows_global with -DGB_EB=1 (tuning path 8; measures whether the chain's latency bounds the sums). */
+inline void gb_eb_decode(uint2 v, int base, uint *at, uint *lo, uint *hi, uint *f)
+{
+    const uint E = (v.y >> 20) & 0x7FFu, mh = (v.y & 0xFFFFFu) | (E ? 0x100000u : 0u);
+    *lo = *hi = 0u;
+    *at = 0u;
+    if (E == 0x7FFu) {
+        *f = ((v.y & 0xFFFFFu) | v.x) ? GB_F_NAN : (v.y >> 31) ? GB_F_NINF : GB_F_PINF;
+        return;
+    }
+    *f = (v.y | v.x) == 0u ? GB_F_NZ : 0u; /* +0.0 only (the host adds GB_F_NZ for nonzero tables) */
+    if (!(mh | v.x))
+        return;
+    const int q = (E ? (int)E - 1 : 0) - base;
+    const uint s = (uint)q & 7u;
+    *at = ((v.y >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);
+    *lo = v.x << s;
+    *hi = s ? (v.x >> (32u - s)) | (mh << s) : mh;
+}
+
+RAID_KERNEL void gb_rows_eb_pair(GB_ARGS)
+{
+    GB_RANGE
+    const uint ls = RAID_LOCAL_SIZE(0);
+    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += 2u * ls) {
+        const uint j = i + ls;
+        const uint ga = GB_ROW_G(i), gb = j < end ? GB_ROW_G(j) : GB_NONE;
+        const uint2 va = xb[i], vb = j < end ? xb[j] : (uint2)(0u, 0u);
+        uint ata, loa, hia, fa, atb, lob, hib, fb;
+        gb_eb_decode(va, base, &ata, &loa, &hia, &fa);
+        gb_eb_decode(vb, base, &atb, &lob, &hib, &fb);
+        if (ga == GB_NONE)
+            loa = hia = fa = 0u;
+        if (gb == GB_NONE)
+            lob = hib = fb = 0u;
+        volatile RAID_GLOBAL uint *a = sums + ga * GB_SW + ata, *b = sums + gb * GB_SW + atb;
+        if (!GB_NOCNT && ga != GB_NONE)
+            atomic_inc(cnt + ga);
+        if (!GB_NOCNT && gb != GB_NONE)
+            atomic_inc(cnt + gb);
+        uint oa = 0u, ob = 0u;
+        if (loa)
+            oa = atomic_add(a, loa);
+        if (lob)
+            ob = atomic_add(b, lob);
+        hia += loa && oa + loa < oa ? 1u : 0u;
+        hib += lob && ob + lob < ob ? 1u : 0u;
+        if (hia) {
+            oa = atomic_add(a + 1, hia);
+            if (oa + hia < oa)
+                atomic_inc(a + 2);
+        }
+        if (hib) {
+            ob = atomic_add(b + 1, hib);
+            if (ob + hib < ob)
+                atomic_inc(b + 2);
+        }
+        if (fa && (flags[ga] & fa) != fa)
+            atomic_or(flags + ga, fa);
+        if (fb && (flags[gb] & fb) != fb)
+            atomic_or(flags + gb, fb);
+    }
+}
+
+/* Per-work-group tables in local memory: lt = ng x GB_SW sum words, then ng counts, then ng flags. */
 RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint *lt)
 {
     GB_RANGE
-    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * 2u * GB_L, *lflag = lcnt + ng;
-    for (uint j = RAID_LOCAL_ID(0); j < ng * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * GB_SW, *lflag = lcnt + ng;
+    for (uint j = RAID_LOCAL_ID(0); j < ng * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-    GB_ROWS(GB_ROW_G, GB_ROW_X, lsum, lcnt, lflag, gb_add_l)
+    GB_ROWS(GB_ROW_G, GB_ROW_X, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
     RAID_BARRIER();
     GB_MERGE(lt, ng, 0u)
 }
@@ -388,13 +583,13 @@ RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint4 *sr,
 {
     const uint4 ch = chunks[RAID_GROUP_ID(0)];
     const uint start = ch.x, end = ch.y, g0 = ch.z << bb, bg = min(1u << bb, ng - g0);
-    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * 2u * GB_L, *lflag = lcnt + bg;
-    for (uint j = RAID_LOCAL_ID(0); j < bg * (2u * GB_L + 2u); j += RAID_LOCAL_SIZE(0))
+    volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * GB_SW, *lflag = lcnt + bg;
+    for (uint j = RAID_LOCAL_ID(0); j < bg * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
 #define GB_SG(i) (sr[i].x - g0)
 #define GB_SX(i) sr[i].yz
-    GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add_l)
+    GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
 #undef GB_SG
 #undef GB_SX
     RAID_BARRIER();

@@ -24,6 +24,7 @@
 #pragma OPENCL FP_CONTRACT OFF /* no float arithmetic here; the rule of every kernel file */
 
 #define SEL_MAXP 4
+#define SEL_MAXW 4 /* RAID_SEL_MAXW (src/column/select_internal.h) */
 #define SEL_DIGIT 11
 #define SEL_AUX_HIST 4
 #define SEL_NONE 0xFFFFFFFFu
@@ -36,6 +37,17 @@ inline int sel_match(raid_key k, uint mhi, uint mlo, int np, RAID_GLOBAL const u
         if (h == p[2 * j] && l == p[2 * j + 1])
             return j;
     return -1;
+}
+
+/* A work-group's info (ls: NaN count, first zero, first NaN) into aux[0..3). */
+inline void sel_info_flush(__local const uint *ls, RAID_GLOBAL uint *aux)
+{
+    if (ls[0])
+        atomic_add(&aux[0], ls[0]);
+    if (ls[1] != SEL_NONE)
+        atomic_min(&aux[1], ls[1]);
+    if (ls[2] != SEL_NONE)
+        atomic_min(&aux[2], ls[2]);
 }
 
 RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int np, RAID_GLOBAL const uint *pref, uint mhi,
@@ -102,14 +114,8 @@ RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int
         if (v)
             atomic_add(&aux[SEL_AUX_HIST + i], v);
     }
-    if (first && lid == 0) {
-        if (ls[0])
-            atomic_add(&aux[0], ls[0]);
-        if (ls[1] != SEL_NONE)
-            atomic_min(&aux[1], ls[1]);
-        if (ls[2] != SEL_NONE)
-            atomic_min(&aux[2], ls[2]);
-    }
+    if (first && lid == 0)
+        sel_info_flush(ls, aux);
 }
 
 /* aux: [0] min high word, [1] max high word of non-NaN keys, [2] NaN count, [3] first zero, [4] first
@@ -217,4 +223,137 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
             out[lbase + slot] = i;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+}
+
+/* col_sel_sample: the keys of x[off + j step], j < ns, as (high word, low word) pairs into out (the
+ * window pass's sample; the host picks the windows, raid_sel_windows_from_sample). */
+RAID_KERNEL void col_sel_sample(RAID_GLOBAL const uint *src, uint off, uint step, uint ns, RAID_GLOBAL uint *out)
+{
+    const uint j = (uint)get_global_id(0);
+    if (j >= ns)
+        return;
+    const uint2 w = vload2(off + j * step, src);
+    const raid_key k = raid_key_from_bits(w.y, w.x);
+    out[2 * j] = k.hi;
+    out[2 * j + 1] = k.lo;
+}
+
+/* col_sel_window: ONE pass for up to SEL_MAXW disjoint key windows (docs/column.md "Selection"; the cpu
+ * path's sampled select): win[4 w ..] = klo (high, low word), kspan (high, low word). Each key counts into
+ * below[w] when below klo[w] (per work-item counts, summed once per work-group into aux[SEL_AUX_HIST + w])
+ * and, when key - klo[w] <= kspan[w] (64-bit wrap: a key below the window is not in it), is copied (both
+ * words of the input) to dst[2 (w cap + slot)]: per tile of SEL_WE elements per work-item, slots from a
+ * local counter per window, then one global atomic per window and tile (aux[SEL_AUX_HIST + SEL_MAXW + w]
+ * counts them; slots from cap on are not written: the host sees the count beyond cap and falls back). With
+ * `first`, the NaN count and the first zero and NaN (aux[0..3), as col_sel_hist). Double-buffered tile
+ * counters: two barriers per tile of SEL_WE x local size elements. Pivots (ties): piv[w SEL_PSTRIDE] keys
+ * P (at most SEL_NPIV, the window's distinct sample keys when few), as (high, low) pairs from
+ * piv[w SEL_PSTRIDE + 1]; a key in window w equal to its q-th pivot counts into
+ * aux[SEL_AUX_HIST + 2 SEL_MAXW + w SEL_NPIV + q] (rare work: only keys in a window look). */
+#define SEL_WE 8
+#define SEL_NPIV 8
+#define SEL_PSTRIDE (1 + 2 * SEL_NPIV)
+RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, int nw, RAID_GLOBAL const uint *win,
+                                int first, RAID_GLOBAL uint *aux, RAID_GLOBAL uint *dst, uint cap,
+                                RAID_GLOBAL const uint *piv)
+{
+    __local uint lc[2 * SEL_MAXW], lb[2 * SEL_MAXW], lsum[SEL_MAXW], ls[3], leq[SEL_MAXW * SEL_NPIV];
+    const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
+    const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
+    uint klh[SEL_MAXW], kll[SEL_MAXW], ksh[SEL_MAXW], ksl[SEL_MAXW], below[SEL_MAXW];
+    for (int w = 0; w < SEL_MAXW; w++) {
+        const int u = w < nw ? w : 0;
+        klh[w] = win[4 * u];
+        kll[w] = win[4 * u + 1];
+        ksh[w] = win[4 * u + 2];
+        ksl[w] = win[4 * u + 3];
+        below[w] = 0u;
+    }
+    if (lid < 2 * SEL_MAXW)
+        lc[lid] = 0u;
+    if (lid < SEL_MAXW)
+        lsum[lid] = 0u;
+    if (lid < SEL_MAXW * SEL_NPIV)
+        leq[lid] = 0u;
+    if (lid == 0) {
+        ls[0] = 0u;
+        ls[1] = SEL_NONE;
+        ls[2] = SEL_NONE;
+    }
+    uint nn = 0u, fz = SEL_NONE, fn = SEL_NONE;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tile = SEL_WE * lsz;
+    uint par = 0u;
+    for (uint t = gid * tile; t < n; t += ng * tile, par ^= SEL_MAXW) { /* t is the same for the work-group */
+        uint2 v[SEL_WE];
+        uint cw[SEL_WE], cs[SEL_WE];
+        for (int e = 0; e < SEL_WE; e++) { /* the tile's loads first, all in flight at once */
+            const uint i = t + (uint)e * lsz + lid;
+            v[e] = i < n ? vload2(off + i, src) : (uint2)(0u, 0u);
+        }
+        for (int e = 0; e < SEL_WE; e++) {
+            const uint i = t + (uint)e * lsz + lid;
+            cw[e] = SEL_NONE;
+            cs[e] = 0u;
+            if (i < n) {
+                const raid_key k = raid_key_from_bits(v[e].y, v[e].x);
+                if (first) {
+                    if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
+                        nn++;
+                        fn = min(fn, i);
+                    } else if (k.hi == RAID_KEY_ZERO_HI && k.lo == 0u) {
+                        fz = min(fz, i);
+                    }
+                }
+                for (int w = 0; w < SEL_MAXW; w++) {
+                    if (w >= nw)
+                        break;
+                    below[w] += (k.hi < klh[w] || (k.hi == klh[w] && k.lo < kll[w])) ? 1u : 0u;
+                    const uint dl = k.lo - kll[w], dh = k.hi - klh[w] - (k.lo < kll[w] ? 1u : 0u);
+                    if (dh < ksh[w] || (dh == ksh[w] && dl <= ksl[w])) {
+                        cw[e] = (uint)w;
+                        cs[e] = atomic_inc(&lc[par + (uint)w]);
+                        RAID_GLOBAL const uint *pw = piv + w * SEL_PSTRIDE;
+                        const uint npv = pw[0];
+                        for (uint q = 0; q < npv; q++)
+                            if (k.hi == pw[1 + 2 * q] && k.lo == pw[2 + 2 * q]) {
+                                atomic_inc(&leq[(uint)w * SEL_NPIV + q]);
+                                break;
+                            }
+                    }
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < (uint)nw) {
+            const uint c = lc[par + lid];
+            lb[par + lid] = c ? atomic_add(&aux[SEL_AUX_HIST + SEL_MAXW + lid], c) : 0u;
+            lc[(par ^ SEL_MAXW) + lid] = 0u; /* the next tile's counters (last read before the previous barrier) */
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = 0; e < SEL_WE; e++)
+            if (cw[e] != SEL_NONE) {
+                const uint pos = lb[par + cw[e]] + cs[e];
+                if (pos < cap)
+                    vstore2(v[e], cw[e] * cap + pos, dst);
+            }
+    }
+    for (int w = 0; w < SEL_MAXW; w++)
+        if (w < nw && below[w])
+            atomic_add(&lsum[w], below[w]);
+    if (first) {
+        if (nn)
+            atomic_add(&ls[0], nn);
+        if (fz != SEL_NONE)
+            atomic_min(&ls[1], fz);
+        if (fn != SEL_NONE)
+            atomic_min(&ls[2], fn);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < (uint)nw && lsum[lid])
+        atomic_add(&aux[SEL_AUX_HIST + lid], lsum[lid]);
+    if (lid < (uint)nw * SEL_NPIV && leq[lid])
+        atomic_add(&aux[SEL_AUX_HIST + 2 * SEL_MAXW + lid], leq[lid]);
+    if (first && lid == 0)
+        sel_info_flush(ls, aux);
 }

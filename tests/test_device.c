@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
+#include "raid/tuning.h"
 #include "device/chunk.h"
 #include "device/device.h"
 
@@ -493,6 +494,36 @@ static void test_meat_lag_sweep(void **state)
 }
 
 /* The knobs' errors, and the cpu backend's answers. */
+/* raid_buf_upload_staged: pieces through page-locked staging (20,000,003 words: several pieces and a
+ * short last one) at a non-zero first element, a small plain upload, and RAID_TUNE_DIRECT_UPLOAD. */
+static void test_upload_staged(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *ctx = open_dev();
+    const size_t n = 20000003, first = 5;
+    uint32_t *a = malloc(n * sizeof *a), *b = malloc((n + first) * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (uint32_t)(i * 2654435761u);
+    raid_buf buf = {0};
+    ok(ctx, raid_buf_acquire(ctx, RAID_DT_UINT, n + first, &buf), "acquire");
+    for (int direct = 0; direct < 2; direct++) {
+        ok(ctx, raid_tuning_set(ctx, RAID_TUNE_DIRECT_UPLOAD, direct), "knob");
+        for (size_t len = 1000; len <= n; len = len == 1000 ? n : n + 1) {
+            memset(b, 0, (n + first) * sizeof *b);
+            ok(ctx, raid_buf_upload_staged(ctx, &buf, first, len, a), "upload_staged");
+            ok(ctx, raid_buf_download(ctx, &buf, first, len, b, 1, NULL), "download");
+            assert_memory_equal(a, b, len * sizeof *a);
+        }
+    }
+    raid_buf_release(ctx, &buf);
+    raid_ctx_destroy(ctx);
+    free(a), free(b);
+}
+
 static void test_tuning_errors(void **state)
 {
     (void)state;
@@ -525,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_eviction_rebuild),
         cmocka_unit_test(test_meat_lag_sweep),
         cmocka_unit_test(test_tuning_errors),
+        cmocka_unit_test(test_upload_staged),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -293,9 +293,11 @@ static void t_device_vs_cpu(void **state)
         fill(n, cfg[c].groups, cfg[c].stride, cfg[c].wide, k, x, valid);
         for (unsigned flags = 0; flags < 2; flags++) {
             raid_groupby *a = run(NULL, k, x, valid, n, flags, 0, -1);
-            const int locals[] = {-1, 0, 1};
+            const int locals[] = {-1, 0, 1, 3, 4, 5, 6}; /* automatic, global limbs, local tables, exponent
+                                                             buckets (their counts from the ids where no row
+                                                             is null; a count per bucket; two replicas) */
             const size_t rows[] = {0, 1000, 77777};
-            for (int l = 0; l < 3; l++)
+            for (int l = 0; l < 7; l++)
                 for (int r = 0; r < 3; r++) {
                     raid_groupby *b = NULL;
                     raid_status st = gb_compute(ctx, k, x, valid, n, ALL, NALL, flags, rows[r], locals[l], &b);
@@ -329,7 +331,7 @@ static void t_device_repeat(void **state)
     raid_groupby *a = run(NULL, k, x, NULL, n, 0, 0, -1);
     for (int r = 0; r < 100; r++) {
         raid_groupby *b = NULL;
-        assert_int_equal(gb_compute(ctx, k, x, NULL, n, ALL, NALL, 0, r % 2 ? 512 : 0, r % 3 == 0 ? 0 : -1, &b), RAID_OK);
+        assert_int_equal(gb_compute(ctx, k, x, NULL, n, ALL, NALL, 0, r % 2 ? 512 : 0, r % 3 == 0 ? 0 : r % 3 == 1 ? 3 : -1, &b), RAID_OK);
         assert_same(a, b);
         raid_groupby_destroy(b);
     }

@@ -251,8 +251,11 @@ static void t_bucketed(void **state)
         for (size_t i = 0; i < n; i++)
             k[i] = (int64_t)((i * 7919) % groups[c]) * 3 - 100;
         for (size_t r = 0; r < 3; r++) {
-            check_mode(ctx, k, x, NULL, n, 0, sums, 3, groups[c], rows[r], 2);
-            check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, groups[c], rows[r], 2);
+            for (int mode = 2; mode <= 7; mode++) { /* bucketed rows; exponent buckets (their counts by the ids,
+                                                       in the buckets) */
+                check_mode(ctx, k, x, NULL, n, 0, sums, 3, groups[c], rows[r], mode);
+                check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, groups[c], rows[r], mode);
+            }
         }
     }
     /* one group of +-2^60 and a value just below 1/4: carries through every limb, from every chunk */
@@ -261,7 +264,7 @@ static void t_bucketed(void **state)
         x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
     }
     for (int r = 0; r < 10; r++) /* repeated: the atomics' order changes, the bits do not */
-        check_mode(ctx, k, x, NULL, n, 0, sums, 3, 0, r % 2 ? 1000 : 0, 2);
+        check_mode(ctx, k, x, NULL, n, 0, sums, 3, 0, r % 2 ? 1000 : 0, 2 + r % 6);
     raid_groupby *b = NULL;
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 2, &b), RAID_EUNSUPPORTED);
     assert_null(b);

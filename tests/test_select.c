@@ -9,6 +9,7 @@
 #include "support.h"
 
 #include "raid.h"
+#include "raid/tuning.h"
 
 #include "column/keys.h"
 
@@ -382,11 +383,59 @@ static void test_errors(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* The device's two paths (RAID_TUNE_SELECT_PATH: 1 the radix passes only, 2 the sampled window first)
+ * against the cpu path, bit for bit: random bits, normal-ish values, sorted, subnormals (windows across
+ * zero), prices (ties; windows of equal keys), a periodic array whose 1-in-step sample sees only one
+ * value (the window misses its ranks: the fallback to the radix passes), 20 values at random (windows of
+ * a few distinct keys, answered by their pivots' counts) and a sample of integers among half-integers
+ * (pivots that do not cover the window: its copies answer). */
+static void test_paths(void **state)
+{
+    (void)state;
+    if (!g_dev)
+        skip();
+    raid_ctx *dev[2] = {t_open_ctx(t_device()), t_open_ctx(t_device())};
+    for (int p = 0; p < 2; p++)
+        assert_int_equal(raid_tuning_set(dev[p], RAID_TUNE_SELECT_PATH, p + 1), RAID_OK);
+    const size_t n = 300001;
+    const int kinds[] = {0, 1, 3, 8, 10, -1, -2, -3};
+    for (size_t c = 0; c < sizeof kinds / sizeof *kinds; c++) {
+        double *x;
+        if (kinds[c] >= 0) {
+            x = gen(kinds[c], n);
+        } else {
+            x = malloc(n * sizeof *x);
+            for (size_t i = 0; i < n; i++)
+                x[i] = kinds[c] == -1   ? (i % 64 == 0 ? 1.0 : (double)(i % 1000))
+                       : kinds[c] == -2 ? (double)(t_splitmix64(&rng) % 20) /* windows of 2 or 3 values: pivots */
+                                        : i % 64 == 0 ? (double)(i / 64 % 40) /* the sample: integers */
+                                                      : (double)(i % 40) + 0.5; /* the rest between them */
+        }
+        const int64_t off[2] = {0, (int64_t)n};
+        double want[6], got[6];
+        assert_int_equal(raid_select_median(NULL, x, off, 1, &want[0]), RAID_OK);
+        assert_int_equal(raid_select_quantile(NULL, x, off, 1, QS3, 3, want + 1), RAID_OK);
+        assert_int_equal(raid_select_kth(NULL, x, off, 1, (int64_t)n / 3, &want[4]), RAID_OK);
+        assert_int_equal(raid_select_kth(NULL, x, off, 1, (int64_t)n - 2, &want[5]), RAID_OK);
+        for (int p = 0; p < 2; p++) {
+            assert_int_equal(raid_select_median(dev[p], x, off, 1, &got[0]), RAID_OK);
+            assert_int_equal(raid_select_quantile(dev[p], x, off, 1, QS3, 3, got + 1), RAID_OK);
+            assert_int_equal(raid_select_kth(dev[p], x, off, 1, (int64_t)n / 3, &got[4]), RAID_OK);
+            assert_int_equal(raid_select_kth(dev[p], x, off, 1, (int64_t)n - 2, &got[5]), RAID_OK);
+            for (int j = 0; j < 6; j++)
+                expect_bits(got[j], want[j], p ? "window path" : "radix path", n, (double)j);
+        }
+        free(x);
+    }
+    raid_ctx_destroy(dev[0]);
+    raid_ctx_destroy(dev[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adversarial), cmocka_unit_test(test_signed_zero), cmocka_unit_test(test_segments),
-        cmocka_unit_test(test_big),         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_big),         cmocka_unit_test(test_errors), cmocka_unit_test(test_paths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

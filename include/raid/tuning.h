@@ -26,9 +26,19 @@ typedef enum raid_tuning_knob {
                                        measures) upload each batch straight from the caller's (pageable)
                                        memory instead of copying it into page-locked staging first; 0 (the
                                        default): staging. Results are identical. 0 or 1 */
-    RAID_TUNE_MEAT_ROWS = 6         /* 1: the cpu backend's robust meat of overlapping windows summed from
+    RAID_TUNE_MEAT_ROWS = 6,        /* 1: the cpu backend's robust meat of overlapping windows summed from
                                        every window's rows (the oracle) instead of block sums; the meat then
                                        differs in its last digits (docs/regression.md). 0 or 1 */
+    RAID_TUNE_GROUPBY_PATH = 9,     /* the device group-by's aggregation path (docs/groupby.md): 0 automatic,
+                                       1 global limb tables, 2 local tables, 3 rows bucketed by group, 4
+                                       global exponent-bucket tables, 5 the same with the counts taken by
+                                       the group ids (direct keys, no null rows; else 4), 6 exponent
+                                       buckets with a count each (the row's count beside its sum), 7
+                                       exponent buckets in two replicas (rows alternate), 8 exponent
+                                       buckets two rows per step (sums only). Results are identical.
+                                       0 to 8 */
+    RAID_TUNE_SELECT_PATH = 10      /* the device selection (docs/column.md "Selection"): 0 automatic, 1
+                                       radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
 } raid_tuning_knob;
 
 /** Set a knob on ctx. The device knobs are accepted (and ignored) on the cpu backend, except

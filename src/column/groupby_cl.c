@@ -1,7 +1,8 @@
 /* Group-by, the device path (kernels/col_groupby.cl; docs/groupby.md "The device path").
  *
  * Everything per row runs on the device: the host uploads the keys, the values' bits (two uint32 words
- * each, as stored: no conversion) and the validity bytes, then
+ * each, as stored: no conversion) and the validity bytes (through page-locked staging,
+ * raid_buf_upload_staged), then
  *   1. gb_range: the keys' range and the values' exponent range (per work-group partials, combined here);
  *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
  *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
@@ -30,10 +31,34 @@
 #define GB_RANGE_WGS 2048          /* work-groups of gb_range at most (their partials are read back) */
 #define GB_DIRECT_MAX (1u << 24)   /* keys spanning at most this many values: a direct table */
 #define GB_HASH_START (1u << 21)   /* slots of the first hash table at most (a retry takes 2n) */
+#define GB_EB_BUDGET (32u << 20)   /* bytes of exponent-bucket tables at most for the automatic choice */
+#define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
+
+/* The exponent buckets e[0 .. ebw nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
+ * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out. The sum
+ * (of every bucket of a group's sign, every replica) is below 2^(32 L): nothing is lost. */
+static void gb_eb_limbs(const uint32_t *e, int ebw, int b0, int nb, int L, uint32_t *out)
+{
+    for (int j = 0; j < nb; j++) {
+        const uint32_t lo = e[ebw * j], hi = e[ebw * j + 1], top = e[ebw * j + 2];
+        if (!(lo | hi | top))
+            continue;
+        const int b = b0 + j, w = (8 * b) >> 5, sh = (8 * b) & 31;
+        const uint32_t v[4] = {lo << sh, sh ? (lo >> (32 - sh)) | (hi << sh) : hi,
+                               sh ? (hi >> (32 - sh)) | (top << sh) : top, sh ? top >> (32 - sh) : 0u};
+        uint64_t carry = 0;
+        for (int i = w; i < L && (i < w + 4 || carry); i++) {
+            const uint64_t t = (uint64_t)out[i] + (i < w + 4 ? v[i - w] : 0u) + carry;
+            out[i] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        assert(!carry);
+    }
+}
 
 gb_cl_knobs gb_cl_test_knobs;
 
-enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NB };
+enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
 static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
 {
@@ -83,9 +108,11 @@ static size_t pow2_at_least(size_t x)
 enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, ND };
 
 /* Steps 1 to 3: slots into b[B_GID], map[slot] = rank into b[B_MAP] (acquired here), the sorted distinct
- * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
+ * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. With
+ * want_count, where the direct table is used and no row is null, the slots count their rows and the groups'
+ * counts go into b[B_CNT] (acquired here; *counted = 1). */
 static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, raid_buf *d, size_t wg, int64_t **ukeys,
-                            size_t *G)
+                            size_t *G, int want_count, int *counted)
 {
     const size_t n = p->n;
     raid_status st;
@@ -99,11 +126,8 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         (st = raid_buf_acquire(ctx, RAID_DT_BYTE, masked ? n : 1, &d[D_VALID])) != RAID_OK ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2, &d[D_META])) != RAID_OK)
         return st;
-    if ((st = raid_buf_upload(ctx, &d[D_KEYS], 0, 2 * n, p->keys, 0, &ev)) != RAID_OK ||
-        (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
-        return st;
-    if (masked && ((st = raid_buf_upload(ctx, &d[D_VALID], 0, n, p->valid, 0, &ev)) != RAID_OK ||
-                   (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+    if ((st = raid_buf_upload_staged(ctx, &d[D_KEYS], 0, 2 * n, p->keys)) != RAID_OK ||
+        (masked && (st = raid_buf_upload_staged(ctx, &d[D_VALID], 0, n, p->valid)) != RAID_OK))
         return st;
     ctx->timing.bytes_in += n * (masked ? 9u : 8u);
 
@@ -143,16 +167,19 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     if (usep && pmax > 0) { /* pmax holds p + 1 */
         p->base = 32 * (int)(pmin >> 5);
         p->pspan = (int)pmax - 1 - p->base;
+        p->qmin = (int)pmin - p->base;
     }
 
     /* 2. slots */
     const uint64_t range = kmax - kmin;
     const int direct = !gb_cl_test_knobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
+    const int count = want_count && direct && !masked && !(p->skipna && upx);
+    *counted = count;
     size_t cap = direct ? (size_t)range + 1 : pow2_at_least(2 * (n < GB_HASH_START / 2 ? n : GB_HASH_START / 2));
     if (!direct && gb_cl_test_knobs.hash_cap)
         cap = gb_cl_test_knobs.hash_cap;
     const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raid_now() * 1e9));
-    const uint32_t zero2[2] = {0, 0}, empty = 0xFFFFFFFFu;
+    const uint32_t zero2[2] = {0, 0}, empty = count ? 0u : 0xFFFFFFFFu;
     for (int attempt = 0;; attempt++) {
         const size_t limit = direct ? cap : cap / 2;
         raid_buf_release(ctx, &d[D_TAB]);
@@ -184,7 +211,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         }
         if ((st = raid_arg_buf(ctx, k, a++, &d[D_META])) || (st = raid_arg_buf(ctx, k, a++, &d[D_UK])) ||
             (st = raid_arg_uint(ctx, k, a++, ulimit)) || (st = raid_arg_buf(ctx, k, a++, &b[B_GID])) ||
-            (st = launch(ctx, k, n, wg, 1)))
+            (direct && (st = raid_arg_uint(ctx, k, a++, (uint32_t)count))) || (st = launch(ctx, k, n, wg, 1)))
             goto done;
         raid_kernel_put(ctx, k);
         k = NULL;
@@ -262,9 +289,13 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
               (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
+    if (count && (st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &b[B_CNT])) != RAID_OK)
+        goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
         (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||
-        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)count)) ||
+        (st = raid_arg_buf(ctx, k, 4, &d[D_TAB])) || (st = raid_arg_buf(ctx, k, 5, count ? &b[B_CNT] : &d[D_TAB])) ||
+        (g && (st = launch(ctx, k, g, wg, 1))))
         goto done;
     *ukeys = skey;
     skey = NULL;
@@ -366,23 +397,34 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t n = p->n;
     const int upx = p->x && (p->need || p->skipna); /* the values are read (sums, min/max, first/last, NaN nulls) */
     size_t wg = raid_dev_max_wg(ctx) < GB_WG ? raid_dev_max_wg(ctx) : GB_WG;
-    raid_buf b[NB] = {{0}};
+    raid_buf b[NBUF] = {{0}};
     raid_buf d[ND] = {{0}};
     raid_kernel *k = NULL, *k2 = NULL;
-    raid_event ev = {0};
     raid_status st = RAID_OK;
     uint32_t *h = NULL;
     *ukeys = NULL;
     *ngroups = 0;
-    p->base = 0, p->pspan = -1;
+    p->base = 0, p->pspan = -1, p->qmin = 0;
+    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 5 */
+        local_tables = raid_tune_groupby_path(ctx) - 1;
+    const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
+    const int ebw = local_tables == 5 ? 4 : 3;  /* exponent buckets with a count each */
+    const int rep = local_tables == 6 ? 2 : 1;  /* exponent buckets in two replicas */
+    const int pair = local_tables == 7;         /* exponent buckets, two rows per step (sums only) */
+    if (pair && (p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST))) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: the two-row exponent-bucket kernel holds sums only");
+        goto done;
+    }
+    if (local_tables >= 4 && local_tables <= 7)
+        local_tables = 3;
+    int counted = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
         goto done;
-    if (upx && ((st = raid_buf_upload(ctx, &b[B_X], 0, 2 * n, p->x, 0, &ev)) != RAID_OK ||
-                (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+    if (upx && (st = raid_buf_upload_staged(ctx, &b[B_X], 0, 2 * n, p->x)) != RAID_OK)
         goto done;
     ctx->timing.bytes_in = upx ? 8 * n : 0;
-    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups)) != RAID_OK)
+    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups, want_count, &counted)) != RAID_OK)
         goto done;
     const size_t G = *ngroups;
     p->ngroups = G;
@@ -392,6 +434,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         goto done;
 
     const int L = gb_cl_limbs(p);
+    /* mode 3's exponent buckets: 8 values of q each, q in [qmin, pspan]: buckets b0 .. b0 + NB - 1 */
+    const int B0 = p->pspan < 0 ? 0 : p->qmin >> 3, NB = p->pspan < 0 ? 1 : (p->pspan >> 3) - B0 + 1;
     const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
     const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
     const int fits = lbytes + 1024 <= lmax;
@@ -411,7 +455,18 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: no bucketed tables for these aggregations or %zu groups", G);
         goto done;
     }
-    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
+    /* many groups: the exponent-bucket tables (two atomics per value) while they stay small enough for a
+     * GPU's L2 cache, else the limb tables (three atomics per value) */
+    const size_t ebwords = (size_t)G * rep * (2 * (size_t)ebw * NB + 2);
+    const int eb_ok = (p->need & GB_NEED_SUM) && ebwords * sizeof(uint32_t) <= GB_EB_BUDGET;
+    if (local_tables == 3 && !(p->need & GB_NEED_SUM)) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
+        goto done;
+    }
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
+    const int eb = mode == 3 ? (ebw == 4 ? 2 : 1) : 0; /* -DGB_EB */
+    const size_t R = mode == 3 ? (size_t)rep : 1;       /* -DGB_REP */
+    const size_t SW = eb ? 2 * (size_t)ebw * NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
     if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
         rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
@@ -422,16 +477,20 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t nwg = (n + rows - 1) / rows;
 
     char opts[512];
-    snprintf(opts, sizeof opts, "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d %s", L,
-             (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0,
-             raid_tune_build_options(ctx));
+    snprintf(opts, sizeof opts,
+             "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
+             "-DGB_REP=%d %s",
+             L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
+             eb ? NB : 1, eb ? B0 : 0, counted && eb != 2, (int)R, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
-    const size_t sizes[NB] = {n, 0, 0, Gs * 2 * (size_t)L, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
-    for (int j = B_SUM; j < NB; j++)
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
+    const size_t sizes[NBUF] = {n, 0, 0, Gs * R * SW, Gs * R, Gs * R, Gs, Gs, Gs, Gs, Gs, Gs};
+    for (int j = B_SUM; j < NBUF; j++)
+        if (!(j == B_CNT && counted) && (st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
     const uint32_t zero = 0, ones = 0xFFFFFFFFu;
-    for (int j = B_SUM; j < NB; j++) {
+    for (int j = B_SUM; j < NBUF; j++) {
+        if (j == B_CNT && counted) /* the group ids' counts */
+            continue;
         const int hi = j == B_MNHI || j == B_MNLO || j == B_FIRST;
         if ((st = raid_buf_fill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
             goto done;
@@ -442,7 +501,9 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = bucketed(ctx, p, b, L, bb, nb, rows, wg, opts)) != RAID_OK)
             goto done;
     } else {
-        if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
+        if ((st = raid_kernel_get(ctx, "col_groupby.cl",
+                                  mode == 1 ? "gb_rows_local" : mode == 3 && pair ? "gb_rows_eb_pair" : "gb_rows_global", opts,
+                                  &k)) !=
             RAID_OK)
             goto done;
         if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||
@@ -473,15 +534,15 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
 
     /* read back and round */
-    h = malloc(Gs * (2 * (size_t)L + 8) * sizeof *h);
+    h = malloc(Gs * (R * (SW + 2) + 6) * sizeof *h);
     if (!h) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by read-back)");
         goto done;
     }
-    uint32_t *hs = h, *hc = hs + Gs * 2 * (size_t)L, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
+    uint32_t *hs = h, *hc = hs + Gs * R * SW, *hf = hc + Gs * R, *hmnh = hf + Gs * R, *hmxh = hmnh + Gs,
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
-    uint32_t *dst[NB] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
-    for (int j = B_SUM; j < NB; j++) {
+    uint32_t *dst[NBUF] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
+    for (int j = B_SUM; j < NBUF; j++) {
         if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
             ((j == B_FIRST || j == B_LAST) && !(p->need & GB_NEED_FIRSTLAST)))
             continue;
@@ -491,10 +552,31 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const double t0 = raid_now();
 #pragma omp parallel for schedule(static) if (G > 20000)
     for (size_t g = 0; g < G; g++) {
-        out->count[g] = hc[g];
-        out->flags[g] = hf[g];
+        out->count[g] = 0;
+        out->flags[g] = 0;
+        for (size_t r = g * R; r < (g + 1) * R; r++) { /* the replicas */
+            out->count[g] += hc[r];
+            out->flags[g] |= hf[r];
+        }
         if (p->need & GB_NEED_SUM) {
-            uint32_t *P = hs + g * 2 * (size_t)L, *N = P + L; /* |P - N| into P */
+            uint32_t *P = hs + g * SW, *N = P + L; /* |P - N| into P */
+            uint32_t eL[2 * GB_MAX_LIMBS];
+            if (eb) { /* the buckets (of every replica) into limbs */
+                P = eL, N = eL + L;
+                memset(eL, 0, 2 * (size_t)L * sizeof *eL);
+                for (size_t r = g * R; r < (g + 1) * R; r++) {
+                    gb_eb_limbs(hs + r * SW, ebw, B0, NB, L, P);
+                    gb_eb_limbs(hs + r * SW + (size_t)ebw * NB, ebw, B0, NB, L, N);
+                    if (eb == 2) /* the buckets' counts */
+                        for (size_t j = 0; j < 2 * (size_t)NB; j++)
+                            out->count[g] += hs[r * SW + 4 * j + 3];
+                }
+            }
+            int nz = 0; /* a finite value other than +-0.0: the kernels flag only +0.0 */
+            for (int i = 0; i < L && !nz; i++)
+                nz = (P[i] | N[i]) != 0;
+            if (nz)
+                out->flags[g] |= GB_F_NZ;
             int c = L - 1;
             while (c >= 0 && P[c] == N[c])
                 c--;
@@ -505,7 +587,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                 borrow = (uint32_t)(dd >> 63);
                 P[i] = (uint32_t)dd;
             }
-            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), hf[g], out->count[g]);
+            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], out->count[g]);
         }
         if (p->need & GB_NEED_MINMAX) {
             out->min[g] = (uint64_t)hmnh[g] << 32 | hmnl[g];
@@ -523,7 +605,7 @@ done:
     raid_kernel_put(ctx, k2);
     for (int j = 0; j < ND; j++)
         raid_buf_release(ctx, &d[j]);
-    for (int j = 0; j < NB; j++)
+    for (int j = 0; j < NBUF; j++)
         raid_buf_release(ctx, &b[j]);
     if (st != RAID_OK) {
         free(*ukeys);

@@ -39,6 +39,7 @@ typedef struct gb_plan {
     unsigned need;        /* GB_NEED_* */
     int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
     int pspan;            /* highest p of a finite non-zero value minus base (-1: no such value) */
+    int qmin;             /* the device path: lowest p of a finite non-zero value minus base (0 if none) */
 } gb_plan;
 
 /* Per-group partials, ngroups each (arrays NULL where not needed). min/max as order keys (gb_order_key),
@@ -68,8 +69,12 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * are not read: it finds them), the sorted distinct keys into *ukeys (malloc'd), their number into
  * *ngroups, and the partials (gb_partial_alloc) in that order. rows_per_wg: rows of one work-group of the
  * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
- * local memory, 2 rows bucketed by group then local tables per bucket (count and sum only)
- * (RAID_EUNSUPPORTED when they do not fit or, for 2, other aggregations are asked). Tests vary both. */
+ * local memory, 2 rows bucketed by group then local tables per bucket (count and sum only), 3 global
+ * exponent-bucket tables (sums asked), 4 the same with the counts taken by the group ids where the keys
+ * use the direct table and no row is null (else 3), 5 exponent buckets with a count each, 6 exponent
+ * buckets in two replicas, 7 exponent buckets two rows per step (sums, counts only) (RAID_EUNSUPPORTED
+ * when they do not fit or, for 2 to 7, other aggregations are asked or no sum). Tests vary both. RAID_TUNE_GROUPBY_PATH p > 0 stands for
+ * local_tables p - 1 when local_tables is -1. */
 raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
 /* Tests only (zeroed: automatic): force_hash, the hash path even for keys of a small range; hash_cap, the

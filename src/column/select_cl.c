@@ -1,5 +1,6 @@
 /* The device path of the selections (include/raid/select.h; kernels/col_select.cl; docs/column.md
- * "Selection"). The doubles are uploaded once per call as 32-bit word pairs; keys are formed in the
+ * "Selection"). The doubles are uploaded once per call as 32-bit word pairs (through page-locked staging,
+ * raid_buf_upload_staged); keys are formed in the
  * kernels. Radix select: up to SEL_MAXP wanted ranks per pass set, 11-bit digits (at most 6 passes for 64
  * bits); after each pass the host reads the histograms back and picks, for every rank, the bucket that
  * holds it. Once the elements matching the prefixes found so far are at most a quarter of those the pass
@@ -22,6 +23,12 @@
 #define SEL_LOCAL 256
 #define SEL_MAX_GROUPS 512
 #define HOST_FINISH 65536
+#define SEL_SAMPLE 65536     /* keys of the window pass's sample, about */
+#define SEL_WE 8             /* elements per work-item and tile of col_sel_window (as in the kernel) */
+#define SEL_NPIV 8           /* pivots per window of col_sel_window (as in the kernel) */
+#define SEL_PSTRIDE (1 + 2 * SEL_NPIV)
+#define SEL_WIN_TILES 4      /* tiles per work-group of col_sel_window (many work-groups: no tail) */
+#define SEL_WIN_GROUPS 65535 /* work-groups of col_sel_window at most (then more tiles each) */
 
 struct raid_sel_cl {
     raid_ctx *ctx;
@@ -72,17 +79,13 @@ raid_status raid_sel_cl_open(raid_ctx *ctx, const double *x, size_t N, raid_sel_
     s->N = N;
     const size_t naux = SEL_AUX_HIST + ((size_t)SEL_MAXP << SEL_DIGIT);
     raid_status st = RAID_OK;
-    raid_event ev = {0};
     if (!(s->haux = malloc(naux * sizeof *s->haux)))
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
     else if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &s->x)) == RAID_OK &&
              (st = raid_buf_acquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
              (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK &&
-             (st = raid_buf_upload(ctx, &s->x, 0, 2 * N, x, 1, &ev)) == RAID_OK) {
-        ctx->timing.upload_s += raid_event_seconds(&ev);
+             (st = raid_buf_upload_staged(ctx, &s->x, 0, 2 * N, x)) == RAID_OK)
         ctx->timing.bytes_in = 8 * (uint64_t)N;
-    }
-    raid_event_release(&ev);
     if (st != RAID_OK) {
         raid_sel_cl_close(s);
         return st;
@@ -111,25 +114,58 @@ static void info_from(raid_sel_info *in, uint32_t nnan, uint32_t fz, uint32_t fn
     in->first_nan = fn == SEL_NONE ? RAID_SEL_NONE : (int64_t)fn;
 }
 
-/* Ranks ranks[0..m) (m <= SEL_MAXP) of the segment; info from the first pass when want_info. */
-static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
-                               raid_sel_rank *res, raid_sel_info *info, int want_info)
+/* Ranks ranks[0..m) (m <= SEL_MAXP) of the keys src[off .. off + len) (as input words), whose top c0 bits
+ * are known to be those of pfx0 and below which lie nless0 keys of the segment (ranks count from the
+ * segment's smallest key); info from the first pass when want_info (src is x, c0 = 0). */
+static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, size_t len, int c0, uint64_t pfx0,
+                              uint64_t nless0, const int64_t *ranks, size_t m, raid_sel_rank *res,
+                              raid_sel_info *info, int want_info)
 {
     raid_ctx *ctx = s->ctx;
-    uint64_t pfx[SEL_MAXP] = {0}, nless[SEL_MAXP] = {0}, rr[SEL_MAXP], cnt[SEL_MAXP];
-    for (size_t j = 0; j < m; j++)
-        rr[j] = (uint64_t)ranks[j];
+    uint64_t pfx[SEL_MAXP], nless[SEL_MAXP], rr[SEL_MAXP], cnt[SEL_MAXP];
+    for (size_t j = 0; j < m; j++) {
+        rr[j] = (uint64_t)ranks[j] - nless0;
+        pfx[j] = pfx0;
+        nless[j] = nless0;
+    }
     raid_buf cand[2] = {{0}, {0}}; /* candidates: the current one and the next (re-compaction) */
     int cur = 0;
-    const raid_buf *src = &s->x;
-    size_t off = base, len = n;
-    int c = 0;
-    uint64_t matching = n; /* elements matching the prefixes found so far */
+    const raid_buf *src = src0;
+    int c = c0;
+    uint64_t matching = len; /* elements matching the prefixes found so far */
     raid_kernel *k = NULL;
     uint64_t *keys = NULL;
     uint32_t *words = NULL;
     raid_status st = raid_kernel_get(ctx, "col_select.cl", "col_sel_hist", raid_tune_build_options(ctx), &k);
     while (st == RAID_OK) {
+        if (src != &s->x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
+            words = malloc(2 * (len ? len : 1) * sizeof *words);
+            keys = malloc(2 * (len ? len : 1) * sizeof *keys);
+            if (!words || !keys) {
+                st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+                break;
+            }
+            if ((st = raid_buf_download(ctx, src, 2 * off, 2 * len, words, 1, NULL)) != RAID_OK)
+                break;
+            const uint64_t cmask = c ? ~0ull << (64 - c) : 0;
+            for (size_t j0 = 0; j0 < m && st == RAID_OK;) {
+                size_t j1 = j0 + 1;
+                while (j1 < m && pfx[j1] == pfx[j0])
+                    j1++;
+                size_t q = 0;
+                for (size_t i = 0; i < len; i++) {
+                    const raid_key kk = raid_key_from_bits(words[2 * i + 1], words[2 * i]);
+                    const uint64_t key = (uint64_t)kk.hi << 32 | kk.lo;
+                    if ((key & cmask) == pfx[j0])
+                        keys[q++] = key;
+                }
+                st = raid_sel_keys(keys, keys + len, q, c, ranks + j0, j1 - j0, nless[j0], res + j0);
+                if (st != RAID_OK)
+                    st = raid_fail(ctx, st, "%s", raid_errmsg());
+                j0 = j1;
+            }
+            break;
+        }
         int bits = 64 - c < SEL_DIGIT ? 64 - c : SEL_DIGIT;
         const int shift = 64 - c - bits;
         /* distinct prefixes (ranks ascending: equal prefixes are neighbours) */
@@ -144,7 +180,7 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
             qp[j] = np - 1;
         }
         const uint64_t mask = c == 0 ? 0 : ~0ull << (64 - c);
-        const int compact = c > 0 && matching <= len / 4; /* from x or from the candidates */
+        const int compact = c > c0 && matching <= len / 4; /* from x or from the candidates */
         raid_buf *next = &cand[1 - cur];
         if (compact && (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, next)) != RAID_OK)
             break;
@@ -153,7 +189,7 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
         s->haux[1] = s->haux[2] = SEL_NONE;
         s->haux[3] = 0u;
         memset(s->haux + SEL_AUX_HIST, 0, nbins * sizeof *s->haux);
-        const int first = want_info && c == 0;
+        const int first = want_info && c == c0;
         unsigned a = 0;
         if ((st = raid_buf_upload(ctx, &s->aux, 0, naux, s->haux, 0, NULL)) != RAID_OK ||
             (st = raid_buf_upload(ctx, &s->pref, 0, 2 * (size_t)np, pw, 1, NULL)) != RAID_OK ||
@@ -207,34 +243,6 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
             }
             break;
         }
-        if (src != &s->x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
-            words = malloc(2 * len * sizeof *words);
-            keys = malloc(2 * (len ? len : 1) * sizeof *keys);
-            if (!words || !keys) {
-                st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
-                break;
-            }
-            if ((st = raid_buf_download(ctx, src, 0, 2 * len, words, 1, NULL)) != RAID_OK)
-                break;
-            const uint64_t cmask = ~0ull << (64 - c);
-            for (size_t j0 = 0; j0 < m && st == RAID_OK;) {
-                size_t j1 = j0 + 1;
-                while (j1 < m && pfx[j1] == pfx[j0])
-                    j1++;
-                size_t q = 0;
-                for (size_t i = 0; i < len; i++) {
-                    const raid_key kk = raid_key_from_bits(words[2 * i + 1], words[2 * i]);
-                    const uint64_t key = (uint64_t)kk.hi << 32 | kk.lo;
-                    if ((key & cmask) == pfx[j0])
-                        keys[q++] = key;
-                }
-                st = raid_sel_keys(keys, keys + len, q, c, ranks + j0, j1 - j0, nless[j0], res + j0);
-                if (st != RAID_OK)
-                    st = raid_fail(ctx, st, "%s", raid_errmsg());
-                j0 = j1;
-            }
-            break;
-        }
     }
     raid_kernel_put(ctx, k);
     raid_buf_release(ctx, &cand[0]);
@@ -244,6 +252,202 @@ static raid_status ranks_batch(raid_sel_cl *s, size_t base, size_t n, const int6
     return st;
 }
 
+/* The window pass (docs/column.md "Selection"): the keys of a sample of x (every step-th, about
+ * SEL_SAMPLE of them, col_sel_sample) give each cluster of ranks a window (raid_sel_windows_from_sample,
+ * the cpu path's choice); windows that overlap are merged (the kernel copies a key to one window); one
+ * pass over x (col_sel_window) counts the keys below each window, copies those in it and notes the info;
+ * each window whose keys are all equal is answered at once, the others by the radix passes on its copies
+ * only (starting after the bits its bounds share), or on the host when few. Returns 1 (res and info set),
+ * 0 (not applicable or a window missed its ranks: the caller runs the radix passes on x; results never
+ * depend on which path answered), -1 (an error: *st). */
+static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
+                        raid_sel_info *info, raid_status *st)
+{
+    raid_ctx *ctx = s->ctx;
+    const size_t step = n / SEL_SAMPLE < 64 ? 64 : n / SEL_SAMPLE, ns = n / step;
+    raid_buf sb = {0}, wb = {0}, cb = {0}, pb = {0};
+    raid_kernel *k = NULL;
+    uint64_t *sk = NULL;
+    uint32_t *sw = NULL;
+    int ret = -1;
+    raid_sel_windows W;
+    *st = RAID_OK;
+    if (ns < 4096)
+        return 0;
+    if (!(sk = malloc(2 * ns * sizeof *sk)) || !(sw = malloc(2 * ns * sizeof *sw))) {
+        *st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+        goto out;
+    }
+    const size_t local = SEL_LOCAL, gs = (ns + local - 1) / local * local;
+    unsigned a = 0;
+    if ((*st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * ns, &sb)) != RAID_OK ||
+        (*st = raid_kernel_get(ctx, "col_select.cl", "col_sel_sample", raid_tune_build_options(ctx), &k)) != RAID_OK ||
+        (*st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
+        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)step)) != RAID_OK ||
+        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)ns)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &sb)) != RAID_OK)
+        goto out;
+    assert(s->nev < 2);
+    ctx->timing.launches++;
+    if ((*st = raid_launch(ctx, k, 1, &gs, &local, &s->ev[s->nev++])) != RAID_OK ||
+        (*st = raid_buf_download(ctx, &sb, 0, 2 * ns, sw, 1, NULL)) != RAID_OK)
+        goto out;
+    settle(s);
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    for (size_t j = 0; j < ns; j++)
+        sk[j] = (uint64_t)sw[2 * j] << 32 | sw[2 * j + 1];
+    const int got = raid_sel_windows_from_sample(sk, ns, step, n, ranks, m, &W);
+    if (got <= 0) {
+        if (got < 0)
+            *st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+        ret = got;
+        goto out;
+    }
+    /* merge overlapping windows (ascending in rank, hence in klo) */
+    int nw = 0;
+    for (int w = 0; w < W.nw; w++) {
+        const uint64_t hi = W.klo[w] + W.kspan[w];
+        if (nw > 0 && W.klo[w] <= W.klo[nw - 1] + W.kspan[nw - 1]) {
+            const uint64_t phi = W.klo[nw - 1] + W.kspan[nw - 1];
+            W.kspan[nw - 1] = (hi > phi ? hi : phi) - W.klo[nw - 1];
+            W.expect[nw - 1] += W.expect[w];
+            W.c0[nw] = W.c0[w + 1];
+        } else {
+            W.klo[nw] = W.klo[w];
+            W.kspan[nw] = W.kspan[w];
+            W.expect[nw] = W.expect[w];
+            W.c0[nw] = W.c0[w];
+            W.c0[nw + 1] = W.c0[w + 1];
+            nw++;
+        }
+    }
+    /* pivots: a window whose sample keys take at most SEL_NPIV distinct values (ties) counts each of them;
+     * when those counts add up to the window's keys, its ranks are read off them (no copies needed) */
+    uint32_t pv[RAID_SEL_MAXW * SEL_PSTRIDE] = {0};
+    uint64_t pk[RAID_SEL_MAXW][SEL_NPIV];
+    int npk[RAID_SEL_MAXW] = {0};
+    for (int w = 0; w < nw; w++) {
+        for (size_t j = 0; j < ns && npk[w] >= 0; j++) { /* sw: the sample as read (sk is reordered) */
+            const uint64_t key = (uint64_t)sw[2 * j] << 32 | sw[2 * j + 1];
+            if (key - W.klo[w] > W.kspan[w])
+                continue;
+            int q = 0;
+            while (q < npk[w] && pk[w][q] != key)
+                q++;
+            if (q < npk[w])
+                continue;
+            if (q == SEL_NPIV)
+                npk[w] = -1; /* too many distinct keys: no pivots */
+            else
+                pk[w][npk[w]++] = key;
+        }
+        if (npk[w] < 0)
+            npk[w] = 0;
+        for (int q = 1; q < npk[w]; q++) /* ascending */
+            for (int r = q; r > 0 && pk[w][r - 1] > pk[w][r]; r--) {
+                const uint64_t t = pk[w][r];
+                pk[w][r] = pk[w][r - 1];
+                pk[w][r - 1] = t;
+            }
+        pv[w * SEL_PSTRIDE] = (uint32_t)npk[w];
+        for (int q = 0; q < npk[w]; q++) {
+            pv[w * SEL_PSTRIDE + 1 + 2 * q] = (uint32_t)(pk[w][q] >> 32);
+            pv[w * SEL_PSTRIDE + 2 + 2 * q] = (uint32_t)pk[w][q];
+        }
+    }
+    uint64_t cap = 0;
+    uint32_t wv[4 * RAID_SEL_MAXW];
+    for (int w = 0; w < nw; w++) {
+        const uint64_t cw = 2 * W.expect[w] + 65536;
+        cap = cw > cap ? cw : cap;
+        wv[4 * w] = (uint32_t)(W.klo[w] >> 32);
+        wv[4 * w + 1] = (uint32_t)W.klo[w];
+        wv[4 * w + 2] = (uint32_t)(W.kspan[w] >> 32);
+        wv[4 * w + 3] = (uint32_t)W.kspan[w];
+    }
+    if (cap > n)
+        cap = n;
+    const size_t naux = SEL_AUX_HIST + 2 * RAID_SEL_MAXW + RAID_SEL_MAXW * SEL_NPIV;
+    memset(s->haux, 0, naux * sizeof *s->haux);
+    s->haux[1] = s->haux[2] = SEL_NONE;
+    const size_t wl = SEL_LOCAL, span = SEL_WIN_TILES * SEL_WE * wl; /* elements per work-group */
+    size_t ngr = (n + span - 1) / span;
+    ngr = ngr > SEL_WIN_GROUPS ? SEL_WIN_GROUPS : ngr;
+    const size_t wg = ngr * wl;
+    a = 0;
+    if ((*st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * RAID_SEL_MAXW, &wb)) != RAID_OK ||
+        (*st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)nw * cap, &cb)) != RAID_OK ||
+        (*st = raid_buf_acquire(ctx, RAID_DT_UINT, RAID_SEL_MAXW * SEL_PSTRIDE, &pb)) != RAID_OK ||
+        (*st = raid_buf_upload(ctx, &wb, 0, 4 * (size_t)nw, wv, 0, NULL)) != RAID_OK ||
+        (*st = raid_buf_upload(ctx, &pb, 0, (size_t)nw * SEL_PSTRIDE, pv, 0, NULL)) != RAID_OK ||
+        (*st = raid_buf_upload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK ||
+        (*st = raid_kernel_get(ctx, "col_select.cl", "col_sel_window", raid_tune_build_options(ctx), &k)) != RAID_OK ||
+        (*st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
+        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (*st = raid_arg_int(ctx, k, a++, nw)) != RAID_OK ||
+        (*st = raid_arg_buf(ctx, k, a++, &wb)) != RAID_OK || (*st = raid_arg_int(ctx, k, a++, 1)) != RAID_OK ||
+        (*st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &cb)) != RAID_OK ||
+        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)cap)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &pb)) != RAID_OK)
+        goto out;
+    assert(s->nev < 2);
+    ctx->timing.launches++;
+    if ((*st = raid_launch(ctx, k, 1, &wg, &wl, &s->ev[s->nev++])) != RAID_OK ||
+        (*st = raid_buf_download(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
+        goto out;
+    settle(s);
+    ret = 0;
+    for (int w = 0; w < nw; w++) {
+        const uint64_t below = s->haux[SEL_AUX_HIST + w], C = s->haux[SEL_AUX_HIST + RAID_SEL_MAXW + w];
+        if (C > cap || below > (uint64_t)ranks[W.c0[w]] || (uint64_t)ranks[W.c0[w + 1] - 1] >= below + C)
+            goto out; /* the window missed: the radix passes answer */
+    }
+    info_from(info, s->haux[0], s->haux[1], s->haux[2]);
+    uint32_t cnts[2 * RAID_SEL_MAXW + RAID_SEL_MAXW * SEL_NPIV];
+    memcpy(cnts, s->haux + SEL_AUX_HIST, sizeof cnts);
+    ret = -1;
+    for (int w = 0; w < nw; w++) {
+        const uint64_t below = cnts[w], C = cnts[RAID_SEL_MAXW + w];
+        const uint64_t klo = W.klo[w], khi = klo + W.kspan[w];
+        const int c0 = klo == khi ? 64 : __builtin_clzll(klo ^ khi); /* the bits every key in it shares */
+        const size_t j0 = W.c0[w], nr = W.c0[w + 1] - j0;
+        if (c0 == 64) { /* every key in the window is klo */
+            for (size_t j = j0; j < j0 + nr; j++)
+                res[j] = (raid_sel_rank){klo, below, C};
+            continue;
+        }
+        const uint32_t *eq = cnts + 2 * RAID_SEL_MAXW + w * SEL_NPIV;
+        uint64_t all = 0;
+        for (int q = 0; q < npk[w]; q++)
+            all += eq[q];
+        if (npk[w] > 0 && all == C) { /* every key in the window is a pivot: the ranks from their counts */
+            for (size_t j = j0; j < j0 + nr; j++) {
+                uint64_t cum = below;
+                int q = 0;
+                while (cum + eq[q] <= (uint64_t)ranks[j]) /* the window holds the rank: q < npk[w] */
+                    cum += eq[q++];
+                assert(q < npk[w]);
+                res[j] = (raid_sel_rank){pk[w][q], cum, eq[q]};
+            }
+            continue;
+        }
+        for (size_t j = j0; j < j0 + nr && *st == RAID_OK; j += SEL_MAXP)
+            *st = ranks_from(s, &cb, (size_t)w * cap, (size_t)C, c0, c0 ? klo & (~0ull << (64 - c0)) : 0, below, ranks + j,
+                             j0 + nr - j < SEL_MAXP ? j0 + nr - j : SEL_MAXP, res + j, NULL, 0);
+        if (*st != RAID_OK)
+            goto out;
+    }
+    ret = 1;
+out:
+    if (k)
+        raid_kernel_put(ctx, k);
+    raid_buf_release(ctx, &sb);
+    raid_buf_release(ctx, &wb);
+    raid_buf_release(ctx, &cb);
+    raid_buf_release(ctx, &pb);
+    free(sk);
+    free(sw);
+    return ret;
+}
+
 raid_status raid_sel_cl_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
                               raid_sel_rank *res, raid_sel_info *info)
 {
@@ -251,10 +455,16 @@ raid_status raid_sel_cl_ranks(raid_sel_cl *s, size_t base, size_t n, const int64
     if (m == 0) { /* the info alone */
         const int64_t r0 = 0;
         raid_sel_rank dummy;
-        return ranks_batch(s, base, n, &r0, 1, &dummy, info, 1);
+        return ranks_from(s, &s->x, base, n, 0, 0, 0, &r0, 1, &dummy, info, 1);
+    }
+    if (raid_tune_select_path(s->ctx) != 1) { /* RAID_TUNE_SELECT_PATH 1: the radix passes only */
+        const int r = window_ranks(s, base, n, ranks, m, res, info, &st);
+        if (r != 0)
+            return r > 0 ? RAID_OK : st;
     }
     for (size_t j = 0; j < m && st == RAID_OK; j += SEL_MAXP)
-        st = ranks_batch(s, base, n, ranks + j, m - j < SEL_MAXP ? m - j : SEL_MAXP, res + j, info, j == 0);
+        st = ranks_from(s, &s->x, base, n, 0, 0, 0, ranks + j, m - j < SEL_MAXP ? m - j : SEL_MAXP, res + j, info,
+                        j == 0);
     return st;
 }
 

@@ -329,7 +329,7 @@ static uint64_t *sample_keys(const double *x, size_t ns)
  * (count below <= first rank, last rank < below + gathered) and no buffer overflowed; then every key equal
  * to an answer is in its window. Returns 1 (res and info set), 0 (not applicable: the caller counts), -1
  * (no memory). */
-#define MAXW 4
+#define MAXW RAID_SEL_MAXW
 typedef struct window_pass {
     int nw;
     uint64_t *ck[MAXW], cnt[MAXW], cap[MAXW], below[MAXW], klo[MAXW], kspan[MAXW];
@@ -354,27 +354,27 @@ static void window_block(const uint64_t *kb, size_t i, size_t m, void *arg)
             note_info(k, i + j, &p->in);
     }
 }
-static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
-                         raid_sel_info *info)
+int raid_sel_windows_from_sample(uint64_t *sk, size_t ns, size_t step, size_t n, const int64_t *ranks, size_t m,
+                                 raid_sel_windows *W)
 {
-    const size_t step = SAMPLE_STEP, ns = n / step;
-    if (m == 0 || ns < 4096)
+    if (m == 0)
         return 0;
     /* clusters: ranks within n/256 of their cluster's first */
-    size_t nw = 0, c0[MAXW + 1];
+    size_t nw = 0;
     for (size_t j = 0; j < m; j++)
-        if (j == 0 || (uint64_t)(ranks[j] - ranks[c0[nw - 1]]) > n / 256) {
-            if (nw == MAXW)
+        if (j == 0 || (uint64_t)(ranks[j] - ranks[W->c0[nw - 1]]) > n / 256) {
+            if (nw == RAID_SEL_MAXW)
                 return 0;
-            c0[nw++] = j;
+            W->c0[nw++] = j;
         }
-    c0[nw] = m;
+    W->c0[nw] = m;
+    W->nw = (int)nw;
     const int64_t margin = (int64_t)(2.0 * sqrt((double)ns)) + 16;
-    int64_t sr[2 * MAXW], su[2 * MAXW];
-    int open[2 * MAXW];
+    int64_t sr[2 * RAID_SEL_MAXW] = {0}, su[2 * RAID_SEL_MAXW] = {0};
+    int open[2 * RAID_SEL_MAXW] = {0};
     for (size_t w = 0; w < nw; w++) {
-        sr[2 * w] = (int64_t)((double)ranks[c0[w]] / (double)step) - margin;
-        sr[2 * w + 1] = (int64_t)((double)ranks[c0[w + 1] - 1] / (double)step) + 1 + margin;
+        sr[2 * w] = (int64_t)((double)ranks[W->c0[w]] / (double)step) - margin;
+        sr[2 * w + 1] = (int64_t)((double)ranks[W->c0[w + 1] - 1] / (double)step) + 1 + margin;
         open[2 * w] = sr[2 * w] < 0; /* the window reaches an end */
         open[2 * w + 1] = sr[2 * w + 1] >= (int64_t)ns;
         sr[2 * w] = open[2 * w] ? 0 : sr[2 * w];
@@ -391,14 +391,38 @@ static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t
         su[a] = sr[e];
         nu++;
     }
+    raid_sel_rank wr[2 * RAID_SEL_MAXW];
+    if (raid_sel_keys(sk, sk + ns, ns, 0, su, nu, 0, wr) != RAID_OK)
+        return -1;
+    for (size_t w = 0; w < nw; w++) {
+        size_t a = 0, b = 0;
+        while (su[a] != sr[2 * w])
+            a++;
+        while (su[b] != sr[2 * w + 1])
+            b++;
+        const uint64_t klo = open[2 * w] ? 0 : wr[a].key, khi = open[2 * w + 1] ? UINT64_MAX : wr[b].key;
+        W->klo[w] = klo;
+        W->kspan[w] = khi - klo;
+        W->expect[w] = (uint64_t)(sr[2 * w + 1] - sr[2 * w] + 1) * step;
+    }
+    return 1;
+}
+
+static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
+                         raid_sel_info *info)
+{
+    const size_t step = SAMPLE_STEP, ns = n / step;
+    if (m == 0 || ns < 4096)
+        return 0;
     uint64_t *sk = sample_keys(x, ns);
     if (!sk)
         return -1;
-    raid_sel_rank wr[2 * MAXW];
-    const raid_status st = raid_sel_keys(sk, sk + ns, ns, 0, su, nu, 0, wr);
+    raid_sel_windows W;
+    const int got = raid_sel_windows_from_sample(sk, ns, step, n, ranks, m, &W);
     free(sk);
-    if (st != RAID_OK)
-        return -1;
+    if (got <= 0)
+        return got;
+    const size_t nw = (size_t)W.nw, *c0 = W.c0;
     window_pass w0 = {0};
     w0.nw = (int)nw;
     w0.in = info0;
@@ -407,15 +431,9 @@ static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t
     if (nt > 64)
         nt = 64;
     for (size_t w = 0; w < nw; w++) {
-        size_t a = 0, b = 0;
-        while (su[a] != sr[2 * w])
-            a++;
-        while (su[b] != sr[2 * w + 1])
-            b++;
-        const uint64_t klo = open[2 * w] ? 0 : wr[a].key, khi = open[2 * w + 1] ? UINT64_MAX : wr[b].key;
-        w0.klo[w] = klo;
-        w0.kspan[w] = khi - klo;
-        w0.cap[w] = 4 * (uint64_t)(sr[2 * w + 1] - sr[2 * w] + 1) * step / (uint64_t)nt + 8192;
+        w0.klo[w] = W.klo[w];
+        w0.kspan[w] = W.kspan[w];
+        w0.cap[w] = 4 * W.expect[w] / (uint64_t)nt + 8192;
         capsum += w0.cap[w];
     }
     window_pass wp[64];

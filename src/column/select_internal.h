@@ -37,6 +37,24 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
  * base is added to every nless. The host finish of the device path. RAID_ENOMEM. */
 raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const int64_t *ranks, size_t nr,
                           uint64_t base, raid_sel_rank *res);
+/* Windows of ranks from a sample (the cpu path's one-pass select and the device's window pass): the ranks
+ * ranks[0..m) (ascending) of n keys form clusters of ranks within n/256 of their cluster's first (at most
+ * RAID_SEL_MAXW clusters); cluster w (ranks[c0[w] .. c0[w + 1])) gets the window [klo, klo + kspan] of keys
+ * between the sample's keys at its ranks' sample positions minus and plus a margin of 2 sqrt(ns) + 16
+ * positions (four standard deviations of a rank's position in the sample; a window reaching an end of the
+ * sample is open there), and expect, the keys it should hold (its sample positions times step). The
+ * sample: sk[0..ns), every step-th key (reordered; sk holds 2 ns keys, the second half scratch). A window
+ * holds its ranks when the keys below it are at most its first rank and its last rank is below those plus
+ * the keys in it; then every key equal to an answer is in it. Returns 1 (W set), 0 (more than
+ * RAID_SEL_MAXW clusters), -1 (no memory). */
+#define RAID_SEL_MAXW 4
+typedef struct raid_sel_windows {
+    int nw;
+    size_t c0[RAID_SEL_MAXW + 1];
+    uint64_t klo[RAID_SEL_MAXW], kspan[RAID_SEL_MAXW], expect[RAID_SEL_MAXW];
+} raid_sel_windows;
+int raid_sel_windows_from_sample(uint64_t *sk, size_t ns, size_t step, size_t n, const int64_t *ranks, size_t m,
+                                 raid_sel_windows *W);
 /* The k survivors of top-k (largest) or bottom-k of x[0..n) with threshold key K: every key above
  * (below) K and the last (first) t in index order of the keys equal to K, into idx (any order). */
 void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, size_t k, size_t t, int64_t *idx);

@@ -94,6 +94,11 @@ raid_status raid_buf_upload(raid_ctx *ctx, const raid_buf *b, size_t first, size
                             raid_event *ev);
 raid_status raid_buf_download(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *dst, int blocking,
                               raid_event *ev);
+/* Upload n elements from the caller's (pageable) memory src into elements [first, first + n) of b through
+ * page-locked staging (src/device/staged.c: pieces of 32 MiB copied by the host's threads while the
+ * previous piece uploads; a plain upload below 1 MiB or with RAID_TUNE_DIRECT_UPLOAD). Blocking: src may
+ * change on return. Adds the uploads' times to ctx->timing.upload_s and the copies' to convert_s. */
+raid_status raid_buf_upload_staged(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src);
 /* Set every element of b to *value (one element of b's type). */
 raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, raid_event *ev);
 /* Copy n elements from src to dst (same element size), on the device. */
