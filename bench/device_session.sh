@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch, sweep, groupby, realized-e2e; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, groupby, realized-e2e, regress-e2e; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 set -u
@@ -39,6 +39,11 @@ for s in $steps; do
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 120 python3 bench/ref_realized_kernels.py --n 1e8 1e9 ;;
+  regress-e2e) # issue 12 part 2: regression statistics from host arrays, 1e9 values (2e8 rows of k = 4 and y,
+    # problems of 23,400 rows), both policies: the float64-bits path beside the host-converting path, the
+    # host-to-device bandwidth of the same run, the breakdown (bench_regress --e2e)
+    run regress-e2e 240 ./build-dev/bench_regress --e2e 1e9 --device auto --precision df --reps 3
+    run regress-e2e 240 ./build-dev/bench_regress --e2e 1e9 --device auto --precision f32 --reps 3 ;;
   realized)
     run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8
     run realized 150 ./build-dev/bench_realized --device auto --precision df 1e7 1e8 ;;
