@@ -60,33 +60,26 @@
 /* The bits of column p of row i of the chunk. */
 #define BITS(p, i) ((p) < KX ? xc[(size_t)(i) * KX + (p)] : xc[(size_t)len * KX + (i)])
 
-/* Fixed-order tree sum across the work-group of the N double-float values ACC[0 .. N-1] of every
- * work-item, GROUP at a time through local memory; STORE(j, v) runs on work-items lid < GROUP with the
- * sum v of value a0 + j. */
-#define TREE_SUM(ACC, N, STORE)                                                                             \
-    for (int a0 = 0; a0 < (N); a0 += GROUP) {                                                               \
-        for (int j = 0; j < GROUP; j++)                                                                     \
-            if (a0 + j < (N)) {                                                                             \
-                lh[j][lid] = ACC[a0 + j].hi;                                                                \
-                ll[j][lid] = ACC[a0 + j].lo;                                                                \
-            }                                                                                               \
-        RAID_BARRIER();                                                                                     \
-        for (uint s = RAID_WG / 2; s > 0; s >>= 1) {                                                        \
-            if (lid < s) {                                                                                  \
-                for (int j = 0; j < GROUP; j++)                                                             \
-                    if (a0 + j < (N)) {                                                                     \
-                        const raid_df v_ = raid_df_add(raid_df_make(lh[j][lid], ll[j][lid]),                \
-                                                       raid_df_make(lh[j][lid + s], ll[j][lid + s]));       \
-                        lh[j][lid] = v_.hi;                                                                 \
-                        ll[j][lid] = v_.lo;                                                                 \
-                    }                                                                                       \
-            }                                                                                               \
-            RAID_BARRIER();                                                                                 \
-        }                                                                                                   \
-        for (uint j = lid; j < GROUP && a0 + (int)j < (N); j += RAID_WG)                                    \
-            STORE(j, raid_df_make(lh[j][0], ll[j][0]));                                                     \
-        RAID_BARRIER();                                                                                     \
+/* Fixed-order tree sum across the work-group of the first n (<= GROUP) rows of lh/ll, which every
+ * work-item has filled at its own column lid: the sums end in lh[j][0], ll[j][0]. The callers copy their
+ * accumulators in and out with unrolled loops, so that the accumulators stay in registers. */
+inline void tree_group(RAID_LOCAL float (*lh)[RAID_WG], RAID_LOCAL float (*ll)[RAID_WG], uint lid, int n)
+{
+    RAID_BARRIER();
+    for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+#pragma unroll
+            for (int j = 0; j < GROUP; j++)
+                if (j < n) {
+                    const raid_df v = raid_df_add(raid_df_make(lh[j][lid], ll[j][lid]),
+                                                  raid_df_make(lh[j][lid + s], ll[j][lid + s]));
+                    lh[j][lid] = v.hi;
+                    ll[j][lid] = v.lo;
+                }
+        }
+        RAID_BARRIER();
     }
+}
 
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
 void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
@@ -111,11 +104,14 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     {
         uint mx[RAID_D];
         uint bad = 0u;
+#pragma unroll
         for (int p = 0; p < RAID_D; p++)
             mx[p] = 0u;
         for (uint t = 0; t < RAID_RUN; t++) {
             const uint i = t * RAID_WG + lid;
-            if (i < len)
+            if (i >= len)
+                continue;
+#pragma unroll
                 for (int p = 0; p < RAID_D; p++) {
                     const uint2 b = BITS(p, i);
                     const uint mag = b.y & 0x7FFFFFFFu;
@@ -123,6 +119,7 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
                     bad |= (uint)(mag > RAID_MAXV_HI || (mag == RAID_MAXV_HI && b.x > RAID_MAXV_LO));
                 }
         }
+#pragma unroll
         for (int p = 0; p < RAID_D; p++)
             atomic_max(&s_max[p], mx[p]);
         if (bad)
@@ -131,6 +128,7 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     RAID_BARRIER();
     int eu[RAID_D];
     raid_i64 ref[RAID_D];
+#pragma unroll
     for (int p = 0; p < RAID_D; p++) {
         eu[p] = max((int)(s_max[p] >> 20), 1);
         const uint2 b0 = BITS(p, 0);
@@ -141,20 +139,34 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     raid_i64 kc[RAID_D];
     {
         raid_df sm[RAID_D];
+#pragma unroll
         for (int p = 0; p < RAID_D; p++)
             sm[p] = raid_df_make(0.0f, 0.0f);
         for (uint t = 0; t < RAID_RUN; t++) {
             const uint i = t * RAID_WG + lid;
-            if (i < len)
+            if (i >= len)
+                continue;
+#pragma unroll
                 for (int p = 0; p < RAID_D; p++) {
                     const uint2 b = BITS(p, i);
                     sm[p] = raid_df_add(sm[p], raid_fixed_to_df(raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p], 1.0f));
                 }
         }
-#define STORE_SUM(j, v) s_sum[a0 + (j)] = (v)
-        TREE_SUM(sm, RAID_D, STORE_SUM)
-#undef STORE_SUM
+#pragma unroll
+        for (int a0 = 0; a0 < RAID_D; a0 += GROUP) {
+#pragma unroll
+            for (int j = 0; j < GROUP; j++)
+                if (a0 + j < RAID_D) {
+                    lh[j][lid] = sm[a0 + j].hi;
+                    ll[j][lid] = sm[a0 + j].lo;
+                }
+            tree_group(lh, ll, lid, RAID_D - a0);
+            for (uint j = lid; j < GROUP && a0 + (int)j < RAID_D; j += RAID_WG)
+                s_sum[a0 + j] = raid_df_make(lh[j][0], ll[j][0]);
+            RAID_BARRIER();
+        }
         const float n = (float)len;
+#pragma unroll
         for (int p = 0; p < RAID_D; p++) {
             /* s / n in two steps: q1 (within a few ulps), then the remainder s - q1 n (q1 n exact by TwoProd) */
             const raid_df s = s_sum[p];
@@ -170,11 +182,14 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     /* 3. Bit length of the largest centred magnitude per column. */
     {
         uint bl[RAID_D];
+#pragma unroll
         for (int p = 0; p < RAID_D; p++)
             bl[p] = 0u;
         for (uint t = 0; t < RAID_RUN; t++) {
             const uint i = t * RAID_WG + lid;
-            if (i < len)
+            if (i >= len)
+                continue;
+#pragma unroll
                 for (int p = 0; p < RAID_D; p++) {
                     const uint2 b = BITS(p, i);
                     const raid_i64 d2 = raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p];
@@ -182,22 +197,26 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
                     bl[p] = max(bl[p], (uint)(64 - (int)clz(m)));
                 }
         }
+#pragma unroll
         for (int p = 0; p < RAID_D; p++)
             atomic_max(&s_len[p], bl[p]);
     }
     RAID_BARRIER();
     float sc[RAID_D];
+#pragma unroll
     for (int p = 0; p < RAID_D; p++)
         sc[p] = as_float((uint)(127 - (int)s_len[p]) << 23); /* 2^-L, L <= 63 */
 
     /* 4. Cross-products and first moments of z = D2 2^-L. */
     raid_df acc[NA];
+#pragma unroll
     for (int a = 0; a < NA; a++)
         acc[a] = raid_df_make(0.0f, 0.0f);
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = t * RAID_WG + lid;
         if (i < len) {
             raid_df z[RAID_D];
+#pragma unroll
             for (int p = 0; p < RAID_D; p++) {
                 const uint2 b = BITS(p, i);
                 z[p] = raid_fixed_to_df(raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p], sc[p]);
@@ -206,27 +225,43 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
 #endif
             }
             int a = 0;
+#pragma unroll
             for (int p = 0; p < RAID_D; p++)
+#pragma unroll
                 for (int q = p; q < RAID_D; q++) {
                     acc[a] = raid_df_add(acc[a], PROD(z[p], z[q]));
                     a++;
                 }
+#pragma unroll
             for (int p = 0; p < RAID_D; p++) {
                 acc[a] = raid_df_add(acc[a], z[p]);
                 a++;
             }
         }
     }
-#define STORE_PART(j, v) part[(size_t)g * SLOTS + a0 + (j)] = RAID_FLOAT2((v).hi, (v).lo)
-    TREE_SUM(acc, NA, STORE_PART)
-#undef STORE_PART
+#pragma unroll
+    for (int a0 = 0; a0 < NA; a0 += GROUP) {
+#pragma unroll
+        for (int j = 0; j < GROUP; j++)
+            if (a0 + j < NA) {
+                lh[j][lid] = acc[a0 + j].hi;
+                ll[j][lid] = acc[a0 + j].lo;
+            }
+        tree_group(lh, ll, lid, NA - a0);
+        /* every slot is written whatever the width (a group narrower than GROUP writes several) */
+        for (uint j = lid; j < GROUP && a0 + (int)j < NA; j += RAID_WG)
+            part[(size_t)g * SLOTS + a0 + j] = RAID_FLOAT2(lh[j][0], ll[j][0]);
+        RAID_BARRIER();
+    }
 
     /* The tail: exponents, flag, and per column eu and K in three signed 21-bit parts. */
     if (lid == 0) {
         RAID_GLOBAL float *tl = (RAID_GLOBAL float *)(part + (size_t)g * SLOTS + NA);
+#pragma unroll
         for (int p = 0; p < RAID_D; p++)
             tl[p] = (float)((int)s_len[p] + eu[p] - 1083);
         tl[RAID_D] = (float)s_bad;
+#pragma unroll
         for (int p = 0; p < RAID_D; p++) {
             const raid_u64 m = (raid_u64)(kc[p] < 0 ? -kc[p] : kc[p]);
             const float sg = kc[p] < 0 ? -1.0f : 1.0f;
