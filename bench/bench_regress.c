@@ -22,9 +22,18 @@
  * src/regress/meat_block.c) and prints the largest differences of the cpu run's standard errors from it.
  * --reps N repeats each cpu run N times (the first faults in the output buffers, the later ones reuse them,
  * as a user's loop would), printing each repetition's times.
+ * --e2e N (issue 12 part 2) runs only raid_reg_stats_compute on N float64 values in host memory (rows of
+ * k = --e2e-k regressors and y, problems of --e2e-seg rows), best of --reps plain calls, and prints one line
+ * per policy variant: the end-to-end rate (8 bytes per value) beside the host-to-device bandwidth measured
+ * in the same run (raid_tuning_upload_bandwidth, page-locked and pageable), their ratio (target: at least
+ * 0.5) and the breakdown of the wall time (staging copy, upload and kernel by events, the chunks' merge on
+ * the host), for the default path (the device receives the float64 bits and centres each chunk) and for
+ * the host-converting path (RAID_TUNE_REG_HOST_CONVERT: the path before, still `raid har`'s), and the
+ * largest difference between the two paths' centred cross-products (relative to sqrt(C_pp C_qq)).
  * usage: bench_regress [--device D|none] [--precision f32|df] [--symbols S] [--days T] [--window W]
  *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
  *                      [--cpu-threads N] [--meat-rows 0|1] [--reps N]
+ *        bench_regress --e2e N [--device D] [--precision f32|df] [--e2e-k K] [--e2e-seg L] [--reps R]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "raid.h"
@@ -140,12 +149,119 @@ static void print_times(const char *backend, long nsym, const times *t, double s
     fflush(stdout);
 }
 
+/* Splitmix64 uniform in [-0.5, 0.5) of (i, seed): the --e2e data, generated in parallel. */
+static double e2e_unif(uint64_t i, uint64_t seed)
+{
+    uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL + seed;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (double)((x ^ (x >> 31)) >> 11) * 0x1p-53 - 0.5;
+}
+
+/* Best wall time of reps plain calls (the timing of the best into *tm); -1 on failure (message printed). */
+static double e2e_wall(raid_ctx *dev, const double *X, const double *y, int k, const int64_t *off, size_t nreg,
+                       raid_reg_stats *out, int reps, raid_timing *tm)
+{
+    double best = INFINITY;
+    for (int r = 0; r < reps; r++) {
+        const double t0 = bench_now();
+        if (raid_reg_stats_compute(dev, X, y, k, off, nreg, out) != RAID_OK) {
+            fprintf(stderr, "bench_regress: %s\n", raid_ctx_errmsg(dev));
+            return -1;
+        }
+        const double w = bench_now() - t0;
+        if (w < best) {
+            best = w;
+            raid_ctx_last_timing(dev, tm);
+        }
+    }
+    return best;
+}
+
+/* --e2e: the statistics from float64 arrays in host memory (see the top of the file). */
+static int e2e(const char *device, raid_precision prec, double nvals, int k, long seg, int reps)
+{
+    const int d = k + 1;
+    const size_t n = (size_t)(nvals / d), nreg = (n + (size_t)seg - 1) / (size_t)seg;
+    if (k < 1 || k > RAID_REG_MAX_K || seg < 1 || n < 1 || reps < 1) {
+        fprintf(stderr, "bench_regress: --e2e needs N >= k + 1, 1 <= k <= %d, --e2e-seg >= 1, --reps >= 1\n",
+                RAID_REG_MAX_K);
+        return 1;
+    }
+    double *X = malloc(n * k * sizeof *X), *y = malloc(n * sizeof *y);
+    int64_t *off = malloc((nreg + 1) * sizeof *off);
+    raid_reg_stats *a = malloc(nreg * sizeof *a), *b = malloc(nreg * sizeof *b);
+    if (!X || !y || !off || !a || !b) {
+        fprintf(stderr, "bench_regress: out of memory for %zu rows\n", n);
+        return 1;
+    }
+    /* an intercept, then columns at levels up to 1e4 times their spread, y linear in them plus noise */
+    const double mu[RAID_REG_MAX_K] = {1, 5.0, 1e3, -2e4, 0.25, 7.0, -3.0, 1e2};
+    const double sd[RAID_REG_MAX_K] = {0, 1.0, 10.0, 2.0, 1e-3, 1.0, 0.5, 3.0};
+    const long long nl = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long t = 0; t < nl; t++) {
+        double yy = 0.1 * e2e_unif((uint64_t)t, 99);
+        for (int p = 0; p < k; p++) {
+            const double v = mu[p] + sd[p] * e2e_unif((uint64_t)t * RAID_REG_MAX_K + (uint64_t)p, 7);
+            X[(size_t)t * k + p] = v;
+            yy += 0.3 / (p + 1) * v;
+        }
+        y[t] = yy;
+    }
+    for (size_t g = 0; g <= nreg; g++)
+        off[g] = (int64_t)(g * (size_t)seg < n ? g * (size_t)seg : n);
+    raid_ctx *dev;
+    if (raid_ctx_create(&dev, device) != RAID_OK || raid_ctx_set_precision(dev, prec) != RAID_OK) {
+        fprintf(stderr, "bench_regress: %s\n", raid_errmsg());
+        return 1;
+    }
+    const double bytes = (double)n * d * 8;
+    double pinned = NAN, pageable = NAN;
+    const size_t hb = bytes < (double)((size_t)1 << 30) ? (size_t)bytes : (size_t)1 << 30;
+    if (raid_tuning_upload_bandwidth(dev, hb, reps, &pinned, &pageable) != RAID_OK)
+        pinned = pageable = NAN;
+    printf("# e2e: %zu rows x %d values (%.3g values, %.2f GB), %zu problems of %ld rows, precision %s, "
+           "threads %d\n", n, d, (double)n * d, bytes / 1e9, nreg, seg, prec == RAID_PREC_DF ? "df" : "f32",
+           omp_get_max_threads());
+    fflush(stdout);
+    for (int v = 0; v < 2; v++) {
+        raid_tuning_set(dev, RAID_TUNE_REG_HOST_CONVERT, v);
+        raid_reg_stats_compute(dev, X, y, k, off, nreg, v ? b : a); /* kernel build, first touch */
+        raid_timing tm;
+        const double w = e2e_wall(dev, X, y, k, off, nreg, v ? b : a, reps, &tm);
+        if (w < 0)
+            return 1;
+        printf("e2e path=%s precision=%s values=%.4g bytes=%.0f wall_s=%.4f end_to_end_GBps=%.2f "
+               "h2d_pinned_GBps=%.2f h2d_pageable_GBps=%.2f end_to_end_vs_h2d=%.3f breakdown: staging_s=%.4f "
+               "upload_s=%.4f kernel_s=%.4f combine_s=%.4f merge_s=%.4f launches=%llu\n",
+               v ? "host-convert" : "bits", prec == RAID_PREC_DF ? "df" : "f32", (double)n * d, bytes, w,
+               bytes / w / 1e9, pinned / 1e9, pageable / 1e9, bytes / w / pinned, tm.convert_s, tm.upload_s,
+               tm.kernel_s, tm.combine_s, tm.host_s, (unsigned long long)tm.launches);
+        fflush(stdout);
+    }
+    double worst = 0;
+    for (size_t g = 0; g < nreg; g++)
+        for (int p = 0; p < k; p++)
+            for (int q = 0; q < k; q++) {
+                const double sc = sqrt(a[g].cxx[p * k + p] * a[g].cxx[q * k + q]);
+                if (sc > 0)
+                    worst = fmax(worst, fabs(a[g].cxx[p * k + q] - b[g].cxx[p * k + q]) / sc);
+            }
+    printf("e2e bits_vs_host_convert_max_rel_diff=%.3e (centred cross-products, relative to sqrt(C_pp C_qq))\n", worst);
+    raid_ctx_destroy(dev);
+    free(X), free(y), free(off), free(a), free(b);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *device = "opencl";
     raid_precision prec = RAID_PREC_DF;
     long S = 1000, T = 5000, W = 1000, B = 50, D = 1, C = 32, G = 64;
-    int L = 22, cpu_threads = 0, meat_rows = 0, reps = 1;
+    int L = 22, cpu_threads = 0, meat_rows = 0, e2e_k = 4, reps = 1;
+    double e2e_n = 0;
+    long e2e_seg = 23400;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device")) device = argv[i + 1];
         else if (!strcmp(argv[i], "--precision")) prec = strcmp(argv[i + 1], "f32") ? RAID_PREC_DF : RAID_PREC_F32;
@@ -159,12 +275,17 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--batch-symbols")) G = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--cpu-threads")) cpu_threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--meat-rows")) meat_rows = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--e2e")) e2e_n = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--e2e-k")) e2e_k = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--e2e-seg")) e2e_seg = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_regress: unknown option %s\n", argv[i]);
             return 1;
         }
     }
+    if (e2e_n > 0)
+        return e2e(device, prec, e2e_n, e2e_k, e2e_seg, reps);
     panel P = {S, T - 23, B, 0, 4, NULL, NULL};
     if (S < 1 || P.R < W || W < 2 || B < 1 || D < 1 || L < 0 || G < 1 || reps < 1) {
         fprintf(stderr, "bench_regress: need S >= 1, T - 23 >= W >= 2, B, D, G, reps >= 1, L >= 0\n");

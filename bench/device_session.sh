@@ -4,7 +4,7 @@
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch, sweep, groupby, realized-e2e, realized-variants; default: tests realized realized1e9 peers regress
+#   peers, regress, garch, sweep, groupby, realized-e2e, realized-variants, regress-e2e; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 #   sort (the device sort's variants, then CuPy/CUB)
@@ -46,6 +46,11 @@ for s in $steps; do
       "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FAST_CBRT=0;-DRAID_STAGE=0;-DRAID_STAGE=0 -DRAID_RELOAD=1;2048/128;2048/256;4096/128;4096/512;8192/512 -DRAID_STAGE=0" 1e9
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu --dump-binary "$OUT/realized_f32.ptx" --variants \
       "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_FAST_CBRT=0;-DRAID_STAGE=0;-DRAID_STAGE=0 -DRAID_RELOAD=1;2048/128;2048/256;4096/128;4096/512;8192/512 -DRAID_STAGE=0" 1e9 ;;
+  regress-e2e) # issue 12 part 2: regression statistics from host arrays, 1e9 values (2e8 rows of k = 4 and y,
+    # problems of 23,400 rows), both policies: the float64-bits path beside the host-converting path, the
+    # host-to-device bandwidth of the same run, the breakdown (bench_regress --e2e)
+    run regress-e2e 240 ./build-dev/bench_regress --e2e 1e9 --device auto --precision df --reps 3
+    run regress-e2e 240 ./build-dev/bench_regress --e2e 1e9 --device auto --precision f32 --reps 3 ;;
   realized)
     run realized 150 ./build-dev/bench_realized --device auto --precision f32 1e7 1e8
     run realized 150 ./build-dev/bench_realized --device auto --precision df 1e7 1e8 ;;

@@ -483,4 +483,43 @@ RAID_DF_FN raid_df raid_bits_to_df(raid_u32 bh, raid_u32 bl, int e)
     return raid_df_make(h, RAID_AS_FLOAT(lb | (up ? sign ^ 0x80000000u : sign)));
 }
 
+
+/* ---- float64 bits to 64-bit fixed point, and a fixed-point integer to double-float ----
+ * A column whose values stand far above their spread is centred before float32 sees it, and the
+ * centring must be exact: raid_bits_to_fixed gives the float64 with bits (bh, bl) as a signed integer
+ * in units of 2^(eu - 1083), eu >= 1 a biased exponent at least the value's own (the largest of its
+ * column in a chunk): |result| < 2^61, exact when the value's exponent is at least eu - 61 + 53, else
+ * truncated toward zero (by less than one unit, 2^-61 of the chunk's largest magnitude). The same
+ * rule, trunc(ldexp(d, 1083 - eu)), on the host gives the host the centres the device used. Differences
+ * of two such integers are exact. raid_fixed_to_df(D, x) is the host's raid_df_split(D 2^x) for
+ * |D| < 2^63 and 2^x a normal float with D 2^x normal (one rounding of D to nearest even for hi, one
+ * of the exact remainder for lo). 64-bit integers (OpenCL C long, ulong), no 64-bit float. */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+typedef long raid_i64;
+typedef ulong raid_u64;
+#define RAID_I64_TO_F32(v) convert_float_rte(v)
+#define RAID_F32_TO_I64(f) convert_long_rte(f)
+#else
+typedef int64_t raid_i64;
+typedef uint64_t raid_u64;
+#define RAID_I64_TO_F32(v) ((float)(v))
+#define RAID_F32_TO_I64(f) ((raid_i64)rintf(f))
+#endif
+
+RAID_DF_FN raid_i64 raid_bits_to_fixed(raid_u32 bh, raid_u32 bl, int eu)
+{
+    const int ex = (int)((bh >> 20) & 0x7FFu);
+    const raid_u64 m = ((raid_u64)((bh & 0xFFFFFu) | (ex ? 0x100000u : 0u)) << 32) | (raid_u64)bl;
+    const int sh = (ex ? ex : 1) - eu + 8; /* d = m 2^((ex|1) - 1075) = m 2^sh units */
+    const raid_u64 mag = sh >= 0 ? m << (sh > 10 ? 10 : sh) : (sh > -64 ? m >> (-sh) : (raid_u64)0);
+    return (bh & 0x80000000u) ? -(raid_i64)mag : (raid_i64)mag;
+}
+
+RAID_DF_FN raid_df raid_fixed_to_df(raid_i64 v, float scale)
+{
+    const float h = RAID_I64_TO_F32(v); /* RN(v) */
+    const raid_i64 rem = v - (raid_i64)h; /* exact: |v| < 2^63 and h within half an ulp of it */
+    return raid_df_make(h * scale, RAID_I64_TO_F32(rem) * scale);
+}
+
 #endif /* RAID_DF_H */

@@ -107,12 +107,67 @@ static void test_edges(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The regression kernel's exact centring (kernels/regress.cl): raid_bits_to_fixed(d, eu) is the host's
+ * trunc(ldexp(d, 1083 - eu)) (the rule src/regress/stats.c uses to know the centres), for every binade up
+ * to the unit's and far below it (truncated), subnormals and signed zeros; and raid_fixed_to_df(D, 2^x) is
+ * the host's raid_df_split of D 2^x, each part rounded once from the exact integer (a long double oracle:
+ * 64 bits of mantissa hold D exactly). */
+static void test_fixed(void **state)
+{
+    (void)state;
+    uint64_t st = 99;
+    int bad = 0;
+    for (int i = 0; i < 2000000; i++) {
+        const uint64_t b = t_splitmix64(&st) & ~(0x7FFull << 52);
+        int ex = (int)(t_splitmix64(&st) % 2047); /* biased, 0: subnormal */
+        if (i % 7 == 0)
+            ex = (int)(t_splitmix64(&st) % 4);
+        const double d = t_from_bits(b | ((uint64_t)ex << 52));
+        const int eu = (ex ? ex : 1) + (int)(t_splitmix64(&st) % (i % 3 ? 12 : 80));
+        if (eu > 2046)
+            continue;
+        const raid_i64 got = raid_bits_to_fixed((raid_u32)(t_bits_of(d) >> 32), (raid_u32)t_bits_of(d), eu);
+        const double want = trunc(ldexp(d, 1083 - eu));
+        if ((double)got != want || (got == 0 && want != 0)) {
+            if (bad++ < 10)
+                print_message("fixed: d=%a eu=%d: got %lld want %.17g\n", d, eu, (long long)got, want);
+        }
+        /* D 2^x split: D of up to 63 bits, x so that D 2^x is a normal float (as the kernel's 2^-L) */
+        const int len = 1 + (int)(t_splitmix64(&st) % 62);
+        raid_i64 D = (raid_i64)(t_splitmix64(&st) >> (64 - len));
+        if (i & 1)
+            D = -D;
+        const int x = -(int)(t_splitmix64(&st) % 64);
+        const float sc = ldexpf(1.0f, x);
+        const raid_df f = raid_fixed_to_df(D, sc);
+        const long double exact = ldexpl((long double)D, x);
+        const float hi = (float)exact, lo = (float)(exact - (long double)hi);
+        if (fbits(f.hi) != fbits(hi) || fbits(f.lo) != fbits(lo)) {
+            if (bad++ < 10)
+                print_message("fixed_to_df: D=%lld x=%d: got (%a, %a) want (%a, %a)\n", (long long)D, x, (double)f.hi,
+                              (double)f.lo, (double)hi, (double)lo);
+        }
+    }
+    /* signed zeros, the largest in-range magnitude (1e150), ties */
+    const double special[] = {0.0, -0.0, 1e150, -1e150, 0x1p-1074, 0x1.0000010000000p0, 0x1.0000030000000p0, -0x1.8p-1030};
+    for (size_t i = 0; i < sizeof special / sizeof *special; i++) {
+        int e;
+        frexp(special[i], &e);
+        for (int eu = (e + 1022 > 1 ? e + 1022 : 1); eu < (e + 1022 > 1 ? e + 1022 : 1) + 70 && eu <= 2046; eu++) {
+            const raid_i64 got = raid_bits_to_fixed((raid_u32)(t_bits_of(special[i]) >> 32), (raid_u32)t_bits_of(special[i]), eu);
+            bad += (double)got != trunc(ldexp(special[i], 1083 - eu));
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_kernel_range),
         cmocka_unit_test(test_random_bits),
+        cmocka_unit_test(test_fixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

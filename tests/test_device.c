@@ -144,7 +144,7 @@ static void test_multipass_resident(void **state)
     raid_chunk_plan plan;
     ok(ctx, raid_plan_build(&plan, off, nseg, 1000), "plan");
     double acc[37] = {0};
-    raid_chunk_job job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0, NULL, NULL, NULL, NULL};
+    raid_chunk_job job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
     ok(ctx, raid_chunk_reduce(ctx, &job), "pass 2");
     raid_timing tm;
     raid_ctx_last_timing(ctx, &tm);

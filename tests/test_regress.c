@@ -76,6 +76,12 @@ static double max_scaled_error(const design *D, size_t g, const raid_reg_stats *
     double worst = 0;
     for (int p = 0; p < d; p++) {
         m[p] /= n;
+        /* one correction pass: long double's running sum of levels 1e12 times the spread loses ~1e-6 of
+         * the spread in the mean, 1e-12 in the centred sums (the adversarial designs below) */
+        long double r = 0;
+        for (size_t t = a; t < b; t++)
+            r += col(D, t, p) - m[p];
+        m[p] += r / n;
         long double e = fabsl((long double)s->mean[p] - m[p]) / (am[p] / n);
         if (am[p] > 0 && e > worst)
             worst = (double)e;
@@ -162,6 +168,11 @@ static void test_device(void **state)
             char what[64];
             snprintf(what, sizeof what, "device %s k=%d", p ? "df" : "f32", ks[i]);
             check(dev, &D, p ? BOUND_DF : BOUND_F32, what);
+            /* the host-converting path (RAID_TUNE_REG_HOST_CONVERT; `raid har`'s) within the same bounds */
+            assert_int_equal(raid_tuning_set(dev, RAID_TUNE_REG_HOST_CONVERT, 1), RAID_OK);
+            snprintf(what, sizeof what, "device %s k=%d, host conversion", p ? "df" : "f32", ks[i]);
+            check(dev, &D, p ? BOUND_DF : BOUND_F32, what);
+            assert_int_equal(raid_tuning_set(dev, RAID_TUNE_REG_HOST_CONVERT, 0), RAID_OK);
         }
         free_design(&D);
     }
@@ -851,6 +862,108 @@ static void test_range_bytes(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* The device receives the float64 bits and centres each chunk itself (kernels/regress.cl): adversarial
+ * scales within the documented bounds in both policies, at the default chunk and at chunks of 64 rows
+ * (many chunks per problem, merged on the host): an outlier 1e6 spreads away as the first row of every
+ * chunk (the reference the device shifts by before it finds the chunk's mean; below the column's level,
+ * so that the raw moments' scale sum |v_p v_q| stays above the centred sum |d_p d_q| that the bounds are
+ * relative to), levels 1e12 and -3e11 times the spread, columns near 1e145 and near 1e-140, a column spanning 60 binades (values far below
+ * the chunk's largest are truncated in the fixed point by less than 2^-61 of it), and a column at a level
+ * with no exact float32 (1/3) 1e9 times its spread. */
+static void test_device_adversarial(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    const double mu[8] = {0, 1e12, -3e11, 1e145, 1e-140, 0, 1.0 / 3.0, 5e6};
+    const double sd[8] = {0, 1.0, 1.0, 1e139, 1e-146, 0, 1e-9 / 3.0, 1.0};
+    for (int chunked = 0; chunked < 2; chunked++) {
+        const size_t chunk = chunked ? 64 : 4096;
+        design D = make_design(8, 12, chunked ? 900 : 9000, mu, sd);
+        const int64_t n = D.off[D.nreg];
+        for (int64_t t = 0; t < n; t++) {
+            D.X[t * 8 + 5] = ldexp(1.0 + unif(), (int)(unif() * 200) - 100) * (unif() < 0.5 ? -1 : 1);
+        }
+        for (size_t g = 0; g < D.nreg; g++)
+            for (int64_t t = D.off[g]; t < D.off[g + 1]; t += (int64_t)chunk) {
+                D.X[t * 8 + 1] += 1e6;
+                D.X[t * 8 + 7] -= 1e6;
+                D.y[t] += 1e6;
+            }
+        check(cpu, &D, 1e-14, chunked ? "cpu adversarial, chunks of 64" : "cpu adversarial");
+        for (int p = 0; p < 2; p++) {
+            assert_int_equal(raid_ctx_set_chunk(dev, chunk, chunked ? 16 : 256), RAID_OK);
+            raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+            char what[64];
+            snprintf(what, sizeof what, "device %s adversarial%s", p ? "df" : "f32", chunked ? ", chunks of 64" : "");
+            check(dev, &D, p ? BOUND_DF : BOUND_F32, what);
+        }
+        free_design(&D);
+    }
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
+/* A value out of range (not finite, or beyond 1e150) is found by the device (a flag per chunk) and named
+ * by the host exactly as the cpu path names it: the first in row order, y before X within a row; 1e150
+ * itself is accepted. */
+static void test_device_out_of_range(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    assert_int_equal(raid_ctx_set_chunk(dev, 64, 16), RAID_OK);
+    const double bad[] = {NAN, -NAN, INFINITY, -INFINITY, 1e151, -1.0000000000000002e150,
+                          1.7976931348623157e308};
+    design D = make_design(3, 5, 400, MU, SD);
+    const int64_t n = D.off[D.nreg];
+    raid_reg_stats *s = malloc(D.nreg * sizeof *s);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        for (int where = 0; where < 4; where++) {
+            design E = D;
+            E.X = malloc((size_t)n * 3 * sizeof(double));
+            E.y = malloc((size_t)n * sizeof(double));
+            memcpy(E.X, D.X, (size_t)n * 3 * sizeof(double));
+            memcpy(E.y, D.y, (size_t)n * sizeof(double));
+            const int64_t t = where == 3 ? n - 1 : (int64_t)(unif() * (double)n);
+            if (where == 0)
+                E.y[t] = bad[i];
+            else if (where == 1)
+                E.X[t * 3 + 2] = bad[i];
+            else { /* two in one row and a later one: y of the row is named */
+                E.X[t * 3 + 1] = bad[i];
+                E.y[t] = bad[i];
+                if (t + 70 < n)
+                    E.X[(t + 70) * 3] = bad[i];
+            }
+            char want[512];
+            assert_int_equal(raid_reg_stats_compute(cpu, E.X, E.y, 3, E.off, E.nreg, s), RAID_EINVAL);
+            snprintf(want, sizeof want, "%s", raid_ctx_errmsg(cpu));
+            for (int p = 0; p < 2; p++) {
+                raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+                assert_int_equal(raid_reg_stats_compute(dev, E.X, E.y, 3, E.off, E.nreg, s), RAID_EINVAL);
+                if (strcmp(raid_ctx_errmsg(dev), want) != 0)
+                    fail_msg("value %g at row %lld: device says \"%s\", cpu \"%s\"", bad[i], (long long)t,
+                             raid_ctx_errmsg(dev), want);
+            }
+            if (i == 0 && where == 0)
+                printf("# out of range: %s\n", want);
+            free(E.X);
+            free(E.y);
+        }
+    /* 1e150 and -1e150 are in range on both */
+    D.y[3] = 1e150;
+    D.X[5 * 3 + 1] = -1e150;
+    assert_int_equal(raid_reg_stats_compute(cpu, D.X, D.y, 3, D.off, D.nreg, s), RAID_OK);
+    assert_int_equal(raid_reg_stats_compute(dev, D.X, D.y, 3, D.off, D.nreg, s), RAID_OK);
+    free(s);
+    free_design(&D);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 static void test_determinism_and_errors(void **state)
 {
     (void)state;
@@ -893,6 +1006,8 @@ int main(void)
         cmocka_unit_test(test_centring_matters),
         cmocka_unit_test(test_combine), cmocka_unit_test(test_range_bytes),
         cmocka_unit_test(test_determinism_and_errors),
+        cmocka_unit_test(test_device_adversarial),
+        cmocka_unit_test(test_device_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

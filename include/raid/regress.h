@@ -38,14 +38,18 @@ typedef struct raid_reg_stats {
 
 /** Sufficient statistics of nreg problems at once (one per symbol, or per window): problem g uses rows
  *  offsets[g] .. offsets[g+1]-1 of X (row-major, k columns, 1 <= k <= RAID_REG_MAX_K) and y.
- *  Both backends centre every column of every problem at its float64 mean (a first pass). On the cpu
- *  backend the centred cross-products are compensated float64 sums. On opencl the host also scales each
- *  centred column by a power of two (so that float32 never sees columns of very different scales), the
- *  device accumulates the cross-products of the centred rows and their first moments in double-float
- *  per chunk (the chunk plan and pipeline of the realized kernel), and the host combines the partials in
- *  float64 in chunk order and removes the first moments (the rounded mean does not centre exactly):
- *  C = sum z z' - s s'/n. Bitwise reproducible for a given chunk length and work-group width.
- *  Values must be finite and at most 1e150 in magnitude (their products must not overflow float64).
+ *  On the cpu backend every column of every problem is centred at its float64 mean (a first pass) and
+ *  the centred cross-products are compensated float64 sums. On opencl the host only copies the rows'
+ *  float64 bits into page-locked staging (batches overlapped with the device's work); the device checks
+ *  the range, centres each column of each chunk of rows exactly at (within 2^-42 of the chunk's range of)
+ *  the chunk's own mean with integer operations, scales it by a power of two (so that float32 never sees
+ *  columns of very different scales or large levels), and accumulates the cross-products and first
+ *  moments in double-float; the host merges the chunks' centred statistics in float64 in chunk order
+ *  (Chan, Golub and LeVeque 1979, the means as double-doubles). Within 2u(1 + u) + 1e-12 (f32) or 1e-12
+ *  (df) of sum |d_p d_q|, d the centred values (docs/regression.md). Bitwise reproducible for a given
+ *  chunk length and work-group width.
+ *  Values must be finite and at most 1e150 in magnitude (their products must not overflow float64); the
+ *  first one that is not (in row order, y before X) is named in the message on both backends.
  *  Errors: RAID_EINVAL (k out of range, decreasing offsets, a value out of range, NULL), RAID_ENOMEM and
  *  the device errors; message: raid_ctx_errmsg(ctx). */
 RAID_API raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k,

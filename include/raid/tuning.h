@@ -2,7 +2,8 @@
  * raid/tuning.h -- FOR BENCHMARKS AND TESTS ONLY: knobs and measurements that production code never
  * needs. A context that never calls these behaves as documented everywhere else; results do not depend
  * on any knob here except RAID_TUNE_REG_NO_CENTRING, which exists to show what centring buys and makes
- * regression statistics worse on purpose, and RAID_TUNE_MEAT_ROWS (the last digits of a meat). Errors follow raid/core.h: the context's message,
+ * regression statistics worse on purpose, RAID_TUNE_MEAT_ROWS (the last digits of a meat) and
+ * RAID_TUNE_REG_HOST_CONVERT (the last digits of regression statistics). Errors follow raid/core.h: the context's message,
  * raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  */
 #ifndef RAID_TUNING_H
@@ -17,7 +18,7 @@ extern "C" {
 typedef enum raid_tuning_knob {
     RAID_TUNE_KERNEL_REPEAT = 1,    /* launches of each batch's kernel on its resident data; the fastest is
                                        reported as kernel time (keeps a GPU at working clocks). >= 1 */
-    RAID_TUNE_MAX_BATCH_ELEMS = 2,  /* elements per device batch, 0 = the default (2^25); small values
+    RAID_TUNE_MAX_BATCH_ELEMS = 2,  /* elements per device batch, 0 = the default (256 MiB of them: 2^25 float64 returns); small values
                                        force many launches (results stay bitwise identical). >= 0 */
     RAID_TUNE_REG_NO_CENTRING = 3,  /* 1: regression statistics upload raw, unscaled data (worse results) */
     RAID_TUNE_KERNEL_CACHE_CAP = 4, /* kernels kept before the least recently used unheld one is evicted;
@@ -37,8 +38,13 @@ typedef enum raid_tuning_knob {
                                        exponent buckets in two replicas (rows alternate), 8 exponent
                                        buckets two rows per step (sums only). Results are identical.
                                        0 to 8 */
-    RAID_TUNE_SELECT_PATH = 10      /* the device selection (docs/column.md "Selection"): 0 automatic, 1
+    RAID_TUNE_SELECT_PATH = 10,     /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
+    RAID_TUNE_REG_HOST_CONVERT = 11 /* 1: the regression statistics' device path centres, scales and
+                                       converts the rows on the host before the upload (the path before
+                                       issue 12 part 2, which `raid har` still takes) instead of uploading
+                                       the float64 bits; results differ in their last digits
+                                       (docs/regression.md). 0 or 1 */
 } raid_tuning_knob;
 
 /** Set a knob on ctx. The device knobs are accepted (and ignored) on the cpu backend, except

@@ -22,6 +22,7 @@ typedef struct raid_tuning_knobs {
     int meat_rows;              /* the cpu meat of overlapping windows from their rows, not block sums */
     int groupby_path;           /* RAID_TUNE_GROUPBY_PATH (0: automatic) */
     int select_path;            /* RAID_TUNE_SELECT_PATH (0: automatic) */
+    int reg_host_convert;       /* regression statistics converted on the host (the path before the bits) */
     char build_options[256];    /* appended to every kernel's build options */
 } raid_tuning_knobs;
 
@@ -51,6 +52,7 @@ static inline int raid_tune_direct_upload(const raid_ctx *c) { return c->tuning 
 static inline int raid_tune_meat_rows(const raid_ctx *c) { return c && c->tuning && c->tuning->meat_rows; }
 static inline int raid_tune_groupby_path(const raid_ctx *c) { return c && c->tuning ? c->tuning->groupby_path : 0; }
 static inline int raid_tune_select_path(const raid_ctx *c) { return c && c->tuning ? c->tuning->select_path : 0; }
+static inline int raid_tune_reg_host_convert(const raid_ctx *c) { return c->tuning && c->tuning->reg_host_convert; }
 static inline const char *raid_tune_build_options(const raid_ctx *c) { return c->tuning ? c->tuning->build_options : ""; }
 
 /* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;

@@ -59,6 +59,11 @@ raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
             return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_SELECT_PATH takes 0 to 2, not %lld", (long long)value);
         ctx->tuning->select_path = (int)value;
         return RAID_OK;
+    case RAID_TUNE_REG_HOST_CONVERT:
+        if (value != 0 && value != 1)
+            return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_REG_HOST_CONVERT takes 0 or 1, not %lld", (long long)value);
+        ctx->tuning->reg_host_convert = (int)value;
+        return RAID_OK;
     case RAID_TUNE_KERNEL_CACHE_CAP:
         if (!ctx->dev)
             return raid_fail(ctx, RAID_EUNSUPPORTED, "the cpu backend has no kernel cache");

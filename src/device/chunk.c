@@ -73,15 +73,32 @@ size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_e
     return c - first;
 }
 
+/* The layout of a chunk-scaled kernel's trailing floats: nexp exponents, flags, ntail caller floats. */
+typedef struct scaled_tail {
+    const int *pow; /* nacc * nexp, or NULL: unscaled partials */
+    size_t nexp, ntail;
+    int32_t *chunk_exp;
+    uint32_t *chunk_flags;
+    float *chunk_tail;
+    int per_chunk;
+} scaled_tail;
+
+/* floats after the partials */
+static size_t tail_floats(const scaled_tail *t)
+{
+    return t->pow ? (t->nexp + 1 + t->ntail + 1) / 2 * 2 : 0;
+}
+
 /* The combine of both kinds of partials: per chunk nacc float2 (times scale[seg][k], or 1), or, with pow,
- * nacc + 1 float2 whose last is (e, flags) (times 2^(pow[k] e)). Each segment's chunks (consecutive in
- * the plan) are added by one thread in chunk order, so the result does not depend on the number of
- * threads; segments are independent. */
+ * nacc float2 followed by the tail (exponents, flags, caller floats); partial k times
+ * 2^(sum_j pow[k nexp + j] e_j). Each segment's chunks (consecutive in the plan) are added by one thread
+ * in chunk order, so the result does not depend on the number of threads; segments are independent. */
 static void combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
-                    const double *scale, const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags)
+                    const double *scale, const scaled_tail *t, double *acc)
 {
     const long long n = (long long)count;
-    const size_t stride = 2 * (nacc + (pow != NULL));
+    const int *pow = t ? t->pow : NULL;
+    const size_t nexp = pow ? t->nexp : 0, stride = 2 * nacc + (pow ? tail_floats(t) : 0);
 #pragma omp parallel for schedule(dynamic, 256) if (count * nacc > 65536)
     for (long long i0 = 0; i0 < n; i0++) {
         const size_t seg = p->chunks[first + (size_t)i0].seg;
@@ -89,14 +106,29 @@ static void combine(const raid_chunk_plan *p, size_t first, size_t count, const 
             continue; /* not the first chunk of its segment in this batch */
         for (size_t i = (size_t)i0; i < count && p->chunks[first + i].seg == seg; i++) {
             const float *q = part + stride * i;
-            const int e = pow ? (int)q[2 * nacc] : 0;
-            if (chunk_exp)
-                chunk_exp[first + i] = e;
-            if (chunk_flags)
-                chunk_flags[first + i] = (uint32_t)q[2 * nacc + 1];
+            int e[RAID_CHUNK_MAX_EXP];
+            if (pow) {
+                for (size_t j = 0; j < nexp; j++) {
+                    e[j] = (int)q[2 * nacc + j];
+                    if (t->chunk_exp)
+                        t->chunk_exp[(first + i) * nexp + j] = e[j];
+                }
+                if (t->chunk_flags)
+                    t->chunk_flags[first + i] = (uint32_t)q[2 * nacc + nexp];
+                if (t->chunk_tail && t->ntail)
+                    memcpy(t->chunk_tail + (first + i) * t->ntail, q + 2 * nacc + nexp + 1, t->ntail * sizeof(float));
+            }
+            double *a = acc + (t && t->per_chunk ? first + i : seg) * nacc;
             for (size_t k = 0; k < nacc; k++) {
                 const double v = (double)q[2 * k] + (double)q[2 * k + 1];
-                acc[seg * nacc + k] += pow ? ldexp(v, pow[k] * e) : scale ? v * scale[seg * nacc + k] : v;
+                if (pow) {
+                    int x = 0;
+                    for (size_t j = 0; j < nexp; j++)
+                        x += pow[k * nexp + j] * e[j];
+                    a[k] += ldexp(v, x);
+                } else {
+                    a[k] += scale ? v * scale[seg * nacc + k] : v;
+                }
             }
         }
     }
@@ -105,19 +137,29 @@ static void combine(const raid_chunk_plan *p, size_t first, size_t count, const 
 void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
                        const double *scale, double *acc)
 {
-    combine(p, first, count, part, nacc, scale, NULL, acc, NULL, NULL);
+    combine(p, first, count, part, nacc, scale, NULL, acc);
 }
 
 void raid_plan_combine_scaled(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
                               const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags)
 {
     assert(pow);
-    combine(p, first, count, part, nacc, NULL, pow, acc, chunk_exp, chunk_flags);
+    const scaled_tail t = {pow, 1, 0, chunk_exp, chunk_flags, NULL, 0};
+    combine(p, first, count, part, nacc, NULL, &t, acc);
+}
+
+/* The tail of a job. */
+static scaled_tail job_tail(const raid_chunk_job *job)
+{
+    const scaled_tail t = {job->chunk_pow, job->chunk_nexp > 0 ? (size_t)job->chunk_nexp : 1, job->chunk_ntail,
+                           job->chunk_exp, job->chunk_flags, job->chunk_tail, job->per_chunk};
+    assert(t.nexp <= RAID_CHUNK_MAX_EXP);
+    return t;
 }
 
 /* ---- the batch pipeline ---- */
 
-#define DEFAULT_BATCH_ELEMS ((size_t)1 << 25)
+#define DEFAULT_BATCH_BYTES ((size_t)1 << 28) /* 2^25 float64 returns; rows of several values: fewer rows */
 #define PART_BYTES ((size_t)1 << 27) /* 128 MiB of partials per batch at most */
 
 typedef struct batch_buf {
@@ -165,7 +207,8 @@ static void fill_table_resident(const raid_chunk_plan *plan, size_t first, size_
 /* float2 slots per chunk in the partials */
 static size_t slots(const raid_chunk_job *job)
 {
-    return job->nacc + (job->chunk_pow != NULL);
+    const scaled_tail t = job_tail(job);
+    return job->nacc + tail_floats(&t) / 2;
 }
 
 /* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
@@ -240,7 +283,9 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     const int direct = job->direct && raid_tune_direct_upload(ctx); /* no staging */
     assert(job->elem_bytes % sizeof(float) == 0);
     const size_t tuned = raid_tune_max_batch_elems(ctx);
-    size_t max_elems = tuned ? tuned : DEFAULT_BATCH_ELEMS;
+    size_t max_elems = tuned ? tuned : DEFAULT_BATCH_BYTES / job->elem_bytes;
+    if (max_elems < plan->chunk_len + job->align)
+        max_elems = plan->chunk_len + job->align;
     const size_t by_alloc = (size_t)(raid_dev_max_alloc(ctx) / job->elem_bytes);
     if (by_alloc < max_elems)
         max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
@@ -300,11 +345,8 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
             ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
             release_events(prev);
             const double tc = raid_now();
-            if (job->chunk_pow)
-                raid_plan_combine_scaled(plan, prev->first, prev->count, prev->part, job->nacc, job->chunk_pow,
-                                         job->acc, job->chunk_exp, job->chunk_flags);
-            else
-                raid_plan_combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, job->acc);
+            const scaled_tail t = job_tail(job);
+            combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, &t, job->acc);
             ctx->timing.combine_s += raid_now() - tc;
         }
         prev = b;

@@ -69,9 +69,9 @@ static inline size_t raid_plan_align(size_t pos, size_t align) { return (pos + a
 void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
                        const double *scale, double *acc);
 
-/* The same for a chunk-scaled kernel's partials (nacc + 1 float2 per chunk, the last (e, flags); see
- * raid_chunk_job.chunk_pow): partial k times 2^(pow[k] e), in chunk order; e and flags of chunk first + i
- * go to chunk_exp and chunk_flags (either may be NULL). */
+/* The same for a chunk-scaled kernel's partials (see raid_chunk_job.chunk_pow): partial k times
+ * 2^(pow[k] e) (one exponent per chunk, the realized kernel's), in chunk order; e and flags of chunk
+ * first + i go to chunk_exp and chunk_flags (either may be NULL). */
 void raid_plan_combine_scaled(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
                               const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags);
 
@@ -96,6 +96,8 @@ static inline double raid_policy_value(double v, raid_precision p)
  * element table[2*i] of staging (elements of elem_bytes each) and has table[2*i+1] elements. */
 typedef void (*raid_chunk_convert_fn)(void *user, const raid_chunk_plan *plan, size_t first, size_t count,
                                       const uint32_t *table, void *staging);
+
+#define RAID_CHUNK_MAX_EXP 16 /* exponents per chunk at most (chunk_nexp) */
 
 typedef struct raid_chunk_job {
     const raid_chunk_plan *plan;
@@ -124,6 +126,17 @@ typedef struct raid_chunk_job {
      * With the RAID_TUNE_DIRECT_UPLOAD knob each batch is uploaded straight from there (convert unused);
      * otherwise convert stages it as usual. */
     const void *direct;
+    /* Several exponents per chunk (optional, with chunk_pow): chunk_nexp > 1 exponents e_0 .. e_{nexp-1}
+     * (one per column of the regression statistics' rows), then flags, then chunk_ntail further floats
+     * for the caller, all as floats after the nacc partials (padded to whole float2). Partial k is then
+     * times 2^(sum_j chunk_pow[k * nexp + j] e_j); chunk_exp receives nchunks * nexp exponents and
+     * chunk_tail (if not NULL) nchunks * chunk_ntail floats. chunk_nexp 0 means 1 (the layout above). */
+    int chunk_nexp;
+    size_t chunk_ntail;
+    float *chunk_tail;
+    /* 1: acc holds nchunks * nacc, each chunk's own (scaled) partials, for a caller that combines the
+     * chunks itself (the regression statistics merge chunk-centred statistics); 0: nseg * nacc sums. */
+    int per_chunk;
 } raid_chunk_job;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.

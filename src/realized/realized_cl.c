@@ -143,7 +143,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
         for (int k = 0; k < RAID_NACC; k++)
             pw[k] = acc_pow(k);
         raid_chunk_job job = {&plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
-                              acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r};
+                              acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0};
         st = raid_chunk_reduce(ctx, &job);
         if (st != RAID_OK)
             goto out;

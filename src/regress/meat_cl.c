@@ -237,7 +237,7 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
     }
     {
         raid_chunk_job job = {&plan, kern, wg, ebytes, 1, nc, NULL, NULL, NULL, out + G->g0 * nc, "the meat kernel",
-                              rbuf, G->lo, NULL, NULL, NULL, NULL};
+                              rbuf, G->lo, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
         if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
             goto done;
     }

@@ -16,6 +16,7 @@
 #include "core/dd.h"
 #include "core/internal.h"
 #include "device/chunk.h"
+#include "regress/ols_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 #define MAX_D (RAID_REG_MAX_K + 1)
 #define NA_OF(d) ((d) * ((d) + 1) / 2 + (d))
+#define RAID_REG_MAX_VALUE 1e150 /* largest magnitude of a value (products stay finite in float64) */
 
 
 /* Value of column p (p < k: X, p == k: y) of row t. */
@@ -59,6 +61,18 @@ static void fill_stats(raid_reg_stats *o, int k, int64_t n, const double *m, dou
     o->cyy = C[k][k];
     o->yty = C[k][k] + dn * m[k] * m[k];
     o->ysum = dn * m[k];
+}
+
+/* The kernel's partials in order (sum z_p z_q for p <= q, row by row of the upper triangle, then sum z_p)
+ * as the upper triangle P and the first moments S. */
+static void unpack_partials(const double *A, int d, double P[][MAX_D], double *S)
+{
+    int a2 = 0;
+    for (int p = 0; p < d; p++)
+        for (int q = p; q < d; q++)
+            P[p][q] = A[a2++];
+    for (int p = 0; p < d; p++)
+        S[p] = A[a2++];
 }
 
 /* float64 mean of column p over rows a..b-1 (compensated). */
@@ -100,7 +114,9 @@ static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_
     fill_stats(o, k, b - a, m, P, S);
 }
 
-/* ---- device path ---- */
+/* ---- device path, host conversion (RAID_TUNE_REG_HOST_CONVERT; `raid har` until re-recorded) ----
+ * The host centres each column of each problem at its float64 mean, scales it by a power of two and
+ * stages it in the policy's float or double-float (RAID_BITS = 0 in kernels/regress.cl). */
 
 typedef struct reg_prep {
     const double *X, *y;
@@ -133,7 +149,7 @@ static void convert_rows(void *user, const raid_chunk_plan *plan, size_t first, 
     }
 }
 
-static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+static raid_status stats_cl_host(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
                             size_t nreg, raid_reg_stats *out)
 {
     const int d = k + 1, na = NA_OF(d);
@@ -145,7 +161,7 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
                          ctx->wg_width);
     char opts[512];
-    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d %s", ctx->wg_width, run, d,
+    snprintf(opts, sizeof opts, "-DRAID_BITS=0 -DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d %s", ctx->wg_width, run, d,
              prec == RAID_PREC_DF, raid_tune_build_options(ctx));
     raid_kernel *kern;
     raid_status st = raid_kernel_get(ctx, "regress.cl", "reg_stats", opts, &kern);
@@ -196,20 +212,14 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     {
         reg_prep rp = {X, y, k, d, prec, mean, ex};
         raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, 1, (size_t)na, convert_rows, &rp, scale, acc,
-                              "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, NULL, NULL, NULL, NULL};
+                              "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
         if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
             goto out;
     }
     /* Unscaled centred sums to statistics, in float64. */
     for (size_t g = 0; g < nreg; g++) {
-        const double *A = acc + g * na;
         double P[MAX_D][MAX_D], S[MAX_D];
-        int a2 = 0;
-        for (int p = 0; p < d; p++)
-            for (int q = p; q < d; q++)
-                P[p][q] = A[a2++];
-        for (int p = 0; p < d; p++)
-            S[p] = A[a2++];
+        unpack_partials(acc + g * na, d, P, S);
         fill_stats(&out[g], k, offsets[g + 1] - offsets[g], mean + g * d, P, S);
     }
     st = RAID_OK;
@@ -223,8 +233,228 @@ out:
     return st;
 }
 
+/* ---- device path from the float64 bits (the default) ----
+ * The host only copies the rows' float64 bits into page-locked staging; the device checks the range,
+ * centres each column of each chunk exactly at (about) its own mean, scales it by a power of two and
+ * accumulates (RAID_BITS = 1 in kernels/regress.cl); the host merges the chunks' centred statistics. */
+
+/* RAID_OK when every value of rows a..b-1 is finite and at most 1e150 in magnitude; otherwise the first
+ * one out of range (row order, y before X) is named. The one check of both backends: the cpu path runs it
+ * over all rows, the device path over the chunk that the kernel flagged. */
+static raid_status check_rows(raid_ctx *ctx, const double *X, const double *y, int k, int64_t a, int64_t b)
+{
+    for (int64_t t = a; t < b; t++) {
+        if (!(fabs(y[t]) <= RAID_REG_MAX_VALUE))
+            return raid_fail(ctx, RAID_EINVAL, "y of row %lld is not finite or beyond 1e150", (long long)t);
+        for (int p = 0; p < k; p++)
+            if (!(fabs(X[t * k + p]) <= RAID_REG_MAX_VALUE))
+                return raid_fail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
+                                 (long long)t, p);
+    }
+    return RAID_OK;
+}
+
+typedef struct reg_copy {
+    const double *X, *y;
+    int k;
+} reg_copy;
+
+/* Copy each chunk's float64 rows into the staging buffer as they are: its len rows of X, then its len
+ * values of y (the device centres, scales and splits them). */
+static void copy_rows(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
+                      void *staging)
+{
+    const reg_copy *rc = user;
+    const size_t k = (size_t)rc->k, d = k + 1;
+    const long long n = (long long)count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++) {
+        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
+        double *dst = (double *)staging + (size_t)table[2 * i] * d;
+        memcpy(dst, rc->X + (size_t)ch->start * k, ch->len * k * sizeof(double));
+        memcpy(dst + ch->len * k, rc->y + ch->start, ch->len * sizeof(double));
+    }
+}
+
+/* The centre the kernel used for a column of a chunk, as an exact double-double: the chunk's first value
+ * v0 in fixed point at the chunk's unit 2^(eu - 1083) (truncated toward zero, as raid_bits_to_fixed does
+ * on the device), plus K units. */
+static raid_dd chunk_centre(double v0, int eu, int64_t K)
+{
+    const int64_t A = (int64_t)trunc(ldexp(v0, 1083 - eu)) + K; /* |A| < 2^61 + 2^62: exact */
+    const double hi = (double)A;
+    const double lo = (double)(A - (int64_t)hi);
+    raid_dd c = {ldexp(hi, eu - 1083), ldexp(lo, eu - 1083)};
+    return c;
+}
+
+/* Merge the chunks' centred statistics of problem g into o, in chunk order: chunk c (len rows, centre a,
+ * partials P = sum z z' and S = sum z about a, unscaled) has mean a + S/len and centred cross-products
+ * P - S S'/len; two sets merge as C = Ca + Cb + (na nb / n) delta delta' (Chan, Golub and LeVeque 1979,
+ * as raid_reg_stats_combine), with the means kept as double-double so that delta keeps its own accuracy
+ * however far the levels stand above the spread. */
+static void merge_chunks(const raid_chunk_plan *plan, size_t c0, size_t c1, const double *acc, const float *tail,
+                         const double *X, const double *y, int k, raid_reg_stats *o)
+{
+    const int d = k + 1, na = NA_OF(d);
+    raid_dd m[MAX_D];
+    double C[MAX_D][MAX_D], zero[MAX_D];
+    memset(C, 0, sizeof C);
+    memset(zero, 0, sizeof zero);
+    int64_t n = 0;
+    for (size_t c = c0; c < c1; c++) {
+        const raid_chunk *ch = &plan->chunks[c];
+        const float *tl = tail + c * (size_t)(4 * d);
+        const double len = (double)ch->len;
+        double P[MAX_D][MAX_D], S[MAX_D], delta[MAX_D];
+        raid_dd mc[MAX_D];
+        unpack_partials(acc + c * (size_t)na, d, P, S);
+        for (int p = 0; p < d; p++) {
+            const float *t = tl + 4 * p;
+            const int64_t K = (int64_t)t[1] * ((int64_t)1 << 42) + (int64_t)t[2] * ((int64_t)1 << 21) + (int64_t)t[3];
+            mc[p] = chunk_centre(col(X, y, k, ch->start, p), (int)t[0], K);
+            raid_dd_add(&mc[p], S[p] / len);
+        }
+        if (n == 0) {
+            for (int p = 0; p < d; p++) {
+                m[p] = mc[p];
+                for (int q = p; q < d; q++)
+                    C[p][q] = P[p][q] - S[p] * S[q] / len;
+            }
+            n = ch->len;
+            continue;
+        }
+        const double nn = (double)(n + ch->len), w = (double)n * len / nn;
+        for (int p = 0; p < d; p++) {
+            raid_dd dl = mc[p];
+            raid_dd_add(&dl, -m[p].s);
+            raid_dd_add(&dl, -m[p].c);
+            delta[p] = raid_dd_value(dl);
+        }
+        for (int p = 0; p < d; p++)
+            for (int q = p; q < d; q++)
+                C[p][q] += (P[p][q] - S[p] * S[q] / len) + w * delta[p] * delta[q];
+        for (int p = 0; p < d; p++)
+            raid_dd_add(&m[p], delta[p] * (len / nn));
+        n += ch->len;
+    }
+    double mean[MAX_D];
+    for (int p = 0; p < d; p++)
+        mean[p] = n ? raid_dd_value(m[p]) : 0.0;
+    fill_stats(o, k, n, mean, C, zero);
+}
+
+static raid_status stats_cl_bits(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                            size_t nreg, raid_reg_stats *out)
+{
+    const int d = k + 1, na = NA_OF(d), ntail = 4 * d;
+    const raid_precision prec = ctx->precision;
+    const size_t run = ctx->chunk_len / ctx->wg_width;
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    if ((uint64_t)(2 * 8 * ctx->wg_width + 4 * d + 2 * d + 1) * 4 > raid_dev_local_mem(ctx))
+        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
+                         ctx->wg_width);
+    uint64_t maxv;
+    const double mv = RAID_REG_MAX_VALUE;
+    memcpy(&maxv, &mv, sizeof maxv);
+    char opts[512];
+    snprintf(opts, sizeof opts, "-DRAID_BITS=1 -DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d "
+             "-DRAID_MAXV_HI=0x%08Xu -DRAID_MAXV_LO=0x%08Xu %s", ctx->wg_width, run, d, prec == RAID_PREC_DF,
+             (unsigned)(maxv >> 32), (unsigned)(maxv & 0xFFFFFFFFu), raid_tune_build_options(ctx));
+    raid_kernel *kern;
+    raid_status st = raid_kernel_get(ctx, "regress.cl", "reg_stats", opts, &kern);
+    if (st != RAID_OK)
+        return st;
+
+    raid_chunk_plan plan;
+    memset(&plan, 0, sizeof plan);
+    double *acc = NULL;
+    float *tail = NULL;
+    uint32_t *flags = NULL;
+    int *pw = malloc((size_t)na * d * sizeof *pw);
+    const double t0 = raid_now();
+    if ((st = raid_plan_build(&plan, offsets, nreg, ctx->chunk_len)) != RAID_OK) {
+        st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
+        goto out;
+    }
+    const size_t nc = plan.nchunks ? plan.nchunks : 1;
+    acc = calloc(nc * na, sizeof *acc);
+    tail = malloc(nc * ntail * sizeof *tail);
+    flags = malloc(nc * sizeof *flags);
+    if (!pw || !acc || !tail || !flags) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* partial (p, q) times 2^(e_p + e_q), first moment p times 2^e_p */
+    memset(pw, 0, (size_t)na * d * sizeof *pw);
+    {
+        int a2 = 0;
+        for (int p = 0; p < d; p++)
+            for (int q = p; q < d; q++, a2++) {
+                pw[a2 * d + p]++;
+                pw[a2 * d + q]++;
+            }
+        for (int p = 0; p < d; p++, a2++)
+            pw[a2 * d + p] = 1;
+    }
+    ctx->timing.convert_s += raid_now() - t0;
+    {
+        reg_copy rc = {X, y, k};
+        raid_chunk_job job = {&plan, kern, ctx->wg_width, (size_t)d * sizeof(double), 1, (size_t)na, copy_rows, &rc,
+                              NULL, acc, "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, NULL,
+                              flags, NULL, d, (size_t)ntail, tail, 1};
+        if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
+            goto out;
+    }
+    const double th = raid_now();
+    /* A flagged chunk holds a value out of range: the first one in row order is named as the cpu path
+     * names it (the chunks are in row order). */
+    for (size_t c = 0; c < plan.nchunks; c++)
+        if (flags[c]) {
+            st = check_rows(ctx, X, y, k, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
+            if (st == RAID_OK)
+                st = raid_fail(ctx, RAID_EDEVICE, "the regression statistics kernel flagged chunk %zu, whose values "
+                               "are in range", c);
+            goto out;
+        }
+    {
+        /* each problem's chunks are consecutive in the plan */
+        size_t *first = malloc((nreg + 1) * sizeof *first);
+        if (!first) {
+            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            goto out;
+        }
+        for (size_t g = 0, c = 0; g <= nreg; g++) {
+            while (c < plan.nchunks && plan.chunks[c].seg < g)
+                c++;
+            first[g] = c;
+        }
+        const long long ng = (long long)nreg;
+#pragma omp parallel for schedule(dynamic, 64)
+        for (long long g = 0; g < ng; g++)
+            merge_chunks(&plan, first[g], first[g + 1], acc, tail, X, y, k, &out[g]);
+        free(first);
+    }
+    ctx->timing.host_s += raid_now() - th;
+    st = RAID_OK;
+out:
+    free(pw);
+    free(acc);
+    free(tail);
+    free(flags);
+    raid_plan_free(&plan);
+    raid_kernel_put(ctx, kern);
+    return st;
+}
+
 raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
                                    size_t nreg, raid_reg_stats *out)
+{
+    return raid_reg_stats_compute_how(ctx, X, y, k, offsets, nreg, out, 0);
+}
+
+raid_status raid_reg_stats_compute_how(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                                       size_t nreg, raid_reg_stats *out, int host_convert)
 {
     if (!ctx)
         return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
@@ -241,15 +471,10 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
     const int64_t n0 = nreg ? offsets[0] : 0, n1 = nreg ? offsets[nreg] : 0;
     if (n1 > n0 && (!X || !y))
         return raid_fail(ctx, RAID_EINVAL, "NULL data");
-    for (int64_t t = n0; t < n1; t++) {
-        if (!(fabs(y[t]) <= 1e150))
-            return raid_fail(ctx, RAID_EINVAL, "y of row %lld is not finite or beyond 1e150", (long long)t);
-        for (int p = 0; p < k; p++)
-            if (!(fabs(X[t * k + p]) <= 1e150))
-                return raid_fail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
-                                 (long long)t, p);
-    }
     if (!raid_on_device(ctx)) {
+        raid_status st = check_rows(ctx, X, y, k, n0, n1);
+        if (st != RAID_OK)
+            return st;
         const long long ng = (long long)nreg;
         if (ng == 1) { /* one problem (a window's edge block): no parallel region to enter */
             stats_cpu(X, y, k, offsets[0], offsets[1], &out[0]);
@@ -260,5 +485,9 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
             stats_cpu(X, y, k, offsets[g], offsets[g + 1], &out[g]);
         return RAID_OK;
     }
-    return stats_cl(ctx, X, y, k, offsets, nreg, out);
+    if (host_convert || raid_tune_reg_host_convert(ctx) || raid_tune_reg_no_centring(ctx)) {
+        raid_status st = check_rows(ctx, X, y, k, n0, n1);
+        return st != RAID_OK ? st : stats_cl_host(ctx, X, y, k, offsets, nreg, out);
+    }
+    return stats_cl_bits(ctx, X, y, k, offsets, nreg, out);
 }
