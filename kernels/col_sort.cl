@@ -59,7 +59,7 @@
 #define SORT_KFORM 0 /* sort_pass reads keys (0), or forms them from the input: doubles (1), int64 of pairs (2) */
 #endif
 #ifndef SORT_SCAN
-#define SORT_SCAN 1 /* the tile's digit scan: 1 four barriers, 0 the log-step scan (seventeen barriers) */
+#define SORT_SCAN 0 /* the tile's digit scan: 0 the log-step scan (seventeen barriers; the faster on the H200, bench/RESULTS.md), 1 four barriers */
 #endif
 #ifndef SORT_LBV
 #define SORT_LBV 0 /* sort_pass's look-back: 1 polls with volatile loads, 0 with atomic reads (atomic_or of 0) */

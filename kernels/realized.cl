@@ -54,10 +54,11 @@
  *               Newton step (raid_cbrt_seed in raid_df.h); 0: the library's cbrt (a benchmark's choice)
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
- *   RAID_STAGE  1 (the host's default where RAID_RUN is even and local memory holds 8 RAID_RUN RAID_WG
- *               bytes more): the chunk is read with coalesced 16-byte loads into local memory (swizzled,
- *               free of bank conflicts) and each work-item reads its run from there; 0: each work-item
- *               reads its run straight from global memory (strided 16-byte loads)
+ *   RAID_STAGE  1 (where RAID_RUN is even and local memory holds 8 RAID_RUN RAID_WG bytes more): the
+ *               chunk is read with coalesced 16-byte loads into local memory (swizzled, free of bank
+ *               conflicts) and each work-item reads its run from there; 0 (the host's default, measured
+ *               faster on the H200): each work-item reads its run straight from global memory (strided
+ *               16-byte loads)
  *   RAID_RELOAD 1 (with RAID_STAGE 0): read the run a second time after the scale's barrier instead of holding it in registers
  *               (default 0)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;

@@ -121,11 +121,11 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
     while ((1u << bits) > wg)
         bits--;
-    /* the first pass forms the keys from the input (SORT_FUSE 1, the default) or reads the keys that sort_keys
-     * wrote (0); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
+    /* the first pass forms the keys from the input (SORT_FUSE 1) or reads the keys that sort_keys wrote (0, the
+     * default: fusing saved nothing on the H200, whose sort_keys still reads x for the histograms); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
      * emulation (tests), 3 masks with one barrier per round, 4 masks with warp barriers (NVIDIA inline PTX);
      * absent: 0 (auto) */
-    const int fuse = tune_int(ctx, "-DSORT_FUSE=", 1) != 0;
+    const int fuse = tune_int(ctx, "-DSORT_FUSE=", 0) != 0;
     int rank = tune_int(ctx, "-DSORT_RANK=", -1);
     const int rank_auto = rank < 0 || rank > 4;
     if (rank_auto) /* the portable ranking until the warp rankings are measured on a device */
