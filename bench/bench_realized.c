@@ -14,11 +14,8 @@
  * the same data (one line each; the first variant's rv of segment 0 as reference): a variant is
  * "[LEN/WG] [kernel build options]", e.g. "4096/256 -DRAID_FOLD=8" or "8192/256 -DRAID_FAST_CBRT=1"
  * ("default" is the default configuration).
- * --dump-binary PATH writes the fused kernel's program binary (NVIDIA: PTX) to PATH (with --variants:
- * PATH.0, PATH.1, ... per variant), for ptxas and cuobjdump.
  * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--chunk LEN WG]
- *                       [--cl-options "-DNAME=V"] [--repeat R] [--no-cpu] [--variants "V1;V2"]
- *                       [--dump-binary PATH] N...
+ *                       [--cl-options "-DNAME=V"] [--repeat R] [--no-cpu] [--variants "V1;V2"] N...
  */
 #define _POSIX_C_SOURCE 200809L
 #include "raid.h"
@@ -64,31 +61,11 @@ static double plain_wall(raid_ctx *dev, const double *r, const int64_t *off, siz
     return best;
 }
 
-/* --dump-binary: the fused kernel's program binary for dev's settings into the file `path` (NVIDIA: PTX). */
-static void dump_binary(raid_ctx *dev, const char *path)
-{
-    size_t len = 0;
-    if (raid_tuning_realized_binary(dev, NULL, 0, &len) != RAID_OK || len == 0) {
-        printf("# dump-binary %s: no binary (%s)\n", path, len == 0 ? "none given" : raid_ctx_errmsg(dev));
-        return;
-    }
-    char *buf = malloc(len);
-    FILE *f = buf ? fopen(path, "wb") : NULL;
-    if (f && raid_tuning_realized_binary(dev, buf, len, &len) == RAID_OK && fwrite(buf, 1, len, f) == len)
-        printf("# dump-binary: %zu bytes to %s\n", len, path);
-    else
-        printf("# dump-binary %s: failed\n", path);
-    if (f)
-        fclose(f);
-    free(buf);
-}
-
 /* --variants: the fused kernel's time for each ';'-separated variant "[LEN/WG] [build options]" on the same
  * data, best of reps (each batch's kernel relaunched --repeat times). Returns 0, or 1 after a failure. */
 static int kernel_variants(raid_ctx *dev, const char *list, size_t chunk, size_t wg, const double *r,
-                           const int64_t *off, size_t nseg, raid_realized *out, int reps, long long n, const char *dump)
+                           const int64_t *off, size_t nseg, raid_realized *out, int reps, long long n)
 {
-    int index = 0;
     char buf[2048];
     snprintf(buf, sizeof buf, "%s", list);
     double rv_ref = NAN;
@@ -119,12 +96,6 @@ static int kernel_variants(raid_ctx *dev, const char *list, size_t chunk, size_t
         }
         if (isnan(rv_ref))
             rv_ref = out[0].rv;
-        if (dump) { /* PATH.INDEX per variant */
-            char path[1024];
-            snprintf(path, sizeof path, "%s.%d", dump, index);
-            dump_binary(dev, path);
-        }
-        index++;
         printf("variant='%s' chunk=%zu wg=%zu n=%lld kernel_s=%.6f kernel_GBps=%.1f returns_per_s=%.4g rv0=%.17g "
                "rv0_rel_to_first=%.3e\n", v, len, w, n, best, (double)tm.bytes_in / best / 1e9, (double)n / best,
                out[0].rv, fabs(out[0].rv - rv_ref) / rv_ref);
@@ -141,7 +112,7 @@ int main(int argc, char **argv)
     raid_precision prec = RAID_PREC_F32;
     long long seg_len = 23400;
     int reps = 3, do_cpu = 1;
-    const char *extra = "", *variants = NULL, *dump = NULL;
+    const char *extra = "", *variants = NULL;
     int repeat = 20;
     size_t chunk = 4096, wg = 256;
     long long ns[32];
@@ -164,8 +135,6 @@ int main(int argc, char **argv)
             wg = (size_t)atol(argv[++i]);
         } else if (!strcmp(argv[i], "--variants") && i + 1 < argc)
             variants = argv[++i];
-        else if (!strcmp(argv[i], "--dump-binary") && i + 1 < argc)
-            dump = argv[++i];
         else if (!strcmp(argv[i], "--no-cpu"))
             do_cpu = 0;
         else if (nn < 32)
@@ -211,7 +180,7 @@ int main(int argc, char **argv)
 
         progress(n, "returns generated");
         if (variants) {
-            if (kernel_variants(dev, variants, chunk, wg, r, off, nseg, out, reps, n, t == 0 ? dump : NULL) != 0)
+            if (kernel_variants(dev, variants, chunk, wg, r, off, nseg, out, reps, n) != 0)
                 return 1;
             free(r);
             free(off);
@@ -223,8 +192,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "device: %s\n", raid_ctx_errmsg(dev));
             return 1;
         }
-        if (dump && t == 0)
-            dump_binary(dev, dump);
         if (extra[0] && t == 0) { /* diagnostics of the fused kernel's build (e.g. -cl-nv-verbose) */
             static char log[65536];
             if (raid_tuning_realized_build_log(dev, log, sizeof log) == RAID_OK && log[0])

@@ -434,41 +434,26 @@ RAID_DF_FN raid_u32 raid_round_mag_to_f32(raid_u32 mh, raid_u32 ml, int x, int *
     return keep == 24 ? ((raid_u32)(top + 127 - 1) << 23) + q : q;
 }
 
-/* Whether raid_bits_to_df_common converts the float64 with high word bh at scale e: a zero, or a normal double
- * whose scaled value has its leading bit at 2^(x + 52) in [2^-73, 2^102] (x = exponent - 1075 - e). */
-RAID_DF_FN int raid_bits_common(raid_u32 bh, raid_u32 bl, int e)
-{
-    const int ex = (int)((bh >> 20) & 0x7FFu);
-    return ex ? (raid_u32)(ex - 1075 - e + 125) <= 175u : ((bh & 0xFFFFFu) | bl) == 0u;
-}
-
-/* raid_bits_to_df for the values raid_bits_common accepts, without branches (the same bits): for a normal
- * double d 2^-e = m 2^x, hi (24 bits) is a normal float and lo = rem 2^x, rem the 29 dropped bits (or 2^29
- * minus them) below 2^29, is one int-to-float rounding times an exact normal power of two. Rounding to
- * nearest even: up iff rem + (q & 1) + 2^28 - 1 >= 2^29. A zero remainder gives lo = +0; a zero gives
- * (+-0, +0). */
-RAID_DF_FN raid_df raid_bits_to_df_common(raid_u32 bh, raid_u32 bl, int e)
-{
-    const raid_u32 sign = bh & 0x80000000u;
-    const int ex = (int)((bh >> 20) & 0x7FFu);
-    const int x = ex - 1075 - e;
-    const raid_u32 mh = (bh & 0xFFFFFu) | 0x100000u; /* the hidden bit */
-    const raid_u32 q = (mh << 3) | (bl >> 29), rem = bl & 0x1FFFFFFFu;
-    const raid_u32 up = (rem + (q & 1u) + 0x0FFFFFFFu) >> 29;
-    const raid_u32 hb = (((raid_u32)(x + 52 + 127 - 1) << 23) + q + up);
-    const int ri = (int)rem - (int)(up << 29); /* d 2^-e - hi in units of 2^x, for |d| */
-    const float lo = (float)(sign ? -ri : ri) * RAID_AS_FLOAT((raid_u32)(x + 127) << 23);
-    return raid_df_make(RAID_AS_FLOAT((ex ? hb : 0u) | sign), ex ? lo : 0.0f);
-}
-
 /* The df (hi, lo) of the float64 with bits (bh: sign, exponent, top 20 mantissa bits; bl: the low 32),
  * scaled by 2^-e (see above). */
 RAID_DF_FN raid_df raid_bits_to_df(raid_u32 bh, raid_u32 bl, int e)
 {
-    if (raid_bits_common(bh, bl, e))
-        return raid_bits_to_df_common(bh, bl, e);
     const raid_u32 sign = bh & 0x80000000u;
     const int ex = (int)((bh >> 20) & 0x7FFu);
+    if (ex && ex - 1075 - e >= -125 && ex - 1075 - e <= 50) {
+        /* The common case: a normal double d 2^-e = m 2^x whose leading bit is at 2^(x + 52) >= 2^-73, so hi
+         * (24 bits) is a normal float and lo = rem 2^x, rem the 29 dropped bits (or 2^29 minus them) below
+         * 2^29, is one int-to-float rounding times an exact normal power of two. Rounding to nearest even:
+         * up iff rem + (q & 1) + 2^28 - 1 >= 2^29. A zero remainder gives lo = +0. */
+        const int x = ex - 1075 - e;
+        const raid_u32 mh = (bh & 0xFFFFFu) | 0x100000u; /* the hidden bit */
+        const raid_u32 q = (mh << 3) | (bl >> 29), rem = bl & 0x1FFFFFFFu;
+        const raid_u32 up = (rem + (q & 1u) + 0x0FFFFFFFu) >> 29;
+        const float h = RAID_AS_FLOAT((((raid_u32)(x + 52 + 127 - 1) << 23) + q + up) | sign);
+        const int ri = (int)rem - (int)(up << 29); /* d 2^-e - hi in units of 2^x, for |d| */
+        const float lo = (float)(sign ? -ri : ri) * RAID_AS_FLOAT((raid_u32)(x + 127) << 23);
+        return raid_df_make(h, lo);
+    }
     const raid_u32 mh = (bh & 0xFFFFFu) | (ex ? 0x100000u : 0u); /* the hidden bit of a normal double */
     if ((mh | bl) == 0u) /* +-0: hi keeps the sign, lo = hi - hi is +0 */
         return raid_df_make(RAID_AS_FLOAT(sign), 0.0f);

@@ -15,16 +15,10 @@
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
  * float64 (src/realized/realized_cl.c).
  *
- * Work-item j takes the contiguous run [j RAID_RUN, (j+1) RAID_RUN) of the chunk (every window is computed
- * by exactly one work-item). The work-group reads the chunk's float64 bits with coalesced 16-byte loads
- * of pairs of returns into local memory (RAID_STAGE; slots swizzled so that neither the stores nor the
- * runs' reads conflict in banks) and each work-item reads its run and the two returns before it from
- * there into registers; without RAID_STAGE each work-item reads them straight from global memory
- * (strided 16-byte loads: the first version, whose shared part took 4.4 ms per 1e9 returns on the H200;
- * realized-variants measures both). The work-group finds the chunk's largest magnitude
- * on the way (the high words order the exponents; one local atomic per work-item), which also tells
- * whether a return is out of range (its low words are looked at only when the largest high word equals
- * the limit's); each work-item then
+ * Work-item j takes the contiguous run [j RAID_RUN, (j+1) RAID_RUN) of the chunk and loads it, and the two
+ * returns before it, straight from global memory into registers (no local-memory staging; every window
+ * is computed by exactly one work-item). The work-group finds the chunk's largest magnitude (the high
+ * words order the exponents) and any return out of range with two local atomics; each work-item then
  * scales its values by the power of two 2^-e that brings that magnitude into [0.5, 1) and splits them into
  * the policy's float or double-float with integer operations (raid_bits_to_df: no float64 arithmetic, no
  * host pass over the returns).
@@ -33,7 +27,7 @@
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
  *     product of the high parts and tl everything else to below a few u^2 of the term (TwoProd's exact
  *     error and the cross terms by fma); |r_i r_{i-1} r_{i-2}|^(4/3) = P cbrt(P) from ONE double-float cube
- *     root of the window's product P (raid_df_cbrt_raw), P formed from the bpv term. The median's square is
+ *     root of the window's product P (raid_df_cbrt), P formed from the bpv term. The median's square is
  *     the square already formed for that return, chosen by exact comparisons of the double-float
  *     magnitudes. A pair is added to its accumulator (H, L) by an exact Fast2Sum of the high parts (ordered
  *     by fmax/fmin: both non-negative) whose error and tl go into L by plain float additions; (H, L) is
@@ -50,16 +44,9 @@
  *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
- *   RAID_FAST_CBRT  1 (the host's default): cube roots seeded by the special-function unit and a binary32
- *               Newton step (raid_cbrt_seed in raid_df.h); 0: the library's cbrt (a benchmark's choice)
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
- *   RAID_STAGE  1 (where RAID_RUN is even and local memory holds 8 RAID_RUN RAID_WG bytes more): the
- *               chunk is read with coalesced 16-byte loads into local memory (swizzled, free of bank
- *               conflicts) and each work-item reads its run from there; 0 (the host's default, measured
- *               faster on the H200): each work-item reads its run straight from global memory (strided
- *               16-byte loads)
- *   RAID_RELOAD 1 (with RAID_STAGE 0): read the run a second time after the scale's barrier instead of holding it in registers
+ *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
  *               (default 0)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
@@ -85,22 +72,8 @@
 #ifndef RAID_RELOAD
 #define RAID_RELOAD 0
 #endif
-#ifndef RAID_STAGE
-#define RAID_STAGE 0
-#endif
-/* The staged pairs of returns: slots rounded up to a multiple of 8; slot s at s ^ ((s / 8) mod 8), a
- * permutation within each aligned group of 8 16-byte slots (the 32 banks). */
-#define STAGE_SLOTS ((RAID_RUN / 2 * RAID_WG + 7) / 8 * 8)
-#define SWZ(s) ((s) ^ (((s) >> 3) & 7u))
 
 #define NACC 6
-
-/* A bit per return of a run. */
-#if RAID_RUN > 32
-typedef ulong negmask;
-#else
-typedef uint negmask;
-#endif
 
 /* Add the non-negative pair (th, tl) to the accumulator (h, l), h >= 0: Fast2Sum of the ordered high
  * parts (exact: the larger has the larger exponent), its error and tl into l. 7 operations. */
@@ -153,58 +126,20 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint b = lid * RAID_RUN;
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
+    /* Load this work-item's run of float64 bits into registers (load_run). The two returns before the run
+     * are the previous work-item's last two, read again (cache hits). */
     RAID_LOCAL uint s_max, s_bad;
-#if RAID_STAGE && RAID_RUN % 2 == 0
-    RAID_LOCAL uint4 sb[STAGE_SLOTS];
-#endif
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
-    uint2 v[RAID_RUN], w1, w2;
+    uint2 v[RAID_RUN];
+    load_run(xc, b, ch.x, ch.y, v);
+    const uint2 w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
+    const uint2 w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
+
     /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
      * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
      * word: the low words are looked at only in that rare case. */
     uint mx = 0u;
-#if RAID_STAGE && RAID_RUN % 2 == 0
-    /* Coalesced loads of the chunk's pairs of returns (16 bytes; pair s by work-item s mod RAID_WG) into
-     * local memory, slots swizzled so that both the stores and each work-item's reads of its run are free
-     * of bank conflicts; the max on the way. */
-    {
-        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)xc;
-        const int even = (ch.x & 1u) == 0u;
-#pragma unroll
-        for (uint u = 0; u < RAID_RUN / 2; u++) {
-            const uint sl = u * RAID_WG + lid, k = 2 * sl;
-            uint4 q;
-            if (even && k + 1 < ch.y) {
-                q = x4[sl];
-            } else {
-                q.xy = k < ch.y ? xc[k] : (uint2)(0u, 0u);
-                q.zw = k + 1 < ch.y ? xc[k + 1] : (uint2)(0u, 0u);
-            }
-            mx = max(mx, max(q.y & 0x7FFFFFFFu, q.w & 0x7FFFFFFFu));
-            sb[SWZ(sl)] = q;
-        }
-    }
-    RAID_BARRIER();
-    atomic_max(&s_max, mx);
-    RAID_BARRIER();
-    {
-        const uint p0 = lid * (RAID_RUN / 2);
-#pragma unroll
-        for (uint t = 0; t < RAID_RUN / 2; t++) {
-            const uint4 q = sb[SWZ(p0 + t)];
-            v[2 * t] = q.xy;
-            v[2 * t + 1] = q.zw;
-        }
-        const uint4 q = lid > 0 ? sb[SWZ(p0 - 1)] : (uint4)(0u, 0u, 0u, 0u);
-        w1 = q.zw, w2 = q.xy;
-    }
-#else
-    /* Each work-item's run straight from global memory into registers (load_run); the two returns before
-     * the run are the previous work-item's last two, read again (cache hits). */
-    load_run(xc, b, ch.x, ch.y, v);
-    w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
-    w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++)
         mx = max(mx, v[t].y & 0x7FFFFFFFu);
@@ -215,7 +150,6 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #else
     RAID_BARRIER();
-#endif
 #endif
     const uint smax = s_max;
     uint sbad = smax > RAID_MAXR_HI;
@@ -231,35 +165,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
-#if RAID_RELOAD && !(RAID_STAGE && RAID_RUN % 2 == 0)
+#if RAID_RELOAD
     load_run(xc, b, ch.x, ch.y, v);
 #endif
-    /* The run's values |r| (split from the magnitudes' bits: |split(r)| = split(|r|)) and signs: without
-     * branches where every value of the run is a zero or in the common range (raid_bits_common), else by
-     * the general conversion (values below 2^-73 of the chunk's largest, float64 subnormals). */
-    float dh[RAID_RUN], dl[RAID_RUN];
-    negmask negm = 0u; /* bit t: return b + t is negative (-0 included: its terms are zeros) */
-    {
-        int rare = 0;
-#pragma unroll
-        for (uint t = 0; t < RAID_RUN; t++) {
-            rare |= !raid_bits_common(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
-            negm |= (negmask)(v[t].y >> 31) << t;
-        }
-        if (rare) {
-#pragma unroll
-            for (uint t = 0; t < RAID_RUN; t++) {
-                const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
-                dh[t] = r.hi, dl[t] = r.lo;
-            }
-        } else {
-#pragma unroll
-            for (uint t = 0; t < RAID_RUN; t++) {
-                const raid_df r = raid_bits_to_df_common(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
-                dh[t] = r.hi, dl[t] = r.lo;
-            }
-        }
-    }
     /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
     const uint lim = max(ch.y, 2u) - 2u;
 
@@ -289,11 +197,12 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = b + t;
-        const int neg = (int)((negm >> t) & 1u);
-        const float ah = dh[t];
+        const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc); /* |r| */
+        const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
+        const float ah = r.hi;
         const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */
 #if RAID_INPUT_DF
-        const float al = dl[t];
+        const float al = r.lo;
         /* r^2 = p + pl (+ al^2 < u^2 p, dropped) */
         const float p = ah * ah;
         const float pl = RAID_FMAF(2.0f * ah, al, RAID_FMAF(ah, ah, -p));

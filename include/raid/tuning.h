@@ -70,12 +70,6 @@ RAID_API raid_status raid_tuning_realized_parts(raid_ctx *ctx, const double *r, 
  *  Errors: RAID_EUNSUPPORTED (cpu backend), RAID_EBUILD, the device errors. */
 RAID_API raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len);
 
-/** The binary of the fused realized kernel's program for ctx's current settings (built if needed): its size in
- *  *len, and its first min(cap, size) bytes into buf when buf is not NULL (NVIDIA: PTX text, for ptxas and
- *  cuobjdump; *len = 0 when the implementation gives none). Device contexts only.
- *  Errors: RAID_EINVAL (len NULL), RAID_EUNSUPPORTED (cpu backend), RAID_EBUILD, the device errors. */
-RAID_API raid_status raid_tuning_realized_binary(raid_ctx *ctx, void *buf, size_t cap, size_t *len);
-
 /** Device-to-device copy bandwidth: the best of reps copies of a buffer of `bytes` (after one warm-up),
  *  in bytes read plus written per second (profiling events). Device contexts only.
  *  Errors: RAID_EINVAL (bytes or reps < 1), RAID_EUNSUPPORTED (cpu backend), the device errors. */

@@ -126,14 +126,6 @@ raid_status raid_tuning_realized_parts(raid_ctx *ctx, const double *r, const int
     return s;
 }
 
-/* The fused realized kernel for ctx's current settings (built if needed), held: for the diagnostics below. */
-static raid_status realized_kernel(raid_ctx *ctx, raid_kernel **k)
-{
-    char opts[512];
-    raid_realized_cl_options(ctx, RAID_PART_ALL, opts, sizeof opts);
-    return raid_kernel_get(ctx, "realized.cl", "realized_fused", opts, k);
-}
-
 raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len)
 {
     raid_status s = need_device(ctx, "raid_tuning_realized_build_log");
@@ -141,26 +133,13 @@ raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len)
         return s;
     if (!buf || len == 0)
         return raid_fail(ctx, RAID_EINVAL, "no buffer for the build log");
+    char opts[512];
+    raid_realized_cl_options(ctx, RAID_PART_ALL, opts, sizeof opts);
     raid_kernel *k;
-    if ((s = realized_kernel(ctx, &k)) != RAID_OK)
+    if ((s = raid_kernel_get(ctx, "realized.cl", "realized_fused", opts, &k)) != RAID_OK)
         return s;
     raid_kernel_build_log(ctx, k, buf, len);
     buf[len - 1] = 0;
-    raid_kernel_put(ctx, k);
-    return RAID_OK;
-}
-
-raid_status raid_tuning_realized_binary(raid_ctx *ctx, void *buf, size_t cap, size_t *len)
-{
-    raid_status s = need_device(ctx, "raid_tuning_realized_binary");
-    if (s != RAID_OK)
-        return s;
-    if (!len)
-        return raid_fail(ctx, RAID_EINVAL, "no place for the binary's length");
-    raid_kernel *k;
-    if ((s = realized_kernel(ctx, &k)) != RAID_OK)
-        return s;
-    *len = raid_kernel_binary(ctx, k, buf, cap);
     raid_kernel_put(ctx, k);
     return RAID_OK;
 }

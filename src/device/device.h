@@ -140,9 +140,6 @@ raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size
 
 /* The build log of k's program into buf (diagnostics such as -cl-nv-verbose); its length. */
 size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, size_t len);
-/* The binary of k's program for the context's device (NVIDIA: PTX text): its size in bytes, and its first
- * min(len, size) bytes into buf when buf is not NULL; 0 when the implementation gives none. */
-size_t raid_kernel_binary(raid_ctx *ctx, const raid_kernel *k, void *buf, size_t len);
 
 /* The cache's counters: kernels held now, built, evicted since the context was made. */
 typedef struct raid_kernel_cache_stats {

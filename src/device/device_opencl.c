@@ -415,33 +415,6 @@ size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, siz
     return n;
 }
 
-size_t raid_kernel_binary(raid_ctx *ctx, const raid_kernel *k, void *buf, size_t len)
-{
-    (void)ctx;
-    cl_uint ndev = 0;
-    if (clGetProgramInfo(k->program, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev, NULL) != CL_SUCCESS || ndev == 0)
-        return 0;
-    size_t *sizes = calloc(ndev, sizeof *sizes);
-    unsigned char **bins = calloc(ndev, sizeof *bins);
-    size_t n = 0;
-    if (sizes && bins &&
-        clGetProgramInfo(k->program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof *sizes, sizes, NULL) == CL_SUCCESS) {
-        int ok = 1;
-        for (cl_uint i = 0; i < ndev && ok; i++)
-            ok = (bins[i] = malloc(sizes[i] ? sizes[i] : 1)) != NULL;
-        if (ok && clGetProgramInfo(k->program, CL_PROGRAM_BINARIES, ndev * sizeof *bins, bins, NULL) == CL_SUCCESS) {
-            n = sizes[0]; /* programs are built for the context's one device */
-            if (buf)
-                memcpy(buf, bins[0], n < len ? n : len);
-        }
-        for (cl_uint i = 0; i < ndev; i++)
-            free(bins[i]);
-    }
-    free(sizes);
-    free(bins);
-    return n;
-}
-
 void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *st)
 {
     *st = ctx->dev->stats;

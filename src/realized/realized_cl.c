@@ -76,17 +76,13 @@ void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
-    /* The cube roots' seeds from the special-function unit (raid_cbrt_seed) and runs read straight from global
-     * memory (the direct loads measured faster on the H200 than the chunk staged in local memory: df 0.98 against
-     * 1.15 ms, f32 0.77 against 0.91 ms per 1e8 returns, bench/RESULTS.md seventh session), unless a benchmark's
-     * build options choose (-DRAID_FAST_CBRT=0: the library's cbrt; -DRAID_STAGE=1: the staged chunk, which
-     * needs an even run and 8 RAID_RUN RAID_WG bytes of local memory more). */
+    /* The cube roots' seeds from the special-function unit (raid_cbrt_seed) unless a benchmark's build options
+     * choose (-DRAID_FAST_CBRT=0 for the library's cbrt). */
     const char *tune = raid_tune_build_options(ctx);
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
-             "-DRAID_MAXR_LO=0x%08Xu %s%s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
+             "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
              part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu),
-             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=1 ",
-             strstr(tune, "RAID_STAGE") ? "" : "-DRAID_STAGE=0 ", tune);
+             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=1 ", tune);
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -96,7 +92,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
     const raid_precision prec = ctx->precision;
 
-    /* Local memory: the reduction arrays, and the staged chunk under -DRAID_STAGE=1. */
+    /* The kernel holds its run of bits in registers; local memory holds its reduction arrays. */
     const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4;
     if (local_need > raid_dev_local_mem(ctx))
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
