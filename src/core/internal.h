@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define RAID_ERRMSG_LEN 4096
 
@@ -40,6 +42,20 @@ struct raid_ctx {
 
 /* Whether ctx runs operations on a device (through src/device/, whatever its backend) rather than the
  * float64 cpu path: the one test behind every operation's choice of path. */
+/* realloc of the array that the pointer at pp points to (any object pointer type: POSIX gives them one
+ * representation) to n elements of size sz; 0, or -1 when out of memory (the pointer and the array unchanged).
+ * The one growth step of the table reader, the reader and the realized table. */
+static inline int raid_regrow(void *pp, size_t n, size_t sz)
+{
+    void *p;
+    memcpy(&p, pp, sizeof p);
+    void *q = realloc(p, n * sz);
+    if (!q)
+        return -1;
+    memcpy(pp, &q, sizeof q);
+    return 0;
+}
+
 static inline int raid_on_device(const raid_ctx *c) { return c && c->dev != NULL; }
 
 static inline int raid_tune_kernel_repeat(const raid_ctx *c)

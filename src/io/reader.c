@@ -153,18 +153,7 @@ static void pre_free(void *p)
     free(q);
 }
 
-static int pre_grow(void *pp, size_t n, size_t sz)
-{
-    void *p;
-    memcpy(&p, pp, sizeof p);
-    void *q = realloc(p, n * sz);
-    if (!q)
-        return -1;
-    memcpy(pp, &q, sizeof q);
-    return 0;
-}
-
-#define GROW(a, n) pre_grow(&(a), (n), sizeof *(a))
+#define GROW(a, n) raid_regrow(&(a), (n), sizeof *(a))
 
 static void must(pre *q, uint32_t i) { q->flag[i] |= PRE_MUST; }
 

@@ -363,14 +363,6 @@ void raid_tbatch_free(raid_tbatch *b)
     memset(b, 0, sizeof *b);
 }
 
-static int grow(void **p, size_t n, size_t size)
-{
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    return 0;
-}
 
 /* Room for `need` rows in every column array that the column's spec uses. */
 static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
@@ -383,29 +375,29 @@ static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
     for (size_t k = 0; k < t->ncols; k++) {
         raid_tcol *c = &b->col[k];
         const raid_tspec *s = &t->spec[k];
-        if (grow((void **)&c->line, cap, sizeof *c->line))
+        if (raid_regrow(&c->line, cap, sizeof *c->line))
             return -1;
         if ((s->type == RAID_T_DATE || s->type == RAID_T_TIMESTAMP || s->type == RAID_T_I64) &&
-            grow((void **)&c->i64, cap, sizeof *c->i64))
+            raid_regrow(&c->i64, cap, sizeof *c->i64))
             return -1;
-        if (s->type == RAID_T_F64 && grow((void **)&c->f64, cap, sizeof *c->f64))
+        if (s->type == RAID_T_F64 && raid_regrow(&c->f64, cap, sizeof *c->f64))
             return -1;
-        if (s->type == RAID_T_TIMESTAMP && grow((void **)&c->tz_s, cap, sizeof *c->tz_s))
+        if (s->type == RAID_T_TIMESTAMP && raid_regrow(&c->tz_s, cap, sizeof *c->tz_s))
             return -1;
-        if ((s->flags & RAID_T_EMPTY_NA) && grow((void **)&c->missing, cap, sizeof *c->missing))
+        if ((s->flags & RAID_T_EMPTY_NA) && raid_regrow(&c->missing, cap, sizeof *c->missing))
             return -1;
         if (s->type == RAID_T_STRING || (s->flags & RAID_T_KEEP_TEXT)) {
-            if (grow((void **)&c->text_off, cap + 1, sizeof *c->text_off))
+            if (raid_regrow(&c->text_off, cap + 1, sizeof *c->text_off))
                 return -1;
             if (b->nrows == 0)
                 c->text_off[0] = 0;
         }
         if ((s->flags & RAID_T_KEYS) &&
-            (grow((void **)&c->key, cap, sizeof *c->key) || grow((void **)&c->key_row, cap, sizeof *c->key_row)))
+            (raid_regrow(&c->key, cap, sizeof *c->key) || raid_regrow(&c->key_row, cap, sizeof *c->key_row)))
             return -1;
     }
     if (t->keep_rows) {
-        if (grow((void **)&b->row.text_off, cap + 1, sizeof *b->row.text_off))
+        if (raid_regrow(&b->row.text_off, cap + 1, sizeof *b->row.text_off))
             return -1;
         if (b->nrows == 0)
             b->row.text_off[0] = 0;
@@ -436,7 +428,7 @@ static int text_reserve(raid_tcol *c, size_t need)
     size_t cap = c->text_cap ? c->text_cap : 4096;
     while (cap < need)
         cap *= 2;
-    if (grow((void **)&c->text, cap, 1))
+    if (raid_regrow(&c->text, cap, 1))
         return -1;
     c->text_cap = cap;
     return 0;

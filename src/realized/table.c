@@ -134,12 +134,8 @@ static int grow(void *pp, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap)
         return 0;
-    void *p;
-    memcpy(&p, pp, sizeof p);
-    void *q = realloc(p, n * sz);
-    if (!q)
+    if (raid_regrow(pp, n, sz))
         return -1;
-    memcpy(pp, &q, sizeof q);
     *cap = n;
     return 0;
 }
