@@ -88,16 +88,8 @@ static int acc_push(acc *r, int64_t key, double price, double size)
 {
     if (r->n == r->cap) {
         const size_t c = r->cap ? 2 * r->cap : 65536;
-        int64_t *k = realloc(r->key, c * sizeof *k);
-        if (k)
-            r->key = k;
-        double *p = realloc(r->price, c * sizeof *p);
-        if (p)
-            r->price = p;
-        double *s = realloc(r->size, c * sizeof *s);
-        if (s)
-            r->size = s;
-        if (!k || !p || !s)
+        if (raid_regrow(&r->key, c, sizeof *r->key) || raid_regrow(&r->price, c, sizeof *r->price) ||
+            raid_regrow(&r->size, c, sizeof *r->size))
             return -1;
         r->cap = c;
     }

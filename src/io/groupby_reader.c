@@ -111,24 +111,11 @@ static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t 
         size_t c = *cap ? *cap : 65536;
         while (c < *n + b->nrows)
             c *= 2;
-        int64_t *k = realloc(kc->keys, c * sizeof *k);
-        if (k)
-            kc->keys = k;
-        double *fk = realloc(kc->fkeys, c * sizeof *fk);
-        if (fk)
-            kc->fkeys = fk;
-        if (!k || !fk)
+        if (raid_regrow(&kc->keys, c, sizeof *kc->keys) || raid_regrow(&kc->fkeys, c, sizeof *kc->fkeys))
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-        for (size_t j = 0; j < ncols; j++) {
-            double *x = realloc(v[j], c * sizeof *x);
-            if (x)
-                v[j] = x;
-            uint8_t *m = realloc(valid[j], c);
-            if (m)
-                valid[j] = m;
-            if (!x || !m)
+        for (size_t j = 0; j < ncols; j++)
+            if (raid_regrow(&v[j], c, sizeof *v[j]) || raid_regrow(&valid[j], c, sizeof *valid[j]))
                 return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-        }
         *cap = c;
     }
     const raid_tcol *kcol = &b->col[0];
