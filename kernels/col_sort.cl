@@ -22,13 +22,13 @@
  *              look-back over the earlier tiles' published counts, how many elements of each digit come
  *              before it; then it reorders keys and payload in local memory by digit and writes each
  *              digit's run to consecutive global positions (coalesced).
- * Stable ranking of a tile: rounds of SORT_WG elements in input order; in a round every work-item sets
- * its bit in its digit's bit mask (one 32-bit word per digit and warp of 32 work-items, local atomic_or);
- * one work-item per digit turns the masks into running positions (popcounts, earlier warps first); an
- * element's rank is its digit's position plus the popcount of the mask bits below its own (earlier
- * work-items: earlier elements). Equal digits keep input order: the pass is a stable counting sort.
+ * Stable ranking of a tile: each warp of 32 work-items owns a contiguous part of the tile, 32 elements per
+ * round in input order; in a round every work-item sets its bit in its warp's mask of its digit (local
+ * atomic_or); an element's rank in its warp's part is the warp's count of the digit so far plus the
+ * popcount of the mask bits below its own (earlier lanes: earlier elements); the warps' counts then become
+ * their prefix per digit. Equal digits keep input order: the pass is a stable counting sort.
  * Look-back words (per tile and digit, 32 bits each, 0 = not yet published): the tile's count + 1
- * ("aggregate") and the count over tiles 0..t + 1 ("inclusive"); counts are below 2^31, so + 1 fits.
+ * ("aggregate") or 0x80000000 | the count over tiles 0..t ("inclusive"); counts are below 2^31.
  * Segments: the segment id is the most significant part of the key: after the key's passes, passes over
  * the segment id's digits (read through the carried index) sort the segments apart, stably.
  * (FP_CONTRACT OFF as in every kernel file, though nothing here is floating point.)
