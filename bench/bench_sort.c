@@ -8,16 +8,12 @@
  * launches of that call; --check compares every device output with the cpu path's bit for bit. Public API
  * only.
  *
- *   bench_sort [--n N] [--device D] [--reps R] [--bits B] [--rounds R] [--rank K] [--fuse F] [--segs S]
- *              [--cl-options O] [--check]
+ *   bench_sort [--n N] [--device D] [--reps R] [--bits B] [--rounds R] [--segs S] [--cl-options O] [--check]
  *
  * --bits B: the device's digit width (1..8; tuning build option "-DSORT_BITS=B"); --rounds R: rounds of a
- * tile (tile = 256 R elements; "-DSORT_ROUNDS=R"); --rank K: the tile ranking
- * (0 local-memory masks, 1 warp match through NVIDIA inline PTX, 2 its emulation, 3 masks with one barrier
- * per round, 4 masks with NVIDIA's warp barriers; "-DSORT_RANK=K"); --fuse F:
- * 1 the first pass forms the keys, 0 a key kernel writes them ("-DSORT_FUSE=F"); --cl-options O: more build
- * options (e.g. -cl-nv-verbose). RAID_SORT_PROFILE=1 in the environment: the library prints each device call's
- * kernel times one by one on stderr (src/column/sort_cl.c). Prints one line per operation: op, n, device, best wall
+ * tile (tile = 256 R elements; "-DSORT_ROUNDS=R"); --cl-options O: more build options (e.g. -cl-nv-verbose).
+ * RAID_SORT_PROFILE=1 in the environment: the library prints each device call's plan and its kernel times one by
+ * one on stderr (src/column/sort_cl.c). Prints one line per operation: op, n, device, best wall
  * seconds, million values per second, best kernel seconds, launches, the best process cpu time (all
  * threads; the machine may be shared). */
 #define _POSIX_C_SOURCE 200809L
@@ -94,7 +90,7 @@ static void release(bufs *o)
 int main(int argc, char **argv)
 {
     size_t n = 10000000, nseg = 1000;
-    int reps = 5, check = 0, bits = 0, rounds = 0, rank = -1, fuse = -1;
+    int reps = 5, check = 0, bits = 0, rounds = 0;
     const char *device = "cpu", *clopts = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -108,10 +104,6 @@ int main(int argc, char **argv)
             bits = atoi(argv[++i]);
         else if (!strcmp(a, "--rounds") && v)
             rounds = atoi(argv[++i]);
-        else if (!strcmp(a, "--rank") && v)
-            rank = atoi(argv[++i]);
-        else if (!strcmp(a, "--fuse") && v)
-            fuse = atoi(argv[++i]);
         else if (!strcmp(a, "--cl-options") && v)
             clopts = argv[++i];
         else if (!strcmp(a, "--segs") && v)
@@ -119,8 +111,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--check"))
             check = 1;
         else {
-            fprintf(stderr, "usage: bench_sort [--n N] [--device D] [--reps R] [--bits B] [--rounds R] [--rank K] "
-                            "[--fuse F] [--segs S] [--cl-options O] [--check]\n");
+            fprintf(stderr, "usage: bench_sort [--n N] [--device D] [--reps R] [--bits B] [--rounds R] [--segs S] "
+                            "[--cl-options O] [--check]\n");
             return 2;
         }
     }
@@ -131,16 +123,12 @@ int main(int argc, char **argv)
     raid_ctx *ctx = NULL;
     if (raid_ctx_create(&ctx, device) != RAID_OK)
         return die(NULL, device);
-    if (bits > 0 || rounds > 0 || rank >= 0 || fuse >= 0 || clopts[0]) {
+    if (bits > 0 || rounds > 0 || clopts[0]) {
         char opt[512] = "";
         if (bits > 0)
             snprintf(opt, sizeof opt, "-DSORT_BITS=%d", bits);
         if (rounds > 0)
             snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " -DSORT_ROUNDS=%d", rounds);
-        if (rank >= 0)
-            snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " -DSORT_RANK=%d", rank);
-        if (fuse >= 0)
-            snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " -DSORT_FUSE=%d", fuse);
         snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " %s", clopts);
         if (raid_tuning_set_build_options(ctx, opt) != RAID_OK)
             return die(ctx, "tuning");

@@ -7,7 +7,7 @@
 #   peers, regress, garch, sweep, groupby, realized-e2e, realized-variants, regress-e2e; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
-#   sort (the device sort's variants, then CuPy/CUB)
+#   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -98,11 +98,9 @@ for s in $steps; do
     run select 120 ./build-dev/bench_select --device cpu --n 50000000 --reps 3
     run select 200 python3 bench/peers_select.py --raw /tmp/raid-select.bin --reps 5
     run select 200 python3 bench/peers_select.py --raw /tmp/raid-select-prices.bin --reps 5 ;;
-  sort) # the device sort's variants (bench_sort --rank: tile ranking, --fuse: keys formed in the first pass, --rounds:
-    # tile size), each call's kernels timed one by one (RAID_SORT_PROFILE: f fill, k sort_keys, p pass, g gather), then CUB
-    # ("--rank 0 --fuse 0 --cl-options -DSORT_SCAN=0": main's 4bf0cbd kernels)
-    for v in "" "--rank 0 --fuse 0 --cl-options -DSORT_SCAN=0" "--rank 4" "--rank 1" "--rank 1 --rounds 16" "--rank 3" \
-      "--cl-options -DSORT_SCAN=0" "--cl-options -DSORT_LBV=1" "--rounds 22"; do
+  sort) # the device sort, default tiles (20 rounds) and --rounds 16, each call's plan and kernels timed one by one
+    # (RAID_SORT_PROFILE: f fill, k sort_keys, p pass, g gather), then CUB
+    for v in "" "--rounds 16"; do
       RAID_SORT_PROFILE=1 run sort 150 ./build-dev/bench_sort --device auto --n 5e7 --reps 5 --check $v
     done
     run sort 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;

@@ -7,12 +7,11 @@
  *
  * Build options: SORT_BITS (digit width, 1..8, with 2^SORT_BITS <= SORT_WG), SORT_WG (work-items per
  * work-group, a multiple of 32), SORT_ROUNDS (rounds of SORT_WG elements per tile: a tile of
- * SORT_WG * SORT_ROUNDS elements, at most 65,536); the variants SORT_RANK, SORT_KFORM, SORT_SCAN, SORT_LBV,
- * SORT_KU (below; docs/column.md "Sorting").
+ * SORT_WG * SORT_ROUNDS elements, at most 65,536), SORT_PAY (set by the host), SORT_KU (below; docs/column.md
+ * "Sorting").
  *
  * The design is Onesweep's (Adinets and Merrill 2022, "Onesweep: a faster least significant digit radix
- * sort for GPUs"), with 32-bit words only and no subgroup functions (NVIDIA's warp match and shuffle through
- * inline PTX only under SORT_RANK 1):
+ * sort for GPUs"), with 32-bit words only and no subgroup functions:
  *   sort_keys  forms every key (and segment id) and counts ALL digits of all passes at once (the digit
  *              counts do not depend on the order), one histogram row per digit position: the global
  *              start of every digit of every pass follows (the host scans the rows, and skips a digit
@@ -23,13 +22,13 @@
  *              look-back over the earlier tiles' published counts, how many elements of each digit come
  *              before it; then it reorders keys and payload in local memory by digit and writes each
  *              digit's run to consecutive global positions (coalesced).
- * Stable ranking of a tile: rounds of SORT_WG elements in input order; in a round every work-item sets
- * its bit in its digit's bit mask (one 32-bit word per digit and warp of 32 work-items, local atomic_or);
- * one work-item per digit turns the masks into running positions (popcounts, earlier warps first); an
- * element's rank is its digit's position plus the popcount of the mask bits below its own (earlier
- * work-items: earlier elements). Equal digits keep input order: the pass is a stable counting sort.
+ * Stable ranking of a tile: each warp of 32 work-items owns a contiguous part of the tile, 32 elements per
+ * round in input order; in a round every work-item sets its bit in its warp's mask of its digit (local
+ * atomic_or); an element's rank in its warp's part is the warp's count of the digit so far plus the
+ * popcount of the mask bits below its own (earlier lanes: earlier elements); the warps' counts then become
+ * their prefix per digit. Equal digits keep input order: the pass is a stable counting sort.
  * Look-back words (per tile and digit, 32 bits each, 0 = not yet published): the tile's count + 1
- * ("aggregate") and the count over tiles 0..t + 1 ("inclusive"); counts are below 2^31, so + 1 fits.
+ * ("aggregate") or 0x80000000 | the count over tiles 0..t ("inclusive"); counts are below 2^31.
  * Segments: the segment id is the most significant part of the key: after the key's passes, passes over
  * the segment id's digits (read through the carried index) sort the segments apart, stably.
  * (FP_CONTRACT OFF as in every kernel file, though nothing here is floating point.)
@@ -48,22 +47,6 @@
 #ifndef SORT_PAY
 #define SORT_PAY 1 /* 0: sort_pass moves keys only (no payload registers, no payload phase) */
 #endif
-#ifndef SORT_RANK
-#define SORT_RANK 0 /* the tile ranking: 0 local-memory masks (portable), 1 warp match and shuffle (NVIDIA inline
-                       PTX, sm_70 and later), 2 the match and shuffle emulated in local memory (tests the logic of 1
-                       on any device; slow), 3 local-memory masks with one work-group barrier per round (portable),
-                       4 the masks of 0 with NVIDIA's warp barrier (inline PTX) instead of work-group barriers */
-#endif
-#define SORT_WARPFN (SORT_RANK == 1 || SORT_RANK == 2) /* warp_peers and warp_bcast exist */
-#ifndef SORT_KFORM
-#define SORT_KFORM 0 /* sort_pass reads keys (0), or forms them from the input: doubles (1), int64 of pairs (2) */
-#endif
-#ifndef SORT_SCAN
-#define SORT_SCAN 0 /* the tile's digit scan: 0 the log-step scan (seventeen barriers; the faster on the H200, bench/RESULTS.md), 1 four barriers */
-#endif
-#ifndef SORT_LBV
-#define SORT_LBV 0 /* sort_pass's look-back: 1 polls with volatile loads, 0 with atomic reads (atomic_or of 0) */
-#endif
 #ifndef SORT_KU
 #define SORT_KU 4 /* sort_keys: elements per work-item and trip of its loop */
 #endif
@@ -73,11 +56,10 @@
 #define SORT_NDIG ((64 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a key */
 #define SORT_SDIG ((32 + SORT_BITS - 1) / SORT_BITS) /* digit positions of a segment id, at most */
 #define SORT_HROWS (SORT_NDIG + SORT_SDIG)
-/* local words of sort_pass: the ranking's mask sets (two; three with SORT_RANK 3), the warps' digit counts C
- * and (SORT_RANK 3) the leaders' counts X, later the tile as uint2 */
+/* local words of sort_pass: the ranking's two mask sets and the warps' digit counts C, later the tile as uint2 */
 #define SORT_MASKW (SORT_RADIX * SORT_WARPS)
-#define SORT_CBASE ((SORT_RANK == 3 ? 3 : 2) * SORT_MASKW) /* C: the words after the mask sets */
-#define SORT_RANKW (SORT_RANK == 3 ? 4 * SORT_MASKW + 2 * SORT_WG : 3 * SORT_MASKW)
+#define SORT_CBASE (2 * SORT_MASKW) /* C: the words after the mask sets */
+#define SORT_RANKW (3 * SORT_MASKW)
 #define SORT_LW2 (SORT_TILE > (SORT_RANKW + 1) / 2 ? SORT_TILE : (SORT_RANKW + 1) / 2)
 
 /* what the last pass writes to `out` (sort_pass's omode) */
@@ -107,84 +89,7 @@ inline raid_key elem_key(uint2 w, uint i, __global const uchar *valid, int maske
     return raid_key_sort(w.y, w.x, masked, v, desc);
 }
 
-#if SORT_RANK == 1 || SORT_RANK == 4
-#ifndef SORT_ASM
-#define SORT_ASM __asm__ /* the inline assembly keyword (the host retries with -DSORT_ASM=asm) */
-#endif
-#endif
-#if SORT_RANK == 4
-/* The masks' ranking synchronises within the warp only (its masks and counts are its own): NVIDIA's warp
- * barrier, which also orders the warp's local-memory accesses. */
-#define SORT_RSYNC() SORT_ASM volatile("bar.warp.sync 0xffffffff;" ::: "memory")
-#else
-#define SORT_RSYNC() barrier(CLK_LOCAL_MEM_FENCE)
-#endif
-#if SORT_RANK == 1
-/* The lanes of this work-item's warp (32 work-items: get_local_id(0) / 32, lane get_local_id(0) % 32, as NVIDIA
- * maps one-dimensional work-groups) whose v equals its own (a bit mask of lanes); every lane of the warp must
- * call it. */
-inline uint warp_match(uint v)
-{
-    uint m;
-    SORT_ASM volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
-    return m;
-}
-
-/* v of lane src of this warp; every lane of the warp must call it. */
-inline uint warp_shfl(uint v, uint src)
-{
-    uint r;
-    SORT_ASM volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
-    return r;
-}
-#endif
-
-#if SORT_WARPFN
-/* The lanes of this work-item's warp (work-items 32 w .. 32 w + 31 of the work-group) whose v equals its own,
- * as a mask of lanes; every work-item of the work-group calls it (the emulation has barriers; tmp: SORT_WG
- * words). */
-inline uint warp_peers(uint v, __local uint *tmp)
-{
-#if SORT_RANK == 1
-    (void)tmp;
-    return warp_match(v);
-#else
-    const uint lid = get_local_id(0), w0 = lid & ~31u;
-    tmp[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint peers = 0u;
-    for (uint u = 0; u < 32u; u++)
-        peers |= (tmp[w0 + u] == v ? 1u : 0u) << u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return peers;
-#endif
-}
-
-#if SORT_RANK == 2
-/* The emulated exchange: v of work-item `from` of the work-group (every work-item calls it). */
-inline uint wg_from(uint v, uint from, __local uint *tmp)
-{
-    tmp[get_local_id(0)] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint r = tmp[from];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
-}
-#endif
-
-/* v of lane src of this work-item's warp; every work-item of the work-group calls it. */
-inline uint warp_bcast(uint v, uint src, __local uint *tmp)
-{
-#if SORT_RANK == 1
-    (void)tmp;
-    return warp_shfl(v, src);
-#else
-    return wg_from(v, (get_local_id(0) & ~31u) + src, tmp);
-#endif
-}
-#endif
-
-/* Keys (keys[i]: .x low word, .y high word; written only when wk != 0: else the first pass forms them) and segment ids, and the histograms of every digit position:
+/* Keys (keys[i]: .x low word, .y high word) and segment ids, and the histograms of every digit position:
  * hist[row * SORT_RADIX + digit] (rows: SORT_NDIG key digits, then the segment id's; accumulated, hist
  * zeroed by the host), hist[SORT_HROWS * SORT_RADIX] |= 1 when a value's key does not give its bits back
  * (-0.0, a NaN other than 0x7FF8000000000000). mode 0: the sort key of the double in x (raid_key_sort:
@@ -193,7 +98,7 @@ inline uint warp_bcast(uint v, uint src, __local uint *tmp)
  * (offs: nseg + 1 offsets from 0). Any number of work-groups (a grid-stride loop). */
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
 void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked, uint vbit0, int desc, int mode,
-               uint n, __global const uint *offs, uint nseg, int segbits, int wk, __global uint2 *keys,
+               uint n, __global const uint *offs, uint nseg, int segbits, __global uint2 *keys,
                __global uint *segid, __global uint *hist)
 {
     __local uint h[SORT_HROWS * SORT_RADIX];
@@ -227,8 +132,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
                     if (negzero || odd_nan)
                         atomic_or(&inexact, 1u);
                 }
-                if (wk)
-                    keys[i] = (uint2)(k.lo, k.hi);
+                keys[i] = (uint2)(k.lo, k.hi);
                 for (uint d = 0; d < SORT_NDIG; d++)
                     atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
                 if (nsd) {
@@ -255,13 +159,11 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
         atomic_or(&hist[SORT_HROWS * SORT_RADIX], 1u);
 }
 
-/* Exclusive scan of v over the work-group (tmp: SORT_WG + 32 words; every work-item calls it). SORT_SCAN 0: the
- * log-step scan; else with the warp functions: a shuffle scan in each warp, then the warps' totals; without:
- * blocks of 16 scanned by one work-item each, then the blocks' totals (four barriers either way). */
+/* Exclusive scan of v over the work-group, the log-step scan (tmp: SORT_WG words; every work-item calls it;
+ * seventeen barriers at 256 work-items). */
 inline uint wg_scan(uint v, __local uint *tmp)
 {
     const uint lid = get_local_id(0);
-#if SORT_SCAN == 0
     tmp[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = 1u; off < SORT_WG; off <<= 1) {
@@ -273,49 +175,6 @@ inline uint wg_scan(uint v, __local uint *tmp)
     const uint incl = tmp[lid];
     barrier(CLK_LOCAL_MEM_FENCE);
     return incl - v;
-#elif SORT_WARPFN
-    const uint lane = lid % 32u, w = lid / 32u;
-    uint x = v;
-    for (uint o = 1u; o < 32u; o <<= 1) {
-        const uint y = warp_bcast(x, lane >= o ? lane - o : lane, tmp);
-        if (lane >= o)
-            x += y;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE); /* (the caller's earlier uses of tmp) */
-    if (lane == 31u)
-        tmp[SORT_WG + w] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint before = 0u;
-    for (uint u = 0; u < w; u++)
-        before += tmp[SORT_WG + u];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return before + x - v;
-#else
-    tmp[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < SORT_WG / 16u) {
-        uint sum = 0u;
-        for (uint u = 0; u < 16u; u++) {
-            const uint y = tmp[lid * 16u + u];
-            tmp[lid * 16u + u] = sum;
-            sum += y;
-        }
-        tmp[SORT_WG + lid] = sum;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0u) {
-        uint sum = 0u;
-        for (uint b = 0; b < SORT_WG / 16u; b++) {
-            const uint y = tmp[SORT_WG + b];
-            tmp[SORT_WG + b] = sum;
-            sum += y;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint r = tmp[lid] + tmp[SORT_WG + lid / 16u];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
-#endif
 }
 
 /* The double (as words: .x low) of a sort key of raid_key_sort without mask (the inverse). */
@@ -346,15 +205,14 @@ inline uint2 key_value(uint2 kk, int desc)
  * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
  * C's prefix over the warps and the tile's count. */
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_pass(__global const uint2 *kin, __global const uchar *valid, int masked, uint vbit0,
-               __global const uint *pin, __global const uint *segid, uint n, int shift,
+void sort_pass(__global const uint2 *kin, __global const uint *pin, __global const uint *segid, uint n, int shift,
                int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
                __global const uint *bases, uint boff, __global uint *lookbuf, uint lcur, uint lnext,
                __global uint2 *kout, __global uint *pout, __global uint *out)
 {
     __global uint *look = lookbuf + lcur, *look_next = lookbuf + lnext;
     __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
-    __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG + 32];
+    __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
     __local uint tile_no;
     __local uint *C = L + SORT_CBASE;
     const uint lid = get_local_id(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;
@@ -392,18 +250,6 @@ void sort_pass(__global const uint2 *kin, __global const uchar *valid, int maske
 #endif
         }
     }
-#if SORT_KFORM
-    /* the first pass of a fused sort: the keys of the input words just loaded (after all the loads: a branch
-     * among them would keep them from being in flight together) */
-#pragma unroll
-    for (uint r = 0; r < SORT_ROUNDS; r++) {
-        const uint j = own + 32u * r;
-        if (j < m) {
-            const raid_key kk = elem_key(k[r], base + j, valid, masked, vbit0, desc, SORT_KFORM - 1);
-            k[r] = (uint2)(kk.lo, kk.hi);
-        }
-    }
-#endif
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const int inr = own + 32u * r < m;
@@ -421,74 +267,22 @@ void sort_pass(__global const uint2 *kin, __global const uchar *valid, int maske
                 d = raid_key_digit(kk, shift, SORT_BITS);
             }
         }
-#if SORT_RANK == 3
-        pos[r] = d << 16;
-#elif SORT_RANK == 0 || SORT_RANK == 4
         __local uint *mk = L + (r & 1u) * SORT_MASKW;
         if (inr)
             atomic_or(&mk[w * SORT_RADIX + d], bit);
-        SORT_RSYNC();
+        barrier(CLK_LOCAL_MEM_FENCE);
         uint msk = 0u, before = 0u;
         if (inr) {
             msk = mk[w * SORT_RADIX + d];
             before = C[w * SORT_RADIX + d];
         }
         pos[r] = d << 16 | (before + popcount(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
-        SORT_RSYNC();
+        barrier(CLK_LOCAL_MEM_FENCE);
         if (inr && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
             C[w * SORT_RADIX + d] = before + popcount(msk);
             mk[w * SORT_RADIX + d] = 0u;
         }
-#else
-        /* the warp's lanes of the same digit (lanes past the tile's end: a digit value no element has); the
-         * lowest of them adds their number to the warp's count of the digit and hands the count before to the
-         * others: no work-group barrier, every count touched by its warp only */
-        const uint peers = warp_peers(inr ? d : 0xFFFFFFFFu, tmp);
-        const uint leader = 31u - clz(peers & (0u - peers));
-        uint old = 0u;
-        if (inr && lane == leader)
-            old = atomic_add(&C[w * SORT_RADIX + d], popcount(peers));
-        const uint before = warp_bcast(old, leader, tmp);
-        pos[r] = d << 16 | (before + popcount(peers & (bit - 1u)));
-#endif
     }
-#if SORT_RANK == 3
-    /* The masks' ranking with one barrier per round: round r's masks are set in phase r, read in phase r + 1
-     * (the digit's lowest lane, its leader, then adds the count to C and leaves the count before in its slot
-     * of X), and the others read X and the leader clears the mask in phase r + 2; three mask sets and two X
-     * sets in turn keep each phase's writes apart from the reads of the phases before. pos[r] meanwhile:
-     * the leader's lane << 24 | the digit << 16 | the rank among the round's lanes of the digit. */
-    __local uint *X = C + SORT_MASKW;
-#pragma unroll
-    for (uint ph = 0; ph < SORT_ROUNDS + 2u; ph++) {
-        if (ph >= 2u) {
-            const uint r = ph - 2u;
-            if (own + 32u * r < m) {
-                const uint dg = (pos[r] >> 16) & 0xFFu, low = pos[r] & 0xFFFFu;
-                const uint before = X[(r & 1u) * SORT_WG + w * 32u + (pos[r] >> 24)];
-                if (low == 0u)
-                    L[(r % 3u) * SORT_MASKW + w * SORT_RADIX + dg] = 0u;
-                pos[r] = dg << 16 | (before + low);
-            }
-        }
-        if (ph >= 1u && ph <= SORT_ROUNDS) {
-            const uint r = ph - 1u;
-            if (own + 32u * r < m) {
-                const uint dg = pos[r] >> 16;
-                const uint msk = L[(r % 3u) * SORT_MASKW + w * SORT_RADIX + dg], low = popcount(msk & (bit - 1u));
-                pos[r] = (31u - clz(msk & (0u - msk))) << 24 | dg << 16 | low;
-                if (low == 0u) {
-                    const uint old = C[w * SORT_RADIX + dg];
-                    C[w * SORT_RADIX + dg] = old + popcount(msk);
-                    X[(r & 1u) * SORT_WG + lid] = old;
-                }
-            }
-        }
-        if (ph < SORT_ROUNDS && own + 32u * ph < m)
-            atomic_or(&L[(ph % 3u) * SORT_MASKW + w * SORT_RADIX + (pos[ph] >> 16)], bit);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* per digit: the warps' counts into their exclusive prefix, the tile's count */
     uint c = 0u;
@@ -498,7 +292,28 @@ void sort_pass(__global const uint2 *kin, __global const uchar *valid, int maske
             C[u * SORT_RADIX + lid] = c;
             c += v;
         }
-    /* publish this tile's counts, the digits' starts in the tile, then look back */
+    /* Publish this tile's counts, the digits' starts in the tile, then look back: work-item d walks over the
+     * earlier tiles' words of digit d, polling each with volatile loads, adding aggregates until an inclusive
+     * count. Why plain (volatile) loads suffice, by the OpenCL memory model as far as this relies on it:
+     * - A word is written only by its own tile's work-item d, with atomic_xchg, at most twice, and goes
+     *   0 -> the tile's count + 1 -> 0x80000000 | the inclusive count (tile 0: 0 -> inclusive). It was zeroed
+     *   before this kernel began (the previous pass's store, or the host's fill before the first pass:
+     *   kernel boundaries order those stores before every load here), so a load sees this sequence only.
+     * - The flag and the count are ONE aligned 32-bit word and a reader uses nothing else that the earlier
+     *   tile wrote in this kernel: no ordering with other data is needed (no acquire; OpenCL 1.2's atomics
+     *   give none either). An aligned 32-bit load returns one whole value the word held (single-copy
+     *   atomicity: not stated by OpenCL 1.2 for non-atomic loads, given by every GPU and CPU).
+     * - So every value read is 0 (poll again), a correct aggregate (walk on) or a correct inclusive count
+     *   (stop): a stale read (0 where the count is already there, an aggregate where the inclusive count
+     *   is) only delays the walk, never changes its sum.
+     * - volatile makes every poll a load of its own (no value kept in a register or hoisted out of the loop).
+     *   What it relies on beyond OpenCL 1.2, which promises another work-group's writes during a kernel to
+     *   atomic operations only: that the atomic writes become visible to these loads in time (NVIDIA: volatile
+     *   global loads read L2, where global atomics are performed, not the non-coherent L1; CPUs, PoCL:
+     *   coherent caches). Polling with atomic reads (atomic_or of 0) was slower on the H200 (4.67 ms against
+     *   4.39 ms for 5e7 doubles, docs/column.md "What was tried").
+     * Every earlier tile has started (tile numbers come from the atomic counter) and publishes without waiting
+     * on a later one: the waits end. */
     __global uint *mine = look + 1u + t * SORT_RADIX + lid;
     if (lid < SORT_RADIX)
         atomic_xchg(mine, t == 0u ? 0x80000000u | c : c + 1u);
@@ -510,13 +325,8 @@ void sort_pass(__global const uint2 *kin, __global const uchar *valid, int maske
             for (;;) {
                 s -= SORT_RADIX;
                 uint v;
-#if SORT_LBV
-                while ((v = *(volatile __global uint *)s) == 0u) /* plain loads from the coherent level */
+                while ((v = *(volatile __global uint *)s) == 0u)
                     ;
-#else
-                while ((v = atomic_or(s, 0u)) == 0u)
-                    ;
-#endif
                 if (v & 0x80000000u) {
                     before += v & 0x7FFFFFFFu;
                     break;

@@ -312,12 +312,9 @@ static void test_large(void **state)
 }
 
 /* The device variants (tuning build options, docs/column.md "Sorting"): other digit widths, 5 (the top digit
- * straddles the words and is partial), 3, and 12 (clamped to 8); the warp-match ranking through its
- * local-memory emulation (SORT_RANK=2: the logic of NVIDIA's inline-PTX ranking on any device), the masks with
- * one barrier per round (SORT_RANK=3), the log-step digit scan and the look-back by plain loads (SORT_SCAN=0,
- * SORT_LBV=1), keys from a
- * separate key kernel (SORT_FUSE=0) instead of the first pass, small tiles: the same outputs on masked
- * segments, on values whose keys give their bits back (the payload-free passes) and on pairs. */
+ * straddles the words and is partial), 3, and 12 (clamped to 8); small tiles (many tiles: long look-back
+ * walks): the same outputs on masked segments, on values whose keys give their bits back (the payload-free
+ * passes) and on pairs. */
 static void test_variants(void **state)
 {
     (void)state;
@@ -337,17 +334,8 @@ static void test_variants(void **state)
     for (size_t i = 0; i < N / 8 + 1; i++)
         valid[i] = (uint8_t)(t_splitmix64(&rng) | 0x24);
     const int64_t off[4] = {3, 900, 901, N}, off1[2] = {0, N};
-    const char *opts[] = {"-DSORT_BITS=5",
-                          "-DSORT_BITS=3",
-                          "-DSORT_BITS=12",
-                          "-DSORT_RANK=2",
-                          "-DSORT_RANK=2 -DSORT_FUSE=0",
-                          "-DSORT_FUSE=0",
-                          "-DSORT_RANK=2 -DSORT_ROUNDS=3",
-                          "-DSORT_ROUNDS=1 -DSORT_BITS=4",
-                          "-DSORT_RANK=3",
-                          "-DSORT_RANK=3 -DSORT_ROUNDS=2 -DSORT_FUSE=0",
-                          "-DSORT_SCAN=0 -DSORT_LBV=1"};
+    const char *opts[] = {"-DSORT_BITS=5",   "-DSORT_BITS=3", "-DSORT_BITS=12", "-DSORT_ROUNDS=3",
+                          "-DSORT_ROUNDS=1 -DSORT_BITS=4", "-DSORT_ROUNDS=2"};
     for (size_t o = 0; o < sizeof opts / sizeof *opts; o++) {
         raid_ctx *ctx = t_open_ctx(t_device());
         assert_int_equal(raid_tuning_set_build_options(ctx, opts[o]), RAID_OK);

@@ -1,7 +1,7 @@
 /* The device path of the sorts (kernels/col_sort.cl; docs/column.md "Sorting"): the values go up as 32-bit
  * words, the device forms the keys (raid_key_sort) and counts every digit position's digits at once; the host
- * reads those histograms (8 KB), skips the digit positions that do not vary and sends each pass's digit
- * starts; then ONE kernel per pass (Onesweep: a stable tile ranking in local memory, decoupled look-back
+ * reads those histograms (12 KB at 8-bit digits), skips the digit positions that do not vary and sends each
+ * pass's digit starts; then ONE kernel per pass (Onesweep: a stable tile ranking in local memory, decoupled look-back
  * across tiles, a coalesced write of each digit's run). The last pass writes the output itself: the doubles
  * of the keys (the sort of values when every key gives its value's bits back), the indices (argsort,
  * uint32 or int64 words) or the int64 keys (pairs); otherwise the element indices are carried and the
@@ -29,7 +29,7 @@
 typedef struct sort_dev {
     raid_ctx *ctx;
     raid_buf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
-    raid_kernel *kkeys, *kpass, *kfirst, *kgather; /* kfirst: the first pass forming the keys (fused), or NULL */
+    raid_kernel *kkeys, *kpass, *kgather;
     raid_event ev[MAX_EVENTS];
     char lab[MAX_EVENTS]; /* what each event timed: f fill, k sort_keys, p a pass, g the gather */
     int nev;
@@ -79,25 +79,6 @@ static raid_status launch(sort_dev *d, raid_kernel *k, size_t items, size_t wg, 
     return raid_launch(d->ctx, k, 1, &global, &wg, next_ev(d, lab));
 }
 
-/* The kernel `name` of col_sort.cl built with opts and the tile ranking *rank (-DSORT_RANK). The warp-match
- * ranking is inline PTX: its build is tried with the two spellings of the assembly keyword, and where both
- * fail on the automatic choice (rank_auto), the portable ranking is built instead (*rank = 0, kept for the
- * call's other kernels). */
-static raid_status get_kernel(raid_ctx *ctx, const char *name, const char *opts, int *rank, int rank_auto,
-                              raid_kernel **k)
-{
-    for (int tryno = 0;; tryno++) {
-        char o[640];
-        const int ptx = *rank == 1 || *rank == 4;
-        snprintf(o, sizeof o, "%s -DSORT_RANK=%d%s", opts, *rank, ptx && tryno == 1 ? " -DSORT_ASM=asm" : "");
-        const raid_status st = raid_kernel_get(ctx, "col_sort.cl", name, o, k);
-        if (st == RAID_OK || !ptx || st != RAID_EBUILD || (tryno == 1 && !rank_auto))
-            return st;
-        if (tryno == 1)
-            *rank = 0;
-    }
-}
-
 /* A pass as planned by the host. */
 typedef struct pass_plan {
     int dmode, shift, row;
@@ -121,26 +102,15 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
     while ((1u << bits) > wg)
         bits--;
-    /* the first pass forms the keys from the input (SORT_FUSE 1) or reads the keys that sort_keys wrote (0, the
-     * default: fusing saved nothing on the H200, whose sort_keys still reads x for the histograms); the tile ranking: SORT_RANK 0 local-memory masks, 1 warp match (NVIDIA inline PTX), 2 its
-     * emulation (tests), 3 masks with one barrier per round, 4 masks with warp barriers (NVIDIA inline PTX);
-     * absent: 0 (auto) */
-    const int fuse = tune_int(ctx, "-DSORT_FUSE=", 0) != 0;
-    int rank = tune_int(ctx, "-DSORT_RANK=", -1);
-    const int rank_auto = rank < 0 || rank > 4;
-    if (rank_auto) /* the portable ranking until the warp rankings are measured on a device */
-        rank = 0;
-    if ((rank == 1 || rank == 4) && !strstr(ctx->device_name, "NVIDIA")) /* inline PTX: NVIDIA's OpenCL only */
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: SORT_RANK=%d needs an NVIDIA device (%s)", rank,
-                         ctx->device_name);
     /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
-     * tables, within the device's local memory (fewer rounds, then narrower digits, until they fit) */
+     * tables and the scan's words, within the device's local memory (fewer rounds, then narrower digits, until
+     * they fit) */
     int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
     rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
     for (;;) {
         const uint64_t tilew = (uint64_t)rounds * wg * 2, rw = ((uint64_t)1 << bits) * (wg / 32);
-        const uint64_t maskw = rank == 3 ? 4 * rw + 2 * wg : 3 * rw; /* as SORT_RANKW */
-        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 33);
+        const uint64_t maskw = 3 * rw; /* as SORT_RANKW */
+        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
         if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && bits == 1))
             break;
         if (rounds > 1)
@@ -171,7 +141,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const int masked = r->valid != NULL, pairs = r->out == RAID_SORT_PAIRS;
     const uint32_t vbit0 = (uint32_t)(base & 7);
     const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1, nhist = (size_t)hrows * radix + 1;
-    if ((st = get_kernel(ctx, "sort_keys", opts, &rank, rank_auto, &d.kkeys)) ||
+    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
         (st = raid_kernel_get(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
         goto done;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
@@ -217,7 +187,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
             (st = raid_arg_int(ctx, k, a++, r->desc)) || (st = raid_arg_int(ctx, k, a++, pairs)) ||
             (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_buf(ctx, k, a++, &d.offs)) ||
             (st = raid_arg_uint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raid_arg_int(ctx, k, a++, segbits)) ||
-            (st = raid_arg_int(ctx, k, a++, !fuse)) || (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
+            (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
             (st = raid_arg_buf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg, 'k')))
             goto done;
     }
@@ -281,17 +251,11 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
     char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
     snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
-    if ((st = get_kernel(ctx, "sort_pass", popts, &rank, rank_auto, &d.kpass)))
+    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
         goto done;
-    const int kform = fuse ? (pairs ? 2 : 1) : 0; /* the first pass forms the keys: its own build */
-    if (kform) {
-        snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d -DSORT_KFORM=%d", opts, !exact, kform);
-        if ((st = get_kernel(ctx, "sort_pass", popts, &rank, rank_auto, &d.kfirst)))
-            goto done;
-    }
     if (getenv("RAID_SORT_PROFILE"))
-        fprintf(stderr, "sort plan: n %u, wg %zu, bits %d, rounds %d, rank %d, fuse %d, passes %d, exact %d, options '%s'\n",
-                n, wg, bits, rounds, rank, fuse, npass, exact, raid_tune_build_options(ctx));
+        fprintf(stderr, "sort plan: n %u, wg %zu, bits %d, rounds %d, passes %d, exact %d, options '%s'\n", n, wg, bits,
+                rounds, npass, exact, raid_tune_build_options(ctx));
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
         (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
                     (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
@@ -309,12 +273,10 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         const int wkeys = !last && plan[q + 1].dmode == 0;
         const int wpay = !exact && (!last || outmode == OUT_NONE || outmode == OUT_IKEYS);
         const int omode = last ? outmode : OUT_NONE;
-        raid_kernel *k = kform && q == 0 ? d.kfirst : d.kpass;
+        raid_kernel *k = d.kpass;
         unsigned a = 0;
         const uint32_t blo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu), bhi = (uint32_t)((uint64_t)base >> 32);
-        if ((st = raid_arg_buf(ctx, k, a++, kform && q == 0 ? keysrc : &d.keys[ks])) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.valid)) || (st = raid_arg_int(ctx, k, a++, masked)) ||
-            (st = raid_arg_uint(ctx, k, a++, vbit0)) ||
+        if ((st = raid_arg_buf(ctx, k, a++, &d.keys[ks])) ||
             (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[ps])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
             (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_int(ctx, k, a++, plan[q].shift)) ||
             (st = raid_arg_int(ctx, k, a++, dmode)) || (st = raid_arg_int(ctx, k, a++, pmode)) ||
@@ -372,7 +334,7 @@ done:
                         &d.keys[0], &d.keys[1], &d.pay[0], &d.pay[1], &d.out};
     for (size_t b = 0; b < sizeof bufs / sizeof *bufs; b++)
         raid_buf_release(ctx, bufs[b]);
-    raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kfirst, d.kgather};
+    raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
     for (size_t k = 0; k < sizeof ks_ / sizeof *ks_; k++)
         raid_kernel_put(ctx, ks_[k]);
     return st;
