@@ -23,13 +23,12 @@
  * --reps N repeats each cpu run N times (the first faults in the output buffers, the later ones reuse them,
  * as a user's loop would), printing each repetition's times.
  * --e2e N (issue 12 part 2) runs only raid_reg_stats_compute on N float64 values in host memory (rows of
- * k = --e2e-k regressors and y, problems of --e2e-seg rows), best of --reps plain calls, and prints one line
- * per policy variant: the end-to-end rate (8 bytes per value) beside the host-to-device bandwidth measured
+ * k = --e2e-k regressors and y, problems of --e2e-seg rows), best of --reps plain calls, and prints one line:
+ * the end-to-end rate (8 bytes per value) beside the host-to-device bandwidth measured
  * in the same run (raid_tuning_upload_bandwidth, page-locked and pageable), their ratio (target: at least
  * 0.5) and the breakdown of the wall time (staging copy, upload and kernel by events, the chunks' merge on
- * the host), for the default path (the device receives the float64 bits and centres each chunk) and for
- * the host-converting path (RAID_TUNE_REG_HOST_CONVERT: the path before, still `raid har`'s), and the
- * largest difference between the two paths' centred cross-products (relative to sqrt(C_pp C_qq)).
+ * the host; the device receives the float64 bits and centres each chunk: the one device path since the
+ * host-converting path was removed on 2026-12-02, whose H200 figures bench/RESULTS.md keeps).
  * usage: bench_regress [--device D|none] [--precision f32|df] [--symbols S] [--days T] [--window W]
  *                      [--block B] [--step D] [--nw-lag L] [--cpu-symbols C] [--batch-symbols G]
  *                      [--cpu-threads N] [--meat-rows 0|1] [--reps N]
@@ -190,8 +189,8 @@ static int e2e(const char *device, raid_precision prec, double nvals, int k, lon
     }
     double *X = malloc(n * k * sizeof *X), *y = malloc(n * sizeof *y);
     int64_t *off = malloc((nreg + 1) * sizeof *off);
-    raid_reg_stats *a = malloc(nreg * sizeof *a), *b = malloc(nreg * sizeof *b);
-    if (!X || !y || !off || !a || !b) {
+    raid_reg_stats *a = malloc(nreg * sizeof *a);
+    if (!X || !y || !off || !a) {
         fprintf(stderr, "bench_regress: out of memory for %zu rows\n", n);
         return 1;
     }
@@ -225,32 +224,19 @@ static int e2e(const char *device, raid_precision prec, double nvals, int k, lon
            "threads %d\n", n, d, (double)n * d, bytes / 1e9, nreg, seg, prec == RAID_PREC_DF ? "df" : "f32",
            omp_get_max_threads());
     fflush(stdout);
-    for (int v = 0; v < 2; v++) {
-        raid_tuning_set(dev, RAID_TUNE_REG_HOST_CONVERT, v);
-        raid_reg_stats_compute(dev, X, y, k, off, nreg, v ? b : a); /* kernel build, first touch */
-        raid_timing tm;
-        const double w = e2e_wall(dev, X, y, k, off, nreg, v ? b : a, reps, &tm);
-        if (w < 0)
-            return 1;
-        printf("e2e path=%s precision=%s values=%.4g bytes=%.0f wall_s=%.4f end_to_end_GBps=%.2f "
-               "h2d_pinned_GBps=%.2f h2d_pageable_GBps=%.2f end_to_end_vs_h2d=%.3f breakdown: staging_s=%.4f "
-               "upload_s=%.4f kernel_s=%.4f combine_s=%.4f merge_s=%.4f launches=%llu\n",
-               v ? "host-convert" : "bits", prec == RAID_PREC_DF ? "df" : "f32", (double)n * d, bytes, w,
-               bytes / w / 1e9, pinned / 1e9, pageable / 1e9, bytes / w / pinned, tm.convert_s, tm.upload_s,
-               tm.kernel_s, tm.combine_s, tm.host_s, (unsigned long long)tm.launches);
-        fflush(stdout);
-    }
-    double worst = 0;
-    for (size_t g = 0; g < nreg; g++)
-        for (int p = 0; p < k; p++)
-            for (int q = 0; q < k; q++) {
-                const double sc = sqrt(a[g].cxx[p * k + p] * a[g].cxx[q * k + q]);
-                if (sc > 0)
-                    worst = fmax(worst, fabs(a[g].cxx[p * k + q] - b[g].cxx[p * k + q]) / sc);
-            }
-    printf("e2e bits_vs_host_convert_max_rel_diff=%.3e (centred cross-products, relative to sqrt(C_pp C_qq))\n", worst);
+    raid_reg_stats_compute(dev, X, y, k, off, nreg, a); /* kernel build, first touch */
+    raid_timing tm;
+    const double w = e2e_wall(dev, X, y, k, off, nreg, a, reps, &tm);
+    if (w < 0)
+        return 1;
+    printf("e2e path=bits precision=%s values=%.4g bytes=%.0f wall_s=%.4f end_to_end_GBps=%.2f "
+           "h2d_pinned_GBps=%.2f h2d_pageable_GBps=%.2f end_to_end_vs_h2d=%.3f breakdown: staging_s=%.4f "
+           "upload_s=%.4f kernel_s=%.4f combine_s=%.4f merge_s=%.4f launches=%llu\n",
+           prec == RAID_PREC_DF ? "df" : "f32", (double)n * d, bytes, w, bytes / w / 1e9, pinned / 1e9,
+           pageable / 1e9, bytes / w / pinned, tm.convert_s, tm.upload_s, tm.kernel_s, tm.combine_s, tm.host_s,
+           (unsigned long long)tm.launches);
     raid_ctx_destroy(dev);
-    free(X), free(y), free(off), free(a), free(b);
+    free(X), free(y), free(off), free(a);
     return 0;
 }
 

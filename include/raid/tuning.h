@@ -1,10 +1,11 @@
 /*
  * raid/tuning.h -- FOR BENCHMARKS AND TESTS ONLY: knobs and measurements that production code never
  * needs. A context that never calls these behaves as documented everywhere else; results do not depend
- * on any knob here except RAID_TUNE_REG_NO_CENTRING, which exists to show what centring buys and makes
- * regression statistics worse on purpose, RAID_TUNE_MEAT_ROWS (the last digits of a meat) and
- * RAID_TUNE_REG_HOST_CONVERT (the last digits of regression statistics). Errors follow raid/core.h: the context's message,
- * raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
+ * on any knob here except RAID_TUNE_MEAT_ROWS (the last digits of a meat). Errors follow raid/core.h: the
+ * context's message, raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
+ * Numbers 3 and 11 are reserved: they selected the regression statistics' host-converting device path
+ * (11, RAID_TUNE_REG_HOST_CONVERT) and its uncentred ablation (3, RAID_TUNE_REG_NO_CENTRING), both removed
+ * with that path on 2026-12-02 (docs/regression.md); raid_tuning_set refuses them as unknown.
  */
 #ifndef RAID_TUNING_H
 #define RAID_TUNING_H
@@ -20,7 +21,7 @@ typedef enum raid_tuning_knob {
                                        reported as kernel time (keeps a GPU at working clocks). >= 1 */
     RAID_TUNE_MAX_BATCH_ELEMS = 2,  /* elements per device batch, 0 = the default (256 MiB of them: 2^25 float64 returns); small values
                                        force many launches (results stay bitwise identical). >= 0 */
-    RAID_TUNE_REG_NO_CENTRING = 3,  /* 1: regression statistics upload raw, unscaled data (worse results) */
+    /* 3: reserved (was RAID_TUNE_REG_NO_CENTRING, removed 2026-12-02) */
     RAID_TUNE_KERNEL_CACHE_CAP = 4, /* kernels kept before the least recently used unheld one is evicted;
                                        0 = the default (64). A soft limit: kernels in use are never evicted */
     RAID_TUNE_DIRECT_UPLOAD = 5,    /* 1: reductions over the caller's own float64 arrays (the realized
@@ -40,11 +41,7 @@ typedef enum raid_tuning_knob {
                                        0 to 8 */
     RAID_TUNE_SELECT_PATH = 10,     /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
-    RAID_TUNE_REG_HOST_CONVERT = 11 /* 1: the regression statistics' device path centres, scales and
-                                       converts the rows on the host before the upload (the path before
-                                       issue 12 part 2, which `raid har` still takes) instead of uploading
-                                       the float64 bits; results differ in their last digits
-                                       (docs/regression.md). 0 or 1 */
+    /* 11: reserved (was RAID_TUNE_REG_HOST_CONVERT, removed 2026-12-02) */
 } raid_tuning_knob;
 
 /** Set a knob on ctx. The device knobs are accepted (and ignored) on the cpu backend, except

@@ -19,12 +19,10 @@ typedef struct raid_dev raid_dev;
 typedef struct raid_tuning_knobs {
     int kernel_repeat;          /* launches per batch (results are identical), <= 1: one */
     size_t max_batch_elems;     /* elements per device batch (results are identical), 0 = default */
-    int reg_no_centring;        /* regression statistics upload raw data (shows what centring buys) */
     int direct_upload;          /* reductions over the caller's arrays upload from them, without staging */
     int meat_rows;              /* the cpu meat of overlapping windows from their rows, not block sums */
     int groupby_path;           /* RAID_TUNE_GROUPBY_PATH (0: automatic) */
     int select_path;            /* RAID_TUNE_SELECT_PATH (0: automatic) */
-    int reg_host_convert;       /* regression statistics converted on the host (the path before the bits) */
     char build_options[256];    /* appended to every kernel's build options */
 } raid_tuning_knobs;
 
@@ -63,12 +61,10 @@ static inline int raid_tune_kernel_repeat(const raid_ctx *c)
     return c->tuning && c->tuning->kernel_repeat > 1 ? c->tuning->kernel_repeat : 1;
 }
 static inline size_t raid_tune_max_batch_elems(const raid_ctx *c) { return c->tuning ? c->tuning->max_batch_elems : 0; }
-static inline int raid_tune_reg_no_centring(const raid_ctx *c) { return c->tuning && c->tuning->reg_no_centring; }
 static inline int raid_tune_direct_upload(const raid_ctx *c) { return c->tuning && c->tuning->direct_upload; }
 static inline int raid_tune_meat_rows(const raid_ctx *c) { return c && c->tuning && c->tuning->meat_rows; }
 static inline int raid_tune_groupby_path(const raid_ctx *c) { return c && c->tuning ? c->tuning->groupby_path : 0; }
 static inline int raid_tune_select_path(const raid_ctx *c) { return c && c->tuning ? c->tuning->select_path : 0; }
-static inline int raid_tune_reg_host_convert(const raid_ctx *c) { return c->tuning && c->tuning->reg_host_convert; }
 static inline const char *raid_tune_build_options(const raid_ctx *c) { return c->tuning ? c->tuning->build_options : ""; }
 
 /* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;

@@ -34,11 +34,6 @@ raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
             return raid_fail(ctx, RAID_EINVAL, "negative batch size %lld", (long long)value);
         ctx->tuning->max_batch_elems = (size_t)value;
         return RAID_OK;
-    case RAID_TUNE_REG_NO_CENTRING:
-        if (value != 0 && value != 1)
-            return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_REG_NO_CENTRING takes 0 or 1, not %lld", (long long)value);
-        ctx->tuning->reg_no_centring = (int)value;
-        return RAID_OK;
     case RAID_TUNE_DIRECT_UPLOAD:
         if (value != 0 && value != 1)
             return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_DIRECT_UPLOAD takes 0 or 1, not %lld", (long long)value);
@@ -58,11 +53,6 @@ raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
         if (value < 0 || value > 2)
             return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_SELECT_PATH takes 0 to 2, not %lld", (long long)value);
         ctx->tuning->select_path = (int)value;
-        return RAID_OK;
-    case RAID_TUNE_REG_HOST_CONVERT:
-        if (value != 0 && value != 1)
-            return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_REG_HOST_CONVERT takes 0 or 1, not %lld", (long long)value);
-        ctx->tuning->reg_host_convert = (int)value;
         return RAID_OK;
     case RAID_TUNE_KERNEL_CACHE_CAP:
         if (!ctx->dev)

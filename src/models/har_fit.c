@@ -1,7 +1,9 @@
 /* HAR estimation (raid_har_fit, include/raid/har.h): per-symbol designs, sufficient statistics of all
  * symbols (or of all blocks of rows, for windows) from ONE raid_reg_stats_compute call on the context's
- * device, OLS and robust inference in float64 on the host, windows from block statistics
- * (src/models/window.h), forecasts and losses (src/models/loss.h). */
+ * device (there from the rows' float64 bits, the one device path since 2026-12-02; the host-converting
+ * path that first recorded tests/golden's device outputs was removed, tests/golden/README.md), OLS and
+ * robust inference in float64 on the host, windows from block statistics (src/models/window.h), forecasts
+ * and losses (src/models/loss.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "models/har_internal.h"
 #include "models/window.h"
@@ -23,17 +25,6 @@
  * recorded outputs; har_spy_harq_roll_cpu.csv and har_usdchf_roll_cpu.csv were re-recorded
  * (tests/golden/README.md). A single full-sample range is one window: it always takes the rows. */
 #define HAR_MEAT_BLOCKS 1
-
-/* The device path of the statistics: 0 keeps the host's centring and conversion before the upload, as when
- * tests/golden/expected was recorded; 1 would upload the float64 bits and centre each chunk on the device
- * (issue 12 part 2: no host pass over the rows, within the same bounds; the device outputs of `raid har`
- * then differ from the recorded ones in their last digits: with -DHAR_REG_BITS=1 test_golden differs in
- * its 15 *_dev outputs only, by up to 5.5e-14 relative on SPY's HAR-RV and 3.8e-9 on the smallest t
- * statistics of its HARQ rolling:1000, and the new outputs are as close to the cpu path's as the recorded
- * ones: docs/regression.md, 2026-12-02). Left at 0 until the recorded outputs are re-recorded by decision. */
-#ifndef HAR_REG_BITS
-#define HAR_REG_BITS 0
-#endif
 
 /* Newey and West (1994) rule of thumb, as statsmodels users commonly write it. */
 static int har_nw_default(int64_t n)
@@ -510,7 +501,7 @@ static raid_status har_run(har_job *J)
         pos += S->m;
     }
     assert(g == nprob && pos == total);
-    if ((st = raid_reg_stats_compute_how(J->ctx, J->Xall, J->yall, k, J->off, nprob, J->stats, !HAR_REG_BITS)) != RAID_OK)
+    if ((st = raid_reg_stats_compute(J->ctx, J->Xall, J->yall, k, J->off, nprob, J->stats)) != RAID_OK)
         return raid_fail(J->ctx, st, "%s: %s", raid_strerror(st), raid_ctx_errmsg(J->ctx)); /* formatted aside */
     if (!sp->win_kind)
         return har_fit_full(J, nprob);

@@ -67,12 +67,4 @@ size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64
                             size_t n, const double *beta, const double *centre, int max_lag, double *out,
                             unsigned char *done, int force);
 
-/* raid_reg_stats_compute with the choice of the device path: host_convert 1 centres, scales and converts
- * the rows on the host before the upload (the path before issue 12 part 2, what `raid har` uses while its
- * recorded outputs (tests/golden) are those of that path), 0 uploads the float64 bits and centres each
- * chunk on the device (the default; RAID_TUNE_REG_HOST_CONVERT also selects 1). The cpu backend is the
- * same either way. */
-raid_status raid_reg_stats_compute_how(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
-                                       size_t nreg, raid_reg_stats *out, int host_convert);
-
 #endif

@@ -1,17 +1,22 @@
 /*
  * Sufficient statistics of many least-squares problems (raid_reg_stats_compute).
  *
- * cpu backend: per problem, compensated float64 sums (TwoSum) of x_p x_q, x_p y, y^2, y.
+ * cpu backend: per problem, the float64 column means, then compensated float64 sums (TwoSum) of the
+ * centred products (v_p - m_p)(v_q - m_q) and of v_p - m_p.
  * device backend (kernels/regress.cl), through the chunk reduction (src/device/chunk.h: plan, batch
  * pipeline, float64 combine) shared with the realized kernel:
- *   1. per problem and column v (the k regressors and y), the float64 mean m and a power of two 2^e with
- *      max |v - m| 2^-e in [0.5, 1); the device sees z = (v - m) 2^-e, so columns of very different
- *      scales or with large means all arrive as numbers of order one (float32 would otherwise lose the
- *      digits that the regression needs: tests/test_regress.c shows it);
- *   2. the device accumulates, per chunk of rows, sum z_p z_q (p <= q) and sum z_p in double-float;
- *   3. the host combines the partials in float64 in chunk order, unscales them exactly and removes the
- *      first moments S (tiny but not zero, since m is rounded): C = sum z z' - S S'/n; the raw moments
- *      are C + n m m' (fill_stats, shared with the cpu path).
+ *   1. the host copies each chunk's rows as they are (float64 bits) into page-locked staging; no host
+ *      pass converts, centres or scales them;
+ *   2. the device, per chunk and column, with integer operations: range check, the chunk's largest
+ *      exponent, an exact centre at (about) the chunk's own mean, a power of two that brings the centred
+ *      column to [0.5, 1), the split into the policy's float or double-float, then sum z_p z_q (p <= q)
+ *      and sum z_p in double-float (columns of very different scales or with large means all arrive as
+ *      numbers of order one: float32 would otherwise lose the digits that the regression needs);
+ *   3. the chunk layer unscales the partials exactly; the host merges each problem's chunks in chunk order
+ *      (Chan, Golub and LeVeque 1979) with the running mean as a double-double; the raw moments are
+ *      C + n m m' (fill_stats, shared with the cpu path).
+ * The path before issue 12 part 2 (the host centred, scaled and converted every row before the upload)
+ * was removed on 2026-12-02 (docs/regression.md has its figures).
  */
 #include "core/dd.h"
 #include "core/internal.h"
@@ -114,129 +119,10 @@ static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_
     fill_stats(o, k, b - a, m, P, S);
 }
 
-/* ---- device path, host conversion (RAID_TUNE_REG_HOST_CONVERT; `raid har` until re-recorded) ----
- * The host centres each column of each problem at its float64 mean, scales it by a power of two and
- * stages it in the policy's float or double-float (RAID_BITS = 0 in kernels/regress.cl). */
-
-typedef struct reg_prep {
-    const double *X, *y;
-    int k, d;
-    raid_precision prec;
-    double *mean;  /* nreg * d */
-    int *ex;       /* nreg * d */
-} reg_prep;
-
-static void convert_rows(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
-                         void *staging)
-{
-    const reg_prep *rp = user;
-    const int d = rp->d;
-    const long long n = (long long)count;
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; i++) {
-        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
-        const double *m = rp->mean + (size_t)ch->seg * d;
-        const int *e = rp->ex + (size_t)ch->seg * d;
-        double f[MAX_D];
-        for (int p = 0; p < d; p++)
-            f[p] = ldexp(1.0, -e[p]);
-        for (uint32_t j = 0; j < ch->len; j++) {
-            const int64_t t = ch->start + j;
-            const size_t base = ((size_t)table[2 * i] + j) * (size_t)d;
-            for (int p = 0; p < d; p++)
-                raid_stage_value(staging, base + p, (col(rp->X, rp->y, rp->k, t, p) - m[p]) * f[p], rp->prec);
-        }
-    }
-}
-
-static raid_status stats_cl_host(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
-                            size_t nreg, raid_reg_stats *out)
-{
-    const int d = k + 1, na = NA_OF(d);
-    const raid_precision prec = ctx->precision;
-    const size_t esize = (size_t)d * (prec == RAID_PREC_F32 ? 4 : 8);
-    const size_t run = ctx->chunk_len / ctx->wg_width;
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    if ((uint64_t)2 * 8 * ctx->wg_width * 4 > raid_dev_local_mem(ctx))
-        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
-                         ctx->wg_width);
-    char opts[512];
-    snprintf(opts, sizeof opts, "-DRAID_BITS=0 -DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d %s", ctx->wg_width, run, d,
-             prec == RAID_PREC_DF, raid_tune_build_options(ctx));
-    raid_kernel *kern;
-    raid_status st = raid_kernel_get(ctx, "regress.cl", "reg_stats", opts, &kern);
-    if (st != RAID_OK)
-        return st;
-
-    const size_t ng = nreg ? nreg : 1;
-    double *mean = calloc(ng * d, sizeof *mean), *scale = malloc(ng * na * sizeof *scale);
-    double *acc = calloc(ng * na, sizeof *acc);
-    int *ex = calloc(ng * d, sizeof *ex);
-    raid_chunk_plan plan;
-    memset(&plan, 0, sizeof plan);
-    if (!mean || !scale || !acc || !ex) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
-        goto out;
-    }
-    const double t0 = raid_now();
-    const long long ngl = (long long)nreg;
-    const int no_centring = raid_tune_reg_no_centring(ctx);
-#pragma omp parallel for schedule(dynamic, 16)
-    for (long long g = 0; g < ngl; g++) {
-        const int64_t a = offsets[g], b = offsets[g + 1];
-        double *m = mean + (size_t)g * d;
-        int *e = ex + (size_t)g * d;
-        for (int p = 0; p < d; p++) {
-            if (!no_centring)
-                m[p] = col_mean(X, y, k, a, b, p);
-            double mx = 0;
-            for (int64_t t = a; t < b; t++)
-                mx = fmax(mx, fabs(col(X, y, k, t, p) - m[p]));
-            e[p] = 0;
-            if (mx > 0 && !no_centring)
-                frexp(mx, &e[p]);
-        }
-        double *sc = scale + (size_t)g * na;
-        int a2 = 0;
-        for (int p = 0; p < d; p++)
-            for (int q = p; q < d; q++)
-                sc[a2++] = ldexp(1.0, e[p] + e[q]);
-        for (int p = 0; p < d; p++)
-            sc[a2++] = ldexp(1.0, e[p]);
-    }
-    ctx->timing.convert_s += raid_now() - t0;
-    if ((st = raid_plan_build(&plan, offsets, nreg, ctx->chunk_len)) != RAID_OK) {
-        st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
-        goto out;
-    }
-    {
-        reg_prep rp = {X, y, k, d, prec, mean, ex};
-        raid_chunk_job job = {&plan, kern, ctx->wg_width, esize, 1, (size_t)na, convert_rows, &rp, scale, acc,
-                              "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
-        if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
-            goto out;
-    }
-    /* Unscaled centred sums to statistics, in float64. */
-    for (size_t g = 0; g < nreg; g++) {
-        double P[MAX_D][MAX_D], S[MAX_D];
-        unpack_partials(acc + g * na, d, P, S);
-        fill_stats(&out[g], k, offsets[g + 1] - offsets[g], mean + g * d, P, S);
-    }
-    st = RAID_OK;
-out:
-    free(mean);
-    free(scale);
-    free(acc);
-    free(ex);
-    raid_plan_free(&plan);
-    raid_kernel_put(ctx, kern);
-    return st;
-}
-
-/* ---- device path from the float64 bits (the default) ----
+/* ---- device path, from the float64 bits ----
  * The host only copies the rows' float64 bits into page-locked staging; the device checks the range,
  * centres each column of each chunk exactly at (about) its own mean, scales it by a power of two and
- * accumulates (RAID_BITS = 1 in kernels/regress.cl); the host merges the chunks' centred statistics. */
+ * accumulates (kernels/regress.cl); the host merges the chunks' centred statistics. */
 
 /* RAID_OK when every value of rows a..b-1 is finite and at most 1e150 in magnitude; otherwise the first
  * one out of range (row order, y before X) is named. The one check of both backends: the cpu path runs it
@@ -344,7 +230,7 @@ static void merge_chunks(const raid_chunk_plan *plan, size_t c0, size_t c1, cons
     fill_stats(o, k, n, mean, C, zero);
 }
 
-static raid_status stats_cl_bits(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
                             size_t nreg, raid_reg_stats *out)
 {
     const int d = k + 1, na = NA_OF(d), ntail = 4 * d;
@@ -358,7 +244,7 @@ static raid_status stats_cl_bits(raid_ctx *ctx, const double *X, const double *y
     const double mv = RAID_REG_MAX_VALUE;
     memcpy(&maxv, &mv, sizeof maxv);
     char opts[512];
-    snprintf(opts, sizeof opts, "-DRAID_BITS=1 -DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d "
+    snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d "
              "-DRAID_MAXV_HI=0x%08Xu -DRAID_MAXV_LO=0x%08Xu %s", ctx->wg_width, run, d, prec == RAID_PREC_DF,
              (unsigned)(maxv >> 32), (unsigned)(maxv & 0xFFFFFFFFu), raid_tune_build_options(ctx));
     raid_kernel *kern;
@@ -450,12 +336,6 @@ out:
 raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
                                    size_t nreg, raid_reg_stats *out)
 {
-    return raid_reg_stats_compute_how(ctx, X, y, k, offsets, nreg, out, 0);
-}
-
-raid_status raid_reg_stats_compute_how(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
-                                       size_t nreg, raid_reg_stats *out, int host_convert)
-{
     if (!ctx)
         return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
     ctx->errmsg[0] = 0;
@@ -485,9 +365,5 @@ raid_status raid_reg_stats_compute_how(raid_ctx *ctx, const double *X, const dou
             stats_cpu(X, y, k, offsets[g], offsets[g + 1], &out[g]);
         return RAID_OK;
     }
-    if (host_convert || raid_tune_reg_host_convert(ctx) || raid_tune_reg_no_centring(ctx)) {
-        raid_status st = check_rows(ctx, X, y, k, n0, n1);
-        return st != RAID_OK ? st : stats_cl_host(ctx, X, y, k, offsets, nreg, out);
-    }
-    return stats_cl_bits(ctx, X, y, k, offsets, nreg, out);
+    return stats_cl(ctx, X, y, k, offsets, nreg, out);
 }

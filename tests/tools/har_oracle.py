@@ -7,7 +7,9 @@ errors it reports are those of RAID's outputs, not of another floating-point com
 - `--coefs FILE...`: the standard errors of `raid har --window rolling:N --se nw` outputs against the exact
   standard errors of the same windows: the exact least-squares coefficients of the window's design rows
   (the design from raid_har_design, exactly the rows `raid har` uses), exact residuals, the exact Bartlett
-  meat, the exact sandwich (X'X)^-1 S (X'X)^-1; relative error |se - sqrt(V_pp)| / sqrt(V_pp).
+  meat, the exact sandwich (X'X)^-1 S (X'X)^-1; relative error |se - sqrt(V_pp)| / sqrt(V_pp). Also the
+  coefficients against the exact ones, in units of the exact standard error and relative to themselves.
+  A full-sample fit (no --window) is the one window of all the design rows: --window M, M its n.
 - `--meat`: the meat of every window from raid_reg_meat_ranges_at on the cpu backend, by block sums
   (meat_block.c) and by rows (RAID_TUNE_MEAT_ROWS), with the same float64 coefficients and centres, against
   the exact meat of those coefficients: the largest |meat - exact| / sqrt(exact_pp exact_qq) over entries
@@ -89,7 +91,8 @@ def exact_meat(Xi, sx, yi, sy, b, cen, L):
 
 
 def exact_se(Xi, sx, yi, sy, L):
-    """Exact Newey-West standard errors' squares (Fractions) of the least-squares fit of the rows."""
+    """Exact Newey-West standard errors' squares (Fractions) of the least-squares fit of the rows, and the
+    exact coefficients (Fractions)."""
     k = Xi.shape[1]
     S = max(sx)
     Xs = np.empty_like(Xi)
@@ -133,7 +136,7 @@ def exact_se(Xi, sx, yi, sy, L):
     for p in range(k):
         row = [sum(Ainv[p][i] * Sm[i][j] for i in range(k)) for j in range(k)]
         var.append(sum(row[j] * Ainv[j][p] for j in range(k)) * scale)
-    return var
+    return var, [v * Fraction(2) ** (S - sy) for v in b]
 
 
 def rel_se(se, var):
@@ -179,16 +182,22 @@ def main(argv=None):
         names = [c[:-3] for c in outs[0].columns if c.endswith("_se")]
         assert all(len(o) == nw for o in outs), "a window was skipped: match windows by window_end first"
         worst = [[0.0] * k for _ in outs]
+        bworst = [[0.0] * k for _ in outs]  # |b - b*| / se*
+        brel = [[0.0] * k for _ in outs]  # |b - b*| / |b*|
         perwin = [[] for _ in outs]
         diff = [0.0] * k
         for w in wins:
-            var = exact_se(Xi[w:w + W], sx, yi[w:w + W], sy, L)
+            var, bx = exact_se(Xi[w:w + W], sx, yi[w:w + W], sy, L)
             for i, o in enumerate(outs):
                 ew = 0.0
                 for p, nm in enumerate(names):
                     e = rel_se(float(o[nm + "_se"].iloc[w]), var[p])
                     worst[i][p] = max(worst[i][p], e)
                     ew = max(ew, e)
+                    db = abs(Fraction(float(o[nm].iloc[w])) - bx[p])
+                    bworst[i][p] = max(bworst[i][p], float(db) / math.sqrt(float(var[p])))
+                    if bx[p] != 0:
+                        brel[i][p] = max(brel[i][p], float(db / abs(bx[p])))
                 perwin[i].append(ew)
             if len(outs) == 2:
                 for p, nm in enumerate(names):
@@ -199,7 +208,12 @@ def main(argv=None):
             print(f"  se vs exact, {f}: max " + ", ".join(f"{n} {v:.2e}" for n, v in zip(names, worst[i])) +
                   f"; overall {max(worst[i]):.2e} (window {wins[int(np.argmax(pw))]}), median over windows "
                   f"{np.median(pw):.2e}")
+        for i, f in enumerate(a.coefs):
+            print(f"  coefficients vs exact, {f}: max |b - b*| / se* " +
+                  ", ".join(f"{n} {v:.2e}" for n, v in zip(names, bworst[i])) + "; max |b - b*| / |b*| " +
+                  ", ".join(f"{n} {v:.2e}" for n, v in zip(names, brel[i])))
         res["se_worst"] = [max(w) for w in worst]
+        res["coef_worst"] = [max(w) for w in bworst]
         if len(outs) == 2:
             print("  se, second file against the first: max relative difference " +
                   ", ".join(f"{n} {v:.2e}" for n, v in zip(names, diff)) + f"; overall {max(diff):.2e}")
