@@ -524,6 +524,30 @@ static void test_upload_staged(void **state)
     free(a), free(b);
 }
 
+/* raid_copy_stream: every alignment of source and destination (0 to 16 bytes past a 16-byte boundary),
+ * lengths around the 64-byte step and one large copy; the bytes around the destination stay untouched. */
+static void test_copy_stream(void **state)
+{
+    (void)state;
+    const size_t big = 100007, cap = big + 64;
+    unsigned char *src = malloc(cap), *dst = malloc(cap), *want = malloc(cap);
+    assert_non_null(src);
+    assert_non_null(dst);
+    assert_non_null(want);
+    for (size_t i = 0; i < cap; i++)
+        src[i] = (unsigned char)(i * 131u + 7u);
+    for (size_t so = 0; so <= 16; so++)
+        for (size_t d0 = 0; d0 <= 16; d0++)
+            for (size_t len = 0; len <= big; len = len < 200 ? len + 1 : len == 200 ? big : big + 1) {
+                memset(dst, 0xA5, cap);
+                memcpy(want, dst, cap);
+                memcpy(want + d0, src + so, len);
+                raid_copy_stream(dst + d0, src + so, len);
+                assert_memory_equal(dst, want, cap);
+            }
+    free(src), free(dst), free(want);
+}
+
 static void test_tuning_errors(void **state)
 {
     (void)state;
@@ -557,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_meat_lag_sweep),
         cmocka_unit_test(test_tuning_errors),
         cmocka_unit_test(test_upload_staged),
+        cmocka_unit_test(test_copy_stream),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -401,7 +401,7 @@ static void test_device_range_errors(void **state)
         {{0, -NAN}, {-1, 0}, {-1, 0}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        double saved[3];
+        double saved[3] = {0.0, 0.0, 0.0}; /* set before use; the initialiser quiets gcc -O3 -Wmaybe-uninitialized */
         for (int j = 0; j < 3; j++)
             if (cases[c][j].at >= 0)
                 saved[j] = r[cases[c][j].at], r[cases[c][j].at] = cases[c][j].v;

@@ -6,9 +6,37 @@
 #include "device/device.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define STAGE_BYTES ((size_t)32 << 20) /* bytes per piece */
 #define STAGE_MIN ((size_t)1 << 20)    /* below: one plain upload */
+
+void raid_copy_stream(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    char *d = dst;
+    const char *s = src;
+    size_t head = (size_t)(-(uintptr_t)d & 15u);
+    if (head > bytes)
+        head = bytes;
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 64 <= bytes; i += 64) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        const __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32)), e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    memcpy(d + i, s + i, bytes - i);
+    _mm_sfence();
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
 
 raid_status raid_buf_upload_staged(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src)
 {
@@ -40,7 +68,7 @@ raid_status raid_buf_upload_staged(raid_ctx *ctx, const raid_buf *b, size_t firs
         const size_t pb = cnt * es, blk = (size_t)1 << 20, nblk = (pb + blk - 1) / blk;
 #pragma omp parallel for schedule(static)
         for (size_t q = 0; q < nblk; q++)
-            memcpy(to + q * blk, from + q * blk, pb - q * blk < blk ? pb - q * blk : blk);
+            raid_copy_stream(to + q * blk, from + q * blk, pb - q * blk < blk ? pb - q * blk : blk);
         ctx->timing.convert_s += raid_now() - t0;
         if ((st = raid_buf_upload(ctx, b, first + at, cnt, stage[i], 0, &ev[i])) == RAID_OK)
             st = raid_dev_flush(ctx);

@@ -35,7 +35,8 @@ static inline double device_value(double r, int e, raid_precision p, int keep_ti
     return raid_policy_value(v, p);
 }
 
-/* Copy each chunk's float64 returns into the staging buffer (the device scales and splits them). */
+/* Copy each chunk's float64 returns into the staging buffer (streaming stores: raid_copy_stream; the device
+ * scales and splits them). */
 static void copy_batch(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
                        void *staging)
 {
@@ -44,7 +45,7 @@ static void copy_batch(void *user, const raid_chunk_plan *plan, size_t first, si
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; i++) {
         const raid_chunk *ch = &plan->chunks[first + (size_t)i];
-        memcpy((double *)staging + table[2 * i], r + ch->start, ch->len * sizeof(double));
+        raid_copy_stream((double *)staging + table[2 * i], r + ch->start, ch->len * sizeof(double));
     }
 }
 

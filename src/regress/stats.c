@@ -157,8 +157,8 @@ static void copy_rows(void *user, const raid_chunk_plan *plan, size_t first, siz
     for (long long i = 0; i < n; i++) {
         const raid_chunk *ch = &plan->chunks[first + (size_t)i];
         double *dst = (double *)staging + (size_t)table[2 * i] * d;
-        memcpy(dst, rc->X + (size_t)ch->start * k, ch->len * k * sizeof(double));
-        memcpy(dst + ch->len * k, rc->y + ch->start, ch->len * sizeof(double));
+        raid_copy_stream(dst, rc->X + (size_t)ch->start * k, ch->len * k * sizeof(double));
+        raid_copy_stream(dst + ch->len * k, rc->y + ch->start, ch->len * sizeof(double));
     }
 }
 
