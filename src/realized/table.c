@@ -40,7 +40,8 @@ struct raid_realized_table {
     char *failed;       /* the message of a failed add, NULL while none failed */
     /* RAID_CSV_PROFILE: wall seconds from create, in the source (reading, segmenting), in the measures */
     int profile;
-    double t_create, t_source, t_measures;
+    double t_create, t_source, t_measures, t_free;
+    uint64_t ncomputed; /* batches (or parts) computed */
     size_t part; /* returns per part of a reader's batch: PART_RETURNS, or RAID_REALIZED_PART; 0: no parts */
 };
 
@@ -65,6 +66,7 @@ raid_status raid_realized_table_create(raid_realized_table **out)
  * holds its rows only. */
 static void source_done(raid_realized_table *t)
 {
+    const double t0 = t->profile ? raid_now() : 0;
     t->src = NULL;
     t->src_named = 0;
     free(t->map);
@@ -76,6 +78,8 @@ static void source_done(raid_realized_table *t)
     free(t->ref);
     t->dev = t->ref = NULL;
     t->dev_cap = t->ref_cap = 0;
+    if (t->profile)
+        t->t_free += raid_now() - t0;
 }
 
 void raid_realized_table_destroy(raid_realized_table *tab)
@@ -84,7 +88,9 @@ void raid_realized_table_destroy(raid_realized_table *tab)
         return;
     if (tab->profile)
         fprintf(stderr, "profile: realized table: %.3f s (wall) since created, of which reading the sources %.3f s "
-                "and the measures %.3f s\n", raid_now() - tab->t_create, tab->t_source, tab->t_measures);
+                "and the measures %.3f s (%llu batches), freeing the sources' buffers %.3f s\n",
+                raid_now() - tab->t_create, tab->t_source, tab->t_measures, (unsigned long long)tab->ncomputed,
+                tab->t_free);
     source_done(tab);
     raid_symtab_free(&tab->names);
     free(tab->sym);
@@ -201,6 +207,7 @@ static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cp
     raid_status st = raid_realized_compute(ctx, b->ret, b->offsets, ns, t->dev);
     if (t->profile)
         t->t_measures += raid_now() - t0;
+    t->ncomputed++;
     if (st != RAID_OK)
         return st; /* ctx's message as raid_realized_compute left it (raid_errmsg() has it too) */
     if (cpu) {
