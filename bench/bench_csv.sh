@@ -12,6 +12,11 @@
 # timing runs on a machine without pip), THREADS (OMP_NUM_THREADS of raid; default all cores),
 # THREADS_LIST (e.g. "1 2 4 8 16": raid alone at each thread count first, the scaling), BLOCKS_LIST (e.g.
 # "262144 1048576 4194304": raid alone at each block size of the table reader, RAID_CSV_BLOCK bytes),
+# VARIANTS (e.g. "RAID_REALIZED_PART=0 RAID_CSV_AHEAD=8,RAID_REALIZED_PART=0": raid alone under each
+# variant, a comma-separated list of VAR=VALUE, both samplings, with a profiled tick run when PROFILE=1;
+# RAID_REALIZED_PART: returns per part of a batch computed at once, 0 the whole batch; RAID_CSV_AHEAD:
+# blocks cut beyond one per parsing thread; OMP_WAIT_POLICY=passive shows what the OpenMP threads'
+# spinning costs),
 # PROFILE (default 1: one more raid run of each sampling with RAID_CSV_PROFILE=1, whose lines, `# profile:`,
 # give the cpu time of the serial phases: the calling thread's cutting, waiting, merging and segmenting,
 # against the parsing threads' summed time), RAID_DEVICE
@@ -68,17 +73,26 @@ row() {
 }
 
 printf "%-12s %-6s %10s %10s %12s %10s %9s\n" tool sample wall_s MB/s peak_MiB cpu_s vs_raid
-# raid alone, both samplings, with the environment VAR=VALUE: alone LABEL VAR=VALUE
+# raid alone, both samplings, with the environment VAR=VALUE ...: alone LABEL VAR=VALUE ...
 alone() {
   local label=$1 sample rs rk rc
+  shift
   for sample in tick 5min; do
-    read -r rs rk rc < <(best "$REPS" env "$2" "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" \
+    read -r rs rk rc < <(best "$REPS" env "$@" "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" \
                           -o "$tmp/raid.csv")
     row "$label" "$sample" "$rs" "$rk" "$rc" "-"
   done
 }
 for th in ${THREADS_LIST:-}; do alone "raid($th)" OMP_NUM_THREADS=$th; done
 for bl in ${BLOCKS_LIST:-}; do alone "raid/$((bl / 1024))K" RAID_CSV_BLOCK=$bl; done
+for va in ${VARIANTS:-}; do
+  IFS=, read -r -a vars <<< "$va"
+  alone "$va" "${vars[@]}"
+  if [ "${PROFILE:-1}" = 1 ]; then
+    env "${vars[@]}" RAID_CSV_PROFILE=1 "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample tick -o "$tmp/raid.csv" \
+      2>&1 > /dev/null | sed "s/^/# $va tick /"
+  fi
+done
 if [ "${PROFILE:-1}" = 1 ]; then
   for sample in tick 5min; do
     RAID_CSV_PROFILE=1 "$BUILD/raid" realized "$FILE" --device "$DEVICE" --sample "$sample" -o "$tmp/raid.csv" 2>&1 \

@@ -86,6 +86,19 @@ static void test_reader_equals_cli(void **state)
     raid_realized_table *tab = table_of_csv(cpu, NULL, t_data("usdchf_30min.csv"), &o, (size_t)1 << 24);
     char *mine = csv_of(tab), *cli = cli_csv(t_data("usdchf_30min.csv"), "--sample 30min");
     assert_string_equal(mine, cli);
+    /* a batch computed in parts (RAID_REALIZED_PART returns at most, whole segments: one segment each, a
+     * few), with a check: the same rows, bit for bit */
+    for (int k = 0; k < 3; k++) {
+        setenv("RAID_REALIZED_PART", k == 0 ? "1" : k == 1 ? "37" : "0", 1);
+        raid_realized_table *pt = table_of_csv(cpu, k == 1 ? cpu : NULL, t_data("usdchf_30min.csv"), &o,
+                                               k == 2 ? 1000 : (size_t)1 << 24);
+        char *parts = csv_of(pt);
+        assert_string_equal(parts, cli);
+        assert_int_equal(raid_realized_table_check(pt, NULL, NULL, NULL), k == 1 ? raid_realized_table_nrows(pt) : 0);
+        raid_realized_table_destroy(pt);
+        free(parts);
+    }
+    unsetenv("RAID_REALIZED_PART");
     assert_true(raid_realized_table_nrows(tab) > 1000);
     assert_int_equal(raid_realized_table_check(tab, NULL, NULL, NULL), 0); /* no check ran */
     raid_realized_table_destroy(tab);
@@ -352,6 +365,23 @@ static void test_errors(void **state)
     CTX_FAILS(cpu, raid_realized_table_add_reader(tab, cpu, NULL, rd, 1 << 20, &done), RAID_EINVAL,
               "the table is incomplete: an earlier add failed: ");
     FAILS(raid_realized_table_finish(tab), RAID_EINVAL, "an earlier add failed: ");
+    FAILS(raid_realized_table_finish(tab), RAID_EINVAL, "price must be positive");
+    raid_reader_close(rd);
+    raid_realized_table_destroy(tab);
+    /* the same in parts: the parts before the failing one take their rows and check back (no row added) */
+    assert_int_equal(t_write_file(bad, "symbol,timestamp,price\nA,2020-01-02T10:00:00,100\n"
+                                       "A,2020-01-02T10:01:00,101\nA,2020-01-03T10:00:00,100\n"
+                                       "A,2020-01-04T10:00:00,100\nA,2020-01-04T10:01:00,-1\n"),
+                     0);
+    setenv("RAID_REALIZED_PART", "1", 1);
+    assert_int_equal(raid_reader_open(&rd, bad, &o), RAID_OK);
+    assert_int_equal(raid_realized_table_create(&tab), RAID_OK);
+    unsetenv("RAID_REALIZED_PART");
+    done = 0;
+    CTX_FAILS(cpu, raid_realized_table_add_reader(tab, cpu, cpu, rd, 1 << 20, &done), RAID_EPARSE,
+              "bad.csv:6:3: price must be positive and finite: '-1'");
+    assert_int_equal(raid_realized_table_nrows(tab), 0);
+    assert_int_equal(raid_realized_table_check(tab, NULL, NULL, NULL), 0);
     FAILS(raid_realized_table_finish(tab), RAID_EINVAL, "price must be positive");
     raid_reader_close(rd);
     raid_realized_table_destroy(tab);

@@ -97,5 +97,8 @@ raid_status raid_parse_word(const char *const *names, int n, const char *s, int 
 double raid_now(void);
 /* Seconds of cpu time of the calling thread (profiles of serial phases: undisturbed by other threads). */
 double raid_cpu_now(void);
+/* The decimal value of environment variable `name` when it is set to one in [lo, hi], else dflt (the
+ * RAID_CSV_* knobs of tests and benchmarks). */
+size_t raid_env_size(const char *name, size_t lo, size_t hi, size_t dflt);
 
 #endif

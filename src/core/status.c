@@ -71,6 +71,16 @@ double raid_cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+size_t raid_env_size(const char *name, size_t lo, size_t hi, size_t dflt)
+{
+    const char *env = getenv(name);
+    if (!env)
+        return dflt;
+    char *e;
+    const unsigned long long v = strtoull(env, &e, 10);
+    return e != env && !*e && v >= lo && v <= hi ? (size_t)v : dflt;
+}
+
 raid_status raid_check_offsets(raid_ctx *ctx, const char *fn, const char *noun, const int64_t *offsets, size_t nseg)
 {
     if (offsets[0] < 0)

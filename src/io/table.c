@@ -184,9 +184,12 @@ struct raid_table {
     raid_table_block_fn block_fn; /* raid_table_set_block_fn */
     const void *block_arg;
 
-    /* RAID_CSV_PROFILE: seconds of the calling thread's phases and of the parsing threads (under mu) */
+    /* RAID_CSV_PROFILE: seconds of the calling thread's phases and of the parsing threads (under mu); wall
+     * seconds the calling thread waited for the head block and the workers for a block to parse (summed;
+     * not the wait that ends with the input), from the start of the blocks to the last one merged */
     int profile;
     double t_cut, t_wait, t_merge, t_parse, t_parse_main, t_fn;
+    double w_wait, w_idle, w_start, w_read;
     uint64_t nblocks;
 
     int keep_rows;    /* raid_table_keep_rows */
@@ -1163,10 +1166,13 @@ static void *worker_main(void *arg)
     raid_table *t = arg;
     pthread_mutex_lock(&t->mu);
     for (;;) {
+        const double w0 = t->profile && t->take == t->tail ? raid_now() : 0;
         while (!t->stop && t->take == t->tail)
             pthread_cond_wait(&t->cv_work, &t->mu);
         if (t->stop)
             break;
+        if (w0 != 0)
+            t->w_idle += raid_now() - w0;
         parse_next(t, 0);
     }
     pthread_mutex_unlock(&t->mu);
@@ -1273,21 +1279,18 @@ static int start_blocks(raid_table *t)
 {
     t->started = 1;
     t->pagesize = (size_t)sysconf(_SC_PAGESIZE);
-    t->block = tune_block ? tune_block : BLOCK_SIZE;
-    const char *env = getenv("RAID_CSV_BLOCK");
-    if (env && !tune_block) {
-        char *e;
-        const unsigned long long v = strtoull(env, &e, 10);
-        if (e != env && !*e && v >= 1 && v <= ((size_t)1 << 40))
-            t->block = (size_t)v;
-    }
+    t->block = tune_block ? tune_block : raid_env_size("RAID_CSV_BLOCK", 1, (size_t)1 << 40, BLOCK_SIZE);
     int nth = tune_threads >= 0 ? tune_threads : omp_get_max_threads();
     if (nth > MAX_WORKERS)
         nth = MAX_WORKERS;
     /* one thread: the calling thread parses each block when it needs it */
     const size_t rest = t->map ? t->map_len - t->cut_pos : t->f ? SIZE_MAX : 0;
     t->nworkers = nth > 1 && rest > t->block ? nth : 0;
-    t->nslots = (size_t)t->nworkers + 2;
+    /* Blocks cut beyond one per worker: the slack that lets the workers parse on while the calling thread is
+     * busy elsewhere (the caller's work between two blocks comes in bursts: a day's segments taken at once
+     * with tick sampling); RAID_CSV_AHEAD=N sets it (benchmarks). Each slot holds a block's parsed rows. */
+    t->nslots = (size_t)t->nworkers + raid_env_size("RAID_CSV_AHEAD", 1, 1024, 2 + (size_t)t->nworkers / 2);
+    t->w_start = t->profile ? raid_now() : 0;
     t->slots = calloc(t->nslots, sizeof *t->slots);
     if (!t->slots)
         return -1;
@@ -1341,8 +1344,11 @@ static slot *head_block(raid_table *t)
     pthread_mutex_lock(&t->mu);
     if (t->take == t->head) /* not taken: parse it here */
         parse_next(t, 1);
+    const double w0 = t->profile && s->state != S_DONE ? raid_now() : 0;
     while (s->state != S_DONE)
         pthread_cond_wait(&t->cv_done, &t->mu);
+    if (w0 != 0)
+        t->w_wait += raid_now() - w0;
     pthread_mutex_unlock(&t->mu);
     return s;
 }
@@ -1422,9 +1428,11 @@ void raid_table_close(raid_table *t)
         fprintf(stderr,
                 "profile: table %s (cpu seconds of each thread): calling thread: cut %.3f s, wait %.3f s (of which parsing %.3f s), merge "
                 "%.3f s; parsing threads (%d): parse %.3f s, block function %.3f s (summed); %llu blocks of "
-                "%zu bytes\n",
+                "%zu bytes, %zu slots; wall: blocks read in %.3f s, the calling thread waited %.3f s for the head "
+                "block, the parsing threads %.3f s for a block (summed)\n",
                 t->path, t->t_cut, t->t_wait, t->t_parse_main, t->t_merge, t->nworkers, t->t_parse, t->t_fn,
-                (unsigned long long)t->nblocks, t->block);
+                (unsigned long long)t->nblocks, t->block, t->nslots, t->w_read, t->w_wait, t->w_idle);
+    const double c0 = t->profile && t->started ? raid_now() : 0;
     stop_blocks(t);
     if (t->f && !t->is_stdin)
         fclose(t->f);
@@ -1432,6 +1440,9 @@ void raid_table_close(raid_table *t)
         munmap(t->map, t->map_len);
     else
         free(t->blk);
+    if (c0 != 0)
+        fprintf(stderr, "profile: table closed in %.3f s (wall: the parsing threads joined, the blocks freed, the file "
+                "unmapped)\n", raid_now() - c0);
     if (t->hp.t)
         pctx_free(&t->hp);
     free(t->carry);
@@ -1648,6 +1659,8 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
                              strerror(t->read_errno));
             t->at_end = 1;
             *done = 1;
+            if (t->profile)
+                t->w_read = raid_now() - t->w_start;
             break;
         }
         slot *s = head_block(t);
@@ -1702,6 +1715,8 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
         if (last) {
             t->at_end = 1;
             *done = 1;
+            if (t->profile)
+                t->w_read = raid_now() - t->w_start;
             break;
         }
         if (whole) /* a block's rows as they were parsed: the caller works on them while the next are parsed */

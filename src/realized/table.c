@@ -13,6 +13,9 @@
 #include <string.h>
 
 #define NM RAID_REALIZED_NMEASURES
+/* The largest part of a reader's batch computed at once (raid_realized_table_add_reader), 0 for the whole
+ * batch; RAID_REALIZED_PART=N sets it (benchmarks, tests). */
+#define PART_RETURNS 0
 
 struct raid_realized_table {
     raid_symtab names;  /* symbol names in order of first appearance over the sources */
@@ -37,7 +40,9 @@ struct raid_realized_table {
     char *failed;       /* the message of a failed add, NULL while none failed */
     /* RAID_CSV_PROFILE: wall seconds from create, in the source (reading, segmenting), in the measures */
     int profile;
-    double t_create, t_source, t_measures;
+    double t_create, t_source, t_measures, t_free;
+    uint64_t ncomputed; /* batches (or parts) computed */
+    size_t part; /* returns per part of a reader's batch: PART_RETURNS, or RAID_REALIZED_PART; 0: no parts */
 };
 
 raid_status raid_realized_table_create(raid_realized_table **out)
@@ -53,6 +58,7 @@ raid_status raid_realized_table_create(raid_realized_table **out)
     t->check_prec = -1;
     t->profile = getenv("RAID_CSV_PROFILE") != NULL;
     t->t_create = raid_now();
+    t->part = raid_env_size("RAID_REALIZED_PART", 0, SIZE_MAX, PART_RETURNS);
     return RAID_OK;
 }
 
@@ -60,6 +66,7 @@ raid_status raid_realized_table_create(raid_realized_table **out)
  * holds its rows only. */
 static void source_done(raid_realized_table *t)
 {
+    const double t0 = t->profile ? raid_now() : 0;
     t->src = NULL;
     t->src_named = 0;
     free(t->map);
@@ -71,6 +78,8 @@ static void source_done(raid_realized_table *t)
     free(t->ref);
     t->dev = t->ref = NULL;
     t->dev_cap = t->ref_cap = 0;
+    if (t->profile)
+        t->t_free += raid_now() - t0;
 }
 
 void raid_realized_table_destroy(raid_realized_table *tab)
@@ -79,7 +88,9 @@ void raid_realized_table_destroy(raid_realized_table *tab)
         return;
     if (tab->profile)
         fprintf(stderr, "profile: realized table: %.3f s (wall) since created, of which reading the sources %.3f s "
-                "and the measures %.3f s\n", raid_now() - tab->t_create, tab->t_source, tab->t_measures);
+                "and the measures %.3f s (%llu batches), freeing the sources' buffers %.3f s\n",
+                raid_now() - tab->t_create, tab->t_source, tab->t_measures, (unsigned long long)tab->ncomputed,
+                tab->t_free);
     source_done(tab);
     raid_symtab_free(&tab->names);
     free(tab->sym);
@@ -196,6 +207,7 @@ static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cp
     raid_status st = raid_realized_compute(ctx, b->ret, b->offsets, ns, t->dev);
     if (t->profile)
         t->t_measures += raid_now() - t0;
+    t->ncomputed++;
     if (st != RAID_OK)
         return st; /* ctx's message as raid_realized_compute left it (raid_errmsg() has it too) */
     if (cpu) {
@@ -246,15 +258,40 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
         return st;
     *done = 0;
     tab->src = rd;
-    raid_batch_clear(&tab->b);
-    const double t0 = tab->profile ? raid_now() : 0;
-    st = raid_reader_next(rd, &tab->b, max_returns, done);
-    if (tab->profile)
-        tab->t_source += raid_now() - t0;
-    if (st != RAID_OK)
-        return add_failed(tab, raid_fail(ctx, st, "%s", raid_errmsg()));
-    if ((st = add_batch(tab, ctx, cpu, reader_name)) != RAID_OK)
-        return add_failed(tab, st);
+    /* The batch of max_returns may be pulled and computed in parts of at most tab->part returns (whole
+     * segments, as raid_reader_next gives them): the measures of each part then run while the reader's
+     * threads parse the next blocks, rather than all at the end of a file whose returns fit in one batch
+     * (tick sampling), and the part's buffer is reused (a batch of 1e7 returns is 80 MB of fresh pages
+     * touched by the calling thread). But on the cpu backend each part is an OpenMP region, whose threads
+     * then spin (about 12 ms each in libgomp by default) on cores the parsing threads need: so no parts
+     * unless asked for, until measured on many cores. Each segment's measures depend on its own returns
+     * only (the chunk plan is per segment), so the rows are those of one batch, bit for bit. A failure
+     * takes back the rows, and the check's figures, of the parts before it: the add appends nothing. */
+    const size_t nrows0 = tab->nrows, nchecked0 = tab->nchecked;
+    const int check_prec0 = tab->check_prec;
+    double maxdiff0[NM];
+    memcpy(maxdiff0, tab->maxdiff, sizeof maxdiff0);
+    size_t got = 0;
+    while (!*done && got < max_returns) {
+        raid_batch_clear(&tab->b);
+        const size_t want = tab->part && tab->part < max_returns - got ? tab->part : max_returns - got;
+        const double t0 = tab->profile ? raid_now() : 0;
+        st = raid_reader_next(rd, &tab->b, want, done);
+        if (tab->profile)
+            tab->t_source += raid_now() - t0;
+        if (st != RAID_OK)
+            st = raid_fail(ctx, st, "%s", raid_errmsg());
+        else
+            st = add_batch(tab, ctx, cpu, reader_name);
+        if (st != RAID_OK) {
+            tab->nrows = nrows0;
+            tab->nchecked = nchecked0;
+            tab->check_prec = check_prec0;
+            memcpy(tab->maxdiff, maxdiff0, sizeof maxdiff0);
+            return add_failed(tab, st);
+        }
+        got += tab->b.nret;
+    }
     if (*done)
         source_done(tab);
     return RAID_OK;
