@@ -22,6 +22,12 @@
  * scales its values by the power of two 2^-e that brings that magnitude into [0.5, 1) and splits them into
  * the policy's float or double-float with integer operations (raid_bits_to_df: no float64 arithmetic, no
  * host pass over the returns).
+ * Layout 1 (RAID_LAYOUT=1, a benchmark's option until measured): work-item j takes instead the granules
+ * (pairs of returns; single returns for an odd RAID_RUN) t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, so that
+ * the 16-byte loads of a warp are consecutive (coalesced) rather than RAID_RUN * 8 bytes apart, and reads
+ * the two returns before each granule again (the previous pair, loaded by its neighbour) and splits them
+ * again. The same terms, the same RAID_RUN terms per work-item and RAID_FOLD cadence (the same bounds),
+ * added in another fixed order: last bits differ from layout 0, bitwise reproducible.
  *
  * Terms and accumulation (docs/precision.md derives the bounds):
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
@@ -48,6 +54,7 @@
  * for the defaults):
  *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
  *               (default 0)
+ *   RAID_LAYOUT 0: contiguous runs per work-item (default); 1: interleaved granules (coalesced loads)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
@@ -73,6 +80,21 @@
 #define RAID_RELOAD 0
 #endif
 
+#ifndef RAID_LAYOUT
+#define RAID_LAYOUT 0
+#endif
+#if RAID_LAYOUT != 0 && RAID_LAYOUT != 1
+#error "RAID_LAYOUT is 0 (contiguous runs) or 1 (interleaved granules)"
+#endif
+/* Layout 1's granule: returns per work-item and load (two: one 16-byte load; one for an odd run). */
+#define RAID_GRAN (RAID_RUN % 2 == 0 ? 2 : 1)
+/* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order). */
+#if RAID_LAYOUT == 1
+#define RET_INDEX(t, lid) (RAID_GRAN * (((t) / RAID_GRAN) * RAID_WG + (lid)) + (t) % RAID_GRAN)
+#else
+#define RET_INDEX(t, lid) ((lid) * RAID_RUN + (t))
+#endif
+
 #define NACC 6
 
 /* Add the non-negative pair (th, tl) to the accumulator (h, l), h >= 0: Fast2Sum of the ordered high
@@ -88,20 +110,21 @@
 /* Order of non-negative double-float magnitudes (hi first, then lo: the order of the values). */
 #define DF_LT(ah, al, bh, bl) (((ah) < (bh)) | (((ah) == (bh)) & ((al) < (bl))))
 
-/* Load the run [b, b + RAID_RUN) of the chunk (n returns at offset off of the buffer; zeros past its end)
- * into v: as 16-byte vectors of two returns where the run starts on an even return of the buffer (the same
- * for the whole group: RAID_RUN even), one return at a time otherwise. */
-inline void load_run(RAID_GLOBAL const uint2 *xc, uint b, uint off, uint n, uint2 *v)
+/* Load the work-item's returns RET_INDEX(t, lid), t = 0 .. RAID_RUN-1, of the chunk (n returns at offset off
+ * of the buffer; zeros past its end) into v: as 16-byte vectors of two returns where the chunk starts on an
+ * even return of the buffer (the same for the whole group; RAID_RUN even), one return at a time otherwise.
+ * Layout 0: the contiguous run [lid RAID_RUN, (lid+1) RAID_RUN); layout 1: the pairs t/2 RAID_WG + lid, so
+ * that the work-items of a warp read consecutive 16-byte pairs (coalesced). */
+inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
 {
 #if RAID_RUN % 2 == 0
     if ((off & 1u) == 0u) {
-        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)(xc + b);
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
-            const uint k = b + 2 * t;
+            const uint k = RET_INDEX(2 * t, lid);
             uint4 q = (uint4)(0u, 0u, 0u, 0u);
             if (k + 1 < n)
-                q = x4[t];
+                q = ((RAID_GLOBAL const uint4 *)xc)[k / 2];
             else if (k < n)
                 q.xy = xc[k];
             v[2 * t] = q.xy;
@@ -112,10 +135,31 @@ inline void load_run(RAID_GLOBAL const uint2 *xc, uint b, uint off, uint n, uint
 #endif
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
-        const uint k = b + t;
+        const uint k = RET_INDEX(t, lid);
         v[t] = k < n ? xc[k] : (uint2)(0u, 0u);
     }
 }
+
+#if RAID_LAYOUT == 1
+/* The two returns before chunk return f (the first of a granule) into w1 (f-1) and w2 (f-2): zeros before
+ * the chunk's start and for a granule past its end (whose terms are zeros anyway); one 16-byte load of the
+ * previous pair where aligned. Read again after other work-items loaded them (cache hits). */
+inline void load_before(RAID_GLOBAL const uint2 *xc, uint f, uint off, uint n, uint2 *w1, uint2 *w2)
+{
+#if RAID_GRAN == 2
+    if ((off & 1u) == 0u) {
+        uint4 q = (uint4)(0u, 0u, 0u, 0u);
+        if (f >= 2u && f < n)
+            q = ((RAID_GLOBAL const uint4 *)xc)[f / 2u - 1u];
+        *w1 = q.zw;
+        *w2 = q.xy;
+        return;
+    }
+#endif
+    *w1 = f >= 1u && f < n ? xc[f - 1u] : (uint2)(0u, 0u);
+    *w2 = f >= 2u && f < n ? xc[f - 2u] : (uint2)(0u, 0u);
+}
+#endif
 
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
 void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
@@ -123,18 +167,21 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint g = RAID_GROUP_ID(0);
     const uint lid = RAID_LOCAL_ID(0);
     const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
-    const uint b = lid * RAID_RUN;
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Load this work-item's run of float64 bits into registers (load_run). The two returns before the run
-     * are the previous work-item's last two, read again (cache hits). */
+    /* Load this work-item's returns' float64 bits into registers (load_run). Layout 0: the two returns
+     * before the run are the previous work-item's last two, read again (cache hits); layout 1 reads each
+     * granule's two before it in the loop below. */
     RAID_LOCAL uint s_max, s_bad;
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
-    load_run(xc, b, ch.x, ch.y, v);
+    load_run(xc, lid, ch.x, ch.y, v);
+#if RAID_LAYOUT == 0
+    const uint b = lid * RAID_RUN;
     const uint2 w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
     const uint2 w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
+#endif
 
     /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
      * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
@@ -166,7 +213,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
 #if RAID_RELOAD
-    load_run(xc, b, ch.x, ch.y, v);
+    load_run(xc, lid, ch.x, ch.y, v);
 #endif
     /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
     const uint lim = max(ch.y, 2u) - 2u;
@@ -176,27 +223,49 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (int k = 0; k < NACC; k++)
         H[k] = 0.0f, L[k] = 0.0f;
 
-    /* Window state: |r| of the two returns before the current one (zero before the chunk's start). The
-     * values are split from the magnitudes' bits (the split is symmetric: |split(r)| = split(|r|)). */
-    const raid_df d1 = raid_bits_to_df(w1.y & 0x7FFFFFFFu, w1.x, sc), d2 = raid_bits_to_df(w2.y & 0x7FFFFFFFu, w2.x, sc);
-    float a1h = d1.hi, a2h = d2.hi;
+    /* Window state: |r| of the two returns before the current one (zero before the chunk's start), set
+     * from their bits (w1: i-1, w2: i-2) by WINDOW_START before the run (layout 0) or before each granule
+     * (layout 1). The values are split from the magnitudes' bits (the split is symmetric: |split(r)| =
+     * split(|r|)); df: also their squares (the median's payload) and their order. */
+    float a1h = 0.0f, a2h = 0.0f;
 #if RAID_INPUT_DF
-    float a1l = d1.lo, a2l = d2.lo;
-    /* their squares (the median's payload) and their order */
-    float p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));
-    float p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));
-    int lt12 = DF_LT(a1h, a1l, a2h, a2l);
+    float a1l = 0.0f, a2l = 0.0f, p1 = 0.0f, pl1 = 0.0f, p2 = 0.0f, pl2 = 0.0f;
+    int lt12 = 0;
+#define WINDOW_START(w1, w2)                                                                                 \
+    do {                                                                                                     \
+        const raid_df d1_ = raid_bits_to_df((w1).y & 0x7FFFFFFFu, (w1).x, sc);                               \
+        const raid_df d2_ = raid_bits_to_df((w2).y & 0x7FFFFFFFu, (w2).x, sc);                               \
+        a1h = d1_.hi, a2h = d2_.hi, a1l = d1_.lo, a2l = d2_.lo;                                              \
+        p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));                          \
+        p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));                          \
+        lt12 = DF_LT(a1h, a1l, a2h, a2l);                                                                    \
+    } while (0)
 #else
+#define WINDOW_START(w1, w2)                                                                                 \
+    do {                                                                                                     \
+        a1h = raid_bits_to_df((w1).y & 0x7FFFFFFFu, (w1).x, sc).hi;                                          \
+        a2h = raid_bits_to_df((w2).y & 0x7FFFFFFFu, (w2).x, sc).hi;                                          \
+    } while (0)
     float F[NACC]; /* the plain float run sums */
     for (int k = 0; k < NACC; k++)
         F[k] = 0.0f;
+#endif
+#if RAID_LAYOUT == 0
+    WINDOW_START(w1, w2);
 #endif
 
     /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
      * them changes no bit) and the median's window is masked. */
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
-        const uint i = b + t;
+        const uint i = RET_INDEX(t, lid);
+#if RAID_LAYOUT == 1 && (RAID_PART & 14)
+        if (t % RAID_GRAN == 0) { /* a granule starts: the window state from the two returns before it */
+            uint2 w1, w2;
+            load_before(xc, i, ch.x, ch.y, &w1, &w2);
+            WINDOW_START(w1, w2);
+        }
+#endif
         const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc); /* |r| */
         const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
         const float ah = r.hi;

@@ -237,23 +237,33 @@ static void check_device(raid_ctx *dev, raid_ctx *cpu, const double *r, const in
     free(e);
 }
 
+/* Segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item,
+ * starting on return 7 of the buffer (odd: the unaligned loads); a run of zero returns (stale prices) and a
+ * jump. Fills off[0 .. *ns] (at most 32 entries); returns the returns (free()). */
+static const int64_t edge_lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
+static double *edge_returns(int64_t *off, size_t *ns)
+{
+    *ns = sizeof edge_lens / sizeof edge_lens[0];
+    off[0] = 7;
+    for (size_t i = 0; i < *ns; i++)
+        off[i + 1] = off[i] + edge_lens[i];
+    const size_t n = (size_t)off[*ns];
+    assert_true(n > 4400);
+    double *r = gaussian_returns(n, 2e-3);
+    memset(r + 100, 0, 40 * sizeof *r);
+    r[4200] = 0.05;
+    return r;
+}
+
 static void test_device_edges(void **state)
 {
     (void)state;
     if (!t_have_opencl())
         skip();
     raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
-    /* segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item */
-    const int64_t lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
-    const size_t ns = sizeof lens / sizeof lens[0];
-    int64_t off[32] = {7};
-    for (size_t i = 0; i < ns; i++)
-        off[i + 1] = off[i] + lens[i];
-    const size_t n = (size_t)off[ns];
-    assert_true(n > 4200);
-    double *r = gaussian_returns(n, 2e-3);
-    memset(r + 100, 0, 40 * sizeof *r); /* a run of zero returns (stale prices) */
-    r[4200] = 0.05;                      /* a jump */
+    int64_t off[32];
+    size_t ns;
+    double *r = edge_returns(off, &ns);
     check_device(dev, cpu, r, off, ns, "edges");
     free(r);
     raid_ctx_destroy(dev);
@@ -401,7 +411,7 @@ static void test_device_range_errors(void **state)
         {{0, -NAN}, {-1, 0}, {-1, 0}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        double saved[3];
+        double saved[3] = {0, 0, 0}; /* set where used; zeros keep -O3 -Wmaybe-uninitialized quiet */
         for (int j = 0; j < 3; j++)
             if (cases[c][j].at >= 0)
                 saved[j] = r[cases[c][j].at], r[cases[c][j].at] = cases[c][j].v;
@@ -533,7 +543,8 @@ static void test_device_df_adversarial(void **state)
     assert_int_equal(raid_ctx_set_precision(dev, RAID_PREC_DF), RAID_OK);
     const struct { size_t chunk, wg; const char *opts; } cf[] = {
         {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_FAST_CBRT=0"},
-        {4096, 256, "-DRAID_RELOAD=1"},
+        {4096, 256, "-DRAID_RELOAD=1"}, {4096, 256, "-DRAID_LAYOUT=1"}, {4096, 256, "-DRAID_LAYOUT=1 -DRAID_FOLD=1"},
+        {192, 64, "-DRAID_LAYOUT=1"},
         {8192, 256, ""}, {2048, 64, ""}, {4096, 64, ""}, {512, 8, ""}, {192, 64, ""}};
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
         assert_int_equal(raid_ctx_set_chunk(dev, cf[j].chunk, cf[j].wg), RAID_OK);
@@ -651,6 +662,64 @@ static void test_device_ablation_parts(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* Layout 1 (-DRAID_LAYOUT=1, a benchmark's build option until measured: the work-items of a group read
+ * interleaved granules of two returns, so that a warp's loads are consecutive 16-byte pairs, and read the
+ * two returns before each granule again): within the documented bounds of float64 in both policies
+ * (check_device) on chunk boundaries, chunks starting on odd returns of the buffer (the unaligned loads),
+ * segments shorter than a granule, odd runs (granules of one return), runs of 64 and narrow widths; bitwise
+ * reproducible; each ablation part's accumulators equal bit for bit to the fused kernel's. */
+static void test_device_layout1(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    int64_t off[32];
+    size_t ns;
+    double *r = edge_returns(off, &ns);
+    for (int i = 4300; i < 4400; i++)
+        r[i] = 1e-3 * sin(0.7 * i);
+    const size_t cf[][2] = {{4096, 256}, {4096, 64}, {192, 64}, {512, 8}, {16, 4}, {3, 1}, {64, 2}};
+    raid_realized *a = malloc(ns * sizeof *a), *b = malloc(ns * sizeof *b);
+    for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
+        char what[64];
+        snprintf(what, sizeof what, "layout 1, chunk %zu wg %zu", cf[j][0], cf[j][1]);
+        assert_int_equal(raid_ctx_set_chunk(dev, cf[j][0], cf[j][1]), RAID_OK);
+        assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_LAYOUT=1"), RAID_OK);
+        check_device(dev, cpu, r, off, ns, what); /* ends in df */
+        assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
+        assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+        assert_memory_equal(a, b, ns * sizeof *a);
+    }
+    /* the ablation's parts (aligned and unaligned chunk starts), on the segments of 5 returns or more: the
+     * fused kernel's underflow guard sends some shorter ones to the host whole (layout 0 alike) */
+    assert_int_equal(raid_ctx_set_chunk(dev, 4096, 256), RAID_OK);
+    assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_LAYOUT=1"), RAID_OK);
+    const unsigned masks[4] = {RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_MED};
+    const unsigned owner[RAID_NACC] = {RAID_PART_RS, RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_QUART,
+                                       RAID_PART_MED};
+    double *all = malloc(ns * RAID_NACC * sizeof *all), *part = malloc(ns * RAID_NACC * sizeof *part);
+    for (int p = 0; p < 2; p++) {
+        assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
+        assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
+        for (int m = 0; m < 4; m++) {
+            assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, masks[m], part), RAID_OK);
+            for (size_t s = 0; s < ns; s++)
+                for (int k = 0; k < RAID_NACC; k++)
+                    if (owner[k] == masks[m] && edge_lens[s] >= 5)
+                        assert_memory_equal(&part[s * RAID_NACC + k], &all[s * RAID_NACC + k], sizeof(double));
+        }
+    }
+    assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+    free(all);
+    free(part);
+    free(a);
+    free(b);
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,6 +737,9 @@ int main(void)
         cmocka_unit_test(test_device_determinism),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),
+        cmocka_unit_test(test_device_layout1),
     };
+    if (getenv("RAID_TEST_FILTER")) /* e.g. RAID_TEST_FILTER='test_device_layout*' while working */
+        cmocka_set_test_filter(getenv("RAID_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
