@@ -26,8 +26,11 @@
  * (pairs of returns; single returns for an odd RAID_RUN) t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, so that
  * the 16-byte loads of a warp are consecutive (coalesced) rather than RAID_RUN * 8 bytes apart, and reads
  * the two returns before each granule again (the previous pair, loaded by its neighbour) and splits them
- * again. The same terms, the same RAID_RUN terms per work-item and RAID_FOLD cadence (the same bounds),
- * added in another fixed order: last bits differ from layout 0, bitwise reproducible.
+ * again. Layout 2 (RAID_LAYOUT=2) reads the same granules and takes the two returns before each granule,
+ * already split, from the neighbouring work-item through local memory (one barrier per granule; an odd
+ * RAID_RUN falls back to layout 1): bit for bit layout 1's results. The same terms, the same RAID_RUN terms
+ * per work-item and RAID_FOLD cadence (the same bounds), added in another fixed order: last bits differ
+ * from layout 0, bitwise reproducible.
  *
  * Terms and accumulation (docs/precision.md derives the bounds):
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
@@ -54,7 +57,9 @@
  * for the defaults):
  *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
  *               (default 0)
- *   RAID_LAYOUT 0: contiguous runs per work-item (default); 1: interleaved granules (coalesced loads)
+ *   RAID_LAYOUT 0: contiguous runs per work-item (default); 1, 2: interleaved granules (coalesced loads),
+ *               the returns before a granule read again (1) or from the neighbour's local memory (2: 16
+ *               bytes (df; 8 for f32) x 4 x RAID_WG more local memory)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
@@ -83,13 +88,15 @@
 #ifndef RAID_LAYOUT
 #define RAID_LAYOUT 0
 #endif
-#if RAID_LAYOUT != 0 && RAID_LAYOUT != 1
-#error "RAID_LAYOUT is 0 (contiguous runs) or 1 (interleaved granules)"
+#if RAID_LAYOUT < 0 || RAID_LAYOUT > 2
+#error "RAID_LAYOUT is 0 (contiguous runs), 1 or 2 (interleaved granules)"
 #endif
-/* Layout 1's granule: returns per work-item and load (two: one 16-byte load; one for an odd run). */
+/* Layouts 1 and 2's granule: returns per work-item and load (two: one 16-byte load; one for an odd run). */
 #define RAID_GRAN (RAID_RUN % 2 == 0 ? 2 : 1)
+/* Layout 2 takes the returns before a granule from its neighbour through local memory (pairs only). */
+#define RAID_XCHG (RAID_LAYOUT == 2 && RAID_GRAN == 2)
 /* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order). */
-#if RAID_LAYOUT == 1
+#if RAID_LAYOUT != 0
 #define RET_INDEX(t, lid) (RAID_GRAN * (((t) / RAID_GRAN) * RAID_WG + (lid)) + (t) % RAID_GRAN)
 #else
 #define RET_INDEX(t, lid) ((lid) * RAID_RUN + (t))
@@ -140,7 +147,7 @@ inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, ui
     }
 }
 
-#if RAID_LAYOUT == 1
+#if RAID_LAYOUT != 0 && !RAID_XCHG
 /* The two returns before chunk return f (the first of a granule) into w1 (f-1) and w2 (f-2): zeros before
  * the chunk's start and for a granule past its end (whose terms are zeros anyway); one 16-byte load of the
  * previous pair where aligned. Read again after other work-items loaded them (cache hits). */
@@ -231,27 +238,37 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #if RAID_INPUT_DF
     float a1l = 0.0f, a2l = 0.0f, p1 = 0.0f, pl1 = 0.0f, p2 = 0.0f, pl2 = 0.0f;
     int lt12 = 0;
-#define WINDOW_START(w1, w2)                                                                                 \
+#define WINDOW_SET(h1, l1, h2, l2)                                                                            \
     do {                                                                                                     \
-        const raid_df d1_ = raid_bits_to_df((w1).y & 0x7FFFFFFFu, (w1).x, sc);                               \
-        const raid_df d2_ = raid_bits_to_df((w2).y & 0x7FFFFFFFu, (w2).x, sc);                               \
-        a1h = d1_.hi, a2h = d2_.hi, a1l = d1_.lo, a2l = d2_.lo;                                              \
+        a1h = (h1), a1l = (l1), a2h = (h2), a2l = (l2);                                                      \
         p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));                          \
         p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));                          \
         lt12 = DF_LT(a1h, a1l, a2h, a2l);                                                                    \
     } while (0)
 #else
-#define WINDOW_START(w1, w2)                                                                                 \
-    do {                                                                                                     \
-        a1h = raid_bits_to_df((w1).y & 0x7FFFFFFFu, (w1).x, sc).hi;                                          \
-        a2h = raid_bits_to_df((w2).y & 0x7FFFFFFFu, (w2).x, sc).hi;                                          \
-    } while (0)
+#define WINDOW_SET(h1, l1, h2, l2) (a1h = (h1), a2h = (h2))
     float F[NACC]; /* the plain float run sums */
     for (int k = 0; k < NACC; k++)
         F[k] = 0.0f;
 #endif
+#define WINDOW_START(w1, w2)                                                                                 \
+    do {                                                                                                     \
+        const raid_df d1_ = raid_bits_to_df((w1).y & 0x7FFFFFFFu, (w1).x, sc);                               \
+        const raid_df d2_ = raid_bits_to_df((w2).y & 0x7FFFFFFFu, (w2).x, sc);                               \
+        WINDOW_SET(d1_.hi, d1_.lo, d2_.hi, d2_.lo);                                                          \
+    } while (0)
 #if RAID_LAYOUT == 0
     WINDOW_START(w1, w2);
+#endif
+#if RAID_XCHG
+    /* Layout 2: each work-item's split pair of a step (granule) in one of four rotating buffers (one
+     * barrier per step: a buffer is written again three steps later, after every read of it) */
+#if RAID_INPUT_DF
+    RAID_LOCAL float4 xs[4 * RAID_WG]; /* (hi, lo) of the pair's two returns */
+#else
+    RAID_LOCAL float2 xs[4 * RAID_WG]; /* the two returns' floats */
+#endif
+    raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0;
 #endif
 
     /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
@@ -259,7 +276,35 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = RET_INDEX(t, lid);
-#if RAID_LAYOUT == 1 && (RAID_PART & 14)
+#if RAID_XCHG
+        if (t % 2 == 0) { /* a granule starts: split it, share it, take the previous pair's */
+            g0 = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
+            g1 = raid_bits_to_df(v[t + 1].y & 0x7FFFFFFFu, v[t + 1].x, sc);
+#if RAID_PART & 14
+            const uint s = t / 2;
+#if RAID_INPUT_DF
+            float4 q;
+            q.x = g0.hi, q.y = g0.lo, q.z = g1.hi, q.w = g1.lo;
+#else
+            float2 q;
+            q.x = g0.hi, q.y = g1.hi;
+#endif
+            xs[(s & 3u) * RAID_WG + lid] = q;
+            RAID_BARRIER();
+            /* pair s WG + lid - 1: work-item lid - 1's of this step, or for lid 0 work-item WG-1's of the
+             * previous step (none at the chunk's start) */
+            q = xs[((s & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)];
+            const int first = s == 0 && lid == 0;
+#if RAID_INPUT_DF
+            WINDOW_SET(first ? 0.0f : q.z, first ? 0.0f : q.w, first ? 0.0f : q.x, first ? 0.0f : q.y);
+#else
+            WINDOW_SET(first ? 0.0f : q.y, 0.0f, first ? 0.0f : q.x, 0.0f);
+#endif
+#endif
+        }
+        const raid_df r = t % 2 ? g1 : g0; /* |r| */
+#else
+#if RAID_LAYOUT != 0 && (RAID_PART & 14)
         if (t % RAID_GRAN == 0) { /* a granule starts: the window state from the two returns before it */
             uint2 w1, w2;
             load_before(xc, i, ch.x, ch.y, &w1, &w2);
@@ -267,6 +312,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         }
 #endif
         const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc); /* |r| */
+#endif
         const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
         const float ah = r.hi;
         const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */
