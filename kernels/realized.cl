@@ -27,8 +27,9 @@
  * the 16-byte loads of a warp are consecutive (coalesced) rather than RAID_RUN * 8 bytes apart, and reads
  * the two returns before each granule again (the previous pair, loaded by its neighbour) and splits them
  * again. Layout 2 (RAID_LAYOUT=2) reads the same granules and takes the two returns before each granule,
- * already split, from the neighbouring work-item through local memory (one barrier per granule; an odd
- * RAID_RUN falls back to layout 1): bit for bit layout 1's results. The same terms, the same RAID_RUN terms
+ * already split, from the neighbouring work-item through local memory (one barrier per granule); layout 3
+ * splits and stores the whole chunk's pairs in local memory first (one barrier; 8 bytes a return for df).
+ * Both fall back to layout 1 for an odd RAID_RUN, and give layout 1's results bit for bit. The same terms, the same RAID_RUN terms
  * per work-item and RAID_FOLD cadence (the same bounds), added in another fixed order: last bits differ
  * from layout 0, bitwise reproducible.
  *
@@ -57,9 +58,9 @@
  * for the defaults):
  *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
  *               (default 0)
- *   RAID_LAYOUT 0: contiguous runs per work-item (default); 1, 2: interleaved granules (coalesced loads),
- *               the returns before a granule read again (1) or from the neighbour's local memory (2: 16
- *               bytes (df; 8 for f32) x 4 x RAID_WG more local memory)
+ *   RAID_LAYOUT 0: contiguous runs per work-item (default); 1, 2, 3: interleaved granules (coalesced
+ *               loads), the returns before a granule read again (1) or from local memory (2: 16 bytes (df;
+ *               8 for f32) x 4 x RAID_WG more; 3: 8 (4) bytes per return of the chunk more)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
@@ -88,13 +89,13 @@
 #ifndef RAID_LAYOUT
 #define RAID_LAYOUT 0
 #endif
-#if RAID_LAYOUT < 0 || RAID_LAYOUT > 2
-#error "RAID_LAYOUT is 0 (contiguous runs), 1 or 2 (interleaved granules)"
+#if RAID_LAYOUT < 0 || RAID_LAYOUT > 3
+#error "RAID_LAYOUT is 0 (contiguous runs), 1, 2 or 3 (interleaved granules)"
 #endif
 /* Layouts 1 and 2's granule: returns per work-item and load (two: one 16-byte load; one for an odd run). */
 #define RAID_GRAN (RAID_RUN % 2 == 0 ? 2 : 1)
-/* Layout 2 takes the returns before a granule from its neighbour through local memory (pairs only). */
-#define RAID_XCHG (RAID_LAYOUT == 2 && RAID_GRAN == 2)
+/* Layouts 2 and 3 take the returns before a granule from its neighbour through local memory (pairs only). */
+#define RAID_XCHG (RAID_LAYOUT >= 2 && RAID_GRAN == 2)
 /* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order). */
 #if RAID_LAYOUT != 0
 #define RET_INDEX(t, lid) (RAID_GRAN * (((t) / RAID_GRAN) * RAID_WG + (lid)) + (t) % RAID_GRAN)
@@ -261,14 +262,42 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     WINDOW_START(w1, w2);
 #endif
 #if RAID_XCHG
-    /* Layout 2: each work-item's split pair of a step (granule) in one of four rotating buffers (one
-     * barrier per step: a buffer is written again three steps later, after every read of it) */
+    /* Layouts 2 and 3: the split pairs in local memory, (hi, lo) of both returns (df) or their floats (f32).
+     * Layout 2: each work-item's pair of a step (granule) in one of four rotating buffers (one barrier per
+     * step: a buffer is written again three steps later, after every read of it). Layout 3: the whole
+     * chunk's pairs, split and stored before the loop (one barrier; 8 bytes (df; 4 for f32) per return of
+     * the chunk). XS_PREV(s): the pair s WG + lid - 1, the previous work-item's of step s, or for lid 0
+     * work-item WG-1's of step s-1 (none at the chunk's start: then anything, masked by the caller). */
 #if RAID_INPUT_DF
-    RAID_LOCAL float4 xs[4 * RAID_WG]; /* (hi, lo) of the pair's two returns */
+#define XS_T float4
+#define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (a).lo, (q).z = (b).hi, (q).w = (b).lo)
+#define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).z, (f0) ? 0.0f : (q).w, (f0) ? 0.0f : (q).x, (f0) ? 0.0f : (q).y)
 #else
-    RAID_LOCAL float2 xs[4 * RAID_WG]; /* the two returns' floats */
+#define XS_T float2
+#define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (b).hi)
+#define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).y, 0.0f, (f0) ? 0.0f : (q).x, 0.0f)
 #endif
     raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0;
+#if RAID_LAYOUT == 2
+    RAID_LOCAL XS_T xs[4 * RAID_WG];
+#define XS_PREV(s) xs[(((s) & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)]
+#else
+    RAID_LOCAL XS_T xs[RAID_RUN / 2 * RAID_WG];
+#define XS_PREV(s) xs[(s) * RAID_WG + lid - (uint)((s) > 0 || lid > 0)]
+    raid_df gv[RAID_RUN];
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN; t++)
+        gv[t] = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
+#if RAID_PART & 14
+#pragma unroll
+    for (uint s = 0; s < RAID_RUN / 2; s++) {
+        XS_T q;
+        XS_PACK(q, gv[2 * s], gv[2 * s + 1]);
+        xs[s * RAID_WG + lid] = q;
+    }
+    RAID_BARRIER();
+#endif
+#endif
 #endif
 
     /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
@@ -277,29 +306,23 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = RET_INDEX(t, lid);
 #if RAID_XCHG
-        if (t % 2 == 0) { /* a granule starts: split it, share it, take the previous pair's */
+        if (t % 2 == 0) { /* a granule starts: split it (and share it), take the previous pair's */
+#if RAID_LAYOUT == 2
             g0 = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
             g1 = raid_bits_to_df(v[t + 1].y & 0x7FFFFFFFu, v[t + 1].x, sc);
+#else
+            g0 = gv[t], g1 = gv[t + 1];
+#endif
 #if RAID_PART & 14
             const uint s = t / 2;
-#if RAID_INPUT_DF
-            float4 q;
-            q.x = g0.hi, q.y = g0.lo, q.z = g1.hi, q.w = g1.lo;
-#else
-            float2 q;
-            q.x = g0.hi, q.y = g1.hi;
-#endif
+            XS_T q;
+#if RAID_LAYOUT == 2
+            XS_PACK(q, g0, g1);
             xs[(s & 3u) * RAID_WG + lid] = q;
             RAID_BARRIER();
-            /* pair s WG + lid - 1: work-item lid - 1's of this step, or for lid 0 work-item WG-1's of the
-             * previous step (none at the chunk's start) */
-            q = xs[((s & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)];
-            const int first = s == 0 && lid == 0;
-#if RAID_INPUT_DF
-            WINDOW_SET(first ? 0.0f : q.z, first ? 0.0f : q.w, first ? 0.0f : q.x, first ? 0.0f : q.y);
-#else
-            WINDOW_SET(first ? 0.0f : q.y, 0.0f, first ? 0.0f : q.x, 0.0f);
 #endif
+            q = XS_PREV(s);
+            XS_WINDOW(q, s == 0 && lid == 0);
 #endif
         }
         const raid_df r = t % 2 ? g1 : g0; /* |r| */

@@ -544,7 +544,7 @@ static void test_device_df_adversarial(void **state)
     const struct { size_t chunk, wg; const char *opts; } cf[] = {
         {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_FAST_CBRT=0"},
         {4096, 256, "-DRAID_RELOAD=1"}, {4096, 256, "-DRAID_LAYOUT=1"}, {4096, 256, "-DRAID_LAYOUT=1 -DRAID_FOLD=1"},
-        {192, 64, "-DRAID_LAYOUT=1"}, {4096, 256, "-DRAID_LAYOUT=2"},
+        {192, 64, "-DRAID_LAYOUT=1"}, {4096, 256, "-DRAID_LAYOUT=2"}, {4096, 256, "-DRAID_LAYOUT=3"},
         {8192, 256, ""}, {2048, 64, ""}, {4096, 64, ""}, {512, 8, ""}, {192, 64, ""}};
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
         assert_int_equal(raid_ctx_set_chunk(dev, cf[j].chunk, cf[j].wg), RAID_OK);
@@ -662,14 +662,14 @@ static void test_device_ablation_parts(void **state)
     raid_ctx_destroy(dev);
 }
 
-/* Layouts 1 and 2 (-DRAID_LAYOUT=N, benchmark build options until measured: the work-items of a group read
+/* Layouts 1 to 3 (-DRAID_LAYOUT=N, benchmark build options until measured: the work-items of a group read
  * interleaved granules of two returns, so that a warp's loads are consecutive 16-byte pairs; layout 1 reads
- * the two returns before each granule again from global memory, layout 2 takes them from the neighbouring
- * work-item through local memory): layout 1 within the documented bounds of float64 in both policies
+ * the two returns before each granule again from global memory, layouts 2 and 3 take them from the
+ * neighbouring work-item through local memory, per granule or for the whole chunk): layout 1 within the documented bounds of float64 in both policies
  * (check_device) on chunk boundaries, chunks starting on odd returns of the buffer (the unaligned loads),
  * segments shorter than a granule, odd runs (granules of one return), runs of 64 and narrow widths; bitwise
- * reproducible; layout 2 bit for bit layout 1 (the same values in the same order); each ablation part's
- * accumulators equal bit for bit to the fused kernel's in both layouts. */
+ * reproducible; layouts 2 and 3 bit for bit layout 1 (the same values in the same order); each ablation
+ * part's accumulators equal bit for bit to the fused kernel's in every layout. */
 static void test_device_layouts(void **state)
 {
     (void)state;
@@ -696,9 +696,12 @@ static void test_device_layouts(void **state)
             assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_F32 : RAID_PREC_DF), RAID_OK);
             assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_LAYOUT=1"), RAID_OK);
             assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
-            assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_LAYOUT=2"), RAID_OK);
-            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
-            assert_memory_equal(a, b, ns * sizeof *a);
+            for (int l = 2; l <= 3; l++) {
+                assert_int_equal(raid_tuning_set_build_options(dev, l == 2 ? "-DRAID_LAYOUT=2" : "-DRAID_LAYOUT=3"),
+                                 RAID_OK);
+                assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+                assert_memory_equal(a, b, ns * sizeof *a);
+            }
         }
     }
     /* the ablation's parts (aligned and unaligned chunk starts), on the segments of 5 returns or more: the
@@ -708,9 +711,10 @@ static void test_device_layouts(void **state)
     const unsigned owner[RAID_NACC] = {RAID_PART_RS, RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_QUART,
                                        RAID_PART_MED};
     double *all = malloc(ns * RAID_NACC * sizeof *all), *part = malloc(ns * RAID_NACC * sizeof *part);
-    for (int p = 0; p < 4; p++) {
+    const char *layouts[3] = {"-DRAID_LAYOUT=1", "-DRAID_LAYOUT=2", "-DRAID_LAYOUT=3"};
+    for (int p = 0; p < 6; p++) {
         assert_int_equal(raid_ctx_set_precision(dev, p % 2 ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
-        assert_int_equal(raid_tuning_set_build_options(dev, p < 2 ? "-DRAID_LAYOUT=1" : "-DRAID_LAYOUT=2"), RAID_OK);
+        assert_int_equal(raid_tuning_set_build_options(dev, layouts[p / 2]), RAID_OK);
         assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
         for (int m = 0; m < 4; m++) {
             assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, masks[m], part), RAID_OK);
