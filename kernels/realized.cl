@@ -15,23 +15,23 @@
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
  * float64 (src/realized/realized_cl.c).
  *
- * Work-item j takes the contiguous run [j RAID_RUN, (j+1) RAID_RUN) of the chunk and loads it, and the two
- * returns before it, straight from global memory into registers (no local-memory staging; every window
- * is computed by exactly one work-item). The work-group finds the chunk's largest magnitude (the high
- * words order the exponents) and any return out of range with two local atomics; each work-item then
- * scales its values by the power of two 2^-e that brings that magnitude into [0.5, 1) and splits them into
- * the policy's float or double-float with integer operations (raid_bits_to_df: no float64 arithmetic, no
- * host pass over the returns).
- * Layout 1 (RAID_LAYOUT=1, a benchmark's option until measured): work-item j takes instead the granules
- * (pairs of returns; single returns for an odd RAID_RUN) t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, so that
- * the 16-byte loads of a warp are consecutive (coalesced) rather than RAID_RUN * 8 bytes apart, and reads
- * the two returns before each granule again (the previous pair, loaded by its neighbour) and splits them
- * again. Layout 2 (RAID_LAYOUT=2) reads the same granules and takes the two returns before each granule,
- * already split, from the neighbouring work-item through local memory (one barrier per granule); layout 3
- * splits and stores the whole chunk's pairs in local memory first (one barrier; 8 bytes a return for df).
- * Both fall back to layout 1 for an odd RAID_RUN, and give layout 1's results bit for bit. The same terms, the same RAID_RUN terms
- * per work-item and RAID_FOLD cadence (the same bounds), added in another fixed order: last bits differ
- * from layout 0, bitwise reproducible.
+ * Loads (coalesced): work-item j takes the pairs of returns t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, of the
+ * chunk (RAID_RUN even; the host refuses odd runs), so that the 16-byte loads of a warp are consecutive; all
+ * of them go straight from global memory into registers before the scale (one 16-byte load a pair where the
+ * chunk starts on an even return of the buffer, single 8-byte loads otherwise). The work-group finds the
+ * chunk's largest magnitude (the high words order the exponents) and any return out of range with two local
+ * atomics; each work-item then scales its values by the power of two 2^-e that brings that magnitude into
+ * [0.5, 1) and splits them into the policy's float or double-float with integer operations
+ * (raid_bits_to_df: no float64 arithmetic, no host pass over the returns), one pair (step) at a time.
+ * Neighbours: the two returns before a pair are the previous pair, split by the neighbouring work-item
+ * (j - 1 of the same step; for j = 0, work-item RAID_WG - 1 of the step before): every work-item writes its
+ * split pair of a step into local memory (one of four rotating buffers: 16 bytes (df; 8 for f32) x 4 x
+ * RAID_WG, 16 KiB for df at width 256) and reads its neighbour's after one barrier per step (a buffer is
+ * written again three steps later, after every read of it). Every window is computed by exactly one
+ * work-item; every return is read from global memory once. Only the rs-only ablation part (RAID_PART 1)
+ * needs no neighbours (no local buffer, no barriers in the loop).
+ * Each work-item adds its RAID_RUN terms in this order (step by step, the pair's two returns in order),
+ * renormalising every RAID_FOLD terms: a fixed order, bitwise reproducible.
  *
  * Terms and accumulation (docs/precision.md derives the bounds):
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
@@ -49,7 +49,7 @@
  * non-negative): they do not depend on scheduling (bitwise reproducible for a given configuration).
  *
  * Compile-time parameters (set by the host):
- *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item
+ *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item (even)
  *   RAID_INPUT_DF  0: values as floats (policy f32); 1: as double-floats (hi, lo) (policy df)
  *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
@@ -58,9 +58,6 @@
  * for the defaults):
  *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
  *               (default 0)
- *   RAID_LAYOUT 0: contiguous runs per work-item (default); 1, 2, 3: interleaved granules (coalesced
- *               loads), the returns before a granule read again (1) or from local memory (2: 16 bytes (df;
- *               8 for f32) x 4 x RAID_WG more; 3: 8 (4) bytes per return of the chunk more)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
@@ -86,22 +83,12 @@
 #define RAID_RELOAD 0
 #endif
 
-#ifndef RAID_LAYOUT
-#define RAID_LAYOUT 0
+#if RAID_RUN % 2 != 0
+#error "realized.cl needs an even RAID_RUN (pairs of returns; the host refuses odd runs)"
 #endif
-#if RAID_LAYOUT < 0 || RAID_LAYOUT > 3
-#error "RAID_LAYOUT is 0 (contiguous runs), 1, 2 or 3 (interleaved granules)"
-#endif
-/* Layouts 1 and 2's granule: returns per work-item and load (two: one 16-byte load; one for an odd run). */
-#define RAID_GRAN (RAID_RUN % 2 == 0 ? 2 : 1)
-/* Layouts 2 and 3 take the returns before a granule from its neighbour through local memory (pairs only). */
-#define RAID_XCHG (RAID_LAYOUT >= 2 && RAID_GRAN == 2)
-/* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order). */
-#if RAID_LAYOUT != 0
-#define RET_INDEX(t, lid) (RAID_GRAN * (((t) / RAID_GRAN) * RAID_WG + (lid)) + (t) % RAID_GRAN)
-#else
-#define RET_INDEX(t, lid) ((lid) * RAID_RUN + (t))
-#endif
+/* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order): the
+ * pairs t/2 RAID_WG + lid. */
+#define RET_INDEX(t, lid) (2u * (((t) / 2u) * RAID_WG + (lid)) + (t) % 2u)
 
 #define NACC 6
 
@@ -119,13 +106,11 @@
 #define DF_LT(ah, al, bh, bl) (((ah) < (bh)) | (((ah) == (bh)) & ((al) < (bl))))
 
 /* Load the work-item's returns RET_INDEX(t, lid), t = 0 .. RAID_RUN-1, of the chunk (n returns at offset off
- * of the buffer; zeros past its end) into v: as 16-byte vectors of two returns where the chunk starts on an
- * even return of the buffer (the same for the whole group; RAID_RUN even), one return at a time otherwise.
- * Layout 0: the contiguous run [lid RAID_RUN, (lid+1) RAID_RUN); layout 1: the pairs t/2 RAID_WG + lid, so
- * that the work-items of a warp read consecutive 16-byte pairs (coalesced). */
+ * of the buffer; zeros past its end) into v: the pairs t/2 RAID_WG + lid, so that the work-items of a warp
+ * read consecutive 16-byte pairs (coalesced); as 16-byte vectors where the chunk starts on an even return of
+ * the buffer (the same for the whole group), one return at a time otherwise. */
 inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
 {
-#if RAID_RUN % 2 == 0
     if ((off & 1u) == 0u) {
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
@@ -140,34 +125,12 @@ inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, ui
         }
         return;
     }
-#endif
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint k = RET_INDEX(t, lid);
         v[t] = k < n ? xc[k] : (uint2)(0u, 0u);
     }
 }
-
-#if RAID_LAYOUT != 0 && !RAID_XCHG
-/* The two returns before chunk return f (the first of a granule) into w1 (f-1) and w2 (f-2): zeros before
- * the chunk's start and for a granule past its end (whose terms are zeros anyway); one 16-byte load of the
- * previous pair where aligned. Read again after other work-items loaded them (cache hits). */
-inline void load_before(RAID_GLOBAL const uint2 *xc, uint f, uint off, uint n, uint2 *w1, uint2 *w2)
-{
-#if RAID_GRAN == 2
-    if ((off & 1u) == 0u) {
-        uint4 q = (uint4)(0u, 0u, 0u, 0u);
-        if (f >= 2u && f < n)
-            q = ((RAID_GLOBAL const uint4 *)xc)[f / 2u - 1u];
-        *w1 = q.zw;
-        *w2 = q.xy;
-        return;
-    }
-#endif
-    *w1 = f >= 1u && f < n ? xc[f - 1u] : (uint2)(0u, 0u);
-    *w2 = f >= 2u && f < n ? xc[f - 2u] : (uint2)(0u, 0u);
-}
-#endif
 
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
 void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_GLOBAL float2 *part)
@@ -177,19 +140,13 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Load this work-item's returns' float64 bits into registers (load_run). Layout 0: the two returns
-     * before the run are the previous work-item's last two, read again (cache hits); layout 1 reads each
-     * granule's two before it in the loop below. */
+    /* Load this work-item's returns' float64 bits into registers (load_run); the two returns before each
+     * pair come split from the neighbouring work-item in the loop below. */
     RAID_LOCAL uint s_max, s_bad;
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
     load_run(xc, lid, ch.x, ch.y, v);
-#if RAID_LAYOUT == 0
-    const uint b = lid * RAID_RUN;
-    const uint2 w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
-    const uint2 w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
-#endif
 
     /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
      * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
@@ -232,9 +189,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         H[k] = 0.0f, L[k] = 0.0f;
 
     /* Window state: |r| of the two returns before the current one (zero before the chunk's start), set
-     * from their bits (w1: i-1, w2: i-2) by WINDOW_START before the run (layout 0) or before each granule
-     * (layout 1). The values are split from the magnitudes' bits (the split is symmetric: |split(r)| =
-     * split(|r|)); df: also their squares (the median's payload) and their order. */
+     * by WINDOW_SET before each pair from the neighbour's split pair. The values are split from the
+     * magnitudes' bits (the split is symmetric: |split(r)| = split(|r|)); df: also their squares (the
+     * median's payload) and their order. */
     float a1h = 0.0f, a2h = 0.0f;
 #if RAID_INPUT_DF
     float a1l = 0.0f, a2l = 0.0f, p1 = 0.0f, pl1 = 0.0f, p2 = 0.0f, pl2 = 0.0f;
@@ -252,22 +209,10 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (int k = 0; k < NACC; k++)
         F[k] = 0.0f;
 #endif
-#define WINDOW_START(w1, w2)                                                                                 \
-    do {                                                                                                     \
-        const raid_df d1_ = raid_bits_to_df((w1).y & 0x7FFFFFFFu, (w1).x, sc);                               \
-        const raid_df d2_ = raid_bits_to_df((w2).y & 0x7FFFFFFFu, (w2).x, sc);                               \
-        WINDOW_SET(d1_.hi, d1_.lo, d2_.hi, d2_.lo);                                                          \
-    } while (0)
-#if RAID_LAYOUT == 0
-    WINDOW_START(w1, w2);
-#endif
-#if RAID_XCHG
-    /* Layouts 2 and 3: the split pairs in local memory, (hi, lo) of both returns (df) or their floats (f32).
-     * Layout 2: each work-item's pair of a step (granule) in one of four rotating buffers (one barrier per
-     * step: a buffer is written again three steps later, after every read of it). Layout 3: the whole
-     * chunk's pairs, split and stored before the loop (one barrier; 8 bytes (df; 4 for f32) per return of
-     * the chunk). XS_PREV(s): the pair s WG + lid - 1, the previous work-item's of step s, or for lid 0
-     * work-item WG-1's of step s-1 (none at the chunk's start: then anything, masked by the caller). */
+    /* The split pairs in local memory, (hi, lo) of both returns (df) or their floats (f32): each
+     * work-item's pair of a step in one of four rotating buffers (one barrier per step). XS_PREV(s): the
+     * pair s WG + lid - 1, the previous work-item's of step s, or for lid 0 work-item WG-1's of step s-1
+     * (none at the chunk's start: then anything, masked by XS_WINDOW). */
 #if RAID_INPUT_DF
 #define XS_T float4
 #define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (a).lo, (q).z = (b).hi, (q).w = (b).lo)
@@ -278,26 +223,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).y, 0.0f, (f0) ? 0.0f : (q).x, 0.0f)
 #endif
     raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0;
-#if RAID_LAYOUT == 2
+#if RAID_PART & 14
     RAID_LOCAL XS_T xs[4 * RAID_WG];
 #define XS_PREV(s) xs[(((s) & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)]
-#else
-    RAID_LOCAL XS_T xs[RAID_RUN / 2 * RAID_WG];
-#define XS_PREV(s) xs[(s) * RAID_WG + lid - (uint)((s) > 0 || lid > 0)]
-    raid_df gv[RAID_RUN];
-#pragma unroll
-    for (uint t = 0; t < RAID_RUN; t++)
-        gv[t] = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
-#if RAID_PART & 14
-#pragma unroll
-    for (uint s = 0; s < RAID_RUN / 2; s++) {
-        XS_T q;
-        XS_PACK(q, gv[2 * s], gv[2 * s + 1]);
-        xs[s * RAID_WG + lid] = q;
-    }
-    RAID_BARRIER();
-#endif
-#endif
 #endif
 
     /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
@@ -305,37 +233,20 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = RET_INDEX(t, lid);
-#if RAID_XCHG
-        if (t % 2 == 0) { /* a granule starts: split it (and share it), take the previous pair's */
-#if RAID_LAYOUT == 2
+        if (t % 2 == 0) { /* a pair starts: split it (and share it), take the previous pair's */
             g0 = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
             g1 = raid_bits_to_df(v[t + 1].y & 0x7FFFFFFFu, v[t + 1].x, sc);
-#else
-            g0 = gv[t], g1 = gv[t + 1];
-#endif
 #if RAID_PART & 14
             const uint s = t / 2;
             XS_T q;
-#if RAID_LAYOUT == 2
             XS_PACK(q, g0, g1);
             xs[(s & 3u) * RAID_WG + lid] = q;
             RAID_BARRIER();
-#endif
             q = XS_PREV(s);
             XS_WINDOW(q, s == 0 && lid == 0);
 #endif
         }
         const raid_df r = t % 2 ? g1 : g0; /* |r| */
-#else
-#if RAID_LAYOUT != 0 && (RAID_PART & 14)
-        if (t % RAID_GRAN == 0) { /* a granule starts: the window state from the two returns before it */
-            uint2 w1, w2;
-            load_before(xc, i, ch.x, ch.y, &w1, &w2);
-            WINDOW_START(w1, w2);
-        }
-#endif
-        const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc); /* |r| */
-#endif
         const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
         const float ah = r.hi;
         const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */

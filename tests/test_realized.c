@@ -282,7 +282,7 @@ static void test_device_many_chunks_and_policies(void **state)
     assert_int_equal(raid_ctx_set_chunk(dev, 256, 64), RAID_OK);
     check_device(dev, cpu, r, off, 2, "thousands of chunks");
     /* other work-group widths and chunk lengths */
-    const size_t pol[][2] = {{4096, 256}, {1024, 128}, {64, 64}, {512, 8}, {4096, 64}};
+    const size_t pol[][2] = {{4096, 256}, {1024, 128}, {128, 64}, {512, 8}, {4096, 64}};
     for (size_t i = 0; i < sizeof pol / sizeof pol[0]; i++) {
         char what[64];
         snprintf(what, sizeof what, "chunk %zu wg %zu", pol[i][0], pol[i][1]);
@@ -543,9 +543,8 @@ static void test_device_df_adversarial(void **state)
     assert_int_equal(raid_ctx_set_precision(dev, RAID_PREC_DF), RAID_OK);
     const struct { size_t chunk, wg; const char *opts; } cf[] = {
         {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_FAST_CBRT=0"},
-        {4096, 256, "-DRAID_RELOAD=1"}, {4096, 256, "-DRAID_LAYOUT=1"}, {4096, 256, "-DRAID_LAYOUT=1 -DRAID_FOLD=1"},
-        {192, 64, "-DRAID_LAYOUT=1"}, {4096, 256, "-DRAID_LAYOUT=2"}, {4096, 256, "-DRAID_LAYOUT=3"},
-        {8192, 256, ""}, {2048, 64, ""}, {4096, 64, ""}, {512, 8, ""}, {192, 64, ""}};
+        {4096, 256, "-DRAID_RELOAD=1"}, {384, 64, "-DRAID_FOLD=1"}, {8192, 256, ""}, {2048, 64, ""},
+        {4096, 64, ""}, {512, 8, ""}, {384, 64, ""}, {128, 64, ""}};
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
         assert_int_equal(raid_ctx_set_chunk(dev, cf[j].chunk, cf[j].wg), RAID_OK);
         assert_int_equal(raid_tuning_set_build_options(dev, cf[j].opts), RAID_OK);
@@ -611,7 +610,7 @@ static void test_device_narrow_widths(void **state)
     for (int i = 0; i < 4000; i++)
         r[i] = 1e-3 * sin(0.7 * i); /* the tester's series */
     raid_realized a[16], b[16];
-    const size_t widths[] = {1, 2, 4, 8}, runs[] = {1, 3, 16, 64};
+    const size_t widths[] = {1, 2, 4, 8}, runs[] = {2, 6, 16, 64};
     for (size_t iw = 0; iw < 4; iw++)
         for (size_t ir = 0; ir < 4; ir++) {
             const size_t w = widths[iw], chunk = w * runs[ir];
@@ -662,15 +661,13 @@ static void test_device_ablation_parts(void **state)
     raid_ctx_destroy(dev);
 }
 
-/* Layouts 1 to 3 (-DRAID_LAYOUT=N, benchmark build options until measured: the work-items of a group read
- * interleaved granules of two returns, so that a warp's loads are consecutive 16-byte pairs; layout 1 reads
- * the two returns before each granule again from global memory, layouts 2 and 3 take them from the
- * neighbouring work-item through local memory, per granule or for the whole chunk): layout 1 within the documented bounds of float64 in both policies
- * (check_device) on chunk boundaries, chunks starting on odd returns of the buffer (the unaligned loads),
- * segments shorter than a granule, odd runs (granules of one return), runs of 64 and narrow widths; bitwise
- * reproducible; layouts 2 and 3 bit for bit layout 1 (the same values in the same order); each ablation
- * part's accumulators equal bit for bit to the fused kernel's in every layout. */
-static void test_device_layouts(void **state)
+/* The kernel's pairs (work-item j takes the pairs t WG + j, so that a warp's loads are consecutive 16-byte
+ * pairs; the two returns before each pair come split from the neighbouring work-item through local memory):
+ * within the documented bounds of float64 in both policies (check_device) on chunk boundaries, chunks
+ * starting on odd returns of the buffer (the unaligned loads), segments shorter than a pair, runs of 2 and 64
+ * and narrow widths; bitwise reproducible; each ablation part's accumulators equal bit for bit to the fused
+ * kernel's. Odd runs (chunk length over width) are refused by the realized path with RAID_EINVAL. */
+static void test_device_pairs(void **state)
 {
     (void)state;
     if (!t_have_opencl())
@@ -681,40 +678,36 @@ static void test_device_layouts(void **state)
     double *r = edge_returns(off, &ns);
     for (int i = 4300; i < 4400; i++)
         r[i] = 1e-3 * sin(0.7 * i);
-    const size_t cf[][2] = {{4096, 256}, {4096, 64}, {192, 64}, {512, 8}, {16, 4}, {3, 1}, {64, 2}};
+    const size_t cf[][2] = {{4096, 256}, {4096, 64}, {384, 64}, {512, 8}, {16, 4}, {2, 1}, {64, 2}, {64, 1}};
     raid_realized *a = malloc(ns * sizeof *a), *b = malloc(ns * sizeof *b);
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
         char what[64];
-        snprintf(what, sizeof what, "layout 1, chunk %zu wg %zu", cf[j][0], cf[j][1]);
+        snprintf(what, sizeof what, "pairs, chunk %zu wg %zu", cf[j][0], cf[j][1]);
         assert_int_equal(raid_ctx_set_chunk(dev, cf[j][0], cf[j][1]), RAID_OK);
-        assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_LAYOUT=1"), RAID_OK);
         check_device(dev, cpu, r, off, ns, what); /* ends in df */
-        assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
-        assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
-        assert_memory_equal(a, b, ns * sizeof *a);
         for (int p = 0; p < 2; p++) {
             assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_F32 : RAID_PREC_DF), RAID_OK);
-            assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_LAYOUT=1"), RAID_OK);
             assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
-            for (int l = 2; l <= 3; l++) {
-                assert_int_equal(raid_tuning_set_build_options(dev, l == 2 ? "-DRAID_LAYOUT=2" : "-DRAID_LAYOUT=3"),
-                                 RAID_OK);
-                assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
-                assert_memory_equal(a, b, ns * sizeof *a);
-            }
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+            assert_memory_equal(a, b, ns * sizeof *a);
         }
     }
+    /* odd runs are refused, naming the rule; the context stays usable */
+    const size_t odd[][2] = {{3, 1}, {192, 64}, {256, 256}};
+    for (size_t j = 0; j < 3; j++) {
+        assert_int_equal(raid_ctx_set_chunk(dev, odd[j][0], odd[j][1]), RAID_OK);
+        assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_EINVAL);
+        assert_non_null(strstr(raid_ctx_errmsg(dev), "the realized kernel needs an even number"));
+    }
     /* the ablation's parts (aligned and unaligned chunk starts), on the segments of 5 returns or more: the
-     * fused kernel's underflow guard sends some shorter ones to the host whole (layout 0 alike) */
+     * fused kernel's underflow guard sends some shorter ones to the host whole */
     assert_int_equal(raid_ctx_set_chunk(dev, 4096, 256), RAID_OK);
     const unsigned masks[4] = {RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_MED};
     const unsigned owner[RAID_NACC] = {RAID_PART_RS, RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_QUART,
                                        RAID_PART_MED};
     double *all = malloc(ns * RAID_NACC * sizeof *all), *part = malloc(ns * RAID_NACC * sizeof *part);
-    const char *layouts[3] = {"-DRAID_LAYOUT=1", "-DRAID_LAYOUT=2", "-DRAID_LAYOUT=3"};
-    for (int p = 0; p < 6; p++) {
-        assert_int_equal(raid_ctx_set_precision(dev, p % 2 ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
-        assert_int_equal(raid_tuning_set_build_options(dev, layouts[p / 2]), RAID_OK);
+    for (int p = 0; p < 2; p++) {
+        assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
         assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
         for (int m = 0; m < 4; m++) {
             assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, masks[m], part), RAID_OK);
@@ -751,7 +744,7 @@ int main(void)
         cmocka_unit_test(test_device_determinism),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),
-        cmocka_unit_test(test_device_layouts),
+        cmocka_unit_test(test_device_pairs),
     };
     if (getenv("RAID_TEST_FILTER")) /* e.g. RAID_TEST_FILTER='test_device_layout*' while working */
         cmocka_set_test_filter(getenv("RAID_TEST_FILTER"));
