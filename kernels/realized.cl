@@ -56,7 +56,7 @@
  *               The partial masks exist only for the benchmark's fusion ablation.
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
- *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
+ *   RAID_RELOAD 1: read the returns a second time after the scale's barrier instead of holding them in registers
  *               (default 0)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
@@ -158,7 +158,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     RAID_BARRIER();
     atomic_max(&s_max, mx);
 #if RAID_RELOAD
-    /* read the run again after the barrier (cache hits) instead of holding it in registers across it */
+    /* read the returns again after the barrier (cache hits) instead of holding them in registers across it */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #else
     RAID_BARRIER();
@@ -228,7 +228,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #define XS_PREV(s) xs[(((s) & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)]
 #endif
 
-    /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
+    /* Every return of the work-item, the zeros past the chunk's end included: their terms are exact zeros (adding
      * them changes no bit) and the median's window is masked. */
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
