@@ -15,13 +15,23 @@
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
  * float64 (src/realized/realized_cl.c).
  *
- * Work-item j takes the contiguous run [j RAID_RUN, (j+1) RAID_RUN) of the chunk and loads it, and the two
- * returns before it, straight from global memory into registers (no local-memory staging; every window
- * is computed by exactly one work-item). The work-group finds the chunk's largest magnitude (the high
- * words order the exponents) and any return out of range with two local atomics; each work-item then
- * scales its values by the power of two 2^-e that brings that magnitude into [0.5, 1) and splits them into
- * the policy's float or double-float with integer operations (raid_bits_to_df: no float64 arithmetic, no
- * host pass over the returns).
+ * Loads (coalesced): work-item j takes the pairs of returns t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, of the
+ * chunk (RAID_RUN even; the host refuses odd runs), so that the 16-byte loads of a warp are consecutive; all
+ * of them go straight from global memory into registers before the scale (one 16-byte load a pair where the
+ * chunk starts on an even return of the buffer, single 8-byte loads otherwise). The work-group finds the
+ * chunk's largest magnitude (the high words order the exponents) and any return out of range with two local
+ * atomics; each work-item then scales its values by the power of two 2^-e that brings that magnitude into
+ * [0.5, 1) and splits them into the policy's float or double-float with integer operations
+ * (raid_bits_to_df: no float64 arithmetic, no host pass over the returns), one pair (step) at a time.
+ * Neighbours: the two returns before a pair are the previous pair, split by the neighbouring work-item
+ * (j - 1 of the same step; for j = 0, work-item RAID_WG - 1 of the step before): every work-item writes its
+ * split pair of a step into local memory (one of four rotating buffers: 16 bytes (df; 8 for f32) x 4 x
+ * RAID_WG, 16 KiB for df at width 256) and reads its neighbour's after one barrier per step (a buffer is
+ * written again three steps later, after every read of it). Every window is computed by exactly one
+ * work-item; every return is read from global memory once. Only the rs-only ablation part (RAID_PART 1)
+ * needs no neighbours (no local buffer, no barriers in the loop).
+ * Each work-item adds its RAID_RUN terms in this order (step by step, the pair's two returns in order),
+ * renormalising every RAID_FOLD terms: a fixed order, bitwise reproducible.
  *
  * Terms and accumulation (docs/precision.md derives the bounds):
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
@@ -39,14 +49,14 @@
  * non-negative): they do not depend on scheduling (bitwise reproducible for a given configuration).
  *
  * Compile-time parameters (set by the host):
- *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item
+ *   RAID_WG     work-group width (power of two)        RAID_RUN  returns per work-item (even)
  *   RAID_INPUT_DF  0: values as floats (policy f32); 1: as double-floats (hi, lo) (policy df)
  *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
- *   RAID_RELOAD 1: read the run a second time after the scale's barrier instead of holding it in registers
+ *   RAID_RELOAD 1: read the returns a second time after the scale's barrier instead of holding them in registers
  *               (default 0)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
@@ -73,6 +83,13 @@
 #define RAID_RELOAD 0
 #endif
 
+#if RAID_RUN % 2 != 0
+#error "realized.cl needs an even RAID_RUN (pairs of returns; the host refuses odd runs)"
+#endif
+/* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order): the
+ * pairs t/2 RAID_WG + lid. */
+#define RET_INDEX(t, lid) (2u * (((t) / 2u) * RAID_WG + (lid)) + (t) % 2u)
+
 #define NACC 6
 
 /* Add the non-negative pair (th, tl) to the accumulator (h, l), h >= 0: Fast2Sum of the ordered high
@@ -88,20 +105,19 @@
 /* Order of non-negative double-float magnitudes (hi first, then lo: the order of the values). */
 #define DF_LT(ah, al, bh, bl) (((ah) < (bh)) | (((ah) == (bh)) & ((al) < (bl))))
 
-/* Load the run [b, b + RAID_RUN) of the chunk (n returns at offset off of the buffer; zeros past its end)
- * into v: as 16-byte vectors of two returns where the run starts on an even return of the buffer (the same
- * for the whole group: RAID_RUN even), one return at a time otherwise. */
-inline void load_run(RAID_GLOBAL const uint2 *xc, uint b, uint off, uint n, uint2 *v)
+/* Load the work-item's returns RET_INDEX(t, lid), t = 0 .. RAID_RUN-1, of the chunk (n returns at offset off
+ * of the buffer; zeros past its end) into v: the pairs t/2 RAID_WG + lid, so that the work-items of a warp
+ * read consecutive 16-byte pairs (coalesced); as 16-byte vectors where the chunk starts on an even return of
+ * the buffer (the same for the whole group), one return at a time otherwise. */
+inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
 {
-#if RAID_RUN % 2 == 0
     if ((off & 1u) == 0u) {
-        RAID_GLOBAL const uint4 *x4 = (RAID_GLOBAL const uint4 *)(xc + b);
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
-            const uint k = b + 2 * t;
+            const uint k = RET_INDEX(2 * t, lid);
             uint4 q = (uint4)(0u, 0u, 0u, 0u);
             if (k + 1 < n)
-                q = x4[t];
+                q = ((RAID_GLOBAL const uint4 *)xc)[k / 2];
             else if (k < n)
                 q.xy = xc[k];
             v[2 * t] = q.xy;
@@ -109,10 +125,9 @@ inline void load_run(RAID_GLOBAL const uint2 *xc, uint b, uint off, uint n, uint
         }
         return;
     }
-#endif
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
-        const uint k = b + t;
+        const uint k = RET_INDEX(t, lid);
         v[t] = k < n ? xc[k] : (uint2)(0u, 0u);
     }
 }
@@ -123,18 +138,15 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint g = RAID_GROUP_ID(0);
     const uint lid = RAID_LOCAL_ID(0);
     const uint2 ch = chunk[g]; /* (offset of the chunk in x, number of returns) */
-    const uint b = lid * RAID_RUN;
     RAID_GLOBAL const uint2 *xc = x + ch.x;
 
-    /* Load this work-item's run of float64 bits into registers (load_run). The two returns before the run
-     * are the previous work-item's last two, read again (cache hits). */
+    /* Load this work-item's returns' float64 bits into registers (load_run); the two returns before each
+     * pair come split from the neighbouring work-item in the loop below. */
     RAID_LOCAL uint s_max, s_bad;
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
-    load_run(xc, b, ch.x, ch.y, v);
-    const uint2 w1 = b >= 1 && b < ch.y ? xc[b - 1] : (uint2)(0u, 0u);
-    const uint2 w2 = b >= 2 && b < ch.y ? xc[b - 2] : (uint2)(0u, 0u);
+    load_run(xc, lid, ch.x, ch.y, v);
 
     /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
      * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
@@ -146,7 +158,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     RAID_BARRIER();
     atomic_max(&s_max, mx);
 #if RAID_RELOAD
-    /* read the run again after the barrier (cache hits) instead of holding it in registers across it */
+    /* read the returns again after the barrier (cache hits) instead of holding them in registers across it */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #else
     RAID_BARRIER();
@@ -166,7 +178,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
 #if RAID_RELOAD
-    load_run(xc, b, ch.x, ch.y, v);
+    load_run(xc, lid, ch.x, ch.y, v);
 #endif
     /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
     const uint lim = max(ch.y, 2u) - 2u;
@@ -176,28 +188,65 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     for (int k = 0; k < NACC; k++)
         H[k] = 0.0f, L[k] = 0.0f;
 
-    /* Window state: |r| of the two returns before the current one (zero before the chunk's start). The
-     * values are split from the magnitudes' bits (the split is symmetric: |split(r)| = split(|r|)). */
-    const raid_df d1 = raid_bits_to_df(w1.y & 0x7FFFFFFFu, w1.x, sc), d2 = raid_bits_to_df(w2.y & 0x7FFFFFFFu, w2.x, sc);
-    float a1h = d1.hi, a2h = d2.hi;
+    /* Window state: |r| of the two returns before the current one (zero before the chunk's start), set
+     * by WINDOW_SET before each pair from the neighbour's split pair. The values are split from the
+     * magnitudes' bits (the split is symmetric: |split(r)| = split(|r|)); df: also their squares (the
+     * median's payload) and their order. */
+    float a1h = 0.0f, a2h = 0.0f;
 #if RAID_INPUT_DF
-    float a1l = d1.lo, a2l = d2.lo;
-    /* their squares (the median's payload) and their order */
-    float p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));
-    float p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));
-    int lt12 = DF_LT(a1h, a1l, a2h, a2l);
+    float a1l = 0.0f, a2l = 0.0f, p1 = 0.0f, pl1 = 0.0f, p2 = 0.0f, pl2 = 0.0f;
+    int lt12 = 0;
+#define WINDOW_SET(h1, l1, h2, l2)                                                                            \
+    do {                                                                                                     \
+        a1h = (h1), a1l = (l1), a2h = (h2), a2l = (l2);                                                      \
+        p1 = a1h * a1h, pl1 = RAID_FMAF(2.0f * a1h, a1l, RAID_FMAF(a1h, a1h, -p1));                          \
+        p2 = a2h * a2h, pl2 = RAID_FMAF(2.0f * a2h, a2l, RAID_FMAF(a2h, a2h, -p2));                          \
+        lt12 = DF_LT(a1h, a1l, a2h, a2l);                                                                    \
+    } while (0)
 #else
+#define WINDOW_SET(h1, l1, h2, l2) (a1h = (h1), a2h = (h2))
     float F[NACC]; /* the plain float run sums */
     for (int k = 0; k < NACC; k++)
         F[k] = 0.0f;
 #endif
+    /* The split pairs in local memory, (hi, lo) of both returns (df) or their floats (f32): each
+     * work-item's pair of a step in one of four rotating buffers (one barrier per step). XS_PREV(s): the
+     * pair s WG + lid - 1, the previous work-item's of step s, or for lid 0 work-item WG-1's of step s-1
+     * (none at the chunk's start: then anything, masked by XS_WINDOW). */
+#if RAID_INPUT_DF
+#define XS_T float4
+#define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (a).lo, (q).z = (b).hi, (q).w = (b).lo)
+#define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).z, (f0) ? 0.0f : (q).w, (f0) ? 0.0f : (q).x, (f0) ? 0.0f : (q).y)
+#else
+#define XS_T float2
+#define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (b).hi)
+#define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).y, 0.0f, (f0) ? 0.0f : (q).x, 0.0f)
+#endif
+    raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0;
+#if RAID_PART & 14
+    RAID_LOCAL XS_T xs[4 * RAID_WG];
+#define XS_PREV(s) xs[(((s) & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)]
+#endif
 
-    /* Every return of the run, the zeros past the chunk's end included: their terms are exact zeros (adding
+    /* Every return of the work-item, the zeros past the chunk's end included: their terms are exact zeros (adding
      * them changes no bit) and the median's window is masked. */
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
-        const uint i = b + t;
-        const raid_df r = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc); /* |r| */
+        const uint i = RET_INDEX(t, lid);
+        if (t % 2 == 0) { /* a pair starts: split it (and share it), take the previous pair's */
+            g0 = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
+            g1 = raid_bits_to_df(v[t + 1].y & 0x7FFFFFFFu, v[t + 1].x, sc);
+#if RAID_PART & 14
+            const uint s = t / 2;
+            XS_T q;
+            XS_PACK(q, g0, g1);
+            xs[(s & 3u) * RAID_WG + lid] = q;
+            RAID_BARRIER();
+            q = XS_PREV(s);
+            XS_WINDOW(q, s == 0 && lid == 0);
+#endif
+        }
+        const raid_df r = t % 2 ? g1 : g0; /* |r| */
         const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
         const float ah = r.hi;
         const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */

@@ -237,23 +237,33 @@ static void check_device(raid_ctx *dev, raid_ctx *cpu, const double *r, const in
     free(e);
 }
 
+/* Segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item,
+ * starting on return 7 of the buffer (odd: the unaligned loads); a run of zero returns (stale prices) and a
+ * jump. Fills off[0 .. *ns] (at most 32 entries); returns the returns (free()). */
+static const int64_t edge_lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
+static double *edge_returns(int64_t *off, size_t *ns)
+{
+    *ns = sizeof edge_lens / sizeof edge_lens[0];
+    off[0] = 7;
+    for (size_t i = 0; i < *ns; i++)
+        off[i + 1] = off[i] + edge_lens[i];
+    const size_t n = (size_t)off[*ns];
+    assert_true(n > 4400);
+    double *r = gaussian_returns(n, 2e-3);
+    memset(r + 100, 0, 40 * sizeof *r);
+    r[4200] = 0.05;
+    return r;
+}
+
 static void test_device_edges(void **state)
 {
     (void)state;
     if (!t_have_opencl())
         skip();
     raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
-    /* segments of 0, 1, 2, 3 returns; one chunk exactly; chunk + 1; chunk - 1; runs not filling a work-item */
-    const int64_t lens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 8192, 12289, 0, 3};
-    const size_t ns = sizeof lens / sizeof lens[0];
-    int64_t off[32] = {7};
-    for (size_t i = 0; i < ns; i++)
-        off[i + 1] = off[i] + lens[i];
-    const size_t n = (size_t)off[ns];
-    assert_true(n > 4200);
-    double *r = gaussian_returns(n, 2e-3);
-    memset(r + 100, 0, 40 * sizeof *r); /* a run of zero returns (stale prices) */
-    r[4200] = 0.05;                      /* a jump */
+    int64_t off[32];
+    size_t ns;
+    double *r = edge_returns(off, &ns);
     check_device(dev, cpu, r, off, ns, "edges");
     free(r);
     raid_ctx_destroy(dev);
@@ -272,7 +282,7 @@ static void test_device_many_chunks_and_policies(void **state)
     assert_int_equal(raid_ctx_set_chunk(dev, 256, 64), RAID_OK);
     check_device(dev, cpu, r, off, 2, "thousands of chunks");
     /* other work-group widths and chunk lengths */
-    const size_t pol[][2] = {{4096, 256}, {1024, 128}, {64, 64}, {512, 8}, {4096, 64}};
+    const size_t pol[][2] = {{4096, 256}, {1024, 128}, {128, 64}, {512, 8}, {4096, 64}};
     for (size_t i = 0; i < sizeof pol / sizeof pol[0]; i++) {
         char what[64];
         snprintf(what, sizeof what, "chunk %zu wg %zu", pol[i][0], pol[i][1]);
@@ -533,8 +543,8 @@ static void test_device_df_adversarial(void **state)
     assert_int_equal(raid_ctx_set_precision(dev, RAID_PREC_DF), RAID_OK);
     const struct { size_t chunk, wg; const char *opts; } cf[] = {
         {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_FAST_CBRT=0"},
-        {4096, 256, "-DRAID_RELOAD=1"},
-        {8192, 256, ""}, {2048, 64, ""}, {4096, 64, ""}, {512, 8, ""}, {192, 64, ""}};
+        {4096, 256, "-DRAID_RELOAD=1"}, {384, 64, "-DRAID_FOLD=1"}, {8192, 256, ""}, {2048, 64, ""},
+        {4096, 64, ""}, {512, 8, ""}, {384, 64, ""}, {128, 64, ""}};
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
         assert_int_equal(raid_ctx_set_chunk(dev, cf[j].chunk, cf[j].wg), RAID_OK);
         assert_int_equal(raid_tuning_set_build_options(dev, cf[j].opts), RAID_OK);
@@ -600,7 +610,7 @@ static void test_device_narrow_widths(void **state)
     for (int i = 0; i < 4000; i++)
         r[i] = 1e-3 * sin(0.7 * i); /* the tester's series */
     raid_realized a[16], b[16];
-    const size_t widths[] = {1, 2, 4, 8}, runs[] = {1, 3, 16, 64};
+    const size_t widths[] = {1, 2, 4, 8}, runs[] = {2, 6, 16, 64};
     for (size_t iw = 0; iw < 4; iw++)
         for (size_t ir = 0; ir < 4; ir++) {
             const size_t w = widths[iw], chunk = w * runs[ir];
@@ -651,6 +661,72 @@ static void test_device_ablation_parts(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* The kernel's pairs (work-item j takes the pairs t WG + j, so that a warp's loads are consecutive 16-byte
+ * pairs; the two returns before each pair come split from the neighbouring work-item through local memory):
+ * within the documented bounds of float64 in both policies (check_device) on chunk boundaries, chunks
+ * starting on odd returns of the buffer (the unaligned loads), segments shorter than a pair, runs of 2 and 64
+ * and narrow widths; bitwise reproducible; each ablation part's accumulators equal bit for bit to the fused
+ * kernel's. Odd runs (chunk length over width) are refused by the realized path with RAID_EINVAL. */
+static void test_device_pairs(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    int64_t off[32];
+    size_t ns;
+    double *r = edge_returns(off, &ns);
+    for (int i = 4300; i < 4400; i++)
+        r[i] = 1e-3 * sin(0.7 * i);
+    const size_t cf[][2] = {{4096, 256}, {4096, 64}, {384, 64}, {512, 8}, {16, 4}, {2, 1}, {64, 2}, {64, 1}};
+    raid_realized *a = malloc(ns * sizeof *a), *b = malloc(ns * sizeof *b);
+    for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
+        char what[64];
+        snprintf(what, sizeof what, "pairs, chunk %zu wg %zu", cf[j][0], cf[j][1]);
+        assert_int_equal(raid_ctx_set_chunk(dev, cf[j][0], cf[j][1]), RAID_OK);
+        check_device(dev, cpu, r, off, ns, what); /* ends in df */
+        for (int p = 0; p < 2; p++) {
+            assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_F32 : RAID_PREC_DF), RAID_OK);
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+            assert_memory_equal(a, b, ns * sizeof *a);
+        }
+    }
+    /* odd runs are refused, naming the rule; the context stays usable */
+    const size_t odd[][2] = {{3, 1}, {192, 64}, {256, 256}};
+    for (size_t j = 0; j < 3; j++) {
+        assert_int_equal(raid_ctx_set_chunk(dev, odd[j][0], odd[j][1]), RAID_OK);
+        assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_EINVAL);
+        assert_non_null(strstr(raid_ctx_errmsg(dev), "the realized kernel needs an even number"));
+    }
+    /* the ablation's parts (aligned and unaligned chunk starts), on the segments of 5 returns or more: the
+     * fused kernel's underflow guard sends some shorter ones to the host whole */
+    assert_int_equal(raid_ctx_set_chunk(dev, 4096, 256), RAID_OK);
+    const unsigned masks[4] = {RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_MED};
+    const unsigned owner[RAID_NACC] = {RAID_PART_RS, RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_QUART,
+                                       RAID_PART_MED};
+    double *all = malloc(ns * RAID_NACC * sizeof *all), *part = malloc(ns * RAID_NACC * sizeof *part);
+    for (int p = 0; p < 2; p++) {
+        assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
+        assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
+        for (int m = 0; m < 4; m++) {
+            assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, masks[m], part), RAID_OK);
+            for (size_t s = 0; s < ns; s++)
+                for (int k = 0; k < RAID_NACC; k++)
+                    if (owner[k] == masks[m] && edge_lens[s] >= 5)
+                        assert_memory_equal(&part[s * RAID_NACC + k], &all[s * RAID_NACC + k], sizeof(double));
+        }
+    }
+    assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+    free(all);
+    free(part);
+    free(a);
+    free(b);
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,6 +744,9 @@ int main(void)
         cmocka_unit_test(test_device_determinism),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),
+        cmocka_unit_test(test_device_pairs),
     };
+    if (getenv("RAID_TEST_FILTER")) /* e.g. RAID_TEST_FILTER='test_device_layout*' while working */
+        cmocka_set_test_filter(getenv("RAID_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

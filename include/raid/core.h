@@ -116,7 +116,10 @@ RAID_API raid_precision raid_ctx_precision(const raid_ctx *ctx);
 
 /** Chunk plan policy: chunk_len returns per chunk (default 4096), reduced by one work-group of
  *  wg_width work-items (default 256). chunk_len must be a positive multiple of wg_width, wg_width a
- *  power of two in [1, 1024] and at most the device's work-group limit. Every accepted pair gives results
+ *  power of two in [1, 1024] and at most the device's work-group limit. The realized measures on a device
+ *  (raid_realized_compute and the realized table) also need an even number of returns per work-item,
+ *  chunk_len / wg_width (the kernel reads pairs of returns): an odd one is accepted here but refused by
+ *  those calls with RAID_EINVAL naming the rule (other device operations accept it). Every accepted pair gives results
  *  within the same documented bounds; device results are bitwise reproducible for a given
  *  (chunk_len, wg_width). Errors: RAID_EINVAL (raid_ctx_errmsg; ctx NULL:
  *  raid_errmsg() only). */

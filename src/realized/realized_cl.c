@@ -93,8 +93,18 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
     const raid_precision prec = ctx->precision;
 
-    /* The kernel holds its run of bits in registers; local memory holds its reduction arrays. */
-    const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4;
+    /* The kernel reads pairs of returns (one 16-byte load a pair per work-item and step): an even number of
+     * returns per work-item. */
+    if ((ctx->chunk_len / ctx->wg_width) % 2 != 0)
+        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
+                         "work-item; the realized kernel needs an even number (pairs of returns)", ctx->chunk_len,
+                         ctx->wg_width, ctx->chunk_len / ctx->wg_width);
+    /* The kernel holds its run of bits in registers; local memory holds its reduction arrays and, unless only
+     * rs is computed, the neighbours' split pairs (four steps of WG pairs: 16 bytes a pair for df, 8 for f32). */
+    const uint64_t xs_need = (part_mask & ~(unsigned)RAID_PART_RS) ? (uint64_t)4 * ctx->wg_width *
+                                                                         (prec == RAID_PREC_DF ? 16 : 8)
+                                                                   : 0;
+    const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4 + xs_need;
     if (local_need > raid_dev_local_mem(ctx))
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
                          "the device has %llu (use a narrower work-group)", ctx->wg_width,
