@@ -464,8 +464,9 @@ static void bad_case(const char *name, const char *content, const char *extra, c
     snprintf(out_path, sizeof out_path, "%s/%s", bad_dir(), out_name);
     assert_int_equal(t_write_file(in, content), 0);
     char *out, *err;
-    /* --sample tick for prices (returns input refuses sampling options) */
-    const char *tick = strstr(extra, "--input returns") ? "" : "--sample tick";
+    /* --sample tick for prices (returns input refuses sampling options), unless extra gives its own
+     * (an option may be given once) */
+    const char *tick = strstr(extra, "--input returns") || strstr(extra, "--sample") ? "" : "--sample tick";
     int st = t_cli(&out, &err, "realized '%s' --device cpu %s %s -o '%s'", in, tick, extra, out_path);
     snprintf(prefix, sizeof prefix, "%s:%s: ", in, loc);
     if (st != 2 || !strstr(err, prefix) || !strstr(err, words))
