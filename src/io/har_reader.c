@@ -10,6 +10,7 @@
 #include "core/strlist.h"
 #include "io/symtab.h"
 #include "io/table.h"
+#include "io/tz.h"
 #include "raid.h"
 
 #include <math.h>
@@ -87,15 +88,19 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
     return RAID_OK;
 }
 
-/* The value checks of row i of batch b: an empty date, or (pname, the jump_p column's name, not NULL: the
- * model reads it) a jump_p outside [0, 1], is refused at its FILE:LINE:COL (raid_table_fail). */
+/* The value checks of row i of batch b: an empty date or one that is not a calendar date YYYY-MM-DD, or (pname, the jump_p column's name, not NULL: the model reads it) a jump_p outside
+ * [0, 1], is refused at its FILE:LINE:COL (raid_table_fail). */
 static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, const char *pname)
 {
     size_t len;
-    raid_tcol_text(&b->col[C_DATE], i, &len);
+    const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
+    int64_t days;
     if (!len)
         return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
                                "empty date (every row needs one)");
+    if (raid_io_parse_date(d, len, &days) != 0)
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
+                               "date '%.*s' is not a calendar date YYYY-MM-DD", raid_table_show(len), d);
     const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
     if (!isnan(p) && !(p >= 0 && p <= 1)) {
         const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
