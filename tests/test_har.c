@@ -534,9 +534,10 @@ static void set_line(char *text, int k, const char *line)
     memcpy(l, line, n);
 }
 
-/* Dates the reader refuses at the bad field itself (FILE:LINE:COL, exit 2, no output): a date that is
+/* Values the reader refuses at the bad field itself (FILE:LINE:COL, exit 2, no output): a date that is
  * not a calendar date YYYY-MM-DD (it was compared as text: 1996-13-45 or zzzz last was fitted and
- * forecast, 2001-02-30 in the middle blamed the next line). */
+ * forecast, 2001-02-30 in the middle blamed the next line), and an rv that is negative or infinite (a
+ * realized variance is neither; with --transform none a negative one was fitted). */
 static void test_cli_bad_values(void **state)
 {
     (void)state;
@@ -555,6 +556,9 @@ static void test_cli_bad_values(void **state)
         {32, "0.0001,A,2001-02-30\n", "", "32:3", "date '2001-02-30' is not a calendar date YYYY-MM-DD"},
         {32, "0.0001,A,2001-2-3\n", "", "32:3", "date '2001-2-3' is not a calendar date"},
         {32, "0.0001,A,2001-02-03T00:00:00\n", "", "32:3", "date '2001-02-03T00:00:00' is not a calendar date"},
+        {32, "-1e-5,A,2001-02-03\n", "--transform none", "32:1", "rv is negative"},
+        {32, "-0.0001,A,2001-02-03\n", "", "32:1", "rv is negative"},
+        {32, "1e999,A,2001-02-03\n", "", "32:1", "rv is too large for float64"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char bad[8192];
@@ -572,6 +576,16 @@ static void test_cli_bad_values(void **state)
         free(out);
         free(err);
     }
+    /* zero is a variance: with --transform none it is fitted, with log a missing day (as before) */
+    set_line(csv, 32, "0,A,2001-02-03\n");
+    assert_int_equal(t_write_file(p, csv), 0);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --transform none", p), 0);
+    free(out);
+    free(err);
+    assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --transform log", p), 0);
+    assert_non_null(strstr(err, "design rows left out"));
+    free(out);
+    free(err);
 }
 
 static void test_cli_order_errors(void **state)
