@@ -5,6 +5,7 @@
 
 #include "raid.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 enum { EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_CHECK = 3, EXIT_DEVICE = 4 };
@@ -58,6 +59,12 @@ void cli_abort_output(cli_out *o);                   /* close and remove the tem
  * directory (by device and inode) and the same last component. An output renamed over the input, or
  * over another output of the same run, would destroy it: the commands refuse such pairs. */
 int cli_same_file(const char *a, const char *b);
+
+/* Every option may be given once (a second value would silently replace the first): call with each
+ * result opt of getopt_long over longopts; seen has one entry per entry of longopts, NULL before the
+ * loop. 0, or EXIT_USAGE with "raid CMD: --NAME given twice ('A', then 'B')" (or "-o ...", or
+ * "--FLAG given twice") printed. --help and getopt's ':' and '?' pass. */
+int cli_option_once(const char *cmd, const struct option *longopts, int opt, const char **seen);
 
 /* The options of a command whose options are strings: --NAME VALUE for names[0 .. n) (at most 13) into
  * values[0 .. n), -o/--output into values[n], --help (its help printed: -1); then one input FILE,

@@ -47,7 +47,10 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
     int opt, li = 0, have_step = 0;
     optind = 1;
     opterr = 0;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (cli_option_once("garch", longopts, opt, seen) != 0)
+            return EXIT_USAGE;
         if (opt >= 1 && opt <= 4 && !*optarg)
             USAGE("empty --%s\n", longopts[li].name);
         switch (opt) {

@@ -54,7 +54,13 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
     double a;
     optind = 1;
     opterr = 0;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (cli_option_once("har", longopts, opt, seen) != 0)
+            {
+            rc = EXIT_USAGE;
+            goto done;
+        }
         if (opt >= 1 && opt <= 6 && !*optarg)
             USAGE("empty --%s\n", longopts[li].name);
         switch (opt) {

@@ -29,7 +29,10 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
     optind = 1;
     opterr = 0;
     *window = 0;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (cli_option_once("ma", longopts, opt, seen) != 0)
+            return EXIT_USAGE;
         switch (opt) {
         case 'o':
         case 'd':

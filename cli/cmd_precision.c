@@ -196,7 +196,10 @@ int cmd_precision_report(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        if (cli_option_once("precision-report", longopts, c, seen) != 0)
+            return EXIT_USAGE;
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_DEVICE: device = optarg; break;

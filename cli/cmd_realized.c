@@ -63,7 +63,10 @@ int cmd_realized(int argc, char **argv)
     const char *price_only = NULL; /* a --sample, --session or --tz given: prices only */
     optind = 1;
     opterr = 0;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (cli_option_once("realized", longopts, opt, seen) != 0)
+            return EXIT_USAGE;
         if (opt >= 1 && opt <= 5 && !*optarg) {
             fprintf(stderr, "raid realized: empty --%s\n", longopts[li].name);
             return EXIT_USAGE;

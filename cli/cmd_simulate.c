@@ -41,7 +41,10 @@ int cmd_simulate(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        if (cli_option_once("simulate", longopts, c, seen) != 0)
+            return EXIT_USAGE;
         int bad = 0;
         int64_t iv64 = 0;
         double d = 0;

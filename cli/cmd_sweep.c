@@ -45,7 +45,10 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
     int opt, li = 0;
     optind = 1;
     opterr = 0;
+    const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+        if (cli_option_once("sweep", longopts, opt, seen) != 0)
+            return EXIT_USAGE;
         raid_sweep_spec *sp = &a->spec;
         switch (opt) {
         case 'o': case 'd': case 't':

@@ -244,6 +244,26 @@ int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_j
     return rc;
 }
 
+int cli_option_once(const char *cmd, const struct option *longopts, int opt, const char **seen)
+{
+    size_t i = 0;
+    while (longopts[i].name && longopts[i].val != opt)
+        i++;
+    if (!longopts[i].name || opt == 'h') /* ':' and '?' (reported by the caller), --help */
+        return 0;
+    const char *v = longopts[i].has_arg == no_argument ? "" : optarg;
+    if (seen[i]) { /* a second value would silently replace the first (--by a --by b sorted by b) */
+        if (*v || *seen[i])
+            fprintf(stderr, "raid %s: %s%s given twice ('%s', then '%s')\n", cmd, opt == 'o' ? "-o" : "--",
+                    opt == 'o' ? "" : longopts[i].name, seen[i], v);
+        else
+            fprintf(stderr, "raid %s: --%s given twice\n", cmd, longopts[i].name);
+        return EXIT_USAGE;
+    }
+    seen[i] = v;
+    return 0;
+}
+
 int cli_string_options(const char *cmd, int argc, char **argv, const char *const *names, const char **values, size_t n)
 {
     struct option longopts[16];
@@ -254,6 +274,7 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
     longopts[k++] = (struct option){"help", no_argument, 0, 'h'};
     longopts[k] = (struct option){0, 0, 0, 0};
     const char **out_path = &values[n];
+    const char *seen[16] = {0};
     int opt, li = 0;
     optind = 1;
     opterr = 0;
@@ -270,13 +291,9 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
             fprintf(stderr, "raid %s: empty %s%s\n", cmd, opt == 'o' ? "-o" : "--", opt == 'o' ? "" : names[opt - 256]);
             return EXIT_USAGE;
         }
-        const char **slot = opt == 'o' ? out_path : &values[opt - 256];
-        if (*slot) { /* a second value would silently replace the first (--by a --by b sorted by b) */
-            fprintf(stderr, "raid %s: %s%s given twice ('%s', then '%s')\n", cmd, opt == 'o' ? "-o" : "--",
-                    opt == 'o' ? "" : names[opt - 256], *slot, optarg);
+        if (cli_option_once(cmd, longopts, opt, seen) != 0)
             return EXIT_USAGE;
-        }
-        *slot = optarg;
+        *(opt == 'o' ? out_path : &values[opt - 256]) = optarg;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "raid %s: expected one input FILE (see raid help %s)\n", cmd, cmd);

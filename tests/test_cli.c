@@ -464,8 +464,9 @@ static void bad_case(const char *name, const char *content, const char *extra, c
     snprintf(out_path, sizeof out_path, "%s/%s", bad_dir(), out_name);
     assert_int_equal(t_write_file(in, content), 0);
     char *out, *err;
-    /* --sample tick for prices (returns input refuses sampling options) */
-    const char *tick = strstr(extra, "--input returns") ? "" : "--sample tick";
+    /* --sample tick for prices (returns input refuses sampling options), unless extra gives its own
+     * (an option may be given once) */
+    const char *tick = strstr(extra, "--input returns") || strstr(extra, "--sample") ? "" : "--sample tick";
     int st = t_cli(&out, &err, "realized '%s' --device cpu %s %s -o '%s'", in, tick, extra, out_path);
     snprintf(prefix, sizeof prefix, "%s:%s: ", in, loc);
     if (st != 2 || !strstr(err, prefix) || !strstr(err, words))
@@ -499,6 +500,21 @@ static void test_bad_input(void **state)
              "cannot parse timestamp '2020-13-02T09:31:00'");
     bad_case("backwards", H "A,2020-01-02T10:00:00,12\nB,2020-01-02T09:00:00,12\nA,2020-01-02T09:59:59,12\n", "",
              "4:2", "time goes backwards for symbol 'A'");
+    /* rows with and without an offset under a zone other than UTC: a row without offset is a local time
+       there, and the instants are compared (09:40 New York is 14:40Z, after 04:45-05:00 = 09:45Z; it was
+       compared as 09:40Z and accepted) */
+    bad_case("mixedtz", H "A,2018-01-02T09:40:00,10.05\nA,2018-01-02T04:45:00-05:00,10.2\n", "--tz America/New_York",
+             "3:2", "time goes backwards for symbol 'A': '2018-01-02T04:45:00-05:00' before '2018-01-02T09:40:00'");
+    {   /* and in order: 09:45Z, then 05:00 New York = 10:00Z (was refused: 05:00 read as 05:00Z) */
+        const char *in = t_tmppath("mixedtz_ok.csv");
+        assert_int_equal(t_write_file(in, H "A,2018-01-02T09:45:00Z,10.05\nA,2018-01-02T05:00:00,10.2\n"), 0);
+        char *out, *err;
+        const int st = t_cli(&out, &err, "realized '%s' --device cpu --sample tick --tz America/New_York", in);
+        if (st != 0 || !strstr(out, "\nA,2018-01-02,1,"))
+            fail_msg("mixedtz_ok: exit %d, stdout '%s', stderr '%s'", st, out, err);
+        free(out);
+        free(err);
+    }
     bad_case("nopricecol", "symbol,timestamp,size\n" R1, "", "1:1", "missing column 'price'");
     bad_case("fewfields", H R1 "A,2020-01-02T10:00:01\n", "", "3:2", "expected 3 fields, found 2");
     bad_case("empty", "", "", "1:1", "empty input (no header row)");

@@ -107,8 +107,16 @@ static void check_all_ways(const raid_read_opts *o, const char *must_have)
 /* A tick file: nsym symbols interleaved over ndays days, nper rows per symbol and day, timestamps with an
  * offset (+01:00) on every fifth row, prices near 100; `bad` rows changed by the caller's edits. nsym 0:
  * no symbol column (one series). */
+static int zone_local; /* 1: the rows without an offset are Europe/Zurich (UTC+1) times, not UTC */
+static struct {
+    int nsym, ndays, nper, quote_from;
+    const char *(*edit)(int row, char *buf);
+} last_ticks; /* the arguments of the last write_ticks, to write the file again for zone_local */
+
 static void write_ticks(int nsym, int ndays, int nper, int quote_from, const char *(*edit)(int row, char *buf))
 {
+    last_ticks.nsym = nsym, last_ticks.ndays = ndays, last_ticks.nper = nper, last_ticks.quote_from = quote_from;
+    last_ticks.edit = edit;
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     const int nosym = nsym == 0;
@@ -124,8 +132,8 @@ static void write_ticks(int nsym, int ndays, int nper, int quote_from, const cha
                 const int sec = 8 * 3600 + (int)((int64_t)j * 9 * 3600 / nper) + s;
                 const double p = 100.0 + (double)((z >> 33) % 2000) / 100.0;
                 char ts[64];
-                if (row % 5 == 0) /* the same instant written in UTC+1 */
-                    snprintf(ts, sizeof ts, "2024-03-%02dT%02d:%02d:%02d+01:00", 4 + d, (sec + 3600) / 3600,
+                if (row % 5 == 0) /* the same instant written in UTC+1 (a row without offset is a local time) */
+                    snprintf(ts, sizeof ts, "2024-03-%02dT%02d:%02d:%02d+01:00", 4 + d, (sec + 3600 * !zone_local) / 3600,
                              (sec / 60) % 60, sec % 60);
                 else
                     snprintf(ts, sizeof ts, "2024-03-%02dT%02d:%02d:%02d", 4 + d, sec / 3600, (sec / 60) % 60,
@@ -160,8 +168,12 @@ static void opts_variants(const char *must_have)
     o.sample_us = 300 * INT64_C(1000000);
     check_all_ways(&o, must_have);
     raid_parse_session("09:30-16:00", &o.session_start_s, &o.session_end_s);
-    o.tz = "Europe/Zurich"; /* the +01:00 rows through the zone */
+    o.tz = "Europe/Zurich"; /* the +01:00 rows through the zone; the rows without offset are Zurich times */
+    zone_local = 1;
+    write_ticks(last_ticks.nsym, last_ticks.ndays, last_ticks.nper, last_ticks.quote_from, last_ticks.edit);
     check_all_ways(&o, must_have);
+    zone_local = 0;
+    write_ticks(last_ticks.nsym, last_ticks.ndays, last_ticks.nper, last_ticks.quote_from, last_ticks.edit);
 }
 
 static void test_seams_clean(void **state)

@@ -127,6 +127,43 @@ static void test_known_offsets(void **st)
     raid_io_tz_free(z);
 }
 
+/* The instant of a local time (raid_io_tz_instant, the order key of a CSV row without offset under --tz):
+ * exact away from the switches, one of the two in a repeated hour, the switch itself in a skipped hour, so
+ * that local times in order never give instants out of order. New York and Sydney (east), in both eras. */
+static void test_local_instants(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *zone;
+        int y, m, d, hh, mm;
+        int64_t want_s; /* seconds after that day's 00:00 UTC; or below: either */
+        int64_t or_s;
+    } c[] = {
+        {"America/New_York", 2020, 1, 15, 12, 0, 17 * 3600, -1},
+        {"America/New_York", 2020, 3, 8, 1, 59, 6 * 3600 + 59 * 60, -1},
+        {"America/New_York", 2020, 3, 8, 2, 0, 7 * 3600, -1},  /* skipped: the switch, 07:00Z */
+        {"America/New_York", 2020, 3, 8, 2, 30, 7 * 3600, -1},
+        {"America/New_York", 2020, 3, 8, 3, 0, 7 * 3600, -1},  /* 03:00 EDT */
+        {"America/New_York", 2020, 3, 8, 3, 1, 7 * 3600 + 60, -1},
+        {"America/New_York", 2020, 11, 1, 1, 30, 5 * 3600 + 1800, 6 * 3600 + 1800}, /* repeated */
+        {"America/New_York", 2020, 11, 1, 2, 0, 7 * 3600, -1},
+        {"America/New_York", 2045, 3, 12, 2, 30, 7 * 3600, -1}, /* the footer's rules */
+        {"Australia/Sydney", 2020, 10, 4, 2, 30, -8 * 3600, -1}, /* 02:00 AEST -> 03:00 AEDT = 16:00Z the day before */
+        {"Australia/Sydney", 2020, 10, 4, 3, 30, -8 * 3600 + 1800, -1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        raid_io_tz *z = NULL;
+        assert_int_equal(raid_io_tz_open(&z, c[i].zone), RAID_OK);
+        const int64_t day = raid_io_days_from_civil(c[i].y, c[i].m, c[i].d) * 86400;
+        const int64_t w_us = (day + c[i].hh * 3600 + c[i].mm * 60) * RAID_US_PER_S;
+        const int64_t got = raid_io_tz_instant(z, w_us) / RAID_US_PER_S - day;
+        if (got != c[i].want_s && got != c[i].or_s)
+            fail_msg("%s %d-%02d-%02d %02d:%02d: %lld s, expected %lld", c[i].zone, c[i].y, c[i].m, c[i].d, c[i].hh,
+                     c[i].mm, (long long)got, (long long)c[i].want_s);
+        raid_io_tz_free(z);
+    }
+}
+
 /* POSIX TZ strings alone (the footer code), against glibc given the same string. */
 static void test_posix_strings(void **st)
 {
@@ -247,6 +284,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_civil),         cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_local_instants),
         cmocka_unit_test(test_known_offsets), cmocka_unit_test(test_zurich),
         cmocka_unit_test(test_new_york),      cmocka_unit_test(test_tokyo),
         cmocka_unit_test(test_sydney),        cmocka_unit_test(test_utc),

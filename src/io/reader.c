@@ -75,6 +75,8 @@ typedef struct pre_cfg {
     const raid_io_tz *tz;
     int has_sym, tick;
     int64_t sample_us;
+    int fixed;         /* the zone has one offset at all times (UTC): a local time's instant is local - fixed_us */
+    int64_t fixed_us;
 } pre_cfg;
 
 struct raid_reader {
@@ -207,6 +209,14 @@ static int derive(const void *arg, raid_tbatch *b)
             if (utc_s < lo || utc_s >= hi)
                 off = raid_io_tz_offset(cf->tz, utc_s, &lo, &hi);
             local = instant + (int64_t)off * RAID_US_PER_S;
+        } else if (cf->fixed) {
+            instant -= cf->fixed_us; /* UTC: nothing */
+        } else { /* the instant of a local time: one offset at it read as UTC and at the instant so found */
+            const int64_t ws = raid_io_floordiv(local, RAID_US_PER_S);
+            if (ws < lo || ws >= hi)
+                off = raid_io_tz_offset(cf->tz, ws, &lo, &hi);
+            instant = ws - off >= lo && ws - off < hi ? local - (int64_t)off * RAID_US_PER_S
+                                                      : raid_io_tz_instant(cf->tz, local); /* near a switch */
         }
         int64_t day, tod;
         uint8_t f = raid_seg_day(cf->sg, local, &day, &tod) ? PRE_KEEP : 0;
@@ -466,8 +476,11 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
     raid_table_relative_lines(rd->tb); /* lines are needed for messages only: no pass over them per block */
     rd->profile = getenv("RAID_CSV_PROFILE") != NULL;
     if (!ret) { /* the parsing threads derive each block's instants, dates and (tick) returns */
+        int64_t lo, hi;
+        const int32_t off0 = raid_io_tz_offset(raid_seg_tz(rd->sg), 0, &lo, &hi);
         rd->cfg = (pre_cfg){rd->sg, raid_seg_tz(rd->sg), rd->has_sym, raid_seg_sample_us(rd->sg) == 0,
-                            raid_seg_sample_us(rd->sg)};
+                            raid_seg_sample_us(rd->sg), lo == INT64_MIN && hi == INT64_MAX,
+                            (int64_t)off0 * RAID_US_PER_S};
         raid_table_set_block_fn(rd->tb, derive, &rd->cfg);
     }
     /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read

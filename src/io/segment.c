@@ -360,6 +360,14 @@ const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i)
     return i < sg->nsyms ? raid_symtab_name(&sg->tab, i) : NULL;
 }
 
+int64_t raid_seg_instant(raid_seg *sg, int64_t w_us)
+{
+    const int64_t off = raid_seg_local(sg, w_us) - w_us, w_s = raid_io_floordiv(w_us, RAID_US_PER_S);
+    if (w_s - off / RAID_US_PER_S >= sg->tz_lo && w_s - off / RAID_US_PER_S < sg->tz_hi) /* one offset */
+        return w_us - off;
+    return raid_io_tz_instant(sg->tz, w_us);
+}
+
 int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
 {
     const int64_t utc_s = raid_io_floordiv(t_us, RAID_US_PER_S);

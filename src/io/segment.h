@@ -43,6 +43,9 @@ int64_t raid_seg_sample_us(const raid_seg *sg);
 /* Local wall-clock time (microseconds since 1970-01-01T00:00:00 local) of the UTC instant t_us in the
  * segmenter's zone (cached per interval of constant offset). */
 int64_t raid_seg_local(raid_seg *sg, int64_t t_us);
+/* The UTC instant of local wall-clock time w_us in the segmenter's zone: the offset at w_us read as UTC,
+ * then at the instant so found (as raid bars; the order key of a row without an offset). */
+int64_t raid_seg_instant(raid_seg *sg, int64_t w_us);
 
 /* Where a row comes from, for the order messages: ref is the caller's row reference (a line number, a
  * row index), text the row's time as the caller wants it quoted (NULL when the caller formats it itself

@@ -111,8 +111,8 @@ static const char *show_time(char *buf, size_t len, const char *text, size_t tle
     return fmt_time(buf, len, raw, utc);
 }
 
-/* Row tk->rows of symbol si: the order key `instant` (a UTC instant when utc, else local wall-clock time),
- * price p; text: the row's timestamp as given (NULL from raid_ticks_push). */
+/* Row tk->rows of symbol si at `instant` (a UTC instant when utc, else local wall-clock time, whose UTC
+ * instant is the order key), price p; text: the row's timestamp as given (NULL from raid_ticks_push). */
 static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int64_t instant, int utc, double p,
                             const char *text, size_t tlen)
 {
@@ -122,7 +122,7 @@ static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int
                      tk->rows, symbol, p);
     const int64_t local = utc ? raid_seg_local(tk->sg, instant) : instant;
     const raid_seg_row w = {tk->rows, text, tlen, instant, utc};
-    const int rc = raid_seg_price(tk->sg, si, instant, local, p, &w);
+    const int rc = raid_seg_price(tk->sg, si, utc ? instant : raid_seg_instant(tk->sg, instant), local, p, &w);
     if (rc == RAID_SEG_OK)
         return RAID_OK;
     if (rc == RAID_SEG_ENOMEM)

@@ -454,3 +454,17 @@ int32_t raid_io_tz_offset(const raid_io_tz *z, int64_t t, int64_t *lo, int64_t *
         *hi = h;
     return off;
 }
+
+int64_t raid_io_tz_instant(const raid_io_tz *tz, int64_t w_us)
+{
+    const int64_t w = raid_io_floordiv(w_us, RAID_US_PER_S);
+    const int32_t o1 = raid_io_tz_offset(tz, w, NULL, NULL);
+    int64_t lo, hi;
+    const int32_t o2 = raid_io_tz_offset(tz, w - o1, &lo, &hi);
+    if (o2 == o1)
+        return w_us - (int64_t)o1 * RAID_US_PER_S;
+    if (raid_io_tz_offset(tz, w - o2, NULL, NULL) == o2)
+        return w_us - (int64_t)o2 * RAID_US_PER_S;
+    /* in the gap: the switch lies between w - o1 and w - o2, at an end of the interval of w - o1 */
+    return (o1 < o2 ? lo : hi) * RAID_US_PER_S;
+}

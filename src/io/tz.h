@@ -62,5 +62,10 @@ void raid_io_tz_free(raid_io_tz *tz);
  * If lo/hi are not NULL they receive an interval [*lo, *hi) containing t over which the offset is
  * constant (a cache key for the caller). */
 int32_t raid_io_tz_offset(const raid_io_tz *tz, int64_t t, int64_t *lo, int64_t *hi);
+/* The UTC instant (microseconds) of local wall-clock time w_us: the offset at w_us read as UTC, then at the
+ * instant so found, then the other one, the first that gives w_us back (a repeated local hour: one of its
+ * two instants); a local time that does not exist (the hour skipped by a switch to summer time) is the
+ * instant of the switch, so that local times in order have instants in order (equal in the gap). */
+int64_t raid_io_tz_instant(const raid_io_tz *tz, int64_t w_us);
 
 #endif

@@ -280,7 +280,23 @@ def test_cli_repeated_options(tmp_path):
              (["sort", str(p), "--by", "x", "--by", "y"], "raid sort: --by given twice ('x', then 'y')"),
              (["quantile", str(p), "--col", "x", "--q", "0.5", "--q", "0.9"], "raid quantile: --q given twice"),
              (["groupby", str(p), "--by", "k", "--agg", "count", "-o", str(tmp_path / "a"), "-o", str(tmp_path / "b")],
-              "raid groupby: -o given twice")]
+              "raid groupby: -o given twice"),
+             # every command, through the one check (cli_option_once): the last value no longer wins
+             (["realized", str(p), "--sample", "5min", "--sample", "1min"],
+              "raid realized: --sample given twice ('5min', then '1min')"),
+             (["realized", str(p), "--device", "cpu", "--device", "opencl"], "raid realized: --device given twice"),
+             (["realized", str(p), "-o", str(tmp_path / "a"), "--output", str(tmp_path / "b")],
+              "raid realized: -o given twice"),
+             (["realized", str(p), "--check", "--check"], "raid realized: --check given twice"),
+             (["har", str(p), "--model", "har", "--model", "harq"], "raid har: --model given twice ('har', then 'harq')"),
+             (["har", str(p), "--rv-col", "a", "--rv-col", "b"], "raid har: --rv-col given twice"),
+             (["garch", str(p), "--model", "garch", "--model", "gjr"], "raid garch: --model given twice"),
+             (["ma", str(p), "--window", "3", "--window", "4"], "raid ma: --window given twice ('3', then '4')"),
+             (["sweep", str(p), "--fast", "2:4", "--fast", "3:5"], "raid sweep: --fast given twice"),
+             (["simulate", "--seed", "1", "--seed", "2", "-o", str(tmp_path / "s.csv")], "raid simulate: --seed given twice"),
+             (["precision-report", "--seed", "1", "--seed", "2", "-o", str(tmp_path / "p.png")],
+              "raid precision-report: --seed given twice"),
+             (["bars", str(p), "--interval", "1min", "--interval", "5min"], "raid bars: --interval given twice")]
     for args, words in cases:
         r = subprocess.run([cli, *args], capture_output=True, text=True)
         assert r.returncode == 1 and words in r.stderr and r.stdout == "", (args, r.returncode, r.stderr)
