@@ -100,19 +100,14 @@ static int acc_push(acc *r, int64_t key, double price, double size)
 
 enum { C_SYM = 0, C_TS = 1, C_PRICE = 2, C_SIZE = 3 };
 
-/* The local wall-clock time of a UTC instant, and the instant of a local wall-clock time (its offset at
- * the guess, then again: the order check compares instants). */
+/* The local wall-clock time of a UTC instant (the instant of a local wall-clock time is raid_io_tz_instant,
+ * the same rule as `raid realized`'s: the order check compares instants; a time in a spring-forward gap
+ * is the moment of the switch). */
 static int64_t wall_of(const raid_io_tz *tz, int64_t utc)
 {
     return utc + (int64_t)raid_io_tz_offset(tz, raid_io_floordiv(utc, RAID_US_PER_S), NULL, NULL) * RAID_US_PER_S;
 }
 
-static int64_t utc_of(const raid_io_tz *tz, int64_t wall)
-{
-    const int64_t w = raid_io_floordiv(wall, RAID_US_PER_S);
-    const int32_t o1 = raid_io_tz_offset(tz, w, NULL, NULL), o2 = raid_io_tz_offset(tz, w - o1, NULL, NULL);
-    return wall - (int64_t)o2 * RAID_US_PER_S;
-}
 
 /* One trade of symbol q (its name for messages) at local time wall and instant utc: the order, price and
  * size checks (every trade), the session window, the interval's key. Returns RAID_OK, or RAID_ENOMEM, or
@@ -192,7 +187,7 @@ static raid_status read_trades(raid_bars *bars, const char *path, acc *a)
             if (ts->tz_s[i] != RAID_T_NO_OFFSET)
                 utc = wall - (int64_t)ts->tz_s[i] * RAID_US_PER_S, wall = wall_of(a->tz, utc);
             else
-                utc = utc_of(a->tz, wall);
+                utc = raid_io_tz_instant(a->tz, wall);
             int col = 0;
             st = trade_add(a, raid_symtab_add(&bars->syms, name, len), name, wall, utc, b.col[C_PRICE].f64[i],
                            has_size ? b.col[C_SIZE].f64[i] : 1.0, msg, sizeof msg, &col);
@@ -355,7 +350,7 @@ raid_status raid_bars_compute(raid_ctx *ctx, const int64_t *sym, const char *con
                            (long long)t);
             break;
         }
-        const int64_t wall = flags & RAID_BARS_UTC ? wall_of(tz, t) : t, utc = flags & RAID_BARS_UTC ? t : utc_of(tz, t);
+        const int64_t wall = flags & RAID_BARS_UTC ? wall_of(tz, t) : t, utc = flags & RAID_BARS_UTC ? t : raid_io_tz_instant(tz, t);
         int col = 0;
         st = trade_add(&a, q, raid_symtab_name(&bars->syms, (size_t)q), wall, utc, price[i], size ? size[i] : 1.0, msg,
                        sizeof msg, &col);
