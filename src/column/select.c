@@ -174,6 +174,20 @@ static double np_lerp(double a, double b, double t)
     return r;
 }
 
+/* The value of rank r (its order statistic o) for the quantile's _lerp. The zeros of a segment are one
+ * key; numpy's partition holds them (mostly) in index order, so rank r of a zero is the
+ * (r - o->nless)-th zero of xs in index order (a host scan, only when a zero is an operand). */
+static double rank_value(const double *xs, size_t n, int64_t r, const raid_sel_rank *o, const raid_sel_info *in)
+{
+    if (o->key != RAID_SEL_KEY_ZERO)
+        return key_value(xs, o->key, in);
+    uint64_t k = (uint64_t)r - o->nless;
+    for (size_t i = (size_t)in->first_zero; i < n; i++)
+        if (xs[i] == 0.0 && k-- == 0)
+            return xs[i];
+    return xs[in->first_zero]; /* not reached: the segment holds o->neq zeros */
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -242,8 +256,8 @@ static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double
             continue;
         }
         const int64_t hi = lo[j] == last ? last : lo[j] + 1;
-        const double va = key_value(xs, res[find_rank(r, u, lo[j])].key, &in);
-        const double vb = key_value(xs, res[find_rank(r, u, hi)].key, &in);
+        const double va = rank_value(xs, n, lo[j], &res[find_rank(r, u, lo[j])], &in);
+        const double vb = rank_value(xs, n, hi, &res[find_rank(r, u, hi)], &in);
         row[j] = np_lerp(va, vb, gam[j]);
     }
 done:
