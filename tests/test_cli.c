@@ -490,7 +490,7 @@ static void test_bad_input(void **state)
     bad_case("inf", H R1 "A,2020-01-02T09:31:00,inf\n", "", "3:3", "cannot parse price 'inf'");
     bad_case("hex", H R1 "A,2020-01-02T09:31:00,0x64\n", "", "3:3", "cannot parse price '0x64'");
     bad_case("blank", H R1 "A,2020-01-02T09:31:00,\" 101\"\n", "", "3:3", "cannot parse price ' 101'");
-    bad_case("overflow", H R1 "A,2020-01-02T09:31:00,1e999\n", "", "3:3", "price must be positive and finite: '1e999'");
+    bad_case("overflow", H R1 "A,2020-01-02T09:31:00,1e999\n", "", "3:3", "price out of float64's range: '1e999'");
     /* A symbol must be UTF-8: the byte is named, and shown escaped. */
     bad_case("utf8", H R1 "A\xFF\xC3\xA9,2020-01-02T09:31:00,101\n", "", "3:1",
              "symbol is not valid UTF-8 (byte 2 is 0xFF): 'A\\xFF\\xC3\\xA9'");
@@ -536,7 +536,7 @@ static void test_bad_input(void **state)
     bad_case("retinf", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,-inf\n", "--input returns", "3:3",
              "cannot parse return '-inf'");
     bad_case("retbig", "symbol,date,ret\nA,2020-01-02,0.01\nA,2020-01-02,-1e400\n", "--input returns", "3:3",
-             "return must be finite: '-1e400'");
+             "return out of float64's range: '-1e400'");
 
     /* a file that does not exist: exit 2, the path in the message */
     char missing[600], out_path[700];

@@ -452,9 +452,13 @@ static void test_fast_float(void **st)
 static void test_number_rule(void **st)
 {
     (void)st;
-    static const char *ok[] = {"+7", "+.5", "-5.", "1e5", "+1E-5", "0.1", "1e999"};
-    static const char *no[] = {"0x10", "inf", "nan", "infinity", "+inf", "-nan", "1e", ".", "+", "1.2.3", "1e+", "e5",
-                               "0x1p3", "1_000", "\" 1\"", "1d5"};
+    static const char *ok[] = {"+7", "+.5", "-5.", "1e5", "+1E-5", "0.1", "1e-400", "-1e-400", "4e-324",
+                               "1.7976931348623158e308"}; /* underflow rounds to 0 or a subnormal */
+    /* the refused: junk (cannot parse), and the first 5 a finite decimal that rounds to +-inf (strtod's
+     * HUGE_VAL): refused rather than read as the inf that "inf" itself may not give */
+    static const char *no[] = {"1e999", "-1e999", "1e309", "1.7976931348623159e308", "+2e308", "0x10", "inf", "nan",
+                               "infinity", "+inf", "-nan", "1e", ".", "+", "1.2.3", "1e+", "e5", "0x1p3", "1_000",
+                               "\" 1\"", "1d5"};
     const char *path = t_tmppath("blocks_num.csv");
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         char text[128];
@@ -473,10 +477,22 @@ static void test_number_rule(void **st)
         char *got = read_all(path, 0, 0, -1, 0, 10);
         const char *shown = no[i][0] == '"' ? " 1" : no[i];
         char want[512];
-        snprintf(want, sizeof want, "status %d: FILE:2:2: cannot parse price '%s'\n", (int)RAID_EPARSE, shown);
+        if (i < 5)
+            snprintf(want, sizeof want, "status %d: FILE:2:2: price out of float64's range: '%s'\n", (int)RAID_EPARSE,
+                     shown);
+        else
+            snprintf(want, sizeof want, "status %d: FILE:2:2: cannot parse price '%s'\n", (int)RAID_EPARSE, shown);
         assert_string_equal(got, want);
         free(got);
     }
+    /* 400 digits: shown cut to 80 */
+    char text[512] = "a,b\nX,";
+    memset(text + strlen(text), '9', 400);
+    strcpy(text + 7 + 400, "\n");
+    write_bytes(path, text, strlen(text));
+    char *got = read_all(path, 0, 0, -1, 0, 10);
+    assert_non_null(strstr(got, "FILE:2:2: price out of float64's range: '9999"));
+    free(got);
 }
 
 /* The documented number rule, spelled out: [+-]digits[.digits][(e|E)[+-]digits], a digit before the

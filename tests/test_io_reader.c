@@ -415,7 +415,7 @@ static void test_returns_input(void **st)
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,nan\n", &o, RAID_EPARSE,
                  "3:3: cannot parse return 'nan'"); /* numbers are decimal only */
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,-1e400\n", &o, RAID_EPARSE,
-                 "3:3: return must be finite: '-1e400'");
+                 "3:3: return out of float64's range: '-1e400'");
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-02,1..2\n", &o, RAID_EPARSE,
                  "3:3: cannot parse return '1..2'");
     expect_error("symbol,date,ret\nX,2020-01-02,0.01\nX,2020-01-32,0\n", &o, RAID_EPARSE,
@@ -436,7 +436,7 @@ static void test_errors(void **st)
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,inf\n", &o, RAID_EPARSE,
                  "2:3: cannot parse price 'inf'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,1e309\n", &o, RAID_EPARSE,
-                 "2:3: price must be positive and finite: '1e309'");
+                 "2:3: price out of float64's range: '1e309'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,12abc\n", &o, RAID_EPARSE,
                  "2:3: cannot parse price '12abc'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,\n", &o, RAID_EPARSE,
@@ -754,7 +754,7 @@ static void test_return_range(void **st)
     expect_error("date,ret,symbol\n2020-01-02,-1.0000001e74,X\n", &o, RAID_EPARSE,
                  "2:2: return out of range (|r| > 1e74): '-1.0000001e74'");
     expect_error("symbol,date,ret\nX,2020-01-02,inf\n", &o, RAID_EPARSE, "2:3: cannot parse return 'inf'");
-    expect_error("symbol,date,ret\nX,2020-01-02,2e308\n", &o, RAID_EPARSE, "2:3: return must be finite: '2e308'");
+    expect_error("symbol,date,ret\nX,2020-01-02,2e308\n", &o, RAID_EPARSE, "2:3: return out of float64's range: '2e308'");
     const char *p = write_tmp("big.csv", "symbol,date,ret\nX,2020-01-02,1e74\nX,2020-01-02,-1e74\n");
     raid_batch b;
     raid_batch_init(&b);

@@ -142,9 +142,16 @@ static void test_numbers(void **st)
         if (parse_one(RAID_T_F64, ok[i].s, &v, NULL) != 0 || v != ok[i].v)
             fail_msg("'%s' read as %g, expected %g", ok[i].s, v, ok[i].v);
     }
+    /* beyond float64 (it would round to an infinity, and "inf" is refused): an error; underflow rounds */
+    const char *huge[] = {"1e999", "-1e999", "1.7976931348623159e308", "1000000000000000000000000000000000000000e300"};
+    for (size_t i = 0; i < sizeof huge / sizeof *huge; i++)
+        if (parse_one(RAID_T_F64, huge[i], NULL, NULL) == 0)
+            fail_msg("accepted number '%s'", huge[i]);
     double v;
-    assert_int_equal(parse_one(RAID_T_F64, "1e999", &v, NULL), 0); /* too large: an infinity, for the caller */
-    assert_true(isinf(v));
+    assert_int_equal(parse_one(RAID_T_F64, "-1e-400", &v, NULL), 0);
+    assert_true(v == 0.0 && signbit(v));
+    assert_int_equal(parse_one(RAID_T_F64, "4e-324", &v, NULL), 0);
+    assert_true(v > 0.0 && v < 1e-323);
     const char *bad[] = {"0x64", "0X1p3", "inf",  "-inf", "nan",    "NaN", "infinity", "\" 1\"", "\"1 \"",
                          "1e",   "e3",    ".",    "+",    "-",      "1,5", "1_000",    "1.2.3", "--1",
                          "1e+",  "\"\"",  "\xD9\xA1", "1d", "12abc", "\"1\n2\""};

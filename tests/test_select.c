@@ -70,6 +70,12 @@ static double ref_rank(const double *x, const ki *s, size_t r)
         r--;
     return x[s[r].idx];
 }
+/* a quantile's operand: the same, except that zeros (one key) are taken in index order: rank r is the
+ * stable sort's own element (numpy's partition keeps its zeros mostly in index order) */
+static double ref_qrank(const double *x, const ki *s, size_t r)
+{
+    return x[s[r].idx] == 0.0 ? x[s[r].idx] : ref_rank(x, s, r);
+}
 static int has_nan(const double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -115,12 +121,12 @@ static void check_quantiles(raid_ctx *ctx, const double *x, size_t n, const ki *
             const double h = (double)(n - 1) * q[j];
             double a, b, t;
             if (h >= (double)(n - 1)) {
-                a = b = ref_rank(x, s, n - 1);
+                a = b = ref_qrank(x, s, n - 1);
                 t = h + 1.0;
             } else {
                 const size_t f = (size_t)floor(h);
-                a = ref_rank(x, s, f);
-                b = ref_rank(x, s, f + 1);
+                a = ref_qrank(x, s, f);
+                b = ref_qrank(x, s, f + 1);
                 t = h - floor(h);
             }
             const double d = b - a;
@@ -288,6 +294,23 @@ static void test_signed_zero(void **state)
         assert_int_equal(raid_select_median(ctxs[c], x, off, 1, &v), RAID_OK);
         assert_true(v == 0.0 && !signbit(v)); /* numpy: 0.0 + (-0.0) */
     }
+    /* quantiles: each rank's zero in index order, then numpy's _lerp (np.quantile([-0.0, 0.0], 0.5) is +0.0,
+     * [-0.0, -0.0, 0.0] at 0.25 is -0.0 and at 0.75 +0.0, [0.0, -0.0] at 1.0 +0.0: t = 2 there) */
+    const struct {
+        double x[3];
+        int64_t n;
+        double q, want;
+    } qz[] = {{{-0.0, 0.0}, 2, 0.5, 0.0},         {{-0.0, 0.0}, 2, 0.75, 0.0},
+              {{-0.0, -0.0, 0.0}, 3, 0.25, -0.0}, {{-0.0, -0.0, 0.0}, 3, 0.75, 0.0},
+              {{0.0, -0.0}, 2, 1.0, 0.0},         {{-0.0, 0.0}, 2, 1.0, 0.0},
+              {{-0.0, 0.0, -0.0}, 3, 1.0, 0.0},   {{-0.0, 0.0, -0.0}, 3, 0.25, 0.0}};
+    for (size_t i = 0; i < sizeof qz / sizeof qz[0]; i++)
+        for (int c = 0; c < (g_dev ? 2 : 1); c++) {
+            const int64_t o[2] = {0, qz[i].n};
+            double v;
+            assert_int_equal(raid_select_quantile(ctxs[c], qz[i].x, o, 1, &qz[i].q, 1, &v), RAID_OK);
+            expect_bits(v, qz[i].want, "signed-zero quantile", (size_t)qz[i].n, qz[i].q);
+        }
 }
 
 /* Several segments at a non-zero first offset: each as the one-array call gives it. */

@@ -207,10 +207,9 @@ def groupby(keys, values, aggs, valid, skipna, device):
         dtype = np.dtype(dtype)
         return np.frombuffer(ffi.buffer(ptr, G * dtype.itemsize), dtype=dtype).copy() if G else np.zeros(0, dtype)
 
-    cols, names, seen = [pa.array(arr(lib.raid_groupby_keys(g), np.int64))], ["key"], {}
-    for j, a in enumerate(aggs):
-        names.append(a if a not in seen else f"{a}_{seen[a]}")
-        seen[a] = seen.get(a, 0) + 1
+    cols, names = [pa.array(arr(lib.raid_groupby_keys(g), np.int64))], ["key"]
+    for j, a in enumerate(aggs):  # distinct names (raid.groupby checked them)
+        names.append(a)
         cols.append(pa.array(arr(lib.raid_groupby_counts(g), np.int64) if a == "count"
                              else arr(lib.raid_groupby_column(g, j), np.float64)))
     return pa.table(cols, names=names)

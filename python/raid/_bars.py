@@ -1,6 +1,8 @@
 """Trades to OHLCV bars through the library's bars job on arrays (raid_bars_compute, include/raid/bars.h;
 docs/column.md "Ticks to bars"): the same checks, session window, keys and exact group sums as `raid bars`,
 the result as a pandas DataFrame with the CLI's columns."""
+import datetime
+
 import numpy as np
 import pandas as pd
 
@@ -8,6 +10,19 @@ from ._core import as_c, check, context, ffi, lib, real_floats, symbol_codes
 from ._realized import _column, _datetime_us
 
 _FIELDS = ("open", "high", "low", "close", "volume", "vwap")
+
+
+def _interval_text(interval):
+    """A timedelta (pandas, datetime, numpy) as the "Nms" / "Ns" text; any other value unchanged."""
+    if isinstance(interval, (datetime.timedelta, np.timedelta64)):  # pd.Timedelta is a datetime.timedelta
+        if isinstance(interval, np.timedelta64) and np.isnat(interval):
+            raise ValueError("bad interval NaT")
+        ns = int(pd.Timedelta(interval).value)
+        if ns <= 0 or ns % 1_000_000:
+            raise ValueError(f"bad interval {interval!r}: a positive whole number of milliseconds is needed")
+        ms = ns // 1_000_000
+        return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"
+    return interval
 
 
 def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=None, time_col=None, price_col=None,
@@ -23,7 +38,8 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
     float64 (ValueError naming the row otherwise: beyond 2**53 not every integer is); any other dtype
     (text, bool, object) raises TypeError. A pandas Series instead of a DataFrame raises TypeError.
     interval: "Nms", "Ns", "Nmin", "Nh" or "Nd" (N a positive integer; at most 3650 days), e.g. "1min",
-    "90min", "25h", "1d". tz: the IANA zone of the local
+    "90min", "25h", "1d"; or a pd.Timedelta, datetime.timedelta or np.timedelta64 of a positive whole
+    number of milliseconds (ValueError otherwise), e.g. pd.Timedelta("5min"). tz: the IANA zone of the local
     time (None: UTC, the CLI's default). session: None or "HH:MM-HH:MM" (local time, both ends inclusive;
     `raid realized --session`'s window: across midnight, the evening trades belong to the next trading
     date, which bars of whole days follow). device: as raid.context.
@@ -60,7 +76,7 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
         keep = [ffi.new("char[]", s) for s in names]
         pnames, nsym = ffi.new("char *[]", keep), len(names)
     text = lambda s: ffi.new("char[]", str(s).encode()) if s is not None else ffi.NULL  # noqa: E731
-    iv, ptz, pses = text(interval), text(tz), text(session)
+    iv, ptz, pses = text(_interval_text(interval)), text(tz), text(session)
     out = ffi.new("raid_bars **")
     ctx = context(device)
     check(lib.raid_bars_compute(ctx, psym, pnames, nsym, pt, pp, ps, t_us.size, iv, ptz, pses,

@@ -147,7 +147,10 @@ def array(ptr, n, dtype):
 
 def as_c(a, dtype, name):
     """A C-contiguous one-dimensional numpy array of dtype (float64 or int64) and a cffi pointer to its
-    data (keep the array alive while the pointer is used)."""
+    data (keep the array alive while the pointer is used). A 0-d array or scalar is refused as numpy's
+    np.sort refuses it (np.ascontiguousarray alone would make it one-dimensional)."""
+    if np.ndim(a) != 1:
+        raise ValueError(f"{name} must be one-dimensional, not of shape {np.shape(a)}")
     a = np.ascontiguousarray(a, dtype=dtype)
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, not of shape {a.shape}")
@@ -162,12 +165,32 @@ class DtypeError(TypeError, ValueError):
     ValueError, which raid.realized raised for it before."""
 
 
+def _nullable(a):
+    """a pandas Series or array of a nullable (masked) integer, unsigned or boolean dtype (Int64, UInt8,
+    boolean, ...): pandas' to_numpy() gives float64 (rounding past 2**53) or object where it holds NA."""
+    return (isinstance(a, (pd.Series, pd.api.extensions.ExtensionArray)) and
+            isinstance(a.dtype, pd.api.extensions.ExtensionDtype) and a.dtype.kind in "iub" and
+            hasattr(a.dtype, "numpy_dtype"))
+
+
 def plain(a, name):
-    """np.asarray(a) (a pandas Series: its values); ValueError for a masked array (its mask would be lost)."""
+    """np.asarray(a) (a pandas Series: its values) in native byte order (a big-endian '>f8' array: a
+    converted copy); ValueError for a masked array (its mask would be lost). A pandas nullable integer
+    (Int64, ...) gives its numpy dtype (int64, ...), never a float64 cast: ValueError naming the first NA
+    row if it holds one (real_floats with exact_integers makes NA a NaN instead)."""
     if isinstance(a, np.ma.MaskedArray):
         raise ValueError(f"{name}: masked arrays are refused (the mask would be ignored); give the values "
                          "to use, e.g. a.compressed() with offsets to match")
-    return np.asarray(a.to_numpy() if isinstance(a, pd.Series) else a)
+    if _nullable(a):
+        na = np.asarray(pd.isna(a))
+        if na.any():
+            raise ValueError(f"row {int(np.flatnonzero(na)[0])}: {name} is NA (pandas {a.dtype}): drop the "
+                             f"NA rows or give the values without them")
+        return a.to_numpy(dtype=a.dtype.numpy_dtype)
+    a = np.asarray(a.to_numpy() if isinstance(a, pd.Series) else a)
+    if a.dtype.kind in "fiuc" and not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    return a
 
 
 _EXACT_FLOATS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
@@ -177,7 +200,16 @@ def real_floats(a, name, exact_integers=False):
     """a as a numpy float64 array: float64, or float32 / float16 (upcast exactly). Any other dtype (int,
     uint, bool, complex, object, str, longdouble) raises DtypeError (a TypeError) naming it: a silent cast
     of int64 to float64 rounds values beyond 2**53, so the caller converts explicitly. exact_integers: an
-    integer dtype is taken when every value converts to float64 exactly, else ValueError naming the row."""
+    integer dtype is taken when every value converts to float64 exactly, else ValueError naming the row.
+    A pandas nullable integer (Int64 ...) follows the rule of its numpy dtype (DtypeError without
+    exact_integers; with it, its NAs become NaN). Big-endian arrays are converted (a copy)."""
+    if _nullable(a) and a.dtype.kind in "iu":
+        na = np.asarray(pd.isna(a))
+        f = real_floats(a.to_numpy(dtype=a.dtype.numpy_dtype, na_value=0), name, exact_integers)
+        if na.any():
+            f = f.copy()
+            f[na] = np.nan
+        return f
     a = plain(a, name)
     if a.dtype in _EXACT_FLOATS:
         return a.astype(np.float64, copy=False)
@@ -201,13 +233,6 @@ def column_floats(a, name):
     real_floats' rules and integers taken when exact: int64 past 2**53 or uint64 past it, bool, object
     and str raise (DtypeError / ValueError naming the row) rather than being rounded or parsed silently.
     pandas' nullable dtypes (Float64, Int64, ...) give NaN where they hold NA."""
-    if isinstance(a, pd.Series) and pd.api.types.is_extension_array_dtype(a.dtype) and a.dtype.kind in "iuf":
-        na = a.isna().to_numpy()
-        f = real_floats(a.to_numpy(dtype=a.dtype.numpy_dtype, na_value=0), name, exact_integers=True)
-        if na.any():
-            f = f.copy()
-            f[na] = np.nan
-        return f
     return real_floats(a, name, exact_integers=True)
 
 

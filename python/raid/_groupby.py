@@ -26,16 +26,20 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     even), the same bits on every device; an all-null group sums to 0.0, its other aggregations are NaN.
     device: as raid.context ("cpu", "opencl", ...; None: $RAID_DEVICE or auto).
     Returns a DataFrame indexed by the distinct keys in ascending order (index name "key"), one column per
-    aggregation named by it (a repeated name gets a suffix "_1", "_2", ...); count is int64.
+    aggregation named by it (an aggregation given twice is a ValueError, as in `raid groupby --agg`);
+    count is int64.
     Errors: ValueError (arguments), RaidError (the library's).
     keys and values may be pyarrow Arrays or ChunkedArrays (int64 keys without nulls, float64 values whose
     nulls are null rows; read in place through the Arrow C data interface): the result is then a pyarrow
     Table with the column "key" and the aggregations' columns."""
-    if _arrow.is_arrow(keys) or _arrow.is_arrow(values):
-        return _arrow.groupby(keys, values, aggs, valid, skipna, device)
     if isinstance(aggs, str):
         aggs = [aggs]
     aggs = list(aggs)
+    twice = [a for i, a in enumerate(aggs) if a in aggs[:i]]
+    if twice:  # two columns of one name; the CLI's message
+        raise ValueError(f"aggregation {twice[0]!r} given twice")
+    if _arrow.is_arrow(keys) or _arrow.is_arrow(values):
+        return _arrow.groupby(keys, values, aggs, valid, skipna, device)
     if not aggs:
         raise ValueError("aggs must name at least one aggregation")
     codes = []
@@ -83,10 +87,8 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
 
     index = pd.Index(arr(lib.raid_groupby_keys_f64(g), np.float64) if fkeys else
                      arr(lib.raid_groupby_keys(g), np.int64), name="key")
-    cols, seen = {}, {}
-    for j, a in enumerate(aggs):
-        name = a if a not in seen else f"{a}_{seen[a]}"
-        seen[a] = seen.get(a, 0) + 1
-        cols[name] = arr(lib.raid_groupby_counts(g), np.int64) if a == "count" else \
+    cols = {}
+    for j, a in enumerate(aggs):  # distinct names (checked above)
+        cols[a] = arr(lib.raid_groupby_counts(g), np.int64) if a == "count" else \
             arr(lib.raid_groupby_column(g, j), np.float64)
     return pd.DataFrame(cols, index=index)

@@ -4,7 +4,8 @@ semantics bit for bit (np.partition, np.median, np.quantile(method='linear'), np
 np.nanmin/np.nanmax, the ends of np.sort(kind='stable')), on the cpu path or a device.
 
 Every function takes a one-dimensional array x of float64 (float32 and float16 are upcast exactly; a
-pandas Series's values too) and returns a numpy float64 scalar; any other dtype of x (int, uint, bool,
+pandas Series's values too; a big-endian array is converted to native byte order, a copy; a 0-d array or
+scalar raises ValueError, as for raid.sort) and returns a numpy float64 scalar; any other dtype of x (int, uint, bool,
 object, str) raises TypeError: convert explicitly, e.g. x.astype(np.float64), exact for integers only up
 to 2**53 in magnitude (np.median of int64 is not that of its float64 cast). With offsets (nseg + 1
 non-decreasing integers, the segments x[offsets[s]:offsets[s+1]]; ValueError for floats) it returns one
@@ -18,11 +19,11 @@ arrays (quantile of several q, topk) as pyarrow arrays; offsets are for numpy in
 import numpy as np
 
 from . import _arrow
-from ._core import as_c, c_int, check, context, ffi, integers, lib, real_floats
+from ._core import _nullable, as_c, c_int, check, context, ffi, integers, lib, real_floats
 
 
 def _prepare(x, offsets):
-    x = real_floats(x.to_numpy() if hasattr(x, "to_numpy") else x, "x")
+    x = real_floats(x.to_numpy() if hasattr(x, "to_numpy") and not _nullable(x) else x, "x")
     if x.ndim != 1:
         raise ValueError(f"x must be one-dimensional, not of shape {x.shape}")
     single = offsets is None
@@ -68,11 +69,16 @@ def median(x, *, offsets=None, device=None):
 
 def quantile(x, q, *, offsets=None, device=None):
     """np.quantile(x, q) with method='linear' and float64 q (a scalar or a one-dimensional array of values
-    in [0, 1]); NaN when x holds a NaN. Returns a scalar for a scalar q, else an array of q's length; with
+    in [0, 1]; a string q raises TypeError; an integer q, 0 or 1, is numpy's element without interpolation:
+    the stable sort's first or last element, so np.quantile([inf], 0) is inf and of [-0.0, -0.0] at 1 -0.0); NaN when x holds a NaN. Returns a scalar for a scalar q, else an array of q's length; with
     offsets an array (nseg,) or (nseg, len(q))."""
     if _arrow.is_arrow(x):
         return _arrow.quantile(x, q, device, offsets=offsets)
-    qa = np.asarray(q, dtype=np.float64)
+    qa = np.asarray(q)
+    if qa.dtype.kind not in "fiu":  # np.asarray("0.5", float) would parse the text; numpy refuses it too
+        raise TypeError(f"q must be a number or an array of numbers, not {type(q).__name__} of dtype {qa.dtype}")
+    integer_q = qa.dtype.kind in "iu"
+    qa = qa.astype(np.float64)
     if qa.ndim > 1:
         raise ValueError(f"q must be a scalar or one-dimensional, not of shape {qa.shape}")
     qv, pq = as_c(qa.reshape(-1), np.float64, "q")
@@ -81,6 +87,10 @@ def quantile(x, q, *, offsets=None, device=None):
     ctx = context(device)
     check(lib.raid_select_quantile(ctx, px, poff, nseg, pq, qv.size, pout), ctx)
     res = out[:nseg * qv.size].reshape(nseg, qv.size)
+    if integer_q and nseg:  # numpy takes the element for an integer q (0 or 1), no _lerp: the stable sort's end
+        both = [topk(x, 1, largest=big, offsets=off, device=device).reshape(nseg) for big in (False, True)]
+        lo = np.where(np.isnan(both[1]), both[1], both[0])  # a NaN anywhere: NaN (numpy's last element)
+        res = np.where(qv == 0, lo[:, None], both[1][:, None])
     if qa.ndim == 0:
         res = res[:, 0]
     return res[0] if single else res

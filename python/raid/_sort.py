@@ -44,7 +44,8 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     NaN still last. valid: None or a boolean array (True: valid); invalid entries (nulls) sort after NaN,
     in input order. offsets: None, or nseg + 1 non-decreasing int64: each x[offsets[s]:offsets[s+1]] is
     sorted on its own into the same slice of the result (entries outside the offsets' range are NaN).
-    x: float64 (float32 and float16 are upcast exactly); any other dtype (int, uint, bool, object, str)
+    x: one-dimensional (a 0-d array or scalar raises ValueError, as np.sort), float64 (float32 and float16
+    are upcast exactly; big-endian is converted to native byte order, a copy); any other dtype (int, uint, bool, object, str)
     raises TypeError: convert explicitly, e.g. x.astype(np.float64), exact for integers only up to 2**53.
     offsets must be integers (ValueError for floats such as 0.5, or values past int64).
     device: as raid.context (None: $RAID_DEVICE or auto; "cpu"; "opencl"...). Errors: ValueError

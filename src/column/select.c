@@ -174,6 +174,27 @@ static double np_lerp(double a, double b, double t)
     return r;
 }
 
+/* The values val[0..u) of the distinct ascending ranks r[0..u) (order statistics res) for the quantile's
+ * _lerp. The zeros of a segment are one key; numpy's partition holds them (mostly) in index order, so
+ * rank r of a zero is the (r - nless)-th zero of xs in index order: one host scan for all of them, only
+ * when a zero is an operand (those ordinals ascend with r). */
+static void rank_values(const double *xs, size_t n, const int64_t *r, size_t u, const raid_sel_rank *res,
+                        const raid_sel_info *in, double *val)
+{
+    size_t zi = (size_t)in->first_zero;
+    uint64_t seen = 0; /* zeros of xs[0..zi) */
+    for (size_t j = 0; j < u; j++) {
+        val[j] = key_value(xs, res[j].key, in);
+        if (res[j].key != RAID_SEL_KEY_ZERO)
+            continue;
+        for (const uint64_t k = (uint64_t)r[j] - res[j].nless; zi < n; zi++)
+            if (xs[zi] == 0.0 && seen++ == k) {
+                val[j] = xs[zi++];
+                break;
+            }
+    }
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -202,11 +223,11 @@ static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double
 {
     const quantile_arg *qa = arg;
     const size_t nq = qa->nq;
-    double *gam = malloc(nq * sizeof *gam);
+    double *gam = malloc(nq * sizeof *gam), *val = malloc(2 * nq * sizeof *val);
     int64_t *lo = malloc(nq * sizeof *lo), *r = malloc(2 * nq * sizeof *r);
     raid_sel_rank *res = malloc(2 * nq * sizeof *res);
     raid_status st = RAID_OK;
-    if (!gam || !lo || !r || !res) {
+    if (!gam || !val || !lo || !r || !res) {
         st = nomem(e->ctx, "raid_select_quantile");
         goto done;
     }
@@ -236,18 +257,19 @@ static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double
     raid_sel_info in;
     if ((st = engine_ranks(e, a, n, r, u, res, &in)) != RAID_OK)
         goto done;
+    if (!in.nnan)
+        rank_values(xs, n, r, u, res, &in, val);
     for (size_t j = 0; j < nq; j++) {
         if (in.nnan) {
             row[j] = xs[in.first_nan];
             continue;
         }
         const int64_t hi = lo[j] == last ? last : lo[j] + 1;
-        const double va = key_value(xs, res[find_rank(r, u, lo[j])].key, &in);
-        const double vb = key_value(xs, res[find_rank(r, u, hi)].key, &in);
-        row[j] = np_lerp(va, vb, gam[j]);
+        row[j] = np_lerp(val[find_rank(r, u, lo[j])], val[find_rank(r, u, hi)], gam[j]);
     }
 done:
     free(gam);
+    free(val);
     free(lo);
     free(r);
     free(res);

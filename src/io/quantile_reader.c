@@ -134,8 +134,12 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
         vs[nv++] = vs[i];
     }
     off[ns] = (int64_t)nv;
-    if (!by && ng == 0) /* an empty file: one row of NaN */
-        t->keys[0] = 0, seg_of[0] = -1, ng = 1;
+    if (!by && ns == 0) { /* no value at all: refused, as np.quantile of an empty array raises */
+        free(seg_of);
+        st = raid_fail(NULL, RAID_EPARSE, "%s: column '%s' has no values (no quantile of no values)",
+                       path, col);
+        goto done;
+    }
     t->ngroups = ng;
     double *res = malloc((ns ? ns : 1) * t->nq * sizeof *res);
     if (!res || !(t->out = malloc(ng * t->nq * sizeof *t->out))) {

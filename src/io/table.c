@@ -640,6 +640,10 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     }
     case RAID_T_F64:
         bad = parse_decimal(s, n, &c->f64[row]) != 0;
+        if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX: "inf" itself is refused */
+            pfail(ps, line, colno, "%s out of float64's range: '%.*s'", sp->what, raid_table_show(n), s);
+            return -1;
+        }
         break;
     case RAID_T_I64:
         bad = parse_int(s, n, &c->i64[row]) != 0;

@@ -126,9 +126,9 @@ def test_groupby(device):
         ka = pa.array(keys).slice(off, n)
         va = pa.array(x, mask=~valid).slice(off, n)
         for skipna in (False, True):
-            aggs = ["count", "sum", "mean", "min", "max", "first", "last", "sum"]
+            aggs = ["count", "sum", "mean", "min", "max", "first", "last"]
             t = raid.groupby(ka, va, aggs, skipna=skipna, device=device)
-            assert isinstance(t, pa.Table) and t.column_names == ["key"] + aggs[:-1] + ["sum_1"]
+            assert isinstance(t, pa.Table) and t.column_names == ["key"] + aggs
             want = raid.groupby(keys[off:off + n], x[off:off + n], aggs, valid=valid[off:off + n], skipna=skipna,
                                 device=device)
             assert t.column("key").to_numpy().tolist() == want.index.tolist()

@@ -185,8 +185,10 @@ def test_arguments():
     assert raid.groupby([1, 1], None, aggs="count")["count"].tolist() == [2]
     empty = raid.groupby(np.zeros(0, np.int64), np.zeros(0), aggs=["sum", "count"])
     assert empty.shape == (0, 2)
-    two = raid.groupby([1, 1], [1.0, 2.0], aggs=["sum", "sum"])
-    assert list(two.columns) == ["sum", "sum_1"]
+    with pytest.raises(ValueError, match="aggregation 'sum' given twice"):  # as raid groupby --agg
+        raid.groupby([1, 1], [1.0, 2.0], aggs=["sum", "sum"])
+    with pytest.raises(ValueError, match="aggregation 'count' given twice"):
+        raid.groupby([1, 1], [1.0, 2.0], aggs=["count", "mean", "count"])
 
 
 def cli_groupby_every_device(path, aggs="sum:x,mean:x,min:x,max:x,first:x,last:x,count:x,count"):

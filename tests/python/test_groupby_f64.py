@@ -88,7 +88,7 @@ def test_cli_float_keys(tmp_path):
     cli = os.environ.get("RAID_CLI", "raid")
     rng = np.random.default_rng(4)
     n = 5000
-    pool = ["0", "-0.0", "0.0", "1.5", "-1.5", "1e400", "-1e400", "0.1", "0.30000000000000004", "2.5e-324",
+    pool = ["0", "-0.0", "0.0", "1.5", "-1.5", "1.7976931348623157e308", "-1.7976931348623157e308", "0.1", "0.30000000000000004", "2.5e-324",
             "9007199254740993", "9007199254740992.0", "1e-400", "-1e-400"]
     keys = [pool[i] if i < len(pool) else repr(float(np.round(rng.standard_normal(), 1)))
             for i in rng.integers(0, 2 * len(pool), n)]

@@ -7,6 +7,7 @@ import subprocess
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import raid
 
@@ -48,3 +49,15 @@ def test_prices_and_groups(data_dir, tmp_path):
     p.write_text("k,x\n1,2\n1,abc\n")
     rc, out, err = run(p, "--col", "x", "--q", "0.5")
     assert rc == 2 and ":3:2: cannot parse value 'abc'" in err and out == ""
+    # no value at all without --by (header only, or only nulls): refused as raid.quantile / np.quantile of an
+    # empty array are, and no output file is left; with --by, no rows is no groups
+    o = tmp_path / "o.csv"
+    for text in ("x\n", "k,x\n1,\n2,\n"):
+        p.write_text(text)
+        rc, out, err = run(p, "--col", "x", "--q", "0.5", "-o", o)
+        assert rc == 2 and f"{p}: column 'x' has no values" in err and out == "" and not o.exists(), err
+    with pytest.raises(raid.RaidError, match="empty"):
+        raid.quantile(np.array([]), 0.5)
+    p.write_text("k,x\n")
+    rc, out, err = run(p, "--col", "x", "--q", "0.5", "--by", "k")
+    assert rc == 0 and out == "k,q0.5\n", err

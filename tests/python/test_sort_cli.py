@@ -73,7 +73,7 @@ def write_rows(tmp_path, header, rows, eol=b"\n"):
 
 def test_adversarial_floats(tmp_path):
     rng = random.Random(11)
-    pool = ["0", "-0.0", "0.0", "+0", "-0", "1e400", "-1e400", "1e-400", "-1e-400", "4.9e-324", "2.5e-324",
+    pool = ["0", "-0.0", "0.0", "+0", "-0", "1e-400", "-1e-400", "4.9e-324", "2.5e-324",
             "1.7976931348623157e308", "-1.7976931348623157e308", "1", "1.0", "1.00000000000000001", "-1",
             "0.1", "0.30000000000000004", "0.3", "", "", "9007199254740993", "9007199254740992", "1.5", "2.5",
             "-2.5", ".5", "5.", "1E3", "1000", "-1e-5"]
@@ -133,6 +133,14 @@ def test_errors(tmp_path):
     assert rc == 2 and out == b"" and f"{p}:3:1: integer '99999999999999999999' is beyond the int64 range" in err
     p.write_bytes(b"a,b\n1.5,x\n99999999999999999999,y\n")  # a decimal column: float64 (as pandas)
     assert run(p, "--by", "a")[1] == b"a,b\n1.5,x\n99999999999999999999,y\n"
+    # a finite decimal beyond float64 is refused (it would read as inf, which is refused as text); underflow
+    # rounds (to 0 or a subnormal) and is kept
+    rc, out, err = run("-", "--by", "v", stdin=b"k,v\n1,1e309\n2,1\n")
+    assert rc == 2 and out == b"" and "-:2:2: value out of float64's range: '1e309'" in err
+    rc, out, err = run("-", "--by", "v", stdin=b"k,v\n1,1\n2," + b"7" * 1_000_000 + b"\n")
+    assert rc == 2 and out == b"" and "-:3:2: value out of float64's range: '7777" in err
+    rc, out, _ = run("-", "--by", "v", stdin=b"k,v\n1,1\n2,-1e-400\n3,4e-324\n")
+    assert rc == 0 and out == b"k,v\n2,-1e-400\n3,4e-324\n1,1\n"
     p.write_bytes(b"a,b\n1,x\n2\n")
     o = tmp_path / "o.csv"
     rc, out, err = run(p, "--by", "a", "-o", o)
