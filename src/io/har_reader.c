@@ -104,10 +104,9 @@ static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, con
         return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
                                "date '%.*s' is not a calendar date YYYY-MM-DD", raid_table_show(len), d);
     const double v = b->col[C_RV].f64[i];
-    if (v < 0 || isinf(v))
+    if (v < 0) /* (a decimal beyond float64's range is refused by the table reader itself) */
         return raid_table_fail(tb, b->col[C_RV].line[i], raid_table_col(tb, C_RV),
-                               "%s %s (a realized variance is non-negative and finite)", rvname,
-                               isinf(v) ? "is too large for float64" : "is negative");
+                               "%s is negative (a realized variance is non-negative and finite)", rvname);
     const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
     if (!isnan(p) && !(p >= 0 && p <= 1)) {
         const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
