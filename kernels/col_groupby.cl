@@ -50,7 +50,8 @@
 #ifndef GB_B0 /* the first exponent bucket kept (the lowest q of a value, over 8) */
 #define GB_B0 0
 #endif
-#ifndef GB_NOCNT /* 1: the counts come from the group ids (gb_ids_direct's counting mode) */
+#ifndef GB_NOCNT /* 1: no count per row (counts not asked: a -0.0 flags GB_F_NEGZ instead; or the counts come
+                    from the group ids, gb_ids_direct's counting mode) */
 #define GB_NOCNT 0
 #endif
 #define GB_EBW (GB_EB == 2 ? 4u : 3u) /* words per exponent bucket */
@@ -60,6 +61,7 @@
 #define GB_F_PINF 2u
 #define GB_F_NINF 4u
 #define GB_F_NZ 8u
+#define GB_F_NEGZ 32u /* with GB_NOCNT: a -0.0 value (the group is not empty: its zero sum is -0.0 unless GB_F_NZ) */
 #define GB_EMPTY 0xFFFFFFFFu /* an empty word of the group-id tables (no key word reaches it: < 2^31) */
 
 /* ---- the group ids (docs/groupby.md "Group ids on the device") -------------------------------------
@@ -351,7 +353,8 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
             f = nan ? GB_F_NAN : (hi >> 31) ? GB_F_NINF : GB_F_PINF;                                        \
         } else {                                                                                            \
             /* with sums, GB_F_NZ only for +0.0: the host adds it where the tables are not zero */        \
-            f = GB_SUM ? ((hi | lo) == 0u ? GB_F_NZ : 0u) : (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ; \
+            f = GB_SUM ? ((hi | lo) == 0u ? GB_F_NZ : GB_NOCNT && hi == 0x80000000u && !lo ? GB_F_NEGZ : 0u) \
+                       : (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ;                                      \
             const uint mh = (hi & 0xFFFFFu) | (E ? 0x100000u : 0u), ml = lo;                                \
             if (GB_SUM && (mh | ml)) {                                                                      \
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
@@ -459,7 +462,8 @@ inline void gb_eb_decode(uint2 v, int base, uint *at, uint *lo, uint *hi, uint *
         *f = ((v.y & 0xFFFFFu) | v.x) ? GB_F_NAN : (v.y >> 31) ? GB_F_NINF : GB_F_PINF;
         return;
     }
-    *f = (v.y | v.x) == 0u ? GB_F_NZ : 0u; /* +0.0 only (the host adds GB_F_NZ for nonzero tables) */
+    *f = (v.y | v.x) == 0u ? GB_F_NZ : GB_NOCNT && v.y == 0x80000000u && !v.x ? GB_F_NEGZ : 0u; /* +0.0 only (the host
+                                                                  adds GB_F_NZ for nonzero tables) */
     if (!(mh | v.x))
         return;
     const int q = (E ? (int)E - 1 : 0) - base;

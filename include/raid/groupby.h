@@ -120,7 +120,8 @@ RAID_API void raid_groupby_destroy(raid_groupby *g);
 RAID_API size_t raid_groupby_ngroups(const raid_groupby *g);
 /** The groups' keys, ascending (ngroups of them; NULL for NULL or no group). */
 RAID_API const int64_t *raid_groupby_keys(const raid_groupby *g);
-/** The groups' counts of valid values (ngroups; NULL for NULL or no group). */
+/** The groups' counts of valid values (ngroups; NULL for NULL, no group, or a call that asked for neither
+ *  count nor mean: the device then keeps no count per row; docs/groupby.md). */
 RAID_API const int64_t *raid_groupby_counts(const raid_groupby *g);
 /** The number of aggregations asked for. */
 RAID_API size_t raid_groupby_naggs(const raid_groupby *g);

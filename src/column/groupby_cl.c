@@ -481,7 +481,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
              "-DGB_REP=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, counted && eb != 2, (int)R, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, (counted && eb != 2) || !p->counts, (int)R, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, 0, Gs * R * SW, Gs * R, Gs * R, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -543,7 +543,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
     uint32_t *dst[NBUF] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
     for (int j = B_SUM; j < NBUF; j++) {
-        if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
+        if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || (j == B_CNT && !p->counts) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
             ((j == B_FIRST || j == B_LAST) && !(p->need & GB_NEED_FIRSTLAST)))
             continue;
         if ((st = download(ctx, &b[j], sizes[j], dst[j])) != RAID_OK)
@@ -555,7 +555,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         out->count[g] = 0;
         out->flags[g] = 0;
         for (size_t r = g * R; r < (g + 1) * R; r++) { /* the replicas */
-            out->count[g] += hc[r];
+            out->count[g] += p->counts ? hc[r] : 0u;
             out->flags[g] |= hf[r];
         }
         if (p->need & GB_NEED_SUM) {
@@ -587,8 +587,11 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                 borrow = (uint32_t)(dd >> 63);
                 P[i] = (uint32_t)dd;
             }
-            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], out->count[g]);
+            /* without counts, a group whose tables and flags are zero is empty unless a -0.0 flagged it */
+            const int64_t cg = p->counts ? out->count[g] : (out->flags[g] & GB_F_NEGZ) != 0;
+            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], cg);
         }
+        out->flags[g] &= ~GB_F_NEGZ;
         if (p->need & GB_NEED_MINMAX) {
             out->min[g] = (uint64_t)hmnh[g] << 32 | hmnl[g];
             out->max[g] = (uint64_t)hmxh[g] << 32 | hmxl[g];

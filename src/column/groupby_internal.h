@@ -20,6 +20,7 @@
 #define GB_F_NINF 4u
 #define GB_F_NZ 8u
 #define GB_F_PRESENT 16u /* the cpu path, rows indexed by key: a row of this key was seen */
+#define GB_F_NEGZ 32u    /* the device path without counts: a -0.0 value (the group is not empty) */
 
 /* Which partials a call needs (from its aggregations). */
 #define GB_NEED_SUM 1u
@@ -37,6 +38,8 @@ typedef struct gb_plan {
     int skipna;
     const double *x;      /* values (NULL when only counts are needed) */
     unsigned need;        /* GB_NEED_* */
+    int counts;           /* the device path: the groups' counts are asked (count, mean); else no count per
+                             row is kept, and the sums' signed zeros come from the flags (GB_F_NEGZ) */
     int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
     int pspan;            /* highest p of a finite non-zero value minus base (-1: no such value) */
     int qmin;             /* the device path: lowest p of a finite non-zero value minus base (0 if none) */
