@@ -10,12 +10,9 @@
  * number), which the device groups through its hash table instead of the direct one.
  * --paths: the device's aggregation paths to time side by side (RAID_TUNE_GROUPBY_PATH, docs/groupby.md):
  * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
- * bucketed (rows bucketed by group, then local tables), eb (global exponent-bucket tables), eb-idcount
- * (the same, the counts taken by the group ids: ids_s grows, sums_s shrinks), eb4 (exponent buckets of
- * four words: the row's count beside its sum, one sector per row), eb-rep2 (exponent buckets in two
- * replicas: rows alternate, half as many meet at one address), eb-pair (exponent buckets, two rows per
- * step of a work-item: their dependent chains overlap). A path that does not apply
- * prints "unsupported". The cpu path ignores it (one line, path "-").
+ * eb (global exponent-bucket tables), part (rows partitioned by group, then local tables per partition:
+ * sums, counts and means only). A path that does not apply prints "unsupported". The cpu path ignores it
+ * (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
  * rounding), rows per second, and the fastest call's breakdown (raid_ctx_last_timing; 0 on the cpu path):
@@ -72,7 +69,7 @@ int main(int argc, char **argv)
             paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2,eb-pair] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -113,11 +110,12 @@ int main(int argc, char **argv)
             snprintf(pl, sizeof pl, "%s", !strcmp(d, "cpu") ? "-" : paths);
             char *psave = NULL;
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
-                static const char *const names[] = {"auto", "global", "local", "bucketed", "eb", "eb-idcount", "eb4",
-                                                    "eb-rep2", "eb-pair"};
+                /* RAID_TUNE_GROUPBY_PATH's values; NULL: removed variants (reserved numbers) */
+                static const char *const names[] = {"auto", "global", "local", NULL, "eb", NULL, NULL, NULL, NULL,
+                                                    "part"};
                 int path = -1;
-                for (int j = 0; j < 9; j++)
-                    if (!strcmp(pn, names[j]))
+                for (int j = 0; j < 10; j++)
+                    if (names[j] && !strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {
                     fprintf(stderr, "bench_groupby: unknown path %s\n", pn);

@@ -79,8 +79,8 @@ typedef struct raid_groupby raid_groupby;
  *  the result does not depend on the thread count). A device context: kernels/col_groupby.cl forms the
  *  group ids on the device (a direct table when the keys span a small range, else a lock-free hash table
  *  from 32-bit atomic_cmpxchg; the host only orders the distinct keys), then computes counts, exact sums
- *  (32-bit atomics with carries; per-work-group tables in local memory when they fit, else rows bucketed
- *  by group first), min and max (two 32-bit atomic passes over 64-bit order keys), first
+ *  (32-bit atomics with carries; per-work-group tables in local memory when they fit, else rows
+ *  partitioned by group first, or global tables), min and max (two 32-bit atomic passes over 64-bit order keys), first
  *  and last (32-bit atomic min/max of row indices); the host rounds each sum. Every output is bit for bit
  *  the cpu path's.
  *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags),
