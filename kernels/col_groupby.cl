@@ -531,11 +531,12 @@ RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, co
 }
 
 #ifndef GB_PT
-#define GB_PT 4 /* rows per work-item in a tile of gb_part_scatter */
+#define GB_PT 4 /* rows per work-item in a tile of gb_part_scatter; 0: no tiles (each row written at its place
+                   straight away: the variant that tells what the ordering in local memory buys) */
 #endif
 /* lm: cur[np] (the block's next place in each partition), hc[np] (the tile's rows per partition), ts[np]
  * (their starts in the tile), tmp[local size], then the tile ordered by partition: tv[T] (values), td[T]
- * (places), tr[T] (ranks within the partition; ushort), T = GB_PT x local size. */
+ * (places), tr[T] (ranks within the partition; ushort), T = GB_PT x local size. GB_PT 0: cur only. */
 RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
                                  const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
                                  const uint np, const uint nblk, const RAID_GLOBAL uint *pst,
@@ -545,6 +546,19 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
     GB_RANGE
     const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0), T = GB_PT * ls, pmask = (1u << pb) - 1u;
     volatile RAID_LOCAL uint *cur = lm, *hc = lm + np, *ts = hc + np, *tmp = ts + np;
+#if GB_PT == 0
+    for (uint j = lid; j < np; j += ls)
+        cur[j] = pst[j] + cnt[j * nblk + RAID_GROUP_ID(0)];
+    RAID_BARRIER();
+    for (uint i = start + lid; i < end; i += ls) {
+        const uint g = GB_PROW(i);
+        if (g != GB_NONE) {
+            const uint d = atomic_inc(cur + (g >> pb));
+            sv[d] = xb[i];
+            sr[d] = (ushort)(g & pmask);
+        }
+    }
+#else
     RAID_LOCAL uint2 *tv = (RAID_LOCAL uint2 *)(lm + ((3u * np + ls + 1u) & ~1u)); /* 8-byte aligned */
     RAID_LOCAL uint *td = (RAID_LOCAL uint *)(tv + T);
     RAID_LOCAL ushort *tr = (RAID_LOCAL ushort *)(td + T);
@@ -589,6 +603,7 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
             cur[j] += hc[j];
         RAID_BARRIER();
     }
+#endif
 }
 
 /* One work-group per chunk: w = the work-group, its partition p (cst[p] <= w < cst[p + 1]: a binary
