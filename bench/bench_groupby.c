@@ -12,7 +12,8 @@
  * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
  * eb (global exponent-bucket tables), part (rows partitioned by group, then local tables per partition:
  * sums, counts and means only; the scatter orders tiles of 1,024 rows by partition), part-t2048 (tiles of
- * 2,048 rows), part-direct (no tiles: each row written at its place at once). A path that does not apply prints "unsupported". The cpu path ignores it
+ * 2,048 rows), part-direct (no tiles: each row written at its place at once), part-limbs (part with limb
+ * tables in the partitions: more groups a partition, fewer partitions, three local atomics a value). A path that does not apply prints "unsupported". The cpu path ignores it
  * (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
             paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part,part-t2048,part-direct] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -112,10 +113,11 @@ int main(int argc, char **argv)
             char *psave = NULL;
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
                 /* RAID_TUNE_GROUPBY_PATH's values; NULL: removed variants (reserved numbers) */
-                static const char *const names[] = {"auto", "global", "local", NULL,    "eb",         NULL,
-                                                    NULL,   NULL,     NULL,    "part", "part-t2048", "part-direct"};
+                static const char *const names[] = {"auto", "global",     "local",       NULL, "eb", NULL, NULL,
+                                                    NULL,   NULL,         "part",        "part-t2048",
+                                                    "part-direct", "part-limbs"};
                 int path = -1;
-                for (int j = 0; j < 12; j++)
+                for (int j = 0; j < 13; j++)
                     if (names[j] && !strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {

@@ -568,7 +568,8 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
         for (uint j = lid; j < np; j += ls)
             hc[j] = 0u;
         RAID_BARRIER();
-        uint g[GB_PT], at[GB_PT];
+        uint g[GB_PT], at[GB_PT]; /* (no "#pragma unroll" on these loops: PoCL 3.1's vectorised work-item
+                                     loops then give wrong places; with POCL_WORK_GROUP_METHOD=loops right) */
         uint2 v[GB_PT];
         for (uint u = 0; u < GB_PT; u++) {
             const uint i = t0 + u * ls + lid;

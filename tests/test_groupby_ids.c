@@ -235,7 +235,7 @@ static void t_seeds(void **state)
 
 /* Many groups by partitions (rows partitioned by rank, then local tables per partition: gb_part_count,
  * gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows; its scatter with tiles of 1,024 or 2,048 rows
- * or none: modes 8, 9, 10) against the cpu path bit for bit, beside the
+ * or none: modes 8, 9, 10; limb tables: 11) against the cpu path bit for bit, beside the
  * global exponent buckets: sums with and without counts and means, from one partition to hundreds (2^3
  * groups per partition forced), exponent-bucket and limb tables, blocks and chunks of 1,000 and 77,777 rows
  * or the default, nulls, skipna; one group spanning every block, chunk and partition (values carrying
@@ -279,7 +279,7 @@ static void t_partitioned(void **state)
     }
     for (int r = 0; r < 100; r++) {
         gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .part_limbs = r % 4 == 3};
-        check_mode(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8 + r % 3);
+        check_mode(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8 + r % 4);
     }
     gb_cl_test_knobs = (gb_cl_knobs){0};
     /* skewed: 100,003 groups, 90% of the rows in group 50,000 (one partition: its chunks spread the work) */
@@ -290,6 +290,7 @@ static void t_partitioned(void **state)
     check_mode(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, 8);
     check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 9);
     check_mode(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 10);
+    check_mode(ctx, k, x, NULL, n, 0, sum1, 1, 0, 0, 11);
     raid_groupby *b = NULL;
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_null(b);

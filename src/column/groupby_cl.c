@@ -445,12 +445,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     size_t np = 0, sbytes = 0;
     const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16; /* ranks: ushort */
     const int pt = local_tables == 9 ? 8 : local_tables == 10 ? 0 : 4; /* -DGB_PT: tiles of the scatter */
-    int part_ok = sums_only && !gb_cl_test_knobs.part_limbs &&
+    int part_ok = sums_only && !gb_cl_test_knobs.part_limbs && local_tables != 11 &&
                   part_shape(G, 6 * (size_t)NB + 2, wg, lmax, maxb, pt, &pb, &np, &sbytes);
     if (sums_only && !part_ok)
         part_eb = 0, part_ok = part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, pt, &pb, &np, &sbytes);
-    if (local_tables >= 9 && local_tables <= 10)
-        local_tables = 8; /* the partitioned path, other tiles */
+    if (local_tables >= 9 && local_tables <= 11)
+        local_tables = 8; /* the partitioned path: other tiles, or limb tables */
     if (local_tables == 8 && !part_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED,
                        "group-by: no partitioned tables for these aggregations or %zu groups (sums only)", G);

@@ -74,7 +74,7 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
  * local memory, 3 global exponent-bucket tables (sums asked), 8 rows partitioned by group, then local
  * tables per partition (sums asked; counts, means; nothing else), 9 and 10 the same with the scatter's tiles
- * of 2,048 rows or none (8: 1,024) (RAID_EUNSUPPORTED when they do not fit or
+ * of 2,048 rows or none (8: 1,024), 11 the same as 8 with limb tables (RAID_EUNSUPPORTED when they do not fit or
  * other aggregations are asked); 2, 4 to 7: removed variants (RAID_EINVAL). Tests vary both.
  * RAID_TUNE_GROUPBY_PATH p > 0 stands for local_tables p - 1 when local_tables is -1. */
 raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
