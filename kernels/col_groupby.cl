@@ -1,6 +1,6 @@
 /* Group-by with exact sums from 32-bit atomics (src/column/groupby_cl.c, docs/groupby.md).
  *
- * Rows: map[gid[i]] the dense group id (gid[i]: the row's slot, GB_NONE for a null row; below), xb[i] the
+ * Rows: gid[i] the dense group id (the rank of the row's key; GB_NONE for a null row; below), xb[i] the
  * float64 value's bits (x: low word, y: high word; never read as a float). Per group g:
  *   sums[g * 2 GB_L + sign * GB_L + k], k < GB_L: the limbs of two unsigned fixed-point integers, the
  *     positive and the negative values' significands in units of 2^(base - 1074). A value's 53-bit
@@ -65,7 +65,8 @@
  * gb_ids_direct / gb_ids_hash give every row its SLOT (gid[i]; GB_NONE for a null row, whose key still
  * makes its group), and the row that fills a slot first takes the next dense id (atomic_inc) and writes
  * the slot's key and index into uk[3 id ..]; the host sorts those (few) keys and uploads the slots in key
- * order, gb_map turns them into map[slot] = rank, and the sum kernels read map[gid[i]]. */
+ * order, gb_map turns them into map[slot] = rank, and gb_rank turns every row's slot into its rank in place
+ * (gid[i] = map[gid[i]]): the aggregation kernels read dense ids. */
 
 /* splitmix64's finaliser (raid_mix64, src/core/internal.h) on two 32-bit words: z = (hi, lo). */
 inline uint2 gb_mul64(uint2 z, uint chi, uint clo) /* z * (chi 2^32 + clo) mod 2^64; x: low, y: high */
@@ -235,6 +236,15 @@ RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL 
         map[srt[r]] = r;
 }
 
+/* Every row's slot into its group's rank (the dense group id, in ascending key order), in place: the
+ * aggregation kernels then read gid[i] alone, as a scatter-add over dense ids does. */
+RAID_KERNEL void gb_rank(RAID_GLOBAL uint *gid, const uint n, const RAID_GLOBAL uint *map)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i < n && gid[i] != GB_NONE)
+        gid[i] = map[gid[i]];
+}
+
 /* w into limb i of a (GB_L limbs), carries up: gb_add_g in global memory, gb_add_l in local memory (OpenCL
  * C 1.2 has no generic address space). */
 #define GB_ADDER(NAME, SPACE)                                                                               \
@@ -362,7 +372,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
     }
 
 #define GB_ARGS                                                                                             \
-    const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const RAID_GLOBAL uint2 *xb, const uint n,     \
+    const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n,                                 \
         const int base, const uint rows,                                                                    \
         volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt, volatile RAID_GLOBAL uint *flags,  \
         volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi, volatile RAID_GLOBAL uint *first,  \
@@ -371,7 +381,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
 #define GB_RANGE                                                                                            \
     const uint start = RAID_GROUP_ID(0) * rows;                                                             \
     const uint end = n - start > rows ? start + rows : n;
-#define GB_ROW_G(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]]) /* rows in input order: slot, then rank */
+#define GB_ROW_G(i) gid[i] /* rows in input order: the group's rank (gb_rank), GB_NONE for a null row */
 #define GB_ROW_X(i) xb[i]
 
 /* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped);
@@ -448,7 +458,6 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
  *     trip), its partition's tables in local memory (local atomics), merged once into the global tables.
  * The order of the rows within a partition is whatever the atomics give: the tables hold integer sums,
  * which do not depend on it. Null rows (GB_NONE) are left out. Sums, counts and flags only. */
-#define GB_PROW(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]])
 
 /* The exclusive scan of v over the work-group (log-step; tmp: local size words; every work-item calls it);
  * *total: the sum of every work-item's v. */
@@ -469,7 +478,7 @@ inline uint gb_wg_scan(uint v, volatile RAID_LOCAL uint *tmp, uint *total)
     return incl - v;
 }
 
-RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const uint n,
+RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n,
                                const uint rows, const uint pb, const uint np, const uint nblk,
                                RAID_GLOBAL uint *cnt, volatile RAID_LOCAL uint *h /* np */)
 {
@@ -478,7 +487,7 @@ RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL ui
         h[j] = 0u;
     RAID_BARRIER();
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
-        const uint g = GB_PROW(i);
+        const uint g = gid[i];
         if (g != GB_NONE)
             atomic_inc(h + (g >> pb));
     }
@@ -537,8 +546,7 @@ RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, co
 /* lm: cur[np] (the block's next place in each partition), hc[np] (the tile's rows per partition), ts[np]
  * (their starts in the tile), tmp[local size], then the tile ordered by partition: tv[T] (values), td[T]
  * (places), tr[T] (ranks within the partition; ushort), T = GB_PT x local size. GB_PT 0: cur only. */
-RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
-                                 const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
+RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
                                  const uint np, const uint nblk, const RAID_GLOBAL uint *pst,
                                  const RAID_GLOBAL uint *cnt, RAID_GLOBAL uint2 *sv, RAID_GLOBAL ushort *sr,
                                  RAID_LOCAL uint *lm)
@@ -551,7 +559,7 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
         cur[j] = pst[j] + cnt[j * nblk + RAID_GROUP_ID(0)];
     RAID_BARRIER();
     for (uint i = start + lid; i < end; i += ls) {
-        const uint g = GB_PROW(i);
+        const uint g = gid[i];
         if (g != GB_NONE) {
             const uint d = atomic_inc(cur + (g >> pb));
             sv[d] = xb[i];
@@ -573,7 +581,7 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
         uint2 v[GB_PT];
         for (uint u = 0; u < GB_PT; u++) {
             const uint i = t0 + u * ls + lid;
-            g[u] = i < end ? GB_PROW(i) : GB_NONE;
+            g[u] = i < end ? gid[i] : GB_NONE;
             if (g[u] != GB_NONE) {
                 v[u] = xb[i];
                 at[u] = atomic_inc(hc + (g[u] >> pb)); /* the row's place among the tile's rows of its partition */
@@ -644,7 +652,7 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL ush
 }
 
 /* The second min/max pass: the low words of the rows whose high word is their group's extreme. */
-RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const RAID_GLOBAL uint2 *xb,
+RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb,
                               const uint n,
                               const RAID_GLOBAL uint *mnhi, const RAID_GLOBAL uint *mxhi,
                               volatile RAID_GLOBAL uint *mnlo, volatile RAID_GLOBAL uint *mxlo)
@@ -654,7 +662,7 @@ RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uin
         return;
     if (gid[i] == GB_NONE)
         return;
-    const uint g = map[gid[i]];
+    const uint g = gid[i];
     const uint2 v = xb[i];
     const uint hi = v.y, lo = v.x;
     if (((hi >> 20) & 0x7FFu) == 0x7FFu && ((hi & 0xFFFFFu) | lo))

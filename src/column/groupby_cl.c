@@ -7,7 +7,8 @@
  *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
  *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
  *   3. the host sorts the distinct keys (raid_sort_i64_f64 on the cpu) and uploads their slots in key
- *      order; gb_map makes map[slot] = the group's rank, so groups come out in ascending key order;
+ *      order; gb_map makes map[slot] = the group's rank, so groups come out in ascending key order, and
+ *      gb_rank turns every row's slot into its group's rank (the dense id the aggregation kernels read);
  *   4. gb_rows_local (per-work-group tables in local memory, merged once) when the groups' tables fit in
  *      local memory, else gb_rows_global, then gb_minmax_lo for min and max;
  *   5. the host reads the tables back and rounds each group's exact sum (positive minus negative limbs)
@@ -60,7 +61,7 @@ static void gb_eb_limbs(const uint32_t *e, int b0, int nb, int L, uint32_t *out)
 
 gb_cl_knobs gb_cl_test_knobs;
 
-enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
+enum { B_GID, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
 static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
 {
@@ -106,11 +107,11 @@ static size_t pow2_at_least(size_t x)
 }
 
 /* Device buffers of the group ids (released by the caller): keys, validity, gb_range's partials, the slot
- * table, meta (ids, overflow), the distinct keys, their slots in key order. */
-enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, ND };
+ * table, meta (ids, overflow), the distinct keys, their slots in key order, the ranks by slot. */
+enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, D_MAP, ND };
 
-/* Steps 1 to 3: slots into b[B_GID], map[slot] = rank into b[B_MAP] (acquired here), the sorted distinct
- * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
+/* Steps 1 to 3: every row's group rank (dense id) into b[B_GID] (through its slot and map[slot] = rank), the
+ * sorted distinct keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
 static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, raid_buf *d, size_t wg, int64_t **ukeys,
                             size_t *G)
 {
@@ -282,14 +283,20 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     }
     ctx->timing.convert_s += raid_now() - t0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &d[D_SRT])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &b[B_MAP])) != RAID_OK)
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &d[D_MAP])) != RAID_OK)
         goto done;
     if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
               (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
         (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||
-        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+        (st = raid_arg_buf(ctx, k, 2, &d[D_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rank", raid_tune_build_options(ctx), &k)) != RAID_OK ||
+        (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)n)) ||
+        (st = raid_arg_buf(ctx, k, 2, &d[D_MAP])) || (st = launch(ctx, k, n, wg, 1)))
         goto done;
     *ukeys = skey;
     skey = NULL;
@@ -364,13 +371,13 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
         (st = raid_buf_acquire(ctx, RAID_DT_BYTE, 2 * n, &s[S_RANK])))
         goto done;
     const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np, NB = (uint32_t)nblk;
-    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "bbuuuuubl", &b[B_GID], &b[B_MAP], (uint32_t)n, R,
+    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuuubl", &b[B_GID], (uint32_t)n, R,
                          PB, NP, NB, &s[S_CNT], np * sizeof(uint32_t))) ||
         (st = run_kernel(ctx, "gb_part_scan", opts, np * wg, wg, "bubl", &s[S_CNT], NB, &s[S_PST],
                          wg * sizeof(uint32_t))) ||
         (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuul", &s[S_PST], &s[S_CST], NP, R,
                          wg * sizeof(uint32_t))) ||
-        (st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbbuuuuubbbbl", &b[B_GID], &b[B_MAP], &b[B_X],
+        (st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbbl", &b[B_GID], &b[B_X],
                          (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes)) ||
         (st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbb", &s[S_VAL], &s[S_RANK],
                          &s[S_PST], &s[S_CST], NP, R, (uint32_t)p->ngroups, PB, p->base, &b[B_SUM], &b[B_CNT],
@@ -414,7 +421,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         goto done;
     const size_t G = *ngroups;
     p->ngroups = G;
-    for (int j = 0; j < ND; j++) /* the sums need only the slots and the map */
+    for (int j = 0; j < ND; j++) /* the sums need only the ranks */
         raid_buf_release(ctx, &d[j]);
     if ((st = gb_partial_alloc(ctx, out, G, p->need)) != RAID_OK)
         goto done;
@@ -473,7 +480,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
              eb ? NB : 1, eb ? B0 : 0, !p->counts, pt, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
-    const size_t sizes[NBUF] = {n, 0, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
+    const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
         if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
@@ -492,7 +499,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
             RAID_OK)
             goto done;
-        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||
+        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK ||
             (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
             (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
             goto done;
@@ -509,7 +516,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_minmax_lo", opts, &k2)) != RAID_OK)
             goto done;
         a = 0;
-        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MAP])) != RAID_OK ||
+        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK ||
             (st = raid_arg_buf(ctx, k2, a++, &b[B_X])) != RAID_OK ||
             (st = raid_arg_uint(ctx, k2, a++, (uint32_t)n)) != RAID_OK ||
             (st = raid_arg_buf(ctx, k2, a++, &b[B_MNHI])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MXHI])) != RAID_OK ||
@@ -527,7 +534,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
     uint32_t *hs = h, *hc = hs + Gs * SW, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
-    uint32_t *dst[NBUF] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
+    uint32_t *dst[NBUF] = {NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
     for (int j = B_SUM; j < NBUF; j++) {
         if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || (j == B_CNT && !p->counts) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
             ((j == B_FIRST || j == B_LAST) && !(p->need & GB_NEED_FIRSTLAST)))
