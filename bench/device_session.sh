@@ -8,6 +8,7 @@
 #   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 #   sort (the device sort's variants, then CuPy/CUB)
+#   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -84,8 +85,13 @@ for s in $steps; do
         run sweep 150 python3 bench/peers_sweep.py --csv $bars --compare $stats
     fi
     run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
+  groupby100k) # the eighth session's 100,000-group sums: the group-by tests on the GPU (every path bit for bit
+    # against the cpu path), then every path side by side with the partitioned path's kernels' times on stderr
+    (cd build-dev && RAID_TEST_DEVICE=auto run groupby100k-tests 200 ctest --output-on-failure -R 'test_groupby')
+    run groupby100k 300 env RAID_GROUPBY_PROFILE=1 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 \
+      --device auto --reps 3 --paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs ;;
   groupby) # exact group sums (bench_groupby: device kernel and wall time, cpu path) beside CuPy's float64 scatter-add
-    run groupby 300 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3 --paths auto,global,local,eb,part
+    run groupby 300 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3 --paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs
     run groupby 120 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto --reps 3 --keys wide
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
