@@ -85,11 +85,16 @@ for s in $steps; do
         run sweep 150 python3 bench/peers_sweep.py --csv $bars --compare $stats
     fi
     run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
-  groupby100k) # the eighth session's 100,000-group sums: the group-by tests on the GPU (every path bit for bit
-    # against the cpu path), then every path side by side with the partitioned path's kernels' times on stderr
-    (cd build-dev && RAID_TEST_DEVICE=auto run groupby100k-tests 200 ctest --output-on-failure -R 'test_groupby')
+  groupby100k) # the eighth session's 100,000-group sums: every path timed side by side (the partitioned ones
+    # last: a crash there loses nothing before it), each path's first call checked bit for bit against the cpu
+    # path (--verify 1, lines on stderr), the partitioned path's kernels' times on stderr; then the same paths
+    # with the partitioned kernels' index checks (RAID_GROUPBY_CHECK: a bad index is an error, not a crash);
+    # then the group-by tests on the GPU
     run groupby100k 300 env RAID_GROUPBY_PROFILE=1 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 \
-      --device auto --reps 3 --paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs ;;
+      --device auto --reps 3 --verify 1 --paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs
+    run groupby100k-check 120 env RAID_GROUPBY_CHECK=1 ./build-dev/bench_groupby --rows 5e7 --groups 100000 \
+      --device auto --reps 1 --verify 1 --paths part,part-t2048,part-direct,part-limbs
+    (cd build-dev && RAID_TEST_DEVICE=auto run groupby100k-tests 200 ctest --output-on-failure -R 'test_groupby') ;;
   groupby) # exact group sums (bench_groupby: device kernel and wall time, cpu path) beside CuPy's float64 scatter-add
     run groupby 300 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3 --paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs
     run groupby 120 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto --reps 3 --keys wide

@@ -478,9 +478,24 @@ inline uint gb_wg_scan(uint v, volatile RAID_LOCAL uint *tmp, uint *total)
     return incl - v;
 }
 
+#ifndef GB_CHECK /* 1: the partitioned path's kernels check their indices; a violation sets a bit of err[0] and
+                    skips the access (tests; docs/groupby.md) */
+#define GB_CHECK 0
+#endif
+inline int gb_bad(int cond, uint bit, volatile RAID_GLOBAL uint *err)
+{
+    if (GB_CHECK && cond) {
+        atomic_or(err, bit);
+        return 1;
+    }
+    return 0;
+}
+#define GB_BAD(cond, bit) gb_bad((cond), (bit), err)
+
 RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n,
                                const uint rows, const uint pb, const uint np, const uint nblk,
-                               RAID_GLOBAL uint *cnt, volatile RAID_LOCAL uint *h /* np */)
+                               RAID_GLOBAL uint *cnt, volatile RAID_LOCAL uint *h /* np */,
+                               volatile RAID_GLOBAL uint *err)
 {
     GB_RANGE
     for (uint j = RAID_LOCAL_ID(0); j < np; j += RAID_LOCAL_SIZE(0))
@@ -488,7 +503,7 @@ RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n,
     RAID_BARRIER();
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
         const uint g = gid[i];
-        if (g != GB_NONE)
+        if (g != GB_NONE && !GB_BAD(g >> pb >= np, 1u))
             atomic_inc(h + (g >> pb));
     }
     RAID_BARRIER();
@@ -544,15 +559,18 @@ RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, co
                    straight away: the variant that tells what the ordering in local memory buys) */
 #endif
 /* lm: cur[np] (the block's next place in each partition), hc[np] (the tile's rows per partition), ts[np]
- * (their starts in the tile), tmp[local size], then the tile ordered by partition: tv[T] (values), td[T]
- * (places), tr[T] (ranks within the partition; ushort), T = GB_PT x local size. GB_PT 0: cur only. */
+ * (their starts in the tile), tmp[local size], then the tile ordered by partition: tx[T] and ty[T] (the
+ * values' low and high words: 32-bit words only, no 8-byte local access whose alignment would depend on the
+ * implementation's placement of lm), td[T] (places), tr[T] (ranks within the partition; ushort), T = GB_PT x
+ * local size. GB_PT 0: cur only. */
 RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
                                  const uint np, const uint nblk, const RAID_GLOBAL uint *pst,
                                  const RAID_GLOBAL uint *cnt, RAID_GLOBAL uint2 *sv, RAID_GLOBAL ushort *sr,
-                                 RAID_LOCAL uint *lm)
+                                 RAID_LOCAL uint *lm, volatile RAID_GLOBAL uint *err)
 {
     GB_RANGE
     const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0), T = GB_PT * ls, pmask = (1u << pb) - 1u;
+    const uint tot = GB_CHECK ? pst[np] : 0u; /* the rows partitioned (GB_CHECK: every place below it) */
     volatile RAID_LOCAL uint *cur = lm, *hc = lm + np, *ts = hc + np, *tmp = ts + np;
 #if GB_PT == 0
     for (uint j = lid; j < np; j += ls)
@@ -560,15 +578,16 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
     RAID_BARRIER();
     for (uint i = start + lid; i < end; i += ls) {
         const uint g = gid[i];
-        if (g != GB_NONE) {
+        if (g != GB_NONE && !GB_BAD(g >> pb >= np, 2u)) {
             const uint d = atomic_inc(cur + (g >> pb));
+            if (GB_BAD(d >= tot, 8u))
+                continue;
             sv[d] = xb[i];
             sr[d] = (ushort)(g & pmask);
         }
     }
 #else
-    RAID_LOCAL uint2 *tv = (RAID_LOCAL uint2 *)(lm + ((3u * np + ls + 1u) & ~1u)); /* 8-byte aligned */
-    RAID_LOCAL uint *td = (RAID_LOCAL uint *)(tv + T);
+    RAID_LOCAL uint *tx = lm + 3u * np + ls, *ty = tx + T, *td = ty + T;
     RAID_LOCAL ushort *tr = (RAID_LOCAL ushort *)(td + T);
     for (uint j = lid; j < np; j += ls)
         cur[j] = pst[j] + cnt[j * nblk + RAID_GROUP_ID(0)];
@@ -582,6 +601,8 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
         for (uint u = 0; u < GB_PT; u++) {
             const uint i = t0 + u * ls + lid;
             g[u] = i < end ? gid[i] : GB_NONE;
+            if (g[u] != GB_NONE && GB_BAD(g[u] >> pb >= np, 2u))
+                g[u] = GB_NONE;
             if (g[u] != GB_NONE) {
                 v[u] = xb[i];
                 at[u] = atomic_inc(hc + (g[u] >> pb)); /* the row's place among the tile's rows of its partition */
@@ -599,13 +620,17 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
         for (uint u = 0; u < GB_PT; u++)
             if (g[u] != GB_NONE) {
                 const uint q = g[u] >> pb, slot = ts[q] + at[u];
-                tv[slot] = v[u];
+                if (GB_BAD(slot >= T, 4u))
+                    continue;
+                tx[slot] = v[u].x, ty[slot] = v[u].y;
                 td[slot] = cur[q] + at[u];
                 tr[slot] = (ushort)(g[u] & pmask);
             }
         RAID_BARRIER();
         for (uint j = lid; j < m; j += ls) { /* consecutive work-items: consecutive places (runs) */
-            sv[td[j]] = tv[j];
+            if (GB_BAD(j >= T || td[j] >= tot, 8u))
+                continue;
+            sv[td[j]] = (uint2)(tx[j], ty[j]);
             sr[td[j]] = tr[j];
         }
         for (uint j = lid; j < np; j += ls)
@@ -623,7 +648,8 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL ush
                               volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
                               volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
                               volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi,
-                              volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last) /* unused */
+                              volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last, /* unused */
+                              volatile RAID_GLOBAL uint *err)
 {
     const uint w = RAID_GROUP_ID(0);
     if (w >= cst[np])
@@ -638,11 +664,13 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL ush
     }
     const uint start = pst[p] + (w - cst[p]) * crows, end = min(start + crows, pst[p + 1u]);
     const uint g0 = p << pb, bg = min(1u << pb, ng - g0);
+    if (GB_BAD(p >= np || start >= end || end > pst[np] || g0 >= ng, 16u))
+        return;
     volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * GB_SW, *lflag = lcnt + bg;
     for (uint j = RAID_LOCAL_ID(0); j < bg * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-#define GB_SG(i) ((uint)sr[i])
+#define GB_SG(i) (GB_BAD((uint)sr[i] >= bg, 32u) ? GB_NONE : (uint)sr[i])
 #define GB_SX(i) sv[i]
     GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
 #undef GB_SG

@@ -253,7 +253,8 @@ static void t_partitioned(void **state)
     const raid_agg sums[] = {RAID_AGG_SUM, RAID_AGG_COUNT, RAID_AGG_MEAN}, sum1[] = {RAID_AGG_SUM};
     const size_t groups[] = {1, 700, 5000, 60000, 131072};
     const size_t rows[] = {0, 1000, 77777};
-    const gb_cl_knobs knobs[] = {{0}, {.part_bits = 3}, {.part_limbs = 1}};
+    const gb_cl_knobs knobs[] = {{.check = 1}, {.part_bits = 3, .check = 1}, {.part_limbs = 1}}; /* check: every
+                                                                                 index checked in the kernels */
     for (size_t c = 0; c < sizeof groups / sizeof *groups; c++) {
         for (size_t i = 0; i < n; i++)
             k[i] = (int64_t)((i * 7919) % groups[c]) * 3 - 100;
@@ -278,7 +279,7 @@ static void t_partitioned(void **state)
         x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
     }
     for (int r = 0; r < 100; r++) {
-        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .part_limbs = r % 4 == 3};
+        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .part_limbs = r % 4 == 3, .check = r % 2};
         check_mode(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8 + r % 4);
     }
     gb_cl_test_knobs = (gb_cl_knobs){0};
@@ -291,6 +292,15 @@ static void t_partitioned(void **state)
     check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 9);
     check_mode(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 10);
     check_mode(ctx, k, x, NULL, n, 0, sum1, 1, 0, 0, 11);
+    /* partitions without rows: the groups of ranks below 3,000 have null rows only (8 groups a partition) */
+    for (size_t i = 0; i < n; i++) {
+        k[i] = (int64_t)(i % 10000);
+        valid[i] = k[i] >= 3000;
+    }
+    gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 3, .check = 1};
+    for (int mode = 8; mode <= 11; mode++)
+        check_mode(ctx, k, x, valid, n, 0, sums, 3, 10000, mode == 9 ? 1000 : 0, mode);
+    gb_cl_test_knobs = (gb_cl_knobs){0};
     raid_groupby *b = NULL;
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_null(b);

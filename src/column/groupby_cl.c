@@ -345,7 +345,7 @@ static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, i
     while (b < maxb && ((tw * sizeof(uint32_t)) << (b + 1)) <= (GB_PART_TABLES < lmax ? GB_PART_TABLES : lmax))
         b++;
     const size_t P = (G + ((size_t)1 << b) - 1) >> b, T = (size_t)pt * wg;
-    const size_t sb = pt ? (((3 * P + wg + 1) & ~(size_t)1) * sizeof(uint32_t)) + T * (8 + 4 + 2) : P * sizeof(uint32_t);
+    const size_t sb = pt ? (3 * P + wg) * sizeof(uint32_t) + T * (4 + 4 + 4 + 2) : P * sizeof(uint32_t);
     *pb = b, *np = P, *scatter_bytes = sb;
     return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= GB_PART_MAX && sb <= lmax;
 }
@@ -354,12 +354,13 @@ static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, i
  * gb_part_count, gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows, every step on the device
  * (no read-back between them). rows: rows per block of the first kernels and per chunk of the last. */
 static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, size_t tw, int pb, size_t np,
-                               size_t scatter_bytes, size_t rows, size_t wg, const char *opts)
+                               size_t scatter_bytes, size_t rows, size_t wg, const char *opts, int check)
 {
-    enum { S_CNT, S_PST, S_CST, S_VAL, S_RANK, NS };
+    enum { S_CNT, S_PST, S_CST, S_VAL, S_RANK, S_ERR, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
     raid_buf s[NS] = {{0}};
     raid_status st;
+    const uint32_t zero = 0;
     if (getenv("RAID_GROUPBY_PROFILE"))
         fprintf(stderr, "groupby profile: partitioned, %zu rows, %zu groups, %zu partitions of 2^%d groups, tables of %zu "
                         "words a group, blocks and chunks of %zu rows, scatter local %zu bytes, options '%s'\n",
@@ -368,22 +369,31 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_PST])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_CST])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_VAL])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, 2 * n, &s[S_RANK])))
+        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, 2 * n, &s[S_RANK])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raid_buf_fill(ctx, &s[S_ERR], &zero, NULL)))
         goto done;
     const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np, NB = (uint32_t)nblk;
-    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuuubl", &b[B_GID], (uint32_t)n, R,
-                         PB, NP, NB, &s[S_CNT], np * sizeof(uint32_t))) ||
+    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuuublb", &b[B_GID], (uint32_t)n, R,
+                         PB, NP, NB, &s[S_CNT], np * sizeof(uint32_t), &s[S_ERR])) ||
         (st = run_kernel(ctx, "gb_part_scan", opts, np * wg, wg, "bubl", &s[S_CNT], NB, &s[S_PST],
                          wg * sizeof(uint32_t))) ||
         (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuul", &s[S_PST], &s[S_CST], NP, R,
                          wg * sizeof(uint32_t))) ||
-        (st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbbl", &b[B_GID], &b[B_X],
-                         (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes)) ||
-        (st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbb", &s[S_VAL], &s[S_RANK],
+        (st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbblb", &b[B_GID], &b[B_X],
+                         (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes,
+                         &s[S_ERR])) ||
+        (st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbbb", &s[S_VAL], &s[S_RANK],
                          &s[S_PST], &s[S_CST], NP, R, (uint32_t)p->ngroups, PB, p->base, &b[B_SUM], &b[B_CNT],
                          &b[B_FLAG], (tw * sizeof(uint32_t)) << pb, &b[B_MNHI], &b[B_MXHI], &b[B_FIRST],
-                         &b[B_LAST])))
+                         &b[B_LAST], &s[S_ERR])))
         goto done;
+    if (check) { /* -DGB_CHECK=1: the kernels' index checks */
+        uint32_t err = 0;
+        if ((st = download(ctx, &s[S_ERR], 1, &err)) != RAID_OK)
+            goto done;
+        if (err)
+            st = raid_fail(ctx, RAID_EDEVICE, "group-by: the partitioned path's index check failed (0x%x)", err);
+    }
 done:
     for (int j = 0; j < NS; j++)
         raid_buf_release(ctx, &s[j]);
@@ -463,7 +473,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                        "group-by: no partitioned tables for these aggregations or %zu groups (sums only)", G);
         goto done;
     }
-    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : part_ok && n >= 8 * G ? 8 : eb_ok ? 3 : 0;
+    /* (the partitioned path is not chosen automatically until the H200 has measured it: forced only) */
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : 0;
     const int eb = mode == 3 || (mode == 8 && part_eb); /* -DGB_EB */
     const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : mode == 8 ? GB_PART_ROWS : GB_ROWS_DEFAULT;
@@ -473,12 +484,14 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         rows = 0x7FFFFFFF;
     const size_t nwg = (n + rows - 1) / rows;
 
+    /* the partitioned kernels' index checks: tests, or RAID_GROUPBY_CHECK set in the environment */
+    const int check = mode == 8 && (gb_cl_test_knobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
-             "-DGB_PT=%d %s",
+             "-DGB_PT=%d -DGB_CHECK=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, !p->counts, pt, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, pt, check, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -493,7 +506,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
 
     unsigned a = 0;
     if (mode == 8) {
-        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, sbytes, rows, wg, opts)) != RAID_OK)
+        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, sbytes, rows, wg, opts, check)) != RAID_OK)
             goto done;
     } else {
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
