@@ -10,11 +10,9 @@
  * number), which the device groups through its hash table instead of the direct one.
  * --paths: the device's aggregation paths to time side by side (RAID_TUNE_GROUPBY_PATH, docs/groupby.md):
  * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
- * eb (global exponent-bucket tables), part (rows partitioned by group, then local tables per partition:
- * sums, counts and means only; the scatter orders tiles of 1,024 rows by partition), part-t2048 (tiles of
- * 2,048 rows), part-direct (no tiles: each row written at its place at once), part-limbs (part with limb
- * tables in the partitions: more groups a partition, fewer partitions, three local atomics a value). A path that does not apply prints "unsupported", a path that fails "failed" with the error (the next
- * paths still run). The cpu path ignores it (one line, path "-").
+ * eb (global exponent-bucket tables), part (rows partitioned by group, then local limb tables per
+ * partition: sums, counts and means only). A path that does not apply prints "unsupported", a path that
+ * fails "failed" with the error (the next paths still run). The cpu path ignores it (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
  * rounding), rows per second, and the fastest call's breakdown (raid_ctx_last_timing; 0 on the cpu path):
@@ -75,7 +73,7 @@ int main(int argc, char **argv)
             paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part,part-t2048,part-direct,part-limbs] [--verify 0|1] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part] [--verify 0|1] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -123,11 +121,10 @@ int main(int argc, char **argv)
             char *psave = NULL;
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
                 /* RAID_TUNE_GROUPBY_PATH's values; NULL: removed variants (reserved numbers) */
-                static const char *const names[] = {"auto", "global",     "local",       NULL, "eb", NULL, NULL,
-                                                    NULL,   NULL,         "part",        "part-t2048",
-                                                    "part-direct", "part-limbs"};
+                static const char *const names[] = {"auto", "global", "local", NULL, "eb", NULL, NULL, NULL, NULL,
+                                                    "part"};
                 int path = -1;
-                for (int j = 0; j < 13; j++)
+                for (int j = 0; j < 10; j++)
                     if (names[j] && !strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {

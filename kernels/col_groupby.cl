@@ -555,14 +555,13 @@ RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, co
 }
 
 #ifndef GB_PT
-#define GB_PT 4 /* rows per work-item in a tile of gb_part_scatter; 0: no tiles (each row written at its place
-                   straight away: the variant that tells what the ordering in local memory buys) */
+#define GB_PT 4 /* rows per work-item in a tile of gb_part_scatter */
 #endif
 /* lm: cur[np] (the block's next place in each partition), hc[np] (the tile's rows per partition), ts[np]
  * (their starts in the tile), tmp[local size], then the tile ordered by partition: tx[T] and ty[T] (the
  * values' low and high words: 32-bit words only, no 8-byte local access whose alignment would depend on the
  * implementation's placement of lm), td[T] (places), tr[T] (ranks within the partition; ushort), T = GB_PT x
- * local size. GB_PT 0: cur only. */
+ * local size. */
 RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
                                  const uint np, const uint nblk, const RAID_GLOBAL uint *pst,
                                  const RAID_GLOBAL uint *cnt, RAID_GLOBAL uint2 *sv, RAID_GLOBAL ushort *sr,
@@ -572,21 +571,6 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
     const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0), T = GB_PT * ls, pmask = (1u << pb) - 1u;
     const uint tot = GB_CHECK ? pst[np] : 0u; /* the rows partitioned (GB_CHECK: every place below it) */
     volatile RAID_LOCAL uint *cur = lm, *hc = lm + np, *ts = hc + np, *tmp = ts + np;
-#if GB_PT == 0
-    for (uint j = lid; j < np; j += ls)
-        cur[j] = pst[j] + cnt[j * nblk + RAID_GROUP_ID(0)];
-    RAID_BARRIER();
-    for (uint i = start + lid; i < end; i += ls) {
-        const uint g = gid[i];
-        if (g != GB_NONE && !GB_BAD(g >> pb >= np, 2u)) {
-            const uint d = atomic_inc(cur + (g >> pb));
-            if (GB_BAD(d >= tot, 8u))
-                continue;
-            sv[d] = xb[i];
-            sr[d] = (ushort)(g & pmask);
-        }
-    }
-#else
     RAID_LOCAL uint *tx = lm + 3u * np + ls, *ty = tx + T, *td = ty + T;
     RAID_LOCAL ushort *tr = (RAID_LOCAL ushort *)(td + T);
     for (uint j = lid; j < np; j += ls)
@@ -637,7 +621,6 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
             cur[j] += hc[j];
         RAID_BARRIER();
     }
-#endif
 }
 
 /* One work-group per chunk: w = the work-group, its partition p (cst[p] <= w < cst[p + 1]: a binary

@@ -234,10 +234,9 @@ static void t_seeds(void **state)
 }
 
 /* Many groups by partitions (rows partitioned by rank, then local tables per partition: gb_part_count,
- * gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows; its scatter with tiles of 1,024 or 2,048 rows
- * or none: modes 8, 9, 10; limb tables: 11) against the cpu path bit for bit, beside the
+ * gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows) against the cpu path bit for bit, beside the
  * global exponent buckets: sums with and without counts and means, from one partition to hundreds (2^3
- * groups per partition forced), exponent-bucket and limb tables, blocks and chunks of 1,000 and 77,777 rows
+ * groups per partition forced), limb tables, blocks and chunks of 1,000 and 77,777 rows
  * or the default, nulls, skipna; one group spanning every block, chunk and partition (values carrying
  * through every limb), 100 runs; skewed partitions (nearly every row in one group of 100,000+);
  * other aggregations are refused in that mode, and the removed paths are refused. */
@@ -253,8 +252,8 @@ static void t_partitioned(void **state)
     const raid_agg sums[] = {RAID_AGG_SUM, RAID_AGG_COUNT, RAID_AGG_MEAN}, sum1[] = {RAID_AGG_SUM};
     const size_t groups[] = {1, 700, 5000, 60000, 131072};
     const size_t rows[] = {0, 1000, 77777};
-    const gb_cl_knobs knobs[] = {{.check = 1}, {.part_bits = 3, .check = 1}, {.part_limbs = 1}}; /* check: every
-                                                                                 index checked in the kernels */
+    const gb_cl_knobs knobs[] = {{.check = 1}, {.part_bits = 3, .check = 1}, {0}}; /* check: every index checked
+                                                                                    in the kernels */
     for (size_t c = 0; c < sizeof groups / sizeof *groups; c++) {
         for (size_t i = 0; i < n; i++)
             k[i] = (int64_t)((i * 7919) % groups[c]) * 3 - 100;
@@ -267,8 +266,6 @@ static void t_partitioned(void **state)
                 check_mode(ctx, k, x, NULL, n, 0, sums, 3, G, rows[r], 8);
                 check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, G, rows[r], 8);
                 check_mode(ctx, k, x, valid, n, 0, sums, 3, G, rows[r], kn == 0 ? 3 : 8);
-                if (G <= 60000) /* (tiles of 2,048 rows beside 1,875 partitions do not fit in 48 KiB) */
-                    check_mode(ctx, k, x, valid, n, kn == 1 ? RAID_GROUPBY_SKIPNA : 0, sums, 3, G, rows[r], 9 + kn % 2);
             }
     }
     gb_cl_test_knobs = (gb_cl_knobs){0};
@@ -279,8 +276,8 @@ static void t_partitioned(void **state)
         x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
     }
     for (int r = 0; r < 100; r++) {
-        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .part_limbs = r % 4 == 3, .check = r % 2};
-        check_mode(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8 + r % 4);
+        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .check = r % 2};
+        check_mode(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8);
     }
     gb_cl_test_knobs = (gb_cl_knobs){0};
     /* skewed: 100,003 groups, 90% of the rows in group 50,000 (one partition: its chunks spread the work) */
@@ -289,22 +286,20 @@ static void t_partitioned(void **state)
     values(n, x, valid);
     check_mode(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 8);
     check_mode(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, 8);
-    check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 9);
-    check_mode(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 10);
-    check_mode(ctx, k, x, NULL, n, 0, sum1, 1, 0, 0, 11);
+    check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 8);
     /* partitions without rows: the groups of ranks below 3,000 have null rows only (8 groups a partition) */
     for (size_t i = 0; i < n; i++) {
         k[i] = (int64_t)(i % 10000);
         valid[i] = k[i] >= 3000;
     }
     gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 3, .check = 1};
-    for (int mode = 8; mode <= 11; mode++)
-        check_mode(ctx, k, x, valid, n, 0, sums, 3, 10000, mode == 9 ? 1000 : 0, mode);
+    check_mode(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, 8);
+    check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 10000, 1000, 8);
     gb_cl_test_knobs = (gb_cl_knobs){0};
     raid_groupby *b = NULL;
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_null(b);
-    for (int removed = 4; removed <= 7; removed++) {
+    for (int removed = 4; removed <= 11; removed += removed == 7 ? 2 : 1) { /* 4 to 7, 9 to 11 */
         assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, removed, &b), RAID_EINVAL);
         assert_null(b);
     }

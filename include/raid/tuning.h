@@ -32,13 +32,10 @@ typedef enum raid_tuning_knob {
                                        differs in its last digits (docs/regression.md). 0 or 1 */
     RAID_TUNE_GROUPBY_PATH = 9,     /* the device group-by's aggregation path (docs/groupby.md): 0 automatic,
                                        1 global limb tables, 2 local tables, 4 global exponent-bucket
-                                       tables, 9 rows partitioned by group then local tables per partition
-                                       (sums, counts, means only), 10 the same with tiles of 2,048 rows at
-                                       the scatter (9: 1,024), 11 the same without tiles (each row written
-                                       at its place at once), 12 the same as 9 with limb tables in the
-                                       partitions (more groups a partition, three local atomics a value);
-                                       3, 5 to 8 are removed variants (reserved: RAID_EINVAL). Results are
-                                       identical. 0 to 12 */
+                                       tables, 9 rows partitioned by group then local limb tables per
+                                       partition (sums, counts, means only; measured slower than 4 on the
+                                       H200); 3, 5 to 8, 10 to 12 are removed variants (reserved:
+                                       RAID_EINVAL). Results are identical. 0 to 12 */
     RAID_TUNE_SELECT_PATH = 10,     /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
     RAID_TUNE_REG_HOST_CONVERT = 11 /* 1: the regression statistics' device path centres, scales and

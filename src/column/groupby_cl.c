@@ -334,18 +334,19 @@ static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts,
 }
 
 /* The partitioned path's shape: 2^pb groups per partition (their tables: tw words a group), np partitions,
- * the local bytes of gb_part_scatter for work-groups of wg (tiles of pt wg rows; pt 0: no tiles). 0 when
- * it does not fit (too many partitions, or tables or tiles beyond local memory). */
-#define GB_PART_MAX 2048    /* partitions at most (gb_part_scatter's local arrays: 12 bytes each) */
+ * the local bytes of gb_part_scatter for work-groups of wg (tiles of GB_PART_PT wg rows). 0 when it does not
+ * fit (too many partitions, or tables or tiles beyond local memory). */
+#define GB_PART_PT 4         /* -DGB_PT: rows per work-item in a tile of gb_part_scatter */
+#define GB_PART_MAX 2048     /* partitions at most (gb_part_scatter's local arrays: 12 bytes each) */
 #define GB_PART_TABLES 32768 /* bytes of a partition's local tables at most */
-static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int pt, int *pb, size_t *np,
+static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np,
                       size_t *scatter_bytes)
 {
     int b = 0;
     while (b < maxb && ((tw * sizeof(uint32_t)) << (b + 1)) <= (GB_PART_TABLES < lmax ? GB_PART_TABLES : lmax))
         b++;
-    const size_t P = (G + ((size_t)1 << b) - 1) >> b, T = (size_t)pt * wg;
-    const size_t sb = pt ? (3 * P + wg) * sizeof(uint32_t) + T * (4 + 4 + 4 + 2) : P * sizeof(uint32_t);
+    const size_t P = (G + ((size_t)1 << b) - 1) >> b, T = GB_PART_PT * wg;
+    const size_t sb = (3 * P + wg) * sizeof(uint32_t) + T * (4 + 4 + 4 + 2);
     *pb = b, *np = P, *scatter_bytes = sb;
     return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= GB_PART_MAX && sb <= lmax;
 }
@@ -417,7 +418,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     p->base = 0, p->pspan = -1, p->qmin = 0;
     if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH */
         local_tables = raid_tune_groupby_path(ctx) - 1;
-    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7)) {
+    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11)) {
         st = raid_fail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
         goto done;
     }
@@ -456,18 +457,13 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
         goto done;
     }
-    /* many groups, sums (counts) only: rows partitioned by group, partitions' tables in local memory,
-     * exponent buckets where they fit, else limbs */
-    int pb = 0, part_eb = 1;
+    /* many groups, sums (counts) only: rows partitioned by group, the partitions' limb tables in local memory
+     * (the H200 measured limbs faster here than exponent buckets: twice the groups a partition, half the
+     * partitions for the scatter; docs/groupby.md) */
+    int pb = 0;
     size_t np = 0, sbytes = 0;
     const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16; /* ranks: ushort */
-    const int pt = local_tables == 9 ? 8 : local_tables == 10 ? 0 : 4; /* -DGB_PT: tiles of the scatter */
-    int part_ok = sums_only && !gb_cl_test_knobs.part_limbs && local_tables != 11 &&
-                  part_shape(G, 6 * (size_t)NB + 2, wg, lmax, maxb, pt, &pb, &np, &sbytes);
-    if (sums_only && !part_ok)
-        part_eb = 0, part_ok = part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, pt, &pb, &np, &sbytes);
-    if (local_tables >= 9 && local_tables <= 11)
-        local_tables = 8; /* the partitioned path: other tiles, or limb tables */
+    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np, &sbytes);
     if (local_tables == 8 && !part_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED,
                        "group-by: no partitioned tables for these aggregations or %zu groups (sums only)", G);
@@ -475,7 +471,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
     /* (the partitioned path is not chosen automatically until the H200 has measured it: forced only) */
     const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : 0;
-    const int eb = mode == 3 || (mode == 8 && part_eb); /* -DGB_EB */
+    const int eb = mode == 3; /* -DGB_EB */
     const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : mode == 8 ? GB_PART_ROWS : GB_ROWS_DEFAULT;
     if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
@@ -491,7 +487,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
              "-DGB_PT=%d -DGB_CHECK=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, !p->counts, pt, check, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, GB_PART_PT, check, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)

@@ -73,9 +73,8 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * *ngroups, and the partials (gb_partial_alloc) in that order. rows_per_wg: rows of one work-group of the
  * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
  * local memory, 3 global exponent-bucket tables (sums asked), 8 rows partitioned by group, then local
- * tables per partition (sums asked; counts, means; nothing else), 9 and 10 the same with the scatter's tiles
- * of 2,048 rows or none (8: 1,024), 11 the same as 8 with limb tables (RAID_EUNSUPPORTED when they do not fit or
- * other aggregations are asked); 2, 4 to 7: removed variants (RAID_EINVAL). Tests vary both.
+ * tables per partition (sums asked; counts, means; nothing else) (RAID_EUNSUPPORTED when they do not fit or
+ * other aggregations are asked); 2, 4 to 7, 9 to 11: removed variants (RAID_EINVAL). Tests vary both.
  * RAID_TUNE_GROUPBY_PATH p > 0 stands for local_tables p - 1 when local_tables is -1. */
 raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
@@ -88,7 +87,6 @@ typedef struct gb_cl_knobs {
     size_t hash_cap;
     uint32_t hmask;
     int part_bits;  /* the partitioned path: at most 2^part_bits groups per partition (more partitions) */
-    int part_limbs; /* the partitioned path: limb tables even where exponent buckets fit */
     int check;      /* the partitioned path's kernels check their indices (-DGB_CHECK=1): RAID_EDEVICE if one fails */
 } gb_cl_knobs;
 extern gb_cl_knobs gb_cl_test_knobs;
