@@ -10,19 +10,18 @@
  * number), which the device groups through its hash table instead of the direct one.
  * --paths: the device's aggregation paths to time side by side (RAID_TUNE_GROUPBY_PATH, docs/groupby.md):
  * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
- * bucketed (rows bucketed by group, then local tables), eb (global exponent-bucket tables), eb-idcount
- * (the same, the counts taken by the group ids: ids_s grows, sums_s shrinks), eb4 (exponent buckets of
- * four words: the row's count beside its sum, one sector per row), eb-rep2 (exponent buckets in two
- * replicas: rows alternate, half as many meet at one address), eb-pair (exponent buckets, two rows per
- * step of a work-item: their dependent chains overlap). A path that does not apply
- * prints "unsupported". The cpu path ignores it (one line, path "-").
+ * eb (global exponent-bucket tables), part (rows partitioned by group, then local limb tables per
+ * partition: sums, counts and means only). A path that does not apply prints "unsupported", a path that
+ * fails "failed" with the error (the next paths still run). The cpu path ignores it (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
  * rounding), rows per second, and the fastest call's breakdown (raid_ctx_last_timing; 0 on the cpu path):
  * kernel_s (every kernel), upload_s (keys, values: host to device), ids_s (the kernels that form the group
  * ids: ranges, slots, ranks), sums_s (the aggregation kernels: kernel_s - ids_s), download_s (the distinct
  * keys, the tables back), host_s (the host's share: sorting the distinct keys, rounding the sums) and
- * other_s (the rest of the wall time: buffer set-up, launches, waits). --dump writes keys (int64) then
+ * other_s (the rest of the wall time: buffer set-up, launches, waits). --verify 1: each device path's
+ * first call is compared with the cpu path's result, every column of every group bit for bit (a line on
+ * stderr per path). --dump writes keys (int64) then
  * values (float64) of the first G as raw little-endian arrays for the peers. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_common.h"
@@ -47,7 +46,7 @@ int main(int argc, char **argv)
     size_t n = 10000000;
     const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum", *keys_s = "dense",
                *paths = "auto";
-    int reps = 3;
+    int reps = 3, verify = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -68,11 +67,13 @@ int main(int argc, char **argv)
             aggs_s = v;
         else if (!strcmp(a, "--keys"))
             keys_s = v;
+        else if (!strcmp(a, "--verify"))
+            verify = atoi(v);
         else if (!strcmp(a, "--paths"))
             paths = v;
         else {
             fprintf(stderr, "usage: bench_groupby [--rows N] [--groups G,..] [--device D,..] [--reps R] "
-                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2,eb-pair] [--dump FILE]\n");
+                            "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part] [--verify 0|1] [--dump FILE]\n");
             return 2;
         }
         i++;
@@ -105,6 +106,12 @@ int main(int argc, char **argv)
             }
         }
         first = 0;
+        raid_groupby *ref = NULL; /* --verify 1: the cpu path's result, which every device call must equal */
+        if (verify && raid_groupby_compute(NULL, k, x, NULL, n, everything ? all : sum, everything ? 7 : 1, 0, &ref) !=
+                          RAID_OK) {
+            fprintf(stderr, "bench_groupby: %s\n", raid_errmsg());
+            return 1;
+        }
         char dl[256];
         snprintf(dl, sizeof dl, "%s", devices);
         char *save = NULL;
@@ -113,11 +120,12 @@ int main(int argc, char **argv)
             snprintf(pl, sizeof pl, "%s", !strcmp(d, "cpu") ? "-" : paths);
             char *psave = NULL;
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
-                static const char *const names[] = {"auto", "global", "local", "bucketed", "eb", "eb-idcount", "eb4",
-                                                    "eb-rep2", "eb-pair"};
+                /* RAID_TUNE_GROUPBY_PATH's values; NULL: removed variants (reserved numbers) */
+                static const char *const names[] = {"auto", "global", "local", NULL, "eb", NULL, NULL, NULL, NULL,
+                                                    "part"};
                 int path = -1;
-                for (int j = 0; j < 9; j++)
-                    if (!strcmp(pn, names[j]))
+                for (int j = 0; j < 10; j++)
+                    if (names[j] && !strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {
                     fprintf(stderr, "bench_groupby: unknown path %s\n", pn);
@@ -146,15 +154,33 @@ int main(int argc, char **argv)
                         unsupported = 1;
                         break;
                     }
-                    if (st != RAID_OK) {
-                        fprintf(stderr, "bench_groupby: %s\n", raid_ctx_errmsg(ctx));
-                        return 1;
+                    if (st != RAID_OK) { /* this path's row says why; the next paths still run */
+                        printf("%s,%zu,%llu,%s,%s,%s,failed (%s)\n", raid_ctx_device_name(ctx), n,
+                               (unsigned long long)G, aggs_s, keys_s, pn, raid_ctx_errmsg(ctx));
+                        unsupported = 1;
+                        break;
                     }
                     const double t = bench_now() - t0;
                     raid_timing tm;
                     raid_ctx_last_timing(ctx, &tm);
                     if (r > 0 && t < best)
                         best = t, bt = tm;
+                    if (ref && r == 0) { /* every column of every group, bit for bit */
+                        const size_t ng = raid_groupby_ngroups(ref), na = raid_groupby_naggs(ref);
+                        size_t bad = raid_groupby_ngroups(g) != ng ? ng : 0;
+                        for (size_t gi = 0; !bad && gi < ng; gi++)
+                            for (size_t j = 0; j < na; j++)
+                                if (memcmp(&raid_groupby_column(ref, j)[gi], &raid_groupby_column(g, j)[gi],
+                                           sizeof(double)) &&
+                                    !(raid_groupby_column(ref, j)[gi] != raid_groupby_column(ref, j)[gi] &&
+                                      raid_groupby_column(g, j)[gi] != raid_groupby_column(g, j)[gi])) {
+                                    bad++;
+                                    break;
+                                }
+                        fprintf(stderr, "bench_groupby: verify %s %llu groups %s: %s (%zu of %zu groups differ)\n", d,
+                                (unsigned long long)G, pn, bad ? "DIFFERS from the cpu path" : "bit for bit the cpu path's",
+                                bad, ng);
+                    }
                     raid_groupby_destroy(g);
                 }
                 if (!unsupported) {
@@ -165,9 +191,11 @@ int main(int argc, char **argv)
                            bt.kernel_s > 0 ? other : 0.0);
                 }
                 fflush(stdout);
+                fflush(stderr);
                 raid_ctx_destroy(ctx);
             }
         }
+        raid_groupby_destroy(ref);
     }
     free(k), free(x);
     return 0;

@@ -8,6 +8,7 @@
 #   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
+#   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -84,8 +85,18 @@ for s in $steps; do
         run sweep 150 python3 bench/peers_sweep.py --csv $bars --compare $stats
     fi
     run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
+  groupby100k) # the eighth session's 100,000-group sums: every path timed side by side (the partitioned ones
+    # last: a crash there loses nothing before it), each path's first call checked bit for bit against the cpu
+    # path (--verify 1, lines on stderr), the partitioned path's kernels' times on stderr; then the same paths
+    # with the partitioned kernels' index checks (RAID_GROUPBY_CHECK: a bad index is an error, not a crash);
+    # then the group-by tests on the GPU
+    run groupby100k 300 env RAID_GROUPBY_PROFILE=1 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 \
+      --device auto --reps 3 --verify 1 --paths auto,global,local,eb,part
+    run groupby100k-check 120 env RAID_GROUPBY_CHECK=1 ./build-dev/bench_groupby --rows 5e7 --groups 100000 \
+      --device auto --reps 1 --verify 1 --paths part
+    (cd build-dev && RAID_TEST_DEVICE=auto run groupby100k-tests 200 ctest --output-on-failure -R 'test_groupby') ;;
   groupby) # exact group sums (bench_groupby: device kernel and wall time, cpu path) beside CuPy's float64 scatter-add
-    run groupby 300 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3 --paths auto,global,local,bucketed,eb,eb-idcount,eb4,eb-rep2,eb-pair
+    run groupby 300 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto,cpu --reps 3 --paths auto,global,local,eb,part
     run groupby 120 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device auto --reps 3 --keys wide
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;

@@ -1,6 +1,6 @@
 /* Group-by with exact sums from 32-bit atomics (src/column/groupby_cl.c, docs/groupby.md).
  *
- * Rows: map[gid[i]] the dense group id (gid[i]: the row's slot, GB_NONE for a null row; below), xb[i] the
+ * Rows: gid[i] the dense group id (the rank of the row's key; GB_NONE for a null row; below), xb[i] the
  * float64 value's bits (x: low word, y: high word; never read as a float). Per group g:
  *   sums[g * 2 GB_L + sign * GB_L + k], k < GB_L: the limbs of two unsigned fixed-point integers, the
  *     positive and the negative values' significands in units of 2^(base - 1074). A value's 53-bit
@@ -36,30 +36,26 @@
 #ifndef GB_FIRSTLAST
 #define GB_FIRSTLAST 0
 #endif
-#ifndef GB_EB /* 1: the sums in exponent-bucket tables (GB_NB buckets; below), 2: the same with a count per
-                 bucket (4 words), 0: in limbs */
+#ifndef GB_EB /* 1: the sums in exponent-bucket tables (GB_NB buckets; below), 0: in limbs */
 #define GB_EB 0
 #endif
 #ifndef GB_NB
 #define GB_NB 1
 #endif
-#ifndef GB_REP /* replicas of the sums, counts and flags of a group (global tables; a power of two): row i
-                  goes to replica i mod GB_REP, the host adds them up; fewer rows meet at one address */
-#define GB_REP 1
-#endif
 #ifndef GB_B0 /* the first exponent bucket kept (the lowest q of a value, over 8) */
 #define GB_B0 0
 #endif
-#ifndef GB_NOCNT /* 1: the counts come from the group ids (gb_ids_direct's counting mode) */
+#ifndef GB_NOCNT /* 1: no count per row (counts not asked: a -0.0 flags GB_F_NEGZ instead) */
 #define GB_NOCNT 0
 #endif
-#define GB_EBW (GB_EB == 2 ? 4u : 3u) /* words per exponent bucket */
+#define GB_EBW 3u /* words per exponent bucket */
 #define GB_SW (GB_EB ? 2u * GB_EBW * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
 #define GB_NONE 0xFFFFFFFFu
 #define GB_F_NAN 1u
 #define GB_F_PINF 2u
 #define GB_F_NINF 4u
 #define GB_F_NZ 8u
+#define GB_F_NEGZ 32u /* with GB_NOCNT: a -0.0 value (the group is not empty: its zero sum is -0.0 unless GB_F_NZ) */
 #define GB_EMPTY 0xFFFFFFFFu /* an empty word of the group-id tables (no key word reaches it: < 2^31) */
 
 /* ---- the group ids (docs/groupby.md "Group ids on the device") -------------------------------------
@@ -69,7 +65,8 @@
  * gb_ids_direct / gb_ids_hash give every row its SLOT (gid[i]; GB_NONE for a null row, whose key still
  * makes its group), and the row that fills a slot first takes the next dense id (atomic_inc) and writes
  * the slot's key and index into uk[3 id ..]; the host sorts those (few) keys and uploads the slots in key
- * order, gb_map turns them into map[slot] = rank, and the sum kernels read map[gid[i]]. */
+ * order, gb_map turns them into map[slot] = rank, and gb_rank turns every row's slot into its rank in place
+ * (gid[i] = map[gid[i]]): the aggregation kernels read dense ids. */
 
 /* splitmix64's finaliser (raid_mix64, src/core/internal.h) on two 32-bit words: z = (hi, lo). */
 inline uint2 gb_mul64(uint2 z, uint chi, uint clo) /* z * (chi 2^32 + clo) mod 2^64; x: low, y: high */
@@ -155,26 +152,18 @@ inline void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, 
 }
 
 /* Keys spanning fewer than 2^31 values from kmin (the host checks): slot = key - kmin (its low word: the
- * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. With count (no null rows:
- * no mask, no NaN nulls) occ starts at 0 and counts the slot's rows instead (atomic_inc: of the rows that
- * load a 0, the one whose atomic_inc returns 0 fills the slot), which gives the groups' counts (gb_map gathers them) and spares the sums their count
- * atomic per row (-DGB_NOCNT=1). */
+ * difference is below 2^32), occ[slot] GB_EMPTY until a row of the key fills it. */
 RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb,
                                const RAID_GLOBAL uchar *valid, const uint n, const uint masked, const uint nan_null,
                                const uint kmin_lo, RAID_GLOBAL uint *occ, volatile RAID_GLOBAL uint *meta,
-                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid, const uint count)
+                               RAID_GLOBAL uint *uk, const uint limit, RAID_GLOBAL uint *gid)
 {
     const uint i = RAID_GLOBAL_ID(0);
     if (i >= n)
         return;
     const uint2 k = keys[i];
     const uint s = k.x - kmin_lo;
-    if (count) { /* a row that sees the slot filled only adds (its result unused: no wait for it) */
-        if (occ[s] != 0u)
-            atomic_inc(occ + s);
-        else if (atomic_inc(occ + s) == 0u)
-            gb_new_group(meta, uk, limit, k, s);
-    } else if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
+    if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
         gb_new_group(meta, uk, limit, k, s);
     }
     gid[i] = gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
@@ -239,17 +228,21 @@ RAID_KERNEL void gb_ids_hash(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL ui
     gid[i] = s == GB_NONE || gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
 }
 
-/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort); with
- * count, also cnt[r] = occ[srt[r]] (the counts of gb_ids_direct's counting mode). */
-RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map, const uint count,
-                        const RAID_GLOBAL uint *occ, RAID_GLOBAL uint *cnt)
+/* map[slot of the group of rank r] = r: srt[r] the slots in ascending key order (the host's sort). */
+RAID_KERNEL void gb_map(const RAID_GLOBAL uint *srt, const uint ng, RAID_GLOBAL uint *map)
 {
     const uint r = RAID_GLOBAL_ID(0);
-    if (r < ng) {
+    if (r < ng)
         map[srt[r]] = r;
-        if (count)
-            cnt[r] = occ[srt[r]];
-    }
+}
+
+/* Every row's slot into its group's rank (the dense group id, in ascending key order), in place: the
+ * aggregation kernels then read gid[i] alone, as a scatter-add over dense ids does. */
+RAID_KERNEL void gb_rank(RAID_GLOBAL uint *gid, const uint n, const RAID_GLOBAL uint *map)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i < n && gid[i] != GB_NONE)
+        gid[i] = map[gid[i]];
 }
 
 /* w into limb i of a (GB_L limbs), carries up: gb_add_g in global memory, gb_add_l in local memory (OpenCL
@@ -305,15 +298,11 @@ GB_ADDER3(gb_add3_l, RAID_LOCAL)
  * units of 2^(8 b) of the limbs' unit (tables keep buckets GB_B0 .. GB_B0 + GB_NB - 1: the values' range). A value's significand shifted by q & 7 is below 2^60: its low 32
  * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
  * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
- * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding.
- * GB_EB == 2: a fourth word per bucket counts its values (the row's count lands in the sector its sum
- * does, instead of in cnt[g]: a zero, NaN or infinity still counts in cnt[g]); the host adds them up. */
+ * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding. */
 #define GB_EB_ADDER(NAME, SPACE)                                                                            \
     inline void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
     {                                                                                                       \
         uint h = hi, old;                                                                                   \
-        if (GB_EB == 2) /* the row's count, in the bucket's own sector (no return value needed) */        \
-            atomic_inc(a + 3);                                                                              \
         if (lo) {                                                                                           \
             old = atomic_add(a, lo);                                                                        \
             h += old + lo < old ? 1u : 0u;                                                                  \
@@ -335,9 +324,8 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         const uint g = G_OF(i);                                                                             \
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
-        const uint gr = GB_REP > 1 ? g * GB_REP + (i & (GB_REP - 1u)) : g; /* the row's replica */         \
-        if (!GB_NOCNT && GB_EB != 2)                                                                        \
-            atomic_inc(CNT + gr);                                                                            \
+        if (!GB_NOCNT)                                                                                      \
+            atomic_inc(CNT + g);                                                                            \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
         const uint2 v = X_OF(i);                                                                            \
@@ -345,32 +333,29 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         uint f;                                                                                             \
         int nan = 0;                                                                                        \
         if (E == 0x7FFu) {                                                                                  \
-            if (GB_EB == 2)                                                                                 \
-                atomic_inc(CNT + gr);                                                                        \
             nan = ((hi & 0xFFFFFu) | lo) != 0u;                                                             \
             f = nan ? GB_F_NAN : (hi >> 31) ? GB_F_NINF : GB_F_PINF;                                        \
         } else {                                                                                            \
             /* with sums, GB_F_NZ only for +0.0: the host adds it where the tables are not zero */        \
-            f = GB_SUM ? ((hi | lo) == 0u ? GB_F_NZ : 0u) : (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ; \
+            f = GB_SUM ? ((hi | lo) == 0u ? GB_F_NZ : GB_NOCNT && hi == 0x80000000u && !lo ? GB_F_NEGZ : 0u) \
+                       : (hi == 0x80000000u && lo == 0u) ? 0u : GB_F_NZ;                                      \
             const uint mh = (hi & 0xFFFFFu) | (E ? 0x100000u : 0u), ml = lo;                                \
             if (GB_SUM && (mh | ml)) {                                                                      \
                 const int q = (E ? (int)E - 1 : 0) - base;                                                  \
                 if (GB_EB) {                                                                                \
                     const uint s = (uint)q & 7u;                                                            \
-                    const uint at = gr * GB_SW + ((hi >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);\
+                    const uint at = g * GB_SW + ((hi >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);\
                     EBADD(SUMS + at, ml << s, s ? (ml >> (32u - s)) | (mh << s) : mh);                      \
                 } else {                                                                                    \
                     const uint c = (uint)q >> 5, s = (uint)q & 31u;                                         \
                     const uint w0 = ml << s, w1 = s ? (ml >> (32u - s)) | (mh << s) : mh,                   \
                                w2 = s ? mh >> (32u - s) : 0u;                                               \
-                    ADD(SUMS + gr * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
+                    ADD(SUMS + g * (2u * GB_L) + ((hi >> 31) ? GB_L : 0u), c, w0, w1, w2);                  \
                 }                                                                                           \
-            } else if (GB_EB == 2) {                                                                        \
-                atomic_inc(CNT + gr);                                                                        \
             }                                                                                               \
         }                                                                                                   \
-        if (f && (FLAGS[gr] & f) != f)                                                                       \
-            atomic_or(FLAGS + gr, f);                                                                        \
+        if (f && (FLAGS[g] & f) != f)                                                                       \
+            atomic_or(FLAGS + g, f);                                                                        \
         if (GB_MINMAX && !nan) {                                                                            \
             const uint khi = (hi >> 31) ? ~hi : hi | 0x80000000u;                                          \
             if (khi < mnhi[g])                                                                              \
@@ -387,7 +372,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
     }
 
 #define GB_ARGS                                                                                             \
-    const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const RAID_GLOBAL uint2 *xb, const uint n,     \
+    const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n,                                 \
         const int base, const uint rows,                                                                    \
         volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt, volatile RAID_GLOBAL uint *flags,  \
         volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi, volatile RAID_GLOBAL uint *first,  \
@@ -396,7 +381,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
 #define GB_RANGE                                                                                            \
     const uint start = RAID_GROUP_ID(0) * rows;                                                             \
     const uint end = n - start > rows ? start + rows : n;
-#define GB_ROW_G(i) (gid[i] == GB_NONE ? GB_NONE : map[gid[i]]) /* rows in input order: slot, then rank */
+#define GB_ROW_G(i) gid[i] /* rows in input order: the group's rank (gb_rank), GB_NONE for a null row */
 #define GB_ROW_X(i) xb[i]
 
 /* The local tables lt (ng groups from g0) into the global ones, limb by limb with carries (zeros skipped);
@@ -408,8 +393,6 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
             for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_NB; j += RAID_LOCAL_SIZE(0)) {                \
                 const uint lo = lsum[GB_EBW * j], hi = lsum[GB_EBW * j + 1u], top = lsum[GB_EBW * j + 2u];  \
                 volatile RAID_GLOBAL uint *a = sums + (g0) * GB_SW + GB_EBW * j;                            \
-                if (GB_EB == 2 && lsum[GB_EBW * j + 3u])                                                    \
-                    atomic_add(a + 3, lsum[GB_EBW * j + 3u]);                                               \
                 uint c = 0u, old, h, t;                                                                     \
                 if (lo) {                                                                                   \
                     old = atomic_add(a, lo);                                                                \
@@ -446,73 +429,6 @@ RAID_KERNEL void gb_rows_global(GB_ARGS)
     GB_ROWS(GB_ROW_G, GB_ROW_X, sums, cnt, flags, gb_add3_g, gb_eb_add_g)
 }
 
-/* Exponent buckets, sums (count, flags) only, TWO rows per step of a work-item (rows i and i + local size):
- * both rows' loads, then both counts, both lo atomics, both hi atomics, so that the two rows' dependent
- * chains (gid, map, lo's return, hi) overlap instead of running one after the other. The same integers as
- * gb_rows_global with -DGB_EB=1 (tuning path 8; measures whether the chain's latency bounds the sums). */
-inline void gb_eb_decode(uint2 v, int base, uint *at, uint *lo, uint *hi, uint *f)
-{
-    const uint E = (v.y >> 20) & 0x7FFu, mh = (v.y & 0xFFFFFu) | (E ? 0x100000u : 0u);
-    *lo = *hi = 0u;
-    *at = 0u;
-    if (E == 0x7FFu) {
-        *f = ((v.y & 0xFFFFFu) | v.x) ? GB_F_NAN : (v.y >> 31) ? GB_F_NINF : GB_F_PINF;
-        return;
-    }
-    *f = (v.y | v.x) == 0u ? GB_F_NZ : 0u; /* +0.0 only (the host adds GB_F_NZ for nonzero tables) */
-    if (!(mh | v.x))
-        return;
-    const int q = (E ? (int)E - 1 : 0) - base;
-    const uint s = (uint)q & 7u;
-    *at = ((v.y >> 31) ? GB_EBW * GB_NB : 0u) + GB_EBW * ((uint)q / 8u - GB_B0);
-    *lo = v.x << s;
-    *hi = s ? (v.x >> (32u - s)) | (mh << s) : mh;
-}
-
-RAID_KERNEL void gb_rows_eb_pair(GB_ARGS)
-{
-    GB_RANGE
-    const uint ls = RAID_LOCAL_SIZE(0);
-    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += 2u * ls) {
-        const uint j = i + ls;
-        const uint ga = GB_ROW_G(i), gb = j < end ? GB_ROW_G(j) : GB_NONE;
-        const uint2 va = xb[i], vb = j < end ? xb[j] : (uint2)(0u, 0u);
-        uint ata, loa, hia, fa, atb, lob, hib, fb;
-        gb_eb_decode(va, base, &ata, &loa, &hia, &fa);
-        gb_eb_decode(vb, base, &atb, &lob, &hib, &fb);
-        if (ga == GB_NONE)
-            loa = hia = fa = 0u;
-        if (gb == GB_NONE)
-            lob = hib = fb = 0u;
-        volatile RAID_GLOBAL uint *a = sums + ga * GB_SW + ata, *b = sums + gb * GB_SW + atb;
-        if (!GB_NOCNT && ga != GB_NONE)
-            atomic_inc(cnt + ga);
-        if (!GB_NOCNT && gb != GB_NONE)
-            atomic_inc(cnt + gb);
-        uint oa = 0u, ob = 0u;
-        if (loa)
-            oa = atomic_add(a, loa);
-        if (lob)
-            ob = atomic_add(b, lob);
-        hia += loa && oa + loa < oa ? 1u : 0u;
-        hib += lob && ob + lob < ob ? 1u : 0u;
-        if (hia) {
-            oa = atomic_add(a + 1, hia);
-            if (oa + hia < oa)
-                atomic_inc(a + 2);
-        }
-        if (hib) {
-            ob = atomic_add(b + 1, hib);
-            if (ob + hib < ob)
-                atomic_inc(b + 2);
-        }
-        if (fa && (flags[ga] & fa) != fa)
-            atomic_or(flags + ga, fa);
-        if (fb && (flags[gb] & fb) != fb)
-            atomic_or(flags + gb, fb);
-    }
-}
-
 /* Per-work-group tables in local memory: lt = ng x GB_SW sum words, then ng counts, then ng flags. */
 RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint *lt)
 {
@@ -526,69 +442,219 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
     GB_MERGE(lt, ng, 0u)
 }
 
-/* ---- many groups: rows bucketed by group, then local tables per bucket -----------------------------
- * Groups are cut into buckets of 2^bb consecutive ranks (whose tables fit in local memory). gb_bucket_count
- * adds each block's rows per bucket into bsize (a local histogram, then one atomic_add per bucket and
- * block, whose old value is the block's place in the bucket); the host makes bstart (exclusive sums) and
- * the chunks; gb_bucket_scatter writes the rows' ranks and values (16 bytes a row) at their bucket's start
- * + their block's place + a local atomic_inc (the order within a bucket is arbitrary: integer sums do not
- * depend on it); gb_rows_bucket accumulates a chunk (rows of one bucket) in
- * local tables and merges them once. Sums, counts and flags only (min/max/first/last need row order or
- * the row index: the global kernels). Null rows are not bucketed. */
-/* rel[w nb + j]: where block w's rows of bucket j start within the bucket (the atomic_add's old value). */
-RAID_KERNEL void gb_bucket_count(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const uint n,
-                                 const uint rows, const uint bb, const uint nb, volatile RAID_GLOBAL uint *bsize,
-                                 RAID_GLOBAL uint *rel, volatile RAID_LOCAL uint *h /* nb */)
+/* ---- many groups: rows partitioned by group, then local tables per partition ----------------------
+ * (docs/groupby.md "Partitioned rows".) Groups are cut into P partitions of 2^pb consecutive ranks whose
+ * tables fit in local memory; rows [blk R, (blk + 1) R) are block blk of nblk blocks.
+ *   gb_part_count: each block's rows per partition (a local histogram; no global atomic per row) into
+ *     cnt[p nblk + blk] (partition-major);
+ *   gb_part_scan: one work-group per partition, the exclusive scan of its row of cnt in place (the block's
+ *     place within the partition) and the partition's size into pst[p];
+ *   gb_part_starts: one work-group, the exclusive scans of the sizes (pst: the partitions' starts, pst[P] the
+ *     rows in all) and of the chunks per partition (cst: ceil(size / C) each, cst[P] the chunks in all);
+ *   gb_part_scatter: each block writes its rows' values (8 bytes) and ranks within their partition (2
+ *     bytes) at pst[p] + cnt[p nblk + blk] on, tile after tile; a tile is first ordered by partition in
+ *     local memory, so that consecutive work-items write consecutive places (runs per partition);
+ *   gb_part_rows: one work-group per chunk (at most C rows of one partition, found from cst: no host round
+ *     trip), its partition's tables in local memory (local atomics), merged once into the global tables.
+ * The order of the rows within a partition is whatever the atomics give: the tables hold integer sums,
+ * which do not depend on it. Null rows (GB_NONE) are left out. Sums, counts and flags only. */
+
+/* The exclusive scan of v over the work-group (log-step; tmp: local size words; every work-item calls it);
+ * *total: the sum of every work-item's v. */
+inline uint gb_wg_scan(uint v, volatile RAID_LOCAL uint *tmp, uint *total)
+{
+    const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0);
+    tmp[lid] = v;
+    RAID_BARRIER();
+    for (uint off = 1u; off < ls; off <<= 1) {
+        const uint add = lid >= off ? tmp[lid - off] : 0u;
+        RAID_BARRIER();
+        tmp[lid] += add;
+        RAID_BARRIER();
+    }
+    const uint incl = tmp[lid];
+    *total = tmp[ls - 1u];
+    RAID_BARRIER();
+    return incl - v;
+}
+
+#ifndef GB_CHECK /* 1: the partitioned path's kernels check their indices; a violation sets a bit of err[0] and
+                    skips the access (tests; docs/groupby.md) */
+#define GB_CHECK 0
+#endif
+inline int gb_bad(int cond, uint bit, volatile RAID_GLOBAL uint *err)
+{
+    if (GB_CHECK && cond) {
+        atomic_or(err, bit);
+        return 1;
+    }
+    return 0;
+}
+#define GB_BAD(cond, bit) gb_bad((cond), (bit), err)
+
+RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n,
+                               const uint rows, const uint pb, const uint np, const uint nblk,
+                               RAID_GLOBAL uint *cnt, volatile RAID_LOCAL uint *h /* np */,
+                               volatile RAID_GLOBAL uint *err)
 {
     GB_RANGE
-    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
+    for (uint j = RAID_LOCAL_ID(0); j < np; j += RAID_LOCAL_SIZE(0))
         h[j] = 0u;
     RAID_BARRIER();
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
-        const uint g = GB_ROW_G(i);
-        if (g != GB_NONE)
-            atomic_inc(h + (g >> bb));
+        const uint g = gid[i];
+        if (g != GB_NONE && !GB_BAD(g >> pb >= np, 1u))
+            atomic_inc(h + (g >> pb));
     }
     RAID_BARRIER();
-    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
-        rel[RAID_GROUP_ID(0) * nb + j] = h[j] ? atomic_add(bsize + j, h[j]) : 0u;
+    for (uint j = RAID_LOCAL_ID(0); j < np; j += RAID_LOCAL_SIZE(0))
+        cnt[j * nblk + RAID_GROUP_ID(0)] = h[j];
 }
 
-RAID_KERNEL void gb_bucket_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map,
-                                   const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint bb,
-                                   const uint nb, const RAID_GLOBAL uint *bstart, const RAID_GLOBAL uint *rel,
-                                   RAID_GLOBAL uint4 *sr, volatile RAID_LOCAL uint *h /* nb */)
+/* Work-item lid's run [*lo, *hi) of m entries cut into the local size's runs. */
+inline void gb_run(uint m, uint *lo, uint *hi)
+{
+    const uint ls = RAID_LOCAL_SIZE(0), lid = RAID_LOCAL_ID(0), per = (m + ls - 1u) / ls;
+    *lo = min(lid * per, m);
+    *hi = min(*lo + per, m);
+}
+
+RAID_KERNEL void gb_part_scan(RAID_GLOBAL uint *cnt, const uint nblk, RAID_GLOBAL uint *pst,
+                              volatile RAID_LOCAL uint *tmp /* local size */)
+{
+    RAID_GLOBAL uint *a = cnt + RAID_GROUP_ID(0) * nblk;
+    uint lo, hi, s = 0u, tot;
+    gb_run(nblk, &lo, &hi);
+    for (uint j = lo; j < hi; j++)
+        s += a[j];
+    uint ex = gb_wg_scan(s, tmp, &tot);
+    for (uint j = lo; j < hi; j++) {
+        const uint c = a[j];
+        a[j] = ex;
+        ex += c;
+    }
+    if (RAID_LOCAL_ID(0) == 0u)
+        pst[RAID_GROUP_ID(0)] = tot;
+}
+
+RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, const uint np, const uint crows,
+                                volatile RAID_LOCAL uint *tmp /* local size */)
+{
+    uint lo, hi, s = 0u, c = 0u, tot, ctot;
+    gb_run(np, &lo, &hi);
+    for (uint j = lo; j < hi; j++)
+        s += pst[j], c += (pst[j] + crows - 1u) / crows;
+    uint ex = gb_wg_scan(s, tmp, &tot), cx = gb_wg_scan(c, tmp, &ctot);
+    for (uint j = lo; j < hi; j++) {
+        const uint z = pst[j];
+        pst[j] = ex, cst[j] = cx;
+        ex += z, cx += (z + crows - 1u) / crows;
+    }
+    if (RAID_LOCAL_ID(0) == 0u)
+        pst[np] = tot, cst[np] = ctot;
+}
+
+#ifndef GB_PT
+#define GB_PT 4 /* rows per work-item in a tile of gb_part_scatter */
+#endif
+/* lm: cur[np] (the block's next place in each partition), hc[np] (the tile's rows per partition), ts[np]
+ * (their starts in the tile), tmp[local size], then the tile ordered by partition: tx[T] and ty[T] (the
+ * values' low and high words: 32-bit words only, no 8-byte local access whose alignment would depend on the
+ * implementation's placement of lm), td[T] (places), tr[T] (ranks within the partition; ushort), T = GB_PT x
+ * local size. */
+RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
+                                 const uint np, const uint nblk, const RAID_GLOBAL uint *pst,
+                                 const RAID_GLOBAL uint *cnt, RAID_GLOBAL uint2 *sv, RAID_GLOBAL ushort *sr,
+                                 RAID_LOCAL uint *lm, volatile RAID_GLOBAL uint *err)
 {
     GB_RANGE
-    for (uint j = RAID_LOCAL_ID(0); j < nb; j += RAID_LOCAL_SIZE(0))
-        h[j] = bstart[j] + rel[RAID_GROUP_ID(0) * nb + j];
-    RAID_BARRIER();
-    for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
-        const uint g = GB_ROW_G(i);
-        if (g == GB_NONE)
-            continue;
-        const uint2 v = xb[i];
-        sr[atomic_inc(h + (g >> bb))] = (uint4)(g, v.x, v.y, 0u); /* one 16-byte write per row */
+    const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0), T = GB_PT * ls, pmask = (1u << pb) - 1u;
+    const uint tot = GB_CHECK ? pst[np] : 0u; /* the rows partitioned (GB_CHECK: every place below it) */
+    volatile RAID_LOCAL uint *cur = lm, *hc = lm + np, *ts = hc + np, *tmp = ts + np;
+    RAID_LOCAL uint *tx = lm + 3u * np + ls, *ty = tx + T, *td = ty + T;
+    RAID_LOCAL ushort *tr = (RAID_LOCAL ushort *)(td + T);
+    for (uint j = lid; j < np; j += ls)
+        cur[j] = pst[j] + cnt[j * nblk + RAID_GROUP_ID(0)];
+    for (uint t0 = start; t0 < end; t0 += T) {
+        for (uint j = lid; j < np; j += ls)
+            hc[j] = 0u;
+        RAID_BARRIER();
+        uint g[GB_PT], at[GB_PT]; /* (no "#pragma unroll" on these loops: PoCL 3.1's vectorised work-item
+                                     loops then give wrong places; with POCL_WORK_GROUP_METHOD=loops right) */
+        uint2 v[GB_PT];
+        for (uint u = 0; u < GB_PT; u++) {
+            const uint i = t0 + u * ls + lid;
+            g[u] = i < end ? gid[i] : GB_NONE;
+            if (g[u] != GB_NONE && GB_BAD(g[u] >> pb >= np, 2u))
+                g[u] = GB_NONE;
+            if (g[u] != GB_NONE) {
+                v[u] = xb[i];
+                at[u] = atomic_inc(hc + (g[u] >> pb)); /* the row's place among the tile's rows of its partition */
+            }
+        }
+        RAID_BARRIER();
+        uint lo, hi, s = 0u, m;
+        gb_run(np, &lo, &hi);
+        for (uint j = lo; j < hi; j++)
+            s += hc[j];
+        uint ex = gb_wg_scan(s, tmp, &m);
+        for (uint j = lo; j < hi; j++)
+            ts[j] = ex, ex += hc[j];
+        RAID_BARRIER();
+        for (uint u = 0; u < GB_PT; u++)
+            if (g[u] != GB_NONE) {
+                const uint q = g[u] >> pb, slot = ts[q] + at[u];
+                if (GB_BAD(slot >= T, 4u))
+                    continue;
+                tx[slot] = v[u].x, ty[slot] = v[u].y;
+                td[slot] = cur[q] + at[u];
+                tr[slot] = (ushort)(g[u] & pmask);
+            }
+        RAID_BARRIER();
+        for (uint j = lid; j < m; j += ls) { /* consecutive work-items: consecutive places (runs) */
+            if (GB_BAD(j >= T || td[j] >= tot, 8u))
+                continue;
+            sv[td[j]] = (uint2)(tx[j], ty[j]);
+            sr[td[j]] = tr[j];
+        }
+        for (uint j = lid; j < np; j += ls)
+            cur[j] += hc[j];
+        RAID_BARRIER();
     }
 }
 
-/* chunks[c] = (start, end, bucket, 0): rows [start, end) of sr (rank, value's low and high words), all of
- * one bucket; ng groups in all. */
-RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint4 *sr,
-                                const RAID_GLOBAL uint4 *chunks, const uint ng, const uint bb, const int base,
-                                volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
-                                volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
-                                volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi,
-                                volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last) /* unused */
+/* One work-group per chunk: w = the work-group, its partition p (cst[p] <= w < cst[p + 1]: a binary
+ * search), rows pst[p] + (w - cst[p]) C on, at most C of them and within the partition. */
+RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL ushort *sr,
+                              const RAID_GLOBAL uint *pst, const RAID_GLOBAL uint *cst, const uint np,
+                              const uint crows, const uint ng, const uint pb, const int base,
+                              volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
+                              volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
+                              volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi,
+                              volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last, /* unused */
+                              volatile RAID_GLOBAL uint *err)
 {
-    const uint4 ch = chunks[RAID_GROUP_ID(0)];
-    const uint start = ch.x, end = ch.y, g0 = ch.z << bb, bg = min(1u << bb, ng - g0);
+    const uint w = RAID_GROUP_ID(0);
+    if (w >= cst[np])
+        return; /* the launch covers the most chunks there can be */
+    uint p = 0u, q = np; /* cst[p] <= w < cst[q] */
+    while (q - p > 1u) {
+        const uint mid = (p + q) / 2u;
+        if (cst[mid] <= w)
+            p = mid;
+        else
+            q = mid;
+    }
+    const uint start = pst[p] + (w - cst[p]) * crows, end = min(start + crows, pst[p + 1u]);
+    const uint g0 = p << pb, bg = min(1u << pb, ng - g0);
+    if (GB_BAD(p >= np || start >= end || end > pst[np] || g0 >= ng, 16u))
+        return;
     volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * GB_SW, *lflag = lcnt + bg;
     for (uint j = RAID_LOCAL_ID(0); j < bg * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-#define GB_SG(i) (sr[i].x - g0)
-#define GB_SX(i) sr[i].yz
+#define GB_SG(i) (GB_BAD((uint)sr[i] >= bg, 32u) ? GB_NONE : (uint)sr[i])
+#define GB_SX(i) sv[i]
     GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
 #undef GB_SG
 #undef GB_SX
@@ -597,7 +663,7 @@ RAID_KERNEL void gb_rows_bucket(const RAID_GLOBAL uint4 *sr,
 }
 
 /* The second min/max pass: the low words of the rows whose high word is their group's extreme. */
-RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint *map, const RAID_GLOBAL uint2 *xb,
+RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb,
                               const uint n,
                               const RAID_GLOBAL uint *mnhi, const RAID_GLOBAL uint *mxhi,
                               volatile RAID_GLOBAL uint *mnlo, volatile RAID_GLOBAL uint *mxlo)
@@ -607,7 +673,7 @@ RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uin
         return;
     if (gid[i] == GB_NONE)
         return;
-    const uint g = map[gid[i]];
+    const uint g = gid[i];
     const uint2 v = xb[i];
     const uint hi = v.y, lo = v.x;
     if (((hi >> 20) & 0x7FFu) == 0x7FFu && ((hi & 0xFFFFFu) | lo))

@@ -293,11 +293,9 @@ static void t_device_vs_cpu(void **state)
         fill(n, cfg[c].groups, cfg[c].stride, cfg[c].wide, k, x, valid);
         for (unsigned flags = 0; flags < 2; flags++) {
             raid_groupby *a = run(NULL, k, x, valid, n, flags, 0, -1);
-            const int locals[] = {-1, 0, 1, 3, 4, 5, 6}; /* automatic, global limbs, local tables, exponent
-                                                             buckets (their counts from the ids where no row
-                                                             is null; a count per bucket; two replicas) */
+            const int locals[] = {-1, 0, 1, 3}; /* automatic, global limbs, local tables, exponent buckets */
             const size_t rows[] = {0, 1000, 77777};
-            for (int l = 0; l < 7; l++)
+            for (int l = 0; l < 4; l++)
                 for (int r = 0; r < 3; r++) {
                     raid_groupby *b = NULL;
                     raid_status st = gb_compute(ctx, k, x, valid, n, ALL, NALL, flags, rows[r], locals[l], &b);
@@ -340,6 +338,20 @@ static void t_device_repeat(void **state)
     raid_ctx_destroy(ctx);
 }
 
+/* The adversarial cases' rows (case j keyed key0 + j, valid) at k, x, valid (if given); their number. */
+static size_t put_cases(int64_t key0, int64_t *k, double *x, uint8_t *valid)
+{
+    size_t nc, n = 0;
+    gcase *c = cases(&nc);
+    for (size_t j = 0; j < nc; j++)
+        for (int r = 0; r < c[j].n; r++, n++) {
+            k[n] = key0 + (int64_t)j, x[n] = c[j].v[r];
+            if (valid)
+                valid[n] = 1;
+        }
+    return n;
+}
+
 /* The adversarial cases on the device. */
 static void t_device_cases(void **state)
 {
@@ -347,18 +359,70 @@ static void t_device_cases(void **state)
     if (!t_have_opencl())
         skip();
     raid_ctx *ctx = dev();
-    size_t nc;
-    gcase *c = cases(&nc);
     int64_t k[256];
     double x[256];
-    size_t n = 0;
-    for (size_t j = 0; j < nc; j++)
-        for (int r = 0; r < c[j].n; r++, n++)
-            k[n] = (int64_t)j, x[n] = c[j].v[r];
+    const size_t n = put_cases(0, k, x, NULL);
     raid_groupby *a = run(NULL, k, x, NULL, n, 0, 0, -1), *b = run(ctx, k, x, NULL, n, 0, 0, -1);
     assert_same(a, b);
     raid_groupby_destroy(a);
     raid_groupby_destroy(b);
+    raid_ctx_destroy(ctx);
+}
+
+/* Calls without count or mean (the device keeps no count per row: a -0.0 flags its group instead) on every
+ * path, bit for bit against the cpu path: the adversarial cases (a group of -0.0 only: -0.0; -0.0 beside
+ * +0.0: +0.0; an all-null group: +0.0; NaN; infinities) within random rows, nulls, skipna, few and many
+ * groups; raid_groupby_counts is NULL there. */
+static void t_device_no_counts(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *ctx = dev();
+    size_t nc;
+    cases(&nc);
+    const size_t n = 60000;
+    int64_t *k = malloc(n * sizeof *k);
+    double *x = malloc(n * sizeof *x);
+    uint8_t *valid = malloc(n);
+    const raid_agg sets[][3] = {{RAID_AGG_SUM}, {RAID_AGG_SUM, RAID_AGG_MIN, RAID_AGG_MAX},
+                                {RAID_AGG_FIRST, RAID_AGG_SUM, RAID_AGG_LAST}, {RAID_AGG_MIN, RAID_AGG_MAX}};
+    const size_t nsets[] = {1, 3, 3, 2};
+    const int64_t groups[] = {40, 3000, 50000};
+    for (int gi = 0; gi < 3; gi++) {
+        fill(n, groups[gi], 1, 1, k, x, valid);
+        const size_t at = put_cases(1000000, k, x, valid); /* keys beyond the random ones */
+        k[at] = 1000000 + (int64_t)nc, x[at] = 1.0, valid[at] = 0; /* an all-null group */
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t a = 0; a < 4; a++) {
+                raid_groupby *want = NULL;
+                assert_int_equal(gb_compute(NULL, k, x, valid, n, sets[a], nsets[a], flags, 0, -1, &want), RAID_OK);
+                assert_null(raid_groupby_counts(want));
+                const int modes[] = {-1, 0, 1, 3, 8}; /* automatic, global limbs, local, exponent buckets,
+                                                          partitions */
+                for (int m = 0; m < 5; m++) {
+                    const int mode = modes[m];
+                    raid_groupby *got = NULL;
+                    const raid_status st = gb_compute(ctx, k, x, valid, n, sets[a], nsets[a], flags, 0, mode, &got);
+                    if (st == RAID_EUNSUPPORTED && mode >= 1)
+                        continue; /* local tables that do not fit; exponent buckets, partitions: sums only */
+                    assert_int_equal(st, RAID_OK);
+                    const size_t G = raid_groupby_ngroups(want);
+                    assert_int_equal(raid_groupby_ngroups(got), G);
+                    assert_null(raid_groupby_counts(got));
+                    assert_memory_equal(raid_groupby_keys(want), raid_groupby_keys(got), G * sizeof(int64_t));
+                    for (size_t j = 0; j < nsets[a]; j++)
+                        for (size_t i = 0; i < G; i++)
+                            if (!same_bits(raid_groupby_column(want, j)[i], raid_groupby_column(got, j)[i]))
+                                fail_msg("mode %d, %zu groups, group %zu %s: %a vs %a", mode, G, i,
+                                         raid_agg_name(sets[a][j]), raid_groupby_column(want, j)[i],
+                                         raid_groupby_column(got, j)[i]);
+                    raid_groupby_destroy(got);
+                }
+                raid_groupby_destroy(want);
+            }
+    }
+    free(k), free(x), free(valid);
     raid_ctx_destroy(ctx);
 }
 
@@ -368,6 +432,7 @@ int main(void)
         cmocka_unit_test(t_exact_cases),   cmocka_unit_test(t_semantics),     cmocka_unit_test(t_empty_and_errors),
         cmocka_unit_test(t_threads),
         cmocka_unit_test(t_device_cases),  cmocka_unit_test(t_device_vs_cpu), cmocka_unit_test(t_device_repeat),
+        cmocka_unit_test(t_device_no_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,9 @@ static void check_mode(raid_ctx *ctx, const int64_t *k, const double *x, const u
         assert_int_equal(G, expect_groups);
     if (G) {
         assert_memory_equal(raid_groupby_keys(a), raid_groupby_keys(b), G * sizeof(int64_t));
-        assert_memory_equal(raid_groupby_counts(a), raid_groupby_counts(b), G * sizeof(int64_t));
+        assert_int_equal(raid_groupby_counts(a) != NULL, raid_groupby_counts(b) != NULL); /* count or mean asked */
+        if (raid_groupby_counts(a))
+            assert_memory_equal(raid_groupby_counts(a), raid_groupby_counts(b), G * sizeof(int64_t));
         for (size_t j = 0; j < naggs; j++)
             assert_memory_equal(raid_groupby_column(a, j), raid_groupby_column(b, j), G * sizeof(double));
     }
@@ -231,11 +233,14 @@ static void t_seeds(void **state)
     raid_ctx_destroy(ctx);
 }
 
-/* Many groups by buckets (rows bucketed by rank, then local tables per bucket: gb_bucket_count,
- * gb_bucket_scatter, gb_rows_bucket): count, sum and mean bit for bit against the cpu path, from one
- * bucket to hundreds, small and large chunks, nulls, skipna, values carrying through every limb (10 runs);
- * other aggregations are refused in that mode. */
-static void t_bucketed(void **state)
+/* Many groups by partitions (rows partitioned by rank, then local tables per partition: gb_part_count,
+ * gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows) against the cpu path bit for bit, beside the
+ * global exponent buckets: sums with and without counts and means, from one partition to hundreds (2^3
+ * groups per partition forced), limb tables, blocks and chunks of 1,000 and 77,777 rows
+ * or the default, nulls, skipna; one group spanning every block, chunk and partition (values carrying
+ * through every limb), 100 runs; skewed partitions (nearly every row in one group of 100,000+);
+ * other aggregations are refused in that mode, and the removed paths are refused. */
+static void t_partitioned(void **state)
 {
     (void)state;
     raid_ctx *ctx = dev();
@@ -244,30 +249,60 @@ static void t_bucketed(void **state)
     double *x;
     uint8_t *valid;
     rows_alloc(n, &k, &x, &valid);
-    const raid_agg sums[] = {RAID_AGG_SUM, RAID_AGG_COUNT, RAID_AGG_MEAN};
-    const size_t groups[] = {1, 700, 5000, 60000};
+    const raid_agg sums[] = {RAID_AGG_SUM, RAID_AGG_COUNT, RAID_AGG_MEAN}, sum1[] = {RAID_AGG_SUM};
+    const size_t groups[] = {1, 700, 5000, 60000, 131072};
     const size_t rows[] = {0, 1000, 77777};
+    const gb_cl_knobs knobs[] = {{.check = 1}, {.part_bits = 3, .check = 1}, {0}}; /* check: every index checked
+                                                                                    in the kernels */
     for (size_t c = 0; c < sizeof groups / sizeof *groups; c++) {
         for (size_t i = 0; i < n; i++)
             k[i] = (int64_t)((i * 7919) % groups[c]) * 3 - 100;
-        for (size_t r = 0; r < 3; r++) {
-            for (int mode = 2; mode <= 7; mode++) { /* bucketed rows; exponent buckets (their counts by the ids,
-                                                       in the buckets) */
-                check_mode(ctx, k, x, NULL, n, 0, sums, 3, groups[c], rows[r], mode);
-                check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, groups[c], rows[r], mode);
+        const size_t G = groups[c] < n ? groups[c] : n;
+        for (size_t r = 0; r < 3; r++)
+            for (size_t kn = 0; kn < 3; kn++) {
+                gb_cl_test_knobs = knobs[kn];
+                if (groups[c] > 8 * 2048 && kn == 1)
+                    continue; /* more than 2,048 partitions of 8 groups: beyond the partitions' limit */
+                check_mode(ctx, k, x, NULL, n, 0, sums, 3, G, rows[r], 8);
+                check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, G, rows[r], 8);
+                check_mode(ctx, k, x, valid, n, 0, sums, 3, G, rows[r], kn == 0 ? 3 : 8);
             }
-        }
     }
-    /* one group of +-2^60 and a value just below 1/4: carries through every limb, from every chunk */
+    gb_cl_test_knobs = (gb_cl_knobs){0};
+    /* one group of +-2^60 and a value just below 1/4 (carries through every limb) in every block, chunk and
+     * partition (5,000 others); repeated: the atomics' order changes, the bits do not */
     for (size_t i = 0; i < n; i++) {
         k[i] = i % 97 == 0 ? (int64_t)(i % 5000) : 0;
         x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
     }
-    for (int r = 0; r < 10; r++) /* repeated: the atomics' order changes, the bits do not */
-        check_mode(ctx, k, x, NULL, n, 0, sums, 3, 0, r % 2 ? 1000 : 0, 2 + r % 6);
+    for (int r = 0; r < 100; r++) {
+        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .check = r % 2};
+        check_mode(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8);
+    }
+    gb_cl_test_knobs = (gb_cl_knobs){0};
+    /* skewed: 100,003 groups, 90% of the rows in group 50,000 (one partition: its chunks spread the work) */
+    for (size_t i = 0; i < n; i++)
+        k[i] = i % 10 == 0 || i < 100003 / 10 * 10 ? (int64_t)(i % 100003) : 50000;
+    values(n, x, valid);
+    check_mode(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 8);
+    check_mode(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, 8);
+    check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 8);
+    /* partitions without rows: the groups of ranks below 3,000 have null rows only (8 groups a partition) */
+    for (size_t i = 0; i < n; i++) {
+        k[i] = (int64_t)(i % 10000);
+        valid[i] = k[i] >= 3000;
+    }
+    gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 3, .check = 1};
+    check_mode(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, 8);
+    check_mode(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 10000, 1000, 8);
+    gb_cl_test_knobs = (gb_cl_knobs){0};
     raid_groupby *b = NULL;
-    assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 2, &b), RAID_EUNSUPPORTED);
+    assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_null(b);
+    for (int removed = 4; removed <= 11; removed += removed == 7 ? 2 : 1) { /* 4 to 7, 9 to 11 */
+        assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, removed, &b), RAID_EINVAL);
+        assert_null(b);
+    }
     free(k), free(x), free(valid);
     raid_ctx_destroy(ctx);
 }
@@ -279,7 +314,7 @@ int main(void)
         cmocka_unit_test(t_collisions),
         cmocka_unit_test(t_nulls_and_counts),
         cmocka_unit_test(t_seeds),
-        cmocka_unit_test(t_bucketed),
+        cmocka_unit_test(t_partitioned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

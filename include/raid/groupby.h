@@ -79,8 +79,8 @@ typedef struct raid_groupby raid_groupby;
  *  the result does not depend on the thread count). A device context: kernels/col_groupby.cl forms the
  *  group ids on the device (a direct table when the keys span a small range, else a lock-free hash table
  *  from 32-bit atomic_cmpxchg; the host only orders the distinct keys), then computes counts, exact sums
- *  (32-bit atomics with carries; per-work-group tables in local memory when they fit, else rows bucketed
- *  by group first), min and max (two 32-bit atomic passes over 64-bit order keys), first
+ *  (32-bit atomics with carries; per-work-group tables in local memory when they fit, else rows
+ *  partitioned by group first, or global tables), min and max (two 32-bit atomic passes over 64-bit order keys), first
  *  and last (32-bit atomic min/max of row indices); the host rounds each sum. Every output is bit for bit
  *  the cpu path's.
  *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags),
@@ -120,7 +120,8 @@ RAID_API void raid_groupby_destroy(raid_groupby *g);
 RAID_API size_t raid_groupby_ngroups(const raid_groupby *g);
 /** The groups' keys, ascending (ngroups of them; NULL for NULL or no group). */
 RAID_API const int64_t *raid_groupby_keys(const raid_groupby *g);
-/** The groups' counts of valid values (ngroups; NULL for NULL or no group). */
+/** The groups' counts of valid values (ngroups; NULL for NULL, no group, or a call that asked for neither
+ *  count nor mean: the device then keeps no count per row; docs/groupby.md). */
 RAID_API const int64_t *raid_groupby_counts(const raid_groupby *g);
 /** The number of aggregations asked for. */
 RAID_API size_t raid_groupby_naggs(const raid_groupby *g);

@@ -213,7 +213,8 @@ static raid_status bars_make(raid_ctx *ctx, raid_bars *bars, const acc *r)
     raid_groupby *gp = NULL, *gv = NULL, *gs = NULL;
     raid_status st = RAID_OK;
     /* prices: open, high, low, close, trades; sizes: volume; price x size exactly (two doubles a trade) */
-    const raid_agg pa[4] = {RAID_AGG_FIRST, RAID_AGG_MAX, RAID_AGG_MIN, RAID_AGG_LAST}, sa[1] = {RAID_AGG_SUM};
+    const raid_agg pa[5] = {RAID_AGG_FIRST, RAID_AGG_MAX, RAID_AGG_MIN, RAID_AGG_LAST, RAID_AGG_COUNT},
+                   sa[1] = {RAID_AGG_SUM};
     if (!(k2 = malloc(2 * (r->n ? r->n : 1) * sizeof *k2)) || !(ps = malloc(2 * (r->n ? r->n : 1) * sizeof *ps)))
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK) {
@@ -223,7 +224,7 @@ static raid_status bars_make(raid_ctx *ctx, raid_bars *bars, const acc *r)
             ps[2 * i] = p;
             ps[2 * i + 1] = fma(r->price[i], r->size[i], -p); /* the product's rounding error: p + e exact */
         }
-        if ((st = raid_groupby_compute(ctx, r->key, r->price, NULL, r->n, pa, 4, 0, &gp)) == RAID_OK &&
+        if ((st = raid_groupby_compute(ctx, r->key, r->price, NULL, r->n, pa, 5, 0, &gp)) == RAID_OK &&
             (st = raid_groupby_compute(ctx, r->key, r->size, NULL, r->n, sa, 1, 0, &gv)) == RAID_OK &&
             (st = raid_groupby_compute(ctx, k2, ps, NULL, 2 * r->n, sa, 1, 0, &gs)) == RAID_OK) {
             const size_t n = raid_groupby_ngroups(gp);

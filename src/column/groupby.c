@@ -301,6 +301,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     if (flags & ~(unsigned)RAID_GROUPBY_SKIPNA)
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
     unsigned need = 0;
+    int counts = 0; /* the groups' counts are part of the result (count, mean) */
     for (size_t j = 0; j < naggs; j++) {
         if ((unsigned)aggs[j] >= RAID_AGG_NAGGS)
             return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: aggregation %zu is %d (0 to %d)", j,
@@ -309,6 +310,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
                 : aggs[j] == RAID_AGG_MIN || aggs[j] == RAID_AGG_MAX              ? GB_NEED_MINMAX
                 : aggs[j] == RAID_AGG_FIRST || aggs[j] == RAID_AGG_LAST           ? GB_NEED_FIRSTLAST
                                                                                   : 0u;
+        counts |= aggs[j] == RAID_AGG_COUNT || aggs[j] == RAID_AGG_MEAN;
     }
     if (n && need && !values)
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
@@ -339,7 +341,8 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
     size_t G;
     if (raid_on_device(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
-        const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need};
+        const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need,
+                            .counts = counts};
         if ((st = gb_cl_run(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)
             goto fail;
         G = g->ngroups;
@@ -396,13 +399,14 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         G = g->ngroups = j;
     }
 result:
-    g->counts = malloc(G * sizeof *g->counts);
+    g->counts = counts ? malloc(G * sizeof *g->counts) : NULL;
     g->cols = malloc(naggs * G * sizeof *g->cols);
-    if (!g->counts || !g->cols) {
+    if ((counts && !g->counts) || !g->cols) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
         goto fail;
     }
-    memcpy(g->counts, part.count, G * sizeof *g->counts);
+    if (counts)
+        memcpy(g->counts, part.count, G * sizeof *g->counts);
     for (size_t j = 0; j < naggs; j++) {
         double *c = g->cols + j * G;
         for (size_t k = 0; k < G; k++) {
@@ -415,7 +419,8 @@ result:
             case RAID_AGG_MIN:
             case RAID_AGG_MAX: {
                 const uint64_t key = aggs[j] == RAID_AGG_MIN ? part.min[k] : part.max[k];
-                if (cnt && !(part.flags[k] & GB_F_NAN) && key != (aggs[j] == RAID_AGG_MIN ? UINT64_MAX : 0)) {
+                if (!(part.flags[k] & GB_F_NAN) && key != (aggs[j] == RAID_AGG_MIN ? UINT64_MAX : 0)) { /* no value:
+                                                                                the key's initial value */
                     const uint64_t b = gb_order_key_inv(key);
                     memcpy(&v, &b, sizeof v);
                 }

@@ -7,7 +7,8 @@
  *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
  *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
  *   3. the host sorts the distinct keys (raid_sort_i64_f64 on the cpu) and uploads their slots in key
- *      order; gb_map makes map[slot] = the group's rank, so groups come out in ascending key order;
+ *      order; gb_map makes map[slot] = the group's rank, so groups come out in ascending key order, and
+ *      gb_rank turns every row's slot into its group's rank (the dense id the aggregation kernels read);
  *   4. gb_rows_local (per-work-group tables in local memory, merged once) when the groups' tables fit in
  *      local memory, else gb_rows_global, then gb_minmax_lo for min and max;
  *   5. the host reads the tables back and rounds each group's exact sum (positive minus negative limbs)
@@ -21,6 +22,7 @@
 #include "raid/sort.h"
 
 #include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +34,16 @@
 #define GB_DIRECT_MAX (1u << 24)   /* keys spanning at most this many values: a direct table */
 #define GB_HASH_START (1u << 21)   /* slots of the first hash table at most (a retry takes 2n) */
 #define GB_EB_BUDGET (32u << 20)   /* bytes of exponent-bucket tables at most for the automatic choice */
+#define GB_PART_ROWS 32768         /* rows per block and per chunk of the partitioned path */
 #define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
 
-/* The exponent buckets e[0 .. ebw nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
+/* The exponent buckets e[0 .. 3 nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
  * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out. The sum
- * (of every bucket of a group's sign, every replica) is below 2^(32 L): nothing is lost. */
-static void gb_eb_limbs(const uint32_t *e, int ebw, int b0, int nb, int L, uint32_t *out)
+ * (of every bucket of a group's sign) is below 2^(32 L): nothing is lost. */
+static void gb_eb_limbs(const uint32_t *e, int b0, int nb, int L, uint32_t *out)
 {
     for (int j = 0; j < nb; j++) {
-        const uint32_t lo = e[ebw * j], hi = e[ebw * j + 1], top = e[ebw * j + 2];
+        const uint32_t lo = e[3 * j], hi = e[3 * j + 1], top = e[3 * j + 2];
         if (!(lo | hi | top))
             continue;
         const int b = b0 + j, w = (8 * b) >> 5, sh = (8 * b) & 31;
@@ -58,7 +61,7 @@ static void gb_eb_limbs(const uint32_t *e, int ebw, int b0, int nb, int L, uint3
 
 gb_cl_knobs gb_cl_test_knobs;
 
-enum { B_GID, B_MAP, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
+enum { B_GID, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
 static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
 {
@@ -104,15 +107,13 @@ static size_t pow2_at_least(size_t x)
 }
 
 /* Device buffers of the group ids (released by the caller): keys, validity, gb_range's partials, the slot
- * table, meta (ids, overflow), the distinct keys, their slots in key order. */
-enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, ND };
+ * table, meta (ids, overflow), the distinct keys, their slots in key order, the ranks by slot. */
+enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, D_MAP, ND };
 
-/* Steps 1 to 3: slots into b[B_GID], map[slot] = rank into b[B_MAP] (acquired here), the sorted distinct
- * keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. With
- * want_count, where the direct table is used and no row is null, the slots count their rows and the groups'
- * counts go into b[B_CNT] (acquired here; *counted = 1). */
+/* Steps 1 to 3: every row's group rank (dense id) into b[B_GID] (through its slot and map[slot] = rank), the
+ * sorted distinct keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
 static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, raid_buf *d, size_t wg, int64_t **ukeys,
-                            size_t *G, int want_count, int *counted)
+                            size_t *G)
 {
     const size_t n = p->n;
     raid_status st;
@@ -173,13 +174,11 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     /* 2. slots */
     const uint64_t range = kmax - kmin;
     const int direct = !gb_cl_test_knobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
-    const int count = want_count && direct && !masked && !(p->skipna && upx);
-    *counted = count;
     size_t cap = direct ? (size_t)range + 1 : pow2_at_least(2 * (n < GB_HASH_START / 2 ? n : GB_HASH_START / 2));
     if (!direct && gb_cl_test_knobs.hash_cap)
         cap = gb_cl_test_knobs.hash_cap;
     const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raid_now() * 1e9));
-    const uint32_t zero2[2] = {0, 0}, empty = count ? 0u : 0xFFFFFFFFu;
+    const uint32_t zero2[2] = {0, 0}, empty = 0xFFFFFFFFu;
     for (int attempt = 0;; attempt++) {
         const size_t limit = direct ? cap : cap / 2;
         raid_buf_release(ctx, &d[D_TAB]);
@@ -211,7 +210,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         }
         if ((st = raid_arg_buf(ctx, k, a++, &d[D_META])) || (st = raid_arg_buf(ctx, k, a++, &d[D_UK])) ||
             (st = raid_arg_uint(ctx, k, a++, ulimit)) || (st = raid_arg_buf(ctx, k, a++, &b[B_GID])) ||
-            (direct && (st = raid_arg_uint(ctx, k, a++, (uint32_t)count))) || (st = launch(ctx, k, n, wg, 1)))
+            (st = launch(ctx, k, n, wg, 1)))
             goto done;
         raid_kernel_put(ctx, k);
         k = NULL;
@@ -284,18 +283,20 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     }
     ctx->timing.convert_s += raid_now() - t0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &d[D_SRT])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &b[B_MAP])) != RAID_OK)
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &d[D_MAP])) != RAID_OK)
         goto done;
     if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
               (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
-    if (count && (st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &b[B_CNT])) != RAID_OK)
-        goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
         (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||
-        (st = raid_arg_buf(ctx, k, 2, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)count)) ||
-        (st = raid_arg_buf(ctx, k, 4, &d[D_TAB])) || (st = raid_arg_buf(ctx, k, 5, count ? &b[B_CNT] : &d[D_TAB])) ||
-        (g && (st = launch(ctx, k, g, wg, 1))))
+        (st = raid_arg_buf(ctx, k, 2, &d[D_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+        goto done;
+    raid_kernel_put(ctx, k);
+    k = NULL;
+    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rank", raid_tune_build_options(ctx), &k)) != RAID_OK ||
+        (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)n)) ||
+        (st = raid_arg_buf(ctx, k, 2, &d[D_MAP])) || (st = launch(ctx, k, n, wg, 1)))
         goto done;
     *ukeys = skey;
     skey = NULL;
@@ -305,86 +306,96 @@ done:
     return st;
 }
 
-/* The sums of many groups (mode 2): gb_bucket_count, the buckets' starts and the chunks on the host,
- * gb_bucket_scatter, gb_rows_bucket (kernels/col_groupby.cl). rows: rows per block of the first two
- * kernels and at most per chunk of the third. */
-static raid_status bucketed(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, int L, int bb, size_t nb, size_t rows,
-                            size_t wg, const char *opts)
+/* Kernel `name` of col_groupby.cl with its arguments in order, as `kinds` says ('b' a raid_buf *, 'u' a
+ * uint32_t, 'i' an int, 'l' local bytes as size_t), launched over `global` work-items (kernel_s).
+ * RAID_GROUPBY_PROFILE set in the environment: a line on stderr with the kernel's time (the benchmark's
+ * breakdown of the partitioned path). */
+static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts, size_t global, size_t wg,
+                              const char *kinds, ...)
 {
-    enum { S_SIZE, S_REL, S_START, S_ROWS, S_CHUNK, NS };
+    raid_kernel *k = NULL;
+    raid_status st = raid_kernel_get(ctx, "col_groupby.cl", name, opts, &k);
+    va_list ap;
+    va_start(ap, kinds);
+    for (unsigned i = 0; st == RAID_OK && kinds[i]; i++)
+        st = kinds[i] == 'b'   ? raid_arg_buf(ctx, k, i, va_arg(ap, const raid_buf *))
+             : kinds[i] == 'u' ? raid_arg_uint(ctx, k, i, va_arg(ap, uint32_t))
+             : kinds[i] == 'i' ? raid_arg_int(ctx, k, i, va_arg(ap, int))
+                               : raid_arg_local(ctx, k, i, va_arg(ap, size_t));
+    va_end(ap);
+    const double t0 = ctx->timing.kernel_s;
+    if (st == RAID_OK)
+        st = launch(ctx, k, global, wg, 0);
+    if (st == RAID_OK && getenv("RAID_GROUPBY_PROFILE"))
+        fprintf(stderr, "groupby profile: %s %.4f ms (%zu work-groups)\n", name, (ctx->timing.kernel_s - t0) * 1e3,
+                (global + wg - 1) / wg);
+    raid_kernel_put(ctx, k);
+    return st;
+}
+
+/* The partitioned path's shape: 2^pb groups per partition (their tables: tw words a group), np partitions,
+ * the local bytes of gb_part_scatter for work-groups of wg (tiles of GB_PART_PT wg rows). 0 when it does not
+ * fit (too many partitions, or tables or tiles beyond local memory). */
+#define GB_PART_PT 4         /* -DGB_PT: rows per work-item in a tile of gb_part_scatter */
+#define GB_PART_MAX 2048     /* partitions at most (gb_part_scatter's local arrays: 12 bytes each) */
+#define GB_PART_TABLES 32768 /* bytes of a partition's local tables at most */
+static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np,
+                      size_t *scatter_bytes)
+{
+    int b = 0;
+    while (b < maxb && ((tw * sizeof(uint32_t)) << (b + 1)) <= (GB_PART_TABLES < lmax ? GB_PART_TABLES : lmax))
+        b++;
+    const size_t P = (G + ((size_t)1 << b) - 1) >> b, T = GB_PART_PT * wg;
+    const size_t sb = (3 * P + wg) * sizeof(uint32_t) + T * (4 + 4 + 4 + 2);
+    *pb = b, *np = P, *scatter_bytes = sb;
+    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= GB_PART_MAX && sb <= lmax;
+}
+
+/* The sums of many groups by partitions (mode 8; kernels/col_groupby.cl "rows partitioned by group"):
+ * gb_part_count, gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows, every step on the device
+ * (no read-back between them). rows: rows per block of the first kernels and per chunk of the last. */
+static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, size_t tw, int pb, size_t np,
+                               size_t scatter_bytes, size_t rows, size_t wg, const char *opts, int check)
+{
+    enum { S_CNT, S_PST, S_CST, S_VAL, S_RANK, S_ERR, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
     raid_buf s[NS] = {{0}};
-    raid_kernel *k = NULL;
-    uint32_t *h = NULL, *ch = NULL;
     raid_status st;
     const uint32_t zero = 0;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_SIZE])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, nblk * nb, &s[S_REL])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nb, &s[S_START])) || (st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * n, &s[S_ROWS])) ||
-        (st = raid_buf_fill(ctx, &s[S_SIZE], &zero, NULL)))
+    if (getenv("RAID_GROUPBY_PROFILE"))
+        fprintf(stderr, "groupby profile: partitioned, %zu rows, %zu groups, %zu partitions of 2^%d groups, tables of %zu "
+                        "words a group, blocks and chunks of %zu rows, scatter local %zu bytes, options '%s'\n",
+                n, p->ngroups, np, pb, tw, rows, scatter_bytes, opts);
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, np * nblk, &s[S_CNT])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_PST])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_CST])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_VAL])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, 2 * n, &s[S_RANK])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raid_buf_fill(ctx, &s[S_ERR], &zero, NULL)))
         goto done;
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_count", opts, &k)) || (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) ||
-        (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) || (st = raid_arg_uint(ctx, k, 2, (uint32_t)n)) ||
-        (st = raid_arg_uint(ctx, k, 3, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 4, (uint32_t)bb)) ||
-        (st = raid_arg_uint(ctx, k, 5, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 6, &s[S_SIZE])) ||
-        (st = raid_arg_buf(ctx, k, 7, &s[S_REL])) || (st = raid_arg_local(ctx, k, 8, nb * sizeof(uint32_t))) || (st = launch(ctx, k, nblk * wg, wg, 0)))
+    const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np, NB = (uint32_t)nblk;
+    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuuublb", &b[B_GID], (uint32_t)n, R,
+                         PB, NP, NB, &s[S_CNT], np * sizeof(uint32_t), &s[S_ERR])) ||
+        (st = run_kernel(ctx, "gb_part_scan", opts, np * wg, wg, "bubl", &s[S_CNT], NB, &s[S_PST],
+                         wg * sizeof(uint32_t))) ||
+        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuul", &s[S_PST], &s[S_CST], NP, R,
+                         wg * sizeof(uint32_t))) ||
+        (st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbblb", &b[B_GID], &b[B_X],
+                         (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes,
+                         &s[S_ERR])) ||
+        (st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbbb", &s[S_VAL], &s[S_RANK],
+                         &s[S_PST], &s[S_CST], NP, R, (uint32_t)p->ngroups, PB, p->base, &b[B_SUM], &b[B_CNT],
+                         &b[B_FLAG], (tw * sizeof(uint32_t)) << pb, &b[B_MNHI], &b[B_MXHI], &b[B_FIRST],
+                         &b[B_LAST], &s[S_ERR])))
         goto done;
-    raid_kernel_put(ctx, k);
-    k = NULL;
-    /* the buckets' starts (exclusive sums) and the chunks: pieces of at most `rows` rows of one bucket */
-    const size_t nch_max = n / rows + nb + 1;
-    if (!(h = malloc(2 * nb * sizeof *h)) || !(ch = malloc(4 * nch_max * sizeof *ch))) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by buckets)");
-        goto done;
+    if (check) { /* -DGB_CHECK=1: the kernels' index checks */
+        uint32_t err = 0;
+        if ((st = download(ctx, &s[S_ERR], 1, &err)) != RAID_OK)
+            goto done;
+        if (err)
+            st = raid_fail(ctx, RAID_EDEVICE, "group-by: the partitioned path's index check failed (0x%x)", err);
     }
-    if ((st = download(ctx, &s[S_SIZE], nb, h)) != RAID_OK)
-        goto done;
-    size_t nch = 0;
-    uint32_t at = 0;
-    for (size_t j = 0; j < nb; j++) {
-        const uint32_t sz = h[j];
-        h[nb + j] = at;
-        for (uint32_t q = 0; q < sz; q += (uint32_t)rows, nch++) {
-            assert(nch < nch_max);
-            ch[4 * nch] = at + q;
-            ch[4 * nch + 1] = at + (sz - q > rows ? q + (uint32_t)rows : sz);
-            ch[4 * nch + 2] = (uint32_t)j;
-            ch[4 * nch + 3] = 0;
-        }
-        at += sz;
-    }
-    raid_event ev = {0};
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * (nch ? nch : 1), &s[S_CHUNK])) ||
-        (st = raid_buf_upload(ctx, &s[S_START], 0, nb, h + nb, 0, &ev)) || (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) ||
-        (nch && ((st = raid_buf_upload(ctx, &s[S_CHUNK], 0, 4 * nch, ch, 0, &ev)) ||
-                 (st = wait_time(ctx, &ev, &ctx->timing.upload_s)))))
-        goto done;
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_bucket_scatter", opts, &k)) ||
-        (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) || (st = raid_arg_buf(ctx, k, 1, &b[B_MAP])) ||
-        (st = raid_arg_buf(ctx, k, 2, &b[B_X])) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)n)) ||
-        (st = raid_arg_uint(ctx, k, 4, (uint32_t)rows)) || (st = raid_arg_uint(ctx, k, 5, (uint32_t)bb)) ||
-        (st = raid_arg_uint(ctx, k, 6, (uint32_t)nb)) || (st = raid_arg_buf(ctx, k, 7, &s[S_START])) ||
-        (st = raid_arg_buf(ctx, k, 8, &s[S_REL])) || (st = raid_arg_buf(ctx, k, 9, &s[S_ROWS])) ||
-        (st = raid_arg_local(ctx, k, 10, nb * sizeof(uint32_t))) ||
-        (st = launch(ctx, k, nblk * wg, wg, 0)))
-        goto done;
-    raid_kernel_put(ctx, k);
-    k = NULL;
-    if (!nch)
-        goto done;
-    unsigned a = 0;
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rows_bucket", opts, &k)) || (st = raid_arg_buf(ctx, k, a++, &s[S_ROWS])) ||
-        (st = raid_arg_buf(ctx, k, a++, &s[S_CHUNK])) ||
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)p->ngroups)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)bb)) ||
-        (st = raid_arg_int(ctx, k, a++, p->base)) || (st = raid_arg_buf(ctx, k, a++, &b[B_SUM])) ||
-        (st = raid_arg_buf(ctx, k, a++, &b[B_CNT])) || (st = raid_arg_buf(ctx, k, a++, &b[B_FLAG])) ||
-        (st = raid_arg_local(ctx, k, a++, ((size_t)(2 * L + 2) << bb) * sizeof(uint32_t))) ||
-        (st = raid_arg_buf(ctx, k, a++, &b[B_MNHI])) || (st = raid_arg_buf(ctx, k, a++, &b[B_MXHI])) ||
-        (st = raid_arg_buf(ctx, k, a++, &b[B_FIRST])) || (st = raid_arg_buf(ctx, k, a++, &b[B_LAST])) ||
-        (st = launch(ctx, k, nch * wg, wg, 0)))
-        goto done;
 done:
-    raid_kernel_put(ctx, k);
-    free(h), free(ch);
     for (int j = 0; j < NS; j++)
         raid_buf_release(ctx, &s[j]);
     return st;
@@ -405,36 +416,29 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     *ukeys = NULL;
     *ngroups = 0;
     p->base = 0, p->pspan = -1, p->qmin = 0;
-    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH: 1 to 5 */
+    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH */
         local_tables = raid_tune_groupby_path(ctx) - 1;
-    const int want_count = local_tables == 4; /* exponent buckets, the counts from the group ids */
-    const int ebw = local_tables == 5 ? 4 : 3;  /* exponent buckets with a count each */
-    const int rep = local_tables == 6 ? 2 : 1;  /* exponent buckets in two replicas */
-    const int pair = local_tables == 7;         /* exponent buckets, two rows per step (sums only) */
-    if (pair && (p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST))) {
-        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: the two-row exponent-bucket kernel holds sums only");
+    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11)) {
+        st = raid_fail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
         goto done;
     }
-    if (local_tables >= 4 && local_tables <= 7)
-        local_tables = 3;
-    int counted = 0;
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
         goto done;
     if (upx && (st = raid_buf_upload_staged(ctx, &b[B_X], 0, 2 * n, p->x)) != RAID_OK)
         goto done;
     ctx->timing.bytes_in = upx ? 8 * n : 0;
-    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups, want_count, &counted)) != RAID_OK)
+    if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups)) != RAID_OK)
         goto done;
     const size_t G = *ngroups;
     p->ngroups = G;
-    for (int j = 0; j < ND; j++) /* the sums need only the slots and the map */
+    for (int j = 0; j < ND; j++) /* the sums need only the ranks */
         raid_buf_release(ctx, &d[j]);
     if ((st = gb_partial_alloc(ctx, out, G, p->need)) != RAID_OK)
         goto done;
 
     const int L = gb_cl_limbs(p);
-    /* mode 3's exponent buckets: 8 values of q each, q in [qmin, pspan]: buckets b0 .. b0 + NB - 1 */
+    /* exponent buckets: 8 values of q each, q in [qmin, pspan]: buckets b0 .. b0 + NB - 1 */
     const int B0 = p->pspan < 0 ? 0 : p->qmin >> 3, NB = p->pspan < 0 ? 1 : (p->pspan >> 3) - B0 + 1;
     const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
     const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
@@ -444,69 +448,67 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                        (unsigned long long)lmax);
         goto done;
     }
-    /* many groups, sums only: rows bucketed by rank into buckets of 2^bb groups whose tables fit */
-    int bb = 0;
-    while (((size_t)(2 * L + 2) << (bb + 1)) * sizeof(uint32_t) + 1024 <= lmax && bb < 20)
-        bb++;
-    const size_t per = (size_t)(2 * L + 2) << bb, nb = (G + ((size_t)1 << bb) - 1) >> bb;
-    const int bucket_ok = !(p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST)) && nb <= 4096 &&
-                          nb * sizeof(uint32_t) + 1024 <= lmax;
-    if (local_tables == 2 && !bucket_ok) {
-        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: no bucketed tables for these aggregations or %zu groups", G);
-        goto done;
-    }
+    const int sums_only = (p->need & GB_NEED_SUM) && !(p->need & (GB_NEED_MINMAX | GB_NEED_FIRSTLAST));
     /* many groups: the exponent-bucket tables (two atomics per value) while they stay small enough for a
      * GPU's L2 cache, else the limb tables (three atomics per value) */
-    const size_t ebwords = (size_t)G * rep * (2 * (size_t)ebw * NB + 2);
+    const size_t ebwords = (size_t)G * (6 * (size_t)NB + 2);
     const int eb_ok = (p->need & GB_NEED_SUM) && ebwords * sizeof(uint32_t) <= GB_EB_BUDGET;
     if (local_tables == 3 && !(p->need & GB_NEED_SUM)) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
         goto done;
     }
-    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : bucket_ok && n / (nb ? nb : 1) >= 2 * per ? 2 : 0;
-    const int eb = mode == 3 ? (ebw == 4 ? 2 : 1) : 0; /* -DGB_EB */
-    const size_t R = mode == 3 ? (size_t)rep : 1;       /* -DGB_REP */
-    const size_t SW = eb ? 2 * (size_t)ebw * NB : 2 * (size_t)L; /* sum words per group */
-    size_t rows = rows_per_wg ? rows_per_wg : GB_ROWS_DEFAULT;
+    /* many groups, sums (counts) only: rows partitioned by group, the partitions' limb tables in local memory
+     * (the H200 measured limbs faster here than exponent buckets: twice the groups a partition, half the
+     * partitions for the scatter; docs/groupby.md) */
+    int pb = 0;
+    size_t np = 0, sbytes = 0;
+    const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16; /* ranks: ushort */
+    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np, &sbytes);
+    if (local_tables == 8 && !part_ok) {
+        st = raid_fail(ctx, RAID_EUNSUPPORTED,
+                       "group-by: no partitioned tables for these aggregations or %zu groups (sums only)", G);
+        goto done;
+    }
+    /* (the partitioned path is not chosen automatically until the H200 has measured it: forced only) */
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : 0;
+    const int eb = mode == 3; /* -DGB_EB */
+    const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
+    size_t rows = rows_per_wg ? rows_per_wg : mode == 8 ? GB_PART_ROWS : GB_ROWS_DEFAULT;
     if (!rows_per_wg && mode == 1 && rows < 4 * G * (2 * (size_t)L + 2))
         rows = 4 * G * (2 * (size_t)L + 2); /* the merge of a work-group's tables: a quarter of its work at most */
-    if (!rows_per_wg && mode == 2 && rows < 4 * per)
-        rows = 4 * per;
     if (rows > 0x7FFFFFFF)
         rows = 0x7FFFFFFF;
     const size_t nwg = (n + rows - 1) / rows;
 
+    /* the partitioned kernels' index checks: tests, or RAID_GROUPBY_CHECK set in the environment */
+    const int check = mode == 8 && (gb_cl_test_knobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
-             "-DGB_REP=%d %s",
+             "-DGB_PT=%d -DGB_CHECK=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, counted && eb != 2, (int)R, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, GB_PART_PT, check, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
-    const size_t sizes[NBUF] = {n, 0, 0, Gs * R * SW, Gs * R, Gs * R, Gs, Gs, Gs, Gs, Gs, Gs};
+    const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
-        if (!(j == B_CNT && counted) && (st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
+        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
     const uint32_t zero = 0, ones = 0xFFFFFFFFu;
     for (int j = B_SUM; j < NBUF; j++) {
-        if (j == B_CNT && counted) /* the group ids' counts */
-            continue;
         const int hi = j == B_MNHI || j == B_MNLO || j == B_FIRST;
         if ((st = raid_buf_fill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
             goto done;
     }
 
     unsigned a = 0;
-    if (mode == 2) {
-        if ((st = bucketed(ctx, p, b, L, bb, nb, rows, wg, opts)) != RAID_OK)
+    if (mode == 8) {
+        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, sbytes, rows, wg, opts, check)) != RAID_OK)
             goto done;
     } else {
-        if ((st = raid_kernel_get(ctx, "col_groupby.cl",
-                                  mode == 1 ? "gb_rows_local" : mode == 3 && pair ? "gb_rows_eb_pair" : "gb_rows_global", opts,
-                                  &k)) !=
+        if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
             RAID_OK)
             goto done;
-        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &b[B_MAP])) != RAID_OK ||
+        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK ||
             (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
             (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
             goto done;
@@ -523,7 +525,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_minmax_lo", opts, &k2)) != RAID_OK)
             goto done;
         a = 0;
-        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MAP])) != RAID_OK ||
+        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK ||
             (st = raid_arg_buf(ctx, k2, a++, &b[B_X])) != RAID_OK ||
             (st = raid_arg_uint(ctx, k2, a++, (uint32_t)n)) != RAID_OK ||
             (st = raid_arg_buf(ctx, k2, a++, &b[B_MNHI])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MXHI])) != RAID_OK ||
@@ -534,16 +536,16 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     }
 
     /* read back and round */
-    h = malloc(Gs * (R * (SW + 2) + 6) * sizeof *h);
+    h = malloc(Gs * (SW + 8) * sizeof *h);
     if (!h) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by read-back)");
         goto done;
     }
-    uint32_t *hs = h, *hc = hs + Gs * R * SW, *hf = hc + Gs * R, *hmnh = hf + Gs * R, *hmxh = hmnh + Gs,
+    uint32_t *hs = h, *hc = hs + Gs * SW, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
              *hfi = hmxh + Gs, *hla = hfi + Gs, *hmnl = hla + Gs, *hmxl = hmnl + Gs;
-    uint32_t *dst[NBUF] = {NULL, NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
+    uint32_t *dst[NBUF] = {NULL, NULL, hs, hc, hf, hmnh, hmxh, hfi, hla, hmnl, hmxl};
     for (int j = B_SUM; j < NBUF; j++) {
-        if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
+        if ((j == B_SUM && !(p->need & GB_NEED_SUM)) || (j == B_CNT && !p->counts) || ((j == B_MNHI || j == B_MXHI || j == B_MNLO || j == B_MXLO) && !(p->need & GB_NEED_MINMAX)) ||
             ((j == B_FIRST || j == B_LAST) && !(p->need & GB_NEED_FIRSTLAST)))
             continue;
         if ((st = download(ctx, &b[j], sizes[j], dst[j])) != RAID_OK)
@@ -552,25 +554,16 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const double t0 = raid_now();
 #pragma omp parallel for schedule(static) if (G > 20000)
     for (size_t g = 0; g < G; g++) {
-        out->count[g] = 0;
-        out->flags[g] = 0;
-        for (size_t r = g * R; r < (g + 1) * R; r++) { /* the replicas */
-            out->count[g] += hc[r];
-            out->flags[g] |= hf[r];
-        }
+        out->count[g] = p->counts ? hc[g] : 0u;
+        out->flags[g] = hf[g];
         if (p->need & GB_NEED_SUM) {
             uint32_t *P = hs + g * SW, *N = P + L; /* |P - N| into P */
             uint32_t eL[2 * GB_MAX_LIMBS];
-            if (eb) { /* the buckets (of every replica) into limbs */
+            if (eb) { /* the buckets into limbs */
                 P = eL, N = eL + L;
                 memset(eL, 0, 2 * (size_t)L * sizeof *eL);
-                for (size_t r = g * R; r < (g + 1) * R; r++) {
-                    gb_eb_limbs(hs + r * SW, ebw, B0, NB, L, P);
-                    gb_eb_limbs(hs + r * SW + (size_t)ebw * NB, ebw, B0, NB, L, N);
-                    if (eb == 2) /* the buckets' counts */
-                        for (size_t j = 0; j < 2 * (size_t)NB; j++)
-                            out->count[g] += hs[r * SW + 4 * j + 3];
-                }
+                gb_eb_limbs(hs + g * SW, B0, NB, L, P);
+                gb_eb_limbs(hs + g * SW + 3 * (size_t)NB, B0, NB, L, N);
             }
             int nz = 0; /* a finite value other than +-0.0: the kernels flag only +0.0 */
             for (int i = 0; i < L && !nz; i++)
@@ -587,8 +580,11 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
                 borrow = (uint32_t)(dd >> 63);
                 P[i] = (uint32_t)dd;
             }
-            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], out->count[g]);
+            /* without counts, a group whose tables and flags are zero is empty unless a -0.0 flagged it */
+            const int64_t cg = p->counts ? out->count[g] : (out->flags[g] & GB_F_NEGZ) != 0;
+            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], cg);
         }
+        out->flags[g] &= ~GB_F_NEGZ;
         if (p->need & GB_NEED_MINMAX) {
             out->min[g] = (uint64_t)hmnh[g] << 32 | hmnl[g];
             out->max[g] = (uint64_t)hmxh[g] << 32 | hmxl[g];

@@ -20,6 +20,7 @@
 #define GB_F_NINF 4u
 #define GB_F_NZ 8u
 #define GB_F_PRESENT 16u /* the cpu path, rows indexed by key: a row of this key was seen */
+#define GB_F_NEGZ 32u    /* the device path without counts: a -0.0 value (the group is not empty) */
 
 /* Which partials a call needs (from its aggregations). */
 #define GB_NEED_SUM 1u
@@ -37,6 +38,8 @@ typedef struct gb_plan {
     int skipna;
     const double *x;      /* values (NULL when only counts are needed) */
     unsigned need;        /* GB_NEED_* */
+    int counts;           /* the device path: the groups' counts are asked (count, mean); else no count per
+                             row is kept, and the sums' signed zeros come from the flags (GB_F_NEGZ) */
     int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
     int pspan;            /* highest p of a finite non-zero value minus base (-1: no such value) */
     int qmin;             /* the device path: lowest p of a finite non-zero value minus base (0 if none) */
@@ -69,21 +72,22 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * are not read: it finds them), the sorted distinct keys into *ukeys (malloc'd), their number into
  * *ngroups, and the partials (gb_partial_alloc) in that order. rows_per_wg: rows of one work-group of the
  * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
- * local memory, 2 rows bucketed by group then local tables per bucket (count and sum only), 3 global
- * exponent-bucket tables (sums asked), 4 the same with the counts taken by the group ids where the keys
- * use the direct table and no row is null (else 3), 5 exponent buckets with a count each, 6 exponent
- * buckets in two replicas, 7 exponent buckets two rows per step (sums, counts only) (RAID_EUNSUPPORTED
- * when they do not fit or, for 2 to 7, other aggregations are asked or no sum). Tests vary both. RAID_TUNE_GROUPBY_PATH p > 0 stands for
- * local_tables p - 1 when local_tables is -1. */
+ * local memory, 3 global exponent-bucket tables (sums asked), 8 rows partitioned by group, then local
+ * tables per partition (sums asked; counts, means; nothing else) (RAID_EUNSUPPORTED when they do not fit or
+ * other aggregations are asked); 2, 4 to 7, 9 to 11: removed variants (RAID_EINVAL). Tests vary both.
+ * RAID_TUNE_GROUPBY_PATH p > 0 stands for local_tables p - 1 when local_tables is -1. */
 raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
 /* Tests only (zeroed: automatic): force_hash, the hash path even for keys of a small range; hash_cap, the
  * first hash table's slots (a power of two >= 1024; too few makes the device retry with 2n); hmask, a mask
- * of the start slots (e.g. 3: every key starts in one of 4 slots, long collision chains). */
+ * of the start slots (e.g. 3: every key starts in one of 4 slots, long collision chains); part_bits,
+ * part_limbs (below). */
 typedef struct gb_cl_knobs {
     int force_hash;
     size_t hash_cap;
     uint32_t hmask;
+    int part_bits;  /* the partitioned path: at most 2^part_bits groups per partition (more partitions) */
+    int check;      /* the partitioned path's kernels check their indices (-DGB_CHECK=1): RAID_EDEVICE if one fails */
 } gb_cl_knobs;
 extern gb_cl_knobs gb_cl_test_knobs;
 /* The partials of G groups for the aggregations in need (GB_NEED_*): count and flags always. RAID_ENOMEM. */
