@@ -1097,6 +1097,22 @@ static void test_lib_input_checks(void **state)
     const double rv2[2] = {1e-4, 2e-4};
     assert_int_equal(raid_har_input_add(in, "E", 2, d2, rv2, NULL, NULL, NULL, NULL), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "raid_har_input_add: E: row 2: date is empty");
+    /* the CSV reader's rules (har_day_check): a calendar date YYYY-MM-DD, rv not negative */
+    const char *const baddates[] = {"2020-02-30", "20200102", "2020-1-2", "zzzz", "2020-01-02T00:00:00"};
+    for (size_t i = 0; i < sizeof baddates / sizeof baddates[0]; i++) {
+        const char *d[2] = {"2020-01-01", baddates[i]};
+        char want[128];
+        snprintf(want, sizeof want, "raid_har_input_add: D: row 2: date '%s' is not a calendar date YYYY-MM-DD",
+                 baddates[i]);
+        assert_int_equal(raid_har_input_add(in, "D", 2, d, rv2, NULL, NULL, NULL, NULL), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), want);
+    }
+    const char *d3[2] = {"2020-01-01", "2020-01-02"};
+    const double rvneg[2] = {1e-4, -2e-4};
+    const int64_t ln[2] = {7, 8};
+    assert_int_equal(raid_har_input_add(in, "N", 2, d3, rvneg, NULL, NULL, NULL, ln), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(),
+                        "raid_har_input_add: N: row 8: rv is negative (a realized variance is non-negative and finite)");
     /* calendar dates (proleptic Gregorian) */
     const int32_t ok[] = {20200229, 20000229, 20211231, 99991231, 10101};
     const int32_t bad[] = {20200230, 20190229, 19000229, 20210431, 20211232, 20210000, 100000101, -20200101};

@@ -10,7 +10,7 @@
 #include "core/strlist.h"
 #include "io/symtab.h"
 #include "io/table.h"
-#include "io/tz.h"
+#include "models/har_internal.h"
 #include "raid.h"
 
 #include <math.h>
@@ -96,17 +96,14 @@ static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, con
 {
     size_t len;
     const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
-    int64_t days;
-    if (!len)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
-                               "empty date (every row needs one)");
-    if (raid_io_parse_date(d, len, &days) != 0)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
-                               "date '%.*s' is not a calendar date YYYY-MM-DD", raid_table_show(len), d);
-    const double v = b->col[C_RV].f64[i];
-    if (v < 0) /* (a decimal beyond float64's range is refused by the table reader itself) */
-        return raid_table_fail(tb, b->col[C_RV].line[i], raid_table_col(tb, C_RV),
-                               "%s is negative (a realized variance is non-negative and finite)", rvname);
+    const int r = har_day_check(d, len, b->col[C_RV].f64[i]); /* raid_har_input_add's rules too */
+    if (r == HAR_DAY_EMPTY)
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "%s", har_day_why(r));
+    if (r == HAR_DAY_DATE)
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "date '%.*s' %s",
+                               raid_table_show(len), d, har_day_why(r));
+    if (r == HAR_DAY_RV)
+        return raid_table_fail(tb, b->col[C_RV].line[i], raid_table_col(tb, C_RV), "%s %s", rvname, har_day_why(r));
     const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
     if (!isnan(p) && !(p >= 0 && p <= 1)) {
         const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
