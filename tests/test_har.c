@@ -588,6 +588,52 @@ static void test_cli_bad_values(void **state)
     free(err);
 }
 
+/* A negative bpv or rq (har-j, har-cj, harq inputs) is refused where the file has the column, at its
+ * FILE:LINE:COL, by the rule raid_har_input_add applies too (har_day_check); an empty one is a missing day. */
+static void test_cli_bad_bpv_rq(void **state)
+{
+    (void)state;
+    char csv[8192] = "symbol,date,rv,BPV,rq\n", *out, *err;
+    size_t len = strlen(csv);
+    for (int d = 0; d < 60; d++) /* day d on line d + 2 */
+        len += (size_t)snprintf(csv + len, sizeof csv - len, "A,2001-%02d-%02d,%.6f,%.6f,%.9f\n", 1 + d / 28,
+                                1 + d % 28, 1e-4 * (1.5 + sin(7.0 * d)), 0.9e-4 * (1.5 + sin(7.0 * d)),
+                                1e-8 * (1.5 + cos(3.0 * d)));
+    const char *p = t_tmppath("bad_bpv_rq.csv"), *o = t_tmppath("bad_bpv_rq.out.csv");
+    static const struct {
+        const char *put, *model, *loc, *words;
+    } cases[] = {
+        {"A,2001-02-03,1e-4,-1e-4,1e-8\n", "har-j", "32:4", "BPV is negative (a bipower variation is non-negative)"},
+        {"A,2001-02-03,1e-4,-1e-4,1e-8\n", "har", "32:4", "BPV is negative (a bipower variation is non-negative)"},
+        {"A,2001-02-03,1e-4,1e-4,-1e-8\n", "harq", "32:5", "rq is negative (a realized quarticity is non-negative)"},
+        {"A,2001-02-03,-1e-4,-1e-4,-1e-8\n", "harq", "32:3", "rv is negative"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char bad[8192];
+        strcpy(bad, csv);
+        set_line(bad, 32, cases[c].put);
+        assert_int_equal(t_write_file(p, bad), 0);
+        remove(o);
+        int rc = t_cli(&out, &err, "har '%s' --device cpu --bpv-col BPV --model %s -o '%s'", p, cases[c].model, o);
+        char want[600];
+        snprintf(want, sizeof want, "%s:%s: %s", p, cases[c].loc, cases[c].words);
+        if (rc != 2 || !strstr(err, want))
+            fail_msg("case %zu: exit %d, stderr '%s' (expected '%s')", c, rc, err, want);
+        assert_null(fopen(o, "r"));
+        free(out);
+        free(err);
+    }
+    /* empty: a missing day, as before */
+    set_line(csv, 32, "A,2001-02-03,1e-4,,\n");
+    assert_int_equal(t_write_file(p, csv), 0);
+    for (int m = 0; m < 2; m++) {
+        assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --bpv-col BPV --model %s", p, m ? "harq" : "har-j"), 0);
+        assert_non_null(strstr(err, "design rows left out"));
+        free(out);
+        free(err);
+    }
+}
+
 static void test_cli_order_errors(void **state)
 {
     (void)state;
@@ -1113,6 +1159,17 @@ static void test_lib_input_checks(void **state)
     assert_int_equal(raid_har_input_add(in, "N", 2, d3, rvneg, NULL, NULL, NULL, ln), RAID_EINVAL);
     assert_string_equal(raid_errmsg(),
                         "raid_har_input_add: N: row 8: rv is negative (a realized variance is non-negative and finite)");
+    const double pos[2] = {1e-4, 2e-4}, neg[2] = {1e-4, -0.0};
+    const double negv[2] = {-1e-4, 1e-4};
+    assert_int_equal(raid_har_input_add(in, "N", 2, d3, pos, negv, NULL, NULL, ln), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(),
+                        "raid_har_input_add: N: row 7: bpv is negative (a bipower variation is non-negative)");
+    assert_int_equal(raid_har_input_add(in, "N", 2, d3, pos, pos, negv, NULL, NULL), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(),
+                        "raid_har_input_add: N: row 1: rq is negative (a realized quarticity is non-negative)");
+    /* -0 is not negative, NAN is a missing day */
+    const double nanv[2] = {NAN, 1e-4};
+    assert_int_equal(raid_har_input_add(in, "Z0", 2, d3, pos, neg, nanv, NULL, NULL), RAID_OK);
     /* calendar dates (proleptic Gregorian) */
     const int32_t ok[] = {20200229, 20000229, 20211231, 99991231, 10101};
     const int32_t bad[] = {20200230, 20190229, 19000229, 20210431, 20211232, 20210000, 100000101, -20200101};
@@ -1127,7 +1184,7 @@ static void test_lib_input_checks(void **state)
             fail_msg("%d accepted", bad[i]);
         assert_non_null(strstr(raid_errmsg(), "is not a date yyyymmdd"));
     }
-    assert_int_equal(raid_har_input_nsymbols(in), 2 + sizeof ok / sizeof ok[0]);
+    assert_int_equal(raid_har_input_nsymbols(in), 3 + sizeof ok / sizeof ok[0]);
     raid_har_input_destroy(in);
 
     /* an input without symbols: an empty result */
@@ -1383,6 +1440,7 @@ int main(void)
         cmocka_unit_test(test_cli_quoting_and_write_errors),
         cmocka_unit_test(test_cli_order_errors),
         cmocka_unit_test(test_cli_bad_values),
+        cmocka_unit_test(test_cli_bad_bpv_rq),
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),
         cmocka_unit_test(test_cli_robust_range),

@@ -7,6 +7,7 @@
 #include "io/utf8.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ static void sym_free(har_in_sym *s)
     free(s->lines);
 }
 
-int har_day_check(const char *date, size_t len, double rv)
+int har_day_check(const char *date, size_t len, double rv, double bpv, double rq)
 {
     int64_t days;
     if (!len)
@@ -48,13 +49,19 @@ int har_day_check(const char *date, size_t len, double rv)
         return HAR_DAY_DATE;
     if (rv < 0) /* (a decimal beyond float64's range is refused by the table reader itself) */
         return HAR_DAY_RV;
+    if (bpv < 0)
+        return HAR_DAY_BPV;
+    if (rq < 0)
+        return HAR_DAY_RQ;
     return HAR_DAY_OK;
 }
 
 const char *har_day_why(int r)
 {
     static const char *const why[] = {"", "empty date (every row needs one)", "is not a calendar date YYYY-MM-DD",
-                                      "is negative (a realized variance is non-negative and finite)"};
+                                      "is negative (a realized variance is non-negative and finite)",
+                                      "is negative (a bipower variation is non-negative)",
+                                      "is negative (a realized quarticity is non-negative)"};
     assert(r > HAR_DAY_OK && (size_t)r < sizeof why / sizeof *why);
     return why[r];
 }
@@ -106,13 +113,13 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
         if (!dates[t] || !dates[t][0])
             return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", name, row,
                              dates[t] ? "empty" : "NULL");
-        const int r = har_day_check(dates[t], strlen(dates[t]), rv[t]);
+        const int r = har_day_check(dates[t], strlen(dates[t]), rv[t], bpv ? bpv[t] : NAN, rq ? rq[t] : NAN);
         if (r == HAR_DAY_DATE)
             return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date '%.*s' %s", name, row,
                              (int)strnlen(dates[t], 64), dates[t], har_day_why(r));
         if (r != HAR_DAY_OK)
             return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", name, row,
-                             in->colname[0], har_day_why(r));
+                             in->colname[r - HAR_DAY_RV], har_day_why(r));
     }
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;

@@ -213,6 +213,12 @@ def test_har_refuses_what_the_csv_reader_refuses():
     with pytest.raises(raid.RaidError, match=r"raid_har_input_add: S0002: row 43: rv is negative \(a realized "
                                              r"variance is non-negative and finite\)"):
         raid.har(d, device="cpu")
+    for col, what in (("bpv", "bipower variation"), ("rq", "realized quarticity")):
+        d = m.copy()
+        d.loc[44, col] = -1e-9
+        with pytest.raises(raid.RaidError, match=rf"raid_har_input_add: S0002: row 44: {col} is negative \(a "
+                                                 rf"{what} is non-negative\)"):
+            raid.har(d, model="harq" if col == "rq" else "har-j", device="cpu")
 
 
 def test_integer_arguments_out_of_range():
