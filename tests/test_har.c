@@ -534,6 +534,24 @@ static void set_line(char *text, int k, const char *line)
     memcpy(l, line, n);
 }
 
+/* raid har with options opts on a file p holding text: exit 2, stderr holding "p:loc: words", no output
+ * file (case c in the message). */
+static void cli_refuses(size_t c, const char *p, const char *text, const char *opts, const char *loc,
+                        const char *words)
+{
+    char *out, *err, want[600], o[512];
+    snprintf(o, sizeof o, "%s.out.csv", p);
+    assert_int_equal(t_write_file(p, text), 0);
+    remove(o);
+    const int rc = t_cli(&out, &err, "har '%s' --device cpu %s -o '%s'", p, opts, o);
+    snprintf(want, sizeof want, "%s:%s: %s", p, loc, words);
+    if (rc != 2 || !strstr(err, want))
+        fail_msg("case %zu: exit %d, stderr '%s' (expected '%s')", c, rc, err, want);
+    assert_null(fopen(o, "r"));
+    free(out);
+    free(err);
+}
+
 /* Values the reader refuses at the bad field itself (FILE:LINE:COL, exit 2, no output): a date that is
  * not a calendar date YYYY-MM-DD (it was compared as text: 1996-13-45 or zzzz last was fitted and
  * forecast, 2001-02-30 in the middle blamed the next line), and an rv that is negative or infinite (a
@@ -546,7 +564,7 @@ static void test_cli_bad_values(void **state)
     for (int d = 0; d < 60; d++) /* day d on line d + 2: rv at column 1, date at column 3 */
         len += (size_t)snprintf(csv + len, sizeof csv - len, "%.6f,A,2001-%02d-%02d\n", 1e-4 * (1.5 + sin(7.0 * d)),
                                 1 + d / 28, 1 + d % 28);
-    const char *p = t_tmppath("bad_values.csv"), *o = t_tmppath("bad_values.out.csv");
+    const char *p = t_tmppath("bad_values.csv");
     static const struct {
         int line;
         const char *put, *opts, *loc, *words;
@@ -561,20 +579,11 @@ static void test_cli_bad_values(void **state)
         {32, "1e999,A,2001-02-03\n", "", "32:1", "rv out of float64's range: '1e999'"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        char bad[8192];
+        char bad[8192], opts[256];
         strcpy(bad, csv);
         set_line(bad, cases[c].line, cases[c].put);
-        assert_int_equal(t_write_file(p, bad), 0);
-        remove(o);
-        int rc = t_cli(&out, &err, "har '%s' --device cpu --window rolling:20 %s -o '%s'", p, cases[c].opts, o);
-        char want[600];
-        snprintf(want, sizeof want, "%s:%s: %s", p, cases[c].loc, cases[c].words);
-        if (rc != 2 || !strstr(err, want))
-            fail_msg("case %zu: exit %d, stderr '%s' (expected '%s')", c, rc, err, want);
-        FILE *f = fopen(o, "r");
-        assert_null(f);
-        free(out);
-        free(err);
+        snprintf(opts, sizeof opts, "--window rolling:20 %s", cases[c].opts);
+        cli_refuses(c, p, bad, opts, cases[c].loc, cases[c].words);
     }
     /* zero is a variance: with --transform none it is fitted, with log a missing day (as before) */
     set_line(csv, 32, "0,A,2001-02-03\n");
@@ -599,7 +608,7 @@ static void test_cli_bad_bpv_rq(void **state)
         len += (size_t)snprintf(csv + len, sizeof csv - len, "A,2001-%02d-%02d,%.6f,%.6f,%.9f\n", 1 + d / 28,
                                 1 + d % 28, 1e-4 * (1.5 + sin(7.0 * d)), 0.9e-4 * (1.5 + sin(7.0 * d)),
                                 1e-8 * (1.5 + cos(3.0 * d)));
-    const char *p = t_tmppath("bad_bpv_rq.csv"), *o = t_tmppath("bad_bpv_rq.out.csv");
+    const char *p = t_tmppath("bad_bpv_rq.csv");
     static const struct {
         const char *put, *model, *loc, *words;
     } cases[] = {
@@ -609,19 +618,11 @@ static void test_cli_bad_bpv_rq(void **state)
         {"A,2001-02-03,-1e-4,-1e-4,-1e-8\n", "harq", "32:3", "rv is negative"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        char bad[8192];
+        char bad[8192], opts[256];
         strcpy(bad, csv);
         set_line(bad, 32, cases[c].put);
-        assert_int_equal(t_write_file(p, bad), 0);
-        remove(o);
-        int rc = t_cli(&out, &err, "har '%s' --device cpu --bpv-col BPV --model %s -o '%s'", p, cases[c].model, o);
-        char want[600];
-        snprintf(want, sizeof want, "%s:%s: %s", p, cases[c].loc, cases[c].words);
-        if (rc != 2 || !strstr(err, want))
-            fail_msg("case %zu: exit %d, stderr '%s' (expected '%s')", c, rc, err, want);
-        assert_null(fopen(o, "r"));
-        free(out);
-        free(err);
+        snprintf(opts, sizeof opts, "--bpv-col BPV --model %s", cases[c].model);
+        cli_refuses(c, p, bad, opts, cases[c].loc, cases[c].words);
     }
     /* empty: a missing day, as before */
     set_line(csv, 32, "A,2001-02-03,1e-4,,\n");
