@@ -534,6 +534,24 @@ static void set_line(char *text, int k, const char *line)
     memcpy(l, line, n);
 }
 
+/* raid har with options opts on a file p holding text: exit 2, stderr holding "p:loc: words", no output
+ * file (case c in the message). */
+static void cli_refuses(size_t c, const char *p, const char *text, const char *opts, const char *loc,
+                        const char *words)
+{
+    char *out, *err, want[600], o[512];
+    snprintf(o, sizeof o, "%s.out.csv", p);
+    assert_int_equal(t_write_file(p, text), 0);
+    remove(o);
+    const int rc = t_cli(&out, &err, "har '%s' --device cpu %s -o '%s'", p, opts, o);
+    snprintf(want, sizeof want, "%s:%s: %s", p, loc, words);
+    if (rc != 2 || !strstr(err, want))
+        fail_msg("case %zu: exit %d, stderr '%s' (expected '%s')", c, rc, err, want);
+    assert_null(fopen(o, "r"));
+    free(out);
+    free(err);
+}
+
 /* Values the reader refuses at the bad field itself (FILE:LINE:COL, exit 2, no output): a date that is
  * not a calendar date YYYY-MM-DD (it was compared as text: 1996-13-45 or zzzz last was fitted and
  * forecast, 2001-02-30 in the middle blamed the next line), and an rv that is negative or infinite (a
@@ -546,7 +564,7 @@ static void test_cli_bad_values(void **state)
     for (int d = 0; d < 60; d++) /* day d on line d + 2: rv at column 1, date at column 3 */
         len += (size_t)snprintf(csv + len, sizeof csv - len, "%.6f,A,2001-%02d-%02d\n", 1e-4 * (1.5 + sin(7.0 * d)),
                                 1 + d / 28, 1 + d % 28);
-    const char *p = t_tmppath("bad_values.csv"), *o = t_tmppath("bad_values.out.csv");
+    const char *p = t_tmppath("bad_values.csv");
     static const struct {
         int line;
         const char *put, *opts, *loc, *words;
@@ -561,20 +579,11 @@ static void test_cli_bad_values(void **state)
         {32, "1e999,A,2001-02-03\n", "", "32:1", "rv out of float64's range: '1e999'"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        char bad[8192];
+        char bad[8192], opts[256];
         strcpy(bad, csv);
         set_line(bad, cases[c].line, cases[c].put);
-        assert_int_equal(t_write_file(p, bad), 0);
-        remove(o);
-        int rc = t_cli(&out, &err, "har '%s' --device cpu --window rolling:20 %s -o '%s'", p, cases[c].opts, o);
-        char want[600];
-        snprintf(want, sizeof want, "%s:%s: %s", p, cases[c].loc, cases[c].words);
-        if (rc != 2 || !strstr(err, want))
-            fail_msg("case %zu: exit %d, stderr '%s' (expected '%s')", c, rc, err, want);
-        FILE *f = fopen(o, "r");
-        assert_null(f);
-        free(out);
-        free(err);
+        snprintf(opts, sizeof opts, "--window rolling:20 %s", cases[c].opts);
+        cli_refuses(c, p, bad, opts, cases[c].loc, cases[c].words);
     }
     /* zero is a variance: with --transform none it is fitted, with log a missing day (as before) */
     set_line(csv, 32, "0,A,2001-02-03\n");
@@ -586,6 +595,44 @@ static void test_cli_bad_values(void **state)
     assert_non_null(strstr(err, "design rows left out"));
     free(out);
     free(err);
+}
+
+/* A negative bpv or rq (har-j, har-cj, harq inputs) is refused where the file has the column, at its
+ * FILE:LINE:COL, by the rule raid_har_input_add applies too (har_day_check); an empty one is a missing day. */
+static void test_cli_bad_bpv_rq(void **state)
+{
+    (void)state;
+    char csv[8192] = "symbol,date,rv,BPV,rq\n", *out, *err;
+    size_t len = strlen(csv);
+    for (int d = 0; d < 60; d++) /* day d on line d + 2 */
+        len += (size_t)snprintf(csv + len, sizeof csv - len, "A,2001-%02d-%02d,%.6f,%.6f,%.9f\n", 1 + d / 28,
+                                1 + d % 28, 1e-4 * (1.5 + sin(7.0 * d)), 0.9e-4 * (1.5 + sin(7.0 * d)),
+                                1e-8 * (1.5 + cos(3.0 * d)));
+    const char *p = t_tmppath("bad_bpv_rq.csv");
+    static const struct {
+        const char *put, *model, *loc, *words;
+    } cases[] = {
+        {"A,2001-02-03,1e-4,-1e-4,1e-8\n", "har-j", "32:4", "BPV is negative (a bipower variation is non-negative)"},
+        {"A,2001-02-03,1e-4,-1e-4,1e-8\n", "har", "32:4", "BPV is negative (a bipower variation is non-negative)"},
+        {"A,2001-02-03,1e-4,1e-4,-1e-8\n", "harq", "32:5", "rq is negative (a realized quarticity is non-negative)"},
+        {"A,2001-02-03,-1e-4,-1e-4,-1e-8\n", "harq", "32:3", "rv is negative"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char bad[8192], opts[256];
+        strcpy(bad, csv);
+        set_line(bad, 32, cases[c].put);
+        snprintf(opts, sizeof opts, "--bpv-col BPV --model %s", cases[c].model);
+        cli_refuses(c, p, bad, opts, cases[c].loc, cases[c].words);
+    }
+    /* empty: a missing day, as before */
+    set_line(csv, 32, "A,2001-02-03,1e-4,,\n");
+    assert_int_equal(t_write_file(p, csv), 0);
+    for (int m = 0; m < 2; m++) {
+        assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu --bpv-col BPV --model %s", p, m ? "harq" : "har-j"), 0);
+        assert_non_null(strstr(err, "design rows left out"));
+        free(out);
+        free(err);
+    }
 }
 
 static void test_cli_order_errors(void **state)
@@ -1097,6 +1144,33 @@ static void test_lib_input_checks(void **state)
     const double rv2[2] = {1e-4, 2e-4};
     assert_int_equal(raid_har_input_add(in, "E", 2, d2, rv2, NULL, NULL, NULL, NULL), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "raid_har_input_add: E: row 2: date is empty");
+    /* the CSV reader's rules (har_day_check): a calendar date YYYY-MM-DD, rv not negative */
+    const char *const baddates[] = {"2020-02-30", "20200102", "2020-1-2", "zzzz", "2020-01-02T00:00:00"};
+    for (size_t i = 0; i < sizeof baddates / sizeof baddates[0]; i++) {
+        const char *d[2] = {"2020-01-01", baddates[i]};
+        char want[128];
+        snprintf(want, sizeof want, "raid_har_input_add: D: row 2: date '%s' is not a calendar date YYYY-MM-DD",
+                 baddates[i]);
+        assert_int_equal(raid_har_input_add(in, "D", 2, d, rv2, NULL, NULL, NULL, NULL), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), want);
+    }
+    const char *d3[2] = {"2020-01-01", "2020-01-02"};
+    const double rvneg[2] = {1e-4, -2e-4};
+    const int64_t ln[2] = {7, 8};
+    assert_int_equal(raid_har_input_add(in, "N", 2, d3, rvneg, NULL, NULL, NULL, ln), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(),
+                        "raid_har_input_add: N: row 8: rv is negative (a realized variance is non-negative and finite)");
+    const double pos[2] = {1e-4, 2e-4}, neg[2] = {1e-4, -0.0};
+    const double negv[2] = {-1e-4, 1e-4};
+    assert_int_equal(raid_har_input_add(in, "N", 2, d3, pos, negv, NULL, NULL, ln), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(),
+                        "raid_har_input_add: N: row 7: bpv is negative (a bipower variation is non-negative)");
+    assert_int_equal(raid_har_input_add(in, "N", 2, d3, pos, pos, negv, NULL, NULL), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(),
+                        "raid_har_input_add: N: row 1: rq is negative (a realized quarticity is non-negative)");
+    /* -0 is not negative, NAN is a missing day */
+    const double nanv[2] = {NAN, 1e-4};
+    assert_int_equal(raid_har_input_add(in, "Z0", 2, d3, pos, neg, nanv, NULL, NULL), RAID_OK);
     /* calendar dates (proleptic Gregorian) */
     const int32_t ok[] = {20200229, 20000229, 20211231, 99991231, 10101};
     const int32_t bad[] = {20200230, 20190229, 19000229, 20210431, 20211232, 20210000, 100000101, -20200101};
@@ -1111,7 +1185,7 @@ static void test_lib_input_checks(void **state)
             fail_msg("%d accepted", bad[i]);
         assert_non_null(strstr(raid_errmsg(), "is not a date yyyymmdd"));
     }
-    assert_int_equal(raid_har_input_nsymbols(in), 2 + sizeof ok / sizeof ok[0]);
+    assert_int_equal(raid_har_input_nsymbols(in), 3 + sizeof ok / sizeof ok[0]);
     raid_har_input_destroy(in);
 
     /* an input without symbols: an empty result */
@@ -1367,6 +1441,7 @@ int main(void)
         cmocka_unit_test(test_cli_quoting_and_write_errors),
         cmocka_unit_test(test_cli_order_errors),
         cmocka_unit_test(test_cli_bad_values),
+        cmocka_unit_test(test_cli_bad_bpv_rq),
         cmocka_unit_test(test_cli_devices_windows),
         cmocka_unit_test(test_cli_batched_meat),
         cmocka_unit_test(test_cli_robust_range),

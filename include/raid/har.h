@@ -160,20 +160,21 @@ RAID_API raid_status raid_har_input_create(raid_har_input **out);
 RAID_API void raid_har_input_destroy(raid_har_input *in);
 
 /** Add one symbol's daily series (copied): n days in increasing date order; name the symbol ("" for a
- *  file without a symbol column: messages then say "(no symbol)"); dates n strings (written back as
- *  given in window_end and forecast dates; compared as strings to check that they increase, so use
- *  ISO 8601 "YYYY-MM-DD" or "YYYYMMDD"); rv realized variance (squared return units, e.g. daily
- *  log-return variance); bpv bipower variation, rq realized quarticity (fourth power units), jump_p the
- *  p-value of a jump test, in [0, 1] (har-cj reports a symbol with a value outside it): each may be NULL
- *  when absent (the models that need one report the symbol). With n = 0 every array may be NULL.
- *  NAN marks a missing value. lines (NULL: none) the source line of each day, used in messages with the
+ *  file without a symbol column: messages then say "(no symbol)"); dates n strings, each a calendar
+ *  date "YYYY-MM-DD" (ISO 8601, proleptic Gregorian; written back as given in window_end and forecast
+ *  dates; compared as strings to check that they increase); rv realized variance (squared return units,
+ *  e.g. daily log-return variance; not negative); bpv bipower variation, rq realized quarticity (fourth
+ *  power units; both not negative), jump_p the p-value of a jump test, in [0, 1] (har-cj reports a
+ *  symbol with a value outside it): each may be NULL when absent (the models that need one report the
+ *  symbol). With n = 0 every array may be NULL. NAN marks a missing value. lines (NULL: none) the source line of each day, used in messages with the
  *  path of raid_har_input_set_source. Row numbers in messages: with lines and a source, "line L" (the
  *  file's line); with lines and no source, "row L", lines[t] as given (the caller's own numbering: the
  *  Python package passes 0-based DataFrame positions); without lines, "row T" with T 1-based within the
  *  symbol (its first day is row 1). raid_har_input_add, raid_har_input_add_ymd and raid_har_fit's
  *  messages all follow this rule. A symbol named like an earlier one is an error.
  *  Errors: RAID_EINVAL (NULL name, dates or rv with n > 0; a name that is not UTF-8, RFC 3629; a NULL or
- *  empty date; a repeated name), RAID_ENOMEM (raid_errmsg). */
+ *  empty date, or one that is not a calendar date YYYY-MM-DD; a negative rv, bpv or rq: the rules of
+ *  raid_har_read_csv, "raid_har_input_add: SYM: row R: ..."; a repeated name), RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, const char *const *dates,
                                         const double *rv, const double *bpv, const double *rq,
                                         const double *jump_p, const int64_t *lines);

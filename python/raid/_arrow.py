@@ -133,18 +133,15 @@ def median(x, device, offsets):
     return _one(lib.raid_arrow_median, x, device, "raid.median", offsets)
 
 
-def quantile(x, q, device, offsets):
+def quantile(x, qv, device, offsets):
+    """raid_arrow_quantile of x at the float64 values qv (raid.quantile checked q): a numpy array (qv.size,)."""
     _no("raid.quantile", offsets=offsets)
-    qa = np.asarray(q, dtype=np.float64)
-    if qa.ndim > 1:
-        raise ValueError(f"q must be a scalar or one-dimensional, not of shape {qa.shape}")
-    qv = np.ascontiguousarray(qa.reshape(-1))
     out = np.empty(max(qv.size, 1))
     with Exported(x, "g", "raid.quantile") as e:
         ctx = context(device)
         check(lib.raid_arrow_quantile(ctx, e.schema, e.array, ffi.from_buffer("double[]", qv), qv.size,
                                       ffi.from_buffer("double[]", out)), ctx)
-    return out[0] if qa.ndim == 0 else f64_array(out[:qv.size])
+    return out[:qv.size]
 
 
 def minmax(x, which, skipna, device, offsets):

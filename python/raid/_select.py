@@ -72,8 +72,6 @@ def quantile(x, q, *, offsets=None, device=None):
     in [0, 1]; a string q raises TypeError; an integer q, 0 or 1, is numpy's element without interpolation:
     the stable sort's first or last element, so np.quantile([inf], 0) is inf and of [-0.0, -0.0] at 1 -0.0); NaN when x holds a NaN. Returns a scalar for a scalar q, else an array of q's length; with
     offsets an array (nseg,) or (nseg, len(q))."""
-    if _arrow.is_arrow(x):
-        return _arrow.quantile(x, q, device, offsets=offsets)
     qa = np.asarray(q)
     if qa.dtype.kind not in "fiu":  # np.asarray("0.5", float) would parse the text; numpy refuses it too
         raise TypeError(f"q must be a number or an array of numbers, not {type(q).__name__} of dtype {qa.dtype}")
@@ -82,18 +80,23 @@ def quantile(x, q, *, offsets=None, device=None):
     if qa.ndim > 1:
         raise ValueError(f"q must be a scalar or one-dimensional, not of shape {qa.shape}")
     qv, pq = as_c(qa.reshape(-1), np.float64, "q")
-    x, px, off, poff, nseg, single = _prepare(x, offsets)
-    out, pout = _out(nseg * qv.size)
-    ctx = context(device)
-    check(lib.raid_select_quantile(ctx, px, poff, nseg, pq, qv.size, pout), ctx)
-    res = out[:nseg * qv.size].reshape(nseg, qv.size)
+    arrow = _arrow.is_arrow(x)
+    if arrow:  # the valid values (nulls skipped) of one segment
+        res, off, nseg, single = _arrow.quantile(x, qv, device, offsets)[None, :], None, 1, True
+    else:
+        x, px, off, poff, nseg, single = _prepare(x, offsets)
+        out, pout = _out(nseg * qv.size)
+        ctx = context(device)
+        check(lib.raid_select_quantile(ctx, px, poff, nseg, pq, qv.size, pout), ctx)
+        res = out[:nseg * qv.size].reshape(nseg, qv.size)
     if integer_q and nseg:  # numpy takes the element for an integer q (0 or 1), no _lerp: the stable sort's end
-        both = [topk(x, 1, largest=big, offsets=off, device=device).reshape(nseg) for big in (False, True)]
+        both = [np.asarray(topk(x, 1, largest=big, offsets=off, device=device)).reshape(nseg) for big in (False, True)]
         lo = np.where(np.isnan(both[1]), both[1], both[0])  # a NaN anywhere: NaN (numpy's last element)
         res = np.where(qv == 0, lo[:, None], both[1][:, None])
     if qa.ndim == 0:
         res = res[:, 0]
-    return res[0] if single else res
+    res = res[0] if single else res
+    return _arrow.f64_array(np.ascontiguousarray(res)) if arrow and qa.ndim else res
 
 
 def _minmax(x, which, skipna, offsets, device):

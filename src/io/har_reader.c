@@ -10,7 +10,7 @@
 #include "core/strlist.h"
 #include "io/symtab.h"
 #include "io/table.h"
-#include "io/tz.h"
+#include "models/har_internal.h"
 #include "raid.h"
 
 #include <math.h>
@@ -88,25 +88,28 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
     return RAID_OK;
 }
 
-/* The value checks of row i of batch b: an empty date or one that is not a calendar date YYYY-MM-DD, an
- * rv (its column's name rvname) that is negative or infinite (a realized variance is neither; empty is a
- * missing day), or (pname, the jump_p column's name, not NULL: the model reads it) a jump_p outside
- * [0, 1], is refused at its FILE:LINE:COL (raid_table_fail). */
-static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, const char *rvname, const char *pname)
+/* The value checks of row i of batch b (har_day_check, raid_har_input_add's rules too): an empty date or
+ * one that is not a calendar date YYYY-MM-DD, a negative rv, bpv or rq (nm[2..4], their columns' names;
+ * empty is a missing day; a bpv or rq column is checked where the file has one), or (pname, the jump_p
+ * column's name, not NULL: the model reads it) a jump_p outside [0, 1], is refused at its FILE:LINE:COL
+ * (raid_table_fail). */
+static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, const char *const *nm, const char *pname)
 {
     size_t len;
     const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
-    int64_t days;
-    if (!len)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
-                               "empty date (every row needs one)");
-    if (raid_io_parse_date(d, len, &days) != 0)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE),
-                               "date '%.*s' is not a calendar date YYYY-MM-DD", raid_table_show(len), d);
-    const double v = b->col[C_RV].f64[i];
-    if (v < 0) /* (a decimal beyond float64's range is refused by the table reader itself) */
-        return raid_table_fail(tb, b->col[C_RV].line[i], raid_table_col(tb, C_RV),
-                               "%s is negative (a realized variance is non-negative and finite)", rvname);
+    double v[3];
+    for (size_t j = 0; j < 3; j++)
+        v[j] = raid_table_col(tb, C_RV + j) ? b->col[C_RV + j].f64[i] : NAN;
+    const int r = har_day_check(d, len, v[0], v[1], v[2]);
+    if (r == HAR_DAY_EMPTY)
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "%s", har_day_why(r));
+    if (r == HAR_DAY_DATE)
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "date '%.*s' %s",
+                               raid_table_show(len), d, har_day_why(r));
+    if (r != HAR_DAY_OK) {
+        const size_t c = C_RV + (size_t)(r - HAR_DAY_RV);
+        return raid_table_fail(tb, b->col[c].line[i], raid_table_col(tb, c), "%s %s", nm[c], har_day_why(r));
+    }
     const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
     if (!isnan(p) && !(p >= 0 && p <= 1)) {
         const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
@@ -196,7 +199,7 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
         const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
         size_t i = 0;
         for (; i < b.nrows && st == RAID_OK && !*again; i++, nrows++) {
-            if ((st = row_check(tb, &b, i, nm[2], pname)) != RAID_OK)
+            if ((st = row_check(tb, &b, i, nm, pname)) != RAID_OK)
                 break;
             size_t slen = 0;
             const char *s = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
@@ -218,14 +221,14 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
             st = run_push(&run, tb, &b, i);
         }
         for (; i < b.nrows && st == RAID_OK && *again; i++) /* the batch's rows after the symbol seen again */
-            st = row_check(tb, &b, i, nm[2], pname);
+            st = row_check(tb, &b, i, nm, pname);
         if (st == RAID_OK && rs != RAID_OK)
             st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
         if (*again && st == RAID_OK) /* read on for a bad field further on, keeping no rows */
             while (!done && st == RAID_OK) {
                 const raid_status rs2 = raid_table_read(tb, &b, TABLE_ROWS, &done);
                 for (size_t i = 0; i < b.nrows && st == RAID_OK; i++)
-                    st = row_check(tb, &b, i, nm[2], pname);
+                    st = row_check(tb, &b, i, nm, pname);
                 if (st == RAID_OK)
                     st = rs2;
             }

@@ -7,6 +7,7 @@
 #include "io/utf8.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,32 @@ static void sym_free(har_in_sym *s)
     for (int j = 0; j < 4; j++)
         free(s->v[j]);
     free(s->lines);
+}
+
+int har_day_check(const char *date, size_t len, double rv, double bpv, double rq)
+{
+    int64_t days;
+    if (!len)
+        return HAR_DAY_EMPTY;
+    if (raid_io_parse_date(date, len, &days) != 0)
+        return HAR_DAY_DATE;
+    if (rv < 0) /* (a decimal beyond float64's range is refused by the table reader itself) */
+        return HAR_DAY_RV;
+    if (bpv < 0)
+        return HAR_DAY_BPV;
+    if (rq < 0)
+        return HAR_DAY_RQ;
+    return HAR_DAY_OK;
+}
+
+const char *har_day_why(int r)
+{
+    static const char *const why[] = {"", "empty date (every row needs one)", "is not a calendar date YYYY-MM-DD",
+                                      "is negative (a realized variance is non-negative and finite)",
+                                      "is negative (a bipower variation is non-negative)",
+                                      "is negative (a realized quarticity is non-negative)"};
+    assert(r > HAR_DAY_OK && (size_t)r < sizeof why / sizeof *why);
+    return why[r];
 }
 
 /* Public functions: contracts in include/raid/har.h. */
@@ -81,10 +108,19 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
                          bad + 1, (unsigned)(unsigned char)name[bad]);
     if (raid_symtab_find(&in->names, name, nlen) >= 0) /* a hash: 120k symbols were quadratic to add */
         return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
-    for (size_t t = 0; t < n; t++)
+    for (size_t t = 0; t < n; t++) { /* the CSV reader's rules (har_day_check) */
+        const long long row = lines ? (long long)lines[t] : (long long)t + 1;
         if (!dates[t] || !dates[t][0])
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", name,
-                             lines ? (long long)lines[t] : (long long)t + 1, dates[t] ? "empty" : "NULL");
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", name, row,
+                             dates[t] ? "empty" : "NULL");
+        const int r = har_day_check(dates[t], strlen(dates[t]), rv[t], bpv ? bpv[t] : NAN, rq ? rq[t] : NAN);
+        if (r == HAR_DAY_DATE)
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date '%.*s' %s", name, row,
+                             (int)strnlen(dates[t], 64), dates[t], har_day_why(r));
+        if (r != HAR_DAY_OK)
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", name, row,
+                             in->colname[r - HAR_DAY_RV], har_day_why(r));
+    }
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         har_in_sym *s = realloc(in->sym, cap * sizeof *s);

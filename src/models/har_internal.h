@@ -46,6 +46,15 @@ struct raid_har_input {
     raid_strlist notices; /* of the reading (raid_har_input_notice) */
 };
 
+/* The value rules of one day, shared by the CSV reader (src/io/har_reader.c, row_check) and
+ * raid_har_input_add: the first rule that the day breaks, HAR_DAY_OK when none. date: len bytes (a
+ * calendar date YYYY-MM-DD, raid_io_parse_date); rv, bpv, rq: not negative (NAN, a missing day, passes;
+ * NAN for an absent measure). har_day_why(r) is the text after the field's name in the message; the
+ * field of HAR_DAY_RV + j is measure j (0 rv, 1 bpv, 2 rq). */
+enum { HAR_DAY_OK = 0, HAR_DAY_EMPTY, HAR_DAY_DATE, HAR_DAY_RV, HAR_DAY_BPV, HAR_DAY_RQ };
+int har_day_check(const char *date, size_t len, double rv, double bpv, double rq);
+const char *har_day_why(int r);
+
 struct raid_har_result {
     raid_har_spec spec;
     int k;

@@ -119,6 +119,43 @@ def test_selections(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_quantile_integer_q(device):
+    """an integer q (0 or 1) takes the element, as numpy does and raid.quantile does for numpy input
+    (np.quantile([inf], 0) is inf, not inf - inf = NaN): pyarrow arrays (nulls skipped, slices, chunks)
+    give the numpy path's bits on their valid values"""
+    import itertools
+    vals = [-0.0, 0.0, -1.0, 5e-324, 1e308, np.inf, -np.inf, np.nan]
+    qs = (0, 1, [0, 1], np.array([1, 0], dtype=np.int32), np.int64(0))
+    bad = []
+    for n in (1, 2, 3):
+        for v in itertools.product(vals, repeat=n):
+            x = np.array(v)
+            for nulls in range(2):  # a null first, or none
+                a = pa.array([None] * nulls + list(v), type=pa.float64())
+                for q in qs:
+                    got, want = raid.quantile(a, q, device=device), raid.quantile(x, q, device=device)
+                    if np.ndim(q):
+                        assert isinstance(got, pa.DoubleArray) and got.null_count == 0
+                        got = got.to_numpy()
+                    else:
+                        assert isinstance(got, np.float64)
+                    if np.any(_bits(got) != _bits(want)):
+                        bad.append((v, nulls, q, got, want))
+    assert not bad, bad[:10]
+    inf = pa.array([np.inf, None])
+    assert raid.quantile(inf, 0, device=device) == np.inf == np.quantile([np.inf], 0)
+    assert np.isnan(raid.quantile(inf, 0.0, device=device))  # a float q interpolates: inf - inf, as numpy
+    assert _bits(raid.quantile(pa.array([-0.0, None, -0.0]), 1, device=device)) == _bits(np.quantile([-0.0, -0.0], 1))
+    with pytest.raises(TypeError, match="q must be a number"):  # as for numpy input (it parsed the text)
+        raid.quantile(inf, "0.5", device=device)
+    for name, a in _arrays():
+        v = _valid_values(a)
+        if v.size:
+            got = raid.quantile(a, [0, 1], device=device).to_numpy()
+            assert np.array_equal(_bits(got), _bits(raid.quantile(v, [0, 1], device=device))), name
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_groupby(device):
     x, valid = _values(5000, 3)
     keys = np.random.default_rng(4).integers(-5, 40, x.size)

@@ -198,6 +198,29 @@ def test_har_row_numbers_are_dataframe_positions():
         raid.har(d, device="cpu")
 
 
+def test_har_refuses_what_the_csv_reader_refuses():
+    """raid.har's series go through raid_har_input_add, which applies the CSV reader's rules: a date that
+    is not a calendar date YYYY-MM-DD, and a negative rv, are refused, naming the symbol and the row."""
+    m = har_input()
+    for bad in ("2020-02-30", "20200102", "zzzz"):
+        d = m.copy()
+        d.loc[42, "date"] = bad
+        with pytest.raises(raid.RaidError, match=f"raid_har_input_add: S0002: row 42: date '{bad}' is not a "
+                                                 "calendar date YYYY-MM-DD"):
+            raid.har(d, device="cpu")
+    d = m.copy()
+    d.loc[43, "rv"] = -1e-4
+    with pytest.raises(raid.RaidError, match=r"raid_har_input_add: S0002: row 43: rv is negative \(a realized "
+                                             r"variance is non-negative and finite\)"):
+        raid.har(d, device="cpu")
+    for col, what in (("bpv", "bipower variation"), ("rq", "realized quarticity")):
+        d = m.copy()
+        d.loc[44, col] = -1e-9
+        with pytest.raises(raid.RaidError, match=rf"raid_har_input_add: S0002: row 44: {col} is negative \(a "
+                                                 rf"{what} is non-negative\)"):
+            raid.har(d, model="harq" if col == "rq" else "har-j", device="cpu")
+
+
 def test_integer_arguments_out_of_range():
     for kw, msg in [(dict(seed=-1), "seed = -1 is out of range"), (dict(ndays=2 ** 40), "ndays = .* is out of range"),
                     (dict(nsymbols=2.5), "nsymbols must be an integer"),
