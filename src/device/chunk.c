@@ -134,20 +134,6 @@ static void combine(const raid_chunk_plan *p, size_t first, size_t count, const 
     }
 }
 
-void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
-                       const double *scale, double *acc)
-{
-    combine(p, first, count, part, nacc, scale, NULL, acc);
-}
-
-void raid_plan_combine_scaled(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
-                              const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags)
-{
-    assert(pow);
-    const scaled_tail t = {pow, 1, 0, chunk_exp, chunk_flags, NULL, 0};
-    combine(p, first, count, part, nacc, NULL, &t, acc);
-}
-
 /* The tail of a job. */
 static scaled_tail job_tail(const raid_chunk_job *job)
 {

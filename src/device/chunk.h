@@ -14,7 +14,7 @@
  * The pipeline (raid_chunk_reduce) groups consecutive chunks into batches that fit a device buffer, has
  * the caller convert each batch's elements into page-locked staging, uploads them with the chunk table,
  * launches one work-group per chunk, reads back nacc float2 partials per chunk and combines them in
- * float64 in chunk order (raid_plan_combine). Two sets of buffers let the host convert batch i+1 while
+ * float64 in chunk order (chunk.c's combine). Two sets of buffers let the host convert batch i+1 while
  * the device works on batch i. Kernel arguments 0, 1, 2 are the data, the chunk table (uint2: offset in
  * the batch, length) and the partials; the caller may set further arguments before the call.
  *
@@ -62,18 +62,6 @@ size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_e
 
 /* Padded position of chunk first+i within the batch starting at chunk `first` (same rule as above). */
 static inline size_t raid_plan_align(size_t pos, size_t align) { return (pos + align - 1) / align * align; }
-
-/* Float64 combine of a batch: for chunk first + i (i < count), add its nacc partials part[i*nacc + k]
- * (hi, lo as consecutive floats) times scale[seg][k] to acc[seg * nacc + k], in chunk order.
- * scale may be NULL (1). */
-void raid_plan_combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
-                       const double *scale, double *acc);
-
-/* The same for a chunk-scaled kernel's partials (see raid_chunk_job.chunk_pow): partial k times
- * 2^(pow[k] e) (one exponent per chunk, the realized kernel's), in chunk order; e and flags of chunk
- * first + i go to chunk_exp and chunk_flags (either may be NULL). */
-void raid_plan_combine_scaled(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
-                              const int *pow, double *acc, int32_t *chunk_exp, uint32_t *chunk_flags);
 
 /* Store value v (already scaled) as element `at` of a staging buffer of the input policy: one float for
  * RAID_PREC_F32, the pair hi = (float)v, lo = (float)(v - hi) for RAID_PREC_DF (v to about 2^-48). */
