@@ -56,8 +56,7 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
     opterr = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
     while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
-        if (cli_option_once("har", longopts, opt, seen) != 0)
-            {
+        if (cli_option_once("har", longopts, opt, seen) != 0) {
             rc = EXIT_USAGE;
             goto done;
         }

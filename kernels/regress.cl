@@ -109,12 +109,12 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
             if (i >= len)
                 continue;
 #pragma unroll
-                for (int p = 0; p < RAID_D; p++) {
-                    const uint2 b = BITS(p, i);
-                    const uint mag = b.y & 0x7FFFFFFFu;
-                    mx[p] = max(mx[p], mag);
-                    bad |= (uint)(mag > RAID_MAXV_HI || (mag == RAID_MAXV_HI && b.x > RAID_MAXV_LO));
-                }
+            for (int p = 0; p < RAID_D; p++) {
+                const uint2 b = BITS(p, i);
+                const uint mag = b.y & 0x7FFFFFFFu;
+                mx[p] = max(mx[p], mag);
+                bad |= (uint)(mag > RAID_MAXV_HI || (mag == RAID_MAXV_HI && b.x > RAID_MAXV_LO));
+            }
         }
 #pragma unroll
         for (int p = 0; p < RAID_D; p++)
@@ -144,10 +144,10 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
             if (i >= len)
                 continue;
 #pragma unroll
-                for (int p = 0; p < RAID_D; p++) {
-                    const uint2 b = BITS(p, i);
-                    sm[p] = raid_df_add(sm[p], raid_fixed_to_df(raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p], 1.0f));
-                }
+            for (int p = 0; p < RAID_D; p++) {
+                const uint2 b = BITS(p, i);
+                sm[p] = raid_df_add(sm[p], raid_fixed_to_df(raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p], 1.0f));
+            }
         }
 #pragma unroll
         for (int a0 = 0; a0 < RAID_D; a0 += GROUP) {
@@ -187,12 +187,12 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
             if (i >= len)
                 continue;
 #pragma unroll
-                for (int p = 0; p < RAID_D; p++) {
-                    const uint2 b = BITS(p, i);
-                    const raid_i64 d2 = raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p];
-                    const raid_u64 m = (raid_u64)(d2 < 0 ? -d2 : d2);
-                    bl[p] = max(bl[p], (uint)(64 - (int)clz(m)));
-                }
+            for (int p = 0; p < RAID_D; p++) {
+                const uint2 b = BITS(p, i);
+                const raid_i64 d2 = raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p];
+                const raid_u64 m = (raid_u64)(d2 < 0 ? -d2 : d2);
+                bl[p] = max(bl[p], (uint)(64 - (int)clz(m)));
+            }
         }
 #pragma unroll
         for (int p = 0; p < RAID_D; p++)
