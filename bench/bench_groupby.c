@@ -122,9 +122,9 @@ int main(int argc, char **argv)
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
                 /* RAID_TUNE_GROUPBY_PATH's values; NULL: removed variants (reserved numbers) */
                 static const char *const names[] = {"auto", "global", "local", NULL, "eb", NULL, NULL, NULL, NULL,
-                                                    "part"};
+                                                    "part", NULL, NULL, NULL, "partsort"};
                 int path = -1;
-                for (int j = 0; j < 10; j++)
+                for (int j = 0; j < 14; j++)
                     if (names[j] && !strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {

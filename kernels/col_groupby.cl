@@ -537,8 +537,10 @@ RAID_KERNEL void gb_part_scan(RAID_GLOBAL uint *cnt, const uint nblk, RAID_GLOBA
         pst[RAID_GROUP_ID(0)] = tot;
 }
 
+/* pst[np + 1 .. npad) = the rows in all too: the starts of the sort pass's digits past the partitions (the null
+ * rows' digit 255; raid_sort_cl_partition). */
 RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, const uint np, const uint crows,
-                                volatile RAID_LOCAL uint *tmp /* local size */)
+                                const uint npad, volatile RAID_LOCAL uint *tmp /* local size */)
 {
     uint lo, hi, s = 0u, c = 0u, tot, ctot;
     gb_run(np, &lo, &hi);
@@ -552,6 +554,8 @@ RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, co
     }
     if (RAID_LOCAL_ID(0) == 0u)
         pst[np] = tot, cst[np] = ctot;
+    for (uint j = np + 1u + RAID_LOCAL_ID(0); j < npad; j += RAID_LOCAL_SIZE(0))
+        pst[j] = tot;
 }
 
 #ifndef GB_PT
@@ -623,9 +627,19 @@ RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL 
     }
 }
 
+#ifndef GB_SR32 /* 1: gb_part_rows reads every row's full rank (uint; the sort pass's partition), 0: its rank within
+                     its partition (ushort; gb_part_scatter) */
+#define GB_SR32 0
+#endif
+#if GB_SR32
+typedef uint gb_srank;
+#else
+typedef ushort gb_srank;
+#endif
+
 /* One work-group per chunk: w = the work-group, its partition p (cst[p] <= w < cst[p + 1]: a binary
  * search), rows pst[p] + (w - cst[p]) C on, at most C of them and within the partition. */
-RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL ushort *sr,
+RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL gb_srank *sr,
                               const RAID_GLOBAL uint *pst, const RAID_GLOBAL uint *cst, const uint np,
                               const uint crows, const uint ng, const uint pb, const int base,
                               volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
@@ -653,7 +667,11 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL ush
     for (uint j = RAID_LOCAL_ID(0); j < bg * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
+#if GB_SR32
+#define GB_SG(i) (GB_BAD(sr[i] >> pb != p, 32u) ? GB_NONE : sr[i] & ((1u << pb) - 1u))
+#else
 #define GB_SG(i) (GB_BAD((uint)sr[i] >= bg, 32u) ? GB_NONE : (uint)sr[i])
+#endif
 #define GB_SX(i) sv[i]
     GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
 #undef GB_SG

@@ -50,6 +50,10 @@
 #ifndef SORT_KU
 #define SORT_KU 4 /* sort_keys: elements per work-item and trip of its loop */
 #endif
+#ifndef SORT_PDIG /* 1: sort_pass takes its digit from the payload (pin) itself, not from the key: the
+                     group-by's partition of rows by group (raid_sort_cl_partition; dmode 1, pmode 2) */
+#define SORT_PDIG 0
+#endif
 #define SORT_RADIX (1u << SORT_BITS)
 #define SORT_TILE (SORT_WG * SORT_ROUNDS)
 #define SORT_WARPS (SORT_WG / 32)
@@ -194,7 +198,9 @@ inline uint2 key_value(uint2 kk, int desc)
 /* One pass: the stable counting sort of tile after tile by the digit at bit `shift` of the key (dmode 0)
  * or of the segment id of the payload (dmode 1). Payload in: none (pmode 0), the element's index (1: the
  * first pass), pin (2). Writes kout (wkeys), pout (wpay) and out (omode, OUT_*) at the sorted positions.
- * bases[boff + d]: the global start of digit d (the exclusive scan of this digit position's histogram);
+ * With SORT_PDIG the digit is that of the payload pin[i] at `shift` (the group-by's partition; the host
+ * passes dmode 1, pmode 2). bases[boff + d]: the global start of digit d (the exclusive scan of this digit
+ * position's histogram);
  * look = lookbuf + lcur: look[0] the tile counter, then look[1 + t R + d] the word of tile t and digit d: 0
  * (not yet published), count + 1 (the tile's own count, at most SORT_TILE) or 0x80000000 | count (the
  * count over tiles 0..t, below 2^31); zeroed before the pass (by the host before the first; each pass
@@ -255,7 +261,10 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         const int inr = own + 32u * r < m;
         uint d = 0u;
         if (inr) {
-#if SORT_PAY
+#if SORT_PAY && SORT_PDIG
+            d = (p[r] >> shift) & (SORT_RADIX - 1u);
+            if (0)
+#elif SORT_PAY
             if (dmode == 1)
                 d = (segid[p[r]] >> shift) & (SORT_RADIX - 1u);
             else

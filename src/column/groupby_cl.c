@@ -19,6 +19,7 @@
 #include "column/groupby_internal.h"
 
 #include "device/device.h"
+#include "column/sort_impl.h"
 #include "raid/sort.h"
 
 #include <assert.h>
@@ -339,7 +340,7 @@ static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts,
 #define GB_PART_PT 4         /* -DGB_PT: rows per work-item in a tile of gb_part_scatter */
 #define GB_PART_MAX 2048     /* partitions at most (gb_part_scatter's local arrays: 12 bytes each) */
 #define GB_PART_TABLES 32768 /* bytes of a partition's local tables at most */
-static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np,
+static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int sorted, int *pb, size_t *np,
                       size_t *scatter_bytes)
 {
     int b = 0;
@@ -348,6 +349,8 @@ static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, i
     const size_t P = (G + ((size_t)1 << b) - 1) >> b, T = GB_PART_PT * wg;
     const size_t sb = (3 * P + wg) * sizeof(uint32_t) + T * (4 + 4 + 4 + 2);
     *pb = b, *np = P, *scatter_bytes = sb;
+    if (sorted) /* one sort pass of 8-bit digits (work-groups of 256): digits 0 .. P - 1, the null rows 255 */
+        return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256;
     return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= GB_PART_MAX && sb <= lmax;
 }
 
@@ -355,7 +358,7 @@ static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, i
  * gb_part_count, gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows, every step on the device
  * (no read-back between them). rows: rows per block of the first kernels and per chunk of the last. */
 static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, size_t tw, int pb, size_t np,
-                               size_t scatter_bytes, size_t rows, size_t wg, const char *opts, int check)
+                               size_t scatter_bytes, size_t rows, size_t wg, const char *opts, int check, int sorted)
 {
     enum { S_CNT, S_PST, S_CST, S_VAL, S_RANK, S_ERR, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
@@ -363,14 +366,15 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
     raid_status st;
     const uint32_t zero = 0;
     if (getenv("RAID_GROUPBY_PROFILE"))
-        fprintf(stderr, "groupby profile: partitioned, %zu rows, %zu groups, %zu partitions of 2^%d groups, tables of %zu "
-                        "words a group, blocks and chunks of %zu rows, scatter local %zu bytes, options '%s'\n",
-                n, p->ngroups, np, pb, tw, rows, scatter_bytes, opts);
+        fprintf(stderr, "groupby profile: partitioned (%s), %zu rows, %zu groups, %zu partitions of 2^%d groups, tables "
+                        "of %zu words a group, blocks and chunks of %zu rows, scatter local %zu bytes, options '%s'\n",
+                sorted ? "sort pass" : "scatter", n, p->ngroups, np, pb, tw, rows, scatter_bytes, opts);
+    const size_t npad = sorted ? 256 : np + 1; /* the sort pass reads 256 digit starts */
     if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, np * nblk, &s[S_CNT])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_PST])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, npad, &s[S_PST])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_CST])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_VAL])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, 2 * n, &s[S_RANK])) ||
+        (st = raid_buf_acquire(ctx, sorted ? RAID_DT_UINT : RAID_DT_BYTE, sorted ? n : 2 * n, &s[S_RANK])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raid_buf_fill(ctx, &s[S_ERR], &zero, NULL)))
         goto done;
     const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np, NB = (uint32_t)nblk;
@@ -378,11 +382,20 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
                          PB, NP, NB, &s[S_CNT], np * sizeof(uint32_t), &s[S_ERR])) ||
         (st = run_kernel(ctx, "gb_part_scan", opts, np * wg, wg, "bubl", &s[S_CNT], NB, &s[S_PST],
                          wg * sizeof(uint32_t))) ||
-        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuul", &s[S_PST], &s[S_CST], NP, R,
-                         wg * sizeof(uint32_t))) ||
-        (st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbblb", &b[B_GID], &b[B_X],
-                         (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes,
-                         &s[S_ERR])) ||
+        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuuul", &s[S_PST], &s[S_CST], NP, R, (uint32_t)npad,
+                         wg * sizeof(uint32_t))))
+        goto done;
+    if (sorted) { /* the rows by partition: one pass of the device sort, digit (rank >> pb) & 255 */
+        const double t0 = ctx->timing.kernel_s;
+        if ((st = raid_sort_cl_partition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL], &s[S_RANK])))
+            goto done;
+        if (getenv("RAID_GROUPBY_PROFILE"))
+            fprintf(stderr, "groupby profile: sort_pass %.4f ms\n", (ctx->timing.kernel_s - t0) * 1e3);
+    } else if ((st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbblb", &b[B_GID], &b[B_X],
+                                (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes,
+                                &s[S_ERR])))
+        goto done;
+    if (
         (st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbbb", &s[S_VAL], &s[S_RANK],
                          &s[S_PST], &s[S_CST], NP, R, (uint32_t)p->ngroups, PB, p->base, &b[B_SUM], &b[B_CNT],
                          &b[B_FLAG], (tw * sizeof(uint32_t)) << pb, &b[B_MNHI], &b[B_MXHI], &b[B_FIRST],
@@ -418,7 +431,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     p->base = 0, p->pspan = -1, p->qmin = 0;
     if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH */
         local_tables = raid_tune_groupby_path(ctx) - 1;
-    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11)) {
+    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11) ||
+        local_tables > 12) {
         st = raid_fail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
         goto done;
     }
@@ -463,14 +477,17 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     int pb = 0;
     size_t np = 0, sbytes = 0;
     const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16; /* ranks: ushort */
-    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np, &sbytes);
-    if (local_tables == 8 && !part_ok) {
+    const int sorted = local_tables == 12; /* the partition by one sort pass */
+    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, sorted, &pb, &np, &sbytes);
+    gb_cl_test_knobs.partitions = np;
+    if ((local_tables == 8 || local_tables == 12) && !part_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED,
                        "group-by: no partitioned tables for these aggregations or %zu groups (sums only)", G);
         goto done;
     }
     /* (the partitioned path is not chosen automatically until the H200 has measured it: forced only) */
-    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : 0;
+    const int mode0 = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : 0;
+    const int mode = mode0 == 12 ? 8 : mode0; /* 12: mode 8 with the sort pass's partition */
     const int eb = mode == 3; /* -DGB_EB */
     const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : mode == 8 ? GB_PART_ROWS : GB_ROWS_DEFAULT;
@@ -485,9 +502,9 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
-             "-DGB_PT=%d -DGB_CHECK=%d %s",
+             "-DGB_PT=%d -DGB_CHECK=%d -DGB_SR32=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, !p->counts, GB_PART_PT, check, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, GB_PART_PT, check, sorted, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -502,7 +519,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
 
     unsigned a = 0;
     if (mode == 8) {
-        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, sbytes, rows, wg, opts, check)) != RAID_OK)
+        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, sbytes, rows, wg, opts, check, sorted)) != RAID_OK)
             goto done;
     } else {
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=

@@ -84,6 +84,40 @@ typedef struct pass_plan {
     int dmode, shift, row;
 } pass_plan;
 
+/* The passes' shape on ctx's device: work-group *wg (256 at most, a power of two, at least 32), digit width
+ * *bits (want_bits, else the tuning's -DSORT_BITS=, default 8) and rounds per tile *rounds (-DSORT_ROUNDS=, default 20), reduced
+ * until the tile as uint2 in local memory (or the ranking's masks and counts), the digit tables and the
+ * scan's words fit the device's local memory (fewer rounds, then narrower digits unless want_bits is given:
+ * 8-bit digits at one round take 28 KB, within OpenCL's 32 KB minimum). RAID_EUNSUPPORTED: work-groups of fewer
+ * than 32 work-items, or than 2^want_bits. */
+static raid_status sort_shape(raid_ctx *ctx, int want_bits, size_t *wgp, int *bitsp, int *roundsp)
+{
+    size_t wg = raid_dev_max_wg(ctx);
+    if (wg < 32 || (want_bits && ((size_t)1 << want_bits) > wg))
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: work-groups of %zu work-items (at least %d)", wg,
+                         want_bits > 5 ? 1 << want_bits : 32);
+    wg = wg >= 256 ? 256 : wg >= 128 ? 128 : wg >= 64 ? 64 : 32;
+    int bits = want_bits ? want_bits : tune_int(ctx, "-DSORT_BITS=", 8);
+    bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
+    while ((1u << bits) > wg)
+        bits--;
+    int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
+    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
+    for (;;) {
+        const uint64_t tilew = (uint64_t)rounds * wg * 2, rw = ((uint64_t)1 << bits) * (wg / 32);
+        const uint64_t maskw = 3 * rw; /* as SORT_RANKW */
+        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
+        if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && (bits == 1 || want_bits)))
+            break;
+        if (rounds > 1)
+            rounds--;
+        else
+            bits--;
+    }
+    *wgp = wg, *bitsp = bits, *roundsp = rounds;
+    return RAID_OK;
+}
+
 raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
 {
     memset(&ctx->timing, 0, sizeof ctx->timing);
@@ -93,31 +127,11 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: %zu values in one call (at most %u)", N,
                          RAID_SORT_CL_MAX - 1);
     const uint32_t n = (uint32_t)N;
-    size_t wg = raid_dev_max_wg(ctx);
-    wg = wg >= 256 ? 256 : wg >= 128 ? 128 : wg >= 64 ? 64 : 32;
-    if (raid_dev_max_wg(ctx) < 32)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: work-groups of %zu work-items (at least 32)",
-                         raid_dev_max_wg(ctx));
-    int bits = tune_int(ctx, "-DSORT_BITS=", 8);
-    bits = bits < 1 ? 1 : bits > 8 ? 8 : bits;
-    while ((1u << bits) > wg)
-        bits--;
-    /* rounds per tile: the tile as uint2 in local memory (or the ranking's masks and counts), plus the digit
-     * tables and the scan's words, within the device's local memory (fewer rounds, then narrower digits, until
-     * they fit) */
-    int rounds = tune_int(ctx, "-DSORT_ROUNDS=", 20);
-    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
-    for (;;) {
-        const uint64_t tilew = (uint64_t)rounds * wg * 2, rw = ((uint64_t)1 << bits) * (wg / 32);
-        const uint64_t maskw = 3 * rw; /* as SORT_RANKW */
-        const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
-        if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && bits == 1))
-            break;
-        if (rounds > 1)
-            rounds--;
-        else
-            bits--;
-    }
+    raid_status st0;
+    size_t wg;
+    int bits, rounds;
+    if ((st0 = sort_shape(ctx, 0, &wg, &bits, &rounds)) != RAID_OK)
+        return st0;
     const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
     char opts[512];
@@ -337,5 +351,51 @@ done:
     raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
     for (size_t k = 0; k < sizeof ks_ / sizeof *ks_; k++)
         raid_kernel_put(ctx, ks_[k]);
+    return st;
+}
+
+raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const raid_buf *tin, uint32_t n, int shift,
+                                   const raid_buf *bases, raid_buf *vout, raid_buf *tout)
+{
+    size_t wg;
+    int bits, rounds;
+    raid_status st = sort_shape(ctx, 8, &wg, &bits, &rounds);
+    if (st != RAID_OK)
+        return st;
+    if (n == 0)
+        return RAID_OK;
+    const uint32_t radix = 256, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
+    const size_t nlook = 1 + (size_t)ntiles * radix; /* this pass's look-back words, then the next's (unused) */
+    char opts[600];
+    snprintf(opts, sizeof opts, "%s -DSORT_BITS=8 -DSORT_WG=%zu -DSORT_ROUNDS=%d -DSORT_PAY=1 -DSORT_PDIG=1",
+             raid_tune_build_options(ctx), wg, rounds);
+    sort_dev d = {.ctx = ctx};
+    const uint32_t zero = 0;
+    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", opts, &d.kpass)) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
+        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d, 'f'))))
+        goto done;
+    raid_kernel *k = d.kpass;
+    unsigned a = 0;
+    /* dmode 1 (destinations from the stored digits), pmode 2 (payload in: the tags), keys and payload out */
+    if ((st = raid_arg_buf(ctx, k, a++, vin)) || (st = raid_arg_buf(ctx, k, a++, tin)) ||
+        (st = raid_arg_buf(ctx, k, a++, tin)) || (st = raid_arg_uint(ctx, k, a++, n)) ||
+        (st = raid_arg_int(ctx, k, a++, shift)) || (st = raid_arg_int(ctx, k, a++, 1)) ||
+        (st = raid_arg_int(ctx, k, a++, 2)) || (st = raid_arg_int(ctx, k, a++, 1)) || (st = raid_arg_int(ctx, k, a++, 1)) ||
+        (st = raid_arg_int(ctx, k, a++, OUT_NONE)) || (st = raid_arg_int(ctx, k, a++, 0)) ||
+        (st = raid_arg_uint(ctx, k, a++, 0)) || (st = raid_arg_uint(ctx, k, a++, 0)) ||
+        (st = raid_arg_buf(ctx, k, a++, bases)) || (st = raid_arg_uint(ctx, k, a++, 0)) ||
+        (st = raid_arg_buf(ctx, k, a++, &d.look)) || (st = raid_arg_uint(ctx, k, a++, 0)) ||
+        (st = raid_arg_uint(ctx, k, a++, (uint32_t)nlook)) || (st = raid_arg_buf(ctx, k, a++, vout)) ||
+        (st = raid_arg_buf(ctx, k, a++, tout)) || (st = raid_arg_buf(ctx, k, a++, tout)) ||
+        (st = launch(&d, k, (size_t)ntiles * wg, wg, 'p')))
+        goto done;
+    st = raid_dev_finish(ctx);
+done:
+    if (st != RAID_OK)
+        (void)raid_dev_finish(ctx);
+    settle(&d);
+    raid_buf_release(ctx, &d.look);
+    raid_kernel_put(ctx, d.kpass);
     return st;
 }

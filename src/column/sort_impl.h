@@ -38,4 +38,17 @@ raid_status raid_sort_cpu(raid_ctx *ctx, const raid_sort_req *r);
 #define RAID_SORT_CL_MAX 2147483648u
 raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r);
 
+/* One pass of the device sort (kernels/col_sort.cl sort_pass, built with -DSORT_PDIG=1) as a partition: the
+ * n rows' 64-bit words vin (2n uint words) and uint32 tags tin (n words) reordered, stably, by the digit
+ * (tag >> shift) & 255 into vout and tout (n rows each); bases (a device buffer of 256 words): digit d's
+ * first position (the exclusive scan of the digits' counts, which the caller has counted: a wrong count writes
+ * outside the run of its digit). Onesweep's single pass (docs/column.md "Sorting"): one read and one coalesced
+ * write of each row. The kernel time into ctx->timing.kernel_s (the timing is not reset); RAID_SORT_PROFILE
+ * prints it. The group-by's partitioned path (src/column/groupby_cl.c). RAID_EUNSUPPORTED where work-groups
+ * hold fewer than 256 work-items; the device layer's errors. Tags and bases are the caller's to check. */
+struct raid_buf;
+raid_status raid_sort_cl_partition(raid_ctx *ctx, const struct raid_buf *vin, const struct raid_buf *tin, uint32_t n,
+                                   int shift, const struct raid_buf *bases, struct raid_buf *vout,
+                                   struct raid_buf *tout);
+
 #endif
