@@ -35,7 +35,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=float, default=1e7)
     ap.add_argument("--groups", default="1000,100000")
-    ap.add_argument("--devices", default="cpu,opencl")
+    ap.add_argument("--devices", default="cpu,opencl", help="raid's devices; none: the peers only")
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
     n = int(a.rows)
@@ -50,7 +50,7 @@ def main():
         k = (splitmix(np.arange(n, dtype=np.uint64)) % np.uint64(G)).astype(np.int64)
         exact = None
         res = {}
-        for dev in a.devices.split(",") if raid else []:
+        for dev in a.devices.split(",") if raid and a.devices != "none" else []:
             raid.groupby(k[:1000], x[:1000], aggs="sum", device=dev)  # build the kernels
             t, df = best(lambda: raid.groupby(k, x, aggs="sum", device=dev), a.reps)
             if exact is None:
