@@ -10,8 +10,8 @@
  * number), which the device groups through its hash table instead of the direct one.
  * --paths: the device's aggregation paths to time side by side (RAID_TUNE_GROUPBY_PATH, docs/groupby.md):
  * auto (default), global (limb tables, global atomics), local (per-work-group tables: few groups only),
- * eb (global exponent-bucket tables), part (rows partitioned by group, then local limb tables per
- * partition: sums, counts and means only). A path that does not apply prints "unsupported", a path that
+ * eb (global exponent-bucket tables), part (rows partitioned by group with one pass of the device sort,
+ * then local limb tables per partition: sums, counts and means only, 255 partitions at most). A path that does not apply prints "unsupported", a path that
  * fails "failed" with the error (the next paths still run). The cpu path ignores it (one line, path "-").
  *
  * Prints one line per (device, G): best wall time of R calls (everything: transfers, group ids, sums,
@@ -122,9 +122,9 @@ int main(int argc, char **argv)
             for (char *pn = strtok_r(pl, ",", &psave); pn; pn = strtok_r(NULL, ",", &psave)) {
                 /* RAID_TUNE_GROUPBY_PATH's values; NULL: removed variants (reserved numbers) */
                 static const char *const names[] = {"auto", "global", "local", NULL, "eb", NULL, NULL, NULL, NULL,
-                                                    "part", NULL, NULL, NULL, "partsort"};
+                                                    "part"};
                 int path = -1;
-                for (int j = 0; j < 14; j++)
+                for (int j = 0; j < 10; j++)
                     if (names[j] && !strcmp(pn, names[j]))
                         path = j;
                 if (path < 0 && strcmp(pn, "-")) {

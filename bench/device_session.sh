@@ -91,9 +91,9 @@ for s in $steps; do
     # with the partitioned kernels' index checks (RAID_GROUPBY_CHECK: a bad index is an error, not a crash);
     # then the group-by tests on the GPU
     run groupby100k 300 env RAID_GROUPBY_PROFILE=1 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 \
-      --device auto --reps 3 --verify 1 --paths auto,global,local,eb,part,partsort
+      --device auto --reps 3 --verify 1 --paths auto,global,local,eb,part
     run groupby100k-check 120 env RAID_GROUPBY_CHECK=1 ./build-dev/bench_groupby --rows 5e7 --groups 100000 \
-      --device auto --reps 1 --verify 1 --paths part,partsort
+      --device auto --reps 1 --verify 1 --paths part
     PYTHONUNBUFFERED=1 run groupby100k 240 python3 bench/peers_groupby.py --rows 5e7 --devices none --reps 3
     (cd build-dev && RAID_TEST_DEVICE=auto run groupby100k-tests 200 ctest --output-on-failure -R 'test_groupby') ;;
   groupby) # exact group sums (bench_groupby: device kernel and wall time, cpu path) beside CuPy's float64 scatter-add

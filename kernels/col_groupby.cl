@@ -443,21 +443,19 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
 }
 
 /* ---- many groups: rows partitioned by group, then local tables per partition ----------------------
- * (docs/groupby.md "Partitioned rows".) Groups are cut into P partitions of 2^pb consecutive ranks whose
- * tables fit in local memory; rows [blk R, (blk + 1) R) are block blk of nblk blocks.
- *   gb_part_count: each block's rows per partition (a local histogram; no global atomic per row) into
- *     cnt[p nblk + blk] (partition-major);
- *   gb_part_scan: one work-group per partition, the exclusive scan of its row of cnt in place (the block's
- *     place within the partition) and the partition's size into pst[p];
+ * (docs/groupby.md "Partitioned rows".) Groups are cut into P partitions (P <= 255) of 2^pb consecutive ranks
+ * whose tables fit in local memory; rows [blk R, (blk + 1) R) are block blk.
+ *   gb_part_count: each block's rows per partition (a local histogram; no global atomic per row) added into
+ *     pst[p] (zeroed by the host);
  *   gb_part_starts: one work-group, the exclusive scans of the sizes (pst: the partitions' starts, pst[P] the
- *     rows in all) and of the chunks per partition (cst: ceil(size / C) each, cst[P] the chunks in all);
- *   gb_part_scatter: each block writes its rows' values (8 bytes) and ranks within their partition (2
- *     bytes) at pst[p] + cnt[p nblk + blk] on, tile after tile; a tile is first ordered by partition in
- *     local memory, so that consecutive work-items write consecutive places (runs per partition);
+ *     rows in all, pst[P + 1 .. 256) too) and of the chunks per partition (cst: ceil(size / C) each, cst[P]
+ *     the chunks in all);
+ *   then one pass of the device sort (kernels/col_sort.cl sort_pass with -DSORT_PDIG=1; groupby_cl.c) moves
+ *     every row's value and rank to its partition's run, by the digit (rank >> pb) & 255 (a null row's
+ *     GB_NONE: digit 255, after every partition), pst its digits' starts;
  *   gb_part_rows: one work-group per chunk (at most C rows of one partition, found from cst: no host round
  *     trip), its partition's tables in local memory (local atomics), merged once into the global tables.
- * The order of the rows within a partition is whatever the atomics give: the tables hold integer sums,
- * which do not depend on it. Null rows (GB_NONE) are left out. Sums, counts and flags only. */
+ * The tables hold integer sums, which do not depend on the rows' order. Sums, counts and flags only. */
 
 /* The exclusive scan of v over the work-group (log-step; tmp: local size words; every work-item calls it);
  * *total: the sum of every work-item's v. */
@@ -492,9 +490,8 @@ inline int gb_bad(int cond, uint bit, volatile RAID_GLOBAL uint *err)
 }
 #define GB_BAD(cond, bit) gb_bad((cond), (bit), err)
 
-RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n,
-                               const uint rows, const uint pb, const uint np, const uint nblk,
-                               RAID_GLOBAL uint *cnt, volatile RAID_LOCAL uint *h /* np */,
+RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n, const uint rows, const uint pb,
+                               const uint np, volatile RAID_GLOBAL uint *pst, volatile RAID_LOCAL uint *h /* np */,
                                volatile RAID_GLOBAL uint *err)
 {
     GB_RANGE
@@ -508,7 +505,8 @@ RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n,
     }
     RAID_BARRIER();
     for (uint j = RAID_LOCAL_ID(0); j < np; j += RAID_LOCAL_SIZE(0))
-        cnt[j * nblk + RAID_GROUP_ID(0)] = h[j];
+        if (h[j])
+            atomic_add(pst + j, h[j]);
 }
 
 /* Work-item lid's run [*lo, *hi) of m entries cut into the local size's runs. */
@@ -517,24 +515,6 @@ inline void gb_run(uint m, uint *lo, uint *hi)
     const uint ls = RAID_LOCAL_SIZE(0), lid = RAID_LOCAL_ID(0), per = (m + ls - 1u) / ls;
     *lo = min(lid * per, m);
     *hi = min(*lo + per, m);
-}
-
-RAID_KERNEL void gb_part_scan(RAID_GLOBAL uint *cnt, const uint nblk, RAID_GLOBAL uint *pst,
-                              volatile RAID_LOCAL uint *tmp /* local size */)
-{
-    RAID_GLOBAL uint *a = cnt + RAID_GROUP_ID(0) * nblk;
-    uint lo, hi, s = 0u, tot;
-    gb_run(nblk, &lo, &hi);
-    for (uint j = lo; j < hi; j++)
-        s += a[j];
-    uint ex = gb_wg_scan(s, tmp, &tot);
-    for (uint j = lo; j < hi; j++) {
-        const uint c = a[j];
-        a[j] = ex;
-        ex += c;
-    }
-    if (RAID_LOCAL_ID(0) == 0u)
-        pst[RAID_GROUP_ID(0)] = tot;
 }
 
 /* pst[np + 1 .. npad) = the rows in all too: the starts of the sort pass's digits past the partitions (the null
@@ -558,88 +538,9 @@ RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, co
         pst[j] = tot;
 }
 
-#ifndef GB_PT
-#define GB_PT 4 /* rows per work-item in a tile of gb_part_scatter */
-#endif
-/* lm: cur[np] (the block's next place in each partition), hc[np] (the tile's rows per partition), ts[np]
- * (their starts in the tile), tmp[local size], then the tile ordered by partition: tx[T] and ty[T] (the
- * values' low and high words: 32-bit words only, no 8-byte local access whose alignment would depend on the
- * implementation's placement of lm), td[T] (places), tr[T] (ranks within the partition; ushort), T = GB_PT x
- * local size. */
-RAID_KERNEL void gb_part_scatter(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows, const uint pb,
-                                 const uint np, const uint nblk, const RAID_GLOBAL uint *pst,
-                                 const RAID_GLOBAL uint *cnt, RAID_GLOBAL uint2 *sv, RAID_GLOBAL ushort *sr,
-                                 RAID_LOCAL uint *lm, volatile RAID_GLOBAL uint *err)
-{
-    GB_RANGE
-    const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0), T = GB_PT * ls, pmask = (1u << pb) - 1u;
-    const uint tot = GB_CHECK ? pst[np] : 0u; /* the rows partitioned (GB_CHECK: every place below it) */
-    volatile RAID_LOCAL uint *cur = lm, *hc = lm + np, *ts = hc + np, *tmp = ts + np;
-    RAID_LOCAL uint *tx = lm + 3u * np + ls, *ty = tx + T, *td = ty + T;
-    RAID_LOCAL ushort *tr = (RAID_LOCAL ushort *)(td + T);
-    for (uint j = lid; j < np; j += ls)
-        cur[j] = pst[j] + cnt[j * nblk + RAID_GROUP_ID(0)];
-    for (uint t0 = start; t0 < end; t0 += T) {
-        for (uint j = lid; j < np; j += ls)
-            hc[j] = 0u;
-        RAID_BARRIER();
-        uint g[GB_PT], at[GB_PT]; /* (no "#pragma unroll" on these loops: PoCL 3.1's vectorised work-item
-                                     loops then give wrong places; with POCL_WORK_GROUP_METHOD=loops right) */
-        uint2 v[GB_PT];
-        for (uint u = 0; u < GB_PT; u++) {
-            const uint i = t0 + u * ls + lid;
-            g[u] = i < end ? gid[i] : GB_NONE;
-            if (g[u] != GB_NONE && GB_BAD(g[u] >> pb >= np, 2u))
-                g[u] = GB_NONE;
-            if (g[u] != GB_NONE) {
-                v[u] = xb[i];
-                at[u] = atomic_inc(hc + (g[u] >> pb)); /* the row's place among the tile's rows of its partition */
-            }
-        }
-        RAID_BARRIER();
-        uint lo, hi, s = 0u, m;
-        gb_run(np, &lo, &hi);
-        for (uint j = lo; j < hi; j++)
-            s += hc[j];
-        uint ex = gb_wg_scan(s, tmp, &m);
-        for (uint j = lo; j < hi; j++)
-            ts[j] = ex, ex += hc[j];
-        RAID_BARRIER();
-        for (uint u = 0; u < GB_PT; u++)
-            if (g[u] != GB_NONE) {
-                const uint q = g[u] >> pb, slot = ts[q] + at[u];
-                if (GB_BAD(slot >= T, 4u))
-                    continue;
-                tx[slot] = v[u].x, ty[slot] = v[u].y;
-                td[slot] = cur[q] + at[u];
-                tr[slot] = (ushort)(g[u] & pmask);
-            }
-        RAID_BARRIER();
-        for (uint j = lid; j < m; j += ls) { /* consecutive work-items: consecutive places (runs) */
-            if (GB_BAD(j >= T || td[j] >= tot, 8u))
-                continue;
-            sv[td[j]] = (uint2)(tx[j], ty[j]);
-            sr[td[j]] = tr[j];
-        }
-        for (uint j = lid; j < np; j += ls)
-            cur[j] += hc[j];
-        RAID_BARRIER();
-    }
-}
-
-#ifndef GB_SR32 /* 1: gb_part_rows reads every row's full rank (uint; the sort pass's partition), 0: its rank within
-                     its partition (ushort; gb_part_scatter) */
-#define GB_SR32 0
-#endif
-#if GB_SR32
-typedef uint gb_srank;
-#else
-typedef ushort gb_srank;
-#endif
-
 /* One work-group per chunk: w = the work-group, its partition p (cst[p] <= w < cst[p + 1]: a binary
  * search), rows pst[p] + (w - cst[p]) C on, at most C of them and within the partition. */
-RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL gb_srank *sr,
+RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL uint *sr,
                               const RAID_GLOBAL uint *pst, const RAID_GLOBAL uint *cst, const uint np,
                               const uint crows, const uint ng, const uint pb, const int base,
                               volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
@@ -667,11 +568,7 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL gb_
     for (uint j = RAID_LOCAL_ID(0); j < bg * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
         lt[j] = 0u;
     RAID_BARRIER();
-#if GB_SR32
-#define GB_SG(i) (GB_BAD(sr[i] >> pb != p, 32u) ? GB_NONE : sr[i] & ((1u << pb) - 1u))
-#else
-#define GB_SG(i) (GB_BAD((uint)sr[i] >= bg, 32u) ? GB_NONE : (uint)sr[i])
-#endif
+#define GB_SG(i) (GB_BAD(sr[i] >> pb != p, 32u) ? GB_NONE : sr[i] & ((1u << pb) - 1u)) /* the rank in p */
 #define GB_SX(i) sv[i]
     GB_ROWS(GB_SG, GB_SX, lsum, lcnt, lflag, gb_add3_l, gb_eb_add_l)
 #undef GB_SG

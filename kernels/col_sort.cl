@@ -262,9 +262,9 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
         uint d = 0u;
         if (inr) {
 #if SORT_PAY && SORT_PDIG
-            d = (p[r] >> shift) & (SORT_RADIX - 1u);
-            if (0)
-#elif SORT_PAY
+            d = (p[r] >> shift) & (SORT_RADIX - 1u); /* the payload's own digit (the group-by's partition) */
+#else
+#if SORT_PAY
             if (dmode == 1)
                 d = (segid[p[r]] >> shift) & (SORT_RADIX - 1u);
             else
@@ -275,6 +275,7 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
                 kk.lo = k[r].x;
                 d = raid_key_digit(kk, shift, SORT_BITS);
             }
+#endif
         }
         __local uint *mk = L + (r & 1u) * SORT_MASKW;
         if (inr)

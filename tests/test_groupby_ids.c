@@ -46,14 +46,14 @@ static void check_mode(raid_ctx *ctx, const int64_t *k, const double *x, const u
     raid_groupby_destroy(b);
 }
 
-/* The partitioned path `mode` (8: rows scattered by gb_part_scatter, 12: by one pass of the device sort) against
- * the cpu path as check_mode does. Mode 12 takes at most 255 partitions: beyond them RAID_EUNSUPPORTED, only then. */
+/* The partitioned path (mode 8) against the cpu path as check_mode does, or any other mode. The partitioned
+ * path takes at most 255 partitions: beyond them RAID_EUNSUPPORTED, and only then. */
 static void check_part(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n,
                        unsigned flags, const raid_agg *aggs, size_t naggs, size_t expect_groups, size_t rows, int mode)
 {
-    if (mode == 12) {
+    if (mode == 8) {
         raid_groupby *b = NULL;
-        const raid_status st = gb_compute(ctx, k, x, valid, n, aggs, naggs, flags, rows, 12, &b);
+        const raid_status st = gb_compute(ctx, k, x, valid, n, aggs, naggs, flags, rows, 8, &b);
         raid_groupby_destroy(b);
         if (st == RAID_EUNSUPPORTED) {
             assert_true(gb_cl_test_knobs.partitions > 255);
@@ -253,13 +253,14 @@ static void t_seeds(void **state)
     raid_ctx_destroy(ctx);
 }
 
-/* Many groups by partitions (rows partitioned by rank, then local tables per partition: gb_part_count,
- * gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows) against the cpu path bit for bit, beside the
- * global exponent buckets: sums with and without counts and means, from one partition to hundreds (2^3
- * groups per partition forced), limb tables, blocks and chunks of 1,000 and 77,777 rows
- * or the default, nulls, skipna; one group spanning every block, chunk and partition (values carrying
- * through every limb), 100 runs; skewed partitions (nearly every row in one group of 100,000+);
- * other aggregations are refused in that mode, and the removed paths are refused. */
+/* Many groups by partitions (rows partitioned by rank with one pass of the device sort, then local tables per
+ * partition: gb_part_count, gb_part_starts, raid_sort_cl_partition, gb_part_rows) against the cpu path bit for
+ * bit, beside the global exponent buckets: sums with and without counts and means, from one partition to 196
+ * (2^3 groups per partition forced), limb tables, blocks and chunks of 1,000 and 77,777 rows or the default,
+ * nulls, skipna; one group spanning every block, chunk and partition (values carrying through every limb),
+ * 100 runs; skewed partitions (nearly every row in one group of 100,000+); partitions without rows; more
+ * than 255 partitions, and aggregations other than sums, counts and means, are refused in that mode, and the
+ * removed paths are refused. */
 static void t_partitioned(void **state)
 {
     (void)state;
@@ -274,19 +275,16 @@ static void t_partitioned(void **state)
     const size_t rows[] = {0, 1000, 77777};
     const gb_cl_knobs knobs[] = {{.check = 1}, {.part_bits = 3, .check = 1}, {0}}; /* check: every index checked
                                                                                     in the kernels */
-    for (int pm = 8; pm <= 12; pm += 4) /* the scatter, the sort pass */
-    for (size_t c = 0; c < sizeof groups / sizeof *groups; c++) {
+    for (size_t c = 0; c < sizeof groups / sizeof *groups; c++) { /* values of every magnitude: many limbs */
         for (size_t i = 0; i < n; i++)
             k[i] = (int64_t)((i * 7919) % groups[c]) * 3 - 100;
         const size_t G = groups[c] < n ? groups[c] : n;
         for (size_t r = 0; r < 3; r++)
             for (size_t kn = 0; kn < 3; kn++) {
                 gb_cl_test_knobs = knobs[kn];
-                if (groups[c] > 8 * 2048 && kn == 1)
-                    continue; /* more than 2,048 partitions of 8 groups: beyond the partitions' limit */
-                check_part(ctx, k, x, NULL, n, 0, sums, 3, G, rows[r], pm);
-                check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, G, rows[r], pm);
-                check_part(ctx, k, x, valid, n, 0, sums, 3, G, rows[r], kn == 0 ? 3 : pm);
+                check_part(ctx, k, x, NULL, n, 0, sums, 3, G, rows[r], 8);
+                check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, G, rows[r], 8);
+                check_part(ctx, k, x, valid, n, 0, sums, 3, G, rows[r], kn == 0 ? 3 : 8);
             }
     }
     gb_cl_test_knobs = (gb_cl_knobs){0};
@@ -297,23 +295,12 @@ static void t_partitioned(void **state)
         x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
     }
     for (int r = 0; r < 100; r++) {
-        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 4 : 0, .check = r % 2};
-        check_part(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0,
-                   r / 2 % 2 ? 12 : 8);
+        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 5 : 0, .check = r % 2};
+        check_part(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8);
+        assert_true(gb_cl_test_knobs.partitions <= 255);
     }
-    gb_cl_test_knobs = (gb_cl_knobs){0};
-    /* skewed: 100,003 groups, 90% of the rows in group 50,000 (one partition: its chunks spread the work) */
-    for (size_t i = 0; i < n; i++)
-        k[i] = i % 10 == 0 || i < 100003 / 10 * 10 ? (int64_t)(i % 100003) : 50000;
-    values(n, x, valid);
-    for (int pm = 8; pm <= 12; pm += 4) {
-        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = pm == 12 ? 9 : 0}; /* 196 partitions at most */
-        check_part(ctx, k, x, valid, n, 0, sums, 3, 0, 0, pm);
-        check_part(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, pm);
-        check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, pm);
-    }
-    /* the sort pass's many partitions: 100,003 groups of values in [-1/2, 1/2) (few limbs: 2^9 groups a
-     * partition, 196 partitions, null rows in digit 255), every index checked, then without checks */
+    /* many partitions: 100,003 groups of values in [-1/2, 1/2) (few limbs: 2^9 groups a partition, 196
+     * partitions, null rows in digit 255), every index checked, then without checks */
     for (size_t i = 0; i < n; i++) {
         k[i] = (int64_t)(i * 7919 % 100003);
         x[i] = ldexp((double)(raid_splitmix64(&rng) >> 11), -53) - 0.5;
@@ -321,28 +308,37 @@ static void t_partitioned(void **state)
     }
     for (int chk = 1; chk >= 0; chk--) {
         gb_cl_test_knobs = (gb_cl_knobs){.check = chk};
-        check_part(ctx, k, x, valid, n, 0, sums, 3, 100003, 0, 12);
+        check_part(ctx, k, x, valid, n, 0, sums, 3, 100003, 0, 8);
         assert_int_equal(gb_cl_test_knobs.partitions, 196);
-        check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 100003, 0, 12);
-        check_part(ctx, k, x, NULL, n, 0, sum1, 1, 100003, 0, 12);
+        check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 100003, 0, 8);
+        check_part(ctx, k, x, NULL, n, 0, sum1, 1, 100003, 0, 8);
+        check_part(ctx, k, x, NULL, n, 0, sums, 3, 100003, 0, -1); /* the automatic choice */
     }
-    /* partitions without rows: the groups of ranks below 3,000 have null rows only (8 groups a partition) */
+    /* skewed: 100,003 groups, 90% of the rows in group 50,000 (one partition: its chunks spread the work) */
+    for (size_t i = 0; i < n; i++)
+        k[i] = i % 10 == 0 || i < 100003 / 10 * 10 ? (int64_t)(i % 100003) : 50000;
+    gb_cl_test_knobs = (gb_cl_knobs){.check = 1};
+    check_part(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 8);
+    assert_int_equal(gb_cl_test_knobs.partitions, 196);
+    check_part(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, 8);
+    check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 8);
+    /* partitions without rows: the groups of ranks below 3,000 have null rows only (64 groups a partition) */
     for (size_t i = 0; i < n; i++) {
         k[i] = (int64_t)(i % 10000);
         valid[i] = k[i] >= 3000;
     }
-    for (int pm = 8; pm <= 12; pm += 4) {
-        gb_cl_test_knobs = (gb_cl_knobs){.part_bits = pm == 12 ? 6 : 3, .check = 1}; /* 157 partitions (sort pass) */
-        check_part(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, pm);
-        check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 10000, 1000, pm);
-    }
-    gb_cl_test_knobs = (gb_cl_knobs){0};
+    gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 6, .check = 1};
+    check_part(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, 8);
+    assert_int_equal(gb_cl_test_knobs.partitions, 157);
+    check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 10000, 1000, 8);
+    /* more than 255 partitions: refused */
     raid_groupby *b = NULL;
+    gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 5};
+    assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, 8, &b), RAID_EUNSUPPORTED);
+    assert_int_equal(gb_cl_test_knobs.partitions, 313);
+    assert_null(b);
+    gb_cl_test_knobs = (gb_cl_knobs){0};
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
-    assert_null(b);
-    assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 12, &b), RAID_EUNSUPPORTED);
-    assert_null(b);
-    assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, 13, &b), RAID_EINVAL);
     assert_null(b);
     for (int removed = 4; removed <= 11; removed += removed == 7 ? 2 : 1) { /* 4 to 7, 9 to 11 */
         assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, removed, &b), RAID_EINVAL);

@@ -33,10 +33,10 @@ typedef enum raid_tuning_knob {
                                        differs in its last digits (docs/regression.md). 0 or 1 */
     RAID_TUNE_GROUPBY_PATH = 9,     /* the device group-by's aggregation path (docs/groupby.md): 0 automatic,
                                        1 global limb tables, 2 local tables, 4 global exponent-bucket
-                                       tables, 9 rows partitioned by group then local limb tables per
-                                       partition (sums, counts, means only; measured slower than 4 on the
-                                       H200); 3, 5 to 8, 10 to 12 are removed variants (reserved:
-                                       RAID_EINVAL). Results are identical. 0 to 12 */
+                                       tables, 9 rows partitioned by group (one pass of the device sort)
+                                       then local limb tables per partition (sums, counts, means only; at
+                                       most 255 partitions); 3, 5 to 8, 10 to 12 are removed variants
+                                       (reserved: RAID_EINVAL). Results are identical. 0 to 12 */
     RAID_TUNE_SELECT_PATH = 10,     /* the device selection (docs/column.md "Selection"): 0 automatic, 1
                                        radix passes only, 2 sampled window first. Results are identical. 0 to 2 */
     /* 11: reserved (was RAID_TUNE_REG_HOST_CONVERT, removed 2026-12-02) */

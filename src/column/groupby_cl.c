@@ -10,7 +10,10 @@
  *      order; gb_map makes map[slot] = the group's rank, so groups come out in ascending key order, and
  *      gb_rank turns every row's slot into its group's rank (the dense id the aggregation kernels read);
  *   4. gb_rows_local (per-work-group tables in local memory, merged once) when the groups' tables fit in
- *      local memory, else gb_rows_global, then gb_minmax_lo for min and max;
+ *      local memory; else, for sums, counts and means, the rows partitioned by group with one pass of the
+ *      device sort and local tables per partition (partitioned(), at most 255 partitions); else
+ *      gb_rows_global (exponent buckets for sums while their tables stay small, else limbs); then
+ *      gb_minmax_lo for min and max;
  *   5. the host reads the tables back and rounds each group's exact sum (positive minus negative limbs)
  *      with the cpu path's gb_round_limbs.
  * Everything the kernels compute is an exact integer held in 32-bit words, and the slots, ids and ranks do
@@ -334,69 +337,58 @@ static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts,
     return st;
 }
 
-/* The partitioned path's shape: 2^pb groups per partition (their tables: tw words a group), np partitions,
- * the local bytes of gb_part_scatter for work-groups of wg (tiles of GB_PART_PT wg rows). 0 when it does not
- * fit (too many partitions, or tables or tiles beyond local memory). */
-#define GB_PART_PT 4         /* -DGB_PT: rows per work-item in a tile of gb_part_scatter */
-#define GB_PART_MAX 2048     /* partitions at most (gb_part_scatter's local arrays: 12 bytes each) */
+/* The partitioned path's shape: 2^pb groups per partition (their tables: tw words a group, at most
+ * GB_PART_TABLES bytes and the local memory lmax; pb at most maxb), np partitions. 0 when it does not fit:
+ * the sort pass's digits are 8 bits (work-groups of 256), digit 255 holds the null rows, so 255 partitions at
+ * most. */
 #define GB_PART_TABLES 32768 /* bytes of a partition's local tables at most */
-static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int sorted, int *pb, size_t *np,
-                      size_t *scatter_bytes)
+static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np)
 {
     int b = 0;
     while (b < maxb && ((tw * sizeof(uint32_t)) << (b + 1)) <= (GB_PART_TABLES < lmax ? GB_PART_TABLES : lmax))
         b++;
-    const size_t P = (G + ((size_t)1 << b) - 1) >> b, T = GB_PART_PT * wg;
-    const size_t sb = (3 * P + wg) * sizeof(uint32_t) + T * (4 + 4 + 4 + 2);
-    *pb = b, *np = P, *scatter_bytes = sb;
-    if (sorted) /* one sort pass of 8-bit digits (work-groups of 256): digits 0 .. P - 1, the null rows 255 */
-        return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256;
-    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= GB_PART_MAX && sb <= lmax;
+    const size_t P = (G + ((size_t)1 << b) - 1) >> b;
+    *pb = b, *np = P;
+    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256;
 }
 
 /* The sums of many groups by partitions (mode 8; kernels/col_groupby.cl "rows partitioned by group"):
- * gb_part_count, gb_part_scan, gb_part_starts, gb_part_scatter, gb_part_rows, every step on the device
- * (no read-back between them). rows: rows per block of the first kernels and per chunk of the last. */
+ * gb_part_count (the rows per partition), gb_part_starts (their starts, the chunks'), one pass of the device
+ * sort (raid_sort_cl_partition: the values and ranks by partition, digit (rank >> pb) & 255), gb_part_rows,
+ * every step on the device (no read-back between them). rows: rows per block of the count and per chunk of
+ * gb_part_rows. */
 static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, size_t tw, int pb, size_t np,
-                               size_t scatter_bytes, size_t rows, size_t wg, const char *opts, int check, int sorted)
+                               size_t rows, size_t wg, const char *opts, int check)
 {
-    enum { S_CNT, S_PST, S_CST, S_VAL, S_RANK, S_ERR, NS };
+    enum { S_PST, S_CST, S_VAL, S_RANK, S_ERR, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
     raid_buf s[NS] = {{0}};
     raid_status st;
     const uint32_t zero = 0;
-    if (getenv("RAID_GROUPBY_PROFILE"))
-        fprintf(stderr, "groupby profile: partitioned (%s), %zu rows, %zu groups, %zu partitions of 2^%d groups, tables "
-                        "of %zu words a group, blocks and chunks of %zu rows, scatter local %zu bytes, options '%s'\n",
-                sorted ? "sort pass" : "scatter", n, p->ngroups, np, pb, tw, rows, scatter_bytes, opts);
-    const size_t npad = sorted ? 256 : np + 1; /* the sort pass reads 256 digit starts */
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, np * nblk, &s[S_CNT])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, npad, &s[S_PST])) ||
+    const int profile = getenv("RAID_GROUPBY_PROFILE") != NULL;
+    if (profile)
+        fprintf(stderr, "groupby profile: partitioned, %zu rows, %zu groups, %zu partitions of 2^%d groups, tables "
+                        "of %zu words a group, blocks and chunks of %zu rows, options '%s'\n",
+                n, p->ngroups, np, pb, tw, rows, opts);
+    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 256, &s[S_PST])) || /* the sort pass reads 256 digit starts */
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_CST])) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_VAL])) ||
-        (st = raid_buf_acquire(ctx, sorted ? RAID_DT_UINT : RAID_DT_BYTE, sorted ? n : 2 * n, &s[S_RANK])) ||
+        (st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &s[S_RANK])) ||
+        (st = raid_buf_fill(ctx, &s[S_PST], &zero, NULL)) ||
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raid_buf_fill(ctx, &s[S_ERR], &zero, NULL)))
         goto done;
-    const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np, NB = (uint32_t)nblk;
-    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuuublb", &b[B_GID], (uint32_t)n, R,
-                         PB, NP, NB, &s[S_CNT], np * sizeof(uint32_t), &s[S_ERR])) ||
-        (st = run_kernel(ctx, "gb_part_scan", opts, np * wg, wg, "bubl", &s[S_CNT], NB, &s[S_PST],
-                         wg * sizeof(uint32_t))) ||
-        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuuul", &s[S_PST], &s[S_CST], NP, R, (uint32_t)npad,
+    const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np;
+    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuublb", &b[B_GID], (uint32_t)n, R, PB, NP,
+                         &s[S_PST], np * sizeof(uint32_t), &s[S_ERR])) ||
+        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuuul", &s[S_PST], &s[S_CST], NP, R, 256u,
                          wg * sizeof(uint32_t))))
         goto done;
-    if (sorted) { /* the rows by partition: one pass of the device sort, digit (rank >> pb) & 255 */
-        const double t0 = ctx->timing.kernel_s;
-        if ((st = raid_sort_cl_partition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL], &s[S_RANK])))
-            goto done;
-        if (getenv("RAID_GROUPBY_PROFILE"))
-            fprintf(stderr, "groupby profile: sort_pass %.4f ms\n", (ctx->timing.kernel_s - t0) * 1e3);
-    } else if ((st = run_kernel(ctx, "gb_part_scatter", opts, nblk * wg, wg, "bbuuuuubbbblb", &b[B_GID], &b[B_X],
-                                (uint32_t)n, R, PB, NP, NB, &s[S_PST], &s[S_CNT], &s[S_VAL], &s[S_RANK], scatter_bytes,
-                                &s[S_ERR])))
+    const double t0 = ctx->timing.kernel_s;
+    if ((st = raid_sort_cl_partition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL], &s[S_RANK])))
         goto done;
-    if (
-        (st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbbb", &s[S_VAL], &s[S_RANK],
+    if (profile)
+        fprintf(stderr, "groupby profile: sort_pass %.4f ms\n", (ctx->timing.kernel_s - t0) * 1e3);
+    if ((st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbbb", &s[S_VAL], &s[S_RANK],
                          &s[S_PST], &s[S_CST], NP, R, (uint32_t)p->ngroups, PB, p->base, &b[B_SUM], &b[B_CNT],
                          &b[B_FLAG], (tw * sizeof(uint32_t)) << pb, &b[B_MNHI], &b[B_MXHI], &b[B_FIRST],
                          &b[B_LAST], &s[S_ERR])))
@@ -431,8 +423,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     p->base = 0, p->pspan = -1, p->qmin = 0;
     if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH */
         local_tables = raid_tune_groupby_path(ctx) - 1;
-    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11) ||
-        local_tables > 12) {
+    if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11)) {
         st = raid_fail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
         goto done;
     }
@@ -471,23 +462,22 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
         goto done;
     }
-    /* many groups, sums (counts) only: rows partitioned by group, the partitions' limb tables in local memory
-     * (the H200 measured limbs faster here than exponent buckets: twice the groups a partition, half the
-     * partitions for the scatter; docs/groupby.md) */
+    /* many groups, sums (counts, means) only: rows partitioned by group with one pass of the device sort,
+     * the partitions' limb tables in local memory (the H200: 1.15 ms for 5e7 rows into 100,000 groups
+     * against 1.42 ms for the exponent buckets; limbs rather than buckets: twice the groups a partition;
+     * docs/groupby.md) */
     int pb = 0;
-    size_t np = 0, sbytes = 0;
-    const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16; /* ranks: ushort */
-    const int sorted = local_tables == 12; /* the partition by one sort pass */
-    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, sorted, &pb, &np, &sbytes);
+    size_t np = 0;
+    const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16;
+    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np);
     gb_cl_test_knobs.partitions = np;
-    if ((local_tables == 8 || local_tables == 12) && !part_ok) {
+    if (local_tables == 8 && !part_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED,
-                       "group-by: no partitioned tables for these aggregations or %zu groups (sums only)", G);
+                       "group-by: no partitioned tables for these aggregations or %zu groups (sums, counts and means "
+                       "only; 255 partitions at most)", G);
         goto done;
     }
-    /* (the partitioned path is not chosen automatically until the H200 has measured it: forced only) */
-    const int mode0 = local_tables >= 0 ? local_tables : fits ? 1 : eb_ok ? 3 : 0;
-    const int mode = mode0 == 12 ? 8 : mode0; /* 12: mode 8 with the sort pass's partition */
+    const int mode = local_tables >= 0 ? local_tables : fits ? 1 : part_ok ? 8 : eb_ok ? 3 : 0;
     const int eb = mode == 3; /* -DGB_EB */
     const size_t SW = eb ? 6 * (size_t)NB : 2 * (size_t)L; /* sum words per group */
     size_t rows = rows_per_wg ? rows_per_wg : mode == 8 ? GB_PART_ROWS : GB_ROWS_DEFAULT;
@@ -502,9 +492,9 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
-             "-DGB_PT=%d -DGB_CHECK=%d -DGB_SR32=%d %s",
+             "-DGB_CHECK=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, !p->counts, GB_PART_PT, check, sorted, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, check, raid_tune_build_options(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -519,7 +509,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
 
     unsigned a = 0;
     if (mode == 8) {
-        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, sbytes, rows, wg, opts, check, sorted)) != RAID_OK)
+        if ((st = partitioned(ctx, p, b, SW + 2, pb, np, rows, wg, opts, check)) != RAID_OK)
             goto done;
     } else {
         if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=

@@ -45,9 +45,9 @@ raid_status raid_tuning_set(raid_ctx *ctx, raid_tuning_knob knob, int64_t value)
         ctx->tuning->meat_rows = (int)value;
         return RAID_OK;
     case RAID_TUNE_GROUPBY_PATH:
-        if (value < 0 || value > 13)
-            return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_GROUPBY_PATH takes 0 to 13, not %lld", (long long)value);
-        if (value == 3 || (value >= 5 && value <= 8) || (value >= 10 && value <= 12))
+        if (value < 0 || value > 12)
+            return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_GROUPBY_PATH takes 0 to 12, not %lld", (long long)value);
+        if (value == 3 || (value >= 5 && value <= 8) || value >= 10)
             return raid_fail(ctx, RAID_EINVAL, "RAID_TUNE_GROUPBY_PATH %lld: a removed variant (reserved; "
                              "docs/groupby.md)", (long long)value);
         ctx->tuning->groupby_path = (int)value;
