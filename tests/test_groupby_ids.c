@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include "column/groupby_internal.h"
+#include "column/sort_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -259,8 +260,8 @@ static void t_seeds(void **state)
  * (2^3 groups per partition forced), limb tables, blocks and chunks of 1,000 and 77,777 rows or the default,
  * nulls, skipna; one group spanning every block, chunk and partition (values carrying through every limb),
  * 100 runs; skewed partitions (nearly every row in one group of 100,000+); partitions without rows; more
- * than 255 partitions, and aggregations other than sums, counts and means, are refused in that mode, and the
- * removed paths are refused. */
+ * than 255 partitions, and aggregations other than sums, counts and means, are refused in that mode, the sort
+ * pass refuses 2^31 rows, and the removed paths are refused. */
 static void t_partitioned(void **state)
 {
     (void)state;
@@ -337,6 +338,10 @@ static void t_partitioned(void **state)
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_int_equal(gb_cl_test_knobs.partitions, 313);
     assert_null(b);
+    /* 2^31 rows or more: refused by the sort pass (a digit's count over tiles stays below 2^31, its flag bit
+     * 31), so the group-by keeps such calls off the partitioned path (checked before any buffer is touched) */
+    assert_int_equal(raid_sort_cl_partition(ctx, NULL, NULL, 2147483648u, 9, NULL, NULL, NULL), RAID_EUNSUPPORTED);
+    assert_non_null(strstr(raid_ctx_errmsg(ctx), "fewer than 2^31"));
     gb_cl_test_knobs = (gb_cl_knobs){0};
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_null(b);

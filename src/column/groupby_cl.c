@@ -340,16 +340,17 @@ static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts,
 /* The partitioned path's shape: 2^pb groups per partition (their tables: tw words a group, at most
  * GB_PART_TABLES bytes and the local memory lmax; pb at most maxb), np partitions. 0 when it does not fit:
  * the sort pass's digits are 8 bits (work-groups of 256), digit 255 holds the null rows, so 255 partitions at
- * most. */
+ * most; and n rows fewer than 2^31 (RAID_SORT_CL_MAX: the sort pass counts a digit's rows below 2^31, and one
+ * partition, or the null rows, may hold nearly all of them). */
 #define GB_PART_TABLES 32768 /* bytes of a partition's local tables at most */
-static int part_shape(size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np)
+static int part_shape(size_t n, size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np)
 {
     int b = 0;
     while (b < maxb && ((tw * sizeof(uint32_t)) << (b + 1)) <= (GB_PART_TABLES < lmax ? GB_PART_TABLES : lmax))
         b++;
     const size_t P = (G + ((size_t)1 << b) - 1) >> b;
     *pb = b, *np = P;
-    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256;
+    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256 && n < RAID_SORT_CL_MAX;
 }
 
 /* The sums of many groups by partitions (mode 8; kernels/col_groupby.cl "rows partitioned by group"):
@@ -469,12 +470,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     int pb = 0;
     size_t np = 0;
     const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16;
-    const int part_ok = sums_only && part_shape(G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np);
+    const int part_ok = sums_only && part_shape(n, G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np);
     gb_cl_test_knobs.partitions = np;
     if (local_tables == 8 && !part_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED,
-                       "group-by: no partitioned tables for these aggregations or %zu groups (sums, counts and means "
-                       "only; 255 partitions at most)", G);
+                       "group-by: no partitioned tables for these aggregations, %zu groups or %zu rows (sums, counts "
+                       "and means only; 255 partitions and fewer than 2^31 rows at most)", G, n);
         goto done;
     }
     const int mode = local_tables >= 0 ? local_tables : fits ? 1 : part_ok ? 8 : eb_ok ? 3 : 0;

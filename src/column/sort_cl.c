@@ -359,6 +359,8 @@ raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const rai
 {
     size_t wg;
     int bits, rounds;
+    if (n > RAID_SORT_CL_MAX - 1) /* a digit's count over tiles must stay below 2^31 (the flag is bit 31) */
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: a partition of %u rows (fewer than 2^31)", n);
     raid_status st = sort_shape(ctx, 8, &wg, &bits, &rounds);
     if (st != RAID_OK)
         return st;

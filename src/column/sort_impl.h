@@ -45,7 +45,9 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r);
  * outside the run of its digit). Onesweep's single pass (docs/column.md "Sorting"): one read and one coalesced
  * write of each row. The kernel time into ctx->timing.kernel_s (the timing is not reset); RAID_SORT_PROFILE
  * prints it. The group-by's partitioned path (src/column/groupby_cl.c). RAID_EUNSUPPORTED where work-groups
- * hold fewer than 256 work-items; the device layer's errors. Tags and bases are the caller's to check. */
+ * hold fewer than 256 work-items, or for n of RAID_SORT_CL_MAX or more (the pass's look-back words hold a
+ * digit's count over tiles below 2^31, its flag in bit 31: a digit of 2^31 rows would lose 2^31 of them);
+ * the device layer's errors. Tags and bases are the caller's to check. */
 struct raid_buf;
 raid_status raid_sort_cl_partition(raid_ctx *ctx, const struct raid_buf *vin, const struct raid_buf *tin, uint32_t n,
                                    int shift, const struct raid_buf *bases, struct raid_buf *vout,
