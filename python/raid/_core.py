@@ -180,7 +180,8 @@ def plain(a, name):
     row if it holds one (real_floats with exact_integers makes NA a NaN instead)."""
     if isinstance(a, np.ma.MaskedArray):
         raise ValueError(f"{name}: masked arrays are refused (the mask would be ignored); give the values "
-                         "to use, e.g. a.compressed() with offsets to match")
+                         "to use (a.compressed(), with keys or offsets to match) or, where the call takes a "
+                         "validity mask (raid.groupby's valid=), the data with valid=~np.ma.getmaskarray(a)")
     if _nullable(a):
         na = np.asarray(pd.isna(a))
         if na.any():
