@@ -72,13 +72,16 @@ int cli_option_once(const char *cmd, const struct option *longopts, int opt, con
 int cli_string_options(const char *cmd, int argc, char **argv, const char *const *names, const char **values, size_t n);
 
 /* A job of the library that reads, computes and returns a result to write: run(ctx, args, &result), then
- * write(result, f) into the output, destroy(result) (NULL is a no-op). */
+ * notice(result, i) for i = 0, 1, ... until NULL (the result's notices: the library's getter, such as
+ * raid_sort_table_notice), write(result, f) into the output, destroy(result) (NULL is a no-op). */
 typedef raid_status (*cli_job_fn)(raid_ctx *ctx, void *args, void **result);
+typedef const char *(*cli_notice_fn)(const void *result, size_t i);
 typedef raid_status (*cli_write_fn)(const void *result, FILE *f);
 /* The flow of such a command: the context of `device`, the job (its error on stderr as "raid CMD: message",
- * exit status by cli_exit_for), the output (OUT or stdout, never partial), the exit status. */
-int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args, cli_write_fn write,
-                void (*destroy)(void *));
+ * exit status by cli_exit_for), its notices on stderr ("raid CMD: notice: text", as raid realized's), the
+ * output (OUT or stdout, never partial), the exit status. */
+int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args,
+                cli_notice_fn notice, cli_write_fn write, void (*destroy)(void *));
 /* Whether path names a file that an output may be written beside (side files such as raid har's
  * forecasts): not "-", not the process's standard output or error (also through /dev/stdout or a
  * redirection), nothing under /dev, and a regular file or one that does not exist yet. */

@@ -18,6 +18,7 @@ static raid_status run_job(raid_ctx *ctx, void *args, void **res)
     return raid_bars_run_csv(ctx, a->path, a->interval, a->tz, a->session, (raid_bars **)res);
 }
 
+static const char *notice(const void *res, size_t i) { return raid_bars_notice(res, i); }
 static raid_status write_result(const void *res, FILE *f) { return raid_bars_write_csv(res, f); }
 static void destroy_result(void *res) { raid_bars_destroy(res); }
 
@@ -43,5 +44,5 @@ int cmd_bars(int argc, char **argv)
         return EXIT_USAGE;
     }
     bars_args a = {argv[optind], v[0], v[1], v[3]};
-    return cli_run_job("bars", v[2], v[4], run_job, &a, write_result, destroy_result);
+    return cli_run_job("bars", v[2], v[4], run_job, &a, notice, write_result, destroy_result);
 }

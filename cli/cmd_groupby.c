@@ -18,6 +18,7 @@ static raid_status run_job(raid_ctx *ctx, void *args, void **res)
     return raid_groupby_run_csv(ctx, a->path, a->by, a->aggs, 0, (raid_groupby_table **)res);
 }
 
+static const char *notice(const void *res, size_t i) { return raid_groupby_table_notice(res, i); }
 static raid_status write_result(const void *res, FILE *f) { return raid_groupby_table_write_csv(res, f); }
 static void destroy_result(void *res) { raid_groupby_table_destroy(res); }
 
@@ -33,5 +34,5 @@ int cmd_groupby(int argc, char **argv)
         return EXIT_USAGE;
     }
     groupby_args a = {argv[optind], v[0], v[1]};
-    return cli_run_job("groupby", v[2], v[3], run_job, &a, write_result, destroy_result);
+    return cli_run_job("groupby", v[2], v[3], run_job, &a, notice, write_result, destroy_result);
 }

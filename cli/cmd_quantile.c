@@ -17,6 +17,7 @@ static raid_status run_job(raid_ctx *ctx, void *args, void **res)
     return raid_quantile_run_csv(ctx, a->path, a->col, a->q, a->by, (raid_quantile_table **)res);
 }
 
+static const char *notice(const void *res, size_t i) { return raid_quantile_table_notice(res, i); }
 static raid_status write_result(const void *res, FILE *f) { return raid_quantile_table_write_csv(res, f); }
 static void destroy_result(void *res) { raid_quantile_table_destroy(res); }
 
@@ -32,5 +33,5 @@ int cmd_quantile(int argc, char **argv)
         return EXIT_USAGE;
     }
     quantile_args a = {argv[optind], v[0], v[1], v[2]};
-    return cli_run_job("quantile", v[3], v[4], run_job, &a, write_result, destroy_result);
+    return cli_run_job("quantile", v[3], v[4], run_job, &a, notice, write_result, destroy_result);
 }

@@ -20,6 +20,7 @@ static raid_status run_job(raid_ctx *ctx, void *args, void **res)
     return raid_sort_run_csv(ctx, a->path, a->by, a->flags, (raid_sort_table **)res);
 }
 
+static const char *notice(const void *res, size_t i) { return raid_sort_table_notice(res, i); }
 static raid_status write_result(const void *res, FILE *f) { return raid_sort_table_write_csv(res, f); }
 static void destroy_result(void *res) { raid_sort_table_destroy(res); }
 
@@ -50,7 +51,7 @@ int cmd_sort(int argc, char **argv)
     }
     if (!rc) {
         sort_args a = {av[optind], v[0], flags};
-        rc = cli_run_job("sort", v[1], v[2], run_job, &a, write_result, destroy_result);
+        rc = cli_run_job("sort", v[1], v[2], run_job, &a, notice, write_result, destroy_result);
     }
     free(av);
     return rc < 0 ? 0 : rc;

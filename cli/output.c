@@ -215,8 +215,8 @@ int cli_is_stdin_file(const char *path)
     return raid_path_is_fd(path, 0) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args, cli_write_fn write,
-                void (*destroy)(void *))
+int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args,
+                cli_notice_fn notice, cli_write_fn write, void (*destroy)(void *))
 {
     raid_ctx *ctx = NULL;
     void *res = NULL;
@@ -230,13 +230,18 @@ int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_j
     if ((st = run(ctx, args, &res)) != RAID_OK) {
         fprintf(stderr, "raid %s: %s\n", cmd, raid_ctx_errmsg(ctx));
         rc = cli_exit_for(st);
-    } else if (cli_open_output(&out, cmd, out_path ? out_path : "-") != 0) {
-        rc = EXIT_INPUT;
     } else {
-        cli_check_write(&out, write(res, out.fp));
-        if (cli_commit_output(&out, cmd) != 0) {
-            cli_abort_output(&out);
+        const char *s;
+        for (size_t i = 0; (s = notice(res, i)) != NULL; i++) /* facts the output does not show */
+            fprintf(stderr, "raid %s: notice: %s\n", cmd, s);
+        if (cli_open_output(&out, cmd, out_path ? out_path : "-") != 0) {
             rc = EXIT_INPUT;
+        } else {
+            cli_check_write(&out, write(res, out.fp));
+            if (cli_commit_output(&out, cmd) != 0) {
+                cli_abort_output(&out);
+                rc = EXIT_INPUT;
+            }
         }
     }
     destroy(res);

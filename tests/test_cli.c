@@ -614,6 +614,97 @@ static void test_notices(void **state)
     free(o1), free(e1);
 }
 
+/* The notices of the library's CSV jobs behind raid groupby, sort, quantile and bars for path (with cpu):
+ * their count, and that notice 0 is *first (NULL: none) and notice count is NULL. */
+static size_t job_notices(size_t job, const char *path, const char **first)
+{
+    size_t n = 0;
+    const char *s0 = NULL, *past = "";
+    raid_status st = RAID_EINVAL;
+    if (job == 0) {
+        raid_groupby_table *t = NULL;
+        if ((st = raid_groupby_run_csv(NULL, path, "k", "sum:x", 0, &t)) == RAID_OK)
+            n = raid_groupby_table_notice_count(t), s0 = raid_groupby_table_notice(t, 0),
+            past = raid_groupby_table_notice(t, n);
+        *first = s0 ? strdup(s0) : NULL;
+        raid_groupby_table_destroy(t);
+    } else if (job == 1) {
+        raid_sort_table *t = NULL;
+        if ((st = raid_sort_run_csv(NULL, path, "x", 0, &t)) == RAID_OK)
+            n = raid_sort_table_notice_count(t), s0 = raid_sort_table_notice(t, 0), past = raid_sort_table_notice(t, n);
+        *first = s0 ? strdup(s0) : NULL;
+        raid_sort_table_destroy(t);
+    } else if (job == 2) {
+        raid_quantile_table *t = NULL;
+        if ((st = raid_quantile_run_csv(NULL, path, "x", "0.5", NULL, &t)) == RAID_OK)
+            n = raid_quantile_table_notice_count(t), s0 = raid_quantile_table_notice(t, 0),
+            past = raid_quantile_table_notice(t, n);
+        *first = s0 ? strdup(s0) : NULL;
+        raid_quantile_table_destroy(t);
+    } else {
+        raid_bars *t = NULL;
+        if ((st = raid_bars_run_csv(NULL, path, "1min", NULL, NULL, &t)) == RAID_OK)
+            n = raid_bars_notice_count(t), s0 = raid_bars_notice(t, 0), past = raid_bars_notice(t, n);
+        *first = s0 ? strdup(s0) : NULL;
+        raid_bars_destroy(t);
+    }
+    if (st != RAID_OK)
+        fail_msg("job %zu on %s: %s", job, path, raid_errmsg());
+    assert_null(past);
+    return n;
+}
+
+/* The table reader's notice of a last line without a line break, passed on by the commands that go
+ * through cli_run_job (their library results' notice getters): "raid CMD: notice: ..." on stderr, exit 0,
+ * the output of the same file with the break; nothing on stderr for that file. */
+static void test_notices_column_jobs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cmd, *opts, *text; /* text without its final line break */
+        int line;                      /* the last line */
+    } jobs[] = {
+        {"groupby", "--by k --agg sum:x,count", "k,x\n1,2.5\n2,1\n1,3", 4},
+        {"sort", "--by x --desc", "k,x\n1,2.5\n2,1\n1,3", 4},
+        {"quantile", "--col x --q 0.25,0.5 --by k", "k,x\n1,2.5\n2,1\n1,3", 4},
+        {"bars", "--interval 1min", "symbol,timestamp,price,size\nA,2020-01-02T09:30:00,10,2\n"
+                                    "A,2020-01-02T09:30:30,11,1\nA,2020-01-02T09:31:00,12,3", 4},
+    };
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+        char cut[600], whole[600], text[256], note[800], want[900];
+        snprintf(cut, sizeof cut, "%s/%s_cut.csv", bad_dir(), jobs[j].cmd);
+        snprintf(whole, sizeof whole, "%s/%s_whole.csv", bad_dir(), jobs[j].cmd);
+        snprintf(text, sizeof text, "%s\n", jobs[j].text);
+        assert_int_equal(t_write_file(cut, jobs[j].text), 0);
+        assert_int_equal(t_write_file(whole, text), 0);
+        char *o1, *e1, *o2, *e2;
+        const int s1 = t_cli(&o1, &e1, "%s '%s' --device cpu %s", jobs[j].cmd, cut, jobs[j].opts);
+        const int s2 = t_cli(&o2, &e2, "%s '%s' --device cpu %s", jobs[j].cmd, whole, jobs[j].opts);
+        if (s1 != 0 || s2 != 0)
+            fail_msg("raid %s: exit %d and %d, stderr '%s' and '%s'", jobs[j].cmd, s1, s2, e1, e2);
+        assert_string_equal(o1, o2);
+        snprintf(note, sizeof note, "%s:%d: the last line has no line break at its end; it was read as a complete "
+                 "row (if the file was cut short there, its last value is cut short too)", cut, jobs[j].line);
+        snprintf(want, sizeof want, "raid %s: notice: %s\n", jobs[j].cmd, note);
+        assert_string_equal(e1, want);
+        assert_string_equal(e2, "");
+        free(o1), free(e1), free(o2), free(e2);
+        /* the library's getters behind them */
+        const char *first;
+        assert_int_equal(job_notices(j, cut, &first), 1);
+        assert_string_equal(first, note);
+        free((void *)first);
+        assert_int_equal(job_notices(j, whole, &first), 0);
+        assert_null(first);
+    }
+    assert_int_equal(raid_groupby_table_notice_count(NULL) + raid_sort_table_notice_count(NULL) +
+                     raid_quantile_table_notice_count(NULL) + raid_bars_notice_count(NULL), 0);
+    assert_null(raid_groupby_table_notice(NULL, 0));
+    assert_null(raid_sort_table_notice(NULL, 0));
+    assert_null(raid_quantile_table_notice(NULL, 0));
+    assert_null(raid_bars_notice(NULL, 0));
+}
+
 /* ---- usage errors: exit 1, no output ---- */
 
 static void usage_case(const char *opts, const char *words)
@@ -950,7 +1041,7 @@ int main(void)
         cmocka_unit_test(test_version_help),     cmocka_unit_test(test_device_vs_cpu_real),
         cmocka_unit_test(test_oracle_trades),    cmocka_unit_test(test_returns_input),
         cmocka_unit_test(test_short_segments),   cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_notices),
+        cmocka_unit_test(test_notices),          cmocka_unit_test(test_notices_column_jobs),
         cmocka_unit_test(test_usage_errors),     cmocka_unit_test(test_underflow_guard),
         cmocka_unit_test(test_output_files),
         cmocka_unit_test(test_progress_and_stdout),

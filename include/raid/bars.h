@@ -101,6 +101,12 @@ RAID_API size_t raid_bars_count(const raid_bars *b);
  *  (".ffffff" when not whole seconds), prices and sums with 17 significant digits (a NaN vwap empty).
  *  Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_bars_write_csv(const raid_bars *b, FILE *f);
+/** Notices of the reading by raid_bars_run_csv (raid_bars_compute has none): the table reader's
+ *  (docs/input.md), a last line without a line break ("FILE:LINE: the last line has no line break at its
+ *  end; ..."). Their number (0 for NULL), and notice i (NULL for NULL or i out of range), valid until
+ *  raid_bars_destroy. */
+RAID_API size_t raid_bars_notice_count(const raid_bars *b);
+RAID_API const char *raid_bars_notice(const raid_bars *b, size_t i);
 /** Free the bars. NULL is a no-op. */
 RAID_API void raid_bars_destroy(raid_bars *b);
 

@@ -154,6 +154,11 @@ RAID_API raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const
  *  key order (float64 keys with 17 significant digits, inf and -inf as such, the zero group as 0); sums, means, min, max, first and last with 17 significant digits (inf and -inf written as
  *  such, NaN as an empty field), counts as integers. Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f);
+/** Notices of the reading by raid_groupby_run_csv: the table reader's (docs/input.md), a last line
+ *  without a line break ("FILE:LINE: the last line has no line break at its end; ..."). Their number (0
+ *  for NULL), and notice i (NULL for NULL or i out of range), valid until raid_groupby_table_destroy. */
+RAID_API size_t raid_groupby_table_notice_count(const raid_groupby_table *t);
+RAID_API const char *raid_groupby_table_notice(const raid_groupby_table *t, size_t i);
 /** Free a table. NULL is a no-op. */
 RAID_API void raid_groupby_table_destroy(raid_groupby_table *t);
 

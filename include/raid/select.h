@@ -120,6 +120,11 @@ RAID_API raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, cons
 /** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), 17 significant digits, inf and
  *  -inf as such, NaN empty. Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f);
+/** Notices of the reading by raid_quantile_run_csv: the table reader's (docs/input.md), a last line
+ *  without a line break ("FILE:LINE: the last line has no line break at its end; ..."). Their number (0
+ *  for NULL), and notice i (NULL for NULL or i out of range), valid until raid_quantile_table_destroy. */
+RAID_API size_t raid_quantile_table_notice_count(const raid_quantile_table *t);
+RAID_API const char *raid_quantile_table_notice(const raid_quantile_table *t, size_t i);
 /** Free a table. NULL is a no-op. */
 RAID_API void raid_quantile_table_destroy(raid_quantile_table *t);
 

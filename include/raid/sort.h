@@ -125,6 +125,11 @@ RAID_API raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const ch
 RAID_API raid_status raid_sort_table_write_csv(const raid_sort_table *t, FILE *f);
 /** The number of data rows of a table (0 for NULL). */
 RAID_API size_t raid_sort_table_nrows(const raid_sort_table *t);
+/** Notices of the reading by raid_sort_run_csv: the table reader's (docs/input.md), a last line
+ *  without a line break ("FILE:LINE: the last line has no line break at its end; ..."). Their number (0
+ *  for NULL), and notice i (NULL for NULL or i out of range), valid until raid_sort_table_destroy. */
+RAID_API size_t raid_sort_table_notice_count(const raid_sort_table *t);
+RAID_API const char *raid_sort_table_notice(const raid_sort_table *t, size_t i);
 /** Free a table. NULL is a no-op. */
 RAID_API void raid_sort_table_destroy(raid_sort_table *t);
 

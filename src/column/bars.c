@@ -30,6 +30,7 @@ struct raid_bars {
     int64_t *start_us;         /* n local wall-clock starts (microseconds since 1970-01-01T00:00:00) */
     double *open, *high, *low, *close, *volume, *vwap;
     int64_t *trades;
+    raid_strlist notices;      /* the table reader's (raid_bars_notice); none from arrays */
 };
 
 void raid_bars_destroy(raid_bars *b)
@@ -39,6 +40,7 @@ void raid_bars_destroy(raid_bars *b)
     raid_symtab_free(&b->syms);
     free(b->sym), free(b->start_us), free(b->open), free(b->high), free(b->low), free(b->close);
     free(b->volume), free(b->vwap), free(b->trades);
+    raid_strlist_free(&b->notices);
     free(b);
 }
 
@@ -197,6 +199,8 @@ static raid_status read_trades(raid_bars *bars, const char *path, acc *a)
         if (st == RAID_OK)
             st = rs;
     }
+    if (st == RAID_OK)
+        st = raid_table_copy_notices(t, &bars->notices);
     if (st != RAID_OK && t && *raid_table_errmsg(t))
         st = raid_fail(NULL, st, "%s", raid_table_errmsg(t));
     raid_tbatch_free(&b);
@@ -383,6 +387,10 @@ const int64_t *raid_bars_trades(const raid_bars *b) { return b && b->n ? b->trad
 const uint32_t *raid_bars_symbols(const raid_bars *b) { return b && b->n ? b->sym : NULL; }
 size_t raid_bars_nsymbols(const raid_bars *b) { return b ? b->syms.n : 0; }
 const char *raid_bars_symbol(const raid_bars *b, size_t j) { return b ? raid_symtab_name(&b->syms, j) : NULL; }
+
+size_t raid_bars_notice_count(const raid_bars *b) { return b ? b->notices.n : 0; }
+
+const char *raid_bars_notice(const raid_bars *b, size_t i) { return b ? raid_strlist_get(&b->notices, i) : NULL; }
 
 raid_status raid_bars_write_csv(const raid_bars *b, FILE *f)
 {

@@ -192,9 +192,8 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
         raid_table_fail(tb, raid_table_header_line(tb) + 1, 1, "no data rows (only a header)");
         st = raid_fail(NULL, RAID_EPARSE, "%s", raid_table_errmsg(tb));
     }
-    for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++)
-        st = raid_strlist_addf(&gi->notices, "%s", raid_table_notice(tb, i)) ? raid_fail(NULL, RAID_ENOMEM, "out of memory")
-                                                                                : RAID_OK;
+    if (st == RAID_OK)
+        st = raid_table_copy_notices(tb, &gi->notices);
     run_free(&run);
     raid_tbatch_free(&b);
     raid_table_close(tb);

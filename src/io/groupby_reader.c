@@ -30,6 +30,7 @@ struct raid_groupby_table {
     char **cols;               /* ncols value column names */
     raid_groupby **res;        /* ncols results, then (last) the bare count's when asked for */
     size_t nres;
+    raid_strlist notices;      /* the table reader's (raid_groupby_table_notice) */
 };
 
 void raid_groupby_table_destroy(raid_groupby_table *t)
@@ -41,6 +42,7 @@ void raid_groupby_table_destroy(raid_groupby_table *t)
     for (size_t j = 0; j < t->nres; j++)
         raid_groupby_destroy(t->res[j]);
     free(t->cols), free(t->res), free(t->out), free(t->by);
+    raid_strlist_free(&t->notices);
     free(t);
 }
 
@@ -179,6 +181,8 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
     if (st == RAID_OK && kc.all_int && kc.big_line)
         st = raid_table_fail(tab, kc.big_line, raid_table_col(tab, 0),
                              "integer key '%s' is beyond the int64 range (integer keys are int64)", kc.big_text);
+    if (st == RAID_OK)
+        st = raid_table_copy_notices(tab, &t->notices);
     if (st != RAID_OK)
         goto done;
     t->fkeys = !kc.all_int;
@@ -219,6 +223,13 @@ done:
     }
     *out = t;
     return RAID_OK;
+}
+
+size_t raid_groupby_table_notice_count(const raid_groupby_table *t) { return t ? t->notices.n : 0; }
+
+const char *raid_groupby_table_notice(const raid_groupby_table *t, size_t i)
+{
+    return t ? raid_strlist_get(&t->notices, i) : NULL;
 }
 
 raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)

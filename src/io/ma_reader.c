@@ -172,9 +172,8 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
     }
     if (st == RAID_OK && !in->nrows)
         st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
-    for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++)
-        if (raid_strlist_addf(&in->notices, "%s", raid_table_notice(tb, i)))
-            st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if (st == RAID_OK)
+        st = raid_table_copy_notices(tb, &in->notices);
     if (binit)
         raid_tbatch_free(&b);
     raid_table_close(tb);

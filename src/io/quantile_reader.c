@@ -20,6 +20,7 @@ struct raid_quantile_table {
     size_t nq, ngroups;
     int64_t *keys;     /* ngroups keys (by) */
     double *out;       /* ngroups x nq quantiles (NaN: a group without a value) */
+    raid_strlist notices; /* the table reader's (raid_quantile_table_notice) */
 };
 
 void raid_quantile_table_destroy(raid_quantile_table *t)
@@ -29,6 +30,7 @@ void raid_quantile_table_destroy(raid_quantile_table *t)
     for (size_t j = 0; j < t->nq; j++)
         free(t->qtext[j]);
     free(t->qtext), free(t->by), free(t->keys), free(t->out);
+    raid_strlist_free(&t->notices);
     free(t);
 }
 
@@ -104,6 +106,8 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
         }
         st = rs;
     }
+    if (st == RAID_OK)
+        st = raid_table_copy_notices(tab, &t->notices);
     if (st != RAID_OK)
         goto done;
     /* the groups as segments: sorted stably by key (all one key without --by) */
@@ -164,6 +168,13 @@ done:
     }
     *out = t;
     return RAID_OK;
+}
+
+size_t raid_quantile_table_notice_count(const raid_quantile_table *t) { return t ? t->notices.n : 0; }
+
+const char *raid_quantile_table_notice(const raid_quantile_table *t, size_t i)
+{
+    return t ? raid_strlist_get(&t->notices, i) : NULL;
 }
 
 raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f)

@@ -20,6 +20,7 @@ struct raid_sort_table {
     size_t *off;       /* row i: text[off[i] .. off[i + 1]) */
     int64_t *order;    /* n row numbers in output order */
     size_t n;
+    raid_strlist notices; /* the table reader's (raid_sort_table_notice) */
 };
 
 void raid_sort_table_destroy(raid_sort_table *t)
@@ -27,6 +28,7 @@ void raid_sort_table_destroy(raid_sort_table *t)
     if (!t)
         return;
     free(t->header), free(t->text), free(t->off), free(t->order);
+    raid_strlist_free(&t->notices);
     free(t);
 }
 
@@ -117,6 +119,8 @@ raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, u
         t->off[n] = ntext;
         st = rs;
     }
+    if (st == RAID_OK)
+        st = raid_table_copy_notices(tab, &t->notices);
     if (st != RAID_OK)
         goto done;
     if (all_int && big_line) {
@@ -167,6 +171,13 @@ done:
 }
 
 size_t raid_sort_table_nrows(const raid_sort_table *t) { return t ? t->n : 0; }
+
+size_t raid_sort_table_notice_count(const raid_sort_table *t) { return t ? t->notices.n : 0; }
+
+const char *raid_sort_table_notice(const raid_sort_table *t, size_t i)
+{
+    return t ? raid_strlist_get(&t->notices, i) : NULL;
+}
 
 raid_status raid_sort_table_write_csv(const raid_sort_table *t, FILE *f)
 {

@@ -270,6 +270,14 @@ size_t raid_table_notice_count(const raid_table *t) { return t ? t->nnotices : 0
 
 const char *raid_table_notice(const raid_table *t, size_t i) { return t && i < t->nnotices ? t->notices[i] : NULL; }
 
+raid_status raid_table_copy_notices(const raid_table *t, raid_strlist *l)
+{
+    for (size_t i = 0; i < raid_table_notice_count(t); i++)
+        if (raid_strlist_addf(l, "%s", t->notices[i]))
+            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    return RAID_OK;
+}
+
 size_t raid_table_col(const raid_table *t, size_t k)
 {
     assert(k < t->ncols);

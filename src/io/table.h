@@ -30,6 +30,7 @@
 #define RAID_IO_TABLE_H
 
 #include "raid.h"
+#include "core/strlist.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +206,10 @@ static inline int raid_table_show(size_t n) { return n > 80 ? 80 : (int)n; }
 /* Notices of the table: the last line without a line break. Count, and text i (NULL out of range). */
 size_t raid_table_notice_count(const raid_table *t);
 const char *raid_table_notice(const raid_table *t, size_t i);
+/* Append a copy of each notice of the table to l, in order: how a job's result keeps the notices for its
+ * caller (raid_ma_input_notice, raid_groupby_table_notice, ...) after the table is closed. RAID_OK, or
+ * RAID_ENOMEM (message set; the notices copied before stay). */
+raid_status raid_table_copy_notices(const raid_table *t, raid_strlist *l);
 
 /* Bytes consumed so far and the file's size (0 if unknown: standard input, a pipe). */
 void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total);

@@ -61,3 +61,16 @@ def test_prices_and_groups(data_dir, tmp_path):
     p.write_text("k,x\n")
     rc, out, err = run(p, "--col", "x", "--q", "0.5", "--by", "k")
     assert rc == 0 and out == "k,q0.5\n", err
+
+
+def test_last_line_without_line_break(tmp_path):
+    """A file cut short in its last value cannot be told from a complete one: it is read, with the table
+    reader's notice on stderr (as raid realized), and the output is the one of the file with the break."""
+    cut, whole = tmp_path / "cut.csv", tmp_path / "whole.csv"
+    cut.write_text("k,x\n1,2\n2,5\n1,3")
+    whole.write_text("k,x\n1,2\n2,5\n1,3\n")
+    rc1, out1, err1 = run(cut, "--col", "x", "--q", "0.5,1", "--by", "k")
+    rc2, out2, err2 = run(whole, "--col", "x", "--q", "0.5,1", "--by", "k")
+    assert rc1 == rc2 == 0 and out1 == out2 == "k,q0.5,q1\n1,2.5,3\n2,5,5\n" and err2 == ""
+    assert err1 == (f"raid quantile: notice: {cut}:4: the last line has no line break at its end; it was read as a "
+                    "complete row (if the file was cut short there, its last value is cut short too)\n")

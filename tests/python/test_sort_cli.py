@@ -119,6 +119,9 @@ def test_small_files(tmp_path):
     assert sorted_cli(p, "a") == b"a,b\n"
     p.write_bytes(b"\xef\xbb\xbfa,b\r\n\r\n3,x\r\n\n1,y")  # BOM, blank lines, no final line break
     assert sorted_cli(p, "A") == b"a,b\n1,y\n3,x\n"
+    rc, _, err = run(p, "--by", "a")  # the last line said, as raid realized says it (it may be cut short)
+    assert rc == 0 and err == f"raid sort: notice: {p}:5: the last line has no line break at its end; it was read " \
+        "as a complete row (if the file was cut short there, its last value is cut short too)\n"
     rc, out, _ = run("-", "--by", "a", "--stable", stdin=b"a\n2\n1\n2\n")
     assert rc == 0 and out == b"a\n1\n2\n2\n"
 
