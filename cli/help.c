@@ -354,14 +354,14 @@ static const char help_quantile[] =
     "\n"
     "Options:\n"
     "  --col COL            the value column (required)\n"
-    "  --q LIST             quantiles in [0, 1], comma-separated (required; at most 1,024)\n"
+    "  --q LIST             quantiles in [0, 1], comma-separated, each once (required; at most 1,024)\n"
     "  --by KEY             the key column: decimal integers (int64)\n"
     "  --device D           auto | cpu | opencl | opencl:P.D; default auto, or RAID_DEVICE when set\n"
     "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); default stdout\n"
     "  -h, --help           show this help\n"
     "\n"
-    "Exit status: 0 success; 1 usage error (a bad --q list too); 2 bad input (the message names\n"
-    "FILE:LINE:COL); 4 device error.\n";
+    "Exit status: 0 success; 1 usage error (a bad --q list too: a q out of [0, 1] or given twice); 2 bad\n"
+    "input (the message names FILE:LINE:COL); 4 device error.\n";
 
 static const char help_groupby[] =
     "usage: raid groupby FILE --by KEY --agg AGG:COL[,AGG:COL...][,count] [--device D] [-o OUT]\n"

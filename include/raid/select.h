@@ -112,9 +112,10 @@ typedef struct raid_quantile_table raid_quantile_table;
  *  (raid_select_quantile). by: NULL (one row) or a key column (decimal int64): one row per key in
  *  ascending order (the rows sorted stably by key with raid_sort_i64_f64, then the groups selected as
  *  segments), NaN for a key without a value. ctx: NULL or cpu (the float64 path) or a device (its sort
- *  and select kernels; the same bits). Errors: RAID_EINVAL (a bad q list), RAID_EIO, RAID_EPARSE
- *  ("FILE:LINE:COL: what"), RAID_ENOMEM, the device's. Message: raid_ctx_errmsg(ctx) (ctx NULL:
- *  raid_errmsg()). *out NULL on failure. */
+ *  and select kernels; the same bits). Errors: RAID_EINVAL (a bad q list: a q not a decimal in [0, 1], more
+ *  than 1,024, or a q given twice, the numbers compared: "quantile '0.50' given twice (the same q as
+ *  '0.5')"), RAID_EIO, RAID_EPARSE ("FILE:LINE:COL: what"), RAID_ENOMEM, the device's. Message:
+ *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out NULL on failure. */
 RAID_API raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *col, const char *qs,
                                            const char *by, raid_quantile_table **out);
 /** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), 17 significant digits, inf and

@@ -34,7 +34,8 @@ void raid_quantile_table_destroy(raid_quantile_table *t)
     free(t);
 }
 
-/* "0.01,0.5,0.99" into q[] (each a decimal in [0, 1]) and the texts. */
+/* "0.01,0.5,0.99" into q[] (each a decimal in [0, 1], each number once: 0.5 and 0.50 are one q) and the
+ * texts. Errors: RAID_EINVAL with the item, RAID_ENOMEM. */
 static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
 {
     size_t cap = 1;
@@ -52,6 +53,11 @@ static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
         const double v = len && len < sizeof buf && strspn(buf, "0123456789.eE+-") == len ? strtod(buf, &e) : NAN;
         if (!e || *e || !(v >= 0.0 && v <= 1.0))
             return raid_fail(NULL, RAID_EINVAL, "bad quantile '%.*s' (expected a number in [0, 1])", (int)len, p);
+        for (size_t j = 0; j < t->nq; j++) /* twice would write two columns of one q (and, as given, one name) */
+            if ((*q)[j] == v)
+                return strcmp(t->qtext[j], buf) == 0
+                           ? raid_fail(NULL, RAID_EINVAL, "quantile '%s' given twice", buf)
+                           : raid_fail(NULL, RAID_EINVAL, "quantile '%s' given twice (the same q as '%s')", buf, t->qtext[j]);
         if (!(t->qtext[t->nq] = strdup(buf)))
             return raid_fail(NULL, RAID_ENOMEM, "out of memory");
         (*q)[t->nq++] = v;

@@ -63,6 +63,26 @@ def test_prices_and_groups(data_dir, tmp_path):
     assert rc == 0 and out == "k,q0.5\n", err
 
 
+def test_q_given_twice(tmp_path):
+    """A q named twice (the numbers compared: 0.5 and 0.50 are one q) would write two columns of one q: a
+    usage error, exit status 1, no output file, as raid groupby refuses an aggregation named twice. The
+    array API keeps numpy's answer (an array has no column names)."""
+    p, o = tmp_path / "x.csv", tmp_path / "o.csv"
+    p.write_text("k,x\n1,2\n1,3\n2,5\n")
+    for qs, msg in (("0.5,0.5", "quantile '0.5' given twice"),
+                    ("0.25,0.5,0.50", "quantile '0.50' given twice (the same q as '0.5')"),
+                    ("1,0.1,1e0", "quantile '1e0' given twice (the same q as '1')"),
+                    ("0,-0", "quantile '-0' given twice (the same q as '0')")):
+        for by in ((), ("--by", "k")):
+            rc, out, err = run(p, "--col", "x", "--q", qs, *by, "-o", o)
+            assert rc == 1 and err == f"raid quantile: {msg}\n" and out == "" and not o.exists(), (qs, rc, err)
+    rc, out, err = run(p, "--col", "x", "--q", "0.5,0.25")  # distinct q: still fine, in the order given
+    assert rc == 0 and out == "q0.5,q0.25\n3,2.5\n", err
+    x = np.array([2.0, 3.0, 5.0, 1.0])
+    got = raid.quantile(x, [0.5, 0.5, 0.25])
+    assert got.tolist() == np.quantile(x, [0.5, 0.5, 0.25]).tolist()
+
+
 def test_last_line_without_line_break(tmp_path):
     """A file cut short in its last value cannot be told from a complete one: it is read, with the table
     reader's notice on stderr (as raid realized), and the output is the one of the file with the break."""
