@@ -1216,8 +1216,9 @@ static void *worker_main(void *arg)
         if (t->tasks) {
             raid_table_task *k = t->tasks;
             run_item(t, k, take_item(t, k), 0);
-        } else
+        } else {
             parse_next(t, 0);
+        }
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
