@@ -14,9 +14,10 @@
 # "262144 1048576 4194304": raid alone at each block size of the table reader, RAID_CSV_BLOCK bytes),
 # VARIANTS (e.g. "RAID_REALIZED_PART=0 RAID_CSV_AHEAD=8,RAID_REALIZED_PART=0": raid alone under each
 # variant, a comma-separated list of VAR=VALUE, both samplings, with a profiled tick run when PROFILE=1;
-# RAID_REALIZED_PART: returns per part of a batch computed at once, 0 the whole batch; RAID_CSV_AHEAD:
-# blocks cut beyond one per parsing thread; OMP_WAIT_POLICY=passive shows what the OpenMP threads'
-# spinning costs),
+# RAID_REALIZED_PART: returns per part of a batch computed at once (default 2^19 on the reader's threads),
+# 0 the whole batch; RAID_REALIZED_POOL=0: the measures on OpenMP's threads, not the reader's (with
+# RAID_REALIZED_PART=0, the path before 2026-12-02's ninth session); RAID_CSV_AHEAD: blocks cut beyond
+# one per parsing thread; OMP_WAIT_POLICY=passive shows what the OpenMP threads' spinning costs),
 # PROFILE (default 1: one more raid run of each sampling with RAID_CSV_PROFILE=1, whose lines, `# profile:`,
 # give the cpu time of the serial phases: the calling thread's cutting, waiting, merging and segmenting,
 # against the parsing threads' summed time), RAID_DEVICE

@@ -5,18 +5,22 @@
  * bytes, with and without a last line break; then named cases (cuts inside quoted fields, CRLF, no last
  * line break, errors in several blocks, one line, an empty file); every way again with the rows' raw
  * bytes kept (raid_table_keep_rows), and those bytes against the rows written, quoted line breaks and CR,
- * LF and CRLF ends falling across the cuts; and fast_float (with its shim's fast path for short decimals) against
- * strtod. */
+ * LF and CRLF ends falling across the cuts; the caller's tasks run by the parsing threads while the blocks
+ * are read (raid_table_task_post), each item once, the rows unchanged; and fast_float (with its shim's fast
+ * path for short decimals) against strtod. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "io/fastfloat.h"
 #include "io/table.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const raid_tspec SPEC[] = {{"a", "symbol", RAID_T_STRING, RAID_T_KEYS},
                                   {"b", "price", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT},
@@ -546,6 +550,150 @@ static void test_number_rule_random(void **st)
     }
 }
 
+/* A task of the test: each item counts its runs, and whether it ran off the calling thread. */
+#define TASK_ITEMS 64
+typedef struct ttask {
+    raid_table_task task;
+    int runs[TASK_ITEMS];
+    pthread_t caller;
+    atomic_int done, elsewhere;
+} ttask;
+
+static void ttask_run(void *arg, size_t i)
+{
+    ttask *k = arg;
+    k->runs[i]++;
+    for (volatile int spin = 0; spin < 2000; spin++) { /* a little work, so that items overlap */
+    }
+    if (!pthread_equal(pthread_self(), k->caller))
+        atomic_fetch_add(&k->elsewhere, 1);
+    atomic_fetch_add(&k->done, 1);
+}
+
+static void ttask_post(raid_table *t, ttask *k, size_t n)
+{
+    assert_true(n >= 1 && n <= TASK_ITEMS);
+    memset(k->runs, 0, sizeof k->runs);
+    k->caller = pthread_self();
+    atomic_store(&k->done, 0);
+    atomic_store(&k->elsewhere, 0);
+    k->task.run = ttask_run;
+    k->task.arg = k;
+    k->task.n = n;
+    raid_table_task_post(t, &k->task);
+}
+
+/* The rows of b as text: the symbol and the price. */
+static void rows_text(t_sbuf *o, const raid_tbatch *b)
+{
+    for (size_t i = 0; i < b->nrows; i++) {
+        size_t n;
+        const char *x = raid_tcol_text(&b->col[0], i, &n);
+        t_sb_add(o, "%.*s %a\n", (int)n, x, b->col[1].f64[i]);
+    }
+}
+
+/* Every item of k ran once. */
+static void ttask_check(const ttask *k)
+{
+    for (size_t i = 0; i < TASK_ITEMS; i++)
+        assert_int_equal(k->runs[i], i < k->task.n ? 1 : 0);
+    assert_int_equal(atomic_load(&k->done), (int)k->task.n);
+}
+
+/* The caller's tasks on the parsing threads (raid_table_task_post, _wait) while the blocks are read, with
+ * 0, 1, 2 and 16 parsing threads: every item runs once, tasks waited for in or out of order, one posted
+ * before the first read (run at once: no parsing thread yet) and one after the last; with parsing threads,
+ * a task's items run without the calling thread's help; the rows are those read without tasks. */
+static void test_tasks(void **st)
+{
+    (void)st;
+    const char *path = t_tmppath("tasks.csv");
+    t_sbuf f = {0};
+    t_sb_add(&f, "a,b\n");
+    for (int i = 0; i < 3000; i++)
+        t_sb_add(&f, "S%d,%d.25\n", i % 7, i);
+    write_bytes(path, f.s, strlen(f.s));
+    free(f.s);
+    char *want = NULL; /* the rows read in one block, without tasks */
+    {
+        raid_table *t = NULL;
+        assert_int_equal(raid_table_open(&t, path, SPEC, NSPEC), RAID_OK);
+        raid_tbatch b;
+        assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+        t_sbuf o = {0};
+        int done = 0;
+        while (!done) {
+            assert_int_equal(raid_table_read(t, &b, 1u << 20, &done), RAID_OK);
+            rows_text(&o, &b);
+        }
+        raid_tbatch_free(&b);
+        raid_table_close(t);
+        want = o.s;
+    }
+    assert_non_null(want);
+    static const int threads[] = {0, 1, 2, 16};
+    for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
+        raid_table_test_tuning(256, threads[ti], 0);
+        raid_table *t = NULL;
+        assert_int_equal(raid_table_open(&t, path, SPEC, NSPEC), RAID_OK);
+        ttask k[4];
+        ttask_post(t, &k[0], 5); /* before the first read: run here, now */
+        ttask_check(&k[0]);
+        raid_table_task_wait(t, &k[0].task);
+        raid_tbatch b;
+        assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+        t_sbuf got = {0};
+        int done = 0, nblocks = 0, posted = 0, waited = 0;
+        while (!done) {
+            assert_int_equal(raid_table_read(t, &b, 1u << 20, &done), RAID_OK);
+            rows_text(&got, &b);
+            nblocks++;
+            /* three tasks in flight at most, waited for oldest first except every fifth time newest first */
+            if (posted - waited == 3) {
+                const int newest = nblocks % 5 == 0;
+                ttask *w = &k[1 + (newest ? (posted - 1) % 3 : waited % 3)];
+                raid_table_task_wait(t, &w->task);
+                ttask_check(w);
+                if (newest) { /* then the other two, in order */
+                    for (int j = waited; j < posted - 1; j++) {
+                        raid_table_task_wait(t, &k[1 + j % 3].task);
+                        ttask_check(&k[1 + j % 3]);
+                    }
+                    waited = posted;
+                } else {
+                    waited++;
+                }
+            }
+            ttask_post(t, &k[1 + posted % 3], 1 + (size_t)(nblocks * 7) % TASK_ITEMS);
+            posted++;
+        }
+        assert_true(nblocks > 20);
+        for (int j = waited; j < posted; j++) {
+            raid_table_task_wait(t, &k[1 + j % 3].task);
+            ttask_check(&k[1 + j % 3]);
+        }
+        /* after the last block: the parsing threads (when there are) run a task without the calling thread */
+        ttask_post(t, &k[0], TASK_ITEMS);
+        if (threads[ti] > 1) {
+            for (int ms = 0; atomic_load(&k[0].done) < TASK_ITEMS; ms++) {
+                if (ms == 20000)
+                    fail_msg("%d parsing threads: the task's items did not run in 20 s", threads[ti]);
+                nanosleep(&(struct timespec){0, 1000000}, NULL);
+            }
+            assert_int_equal(atomic_load(&k[0].elsewhere), TASK_ITEMS);
+        }
+        raid_table_task_wait(t, &k[0].task);
+        ttask_check(&k[0]);
+        raid_tbatch_free(&b);
+        raid_table_close(t);
+        raid_table_test_tuning(0, -1, 0);
+        assert_string_equal(got.s, want); /* the rows as read without tasks */
+        free(got.s);
+    }
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_first_error_wins), cmocka_unit_test(test_small_files),
         cmocka_unit_test(test_fast_float),       cmocka_unit_test(test_number_rule),
         cmocka_unit_test(test_number_rule_random), cmocka_unit_test(test_raw_rows),
+        cmocka_unit_test(test_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

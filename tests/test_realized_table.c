@@ -1,13 +1,15 @@
 /* The realized job of the library (raid_realized_table_*, include/raid/realized.h), through the public
  * header only: the table from a CSV reader writes the bytes of `raid realized` (bundled data, and
  * interleaved symbols whose segments complete out of order, one segment per batch); from raid_ticks it
- * equals the table from the same prices as CSV; the check's differences equal a direct computation;
+ * equals the table from the same prices as CSV; computed in parts on the reader's threads, the rows of one
+ * batch on OpenMP's, bit for bit; the check's differences equal a direct computation;
  * NULL arguments and calls out of order fail with their messages and change nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +207,118 @@ static void test_ticks_equal_csv(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* A tick file of 3 symbols over 4 days, interleaved, one of whose segments is long enough for 3 chunks of
+ * the cpu path (2^15 returns each: the windows across chunks). */
+static const char *long_ticks(void)
+{
+    const char *path = t_tmppath("long_ticks.csv");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "symbol,timestamp,price\n");
+    uint64_t seed = 99;
+    double px[3] = {100, 20, 3000};
+    for (int d = 0; d < 4; d++) {
+        const int n = d == 2 ? 70000 : 1500; /* rows of each symbol that day */
+        for (int i = 0; i < 3 * n; i++) {
+            const int s = i % 3;
+            px[s] *= exp((t_unif(&seed) - 0.5) * 0.002);
+            const int64_t us = (int64_t)i * 8 * 3600 * 1000000LL / (3 * n); /* 09:00 to 17:00 */
+            fprintf(f, "%c,2020-01-%02dT%02d:%02d:%02d.%06d,%.6f\n", "ABC"[s], 6 + d, (int)(9 + us / 3600000000LL),
+                    (int)(us / 60000000 % 60), (int)(us / 1000000 % 60), (int)(us % 1000000), px[s]);
+        }
+    }
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+/* The measures of a reader's batch in parts on the reader's parsing threads (the default for a cpu context
+ * without a check: raid_table_task) give the rows of one batch computed on OpenMP's threads
+ * (RAID_REALIZED_POOL=0, RAID_REALIZED_PART=0), bit for bit, with 1, 2 and 16 threads, blocks of 4 KiB,
+ * parts of 1 return (one segment each), of 5,000 (several), of the default and of the whole batch; a
+ * part that fails (the reader's error after parts are in flight) leaves no row, and the table incomplete. */
+static void test_parts_on_reader_threads(void **state)
+{
+    (void)state;
+    const char *in = long_ticks();
+    raid_ctx *cpu = t_open_ctx("cpu");
+    raid_read_opts o;
+    raid_read_opts_init(&o);
+    o.sample_us = 0; /* tick: the returns are the rows' */
+    const int saved = omp_get_max_threads();
+    setenv("RAID_CSV_BLOCK", "4096", 1);
+    setenv("RAID_REALIZED_POOL", "0", 1);
+    setenv("RAID_REALIZED_PART", "0", 1);
+    raid_realized_table *one = table_of_csv(cpu, NULL, in, &o, (size_t)1 << 24);
+    unsetenv("RAID_REALIZED_POOL");
+    char *want = csv_of(one);
+    const size_t nrows = raid_realized_table_nrows(one);
+    assert_int_equal(nrows, 12);
+    assert_true(raid_realized_table_n(one)[2] > 2 << 15); /* A's third day (rows by symbol, then date) */
+    static const int threads[] = {1, 2, 16};
+    static const char *parts[] = {"1", "5000", NULL, "0"};
+    for (size_t ti = 0; ti < 3; ti++) {
+        omp_set_num_threads(threads[ti]);
+        for (size_t pi = 0; pi < 4; pi++) {
+            if (parts[pi])
+                setenv("RAID_REALIZED_PART", parts[pi], 1);
+            else
+                unsetenv("RAID_REALIZED_PART");
+            raid_realized_table *tab = table_of_csv(cpu, NULL, in, &o, pi == 1 ? 20000 : (size_t)1 << 24);
+            char *got = csv_of(tab);
+            assert_string_equal(got, want);
+            assert_int_equal(raid_realized_table_nrows(tab), nrows);
+            for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
+                assert_memory_equal(raid_realized_table_column(tab, k), raid_realized_table_column(one, k),
+                                    nrows * sizeof(double));
+            free(got);
+            raid_realized_table_destroy(tab);
+        }
+    }
+    free(want);
+    raid_realized_table_destroy(one);
+
+    /* a bad price on the last day, after parts of the days before are in flight */
+    char *text = t_read_file(in);
+    assert_non_null(text);
+    char *last = strstr(text, "2020-01-09T09:00:00.000000,"), *row = last;
+    assert_non_null(last);
+    while (row[-1] != '\n')
+        row--;
+    size_t line = 1;
+    for (const char *c = text; c < row; c++)
+        line += *c == '\n';
+    char *comma = strchr(last, ',');
+    const char *bad = t_tmppath("long_bad.csv");
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s,-1%s", (int)(comma - text), text, strchr(comma, '\n'));
+    assert_int_equal(fclose(f), 0);
+    free(text);
+    char msg[128];
+    snprintf(msg, sizeof msg, "long_bad.csv:%zu:3: price must be positive and finite: '-1'", line);
+    setenv("RAID_REALIZED_PART", "1000", 1);
+    for (size_t ti = 0; ti < 3; ti++) {
+        omp_set_num_threads(threads[ti]);
+        raid_reader *rd;
+        raid_realized_table *tab;
+        assert_int_equal(raid_reader_open(&rd, bad, &o), RAID_OK);
+        assert_int_equal(raid_realized_table_create(&tab), RAID_OK);
+        int done = 0;
+        assert_int_equal(raid_realized_table_add_reader(tab, cpu, NULL, rd, (size_t)1 << 24, &done), RAID_EPARSE);
+        if (!strstr(raid_ctx_errmsg(cpu), msg))
+            fail_msg("%d threads: '%s' lacks '%s'", threads[ti], raid_ctx_errmsg(cpu), msg);
+        assert_int_equal(raid_realized_table_nrows(tab), 0);
+        assert_int_equal(raid_realized_table_add_reader(tab, cpu, NULL, rd, (size_t)1 << 24, &done), RAID_EINVAL);
+        assert_non_null(strstr(raid_ctx_errmsg(cpu), "an earlier add failed: "));
+        raid_reader_close(rd);
+        raid_realized_table_destroy(tab);
+    }
+    unsetenv("RAID_REALIZED_PART");
+    unsetenv("RAID_CSV_BLOCK");
+    omp_set_num_threads(saved);
+    raid_ctx_destroy(cpu);
+}
+
 /* The check's largest differences equal those of the segments computed directly on both contexts. */
 static void test_check_differences(void **state)
 {
@@ -396,6 +510,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reader_equals_cli),
         cmocka_unit_test(test_ticks_equal_csv),
+        cmocka_unit_test(test_parts_on_reader_threads),
         cmocka_unit_test(test_check_differences),
         cmocka_unit_test(test_errors),
     };

@@ -101,8 +101,10 @@ RAID_API void raid_realized_table_destroy(raid_realized_table *tab);
  *  measure k the largest raid_realized_diff(ctx result, cpu result, k) over the rows is kept
  *  (raid_realized_table_check). Every checked batch must use contexts of one precision policy.
  *  max_returns: returns per batch (>= 1; `raid realized` uses 2^24 = 16,777,216, about 128 MiB of
- *  float64, which with the open segments bounds the memory of a batch). *done: 1 once the input is
- *  exhausted and every row is in; call again while it is 0.
+ *  float64, which with the open segments bounds the memory of a batch; on a cpu context without a check
+ *  the batch is read and computed in parts of about 2^19 returns, a few at a time, on the reader's
+ *  threads while it reads on, the same rows bit for bit). *done: 1 once the input is exhausted and every
+ *  row is in; call again while it is 0.
  *  Errors (message: raid_ctx_errmsg(ctx), also raid_errmsg()): RAID_EINVAL (NULL arguments, max_returns 0,
  *  cpu not a cpu-backend context, a second precision policy in the check, a table finished or another
  *  source not yet exhausted), the reader's errors with its message unchanged (RAID_EPARSE

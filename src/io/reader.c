@@ -531,6 +531,8 @@ raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns,
     }
 }
 
+raid_table *raid_reader_table(raid_reader *rd) { return rd->tb; }
+
 const char *raid_reader_symbol(const raid_reader *rd, uint32_t i) { return rd ? raid_seg_symbol_name(rd->sg, i) : NULL; }
 
 size_t raid_reader_notice_count(const raid_reader *rd)

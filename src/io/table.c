@@ -183,14 +183,15 @@ struct raid_table {
 
     raid_table_block_fn block_fn; /* raid_table_set_block_fn */
     const void *block_arg;
+    raid_table_task *tasks, *tasks_last; /* queued tasks with items not yet taken, in order (under mu) */
 
     /* RAID_CSV_PROFILE: seconds of the calling thread's phases and of the parsing threads (under mu); wall
      * seconds the calling thread waited for the head block and the workers for a block to parse (summed;
      * not the wait that ends with the input), from the start of the blocks to the last one merged */
     int profile;
-    double t_cut, t_wait, t_merge, t_parse, t_parse_main, t_fn;
-    double w_wait, w_idle, w_start, w_read;
-    uint64_t nblocks;
+    double t_cut, t_wait, t_merge, t_parse, t_parse_main, t_fn, t_task, t_task_main;
+    double w_wait, w_idle, w_start, w_read, w_task;
+    uint64_t nblocks, ntasks, nitems;
 
     int keep_rows;    /* raid_table_keep_rows */
     int rel_lines;    /* raid_table_relative_lines */
@@ -1173,22 +1174,93 @@ static void parse_next(raid_table *t, int main)
     pthread_cond_broadcast(&t->cv_done);
 }
 
+/* Take the next item of queued task k (called with t->mu held): k leaves the queue with its last item. */
+static size_t take_item(raid_table *t, raid_table_task *k)
+{
+    const size_t i = k->next++;
+    if (k->next == k->n) { /* unlink k */
+        raid_table_task **p = &t->tasks, *prev = NULL;
+        while (*p != k) {
+            prev = *p;
+            p = &(*p)->link;
+        }
+        *p = k->link;
+        if (t->tasks_last == k)
+            t->tasks_last = prev;
+        k->link = NULL;
+    }
+    return i;
+}
+
+/* Run item i of task k, taken (called and returning with t->mu held; main: by the calling thread). Once
+ * its last item is done, k is the table's no more. */
+static void run_item(raid_table *t, raid_table_task *k, size_t i, int main)
+{
+    pthread_mutex_unlock(&t->mu);
+    const double t0 = t->profile ? raid_cpu_now() : 0;
+    k->run(k->arg, i);
+    const double dt = t->profile ? raid_cpu_now() - t0 : 0;
+    pthread_mutex_lock(&t->mu);
+    *(main ? &t->t_task_main : &t->t_task) += dt;
+    t->nitems++;
+    if (++k->ndone == k->n)
+        pthread_cond_broadcast(&t->cv_done);
+}
+
 static void *worker_main(void *arg)
 {
     raid_table *t = arg;
     pthread_mutex_lock(&t->mu);
     for (;;) {
-        const double w0 = t->profile && t->take == t->tail ? raid_now() : 0;
-        while (!t->stop && t->take == t->tail)
+        const double w0 = t->profile && t->take == t->tail && !t->tasks ? raid_now() : 0;
+        while (!t->stop && t->take == t->tail && !t->tasks)
             pthread_cond_wait(&t->cv_work, &t->mu);
         if (t->stop)
             break;
         if (w0 != 0)
             t->w_idle += raid_now() - w0;
-        parse_next(t, 0);
+        /* a task's items before the next block: the calling thread is reading on, and the blocks cut ahead
+         * keep it supplied meanwhile */
+        if (t->tasks) {
+            raid_table_task *k = t->tasks;
+            run_item(t, k, take_item(t, k), 0);
+        } else {
+            parse_next(t, 0);
+        }
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
+}
+
+void raid_table_task_post(raid_table *t, raid_table_task *task)
+{
+    assert(task->n >= 1);
+    task->next = task->ndone = 0;
+    task->link = NULL;
+    pthread_mutex_lock(&t->mu);
+    t->ntasks++;
+    if (t->nworkers == 0) { /* no parsing threads: the items run now */
+        while (task->next < task->n)
+            run_item(t, task, task->next++, 1);
+    } else {
+        *(t->tasks_last ? &t->tasks_last->link : &t->tasks) = task;
+        t->tasks_last = task;
+        pthread_cond_broadcast(&t->cv_work);
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+void raid_table_task_wait(raid_table *t, raid_table_task *task)
+{
+    pthread_mutex_lock(&t->mu);
+    const double w0 = t->profile ? raid_now() : 0;
+    while (task->next < task->n) /* queued: its items not yet taken run here */
+        run_item(t, task, take_item(t, task), 1);
+    while (task->ndone < task->n)
+        pthread_cond_wait(&t->cv_done, &t->mu);
+    if (t->profile)
+        t->w_task += raid_now() - w0;
+    pthread_mutex_unlock(&t->mu);
 }
 
 /* Cut the next block into slot s (the calling thread). 0, or -1 when the input is exhausted (or a read
@@ -1331,6 +1403,7 @@ static void stop_blocks(raid_table *t)
     if (!t->started)
         return;
     pthread_mutex_lock(&t->mu);
+    assert(!t->tasks); /* every task waited for (raid_table_task_post) */
     t->stop = 1;
     pthread_cond_broadcast(&t->cv_work);
     pthread_mutex_unlock(&t->mu);
@@ -1444,6 +1517,11 @@ void raid_table_close(raid_table *t)
                 "block, the parsing threads %.3f s for a block (summed)\n",
                 t->path, t->t_cut, t->t_wait, t->t_parse_main, t->t_merge, t->nworkers, t->t_parse, t->t_fn,
                 (unsigned long long)t->nblocks, t->block, t->nslots, t->w_read, t->w_wait, t->w_idle);
+    if (t->profile && t->ntasks)
+        fprintf(stderr, "profile: table %s tasks: %llu tasks of %llu items; cpu: parsing threads %.3f s (summed), "
+                "calling thread %.3f s; wall: the calling thread waited %.3f s for tasks (running items included)\n",
+                t->path, (unsigned long long)t->ntasks, (unsigned long long)t->nitems, t->t_task, t->t_task_main,
+                t->w_task);
     const double c0 = t->profile && t->started ? raid_now() : 0;
     stop_blocks(t);
     if (t->f && !t->is_stdin)

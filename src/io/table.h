@@ -173,6 +173,33 @@ void raid_table_relative_lines(raid_table *t);
 typedef int (*raid_table_block_fn)(const void *arg, raid_tbatch *b);
 void raid_table_set_block_fn(raid_table *t, raid_table_block_fn fn, const void *arg);
 
+/* Work of the caller's for the parsing threads, besides the blocks (the measures of raid realized's batches
+ * while the next blocks are parsed: no second pool of threads beside the reader's, whose idle threads would
+ * take cores from the parsing threads): run(arg, i) for each item i in 0 .. n-1, once each, on any of the
+ * parsing threads or on the calling thread, distinct items at the same time (run must be thread-safe for
+ * distinct items, and must not call the table). */
+typedef struct raid_table_task {
+    void (*run)(void *arg, size_t i);
+    void *arg;
+    size_t n;
+    /* the table's (under its lock): items taken, items done, the next queued task */
+    size_t next, ndone;
+    struct raid_table_task *link;
+} raid_table_task;
+
+/* Queue task (run, arg and n set; n >= 1) after those queued before it: the parsing threads take its items
+ * before their next block, so that they run while the calling thread goes on reading. Without parsing
+ * threads (one thread, a file of one block, before the first raid_table_read) the items run here, now. The
+ * task's memory and what run reads must stay valid until raid_table_task_wait has returned for it, which
+ * the caller must call before raid_table_close. */
+void raid_table_task_post(raid_table *t, raid_table_task *task);
+/* Return once every item of a posted task has run: the calling thread runs those not yet taken, then
+ * waits for those running on the parsing threads. Its results are then visible to the calling thread. */
+void raid_table_task_wait(raid_table *t, raid_table_task *task);
+
+/* The table of a CSV reader (reader.c), for the tasks of its caller. */
+raid_table *raid_reader_table(raid_reader *rd);
+
 /* Clear b and read rows into it, at most max_rows (>= 1): the rows of one whole block (about 1 MiB of the
  * file) when b is empty and they fit (handed over without a copy), else rows until b holds max_rows or the
  * input ends; at least one row unless the input ends (*done = 1 once every row has been returned). On
@@ -219,8 +246,8 @@ int raid_table_parse_f64(const char *s, size_t n, double *v);
 
 /* With RAID_CSV_PROFILE set in the environment, raid_table_close writes one line to standard error: the
  * time of the calling thread's phases (cutting the blocks, waiting for the block at the head, merging it:
- * handing its rows over with their lines) and of the parsing threads (parsing, the block function), in
- * seconds, and the blocks. RAID_CSV_BLOCK=N (bytes, at least 1) sets the block size of the tables opened
+ * handing its rows over with their lines, running and waiting for tasks) and of the parsing threads
+ * (parsing, the block function, the tasks' items), in seconds, and the blocks. RAID_CSV_BLOCK=N (bytes, at least 1) sets the block size of the tables opened
  * from then on (tests and benchmarks: results never depend on it). */
 
 /* Tests only: the block size in bytes (0: the default, 1 MiB), the number of parsing threads (-1: the

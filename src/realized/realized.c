@@ -37,11 +37,11 @@ raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0
     return RAID_OK;
 }
 
-raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                                  raid_realized *out)
+raid_status raid_realized_args(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                               const raid_realized *out)
 {
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
+        return raid_fail(NULL, RAID_EINVAL, "raid_realized_compute: ctx is NULL");
     if (!offsets || (!out && nseg))
         return raid_fail(ctx, RAID_EINVAL, "NULL argument");
     ctx->errmsg[0] = 0;
@@ -52,18 +52,31 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
         return raid_fail(ctx, RAID_EINVAL, "NULL returns");
     if (nseg && offsets[0] < 0)
         return raid_fail(ctx, RAID_EINVAL, "negative offset");
-    /* The device checks the range itself, in its pass over the returns (the same message). */
-    if (!raid_on_device(ctx) && nseg) {
-        const raid_status c = raid_realized_check_range(ctx, r, offsets[0], offsets[nseg]);
-        if (c != RAID_OK)
-            return c;
-    }
+    return RAID_OK;
+}
 
+raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                  raid_realized *out)
+{
+    const raid_status a = raid_realized_args(ctx, r, offsets, nseg, out);
+    if (a != RAID_OK)
+        return a;
+    if (!raid_on_device(ctx)) { /* the chunks on OpenMP's threads; each checks its returns' range */
+        raid_realized_job j;
+        const raid_status s = raid_realized_cpu_begin(ctx, &j, r, offsets, nseg);
+        if (s != RAID_OK)
+            return s;
+        const long long nch = (long long)raid_realized_cpu_nchunks(&j);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long long c = 0; c < nch; c++)
+            raid_realized_cpu_chunk(&j, (size_t)c);
+        return raid_realized_cpu_end(ctx, &j, out);
+    }
+    /* The device checks the range itself, in its pass over the returns (the same message). */
     double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
     if (!acc)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    raid_status s = !raid_on_device(ctx) ? raid_realized_acc_cpu_all(ctx, r, offsets, nseg, acc)
-                                                     : raid_realized_acc_cl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
+    raid_status s = raid_realized_acc_cl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
     if (s == RAID_OK)
         for (size_t i = 0; i < nseg; i++)
             raid_measures_from_acc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);

@@ -17,7 +17,8 @@
 #define CPU_CHUNK ((size_t)1 << 15)
 
 
-/* The median of three non-negative finite values (the returns are checked finite before), with
+/* The median of three non-negative values (finite unless the chunk has a bad return: then its sums are
+ * not used), with
  * comparisons that compile to minsd/maxsd rather than calls to fmin and fmax. */
 static inline double med3(double a, double b, double c)
 {
@@ -103,46 +104,87 @@ void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC])
         acc[k] = raid_dd_value(d[k]);
 }
 
-raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                                      double *acc)
+raid_status raid_realized_cpu_begin(raid_ctx *ctx, raid_realized_job *j, const double *r, const int64_t *offsets,
+                                    size_t nseg)
 {
-    raid_chunk_plan plan;
-    raid_status s = raid_plan_build(&plan, offsets, nseg, CPU_CHUNK);
+    memset(j, 0, sizeof *j);
+    j->r = r;
+    j->offsets = offsets;
+    j->nseg = nseg;
+    raid_status s = raid_plan_build(&j->plan, offsets, nseg, CPU_CHUNK);
     if (s != RAID_OK)
         return raid_fail(ctx, s, "cannot plan %zu segments", nseg);
-    raid_dd *part = plan.nchunks ? malloc(plan.nchunks * RAID_NACC * sizeof *part) : NULL;
-    if (plan.nchunks && !part) {
-        raid_plan_free(&plan);
+    const size_t nc = j->plan.nchunks;
+    j->part = nc ? malloc(nc * RAID_NACC * sizeof *j->part) : NULL;
+    j->bad = nc ? malloc(nc * sizeof *j->bad) : NULL;
+    if (nc && (!j->part || !j->bad)) {
+        raid_realized_cpu_free(j);
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     }
-    const long long nch = (long long)plan.nchunks;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (long long c = 0; c < nch; c++)
-        chunk_acc(r + plan.chunks[c].start, plan.chunks[c].len, part + c * RAID_NACC);
+    return RAID_OK;
+}
 
-    memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
+size_t raid_realized_cpu_nchunks(const raid_realized_job *j) { return j->plan.nchunks; }
+
+void raid_realized_cpu_chunk(raid_realized_job *j, size_t c)
+{
+    const raid_chunk *ch = &j->plan.chunks[c];
+    const double *r = j->r + ch->start;
+    /* the range check of the chunk's returns, in the pass that brings them into the cache; a chunk with a
+     * bad return is summed all the same (its sums are not used) */
+    int any = 0;
+    for (uint32_t i = 0; i < ch->len; i++)
+        any |= !(fabs(r[i]) <= RAID_MAX_RETURN);
+    j->bad[c] = (uint8_t)any;
+    chunk_acc(r, ch->len, j->part + c * RAID_NACC);
+}
+
+void raid_realized_cpu_free(raid_realized_job *j)
+{
+    free(j->part);
+    free(j->bad);
+    raid_plan_free(&j->plan);
+    memset(j, 0, sizeof *j);
+}
+
+raid_status raid_realized_cpu_end(raid_ctx *ctx, raid_realized_job *j, raid_realized *out)
+{
+    const double *r = j->r;
+    const int64_t *offsets = j->offsets;
+    const size_t nseg = j->nseg;
+    for (size_t c = 0; c < j->plan.nchunks; c++)
+        if (j->bad[c]) { /* the first return out of range is in the first chunk that has one */
+            const raid_chunk *ch = &j->plan.chunks[c];
+            raid_status s = raid_realized_check_range(ctx, r, ch->start, ch->start + ch->len);
+            raid_realized_cpu_free(j);
+            return s != RAID_OK ? s : raid_fail(ctx, RAID_EINVAL, "chunk %zu: a return out of range not found again", c);
+        }
+    double *acc = calloc(nseg ? nseg * RAID_NACC : 1, sizeof *acc);
     double *straddle = calloc(nseg ? nseg * RAID_NACC : 1, sizeof *straddle);
-    if (!straddle) {
-        free(part);
-        raid_plan_free(&plan);
+    if (!acc || !straddle) {
+        free(acc);
+        free(straddle);
+        raid_realized_cpu_free(j);
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     }
-    for (size_t c = 0; c < plan.nchunks; c++) {
-        const raid_chunk *ch = &plan.chunks[c];
+    for (size_t c = 0; c < j->plan.nchunks; c++) {
+        const raid_chunk *ch = &j->plan.chunks[c];
         const int64_t s0 = offsets[ch->seg];
         for (int k = 0; k < RAID_NACC; k++)
-            acc[ch->seg * RAID_NACC + k] += raid_dd_value(part[c * RAID_NACC + k]);
+            acc[ch->seg * RAID_NACC + k] += raid_dd_value(j->part[c * RAID_NACC + k]);
         if (ch->start > s0) {
             const int64_t end = ch->start + (ch->len < 2 ? ch->len : 2);
-            for (int64_t j = ch->start; j < end; j++)
-                raid_realized_window_terms(r, j, s0, j == ch->start ? RAID_PART_ALL : RAID_PART_ALL & ~RAID_PART_BPV,
+            for (int64_t i = ch->start; i < end; i++)
+                raid_realized_window_terms(r, i, s0, i == ch->start ? RAID_PART_ALL : RAID_PART_ALL & ~RAID_PART_BPV,
                                            straddle + ch->seg * RAID_NACC);
         }
     }
     for (size_t i = 0; i < nseg * RAID_NACC; i++)
         acc[i] += straddle[i];
+    for (size_t i = 0; i < nseg; i++)
+        raid_measures_from_acc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
     free(straddle);
-    free(part);
-    raid_plan_free(&plan);
+    free(acc);
+    raid_realized_cpu_free(j);
     return RAID_OK;
 }

@@ -3,7 +3,9 @@
 #ifndef RAID_REALIZED_INTERNAL_H
 #define RAID_REALIZED_INTERNAL_H
 
+#include "core/dd.h"
 #include "core/internal.h"
+#include "device/chunk.h"
 
 /* Accumulators of one segment, in the order of kernels/realized.cl. */
 enum {
@@ -30,17 +32,45 @@ void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC]);
 void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
                                 double acc[RAID_NACC]);
 
-/* RAID_OK when every return r[i0 .. i1) is finite and at most RAID_MAX_RETURN in magnitude; otherwise
- * RAID_EINVAL naming the first one ("return I is not finite|out of range (...)"). Parallel. */
 /* The bound of raid_realized_bound without the input rounding: the device against float64 run on the
  * values the device saw (the policy-rounded returns). For tests. */
 double raid_realized_bound_seen(raid_precision p, int k);
 
+/* RAID_OK when every return r[i0 .. i1) is finite and at most RAID_MAX_RETURN in magnitude; otherwise
+ * RAID_EINVAL naming the first one ("return I is not finite|out of range (...)"). Parallel beyond 65,536
+ * returns. */
 raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1);
 
-/* cpu backend: accumulators of all segments (acc: nseg * RAID_NACC). */
-raid_status raid_realized_acc_cpu_all(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                                      double *acc);
+/* The arguments of raid_realized_compute (ctx not NULL, offsets non-decreasing from 0 or more, r and out
+ * not NULL where needed): RAID_OK (ctx's message cleared) or RAID_EINVAL with its message on ctx. */
+raid_status raid_realized_args(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                               const raid_realized *out);
+
+/* The float64 cpu path of raid_realized_compute in steps, so that its caller chooses the threads that
+ * sum the chunks (raid_realized_compute: OpenMP's; the realized job of a CSV file: the table reader's
+ * parsing threads, src/realized/table.c). begin plans the segments' chunks (the chunk plan, chunks of
+ * 2^15 returns from each segment's start: a segment's sums do not depend on the segments beside it);
+ * raid_realized_cpu_chunk(j, c) sums chunk c (0 .. nchunks - 1) and checks its returns' range, on any
+ * thread, each chunk once, distinct chunks at the same time; end, once every chunk is summed, combines
+ * them in float64 in chunk order into out[0 .. nseg) and frees the job, or reports the first return out
+ * of range (RAID_EINVAL, "return I is not finite|out of range (...)", I an index of r). r and offsets
+ * must stay valid and unchanged until end. Errors of begin (the job then holds nothing): RAID_EINVAL
+ * (more than 2^32 - 1 segments), RAID_ENOMEM; a job begun and not ended is freed by
+ * raid_realized_cpu_free. Messages on ctx. */
+typedef struct raid_realized_job {
+    const double *r;
+    const int64_t *offsets;
+    size_t nseg;
+    raid_chunk_plan plan;
+    raid_dd *part; /* nchunks x RAID_NACC: each chunk's sums */
+    uint8_t *bad;  /* nchunks: 1 where the chunk has a return out of range */
+} raid_realized_job;
+raid_status raid_realized_cpu_begin(raid_ctx *ctx, raid_realized_job *j, const double *r, const int64_t *offsets,
+                                    size_t nseg);
+size_t raid_realized_cpu_nchunks(const raid_realized_job *j);
+void raid_realized_cpu_chunk(raid_realized_job *j, size_t c);
+raid_status raid_realized_cpu_end(raid_ctx *ctx, raid_realized_job *j, raid_realized *out);
+void raid_realized_cpu_free(raid_realized_job *j);
 
 /* Build options of kernels/realized.cl for ctx's policy and the measure groups in part_mask. */
 void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);

@@ -6,6 +6,7 @@
 #include "realized/realized_internal.h"
 #include "core/outfile.h"
 #include "io/symtab.h"
+#include "io/table.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -13,9 +14,19 @@
 #include <string.h>
 
 #define NM RAID_REALIZED_NMEASURES
-/* The largest part of a reader's batch computed at once (raid_realized_table_add_reader), 0 for the whole
- * batch; RAID_REALIZED_PART=N sets it (benchmarks, tests). */
-#define PART_RETURNS 0
+/* The largest part of a reader's batch computed at once (raid_realized_table_add_reader): on the reader's
+ * parsing threads POOL_PART_RETURNS, NPARTS of them at most in flight; else 0, the whole batch.
+ * RAID_REALIZED_PART=N sets it (0: the whole batch; benchmarks, tests), RAID_REALIZED_POOL=0 computes
+ * the measures on OpenMP's threads instead of the reader's (benchmarks). */
+#define POOL_PART_RETURNS ((size_t)1 << 19)
+#define NPARTS 4
+
+/* A part of a reader's batch whose measures the reader's parsing threads compute (add_reader). */
+typedef struct part {
+    raid_batch b;          /* its segments */
+    raid_realized_job job; /* the float64 cpu path's chunks of b */
+    raid_table_task task;  /* the chunks as a task of the reader's table: task.n chunks, 0 if none */
+} part;
 
 struct raid_realized_table {
     raid_symtab names;  /* symbol names in order of first appearance over the sources */
@@ -42,7 +53,10 @@ struct raid_realized_table {
     int profile;
     double t_create, t_source, t_measures, t_free;
     uint64_t ncomputed; /* batches (or parts) computed */
-    size_t part; /* returns per part of a reader's batch: PART_RETURNS, or RAID_REALIZED_PART; 0: no parts */
+    size_t part; /* RAID_REALIZED_PART (0: no parts), SIZE_MAX when not set: the defaults above */
+    int pool;    /* RAID_REALIZED_POOL: measures of a cpu context on the reader's threads (1) or OpenMP's (0) */
+    part parts[NPARTS]; /* posted parts: parts[(p0 + i) % NPARTS] for i < np, in the reader's order */
+    size_t p0, np;
 };
 
 raid_status raid_realized_table_create(raid_realized_table **out)
@@ -58,7 +72,8 @@ raid_status raid_realized_table_create(raid_realized_table **out)
     t->check_prec = -1;
     t->profile = getenv("RAID_CSV_PROFILE") != NULL;
     t->t_create = raid_now();
-    t->part = raid_env_size("RAID_REALIZED_PART", 0, SIZE_MAX, PART_RETURNS);
+    t->part = raid_env_size("RAID_REALIZED_PART", 0, SIZE_MAX - 1, SIZE_MAX);
+    t->pool = raid_env_size("RAID_REALIZED_POOL", 0, 1, 1) != 0;
     return RAID_OK;
 }
 
@@ -74,6 +89,11 @@ static void source_done(raid_realized_table *t)
     t->map_cap = 0;
     raid_batch_free(&t->b);
     raid_batch_init(&t->b);
+    assert(t->np == 0);
+    for (size_t i = 0; i < NPARTS; i++) {
+        raid_batch_free(&t->parts[i].b);
+        raid_batch_init(&t->parts[i].b);
+    }
     free(t->dev);
     free(t->ref);
     t->dev = t->ref = NULL;
@@ -91,7 +111,7 @@ void raid_realized_table_destroy(raid_realized_table *tab)
                 "and the measures %.3f s (%llu batches), freeing the sources' buffers %.3f s\n",
                 raid_now() - tab->t_create, tab->t_source, tab->t_measures, (unsigned long long)tab->ncomputed,
                 tab->t_free);
-    source_done(tab);
+    source_done(tab); /* no part is in flight: add_reader waits for its parts before it returns */
     raid_symtab_free(&tab->names);
     free(tab->sym);
     free(tab->date);
@@ -192,28 +212,14 @@ static int rows_reserve(raid_realized_table *t, size_t m)
     return 0;
 }
 
-/* Compute the batch now in t->b on ctx (and cpu) and append its rows. */
-static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu,
-                             const char *(*name)(const void *, uint32_t))
+static const char *reader_name(const void *src, uint32_t i) { return raid_reader_symbol(src, i); }
+static const char *ticks_name(const void *src, uint32_t i) { return raid_ticks_symbol(src, i); }
+
+/* Append the rows of batch b, whose measures are in t->dev (and, with a check, the cpu path's in t->ref). */
+static raid_status add_rows(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu, const raid_batch *b,
+                            const char *(*name)(const void *, uint32_t))
 {
-    const raid_batch *b = &t->b;
     const size_t ns = b->nseg;
-    if (ns == 0)
-        return RAID_OK;
-    if (grow(&t->dev, &t->dev_cap, ns, sizeof *t->dev) != 0 ||
-        (cpu && grow(&t->ref, &t->ref_cap, ns, sizeof *t->ref) != 0))
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    const double t0 = t->profile ? raid_now() : 0;
-    raid_status st = raid_realized_compute(ctx, b->ret, b->offsets, ns, t->dev);
-    if (t->profile)
-        t->t_measures += raid_now() - t0;
-    t->ncomputed++;
-    if (st != RAID_OK)
-        return st; /* ctx's message as raid_realized_compute left it (raid_errmsg() has it too) */
-    if (cpu) {
-        if ((st = raid_realized_compute(cpu, b->ret, b->offsets, ns, t->ref)) != RAID_OK)
-            return raid_fail(ctx, st, "cpu path: %s", raid_ctx_errmsg(cpu));
-    }
     if (rows_reserve(t, ns) != 0)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     for (size_t s = 0; s < ns; s++) { /* names first: a failure leaves the rows as they were */
@@ -242,8 +248,77 @@ static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cp
     return RAID_OK;
 }
 
-static const char *reader_name(const void *src, uint32_t i) { return raid_reader_symbol(src, i); }
-static const char *ticks_name(const void *src, uint32_t i) { return raid_ticks_symbol(src, i); }
+/* Compute batch b on ctx (and cpu) and append its rows. */
+static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu, const raid_batch *b,
+                             const char *(*name)(const void *, uint32_t))
+{
+    const size_t ns = b->nseg;
+    if (ns == 0)
+        return RAID_OK;
+    if (grow(&t->dev, &t->dev_cap, ns, sizeof *t->dev) != 0 ||
+        (cpu && grow(&t->ref, &t->ref_cap, ns, sizeof *t->ref) != 0))
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    const double t0 = t->profile ? raid_now() : 0;
+    raid_status st = raid_realized_compute(ctx, b->ret, b->offsets, ns, t->dev);
+    if (t->profile)
+        t->t_measures += raid_now() - t0;
+    t->ncomputed++;
+    if (st != RAID_OK)
+        return st; /* ctx's message as raid_realized_compute left it (raid_errmsg() has it too) */
+    if (cpu) {
+        if ((st = raid_realized_compute(cpu, b->ret, b->offsets, ns, t->ref)) != RAID_OK)
+            return raid_fail(ctx, st, "cpu path: %s", raid_ctx_errmsg(cpu));
+    }
+    return add_rows(t, ctx, cpu, b, name);
+}
+
+static void part_chunk(void *arg, size_t c) { raid_realized_cpu_chunk(&((part *)arg)->job, c); }
+
+/* Hand the chunks of the next part (its segments read into it) to the reader's table tb: its parsing
+ * threads sum them while the calling thread reads on. */
+static raid_status part_post(raid_realized_table *t, raid_ctx *ctx, raid_table *tb)
+{
+    part *p = &t->parts[(t->p0 + t->np) % NPARTS];
+    const raid_batch *b = &p->b;
+    const double t0 = t->profile ? raid_now() : 0;
+    raid_status st = RAID_OK;
+    if (grow(&t->dev, &t->dev_cap, b->nseg, sizeof *t->dev) != 0)
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    if (st == RAID_OK)
+        st = raid_realized_args(ctx, b->ret, b->offsets, b->nseg, t->dev);
+    if (st == RAID_OK)
+        st = raid_realized_cpu_begin(ctx, &p->job, b->ret, b->offsets, b->nseg);
+    if (st == RAID_OK) {
+        p->task = (raid_table_task){part_chunk, p, raid_realized_cpu_nchunks(&p->job), 0, 0, NULL};
+        if (p->task.n)
+            raid_table_task_post(tb, &p->task);
+        t->np++;
+    }
+    if (t->profile)
+        t->t_measures += raid_now() - t0;
+    return st;
+}
+
+/* Wait for the oldest posted part's chunks, then append its rows (keep), or drop it (a failure before it). */
+static raid_status part_collect(raid_realized_table *t, raid_ctx *ctx, raid_table *tb, int keep)
+{
+    part *p = &t->parts[t->p0];
+    t->p0 = (t->p0 + 1) % NPARTS;
+    t->np--;
+    const double t0 = t->profile ? raid_now() : 0;
+    if (p->task.n)
+        raid_table_task_wait(tb, &p->task);
+    raid_status st = RAID_OK;
+    if (keep) {
+        st = raid_realized_cpu_end(ctx, &p->job, t->dev);
+        t->ncomputed++;
+    } else {
+        raid_realized_cpu_free(&p->job);
+    }
+    if (t->profile)
+        t->t_measures += raid_now() - t0;
+    return st == RAID_OK && keep ? add_rows(t, ctx, NULL, &p->b, reader_name) : st;
+}
 
 raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *ctx, raid_ctx *cpu, raid_reader *rd,
                                            size_t max_returns, int *done)
@@ -258,39 +333,57 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
         return st;
     *done = 0;
     tab->src = rd;
-    /* The batch of max_returns may be pulled and computed in parts of at most tab->part returns (whole
-     * segments, as raid_reader_next gives them): the measures of each part then run while the reader's
-     * threads parse the next blocks, rather than all at the end of a file whose returns fit in one batch
-     * (tick sampling), and the part's buffer is reused (a batch of 1e7 returns is 80 MB of fresh pages
-     * touched by the calling thread). But on the cpu backend each part is an OpenMP region, whose threads
-     * then spin (about 12 ms each in libgomp by default) on cores the parsing threads need: so no parts
-     * unless asked for, until measured on many cores. Each segment's measures depend on its own returns
-     * only (the chunk plan is per segment), so the rows are those of one batch, bit for bit. A failure
-     * takes back the rows, and the check's figures, of the parts before it: the add appends nothing. */
+    /* The batch of max_returns is pulled and computed in parts of at most `part` returns (whole segments,
+     * as raid_reader_next gives them), so that the measures of each part run while the reader's threads
+     * parse the next blocks, rather than all at the end of a file whose returns fit in one batch (tick
+     * sampling), and a few parts' buffers are reused (a batch of 1e7 returns is 80 MB of fresh pages touched
+     * by the calling thread, and freed at the end). On a cpu context without a check the reader's own
+     * parsing threads sum the parts' chunks, taking them before their next block (pooled: raid_table_task;
+     * NPARTS parts in flight at most, their rows appended in order). Otherwise each part is computed where
+     * it is read (on the cpu an OpenMP region, whose threads then spin, about 12 ms each in libgomp by
+     * default, on cores the parsing threads need: so no parts there unless asked for). Each segment's
+     * measures depend on its own returns only (the chunk plan is per segment), so the rows are those of one
+     * batch, bit for bit. A failure takes back the rows, and the check's figures, of the parts before it:
+     * the add appends nothing. */
+    const int pooled = tab->pool && !cpu && !raid_on_device(ctx);
+    raid_table *tb = pooled ? raid_reader_table(rd) : NULL;
+    const size_t part = tab->part != SIZE_MAX ? tab->part : pooled ? POOL_PART_RETURNS : 0;
     const size_t nrows0 = tab->nrows, nchecked0 = tab->nchecked;
     const int check_prec0 = tab->check_prec;
     double maxdiff0[NM];
     memcpy(maxdiff0, tab->maxdiff, sizeof maxdiff0);
     size_t got = 0;
-    while (!*done && got < max_returns) {
-        raid_batch_clear(&tab->b);
-        const size_t want = tab->part && tab->part < max_returns - got ? tab->part : max_returns - got;
+    while (st == RAID_OK && !*done && got < max_returns) {
+        if (pooled && tab->np == NPARTS && (st = part_collect(tab, ctx, tb, 1)) != RAID_OK)
+            break;
+        raid_batch *b = pooled ? &tab->parts[(tab->p0 + tab->np) % NPARTS].b : &tab->b;
+        raid_batch_clear(b);
+        const size_t want = part && part < max_returns - got ? part : max_returns - got;
         const double t0 = tab->profile ? raid_now() : 0;
-        st = raid_reader_next(rd, &tab->b, want, done);
+        st = raid_reader_next(rd, b, want, done);
         if (tab->profile)
             tab->t_source += raid_now() - t0;
         if (st != RAID_OK)
             st = raid_fail(ctx, st, "%s", raid_errmsg());
+        else if (b->nseg == 0)
+            ; /* the end of the input: nothing to compute */
+        else if (pooled)
+            st = part_post(tab, ctx, tb);
         else
-            st = add_batch(tab, ctx, cpu, reader_name);
-        if (st != RAID_OK) {
-            tab->nrows = nrows0;
-            tab->nchecked = nchecked0;
-            tab->check_prec = check_prec0;
-            memcpy(tab->maxdiff, maxdiff0, sizeof maxdiff0);
-            return add_failed(tab, st);
-        }
-        got += tab->b.nret;
+            st = add_batch(tab, ctx, cpu, b, reader_name);
+        got += b->nret;
+    }
+    while (tab->np) { /* every posted part waited for, its rows appended in order unless a failure came first */
+        const raid_status s = part_collect(tab, ctx, tb, st == RAID_OK);
+        if (st == RAID_OK)
+            st = s;
+    }
+    if (st != RAID_OK) {
+        tab->nrows = nrows0;
+        tab->nchecked = nchecked0;
+        tab->check_prec = check_prec0;
+        memcpy(tab->maxdiff, maxdiff0, sizeof maxdiff0);
+        return add_failed(tab, st);
     }
     if (*done)
         source_done(tab);
@@ -310,7 +403,7 @@ raid_status raid_realized_table_add_ticks(raid_realized_table *tab, raid_ctx *ct
     raid_batch_clear(&tab->b);
     if ((st = raid_ticks_take(tk, &tab->b, finish)) != RAID_OK)
         return add_failed(tab, raid_fail(ctx, st, "%s", raid_errmsg()));
-    if ((st = add_batch(tab, ctx, cpu, ticks_name)) != RAID_OK)
+    if ((st = add_batch(tab, ctx, cpu, &tab->b, ticks_name)) != RAID_OK)
         return add_failed(tab, st);
     if (finish)
         source_done(tab);
