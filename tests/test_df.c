@@ -731,6 +731,66 @@ static void test_cbrt_tiny(void **state)
     printf("# cbrt 2^-120..2^-101 (underflowing intermediates): max relative error 2^%.2f\n", log2(worst));
 }
 
+/* raid_rcbrt, raid_pow23_f and raid_df_pow43_raw: the 4/3 powers of the realized kernel (no division, no
+ * special functions). The errors repeat with period 2^3 in x (the seed's bits scale exactly), so checking
+ * every binary32 of [2^-3, 1) checks every normal x of the kernel's range [2^-126, 1]. Errors from long
+ * double identities (no powl): w's relative error is (1 + t)^(1/3) - 1 with t = x w^3 - 1, the square of v's
+ * is (1 + t)^(2/3) - 1 with t = v^3 / x^2 - 1 (|t| < 2^-20: two terms of the series leave below 2^-62; each t
+ * within a few 2^-64). */
+static void test_pow43_fma(void **state)
+{
+    (void)state;
+    double worst_w = 0.0, worst_v = 0.0;
+    for (uint32_t b = (127u - 3u) << 23; b < (127u << 23); b++) {
+        float x;
+        memcpy(&x, &b, sizeof x);
+        const long double xl = x, w = raid_rcbrt(x), v = raid_pow23_f(x);
+        const long double tw = xl * w * w * w - 1.0L, tv = v * v * v / (xl * xl) - 1.0L; /* both below 2^-20 */
+        const double ew = fabs((double)(tw / 3.0L - tw * tw / 9.0L)) / U;             /* (1 + tw)^(1/3) - 1 */
+        const double ev = fabs((double)(2.0L * tv / 3.0L - tv * tv / 9.0L)) / U;      /* (1 + tv)^(2/3) - 1 */
+        worst_w = ew > worst_w ? ew : worst_w;
+        worst_v = ev > worst_v ? ev : worst_v;
+        if (!(ew <= 1.7) || !(ev <= 3.25))
+            fail_msg("x = %a: raid_rcbrt %a (%.3f u), raid_pow23_f %a (its square %.3f u)", (double)x, (double)w, ew,
+                     (double)v, ev);
+    }
+    /* the period: x 2^3k gives w 2^-k and v 2^2k exactly, down to 2^-126 */
+    for (int k = -41; k <= 0; k++)
+        for (long i = 0; i < 2000; i++) {
+            const float x = ldexpf(1.0f + (float)(next_u64() >> 41) * 0x1p-23f, -rnd_int(1, 3)); /* [2^-3, 1) */
+            const float xs = ldexpf(x, 3 * k);
+            if (raid_rcbrt(xs) != ldexpf(raid_rcbrt(x), -k) || raid_pow23_f(xs) != ldexpf(raid_pow23_f(x), 2 * k))
+                fail_msg("raid_rcbrt / raid_pow23_f of %a and of %a 2^%d differ by more than the scale", (double)x,
+                         (double)x, 3 * k);
+        }
+    /* zero and below 2^-126: finite, and the powers vanish (below 2^-160) */
+    assert_true(raid_pow23_f(0.0f) == 0.0f && isfinite(raid_rcbrt(0.0f)));
+    raid_df z = raid_df_pow43_raw(raid_df_make(0.0f, 0.0f));
+    assert_true(z.hi == 0.0f && z.lo == 0.0f);
+    for (int e = -149; e < -126; e++) {
+        const float x = ldexpf(1.0f, e);
+        const float v = raid_pow23_f(x);
+        raid_df p = raid_df_pow43_raw(raid_df_make(x, 0.0f));
+        assert_true(isfinite(v) && (double)v * v <= 0x1p-160 && p.hi <= 0x1p-147f && fabsf(p.lo) <= 0x1p-147f);
+    }
+    /* double-float: x.hi in [2^-57, 1) (x^(4/3) and its low part normal), x.lo up to 4u |x.hi| of either
+     * sign (the kernel's products are unnormalised), against powl */
+    double worst_d = 0.0;
+    for (long i = 0; i < 1000000; i++) {
+        const float hi = ldexpf(1.0f + (float)(next_u64() >> 41) * 0x1p-23f, rnd_int(-57, -1));
+        const float lo = hi * (float)((int64_t)(next_u64() >> 40) - (1 << 23)) * 0x1p-45f; /* |lo| < 4u hi */
+        const raid_df p = raid_df_pow43_raw(raid_df_make(hi, lo));
+        const long double t = powl((long double)hi + lo, 4.0L / 3.0L);
+        const double rel = (double)(fabsl(((long double)p.hi + p.lo) - t) / t) / U2;
+        worst_d = rel > worst_d ? rel : worst_d;
+        if (!(rel <= 45.0) || !(p.hi >= 0.0f))
+            fail_msg("raid_df_pow43_raw((%a, %a)) = (%a, %a): %.2f u^2", (double)hi, (double)lo, (double)p.hi,
+                     (double)p.lo, rel);
+    }
+    printf("# rcbrt %.3f u (bound 1.7), pow23_f squared %.3f u (3.25), df pow43_raw %.2f u^2 (45)\n", worst_w, worst_v,
+           worst_d);
+}
+
 /* ================================ med3 ================================ */
 
 static int df_same(raid_df a, raid_df b) { return a.hi == b.hi && a.lo == b.lo; }
@@ -911,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_df_acc_adversarial),
         cmocka_unit_test(test_cbrt_pow43),
         cmocka_unit_test(test_cbrt_tiny),
+        cmocka_unit_test(test_pow43_fma),
         cmocka_unit_test(test_host_cbrt),
         cmocka_unit_test(test_df_recip),
         cmocka_unit_test(test_df_exp),
