@@ -588,6 +588,45 @@ static void test_device_determinism(void **state)
     raid_ctx_destroy(dev);
 }
 
+/* The kernel's whole-chunk loads and near-range split (RAID_FRONT, the default) give the same bits as the
+ * general loads and raid_bits_to_df for every return (-DRAID_FRONT=0), and so does the exchange of two pairs
+ * per barrier (-DRAID_XSTEP=2); both options are kept only to compare speeds. Full and partial chunks, chunks
+ * starting on odd returns, zeros, returns far below their chunk's largest (the general path inside the
+ * kernel) and float64 subnormals, both policies. */
+static void test_device_front_same(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device());
+    const size_t N = 5 * 4096 + 777;
+    double *r = gaussian_returns(N, 1e-3);
+    for (size_t i = 0; i < N; i++) {
+        if (i % 97 == 3)
+            r[i] = 0.0;
+        else if (i % 89 == 5)
+            r[i] *= 1e-25; /* d 2^-e below 2^-73 */
+        else if (i % 1009 == 7)
+            r[i] = (i & 1 ? 1 : -1) * 0x1p-1060; /* float64 subnormal */
+    }
+    const int64_t off[] = {0, 4096, 3 * 4096 + 1, 3 * 4096 + 2, 4 * 4096 + 999, (int64_t)N};
+    const size_t ns = sizeof off / sizeof off[0] - 1;
+    raid_realized a[5], b[5];
+    for (int p = 0; p < 2; p++) {
+        raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+        assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+        assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(raid_tuning_set_build_options(dev, k ? "-DRAID_XSTEP=2" : "-DRAID_FRONT=0"), RAID_OK);
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+            assert_memory_equal(a, b, sizeof a);
+        }
+    }
+    assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+    free(r);
+    raid_ctx_destroy(dev);
+}
+
 /* Found by a tester: with a work-group narrower than the six partials (width 1, 2 or 4, which
  * raid_ctx_set_chunk accepts) only work-items lid < 6 wrote them, so the others were whatever the pooled
  * buffer held: wrong values with status OK, varying from run to run, and after a switch f32 -> df the
@@ -742,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_device_chunk_scales),
         cmocka_unit_test(test_device_df_adversarial),
         cmocka_unit_test(test_device_determinism),
+        cmocka_unit_test(test_device_front_same),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),
         cmocka_unit_test(test_device_pairs),

@@ -77,13 +77,14 @@ void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
-    /* The cube roots' seeds from the special-function unit (raid_cbrt_seed) unless a benchmark's build options
-     * choose (-DRAID_FAST_CBRT=0 for the library's cbrt). */
+    /* The 4/3 powers by multiplications only (raid_pow23_f, raid_df_pow43_raw: -DRAID_FAST_CBRT=2) unless a
+     * benchmark's build options choose a cube root's seed from the special-function unit (1) or the library's
+     * cbrt (0). */
     const char *tune = raid_tune_build_options(ctx);
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
              "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
              part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu),
-             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=1 ", tune);
+             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=2 ", tune);
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -100,8 +101,10 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
                          "work-item; the realized kernel needs an even number (pairs of returns)", ctx->chunk_len,
                          ctx->wg_width, ctx->chunk_len / ctx->wg_width);
     /* The kernel holds its run of bits in registers; local memory holds its reduction arrays and, unless only
-     * rs is computed, the neighbours' split pairs (four steps of WG pairs: 16 bytes a pair for df, 8 for f32). */
-    const uint64_t xs_need = (part_mask & ~(unsigned)RAID_PART_RS) ? (uint64_t)4 * ctx->wg_width *
+     * rs is computed, the neighbours' split pairs (four steps of WG pairs, eight with the benchmark option
+     * -DRAID_XSTEP=2: 16 bytes a pair for df, 8 for f32). */
+    const uint64_t xsteps = strstr(raid_tune_build_options(ctx), "RAID_XSTEP=2") ? 8 : 4;
+    const uint64_t xs_need = (part_mask & ~(unsigned)RAID_PART_RS) ? xsteps * ctx->wg_width *
                                                                          (prec == RAID_PREC_DF ? 16 : 8)
                                                                    : 0;
     const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4 + xs_need;
