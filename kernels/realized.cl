@@ -178,6 +178,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
     load_run(xc, lid, ch.x, ch.y, v);
+    RAID_BARRIER(); /* s_max, s_bad set; before the loads arrive, so that the group meets once after them */
 
     /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
      * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
@@ -186,7 +187,6 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++)
         mx = max(mx, v[t].y & 0x7FFFFFFFu);
-    RAID_BARRIER();
     atomic_max(&s_max, mx);
 #if RAID_RELOAD
     /* read the returns again after the barrier (cache hits) instead of holding them in registers across it */
