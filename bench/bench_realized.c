@@ -12,7 +12,7 @@
  * Only the public API (raid.h; the knobs and measurements through raid/tuning.h).
  * With --variants "V1;V2;..." it measures only the fused kernel's time for each variant side by side on
  * the same data (one line each; the first variant's rv of segment 0 as reference): a variant is
- * "[LEN/WG] [kernel build options]", e.g. "4096/256 -DRAID_FOLD=8" or "8192/256 -DRAID_FAST_CBRT=1"
+ * "[LEN/WG] [kernel build options]", e.g. "4096/256 -DRAID_FOLD=8" or "8192/256 -DRAID_RELOAD=1"
  * ("default" is the default configuration); a variant whose options hold -cl-nv-verbose also prints its
  * build log (NVIDIA: ptxas's registers and memory).
  * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--chunk LEN WG]

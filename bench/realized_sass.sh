@@ -15,9 +15,8 @@ df=$([ "$prec" = f32 ] && echo 0 || echo 1)
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 nvcc -arch=sm_90 -cubin -O3 -fmad=false -lineinfo -diag-suppress 174,20012 -DRAID_WG=256 -DRAID_RUN="${RUN:-16}" \
-    -DRAID_INPUT_DF="$df" -DRAID_PART=15 -DRAID_MAXR_HI=0x4F4C4C8Bu -DRAID_MAXR_LO=0x1349B9B5u -DRAID_FAST_CBRT=2 \
-    "$@" -include bench/cl_cuda_shim.h -include kernels/raid_df.h -x cu kernels/realized.cl -o "$out/realized_$prec.cubin"
+    -DRAID_INPUT_DF="$df" -DRAID_PART=15 -DRAID_MAXR_HI=0x4F4C4C8Bu -DRAID_MAXR_LO=0x1349B9B5u \
+    -DRAID_XSTEP=$(( ${RUN:-16} % 4 ? 1 : 2 )) "$@" -include bench/cl_cuda_shim.h -include kernels/raid_df.h -x cu kernels/realized.cl -o "$out/realized_$prec.cubin"
 cuobjdump -res-usage "$out/realized_$prec.cubin" | grep REG
 nvdisasm -gi -c "$out/realized_$prec.cubin" >"$out/realized_$prec.sass"
-case " $* " in *RAID_FRONT=0*) front=0 ;; *) front=1 ;; esac
-python3 bench/sass_per_return.py "$out/realized_$prec.sass" "${RUN:-16}" . "$front"
+python3 bench/sass_per_return.py "$out/realized_$prec.sass" "${RUN:-16}" .

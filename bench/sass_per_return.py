@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """SASS instructions per return of the realized kernel, by what they do (not a test; bench/realized_sass.sh).
 
-usage: sass_per_return.py DISASM RUN [SRCDIR [FRONT]]
+usage: sass_per_return.py DISASM RUN [SRCDIR]
   DISASM  `nvdisasm -gi -c` of a cubin of kernels/realized.cl built by bench/realized_sass.sh (line info on)
   RUN     returns per work-item (RAID_RUN; chunk / work-group width)
   SRCDIR  the tree the cubin was built from (default: this file's repository)
-  FRONT   the cubin's RAID_FRONT (default 1; 0: the general loads and split are the hot path)
 Prints, per category, the instructions of the hot path divided by RUN (the main loop is unrolled, so static
 counts are executed counts; the tree's loop is counted once per level body, about its executed cost), the
 SASS opcodes, and per pipe: alu (integer, compare, select, min/max: 16 lanes a cycle per scheduler on Hopper,
@@ -13,10 +12,10 @@ so a warp instruction holds it 2 cycles), fma (FP32 add/mul/fma and IMAD), mufu 
 conversions, 4 lanes: 8 cycles), lsu, cbu (branches, barriers). Issue-bound cycles per warp and return =
 max(all, 2 alu, 8 mufu); times 1e9 / 32 / (132 SMs x 4 schedulers x 1.98 GHz) gives ms per 1e9 returns.
 Cold code is left out: raid_round_mag_to_f32 and raid_bits_to_df's general tail, the 8-byte load path of
-odd chunk starts (and the bounds-checked path of partial chunks where a whole-chunk path exists: a day of
-23,400 returns is 5 whole chunks of 4,096 and one partial), the exact range check when the chunk's largest high word equals RAID_MAXR_HI, and (with
-RAID_FRONT) the general split of a pair beside raid_bits_to_df_near. Categories come from the source lines
-that nvdisasm names (the outermost realized.cl line of an inlined call).
+odd chunk starts and the bounds-checked path of partial chunks (a day of 23,400 returns is 5 whole chunks of
+4,096 and one partial), the exact range check when the chunk's largest high word equals RAID_MAXR_HI, and
+the general split of a pair beside raid_bits_to_df_near. Categories come from the source lines that
+nvdisasm names (the outermost realized.cl line of an inlined call).
 """
 import collections
 import os
@@ -64,7 +63,7 @@ def find(lines, pat, start=0):
     raise KeyError(pat)
 
 
-def landmarks(src, front):
+def landmarks(src):
     d = open(os.path.join(src, 'kernels/raid_df.h')).read().split('\n')
     r = open(os.path.join(src, 'kernels/realized.cl')).read().split('\n')
     a = find(d, r'raid_u32 raid_round_mag_to_f32\(')
@@ -72,9 +71,8 @@ def landmarks(src, front):
     a = find(d, r'raid_df raid_bits_to_df\(')
     cold_df.append((find(d, r'hidden bit of a normal double', a), find(d, r'^}', a)))
     lf = find(r, r'inline void load_run')
-    gen = find(r, r'if \(\(off & 1u\) == 0u\) \{', lf) # the general paths; with a whole-chunk path before them, cold
-    odd = gen if front and any('n == RAID_RUN * RAID_WG' in l for l in r) else find(r, r'^#pragma unroll', find(r, r'return;', gen))
-    cold_cl = [(odd, find(r, r'^}', lf)), (find(r, r'if \(smax == RAID_MAXR_HI\)'), find(r, r'sbad = s_bad;'))]
+    gen = find(r, r'if \(\(off & 1u\) == 0u\) \{', lf) # the general paths after the whole-chunk path: cold
+    cold_cl = [(gen, find(r, r'^}', lf)), (find(r, r'if \(smax == RAID_MAXR_HI\)'), find(r, r'sbad = s_bad;'))]
     cats, sec, loop = {}, 'setup', False
     for i, l in enumerate(r, 1):
         s = l.strip()
@@ -98,7 +96,7 @@ def landmarks(src, front):
         elif s.startswith('#if !RAID_INPUT_DF') and not loop:
             sec = 'fold'
         if loop:
-            if front and ('raid_bits_to_df(b0' in s or 'raid_bits_to_df(b1' in s):
+            if 'raid_bits_to_df(b0' in s or 'raid_bits_to_df(b1' in s:
                 cats[i] = 'COLD'
                 continue
             if ('raid_bits_to_df' in s or s.startswith(('const uint b0', 'if (min(b0, b1)', 'const raid_df r =',
@@ -132,7 +130,7 @@ def landmarks(src, front):
 def main():
     path, run = sys.argv[1], int(sys.argv[2])
     src = sys.argv[3] if len(sys.argv) > 3 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    cold_df, cold_cl, cats = landmarks(src, len(sys.argv) <= 4 or sys.argv[4] != '0')
+    cold_df, cold_cl, cats = landmarks(src)
 
     def outer(chain):
         for f, l in reversed(chain):

@@ -148,60 +148,6 @@ RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
     return raid_fast_two_sum(s.hi, acc.lo + (s.lo + tl));
 }
 
-/* Cube root of a non-negative binary32 x to about 2 ulp: OpenCL's cbrt (2 ulp allowed; glibc's is correctly
- * rounded in double) or, with RAID_FAST_CBRT in a kernel, the special-function unit's exp2(log2(x)/3)
- * (about 2^-18.5 relative at worst: the rounding of log2(x)/3 for |log2 x| up to 149) and one binary32
- * Newton step z - (z^3 - x)/(3 z^2), within 2^-36 + 2u. The fast seed is 0 for x below 2^-126 (a
- * subnormal x is not safe through native_log2; its cube root times x is below 2^-168). */
-RAID_DF_FN float raid_cbrt_seed(float x)
-{
-#if (defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)) && RAID_FAST_CBRT
-    float z = native_exp2(native_log2(x) * (1.0f / 3.0f));
-    return x >= 0x1p-126f ? z - (z * z * z - x) * native_recip(3.0f * z * z) : 0.0f;
-#else
-    return cbrt(x);
-#endif
-}
-
-/* Cube root of a non-negative double-float x, unnormalised: (y0, delta) with y0 = raid_cbrt_seed(x.hi) and
- * y0 + delta within 2^-42 of cbrt(x) after one Newton step y = y0 - (y0^3 - x)/(3 y0^2), y0^3 formed exactly
- * enough by TwoProd. After the step the relative error is about (y0 error)^2 plus the error of the
- * correction (2^-21 times 2 ulp): 2^-42.6 for a 2-ulp start, 2^-43.7 for 1 ulp, 2^-45.7 for a correctly
- * rounded one (tests/test_df.c). Valid for x in [2^-100, 2^100]: below, the low parts underflow (callers
- * scale their data; the error then stays below a few 2^-149 times y0^-2 x, absolutely). |delta| is about
- * 2u y0 at most, so callers may use (y0, delta) as a product's operand without renormalising. x == 0
- * gives (0, 0). */
-RAID_DF_FN raid_df raid_df_cbrt_raw(raid_df x)
-{
-    float y0 = raid_cbrt_seed(x.hi);
-    raid_df s = raid_two_prod(y0, y0);          /* y0^2 exactly */
-    raid_df c = raid_two_prod(s.hi, y0);         /* s.hi * y0 exactly */
-    float c_lo = RAID_FMAF(s.lo, y0, c.lo);      /* + s.lo * y0: y0^3 = c.hi + c_lo + O(u^2 y0^3) */
-    float d = ((x.hi - c.hi) + x.lo) - c_lo;     /* x.hi - c.hi is exact (Sterbenz: c.hi within 2x of x.hi) */
-    float den = 3.0f * s.hi;
-    /* The correction is about 2u * y0, so a quotient good to 2^-21 (native_divide: 2 ulp on NVIDIA)
-     * adds at most 2^-44 y0. */
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-    float delta = den > 0.0f ? native_divide(d, den) : 0.0f;
-#else
-    float delta = den > 0.0f ? d / den : 0.0f;
-#endif
-    return raid_df_make(y0, delta);
-}
-
-/* The same, renormalised (Fast2Sum). */
-RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
-{
-    raid_df y = raid_df_cbrt_raw(x);
-    return raid_fast_two_sum(y.hi, y.lo);
-}
-
-/* |x|^(4/3) = |x| * cbrt(|x|) for non-negative df x, relative error below 2^-42 (cbrt) + 5u^2 (mul). */
-RAID_DF_FN raid_df raid_df_pow43(raid_df x)
-{
-    return raid_df_mul(x, raid_df_cbrt(x));
-}
-
 /* 1 / b for a normal double-float b != 0 (|b| in [2^-100, 2^100]): one Newton step y + y (1 - b y) from
  * the binary32 quotient y = 1/b.hi (OpenCL allows 2.5 ulp): b y is formed to 2u^2 by DWTimesFP3,
  * 1 - (b y).hi is exact (Sterbenz), so the error is (2.5u)^2 + u 2.5u + 2u^2 + u^2 < 11u^2 relative

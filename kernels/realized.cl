@@ -29,10 +29,11 @@
  * Neighbours: the two returns before a pair are the previous pair, split by the neighbouring work-item
  * (j - 1 of the same step; for j = 0, work-item RAID_WG - 1 of the step before): every work-item writes its
  * split pair of a step into local memory (one of 4 RAID_XSTEP rotating buffers: 16 bytes (df; 8 for f32) x
- * 4 RAID_XSTEP x RAID_WG, 16 KiB for df at width 256) and reads its neighbour's after one barrier per
- * RAID_XSTEP steps (a buffer is written again after the next barrier, after every read of it). Every window
- * is computed by exactly one work-item; every return is read from global memory once. Only the rs-only
- * ablation part (RAID_PART 1) needs no neighbours (no local buffer, no barriers in the loop).
+ * 4 RAID_XSTEP x RAID_WG, 32 KiB for df at width 256 with RAID_XSTEP 2) and reads its neighbour's after
+ * one barrier per RAID_XSTEP steps (a buffer is written again after the next barrier, after every read of
+ * it). Every window is computed by exactly one work-item; every return is read from global memory once.
+ * Only the rs-only ablation part (RAID_PART 1) needs no neighbours (no local buffer, no barriers in the
+ * loop).
  * Each work-item adds its RAID_RUN terms in this order (step by step, the pair's two returns in order),
  * renormalising every RAID_FOLD terms: a fixed order, bitwise reproducible.
  *
@@ -58,19 +59,14 @@
  *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
+ *   RAID_XSTEP  pairs shared per barrier: 2 where RAID_RUN is a multiple of 4 and the 8 buffers fit
+ *               the device's local memory, else 1 (the same bits; 2 was faster on the H200, issue 12).
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
  *   RAID_RELOAD 1: read the returns a second time after the scale's barrier instead of holding them in registers
  *               (default 0)
  *   RAID_FOLD   terms per renormalisation (df; default min(RAID_RUN, 4), 1 for RAID_RUN 64) or per plain float run (f32;
  *               default min(RAID_RUN, 8)).
- *   RAID_FAST_CBRT  the 4/3 powers: 2 by multiplications only (the host's default); 1 P cbrt(P) with a cube
- *               root seeded by the special-function unit (raid_df_cbrt_raw, raid_cbrt_seed), 0 seeded by
- *               OpenCL's cbrt (the results differ in the last bits).
- *   RAID_FRONT  0: the general loads and raid_bits_to_df for every return (default 1: whole-chunk loads and
- *               raid_bits_to_df_near; the same bits).
- *   RAID_XSTEP  pairs shared per barrier, 1 (default) or 2 (8 rotating buffers; the same bits). RAID_FRONT
- *               and RAID_XSTEP exist to compare their speeds on the H200 (issue 12): the loser goes.
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
  * chunk's largest, whose absolute errors stay below a few 2^-149 and do not matter at 2^-48 unless the
  * whole sum is that small (the host then recomputes the segment: the underflow guard of realized_cl.c).
@@ -93,11 +89,8 @@
 #ifndef RAID_RELOAD
 #define RAID_RELOAD 0
 #endif
-#ifndef RAID_FRONT
-#define RAID_FRONT 1
-#endif
 #ifndef RAID_XSTEP
-#define RAID_XSTEP 1
+#error "realized.cl needs RAID_XSTEP (set by src/realized/realized_cl.c)"
 #endif
 #if (RAID_XSTEP != 1 && RAID_XSTEP != 2) || (RAID_RUN / 2) % RAID_XSTEP != 0
 #error "RAID_XSTEP is 1, or 2 with RAID_RUN a multiple of 4"
@@ -131,7 +124,6 @@
  * the buffer (the same for the whole group), one return at a time otherwise. */
 inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
 {
-#if RAID_FRONT
     if ((off & 1u) == 0u && n == RAID_RUN * RAID_WG) { /* a whole chunk: no bounds to check */
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
@@ -141,7 +133,6 @@ inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, ui
         }
         return;
     }
-#endif
     if ((off & 1u) == 0u) {
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
@@ -208,10 +199,8 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
-#if RAID_FRONT
     /* every magnitude's high word is at most smax, so one at least near_min is in raid_bits_to_df_near's range */
     const uint near_min = (uint)(sc + 950) << 20, k1 = (uint)(sc + 896) << 20;
-#endif
 #if RAID_RELOAD
     load_run(xc, lid, ch.x, ch.y, v);
 #endif
@@ -245,9 +234,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         F[k] = 0.0f;
 #endif
     /* The split pairs in local memory, (hi, lo) of both returns (df) or their floats (f32): each
-     * work-item's pair of a step in one of four rotating buffers (one barrier per step). XS_PREV(s): the
-     * pair s WG + lid - 1, the previous work-item's of step s, or for lid 0 work-item WG-1's of step s-1
-     * (none at the chunk's start: then anything, masked by XS_WINDOW). */
+     * work-item's pair of a step in one of 4 RAID_XSTEP rotating buffers (one barrier per RAID_XSTEP
+     * steps). XS_PREV(s): the pair s WG + lid - 1, the previous work-item's of step s, or for lid 0
+     * work-item WG-1's of step s-1 (none at the chunk's start: then anything, masked by XS_WINDOW). */
 #if RAID_INPUT_DF
 #define XS_T float4
 #define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (a).lo, (q).z = (b).hi, (q).w = (b).lo)
@@ -275,13 +264,10 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             for (uint j = 0; j < RAID_XSTEP; j++) {
                 const uint u = t + 2 * j;
                 const uint b0 = v[u].y & 0x7FFFFFFFu, b1 = v[u + 1].y & 0x7FFFFFFFu;
-#if RAID_FRONT
                 if (min(b0, b1) >= near_min) {
                     gs[2 * j] = raid_bits_to_df_near(b0, v[u].x, k1);
                     gs[2 * j + 1] = raid_bits_to_df_near(b1, v[u + 1].x, k1);
-                } else
-#endif
-                {
+                } else {
                     gs[2 * j] = raid_bits_to_df(b0, v[u].x, sc);
                     gs[2 * j + 1] = raid_bits_to_df(b1, v[u + 1].x, sc);
                 }
@@ -335,19 +321,11 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             const float q = p * p;
             const float ql = RAID_FMAF(pl, pl, RAID_FMAF(2.0f * p, pl, RAID_FMAF(p, p, -q)));
             ACC(H[3], L[3], q, ql);
-            /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) by multiplications only, or (the
-             * special-function or cbrt seeds) P cbrt(P) with the cube root (y0, delta) unnormalised */
+            /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) by multiplications only */
             const float ph = bh * a2h;
             const float pl3 = RAID_FMAF(bh, a2l, RAID_FMAF(bl, a2h, RAID_FMAF(bh, a2h, -ph)));
-#if RAID_FAST_CBRT == 2
             const raid_df tq = raid_df_pow43_raw(raid_df_make(ph, pl3));
             ACC(H[4], L[4], tq.hi, tq.lo);
-#else
-            const raid_df y = raid_df_cbrt_raw(raid_df_make(ph, pl3));
-            const float th = ph * y.hi;
-            const float tl = RAID_FMAF(ph, y.lo, RAID_FMAF(pl3, y.hi, RAID_FMAF(ph, y.hi, -th)));
-            ACC(H[4], L[4], th, tl);
-#endif
         }
 #endif
 #if RAID_PART & 8
@@ -383,12 +361,8 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             const float sq = ah * ah;
             F[3] = RAID_FMAF(sq, sq, F[3]);
             const float pp = (ah * a1h) * a2h; /* 0 while i < 2 */
-#if RAID_FAST_CBRT == 2
             const float v = raid_pow23_f(pp); /* pp^(4/3) = v^2 */
             F[4] = RAID_FMAF(v, v, F[4]);
-#else
-            F[4] = RAID_FMAF(pp, raid_cbrt_seed(pp), F[4]);
-#endif
         }
 #endif
 #if RAID_PART & 8
