@@ -12,8 +12,9 @@
  * Only the public API (raid.h; the knobs and measurements through raid/tuning.h).
  * With --variants "V1;V2;..." it measures only the fused kernel's time for each variant side by side on
  * the same data (one line each; the first variant's rv of segment 0 as reference): a variant is
- * "[LEN/WG] [kernel build options]", e.g. "4096/256 -DRAID_FOLD=8" or "8192/256 -DRAID_FAST_CBRT=1"
- * ("default" is the default configuration).
+ * "[LEN/WG] [kernel build options]", e.g. "4096/256 -DRAID_FOLD=8" or "8192/256 -DRAID_RELOAD=1"
+ * ("default" is the default configuration); a variant whose options hold -cl-nv-verbose also prints its
+ * build log (NVIDIA: ptxas's registers and memory).
  * usage: bench_realized [--device D] [--precision f32|df] [--seg-len L] [--reps K] [--chunk LEN WG]
  *                       [--cl-options "-DNAME=V"] [--repeat R] [--no-cpu] [--variants "V1;V2"] N...
  */
@@ -86,6 +87,11 @@ static int kernel_variants(raid_ctx *dev, const char *list, size_t chunk, size_t
             printf("variant='%s' n=%lld error: %s\n", v, n, raid_ctx_errmsg(dev));
             fflush(stdout);
             return 1;
+        }
+        if (strstr(opts, "-cl-nv-verbose")) { /* the variant's ptxas report (registers, local memory) */
+            static char log[65536];
+            if (raid_tuning_realized_build_log(dev, log, sizeof log) == RAID_OK && log[0])
+                printf("# variant='%s' build log:\n%s\n", v, log);
         }
         double best = INFINITY;
         raid_timing tm;

@@ -42,11 +42,11 @@ for s in $steps; do
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 120 python3 bench/ref_realized_kernels.py --n 1e8 1e9 ;;
   realized-variants) # issue 12 part 3: the fused kernel's variants side by side at 1e9 (kernel time only):
-    # chunk/work-group (returns per work-item), terms per renormalisation or float run (RAID_FOLD), fast cbrt
+    # chunk/work-group (returns per work-item), terms per renormalisation or float run (RAID_FOLD), reloads
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu --variants \
-      "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FAST_CBRT=0;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9
+      "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu --variants \
-      "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_FAST_CBRT=0;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9 ;;
+      "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9 ;;
   regress-e2e) # issue 12 part 2: regression statistics from host arrays, 1e9 values (2e8 rows of k = 4 and y,
     # problems of 23,400 rows), both policies: the float64-bits path (the one device path), the
     # host-to-device bandwidth of the same run, the breakdown (bench_regress --e2e)

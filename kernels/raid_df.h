@@ -148,60 +148,6 @@ RAID_DF_FN raid_df raid_df_acc(raid_df acc, float th, float tl)
     return raid_fast_two_sum(s.hi, acc.lo + (s.lo + tl));
 }
 
-/* Cube root of a non-negative binary32 x to about 2 ulp: OpenCL's cbrt (2 ulp allowed; glibc's is correctly
- * rounded in double) or, with RAID_FAST_CBRT in a kernel, the special-function unit's exp2(log2(x)/3)
- * (about 2^-18.5 relative at worst: the rounding of log2(x)/3 for |log2 x| up to 149) and one binary32
- * Newton step z - (z^3 - x)/(3 z^2), within 2^-36 + 2u. The fast seed is 0 for x below 2^-126 (a
- * subnormal x is not safe through native_log2; its cube root times x is below 2^-168). */
-RAID_DF_FN float raid_cbrt_seed(float x)
-{
-#if (defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)) && RAID_FAST_CBRT
-    float z = native_exp2(native_log2(x) * (1.0f / 3.0f));
-    return x >= 0x1p-126f ? z - (z * z * z - x) * native_recip(3.0f * z * z) : 0.0f;
-#else
-    return cbrt(x);
-#endif
-}
-
-/* Cube root of a non-negative double-float x, unnormalised: (y0, delta) with y0 = raid_cbrt_seed(x.hi) and
- * y0 + delta within 2^-42 of cbrt(x) after one Newton step y = y0 - (y0^3 - x)/(3 y0^2), y0^3 formed exactly
- * enough by TwoProd. After the step the relative error is about (y0 error)^2 plus the error of the
- * correction (2^-21 times 2 ulp): 2^-42.6 for a 2-ulp start, 2^-43.7 for 1 ulp, 2^-45.7 for a correctly
- * rounded one (tests/test_df.c). Valid for x in [2^-100, 2^100]: below, the low parts underflow (callers
- * scale their data; the error then stays below a few 2^-149 times y0^-2 x, absolutely). |delta| is about
- * 2u y0 at most, so callers may use (y0, delta) as a product's operand without renormalising. x == 0
- * gives (0, 0). */
-RAID_DF_FN raid_df raid_df_cbrt_raw(raid_df x)
-{
-    float y0 = raid_cbrt_seed(x.hi);
-    raid_df s = raid_two_prod(y0, y0);          /* y0^2 exactly */
-    raid_df c = raid_two_prod(s.hi, y0);         /* s.hi * y0 exactly */
-    float c_lo = RAID_FMAF(s.lo, y0, c.lo);      /* + s.lo * y0: y0^3 = c.hi + c_lo + O(u^2 y0^3) */
-    float d = ((x.hi - c.hi) + x.lo) - c_lo;     /* x.hi - c.hi is exact (Sterbenz: c.hi within 2x of x.hi) */
-    float den = 3.0f * s.hi;
-    /* The correction is about 2u * y0, so a quotient good to 2^-21 (native_divide: 2 ulp on NVIDIA)
-     * adds at most 2^-44 y0. */
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-    float delta = den > 0.0f ? native_divide(d, den) : 0.0f;
-#else
-    float delta = den > 0.0f ? d / den : 0.0f;
-#endif
-    return raid_df_make(y0, delta);
-}
-
-/* The same, renormalised (Fast2Sum). */
-RAID_DF_FN raid_df raid_df_cbrt(raid_df x)
-{
-    raid_df y = raid_df_cbrt_raw(x);
-    return raid_fast_two_sum(y.hi, y.lo);
-}
-
-/* |x|^(4/3) = |x| * cbrt(|x|) for non-negative df x, relative error below 2^-42 (cbrt) + 5u^2 (mul). */
-RAID_DF_FN raid_df raid_df_pow43(raid_df x)
-{
-    return raid_df_mul(x, raid_df_cbrt(x));
-}
-
 /* 1 / b for a normal double-float b != 0 (|b| in [2^-100, 2^100]): one Newton step y + y (1 - b y) from
  * the binary32 quotient y = 1/b.hi (OpenCL allows 2.5 ulp): b y is formed to 2u^2 by DWTimesFP3,
  * 1 - (b y).hi is exact (Sterbenz), so the error is (2.5u)^2 + u 2.5u + 2u^2 + u^2 < 11u^2 relative
@@ -374,6 +320,7 @@ typedef uint32_t raid_u32;
 #if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 #define RAID_CLZ32(x) ((int)clz(x))
 #define RAID_AS_FLOAT(u) as_float(u)
+#define RAID_AS_UINT(f) as_uint(f)
 #else
 #include <string.h>
 RAID_DF_FN int raid_clz32(raid_u32 x)
@@ -386,9 +333,72 @@ RAID_DF_FN float raid_as_float(raid_u32 u)
     memcpy(&f, &u, sizeof f);
     return f;
 }
+RAID_DF_FN raid_u32 raid_as_uint(float f)
+{
+    raid_u32 u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
 #define RAID_CLZ32(x) raid_clz32(x)
 #define RAID_AS_FLOAT(u) raid_as_float(u)
+#define RAID_AS_UINT(f) raid_as_uint(f)
 #endif
+
+/* ---- 4/3 powers without division or special functions ----
+ * x^(-1/3) from the bits and one polynomial step, then x^(2/3) (f32) or x^(4/3) (double-float) corrected by
+ * the measured error of that root: binary32 multiplications and fma only (every device gives the same
+ * bits; no special-function unit, no division). For x in [2^-126, 1] (the realized kernel's scaled window
+ * products; larger x up to 2^100 work the same way, the errors repeat with period 2^3). */
+
+/* x^(-1/3) within 1.7u (u = 2^-24; 1.691u measured over every x), for a normal binary32 x > 0 below 2^126:
+ * the seed w0 = K - bits(x)/3 (within 3.5%: an exponent divided by 3 and a linear guess of the significand),
+ * e = 1 - x w0^3 (|e| < 0.107) and w0 (1 + e q(e)) with q of degree 4 fitted to ((1 - e)^(-1/3) - 1)/e on
+ * [-0.107, 0.1] (within 2^-27.5). The errors are scale-invariant (x 2^3k gives w 2^-k exactly), so
+ * tests/test_df.c checks every binary32 of [2^-3, 1). A zero or subnormal x gives a finite w (about 1e13):
+ * callers multiply it by x. 3 integer operations and 9 binary32 ones. */
+RAID_DF_FN float raid_rcbrt(float x)
+{
+    const float w0 = RAID_AS_FLOAT(0x54A232A3u - RAID_AS_UINT(x) / 3u);
+    const float e = RAID_FMAF(-x, (w0 * w0) * w0, 1.0f);
+    float q = RAID_FMAF(0x1.fe84p-4f, e, 0x1.2a563ap-3f);
+    q = RAID_FMAF(q, e, 0x1.61ff2ep-3f);
+    q = RAID_FMAF(q, e, 0x1.c719a2p-3f);
+    q = RAID_FMAF(q, e, 0x1.555554p-2f);
+    return RAID_FMAF(w0, e * q, w0);
+}
+
+/* v with v^2 = x^(4/3) within 3.25u (3.216u measured over every x; fma(v, v, s) adds the power with that
+ * error and one rounding), for x in [2^-126, 1]: v = x w (w = raid_rcbrt(x)) with its exact rounding error,
+ * times 1 + e/3 where e = 1 - x w^3 is w's own error measured (|e| < 5.1u; the e^2 term is below u^2).
+ * Below 2^-126 v^2 is below 2^-160 (no cube root is taken of a subnormal: w is finite, and x w tiny); 0
+ * gives 0. tests/test_df.c checks every x of [2^-3, 1) and the period. 7 operations after the root. */
+RAID_DF_FN float raid_pow23_f(float x)
+{
+    const float w = raid_rcbrt(x);
+    const float v = x * w, vl = RAID_FMAF(x, w, -v);
+    const float e = RAID_FMAF(-(v * w), w, 1.0f);
+    return v + RAID_FMAF(v, e * (1.0f / 3.0f), vl);
+}
+
+/* x^(4/3) for a non-negative double-float x (|x.lo| up to 5u |x.hi|: unnormalised products are fine) with
+ * x.hi in [2^-126, 1], as an unnormalised pair (hi, lo) within 45u^2 (measured 34u^2): w = raid_rcbrt(x.hi)
+ * (1.7u), v = x w as a pair (4u^2), e = 1 - x w^3 from it to about 18u^2 absolute (TwoProd of v.hi w),
+ * v* = v (1 + e/3 + 2e^2/9) = x^(2/3) within 21u^2 (the e^3 term is below u^3), renormalised (Fast2Sum)
+ * and squared as a pair (TwoProd and the cross term: 3u^2). The power's hi is the binary32 square of the
+ * renormalised v*, so it is >= 0. Below 2^-126 (x^(4/3) below 2^-168) the result is 0 or a few 2^-149;
+ * (0, 0) gives (0, 0). 17 operations after the root. */
+RAID_DF_FN raid_df raid_df_pow43_raw(raid_df x)
+{
+    const float w = raid_rcbrt(x.hi);
+    const float vh = x.hi * w;
+    const float vl = RAID_FMAF(x.lo, w, RAID_FMAF(x.hi, w, -vh)); /* x w = vh + vl */
+    const float z = vh * w, zl = RAID_FMAF(vh, w, -z);              /* vh w = z + zl */
+    const float e = RAID_FMAF(-RAID_FMAF(vl, w, zl), w, RAID_FMAF(-z, w, 1.0f)); /* 1 - x w^3 */
+    const float k = e * RAID_FMAF(e, 2.0f / 9.0f, 1.0f / 3.0f);                 /* (1 - e)^(-1/3) - 1 */
+    const raid_df s = raid_fast_two_sum(vh, RAID_FMAF(vh, k, vl));               /* x^(2/3) */
+    const float h = s.hi * s.hi;
+    return raid_df_make(h, RAID_FMAF(2.0f * s.hi, s.lo, RAID_FMAF(s.hi, s.hi, -h)));
+}
 
 /* The binary32 bits (sign 0) of RN(m 2^x), to nearest even, binary32 subnormals included, for a 64-bit
  * magnitude m = mh 2^32 + ml (not 0) with m 2^x below 2^128 (the callers' ranges). *rem receives the
@@ -466,6 +476,23 @@ RAID_DF_FN raid_df raid_bits_to_df(raid_u32 bh, raid_u32 bl, int e)
     /* d 2^-e - hi = -+ rem 2^x: of d's sign when rounded down, the opposite when rounded up */
     const raid_u32 lb = raid_round_mag_to_f32(rh, rl, x, &u2, &r2h, &r2l);
     return raid_df_make(h, RAID_AS_FLOAT(lb | (up ? sign ^ 0x80000000u : sign)));
+}
+
+/* raid_bits_to_df(bh, bl, e), the same bits, for a magnitude near its chunk's largest: bh's sign bit 0 and its
+ * exponent field ex in [max(1, e + 950), e + 1022] (d normal, d 2^-e in [2^-73, 1): the common case of the
+ * realized kernel, whose scale e is the chunk's largest exponent); k1 = (e + 896) << 20, the caller's
+ * constant. The high word minus k1 holds the binary32 exponent ex - e - 896 (in [54, 126]) in place, so one
+ * shift of the two words gives the truncated hi's bits (a carry of the rounding raises the exponent); lo is
+ * the 29 dropped bits (or 2^29 minus them) times 2^(ex - 1075 - e), whose exponent is hi's minus 52.
+ * tests/test_bits.c checks it against raid_bits_to_df. 10 integer operations, a conversion and a
+ * multiplication. */
+RAID_DF_FN raid_df raid_bits_to_df_near(raid_u32 bh, raid_u32 bl, raid_u32 k1)
+{
+    const raid_u32 t = ((bh - k1) << 3) | (bl >> 29);  /* d 2^-e truncated to 24 bits, binary32 bits */
+    const raid_u32 rem = bl & 0x1FFFFFFFu;               /* the dropped bits */
+    const raid_u32 s = rem + (t & 1u) + 0x0FFFFFFFu;     /* bit 29: round up (to nearest even); s < 2^30 */
+    const int ri = (int)rem - (int)(s & 0x20000000u);    /* d 2^-e - hi in units of 2^(ex - 1075 - e) */
+    return raid_df_make(RAID_AS_FLOAT(t + (s >> 29)), (float)ri * RAID_AS_FLOAT((t & 0x7F800000u) - (52u << 23)));
 }
 
 

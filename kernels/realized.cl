@@ -18,33 +18,38 @@
  * Loads (coalesced): work-item j takes the pairs of returns t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, of the
  * chunk (RAID_RUN even; the host refuses odd runs), so that the 16-byte loads of a warp are consecutive; all
  * of them go straight from global memory into registers before the scale (one 16-byte load a pair where the
- * chunk starts on an even return of the buffer, single 8-byte loads otherwise). The work-group finds the
- * chunk's largest magnitude (the high words order the exponents) and any return out of range with two local
- * atomics; each work-item then scales its values by the power of two 2^-e that brings that magnitude into
- * [0.5, 1) and splits them into the policy's float or double-float with integer operations
- * (raid_bits_to_df: no float64 arithmetic, no host pass over the returns), one pair (step) at a time.
+ * chunk starts on an even return of the buffer, without bounds checks for a whole chunk; single 8-byte loads
+ * otherwise). The work-group finds the chunk's largest magnitude (the high words order the exponents) and
+ * any return out of range with two local atomics; each work-item then scales its values by the power of two
+ * 2^-e that brings that magnitude into [0.5, 1) and splits them into the policy's float or double-float with
+ * integer operations (raid_bits_to_df: no float64 arithmetic, no host pass over the returns), one pair
+ * (step) at a time: a pair whose magnitudes are both within 2^-73 of the chunk's largest (and normal), as
+ * almost all are, by raid_bits_to_df_near (the same bits in fewer operations: the scale is subtracted from
+ * the exponent field).
  * Neighbours: the two returns before a pair are the previous pair, split by the neighbouring work-item
  * (j - 1 of the same step; for j = 0, work-item RAID_WG - 1 of the step before): every work-item writes its
- * split pair of a step into local memory (one of four rotating buffers: 16 bytes (df; 8 for f32) x 4 x
- * RAID_WG, 16 KiB for df at width 256) and reads its neighbour's after one barrier per step (a buffer is
- * written again three steps later, after every read of it). Every window is computed by exactly one
- * work-item; every return is read from global memory once. Only the rs-only ablation part (RAID_PART 1)
- * needs no neighbours (no local buffer, no barriers in the loop).
+ * split pair of a step into local memory (one of 4 RAID_XSTEP rotating buffers: 16 bytes (df; 8 for f32) x
+ * 4 RAID_XSTEP x RAID_WG, 32 KiB for df at width 256 with RAID_XSTEP 2) and reads its neighbour's after
+ * one barrier per RAID_XSTEP steps (a buffer is written again after the next barrier, after every read of
+ * it). Every window is computed by exactly one work-item; every return is read from global memory once.
+ * Only the rs-only ablation part (RAID_PART 1) needs no neighbours (no local buffer, no barriers in the
+ * loop).
  * Each work-item adds its RAID_RUN terms in this order (step by step, the pair's two returns in order),
  * renormalising every RAID_FOLD terms: a fixed order, bitwise reproducible.
  *
  * Terms and accumulation (docs/precision.md derives the bounds):
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
  *     product of the high parts and tl everything else to below a few u^2 of the term (TwoProd's exact
- *     error and the cross terms by fma); |r_i r_{i-1} r_{i-2}|^(4/3) = P cbrt(P) from ONE double-float cube
- *     root of the window's product P (raid_df_cbrt), P formed from the bpv term. The median's square is
+ *     error and the cross terms by fma); |r_i r_{i-1} r_{i-2}|^(4/3) from the window's product P (formed
+ *     from the bpv term) by multiplications only (raid_df_pow43_raw: an inverse cube root from the bits and
+ *     a polynomial, its error measured and corrected in double-float). The median's square is
  *     the square already formed for that return, chosen by exact comparisons of the double-float
  *     magnitudes. A pair is added to its accumulator (H, L) by an exact Fast2Sum of the high parts (ordered
  *     by fmax/fmin: both non-negative) whose error and tl go into L by plain float additions; (H, L) is
  *     renormalised (Fast2Sum) once every RAID_FOLD terms.
  *   f32 policy (RAID_INPUT_DF 0): each term is added to a plain float run sum with ONE rounding (fma of
- *     the exact product into the sum; tpq's P cbrt(P) from the binary32 P and cbrt); the run sum is folded
- *     into the double-float (H, L) every RAID_FOLD returns.
+ *     the exact product into the sum; tpq's v^2 = P^(4/3) from the binary32 P, raid_pow23_f); the run sum
+ *     is folded into the double-float (H, L) every RAID_FOLD returns.
  * The work-group then reduces (H, L) with a fixed-order tree of raid_df_add_same_sign (the partials are
  * non-negative): they do not depend on scheduling (bitwise reproducible for a given configuration).
  *
@@ -54,6 +59,8 @@
  *   RAID_MAXR_HI, RAID_MAXR_LO  the words of the largest magnitude allowed (1e74)
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
+ *   RAID_XSTEP  pairs shared per barrier: 2 where RAID_RUN is a multiple of 4 and the 8 buffers fit
+ *               the device's local memory, else 1 (the same bits; 2 was faster on the H200, issue 12).
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
  *   RAID_RELOAD 1: read the returns a second time after the scale's barrier instead of holding them in registers
@@ -81,6 +88,12 @@
 
 #ifndef RAID_RELOAD
 #define RAID_RELOAD 0
+#endif
+#ifndef RAID_XSTEP
+#error "realized.cl needs RAID_XSTEP (set by src/realized/realized_cl.c)"
+#endif
+#if (RAID_XSTEP != 1 && RAID_XSTEP != 2) || (RAID_RUN / 2) % RAID_XSTEP != 0
+#error "RAID_XSTEP is 1, or 2 with RAID_RUN a multiple of 4"
 #endif
 
 #if RAID_RUN % 2 != 0
@@ -111,6 +124,15 @@
  * the buffer (the same for the whole group), one return at a time otherwise. */
 inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
 {
+    if ((off & 1u) == 0u && n == RAID_RUN * RAID_WG) { /* a whole chunk: no bounds to check */
+#pragma unroll
+        for (uint t = 0; t < RAID_RUN / 2; t++) {
+            const uint4 q = ((RAID_GLOBAL const uint4 *)xc)[t * RAID_WG + lid];
+            v[2 * t] = q.xy;
+            v[2 * t + 1] = q.zw;
+        }
+        return;
+    }
     if ((off & 1u) == 0u) {
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
@@ -147,6 +169,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
     load_run(xc, lid, ch.x, ch.y, v);
+    RAID_BARRIER(); /* s_max, s_bad set; before the loads arrive, so that the group meets once after them */
 
     /* The chunk's largest magnitude (the high words order the exponents). A return out of range (not
      * finite, or above RAID_MAXR) has a high word above RAID_MAXR_HI, or equal to it with a larger low
@@ -155,7 +178,6 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++)
         mx = max(mx, v[t].y & 0x7FFFFFFFu);
-    RAID_BARRIER();
     atomic_max(&s_max, mx);
 #if RAID_RELOAD
     /* read the returns again after the barrier (cache hits) instead of holding them in registers across it */
@@ -177,6 +199,8 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
+    /* every magnitude's high word is at most smax, so one at least near_min is in raid_bits_to_df_near's range */
+    const uint near_min = (uint)(sc + 950) << 20, k1 = (uint)(sc + 896) << 20;
 #if RAID_RELOAD
     load_run(xc, lid, ch.x, ch.y, v);
 #endif
@@ -210,9 +234,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         F[k] = 0.0f;
 #endif
     /* The split pairs in local memory, (hi, lo) of both returns (df) or their floats (f32): each
-     * work-item's pair of a step in one of four rotating buffers (one barrier per step). XS_PREV(s): the
-     * pair s WG + lid - 1, the previous work-item's of step s, or for lid 0 work-item WG-1's of step s-1
-     * (none at the chunk's start: then anything, masked by XS_WINDOW). */
+     * work-item's pair of a step in one of 4 RAID_XSTEP rotating buffers (one barrier per RAID_XSTEP
+     * steps). XS_PREV(s): the pair s WG + lid - 1, the previous work-item's of step s, or for lid 0
+     * work-item WG-1's of step s-1 (none at the chunk's start: then anything, masked by XS_WINDOW). */
 #if RAID_INPUT_DF
 #define XS_T float4
 #define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (a).lo, (q).z = (b).hi, (q).w = (b).lo)
@@ -222,10 +246,12 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (b).hi)
 #define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).y, 0.0f, (f0) ? 0.0f : (q).x, 0.0f)
 #endif
-    raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0;
+    raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0, gs[2 * RAID_XSTEP];
 #if RAID_PART & 14
-    RAID_LOCAL XS_T xs[4 * RAID_WG];
-#define XS_PREV(s) xs[(((s) & 3u) * RAID_WG + lid + 4u * RAID_WG - 1u) & (4u * RAID_WG - 1u)]
+#define XS_NBUF (4u * RAID_XSTEP)
+    RAID_LOCAL XS_T xs[XS_NBUF * RAID_WG];
+    XS_T qs[RAID_XSTEP];
+#define XS_PREV(s) xs[(((s) & (XS_NBUF - 1u)) * RAID_WG + lid + XS_NBUF * RAID_WG - 1u) & (XS_NBUF * RAID_WG - 1u)]
 #endif
 
     /* Every return of the work-item, the zeros past the chunk's end included: their terms are exact zeros (adding
@@ -233,17 +259,35 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = RET_INDEX(t, lid);
-        if (t % 2 == 0) { /* a pair starts: split it (and share it), take the previous pair's */
-            g0 = raid_bits_to_df(v[t].y & 0x7FFFFFFFu, v[t].x, sc);
-            g1 = raid_bits_to_df(v[t + 1].y & 0x7FFFFFFFu, v[t + 1].x, sc);
+        if (t % (2 * RAID_XSTEP) == 0) { /* RAID_XSTEP pairs start: split them and share them (one barrier) */
+#pragma unroll
+            for (uint j = 0; j < RAID_XSTEP; j++) {
+                const uint u = t + 2 * j;
+                const uint b0 = v[u].y & 0x7FFFFFFFu, b1 = v[u + 1].y & 0x7FFFFFFFu;
+                if (min(b0, b1) >= near_min) {
+                    gs[2 * j] = raid_bits_to_df_near(b0, v[u].x, k1);
+                    gs[2 * j + 1] = raid_bits_to_df_near(b1, v[u + 1].x, k1);
+                } else {
+                    gs[2 * j] = raid_bits_to_df(b0, v[u].x, sc);
+                    gs[2 * j + 1] = raid_bits_to_df(b1, v[u + 1].x, sc);
+                }
 #if RAID_PART & 14
-            const uint s = t / 2;
-            XS_T q;
-            XS_PACK(q, g0, g1);
-            xs[(s & 3u) * RAID_WG + lid] = q;
+                XS_PACK(qs[j], gs[2 * j], gs[2 * j + 1]);
+                xs[((t / 2 + j) & (XS_NBUF - 1u)) * RAID_WG + lid] = qs[j];
+#endif
+            }
+#if RAID_PART & 14
             RAID_BARRIER();
-            q = XS_PREV(s);
-            XS_WINDOW(q, s == 0 && lid == 0);
+#pragma unroll
+            for (uint j = 0; j < RAID_XSTEP; j++)
+                qs[j] = XS_PREV(t / 2 + j);
+#endif
+        }
+        if (t % 2 == 0) { /* a pair starts: its split values, the previous pair's from the neighbour */
+            const uint j = (t / 2) % RAID_XSTEP;
+            g0 = gs[2 * j], g1 = gs[2 * j + 1];
+#if RAID_PART & 14
+            XS_WINDOW(qs[j], t == 0 && lid == 0);
 #endif
         }
         const raid_df r = t % 2 ? g1 : g0; /* |r| */
@@ -277,14 +321,11 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             const float q = p * p;
             const float ql = RAID_FMAF(pl, pl, RAID_FMAF(2.0f * p, pl, RAID_FMAF(p, p, -q)));
             ACC(H[3], L[3], q, ql);
-            /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) = P cbrt(P) with the cube
-             * root (y0, delta) unnormalised */
+            /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) by multiplications only */
             const float ph = bh * a2h;
             const float pl3 = RAID_FMAF(bh, a2l, RAID_FMAF(bl, a2h, RAID_FMAF(bh, a2h, -ph)));
-            const raid_df y = raid_df_cbrt_raw(raid_df_make(ph, pl3));
-            const float th = ph * y.hi;
-            const float tl = RAID_FMAF(ph, y.lo, RAID_FMAF(pl3, y.hi, RAID_FMAF(ph, y.hi, -th)));
-            ACC(H[4], L[4], th, tl);
+            const raid_df tq = raid_df_pow43_raw(raid_df_make(ph, pl3));
+            ACC(H[4], L[4], tq.hi, tq.lo);
         }
 #endif
 #if RAID_PART & 8
@@ -293,10 +334,9 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
              * already formed for that return */
             const int x01 = DF_LT(ah, al, a1h, a1l), x02 = DF_LT(ah, al, a2h, a2l);
             const int is0 = x01 != x02, is1 = !is0 && x01 == lt12;
-            float mh = is0 ? p : (is1 ? p1 : p2), ml = is0 ? pl : (is1 ? pl1 : pl2);
-            mh = full ? mh : 0.0f;
-            ml = full ? ml : 0.0f;
-            ACC(H[5], L[5], mh, ml);
+            const float mh = is0 ? p : (is1 ? p1 : p2), ml = is0 ? pl : (is1 ? pl1 : pl2);
+            if (full) /* (adding a zero pair would change no bit) */
+                ACC(H[5], L[5], mh, ml);
             lt12 = x01;
         }
 #endif
@@ -321,14 +361,15 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             const float sq = ah * ah;
             F[3] = RAID_FMAF(sq, sq, F[3]);
             const float pp = (ah * a1h) * a2h; /* 0 while i < 2 */
-            F[4] = RAID_FMAF(pp, raid_cbrt_seed(pp), F[4]);
+            const float v = raid_pow23_f(pp); /* pp^(4/3) = v^2 */
+            F[4] = RAID_FMAF(v, v, F[4]);
         }
 #endif
 #if RAID_PART & 8
         {
-            float m = fmax(fmin(ah, a1h), fmin(fmax(ah, a1h), a2h));
-            m = full ? m : 0.0f;
-            F[5] = RAID_FMAF(m, m, F[5]);
+            const float m = fmax(fmin(ah, a1h), fmin(fmax(ah, a1h), a2h));
+            if (full)
+                F[5] = RAID_FMAF(m, m, F[5]);
         }
 #endif
         a2h = a1h, a1h = ah;
@@ -339,28 +380,25 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             }
 #endif
     }
-#if !RAID_INPUT_DF
-    /* the last (partial) run; adding a zero is exact */
+#if !RAID_INPUT_DF && RAID_RUN % RAID_FOLD != 0
+    /* the last (partial) run */
     for (int k = 0; k < NACC; k++)
         ACC(H[k], L[k], F[k], 0.0f);
 #endif
 
-    /* Fixed-order tree reduction across the work-group. */
-    RAID_LOCAL float lh[NACC][RAID_WG];
-    RAID_LOCAL float ll[NACC][RAID_WG];
+    /* Fixed-order tree reduction across the work-group, each (hi, lo) one 8-byte word of local memory. */
+    RAID_LOCAL float2 lw[NACC][RAID_WG];
     for (int k = 0; k < NACC; k++) {
         const raid_df v = raid_fast_two_sum(H[k], L[k]);
-        lh[k][lid] = v.hi;
-        ll[k][lid] = v.lo;
+        lw[k][lid] = RAID_FLOAT2(v.hi, v.lo);
     }
     RAID_BARRIER();
     for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
         if (lid < s) {
             for (int k = 0; k < NACC; k++) {
-                const raid_df v = raid_df_add_same_sign(raid_df_make(lh[k][lid], ll[k][lid]),
-                                                        raid_df_make(lh[k][lid + s], ll[k][lid + s]));
-                lh[k][lid] = v.hi;
-                ll[k][lid] = v.lo;
+                const float2 a = lw[k][lid], b = lw[k][lid + s];
+                const raid_df v = raid_df_add_same_sign(raid_df_make(a.x, a.y), raid_df_make(b.x, b.y));
+                lw[k][lid] = RAID_FLOAT2(v.hi, v.lo);
             }
         }
         RAID_BARRIER();
@@ -368,7 +406,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     /* Every slot is written whatever the width (a group narrower than NACC writes several); slot NACC is
      * (e, out-of-range flag), both small integers, exact in float. */
     for (uint k = lid; k < NACC; k += RAID_WG)
-        part[(size_t)g * (NACC + 1) + k] = RAID_FLOAT2(lh[k][0], ll[k][0]);
+        part[(size_t)g * (NACC + 1) + k] = lw[k][0];
     if (lid == 0)
         part[(size_t)g * (NACC + 1) + NACC] = RAID_FLOAT2((float)sc, (float)sbad);
 }

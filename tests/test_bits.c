@@ -1,10 +1,11 @@
-/* Tests of the float64-bits conversions of kernels/raid_df.h (raid_bits_to_df, raid_round_mag_to_f32), the
- * device's only way to read a float64 (issue 12: the device receives the bits and splits them with integer
- * operations). The same source runs on the host here and in every kernel, so these tests check the
- * kernels' conversion: for doubles of every binade (float64 subnormals included), signed zeros, values
- * whose scaled forms are binary32 subnormals, ties at every rounding position and powers of two reached
- * by a carry, and scale exponents across [-250, 250], raid_bits_to_df(d, e) is bit for bit the host's
- * raid_df_split(ldexp(d, -e)) (hi: the f32 policy's (float)(d 2^-e)). */
+/* Tests of the float64-bits conversions of kernels/raid_df.h (raid_bits_to_df, raid_bits_to_df_near,
+ * raid_round_mag_to_f32), the device's only way to read a float64 (issue 12: the device receives the bits
+ * and splits them with integer operations). The same source runs on the host here and in every kernel, so
+ * these tests check the kernels' conversion: for doubles of every binade (float64 subnormals included),
+ * signed zeros, values whose scaled forms are binary32 subnormals, ties at every rounding position and
+ * powers of two reached by a carry, and scale exponents across [-250, 250], raid_bits_to_df(d, e) is bit
+ * for bit the host's raid_df_split(ldexp(d, -e)) (hi: the f32 policy's (float)(d 2^-e)), and
+ * raid_bits_to_df_near gives the same bits wherever its condition holds. */
 #include "support.h"
 #include "raid_df.h"
 #include "device/device.h"
@@ -20,11 +21,27 @@ static uint32_t fbits(float f)
     return u;
 }
 
-/* 0 when the device conversion of d at scale e equals the host's bit for bit; prints the first failures. */
+static long near_checked; /* how many checks met raid_bits_to_df_near's condition */
+
+/* 0 when the device conversion of d at scale e equals the host's bit for bit (and raid_bits_to_df_near equals
+ * raid_bits_to_df where it applies); prints the first failures. */
 static int check_one(double d, int e)
 {
     const uint64_t b = t_bits_of(d);
     const raid_df got = raid_bits_to_df((raid_u32)(b >> 32), (raid_u32)b, e);
+    /* the realized kernel's near case: the magnitude's bits in [max(1, e + 950), e + 1022] give the same */
+    const raid_u32 bh = (raid_u32)(b >> 32) & 0x7FFFFFFFu;
+    const int ex = (int)(bh >> 20);
+    if (ex >= 1 && ex >= e + 950 && ex <= e + 1022) {
+        const raid_df mag = raid_bits_to_df(bh, (raid_u32)b, e);
+        const raid_df near = raid_bits_to_df_near(bh, (raid_u32)b, (raid_u32)(e + 896) << 20);
+        if (fbits(near.hi) != fbits(mag.hi) || fbits(near.lo) != fbits(mag.lo)) {
+            print_message("d=%a e=%d: raid_bits_to_df_near (%a, %a), raid_bits_to_df (%a, %a)\n", d, e, (double)near.hi,
+                          (double)near.lo, (double)mag.hi, (double)mag.lo);
+            return 1;
+        }
+        near_checked++;
+    }
     float hi, lo;
     raid_df_split(ldexp(d, -e), &hi, &lo);
     if (fbits(got.hi) == fbits(hi) && fbits(got.lo) == fbits(lo))
@@ -78,6 +95,7 @@ static void test_kernel_range(void **state)
         bad += check_one(ldexp(d, e), e);
     }
     assert_int_equal(bad, 0);
+    assert_true(near_checked > 500000); /* the near case: 73 of the 160 binades here */
 }
 
 static void test_edges(void **state)

@@ -16,10 +16,11 @@
  *     below the u^2 = 2^-48 scale of the bounds being checked.
  *   - TwoProd: a*b of two binary32 numbers has at most 48 significant bits, so (double)a * b is exact, and
  *     (double)a * b - p is exact in double by Sterbenz's lemma (p = RN(a*b) is within a factor 2 of a*b).
- *   - cbrt / pow43: x = hi + lo with the exponent of lo at most 40 below that of hi spans at most 64 bits,
- *     so (long double)hi + lo is exact in the x87 80-bit format (64-bit significand); cbrtl and powl are
- *     accurate to a few long-double ulps (2^-62), and the rounding of 4/3 in powl adds a relative error of
- *     at most |ln x| * 2^-64 < 2^-57 for |x| <= 2^120: all far below the 2^-43 being checked.
+ *   - the 4/3 powers and the host's cbrt: x = hi + lo with the exponent of lo at most 40 below that of hi
+ *     spans at most 64 bits, so (long double)hi + lo is exact in the x87 80-bit format (64-bit
+ *     significand); cbrtl and powl are accurate to a few long-double ulps (2^-62), and the rounding of 4/3
+ *     in powl adds a relative error of at most |ln x| * 2^-64 < 2^-57 for |x| <= 2^120: all far below the
+ *     errors being checked.
  *
  * u = 2^-24 is the unit roundoff of binary32. Underflow is outside every bound of raid_df.h, so the random
  * data keep every intermediate (including the low parts, ~u^2 of the result) in the normal range.
@@ -39,7 +40,7 @@
 #error "these tests need float arithmetic evaluated in binary32 (FLT_EVAL_METHOD == 0, e.g. x86-64 SSE)"
 #endif
 #if LDBL_MANT_DIG < 64
-#error "the cbrt/pow43 references need a 64-bit long double significand (x86 80-bit extended)"
+#error "the cbrt and 4/3 power references need a 64-bit long double significand (x86 80-bit extended)"
 #endif
 
 #define U 0x1p-24
@@ -639,96 +640,64 @@ static void test_df_acc_adversarial(void **state)
                  "(terms printed above)", bad);
 }
 
-/* ================================ cbrt and pow43 ================================ */
-
-static long double df_ld(raid_df x) { return (long double)x.hi + (long double)x.lo; } /* exact, see top */
-
-static double max_cbrt, max_pow;
-
-static void check_cbrt_pow(raid_df x, int with_pow)
-{
-    long double xv = df_ld(x);
-    raid_df c = raid_df_cbrt(x);
-    long double cr = cbrtl(xv);
-    double rel = (double)(fabsl(df_ld(c) - cr) / cr);
-    if (rel > max_cbrt)
-        max_cbrt = rel;
-    if (!(rel < 0x1p-43) || !is_normalised(c))
-        fail_msg("raid_df_cbrt((%a, %a)) = (%a, %a): relative error %.4g = 2^%.2f", (double)x.hi, (double)x.lo,
-                 (double)c.hi, (double)c.lo, rel, log2(rel));
-    if (!with_pow)
-        return;
-    raid_df p = raid_df_pow43(x);
-    long double pr = powl(xv, 4.0L / 3.0L);
-    rel = (double)(fabsl(df_ld(p) - pr) / pr);
-    if (rel > max_pow)
-        max_pow = rel;
-    if (!(rel < 0x1p-43) || !is_normalised(p))
-        fail_msg("raid_df_pow43((%a, %a)) = (%a, %a): relative error %.4g = 2^%.2f", (double)x.hi, (double)x.lo,
-                 (double)p.hi, (double)p.lo, rel, log2(rel));
-}
-
-/* A positive df with exponent e whose low part is at most 40 binades below the high part (exact in long
- * double). */
-static raid_df rnd_pos_df(int e)
-{
-    raid_df x = rnd_df_e(e, 16);
-    return x.hi < 0.0f ? raid_df_make(-x.hi, -x.lo) : x;
-}
-
-static void test_cbrt_pow43(void **state)
+/* raid_rcbrt, raid_pow23_f and raid_df_pow43_raw: the 4/3 powers of the realized kernel (no division, no
+ * special functions). The errors repeat with period 2^3 in x (the seed's bits scale exactly), so checking
+ * every binary32 of [2^-3, 1) checks every normal x of the kernel's range [2^-126, 1]. Errors from long
+ * double identities (no powl): w's relative error is (1 + t)^(1/3) - 1 with t = x w^3 - 1, the square of v's
+ * is (1 + t)^(2/3) - 1 with t = v^3 / x^2 - 1 (|t| < 2^-20: two terms of the series leave below 2^-62; each t
+ * within a few 2^-64). */
+static void test_pow43_fma(void **state)
 {
     (void)state;
-    /* zero */
-    raid_df z = raid_df_cbrt(raid_df_make(0.0f, 0.0f));
-    assert_true(z.hi == 0.0f && z.lo == 0.0f);
-    z = raid_df_pow43(raid_df_make(0.0f, 0.0f));
-    assert_true(z.hi == 0.0f && z.lo == 0.0f);
-    /* exact cubes k^3 2^(3j): the cube root is exact */
-    for (int k = 1; k <= 255; k++)
-        for (int j = -40; j <= 30; j += 5) { /* x up to 2^114 */
-            float x = ldexpf((float)(k * k * k), 3 * j); /* k^3 < 2^24: exact */
-            raid_df c = raid_df_cbrt(raid_df_make(x, 0.0f));
-            if (c.hi != ldexpf((float)k, j) || c.lo != 0.0f)
-                fail_msg("raid_df_cbrt(%a) = (%a, %a), expected %d * 2^%d exactly", (double)x, (double)c.hi,
-                         (double)c.lo, k, j);
-            check_cbrt_pow(raid_df_make(x, 0.0f), 3 * j >= -57 && 3 * j <= 70); /* 2^-78 < x^(4/3) < 2^126 */
+    double worst_w = 0.0, worst_v = 0.0;
+    for (uint32_t b = (127u - 3u) << 23; b < (127u << 23); b++) {
+        float x;
+        memcpy(&x, &b, sizeof x);
+        const long double xl = x, w = raid_rcbrt(x), v = raid_pow23_f(x);
+        const long double tw = xl * w * w * w - 1.0L, tv = v * v * v / (xl * xl) - 1.0L; /* both below 2^-20 */
+        const double ew = fabs((double)(tw / 3.0L - tw * tw / 9.0L)) / U;             /* (1 + tw)^(1/3) - 1 */
+        const double ev = fabs((double)(2.0L * tv / 3.0L - tv * tv / 9.0L)) / U;      /* (1 + tv)^(2/3) - 1 */
+        worst_w = ew > worst_w ? ew : worst_w;
+        worst_v = ev > worst_v ? ev : worst_v;
+        if (!(ew <= 1.7) || !(ev <= 3.25))
+            fail_msg("x = %a: raid_rcbrt %a (%.3f u), raid_pow23_f %a (its square %.3f u)", (double)x, (double)w, ew,
+                     (double)v, ev);
+    }
+    /* the period: x 2^3k gives w 2^-k and v 2^2k exactly, down to 2^-126 */
+    for (int k = -41; k <= 0; k++)
+        for (long i = 0; i < 2000; i++) {
+            const float x = ldexpf(1.0f + (float)(next_u64() >> 41) * 0x1p-23f, -rnd_int(1, 3)); /* [2^-3, 1) */
+            const float xs = ldexpf(x, 3 * k);
+            if (raid_rcbrt(xs) != ldexpf(raid_rcbrt(x), -k) || raid_pow23_f(xs) != ldexpf(raid_pow23_f(x), 2 * k))
+                fail_msg("raid_rcbrt / raid_pow23_f of %a and of %a 2^%d differ by more than the scale", (double)x,
+                         (double)x, 3 * k);
         }
-    /* a cube of a 16-bit integer, held as a df: (2^16 - 1)^3 needs 48 bits */
-    for (uint32_t k = 65535; k > 60000; k -= 997) {
-        double cube = (double)k * k * k; /* < 2^48: exact */
-        float hi = (float)cube;
-        raid_df x = raid_df_make(hi, (float)(cube - hi));
-        check_cbrt_pow(x, 1);
-        raid_df c = raid_df_cbrt(x);
-        assert_true(fabs(((double)c.hi - k) + c.lo) <= 0x1p-42 * k);
+    /* zero and below 2^-126: finite, and the powers vanish (below 2^-160) */
+    assert_true(raid_pow23_f(0.0f) == 0.0f && isfinite(raid_rcbrt(0.0f)));
+    raid_df z = raid_df_pow43_raw(raid_df_make(0.0f, 0.0f));
+    assert_true(z.hi == 0.0f && z.lo == 0.0f);
+    for (int e = -149; e < -126; e++) {
+        const float x = ldexpf(1.0f, e);
+        const float v = raid_pow23_f(x);
+        raid_df p = raid_df_pow43_raw(raid_df_make(x, 0.0f));
+        assert_true(isfinite(v) && (double)v * v <= 0x1p-160 && p.hi <= 0x1p-147f && fabsf(p.lo) <= 0x1p-147f);
     }
-    /* random magnitudes. cbrt: 2^-100 .. 2^120, where every intermediate (down to x u) is normal. pow43:
-     * 2^-57 .. 2^95 (exponent <= 94), where x^(4/3) neither overflows nor has low parts (x^(4/3) u^2) below 2^-126. */
-    for (long i = 0; i < 300000; i++) {
-        int e = rnd_int(-100, 120);
-        check_cbrt_pow(rnd_pos_df(e), e >= -57 && e <= 94);
+    /* double-float: x.hi in [2^-57, 1) (x^(4/3) and its low part normal), x.lo up to 4u |x.hi| of either
+     * sign (the kernel's products are unnormalised), against powl */
+    double worst_d = 0.0;
+    for (long i = 0; i < 1000000; i++) {
+        const float hi = ldexpf(1.0f + (float)(next_u64() >> 41) * 0x1p-23f, rnd_int(-57, -1));
+        const float lo = hi * (float)((int64_t)(next_u64() >> 40) - (1 << 23)) * 0x1p-45f; /* |lo| < 4u hi */
+        const raid_df p = raid_df_pow43_raw(raid_df_make(hi, lo));
+        const long double t = powl((long double)hi + lo, 4.0L / 3.0L);
+        const double rel = (double)(fabsl(((long double)p.hi + p.lo) - t) / t) / U2;
+        worst_d = rel > worst_d ? rel : worst_d;
+        if (!(rel <= 45.0) || !(p.hi >= 0.0f))
+            fail_msg("raid_df_pow43_raw((%a, %a)) = (%a, %a): %.2f u^2", (double)hi, (double)lo, (double)p.hi,
+                     (double)p.lo, rel);
     }
-    printf("# cbrt           max relative error 2^%.2f (bound 2^-43)\n", log2(max_cbrt));
-    printf("# pow43          max relative error 2^%.2f (bound 2^-43)\n", log2(max_pow));
-}
-
-/* Below 2^-100 the low-order terms of y0^3 underflow (raid_df.h excludes underflow): this only reports
- * what happens down to 2^-120 and checks that the result is still a sensible float-accurate cube root. */
-static void test_cbrt_tiny(void **state)
-{
-    (void)state;
-    double worst = 0.0;
-    for (long i = 0; i < 50000; i++) {
-        raid_df x = rnd_pos_df(rnd_int(-120, -101));
-        raid_df c = raid_df_cbrt(x);
-        long double cr = cbrtl(df_ld(x));
-        double rel = (double)(fabsl(df_ld(c) - cr) / cr);
-        if (rel > worst)
-            worst = rel;
-        assert_true(rel < 0x1p-22);
-    }
-    printf("# cbrt 2^-120..2^-101 (underflowing intermediates): max relative error 2^%.2f\n", log2(worst));
+    printf("# rcbrt %.3f u (bound 1.7), pow23_f squared %.3f u (3.25), df pow43_raw %.2f u^2 (45)\n", worst_w, worst_v,
+           worst_d);
 }
 
 /* ================================ med3 ================================ */
@@ -909,8 +878,7 @@ int main(void)
         cmocka_unit_test(test_df_mul),
         cmocka_unit_test(test_df_acc_random),
         cmocka_unit_test(test_df_acc_adversarial),
-        cmocka_unit_test(test_cbrt_pow43),
-        cmocka_unit_test(test_cbrt_tiny),
+        cmocka_unit_test(test_pow43_fma),
         cmocka_unit_test(test_host_cbrt),
         cmocka_unit_test(test_df_recip),
         cmocka_unit_test(test_df_exp),

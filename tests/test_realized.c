@@ -542,7 +542,7 @@ static void test_device_df_adversarial(void **state)
     assert_int_equal(raid_realized_compute(cpu, r, off, ns, c), RAID_OK);
     assert_int_equal(raid_ctx_set_precision(dev, RAID_PREC_DF), RAID_OK);
     const struct { size_t chunk, wg; const char *opts; } cf[] = {
-        {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_FAST_CBRT=0"},
+        {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_XSTEP=1"},
         {4096, 256, "-DRAID_RELOAD=1"}, {384, 64, "-DRAID_FOLD=1"}, {8192, 256, ""}, {2048, 64, ""},
         {4096, 64, ""}, {512, 8, ""}, {384, 64, ""}, {128, 64, ""}};
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
@@ -586,6 +586,54 @@ static void test_device_determinism(void **state)
     assert_int_equal(raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 2), RAID_EINVAL);
     free(r);
     raid_ctx_destroy(dev);
+}
+
+/* Two pairs shared per barrier (RAID_XSTEP 2, the host's choice where the returns per work-item are a
+ * multiple of 4) give the bits of one pair per barrier (-DRAID_XSTEP=1): runs of 16, 8 and 4 (chunks of
+ * 4096, 2048 and 1024 at width 256). A run of 6 (chunk 1536) gets RAID_XSTEP 1 from the host and stays within
+ * the bounds of float64; -DRAID_XSTEP=2 there is refused by the kernel's build. Full and partial chunks,
+ * chunks starting on odd returns, zeros, returns far below their chunk's largest (raid_bits_to_df's general
+ * split inside the kernel) and float64 subnormals, both policies. */
+static void test_device_xstep_same(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *dev = t_open_ctx(t_device()), *cpu = t_open_ctx("cpu");
+    const size_t N = 5 * 4096 + 777;
+    double *r = gaussian_returns(N, 1e-3);
+    for (size_t i = 0; i < N; i++) {
+        if (i % 97 == 3)
+            r[i] = 0.0;
+        else if (i % 89 == 5)
+            r[i] *= 1e-25; /* d 2^-e below 2^-73 */
+        else if (i % 1009 == 7)
+            r[i] = (i & 1 ? 1 : -1) * 0x1p-1060; /* float64 subnormal */
+    }
+    const int64_t off[] = {0, 4096, 3 * 4096 + 1, 3 * 4096 + 2, 4 * 4096 + 999, (int64_t)N};
+    const size_t ns = sizeof off / sizeof off[0] - 1;
+    raid_realized a[5], b[5];
+    const size_t chunks[] = {4096, 2048, 1024};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        assert_int_equal(raid_ctx_set_chunk(dev, chunks[c], 256), RAID_OK);
+        for (int p = 0; p < 2; p++) {
+            raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32);
+            assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
+            assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_XSTEP=1"), RAID_OK);
+            assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+            assert_memory_equal(a, b, sizeof a);
+        }
+    }
+    assert_int_equal(raid_ctx_set_chunk(dev, 1536, 256), RAID_OK);
+    assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+    check_device(dev, cpu, r, off, ns, "run 6 (RAID_XSTEP 1)");
+    assert_int_equal(raid_tuning_set_build_options(dev, "-DRAID_XSTEP=2"), RAID_OK);
+    assert_int_not_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+    assert_int_equal(raid_tuning_set_build_options(dev, ""), RAID_OK);
+    free(r);
+    raid_ctx_destroy(dev);
+    raid_ctx_destroy(cpu);
 }
 
 /* Found by a tester: with a work-group narrower than the six partials (width 1, 2 or 4, which
@@ -742,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_device_chunk_scales),
         cmocka_unit_test(test_device_df_adversarial),
         cmocka_unit_test(test_device_determinism),
+        cmocka_unit_test(test_device_xstep_same),
         cmocka_unit_test(test_device_ablation_parts),
         cmocka_unit_test(test_device_narrow_widths),
         cmocka_unit_test(test_device_pairs),

@@ -92,14 +92,14 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
  *     medrv; p = 4 for rq and tpq) then has relative error <= (1 + e)^p - 1, and a sum of non-negative
  *     terms no more.
  *   df formation and accumulation: terms within 4u^2 (squares), 6u^2 (bpv), 22u^2 (rq), 78u^2 (tpq:
- *     the window's product within 18u^2, its double-float cube root within 2^-42.6); n <= 64 terms per
+ *     the window's product within 18u^2, its 4/3 power within 45u^2: 69u^2); n <= 64 terms per
  *     work-item accumulated with a renormalisation every G terms within (2n + 9 + n(G+1)/2 + 9G) u^2
  *     (G = 8 for n <= 16, 4 for n = 32, 1 for n = 64: at most 210 u^2), a tree of at most 10 raid_df_add
  *     within 30 u^2, the float64 combine within 1e-15: at most 1e-12 relative, 2e-12 for tpq.
  *   f32 formation and accumulation: each term rounded once into a plain float run sum of at most
  *     G = 8 terms (gamma_8 = 8u / (1 - 8u) of the run's sum), the runs folded into double-float as
  *     above (below 1e-12); rq's square rounded once more ((1 + u)^2), tpq's window product twice
- *     (4/3 of (1 + u)^2) and its cbrt within 2 ulp (4u).
+ *     (4/3 of (1 + u)^2) and its 4/3 power within 4u (raid_pow23_f: 3.25u).
  *   jump_z and jump_p: scaled errors (raid_realized_diff) bounded by the larger of eps_bpv + eps_rv and
  *     (eps_tpq + 2 eps_bpv) / 2, times 1.01 for second-order terms.
  * seen = 1 leaves out the input rounding: the bound against float64 run on the values the device saw.

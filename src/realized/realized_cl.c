@@ -72,18 +72,44 @@ static int acc_pow(int k)
     return k == RAID_ACC_QUART || k == RAID_ACC_TPQ ? 4 : 2;
 }
 
+/* Bytes of local memory the kernel needs for ctx's shape and policy, the measure groups in part_mask and
+ * xstep pairs shared per barrier: the reduction arrays (six float2 a work-item), s_max and s_bad, and unless
+ * only rs is computed the neighbours' split pairs (4 xstep steps of WG pairs: 16 bytes a pair for df, 8 for
+ * f32). */
+static uint64_t local_need(const raid_ctx *ctx, unsigned part_mask, int xstep)
+{
+    const uint64_t xs = (part_mask & ~(unsigned)RAID_PART_RS)
+                            ? 4 * (uint64_t)xstep * ctx->wg_width * (ctx->precision == RAID_PREC_DF ? 16 : 8)
+                            : 0;
+    return (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4 + xs;
+}
+
+/* The kernel's RAID_XSTEP, pairs shared per barrier (the same bits either way): 2 where the returns per
+ * work-item are a multiple of 4 and the local memory holds the 8 rotating buffers (faster on the H200,
+ * issue 12), else 1. Build options holding -DRAID_XSTEP=1 (or 2) choose it instead (tests/test_realized.c
+ * compares the bits of both). */
+static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
+{
+    const char *tune = raid_tune_build_options(ctx);
+    if (strstr(tune, "RAID_XSTEP="))
+        return strstr(tune, "RAID_XSTEP=2") ? 2 : 1;
+    return (ctx->chunk_len / ctx->wg_width) % 4 == 0 && local_need(ctx, part_mask, 2) <= raid_dev_local_mem(ctx)
+               ? 2
+               : 1;
+}
+
 void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
 {
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
-    /* The cube roots' seeds from the special-function unit (raid_cbrt_seed) unless a benchmark's build options
-     * choose (-DRAID_FAST_CBRT=0 for the library's cbrt). */
     const char *tune = raid_tune_build_options(ctx);
+    char xstep[24] = "";
+    if (!strstr(tune, "RAID_XSTEP="))
+        snprintf(xstep, sizeof xstep, "-DRAID_XSTEP=%d ", realized_xstep(ctx, part_mask));
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
              "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
-             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu),
-             strstr(tune, "RAID_FAST_CBRT") ? "" : "-DRAID_FAST_CBRT=1 ", tune);
+             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), xstep, tune);
 }
 
 raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -99,16 +125,13 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
         return raid_fail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
                          "work-item; the realized kernel needs an even number (pairs of returns)", ctx->chunk_len,
                          ctx->wg_width, ctx->chunk_len / ctx->wg_width);
-    /* The kernel holds its run of bits in registers; local memory holds its reduction arrays and, unless only
-     * rs is computed, the neighbours' split pairs (four steps of WG pairs: 16 bytes a pair for df, 8 for f32). */
-    const uint64_t xs_need = (part_mask & ~(unsigned)RAID_PART_RS) ? (uint64_t)4 * ctx->wg_width *
-                                                                         (prec == RAID_PREC_DF ? 16 : 8)
-                                                                   : 0;
-    const uint64_t local_need = (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4 + xs_need;
-    if (local_need > raid_dev_local_mem(ctx))
+    /* The kernel holds its run of bits in registers; local memory its reduction arrays and the neighbours'
+     * split pairs (local_need). */
+    const uint64_t need = local_need(ctx, part_mask, realized_xstep(ctx, part_mask));
+    if (need > raid_dev_local_mem(ctx))
         return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
                          "the device has %llu (use a narrower work-group)", ctx->wg_width,
-                         (unsigned long long)local_need, (unsigned long long)raid_dev_local_mem(ctx));
+                         (unsigned long long)need, (unsigned long long)raid_dev_local_mem(ctx));
     char opts[512];
     raid_realized_cl_options(ctx, part_mask, opts, sizeof opts);
     raid_kernel *kern;
