@@ -48,23 +48,28 @@ static void check_mode(raid_ctx *ctx, const int64_t *k, const double *x, const u
 }
 
 /* The partitioned path (mode 8) against the cpu path as check_mode does, or any other mode. The partitioned
- * path takes at most 255 partitions: beyond them RAID_EUNSUPPORTED, and only then. */
-static void check_part(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n,
-                       unsigned flags, const raid_agg *aggs, size_t naggs, size_t expect_groups, size_t rows, int mode)
+ * path takes at most 255 partitions: beyond them RAID_EUNSUPPORTED, and only then. Returns the partitions of
+ * the plan (mode 8; 0 otherwise). */
+static size_t check_part(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n,
+                         unsigned flags, const raid_agg *aggs, size_t naggs, size_t expect_groups, size_t rows, int mode)
 {
+    size_t np = 0;
     if (mode == 8) {
         raid_groupby *b = NULL;
+        gb_cl_test_knobs.partitions_out = &np;
         const raid_status st = gb_compute(ctx, k, x, valid, n, aggs, naggs, flags, rows, 8, &b);
+        gb_cl_test_knobs.partitions_out = NULL;
         raid_groupby_destroy(b);
         if (st == RAID_EUNSUPPORTED) {
-            assert_true(gb_cl_test_knobs.partitions > 255);
-            return;
+            assert_true(np > 255);
+            return np;
         }
         if (st != RAID_OK)
             fail_msg("device: %s", raid_ctx_errmsg(ctx));
-        assert_true(gb_cl_test_knobs.partitions <= 255);
+        assert_true(np <= 255);
     }
     check_mode(ctx, k, x, valid, n, flags, aggs, naggs, expect_groups, rows, mode);
+    return np;
 }
 
 static void check(raid_ctx *ctx, const int64_t *k, const double *x, const uint8_t *valid, size_t n, unsigned flags,
@@ -297,8 +302,8 @@ static void t_partitioned(void **state)
     }
     for (int r = 0; r < 100; r++) {
         gb_cl_test_knobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 5 : 0, .check = r % 2};
-        check_part(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0, 8);
-        assert_true(gb_cl_test_knobs.partitions <= 255);
+        assert_true(check_part(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0,
+                               8) <= 255);
     }
     /* many partitions: 100,003 groups of values in [-1/2, 1/2) (few limbs: 2^9 groups a partition, 196
      * partitions, null rows in digit 255), every index checked, then without checks */
@@ -309,8 +314,7 @@ static void t_partitioned(void **state)
     }
     for (int chk = 1; chk >= 0; chk--) {
         gb_cl_test_knobs = (gb_cl_knobs){.check = chk};
-        check_part(ctx, k, x, valid, n, 0, sums, 3, 100003, 0, 8);
-        assert_int_equal(gb_cl_test_knobs.partitions, 196);
+        assert_int_equal(check_part(ctx, k, x, valid, n, 0, sums, 3, 100003, 0, 8), 196);
         check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 100003, 0, 8);
         check_part(ctx, k, x, NULL, n, 0, sum1, 1, 100003, 0, 8);
         check_part(ctx, k, x, NULL, n, 0, sums, 3, 100003, 0, -1); /* the automatic choice */
@@ -319,8 +323,7 @@ static void t_partitioned(void **state)
     for (size_t i = 0; i < n; i++)
         k[i] = i % 10 == 0 || i < 100003 / 10 * 10 ? (int64_t)(i % 100003) : 50000;
     gb_cl_test_knobs = (gb_cl_knobs){.check = 1};
-    check_part(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 8);
-    assert_int_equal(gb_cl_test_knobs.partitions, 196);
+    assert_int_equal(check_part(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 8), 196);
     check_part(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, 8);
     check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 8);
     /* partitions without rows: the groups of ranks below 3,000 have null rows only (64 groups a partition) */
@@ -329,14 +332,14 @@ static void t_partitioned(void **state)
         valid[i] = k[i] >= 3000;
     }
     gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 6, .check = 1};
-    check_part(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, 8);
-    assert_int_equal(gb_cl_test_knobs.partitions, 157);
+    assert_int_equal(check_part(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, 8), 157);
     check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 10000, 1000, 8);
     /* more than 255 partitions: refused */
     raid_groupby *b = NULL;
-    gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 5};
+    size_t np = 0;
+    gb_cl_test_knobs = (gb_cl_knobs){.part_bits = 5, .partitions_out = &np};
     assert_int_equal(gb_compute(ctx, k, x, NULL, n, sums, 3, 0, 0, 8, &b), RAID_EUNSUPPORTED);
-    assert_int_equal(gb_cl_test_knobs.partitions, 313);
+    assert_int_equal(np, 313);
     assert_null(b);
     /* 2^31 rows or more: refused by the sort pass (a digit's count over tiles stays below 2^31, its flag bit
      * 31), so the group-by keeps such calls off the partitioned path (checked before any buffer is touched) */

@@ -471,7 +471,8 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     size_t np = 0;
     const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16;
     const int part_ok = sums_only && part_shape(n, G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np);
-    gb_cl_test_knobs.partitions = np;
+    if (gb_cl_test_knobs.partitions_out)
+        *gb_cl_test_knobs.partitions_out = np;
     if (local_tables == 8 && !part_ok) {
         st = raid_fail(ctx, RAID_EUNSUPPORTED,
                        "group-by: no partitioned tables for these aggregations, %zu groups or %zu rows (sums, counts "

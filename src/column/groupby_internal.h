@@ -88,7 +88,8 @@ typedef struct gb_cl_knobs {
     uint32_t hmask;
     int part_bits;  /* the partitioned path: at most 2^part_bits groups per partition (more partitions) */
     int check;      /* the partitioned path's kernels check their indices (-DGB_CHECK=1): RAID_EDEVICE if one fails */
-    size_t partitions; /* out: the partitions the last call of a partitioned path planned (refused or not) */
+    size_t *partitions_out; /* non-NULL: where each call writes the partitions its plan has (refused or not);
+                               NULL (production): no write to this shared struct */
 } gb_cl_knobs;
 extern gb_cl_knobs gb_cl_test_knobs;
 /* The partials of G groups for the aggregations in need (GB_NEED_*): count and flags always. RAID_ENOMEM. */
