@@ -84,6 +84,41 @@ typedef struct pass_plan {
     int dmode, shift, row;
 } pass_plan;
 
+/* sort_pass's arguments, named (kernels/col_sort.cl: their meaning there), for the sort's passes and the
+ * group-by's one-pass partition alike. */
+typedef struct pass_args {
+    const raid_buf *kin, *pin, *segid;
+    uint32_t n;
+    int shift, dmode, pmode, wkeys, wpay, omode, desc;
+    uint32_t base_lo, base_hi;
+    const raid_buf *bases;
+    uint32_t boff;
+    const raid_buf *look;
+    uint32_t lcur, lnext;
+    const raid_buf *kout, *pout, *out;
+} pass_args;
+
+/* Sets k's (a sort_pass kernel's) arguments in the kernel's order: the one place that knows it. The device
+ * layer's errors. */
+static raid_status set_pass_args(raid_ctx *ctx, raid_kernel *k, const pass_args *p)
+{
+    unsigned a = 0;
+    raid_status st;
+    if ((st = raid_arg_buf(ctx, k, a++, p->kin)) || (st = raid_arg_buf(ctx, k, a++, p->pin)) ||
+        (st = raid_arg_buf(ctx, k, a++, p->segid)) || (st = raid_arg_uint(ctx, k, a++, p->n)) ||
+        (st = raid_arg_int(ctx, k, a++, p->shift)) || (st = raid_arg_int(ctx, k, a++, p->dmode)) ||
+        (st = raid_arg_int(ctx, k, a++, p->pmode)) || (st = raid_arg_int(ctx, k, a++, p->wkeys)) ||
+        (st = raid_arg_int(ctx, k, a++, p->wpay)) || (st = raid_arg_int(ctx, k, a++, p->omode)) ||
+        (st = raid_arg_int(ctx, k, a++, p->desc)) || (st = raid_arg_uint(ctx, k, a++, p->base_lo)) ||
+        (st = raid_arg_uint(ctx, k, a++, p->base_hi)) || (st = raid_arg_buf(ctx, k, a++, p->bases)) ||
+        (st = raid_arg_uint(ctx, k, a++, p->boff)) || (st = raid_arg_buf(ctx, k, a++, p->look)) ||
+        (st = raid_arg_uint(ctx, k, a++, p->lcur)) || (st = raid_arg_uint(ctx, k, a++, p->lnext)) ||
+        (st = raid_arg_buf(ctx, k, a++, p->kout)) || (st = raid_arg_buf(ctx, k, a++, p->pout)) ||
+        (st = raid_arg_buf(ctx, k, a++, p->out)))
+        return st;
+    return RAID_OK;
+}
+
 /* The passes' shape on ctx's device: work-group *wg (256 at most, a power of two, at least 32), digit width
  * *bits (want_bits, else the tuning's -DSORT_BITS=, default 8) and rounds per tile *rounds (-DSORT_ROUNDS=, default 20), reduced
  * until the tile as uint2 in local memory (or the ranking's masks and counts), the digit tables and the
@@ -287,22 +322,15 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
         const int wkeys = !last && plan[q + 1].dmode == 0;
         const int wpay = !exact && (!last || outmode == OUT_NONE || outmode == OUT_IKEYS);
         const int omode = last ? outmode : OUT_NONE;
-        raid_kernel *k = d.kpass;
-        unsigned a = 0;
-        const uint32_t blo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu), bhi = (uint32_t)((uint64_t)base >> 32);
-        if ((st = raid_arg_buf(ctx, k, a++, &d.keys[ks])) ||
-            (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[ps])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
-            (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_int(ctx, k, a++, plan[q].shift)) ||
-            (st = raid_arg_int(ctx, k, a++, dmode)) || (st = raid_arg_int(ctx, k, a++, pmode)) ||
-            (st = raid_arg_int(ctx, k, a++, wkeys)) || (st = raid_arg_int(ctx, k, a++, wpay)) ||
-            (st = raid_arg_int(ctx, k, a++, omode)) || (st = raid_arg_int(ctx, k, a++, r->desc)) ||
-            (st = raid_arg_uint(ctx, k, a++, blo)) || (st = raid_arg_uint(ctx, k, a++, bhi)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.bases)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)q * radix)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.look)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)((q & 1) * nlook))) ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(((q + 1) & 1) * nlook))) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.keys[1 - ks])) ||
-            (st = raid_arg_buf(ctx, k, a++, exact ? nopay : &d.pay[1 - ps])) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.out)) || (st = launch(&d, k, (size_t)ntiles * wg, wg, 'p')))
+        const pass_args pa = {.kin = &d.keys[ks], .pin = exact ? nopay : &d.pay[ps], .segid = &d.segid, .n = n,
+                              .shift = plan[q].shift, .dmode = dmode, .pmode = pmode, .wkeys = wkeys, .wpay = wpay,
+                              .omode = omode, .desc = r->desc,
+                              .base_lo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu),
+                              .base_hi = (uint32_t)((uint64_t)base >> 32), .bases = &d.bases,
+                              .boff = (uint32_t)q * radix, .look = &d.look, .lcur = (uint32_t)((q & 1) * nlook),
+                              .lnext = (uint32_t)(((q + 1) & 1) * nlook), .kout = &d.keys[1 - ks],
+                              .pout = exact ? nopay : &d.pay[1 - ps], .out = &d.out};
+        if ((st = set_pass_args(ctx, d.kpass, &pa)) || (st = launch(&d, d.kpass, (size_t)ntiles * wg, wg, 'p')))
             goto done;
         if (wkeys)
             ks = 1 - ks;
@@ -377,20 +405,12 @@ raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const rai
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
         (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d, 'f'))))
         goto done;
-    raid_kernel *k = d.kpass;
-    unsigned a = 0;
-    /* dmode 1 (destinations from the stored digits), pmode 2 (payload in: the tags), keys and payload out */
-    if ((st = raid_arg_buf(ctx, k, a++, vin)) || (st = raid_arg_buf(ctx, k, a++, tin)) ||
-        (st = raid_arg_buf(ctx, k, a++, tin)) || (st = raid_arg_uint(ctx, k, a++, n)) ||
-        (st = raid_arg_int(ctx, k, a++, shift)) || (st = raid_arg_int(ctx, k, a++, 1)) ||
-        (st = raid_arg_int(ctx, k, a++, 2)) || (st = raid_arg_int(ctx, k, a++, 1)) || (st = raid_arg_int(ctx, k, a++, 1)) ||
-        (st = raid_arg_int(ctx, k, a++, OUT_NONE)) || (st = raid_arg_int(ctx, k, a++, 0)) ||
-        (st = raid_arg_uint(ctx, k, a++, 0)) || (st = raid_arg_uint(ctx, k, a++, 0)) ||
-        (st = raid_arg_buf(ctx, k, a++, bases)) || (st = raid_arg_uint(ctx, k, a++, 0)) ||
-        (st = raid_arg_buf(ctx, k, a++, &d.look)) || (st = raid_arg_uint(ctx, k, a++, 0)) ||
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)nlook)) || (st = raid_arg_buf(ctx, k, a++, vout)) ||
-        (st = raid_arg_buf(ctx, k, a++, tout)) || (st = raid_arg_buf(ctx, k, a++, tout)) ||
-        (st = launch(&d, k, (size_t)ntiles * wg, wg, 'p')))
+    /* dmode 1 (destinations from the stored digits), pmode 2 (payload in: the tags), keys and payload out;
+     * segid and out are not read or written with these modes */
+    const pass_args pa = {.kin = vin, .pin = tin, .segid = tin, .n = n, .shift = shift, .dmode = 1, .pmode = 2,
+                          .wkeys = 1, .wpay = 1, .omode = OUT_NONE, .bases = bases, .look = &d.look, .lcur = 0,
+                          .lnext = (uint32_t)nlook, .kout = vout, .pout = tout, .out = tout};
+    if ((st = set_pass_args(ctx, d.kpass, &pa)) || (st = launch(&d, d.kpass, (size_t)ntiles * wg, wg, 'p')))
         goto done;
     st = raid_dev_finish(ctx);
 done:
