@@ -67,8 +67,8 @@ int cli_same_file(const char *a, const char *b);
 int cli_option_once(const char *cmd, const struct option *longopts, int opt, const char **seen);
 
 /* The options of a command whose options are strings: --NAME VALUE for names[0 .. n) (at most 13) into
- * values[0 .. n), -o/--output into values[n], --help (its help printed: -1); then one input FILE,
- * argv[optind], which -o must not name. Returns 0, -1 or EXIT_USAGE (the message printed). */
+ * values[0 .. n), -o/--output into values[n], -q/--quiet (cli_quiet), --help (its help printed: -1); then
+ * one input FILE, argv[optind], which -o must not name. Returns 0, -1 or EXIT_USAGE (the message printed). */
 int cli_string_options(const char *cmd, int argc, char **argv, const char *const *names, const char **values, size_t n);
 
 /* A job of the library that reads, computes and returns a result to write: run(ctx, args, &result), then
@@ -77,9 +77,9 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
 typedef raid_status (*cli_job_fn)(raid_ctx *ctx, void *args, void **result);
 typedef const char *(*cli_notice_fn)(const void *result, size_t i);
 typedef raid_status (*cli_write_fn)(const void *result, FILE *f);
-/* The flow of such a command: the context of `device`, the job (its error on stderr as "raid CMD: message",
- * exit status by cli_exit_for), its notices on stderr ("raid CMD: notice: text", as raid realized's), the
- * output (OUT or stdout, never partial), the exit status. */
+/* The flow of such a command: the context of `device` with the progress bar attached, the job (its error
+ * on stderr as "raid CMD: message", exit status by cli_exit_for), its notices on stderr ("raid CMD: notice:
+ * text", as raid realized's), the output (OUT or stdout, never partial), the exit status. */
 int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_job_fn run, void *args,
                 cli_notice_fn notice, cli_write_fn write, void (*destroy)(void *));
 /* Whether path names a file that an output may be written beside (side files such as raid har's
@@ -93,6 +93,50 @@ void cli_track_tmp(const char *tmp);
 void cli_untrack_tmp(const char *tmp);
 /* Install the handlers of SIGINT, SIGTERM and SIGHUP that remove tracked temporaries and re-raise. */
 void cli_install_signal_cleanup(void);
+
+/* ---- Progress and notices (cli/progress.c, cli/notices.c; docs/input.md "Progress and notices") ---- */
+
+/* --quiet (every command that runs a job takes it): no progress bar, and the notices about single series
+ * summarised one line per kind without their first series. Set by the option parsers. */
+extern int cli_quiet;
+/* Draw the progress the library reports for the jobs run on ctx (raid_ctx_set_progress) as one line on
+ * standard error, "raid CMD:  62% [####      ] 1,234/2,000 fits, 151 fits/s, 0:08 elapsed, 0:05 left":
+ * only when standard error is a terminal and not cli_quiet (else nothing is attached), from about a
+ * second into the job (short jobs print nothing), redrawn at most 10 times a second. */
+void cli_progress_attach(raid_ctx *ctx, const char *cmd);
+/* Erase the bar if one is drawn: call it when the job returns, before anything else is printed (an error
+ * message must not be glued to a bar); also run at exit. Idempotent. */
+void cli_progress_end(void);
+/* For the handler of a terminating signal (async-signal-safe): end a drawn bar's line. */
+void cli_progress_on_signal(void);
+/* v with thousands separators ("1,772") into buf. */
+const char *cli_grouped(uint64_t v, char *buf, size_t n);
+
+/* The notices of a command: those about the whole input (subject NULL) printed at once, in full, as
+ * "raid CMD: notice: TEXT"; those about one series (subject: its name, TEXT a line that names it) kept and
+ * grouped by kind (the text without the series' name, numbers and quoted text blanked) until
+ * cli_notes_print: a kind of at most CLI_NOTES_SHOWN series as its lines "raid CMD: TEXT", a larger one in
+ * one line "raid CMD: 1,772 of 2,000 series: boundary: ... (first: A, B, C; WHERE)" ("N of M NOUN, such
+ * as TEXT (...)" when the texts differ in numbers or quoted words); with cli_quiet every kind of more than
+ * one series in one line without its first series. The one summariser of every command's notices. */
+#define CLI_NOTES_SHOWN 3
+typedef struct cli_note_group cli_note_group;
+typedef struct cli_note_item cli_note_item;
+typedef struct cli_notes {
+    const char *cmd, *noun; /* "garch", "series" */
+    size_t nsubjects;       /* series in the job (the M of "N of M"; 0: not said) */
+    cli_note_item *items;   /* the notices about one series, in order */
+    size_t nitems, items_cap;
+    cli_note_group *groups;
+    size_t ngroups, cap;
+    size_t *index, slots;   /* the groups by key */
+} cli_notes;
+void cli_notes_init(cli_notes *n, const char *cmd, size_t nsubjects, const char *noun);
+void cli_notes_add(cli_notes *n, const char *subject, const char *text);
+/* Print the notices in their order, each kind summarised where its first notice was, and forget them;
+ * where (NULL: none) tells where each series' outcome is, e.g. "each row's status is in the output's status
+ * column". */
+void cli_notes_print(cli_notes *n, const char *where);
 
 /* CSV fields as the library writes them (raid_csv_put_field, raid_csv_put_value of raid/outfile.h). */
 static inline void cli_put_field(FILE *f, const char *s) { raid_csv_put_field(f, s); }

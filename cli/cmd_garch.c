@@ -40,7 +40,8 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
         {"input", required_argument, 0, 'I'},    {"max-iter", required_argument, 0, 'x'},
         {"ret-col", required_argument, 0, 1},    {"price-col", required_argument, 0, 2},
         {"symbol-col", required_argument, 0, 3}, {"date-col", required_argument, 0, 4},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     raid_garch_window wk = RAID_GARCH_FULL;
     int64_t win = 0, step = 1, v;
     const char *ret_col = NULL, *price_col = NULL;
@@ -48,7 +49,7 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
     optind = 1;
     opterr = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:hq", longopts, &li)) != -1) {
         if (cli_option_once("garch", longopts, opt, seen) != 0)
             return EXIT_USAGE;
         if (opt >= 1 && opt <= 4 && !*optarg)
@@ -85,6 +86,7 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
                 USAGE("bad --max-iter '%s' (expected an integer from 1 to 100000)\n", optarg);
             raid_garch_spec_set_max_iter(sp, (int)v);
             break;
+        case 'q': cli_quiet = 1; break;
         case 1: ret_col = optarg; break;
         case 2: price_col = optarg; break;
         case 3: names[0] = optarg; break;
@@ -137,15 +139,23 @@ int cmd_garch(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    cli_notes notes;
+    cli_notes_init(&notes, "garch", raid_garch_input_nsymbols(in), "series");
     for (size_t i = 0; i < raid_garch_input_notice_count(in); i++)
-        fprintf(stderr, "raid garch: notice: %s\n", raid_garch_input_notice(in, i));
-    if ((st = raid_garch_fit(ctx, sp, in, &res)) != RAID_OK) {
+        cli_notes_add(&notes, NULL, raid_garch_input_notice(in, i));
+    cli_progress_attach(ctx, "garch");
+    st = raid_garch_fit(ctx, sp, in, &res);
+    cli_progress_end();
+    if (st != RAID_OK) {
         fprintf(stderr, "raid garch: %s\n", raid_ctx_errmsg(ctx));
         rc = st == RAID_EINVAL || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
     }
-    for (size_t i = 0; i < raid_garch_result_nmessages(res); i++)
-        fprintf(stderr, "raid garch: %s\n", raid_garch_result_message(res, i));
+    for (size_t i = 0; i < raid_garch_result_nmessages(res); i++) { /* per series, summarised by kind */
+        const char *sym = raid_garch_input_symbol(in, raid_garch_result_message_symbol(res, i));
+        cli_notes_add(&notes, sym && *sym ? sym : "(no symbol)", raid_garch_result_message(res, i));
+    }
+    cli_notes_print(&notes, "each row's status is in the output's status column");
     const size_t nrows = raid_garch_result_nrows(res);
     const int32_t *status = raid_garch_result_status(res);
     size_t nest = 0;

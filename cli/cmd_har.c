@@ -45,8 +45,8 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
         {"alpha", required_argument, 0, 'a'},    {"rv-col", required_argument, 0, 1},
         {"bpv-col", required_argument, 0, 2},    {"rq-col", required_argument, 0, 3},
         {"jump-p-col", required_argument, 0, 4}, {"symbol-col", required_argument, 0, 5},
-        {"date-col", required_argument, 0, 6},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"date-col", required_argument, 0, 6},   {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     raid_se_kind se = RAID_SE_NW;
     raid_har_window wk = RAID_HAR_FULL;
     int64_t nw_lag = -1, win = 0, v;
@@ -55,7 +55,7 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
     optind = 1;
     opterr = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:hq", longopts, &li)) != -1) {
         if (cli_option_once("har", longopts, opt, seen) != 0) {
             rc = EXIT_USAGE;
             goto done;
@@ -111,6 +111,7 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
             if (cli_parse_double(optarg, &a) || raid_har_spec_set_alpha(sp, a) != RAID_OK)
                 USAGE("bad --alpha '%s' (expected a number in (0, 1))\n", optarg);
             break;
+        case 'q': cli_quiet = 1; break;
         case 5: *symbol_required = 1; /* fall through */
         case 1: case 2: case 3: case 4: case 6: names[opt == 5 ? 0 : opt == 6 ? 1 : opt + 1] = optarg; break;
         case 'h': fputs(cli_help("har"), stdout); return -1;
@@ -208,15 +209,23 @@ int cmd_har(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    cli_notes notes;
+    cli_notes_init(&notes, "har", raid_har_input_nsymbols(in), "symbols");
     for (size_t i = 0; i < raid_har_input_notice_count(in); i++)
-        fprintf(stderr, "raid har: notice: %s\n", raid_har_input_notice(in, i));
-    if ((st = raid_har_fit(ctx, sp, in, &res)) != RAID_OK) {
+        cli_notes_add(&notes, NULL, raid_har_input_notice(in, i));
+    cli_progress_attach(ctx, "har");
+    st = raid_har_fit(ctx, sp, in, &res);
+    cli_progress_end();
+    if (st != RAID_OK) {
         fprintf(stderr, "raid har: %s\n", raid_ctx_errmsg(ctx));
         rc = st == RAID_EINVAL || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
     }
-    for (size_t i = 0; i < raid_har_result_nmessages(res); i++)
-        fprintf(stderr, "raid har: %s\n", raid_har_result_message(res, i));
+    for (size_t i = 0; i < raid_har_result_nmessages(res); i++) { /* per symbol, summarised by kind */
+        const char *sym = raid_har_result_symbol(res, raid_har_result_message_symbol(res, i));
+        cli_notes_add(&notes, sym && *sym ? sym : "(no symbol)", raid_har_result_message(res, i));
+    }
+    cli_notes_print(&notes, NULL);
     if (!raid_har_result_nestimated(res)) { /* nothing written, not even a header */
         raid_har_write_loss_table(res, stderr);
         fprintf(stderr, "raid har: no symbol could be estimated\n");

@@ -23,14 +23,14 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
         {"output", required_argument, 0, 'o'},  {"device", required_argument, 0, 'd'},
         {"stat", required_argument, 0, 's'},    {"window", required_argument, 0, 'w'},
         {"symbol-col", required_argument, 0, 1}, {"date-col", required_argument, 0, 2},
-        {"col", required_argument, 0, 3},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"col", required_argument, 0, 3},        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     int opt, li = 0, have_stat = 0;
     optind = 1;
     opterr = 0;
     *window = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:hq", longopts, &li)) != -1) {
         if (cli_option_once("ma", longopts, opt, seen) != 0)
             return EXIT_USAGE;
         switch (opt) {
@@ -54,6 +54,7 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
                 USAGE("empty --%s\n", longopts[li].name);
             names[opt == 1 ? 0 : opt == 2 ? 1 : 2] = optarg;
             break;
+        case 'q': cli_quiet = 1; break;
         case 'h': fputs(cli_help("ma"), stdout); return -1;
         case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
         default: USAGE("unknown option %s\n", argv[optind - 1]);
@@ -92,16 +93,21 @@ int cmd_ma(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    cli_notes notes;
+    cli_notes_init(&notes, "ma", raid_ma_input_nseries(in), "series");
     for (size_t i = 0; i < raid_ma_input_notice_count(in); i++)
-        fprintf(stderr, "raid ma: notice: %s\n", raid_ma_input_notice(in, i));
+        cli_notes_add(&notes, NULL, raid_ma_input_notice(in, i));
     const size_t n = raid_ma_input_nrows(in);
     if (!(y = malloc(n * sizeof *y))) {
         fprintf(stderr, "raid ma: out of memory\n");
         rc = EXIT_INPUT;
         goto done;
     }
-    if ((st = raid_ma_compute(ctx, stat, window, raid_ma_input_values(in), raid_ma_input_offsets(in),
-                              raid_ma_input_nseries(in), y)) != RAID_OK) {
+    cli_progress_attach(ctx, "ma");
+    st = raid_ma_compute(ctx, stat, window, raid_ma_input_values(in), raid_ma_input_offsets(in),
+                         raid_ma_input_nseries(in), y);
+    cli_progress_end();
+    if (st != RAID_OK) {
         fprintf(stderr, "raid ma: %s\n", raid_ctx_errmsg(ctx));
         rc = st == RAID_EINVAL || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;

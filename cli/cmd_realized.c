@@ -3,45 +3,11 @@
 #include "cli.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define BATCH_RETURNS ((size_t)1 << 24)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void progress(const raid_reader *rd, double t0, int *shown, int final)
-{
-    if (!isatty(2))
-        return;
-    double el = now_s() - t0;
-    if (el < 1.0 && !*shown)
-        return;
-    uint64_t done = 0, total = 0;
-    raid_reader_progress(rd, &done, &total);
-    if (final) {
-        if (*shown)
-            fprintf(stderr, "\r%70s\r", "");
-        return;
-    }
-    *shown = 1;
-    if (total) {
-        int w = 40, k = (int)((double)w * (double)done / (double)total);
-        fprintf(stderr, "\r[%.*s%*s] %3d%% %.0f MB %.1f s", k, "########################################", w - k, "",
-                (int)(100.0 * (double)done / (double)total), (double)done / 1e6, el);
-    } else {
-        fprintf(stderr, "\r%.0f MB %.1f s", (double)done / 1e6, el);
-    }
-}
 
 int cmd_realized(int argc, char **argv)
 {
@@ -53,7 +19,8 @@ int cmd_realized(int argc, char **argv)
         {"tz", required_argument, 0, 'z'},        {"symbol-col", required_argument, 0, 1},
         {"time-col", required_argument, 0, 2},    {"price-col", required_argument, 0, 3},
         {"date-col", required_argument, 0, 4},    {"ret-col", required_argument, 0, 5},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     raid_read_opts ro;
     raid_read_opts_init(&ro);
     const char *out_path = NULL, *device = NULL;
@@ -64,7 +31,7 @@ int cmd_realized(int argc, char **argv)
     optind = 1;
     opterr = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:hq", longopts, &li)) != -1) {
         if (cli_option_once("realized", longopts, opt, seen) != 0)
             return EXIT_USAGE;
         if (opt >= 1 && opt <= 5 && !*optarg) {
@@ -127,6 +94,7 @@ int cmd_realized(int argc, char **argv)
             }
             break;
         case 'k': check = 1; break;
+        case 'q': cli_quiet = 1; break;
         case 'z': ro.tz = optarg; break;
         case 1: ro.symbol_col = optarg; break;
         case 2: ro.time_col = optarg; break;
@@ -181,9 +149,8 @@ int cmd_realized(int argc, char **argv)
         return st == RAID_EINVAL ? EXIT_USAGE : EXIT_INPUT;
     }
 
-    int rc = 0, shown = 0, done = 0;
+    int rc = 0, done = 0;
     raid_realized_table *tab = NULL;
-    const double t0 = now_s();
     cli_out out;
     memset(&out, 0, sizeof out);
     if (cli_open_output(&out, "realized", out_path ? out_path : "-") != 0) { /* before the work: fail fast */
@@ -196,21 +163,23 @@ int cmd_realized(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    cli_progress_attach(ctx, "realized"); /* the bytes read, reported by the adds */
     while (!done) { /* read a batch, compute it (and check it), keep its rows: include/raid/realized.h */
         st = raid_realized_table_add_reader(tab, ctx, cpu, rd, BATCH_RETURNS, &done);
         if (st != RAID_OK) {
-            progress(rd, t0, &shown, 1);
+            cli_progress_end();
             const int dev_err = st >= RAID_ENODEV; /* the device's, not the input's: named as such */
             fprintf(stderr, "raid realized: %s%s%s\n", dev_err ? raid_strerror(st) : "", dev_err ? ": " : "",
                     raid_ctx_errmsg(ctx));
             rc = dev_err ? EXIT_DEVICE : EXIT_INPUT;
             goto done;
         }
-        progress(rd, t0, &shown, 0);
     }
-    progress(rd, t0, &shown, 1);
+    cli_progress_end();
+    cli_notes notes;
+    cli_notes_init(&notes, "realized", 0, NULL);
     for (size_t i = 0; i < raid_reader_notice_count(rd); i++) /* facts the output does not show */
-        fprintf(stderr, "raid realized: notice: %s\n", raid_reader_notice(rd, i));
+        cli_notes_add(&notes, NULL, raid_reader_notice(rd, i));
     if ((st = raid_realized_table_finish(tab)) != RAID_OK) {
         fprintf(stderr, "raid realized: %s\n", raid_errmsg());
         rc = EXIT_INPUT;

@@ -32,6 +32,7 @@ int cmd_simulate(int argc, char **argv)
         {"start-price", required_argument, NULL, OPT_START_PRICE},
         {"output", required_argument, NULL, 'o'},
         {"iv", required_argument, NULL, OPT_IV},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -42,7 +43,7 @@ int cmd_simulate(int argc, char **argv)
     opterr = 0;
     int c;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:hq", longopts, NULL)) != -1) {
         if (cli_option_once("simulate", longopts, c, seen) != 0)
             return EXIT_USAGE;
         int bad = 0;
@@ -69,6 +70,7 @@ int cmd_simulate(int argc, char **argv)
         case OPT_START_PRICE: bad = cli_parse_double(optarg, &d) || !(d > 0); o.start_price = d; break;
         case 'o': out = optarg; break;
         case OPT_IV: iv = optarg; break;
+        case 'q': cli_quiet = 1; break;
         case 'h': fputs(cli_help("simulate"), stdout); return 0;
         case ':':
             fprintf(stderr, "raid simulate: option %s needs a value\n", argv[optind - 1]);
@@ -102,7 +104,14 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "raid simulate: --iv and -o name the same file '%s'\n", out);
         return EXIT_USAGE;
     }
-    raid_status st = raid_simulate_csv(&o, out, iv);
+    raid_ctx *ctx = NULL; /* the cpu context: the job's progress only */
+    raid_status st = raid_ctx_create(&ctx, "cpu");
+    if (st == RAID_OK) {
+        cli_progress_attach(ctx, "simulate");
+        st = raid_simulate_run_csv(ctx, &o, out, iv);
+        cli_progress_end();
+    }
+    raid_ctx_destroy(ctx);
     if (st != RAID_OK) {
         fprintf(stderr, "raid simulate: %s\n", raid_errmsg());
         return st == RAID_EINVAL ? EXIT_USAGE : EXIT_INPUT;

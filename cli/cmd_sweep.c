@@ -40,13 +40,13 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
         {"symbol-col", required_argument, 0, 1},   {"date-col", required_argument, 0, 2},
         {"close-col", required_argument, 0, 3},    {"open-col", required_argument, 0, 4},
         {"precision", required_argument, 0, 5},    {"formulation", required_argument, 0, 6},
-        {"parity", no_argument, 0, 7},             {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"parity", no_argument, 0, 7},             {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int opt, li = 0;
     optind = 1;
     opterr = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:hq", longopts, &li)) != -1) {
         if (cli_option_once("sweep", longopts, opt, seen) != 0)
             return EXIT_USAGE;
         raid_sweep_spec *sp = &a->spec;
@@ -104,6 +104,7 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
                 USAGE("bad --formulation '%s' (expected direct or prefix)\n", optarg);
             break;
         case 7: a->parity = 1; break;
+        case 'q': cli_quiet = 1; break;
         case 'h': fputs(cli_help("sweep"), stdout); return -1;
         case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
         default: USAGE("unknown option %s\n", argv[optind - 1]);
@@ -152,10 +153,14 @@ int cmd_sweep(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    cli_notes notes;
+    cli_notes_init(&notes, "sweep", raid_ma_input_nseries(in), "series");
     for (size_t i = 0; i < raid_ma_input_notice_count(in); i++)
-        fprintf(stderr, "raid sweep: notice: %s\n", raid_ma_input_notice(in, i));
-    if ((st = a.parity ? raid_sweep_parity(ctx, &a.spec, in, &rep, &res) : raid_sweep_run(ctx, &a.spec, in, &res)) !=
-        RAID_OK) {
+        cli_notes_add(&notes, NULL, raid_ma_input_notice(in, i));
+    cli_progress_attach(ctx, "sweep");
+    st = a.parity ? raid_sweep_parity(ctx, &a.spec, in, &rep, &res) : raid_sweep_run(ctx, &a.spec, in, &res);
+    cli_progress_end();
+    if (st != RAID_OK) {
         fprintf(stderr, "raid sweep: %s\n", msg(raid_ctx_errmsg(ctx)));
         rc = st == RAID_EINVAL || st == RAID_EPARSE || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;

@@ -42,6 +42,7 @@ void cli_untrack_tmp(const char *tmp)
 
 static void cli_on_signal(int sig)
 {
+    cli_progress_on_signal();
     for (int i = 0; i < CLI_MAX_TMP; i++)
         if (cli_tmp_used[i])
             unlink(cli_tmp[i]);
@@ -227,13 +228,18 @@ int cli_run_job(const char *cmd, const char *device, const char *out_path, cli_j
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
     }
     int rc = 0;
-    if ((st = run(ctx, args, &res)) != RAID_OK) {
+    cli_progress_attach(ctx, cmd);
+    st = run(ctx, args, &res);
+    cli_progress_end();
+    if (st != RAID_OK) {
         fprintf(stderr, "raid %s: %s\n", cmd, raid_ctx_errmsg(ctx));
         rc = cli_exit_for(st);
     } else {
         const char *s;
+        cli_notes notes;
+        cli_notes_init(&notes, cmd, 0, NULL);
         for (size_t i = 0; (s = notice(res, i)) != NULL; i++) /* facts the output does not show */
-            fprintf(stderr, "raid %s: notice: %s\n", cmd, s);
+            cli_notes_add(&notes, NULL, s);
         if (cli_open_output(&out, cmd, out_path ? out_path : "-") != 0) {
             rc = EXIT_INPUT;
         } else {
@@ -271,19 +277,20 @@ int cli_option_once(const char *cmd, const struct option *longopts, int opt, con
 
 int cli_string_options(const char *cmd, int argc, char **argv, const char *const *names, const char **values, size_t n)
 {
-    struct option longopts[16];
+    struct option longopts[17];
     size_t k = 0;
     for (; k < n && k < 13; k++)
         longopts[k] = (struct option){names[k], required_argument, 0, 256 + (int)k};
     longopts[k++] = (struct option){"output", required_argument, 0, 'o'};
+    longopts[k++] = (struct option){"quiet", no_argument, 0, 'q'};
     longopts[k++] = (struct option){"help", no_argument, 0, 'h'};
     longopts[k] = (struct option){0, 0, 0, 0};
     const char **out_path = &values[n];
-    const char *seen[16] = {0};
+    const char *seen[17] = {0};
     int opt, li = 0;
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:h", longopts, &li)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:hq", longopts, &li)) != -1) {
         if (opt == 'h') {
             fputs(cli_help(cmd), stdout);
             return -1;
@@ -291,6 +298,12 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
         if (opt == ':' || opt == '?') {
             fprintf(stderr, "raid %s: %s %s\n", cmd, opt == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
             return EXIT_USAGE;
+        }
+        if (opt == 'q') {
+            if (cli_option_once(cmd, longopts, opt, seen) != 0)
+                return EXIT_USAGE;
+            cli_quiet = 1;
+            continue;
         }
         if (!*optarg) {
             fprintf(stderr, "raid %s: empty %s%s\n", cmd, opt == 'o' ? "-o" : "--", opt == 'o' ? "" : names[opt - 256]);

@@ -175,7 +175,7 @@ static void test_iteration_limit(void **state)
     double *r = t_read_dem2gbp(&T);
     for (size_t it = 1; it <= 6; it++) { /* it converges in 9 */
         raid_garch_batch_out o;
-        const raid_garch_batch_opts opt = {it, 0, 0, 0};
+        const raid_garch_batch_opts opt = {.max_iter = it};
         fit1(&FCP, r, T, &opt, &o);
         assert_int_equal(o.status, RAID_GARCH_MAXITER);
         assert_int_equal(o.iterations, (int)it);
@@ -195,7 +195,7 @@ static void test_step_lengths(void **state)
         raid_garch_lik_spec s = FCP;
         s.model = (raid_garch_lik_model)m;
         s.dist = m == 1 ? RAID_GARCH_LIK_T : RAID_GARCH_LIK_NORMAL;
-        const raid_garch_batch_opts o1 = {0, 0, 1, 0}, o4 = {0, 0, 4, 0}, o7 = {0, 0, 7, 0};
+        const raid_garch_batch_opts o1 = {.nls = 1}, o4 = {.nls = 4}, o7 = {.nls = 7};
         fit1(&s, r, T, &o1, &a);
         fit1(&s, r, T, &o4, &b);
         assert_memory_equal(&a, &b, sizeof a);
@@ -483,7 +483,7 @@ static void test_refinement(void **state)
         raid_garch_batch_out a, b;
         fit1(&s, r, T, NULL, &a);
         for (int e = 3; e <= 6; e++) {
-            const raid_garch_batch_opts o = {0, pow(10, -e), 4, 0};
+            const raid_garch_batch_opts o = {.bulk_gtol = pow(10, -e), .nls = 4};
             fit1(&s, r, T, &o, &b);
             printf("# model %d, bulk gtol 1e-%d: %s, %d iterations (full: %d)\n", m, e, stname(b.status),
                    b.iterations, a.iterations);

@@ -143,6 +143,37 @@ typedef struct raid_timing {
 RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Progress                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** A progress report of a job run on a context: `done` of `total` units of the job's current phase
+ *  (total 0: not known, such as the bytes of standard input), `unit` the phase's plural noun, a static
+ *  string: "bytes" (a CSV file read), "fits" (GARCH), "windows" (HAR), "series" (moving averages),
+ *  "backtests" (a sweep: series x grid combinations), "rows" (the simulator). `user` is the pointer given
+ *  to raid_ctx_set_progress. */
+typedef void (*raid_progress_fn)(void *user, uint64_t done, uint64_t total, const char *unit);
+
+/** Report the progress of the jobs run on ctx to fn (NULL, the default: no reports). The library never
+ *  writes to a terminal: the caller draws (the CLI's bar, a tqdm bar in Python: docs/input.md "Progress
+ *  and notices").
+ *  The contract of the calls:
+ *   - fn is called synchronously from the thread that called the job, never from the library's worker
+ *     threads (OpenMP's, the table reader's parsing threads): for one context it needs no lock.
+ *   - Cheap: at most about every 100 ms, plus once when a phase starts (the first report of a unit) and
+ *     once when done reaches a known total. A phase's done never decreases; a job may have several phases
+ *     (a new unit, or the same unit counted again from 0), and may return without a last report (a
+ *     failure, or a phase whose total it cannot know): the caller ends its display when the job returns.
+ *   - fn must return promptly (the job waits for it) and must not call the library on ctx (another
+ *     context is fine).
+ *  The jobs that report (each also on a device): raid_garch_fit (fits), raid_har_fit with a window
+ *  (windows), raid_ma_compute (series), raid_sweep_run and raid_sweep_run_arrays (backtests),
+ *  raid_realized_table_add_reader, raid_groupby_run_csv, raid_sort_run_csv, raid_quantile_run_csv and
+ *  raid_bars_run_csv (the bytes of the file read), raid_simulate_run_csv (rows). The context-free readers
+ *  (raid_garch_read_csv, raid_har_read_csv, raid_ma_read_csv) take no context and report nothing.
+ *  Errors: RAID_EINVAL (ctx NULL; raid_errmsg()). */
+RAID_API raid_status raid_ctx_set_progress(raid_ctx *ctx, raid_progress_fn fn, void *user);
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Devices                                                                                           */
 /* ------------------------------------------------------------------------------------------------ */
 

@@ -251,9 +251,12 @@ RAID_API const double *raid_garch_result_sigma2_next(const raid_garch_result *re
  *  expectations, E[1(z<0) z^2] = 1/2; EGARCH by the log recursion with E[g(z)] = 0, a lower bound of
  *  E[h] by Jensen, documented). Errors: RAID_EINVAL (no estimates, H < 1, NULL) (raid_errmsg). */
 RAID_API raid_status raid_garch_result_forecast(const raid_garch_result *res, size_t row, size_t H, double *out);
-/** Messages of the fit (why a fit failed, notices), lines without "raid garch: ". */
+/** Messages of the fit (why a fit failed, notices), lines without "raid garch: ", each about one symbol:
+ *  message_symbol gives its index (raid_garch_input_symbol's; (size_t)-1 out of range), so that a caller
+ *  can group them (the CLI summarises the messages of many symbols by kind). */
 RAID_API size_t raid_garch_result_nmessages(const raid_garch_result *res);
 RAID_API const char *raid_garch_result_message(const raid_garch_result *res, size_t i);
+RAID_API size_t raid_garch_result_message_symbol(const raid_garch_result *res, size_t i);
 
 /** Write the rows as CSV with the header
  *  symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,

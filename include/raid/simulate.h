@@ -48,6 +48,12 @@ RAID_API raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, do
  *  raid_errmsg() ("simulate: ..." for the options, "cannot write PATH: REASON" for a file). */
 RAID_API raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path);
 
+/** raid_simulate_csv as a job on ctx (NULL: exactly raid_simulate_csv): the same files, and the rows of
+ *  prices written reported to ctx's progress callback (raid_ctx_set_progress, unit "rows", after each day
+ *  of a symbol). Errors: those of raid_simulate_csv; message: raid_errmsg(), and raid_ctx_errmsg(ctx). */
+RAID_API raid_status raid_simulate_run_csv(raid_ctx *ctx, const raid_sim_opts *o, const char *prices_path,
+                                           const char *iv_path);
+
 #ifdef __cplusplus
 }
 #endif

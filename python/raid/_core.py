@@ -328,3 +328,111 @@ _EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) 
 def read_csv_exact(path, **kw):
     """pd.read_csv with every float parsed to the nearest float64 (what C's strtod gives)."""
     return pd.read_csv(path, **kw, **_EXACT)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Progress: the library's reports (raid_ctx_set_progress, include/raid/core.h) to a callable or a tqdm bar
+# ---------------------------------------------------------------------------------------------------
+
+# tqdm's units are singular ("it"): the library's plural nouns (include/raid/core.h raid_progress_fn)
+_UNIT = {"bytes": "B", "fits": "fit", "windows": "window", "backtests": "backtest", "rows": "row"}
+
+
+class _Progress:
+    """The sink of progress=: None or False (nothing); True (a tqdm.auto bar; tqdm must be installed); a
+    tqdm-like class (called as cls(total=, unit=, unit_scale=, desc=), e.g. tqdm.tqdm or tqdm.notebook.tqdm:
+    its bars are closed at the end); a tqdm-like instance (anything with update(); reset(total=) starts a
+    phase, its unit attribute is set: the caller closes it); or a callable f(done, total) (total None when
+    not known), called with the library's counts as they come."""
+
+    def __init__(self, progress, desc):
+        self.desc = desc
+        self.cls = self.bar = self.fn = None
+        self.owned = False
+        if progress is True:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                raise ImportError("progress=True draws a tqdm bar, and tqdm is not installed: pip install tqdm, or "
+                                  "pass a callable(done, total)") from None
+            self.cls = tqdm
+        elif isinstance(progress, type):
+            self.cls = progress
+        elif hasattr(progress, "update"):
+            self.bar = progress
+        elif callable(progress):
+            self.fn = progress
+        else:
+            raise TypeError(f"progress must be True, False, None, a tqdm class or bar, or a callable(done, total), "
+                            f"not {progress!r}")
+        self.unit = None
+        self.last = 0
+        self.error = None
+
+    def report(self, done, total, unit):
+        total = total or None
+        if self.fn is not None:
+            self.fn(done, total)
+            return
+        if unit != self.unit or done < self.last:  # a new phase
+            if self.cls is not None:
+                if self.bar is not None:
+                    self.bar.close()
+                self.bar = self.cls(total=total, unit=_UNIT.get(unit, unit), unit_scale=unit == "bytes",
+                                    desc=self.desc)
+                self.owned = True
+            else:
+                self.bar.reset(total=total)
+                self.bar.unit = unit
+            self.unit, self.last = unit, 0
+        elif total != getattr(self.bar, "total", total):
+            self.bar.total = total
+        self.bar.update(done - self.last)
+        self.last = done
+
+    def close(self):
+        if self.bar is not None:
+            if self.owned:
+                self.bar.close()
+            elif hasattr(self.bar, "refresh"):
+                self.bar.refresh()
+
+
+class reporting:
+    """with reporting(ctx, progress, desc): the library's progress reports of the jobs run on ctx inside
+    go to progress (_Progress: what it takes); on leaving, the context reports nothing again, a bar made
+    here is closed, and an exception the sink raised (KeyboardInterrupt in a tqdm callback, say) is
+    raised, after the job: the library calls back from the calling thread only, and a failing callback
+    cannot stop its job."""
+
+    def __init__(self, ctx, progress, desc=None):
+        self.ctx = ctx
+        self.sink = None if progress is None or progress is False else _Progress(progress, desc)
+        self.cb = None
+
+    def _on_error(self, exc_type, exc, tb):
+        if self.sink.error is None:
+            self.sink.error = exc
+        return None
+
+    def __enter__(self):
+        if self.sink is None:
+            return self
+        sink = self.sink
+
+        def on_progress(user, done, total, unit):
+            sink.report(int(done), int(total), ffi.string(unit).decode())
+
+        self.cb = ffi.callback("raid_progress_fn", on_progress, onerror=self._on_error)
+        check(lib.raid_ctx_set_progress(self.ctx, self.cb, ffi.NULL), self.ctx)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.sink is None:
+            return False
+        lib.raid_ctx_set_progress(self.ctx, ffi.NULL, ffi.NULL)
+        self.cb = None
+        self.sink.close()
+        if exc_type is None and self.sink.error is not None:
+            raise self.sink.error
+        return False

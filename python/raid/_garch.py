@@ -4,7 +4,7 @@ through its accessors into the DataFrame that `raid garch` writes as CSV."""
 import numpy as np
 import pandas as pd
 
-from ._core import _text, array, as_c, c_int, check, context, ffi, lib, symbol_codes
+from ._core import _text, array, as_c, c_int, check, context, ffi, lib, reporting, symbol_codes
 from ._realized import _column
 
 COLUMNS = ["symbol", "window_end", "n", "model", "dist", "mu", "omega", "alpha", "gamma", "beta", "nu", "se_mu",
@@ -135,7 +135,8 @@ def _input(series):
 
 
 def garch(returns, model="garch", dist="normal", mean="constant", init="backcast", ez="sqrt2pi", se="robust",
-          window=None, step=None, max_iter=500, device=None, ret_col=None, symbol_col=None, date_col=None):
+          window=None, step=None, max_iter=500, device=None, ret_col=None, symbol_col=None, date_col=None,
+          progress=None):
     """Fit a GARCH-family model to one or many return series (docs/garch.md; `raid garch`).
 
     returns: a 1-D numpy array (one series, symbol ""); a pandas Series (its index gives window_end when
@@ -147,7 +148,9 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
     the default) or "sample"; ez "sqrt2pi" or "dist" (EGARCH's kappa); se "robust" or "classic";
     window None (full sample), "rolling:N" or "expanding:N" with step (default 1; only with a window);
     max_iter BFGS iterations;
-    device as raid.realized (None: $RAID_DEVICE or auto).
+    device as raid.realized (None: $RAID_DEVICE or auto); progress: the fits' progress (unit "fits"), None (the
+    default: none), True (a tqdm bar), a tqdm class or bar, or a callable(done, total) (docs/python.md
+    "Progress").
 
     Returns a DataFrame with `raid garch`'s columns (one row per series, or per window); the fit's
     messages (why a fit has no estimates or did not converge) are in its .attrs["messages"]. Raises
@@ -157,7 +160,8 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
     gin = _input(_series_list(returns, ret_col, symbol_col, date_col))
     ctx = context(device)
     rp = ffi.new("raid_garch_result **")
-    check(lib.raid_garch_fit(ctx, spec, gin, rp), ctx)
+    with reporting(ctx, progress, "garch"):
+        check(lib.raid_garch_fit(ctx, spec, gin, rp), ctx)
     res = ffi.gc(rp[0], lib.raid_garch_result_destroy)
     n = lib.raid_garch_result_nrows(res)
     P = len(_PARAMS)

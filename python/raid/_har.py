@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._core import _text, array, as_c, c_int, check, context, ffi, lib, symbol_codes
+from ._core import _text, array, as_c, c_int, check, context, ffi, lib, reporting, symbol_codes
 from ._realized import _column, no_symbol_notice
 
 
@@ -127,7 +127,7 @@ def _input(measures, cols):
 
 def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", nw_lag=None, window="full",
         alpha=0.05, device="auto", symbol_col=None, date_col=None, rv_col=None, bpv_col=None, rq_col=None,
-        jump_p_col=None):
+        jump_p_col=None, progress=None):
     """Fit a HAR-family model to daily realized measures, per symbol (docs/har.md; `raid har`).
 
     measures: a DataFrame of one row per symbol and day, a symbol's rows contiguous and in increasing
@@ -137,7 +137,8 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
     model: "har", "har-j", "har-cj", "harq"; lags: increasing day counts, the first 1 (or "1,5,22");
     h: forecast horizon in days; transform: "none", "log", "sqrt"; se: "ols", "white", "nw"; nw_lag:
     the Newey-West lag (None: floor(4 (n/100)^(2/9)) per fit); window: "full", "rolling:N" or
-    "expanding:N" (N design rows); alpha: the jump significance of har-cj; device as raid.realized.
+    "expanding:N" (N design rows); alpha: the jump significance of har-cj; device as raid.realized;
+    progress: the windows' progress (unit "windows"; a full-sample fit reports none), as raid.garch's.
 
     Messages name rows by the DataFrame's 0-based position ("row 5"). A missing date or symbol, symbols of
     mixed types, lags or h that are not integers or outside C int are ValueError naming the row or the
@@ -151,7 +152,8 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
     hin = _input(measures, (symbol_col, date_col, rv_col, bpv_col, rq_col, jump_p_col))
     ctx = context(device)
     rp = ffi.new("raid_har_result **")
-    check(lib.raid_har_fit(ctx, spec, hin, rp), ctx)
+    with reporting(ctx, progress, "har"):
+        check(lib.raid_har_fit(ctx, spec, hin, rp), ctx)
     res = ffi.gc(rp[0], lib.raid_har_result_destroy)
 
     model_name = _text(lib.raid_har_model_name(lib.raid_har_spec_model(spec)))

@@ -4,7 +4,7 @@ raid_ma_compute on numpy arrays (one series, or ragged series by offsets), panda
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, column_floats, context, ffi, lib, symbol_codes
+from ._core import as_c, c_int, check, column_floats, context, ffi, lib, reporting, symbol_codes
 from ._realized import _column
 
 
@@ -16,7 +16,7 @@ def _stat(stat):
     return out[0]
 
 
-def _compute(values, offsets, stat, window, device):
+def _compute(values, offsets, stat, window, device, progress=None):
     x, px = as_c(values, np.float64, "x")
     off, poff = as_c(offsets, np.int64, "offsets")
     if off.size < 1:
@@ -26,7 +26,9 @@ def _compute(values, offsets, stat, window, device):
     out = np.full(x.size, np.nan)
     pout = ffi.from_buffer("double[]", out)
     ctx = context(device)
-    check(lib.raid_ma_compute(ctx, _stat(stat), c_int(window, "window", "int64_t"), px, poff, off.size - 1, pout), ctx)
+    with reporting(ctx, progress, "ma"):
+        check(lib.raid_ma_compute(ctx, _stat(stat), c_int(window, "window", "int64_t"), px, poff, off.size - 1, pout),
+              ctx)
     return out
 
 
@@ -42,7 +44,8 @@ def _runs(codes, what):
     return np.r_[starts, n].astype(np.int64)
 
 
-def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, date_col=None, device=None):
+def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, date_col=None, device=None,
+       progress=None):
     """A moving average or rolling statistic (docs/ta.md), in float64 with R TTR's conventions.
 
     stat: "sum", "mean", "sumsq", "var" (sample, divisor window - 1), "wma" (weights 1..window), "ema"
@@ -59,7 +62,8 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
         series per symbol when a symbol column is there (symbol_col, default "symbol"; its rows
         contiguous), the date column (date_col, default "date", else "timestamp") kept; returns a DataFrame
         [symbol,][date,]STAT with x's index: `raid ma`'s output.
-    device: as raid.context (today every device computes on the host in float64). Errors: ValueError
+    device: as raid.context (today every device computes on the host in float64); progress: the series'
+    progress (unit "series"), as raid.garch's. Errors: ValueError
     (arguments), RaidError (the library's: a window out of range, an infinite value, ...)."""
     if isinstance(x, pd.DataFrame):
         vc = _column(x, col, "close")
@@ -78,12 +82,13 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
             out["symbol"] = x[sc].to_numpy()
         if dc is not None:
             out[dc] = x[dc].to_numpy()
-        out[stat] = _compute(values, off, stat, window, device)
+        out[stat] = _compute(values, off, stat, window, device, progress)
         return out
     if isinstance(x, pd.Series):
         values = column_floats(x, "x")
-        return pd.Series(_compute(values, [0, values.size], stat, window, device), index=x.index, name=stat)
+        return pd.Series(_compute(values, [0, values.size], stat, window, device, progress), index=x.index,
+                         name=stat)
     values = column_floats(x, "x")
     if values.ndim != 1:
         raise ValueError(f"x must be one-dimensional, not of shape {values.shape}")
-    return _compute(values, [0, values.size] if offsets is None else offsets, stat, window, device)
+    return _compute(values, [0, values.size] if offsets is None else offsets, stat, window, device, progress)

@@ -5,7 +5,7 @@ sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, column_floats, context, ffi, lib, records, symbol_codes
+from ._core import as_c, c_int, check, column_floats, context, ffi, lib, records, reporting, symbol_codes
 from ._ma import _runs, _stat
 from ._realized import _column
 
@@ -50,7 +50,7 @@ def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precisio
     return s
 
 
-def _run(close, open_, off, names, spec, device):
+def _run(close, open_, off, names, spec, device, progress=None):
     c, pc = as_c(close, np.float64, "close")
     o, po = (None, ffi.NULL) if open_ is None else as_c(open_, np.float64, "open")
     if o is not None and o.size != c.size:
@@ -62,7 +62,8 @@ def _run(close, open_, off, names, spec, device):
     psym = ffi.new("const char *[]", keep) if keep is not None else ffi.NULL
     ctx = context(device)
     out = ffi.new("raid_sweep_result **")
-    check(lib.raid_sweep_run_arrays(ctx, spec, pc, po, poff, off.size - 1, psym, out), ctx)
+    with reporting(ctx, progress, "sweep"):
+        check(lib.raid_sweep_run_arrays(ctx, spec, pc, po, poff, off.size - 1, psym, out), ctx)
     return ffi.gc(out[0], lib.raid_sweep_result_destroy)
 
 
@@ -109,7 +110,7 @@ def _frames(r, names, trades):
 
 def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
           bars_per_year=252, trades=False, open=None, offsets=None, close_col=None, open_col=None,
-          symbol_col=None, device=None, precision="df", formulation="direct"):
+          symbol_col=None, device=None, precision="df", formulation="direct", progress=None):
     """Backtests of the moving-average crossover over a grid of (fast, slow) periods (docs/ta_sweep.md).
 
     Long when MA(fast) > MA(slow) at bar t (both defined), flat otherwise (short instead with short=True);
@@ -129,7 +130,8 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
     exit_bar,entry_price,exit_price,side). device: as raid.context: "cpu" the float64 path, a device the
     device sweep (moving averages, trades and statistics there: the float64 trades except at float64
     ties, statistics within docs/ta_sweep.md's bound). precision "df" or "f32" (plain float32 sums),
-    formulation "direct" or "prefix" (the float32 prefix-sum trap), as `raid sweep`. Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
+    formulation "direct" or "prefix" (the float32 prefix-sum trap), as `raid sweep`. progress: the
+    backtests' progress (unit "backtests": series x pairs), as raid.garch's. Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
     spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precision, formulation)
     names = None
     if isinstance(x, pd.DataFrame):
@@ -154,6 +156,6 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
                 raise ValueError(f"x must be one-dimensional, not of shape {close.shape}")
         open_ = None if open is None else column_floats(open, "open")
         off = np.array([0, close.size] if offsets is None else offsets, dtype=np.int64)
-    r = _run(close, open_, off, names, spec, device)
+    r = _run(close, open_, off, names, spec, device, progress)
     res = _frames(r, [n.decode() for n in names] if names is not None else None, trades)
     return res

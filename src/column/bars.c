@@ -164,8 +164,8 @@ static raid_status trade_add(acc *a, int64_t q, const char *name, int64_t wall, 
     return RAID_OK;
 }
 
-/* Read every trade of path into a (symbols into bars->syms). */
-static raid_status read_trades(raid_bars *bars, const char *path, acc *a)
+/* Read every trade of path into a (symbols into bars->syms), the bytes read reported to ctx's progress. */
+static raid_status read_trades(raid_ctx *ctx, raid_bars *bars, const char *path, acc *a)
 {
     const raid_tspec spec[4] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
                                 {"timestamp", "timestamp", RAID_T_TIMESTAMP, 0},
@@ -176,6 +176,8 @@ static raid_status read_trades(raid_bars *bars, const char *path, acc *a)
     raid_status st = raid_table_open(&t, path, spec, 4);
     if (st == RAID_OK)
         st = raid_tbatch_init(&b, t);
+    if (st == RAID_OK)
+        raid_table_set_progress(t, ctx);
     const int has_sym = st == RAID_OK && raid_table_col(t, C_SYM) != 0, has_size = st == RAID_OK && raid_table_col(t, C_SIZE) != 0;
     char msg[256];
     for (int fin = 0; !fin && st == RAID_OK;) {
@@ -311,7 +313,7 @@ raid_status raid_bars_run_csv(raid_ctx *ctx, const char *path, const char *inter
     raid_io_tz *tz;
     raid_bars *bars;
     const raid_status st = job_open(ctx, &a, interval, tzname, session, &tz, &bars);
-    return st != RAID_OK ? st : bars_end(ctx, read_trades(bars, path, &a), bars, &a, tz, out);
+    return st != RAID_OK ? st : bars_end(ctx, read_trades(ctx, bars, path, &a), bars, &a, tz, out);
 }
 
 raid_status raid_bars_compute(raid_ctx *ctx, const int64_t *sym, const char *const *names, size_t nsym,

@@ -122,3 +122,32 @@ void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width)
 }
 
 void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t) { *t = ctx->timing; }
+
+raid_status raid_ctx_set_progress(raid_ctx *ctx, raid_progress_fn fn, void *user)
+{
+    if (!ctx)
+        return raid_fail(NULL, RAID_EINVAL, "raid_ctx_set_progress: ctx is NULL");
+    memset(&ctx->progress, 0, sizeof ctx->progress);
+    ctx->progress.fn = fn;
+    ctx->progress.user = user;
+    return RAID_OK;
+}
+
+void raid_progress_report(raid_ctx *ctx, uint64_t done, uint64_t total, const char *unit)
+{
+    raid_progress_state *p = &ctx->progress;
+    const double now = raid_now();
+    /* a new phase: a new unit, or the same one counted again from below the last report */
+    const int phase = !p->unit || (p->unit != unit && strcmp(p->unit, unit)) || done < p->done;
+    if (!phase) {
+        if (done == p->done && total == p->total)
+            return; /* nothing new */
+        if (!(total && done >= total) && now - p->last < RAID_PROGRESS_INTERVAL)
+            return;
+    }
+    p->unit = unit;
+    p->done = done;
+    p->total = total;
+    p->last = now;
+    p->fn(p->user, done, total, unit);
+}

@@ -26,6 +26,15 @@ typedef struct raid_tuning_knobs {
     char build_options[256];    /* appended to every kernel's build options */
 } raid_tuning_knobs;
 
+/* The progress reporting of a context (raid_ctx_set_progress): the callback, and the last report made. */
+typedef struct raid_progress_state {
+    raid_progress_fn fn;       /* NULL: no reports */
+    void *user;
+    const char *unit;          /* of the last report; NULL before the first */
+    uint64_t done, total;      /* of the last report */
+    double last;               /* raid_now() of the last report */
+} raid_progress_state;
+
 struct raid_ctx {
     raid_backend backend;
     raid_precision precision;
@@ -35,8 +44,26 @@ struct raid_ctx {
     raid_timing timing;        /* of the last device call */
     char device_name[256];
     raid_tuning_knobs *tuning;  /* benchmarks and tests only (raid_tuning_set); NULL otherwise */
+    raid_progress_state progress;
     char errmsg[RAID_ERRMSG_LEN];
 };
+
+/* The minimum time between two reports of one phase (raid_ctx_set_progress's contract), seconds. */
+#define RAID_PROGRESS_INTERVAL 0.1
+
+/* Report done of total units of the job's current phase to ctx's progress callback, if it has one
+ * (include/raid/core.h, raid_ctx_set_progress: the contract). Call it only from the thread that called
+ * the job (inside an OpenMP region: from thread 0, the encountering thread), with done not decreasing
+ * within a phase (a phase: the reports of one unit, a static string; counting the same unit again from 0
+ * starts a new phase). Throttled here (RAID_PROGRESS_INTERVAL; a phase's first report and the one that
+ * reaches total always pass), so a caller may call it once per block, batch or series; each call without
+ * a callback is a test of one pointer. */
+void raid_progress_report(raid_ctx *ctx, uint64_t done, uint64_t total, const char *unit);
+static inline void raid_progress(raid_ctx *ctx, uint64_t done, uint64_t total, const char *unit)
+{
+    if (ctx && ctx->progress.fn)
+        raid_progress_report(ctx, done, total, unit);
+}
 
 /* Whether ctx runs operations on a device (through src/device/, whatever its backend) rather than the
  * float64 cpu path: the one test behind every operation's choice of path. */

@@ -173,6 +173,7 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
         spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA};
     if ((st = raid_table_open(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raid_tbatch_init(&b, tab)) != RAID_OK)
         goto done;
+    raid_table_set_progress(tab, ctx);
     for (int fin = 0; !fin && st == RAID_OK;) {
         const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
         if ((st = append(&b, t->ncols, &n, &cap, &kc, v, valid)) == RAID_OK)

@@ -74,6 +74,7 @@ raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, u
                           (st = raid_tbatch_init(&b, tab)) != RAID_OK))
         goto done;
     raid_table_keep_rows(tab);
+    raid_table_set_progress(tab, ctx);
     {
         size_t hl;
         const char *h = raid_table_header_text(tab, &hl);

@@ -140,6 +140,7 @@ struct raid_table {
     int is_stdin;
     uint64_t consumed, total;
     int at_end;
+    raid_ctx *progress; /* the context that raid_table_read reports the bytes read to (NULL: none) */
 
     /* the bytes: the whole mapped file, or the stream's first bytes (header) */
     unsigned char *map;
@@ -1719,7 +1720,22 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
     return RAID_OK;
 }
 
+static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done);
+
+void raid_table_set_progress(raid_table *t, raid_ctx *ctx) { t->progress = ctx; }
+
 raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done)
+{
+    const raid_status st = table_read(t, b, max_rows, done);
+    if (t && t->progress && st == RAID_OK) {
+        uint64_t used, total;
+        raid_table_progress(t, &used, &total);
+        raid_progress(t->progress, *done && total ? total : used, total, "bytes");
+    }
+    return st;
+}
+
+static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done)
 {
     if (done)
         *done = 0;

@@ -240,6 +240,11 @@ raid_status raid_table_copy_notices(const raid_table *t, raid_strlist *l);
 
 /* Bytes consumed so far and the file's size (0 if unknown: standard input, a pipe). */
 void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total);
+/* From now on each raid_table_read that succeeds reports the bytes consumed to ctx's progress callback
+ * (unit "bytes", total the file's size or 0; core/internal.h raid_progress), from the calling thread; NULL
+ * stops it. For the jobs that read a table on a context (the CSV jobs, the realized table's adds): the
+ * context must outlive the reports, so a job that does not own the table sets NULL before it returns. */
+void raid_table_set_progress(raid_table *t, raid_ctx *ctx);
 
 /* The number rule of F64 columns (table.h's head comment): 0 and *v, or -1. For tests. */
 int raid_table_parse_f64(const char *s, size_t n, double *v);

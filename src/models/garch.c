@@ -60,16 +60,14 @@ static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, 
         char where[4200] = "?";
         if (t < S->n)
             garch_where(in, S, t, where, sizeof where);
-        return raid_strlist_addf(&res->msg, "%s: %s: return %g at %s; no estimates", nm, st, t < S->n ? S->r[t] : NAN,
-                                where);
+        return GARCH_MSG(res, q, "%s: %s: return %g at %s; no estimates", nm, st, t < S->n ? S->r[t] : NAN, where);
     }
     if (o->status == RAID_GARCH_TOO_SHORT)
-        return raid_strlist_addf(&res->msg, "%s: %s: %zu return%s, fewer than %d; no estimates", nm, st, S->n,
-                                S->n == 1 ? "" : "s", RAID_GARCH_MIN_T);
+        return GARCH_MSG(res, q, "%s: %s: %zu return%s, fewer than %d; no estimates", nm, st, S->n,
+                         S->n == 1 ? "" : "s", RAID_GARCH_MIN_T);
     if (o->status == RAID_GARCH_MAXITER)
-        return raid_strlist_addf(&res->msg, "%s: %s (%d iterations): %s", nm, st, o->iterations,
-                                status_detail(o->status));
-    return raid_strlist_addf(&res->msg, "%s: %s: %s", nm, st, status_detail(o->status));
+        return GARCH_MSG(res, q, "%s: %s (%d iterations): %s", nm, st, o->iterations, status_detail(o->status));
+    return GARCH_MSG(res, q, "%s: %s: %s", nm, st, status_detail(o->status));
 }
 
 /* A converged fit without (some) standard errors: its Hessian at the estimates was not positive definite
@@ -151,7 +149,9 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
         }
         w += nw;
     }
-    if (nrows && (st = raid_garch_batch_fit(ctx, ls, nrows, r, T, warm, opts, o)) != RAID_OK)
+    raid_garch_batch_opts wo = *opts; /* the windows' fits come after the full-sample fits */
+    wo.prog_base = nsym;
+    if (nrows && (st = raid_garch_batch_fit(ctx, ls, nrows, r, T, warm, &wo, o)) != RAID_OK)
         goto done;
     w = 0;
     for (size_t q = 0; q < nsym && st == RAID_OK; q++) {
@@ -169,15 +169,15 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
                 first_nose = j;
         }
         if (st == RAID_OK && nose)
-            st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows %s (the first: window ending '%s')", nm, nose, nw,
-                                  NO_SE, res->row_end[first_nose]) ? NOMEM(ctx) : RAID_OK;
+            st = GARCH_MSG(res, q, "%s: %zu of %zu windows %s (the first: window ending '%s')", nm, nose, nw, NO_SE,
+                           res->row_end[first_nose]) ? NOMEM(ctx) : RAID_OK;
         if (st == RAID_OK && !nw)
-            st = raid_strlist_addf(&res->msg, "%s: %zu return%s, fewer than the window's %lld: no window", nm, S->n,
-                                  S->n == 1 ? "" : "s", (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
+            st = GARCH_MSG(res, q, "%s: %zu return%s, fewer than the window's %lld: no window", nm, S->n,
+                           S->n == 1 ? "" : "s", (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
         else if (st == RAID_OK && bad)
-            st = raid_strlist_addf(&res->msg, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
-                                  nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
-                                  status_detail(o[first].status)) ? NOMEM(ctx) : RAID_OK;
+            st = GARCH_MSG(res, q, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
+                           nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
+                           status_detail(o[first].status)) ? NOMEM(ctx) : RAID_OK;
         w += nw;
     }
 done:
@@ -204,6 +204,8 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
         for (size_t q = 0; q < nsym; q++)
             nrows += plan_windows(sp, in->sym[q].n, NULL);
     }
+    /* progress: the full-sample fits, then the windows' (each a fit, as the rows of the result) */
+    opts.prog_total = nsym + (sp->win_kind != RAID_GARCH_FULL ? nrows : 0);
     raid_garch_result *res = calloc(1, sizeof *res);
     const double **r = malloc((nsym ? nsym : 1) * sizeof *r);
     size_t *T = malloc((nsym ? nsym : 1) * sizeof *T);
@@ -223,7 +225,7 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
         if (put_row(res, q, q, NULL, in->sym[q].n, &full[q], slot, k) != RAID_OK ||
             (full[q].status != RAID_GARCH_CONVERGED && full_msg(res, in, q, &full[q]) != RAID_OK) ||
             (converged_no_se(sp, &full[q], k) &&
-             raid_strlist_addf(&res->msg, "%s: %s", *in->sym[q].name ? in->sym[q].name : "(no symbol)", NO_SE)))
+             GARCH_MSG(res, q, "%s: %s", *in->sym[q].name ? in->sym[q].name : "(no symbol)", NO_SE)))
             st = NOMEM(ctx);
     if (st == RAID_OK && sp->win_kind != RAID_GARCH_FULL)
         st = fit_windows(ctx, sp, &ls, in, full, &opts, res, slot, k);

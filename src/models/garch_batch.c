@@ -520,8 +520,18 @@ static int merged(fit *s, const fit *fits)
     return 1;
 }
 
-/* Run BFGS in lock step on every running fit until each stops. */
-static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *ru, batch *b)
+/* The progress of a batch fit (raid_garch_batch_opts' prog_*): ctx, the series done before the bulk phase
+ * (base: prog_base + those that could not be fitted), the fits of the bulk phase (nf series, ntot
+ * candidates with the second ones) and the total. */
+typedef struct prog {
+    raid_ctx *ctx;
+    uint64_t base, total;
+    size_t nf, ntot;
+} prog;
+
+/* Run BFGS in lock step on every running fit until each stops; pg (NULL: none) gets the share of the
+ * candidates stopped, as series, after each round. */
+static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *ru, batch *b, const prog *pg)
 {
     const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
     for (;;) {
@@ -542,6 +552,9 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
                 batch_push(b, s, i, xq);
             }
         }
+        if (pg && pg->total) /* monotone: a stopped candidate does not run again in this phase */
+            raid_progress(pg->ctx, pg->base + (uint64_t)((double)pg->nf * (double)(nf - running) / (double)nf), pg->total,
+                          "fits");
         if (b->n == 0) return RAID_OK;
         if (running < ru->tail) { /* the last few: a call each round would wait on the device for little */
             for (size_t i = 0; i < nf; i++) {
@@ -1468,7 +1481,9 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             rv[q] = r[idx[q]];
             Tv[q] = T[idx[q]];
         }
-        if (nn) st = raid_garch_batch_fit(ctx, &gs, nn, rv, Tv, NULL, opts, go);
+        raid_garch_batch_opts no = opts ? *opts : (raid_garch_batch_opts){0};
+        no.prog_total = 0; /* the nested fits report nothing: the GJR fits below do */
+        if (nn) st = raid_garch_batch_fit(ctx, &gs, nn, rv, Tv, NULL, &no, go);
         for (size_t q = 0; st == RAID_OK && q < nn; q++) {
             double *th = nested + idx[q] * k;
             for (size_t j = 0, jg = 0; j < k; j++) th[j] = j == ia_gamma ? 0 : go[q].theta[jg++];
@@ -1523,6 +1538,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         }
         nf++;
     }
+    if (opts && opts->prog_total) raid_progress(ctx, opts->prog_base + (n - nf), opts->prog_total, "fits");
     if (nf == 0) goto done;
     const double tscr = prof_now();
     st = raid_garch_eval_create(ctx, spec, nf, rv, Tv, &ev);
@@ -1554,7 +1570,8 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     tp[1] = prof_now();
     if (st == RAID_OK) st = init_hessian(ev, fits, ntot, &b);
     tp[2] = prof_now();
-    if (st == RAID_OK) st = bulk(ev, fits, ntot, &ru, &b);
+    const prog pg = {ctx, (opts ? opts->prog_base : 0) + (n - nf), opts ? opts->prog_total : 0, nf, ntot};
+    if (st == RAID_OK) st = bulk(ev, fits, ntot, &ru, &b, &pg);
     tp[3] = prof_now();
     if (st != RAID_OK) goto done;
     pick(fits, nf, ntot);
@@ -1591,7 +1608,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             if (st != RAID_OK) st = raid_fail(ctx, st, "%s", raid_errmsg());
             if (st == RAID_OK) st = reevaluate(ev, fits, nf, &b);
             if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
-            if (st == RAID_OK) st = bulk(ev, fits, nf, &final, &b);
+            if (st == RAID_OK) st = bulk(ev, fits, nf, &final, &b, NULL);
             if (st != RAID_OK) goto done;
             refine_all(fits, nf, &final);
         }
@@ -1610,6 +1627,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         if (!infer(s, o)) oom |= 1;
     }
     if (oom) st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH standard errors)");
+    if (st == RAID_OK && opts && opts->prog_total) raid_progress(ctx, opts->prog_base + n, opts->prog_total, "fits");
     if (profile) {
         tp[5] = prof_now();
         fprintf(stderr, "garch profile: continuation + inference %.3f s; total after create %.3f s\n", tp[5] - tp[4],

@@ -23,6 +23,9 @@ typedef struct raid_garch_batch_opts {
                          cpu (BFGS from their last iterate, then the float64 refinement) once fewer than tail - 1
                          of them run: each further call would carry a handful of points and wait on the device
                          (0: the default, once fewer than 16 run; 1: never); ignored on the cpu */
+    uint64_t prog_base, prog_total; /* progress (unit "fits") on the context: the fit reports prog_base + the
+                         series done of its n, of prog_total (0: no reports); a series is done once its bulk
+                         phase stopped (or it could not be fitted). GJR's nested GARCH fits report nothing */
 } raid_garch_batch_opts;
 
 /* One series' result. theta/se in the packed layout of garch_lik.h ([mu] omega alpha [gamma] beta [nu]),

@@ -42,6 +42,8 @@ struct raid_garch_result {
     size_t nsym;
     char **sym;          /* the input's names */
     raid_strlist msg;    /* messages of the fit */
+    size_t *msg_sym;     /* the symbol of each message (raid_garch_result_message_symbol) */
+    size_t msg_sym_cap;
     size_t nrows;
     int64_t *row_sym;    /* symbol index per row */
     char **row_end;      /* NULL for full-sample rows */
@@ -57,6 +59,10 @@ raid_garch_lik_spec garch_lik_spec(const raid_garch_spec *sp);
 int garch_slots(const raid_garch_spec *sp, int slot[RAID_GARCH_MAXPAR]);
 
 /* Result building (garch_result.c): RAID_OK or RAID_ENOMEM (no message set). */
+/* Note that the message just appended to res->msg concerns symbol q; st is the append's status, returned
+ * (RAID_ENOMEM when the note cannot be kept: the message is taken back). As GARCH_MSG(res, q, fmt, ...). */
+raid_status garch_result_msg_symbol(raid_garch_result *res, size_t q, raid_status st);
+#define GARCH_MSG(res, q, ...) garch_result_msg_symbol((res), (q), raid_strlist_addf(&(res)->msg, __VA_ARGS__))
 raid_status garch_result_init(raid_garch_result *res, const raid_garch_spec *sp, const raid_garch_input *in,
                               size_t nrows);
 

@@ -51,6 +51,7 @@ void raid_garch_result_destroy(raid_garch_result *res)
         free(res->sym[q]);
     free(res->sym);
     raid_strlist_free(&res->msg);
+    free(res->msg_sym);
     for (size_t r = 0; res->row_end && r < res->nrows; r++)
         free(res->row_end[r]);
     free(res->row_sym), free(res->row_end), free(res->n), free(res->params), free(res->se), free(res->loglik);
@@ -83,6 +84,29 @@ size_t raid_garch_result_nmessages(const raid_garch_result *res) { return res ? 
 const char *raid_garch_result_message(const raid_garch_result *res, size_t i)
 {
     return res ? raid_strlist_get(&res->msg, i) : NULL;
+}
+size_t raid_garch_result_message_symbol(const raid_garch_result *res, size_t i)
+{
+    return res && i < res->msg.n ? res->msg_sym[i] : (size_t)-1;
+}
+
+raid_status garch_result_msg_symbol(raid_garch_result *res, size_t q, raid_status st)
+{
+    if (st != RAID_OK)
+        return st;
+    const size_t i = res->msg.n - 1;
+    if (i >= res->msg_sym_cap) {
+        const size_t cap = res->msg_sym_cap ? 2 * res->msg_sym_cap : 16;
+        size_t *p = realloc(res->msg_sym, cap * sizeof *p);
+        if (!p) {
+            free(res->msg.s[--res->msg.n]);
+            return RAID_ENOMEM;
+        }
+        res->msg_sym = p;
+        res->msg_sym_cap = cap;
+    }
+    res->msg_sym[i] = q;
+    return RAID_OK;
 }
 
 raid_status raid_garch_result_forecast(const raid_garch_result *res, size_t row, size_t H, double *out)

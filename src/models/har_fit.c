@@ -95,6 +95,7 @@ typedef struct har_job {
     raid_ctx **cpus;
     int ncpu;
     har_sym *sy;
+    uint64_t win_done, win_total; /* progress of the windows (unit "windows"), over every symbol */
     double *Xall, *yall;
     int64_t *off;
     raid_reg_stats *stats;
@@ -332,6 +333,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
     const long long nwl = (long long)nwin;
     raid_ctx **cpus = J->cpus;
     const int ncpu = J->ncpu;
+    size_t ndone = 0; /* windows solved so far, reported by thread 0 (the caller's: raid_progress's contract) */
 #pragma omp parallel for schedule(dynamic, 16)
     for (long long wl = 0; wl < nwl; wl++) {
         const int tid = omp_get_thread_num();
@@ -350,7 +352,14 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
             wok[w] = 1;
             memcpy(wbeta + w * (size_t)k, wo[w].beta, (size_t)k * sizeof *wbeta);
         }
+        size_t nd;
+#pragma omp atomic capture
+        nd = ++ndone;
+        if (tid == 0)
+            raid_progress(J->ctx, J->win_done + nd, J->win_total, "windows");
     }
+    J->win_done += nwin;
+    raid_progress(J->ctx, J->win_done, J->win_total, "windows"); /* the windows thread 0 did not see end */
     for (size_t w = 0; w < nwin && st == RAID_OK; w++) {
         if (wsc[w] != RAID_OK)
             st = wsc[w];
@@ -507,6 +516,8 @@ static raid_status har_run(har_job *J)
         return har_fit_full(J, nprob);
     if ((st = raid_window_cpus(J->ctx, &J->cpus, &J->ncpu)) != RAID_OK)
         return st;
+    for (size_t q = 0; q < nsym; q++)
+        J->win_total += J->sy[q].ok ? raid_window_count((raid_window_kind)sp->win_kind, J->sy[q].m, (size_t)sp->win) : 0;
     g = 0;
     for (size_t q = 0; q < nsym; q++) {
         if (!J->sy[q].ok)

@@ -347,6 +347,7 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
      * the add appends nothing. */
     const int pooled = tab->pool && !cpu && !raid_on_device(ctx);
     raid_table *tb = pooled ? raid_reader_table(rd) : NULL;
+    raid_table_set_progress(raid_reader_table(rd), ctx); /* the bytes read, on ctx for this add only */
     const size_t part = tab->part != SIZE_MAX ? tab->part : pooled ? POOL_PART_RETURNS : 0;
     const size_t nrows0 = tab->nrows, nchecked0 = tab->nchecked;
     const int check_prec0 = tab->check_prec;
@@ -378,6 +379,7 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
         if (st == RAID_OK)
             st = s;
     }
+    raid_table_set_progress(raid_reader_table(rd), NULL);
     if (st != RAID_OK) {
         tab->nrows = nrows0;
         tab->nchecked = nchecked0;

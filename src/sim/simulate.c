@@ -323,7 +323,8 @@ static void sim_civil_from_days(int64_t z, int *yy, int *mm, int *dd)
 #define SIM_SESSION_US INT64_C(23400000000) /* 09:30:00 to 16:00:00 */
 #define SIM_OPEN_US INT64_C(34200000000)    /* 09:30:00 after midnight */
 
-raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path)
+/* raid_simulate_csv, the rows written reported to ctx's progress (NULL: none); messages in raid_errmsg(). */
+static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const char *prices_path, const char *iv_path)
 {
     raid_status st = sim_validate(o);
     if (st != RAID_OK)
@@ -416,6 +417,8 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
             }
             if (vf.fp)
                 fprintf(vf.fp, "%s,%s,%.17g\n", sym, date, S.iv);
+            raid_progress(ctx, ((uint64_t)s * (uint64_t)o->ndays + (uint64_t)d + 1) * (uint64_t)(n + 1),
+                          (uint64_t)o->nsymbols * (uint64_t)o->ndays * (uint64_t)(n + 1), "rows");
         }
     }
     free(ymd);
@@ -430,4 +433,15 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
         return st;
     }
     return raid_outfile_commit(&pf);
+}
+
+raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path)
+{
+    return simulate_csv(NULL, o, prices_path, iv_path);
+}
+
+raid_status raid_simulate_run_csv(raid_ctx *ctx, const raid_sim_opts *o, const char *prices_path, const char *iv_path)
+{
+    const raid_status st = simulate_csv(ctx, o, prices_path, iv_path);
+    return st == RAID_OK || !ctx ? st : raid_fail(ctx, st, "%s", raid_errmsg());
 }

@@ -399,12 +399,17 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
     int on_device = raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_cl.c */
     for (size_t s = 0; s < nseg && on_device; s++) /* a series spanning more than float's range: the host path */
         on_device = raid_ma_cl_range_ok(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
-    if (on_device)
-        return raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
+    if (on_device) {
+        const raid_status st = raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
+        if (st == RAID_OK)
+            raid_progress(ctx, nseg, nseg, "series"); /* one pass of every series */
+        return st;
+    }
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);
         if (st != RAID_OK)
             return ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
+        raid_progress(ctx, s + 1, nseg, "series");
     }
     return RAID_OK;
 }

@@ -383,6 +383,8 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
             raid_sweep_trades_free(tr64, r->ncomb);
         }
         raid_sweep_series_free(&ser);
+        if (st == RAID_OK)
+            raid_progress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
     }
     free(table), free(periods), free(row), free(fi), free(si), free(table2), free(st2);
     if (tr2)
