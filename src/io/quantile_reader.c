@@ -88,7 +88,8 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     if (st == RAID_OK && ((st = raid_table_open(&tab, path, spec, by ? 2 : 1)) != RAID_OK ||
                           (st = raid_tbatch_init(&b, tab)) != RAID_OK))
         goto done;
-    raid_table_set_progress(tab, ctx);
+    if (st == RAID_OK) /* else a bad q: no table was opened */
+        raid_table_set_progress(tab, ctx);
     for (int fin = 0; st == RAID_OK && !fin;) { /* the rows with a value */
         const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
         if (n + b.nrows > cap) {
