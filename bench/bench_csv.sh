@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CSV to daily measures, side by side (issue 12, section 1): `raid realized` on a tick file beside the
+# CSV to daily measures, side by side: `raid realized` on a tick file beside the
 # polars and pandas pipelines of the same measures (bench/peers_realized_csv.py), tick and 5-minute
 # sampling; wall time, MB/s of CSV and peak memory (/usr/bin/time), best of REPS runs each.
 #
@@ -16,7 +16,7 @@
 # variant, a comma-separated list of VAR=VALUE, both samplings, with a profiled tick run when PROFILE=1;
 # RAID_REALIZED_PART: returns per part of a batch computed at once (default 2^19 on the reader's threads),
 # 0 the whole batch; RAID_REALIZED_POOL=0: the measures on OpenMP's threads, not the reader's (with
-# RAID_REALIZED_PART=0, the path before 2026-12-02's ninth session); RAID_CSV_AHEAD: blocks cut beyond
+# RAID_REALIZED_PART=0, the path before d9dc796); RAID_CSV_AHEAD: blocks cut beyond
 # one per parsing thread; OMP_WAIT_POLICY=passive shows what the OpenMP threads' spinning costs),
 # PROFILE (default 1: one more raid run of each sampling with RAID_CSV_PROFILE=1, whose lines, `# profile:`,
 # give the cpu time of the serial phases: the calling thread's cutting, waiting, merging and segmenting,

@@ -1,5 +1,5 @@
 /*
- * bench_garch: speed of the batched GARCH-family fit (issue 9's benchmark; not a test; bench/README.md).
+ * bench_garch: speed of the batched GARCH-family fit (not a test; bench/README.md).
  *
  * S simulated series x T returns of a GARCH(1,1) (default Student-t errors, constant mean), each with its
  * own parameters (unconditional variance 0.5..2 in squared percent, alpha 0.03..0.15, persistence

@@ -271,7 +271,7 @@ int main(int argc, char **argv)
                 return 1;
             raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 0);
         }
-        /* End to end against the host-to-device bandwidth (issue 12: at least half of it), and where the
+        /* End to end against the host-to-device bandwidth (target: at least half of it), and where the
          * wall time goes (staging copies overlap the uploads and kernels of the previous batch). */
         printf("n=%lld end_to_end_GBps=%.2f h2d_pinned_GBps=%.2f h2d_pageable_GBps=%.2f end_to_end_vs_h2d=%.3f "
                "breakdown: wall_s=%.4f staging_s=%.4f upload_s=%.4f kernel_s=%.4f combine_s=%.4f host_tail_s=%.4f "

@@ -22,7 +22,7 @@
  * src/regress/meat_block.c) and prints the largest differences of the cpu run's standard errors from it.
  * --reps N repeats each cpu run N times (the first faults in the output buffers, the later ones reuse them,
  * as a user's loop would), printing each repetition's times.
- * --e2e N (issue 12 part 2) runs only raid_reg_stats_compute on N float64 values in host memory (rows of
+ * --e2e N runs only raid_reg_stats_compute on N float64 values in host memory (rows of
  * k = --e2e-k regressors and y, problems of --e2e-seg rows), best of --reps plain calls, and prints one line:
  * the end-to-end rate (8 bytes per value) beside the host-to-device bandwidth measured
  * in the same run (raid_tuning_upload_bandwidth, page-locked and pageable), their ratio (target: at least

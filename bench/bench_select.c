@@ -1,5 +1,5 @@
 /*
- * bench_select: speed of the selections of include/raid/select.h (issue 11, section 6; not a test;
+ * bench_select: speed of the selections of include/raid/select.h (not a test;
  * bench/README.md), through the public API only.
  *
  * --n values (default 10,000,000) of N(0, 1) (counter-based draws of --seed, bench_common.h; the recipe of

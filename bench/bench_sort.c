@@ -1,4 +1,4 @@
-/* Benchmark of the sorts (include/raid/sort.h; issue 11 section 6): on N float64 (standard normal draws,
+/* Benchmark of the sorts (include/raid/sort.h): on N float64 (standard normal draws,
  * bench_common.h) the sort, the stable argsort (uint32, int64 indices), the sort of (int64 key, float64 value)
  * pairs (keys: SplitMix64 draws, all 64 bits random) and the segmented argsort (uint32) over --segs equal
  * segments, on --device. Each: the best wall time of --reps calls (the first call builds the kernels: a

@@ -1,5 +1,5 @@
 /*
- * bench_sweep: speed of the moving-average crossover sweep, end to end (issue 10, section 6; not a test;
+ * bench_sweep: speed of the moving-average crossover sweep, end to end (not a test;
  * bench/README.md).
  *
  * One series of --bars bars near --price (default 150,000 near 30,000; the recipe of bench/peers_sweep.py:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One batched session on the lent H200 (see bench/README.md): build, the test suite with the GPU as the
+# One batched run on the H200 machine (see bench/README.md): build, the test suite with the GPU as the
 # device under test, then the benchmarks of bench/RESULTS.md. Every step has its own time limit and writes
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
@@ -36,18 +36,18 @@ for s in $steps; do
     run realized1e9 100 ./build-dev/bench_realized --device auto --precision f32 --reps 1 --no-cpu 1e9 ;;
   tests) # the tests read data/ in the checkout
     (cd build-dev && RAID_TEST_DEVICE=auto run tests 200 ctest --output-on-failure -j 8 -E 'pytest|install') ;;
-  realized-e2e) # issue 12: end to end from host arrays (staging and direct uploads, against the host-to-device
+  realized-e2e) # end to end from host arrays (staging and direct uploads, against the host-to-device
     # bandwidth) and the kernel, both policies; then the reference kernels (naive float32, native float64)
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 200 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu 1e8 1e9
     run realized-e2e 120 python3 bench/ref_realized_kernels.py --n 1e8 1e9 ;;
-  realized-variants) # issue 12 part 3: the fused kernel's variants side by side at 1e9 (kernel time only):
+  realized-variants) # the fused kernel's variants side by side at 1e9 (kernel time only):
     # chunk/work-group (returns per work-item), terms per renormalisation or float run (RAID_FOLD), reloads
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision df --reps 3 --no-cpu --variants \
       "default;4096/256 -DRAID_FOLD=8;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9
     run realized-variants 250 ./build-dev/bench_realized --device auto --precision f32 --reps 3 --no-cpu --variants \
       "default;4096/256 -DRAID_FOLD=16;4096/256 -DRAID_FOLD=4;4096/256 -DRAID_RELOAD=1;2048/128;4096/128;8192/256;8192/256 -DRAID_RELOAD=1;8192/512" 1e9 ;;
-  regress-e2e) # issue 12 part 2: regression statistics from host arrays, 1e9 values (2e8 rows of k = 4 and y,
+  regress-e2e) # regression statistics from host arrays, 1e9 values (2e8 rows of k = 4 and y,
     # problems of 23,400 rows), both policies: the float64-bits path (the one device path), the
     # host-to-device bandwidth of the same run, the breakdown (bench_regress --e2e)
     run regress-e2e 240 ./build-dev/bench_regress --e2e 1e9 --device auto --precision df --reps 3
@@ -85,7 +85,7 @@ for s in $steps; do
         run sweep 150 python3 bench/peers_sweep.py --csv $bars --compare $stats
     fi
     run sweep 30 ./build-dev/raid sweep data/ttrc_daily.csv --fast 5:50:1 --slow 20:200:5 --parity -o /tmp/raid-sweep-ttrc.csv ;;
-  groupby100k) # the eighth session's 100,000-group sums: every path timed side by side (the partitioned ones
+  groupby100k) # the 100,000-group sums: every path timed side by side (the partitioned ones
     # last: a crash there loses nothing before it), each path's first call checked bit for bit against the cpu
     # path (--verify 1, lines on stderr), the partitioned path's kernels' times on stderr; then the same paths
     # with the partitioned kernels' index checks (RAID_GROUPBY_CHECK: a bad index is an error, not a crash);
@@ -102,7 +102,7 @@ for s in $steps; do
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} \
       run groupby 240 python3 bench/peers_groupby.py --rows 5e7 --devices auto --reps 3 ;;
   peers) run peers 200 python3 bench/peers.py --numpy 1e7 1e8 --cupy 1e8 1e9 ;;
-  csv) # issue 12 part 1: raid realized on a 1e7-tick CSV (all cores, and the scaling), peers that import
+  csv) # raid realized on a 1e7-tick CSV (all cores, and the scaling), peers that import
     run csv 580 env THREADS_LIST="1 2 4 8 16" BLOCKS_LIST="262144 4194304" PEER_REPS=1 PY=python3 bash bench/bench_csv.sh build-dev /tmp/raid_ticks_1e7.csv ;;
   select) # bench_select on 5e7 doubles (N(0,1), prices), the cpu path, and numpy/CuPy on the very same doubles
     run select 200 ./build-dev/bench_select --device auto --n 50000000 --reps 10 --paths radix,window --dump /tmp/raid-select.bin

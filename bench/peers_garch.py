@@ -1,4 +1,4 @@
-"""Python arch 8 on the panel of bench_garch (--dump FILE): the peer of issue 9's benchmark.
+"""Python arch 8 on the panel of bench_garch (--dump FILE): the peer of its benchmark.
 
 Fitting all 10,000 series with arch takes minutes per core, so a SAMPLE of series is fitted and the
 time scaled to the whole panel (the output says which numbers are scaled):

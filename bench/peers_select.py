@@ -1,6 +1,6 @@
-"""Peers of bench_select (issue 11, section 6): the same selections on the same doubles with numpy, and
+"""Peers of bench_select: the same selections on the same doubles with numpy, and
 with polars and CuPy where they are importable (neither is a dependency of the project: measure polars
-from a throwaway venv, never the project's .venv; CuPy on the lent machine).
+from a throwaway venv, never the project's .venv; CuPy on the GPU machine).
 
 Data: --raw FILE, the little-endian float64 values `bench_select --dump FILE` wrote (the very same
 doubles), or --n N normal values from numpy's generator (--seed). Each operation is the best of --reps

@@ -1,4 +1,4 @@
-"""Peers of the sort benchmark (issue 11, section 6; bench_sort.c is RAID's side): sort and stable argsort
+"""Peers of the sort benchmark (bench_sort.c is RAID's side): sort and stable argsort
 of N float64 (standard normal draws, or with --data prices 100 + N(0,1) rounded to cents: about 1,000
 distinct values, ties everywhere) by numpy (one core: np.sort default and kind='stable',
 np.argsort(kind='stable')), polars (all cores: Series.sort, Series.arg_sort, stable by construction) and

@@ -1,4 +1,4 @@
-"""numba reference of the HMA-crossover sweep (issue 10, section 6): the peer of the benchmark.
+"""numba reference of the HMA-crossover sweep: the peer of the benchmark (bench_sweep).
 
 The same semantics as RAID's float64 cpu path (docs/ta_sweep.md, src/ta/sweep_cpu.c), written the way a
 careful numba user would: float64 throughout, HMA by direct windowed WMA sums (the TTR convention:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference kernels of the realized measures (issue 12, section 3; not a test, see bench/README.md).
+"""Reference kernels of the realized measures (not a test, see bench/README.md).
 
 Two CUDA kernels of the same six sums as RAID's fused kernel (rs_neg, rs_pos, bpv, rq, tpq, medrv over
 segments of L returns, one block of 256 threads per chunk of 4,096 returns, windows inside a segment
@@ -11,7 +11,7 @@ only, per-chunk partials), built with CuPy here in bench/ only and never part of
 Each kernel's time is the best of --reps launches on device-resident data (CUDA events), printed as
 returns per second and GB/s of its input, beside the accumulation error of the f32 port against the f64
 one (the largest relative difference of the per-chunk rv partials). RAID's kernel time comes from
-bench_realized in the same session (bench/device_session.sh realized-kernels).
+bench_realized in the same run (bench/device_session.sh realized-e2e).
 """
 import argparse
 import math

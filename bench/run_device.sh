@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build and benchmark on the lent GPU machine (see bench/README.md). Needs .debs/ with the Debian packages
+# Build and benchmark on the GPU machine (see bench/README.md). Needs .debs/ with the Debian packages
 # the build links (see bench/README.md for the apt-get download line) when they are not installed.
 set -u
 OUT=${OUT:-/tmp/raid-out}
@@ -23,7 +23,7 @@ for lib in blas lapack; do
 done
 ldconfig
 # The reference LAPACK and BLAS that `make setup` installs (Debian's liblapack3, libblas3), unpacked
-# beside whatever the image provides: the lent machine's default is OpenBLAS (pthreads), whose calls
+# beside whatever the image provides: the H200 image's default is OpenBLAS (pthreads), whose calls
 # from the library's OpenMP threads contend (bench/RESULTS.md, 2026-12-01). bench/device_session.sh puts
 # this first on LD_LIBRARY_PATH. LAPACKE comes along: the image's liblapacke is newer (3.12) and
 # calls routines (cgedmd_) that the 3.11 reference LAPACK lacks.

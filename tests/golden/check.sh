@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Byte-for-byte regression test of the CLI's outputs (issue 8: the reshaping changes no number):
+# Byte-for-byte regression test of the CLI's outputs (a change of the code changes no number unless meant to):
 # runs run.sh with the current `raid` and compares every file with expected/, recorded by run.sh with
 # the `raid` of commit 16cece3. The cpu backend's outputs are compared everywhere. The OpenCL outputs
 # were recorded with PoCL on the CPU and are compared when the first OpenCL device is PoCL's; on

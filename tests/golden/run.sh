@@ -2,7 +2,7 @@
 # Produce the outputs that tests/golden/expected/ records: `raid realized` and `raid har` on the bundled
 # real data and on simulated data, on the cpu backend and on an OpenCL device in both precision
 # policies. Usage: run.sh RAID SRCDIR OUTDIR [DEVICE]. The files in expected/ were written by this script
-# with the `raid` of commit 16cece3, before the library/CLI reshaping (issue 8); check.sh compares.
+# with the `raid` of commit 16cece3, before the library and CLI were reshaped; check.sh compares.
 set -euo pipefail
 raid=$1 src=$2 out=$3 dev=${4:-opencl}
 data=$src/data
