@@ -201,7 +201,7 @@ static void test_symbols_and_writers(void **state)
     p += sprintf(p, "symbol,date,close\n");
     for (int i = 0; i < 2 * N; i++) {
         x[i] = (i < N ? 50 : 3000) * exp(0.05 * sin(0.13 * i) + 0.02 * cos(0.71 * i));
-        p += sprintf(p, "%s,t%d,%.17g\n", i < N ? "AA" : "\"B,x\"", i % N, x[i]);
+        p += sprintf(p, "%s,%d,%.17g\n", i < N ? "AA" : "\"B,x\"", i % N, x[i]); /* dates in order: numbers */
     }
     const char *path = t_tmppath("sweep_two.csv");
     assert_int_equal(t_write_file(path, txt), 0);

@@ -5,8 +5,8 @@ sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, column_floats, context, ffi, lib, records, reporting, symbol_codes
-from ._ma import _runs, _stat
+from ._core import _text, as_c, c_int, check, column_floats, context, ffi, lib, records, reporting, symbol_codes
+from ._ma import _check_dates, _runs, _stat
 from ._realized import _column
 
 STATS = ["trades", "total_log_return", "sharpe", "max_drawdown", "exposure"]
@@ -110,7 +110,7 @@ def _frames(r, names, trades):
 
 def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
           bars_per_year=252, trades=False, open=None, offsets=None, close_col=None, open_col=None,
-          symbol_col=None, device=None, precision="df", formulation="direct", progress=None):
+          symbol_col=None, date_col=None, device=None, precision="df", formulation="direct", progress=None):
     """Backtests of the moving-average crossover over a grid of (fast, slow) periods (docs/ta_sweep.md).
 
     Long when MA(fast) > MA(slow) at bar t (both defined), flat otherwise (short instead with short=True);
@@ -142,11 +142,17 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
             oc = _column(x, open_col, "open")
             open_ = column_floats(x[oc], oc)
         sc = _column(x, symbol_col, "symbol", required=False)
+        dc = _column(x, date_col, "date", required=False)
+        if dc is None and date_col is None:
+            dc = _column(x, None, "timestamp", required=False)
+        codes = None
         if sc is not None:
             codes, names = symbol_codes(x[sc])
             off = _runs(codes, "symbol")
         else:
             off = np.array([0, close.size], dtype=np.int64)
+        if dc is not None:  # in time order within each series, as `raid sweep` reads its CSV
+            _check_dates(x[dc], off, names, codes)
     else:
         if isinstance(x, pd.Series):
             close = column_floats(x, "x")

@@ -1,11 +1,13 @@
 /* The CSV reader of raid ma (raid_ma_read_csv, include/raid/ma.h), on the table reader (table.c:
  * tokenising, byte order mark, header mapping, typed columns, FILE:LINE:COL errors) and the symbol table
  * (symtab.h: the series in order, to refuse a symbol seen again after others). Columns: symbol
- * (optional), the date (text: "date", else "timestamp", or the name given), one or more value columns
+ * (optional), the date (text: "date", else "timestamp", or the name given; not empty, after the series'
+ * previous date: order.h), one or more value columns
  * (decimal numbers, an empty field NAN; raid_ma_read_csv reads one, raid_ma_read_csv_columns several, e.g.
  * close and open for the sweep). Errors come in file order. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "io/order.h"
 #include "io/table.h"
 #include "ta/ma_internal.h"
 
@@ -130,10 +132,6 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
         for (size_t i = 0; i < b.nrows && st == RAID_OK; i++) {
             size_t dlen = 0, slen = 0;
             const char *d = raid_tcol_text(&b.col[dcol], i, &dlen);
-            if (!dlen) {
-                st = raid_table_fail(tb, b.col[dcol].line[i], date_col, "empty %s", spec[dcol].name);
-                break;
-            }
             double v[RAID_MA_MAX_COLUMNS] = {0};
             for (size_t j = 0; j < nval && st == RAID_OK; j++) {
                 if (!val_col[j])
@@ -163,6 +161,13 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
                 if ((st = new_series(in, s, slen)) != RAID_OK)
                     break;
             }
+            /* not empty, after the series' previous date (order.h): a moving average of rows out of time
+             * order, or of a day given twice, is a wrong answer */
+            const int first = in->offsets[in->syms.n - 1] == (int64_t)in->nrows;
+            if ((st = raid_table_check_date(tb, spec[dcol].name, s, d, dlen, b.col[dcol].line[i], date_col,
+                                            first ? NULL : in->text + in->date_off[in->nrows - 1],
+                                            first ? 0 : in->line[in->nrows - 1])) != RAID_OK)
+                break;
             st = push(in, v, d, dlen, b.col[dcol].line[i]);
         }
         if (st == RAID_EPARSE) /* a row of ours: raid_table_fail set the message */
