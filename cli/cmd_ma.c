@@ -98,7 +98,7 @@ int cmd_ma(int argc, char **argv)
     for (size_t i = 0; i < raid_ma_input_notice_count(in); i++)
         cli_notes_add(&notes, NULL, raid_ma_input_notice(in, i));
     const size_t n = raid_ma_input_nrows(in);
-    if (!(y = malloc(n * sizeof *y))) {
+    if (!(y = malloc((n ? n : 1) * sizeof *y))) { /* n = 0: a header alone, written back alone */
         fprintf(stderr, "raid ma: out of memory\n");
         rc = EXIT_INPUT;
         goto done;

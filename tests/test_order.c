@@ -180,12 +180,57 @@ static void test_cli_order(void **state)
     free(err);
 }
 
+/* Every CSV command on a file with a header and no rows: the relational ones write their header (exit
+ * 0), the estimators refuse it (exit 2, FILE:2:1). */
+static void test_header_only(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *header; /* the command, its input's header */
+        int rc;
+        const char *out; /* exit 0: the output; else the message after FILE: */
+    } cmds[] = {
+        {"realized --device cpu", "symbol,timestamp,price\n", 0,
+         "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p\n"},
+        {"bars --interval 1min --device cpu", "symbol,timestamp,price\n", 0,
+         "symbol,start,open,high,low,close,volume,vwap,trades\n"},
+        {"sort --by a --device cpu", "a,b\n", 0, "a,b\n"},
+        {"groupby --by a --agg sum:b --device cpu", "a,b\n", 0, "a,sum_b\n"},
+        {"quantile --col b --q 0.5 --by a --device cpu", "a,b\n", 0, "a,q0.5\n"},
+        {"ma --stat mean --window 3", "symbol,date,close\n", 0, "symbol,date,mean\n"},
+        {"ma --stat mean --window 3", "date,close\n", 0, "date,mean\n"},
+        {"quantile --col b --q 0.5 --device cpu", "a,b\n", 2, " column 'b' has no values (no quantile of no values)"},
+        {"har --device cpu", "symbol,date,rv\n", 2, "2:1: no data rows (only a header)"},
+        {"garch --device cpu", "symbol,date,ret\n", 2, "2:1: no data rows (only a header)"},
+        {"sweep --device cpu", "symbol,date,close\n", 2, "2:1: no data rows (only a header)"},
+    };
+    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+        char *err = NULL;
+        const int rc = run_on(cmds[c].header, cmds[c].args, &err);
+        if (rc != cmds[c].rc)
+            fail_msg("raid %s on a header alone: exit %d, expected %d: %s", cmds[c].args, rc, cmds[c].rc, err);
+        if (rc == 0) {
+            char *txt = t_read_file(t_tmppath("order_out.csv"));
+            assert_non_null(txt);
+            assert_string_equal(txt, cmds[c].out);
+            free(txt);
+        } else {
+            char want[1024];
+            snprintf(want, sizeof want, "%s:%s", t_tmppath("order_in.csv"), cmds[c].out);
+            if (!strstr(err, want))
+                fail_msg("raid %s: expected '%s' in: %s", cmds[c].args, want, err);
+        }
+        free(err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_date_compare),
         cmocka_unit_test(test_array_checks),
         cmocka_unit_test(test_cli_order),
+        cmocka_unit_test(test_header_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,7 +220,9 @@ RAID_API raid_status raid_har_input_add_notice(raid_har_input *in, const char *t
  *  not empty. Errors (raid_errmsg, "FILE:LINE:COL: ..."): RAID_EIO (cannot open or read), RAID_EPARSE (a
  *  number that is not decimal, wrong field count, missing or duplicate column, one column for two roles,
  *  a symbol not UTF-8, an empty date, a jump_p outside [0, 1] when model is har-cj, a symbol's rows not
- *  contiguous, no data rows, NUL byte), RAID_EINVAL (NULL path or out, model out of range), RAID_ENOMEM.
+ *  contiguous, a date that does not come after the symbol's previous one ("FILE:LINE:COL: SYM: date 'D'
+ *  comes before 'P' on line L (the rows of a symbol must be in time order: ...)", or "repeats"), no data
+ *  rows ("FILE:LINE:1: no data rows (only a header)"), NUL byte), RAID_EINVAL (NULL path or out, model out of range), RAID_ENOMEM.
  *  *out NULL on failure. */
 RAID_API raid_status raid_har_read_csv(const char *path, const char *const *names, int symbol_required,
                                        raid_har_model model, raid_har_input **out);

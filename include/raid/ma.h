@@ -112,8 +112,9 @@ RAID_API raid_status raid_ma_wma_prefix_f32(const double *x, size_t len, int64_t
  * date of each row as text, the symbol names. Arrays and strings belong to the handle. */
 typedef struct raid_ma_input raid_ma_input;
 
-/** Read a CSV of prices (one row per symbol and date, the rows of a symbol contiguous, in time order;
- *  "-" reads standard input). Columns by name, case-insensitively: names[0] symbol (default "symbol",
+/** Read a CSV of prices (one row per symbol and date, the rows of a symbol contiguous, in time order:
+ *  each date after the symbol's previous one by raid_date_compare of include/raid/reader.h; "-" reads
+ *  standard input). A header without data rows is an input without series (nrows 0, offsets {0}). Columns by name, case-insensitively: names[0] symbol (default "symbol",
  *  optional; required when named), names[1] the date (default: "date", else "timestamp"; kept as text, written back as given,
  *  not empty), names[2] the value (default "close"); names may be NULL, or entries NULL for the defaults.
  *  Values: decimal numbers, an empty field is NAN (missing: the NAN rules of raid_ma_compute); a value

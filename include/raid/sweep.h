@@ -101,7 +101,9 @@ RAID_API raid_status raid_sweep_run_arrays(raid_ctx *ctx, const raid_sweep_spec 
 /** Run the grid on a table read by raid_ma_read_csv_columns with cols = {close, open} (open optional):
  *  column 0 the closes, column 1 (when present) the opens; the symbols (when the file had a symbol
  *  column) go to the outputs. Errors: as raid_sweep_run_arrays, but RAID_EPARSE with FILE:LINE:COL for a
- *  bad price (its symbol and date) and FILE:LINE (the series' first row) for a series too short. */
+ *  bad price (its symbol and date), FILE:LINE (the series' first row) for a series too short and
+ *  "FILE:LINE:1: no data rows (only a header)" for a table without rows (a backtest of no data; raid ma
+ *  writes such a table's header alone). */
 RAID_API raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
                                     raid_sweep_result **out);
 

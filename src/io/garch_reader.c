@@ -174,10 +174,8 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
     }
     if (st == RAID_OK)
         st = run_flush(&run, gi, has_date, prices);
-    if (st == RAID_OK && !nrows) { /* where the first row would be */
-        raid_table_fail(tb, raid_table_header_line(tb) + 1, 1, "no data rows (only a header)");
-        st = raid_fail(NULL, RAID_EPARSE, "%s", raid_table_errmsg(tb));
-    }
+    if (st == RAID_OK && !nrows) /* a fit of no data: where the first row would be */
+        st = raid_table_fail_no_rows(tb);
     if (st == RAID_OK)
         st = raid_table_copy_notices(tb, &gi->notices);
     run_free(&run);

@@ -246,8 +246,8 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
         st = raid_fail(NULL, RAID_EPARSE, "%s", again);
     if (st == RAID_OK)
         st = run_flush(&run, hi, have);
-    if (st == RAID_OK && !nrows)
-        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    if (st == RAID_OK && !nrows) /* a fit of no data: where the first row would be */
+        st = raid_table_fail_no_rows(tb);
     for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++) /* facts the fit does not show */
         st = raid_har_input_add_notice(hi, raid_table_notice(tb, i));
     run_free(&run);

@@ -175,8 +175,10 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
         else if (st == RAID_OK && rs != RAID_OK)
             st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
     }
-    if (st == RAID_OK && !in->nrows)
-        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    if (in) /* a header alone is an empty input here (raid ma writes its header); the sweep refuses it */
+        in->header_line = raid_table_header_line(tb);
+    if (st == RAID_OK && !in->offsets && !(in->offsets = calloc(1, sizeof *in->offsets))) /* no series: {0} */
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK)
         st = raid_table_copy_notices(tb, &in->notices);
     if (binit)

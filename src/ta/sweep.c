@@ -437,6 +437,9 @@ static raid_status run_input(raid_ctx *ctx, const raid_sweep_spec *spec, const r
         *par = NULL;
     if (!in)
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
+    if (!in->nrows) /* a backtest of no data (raid_table_fail_no_rows' words): where the first row would be */
+        return raid_fail(ctx, RAID_EPARSE, "%s:%llu:1: no data rows (only a header)", in->path,
+                         (unsigned long long)in->header_line + 1);
     const size_t ns = in->syms.n;
     const char **sym = NULL;
     if (in->has_symbol && !(sym = malloc(ns * sizeof *sym)))
