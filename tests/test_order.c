@@ -224,6 +224,70 @@ static void test_header_only(void **state)
     }
 }
 
+static void test_sweep_no_value(void **state)
+{
+    (void)state;
+    /* a symbol of 2 bars is skipped and reported (FILE:LINE:COL: its first row, the symbol column), the
+     * others swept (the whole run stopped on it) */
+    char *err = NULL;
+    const char *two = "symbol,date,close\nA,1,10\nA,2,11\nB,1,10\nB,2,11\nB,3,12\nB,4,11\nB,5,13\n";
+    assert_int_equal(run_on(two, "sweep --ma mean --fast 1 --slow 2 --device cpu", &err), 0);
+    expect_err(err, "2:1", "series 'A' has 2 bars (at least 3 are needed): skipped, its combinations have no value");
+    free(err);
+    char *txt = t_read_file(t_tmppath("order_out.csv"));
+    assert_non_null(strstr(txt, "\nA,1,2,,,,,\nB,1,2,"));
+    assert_null(strstr(txt, "\nB,1,2,,"));
+    free(txt);
+    /* windows longer than the series: no value (empty fields, not zeros), and said */
+    assert_int_equal(run_on(two, "sweep --ma mean --fast 1:2 --slow 2:4 --device cpu", &err), 0);
+    if (!strstr(err, "raid sweep: series 'B': 2 of 5 combinations have no value: a slow mean of period 4 or more has "
+                     "its first value at bar 3 or later (0-based), too late for a position in 5 bars"))
+        fail_msg("%s", err);
+    free(err);
+    txt = t_read_file(t_tmppath("order_out.csv"));
+    assert_non_null(strstr(txt, "\nB,1,2,1,"));
+    assert_non_null(strstr(txt, "\nB,1,4,,,,,\nB,2,3,")); /* slow 3: its first value at bar 2, filled at bar 3 */
+    assert_null(strstr(txt, "\nB,1,3,,"));
+    assert_non_null(strstr(txt, "\nB,2,4,,,,,\n"));
+    free(txt);
+    /* nothing with a value: nothing written, exit 2 (as raid garch when no series could be estimated) */
+    assert_int_equal(run_on("date,close\n1,10\n2,11\n3,12\n", "sweep --ma hma --fast 5 --slow 10 --device cpu", &err), 2);
+    assert_non_null(strstr(err, "the series: 1 of 1 combinations have no value: a slow hma of period 10 or more"));
+    assert_non_null(strstr(err, "raid sweep: no combination has a value"));
+    free(err);
+    /* the device path gives the same empty rows */
+    if (t_have_opencl()) {
+        char args[128];
+        snprintf(args, sizeof args, "sweep --ma mean --fast 1:2 --slow 2:4 --device %s", t_device());
+        assert_int_equal(run_on(two, args, &err), 0);
+        free(err);
+        txt = t_read_file(t_tmppath("order_out.csv"));
+        assert_non_null(strstr(txt, "\nA,1,2,,,,,\n"));
+        assert_non_null(strstr(txt, "\nB,1,4,,,,,\nB,2,3,"));
+        assert_non_null(strstr(txt, "\nB,2,4,,,,,\n"));
+        free(txt);
+    }
+    /* from arrays: the series named by index, its statistics NaN and trades -1 */
+    raid_sweep_spec sp;
+    raid_sweep_spec_default(&sp);
+    sp.ma = RAID_MA_MEAN, sp.fast_lo = sp.fast_hi = 1, sp.slow_lo = sp.slow_hi = 2;
+    const double c[5] = {10, 11, 10, 11, 12};
+    const int64_t off[3] = {0, 1, 5};
+    raid_sweep_result *r;
+    assert_int_equal(raid_sweep_run_arrays(NULL, &sp, c, NULL, off, 2, NULL, &r), RAID_OK);
+    assert_int_equal(raid_sweep_result_nvalued(r), 1);
+    assert_int_equal(raid_sweep_result_nmessages(r), 1);
+    assert_string_equal(raid_sweep_result_message(r, 0),
+                        "series 0 has 1 bar (at least 3 are needed): skipped, its combinations have no value");
+    raid_sweep_stats st;
+    assert_int_equal(raid_sweep_result_get(r, 0, NULL, NULL, NULL, &st), RAID_OK);
+    assert_true(st.trades == -1 && isnan(st.total_log_return) && isnan(st.sharpe) && isnan(st.max_drawdown) &&
+                isnan(st.exposure));
+    assert_int_equal(raid_sweep_result_get(r, 1, NULL, NULL, NULL, &st), RAID_OK);
+    assert_true(st.trades >= 0 && !isnan(st.sharpe));
+    raid_sweep_result_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_array_checks),
         cmocka_unit_test(test_cli_order),
         cmocka_unit_test(test_header_only),
+        cmocka_unit_test(test_sweep_no_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,7 +125,7 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
         binit = 1;
     const size_t sym_col = raid_table_col(tb, C_SYM), date_col = raid_table_col(tb, (size_t)dcol);
     if (in)
-        in->has_symbol = sym_col != 0;
+        in->has_symbol = sym_col != 0, in->sym_field = sym_col;
     int done = 0;
     while (st == RAID_OK && !done) {
         const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);

@@ -63,3 +63,30 @@ def test_garch_har_dates():
     days[30] = days[29]
     with pytest.raises(raid.RaidError, match=r"A: row 30: date '2020-02-11' repeats '2020-02-11' on row 29"):
         raid.har(m.assign(date=days), device="cpu")
+
+
+def test_sweep_no_value(cli, tmp_path):
+    """A 2-bar symbol and windows longer than a series: NaN rows and messages, the same rows as the CLI's."""
+    df = pd.DataFrame({"symbol": ["A", "A", "B", "B", "B", "B", "B"], "date": [1, 2, 1, 2, 3, 4, 5],
+                       "close": [10.0, 11, 10, 11, 12, 11, 13]})
+    got = raid.sweep(df, fast=(1, 2), slow=(2, 4), ma="mean", device="cpu")
+    assert got["trades"].dtype == np.float64
+    a = got[got["symbol"] == "A"]
+    assert a[["trades", "total_log_return", "sharpe", "max_drawdown", "exposure"]].isna().all().all()
+    b = got[got["symbol"] == "B"].set_index(["fast", "slow"]).drop(columns="symbol")
+    assert b.loc[(1, 4)].isna().all() and b.loc[(2, 4)].isna().all()
+    assert b.loc[(1, 2), "trades"] == 1 and not np.isnan(b.loc[(1, 3), "sharpe"])
+    assert got.attrs["messages"] == [
+        "series 0 ('A') has 2 bars (at least 3 are needed): skipped, its combinations have no value",
+        "series 1 ('B'): 2 of 5 combinations have no value: a slow mean of period 4 or more has its first value "
+        "at bar 3 or later (0-based), too late for a position in 5 bars"]
+    p = tmp_path / "in.csv"
+    df.to_csv(p, index=False)
+    r = subprocess.run([cli, "sweep", str(p), "--ma", "mean", "--fast", "1:2", "--slow", "2:4", "--device", "cpu"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = pd.read_csv(io.StringIO(r.stdout), dtype={"symbol": str})
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_exact=True)
+    # every series without a value: NaN everywhere (the CLI exits 2 there and writes nothing)
+    none = raid.sweep(np.array([10.0, 11, 12]), fast=5, slow=10, ma="hma")
+    assert none[["trades", "sharpe"]].isna().all().all() and len(none.attrs["messages"]) == 1
