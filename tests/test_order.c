@@ -288,6 +288,23 @@ static void test_sweep_no_value(void **state)
     raid_sweep_result_destroy(r);
 }
 
+static void test_ma_notice(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    assert_int_equal(run_on("symbol,date,close\nA,1,1\nA,2,2\nA,3,3\nB,1,1\nB,2,2\nB,3,3\nB,4,4\nB,5,5\nB,6,6\n",
+                            "ma --stat hma --window 4", &err), 0);
+    assert_non_null(strstr(err, "raid ma: notice: 1 of 2 series has no value: --stat hma --window 4 needs 5 values in a "
+                                "row without NaN (the first such series: 'A', 3 rows)"));
+    free(err);
+    char *txt = t_read_file(t_tmppath("order_out.csv"));
+    assert_non_null(strstr(txt, "A,1,\nA,2,\nA,3,\n")); /* empty, never zeros */
+    free(txt);
+    assert_int_equal(run_on("date,close\n1,1\n2,2\n3,3\n", "ma --stat mean --window 3", &err), 0);
+    assert_null(strstr(err, "notice")); /* a value at the last row: nothing to say */
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_cli_order),
         cmocka_unit_test(test_header_only),
         cmocka_unit_test(test_sweep_no_value),
+        cmocka_unit_test(test_ma_notice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
