@@ -305,15 +305,24 @@ static void test_ma_notice(void **state)
     free(err);
 }
 
+static void test_garch_window_reason(void **state)
+{
+    (void)state;
+    char *out = NULL, *err = NULL;
+    assert_int_equal(t_cli(&out, &err, "garch '%s' --window rolling:5000 --device cpu", t_data("dem2gbp.csv")), 2);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(err, "raid garch: no series could be estimated: the window (rolling:5000) is longer than "
+                                "every series (the longest has 1974 returns)\n"));
+    free(out), free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_date_compare),
-        cmocka_unit_test(test_array_checks),
-        cmocka_unit_test(test_cli_order),
-        cmocka_unit_test(test_header_only),
-        cmocka_unit_test(test_sweep_no_value),
-        cmocka_unit_test(test_ma_notice),
+        cmocka_unit_test(test_date_compare),   cmocka_unit_test(test_array_checks),
+        cmocka_unit_test(test_cli_order),      cmocka_unit_test(test_header_only),
+        cmocka_unit_test(test_sweep_no_value), cmocka_unit_test(test_ma_notice),
+        cmocka_unit_test(test_garch_window_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
