@@ -213,9 +213,11 @@ RAID_API raid_status raid_garch_column_parse(const char *name, raid_garch_column
  *  when names gives them (a missing one: "FILE:1:1: missing column 'NAME'"), other columns are ignored; a symbol's
  *  rows must be contiguous; an empty value field is NaN (the series then reports "non-finite").
  *  Errors (raid_errmsg "FILE:LINE:COL: ..."): RAID_EIO, RAID_EPARSE (a number that is not decimal, wrong
- *  field count, no value column or no column named in names, a symbol's rows not contiguous or its dates
- *  not increasing (as numbers when both are decimal numbers, else as text), a price that is not positive, no data
- *  rows), RAID_EINVAL, RAID_ENOMEM. *out NULL on failure. */
+ *  field count, no value column or no column named in names, a symbol's rows not contiguous, an empty
+ *  date or one that does not come after the symbol's previous date (raid_date_compare's rule: "FILE:LINE:
+ *  COL: SYM: date 'D' comes before 'P' on line L (...)", or "repeats"), a price that is not positive, no
+ *  data rows: "FILE:LINE:1: no data rows (only a header)"), RAID_EINVAL, RAID_ENOMEM. *out NULL on
+ *  failure. */
 RAID_API raid_status raid_garch_read_csv(const char *path, const char *const *names, raid_garch_column kind,
                                          raid_garch_input **out);
 
