@@ -123,12 +123,15 @@ int cmd_ma(int argc, char **argv)
             if (have_x && !have_y && !none++)
                 first = s;
         }
-        if (none)
-            fprintf(stderr, "raid ma: notice: %zu of %zu series %s no value: --stat %s --window %lld needs %lld values "
-                    "in a row without NaN (the first such series: '%s', %lld rows)\n", none, ns,
-                    none == 1 ? "has" : "have", raid_ma_stat_name(stat), (long long)window,
-                    (long long)raid_ma_warmup(stat, window) + 1, raid_ma_input_symbol(in, first),
-                    (long long)(off[first + 1] - off[first]));
+        if (none) { /* one line for all of them: a notice about the output, printed in full, also with --quiet */
+            char text[512];
+            snprintf(text, sizeof text, "%zu of %zu series %s no value: --stat %s --window %lld needs %lld values in "
+                     "a row without NaN (the first such series: '%.64s', %lld rows)", none, ns,
+                     none == 1 ? "has" : "have", raid_ma_stat_name(stat), (long long)window,
+                     (long long)raid_ma_warmup(stat, window) + 1, raid_ma_input_symbol(in, first),
+                     (long long)(off[first + 1] - off[first]));
+            cli_notes_add(&notes, NULL, text);
+        }
     }
     if (cli_open_output(&out, "ma", out_path ? out_path : "-") != 0) {
         rc = EXIT_INPUT;

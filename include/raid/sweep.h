@@ -138,6 +138,9 @@ RAID_API size_t raid_sweep_result_nvalued(const raid_sweep_result *r);
  *  a value (raid_sweep_run_arrays); count, and message i (NULL out of range; valid while r lives). */
 RAID_API size_t raid_sweep_result_nmessages(const raid_sweep_result *r);
 RAID_API const char *raid_sweep_result_message(const raid_sweep_result *r, size_t i);
+/** The series that message i is about; (size_t)-1 when i is out of range (a client summarising the
+ *  messages per series, as the CLI does). */
+RAID_API size_t raid_sweep_result_message_series(const raid_sweep_result *r, size_t i);
 
 /** Write the CSV of `raid sweep`: header "[symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,
  *  exposure" (symbol when the result has symbols), one row per combination in result order, real numbers

@@ -22,6 +22,8 @@ struct raid_sweep_result {
     raid_sweep_trades *tr;  /* nseries x ncomb, or NULL when the trades are not kept */
     char **sym;             /* nseries names, or NULL: no symbols */
     raid_strlist msg;       /* the series skipped and the combinations without a value, one line per series */
+    size_t *msg_series;     /* msg.n: the series of each message */
+    size_t msg_cap;
     size_t nvalued;         /* combinations with a value (trades >= 0) */
 };
 
@@ -154,6 +156,7 @@ void raid_sweep_result_destroy(raid_sweep_result *r)
             free(r->sym[s]);
     free(r->sym), free(r->tr), free(r->st), free(r->fast), free(r->slow);
     raid_strlist_free(&r->msg);
+    free(r->msg_series);
     free(r);
 }
 
@@ -207,6 +210,20 @@ static raid_status host_other(raid_ctx *ctx, const raid_sweep_spec *spec, const 
  * (include/raid/sweep.h: trades -1, NaN statistics; written as empty fields). */
 static const raid_sweep_stats no_value = {-1, NAN, NAN, NAN, NAN};
 
+/* Record that the message just added to r->msg is about series s. RAID_OK or RAID_ENOMEM (message set). */
+static raid_status msg_of(raid_ctx *ctx, raid_sweep_result *r, size_t s)
+{
+    if (r->msg.n > r->msg_cap) {
+        const size_t cap = r->msg_cap ? 2 * r->msg_cap : 16;
+        size_t *p = realloc(r->msg_series, cap * sizeof *p);
+        if (!p)
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        r->msg_series = p, r->msg_cap = cap;
+    }
+    r->msg_series[r->msg.n - 1] = s;
+    return RAID_OK;
+}
+
 /* Series s in messages: "series 'A'" (a file with symbols), "the series" (a file without), "series S ('A')"
  * or "series S" (arrays). */
 static void series_label(const char *const *symbols, const raid_ma_input *in, size_t s, char *buf, size_t n)
@@ -233,7 +250,7 @@ static raid_status skip_series(raid_ctx *ctx, raid_sweep_result *r, const char *
     if (raid_strlist_addf(&r->msg, "%s%s has %zu bar%s (at least 3 are needed): skipped, its combinations have no value",
                           where, lab, n, n == 1 ? "" : "s"))
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    return RAID_OK;
+    return msg_of(ctx, r, s);
 }
 
 /* The combinations of series s (n bars) whose slow average has its first value too late for a position
@@ -263,7 +280,7 @@ static raid_status mark_no_value(raid_ctx *ctx, raid_sweep_result *r, const raid
                           "first value at bar %lld or later (0-based), too late for a position in %zu bars",
                           lab, cnt, r->ncomb, raid_ma_stat_name(ma), pmin, (long long)raid_ma_warmup(ma, pmin), n))
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    return RAID_OK;
+    return msg_of(ctx, r, s);
 }
 
 /* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
@@ -568,6 +585,10 @@ size_t raid_sweep_result_nmessages(const raid_sweep_result *r) { return r ? r->m
 const char *raid_sweep_result_message(const raid_sweep_result *r, size_t i)
 {
     return r ? raid_strlist_get(&r->msg, i) : NULL;
+}
+size_t raid_sweep_result_message_series(const raid_sweep_result *r, size_t i)
+{
+    return r && i < r->msg.n ? r->msg_series[i] : (size_t)-1;
 }
 
 const char *raid_sweep_result_symbol(const raid_sweep_result *r, size_t s)
