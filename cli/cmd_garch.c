@@ -161,8 +161,19 @@ int cmd_garch(int argc, char **argv)
     size_t nest = 0;
     for (size_t r = 0; r < nrows; r++)
         nest += status[r] < RAID_GARCH_TOO_SHORT; /* the statuses with estimates */
+    if (!nest && !nrows && raid_garch_spec_window(sp) != RAID_GARCH_FULL) { /* not one window: say why */
+        size_t longest = 0;
+        for (size_t q = 0; q < raid_garch_input_nsymbols(in); q++)
+            if (raid_garch_input_length(in, q) > longest)
+                longest = raid_garch_input_length(in, q);
+        fprintf(stderr, "raid garch: no series could be estimated: the window (%s:%lld) is longer than every series "
+                "(the longest has %zu returns)\n", raid_garch_spec_window(sp) == RAID_GARCH_ROLLING ? "rolling" : "expanding",
+                (long long)raid_garch_spec_window_n(sp), longest);
+        rc = EXIT_INPUT;
+        goto done;
+    }
     if (!nest) { /* nothing written, not even a header */
-        fprintf(stderr, "raid garch: no series could be estimated\n");
+        fprintf(stderr, "raid garch: no series could be estimated (each is reported above)\n");
         rc = EXIT_INPUT;
         goto done;
     }

@@ -98,7 +98,7 @@ int cmd_ma(int argc, char **argv)
     for (size_t i = 0; i < raid_ma_input_notice_count(in); i++)
         cli_notes_add(&notes, NULL, raid_ma_input_notice(in, i));
     const size_t n = raid_ma_input_nrows(in);
-    if (!(y = malloc(n * sizeof *y))) {
+    if (!(y = malloc((n ? n : 1) * sizeof *y))) { /* n = 0: a header alone, written back alone */
         fprintf(stderr, "raid ma: out of memory\n");
         rc = EXIT_INPUT;
         goto done;
@@ -111,6 +111,27 @@ int cmd_ma(int argc, char **argv)
         fprintf(stderr, "raid ma: %s\n", raid_ctx_errmsg(ctx));
         rc = st == RAID_EINVAL || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
+    }
+    { /* series without any value (shorter than the warm-up, R TTR refuses them): said, not left to be found */
+        const int64_t *off = raid_ma_input_offsets(in);
+        const double *x = raid_ma_input_values(in);
+        size_t none = 0, first = 0, ns = raid_ma_input_nseries(in);
+        for (size_t s = 0; s < ns; s++) {
+            int have_x = 0, have_y = 0;
+            for (int64_t i = off[s]; i < off[s + 1] && !have_y; i++)
+                have_x |= x[i] == x[i], have_y = y[i] == y[i];
+            if (have_x && !have_y && !none++)
+                first = s;
+        }
+        if (none) { /* one line for all of them: a notice about the output, printed in full, also with --quiet */
+            char text[512];
+            snprintf(text, sizeof text, "%zu of %zu series %s no value: --stat %s --window %lld needs %lld values in "
+                     "a row without NaN (the first such series: '%.64s', %lld rows)", none, ns,
+                     none == 1 ? "has" : "have", raid_ma_stat_name(stat), (long long)window,
+                     (long long)raid_ma_warmup(stat, window) + 1, raid_ma_input_symbol(in, first),
+                     (long long)(off[first + 1] - off[first]));
+            cli_notes_add(&notes, NULL, text);
+        }
     }
     if (cli_open_output(&out, "ma", out_path ? out_path : "-") != 0) {
         rc = EXIT_INPUT;

@@ -165,6 +165,17 @@ int cmd_sweep(int argc, char **argv)
         rc = st == RAID_EINVAL || st == RAID_EPARSE || st == RAID_ENOMEM ? EXIT_INPUT : EXIT_DEVICE;
         goto done;
     }
+    for (size_t i = 0; i < raid_sweep_result_nmessages(res); i++) { /* series skipped, combinations without a
+                                                                      value: per series, summarised by kind */
+        const char *sym = raid_ma_input_symbol(in, raid_sweep_result_message_series(res, i));
+        cli_notes_add(&notes, sym && *sym ? sym : "(no symbol)", raid_sweep_result_message(res, i));
+    }
+    cli_notes_print(&notes, "their combinations' fields are empty in the output");
+    if (!raid_sweep_result_nvalued(res)) { /* nothing written, not even a header: as raid garch */
+        fprintf(stderr, "raid sweep: no combination has a value (each series is reported above)\n");
+        rc = EXIT_INPUT;
+        goto done;
+    }
     if (cli_open_output(&out, "sweep", a.out_path ? a.out_path : "-") != 0) {
         rc = EXIT_INPUT;
         goto done;

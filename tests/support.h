@@ -23,7 +23,8 @@ int t_run(const char *cmdline, char **out, char **err);
 /* Run "RAID_CLI <args>" (printf-style; RAID_CLI is the built raid tool); stdout and stderr into *out and
  * *err (malloc'd, never NULL; either pointer may be NULL to discard). Returns the exit status. */
 int t_cli(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Path of a file in ../shared/data. */
+/* Path of a file in the repository's own data/ (RAID_DATA_DIR, set by tests/CMakeLists.txt to the source
+ * tree's data/), e.g. t_data("dem2gbp.csv"); the static buffer is rotated among 4 slots. */
 const char *t_data(const char *name);
 
 /* A growing string: t_sb_add appends printf-formatted text (s NUL-terminated once anything is added). */

@@ -201,7 +201,7 @@ static void test_symbols_and_writers(void **state)
     p += sprintf(p, "symbol,date,close\n");
     for (int i = 0; i < 2 * N; i++) {
         x[i] = (i < N ? 50 : 3000) * exp(0.05 * sin(0.13 * i) + 0.02 * cos(0.71 * i));
-        p += sprintf(p, "%s,t%d,%.17g\n", i < N ? "AA" : "\"B,x\"", i % N, x[i]);
+        p += sprintf(p, "%s,%d,%.17g\n", i < N ? "AA" : "\"B,x\"", i % N, x[i]); /* dates in order: numbers */
     }
     const char *path = t_tmppath("sweep_two.csv");
     assert_int_equal(t_write_file(path, txt), 0);
@@ -318,10 +318,19 @@ static void test_errors(void **state)
     assert_null(raid_ma_input_column(in, 1));
     assert_non_null(raid_ma_input_column(in, 0));
     assert_int_equal(raid_ma_input_ncolumns(in), 2);
-    /* two bars: too short */
+    /* two bars: too short, reported (FILE:LINE:COL of its first row: the close column without a symbol
+     * column) and skipped; nothing has a value */
     s.fill = RAID_SWEEP_FILL_CLOSE;
-    assert_int_equal(raid_sweep_run(ctx, &s, in, &r), RAID_EPARSE); /* from a file: FILE:LINE of its first row */
-    assert_non_null(strstr(raid_ctx_errmsg(ctx), ":2: series 0 has 2 bars (at least 3"));
+    assert_int_equal(raid_sweep_run(ctx, &s, in, &r), RAID_OK);
+    assert_int_equal(raid_sweep_result_nvalued(r), 0);
+    assert_int_equal(raid_sweep_result_nmessages(r), 1);
+    assert_non_null(strstr(raid_sweep_result_message(r, 0),
+                           "sweep_bad.csv:2:2: the series has 2 bars (at least 3 are needed): skipped, its combinations "
+                           "have no value"));
+    raid_sweep_stats st0;
+    assert_int_equal(raid_sweep_result_get(r, 0, NULL, NULL, NULL, &st0), RAID_OK);
+    assert_true(st0.trades == -1 && isnan(st0.total_log_return) && isnan(st0.sharpe) && isnan(st0.exposure));
+    raid_sweep_result_destroy(r);
     raid_ma_input_destroy(in);
     assert_int_equal(raid_ma_read_csv_columns(path, NULL, cols, 2, 0u, &in), RAID_EPARSE);
     assert_non_null(strstr(raid_errmsg(), "missing column 'open'"));

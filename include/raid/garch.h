@@ -179,10 +179,14 @@ RAID_API void raid_garch_input_destroy(raid_garch_input *in);
 
 /** Add one symbol's returns (copied), n in time order, in any unit (percent, log returns, ...): the
  *  estimates come back in the same unit. name: the symbol ("" when there is none: messages then say
- *  "(no symbol)"); dates: n strings or NULL (written back as window_end); lines: the source line of
- *  each return or NULL (messages "FILE:LINE" with a source, "row L" otherwise). NaN and infinities are
- *  accepted here and give the series the status "non-finite". A repeated name is an error.
- *  Errors: RAID_EINVAL (NULL name, r with n > 0; a name not UTF-8; a repeated name), RAID_ENOMEM
+ *  "(no symbol)"); dates: n strings or NULL (written back as window_end; given, each must come after the
+ *  one before by raid_date_compare, include/raid/reader.h; without them index order is time order, the
+ *  caller's); lines: the source line of each return or NULL (messages "FILE:LINE" with a source, "row L"
+ *  otherwise; L 1-based within the series without lines). NaN and infinities are accepted here and give
+ *  the series the status "non-finite". A repeated name is an error.
+ *  Errors: RAID_EINVAL (NULL name, r with n > 0; a name not UTF-8; a repeated name; a NULL or empty date;
+ *  a date that does not come after the one before: "raid_garch_input_add: SYM: row R: date 'D' comes
+ *  before 'P' on row R2 (the rows of a series must be in time order)", or "repeats"), RAID_ENOMEM
  *  (raid_errmsg). */
 RAID_API raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t n, const double *r,
                                           const char *const *dates, const int64_t *lines);
@@ -209,9 +213,11 @@ RAID_API raid_status raid_garch_column_parse(const char *name, raid_garch_column
  *  when names gives them (a missing one: "FILE:1:1: missing column 'NAME'"), other columns are ignored; a symbol's
  *  rows must be contiguous; an empty value field is NaN (the series then reports "non-finite").
  *  Errors (raid_errmsg "FILE:LINE:COL: ..."): RAID_EIO, RAID_EPARSE (a number that is not decimal, wrong
- *  field count, no value column or no column named in names, a symbol's rows not contiguous or its dates
- *  not increasing (as numbers when both are decimal numbers, else as text), a price that is not positive, no data
- *  rows), RAID_EINVAL, RAID_ENOMEM. *out NULL on failure. */
+ *  field count, no value column or no column named in names, a symbol's rows not contiguous, an empty
+ *  date or one that does not come after the symbol's previous date (raid_date_compare's rule: "FILE:LINE:
+ *  COL: SYM: date 'D' comes before 'P' on line L (...)", or "repeats"), a price that is not positive, no
+ *  data rows: "FILE:LINE:1: no data rows (only a header)"), RAID_EINVAL, RAID_ENOMEM. *out NULL on
+ *  failure. */
 RAID_API raid_status raid_garch_read_csv(const char *path, const char *const *names, raid_garch_column kind,
                                          raid_garch_input **out);
 

@@ -162,7 +162,8 @@ RAID_API void raid_har_input_destroy(raid_har_input *in);
 /** Add one symbol's daily series (copied): n days in increasing date order; name the symbol ("" for a
  *  file without a symbol column: messages then say "(no symbol)"); dates n strings, each a calendar
  *  date "YYYY-MM-DD" (ISO 8601, proleptic Gregorian; written back as given in window_end and forecast
- *  dates; compared as strings to check that they increase); rv realized variance (squared return units,
+ *  dates; each must come after the one before by raid_date_compare, include/raid/reader.h: a date out of
+ *  order or repeated is an error); rv realized variance (squared return units,
  *  e.g. daily log-return variance; not negative); bpv bipower variation, rq realized quarticity (fourth
  *  power units; both not negative), jump_p the p-value of a jump test, in [0, 1] (har-cj reports a
  *  symbol with a value outside it): each may be NULL when absent (the models that need one report the
@@ -174,7 +175,9 @@ RAID_API void raid_har_input_destroy(raid_har_input *in);
  *  messages all follow this rule. A symbol named like an earlier one is an error.
  *  Errors: RAID_EINVAL (NULL name, dates or rv with n > 0; a name that is not UTF-8, RFC 3629; a NULL or
  *  empty date, or one that is not a calendar date YYYY-MM-DD; a negative rv, bpv or rq: the rules of
- *  raid_har_read_csv, "raid_har_input_add: SYM: row R: ..."; a repeated name), RAID_ENOMEM (raid_errmsg). */
+ *  raid_har_read_csv, "raid_har_input_add: SYM: row R: ..."; a date that does not come after the one
+ *  before: "raid_har_input_add: SYM: row R: date 'D' comes before 'P' on row R2 (the rows of a series must
+ *  be in time order)", or "repeats"; a repeated name), RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, const char *const *dates,
                                         const double *rv, const double *bpv, const double *rq,
                                         const double *jump_p, const int64_t *lines);
@@ -187,8 +190,9 @@ RAID_API raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name
                                             const double *rv, const double *bpv, const double *rq,
                                             const double *jump_p, const int64_t *lines);
 
-/** Where the series came from, for messages: path (a file name, "FILE:LINE:COL") and the 1-based
- *  column of the dates. NULL path: messages name rows instead. Errors: RAID_ENOMEM (raid_errmsg). */
+/** Where the series came from, for messages: path (a file name, "FILE:LINE") and the 1-based column of
+ *  the dates (kept; no message of the fit names a column since the dates are checked where they are
+ *  read). NULL path: messages name rows instead. Errors: RAID_ENOMEM (raid_errmsg). */
 RAID_API raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col);
 /** Names of the columns rv, bpv, rq and jump_p as messages give them ("no column 'bpv' (needed by
  *  --model har-j)"); NULL keeps a name. Defaults "rv", "bpv", "rq", "jump_p". Errors: RAID_ENOMEM,
@@ -216,7 +220,9 @@ RAID_API raid_status raid_har_input_add_notice(raid_har_input *in, const char *t
  *  not empty. Errors (raid_errmsg, "FILE:LINE:COL: ..."): RAID_EIO (cannot open or read), RAID_EPARSE (a
  *  number that is not decimal, wrong field count, missing or duplicate column, one column for two roles,
  *  a symbol not UTF-8, an empty date, a jump_p outside [0, 1] when model is har-cj, a symbol's rows not
- *  contiguous, no data rows, NUL byte), RAID_EINVAL (NULL path or out, model out of range), RAID_ENOMEM.
+ *  contiguous, a date that does not come after the symbol's previous one ("FILE:LINE:COL: SYM: date 'D'
+ *  comes before 'P' on line L (the rows of a symbol must be in time order: ...)", or "repeats"), no data
+ *  rows ("FILE:LINE:1: no data rows (only a header)"), NUL byte), RAID_EINVAL (NULL path or out, model out of range), RAID_ENOMEM.
  *  *out NULL on failure. */
 RAID_API raid_status raid_har_read_csv(const char *path, const char *const *names, int symbol_required,
                                        raid_har_model model, raid_har_input **out);
@@ -235,7 +241,7 @@ RAID_API raid_status raid_har_read_csv(const char *path, const char *const *name
  *  Rolling/expanding fits also give out-of-sample forecasts: the fit ending at day t (its window uses
  *  rv up to t + h, "window_end") forecasts the mean rv of days t+h+1..t+2h by f^-1(x'b) at the next
  *  design row, when that row exists; losses per symbol: MSE and QLIKE (Patton 2011).
- *  A symbol that cannot be estimated (missing column, dates not increasing, too few rows, values out
+ *  A symbol that cannot be estimated (missing column, too few rows, values out
  *  of range such as a jump_p outside [0, 1] for har-cj, singular design) is reported by its status and
  *  message and the others are still fitted: the call succeeds with *out set even when no symbol is
  *  estimated (raid_har_result_nestimated 0), also for an input without symbols (nsymbols 0).
@@ -254,7 +260,8 @@ RAID_API void raid_har_result_destroy(raid_har_result *res);
 RAID_API size_t raid_har_result_nsymbols(const raid_har_result *res);
 RAID_API const char *raid_har_result_symbol(const raid_har_result *res, size_t s);   /* NULL if out of range */
 /** RAID_OK: estimated (for windows: at least one window); else why not (RAID_EINVAL missing column or
- *  values out of range, RAID_EPARSE dates not increasing, RAID_ESINGULAR no fit could be solved ...). */
+ *  values out of range, RAID_ESINGULAR no fit could be solved ...; dates out of order never reach the fit:
+ *  raid_har_input_add refuses them). */
 RAID_API raid_status raid_har_result_status(const raid_har_result *res, size_t s);
 /** Symbols estimated. */
 RAID_API size_t raid_har_result_nestimated(const raid_har_result *res);

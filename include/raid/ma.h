@@ -73,7 +73,9 @@ RAID_API const char *raid_ma_stat_name(raid_ma_stat s);
 RAID_API int64_t raid_ma_warmup(raid_ma_stat stat, int64_t n);
 
 /** Compute statistic stat with window n of nseg series (segments) in one call.
- *  x: the values of all series back to back, series s is x[offsets[s] .. offsets[s+1]) (offsets has
+ *  x: the values of all series back to back, each in time order (index order is time order: there are
+ *  no dates here to check; raid_ma_read_csv checks a file's, raid_dates_check_order of
+ *  include/raid/reader.h a binding's), series s is x[offsets[s] .. offsets[s+1]) (offsets has
  *  nseg + 1 non-decreasing entries, offsets[0] >= 0 may be non-zero: the convention of
  *  raid_realized_compute). Values in price units (sum, mean, wma, ema, hma: the same units; sumsq, var:
  *  squared units); each finite with |x| <= RAID_MA_MAX_VALUE, or NAN (missing: the NAN rules above).
@@ -110,15 +112,18 @@ RAID_API raid_status raid_ma_wma_prefix_f32(const double *x, size_t len, int64_t
  * date of each row as text, the symbol names. Arrays and strings belong to the handle. */
 typedef struct raid_ma_input raid_ma_input;
 
-/** Read a CSV of prices (one row per symbol and date, the rows of a symbol contiguous, in time order;
- *  "-" reads standard input). Columns by name, case-insensitively: names[0] symbol (default "symbol",
+/** Read a CSV of prices (one row per symbol and date, the rows of a symbol contiguous, in time order:
+ *  each date after the symbol's previous one by raid_date_compare of include/raid/reader.h; "-" reads
+ *  standard input). A header without data rows is an input without series (nrows 0, offsets {0}). Columns by name, case-insensitively: names[0] symbol (default "symbol",
  *  optional; required when named), names[1] the date (default: "date", else "timestamp"; kept as text, written back as given,
  *  not empty), names[2] the value (default "close"); names may be NULL, or entries NULL for the defaults.
  *  Values: decimal numbers, an empty field is NAN (missing: the NAN rules of raid_ma_compute); a value
  *  too large (|x| > RAID_MA_MAX_VALUE, or an overflow) is an error. Read by RAID's one table reader
  *  (docs/input.md: byte order mark, RFC 4180 quotes, CR/LF/CRLF, UTF-8 symbols, decimal numbers only).
  *  Errors (raid_errmsg, "FILE:LINE:COL: ..." for bad input): RAID_EIO, RAID_EPARSE (missing column,
- *  bad number, empty date, a symbol's rows not contiguous, no data rows, ...), RAID_EINVAL (NULL),
+ *  bad number, empty date "FILE:LINE:COL: empty date (every row needs one)", a symbol's rows not
+ *  contiguous, a date that does not come after the symbol's previous one "FILE:LINE:COL: SYM: date 'D'
+ *  comes before 'P' on line L (the rows of a symbol must be in time order: ...)" or "repeats", ...), RAID_EINVAL (NULL),
  *  RAID_ENOMEM. *out NULL on failure. */
 RAID_API raid_status raid_ma_read_csv(const char *path, const char *const *names, raid_ma_input **out);
 

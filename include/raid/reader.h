@@ -148,6 +148,42 @@ RAID_API const char *raid_ticks_notice(const raid_ticks *tk, size_t i);
 /* NULL is a no-op. */
 RAID_API void raid_ticks_destroy(raid_ticks *tk);
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The time order of series (docs/input.md "Time order")                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The jobs whose answer depends on the order of a series' rows and that read its dates as text (raid
+ * garch, har, ma, sweep) refuse a date that does not come after the one before it in its series (a date
+ * out of order, or one repeated): their CSV readers with FILE:LINE:COL, raid_garch_input_add and
+ * raid_har_input_add with the symbol and row. These two functions are the same check for a binding that
+ * holds its dates itself (the Python package's raid.ma and raid.sweep on a DataFrame with a date column). */
+
+/** The order of two dates of one series, the rule of every check above: negative (a first), 0 (the same
+ *  time) or positive. Both ISO 8601 dates or timestamps (YYYY-MM-DD, or YYYY-MM-DD[T ]HH:MM:SS[.f] with
+ *  an optional Z or +HH:MM offset; a date is its midnight): in time, as UTC instants when both carry an
+ *  offset, else as the clock times written. Both decimal integers (within int64): as integers, exactly.
+ *  Both decimal numbers: as float64 values. Otherwise as text, byte by byte (the order of a sort of the
+ *  column as text). NULL compares as "". */
+RAID_API int raid_date_compare(const char *a, const char *b);
+
+/** Check that the dates of each of nseries series increase strictly by raid_date_compare: series s is
+ *  dates[offsets[s] .. offsets[s+1]) (offsets: nseries + 1 entries, non-decreasing, offsets[0] >= 0).
+ *  symbols: NULL ("series S" in messages) or nseries names ("" is "(no symbol)"); rows: NULL or one
+ *  number per date, the caller's row numbers in messages (without: 1-based within the series). nseries
+ *  = 0 is a no-op. Errors (raid_errmsg): RAID_EINVAL (NULL dates or offsets, offsets negative or
+ *  decreasing, a NULL or empty date, a date that does not increase: "raid_dates_check_order: SYM: row R:
+ *  date 'D' comes before 'P' on row R2 (the rows of a series must be in time order)", or "repeats"). */
+RAID_API raid_status raid_dates_check_order(const char *const *dates, const int64_t *offsets, size_t nseries,
+                                            const char *const *symbols, const int64_t *rows);
+
+/** raid_dates_check_order for times as integers: t[i] in units of 1/units_per_s second since
+ *  1970-01-01T00:00:00 (units_per_s 1e9: numpy's datetime64[ns]; 1e6: microseconds), strictly
+ *  increasing within each series. Messages write the times as ISO 8601 ("time 2020-01-02T00:00:00
+ *  comes before 2020-01-03T00:00:00"; the integer outside the years 0001 to 9999). Errors (raid_errmsg):
+ *  RAID_EINVAL (NULL t or offsets, units_per_s < 1, offsets, a time that does not increase). */
+RAID_API raid_status raid_times_check_order(const int64_t *t, int64_t units_per_s, const int64_t *offsets,
+                                            size_t nseries, const char *const *symbols, const int64_t *rows);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,7 +43,9 @@ RAID_API double raid_realized_get(const raid_realized *x, int k);
 
 /** Compute the realized measures of nseg segments.
  *  r: the returns of all segments back to back; segment s is r[offsets[s] .. offsets[s+1]) (offsets has
- *  nseg+1 non-decreasing entries, offsets[0] may be non-zero). out: nseg results.
+ *  nseg+1 non-decreasing entries, offsets[0] may be non-zero), each in time order (index order: there are
+ *  no times here; bipower, tripower, MedRV and the jump test use adjacent returns, so the order matters;
+ *  the readers and raid_ticks check the times of prices). out: nseg results.
  *  On the cpu backend everything is float64; on opencl one fused kernel accumulates per chunk in
  *  double-float and the host combines the partials in float64 (docs/precision.md).
  *  Returns must be finite and at most RAID_MAX_RETURN = 1e74 in magnitude (beyond, r^4 overflows float64

@@ -78,7 +78,9 @@ typedef struct raid_sweep_trade {
 
 /* The statistics of one combination (docs/ta_sweep.md). */
 typedef struct raid_sweep_stats {
-    int64_t trades;          /* the number of trades (a flip counts two); -1 marks a skipped combination */
+    int64_t trades;          /* the number of trades (a flip counts two); -1 marks a combination without a value
+                                (its series skipped, or its slow average undefined up to the last bar: below),
+                                whose statistics are NaN */
     double total_log_return; /* sum over trades of side log(exit/entry) + 2 log1p(-cost), log units */
     double sharpe;           /* mean/sd of the n-1 per-bar log returns x sqrt(bars_per_year); 0 when sd = 0 */
     double max_drawdown;     /* largest fall of the log equity curve below its running peak, log units, >= 0 */
@@ -89,19 +91,32 @@ typedef struct raid_sweep_result raid_sweep_result;
 
 /** Run the grid of spec on nseries series: close[offsets[s] .. offsets[s+1]) (offsets: nseries + 1
  *  non-decreasing, offsets[0] >= 0), open the same shape or NULL (required by next-open; ignored with fill
- *  close). Prices finite and > 0, each series at least 3 bars. symbols: nseries names (copied; NULL: no
- *  symbol column in the outputs). ctx: NULL or cpu (the float64 path) or a device (above).
- *  *out: the result (raid_sweep_result_destroy). Errors: RAID_EINVAL (spec, offsets, a bad price: its
- *  series and bar, a series too short), RAID_ENOMEM; message raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
- *  *out NULL on failure. */
+ *  close). Bars in time order: index order is time order (no dates here; raid_dates_check_order of
+ *  include/raid/reader.h checks a binding's dates, and raid_sweep_run's input was checked when read).
+ *  Prices finite and > 0. symbols: nseries names (copied; NULL: no symbol column in the outputs). ctx:
+ *  NULL or cpu (the float64 path) or a device (above). *out: the result (raid_sweep_result_destroy).
+ *  Combinations without a value (trades -1, NaN statistics, empty CSV fields; raid_sweep_result_nvalued
+ *  counts the others), each series that has any named in a message (raid_sweep_result_message):
+ *    - every combination of a series of fewer than 3 bars (the Sharpe ratio's sd needs two returns): the
+ *      series is skipped ("series S ('A') has 2 bars (at least 3 are needed): skipped, ..."), the others
+ *      are swept, as raid garch fits the series it can;
+ *    - a combination whose slow average has its first value too late for a position: raid_ma_warmup(ma,
+ *      slow) > bars - 3 with fill at the close (a decision at bar t is filled at bar t+1, and the fill at
+ *      the last close only exits), > bars - 2 at the next open (R TTR refuses a window longer than the
+ *      series): no value rather than zeros that would pose as the statistics of a strategy.
+ *  Errors: RAID_EINVAL (spec, offsets, a bad price: its series and bar), RAID_ENOMEM; message
+ *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out NULL on failure. */
 RAID_API raid_status raid_sweep_run_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close,
                                            const double *open, const int64_t *offsets, size_t nseries,
                                            const char *const *symbols, raid_sweep_result **out);
 
 /** Run the grid on a table read by raid_ma_read_csv_columns with cols = {close, open} (open optional):
  *  column 0 the closes, column 1 (when present) the opens; the symbols (when the file had a symbol
- *  column) go to the outputs. Errors: as raid_sweep_run_arrays, but RAID_EPARSE with FILE:LINE:COL for a
- *  bad price (its symbol and date) and FILE:LINE (the series' first row) for a series too short. */
+ *  column) go to the outputs. A series too short is skipped with the message "FILE:LINE:COL: series 'A'
+ *  has 2 bars (at least 3 are needed): skipped, its combinations have no value" (its first row, the symbol
+ *  column). Errors: as raid_sweep_run_arrays, but RAID_EPARSE with FILE:LINE:COL for a bad price (its
+ *  symbol and date) and "FILE:LINE:1: no data rows (only a header)" for a table without rows (a backtest of
+ *  no data; raid ma writes such a table's header alone). */
 RAID_API raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
                                     raid_sweep_result **out);
 
@@ -117,10 +132,20 @@ RAID_API raid_status raid_sweep_result_trades(const raid_sweep_result *r, size_t
                                               size_t *n);
 /** The name of series s ("" without symbols); NULL when out of range. */
 RAID_API const char *raid_sweep_result_symbol(const raid_sweep_result *r, size_t s);
+/** The combinations that have a value (trades >= 0); 0 for NULL. */
+RAID_API size_t raid_sweep_result_nvalued(const raid_sweep_result *r);
+/** Messages of the run (lines without "raid sweep: "): a series skipped, the combinations of a series without
+ *  a value (raid_sweep_run_arrays); count, and message i (NULL out of range; valid while r lives). */
+RAID_API size_t raid_sweep_result_nmessages(const raid_sweep_result *r);
+RAID_API const char *raid_sweep_result_message(const raid_sweep_result *r, size_t i);
+/** The series that message i is about; (size_t)-1 when i is out of range (a client summarising the
+ *  messages per series, as the CLI does). */
+RAID_API size_t raid_sweep_result_message_series(const raid_sweep_result *r, size_t i);
 
 /** Write the CSV of `raid sweep`: header "[symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,
  *  exposure" (symbol when the result has symbols), one row per combination in result order, real numbers
- *  with 17 significant digits (raid_csv_put_value: empty when not finite). Errors (raid_errmsg): RAID_EINVAL
+ *  with 17 significant digits (raid_csv_put_value: empty when not finite); a combination without a value
+ *  has its five statistics, trades included, empty. Errors (raid_errmsg): RAID_EINVAL
  *  (NULL), RAID_EIO (a write failed; errno kept). */
 RAID_API raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f);
 /** Write every trade: header "[symbol,]fast,slow,entry_bar,exit_bar,entry_price,exit_price,side", the

@@ -44,6 +44,34 @@ def _runs(codes, what):
     return np.r_[starts, n].astype(np.int64)
 
 
+def _check_dates(col, off, names, codes):
+    """The library's time-order check of a date column per series (raid_dates_check_order or, for datetime64
+    values, raid_times_check_order: include/raid/reader.h, the rule of `raid ma`'s and `raid sweep`'s CSV
+    readers): RaidError naming the symbol and the row (the DataFrame's 0-based position) of the first date
+    that does not come after the one before it; ValueError for a missing date."""
+    n = len(col)
+    miss = col.isna().to_numpy()
+    if miss.any():
+        raise ValueError(f"row {int(np.flatnonzero(miss)[0])}: missing date (NaN, None or NaT)")
+    poff = ffi.from_buffer("int64_t[]", np.ascontiguousarray(off, dtype=np.int64))
+    keep = None if names is None else [ffi.new("char[]", names[codes[int(o)]]) for o in off[:-1]]
+    psym = ffi.NULL if keep is None else ffi.new("const char *[]", keep)
+    rows = np.arange(n, dtype=np.int64)
+    prow = ffi.from_buffer("int64_t[]", rows)
+    if pd.api.types.is_datetime64_any_dtype(col.dtype):  # instants (tz-aware) or clock times, as integers
+        idx = pd.DatetimeIndex(col)
+        t = np.ascontiguousarray(idx.asi8, dtype=np.int64)
+        per_s = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[idx.unit]
+        check(lib.raid_times_check_order(ffi.from_buffer("int64_t[]", t), per_s, poff, len(off) - 1, psym, prow))
+        return
+    text = [v if isinstance(v, str) else str(v) for v in col.to_numpy(dtype=object)]
+    for r, v in enumerate(text):
+        if "\0" in v:
+            raise ValueError(f"row {r}: date {v!r} holds a NUL byte")
+    kd = [ffi.new("char[]", v.encode("utf-8", "surrogateescape")) for v in text]
+    check(lib.raid_dates_check_order(ffi.new("const char *[]", kd), poff, len(off) - 1, psym, prow))
+
+
 def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, date_col=None, device=None,
        progress=None):
     """A moving average or rolling statistic (docs/ta.md), in float64 with R TTR's conventions.
@@ -51,7 +79,8 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
     stat: "sum", "mean", "sumsq", "var" (sample, divisor window - 1), "wma" (weights 1..window), "ema"
     (2/(window+1), seeded by the mean of the first window values) or "hma" (window >= 2); window: an
     integer in [1, 2^30]. NaN where a window is incomplete; leading NaN shift the start; a NaN inside a
-    series restarts it (every window holding it NaN; the EMA and HMA warm up again after it).
+    series restarts it (every window holding it NaN; the EMA and HMA warm up again after it). A series
+    shorter than the warm-up is NaN throughout (R TTR stops with an error there; never a value for it).
 
     x may be:
       - a one-dimensional array of float64 values: one series, or the series x[offsets[s]:offsets[s+1]]
@@ -61,7 +90,10 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
       - a pandas DataFrame as `raid ma` reads its CSV: the values in column col (default "close"), one
         series per symbol when a symbol column is there (symbol_col, default "symbol"; its rows
         contiguous), the date column (date_col, default "date", else "timestamp") kept; returns a DataFrame
-        [symbol,][date,]STAT with x's index: `raid ma`'s output.
+        [symbol,][date,]STAT with x's index: `raid ma`'s output. Each series' dates must increase (a date
+        out of order or repeated raises RaidError naming the symbol and row, as `raid ma` refuses it):
+        compared as times (datetime64, or ISO 8601 text), as numbers, else as text (raid_date_compare,
+        include/raid/reader.h). Arrays and Series carry no dates: their order is the caller's.
     device: as raid.context (today every device computes on the host in float64); progress: the series'
     progress (unit "series"), as raid.garch's. Errors: ValueError
     (arguments), RaidError (the library's: a window out of range, an infinite value, ...)."""
@@ -72,11 +104,14 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
         if dc is None and date_col is None:
             dc = _column(x, None, "timestamp", required=False)
         values = column_floats(x[vc], vc)
+        names = codes = None
         if sc is not None:
-            codes, _ = symbol_codes(x[sc])
+            codes, names = symbol_codes(x[sc])
             off = _runs(codes, "symbol")
         else:
             off = np.array([0, values.size], dtype=np.int64)
+        if dc is not None:  # in time order within each series, as `raid ma` reads its CSV
+            _check_dates(x[dc], off, names, codes)
         out = pd.DataFrame(index=x.index)
         if sc is not None:
             out["symbol"] = x[sc].to_numpy()

@@ -5,8 +5,8 @@ sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, column_floats, context, ffi, lib, records, reporting, symbol_codes
-from ._ma import _runs, _stat
+from ._core import _text, as_c, c_int, check, column_floats, context, ffi, lib, records, reporting, symbol_codes
+from ._ma import _check_dates, _runs, _stat
 from ._realized import _column
 
 STATS = ["trades", "total_log_return", "sharpe", "max_drawdown", "exposure"]
@@ -86,7 +86,10 @@ def _frames(r, names, trades):
             if tn[0]:
                 rec = records(tv[0], tn[0], "raid_sweep_trade")
                 tparts.append((se[0], f[0], w[0], rec))
+    if (cols["trades"] < 0).any():  # combinations without a value: NaN, as read_csv reads raid sweep's empty fields
+        cols["trades"] = np.where(cols["trades"] < 0, np.nan, cols["trades"])
     df = pd.DataFrame({k: cols[k] for k in ["fast", "slow", *STATS]})
+    df.attrs["messages"] = [_text(lib.raid_sweep_result_message(r, i)) for i in range(lib.raid_sweep_result_nmessages(r))]
     if names is not None:
         df.insert(0, "symbol", [names[i] for i in cols["series"]])
     if not trades:
@@ -110,7 +113,7 @@ def _frames(r, names, trades):
 
 def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
           bars_per_year=252, trades=False, open=None, offsets=None, close_col=None, open_col=None,
-          symbol_col=None, device=None, precision="df", formulation="direct", progress=None):
+          symbol_col=None, date_col=None, device=None, precision="df", formulation="direct", progress=None):
     """Backtests of the moving-average crossover over a grid of (fast, slow) periods (docs/ta_sweep.md).
 
     Long when MA(fast) > MA(slow) at bar t (both defined), flat otherwise (short instead with short=True);
@@ -122,11 +125,16 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
     x may be a one-dimensional array of closes (one series, or several back to back by offsets, nseries +
     1 int64), a pandas Series of closes, or a DataFrame as `raid sweep` reads its CSV: close_col (default
     "close"), open_col (default "open"; used only with fill="next-open"), one series per symbol when a
-    symbol column is there (symbol_col, default "symbol"; its rows contiguous). open: the opens of an
-    array or Series x. Prices finite and > 0, 3 bars at least per series.
+    symbol column is there (symbol_col, default "symbol"; its rows contiguous), in time order when a date
+    column is there (date_col, default "date", else "timestamp": a date out of order or repeated raises
+    RaidError naming the symbol and row, as `raid sweep` refuses it; arrays and Series carry no dates, their
+    order is the caller's). open: the opens of an array or Series x. Prices finite and > 0.
 
     Returns a DataFrame [symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,exposure (the rows of
-    `raid sweep`'s CSV); with trades=True a pair (that, trades DataFrame [symbol,]fast,slow,entry_bar,
+    `raid sweep`'s CSV); a combination without a value (its series has fewer than 3 bars, or its slow
+    average has its first value too late for a position: docs/ta_sweep.md) has NaN statistics, trades
+    included (the column is then float64, as pandas reads the CSV's empty fields), and the reasons, one line
+    per series, are in .attrs["messages"]; with trades=True a pair (that, trades DataFrame [symbol,]fast,slow,entry_bar,
     exit_bar,entry_price,exit_price,side). device: as raid.context: "cpu" the float64 path, a device the
     device sweep (moving averages, trades and statistics there: the float64 trades except at float64
     ties, statistics within docs/ta_sweep.md's bound). precision "df" or "f32" (plain float32 sums),
@@ -142,11 +150,17 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
             oc = _column(x, open_col, "open")
             open_ = column_floats(x[oc], oc)
         sc = _column(x, symbol_col, "symbol", required=False)
+        dc = _column(x, date_col, "date", required=False)
+        if dc is None and date_col is None:
+            dc = _column(x, None, "timestamp", required=False)
+        codes = None
         if sc is not None:
             codes, names = symbol_codes(x[sc])
             off = _runs(codes, "symbol")
         else:
             off = np.array([0, close.size], dtype=np.int64)
+        if dc is not None:  # in time order within each series, as `raid sweep` reads its CSV
+            _check_dates(x[dc], off, names, codes)
     else:
         if isinstance(x, pd.Series):
             close = column_floats(x, "x")

@@ -1,12 +1,14 @@
 /* The CSV reader of raid garch (raid_garch_read_csv, include/raid/garch.h), on the table reader (table.c:
  * tokenising, byte order mark, header mapping, typed columns, FILE:LINE:COL errors) and the symbol table
  * (symtab.h: the symbols finished, to refuse one seen again). Columns: symbol and date (strings,
- * optional), the value (ret or price: a decimal number, an empty field NAN). The rows of one symbol (a
+ * optional; a date not empty and after the symbol's previous one, order.h), the value (ret or price: a
+ * decimal number, an empty field NAN). The rows of one symbol (a
  * run) are handed to raid_garch_input_add as the run ends; prices become log returns there, per symbol.
  * Errors come in file order. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "core/strlist.h"
+#include "io/order.h"
 #include "io/symtab.h"
 #include "io/table.h"
 #include "models/garch_internal.h"
@@ -72,17 +74,6 @@ static raid_status run_flush(garch_run *r, raid_garch_input *gi, int has_date, i
     r->sym = NULL;
     r->n = r->text_len = 0;
     return RAID_OK;
-}
-
-/* The order of two dates: as numbers when both are decimal numbers (integer time stamps, row numbers:
- * "9" before "10"), otherwise as text (ISO 8601 sorts as text). Negative, 0, positive. */
-static int date_cmp(const char *a, const char *b)
-{
-    char *ea, *eb;
-    const double x = strtod(a, &ea), y = strtod(b, &eb);
-    if (*a && *b && !*ea && !*eb && isfinite(x) && isfinite(y))
-        return (x > y) - (x < y);
-    return strcmp(a, b);
 }
 
 /* Append row i of batch b to the current run. */
@@ -164,19 +155,14 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                 if (!(run.sym = strdup(s)))
                     st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
             }
-            if (st == RAID_OK && has_date && run.n) { /* a symbol's dates increase, as raid har wants them */
+            if (st == RAID_OK && has_date) { /* not empty, after the symbol's previous date (order.h) */
                 size_t dlen;
-                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen), *prev = run.text + run.date_off[run.n - 1];
-                char cur[256];
-                snprintf(cur, sizeof cur, "%.*s", dlen < sizeof cur ? (int)dlen : (int)sizeof cur - 1, d);
-                const int c = *cur && *prev ? date_cmp(cur, prev) : 1;
-                if (c <= 0) {
-                    st = raid_table_fail(tb, b.col[C_DATE].line[i], raid_table_col(tb, C_DATE),
-                                         "%s: date '%s' %s '%s' on line %lld (the rows of a symbol must be in time "
-                                         "order: sort FILE by symbol, date)", *run.sym ? run.sym : "(no symbol)",
-                                         cur, c ? "comes before" : "repeats", prev, (long long)run.line[run.n - 1]);
+                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen);
+                st = raid_table_check_date(tb, spec[C_DATE].name, run.sym, d, dlen, b.col[C_DATE].line[i],
+                                           raid_table_col(tb, C_DATE), run.n ? run.text + run.date_off[run.n - 1] : NULL,
+                                           run.n ? (uint64_t)run.line[run.n - 1] : 0);
+                if (st != RAID_OK)
                     break;
-                }
             }
             if (st == RAID_OK)
                 st = run_push(&run, &b, i, has_date);
@@ -188,10 +174,8 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
     }
     if (st == RAID_OK)
         st = run_flush(&run, gi, has_date, prices);
-    if (st == RAID_OK && !nrows) { /* where the first row would be */
-        raid_table_fail(tb, raid_table_header_line(tb) + 1, 1, "no data rows (only a header)");
-        st = raid_fail(NULL, RAID_EPARSE, "%s", raid_table_errmsg(tb));
-    }
+    if (st == RAID_OK && !nrows) /* a fit of no data: where the first row would be */
+        st = raid_table_fail_no_rows(tb);
     if (st == RAID_OK)
         st = raid_table_copy_notices(tb, &gi->notices);
     run_free(&run);

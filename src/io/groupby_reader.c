@@ -109,6 +109,8 @@ typedef struct gb_keys {
 static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t *cap, gb_keys *kc, double **v,
                           uint8_t **valid)
 {
+    if (!b->nrows) /* a file with a header alone: memcpy of no bytes from a NULL column is undefined (UBSan) */
+        return RAID_OK;
     if (*n + b->nrows > *cap) {
         size_t c = *cap ? *cap : 65536;
         while (c < *n + b->nrows)

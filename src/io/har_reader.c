@@ -1,13 +1,14 @@
 /* The CSV reader of raid har's daily realized measures (raid_har_read_csv, include/raid/har.h): one row
  * per symbol and day, on the table reader (table.c: tokenising, byte order mark, header mapping, typed
- * columns, FILE:LINE:COL errors). Columns: symbol (string, optional unless required), date (string: the
- * fit checks it per symbol), rv and, optional, bpv, rq, jump_p (decimal numbers, an empty field NAN). A
+ * columns, FILE:LINE:COL errors). Columns: symbol (string, optional unless required), date (a calendar
+ * date, after the symbol's previous one: order.h), rv and, optional, bpv, rq, jump_p (decimal numbers, an empty field NAN). A
  * column the model does not read may be named twice (the first is read); bpv, rq or jump_p named like an
  * earlier column is absent (--rv-col bpv fits HAR to the bpv series). The rows of one symbol (a run) are
  * handed to raid_har_input_add as the run ends. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "core/strlist.h"
+#include "io/order.h"
 #include "io/symtab.h"
 #include "io/table.h"
 #include "models/har_internal.h"
@@ -218,6 +219,14 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
                 }
                 memcpy(run.sym, s, slen + 1);
             }
+            if (run.n) { /* after the symbol's previous date (order.h; row_check refused an empty one) */
+                size_t dlen;
+                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen);
+                if ((st = raid_table_check_date(tb, nm[C_DATE], run.sym, d, dlen, b.col[C_DATE].line[i],
+                                                raid_table_col(tb, C_DATE), run.text + run.date_off[run.n - 1],
+                                                (uint64_t)run.line[run.n - 1])) != RAID_OK)
+                    break;
+            }
             st = run_push(&run, tb, &b, i);
         }
         for (; i < b.nrows && st == RAID_OK && *again; i++) /* the batch's rows after the symbol seen again */
@@ -237,8 +246,8 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
         st = raid_fail(NULL, RAID_EPARSE, "%s", again);
     if (st == RAID_OK)
         st = run_flush(&run, hi, have);
-    if (st == RAID_OK && !nrows)
-        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    if (st == RAID_OK && !nrows) /* a fit of no data: where the first row would be */
+        st = raid_table_fail_no_rows(tb);
     for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++) /* facts the fit does not show */
         st = raid_har_input_add_notice(hi, raid_table_notice(tb, i));
     run_free(&run);

@@ -1,11 +1,13 @@
 /* The CSV reader of raid ma (raid_ma_read_csv, include/raid/ma.h), on the table reader (table.c:
  * tokenising, byte order mark, header mapping, typed columns, FILE:LINE:COL errors) and the symbol table
  * (symtab.h: the series in order, to refuse a symbol seen again after others). Columns: symbol
- * (optional), the date (text: "date", else "timestamp", or the name given), one or more value columns
+ * (optional), the date (text: "date", else "timestamp", or the name given; not empty, after the series'
+ * previous date: order.h), one or more value columns
  * (decimal numbers, an empty field NAN; raid_ma_read_csv reads one, raid_ma_read_csv_columns several, e.g.
  * close and open for the sweep). Errors come in file order. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "io/order.h"
 #include "io/table.h"
 #include "ta/ma_internal.h"
 
@@ -123,17 +125,13 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
         binit = 1;
     const size_t sym_col = raid_table_col(tb, C_SYM), date_col = raid_table_col(tb, (size_t)dcol);
     if (in)
-        in->has_symbol = sym_col != 0;
+        in->has_symbol = sym_col != 0, in->sym_field = sym_col;
     int done = 0;
     while (st == RAID_OK && !done) {
         const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
         for (size_t i = 0; i < b.nrows && st == RAID_OK; i++) {
             size_t dlen = 0, slen = 0;
             const char *d = raid_tcol_text(&b.col[dcol], i, &dlen);
-            if (!dlen) {
-                st = raid_table_fail(tb, b.col[dcol].line[i], date_col, "empty %s", spec[dcol].name);
-                break;
-            }
             double v[RAID_MA_MAX_COLUMNS] = {0};
             for (size_t j = 0; j < nval && st == RAID_OK; j++) {
                 if (!val_col[j])
@@ -163,6 +161,13 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
                 if ((st = new_series(in, s, slen)) != RAID_OK)
                     break;
             }
+            /* not empty, after the series' previous date (order.h): a moving average of rows out of time
+             * order, or of a day given twice, is a wrong answer */
+            const int first = in->offsets[in->syms.n - 1] == (int64_t)in->nrows;
+            if ((st = raid_table_check_date(tb, spec[dcol].name, s, d, dlen, b.col[dcol].line[i], date_col,
+                                            first ? NULL : in->text + in->date_off[in->nrows - 1],
+                                            first ? 0 : in->line[in->nrows - 1])) != RAID_OK)
+                break;
             st = push(in, v, d, dlen, b.col[dcol].line[i]);
         }
         if (st == RAID_EPARSE) /* a row of ours: raid_table_fail set the message */
@@ -170,8 +175,10 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
         else if (st == RAID_OK && rs != RAID_OK)
             st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
     }
-    if (st == RAID_OK && !in->nrows)
-        st = raid_fail(NULL, RAID_EPARSE, "%s: no data rows", path);
+    if (in) /* a header alone is an empty input here (raid ma writes its header); the sweep refuses it */
+        in->header_line = raid_table_header_line(tb);
+    if (st == RAID_OK && !in->offsets && !(in->offsets = calloc(1, sizeof *in->offsets))) /* no series: {0} */
+        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK)
         st = raid_table_copy_notices(tb, &in->notices);
     if (binit)

@@ -222,6 +222,11 @@ raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char
     return tfail(t, RAID_EPARSE, "%s:%llu:%zu: %s", t->path, (unsigned long long)line, col, m);
 }
 
+raid_status raid_table_fail_no_rows(raid_table *t)
+{
+    return raid_table_fail(t, raid_table_header_line(t) + 1, 1, "no data rows (only a header)");
+}
+
 /* A parse's positional failure (the first one wins): the text after "FILE:LINE:COL: ". */
 static void pfail(pctx *ps, uint64_t line, size_t col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void pfail(pctx *ps, uint64_t line, size_t col, const char *fmt, ...)

@@ -212,6 +212,10 @@ raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int 
  * failure the table met further on in the batch (the caller's row comes first in the file). */
 raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The failure of a job that needs data rows and found none, a header alone (docs/input.md "A header and no
+ * rows": the model fits and the sweep): raid_table_fail at the line after the header, column 1, "no data
+ * rows (only a header)". Returns RAID_EPARSE. */
+raid_status raid_table_fail_no_rows(raid_table *t);
 /* Whether the text s[0..n) of a field read as a decimal number (RAID_T_F64 with RAID_T_KEEP_TEXT) is an
  * integer, by the table's integer rule (RAID_T_I64): 1 for [+-]digits within int64 (*v its value), -1 for
  * [+-]digits beyond int64, 0 otherwise (a decimal point or an exponent). For jobs that keep a column of

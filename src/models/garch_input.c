@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "models/garch_internal.h"
 #include "core/internal.h"
+#include "io/order.h"
 #include "io/utf8.h"
 
 #include <assert.h>
@@ -49,9 +50,15 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
     if (raid_symtab_find(&in->names, name, nlen) >= 0)
         return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
     for (size_t t = 0; dates && t < n; t++)
-        if (!dates[t])
-            return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: %s: row %lld: date is NULL",
-                             *name ? name : "(no symbol)", lines ? (long long)lines[t] : (long long)t + 1);
+        if (!dates[t] || !dates[t][0])
+            return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: %s: row %lld: date is %s",
+                             *name ? name : "(no symbol)", lines ? (long long)lines[t] : (long long)t + 1,
+                             dates[t] ? "empty" : "NULL");
+    /* in time order (io/order.h, the CSV reader's rule): a fit of returns out of order, and window ends
+     * running backwards, are wrong answers */
+    raid_status st;
+    if (dates && (st = raid_io_check_dates("raid_garch_input_add", name, dates, n, lines)) != RAID_OK)
+        return st;
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         garch_in_sym *s = realloc(in->sym, cap * sizeof *s);

@@ -152,23 +152,6 @@ static raid_status har_prepare(har_job *J, size_t q)
             "for none); symbol skipped", nm, in->colname[3], p, where, I->dates[r]);
         return RAID_OK;
     }
-    for (size_t r = 1; r < I->n; r++) {
-        const int c = strcmp(I->dates[r - 1], I->dates[r]);
-        if (c < 0)
-            continue;
-        if (in->path && I->lines)
-            MSG(RAID_EPARSE, "%s:%lld:%d: %s: date '%s' %s '%s' on line %lld (dates must increase within a "
-                "symbol); symbol skipped", in->path, (long long)I->lines[r], in->date_col, nm, I->dates[r],
-                c ? "comes before" : "repeats", I->dates[r - 1], (long long)I->lines[r - 1]);
-        else {
-            char here[64], there[64];
-            har_where(in, I, r, here, sizeof here);
-            har_where(in, I, r - 1, there, sizeof there);
-            MSG(RAID_EPARSE, "%s: %s: date '%s' %s '%s' on %s (dates must increase within a symbol); "
-                "symbol skipped", nm, here, I->dates[r], c ? "comes before" : "repeats", I->dates[r - 1], there);
-        }
-        return RAID_OK;
-    }
     size_t bad = 0;
     S->X = malloc((I->n ? I->n : 1) * (size_t)k * sizeof *S->X);
     S->y = malloc((I->n ? I->n : 1) * sizeof *S->y);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "models/har_internal.h"
 #include "core/internal.h"
+#include "io/order.h"
 #include "io/symtab.h"
 #include "io/tz.h"
 #include "io/utf8.h"
@@ -121,6 +122,11 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
             return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", name, row,
                              in->colname[r - HAR_DAY_RV], har_day_why(r));
     }
+    /* in increasing date order (io/order.h, the CSV reader's rule): the lags of a day out of order are
+     * other days */
+    const raid_status ost = raid_io_check_dates("raid_har_input_add", name, dates, n, lines);
+    if (ost != RAID_OK)
+        return ost;
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         har_in_sym *s = realloc(in->sym, cap * sizeof *s);

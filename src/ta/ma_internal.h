@@ -26,6 +26,8 @@ struct raid_ma_input {
     uint64_t *end_line;   /* the last line of each series (messages) */
     int has_symbol;
     char *date_name;      /* the date column's header name */
+    uint64_t header_line; /* the header's line (the sweep's message for a file without data rows) */
+    size_t sym_field;     /* the 1-based field of the symbol column, 0 when absent */
     raid_strlist notices;
 };
 

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "core/outfile.h"
+#include "core/strlist.h"
 #include "ta/ma_cl.h"
 #include "ta/ma_internal.h"
 #include "ta/sweep.h"
@@ -20,6 +21,10 @@ struct raid_sweep_result {
     raid_sweep_stats *st;   /* nseries x ncomb */
     raid_sweep_trades *tr;  /* nseries x ncomb, or NULL when the trades are not kept */
     char **sym;             /* nseries names, or NULL: no symbols */
+    raid_strlist msg;       /* the series skipped and the combinations without a value, one line per series */
+    size_t *msg_series;     /* msg.n: the series of each message */
+    size_t msg_cap;
+    size_t nvalued;         /* combinations with a value (trades >= 0) */
 };
 
 void raid_sweep_spec_default(raid_sweep_spec *s)
@@ -150,6 +155,8 @@ void raid_sweep_result_destroy(raid_sweep_result *r)
         for (size_t s = 0; s < r->nseries; s++)
             free(r->sym[s]);
     free(r->sym), free(r->tr), free(r->st), free(r->fast), free(r->slow);
+    raid_strlist_free(&r->msg);
+    free(r->msg_series);
     free(r);
 }
 
@@ -199,6 +206,83 @@ static raid_status host_other(raid_ctx *ctx, const raid_sweep_spec *spec, const 
     return RAID_OK;
 }
 
+/* A combination without a value: its series skipped, or its slow average undefined up to the last bar
+ * (include/raid/sweep.h: trades -1, NaN statistics; written as empty fields). */
+static const raid_sweep_stats no_value = {-1, NAN, NAN, NAN, NAN};
+
+/* Record that the message just added to r->msg is about series s. RAID_OK or RAID_ENOMEM (message set). */
+static raid_status msg_of(raid_ctx *ctx, raid_sweep_result *r, size_t s)
+{
+    if (r->msg.n > r->msg_cap) {
+        const size_t cap = r->msg_cap ? 2 * r->msg_cap : 16;
+        size_t *p = realloc(r->msg_series, cap * sizeof *p);
+        if (!p)
+            return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        r->msg_series = p, r->msg_cap = cap;
+    }
+    r->msg_series[r->msg.n - 1] = s;
+    return RAID_OK;
+}
+
+/* Series s in messages: "series 'A'" (a file with symbols), "the series" (a file without), "series S ('A')"
+ * or "series S" (arrays). */
+static void series_label(const char *const *symbols, const raid_ma_input *in, size_t s, char *buf, size_t n)
+{
+    if (in)
+        symbols ? snprintf(buf, n, "series '%s'", symbols[s]) : snprintf(buf, n, "the series");
+    else
+        symbols ? snprintf(buf, n, "series %zu ('%s')", s, symbols[s]) : snprintf(buf, n, "series %zu", s);
+}
+
+/* A series of fewer than 3 bars (the Sharpe ratio's sd needs two returns): reported and skipped, its
+ * combinations without a value, as raid garch reports a series too short and fits the others. The message
+ * names, for a file, the series' first row and its symbol column (the close column without one). */
+static raid_status skip_series(raid_ctx *ctx, raid_sweep_result *r, const char *const *symbols,
+                               const raid_ma_input *in, const int64_t *off, size_t s, size_t n)
+{
+    char lab[RAID_ERRMSG_LEN / 4], where[RAID_ERRMSG_LEN / 2] = "";
+    series_label(symbols, in, s, lab, sizeof lab);
+    if (in && n)
+        snprintf(where, sizeof where, "%s:%llu:%zu: ", in->path, (unsigned long long)in->line[off[s]],
+                 in->sym_field ? in->sym_field : in->field[0]);
+    for (size_t k = 0; k < r->ncomb; k++)
+        r->st[s * r->ncomb + k] = no_value;
+    if (raid_strlist_addf(&r->msg, "%s%s has %zu bar%s (at least 3 are needed): skipped, its combinations have no value",
+                          where, lab, n, n == 1 ? "" : "s"))
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    return msg_of(ctx, r, s);
+}
+
+/* The combinations of series s (n bars) whose slow average has its first value too late for a position
+ * (its warm-up, raid_ma_warmup, is the first bar with a decision; a decision at bar t is filled at bar t+1,
+ * and a fill at the last close only exits: a position needs t <= n - 3 with fill at the close, t <= n - 2
+ * at the next open): without a value rather than zeros that would pose as the statistics of a strategy
+ * (R TTR refuses a window longer than the series). Their trade lists are empty (no position). One message
+ * per series that has any. */
+static raid_status mark_no_value(raid_ctx *ctx, raid_sweep_result *r, const raid_sweep_spec *spec,
+                                 const char *const *symbols, const raid_ma_input *in, size_t s, size_t n)
+{
+    const raid_ma_stat ma = spec->ma;
+    const int64_t last = (int64_t)n - (spec->fill == RAID_SWEEP_FILL_CLOSE ? 3 : 2); /* the last useful decision */
+    size_t cnt = 0;
+    int pmin = 0;
+    for (size_t k = 0; k < r->ncomb; k++)
+        if (raid_ma_warmup(ma, r->slow[k]) > last) {
+            r->st[s * r->ncomb + k] = no_value;
+            if (!cnt++ || r->slow[k] < pmin)
+                pmin = r->slow[k];
+        }
+    if (!cnt)
+        return RAID_OK;
+    char lab[RAID_ERRMSG_LEN / 4];
+    series_label(symbols, in, s, lab, sizeof lab);
+    if (raid_strlist_addf(&r->msg, "%s: %zu of %zu combinations have no value: a slow %s of period %d or more has its "
+                          "first value at bar %lld or later (0-based), too late for a position in %zu bars",
+                          lab, cnt, r->ncomb, raid_ma_stat_name(ma), pmin, (long long)raid_ma_warmup(ma, pmin), n))
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+    return msg_of(ctx, r, s);
+}
+
 /* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
  * (the parity report), a second table of the checked path's moving averages (ctx's, the prefix trap's or the float32 direct sums')
  * and a second scan of every combination on it, compared by raid_sweep_parity_add. */
@@ -223,17 +307,9 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
     if (off[0] < 0)
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets[0] = %lld < 0", (long long)off[0]);
     for (size_t s = 0; s < nseries; s++) {
-        const char *name = symbols ? symbols[s] : NULL;
         if (off[s + 1] < off[s])
             return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets decrease at series %zu", s);
-        const size_t n = (size_t)(off[s + 1] - off[s]);
-        if (n < 3 && in && n > 0) /* the file's line of the series' first row */
-            return raid_fail(ctx, RAID_EPARSE, "%s:%llu: series %zu%s%s%s has %zu bars (at least 3 are needed)", in->path,
-                             (unsigned long long)in->line[off[s]], s, name ? " ('" : "", name ? name : "",
-                             name ? "')" : "", n);
-        if (n < 3)
-            return raid_fail(ctx, RAID_EINVAL, "sweep: series %zu%s%s%s has %zu bars (at least 3 are needed)", s,
-                             name ? " ('" : "", name ? name : "", name ? "')" : "", n);
+        const size_t n = (size_t)(off[s + 1] - off[s]); /* fewer than 3 bars: skipped below (skip_series) */
         const char *what = NULL;
         const int64_t t = bad_price(close + off[s], open ? open + off[s] : NULL, n, &what);
         if (t >= 0) {
@@ -277,7 +353,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
     int maxp = spec->fast_hi > spec->slow_hi ? spec->fast_hi : spec->slow_hi;
     int *row = calloc((size_t)maxp + 1, sizeof *row), *periods = NULL;
     uint32_t *fi = malloc(r->ncomb * sizeof *fi), *si = malloc(r->ncomb * sizeof *si);
-    size_t maxn = 0;
+    size_t maxn = 3; /* (at least: the tables of a run whose every series is skipped are still allocated) */
     for (size_t s = 0; s < nseries; s++)
         if ((size_t)(off[s + 1] - off[s]) > maxn)
             maxn = (size_t)(off[s + 1] - off[s]);
@@ -327,6 +403,11 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
     for (size_t s = 0; s < nseries && st == RAID_OK; s++) {
         const size_t n = (size_t)(off[s + 1] - off[s]);
         const double *c = close + off[s];
+        if (n < 3) { /* skipped: its backtests count as done */
+            if ((st = skip_series(ctx, r, symbols, in, off, s, n)) == RAID_OK)
+                raid_progress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
+            continue;
+        }
         raid_sweep_series ser;
         if ((st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) != RAID_OK) {
             st = raid_fail(ctx, st, "%s", raid_errmsg());
@@ -382,6 +463,8 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
             raid_sweep_trades_free(tr2, r->ncomb); /* the lists go, the arrays stay */
             raid_sweep_trades_free(tr64, r->ncomb);
         }
+        if (st == RAID_OK) /* after the parity, which compares what both paths computed */
+            st = mark_no_value(ctx, r, spec, symbols, in, s, n);
         raid_sweep_series_free(&ser);
         if (st == RAID_OK)
             raid_progress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
@@ -397,6 +480,8 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         raid_sweep_parity_destroy(rep);
         return st;
     }
+    for (size_t k = 0; k < nk; k++)
+        r->nvalued += r->st[k].trades >= 0;
     if (par) {
         rep->passed = rep->violations <= rep->max_violations && rep->stat_violations == 0;
         *par = rep;
@@ -437,6 +522,9 @@ static raid_status run_input(raid_ctx *ctx, const raid_sweep_spec *spec, const r
         *par = NULL;
     if (!in)
         return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
+    if (!in->nrows) /* a backtest of no data (raid_table_fail_no_rows' words): where the first row would be */
+        return raid_fail(ctx, RAID_EPARSE, "%s:%llu:1: no data rows (only a header)", in->path,
+                         (unsigned long long)in->header_line + 1);
     const size_t ns = in->syms.n;
     const char **sym = NULL;
     if (in->has_symbol && !(sym = malloc(ns * sizeof *sym)))
@@ -492,6 +580,17 @@ raid_status raid_sweep_result_trades(const raid_sweep_result *r, size_t k, const
     return RAID_OK;
 }
 
+size_t raid_sweep_result_nvalued(const raid_sweep_result *r) { return r ? r->nvalued : 0; }
+size_t raid_sweep_result_nmessages(const raid_sweep_result *r) { return r ? r->msg.n : 0; }
+const char *raid_sweep_result_message(const raid_sweep_result *r, size_t i)
+{
+    return r ? raid_strlist_get(&r->msg, i) : NULL;
+}
+size_t raid_sweep_result_message_series(const raid_sweep_result *r, size_t i)
+{
+    return r && i < r->msg.n ? r->msg_series[i] : (size_t)-1;
+}
+
 const char *raid_sweep_result_symbol(const raid_sweep_result *r, size_t s)
 {
     return r && s < r->nseries ? (r->sym ? r->sym[s] : "") : NULL;
@@ -515,7 +614,10 @@ raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f)
     for (size_t k = 0; k < r->nseries * r->ncomb; k++) {
         const raid_sweep_stats *s = &r->st[k];
         put_key(f, r, k);
-        fprintf(f, ",%lld", (long long)s->trades);
+        if (s->trades >= 0)
+            fprintf(f, ",%lld", (long long)s->trades);
+        else /* no value: empty fields, as every undefined value of RAID's outputs */
+            fputc(',', f);
         raid_csv_put_value(f, s->total_log_return);
         raid_csv_put_value(f, s->sharpe);
         raid_csv_put_value(f, s->max_drawdown);

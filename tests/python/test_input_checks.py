@@ -170,8 +170,12 @@ def test_har_inputs():
                     (dict(nw_lag=2 ** 70), "nw_lag = .* is out of range")]:
         with pytest.raises(ValueError, match=msg):
             raid.har(m, device="cpu", **kw)
-    # the symbol column as the index: no symbol column, the CLI's notice
+    # the symbol column as the index: no symbol column, the CLI's notice (one symbol's rows: one series in
+    # time order; both symbols' rows make one series whose dates go back, refused as `raid har` refuses it)
     with pytest.warns(raid.RaidNotice, match="no symbol column 'symbol': the whole file is one series"):
+        raid.har(m[m.symbol == "S0001"].set_index("symbol"), lags=[1, 5], device="cpu")
+    with pytest.warns(raid.RaidNotice), pytest.raises(raid.RaidError, match=r"\(no symbol\): row 40: date '.*' comes "
+                                                                            r"before '.*' on row 39"):
         raid.har(m.set_index("symbol"), lags=[1, 5], device="cpu")
     # rows not contiguous: the row named
     d = pd.concat([m.iloc[:5], m[m.symbol == "S0002"], m.iloc[5:40]], ignore_index=True)
@@ -182,11 +186,10 @@ def test_har_inputs():
 def test_har_row_numbers_are_dataframe_positions():
     m = har_input()
     d = m.copy()
-    d.loc[44, "date"] = d.loc[43, "date"]  # S0002's 4th day repeats its 3rd
-    f = raid.har(d, lags=[1, 5], device="cpu")
-    msg = [t for s, t in f.messages if s == "S0002"]
-    assert msg and msg[0].startswith(f"S0002: row 44: date '{d.loc[44, 'date']}' repeats "
-                                     f"'{d.loc[43, 'date']}' on row 43")
+    d.loc[44, "date"] = d.loc[43, "date"]  # S0002's 4th day repeats its 3rd: refused where it is added
+    with pytest.raises(raid.RaidError, match=f"raid_har_input_add: S0002: row 44: date '{d.loc[44, 'date']}' repeats "
+                                             f"'{d.loc[43, 'date']}' on row 43"):
+        raid.har(d, lags=[1, 5], device="cpu")
     d = m.copy()
     d.loc[45, "rv"] = np.nan
     f = raid.har(d, lags=[1, 5], device="cpu")

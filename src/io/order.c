@@ -1,0 +1,189 @@
+/* The time order of the rows of a series (order.h; the public raid_date_compare, raid_dates_check_order
+ * and raid_times_check_order of include/raid/reader.h). docs/input.md "Time order" gives the rule. */
+#define _POSIX_C_SOURCE 200809L
+#include "io/order.h"
+#include "core/internal.h"
+#include "io/tz.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* What a date is, for the comparison: a time (ISO 8601: clock microseconds, and the offset when given), an
+ * integer, another decimal number, or text. */
+enum { K_TIME, K_INT, K_NUM, K_TEXT };
+
+typedef struct date_key {
+    int kind;
+    int has_offset;
+    int64_t us; /* K_TIME: the clock time written; K_INT: the integer */
+    int32_t offset_s;
+    double v; /* K_NUM */
+} date_key;
+
+static date_key key_of(const char *s, size_t n)
+{
+    date_key k = {K_TEXT, 0, 0, 0, 0.0};
+    raid_io_ts ts;
+    int64_t days;
+    if (n == 10 && raid_io_parse_date(s, n, &days) == 0)
+        k.kind = K_TIME, k.us = days * RAID_US_PER_DAY;
+    else if (n >= 19 && raid_io_parse_timestamp(s, n, &ts) == 0)
+        k.kind = K_TIME, k.us = ts.wall_us, k.has_offset = ts.has_offset, k.offset_s = ts.offset_s;
+    else if (raid_table_number_int(s, n, &k.us) == 1)
+        k.kind = K_INT;
+    else if (raid_table_parse_f64(s, n, &k.v) == 0)
+        k.kind = K_NUM;
+    return k;
+}
+
+static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    const date_key x = key_of(a, alen), y = key_of(b, blen);
+    if (x.kind == K_TIME && y.kind == K_TIME) {
+        if (x.has_offset && y.has_offset) /* UTC instants: clock time minus offset (both within years 1..9999) */
+            return cmp_i64(x.us - x.offset_s * RAID_US_PER_S, y.us - y.offset_s * RAID_US_PER_S);
+        return cmp_i64(x.us, y.us);
+    }
+    if (x.kind == K_INT && y.kind == K_INT)
+        return cmp_i64(x.us, y.us);
+    if ((x.kind == K_INT || x.kind == K_NUM) && (y.kind == K_INT || y.kind == K_NUM)) {
+        const double u = x.kind == K_INT ? (double)x.us : x.v, w = y.kind == K_INT ? (double)y.us : y.v;
+        if (u == u && w == w && u != w) /* (the number rule gives no NaN; infinities of overflow compare) */
+            return u < w ? -1 : 1;
+        if (u == w)
+            return 0;
+    }
+    const size_t m = alen < blen ? alen : blen;
+    const int c = memcmp(a, b, m);
+    return c ? (c > 0) - (c < 0) : cmp_i64((int64_t)alen, (int64_t)blen);
+}
+
+raid_status raid_table_check_date(raid_table *t, const char *date_name, const char *sym, const char *cur,
+                                  size_t curlen, uint64_t line, size_t col, const char *prev, uint64_t prev_line)
+{
+    if (!curlen)
+        return raid_table_fail(t, line, col, "empty %s (every row needs one)", date_name);
+    if (!prev)
+        return RAID_OK;
+    const int c = raid_io_date_cmp(cur, curlen, prev, strlen(prev));
+    if (c > 0)
+        return RAID_OK;
+    return raid_table_fail(t, line, col,
+                           "%s: date '%.*s' %s '%s' on line %llu (the rows of a symbol must be in time order: sort "
+                           "FILE by symbol, date)",
+                           *sym ? sym : "(no symbol)", raid_table_show(curlen), cur, raid_io_order_words(c), prev,
+                           (unsigned long long)prev_line);
+}
+
+raid_status raid_io_check_dates(const char *fn, const char *sym, const char *const *dates, size_t n,
+                                const int64_t *rows)
+{
+    for (size_t t = 1; t < n; t++) {
+        const int c = raid_io_date_cmp(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
+        if (c > 0)
+            continue;
+        const long long r = rows ? (long long)rows[t] : (long long)t + 1, r0 = rows ? (long long)rows[t - 1] : (long long)t;
+        return raid_fail(NULL, RAID_EINVAL,
+                         "%s: %s: row %lld: date '%.80s' %s '%.80s' on row %lld (the rows of a series must be in time "
+                         "order)", fn, *sym ? sym : "(no symbol)", r, dates[t], raid_io_order_words(c), dates[t - 1], r0);
+    }
+    return RAID_OK;
+}
+
+/* Public functions: contracts in include/raid/reader.h. */
+
+int raid_date_compare(const char *a, const char *b)
+{
+    a = a ? a : "", b = b ? b : "";
+    return raid_io_date_cmp(a, strlen(a), b, strlen(b));
+}
+
+/* The name of series s in messages: its symbol ("(no symbol)" for ""), or "series S" without symbols. */
+static const char *series_name(const char *const *symbols, size_t s, char *buf, size_t n)
+{
+    if (symbols && symbols[s])
+        return symbols[s];
+    snprintf(buf, n, "series %zu", s);
+    return buf;
+}
+
+/* The common checks of the offsets of raid_dates_check_order and raid_times_check_order. */
+static raid_status check_offsets(const char *fn, const void *v, const int64_t *offsets, size_t nseries)
+{
+    if (!offsets || (nseries && !v))
+        return raid_fail(NULL, RAID_EINVAL, "%s: NULL argument", fn);
+    for (size_t s = 0; s < nseries; s++)
+        if (offsets[s] < 0 || offsets[s + 1] < offsets[s])
+            return raid_fail(NULL, RAID_EINVAL, "%s: offsets negative or decreasing at series %zu", fn, s);
+    return RAID_OK;
+}
+
+raid_status raid_dates_check_order(const char *const *dates, const int64_t *offsets, size_t nseries,
+                                   const char *const *symbols, const int64_t *rows)
+{
+    static const char fn[] = "raid_dates_check_order";
+    raid_status st = check_offsets(fn, dates, offsets, nseries);
+    for (size_t s = 0; s < nseries && st == RAID_OK; s++) {
+        char buf[48];
+        const char *nm = series_name(symbols, s, buf, sizeof buf);
+        const size_t i0 = (size_t)offsets[s], n = (size_t)(offsets[s + 1] - offsets[s]);
+        for (size_t t = 0; t < n && st == RAID_OK; t++)
+            if (!dates[i0 + t] || !dates[i0 + t][0])
+                st = raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date is %s", fn, *nm ? nm : "(no symbol)",
+                               rows ? (long long)rows[i0 + t] : (long long)t + 1, dates[i0 + t] ? "empty" : "NULL");
+        if (st == RAID_OK)
+            st = raid_io_check_dates(fn, nm, dates + i0, n, rows ? rows + i0 : NULL);
+    }
+    return st;
+}
+
+/* t (units_per_s units since 1970-01-01) as ISO 8601 "YYYY-MM-DDTHH:MM:SS[.f]" (the fraction with as many
+ * digits as the unit has), or the integer where the year leaves 1..9999. */
+static void time_text(int64_t t, int64_t units_per_s, char *buf, size_t n)
+{
+    const int64_t sec = raid_io_floordiv(t, units_per_s), frac = raid_io_floormod(t, units_per_s);
+    const int64_t days = raid_io_floordiv(sec, 86400), tod = raid_io_floormod(sec, 86400);
+    int64_t y;
+    int m, d;
+    raid_io_civil_from_days(days, &y, &m, &d);
+    if (y < 1 || y > 9999) {
+        snprintf(buf, n, "%" PRId64, t);
+        return;
+    }
+    int len = snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d", (int)y, m, d, (int)(tod / 3600), (int)(tod / 60 % 60),
+                       (int)(tod % 60));
+    int digits = 0;
+    for (int64_t u = units_per_s; u > 1 && u % 10 == 0; u /= 10)
+        digits++;
+    if (frac && digits && len > 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, ".%0*" PRId64, digits, frac);
+}
+
+raid_status raid_times_check_order(const int64_t *t, int64_t units_per_s, const int64_t *offsets, size_t nseries,
+                                   const char *const *symbols, const int64_t *rows)
+{
+    static const char fn[] = "raid_times_check_order";
+    if (units_per_s < 1)
+        return raid_fail(NULL, RAID_EINVAL, "%s: units_per_s %lld (expected >= 1)", fn, (long long)units_per_s);
+    raid_status st = check_offsets(fn, t, offsets, nseries);
+    for (size_t s = 0; s < nseries && st == RAID_OK; s++) {
+        for (int64_t i = offsets[s] + 1; i < offsets[s + 1]; i++) {
+            if (t[i] > t[i - 1])
+                continue;
+            char buf[48], a[48], b[48];
+            const char *nm = series_name(symbols, s, buf, sizeof buf);
+            time_text(t[i], units_per_s, a, sizeof a);
+            time_text(t[i - 1], units_per_s, b, sizeof b);
+            const int64_t k = i - offsets[s];
+            return raid_fail(NULL, RAID_EINVAL,
+                             "%s: %s: row %lld: time %s %s %s on row %lld (the rows of a series must be in time order)",
+                             fn, *nm ? nm : "(no symbol)", rows ? (long long)rows[i] : (long long)k + 1, a,
+                             raid_io_order_words(cmp_i64(t[i], t[i - 1])), b,
+                             rows ? (long long)rows[i - 1] : (long long)k);
+        }
+    }
+    return st;
+}
