@@ -6,6 +6,7 @@ import pandas as pd
 
 from ._convert import as_c, c_int, column, date_labels, floats, frame, index_labels, is_frame, symbol_runs
 from ._core import _text, array, check, context, ffi, lib, reporting
+from ._csv import mark_model
 
 COLUMNS = ["symbol", "window_end", "n", "model", "dist", "mu", "omega", "alpha", "gamma", "beta", "nu", "se_mu",
            "se_omega", "se_alpha", "se_gamma", "se_beta", "se_nu", "loglik", "iterations", "status", "sigma2_last",
@@ -148,4 +149,4 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
     out = pd.DataFrame(cols, columns=COLUMNS)
     out.attrs["messages"] = [_text(lib.raid_garch_result_message(res, i))
                              for i in range(lib.raid_garch_result_nmessages(res))]
-    return out
+    return mark_model(out)

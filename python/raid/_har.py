@@ -8,6 +8,7 @@ import pandas as pd
 
 from ._convert import as_c, c_int, column, date_labels, datetimes, floats, frame, symbol_runs
 from ._core import _text, array, check, context, ffi, lib, reporting
+from ._csv import mark_model
 from ._realized import no_symbol_notice
 
 
@@ -200,5 +201,6 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
     messages = [(sym_names[lib.raid_har_result_message_symbol(res, i)] if
                  lib.raid_har_result_message_symbol(res, i) < ns else None,
                  _text(lib.raid_har_result_message(res, i))) for i in range(lib.raid_har_result_nmessages(res))]
+    mark_model(coefs, forecasts, losses, symbols)
     return HarFit(coefs, forecasts, losses, symbols, messages)
 

@@ -6,6 +6,7 @@ import pandas as pd
 
 from ._convert import as_c, c_int, column, date_labels, datetimes, floats, frame, integers, is_frame, symbol_runs
 from ._core import check, context, ffi, lib, reporting
+from ._csv import mark_model
 
 # masked entries: what to do instead (NaN is a missing value here, docs/ta.md)
 HOW = "give NaN for them ({name}.filled(np.nan): a missing value restarts the series) or the values without them"
@@ -107,7 +108,7 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
         if dc is not None:
             out[dc] = x[dc].to_numpy()
         out[stat] = _compute(values, off, stat, window, device, progress)
-        return out
+        return mark_model(out)
     values = floats(x, "x", nulls="nan", how=HOW.format(name="x"))
     if isinstance(x, pd.Series):
         return pd.Series(_compute(values, [0, values.size], stat, window, device, progress), index=x.index,

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ._convert import as_c, c_strings, column, floats, frame, integers, is_text, symbols, texts, timestamps_us
 from ._core import RaidNotice, array, check, context, ffi, lib, records
+from ._csv import mark_model
 
 # Rows pushed to raid_ticks between two takes (and computations): bounds the returns held at once.
 _TAKE_EVERY = 1 << 20
@@ -20,7 +21,7 @@ def measure_names():
 def _frame(out, nseg):
     rec = records(out, nseg, "raid_realized")
     cols = ["n", *measure_names()]
-    return pd.DataFrame({c: rec[c] for c in cols})
+    return mark_model(pd.DataFrame({c: rec[c] for c in cols}))
 
 
 def realized(returns, offsets, device="auto", precision="df"):
@@ -170,11 +171,4 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     })
     for k, name in enumerate(measure_names()):
         res[name] = array(lib.raid_realized_table_column(tab, k), nrows, np.float64)
-    return res
-
-
-def to_csv(df, path_or_buf=None):
-    """Write a DataFrame of the package (realized_from_prices, and har's coefs, forecasts and losses) as
-    the CLI writes its CSV: floats as %.17g, NaN as an empty field, RFC 4180 quoting, LF line ends, no
-    index. Returns the text when path_or_buf is None."""
-    return df.to_csv(path_or_buf, index=False, float_format="%.17g", lineterminator="\n")
+    return mark_model(res)

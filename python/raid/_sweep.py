@@ -7,6 +7,7 @@ import pandas as pd
 
 from ._convert import as_c, c_int, column, floats, frame, integers, is_frame, symbol_runs
 from ._core import _text, check, context, ffi, lib, records, reporting
+from ._csv import mark_model
 from ._ma import _check_dates, _stat
 
 # masked entries: what to do instead (a sweep has no missing prices)
@@ -96,7 +97,7 @@ def _frames(r, names, trades):
     if names is not None:
         df.insert(0, "symbol", [names[i] for i in cols["series"]])
     if not trades:
-        return df
+        return mark_model(df)
     rows = {k: [] for k in ["series", "fast", "slow", *TRADES]}
     for s_, f_, w_, rec in tparts:
         n = rec.size
@@ -111,7 +112,7 @@ def _frames(r, names, trades):
     tdf = pd.DataFrame({k: cat[k] for k in ["fast", "slow", *TRADES]})
     if names is not None:
         tdf.insert(0, "symbol", [names[i] for i in cat["series"]])
-    return df, tdf
+    return mark_model(df, tdf)
 
 
 def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
