@@ -2,7 +2,6 @@
 raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / np.argsort(kind='stable')
 (-0.0 and NaN payloads kept, NaN last), on the cpu path or a device."""
 import numpy as np
-import pandas as pd
 
 from . import _arrow
 from ._convert import as_c, floats, integers, is_arrow, nullable_kind, validity, with_nulls

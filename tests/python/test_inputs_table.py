@@ -535,13 +535,18 @@ FRAME_ENTRIES = {
 
 @pytest.mark.parametrize("entry", FRAME_ENTRIES)
 def test_frame_kinds(entry):
-    """A pandas DataFrame, one of pyarrow-backed columns, a pyarrow Table and a RecordBatch give the same
-    result; anything else (a dict, a Series, an array) is a TypeError naming what is taken."""
+    """A pandas DataFrame, one of pyarrow-backed columns, a pyarrow Table, a RecordBatch and any Arrow stream
+    give the same result; anything else (a dict, a Series, an array) is a TypeError naming what is taken."""
     f, cols = FRAME_ENTRIES[entry]
     df = pd.DataFrame(cols)
     want = canon(f(df))
     table = pa.Table.from_pandas(df, preserve_index=False)
-    for d in (df.convert_dtypes(dtype_backend="pyarrow"), table, table.to_batches()[0]):
+
+    class Stream:  # another producer of an Arrow stream (a polars DataFrame, say)
+        def __arrow_c_stream__(self, requested_schema=None):
+            return table.__arrow_c_stream__(requested_schema)
+
+    for d in (df.convert_dtypes(dtype_backend="pyarrow"), table, table.to_batches()[0], Stream()):
         assert canon(f(d)) == want, type(d)
     if entry in ("realized_from_prices", "har", "bars"):  # (garch takes a dict, ma and sweep a Series)
         for bad in (cols, df.iloc[:, -1], X):
