@@ -6,7 +6,7 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.devices()                         OpenCL devices (the "cpu" backend is always there)
     raid.realized(returns, offsets, ...)   realized measures of segments of returns
     raid.realized_from_prices(df, ...)     the same from intraday prices, as `raid realized` reads them
-    raid.to_csv(df, path)                  write a result as `raid realized` writes its CSV
+    raid.to_csv(df, path)                  write a result as the CLI writes the same job's CSV
     raid.simulate(kind=..., ...)           the library's simulator
     raid.har(measures, model=..., ...)     HAR-family regressions, windows, forecasts, losses
     raid.garch(returns, model=..., ...)    GARCH, GJR and EGARCH fits of many series (and windows) at once
@@ -25,7 +25,8 @@ from ._garch import garch
 from ._groupby import groupby
 from ._har import HarFit, har
 from ._ma import ma
-from ._realized import measure_names, realized, realized_from_prices, to_csv
+from ._csv import to_csv
+from ._realized import measure_names, realized, realized_from_prices
 from ._select import kth, max, median, min, quantile, topk  # noqa: A004 (raid.min/raid.max, as np.min)
 from ._simulate import devices, sim_options, simulate
 from ._sort import argsort, sort, sort_pairs

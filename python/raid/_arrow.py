@@ -12,20 +12,37 @@ import ctypes
 
 import numpy as np
 
-from ._core import c_int, check, context, ffi, lib, real_floats
+from ._convert import _chunked, c_int, floats, integers, is_arrow
+from ._core import check, context, ffi, lib
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _chunked(x):
-    return type(x).__name__ == "ChunkedArray" and hasattr(x, "combine_chunks")
+def _pyarrow_type(x):
+    t = getattr(x, "type", None)
+    return t if type(t).__module__.startswith("pyarrow") else None
 
 
-def is_arrow(x):
-    """True for an Arrow array (anything with __arrow_c_array__) or a pyarrow ChunkedArray."""
-    return hasattr(x, "__arrow_c_array__") or _chunked(x)
+def as_f64(x, name):
+    """An Arrow array of float64 ("g"), as the raid_arrow_* functions take it: x itself when it is one (or
+    not a pyarrow array: the library checks its format); else x's values by the package's values rule
+    (docs/python.md "Inputs": float32, float16 and exact integers converted, a copy) with x's nulls."""
+    t = _pyarrow_type(x)
+    if t is None or str(t) == "double":
+        return x
+    values, nulls = floats(x, name, nulls="mask")
+    return _pa().array(values, mask=nulls)
+
+
+def as_i64(x, name):
+    """An Arrow array of int64 keys ("l") without nulls: x itself when it is one; else by integers() (its
+    rules and messages: nulls refused naming the row, floats refused)."""
+    t = _pyarrow_type(x)
+    if t is None or str(t) == "int64" and not x.null_count:
+        return x
+    return _pa().array(integers(x, name))
 
 
 class Exported:
@@ -97,7 +114,7 @@ def _no(what, **kw):
 
 def sort(x, device, descending, **kw):
     _no("raid.sort", **kw)
-    with Exported(x, "g", "raid.sort") as e:
+    with Exported(as_f64(x, "x"), "g", "raid.sort") as e:
         out = np.empty(e.n)
         ctx = context(device)
         check(lib.raid_arrow_sort(ctx, e.schema, e.array, _flags(descending), ffi.from_buffer("double[]", out)), ctx)
@@ -109,7 +126,7 @@ def argsort(x, device, index_dtype, descending, **kw):
     dt = np.dtype(index_dtype)
     if dt not in (np.dtype(np.int64), np.dtype(np.uint32)):
         raise ValueError(f"index_dtype must be int64 or uint32, not {dt}")
-    with Exported(x, "g", "raid.argsort") as e:
+    with Exported(as_f64(x, "x"), "g", "raid.argsort") as e:
         idx = np.empty(e.n, dtype=np.int64)
         ctx = context(device)
         check(lib.raid_arrow_argsort(ctx, e.schema, e.array, _flags(descending), ffi.from_buffer("int64_t[]", idx)), ctx)
@@ -118,7 +135,7 @@ def argsort(x, device, index_dtype, descending, **kw):
 
 def _one(fn, x, device, name, offsets, *args):
     _no(name, offsets=offsets)
-    with Exported(x, "g", name) as e:
+    with Exported(as_f64(x, "x"), "g", name) as e:
         out = np.empty(1)
         ctx = context(device)
         check(fn(ctx, e.schema, e.array, *args, ffi.from_buffer("double[]", out)), ctx)
@@ -137,7 +154,7 @@ def quantile(x, qv, device, offsets):
     """raid_arrow_quantile of x at the float64 values qv (raid.quantile checked q): a numpy array (qv.size,)."""
     _no("raid.quantile", offsets=offsets)
     out = np.empty(max(qv.size, 1))
-    with Exported(x, "g", "raid.quantile") as e:
+    with Exported(as_f64(x, "x"), "g", "raid.quantile") as e:
         ctx = context(device)
         check(lib.raid_arrow_quantile(ctx, e.schema, e.array, ffi.from_buffer("double[]", qv), qv.size,
                                       ffi.from_buffer("double[]", out)), ctx)
@@ -149,7 +166,7 @@ def minmax(x, which, skipna, device, offsets):
     out = np.empty(1)
     ptrs = [ffi.NULL] * 4
     ptrs[which + (2 if skipna else 0)] = ffi.from_buffer("double[]", out)
-    with Exported(x, "g", "raid.max" if which else "raid.min") as e:
+    with Exported(as_f64(x, "x"), "g", "raid.max" if which else "raid.min") as e:
         ctx = context(device)
         check(lib.raid_arrow_minmax(ctx, e.schema, e.array, *ptrs), ctx)
     return out[0]
@@ -160,7 +177,7 @@ def topk(x, k, largest, return_index, device, offsets):
     k = c_int(k, "k", "int64_t")
     vals = np.empty(max(k, 1))
     idx = np.empty(max(k, 1), dtype=np.int64)
-    with Exported(x, "g", "raid.topk") as e:
+    with Exported(as_f64(x, "x"), "g", "raid.topk") as e:
         ctx = context(device)
         check(lib.raid_arrow_topk(ctx, e.schema, e.array, k, 1 if largest else 0, ffi.from_buffer("double[]", vals),
                                   ffi.from_buffer("int64_t[]", idx)), ctx)
@@ -182,10 +199,13 @@ def groupby(keys, values, aggs, valid, skipna, device):
     if values is None and any(a != "count" for a in aggs):
         raise ValueError("values are needed by an aggregation other than count")
     pa = _pa()
-    if not is_arrow(keys):
-        keys = pa.array(np.asarray(keys))
-    if values is not None and not is_arrow(values):
-        values = pa.array(real_floats(values, "values"))
+    keys = as_i64(keys, "keys") if is_arrow(keys) else pa.array(integers(keys, "keys"))
+    if values is not None:
+        if is_arrow(values):
+            values = as_f64(values, "values")
+        else:
+            f, nulls = floats(values, "values", nulls="mask")
+            values = pa.array(f, mask=nulls)
     out = ffi.new("raid_groupby **")
     with Exported(keys, "l", "raid.groupby: keys") as k:
         v = Exported(values, "g", "raid.groupby: values") if values is not None else None

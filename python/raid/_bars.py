@@ -6,8 +6,8 @@ import datetime
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, check, context, ffi, lib, real_floats, symbol_codes
-from ._realized import _column, _datetime_us
+from ._convert import as_c, column, floats, frame, symbols, timestamps_us
+from ._core import check, context, ffi, lib
 
 _FIELDS = ("open", "high", "low", "close", "volume", "vwap")
 
@@ -29,14 +29,16 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
          size_col=None):
     """OHLCV bars of trades, one row per symbol and interval with at least one trade, as `raid bars`.
 
-    trades: a DataFrame with the columns symbol (optional: without it one symbol ""), timestamp
+    trades: a DataFrame (or a pyarrow Table) with the columns symbol (optional: without it one symbol ""), timestamp
     (datetime64 of any unit: naive values are local wall-clock times in tz, as a CSV timestamp without an
     offset; tz-aware ones are instants converted to tz, as one with an offset), price (> 0) and size
     (optional, >= 0; absent: 1 per trade), found by name case-insensitively (symbol_col, time_col,
     price_col, size_col rename them). A symbol's trades in time order; symbols may interleave.
-    price and size: float64 (float32, float16 upcast exactly) or integers whose every value is exactly a
-    float64 (ValueError naming the row otherwise: beyond 2**53 not every integer is); any other dtype
-    (text, bool, object) raises TypeError. A pandas Series instead of a DataFrame raises TypeError.
+    price and size: by the package's values rule (docs/python.md "Inputs"): float64 (float32, float16
+    widened exactly) or integers whose every value is exactly a float64 (ValueError naming the row
+    otherwise: beyond 2**53 not every integer is); any other dtype (text, bool, object) raises TypeError;
+    pandas NA and pyarrow nulls are NaN (refused by the library, naming the row). A pandas Series instead
+    of a DataFrame raises TypeError.
     interval: "Nms", "Ns", "Nmin", "Nh" or "Nd" (N a positive integer; at most 3650 days), e.g. "1min",
     "90min", "25h", "1d"; or a pd.Timedelta, datetime.timedelta or np.timedelta64 of a positive whole
     number of milliseconds (ValueError otherwise), e.g. pd.Timedelta("5min"). tz: the IANA zone of the local
@@ -50,28 +52,20 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
     volume and the sum of price x size are exact sums rounded once. Errors: TypeError (not a DataFrame, dtypes),
     ValueError (columns, NaT, symbols, inexact integers), RaidError (the library's: "raid_bars_compute: row I:
     what" with the 0-based row)."""
-    if not isinstance(trades, pd.DataFrame):
-        raise TypeError(f"trades must be a pandas DataFrame with the columns timestamp, price (and symbol, size), "
-                        f"not {type(trades).__name__}" + (": give series.to_frame() or a DataFrame of the columns"
-                                                          if isinstance(trades, pd.Series) else ""))
-    sym_c = _column(trades, symbol_col, "symbol", required=False)
-    t_c = _column(trades, time_col, "timestamp")
-    p_c = _column(trades, price_col, "price")
-    s_c = _column(trades, size_col, "size", required=False)
-    tcol = trades[t_c]
-    if not pd.api.types.is_datetime64_any_dtype(tcol.dtype):
-        raise ValueError(f"column {t_c!r} must be datetime64 (naive or tz-aware), not {tcol.dtype}: parse it first "
-                         f"(pd.read_csv(..., parse_dates=[{t_c!r}]) or pd.to_datetime)")
-    t_us, utc = _datetime_us(tcol)
+    trades = frame(trades, "trades", "timestamp, price (and symbol, size)")
+    sym_c = column(trades, symbol_col, "symbol", required=False)
+    t_c = column(trades, time_col, "timestamp")
+    p_c = column(trades, price_col, "price")
+    s_c = column(trades, size_col, "size", required=False)
+    t_us, utc = timestamps_us(trades[t_c], t_c, "datetime64 (naive or tz-aware)")
     t_us, pt = as_c(t_us, np.int64, "timestamp")
-    price, pp = as_c(real_floats(trades[p_c], "price", exact_integers=True), np.float64, "price")
-    size, ps = (None, ffi.NULL) if s_c is None else as_c(real_floats(trades[s_c], "size", exact_integers=True),
-                                                          np.float64, "size")
+    price, pp = as_c(floats(trades[p_c], p_c, nulls="nan"), np.float64, p_c)
+    size, ps = (None, ffi.NULL) if s_c is None else as_c(floats(trades[s_c], s_c, nulls="nan"), np.float64, s_c)
     keep = []
     if sym_c is None:
         psym, pnames, nsym = ffi.NULL, ffi.NULL, 0
     else:
-        codes, names = symbol_codes(trades[sym_c])
+        codes, names = symbols(trades[sym_c])
         codes, psym = as_c(codes, np.int64, "symbol")
         keep = [ffi.new("char[]", s) for s in names]
         pnames, nsym = ffi.new("char *[]", keep), len(names)
@@ -90,9 +84,9 @@ def bars(trades, interval, tz=None, session=None, device=None, *, symbol_col=Non
 
     symnames = np.array([ffi.string(lib.raid_bars_symbol(b, j)).decode() for j in range(lib.raid_bars_nsymbols(b))],
                         dtype=object)
-    frame = {"symbol": symnames[col(lib.raid_bars_symbols(b), np.uint32)] if n else np.zeros(0, dtype=object),
+    out_cols = {"symbol": symnames[col(lib.raid_bars_symbols(b), np.uint32)] if n else np.zeros(0, dtype=object),
              "start": col(lib.raid_bars_start(b), np.int64).view("datetime64[us]")}
     for j, f in enumerate(_FIELDS):
-        frame[f] = col(lib.raid_bars_field(b, j), np.float64)
-    frame["trades"] = col(lib.raid_bars_trades(b), np.int64)
-    return pd.DataFrame(frame)
+        out_cols[f] = col(lib.raid_bars_field(b, j), np.float64)
+    out_cols["trades"] = col(lib.raid_bars_trades(b), np.int64)
+    return pd.DataFrame(out_cols)

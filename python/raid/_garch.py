@@ -4,8 +4,9 @@ through its accessors into the DataFrame that `raid garch` writes as CSV."""
 import numpy as np
 import pandas as pd
 
-from ._core import _text, array, as_c, c_int, check, context, ffi, lib, reporting, symbol_codes
-from ._realized import _column
+from ._convert import as_c, c_int, column, date_labels, floats, frame, index_labels, is_frame, symbol_runs
+from ._core import _text, array, check, context, ffi, lib, reporting
+from ._csv import mark_model
 
 COLUMNS = ["symbol", "window_end", "n", "model", "dist", "mu", "omega", "alpha", "gamma", "beta", "nu", "se_mu",
            "se_omega", "se_alpha", "se_gamma", "se_beta", "se_nu", "loglik", "iterations", "status", "sigma2_last",
@@ -43,39 +44,9 @@ def _spec(model, dist, mean, init, ez, se, window, step, max_iter):
     return spec
 
 
-def _date_strings(idx):
-    """Dates as text (written back as window_end): datetime-like values as ISO 8601 ("YYYY-MM-DD" when
-    every one is a midnight), strings as given; None for an index of anything else (a RangeIndex)."""
-    if isinstance(idx, pd.PeriodIndex):
-        idx = idx.to_timestamp()
-    if pd.api.types.is_datetime64_any_dtype(idx.dtype):
-        idx = pd.DatetimeIndex(idx)
-        if idx.isna().any():
-            raise ValueError(f"row {int(np.flatnonzero(idx.isna())[0])}: missing date")
-        if (idx == idx.normalize()).all():
-            return list(idx.strftime("%Y-%m-%d"))
-        return [t.isoformat() for t in idx]
-    vals = list(idx)
-    if vals and all(isinstance(v, str) for v in vals):
-        for r, v in enumerate(vals):
-            if "\0" in v:
-                raise ValueError(f"row {r}: date {v!r} holds a NUL byte")
-        return vals
-    return None
-
-
-def _numbers(values, row0=0):
-    """values (a pandas Series or array-like) as float64; ValueError naming the first row (row0 + its
-    0-based position) that is not a number (a missing value is NaN: that series is "non-finite")."""
-    s = values if isinstance(values, pd.Series) else pd.Series(values)
-    try:
-        return s.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        num = pd.to_numeric(s, errors="coerce")
-        bad = np.flatnonzero(num.isna().to_numpy() & s.notna().to_numpy())
-        if not len(bad):
-            raise
-        raise ValueError(f"row {row0 + int(bad[0])}: return {s.iloc[bad[0]]!r} is not a number") from None
+# masked entries: what to do instead (raid.garch has no null values; NaN makes a series non-finite)
+_HOW = ("give the returns without them (returns.compressed()) or NaN for them (returns.filled(np.nan), which makes "
+        "the series non-finite)")
 
 
 def _series_list(returns, ret_col, symbol_col, date_col):
@@ -89,36 +60,25 @@ def _series_list(returns, ret_col, symbol_col, date_col):
             out.append((k.encode(), r, d, rows))
         return out
     if isinstance(returns, pd.Series):
-        r = _numbers(returns)
+        r = floats(returns, "returns", nulls="nan", how=_HOW)
         name = returns.name if isinstance(returns.name, str) else ""
-        return [(name.encode(), r, _date_strings(returns.index), np.arange(len(r), dtype=np.int64))]
-    if isinstance(returns, pd.DataFrame):
-        df = returns
-        rc = _column(df, ret_col, "ret")
-        sc = _column(df, symbol_col, "symbol", required=False)
-        dc = _column(df, date_col, "date", required=False)
+        return [(name.encode(), r, index_labels(returns.index), np.arange(len(r), dtype=np.int64))]
+    if is_frame(returns):
+        df = frame(returns, "returns", "ret (symbol, date)")
+        rc = column(df, ret_col, "ret")
+        sc = column(df, symbol_col, "symbol", required=False)
+        dc = column(df, date_col, "date", required=False)
         n = len(df)
-        codes, names = (np.zeros(n, np.int64), [b""]) if sc is None else symbol_codes(df[sc])
-        cut = np.flatnonzero(np.diff(codes) != 0) + 1
-        if n and len(cut) + 1 != len(names):
-            starts = np.concatenate([[0], cut])
-            _, first = np.unique(codes[starts], return_index=True)
-            r0 = int(starts[np.setdiff1d(np.arange(len(starts)), first).min()])
-            raise ValueError(f"row {r0}: symbol {names[codes[r0]].decode()!r} again, after other symbols: the rows "
-                             "of a symbol must be contiguous (as in `raid garch`'s input)")
-        r = _numbers(df[rc])
-        dates = _date_strings(pd.Index(df[dc])) if dc is not None else None
-        if dc is not None and dates is None:
-            dates = [str(v) for v in df[dc]]
-        bounds = np.concatenate([[0], cut, [n]]) if n else np.zeros(1, np.int64)
+        if sc is None:
+            codes, names, bounds = np.zeros(n, np.int64), [b""], np.array([0, n] if n else [0], np.int64)
+        else:
+            codes, names, bounds = symbol_runs(df[sc], "raid garch")
+        r = floats(df[rc], rc, nulls="nan")
+        dates = date_labels(df[dc]) if dc is not None else None
         return [(names[codes[s0]], r[s0:s1], None if dates is None else dates[s0:s1],
                  np.arange(s0, s1, dtype=np.int64)) for s0, s1 in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
-    a = np.asarray(returns)
-    if a.dtype.kind not in "fiu":
-        raise ValueError(f"returns must be numbers, not of dtype {a.dtype}")
-    if a.ndim != 1:
-        raise ValueError(f"returns must be one-dimensional, not of shape {a.shape}")
-    return [(b"", a.astype(np.float64), None, np.arange(len(a), dtype=np.int64))]
+    r = floats(returns, "returns", nulls="nan", how=_HOW)
+    return [(b"", r, None, np.arange(len(r), dtype=np.int64))]
 
 
 def _input(series):
@@ -139,11 +99,14 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
           progress=None):
     """Fit a GARCH-family model to one or many return series (docs/garch.md; `raid garch`).
 
-    returns: a 1-D numpy array (one series, symbol ""); a pandas Series (its index gives window_end when
+    returns: a 1-D array (numpy, list, pyarrow: one series, symbol ""); a pandas Series (its index gives window_end when
     it holds dates, datetime-like or strings; its name, if a string, the symbol); a DataFrame with a ret
     column and optional symbol and date columns (names case-insensitive, *_col rename them; a symbol's
-    rows contiguous, in time order), as `raid garch` reads its CSV; or a dict {symbol: array or Series}.
-    Returns in any unit: the estimates come back in that unit. NaN makes a series "non-finite".
+    rows contiguous, in time order), as `raid garch` reads its CSV (or a pyarrow Table of them); or a dict
+    {symbol: array or Series}. Returns in any unit: the estimates come back in that unit, by the package's
+    values rule (docs/python.md "Inputs": integers exact in float64 taken, text refused). NaN (and pandas
+    NA, pyarrow null) makes a series "non-finite"; a masked array with masked entries is refused (give
+    returns.compressed()).
     model "garch", "gjr", "egarch"; dist "normal", "t"; mean "constant", "zero"; init "backcast" (arch's,
     the default) or "sample"; ez "sqrt2pi" or "dist" (EGARCH's kappa); se "robust" or "classic";
     window None (full sample), "rolling:N" or "expanding:N" with step (default 1; only with a window);
@@ -186,4 +149,4 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
     out = pd.DataFrame(cols, columns=COLUMNS)
     out.attrs["messages"] = [_text(lib.raid_garch_result_message(res, i))
                              for i in range(lib.raid_garch_result_nmessages(res))]
-    return out
+    return mark_model(out)

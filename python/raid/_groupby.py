@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 
 from . import _arrow
-from ._core import as_c, check, context, ffi, integers, lib, plain, python_ints, real_floats
+from ._convert import as_c, floats, integers, is_arrow, validity
+from ._core import check, context, ffi, lib
 
 AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
 
@@ -12,14 +13,15 @@ AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
 def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, device=None):
     """Group values by int64 or float64 keys and aggregate each group (docs/groupby.md).
 
-    keys: integer array-like (n) in int64's range (ValueError for uint64 past 2**63 - 1: no wrapping), or
-    float64 (raid_groupby_compute_f64: 0.0 and -0.0 one group keyed 0.0, every NaN one group keyed NaN,
-    last: polars' group_by, pandas' groupby(dropna=False)); values: float64 array-like (n) (float32 and
-    float16 upcast exactly; any other dtype raises TypeError: the exact sum is of float64 values, so
-    convert explicitly, e.g. values.astype(np.float64), exact for integers only up to 2**53), or None
-    when every aggregation is "count";
+    keys: integers (n) in int64's range (ValueError for uint64 past 2**63 - 1: no wrapping), or float64
+    (float32, float16 widened; raid_groupby_compute_f64: 0.0 and -0.0 one group keyed 0.0, every NaN one group keyed NaN,
+    last: polars' group_by, pandas' groupby(dropna=False)); values: (n) by the package's values rule
+    (docs/python.md "Inputs": float32, float16 and integers exact in float64 converted, else a TypeError
+    or a ValueError naming the row), their nulls (masked entries, pandas NA, pyarrow nulls) null rows; or
+    None when every aggregation is "count";
     aggs: names among "count", "sum", "mean", "min", "max", "first", "last" (a string for one);
-    valid: None or a boolean/uint8 mask (n), False/0 a null row (its key still forms a group);
+    valid: None or a validity mask (n): booleans or integers 0 and 1, False/0 a null row (its key still
+    forms a group), with the values' own nulls;
     skipna: NaN values are nulls (pandas' groupby) when True; when False a NaN makes its group's sum,
     mean, min and max NaN (IEEE, numpy) and may be first or last.
     Sums are exact: the exact sum of each group's values rounded once to the nearest float64 (ties to
@@ -38,7 +40,8 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     twice = [a for i, a in enumerate(aggs) if a in aggs[:i]]
     if twice:  # two columns of one name; the CLI's message
         raise ValueError(f"aggregation {twice[0]!r} given twice")
-    if _arrow.is_arrow(keys) or _arrow.is_arrow(values):
+    float_arrow_keys = is_arrow(keys) and str(getattr(keys, "type", "")) in ("double", "float", "halffloat")
+    if (is_arrow(keys) or is_arrow(values)) and not float_arrow_keys:
         return _arrow.groupby(keys, values, aggs, valid, skipna, device)
     if not aggs:
         raise ValueError("aggs must name at least one aggregation")
@@ -47,27 +50,26 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
         if a not in AGGS:
             raise ValueError(f"unknown aggregation {a!r} (expected one of {', '.join(AGGS)})")
         codes.append(AGGS.index(a))
-    ka = np.zeros(0, np.int64) if python_ints(keys) is not None else plain(keys, "keys")
-    if ka.dtype.kind not in "iuf":
-        raise ValueError(f"keys must be integers or floats, not of dtype {ka.dtype}")
-    fkeys = ka.dtype.kind == "f" and ka.size > 0
-    k, pk = as_c(real_floats(ka, "keys") if fkeys else integers(keys, "keys"), np.float64 if fkeys else np.int64,
-                 "keys")
+    k = integers(keys, "keys", floats_ok=True)
+    fkeys = k.dtype == np.float64
+    k, pk = as_c(k, k.dtype, "keys")
     n = k.size
+    nulls = None
     if values is None:
         if any(a != "count" for a in aggs):
             raise ValueError("values are needed by an aggregation other than count")
         px = ffi.NULL
     else:
-        x, px = as_c(real_floats(values, "values"), np.float64, "values")
+        x, nulls = floats(values, "values", nulls="mask")
+        x, px = as_c(x, np.float64, "values")
         if x.size != n:
             raise ValueError(f"values has {x.size} entries, keys {n}")
     pv = ffi.NULL
-    if valid is not None:
-        v = np.ascontiguousarray(valid)
-        if v.ndim != 1 or v.size != n:
-            raise ValueError(f"valid must be one-dimensional with {n} entries")
-        v = np.ascontiguousarray(v != 0, dtype=np.uint8)
+    if valid is not None or nulls is not None:
+        v = np.ones(n, bool) if valid is None else validity(valid, n)
+        if nulls is not None:  # the values' own nulls (masked entries, NA, pyarrow nulls): null rows
+            v &= ~nulls
+        v = np.ascontiguousarray(v, dtype=np.uint8)
         pv = ffi.from_buffer("uint8_t[]", v)
     ca = ffi.new("raid_agg[]", codes)
     out = ffi.new("raid_groupby **")
@@ -91,4 +93,8 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     for j, a in enumerate(aggs):  # distinct names (checked above)
         cols[a] = arr(lib.raid_groupby_counts(g), np.int64) if a == "count" else \
             arr(lib.raid_groupby_column(g, j), np.float64)
-    return pd.DataFrame(cols, index=index)
+    out = pd.DataFrame(cols, index=index)
+    if float_arrow_keys:  # pyarrow in, pyarrow out (the Arrow path takes int64 keys only)
+        import pyarrow as pa
+        return pa.Table.from_pandas(out.reset_index(), preserve_index=False)
+    return out

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._core import _text, array, as_c, c_int, check, context, ffi, lib, reporting, symbol_codes
-from ._realized import _column, no_symbol_notice
+from ._convert import as_c, c_int, column, date_labels, datetimes, floats, frame, symbol_runs
+from ._core import _text, array, check, context, ffi, lib, reporting
+from ._csv import mark_model
+from ._realized import no_symbol_notice
 
 
 @dataclass
@@ -61,48 +63,41 @@ def _spec(model, lags, h, transform, se, nw_lag, window, alpha):
 
 
 def _dates(col):
-    """Dates for raid_har_input_add (strings, written back as given) or, for datetime64 dates,
-    int32 yyyymmdd for raid_har_input_add_ymd (written "YYYY-MM-DD")."""
-    miss = col.isna().to_numpy(dtype=bool)
+    """Dates for raid_har_input_add (strings, written back as given) or, for datetimes (numpy or Arrow),
+    int32 yyyymmdd of their calendar dates for raid_har_input_add_ymd (written "YYYY-MM-DD")."""
+    dt = datetimes(col)
+    if dt is None:
+        return date_labels(col)
+    miss = dt.isna().to_numpy(dtype=bool)
     if miss.any():
         raise ValueError(f"row {int(np.flatnonzero(miss)[0])}: missing date")
-    if pd.api.types.is_datetime64_any_dtype(col.dtype):
-        return (col.dt.year * 10000 + col.dt.month * 100 + col.dt.day).to_numpy(dtype=np.int32)
-    return [v if isinstance(v, str) else str(v) for v in col.to_numpy(dtype=object)]
+    return (dt.dt.year * 10000 + dt.dt.month * 100 + dt.dt.day).to_numpy(dtype=np.int32)
 
 
 def _input(measures, cols):
     """A raid_har_input with one series per symbol of the DataFrame (rows of a symbol contiguous, as the
     CSV reader wants them)."""
     symbol_col, date_col, rv_col, bpv_col, rq_col, jump_p_col = cols
-    sym_c = _column(measures, symbol_col, "symbol", required=False)
-    date_c = _column(measures, date_col, "date")
-    rv_c = _column(measures, rv_col, "rv")
-    opt = [_column(measures, c, d, required=False) for c, d in ((bpv_col, "bpv"), (rq_col, "rq"),
-                                                                 (jump_p_col, "jump_p"))]
+    measures = frame(measures, "measures", "symbol (optional), date, rv (bpv, rq, jump_p)")
+    sym_c = column(measures, symbol_col, "symbol", required=False)
+    date_c = column(measures, date_col, "date")
+    rv_c = column(measures, rv_col, "rv")
+    opt = [column(measures, c, d, required=False) for c, d in ((bpv_col, "bpv"), (rq_col, "rq"),
+                                                                (jump_p_col, "jump_p"))]
     n = len(measures)
     if sym_c is None:
-        codes, names = np.zeros(n, dtype=np.int64), [b""]
+        codes, names, bounds = np.zeros(n, dtype=np.int64), [b""], np.array([0, n] if n else [0], np.int64)
         no_symbol_notice(stacklevel=4)
     else:
-        codes, names = symbol_codes(measures[sym_c])
-    cut = np.flatnonzero(np.diff(codes) != 0) + 1
-    if n and len(cut) + 1 != len(names):
-        run_start = np.concatenate([[0], cut])
-        _, first = np.unique(codes[run_start], return_index=True)
-        again = np.setdiff1d(np.arange(len(run_start)), first)
-        r = int(run_start[again.min()])
-        raise ValueError(f"row {r}: symbol {names[codes[r]].decode()!r} again, after other symbols: the rows of "
-                         "a symbol must be contiguous (as in `raid har`'s input)")
+        codes, names, bounds = symbol_runs(measures[sym_c], "raid har")
     pp = ffi.new("raid_har_input **")
     check(lib.raid_har_input_create(pp))
     hin = ffi.gc(pp[0], lib.raid_har_input_destroy)
     keep = [ffi.new("char[]", str(c).encode()) if c is not None else ffi.NULL for c in (rv_c, *opt)]
     check(lib.raid_har_input_set_names(hin, *keep))
     dates = _dates(measures[date_c])
-    rv = measures[rv_c].to_numpy(dtype=np.float64)
-    series = [None if c is None else measures[c].to_numpy(dtype=np.float64) for c in opt]
-    bounds = np.concatenate([[0], cut, [n]]) if n else np.zeros(1, np.int64)
+    rv = floats(measures[rv_c], rv_c, nulls="nan")  # NaN: a missing value, as an empty CSV field
+    series = [None if c is None else floats(measures[c], c, nulls="nan") for c in opt]
     rows = np.arange(n, dtype=np.int64)
     for s0, s1 in zip(bounds[:-1], bounds[1:]):
         s0, s1 = int(s0), int(s1)
@@ -111,8 +106,6 @@ def _input(measures, cols):
         else:
             d = []
             for r, v in enumerate(dates[s0:s1], s0):
-                if "\0" in v:
-                    raise ValueError(f"row {r}: date {v!r} holds a NUL byte")
                 try:
                     d.append(ffi.new("char[]", v.encode()))
                 except UnicodeEncodeError as e:
@@ -130,10 +123,11 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
         jump_p_col=None, progress=None):
     """Fit a HAR-family model to daily realized measures, per symbol (docs/har.md; `raid har`).
 
-    measures: a DataFrame of one row per symbol and day, a symbol's rows contiguous and in increasing
+    measures: a DataFrame (or a pyarrow Table) of one row per symbol and day, a symbol's rows contiguous and in increasing
     date order, e.g. the output of raid.realized_from_prices: symbol (optional), date (str "YYYY-MM-DD"
     or datetime64), rv (squared return units), bpv (har-j, har-cj), rq (harq, fourth-power units), jump_p
-    (har-cj); NaN marks a missing value. Columns are found by name case-insensitively; *_col rename them.
+    (har-cj); NaN (and pandas NA, pyarrow null) marks a missing value; values by the package's values rule
+    (docs/python.md "Inputs": integers exact in float64 taken, text refused). Columns are found by name case-insensitively; *_col rename them.
     model: "har", "har-j", "har-cj", "harq"; lags: increasing day counts, the first 1 (or "1,5,22");
     h: forecast horizon in days; transform: "none", "log", "sqrt"; se: "ols", "white", "nw"; nw_lag:
     the Newey-West lag (None: floor(4 (n/100)^(2/9)) per fit); window: "full", "rolling:N" or
@@ -207,5 +201,6 @@ def har(measures, model="har", lags=(1, 5, 22), h=1, transform="none", se="nw", 
     messages = [(sym_names[lib.raid_har_result_message_symbol(res, i)] if
                  lib.raid_har_result_message_symbol(res, i) < ns else None,
                  _text(lib.raid_har_result_message(res, i))) for i in range(lib.raid_har_result_nmessages(res))]
+    mark_model(coefs, forecasts, losses, symbols)
     return HarFit(coefs, forecasts, losses, symbols, messages)
 

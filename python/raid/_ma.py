@@ -4,8 +4,12 @@ raid_ma_compute on numpy arrays (one series, or ragged series by offsets), panda
 import numpy as np
 import pandas as pd
 
-from ._core import as_c, c_int, check, column_floats, context, ffi, lib, reporting, symbol_codes
-from ._realized import _column
+from ._convert import as_c, c_int, column, date_labels, datetimes, floats, frame, integers, is_frame, symbol_runs
+from ._core import check, context, ffi, lib, reporting
+from ._csv import mark_model
+
+# masked entries: what to do instead (NaN is a missing value here, docs/ta.md)
+HOW = "give NaN for them ({name}.filled(np.nan): a missing value restarts the series) or the values without them"
 
 
 def _stat(stat):
@@ -32,43 +36,28 @@ def _compute(values, offsets, stat, window, device, progress=None):
     return out
 
 
-def _runs(codes, what):
-    """Offsets of the contiguous runs of codes; ValueError when a code comes back after another."""
-    n = codes.size
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if n else np.zeros(0, np.int64)
-    seen = codes[starts]
-    if np.unique(seen).size != seen.size:
-        k = next(i for i in range(seen.size) if seen[i] in seen[:i])
-        raise ValueError(f"row {int(starts[k])}: {what} again, after other {what}s; the rows of a {what} must be "
-                         f"contiguous (sort by {what}, date)")
-    return np.r_[starts, n].astype(np.int64)
-
-
 def _check_dates(col, off, names, codes):
-    """The library's time-order check of a date column per series (raid_dates_check_order or, for datetime64
-    values, raid_times_check_order: include/raid/reader.h, the rule of `raid ma`'s and `raid sweep`'s CSV
+    """The library's time-order check of a date column per series (raid_dates_check_order or, for datetimes,
+    raid_times_check_order: include/raid/reader.h, the rule of `raid ma`'s and `raid sweep`'s CSV
     readers): RaidError naming the symbol and the row (the DataFrame's 0-based position) of the first date
-    that does not come after the one before it; ValueError for a missing date."""
+    that does not come after the one before it; ValueError for a missing date. The dates are the package's
+    date labels (_convert.datetimes, date_labels: numpy or Arrow datetimes as times, the rest as text)."""
     n = len(col)
-    miss = col.isna().to_numpy()
-    if miss.any():
-        raise ValueError(f"row {int(np.flatnonzero(miss)[0])}: missing date (NaN, None or NaT)")
     poff = ffi.from_buffer("int64_t[]", np.ascontiguousarray(off, dtype=np.int64))
     keep = None if names is None else [ffi.new("char[]", names[codes[int(o)]]) for o in off[:-1]]
     psym = ffi.NULL if keep is None else ffi.new("const char *[]", keep)
     rows = np.arange(n, dtype=np.int64)
     prow = ffi.from_buffer("int64_t[]", rows)
-    if pd.api.types.is_datetime64_any_dtype(col.dtype):  # instants (tz-aware) or clock times, as integers
-        idx = pd.DatetimeIndex(col)
+    dt = datetimes(col)
+    if dt is not None:  # instants (tz-aware) or clock times, as integers
+        idx = pd.DatetimeIndex(dt)
+        if idx.isna().any():
+            raise ValueError(f"row {int(np.flatnonzero(idx.isna())[0])}: missing date (NaN, None or NaT)")
         t = np.ascontiguousarray(idx.asi8, dtype=np.int64)
         per_s = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[idx.unit]
         check(lib.raid_times_check_order(ffi.from_buffer("int64_t[]", t), per_s, poff, len(off) - 1, psym, prow))
         return
-    text = [v if isinstance(v, str) else str(v) for v in col.to_numpy(dtype=object)]
-    for r, v in enumerate(text):
-        if "\0" in v:
-            raise ValueError(f"row {r}: date {v!r} holds a NUL byte")
-    kd = [ffi.new("char[]", v.encode("utf-8", "surrogateescape")) for v in text]
+    kd = [ffi.new("char[]", v.encode("utf-8", "surrogateescape")) for v in date_labels(col)]
     check(lib.raid_dates_check_order(ffi.new("const char *[]", kd), poff, len(off) - 1, psym, prow))
 
 
@@ -82,12 +71,13 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
     series restarts it (every window holding it NaN; the EMA and HMA warm up again after it). A series
     shorter than the warm-up is NaN throughout (R TTR stops with an error there; never a value for it).
 
-    x may be:
-      - a one-dimensional array of float64 values: one series, or the series x[offsets[s]:offsets[s+1]]
+    x may be (values by the package's values rule, docs/python.md "Inputs": integers exact in float64 taken,
+    pandas NA and pyarrow nulls read as NaN, text refused):
+      - a one-dimensional array (numpy, list, pyarrow) of values: one series, or the series x[offsets[s]:offsets[s+1]]
         back to back when offsets (nseries + 1 non-decreasing int64) is given; returns a float64 array of
         x's length (NaN outside the offsets' range);
       - a pandas Series: one series; returns a Series with x's index, named stat;
-      - a pandas DataFrame as `raid ma` reads its CSV: the values in column col (default "close"), one
+      - a pandas DataFrame (or a pyarrow Table) as `raid ma` reads its CSV: the values in column col (default "close"), one
         series per symbol when a symbol column is there (symbol_col, default "symbol"; its rows
         contiguous), the date column (date_col, default "date", else "timestamp") kept; returns a DataFrame
         [symbol,][date,]STAT with x's index: `raid ma`'s output. Each series' dates must increase (a date
@@ -97,17 +87,17 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
     device: as raid.context (today every device computes on the host in float64); progress: the series'
     progress (unit "series"), as raid.garch's. Errors: ValueError
     (arguments), RaidError (the library's: a window out of range, an infinite value, ...)."""
-    if isinstance(x, pd.DataFrame):
-        vc = _column(x, col, "close")
-        sc = _column(x, symbol_col, "symbol", required=False)
-        dc = _column(x, date_col, "date", required=False)
+    if is_frame(x):
+        x = frame(x, "x", "close (symbol, date)")
+        vc = column(x, col, "close")
+        sc = column(x, symbol_col, "symbol", required=False)
+        dc = column(x, date_col, "date", required=False)
         if dc is None and date_col is None:
-            dc = _column(x, None, "timestamp", required=False)
-        values = column_floats(x[vc], vc)
+            dc = column(x, None, "timestamp", required=False)
+        values = floats(x[vc], vc, nulls="nan")
         names = codes = None
         if sc is not None:
-            codes, names = symbol_codes(x[sc])
-            off = _runs(codes, "symbol")
+            codes, names, off = symbol_runs(x[sc], "raid ma")
         else:
             off = np.array([0, values.size], dtype=np.int64)
         if dc is not None:  # in time order within each series, as `raid ma` reads its CSV
@@ -118,12 +108,10 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
         if dc is not None:
             out[dc] = x[dc].to_numpy()
         out[stat] = _compute(values, off, stat, window, device, progress)
-        return out
+        return mark_model(out)
+    values = floats(x, "x", nulls="nan", how=HOW.format(name="x"))
     if isinstance(x, pd.Series):
-        values = column_floats(x, "x")
         return pd.Series(_compute(values, [0, values.size], stat, window, device, progress), index=x.index,
                          name=stat)
-    values = column_floats(x, "x")
-    if values.ndim != 1:
-        raise ValueError(f"x must be one-dimensional, not of shape {values.shape}")
-    return _compute(values, [0, values.size] if offsets is None else offsets, stat, window, device, progress)
+    return _compute(values, [0, values.size] if offsets is None else integers(offsets, "offsets"), stat, window,
+                    device, progress)

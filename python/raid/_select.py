@@ -3,11 +3,12 @@
 semantics bit for bit (np.partition, np.median, np.quantile(method='linear'), np.min/np.max,
 np.nanmin/np.nanmax, the ends of np.sort(kind='stable')), on the cpu path or a device.
 
-Every function takes a one-dimensional array x of float64 (float32 and float16 are upcast exactly; a
-pandas Series's values too; a big-endian array is converted to native byte order, a copy; a 0-d array or
-scalar raises ValueError, as for raid.sort) and returns a numpy float64 scalar; any other dtype of x (int, uint, bool,
-object, str) raises TypeError: convert explicitly, e.g. x.astype(np.float64), exact for integers only up
-to 2**53 in magnitude (np.median of int64 is not that of its float64 cast). With offsets (nseg + 1
+Every function takes a one-dimensional x by the package's values rule (docs/python.md "Inputs": float64,
+float32 and float16 widened exactly, integers when each is exactly a float64, else ValueError naming the
+row: np.median of int64 past 2**53 is not that of its float64 cast; bool, object, str a TypeError; a 0-d
+array or scalar a ValueError, as for raid.sort) and returns a numpy float64 scalar. The nulls of the input
+(masked entries of a numpy masked array, pandas NA, pyarrow nulls) are skipped, as pandas' skipna and
+pyarrow.compute's skip_nulls skip them (NaN stays a value, with numpy's rules). With offsets (nseg + 1
 non-decreasing integers, the segments x[offsets[s]:offsets[s+1]]; ValueError for floats) it returns one
 result per segment (an array). device: as
 raid.context ("cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE, else auto).
@@ -19,22 +20,45 @@ arrays (quantile of several q, topk) as pyarrow arrays; offsets are for numpy in
 import numpy as np
 
 from . import _arrow
-from ._core import _nullable, as_c, c_int, check, context, ffi, integers, lib, real_floats
+from ._convert import as_c, c_int, floats, integers, is_arrow
+from ._core import check, context, ffi, lib
+
+
+class _Prepared:
+    """x (the values rule) and its segments for raid_select_*: x, px, off, poff, nseg, single; the input's
+    nulls (masked entries, pandas NA, pyarrow nulls) skipped, as the Arrow path skips them: x holds the
+    valid values, off the segments in it, keep (None without nulls) the positions in the input of x's
+    entries and start the input's offsets, for indices into the input."""
+
+    def __init__(self, x, offsets):
+        x, nulls = floats(x, "x", nulls="mask")
+        self.single = offsets is None
+        off = np.array([0, x.size], dtype=np.int64) if self.single else integers(offsets, "offsets")
+        if off.size < 1:
+            raise ValueError("offsets must be a one-dimensional array of at least one entry")
+        if off.size > 1 and (off[0] < 0 or off[-1] > x.size):
+            raise ValueError(f"offsets must lie in [0, {x.size}]")
+        self.keep, self.start = None, off
+        if nulls is not None:
+            self.keep = np.flatnonzero(~nulls)
+            below = np.concatenate([[0], np.cumsum(~nulls)])  # valid values before each position
+            x, off = x[self.keep], below[np.clip(off, 0, nulls.size)]
+        self.x, self.px = as_c(x, np.float64, "x")
+        self.off, self.poff = as_c(off, np.int64, "offsets")
+        self.nseg = self.off.size - 1
+
+    def __iter__(self):
+        return iter((self.x, self.px, self.off, self.poff, self.nseg, self.single))
+
+    def input_index(self, idx):
+        """Indices relative to each segment of x (nseg, k) as indices relative to the input's segments."""
+        if self.keep is None or not idx.size:
+            return idx
+        return self.keep[self.off[:-1, None] + idx] - self.start[:-1, None]
 
 
 def _prepare(x, offsets):
-    x = real_floats(x.to_numpy() if hasattr(x, "to_numpy") and not _nullable(x) else x, "x")
-    if x.ndim != 1:
-        raise ValueError(f"x must be one-dimensional, not of shape {x.shape}")
-    single = offsets is None
-    off = np.array([0, x.size], dtype=np.int64) if single else integers(offsets, "offsets")
-    if off.ndim != 1 or off.size < 1:
-        raise ValueError("offsets must be a one-dimensional array of at least one entry")
-    if off.size > 1 and (off[0] < 0 or off[-1] > x.size):
-        raise ValueError(f"offsets must lie in [0, {x.size}]")
-    x, px = as_c(x, np.float64, "x")
-    off, poff = as_c(off, np.int64, "offsets")
-    return x, px, off, poff, off.size - 1, single
+    return tuple(_Prepared(x, offsets))
 
 
 def _out(n):
@@ -46,7 +70,7 @@ def kth(x, k, *, offsets=None, device=None):
     """The k-th smallest value (0-based; negative k counts from the end): np.partition(x, k)[k]. NaNs rank
     last. Equal values (-0.0 and 0.0, NaN payloads): the first in x comes back. RaidError when k is out of
     bounds (numpy raises too)."""
-    if _arrow.is_arrow(x):
+    if is_arrow(x):
         return _arrow.kth(x, k, device, offsets=offsets)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
@@ -58,7 +82,7 @@ def kth(x, k, *, offsets=None, device=None):
 def median(x, *, offsets=None, device=None):
     """np.median(x): the middle value, or the mean of the two middle ones as numpy computes it; NaN when x
     holds a NaN or is empty."""
-    if _arrow.is_arrow(x):
+    if is_arrow(x):
         return _arrow.median(x, device, offsets=offsets)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
@@ -80,7 +104,7 @@ def quantile(x, q, *, offsets=None, device=None):
     if qa.ndim > 1:
         raise ValueError(f"q must be a scalar or one-dimensional, not of shape {qa.shape}")
     qv, pq = as_c(qa.reshape(-1), np.float64, "q")
-    arrow = _arrow.is_arrow(x)
+    arrow = is_arrow(x)
     if arrow:  # the valid values (nulls skipped) of one segment
         res, off, nseg, single = _arrow.quantile(x, qv, device, offsets)[None, :], None, 1, True
     else:
@@ -100,7 +124,7 @@ def quantile(x, q, *, offsets=None, device=None):
 
 
 def _minmax(x, which, skipna, offsets, device):
-    if _arrow.is_arrow(x):
+    if is_arrow(x):
         return _arrow.minmax(x, which, skipna, device, offsets=offsets)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
@@ -131,15 +155,17 @@ def topk(x, k, *, largest=True, return_index=False, offsets=None, device=None):
     k = c_int(k, "k", "int64_t")
     if k < 0:
         raise ValueError(f"k must be >= 0, not {k}")
-    if _arrow.is_arrow(x):
+    if is_arrow(x):
         return _arrow.topk(x, k, largest, return_index, device, offsets=offsets)
-    x, px, off, poff, nseg, single = _prepare(x, offsets)
+    p = _Prepared(x, offsets)
+    x, px, off, poff, nseg, single = p
     vals = np.empty((nseg, k), dtype=np.float64)
     idx = np.empty((nseg, k), dtype=np.int64)
     pv = ffi.from_buffer("double[]", vals) if vals.size else ffi.NULL
     pi = ffi.from_buffer("int64_t[]", idx) if idx.size else ffi.NULL
     ctx = context(device)
     check(lib.raid_select_topk(ctx, px, poff, nseg, k, 1 if largest else 0, pv, pi), ctx)
+    idx = p.input_index(idx)
     if single:
         vals, idx = vals[0] if nseg else vals.reshape(-1), idx[0] if nseg else idx.reshape(-1)
     return (vals, idx) if return_index else vals

@@ -5,7 +5,8 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from ._core import c_int, check, ffi, lib, read_csv_exact, records
+from ._convert import c_int
+from ._core import check, ffi, lib, read_csv_exact, records
 
 
 def sim_options():

@@ -4,7 +4,8 @@ raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / 
 import numpy as np
 
 from . import _arrow
-from ._core import as_c, check, context, ffi, integers, lib, real_floats
+from ._convert import as_c, floats, integers, is_arrow, nullable_kind, validity, with_nulls
+from ._core import check, context, ffi, lib
 
 _INDEX = {np.dtype(np.int64): ("int64_t", "raid_argsort_f64_seg_i64"),
           np.dtype(np.uint32): ("uint32_t", "raid_argsort_f64_seg_u32")}
@@ -14,15 +15,32 @@ def _flags(descending):
     return lib.RAID_SORT_DESC if descending else 0
 
 
-def _valid(valid, n):
-    """The validity bitmap (Arrow's: bit i set when x[i] is valid) of a boolean array, or NULL."""
-    if valid is None:
+def _values(x, valid):
+    """x as float64 (the values rule) and its validity: valid= (validity()) and the input's own nulls (masked
+    entries, pandas NA, pyarrow nulls) together, None when every value is valid."""
+    a, nulls = floats(x, "x", nulls="mask")
+    v = None if valid is None else validity(valid, a.size)
+    if nulls is not None:
+        v = ~nulls if v is None else v & ~nulls
+    return a, v
+
+
+def _valid(v):
+    """The validity bitmap (Arrow's: bit i set when x[i] is valid) of a bool array, or NULL."""
+    if v is None:
         return None, ffi.NULL
-    v = np.asarray(valid)
-    if v.dtype != np.bool_ or v.shape != (n,):
-        raise ValueError(f"valid must be a boolean array of shape ({n},), not {v.dtype} {v.shape}")
     bits = np.packbits(v, bitorder="little")
     return bits, ffi.from_buffer("uint8_t[]", bits) if bits.size else ffi.NULL
+
+
+def _sorted_nulls(v, off, n):
+    """Where the nulls are after a sort by segments: the last (number of nulls) entries of each segment."""
+    c = np.concatenate([[0], np.cumsum(~v)])
+    k = c[off[1:]] - c[off[:-1]]
+    mark = np.zeros(n + 1, np.int64)
+    np.add.at(mark, off[1:] - k, 1)
+    np.add.at(mark, off[1:], -1)
+    return np.cumsum(mark)[:n] > 0
 
 
 def _offsets(offsets, n):
@@ -44,43 +62,53 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     NaN still last. valid: None or a boolean array (True: valid); invalid entries (nulls) sort after NaN,
     in input order. offsets: None, or nseg + 1 non-decreasing int64: each x[offsets[s]:offsets[s+1]] is
     sorted on its own into the same slice of the result (entries outside the offsets' range are NaN).
-    x: one-dimensional (a 0-d array or scalar raises ValueError, as np.sort), float64 (float32 and float16
-    are upcast exactly; big-endian is converted to native byte order, a copy); any other dtype (int, uint, bool, object, str)
-    raises TypeError: convert explicitly, e.g. x.astype(np.float64), exact for integers only up to 2**53.
+    x: one-dimensional (a 0-d array or scalar raises ValueError, as np.sort), by the package's values rule
+    (docs/python.md "Inputs"): float64, float32 and float16 widened exactly, integers when each is exactly
+    a float64 (else ValueError naming the row: past 2**53 not every integer is, and np.sort of int64 would
+    not be that of its float64 cast); bool, object, str raise TypeError.
     offsets must be integers (ValueError for floats such as 0.5, or values past int64).
     device: as raid.context (None: $RAID_DEVICE or auto; "cpu"; "opencl"...). Errors: ValueError
     (arguments), RaidError (the library's).
 
-    x may be a pyarrow Array or ChunkedArray of float64 (read in place through the Arrow C data interface;
-    several chunks are combined first, a copy): the result is a pyarrow float64 array, its nulls last
-    (null entries; valid and offsets are for numpy input)."""
-    if _arrow.is_arrow(x):
+    x may be a pyarrow Array or ChunkedArray (float64 read in place through the Arrow C data interface;
+    several chunks are combined first, a copy; other numbers converted by the values rule): the result is
+    a pyarrow float64 array, its nulls last (null entries; valid and offsets are for numpy input). The
+    nulls of a numpy masked array or a pandas nullable Series (NA) are nulls too, sorted last (with those
+    of valid=), and the result is then of the input's kind: a masked array (as np.ma.sort's), a pandas
+    Float64 array (or double[pyarrow]), the nulls masked."""
+    if is_arrow(x):
         return _arrow.sort(x, device, descending, valid=valid, offsets=offsets)
-    a, px = as_c(real_floats(x, "x"), np.float64, "x")
+    a, v = _values(x, valid)
+    a, px = as_c(a, np.float64, "x")
     off, poff = _offsets(offsets, a.size)
-    bits, pvalid = _valid(valid, a.size)
+    bits, pvalid = _valid(v)
     out = np.empty(a.size) if offsets is None else np.full(a.size, np.nan)  # no offsets: all written
     ctx = context(device)
     check(lib.raid_sort_f64_seg(ctx, px, poff, off.size - 1, pvalid, _flags(descending),
                                 ffi.from_buffer("double[]", out)), ctx)
-    return out
+    kind = nullable_kind(x)
+    if kind is None:
+        return out
+    return with_nulls(out, _sorted_nulls(v, off, a.size) if v is not None else np.zeros(a.size, bool), kind)
 
 
 def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=None, offsets=None):
     """The stable argsort of x: np.argsort(x, kind='stable') exactly (NaN last, never -1), as index_dtype
     (np.int64 or np.uint32). descending, valid and offsets as in raid.sort (with offsets: the indices are
     into x, each segment's slice a permutation of its own range; entries outside the range are 0).
-    x's dtype as in raid.sort (TypeError for integers: np.argsort of int64 is not that of its float64 cast).
-    x may be a pyarrow Array or ChunkedArray of float64 (as in raid.sort): the result is a pyarrow array of
-    index_dtype, the nulls' indices last, as pyarrow.compute.sort_indices."""
-    if _arrow.is_arrow(x):
+    x's dtype as in raid.sort.
+    x may be a pyarrow Array or ChunkedArray (as in raid.sort): the result is a pyarrow array of
+    index_dtype, the nulls' indices last, as pyarrow.compute.sort_indices. The nulls of a masked array or a
+    pandas nullable Series are nulls (their indices last), as in raid.sort; the result is a numpy array."""
+    if is_arrow(x):
         return _arrow.argsort(x, device, index_dtype, descending, valid=valid, offsets=offsets)
     dt = np.dtype(index_dtype)
     if dt not in _INDEX:
         raise ValueError(f"index_dtype must be int64 or uint32, not {dt}")
-    a, px = as_c(real_floats(x, "x"), np.float64, "x")
+    a, v = _values(x, valid)
+    a, px = as_c(a, np.float64, "x")
     off, poff = _offsets(offsets, a.size)
-    bits, pvalid = _valid(valid, a.size)
+    bits, pvalid = _valid(v)
     out = np.zeros(a.size, dtype=dt)
     ctype, fn = _INDEX[dt]
     ctx = context(device)
@@ -93,9 +121,10 @@ def sort_pairs(keys, values, device=None, *, descending=False):
     """(keys, values) sorted by the int64 keys, stably (equal keys keep their input order; the float64
     values are carried bit for bit): keys[p], values[p] for p = np.argsort(keys, kind='stable').
     keys: any integer dtype in int64's range, else ValueError (float keys such as 3.5 are not truncated);
-    values: float64 (float32, float16 upcast exactly), else TypeError as in raid.sort."""
+    values: by the values rule, as x in raid.sort, without nulls (ValueError naming the row)."""
     k, pk = as_c(integers(keys, "keys"), np.int64, "keys")
-    v, pv = as_c(real_floats(values, "values"), np.float64, "values")
+    v, pv = as_c(floats(values, "values", how="give the pairs without them (values.compressed() and "
+                                              "keys[~np.ma.getmaskarray(values)])"), np.float64, "values")
     if k.size != v.size:
         raise ValueError(f"keys and values differ in length ({k.size} and {v.size})")
     ko = np.zeros(k.size, dtype=np.int64)

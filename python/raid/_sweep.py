@@ -5,9 +5,13 @@ sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
-from ._core import _text, as_c, c_int, check, column_floats, context, ffi, lib, records, reporting, symbol_codes
-from ._ma import _check_dates, _runs, _stat
-from ._realized import _column
+from ._convert import as_c, c_int, column, floats, frame, integers, is_frame, symbol_runs
+from ._core import _text, check, context, ffi, lib, records, reporting
+from ._csv import mark_model
+from ._ma import _check_dates, _stat
+
+# masked entries: what to do instead (a sweep has no missing prices)
+_HOW = "give the prices without them ({name}.compressed(), with offsets to match)"
 
 STATS = ["trades", "total_log_return", "sharpe", "max_drawdown", "exposure"]
 TRADES = ["entry_bar", "exit_bar", "entry_price", "exit_price", "side"]
@@ -93,7 +97,7 @@ def _frames(r, names, trades):
     if names is not None:
         df.insert(0, "symbol", [names[i] for i in cols["series"]])
     if not trades:
-        return df
+        return mark_model(df)
     rows = {k: [] for k in ["series", "fast", "slow", *TRADES]}
     for s_, f_, w_, rec in tparts:
         n = rec.size
@@ -108,7 +112,7 @@ def _frames(r, names, trades):
     tdf = pd.DataFrame({k: cat[k] for k in ["fast", "slow", *TRADES]})
     if names is not None:
         tdf.insert(0, "symbol", [names[i] for i in cat["series"]])
-    return df, tdf
+    return mark_model(df, tdf)
 
 
 def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_bps=0.0, fill="close",
@@ -122,8 +126,8 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
     (lo, hi, step), (lo, hi), a period, or "LO:HI:STEP"; pairs with fast >= slow are skipped. ma: "hma"
     (R TTR's convention), "wma", "mean" or "ema".
 
-    x may be a one-dimensional array of closes (one series, or several back to back by offsets, nseries +
-    1 int64), a pandas Series of closes, or a DataFrame as `raid sweep` reads its CSV: close_col (default
+    x may be (prices by the package's values rule, docs/python.md "Inputs") a one-dimensional array of closes (one series, or several back to back by offsets, nseries +
+    1 int64), a pandas Series of closes, or a DataFrame (or a pyarrow Table) as `raid sweep` reads its CSV: close_col (default
     "close"), open_col (default "open"; used only with fill="next-open"), one series per symbol when a
     symbol column is there (symbol_col, default "symbol"; its rows contiguous), in time order when a date
     column is there (date_col, default "date", else "timestamp": a date out of order or repeated raises
@@ -142,34 +146,29 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
     backtests' progress (unit "backtests": series x pairs), as raid.garch's. Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
     spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precision, formulation)
     names = None
-    if isinstance(x, pd.DataFrame):
-        cc = _column(x, close_col, "close")
-        close = column_floats(x[cc], cc)
+    if is_frame(x):
+        x = frame(x, "x", "close (open, symbol)")
+        cc = column(x, close_col, "close")
+        close = floats(x[cc], cc, nulls="nan")
         open_ = None
         if fill == "next-open":
-            oc = _column(x, open_col, "open")
-            open_ = column_floats(x[oc], oc)
-        sc = _column(x, symbol_col, "symbol", required=False)
-        dc = _column(x, date_col, "date", required=False)
+            oc = column(x, open_col, "open")
+            open_ = floats(x[oc], oc, nulls="nan")
+        sc = column(x, symbol_col, "symbol", required=False)
+        dc = column(x, date_col, "date", required=False)
         if dc is None and date_col is None:
-            dc = _column(x, None, "timestamp", required=False)
+            dc = column(x, None, "timestamp", required=False)
         codes = None
         if sc is not None:
-            codes, names = symbol_codes(x[sc])
-            off = _runs(codes, "symbol")
+            codes, names, off = symbol_runs(x[sc], "raid sweep")
         else:
             off = np.array([0, close.size], dtype=np.int64)
         if dc is not None:  # in time order within each series, as `raid sweep` reads its CSV
             _check_dates(x[dc], off, names, codes)
     else:
-        if isinstance(x, pd.Series):
-            close = column_floats(x, "x")
-        else:
-            close = column_floats(x, "x")
-            if close.ndim != 1:
-                raise ValueError(f"x must be one-dimensional, not of shape {close.shape}")
-        open_ = None if open is None else column_floats(open, "open")
-        off = np.array([0, close.size] if offsets is None else offsets, dtype=np.int64)
+        close = floats(x, "x", nulls="nan", how=_HOW.format(name="x"))
+        open_ = None if open is None else floats(open, "open", nulls="nan", how=_HOW.format(name="open"))
+        off = np.array([0, close.size], np.int64) if offsets is None else integers(offsets, "offsets")
     r = _run(close, open_, off, names, spec, device, progress)
     res = _frames(r, [n.decode() for n in names] if names is not None else None, trades)
     return res

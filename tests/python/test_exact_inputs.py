@@ -1,8 +1,10 @@
-"""Input that the bindings would otherwise convert inexactly is refused, not rounded: integer (and other
-non-float) arrays to raid.sort/argsort/kth/median/quantile/topk/min/max and group-by values (TypeError:
-int64 past 2**53 does not survive a cast to float64), uint64 keys past int64 and float offsets or pair
-keys (ValueError: no wrapping, no truncation), integer bar prices and sizes that are not exactly float64
-(ValueError naming the row), text prices and a Series for a DataFrame (TypeError), topk with k < 0."""
+"""Input that the bindings would otherwise convert inexactly is refused, not rounded: integers that are not
+exactly float64 (int64 past 2**53 does not survive a cast) to raid.sort/argsort/kth/median/quantile/topk/
+min/max and group-by values, bar prices and sizes (a DtypeError, TypeError and ValueError, naming the row),
+other non-float arrays (bool, object, str, complex: TypeError), uint64 keys past int64 and float offsets
+or pair keys (ValueError: no wrapping, no truncation), text prices and a Series for a DataFrame
+(TypeError), topk with k < 0. Integers exact in float64 are taken by every function alike (the values
+rule of docs/python.md "Inputs"; test_inputs_table.py has every kind against every entry point)."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,10 +12,11 @@ import pytest
 import raid
 
 BIG = np.array([2 ** 53 + 1, 2 ** 53, 2 ** 63 - 1, 2 ** 63 - 2])  # float64 would merge each pair
-REFUSED = {"int64": BIG, "int32": np.array([3, 1, 2], dtype=np.int32), "uint64": BIG.astype(np.uint64),
-           "bool": np.array([True, False]), "object": np.array([1.5, 0.5], dtype=object),
-           "str": np.array(["1.5", "0.5"]), "complex": np.array([1 + 0j]), "int list": [3, 1, 2],
-           "int Series": pd.Series(BIG)}
+REFUSED = {"bool": np.array([True, False]), "object": np.array([1.5, 0.5], dtype=object),
+           "str": np.array(["1.5", "0.5"]), "complex": np.array([1 + 0j])}
+# integers: refused where a value is not exactly a float64 (naming the row), taken where every one is
+INEXACT = {"int64": BIG, "uint64": BIG.astype(np.uint64), "int Series": pd.Series(BIG)}
+TAKEN = {"int32": np.array([3, 1, 2], dtype=np.int32), "int list": [3, 1, 2]}
 ONE_ARRAY = {"sort": raid.sort, "argsort": raid.argsort, "median": raid.median, "min": raid.min, "max": raid.max,
              "kth": lambda x: raid.kth(x, 0), "quantile": lambda x: raid.quantile(x, 0.5),
              "topk": lambda x: raid.topk(x, 1), "groupby values": lambda x: raid.groupby(np.zeros(len(x), np.int64), x)}
@@ -25,6 +28,25 @@ def test_non_float_refused(fn, kind):
     with pytest.raises(TypeError, match=r"must be real floating .*not dtype .*: convert it explicitly, e\.g\. "
                                         r"(x|values)\.astype\(np\.float64\) \(exact for integers only up to 2\*\*53"):
         ONE_ARRAY[fn](REFUSED[kind])
+
+
+@pytest.mark.parametrize("fn", ONE_ARRAY)
+@pytest.mark.parametrize("kind", INEXACT)
+def test_inexact_integers_refused(fn, kind):
+    with pytest.raises(TypeError, match=r"^row 0: (x|values) 9007199254740993 is not exactly representable as float64 "
+                                        r"\(integers are exact only up to 2\*\*53 in magnitude; dtype u?int64\): "
+                                        r"convert it explicitly if rounding is meant$"):
+        ONE_ARRAY[fn](INEXACT[kind])
+
+
+@pytest.mark.parametrize("fn", ONE_ARRAY)
+@pytest.mark.parametrize("kind", TAKEN)
+def test_exact_integers_taken(fn, kind):
+    got, want = ONE_ARRAY[fn](TAKEN[kind]), ONE_ARRAY[fn](np.array(TAKEN[kind], dtype=np.float64))
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    else:
+        assert np.array_equal(got, want) and np.asarray(got).dtype == np.asarray(want).dtype
 
 
 def test_wrong_answer_gone():
@@ -62,8 +84,10 @@ def test_integer_offsets_and_keys():
     assert raid.median(x, offsets=np.array([0, 2, 4], dtype=np.uint8), device="cpu").tolist() == [2.5, 0.5]
     with pytest.raises(ValueError, match="keys must be integers, not dtype float64"):
         raid.sort_pairs([3.5, 1.0], [1.0, 2.0])
-    with pytest.raises(TypeError, match="values must be real floating"):
-        raid.sort_pairs([3, 1], [1, 2])
+    k, v = raid.sort_pairs([3, 1], [1, 2], device="cpu")  # integer values exact in float64: taken
+    assert k.tolist() == [1, 3] and v.tolist() == [2.0, 1.0] and v.dtype == np.float64
+    with pytest.raises(TypeError, match="row 0: values 9007199254740993 is not exactly representable"):
+        raid.sort_pairs([3, 1], [2 ** 53 + 1, 2])
     k, v = raid.sort_pairs(np.array([3, 1], dtype=np.int32), [1.0, 2.0], device="cpu")
     assert k.tolist() == [1, 3] and v.tolist() == [2.0, 1.0]
 
@@ -87,7 +111,7 @@ def test_groupby_keys_and_values():
     g = raid.groupby(np.array([2 ** 63 - 1, 5, 2 ** 63 - 1], dtype=np.uint64), [1.0, 2.0, 3.0], device="cpu")
     assert g.index.tolist() == [5, 2 ** 63 - 1] and g["sum"].tolist() == [2.0, 4.0]
     # the tester's case: 2**53 + 1 and 1 as int64 summed to 2**53 (the values were cast first)
-    with pytest.raises(TypeError, match="values must be real floating .* int64"):
+    with pytest.raises(TypeError, match="row 0: values 9007199254740993 is not exactly representable .* int64"):
         raid.groupby([1, 1], np.array([2 ** 53 + 1, 1]))
     # count needs no values; float32 values convert exactly
     assert raid.groupby([1, 1], None, aggs="count")["count"].tolist() == [2]

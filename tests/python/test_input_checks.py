@@ -118,6 +118,8 @@ def test_realized_dtypes():
                                   raid.realized(r.astype(np.float32), np.array([0, 3], dtype=np.int32),
                                                 device="cpu"))
     assert raid.realized(list(r), (0, 3), device="cpu").equals(want)
+    ints = np.array([1, -2, 3])  # integers exact in float64 are taken (the values rule), as by every function
+    assert raid.realized(ints, [0, 3], device="cpu").equals(raid.realized(ints * 1.0, [0, 3], device="cpu"))
     for ret, off, msg in [(r, np.array([0, 2.7]), "offsets must be integers"),
                           (r, np.array(["0", "3"]), "offsets must be integers"),
                           (r, [0, 2 ** 63], "out of range for int64"),
@@ -125,7 +127,7 @@ def test_realized_dtypes():
                           (r, np.array([False, True]), "offsets must be integers"),
                           (r.astype(complex), [0, 3], "returns must be real floating"),
                           (r > 0, [0, 3], "returns must be real floating"),
-                          (np.array([1, 2, 3]), [0, 3], "returns must be real floating"),
+                          (np.array([1, 2 ** 53 + 1, 3]), [0, 3], "row 1: returns 9007199254740993 is not exactly"),
                           (np.ma.masked_array(r, [0, 1, 0]), [0, 3], "masked arrays are refused")]:
         with pytest.raises(ValueError, match=msg):
             raid.realized(ret, off, device="cpu")

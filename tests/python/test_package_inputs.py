@@ -1,7 +1,8 @@
 """The package's input rules, applied alike across functions: pandas nullable integers follow their numpy
 dtype's rule (never a silent float64 cast), a string q is refused, 0-d input is refused by every array
 function, big-endian arrays are converted, a repeated aggregation is refused (as the CLI), raid.bars takes
-a timedelta interval, and integer columns are taken where exact by the column functions only."""
+a timedelta interval, and integers are taken where exact in float64 by every function (the values rule;
+test_inputs_table.py has every input kind against every entry point)."""
 import datetime
 
 import numpy as np
@@ -17,9 +18,10 @@ def test_nullable_integers():
     na = pd.Series([BIG, None, 3], dtype="Int64")
     full = pd.Series([5, 1, 3], dtype="Int64")
     for f in (raid.sort, raid.argsort, raid.median, lambda x: raid.quantile(x, 0.5)):
-        for s in (na, full):  # as plain int64: a TypeError, not the float64 cast (BIG -> 2**53)
-            with pytest.raises(TypeError, match="int64"):
-                f(s)
+        with pytest.raises(TypeError, match="row 0: x 9007199254740993 .* int64"):  # not the float64 cast (2**53)
+            f(na)
+        # exact integers: the answer of their float64 values, as every function takes them
+        assert np.array_equal(np.asarray(f(full)), np.asarray(f(pd.Series([5.0, 1.0, 3.0], dtype="Float64"))))
     with pytest.raises(TypeError):
         raid.groupby(np.array([1, 1, 2]), na)
     with pytest.raises(ValueError, match="row 1: keys is NA"):  # an NA key: not a float key rounding BIG
@@ -78,13 +80,13 @@ def test_bars_timedelta_interval():
 
 
 def test_integer_columns_rule():
-    """Column functions (bars, realized_from_prices, ma, sweep) take integer columns exact in float64; the
-    numpy-mirroring array functions (sort, selection, group-by values) refuse integer dtypes: numpy's
-    results on integers are integers (np.sort) or differ from the float64 cast's."""
+    """Every function takes integers exact in float64 (the values rule: column functions and array
+    functions alike), and refuses, naming the row, an integer that is not (past 2**53)."""
     t = pd.to_datetime(["2020-01-02 09:30:01", "2020-01-02 09:31:01"])
     ok = raid.bars(pd.DataFrame({"timestamp": t, "price": np.array([2, 3])}), "5min")
     assert ok["close"].tolist() == [3.0]
     with pytest.raises(ValueError, match="row 1: price"):
         raid.bars(pd.DataFrame({"timestamp": t, "price": np.array([2, BIG])}), "5min")
-    with pytest.raises(TypeError):
-        raid.sort(np.array([2, 3]))
+    assert raid.sort(np.array([3, 2]), device="cpu").tolist() == [2.0, 3.0]
+    with pytest.raises(TypeError, match="row 1: x 9007199254740993"):
+        raid.sort(np.array([2, BIG]))
