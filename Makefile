@@ -3,11 +3,12 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # The device for the demo: the first OpenCL device (PoCL on a machine without a GPU driver).
 RAID_DEVICE ?= opencl
 
-.PHONY: all setup setup-python build demo test test-fast asan bench clean
+.PHONY: all setup setup-python build demo test test-fast asan tsan bench clean
 
 all: build
 
@@ -35,10 +36,12 @@ demo: build
 	@tail -n 3 $(BUILD)/usdchf_realized.csv
 
 # The venv is made before configuring, so that CMake adds the pytest tests (it looks for .venv).
+# The ThreadSanitizer build and its tests come last (make tsan).
 test: setup-python build asan
 	cmake -S . -B $(BUILD)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory tsan
 
 # The suite without the sanitizer build.
 test-fast: setup-python build
@@ -49,8 +52,16 @@ asan: setup
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRAID_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# ThreadSanitizer (clang, LLVM's OpenMP with Archer): builds the library and the tests that run threads
+# only, and runs them (docs/testing.md "Threads").
+tsan: setup
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAID_SANITIZE=thread \
+	    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_tests
+	cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
 bench: build
 	$(BUILD)/bench_realized --device $(RAID_DEVICE) 1e6 1e7
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

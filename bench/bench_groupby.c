@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     const char *groups = "1000,100000", *devices = "cpu,opencl", *dump = NULL, *aggs_s = "sum", *keys_s = "dense",
                *paths = "auto";
     int reps = 3, verify = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
             fprintf(stderr, "bench_groupby: %s needs a value\n", a);
@@ -76,7 +76,6 @@ int main(int argc, char **argv)
                             "[--aggs sum|all] [--keys dense|wide] [--paths auto,global,local,eb,part] [--verify 0|1] [--dump FILE]\n");
             return 2;
         }
-        i++;
     }
     const raid_agg all[] = {RAID_AGG_COUNT, RAID_AGG_SUM, RAID_AGG_MEAN, RAID_AGG_MIN,
                             RAID_AGG_MAX,   RAID_AGG_FIRST, RAID_AGG_LAST};

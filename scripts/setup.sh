@@ -11,6 +11,8 @@ PACKAGES=(
   libfast-float-dev                    # decimal to float64 at strtod's rounding (header-only C++)
   libcmocka-dev                        # unit tests
   liblapacke-dev                       # LAPACKE (Cholesky and condition estimate of the regressions)
+  clang libclang-rt-dev libomp-dev     # ThreadSanitizer build (make tsan): clang, its TSan runtime, LLVM's
+                                       #   OpenMP with Archer (the OpenMP tool that TSan understands)
   python3-venv                         # .venv of the statsmodels cross-checks (scripts/setup_python.sh)
   gnuplot-nox                          # precision figure
   tzdata                               # IANA time zones (--tz)

@@ -10,6 +10,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* RAID_TEST_FILTER=PATTERN runs only the tests whose names match (cmocka's glob: * and ?), in every test
+ * program: the ThreadSanitizer build runs the tests of a program that start threads, not the rest
+ * (tests/CMakeLists.txt). Set before main, so that no program has to ask for it. */
+__attribute__((constructor)) static void t_test_filter(void)
+{
+    const char *f = getenv("RAID_TEST_FILTER");
+    if (f && *f)
+        cmocka_set_test_filter(f);
+}
+
 static char tmpdir[256];
 
 static void cleanup(void)

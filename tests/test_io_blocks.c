@@ -300,7 +300,7 @@ static void test_small_files(void **st)
 {
     (void)st;
     static const char *files[] = {"", "a,b", "a,b\n", "a,b\r\n", "a,b\nX,1", "a,b\r\nX,1\r\nY,2", "\n\n\n",
-                                  "a,b\rX,1\rY,2\r", "a,b\n\n\n", "a,b\n\"X\n", "a,b\nX,1\n\"", "a,b\r", "\xEF\xBB\xBF" "a,b\nX,1\n",
+                                  "a,b\rX,1\rY,2\r", "a,b\n\n\n", "a,b\n\"X\n", "a,b\nX,1\n\"", "a,b\r", ("\xEF\xBB\xBF" "a,b\nX,1\n"),
                                   "a,b\nX,1\n \n\t\n", "a,b\r\n\r\n\r\n"};
     const char *path = t_tmppath("blocks_small.csv");
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {

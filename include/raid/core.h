@@ -14,10 +14,15 @@
  *     context, raid_errmsg() only). No call takes an error buffer, and no handle keeps a message of its
  *     own: each header's "Errors:" names the statuses and where the message is. Inputs always get a
  *     status; the library's internal invariants are assert()ed (in builds without NDEBUG).
- *   - No global mutable state other than raid_errmsg's thread-local message: everything lives in the
- *     handles below. A raid_ctx may be used by one
- *     thread at a time; create one per thread or serialise calls. A process normally holds one context
- *     per device: it owns the OpenCL context, queue, program and kernel cache and the buffer pool.
+ *   - Threads: everything lives in the handles below; the only process-wide state is raid_errmsg's
+ *     thread-local message and the list of OpenCL platforms and devices, found once, at the first
+ *     raid_ctx_create or raid_devices of the process, by one thread while any others wait (docs/device.md
+ *     "Threads"). Any number of threads may create contexts at once and each use its own at once. A
+ *     raid_ctx may be used by one thread at a time (create one per thread, or serialise the calls), and so
+ *     may any other handle. A context owns its OpenCL context, queue, kernel cache and buffer pool, so a
+ *     thread normally keeps one per device it uses. The library reads its environment variables
+ *     (RAID_DEVICE, TZDIR, ...) with getenv when a call needs them: as for any getenv, no thread may
+ *     change the environment (setenv, putenv) while calls run.
  *   - Sizes and offsets are 64-bit on the host. Returns are log returns (dimensionless); realized
  *     measures are in squared (rv, bpv, rs_*, medrv) or fourth (rq, tpq) powers of the return unit.
  *   - Undefined values (a measure of a segment too short for it) are NAN, written as an empty CSV field.
@@ -95,6 +100,7 @@ typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precisi
  *  device: "auto" (the first OpenCL GPU, else cpu), "cpu" (float64 reference, OpenMP), "opencl" (the
  *  first OpenCL device of any type) or "opencl:P.D" (platform P, device D, 0-based, as `raid devices`
  *  lists them). NULL means the environment variable RAID_DEVICE, or "auto" when it is unset.
+ *  Safe to call from many threads at once (the devices are found once per process: core conventions).
  *  Errors: RAID_EINVAL (unknown spec, out NULL), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM; message:
  *  raid_errmsg() (there is no context to hold it). On failure *out is NULL. */
 RAID_API raid_status raid_ctx_create(raid_ctx **out, const char *device);
@@ -188,7 +194,8 @@ typedef struct raid_device_info {
 } raid_device_info;
 
 /** List OpenCL devices. Writes up to cap entries to out and their total number to *count.
- *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK.
+ *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK. The list is the one found at
+ *  the process's first call of this or raid_ctx_create (a device that appears later is not listed).
  *  out may be NULL (then only the count). Errors: RAID_EINVAL (count NULL); message: raid_errmsg(). */
 RAID_API raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
 

@@ -280,10 +280,14 @@ raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned
     int oom = !part->count || !part->flags;
     if (need & GB_NEED_SUM)
         oom |= !(part->sum = malloc(Gs * sizeof *part->sum));
-    if (need & GB_NEED_MINMAX)
-        oom |= !(part->min = malloc(Gs * sizeof *part->min)) | !(part->max = malloc(Gs * sizeof *part->max));
-    if (need & GB_NEED_FIRSTLAST)
-        oom |= !(part->first = malloc(Gs * sizeof *part->first)) | !(part->last = malloc(Gs * sizeof *part->last));
+    if (need & GB_NEED_MINMAX) {
+        oom |= !(part->min = malloc(Gs * sizeof *part->min));
+        oom |= !(part->max = malloc(Gs * sizeof *part->max));
+    }
+    if (need & GB_NEED_FIRSTLAST) {
+        oom |= !(part->first = malloc(Gs * sizeof *part->first));
+        oom |= !(part->last = malloc(Gs * sizeof *part->last));
+    }
     return oom ? raid_fail(ctx, RAID_ENOMEM, "out of memory (partials of %zu groups)", G) : RAID_OK;
 }
 

@@ -128,4 +128,12 @@ double raid_cpu_now(void);
  * RAID_CSV_* knobs of tests and benchmarks). */
 size_t raid_env_size(const char *name, size_t lo, size_t hi, size_t dflt);
 
+/* Re-entrant forms of the C library's functions with process-wide state (core/reentrant.c): the library
+ * calls these, never lgamma, lgammal or strerror. raid_lgamma(x) = ln|Gamma(x)| and raid_lgammal its long
+ * double form, without writing the global signgam; raid_errno_text(e) = strerror(e) in a buffer of the
+ * calling thread (valid until its next call in that thread). */
+double raid_lgamma(double x);
+long double raid_lgammal(long double x);
+const char *raid_errno_text(int e);
+
 #endif

@@ -30,7 +30,7 @@ static raid_status follow_links(raid_outfile *o, const char *path)
         return fits ? RAID_OK : raid_fail(NULL, RAID_EINVAL, "output path too long");
     }
     if (errno != ENOENT) /* ELOOP, EACCES, ENAMETOOLONG... */
-        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(errno));
+        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(errno));
     /* Dangling: walk the chain by hand (a link's relative target is relative to the link's folder). */
     char cur[sizeof o->path], next[sizeof o->path], link[sizeof o->path];
     snprintf(cur, sizeof cur, "%s", path);
@@ -40,7 +40,7 @@ static raid_status follow_links(raid_outfile *o, const char *path)
             break; /* the end of the chain: a name that does not exist (or a missing folder on the way) */
         const ssize_t n = readlink(cur, link, sizeof link - 1);
         if (n < 0)
-            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(errno));
+            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(errno));
         link[n] = 0;
         const char *slash = strrchr(cur, '/');
         const int dirlen = link[0] == '/' || !slash ? 0 : (int)(slash - cur) + 1;
@@ -50,7 +50,7 @@ static raid_status follow_links(raid_outfile *o, const char *path)
         memcpy(next + dirlen, link, (size_t)n + 1);
         memcpy(cur, next, sizeof cur);
         if (hops == 39)
-            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(ELOOP));
+            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(ELOOP));
     }
     memcpy(o->path, cur, sizeof o->path);
     return RAID_OK;
@@ -77,7 +77,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
             if (!o->fp) {
                 if (d >= 0)
                     close(d);
-                return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", path, strerror(errno));
+                return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", path, raid_errno_text(errno));
             }
             return RAID_OK;
         }
@@ -92,7 +92,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
         }
         o->fp = fopen(o->path, "w");
         if (!o->fp)
-            return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, strerror(errno));
+            return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, raid_errno_text(errno));
         return RAID_OK;
     }
     /* A short temporary name in the destination's folder (rename stays within one file system). */
@@ -102,7 +102,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, strerror(errno));
+        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(errno));
     }
     /* mkstemp creates the file 0600; give it the permissions a plain fopen would. */
     mode_t um = umask(0);
@@ -115,7 +115,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
         close(fd);
         unlink(o->tmp);
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, strerror(e));
+        return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, raid_errno_text(e));
     }
     return RAID_OK;
 }
@@ -144,7 +144,7 @@ raid_status raid_outfile_commit(raid_outfile *o)
         if (o->tmp[0])
             unlink(o->tmp);
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, strerror(e ? e : EIO));
+        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(e ? e : EIO));
     }
     o->tmp[0] = 0;
     return RAID_OK;
@@ -241,7 +241,7 @@ raid_status raid_csv_written(FILE *f)
     if (fflush(f) == 0 && !ferror(f))
         return RAID_OK;
     const int e = errno ? errno : EIO;
-    const raid_status st = raid_fail(NULL, RAID_EIO, "write error: %s", strerror(e));
+    const raid_status st = raid_fail(NULL, RAID_EIO, "write error: %s", raid_errno_text(e));
     errno = e;
     return st;
 }

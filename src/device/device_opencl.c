@@ -11,6 +11,7 @@
 
 #include <CL/cl.h>
 #include <assert.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,32 +123,88 @@ static raid_status query_device(raid_ctx *ctx, raid_dev *cl)
     return RAID_OK;
 }
 
+/* ---- discovery: the platforms and devices, found once per process ---- */
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 16
+
+/* What clGetPlatformIDs and clGetDeviceIDs gave, once: every platform's devices of all types and its
+ * GPUs (the order each call gives, which is the order of the "opencl:P.D" specs and of raid_devices). */
+typedef struct discovery {
+    int none;   /* no platform: the count's call failed (-1001, CL_PLATFORM_NOT_FOUND_KHR: no ICD) or gave 0 */
+    cl_int err; /* the list's call: CL_SUCCESS or its error */
+    cl_uint np;
+    cl_platform_id plats[MAX_PLATFORMS];
+    cl_int err_all[MAX_PLATFORMS], err_gpu[MAX_PLATFORMS]; /* clGetDeviceIDs' errors */
+    cl_uint nall[MAX_PLATFORMS], ngpu[MAX_PLATFORMS];
+    cl_device_id all[MAX_PLATFORMS][MAX_DEVICES], gpu[MAX_PLATFORMS][MAX_DEVICES];
+} discovery;
+
+static discovery found;
+static pthread_once_t found_once = PTHREAD_ONCE_INIT;
+
+/* The one place that enumerates platforms and devices, run once per process by pthread_once. The first
+ * of these calls starts the driver, and a driver's start-up need not be safe against itself: PoCL 3.1's
+ * (pocl_init_devices) returns CL_SUCCESS at once to a second thread that enters it while the first is
+ * still inside, so that thread found no device (RAID_ENODEV) or a half-initialised one (a segfault in
+ * clGetDeviceInfo) when 16 threads created their first contexts at once (tests/test_threads.c). After
+ * this the driver has started and the lists are only read. Context creation and kernel builds stay
+ * concurrent: the OpenCL API is thread-safe once started (OpenCL 1.2 appendix A.2), PoCL serialises its
+ * compiler itself, and the test builds kernels on 16 new contexts at once. Devices that appear later in
+ * the life of the process are not seen. */
+static void discover(void)
+{
+    discovery *d = &found;
+    cl_uint np = 0;
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0) {
+        d->none = 1;
+        return;
+    }
+    if (np > MAX_PLATFORMS)
+        np = MAX_PLATFORMS;
+    if ((d->err = clGetPlatformIDs(np, d->plats, NULL)) != CL_SUCCESS)
+        return;
+    d->np = np;
+    for (cl_uint p = 0; p < np; p++) {
+        d->err_all[p] = clGetDeviceIDs(d->plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, d->all[p], &d->nall[p]);
+        if (d->err_all[p] != CL_SUCCESS)
+            d->nall[p] = 0;
+        d->err_gpu[p] = clGetDeviceIDs(d->plats[p], CL_DEVICE_TYPE_GPU, MAX_DEVICES, d->gpu[p], &d->ngpu[p]);
+        if (d->err_gpu[p] != CL_SUCCESS)
+            d->ngpu[p] = 0;
+        if (d->nall[p] > MAX_DEVICES)
+            d->nall[p] = MAX_DEVICES;
+        if (d->ngpu[p] > MAX_DEVICES)
+            d->ngpu[p] = MAX_DEVICES;
+    }
+}
+
+/* The process's platforms and devices (discovered at the first call, by one thread; the others wait). */
+static const discovery *discovered(void)
+{
+    pthread_once(&found_once, discover);
+    return &found;
+}
+
 raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
 {
-    cl_uint np = 0;
-    cl_int e = clGetPlatformIDs(0, NULL, &np);
-    if (e == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || np == 0)
+    const discovery *dv = discovered();
+    const cl_uint np = dv->np;
+    if (dv->none)
         return raid_fail(ctx, RAID_ENODEV, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
-    if (e != CL_SUCCESS)
-        return cl_check(ctx, e, "clGetPlatformIDs");
-    cl_platform_id plats[16];
-    if (np > 16)
-        np = 16;
-    if ((e = clGetPlatformIDs(np, plats, NULL)) != CL_SUCCESS)
-        return cl_check(ctx, e, "clGetPlatformIDs");
+    if (dv->err != CL_SUCCESS)
+        return cl_check(ctx, dv->err, "clGetPlatformIDs");
 
     cl_platform_id chosen_p = NULL;
     cl_device_id chosen_d = NULL;
     for (cl_uint p = 0; p < np && !chosen_d; p++) {
         if (platform >= 0 && (cl_uint)platform != p)
             continue;
-        cl_device_id devs[16];
-        cl_uint nd = 0;
-        cl_device_type want = (platform >= 0 || any_type) ? CL_DEVICE_TYPE_ALL : CL_DEVICE_TYPE_GPU;
-        if (platform >= 0)
-            want = CL_DEVICE_TYPE_ALL;
-        e = clGetDeviceIDs(plats[p], want, 16, devs, &nd);
-        if (e == CL_DEVICE_NOT_FOUND || nd == 0)
+        const int all = platform >= 0 || any_type;
+        const cl_int e = all ? dv->err_all[p] : dv->err_gpu[p];
+        const cl_uint nd = all ? dv->nall[p] : dv->ngpu[p];
+        const cl_device_id *devs = all ? dv->all[p] : dv->gpu[p];
+        if (e == CL_DEVICE_NOT_FOUND || (e == CL_SUCCESS && nd == 0))
             continue;
         if (e != CL_SUCCESS)
             return cl_check(ctx, e, "clGetDeviceIDs");
@@ -159,7 +216,7 @@ raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
         } else {
             chosen_d = devs[0];
         }
-        chosen_p = plats[p];
+        chosen_p = dv->plats[p];
     }
     if (!chosen_d) {
         if (platform >= 0 && (cl_uint)platform >= np)
@@ -177,6 +234,7 @@ raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
     raid_status s = query_device(ctx, cl);
     if (s != RAID_OK)
         return s;
+    cl_int e;
     cl->context = clCreateContext(NULL, 1, &cl->device, NULL, NULL, &e);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clCreateContext");
@@ -647,26 +705,17 @@ raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
     if (!count)
         return raid_fail(NULL, RAID_EINVAL, "raid_devices: count is NULL");
     *count = 0;
-    cl_uint np = 0;
-    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
-        return RAID_OK;
-    cl_platform_id plats[16];
-    if (np > 16)
-        np = 16;
-    if (clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS)
-        return RAID_OK;
-    for (cl_uint p = 0; p < np; p++) {
-        cl_device_id devs[16];
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS)
-            continue;
+    const discovery *dv = discovered();
+    for (cl_uint p = 0; p < dv->np; p++) {
+        const cl_device_id *devs = dv->all[p];
+        const cl_uint nd = dv->nall[p];
         for (cl_uint d = 0; d < nd; d++) {
             if (*count < cap && out) {
                 raid_device_info *x = &out[*count];
                 memset(x, 0, sizeof *x);
                 x->platform = (int)p;
                 x->device = (int)d;
-                clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof x->platform_name, x->platform_name, NULL);
+                clGetPlatformInfo(dv->plats[p], CL_PLATFORM_NAME, sizeof x->platform_name, x->platform_name, NULL);
                 clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name, x->name, NULL);
                 cl_device_type t = 0;
                 clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof t, &t, NULL);

@@ -1505,7 +1505,7 @@ static raid_status read_head(raid_table *t)
     }
     const size_t got = raid_io_read_full(t->f, t->blk + t->blk_len, t->blk_cap - t->blk_len);
     if (got < t->blk_cap - t->blk_len && ferror(t->f))
-        return tfail(t, RAID_EIO, "%s: read error: %s", t->path, strerror(errno));
+        return tfail(t, RAID_EIO, "%s: read error: %s", t->path, raid_errno_text(errno));
     t->blk_len += got;
     t->consumed += got;
     return RAID_OK;
@@ -1635,7 +1635,7 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         if (!t->f) {
             const int e = errno;
             raid_table_close(t);
-            return raid_fail(NULL, RAID_EIO, "%s: %s", path, strerror(e));
+            return raid_fail(NULL, RAID_EIO, "%s: %s", path, raid_errno_text(e));
         }
         map_file(t); /* else streamed, as standard input */
     }
@@ -1767,7 +1767,7 @@ static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, in
         if (t->head == t->tail) { /* every block is merged */
             if (t->read_errno)
                 return tfail(t, t->read_errno == ENOMEM ? RAID_ENOMEM : RAID_EIO, "%s: read error: %s", t->path,
-                             strerror(t->read_errno));
+                             raid_errno_text(t->read_errno));
             t->at_end = 1;
             *done = 1;
             if (t->profile)

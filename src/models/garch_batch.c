@@ -8,6 +8,7 @@
  * into ONE raid_garch_eval_run call; a series that stops drops out. The accepted step of a line search is
  * the first of a, a/2, a/4, ... that passes, however many of them one call carries, so the iterates do not
  * depend on the batch, on the other series or on the number of step lengths per call. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "models/garch_batch.h"
 
 #include <assert.h>

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/dd.h"
+#include "core/internal.h"
 
 #define LOG_2PI 1.8378770664093454835606594728112L /* log(2 pi) */
 #define SQRT_2_OVER_PI 0.79788456080286535587989211986876 /* sqrt(2/pi) = E|z| of N(0,1) */
@@ -102,8 +103,7 @@ static dist_consts dist_consts_of(raid_garch_lik_dist d, double nu)
         return k;
     }
     assert(nu > 2.0);
-    /* lgamma may set the global signgam (POSIX): called once per evaluation, outside any loop */
-    k.c = (double)(lgammal(0.5L * (nu + 1.0L)) - lgammal(0.5L * nu) -
+    k.c = (double)(raid_lgammal(0.5L * (nu + 1.0L)) - raid_lgammal(0.5L * nu) -
                    0.5L * logl(3.14159265358979323846264338327950288L * (nu - 2.0L)));
     k.dc = 0.5 * raid_garch_lik_digamma(0.5 * (nu + 1.0)) - 0.5 * raid_garch_lik_digamma(0.5 * nu) -
            0.5 / (nu - 2.0);
@@ -155,8 +155,8 @@ static double abs_moment(raid_garch_lik_dist d, double nu, double *dnu)
         if (dnu) *dnu = 0.0;
         return SQRT_2_OVER_PI;
     }
-    const long double lk = 0.5L * logl((long double)nu - 2.0L) + lgammal(0.5L * (nu - 1.0L)) - lgammal(0.5L * nu) -
-                           0.5L * logl(3.14159265358979323846264338327950288L);
+    const long double lk = 0.5L * logl((long double)nu - 2.0L) + raid_lgammal(0.5L * (nu - 1.0L)) -
+                           raid_lgammal(0.5L * nu) - 0.5L * logl(3.14159265358979323846264338327950288L);
     const double ez = (double)expl(lk);
     if (dnu)
         *dnu = ez * (0.5 / (nu - 2.0) + 0.5 * raid_garch_lik_digamma(0.5 * (nu - 1.0)) -

@@ -107,8 +107,8 @@ static double lbeta(double a, double b)
         return half_ln_2pi - 0.5 * log(b) - (a - 0.5) * log1p(b / a) - b * log1p(a / b) + lgamma_corr(a) +
                lgamma_corr(b) - lgamma_corr(a + b);
     if (a >= 10.0) /* ln Gamma(a) - ln Gamma(a + b) from Stirling, ln Gamma(b) directly */
-        return lgamma(b) - (a - 0.5) * log1p(b / a) - b * log(a + b) + b + lgamma_corr(a) - lgamma_corr(a + b);
-    return lgamma(a) + lgamma(b) - lgamma(a + b);
+        return raid_lgamma(b) - (a - 0.5) * log1p(b / a) - b * log(a + b) + b + lgamma_corr(a) - lgamma_corr(a + b);
+    return raid_lgamma(a) + raid_lgamma(b) - raid_lgamma(a + b);
 }
 
 /* Continued fraction of I_x(a, b) (Numerical Recipes 3rd ed. 6.4, betacf), modified Lentz method. */
