@@ -318,6 +318,33 @@ void raid_io_tz_free(raid_io_tz *tz)
     free(tz);
 }
 
+/* A zone from the TZif bytes p[0..n): 0 and *out, -1 (not a valid TZif file) or -2 (out of memory); *out
+ * NULL on failure. The one parse of raid_io_tz_open and raid_io_tz_from_tzif. */
+static int tzif_load(const unsigned char *p, size_t n, raid_io_tz **out)
+{
+    *out = NULL;
+    raid_io_tz *z = calloc(1, sizeof *z);
+    const int rc = z ? parse_tzif(p, n, z) : -2;
+    if (rc != 0) {
+        raid_io_tz_free(z);
+        return rc;
+    }
+    *out = z;
+    return 0;
+}
+
+raid_status raid_io_tz_from_tzif(raid_io_tz **out, const unsigned char *p, size_t n)
+{
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_io_tz_from_tzif: out is NULL");
+    const int rc = p ? tzif_load(p, n, out) : -1;
+    if (rc == -2)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if (rc != 0)
+        return raid_fail(NULL, RAID_EINVAL, "not a valid TZif file (RFC 8536)");
+    return RAID_OK;
+}
+
 static raid_io_tz *tz_utc(void)
 {
     raid_io_tz *z = calloc(1, sizeof *z);
@@ -377,18 +404,13 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
             n = 0;
         fclose(f);
     }
-    int rc = -1;
     raid_io_tz *z = NULL;
-    if (n > 0) {
-        z = calloc(1, sizeof *z);
-        rc = z ? parse_tzif(buf, n, z) : -2;
-    }
+    int rc = n > 0 ? tzif_load(buf, n, &z) : -1;
     free(buf);
     if (rc == 0) {
         *out = z;
         return RAID_OK;
     }
-    raid_io_tz_free(z);
     if (rc == -1 && (strcmp(name, "UTC") == 0 || strcmp(name, "Etc/UTC") == 0)) {
         rc = (z = tz_utc()) ? 0 : -2;
         if (rc == 0) {
