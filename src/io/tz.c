@@ -184,10 +184,14 @@ static int32_t posix_offset(const posix_tz *z, int64_t t, int64_t *lo, int64_t *
     int64_t y0, yy;
     int mm, dd;
     raid_io_civil_from_days(raid_io_floordiv(t + z->std_off, 86400), &y0, &mm, &dd);
-    /* The latest transition at or before t and the earliest after it, among years y0-1 .. y0+1. */
+    /* The latest transition at or before t and the earliest after it, among years y0-2 .. y0+2. A rule's
+     * transition of year y lies within about 8 days of year y (rule times of -167 to 167 hours, offsets of
+     * a day), and a rule's transitions increase with the year: the latest one at or before t is of year
+     * y0-2 at the earliest (that of y0-1 can fall after t, early in January: M12.5.0/98), the earliest one
+     * after t of year y0+2 at the latest. */
     int64_t best = INT64_MIN, next = INT64_MAX;
     int best_dst = 0;
-    for (yy = y0 - 1; yy <= y0 + 1; yy++) {
+    for (yy = y0 - 2; yy <= y0 + 2; yy++) {
         int64_t e = rule_local(&z->end, yy) - z->dst_off;
         int64_t s = rule_local(&z->start, yy) - z->std_off;
         /* On a tie the start of DST wins (a zone in DST all year ends and restarts at one instant). */
