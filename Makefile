@@ -4,11 +4,14 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+# Seconds of fuzzing per target in `make fuzz-check` (after the replay of its corpus).
+FUZZ_SECONDS ?= 20
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # The device for the demo: the first OpenCL device (PoCL on a machine without a GPU driver).
 RAID_DEVICE ?= opencl
 
-.PHONY: all setup setup-python build demo test test-fast asan tsan bench clean
+.PHONY: all setup setup-python build demo test test-fast asan tsan fuzz-build fuzz-check bench clean
 
 all: build
 
@@ -42,6 +45,7 @@ test: setup-python build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory tsan
+	$(MAKE) --no-print-directory fuzz-check
 
 # The suite without the sanitizer build.
 test-fast: setup-python build
@@ -60,8 +64,19 @@ tsan: setup
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_tests
 	cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The libFuzzer harnesses (tests/fuzz, docs/testing.md "Fuzzing"): clang, ASan+UBSan, only the fuzzers built.
+fuzz-build: setup
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAID_FUZZ=ON -DRAID_BUILD_TESTS=OFF \
+	    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+	cmake --build $(FUZZ_BUILD) --target fuzzers -j $(JOBS)
+
+# Every fuzz target replays its committed corpus, then fuzzes FUZZ_SECONDS from it (fixed seed); any crash,
+# leak, timeout or sanitizer report fails.
+fuzz-check: fuzz-build
+	bash tests/fuzz/check.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 bench: build
 	$(BUILD)/bench_realized --device $(RAID_DEVICE) 1e6 1e7
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -12,7 +12,8 @@ PACKAGES=(
   libcmocka-dev                        # unit tests
   liblapacke-dev                       # LAPACKE (Cholesky and condition estimate of the regressions)
   clang libclang-rt-dev libomp-dev     # ThreadSanitizer build (make tsan): clang, its TSan runtime, LLVM's
-                                       #   OpenMP with Archer (the OpenMP tool that TSan understands)
+                                       #   OpenMP with Archer (the OpenMP tool that TSan understands); the
+                                       #   fuzz harnesses (make fuzz-check): libFuzzer, ASan and UBSan runtimes
   python3-venv                         # .venv of the statsmodels cross-checks (scripts/setup_python.sh)
   gnuplot-nox                          # precision figure
   tzdata                               # IANA time zones (--tz)

@@ -3,13 +3,15 @@
  * semantics (nulls, skipna, min/max of signed zeros, first/last), the hash and direct group ids, errors;
  * and the device path (PoCL) against the cpu path bit for bit: local and global tables, one group
  * spanning every work-group, many groups, work-group counts, 100 repeated runs. tests/python/test_groupby.py
- * checks the sums against Python's fractions and the rest against pandas. */
+ * checks the sums against Python's fractions and the rest against pandas; the CSV job without data rows. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "support.h"
 
 #include "column/groupby_internal.h"
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -426,11 +428,36 @@ static void t_device_no_counts(void **state)
     raid_ctx_destroy(ctx);
 }
 
+/* The CSV job on a file without data rows (a header only) and on one whose first data row is bad: the
+ * reader's first batch is empty and appends nothing (a memcpy of 0 bytes from NULL arrays would be undefined
+ * behaviour, which UBSan reports; the fuzz target groupby found both inputs, tests/fuzz/corpus/groupby). */
+static void t_csv_no_rows(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s", t_tmppath("gb_norows.csv"));
+    assert_int_equal(t_write_file(path, "k,x\n"), 0);
+    raid_groupby_table *t = NULL;
+    assert_int_equal(raid_groupby_run_csv(NULL, path, "k", "sum:x,count", 0, &t), RAID_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(raid_groupby_table_write_csv(t, f), RAID_OK);
+    fclose(f);
+    assert_string_equal(buf, "k,sum_x,count\n");
+    free(buf);
+    raid_groupby_table_destroy(t);
+    assert_int_equal(t_write_file(path, "k,x\nz,1\n"), 0);
+    assert_int_equal(raid_groupby_run_csv(NULL, path, "k", "sum:x", 0, &t), RAID_EPARSE);
+    assert_null(t);
+    assert_non_null(strstr(raid_errmsg(), ":2:1: cannot parse key 'z'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_exact_cases),   cmocka_unit_test(t_semantics),     cmocka_unit_test(t_empty_and_errors),
-        cmocka_unit_test(t_threads),
+        cmocka_unit_test(t_threads),       cmocka_unit_test(t_csv_no_rows),
         cmocka_unit_test(t_device_cases),  cmocka_unit_test(t_device_vs_cpu), cmocka_unit_test(t_device_repeat),
         cmocka_unit_test(t_device_no_counts),
     };

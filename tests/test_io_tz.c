@@ -183,6 +183,45 @@ static void test_posix_strings(void **st)
     assert_null(z);
 }
 
+/* Rules whose transitions fall in the next year (RFC 8536 allows rule times up to 167 hours): the last
+ * Sunday of December + 98 h ends summer time in January, after the next year's start (day 0, 02:00). The
+ * offset of an instant is that of the latest transition before it, which may then belong to the year
+ * before last (y - 2): only years y - 1 .. y + 1 were looked at, so that 0001-12-31T23:00 read as summer
+ * time with an interval overlapping the one before (found by fuzzing, tests/fuzz/corpus/time). Each
+ * instant's interval [lo, hi) has its offset at both ends, and the intervals tile time. */
+static void test_posix_rules_across_years(void **st)
+{
+    (void)st;
+    const char *s[] = {"ETm1CEST,0,M12.5.0/98", "AAA3BBB,J365/167,J1/-167", "AAA-3BBB,M12.4.0/150,M1.1.0/-100"};
+    for (size_t k = 0; k < sizeof s / sizeof *s; k++) {
+        raid_io_tz *z = NULL;
+        assert_int_equal(raid_io_tz_from_posix(&z, s[k]), RAID_OK);
+        const int64_t from[] = {INT64_C(-62135596800), INT64_C(1546300800)}; /* 0001 and 2019 */
+        for (size_t f = 0; f < 2; f++) {
+            int64_t t = from[f], prev_hi = 0;
+            for (int step = 0; step < 40; step++) {
+                int64_t lo, hi, lo2, hi2;
+                const int32_t off = raid_io_tz_offset(z, t, &lo, &hi);
+                assert_true(lo <= t && t < hi);
+                if (step > 0)
+                    assert_true(lo == prev_hi);
+                assert_int_equal(raid_io_tz_offset(z, hi - 1, &lo2, &hi2), off);
+                assert_true(lo2 == lo && hi2 == hi);
+                prev_hi = hi;
+                t = hi;
+            }
+        }
+        raid_io_tz_free(z);
+    }
+    raid_io_tz *z = NULL;
+    assert_int_equal(raid_io_tz_from_posix(&z, "ETm1CEST,0,M12.5.0/98"), RAID_OK);
+    /* 0001-12-31T23:00 local: the summer time of 0001 ended on 0001-01-04 (rule of year 0); 0002's starts
+     * at 0002-01-01T02:00 */
+    assert_int_equal(raid_io_tz_offset(z, INT64_C(-62104050001), NULL, NULL), -3600);
+    assert_int_equal(raid_io_tz_offset(z, INT64_C(-62104050000), NULL, NULL), 0);
+    raid_io_tz_free(z);
+}
+
 static void test_unknown_and_tzdir(void **st)
 {
     (void)st;
@@ -289,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_new_york),      cmocka_unit_test(test_tokyo),
         cmocka_unit_test(test_sydney),        cmocka_unit_test(test_utc),
         cmocka_unit_test(test_posix_strings), cmocka_unit_test(test_unknown_and_tzdir),
+        cmocka_unit_test(test_posix_rules_across_years),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

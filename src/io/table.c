@@ -605,6 +605,19 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
         pfail_plain(ps, RAID_ENOMEM, "out of memory");
         return -1;
     }
+    /* KEYS: every row gets its key, an empty field that EMPTY_NA makes missing too */
+    int known = 0; /* a value seen before in the block: valid UTF-8 */
+    if (sp->flags & RAID_T_KEYS) {
+        const int64_t id = raid_symtab_add(&ps->keys[k], s, n);
+        if (id < 0) {
+            pfail_plain(ps, RAID_ENOMEM, "out of memory");
+            return -1;
+        }
+        c->key[row] = (uint32_t)id;
+        known = (size_t)id < c->nkeys;
+        if (!known)
+            c->key_row[c->nkeys++] = row;
+    }
     if (sp->flags & RAID_T_EMPTY_NA) {
         c->missing[row] = n == 0;
         if (n == 0) {
@@ -620,17 +633,8 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     int bad = 0;
     switch (sp->type) {
     case RAID_T_STRING: {
-        if (sp->flags & RAID_T_KEYS) { /* a value seen before in the block is valid UTF-8 */
-            const int64_t id = raid_symtab_add(&ps->keys[k], s, n);
-            if (id < 0) {
-                pfail_plain(ps, RAID_ENOMEM, "out of memory");
-                return -1;
-            }
-            c->key[row] = (uint32_t)id;
-            if ((size_t)id < c->nkeys)
-                break;
-            c->key_row[c->nkeys++] = row;
-        }
+        if (known)
+            break;
         const size_t at = raid_utf8_invalid_at(s, n);
         if (at < n) {
             char shown[400];

@@ -61,7 +61,8 @@ enum {
                               "duplicate column" (a column the caller reads but does not need) */
     RAID_T_KEYS = 32u      /* STRING: the distinct values of each parsed block numbered where the block is
                               parsed (raid_tcol key, key_row, nkeys), so that a caller that maps values to
-                              its own ids looks up each distinct value once per batch, not once per row */
+                              its own ids looks up each distinct value once per batch, not once per row
+                              (with EMPTY_NA the empty value, missing, is numbered too) */
 };
 
 #define RAID_T_NO_OFFSET INT32_MIN /* tz_s of a timestamp written without an offset */

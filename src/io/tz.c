@@ -184,10 +184,14 @@ static int32_t posix_offset(const posix_tz *z, int64_t t, int64_t *lo, int64_t *
     int64_t y0, yy;
     int mm, dd;
     raid_io_civil_from_days(raid_io_floordiv(t + z->std_off, 86400), &y0, &mm, &dd);
-    /* The latest transition at or before t and the earliest after it, among years y0-1 .. y0+1. */
+    /* The latest transition at or before t and the earliest after it, among years y0-2 .. y0+2. A rule's
+     * transition of year y lies within about 8 days of year y (rule times of -167 to 167 hours, offsets of
+     * a day), and a rule's transitions increase with the year: the latest one at or before t is of year
+     * y0-2 at the earliest (that of y0-1 can fall after t, early in January: M12.5.0/98), the earliest one
+     * after t of year y0+2 at the latest. */
     int64_t best = INT64_MIN, next = INT64_MAX;
     int best_dst = 0;
-    for (yy = y0 - 1; yy <= y0 + 1; yy++) {
+    for (yy = y0 - 2; yy <= y0 + 2; yy++) {
         int64_t e = rule_local(&z->end, yy) - z->dst_off;
         int64_t s = rule_local(&z->start, yy) - z->std_off;
         /* On a tie the start of DST wins (a zone in DST all year ends and restarts at one instant). */
@@ -318,6 +322,33 @@ void raid_io_tz_free(raid_io_tz *tz)
     free(tz);
 }
 
+/* A zone from the TZif bytes p[0..n): 0 and *out, -1 (not a valid TZif file) or -2 (out of memory); *out
+ * NULL on failure. The one parse of raid_io_tz_open and raid_io_tz_from_tzif. */
+static int tzif_load(const unsigned char *p, size_t n, raid_io_tz **out)
+{
+    *out = NULL;
+    raid_io_tz *z = calloc(1, sizeof *z);
+    const int rc = z ? parse_tzif(p, n, z) : -2;
+    if (rc != 0) {
+        raid_io_tz_free(z);
+        return rc;
+    }
+    *out = z;
+    return 0;
+}
+
+raid_status raid_io_tz_from_tzif(raid_io_tz **out, const unsigned char *p, size_t n)
+{
+    if (!out)
+        return raid_fail(NULL, RAID_EINVAL, "raid_io_tz_from_tzif: out is NULL");
+    const int rc = p ? tzif_load(p, n, out) : -1;
+    if (rc == -2)
+        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if (rc != 0)
+        return raid_fail(NULL, RAID_EINVAL, "not a valid TZif file (RFC 8536)");
+    return RAID_OK;
+}
+
 static raid_io_tz *tz_utc(void)
 {
     raid_io_tz *z = calloc(1, sizeof *z);
@@ -377,18 +408,13 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
             n = 0;
         fclose(f);
     }
-    int rc = -1;
     raid_io_tz *z = NULL;
-    if (n > 0) {
-        z = calloc(1, sizeof *z);
-        rc = z ? parse_tzif(buf, n, z) : -2;
-    }
+    int rc = n > 0 ? tzif_load(buf, n, &z) : -1;
     free(buf);
     if (rc == 0) {
         *out = z;
         return RAID_OK;
     }
-    raid_io_tz_free(z);
     if (rc == -1 && (strcmp(name, "UTC") == 0 || strcmp(name, "Etc/UTC") == 0)) {
         rc = (z = tz_utc()) ? 0 : -2;
         if (rc == 0) {

@@ -53,6 +53,10 @@ typedef struct raid_io_tz raid_io_tz;
  * is only read.
  * Errors (raid_errmsg): RAID_EINVAL "unknown time zone 'X'" (also for a file that is not TZif), RAID_ENOMEM. */
 raid_status raid_io_tz_open(raid_io_tz **out, const char *name);
+/* The zone of the TZif file whose bytes are p[0..n) (RFC 8536; what raid_io_tz_open reads from the file,
+ * parsed by the same code): for callers that have the bytes, and the fuzz harness tests/fuzz/fuzz_tzif.c.
+ * Errors (raid_errmsg): RAID_EINVAL "not a valid TZif file (RFC 8536)" (also p NULL), RAID_ENOMEM. */
+raid_status raid_io_tz_from_tzif(raid_io_tz **out, const unsigned char *p, size_t n);
 /* A zone given by a POSIX TZ string alone ("CET-1CEST,M3.5.0,M10.5.0/3"). Errors (raid_errmsg): RAID_EINVAL,
  * RAID_ENOMEM. */
 raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring);
