@@ -158,6 +158,15 @@ void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *s
 #define RAID_KERNEL_CACHE_DEFAULT 64
 void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap);
 
+/* What ctx holds now: device buffers and staging acquired and not released, holds on cached kernels; and
+ * the events of the whole process not yet released. After any call of an operation, failed or not, all
+ * are 0 (the fault walk of tests/test_faults.c checks it). */
+typedef struct raid_dev_usage {
+    size_t bufs, host, holds;
+    long events;
+} raid_dev_usage;
+void raid_dev_get_usage(const raid_ctx *ctx, raid_dev_usage *u);
+
 /* ---- events ---- */
 
 raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev);
