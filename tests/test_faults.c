@@ -159,6 +159,76 @@ static raid_status j_sweep(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+static raid_status j_sort(raid_ctx *ctx, FILE *f)
+{
+    double *out = malloc(g_n * sizeof *out);
+    uint8_t bits[(6000 + 7) / 8];
+    for (size_t i = 0; i < g_n; i++)
+        bits[i / 8] = (uint8_t)((i % 8 ? bits[i / 8] : 0) | (g_valid[i] << (i % 8)));
+    const raid_status st = raid_sort_f64(ctx, g_val, g_n, bits, RAID_SORT_DESC, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof *out, g_n, f);
+    free(out);
+    return st;
+}
+
+static raid_status j_argsort_seg(raid_ctx *ctx, FILE *f)
+{
+    int64_t *idx = malloc(g_n * sizeof *idx);
+    const raid_status st = raid_argsort_f64_seg_i64(ctx, g_val, g_soff, 4, NULL, 0, idx);
+    if (st == RAID_OK)
+        fwrite(idx, sizeof *idx, g_n, f);
+    free(idx);
+    return st;
+}
+
+static raid_status j_sort_pairs(raid_ctx *ctx, FILE *f)
+{
+    int64_t *k = malloc(g_n * sizeof *k);
+    double *v = malloc(g_n * sizeof *v);
+    const raid_status st = raid_sort_i64_f64(ctx, g_key, g_val, g_n, 0, k, v);
+    if (st == RAID_OK) {
+        fwrite(k, sizeof *k, g_n, f);
+        fwrite(v, sizeof *v, g_n, f);
+    }
+    free(k), free(v);
+    return st;
+}
+
+static raid_status j_quantile(raid_ctx *ctx, FILE *f)
+{
+    const double q[3] = {0.1, 0.5, 0.99};
+    double out[12];
+    const raid_status st = raid_select_quantile(ctx, g_val, g_soff, 4, q, 3, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof out, 1, f);
+    return st;
+}
+
+static raid_status j_topk(raid_ctx *ctx, FILE *f)
+{
+    double v[20];
+    int64_t ix[20];
+    const int64_t off[3] = {0, 2500, 6000};
+    const raid_status st = raid_select_topk(ctx, g_val, off, 2, 10, 1, v, ix);
+    if (st == RAID_OK) {
+        fwrite(v, sizeof v, 1, f);
+        fwrite(ix, sizeof ix, 1, f);
+    }
+    return st;
+}
+
+static raid_status j_minmax(raid_ctx *ctx, FILE *f)
+{
+    double a[4], b[4], c[4], d[4];
+    const raid_status st = raid_select_minmax(ctx, g_val, g_soff, 4, a, b, c, d);
+    if (st == RAID_OK) {
+        fwrite(a, sizeof a, 1, f), fwrite(b, sizeof b, 1, f);
+        fwrite(c, sizeof c, 1, f), fwrite(d, sizeof d, 1, f);
+    }
+    return st;
+}
+
 static raid_status j_groupby(raid_ctx *ctx, FILE *f)
 {
     const raid_agg aggs[7] = {RAID_AGG_COUNT, RAID_AGG_SUM, RAID_AGG_MEAN, RAID_AGG_MIN,
@@ -199,6 +269,23 @@ static raid_status j_groupby_f64(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+static raid_status j_groupby_sums(raid_ctx *ctx, FILE *f)
+{
+    const raid_agg aggs[3] = {RAID_AGG_SUM, RAID_AGG_COUNT, RAID_AGG_MEAN};
+    raid_groupby *g = NULL;
+    const raid_status st = raid_groupby_compute(ctx, g_key, g_val, g_valid, g_n, aggs, 3, 0, &g);
+    if (st == RAID_OK) {
+        const size_t ng = raid_groupby_ngroups(g);
+        fwrite(raid_groupby_keys(g), sizeof(int64_t), ng, f);
+        for (size_t j = 0; j < 3; j++)
+            fwrite(raid_groupby_column(g, j), sizeof(double), ng, f);
+    } else {
+        assert_null(g);
+    }
+    raid_groupby_destroy(g);
+    return st;
+}
+
 static raid_status j_bars(raid_ctx *ctx, FILE *f)
 {
     raid_bars *b = NULL;
@@ -226,10 +313,18 @@ static const job jobs[] = {
     {"realized (direct upload)", j_realized, RAID_TUNE_DIRECT_UPLOAD, 1},
     {"garch", j_garch, 0, 0},
     {"sweep", j_sweep, 0, 0},
+    {"sort", j_sort, 0, 0},
+    {"argsort segments", j_argsort_seg, 0, 0},
+    {"sort pairs", j_sort_pairs, 0, 0},
+    {"quantile", j_quantile, 0, 0},
+    {"quantile (radix passes)", j_quantile, RAID_TUNE_SELECT_PATH, 1},
+    {"topk", j_topk, 0, 0},
+    {"minmax", j_minmax, 0, 0},
     {"groupby", j_groupby, 0, 0},
     {"groupby (global tables)", j_groupby, RAID_TUNE_GROUPBY_PATH, 1},
     {"groupby (local tables)", j_groupby, RAID_TUNE_GROUPBY_PATH, 2},
     {"groupby (exponent buckets)", j_groupby, RAID_TUNE_GROUPBY_PATH, 4},
+    {"groupby (partitioned)", j_groupby_sums, RAID_TUNE_GROUPBY_PATH, 9},
     {"groupby f64", j_groupby_f64, 0, 0},
     {"bars", j_bars, 0, 0},
 };

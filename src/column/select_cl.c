@@ -98,7 +98,7 @@ void raid_sel_cl_close(raid_sel_cl *s)
 {
     if (!s)
         return;
-    (void)raid_dev_finish(s->ctx);
+    raid_dev_drain(s->ctx);
     settle(s);
     raid_buf_release(s->ctx, &s->x);
     raid_buf_release(s->ctx, &s->aux);

@@ -68,6 +68,11 @@ uint64_t raid_dev_local_mem(const raid_ctx *ctx);  /* bytes of local memory per 
 /* Submit what is queued (flush) / wait until it has run (finish). */
 raid_status raid_dev_flush(raid_ctx *ctx);
 raid_status raid_dev_finish(raid_ctx *ctx);
+/* Wait until what is queued has run, reporting nothing: the wait of an error path or of a release, before
+ * host memory that queued commands use is freed or reused. The call's first error stays its message (a
+ * failing clFinish there replaced it); and no result is lost, since every result a caller keeps came
+ * through a blocking read or a wait that reported its own error. Not a point of the fault switch. */
+void raid_dev_drain(raid_ctx *ctx);
 
 /* The double-float pair of a float64 value, as every device path stages it: hi = (float)v,
  * lo = (float)(v - hi); hi + lo equals v to about 2^-48 relative (in the float range). */

@@ -362,6 +362,8 @@ raid_status raid_dev_finish(raid_ctx *ctx)
     return cl_check(ctx, e, "clFinish");
 }
 
+void raid_dev_drain(raid_ctx *ctx) { (void)clFinish(ctx->dev->queue); }
+
 /* ---- kernels ---- */
 
 static const char *kernel_source(const char *file)
