@@ -139,6 +139,18 @@ static raid_status j_garch(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+static raid_status ma_stat(raid_ctx *ctx, FILE *f, raid_ma_stat stat, int64_t n)
+{
+    double out[900];
+    const raid_status st = raid_ma_compute(ctx, stat, n, g_px, g_poff, 3, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof out, 1, f);
+    return st;
+}
+static raid_status j_ma_wma(raid_ctx *ctx, FILE *f) { return ma_stat(ctx, f, RAID_MA_WMA, 20); }
+static raid_status j_ma_ema(raid_ctx *ctx, FILE *f) { return ma_stat(ctx, f, RAID_MA_EMA, 10); }
+static raid_status j_ma_hma(raid_ctx *ctx, FILE *f) { return ma_stat(ctx, f, RAID_MA_HMA, 16); }
+
 static raid_status j_sweep(raid_ctx *ctx, FILE *f)
 {
     raid_sweep_spec s;
@@ -312,6 +324,9 @@ static const job jobs[] = {
     {"realized (batches of 4096)", j_realized, RAID_TUNE_MAX_BATCH_ELEMS, 4096},
     {"realized (direct upload)", j_realized, RAID_TUNE_DIRECT_UPLOAD, 1},
     {"garch", j_garch, 0, 0},
+    {"ma wma", j_ma_wma, 0, 0},
+    {"ma ema", j_ma_ema, 0, 0},
+    {"ma hma", j_ma_hma, 0, 0},
     {"sweep", j_sweep, 0, 0},
     {"sort", j_sort, 0, 0},
     {"argsort segments", j_argsort_seg, 0, 0},

@@ -175,6 +175,9 @@ void raid_dev_get_usage(const raid_ctx *ctx, raid_dev_usage *u);
 /* ---- events ---- */
 
 raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev);
+/* Wait for *ev, add its profiled seconds to *acc (may be NULL) and release it (ev zeroed): the status of
+ * the wait. */
+raid_status raid_event_finish(raid_ctx *ctx, raid_event *ev, double *acc);
 /* Seconds between the command's start and end (profiling; 0 if unavailable). */
 double raid_event_seconds(const raid_event *ev);
 /* Release (ev zeroed); a zeroed ev is a no-op. */

@@ -575,6 +575,15 @@ raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev)
     return r == CL_SUCCESS ? RAID_OK : cl_check(ctx, r, "clWaitForEvents");
 }
 
+raid_status raid_event_finish(raid_ctx *ctx, raid_event *ev, double *acc)
+{
+    const raid_status st = raid_event_wait(ctx, ev);
+    if (acc)
+        *acc += raid_event_seconds(ev);
+    raid_event_release(ev);
+    return st;
+}
+
 double raid_event_seconds(const raid_event *ev)
 {
     cl_ulong t0 = 0, t1 = 0;
