@@ -310,6 +310,32 @@ static raid_status j_bars(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+/* The device layer's staged upload of an array of two pieces (32 MiB each at most: 36 MiB), read back. */
+static raid_status j_staged(raid_ctx *ctx, FILE *f)
+{
+    static uint32_t *x;
+    const size_t n = 9u << 20;
+    if (!x) {
+        x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++)
+            x[i] = (uint32_t)(i * 2654435761u);
+    }
+    raid_buf b = {0};
+    uint32_t *back = malloc(n * sizeof *back);
+    raid_status st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b);
+    if (st == RAID_OK)
+        st = raid_buf_upload_staged(ctx, &b, 0, n, x);
+    if (st == RAID_OK)
+        st = raid_buf_download(ctx, &b, 0, n, back, 1, NULL);
+    raid_buf_release(ctx, &b);
+    if (st == RAID_OK) {
+        assert_memory_equal(back, x, n * sizeof *x);
+        fputs("same", f);
+    }
+    free(back);
+    return st;
+}
+
 /* ---- the walk ---- */
 
 typedef struct job {
@@ -323,6 +349,7 @@ static const job jobs[] = {
     {"realized", j_realized, 0, 0},
     {"realized (batches of 4096)", j_realized, RAID_TUNE_MAX_BATCH_ELEMS, 4096},
     {"realized (direct upload)", j_realized, RAID_TUNE_DIRECT_UPLOAD, 1},
+    {"staged upload", j_staged, 0, 0},
     {"garch", j_garch, 0, 0},
     {"ma wma", j_ma_wma, 0, 0},
     {"ma ema", j_ma_ema, 0, 0},
