@@ -310,6 +310,26 @@ static raid_status j_bars(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+static raid_status j_quantile_big(raid_ctx *ctx, FILE *f)
+{
+    /* one segment long enough for the sampled window pass (4096 samples of every 64th key at least) */
+    static double *x;
+    const size_t n = 300000;
+    if (!x) {
+        x = malloc(n * sizeof *x);
+        uint64_t s = 3;
+        for (size_t i = 0; i < n; i++)
+            x[i] = t_unif(&s) - 0.5;
+    }
+    const int64_t off[2] = {0, (int64_t)n};
+    const double q[2] = {0.25, 0.75};
+    double out[2];
+    const raid_status st = raid_select_quantile(ctx, x, off, 1, q, 2, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof out, 1, f);
+    return st;
+}
+
 /* The device layer's staged upload of an array of two pieces (32 MiB each at most: 36 MiB), read back. */
 static raid_status j_staged(raid_ctx *ctx, FILE *f)
 {
@@ -360,6 +380,8 @@ static const job jobs[] = {
     {"sort pairs", j_sort_pairs, 0, 0},
     {"quantile", j_quantile, 0, 0},
     {"quantile (radix passes)", j_quantile, RAID_TUNE_SELECT_PATH, 1},
+    {"quantile (sampled window)", j_quantile_big, RAID_TUNE_SELECT_PATH, 2},
+    {"quantile (radix, 300000)", j_quantile_big, RAID_TUNE_SELECT_PATH, 1},
     {"topk", j_topk, 0, 0},
     {"minmax", j_minmax, 0, 0},
     {"groupby", j_groupby, 0, 0},
