@@ -115,6 +115,52 @@ static raid_status j_realized(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+static raid_status j_har(raid_ctx *ctx, FILE *f)
+{
+    raid_har_spec *sp = NULL;
+    raid_har_input *in = NULL;
+    raid_har_result *res = NULL;
+    raid_status st = raid_har_spec_create(&sp);
+    if (st == RAID_OK)
+        st = raid_har_spec_set_se(sp, RAID_SE_NW, -1);
+    if (st == RAID_OK)
+        st = raid_har_spec_set_window(sp, RAID_HAR_ROLLING, 150);
+    if (st == RAID_OK)
+        st = raid_har_read_csv(g_har_csv, NULL, 1, RAID_HAR_RV, &in);
+    assert_int_equal(st, RAID_OK);
+    st = raid_har_fit(ctx, sp, in, &res);
+    if (st == RAID_OK) {
+        assert_non_null(res);
+        assert_int_equal(raid_har_write_coefs(res, f), RAID_OK);
+        assert_int_equal(raid_har_write_forecasts(res, f), RAID_OK);
+    } else {
+        assert_null(res);
+    }
+    raid_har_result_destroy(res);
+    raid_har_input_destroy(in);
+    raid_har_spec_destroy(sp);
+    return st;
+}
+
+static raid_status j_har_full(raid_ctx *ctx, FILE *f)
+{
+    raid_har_spec *sp = NULL;
+    raid_har_input *in = NULL;
+    raid_har_result *res = NULL;
+    assert_int_equal(raid_har_spec_create(&sp), RAID_OK);
+    assert_int_equal(raid_har_spec_set_se(sp, RAID_SE_WHITE, -1), RAID_OK);
+    assert_int_equal(raid_har_read_csv(g_har_csv, NULL, 1, RAID_HAR_RV, &in), RAID_OK);
+    const raid_status st = raid_har_fit(ctx, sp, in, &res);
+    if (st == RAID_OK)
+        assert_int_equal(raid_har_write_coefs(res, f), RAID_OK);
+    else
+        assert_null(res);
+    raid_har_result_destroy(res);
+    raid_har_input_destroy(in);
+    raid_har_spec_destroy(sp);
+    return st;
+}
+
 static raid_status j_garch(raid_ctx *ctx, FILE *f)
 {
     raid_garch_spec *sp = NULL;
@@ -370,6 +416,8 @@ static const job jobs[] = {
     {"realized (batches of 4096)", j_realized, RAID_TUNE_MAX_BATCH_ELEMS, 4096},
     {"realized (direct upload)", j_realized, RAID_TUNE_DIRECT_UPLOAD, 1},
     {"staged upload", j_staged, 0, 0},
+    {"har (rolling, nw)", j_har, 0, 0},
+    {"har (full, white)", j_har_full, 0, 0},
     {"garch", j_garch, 0, 0},
     {"ma wma", j_ma_wma, 0, 0},
     {"ma ema", j_ma_ema, 0, 0},
