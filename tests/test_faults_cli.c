@@ -33,15 +33,27 @@ typedef struct command {
 
 static const command commands[] = {
     {"realized", "realized DATA/usdchf_30min.csv --sample 30min", {"out.csv"}, 0},
+    {"har", "har DATA/spy_realized_measures.csv --date-col DT --rv-col RV5 --se nw --window rolling:1400",
+     {"out.csv", "out.forecasts.csv", "out.losses.csv"}, 0},
     {"garch", "garch DATA/dem2gbp.csv", {"out.csv"}, 0},
     {"ma", "ma DATA/ttrc_daily.csv --stat wma --window 20", {"out.csv"}, 0},
+    {"sweep", "sweep DATA/ttrc_daily.csv --fast 5:20:5 --slow 30:60:10 --trades OUT/trades.csv",
+     {"out.csv", "trades.csv"}, 0},
     {"bars", "bars DATA/trades_xxx_2days.csv --interval 5min", {"out.csv"}, 0},
     {"quantile", "quantile IN/kv.csv --col x --q 0.1,0.5,0.9 --by key", {"out.csv"}, 0},
     {"groupby", "groupby IN/kv.csv --by key --agg sum:x,max:x,count", {"out.csv"}, 0},
     {"sort", "sort IN/kv.csv --by x", {"out.csv"}, 0},
+    {"simulate", "simulate --seed 7 --symbols 2 --days 3 --obs 390 --iv OUT/iv.csv", {"out.csv", "iv.csv"}, 1},
 };
 
 static char g_in[512];
+
+/* RAID_FAULT_JOB: only the commands whose name holds it (debugging) */
+static int chosen(const command *c)
+{
+    const char *only = getenv("RAID_FAULT_JOB");
+    return !only || strstr(c->name, only);
+}
 
 static double raid_now_wall(void)
 {
@@ -224,7 +236,7 @@ static void test_device_walk(void **state)
     if (!t_have_opencl())
         skip();
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!commands[i].host)
+        if (!commands[i].host && chosen(&commands[i]))
             walk_command(&commands[i]);
 }
 
@@ -257,6 +269,8 @@ static void test_full_disk(void **state)
     char *err = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         const command *c = &commands[i];
+        if (!chosen(c))
+            continue;
         const double t0 = raid_now_wall();
         const char *out = out_dir(c->name, "disk");
         char o[800];
@@ -343,6 +357,8 @@ static void test_tmpfs(void **state)
     for (int room = 0; room <= 4096; room += 4096)
         for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
             const command *c = &commands[i];
+            if (!chosen(c))
+                continue;
             char o[800], filler[900];
             snprintf(o, sizeof o, "%s/out.csv", mnt);
             clear_dir(mnt);

@@ -201,29 +201,37 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
 
 const char *raid_outfile_name(const raid_outfile *o) { return o->tmp[0] ? o->tmp : o->path; }
 
+raid_status raid_outfile_close_checked(raid_outfile *o)
+{
+    if (o->err)
+        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(o->err));
+    if (!o->fp)
+        return RAID_OK;
+    int e = 0;
+    if (ferror(o->fp) || fflush(o->fp) != 0) /* an earlier write's error: its errno, as the writer left it */
+        e = errno ? errno : EIO;
+    if (fclose(o->fp) != 0 && !e)
+        e = errno ? errno : EIO;
+    o->fp = NULL;
+    if (!e)
+        return RAID_OK;
+    o->err = e;
+    if (o->tmp[0])
+        unlink(o->tmp);
+    o->tmp[0] = 0;
+    return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(e));
+}
+
 raid_status raid_outfile_commit(raid_outfile *o)
 {
-    int bad = 0, e = 0;
-    if (o->fp) {
-        if (ferror(o->fp) || fflush(o->fp) != 0) {
-            bad = 1;
-            e = errno;
-        }
-        if (fclose(o->fp) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        o->fp = NULL;
-    }
-    if (!bad && o->tmp[0] && rename_out(o->tmp, o->path) != 0) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        if (o->tmp[0])
-            unlink(o->tmp);
+    const raid_status st = raid_outfile_close_checked(o);
+    if (st != RAID_OK)
+        return st;
+    if (o->tmp[0] && rename_out(o->tmp, o->path) != 0) {
+        o->err = errno ? errno : EIO;
+        unlink(o->tmp);
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(e ? e : EIO));
+        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(o->err));
     }
     o->tmp[0] = 0;
     return RAID_OK;
@@ -261,6 +269,13 @@ raid_status raid_outfile_create(raid_outfile **out, const char *path)
 }
 
 FILE *raid_outfile_fp(const raid_outfile *o) { return o->fp; }
+
+raid_status raid_outfile_close(raid_outfile *o)
+{
+    if (!o)
+        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_close: NULL");
+    return raid_outfile_close_checked(o);
+}
 
 void raid_outfile_close_stream(raid_outfile *o)
 {
