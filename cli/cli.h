@@ -52,6 +52,11 @@ int cli_open_output(cli_out *o, const char *cmd, const char *path); /* "-" = std
 int cli_commit_output(cli_out *o, const char *cmd); /* flush, close, rename; 0 or -1 (message printed:
                                                         "raid CMD: cannot write standard output: REASON"
                                                         or "raid: cannot write PATH: REASON") */
+/* The outputs of one command together: every one flushed and closed (each write checked) before any is
+ * renamed over its destination, so that a full disk or a short write in a later one leaves no earlier one
+ * behind (only a failing rename can). 0, or -1 with the message printed and every output not committed
+ * aborted (cli_abort_output is then a no-op), as cli_commit_output does for one. */
+int cli_commit_outputs(cli_out *const *outs, size_t n, const char *cmd);
 void cli_abort_output(cli_out *o);                   /* close and remove the temporary file (no-op once
                                                         committed or aborted) */
 /* Whether paths a and b (either may be NULL or "-": never) name the same regular file, or the same path

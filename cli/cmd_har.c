@@ -247,9 +247,8 @@ int cmd_har(int argc, char **argv)
         cli_check_write(&fout, raid_har_write_forecasts(res, fout.fp));
         cli_check_write(&lout, raid_har_write_losses(res, lout.fp));
     }
-    if (cli_commit_output(&out, "har") != 0 || (nside && cli_commit_output(&fout, "har") != 0) ||
-        (nside && cli_commit_output(&lout, "har") != 0))
-        rc = EXIT_INPUT; /* the outputs not committed yet are removed below */
+    if (cli_commit_outputs((cli_out *const[]){&out, &fout, &lout}, nside ? 3 : 1, "har") != 0)
+        rc = EXIT_INPUT; /* the outputs not committed are removed below */
     else
         raid_har_write_loss_table(res, stderr);
 done:

@@ -190,8 +190,8 @@ int cmd_sweep(int argc, char **argv)
         cli_check_write(&tout, raid_sweep_write_trades(res, tout.fp));
     }
     cli_check_write(&out, raid_sweep_write_csv(res, out.fp));
-    if (cli_commit_output(&out, "sweep") != 0 || (have_tout && cli_commit_output(&tout, "sweep") != 0))
-        rc = EXIT_INPUT; /* the outputs not committed yet are removed below */
+    if (cli_commit_outputs((cli_out *const[]){&out, &tout}, have_tout ? 2 : 1, "sweep") != 0)
+        rc = EXIT_INPUT; /* the outputs not committed are removed below */
     if (rep && rc == 0) { /* the report on stderr; exit status 3 when a threshold is exceeded */
         raid_sweep_parity_write(rep, stderr);
         if (!rep->passed)

@@ -104,7 +104,8 @@ int cli_open_output(cli_out *o, const char *cmd, const char *path)
     return 0;
 }
 
-int cli_commit_output(cli_out *o, const char *cmd)
+/* The first step of a commit: the writer's error, then the stream flushed (and, for a file, closed). */
+static int close_output(cli_out *o, const char *cmd)
 {
     if (o->is_stdout) {
         errno = 0; /* ferror without a failing flush (the data was lost before): no errno of its own */
@@ -116,18 +117,41 @@ int cli_commit_output(cli_out *o, const char *cmd)
     }
     if (!o->file)
         return 0;
-    char tmp[CLI_TMP_LEN];
-    snprintf(tmp, sizeof tmp, "%s", raid_outfile_tmpname(o->file));
     o->fp = NULL;
-    const raid_status st = raid_outfile_finish(o->file);
-    o->file = NULL;
-    cli_untrack_tmp(tmp); /* after the rename: a signal before it removes the temporary */
-    if (st != RAID_OK) {
+    const raid_status st = raid_outfile_close(o->file);
+    if (st != RAID_OK)
         fprintf(stderr, "raid %s: %s\n", cmd, raid_errmsg());
-        return -1;
+    return st != RAID_OK ? -1 : 0;
+}
+
+int cli_commit_outputs(cli_out *const *outs, size_t n, const char *cmd)
+{
+    for (size_t i = 0; i < n; i++)
+        if (close_output(outs[i], cmd) != 0) {
+            for (size_t j = 0; j < n; j++)
+                cli_abort_output(outs[j]);
+            return -1;
+        }
+    for (size_t i = 0; i < n; i++) {
+        cli_out *o = outs[i];
+        if (o->is_stdout || !o->file)
+            continue;
+        char tmp[CLI_TMP_LEN];
+        snprintf(tmp, sizeof tmp, "%s", raid_outfile_tmpname(o->file));
+        const raid_status st = raid_outfile_finish(o->file);
+        o->file = NULL;
+        cli_untrack_tmp(tmp); /* after the rename: a signal before it removes the temporary */
+        if (st != RAID_OK) {
+            fprintf(stderr, "raid %s: %s\n", cmd, raid_errmsg());
+            for (size_t j = i + 1; j < n; j++)
+                cli_abort_output(outs[j]);
+            return -1;
+        }
     }
     return 0;
 }
+
+int cli_commit_output(cli_out *o, const char *cmd) { return cli_commit_outputs(&o, 1, cmd); }
 
 void cli_check_write(cli_out *o, raid_status st)
 {

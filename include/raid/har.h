@@ -246,7 +246,8 @@ RAID_API raid_status raid_har_read_csv(const char *path, const char *const *name
  *  message and the others are still fitted: the call succeeds with *out set even when no symbol is
  *  estimated (raid_har_result_nestimated 0), also for an input without symbols (nsymbols 0).
  *  Errors (raid_ctx_errmsg): RAID_EINVAL (spec invalid, see raid_har_spec_check; NULL), RAID_ENOMEM and
- *  the device errors of the statistics; *out NULL then. */
+ *  the device errors of the statistics and of the robust meats (never a symbol's or a window's status);
+ *  *out NULL then. */
 RAID_API raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_har_input *in,
                                   raid_har_result **out);
 RAID_API void raid_har_result_destroy(raid_har_result *res);

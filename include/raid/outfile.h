@@ -30,6 +30,12 @@ typedef struct raid_outfile raid_outfile;
 RAID_API raid_status raid_outfile_create(raid_outfile **out, const char *path);
 /** The stream to write to; NULL after raid_outfile_close_stream. */
 RAID_API FILE *raid_outfile_fp(const raid_outfile *o);
+/** Flush and close the stream (if still open), every step checked, without replacing the destination yet:
+ *  a program writing several outputs closes them all before finishing any, so that a full disk or a short
+ *  write leaves none of them (raid_outfile_finish then only renames). On failure the temporary file is
+ *  removed and raid_outfile_finish fails too. Errors (raid_errmsg): RAID_EIO ("cannot write PATH: REASON"),
+ *  RAID_EINVAL (NULL). */
+RAID_API raid_status raid_outfile_close(raid_outfile *o);
 /** Close the stream early, when another program writes the data by name (raid_outfile_name). */
 RAID_API void raid_outfile_close_stream(raid_outfile *o);
 /** The name to write to when a program other than this one writes the data (gnuplot): the temporary

@@ -79,6 +79,58 @@ RAID_API raid_status raid_tuning_copy_bandwidth(raid_ctx *ctx, size_t bytes, int
 RAID_API raid_status raid_tuning_upload_bandwidth(raid_ctx *ctx, size_t bytes, int reps, double *pinned,
                                                   double *pageable);
 
+/* Fault injection (tests only; docs/testing.md "Faults"). Every call of the device layer that can fail is a
+ * point of one kind; armed on a context, the switch counts the points that context passes and makes one of
+ * them fail as the backend's own error would, mapped to the library's status by the same path:
+ *   RAID_FAULT_ALLOC     a device buffer (raid_buf_acquire, pooled or not): clCreateBuffer with
+ *                        CL_MEM_OBJECT_ALLOCATION_FAILURE -> RAID_EDEVMEM
+ *   RAID_FAULT_HOST      page-locked staging (raid_host_acquire) when ordinary memory runs out too -> RAID_ENOMEM
+ *   RAID_FAULT_BUILD     a kernel from the cache (raid_kernel_get, built or found): CL_BUILD_PROGRAM_FAILURE
+ *                        -> RAID_EBUILD
+ *   RAID_FAULT_UPLOAD    host to device (clEnqueueWriteBuffer): CL_OUT_OF_RESOURCES -> RAID_EDEVMEM
+ *   RAID_FAULT_LAUNCH    a command run on the device (clEnqueueNDRangeKernel, clEnqueueFillBuffer,
+ *                        clEnqueueCopyBuffer): CL_OUT_OF_RESOURCES -> RAID_EDEVMEM
+ *   RAID_FAULT_DOWNLOAD  device to host (clEnqueueReadBuffer): CL_OUT_OF_RESOURCES -> RAID_EDEVMEM
+ *   RAID_FAULT_SYNC      a wait (clWaitForEvents, clFinish, clFlush; it still waits, then reports
+ *                        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, as a failed command does)
+ *                        -> RAID_EDEVLOST
+ * The output files of include/raid/outfile.h have three more kinds, counted per process and armed only by the
+ * environment (RAID_FAULT, below): RAID_FAULT_WRITE (from the n-th write(2) of an output on the disk is
+ * full: that write is short, half its bytes, and every later one fails with ENOSPC), RAID_FAULT_CLOSE (its
+ * close(2) fails with EIO, as NFS reports a failed write-back) and RAID_FAULT_RENAME (the rename over the
+ * destination fails with EIO).
+ * The environment variable RAID_FAULT=KINDS:N[+] arms every device context made while it is set (and the
+ * output files); KINDS is a comma-separated list of alloc, host, build, upload, launch, download, sync, device
+ * (all seven), write, close, rename; N >= 1 the point that fails (0: count only); "+" makes every later point
+ * of those kinds fail too. A context so armed writes the points it passed to standard error when destroyed
+ * ("raid: RAID_FAULT: N device points (alloc A, host H, ...), F failed"); a malformed value fails
+ * raid_ctx_create with RAID_EINVAL. Off (the default), a point costs one test of a NULL pointer. */
+typedef enum raid_fault_kind {
+    RAID_FAULT_ALLOC = 1 << 0,
+    RAID_FAULT_HOST = 1 << 1,
+    RAID_FAULT_BUILD = 1 << 2,
+    RAID_FAULT_UPLOAD = 1 << 3,
+    RAID_FAULT_LAUNCH = 1 << 4,
+    RAID_FAULT_DOWNLOAD = 1 << 5,
+    RAID_FAULT_SYNC = 1 << 6,
+    RAID_FAULT_DEVICE = (1 << 7) - 1, /* the seven kinds of the device layer */
+    RAID_FAULT_WRITE = 1 << 7,
+    RAID_FAULT_CLOSE = 1 << 8,
+    RAID_FAULT_RENAME = 1 << 9
+} raid_fault_kind;
+
+/** Arm the fault switch of ctx: count from now on the points of the kinds in `kinds` (RAID_FAULT_* bits of
+ *  the device layer; 0 turns the switch off) and make the point numbered `at` fail (1 the first; 0 counts
+ *  only), with sticky = 1 every later point of those kinds too. Resets the counters. Device contexts only.
+ *  Errors: RAID_EINVAL (ctx NULL, kinds outside RAID_FAULT_DEVICE), RAID_EUNSUPPORTED (cpu backend), RAID_ENOMEM. */
+RAID_API raid_status raid_tuning_fault(raid_ctx *ctx, unsigned kinds, uint64_t at, int sticky);
+
+/** Points of the kinds in `kinds` (a subset of those armed) that ctx has passed since raid_tuning_fault; the
+ *  failures injected so far into *fired (may be NULL), and the kind and the backend call of the first into
+ *  *kind and *what (may be NULL; 0 and "" when none fired). 0 when the switch was never armed. */
+RAID_API uint64_t raid_tuning_fault_points(const raid_ctx *ctx, unsigned kinds, uint64_t *fired, unsigned *kind,
+                                           const char **what);
+
 /** The kernel cache's counters since the context was made: kernels held now, programs built, kernels
  *  evicted. Zeros on the cpu backend. */
 RAID_API void raid_tuning_kernel_cache(const raid_ctx *ctx, uint64_t *entries, uint64_t *builds, uint64_t *evictions);

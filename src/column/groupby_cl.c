@@ -67,14 +67,6 @@ gb_cl_knobs gb_cl_test_knobs;
 
 enum { B_GID, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
-static raid_status wait_time(raid_ctx *ctx, raid_event *ev, double *acc)
-{
-    raid_status st = raid_event_wait(ctx, ev);
-    *acc += raid_event_seconds(ev);
-    raid_event_release(ev);
-    return st;
-}
-
 /* Launch k over `global` work-items (rounded up to whole work-groups of wg) and wait; its time into
  * kernel_s, and into prep_s too for a kernel of the group ids (prep != 0). */
 static raid_status launch(raid_ctx *ctx, raid_kernel *k, size_t global, size_t wg, int prep)
@@ -99,7 +91,7 @@ static raid_status download(raid_ctx *ctx, const raid_buf *b, size_t n, void *ds
 {
     raid_event ev = {0};
     raid_status st = raid_buf_download(ctx, b, 0, n, dst, 1, &ev);
-    return st != RAID_OK ? st : wait_time(ctx, &ev, &ctx->timing.download_s);
+    return st != RAID_OK ? st : raid_event_finish(ctx, &ev, &ctx->timing.download_s);
 }
 
 static size_t pow2_at_least(size_t x)
@@ -290,7 +282,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &d[D_MAP])) != RAID_OK)
         goto done;
     if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
-              (st = wait_time(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+              (st = raid_event_finish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
     if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
         (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||

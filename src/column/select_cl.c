@@ -98,7 +98,7 @@ void raid_sel_cl_close(raid_sel_cl *s)
 {
     if (!s)
         return;
-    (void)raid_dev_finish(s->ctx);
+    raid_dev_drain(s->ctx);
     settle(s);
     raid_buf_release(s->ctx, &s->x);
     raid_buf_release(s->ctx, &s->aux);
@@ -437,6 +437,10 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
     }
     ret = 1;
 out:
+    /* wv and pv are uploaded without waiting: a failure after their uploads were queued must not return
+     * (freeing this frame) while they may still be read (an upload that failed behind them showed it) */
+    if (*st != RAID_OK)
+        raid_dev_drain(ctx);
     if (k)
         raid_kernel_put(ctx, k);
     raid_buf_release(ctx, &sb);

@@ -367,7 +367,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     }
 done:
     if (st != RAID_OK)
-        (void)raid_dev_finish(ctx);
+        raid_dev_drain(ctx);
     settle(&d);
     free(offs);
     free(hist);
@@ -415,7 +415,7 @@ raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const rai
     st = raid_dev_finish(ctx);
 done:
     if (st != RAID_OK)
-        (void)raid_dev_finish(ctx);
+        raid_dev_drain(ctx);
     settle(&d);
     raid_buf_release(ctx, &d.look);
     raid_kernel_put(ctx, d.kpass);

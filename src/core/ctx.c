@@ -38,6 +38,24 @@ static raid_status select_device(raid_ctx *ctx, const char *spec)
     return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)", spec);
 }
 
+/* The tests' fault switch from RAID_FAULT (include/raid/tuning.h): arms a device context's device points
+ * (the output files' are armed by outfile.c); a malformed value fails every context. */
+static raid_status fault_from_env(raid_ctx *ctx)
+{
+    unsigned kinds;
+    uint64_t at;
+    int sticky;
+    const int r = raid_fault_env(&kinds, &at, &sticky);
+    if (r < 0)
+        return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
+    if (r == 0 || !ctx->dev || !(kinds & RAID_FAULT_DEVICE))
+        return RAID_OK;
+    const raid_status s = raid_tuning_fault(ctx, kinds & RAID_FAULT_DEVICE, at, sticky);
+    if (s == RAID_OK)
+        ctx->tuning->fault.from_env = 1;
+    return s;
+}
+
 raid_status raid_ctx_create(raid_ctx **out, const char *device)
 {
     if (!out)
@@ -61,6 +79,8 @@ raid_status raid_ctx_create(raid_ctx **out, const char *device)
             w *= 2;
         ctx->wg_width = w;
     }
+    if (s == RAID_OK)
+        s = fault_from_env(ctx);
     if (s != RAID_OK) {
         raid_fail(NULL, s, "%s", ctx->errmsg); /* every failure above set ctx->errmsg; ctx dies here */
         raid_ctx_destroy(ctx);
@@ -74,6 +94,8 @@ void raid_ctx_destroy(raid_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->tuning && ctx->tuning->fault.from_env)
+        raid_fault_report(&ctx->tuning->fault);
     raid_dev_close(ctx->dev);
     free(ctx->tuning);
     free(ctx);

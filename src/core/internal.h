@@ -3,6 +3,7 @@
 #define RAID_INTERNAL_H
 
 #include "raid.h"
+#include "core/fault.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@ typedef struct raid_tuning_knobs {
     int groupby_path;           /* RAID_TUNE_GROUPBY_PATH (0: automatic) */
     int select_path;            /* RAID_TUNE_SELECT_PATH (0: automatic) */
     char build_options[256];    /* appended to every kernel's build options */
+    raid_fault_plan fault;      /* the fault switch of the tests (raid_tuning_fault, RAID_FAULT) */
 } raid_tuning_knobs;
 
 /* The progress reporting of a context (raid_ctx_set_progress): the callback, and the last report made. */

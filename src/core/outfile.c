@@ -1,14 +1,96 @@
 /* Output files without partial results: see outfile.h. */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* fopencookie: the tests' injected write faults */
 #include "core/outfile.h"
+#include "core/fault.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* ---- the tests' write faults (RAID_FAULT=write:N, close:N; include/raid/tuning.h) ---- */
+
+/* A stream over fd whose writes and close ask the fault switch: from the n-th write(2) on the disk is full
+ * (that write is short, half its bytes; every later one fails with ENOSPC), and close(2) may fail with EIO
+ * after closing. Only when the switch is armed; otherwise fdopen's ordinary stream. */
+typedef struct fault_stream {
+    int fd;
+    int full;
+} fault_stream;
+
+static ssize_t fault_write(void *cookie, const char *buf, size_t n)
+{
+    fault_stream *s = cookie;
+    size_t want = n;
+    if (s->full)
+        want = 0;
+    else if (raid_fault_file_at(RAID_FAULT_WRITE)) {
+        s->full = 1;
+        want = n / 2;
+    }
+    size_t done = 0;
+    while (done < want) {
+        const ssize_t w = write(s->fd, buf + done, want - done);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return done ? (ssize_t)done : 0; /* fopencookie: 0 is the error, errno set */
+        }
+        done += (size_t)w;
+    }
+    if (s->full) /* the bytes that fitted, and the reason of the rest, as a file stream's retry would get */
+        errno = ENOSPC;
+    return (ssize_t)done;
+}
+
+static int fault_close(void *cookie)
+{
+    fault_stream *s = cookie;
+    int r = close(s->fd);
+    free(s);
+    if (r == 0 && raid_fault_file_at(RAID_FAULT_CLOSE)) {
+        errno = EIO;
+        r = -1;
+    }
+    return r;
+}
+
+/* The stream of an output open on fd (taken over: closed on failure too); NULL with errno set. */
+static FILE *open_stream(int fd)
+{
+    FILE *f = NULL;
+    if (!raid_fault_file_armed()) {
+        f = fdopen(fd, "w");
+    } else {
+        fault_stream *s = malloc(sizeof *s);
+        if (s) {
+            *s = (fault_stream){fd, 0};
+            f = fopencookie(s, "w", (cookie_io_functions_t){NULL, fault_write, NULL, fault_close});
+            if (!f)
+                free(s);
+        }
+    }
+    if (!f) {
+        const int e = errno ? errno : ENOMEM;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+/* rename(2), or the tests' injected failure (RAID_FAULT=rename:N) */
+static int rename_out(const char *from, const char *to)
+{
+    if (raid_fault_file_armed() && raid_fault_file_at(RAID_FAULT_RENAME)) {
+        errno = EIO;
+        return -1;
+    }
+    return rename(from, to);
+}
 
 int raid_path_is_fd(const char *path, int fd)
 {
@@ -73,12 +155,9 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
     for (int fd = 1; fd <= 2; fd++)
         if (raid_path_is_fd(path, fd) && stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
             const int d = dup(fd);
-            o->fp = d >= 0 ? fdopen(d, "w") : NULL;
-            if (!o->fp) {
-                if (d >= 0)
-                    close(d);
+            o->fp = d >= 0 ? open_stream(d) : NULL;
+            if (!o->fp)
                 return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", path, raid_errno_text(errno));
-            }
             return RAID_OK;
         }
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -90,7 +169,8 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
         if (S_ISDIR(st.st_mode)) {
             return raid_fail(NULL, RAID_EIO, "%s: is a directory", path);
         }
-        o->fp = fopen(o->path, "w");
+        const int fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* fopen(path, "w") */
+        o->fp = fd >= 0 ? open_stream(fd) : NULL;
         if (!o->fp)
             return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, raid_errno_text(errno));
         return RAID_OK;
@@ -109,10 +189,9 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
     umask(um);
     if (fchmod(fd, 0666 & ~um) != 0) { /* best effort: the contents are still right */
     }
-    o->fp = fdopen(fd, "w");
+    o->fp = open_stream(fd);
     if (!o->fp) {
         const int e = errno;
-        close(fd);
         unlink(o->tmp);
         o->tmp[0] = 0;
         return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, raid_errno_text(e));
@@ -122,29 +201,37 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
 
 const char *raid_outfile_name(const raid_outfile *o) { return o->tmp[0] ? o->tmp : o->path; }
 
+raid_status raid_outfile_close_checked(raid_outfile *o)
+{
+    if (o->err)
+        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(o->err));
+    if (!o->fp)
+        return RAID_OK;
+    int e = 0;
+    if (ferror(o->fp) || fflush(o->fp) != 0) /* an earlier write's error: its errno, as the writer left it */
+        e = errno ? errno : EIO;
+    if (fclose(o->fp) != 0 && !e)
+        e = errno ? errno : EIO;
+    o->fp = NULL;
+    if (!e)
+        return RAID_OK;
+    o->err = e;
+    if (o->tmp[0])
+        unlink(o->tmp);
+    o->tmp[0] = 0;
+    return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(e));
+}
+
 raid_status raid_outfile_commit(raid_outfile *o)
 {
-    int bad = 0, e = 0;
-    if (o->fp) {
-        if (ferror(o->fp) || fflush(o->fp) != 0) {
-            bad = 1;
-            e = errno;
-        }
-        if (fclose(o->fp) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        o->fp = NULL;
-    }
-    if (!bad && o->tmp[0] && rename(o->tmp, o->path) != 0) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        if (o->tmp[0])
-            unlink(o->tmp);
+    const raid_status st = raid_outfile_close_checked(o);
+    if (st != RAID_OK)
+        return st;
+    if (o->tmp[0] && rename_out(o->tmp, o->path) != 0) {
+        o->err = errno ? errno : EIO;
+        unlink(o->tmp);
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(e ? e : EIO));
+        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(o->err));
     }
     o->tmp[0] = 0;
     return RAID_OK;
@@ -182,6 +269,13 @@ raid_status raid_outfile_create(raid_outfile **out, const char *path)
 }
 
 FILE *raid_outfile_fp(const raid_outfile *o) { return o->fp; }
+
+raid_status raid_outfile_close(raid_outfile *o)
+{
+    if (!o)
+        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_close: NULL");
+    return raid_outfile_close_checked(o);
+}
 
 void raid_outfile_close_stream(raid_outfile *o)
 {

@@ -14,6 +14,7 @@ struct raid_outfile {
     char path[4096]; /* the destination, symbolic links resolved */
     char tmp[4096];  /* the temporary file; "" when writing directly */
     FILE *fp;        /* open for writing; the caller may fclose it early and set it to NULL */
+    int err;         /* errno of a failed flush, close or rename: the output is gone, commit fails */
 };
 
 /* Errors (raid_errmsg): RAID_EINVAL (empty or too long a path), RAID_EIO (cannot create).
@@ -21,7 +22,12 @@ struct raid_outfile {
 raid_status raid_outfile_open(raid_outfile *o, const char *path);
 
 /* raid_path_is_fd and raid_outfile_name: include/raid/outfile.h. */
-/* Flush and close (if still open), then rename over the destination. On failure the temporary file is
+/* Flush and close the stream (if still open), every step checked, without renaming yet: a writer of several
+ * outputs closes them all before committing any, so that a full disk leaves none of them. On failure the
+ * temporary file is removed and a later commit fails too. Errors (raid_errmsg): RAID_EIO ("cannot write
+ * PATH: REASON"; for an error an earlier write left on the stream, REASON is errno as the writer left it). */
+raid_status raid_outfile_close_checked(raid_outfile *o);
+/* raid_outfile_close_checked, then rename over the destination. On failure the temporary file is
  * removed. Errors (raid_errmsg): RAID_EIO. */
 raid_status raid_outfile_commit(raid_outfile *o);
 /* Close and remove the temporary file (a direct destination is left as written). */

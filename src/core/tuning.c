@@ -225,3 +225,32 @@ void raid_tuning_kernel_cache(const raid_ctx *ctx, uint64_t *entries, uint64_t *
     if (evictions)
         *evictions = st.evictions;
 }
+
+raid_status raid_tuning_fault(raid_ctx *ctx, unsigned kinds, uint64_t at, int sticky)
+{
+    if (!ctx)
+        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
+    if (kinds & ~(unsigned)RAID_FAULT_DEVICE)
+        return raid_fail(ctx, RAID_EINVAL, "fault kinds 0x%x are not all of the device layer (0x%x); the output "
+                         "files' are armed by RAID_FAULT", kinds, (unsigned)RAID_FAULT_DEVICE);
+    if (!ctx->dev)
+        return raid_fail(ctx, RAID_EUNSUPPORTED, "the cpu backend has no device points");
+    raid_status s = knobs(ctx);
+    if (s != RAID_OK)
+        return s;
+    raid_fault_arm(&ctx->tuning->fault, kinds, at, sticky);
+    return RAID_OK;
+}
+
+uint64_t raid_tuning_fault_points(const raid_ctx *ctx, unsigned kinds, uint64_t *fired, unsigned *kind,
+                                  const char **what)
+{
+    const raid_fault_plan *p = ctx && ctx->tuning ? &ctx->tuning->fault : NULL;
+    if (fired)
+        *fired = p ? p->fired : 0;
+    if (kind)
+        *kind = p && p->fired ? p->fired_kind : 0;
+    if (what)
+        *what = p && p->fired ? p->fired_what : "";
+    return p ? raid_fault_count(p, kinds) : 0;
+}

@@ -339,10 +339,8 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     }
     if (st != RAID_OK) {
         /* the message names the kernel; the device error that caused it follows */
-        char cause[RAID_ERRMSG_LEN];
-        snprintf(cause, sizeof cause, "%s", ctx->errmsg);
-        raid_dev_finish(ctx);
-        st = raid_fail(ctx, st, "%s: %s", job->what, cause);
+        raid_dev_drain(ctx);
+        st = raid_fail(ctx, st, "%s: %s", job->what, ctx->errmsg);
     }
 
 out:

@@ -68,6 +68,11 @@ uint64_t raid_dev_local_mem(const raid_ctx *ctx);  /* bytes of local memory per 
 /* Submit what is queued (flush) / wait until it has run (finish). */
 raid_status raid_dev_flush(raid_ctx *ctx);
 raid_status raid_dev_finish(raid_ctx *ctx);
+/* Wait until what is queued has run, reporting nothing: the wait of an error path or of a release, before
+ * host memory that queued commands use is freed or reused. The call's first error stays its message (a
+ * failing clFinish there replaced it); and no result is lost, since every result a caller keeps came
+ * through a blocking read or a wait that reported its own error. Not a point of the fault switch. */
+void raid_dev_drain(raid_ctx *ctx);
 
 /* The double-float pair of a float64 value, as every device path stages it: hi = (float)v,
  * lo = (float)(v - hi); hi + lo equals v to about 2^-48 relative (in the float range). */
@@ -158,9 +163,21 @@ void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *s
 #define RAID_KERNEL_CACHE_DEFAULT 64
 void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap);
 
+/* What ctx holds now: device buffers and staging acquired and not released, holds on cached kernels; and
+ * the events of the whole process not yet released. After any call of an operation, failed or not, all
+ * are 0 (the fault walk of tests/test_faults.c checks it). */
+typedef struct raid_dev_usage {
+    size_t bufs, host, holds;
+    long events;
+} raid_dev_usage;
+void raid_dev_get_usage(const raid_ctx *ctx, raid_dev_usage *u);
+
 /* ---- events ---- */
 
 raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev);
+/* Wait for *ev, add its profiled seconds to *acc (may be NULL) and release it (ev zeroed): the status of
+ * the wait. */
+raid_status raid_event_finish(raid_ctx *ctx, raid_event *ev, double *acc);
 /* Seconds between the command's start and end (profiling; 0 if unavailable). */
 double raid_event_seconds(const raid_event *ev);
 /* Release (ev zeroed); a zeroed ev is a no-op. */

@@ -50,7 +50,19 @@ struct raid_dev {
     raid_kernel_cache_stats stats;
     pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
     pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS]; /* page-locked host memory */
+    size_t live_bufs, live_host;                   /* acquired and not yet released (raid_dev_get_usage) */
 };
+
+/* Events made and not yet released, in the whole process (raid_dev_get_usage; raid_event_release has no
+ * context). Relaxed atomics: a count, ordering nothing. */
+static long live_events;
+
+/* Count the event that a successful enqueue made in *ev (ev may be NULL). */
+static inline void event_made(const raid_event *ev)
+{
+    if (ev && ev->h)
+        __atomic_fetch_add(&live_events, 1, __ATOMIC_RELAXED);
+}
 
 static const char *cl_err_name(cl_int e)
 {
@@ -102,6 +114,14 @@ static raid_status cl_check(raid_ctx *ctx, cl_int err, const char *what)
         break;
     }
     return raid_fail(ctx, s, "%s failed with %s (%d)%s", what, cl_err_name(err), (int)err, hint);
+}
+
+/* 1 when the tests' fault switch makes this point fail (include/raid/tuning.h, raid_tuning_fault): the
+ * caller then fails as the backend call `what` would have. Production contexts have no knobs (ctx->tuning
+ * NULL): one pointer test. */
+static inline int fault(raid_ctx *ctx, unsigned kind, const char *what)
+{
+    return ctx->tuning && ctx->tuning->fault.kinds && raid_fault_at(&ctx->tuning->fault, kind, what);
 }
 
 static raid_status query_device(raid_ctx *ctx, raid_dev *cl)
@@ -326,8 +346,23 @@ size_t raid_dev_max_wg(const raid_ctx *ctx) { return ctx->dev->max_wg; }
 uint64_t raid_dev_max_alloc(const raid_ctx *ctx) { return ctx->dev->max_alloc; }
 uint64_t raid_dev_local_mem(const raid_ctx *ctx) { return ctx->dev->local_mem; }
 
-raid_status raid_dev_flush(raid_ctx *ctx) { return cl_check(ctx, clFlush(ctx->dev->queue), "clFlush"); }
-raid_status raid_dev_finish(raid_ctx *ctx) { return cl_check(ctx, clFinish(ctx->dev->queue), "clFinish"); }
+raid_status raid_dev_flush(raid_ctx *ctx)
+{
+    cl_int e = clFlush(ctx->dev->queue);
+    if (fault(ctx, RAID_FAULT_SYNC, "clFlush"))
+        e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    return cl_check(ctx, e, "clFlush");
+}
+
+raid_status raid_dev_finish(raid_ctx *ctx)
+{
+    cl_int e = clFinish(ctx->dev->queue); /* an injected failure still waits, as a failed command's wait does */
+    if (fault(ctx, RAID_FAULT_SYNC, "clFinish"))
+        e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    return cl_check(ctx, e, "clFinish");
+}
+
+void raid_dev_drain(raid_ctx *ctx) { (void)clFinish(ctx->dev->queue); }
 
 /* ---- kernels ---- */
 
@@ -357,7 +392,9 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     if (!key)
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     snprintf(key, klen, "%s|%s|%s", label, name, options ? options : "");
-    for (raid_kernel *k = cl->head; k; k = k->next)
+    /* An injected build failure takes the path of a kernel not yet cached, whose build fails. */
+    const int injected = fault(ctx, RAID_FAULT_BUILD, "clBuildProgram");
+    for (raid_kernel *k = injected ? NULL : cl->head; k; k = k->next)
         if (k->src_hash == src_hash && !strcmp(k->key, key)) {
             free(key);
             if (k != cl->head) {
@@ -395,7 +432,7 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
         return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     }
     snprintf(opts, olen, "-cl-std=CL1.2 %s", options ? options : "");
-    e = clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
+    e = injected ? CL_BUILD_PROGRAM_FAILURE : clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
     if (e != CL_SUCCESS) {
         size_t len = 0;
         clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
@@ -406,7 +443,7 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
             log[len] = 0;
         }
         raid_status s = raid_fail(ctx, RAID_EBUILD, "building kernels/%s (%s) failed with %s (%d):\n%s", label,
-                                  opts, cl_err_name(e), (int)e, log ? log : "(no build log)");
+                                  opts, cl_err_name(e), (int)e, log && *log ? log : "(no build log)");
         free(log);
         free(opts);
         free(key);
@@ -479,6 +516,17 @@ void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *s
     st->entries = ctx->dev->nkernels;
 }
 
+void raid_dev_get_usage(const raid_ctx *ctx, raid_dev_usage *u)
+{
+    const raid_dev *cl = ctx->dev;
+    u->bufs = cl->live_bufs;
+    u->host = cl->live_host;
+    u->holds = 0;
+    for (const raid_kernel *k = cl->head; k; k = k->next)
+        u->holds += (size_t)k->holds;
+    u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
+}
+
 void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap)
 {
     ctx->dev->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
@@ -506,9 +554,14 @@ raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size
                         raid_event *ev)
 {
     assert(dims >= 1 && dims <= 3);
-    cl_int e = clEnqueueNDRangeKernel(ctx->dev->queue, k->kernel, dims, NULL, global, local, 0, NULL,
-                                      ev ? (cl_event *)&ev->h : NULL);
-    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clEnqueueNDRangeKernel");
+    cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueNDRangeKernel")
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueNDRangeKernel(ctx->dev->queue, k->kernel, dims, NULL, global, local, 0, NULL,
+                                            ev ? (cl_event *)&ev->h : NULL);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clEnqueueNDRangeKernel");
+    event_made(ev);
+    return RAID_OK;
 }
 
 /* ---- events ---- */
@@ -517,7 +570,18 @@ raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev)
 {
     cl_event e = (cl_event)ev->h;
     cl_int r = clWaitForEvents(1, &e);
+    if (fault(ctx, RAID_FAULT_SYNC, "clWaitForEvents"))
+        r = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return r == CL_SUCCESS ? RAID_OK : cl_check(ctx, r, "clWaitForEvents");
+}
+
+raid_status raid_event_finish(raid_ctx *ctx, raid_event *ev, double *acc)
+{
+    const raid_status st = raid_event_wait(ctx, ev);
+    if (acc)
+        *acc += raid_event_seconds(ev);
+    raid_event_release(ev);
+    return st;
 }
 
 double raid_event_seconds(const raid_event *ev)
@@ -532,8 +596,10 @@ double raid_event_seconds(const raid_event *ev)
 
 void raid_event_release(raid_event *ev)
 {
-    if (ev->h)
+    if (ev->h) {
         clReleaseEvent((cl_event)ev->h);
+        __atomic_fetch_sub(&live_events, 1, __ATOMIC_RELAXED);
+    }
     ev->h = NULL;
 }
 
@@ -565,11 +631,15 @@ raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *ou
     if (bytes > cl->max_alloc)
         return raid_fail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu",
                          bytes, (unsigned long long)cl->max_alloc);
+    /* An injected failure: as if the pool had no free buffer and the allocation failed. */
+    if (fault(ctx, RAID_FAULT_ALLOC, "clCreateBuffer"))
+        return cl_check(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer");
     for (int j = 0; j < POOL_PER_CLASS; j++) {
         pool_slot *p = &cl->pool[c][j];
         if (p->mem && !p->in_use && p->size >= bytes) {
             p->in_use = 1;
             *out = (raid_buf){p->mem, n, t};
+            cl->live_bufs++;
             return RAID_OK;
         }
     }
@@ -578,6 +648,7 @@ raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *ou
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clCreateBuffer");
     *out = (raid_buf){m, n, t};
+    cl->live_bufs++;
     for (int j = 0; j < POOL_PER_CLASS; j++) {
         pool_slot *p = &cl->pool[c][j];
         if (!p->mem) {
@@ -595,6 +666,7 @@ void raid_buf_release(raid_ctx *ctx, raid_buf *b)
     if (!m)
         return;
     raid_dev *cl = ctx->dev;
+    cl->live_bufs--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
             if (cl->pool[c][j].mem == m) {
@@ -612,9 +684,14 @@ static raid_status transfer(raid_ctx *ctx, const raid_buf *b, size_t first, size
     assert(first + n <= b->n);
     const cl_bool bl = blocking ? CL_TRUE : CL_FALSE;
     cl_event *e_out = ev ? (cl_event *)&ev->h : NULL;
-    cl_int e = write ? clEnqueueWriteBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out)
-                     : clEnqueueReadBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out);
-    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer");
+    const char *what = write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer";
+    cl_int e = fault(ctx, write ? RAID_FAULT_UPLOAD : RAID_FAULT_DOWNLOAD, what) ? CL_OUT_OF_RESOURCES
+               : write ? clEnqueueWriteBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out)
+                       : clEnqueueReadBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, what);
+    event_made(ev);
+    return RAID_OK;
 }
 
 raid_status raid_buf_upload(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src, int blocking,
@@ -634,18 +711,28 @@ raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, r
     const size_t es = raid_dtype_size(b->type);
     if (b->n == 0)
         return RAID_OK;
-    cl_int e = clEnqueueFillBuffer(ctx->dev->queue, (cl_mem)b->h, value, es, 0, b->n * es, 0, NULL,
-                                   ev ? (cl_event *)&ev->h : NULL);
-    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clEnqueueFillBuffer");
+    cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueFillBuffer")
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueFillBuffer(ctx->dev->queue, (cl_mem)b->h, value, es, 0, b->n * es, 0, NULL,
+                                         ev ? (cl_event *)&ev->h : NULL);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clEnqueueFillBuffer");
+    event_made(ev);
+    return RAID_OK;
 }
 
 raid_status raid_buf_copy(raid_ctx *ctx, const raid_buf *dst, const raid_buf *src, size_t n, raid_event *ev)
 {
     const size_t es = raid_dtype_size(src->type);
     assert(raid_dtype_size(dst->type) == es && n <= src->n && n <= dst->n);
-    cl_int e = clEnqueueCopyBuffer(ctx->dev->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
-                                   ev ? (cl_event *)&ev->h : NULL);
-    return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clEnqueueCopyBuffer");
+    cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueCopyBuffer")
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueCopyBuffer(ctx->dev->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
+                                         ev ? (cl_event *)&ev->h : NULL);
+    if (e != CL_SUCCESS)
+        return cl_check(ctx, e, "clEnqueueCopyBuffer");
+    event_made(ev);
+    return RAID_OK;
 }
 
 raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
@@ -653,6 +740,10 @@ raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
     raid_dev *cl = ctx->dev;
     if (bytes == 0)
         bytes = 1;
+    if (fault(ctx, RAID_FAULT_HOST, "staging")) { /* as if neither page-locked nor ordinary memory were left */
+        *host = NULL;
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+    }
     size_t sz;
     const int c = pool_class(cl, bytes, &sz);
     for (int j = 0; j < POOL_PER_CLASS; j++) {
@@ -660,6 +751,7 @@ raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
         if (p->mem && !p->in_use && p->size >= bytes) {
             p->in_use = 1;
             *host = p->host;
+            cl->live_host++;
             return RAID_OK;
         }
     }
@@ -674,6 +766,7 @@ raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
             if (e == CL_SUCCESS && p) {
                 cl->hpool[c][j] = (pool_slot){m, 1, p, sz};
                 *host = p;
+                cl->live_host++;
                 return RAID_OK;
             }
             clReleaseMemObject(m);
@@ -681,7 +774,10 @@ raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
     }
     /* no page-locked memory (or the class is full): ordinary memory, freed on release */
     *host = malloc(bytes);
-    return *host ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+    if (!*host)
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+    cl->live_host++;
+    return RAID_OK;
 }
 
 void raid_host_release(raid_ctx *ctx, void *host)
@@ -689,6 +785,7 @@ void raid_host_release(raid_ctx *ctx, void *host)
     if (!host)
         return;
     raid_dev *cl = ctx->dev;
+    cl->live_host--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
             if (cl->hpool[c][j].mem && cl->hpool[c][j].host == host) {

@@ -73,13 +73,14 @@ raid_status raid_buf_upload_staged(raid_ctx *ctx, const raid_buf *b, size_t firs
         if ((st = raid_buf_upload(ctx, b, first + at, cnt, stage[i], 0, &ev[i])) == RAID_OK)
             st = raid_dev_flush(ctx);
     }
+    for (int i = 0; i < 2 && st == RAID_OK; i++)
+        if (ev[i].h)
+            st = raid_event_finish(ctx, &ev[i], &ctx->timing.upload_s);
+    /* After a failure nothing may still read the staging released below, and a second failing wait would
+     * replace the first error's message (a failed clFlush was reported as clWaitForEvents). */
+    if (st != RAID_OK)
+        raid_dev_drain(ctx);
     for (int i = 0; i < 2; i++) {
-        if (ev[i].h) {
-            const raid_status s2 = raid_event_wait(ctx, &ev[i]);
-            if (st == RAID_OK)
-                st = s2;
-            ctx->timing.upload_s += raid_event_seconds(&ev[i]);
-        }
         raid_event_release(&ev[i]);
         raid_host_release(ctx, stage[i]);
     }

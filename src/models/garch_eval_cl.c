@@ -363,6 +363,9 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
     ctx->timing.host_segments += nhost;
     ctx->timing.convert_s += raid_now() - t0;
 done:
+    /* span and par are uploaded without waiting: after a failure behind them, they may still be read when
+     * their staging goes back (or, where the staging is ordinary memory, is freed) */
+    if (st != RAID_OK) raid_dev_drain(ctx);
     raid_buf_release(ctx, &bspan);
     raid_buf_release(ctx, &bpar);
     raid_buf_release(ctx, &bout);

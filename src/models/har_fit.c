@@ -54,8 +54,15 @@ static raid_status har_robust_fail(const raid_reg_stats *s, raid_status rs)
     return raid_fail(NULL, rs, "robust standard errors: %s", raid_strerror(rs));
 }
 
+/* Whether a failed robust meat is the whole call's failure rather than one symbol's or window's: RAID_EINVAL
+ * is the problem's own data (a residual times a regressor not finite); anything else (memory, the device)
+ * would fail every problem alike, and turning it into per-symbol statuses would hide it in a result that
+ * looks fitted-but-singular (a device that ran out of memory showed "no window could be estimated"). */
+static int har_meat_fatal(raid_status s) { return s != RAID_OK && s != RAID_EINVAL; }
+
 /* OLS and inference of rows [0, m) of X, y with statistics s; on failure the status, and the message in
- * raid_errmsg() (as the result's messages give it). */
+ * raid_errmsg() (as the result's messages give it); a failure of the meat that har_meat_fatal calls the
+ * call's is returned as it is, its message on ctx. */
 static raid_status har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double *X, const double *y, int k,
                             int64_t m, raid_se_kind se, int64_t nw_lag, raid_ols *o)
 {
@@ -65,13 +72,17 @@ static raid_status har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double
     const int L = har_meat_lag(se, nw_lag, m);
     double *meat = malloc((size_t)(L + 1) * (size_t)k * (size_t)k * sizeof *meat);
     if (!meat)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
     int64_t lo = 0, hi = m;
     double c[RAID_REG_MAX_K];
     raid_reg_stats_centre(s, c);
     st = raid_reg_meat_ranges_how(ctx, X, y, k, &lo, &hi, 1, o->beta, c, L, meat, HAR_MEAT_BLOCKS);
     if (st == RAID_OK)
         st = raid_ols_robust_at(s, meat, c, L, se, o);
+    else if (har_meat_fatal(st)) {
+        free(meat);
+        return st;
+    }
     free(meat);
     return st == RAID_OK ? RAID_OK : har_robust_fail(s, st);
 }
@@ -209,8 +220,9 @@ static raid_status har_prepare(har_job *J, size_t q)
 
 /* Full-sample fits: every symbol's OLS first, then (robust errors) the meat of all of them in ONE call
  * (one device pass for thousands of symbols), each symbol with the lags it needs read from a common
- * (Lmax + 1) k k layout. Should that call fail (a value the device path refuses), each symbol falls
- * back to its own call, so that one symbol's problem does not stop the others. */
+ * (Lmax + 1) k k layout. Should that call fail for a value the device path refuses (RAID_EINVAL), each
+ * symbol falls back to its own call, so that one symbol's problem does not stop the others; any other
+ * failure (memory, the device) fails the fit. */
 static raid_status har_fit_full(har_job *J, size_t nprob)
 {
     const raid_har_spec *sp = J->sp;
@@ -219,6 +231,7 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
     raid_ols *fit = NULL;
     double *fit_meat = NULL, *fit_centre = NULL;
     int fit_lmax = 0;
+    raid_status st = RAID_OK;
     if (se != RAID_SE_OLS) {
         fit = calloc(nprob, sizeof *fit);
         double *fb = calloc(nprob * (size_t)k, sizeof *fb), *fc = calloc(nprob * (size_t)k, sizeof *fc);
@@ -239,10 +252,15 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
             }
             const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
             fit_meat = malloc(nprob * nc * sizeof *fit_meat);
-            if (fit_meat && raid_reg_meat_ranges_how(J->ctx, J->Xall, J->yall, k, J->off, J->off + 1, nprob, fb, fc,
-                                                     fit_lmax, fit_meat, HAR_MEAT_BLOCKS) != RAID_OK) {
+            const raid_status ms = fit_meat ? raid_reg_meat_ranges_how(J->ctx, J->Xall, J->yall, k, J->off,
+                                                                       J->off + 1, nprob, fb, fc, fit_lmax, fit_meat,
+                                                                       HAR_MEAT_BLOCKS)
+                                            : RAID_OK;
+            if (ms != RAID_OK) {
                 free(fit_meat);
                 fit_meat = NULL;
+                if (har_meat_fatal(ms))
+                    st = ms; /* its message is on the context */
             }
             fit_centre = fc;
             fc = NULL;
@@ -250,7 +268,7 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
         free(fb);
         free(fc);
     }
-    raid_status st = RAID_OK;
+    raid_status fatal = st; /* the call's failure: returned as it is, not as out of memory */
     size_t g = 0;
     for (size_t q = 0; q < J->in->nsym && st == RAID_OK; q++) {
         har_sym *S = &J->sy[q];
@@ -267,6 +285,10 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
             fs = rs == RAID_OK ? RAID_OK : har_robust_fail(&J->stats[g], rs);
         } else {
             fs = har_fit1(J->ctx, &J->stats[g], S->X, S->y, k, (int64_t)S->m, se, sp->nw_lag, &o);
+            if (fs != RAID_OK && fs != RAID_ESINGULAR && fs != RAID_EINVAL) { /* har_meat_fatal's */
+                st = fatal = fs;
+                break;
+            }
         }
         if (fs == RAID_OK) {
             st = har_result_row(J->res, q, NULL, &o);
@@ -280,6 +302,8 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
     free(fit);
     free(fit_meat);
     free(fit_centre);
+    if (fatal != RAID_OK)
+        return raid_fail(J->ctx, fatal, "robust standard errors: %s", raid_ctx_errmsg(J->ctx));
     return st == RAID_OK ? RAID_OK : NOMEM(J->ctx);
 }
 
@@ -377,9 +401,16 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
                     raid_reg_stats_centre(&wst[w], wcen + nv * (size_t)k);
                 nv++;
             }
-        const raid_status ms = wmeat && wcen ? raid_reg_meat_ranges_how(J->ctx, S->X, S->y, k, wlo, whi, nv, wbeta,
-                                                                        wcen, lmax, wmeat, HAR_MEAT_BLOCKS)
-                                             : RAID_ENOMEM;
+        if (!wmeat || !wcen) {
+            st = NOMEM(J->ctx);
+            goto out;
+        }
+        const raid_status ms =
+            raid_reg_meat_ranges_how(J->ctx, S->X, S->y, k, wlo, whi, nv, wbeta, wcen, lmax, wmeat, HAR_MEAT_BLOCKS);
+        if (har_meat_fatal(ms)) {
+            st = raid_fail(J->ctx, ms, "%s: robust standard errors of the windows: %s", S->nm, raid_ctx_errmsg(J->ctx));
+            goto out;
+        }
         for (size_t w = 0, v = 0; w < nwin; w++) {
             if (!wok[w])
                 continue;

@@ -427,9 +427,12 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
         raid_outfile_abort(&vf);
         return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
     }
-    /* The iv file first: a failure then leaves no prices file either. */
-    if (iv_path && (st = raid_outfile_commit(&vf)) != RAID_OK) {
+    /* Both closed (every write checked) before either is renamed: a full disk while the prices were written
+     * left the iv file behind when each was committed in turn. */
+    if ((iv_path && (st = raid_outfile_close_checked(&vf)) != RAID_OK) ||
+        (st = raid_outfile_close_checked(&pf)) != RAID_OK || (iv_path && (st = raid_outfile_commit(&vf)) != RAID_OK)) {
         raid_outfile_abort(&pf);
+        raid_outfile_abort(&vf);
         return st;
     }
     return raid_outfile_commit(&pf);

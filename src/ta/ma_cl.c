@@ -29,14 +29,6 @@ static raid_status launch1(raid_ctx *ctx, raid_kernel *k, size_t items, raid_eve
     return raid_launch(ctx, k, 1, &global, &local, ev);
 }
 
-static double kernel_seconds(raid_ctx *ctx, raid_event *ev)
-{
-    (void)raid_event_wait(ctx, ev);
-    const double s = raid_event_seconds(ev);
-    raid_event_release(ev);
-    return s;
-}
-
 /* The staging of raid_ma_cl_compute and raid_ma_cl_table: x[offsets[0] .. offsets[nseg]) as double-float
  * pairs xs[2i], xs[2i+1] (NaN points (0, 0)), each series scaled by 2^-escale[s] (its largest |x| into
  * [1/2, 1): exact; float32 holds neither 1e100 nor 1e-100), and rs[i] the first index of the run of
@@ -135,10 +127,12 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
         goto done;
     if ((st = raid_buf_upload(ctx, &d.x, 0, 2 * N, xs, 1, &ev)) != RAID_OK)
         goto done;
-    ctx->timing.upload_s += kernel_seconds(ctx, &ev);
+    if ((st = raid_event_finish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
+        goto done;
     if ((st = raid_buf_upload(ctx, &d.rs, 0, N, rs, 1, &ev)) != RAID_OK)
         goto done;
-    ctx->timing.upload_s += kernel_seconds(ctx, &ev);
+    if ((st = raid_event_finish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
+        goto done;
     ctx->timing.bytes_in = 2 * N * sizeof(float) + N * sizeof(int32_t);
 
     if (stat == RAID_MA_EMA) {
@@ -159,7 +153,8 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
                 (st = raid_arg_float(ctx, d.k, a++, al)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, bh)) != RAID_OK ||
                 (st = raid_arg_float(ctx, d.k, a++, bl)) != RAID_OK || (st = launch1(ctx, d.k, nruns, &ev)) != RAID_OK)
                 goto done;
-            ctx->timing.kernel_s += kernel_seconds(ctx, &ev);
+            if ((st = raid_event_finish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+                goto done;
         }
     } else {
         int wn = ni, minlen = (int)warm + 1, kstat = (int)stat;
@@ -183,7 +178,8 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
                 (st = raid_arg_float(ctx, d.k, a++, dmh)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, dml)) != RAID_OK ||
                 (st = launch1(ctx, d.k, N, &ev)) != RAID_OK)
                 goto done;
-            ctx->timing.kernel_s += kernel_seconds(ctx, &ev);
+            if ((st = raid_event_finish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+                goto done;
             raid_kernel_put(ctx, d.k);
             d.k = NULL;
             wn = (int)(warm - n + 2); /* trunc(sqrt(n)) */
@@ -200,7 +196,8 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
                 (st = raid_arg_int(ctx, d.k, a++, minlen)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, kstat)) != RAID_OK ||
                 (st = launch1(ctx, d.k, N, &ev)) != RAID_OK)
                 goto done;
-            ctx->timing.kernel_s += kernel_seconds(ctx, &ev);
+            if ((st = raid_event_finish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+                goto done;
         }
     }
     if ((st = raid_buf_download(ctx, &d.out, 0, width * N, res, 1, NULL)) != RAID_OK)
