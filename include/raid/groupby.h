@@ -20,8 +20,11 @@
  *           zero is -0.0 only when c >= 1 and every v_k is -0.0 (IEEE: -0 + -0 = -0, +0 + -0 = +0 and x + -x
  *           = +0 under round-to-nearest); c = 0 gives +0.0 (pandas' and polars' sum of nothing). Infinities
  *           and NaN by IEEE 754: any NaN, or both +inf and -inf, give NaN; else an infinity gives itself.
- *   mean  : sum / c in float64 (the exactly rounded sum divided once: within 1 ulp of the exact mean,
- *           u = 2^-53 relative twice); NaN when c = 0.
+ *   mean  : the exact sum divided by c, rounded ONCE to the nearest float64 (ties to even): the
+ *           correctly rounded mean, also where the sum itself is beyond the largest double ({1.7e308,
+ *           1.7e308}: sum +inf, mean 1.7e308; not the rounded sum divided, which overflows); below half the
+ *           smallest subnormal it is 0.0 with the quotient's sign. The sum's special values and signed
+ *           zeros carry over (NaN, +-inf; -0.0 for a group of -0.0 only); NaN when c = 0.
  *   min, max: the least / greatest v_k, -0.0 ordered below +0.0 (so min{0.0, -0.0} = -0.0, max = 0.0,
  *           whatever the order); NaN when c = 0, or (flags 0) when a v_k is NaN.
  *   first, last: v_1 and v_c (the values of the group's first and last valid rows); NaN when c = 0.
