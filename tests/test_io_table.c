@@ -100,13 +100,13 @@ static void test_batches(void **st)
     raid_table_close(t);
 }
 
-/* One column of type ty read from the one-row file "v\n<field>\n": 0 if it parses. */
-static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
+/* One column of type ty (with flags) read from the one-row file "v\n<field>\n": 0 if it parses. */
+static int parse_one_flags(raid_ttype ty, unsigned flags, const char *field, double *f, int64_t *i)
 {
     char text[256];
     snprintf(text, sizeof text, "v\n%s\n", field);
     const char *p = write_tmp("one.csv", text);
-    const raid_tspec spec = {"v", NULL, ty, 0};
+    const raid_tspec spec = {"v", NULL, ty, flags};
     raid_table *t = NULL;
     assert_int_equal(raid_table_open(&t, p, &spec, 1), RAID_OK);
     raid_tbatch b;
@@ -126,6 +126,57 @@ static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
     raid_tbatch_free(&b);
     raid_table_close(t);
     return s == RAID_OK ? 0 : -1;
+}
+
+static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
+{
+    return parse_one_flags(ty, 0, field, f, i);
+}
+
+static uint64_t bits_of(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* A generic value column (RAID_T_SPECIALS) also reads IEEE 754's special values as numpy, pandas and
+ * polars write them, ASCII case-insensitively, NaN as the quiet NaN of the sign written; decimals as
+ * before (one beyond float64 still an error); nothing else. Without the flag every one is refused. */
+static void test_specials(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *s;
+        uint64_t bits;
+    } ok[] = {{"inf", 0x7FF0000000000000ull},       {"-inf", 0xFFF0000000000000ull},
+              {"+inf", 0x7FF0000000000000ull},      {"Infinity", 0x7FF0000000000000ull},
+              {"-Infinity", 0xFFF0000000000000ull}, {"+INFINITY", 0x7FF0000000000000ull},
+              {"INF", 0x7FF0000000000000ull},       {"iNf", 0x7FF0000000000000ull},
+              {"nan", 0x7FF8000000000000ull},       {"NaN", 0x7FF8000000000000ull},
+              {"NAN", 0x7FF8000000000000ull},       {"+nan", 0x7FF8000000000000ull},
+              {"-nan", 0xFFF8000000000000ull},      {"-NaN", 0xFFF8000000000000ull},
+              {"\"inf\"", 0x7FF0000000000000ull},   {" -inf\t", 0xFFF0000000000000ull},
+              {"1.5", 0x3FF8000000000000ull},       {"-0", 0x8000000000000000ull}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        double v = 0;
+        if (parse_one_flags(RAID_T_F64, RAID_T_SPECIALS, ok[i].s, &v, NULL) != 0 || bits_of(v) != ok[i].bits)
+            fail_msg("'%s' read as %016llx, expected %016llx", ok[i].s, (unsigned long long)bits_of(v),
+                     (unsigned long long)ok[i].bits);
+        if (ok[i].bits >> 52 == 0x7FF || ok[i].bits >> 52 == 0xFFF) /* a decimal column refuses the words */
+            if (parse_one(RAID_T_F64, ok[i].s, NULL, NULL) == 0)
+                fail_msg("a decimal column accepted '%s'", ok[i].s);
+    }
+    const char *bad[] = {"in",   "infin", "infinit", "infinityy", "infs", "nan(1)", "nan(0x1)", "nanq", "snan",
+                         "--inf", "+-inf", "- inf",  "\" inf\"",  "1.#INF", "1.#IND", "-1.#QNAN", "NA", "null",
+                         "None", "inf0",  "0inf",   "1e999",     "-1e999", "0x1p3", "\xE2\x88\x9E", "i",  "n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (parse_one_flags(RAID_T_F64, RAID_T_SPECIALS, bad[i], NULL, NULL) == 0)
+            fail_msg("accepted '%s'", bad[i]);
+    /* an EMPTY_NA column: nan is a value, an empty field the null */
+    double v = 0;
+    assert_int_equal(parse_one_flags(RAID_T_F64, RAID_T_SPECIALS | RAID_T_EMPTY_NA, "nan", &v, NULL), 0);
+    assert_true(isnan(v));
 }
 
 static void test_numbers(void **st)
@@ -354,6 +405,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_types),  cmocka_unit_test(test_batches),   cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_specials),
         cmocka_unit_test(test_errors), cmocka_unit_test(test_last_line), cmocka_unit_test(test_header),
         cmocka_unit_test(test_keys_empty),
     };

@@ -69,7 +69,7 @@ raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, u
     raid_table *tab = NULL;
     raid_tbatch b = {0};
     raid_status st = t ? RAID_OK : raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    const raid_tspec spec = {by, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT};
+    const raid_tspec spec = {by, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT | RAID_T_SPECIALS};
     if (st != RAID_OK || (st = raid_table_open(&tab, path, &spec, 1)) != RAID_OK ||
         (st = raid_tbatch_init(&b, tab)) != RAID_OK)
         goto done;

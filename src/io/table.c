@@ -532,6 +532,24 @@ static int parse_decimal(const char *s, size_t n, double *v)
 
 int raid_table_parse_f64(const char *s, size_t n, double *v) { return parse_decimal(s, n, v); }
 
+int raid_table_parse_special(const char *s, size_t n, double *v)
+{
+    const size_t sign = n && (s[0] == '+' || s[0] == '-');
+    const char *w = s + sign;
+    const size_t m = n - sign;
+    const int neg = sign && s[0] == '-';
+    if ((m == 3 && strncasecmp(w, "inf", 3) == 0) || (m == 8 && strncasecmp(w, "infinity", 8) == 0)) {
+        *v = neg ? -INFINITY : INFINITY;
+        return 0;
+    }
+    if (m == 3 && strncasecmp(w, "nan", 3) == 0) {
+        const uint64_t b = neg ? 0xFFF8000000000000ull : 0x7FF8000000000000ull; /* the sign as written */
+        memcpy(v, &b, sizeof *v);
+        return 0;
+    }
+    return -1;
+}
+
 /* A decimal integer [+-]digits within int64. 0 or -1. */
 static int parse_int(const char *s, size_t n, int64_t *v)
 {
@@ -659,7 +677,11 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     }
     case RAID_T_F64:
         bad = parse_decimal(s, n, &c->f64[row]) != 0;
-        if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX: "inf" itself is refused */
+        if (bad && (sp->flags & RAID_T_SPECIALS)) { /* inf, nan: a generic value column */
+            bad = raid_table_parse_special(s, n, &c->f64[row]) != 0;
+            break;
+        }
+        if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX (also where "inf" is read) */
             pfail(ps, line, colno, "%s out of float64's range: '%.*s'", sp->what, raid_table_show(n), s);
             return -1;
         }
