@@ -100,7 +100,8 @@ RAID_API const char *raid_bars_symbol(const raid_bars *b, size_t j);
 /** The number of bars; 0 for NULL. */
 RAID_API size_t raid_bars_count(const raid_bars *b);
 /** Write "symbol,start,open,high,low,close,volume,vwap,trades": start as local "YYYY-MM-DDTHH:MM:SS"
- *  (".ffffff" when not whole seconds), prices and sums with 17 significant digits (a NaN vwap empty).
+ *  (".ffffff" when not whole seconds), prices and sums as the shortest text that reads back as the same
+ *  double (an infinite volume "inf", a NaN vwap empty).
  *  Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_bars_write_csv(const raid_bars *b, FILE *f);
 /** Notices of the reading by raid_bars_run_csv (raid_bars_compute has none): the table reader's

@@ -156,8 +156,8 @@ typedef struct raid_groupby_table raid_groupby_table;
 RAID_API raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by, const char *aggs,
                                           unsigned flags, raid_groupby_table **out);
 /** Write the table: header "BY,AGG_COL,...,count" (count for a bare count), one row per group in ascending
- *  key order (float64 keys with 17 significant digits, inf and -inf as such, the zero group as 0, the NaN
- *  group as nan); sums, means, min, max, first and last with 17 significant digits, inf, -inf and NaN
+ *  key order (float64 keys as the shortest text that reads back, inf and -inf as such, the zero group as
+ *  0, the NaN group as nan); sums, means, min, max, first and last likewise, inf, -inf and NaN
  *  written as such (inf, -inf, nan, -nan: the text the table reader reads back as the same bits), an
  *  aggregation of a group without a value (its count 0) as an empty field (a null; its sum is 0), counts
  *  as integers. Errors: RAID_EINVAL (NULL), RAID_EIO. */

@@ -119,7 +119,8 @@ typedef struct raid_quantile_table raid_quantile_table;
  *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out NULL on failure. */
 RAID_API raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *col, const char *qs,
                                            const char *by, raid_quantile_table **out);
-/** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), 17 significant digits, inf,
+/** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), numbers as the shortest text
+ *  that reads back as the same double, inf,
  *  -inf and a NaN quantile written as such (inf, -inf, nan or -nan: the text the table reader reads back as
  *  the same bits), a key without a value as empty fields. Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f);

@@ -322,17 +322,6 @@ void raid_csv_put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-const char *raid_f64_text(char buf[RAID_F64_TEXT], double v)
-{
-    if (isnan(v))
-        snprintf(buf, RAID_F64_TEXT, "%s", signbit(v) ? "-nan" : "nan");
-    else if (isinf(v))
-        snprintf(buf, RAID_F64_TEXT, "%s", v < 0 ? "-inf" : "inf");
-    else
-        snprintf(buf, RAID_F64_TEXT, "%.17g", v);
-    return buf;
-}
-
 void raid_csv_put_f64(FILE *f, double v)
 {
     char t[RAID_F64_TEXT];
@@ -342,10 +331,10 @@ void raid_csv_put_f64(FILE *f, double v)
 
 void raid_csv_put_value(FILE *f, double v)
 {
+    char t[RAID_F64_TEXT];
+    fputc(',', f);
     if (isfinite(v))
-        fprintf(f, ",%.17g", v);
-    else
-        fputs(",", f);
+        fputs(raid_f64_text(t, v), f);
 }
 
 raid_status raid_csv_written(FILE *f)

@@ -33,10 +33,12 @@ raid_status raid_outfile_commit(raid_outfile *o);
 /* Close and remove the temporary file (a direct destination is left as written). */
 void raid_outfile_abort(raid_outfile *o);
 
-/* The text of a float64 in every CSV RAID writes (no leading comma): 17 significant digits ("%.17g"), and
- * the special values as numpy, pandas and polars write them and the table reader's generic value columns
- * read them (docs/input.md): "inf", "-inf", "nan" ("-nan" with the sign bit set). It reads back as the same
- * bits (a NaN as the quiet NaN of its sign: payloads are not written). Returns buf. */
+/* The text of a float64 in every CSV RAID writes (no leading comma; f64text.c): the shortest decimal that
+ * reads back as v (Python's repr's digits: 0.1, not %.17g's 0.10000000000000001), in %.17g's layout
+ * (scientific below 1e-4 and from 1e17 on; -0.0 as "-0"), a '.' whatever LC_NUMERIC says; the special
+ * values as numpy, pandas and polars write them and the table reader's generic value columns read them
+ * (docs/input.md): "inf", "-inf", "nan" ("-nan" with the sign bit set). It reads back as the same bits (a
+ * NaN as the quiet NaN of its sign: payloads are not written). Returns buf. */
 #define RAID_F64_TEXT 32
 const char *raid_f64_text(char buf[RAID_F64_TEXT], double v);
 /* Write ",v" by raid_f64_text: a value of a generic float64 column (raid groupby's, raid quantile's

@@ -4,7 +4,8 @@ special values as numpy, pandas and polars write them.
 
 - Writer and reader: values of every kind (signed zeros, subnormals, the largest finite, inf, -inf, nan,
   -nan, random bit patterns) go through `raid groupby` (each its own group: first, last, min, max, sum,
-  mean) and come out as the same bits; that output goes through groupby, sort and quantile again.
+  mean) and come out as the same bits, written in the fewest digits (Python's repr's); that output goes
+  through groupby, sort and quantile again.
 - Every writer whose output is another command's input (realized -> har, bars -> ma and sweep, ma, sweep,
   quantile, groupby): each numeric column of its output, read back through `raid groupby` (its rows
   numbered), gives the bits Python reads from the same text; the natural consumer reads the whole file.
@@ -22,6 +23,7 @@ import pandas as pd
 import pytest
 
 import raid
+from raid._csv import f64_text
 
 DBL_MAX = 1.7976931348623157e308
 
@@ -55,6 +57,11 @@ def text_of(v):
     if math.isnan(v):
         return "-nan" if bits(v) >> 63 else "nan"
     return repr(v)
+
+
+def digits(t):
+    """The significant digits of a decimal text."""
+    return t.lstrip("-").split("e")[0].replace(".", "").strip("0") or "0"
 
 
 def parse(t):
@@ -101,6 +108,8 @@ def test_groupby_writes_what_it_reads(cli, tmp_path):
     for r in rows:
         x = vals[int(r[0])]
         assert parse(r[1]) == bits(x) and parse(r[2]) == bits(x), (r, text_of(x))
+        if math.isfinite(x):  # the fewest digits (Python's repr's) in %.17g's layout
+            assert r[1] == f64_text(x) and len(digits(r[1])) == len(digits(repr(x))), (r[1], repr(x))
         for f in r[3:7]:
             assert parse(f) == (bits(math.nan) if math.isnan(x) else bits(x)), (r, text_of(x))
     g1 = tmp_path / "g1.csv"
