@@ -401,11 +401,74 @@ static void test_keys_empty(void **st)
     raid_table_close(t);
 }
 
+/* The one escaping of quoted input in messages (raid_show_text, include/raid/core.h): printable ASCII as
+ * it is, a backslash doubled, every other byte \xHH; 80 bytes at most, then the length. */
+static void test_show_text(void **st)
+{
+    (void)st;
+    char out[RAID_SHOW_CAP];
+    assert_string_equal(raid_show_text(out, "12abc", RAID_SHOW_NUL), "12abc");
+    assert_string_equal(raid_show_text(out, "\x1B[2J\x1B]0;owned\x07", RAID_SHOW_NUL), "\\x1B[2J\\x1B]0;owned\\x07");
+    assert_string_equal(raid_show_text(out, "a\0b", 3), "a\\x00b");
+    assert_string_equal(raid_show_text(out, "1\r2\n3\t4\x7F", RAID_SHOW_NUL), "1\\x0D2\\x0A3\\x094\\x7F");
+    assert_string_equal(raid_show_text(out, "A\xFF\xC3\xA9", RAID_SHOW_NUL), "A\\xFF\\xC3\\xA9"); /* bytes, not letters */
+    assert_string_equal(raid_show_text(out, "C:\\x41", RAID_SHOW_NUL), "C:\\\\x41"); /* not the escape of 'A' */
+    assert_string_equal(raid_show_text(out, NULL, 3), "(null)");
+    assert_string_equal(raid_show_text(out, "", 0), "");
+    char big[5001];
+    memset(big, 'A', 5000);
+    big[5000] = 0;
+    raid_show_text(out, big, 80); /* 80 bytes: no cut */
+    assert_int_equal(strlen(out), 80);
+    raid_show_text(out, big, 5000);
+    assert_int_equal(strncmp(out, big, 80), 0);
+    assert_string_equal(out + 80, "... (5000 bytes)");
+    memset(big, 0x1B, 5000); /* the worst case fits the buffer */
+    raid_show_text(out, big, 5000);
+    assert_int_equal(strlen(out), 4 * 80 + strlen("... (5000 bytes)"));
+    assert_true(strlen(out) < RAID_SHOW_CAP);
+}
+
+/* A message holds no byte outside printable ASCII. */
+static void assert_clean(const char *m)
+{
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+        if (*p < 0x20 || *p >= 0x7F)
+            fail_msg("byte 0x%02X in message: %s", *p, m);
+}
+
+/* Every message of the table reader that quotes a field shows it through raid_show_text: an ESC sequence
+ * in a number field (it would clear the terminal), a CR inside a quoted field, bytes that are not UTF-8,
+ * a field of 10,000 bytes (cut, with its length). (A NUL is refused without echoing the field: "NUL byte
+ * in field", test_io_blocks.) */
+static void test_escaped_messages(void **st)
+{
+    (void)st;
+    expect_error("date,rv,jump_p\n2020-01-02,\x1B[2J\x1B[H1,\n", 0, RAID_EPARSE,
+                 "2:2: cannot parse rv '\\x1B[2J\\x1B[H1'");
+    expect_error("date,rv,jump_p\n2020-01-02,\"1\r2\",\n", 0, RAID_EPARSE, "2:2: cannot parse rv '1\\x0D2'");
+    expect_error("date,rv,jump_p\n2020-01-02,1\xFF\x7F,\n", 0, RAID_EPARSE, "2:2: cannot parse rv '1\\xFF\\x7F'");
+    expect_error("date,rv,jump_p\n\x1B[31m2020-01-02,1,\n", 0, RAID_EPARSE,
+                 "2:1: cannot parse date '\\x1B[31m2020-01-02'");
+    expect_error("date,rv,jump_p\n2020-01-02,1,9e999\x1B\n", 0, RAID_EPARSE, "2:3: cannot parse jump_p '9e999\\x1B'");
+    expect_error("date,rv,jump_p,symbol\n2020-01-02,1,2,\x1B\xFF\n", 0, RAID_EPARSE,
+                 "2:4: symbol is not valid UTF-8 (byte 2 is 0xFF): '\\x1B\\xFF'");
+    const size_t N = 10000;
+    char *text = malloc(N + 64), want[256];
+    int k = sprintf(text, "date,rv,jump_p\n2020-01-02,");
+    memset(text + k, 'A', N);
+    strcpy(text + k + N, ",\n");
+    snprintf(want, sizeof want, "2:2: cannot parse rv '%.80s... (10000 bytes)'", text + k);
+    expect_error(text, 0, RAID_EPARSE, want);
+    assert_clean(raid_errmsg());
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_types),  cmocka_unit_test(test_batches),   cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_specials),
+        cmocka_unit_test(test_specials), cmocka_unit_test(test_show_text), cmocka_unit_test(test_escaped_messages),
         cmocka_unit_test(test_errors), cmocka_unit_test(test_last_line), cmocka_unit_test(test_header),
         cmocka_unit_test(test_keys_empty),
     };

@@ -69,7 +69,7 @@ raid_status raid_bars_parse_interval(const char *s, int64_t *us)
                 return RAID_OK;
             }
     return raid_fail(NULL, RAID_EINVAL, "bad interval '%s' (expected Nms, Ns, Nmin, Nh or Nd, N a positive integer, "
-                     "at most %d days)", s, RAID_BARS_MAX_DAYS);
+                     "at most %d days)", RAID_SHOWZ(s), RAID_BARS_MAX_DAYS);
 }
 
 /* The trades kept so far: their group keys, prices and sizes, and what the checks need. The one path of
@@ -135,7 +135,7 @@ static raid_status trade_add(acc *a, int64_t q, const char *name, int64_t wall, 
     *col = C_TS;
     if (utc < a->last[q]) {
         snprintf(msg, len, "timestamp earlier than the previous trade of symbol '%s' (trades must be in time order "
-                 "within a symbol)", name);
+                 "within a symbol)", RAID_SHOWZ(name));
         return RAID_EPARSE;
     }
     a->last[q] = utc;
@@ -352,7 +352,7 @@ raid_status raid_bars_compute(raid_ctx *ctx, const int64_t *sym, const char *con
         if (!nm)
             st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name %zu is NULL", fn, j);
         else if (raid_symtab_find(&bars->syms, nm, strlen(nm)) >= 0)
-            st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name '%s' given twice", fn, nm);
+            st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name '%s' given twice", fn, RAID_SHOWZ(nm));
         else if (raid_symtab_add(&bars->syms, nm, strlen(nm)) < 0)
             st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
     }

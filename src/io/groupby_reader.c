@@ -63,13 +63,13 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
         snprintf(name, sizeof name, "%.*s", alen < sizeof name ? (int)alen : 15, p);
         raid_agg a;
         if (alen >= sizeof name || raid_agg_parse(name, &a) != RAID_OK)
-            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (expected count, sum, mean, min, max, first or last)",
-                             (int)(stop - p), p);
+            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (expected count, sum, mean, min, max, first or last)",
+                             RAID_SHOW(p, (size_t)(stop - p)));
         int col = -1;
         if (colon) {
             const size_t clen = (size_t)(stop - colon - 1);
             if (clen == 0)
-                return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (an empty column name)", (int)(stop - p), p);
+                return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (an empty column name)", RAID_SHOW(p, (size_t)(stop - p)));
             for (size_t j = 0; j < t->ncols && col < 0; j++)
                 if (strlen(t->cols[j]) == clen && !strncasecmp(t->cols[j], colon + 1, clen)) /* as the header matches */
                     col = (int)j;
@@ -79,12 +79,12 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
                 col = (int)t->ncols++;
             }
         } else if (a != RAID_AGG_COUNT) {
-            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (%s needs a column: %s:COL)", (int)(stop - p), p,
+            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (%s needs a column: %s:COL)", RAID_SHOW(p, (size_t)(stop - p)),
                              name, name);
         }
         for (size_t j = 0; j < t->nout; j++) /* twice would write two columns of one name */
             if (t->out[j].agg == a && t->out[j].col == col)
-                return raid_fail(NULL, RAID_EINVAL, "aggregation '%.*s' given twice", (int)(stop - p), p);
+                return raid_fail(NULL, RAID_EINVAL, "aggregation '%s' given twice", RAID_SHOW(p, (size_t)(stop - p)));
         if (t->nout == RAID_GROUPBY_MAX_AGGS)
             return raid_fail(NULL, RAID_EINVAL, "more than %d aggregations", RAID_GROUPBY_MAX_AGGS);
         t->out[t->nout++] = (gb_out){a, col};
@@ -102,7 +102,7 @@ typedef struct gb_keys {
     double *fkeys;
     int all_int;
     uint64_t big_line;
-    char big_text[96];
+    char big_text[RAID_SHOW_CAP];
 } gb_keys;
 
 /* Append batch b's rows to the arrays (keys, then per value column values and validity). */
@@ -131,7 +131,7 @@ static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t 
         if (r == 0)
             kc->all_int = 0;
         else if (r < 0 && !kc->big_line)
-            kc->big_line = kcol->line[i], snprintf(kc->big_text, sizeof kc->big_text, "%.*s", raid_table_show(len), s);
+            kc->big_line = kcol->line[i], raid_show_text(kc->big_text, s, len);
     }
     for (size_t j = 0; j < ncols; j++) {
         const raid_tcol *c = &b->col[1 + j];

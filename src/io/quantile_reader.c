@@ -54,7 +54,7 @@ static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
         const double v = len && len < sizeof buf && strspn(buf, "0123456789.eE+-") == len ? strtod(buf, &e) : NAN;
         if (!e || *e || !(v >= 0.0 && v <= 1.0))
-            return raid_fail(NULL, RAID_EINVAL, "bad quantile '%.*s' (expected a number in [0, 1])", (int)len, p);
+            return raid_fail(NULL, RAID_EINVAL, "bad quantile '%s' (expected a number in [0, 1])", RAID_SHOW(p, len));
         for (size_t j = 0; j < t->nq; j++) /* twice would write two columns of one q (and, as given, one name) */
             if ((*q)[j] == v)
                 return strcmp(t->qtext[j], buf) == 0
@@ -160,7 +160,7 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     if (!by && ns == 0) { /* no value at all: refused, as np.quantile of an empty array raises */
         free(seg_of);
         st = raid_fail(NULL, RAID_EPARSE, "%s: column '%s' has no values (no quantile of no values)",
-                       path, col);
+                       path, RAID_SHOWZ(col));
         goto done;
     }
     t->ngroups = ng;

@@ -596,20 +596,6 @@ static const char *type_noun(raid_ttype ty)
     return "value";
 }
 
-/* s[0..n) for a message: at most 80 bytes, bytes outside printable ASCII as \xHH. */
-static void show_escaped(char *out, size_t cap, const char *s, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && i < 80 && o + 5 < cap; i++) {
-        const unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c < 0x7F)
-            out[o++] = (char)c;
-        else
-            o += (size_t)snprintf(out + o, cap - o, "\\x%02X", c);
-    }
-    out[o] = 0;
-}
-
 /* Parse field s[0..n) (line `line`) of wanted column k into row `row` of the parse's batch (room made by
  * the caller). 0, or -1 after a failure. */
 static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, uint64_t line)
@@ -655,10 +641,8 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
             break;
         const size_t at = raid_utf8_invalid_at(s, n);
         if (at < n) {
-            char shown[400];
-            show_escaped(shown, sizeof shown, s, n);
             pfail(ps, line, colno, "%s is not valid UTF-8 (byte %zu is 0x%02X): '%s'", sp->what, at + 1,
-                  (unsigned)(unsigned char)s[at], shown);
+                  (unsigned)(unsigned char)s[at], RAID_SHOW(s, n));
             return -1;
         }
         break;
@@ -682,7 +666,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
             break;
         }
         if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX (also where "inf" is read) */
-            pfail(ps, line, colno, "%s out of float64's range: '%.*s'", sp->what, raid_table_show(n), s);
+            pfail(ps, line, colno, "%s out of float64's range: '%s'", sp->what, RAID_SHOW(s, n));
             return -1;
         }
         break;
@@ -691,7 +675,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
         break;
     }
     if (bad) {
-        pfail(ps, line, colno, "cannot parse %s '%.*s'", sp->what, raid_table_show(n), s);
+        pfail(ps, line, colno, "cannot parse %s '%s'", sp->what, RAID_SHOW(s, n));
         return -1;
     }
     return 0;
@@ -721,14 +705,14 @@ static void process_header(pctx *ps)
             if (t->col[k] != SIZE_MAX) {
                 if (t->spec[k].flags & RAID_T_DUP_FIRST)
                     continue;
-                pfail(ps, t->hdr_line, j + 1, "duplicate column '%s' (also column %zu)", t->spec[k].name,
+                pfail(ps, t->hdr_line, j + 1, "duplicate column '%s' (also column %zu)", RAID_SHOWZ(t->spec[k].name),
                       t->col[k] + 1);
                 return;
             }
             if (taken != SIZE_MAX) {
                 if (t->spec[k].flags & RAID_T_YIELD)
                     continue;
-                pfail(ps, t->hdr_line, j + 1, "column '%s' is given two roles (%s and %s columns)", t->hdr[j],
+                pfail(ps, t->hdr_line, j + 1, "column '%s' is given two roles (%s and %s columns)", RAID_SHOWZ(t->hdr[j]),
                       t->spec[taken].what, t->spec[k].what);
                 return;
             }
@@ -738,7 +722,7 @@ static void process_header(pctx *ps)
     }
     for (size_t k = 0; k < t->ncols; k++) {
         if (t->col[k] == SIZE_MAX && !(t->spec[k].flags & RAID_T_OPTIONAL)) {
-            pfail(ps, t->hdr_line, 1, "missing column '%s'", t->spec[k].name);
+            pfail(ps, t->hdr_line, 1, "missing column '%s'", RAID_SHOWZ(t->spec[k].name));
             return;
         }
     }

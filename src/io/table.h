@@ -241,8 +241,8 @@ const char *raid_table_errmsg(const raid_table *t);
 /* The 1-based line of the header (0 before raid_table_open read it). */
 uint64_t raid_table_header_line(const raid_table *t);
 
-/* At most 80 bytes of s[0..n) for a message, as printf arguments "%.*s" (quoted by the caller). */
-static inline int raid_table_show(size_t n) { return n > 80 ? 80 : (int)n; }
+/* Text of a field in a message: raid_show_text (include/raid/core.h; RAID_SHOW(s, n)), the one escaping of
+ * every message (control bytes and bytes that are not ASCII as \xHH, at most 80 bytes). */
 
 /* Notices of the table: the last line without a line break. Count, and text i (NULL out of range). */
 size_t raid_table_notice_count(const raid_table *t);

@@ -357,7 +357,8 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
 
     if (iv_path && !strcmp(iv_path, prices_path)) {
         free(ymd);
-        return raid_fail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'", iv_path);
+        return raid_fail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'",
+                         RAID_SHOWZ(iv_path));
     }
     raid_outfile pf, vf;
     memset(&vf, 0, sizeof vf);
