@@ -114,3 +114,13 @@ def test_python_exceptions():
     with pytest.raises(TypeError) as e:
         raid.simulate(**{"x\x1b": 1})
     assert "'x\\x1B'" in str(e.value) and "\x1b" not in str(e.value)
+
+
+def test_notices_summary(cli, tmp_path):
+    """The CLI's summary of per-series notices names its first series as the messages do (escaped)."""
+    p = tmp_path / "g.csv"
+    p.write_bytes(b"symbol,date,ret\n" + b"".join(b"S%d\x1b[2J,2020-01-0%d,0.01\n" % (i, d) for i in range(6)
+                                                 for d in (1, 2, 3)))
+    rc, err = run(cli, "garch", p)
+    text = clean(err)
+    assert "6 of 6 series: too short" in text and "(first: S0\\x1B[2J, S1\\x1B[2J, S2\\x1B[2J" in text, text
