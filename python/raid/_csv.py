@@ -5,7 +5,8 @@ raid_csv_put_value, and the jobs' *_write_csv): text as RFC 4180 wants it (quote
 holds a comma, quote or line break or starts or ends with a space or tab: so that it reads back as
 written); numbers as the shortest text that reads back as the same double, in the layout of C's "%.17g"
 (f64_text, digit for digit the library's raid_f64_text);
-integers as integers; a missing value (NaN, None, NA, NaT) as an empty field; an infinity as "inf" or
+integers as integers; a missing value (NaN, None, NA, NaT) as an empty field (where the CLI's groupby and
+quantile write a NaN result of a group with values as "nan", docs/python.md "CSV output"); an infinity as "inf" or
 "-inf" (a result of the column jobs: bars' volume, group-by sums, quantiles, sorted rows), except in the
 tables of the model jobs (realized, har, garch, ma, sweep), whose writers print every non-finite value as
 an empty field (raid_csv_put_value): those tables carry attrs[NONFINITE] = "empty"; timestamps as the
