@@ -11,7 +11,7 @@ int cmd_devices(int argc, char **argv)
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "raid devices: unexpected argument '%s'\n", argv[1]);
+        fprintf(stderr, "raid devices: unexpected argument '%s'\n", RAID_SHOWZ(argv[1]));
         return EXIT_USAGE;
     }
     raid_device_info dev[64];

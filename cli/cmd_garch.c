@@ -73,17 +73,17 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
             break;
         case 'w':
             if (raid_garch_window_parse(optarg, &wk, &win) != RAID_OK || wk == RAID_GARCH_FULL)
-                USAGE("bad --window '%s' (expected rolling:N or expanding:N, N from %d to 2147483647)\n", optarg,
+                USAGE("bad --window '%s' (expected rolling:N or expanding:N, N from %d to 2147483647)\n", RAID_SHOWZ(optarg),
                       RAID_GARCH_MIN_T);
             break;
         case 'S':
             if (cli_parse_i64(optarg, 1, INT32_MAX, &step))
-                USAGE("bad --step '%s' (expected an integer from 1 to 2147483647)\n", optarg);
+                USAGE("bad --step '%s' (expected an integer from 1 to 2147483647)\n", RAID_SHOWZ(optarg));
             have_step = 1;
             break;
         case 'x':
             if (cli_parse_i64(optarg, 1, 100000, &v))
-                USAGE("bad --max-iter '%s' (expected an integer from 1 to 100000)\n", optarg);
+                USAGE("bad --max-iter '%s' (expected an integer from 1 to 100000)\n", RAID_SHOWZ(optarg));
             raid_garch_spec_set_max_iter(sp, (int)v);
             break;
         case 'q': cli_quiet = 1; break;
@@ -92,8 +92,8 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
         case 3: names[0] = optarg; break;
         case 4: names[1] = optarg; break;
         case 'h': fputs(cli_help("garch"), stdout); return -1;
-        case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
-        default: USAGE("unknown option %s\n", argv[optind - 1]);
+        case ':': USAGE("option %s needs a value\n", RAID_SHOWZ(argv[optind - 1]));
+        default: USAGE("unknown option %s\n", RAID_SHOWZ(argv[optind - 1]));
         }
     }
     if (optind != argc - 1)
@@ -105,7 +105,7 @@ static int garch_options(int argc, char **argv, raid_garch_spec *sp, const char 
               price_col ? "prices" : "returns");
     names[2] = *kind == RAID_GARCH_PRICES ? price_col : ret_col;
     if (cli_same_file(argv[optind], *out_path) || (!strcmp(argv[optind], "-") && cli_is_stdin_file(*out_path)))
-        USAGE("-o '%s' is the input file '%s'\n", *out_path, argv[optind]);
+        USAGE("-o '%s' is the input file '%s'\n", RAID_SHOWZ(*out_path), RAID_SHOWZ(argv[optind]));
     raid_garch_spec_set_window(sp, wk, win, step);
     return 0;
 }

@@ -73,63 +73,63 @@ static int har_options(int argc, char **argv, raid_har_spec *sp, const char *nam
         case 'm': {
             raid_har_model m;
             if (raid_har_model_parse(optarg, &m) != RAID_OK)
-                USAGE("bad --model '%s' (expected har, har-j, har-cj or harq)\n", optarg);
+                USAGE("bad --model '%s' (expected har, har-j, har-cj or harq)\n", RAID_SHOWZ(optarg));
             raid_har_spec_set_model(sp, m);
             break;
         }
         case 't': {
             raid_har_transform t;
             if (raid_har_transform_parse(optarg, &t) != RAID_OK)
-                USAGE("bad --transform '%s' (expected none, log or sqrt)\n", optarg);
+                USAGE("bad --transform '%s' (expected none, log or sqrt)\n", RAID_SHOWZ(optarg));
             raid_har_spec_set_transform(sp, t);
             break;
         }
         case 'l':
             if (raid_har_lags_parse(optarg, lags, &nlags) != RAID_OK)
                 USAGE("bad --lags '%s' (expected at most %d increasing integers from 1 to 10000, the first 1)\n",
-                      optarg, RAID_HAR_MAX_LAGS);
+                      RAID_SHOWZ(optarg), RAID_HAR_MAX_LAGS);
             raid_har_spec_set_lags(sp, lags, nlags);
             break;
         case 'H':
             if (cli_parse_i64(optarg, 1, 1000, &v))
-                USAGE("bad --h '%s' (expected an integer in [1, 1000])\n", optarg);
+                USAGE("bad --h '%s' (expected an integer in [1, 1000])\n", RAID_SHOWZ(optarg));
             raid_har_spec_set_horizon(sp, (int)v);
             break;
         case 's':
             if (raid_har_se_parse(optarg, &se) != RAID_OK)
-                USAGE("bad --se '%s' (expected ols, white or nw)\n", optarg);
+                USAGE("bad --se '%s' (expected ols, white or nw)\n", RAID_SHOWZ(optarg));
             break;
         case 'n':
             if (cli_parse_i64(optarg, 0, 100000, &nw_lag))
-                USAGE("bad --nw-lag '%s' (expected an integer from 0 to 100000)\n", optarg);
+                USAGE("bad --nw-lag '%s' (expected an integer from 0 to 100000)\n", RAID_SHOWZ(optarg));
             break;
         case 'w': /* N <= k: the message below */
             if (raid_har_window_parse(optarg, &wk, &win) != RAID_OK || wk == RAID_HAR_FULL)
-                USAGE("bad --window '%s' (expected rolling:N or expanding:N)\n", optarg);
+                USAGE("bad --window '%s' (expected rolling:N or expanding:N)\n", RAID_SHOWZ(optarg));
             break;
         case 'a':
             if (cli_parse_double(optarg, &a) || raid_har_spec_set_alpha(sp, a) != RAID_OK)
-                USAGE("bad --alpha '%s' (expected a number in (0, 1))\n", optarg);
+                USAGE("bad --alpha '%s' (expected a number in (0, 1))\n", RAID_SHOWZ(optarg));
             break;
         case 'q': cli_quiet = 1; break;
         case 5: *symbol_required = 1; /* fall through */
         case 1: case 2: case 3: case 4: case 6: names[opt == 5 ? 0 : opt == 6 ? 1 : opt + 1] = optarg; break;
         case 'h': fputs(cli_help("har"), stdout); return -1;
-        case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
-        default: USAGE("unknown option %s\n", argv[optind - 1]);
+        case ':': USAGE("option %s needs a value\n", RAID_SHOWZ(argv[optind - 1]));
+        default: USAGE("unknown option %s\n", RAID_SHOWZ(argv[optind - 1]));
         }
     }
     if (optind != argc - 1)
         USAGE("expected one input FILE (see raid help har)\n");
     if (*fc_path && !cli_is_plain_file(*fc_path))
         USAGE("--forecasts '%s' must name a file (its losses file goes beside it), not standard output or a "
-              "device\n", *fc_path);
+              "device\n", RAID_SHOWZ(*fc_path));
     if (cli_same_file(*fc_path, *out_path))
-        USAGE("--forecasts and -o name the same file '%s'\n", *out_path);
+        USAGE("--forecasts and -o name the same file '%s'\n", RAID_SHOWZ(*out_path));
     for (int j = 0; j < 2; j++) {
         const char *o = j ? *fc_path : *out_path;
         if (cli_same_file(argv[optind], o) || (!strcmp(argv[optind], "-") && cli_is_stdin_file(o)))
-            USAGE("%s '%s' is the input file '%s'\n", j ? "--forecasts" : "-o", o, argv[optind]);
+            USAGE("%s '%s' is the input file '%s'\n", j ? "--forecasts" : "-o", RAID_SHOWZ(o), RAID_SHOWZ(argv[optind]));
     }
     const int k = raid_har_spec_k(sp);
     if (raid_har_spec_model(sp) == RAID_HAR_Q && raid_har_spec_transform(sp) != RAID_HAR_NONE)
@@ -167,7 +167,8 @@ static int har_side_files(const char *in_path, const char *out_path, const char 
     for (int i = 0; i < 3; i++)
         for (int j = i < 2 ? 2 : 3; j < 4; j++)
             if (cli_same_file(pth[i], pth[j]))
-                USAGE("the %s '%s' and the %s are the same file\n", j == 3 ? "losses file" : "forecasts file", pth[j],
+                USAGE("the %s '%s' and the %s are the same file\n", j == 3 ? "losses file" : "forecasts file",
+                      RAID_SHOWZ(pth[j]),
                       i == 0 ? "input" : i == 1 ? "-o file" : "forecasts file");
     if (cli_open_output(fout, "har", fcp) != 0 || (++*nopen, cli_open_output(lout, "har", lsp) != 0))
         rc = EXIT_INPUT;

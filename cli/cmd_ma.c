@@ -42,12 +42,12 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
             break;
         case 's':
             if (raid_ma_stat_parse(optarg, stat) != RAID_OK)
-                USAGE("bad --stat '%s' (expected sum, mean, sumsq, var, wma, ema or hma)\n", optarg);
+                USAGE("bad --stat '%s' (expected sum, mean, sumsq, var, wma, ema or hma)\n", RAID_SHOWZ(optarg));
             have_stat = 1;
             break;
         case 'w':
             if (cli_parse_i64(optarg, 1, RAID_MA_MAX_WINDOW, window))
-                USAGE("bad --window '%s' (expected an integer in [1, %d])\n", optarg, RAID_MA_MAX_WINDOW);
+                USAGE("bad --window '%s' (expected an integer in [1, %d])\n", RAID_SHOWZ(optarg), RAID_MA_MAX_WINDOW);
             break;
         case 1: case 2: case 3:
             if (!*optarg)
@@ -56,8 +56,8 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
             break;
         case 'q': cli_quiet = 1; break;
         case 'h': fputs(cli_help("ma"), stdout); return -1;
-        case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
-        default: USAGE("unknown option %s\n", argv[optind - 1]);
+        case ':': USAGE("option %s needs a value\n", RAID_SHOWZ(argv[optind - 1]));
+        default: USAGE("unknown option %s\n", RAID_SHOWZ(argv[optind - 1]));
         }
     }
     if (optind != argc - 1)
@@ -67,7 +67,7 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
     if (raid_ma_warmup(*stat, *window) < 0)
         USAGE("--stat %s needs --window 2 or more\n", raid_ma_stat_name(*stat));
     if (cli_same_file(argv[optind], *out_path) || (!strcmp(argv[optind], "-") && cli_is_stdin_file(*out_path)))
-        USAGE("-o '%s' is the input file '%s'\n", *out_path, argv[optind]);
+        USAGE("-o '%s' is the input file '%s'\n", RAID_SHOWZ(*out_path), RAID_SHOWZ(argv[optind]));
     return 0;
 }
 

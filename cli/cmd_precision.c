@@ -224,22 +224,22 @@ int cmd_precision_report(int argc, char **argv)
             break;
         case 'h': fputs(cli_help("precision-report"), stdout); return 0;
         case ':':
-            fprintf(stderr, "raid precision-report: option %s needs a value\n", argv[optind - 1]);
+            fprintf(stderr, "raid precision-report: option %s needs a value\n", RAID_SHOWZ(argv[optind - 1]));
             return EXIT_USAGE;
         default:
             fprintf(stderr, "raid precision-report: unknown option %s (try raid help precision-report)\n",
-                    argv[optind - 1]);
+                    RAID_SHOWZ(argv[optind - 1]));
             return EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "raid precision-report: unexpected argument '%s'\n", argv[optind]);
+        fprintf(stderr, "raid precision-report: unexpected argument '%s'\n", RAID_SHOWZ(argv[optind]));
         return EXIT_USAGE;
     }
     const char *ext = prec_ext(out);
     int svg = !strcasecmp(ext, "svg");
     if (!svg && strcasecmp(ext, "png")) {
-        fprintf(stderr, "raid precision-report: the figure must be a .png or .svg file (got '%s')\n", out);
+        fprintf(stderr, "raid precision-report: the figure must be a .png or .svg file (got '%s')\n", RAID_SHOWZ(out));
         return EXIT_USAGE;
     }
     if (!device)

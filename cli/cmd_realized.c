@@ -57,7 +57,7 @@ int cmd_realized(int argc, char **argv)
             break;
         case 's':
             if (raid_parse_sample(optarg, &ro.sample_us) != RAID_OK) {
-                fprintf(stderr, "raid realized: bad --sample '%s' (expected tick, Ns, Nmin, Nh or Nms)\n", optarg);
+                fprintf(stderr, "raid realized: bad --sample '%s' (expected tick, Ns, Nmin, Nh or Nms)\n", RAID_SHOWZ(optarg));
                 return EXIT_USAGE;
             }
             break;
@@ -73,7 +73,7 @@ int cmd_realized(int argc, char **argv)
             else if (!strcmp(optarg, "returns"))
                 ro.kind = RAID_INPUT_RETURNS;
             else {
-                fprintf(stderr, "raid realized: bad --input '%s' (expected prices or returns)\n", optarg);
+                fprintf(stderr, "raid realized: bad --input '%s' (expected prices or returns)\n", RAID_SHOWZ(optarg));
                 return EXIT_USAGE;
             }
             break;
@@ -83,13 +83,13 @@ int cmd_realized(int argc, char **argv)
             else if (!strcmp(optarg, "df"))
                 prec = RAID_PREC_DF;
             else {
-                fprintf(stderr, "raid realized: bad --precision '%s' (expected f32 or df)\n", optarg);
+                fprintf(stderr, "raid realized: bad --precision '%s' (expected f32 or df)\n", RAID_SHOWZ(optarg));
                 return EXIT_USAGE;
             }
             break;
         case 'c':
             if (cli_parse_i64(optarg, 1, INT64_MAX, &chunk)) {
-                fprintf(stderr, "raid realized: bad --chunk '%s'\n", optarg);
+                fprintf(stderr, "raid realized: bad --chunk '%s'\n", RAID_SHOWZ(optarg));
                 return EXIT_USAGE;
             }
             break;
@@ -102,8 +102,8 @@ int cmd_realized(int argc, char **argv)
         case 4: ro.date_col = optarg; break;
         case 5: ro.ret_col = optarg; break;
         case 'h': fputs(cli_help("realized"), stdout); return 0;
-        case ':': fprintf(stderr, "raid realized: option %s needs a value\n", argv[optind - 1]); return EXIT_USAGE;
-        default: fprintf(stderr, "raid realized: unknown option %s\n", argv[optind - 1]); return EXIT_USAGE;
+        case ':': fprintf(stderr, "raid realized: option %s needs a value\n", RAID_SHOWZ(argv[optind - 1])); return EXIT_USAGE;
+        default: fprintf(stderr, "raid realized: unknown option %s\n", RAID_SHOWZ(argv[optind - 1])); return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
@@ -116,7 +116,8 @@ int cmd_realized(int argc, char **argv)
     }
     const char *in_path = argv[optind];
     if (cli_same_file(in_path, out_path) || (!strcmp(in_path, "-") && cli_is_stdin_file(out_path))) {
-        fprintf(stderr, "raid realized: -o '%s' is the input file '%s'\n", out_path, in_path);
+        fprintf(stderr, "raid realized: -o '%s' is the input file '%s'\n", RAID_SHOWZ(out_path),
+                RAID_SHOWZ(in_path));
         return EXIT_USAGE;
     }
 

@@ -73,10 +73,10 @@ int cmd_simulate(int argc, char **argv)
         case 'q': cli_quiet = 1; break;
         case 'h': fputs(cli_help("simulate"), stdout); return 0;
         case ':':
-            fprintf(stderr, "raid simulate: option %s needs a value\n", argv[optind - 1]);
+            fprintf(stderr, "raid simulate: option %s needs a value\n", RAID_SHOWZ(argv[optind - 1]));
             return EXIT_USAGE;
         default:
-            fprintf(stderr, "raid simulate: unknown option %s (try raid help simulate)\n", argv[optind - 1]);
+            fprintf(stderr, "raid simulate: unknown option %s (try raid help simulate)\n", RAID_SHOWZ(argv[optind - 1]));
             return EXIT_USAGE;
         }
         if (bad) {
@@ -84,12 +84,12 @@ int cmd_simulate(int argc, char **argv)
             for (const struct option *lo = longopts; lo->name; lo++)
                 if (lo->val == c)
                     name = lo->name;
-            fprintf(stderr, "raid simulate: bad value '%s' for --%s (see raid help simulate)\n", optarg, name);
+            fprintf(stderr, "raid simulate: bad value '%s' for --%s (see raid help simulate)\n", RAID_SHOWZ(optarg), name);
             return EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "raid simulate: unexpected argument '%s'\n", argv[optind]);
+        fprintf(stderr, "raid simulate: unexpected argument '%s'\n", RAID_SHOWZ(argv[optind]));
         return EXIT_USAGE;
     }
     if (!out || !*out) {
@@ -101,7 +101,7 @@ int cmd_simulate(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (cli_same_file(out, iv)) {
-        fprintf(stderr, "raid simulate: --iv and -o name the same file '%s'\n", out);
+        fprintf(stderr, "raid simulate: --iv and -o name the same file '%s'\n", RAID_SHOWZ(out));
         return EXIT_USAGE;
     }
     raid_ctx *ctx = NULL; /* the cpu context: the job's progress only */

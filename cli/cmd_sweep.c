@@ -65,21 +65,21 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
         case 'S': sp->short_side = 1; break;
         case 'c':
             if (cli_parse_double(optarg, &sp->cost_bps) || !(sp->cost_bps >= 0 && sp->cost_bps < 1e4))
-                USAGE("bad --cost-bps '%s' (expected a number in [0, 10000))\n", optarg);
+                USAGE("bad --cost-bps '%s' (expected a number in [0, 10000))\n", RAID_SHOWZ(optarg));
             break;
         case 'b':
             if (cli_parse_double(optarg, &sp->bars_per_year) || !(sp->bars_per_year > 0))
-                USAGE("bad --bars-per-year '%s' (expected a number > 0)\n", optarg);
+                USAGE("bad --bars-per-year '%s' (expected a number > 0)\n", RAID_SHOWZ(optarg));
             break;
         case 'F':
             if (!strcmp(optarg, "close") || !strcmp(optarg, "next-open"))
                 sp->fill = optarg[0] == 'c' ? RAID_SWEEP_FILL_CLOSE : RAID_SWEEP_FILL_NEXT_OPEN;
             else
-                USAGE("bad --fill '%s' (expected close or next-open)\n", optarg);
+                USAGE("bad --fill '%s' (expected close or next-open)\n", RAID_SHOWZ(optarg));
             break;
         case 'm':
             if (raid_ma_stat_parse(optarg, &sp->ma) != RAID_OK)
-                USAGE("bad --ma '%s' (expected hma, wma, mean or ema)\n", optarg);
+                USAGE("bad --ma '%s' (expected hma, wma, mean or ema)\n", RAID_SHOWZ(optarg));
             break;
         case 1: case 2: case 3: case 4:
             if (!*optarg)
@@ -95,19 +95,19 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
             else if (!strcmp(optarg, "f32"))
                 sp->precision = RAID_SWEEP_PRECISION_F32;
             else
-                USAGE("bad --precision '%s' (expected df or f32)\n", optarg);
+                USAGE("bad --precision '%s' (expected df or f32)\n", RAID_SHOWZ(optarg));
             break;
         case 6:
             if (!strcmp(optarg, "direct") || !strcmp(optarg, "prefix"))
                 sp->formulation = optarg[0] == 'd' ? RAID_SWEEP_DIRECT : RAID_SWEEP_PREFIX;
             else
-                USAGE("bad --formulation '%s' (expected direct or prefix)\n", optarg);
+                USAGE("bad --formulation '%s' (expected direct or prefix)\n", RAID_SHOWZ(optarg));
             break;
         case 7: a->parity = 1; break;
         case 'q': cli_quiet = 1; break;
         case 'h': fputs(cli_help("sweep"), stdout); return -1;
-        case ':': USAGE("option %s needs a value\n", argv[optind - 1]);
-        default: USAGE("unknown option %s\n", argv[optind - 1]);
+        case ':': USAGE("option %s needs a value\n", RAID_SHOWZ(argv[optind - 1]));
+        default: USAGE("unknown option %s\n", RAID_SHOWZ(argv[optind - 1]));
         }
     }
     if (optind != argc - 1)
@@ -116,13 +116,13 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
         USAGE("%s\n", msg(raid_errmsg()));
     const char *in = argv[optind];
     if (a->trades_path && !cli_is_plain_file(a->trades_path))
-        USAGE("--trades '%s' must name a file, not standard output or a device\n", a->trades_path);
+        USAGE("--trades '%s' must name a file, not standard output or a device\n", RAID_SHOWZ(a->trades_path));
     if (cli_same_file(a->trades_path, a->out_path))
-        USAGE("--trades and -o name the same file '%s'\n", a->out_path);
+        USAGE("--trades and -o name the same file '%s'\n", RAID_SHOWZ(a->out_path));
     for (int j = 0; j < 2; j++) {
         const char *o = j ? a->trades_path : a->out_path;
         if (cli_same_file(in, o) || (!strcmp(in, "-") && cli_is_stdin_file(o)))
-            USAGE("%s '%s' is the input file '%s'\n", j ? "--trades" : "-o", o, in);
+            USAGE("%s '%s' is the input file '%s'\n", j ? "--trades" : "-o", RAID_SHOWZ(o), RAID_SHOWZ(in));
     }
     return 0;
 }

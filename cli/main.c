@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         }
         const char *h = cli_help(argv[2]);
         if (!h) {
-            fprintf(stderr, "raid: unknown command '%s'\n", argv[2]);
+            fprintf(stderr, "raid: unknown command '%s'\n", RAID_SHOWZ(argv[2]));
             return EXIT_USAGE;
         }
         fputs(h, stdout);
@@ -66,6 +66,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "raid: unknown command '%s' (try raid --help)\n", cmd);
+    fprintf(stderr, "raid: unknown command '%s' (try raid --help)\n", RAID_SHOWZ(cmd));
     return EXIT_USAGE;
 }

@@ -131,6 +131,8 @@ void cli_notes_add(cli_notes *n, const char *subject, const char *text)
         fprintf(stderr, "raid %s: notice: %s\n", n->cmd, text);
         return;
     }
+    char shown[RAID_SHOW_CAP]; /* the series' name as the library's messages show it (escaped) */
+    subject = raid_show_text(shown, subject, RAID_SHOW_NUL);
     char *rest = without_subject(text, subject), *key = rest ? kind_of(rest) : NULL;
     cli_note_group *g = key ? group_of(n, key) : NULL;
     if (!g) { /* out of memory: the notice as it is */

@@ -290,7 +290,7 @@ int cli_option_once(const char *cmd, const struct option *longopts, int opt, con
     if (seen[i]) { /* a second value would silently replace the first (--by a --by b sorted by b) */
         if (*v || *seen[i])
             fprintf(stderr, "raid %s: %s%s given twice ('%s', then '%s')\n", cmd, opt == 'o' ? "-o" : "--",
-                    opt == 'o' ? "" : longopts[i].name, seen[i], v);
+                    opt == 'o' ? "" : longopts[i].name, RAID_SHOWZ(seen[i]), RAID_SHOWZ(v));
         else
             fprintf(stderr, "raid %s: --%s given twice\n", cmd, longopts[i].name);
         return EXIT_USAGE;
@@ -320,7 +320,7 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
             return -1;
         }
         if (opt == ':' || opt == '?') {
-            fprintf(stderr, "raid %s: %s %s\n", cmd, opt == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+            fprintf(stderr, "raid %s: %s %s\n", cmd, opt == ':' ? "option needs a value:" : "unknown option", RAID_SHOWZ(argv[optind - 1]));
             return EXIT_USAGE;
         }
         if (opt == 'q') {
@@ -342,7 +342,8 @@ int cli_string_options(const char *cmd, int argc, char **argv, const char *const
         return EXIT_USAGE;
     }
     if (cli_same_file(argv[optind], *out_path) || (!strcmp(argv[optind], "-") && cli_is_stdin_file(*out_path))) {
-        fprintf(stderr, "raid %s: -o '%s' is the input file '%s'\n", cmd, *out_path, argv[optind]);
+        fprintf(stderr, "raid %s: -o '%s' is the input file '%s'\n", cmd, RAID_SHOWZ(*out_path),
+                RAID_SHOWZ(argv[optind]));
         return EXIT_USAGE;
     }
     return 0;

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
+#include "core/outfile.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,8 +46,8 @@ static int split(char *line, char **f, int cap)
     return k;
 }
 
-/* A value field: empty, or a number printed exactly as %.17g prints it (17 significant digits, trailing
- * zeros dropped). */
+/* A value field: empty, or a number printed as the library's writer prints it (raid_f64_text: the
+ * shortest decimal that reads back as the same double). */
 static double parse_value(const char *s, const char *what)
 {
     if (!*s)
@@ -55,10 +56,9 @@ static double parse_value(const char *s, const char *what)
     double v = strtod(s, &end);
     if (*end || !isfinite(v))
         fail_msg("%s: bad value '%s'", what, s);
-    char again[64];
-    snprintf(again, sizeof again, "%.17g", v);
-    if (strcmp(again, s))
-        fail_msg("%s: '%s' is not printed with 17 significant digits (%%.17g gives '%s')", what, s, again);
+    char again[RAID_F64_TEXT];
+    if (strcmp(raid_f64_text(again, v), s))
+        fail_msg("%s: '%s' is not the shortest text that reads back ('%s')", what, s, again);
     return v;
 }
 

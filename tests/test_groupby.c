@@ -314,6 +314,75 @@ static void t_device_vs_cpu(void **state)
     raid_ctx_destroy(ctx);
 }
 
+/* Means with exact answers (Python's fractions: the exact mean rounded once), each group keyed by its case
+ * number: sums beyond the largest double whose means are finite (1.7e308 twice: sum inf, mean 1.7e308),
+ * the exact mean where the rounded sum divided by the count rounds twice, ties in the subnormals, a mean
+ * below half the smallest subnormal (its sign), specials. On the cpu path and every device path, bit for
+ * bit. */
+typedef struct mcase {
+    double v[4];
+    int n;
+    double mean;
+} mcase;
+
+static void t_exact_means(void **state)
+{
+    (void)state;
+    const double M = 0x1.fffffffffffffp+1023;
+    const mcase c[] = {
+        {{1.7e308, 1.7e308}, 2, 1.7e308},
+        {{M, M, M}, 3, M},
+        {{-M, -M}, 2, -M},
+        {{M, M, 1.0}, 3, 0x1.5555555555555p+1023},
+        {{M, M, -M, M}, 4, 0x1.fffffffffffffp+1022},
+        {{1e308, 1e308, -1e308, 3.0}, 4, 0x1.1ccf385ebc8a0p+1021},
+        /* the rounded sum 0x1.49579602fa721p+1 / 3 gives ...debp-1 */
+        {{0x1.b52609115a880p+0, 0x1.9ac27c70e1aefp-1, 0x1.027c4c8298680p-4}, 3, 0x1.b71f5d614deeap-1},
+        {{1e-300, 1e300, -1e300}, 3, 0x1.c92d503f699ccp-999},
+        {{tiny(1), 0.0}, 2, 0.0},            /* half the smallest subnormal: a tie, to even (0) */
+        {{tiny(3), 0.0}, 2, tiny(2)},        /* 1.5 units: to even (2) */
+        {{tiny(1), tiny(1), 0.0}, 3, tiny(1)},
+        {{-tiny(1), 0.0, 0.0}, 3, -0.0},     /* below half a unit: the quotient's sign */
+        {{-0.0, -0.0}, 2, -0.0},
+        {{0.0, -0.0}, 2, 0.0},
+        {{1.0, -1.0}, 2, 0.0},
+        {{INFINITY, 1e308, 1e308}, 3, INFINITY},
+        {{-INFINITY, 1.0}, 2, -INFINITY},
+        {{INFINITY, -INFINITY}, 2, NAN},
+        {{NAN, 1e308, 1e308}, 3, NAN},
+    };
+    const size_t nc = sizeof c / sizeof c[0];
+    int64_t k[128];
+    double x[128];
+    size_t n = 0;
+    for (size_t j = 0; j < nc; j++)
+        for (int r = 0; r < c[j].n; r++, n++)
+            k[n] = (int64_t)j, x[n] = c[j].v[r];
+    raid_ctx *ctx = t_have_opencl() ? dev() : NULL;
+    const raid_agg one[2] = {RAID_AGG_MEAN, RAID_AGG_SUM};
+    const int modes[] = {-1, 0, 1, 3, 8}; /* automatic, global limbs, local, exponent buckets, partitions */
+    for (int m = -1; m < (ctx ? 5 : 0); m++) {
+        for (int a = 0; a < 2; a++) { /* every aggregation, then the mean with the sum alone */
+            raid_groupby *g = NULL;
+            const raid_status st = a == 0 ? gb_compute(m < 0 ? NULL : ctx, k, x, NULL, n, ALL, NALL, 0, 0,
+                                                       m < 0 ? -1 : modes[m], &g)
+                                          : gb_compute(m < 0 ? NULL : ctx, k, x, NULL, n, one, 2, 0, 0,
+                                                       m < 0 ? -1 : modes[m], &g);
+            if (st == RAID_EUNSUPPORTED && m >= 2)
+                continue; /* exponent buckets, partitions: sums, counts and means only */
+            assert_int_equal(st, RAID_OK);
+            assert_int_equal(raid_groupby_ngroups(g), nc);
+            const double *mean = raid_groupby_column(g, a == 0 ? 2 : 0);
+            for (size_t j = 0; j < nc; j++)
+                if (!same_bits(mean[j], c[j].mean))
+                    fail_msg("%s, mode %d, case %zu: mean %a, expected %a", m < 0 ? "cpu" : "device",
+                             m < 0 ? -1 : modes[m], j, mean[j], c[j].mean);
+            raid_groupby_destroy(g);
+        }
+    }
+    raid_ctx_destroy(ctx);
+}
+
 /* One group whose rows span every work-group (values that carry through every limb), 100 device runs. */
 static void t_device_repeat(void **state)
 {
@@ -459,7 +528,7 @@ int main(void)
         cmocka_unit_test(t_exact_cases),   cmocka_unit_test(t_semantics),     cmocka_unit_test(t_empty_and_errors),
         cmocka_unit_test(t_threads),       cmocka_unit_test(t_csv_no_rows),
         cmocka_unit_test(t_device_cases),  cmocka_unit_test(t_device_vs_cpu), cmocka_unit_test(t_device_repeat),
-        cmocka_unit_test(t_device_no_counts),
+        cmocka_unit_test(t_device_no_counts), cmocka_unit_test(t_exact_means),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

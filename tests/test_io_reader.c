@@ -470,7 +470,7 @@ static void test_errors(void **st)
                  "A,2020-01-02T10:00:00,x\r\n",
                  &o, RAID_EPARSE, "6:3: cannot parse price 'x'");
     expect_error("symbol,timestamp,price\n\"A\",\"2020-01-02T10:00:00\",\"1\nx\"\n", &o, RAID_EPARSE,
-                 "2:3: cannot parse price '1\nx'");
+                 "2:3: cannot parse price '1\\x0Ax'"); /* the line break escaped: a message is one line */
     expect_error("symbol,timestamp,price\nA,2020-01-02T10:00:00,\"1\n", &o, RAID_EPARSE,
                  "2:3: unterminated quoted field");
     /* An explicitly named symbol column must exist; the default one is optional. */

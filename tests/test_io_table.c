@@ -100,13 +100,13 @@ static void test_batches(void **st)
     raid_table_close(t);
 }
 
-/* One column of type ty read from the one-row file "v\n<field>\n": 0 if it parses. */
-static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
+/* One column of type ty (with flags) read from the one-row file "v\n<field>\n": 0 if it parses. */
+static int parse_one_flags(raid_ttype ty, unsigned flags, const char *field, double *f, int64_t *i)
 {
     char text[256];
     snprintf(text, sizeof text, "v\n%s\n", field);
     const char *p = write_tmp("one.csv", text);
-    const raid_tspec spec = {"v", NULL, ty, 0};
+    const raid_tspec spec = {"v", NULL, ty, flags};
     raid_table *t = NULL;
     assert_int_equal(raid_table_open(&t, p, &spec, 1), RAID_OK);
     raid_tbatch b;
@@ -126,6 +126,57 @@ static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
     raid_tbatch_free(&b);
     raid_table_close(t);
     return s == RAID_OK ? 0 : -1;
+}
+
+static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
+{
+    return parse_one_flags(ty, 0, field, f, i);
+}
+
+static uint64_t bits_of(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* A generic value column (RAID_T_SPECIALS) also reads IEEE 754's special values as numpy, pandas and
+ * polars write them, ASCII case-insensitively, NaN as the quiet NaN of the sign written; decimals as
+ * before (one beyond float64 still an error); nothing else. Without the flag every one is refused. */
+static void test_specials(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *s;
+        uint64_t bits;
+    } ok[] = {{"inf", 0x7FF0000000000000ull},       {"-inf", 0xFFF0000000000000ull},
+              {"+inf", 0x7FF0000000000000ull},      {"Infinity", 0x7FF0000000000000ull},
+              {"-Infinity", 0xFFF0000000000000ull}, {"+INFINITY", 0x7FF0000000000000ull},
+              {"INF", 0x7FF0000000000000ull},       {"iNf", 0x7FF0000000000000ull},
+              {"nan", 0x7FF8000000000000ull},       {"NaN", 0x7FF8000000000000ull},
+              {"NAN", 0x7FF8000000000000ull},       {"+nan", 0x7FF8000000000000ull},
+              {"-nan", 0xFFF8000000000000ull},      {"-NaN", 0xFFF8000000000000ull},
+              {"\"inf\"", 0x7FF0000000000000ull},   {" -inf\t", 0xFFF0000000000000ull},
+              {"1.5", 0x3FF8000000000000ull},       {"-0", 0x8000000000000000ull}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        double v = 0;
+        if (parse_one_flags(RAID_T_F64, RAID_T_SPECIALS, ok[i].s, &v, NULL) != 0 || bits_of(v) != ok[i].bits)
+            fail_msg("'%s' read as %016llx, expected %016llx", ok[i].s, (unsigned long long)bits_of(v),
+                     (unsigned long long)ok[i].bits);
+        if (ok[i].bits >> 52 == 0x7FF || ok[i].bits >> 52 == 0xFFF) /* a decimal column refuses the words */
+            if (parse_one(RAID_T_F64, ok[i].s, NULL, NULL) == 0)
+                fail_msg("a decimal column accepted '%s'", ok[i].s);
+    }
+    const char *bad[] = {"in",   "infin", "infinit", "infinityy", "infs", "nan(1)", "nan(0x1)", "nanq", "snan",
+                         "--inf", "+-inf", "- inf",  "\" inf\"",  "1.#INF", "1.#IND", "-1.#QNAN", "NA", "null",
+                         "None", "inf0",  "0inf",   "1e999",     "-1e999", "0x1p3", "\xE2\x88\x9E", "i",  "n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (parse_one_flags(RAID_T_F64, RAID_T_SPECIALS, bad[i], NULL, NULL) == 0)
+            fail_msg("accepted '%s'", bad[i]);
+    /* an EMPTY_NA column: nan is a value, an empty field the null */
+    double v = 0;
+    assert_int_equal(parse_one_flags(RAID_T_F64, RAID_T_SPECIALS | RAID_T_EMPTY_NA, "nan", &v, NULL), 0);
+    assert_true(isnan(v));
 }
 
 static void test_numbers(void **st)
@@ -350,10 +401,74 @@ static void test_keys_empty(void **st)
     raid_table_close(t);
 }
 
+/* The one escaping of quoted input in messages (raid_show_text, include/raid/core.h): printable ASCII as
+ * it is, a backslash doubled, every other byte \xHH; 80 bytes at most, then the length. */
+static void test_show_text(void **st)
+{
+    (void)st;
+    char out[RAID_SHOW_CAP];
+    assert_string_equal(raid_show_text(out, "12abc", RAID_SHOW_NUL), "12abc");
+    assert_string_equal(raid_show_text(out, "\x1B[2J\x1B]0;owned\x07", RAID_SHOW_NUL), "\\x1B[2J\\x1B]0;owned\\x07");
+    assert_string_equal(raid_show_text(out, "a\0b", 3), "a\\x00b");
+    assert_string_equal(raid_show_text(out, "1\r2\n3\t4\x7F", RAID_SHOW_NUL), "1\\x0D2\\x0A3\\x094\\x7F");
+    assert_string_equal(raid_show_text(out, "A\xFF\xC3\xA9", RAID_SHOW_NUL), "A\\xFF\\xC3\\xA9"); /* bytes, not letters */
+    assert_string_equal(raid_show_text(out, "C:\\x41", RAID_SHOW_NUL), "C:\\\\x41"); /* not the escape of 'A' */
+    assert_string_equal(raid_show_text(out, NULL, 3), "(null)");
+    assert_string_equal(raid_show_text(out, "", 0), "");
+    char big[5001];
+    memset(big, 'A', 5000);
+    big[5000] = 0;
+    raid_show_text(out, big, 80); /* 80 bytes: no cut */
+    assert_int_equal(strlen(out), 80);
+    raid_show_text(out, big, 5000);
+    assert_int_equal(strncmp(out, big, 80), 0);
+    assert_string_equal(out + 80, "... (5000 bytes)");
+    memset(big, 0x1B, 5000); /* the worst case fits the buffer */
+    raid_show_text(out, big, 5000);
+    assert_int_equal(strlen(out), 4 * 80 + strlen("... (5000 bytes)"));
+    assert_true(strlen(out) < RAID_SHOW_CAP);
+}
+
+/* A message holds no byte outside printable ASCII. */
+static void assert_clean(const char *m)
+{
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+        if (*p < 0x20 || *p >= 0x7F)
+            fail_msg("byte 0x%02X in message: %s", *p, m);
+}
+
+/* Every message of the table reader that quotes a field shows it through raid_show_text: an ESC sequence
+ * in a number field (it would clear the terminal), a CR inside a quoted field, bytes that are not UTF-8,
+ * a field of 10,000 bytes (cut, with its length). (A NUL is refused without echoing the field: "NUL byte
+ * in field", test_io_blocks.) */
+static void test_escaped_messages(void **st)
+{
+    (void)st;
+    expect_error("date,rv,jump_p\n2020-01-02,\x1B[2J\x1B[H1,\n", 0, RAID_EPARSE,
+                 "2:2: cannot parse rv '\\x1B[2J\\x1B[H1'");
+    expect_error("date,rv,jump_p\n2020-01-02,\"1\r2\",\n", 0, RAID_EPARSE, "2:2: cannot parse rv '1\\x0D2'");
+    expect_error("date,rv,jump_p\n2020-01-02,1\xFF\x7F,\n", 0, RAID_EPARSE, "2:2: cannot parse rv '1\\xFF\\x7F'");
+    expect_error("date,rv,jump_p\n\x1B[31m2020-01-02,1,\n", 0, RAID_EPARSE,
+                 "2:1: cannot parse date '\\x1B[31m2020-01-02'");
+    expect_error("date,rv,jump_p\n2020-01-02,1,9e999\x1B\n", 0, RAID_EPARSE, "2:3: cannot parse jump_p '9e999\\x1B'");
+    expect_error("date,rv,jump_p,symbol\n2020-01-02,1,2,\x1B\xFF\n", 0, RAID_EPARSE,
+                 "2:4: symbol is not valid UTF-8 (byte 2 is 0xFF): '\\x1B\\xFF'");
+    const size_t N = 10000;
+    char *text = malloc(N + 64), want[256];
+    int k = sprintf(text, "date,rv,jump_p\n2020-01-02,");
+    memset(text + k, 'A', N);
+    strcpy(text + k + N, ",\n");
+    snprintf(want, sizeof want, "2:2: cannot parse rv '%.80s... (10000 bytes)'", text + k);
+    expect_error(text, 0, RAID_EPARSE, want);
+    assert_clean(raid_errmsg());
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_types),  cmocka_unit_test(test_batches),   cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_specials), cmocka_unit_test(test_show_text), cmocka_unit_test(test_escaped_messages),
         cmocka_unit_test(test_errors), cmocka_unit_test(test_last_line), cmocka_unit_test(test_header),
         cmocka_unit_test(test_keys_empty),
     };

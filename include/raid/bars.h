@@ -4,8 +4,10 @@
  *
  * One bar per (symbol, interval) with at least one trade: start (the interval's local wall-clock start),
  * open (the first trade's price), high, low, close (the last trade's), volume (the EXACT sum of the
- * sizes, rounded once), vwap (the exact sum of price x size, each product taken exactly, rounded once,
- * divided by the volume in float64; NaN when the volume is 0) and trades (the count). The aggregations
+ * sizes, rounded once), vwap (the exact sum of price x size, each product taken exactly, divided by the
+ * exact volume: each sum rounded once to 53 bits with no exponent range, the two divided in float64 and
+ * scaled back, i.e. the rounded sums' quotient, also where a sum is beyond the largest double; NaN when
+ * the volume is 0) and trades (the count). A trade whose price x size is beyond float64 is refused. The aggregations
  * are raid_groupby_compute's (include/raid/groupby.h), so the bars are bit for bit the same on the cpu
  * path and a device. Intervals are cut in local time: floor(local time / interval), counted from
  * 1970-01-01T00:00:00 local (so 1d bars are calendar days, 1h bars start on the hour), as pandas'
@@ -98,7 +100,8 @@ RAID_API const char *raid_bars_symbol(const raid_bars *b, size_t j);
 /** The number of bars; 0 for NULL. */
 RAID_API size_t raid_bars_count(const raid_bars *b);
 /** Write "symbol,start,open,high,low,close,volume,vwap,trades": start as local "YYYY-MM-DDTHH:MM:SS"
- *  (".ffffff" when not whole seconds), prices and sums with 17 significant digits (a NaN vwap empty).
+ *  (".ffffff" when not whole seconds), prices and sums as the shortest text that reads back as the same
+ *  double (an infinite volume "inf", a NaN vwap empty).
  *  Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_bars_write_csv(const raid_bars *b, FILE *f);
 /** Notices of the reading by raid_bars_run_csv (raid_bars_compute has none): the table reader's

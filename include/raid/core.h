@@ -79,6 +79,25 @@ RAID_API const char *raid_strerror(raid_status s);
  *  the thread's next failing call. (A failing call on a context also sets it, with the same text.) */
 RAID_API const char *raid_errmsg(void);
 
+/* Text of the input quoted in a message. */
+#define RAID_SHOW_MAX 80                     /* bytes of the text shown, at most */
+#define RAID_SHOW_CAP (4 * RAID_SHOW_MAX + 40) /* bytes of raid_show_text's out */
+#define RAID_SHOW_NUL ((size_t)-1)            /* n of a NUL-terminated text */
+/** s[0 .. n) (n = RAID_SHOW_NUL: up to its NUL) as it is shown in every message of the library and the
+ *  CLI that quotes text of the input (a field, a symbol, a header name, an option's value; the caller
+ *  adds the quotes): printable ASCII (0x20 to 0x7E) as it is, a backslash as \\, every other byte as
+ *  \xHH (control bytes such as ESC, CR, LF, NUL and DEL, and every byte of 0x80 and up: no message
+ *  carries a terminal's control sequence, a line break or a byte that is not ASCII text); at most
+ *  RAID_SHOW_MAX bytes of s, then "... (N bytes)" with N the text's length. NULL s: "(null)". out:
+ *  RAID_SHOW_CAP bytes; returns out. (`symbol is not valid UTF-8 (byte 2 is 0xFF): 'A\xFF'`.) */
+RAID_API const char *raid_show_text(char *out, const char *s, size_t n);
+#ifndef __cplusplus
+/** raid_show_text into a buffer of the enclosing block, for a printf argument: raid_fail(ctx, st,
+ *  "cannot parse '%s'", RAID_SHOW(field, len)). */
+#define RAID_SHOW(s, n) raid_show_text((char[RAID_SHOW_CAP]){0}, (s), (n))
+#define RAID_SHOWZ(s) raid_show_text((char[RAID_SHOW_CAP]){0}, (s), RAID_SHOW_NUL)
+#endif
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Context: backend selection and precision policy                                                   */
 /* ------------------------------------------------------------------------------------------------ */

@@ -267,7 +267,7 @@ RAID_API size_t raid_garch_result_message_symbol(const raid_garch_result *res, s
 /** Write the rows as CSV with the header
  *  symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,
  *  se_nu,loglik,iterations,status,sigma2_last,sigma2_next
- *  (17 significant digits; empty fields for what is undefined; window_end empty for full-sample fits, as
+ *  (numbers as the shortest text that reads back as the same double; empty fields for what is undefined; window_end empty for full-sample fits, as
  *  raid_garch_result_window_end otherwise;
  *  text fields quoted as RFC 4180 wants). Flushes f. Errors: RAID_EIO ("write error: REASON"),
  *  RAID_EINVAL (raid_errmsg). */

@@ -20,8 +20,11 @@
  *           zero is -0.0 only when c >= 1 and every v_k is -0.0 (IEEE: -0 + -0 = -0, +0 + -0 = +0 and x + -x
  *           = +0 under round-to-nearest); c = 0 gives +0.0 (pandas' and polars' sum of nothing). Infinities
  *           and NaN by IEEE 754: any NaN, or both +inf and -inf, give NaN; else an infinity gives itself.
- *   mean  : sum / c in float64 (the exactly rounded sum divided once: within 1 ulp of the exact mean,
- *           u = 2^-53 relative twice); NaN when c = 0.
+ *   mean  : the exact sum divided by c, rounded ONCE to the nearest float64 (ties to even): the
+ *           correctly rounded mean, also where the sum itself is beyond the largest double ({1.7e308,
+ *           1.7e308}: sum +inf, mean 1.7e308; not the rounded sum divided, which overflows); below half the
+ *           smallest subnormal it is 0.0 with the quotient's sign. The sum's special values and signed
+ *           zeros carry over (NaN, +-inf; -0.0 for a group of -0.0 only); NaN when c = 0.
  *   min, max: the least / greatest v_k, -0.0 ordered below +0.0 (so min{0.0, -0.0} = -0.0, max = 0.0,
  *           whatever the order); NaN when c = 0, or (flags 0) when a v_k is NaN.
  *   first, last: v_1 and v_c (the values of the group's first and last valid rows); NaN when c = 0.
@@ -141,8 +144,10 @@ typedef struct raid_groupby_table raid_groupby_table;
  *  the float64 it rounds to, grouped by raid_groupby_compute_f64: 0.0 and -0.0 one group) and every value
  *  column named in aggs, "AGG:COL[,AGG:COL...]" with AGG count, sum, mean, min, max, first or last
  *  (raid_groupby_compute's semantics; an empty field of a value column is a null), or a bare "count"
- *  (the rows of the group). flags: 0 or RAID_GROUPBY_SKIPNA (the file holds no NaN: numbers are decimal
- *  only). One raid_groupby_compute per value column on ctx (NULL or cpu: the float64 path; a device: its
+ *  (the rows of the group). Keys and values are numbers of a generic value column: decimals, and inf,
+ *  -inf and nan as numpy, pandas and polars write them (docs/input.md). flags: 0 (a nan value is a value:
+ *  its group's sum, mean, min and max are NaN, numpy's and polars' rule) or RAID_GROUPBY_SKIPNA (a nan is a
+ *  null: pandas' rule). One raid_groupby_compute per value column on ctx (NULL or cpu: the float64 path; a device: its
  *  kernels, the same bits). *out: the table (raid_groupby_table_destroy). Errors: RAID_EINVAL (a bad
  *  aggregation list: its item; more than RAID_GROUPBY_MAX_AGGS items), RAID_EIO (FILE: reason),
  *  RAID_EPARSE ("FILE:LINE:COL: what": a missing column, a key that is not a number or an integer
@@ -151,8 +156,11 @@ typedef struct raid_groupby_table raid_groupby_table;
 RAID_API raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by, const char *aggs,
                                           unsigned flags, raid_groupby_table **out);
 /** Write the table: header "BY,AGG_COL,...,count" (count for a bare count), one row per group in ascending
- *  key order (float64 keys with 17 significant digits, inf and -inf as such, the zero group as 0); sums, means, min, max, first and last with 17 significant digits (inf and -inf written as
- *  such, NaN as an empty field), counts as integers. Errors: RAID_EINVAL (NULL), RAID_EIO. */
+ *  key order (float64 keys as the shortest text that reads back, inf and -inf as such, the zero group as
+ *  0, the NaN group as nan); sums, means, min, max, first and last likewise, inf, -inf and NaN
+ *  written as such (inf, -inf, nan, -nan: the text the table reader reads back as the same bits), an
+ *  aggregation of a group without a value (its count 0) as an empty field (a null; its sum is 0), counts
+ *  as integers. Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f);
 /** Notices of the reading by raid_groupby_run_csv: the table reader's (docs/input.md), a last line
  *  without a line break ("FILE:LINE: the last line has no line break at its end; ..."). Their number (0

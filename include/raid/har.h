@@ -308,7 +308,8 @@ RAID_API const double *raid_har_result_fc_qlike(const raid_har_result *res);
 RAID_API int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *n, double *mse, double *qlike,
                                   size_t *nq);
 
-/* CSV writers (the CLI's formats, docs/har.md): numbers with 17 significant digits, an undefined value
+/* CSV writers (the CLI's formats, docs/har.md): numbers as the shortest text that reads back as the same
+ * double (raid_csv_put_value), an undefined value
  * as an empty field, text fields (symbols, dates) quoted as RFC 4180 wants (raid_csv_put_field). Each
  * writer flushes f before returning. Errors: RAID_EIO ("write error: REASON": a write or the flush
  * failed; errno is left as the failure set it), RAID_EINVAL (NULL) (raid_errmsg). */

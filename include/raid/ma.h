@@ -165,7 +165,7 @@ RAID_API const char *raid_ma_input_notice(const raid_ma_input *in, size_t i);
 
 /** Write the CSV of `raid ma`: header "[symbol,]DATE,STAT" (DATE raid_ma_input_date_name, STAT
  *  raid_ma_stat_name; symbol when the input had one), then one row per input row: the symbol, the date
- *  as read, values[i] with 17 significant digits, empty when NAN (raid_csv_put_value). values: nrows
+ *  as read, values[i] as the shortest text that reads back, empty when NAN (raid_csv_put_value). values: nrows
  *  outputs of raid_ma_compute on the input's values and offsets.
  *  Errors (raid_errmsg): RAID_EINVAL (NULL, stat out of range), RAID_EIO (a write failed; errno kept). */
 RAID_API raid_status raid_ma_write_csv(const raid_ma_input *in, raid_ma_stat stat, const double *values, FILE *f);

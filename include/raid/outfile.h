@@ -61,8 +61,9 @@ RAID_API int raid_path_is_fd(const char *path, int fd);
  *  line break, or starts or ends with a space or tab (the reader trims unquoted fields, keeps quoted
  *  spaces); as is otherwise. A field written so reads back identically. */
 RAID_API void raid_csv_put_field(FILE *f, const char *s);
-/** Write ",v" with 17 significant digits ("%.17g": a float64 read back exactly), or "," when v is not a
- *  finite number (an undefined value is an empty field). */
+/** Write ",v" as the shortest decimal that reads back as the same float64 (the digits of Python's repr:
+ *  0.1, not "%.17g"'s 0.10000000000000001; laid out as "%.17g" lays out numbers, with a '.' whatever
+ *  LC_NUMERIC says), or "," when v is not a finite number (an undefined value is an empty field). */
 RAID_API void raid_csv_put_value(FILE *f, double v);
 
 #ifdef __cplusplus

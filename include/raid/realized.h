@@ -164,8 +164,8 @@ RAID_API size_t raid_realized_table_check(const raid_realized_table *tab, double
 
 /** Write the table as `raid realized` does: the header
  *  "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p", then one line per row: the symbol
- *  (raid_csv_put_field: RFC 4180 quoting), the date YYYY-MM-DD, n, and the measures with 17 significant
- *  digits (raid_csv_put_value; an undefined measure is an empty field); LF line ends. f is flushed.
+ *  (raid_csv_put_field: RFC 4180 quoting), the date YYYY-MM-DD, n, and the measures as the shortest
+ *  text that reads back as the same double (raid_csv_put_value; an undefined measure is an empty field); LF line ends. f is flushed.
  *  Errors: RAID_EINVAL (NULL, the table not finished), RAID_EIO ("write error: REASON"; errno is kept
  *  for the caller's own message); message: raid_errmsg(). */
 RAID_API raid_status raid_realized_table_write_csv(const raid_realized_table *tab, FILE *f);

@@ -107,19 +107,22 @@ RAID_API raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int6
 typedef struct raid_quantile_table raid_quantile_table;
 
 /** Read path ("-": standard input; CSV with a header row, the table reader of every RAID input) and take
- *  quantiles of the value column `col` (decimal numbers; an empty field is a null, skipped, as pandas'
- *  quantile skips NaN): qs "Q[,Q...]" (decimals in [0, 1], at most 1,024), numpy's method='linear'
- *  (raid_select_quantile). by: NULL (one row) or a key column (decimal int64): one row per key in
- *  ascending order (the rows sorted stably by key with raid_sort_i64_f64, then the groups selected as
- *  segments), NaN for a key without a value. ctx: NULL or cpu (the float64 path) or a device (its sort
+ *  quantiles of the value column `col` (numbers of a generic value column: decimals, inf, -inf and nan,
+ *  docs/input.md; an empty field is a null, skipped, as pandas' quantile skips NaN; a nan is a value and
+ *  makes its group's quantiles NaN, as numpy's): qs "Q[,Q...]" (decimals in [0, 1], at most 1,024),
+ *  numpy's method='linear' (raid_select_quantile). by: NULL (one row) or a key column (decimal int64): one
+ *  row per key in ascending order (the rows sorted stably by key with raid_sort_i64_f64, then the groups
+ *  selected as segments), NaN for a key without a value. ctx: NULL or cpu (the float64 path) or a device (its sort
  *  and select kernels; the same bits). Errors: RAID_EINVAL (a bad q list: a q not a decimal in [0, 1], more
  *  than 1,024, or a q given twice, the numbers compared: "quantile '0.50' given twice (the same q as
  *  '0.5')"), RAID_EIO, RAID_EPARSE ("FILE:LINE:COL: what"), RAID_ENOMEM, the device's. Message:
  *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out NULL on failure. */
 RAID_API raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *col, const char *qs,
                                            const char *by, raid_quantile_table **out);
-/** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), 17 significant digits, inf and
- *  -inf as such, NaN empty. Errors: RAID_EINVAL (NULL), RAID_EIO. */
+/** Write "[KEY,]qQ1,qQ2,..." (the q as given), one row per key (or one row), numbers as the shortest text
+ *  that reads back as the same double, inf,
+ *  -inf and a NaN quantile written as such (inf, -inf, nan or -nan: the text the table reader reads back as
+ *  the same bits), a key without a value as empty fields. Errors: RAID_EINVAL (NULL), RAID_EIO. */
 RAID_API raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f);
 /** Notices of the reading by raid_quantile_run_csv: the table reader's (docs/input.md), a last line
  *  without a line break ("FILE:LINE: the last line has no line break at its end; ..."). Their number (0

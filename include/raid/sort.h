@@ -96,15 +96,17 @@ typedef struct raid_sort_table raid_sort_table;
 /** Read path ("-": standard input; CSV with a header row, read by the table reader of every RAID input:
  *  docs/input.md) and order its data rows by the column `by` (matched case-insensitively), stably: rows
  *  of equal values keep their file order (pandas' sort_values(kind='stable', na_position='last'),
- *  polars' maintain_order). The column's fields are decimal numbers (the table reader's grammar) or empty
- *  (a null: nulls come last, in file order, in both directions).
+ *  polars' maintain_order). The column's fields are numbers (the table reader's grammar of a generic value
+ *  column: decimals, and inf, -inf, nan as numpy, pandas and polars write them, case-insensitively;
+ *  docs/input.md) or empty (a null: nulls come last, in file order, in both directions).
  *  - Every non-empty field an integer ([+-]digits) within int64: the column is sorted as int64, exactly
  *    (integers beyond 2^53 too), by raid_sort_i64_f64 with the row numbers carried; an integer beyond
  *    int64 in such a column is an error (RAID_EPARSE at its FILE:LINE:COL).
- *  - Else (a field with a decimal point or an exponent): every field is read as the float64 it rounds to
- *    (as pandas reads it: 1e400 is inf, 1e-400 is 0) and the rows are ordered by raid_argsort_f64_i64,
- *    numpy's order: -0.0 equal to 0.0 (file order), inf last among the numbers. (A CSV field is never
- *    NaN: the grammar has no nan.)
+ *  - Else (a field with a decimal point or an exponent, or a special value): every field is read as the
+ *    float64 it rounds to (as pandas reads it: 1e-400 is 0; a decimal beyond float64's range such as
+ *    1e400 is refused, "value out of float64's range") and the rows are ordered by raid_argsort_f64_i64,
+ *    numpy's order: -inf first, -0.0 equal to 0.0 (file order), inf last among the numbers, then NaN
+ *    (file order), then the nulls.
  *  - Text (a field that is not a number) is refused: RAID_EPARSE "FILE:LINE:COL: cannot parse value
  *    'TEXT'" at the first such field.
  *  flags: 0 or RAID_SORT_DESC (larger values first, ties still in file order, nulls still last; see

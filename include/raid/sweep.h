@@ -144,7 +144,7 @@ RAID_API size_t raid_sweep_result_message_series(const raid_sweep_result *r, siz
 
 /** Write the CSV of `raid sweep`: header "[symbol,]fast,slow,trades,total_log_return,sharpe,max_drawdown,
  *  exposure" (symbol when the result has symbols), one row per combination in result order, real numbers
- *  with 17 significant digits (raid_csv_put_value: empty when not finite); a combination without a value
+ *  as the shortest text that reads back as the same double (raid_csv_put_value: empty when not finite); a combination without a value
  *  has its five statistics, trades included, empty. Errors (raid_errmsg): RAID_EINVAL
  *  (NULL), RAID_EIO (a write failed; errno kept). */
 RAID_API raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f);

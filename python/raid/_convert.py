@@ -35,7 +35,7 @@ import datetime
 import numpy as np
 import pandas as pd
 
-from ._core import ffi
+from ._core import ffi, show
 
 
 class DtypeError(TypeError, ValueError):
@@ -370,10 +370,10 @@ def column(df, name, default, required=True):
     want = (name if name is not None else default).lower()
     hits = [c for c in df.columns if isinstance(c, str) and c.lower() == want]
     if len(hits) > 1:
-        raise ValueError(f"duplicate column '{want}': {hits}")
+        raise ValueError(f"duplicate column '{show(want)}': {hits}")
     if not hits:
         if required or name is not None:
-            raise KeyError(f"missing column '{name if name is not None else default}'")
+            raise KeyError(f"missing column '{show(name if name is not None else default)}'")
         return None
     return hits[0]
 

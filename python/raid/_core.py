@@ -46,6 +46,14 @@ def _text(p):
     return ffi.string(p).decode("utf-8", "replace") if p != ffi.NULL else ""
 
 
+def show(text):
+    """text (str: as UTF-8; or bytes) as every message of the library shows a quoted input (raid_show_text,
+    include/raid/core.h): printable ASCII as it is, other bytes as \\xHH, at most 80 bytes then the length."""
+    b = text if isinstance(text, bytes) else str(text).encode("utf-8", "surrogateescape")
+    out = ffi.new("char[]", 512)  # RAID_SHOW_CAP (include/raid/core.h) is 360
+    return ffi.string(lib.raid_show_text(out, b, len(b))).decode("ascii")
+
+
 def check(status, ctx=None, what=None):
     """Raise RaidError for a status other than RAID_OK, with the message of the context (a call that
     took one) or raid_errmsg() (a context-free call); what: the binding's message when the call sets none."""

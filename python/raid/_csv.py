@@ -3,8 +3,10 @@
 The fields follow the library's writers (include/raid/outfile.h raid_csv_put_field and
 raid_csv_put_value, and the jobs' *_write_csv): text as RFC 4180 wants it (quoted, quotes doubled, when it
 holds a comma, quote or line break or starts or ends with a space or tab: so that it reads back as
-written); numbers with 17 significant digits ("%.17g", which Python formats digit for digit as C does);
-integers as integers; a missing value (NaN, None, NA, NaT) as an empty field; an infinity as "inf" or
+written); numbers as the shortest text that reads back as the same double, in the layout of C's "%.17g"
+(f64_text, digit for digit the library's raid_f64_text);
+integers as integers; a missing value (NaN, None, NA, NaT) as an empty field (where the CLI's groupby and
+quantile write a NaN result of a group with values as "nan", docs/python.md "CSV output"); an infinity as "inf" or
 "-inf" (a result of the column jobs: bars' volume, group-by sums, quantiles, sorted rows), except in the
 tables of the model jobs (realized, har, garch, ma, sweep), whose writers print every non-finite value as
 an empty field (raid_csv_put_value): those tables carry attrs[NONFINITE] = "empty"; timestamps as the
@@ -38,9 +40,38 @@ def field(s):
     return s
 
 
+def f64_text(v):
+    """The text of a finite float v in the CLI's CSV (the library's raid_f64_text): the shortest decimal that
+    reads back as v (the digits of Python's repr, which are the shortest, the nearest of them) in the layout
+    of C's %.17g (fixed from 1e-4 to below 1e17, else d.ddde+XX; -0.0 as -0); empty when v is not finite."""
+    v = float(v)
+    if not math.isfinite(v):
+        return ""
+    if v == 0:
+        return "-0" if math.copysign(1.0, v) < 0 else "0"
+    mant, _, exp = repr(abs(v)).partition("e")  # '0.1', '123.0', '1.2345678901234568e+17', '5e-324'
+    ip, _, fp = mant.partition(".")
+    lead = len(ip) - len(ip.lstrip("0"))
+    digits = (ip + fp)[lead:]
+    e = (int(exp) if exp else 0) + len(ip) - lead - 1  # the exponent of the first digit
+    if ip.strip("0") == "":  # 0.000ddd
+        zeros = len(fp) - len(fp.lstrip("0"))
+        digits, e = fp[zeros:], (int(exp) if exp else 0) - zeros - 1
+    digits = digits.rstrip("0") or "0"
+    sign = "-" if v < 0 else ""
+    if e < -4 or e >= 17:
+        frac = "." + digits[1:] if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{frac}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    if e < 0:
+        return f"{sign}0.{'0' * (-e - 1)}{digits}"
+    if len(digits) <= e + 1:
+        return sign + digits + "0" * (e + 1 - len(digits))
+    return f"{sign}{digits[:e + 1]}.{digits[e + 1:]}"
+
+
 def _number(v, inf):
     if math.isfinite(v):
-        return "%.17g" % v
+        return f64_text(v)
     if math.isnan(v):
         return ""
     return inf[v < 0]
@@ -126,7 +157,7 @@ def to_csv(df, path_or_buf=None):
     (and its trades), raid.bars is the file `raid realized`, `raid har`, `raid garch`, `raid ma`,
     `raid sweep`, `raid bars` write for the same data and options; group-by, quantile and sorted tables
     are written as `raid groupby`, `raid quantile` and `raid sort` write theirs (docs/python.md "CSV
-    output": numbers as %.17g, a missing value as an empty field, RFC 4180 quoting, ISO 8601 timestamps
+    output": numbers in the fewest digits that read back as the same double, a missing value as an empty field, RFC 4180 quoting, ISO 8601 timestamps
     with a T, LF line ends, a named index as a column). path_or_buf: None (the text is returned), a path
     (written through the library's output files: a temporary file renamed when complete, as the CLI's
     -o; no compression) or an object with a write method (given the text)."""

@@ -25,7 +25,9 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     skipna: NaN values are nulls (pandas' groupby) when True; when False a NaN makes its group's sum,
     mean, min and max NaN (IEEE, numpy) and may be first or last.
     Sums are exact: the exact sum of each group's values rounded once to the nearest float64 (ties to
-    even), the same bits on every device; an all-null group sums to 0.0, its other aggregations are NaN.
+    even), the same bits on every device; means are the exact sum divided by the count, rounded once (finite
+    where the sum overflows: the mean of 1.7e308 and 1.7e308 is 1.7e308); an all-null group sums to 0.0, its
+    other aggregations are NaN.
     device: as raid.context ("cpu", "opencl", ...; None: $RAID_DEVICE or auto).
     Returns a DataFrame indexed by the distinct keys in ascending order (index name "key"), one column per
     aggregation named by it (an aggregation given twice is a ValueError, as in `raid groupby --agg`);

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ._convert import as_c, c_strings, column, floats, frame, integers, is_text, symbols, texts, timestamps_us
-from ._core import RaidNotice, array, check, context, ffi, lib, records
+from ._core import RaidNotice, array, check, context, ffi, lib, records, show
 from ._csv import mark_model
 
 # Rows pushed to raid_ticks between two takes (and computations): bounds the returns held at once.
@@ -65,7 +65,8 @@ def no_symbol_notice(stacklevel):
 
 def _sample_us(sample):
     us = ffi.new("int64_t *")
-    check(lib.raid_parse_sample(str(sample).encode(), us), what=f"bad sample '{sample}' (expected tick, Ns, Nmin, Nh or Nms)")
+    check(lib.raid_parse_sample(str(sample).encode(), us),
+          what=f"bad sample '{show(sample)}' (expected tick, Ns, Nmin, Nh or Nms)")
     return us[0]
 
 

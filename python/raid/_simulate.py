@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ._convert import c_int
-from ._core import check, ffi, lib, read_csv_exact, records
+from ._core import check, ffi, lib, read_csv_exact, records, show
 
 
 def sim_options():
@@ -37,7 +37,7 @@ def simulate(kind="prices", iv=False, **opts):
     fields = dict(ffi.typeof("raid_sim_opts").fields)
     for k, v in opts.items():
         if k not in fields:
-            raise TypeError(f"simulate() got an unknown option '{k}' (expected one of {sorted(fields)})")
+            raise TypeError(f"simulate() got an unknown option '{show(k)}' (expected one of {sorted(fields)})")
         ftype = fields[k].type
         if ftype.kind == "primitive" and ftype.cname in ("double", "float"):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):

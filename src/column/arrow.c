@@ -38,7 +38,7 @@ static raid_status check(raid_ctx *ctx, const char *fn, const char *what, const 
     if (s->dictionary || a->dictionary)
         return raid_fail(ctx, RAID_EINVAL, "%s: %s: a dictionary-encoded array (decode it first)", fn, what);
     if (!s->format || strlen(s->format) != 1 || !strchr(formats, s->format[0]))
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: format '%s' (expected %s%s%s)", fn, what, s->format ? s->format : "(null)",
+        return raid_fail(ctx, RAID_EINVAL, "%s: %s: format '%s' (expected %s%s%s)", fn, what, RAID_SHOWZ(s->format),
                          type_name(formats[0]), formats[0] && formats[1] ? " or " : "", formats[0] && formats[1] ? type_name(formats[1]) : "");
     if (s->n_children != 0 || a->n_children != 0)
         return raid_fail(ctx, RAID_EINVAL, "%s: %s: %lld children (expected 0)", fn, what,

@@ -2,9 +2,11 @@
  * reader (symbol, timestamp, price, size), each put in its (symbol, interval) group by an int64 key, and the
  * bars' fields from raid_groupby_compute: open, high, low, close, trades from the prices (first, max, min,
  * last, count), volume the exact sum of the sizes, vwap the exact sum of price x size (each product
- * split exactly into two doubles by TwoProd, both summed) divided by the volume. Every aggregation is the
- * group-by's, so the bars are bit for bit the same on the cpu path and a device. */
+ * split exactly into two doubles by TwoProd, both summed) divided by the volume, both sums taken with no
+ * exponent range (gb_groupby_sum_scaled) so that sums beyond the largest double give the vwap too. Every
+ * aggregation is the group-by's, so the bars are bit for bit the same on the cpu path and a device. */
 #define _POSIX_C_SOURCE 200809L
+#include "column/groupby_internal.h"
 #include "core/internal.h"
 #include "core/outfile.h"
 #include "io/symtab.h"
@@ -67,7 +69,7 @@ raid_status raid_bars_parse_interval(const char *s, int64_t *us)
                 return RAID_OK;
             }
     return raid_fail(NULL, RAID_EINVAL, "bad interval '%s' (expected Nms, Ns, Nmin, Nh or Nd, N a positive integer, "
-                     "at most %d days)", s, RAID_BARS_MAX_DAYS);
+                     "at most %d days)", RAID_SHOWZ(s), RAID_BARS_MAX_DAYS);
 }
 
 /* The trades kept so far: their group keys, prices and sizes, and what the checks need. The one path of
@@ -133,7 +135,7 @@ static raid_status trade_add(acc *a, int64_t q, const char *name, int64_t wall, 
     *col = C_TS;
     if (utc < a->last[q]) {
         snprintf(msg, len, "timestamp earlier than the previous trade of symbol '%s' (trades must be in time order "
-                 "within a symbol)", name);
+                 "within a symbol)", RAID_SHOWZ(name));
         return RAID_EPARSE;
     }
     a->last[q] = utc;
@@ -145,6 +147,11 @@ static raid_status trade_add(acc *a, int64_t q, const char *name, int64_t wall, 
     if (!(isfinite(s) && s >= 0.0)) {
         *col = C_SIZE;
         snprintf(msg, len, "size %.17g (expected finite and >= 0)", s);
+        return RAID_EPARSE;
+    }
+    if (!isfinite(p * s)) { /* the vwap sums each trade's product exactly: it must be a double */
+        *col = C_SIZE;
+        snprintf(msg, len, "size %.17g: price x size (price %.17g) is beyond float64's range", s, p);
         return RAID_EPARSE;
     }
     int next = 0; /* a window across midnight: from its start on, the next trading date (bars of whole days) */
@@ -231,8 +238,8 @@ static raid_status bars_make(raid_ctx *ctx, raid_bars *bars, const acc *r)
             ps[2 * i + 1] = fma(r->price[i], r->size[i], -p); /* the product's rounding error: p + e exact */
         }
         if ((st = raid_groupby_compute(ctx, r->key, r->price, NULL, r->n, pa, 5, 0, &gp)) == RAID_OK &&
-            (st = raid_groupby_compute(ctx, r->key, r->size, NULL, r->n, sa, 1, 0, &gv)) == RAID_OK &&
-            (st = raid_groupby_compute(ctx, k2, ps, NULL, 2 * r->n, sa, 1, 0, &gs)) == RAID_OK) {
+            (st = gb_compute(ctx, r->key, r->size, NULL, r->n, sa, 1, GB_SCALED, 0, -1, &gv)) == RAID_OK &&
+            (st = gb_compute(ctx, k2, ps, NULL, 2 * r->n, sa, 1, GB_SCALED, 0, -1, &gs)) == RAID_OK) {
             const size_t n = raid_groupby_ngroups(gp);
             bars->n = n;
             const size_t m = n ? n : 1;
@@ -251,7 +258,12 @@ static raid_status bars_make(raid_ctx *ctx, raid_bars *bars, const acc *r)
                 bars->open[g] = raid_groupby_column(gp, 0)[g], bars->high[g] = raid_groupby_column(gp, 1)[g];
                 bars->low[g] = raid_groupby_column(gp, 2)[g], bars->close[g] = raid_groupby_column(gp, 3)[g];
                 bars->volume[g] = raid_groupby_column(gv, 0)[g];
-                bars->vwap[g] = bars->volume[g] > 0.0 ? raid_groupby_column(gs, 0)[g] / bars->volume[g] : NAN;
+                /* the two exact sums rounded to 53 bits with no exponent range, divided, scaled back: the
+                 * rounded sums' quotient wherever they are normal doubles, and also where a sum is beyond
+                 * the largest double (two trades at 1e308 each: the products' sum is inf, the vwap 1e308) */
+                int e1 = 0, e2 = 0;
+                const double f1 = gb_groupby_sum_scaled(gs, g, &e1), f2 = gb_groupby_sum_scaled(gv, g, &e2);
+                bars->vwap[g] = bars->volume[g] > 0.0 ? ldexp(f1 / f2, e1 - e2) : NAN;
                 bars->trades[g] = cnt[g];
             }
         }
@@ -340,7 +352,7 @@ raid_status raid_bars_compute(raid_ctx *ctx, const int64_t *sym, const char *con
         if (!nm)
             st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name %zu is NULL", fn, j);
         else if (raid_symtab_find(&bars->syms, nm, strlen(nm)) >= 0)
-            st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name '%s' given twice", fn, nm);
+            st = raid_fail(NULL, RAID_EINVAL, "%s: symbol name '%s' given twice", fn, RAID_SHOWZ(nm));
         else if (raid_symtab_add(&bars->syms, nm, strlen(nm)) < 0)
             st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
     }

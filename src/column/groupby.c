@@ -20,6 +20,8 @@ struct raid_groupby {
     int *aggs;
     double *cols; /* naggs x ngroups */
     double *fkeys;  /* raid_groupby_compute_f64: the groups' float64 keys (else NULL) */
+    double *sfrac;  /* GB_SCALED: the sums' scaled form (gb_partial), else NULL */
+    int32_t *sexp;
     int null_group; /* raid_groupby_compute_f64: the last group is the null keys' */
 };
 
@@ -51,31 +53,91 @@ static uint64_t limb_bits(const uint32_t *limbs, int L, int pos, int k)
     return k >= 64 ? r : r & ((1ull << k) - 1u);
 }
 
-double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base)
+/* The bit length of M = sum limbs[i] 2^(32 i), i < L (0 for M = 0). */
+static int limbs_len(const uint32_t *limbs, int L)
 {
     int t = L - 1;
     while (t >= 0 && limbs[t] == 0)
         t--;
-    if (t < 0)
-        return 0.0;
-    const int len = 32 * t + (32 - __builtin_clz(limbs[t])); /* bits of M */
-    double r;
-    if (len <= 53) { /* exact: M 2^(base - 1074) is a float64 (a subnormal when small) */
-        r = ldexp((double)limb_bits(limbs, L, 0, len), base - 1074);
-    } else {
-        const int pos = len - 54; /* 53 bits and the rounding bit */
-        const uint64_t top = limb_bits(limbs, L, pos, 54);
-        uint64_t mant = top >> 1;
-        int sticky = 0;
-        for (int i = 0; i <= (pos - 1) >> 5 && !sticky && pos > 0; i++) {
-            const uint32_t w = i < (pos >> 5) ? limbs[i] : limbs[i] & ((1u << (pos & 31)) - 1u);
-            sticky = w != 0;
-        }
-        if ((top & 1u) && (sticky || (mant & 1u)))
-            mant++; /* 2^53 at most: exact in a double */
-        r = ldexp((double)mant, pos + 1 + base - 1074); /* a normal, or +inf past the largest double */
+    return t < 0 ? 0 : 32 * t + (32 - __builtin_clz(limbs[t]));
+}
+
+/* M (len bits) with its bits below bit q dropped and rounded to nearest, ties to even, the dropped part
+ * being bits 0 .. q-1 of M and, when sticky is set, a non-zero fraction below bit 0. q >= 1, or q <= 0
+ * with sticky 0 (nothing is dropped: M itself). len - q <= 53, so the result is at most 2^53. */
+static uint64_t round_at(const uint32_t *limbs, int L, int len, int q, int sticky)
+{
+    if (q <= 0)
+        return limb_bits(limbs, L, 0, len);
+    const uint64_t mant = len > q ? limb_bits(limbs, L, q, len - q) : 0;
+    const int half = (int)limb_bits(limbs, L, q - 1, 1);
+    for (int i = 0; i <= (q - 2) >> 5 && !sticky && q > 1; i++) { /* bits 0 .. q-2 */
+        const int top = q - 1 - 32 * i; /* bits of limb i below the half bit: 32, or fewer in its limb */
+        const uint32_t w = i < L ? limbs[i] : 0u;
+        sticky = (top >= 32 ? w : w & ((1u << top) - 1u)) != 0;
     }
+    return mant + (uint64_t)(half && (sticky || (mant & 1u)));
+}
+
+double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base)
+{
+    const int len = limbs_len(limbs, L);
+    if (len == 0)
+        return 0.0;
+    /* the 53 bits below the leading one; M 2^(base - 1074) with base >= 0 is never below the subnormals' last
+     * bit, so a shorter M is exact (subnormal when small), and ldexp of the rounded 53 bits is exact or
+     * overflows to +inf past the largest double */
+    const int q = len - 53;
+    const double r = ldexp((double)round_at(limbs, L, len, q, 0), (q > 0 ? q : 0) + base - 1074);
     return neg ? -r : r;
+}
+
+double gb_round_limbs_scaled(const uint32_t *limbs, int L, int base, int *e)
+{
+    const int len = limbs_len(limbs, L);
+    *e = 0;
+    if (len == 0)
+        return 0.0;
+    const int q = len - 53;
+    uint64_t m = round_at(limbs, L, len, q, 0); /* 53 bits (at most 2^53 after rounding up), or M itself */
+    if (q < 0)
+        m <<= -q; /* M below 2^52: to 53 bits */
+    *e = q + base - 1074 + 53;
+    return (double)m * 0x1p-53; /* exact: 2^52 <= m <= 2^53 */
+}
+
+double gb_mean_limbs(const uint32_t *limbs, int L, int neg, int base, uint64_t count)
+{
+    /* Q = floor(M 2^128 / count) and the remainder's sticky bit: M >= 1 and count < 2^64 give Q >= 2^64,
+     * so the rounding position (at least 11 bits above bit 0 of Q) is above the remainder, and the
+     * quotient's 128 extra bits reach below the subnormals' last bit whatever base is */
+    enum { XL = 4 };
+    uint32_t q[GB_MAX_LIMBS + XL];
+    assert(L <= GB_MAX_LIMBS && count > 0);
+    unsigned __int128 rem = 0;
+    for (int i = L + XL - 1; i >= 0; i--) {
+        const unsigned __int128 cur = rem << 32 | (i >= XL ? limbs[i - XL] : 0u);
+        q[i] = (uint32_t)(cur / count);
+        rem = cur % count;
+    }
+    const int len = limbs_len(q, L + XL);
+    if (len == 0)
+        return neg ? -0.0 : 0.0;
+    const int e = base - 1074 - 32 * XL;   /* Q's unit: 2^e */
+    int at = len - 53;                     /* the lowest bit kept: 53 bits, */
+    if (at < -1074 - e)                    /* or fewer below the normal range (the subnormals' last bit) */
+        at = -1074 - e;
+    const double r = ldexp((double)round_at(q, L + XL, len, at, rem != 0), at + e); /* exact: at + e >= -1074 */
+    return neg ? -r : r;
+}
+
+double gb_mean_finish(double m, int zero, uint32_t flags, int64_t count)
+{
+    if (count <= 0)
+        return NAN;
+    if (zero || (flags & (GB_F_NAN | GB_F_PINF | GB_F_NINF))) /* the sum's special value or signed zero, / count */
+        return gb_sum_finish(0.0, flags, count);
+    return m; /* a non-zero sum's mean, +-0.0 where it underflows (IEEE's sign) */
 }
 
 double gb_sum_finish(double fin, uint32_t flags, int64_t count)
@@ -264,12 +326,14 @@ void raid_groupby_destroy(raid_groupby *g)
 {
     if (!g)
         return;
-    free(g->keys), free(g->counts), free(g->aggs), free(g->cols), free(g->fkeys), free(g);
+    free(g->keys), free(g->counts), free(g->aggs), free(g->cols), free(g->fkeys), free(g->sfrac), free(g->sexp);
+    free(g);
 }
 
 static void partial_free(gb_partial *p)
 {
-    free(p->count), free(p->flags), free(p->sum), free(p->min), free(p->max), free(p->first), free(p->last);
+    free(p->count), free(p->flags), free(p->sum), free(p->mean), free(p->sfrac), free(p->sexp), free(p->min);
+    free(p->max), free(p->first), free(p->last);
 }
 
 raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need)
@@ -280,6 +344,12 @@ raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned
     int oom = !part->count || !part->flags;
     if (need & GB_NEED_SUM)
         oom |= !(part->sum = malloc(Gs * sizeof *part->sum));
+    if (need & GB_NEED_MEAN)
+        oom |= !(part->mean = malloc(Gs * sizeof *part->mean));
+    if (need & GB_NEED_SCALED) {
+        oom |= !(part->sfrac = malloc(Gs * sizeof *part->sfrac));
+        oom |= !(part->sexp = malloc(Gs * sizeof *part->sexp));
+    }
     if (need & GB_NEED_MINMAX) {
         oom |= !(part->min = malloc(Gs * sizeof *part->min));
         oom |= !(part->max = malloc(Gs * sizeof *part->max));
@@ -302,10 +372,11 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     if (naggs < 1 || naggs > RAID_GROUPBY_MAX_AGGS)
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: %zu aggregations (1 to %d)", naggs,
                          RAID_GROUPBY_MAX_AGGS);
-    if (flags & ~(unsigned)RAID_GROUPBY_SKIPNA)
+    if (flags & ~(unsigned)(RAID_GROUPBY_SKIPNA | GB_SCALED))
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
     unsigned need = 0;
     int counts = 0; /* the groups' counts are part of the result (count, mean) */
+    int mean = 0;
     for (size_t j = 0; j < naggs; j++) {
         if ((unsigned)aggs[j] >= RAID_AGG_NAGGS)
             return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: aggregation %zu is %d (0 to %d)", j,
@@ -315,7 +386,9 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
                 : aggs[j] == RAID_AGG_FIRST || aggs[j] == RAID_AGG_LAST           ? GB_NEED_FIRSTLAST
                                                                                   : 0u;
         counts |= aggs[j] == RAID_AGG_COUNT || aggs[j] == RAID_AGG_MEAN;
+        mean |= aggs[j] == RAID_AGG_MEAN;
     }
+    const int scaled = (flags & GB_SCALED) && (need & GB_NEED_SUM);
     if (n && need && !values)
         return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
     if (raid_on_device(ctx) && n >= GB_NONE)
@@ -346,7 +419,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     size_t G;
     if (raid_on_device(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
         const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need,
-                            .counts = counts};
+                            .counts = counts, .mean = mean, .scaled = scaled};
         if ((st = gb_cl_run(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)
             goto fail;
         G = g->ngroups;
@@ -371,12 +444,12 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     }
     G = g->ngroups;
     gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .keys = keys, .kmin = kmin, .valid = valid, .skipna = skipna,
-                    .x = values, .need = need, .base = 0, .pspan = -1};
+                    .x = values, .need = need, .base = 0, .pspan = -1, .mean = mean, .scaled = scaled};
     if (pmax >= 0) {
         plan.base = 32 * (pmin >> 5);
         plan.pspan = pmax - plan.base;
     }
-    if ((st = gb_partial_alloc(ctx, &part, G, need)) != RAID_OK)
+    if ((st = gb_partial_alloc(ctx, &part, G, gb_partials(&plan))) != RAID_OK)
         goto fail;
     if (keyed && !(g->keys = malloc(G * sizeof *g->keys))) {
         st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
@@ -394,6 +467,10 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
             part.flags[j] = part.flags[r] & ~GB_F_PRESENT;
             if (part.sum)
                 part.sum[j] = part.sum[r];
+            if (part.mean)
+                part.mean[j] = part.mean[r];
+            if (part.sfrac)
+                part.sfrac[j] = part.sfrac[r], part.sexp[j] = part.sexp[r];
             if (part.min)
                 part.min[j] = part.min[r], part.max[j] = part.max[r];
             if (part.first)
@@ -411,6 +488,10 @@ result:
     }
     if (counts)
         memcpy(g->counts, part.count, G * sizeof *g->counts);
+    if (part.sfrac) { /* kept with the result (gb_groupby_sum_scaled) */
+        g->sfrac = part.sfrac, g->sexp = part.sexp;
+        part.sfrac = NULL, part.sexp = NULL;
+    }
     for (size_t j = 0; j < naggs; j++) {
         double *c = g->cols + j * G;
         for (size_t k = 0; k < G; k++) {
@@ -419,7 +500,7 @@ result:
             switch (aggs[j]) {
             case RAID_AGG_COUNT: v = (double)cnt; break;
             case RAID_AGG_SUM: v = part.sum[k]; break;
-            case RAID_AGG_MEAN: v = cnt ? part.sum[k] / (double)cnt : NAN; break;
+            case RAID_AGG_MEAN: v = part.mean[k]; break;
             case RAID_AGG_MIN:
             case RAID_AGG_MAX: {
                 const uint64_t key = aggs[j] == RAID_AGG_MIN ? part.min[k] : part.max[k];
@@ -450,6 +531,11 @@ fail:
 raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid,
                                  size_t n, const raid_agg *aggs, size_t naggs, unsigned flags, raid_groupby **out)
 {
+    if (flags & GB_SCALED) { /* the library's own flag */
+        if (out)
+            *out = NULL;
+        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
+    }
     return gb_compute(ctx, keys, values, valid, n, aggs, naggs, flags, 0, -1, out);
 }
 
@@ -496,6 +582,13 @@ raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const ui
         g->fkeys[j] = raid_key64_value(k);
     }
     return RAID_OK;
+}
+
+double gb_groupby_sum_scaled(const raid_groupby *g, size_t k, int *e)
+{
+    assert(g && g->sfrac && k < g->ngroups);
+    *e = g->sexp[k];
+    return g->sfrac[k];
 }
 
 const double *raid_groupby_keys_f64(const raid_groupby *g) { return g && g->ngroups ? g->fkeys : NULL; }

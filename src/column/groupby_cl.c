@@ -26,6 +26,7 @@
 #include "raid/sort.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,6 @@
 #define GB_HASH_START (1u << 21)   /* slots of the first hash table at most (a retry takes 2n) */
 #define GB_EB_BUDGET (32u << 20)   /* bytes of exponent-bucket tables at most for the automatic choice */
 #define GB_PART_ROWS 32768         /* rows per block and per chunk of the partitioned path */
-#define GB_MAX_LIMBS 72            /* gb_cl_limbs at most: pspan <= 2046 */
 
 /* The exponent buckets e[0 .. 3 nb) of one sign (kernels/col_groupby.cl: bucket b0 + j = (lo, hi, top), the
  * integer top 2^64 + hi 2^32 + lo at bit 8 (b0 + j) of the limbs) added into the L limbs at out. The sum
@@ -432,7 +432,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     p->ngroups = G;
     for (int j = 0; j < ND; j++) /* the sums need only the ranks */
         raid_buf_release(ctx, &d[j]);
-    if ((st = gb_partial_alloc(ctx, out, G, p->need)) != RAID_OK)
+    if ((st = gb_partial_alloc(ctx, out, G, gb_partials(p))) != RAID_OK)
         goto done;
 
     const int L = gb_cl_limbs(p);
@@ -583,7 +583,13 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             }
             /* without counts, a group whose tables and flags are zero is empty unless a -0.0 flagged it */
             const int64_t cg = p->counts ? out->count[g] : (out->flags[g] & GB_F_NEGZ) != 0;
-            out->sum[g] = gb_sum_finish(gb_round_limbs(P, L, neg, p->base), out->flags[g], cg);
+            const double fin = gb_round_limbs(P, L, neg, p->base);
+            out->sum[g] = gb_sum_finish(fin, out->flags[g], cg);
+            if (out->mean) /* from the exact sum, which may lie beyond the largest double (counts are kept) */
+                out->mean[g] = gb_mean_finish(cg > 0 ? gb_mean_limbs(P, L, neg, p->base, (uint64_t)cg) : NAN,
+                                              fin == 0.0, out->flags[g], cg);
+            if (out->sfrac)
+                out->sfrac[g] = gb_round_limbs_scaled(P, L, p->base, &out->sexp[g]) * (neg ? -1.0 : 1.0);
         }
         out->flags[g] &= ~GB_F_NEGZ;
         if (p->need & GB_NEED_MINMAX) {

@@ -10,6 +10,7 @@
  * and max as 64-bit order keys, first and last as row indices: all exact, all order-independent. */
 #include "column/groupby_internal.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,8 +208,9 @@ static int accumulate(const gb_plan *p, int W, size_t stride, size_t lo, size_t 
     return 1;
 }
 
-/* The float64 sum of a normalised accumulator (chunks below the top in [0, 2^32), the top signed). */
-static double round_acc(const int64_t *a, int W, int base, uint32_t *limbs /* W + 2 */)
+/* The magnitude of a normalised accumulator's sum (chunks below the top in [0, 2^32), the top signed) into
+ * limbs[W + 2]; returns its sign (1: negative). */
+static int acc_limbs(const int64_t *a, int W, uint32_t *limbs /* W + 2 */)
 {
     for (int c = 0; c < W - 1; c++)
         limbs[c] = (uint32_t)a[c];
@@ -225,7 +227,7 @@ static double round_acc(const int64_t *a, int W, int base, uint32_t *limbs /* W 
             limbs[c] = v;
         }
     }
-    return gb_round_limbs(limbs, W + 2, neg, base);
+    return neg;
 }
 
 raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
@@ -300,13 +302,18 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
             int64_t *a = t0->acc + g * stride;
             out->count[g] = a[W] >> 5;
             out->flags[g] = (uint32_t)(a[W] & 31);
-            if (p->need & GB_NEED_SUM) {
-                double fin = 0.0;
-                if (limbs) {
-                    normalise(a, W);
-                    fin = round_acc(a, W, p->base, limbs);
-                }
+            if ((p->need & GB_NEED_SUM) && limbs) {
+                normalise(a, W);
+                const int neg = acc_limbs(a, W, limbs);
+                const double fin = gb_round_limbs(limbs, W + 2, neg, p->base);
                 out->sum[g] = gb_sum_finish(fin, out->flags[g], out->count[g]);
+                if (out->mean) /* from the exact sum, which may lie beyond the largest double */
+                    out->mean[g] = gb_mean_finish(out->count[g] > 0 ? gb_mean_limbs(limbs, W + 2, neg, p->base,
+                                                                                   (uint64_t)out->count[g])
+                                                                    : NAN,
+                                                  fin == 0.0, out->flags[g], out->count[g]);
+                if (out->sfrac)
+                    out->sfrac[g] = gb_round_limbs_scaled(limbs, W + 2, p->base, &out->sexp[g]) * (neg ? -1.0 : 1.0);
             }
             if (p->need & GB_NEED_MINMAX) {
                 out->min[g] = t0->min[g];

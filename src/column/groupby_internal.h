@@ -26,6 +26,14 @@
 #define GB_NEED_SUM 1u
 #define GB_NEED_MINMAX 2u
 #define GB_NEED_FIRSTLAST 4u
+/* Partials computed from the sums' limbs where they are rounded (gb_partial_alloc only, never in
+ * gb_plan.need, which says what the rows' passes keep): the means, the scaled sums. */
+#define GB_NEED_MEAN 8u
+#define GB_NEED_SCALED 16u
+
+/* gb_compute's flag beside RAID_GROUPBY_SKIPNA (the library's own, refused by raid_groupby_compute): keep
+ * each group's scaled sum (gb_groupby_sum_scaled). */
+#define GB_SCALED 0x40000000u
 
 typedef struct gb_plan {
     size_t n, ngroups;
@@ -43,7 +51,15 @@ typedef struct gb_plan {
     int base;             /* lowest bit kept: 32 x (lowest chunk of a finite non-zero value's p); 0 if none */
     int pspan;            /* highest p of a finite non-zero value minus base (-1: no such value) */
     int qmin;             /* the device path: lowest p of a finite non-zero value minus base (0 if none) */
+    int mean;             /* a mean is asked: the partials' means, from the exact sums */
+    int scaled;           /* sums asked and GB_SCALED: the scaled sums (gb_partial sfrac, sexp) */
 } gb_plan;
+
+/* The partials a plan fills (gb_partial_alloc's need). */
+static inline unsigned gb_partials(const gb_plan *p)
+{
+    return p->need | (p->mean ? GB_NEED_MEAN : 0u) | (p->scaled ? GB_NEED_SCALED : 0u);
+}
 
 /* Per-group partials, ngroups each (arrays NULL where not needed). min/max as order keys (gb_order_key),
  * 0 / UINT64_MAX when no non-NaN value; first/last row indices, -1 when none. */
@@ -51,6 +67,9 @@ typedef struct gb_partial {
     int64_t *count;
     uint32_t *flags;
     double *sum;    /* the exact sum, rounded (specials and signed zeros applied) */
+    double *mean;   /* mean asked: the exact sum divided by the count, rounded once (gb_mean_finish applied) */
+    double *sfrac;  /* gb_plan.scaled: the exact finite part of the sum rounded to 53 bits with no exponent */
+    int32_t *sexp;  /* range, sfrac 2^sexp (sfrac in [0.5, 1], 0 for an exact zero; specials not applied) */
     uint64_t *min, *max;
     int64_t *first, *last;
 } gb_partial;
@@ -65,6 +84,21 @@ double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base);
 /* A group's sum from its rounded exact finite part `fin` (0.0 for an exact zero), flags and count:
  * the special values and the sign of a zero by IEEE 754 (groupby.h). */
 double gb_sum_finish(double fin, uint32_t flags, int64_t count);
+/* Limbs of a group's sum on either path, at most: gb_cl_limbs is at most 67 (pspan <= 2046), the cpu
+ * path rounds W + 2 = 69 of them. */
+#define GB_MAX_LIMBS 72
+/* The float64 nearest (ties to even) to (-1)^neg M 2^(base - 1074) / count (count >= 1, L <= GB_MAX_LIMBS):
+ * the exact mean of a group whose exact sum is the limbs', rounded once, also where the sum itself is
+ * beyond the largest double (M 2^128 divided by the count in integers, the remainder as a sticky bit);
+ * +-0.0 (the sign of the quotient) where it is below half the smallest subnormal. */
+double gb_mean_limbs(const uint32_t *limbs, int L, int neg, int base, uint64_t count);
+/* A group's mean from gb_mean_limbs' m, whether the exact finite sum is zero, the flags and the count: NaN
+ * for count 0, the sum's special value (NaN, +-inf) or signed zero, else m. */
+double gb_mean_finish(double m, int zero, uint32_t flags, int64_t count);
+/* M 2^(base - 1074) rounded to 53 bits (ties to even) with no exponent range: m 2^(*e) with m in [0.5, 1]
+ * (0 and *e = 0 for M = 0); equal to gb_round_limbs' value scaled by a power of two wherever that is a
+ * finite normal double. For a ratio of two exact sums that are each beyond float64's range (bars' vwap). */
+double gb_round_limbs_scaled(const uint32_t *limbs, int L, int base, int *e);
 
 /* The two paths: fill the partials the plan needs (count and flags always). */
 raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
@@ -92,10 +126,17 @@ typedef struct gb_cl_knobs {
                                NULL (production): no write to this shared struct */
 } gb_cl_knobs;
 extern gb_cl_knobs gb_cl_test_knobs;
-/* The partials of G groups for the aggregations in need (GB_NEED_*): count and flags always. RAID_ENOMEM. */
+/* The partials of G groups for the aggregations in need (GB_NEED_*, gb_partials): count and flags always.
+ * RAID_ENOMEM. */
 raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need);
 
-/* raid_groupby_compute with the device knobs of gb_cl_run (tests; the public call passes 0, -1). */
+/* Group k's sum, with GB_SCALED, as sfrac 2^(*e) (gb_round_limbs_scaled: the exact finite part rounded to
+ * 53 bits with no exponent range, signed; 0 for an exact zero; the specials, in the sum's column, not
+ * applied). */
+double gb_groupby_sum_scaled(const raid_groupby *g, size_t k, int *e);
+
+/* raid_groupby_compute with the device knobs of gb_cl_run (tests; the public call passes 0, -1); flags
+ * may hold GB_SCALED. */
 raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
                        const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
                        raid_groupby **out);

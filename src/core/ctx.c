@@ -35,7 +35,8 @@ static raid_status select_device(raid_ctx *ctx, const char *spec)
     int p = -1, d = -1, n = 0;
     if (sscanf(spec, "opencl:%d.%d%n", &p, &d, &n) == 2 && spec[n] == 0 && p >= 0 && d >= 0)
         return raid_dev_open(ctx, p, d, 1);
-    return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)", spec);
+    return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)",
+                     RAID_SHOWZ(spec));
 }
 
 /* The tests' fault switch from RAID_FAULT (include/raid/tuning.h): arms a device context's device points

@@ -322,12 +322,19 @@ void raid_csv_put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void raid_csv_put_f64(FILE *f, double v)
+{
+    char t[RAID_F64_TEXT];
+    fputc(',', f);
+    fputs(raid_f64_text(t, v), f);
+}
+
 void raid_csv_put_value(FILE *f, double v)
 {
+    char t[RAID_F64_TEXT];
+    fputc(',', f);
     if (isfinite(v))
-        fprintf(f, ",%.17g", v);
-    else
-        fputs(",", f);
+        fputs(raid_f64_text(t, v), f);
 }
 
 raid_status raid_csv_written(FILE *f)

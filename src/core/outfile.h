@@ -33,6 +33,18 @@ raid_status raid_outfile_commit(raid_outfile *o);
 /* Close and remove the temporary file (a direct destination is left as written). */
 void raid_outfile_abort(raid_outfile *o);
 
+/* The text of a float64 in every CSV RAID writes (no leading comma; f64text.c): the shortest decimal that
+ * reads back as v (Python's repr's digits: 0.1, not %.17g's 0.10000000000000001), in %.17g's layout
+ * (scientific below 1e-4 and from 1e17 on; -0.0 as "-0"), a '.' whatever LC_NUMERIC says; the special
+ * values as numpy, pandas and polars write them and the table reader's generic value columns read them
+ * (docs/input.md): "inf", "-inf", "nan" ("-nan" with the sign bit set). It reads back as the same bits (a
+ * NaN as the quiet NaN of its sign: payloads are not written). Returns buf. */
+#define RAID_F64_TEXT 32
+const char *raid_f64_text(char buf[RAID_F64_TEXT], double v);
+/* Write ",v" by raid_f64_text: a value of a generic float64 column (raid groupby's, raid quantile's
+ * results), where NaN is a value and an empty field a null (raid_csv_put_value writes NaN empty). */
+void raid_csv_put_f64(FILE *f, double v);
+
 /* The end of a library CSV writer (raid_har_write_*, raid_realized_table_write_csv): flush f, so that a
  * full disk or a closed descriptor is seen by every writer, not only by the one whose output overflowed
  * the stream's buffer. RAID_OK, or RAID_EIO ("write error: REASON", raid_errmsg) with errno kept for the

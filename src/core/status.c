@@ -54,7 +54,7 @@ raid_status raid_parse_word(const char *const *names, int n, const char *s, int 
             *out = i;
             return RAID_OK;
         }
-    return raid_fail(NULL, RAID_EINVAL, "bad %s '%s' (expected %s)", what, s ? s : "", expected);
+    return raid_fail(NULL, RAID_EINVAL, "bad %s '%s' (expected %s)", what, RAID_SHOWZ(s ? s : ""), expected);
 }
 
 double raid_now(void)

@@ -135,8 +135,8 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                 size_t len;
                 const char *pt = raid_tcol_text(&b.col[C_VAL], i, &len);
                 st = raid_table_fail(tb, b.col[C_VAL].line[i], raid_table_col(tb, C_VAL),
-                                     "%s '%.*s' is not a positive number (log returns need prices > 0)",
-                                     spec[C_VAL].name, raid_table_show(len), pt);
+                                     "%s '%s' is not a positive number (log returns need prices > 0)",
+                                     RAID_SHOWZ(spec[C_VAL].name), RAID_SHOW(pt, len));
                 break;
             }
             size_t slen = 0;
@@ -147,7 +147,7 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                     st = raid_table_fail(tb, b.col[C_SYM].line[i], raid_table_col(tb, C_SYM),
                                          "symbol '%s' again, after other symbols (its rows end on line %llu); the "
                                          "rows of a symbol must be contiguous (sort FILE by symbol, date)",
-                                         s, (unsigned long long)run.done_end[q]);
+                                         RAID_SHOW(s, slen), (unsigned long long)run.done_end[q]);
                     break;
                 }
                 if ((st = run_flush(&run, gi, has_date, prices)) != RAID_OK)

@@ -63,13 +63,13 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
         snprintf(name, sizeof name, "%.*s", alen < sizeof name ? (int)alen : 15, p);
         raid_agg a;
         if (alen >= sizeof name || raid_agg_parse(name, &a) != RAID_OK)
-            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (expected count, sum, mean, min, max, first or last)",
-                             (int)(stop - p), p);
+            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (expected count, sum, mean, min, max, first or last)",
+                             RAID_SHOW(p, (size_t)(stop - p)));
         int col = -1;
         if (colon) {
             const size_t clen = (size_t)(stop - colon - 1);
             if (clen == 0)
-                return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (an empty column name)", (int)(stop - p), p);
+                return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (an empty column name)", RAID_SHOW(p, (size_t)(stop - p)));
             for (size_t j = 0; j < t->ncols && col < 0; j++)
                 if (strlen(t->cols[j]) == clen && !strncasecmp(t->cols[j], colon + 1, clen)) /* as the header matches */
                     col = (int)j;
@@ -79,12 +79,12 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
                 col = (int)t->ncols++;
             }
         } else if (a != RAID_AGG_COUNT) {
-            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%.*s' (%s needs a column: %s:COL)", (int)(stop - p), p,
+            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (%s needs a column: %s:COL)", RAID_SHOW(p, (size_t)(stop - p)),
                              name, name);
         }
         for (size_t j = 0; j < t->nout; j++) /* twice would write two columns of one name */
             if (t->out[j].agg == a && t->out[j].col == col)
-                return raid_fail(NULL, RAID_EINVAL, "aggregation '%.*s' given twice", (int)(stop - p), p);
+                return raid_fail(NULL, RAID_EINVAL, "aggregation '%s' given twice", RAID_SHOW(p, (size_t)(stop - p)));
         if (t->nout == RAID_GROUPBY_MAX_AGGS)
             return raid_fail(NULL, RAID_EINVAL, "more than %d aggregations", RAID_GROUPBY_MAX_AGGS);
         t->out[t->nout++] = (gb_out){a, col};
@@ -102,7 +102,7 @@ typedef struct gb_keys {
     double *fkeys;
     int all_int;
     uint64_t big_line;
-    char big_text[96];
+    char big_text[RAID_SHOW_CAP];
 } gb_keys;
 
 /* Append batch b's rows to the arrays (keys, then per value column values and validity). */
@@ -131,7 +131,7 @@ static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t 
         if (r == 0)
             kc->all_int = 0;
         else if (r < 0 && !kc->big_line)
-            kc->big_line = kcol->line[i], snprintf(kc->big_text, sizeof kc->big_text, "%.*s", raid_table_show(len), s);
+            kc->big_line = kcol->line[i], raid_show_text(kc->big_text, s, len);
     }
     for (size_t j = 0; j < ncols; j++) {
         const raid_tcol *c = &b->col[1 + j];
@@ -170,9 +170,9 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
-    spec[0] = (raid_tspec){t->by, "key", RAID_T_F64, RAID_T_KEEP_TEXT};
+    spec[0] = (raid_tspec){t->by, "key", RAID_T_F64, RAID_T_KEEP_TEXT | RAID_T_SPECIALS};
     for (size_t j = 0; j < t->ncols; j++)
-        spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA};
+        spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_SPECIALS};
     if ((st = raid_table_open(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raid_tbatch_init(&b, tab)) != RAID_OK)
         goto done;
     raid_table_set_progress(tab, ctx);
@@ -205,6 +205,11 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
                 list[na++] = t->out[k].agg;
         if (j == t->ncols && !bare)
             break;
+        int counted = 0; /* a value column's counts tell a group without a value (an empty field) from NaN */
+        for (size_t q = 0; q < na; q++)
+            counted |= list[q] == RAID_AGG_COUNT || list[q] == RAID_AGG_MEAN;
+        if (j < t->ncols && !counted && na < RAID_GROUPBY_MAX_AGGS)
+            list[na++] = RAID_AGG_COUNT; /* after the column's outputs: their positions stay */
         const double *x = j < t->ncols ? v[j] : NULL;
         const uint8_t *ok = j < t->ncols ? valid[j] : NULL;
         st = t->fkeys ? raid_groupby_compute_f64(ctx, kc.fkeys, NULL, x, ok, n, list, na ? na : 1, flags, &t->res[j])
@@ -256,12 +261,11 @@ raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
     const int64_t *keys = raid_groupby_keys(g0);
     const double *fkeys = raid_groupby_keys_f64(g0);
     for (size_t i = 0; i < ng; i++) {
+        char kt[RAID_F64_TEXT];
         if (!t->fkeys)
             fprintf(f, "%lld", (long long)keys[i]);
-        else if (isinf(fkeys[i]))
-            fputs(fkeys[i] > 0 ? "inf" : "-inf", f);
-        else
-            fprintf(f, "%.17g", fkeys[i]); /* the key +0.0 for 0.0 and -0.0; a CSV key is never NaN */
+        else /* the key +0.0 for 0.0 and -0.0; NaN's key (every NaN, "nan" and "-nan") the quiet NaN "nan" */
+            fputs(raid_f64_text(kt, fkeys[i]), f);
         for (size_t k = 0; k < t->nout; k++) {
             const int col = t->out[k].col;
             const raid_groupby *g = t->res[col < 0 ? t->ncols : (size_t)col];
@@ -272,10 +276,11 @@ raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
             const double x = raid_groupby_column(g, j)[i];
             if (t->out[k].agg == RAID_AGG_COUNT)
                 fprintf(f, ",%lld", (long long)x);
-            else if (isinf(x)) /* an infinite sum is a result (IEEE), not a missing value */
-                fputs(x > 0 ? ",inf" : ",-inf", f);
+            else if (t->out[k].agg != RAID_AGG_SUM && raid_groupby_counts(g)[i] == 0)
+                fputc(',', f); /* no value in the group: a null, an empty field (a sum of none is 0) */
             else
-                raid_csv_put_value(f, x); /* NaN: an empty field */
+                raid_csv_put_f64(f, x); /* a value: inf, -inf and NaN written as such (a NaN value, an
+                                           infinite sum, inf - inf) */
         }
         fputc('\n', f);
     }

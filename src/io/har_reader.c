@@ -105,18 +105,19 @@ static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, con
     if (r == HAR_DAY_EMPTY)
         return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "%s", har_day_why(r));
     if (r == HAR_DAY_DATE)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "date '%.*s' %s",
-                               raid_table_show(len), d, har_day_why(r));
+        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "date '%s' %s",
+                               RAID_SHOW(d, len), har_day_why(r));
     if (r != HAR_DAY_OK) {
         const size_t c = C_RV + (size_t)(r - HAR_DAY_RV);
-        return raid_table_fail(tb, b->col[c].line[i], raid_table_col(tb, c), "%s %s", nm[c], har_day_why(r));
+        return raid_table_fail(tb, b->col[c].line[i], raid_table_col(tb, c), "%s %s", RAID_SHOWZ(nm[c]),
+                               har_day_why(r));
     }
     const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
     if (!isnan(p) && !(p >= 0 && p <= 1)) {
         const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
         return raid_table_fail(tb, b->col[C_RV + 3].line[i], raid_table_col(tb, C_RV + 3),
-                               "%s '%.*s' is not a p-value (expected a number in [0, 1], or empty for none)",
-                               pname, raid_table_show(len), pt);
+                               "%s '%s' is not a p-value (expected a number in [0, 1], or empty for none)",
+                               RAID_SHOWZ(pname), RAID_SHOW(pt, len));
     }
     return RAID_OK;
 }
@@ -210,7 +211,8 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
                     snprintf(again, sizeof again,
                              "%s:%llu: symbol '%s' again, after other symbols (its rows end on line %llu); the "
                              "rows of a symbol must be contiguous (sort FILE by symbol, date)",
-                             path, (unsigned long long)b.col[C_DATE].line[i], s, (unsigned long long)run.done_end[q]);
+                             path, (unsigned long long)b.col[C_DATE].line[i], RAID_SHOW(s, slen),
+                             (unsigned long long)run.done_end[q]);
                 if (*again || (st = run_flush(&run, hi, have)) != RAID_OK)
                     break;
                 if (!(run.sym = malloc(slen + 1))) {

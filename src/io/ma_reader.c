@@ -141,8 +141,8 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
                 if (!isnan(v[j]) && !(fabs(v[j]) <= RAID_MA_MAX_VALUE)) {
                     size_t len = 0;
                     const char *vt = raid_tcol_text(vc, i, &len);
-                    st = raid_table_fail(tb, vc->line[i], val_col[j], "%s '%.*s' is out of range (|value| <= %g)",
-                                         spec[c_val + j].name, raid_table_show(len), vt, RAID_MA_MAX_VALUE);
+                    st = raid_table_fail(tb, vc->line[i], val_col[j], "%s '%s' is out of range (|value| <= %g)",
+                                         RAID_SHOWZ(spec[c_val + j].name), RAID_SHOW(vt, len), RAID_MA_MAX_VALUE);
                 }
             }
             if (st != RAID_OK)
@@ -155,7 +155,7 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
                     st = raid_table_fail(tb, b.col[C_SYM].line[i], sym_col,
                                          "symbol '%s' again, after other symbols (its rows end on line %llu); the "
                                          "rows of a symbol must be contiguous (sort FILE by symbol, date)",
-                                         s, (unsigned long long)in->end_line[q]);
+                                         RAID_SHOW(s, slen), (unsigned long long)in->end_line[q]);
                     break;
                 }
                 if ((st = new_series(in, s, slen)) != RAID_OK)

@@ -65,17 +65,17 @@ raid_status raid_table_check_date(raid_table *t, const char *date_name, const ch
                                   size_t curlen, uint64_t line, size_t col, const char *prev, uint64_t prev_line)
 {
     if (!curlen)
-        return raid_table_fail(t, line, col, "empty %s (every row needs one)", date_name);
+        return raid_table_fail(t, line, col, "empty %s (every row needs one)", RAID_SHOWZ(date_name));
     if (!prev)
         return RAID_OK;
     const int c = raid_io_date_cmp(cur, curlen, prev, strlen(prev));
     if (c > 0)
         return RAID_OK;
     return raid_table_fail(t, line, col,
-                           "%s: date '%.*s' %s '%s' on line %llu (the rows of a symbol must be in time order: sort "
+                           "%s: date '%s' %s '%s' on line %llu (the rows of a symbol must be in time order: sort "
                            "FILE by symbol, date)",
-                           *sym ? sym : "(no symbol)", raid_table_show(curlen), cur, raid_io_order_words(c), prev,
-                           (unsigned long long)prev_line);
+                           *sym ? RAID_SHOWZ(sym) : "(no symbol)", RAID_SHOW(cur, curlen), raid_io_order_words(c),
+                           RAID_SHOWZ(prev), (unsigned long long)prev_line);
 }
 
 raid_status raid_io_check_dates(const char *fn, const char *sym, const char *const *dates, size_t n,
@@ -87,8 +87,9 @@ raid_status raid_io_check_dates(const char *fn, const char *sym, const char *con
             continue;
         const long long r = rows ? (long long)rows[t] : (long long)t + 1, r0 = rows ? (long long)rows[t - 1] : (long long)t;
         return raid_fail(NULL, RAID_EINVAL,
-                         "%s: %s: row %lld: date '%.80s' %s '%.80s' on row %lld (the rows of a series must be in time "
-                         "order)", fn, *sym ? sym : "(no symbol)", r, dates[t], raid_io_order_words(c), dates[t - 1], r0);
+                         "%s: %s: row %lld: date '%s' %s '%s' on row %lld (the rows of a series must be in time "
+                         "order)", fn, *sym ? RAID_SHOWZ(sym) : "(no symbol)", r, RAID_SHOWZ(dates[t]),
+                         raid_io_order_words(c), RAID_SHOWZ(dates[t - 1]), r0);
     }
     return RAID_OK;
 }
@@ -132,7 +133,7 @@ raid_status raid_dates_check_order(const char *const *dates, const int64_t *offs
         const size_t i0 = (size_t)offsets[s], n = (size_t)(offsets[s + 1] - offsets[s]);
         for (size_t t = 0; t < n && st == RAID_OK; t++)
             if (!dates[i0 + t] || !dates[i0 + t][0])
-                st = raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date is %s", fn, *nm ? nm : "(no symbol)",
+                st = raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date is %s", fn, *nm ? RAID_SHOWZ(nm) : "(no symbol)",
                                rows ? (long long)rows[i0 + t] : (long long)t + 1, dates[i0 + t] ? "empty" : "NULL");
         if (st == RAID_OK)
             st = raid_io_check_dates(fn, nm, dates + i0, n, rows ? rows + i0 : NULL);
@@ -180,7 +181,7 @@ raid_status raid_times_check_order(const int64_t *t, int64_t units_per_s, const 
             const int64_t k = i - offsets[s];
             return raid_fail(NULL, RAID_EINVAL,
                              "%s: %s: row %lld: time %s %s %s on row %lld (the rows of a series must be in time order)",
-                             fn, *nm ? nm : "(no symbol)", rows ? (long long)rows[i] : (long long)k + 1, a,
+                             fn, *nm ? RAID_SHOWZ(nm) : "(no symbol)", rows ? (long long)rows[i] : (long long)k + 1, a,
                              raid_io_order_words(cmp_i64(t[i], t[i - 1])), b,
                              rows ? (long long)rows[i - 1] : (long long)k);
         }

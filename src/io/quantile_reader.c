@@ -1,7 +1,8 @@
 /* The quantile job on a CSV file (raid quantile; include/raid/select.h raid_quantile_*, docs/column.md
  * "raid quantile"): the value column (and the key column with --by) read with the table reader (empty
- * value fields are nulls, dropped), the rows sorted stably by key (raid_sort_i64_f64: the groups become
- * segments), then raid_select_quantile on the segments, on the context's device or the cpu path. */
+ * value fields are nulls, dropped; inf and nan are values), the rows sorted stably by key
+ * (raid_sort_i64_f64 with the row numbers as payload: the groups become segments), then
+ * raid_select_quantile on the segments, on the context's device or the cpu path. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "core/outfile.h"
@@ -19,7 +20,8 @@ struct raid_quantile_table {
     char **qtext;      /* nq texts of the q, as given */
     size_t nq, ngroups;
     int64_t *keys;     /* ngroups keys (by) */
-    double *out;       /* ngroups x nq quantiles (NaN: a group without a value) */
+    double *out;       /* ngroups x nq quantiles */
+    uint8_t *none;     /* ngroups: 1 for a group without a value (its quantiles NaN, written empty) */
     raid_strlist notices; /* the table reader's (raid_quantile_table_notice) */
 };
 
@@ -29,7 +31,7 @@ void raid_quantile_table_destroy(raid_quantile_table *t)
         return;
     for (size_t j = 0; j < t->nq; j++)
         free(t->qtext[j]);
-    free(t->qtext), free(t->by), free(t->keys), free(t->out);
+    free(t->qtext), free(t->by), free(t->keys), free(t->out), free(t->none);
     raid_strlist_free(&t->notices);
     free(t);
 }
@@ -52,7 +54,7 @@ static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
         const double v = len && len < sizeof buf && strspn(buf, "0123456789.eE+-") == len ? strtod(buf, &e) : NAN;
         if (!e || *e || !(v >= 0.0 && v <= 1.0))
-            return raid_fail(NULL, RAID_EINVAL, "bad quantile '%.*s' (expected a number in [0, 1])", (int)len, p);
+            return raid_fail(NULL, RAID_EINVAL, "bad quantile '%s' (expected a number in [0, 1])", RAID_SHOW(p, len));
         for (size_t j = 0; j < t->nq; j++) /* twice would write two columns of one q (and, as given, one name) */
             if ((*q)[j] == v)
                 return strcmp(t->qtext[j], buf) == 0
@@ -76,15 +78,17 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     if (!path || !col || !*col || !qs || (by && !*by))
         return raid_fail(ctx, RAID_EINVAL, "raid_quantile_run_csv: NULL or empty argument");
     raid_quantile_table *t = calloc(1, sizeof *t);
-    double *q = NULL, *v = NULL, *vs = NULL;
+    double *q = NULL, *v = NULL, *vs = NULL, *rows = NULL;
     int64_t *k = NULL, *ks = NULL, *off = NULL;
+    uint8_t *valid = NULL;
     raid_table *tab = NULL;
     raid_tbatch b = {0};
     size_t n = 0, cap = 0;
     raid_status st = t ? parse_q(t, qs, &q) : raid_fail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK && by && !(t->by = strdup(by)))
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    const raid_tspec spec[2] = {{col, "value", RAID_T_F64, RAID_T_EMPTY_NA}, {by ? by : "", "key", RAID_T_I64, 0}};
+    const raid_tspec spec[2] = {{col, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_SPECIALS},
+                                {by ? by : "", "key", RAID_T_I64, 0}};
     if (st == RAID_OK && ((st = raid_table_open(&tab, path, spec, by ? 2 : 1)) != RAID_OK ||
                           (st = raid_tbatch_init(&b, tab)) != RAID_OK))
         goto done;
@@ -102,14 +106,18 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
             int64_t *nk = realloc(k, c * sizeof *k);
             if (nk)
                 k = nk;
-            if (!nv || !nk) {
+            uint8_t *nok = realloc(valid, c);
+            if (nok)
+                valid = nok;
+            if (!nv || !nk || !nok) {
                 st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
                 break;
             }
             cap = c;
         }
-        for (size_t i = 0; i < b.nrows; i++) { /* a null as NaN (a decimal field never reads as NaN) */
-            v[n] = b.col[0].missing[i] ? NAN : b.col[0].f64[i];
+        for (size_t i = 0; i < b.nrows; i++) { /* a null apart from NaN, a value (numpy's quantile gives NaN) */
+            v[n] = b.col[0].f64[i];
+            valid[n] = !b.col[0].missing[i];
             k[n++] = by ? b.col[1].i64[i] : 0;
         }
         st = rs;
@@ -121,11 +129,13 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     /* the groups as segments: sorted stably by key (all one key without --by) */
     const size_t m = n ? n : 1;
     if (!(vs = malloc(m * sizeof *vs)) || !(ks = malloc(m * sizeof *ks)) || !(off = malloc((m + 1) * sizeof *off)) ||
-        !(t->keys = malloc(m * sizeof *t->keys))) {
+        !(t->keys = malloc(m * sizeof *t->keys)) || !(rows = malloc(m * sizeof *rows))) {
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
-    if (n && (st = raid_sort_i64_f64(ctx, k, v, n, 0, ks, vs)) != RAID_OK) {
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (double)i; /* row numbers < 2^53: exact as doubles */
+    if (n && (st = raid_sort_i64_f64(ctx, k, rows, n, 0, ks, vs)) != RAID_OK) {
         st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
         goto done;
     }
@@ -137,39 +147,42 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
+        const size_t r = (size_t)vs[i];
         if (i == 0 || ks[i] != ks[i - 1])
             t->keys[ng] = ks[i], seg_of[ng++] = -1;
-        if (isnan(vs[i]))
+        if (!valid[r])
             continue;
         if (seg_of[ng - 1] < 0)
             off[ns] = (int64_t)nv, seg_of[ng - 1] = (int64_t)ns++;
-        vs[nv++] = vs[i];
+        vs[nv++] = v[r]; /* nv <= i: row i's slot is read before it is written */
     }
     off[ns] = (int64_t)nv;
     if (!by && ns == 0) { /* no value at all: refused, as np.quantile of an empty array raises */
         free(seg_of);
         st = raid_fail(NULL, RAID_EPARSE, "%s: column '%s' has no values (no quantile of no values)",
-                       path, col);
+                       path, RAID_SHOWZ(col));
         goto done;
     }
     t->ngroups = ng;
     double *res = malloc((ns ? ns : 1) * t->nq * sizeof *res);
-    if (!res || !(t->out = malloc(ng * t->nq * sizeof *t->out))) {
+    if (!res || !(t->out = malloc(ng * t->nq * sizeof *t->out)) || !(t->none = malloc(ng ? ng : 1))) {
         free(res), free(seg_of);
         st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
     if (ns && (st = raid_select_quantile(ctx, vs, off, ns, q, t->nq, res)) != RAID_OK)
         st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
-    for (size_t g = 0; st == RAID_OK && g < ng; g++)
+    for (size_t g = 0; st == RAID_OK && g < ng; g++) {
+        t->none[g] = seg_of[g] < 0;
         for (size_t j = 0; j < t->nq; j++)
             t->out[g * t->nq + j] = seg_of[g] < 0 ? NAN : res[(size_t)seg_of[g] * t->nq + j];
+    }
     free(res), free(seg_of);
 done:
     st = raid_table_job_status(ctx, tab, st);
     raid_tbatch_free(&b);
     raid_table_close(tab);
-    free(q), free(v), free(vs), free(k), free(ks), free(off);
+    free(q), free(v), free(vs), free(rows), free(k), free(ks), free(off), free(valid);
     if (st != RAID_OK) {
         raid_quantile_table_destroy(t);
         return st;
@@ -198,14 +211,11 @@ raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f)
         if (t->by)
             fprintf(f, "%lld", (long long)t->keys[g]);
         for (size_t j = 0; j < t->nq; j++) {
-            const double x = t->out[g * t->nq + j];
-            const char *sep = !t->by && j == 0 ? "" : ",";
-            if (isinf(x))
-                fprintf(f, "%s%s", sep, x > 0 ? "inf" : "-inf");
-            else if (isfinite(x))
-                fprintf(f, "%s%.17g", sep, x);
-            else
-                fputs(sep, f); /* NaN: an empty field */
+            char xt[RAID_F64_TEXT];
+            fputs(!t->by && j == 0 ? "" : ",", f);
+            if (!t->none[g]) /* a group without a value: an empty field; a NaN quantile (a NaN among the
+                                values, inf - inf) is written "nan" */
+                fputs(raid_f64_text(xt, t->out[g * t->nq + j]), f);
         }
         fputc('\n', f);
     }

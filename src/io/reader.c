@@ -118,16 +118,16 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
         char why[160];
         raid_seg_row_problem(rd->sg, rc, why, sizeof why);
         raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_TIME),
-                        "symbol '%s': %s: '%.*s'", raid_seg_symbol_name(rd->sg, si), why, raid_table_show(len), text);
+                        "symbol '%s': %s: '%s'", RAID_SHOWZ(raid_seg_symbol_name(rd->sg, si)), why, RAID_SHOW(text, len));
         return table_failed(rd);
     }
     uint64_t pline;
     const char *ptext;
     raid_seg_prev(rd->sg, si, &pline, &ptext, NULL, NULL);
     raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_TIME),
-                    "%s goes backwards for symbol '%s': '%.*s' before '%s' (line %llu)",
-                    rc == RAID_SEG_TIME_BACK ? "time" : "date", raid_seg_symbol_name(rd->sg, si),
-                    raid_table_show(len), text, ptext, (unsigned long long)pline);
+                    "%s goes backwards for symbol '%s': '%s' before '%s' (line %llu)",
+                    rc == RAID_SEG_TIME_BACK ? "time" : "date", RAID_SHOWZ(raid_seg_symbol_name(rd->sg, si)),
+                    RAID_SHOW(text, len), RAID_SHOWZ(ptext), (unsigned long long)pline);
     return table_failed(rd);
 }
 
@@ -137,8 +137,8 @@ static raid_status value_failed(raid_reader *rd, size_t i, const char *what)
     const raid_tcol *c = &rd->rows.col[F_VAL];
     size_t len;
     const char *text = raid_tcol_text(c, i, &len);
-    raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_VAL), "%s: '%.*s'", what,
-                    raid_table_show(len), text);
+    raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_VAL), "%s: '%s'", what,
+                    RAID_SHOW(text, len));
     return table_failed(rd);
 }
 
@@ -486,7 +486,7 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
     /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read
      * as one series of wild returns. */
     if (!rd->has_sym)
-        raid_seg_add_notice(rd->sg, "no symbol column '%s': the whole file is one series", cols[F_SYM].name);
+        raid_seg_add_notice(rd->sg, "no symbol column '%s': the whole file is one series", RAID_SHOWZ(cols[F_SYM].name));
     *out = rd;
     return RAID_OK;
 }

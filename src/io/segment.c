@@ -48,7 +48,7 @@ void raid_read_opts_init(raid_read_opts *o)
 static raid_status bad_sample(const char *s)
 {
     return raid_fail(NULL, RAID_EINVAL, "bad sampling interval '%s' (expected tick, Ns, Nmin, Nh or Nms, N a positive "
-                     "integer, at most one day)", s ? s : "(null)");
+                     "integer, at most one day)", RAID_SHOWZ(s));
 }
 
 raid_status raid_parse_sample(const char *s, int64_t *us)
@@ -113,15 +113,15 @@ raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
     const char *p = parse_hhmm(s, &a);
     if (!p || *p != '-' || !(p = parse_hhmm(p + 1, &b)) || *p)
         return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)",
-                         s);
+                         RAID_SHOWZ(s));
     /* start > end: a window across midnight; it cannot start at 24:00 or end at 24:00 then. */
     if (b < a && (a == 86400 || b == 86400))
         return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",
-                         s);
+                         RAID_SHOWZ(s));
     /* 24:00 ends a window (the whole day: 00:00-24:00); a window starting there would hold nothing. */
     if (a == 86400)
         return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window cannot start at 24:00: the start is 00:00 to "
-                         "23:59)", s);
+                         "23:59)", RAID_SHOWZ(s));
     *start_s = a;
     *end_s = b;
     return RAID_OK;

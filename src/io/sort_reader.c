@@ -65,11 +65,11 @@ raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, u
     int all_int = 1;                 /* every non-null field an integer */
     uint64_t big_line = 0;           /* the first integer beyond int64 (0: none) */
     size_t big_col = 0;
-    char big_text[96] = "";
+    char big_text[RAID_SHOW_CAP] = "";
     raid_table *tab = NULL;
     raid_tbatch b = {0};
     raid_status st = t ? RAID_OK : raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    const raid_tspec spec = {by, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT};
+    const raid_tspec spec = {by, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT | RAID_T_SPECIALS};
     if (st != RAID_OK || (st = raid_table_open(&tab, path, &spec, 1)) != RAID_OK ||
         (st = raid_tbatch_init(&b, tab)) != RAID_OK)
         goto done;
@@ -115,7 +115,7 @@ raid_status raid_sort_run_csv(raid_ctx *ctx, const char *path, const char *by, u
                 all_int = 0;
             else if (k < 0 && !big_line)
                 big_line = c->line[i], big_col = raid_table_col(tab, 0),
-                snprintf(big_text, sizeof big_text, "%.*s", raid_table_show(fl), f);
+                raid_show_text(big_text, f, fl);
         }
         t->off[n] = ntext;
         st = rs;

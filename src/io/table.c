@@ -532,6 +532,24 @@ static int parse_decimal(const char *s, size_t n, double *v)
 
 int raid_table_parse_f64(const char *s, size_t n, double *v) { return parse_decimal(s, n, v); }
 
+int raid_table_parse_special(const char *s, size_t n, double *v)
+{
+    const size_t sign = n && (s[0] == '+' || s[0] == '-');
+    const char *w = s + sign;
+    const size_t m = n - sign;
+    const int neg = sign && s[0] == '-';
+    if ((m == 3 && strncasecmp(w, "inf", 3) == 0) || (m == 8 && strncasecmp(w, "infinity", 8) == 0)) {
+        *v = neg ? -INFINITY : INFINITY;
+        return 0;
+    }
+    if (m == 3 && strncasecmp(w, "nan", 3) == 0) {
+        const uint64_t b = neg ? 0xFFF8000000000000ull : 0x7FF8000000000000ull; /* the sign as written */
+        memcpy(v, &b, sizeof *v);
+        return 0;
+    }
+    return -1;
+}
+
 /* A decimal integer [+-]digits within int64. 0 or -1. */
 static int parse_int(const char *s, size_t n, int64_t *v)
 {
@@ -576,20 +594,6 @@ static const char *type_noun(raid_ttype ty)
     case RAID_T_I64: return "integer";
     }
     return "value";
-}
-
-/* s[0..n) for a message: at most 80 bytes, bytes outside printable ASCII as \xHH. */
-static void show_escaped(char *out, size_t cap, const char *s, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && i < 80 && o + 5 < cap; i++) {
-        const unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c < 0x7F)
-            out[o++] = (char)c;
-        else
-            o += (size_t)snprintf(out + o, cap - o, "\\x%02X", c);
-    }
-    out[o] = 0;
 }
 
 /* Parse field s[0..n) (line `line`) of wanted column k into row `row` of the parse's batch (room made by
@@ -637,10 +641,8 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
             break;
         const size_t at = raid_utf8_invalid_at(s, n);
         if (at < n) {
-            char shown[400];
-            show_escaped(shown, sizeof shown, s, n);
             pfail(ps, line, colno, "%s is not valid UTF-8 (byte %zu is 0x%02X): '%s'", sp->what, at + 1,
-                  (unsigned)(unsigned char)s[at], shown);
+                  (unsigned)(unsigned char)s[at], RAID_SHOW(s, n));
             return -1;
         }
         break;
@@ -659,8 +661,12 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     }
     case RAID_T_F64:
         bad = parse_decimal(s, n, &c->f64[row]) != 0;
-        if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX: "inf" itself is refused */
-            pfail(ps, line, colno, "%s out of float64's range: '%.*s'", sp->what, raid_table_show(n), s);
+        if (bad && (sp->flags & RAID_T_SPECIALS)) { /* inf, nan: a generic value column */
+            bad = raid_table_parse_special(s, n, &c->f64[row]) != 0;
+            break;
+        }
+        if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX (also where "inf" is read) */
+            pfail(ps, line, colno, "%s out of float64's range: '%s'", sp->what, RAID_SHOW(s, n));
             return -1;
         }
         break;
@@ -669,7 +675,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
         break;
     }
     if (bad) {
-        pfail(ps, line, colno, "cannot parse %s '%.*s'", sp->what, raid_table_show(n), s);
+        pfail(ps, line, colno, "cannot parse %s '%s'", sp->what, RAID_SHOW(s, n));
         return -1;
     }
     return 0;
@@ -699,14 +705,14 @@ static void process_header(pctx *ps)
             if (t->col[k] != SIZE_MAX) {
                 if (t->spec[k].flags & RAID_T_DUP_FIRST)
                     continue;
-                pfail(ps, t->hdr_line, j + 1, "duplicate column '%s' (also column %zu)", t->spec[k].name,
+                pfail(ps, t->hdr_line, j + 1, "duplicate column '%s' (also column %zu)", RAID_SHOWZ(t->spec[k].name),
                       t->col[k] + 1);
                 return;
             }
             if (taken != SIZE_MAX) {
                 if (t->spec[k].flags & RAID_T_YIELD)
                     continue;
-                pfail(ps, t->hdr_line, j + 1, "column '%s' is given two roles (%s and %s columns)", t->hdr[j],
+                pfail(ps, t->hdr_line, j + 1, "column '%s' is given two roles (%s and %s columns)", RAID_SHOWZ(t->hdr[j]),
                       t->spec[taken].what, t->spec[k].what);
                 return;
             }
@@ -716,7 +722,7 @@ static void process_header(pctx *ps)
     }
     for (size_t k = 0; k < t->ncols; k++) {
         if (t->col[k] == SIZE_MAX && !(t->spec[k].flags & RAID_T_OPTIONAL)) {
-            pfail(ps, t->hdr_line, 1, "missing column '%s'", t->spec[k].name);
+            pfail(ps, t->hdr_line, 1, "missing column '%s'", RAID_SHOWZ(t->spec[k].name));
             return;
         }
     }

@@ -18,9 +18,9 @@
  * columns may repeat); one header column named by two wanted columns is an error unless the later one says
  * YIELD (e.g. raid har's --rv-col bpv: rv takes the column, the optional bpv is absent); string fields
  * of wanted columns must be UTF-8; numbers are decimal only ([+-]digits[.digits][(e|E)[+-]digits], also
- * ".5" and "5."; no hex, inf, nan, blanks or other junk), read by fast_float (fastfloat.h: strtod's
- * value in the "C" locale, whatever LC_NUMERIC says); a value too large for float64 reads as an infinity,
- * for the caller to judge. A last line without a line break is read (pandas and polars read it too) with a notice naming
+ * ".5" and "5."; no hex, inf, nan, blanks or other junk; a SPECIALS column also reads inf and nan), read
+ * by fast_float (fastfloat.h: strtod's value in the "C" locale, whatever LC_NUMERIC says); a decimal too
+ * large for float64 is an error ("out of float64's range"). A last line without a line break is read (pandas and polars read it too) with a notice naming
  * FILE:LINE: a file cut short inside the last field of its last row cannot be told from a complete one.
  *
  * Error convention: every failing call sets raid_errmsg() (context-free, thread-local) and the table's
@@ -59,10 +59,14 @@ enum {
                               is absent (raid_table_col 0) instead of the error "given two roles" */
     RAID_T_DUP_FIRST = 16u, /* named twice in the header: the first occurrence is taken instead of the error
                               "duplicate column" (a column the caller reads but does not need) */
-    RAID_T_KEYS = 32u      /* STRING: the distinct values of each parsed block numbered where the block is
+    RAID_T_KEYS = 32u,     /* STRING: the distinct values of each parsed block numbered where the block is
                               parsed (raid_tcol key, key_row, nkeys), so that a caller that maps values to
                               its own ids looks up each distinct value once per batch, not once per row
                               (with EMPTY_NA the empty value, missing, is numbered too) */
+    RAID_T_SPECIALS = 64u  /* F64: a generic value column (raid sort, quantile, groupby), which also reads
+                              IEEE 754's special values as numpy, pandas and polars write them
+                              (raid_table_parse_special); prices, returns and measures keep the decimal
+                              grammar alone */
 };
 
 #define RAID_T_NO_OFFSET INT32_MIN /* tz_s of a timestamp written without an offset */
@@ -217,6 +221,11 @@ raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char
  * rows": the model fits and the sweep): raid_table_fail at the line after the header, column 1, "no data
  * rows (only a header)". Returns RAID_EPARSE. */
 raid_status raid_table_fail_no_rows(raid_table *t);
+/* s[0..n) as an IEEE 754 special value, ASCII case-insensitively: [+-](inf|infinity) (+-inf) and
+ * [+-]nan (the quiet NaN 0x7FF8000000000000, with the sign bit for "-nan"): what numpy's str, pandas'
+ * to_csv, polars' write_csv and C's printf write for them, and what they read (pandas reads "-nan"; numpy,
+ * polars and strtod read every form). No payloads ("nan(123)"), no "1.#INF", no blanks. 0 and *v, or -1. */
+int raid_table_parse_special(const char *s, size_t n, double *v);
 /* Whether the text s[0..n) of a field read as a decimal number (RAID_T_F64 with RAID_T_KEEP_TEXT) is an
  * integer, by the table's integer rule (RAID_T_I64): 1 for [+-]digits within int64 (*v its value), -1 for
  * [+-]digits beyond int64, 0 otherwise (a decimal point or an exponent). For jobs that keep a column of
@@ -232,8 +241,8 @@ const char *raid_table_errmsg(const raid_table *t);
 /* The 1-based line of the header (0 before raid_table_open read it). */
 uint64_t raid_table_header_line(const raid_table *t);
 
-/* At most 80 bytes of s[0..n) for a message, as printf arguments "%.*s" (quoted by the caller). */
-static inline int raid_table_show(size_t n) { return n > 80 ? 80 : (int)n; }
+/* Text of a field in a message: raid_show_text (include/raid/core.h; RAID_SHOW(s, n)), the one escaping of
+ * every message (control bytes and bytes that are not ASCII as \xHH, at most 80 bytes). */
 
 /* Notices of the table: the last line without a line break. Count, and text i (NULL out of range). */
 size_t raid_table_notice_count(const raid_table *t);

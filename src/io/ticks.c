@@ -105,7 +105,7 @@ static raid_status push_start(raid_ticks *tk, const char *fn, const char **symbo
 static const char *show_time(char *buf, size_t len, const char *text, size_t tlen, int64_t raw, int utc)
 {
     if (text && tlen) {
-        snprintf(buf, len, "'%.*s'", raid_table_show(tlen), text);
+        snprintf(buf, len, "'%s'", RAID_SHOW(text, tlen));
         return buf;
     }
     return fmt_time(buf, len, raw, utc);
@@ -116,10 +116,10 @@ static const char *show_time(char *buf, size_t len, const char *text, size_t tle
 static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int64_t instant, int utc, double p,
                             const char *text, size_t tlen)
 {
-    char a[100], b[100];
+    char a[RAID_SHOW_CAP + 4], b[RAID_SHOW_CAP + 4];
     if (!(p > 0) || !isfinite(p))
         return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): price must be positive and finite: %.17g",
-                     tk->rows, symbol, p);
+                     tk->rows, RAID_SHOWZ(symbol), p);
     const int64_t local = utc ? raid_seg_local(tk->sg, instant) : instant;
     const raid_seg_row w = {tk->rows, text, tlen, instant, utc};
     const int rc = raid_seg_price(tk->sg, si, utc ? instant : raid_seg_instant(tk->sg, instant), local, p, &w);
@@ -130,7 +130,7 @@ static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int
     if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
         char why[160];
         raid_seg_row_problem(tk->sg, rc, why, sizeof why);
-        return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s: %s", tk->rows, symbol, why,
+        return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s: %s", tk->rows, RAID_SHOWZ(symbol), why,
                      show_time(a, sizeof a, text, tlen, instant, utc));
     }
     uint64_t pref;
@@ -139,7 +139,7 @@ static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int
     const char *ptext;
     raid_seg_prev(tk->sg, si, &pref, &ptext, &praw, &putc);
     return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s goes backwards: %s before %s (row %" PRIu64 ")",
-                 tk->rows, symbol, rc == RAID_SEG_TIME_BACK ? "time" : "date",
+                 tk->rows, RAID_SHOWZ(symbol), rc == RAID_SEG_TIME_BACK ? "time" : "date",
                  show_time(a, sizeof a, text, tlen, instant, utc), show_time(b, sizeof b, ptext, strlen(ptext), praw, putc),
                  pref);
 }
@@ -155,7 +155,7 @@ raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const int64_t *t
         const int64_t t = t_us[i];
         if (t < T_MIN || t > T_MAX)
             return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): time %" PRId64 " us out of range (years 0001 to 9999)",
-                         tk->rows, symbol, t);
+                         tk->rows, RAID_SHOWZ(symbol), t);
         if ((st = push_row(tk, (uint32_t)si, symbol, t, t_is_utc != 0, price[i], NULL, 0)) != RAID_OK)
             return st;
     }
@@ -172,15 +172,16 @@ raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char 
     for (size_t i = 0; i < n; i++, tk->rows++) {
         const char *text = timestamps[i];
         if (!text) {
-            st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): missing timestamp (NULL)", tk->rows, symbol);
+            st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): missing timestamp (NULL)", tk->rows,
+                       RAID_SHOWZ(symbol));
             break;
         }
         const size_t tlen = strlen(text);
         raid_io_ts ts;
         /* the CSV reader's parser and its reading of an offset (reader.c): one set of rules */
         if (raid_io_parse_timestamp(text, tlen, &ts) != 0) {
-            st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): cannot parse timestamp '%.*s'", tk->rows,
-                       symbol, raid_table_show(tlen), text);
+            st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): cannot parse timestamp '%s'", tk->rows,
+                       RAID_SHOWZ(symbol), RAID_SHOW(text, tlen));
             break;
         }
         const int64_t instant = ts.has_offset ? ts.wall_us - (int64_t)ts.offset_s * RAID_US_PER_S : ts.wall_us;

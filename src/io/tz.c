@@ -383,7 +383,7 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
     if (!name)
         name = "UTC"; /* "" is not a zone name: it fails valid_name below */
     if (!valid_name(name))
-        return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", name);
+        return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", RAID_SHOWZ(name));
     const char *dir = getenv("TZDIR");
     if (!dir || !*dir)
         dir = "/usr/share/zoneinfo";
@@ -424,7 +424,7 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
     }
     if (rc == -2)
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", name);
+    return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", RAID_SHOWZ(name));
 }
 
 raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring)
@@ -432,7 +432,7 @@ raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring)
     *out = NULL;
     posix_tz p;
     if (!tzstring || parse_posix(tzstring, &p) != 0)
-        return raid_fail(NULL, RAID_EINVAL, "bad POSIX TZ string '%s'", tzstring ? tzstring : "(null)");
+        return raid_fail(NULL, RAID_EINVAL, "bad POSIX TZ string '%s'", RAID_SHOWZ(tzstring));
     raid_io_tz *z = tz_utc();
     if (!z)
         return raid_fail(NULL, RAID_ENOMEM, "out of memory");

@@ -52,7 +52,9 @@ static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, 
                             const raid_garch_batch_out *o)
 {
     const garch_in_sym *S = &in->sym[q];
-    const char *nm = *S->name ? S->name : "(no symbol)", *st = raid_garch_status_name(o->status);
+    char nm_shown[RAID_SHOW_CAP]; /* the symbol in the messages: escaped as every quoted input */
+    const char *nm = *S->name ? raid_show_text(nm_shown, S->name, RAID_SHOW_NUL) : "(no symbol)",
+               *st = raid_garch_status_name(o->status);
     if (o->status == RAID_GARCH_NONFINITE) {
         size_t t = 0;
         while (t < S->n && isfinite(S->r[t]))
@@ -156,7 +158,8 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
     w = 0;
     for (size_t q = 0; q < nsym && st == RAID_OK; q++) {
         const garch_in_sym *S = &in->sym[q];
-        const char *nm = *S->name ? S->name : "(no symbol)";
+        char nm_shown[RAID_SHOW_CAP];
+        const char *nm = *S->name ? raid_show_text(nm_shown, S->name, RAID_SHOW_NUL) : "(no symbol)";
         const size_t nw = plan_windows(sp, S->n, NULL);
         size_t bad = 0, first = 0, nose = 0, first_nose = 0;
         for (size_t j = w; j < w + nw && st == RAID_OK; j++) {
@@ -170,13 +173,13 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
         }
         if (st == RAID_OK && nose)
             st = GARCH_MSG(res, q, "%s: %zu of %zu windows %s (the first: window ending '%s')", nm, nose, nw, NO_SE,
-                           res->row_end[first_nose]) ? NOMEM(ctx) : RAID_OK;
+                           RAID_SHOWZ(res->row_end[first_nose])) ? NOMEM(ctx) : RAID_OK;
         if (st == RAID_OK && !nw)
             st = GARCH_MSG(res, q, "%s: %zu return%s, fewer than the window's %lld: no window", nm, S->n,
                            S->n == 1 ? "" : "s", (long long)sp->win) ? NOMEM(ctx) : RAID_OK;
         else if (st == RAID_OK && bad)
             st = GARCH_MSG(res, q, "%s: %zu of %zu windows did not end converged (the first: window ending '%s', %s: %s)",
-                           nm, bad, nw, res->row_end[first], raid_garch_status_name(o[first].status),
+                           nm, bad, nw, RAID_SHOWZ(res->row_end[first]), raid_garch_status_name(o[first].status),
                            status_detail(o[first].status)) ? NOMEM(ctx) : RAID_OK;
         w += nw;
     }
@@ -225,7 +228,7 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
         if (put_row(res, q, q, NULL, in->sym[q].n, &full[q], slot, k) != RAID_OK ||
             (full[q].status != RAID_GARCH_CONVERGED && full_msg(res, in, q, &full[q]) != RAID_OK) ||
             (converged_no_se(sp, &full[q], k) &&
-             GARCH_MSG(res, q, "%s: %s", *in->sym[q].name ? in->sym[q].name : "(no symbol)", NO_SE)))
+             GARCH_MSG(res, q, "%s: %s", *in->sym[q].name ? RAID_SHOWZ(in->sym[q].name) : "(no symbol)", NO_SE)))
             st = NOMEM(ctx);
     if (st == RAID_OK && sp->win_kind != RAID_GARCH_FULL)
         st = fit_windows(ctx, sp, &ls, in, full, &opts, res, slot, k);

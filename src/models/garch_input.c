@@ -48,11 +48,11 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
         return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
                          bad + 1, (unsigned)(unsigned char)name[bad]);
     if (raid_symtab_find(&in->names, name, nlen) >= 0)
-        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
+        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", RAID_SHOWZ(name));
     for (size_t t = 0; dates && t < n; t++)
         if (!dates[t] || !dates[t][0])
             return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: %s: row %lld: date is %s",
-                             *name ? name : "(no symbol)", lines ? (long long)lines[t] : (long long)t + 1,
+                             *name ? RAID_SHOWZ(name) : "(no symbol)", lines ? (long long)lines[t] : (long long)t + 1,
                              dates[t] ? "empty" : "NULL");
     /* in time order (io/order.h, the CSV reader's rule): a fit of returns out of order, and window ends
      * running backwards, are wrong answers */

@@ -56,7 +56,7 @@ raid_status raid_garch_window_parse(const char *s, raid_garch_window *kind, int6
     if (!kind || !n || raid_har_window_parse(s, &k, n) != RAID_OK ||
         (k != RAID_HAR_FULL && *n < RAID_GARCH_MIN_T))
         return raid_fail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N, N from %d to "
-                         "2147483647)", s ? s : "", RAID_GARCH_MIN_T);
+                         "2147483647)", RAID_SHOWZ(s ? s : ""), RAID_GARCH_MIN_T);
     *kind = (raid_garch_window)k;
     return RAID_OK;
 }

@@ -132,7 +132,8 @@ static raid_status har_prepare(har_job *J, size_t q)
     const raid_har_input *in = J->in;
     har_sym *S = &J->sy[q];
     const har_in_sym *I = S->in;
-    const char *nm = S->nm;
+    char nm_shown[RAID_SHOW_CAP]; /* the symbol in the messages: escaped as every quoted input */
+    const char *nm = raid_show_text(nm_shown, S->nm, RAID_SHOW_NUL);
     const int k = J->k;
     raid_har_result *res = J->res;
     raid_status st = RAID_OK;
@@ -144,13 +145,13 @@ static raid_status har_prepare(har_job *J, size_t q)
     } while (0)
     const int need_col = sp->model == RAID_HAR_J ? 1 : sp->model == RAID_HAR_Q ? 2 : -1;
     if (need_col >= 0 && !I->v[need_col]) {
-        MSG(RAID_EINVAL, "%s: no column '%s' (needed by --model %s)", nm, in->colname[need_col],
+        MSG(RAID_EINVAL, "%s: no column '%s' (needed by --model %s)", nm, RAID_SHOWZ(in->colname[need_col]),
             raid_har_model_name((raid_har_model)sp->model));
         return RAID_OK;
     }
     if (sp->model == RAID_HAR_CJ && (!I->v[1] || !I->v[3])) {
         MSG(RAID_EINVAL, "%s: no column '%s' (needed by --model har-cj)", nm,
-            !I->v[1] ? in->colname[1] : in->colname[3]);
+            RAID_SHOWZ(!I->v[1] ? in->colname[1] : in->colname[3]));
         return RAID_OK;
     }
     for (size_t r = 0; sp->model == RAID_HAR_CJ && r < I->n; r++) {
@@ -160,7 +161,7 @@ static raid_status har_prepare(har_job *J, size_t q)
         char where[64];
         har_where(in, I, r, where, sizeof where);
         MSG(RAID_EINVAL, "%s: %s %.17g on %s (date '%s') is not a p-value (expected a number in [0, 1], or NAN "
-            "for none); symbol skipped", nm, in->colname[3], p, where, I->dates[r]);
+            "for none); symbol skipped", nm, RAID_SHOWZ(in->colname[3]), p, where, RAID_SHOWZ(I->dates[r]));
         return RAID_OK;
     }
     size_t bad = 0;
@@ -178,7 +179,7 @@ static raid_status har_prepare(har_job *J, size_t q)
             har_where(in, I, bad, where, sizeof where);
             if ((st = har_result_msg(res, q, "%s: %zu of %zu design rows left out: they touch a day whose value is "
                                      "empty, not finite or invalid for the transform (the first such day: %s, %s)",
-                                     nm, nposs - S->m, nposs, I->dates[bad], where)) != RAID_OK)
+                                     nm, nposs - S->m, nposs, RAID_SHOWZ(I->dates[bad]), where)) != RAID_OK)
                 return NOMEM(J->ctx);
         }
     }
@@ -295,7 +296,7 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
             J->res->nok++;
         } else {
             J->res->status[q] = RAID_ESINGULAR;
-            st = har_result_msg(J->res, q, "%s: %s", S->nm, raid_errmsg());
+            st = har_result_msg(J->res, q, "%s: %s", RAID_SHOWZ(S->nm), raid_errmsg());
         }
         g++;
     }
@@ -382,7 +383,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         }
     }
     if (st != RAID_OK) {
-        st = raid_fail(J->ctx, st, "%s: window statistics: %s", S->nm, raid_strerror(st));
+        st = raid_fail(J->ctx, st, "%s: window statistics: %s", RAID_SHOWZ(S->nm), raid_strerror(st));
         goto out;
     }
     /* Phase 2: the robust meat of all windows in one call (one device pass on opencl), then the robust
@@ -458,14 +459,15 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         st = har_result_fc(res, q, date[tend + 1], fc, act, sq, ql);
     }
     if (st == RAID_OK && fails)
-        st = har_result_msg(res, q, "%s: %zu of %zu windows not estimated (first: %s)", S->nm, fails, fails + nfit,
+        st = har_result_msg(res, q, "%s: %zu of %zu windows not estimated (first: %s)", RAID_SHOWZ(S->nm), fails,
+                            fails + nfit,
                             firsterr);
     if (st == RAID_OK) {
         if (nfit) {
             res->nok++;
         } else {
             res->status[q] = RAID_ESINGULAR;
-            st = har_result_msg(res, q, "%s: no window could be estimated", S->nm);
+            st = har_result_msg(res, q, "%s: no window could be estimated", RAID_SHOWZ(S->nm));
         }
     }
     if (st != RAID_OK) /* the result's builders fail only for memory */

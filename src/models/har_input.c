@@ -108,19 +108,19 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
         return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
                          bad + 1, (unsigned)(unsigned char)name[bad]);
     if (raid_symtab_find(&in->names, name, nlen) >= 0) /* a hash: 120k symbols were quadratic to add */
-        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", name);
+        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", RAID_SHOWZ(name));
     for (size_t t = 0; t < n; t++) { /* the CSV reader's rules (har_day_check) */
         const long long row = lines ? (long long)lines[t] : (long long)t + 1;
         if (!dates[t] || !dates[t][0])
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", name, row,
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", RAID_SHOWZ(name), row,
                              dates[t] ? "empty" : "NULL");
         const int r = har_day_check(dates[t], strlen(dates[t]), rv[t], bpv ? bpv[t] : NAN, rq ? rq[t] : NAN);
         if (r == HAR_DAY_DATE)
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date '%.*s' %s", name, row,
-                             (int)strnlen(dates[t], 64), dates[t], har_day_why(r));
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date '%s' %s", RAID_SHOWZ(name),
+                             row, RAID_SHOWZ(dates[t]), har_day_why(r));
         if (r != HAR_DAY_OK)
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", name, row,
-                             in->colname[r - HAR_DAY_RV], har_day_why(r));
+            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", RAID_SHOWZ(name), row,
+                             RAID_SHOWZ(in->colname[r - HAR_DAY_RV]), har_day_why(r));
     }
     /* in increasing date order (io/order.h, the CSV reader's rule): the lags of a day out of order are
      * other days */

@@ -73,7 +73,8 @@ raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t 
             v = -1;
     }
     if (k == RAID_HAR_FULL || v < 0)
-        return raid_fail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N)", s);
+        return raid_fail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N)",
+                         RAID_SHOWZ(s));
     *kind = k;
     *n = (int64_t)v;
     return RAID_OK;
@@ -102,7 +103,7 @@ raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags)
     if (!ok || n < 1 || tmp[0] != 1)
         return raid_fail(NULL, RAID_EINVAL,
                          "bad lags '%s' (expected at most %d increasing integers from 1 to 10000, the first 1)",
-                         s ? s : "", RAID_HAR_MAX_LAGS);
+                         RAID_SHOWZ(s ? s : ""), RAID_HAR_MAX_LAGS);
     memcpy(lags, tmp, (size_t)n * sizeof *lags);
     *nlags = n;
     return RAID_OK;

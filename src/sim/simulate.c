@@ -357,7 +357,8 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
 
     if (iv_path && !strcmp(iv_path, prices_path)) {
         free(ymd);
-        return raid_fail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'", iv_path);
+        return raid_fail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'",
+                         RAID_SHOWZ(iv_path));
     }
     raid_outfile pf, vf;
     memset(&vf, 0, sizeof vf);
@@ -408,15 +409,19 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
                 int64_t secs = t_us / 1000000, us = t_us % 1000000;
                 int hh = (int)(secs / 3600), mi = (int)(secs / 60 % 60), ss = (int)(secs % 60);
                 int rc;
+                char pt[RAID_F64_TEXT];
+                raid_f64_text(pt, price); /* the shortest text that reads back as the price */
                 if (whole_seconds)
-                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d,%.17g\n", sym, date, hh, mi, ss, price);
+                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d,%s\n", sym, date, hh, mi, ss, pt);
                 else
-                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d.%06d,%.17g\n", sym, date, hh, mi, ss, (int)us, price);
+                    rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d.%06d,%s\n", sym, date, hh, mi, ss, (int)us, pt);
                 if (rc < 0)
                     break;
             }
-            if (vf.fp)
-                fprintf(vf.fp, "%s,%s,%.17g\n", sym, date, S.iv);
+            if (vf.fp) {
+                char it[RAID_F64_TEXT];
+                fprintf(vf.fp, "%s,%s,%s\n", sym, date, raid_f64_text(it, S.iv));
+            }
             raid_progress(ctx, ((uint64_t)s * (uint64_t)o->ndays + (uint64_t)d + 1) * (uint64_t)(n + 1),
                           (uint64_t)o->nsymbols * (uint64_t)o->ndays * (uint64_t)(n + 1), "rows");
         }

@@ -67,7 +67,7 @@ raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step)
     for (;;) {
         if (k == 3 || !(p = period(p, &v[k])))
             return raid_fail(NULL, RAID_EINVAL,
-                             "bad range '%s' (expected LO:HI:STEP, LO:HI or P: integers in [1, %d])", s,
+                             "bad range '%s' (expected LO:HI:STEP, LO:HI or P: integers in [1, %d])", RAID_SHOWZ(s),
                              RAID_SWEEP_MAX_PERIOD);
         k++;
         if (!*p)
@@ -77,7 +77,7 @@ raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step)
     if (k == 1)
         v[1] = v[0];
     if (v[1] < v[0])
-        return raid_fail(NULL, RAID_EINVAL, "bad range '%s' (LO %d > HI %d)", s, v[0], v[1]);
+        return raid_fail(NULL, RAID_EINVAL, "bad range '%s' (LO %d > HI %d)", RAID_SHOWZ(s), v[0], v[1]);
     *lo = v[0], *hi = v[1], *step = v[2];
     return RAID_OK;
 }
@@ -229,9 +229,9 @@ static raid_status msg_of(raid_ctx *ctx, raid_sweep_result *r, size_t s)
 static void series_label(const char *const *symbols, const raid_ma_input *in, size_t s, char *buf, size_t n)
 {
     if (in)
-        symbols ? snprintf(buf, n, "series '%s'", symbols[s]) : snprintf(buf, n, "the series");
+        symbols ? snprintf(buf, n, "series '%s'", RAID_SHOWZ(symbols[s])) : snprintf(buf, n, "the series");
     else
-        symbols ? snprintf(buf, n, "series %zu ('%s')", s, symbols[s]) : snprintf(buf, n, "series %zu", s);
+        symbols ? snprintf(buf, n, "series %zu ('%s')", s, RAID_SHOWZ(symbols[s])) : snprintf(buf, n, "series %zu", s);
 }
 
 /* A series of fewer than 3 bars (the Sharpe ratio's sd needs two returns): reported and skipped, its

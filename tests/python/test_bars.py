@@ -4,6 +4,7 @@ a pandas resample of the same trades reproduces every bar (open, high, low, clos
 exactly; vwap equal to the exactly rounded sum of the exact products divided by the volume), the cpu path
 and the device (PoCL) give the same bytes, and bad input gives FILE:LINE:COL with exit status 2."""
 import io
+import math
 import os
 import subprocess
 from fractions import Fraction
@@ -283,3 +284,51 @@ def test_interval_any_unit_to_3650_days(cli, tmp_path):
     h = subprocess.run([cli, "help", "bars"], capture_output=True, text=True).stdout
     assert "--interval Nms|Ns|Nmin|Nh|Nd" in h and "Nms, Ns, Nmin, Nh or Nd, N a positive integer,\n" in h
     assert "at most 3650 days" in h
+
+
+def scaled_ratio(num, den):
+    """num / den (positive Fractions) as the bars compute it: each rounded to 53 bits with no exponent range,
+    the two significands divided in float64, the quotient scaled back."""
+    def split(f):
+        k = f.numerator.bit_length() - f.denominator.bit_length()
+        while f / Fraction(2) ** k >= 1:
+            k += 1
+        while f / Fraction(2) ** k < Fraction(1, 2):
+            k -= 1
+        return float(f / Fraction(2) ** k), k  # in [0.5, 1]: a normal double, rounded once
+    (f1, e1), (f2, e2) = split(num), split(den)
+    return math.ldexp(f1 / f2, e1 - e2)
+
+
+def test_vwap_of_sums_beyond_float64(cli, tmp_path):
+    """The vwap is the exact sum of the products over the exact volume also where either sum is beyond the
+    largest double (its rounded sum is inf): both sums are rounded to 53 bits with no exponent range. A trade
+    whose price x size is itself beyond float64 is refused (exit status 2, at its size)."""
+    p = tmp_path / "big.csv"
+    trades = [("A", "2020-01-02T10:00:00", 1e308, 1.0), ("A", "2020-01-02T10:00:01", 1e308, 1.0),
+              ("A", "2020-01-02T10:00:02", 1.0, 1e308),  # products 3e308 in all: inf; vwap about 3
+              ("B", "2020-01-02T10:00:00", 1.0, 1e308), ("B", "2020-01-02T10:00:01", 1.5, 1e308),  # volume inf
+              ("C", "2020-01-02T10:00:00", 1.7e308, 0.75), ("C", "2020-01-02T10:00:01", 1.7e308, 0.75)]
+    p.write_text("symbol,timestamp,price,size\n" + "".join(f"{s},{t},{pr!r},{sz!r}\n" for s, t, pr, sz in trades))
+    outs = []
+    for dev in ("cpu", "opencl") if len(raid.devices()) else ("cpu",):
+        rc, out, err = run(cli, p, "--interval", "1d", "--device", dev)
+        assert rc == 0, err
+        outs.append(out)
+    assert all(o == outs[0] for o in outs)
+    got = cli_frame(outs[0])
+    for sym, row in zip(got["symbol"], got.itertuples()):
+        ts = [t for t in trades if t[0] == sym]
+        num = sum((Fraction(pr) * Fraction(sz) for _, _, pr, sz in ts), Fraction(0))
+        den = sum((Fraction(sz) for _, _, _, sz in ts), Fraction(0))
+        assert math.isfinite(row.vwap) and row.vwap == scaled_ratio(num, den), (sym, row.vwap)
+        assert abs(Fraction(row.vwap) / (num / den) - 1) < Fraction(1, 2**51)
+    assert got["vwap"].tolist()[:2] == [3.0, 1.25]
+    assert got["volume"].tolist()[1] == math.inf
+    df = pd.DataFrame(trades, columns=["symbol", "timestamp", "price", "size"])
+    df["timestamp"] = pd.to_datetime(df["timestamp"])
+    for dev in ("cpu", "opencl") if len(raid.devices()) else ("cpu",):
+        assert_same_bars(raid.bars(df, "1d", device=dev), got)
+    p.write_text("timestamp,price,size\n2020-01-02T10:00:00,2,1e308\n")
+    rc, out, err = run(cli, p, "--interval", "1d")
+    assert rc == 2 and ":2:3: size 1e+308: price x size (price 2) is beyond float64's range" in err, err

@@ -36,6 +36,18 @@ def exact_sum(vals):
     return float(s)  # Fraction -> float is correctly rounded (ties to even)
 
 
+def exact_mean(vals):
+    """The exact mean of vals rounded once (ties to even): Fraction -> float is correctly rounded, also into the
+    subnormals and to a signed zero below half the smallest one; a group's special sum (NaN, +-inf) or signed
+    zero is its mean; NaN for no value."""
+    if not vals:
+        return math.nan
+    s = exact_sum(vals)
+    if math.isnan(s) or (math.isinf(s) and any(math.isinf(v) for v in vals)) or s == 0:
+        return s
+    return float(sum((Fraction(v) for v in vals), Fraction(0)) / len(vals))
+
+
 def same(a, b):
     return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
 
@@ -105,13 +117,40 @@ def devices(have_opencl):
 def test_exact_sums_against_fractions(have_opencl):
     groups, k, x = cases()
     expect = [exact_sum(vs) for vs in groups]
+    means = [exact_mean(vs) for vs in groups]
     for dev in devices(have_opencl):
-        got = raid.groupby(k, x, aggs=["sum", "count"], device=dev)
+        got = raid.groupby(k, x, aggs=["sum", "count", "mean"], device=dev)
         assert list(got.index) == sorted(g * 1000003 - 7 for g in range(len(groups)))
         for g, vs in enumerate(groups):
             s = got["sum"].loc[g * 1000003 - 7]
             assert same(s, expect[g]), f"{dev}: group {g} {vs[:6]}...: {s!r} != {expect[g]!r}"
             assert got["count"].loc[g * 1000003 - 7] == len(vs)
+            m = got["mean"].loc[g * 1000003 - 7]
+            assert same(m, means[g]), f"{dev}: group {g} {vs[:6]}...: mean {m!r} != {means[g]!r}"
+
+
+MEANS_BEYOND_SUMS = [  # sums beyond the largest double whose means are finite
+    [1.7e308, 1.7e308],
+    [DBL_MAX, DBL_MAX, DBL_MAX],
+    [-DBL_MAX, -DBL_MAX],
+    [DBL_MAX, DBL_MAX, 1.0],
+    [DBL_MAX, DBL_MAX, -DBL_MAX, DBL_MAX],
+    [1e308] * 7 + [-TINY],
+    [DBL_MAX, 2.0**970],  # the sum rounds up to inf (a tie, to even); the mean is DBL_MAX / 2 + 2^969
+]
+
+
+def test_means_of_sums_beyond_float64(have_opencl):
+    """The mean is the exact sum divided by the count, rounded once, also where the exact sum is beyond the
+    largest double (its rounded sum is inf): 1.7e308 twice has the sum inf and the mean 1.7e308."""
+    k = np.repeat(np.arange(len(MEANS_BEYOND_SUMS)), [len(g) for g in MEANS_BEYOND_SUMS])
+    x = np.array([v for g in MEANS_BEYOND_SUMS for v in g])
+    for dev in devices(have_opencl):
+        got = raid.groupby(k, x, aggs=["sum", "mean"], device=dev)
+        for g, vs in enumerate(MEANS_BEYOND_SUMS):
+            assert same(got["sum"].iloc[g], exact_sum(vs))
+            assert math.isfinite(got["mean"].iloc[g])
+            assert same(got["mean"].iloc[g], exact_mean(vs)), (dev, g)
 
 
 def test_device_equals_cpu_bitwise(have_opencl):
@@ -153,8 +192,7 @@ def test_against_pandas(have_opencl):
         for key in got.index[::7]:
             vs = [float(v) for v in xp[(k == key) & ~np.isnan(xp)]]
             assert same(got["sum"].loc[key], exact_sum(vs))
-            if vs:
-                assert same(got["mean"].loc[key], exact_sum(vs) / len(vs))
+            assert same(got["mean"].loc[key], exact_mean(vs))
         assert got["count"].loc[1000] == 0 and same(got["sum"].loc[1000], 0.0)
         assert got.loc[1000, ["mean", "min", "max", "first", "last"]].isna().all()
 
@@ -235,7 +273,7 @@ def test_cli_groupby(tmp_path):
     for k, s, m in zip(got["k"], got["sum_x"], got["mean_x"]):
         v = df["x"][(df["k"] == k) & df["x"].notna()].tolist()
         assert same(s, exact_sum(v))
-        assert m == s / len(v)
+        assert same(m, exact_mean(v))
     r = subprocess.run([cli, "groupby", str(path), "--by", "k", "--agg", "median:x"], capture_output=True, text=True)
     assert r.returncode == 1 and "bad aggregation 'median:x'" in r.stderr
     r = subprocess.run([cli, "groupby", str(path), "--by", "x", "--agg", "count"], capture_output=True, text=True)

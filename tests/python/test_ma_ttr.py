@@ -2,7 +2,7 @@
 r-cran-ttr, installed by scripts/setup.sh; skipped when Rscript or TTR is missing) on data/ttrc_daily.csv
 (TTR's own ttrc data set), odd and even windows, to 1e-12 relative; the device path (kernels/ta_ma.cl)
 against TTR within its documented bound (docs/ta.md "The device path and its bound") plus that 1e-12; and
-raid.ma against `raid ma` byte for byte (values printed with 17 significant digits)."""
+raid.ma against `raid ma` byte for byte (values printed in the fewest digits that read back)."""
 import shutil
 import subprocess
 
@@ -12,6 +12,7 @@ import pytest
 
 import raid
 from raid._core import read_csv_exact
+from raid._csv import f64_text
 
 WINDOWS = [2, 5, 10, 15, 20, 50, 51, 200]
 # TTR's functions in the order of the columns the R script writes; var is runVar's default sample = TRUE
@@ -115,14 +116,15 @@ def test_ttr_leading_na_shift(ttr, close, tmp_path):
 
 @pytest.mark.parametrize("stat,n", [("wma", 10), ("ema", 15), ("hma", 20), ("var", 5), ("sumsq", 3)])
 def test_python_equals_cli(cli, data_dir, tmp_path, stat, n):
-    """raid.ma on the DataFrame gives `raid ma`'s bytes (dates as read, %.17g values, empty for NaN)."""
+    """raid.ma on the DataFrame gives `raid ma`'s bytes (dates as read, values in the fewest digits that read
+    back, empty for NaN)."""
     path = data_dir / "ttrc_daily.csv"
     out = tmp_path / "o.csv"
     r = subprocess.run([cli, "ma", str(path), "--stat", stat, "--window", str(n), "--device", "cpu", "-o", str(out)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     df = raid.ma(read_csv_exact(path, dtype={"date": str}), stat, n, device="cpu")
-    lines = [f"date,{stat}"] + [f"{d},{'' if np.isnan(v) else '%.17g' % v}" for d, v in zip(df["date"], df[stat])]
+    lines = [f"date,{stat}"] + [f"{d},{f64_text(v)}" for d, v in zip(df["date"], df[stat])]
     assert out.read_text() == "\n".join(lines) + "\n"
 
 
@@ -142,8 +144,7 @@ def test_python_symbols_equal_cli(cli, data_dir, tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     got = raid.ma(df, "hma", 9, device="cpu")
-    lines = ["symbol,date,hma"] + [f"{s},{d},{'' if np.isnan(v) else '%.17g' % v}"
-                                   for s, d, v in zip(got["symbol"], got["date"], got["hma"])]
+    lines = ["symbol,date,hma"] + [f"{s},{d},{f64_text(v)}" for s, d, v in zip(got["symbol"], got["date"], got["hma"])]
     assert out.read_text() == "\n".join(lines) + "\n"
     # B restarts after its inner NaN: 9 - 1 + 3 - 1 = 10 NaN after it
     hb = got["hma"].to_numpy()[400:]

@@ -1,5 +1,5 @@
-"""raid.sweep (python/raid/_sweep.py) against `raid sweep` byte for byte (17 significant digits), on
-data/ttrc_daily.csv and on two symbols, with the trades; the worked example of docs/ta_sweep.md; the
+"""raid.sweep (python/raid/_sweep.py) against `raid sweep` byte for byte (numbers in the fewest digits that
+read back), on data/ttrc_daily.csv and on two symbols, with the trades; the worked example of docs/ta_sweep.md; the
 argument forms and errors."""
 import math
 import subprocess
@@ -10,10 +10,12 @@ import pytest
 
 import raid
 from raid._core import read_csv_exact
+from raid._csv import f64_text
 
 
 def _lines(df, cols):
-    """df as `raid sweep` writes it: integers as they are, reals %.17g (empty when not finite)."""
+    """df as `raid sweep` writes it: integers as they are, reals in the fewest digits that read back (f64_text:
+    empty when not finite)."""
     out = [",".join(cols)]
     for row in df[cols].itertuples(index=False):
         f = []
@@ -22,7 +24,7 @@ def _lines(df, cols):
                 s = str(v)
                 f.append('"' + s.replace('"', '""') + '"' if any(ch in s for ch in ',"\r\n') else s)
             elif isinstance(v, (float, np.floating)):
-                f.append("%.17g" % v if math.isfinite(v) else "")
+                f.append(f64_text(v))
             else:
                 f.append(str(int(v)))
         out.append(",".join(f))
