@@ -41,6 +41,10 @@ void raid_outfile_abort(raid_outfile *o);
  * NaN as the quiet NaN of its sign: payloads are not written). Returns buf. */
 #define RAID_F64_TEXT 32
 const char *raid_f64_text(char buf[RAID_F64_TEXT], double v);
+/* The shortest decimal digits of a finite nonzero |v| (f64digits.cpp, std::to_chars): 1 to 17 digits, no
+ * trailing zero, into digits (NUL-terminated), and the decimal exponent of the first digit into *exp10, so
+ * that |v| reads back from 0.d1d2... x 10^(exp10 + 1). Returns the number of digits; 0 for 0, inf or NaN. */
+int raid_f64_digits(double v, char digits[18], int *exp10);
 /* Write ",v" by raid_f64_text: a value of a generic float64 column (raid groupby's, raid quantile's
  * results), where NaN is a value and an empty field a null (raid_csv_put_value writes NaN empty). */
 void raid_csv_put_f64(FILE *f, double v);
