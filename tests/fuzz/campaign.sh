@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A fuzzing campaign (docs/testing.md "Fuzzing"): each target fuzzed for MINUTES CPU-minutes on JOBS
-# processes (libFuzzer's fork mode: MINUTES / JOBS minutes of wall time), crashes, timeouts and
+# processes (libFuzzer's fork mode: MINUTES / JOBS minutes of wall time; the CPU-minutes reported are
+# the measured user + system time of the fuzzer and its workers), crashes, timeouts and
 # out-of-memory inputs kept and counted without stopping; then the new inputs merged into the committed
 # corpus (-merge=1: only those that add coverage), and a summary table per target written to
 # OUT/summary.md (CPU-minutes, executions, executions per second, corpus before and after, coverage,
@@ -38,6 +39,13 @@ dict_of() {
     *) echo "$here/dict/csv.dict" ;;
   esac
 }
+# user + system CPU seconds of this shell's finished children (bash's times, run in this shell, not in a
+# command substitution's subshell: the fuzzer's fork-mode workers are its children, so their CPU adds up
+# into it when it exits)
+children_cpu() {
+  times > "$out/.times"
+  sed -n 2p "$out/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.1f", t }'
+}
 corpus_size() { # files and bytes of a directory
   echo "$(find "$1" -type f | wc -l) files, $(du -sb "$1" | cut -f1) B"
 }
@@ -59,10 +67,12 @@ for t in "${list[@]}"; do
   before="$(corpus_size "$here/corpus/$t")"
   echo "campaign: $t: $minutes CPU-minutes on $jobs processes ($wall s)" >&2
   t0=$(date +%s)
+  children_cpu > "$out/.c0"
   "$bin" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$wall" -timeout=10 \
     -rss_limit_mb=2048 -seed=$((t0 % 100000 + 1)) -dict="$(dict_of "$t")" -artifact_prefix="$d/" \
     "$d/new" "$here/corpus/$t" > "$d/fuzz.log" 2>&1 || true
   t1=$(date +%s)
+  children_cpu > "$out/.c1"
   # fork mode's progress lines: "#EXECS: cov: C ft: F corp: N exec/s R oom/timeout/crash: O/T/C time: Ss ..."
   last="$(grep -E '^#[0-9]+: cov:' "$d/fuzz.log" | tail -n 1 || true)"
   execs="$(sed -E 's/^#([0-9]+):.*/\1/' <<< "$last")"
@@ -76,7 +86,7 @@ for t in "${list[@]}"; do
   arts="$(find "$d" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \
           -o -name 'slow-unit-*' \) | wc -l)"
   findings="oom/timeout/crash ${otc:-?}; $arts inputs kept in $d"
-  cpu_min="$(awk -v s=$((t1 - t0)) -v j="$jobs" 'BEGIN { printf "%.1f", s * j / 60 }')"
+  cpu_min="$(awk -v a="$(cat "$out/.c0")" -v b="$(cat "$out/.c1")" 'BEGIN { printf "%.1f", (b - a) / 60 }')"
   echo "| $t | $cpu_min | ${execs:-?} | $(( ${rate:-0} / jobs )) | $before | $after | ${cov:-?} | $findings |" >> "$out/summary.md"
 done
 cat "$out/summary.md"
