@@ -12,8 +12,8 @@
  * 1e-6 away in 14 (GARCH Normal), 76 (GARCH-t), 59 (GJR Normal), 126 (GJR-t), 135 (EGARCH Normal) and 164
  * (EGARCH-t) fits of 300, by up to 4.9, GJR fits up to 1.9e-5 below their GARCH fits, and fits alone or in
  * the smaller batch differed from fits in the full batch. Under the sanitizers (RAID_SANITIZE) the test fits
- * the first 60 series only (37 s there against 59 s for the 300 without them, on the 2-core development
- * machine): every mechanism tested (the device's kept fits, the refits on the cpu path, the smaller batch,
+ * the first 60 series only (the 300 take 42 s there, 3 times the 13 s without them, on the 2-core
+ * development machine; the 60, 6.5 s): every mechanism tested (the device's kept fits, the refits on the cpu path, the smaller batch,
  * the fits alone) is met in the first 60. Skipped without OpenCL. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
