@@ -36,9 +36,7 @@ static void test_device_refinement(void **state)
         const size_t k = raid_garch_lik_npar(s);
         raid_garch_batch_out a[3], b[3];
         assert_int_equal(raid_garch_batch_fit(NULL, s, 3, rs, Ts, NULL, NULL, a), RAID_OK);
-        raid_garch_batch_opts opts = {0};
-        opts.tail = 1; /* no hand-off of the last fits to the float64 continuation: all on the device */
-        assert_int_equal(raid_garch_batch_fit(ctx, s, 3, rs, Ts, NULL, &opts, b), RAID_OK);
+        assert_int_equal(raid_garch_batch_fit(ctx, s, 3, rs, Ts, NULL, NULL, b), RAID_OK);
         for (size_t i = 0; i < 3; i++) {
             printf("# model %d series %zu: cpu %d (%d it), device %d (%d it)\n", (int)s->model, i, a[i].status,
                    a[i].iterations, b[i].status, b[i].iterations);

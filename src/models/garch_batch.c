@@ -257,7 +257,6 @@ typedef struct rules {
     double xtol; /* no progress when every |x_i - x_i'| <= xtol (1 + |x_i|) */
     size_t nls;  /* line-search step lengths per evaluator call */
     size_t ls_max; /* step lengths per line search (halvings) */
-    size_t tail;   /* hand the running fits to the float64 continuation once fewer than this many run (0: never) */
 } rules;
 
 /* One series' fit. */
@@ -289,7 +288,9 @@ typedef struct fit {
     double thf[K], gvf[K]; /* the refinement's estimates and their score in v (have_thf) */
     int have_thf;
     int refined; /* refined through the device evaluator (refine_device): refine_all leaves it */
-    int handed;  /* handed by the bulk to the float64 continuation (ru->tail): no refinement before it */
+    int merged;  /* a second candidate stopped by merged() */
+    int rival_open; /* pick: the candidate dropped for this one stopped neither converged nor merged (its
+                       nll is where its path stopped, not an optimum: keep_device) */
 } fit;
 
 /* The next line search of s, or its stop (s->running = 0, s->st set). */
@@ -518,6 +519,7 @@ static int merged(fit *s, const fit *fits)
         if (!(fabs(s->x[i] - p->x[i]) <= MERGE_X)) return 0;
     s->running = 0;
     s->st = RAID_GARCH_NO_PROGRESS;
+    s->merged = 1;
     return 1;
 }
 
@@ -557,17 +559,6 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
             raid_progress(pg->ctx, pg->base + (uint64_t)((double)pg->nf * (double)(nf - running) / (double)nf), pg->total,
                           "fits");
         if (b->n == 0) return RAID_OK;
-        if (running < ru->tail) { /* the last few: a call each round would wait on the device for little */
-            for (size_t i = 0; i < nf; i++) {
-                fit *s = &fits[i];
-                if (!s->running) continue;
-                s->running = 0;
-                s->in_ls = 0;
-                s->st = RAID_GARCH_NO_PROGRESS;
-                s->handed = 1;
-            }
-            return RAID_OK;
-        }
         const raid_status st = batch_run(ev, b, fits, k);
         if (st != RAID_OK) return st;
         for (size_t p = 0; p < b->n;) {
@@ -587,6 +578,59 @@ static double pers_of_theta(const fitmap *m, const double *th)
     return th[m->ial] + (m->iga >= 0 ? th[m->iga] / 2 : 0) + th[m->ibe];
 }
 
+/* Near-ties among the starts on a device. The device's nll is within DEV_TIE (|f| + T) of the float64 one
+ * (docs/garch.md "The device path and its bound": measured 1.4e-13 of |f|, its derived bound at most
+ * 3.4e-10), so a start whose device nll is more than DEV_TIE (|f| + T) above another's is worse in float64
+ * too; where two or more lie within that of the best (of a basin), they are evaluated again in float64 on
+ * the host (host_point: the cpu evaluator's value, bit for bit), so that the starts chosen are the cpu
+ * path's (the first of equals included). Otherwise the two could pick different starts, and so different
+ * basins. */
+#define DEV_TIE 1e-8
+
+/* Point p of b (fit s) evaluated in float64 on the host: nll, gradient in theta and in x, as batch_run
+ * does on the cpu evaluator. */
+static void host_point(const fit *s, batch *b, size_t p, size_t k)
+{
+    double *g = b->grad + p * k, *gx = b->gx + p * K;
+    b->nll[p] = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, b->theta + p * k, s->bc, g);
+    if (!isfinite(b->nll[p])) return;
+    chain(&s->m, b->x + p * K, b->theta + p * k, g, gx);
+    for (size_t i = 0; i < k; i++)
+        if (!isfinite(gx[i])) b->nll[p] = INFINITY;
+}
+
+/* The best of points p0..p0+cnt-1 of fit s (the first of equals), among those in basin bsn (-1: any);
+ * cnt when none is finite. */
+static size_t best_of(const fit *s, const batch *b, size_t p0, size_t cnt, size_t k, int bsn)
+{
+    size_t best = cnt;
+    for (size_t j = 0; j < cnt; j++)
+        if ((bsn < 0 || basin(pers_of_theta(&s->m, b->theta + (p0 + j) * k)) == bsn) &&
+            b->nll[p0 + j] < (best < cnt ? b->nll[p0 + best] : INFINITY))
+            best = j;
+    return best;
+}
+
+/* best_of with the near-ties (DEV_TIE) of a device's values evaluated in float64 first (done[]: the
+ * points already evaluated so). */
+static size_t best_verified(const fit *s, batch *b, size_t p0, size_t cnt, size_t k, int bsn, unsigned char *done)
+{
+    const size_t best = best_of(s, b, p0, cnt, k, bsn);
+    if (best == cnt) return best;
+    const double thr = b->nll[p0 + best] + DEV_TIE * (fabs(b->nll[p0 + best]) + (double)s->T);
+    size_t near = 0;
+    for (size_t j = 0; j < cnt; j++)
+        near += (bsn < 0 || basin(pers_of_theta(&s->m, b->theta + (p0 + j) * k)) == bsn) && b->nll[p0 + j] <= thr;
+    if (near < 2) return best;
+    for (size_t j = 0; j < cnt; j++)
+        if (!done[j] && (bsn < 0 || basin(pers_of_theta(&s->m, b->theta + (p0 + j) * k)) == bsn) &&
+            b->nll[p0 + j] <= thr) {
+            host_point(s, b, p0 + j, k);
+            done[j] = 1;
+        }
+    return best_of(s, b, p0, cnt, k, bsn);
+}
+
 /* The grid of starts (and the warm start) of the nf fits in one call. Each fit keeps its best start; the
  * best start in the other basin (basin(): persistence below or above 0.85), if any is valid, becomes a second
  * candidate fits[nf + j] of the same series (its `second` the index of the first), appended; *ntot: nf plus
@@ -594,6 +638,7 @@ static double pers_of_theta(const fitmap *m, const double *th)
 static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const double *const *warm,
                           const double **nested, batch *b, size_t *ntot)
 {
+    const int verify = raid_garch_eval_on_device(ev);
     const size_t k = raid_garch_lik_npar(&fits[0].m.spec), ns = nstart(&fits[0].m);
     b->n = 0;
     for (size_t i = 0; i < nf; i++) {
@@ -626,15 +671,14 @@ static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const doubl
         size_t cnt = 1;
         while (p0 + cnt < b->n && b->owner[p0 + cnt] == i) cnt++;
         fit *s = &fits[i];
-        size_t best = cnt, other = cnt; /* the first of equals kept: the grid's order, the warm start last */
-        for (size_t j = 0; j < cnt; j++)
-            if (b->nll[p0 + j] < (best < cnt ? b->nll[p0 + best] : INFINITY)) best = j;
+        /* the first of equals kept: the grid's order, the warm start last */
+        unsigned char done[NSTART_MAX + 2] = {0};
+        assert(cnt <= NSTART_MAX + 2);
+        const size_t best = verify ? best_verified(s, b, p0, cnt, k, -1, done) : best_of(s, b, p0, cnt, k, -1);
+        size_t other = cnt;
         if (best < cnt) {
-            const int bb = basin(pers_of_theta(&s->m, b->theta + (p0 + best) * k));
-            for (size_t j = 0; j < cnt; j++)
-                if (basin(pers_of_theta(&s->m, b->theta + (p0 + j) * k)) != bb &&
-                    b->nll[p0 + j] < (other < cnt ? b->nll[p0 + other] : INFINITY))
-                    other = j;
+            const int ob = !basin(pers_of_theta(&s->m, b->theta + (p0 + best) * k));
+            other = verify ? best_verified(s, b, p0, cnt, k, ob, done) : best_of(s, b, p0, cnt, k, ob);
         }
         /* A warm start (the previous optimum, e.g. the full-sample fit's for a window) that beats every
          * grid start is trusted alone: no second candidate (docs/garch.md "Starts"). */
@@ -685,25 +729,8 @@ static void pick(fit *fits, size_t nf, size_t ntot)
             *t = tmp;
         }
         s->second = 0;
+        s->rival_open = t->st != RAID_GARCH_CONVERGED && !t->merged;
     }
-}
-
-/* f and g of every running fit at its x, again (the refinement's x, on another evaluator). */
-static raid_status reevaluate(raid_garch_eval *ev, fit *fits, size_t nf, batch *b)
-{
-    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
-    b->n = 0;
-    for (size_t i = 0; i < nf; i++)
-        if (fits[i].running) batch_push(b, &fits[i], i, fits[i].x);
-    const raid_status st = batch_run(ev, b, fits, k);
-    if (st != RAID_OK) return st;
-    for (size_t p = 0; p < b->n; p++) {
-        fit *s = &fits[b->owner[p]];
-        s->f = b->nll[p];
-        memcpy(s->g, b->gx + p * K, k * sizeof *s->g);
-        if (!isfinite(s->f)) s->running = 0; /* stays "no progress" */
-    }
-    return RAID_OK;
 }
 
 /* The initial inverse Hessian of every running fit: the Hessian in x from central differences (step
@@ -1168,7 +1195,6 @@ static int infer(fit *s, raid_garch_batch_out *o)
  * from an edge. */
 static int to_refine(const fit *s)
 {
-    if (s->handed) return 0;
     if (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS) return 0;
     double th[K];
     to_theta(&s->m, s->x, th);
@@ -1386,7 +1412,7 @@ static void refine_all(fit *fits, size_t nf, const rules *fin)
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long i = 0; i < n; i++) {
         fit *s = &fits[i];
-        if (s->refined || s->handed || (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS)) continue;
+        if (s->refined || (s->st != RAID_GARCH_CONVERGED && s->st != RAID_GARCH_NO_PROGRESS)) continue;
         double th[K];
         to_theta(&s->m, s->x, th);
         if (!at_boundary(&s->m, s->x, th)) refine(s, fin);
@@ -1433,13 +1459,76 @@ static raid_garch_status screen(const raid_garch_lik_spec *spec, const double *r
     return RAID_GARCH_CONVERGED;
 }
 
+/* The device's bulk iterations per fit (raid_garch_batch_opts.dev_max_iter's default). On 300 simulated
+ * series of 150 to 500 returns, every spec, and the 300 x 2,500 GARCH-t panel of bench_garch, nearly every
+ * fit that converges does so in fewer than 75 iterations (the few beyond 100 are refitted, as are the fits
+ * that wander to max_iter: EGARCH on those short series, 500 iterations on the cpu path). */
+enum { DEV_MAX_ITER = 100 };
+
+/* Whether a fit done on a device is kept (docs/garch.md "The device path's guarantee"): converged (the
+ * float64 test passed at its estimates); its other candidate (starts) converged too, or merged into it
+ * (otherwise the pick compared an optimum with the point where the other's device path stopped: a GARCH
+ * fit of 431 simulated returns kept an interior optimum 0.055 below the edge that the cpu path's other
+ * candidate reached after 500 iterations); not within 1e-4 of an edge (there the cpu path's edge rules,
+ * which depend on its iterates, may stop it as `boundary`); and, for GJR, not below the nested GARCH
+ * fit's log-likelihood (nested_ll; NAN: none). */
+static int keep_device(const fit *s, const raid_garch_batch_out *o, double nested_ll)
+{
+    if (o->status != RAID_GARCH_CONVERGED || s->rival_open || near_edge(&s->m, s->x, o->theta, 1e-4)) return 0;
+    return isnan(nested_ll) || o->loglik >= nested_ll;
+}
+
+/* On a device: every fit not kept (keep_device) is fitted again, from its starts, by the float64 cpu path
+ * (raid_garch_batch_fit on the cpu evaluator, whose results do not depend on the batch), and its result
+ * replaces the device's: that fit's result is then the cpu path's, bit for bit. fits[0..nf-1] with their
+ * series' indices idx[] (into r, T, warm and out); *nfb: the fits refitted. */
+static raid_status refit_on_cpu(raid_ctx *ctx, const raid_garch_lik_spec *spec, const fit *fits, size_t nf,
+                                const size_t *idx, const double *const *r, const size_t *T, const double *warm,
+                                const double *nested_ll, const raid_garch_batch_opts *opts, raid_garch_batch_out *out,
+                                size_t *nfb)
+{
+    const size_t k = raid_garch_lik_npar(spec);
+    size_t m = 0;
+    size_t *fi = malloc((nf ? nf : 1) * sizeof *fi);
+    if (!fi) return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", nf);
+    for (size_t i = 0; i < nf; i++)
+        if (!keep_device(&fits[i], &out[idx[i]], nested_ll ? nested_ll[idx[i]] : NAN)) fi[m++] = idx[i];
+    *nfb = m;
+    raid_status st = RAID_OK;
+    const double **rr = malloc((m ? m : 1) * sizeof *rr);
+    size_t *TT = malloc((m ? m : 1) * sizeof *TT);
+    double *ww = warm ? malloc((m ? m : 1) * k * sizeof *ww) : NULL;
+    raid_garch_batch_out *oo = malloc((m ? m : 1) * sizeof *oo);
+    if (!rr || !TT || !oo || (warm && !ww)) {
+        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", m);
+        goto done;
+    }
+    for (size_t j = 0; j < m; j++) {
+        rr[j] = r[fi[j]];
+        TT[j] = T[fi[j]];
+        if (warm) memcpy(ww + j * k, warm + fi[j] * k, k * sizeof *ww);
+    }
+    raid_garch_batch_opts co = {0};
+    if (opts) co = *opts;
+    co.nls = 0;        /* the cpu evaluator's own (the iterates do not depend on it) */
+    co.prog_total = 0; /* these series were counted done when the device's bulk phase stopped */
+    if (m && (st = raid_garch_batch_fit(NULL, spec, m, rr, TT, ww, &co, oo)) != RAID_OK) {
+        st = raid_fail(ctx, st, "%s", raid_errmsg());
+        goto done;
+    }
+    for (size_t j = 0; j < m; j++) out[fi[j]] = oo[j];
+done:
+    free(fi), free(rr), free(TT), free(ww), free(oo);
+    return st;
+}
+
 raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
                                  const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
                                  raid_garch_batch_out *out)
 {
     assert(spec && (n == 0 || (r && T && out)));
     const size_t k = raid_garch_lik_npar(spec);
-    rules ru = {500, 1e-10, 1e-13, 1e-12, 1, 60, 0};
+    rules ru = {500, 1e-10, 1e-13, 1e-12, 1, 60};
     if (opts && opts->max_iter) ru.max_iter = opts->max_iter;
     const rules final = ru;
 
@@ -1448,6 +1537,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     const double **rv = malloc((n ? n : 1) * sizeof *rv);
     const double **wv = malloc((n ? n : 1) * sizeof *wv), **nv = calloc(n ? n : 1, sizeof *nv);
     double *nested = NULL; /* GJR without warm starts: the GARCH fits' estimates, gamma = 0 (n x k) */
+    double *nested_ll = NULL; /* and their log-likelihoods (n; NAN: none) */
     raid_garch_batch_out *go = NULL; /* those GARCH fits */
     const size_t ia_gamma = spec->mean == RAID_GARCH_LIK_MEAN_ZERO ? 2 : 3; /* GJR's gamma in packed theta */
     size_t *Tv = malloc((n ? n : 1) * sizeof *Tv), *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -1473,11 +1563,12 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         gs.model = RAID_GARCH_LIK_GARCH;
         go = malloc((nn ? nn : 1) * sizeof *go);
         nested = malloc(n * k * sizeof *nested);
-        if (!go || !nested) {
+        nested_ll = malloc(n * sizeof *nested_ll);
+        if (!go || !nested || !nested_ll) {
             st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
             goto done;
         }
-        for (size_t i = 0; i < n; i++) nested[i * k] = NAN;
+        for (size_t i = 0; i < n; i++) nested[i * k] = nested_ll[i] = NAN;
         for (size_t q = 0; q < nn; q++) {
             rv[q] = r[idx[q]];
             Tv[q] = T[idx[q]];
@@ -1489,6 +1580,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             double *th = nested + idx[q] * k;
             for (size_t j = 0, jg = 0; j < k; j++) th[j] = j == ia_gamma ? 0 : go[q].theta[jg++];
             if (!isfinite(go[q].loglik)) th[0] = NAN; /* no estimates: no start */
+            nested_ll[idx[q]] = go[q].loglik;
             th[ia_gamma] = go[q].iterations; /* kept here until the fits are gathered (below) */
         }
         if (st != RAID_OK) goto done;
@@ -1551,11 +1643,13 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         ru.ftol = 1e-7;
         ru.nls = 4;
         ru.ls_max = 32; /* steps below 2^-32 of the first change f by less than its noise: 8 calls at most */
-        ru.tail = 16;
+        /* a fit still running after dev_max_iter iterations is refitted on the cpu path (below): each further
+         * round would be one device call for the few that still run, and such a fit seldom converges */
+        const size_t cap = opts && opts->dev_max_iter ? opts->dev_max_iter : DEV_MAX_ITER;
+        if (ru.max_iter > cap) ru.max_iter = cap;
     }
     if (opts && opts->bulk_gtol > 0) ru.gtol = opts->bulk_gtol;
     if (opts && opts->nls) ru.nls = opts->nls;
-    if (opts && opts->tail && ru.tail) ru.tail = opts->tail - 1; /* on a device only */
     size_t per = NSTART_MAX + 1 > ru.nls ? NSTART_MAX + 1 : ru.nls, ntot = nf;
     if (per < 2 * k + 1) per = 2 * k + 1; /* the initial Hessian's 2k points; refine_device's 2k + 1 */
     if (per < DEV_HALVE) per = DEV_HALVE;
@@ -1585,54 +1679,31 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
                 "evaluator %zu calls, %zu points, %.3f s; refined on the device %zu, on the host %zu\n",
                 nf, ntot, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s,
                 prof.dev_refined, prof.dev_to_host);
-    if (ru.gtol > final.gtol) {
-        /* A looser bulk phase (a device's) whose point Newton could not finish, or that stopped towards an
-         * edge by the looser bulk's rule (100 gtol: the device's boundary fits ended up to 0.015 below the
-         * cpu's): BFGS goes on in float64 on the cpu evaluator from there, then the refinement again. */
-        size_t again = 0;
-        for (size_t i = 0; i < nf; i++) {
-            fit *s = &fits[i];
-            if ((s->st != RAID_GARCH_NO_PROGRESS && s->st != RAID_GARCH_BOUNDARY) || s->iter >= final.max_iter) continue;
-            s->running = 1;
-            s->in_ls = 0;
-            s->handed = 0;
-            s->lstate = 0;
-            s->have_thf = 0;
-            s->fresh = 1;
-            for (size_t j = 0; j < STALL_ITER; j++) s->f_back[j] = INFINITY;
-            again++;
-        }
-        if (again) {
-            raid_garch_eval_destroy(ev);
-            ev = NULL;
-            st = raid_garch_eval_create(NULL, spec, nf, rv, Tv, &ev);
-            if (st != RAID_OK) st = raid_fail(ctx, st, "%s", raid_errmsg());
-            if (st == RAID_OK) st = reevaluate(ev, fits, nf, &b);
-            if (st == RAID_OK) st = init_hessian(ev, fits, nf, &b);
-            if (st == RAID_OK) st = bulk(ev, fits, nf, &final, &b, NULL);
-            if (st != RAID_OK) goto done;
-            refine_all(fits, nf, &final);
-        }
-    }
-
+    const int device = raid_garch_eval_on_device(ev);
     int oom = 0;
     const long long nfl = (long long)nf;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : oom)
     for (long long i = 0; i < nfl; i++) {
         fit *s = &fits[i];
         raid_garch_batch_out *o = &out[idx[i]];
-        if (s->st == RAID_GARCH_NO_START) {
-            o->status = s->st;
+        if (s->st == RAID_GARCH_NO_START || (device && s->st != RAID_GARCH_CONVERGED)) {
+            o->status = s->st; /* on a device, refitted on the cpu path below */
             continue;
         }
         if (!infer(s, o)) oom |= 1;
     }
     if (oom) st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH standard errors)");
+    size_t nfb = 0;
+    if (st == RAID_OK && device) {
+        raid_garch_eval_destroy(ev); /* its device buffers, before the cpu path's fits */
+        ev = NULL;
+        st = refit_on_cpu(ctx, spec, fits, nf, idx, r, T, warm, nested_ll, opts, out, &nfb);
+    }
     if (st == RAID_OK && opts && opts->prog_total) raid_progress(ctx, opts->prog_base + n, opts->prog_total, "fits");
     if (profile) {
         tp[5] = prof_now();
-        fprintf(stderr, "garch profile: continuation + inference %.3f s; total after create %.3f s\n", tp[5] - tp[4],
-                tp[5] - tp[0]);
+        fprintf(stderr, "garch profile: inference %s%.3f s (%zu fits refitted on the cpu path); total after create %.3f s\n",
+                device ? "and refits " : "", tp[5] - tp[4], nfb, tp[5] - tp[0]);
     }
 
 done:
@@ -1643,6 +1714,7 @@ done:
     free(wv);
     free(nv);
     free(nested);
+    free(nested_ll);
     free(go);
     free(Tv);
     free(idx);

@@ -19,10 +19,9 @@ typedef struct raid_garch_batch_opts {
                          1e-10 (docs/garch.md) */
     size_t nls;       /* line-search step lengths per series per evaluator call (0: 1 on the cpu, 4 on a
                          device); the iterates do not depend on it, only the number of calls does */
-    size_t tail;      /* on a device, the bulk phase hands its running fits to the float64 continuation on the
-                         cpu (BFGS from their last iterate, then the float64 refinement) once fewer than tail - 1
-                         of them run: each further call would carry a handful of points and wait on the device
-                         (0: the default, once fewer than 16 run; 1: never); ignored on the cpu */
+    size_t dev_max_iter; /* on a device, the bulk's iterations per fit (0: 100); a fit still running then is
+                            fitted by the cpu path instead, as every fit the device does not finish converged
+                            (docs/garch.md "The device path's guarantee"); ignored on the cpu */
     uint64_t prog_base, prog_total; /* progress (unit "fits") on the context: the fit reports prog_base + the
                          series done of its n, of prog_total (0: no reports); a series is done once its bulk
                          phase stopped (or it could not be fitted). GJR's nested GARCH fits report nothing */
@@ -39,8 +38,8 @@ typedef struct raid_garch_batch_out {
     double se_classic[RAID_GARCH_LIK_MAXPAR]; /* sqrt diag H^-1, H the float64 Hessian of the nll */
     double se_robust[RAID_GARCH_LIK_MAXPAR];  /* sqrt diag H^-1 J H^-1 (Bollerslev and Wooldridge 1992) */
     double loglik;                            /* float64 log-likelihood at theta */
-    int iterations;                           /* BFGS iterations (bulk phase, a float64 continuation) + Newton
-                                                 steps of the refinement (GJR without a warm start: + those of
+    int iterations;                           /* BFGS iterations of the bulk phase + Newton steps of the
+                                                 refinement (GJR without a warm start: + those of
                                                  the GARCH fit whose optimum is a start); 0 when screened */
     double sigma2_last;                       /* h_T */
     double sigma2_next;                       /* h_{T+1} */
@@ -52,10 +51,12 @@ typedef struct raid_garch_batch_out {
  * grid's starts (in the same evaluator call) and the best kept. opts: NULL for the defaults. All
  * likelihood evaluations of the bulk phase go through ONE evaluator on ctx (NULL or a cpu context: the
  * float64 cpu path); the refinement and inference are float64 on the host (OpenMP over series; results
- * independent of the thread count), so the estimates are the float64 optimum whatever the backend. Each
- * series' result does not depend on the others in the batch (bitwise on the cpu backend). docs/garch.md
- * "Fitting many series" gives the algorithm, the statuses and the standard errors. Errors (raid_fail on
- * ctx): RAID_ENOMEM and the device's; out[] is then undefined. */
+ * independent of the thread count), so the estimates are the float64 optimum whatever the backend. On a
+ * device, a fit that does not end converged away from an edge is fitted again by the cpu path: every fit
+ * has the cpu path's status and its log-likelihood within 1e-6 (docs/garch.md "The device path's
+ * guarantee"). Each series' result does not depend on the others in the batch, on either backend (bit for
+ * bit). docs/garch.md "Fitting many series" gives the algorithm, the statuses and the standard errors.
+ * Errors (raid_fail on ctx): RAID_ENOMEM and the device's; out[] is then undefined. */
 raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
                                  const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
                                  raid_garch_batch_out *out);

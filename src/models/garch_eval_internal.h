@@ -12,7 +12,7 @@ struct raid_garch_eval {
     const double *const *r;
     const size_t *T;
     double *bc;      /* cpu backend, BACKCAST start: each series' v0 (raid_garch_lik_backcast), formed at
-                        the first call that evaluates the series (a continuation touches few of them) */
+                        the first call that evaluates the series */
     size_t *bc_todo;      /* nseries entries: the series whose bc a call forms */
     unsigned char *bc_ok; /* nseries flags: bc formed */
     int device;
