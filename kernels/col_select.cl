@@ -1,5 +1,5 @@
 /*
- * col_select.cl -- radix select on float64 order keys with 32-bit operations only (issue 11;
+ * col_select.cl -- radix select on float64 order keys with 32-bit operations only (
  * docs/column.md "Selection"). Host side: src/column/select_cl.c.
  *
  * The input is doubles as pairs of 32-bit words (src[2i] the low word, src[2i + 1] the high word: the

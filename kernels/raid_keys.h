@@ -1,6 +1,6 @@
 /*
  * raid_keys.h -- the order key of a float64: a 64-bit unsigned integer, given as two 32-bit words, whose
- * unsigned order is the order of the doubles (issue 11; docs/column.md). One source for OpenCL C kernels
+ * unsigned order is the order of the doubles (docs/column.md). One source for OpenCL C kernels
  * and host C (as raid_df.h): the device layer prepends it to every program, host code includes it
  * (through src/column/keys.h). Integer operations only, 32-bit words only (no 64-bit integer or float
  * type, as on GPUs without them).

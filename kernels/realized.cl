@@ -60,7 +60,7 @@
  *   RAID_PART   bit mask of measure groups to compute (1 rs, 2 bpv, 4 rq+tpq, 8 medrv); 15 = fused.
  *               The partial masks exist only for the benchmark's fusion ablation.
  *   RAID_XSTEP  pairs shared per barrier: 2 where RAID_RUN is a multiple of 4 and the 8 buffers fit
- *               the device's local memory, else 1 (the same bits; 2 was faster on the H200, issue 12).
+ *               the device's local memory, else 1 (the same bits; 2 was faster on the H200).
  * and, for benchmarks only (raid_tuning_set_build_options "-DRAID_FOLD=N"; the documented bounds hold
  * for the defaults):
  *   RAID_RELOAD 1: read the returns a second time after the scale's barrier instead of holding them in registers

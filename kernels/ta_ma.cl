@@ -1,5 +1,5 @@
 /*
- * ta_ma.cl -- moving averages and rolling statistics by DIRECT windowed sums in double-float (issue 10,
+ * ta_ma.cl -- moving averages and rolling statistics by DIRECT windowed sums in double-float (
  * docs/ta.md "The device path and its bound"). Host side: src/ta/ma_cl.c.
  *
  * Input: the values as double-float pairs x[2i] = hi, x[2i+1] = lo (the host's split of float64: hi =

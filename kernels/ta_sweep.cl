@@ -1,5 +1,5 @@
 /*
- * ta_sweep.cl -- the trade scan and the statistics of the crossover sweep on the device (issue 10, section
+ * ta_sweep.cl -- the trade scan and the statistics of the crossover sweep on the device (
  * 2; docs/ta_sweep.md "The device sweep" is the specification). Host side: src/ta/sweep_cl.c.
  *
  * The table: one row per period of moving-average values as normalised double-floats (hi, lo), NaN where

@@ -1,5 +1,5 @@
 /* Tests of the float64-bits conversions of kernels/raid_df.h (raid_bits_to_df, raid_bits_to_df_near,
- * raid_round_mag_to_f32), the device's only way to read a float64 (issue 12: the device receives the bits
+ * raid_round_mag_to_f32), the device's only way to read a float64 (the device receives the bits
  * and splits them with integer operations). The same source runs on the host here and in every kernel, so
  * these tests check the kernels' conversion: for doubles of every binade (float64 subnormals included),
  * signed zeros, values whose scaled forms are binary32 subnormals, ties at every rounding position and

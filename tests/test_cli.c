@@ -980,7 +980,7 @@ static int count_tmp(const char *dir)
     return n;
 }
 
-/* Found by a helper: a run killed by SIGTERM (or Ctrl-C) left its hidden temporary output beside -o. The
+/* A run killed by SIGTERM (or Ctrl-C) left its hidden temporary output beside -o. The
  * tool reads from a FIFO fed by a writer that keeps going, so it is surely mid-run when the signal comes. */
 static void test_signal_removes_temporary(void **state)
 {

@@ -438,7 +438,7 @@ static void test_eviction_rebuild(void **state)
     raid_ctx_destroy(ctx);
 }
 
-/* The sweep of issue 8: max_lag 0..40 on one context (41 meat kernels, once past the old fixed cache of
+/* A sweep of max_lag 0..40 on one context (41 meat kernels, once past the old fixed cache of
  * 32), each against the cpu backend's long double meat. */
 static void test_meat_lag_sweep(void **state)
 {

@@ -702,7 +702,7 @@ static double field(const char *csv, int j)
     return *p == ',' || *p == '\n' ? NAN : strtod(p, NULL);
 }
 
-/* The done-when of issue 9: raid garch data/dem2gbp.csv --init sample prints the Fiorentini, Calzolari and
+/* raid garch data/dem2gbp.csv --init sample prints the Fiorentini, Calzolari and
  * Panattoni (1996) benchmark's estimates (to the digits published: 1e-5 relative, omega's sixth digit being
  * one unit off on a flat ridge, docs/garch.md) and its Hessian and robust standard errors (1e-3). */
 static void test_cli_fcp(void **state)

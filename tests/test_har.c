@@ -820,7 +820,7 @@ static void test_cli_robust_range(void **state)
     assert_non_null(strstr(out, "\nA,har,"));
     free(out), free(err);
     /* rv of 10 plus 1e-4 times the same pattern: the regressors' mean is up to 1e7 times their spread. With
-       the meat about 0 the robust variances were float64 rounding (found by a helper with rv + 1000 on SPY:
+       the meat about 0 the robust variances were float64 rounding (rv + 1000 on SPY:
        4% off, NaN in windows); about the means (raid_reg_meat_ranges_at) the slopes' robust errors are those
        of the pattern alone, on both backends (held to 1e-5: the shifted design keeps the 5- and 22-day means'
        spread to about 1e-8). Shifted by 1000, the 22-day mean's level is 1e9 times its spread here, and the

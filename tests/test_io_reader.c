@@ -820,10 +820,10 @@ static void test_duplicate_columns(void **st)
 }
 
 /* An empty time zone name is an error (NULL means UTC). */
-/* Issue 8's bad inputs: hex and other non-decimal numbers, a symbol that is not UTF-8, a last line
+/* Bad inputs: hex and other non-decimal numbers, a symbol that is not UTF-8, a last line
  * without a line break (read, with a notice), a grid finer than the data (a notice), a session across
  * midnight; and raid_errmsg() carrying the reader's message. */
-static void test_issue8_inputs(void **st)
+static void test_nondecimal_utf8_eol_inputs(void **st)
 {
     (void)st;
     raid_read_opts o = opts(0);
@@ -978,7 +978,7 @@ int main(void)
         cmocka_unit_test(test_onemin),          cmocka_unit_test(test_trades),
         cmocka_unit_test(test_extreme_prices),  cmocka_unit_test(test_return_range),
         cmocka_unit_test(test_nul_bytes),       cmocka_unit_test(test_duplicate_columns),
-        cmocka_unit_test(test_empty_tz),        cmocka_unit_test(test_issue8_inputs),
+        cmocka_unit_test(test_empty_tz),        cmocka_unit_test(test_nondecimal_utf8_eol_inputs),
         cmocka_unit_test(test_fifo_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,8 +143,8 @@ static void test_cpu_vs_plain(void **state)
             fail_msg("day %d: jump_z %g, jump_p %g, expected empty", i, tg[i].jump_z, tg[i].jump_p);
     if (!(fabs(tg[3].jump_z - tg[4].jump_z) <= 1e-13 * fabs(tg[4].jump_z)))
         fail_msg("jump_z at 1e-70 %.17g, at 1e-3 %.17g", tg[3].jump_z, tg[4].jump_z);
-    /* a tripower term whose factors' 4/3 powers underflow one by one but whose product does not (found by
-       a helper: 0 for 3.4e-226) */
+    /* a tripower term whose factors' 4/3 powers underflow one by one but whose product does not (taken
+       one by one they gave 0 for 3.4e-226) */
     const double far[3] = {1e70, 1e70, 1e-310};
     const int64_t foff[2] = {0, 3};
     raid_realized tf;
@@ -389,7 +389,7 @@ static void test_device_batches(void **state)
     raid_ctx_destroy(cpu);
 }
 
-/* The device checks the returns' range itself (issue 12: no host pass over the returns): the same status
+/* The device checks the returns' range itself (no host pass over the returns): the same status
  * and message as the cpu path, naming the first bad return in index order even when later chunks, read
  * first by no rule, hold others; in every policy. */
 static void test_device_range_errors(void **state)
@@ -490,7 +490,7 @@ static void test_device_underflow_guard(void **state)
     raid_ctx_destroy(cpu);
 }
 
-/* The df policy within 1e-13 of float64 (issue 12; the documented bound is 1e-12) on adversarial
+/* The df policy within 1e-13 of float64 (the documented bound is 1e-12) on adversarial
  * magnitudes: chunks of very different scales, tiny returns beside large ones (binary32 underflow of
  * products of two and three returns after the chunk's scaling), runs of zeros, a jump among small
  * returns, and medrv windows whose magnitudes tie in their high parts (equal or adjacent float64 values:

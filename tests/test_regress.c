@@ -351,7 +351,7 @@ static void test_device_narrow_widths(void **state)
     raid_ctx_destroy(cpu);
 }
 
-/* Found by a helper: large levels and small residuals (log rv near -9, intercept near -58) made the device
+/* Large levels and small residuals (log rv near -9, intercept near -58) made the device
  * meat lose digits when it formed e = y - X beta from uncentred columns. Here the levels are 1e4 and -3e5
  * times the spread, and the residuals (1e-3) a thousandth of the centred terms (about 1): the device df
  * meat's error, about 2^-45 times that ratio (3e-11), relative to sum |u u|, is held to 1e-10; with

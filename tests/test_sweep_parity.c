@@ -441,7 +441,7 @@ static void test_device_table(void **state)
     raid_ctx_destroy(ctx);
 }
 
-/* Issue 10's test: on a simulated 150,000-bar walk near 30,000 (fixed seed) and a grid of 1,020 HMA
+/* On a simulated 150,000-bar walk near 30,000 (fixed seed) and a grid of 1,020 HMA
  * combinations (fast 5..24, slow 30..130 by 2), long/flat at the close, the device sweep's trade lists are
  * the float64 path's (no shifted trade), its statistics within the bound. */
 static void test_device_150k(void **state)
@@ -471,7 +471,7 @@ static void test_device_150k(void **state)
     raid_ctx_destroy(ctx);
 }
 
-/* Regressions of the fifth session's break-it round: (a) exact float64 ties that the device's double-floats
+/* Regressions: (a) exact float64 ties that the device's double-floats
  * split and the report's doubles join again (data/ttrc_daily.csv, mean 16/40 at bar 1489: 8.25 = 8.25)
  * are ties, not violations; (b) prices spanning more than float's range (1e-250 beside 5e99, a
  * subnormal) give finite statistics, the device sweeping such a series on the float64 path and raid ma

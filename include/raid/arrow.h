@@ -1,6 +1,6 @@
 /*
  * raid/arrow.h -- the column operations (sort.h, select.h, groupby.h) on arrays exported through the Arrow C
- * data interface (issue 11, section 4; docs/column.md "Arrow arrays"). Part of the public API; include
+ * data interface (docs/column.md "Arrow arrays"). Part of the public API; include
  * <raid.h> for all of it. Conventions: raid/core.h.
  *
  * The structs are the Arrow C data interface's, exactly as its specification defines them

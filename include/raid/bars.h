@@ -1,5 +1,5 @@
 /*
- * raid/bars.h -- trades to OHLCV bars per symbol and interval (issue 11, section 3; docs/column.md "Ticks to
+ * raid/bars.h -- trades to OHLCV bars per symbol and interval (docs/column.md "Ticks to
  * bars"). Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
  *
  * One bar per (symbol, interval) with at least one trade: start (the interval's local wall-clock start),

@@ -94,7 +94,7 @@ typedef struct raid_groupby raid_groupby;
 RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
                                           const uint8_t *valid, size_t n, const raid_agg *aggs, size_t naggs,
                                           unsigned flags, raid_groupby **out);
-/** Group n rows by FLOAT64 keys (issue 11 section 2): raid_groupby_compute's arguments, aggregations,
+/** Group n rows by FLOAT64 keys: raid_groupby_compute's arguments, aggregations,
  *  semantics, paths and errors, the keys compared through their order keys (kernels/raid_keys.h, the one
  *  definition; docs/column.md "Order keys"): 0.0 and -0.0 are one group, every NaN (any sign, any
  *  payload) is one group, after +inf. key_valid: NULL (every key valid) or uint8[n], 0 where the row's KEY

@@ -1,5 +1,5 @@
 /*
- * raid/select.h -- order statistics of float64 columns without sorting (issue 11; docs/column.md
+ * raid/select.h -- order statistics of float64 columns without sorting (docs/column.md
  * "Selection"): the k-th smallest value, the median, quantiles with numpy's linear interpolation, top-k
  * and bottom-k, min and max (NaN-propagating and NaN-skipping).
  * Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.

@@ -1,5 +1,5 @@
 /*
- * raid/sort.h -- sorting float64 columns (issue 11; docs/column.md "Sorting"): sort, stable argsort,
+ * raid/sort.h -- sorting float64 columns (docs/column.md "Sorting"): sort, stable argsort,
  * (int64 key, float64 value) pairs by key, segmented versions, an optional validity mask.
  * Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
  *

@@ -1,6 +1,6 @@
 /*
  * raid/sweep.h -- moving-average crossover backtests over a grid of (fast, slow) periods, every series
- * (symbol) of an input at once (issue 10; docs/ta_sweep.md is the specification of the trades and the
+ * (symbol) of an input at once (docs/ta_sweep.md is the specification of the trades and the
  * statistics). Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
  *
  * Strategy on the closes of one series: long when MA(fast)[t] > MA(slow)[t] (both defined), flat otherwise
@@ -154,7 +154,7 @@ RAID_API raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f);
 RAID_API raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f);
 RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
 
-/* ---- The parity report (issue 10, section 3; docs/ta_sweep.md "Parity report") ----
+/* ---- The parity report (docs/ta_sweep.md "Parity report") ----
  * The float64 cpu path (moving averages in float64 on the host, the cpu scan: the oracle) beside the
  * checked path, which is what raid_sweep_run gives on ctx with spec's precision and formulation:
  *   - direct, df on a device: the device sweep (moving averages, trades and statistics on the device);

@@ -73,7 +73,7 @@ RAID_API raid_status raid_tuning_copy_bandwidth(raid_ctx *ctx, size_t bytes, int
 /** Host-to-device bandwidth: the best of reps uploads of `bytes` from page-locked host memory (after one
  *  warm-up; profiling events) in bytes per second (*pinned), and the wall-clock rate of reps blocking
  *  uploads of the same bytes from ordinary (pageable) malloc'ed memory (*pageable; either pointer may be
- *  NULL). The first is the limit of every call that moves host arrays to the device (issue 12 compares
+ *  NULL). The first is the limit of every call that moves host arrays to the device (bench_realized compares
  *  raid_realized_compute's end-to-end rate with it). Device contexts only.
  *  Errors: RAID_EINVAL (bytes or reps < 1), RAID_EUNSUPPORTED (cpu backend), RAID_ENOMEM, the device errors. */
 RAID_API raid_status raid_tuning_upload_bandwidth(raid_ctx *ctx, size_t bytes, int reps, double *pinned,

@@ -16,8 +16,8 @@
  *      half an ulp: within 1.002 ulp of the true cube root by this count, which is why the measured
  *      figure below, not the count, is the working bound.
  * Measured against cbrtl (long double, 64-bit significand) on 2 x 10^6 random binary64 numbers from
- * every binade, the subnormals, the powers of two and their neighbours: at most 0.732 ulp (a helper's
- * larger search found 0.7354; the test holds it to 0.75); k^3 for every k up to 2^17 and 2^(3j) give
+ * every binade, the subnormals, the powers of two and their neighbours: at most 0.732 ulp (a larger
+ * search found 0.7354; the test holds it to 0.75); k^3 for every k up to 2^17 and 2^(3j) give
  * their exact roots (tests/test_df.c, test_host_cbrt). About 10 ns against glibc's 15 to 25 on the
  * development machine (AMD EPYC, noisy).
  * Defined for every finite x; cbrt(-x) = -cbrt(x), cbrt(+-0) = +-0; an infinity or NaN is returned as it

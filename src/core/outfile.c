@@ -151,7 +151,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
     struct stat st;
     /* A name of the process's standard output or error (/dev/stdout, /dev/fd/2, or the file the shell
      * redirected it to): written through that descriptor, at its position and in its mode, never
-     * replaced by a new file (a helper found `-o /dev/stdout >> log` replacing the log's contents). */
+     * replaced by a new file (`-o /dev/stdout >> log` replaced the log's contents when it was). */
     for (int fd = 1; fd <= 2; fd++)
         if (raid_path_is_fd(path, fd) && stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
             const int d = dup(fd);

@@ -1,4 +1,4 @@
-/* Fitting many GARCH-family series at once (issue 9, step 2): BFGS in lock step over a batched
+/* Fitting many GARCH-family series at once: BFGS in lock step over a batched
  * evaluator (garch_eval.h), a float64 refinement and all inference on the host.
  *
  * Internal: the public fit (include/raid/garch.h, src/models/garch.c) plans the series and windows and

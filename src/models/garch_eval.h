@@ -1,5 +1,5 @@
 /* Batched evaluation of GARCH-family negative log-likelihoods and their analytic scores: the one seam
- * between the optimiser (garch_batch.c) and the backends (issue 9, step 1).
+ * between the optimiser (garch_batch.c) and the backends.
  *
  * Internal. An evaluator holds a set of series (by pointer: the caller keeps them alive and unchanged
  * while the evaluator lives) and evaluates, in one call, any number of (series, theta) points:

@@ -1,4 +1,4 @@
-/* The float64 cpu path of the GARCH-family log-likelihood and its analytic score (issue 9, step 1).
+/* The float64 cpu path of the GARCH-family log-likelihood and its analytic score.
  *
  * Internal: the oracle of the device kernel to come and the cpu backend of the batched optimiser; the
  * public API (include/raid/garch.h) is designed with that optimiser. docs/garch.md gives the equations.

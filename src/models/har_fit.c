@@ -20,7 +20,7 @@
 /* The cpu path of the windows' meat: 1 takes overlapping windows from block sums (src/regress/meat_block.c:
  * about 100x faster on 1,000-row windows with 22 lags, each window within a proven 2^-36 of the meat's scale or
  * summed from its rows); 0 sums every window's meat from its rows (long double scores), as when
- * tests/golden/expected was first recorded. Switched to 1 on 2026-12-02 by the lead's decision, after an exact
+ * tests/golden/expected was first recorded. Switched to 1 on 2026-12-02, after an exact
  * oracle (tests/tools/har_oracle.py) put both paths' standard errors within 5e-14 of the exact ones on the
  * recorded outputs; har_spy_harq_roll_cpu.csv and har_usdchf_roll_cpu.csv were re-recorded
  * (tests/golden/README.md). A single full-sample range is one window: it always takes the rows. */

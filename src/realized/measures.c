@@ -40,8 +40,8 @@ void raid_measures_from_acc(const double acc[RAID_NACC], int64_t M, raid_realize
         /* tpq / bpv^2, without forming bpv^2 where it would underflow (bpv below 1.5e-154). Where bpv^2
          * and tpq are both below float64's normal range (a day of returns near 1e-80 and below, or a
          * subnormal return), the float64 values do not determine the ratio (tpq's terms underflowed, 0/0
-         * once): jump_z and jump_p are left empty rather than made up; found by a helper, a day of 1e-3,
-         * 1e-250, 1e-3 gave p = 0.013 where the exact p is 0.5. */
+         * once): jump_z and jump_p are left empty rather than made up (a day of 1e-3,
+         * 1e-250, 1e-3 gave p = 0.013 where the exact p is 0.5). */
         const double bb = o->bpv * o->bpv;
         if (o->rv > 0.0 && o->bpv >= DBL_MIN && (bb >= DBL_MIN || o->tpq >= DBL_MIN)) {
             const double theta = PI * PI / 4.0 + PI - 5.0;

@@ -85,8 +85,8 @@ static uint64_t local_need(const raid_ctx *ctx, unsigned part_mask, int xstep)
 }
 
 /* The kernel's RAID_XSTEP, pairs shared per barrier (the same bits either way): 2 where the returns per
- * work-item are a multiple of 4 and the local memory holds the 8 rotating buffers (faster on the H200,
- * issue 12), else 1. Build options holding -DRAID_XSTEP=1 (or 2) choose it instead (tests/test_realized.c
+ * work-item are a multiple of 4 and the local memory holds the 8 rotating buffers (faster on the H200),
+ * else 1. Build options holding -DRAID_XSTEP=1 (or 2) choose it instead (tests/test_realized.c
  * compares the bits of both). */
 static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
 {

@@ -27,7 +27,7 @@ static inline double med3(double a, double b, double c)
 }
 
 /* A tripower term |r_i r_{i-1} r_{i-2}|^(4/3) as p cbrt(p) of the product p: one cube root per term, and
- * no underflow of a 4/3 power before the product (a helper's 1e70, 1e70, 1e-310 gave 0 for 3.4e-226
+ * no underflow of a 4/3 power before the product (1e70, 1e70, 1e-310 gave 0 for 3.4e-226
  * when each return's power was taken first: (1e-310)^(4/3) is below float64's range). |r| <= 1e74 keeps
  * p^(4/3) below 1e296. */
 static inline double tripower(double a, double a1, double a2)

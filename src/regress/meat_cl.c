@@ -137,8 +137,8 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
      * u~_t[p] = e_t (x_t[p] - m_p) for p != j0 and u~_t[j0] = e_t x_t[j0], and the host maps the sums back
      * (u = A u~, A = I + v e_j0', v_p = m_p / c_j0) in float64 below: the device's error is then relative
      * to the problem's centred terms, not to the levels, and what the levels amplify is float64's
-     * rounding, as on the cpu path (a helper found the device's robust errors growing with the level of
-     * log regressors: 1.6e-12 at level 0 to 1.9e-9 with rv scaled by 1e140; problems of several symbols
+     * rounding, as on the cpu path (the device's robust errors grew with the level of log regressors
+     * before: 1.6e-12 at level 0 to 1.9e-9 with rv scaled by 1e140; problems of several symbols
      * in one call share the group's centres c, hence a centre per problem). Without a constant column,
      * d = c: the scores of x_t = (x_t - c) + c. */
     int j0 = -1;

@@ -602,7 +602,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
             }
         }
     /* About the means, the means' own rounding (half an ulp of the level) still enters, to first order:
-     * 2^-53 R0 relative, R0 the level ratio before the shift (a helper's regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
+     * 2^-53 R0 relative, R0 the level ratio before the shift (regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
      * off, where float64 cannot hold the intercept either). Beyond RAID_REG_MAX_ROBUST_LOSS: refused. */
     if (shifted && 0x1p-53 * raid_reg_level_ratio(s0) > RAID_REG_MAX_ROBUST_LOSS)
         return raid_fail(NULL, RAID_ESINGULAR,
@@ -664,7 +664,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
          * rounding of the meat by about (1 + R)^2, R = max over the non-constant columns of
          * |mean - centre| / standard deviation (with a constant column). Beyond RAID_REG_MAX_ROBUST_LOSS
          * (1e-8, the tolerance the tests hold standard errors to) the robust variances would be rounding,
-         * not estimates (a helper's rv + 1000 with the meat at 0: R 1e7, standard errors 4% off on both
+         * not estimates (rv + 1000 with the meat at 0: R 1e7, standard errors 4% off on both
          * backends and NaN in short windows; statsmodels 74% off): refused, as is a variance that is not
          * positive. A centre at the problem's means (raid_reg_meat_ranges_at) makes R about 0. */
         const double R = raid_reg_level_ratio(s);

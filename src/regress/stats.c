@@ -15,8 +15,8 @@
  *   3. the chunk layer unscales the partials exactly; the host merges each problem's chunks in chunk order
  *      (Chan, Golub and LeVeque 1979) with the running mean as a double-double; the raw moments are
  *      C + n m m' (fill_stats, shared with the cpu path).
- * The path before issue 12 part 2 (the host centred, scaled and converted every row before the upload)
- * was removed on 2026-12-02 (docs/regression.md has its figures).
+ * The earlier path (the host centred, scaled and converted every row before the upload) was removed on
+ * 2026-12-02 (docs/regression.md has its figures).
  */
 #include "core/dd.h"
 #include "core/internal.h"

@@ -1,5 +1,5 @@
 /* The moving-average crossover backtest sweep: the float64 cpu path of its trade semantics and
- * statistics (issue 10, section 2), the oracle of the device sweep and its cpu backend.
+ * statistics, the oracle of the device sweep and its cpu backend.
  *
  * Internal. docs/ta_sweep.md is the specification this file implements (and the device kernel will
  * follow); the summary here is normative only where it agrees with it.

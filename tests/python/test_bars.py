@@ -96,7 +96,7 @@ def test_symbols_offsets_and_errors(cli, tmp_path):
 
 
 def test_breakit_regressions(cli, data_dir, tmp_path):
-    """The fifth session's break-it round: timestamps with and without offsets mixed (the order check on
+    """Timestamps with and without offsets mixed (the order check on
     instants), 1ms bars of 2018 data, starts before year 1 refused."""
     p = tmp_path / "m.csv"
     p.write_text("symbol,timestamp,price,size\nA,2024-01-02T10:00:00-05:00,10,1\nA,2024-01-02T10:30:00,11,1\n")
@@ -112,7 +112,7 @@ def test_breakit_regressions(cli, data_dir, tmp_path):
     assert rc == 2 and "before year 1" in err and out == ""
 
 
-# ---- raid.bars (the library's array entry, raid_bars_compute) and --session (issue 11, section 3) ----
+# ---- raid.bars (the library's array entry, raid_bars_compute) and --session ----
 
 def cli_frame(out):
     got = pd.read_csv(io.StringIO(out), **EXACT)

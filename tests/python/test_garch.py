@@ -4,7 +4,7 @@ convention, RAID's default) on three real series in percent: dem2gbp (the FCP be
 daily close log returns (data/spy_realized_measures.csv) and USD/CHF's daily log returns from the last
 half-hourly quote of each day (data/usdchf_30min.csv).
 
-Tolerances against arch (issue 9): log-likelihoods to 1e-6 relative, parameters to 1e-4 relative, where
+Tolerances against arch: log-likelihoods to 1e-6 relative, parameters to 1e-4 relative, where
 arch's own optimiser (SLSQP) reports convergence. arch is run with tol=1e-14: at its default tolerance
 its estimates are off its own optimum by up to 3e-4 relative (measured on these series; RAID's
 log-likelihood was then the higher one), which would measure arch's stopping rule, not RAID. Parameters

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Exact oracle for rolling HAR regressions with Newey-West errors (issue 12 part 4: the block meat).
+"""Exact oracle for rolling HAR regressions with Newey-West errors (the oracle of the block meat).
 
 Everything is computed EXACTLY (Python integers and fractions; float64 inputs are dyadic rationals), so the
 errors it reports are those of RAID's outputs, not of another floating-point computation:
