@@ -69,6 +69,13 @@ static void test_array_checks(void **state)
     d[1] = "";
     assert_int_equal(raid_dates_check_order(d, off, 1, sym, NULL), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "A: row 2: date is empty"));
+    /* the year last: 01/01/2002 then 02/01/2001 increase as text but go back a year, read either way */
+    const char *dmy[2] = {"01/01/2002", "02/01/2001"};
+    const int64_t off1[2] = {0, 2};
+    assert_int_equal(raid_dates_check_order(dmy, off1, 1, sym, NULL), RAID_EINVAL);
+    assert_string_equal(raid_errmsg(), "raid_dates_check_order: A: row 1: date '01/01/2002' has the year last (day and "
+                                       "month cannot be told apart, and such dates are misordered as text): write "
+                                       "dates as ISO 8601, YYYY-MM-DD");
     const int64_t bad[3] = {0, 3, 2};
     assert_int_equal(raid_dates_check_order(d, bad, 2, NULL, NULL), RAID_EINVAL);
     assert_int_equal(raid_dates_check_order(NULL, off, 1, NULL, NULL), RAID_EINVAL);
@@ -178,6 +185,40 @@ static void test_cli_order(void **state)
     assert_int_equal(run_on("date,close\nd9,1\nd10,2\n", "ma --stat mean --window 2", &err), 2);
     expect_err(err, "3:1", "(no symbol): date 'd10' comes before 'd9' on line 2");
     free(err);
+    /* text that orders as text: kept */
+    assert_int_equal(run_on("date,close\n2019-Q4,1\n2020-Q1,2\n", "ma --stat mean --window 2", &err), 0);
+    free(err);
+}
+
+/* Dates with the year last, refused by every job that checks dates. 01/01/2002 then 02/01/2001 increase
+ * as text and were accepted, a year out of order read either way; 12/31/2000 then 01/01/2001 were refused
+ * as "comes before" although in order read month first. */
+static void test_year_last(void **state)
+{
+    (void)state;
+    static const char *const yl = "has the year last (day and month cannot be told apart, and such dates are "
+                                  "misordered as text): write dates as ISO 8601, YYYY-MM-DD";
+    /* the command, the value column, the words before and after the date (har reads calendar dates only) */
+    const char *const jobs[][4] = {{"ma --stat mean --window 2", "close", "A: ", yl},
+                                   {"sweep --ma mean --fast 1 --slow 2", "close", "A: ", yl},
+                                   {"garch", "ret", "A: ", yl},
+                                   {"har --device cpu", "rv", "", "is not a calendar date YYYY-MM-DD"}};
+    static const char *const dates[][2] = {{"01/01/2002", "02/01/2001"}, {"12/31/2000", "01/01/2001"},
+                                           {"31.12.2000", "01.01.2001"}, {"2000-12-31", "1-1-01 10:00:00"}};
+    for (size_t j = 0; j < sizeof jobs / sizeof *jobs; j++)
+        for (size_t k = 0; k < sizeof dates / sizeof *dates; k++) {
+            char text[256], want[256], *err = NULL;
+            snprintf(text, sizeof text, "symbol,date,%s\nA,%s,1\nA,%s,2\n", jobs[j][1], dates[k][0], dates[k][1]);
+            assert_int_equal(run_on(text, jobs[j][0], &err), 2);
+            const int first = strchr(dates[k][0], '/') || strchr(dates[k][0], '.');
+            snprintf(want, sizeof want, "%sdate '%s' %s", jobs[j][2], dates[k][first ? 0 : 1], jobs[j][3]);
+            expect_err(err, first ? "2:2" : "3:2", want);
+            free(err);
+        }
+    /* the form exactly: not a year last */
+    static const char *const other[] = {"2001-01-02", "123/1/2001", "1/2/3", "1/2-2001", "1.5", "20010102", "d1/2/2001"};
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+        assert_int_equal(raid_dates_check_order(other + i, (const int64_t[]){0, 1}, 1, NULL, NULL), RAID_OK);
 }
 
 /* Every CSV command on a file with a header and no rows: the relational ones write their header (exit
@@ -322,7 +363,7 @@ int main(void)
         cmocka_unit_test(test_date_compare),   cmocka_unit_test(test_array_checks),
         cmocka_unit_test(test_cli_order),      cmocka_unit_test(test_header_only),
         cmocka_unit_test(test_sweep_no_value), cmocka_unit_test(test_ma_notice),
-        cmocka_unit_test(test_garch_window_reason),
+        cmocka_unit_test(test_garch_window_reason), cmocka_unit_test(test_year_last),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

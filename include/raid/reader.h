@@ -171,8 +171,11 @@ RAID_API int raid_date_compare(const char *a, const char *b);
  *  symbols: NULL ("series S" in messages) or nseries names ("" is "(no symbol)"); rows: NULL or one
  *  number per date, the caller's row numbers in messages (without: 1-based within the series). nseries
  *  = 0 is a no-op. Errors (raid_errmsg): RAID_EINVAL (NULL dates or offsets, offsets negative or
- *  decreasing, a NULL or empty date, a date that does not increase: "raid_dates_check_order: SYM: row R:
- *  date 'D' comes before 'P' on row R2 (the rows of a series must be in time order)", or "repeats"). */
+ *  decreasing, a NULL or empty date, a date with the day or month first and the year last, such as
+ *  12/31/2019 or 31.12.2019, which text order misorders: "raid_dates_check_order: SYM: row R: date 'D' has
+ *  the year last (...): write dates as ISO 8601, YYYY-MM-DD", a date that does not increase:
+ *  "raid_dates_check_order: SYM: row R: date 'D' comes before 'P' on row R2 (the rows of a series must be
+ *  in time order)", or "repeats"). */
 RAID_API raid_status raid_dates_check_order(const char *const *dates, const int64_t *offsets, size_t nseries,
                                             const char *const *symbols, const int64_t *rows);
 

@@ -61,11 +61,44 @@ int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen)
     return c ? (c > 0) - (c < 0) : cmp_i64((int64_t)alen, (int64_t)blen);
 }
 
+/* The digits at s[*i..n), at least lo and at most hi of them: 1 (*i moved past them) or 0. */
+static int digits(const char *s, size_t n, size_t *i, size_t lo, size_t hi)
+{
+    size_t k = 0;
+    while (*i + k < n && k <= hi && s[*i + k] >= '0' && s[*i + k] <= '9')
+        k++;
+    if (k < lo || k > hi)
+        return 0;
+    *i += k;
+    return 1;
+}
+
+int raid_io_date_year_last(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (!digits(s, n, &i, 1, 2) || i >= n || !strchr("/.-", s[i]) || !s[i])
+        return 0;
+    const char sep = s[i++];
+    if (!digits(s, n, &i, 1, 2) || i >= n || s[i++] != sep)
+        return 0;
+    const size_t y0 = i;
+    if (!digits(s, n, &i, 2, 4) || i - y0 == 3)
+        return 0;
+    return i == n || s[i] == ' ' || s[i] == 'T';
+}
+
+/* The message of a date with the year last (raid_io_date_year_last). */
+#define YEAR_LAST_WORDS "has the year last (day and month cannot be told apart, and such dates are misordered " \
+                        "as text): write dates as ISO 8601, YYYY-MM-DD"
+
 raid_status raid_table_check_date(raid_table *t, const char *date_name, const char *sym, const char *cur,
                                   size_t curlen, uint64_t line, size_t col, const char *prev, uint64_t prev_line)
 {
     if (!curlen)
         return raid_table_fail(t, line, col, "empty %s (every row needs one)", RAID_SHOWZ(date_name));
+    if (raid_io_date_year_last(cur, curlen))
+        return raid_table_fail(t, line, col, "%s: date '%s' " YEAR_LAST_WORDS, *sym ? RAID_SHOWZ(sym) : "(no symbol)",
+                               RAID_SHOW(cur, curlen));
     if (!prev)
         return RAID_OK;
     const int c = raid_io_date_cmp(cur, curlen, prev, strlen(prev));
@@ -81,6 +114,11 @@ raid_status raid_table_check_date(raid_table *t, const char *date_name, const ch
 raid_status raid_io_check_dates(const char *fn, const char *sym, const char *const *dates, size_t n,
                                 const int64_t *rows)
 {
+    for (size_t t = 0; t < n; t++)
+        if (raid_io_date_year_last(dates[t], strlen(dates[t])))
+            return raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' " YEAR_LAST_WORDS, fn,
+                             *sym ? RAID_SHOWZ(sym) : "(no symbol)", rows ? (long long)rows[t] : (long long)t + 1,
+                             RAID_SHOWZ(dates[t]));
     for (size_t t = 1; t < n; t++) {
         const int c = raid_io_date_cmp(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
         if (c > 0)
