@@ -42,7 +42,7 @@ static int ma_options(int argc, char **argv, raid_ma_stat *stat, int64_t *window
             break;
         case 's':
             if (raid_ma_stat_parse(optarg, stat) != RAID_OK)
-                USAGE("bad --stat '%s' (expected sum, mean, sumsq, var, wma, ema or hma)\n", RAID_SHOWZ(optarg));
+                USAGE("bad --stat '%s' (expected sum, mean or sma, sumsq, var, wma, ema or hma)\n", RAID_SHOWZ(optarg));
             have_stat = 1;
             break;
         case 'w':

@@ -79,7 +79,7 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
             break;
         case 'm':
             if (raid_ma_stat_parse(optarg, &sp->ma) != RAID_OK)
-                USAGE("bad --ma '%s' (expected hma, wma, mean or ema)\n", RAID_SHOWZ(optarg));
+                USAGE("bad --ma '%s' (expected hma, wma, mean or sma, or ema)\n", RAID_SHOWZ(optarg));
             break;
         case 1: case 2: case 3: case 4:
             if (!*optarg)

@@ -247,12 +247,12 @@ static const char help_garch[] =
     "  2 bad input (the message names FILE:LINE:COL), or no fit has estimates; 4 device error.\n";
 
 static const char help_ma[] =
-    "usage: raid ma FILE --stat sum|mean|sumsq|var|wma|ema|hma --window N [--col C] [--symbol-col C]\n"
+    "usage: raid ma FILE --stat sum|mean|sma|sumsq|var|wma|ema|hma --window N [--col C] [--symbol-col C]\n"
     "               [--date-col C] [--device D] [-o OUT]\n"
     "\n"
     "A moving average or rolling statistic of every series of FILE (CSV with a header row; \"-\" reads\n"
     "standard input), in float64 with R TTR's conventions (docs/ta.md):\n"
-    "  sum, mean, sumsq  over the last N values          var  sample variance (divisor N - 1)\n"
+    "  sum, mean (or sma), sumsq  over the last N values      var  sample variance (divisor N - 1)\n"
     "  wma   linear weights 1..N                          ema  alpha 2/(N+1), seeded by the mean of the first N\n"
     "  hma   WMA(2 WMA(x, N/2) - WMA(x, N), trunc(sqrt(N))) (N >= 2)\n"
     "Empty where a window is incomplete; leading empty values shift the start; an empty value inside a\n"

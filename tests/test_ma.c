@@ -197,7 +197,10 @@ static void test_errors(void **state)
     raid_ma_stat s;
     assert_int_equal(raid_ma_stat_parse("hma", &s), RAID_OK);
     assert_int_equal(s, RAID_MA_HMA);
-    assert_int_equal(raid_ma_stat_parse("sma", &s), RAID_EINVAL);
+    assert_int_equal(raid_ma_stat_parse("sma", &s), RAID_OK); /* TTR's name of the mean */
+    assert_int_equal(s, RAID_MA_MEAN);
+    assert_int_equal(raid_ma_stat_parse("SMA", &s), RAID_EINVAL);
+    assert_int_equal(raid_ma_stat_parse("smaa", &s), RAID_EINVAL);
     assert_string_equal(raid_ma_stat_name(RAID_MA_SUMSQ), "sumsq");
     assert_string_equal(raid_ma_stat_name((raid_ma_stat)9), "?");
     assert_int_equal(raid_ma_wma_prefix_f32((double[]){1, NAN}, 2, 1, out), RAID_EINVAL);
@@ -504,7 +507,14 @@ static void test_cli(void **state)
     assert_int_equal(t_cli(&out, &err, "ma %s --stat hma --window 1", in), 1);
     assert_non_null(strstr(err, "needs --window 2 or more"));
     free(out), free(err);
-    assert_int_equal(t_cli(&out, &err, "ma %s --stat sma --window 3", in), 1);
+    char *mean_out = NULL;
+    assert_int_equal(t_cli(&mean_out, &err, "ma %s --stat mean --window 3", in), 0);
+    free(err);
+    assert_int_equal(t_cli(&out, &err, "ma %s --stat sma --window 3", in), 0); /* TTR's SMA: the mean, its bytes */
+    assert_string_equal(out, mean_out);
+    free(out), free(err), free(mean_out);
+    assert_int_equal(t_cli(&out, &err, "ma %s --stat SMA --window 3", in), 1);
+    assert_non_null(strstr(err, "expected sum, mean or sma,"));
     free(out), free(err);
     assert_int_equal(t_cli(&out, &err, "ma %s --window 3", in), 1);
     assert_non_null(strstr(err, "--stat and --window are required"));

@@ -63,7 +63,8 @@ typedef enum raid_ma_stat {
 #define RAID_MA_MAX_WINDOW 1073741824 /* 2^30: the largest window */
 #define RAID_MA_MAX_VALUE 1e100       /* the largest |x| accepted (sumsq of a window stays far from overflow) */
 
-/** Parse "sum", "mean", "sumsq", "var", "wma", "ema" or "hma" (exact, lower case). Errors: RAID_EINVAL
+/** Parse "sum", "mean", "sumsq", "var", "wma", "ema" or "hma" (exact, lower case); "sma" (R TTR's SMA) is
+ *  "mean". Errors: RAID_EINVAL
  *  (NULL, unknown name; raid_errmsg). */
 RAID_API raid_status raid_ma_stat_parse(const char *name, raid_ma_stat *out);
 /** The name of a statistic ("sum", ...); "?" when out of range. */

@@ -28,6 +28,10 @@ raid_status raid_ma_stat_parse(const char *name, raid_ma_stat *out)
     int k = 0;
     if (!out)
         return raid_fail(NULL, RAID_EINVAL, "raid_ma_stat_parse: NULL");
+    if (name && !strcmp(name, "sma")) { /* R TTR's name of the simple moving average */
+        *out = RAID_MA_MEAN;
+        return RAID_OK;
+    }
     raid_status st = raid_parse_word(stat_names, RAID_MA_NSTATS, name, &k, "stat", "sum, mean, sumsq, var, wma, ema or hma");
     if (st == RAID_OK)
         *out = (raid_ma_stat)k;
