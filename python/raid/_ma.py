@@ -65,7 +65,7 @@ def ma(x, stat="wma", window=10, *, offsets=None, col=None, symbol_col=None, dat
        progress=None):
     """A moving average or rolling statistic (docs/ta.md), in float64 with R TTR's conventions.
 
-    stat: "sum", "mean", "sumsq", "var" (sample, divisor window - 1), "wma" (weights 1..window), "ema"
+    stat: "sum", "mean" (or "sma"), "sumsq", "var" (sample, divisor window - 1), "wma" (weights 1..window), "ema"
     (2/(window+1), seeded by the mean of the first window values) or "hma" (window >= 2); window: an
     integer in [1, 2^30]. NaN where a window is incomplete; leading NaN shift the start; a NaN inside a
     series restarts it (every window holding it NaN; the EMA and HMA warm up again after it). A series
