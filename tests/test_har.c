@@ -693,7 +693,7 @@ static void test_cli_order_errors(void **state)
     assert_int_equal(t_write_file(p, csv), 0);
     const char *o = t_tmppath("order_out.csv");
     assert_int_equal(t_cli(&out, &err, "har '%s' --device cpu -o '%s'", p, o), 2);
-    snprintf(want, sizeof want, "%s:122: symbol 'A' again, after other symbols (its rows end on line 61)", p);
+    snprintf(want, sizeof want, "%s:122:2: symbol 'A' again, after other symbols (its rows end on line 61)", p);
     if (!strstr(err, want))
         fail_msg("expected '%s' in: %s", want, err);
     assert_false(t_file_exists(o));
@@ -718,7 +718,7 @@ static void test_cli_order_errors(void **state)
         sprintf(big + blen, "S%05d,2020-01-03,1e-4\n", k ? 12345 : 0);
         assert_int_equal(t_write_file(pb, big), 0);
         assert_int_equal(raid_har_read_csv(pb, NULL, 0, RAID_HAR_RV, &in), RAID_EPARSE);
-        snprintf(want, sizeof want, "%s:%zu: symbol 'S%05d' again, after other symbols (its rows end on line %d)", pb,
+        snprintf(want, sizeof want, "%s:%zu:1: symbol 'S%05d' again, after other symbols (its rows end on line %d)", pb,
                  2 * nsym + 2, k ? 12345 : 0, k ? 2 * 12345 + 3 : 3);
         if (!strstr(raid_errmsg(), want))
             fail_msg("expected '%s' in: %s", want, raid_errmsg());

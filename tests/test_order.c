@@ -66,6 +66,11 @@ static void test_array_checks(void **state)
     d[1] = "2019-12-31";
     assert_int_equal(raid_dates_check_order(d, off, 1, sym, NULL), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "A: row 2: date '2019-12-31' comes before '2020-01-01' on row 1"));
+    const char *mixed[3] = {"2020-01-01T10:00:00+00:00", "2020-01-01T11:00:00", "2020-01-01T12:00:00+05:00"};
+    const int64_t off3[2] = {0, 3};
+    assert_int_equal(raid_dates_check_order(mixed, off3, 1, sym, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "A: row 2: date '2020-01-01T11:00:00' and '2020-01-01T10:00:00+00:00' on "
+                                          "row 1 mix a UTC offset and a time without one"));
     d[1] = "";
     assert_int_equal(raid_dates_check_order(d, off, 1, sym, NULL), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "A: row 2: date is empty"));
@@ -172,6 +177,17 @@ static void test_cli_order(void **state)
         snprintf(text, sizeof text, "date,%s\n2020-01-01,1\n,2\n", jobs[j].col);
         assert_int_equal(run_on(text, jobs[j].args, &err), 2);
         expect_err(err, "3:1", "empty date (every row needs one)");
+        free(err);
+        /* a time without an offset between two with: each pair was in order as clock times, and 12:00+05:00
+         * (07:00Z) went through after 10:00+00:00; the mix is refused at the first pair of the two forms
+         * (raid har reads calendar dates only) */
+        if (!strncmp(jobs[j].args, "har", 3))
+            continue;
+        snprintf(text, sizeof text, "date,%s\n2020-01-01T10:00:00+00:00,1\n2020-01-01T11:00:00,2\n"
+                 "2020-01-01T12:00:00+05:00,3\n", jobs[j].col);
+        assert_int_equal(run_on(text, jobs[j].args, &err), 2);
+        expect_err(err, "3:1", "(no symbol): date '2020-01-01T11:00:00' and '2020-01-01T10:00:00+00:00' on line 2 mix "
+                               "a UTC offset and a time without one");
         free(err);
     }
     /* in order by the rule: numbers as numbers (9 before 10), times with offsets as instants (the hour

@@ -209,9 +209,10 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
                 const int64_t q = raid_symtab_find(&run.done, s, slen);
                 if (q >= 0)
                     snprintf(again, sizeof again,
-                             "%s:%llu: symbol '%s' again, after other symbols (its rows end on line %llu); the "
-                             "rows of a symbol must be contiguous (sort FILE by symbol, date)",
-                             path, (unsigned long long)b.col[C_DATE].line[i], RAID_SHOW(s, slen),
+                             "%s:%llu:%zu: symbol '%s' again, after other symbols (its rows end on line %llu); "
+                             "the rows of a symbol must be contiguous (sort FILE by symbol, date)",
+                             path, (unsigned long long)b.col[C_SYM].line[i], raid_table_col(tb, C_SYM),
+                             RAID_SHOW(s, slen),
                              (unsigned long long)run.done_end[q]);
                 if (*again || (st = run_flush(&run, hi, have)) != RAID_OK)
                     break;

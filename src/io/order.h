@@ -15,7 +15,8 @@
  * positive. The rule, by what both are:
  *   - ISO 8601 dates or timestamps of the table reader (YYYY-MM-DD, or YYYY-MM-DD[T ]HH:MM:SS[.f][offset];
  *     a date is its midnight): in time, as UTC instants when both carry an offset (so a switch of offset,
- *     as at the end of summer time, is ordered right), else as the clock times written;
+ *     as at the end of summer time, is ordered right), else as the clock times written (the checks below
+ *     refuse a series whose consecutive times mix the two forms: they have no common order);
  *   - decimal integers ([+-]digits within int64): as integers, exactly (nanosecond time stamps differ in
  *     their last digits, beyond float64's 53 bits);
  *   - other decimal numbers (the table reader's number rule): as float64 values;
