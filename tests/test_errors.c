@@ -2,6 +2,7 @@
  * its message one way -- a call that takes a context in raid_ctx_errmsg(ctx) (and the thread's
  * raid_errmsg()), a context-free call in raid_errmsg() -- and no call takes an error buffer. Each check
  * first sets another message (poison), so that a call that sets none is caught. */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include <raid.h>
 
 #include "support.h"
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Leave a known, different message in raid_errmsg(). */
@@ -51,6 +53,19 @@ static void test_context(void **state)
     raid_ctx *c = (raid_ctx *)1;
     FAILS(raid_ctx_create(&c, "gpu9"), RAID_EINVAL, "unknown device 'gpu9' (expected auto, cpu, opencl or opencl:P.D)");
     assert_null(c);
+    /* from RAID_DEVICE (no device given): the message says where it came from */
+    const char *env = getenv("RAID_DEVICE");
+    char *saved = env ? strdup(env) : NULL;
+    setenv("RAID_DEVICE", "gpu", 1);
+    FAILS(raid_ctx_create(&c, NULL), RAID_EINVAL,
+          "unknown device 'gpu' in RAID_DEVICE (expected auto, cpu, opencl or opencl:P.D)");
+    FAILS(raid_ctx_create(&c, ""), RAID_EINVAL,
+          "unknown device 'gpu' in RAID_DEVICE (expected auto, cpu, opencl or opencl:P.D)");
+    if (saved)
+        setenv("RAID_DEVICE", saved, 1);
+    else
+        unsetenv("RAID_DEVICE");
+    free(saved);
     FAILS(raid_ctx_create(NULL, "cpu"), RAID_EINVAL, "raid_ctx_create: out is NULL");
     FAILS_WITH(raid_ctx_create(&c, "opencl:97.0"), RAID_ENODEV, "OpenCL");
     assert_null(c);

@@ -15,7 +15,9 @@ static raid_status open_cpu(raid_ctx *ctx)
     return RAID_OK;
 }
 
-static raid_status select_device(raid_ctx *ctx, const char *spec)
+/* Opens the backend of spec; from_env: spec came from RAID_DEVICE (said so in the message of an unknown
+ * spec: a user who gave no --device sees where 'gpu' came from). */
+static raid_status select_device(raid_ctx *ctx, const char *spec, int from_env)
 {
     if (!strcmp(spec, "cpu"))
         return open_cpu(ctx);
@@ -35,8 +37,8 @@ static raid_status select_device(raid_ctx *ctx, const char *spec)
     int p = -1, d = -1, n = 0;
     if (sscanf(spec, "opencl:%d.%d%n", &p, &d, &n) == 2 && spec[n] == 0 && p >= 0 && d >= 0)
         return raid_dev_open(ctx, p, d, 1);
-    return raid_fail(ctx, RAID_EINVAL, "unknown device '%s' (expected auto, cpu, opencl or opencl:P.D)",
-                     RAID_SHOWZ(spec));
+    return raid_fail(ctx, RAID_EINVAL, "unknown device '%s'%s (expected auto, cpu, opencl or opencl:P.D)",
+                     RAID_SHOWZ(spec), from_env ? " in RAID_DEVICE" : "");
 }
 
 /* The tests' fault switch from RAID_FAULT (include/raid/tuning.h): arms a device context's device points
@@ -68,12 +70,14 @@ raid_status raid_ctx_create(raid_ctx **out, const char *device)
     ctx->precision = RAID_PREC_DF;
     ctx->chunk_len = 4096;
     ctx->wg_width = 256;
+    int from_env = 0;
     if (!device || !*device) {
         device = getenv("RAID_DEVICE");
-        if (!device || !*device)
+        from_env = device && *device;
+        if (!from_env)
             device = "auto";
     }
-    raid_status s = select_device(ctx, device);
+    raid_status s = select_device(ctx, device, from_env);
     if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raid_dev_max_wg(ctx) < ctx->wg_width) {
         size_t w = 1;
         while (w * 2 <= raid_dev_max_wg(ctx))
