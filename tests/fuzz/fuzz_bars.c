@@ -53,22 +53,11 @@ static void job(const char *path, const void *arg, fz_buf *r)
                      "bar %zu: open %g high %g low %g close %g trades %lld", i, op[i], hi[i], lo[i], cl[i],
                      (long long)tr[i]);
     }
-    char *buf;
-    size_t len;
-    FILE *f = fz_out_open(&buf, &len);
-    st = raid_bars_write_csv(b, f);
-    fz_out_close(f, &buf, &len, r);
-    fz_addf(r, "write %d\n", (int)st);
+    FZ_WRITE(r, "write", f, raid_bars_write_csv(b, f));
     raid_bars_destroy(b);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

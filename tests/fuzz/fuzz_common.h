@@ -95,6 +95,28 @@ struct raid_ctx *fz_cpu(void);
  * thread per parallel region at most 2. */
 void fz_init(void);
 
+/* LLVMFuzzerInitialize of a job harness: fz_init, and the cpu context created before the first input. */
+#define FZ_JOB_INITIALIZE()                                                                                  \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                                        \
+    {                                                                                                        \
+        (void)argc, (void)argv;                                                                              \
+        fz_init();                                                                                           \
+        fz_cpu();                                                                                            \
+        return 0;                                                                                            \
+    }
+
+/* A writer's output, recorded: the statement call (an expression of the FILE * named f, giving the
+ * writer's status) writes into memory; its bytes, then "WHAT STATUS", are appended to the fz_buf *r. */
+#define FZ_WRITE(r, what, f, call)                                                                           \
+    do {                                                                                                     \
+        char *fz_wbuf_;                                                                                      \
+        size_t fz_wlen_;                                                                                     \
+        FILE *f = fz_out_open(&fz_wbuf_, &fz_wlen_);                                                         \
+        const int fz_wst_ = (int)(call);                                                                     \
+        fz_out_close(f, &fz_wbuf_, &fz_wlen_, (r));                                                          \
+        fz_addf((r), "%s %d\n", (what), fz_wst_);                                                             \
+    } while (0)
+
 
 /* The contract of a zone's offsets over the instants that timestamps of the years 0001 to 9999 can give
  * (tz.h): walked from interval to interval with raid_io_tz_offset, each [lo, hi) holds the instant asked

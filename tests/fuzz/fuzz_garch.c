@@ -64,12 +64,7 @@ static void job(const char *path, const void *arg, fz_buf *r)
         if (res) {
             for (size_t i = 0; i < raid_garch_result_nmessages(res); i++)
                 fz_addf(r, "message %s\n", raid_garch_result_message(res, i));
-            char *buf;
-            size_t len;
-            FILE *f = fz_out_open(&buf, &len);
-            st = raid_garch_write_csv(res, f);
-            fz_out_close(f, &buf, &len, r);
-            fz_addf(r, "write %d\n", (int)st);
+            FZ_WRITE(r, "write", f, raid_garch_write_csv(res, f));
         }
         raid_garch_result_destroy(res);
         raid_garch_spec_destroy(sp);
@@ -77,13 +72,7 @@ static void job(const char *path, const void *arg, fz_buf *r)
     raid_garch_input_destroy(in);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -36,17 +36,6 @@ typedef struct opts {
     int short_lags, horizon;
 } opts;
 
-static void write_all(fz_buf *r, const raid_har_result *res, raid_status (*w)(const raid_har_result *, FILE *),
-                      const char *what)
-{
-    char *buf;
-    size_t len;
-    FILE *f = fz_out_open(&buf, &len);
-    const raid_status st = w(res, f);
-    fz_out_close(f, &buf, &len, r);
-    fz_addf(r, "%s %d\n", what, (int)st);
-}
-
 static void job(const char *path, const void *arg, fz_buf *r)
 {
     const opts *o = arg;
@@ -75,11 +64,11 @@ static void job(const char *path, const void *arg, fz_buf *r)
     if (res) {
         for (size_t i = 0; i < raid_har_result_nmessages(res); i++)
             fz_addf(r, "message %s\n", raid_har_result_message(res, i));
-        write_all(r, res, raid_har_write_coefs, "coefs");
+        FZ_WRITE(r, "coefs", f, raid_har_write_coefs(res, f));
         if (o->window != RAID_HAR_FULL) {
-            write_all(r, res, raid_har_write_forecasts, "forecasts");
-            write_all(r, res, raid_har_write_losses, "losses");
-            write_all(r, res, raid_har_write_loss_table, "loss table");
+            FZ_WRITE(r, "forecasts", f, raid_har_write_forecasts(res, f));
+            FZ_WRITE(r, "losses", f, raid_har_write_losses(res, f));
+            FZ_WRITE(r, "loss table", f, raid_har_write_loss_table(res, f));
         }
     }
     raid_har_result_destroy(res);
@@ -87,13 +76,7 @@ static void job(const char *path, const void *arg, fz_buf *r)
     raid_har_input_destroy(in);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

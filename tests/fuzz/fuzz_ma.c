@@ -50,24 +50,13 @@ static void job(const char *path, const void *arg, fz_buf *r)
     st = raid_ma_compute(ctx, o->stat, o->window, raid_ma_input_values(in), off, ns, y);
     fz_addf(r, "compute %d %s\n", (int)st, st ? raid_ctx_errmsg(ctx) : "");
     if (st == RAID_OK) {
-        char *buf;
-        size_t len;
-        FILE *f = fz_out_open(&buf, &len);
-        st = raid_ma_write_csv(in, o->stat, y, f);
-        fz_out_close(f, &buf, &len, r);
-        fz_addf(r, "write %d\n", (int)st);
+        FZ_WRITE(r, "write", f, raid_ma_write_csv(in, o->stat, y, f));
     }
     free(y);
     raid_ma_input_destroy(in);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -33,22 +33,11 @@ static void job(const char *path, const void *arg, fz_buf *r)
         return;
     for (size_t i = 0; i < raid_quantile_table_notice_count(t); i++)
         fz_addf(r, "notice %s\n", raid_quantile_table_notice(t, i));
-    char *buf;
-    size_t len;
-    FILE *f = fz_out_open(&buf, &len);
-    st = raid_quantile_table_write_csv(t, f);
-    fz_out_close(f, &buf, &len, r);
-    fz_addf(r, "write %d\n", (int)st);
+    FZ_WRITE(r, "write", f, raid_quantile_table_write_csv(t, f));
     raid_quantile_table_destroy(t);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

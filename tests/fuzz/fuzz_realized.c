@@ -90,12 +90,7 @@ static void run(const uint8_t *data, size_t n, const fz_io *io, const opts *o, f
             }
             for (size_t i = 0; i < nr; i++)
                 FZ_CHECK(nn[i] >= 0, "row %zu: n = %lld", i, (long long)nn[i]);
-            char *buf;
-            size_t len;
-            FILE *out = fz_out_open(&buf, &len);
-            st = raid_realized_table_write_csv(tab, out);
-            fz_out_close(out, &buf, &len, r);
-            fz_addf(r, "write %d\n", (int)st);
+            FZ_WRITE(r, "write", out, raid_realized_table_write_csv(tab, out));
             if (o->check) {
                 double md[RAID_REALIZED_NMEASURES];
                 int ok[RAID_REALIZED_NMEASURES];

@@ -50,13 +50,7 @@ static void job(const char *path, const void *arg, fz_buf *r)
     raid_sort_table_destroy(t);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -48,28 +48,14 @@ static void job(const char *path, const void *arg, fz_buf *r)
     fz_addf(r, "sweep %d %s\n", (int)st, st ? raid_ctx_errmsg(ctx) : "");
     FZ_CHECK((st == RAID_OK) == (res != NULL), "raid_sweep_run: status %d, result %p", (int)st, (void *)res);
     if (res) {
-        char *buf;
-        size_t len;
-        FILE *f = fz_out_open(&buf, &len);
-        st = raid_sweep_write_csv(res, f);
-        fz_out_close(f, &buf, &len, r);
-        fz_addf(r, "write %d\n", (int)st);
-        f = fz_out_open(&buf, &len);
-        st = raid_sweep_write_trades(res, f);
-        fz_out_close(f, &buf, &len, r);
-        fz_addf(r, "trades %d\n", (int)st);
+        FZ_WRITE(r, "write", f, raid_sweep_write_csv(res, f));
+        FZ_WRITE(r, "trades", f, raid_sweep_write_trades(res, f));
     }
     raid_sweep_result_destroy(res);
     raid_ma_input_destroy(in);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    fz_init();
-    fz_cpu();
-    return 0;
-}
+FZ_JOB_INITIALIZE()
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
