@@ -71,6 +71,14 @@ static void test_array_checks(void **state)
     assert_int_equal(raid_dates_check_order(mixed, off3, 1, sym, NULL), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "A: row 2: date '2020-01-01T11:00:00' and '2020-01-01T10:00:00+00:00' on "
                                           "row 1 mix a UTC offset and a time without one"));
+    const char *kinds[3] = {"10", "1a", "2"}; /* each pair in order as text; 2 before 10 */
+    assert_int_equal(raid_dates_check_order(kinds, off3, 1, sym, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "A: row 2: date '1a' and '10' on row 1 are of different kinds"));
+    const char *kinds2[3] = {"2020-01-02", "20200103", "2020-01-04"}; /* a time, a number, a time */
+    assert_int_equal(raid_dates_check_order(kinds2, off3, 1, sym, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "A: row 2: date '20200103' and '2020-01-02' on row 1 are of different kinds"));
+    const char *nums[3] = {"9", "9.5", "1e1"}; /* integers and other numbers: one kind */
+    assert_int_equal(raid_dates_check_order(nums, off3, 1, sym, NULL), RAID_OK);
     d[1] = "";
     assert_int_equal(raid_dates_check_order(d, off, 1, sym, NULL), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "A: row 2: date is empty"));
@@ -188,6 +196,11 @@ static void test_cli_order(void **state)
         assert_int_equal(run_on(text, jobs[j].args, &err), 2);
         expect_err(err, "3:1", "(no symbol): date '2020-01-01T11:00:00' and '2020-01-01T10:00:00+00:00' on line 2 mix "
                                "a UTC offset and a time without one");
+        free(err);        /* kinds mixed: 10, 1a, 2 went through (each pair in order as text), 2 before 10 */
+        snprintf(text, sizeof text, "date,%s\n10,1\n1a,2\n2,3\n", jobs[j].col);
+        assert_int_equal(run_on(text, jobs[j].args, &err), 2);
+        expect_err(err, "3:1", "(no symbol): date '1a' and '10' on line 2 are of different kinds (a time, a number, "
+                               "text), which have no common order: write every date of a symbol in one form");
         free(err);
     }
     /* in order by the rule: numbers as numbers (9 before 10), times with offsets as instants (the hour

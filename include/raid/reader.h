@@ -177,7 +177,8 @@ RAID_API int raid_date_compare(const char *a, const char *b);
  *  "raid_dates_check_order: SYM: row R: date 'D' comes before 'P' on row R2 (the rows of a series must be
  *  in time order)", or "repeats"; two ISO 8601 times next to each other, one with a UTC offset and one
  *  without: "... row R: date 'D' and 'P' on row R2 mix a UTC offset and a time without one (...)", as the
- *  CSV readers refuse them too: without a time zone the two forms have no common order). */
+ *  CSV readers refuse them too: without a time zone the two forms have no common order; two dates of
+ *  different kinds next to each other, a time, a number or text: "... are of different kinds (...)"). */
 RAID_API raid_status raid_dates_check_order(const char *const *dates, const int64_t *offsets, size_t nseries,
                                             const char *const *symbols, const int64_t *rows);
 

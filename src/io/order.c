@@ -91,17 +91,25 @@ int raid_io_date_year_last(const char *s, size_t n)
 #define YEAR_LAST_WORDS "has the year last (day and month cannot be told apart, and such dates are misordered " \
                         "as text): write dates as ISO 8601, YYYY-MM-DD"
 
-/* Whether a and b are both ISO 8601 times and one carries a UTC offset and the other not. Such a pair has
- * no order of instants (the daily jobs have no time zone): compared as clock times, a row without an offset
- * between two with offsets let them through out of order (10:00+00:00, 11:00, then 12:00+05:00, which is
- * 07:00Z), since each pair was in order; so a series mixing the two forms is refused. */
-static int offset_mix(const char *a, size_t alen, const char *b, size_t blen)
+/* Why two neighbouring dates a and b of a series cannot be compared, or NULL when they can: the order of
+ * a series is checked pair by pair, which is sound only when the rule orders its dates as one transitive
+ * order. Two ISO 8601 times, one with a UTC offset and one without: the daily jobs have no time zone, and
+ * as clock times a row without an offset between two with offsets let them through out of order
+ * (10:00+00:00, 11:00, then 12:00+05:00, which is 07:00Z: each pair in order). Dates of different kinds
+ * (a time, a number, text), compared as text: 10, 1a, then 2 passed (each pair in order as text), and 2
+ * comes before 10. */
+static const char *mix_words(const char *a, size_t alen, const char *b, size_t blen)
 {
     const date_key x = key_of(a, alen), y = key_of(b, blen);
-    return x.kind == K_TIME && y.kind == K_TIME && x.has_offset != y.has_offset;
+    const int cx = x.kind == K_NUM ? K_INT : x.kind, cy = y.kind == K_NUM ? K_INT : y.kind; /* numbers: one kind */
+    if (cx != cy)
+        return "are of different kinds (a time, a number, text), which have no common order: write every date of "
+               "a symbol in one form";
+    if (cx == K_TIME && x.has_offset != y.has_offset)
+        return "mix a UTC offset and a time without one (the order of a series is that of its instants: give "
+               "every date of a symbol a UTC offset, or none)";
+    return NULL;
 }
-
-#define MIX_WHY "the order of a series is that of its instants: give every date of a symbol a UTC offset, or none"
 
 raid_status raid_table_check_date(raid_table *t, const char *date_name, const char *sym, const char *cur,
                                   size_t curlen, uint64_t line, size_t col, const char *prev, uint64_t prev_line)
@@ -113,10 +121,10 @@ raid_status raid_table_check_date(raid_table *t, const char *date_name, const ch
                                RAID_SHOW(cur, curlen));
     if (!prev)
         return RAID_OK;
-    if (offset_mix(cur, curlen, prev, strlen(prev)))
-        return raid_table_fail(t, line, col, "%s: date '%s' and '%s' on line %llu mix a UTC offset and a time without "
-                               "one (" MIX_WHY ")", *sym ? RAID_SHOWZ(sym) : "(no symbol)", RAID_SHOW(cur, curlen),
-                               RAID_SHOWZ(prev), (unsigned long long)prev_line);
+    const char *mix = mix_words(cur, curlen, prev, strlen(prev));
+    if (mix)
+        return raid_table_fail(t, line, col, "%s: date '%s' and '%s' on line %llu %s", *sym ? RAID_SHOWZ(sym) : "(no symbol)",
+                               RAID_SHOW(cur, curlen), RAID_SHOWZ(prev), (unsigned long long)prev_line, mix);
     const int c = raid_io_date_cmp(cur, curlen, prev, strlen(prev));
     if (c > 0)
         return RAID_OK;
@@ -137,14 +145,14 @@ raid_status raid_io_check_dates(const char *fn, const char *sym, const char *con
                              RAID_SHOWZ(dates[t]));
     for (size_t t = 1; t < n; t++) {
         const int c = raid_io_date_cmp(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
-        const int mix = offset_mix(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
+        const char *mix = mix_words(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
         if (c > 0 && !mix)
             continue;
         const long long r = rows ? (long long)rows[t] : (long long)t + 1, r0 = rows ? (long long)rows[t - 1] : (long long)t;
         if (mix)
-            return raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' and '%s' on row %lld mix a UTC offset and a "
-                             "time without one (" MIX_WHY ")", fn, *sym ? RAID_SHOWZ(sym) : "(no symbol)", r,
-                             RAID_SHOWZ(dates[t]), RAID_SHOWZ(dates[t - 1]), r0);
+            return raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' and '%s' on row %lld %s", fn,
+                             *sym ? RAID_SHOWZ(sym) : "(no symbol)", r, RAID_SHOWZ(dates[t]), RAID_SHOWZ(dates[t - 1]),
+                             r0, mix);
         return raid_fail(NULL, RAID_EINVAL,
                          "%s: %s: row %lld: date '%s' %s '%s' on row %lld (the rows of a series must be in time "
                          "order)", fn, *sym ? RAID_SHOWZ(sym) : "(no symbol)", r, RAID_SHOWZ(dates[t]),

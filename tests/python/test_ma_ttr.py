@@ -159,7 +159,7 @@ def test_errors():
     with pytest.raises(raid.RaidError, match="window"):
         raid.ma([1.0, 2.0], "hma", 1)
     with pytest.raises(raid.RaidError, match="stat"):
-        raid.ma([1.0, 2.0], "sma", 1)
+        raid.ma([1.0, 2.0], "SMA", 1)  # "sma" is the mean (TTR), names are lower case
     with pytest.raises(raid.RaidError, match="not a finite"):
         raid.ma([1.0, np.inf], "mean", 1)
     with pytest.raises(ValueError, match="contiguous"):
