@@ -433,6 +433,10 @@ static void test_errors(void **st)
                  RAID_EPARSE, "3:3: price must be positive and finite: '-1.5'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,0\n", &o, RAID_EPARSE,
                  "2:3: price must be positive and finite: '0'");
+    expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,1e-400\n", &o, RAID_EPARSE,
+                 "2:3: price must be positive and finite (it underflows to 0): '1e-400'");
+    expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,0.000e-400\n", &o, RAID_EPARSE,
+                 "2:3: price must be positive and finite: '0.000e-400'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,inf\n", &o, RAID_EPARSE,
                  "2:3: cannot parse price 'inf'");
     expect_error("symbol,timestamp,price\nA,2020-01-02T09:30:00,1e309\n", &o, RAID_EPARSE,

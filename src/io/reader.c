@@ -132,6 +132,18 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
 }
 
 /* A value check that failed at row i: "FILE:LINE:COL: what 'text'". */
+/* Whether value v = 0 of row i of column c was written as a number that is not zero (1e-400: positive as
+ * written, 0 as a double; its message says so), i.e. its significand has a digit 1 to 9. */
+static int underflowed(const raid_tcol *c, size_t i, double v)
+{
+    size_t len;
+    const char *text = raid_tcol_text(c, i, &len);
+    for (size_t k = 0; v == 0 && k < len && text[k] != 'e' && text[k] != 'E'; k++)
+        if (text[k] >= '1' && text[k] <= '9')
+            return 1;
+    return 0;
+}
+
 static raid_status value_failed(raid_reader *rd, size_t i, const char *what)
 {
     const raid_tcol *c = &rd->rows.col[F_VAL];
@@ -389,7 +401,9 @@ static raid_status take_rows_in(raid_reader *rd)
         int rc;
         if (prices) {
             if (!(v > 0) || !isfinite(v))
-                return value_failed(rd, i, "price must be positive and finite");
+                return value_failed(rd, i, underflowed(&rd->rows.col[F_VAL], i, v)
+                                               ? "price must be positive and finite (it underflows to 0)"
+                                               : "price must be positive and finite");
             const raid_seg_row w = {b->line_base + tc->line[i], ttext, tlen, q->instant[i], 0};
             const size_t nskip = fast ? q->nskip[j] : 0;
             rc = raid_seg_price_after(rd->sg, (uint32_t)si, q->instant[i], q->day[i], q->tod[i], q->flag[i] & PRE_KEEP,
