@@ -88,7 +88,7 @@ for t in "${list[@]}"; do
   cpu_min="$(awk -v a="$(cat "$out/.c0")" -v b="$(cat "$out/.c1")" 'BEGIN { printf "%.1f", (b - a) / 60 }')"
   # executions per CPU-second: fork mode's own exec/s figure is not a rate per process (on 16 processes
   # it read 31 per process for the table target, whose executions over its CPU time give 548)
-  rate="$(awk -v e="${execs:-0}" -v m="$cpu_min" 'BEGIN { printf "%d", m > 0 ? e / (m * 60) : 0 }')"
+  rate="$(awk -v e="${execs:-0}" -v m="$cpu_min" 'BEGIN { printf "%d", (m > 0 ? e / (m * 60) : 0) }')"
   echo "| $t | $cpu_min | ${execs:-?} | $rate | $before | $after | ${cov:-?} | $findings |" >> "$out/summary.md"
 done
 cat "$out/summary.md"
