@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double from_bits(uint64_t b)
-{
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 static void t_cases(void **state)
 {
     (void)state;
@@ -58,9 +51,9 @@ static void t_cases(void **state)
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         if (strcmp(raid_f64_text(t, c[i].v), c[i].text) != 0)
             fail_msg("%a: '%s', expected '%s'", c[i].v, t, c[i].text);
-    assert_string_equal(raid_f64_text(t, from_bits(0x7FF8000000000000ull)), "nan");
-    assert_string_equal(raid_f64_text(t, from_bits(0xFFF8000000000000ull)), "-nan");
-    assert_string_equal(raid_f64_text(t, from_bits(0x7FF0000000000001ull)), "nan"); /* payloads are not written */
+    assert_string_equal(raid_f64_text(t, t_from_bits(0x7FF8000000000000ull)), "nan");
+    assert_string_equal(raid_f64_text(t, t_from_bits(0xFFF8000000000000ull)), "-nan");
+    assert_string_equal(raid_f64_text(t, t_from_bits(0x7FF0000000000001ull)), "nan"); /* payloads are not written */
 }
 
 /* The number of significant digits of a text (no sign, point, exponent, leading or trailing zeros). */
@@ -89,8 +82,8 @@ static void t_random(void **state)
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         double v;
         switch (i % 4) {
-        case 0: v = from_bits(s); break;                          /* any bits */
-        case 1: v = from_bits(s >> 12); break;                    /* subnormals */
+        case 0: v = t_from_bits(s); break;                          /* any bits */
+        case 1: v = t_from_bits(s >> 12); break;                    /* subnormals */
         case 2: v = (double)(s % 100000000) / 100.0; break;       /* prices */
         default: v = ldexp(1.0, (int)(s % 2098) - 1074); break;   /* powers of two: the narrow interval below */
         }

@@ -133,13 +133,6 @@ static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
     return parse_one_flags(ty, 0, field, f, i);
 }
 
-static uint64_t bits_of(double v)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
 /* A generic value column (RAID_T_SPECIALS) also reads IEEE 754's special values as numpy, pandas and
  * polars write them, ASCII case-insensitively, NaN as the quiet NaN of the sign written; decimals as
  * before (one beyond float64 still an error); nothing else. Without the flag every one is refused. */
@@ -160,8 +153,8 @@ static void test_specials(void **st)
               {"1.5", 0x3FF8000000000000ull},       {"-0", 0x8000000000000000ull}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         double v = 0;
-        if (parse_one_flags(RAID_T_F64, RAID_T_SPECIALS, ok[i].s, &v, NULL) != 0 || bits_of(v) != ok[i].bits)
-            fail_msg("'%s' read as %016llx, expected %016llx", ok[i].s, (unsigned long long)bits_of(v),
+        if (parse_one_flags(RAID_T_F64, RAID_T_SPECIALS, ok[i].s, &v, NULL) != 0 || t_bits_of(v) != ok[i].bits)
+            fail_msg("'%s' read as %016llx, expected %016llx", ok[i].s, (unsigned long long)t_bits_of(v),
                      (unsigned long long)ok[i].bits);
         if (ok[i].bits >> 52 == 0x7FF || ok[i].bits >> 52 == 0xFFF) /* a decimal column refuses the words */
             if (parse_one(RAID_T_F64, ok[i].s, NULL, NULL) == 0)
