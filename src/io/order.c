@@ -39,9 +39,11 @@ static date_key key_of(const char *s, size_t n)
 
 static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
 
-int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen)
+/* raid_io_date_cmp of a and b whose keys x = key_of(a), y = key_of(b) are already parsed (the checks
+ * below parse each pair once for the mix test and the comparison). */
+static int key_cmp(const date_key *xp, const char *a, size_t alen, const date_key *yp, const char *b, size_t blen)
 {
-    const date_key x = key_of(a, alen), y = key_of(b, blen);
+    const date_key x = *xp, y = *yp;
     if (x.kind == K_TIME && y.kind == K_TIME) {
         if (x.has_offset && y.has_offset) /* UTC instants: clock time minus offset (both within years 1..9999) */
             return cmp_i64(x.us - x.offset_s * RAID_US_PER_S, y.us - y.offset_s * RAID_US_PER_S);
@@ -59,6 +61,12 @@ int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen)
     const size_t m = alen < blen ? alen : blen;
     const int c = memcmp(a, b, m);
     return c ? (c > 0) - (c < 0) : cmp_i64((int64_t)alen, (int64_t)blen);
+}
+
+int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    const date_key x = key_of(a, alen), y = key_of(b, blen);
+    return key_cmp(&x, a, alen, &y, b, blen);
 }
 
 /* The digits at s[*i..n), at least lo and at most hi of them: 1 (*i moved past them) or 0. */
@@ -98,14 +106,13 @@ int raid_io_date_year_last(const char *s, size_t n)
  * (10:00+00:00, 11:00, then 12:00+05:00, which is 07:00Z: each pair in order). Dates of different kinds
  * (a time, a number, text), compared as text: 10, 1a, then 2 passed (each pair in order as text), and 2
  * comes before 10. */
-static const char *mix_words(const char *a, size_t alen, const char *b, size_t blen)
+static const char *mix_words(const date_key *x, const date_key *y)
 {
-    const date_key x = key_of(a, alen), y = key_of(b, blen);
-    const int cx = x.kind == K_NUM ? K_INT : x.kind, cy = y.kind == K_NUM ? K_INT : y.kind; /* numbers: one kind */
+    const int cx = x->kind == K_NUM ? K_INT : x->kind, cy = y->kind == K_NUM ? K_INT : y->kind; /* numbers: one kind */
     if (cx != cy)
         return "are of different kinds (a time, a number, text), which have no common order: write every date of "
                "a symbol in one form";
-    if (cx == K_TIME && x.has_offset != y.has_offset)
+    if (cx == K_TIME && x->has_offset != y->has_offset)
         return "mix a UTC offset and a time without one (the order of a series is that of its instants: give "
                "every date of a symbol a UTC offset, or none)";
     return NULL;
@@ -121,11 +128,13 @@ raid_status raid_table_check_date(raid_table *t, const char *date_name, const ch
                                RAID_SHOW(cur, curlen));
     if (!prev)
         return RAID_OK;
-    const char *mix = mix_words(cur, curlen, prev, strlen(prev));
+    const size_t prevlen = strlen(prev);
+    const date_key x = key_of(cur, curlen), y = key_of(prev, prevlen);
+    const char *mix = mix_words(&x, &y);
     if (mix)
         return raid_table_fail(t, line, col, "%s: date '%s' and '%s' on line %llu %s", *sym ? RAID_SHOWZ(sym) : "(no symbol)",
                                RAID_SHOW(cur, curlen), RAID_SHOWZ(prev), (unsigned long long)prev_line, mix);
-    const int c = raid_io_date_cmp(cur, curlen, prev, strlen(prev));
+    const int c = key_cmp(&x, cur, curlen, &y, prev, prevlen);
     if (c > 0)
         return RAID_OK;
     return raid_table_fail(t, line, col,
@@ -144,8 +153,10 @@ raid_status raid_io_check_dates(const char *fn, const char *sym, const char *con
                              *sym ? RAID_SHOWZ(sym) : "(no symbol)", rows ? (long long)rows[t] : (long long)t + 1,
                              RAID_SHOWZ(dates[t]));
     for (size_t t = 1; t < n; t++) {
-        const int c = raid_io_date_cmp(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
-        const char *mix = mix_words(dates[t], strlen(dates[t]), dates[t - 1], strlen(dates[t - 1]));
+        const size_t n1 = strlen(dates[t]), n0 = strlen(dates[t - 1]);
+        const date_key x = key_of(dates[t], n1), y = key_of(dates[t - 1], n0);
+        const char *mix = mix_words(&x, &y);
+        const int c = key_cmp(&x, dates[t], n1, &y, dates[t - 1], n0);
         if (c > 0 && !mix)
             continue;
         const long long r = rows ? (long long)rows[t] : (long long)t + 1, r0 = rows ? (long long)rows[t - 1] : (long long)t;
