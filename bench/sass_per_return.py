@@ -11,10 +11,10 @@ SASS opcodes, and per pipe: alu (integer, compare, select, min/max: 16 lanes a c
 so a warp instruction holds it 2 cycles), fma (FP32 add/mul/fma and IMAD), mufu (special functions and
 conversions, 4 lanes: 8 cycles), lsu, cbu (branches, barriers). Issue-bound cycles per warp and return =
 max(all, 2 alu, 8 mufu); times 1e9 / 32 / (132 SMs x 4 schedulers x 1.98 GHz) gives ms per 1e9 returns.
-Cold code is left out: raid_round_mag_to_f32 and raid_bits_to_df's general tail, the 8-byte load path of
+Cold code is left out: raidRoundMagToF32 and raidBitsToDf's general tail, the 8-byte load path of
 odd chunk starts and the bounds-checked path of partial chunks (a day of 23,400 returns is 5 whole chunks of
 4,096 and one partial), the exact range check when the chunk's largest high word equals RAID_MAXR_HI, and
-the general split of a pair beside raid_bits_to_df_near. Categories come from the source lines that
+the general split of a pair beside raidBitsToDfNear. Categories come from the source lines that
 nvdisasm names (the outermost realized.cl line of an inlined call).
 """
 import collections
@@ -66,9 +66,9 @@ def find(lines, pat, start=0):
 def landmarks(src):
     d = open(os.path.join(src, 'kernels/raid_df.h')).read().split('\n')
     r = open(os.path.join(src, 'kernels/realized.cl')).read().split('\n')
-    a = find(d, r'raid_u32 raid_round_mag_to_f32\(')
+    a = find(d, r'RaidU32 raidRoundMagToF32\(')
     cold_df = [(a, find(d, r'^}', a))]
-    a = find(d, r'raid_df raid_bits_to_df\(')
+    a = find(d, r'RaidDf raidBitsToDf\(')
     cold_df.append((find(d, r'hidden bit of a normal double', a), find(d, r'^}', a)))
     lf = find(r, r'inline void load_run')
     gen = find(r, r'if \(\(off & 1u\) == 0u\) \{', lf) # the general paths after the whole-chunk path: cold
@@ -96,10 +96,10 @@ def landmarks(src):
         elif s.startswith('#if !RAID_INPUT_DF') and not loop:
             sec = 'fold'
         if loop:
-            if 'raid_bits_to_df(b0' in s or 'raid_bits_to_df(b1' in s:
+            if 'raidBitsToDf(b0' in s or 'raidBitsToDf(b1' in s:
                 cats[i] = 'COLD'
                 continue
-            if ('raid_bits_to_df' in s or s.startswith(('const uint b0', 'if (min(b0, b1)', 'const raid_df r =',
+            if ('raidBitsToDf' in s or s.startswith(('const uint b0', 'if (min(b0, b1)', 'const RaidDf r =',
                                                            'const float ah', 'const float al'))):
                 cats[i] = 'split'
                 continue

@@ -68,7 +68,7 @@
  * order, gb_map turns them into map[slot] = rank, and gb_rank turns every row's slot into its rank in place
  * (gid[i] = map[gid[i]]): the aggregation kernels read dense ids. */
 
-/* splitmix64's finaliser (raid_mix64, src/core/internal.h) on two 32-bit words: z = (hi, lo). */
+/* splitmix64's finaliser (raidMix64, src/core/internal.h) on two 32-bit words: z = (hi, lo). */
 inline uint2 gb_mul64(uint2 z, uint chi, uint clo) /* z * (chi 2^32 + clo) mod 2^64; x: low, y: high */
 {
     return (uint2)(z.x * clo, mul_hi(z.x, clo) + z.x * chi + z.y * clo);
@@ -518,7 +518,7 @@ inline void gb_run(uint m, uint *lo, uint *hi)
 }
 
 /* pst[np + 1 .. npad) = the rows in all too: the starts of the sort pass's digits past the partitions (the null
- * rows' digit 255; raid_sort_cl_partition). */
+ * rows' digit 255; raidSortClPartition). */
 RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, const uint np, const uint crows,
                                 const uint npad, volatile RAID_LOCAL uint *tmp /* local size */)
 {

@@ -4,7 +4,7 @@
  *
  * The input is doubles as pairs of 32-bit words (src[2i] the low word, src[2i + 1] the high word: the
  * little-endian layout of the host's array, uploaded as is), element i of a segment at src[2 (off + i)];
- * keys are formed on the fly by raid_key_from_bits (kernels/raid_keys.h). No 64-bit type of any kind, no
+ * keys are formed on the fly by raidKeyFromBits (kernels/raid_keys.h). No 64-bit type of any kind, no
  * float arithmetic.
  *
  * col_sel_hist: one pass of the select. The host knows the top c bits of the wanted keys (up to
@@ -30,7 +30,7 @@
 #define SEL_NONE 0xFFFFFFFFu
 
 /* The index of the prefix that key k matches, or -1. */
-inline int sel_match(raid_key k, uint mhi, uint mlo, int np, RAID_GLOBAL const uint *p)
+inline int sel_match(RaidKey k, uint mhi, uint mlo, int np, RAID_GLOBAL const uint *p)
 {
     const uint h = k.hi & mhi, l = k.lo & mlo;
     for (int j = 0; j < np; j++)
@@ -77,7 +77,7 @@ RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int
             const uint2 w = vload2(off + i, src); /* one 8-byte load: (low word, high word) */
             wlo = w.x;
             whi = w.y;
-            const raid_key k = raid_key_from_bits(whi, wlo);
+            const RaidKey k = raidKeyFromBits(whi, wlo);
             if (first) {
                 if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
                     atomic_inc(&ls[0]);
@@ -88,7 +88,7 @@ RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int
             }
             j = sel_match(k, mhi, mlo, np, pref);
             if (j >= 0)
-                atomic_inc(&lh[((uint)j << bits) + raid_key_digit(k, shift, bits)]);
+                atomic_inc(&lh[((uint)j << bits) + raidKeyDigit(k, shift, bits)]);
         }
         if (compact) {
             if (lid == 0)
@@ -140,7 +140,7 @@ RAID_KERNEL void col_sel_minmax(RAID_GLOBAL const uint *src, uint off, uint n, i
     int anyb = 0;
     for (uint i = (uint)get_global_id(0); i < n; i += (uint)get_global_size(0)) {
         const uint2 w = vload2(off + i, src);
-        const raid_key k = raid_key_from_bits(w.y, w.x);
+        const RaidKey k = raidKeyFromBits(w.y, w.x);
         const int isnan_ = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO;
         if (pass == 0) {
             a = min(a, k.hi);
@@ -197,7 +197,7 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
     __local uint cnt, lbase;
     const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
     const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
-    raid_key K;
+    RaidKey K;
     K.hi = khi;
     K.lo = klo;
     for (uint t = gid * lsz; t < n; t += ng * lsz) {
@@ -205,8 +205,8 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
         int take = 0;
         if (i < n) {
             const uint2 w = vload2(off + i, src);
-            const raid_key k = raid_key_from_bits(w.y, w.x);
-            const int lt = raid_key_less(k, K), gt = raid_key_less(K, k);
+            const RaidKey k = raidKeyFromBits(w.y, w.x);
+            const int lt = raidKeyLess(k, K), gt = raidKeyLess(K, k);
             take = mode == 0 ? lt : mode == 1 ? !gt : mode == 2 ? gt : !lt;
         }
         if (lid == 0)
@@ -226,14 +226,14 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
 }
 
 /* col_sel_sample: the keys of x[off + j step], j < ns, as (high word, low word) pairs into out (the
- * window pass's sample; the host picks the windows, raid_sel_windows_from_sample). */
+ * window pass's sample; the host picks the windows, raidSelWindowsFromSample). */
 RAID_KERNEL void col_sel_sample(RAID_GLOBAL const uint *src, uint off, uint step, uint ns, RAID_GLOBAL uint *out)
 {
     const uint j = (uint)get_global_id(0);
     if (j >= ns)
         return;
     const uint2 w = vload2(off + j * step, src);
-    const raid_key k = raid_key_from_bits(w.y, w.x);
+    const RaidKey k = raidKeyFromBits(w.y, w.x);
     out[2 * j] = k.hi;
     out[2 * j + 1] = k.lo;
 }
@@ -296,7 +296,7 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
             cw[e] = SEL_NONE;
             cs[e] = 0u;
             if (i < n) {
-                const raid_key k = raid_key_from_bits(v[e].y, v[e].x);
+                const RaidKey k = raidKeyFromBits(v[e].y, v[e].x);
                 if (first) {
                     if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
                         nn++;

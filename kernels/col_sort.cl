@@ -51,7 +51,7 @@
 #define SORT_KU 4 /* sort_keys: elements per work-item and trip of its loop */
 #endif
 #ifndef SORT_PDIG /* 1: sort_pass takes its digit from the payload (pin) itself, not from the key: the
-                     group-by's partition of rows by group (raid_sort_cl_partition; dmode 1, pmode 2) */
+                     group-by's partition of rows by group (raidSortClPartition; dmode 1, pmode 2) */
 #define SORT_PDIG 0
 #endif
 #define SORT_RADIX (1u << SORT_BITS)
@@ -73,12 +73,12 @@
 #define OUT_IDX64 3  /* payload + (base_hi, base_lo) as int64 words */
 #define OUT_IKEYS 4  /* the int64 keys of pairs (inverse of their sort key) */
 
-/* The sort key of element i from its input words w: mode 0 the double (raid_key_sort: nulls from the validity
+/* The sort key of element i from its input words w: mode 0 the double (raidKeySort: nulls from the validity
  * bitmap `valid` from bit vbit0 when masked, descending), mode 1 the int64 of pairs (sign bit flipped,
  * inverted when descending). */
-inline raid_key elem_key(uint2 w, uint i, __global const uchar *valid, int masked, uint vbit0, int desc, int mode)
+inline RaidKey elem_key(uint2 w, uint i, __global const uchar *valid, int masked, uint vbit0, int desc, int mode)
 {
-    raid_key k;
+    RaidKey k;
     if (mode == 1) {
         k.hi = w.y ^ 0x80000000u;
         k.lo = w.x;
@@ -90,13 +90,13 @@ inline raid_key elem_key(uint2 w, uint i, __global const uchar *valid, int maske
     }
     const uint b = vbit0 + i;
     const int v = masked ? (valid[b >> 3] >> (b & 7u)) & 1 : 1;
-    return raid_key_sort(w.y, w.x, masked, v, desc);
+    return raidKeySort(w.y, w.x, masked, v, desc);
 }
 
 /* Keys (keys[i]: .x low word, .y high word) and segment ids, and the histograms of every digit position:
  * hist[row * SORT_RADIX + digit] (rows: SORT_NDIG key digits, then the segment id's; accumulated, hist
  * zeroed by the host), hist[SORT_HROWS * SORT_RADIX] |= 1 when a value's key does not give its bits back
- * (-0.0, a NaN other than 0x7FF8000000000000). mode 0: the sort key of the double in x (raid_key_sort:
+ * (-0.0, a NaN other than 0x7FF8000000000000). mode 0: the sort key of the double in x (raidKeySort:
  * nulls, descending); mode 1: the int64 in x (pairs: sign bit flipped, inverted when descending).
  * valid: the validity bitmap from bit vbit0 (masked). segbits > 0: segid[i] = the last s with offs[s] <= i
  * (offs: nseg + 1 offsets from 0). Any number of work-groups (a grid-stride loop). */
@@ -128,7 +128,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
             const uint i = i0 + u * G;
             const uint2 w = wv[u];
             if (i < n) {
-                const raid_key k = elem_key(w, i, valid, masked, vbit0, desc, mode);
+                const RaidKey k = elem_key(w, i, valid, masked, vbit0, desc, mode);
                 if (mode == 0) {
                     const int negzero = w.y == 0x80000000u && w.x == 0u;
                     const int odd_nan =
@@ -138,7 +138,7 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
                 }
                 keys[i] = (uint2)(k.lo, k.hi);
                 for (uint d = 0; d < SORT_NDIG; d++)
-                    atomic_inc(&h[d * SORT_RADIX + raid_key_digit(k, (int)(d * SORT_BITS), SORT_BITS)]);
+                    atomic_inc(&h[d * SORT_RADIX + raidKeyDigit(k, (int)(d * SORT_BITS), SORT_BITS)]);
                 if (nsd) {
                     uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
                     while (hi - lo > 1u) {
@@ -181,17 +181,17 @@ inline uint wg_scan(uint v, __local uint *tmp)
     return incl - v;
 }
 
-/* The double (as words: .x low) of a sort key of raid_key_sort without mask (the inverse). */
+/* The double (as words: .x low) of a sort key of raidKeySort without mask (the inverse). */
 inline uint2 key_value(uint2 kk, int desc)
 {
-    raid_key k;
+    RaidKey k;
     k.hi = kk.y;
     k.lo = kk.x;
     if (desc && !(k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO)) {
         k.hi = ~k.hi;
         k.lo = ~k.lo;
     }
-    const raid_key b = raid_key_to_bits(k);
+    const RaidKey b = raidKeyToBits(k);
     return (uint2)(b.lo, b.hi);
 }
 
@@ -270,10 +270,10 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             else
 #endif
             {
-                raid_key kk;
+                RaidKey kk;
                 kk.hi = k[r].y;
                 kk.lo = k[r].x;
-                d = raid_key_digit(kk, shift, SORT_BITS);
+                d = raidKeyDigit(kk, shift, SORT_BITS);
             }
 #endif
         }
@@ -389,10 +389,10 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             const uint2 v = vload2(j, L);
             uint dd;
             if (kdst) {
-                raid_key kk;
+                RaidKey kk;
                 kk.hi = v.y;
                 kk.lo = v.x;
-                dd = gofs[raid_key_digit(kk, shift, SORT_BITS)] + j;
+                dd = gofs[raidKeyDigit(kk, shift, SORT_BITS)] + j;
             }
 #if SORT_PAY
             else

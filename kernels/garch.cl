@@ -56,22 +56,22 @@
 #define GM_HMAX 0x1p40f
 #define GM_GMAX 27.0f /* |g'| <= 27 < 40 log 2 */
 
-inline raid_df df_neg(raid_df x) { return raid_df_make(-x.hi, -x.lo); }
-inline raid_df df_sub(raid_df x, raid_df y) { return raid_df_add(x, df_neg(y)); }
+inline RaidDf df_neg(RaidDf x) { return raidDfMake(-x.hi, -x.lo); }
+inline RaidDf df_sub(RaidDf x, RaidDf y) { return raidDfAdd(x, df_neg(y)); }
 
 /* Multiply a positive product (p, exponent ex) by a positive df v (h' in [2^-40, 2^40] by the range
  * checks, b at least 2^-60; a factor that overflows makes the results not finite and the host takes the
  * point), renormalising p to [1, 2) by an exact power of two every step, so that p and its low part stay
  * normal whatever T. */
-inline void prod_acc(raid_df *p, int *ex, raid_df v)
+inline void prod_acc(RaidDf *p, int *ex, RaidDf v)
 {
-    const raid_df q = raid_df_mul(*p, v);
+    const RaidDf q = raidDfMul(*p, v);
     const int e = ilogb(q.hi);
-    *p = raid_df_make(ldexp(q.hi, -e), ldexp(q.lo, -e));
+    *p = raidDfMake(ldexp(q.hi, -e), ldexp(q.lo, -e));
     *ex += e;
 }
 
-inline raid_df ldf(RAID_GLOBAL const float2 *v, int i) { return raid_df_make(v[i].x, v[i].y); }
+inline RaidDf ldf(RAID_GLOBAL const float2 *v, int i) { return raidDfMake(v[i].x, v[i].y); }
 
 RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 *span,
                            RAID_GLOBAL const float2 *par, RAID_GLOBAL float *out, uint npts)
@@ -84,111 +84,111 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
     RAID_GLOBAL const float2 *x = r + sp.x;
     const uint T = sp.y;
 
-    const raid_df mu = GM_MU ? ldf(pp, P_MU) : raid_df_make(0.0f, 0.0f);
-    const raid_df omega = ldf(pp, P_OMEGA), alpha = ldf(pp, P_ALPHA), beta = ldf(pp, P_BETA);
+    const RaidDf mu = GM_MU ? ldf(pp, P_MU) : raidDfMake(0.0f, 0.0f);
+    const RaidDf omega = ldf(pp, P_OMEGA), alpha = ldf(pp, P_ALPHA), beta = ldf(pp, P_BETA);
 #if GM_MODEL != 0
-    const raid_df gamma = ldf(pp, P_GAMMA);
+    const RaidDf gamma = ldf(pp, P_GAMMA);
 #endif
 #if GM_T
-    const raid_df nm2 = ldf(pp, P_NM2), np1 = ldf(pp, P_NP1);
-    const raid_df np1h = raid_df_make(0.5f * np1.hi, 0.5f * np1.lo);
+    const RaidDf nm2 = ldf(pp, P_NM2), np1 = ldf(pp, P_NP1);
+    const RaidDf np1h = raidDfMake(0.5f * np1.hi, 0.5f * np1.lo);
 #endif
 #if GM_MODEL == 2
-    const raid_df kappa = ldf(pp, P_KAPPA);
+    const RaidDf kappa = ldf(pp, P_KAPPA);
 #if GM_DNU
-    const raid_df adk = ldf(pp, P_ADKAPPA);
+    const RaidDf adk = ldf(pp, P_ADKAPPA);
 #endif
 #endif
-    raid_df d[GM_K], gs[GM_K];
+    RaidDf d[GM_K], gs[GM_K];
     for (int j = 0; j < GM_K; j++) {
         d[j] = ldf(pp, P_D0 + j);
-        gs[j] = raid_df_make(0.0f, 0.0f);
+        gs[j] = raidDfMake(0.0f, 0.0f);
     }
-    raid_df s = ldf(pp, P_S0); /* h' (GARCH, GJR) or g' = log h' (EGARCH) */
-    raid_df A = raid_df_make(GM_MODEL == 2 ? 0.0f : 1.0f, 0.0f), B = raid_df_make(GM_T ? 1.0f : 0.0f, 0.0f);
-    raid_df Q = raid_df_make(0.0f, 0.0f);
+    RaidDf s = ldf(pp, P_S0); /* h' (GARCH, GJR) or g' = log h' (EGARCH) */
+    RaidDf A = raidDfMake(GM_MODEL == 2 ? 0.0f : 1.0f, 0.0f), B = raidDfMake(GM_T ? 1.0f : 0.0f, 0.0f);
+    RaidDf Q = raidDfMake(0.0f, 0.0f);
     int ea = 0, eb = 0;
     int bad = 0;
-    raid_df e_prev = raid_df_make(0.0f, 0.0f), e2_prev = e_prev, w_prev = e_prev, z_prev = e_prev;
+    RaidDf e_prev = raidDfMake(0.0f, 0.0f), e2_prev = e_prev, w_prev = e_prev, z_prev = e_prev;
 
     for (uint t = 0; t < T; t++) {
         if (t > 0) {
 #if GM_MODEL == 2
             /* EGARCH: dz_j = -z/2 dg_j (- 1/sigma for mu); dg_j = beta dg_j + (alpha sign z + gamma) dz_j + ... */
-            const raid_df az = z_prev.hi < 0.0f ? df_neg(z_prev) : z_prev;
-            const raid_df sgn = raid_df_add(z_prev.hi < 0.0f ? df_neg(alpha) : alpha, gamma);
-            const raid_df hz = raid_df_make(-0.5f * z_prev.hi, -0.5f * z_prev.lo);
-            const raid_df azk = df_sub(az, kappa);
+            const RaidDf az = z_prev.hi < 0.0f ? df_neg(z_prev) : z_prev;
+            const RaidDf sgn = raidDfAdd(z_prev.hi < 0.0f ? df_neg(alpha) : alpha, gamma);
+            const RaidDf hz = raidDfMake(-0.5f * z_prev.hi, -0.5f * z_prev.lo);
+            const RaidDf azk = df_sub(az, kappa);
             for (int j = 0; j < GM_K; j++) {
-                raid_df dz = raid_df_mul(hz, d[j]);
+                RaidDf dz = raidDfMul(hz, d[j]);
 #if GM_MU
                 if (j == IMU)
                     dz = df_sub(dz, w_prev);
 #endif
-                d[j] = raid_df_add(raid_df_mul(beta, d[j]), raid_df_mul(sgn, dz));
+                d[j] = raidDfAdd(raidDfMul(beta, d[j]), raidDfMul(sgn, dz));
             }
-            d[IOM] = raid_df_add_f(d[IOM], 1.0f);
-            d[IAL] = raid_df_add(d[IAL], azk);
-            d[IGA] = raid_df_add(d[IGA], z_prev);
-            d[IBE] = raid_df_add(d[IBE], s);
+            d[IOM] = raidDfAddF(d[IOM], 1.0f);
+            d[IAL] = raidDfAdd(d[IAL], azk);
+            d[IGA] = raidDfAdd(d[IGA], z_prev);
+            d[IBE] = raidDfAdd(d[IBE], s);
 #if GM_T && GM_DNU
             d[INU] = df_sub(d[INU], adk);
 #endif
-            s = raid_df_add(raid_df_add(omega, raid_df_mul(alpha, azk)),
-                            raid_df_add(raid_df_mul(gamma, z_prev), raid_df_mul(beta, s)));
+            s = raidDfAdd(raidDfAdd(omega, raidDfMul(alpha, azk)),
+                            raidDfAdd(raidDfMul(gamma, z_prev), raidDfMul(beta, s)));
 #else
             /* GARCH, GJR: dh_j = beta dh_j + (1, e^2, 1[e<0] e^2, h, -2 a e) */
 #if GM_MODEL == 1
             const int neg = e_prev.hi < 0.0f;
-            const raid_df a = neg ? raid_df_add(alpha, gamma) : alpha;
+            const RaidDf a = neg ? raidDfAdd(alpha, gamma) : alpha;
 #else
-            const raid_df a = alpha;
+            const RaidDf a = alpha;
 #endif
             for (int j = 0; j < GM_K; j++)
-                d[j] = raid_df_mul(beta, d[j]);
-            d[IOM] = raid_df_add_f(d[IOM], 1.0f);
-            d[IAL] = raid_df_add(d[IAL], e2_prev);
+                d[j] = raidDfMul(beta, d[j]);
+            d[IOM] = raidDfAddF(d[IOM], 1.0f);
+            d[IAL] = raidDfAdd(d[IAL], e2_prev);
 #if GM_MODEL == 1
             if (neg)
-                d[IGA] = raid_df_add(d[IGA], e2_prev);
+                d[IGA] = raidDfAdd(d[IGA], e2_prev);
 #endif
-            d[IBE] = raid_df_add(d[IBE], s);
+            d[IBE] = raidDfAdd(d[IBE], s);
 #if GM_MU
             {
-                const raid_df ae = raid_df_mul(a, e_prev);
-                d[IMU] = df_sub(d[IMU], raid_df_make(2.0f * ae.hi, 2.0f * ae.lo));
+                const RaidDf ae = raidDfMul(a, e_prev);
+                d[IMU] = df_sub(d[IMU], raidDfMake(2.0f * ae.hi, 2.0f * ae.lo));
             }
 #endif
-            s = raid_df_add(raid_df_add(omega, raid_df_mul(a, e2_prev)), raid_df_mul(beta, s));
+            s = raidDfAdd(raidDfAdd(omega, raidDfMul(a, e2_prev)), raidDfMul(beta, s));
 #endif
         }
-        const raid_df e = raid_df_add(raid_df_make(x[t].x, x[t].y), df_neg(mu));
+        const RaidDf e = raidDfAdd(raidDfMake(x[t].x, x[t].y), df_neg(mu));
 #if GM_MODEL == 2
         if (!(fabs(s.hi) <= GM_GMAX)) { /* also NaN */
             bad = 1;
             break;
         }
         /* w = exp(-g/2) = 1/sigma, z = e w */
-        const raid_df w = raid_df_exp(raid_df_make(-0.5f * s.hi, -0.5f * s.lo));
-        const raid_df z = raid_df_mul(e, w);
-        const raid_df z2 = raid_df_mul(z, z);
-        A = raid_df_add(A, s);
-        raid_df dlds; /* dl/dg */
+        const RaidDf w = raidDfExp(raidDfMake(-0.5f * s.hi, -0.5f * s.lo));
+        const RaidDf z = raidDfMul(e, w);
+        const RaidDf z2 = raidDfMul(z, z);
+        A = raidDfAdd(A, s);
+        RaidDf dlds; /* dl/dg */
 #if GM_T
-        const raid_df b = raid_df_add(nm2, z2);
-        const raid_df ib = raid_df_recip(b);
-        const raid_df qq = raid_df_mul(z2, ib);
+        const RaidDf b = raidDfAdd(nm2, z2);
+        const RaidDf ib = raidDfRecip(b);
+        const RaidDf qq = raidDfMul(z2, ib);
         prod_acc(&B, &eb, b);
-        Q = raid_df_add(Q, qq);
-        dlds = raid_df_add_f(raid_df_mul(np1h, qq), -0.5f);
+        Q = raidDfAdd(Q, qq);
+        dlds = raidDfAddF(raidDfMul(np1h, qq), -0.5f);
 #if GM_MU
-        const raid_df dle = raid_df_mul(raid_df_mul(np1, z), raid_df_mul(w, ib)); /* -dl/de */
+        const RaidDf dle = raidDfMul(raidDfMul(np1, z), raidDfMul(w, ib)); /* -dl/de */
 #endif
 #else
-        B = raid_df_add(B, z2);
-        dlds = raid_df_add_f(raid_df_make(0.5f * z2.hi, 0.5f * z2.lo), -0.5f);
+        B = raidDfAdd(B, z2);
+        dlds = raidDfAddF(raidDfMake(0.5f * z2.hi, 0.5f * z2.lo), -0.5f);
 #if GM_MU
-        const raid_df dle = raid_df_mul(z, w);
+        const RaidDf dle = raidDfMul(z, w);
 #endif
 #endif
         w_prev = w;
@@ -198,34 +198,34 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
             bad = 1;
             break;
         }
-        const raid_df e2 = raid_df_mul(e, e);
+        const RaidDf e2 = raidDfMul(e, e);
         prod_acc(&A, &ea, s);
-        raid_df dlds; /* dl/dh */
-        const raid_df ih = raid_df_recip(s);
+        RaidDf dlds; /* dl/dh */
+        const RaidDf ih = raidDfRecip(s);
 #if GM_T
-        const raid_df b = raid_df_add(raid_df_mul(nm2, s), e2);
-        const raid_df ib = raid_df_recip(b);
-        const raid_df qq = raid_df_mul(e2, ib);
+        const RaidDf b = raidDfAdd(raidDfMul(nm2, s), e2);
+        const RaidDf ib = raidDfRecip(b);
+        const RaidDf qq = raidDfMul(e2, ib);
         prod_acc(&B, &eb, b);
-        Q = raid_df_add(Q, qq);
-        dlds = raid_df_mul(raid_df_add_f(raid_df_mul(np1h, qq), -0.5f), ih);
+        Q = raidDfAdd(Q, qq);
+        dlds = raidDfMul(raidDfAddF(raidDfMul(np1h, qq), -0.5f), ih);
 #if GM_MU
-        const raid_df dle = raid_df_mul(np1, raid_df_mul(e, ib));
+        const RaidDf dle = raidDfMul(np1, raidDfMul(e, ib));
 #endif
 #else
-        const raid_df z2 = raid_df_mul(e2, ih);
-        B = raid_df_add(B, z2);
-        dlds = raid_df_mul(raid_df_add_f(raid_df_make(0.5f * z2.hi, 0.5f * z2.lo), -0.5f), ih);
+        const RaidDf z2 = raidDfMul(e2, ih);
+        B = raidDfAdd(B, z2);
+        dlds = raidDfMul(raidDfAddF(raidDfMake(0.5f * z2.hi, 0.5f * z2.lo), -0.5f), ih);
 #if GM_MU
-        const raid_df dle = raid_df_mul(e, ih);
+        const RaidDf dle = raidDfMul(e, ih);
 #endif
 #endif
         e2_prev = e2;
 #endif
         for (int j = 0; j < GM_K; j++)
-            gs[j] = raid_df_add(gs[j], raid_df_mul(dlds, d[j]));
+            gs[j] = raidDfAdd(gs[j], raidDfMul(dlds, d[j]));
 #if GM_MU
-        gs[IMU] = raid_df_add(gs[IMU], dle);
+        gs[IMU] = raidDfAdd(gs[IMU], dle);
 #endif
         e_prev = e;
     }

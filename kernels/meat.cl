@@ -15,7 +15,7 @@
  *      own rows when the design has a constant column, and maps the sums back (meat_cl.c);
  *   2. work-item j computes the combinations c = j, j + RAID_WG, ... of (lag l, p, q), c = (l k + p) k + q:
  *        part[chunk * NC + c] = sum_{t = l}^{len-1} u_t[p] u_{t-l}[q]   (both rows inside the chunk)
- *      in double-float (raid_df_add: terms of either sign), rows in order, so the result does not depend
+ *      in double-float (raidDfAdd: terms of either sign), rows in order, so the result does not depend
  *      on scheduling. Pairs that straddle chunks are added by the host in float64.
  *
  * Compile-time parameters: RAID_WG, RAID_CHUNK (rows per chunk), RAID_K (columns), RAID_L (largest lag),
@@ -31,10 +31,10 @@
 
 #if RAID_INPUT_DF
 typedef float2 in_t;
-#define IN_DF(v) raid_df_make((v).x, (v).y)
+#define IN_DF(v) raidDfMake((v).x, (v).y)
 #else
 typedef float in_t;
-#define IN_DF(v) raid_df_make((v), 0.0f)
+#define IN_DF(v) raidDfMake((v), 0.0f)
 #endif
 
 RAID_KERNEL RAID_REQD_WG(RAID_WG)
@@ -51,20 +51,20 @@ void reg_meat(RAID_GLOBAL const in_t *rows, RAID_GLOBAL const uint4 *chunk, RAID
 #endif
     /* beta: per problem its K coefficients, a, and the K offsets d of its scores */
     RAID_GLOBAL const float2 *bz = beta + (size_t)ch.z * (2 * RAID_K + 1);
-    raid_df b[RAID_K], cen[RAID_K];
+    RaidDf b[RAID_K], cen[RAID_K];
     for (uint p = 0; p < RAID_K; p++) {
         const float2 v = bz[p], c = bz[RAID_K + 1 + p];
-        b[p] = raid_df_make(-v.x, -v.y);
-        cen[p] = raid_df_make(c.x, c.y);
+        b[p] = raidDfMake(-v.x, -v.y);
+        cen[p] = raidDfMake(c.x, c.y);
     }
-    const raid_df na = raid_df_make(-bz[RAID_K].x, -bz[RAID_K].y);
+    const RaidDf na = raidDfMake(-bz[RAID_K].x, -bz[RAID_K].y);
     for (uint t = lid; t < ch.y; t += RAID_WG) {
         RAID_GLOBAL const in_t *row = rows + ((size_t)ch.x + t) * (RAID_K + 1);
-        raid_df e = raid_df_add(IN_DF(row[RAID_K]), na);
+        RaidDf e = raidDfAdd(IN_DF(row[RAID_K]), na);
         for (uint p = 0; p < RAID_K; p++)
-            e = raid_df_add(e, raid_df_mul(IN_DF(row[p]), b[p]));
+            e = raidDfAdd(e, raidDfMul(IN_DF(row[p]), b[p]));
         for (uint p = 0; p < RAID_K; p++) {
-            const raid_df u = raid_df_mul(e, raid_df_add(IN_DF(row[p]), cen[p]));
+            const RaidDf u = raidDfMul(e, raidDfAdd(IN_DF(row[p]), cen[p]));
 #if RAID_INPUT_DF
             sh[t * RAID_K + p] = u.hi;
             sl[t * RAID_K + p] = u.lo;
@@ -77,14 +77,14 @@ void reg_meat(RAID_GLOBAL const in_t *rows, RAID_GLOBAL const uint4 *chunk, RAID
 
     for (uint c = lid; c < NC; c += RAID_WG) {
         const uint l = c / (RAID_K * RAID_K), p = c / RAID_K % RAID_K, q = c % RAID_K;
-        raid_df acc = raid_df_make(0.0f, 0.0f);
+        RaidDf acc = raidDfMake(0.0f, 0.0f);
         for (uint t = l; t < ch.y; t++) {
 #if RAID_INPUT_DF
-            const raid_df a = raid_df_make(sh[t * RAID_K + p], sl[t * RAID_K + p]);
-            const raid_df bb = raid_df_make(sh[(t - l) * RAID_K + q], sl[(t - l) * RAID_K + q]);
-            acc = raid_df_add(acc, raid_df_mul(a, bb));
+            const RaidDf a = raidDfMake(sh[t * RAID_K + p], sl[t * RAID_K + p]);
+            const RaidDf bb = raidDfMake(sh[(t - l) * RAID_K + q], sl[(t - l) * RAID_K + q]);
+            acc = raidDfAdd(acc, raidDfMul(a, bb));
 #else
-            acc = raid_df_add(acc, raid_two_prod(sh[t * RAID_K + p], sh[(t - l) * RAID_K + q]));
+            acc = raidDfAdd(acc, raidTwoProd(sh[t * RAID_K + p], sh[(t - l) * RAID_K + q]));
 #endif
         }
         part[(size_t)g * NC + c] = RAID_FLOAT2(acc.hi, acc.lo);

@@ -24,21 +24,21 @@
 #define RAID_KEY_FN inline
 #ifndef RAID_U32_DEFINED
 #define RAID_U32_DEFINED
-typedef uint raid_u32;
+typedef uint RaidU32;
 #endif
 #else
 #include <stdint.h>
 #define RAID_KEY_FN static inline
 #ifndef RAID_U32_DEFINED
 #define RAID_U32_DEFINED
-typedef uint32_t raid_u32;
+typedef uint32_t RaidU32;
 #endif
 #endif
 
 /* A key as its high and low 32-bit words. */
-typedef struct raid_key {
-    raid_u32 hi, lo;
-} raid_key;
+typedef struct RaidKey {
+    RaidU32 hi, lo;
+} RaidKey;
 
 #define RAID_KEY_NAN_HI 0xFFFFFFFFu
 #define RAID_KEY_NAN_LO 0xFFFFFFFFu
@@ -47,13 +47,13 @@ typedef struct raid_key {
 /* The key of the double whose bits are (hi, lo) (hi: sign, exponent and the top 20 mantissa bits).
  * Branch-free (masks instead of if/else: no divergence on a device, no mispredicted branch on random signs
  * on a cpu, and compilers vectorise it): the cases of the table in docs/column.md. */
-RAID_KEY_FN raid_key raid_key_from_bits(raid_u32 hi, raid_u32 lo)
+RAID_KEY_FN RaidKey raidKeyFromBits(RaidU32 hi, RaidU32 lo)
 {
-    const raid_u32 mag = hi & 0x7FFFFFFFu;
-    const raid_u32 neg = (raid_u32)0u - (hi >> 31); /* all ones for a negative double */
-    const raid_u32 nan = (raid_u32)0u - (raid_u32)((mag > 0x7FF00000u) | ((mag == 0x7FF00000u) & (lo != 0u)));
-    const raid_u32 zero = (raid_u32)0u - (raid_u32)((mag | lo) == 0u); /* +0.0 and -0.0 */
-    raid_key k;
+    const RaidU32 mag = hi & 0x7FFFFFFFu;
+    const RaidU32 neg = (RaidU32)0u - (hi >> 31); /* all ones for a negative double */
+    const RaidU32 nan = (RaidU32)0u - (RaidU32)((mag > 0x7FF00000u) | ((mag == 0x7FF00000u) & (lo != 0u)));
+    const RaidU32 zero = (RaidU32)0u - (RaidU32)((mag | lo) == 0u); /* +0.0 and -0.0 */
+    RaidKey k;
     k.hi = hi ^ (neg | 0x80000000u); /* positive: top bit set; negative: every bit inverted */
     k.lo = lo ^ neg;
     k.hi = ((k.hi & ~zero) | (RAID_KEY_ZERO_HI & zero)) | nan;
@@ -62,10 +62,10 @@ RAID_KEY_FN raid_key raid_key_from_bits(raid_u32 hi, raid_u32 lo)
 }
 
 /* The bits (into *hi, *lo through the returned key's fields) of the double of key k: the inverse of
- * raid_key_from_bits up to the folding of -0.0 and of NaN payloads. */
-RAID_KEY_FN raid_key raid_key_to_bits(raid_key k)
+ * raidKeyFromBits up to the folding of -0.0 and of NaN payloads. */
+RAID_KEY_FN RaidKey raidKeyToBits(RaidKey k)
 {
-    raid_key b;
+    RaidKey b;
     if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
         b.hi = 0x7FF80000u;
         b.lo = 0u;
@@ -80,16 +80,16 @@ RAID_KEY_FN raid_key raid_key_to_bits(raid_key k)
 }
 
 /* a < b as unsigned 64-bit keys. */
-RAID_KEY_FN int raid_key_less(raid_key a, raid_key b)
+RAID_KEY_FN int raidKeyLess(RaidKey a, RaidKey b)
 {
     return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
 }
 
 /* The radix digit of width `bits` (1..16) at bit position `shift` (0..63, a multiple of bits not
  * required) of the key: bits that straddle the two words are joined. */
-RAID_KEY_FN raid_u32 raid_key_digit(raid_key k, int shift, int bits)
+RAID_KEY_FN RaidU32 raidKeyDigit(RaidKey k, int shift, int bits)
 {
-    const raid_u32 mask = (1u << bits) - 1u;
+    const RaidU32 mask = (1u << bits) - 1u;
     if (shift >= 32)
         return (k.hi >> (shift - 32)) & mask;
     if (shift + bits <= 32)
@@ -103,15 +103,15 @@ RAID_KEY_FN raid_u32 raid_key_digit(raid_key k, int shift, int bits)
  *   - desc != 0: every number's key inverted (larger values first, -0.0 == +0.0 kept), NaN and null keys
  *     kept (still last).
  * A stable sort of these keys is numpy's stable sort (pandas' for descending) with Arrow's nulls last. */
-RAID_KEY_FN raid_key raid_key_sort(raid_u32 hi, raid_u32 lo, int masked, int valid, int desc)
+RAID_KEY_FN RaidKey raidKeySort(RaidU32 hi, RaidU32 lo, int masked, int valid, int desc)
 {
-    raid_key k;
+    RaidKey k;
     if (masked && !valid) {
         k.hi = RAID_KEY_NAN_HI;
         k.lo = RAID_KEY_NAN_LO;
         return k;
     }
-    k = raid_key_from_bits(hi, lo);
+    k = raidKeyFromBits(hi, lo);
     if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
         if (masked)
             k.lo = RAID_KEY_NAN_LO - 1u;

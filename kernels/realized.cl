@@ -22,9 +22,9 @@
  * otherwise). The work-group finds the chunk's largest magnitude (the high words order the exponents) and
  * any return out of range with two local atomics; each work-item then scales its values by the power of two
  * 2^-e that brings that magnitude into [0.5, 1) and splits them into the policy's float or double-float with
- * integer operations (raid_bits_to_df: no float64 arithmetic, no host pass over the returns), one pair
+ * integer operations (raidBitsToDf: no float64 arithmetic, no host pass over the returns), one pair
  * (step) at a time: a pair whose magnitudes are both within 2^-73 of the chunk's largest (and normal), as
- * almost all are, by raid_bits_to_df_near (the same bits in fewer operations: the scale is subtracted from
+ * almost all are, by raidBitsToDfNear (the same bits in fewer operations: the scale is subtracted from
  * the exponent field).
  * Neighbours: the two returns before a pair are the previous pair, split by the neighbouring work-item
  * (j - 1 of the same step; for j = 0, work-item RAID_WG - 1 of the step before): every work-item writes its
@@ -41,16 +41,16 @@
  *   df policy (RAID_INPUT_DF 1): every term is formed as an unevaluated pair (th, tl), th the binary32
  *     product of the high parts and tl everything else to below a few u^2 of the term (TwoProd's exact
  *     error and the cross terms by fma); |r_i r_{i-1} r_{i-2}|^(4/3) from the window's product P (formed
- *     from the bpv term) by multiplications only (raid_df_pow43_raw: an inverse cube root from the bits and
+ *     from the bpv term) by multiplications only (raidDfPow43Raw: an inverse cube root from the bits and
  *     a polynomial, its error measured and corrected in double-float). The median's square is
  *     the square already formed for that return, chosen by exact comparisons of the double-float
  *     magnitudes. A pair is added to its accumulator (H, L) by an exact Fast2Sum of the high parts (ordered
  *     by fmax/fmin: both non-negative) whose error and tl go into L by plain float additions; (H, L) is
  *     renormalised (Fast2Sum) once every RAID_FOLD terms.
  *   f32 policy (RAID_INPUT_DF 0): each term is added to a plain float run sum with ONE rounding (fma of
- *     the exact product into the sum; tpq's v^2 = P^(4/3) from the binary32 P, raid_pow23_f); the run sum
+ *     the exact product into the sum; tpq's v^2 = P^(4/3) from the binary32 P, raidPow23F); the run sum
  *     is folded into the double-float (H, L) every RAID_FOLD returns.
- * The work-group then reduces (H, L) with a fixed-order tree of raid_df_add_same_sign (the partials are
+ * The work-group then reduces (H, L) with a fixed-order tree of raidDfAddSameSign (the partials are
  * non-negative): they do not depend on scheduling (bitwise reproducible for a given configuration).
  *
  * Compile-time parameters (set by the host):
@@ -199,7 +199,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
     const uint ebits = smax >> 20;
     const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
-    /* every magnitude's high word is at most smax, so one at least near_min is in raid_bits_to_df_near's range */
+    /* every magnitude's high word is at most smax, so one at least near_min is in raidBitsToDfNear's range */
     const uint near_min = (uint)(sc + 950) << 20, k1 = (uint)(sc + 896) << 20;
 #if RAID_RELOAD
     load_run(xc, lid, ch.x, ch.y, v);
@@ -246,7 +246,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (b).hi)
 #define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).y, 0.0f, (f0) ? 0.0f : (q).x, 0.0f)
 #endif
-    raid_df g0 = raid_df_make(0.0f, 0.0f), g1 = g0, gs[2 * RAID_XSTEP];
+    RaidDf g0 = raidDfMake(0.0f, 0.0f), g1 = g0, gs[2 * RAID_XSTEP];
 #if RAID_PART & 14
 #define XS_NBUF (4u * RAID_XSTEP)
     RAID_LOCAL XS_T xs[XS_NBUF * RAID_WG];
@@ -265,11 +265,11 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
                 const uint u = t + 2 * j;
                 const uint b0 = v[u].y & 0x7FFFFFFFu, b1 = v[u + 1].y & 0x7FFFFFFFu;
                 if (min(b0, b1) >= near_min) {
-                    gs[2 * j] = raid_bits_to_df_near(b0, v[u].x, k1);
-                    gs[2 * j + 1] = raid_bits_to_df_near(b1, v[u + 1].x, k1);
+                    gs[2 * j] = raidBitsToDfNear(b0, v[u].x, k1);
+                    gs[2 * j + 1] = raidBitsToDfNear(b1, v[u + 1].x, k1);
                 } else {
-                    gs[2 * j] = raid_bits_to_df(b0, v[u].x, sc);
-                    gs[2 * j + 1] = raid_bits_to_df(b1, v[u + 1].x, sc);
+                    gs[2 * j] = raidBitsToDf(b0, v[u].x, sc);
+                    gs[2 * j + 1] = raidBitsToDf(b1, v[u + 1].x, sc);
                 }
 #if RAID_PART & 14
                 XS_PACK(qs[j], gs[2 * j], gs[2 * j + 1]);
@@ -290,7 +290,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             XS_WINDOW(qs[j], t == 0 && lid == 0);
 #endif
         }
-        const raid_df r = t % 2 ? g1 : g0; /* |r| */
+        const RaidDf r = t % 2 ? g1 : g0; /* |r| */
         const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
         const float ah = r.hi;
         const int full = i - 2u < lim; /* the window (i-2, i-1, i) lies inside the chunk */
@@ -324,7 +324,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             /* P = |r_i r_{i-1} r_{i-2}| = ph + pl3 (0 while i < 2), then P^(4/3) by multiplications only */
             const float ph = bh * a2h;
             const float pl3 = RAID_FMAF(bh, a2l, RAID_FMAF(bl, a2h, RAID_FMAF(bh, a2h, -ph)));
-            const raid_df tq = raid_df_pow43_raw(raid_df_make(ph, pl3));
+            const RaidDf tq = raidDfPow43Raw(raidDfMake(ph, pl3));
             ACC(H[4], L[4], tq.hi, tq.lo);
         }
 #endif
@@ -344,7 +344,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         a2h = a1h, a2l = a1l, a1h = ah, a1l = al;
         if (t % RAID_FOLD == RAID_FOLD - 1)
             for (int k = 0; k < NACC; k++) {
-                const raid_df s = raid_fast_two_sum(H[k], L[k]);
+                const RaidDf s = raidFastTwoSum(H[k], L[k]);
                 H[k] = s.hi, L[k] = s.lo;
             }
 #else /* f32: plain float run sums, one rounding per term */
@@ -361,7 +361,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             const float sq = ah * ah;
             F[3] = RAID_FMAF(sq, sq, F[3]);
             const float pp = (ah * a1h) * a2h; /* 0 while i < 2 */
-            const float v = raid_pow23_f(pp); /* pp^(4/3) = v^2 */
+            const float v = raidPow23F(pp); /* pp^(4/3) = v^2 */
             F[4] = RAID_FMAF(v, v, F[4]);
         }
 #endif
@@ -389,7 +389,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     /* Fixed-order tree reduction across the work-group, each (hi, lo) one 8-byte word of local memory. */
     RAID_LOCAL float2 lw[NACC][RAID_WG];
     for (int k = 0; k < NACC; k++) {
-        const raid_df v = raid_fast_two_sum(H[k], L[k]);
+        const RaidDf v = raidFastTwoSum(H[k], L[k]);
         lw[k][lid] = RAID_FLOAT2(v.hi, v.lo);
     }
     RAID_BARRIER();
@@ -397,7 +397,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         if (lid < s) {
             for (int k = 0; k < NACC; k++) {
                 const float2 a = lw[k][lid], b = lw[k][lid + s];
-                const raid_df v = raid_df_add_same_sign(raid_df_make(a.x, a.y), raid_df_make(b.x, b.y));
+                const RaidDf v = raidDfAddSameSign(raidDfMake(a.x, a.y), raidDfMake(b.x, b.y));
                 lw[k][lid] = RAID_FLOAT2(v.hi, v.lo);
             }
         }

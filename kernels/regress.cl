@@ -8,16 +8,16 @@
  * no float64 arithmetic):
  *   1. per column p: the largest exponent eu_p of the chunk's values, and whether a value is out of range
  *      (not finite, or above RAID_MAXV in magnitude: a 64-bit compare of the words);
- *   2. the column as 64-bit fixed point in units of 2^(eu_p - 1083) (raid_bits_to_fixed), shifted by the
+ *   2. the column as 64-bit fixed point in units of 2^(eu_p - 1083) (raidBitsToFixed), shifted by the
  *      chunk's first value of the column: exact differences D = v - v_0, whose mean is summed in
- *      double-float (raid_fixed_to_df) and rounded to an integer K_p (a centre within about 2^-42 of
+ *      double-float (raidFixedToDf) and rounded to an integer K_p (a centre within about 2^-42 of
  *      the chunk's range of the chunk's mean: the device's rounding then scales with the chunk's centred
  *      values, not with the levels nor with an outlying first value);
  *   3. the centred column D2 = v - (v_0 + K_p), exact, and the bit length L_p of its largest magnitude;
  *   4. z_p = D2 2^-L_p (largest |z| in [0.5, 1), every column at its own scale) split into the policy's
  *      float or double-float, and per row the cross-products z_p z_q (p <= q: exact TwoProd for f32,
  *      double-float products for df) and first moments z_p, accumulated in double-float
- *      (raid_df_add: the terms have either sign) and reduced by a fixed-order tree in local memory.
+ *      (raidDfAdd: the terms have either sign) and reduced by a fixed-order tree in local memory.
  * Output per chunk (SLOTS float2): NA = D(D+1)/2 + D partials (hi, lo) at part[chunk * SLOTS + a],
  *   a = 0 .. D(D+1)/2 - 1   sum z_p z_q for p <= q, row by row of the upper triangle
  *   then D entries          sum z_p
@@ -49,9 +49,9 @@
 #define GROUP 8
 
 #if RAID_INPUT_DF
-#define PROD(a, b) raid_df_mul((a), (b))
+#define PROD(a, b) raidDfMul((a), (b))
 #else
-#define PROD(a, b) raid_two_prod((a).hi, (b).hi)
+#define PROD(a, b) raidTwoProd((a).hi, (b).hi)
 #endif
 
 /* The bits of column p of row i of the chunk. */
@@ -68,8 +68,8 @@ inline void tree_group(RAID_LOCAL float (*lh)[RAID_WG], RAID_LOCAL float (*ll)[R
 #pragma unroll
             for (int j = 0; j < GROUP; j++)
                 if (j < n) {
-                    const raid_df v = raid_df_add(raid_df_make(lh[j][lid], ll[j][lid]),
-                                                  raid_df_make(lh[j][lid + s], ll[j][lid + s]));
+                    const RaidDf v = raidDfAdd(raidDfMake(lh[j][lid], ll[j][lid]),
+                                                  raidDfMake(lh[j][lid + s], ll[j][lid + s]));
                     lh[j][lid] = v.hi;
                     ll[j][lid] = v.lo;
                 }
@@ -90,7 +90,7 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     RAID_LOCAL uint s_max[RAID_D], s_len[RAID_D], s_bad;
     RAID_LOCAL float lh[GROUP][RAID_WG];
     RAID_LOCAL float ll[GROUP][RAID_WG];
-    RAID_LOCAL raid_df s_sum[RAID_D];
+    RAID_LOCAL RaidDf s_sum[RAID_D];
     if (lid == 0)
         s_bad = 0u;
     for (uint p = lid; p < RAID_D; p += RAID_WG)
@@ -124,21 +124,21 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     }
     RAID_BARRIER();
     int eu[RAID_D];
-    raid_i64 ref[RAID_D];
+    RaidI64 ref[RAID_D];
 #pragma unroll
     for (int p = 0; p < RAID_D; p++) {
         eu[p] = max((int)(s_max[p] >> 20), 1);
         const uint2 b0 = BITS(p, 0);
-        ref[p] = raid_bits_to_fixed(b0.y, b0.x, eu[p]);
+        ref[p] = raidBitsToFixed(b0.y, b0.x, eu[p]);
     }
 
     /* 2. The chunk's mean of D = v - v_0 per column, rounded to an integer K_p: the centre v_0 + K_p. */
-    raid_i64 kc[RAID_D];
+    RaidI64 kc[RAID_D];
     {
-        raid_df sm[RAID_D];
+        RaidDf sm[RAID_D];
 #pragma unroll
         for (int p = 0; p < RAID_D; p++)
-            sm[p] = raid_df_make(0.0f, 0.0f);
+            sm[p] = raidDfMake(0.0f, 0.0f);
         for (uint t = 0; t < RAID_RUN; t++) {
             const uint i = t * RAID_WG + lid;
             if (i >= len)
@@ -146,7 +146,7 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
 #pragma unroll
             for (int p = 0; p < RAID_D; p++) {
                 const uint2 b = BITS(p, i);
-                sm[p] = raid_df_add(sm[p], raid_fixed_to_df(raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p], 1.0f));
+                sm[p] = raidDfAdd(sm[p], raidFixedToDf(raidBitsToFixed(b.y, b.x, eu[p]) - ref[p], 1.0f));
             }
         }
 #pragma unroll
@@ -159,17 +159,17 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
                 }
             tree_group(lh, ll, lid, RAID_D - a0);
             for (uint j = lid; j < GROUP && a0 + (int)j < RAID_D; j += RAID_WG)
-                s_sum[a0 + j] = raid_df_make(lh[j][0], ll[j][0]);
+                s_sum[a0 + j] = raidDfMake(lh[j][0], ll[j][0]);
             RAID_BARRIER();
         }
         const float n = (float)len;
 #pragma unroll
         for (int p = 0; p < RAID_D; p++) {
             /* s / n in two steps: q1 (within a few ulps), then the remainder s - q1 n (q1 n exact by TwoProd) */
-            const raid_df s = s_sum[p];
+            const RaidDf s = s_sum[p];
             const float q1 = s.hi / n;
-            const raid_df pr = raid_two_prod(q1, n);
-            const raid_df r = raid_df_add(s, raid_df_make(-pr.hi, -pr.lo));
+            const RaidDf pr = raidTwoProd(q1, n);
+            const RaidDf r = raidDfAdd(s, raidDfMake(-pr.hi, -pr.lo));
             const float q2 = r.hi / n;
             kc[p] = RAID_F32_TO_I64(q1) + RAID_F32_TO_I64(q2);
             ref[p] += kc[p];
@@ -189,8 +189,8 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
 #pragma unroll
             for (int p = 0; p < RAID_D; p++) {
                 const uint2 b = BITS(p, i);
-                const raid_i64 d2 = raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p];
-                const raid_u64 m = (raid_u64)(d2 < 0 ? -d2 : d2);
+                const RaidI64 d2 = raidBitsToFixed(b.y, b.x, eu[p]) - ref[p];
+                const RaidU64 m = (RaidU64)(d2 < 0 ? -d2 : d2);
                 bl[p] = max(bl[p], (uint)(64 - (int)clz(m)));
             }
         }
@@ -205,18 +205,18 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
         sc[p] = as_float((uint)(127 - (int)s_len[p]) << 23); /* 2^-L, L <= 63 */
 
     /* 4. Cross-products and first moments of z = D2 2^-L. */
-    raid_df acc[NA];
+    RaidDf acc[NA];
 #pragma unroll
     for (int a = 0; a < NA; a++)
-        acc[a] = raid_df_make(0.0f, 0.0f);
+        acc[a] = raidDfMake(0.0f, 0.0f);
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint i = t * RAID_WG + lid;
         if (i < len) {
-            raid_df z[RAID_D];
+            RaidDf z[RAID_D];
 #pragma unroll
             for (int p = 0; p < RAID_D; p++) {
                 const uint2 b = BITS(p, i);
-                z[p] = raid_fixed_to_df(raid_bits_to_fixed(b.y, b.x, eu[p]) - ref[p], sc[p]);
+                z[p] = raidFixedToDf(raidBitsToFixed(b.y, b.x, eu[p]) - ref[p], sc[p]);
 #if !RAID_INPUT_DF
                 z[p].lo = 0.0f;
 #endif
@@ -226,12 +226,12 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
             for (int p = 0; p < RAID_D; p++)
 #pragma unroll
                 for (int q = p; q < RAID_D; q++) {
-                    acc[a] = raid_df_add(acc[a], PROD(z[p], z[q]));
+                    acc[a] = raidDfAdd(acc[a], PROD(z[p], z[q]));
                     a++;
                 }
 #pragma unroll
             for (int p = 0; p < RAID_D; p++) {
-                acc[a] = raid_df_add(acc[a], z[p]);
+                acc[a] = raidDfAdd(acc[a], z[p]);
                 a++;
             }
         }
@@ -260,7 +260,7 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
         tl[RAID_D] = (float)s_bad;
 #pragma unroll
         for (int p = 0; p < RAID_D; p++) {
-            const raid_u64 m = (raid_u64)(kc[p] < 0 ? -kc[p] : kc[p]);
+            const RaidU64 m = (RaidU64)(kc[p] < 0 ? -kc[p] : kc[p]);
             const float sg = kc[p] < 0 ? -1.0f : 1.0f;
             tl[RAID_D + 1 + 4 * p] = (float)eu[p];
             tl[RAID_D + 2 + 4 * p] = sg * (float)(uint)(m >> 42);

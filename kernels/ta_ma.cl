@@ -29,22 +29,22 @@
 /* s / d for a double-float s and a double-float d > 0 by long division: q1 = s.hi / d.hi, the remainder
  * s - q1 d formed with TwoProd (s.hi - p.hi exact by Sterbenz), q2 = remainder / d.hi. Relative error a
  * few u^2 (tests/test_ma_cl.c measures the results). */
-inline raid_df ta_div(raid_df s, raid_df d)
+inline RaidDf ta_div(RaidDf s, RaidDf d)
 {
     float q1 = s.hi / d.hi;
-    raid_df p = raid_two_prod(q1, d.hi);
+    RaidDf p = raidTwoProd(q1, d.hi);
     float r = (((s.hi - p.hi) - p.lo) + s.lo) - q1 * d.lo;
     float q2 = r / d.hi;
-    return raid_two_sum(q1, q2);
+    return raidTwoSum(q1, q2);
 }
 
 /* The WMA numerator sum_{j=1..n} j x_{i-n+j} of the window of n values ending at i. */
-inline raid_tacc ta_wma_sum(RAID_GLOBAL const float *x, int i, int n)
+inline RaidTacc ta_wma_sum(RAID_GLOBAL const float *x, int i, int n)
 {
-    raid_tacc a = raid_tacc_zero();
+    RaidTacc a = raidTaccZero();
     const int b = i - n + 1;
     for (int j = 0; j < n; j++)
-        a = raid_tacc_add_w(a, (float)(j + 1), x[2 * (b + j)], x[2 * (b + j) + 1]);
+        a = raidTaccAddW(a, (float)(j + 1), x[2 * (b + j)], x[2 * (b + j) + 1]);
     return a;
 }
 
@@ -62,24 +62,24 @@ RAID_KERNEL void ta_window(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs
     if (r < 0 || i - r + 1 < minlen)
         return;
     const int b = i - n + 1;
-    raid_tacc a = raid_tacc_zero();
+    RaidTacc a = raidTaccZero();
     if (stat == TA_WMA) {
         a = ta_wma_sum(x, i, n);
     } else if (stat == TA_SUMSQ) {
         for (int j = b; j <= i; j++)
-            a = raid_tacc_add_sq(a, x[2 * j], x[2 * j + 1]);
+            a = raidTaccAddSq(a, x[2 * j], x[2 * j + 1]);
     } else {
         for (int j = b; j <= i; j++)
-            a = raid_tacc_add_df(a, x[2 * j], x[2 * j + 1]);
+            a = raidTaccAddDf(a, x[2 * j], x[2 * j + 1]);
         if (stat == TA_VAR) {
             const float nf = (float)n;
-            const raid_df m = ta_div(raid_tacc_df(a), raid_df_make(nf, 0.0f));
-            a = raid_tacc_zero();
+            const RaidDf m = ta_div(raidTaccDf(a), raidDfMake(nf, 0.0f));
+            a = raidTaccZero();
             for (int j = b; j <= i; j++) {
                 /* d = x_j - m: the high parts' difference exact (TwoSum), the low parts rounded twice */
-                raid_df dh = raid_two_sum(x[2 * j], -m.hi);
-                raid_df d = raid_two_sum(dh.hi, dh.lo + (x[2 * j + 1] - m.lo));
-                a = raid_tacc_add_sq(a, d.hi, d.lo);
+                RaidDf dh = raidTwoSum(x[2 * j], -m.hi);
+                RaidDf d = raidTwoSum(dh.hi, dh.lo + (x[2 * j + 1] - m.lo));
+                a = raidTaccAddSq(a, d.hi, d.lo);
             }
         }
     }
@@ -103,9 +103,9 @@ RAID_KERNEL void ta_hma_inner(RAID_GLOBAL const float *x, RAID_GLOBAL const int 
         y[2 * i + 1] = 0.0f;
         return;
     }
-    const raid_df wn = ta_div(raid_tacc_df(ta_wma_sum(x, i, n)), raid_df_make(dn_hi, dn_lo));
-    const raid_df wm = ta_div(raid_tacc_df(ta_wma_sum(x, i, m)), raid_df_make(dm_hi, dm_lo));
-    const raid_df v = raid_df_add(raid_df_make(2.0f * wm.hi, 2.0f * wm.lo), raid_df_make(-wn.hi, -wn.lo));
+    const RaidDf wn = ta_div(raidTaccDf(ta_wma_sum(x, i, n)), raidDfMake(dn_hi, dn_lo));
+    const RaidDf wm = ta_div(raidTaccDf(ta_wma_sum(x, i, m)), raidDfMake(dm_hi, dm_lo));
+    const RaidDf v = raidDfAdd(raidDfMake(2.0f * wm.hi, 2.0f * wm.lo), raidDfMake(-wn.hi, -wn.lo));
     y[2 * i] = v.hi;
     y[2 * i + 1] = v.lo;
 }
@@ -124,21 +124,21 @@ RAID_KERNEL void ta_ema(RAID_GLOBAL const float *x, RAID_GLOBAL const int *runs,
     if (k >= nruns)
         return;
     const int s = runs[2 * k], len = runs[2 * k + 1];
-    raid_tacc a = raid_tacc_zero();
+    RaidTacc a = raidTaccZero();
     for (int j = s; j < s + n; j++)
-        a = raid_tacc_add_df(a, x[2 * j], x[2 * j + 1]);
-    raid_df e = ta_div(raid_tacc_df(a), raid_df_make((float)n, 0.0f));
+        a = raidTaccAddDf(a, x[2 * j], x[2 * j + 1]);
+    RaidDf e = ta_div(raidTaccDf(a), raidDfMake((float)n, 0.0f));
     out[2 * (s + n - 1)] = e.hi;
     out[2 * (s + n - 1) + 1] = e.lo;
-    const raid_df al = raid_df_make(a_hi, a_lo), be = raid_df_make(b_hi, b_lo);
+    const RaidDf al = raidDfMake(a_hi, a_lo), be = raidDfMake(b_hi, b_lo);
     for (int t = s + n; t < s + len; t++) {
-        e = raid_df_add(raid_df_mul(raid_df_make(x[2 * t], x[2 * t + 1]), al), raid_df_mul(e, be));
+        e = raidDfAdd(raidDfMul(raidDfMake(x[2 * t], x[2 * t + 1]), al), raidDfMul(e, be));
         out[2 * t] = e.hi;
         out[2 * t + 1] = e.lo;
     }
 }
 
-/* ---- The sweep's table (src/ta/ma_cl.c raid_ma_cl_table; docs/ta_sweep.md "The device sweep") ----
+/* ---- The sweep's table (src/ta/ma_cl.c raidMaClTable; docs/ta_sweep.md "The device sweep") ----
  * One row of moving-average VALUES per period, resident on the device for the trade scan
  * (kernels/ta_sweep.cl): tab[2 (off + i)], tab[2 (off + i) + 1] = the value at point i as a normalised
  * double-float (the window sum divided on the device by ta_div), or NaN in both where point i is not
@@ -164,21 +164,21 @@ RAID_KERNEL void ta_ma_row(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs
     if (i >= npts || !ta_row_valid(tab, off, rs, i, minlen))
         return;
     RAID_GLOBAL float *o = tab + 2 * ((size_t)off + (size_t)i);
-    raid_tacc a;
+    RaidTacc a;
     if (wma) {
         a = ta_wma_sum(x, i, n);
     } else {
-        a = raid_tacc_zero();
+        a = raidTaccZero();
         for (int j = i - n + 1; j <= i; j++)
-            a = raid_tacc_add_df(a, x[2 * j], x[2 * j + 1]);
+            a = raidTaccAddDf(a, x[2 * j], x[2 * j + 1]);
     }
-    const raid_df v = ta_div(raid_tacc_df(a), raid_df_make(div_hi, div_lo));
+    const RaidDf v = ta_div(raidTaccDf(a), raidDfMake(div_hi, div_lo));
     o[0] = v.hi;
     o[1] = v.lo;
 }
 
 /* --precision f32: plain float32 direct window sums, the float32 Metal backtest's method, operation for
- * operation the host emulation of src/ta/sweep_parity.c (raid_sweep_f32_ma): acc += w_j x_j in window
+ * operation the host emulation of src/ta/sweep_parity.c (raidSweepF32Ma): acc += w_j x_j in window
  * order (w_j = j for the WMA, 1 for the mean), then acc / div correctly rounded (ta_div_rn), div the
  * divisor rounded to float. Reads
  * x's high parts only; writes (value, 0). */

@@ -17,7 +17,7 @@
  * Pass 0: per work-item the trades that START in its chunk and the bars in a position (integers), and
  * five double-float partials of the per-bar log returns r[t] of its chunk (the float64 lc, lgap, lin of
  * the host split into pairs; costs c per side): their sum E and sum of squares SS (triple-float
- * accumulators, raid_tacc), and, of the equity from the chunk's start, its peak P (>= 0), its minimum
+ * accumulators, RaidTacc), and, of the equity from the chunk's start, its peak P (>= 0), its minimum
  * MN (<= 0) and the largest drop from a peak MDD (>= 0), all including the start's 0. The host combines
  * them in float64 in chunk order. Pass 1 (the trade list): base[g] is the slot of the first trade that
  * starts in the chunk (combination-major prefix sums of pass 0's counts); each entry writes its bar and
@@ -37,34 +37,34 @@ inline int ta_decide(float fh, float fl, float sh, float sl, int short_side)
     return gt ? 1 : (short_side ? -1 : 0);
 }
 
-inline int ta_df_gt(raid_df a, raid_df b)
+inline int ta_df_gt(RaidDf a, RaidDf b)
 {
     return a.hi != b.hi ? a.hi > b.hi : a.lo > b.lo;
 }
 
 /* side (+-1) times the pair at ret[2t]. */
-inline raid_df ta_signed(RAID_GLOBAL const float *ret, int t, int side)
+inline RaidDf ta_signed(RAID_GLOBAL const float *ret, int t, int side)
 {
     const float sg = side > 0 ? 1.0f : -1.0f;
-    return raid_df_make(sg * ret[2 * t], sg * ret[2 * t + 1]);
+    return raidDfMake(sg * ret[2 * t], sg * ret[2 * t + 1]);
 }
 
 /* The partials of one chunk's nonzero per-bar returns (a zero one changes none of them). */
 typedef struct ta_stats {
-    raid_tacc E, SS;         /* sum, sum of squares */
-    raid_df peak, mn, mdd;   /* of the equity E since the chunk's start (0 included) */
+    RaidTacc E, SS;         /* sum, sum of squares */
+    RaidDf peak, mn, mdd;   /* of the equity E since the chunk's start (0 included) */
 } ta_stats;
 
-inline ta_stats ta_add_return(ta_stats A, raid_df r)
+inline ta_stats ta_add_return(ta_stats A, RaidDf r)
 {
-    A.E = raid_tacc_add_df(A.E, r.hi, r.lo);
-    A.SS = raid_tacc_add_sq(A.SS, r.hi, r.lo);
-    const raid_df e = raid_tacc_df(A.E);
+    A.E = raidTaccAddDf(A.E, r.hi, r.lo);
+    A.SS = raidTaccAddSq(A.SS, r.hi, r.lo);
+    const RaidDf e = raidTaccDf(A.E);
     if (ta_df_gt(e, A.peak))
         A.peak = e;
     if (ta_df_gt(A.mn, e))
         A.mn = e;
-    const raid_df d = raid_df_add(A.peak, raid_df_make(-e.hi, -e.lo));
+    const RaidDf d = raidDfAdd(A.peak, raidDfMake(-e.hi, -e.lo));
     if (ta_df_gt(d, A.mdd))
         A.mdd = d;
     return A;
@@ -89,13 +89,13 @@ RAID_KERNEL void ta_sweep_scan(RAID_GLOBAL const float *tab, RAID_GLOBAL const u
     const RAID_GLOBAL float *S = tab + 2 * (size_t)sidx[k] * (size_t)n;
     const RAID_GLOBAL float *lgap = ret + 2 * (size_t)n, *lin = ret + 4 * (size_t)n;
     const int t0 = (int)chunks[2 * j], t1 = t0 + (int)chunks[2 * j + 1];
-    const raid_df c = raid_df_make(c_hi, c_lo);
+    const RaidDf c = raidDfMake(c_hi, c_lo);
     int pos = t0 >= 2 ? ta_decide(F[2 * (t0 - 2)], F[2 * (t0 - 2) + 1], S[2 * (t0 - 2)], S[2 * (t0 - 2) + 1], short_side) : 0;
     int entries = 0, held = 0, slot = pass ? base[g] : 0; /* slot: the next trade's */
     ta_stats A;
-    A.E = raid_tacc_zero();
+    A.E = raidTaccZero();
     A.SS = A.E;
-    A.peak = raid_df_make(0.0f, 0.0f);
+    A.peak = raidDfMake(0.0f, 0.0f);
     A.mn = A.peak;
     A.mdd = A.peak;
     for (int t = t0; t < t1; t++) {
@@ -132,7 +132,7 @@ RAID_KERNEL void ta_sweep_scan(RAID_GLOBAL const float *tab, RAID_GLOBAL const u
             }
         }
         held += old != 0 || (at_open && pos != 0);
-        raid_df r = raid_df_make(0.0f, 0.0f);
+        RaidDf r = raidDfMake(0.0f, 0.0f);
         if (!at_open || pos == old) {
             if (old != 0)
                 r = ta_signed(ret, t, old);
@@ -140,7 +140,7 @@ RAID_KERNEL void ta_sweep_scan(RAID_GLOBAL const float *tab, RAID_GLOBAL const u
             if (old != 0)
                 r = ta_signed(lgap, t, old);
             if (pos != 0)
-                r = old != 0 ? raid_df_add(r, ta_signed(lin, t, pos)) : ta_signed(lin, t, pos);
+                r = old != 0 ? raidDfAdd(r, ta_signed(lin, t, pos)) : ta_signed(lin, t, pos);
         }
         if (last && pos != 0) { /* the final exit at close[n - 1] */
             if (pass)
@@ -151,7 +151,7 @@ RAID_KERNEL void ta_sweep_scan(RAID_GLOBAL const float *tab, RAID_GLOBAL const u
         if (pass)
             continue;
         for (int i = 0; i < sides; i++)
-            r = raid_df_add(r, c);
+            r = raidDfAdd(r, c);
         if (r.hi == 0.0f && r.lo == 0.0f)
             continue;
         A = ta_add_return(A, r);
@@ -160,7 +160,7 @@ RAID_KERNEL void ta_sweep_scan(RAID_GLOBAL const float *tab, RAID_GLOBAL const u
         return;
     cnt[2 * g] = entries;
     cnt[2 * g + 1] = held;
-    const raid_df e = raid_tacc_df(A.E), ss = raid_tacc_df(A.SS);
+    const RaidDf e = raidTaccDf(A.E), ss = raidTaccDf(A.SS);
     RAID_GLOBAL float *o = part + 10 * (size_t)g;
     o[0] = e.hi, o[1] = e.lo, o[2] = ss.hi, o[3] = ss.lo, o[4] = A.peak.hi, o[5] = A.peak.lo;
     o[6] = A.mn.hi, o[7] = A.mn.lo, o[8] = A.mdd.hi, o[9] = A.mdd.lo;

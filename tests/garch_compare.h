@@ -24,7 +24,7 @@ static inline void garch_cmp_rel(double got, double want, double tol, int which,
 }
 
 /* Fit b (device) against fit a (cpu), k parameters. */
-static inline void garch_cmp_fit(const raid_garch_batch_out *b, const raid_garch_batch_out *a, size_t k)
+static inline void garch_cmp_fit(const RaidGarchBatchOut *b, const RaidGarchBatchOut *a, size_t k)
 {
     assert_int_equal(b->status, a->status);
     if (a->status != RAID_GARCH_CONVERGED) return; /* an edge: a flat ridge, not compared */
@@ -38,7 +38,7 @@ static inline void garch_cmp_fit(const raid_garch_batch_out *b, const raid_garch
 
 /* Whether two results carry the same bits in every field (k parameters): status, iterations, the estimates,
  * both standard errors, the log-likelihood, h_T and h_{T+1}. */
-static inline int garch_same_bits(const raid_garch_batch_out *a, const raid_garch_batch_out *b, size_t k)
+static inline int garch_same_bits(const RaidGarchBatchOut *a, const RaidGarchBatchOut *b, size_t k)
 {
     int ok = a->status == b->status && a->iterations == b->iterations;
     ok &= t_bits_of(a->loglik) == t_bits_of(b->loglik) && t_bits_of(a->sigma2_last) == t_bits_of(b->sigma2_last) &&

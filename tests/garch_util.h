@@ -10,7 +10,7 @@ typedef struct named {
     double mu, omega, alpha, gamma, beta, nu;
 } named;
 
-static size_t pack(const raid_garch_lik_spec *s, const named *p, double *th)
+static size_t pack(const RaidGarchLikSpec *s, const named *p, double *th)
 {
     size_t k = 0;
     if (s->mean == RAID_GARCH_LIK_MEAN_CONSTANT) th[k++] = p->mu;
@@ -19,13 +19,13 @@ static size_t pack(const raid_garch_lik_spec *s, const named *p, double *th)
     if (s->model != RAID_GARCH_LIK_GARCH) th[k++] = p->gamma;
     th[k++] = p->beta;
     if (s->dist == RAID_GARCH_LIK_T) th[k++] = p->nu;
-    assert_int_equal(k, raid_garch_lik_npar(s));
+    assert_int_equal(k, raidGarchLikNpar(s));
     return k;
 }
 
 /* Every spec: 3 models x 2 distributions x 2 means x 2 starting variances, and for EGARCH-t both E|z|
  * conventions. */
-static size_t all_specs(raid_garch_lik_spec *out)
+static size_t all_specs(RaidGarchLikSpec *out)
 {
     size_t n = 0;
     for (int m = 0; m < 3; m++)
@@ -34,9 +34,9 @@ static size_t all_specs(raid_garch_lik_spec *out)
                 for (int init = 0; init < 2; init++)
                     for (int ez = 0; ez < 2; ez++) {
                         if (ez == 1 && !(m == RAID_GARCH_LIK_EGARCH && d == RAID_GARCH_LIK_T)) continue;
-                        out[n++] = (raid_garch_lik_spec){(raid_garch_lik_model)m, (raid_garch_lik_dist)d,
-                                                         (raid_garch_lik_mean)mean, (raid_garch_lik_init)init,
-                                                         (raid_garch_lik_ez)ez};
+                        out[n++] = (RaidGarchLikSpec){(RaidGarchLikModel)m, (RaidGarchLikDist)d,
+                                                         (RaidGarchLikMean)mean, (RaidGarchLikInit)init,
+                                                         (RaidGarchLikEz)ez};
                     }
     return n;
 }

@@ -1,11 +1,11 @@
-/* Tests of the float64-bits conversions of kernels/raid_df.h (raid_bits_to_df, raid_bits_to_df_near,
- * raid_round_mag_to_f32), the device's only way to read a float64 (the device receives the bits
+/* Tests of the float64-bits conversions of kernels/raid_df.h (raidBitsToDf, raidBitsToDfNear,
+ * raidRoundMagToF32), the device's only way to read a float64 (the device receives the bits
  * and splits them with integer operations). The same source runs on the host here and in every kernel, so
  * these tests check the kernels' conversion: for doubles of every binade (float64 subnormals included),
  * signed zeros, values whose scaled forms are binary32 subnormals, ties at every rounding position and
- * powers of two reached by a carry, and scale exponents across [-250, 250], raid_bits_to_df(d, e) is bit
- * for bit the host's raid_df_split(ldexp(d, -e)) (hi: the f32 policy's (float)(d 2^-e)), and
- * raid_bits_to_df_near gives the same bits wherever its condition holds. */
+ * powers of two reached by a carry, and scale exponents across [-250, 250], raidBitsToDf(d, e) is bit
+ * for bit the host's raidDfSplit(ldexp(d, -e)) (hi: the f32 policy's (float)(d 2^-e)), and
+ * raidBitsToDfNear gives the same bits wherever its condition holds. */
 #include "support.h"
 #include "raid_df.h"
 #include "device/device.h"
@@ -21,29 +21,29 @@ static uint32_t fbits(float f)
     return u;
 }
 
-static long near_checked; /* how many checks met raid_bits_to_df_near's condition */
+static long near_checked; /* how many checks met raidBitsToDfNear's condition */
 
-/* 0 when the device conversion of d at scale e equals the host's bit for bit (and raid_bits_to_df_near equals
- * raid_bits_to_df where it applies); prints the first failures. */
+/* 0 when the device conversion of d at scale e equals the host's bit for bit (and raidBitsToDfNear equals
+ * raidBitsToDf where it applies); prints the first failures. */
 static int check_one(double d, int e)
 {
     const uint64_t b = t_bits_of(d);
-    const raid_df got = raid_bits_to_df((raid_u32)(b >> 32), (raid_u32)b, e);
+    const RaidDf got = raidBitsToDf((RaidU32)(b >> 32), (RaidU32)b, e);
     /* the realized kernel's near case: the magnitude's bits in [max(1, e + 950), e + 1022] give the same */
-    const raid_u32 bh = (raid_u32)(b >> 32) & 0x7FFFFFFFu;
+    const RaidU32 bh = (RaidU32)(b >> 32) & 0x7FFFFFFFu;
     const int ex = (int)(bh >> 20);
     if (ex >= 1 && ex >= e + 950 && ex <= e + 1022) {
-        const raid_df mag = raid_bits_to_df(bh, (raid_u32)b, e);
-        const raid_df near = raid_bits_to_df_near(bh, (raid_u32)b, (raid_u32)(e + 896) << 20);
+        const RaidDf mag = raidBitsToDf(bh, (RaidU32)b, e);
+        const RaidDf near = raidBitsToDfNear(bh, (RaidU32)b, (RaidU32)(e + 896) << 20);
         if (fbits(near.hi) != fbits(mag.hi) || fbits(near.lo) != fbits(mag.lo)) {
-            print_message("d=%a e=%d: raid_bits_to_df_near (%a, %a), raid_bits_to_df (%a, %a)\n", d, e, (double)near.hi,
+            print_message("d=%a e=%d: raidBitsToDfNear (%a, %a), raidBitsToDf (%a, %a)\n", d, e, (double)near.hi,
                           (double)near.lo, (double)mag.hi, (double)mag.lo);
             return 1;
         }
         near_checked++;
     }
     float hi, lo;
-    raid_df_split(ldexp(d, -e), &hi, &lo);
+    raidDfSplit(ldexp(d, -e), &hi, &lo);
     if (fbits(got.hi) == fbits(hi) && fbits(got.lo) == fbits(lo))
         return 0;
     /* Below float64's normal range the host's ldexp rounds first (the documented exception): both give
@@ -125,10 +125,10 @@ static void test_edges(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* The regression kernel's exact centring (kernels/regress.cl): raid_bits_to_fixed(d, eu) is the host's
+/* The regression kernel's exact centring (kernels/regress.cl): raidBitsToFixed(d, eu) is the host's
  * trunc(ldexp(d, 1083 - eu)) (the rule src/regress/stats.c uses to know the centres), for every binade up
- * to the unit's and far below it (truncated), subnormals and signed zeros; and raid_fixed_to_df(D, 2^x) is
- * the host's raid_df_split of D 2^x, each part rounded once from the exact integer (a long double oracle:
+ * to the unit's and far below it (truncated), subnormals and signed zeros; and raidFixedToDf(D, 2^x) is
+ * the host's raidDfSplit of D 2^x, each part rounded once from the exact integer (a long double oracle:
  * 64 bits of mantissa hold D exactly). */
 static void test_fixed(void **state)
 {
@@ -144,7 +144,7 @@ static void test_fixed(void **state)
         const int eu = (ex ? ex : 1) + (int)(t_splitmix64(&st) % (i % 3 ? 12 : 80));
         if (eu > 2046)
             continue;
-        const raid_i64 got = raid_bits_to_fixed((raid_u32)(t_bits_of(d) >> 32), (raid_u32)t_bits_of(d), eu);
+        const RaidI64 got = raidBitsToFixed((RaidU32)(t_bits_of(d) >> 32), (RaidU32)t_bits_of(d), eu);
         const double want = trunc(ldexp(d, 1083 - eu));
         if ((double)got != want || (got == 0 && want != 0)) {
             if (bad++ < 10)
@@ -152,12 +152,12 @@ static void test_fixed(void **state)
         }
         /* D 2^x split: D of up to 63 bits, x so that D 2^x is a normal float (as the kernel's 2^-L) */
         const int len = 1 + (int)(t_splitmix64(&st) % 62);
-        raid_i64 D = (raid_i64)(t_splitmix64(&st) >> (64 - len));
+        RaidI64 D = (RaidI64)(t_splitmix64(&st) >> (64 - len));
         if (i & 1)
             D = -D;
         const int x = -(int)(t_splitmix64(&st) % 64);
         const float sc = ldexpf(1.0f, x);
-        const raid_df f = raid_fixed_to_df(D, sc);
+        const RaidDf f = raidFixedToDf(D, sc);
         const long double exact = ldexpl((long double)D, x);
         const float hi = (float)exact, lo = (float)(exact - (long double)hi);
         if (fbits(f.hi) != fbits(hi) || fbits(f.lo) != fbits(lo)) {
@@ -172,7 +172,7 @@ static void test_fixed(void **state)
         int e;
         frexp(special[i], &e);
         for (int eu = (e + 1022 > 1 ? e + 1022 : 1); eu < (e + 1022 > 1 ? e + 1022 : 1) + 70 && eu <= 2046; eu++) {
-            const raid_i64 got = raid_bits_to_fixed((raid_u32)(t_bits_of(special[i]) >> 32), (raid_u32)t_bits_of(special[i]), eu);
+            const RaidI64 got = raidBitsToFixed((RaidU32)(t_bits_of(special[i]) >> 32), (RaidU32)t_bits_of(special[i]), eu);
             bad += (double)got != trunc(ldexp(special[i], 1083 - eu));
         }
     }

@@ -46,7 +46,7 @@ static int split(char *line, char **f, int cap)
     return k;
 }
 
-/* A value field: empty, or a number printed as the library's writer prints it (raid_f64_text: the
+/* A value field: empty, or a number printed as the library's writer prints it (raidF64Text: the
  * shortest decimal that reads back as the same double). */
 static double parse_value(const char *s, const char *what)
 {
@@ -57,7 +57,7 @@ static double parse_value(const char *s, const char *what)
     if (*end || !isfinite(v))
         fail_msg("%s: bad value '%s'", what, s);
     char again[RAID_F64_TEXT];
-    if (strcmp(raid_f64_text(again, v), s))
+    if (strcmp(raidF64Text(again, v), s))
         fail_msg("%s: '%s' is not the shortest text that reads back ('%s')", what, s, again);
     return v;
 }

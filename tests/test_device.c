@@ -47,10 +47,10 @@ static void ok(raid_ctx *ctx, raid_status s, const char *what)
         fail_msg("%s: %s", what, raid_ctx_errmsg(ctx));
 }
 
-static raid_kernel *kern(raid_ctx *ctx, const char *name, const char *opts)
+static RaidKernel *kern(raid_ctx *ctx, const char *name, const char *opts)
 {
-    raid_kernel *k = NULL;
-    ok(ctx, raid_kernel_get_source(ctx, "device_test.cl", g_src, name, opts, &k), name);
+    RaidKernel *k = NULL;
+    ok(ctx, raidKernelGetSource(ctx, "device_test.cl", g_src, name, opts, &k), name);
     assert_non_null(k);
     return k;
 }
@@ -83,27 +83,27 @@ static void test_map(void **state)
     assert_non_null(y);
     for (uint32_t i = 0; i < n; i++)
         x[i] = (float)((urand() - 0.5) * 1e3);
-    raid_buf bx, by;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &by), "acquire");
-    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 1, NULL), "upload");
-    raid_kernel *k = kern(ctx, "map_square", "");
-    ok(ctx, raid_arg_buf(ctx, k, 0, &bx), "arg");
-    ok(ctx, raid_arg_buf(ctx, k, 1, &by), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 2, n), "arg");
+    RaidBuf bx, by;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * n, &by), "acquire");
+    ok(ctx, raidBufUpload(ctx, &bx, 0, n, x, 1, NULL), "upload");
+    RaidKernel *k = kern(ctx, "map_square", "");
+    ok(ctx, raidArgBuf(ctx, k, 0, &bx), "arg");
+    ok(ctx, raidArgBuf(ctx, k, 1, &by), "arg");
+    ok(ctx, raidArgUint(ctx, k, 2, n), "arg");
     const size_t global = (n + 63) / 64 * 64, local = 64;
-    raid_event ev = {NULL};
-    ok(ctx, raid_launch(ctx, k, 1, &global, &local, &ev), "launch");
-    ok(ctx, raid_event_wait(ctx, &ev), "wait");
-    assert_true(raid_event_seconds(&ev) >= 0.0);
-    raid_event_release(&ev);
+    RaidEvent ev = {NULL};
+    ok(ctx, raidLaunch(ctx, k, 1, &global, &local, &ev), "launch");
+    ok(ctx, raidEventWait(ctx, &ev), "wait");
+    assert_true(raidEventSeconds(&ev) >= 0.0);
+    raidEventRelease(&ev);
     assert_null(ev.h);
-    ok(ctx, raid_buf_download(ctx, &by, 0, 2 * n, y, 1, NULL), "download");
+    ok(ctx, raidBufDownload(ctx, &by, 0, 2 * n, y, 1, NULL), "download");
     for (uint32_t i = 0; i < n; i++) /* TwoProd is exact: hi + lo is the float64 square */
         assert_true((double)y[2 * i] + (double)y[2 * i + 1] == (double)x[i] * (double)x[i]);
-    raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &bx);
-    raid_buf_release(ctx, &by);
+    raidKernelPut(ctx, k);
+    raidBufRelease(ctx, &bx);
+    raidBufRelease(ctx, &by);
     assert_null(bx.h);
     free(x);
     free(y);
@@ -129,23 +129,23 @@ static void test_multipass_resident(void **state)
     assert_non_null(back);
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(urand() - 0.3);
-    raid_buf bx;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
-    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 0, NULL), "upload");
+    RaidBuf bx;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raidBufUpload(ctx, &bx, 0, n, x, 0, NULL), "upload");
 
-    raid_kernel *scale = kern(ctx, "map_scale", "");
+    RaidKernel *scale = kern(ctx, "map_scale", "");
     const size_t local = 64, global = (n + 63) / 64 * 64;
-    ok(ctx, raid_arg_buf(ctx, scale, 0, &bx), "arg");
-    ok(ctx, raid_arg_float(ctx, scale, 1, 2.0f), "arg");
-    ok(ctx, raid_arg_uint(ctx, scale, 2, (uint32_t)n), "arg");
-    ok(ctx, raid_launch(ctx, scale, 1, &global, &local, NULL), "pass 1");
+    ok(ctx, raidArgBuf(ctx, scale, 0, &bx), "arg");
+    ok(ctx, raidArgFloat(ctx, scale, 1, 2.0f), "arg");
+    ok(ctx, raidArgUint(ctx, scale, 2, (uint32_t)n), "arg");
+    ok(ctx, raidLaunch(ctx, scale, 1, &global, &local, NULL), "pass 1");
 
-    raid_kernel *sum = kern(ctx, "chunk_sum", "-DRAID_WG=64");
-    raid_chunk_plan plan;
-    ok(ctx, raid_plan_build(&plan, off, nseg, 1000), "plan");
+    RaidKernel *sum = kern(ctx, "chunk_sum", "-DRAID_WG=64");
+    RaidChunkPlan plan;
+    ok(ctx, raidPlanBuild(&plan, off, nseg, 1000), "plan");
     double acc[37] = {0};
-    raid_chunk_job job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
-    ok(ctx, raid_chunk_reduce(ctx, &job), "pass 2");
+    RaidChunkJob job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
+    ok(ctx, raidChunkReduce(ctx, &job), "pass 2");
     raid_timing tm;
     raid_ctx_last_timing(ctx, &tm);
     assert_true(tm.launches >= 1);
@@ -160,16 +160,16 @@ static void test_multipass_resident(void **state)
             fail_msg("segment %zu: device %.17g, float64 %.17g", s, acc[s], (double)ref);
     }
 
-    ok(ctx, raid_arg_float(ctx, scale, 1, 0.5f), "arg");
-    ok(ctx, raid_arg_buf(ctx, scale, 0, &bx), "arg");
-    ok(ctx, raid_launch(ctx, scale, 1, &global, &local, NULL), "pass 3");
-    ok(ctx, raid_buf_download(ctx, &bx, 0, n, back, 1, NULL), "download");
+    ok(ctx, raidArgFloat(ctx, scale, 1, 0.5f), "arg");
+    ok(ctx, raidArgBuf(ctx, scale, 0, &bx), "arg");
+    ok(ctx, raidLaunch(ctx, scale, 1, &global, &local, NULL), "pass 3");
+    ok(ctx, raidBufDownload(ctx, &bx, 0, n, back, 1, NULL), "download");
     assert_memory_equal(back, x, n * sizeof *x);
 
-    raid_plan_free(&plan);
-    raid_kernel_put(ctx, scale);
-    raid_kernel_put(ctx, sum);
-    raid_buf_release(ctx, &bx);
+    raidPlanFree(&plan);
+    raidKernelPut(ctx, scale);
+    raidKernelPut(ctx, sum);
+    raidBufRelease(ctx, &bx);
     free(x);
     free(back);
     raid_ctx_destroy(ctx);
@@ -194,20 +194,20 @@ static void test_recursion_ema(void **state)
     }
     const double alpha = 2.0 / 21.0;
     const float ahi = (float)alpha, alo = (float)(alpha - (double)ahi);
-    raid_buf bx, be;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &bx), "acquire");
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &be), "acquire");
-    ok(ctx, raid_buf_upload(ctx, &bx, 0, 2 * n, x, 0, NULL), "upload");
-    raid_kernel *k = kern(ctx, "ema_df", "");
-    ok(ctx, raid_arg_buf(ctx, k, 0, &bx), "arg");
-    ok(ctx, raid_arg_buf(ctx, k, 1, &be), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 2, nser), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 3, T), "arg");
-    ok(ctx, raid_arg_float(ctx, k, 4, ahi), "arg");
-    ok(ctx, raid_arg_float(ctx, k, 5, alo), "arg");
+    RaidBuf bx, be;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * n, &bx), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * n, &be), "acquire");
+    ok(ctx, raidBufUpload(ctx, &bx, 0, 2 * n, x, 0, NULL), "upload");
+    RaidKernel *k = kern(ctx, "ema_df", "");
+    ok(ctx, raidArgBuf(ctx, k, 0, &bx), "arg");
+    ok(ctx, raidArgBuf(ctx, k, 1, &be), "arg");
+    ok(ctx, raidArgUint(ctx, k, 2, nser), "arg");
+    ok(ctx, raidArgUint(ctx, k, 3, T), "arg");
+    ok(ctx, raidArgFloat(ctx, k, 4, ahi), "arg");
+    ok(ctx, raidArgFloat(ctx, k, 5, alo), "arg");
     const size_t global = (nser + 31) / 32 * 32;
-    ok(ctx, raid_launch(ctx, k, 1, &global, NULL, NULL), "launch");
-    ok(ctx, raid_buf_download(ctx, &be, 0, 2 * n, e, 1, NULL), "download");
+    ok(ctx, raidLaunch(ctx, k, 1, &global, NULL, NULL), "launch");
+    ok(ctx, raidBufDownload(ctx, &be, 0, 2 * n, e, 1, NULL), "download");
     const double a = (double)ahi + (double)alo;
     double worst = 0;
     for (uint32_t s = 0; s < nser; s++) {
@@ -223,9 +223,9 @@ static void test_recursion_ema(void **state)
     }
     printf("# EMA: largest relative difference from float64 %.3g\n", worst);
     assert_true(worst < 1e-12); /* float32 alone would give about 1e-7 */
-    raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &bx);
-    raid_buf_release(ctx, &be);
+    raidKernelPut(ctx, k);
+    raidBufRelease(ctx, &bx);
+    raidBufRelease(ctx, &be);
     free(x);
     free(e);
     raid_ctx_destroy(ctx);
@@ -246,27 +246,27 @@ static void test_typed_buffers(void **state)
     for (uint32_t i = 0; i < n; i++)
         a[i] = (int64_t)((urand() - 0.5) * 0x1p41);
     const int64_t c = ((int64_t)1 << 35) + 7;
-    raid_buf ba, bb;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_LONG, n, &ba), "acquire");
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_LONG, n, &bb), "acquire");
+    RaidBuf ba, bb;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_LONG, n, &ba), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_LONG, n, &bb), "acquire");
     assert_int_equal(ba.n, n);
-    ok(ctx, raid_buf_upload(ctx, &ba, 0, n, a, 0, NULL), "upload");
-    raid_kernel *k = kern(ctx, "long_affine", "");
-    ok(ctx, raid_arg_buf(ctx, k, 0, &ba), "arg");
-    ok(ctx, raid_arg_buf(ctx, k, 1, &bb), "arg");
-    ok(ctx, raid_arg_long(ctx, k, 2, c), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 3, n), "arg");
-    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
-    ok(ctx, raid_buf_download(ctx, &bb, 0, n, b, 1, NULL), "download");
+    ok(ctx, raidBufUpload(ctx, &ba, 0, n, a, 0, NULL), "upload");
+    RaidKernel *k = kern(ctx, "long_affine", "");
+    ok(ctx, raidArgBuf(ctx, k, 0, &ba), "arg");
+    ok(ctx, raidArgBuf(ctx, k, 1, &bb), "arg");
+    ok(ctx, raidArgLong(ctx, k, 2, c), "arg");
+    ok(ctx, raidArgUint(ctx, k, 3, n), "arg");
+    ok(ctx, raidLaunch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raidBufDownload(ctx, &bb, 0, n, b, 1, NULL), "download");
     for (uint32_t i = 0; i < n; i++)
         assert_true(b[i] == a[i] * 3 + c + (int64_t)i);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     /* fill with a 64-bit pattern, copy on the device, read a part back at an offset */
     const int64_t pat = -((int64_t)1 << 50) - 3;
-    ok(ctx, raid_buf_fill(ctx, &ba, &pat, NULL), "fill");
-    ok(ctx, raid_buf_copy(ctx, &bb, &ba, n, NULL), "copy");
+    ok(ctx, raidBufFill(ctx, &ba, &pat, NULL), "fill");
+    ok(ctx, raidBufCopy(ctx, &bb, &ba, n, NULL), "copy");
     memset(b, 0, n * sizeof *b);
-    ok(ctx, raid_buf_download(ctx, &bb, 100, 50, b, 1, NULL), "download");
+    ok(ctx, raidBufDownload(ctx, &bb, 100, 50, b, 1, NULL), "download");
     for (int i = 0; i < 50; i++)
         assert_true(b[i] == pat);
 
@@ -275,17 +275,17 @@ static void test_typed_buffers(void **state)
     assert_non_null(ia);
     for (uint32_t i = 0; i < n; i++)
         ia[i] = (int32_t)i - 2000;
-    raid_buf bi;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_INT, n, &bi), "acquire");
-    ok(ctx, raid_buf_upload(ctx, &bi, 0, n, ia, 1, NULL), "upload");
+    RaidBuf bi;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_INT, n, &bi), "acquire");
+    ok(ctx, raidBufUpload(ctx, &bi, 0, n, ia, 1, NULL), "upload");
     k = kern(ctx, "int_negate", "");
-    ok(ctx, raid_arg_buf(ctx, k, 0, &bi), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 1, n), "arg");
-    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
-    ok(ctx, raid_buf_download(ctx, &bi, 0, n, ia, 1, NULL), "download");
+    ok(ctx, raidArgBuf(ctx, k, 0, &bi), "arg");
+    ok(ctx, raidArgUint(ctx, k, 1, n), "arg");
+    ok(ctx, raidLaunch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raidBufDownload(ctx, &bi, 0, n, ia, 1, NULL), "download");
     for (uint32_t i = 0; i < n; i++)
         assert_int_equal(ia[i], 2000 - (int32_t)i);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
 
     /* uint: a histogram with 32-bit atomics into bins zeroed by fill */
     uint32_t *v = malloc(n * sizeof *v), bins[16], ref[16] = {0};
@@ -294,25 +294,25 @@ static void test_typed_buffers(void **state)
         v[i] = (uint32_t)(urand() * 1e9);
         ref[v[i] % 16]++;
     }
-    raid_buf bv, bh;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_UINT, n, &bv), "acquire");
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_UINT, 16, &bh), "acquire");
+    RaidBuf bv, bh;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_UINT, n, &bv), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_UINT, 16, &bh), "acquire");
     const uint32_t zero = 0;
-    ok(ctx, raid_buf_fill(ctx, &bh, &zero, NULL), "fill");
-    ok(ctx, raid_buf_upload(ctx, &bv, 0, n, v, 0, NULL), "upload");
+    ok(ctx, raidBufFill(ctx, &bh, &zero, NULL), "fill");
+    ok(ctx, raidBufUpload(ctx, &bv, 0, n, v, 0, NULL), "upload");
     k = kern(ctx, "histogram", "");
-    ok(ctx, raid_arg_buf(ctx, k, 0, &bv), "arg");
-    ok(ctx, raid_arg_buf(ctx, k, 1, &bh), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 2, 16), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 3, n), "arg");
-    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
-    ok(ctx, raid_buf_download(ctx, &bh, 0, 16, bins, 1, NULL), "download");
+    ok(ctx, raidArgBuf(ctx, k, 0, &bv), "arg");
+    ok(ctx, raidArgBuf(ctx, k, 1, &bh), "arg");
+    ok(ctx, raidArgUint(ctx, k, 2, 16), "arg");
+    ok(ctx, raidArgUint(ctx, k, 3, n), "arg");
+    ok(ctx, raidLaunch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raidBufDownload(ctx, &bh, 0, 16, bins, 1, NULL), "download");
     assert_memory_equal(bins, ref, sizeof ref);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
 
-    raid_buf *all[] = {&ba, &bb, &bi, &bv, &bh};
+    RaidBuf *all[] = {&ba, &bb, &bi, &bv, &bh};
     for (int i = 0; i < 5; i++)
-        raid_buf_release(ctx, all[i]);
+        raidBufRelease(ctx, all[i]);
     free(a);
     free(b);
     free(ia);
@@ -321,21 +321,21 @@ static void test_typed_buffers(void **state)
 }
 
 /* Launch variant kernel k (y = x + VARIANT) and check it. */
-static void run_variant(raid_ctx *ctx, raid_kernel *k, int variant, const raid_buf *bx, const raid_buf *by,
+static void run_variant(raid_ctx *ctx, RaidKernel *k, int variant, const RaidBuf *bx, const RaidBuf *by,
                         const float *x, float *y, uint32_t n)
 {
     const size_t local = 32, global = (n + 31) / 32 * 32;
-    ok(ctx, raid_arg_buf(ctx, k, 0, bx), "arg");
-    ok(ctx, raid_arg_buf(ctx, k, 1, by), "arg");
-    ok(ctx, raid_arg_uint(ctx, k, 2, n), "arg");
-    ok(ctx, raid_launch(ctx, k, 1, &global, &local, NULL), "launch");
-    ok(ctx, raid_buf_download(ctx, by, 0, n, y, 1, NULL), "download");
+    ok(ctx, raidArgBuf(ctx, k, 0, bx), "arg");
+    ok(ctx, raidArgBuf(ctx, k, 1, by), "arg");
+    ok(ctx, raidArgUint(ctx, k, 2, n), "arg");
+    ok(ctx, raidLaunch(ctx, k, 1, &global, &local, NULL), "launch");
+    ok(ctx, raidBufDownload(ctx, by, 0, n, y, 1, NULL), "download");
     for (uint32_t i = 0; i < n; i++)
         if (y[i] != x[i] + (float)variant)
             fail_msg("variant %d, element %u: %g, not %g", variant, i, (double)y[i], (double)(x[i] + (float)variant));
 }
 
-static raid_kernel *variant_kernel(raid_ctx *ctx, int v)
+static RaidKernel *variant_kernel(raid_ctx *ctx, int v)
 {
     char opts[64];
     snprintf(opts, sizeof opts, "-DVARIANT=%d", v);
@@ -355,17 +355,17 @@ static void test_200_kernels(void **state)
     float x[100], y[100];
     for (uint32_t i = 0; i < n; i++)
         x[i] = (float)i * 0.25f;
-    raid_buf bx, by;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &by), "acquire");
-    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 1, NULL), "upload");
+    RaidBuf bx, by;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, n, &by), "acquire");
+    ok(ctx, raidBufUpload(ctx, &bx, 0, n, x, 1, NULL), "upload");
     uint64_t entries0, builds0, ev0;
     raid_tuning_kernel_cache(ctx, &entries0, &builds0, &ev0);
-    raid_kernel *held = variant_kernel(ctx, 0);
+    RaidKernel *held = variant_kernel(ctx, 0);
     for (int v = 1; v < NK; v++) {
-        raid_kernel *k = variant_kernel(ctx, v);
+        RaidKernel *k = variant_kernel(ctx, v);
         run_variant(ctx, k, v, &bx, &by, x, y, n);
-        raid_kernel_put(ctx, k);
+        raidKernelPut(ctx, k);
     }
     run_variant(ctx, held, 0, &bx, &by, x, y, n); /* never evicted while held */
     uint64_t entries, builds, evictions;
@@ -375,9 +375,9 @@ static void test_200_kernels(void **state)
     assert_true(builds - builds0 == NK);
     assert_true(entries <= RAID_KERNEL_CACHE_DEFAULT);
     assert_true(evictions - ev0 >= NK - RAID_KERNEL_CACHE_DEFAULT);
-    raid_kernel_put(ctx, held);
-    raid_buf_release(ctx, &bx);
-    raid_buf_release(ctx, &by);
+    raidKernelPut(ctx, held);
+    raidBufRelease(ctx, &bx);
+    raidBufRelease(ctx, &by);
     raid_ctx_destroy(ctx);
 }
 
@@ -394,47 +394,47 @@ static void test_eviction_rebuild(void **state)
     float x[64], y[64];
     for (uint32_t i = 0; i < n; i++)
         x[i] = (float)i;
-    raid_buf bx, by;
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_FLOAT, n, &by), "acquire");
-    ok(ctx, raid_buf_upload(ctx, &bx, 0, n, x, 1, NULL), "upload");
-    raid_kernel_cache_stats st0, st;
-    raid_kernel_cache_get_stats(ctx, &st0);
+    RaidBuf bx, by;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, n, &bx), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_FLOAT, n, &by), "acquire");
+    ok(ctx, raidBufUpload(ctx, &bx, 0, n, x, 1, NULL), "upload");
+    RaidKernelCacheStats st0, st;
+    raidKernelCacheGetStats(ctx, &st0);
 
-    raid_kernel *a = variant_kernel(ctx, 1001); /* held throughout */
-    raid_kernel *b = variant_kernel(ctx, 1002);
-    raid_kernel_put(ctx, b);
-    raid_kernel *c = variant_kernel(ctx, 1003); /* b is the least recently used unheld: evicted */
-    raid_kernel_put(ctx, c);
-    raid_kernel_cache_get_stats(ctx, &st);
+    RaidKernel *a = variant_kernel(ctx, 1001); /* held throughout */
+    RaidKernel *b = variant_kernel(ctx, 1002);
+    raidKernelPut(ctx, b);
+    RaidKernel *c = variant_kernel(ctx, 1003); /* b is the least recently used unheld: evicted */
+    raidKernelPut(ctx, c);
+    raidKernelCacheGetStats(ctx, &st);
     assert_true(st.builds - st0.builds == 3);
     assert_true(st.evictions - st0.evictions == 1);
     assert_true(st.entries == 2);
 
     b = variant_kernel(ctx, 1002); /* rebuilt (c goes) */
-    raid_kernel_cache_get_stats(ctx, &st);
+    raidKernelCacheGetStats(ctx, &st);
     assert_true(st.builds - st0.builds == 4);
     assert_true(st.evictions - st0.evictions == 2);
     run_variant(ctx, b, 1002, &bx, &by, x, y, n);
-    raid_kernel *a2 = variant_kernel(ctx, 1001); /* a hit: the same kernel, nothing built */
+    RaidKernel *a2 = variant_kernel(ctx, 1001); /* a hit: the same kernel, nothing built */
     assert_ptr_equal(a, a2);
-    raid_kernel_cache_get_stats(ctx, &st);
+    raidKernelCacheGetStats(ctx, &st);
     assert_true(st.builds - st0.builds == 4);
-    raid_kernel_put(ctx, a2);
+    raidKernelPut(ctx, a2);
 
     /* three held kernels at capacity 2: none evicted until released */
     c = variant_kernel(ctx, 1003);
-    raid_kernel_cache_get_stats(ctx, &st);
+    raidKernelCacheGetStats(ctx, &st);
     assert_true(st.entries == 3);
     run_variant(ctx, a, 1001, &bx, &by, x, y, n);
     run_variant(ctx, c, 1003, &bx, &by, x, y, n);
-    raid_kernel_put(ctx, c);
-    raid_kernel_cache_get_stats(ctx, &st);
+    raidKernelPut(ctx, c);
+    raidKernelCacheGetStats(ctx, &st);
     assert_true(st.entries == 2);
-    raid_kernel_put(ctx, a);
-    raid_kernel_put(ctx, b);
-    raid_buf_release(ctx, &bx);
-    raid_buf_release(ctx, &by);
+    raidKernelPut(ctx, a);
+    raidKernelPut(ctx, b);
+    raidBufRelease(ctx, &bx);
+    raidBufRelease(ctx, &by);
     raid_ctx_destroy(ctx);
 }
 
@@ -494,7 +494,7 @@ static void test_meat_lag_sweep(void **state)
 }
 
 /* The knobs' errors, and the cpu backend's answers. */
-/* raid_buf_upload_staged: pieces through page-locked staging (20,000,003 words: several pieces and a
+/* raidBufUploadStaged: pieces through page-locked staging (20,000,003 words: several pieces and a
  * short last one) at a non-zero first element, a small plain upload, and RAID_TUNE_DIRECT_UPLOAD. */
 static void test_upload_staged(void **state)
 {
@@ -508,23 +508,23 @@ static void test_upload_staged(void **state)
     assert_non_null(b);
     for (size_t i = 0; i < n; i++)
         a[i] = (uint32_t)(i * 2654435761u);
-    raid_buf buf = {0};
-    ok(ctx, raid_buf_acquire(ctx, RAID_DT_UINT, n + first, &buf), "acquire");
+    RaidBuf buf = {0};
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_UINT, n + first, &buf), "acquire");
     for (int direct = 0; direct < 2; direct++) {
         ok(ctx, raid_tuning_set(ctx, RAID_TUNE_DIRECT_UPLOAD, direct), "knob");
         for (size_t len = 1000; len <= n; len = len == 1000 ? n : n + 1) {
             memset(b, 0, (n + first) * sizeof *b);
-            ok(ctx, raid_buf_upload_staged(ctx, &buf, first, len, a), "upload_staged");
-            ok(ctx, raid_buf_download(ctx, &buf, first, len, b, 1, NULL), "download");
+            ok(ctx, raidBufUploadStaged(ctx, &buf, first, len, a), "upload_staged");
+            ok(ctx, raidBufDownload(ctx, &buf, first, len, b, 1, NULL), "download");
             assert_memory_equal(a, b, len * sizeof *a);
         }
     }
-    raid_buf_release(ctx, &buf);
+    raidBufRelease(ctx, &buf);
     raid_ctx_destroy(ctx);
     free(a), free(b);
 }
 
-/* raid_copy_stream: every alignment of source and destination (0 to 16 bytes past a 16-byte boundary),
+/* raidCopyStream: every alignment of source and destination (0 to 16 bytes past a 16-byte boundary),
  * lengths around the 64-byte step and one large copy; the bytes around the destination stay untouched. */
 static void test_copy_stream(void **state)
 {
@@ -542,7 +542,7 @@ static void test_copy_stream(void **state)
                 memset(dst, 0xA5, cap);
                 memcpy(want, dst, cap);
                 memcpy(want + d0, src + so, len);
-                raid_copy_stream(dst + d0, src + so, len);
+                raidCopyStream(dst + d0, src + so, len);
                 assert_memory_equal(dst, want, cap);
             }
     free(src), free(dst), free(want);

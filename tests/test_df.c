@@ -79,7 +79,7 @@ static float rnd_float(int emin, int emax) { return rnd_float_e(rnd_int(emin, em
 
 /* A normalised double-float (hi = RN(hi + lo)) with exponent e: lo is drawn at 1 to 2^-gapmax of
  * ulp(hi), sometimes zero, sometimes exactly +-ulp(hi)/2 (a tie, resolved by the renormalisation). */
-static raid_df rnd_df_e(int e, int gapmax)
+static RaidDf rnd_df_e(int e, int gapmax)
 {
     float hi = rnd_float_e(e), lo;
     int k = (int)(next_u64() % 16);
@@ -89,7 +89,7 @@ static raid_df rnd_df_e(int e, int gapmax)
         lo = (float)rnd_sign() * ldexpf(1.0f, e - 24);
     else
         lo = (float)rnd_sign() * ldexpf(rnd_mant(), e - 23 - 24 - rnd_int(0, gapmax));
-    return raid_fast_two_sum(hi, lo); /* |hi| >= |lo|: exact, and hi = RN(hi + lo) afterwards */
+    return raidFastTwoSum(hi, lo); /* |hi| >= |lo|: exact, and hi = RN(hi + lo) afterwards */
 }
 
 /* ---- exact sums as binary64 expansions ---- */
@@ -139,7 +139,7 @@ static double exact_sum(const double *t, int n, int *is_zero)
 
 /* Relative error |(r.hi + r.lo) - sum(t)| / |sum(t)| with the exact value given by n terms t;
  * an exact zero must be reproduced exactly (returns +inf otherwise). */
-static double rel_err(raid_df r, const double *t, int n)
+static double rel_err(RaidDf r, const double *t, int n)
 {
     double d[160];
     assert_true(n + 2 <= 160);
@@ -158,11 +158,11 @@ static double rel_err(raid_df r, const double *t, int n)
 }
 
 /* |lo| <= ulp(hi)/2, i.e. hi == RN(hi + lo): the result is a normalised double-float. */
-static int is_normalised(raid_df r)
+static int is_normalised(RaidDf r)
 {
     if (r.hi == 0.0f)
         return r.lo == 0.0f;
-    raid_df s = raid_fast_two_sum(r.hi, r.lo);
+    RaidDf s = raidFastTwoSum(r.hi, r.lo);
     return s.hi == r.hi && s.lo == r.lo;
 }
 
@@ -177,7 +177,7 @@ static void report(const char *what, double maxrel, double bound_u2, long n)
 /* s + e == a + b exactly, s == RN(a + b) bit for bit (including the sign of zero), e tiny. */
 static void check_two_sum(float a, float b)
 {
-    raid_df r = raid_two_sum(a, b);
+    RaidDf r = raidTwoSum(a, b);
     float s = a + b;
     assert_true(isfinite(r.hi) && isfinite(r.lo));
     assert_memory_equal(&r.hi, &s, sizeof s);
@@ -193,31 +193,31 @@ static void test_two_sum_cases(void **state)
 {
     (void)state;
     /* ties to even: 1 + 2^-24 is halfway between 1 and 1 + 2^-23 and rounds to 1 (even) */
-    raid_df r = raid_two_sum(1.0f, 0x1p-24f);
+    RaidDf r = raidTwoSum(1.0f, 0x1p-24f);
     assert_true(r.hi == 1.0f && r.lo == 0x1p-24f);
     /* (1 + 2^-23) + 2^-24 is halfway and rounds up to the even 1 + 2^-22; the error is negative */
-    r = raid_two_sum(1.0f + 0x1p-23f, 0x1p-24f);
+    r = raidTwoSum(1.0f + 0x1p-23f, 0x1p-24f);
     assert_true(r.hi == 1.0f + 0x1p-22f && r.lo == -0x1p-24f);
-    r = raid_two_sum(-0x1p-24f, -(1.0f + 0x1p-23f)); /* |b| > |a|, mirrored */
+    r = raidTwoSum(-0x1p-24f, -(1.0f + 0x1p-23f)); /* |b| > |a|, mirrored */
     assert_true(r.hi == -(1.0f + 0x1p-22f) && r.lo == 0x1p-24f);
-    r = raid_two_sum(0x1p24f + 2.0f, 1.0f);
+    r = raidTwoSum(0x1p24f + 2.0f, 1.0f);
     assert_true(r.hi == 0x1p24f + 4.0f && r.lo == -1.0f);
     /* huge exponent gaps, either order */
-    r = raid_two_sum(0x1p-100f, 0x1p100f);
+    r = raidTwoSum(0x1p-100f, 0x1p100f);
     assert_true(r.hi == 0x1p100f && r.lo == 0x1p-100f);
-    r = raid_two_sum(-0x1p120f, 0x1.fffffep-120f);
+    r = raidTwoSum(-0x1p120f, 0x1.fffffep-120f);
     assert_true(r.hi == -0x1p120f && r.lo == 0x1.fffffep-120f);
     /* opposite signs cancelling exactly, and the sign of a zero sum */
-    r = raid_two_sum(1.5f, -1.5f);
+    r = raidTwoSum(1.5f, -1.5f);
     assert_true(r.hi == 0.0f && !signbit(r.hi) && r.lo == 0.0f);
-    r = raid_two_sum(-0.0f, -0.0f);
+    r = raidTwoSum(-0.0f, -0.0f);
     assert_true(r.hi == 0.0f && signbit(r.hi) && r.lo == 0.0f);
-    r = raid_two_sum(0.0f, -0.0f);
+    r = raidTwoSum(0.0f, -0.0f);
     assert_true(r.hi == 0.0f && !signbit(r.hi) && r.lo == 0.0f);
-    r = raid_two_sum(-0.0f, 3.0f);
+    r = raidTwoSum(-0.0f, 3.0f);
     assert_true(r.hi == 3.0f && r.lo == 0.0f);
     /* near the top of the range: FLT_MAX - 2^103 is a tie between FLT_MAX (odd) and FLT_MAX - 2^104 */
-    r = raid_two_sum(FLT_MAX, -0x1p103f);
+    r = raidTwoSum(FLT_MAX, -0x1p103f);
     assert_true(r.hi == FLT_MAX - 0x1p104f && r.lo == 0x1p103f);
     check_two_sum(FLT_MAX, -0x1p103f);
     check_two_sum(-0x1p103f, FLT_MAX);
@@ -279,13 +279,13 @@ static void test_two_sum_random(void **state)
 static void test_fast_two_sum(void **state)
 {
     (void)state;
-    raid_df r = raid_fast_two_sum(1.0f + 0x1p-23f, 0x1p-24f);
+    RaidDf r = raidFastTwoSum(1.0f + 0x1p-23f, 0x1p-24f);
     assert_true(r.hi == 1.0f + 0x1p-22f && r.lo == -0x1p-24f);
-    r = raid_fast_two_sum(2.0f, -2.0f);
+    r = raidFastTwoSum(2.0f, -2.0f);
     assert_true(r.hi == 0.0f && r.lo == 0.0f);
-    r = raid_fast_two_sum(0x1p100f, -0x1p-100f);
+    r = raidFastTwoSum(0x1p100f, -0x1p-100f);
     assert_true(r.hi == 0x1p100f && r.lo == -0x1p-100f);
-    r = raid_fast_two_sum(FLT_MAX, -0x1p103f);
+    r = raidFastTwoSum(FLT_MAX, -0x1p103f);
     assert_true(r.hi == FLT_MAX - 0x1p104f && r.lo == 0x1p103f);
     for (long i = 0; i < 300000; i++) {
         int ea = rnd_int(-100, 126);
@@ -298,7 +298,7 @@ static void test_fast_two_sum(void **state)
         }
         if (ea == 126 && signbit(a) == signbit(b))
             b = -b; /* keep a + b finite */
-        r = raid_fast_two_sum(a, b);
+        r = raidFastTwoSum(a, b);
         double t[4] = {r.hi, r.lo, -(double)a, -(double)b};
         int zero;
         exact_sum(t, 4, &zero);
@@ -314,7 +314,7 @@ static void test_fast_two_sum(void **state)
  * double by Sterbenz's lemma since p = RN(P) lies within a factor 2 of P. */
 static void check_two_prod(float a, float b)
 {
-    raid_df r = raid_two_prod(a, b);
+    RaidDf r = raidTwoProd(a, b);
     double P = (double)a * (double)b;
     assert_true(r.hi == a * b);
     double low = P - (double)r.hi;
@@ -327,29 +327,29 @@ static void test_two_prod_cases(void **state)
 {
     (void)state;
     /* (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: the low part is exactly half an ulp of 1, ties to even */
-    raid_df r = raid_two_prod(1.0f + 0x1p-12f, 1.0f + 0x1p-12f);
+    RaidDf r = raidTwoProd(1.0f + 0x1p-12f, 1.0f + 0x1p-12f);
     assert_true(r.hi == 1.0f + 0x1p-11f && r.lo == 0x1p-24f);
     /* (2^12 + 1)^2 = 2^24 + 2^13 + 1: again exactly half an ulp (ulp = 2 at 2^24), rounds to even */
-    r = raid_two_prod(4097.0f, 4097.0f);
+    r = raidTwoProd(4097.0f, 4097.0f);
     assert_true(r.hi == 16785408.0f && r.lo == 1.0f);
     /* (1 + 2^-23) * 1.5 = 1.5 + 2^-23 + 2^-24: a tie whose even neighbour is above: the error is negative */
-    r = raid_two_prod(1.0f + 0x1p-23f, 1.5f);
+    r = raidTwoProd(1.0f + 0x1p-23f, 1.5f);
     assert_true(r.hi == 1.5f + 0x1p-22f && r.lo == -0x1p-24f);
     /* (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46 */
-    r = raid_two_prod(1.0f + 0x1p-23f, 1.0f + 0x1p-23f);
+    r = raidTwoProd(1.0f + 0x1p-23f, 1.0f + 0x1p-23f);
     assert_true(r.hi == 1.0f + 0x1p-22f && r.lo == 0x1p-46f);
     /* (2^24 - 1)^2 = 2^48 - 2^25 + 1 */
-    r = raid_two_prod(16777215.0f, 16777215.0f);
+    r = raidTwoProd(16777215.0f, 16777215.0f);
     assert_true(r.hi == 0x1p48f - 0x1p25f && r.lo == 1.0f);
     /* (1 - 2^-24)^2 = 1 - 2^-23 + 2^-48 */
-    r = raid_two_prod(0x1.fffffep-1f, 0x1.fffffep-1f);
+    r = raidTwoProd(0x1.fffffep-1f, 0x1.fffffep-1f);
     assert_true(r.hi == 1.0f - 0x1p-23f && r.lo == 0x1p-48f);
     /* powers of two and short significands: exact products, zero error */
-    r = raid_two_prod(0x1p-60f, 0x1p70f);
+    r = raidTwoProd(0x1p-60f, 0x1p70f);
     assert_true(r.hi == 0x1p10f && r.lo == 0.0f);
-    r = raid_two_prod(-3.0f, 0x1p-40f);
+    r = raidTwoProd(-3.0f, 0x1p-40f);
     assert_true(r.hi == -0x3p-40f && r.lo == 0.0f);
-    r = raid_two_prod(0.0f, -5.0f);
+    r = raidTwoProd(0.0f, -5.0f);
     assert_true(r.hi == 0.0f && r.lo == 0.0f);
     float specials[] = {1.0f, -1.0f, 1.0f + 0x1p-23f, 1.0f + 0x1p-12f, 1.5f, 3.0f, 4097.0f, 16777215.0f,
                         0x1.fffffep-1f, -0x1.fffffep-1f, 0x1p-40f, 0x1p40f, 0x1.555556p-2f, 0x1.99999ap-4f,
@@ -371,11 +371,11 @@ static void test_two_prod_random(void **state)
         check_two_prod(rnd_float_e(63), rnd_float_e(63));
 }
 
-/* ================================ raid_df_add ================================ */
+/* ================================ raidDfAdd ================================ */
 
 /* One sum r = x + y of an addition under test: its relative error (tracked in *maxrel) within bound u^2 and
  * r normalised, or the test fails naming the operation. */
-static void check_df_sum(const char *name, raid_df r, raid_df x, raid_df y, double bound, double *maxrel)
+static void check_df_sum(const char *name, RaidDf r, RaidDf x, RaidDf y, double bound, double *maxrel)
 {
     double t[4] = {x.hi, x.lo, y.hi, y.lo};
     double rel = rel_err(r, t, 4);
@@ -393,7 +393,7 @@ static void test_df_add(void **state)
     long n = 1000000;
     for (long i = 0; i < n; i++) {
         int ex = rnd_int(-30, 30), ey;
-        raid_df x = rnd_df_e(ex, 30), y;
+        RaidDf x = rnd_df_e(ex, 30), y;
         switch (i % 6) {
         case 0: /* independent */
             y = rnd_df_e(rnd_int(-30, 30), 30);
@@ -402,7 +402,7 @@ static void test_df_add(void **state)
             ey = ex + rnd_int(-1, 1);
             y = rnd_df_e(ey, 30);
             if (signbit(y.hi) == signbit(x.hi))
-                y = raid_df_make(-y.hi, -y.lo);
+                y = raidDfMake(-y.hi, -y.lo);
             break;
         case 2: /* y.hi = -x.hi up to a few ulps: the result is made of the low parts */
         {
@@ -412,32 +412,32 @@ static void test_df_add(void **state)
             for (int k = rnd_int(-3, 3); k < 0; k++)
                 h = nextafterf(h, -INFINITY);
             float lo = (float)rnd_sign() * ldexpf(rnd_mant(), ex - 23 - 24 - rnd_int(0, 20));
-            y = raid_fast_two_sum(h, lo);
+            y = raidFastTwoSum(h, lo);
             break;
         }
         case 3: /* y.hi = -x.hi exactly: the result is x.lo + y.lo */
-            y = raid_fast_two_sum(-x.hi, (float)rnd_sign() * ldexpf(rnd_mant(), ex - 23 - 24 - rnd_int(0, 10)));
+            y = raidFastTwoSum(-x.hi, (float)rnd_sign() * ldexpf(rnd_mant(), ex - 23 - 24 - rnd_int(0, 10)));
             break;
         case 4: /* different magnitudes, any signs */
             y = rnd_df_e(ex - rnd_int(0, 60), 30);
             break;
         default: /* same magnitude, same sign, low parts of opposite signs */
             y = rnd_df_e(ex, 30);
-            y = raid_df_make(copysignf(y.hi, x.hi), -copysignf(y.lo, x.lo));
-            y = raid_fast_two_sum(y.hi, y.lo);
+            y = raidDfMake(copysignf(y.hi, x.hi), -copysignf(y.lo, x.lo));
+            y = raidFastTwoSum(y.hi, y.lo);
             break;
         }
         if (next_u64() & 1) {
-            raid_df t = x;
+            RaidDf t = x;
             x = y;
             y = t;
         }
-        check_df_sum("raid_df_add", raid_df_add(x, y), x, y, 3.0, &maxrel);
+        check_df_sum("raidDfAdd", raidDfAdd(x, y), x, y, 3.0, &maxrel);
     }
     report("df_add", maxrel, 3, n);
 }
 
-/* raid_df_add_same_sign (SloppyDWPlusDW) on operands of the same sign: any magnitudes, low parts of any
+/* raidDfAddSameSign (SloppyDWPlusDW) on operands of the same sign: any magnitudes, low parts of any
  * signs, nearly equal high parts. */
 static void test_df_add_same_sign(void **state)
 {
@@ -446,20 +446,20 @@ static void test_df_add_same_sign(void **state)
     long n = 1000000;
     for (long i = 0; i < n; i++) {
         int ex = rnd_int(-30, 30);
-        raid_df x = rnd_df_e(ex, 30), y;
+        RaidDf x = rnd_df_e(ex, 30), y;
         switch (i % 3) {
         case 0: y = rnd_df_e(rnd_int(-30, 30), 30); break;
         case 1: y = rnd_df_e(ex - rnd_int(0, 60), 30); break;
         default: y = rnd_df_e(ex, 30); break;
         }
-        y = raid_df_make(copysignf(y.hi, x.hi), copysignf(y.lo, y.lo) * (float)((next_u64() & 1) ? 1 : -1));
-        y = raid_fast_two_sum(y.hi, y.lo);
-        check_df_sum("raid_df_add_same_sign", raid_df_add_same_sign(x, y), x, y, 3.0, &maxrel);
+        y = raidDfMake(copysignf(y.hi, x.hi), copysignf(y.lo, y.lo) * (float)((next_u64() & 1) ? 1 : -1));
+        y = raidFastTwoSum(y.hi, y.lo);
+        check_df_sum("raidDfAddSameSign", raidDfAddSameSign(x, y), x, y, 3.0, &maxrel);
     }
     report("df_add_same_sign", maxrel, 3, n);
 }
 
-/* ================================ raid_df_add_f ================================ */
+/* ================================ raidDfAddF ================================ */
 
 static void test_df_add_f(void **state)
 {
@@ -468,7 +468,7 @@ static void test_df_add_f(void **state)
     long n = 400000;
     for (long i = 0; i < n; i++) {
         int ex = rnd_int(-30, 30);
-        raid_df x = rnd_df_e(ex, 30);
+        RaidDf x = rnd_df_e(ex, 30);
         float y;
         switch (i % 4) {
         case 0: y = rnd_float(-30, 30); break;
@@ -480,13 +480,13 @@ static void test_df_add_f(void **state)
             break;
         default: y = rnd_float_e(ex - rnd_int(0, 60)); break;
         }
-        raid_df r = raid_df_add_f(x, y);
+        RaidDf r = raidDfAddF(x, y);
         double t[3] = {x.hi, x.lo, y};
         double rel = rel_err(r, t, 3);
         if (rel > maxrel)
             maxrel = rel;
         if (!(rel <= 2.0 * U2) || !is_normalised(r))
-            fail_msg("raid_df_add_f((%a, %a), %a) = (%a, %a): relative error %.6g u^2 > 2 u^2 or not normalised",
+            fail_msg("raidDfAddF((%a, %a), %a) = (%a, %a): relative error %.6g u^2 > 2 u^2 or not normalised",
                      (double)x.hi, (double)x.lo, (double)y, (double)r.hi, (double)r.lo, rel / U2);
     }
     report("df_add_f", maxrel, 2, n);
@@ -500,16 +500,16 @@ static void test_df_mul_f(void **state)
     double maxrel = 0.0;
     long n = 400000;
     for (long i = 0; i < n; i++) {
-        raid_df x = rnd_df_e(rnd_int(-20, 20), 24);
+        RaidDf x = rnd_df_e(rnd_int(-20, 20), 24);
         float y = rnd_float(-20, 20);
-        raid_df r = raid_df_mul_f(x, y);
+        RaidDf r = raidDfMulF(x, y);
         /* x.hi*y and x.lo*y: exact binary64 products of two floats */
         double t[2] = {(double)x.hi * y, (double)x.lo * y};
         double rel = rel_err(r, t, 2);
         if (rel > maxrel)
             maxrel = rel;
         if (!(rel <= 2.0 * U2) || !is_normalised(r))
-            fail_msg("raid_df_mul_f((%a, %a), %a) = (%a, %a): relative error %.6g u^2 > 2 u^2", (double)x.hi,
+            fail_msg("raidDfMulF((%a, %a), %a) = (%a, %a): relative error %.6g u^2 > 2 u^2", (double)x.hi,
                      (double)x.lo, (double)y, (double)r.hi, (double)r.lo, rel / U2);
     }
     report("df_mul_f", maxrel, 2, n);
@@ -521,31 +521,31 @@ static void test_df_mul(void **state)
     double maxrel = 0.0;
     long n = 400000;
     for (long i = 0; i < n; i++) {
-        raid_df x = rnd_df_e(rnd_int(-20, 20), 24);
-        raid_df y = rnd_df_e(rnd_int(-20, 20), 24);
+        RaidDf x = rnd_df_e(rnd_int(-20, 20), 24);
+        RaidDf y = rnd_df_e(rnd_int(-20, 20), 24);
         if (i % 4 == 0) /* squares, as the kernel forms them */
             y = x;
-        raid_df r = raid_df_mul(x, y);
+        RaidDf r = raidDfMul(x, y);
         double t[4] = {(double)x.hi * y.hi, (double)x.hi * y.lo, (double)x.lo * y.hi, (double)x.lo * y.lo};
         double rel = rel_err(r, t, 4);
         if (rel > maxrel)
             maxrel = rel;
         if (!(rel <= 5.0 * U2) || !is_normalised(r))
-            fail_msg("raid_df_mul((%a, %a), (%a, %a)) = (%a, %a): relative error %.6g u^2 > 5 u^2", (double)x.hi,
+            fail_msg("raidDfMul((%a, %a), (%a, %a)) = (%a, %a): relative error %.6g u^2 > 5 u^2", (double)x.hi,
                      (double)x.lo, (double)y.hi, (double)y.lo, (double)r.hi, (double)r.lo, rel / U2);
     }
     report("df_mul", maxrel, 5, n);
 }
 
-/* ================================ raid_df_acc ================================ */
+/* ================================ raidDfAcc ================================ */
 
 /* Accumulate n terms lazily from zero, renormalise, and return the relative error against the exact sum. */
-static double acc_rel_err(const raid_df *terms, int n, raid_df *out)
+static double acc_rel_err(const RaidDf *terms, int n, RaidDf *out)
 {
-    raid_df acc = raid_df_make(0.0f, 0.0f);
+    RaidDf acc = raidDfMake(0.0f, 0.0f);
     for (int i = 0; i < n; i++)
-        acc = raid_df_acc(acc, terms[i].hi, terms[i].lo);
-    raid_df r = raid_df_renorm(acc);
+        acc = raidDfAcc(acc, terms[i].hi, terms[i].lo);
+    RaidDf r = raidDfRenorm(acc);
     double t[128];
     for (int i = 0; i < n; i++) {
         t[2 * i] = terms[i].hi;
@@ -562,18 +562,18 @@ static double acc_bound(int n) { return (n + 2) * U2 * (1.0 + 4.0 * n * U); }
 static void test_df_acc_random(void **state)
 {
     (void)state;
-    raid_df terms[64];
+    RaidDf terms[64];
     double maxrel = 0.0;
     long trials = 30000;
     for (long k = 0; k < trials; k++) {
         int n = rnd_int(1, 64);
         int e0 = rnd_int(-20, 20), spread = (int)(k % 4) * 8; /* equal magnitudes up to 24 binades apart */
         for (int i = 0; i < n; i++) {
-            raid_df t = rnd_df_e(e0 - rnd_int(0, spread), 20);
+            RaidDf t = rnd_df_e(e0 - rnd_int(0, spread), 20);
             if (t.hi < 0.0f)
-                t = raid_df_make(-t.hi, -t.lo);
+                t = raidDfMake(-t.hi, -t.lo);
             if (k % 5 == 0 && i % 7 == 3)
-                t = raid_df_make(0.0f, 0.0f);
+                t = raidDfMake(0.0f, 0.0f);
             terms[i] = t;
         }
         double rel = acc_rel_err(terms, n, NULL);
@@ -581,37 +581,37 @@ static void test_df_acc_random(void **state)
         if (rel / b > maxrel)
             maxrel = rel / b;
         if (!(rel <= b))
-            fail_msg("raid_df_acc: %d random terms, relative error %.4g u^2 > %.4g u^2", n, rel / U2, b / U2);
+            fail_msg("raidDfAcc: %d random terms, relative error %.4g u^2 > %.4g u^2", n, rel / U2, b / U2);
     }
     printf("# df_acc random  %8ld sums, max relative error %.4f of the bound (n + 2) u^2\n", trials, maxrel);
 }
 
 /* Adversarial data for the accumulation: first term 1, then n - 1 terms just below u = 2^-24, each
- * chosen greedily among 4096 candidates to maximise the rounding loss of that step of raid_df_acc
+ * chosen greedily among 4096 candidates to maximise the rounding loss of that step of raidDfAcc
  * (measured exactly in double: all values lie within 2^-50 .. 2). Against the earlier lazy form (no
  * renormalisation: acc.hi stays 1 while acc.lo grows to about k u, and each addition to acc.lo rounds
  * away up to (k u) u / 2) this attack reached n^2 u^2 / 4 (cf. Ogita, Rump, Oishi 2005, SIAM J. Sci.
  * Comput. 26, Prop. 4.5: gamma_{n-1}^2 sum|p_i| for Sum2); with renormalisation at every step the loss
  * per step stays O(u^2) and the documented (n + 2) u^2 holds. */
-static int acc_adversarial(raid_df *terms, int n)
+static int acc_adversarial(RaidDf *terms, int n)
 {
-    raid_df acc = raid_df_make(0.0f, 0.0f);
-    terms[0] = raid_df_make(1.0f, 0.0f);
-    acc = raid_df_acc(acc, 1.0f, 0.0f);
+    RaidDf acc = raidDfMake(0.0f, 0.0f);
+    terms[0] = raidDfMake(1.0f, 0.0f);
+    acc = raidDfAcc(acc, 1.0f, 0.0f);
     for (int i = 1; i < n; i++) {
         float best = 0x1p-25f;
         double best_loss = -1.0;
         for (int k = 1; k <= 4096; k++) {
             float th = 0x1p-24f - (float)k * 0x1p-48f; /* in (2^-25, 2^-24) */
-            raid_df next = raid_df_acc(acc, th, 0.0f);
+            RaidDf next = raidDfAcc(acc, th, 0.0f);
             double loss = fabs((((double)acc.hi + (double)acc.lo) + (double)th) - ((double)next.hi + (double)next.lo));
             if (loss > best_loss) {
                 best_loss = loss;
                 best = th;
             }
         }
-        terms[i] = raid_df_make(best, 0.0f);
-        acc = raid_df_acc(acc, best, 0.0f);
+        terms[i] = raidDfMake(best, 0.0f);
+        acc = raidDfAcc(acc, best, 0.0f);
     }
     return n;
 }
@@ -619,7 +619,7 @@ static int acc_adversarial(raid_df *terms, int n)
 static void test_df_acc_adversarial(void **state)
 {
     (void)state;
-    raid_df terms[64], r;
+    RaidDf terms[64], r;
     int bad = 0;
     for (int n = 4; n <= 64; n *= 2) {
         acc_adversarial(terms, n);
@@ -631,16 +631,16 @@ static void test_df_acc_adversarial(void **state)
             printf("#   terms: 1, then (th, 0) with th =");
             for (int i = 1; i < n; i++)
                 printf(" %a", (double)terms[i].hi);
-            printf("\n#   result after raid_df_renorm: (%a, %a)\n", (double)r.hi, (double)r.lo);
+            printf("\n#   result after raidDfRenorm: (%a, %a)\n", (double)r.hi, (double)r.lo);
             bad++;
         }
     }
     if (bad)
-        fail_msg("raid_df_acc: the documented bound (n + 2) u^2 does not hold for %d of 5 adversarial sums "
+        fail_msg("raidDfAcc: the documented bound (n + 2) u^2 does not hold for %d of 5 adversarial sums "
                  "(terms printed above)", bad);
 }
 
-/* raid_rcbrt, raid_pow23_f and raid_df_pow43_raw: the 4/3 powers of the realized kernel (no division, no
+/* raidRcbrt, raidPow23F and raidDfPow43Raw: the 4/3 powers of the realized kernel (no division, no
  * special functions). The errors repeat with period 2^3 in x (the seed's bits scale exactly), so checking
  * every binary32 of [2^-3, 1) checks every normal x of the kernel's range [2^-126, 1]. Errors from long
  * double identities (no powl): w's relative error is (1 + t)^(1/3) - 1 with t = x w^3 - 1, the square of v's
@@ -653,14 +653,14 @@ static void test_pow43_fma(void **state)
     for (uint32_t b = (127u - 3u) << 23; b < (127u << 23); b++) {
         float x;
         memcpy(&x, &b, sizeof x);
-        const long double xl = x, w = raid_rcbrt(x), v = raid_pow23_f(x);
+        const long double xl = x, w = raidRcbrt(x), v = raidPow23F(x);
         const long double tw = xl * w * w * w - 1.0L, tv = v * v * v / (xl * xl) - 1.0L; /* both below 2^-20 */
         const double ew = fabs((double)(tw / 3.0L - tw * tw / 9.0L)) / U;             /* (1 + tw)^(1/3) - 1 */
         const double ev = fabs((double)(2.0L * tv / 3.0L - tv * tv / 9.0L)) / U;      /* (1 + tv)^(2/3) - 1 */
         worst_w = ew > worst_w ? ew : worst_w;
         worst_v = ev > worst_v ? ev : worst_v;
         if (!(ew <= 1.7) || !(ev <= 3.25))
-            fail_msg("x = %a: raid_rcbrt %a (%.3f u), raid_pow23_f %a (its square %.3f u)", (double)x, (double)w, ew,
+            fail_msg("x = %a: raidRcbrt %a (%.3f u), raidPow23F %a (its square %.3f u)", (double)x, (double)w, ew,
                      (double)v, ev);
     }
     /* the period: x 2^3k gives w 2^-k and v 2^2k exactly, down to 2^-126 */
@@ -668,18 +668,18 @@ static void test_pow43_fma(void **state)
         for (long i = 0; i < 2000; i++) {
             const float x = ldexpf(1.0f + (float)(next_u64() >> 41) * 0x1p-23f, -rnd_int(1, 3)); /* [2^-3, 1) */
             const float xs = ldexpf(x, 3 * k);
-            if (raid_rcbrt(xs) != ldexpf(raid_rcbrt(x), -k) || raid_pow23_f(xs) != ldexpf(raid_pow23_f(x), 2 * k))
-                fail_msg("raid_rcbrt / raid_pow23_f of %a and of %a 2^%d differ by more than the scale", (double)x,
+            if (raidRcbrt(xs) != ldexpf(raidRcbrt(x), -k) || raidPow23F(xs) != ldexpf(raidPow23F(x), 2 * k))
+                fail_msg("raidRcbrt / raidPow23F of %a and of %a 2^%d differ by more than the scale", (double)x,
                          (double)x, 3 * k);
         }
     /* zero and below 2^-126: finite, and the powers vanish (below 2^-160) */
-    assert_true(raid_pow23_f(0.0f) == 0.0f && isfinite(raid_rcbrt(0.0f)));
-    raid_df z = raid_df_pow43_raw(raid_df_make(0.0f, 0.0f));
+    assert_true(raidPow23F(0.0f) == 0.0f && isfinite(raidRcbrt(0.0f)));
+    RaidDf z = raidDfPow43Raw(raidDfMake(0.0f, 0.0f));
     assert_true(z.hi == 0.0f && z.lo == 0.0f);
     for (int e = -149; e < -126; e++) {
         const float x = ldexpf(1.0f, e);
-        const float v = raid_pow23_f(x);
-        raid_df p = raid_df_pow43_raw(raid_df_make(x, 0.0f));
+        const float v = raidPow23F(x);
+        RaidDf p = raidDfPow43Raw(raidDfMake(x, 0.0f));
         assert_true(isfinite(v) && (double)v * v <= 0x1p-160 && p.hi <= 0x1p-147f && fabsf(p.lo) <= 0x1p-147f);
     }
     /* double-float: x.hi in [2^-57, 1) (x^(4/3) and its low part normal), x.lo up to 4u |x.hi| of either
@@ -688,12 +688,12 @@ static void test_pow43_fma(void **state)
     for (long i = 0; i < 1000000; i++) {
         const float hi = ldexpf(1.0f + (float)(next_u64() >> 41) * 0x1p-23f, rnd_int(-57, -1));
         const float lo = hi * (float)((int64_t)(next_u64() >> 40) - (1 << 23)) * 0x1p-45f; /* |lo| < 4u hi */
-        const raid_df p = raid_df_pow43_raw(raid_df_make(hi, lo));
+        const RaidDf p = raidDfPow43Raw(raidDfMake(hi, lo));
         const long double t = powl((long double)hi + lo, 4.0L / 3.0L);
         const double rel = (double)(fabsl(((long double)p.hi + p.lo) - t) / t) / U2;
         worst_d = rel > worst_d ? rel : worst_d;
         if (!(rel <= 45.0) || !(p.hi >= 0.0f))
-            fail_msg("raid_df_pow43_raw((%a, %a)) = (%a, %a): %.2f u^2", (double)hi, (double)lo, (double)p.hi,
+            fail_msg("raidDfPow43Raw((%a, %a)) = (%a, %a): %.2f u^2", (double)hi, (double)lo, (double)p.hi,
                      (double)p.lo, rel);
     }
     printf("# rcbrt %.3f u (bound 1.7), pow23_f squared %.3f u (3.25), df pow43_raw %.2f u^2 (45)\n", worst_w, worst_v,
@@ -702,37 +702,37 @@ static void test_pow43_fma(void **state)
 
 /* ================================ med3 ================================ */
 
-static int df_same(raid_df a, raid_df b) { return a.hi == b.hi && a.lo == b.lo; }
+static int df_same(RaidDf a, RaidDf b) { return a.hi == b.hi && a.lo == b.lo; }
 
 /* Reference median: sort three by (hi, lo) lexicographically (insertion sort). */
-static raid_df ref_med3(raid_df a, raid_df b, raid_df c)
+static RaidDf ref_med3(RaidDf a, RaidDf b, RaidDf c)
 {
-    raid_df v[3] = {a, b, c};
+    RaidDf v[3] = {a, b, c};
     for (int i = 1; i < 3; i++)
         for (int j = i; j > 0 && (v[j].hi < v[j - 1].hi || (v[j].hi == v[j - 1].hi && v[j].lo < v[j - 1].lo));
              j--) {
-            raid_df t = v[j];
+            RaidDf t = v[j];
             v[j] = v[j - 1];
             v[j - 1] = t;
         }
     return v[1];
 }
 
-static void check_med3_all_perms(raid_df a, raid_df b, raid_df c, raid_df expect)
+static void check_med3_all_perms(RaidDf a, RaidDf b, RaidDf c, RaidDf expect)
 {
     static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    raid_df v[3] = {a, b, c};
+    RaidDf v[3] = {a, b, c};
     for (int p = 0; p < 6; p++) {
-        raid_df m = raid_df_med3(v[perm[p][0]], v[perm[p][1]], v[perm[p][2]]);
+        RaidDf m = raidDfMed3(v[perm[p][0]], v[perm[p][1]], v[perm[p][2]]);
         if (!df_same(m, expect))
-            fail_msg("raid_df_med3 permutation %d%d%d of (%a,%a) (%a,%a) (%a,%a) gave (%a,%a), expected (%a,%a)",
+            fail_msg("raidDfMed3 permutation %d%d%d of (%a,%a) (%a,%a) (%a,%a) gave (%a,%a), expected (%a,%a)",
                      perm[p][0], perm[p][1], perm[p][2], (double)a.hi, (double)a.lo, (double)b.hi, (double)b.lo,
                      (double)c.hi, (double)c.lo, (double)m.hi, (double)m.lo, (double)expect.hi,
                      (double)expect.lo);
     }
 }
 
-/* raid_cbrt, the host's float64 cube root (src/core/cbrt.h), against cbrtl: error in ulps of the true
+/* raidCbrt, the host's float64 cube root (src/core/cbrt.h), against cbrtl: error in ulps of the true
  * cube root (whose binade gives the ulp; every cube root of a finite binary64 number is normal). Held to
  * the measured 0.75 ulp that src/core/cbrt.h quotes (its analysis gives 1 ulp to first order), and to
  * exact roots where the root is a binary64 number. */
@@ -741,7 +741,7 @@ static double cbrt_ulps(double x)
     const long double t = cbrtl((long double)x);
     int e;
     frexpl(t, &e);
-    return (double)(fabsl((long double)raid_cbrt(x) - t) / ldexpl(1.0L, e - 53));
+    return (double)(fabsl((long double)raidCbrt(x) - t) / ldexpl(1.0L, e - 53));
 }
 
 static void test_host_cbrt(void **state)
@@ -758,7 +758,7 @@ static void test_host_cbrt(void **state)
         if (e > worst)
             worst = e, at = x;
         if (i % 64 == 0)
-            assert_true(raid_cbrt(-x) == -raid_cbrt(x));
+            assert_true(raidCbrt(-x) == -raidCbrt(x));
     }
     for (int e = -1074; e <= 1023; e++) { /* powers of two and their neighbours, the scaling thresholds */
         const double x = ldexp(1, e), v[3] = {x, nextafter(x, INFINITY), nextafter(x, 0)};
@@ -770,17 +770,17 @@ static void test_host_cbrt(void **state)
     for (size_t j = 0; j < sizeof edge / sizeof *edge; j++)
         if (cbrt_ulps(edge[j]) > worst)
             worst = cbrt_ulps(edge[j]), at = edge[j];
-    printf("# raid_cbrt: largest error %.3f ulp (at %.17g); bound 0.75\n", worst, at);
+    printf("# raidCbrt: largest error %.3f ulp (at %.17g); bound 0.75\n", worst, at);
     assert_true(worst <= 0.75);
     for (int64_t k = 1; k <= 1 << 17; k++) /* k^3 < 2^53: exact cubes have exact roots */
-        assert_true(raid_cbrt((double)(k * k * k)) == (double)k);
+        assert_true(raidCbrt((double)(k * k * k)) == (double)k);
     for (int j = -358; j <= 341; j++) /* 2^(3j), subnormal to near the largest: exact */
-        assert_true(raid_cbrt(ldexp(1, 3 * j)) == ldexp(1, j));
-    assert_true(raid_cbrt(0.0) == 0 && !signbit(raid_cbrt(0.0)) && signbit(raid_cbrt(-0.0)));
-    assert_true(raid_cbrt(INFINITY) == INFINITY && raid_cbrt(-INFINITY) == -INFINITY && isnan(raid_cbrt(NAN)));
+        assert_true(raidCbrt(ldexp(1, 3 * j)) == ldexp(1, j));
+    assert_true(raidCbrt(0.0) == 0 && !signbit(raidCbrt(0.0)) && signbit(raidCbrt(-0.0)));
+    assert_true(raidCbrt(INFINITY) == INFINITY && raidCbrt(-INFINITY) == -INFINITY && isnan(raidCbrt(NAN)));
 }
 
-/* raid_df_recip against 1 / (hi + lo) in long double (hi + lo exact there: lo at most 2^-24 hi apart). */
+/* raidDfRecip against 1 / (hi + lo) in long double (hi + lo exact there: lo at most 2^-24 hi apart). */
 static void test_df_recip(void **state)
 {
     (void)state;
@@ -788,17 +788,17 @@ static void test_df_recip(void **state)
     for (int i = 0; i < 200000; i++) {
         const float hi = (float)rnd_sign() * ldexpf(rnd_mant(), rnd_int(-60, 60) - 23);
         const float lo = hi * (float)((double)(next_u64() >> 11) * 0x1p-53 - 0.5) * 0x1p-24f;
-        const raid_df x = raid_fast_two_sum(hi, lo);
-        const raid_df y = raid_df_recip(x);
+        const RaidDf x = raidFastTwoSum(hi, lo);
+        const RaidDf y = raidDfRecip(x);
         const long double ref = 1.0L / ((long double)x.hi + x.lo);
         const double rel = (double)fabsl(((long double)y.hi + y.lo - ref) / ref);
         if (rel > worst) worst = rel;
     }
-    printf("# raid_df_recip: largest relative error %.3g u^2; bound 11 u^2\n", worst / U2);
+    printf("# raidDfRecip: largest relative error %.3g u^2; bound 11 u^2\n", worst / U2);
     assert_true(worst <= 11 * U2);
 }
 
-/* raid_df_exp against expl on |x| <= 60 (dense in [-1, 1], where the squarings amplify the most, and
+/* raidDfExp against expl on |x| <= 60 (dense in [-1, 1], where the squarings amplify the most, and
  * the whole range). */
 static void test_df_exp(void **state)
 {
@@ -807,44 +807,44 @@ static void test_df_exp(void **state)
     for (int i = 0; i < 400000; i++) {
         const double span = (i & 1) ? 60.0 : 1.0;
         const double v = ((double)(next_u64() >> 11) * 0x1p-53 * 2.0 - 1.0) * span;
-        const raid_df x = raid_fast_two_sum((float)v, (float)(v - (double)(float)v));
-        const raid_df y = raid_df_exp(x);
+        const RaidDf x = raidFastTwoSum((float)v, (float)(v - (double)(float)v));
+        const RaidDf y = raidDfExp(x);
         const long double ref = expl((long double)x.hi + x.lo);
         const double rel = (double)fabsl(((long double)y.hi + y.lo - ref) / ref);
         if (rel > worst) worst = rel;
     }
-    printf("# raid_df_exp: largest relative error %.3g u^2; bound 128 u^2\n", worst / U2);
+    printf("# raidDfExp: largest relative error %.3g u^2; bound 128 u^2\n", worst / U2);
     assert_true(worst <= 128 * U2);
 }
 
 static void test_med3(void **state)
 {
     (void)state;
-    raid_df lo = raid_df_make(1.0f, -0x1p-30f), mid = raid_df_make(1.0f, 0.0f), hi = raid_df_make(1.0f, 0x1p-30f);
+    RaidDf lo = raidDfMake(1.0f, -0x1p-30f), mid = raidDfMake(1.0f, 0.0f), hi = raidDfMake(1.0f, 0x1p-30f);
     /* equal hi, different lo */
     check_med3_all_perms(lo, mid, hi, mid);
     /* distinct hi */
-    check_med3_all_perms(raid_df_make(0.5f, 0x1p-27f), raid_df_make(2.0f, -0x1p-24f), raid_df_make(3.0f, 0.0f),
-                         raid_df_make(2.0f, -0x1p-24f));
+    check_med3_all_perms(raidDfMake(0.5f, 0x1p-27f), raidDfMake(2.0f, -0x1p-24f), raidDfMake(3.0f, 0.0f),
+                         raidDfMake(2.0f, -0x1p-24f));
     /* ties: two equal, three equal */
     check_med3_all_perms(lo, lo, hi, lo);
     check_med3_all_perms(lo, hi, hi, hi);
     check_med3_all_perms(mid, mid, mid, mid);
     /* zeros (the kernel's padding) */
-    raid_df zero = raid_df_make(0.0f, 0.0f);
+    RaidDf zero = raidDfMake(0.0f, 0.0f);
     check_med3_all_perms(zero, zero, mid, zero);
     check_med3_all_perms(zero, lo, mid, lo);
     /* the median's low part must come with its high part (no mixing of components) */
-    check_med3_all_perms(raid_df_make(2.0f, 0x1p-25f), raid_df_make(2.0f, -0x1p-25f), raid_df_make(1.0f, 0x1p-26f),
-                         raid_df_make(2.0f, -0x1p-25f));
+    check_med3_all_perms(raidDfMake(2.0f, 0x1p-25f), raidDfMake(2.0f, -0x1p-25f), raidDfMake(1.0f, 0x1p-26f),
+                         raidDfMake(2.0f, -0x1p-25f));
     /* random triples drawn from few values to force ties in hi and in lo */
     const float his[] = {0.0f, 0.25f, 1.0f, 1.0f + 0x1p-23f, 3.0f};
     const float los[] = {-0x1p-26f, -0x1p-40f, 0.0f, 0x1p-40f, 0x1p-26f};
     for (int i = 0; i < 20000; i++) {
-        raid_df v[3];
+        RaidDf v[3];
         for (int j = 0; j < 3; j++) {
             float h = his[next_u64() % 5];
-            v[j] = raid_df_make(h, h == 0.0f ? 0.0f : los[next_u64() % 5]);
+            v[j] = raidDfMake(h, h == 0.0f ? 0.0f : los[next_u64() % 5]);
         }
         check_med3_all_perms(v[0], v[1], v[2], ref_med3(v[0], v[1], v[2]));
     }

@@ -1,4 +1,4 @@
-/* The text of a float64 in RAID's CSV outputs (src/core/f64text.c raid_f64_text): the shortest decimal that
+/* The text of a float64 in RAID's CSV outputs (src/core/f64text.c raidF64Text): the shortest decimal that
  * reads back as the same double (the digits of Python's repr), laid out as "%.17g" lays out numbers, and
  * the special values; cases checked by hand against Python's repr, then 200,000 random doubles (normal,
  * subnormal, prices, integers), each read back with strtod and compared with every shorter "%.*e". */
@@ -49,11 +49,11 @@ static void t_cases(void **state)
     };
     char t[RAID_F64_TEXT];
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
-        if (strcmp(raid_f64_text(t, c[i].v), c[i].text) != 0)
+        if (strcmp(raidF64Text(t, c[i].v), c[i].text) != 0)
             fail_msg("%a: '%s', expected '%s'", c[i].v, t, c[i].text);
-    assert_string_equal(raid_f64_text(t, t_from_bits(0x7FF8000000000000ull)), "nan");
-    assert_string_equal(raid_f64_text(t, t_from_bits(0xFFF8000000000000ull)), "-nan");
-    assert_string_equal(raid_f64_text(t, t_from_bits(0x7FF0000000000001ull)), "nan"); /* payloads are not written */
+    assert_string_equal(raidF64Text(t, t_from_bits(0x7FF8000000000000ull)), "nan");
+    assert_string_equal(raidF64Text(t, t_from_bits(0xFFF8000000000000ull)), "-nan");
+    assert_string_equal(raidF64Text(t, t_from_bits(0x7FF0000000000001ull)), "nan"); /* payloads are not written */
 }
 
 /* The number of significant digits of a text (no sign, point, exponent, leading or trailing zeros). */
@@ -89,7 +89,7 @@ static void t_random(void **state)
         }
         if (!isfinite(v))
             continue;
-        raid_f64_text(t, v);
+        raidF64Text(t, v);
         const double w = strtod(t, NULL);
         if (memcmp(&v, &w, sizeof v) != 0)
             fail_msg("%a written '%s' reads back as %a", v, t, w);

@@ -386,14 +386,14 @@ static raid_status j_staged(raid_ctx *ctx, FILE *f)
         for (size_t i = 0; i < n; i++)
             x[i] = (uint32_t)(i * 2654435761u);
     }
-    raid_buf b = {0};
+    RaidBuf b = {0};
     uint32_t *back = malloc(n * sizeof *back);
-    raid_status st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b);
+    raid_status st = raidBufAcquire(ctx, RAID_DT_UINT, n, &b);
     if (st == RAID_OK)
-        st = raid_buf_upload_staged(ctx, &b, 0, n, x);
+        st = raidBufUploadStaged(ctx, &b, 0, n, x);
     if (st == RAID_OK)
-        st = raid_buf_download(ctx, &b, 0, n, back, 1, NULL);
-    raid_buf_release(ctx, &b);
+        st = raidBufDownload(ctx, &b, 0, n, back, 1, NULL);
+    raidBufRelease(ctx, &b);
     if (st == RAID_OK) {
         assert_memory_equal(back, x, n * sizeof *x);
         fputs("same", f);
@@ -474,8 +474,8 @@ static raid_status run_job(raid_ctx *ctx, const job *j, char **text, size_t *len
 
 static void check_clean(raid_ctx *ctx, const char *job, const char *when)
 {
-    raid_dev_usage u;
-    raid_dev_get_usage(ctx, &u);
+    RaidDevUsage u;
+    raidDevGetUsage(ctx, &u);
     if (u.bufs || u.host || u.holds || u.events)
         fail_msg("%s, %s: the context holds %zu buffers, %zu staging buffers, %zu kernel holds, %ld events", job,
                  when, u.bufs, u.host, u.holds, u.events);
@@ -527,7 +527,7 @@ static void walk_job(const job *j, walk_total *tot)
     raid_ctx *ctx = t_open_ctx(t_device());
     if (j->knob)
         assert_int_equal(raid_tuning_set(ctx, j->knob, j->value), RAID_OK);
-    const double t0 = raid_now();
+    const double t0 = raidNow();
     char *ref = NULL;
     size_t ref_len = 0;
     if (run_job(ctx, j, &ref, &ref_len) != RAID_OK)
@@ -571,7 +571,7 @@ static void walk_job(const job *j, walk_total *tot)
                   j->name, (unsigned long long)total, (unsigned long long)count[0], (unsigned long long)count[1],
                   (unsigned long long)count[2], (unsigned long long)count[3], (unsigned long long)count[4],
                   (unsigned long long)count[5], (unsigned long long)count[6], (unsigned long long)stride,
-                  (unsigned long long)runs, raid_now() - t0);
+                  (unsigned long long)runs, raidNow() - t0);
     tot->points += total;
     tot->runs += runs;
 }
@@ -599,16 +599,16 @@ static void test_switch(void **state)
     raid_ctx *ctx = t_open_ctx(t_device());
     assert_int_equal(raid_tuning_fault(ctx, 1u << 12, 1, 0), RAID_EINVAL);
     assert_int_equal(raid_tuning_fault(NULL, RAID_FAULT_ALLOC, 1, 0), RAID_EINVAL);
-    raid_buf b = {0};
+    RaidBuf b = {0};
     void *h = NULL;
     assert_int_equal(raid_tuning_fault(ctx, RAID_FAULT_ALLOC | RAID_FAULT_HOST, 2, 0), RAID_OK);
-    assert_int_equal(raid_buf_acquire(ctx, RAID_DT_FLOAT, 100, &b), RAID_OK);
-    raid_buf_release(ctx, &b);
-    assert_int_equal(raid_host_acquire(ctx, 100, &h), RAID_ENOMEM);
+    assert_int_equal(raidBufAcquire(ctx, RAID_DT_FLOAT, 100, &b), RAID_OK);
+    raidBufRelease(ctx, &b);
+    assert_int_equal(raidHostAcquire(ctx, 100, &h), RAID_ENOMEM);
     assert_null(h);
     assert_non_null(strstr(raid_ctx_errmsg(ctx), "staging"));
-    assert_int_equal(raid_buf_acquire(ctx, RAID_DT_FLOAT, 100, &b), RAID_OK); /* one-shot */
-    raid_buf_release(ctx, &b);
+    assert_int_equal(raidBufAcquire(ctx, RAID_DT_FLOAT, 100, &b), RAID_OK); /* one-shot */
+    raidBufRelease(ctx, &b);
     uint64_t fired = 0;
     unsigned kind = 0;
     const char *what = NULL;
@@ -617,20 +617,20 @@ static void test_switch(void **state)
     assert_int_equal(kind, RAID_FAULT_HOST);
     assert_int_equal(raid_tuning_fault(ctx, RAID_FAULT_ALLOC, 1, 1), RAID_OK); /* sticky */
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(raid_buf_acquire(ctx, RAID_DT_FLOAT, 100, &b), RAID_EDEVMEM);
+        assert_int_equal(raidBufAcquire(ctx, RAID_DT_FLOAT, 100, &b), RAID_EDEVMEM);
         assert_null(b.h);
         assert_non_null(strstr(raid_ctx_errmsg(ctx), "clCreateBuffer failed with CL_MEM_OBJECT_ALLOCATION_FAILURE"));
     }
     assert_int_equal(raid_tuning_fault(ctx, RAID_FAULT_BUILD, 1, 0), RAID_OK);
-    raid_kernel *k = NULL;
-    assert_int_equal(raid_kernel_get(ctx, "ta_ma.cl", "ma_window", "", &k), RAID_EBUILD);
+    RaidKernel *k = NULL;
+    assert_int_equal(raidKernelGet(ctx, "ta_ma.cl", "ma_window", "", &k), RAID_EBUILD);
     assert_null(k);
     assert_non_null(strstr(raid_ctx_errmsg(ctx), "building kernels/ta_ma.cl"));
     assert_int_equal(raid_tuning_fault(ctx, RAID_FAULT_SYNC, 1, 0), RAID_OK);
-    assert_int_equal(raid_dev_finish(ctx), RAID_EDEVLOST);
+    assert_int_equal(raidDevFinish(ctx), RAID_EDEVLOST);
     assert_non_null(strstr(raid_ctx_errmsg(ctx), "clFinish failed with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"));
     assert_int_equal(raid_tuning_fault(ctx, 0, 0, 0), RAID_OK);
-    assert_int_equal(raid_dev_finish(ctx), RAID_OK);
+    assert_int_equal(raidDevFinish(ctx), RAID_OK);
     check_clean(ctx, "switch", "the end");
     raid_ctx_destroy(ctx);
     raid_ctx *cpu = t_open_ctx("cpu");

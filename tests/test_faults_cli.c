@@ -55,7 +55,7 @@ static int chosen(const command *c)
     return !only || strstr(c->name, only);
 }
 
-static double raid_now_wall(void)
+static double raidNowWall(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -186,7 +186,7 @@ static const char *const kinds[7] = {"alloc", "host", "build", "upload", "launch
  * (docs/testing.md; the library's walk, tests/test_faults.c, takes every point or nearly). */
 static void walk_command(const command *c)
 {
-    const double t0 = raid_now_wall();
+    const double t0 = raidNowWall();
     const char *out = out_dir(c->name, "dev");
     char o[800], *err = NULL;
     snprintf(o, sizeof o, "%s/out.csv", out);
@@ -227,7 +227,7 @@ static void walk_command(const command *c)
                   "%llu, sync %llu), %d failing runs, %.1f s\n",
                   c->name, (unsigned long long)total, (unsigned long long)count[0], (unsigned long long)count[1],
                   (unsigned long long)count[2], (unsigned long long)count[3], (unsigned long long)count[4],
-                  (unsigned long long)count[5], (unsigned long long)count[6], runs, raid_now_wall() - t0);
+                  (unsigned long long)count[5], (unsigned long long)count[6], runs, raidNowWall() - t0);
 }
 
 static void test_device_walk(void **state)
@@ -271,7 +271,7 @@ static void test_full_disk(void **state)
         const command *c = &commands[i];
         if (!chosen(c))
             continue;
-        const double t0 = raid_now_wall();
+        const double t0 = raidNowWall();
         const char *out = out_dir(c->name, "disk");
         char o[800];
         snprintf(o, sizeof o, "%s/out.csv", out);
@@ -322,7 +322,7 @@ static void test_full_disk(void **state)
         }
         for (int j = 0; j < 3; j++)
             free(ref[j]);
-        print_message("raid %-9s full disks: %d runs, %.1f s\n", c->name, runs, raid_now_wall() - t0);
+        print_message("raid %-9s full disks: %d runs, %.1f s\n", c->name, runs, raidNowWall() - t0);
     }
 }
 

@@ -14,7 +14,7 @@
 
 #include "core/internal.h"
 
-static const raid_garch_lik_spec FCP = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
+static const RaidGarchLikSpec FCP = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
                                         RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_EZ_SQRT2PI};
 
 /* The statuses' names (raid_garch_status_name is the public API's, not linked here). */
@@ -25,7 +25,7 @@ static const char *stname(raid_garch_status s)
     return (unsigned)s < 9 ? names[s] : "?";
 }
 
-static void print_fit(const char *what, const raid_garch_batch_out *o, size_t k)
+static void print_fit(const char *what, const RaidGarchBatchOut *o, size_t k)
 {
     printf("# %s: %s, loglik %.10f, %d iterations\n#   theta", what, stname(o->status), o->loglik,
            o->iterations);
@@ -38,26 +38,26 @@ static void print_fit(const char *what, const raid_garch_batch_out *o, size_t k)
 }
 
 /* Fit n series with spec on the cpu; asserts RAID_OK. */
-static void fit(const raid_garch_lik_spec *spec, size_t n, const double *const *r, const size_t *T,
-                const double *warm, const raid_garch_batch_opts *o, raid_garch_batch_out *out)
+static void fit(const RaidGarchLikSpec *spec, size_t n, const double *const *r, const size_t *T,
+                const double *warm, const RaidGarchBatchOpts *o, RaidGarchBatchOut *out)
 {
-    assert_int_equal(raid_garch_batch_fit(NULL, spec, n, r, T, warm, o, out), RAID_OK);
+    assert_int_equal(raidGarchBatchFit(NULL, spec, n, r, T, warm, o, out), RAID_OK);
 }
 
-static void fit1(const raid_garch_lik_spec *spec, const double *r, size_t T, const raid_garch_batch_opts *o,
-                 raid_garch_batch_out *out)
+static void fit1(const RaidGarchLikSpec *spec, const double *r, size_t T, const RaidGarchBatchOpts *o,
+                 RaidGarchBatchOut *out)
 {
     fit(spec, 1, &r, &T, NULL, o, out);
 }
 
 /* The score at a fit is about 0: each |df/dtheta_j| max(|theta_j|, 0.01) (the change of the nll for a
  * relative change of theta_j) below 1e-9 |f|. */
-static void assert_score_small(const raid_garch_lik_spec *spec, const double *r, size_t T,
-                               const raid_garch_batch_out *o)
+static void assert_score_small(const RaidGarchLikSpec *spec, const double *r, size_t T,
+                               const RaidGarchBatchOut *o)
 {
-    const size_t k = raid_garch_lik_npar(spec);
+    const size_t k = raidGarchLikNpar(spec);
     double g[RAID_GARCH_LIK_MAXPAR];
-    const double f = raid_garch_lik_nll(spec, r, T, o->theta, g);
+    const double f = raidGarchLikNll(spec, r, T, o->theta, g);
     assert_true(f == -o->loglik);
     for (size_t j = 0; j < k; j++) assert_true(fabs(g[j]) * fmax(fabs(o->theta[j]), 0.01) <= 1e-9 * fabs(f));
 }
@@ -75,7 +75,7 @@ static void test_fcp_benchmark(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    raid_garch_batch_out o;
+    RaidGarchBatchOut o;
     fit1(&FCP, r, T, NULL, &o);
     print_fit("FCP GARCH(1,1) Normal", &o, 4);
     assert_int_equal(o.status, RAID_GARCH_CONVERGED);
@@ -118,7 +118,7 @@ static void test_mixed_batch(void **state)
     for (size_t t = 0; t < T; t++) half[t] = r[(t * 7) % T]; /* another good series */
     const double *rs[6] = {r, r, c, out50, nan, half};
     const size_t Ts[6] = {T, 10, 500, T, T, T};
-    raid_garch_batch_out o[6], alone;
+    RaidGarchBatchOut o[6], alone;
     fit(&FCP, 6, rs, Ts, NULL, NULL, o);
     /* the outlier: alpha and beta go to 0 (the one return dominates a Normal likelihood): a boundary
      * solution */
@@ -152,11 +152,11 @@ static void test_threads(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    const raid_garch_lik_spec s = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec s = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
     const double *rs[4] = {r, r + 300, r + 600, r + 900};
     const size_t Ts[4] = {T, T - 300, T - 600, T - 900};
-    raid_garch_batch_out a[4], b[4];
+    RaidGarchBatchOut a[4], b[4];
     const int nt = omp_get_max_threads();
     omp_set_num_threads(1);
     fit(&s, 4, rs, Ts, NULL, NULL, a);
@@ -174,8 +174,8 @@ static void test_iteration_limit(void **state)
     size_t T;
     double *r = t_read_dem2gbp(&T);
     for (size_t it = 1; it <= 6; it++) { /* it converges in 9 */
-        raid_garch_batch_out o;
-        const raid_garch_batch_opts opt = {.max_iter = it};
+        RaidGarchBatchOut o;
+        const RaidGarchBatchOpts opt = {.max_iter = it};
         fit1(&FCP, r, T, &opt, &o);
         assert_int_equal(o.status, RAID_GARCH_MAXITER);
         assert_int_equal(o.iterations, (int)it);
@@ -190,12 +190,12 @@ static void test_step_lengths(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    raid_garch_batch_out a, b;
+    RaidGarchBatchOut a, b;
     for (int m = 0; m < 3; m++) {
-        raid_garch_lik_spec s = FCP;
-        s.model = (raid_garch_lik_model)m;
+        RaidGarchLikSpec s = FCP;
+        s.model = (RaidGarchLikModel)m;
         s.dist = m == 1 ? RAID_GARCH_LIK_T : RAID_GARCH_LIK_NORMAL;
-        const raid_garch_batch_opts o1 = {.nls = 1}, o4 = {.nls = 4}, o7 = {.nls = 7};
+        const RaidGarchBatchOpts o1 = {.nls = 1}, o4 = {.nls = 4}, o7 = {.nls = 7};
         fit1(&s, r, T, &o1, &a);
         fit1(&s, r, T, &o4, &b);
         assert_memory_equal(&a, &b, sizeof a);
@@ -210,9 +210,9 @@ static void test_gjr_egarch(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    raid_garch_batch_out g, f;
+    RaidGarchBatchOut g, f;
     fit1(&FCP, r, T, NULL, &g);
-    raid_garch_lik_spec s = FCP;
+    RaidGarchLikSpec s = FCP;
     s.model = RAID_GARCH_LIK_GJR;
     fit1(&s, r, T, NULL, &f);
     print_fit("GJR(1,1) Normal", &f, 5);
@@ -254,7 +254,7 @@ static void test_boundary(void **state)
     (void)state;
     double r[1000];
     iid_normal(r, 1000, 7919);
-    raid_garch_batch_out o;
+    RaidGarchBatchOut o;
     fit1(&FCP, r, 1000, NULL, &o);
     print_fit("i.i.d. Normal, GARCH(1,1)", &o, 4);
     assert_int_equal(o.status, RAID_GARCH_BOUNDARY);
@@ -274,9 +274,9 @@ static void test_at_start(void **state)
     (void)state;
     double r[200];
     for (size_t t = 0; t < 200; t++) r[t] = t % 2 ? -1.0 : 1.0;
-    raid_garch_lik_spec s = FCP;
+    RaidGarchLikSpec s = FCP;
     s.mean = RAID_GARCH_LIK_MEAN_ZERO;
-    raid_garch_batch_out o;
+    RaidGarchBatchOut o;
     fit1(&s, r, 200, NULL, &o);
     print_fit("alternating signs, GARCH(1,1) zero mean", &o, 3);
     assert_int_equal(o.status, RAID_GARCH_AT_START);
@@ -322,7 +322,7 @@ static void test_egarch_kinks(void **state)
             h = om + a * e * e + b * h;
         }
     }
-    const raid_garch_lik_spec s = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec s = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
     const double *rs[N - FIRST];
     size_t Ts[N - FIRST];
@@ -330,22 +330,22 @@ static void test_egarch_kinks(void **state)
         rs[i] = r + (FIRST + i) * T;
         Ts[i] = T;
     }
-    raid_garch_batch_out o[N - FIRST];
+    RaidGarchBatchOut o[N - FIRST];
     fit(&s, N - FIRST, rs, Ts, NULL, NULL, o);
     int kinks = 0;
     for (size_t i = 0; i < N - FIRST; i++) {
         assert_int_equal(o[i].status, RAID_GARCH_CONVERGED);
         double g[6], th[6];
-        raid_garch_lik_nll(&s, rs[i], T, o[i].theta, g);
+        raidGarchLikNll(&s, rs[i], T, o[i].theta, g);
         memcpy(th, o[i].theta, sizeof th);
         const double sd = 0.1; /* about the returns' */
         if (fabs(g[0]) * sd > 1e-7 * T) { /* on a kink: the one-sided derivatives bracket 0 */
             kinks++;
             th[0] = o[i].theta[0] - 1e-8 * sd;
-            raid_garch_lik_nll(&s, rs[i], T, th, g);
+            raidGarchLikNll(&s, rs[i], T, th, g);
             assert_true(g[0] < 0);
             th[0] = o[i].theta[0] + 1e-8 * sd;
-            raid_garch_lik_nll(&s, rs[i], T, th, g);
+            raidGarchLikNll(&s, rs[i], T, th, g);
             assert_true(g[0] > 0);
         }
         printf("# series %zu: %d iterations, mu %.8g, se %.4g\n", FIRST + i, o[i].iterations, o[i].theta[0],
@@ -372,10 +372,10 @@ static void scale_check(const double *r, size_t T, int all_t)
     const size_t Ts[3] = {T, T, T};
     for (int m = 0; m < 3; m++) {
         for (int d = 0; d < 2; d++) {
-            const raid_garch_lik_spec s = {(raid_garch_lik_model)m, (raid_garch_lik_dist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
+            const RaidGarchLikSpec s = {(RaidGarchLikModel)m, (RaidGarchLikDist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
                                            RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
-            const size_t k = raid_garch_lik_npar(&s);
-            raid_garch_batch_out o[3];
+            const size_t k = raidGarchLikNpar(&s);
+            RaidGarchBatchOut o[3];
             fit(&s, 3, (const double *const *)rs, Ts, NULL, NULL, o);
             const size_t ibe = m == 0 ? 3 : 4;
             for (size_t i = 0; i < 3; i++) {
@@ -436,11 +436,11 @@ static void test_warm_start(void **state)
     size_t T;
     double *r = t_read_dem2gbp(&T);
     for (int m = 0; m < 3; m++) {
-        raid_garch_lik_spec s = FCP;
-        s.model = (raid_garch_lik_model)m;
+        RaidGarchLikSpec s = FCP;
+        s.model = (RaidGarchLikModel)m;
         s.init = RAID_GARCH_LIK_INIT_BACKCAST;
-        const size_t k = raid_garch_lik_npar(&s);
-        raid_garch_batch_out full, cold, hot;
+        const size_t k = raidGarchLikNpar(&s);
+        RaidGarchBatchOut full, cold, hot;
         fit1(&s, r, T, NULL, &full);
         const double *w = r + 400;
         const size_t n = 1500;
@@ -476,14 +476,14 @@ static void test_refinement(void **state)
     size_t T;
     double *r = t_read_dem2gbp(&T);
     for (int m = 0; m < 3; m++) {
-        raid_garch_lik_spec s = FCP;
-        s.model = (raid_garch_lik_model)m;
+        RaidGarchLikSpec s = FCP;
+        s.model = (RaidGarchLikModel)m;
         s.dist = m == 2 ? RAID_GARCH_LIK_T : RAID_GARCH_LIK_NORMAL; /* GARCH-t, GJR-t: on an edge here */
-        const size_t k = raid_garch_lik_npar(&s);
-        raid_garch_batch_out a, b;
+        const size_t k = raidGarchLikNpar(&s);
+        RaidGarchBatchOut a, b;
         fit1(&s, r, T, NULL, &a);
         for (int e = 3; e <= 6; e++) {
-            const raid_garch_batch_opts o = {.bulk_gtol = pow(10, -e), .nls = 4};
+            const RaidGarchBatchOpts o = {.bulk_gtol = pow(10, -e), .nls = 4};
             fit1(&s, r, T, &o, &b);
             printf("# model %d, bulk gtol 1e-%d: %s, %d iterations (full: %d)\n", m, e, stname(b.status),
                    b.iterations, a.iterations);
@@ -502,19 +502,19 @@ static void test_refinement(void **state)
 static void test_forecast(void **state)
 {
     (void)state;
-    const raid_garch_lik_spec g = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec g = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
     const double th[6] = {0.01, 0.05, 0.04, 0.1, 0.85, 6};
     double f[50];
-    raid_garch_forecast(&g, th, 2.0, 50, f);
+    raidGarchForecast(&g, th, 2.0, 50, f);
     assert_true(f[0] == 2.0);
     assert_rel(f[1], 0.05 + 0.94 * 2.0, 1e-15);
     assert_rel(f[49], 0.05 / 0.06 + pow(0.94, 49) * (2.0 - 0.05 / 0.06), 1e-12); /* to the unconditional */
-    raid_garch_lik_spec e = g;
+    RaidGarchLikSpec e = g;
     e.model = RAID_GARCH_LIK_EGARCH;
     e.ez = RAID_GARCH_LIK_EZ_DIST; /* kappa = E|z|: log h_{T+j} = omega + beta log h_{T+j-1} */
     const double te[6] = {0.01, -0.02, 0.1, -0.05, 0.97, 6};
-    raid_garch_forecast(&e, te, 1.5, 3, f);
+    raidGarchForecast(&e, te, 1.5, 3, f);
     assert_rel(f[1], exp(-0.02 + 0.97 * log(1.5)), 1e-14);
     assert_rel(f[2], exp(-0.02 + 0.97 * log(f[1])), 1e-14);
 }

@@ -86,7 +86,7 @@ static const char *stname(raid_garch_status s)
  * stopped by it are refitted by the cpu path with more iterations. Two step lengths per device call
  * instead of 4: PoCL evaluates the points no faster than the cpu does, and the iterates do not depend on
  * it (test_garch_batch.c, "step lengths per call"). */
-static const raid_garch_batch_opts OPTS = {.max_iter = 150, .nls = 2, .dev_max_iter = 50},
+static const RaidGarchBatchOpts OPTS = {.max_iter = 150, .nls = 2, .dev_max_iter = 50},
                                   CPU_OPTS = {.max_iter = 150};
 
 static double *R[NSER];
@@ -94,20 +94,20 @@ static size_t TS[NSER];
 /* log-likelihoods [model][dist][path: 0 cpu, 1 device][series] for the nested check */
 static double LL[3][2][2][NSER];
 
-static void fit_spec(raid_ctx *dev, raid_garch_lik_model model, raid_garch_lik_dist dist)
+static void fit_spec(raid_ctx *dev, RaidGarchLikModel model, RaidGarchLikDist dist)
 {
-    const raid_garch_lik_spec s = {model, dist, RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_BACKCAST,
+    const RaidGarchLikSpec s = {model, dist, RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_BACKCAST,
                                    RAID_GARCH_LIK_EZ_SQRT2PI};
-    const size_t k = raid_garch_lik_npar(&s), n = NSER;
+    const size_t k = raidGarchLikNpar(&s), n = NSER;
     const double *const *r = (const double *const *)R;
-    raid_garch_batch_out *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    RaidGarchBatchOut *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     assert_true(a && b && c);
     double tw[4];
-    tw[0] = raid_now();
-    assert_int_equal(raid_garch_batch_fit(NULL, &s, n, r, TS, NULL, &CPU_OPTS, a), RAID_OK);
-    tw[1] = raid_now();
-    assert_int_equal(raid_garch_batch_fit(dev, &s, n, r, TS, NULL, &OPTS, b), RAID_OK);
-    tw[2] = raid_now();
+    tw[0] = raidNow();
+    assert_int_equal(raidGarchBatchFit(NULL, &s, n, r, TS, NULL, &CPU_OPTS, a), RAID_OK);
+    tw[1] = raidNow();
+    assert_int_equal(raidGarchBatchFit(dev, &s, n, r, TS, NULL, &OPTS, b), RAID_OK);
+    tw[2] = raidNow();
     size_t bad = 0, nst[10] = {0};
     double worst = 0;
     for (size_t i = 0; i < n; i++) {
@@ -138,8 +138,8 @@ static void fit_spec(raid_ctx *dev, raid_garch_lik_model model, raid_garch_lik_d
             rr[m] = R[i];
             TT[m++] = TS[i];
         }
-    assert_int_equal(raid_garch_batch_fit(dev, &s, m, rr, TT, NULL, &OPTS, c), RAID_OK);
-    tw[3] = raid_now();
+    assert_int_equal(raidGarchBatchFit(dev, &s, m, rr, TT, NULL, &OPTS, c), RAID_OK);
+    tw[3] = raidNow();
     size_t differ = 0;
     for (size_t j = 0; j < m; j++)
         if (!garch_same_bits(&c[j], &b[at[j]], k)) {
@@ -149,8 +149,8 @@ static void fit_spec(raid_ctx *dev, raid_garch_lik_model model, raid_garch_lik_d
         }
     /* three alone */
     for (size_t i = 0; i < n; i += NSER / 3 + 1) {
-        raid_garch_batch_out o;
-        assert_int_equal(raid_garch_batch_fit(dev, &s, 1, &r[i], &TS[i], NULL, &OPTS, &o), RAID_OK);
+        RaidGarchBatchOut o;
+        assert_int_equal(raidGarchBatchFit(dev, &s, 1, &r[i], &TS[i], NULL, &OPTS, &o), RAID_OK);
         if (!garch_same_bits(&o, &b[i], k)) {
             printf("# model %d dist %d series %zu: %s %.17g in the batch, %s %.17g alone\n", (int)model, (int)dist, i,
                    stname(b[i].status), b[i].loglik, stname(o.status), o.loglik);
@@ -158,7 +158,7 @@ static void fit_spec(raid_ctx *dev, raid_garch_lik_model model, raid_garch_lik_d
         }
     }
     printf("# wall: cpu %.2f s, device %.2f s, smaller batch %.2f s, alone %.2f s\n", tw[1] - tw[0], tw[2] - tw[1],
-           tw[3] - tw[2], raid_now() - tw[3]);
+           tw[3] - tw[2], raidNow() - tw[3]);
     free(a), free(b), free(c);
     assert_int_equal(bad, 0);
     assert_int_equal(differ, 0);

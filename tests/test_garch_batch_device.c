@@ -23,7 +23,7 @@ static void test_device_refinement(void **state)
     double *r = t_read_dem2gbp(&T);
     const double *rs[3] = {r, r + 400, r + 800};
     const size_t Ts[3] = {T, T - 400, T - 800};
-    const raid_garch_lik_spec specs[3] = {
+    const RaidGarchLikSpec specs[3] = {
         {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_BACKCAST,
          RAID_GARCH_LIK_EZ_SQRT2PI},
         {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_SAMPLE,
@@ -32,11 +32,11 @@ static void test_device_refinement(void **state)
          RAID_GARCH_LIK_EZ_SQRT2PI},
     };
     for (int m = 0; m < 3; m++) {
-        const raid_garch_lik_spec *s = &specs[m];
-        const size_t k = raid_garch_lik_npar(s);
-        raid_garch_batch_out a[3], b[3];
-        assert_int_equal(raid_garch_batch_fit(NULL, s, 3, rs, Ts, NULL, NULL, a), RAID_OK);
-        assert_int_equal(raid_garch_batch_fit(ctx, s, 3, rs, Ts, NULL, NULL, b), RAID_OK);
+        const RaidGarchLikSpec *s = &specs[m];
+        const size_t k = raidGarchLikNpar(s);
+        RaidGarchBatchOut a[3], b[3];
+        assert_int_equal(raidGarchBatchFit(NULL, s, 3, rs, Ts, NULL, NULL, a), RAID_OK);
+        assert_int_equal(raidGarchBatchFit(ctx, s, 3, rs, Ts, NULL, NULL, b), RAID_OK);
         for (size_t i = 0; i < 3; i++) {
             printf("# model %d series %zu: cpu %d (%d it), device %d (%d it)\n", (int)s->model, i, a[i].status,
                    a[i].iterations, b[i].status, b[i].iterations);

@@ -28,8 +28,8 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* The stand-in evaluator                                                                          */
 
-struct raid_garch_eval {
-    raid_garch_lik_spec spec;
+struct RaidGarchEval {
+    RaidGarchLikSpec spec;
     size_t k, nseries;
     const double *const *r;
     const size_t *T;
@@ -40,21 +40,21 @@ static int next_noisy;   /* the next evaluator created is the noisy "device" */
 static double noise;     /* its relative noise */
 static size_t calls[2];  /* evaluator calls: [0] cpu, [1] noisy */
 
-raid_status raid_garch_eval_create(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t nseries,
-                                   const double *const *r, const size_t *T, raid_garch_eval **out)
+raid_status raidGarchEvalCreate(raid_ctx *ctx, const RaidGarchLikSpec *spec, size_t nseries,
+                                   const double *const *r, const size_t *T, RaidGarchEval **out)
 {
     (void)ctx;
-    raid_garch_eval *ev = calloc(1, sizeof *ev);
+    RaidGarchEval *ev = calloc(1, sizeof *ev);
     assert_non_null(ev);
-    *ev = (raid_garch_eval){*spec, raid_garch_lik_npar(spec), nseries, r, T, next_noisy};
+    *ev = (RaidGarchEval){*spec, raidGarchLikNpar(spec), nseries, r, T, next_noisy};
     next_noisy = 0;
     *out = ev;
     return RAID_OK;
 }
 
-int raid_garch_eval_on_device(const raid_garch_eval *ev) { return ev->noisy; }
+int raidGarchEvalOnDevice(const RaidGarchEval *ev) { return ev->noisy; }
 
-void raid_garch_eval_destroy(raid_garch_eval *ev) { free(ev); }
+void raidGarchEvalDestroy(RaidGarchEval *ev) { free(ev); }
 
 /* A deterministic u in [-1, 1] from the bits of theta and a salt (splitmix64). */
 static double unoise(const double *th, size_t k, uint64_t salt)
@@ -73,7 +73,7 @@ static double unoise(const double *th, size_t k, uint64_t salt)
     return (double)(h >> 11) / 4503599627370496.0 - 1.0;
 }
 
-raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *series, const double *theta,
+raid_status raidGarchEvalRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
                                 double *nll, double *grad)
 {
     calls[ev->noisy]++;
@@ -82,13 +82,13 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
         const size_t i = series[p], T = ev->T[i];
         const double *th = theta + p * k;
         double *g = grad ? grad + p * k : NULL;
-        nll[p] = raid_garch_lik_nll(&ev->spec, ev->r[i], T, th, g);
+        nll[p] = raidGarchLikNll(&ev->spec, ev->r[i], T, th, g);
         if (!ev->noisy || !isfinite(nll[p])) continue;
         nll[p] += noise * unoise(th, k, 0) * (fabs(nll[p]) + (double)T);
         if (!g) continue;
         double *S = malloc(T * k * sizeof *S);
         assert_non_null(S);
-        raid_garch_lik_scores(&ev->spec, ev->r[i], T, th, S, NULL);
+        raidGarchLikScores(&ev->spec, ev->r[i], T, th, S, NULL);
         for (size_t j = 0; j < k; j++) {
             double mag = 0;
             for (size_t t = 0; t < T; t++) mag += fabs(S[t * k + j]);
@@ -101,13 +101,13 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
 
 /* ---------------------------------------------------------------------------------------------- */
 
-/* dev_max_iter: raid_garch_batch_opts.dev_max_iter (0: the default). With a cap below what a fit needs,
+/* dev_max_iter: RaidGarchBatchOpts.dev_max_iter (0: the default). With a cap below what a fit needs,
  * every fit is refitted by the cpu path (docs/garch.md "The device path's guarantee"): the results are then
  * the cpu fit's bit for bit. */
 static void noisy_device(double level, size_t dev_max_iter)
 {
     noise = level;
-    raid_garch_batch_opts opts = {0};
+    RaidGarchBatchOpts opts = {0};
     opts.dev_max_iter = dev_max_iter;
     garch_cmp_worst[0] = garch_cmp_worst[1] = 0;
     size_t T;
@@ -116,17 +116,17 @@ static void noisy_device(double level, size_t dev_max_iter)
     const size_t Ts[3] = {T, T - 400, T - 800};
     for (int m = 0; m < 3; m++)
         for (int d = 0; d < 2; d++) {
-            raid_garch_lik_spec s = {(raid_garch_lik_model)m, (raid_garch_lik_dist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
+            RaidGarchLikSpec s = {(RaidGarchLikModel)m, (RaidGarchLikDist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
                                      RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_SQRT2PI};
             if (d == 0) s.init = RAID_GARCH_LIK_INIT_SAMPLE;
-            const size_t k = raid_garch_lik_npar(&s);
-            raid_garch_batch_out a[3], b[3];
+            const size_t k = raidGarchLikNpar(&s);
+            RaidGarchBatchOut a[3], b[3];
             calls[0] = calls[1] = 0;
-            assert_int_equal(raid_garch_batch_fit(NULL, &s, 3, rs, Ts, NULL, NULL, a), RAID_OK);
+            assert_int_equal(raidGarchBatchFit(NULL, &s, 3, rs, Ts, NULL, NULL, a), RAID_OK);
             const size_t cpu_calls = calls[0];
             calls[0] = calls[1] = 0;
             next_noisy = 1;
-            assert_int_equal(raid_garch_batch_fit(NULL, &s, 3, rs, Ts, NULL, &opts, b), RAID_OK);
+            assert_int_equal(raidGarchBatchFit(NULL, &s, 3, rs, Ts, NULL, &opts, b), RAID_OK);
             for (size_t i = 0; i < 3; i++) {
                 printf("# noise %g cap %zu model %d dist %d series %zu: cpu %d (%d it), device %d (%d it); calls cpu %zu, device %zu + "
                        "cpu %zu\n",

@@ -81,7 +81,7 @@ static double urand(void)
 
 /* A point of spec's family for a series of variance var (the unit of omega) and mean m: persistence p,
  * alpha share a; EGARCH beta = p. */
-static named point_for(const raid_garch_lik_spec *s, double var, double m, double p, double a, double nu)
+static named point_for(const RaidGarchLikSpec *s, double var, double m, double p, double a, double nu)
 {
     named q;
     q.mu = m + 0.1 * sqrt(var) * (urand() - 0.5);
@@ -108,7 +108,7 @@ static named point_for(const raid_garch_lik_spec *s, double var, double m, doubl
  *     X_t = 16 R_t + 8 rho_t + 32;
  *   EGARCH: E_t = f_t E_{t-1} + k_t, f_t = |beta - (alpha |z_{t-1}| + gamma z_{t-1}) / 2| (the
  *     linearised map of the log-variance's error), k_t = 16 (|omega| + |alpha| (|z| + kappa) + |gamma z| +
- *     |beta g|) + (|alpha| + |gamma|) (160 |z_{t-1}| + 4 w (|r| + |mu|)) (160 eps > raid_df_exp's
+ *     |beta g|) + (|alpha| + |gamma|) (160 |z_{t-1}| + 4 w (|r| + |mu|)) (160 eps > raidDfExp's
  *     128 eps plus the products), X_t = E_t + 160;
  *   nll:  W sum_t (1 + z_t^2) X_t + 3 sum_t P_t, P_t = sum_{tau <= t} (1 + |log h_tau| + z_tau^2) (the
  *         double-float sums lose 3 eps of their running value per step), W = 1 (Normal) or (nu + 3)/2;
@@ -120,9 +120,9 @@ typedef struct bound {
     double nll, grad[RAID_GARCH_LIK_MAXPAR];
 } bound;
 
-static bound bound_at(const raid_garch_lik_spec *sp, const double *r, size_t T, const double *th, double nll)
+static bound bound_at(const RaidGarchLikSpec *sp, const double *r, size_t T, const double *th, double nll)
 {
-    const raid_garch_lik_layout l = raid_garch_lik_layout_of(sp);
+    const RaidGarchLikLayout l = raidGarchLikLayoutOf(sp);
     const size_t k = (size_t)l.k;
     const double eps = 0x1p-48;
     long double s1 = 0, s2 = 0, q2 = 0;
@@ -141,7 +141,7 @@ static bound bound_at(const raid_garch_lik_spec *sp, const double *r, size_t T, 
     const double omega = eg ? th[l.omega] - (1.0 - beta) * L : th[l.omega] / (s * s), mus = mu / s;
     double v0, dv0 = 0.0;
     if (sp->init == RAID_GARCH_LIK_INIT_BACKCAST) {
-        v0 = raid_garch_lik_backcast(sp, r, T);
+        v0 = raidGarchLikBackcast(sp, r, T);
     } else {
         v0 = (double)(s2 / T) + (rbar - mu) * (rbar - mu);
         dv0 = -2.0 * (rbar - mu);
@@ -149,7 +149,7 @@ static bound bound_at(const raid_garch_lik_spec *sp, const double *r, size_t T, 
     v0 /= s * s;
     dv0 /= s;
     double c, dc, kappa, dkappa;
-    raid_garch_lik_consts(sp, nu, &c, &dc, &kappa, &dkappa);
+    raidGarchLikConsts(sp, nu, &c, &dc, &kappa, &dkappa);
     const double W = l.nu >= 0 ? 0.5 * (nu + 3.0) : 1.0;
     const double Wnu = 1.0 + (nu + 1.0) / (nu - 2.0);
     double D[RAID_GARCH_LIK_MAXPAR] = {0}, acc[RAID_GARCH_LIK_MAXPAR] = {0}, run[RAID_GARCH_LIK_MAXPAR] = {0};
@@ -239,20 +239,20 @@ static bound bound_at(const raid_garch_lik_spec *sp, const double *r, size_t T, 
 
 static double g_worst_nll, g_worst_grad; /* largest ratio to the bound seen */
 
-static void compare(const raid_garch_lik_spec *spec, size_t nser, const double *const *r, const size_t *T,
+static void compare(const RaidGarchLikSpec *spec, size_t nser, const double *const *r, const size_t *T,
                     size_t npts, const size_t *ser, const double *th, const char *what)
 {
-    const size_t k = raid_garch_lik_npar(spec);
+    const size_t k = raidGarchLikNpar(spec);
     double *nc = malloc(npts * sizeof *nc), *nd = malloc(npts * sizeof *nd);
     double *gc = malloc(npts * k * sizeof *gc), *gd = malloc(npts * k * sizeof *gd);
     assert_true(nc && nd && gc && gd);
-    raid_garch_eval *ec, *ed;
-    assert_int_equal(raid_garch_eval_create(NULL, spec, nser, r, T, &ec), RAID_OK);
-    if (raid_garch_eval_create(g_ctx, spec, nser, r, T, &ed) != RAID_OK)
+    RaidGarchEval *ec, *ed;
+    assert_int_equal(raidGarchEvalCreate(NULL, spec, nser, r, T, &ec), RAID_OK);
+    if (raidGarchEvalCreate(g_ctx, spec, nser, r, T, &ed) != RAID_OK)
         fail_msg("device evaluator: %s", raid_ctx_errmsg(g_ctx));
-    assert_true(raid_garch_eval_on_device(ed));
-    assert_int_equal(raid_garch_eval_run(ec, npts, ser, th, nc, gc), RAID_OK);
-    if (raid_garch_eval_run(ed, npts, ser, th, nd, gd) != RAID_OK)
+    assert_true(raidGarchEvalOnDevice(ed));
+    assert_int_equal(raidGarchEvalRun(ec, npts, ser, th, nc, gc), RAID_OK);
+    if (raidGarchEvalRun(ed, npts, ser, th, nd, gd) != RAID_OK)
         fail_msg("device run: %s", raid_ctx_errmsg(g_ctx));
     raid_timing tm;
     raid_ctx_last_timing(g_ctx, &tm);
@@ -288,8 +288,8 @@ static void compare(const raid_garch_lik_spec *spec, size_t nser, const double *
            (unsigned long long)tm.host_segments, rel, wn, brel, wg);
     if (wn > g_worst_nll) g_worst_nll = wn;
     if (wg > g_worst_grad) g_worst_grad = wg;
-    raid_garch_eval_destroy(ec);
-    raid_garch_eval_destroy(ed);
+    raidGarchEvalDestroy(ec);
+    raidGarchEvalDestroy(ed);
     free(nc);
     free(nd);
     free(gc);
@@ -300,7 +300,7 @@ static void test_all_specs_real_data(void **state)
 {
     (void)state;
     if (!g_ctx) skip();
-    raid_garch_lik_spec specs[32];
+    RaidGarchLikSpec specs[32];
     const size_t ns = all_specs(specs);
     const double *r[2] = {g_dem, g_spy};
     const size_t T[2] = {g_Tdem, g_Tspy};
@@ -316,8 +316,8 @@ static void test_all_specs_real_data(void **state)
     const double alph[] = {0.02, 0.08, 0.2};
     const double nus[] = {2.5, 5.0, 30.0};
     for (size_t si = 0; si < ns; si++) {
-        const raid_garch_lik_spec *s = &specs[si];
-        const size_t k = raid_garch_lik_npar(s);
+        const RaidGarchLikSpec *s = &specs[si];
+        const size_t k = raidGarchLikNpar(s);
         size_t npts = 0, ser[120];
         double th[120 * 6];
         for (int i = 0; i < 2; i++)
@@ -334,11 +334,11 @@ static void test_all_specs_real_data(void **state)
 }
 
 /* Points of spec on series of variance var and mean m: persistence 0.9 to 0.999, three alpha shares, two nu. */
-static size_t points_for(const raid_garch_lik_spec *s, size_t i, double var, double m, size_t *ser, double *th)
+static size_t points_for(const RaidGarchLikSpec *s, size_t i, double var, double m, size_t *ser, double *th)
 {
     const double pers[] = {0.9, 0.99, 0.999};
     const double alph[] = {0.03, 0.1, 0.25};
-    const size_t k = raid_garch_lik_npar(s);
+    const size_t k = raidGarchLikNpar(s);
     size_t n = 0;
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
@@ -366,7 +366,7 @@ static void test_scaled_series(void **state)
         assert_non_null(x[i]);
         for (size_t t = 0; t < g_Tdem; t++) x[i][t] = g_dem[t] * scales[i];
     }
-    const raid_garch_lik_spec specs[4] = {
+    const RaidGarchLikSpec specs[4] = {
         {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_SAMPLE, 0},
         {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_ZERO, RAID_GARCH_LIK_INIT_BACKCAST, 0},
         {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_BACKCAST,
@@ -377,7 +377,7 @@ static void test_scaled_series(void **state)
         size_t ser[3 * 18];
         double th[3 * 18 * 6];
         size_t n = 0;
-        const size_t k = raid_garch_lik_npar(&specs[si]);
+        const size_t k = raidGarchLikNpar(&specs[si]);
         for (int i = 0; i < 3; i++)
             n += points_for(&specs[si], (size_t)i, 0.22 * scales[i] * scales[i], -0.006 * scales[i], ser + n,
                             th + n * k);
@@ -396,7 +396,7 @@ static void test_invalid_and_host(void **state)
     if (!g_ctx) skip();
     const double *r[1] = {g_dem};
     const size_t T[1] = {g_Tdem};
-    const raid_garch_lik_spec sg = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec sg = {RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
                                     RAID_GARCH_LIK_INIT_SAMPLE, 0};
     const double bad[][6] = {
         {NAN, 0.01, 0.1, 0.05, 0.8, 6},   {0, INFINITY, 0.1, 0.05, 0.8, 6}, {0, 0.0, 0.1, 0.05, 0.8, 6},
@@ -407,7 +407,7 @@ static void test_invalid_and_host(void **state)
     const size_t nb = sizeof bad / sizeof bad[0];
     size_t ser[16] = {0};
     compare(&sg, 1, r, T, nb, ser, &bad[0][0], "invalid GJR-t");
-    const raid_garch_lik_spec se = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec se = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
                                     RAID_GARCH_LIK_INIT_SAMPLE, 0};
     const double bade[][5] = {
         {0, 0.0, 0.1, 0.0, 1.0}, {0, 0.0, 0.1, 0.0, -1.0}, {0, 0.0, 0.1, NAN, 0.9},
@@ -415,20 +415,20 @@ static void test_invalid_and_host(void **state)
     };
     compare(&se, 1, r, T, sizeof bade / sizeof bade[0], ser, &bade[0][0], "invalid EGARCH");
     /* the host's points equal the cpu path exactly */
-    raid_garch_eval *ec, *ed;
+    RaidGarchEval *ec, *ed;
     double nc[2], nd[2], gc[10], gd[10];
     const double pts[2][5] = {{0, 30.0, 0.1, 0.0, 0.1}, {0, -30.0, 0.1, 0.0, 0.1}};
-    assert_int_equal(raid_garch_eval_create(NULL, &se, 1, r, T, &ec), RAID_OK);
-    assert_int_equal(raid_garch_eval_create(g_ctx, &se, 1, r, T, &ed), RAID_OK);
-    assert_int_equal(raid_garch_eval_run(ec, 2, ser, &pts[0][0], nc, gc), RAID_OK);
-    assert_int_equal(raid_garch_eval_run(ed, 2, ser, &pts[0][0], nd, gd), RAID_OK);
+    assert_int_equal(raidGarchEvalCreate(NULL, &se, 1, r, T, &ec), RAID_OK);
+    assert_int_equal(raidGarchEvalCreate(g_ctx, &se, 1, r, T, &ed), RAID_OK);
+    assert_int_equal(raidGarchEvalRun(ec, 2, ser, &pts[0][0], nc, gc), RAID_OK);
+    assert_int_equal(raidGarchEvalRun(ed, 2, ser, &pts[0][0], nd, gd), RAID_OK);
     raid_timing tm;
     raid_ctx_last_timing(g_ctx, &tm);
     assert_int_equal(tm.host_segments, 2);
     assert_memory_equal(nc, nd, sizeof nc);
     assert_memory_equal(gc, gd, sizeof gc);
-    raid_garch_eval_destroy(ec);
-    raid_garch_eval_destroy(ed);
+    raidGarchEvalDestroy(ec);
+    raidGarchEvalDestroy(ed);
 }
 
 /* Two runs of the same batch are equal bit for bit; a batch over several series of different lengths
@@ -454,11 +454,11 @@ static void test_batch_and_determinism(void **state)
     for (int t = 0; t < 50; t++) cst[t] = 0.25;
     r[8] = cst;
     T[8] = 50;
-    raid_garch_lik_spec specs[32];
+    RaidGarchLikSpec specs[32];
     const size_t ns = all_specs(specs);
     for (size_t si = 0; si < ns; si += 3) {
-        const raid_garch_lik_spec *s = &specs[si];
-        const size_t k = raid_garch_lik_npar(s);
+        const RaidGarchLikSpec *s = &specs[si];
+        const size_t k = raidGarchLikNpar(s);
         size_t ser[NS * 18], n = 0;
         double th[NS * 18 * 6];
         for (size_t i = 0; i < NS; i++) n += points_for(s, i, i == 6 ? 0.22 : 1.0, 0.01, ser + n, th + n * k);
@@ -473,17 +473,17 @@ static void test_batch_and_determinism(void **state)
             memcpy(th + q * k, tt, k * sizeof *tt);
         }
         compare(s, NS, r, T, n, ser, th, "9 series");
-        raid_garch_eval *ed;
-        assert_int_equal(raid_garch_eval_create(g_ctx, s, NS, r, T, &ed), RAID_OK);
+        RaidGarchEval *ed;
+        assert_int_equal(raidGarchEvalCreate(g_ctx, s, NS, r, T, &ed), RAID_OK);
         double *n1 = malloc(n * sizeof *n1), *n2 = malloc(n * sizeof *n2);
         double *g1 = malloc(n * k * sizeof *g1), *g2 = malloc(n * k * sizeof *g2);
         assert_true(n1 && n2 && g1 && g2);
-        assert_int_equal(raid_garch_eval_run(ed, n, ser, th, n1, g1), RAID_OK);
-        assert_int_equal(raid_garch_eval_run(ed, n, ser, th, n2, g2), RAID_OK);
+        assert_int_equal(raidGarchEvalRun(ed, n, ser, th, n1, g1), RAID_OK);
+        assert_int_equal(raidGarchEvalRun(ed, n, ser, th, n2, g2), RAID_OK);
         assert_memory_equal(n1, n2, n * sizeof *n1);
         assert_memory_equal(g1, g2, n * k * sizeof *g1);
-        assert_int_equal(raid_garch_eval_run(ed, 0, NULL, NULL, NULL, NULL), RAID_OK);
-        raid_garch_eval_destroy(ed);
+        assert_int_equal(raidGarchEvalRun(ed, 0, NULL, NULL, NULL, NULL), RAID_OK);
+        raidGarchEvalDestroy(ed);
         free(n1);
         free(n2);
         free(g1);
@@ -500,7 +500,7 @@ static void test_optimum_displacement(void **state)
 {
     (void)state;
     if (!g_ctx) skip();
-    const raid_garch_lik_spec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_SAMPLE, 0};
     const double th[4] = {-0.00619040838, 0.0107613979, 0.153134062, 0.80597367};
     double H[4][4], gc[4], gd[4], nc, nd;
@@ -511,17 +511,17 @@ static void test_optimum_displacement(void **state)
         const double h = 1e-5 * fabs(th[j]);
         tp[j] += h;
         tm[j] -= h;
-        raid_garch_lik_nll(&s, g_dem, g_Tdem, tp, gp);
-        raid_garch_lik_nll(&s, g_dem, g_Tdem, tm, gm);
+        raidGarchLikNll(&s, g_dem, g_Tdem, tp, gp);
+        raidGarchLikNll(&s, g_dem, g_Tdem, tm, gm);
         for (int i = 0; i < 4; i++) H[i][j] = (gp[i] - gm[i]) / (2 * h);
     }
-    nc = raid_garch_lik_nll(&s, g_dem, g_Tdem, th, gc);
+    nc = raidGarchLikNll(&s, g_dem, g_Tdem, th, gc);
     const double *r[1] = {g_dem};
     const size_t T[1] = {g_Tdem}, ser[1] = {0};
-    raid_garch_eval *ed;
-    assert_int_equal(raid_garch_eval_create(g_ctx, &s, 1, r, T, &ed), RAID_OK);
-    assert_int_equal(raid_garch_eval_run(ed, 1, ser, th, &nd, gd), RAID_OK);
-    raid_garch_eval_destroy(ed);
+    RaidGarchEval *ed;
+    assert_int_equal(raidGarchEvalCreate(g_ctx, &s, 1, r, T, &ed), RAID_OK);
+    assert_int_equal(raidGarchEvalRun(ed, 1, ser, th, &nd, gd), RAID_OK);
+    raidGarchEvalDestroy(ed);
     /* solve H d = g_dev - g_cpu (Gaussian elimination with partial pivoting) */
     double A[4][5];
     for (int i = 0; i < 4; i++) {
@@ -577,9 +577,9 @@ static void test_long_series(void **state)
     const double *r[1] = {x};
     const size_t T[1] = {TL};
     for (int m = 0; m < 3; m++) {
-        const raid_garch_lik_spec s = {(raid_garch_lik_model)m, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+        const RaidGarchLikSpec s = {(RaidGarchLikModel)m, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
                                        RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_DIST};
-        const size_t k = raid_garch_lik_npar(&s);
+        const size_t k = raidGarchLikNpar(&s);
         size_t ser[8] = {0};
         double th[8 * 6];
         const double nus[4] = {2.01, 3.0, 8.0, 100.0};
@@ -597,7 +597,7 @@ static void test_timing(void **state)
 {
     (void)state;
     if (!g_ctx) skip();
-    const raid_garch_lik_spec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_BACKCAST, 0};
     enum { NP = 256 };
     size_t ser[NP];
@@ -609,24 +609,24 @@ static void test_timing(void **state)
     }
     const double *r[1] = {g_dem};
     const size_t T[1] = {g_Tdem};
-    raid_garch_eval *ed, *ec;
-    assert_int_equal(raid_garch_eval_create(g_ctx, &s, 1, r, T, &ed), RAID_OK);
-    assert_int_equal(raid_garch_eval_create(NULL, &s, 1, r, T, &ec), RAID_OK);
+    RaidGarchEval *ed, *ec;
+    assert_int_equal(raidGarchEvalCreate(g_ctx, &s, 1, r, T, &ed), RAID_OK);
+    assert_int_equal(raidGarchEvalCreate(NULL, &s, 1, r, T, &ec), RAID_OK);
     double nll[NP], grad[NP * 5];
-    assert_int_equal(raid_garch_eval_run(ed, NP, ser, th, nll, grad), RAID_OK); /* warm */
-    double t0 = raid_now();
-    assert_int_equal(raid_garch_eval_run(ed, NP, ser, th, nll, grad), RAID_OK);
-    const double tdev = raid_now() - t0;
+    assert_int_equal(raidGarchEvalRun(ed, NP, ser, th, nll, grad), RAID_OK); /* warm */
+    double t0 = raidNow();
+    assert_int_equal(raidGarchEvalRun(ed, NP, ser, th, nll, grad), RAID_OK);
+    const double tdev = raidNow() - t0;
     raid_timing tm;
     raid_ctx_last_timing(g_ctx, &tm);
-    t0 = raid_now();
-    assert_int_equal(raid_garch_eval_run(ec, NP, ser, th, nll, grad), RAID_OK);
-    const double tcpu = raid_now() - t0;
+    t0 = raidNow();
+    assert_int_equal(raidGarchEvalRun(ec, NP, ser, th, nll, grad), RAID_OK);
+    const double tcpu = raidNow() - t0;
     printf("# GARCH(1,1)-t, %zu returns, %d points: device (PoCL here) %.1f us per point (kernel %.1f us, host "
            "side %.2f us), cpu path %.1f us per point\n",
            g_Tdem, NP, 1e6 * tdev / NP, 1e6 * tm.kernel_s / NP, 1e6 * tm.convert_s / NP, 1e6 * tcpu / NP);
-    raid_garch_eval_destroy(ed);
-    raid_garch_eval_destroy(ec);
+    raidGarchEvalDestroy(ed);
+    raidGarchEvalDestroy(ec);
 }
 
 int main(void)

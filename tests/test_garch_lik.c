@@ -36,12 +36,12 @@ static void test_digamma(void **state)
 {
     (void)state;
     const double euler = 0.57721566490153286061;
-    assert_true(fabs(raid_garch_lik_digamma(1.0) + euler) < 1e-15);
-    assert_true(fabs(raid_garch_lik_digamma(0.5) - (-euler - 2.0 * log(2.0))) < 1e-15);
+    assert_true(fabs(raidGarchLikDigamma(1.0) + euler) < 1e-15);
+    assert_true(fabs(raidGarchLikDigamma(0.5) - (-euler - 2.0 * log(2.0))) < 1e-15);
     /* psi(x + 1) = psi(x) + 1/x across the switch to the asymptotic series */
     for (double x = 0.3; x < 30.0; x += 0.7)
-        assert_true(fabs(raid_garch_lik_digamma(x + 1.0) - raid_garch_lik_digamma(x) - 1.0 / x) <
-                    1e-14 * (1.0 + fabs(raid_garch_lik_digamma(x))));
+        assert_true(fabs(raidGarchLikDigamma(x + 1.0) - raidGarchLikDigamma(x) - 1.0 / x) <
+                    1e-14 * (1.0 + fabs(raidGarchLikDigamma(x))));
 }
 
 /* (a) Fiorentini, Calzolari and Panattoni (1996) / McCullough and Renfro (1998): GARCH(1,1), Normal,
@@ -51,11 +51,11 @@ static void test_fcp_benchmark(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    const raid_garch_lik_spec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec s = {RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
                                    RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_EZ_SQRT2PI};
     const double th[4] = {-0.00619041, 0.0107613, 0.153134, 0.805974};
     double g[4];
-    const double nll = raid_garch_lik_nll(&s, r, T, th, g);
+    const double nll = raidGarchLikNll(&s, r, T, th, g);
     /* -1106.608 to the digits shown, with the constant -0.5 log(2 pi) per observation */
     assert_true(fabs(-nll - (-1106.608)) <= 0.0005);
 
@@ -72,8 +72,8 @@ static void test_fcp_benchmark(void **state)
         memcpy(tm, th, sizeof tm);
         tp[i] += hstep;
         tm[i] -= hstep;
-        raid_garch_lik_nll(&s, r, T, tp, gp);
-        raid_garch_lik_nll(&s, r, T, tm, gm);
+        raidGarchLikNll(&s, r, T, tp, gp);
+        raidGarchLikNll(&s, r, T, tm, gm);
         for (int j = 0; j < 4; j++) H[j][i] = (gp[j] - gm[j]) / (2.0 * hstep);
     }
     for (int j = 0; j < 4; j++) {
@@ -94,19 +94,19 @@ static void test_score_vs_differences(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    raid_garch_lik_spec specs[32];
+    RaidGarchLikSpec specs[32];
     const size_t ns = all_specs(specs);
     assert_int_equal(ns, 28);
     double worst = 0.0;
     for (size_t si = 0; si < ns; si++) {
-        const raid_garch_lik_spec *s = &specs[si];
+        const RaidGarchLikSpec *s = &specs[si];
         const named *pts = s->model == RAID_GARCH_LIK_EGARCH ? EGARCH_POINTS : GARCH_POINTS;
         for (int pi = 0; pi < 3; pi++) {
             double th[RAID_GARCH_LIK_MAXPAR], g[RAID_GARCH_LIK_MAXPAR];
             const size_t k = pack(s, &pts[pi], th);
-            const double f = raid_garch_lik_nll(s, r, T, th, g);
+            const double f = raidGarchLikNll(s, r, T, th, g);
             assert_true(isfinite(f));
-            assert_true(f == raid_garch_lik_nll(s, r, T, th, NULL)); /* the score does not change the value */
+            assert_true(f == raidGarchLikNll(s, r, T, th, NULL)); /* the score does not change the value */
             for (size_t j = 0; j < k; j++) {
                 const double sj = fmax(fabs(th[j]), 0.01), h = 1e-5 * sj;
                 double tp[RAID_GARCH_LIK_MAXPAR], tm[RAID_GARCH_LIK_MAXPAR];
@@ -114,7 +114,7 @@ static void test_score_vs_differences(void **state)
                 memcpy(tm, th, sizeof tm);
                 tp[j] += h;
                 tm[j] -= h;
-                const double fp = raid_garch_lik_nll(s, r, T, tp, NULL), fm = raid_garch_lik_nll(s, r, T, tm, NULL);
+                const double fp = raidGarchLikNll(s, r, T, tp, NULL), fm = raidGarchLikNll(s, r, T, tm, NULL);
                 assert_true(isfinite(fp) && isfinite(fm));
                 const double fd = (fp - fm) / (2.0 * h);
                 const double tol = 1e-6 * fabs(g[j]) + 1e-7 * fabs(f) / sj;
@@ -131,7 +131,7 @@ static void test_score_vs_differences(void **state)
     free(r);
 }
 
-/* Per-observation scores (raid_garch_lik_scores, the same recursion) for every spec and point: the same
+/* Per-observation scores (raidGarchLikScores, the same recursion) for every spec and point: the same
  * nll bit for bit; the scores sum to minus the gradient (to 1e-12 of the sum of their magnitudes, the
  * gradient's compensated sum against a plain one); h_{T+1} from h_T and the last return by the model's
  * recursion (to 1e-13). Invalid parameters: zeros and NaN. E|z|. */
@@ -140,19 +140,19 @@ static void test_scores(void **state)
     (void)state;
     size_t T;
     double *r = t_read_dem2gbp(&T);
-    raid_garch_lik_spec specs[32];
+    RaidGarchLikSpec specs[32];
     const size_t ns = all_specs(specs);
     double *S = malloc(T * RAID_GARCH_LIK_MAXPAR * sizeof *S);
     assert_non_null(S);
     for (size_t si = 0; si < ns; si++) {
-        const raid_garch_lik_spec *s = &specs[si];
+        const RaidGarchLikSpec *s = &specs[si];
         const named *pts = s->model == RAID_GARCH_LIK_EGARCH ? EGARCH_POINTS : GARCH_POINTS;
         for (int pi = 0; pi < 3; pi++) {
             double th[RAID_GARCH_LIK_MAXPAR], g[RAID_GARCH_LIK_MAXPAR], h[2];
             const size_t k = pack(s, &pts[pi], th);
-            const double f = raid_garch_lik_nll(s, r, T, th, g);
-            assert_true(f == raid_garch_lik_scores(s, r, T, th, S, h));
-            assert_true(f == raid_garch_lik_scores(s, r, T, th, NULL, NULL));
+            const double f = raidGarchLikNll(s, r, T, th, g);
+            assert_true(f == raidGarchLikScores(s, r, T, th, S, h));
+            assert_true(f == raidGarchLikScores(s, r, T, th, NULL, NULL));
             for (size_t j = 0; j < k; j++) {
                 double sum = 0, mag = 0;
                 for (size_t t = 0; t < T; t++) {
@@ -169,7 +169,7 @@ static void test_scores(void **state)
             double want;
             if (s->model == RAID_GARCH_LIK_EGARCH) {
                 const double z = e / sqrt(h[0]), nu = s->dist == RAID_GARCH_LIK_T ? th[k - 1] : 0.0;
-                want = exp(omega + alpha * (fabs(z) - raid_garch_lik_kappa(s, nu)) + gamma * z + beta * log(h[0]));
+                want = exp(omega + alpha * (fabs(z) - raidGarchLikKappa(s, nu)) + gamma * z + beta * log(h[0]));
             } else {
                 want = omega + (alpha + (e < 0 ? gamma : 0.0)) * e * e + beta * h[0];
             }
@@ -177,17 +177,17 @@ static void test_scores(void **state)
         }
     }
     /* invalid: +inf, zero scores, NaN variances */
-    const raid_garch_lik_spec *s = &specs[0];
+    const RaidGarchLikSpec *s = &specs[0];
     double th[RAID_GARCH_LIK_MAXPAR], h[2];
     const named bad = {0.0, -1.0, 0.1, 0.0, 0.8, 6.0};
     const size_t k = pack(s, &bad, th);
     for (size_t i = 0; i < T * k; i++) S[i] = 1.0;
-    assert_true(isinf(raid_garch_lik_scores(s, r, T, th, S, h)));
+    assert_true(isinf(raidGarchLikScores(s, r, T, th, S, h)));
     for (size_t i = 0; i < T * k; i++) assert_true(S[i] == 0.0);
     assert_true(isnan(h[0]) && isnan(h[1]));
-    assert_true(fabs(raid_garch_lik_abs_moment(RAID_GARCH_LIK_NORMAL, 0) - sqrt(2 / PI)) <= 1e-16);
+    assert_true(fabs(raidGarchLikAbsMoment(RAID_GARCH_LIK_NORMAL, 0) - sqrt(2 / PI)) <= 1e-16);
     /* E|z| of the standardised t with nu = 3: sqrt(1) Gamma(1) / (sqrt(pi) Gamma(1.5)) = 2 / pi */
-    assert_true(fabs(raid_garch_lik_abs_moment(RAID_GARCH_LIK_T, 3.0) - 2 / PI) <= 1e-15);
+    assert_true(fabs(raidGarchLikAbsMoment(RAID_GARCH_LIK_T, 3.0) - 2 / PI) <= 1e-15);
     free(S);
     free(r);
 }
@@ -204,10 +204,10 @@ static void test_scale_invariance(void **state)
     double *rs = malloc(T * sizeof *rs);
     assert_non_null(rs);
     for (size_t t = 0; t < T; t++) rs[t] = r[t] * sc;
-    raid_garch_lik_spec specs[32];
+    RaidGarchLikSpec specs[32];
     const size_t ns = all_specs(specs);
     for (size_t si = 0; si < ns; si++) {
-        const raid_garch_lik_spec *s = &specs[si];
+        const RaidGarchLikSpec *s = &specs[si];
         const int eg = s->model == RAID_GARCH_LIK_EGARCH;
         for (int pi = 0; pi < 3; pi++) {
             named p = eg ? EGARCH_POINTS[pi] : GARCH_POINTS[pi];
@@ -216,8 +216,8 @@ static void test_scale_invariance(void **state)
             p.mu *= sc;
             p.omega = eg ? p.omega + (1.0 - p.beta) * log(sc * sc) : p.omega * sc * sc;
             pack(s, &p, ths);
-            const double f = raid_garch_lik_nll(s, r, T, th, NULL);
-            const double fs = raid_garch_lik_nll(s, rs, T, ths, NULL);
+            const double f = raidGarchLikNll(s, r, T, th, NULL);
+            const double fs = raidGarchLikNll(s, rs, T, ths, NULL);
             const double shift = (double)T * log(sc); /* nll_s = nll + T log s */
             assert_true(isfinite(f) && isfinite(fs));
             assert_true(fabs(fs - (f + shift)) <= 1e-11 * (fabs(f) + fabs(shift)));
@@ -227,15 +227,15 @@ static void test_scale_invariance(void **state)
     free(r);
 }
 
-static void expect_invalid(const raid_garch_lik_spec *s, const double *r, size_t T, const named *p)
+static void expect_invalid(const RaidGarchLikSpec *s, const double *r, size_t T, const named *p)
 {
     double th[RAID_GARCH_LIK_MAXPAR], g[RAID_GARCH_LIK_MAXPAR];
     const size_t k = pack(s, p, th);
     for (size_t j = 0; j < k; j++) g[j] = NAN;
-    const double f = raid_garch_lik_nll(s, r, T, th, g);
+    const double f = raidGarchLikNll(s, r, T, th, g);
     assert_true(isinf(f) && f > 0);
     for (size_t j = 0; j < k; j++) assert_true(g[j] == 0.0);
-    assert_true(isinf(raid_garch_lik_nll(s, r, T, th, NULL)));
+    assert_true(isinf(raidGarchLikNll(s, r, T, th, NULL)));
 }
 
 /* (d) Invalid parameters give +inf, a zero gradient and no NaN. */
@@ -247,7 +247,7 @@ static void test_invalid(void **state)
     const named ok = GARCH_POINTS[0], eok = EGARCH_POINTS[0];
     for (int d = 0; d < 2; d++)
         for (int m = 0; m < 2; m++) { /* GARCH, GJR */
-            const raid_garch_lik_spec s = {(raid_garch_lik_model)m, (raid_garch_lik_dist)d,
+            const RaidGarchLikSpec s = {(RaidGarchLikModel)m, (RaidGarchLikDist)d,
                                            RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_INIT_BACKCAST,
                                            RAID_GARCH_LIK_EZ_SQRT2PI};
             named p;
@@ -270,7 +270,7 @@ static void test_invalid(void **state)
             }
         }
     for (int d = 0; d < 2; d++) {
-        const raid_garch_lik_spec s = {RAID_GARCH_LIK_EGARCH, (raid_garch_lik_dist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
+        const RaidGarchLikSpec s = {RAID_GARCH_LIK_EGARCH, (RaidGarchLikDist)d, RAID_GARCH_LIK_MEAN_CONSTANT,
                                        RAID_GARCH_LIK_INIT_BACKCAST, RAID_GARCH_LIK_EZ_DIST};
         named p;
         p = eok, p.beta = 1.0, expect_invalid(&s, r, T, &p);
@@ -281,7 +281,7 @@ static void test_invalid(void **state)
     }
     /* a zero starting variance: a constant series at mu equal to it (EGARCH takes its log) */
     const double flat[5] = {0.5, 0.5, 0.5, 0.5, 0.5};
-    const raid_garch_lik_spec se = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
+    const RaidGarchLikSpec se = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_MEAN_CONSTANT,
                                     RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_EZ_SQRT2PI};
     named p = eok;
     p.mu = 0.5;
@@ -302,8 +302,8 @@ static void test_egarch_by_hand(void **state)
     const double nu = p.nu;
     const double kd = sqrt(nu - 2.0) * exp(lgamma(0.5 * (nu - 1.0)) - lgamma(0.5 * nu)) / sqrt(PI);
     for (int ez = 0; ez < 2; ez++) {
-        const raid_garch_lik_spec s = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
-                                       RAID_GARCH_LIK_INIT_BACKCAST, (raid_garch_lik_ez)ez};
+        const RaidGarchLikSpec s = {RAID_GARCH_LIK_EGARCH, RAID_GARCH_LIK_T, RAID_GARCH_LIK_MEAN_CONSTANT,
+                                       RAID_GARCH_LIK_INIT_BACKCAST, (RaidGarchLikEz)ez};
         const double kappa = ez == RAID_GARCH_LIK_EZ_DIST ? kd : sqrt(2.0 / PI);
         const double e0 = r[0] - p.mu, e1 = r[1] - p.mu;
         const double rbar = 0.5 * (r[0] + r[1]), b0 = r[0] - rbar, b1 = r[1] - rbar; /* fixed backcast */
@@ -316,7 +316,7 @@ static void test_egarch_by_hand(void **state)
         const double l1 = c - 0.5 * g1 - 0.5 * (nu + 1.0) * log(1.0 + e1 * e1 / ((nu - 2.0) * exp(g1)));
         double th[RAID_GARCH_LIK_MAXPAR];
         pack(&s, &p, th);
-        const double f = raid_garch_lik_nll(&s, r, 2, th, NULL);
+        const double f = raidGarchLikNll(&s, r, 2, th, NULL);
         assert_true(fabs(f - (-(l0 + l1))) <= 1e-14 * fabs(l0 + l1) + 1e-15);
     }
     /* the t's own E|z| lies below the Normal's and tends to it as nu grows */

@@ -25,7 +25,7 @@ static raid_groupby *run(raid_ctx *ctx, const int64_t *k, const double *x, const
                          unsigned flags, size_t rows, int local)
 {
     raid_groupby *g = NULL;
-    raid_status st = gb_compute(ctx, k, x, valid, n, ALL, NALL, flags, rows, local, &g);
+    raid_status st = raidGbCompute(ctx, k, x, valid, n, ALL, NALL, flags, rows, local, &g);
     if (st != RAID_OK)
         fail_msg("groupby: %s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
     return g;
@@ -300,7 +300,7 @@ static void t_device_vs_cpu(void **state)
             for (int l = 0; l < 4; l++)
                 for (int r = 0; r < 3; r++) {
                     raid_groupby *b = NULL;
-                    raid_status st = gb_compute(ctx, k, x, valid, n, ALL, NALL, flags, rows[r], locals[l], &b);
+                    raid_status st = raidGbCompute(ctx, k, x, valid, n, ALL, NALL, flags, rows[r], locals[l], &b);
                     if (st == RAID_EUNSUPPORTED && locals[l] == 1 && cfg[c].groups > 300)
                         continue; /* the tables do not fit in local memory */
                     assert_int_equal(st, RAID_OK);
@@ -364,9 +364,9 @@ static void t_exact_means(void **state)
     for (int m = -1; m < (ctx ? 5 : 0); m++) {
         for (int a = 0; a < 2; a++) { /* every aggregation, then the mean with the sum alone */
             raid_groupby *g = NULL;
-            const raid_status st = a == 0 ? gb_compute(m < 0 ? NULL : ctx, k, x, NULL, n, ALL, NALL, 0, 0,
+            const raid_status st = a == 0 ? raidGbCompute(m < 0 ? NULL : ctx, k, x, NULL, n, ALL, NALL, 0, 0,
                                                        m < 0 ? -1 : modes[m], &g)
-                                          : gb_compute(m < 0 ? NULL : ctx, k, x, NULL, n, one, 2, 0, 0,
+                                          : raidGbCompute(m < 0 ? NULL : ctx, k, x, NULL, n, one, 2, 0, 0,
                                                        m < 0 ? -1 : modes[m], &g);
             if (st == RAID_EUNSUPPORTED && m >= 2)
                 continue; /* exponent buckets, partitions: sums, counts and means only */
@@ -400,7 +400,7 @@ static void t_device_repeat(void **state)
     raid_groupby *a = run(NULL, k, x, NULL, n, 0, 0, -1);
     for (int r = 0; r < 100; r++) {
         raid_groupby *b = NULL;
-        assert_int_equal(gb_compute(ctx, k, x, NULL, n, ALL, NALL, 0, r % 2 ? 512 : 0, r % 3 == 0 ? 0 : r % 3 == 1 ? 3 : -1, &b), RAID_OK);
+        assert_int_equal(raidGbCompute(ctx, k, x, NULL, n, ALL, NALL, 0, r % 2 ? 512 : 0, r % 3 == 0 ? 0 : r % 3 == 1 ? 3 : -1, &b), RAID_OK);
         assert_same(a, b);
         raid_groupby_destroy(b);
     }
@@ -467,14 +467,14 @@ static void t_device_no_counts(void **state)
         for (unsigned flags = 0; flags < 2; flags++)
             for (size_t a = 0; a < 4; a++) {
                 raid_groupby *want = NULL;
-                assert_int_equal(gb_compute(NULL, k, x, valid, n, sets[a], nsets[a], flags, 0, -1, &want), RAID_OK);
+                assert_int_equal(raidGbCompute(NULL, k, x, valid, n, sets[a], nsets[a], flags, 0, -1, &want), RAID_OK);
                 assert_null(raid_groupby_counts(want));
                 const int modes[] = {-1, 0, 1, 3, 8}; /* automatic, global limbs, local, exponent buckets,
                                                           partitions */
                 for (int m = 0; m < 5; m++) {
                     const int mode = modes[m];
                     raid_groupby *got = NULL;
-                    const raid_status st = gb_compute(ctx, k, x, valid, n, sets[a], nsets[a], flags, 0, mode, &got);
+                    const raid_status st = raidGbCompute(ctx, k, x, valid, n, sets[a], nsets[a], flags, 0, mode, &got);
                     if (st == RAID_EUNSUPPORTED && mode >= 1)
                         continue; /* local tables that do not fit; exponent buckets, partitions: sums only */
                     assert_int_equal(st, RAID_OK);

@@ -598,7 +598,7 @@ static void test_cli_bad_values(void **state)
 }
 
 /* A negative bpv or rq (har-j, har-cj, harq inputs) is refused where the file has the column, at its
- * FILE:LINE:COL, by the rule raid_har_input_add applies too (har_day_check); an empty one is a missing day. */
+ * FILE:LINE:COL, by the rule raid_har_input_add applies too (raidHarDayCheck); an empty one is a missing day. */
 static void test_cli_bad_bpv_rq(void **state)
 {
     (void)state;
@@ -1166,7 +1166,7 @@ static void test_lib_input_checks(void **state)
     const double rv2[2] = {1e-4, 2e-4};
     assert_int_equal(raid_har_input_add(in, "E", 2, d2, rv2, NULL, NULL, NULL, NULL), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "raid_har_input_add: E: row 2: date is empty");
-    /* the CSV reader's rules (har_day_check): a calendar date YYYY-MM-DD, rv not negative */
+    /* the CSV reader's rules (raidHarDayCheck): a calendar date YYYY-MM-DD, rv not negative */
     const char *const baddates[] = {"2020-02-30", "20200102", "2020-1-2", "zzzz", "2020-01-02T00:00:00"};
     for (size_t i = 0; i < sizeof baddates / sizeof baddates[0]; i++) {
         const char *d[2] = {"2020-01-01", baddates[i]};

@@ -4,9 +4,9 @@
  * quoted fields with commas, quotes and line breaks, blanks, CR, LF and CRLF, empty and bad fields, NUL
  * bytes, with and without a last line break; then named cases (cuts inside quoted fields, CRLF, no last
  * line break, errors in several blocks, one line, an empty file); every way again with the rows' raw
- * bytes kept (raid_table_keep_rows), and those bytes against the rows written, quoted line breaks and CR,
+ * bytes kept (raidTableKeepRows), and those bytes against the rows written, quoted line breaks and CR,
  * LF and CRLF ends falling across the cuts; the caller's tasks run by the parsing threads while the blocks
- * are read (raid_table_task_post), each item once, the rows unchanged; and fast_float (with its shim's fast
+ * are read (raidTableTaskPost), each item once, the rows unchanged; and fast_float (with its shim's fast
  * path for short decimals) against strtod. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-static const raid_tspec SPEC[] = {{"a", "symbol", RAID_T_STRING, RAID_T_KEYS},
+static const RaidTspec SPEC[] = {{"a", "symbol", RAID_T_STRING, RAID_T_KEYS},
                                   {"b", "price", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT},
                                   {"c", NULL, RAID_T_I64, RAID_T_EMPTY_NA | RAID_T_OPTIONAL},
                                   {"t", NULL, RAID_T_TIMESTAMP, RAID_T_OPTIONAL | RAID_T_KEEP_TEXT}};
@@ -37,7 +37,7 @@ static void write_bytes(const char *path, const char *s, size_t n)
     assert_int_equal(fclose(f), 0);
 }
 
-/* Add each row's raw bytes and the header's to read_all's text (raid_table_keep_rows). */
+/* Add each row's raw bytes and the header's to read_all's text (raidTableKeepRows). */
 static int keep_rows;
 
 /* s[0..n) quoted, bytes below 32 as \hh. */
@@ -66,51 +66,51 @@ static const char *unnamed(const char *msg, const char *name)
  * notices. */
 static char *read_all(const char *path, int via_stdin, size_t block, int threads, int libcsv_only, size_t max_rows)
 {
-    raid_table_test_tuning(block, threads, libcsv_only);
+    raidTableTestTuning(block, threads, libcsv_only);
     t_sbuf o = {0};
     if (via_stdin)
         assert_non_null(freopen(path, "rb", stdin));
-    raid_table *t = NULL;
+    RaidTable *t = NULL;
     const char *name = via_stdin ? "-" : path;
-    raid_status s = raid_table_open(&t, name, SPEC, NSPEC);
+    raid_status s = raidTableOpen(&t, name, SPEC, NSPEC);
     if (s != RAID_OK) {
         t_sb_add(&o, "open %d: %s\n", (int)s, unnamed(raid_errmsg(), name));
-        raid_table_test_tuning(0, -1, 0);
+        raidTableTestTuning(0, -1, 0);
         return o.s;
     }
     if (keep_rows) {
-        raid_table_keep_rows(t);
+        raidTableKeepRows(t);
         size_t hl;
-        const char *h = raid_table_header_text(t, &hl);
+        const char *h = raidTableHeaderText(t, &hl);
         t_sb_add(&o, "header ");
         sb_quoted(&o, h, hl);
         t_sb_add(&o, "\n");
     }
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     int done = 0;
     while (!done) {
-        s = raid_table_read(t, &b, max_rows, &done);
+        s = raidTableRead(t, &b, max_rows, &done);
         assert_true(b.nrows <= max_rows);
         if (b.col[0].keyed) /* the keys: one per distinct value, first seen where key_row says */
             for (size_t i = 0; i < b.nrows; i++) {
-                const raid_tcol *c = &b.col[0];
+                const RaidTcol *c = &b.col[0];
                 assert_true(c->key[i] < c->nkeys && c->key_row[c->key[i]] <= i);
                 size_t n1, n2;
-                const char *x = raid_tcol_text(c, i, &n1), *y = raid_tcol_text(c, c->key_row[c->key[i]], &n2);
+                const char *x = raidTcolText(c, i, &n1), *y = raidTcolText(c, c->key_row[c->key[i]], &n2);
                 assert_true(n1 == n2 && memcmp(x, y, n1) == 0);
                 for (size_t j = 0; j < i; j++) /* distinct values have distinct keys */
                     if (c->key[j] != c->key[i]) {
                         size_t n3;
-                        const char *z = raid_tcol_text(c, j, &n3);
+                        const char *z = raidTcolText(c, j, &n3);
                         assert_false(n3 == n1 && memcmp(x, z, n1) == 0);
                     }
             }
         for (size_t i = 0; i < b.nrows; i++) {
             for (size_t k = 0; k < NSPEC; k++) {
-                if (!raid_table_col(t, k))
+                if (!raidTableCol(t, k))
                     continue;
-                const raid_tcol *c = &b.col[k];
+                const RaidTcol *c = &b.col[k];
                 t_sb_add(&o, "%llu|", (unsigned long long)c->line[i]);
                 if (c->missing && c->missing[i])
                     t_sb_add(&o, "NA");
@@ -122,37 +122,37 @@ static char *read_all(const char *path, int via_stdin, size_t block, int threads
                     t_sb_add(&o, "@%d", (int)c->tz_s[i]);
                 if (c->text_off) {
                     size_t n;
-                    const char *x = raid_tcol_text(c, i, &n);
+                    const char *x = raidTcolText(c, i, &n);
                     sb_quoted(&o, x, n);
                 }
                 t_sb_add(&o, ",");
             }
             if (keep_rows) {
                 size_t n;
-                const char *x = raid_tcol_text(&b.row, i, &n);
+                const char *x = raidTcolText(&b.row, i, &n);
                 t_sb_add(&o, "row ");
                 sb_quoted(&o, x, n);
             }
             t_sb_add(&o, "\n");
         }
         if (s != RAID_OK) {
-            t_sb_add(&o, "status %d: %s\n", (int)s, unnamed(raid_table_errmsg(t), name));
-            assert_string_equal(raid_errmsg(), raid_table_errmsg(t));
+            t_sb_add(&o, "status %d: %s\n", (int)s, unnamed(raidTableErrmsg(t), name));
+            assert_string_equal(raid_errmsg(), raidTableErrmsg(t));
             /* sticky */
             int d2 = 0;
-            assert_int_equal(raid_table_read(t, &b, max_rows, &d2), s);
+            assert_int_equal(raidTableRead(t, &b, max_rows, &d2), s);
             break;
         }
     }
-    for (size_t i = 0; i < raid_table_notice_count(t); i++)
-        t_sb_add(&o, "notice %s\n", unnamed(raid_table_notice(t, i), name));
+    for (size_t i = 0; i < raidTableNoticeCount(t); i++)
+        t_sb_add(&o, "notice %s\n", unnamed(raidTableNotice(t, i), name));
     uint64_t used, total;
-    raid_table_progress(t, &used, &total);
+    raidTableProgress(t, &used, &total);
     if (s == RAID_OK && !via_stdin)
         assert_true(used == total);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
-    raid_table_test_tuning(0, -1, 0);
+    raidTbatchFree(&b);
+    raidTableClose(t);
+    raidTableTestTuning(0, -1, 0);
     if (!o.s)
         t_sb_add(&o, "%s", "");
     return o.s;
@@ -410,7 +410,7 @@ static void test_fast_float(void **st)
                                   "158.5", "0.000001", "123456789012345678901234567890e-20", "1E5", "1e+05", "1e-05"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
         double v = -1;
-        assert_int_equal(raid_parse_f64(fixed[i], strlen(fixed[i]), &v), 0);
+        assert_int_equal(raidParseF64(fixed[i], strlen(fixed[i]), &v), 0);
         const double w = strtod(fixed[i], NULL);
         if (t_bits_of(v) != t_bits_of(w)) {
             fprintf(stderr, "%s: %a, strtod %a\n", fixed[i], v, w);
@@ -436,7 +436,7 @@ static void test_fast_float(void **st)
             n += (size_t)snprintf(s + n, sizeof s - n, "e%d", (int)(t_splitmix64(&rng) % 700) - 350);
         s[n] = 0;
         double v = -1;
-        assert_int_equal(raid_parse_f64(s, n, &v), 0);
+        assert_int_equal(raidParseF64(s, n, &v), 0);
         const double w = strtod(s, NULL);
         if (t_bits_of(v) != t_bits_of(w)) {
             fprintf(stderr, "%s: %a, strtod %a\n", s, v, w);
@@ -447,7 +447,7 @@ static void test_fast_float(void **st)
     static const char *bad[] = {"", "-", ".", "1e", "1e+", "e5", "1.2.3", "1 ", " 1", "1,5", "0x"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         double v;
-        assert_int_equal(raid_parse_f64(bad[i], strlen(bad[i]), &v), -1);
+        assert_int_equal(raidParseF64(bad[i], strlen(bad[i]), &v), -1);
     }
 }
 
@@ -540,7 +540,7 @@ static void test_number_rule_random(void **st)
             s[j] = alpha[t_splitmix64(&rng) % (sizeof alpha - 1)];
         s[n] = 0;
         double v = -1;
-        const int got = raid_table_parse_f64(s, n, &v) == 0, want = rule_accepts(s, n);
+        const int got = raidTableParseF64(s, n, &v) == 0, want = rule_accepts(s, n);
         if (got != want) {
             fprintf(stderr, "'%s': accepted %d, the rule says %d\n", s, got, want);
             fail();
@@ -553,7 +553,7 @@ static void test_number_rule_random(void **st)
 /* A task of the test: each item counts its runs, and whether it ran off the calling thread. */
 #define TASK_ITEMS 64
 typedef struct ttask {
-    raid_table_task task;
+    RaidTableTask task;
     int runs[TASK_ITEMS];
     pthread_t caller;
     atomic_int done, elsewhere;
@@ -570,7 +570,7 @@ static void ttask_run(void *arg, size_t i)
     atomic_fetch_add(&k->done, 1);
 }
 
-static void ttask_post(raid_table *t, ttask *k, size_t n)
+static void ttask_post(RaidTable *t, ttask *k, size_t n)
 {
     assert_true(n >= 1 && n <= TASK_ITEMS);
     memset(k->runs, 0, sizeof k->runs);
@@ -580,15 +580,15 @@ static void ttask_post(raid_table *t, ttask *k, size_t n)
     k->task.run = ttask_run;
     k->task.arg = k;
     k->task.n = n;
-    raid_table_task_post(t, &k->task);
+    raidTableTaskPost(t, &k->task);
 }
 
 /* The rows of b as text: the symbol and the price. */
-static void rows_text(t_sbuf *o, const raid_tbatch *b)
+static void rows_text(t_sbuf *o, const RaidTbatch *b)
 {
     for (size_t i = 0; i < b->nrows; i++) {
         size_t n;
-        const char *x = raid_tcol_text(&b->col[0], i, &n);
+        const char *x = raidTcolText(&b->col[0], i, &n);
         t_sb_add(o, "%.*s %a\n", (int)n, x, b->col[1].f64[i]);
     }
 }
@@ -601,7 +601,7 @@ static void ttask_check(const ttask *k)
     assert_int_equal(atomic_load(&k->done), (int)k->task.n);
 }
 
-/* The caller's tasks on the parsing threads (raid_table_task_post, _wait) while the blocks are read, with
+/* The caller's tasks on the parsing threads (raidTableTaskPost, _wait) while the blocks are read, with
  * 0, 1, 2 and 16 parsing threads: every item runs once, tasks waited for in or out of order, one posted
  * before the first read (run at once: no parsing thread yet) and one after the last; with parsing threads,
  * a task's items run without the calling thread's help; the rows are those read without tasks. */
@@ -617,47 +617,47 @@ static void test_tasks(void **st)
     free(f.s);
     char *want = NULL; /* the rows read in one block, without tasks */
     {
-        raid_table *t = NULL;
-        assert_int_equal(raid_table_open(&t, path, SPEC, NSPEC), RAID_OK);
-        raid_tbatch b;
-        assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+        RaidTable *t = NULL;
+        assert_int_equal(raidTableOpen(&t, path, SPEC, NSPEC), RAID_OK);
+        RaidTbatch b;
+        assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
         t_sbuf o = {0};
         int done = 0;
         while (!done) {
-            assert_int_equal(raid_table_read(t, &b, 1u << 20, &done), RAID_OK);
+            assert_int_equal(raidTableRead(t, &b, 1u << 20, &done), RAID_OK);
             rows_text(&o, &b);
         }
-        raid_tbatch_free(&b);
-        raid_table_close(t);
+        raidTbatchFree(&b);
+        raidTableClose(t);
         want = o.s;
     }
     assert_non_null(want);
     static const int threads[] = {0, 1, 2, 16};
     for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
-        raid_table_test_tuning(256, threads[ti], 0);
-        raid_table *t = NULL;
-        assert_int_equal(raid_table_open(&t, path, SPEC, NSPEC), RAID_OK);
+        raidTableTestTuning(256, threads[ti], 0);
+        RaidTable *t = NULL;
+        assert_int_equal(raidTableOpen(&t, path, SPEC, NSPEC), RAID_OK);
         ttask k[4];
         ttask_post(t, &k[0], 5); /* before the first read: run here, now */
         ttask_check(&k[0]);
-        raid_table_task_wait(t, &k[0].task);
-        raid_tbatch b;
-        assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+        raidTableTaskWait(t, &k[0].task);
+        RaidTbatch b;
+        assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
         t_sbuf got = {0};
         int done = 0, nblocks = 0, posted = 0, waited = 0;
         while (!done) {
-            assert_int_equal(raid_table_read(t, &b, 1u << 20, &done), RAID_OK);
+            assert_int_equal(raidTableRead(t, &b, 1u << 20, &done), RAID_OK);
             rows_text(&got, &b);
             nblocks++;
             /* three tasks in flight at most, waited for oldest first except every fifth time newest first */
             if (posted - waited == 3) {
                 const int newest = nblocks % 5 == 0;
                 ttask *w = &k[1 + (newest ? (posted - 1) % 3 : waited % 3)];
-                raid_table_task_wait(t, &w->task);
+                raidTableTaskWait(t, &w->task);
                 ttask_check(w);
                 if (newest) { /* then the other two, in order */
                     for (int j = waited; j < posted - 1; j++) {
-                        raid_table_task_wait(t, &k[1 + j % 3].task);
+                        raidTableTaskWait(t, &k[1 + j % 3].task);
                         ttask_check(&k[1 + j % 3]);
                     }
                     waited = posted;
@@ -670,7 +670,7 @@ static void test_tasks(void **st)
         }
         assert_true(nblocks > 20);
         for (int j = waited; j < posted; j++) {
-            raid_table_task_wait(t, &k[1 + j % 3].task);
+            raidTableTaskWait(t, &k[1 + j % 3].task);
             ttask_check(&k[1 + j % 3]);
         }
         /* after the last block: the parsing threads (when there are) run a task without the calling thread */
@@ -683,11 +683,11 @@ static void test_tasks(void **st)
             }
             assert_int_equal(atomic_load(&k[0].elsewhere), TASK_ITEMS);
         }
-        raid_table_task_wait(t, &k[0].task);
+        raidTableTaskWait(t, &k[0].task);
         ttask_check(&k[0]);
-        raid_tbatch_free(&b);
-        raid_table_close(t);
-        raid_table_test_tuning(0, -1, 0);
+        raidTbatchFree(&b);
+        raidTableClose(t);
+        raidTableTestTuning(0, -1, 0);
         assert_string_equal(got.s, want); /* the rows as read without tasks */
         free(got.s);
     }

@@ -24,14 +24,14 @@ static char path[256];
 /* Everything raid_reader gives for the file with these options, block size and threads, as text. */
 static char *read_all(const raid_read_opts *o, size_t block, int threads)
 {
-    raid_table_test_tuning(block, threads, 0);
+    raidTableTestTuning(block, threads, 0);
     t_sbuf out = {0};
     t_sb_add(&out, "%s", "");
     raid_reader *rd = NULL;
     raid_status st = raid_reader_open(&rd, path, o);
     if (st != RAID_OK) {
         t_sb_add(&out, "open %d: %s\n", (int)st, raid_errmsg());
-        raid_table_test_tuning(0, -1, 0);
+        raidTableTestTuning(0, -1, 0);
         return out.s;
     }
     raid_batch b;
@@ -56,7 +56,7 @@ static char *read_all(const raid_read_opts *o, size_t block, int threads)
         t_sb_add(&out, "notice %s\n", raid_reader_notice(rd, i));
     raid_batch_free(&b);
     raid_reader_close(rd);
-    raid_table_test_tuning(0, -1, 0);
+    raidTableTestTuning(0, -1, 0);
     return out.s;
 }
 

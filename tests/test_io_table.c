@@ -17,7 +17,7 @@ static const char *write_tmp(const char *name, const char *text)
 }
 
 /* The HAR measures shape: symbol, date, float64 columns with empty fields missing. */
-static const raid_tspec HAR[] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
+static const RaidTspec HAR[] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
                                  {"date", NULL, RAID_T_DATE, 0},
                                  {"rv", "rv", RAID_T_F64, 0},
                                  {"jump_p", "jump_p", RAID_T_F64, RAID_T_EMPTY_NA},
@@ -32,21 +32,21 @@ static void test_types(void **st)
                                        "\r\n"
                                        ",x,2020-01-02,1.5e-4,SPY,42,y,2020-01-02T09:30:00.5+01:00\r\n"
                                        "0.25,x,2020-01-03,.5,\"S,\"\"P\"\"\",-9223372036854775808,y,2020-01-03 10:00:00\r\n");
-    raid_table *t = NULL;
-    assert_int_equal(raid_table_open(&t, p, HAR, NHAR), RAID_OK);
-    assert_int_equal(raid_table_col(t, 0), 5);
-    assert_int_equal(raid_table_col(t, 1), 3);
-    assert_int_equal(raid_table_col(t, 3), 1);
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    RaidTable *t = NULL;
+    assert_int_equal(raidTableOpen(&t, p, HAR, NHAR), RAID_OK);
+    assert_int_equal(raidTableCol(t, 0), 5);
+    assert_int_equal(raidTableCol(t, 1), 3);
+    assert_int_equal(raidTableCol(t, 3), 1);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     int done = 0;
-    assert_int_equal(raid_table_read(t, &b, 100, &done), RAID_OK);
+    assert_int_equal(raidTableRead(t, &b, 100, &done), RAID_OK);
     assert_int_equal(done, 1);
     assert_int_equal(b.nrows, 2);
     size_t n;
-    assert_string_equal(raid_tcol_text(&b.col[0], 0, &n), "SPY");
+    assert_string_equal(raidTcolText(&b.col[0], 0, &n), "SPY");
     assert_int_equal(n, 3);
-    assert_string_equal(raid_tcol_text(&b.col[0], 1, &n), "S,\"P\"");
+    assert_string_equal(raidTcolText(&b.col[0], 1, &n), "S,\"P\"");
     assert_int_equal(b.col[1].i64[0], 18263);
     assert_true(b.col[2].f64[0] == 1.5e-4 && b.col[2].f64[1] == 0.5);
     assert_int_equal(b.col[3].missing[0], 1);
@@ -58,12 +58,12 @@ static void test_types(void **st)
     assert_int_equal(b.col[5].tz_s[0], 3600);
     assert_int_equal(b.col[5].tz_s[1], RAID_T_NO_OFFSET);
     assert_true(b.col[5].i64[0] == INT64_C(18263) * 86400000000 + INT64_C(34200500000));
-    assert_string_equal(raid_tcol_text(&b.col[5], 0, NULL), "2020-01-02T09:30:00.5+01:00");
+    assert_string_equal(raidTcolText(&b.col[5], 0, NULL), "2020-01-02T09:30:00.5+01:00");
     assert_int_equal(b.col[1].line[0], 3);
     assert_int_equal(b.col[1].line[1], 4);
-    assert_int_equal(raid_table_notice_count(t), 0);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    assert_int_equal(raidTableNoticeCount(t), 0);
+    raidTbatchFree(&b);
+    raidTableClose(t);
 }
 
 /* Many rows in small batches: every row comes once, in order; done only at the end. */
@@ -78,14 +78,14 @@ static void test_batches(void **st)
         len += (size_t)sprintf(text + len, "2020-01-%02zu,%zu.25\n", 1 + i % 28, i);
     const char *p = write_tmp("big.csv", text);
     free(text);
-    raid_table *t = NULL;
-    assert_int_equal(raid_table_open(&t, p, HAR + 1, 2), RAID_OK);
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    RaidTable *t = NULL;
+    assert_int_equal(raidTableOpen(&t, p, HAR + 1, 2), RAID_OK);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     size_t seen = 0, maxrows = 0;
     int done = 0;
     while (!done) {
-        assert_int_equal(raid_table_read(t, &b, 1000, &done), RAID_OK);
+        assert_int_equal(raidTableRead(t, &b, 1000, &done), RAID_OK);
         for (size_t i = 0; i < b.nrows; i++, seen++)
             assert_true(b.col[1].f64[i] == (double)seen + 0.25);
         if (b.nrows > maxrows)
@@ -94,25 +94,25 @@ static void test_batches(void **st)
     assert_int_equal(seen, N);
     assert_true(maxrows < 1000 + 65536 / 8); /* bounded: the target plus one 64 KiB piece */
     uint64_t used, total;
-    raid_table_progress(t, &used, &total);
+    raidTableProgress(t, &used, &total);
     assert_true(used == total && total > 0);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    raidTbatchFree(&b);
+    raidTableClose(t);
 }
 
 /* One column of type ty (with flags) read from the one-row file "v\n<field>\n": 0 if it parses. */
-static int parse_one_flags(raid_ttype ty, unsigned flags, const char *field, double *f, int64_t *i)
+static int parse_one_flags(RaidTtype ty, unsigned flags, const char *field, double *f, int64_t *i)
 {
     char text[256];
     snprintf(text, sizeof text, "v\n%s\n", field);
     const char *p = write_tmp("one.csv", text);
-    const raid_tspec spec = {"v", NULL, ty, flags};
-    raid_table *t = NULL;
-    assert_int_equal(raid_table_open(&t, p, &spec, 1), RAID_OK);
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    const RaidTspec spec = {"v", NULL, ty, flags};
+    RaidTable *t = NULL;
+    assert_int_equal(raidTableOpen(&t, p, &spec, 1), RAID_OK);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     int done;
-    raid_status s = raid_table_read(t, &b, 10, &done);
+    raid_status s = raidTableRead(t, &b, 10, &done);
     if (s == RAID_OK) {
         assert_int_equal(b.nrows, 1);
         if (f)
@@ -123,12 +123,12 @@ static int parse_one_flags(raid_ttype ty, unsigned flags, const char *field, dou
         assert_int_equal(s, RAID_EPARSE);
         assert_int_equal(b.nrows, 0);
     }
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    raidTbatchFree(&b);
+    raidTableClose(t);
     return s == RAID_OK ? 0 : -1;
 }
 
-static int parse_one(raid_ttype ty, const char *field, double *f, int64_t *i)
+static int parse_one(RaidTtype ty, const char *field, double *f, int64_t *i)
 {
     return parse_one_flags(ty, 0, field, f, i);
 }
@@ -217,26 +217,26 @@ static void expect_error(const char *text, size_t rows, raid_status s, const cha
     const char *p = write_tmp("bad.csv", text);
     char want[1024];
     snprintf(want, sizeof want, "%s:%s", p, msg);
-    raid_table *t = NULL;
-    raid_status o = raid_table_open(&t, p, HAR, 4);
+    RaidTable *t = NULL;
+    raid_status o = raidTableOpen(&t, p, HAR, 4);
     if (o != RAID_OK) {
         assert_int_equal(o, s);
         assert_null(t);
         assert_string_equal(raid_errmsg(), want);
         return;
     }
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     int done = 0;
-    assert_int_equal(raid_table_read(t, &b, 1000, &done), s);
+    assert_int_equal(raidTableRead(t, &b, 1000, &done), s);
     assert_int_equal(b.nrows, rows);
     assert_string_equal(raid_errmsg(), want);
-    assert_string_equal(raid_table_errmsg(t), want);
+    assert_string_equal(raidTableErrmsg(t), want);
     /* sticky */
-    assert_int_equal(raid_table_read(t, &b, 1000, &done), s);
+    assert_int_equal(raidTableRead(t, &b, 1000, &done), s);
     assert_int_equal(b.nrows, 0);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    raidTbatchFree(&b);
+    raidTableClose(t);
 }
 
 static void test_errors(void **st)
@@ -255,32 +255,32 @@ static void test_errors(void **st)
     expect_error("date,rv,jump_p\n2020-01-02,1,\"2\n", 0, RAID_EPARSE, "2:3: unterminated quoted field");
     /* A caller's failure at an earlier row replaces the table's own further on. */
     const char *p = write_tmp("order.csv", "date,rv,jump_p\n2020-01-02,-1,\n2020-01-03,x,\n");
-    raid_table *t = NULL;
-    assert_int_equal(raid_table_open(&t, p, HAR + 1, 3), RAID_OK);
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    RaidTable *t = NULL;
+    assert_int_equal(raidTableOpen(&t, p, HAR + 1, 3), RAID_OK);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     int done;
-    assert_int_equal(raid_table_read(t, &b, 1000, &done), RAID_EPARSE);
+    assert_int_equal(raidTableRead(t, &b, 1000, &done), RAID_EPARSE);
     assert_int_equal(b.nrows, 1);
-    assert_int_equal(raid_table_fail(t, b.col[1].line[0], raid_table_col(t, 1), "rv must be positive"), RAID_EPARSE);
+    assert_int_equal(raidTableFail(t, b.col[1].line[0], raidTableCol(t, 1), "rv must be positive"), RAID_EPARSE);
     char want[700];
     snprintf(want, sizeof want, "%s:2:2: rv must be positive", p);
-    assert_string_equal(raid_table_errmsg(t), want);
+    assert_string_equal(raidTableErrmsg(t), want);
     assert_string_equal(raid_errmsg(), want);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    raidTbatchFree(&b);
+    raidTableClose(t);
     /* Bad arguments, a missing file. */
-    assert_int_equal(raid_table_open(&t, p, HAR, 0), RAID_EINVAL);
-    assert_int_equal(raid_table_open(&t, t_tmppath("nope.csv"), HAR, 1), RAID_EIO);
+    assert_int_equal(raidTableOpen(&t, p, HAR, 0), RAID_EINVAL);
+    assert_int_equal(raidTableOpen(&t, t_tmppath("nope.csv"), HAR, 1), RAID_EIO);
     assert_null(t);
 }
 
 /* Open path with specs; RAID_OK and the field numbers of the columns in col, or the failure "PATH:" msg. */
-static raid_status open_cols(const char *text, const raid_tspec *spec, size_t n, size_t *col, const char *msg)
+static raid_status open_cols(const char *text, const RaidTspec *spec, size_t n, size_t *col, const char *msg)
 {
     const char *p = write_tmp("hdr.csv", text);
-    raid_table *t = NULL;
-    const raid_status s = raid_table_open(&t, p, spec, n);
+    RaidTable *t = NULL;
+    const raid_status s = raidTableOpen(&t, p, spec, n);
     if (s != RAID_OK) {
         char want[1024];
         snprintf(want, sizeof want, "%s:%s", p, msg ? msg : "");
@@ -290,8 +290,8 @@ static raid_status open_cols(const char *text, const raid_tspec *spec, size_t n,
     }
     assert_null(msg);
     for (size_t k = 0; k < n; k++)
-        col[k] = raid_table_col(t, k);
-    raid_table_close(t);
+        col[k] = raidTableCol(t, k);
+    raidTableClose(t);
     return s;
 }
 
@@ -301,7 +301,7 @@ static raid_status open_cols(const char *text, const raid_tspec *spec, size_t n,
 static void test_header(void **st)
 {
     (void)st;
-    raid_tspec s[4] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
+    RaidTspec s[4] = {{"symbol", "symbol", RAID_T_STRING, RAID_T_OPTIONAL},
                        {"date", "date", RAID_T_STRING, 0},
                        {"rv", "rv", RAID_T_F64, 0},
                        {"bpv", "bpv", RAID_T_F64, RAID_T_OPTIONAL | RAID_T_YIELD}};
@@ -340,27 +340,27 @@ static void test_last_line(void **st)
     const char *texts[] = {"date,rv\r\n2020-01-02,1\r\n2020-01-03,10", "date,rv\n2020-01-02,1\n2020-01-03,10\n"};
     for (int k = 0; k < 2; k++) {
         const char *p = write_tmp("last.csv", texts[k]);
-        raid_table *t = NULL;
-        assert_int_equal(raid_table_open(&t, p, HAR + 1, 2), RAID_OK);
-        raid_tbatch b;
-        assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+        RaidTable *t = NULL;
+        assert_int_equal(raidTableOpen(&t, p, HAR + 1, 2), RAID_OK);
+        RaidTbatch b;
+        assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
         int done;
-        assert_int_equal(raid_table_read(t, &b, 1000, &done), RAID_OK);
+        assert_int_equal(raidTableRead(t, &b, 1000, &done), RAID_OK);
         assert_int_equal(done, 1);
         assert_int_equal(b.nrows, 2);
         assert_true(b.col[1].f64[1] == 10);
         if (k == 0) {
-            assert_int_equal(raid_table_notice_count(t), 1);
+            assert_int_equal(raidTableNoticeCount(t), 1);
             char want[800];
             snprintf(want, sizeof want, "%s:3: the last line has no line break at its end; it was read as a complete "
                      "row (if the file was cut short there, its last value is cut short too)", p);
-            assert_string_equal(raid_table_notice(t, 0), want);
+            assert_string_equal(raidTableNotice(t, 0), want);
         } else {
-            assert_int_equal(raid_table_notice_count(t), 0);
+            assert_int_equal(raidTableNoticeCount(t), 0);
         }
-        assert_null(raid_table_notice(t, 1));
-        raid_tbatch_free(&b);
-        raid_table_close(t);
+        assert_null(raidTableNotice(t, 1));
+        raidTbatchFree(&b);
+        raidTableClose(t);
     }
 }
 
@@ -370,17 +370,17 @@ static void test_last_line(void **st)
 static void test_keys_empty(void **st)
 {
     (void)st;
-    static const raid_tspec spec[] = {{"b", NULL, RAID_T_STRING, RAID_T_KEYS | RAID_T_EMPTY_NA}};
+    static const RaidTspec spec[] = {{"b", NULL, RAID_T_STRING, RAID_T_KEYS | RAID_T_EMPTY_NA}};
     const char *p = write_tmp("k.csv", "b\nx\n\"\"\ny\n\nx\n\"\"\n");
-    raid_table *t = NULL;
-    assert_int_equal(raid_table_open(&t, p, spec, 1), RAID_OK);
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    RaidTable *t = NULL;
+    assert_int_equal(raidTableOpen(&t, p, spec, 1), RAID_OK);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     int done = 0;
-    assert_int_equal(raid_table_read(t, &b, RAID_TABLE_BLOCK_ROWS, &done), RAID_OK);
+    assert_int_equal(raidTableRead(t, &b, RAID_TABLE_BLOCK_ROWS, &done), RAID_OK);
     assert_int_equal(done, 1);
     assert_int_equal(b.nrows, 5); /* the blank line is skipped */
-    const raid_tcol *c = &b.col[0];
+    const RaidTcol *c = &b.col[0];
     assert_int_equal(c->keyed, 1);
     assert_int_equal(c->nkeys, 3);
     static const uint32_t key[5] = {0, 1, 2, 0, 1};
@@ -390,8 +390,8 @@ static void test_keys_empty(void **st)
         assert_int_equal(c->missing[i], missing[i]);
     }
     assert_int_equal(c->key_row[1], 1);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    raidTbatchFree(&b);
+    raidTableClose(t);
 }
 
 /* The one escaping of quoted input in messages (raid_show_text, include/raid/core.h): printable ASCII as

@@ -164,8 +164,8 @@ static void load_file(const char *path, rows *r)
         char *c3 = strchr(c2 + 1, ',');
         if (c3)
             *c3 = 0;
-        raid_io_ts ts;
-        assert_int_equal(raid_io_parse_timestamp(c1 + 1, strlen(c1 + 1), &ts), 0);
+        RaidIoTs ts;
+        assert_int_equal(raidIoParseTimestamp(c1 + 1, strlen(c1 + 1), &ts), 0);
         assert_int_equal(ts.has_offset, 0);
         rows_add(r, line, ts.wall_us, strtod(c2 + 1, NULL));
     }
@@ -218,10 +218,10 @@ static void test_real_files(void **st)
 /* "YYYY-MM-DDTHH:MM:SS.ffffff" of wall-clock microseconds. */
 static void fmt_wall(char *buf, size_t len, int64_t t)
 {
-    const int64_t day = raid_io_floordiv(t, RAID_US_PER_DAY), tod = t - day * RAID_US_PER_DAY;
+    const int64_t day = raidIoFloordiv(t, RAID_US_PER_DAY), tod = t - day * RAID_US_PER_DAY;
     int64_t y;
     int m, d;
-    raid_io_civil_from_days(day, &y, &m, &d);
+    raidIoCivilFromDays(day, &y, &m, &d);
     const int64_t s = tod / 1000000;
     snprintf(buf, len, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%06d", y, m, d, (int)(s / 3600), (int)(s / 60 % 60),
              (int)(s % 60), (int)(tod % 1000000));
@@ -237,8 +237,8 @@ static const char *synth(rows *r, const char *offset, int32_t offset_s)
     double p[3] = {100, 20, 3000};
     uint64_t x = 88172645463325252u;
     for (int k = 0; k < 3; k++)
-        t[k] = raid_io_days_from_civil(2020, 3, 6) * RAID_US_PER_DAY + (int64_t)k * 7000000;
-    const int64_t end = raid_io_days_from_civil(2020, 3, 11) * RAID_US_PER_DAY;
+        t[k] = raidIoDaysFromCivil(2020, 3, 6) * RAID_US_PER_DAY + (int64_t)k * 7000000;
+    const int64_t end = raidIoDaysFromCivil(2020, 3, 11) * RAID_US_PER_DAY;
     char *csv = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&csv, &len);
@@ -412,7 +412,7 @@ static void test_text_errors(void **st)
                                        "'2020-01-02T09:30:00Z' (row 0)");
     raid_ticks_destroy(tk);
     /* raid_ticks_push after a UTC row, without an offset: each time shown as it was given (a Z on UTC) */
-    const int64_t d = raid_io_days_from_civil(2020, 1, 2) * RAID_US_PER_DAY;
+    const int64_t d = raidIoDaysFromCivil(2020, 1, 2) * RAID_US_PER_DAY;
     const int64_t t1 = d + 36000000000, t0 = d + 35000000000;
     assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
     assert_int_equal(raid_ticks_push(tk, "A", &t1, 1, p, 1), RAID_OK);
@@ -438,7 +438,7 @@ static void test_errors(void **st)
     assert_int_equal(raid_ticks_create(&tk, &o), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "raid_ticks_create: sampling interval out of range");
 
-    const int64_t d = raid_io_days_from_civil(2020, 1, 2) * RAID_US_PER_DAY;
+    const int64_t d = raidIoDaysFromCivil(2020, 1, 2) * RAID_US_PER_DAY;
     const int64_t t[] = {d + 36000000000, d + 36001000000, d + 35999999999};
     const double p[] = {100, 101, 102}, bad[] = {100, -1.5, NAN};
     raid_batch b;
@@ -500,7 +500,7 @@ static void test_overnight_session(void **st)
     raid_ticks *tk = NULL;
     raid_read_opts o = opts(0, "17:00-16:00", NULL);
     assert_int_equal(raid_ticks_create(&tk, &o), RAID_OK);
-    const int64_t d = raid_io_days_from_civil(2020, 1, 2) * RAID_US_PER_DAY, h = INT64_C(3600000000);
+    const int64_t d = raidIoDaysFromCivil(2020, 1, 2) * RAID_US_PER_DAY, h = INT64_C(3600000000);
     /* Thu 15:00, 16:00 (date 01-02); 16:30 (gap, dropped); 17:00, 23:00, Fri 01:00, 16:00 (date 01-03). */
     const int64_t t[] = {d + 15 * h, d + 16 * h, d + 16 * h + h / 2, d + 17 * h, d + 23 * h, d + 25 * h, d + 40 * h};
     const double p[] = {1, 2, 99, 3, 4, 5, 6};
@@ -556,7 +556,7 @@ static void test_out_of_range(void **st)
     raid_ticks *tk = NULL;
     raid_read_opts o = opts(1, NULL, NULL);
     assert_int_equal(raid_ticks_create(&tk, &o), RAID_OK);
-    const int64_t d = raid_io_days_from_civil(2020, 1, 2) * RAID_US_PER_DAY;
+    const int64_t d = raidIoDaysFromCivil(2020, 1, 2) * RAID_US_PER_DAY;
     const int64_t t[] = {d, d + 24 * h - 1};
     assert_int_equal(raid_ticks_push(tk, "A", t, 0, p, 2), RAID_EPARSE);
     assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): the sampling grid of 1e-06 s would give one segment more "

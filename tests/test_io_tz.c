@@ -17,23 +17,23 @@ static int32_t glibc_offset(int64_t t, struct tm *out)
     if (out)
         *out = tm;
     /* tm_gmtoff is a GNU extension: recompute it from the broken-down local time. */
-    int64_t local = raid_io_days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 +
+    int64_t local = raidIoDaysFromCivil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 +
                     tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
     return (int32_t)(local - t);
 }
 
 /* Compare our offsets with glibc's for zone `tzenv` (the TZ value) over 1970-2040: every 6 hours,
  * around every transition glibc shows, and at a pseudo-random set of instants. */
-static size_t compare_zone(const raid_io_tz *z, const char *tzenv)
+static size_t compare_zone(const RaidIoTz *z, const char *tzenv)
 {
     setenv("TZ", tzenv, 1);
     tzset();
-    const int64_t t0 = 0, t1 = raid_io_days_from_civil(2041, 1, 1) * 86400;
+    const int64_t t0 = 0, t1 = raidIoDaysFromCivil(2041, 1, 1) * 86400;
     int32_t prev = glibc_offset(t0, NULL);
     size_t nswitch = 0;
     for (int64_t t = t0; t < t1; t += 6 * 3600) {
         int32_t g = glibc_offset(t, NULL);
-        int32_t m = raid_io_tz_offset(z, t, NULL, NULL);
+        int32_t m = raidIoTzOffset(z, t, NULL, NULL);
         if (g != m)
             fail_msg("%s: t=%lld: glibc %d, raid %d", tzenv, (long long)t, g, m);
         if (g != prev) {
@@ -48,7 +48,7 @@ static size_t compare_zone(const raid_io_tz *z, const char *tzenv)
             }
             for (int64_t u = hi - 2; u <= hi + 1; u++) {
                 int64_t l, h;
-                int32_t mm = raid_io_tz_offset(z, u, &l, &h);
+                int32_t mm = raidIoTzOffset(z, u, &l, &h);
                 assert_int_equal(mm, glibc_offset(u, NULL));
                 assert_true(l <= u && u < h);
             }
@@ -63,7 +63,7 @@ static size_t compare_zone(const raid_io_tz *z, const char *tzenv)
         struct tm tm;
         int32_t g = glibc_offset(t, &tm);
         int64_t l, h;
-        int32_t m = raid_io_tz_offset(z, t, &l, &h);
+        int32_t m = raidIoTzOffset(z, t, &l, &h);
         if (g != m)
             fail_msg("%s: t=%lld: glibc %d, raid %d", tzenv, (long long)t, g, m);
         assert_true(l <= t && t < h);
@@ -75,7 +75,7 @@ static size_t compare_zone(const raid_io_tz *z, const char *tzenv)
         /* Local civil time agrees too. */
         int64_t y;
         int mo, d;
-        raid_io_civil_from_days(raid_io_floordiv(t + m, 86400), &y, &mo, &d);
+        raidIoCivilFromDays(raidIoFloordiv(t + m, 86400), &y, &mo, &d);
         assert_int_equal(y, tm.tm_year + 1900);
         assert_int_equal(mo, tm.tm_mon + 1);
         assert_int_equal(d, tm.tm_mday);
@@ -89,12 +89,12 @@ static size_t compare_zone(const raid_io_tz *z, const char *tzenv)
 
 static void check_iana(const char *name, size_t min_switches)
 {
-    raid_io_tz *z = NULL;
-    assert_int_equal(raid_io_tz_open(&z, name), RAID_OK);
+    RaidIoTz *z = NULL;
+    assert_int_equal(raidIoTzOpen(&z, name), RAID_OK);
     size_t ns = compare_zone(z, name);
     if (ns < min_switches)
         fail_msg("%s: only %zu switches seen", name, ns);
-    raid_io_tz_free(z);
+    raidIoTzFree(z);
 }
 
 static void test_zurich(void **st) { (void)st; check_iana("Europe/Zurich", 100); }
@@ -105,29 +105,29 @@ static void test_utc(void **st)
 {
     (void)st;
     check_iana("UTC", 0);
-    raid_io_tz *z = NULL;
-    assert_int_equal(raid_io_tz_open(&z, NULL), RAID_OK);
-    assert_int_equal(raid_io_tz_offset(z, 1234567890, NULL, NULL), 0);
-    raid_io_tz_free(z);
+    RaidIoTz *z = NULL;
+    assert_int_equal(raidIoTzOpen(&z, NULL), RAID_OK);
+    assert_int_equal(raidIoTzOffset(z, 1234567890, NULL, NULL), 0);
+    raidIoTzFree(z);
 }
 
 /* Known values, independent of glibc. */
 static void test_known_offsets(void **st)
 {
     (void)st;
-    raid_io_tz *z = NULL;
-    assert_int_equal(raid_io_tz_open(&z, "Europe/Zurich"), RAID_OK);
-    int64_t d = raid_io_days_from_civil(2020, 3, 29) * 86400; /* CET -> CEST at 01:00 UTC */
-    assert_int_equal(raid_io_tz_offset(z, d + 3600 - 1, NULL, NULL), 3600);
-    assert_int_equal(raid_io_tz_offset(z, d + 3600, NULL, NULL), 7200);
-    d = raid_io_days_from_civil(2039, 10, 30) * 86400; /* footer era: last Sunday of October 2039 */
-    assert_int_equal(raid_io_tz_offset(z, d + 3600 - 1, NULL, NULL), 7200);
-    assert_int_equal(raid_io_tz_offset(z, d + 3600, NULL, NULL), 3600);
-    assert_int_equal(raid_io_tz_offset(z, raid_io_days_from_civil(1975, 7, 1) * 86400, NULL, NULL), 3600);
-    raid_io_tz_free(z);
+    RaidIoTz *z = NULL;
+    assert_int_equal(raidIoTzOpen(&z, "Europe/Zurich"), RAID_OK);
+    int64_t d = raidIoDaysFromCivil(2020, 3, 29) * 86400; /* CET -> CEST at 01:00 UTC */
+    assert_int_equal(raidIoTzOffset(z, d + 3600 - 1, NULL, NULL), 3600);
+    assert_int_equal(raidIoTzOffset(z, d + 3600, NULL, NULL), 7200);
+    d = raidIoDaysFromCivil(2039, 10, 30) * 86400; /* footer era: last Sunday of October 2039 */
+    assert_int_equal(raidIoTzOffset(z, d + 3600 - 1, NULL, NULL), 7200);
+    assert_int_equal(raidIoTzOffset(z, d + 3600, NULL, NULL), 3600);
+    assert_int_equal(raidIoTzOffset(z, raidIoDaysFromCivil(1975, 7, 1) * 86400, NULL, NULL), 3600);
+    raidIoTzFree(z);
 }
 
-/* The instant of a local time (raid_io_tz_instant, the order key of a CSV row without offset under --tz):
+/* The instant of a local time (raidIoTzInstant, the order key of a CSV row without offset under --tz):
  * exact away from the switches, one of the two in a repeated hour, the switch itself in a skipped hour, so
  * that local times in order never give instants out of order. New York and Sydney (east), in both eras. */
 static void test_local_instants(void **st)
@@ -152,15 +152,15 @@ static void test_local_instants(void **st)
         {"Australia/Sydney", 2020, 10, 4, 3, 30, -8 * 3600 + 1800, -1},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-        raid_io_tz *z = NULL;
-        assert_int_equal(raid_io_tz_open(&z, c[i].zone), RAID_OK);
-        const int64_t day = raid_io_days_from_civil(c[i].y, c[i].m, c[i].d) * 86400;
+        RaidIoTz *z = NULL;
+        assert_int_equal(raidIoTzOpen(&z, c[i].zone), RAID_OK);
+        const int64_t day = raidIoDaysFromCivil(c[i].y, c[i].m, c[i].d) * 86400;
         const int64_t w_us = (day + c[i].hh * 3600 + c[i].mm * 60) * RAID_US_PER_S;
-        const int64_t got = raid_io_tz_instant(z, w_us) / RAID_US_PER_S - day;
+        const int64_t got = raidIoTzInstant(z, w_us) / RAID_US_PER_S - day;
         if (got != c[i].want_s && got != c[i].or_s)
             fail_msg("%s %d-%02d-%02d %02d:%02d: %lld s, expected %lld", c[i].zone, c[i].y, c[i].m, c[i].d, c[i].hh,
                      c[i].mm, (long long)got, (long long)c[i].want_s);
-        raid_io_tz_free(z);
+        raidIoTzFree(z);
     }
 }
 
@@ -172,14 +172,14 @@ static void test_posix_strings(void **st)
                        "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", "JST-9", "IST-2IDT,M3.4.4/26,M10.5.0",
                        "<-03>3<-02>,M3.5.0/-2,M10.5.0/-1", "XXX3YYY,J60/2,300/3"};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
-        raid_io_tz *z = NULL;
-        assert_int_equal(raid_io_tz_from_posix(&z, s[i]), RAID_OK);
+        RaidIoTz *z = NULL;
+        assert_int_equal(raidIoTzFromPosix(&z, s[i]), RAID_OK);
         compare_zone(z, s[i]);
-        raid_io_tz_free(z);
+        raidIoTzFree(z);
     }
-    raid_io_tz *z = NULL;
-    assert_int_equal(raid_io_tz_from_posix(&z, "CET"), RAID_EINVAL);
-    assert_int_equal(raid_io_tz_from_posix(&z, "CET-1CEST,M13.5.0,M10.5.0"), RAID_EINVAL);
+    RaidIoTz *z = NULL;
+    assert_int_equal(raidIoTzFromPosix(&z, "CET"), RAID_EINVAL);
+    assert_int_equal(raidIoTzFromPosix(&z, "CET-1CEST,M13.5.0,M10.5.0"), RAID_EINVAL);
     assert_null(z);
 }
 
@@ -194,45 +194,45 @@ static void test_posix_rules_across_years(void **st)
     (void)st;
     const char *s[] = {"ETm1CEST,0,M12.5.0/98", "AAA3BBB,J365/167,J1/-167", "AAA-3BBB,M12.4.0/150,M1.1.0/-100"};
     for (size_t k = 0; k < sizeof s / sizeof *s; k++) {
-        raid_io_tz *z = NULL;
-        assert_int_equal(raid_io_tz_from_posix(&z, s[k]), RAID_OK);
+        RaidIoTz *z = NULL;
+        assert_int_equal(raidIoTzFromPosix(&z, s[k]), RAID_OK);
         const int64_t from[] = {INT64_C(-62135596800), INT64_C(1546300800)}; /* 0001 and 2019 */
         for (size_t f = 0; f < 2; f++) {
             int64_t t = from[f], prev_hi = 0;
             for (int step = 0; step < 40; step++) {
                 int64_t lo, hi, lo2, hi2;
-                const int32_t off = raid_io_tz_offset(z, t, &lo, &hi);
+                const int32_t off = raidIoTzOffset(z, t, &lo, &hi);
                 assert_true(lo <= t && t < hi);
                 if (step > 0)
                     assert_true(lo == prev_hi);
-                assert_int_equal(raid_io_tz_offset(z, hi - 1, &lo2, &hi2), off);
+                assert_int_equal(raidIoTzOffset(z, hi - 1, &lo2, &hi2), off);
                 assert_true(lo2 == lo && hi2 == hi);
                 prev_hi = hi;
                 t = hi;
             }
         }
-        raid_io_tz_free(z);
+        raidIoTzFree(z);
     }
-    raid_io_tz *z = NULL;
-    assert_int_equal(raid_io_tz_from_posix(&z, "ETm1CEST,0,M12.5.0/98"), RAID_OK);
+    RaidIoTz *z = NULL;
+    assert_int_equal(raidIoTzFromPosix(&z, "ETm1CEST,0,M12.5.0/98"), RAID_OK);
     /* 0001-12-31T23:00 local: the summer time of 0001 ended on 0001-01-04 (rule of year 0); 0002's starts
      * at 0002-01-01T02:00 */
-    assert_int_equal(raid_io_tz_offset(z, INT64_C(-62104050001), NULL, NULL), -3600);
-    assert_int_equal(raid_io_tz_offset(z, INT64_C(-62104050000), NULL, NULL), 0);
-    raid_io_tz_free(z);
+    assert_int_equal(raidIoTzOffset(z, INT64_C(-62104050001), NULL, NULL), -3600);
+    assert_int_equal(raidIoTzOffset(z, INT64_C(-62104050000), NULL, NULL), 0);
+    raidIoTzFree(z);
 }
 
 static void test_unknown_and_tzdir(void **st)
 {
     (void)st;
-    raid_io_tz *z = NULL;
-    assert_int_equal(raid_io_tz_open(&z, "Mars/Olympus_Mons"), RAID_EINVAL);
+    RaidIoTz *z = NULL;
+    assert_int_equal(raidIoTzOpen(&z, "Mars/Olympus_Mons"), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "unknown time zone 'Mars/Olympus_Mons'");
     assert_null(z);
-    assert_int_equal(raid_io_tz_open(&z, "../../etc/passwd"), RAID_EINVAL);
-    assert_int_equal(raid_io_tz_open(&z, "Europe"), RAID_EINVAL); /* a directory */
+    assert_int_equal(raidIoTzOpen(&z, "../../etc/passwd"), RAID_EINVAL);
+    assert_int_equal(raidIoTzOpen(&z, "Europe"), RAID_EINVAL); /* a directory */
     assert_string_equal(raid_errmsg(), "unknown time zone 'Europe'");
-    assert_int_equal(raid_io_tz_open(&z, ""), RAID_EINVAL); /* NULL is UTC, "" is not */
+    assert_int_equal(raidIoTzOpen(&z, ""), RAID_EINVAL); /* NULL is UTC, "" is not */
     assert_string_equal(raid_errmsg(), "unknown time zone ''");
     assert_null(z);
 
@@ -253,36 +253,36 @@ static void test_unknown_and_tzdir(void **st)
     free(data);
     assert_int_equal(t_write_file(t_tmppath("zi/My/Junk"), "not a tzif file\n"), 0);
     setenv("TZDIR", t_tmppath("zi"), 1);
-    assert_int_equal(raid_io_tz_open(&z, "My/Zone"), RAID_OK);
-    assert_int_equal(raid_io_tz_offset(z, 1600000000, NULL, NULL), 9 * 3600);
-    raid_io_tz_free(z);
-    assert_int_equal(raid_io_tz_open(&z, "My/Junk"), RAID_EINVAL);
+    assert_int_equal(raidIoTzOpen(&z, "My/Zone"), RAID_OK);
+    assert_int_equal(raidIoTzOffset(z, 1600000000, NULL, NULL), 9 * 3600);
+    raidIoTzFree(z);
+    assert_int_equal(raidIoTzOpen(&z, "My/Junk"), RAID_EINVAL);
     assert_string_equal(raid_errmsg(), "unknown time zone 'My/Junk'");
     /* UTC works without any zoneinfo file. */
-    assert_int_equal(raid_io_tz_open(&z, "UTC"), RAID_OK);
-    assert_int_equal(raid_io_tz_offset(z, 1600000000, NULL, NULL), 0);
-    raid_io_tz_free(z);
+    assert_int_equal(raidIoTzOpen(&z, "UTC"), RAID_OK);
+    assert_int_equal(raidIoTzOffset(z, 1600000000, NULL, NULL), 0);
+    raidIoTzFree(z);
     unsetenv("TZDIR");
 }
 
 static void test_civil(void **st)
 {
     (void)st;
-    assert_int_equal(raid_io_days_from_civil(1970, 1, 1), 0);
-    assert_int_equal(raid_io_days_from_civil(2000, 3, 1), 11017);
-    assert_int_equal(raid_io_days_from_civil(1969, 12, 31), -1);
+    assert_int_equal(raidIoDaysFromCivil(1970, 1, 1), 0);
+    assert_int_equal(raidIoDaysFromCivil(2000, 3, 1), 11017);
+    assert_int_equal(raidIoDaysFromCivil(1969, 12, 31), -1);
     for (int64_t d = -800000; d < 800000; d += 7) {
         int64_t y;
         int m, dd;
-        raid_io_civil_from_days(d, &y, &m, &dd);
-        assert_int_equal(raid_io_days_from_civil(y, m, dd), d);
+        raidIoCivilFromDays(d, &y, &m, &dd);
+        assert_int_equal(raidIoDaysFromCivil(y, m, dd), d);
     }
 }
 
 static void expect_ts(const char *s, int64_t wall_us, int has_off, int32_t off)
 {
-    raid_io_ts ts;
-    if (raid_io_parse_timestamp(s, strlen(s), &ts) != 0)
+    RaidIoTs ts;
+    if (raidIoParseTimestamp(s, strlen(s), &ts) != 0)
         fail_msg("rejected '%s'", s);
     assert_int_equal(ts.wall_us, wall_us);
     assert_int_equal(ts.has_offset, has_off);
@@ -292,7 +292,7 @@ static void expect_ts(const char *s, int64_t wall_us, int has_off, int32_t off)
 static void test_timestamps(void **st)
 {
     (void)st;
-    const int64_t base = raid_io_days_from_civil(2020, 3, 29) * 86400 * INT64_C(1000000);
+    const int64_t base = raidIoDaysFromCivil(2020, 3, 29) * 86400 * INT64_C(1000000);
     const int64_t h = 3600 * INT64_C(1000000);
     expect_ts("2020-03-29T01:30:00", base + h + h / 2, 0, 0);
     expect_ts("2020-03-29 01:30:00", base + h + h / 2, 0, 0);
@@ -300,7 +300,7 @@ static void test_timestamps(void **st)
     expect_ts("2020-03-29T01:30:00.5+01:00", base + h + h / 2 + 500000, 1, 3600);
     expect_ts("2020-03-29T01:30:00.123456789-0530", base + h + h / 2 + 123456, 1, -19800);
     expect_ts("2020-03-29T01:30:00,000001+02", base + h + h / 2 + 1, 1, 7200);
-    expect_ts("1960-01-01T00:00:00", raid_io_days_from_civil(1960, 1, 1) * 86400 * INT64_C(1000000), 0, 0);
+    expect_ts("1960-01-01T00:00:00", raidIoDaysFromCivil(1960, 1, 1) * 86400 * INT64_C(1000000), 0, 0);
     const char *bad[] = {"2020-13-01T00:00:00", "2020-02-30T00:00:00", "2019-02-29T00:00:00",
                          "2020-01-01T24:00:00", "2020-01-01T00:60:00", "2020-01-01T00:00:60",
                          "2020-01-01T00:00", "2020-01-01", "2020-01-01X00:00:00", "2020-01-01T00:00:00.",
@@ -308,15 +308,15 @@ static void test_timestamps(void **st)
                          "2020-01-01T00:00:00Zx", "2020-01-01T00:00:00 ", "20-01-01T00:00:00", "",
                          "2020-1-01T00:00:00", "2020-01-01T00:00:00+01:60"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        raid_io_ts ts;
-        if (raid_io_parse_timestamp(bad[i], strlen(bad[i]), &ts) == 0)
+        RaidIoTs ts;
+        if (raidIoParseTimestamp(bad[i], strlen(bad[i]), &ts) == 0)
             fail_msg("accepted '%s'", bad[i]);
     }
     int64_t d;
-    assert_int_equal(raid_io_parse_date("2020-02-29", 10, &d), 0);
-    assert_int_equal(d, raid_io_days_from_civil(2020, 2, 29));
-    assert_int_equal(raid_io_parse_date("2021-02-29", 10, &d), -1);
-    assert_int_equal(raid_io_parse_date("2021-02-28T", 11, &d), -1);
+    assert_int_equal(raidIoParseDate("2020-02-29", 10, &d), 0);
+    assert_int_equal(d, raidIoDaysFromCivil(2020, 2, 29));
+    assert_int_equal(raidIoParseDate("2021-02-29", 10, &d), -1);
+    assert_int_equal(raidIoParseDate("2021-02-28T", 11, &d), -1);
 }
 
 int main(void)

@@ -8,7 +8,7 @@
  *   - the table embedded in the library (device/kernels_embedded.h) holds every kernels/ file byte for byte;
  *   - one device layer: no library source but the backend's host file (src/device/device_opencl.c)
  *     includes an OpenCL header, and bench/ includes only public headers (include/) and its own;
- * and, where an OpenCL device exists, that raid_kernel_get() reports errors as statuses with messages.
+ * and, where an OpenCL device exists, that raidKernelGet() reports errors as statuses with messages.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
@@ -430,7 +430,7 @@ static void test_embedded_table(void **state)
     /* every kernels/ file is embedded, byte for byte */
     for (size_t i = 0; i < files.n; i++) {
         const char *name = base_name(files.v[i]);
-        const raid_kernel_file *k = raid_kernel_files;
+        const RaidKernelFile *k = raidKernelFiles;
         while (k->name && strcmp(k->name, name))
             k++;
         if (!k->name)
@@ -449,13 +449,13 @@ static void test_embedded_table(void **state)
         free(b.data);
     }
     /* and the table names nothing that is not on disk, each name once */
-    for (const raid_kernel_file *k = raid_kernel_files; k->name; k++) {
+    for (const RaidKernelFile *k = raidKernelFiles; k->name; k++) {
         int found = 0;
         for (size_t i = 0; i < files.n; i++)
             found += !strcmp(base_name(files.v[i]), k->name);
         if (found != 1)
             fail_msg("the embedded table names '%s', which is not a file of kernels/", k->name);
-        for (const raid_kernel_file *j = raid_kernel_files; j != k; j++)
+        for (const RaidKernelFile *j = raidKernelFiles; j != k; j++)
             if (!strcmp(j->name, k->name))
                 fail_msg("the embedded table names '%s' twice", k->name);
     }
@@ -477,36 +477,36 @@ static void test_kernel_build_errors(void **state)
     raid_status s = raid_ctx_create(&ctx, "opencl");
     if (s != RAID_OK)
         fail_msg("raid_ctx_create(opencl): %d %s", (int)s, raid_errmsg());
-    raid_kernel *k = NULL, *k2 = NULL;
+    RaidKernel *k = NULL, *k2 = NULL;
 
     /* control: the real kernel builds, and a second request comes from the cache */
-    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k);
+    s = raidKernelGet(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k);
     if (s != RAID_OK)
         fail_msg("building realized_fused: %d %s", (int)s, ctx->errmsg);
     assert_non_null(k);
-    assert_int_equal(raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
+    assert_int_equal(raidKernelGet(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
     assert_ptr_equal(k, k2);
-    raid_kernel_put(ctx, k2);
+    raidKernelPut(ctx, k2);
 
     /* a kernel name that realized.cl does not define: an error status and message, no crash */
     k2 = NULL;
-    s = raid_kernel_get(ctx, "realized.cl", "no_such_kernel", GOOD_OPTS, &k2);
+    s = raidKernelGet(ctx, "realized.cl", "no_such_kernel", GOOD_OPTS, &k2);
     assert_int_not_equal(s, RAID_OK);
     assert_null(k2);
     assert_non_null(strstr(ctx->errmsg, "clCreateKernel"));
     assert_non_null(strstr(ctx->errmsg, "CL_INVALID_KERNEL_NAME"));
 
     /* a file that is not embedded */
-    s = raid_kernel_get(ctx, "no_such_file.cl", "realized_fused", GOOD_OPTS, &k2);
+    s = raidKernelGet(ctx, "no_such_file.cl", "realized_fused", GOOD_OPTS, &k2);
     assert_int_equal(s, RAID_EINVAL);
     assert_non_null(strstr(ctx->errmsg, "no_such_file.cl"));
 
     /* "-DTHIS_BREAKS=(" alone defines an unused macro, which is legal: that build succeeds. A syntax error
      * needs the broken macro to be used: RAID_RUN=( breaks the kernel body. The build log comes with it. */
-    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -DTHIS_BREAKS=(", &k2);
+    s = raidKernelGet(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -DTHIS_BREAKS=(", &k2);
     assert_int_equal(s, RAID_OK);
-    raid_kernel_put(ctx, k2);
-    s = raid_kernel_get(ctx, "realized.cl", "realized_fused",
+    raidKernelPut(ctx, k2);
+    s = raidKernelGet(ctx, "realized.cl", "realized_fused",
                        "-DRAID_WG=256 -DRAID_RUN=( -DRAID_INPUT_DF=0 -DRAID_PART=15 -DTHIS_BREAKS=(", &k2);
     assert_int_equal(s, RAID_EBUILD);
     assert_non_null(strstr(ctx->errmsg, "realized.cl"));
@@ -515,15 +515,15 @@ static void test_kernel_build_errors(void **state)
     assert_non_null(strchr(ctx->errmsg, '\n'));
 
     /* an option the compiler rejects */
-    s = raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -cl-no-such-option", &k2);
+    s = raidKernelGet(ctx, "realized.cl", "realized_fused", GOOD_OPTS " -cl-no-such-option", &k2);
     assert_int_equal(s, RAID_EBUILD);
     assert_non_null(strstr(ctx->errmsg, "realized.cl"));
 
     /* the failures left the cache usable */
-    assert_int_equal(raid_kernel_get(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
+    assert_int_equal(raidKernelGet(ctx, "realized.cl", "realized_fused", GOOD_OPTS, &k2), RAID_OK);
     assert_ptr_equal(k, k2);
-    raid_kernel_put(ctx, k2);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k2);
+    raidKernelPut(ctx, k);
     raid_ctx_destroy(ctx);
 }
 

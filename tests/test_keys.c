@@ -42,16 +42,16 @@ static void test_order(void **state)
         x[i] = t_from_bits(i % 3 ? b : (b & 0x800FFFFFFFFFFFFFULL) | ((uint64_t)(1023 + (int)(i % 40) - 20) << 52));
     }
     for (size_t i = 0; i < N; i++) {
-        const uint64_t ki = raid_key64(x[i]);
+        const uint64_t ki = raidKey64(x[i]);
         for (size_t j = 0; j < N; j += 1 + (i % 5)) {
-            const uint64_t kj = raid_key64(x[j]);
+            const uint64_t kj = raidKey64(x[j]);
             const int want = order(x[i], x[j]), got = ki < kj ? -1 : ki > kj ? 1 : 0;
             if (want != got) {
                 fprintf(stderr, "%a vs %a: order %d, keys %d\n", x[i], x[j], want, got);
                 fail();
             }
         }
-        const double back = raid_key64_value(ki);
+        const double back = raidKey64Value(ki);
         if (isnan(x[i])) {
             assert_int_equal(ki, UINT64_MAX);
             uint64_t b;
@@ -61,17 +61,17 @@ static void test_order(void **state)
             assert_true(back == x[i] && (x[i] != 0.0 || !signbit(back)));
         }
         /* digits of 8, 11 and 16 bits reassemble the key (straddling the two words) */
-        const raid_key k = {(uint32_t)(ki >> 32), (uint32_t)ki};
+        const RaidKey k = {(uint32_t)(ki >> 32), (uint32_t)ki};
         const int widths[3] = {8, 11, 16};
         for (int w = 0; w < 3; w++) {
             uint64_t re = 0;
             for (int shift = 0; shift < 64; shift += widths[w])
-                re |= (uint64_t)raid_key_digit(k, shift, shift + widths[w] > 64 ? 64 - shift : widths[w]) << shift;
+                re |= (uint64_t)raidKeyDigit(k, shift, shift + widths[w] > 64 ? 64 - shift : widths[w]) << shift;
             assert_int_equal(re, ki);
         }
     }
-    assert_true(raid_key64(-0.0) == raid_key64(0.0) && raid_key64(INFINITY) < raid_key64(NAN) &&
-                raid_key64(-INFINITY) < raid_key64(-DBL_MAX) && raid_key64(-4.9e-324) < raid_key64(-0.0));
+    assert_true(raidKey64(-0.0) == raidKey64(0.0) && raidKey64(INFINITY) < raidKey64(NAN) &&
+                raidKey64(-INFINITY) < raidKey64(-DBL_MAX) && raidKey64(-4.9e-324) < raidKey64(-0.0));
     free(x);
 }
 

@@ -250,7 +250,7 @@ static void test_prefix_trap(void **state)
 /* The exact window sums (docs/ta.md, "Precision"): where a block's values fit 128-bit fixed point the
  * outputs are the float64 nearest the exact sum (then divided by n, n(n+1)/2 or n(n-1)); elsewhere the
  * direct compensated sums. Held to: the correctly rounded value (a __float128 sum, exact for these
- * windows) on a price series; the direct path (raid_ma_window_direct) within the bound on adversarial
+ * windows) on a price series; the direct path (raidMaWindowDirect) within the bound on adversarial
  * series; ties to even; bitwise the same on 1 and 2 threads. */
 
 /* |a - b| <= 2u |b| + gamma_{m-1}^2 sabs (+ the divisions' roundings): both within u |S| + their
@@ -268,7 +268,7 @@ static void check_vs_direct(raid_ma_stat s, const double *x, size_t len, int64_t
 {
     double *d = malloc(len * sizeof *d);
     assert_non_null(d);
-    raid_ma_window_direct(s, x, (int64_t)len, n, d);
+    raidMaWindowDirect(s, x, (int64_t)len, n, d);
     const double den = s == RAID_MA_MEAN ? (double)n : s == RAID_MA_WMA ? (double)n * (n + 1) / 2.0 : 1.0;
     for (size_t t = 0; t < len; t++) {
         if (isnan(out[t]) || isnan(d[t])) {

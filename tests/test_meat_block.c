@@ -1,6 +1,6 @@
 /*
  * The block path of the cpu meat (src/regress/meat_block.c) against the row-wise path (the oracle: long
- * double scores, raid_reg_meat_ranges_how(..., 0)), on rolling and expanding windows of HAR-shaped and
+ * double scores, raidRegMeatRangesHow(..., 0)), on rolling and expanding windows of HAR-shaped and
  * adversarial series: large means, near-collinear columns, lag 0, lag >= window, windows of the minimal
  * length, a fit close to exact, no intercept, k = 1 and 8, ranges out of order. Every window the block path
  * takes must be within its bound, 2^-36 sqrt(M_pp M_qq) of the oracle (M the oracle's lag-0 meat, plus 4u
@@ -134,8 +134,8 @@ static outcome check_windows(const char *what, const series *s, const int64_t *s
     double *blk = calloc(nw * nc, sizeof *blk), *ora = malloc(nw * nc * sizeof *ora), *pub = malloc(nw * nc * sizeof *pub);
     unsigned char *done = calloc(nw, 1);
     fit_windows(cpu, s, st, en, nw, beta, cen);
-    outcome oc = {raid_reg_meat_blocks(s->X, s->y, k, st, en, nw, beta, cen, L, blk, done, force), nw, 0};
-    assert_int_equal(raid_reg_meat_ranges_how(cpu, s->X, s->y, k, st, en, nw, beta, cen, L, ora, 0), RAID_OK);
+    outcome oc = {raidRegMeatBlocks(s->X, s->y, k, st, en, nw, beta, cen, L, blk, done, force), nw, 0};
+    assert_int_equal(raidRegMeatRangesHow(cpu, s->X, s->y, k, st, en, nw, beta, cen, L, ora, 0), RAID_OK);
     assert_int_equal(raid_reg_meat_ranges_at(cpu, s->X, s->y, k, st, en, nw, beta, cen, L, pub), RAID_OK);
     const double tol = 0x1p-36 + 4 * 0x1p-53;
     for (size_t w = 0; w < nw; w++) {
@@ -347,7 +347,7 @@ static void test_knob_rows(void **state)
     double *beta = malloc(nw * 4 * sizeof *beta), *a = malloc(nw * nc * sizeof *a), *b = malloc(nw * nc * sizeof *b);
     fit_windows(cpu, &s, st, en, nw, beta, NULL);
     assert_int_equal(raid_reg_meat_ranges_at(rows, s.X, s.y, 4, st, en, nw, beta, NULL, 5, a), RAID_OK);
-    assert_int_equal(raid_reg_meat_ranges_how(cpu, s.X, s.y, 4, st, en, nw, beta, NULL, 5, b, 0), RAID_OK);
+    assert_int_equal(raidRegMeatRangesHow(cpu, s.X, s.y, 4, st, en, nw, beta, NULL, 5, b, 0), RAID_OK);
     assert_memory_equal(a, b, nw * nc * sizeof *a);
     free(beta), free(a), free(b), free(st), free(en);
     free_series(&s);

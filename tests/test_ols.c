@@ -252,7 +252,7 @@ static void test_random_vs_qr(void **state)
             double se = sqrt(sigma2 * inv[j * k + j]);
             assert_rel(o.se[j], se, 1e-10);
             assert_rel(o.tstat[j], beta[j] / se, 1e-10);
-            double pv = raid_t_pvalue2(beta[j] / se, n - k);
+            double pv = raidTPvalue2(beta[j] / se, n - k);
             assert_true(fabs(o.pvalue[j] - pv) <= 1e-9 * pv + 1e-300);
             worst_b = fmax(worst_b, rel(o.beta[j], beta[j]));
             worst_se = fmax(worst_se, rel(o.se[j], se));
@@ -428,7 +428,7 @@ static void test_robust_vs_sandwich(void **state)
             assert_rel(r.se[i], se, 1e-9);
             assert_rel(r.beta[i], o0.beta[i], 0.0);
             assert_rel(r.tstat[i], r.beta[i] / se, 1e-9);
-            assert_rel(r.pvalue[i], raid_normal_pvalue2(r.tstat[i]), 0.0);
+            assert_rel(r.pvalue[i], raidNormalPvalue2(r.tstat[i]), 0.0);
             if (kind == 1)
                 assert_true(rel(r.se[i], o0.se[i]) > 1e-3); /* NW really differs from OLS here */
         }
@@ -657,76 +657,76 @@ static void test_t_distribution(void **state)
 {
     (void)state;
     /* References: closed forms, and values of scipy.stats.t.sf (two-sided, x2) */
-    assert_rel(raid_t_pvalue2(2.0, 10), 0.07338803477074037, 1e-13);
-    assert_rel(raid_t_pvalue2(-2.0, 10), 0.07338803477074037, 1e-13);
-    assert_rel(raid_t_pvalue2(3.0, 30), 0.005389964065651945, 1e-13);
-    assert_rel(raid_t_pvalue2(1.0, 100.5), 0.319712177630808, 1e-13);
-    assert_rel(raid_t_pvalue2(10.0, 50), 1.6077334688335447e-13, 1e-12);
-    assert_rel(raid_t_pvalue2(4.0, 3.5), 0.020920616365403714, 1e-13);
-    assert_rel(raid_t_pvalue2(2.0, 1e6), 0.04550053385131924, 1e-13);
-    assert_rel(raid_t_pvalue2(5.0, 1e9), 5.733032403951619e-07, 1e-12);
+    assert_rel(raidTPvalue2(2.0, 10), 0.07338803477074037, 1e-13);
+    assert_rel(raidTPvalue2(-2.0, 10), 0.07338803477074037, 1e-13);
+    assert_rel(raidTPvalue2(3.0, 30), 0.005389964065651945, 1e-13);
+    assert_rel(raidTPvalue2(1.0, 100.5), 0.319712177630808, 1e-13);
+    assert_rel(raidTPvalue2(10.0, 50), 1.6077334688335447e-13, 1e-12);
+    assert_rel(raidTPvalue2(4.0, 3.5), 0.020920616365403714, 1e-13);
+    assert_rel(raidTPvalue2(2.0, 1e6), 0.04550053385131924, 1e-13);
+    assert_rel(raidTPvalue2(5.0, 1e9), 5.733032403951619e-07, 1e-12);
     /* both sides of the switch to the asymptotic expansion at df = 30 */
-    assert_rel(raid_t_pvalue2(0.5, 29.999), 0.6207231258226228, 1e-13);
-    assert_rel(raid_t_pvalue2(0.5, 30.001), 0.6207228839556485, 1e-13);
+    assert_rel(raidTPvalue2(0.5, 29.999), 0.6207231258226228, 1e-13);
+    assert_rel(raidTPvalue2(0.5, 30.001), 0.6207228839556485, 1e-13);
     double worst = 0;
     for (int i = 0; i <= 200; i++) {
         double t = 0.05 * i * (1 + 0.1 * i); /* 0 .. 210 */
         /* df = 1, Cauchy: P(|T| > t) = 1 - 2 atan(t) / pi = 2 atan(1/t) / pi */
         double p1 = t == 0 ? 1.0 : 2.0 * atan(1.0 / t) / PI;
-        assert_rel(raid_t_pvalue2(t, 1), p1, 1e-13);
-        assert_rel(raid_t_cdf(-t, 1), 0.5 * p1, 1e-13);
-        assert_rel(raid_t_cdf(t, 1), 1.0 - 0.5 * p1, 1e-14);
-        worst = fmax(worst, rel(raid_t_pvalue2(t, 1), p1));
+        assert_rel(raidTPvalue2(t, 1), p1, 1e-13);
+        assert_rel(raidTCdf(-t, 1), 0.5 * p1, 1e-13);
+        assert_rel(raidTCdf(t, 1), 1.0 - 0.5 * p1, 1e-14);
+        worst = fmax(worst, rel(raidTPvalue2(t, 1), p1));
         /* df = 2: 1 - t / sqrt(t^2 + 2) = 2 / (sqrt(t^2 + 2) (sqrt(t^2 + 2) + t)) */
         double r = sqrt(t * t + 2.0), p2 = 2.0 / (r * (r + t));
-        assert_rel(raid_t_pvalue2(t, 2), p2, 1e-13);
-        worst = fmax(worst, rel(raid_t_pvalue2(t, 2), p2));
+        assert_rel(raidTPvalue2(t, 2), p2, 1e-13);
+        worst = fmax(worst, rel(raidTPvalue2(t, 2), p2));
         if (t <= 8.0) { /* df = 3 closed form, cancellation-free for moderate t */
             double p3 = 1.0 - 2.0 / PI * (atan(t / sqrt(3.0)) + sqrt(3.0) * t / (3.0 + t * t));
-            assert_rel(raid_t_pvalue2(t, 3), p3, 1e-11);
+            assert_rel(raidTPvalue2(t, 3), p3, 1e-11);
         }
         /* t(df) tends to the normal */
-        double pn = raid_normal_pvalue2(t);
+        double pn = raidNormalPvalue2(t);
         /* ... as P(|T| > t) = P(|Z| > t) + 2 phi(t) (t^3 + t) / (4 df) + O(df^-2) (A&S 26.7.5) */
         double pe = pn + 2.0 * exp(-0.5 * t * t) / sqrt(2.0 * PI) * (t * t * t + t) / 4e12;
-        if (t < 8 && !(fabs(raid_t_pvalue2(t, 1e12) - pe) <= 1e-13 * pe))
-            fail_msg("t %.17g df 1e12: %.17g vs %.17g", t, raid_t_pvalue2(t, 1e12), pe);
-        assert_rel(raid_t_pvalue2(t, INFINITY), raid_normal_pvalue2(t), 0.0);
+        if (t < 8 && !(fabs(raidTPvalue2(t, 1e12) - pe) <= 1e-13 * pe))
+            fail_msg("t %.17g df 1e12: %.17g vs %.17g", t, raidTPvalue2(t, 1e12), pe);
+        assert_rel(raidTPvalue2(t, INFINITY), raidNormalPvalue2(t), 0.0);
     }
     printf("[ t      ] worst relative difference to the closed forms (df 1, 2): %.2e\n", worst);
-    assert_true(raid_t_pvalue2(0.0, 7) == 1.0);
-    assert_true(raid_t_pvalue2(INFINITY, 7) == 0.0);
-    assert_true(raid_t_pvalue2(1e200, 7) == 0.0);
-    assert_true(isnan(raid_t_pvalue2(NAN, 7)));
-    assert_true(isnan(raid_t_pvalue2(1.0, 0.0)));
-    assert_true(isnan(raid_t_pvalue2(1.0, -3.0)));
+    assert_true(raidTPvalue2(0.0, 7) == 1.0);
+    assert_true(raidTPvalue2(INFINITY, 7) == 0.0);
+    assert_true(raidTPvalue2(1e200, 7) == 0.0);
+    assert_true(isnan(raidTPvalue2(NAN, 7)));
+    assert_true(isnan(raidTPvalue2(1.0, 0.0)));
+    assert_true(isnan(raidTPvalue2(1.0, -3.0)));
 
     /* incomplete beta: I_x(1,1) = x, I_x(a,1) = x^a, I_x(1,b) = 1 - (1-x)^b, I_x(a,b) = 1 - I_{1-x}(b,a) */
     for (int i = 1; i < 20; i++) {
         double x = i / 20.0;
-        assert_rel(raid_betai(1, 1, x, 1 - x), x, 1e-14);
-        assert_rel(raid_betai(3.5, 1, x, 1 - x), pow(x, 3.5), 1e-13);
-        assert_rel(raid_betai(1, 2.5, x, 1 - x), 1.0 - pow(1 - x, 2.5), 1e-13);
-        assert_rel(raid_betai(40, 7.5, x, 1 - x) + raid_betai(7.5, 40, 1 - x, x), 1.0, 1e-14);
+        assert_rel(raidBetai(1, 1, x, 1 - x), x, 1e-14);
+        assert_rel(raidBetai(3.5, 1, x, 1 - x), pow(x, 3.5), 1e-13);
+        assert_rel(raidBetai(1, 2.5, x, 1 - x), 1.0 - pow(1 - x, 2.5), 1e-13);
+        assert_rel(raidBetai(40, 7.5, x, 1 - x) + raidBetai(7.5, 40, 1 - x, x), 1.0, 1e-14);
     }
-    assert_true(isnan(raid_betai(-1, 1, 0.5, 0.5)));
-    assert_true(isnan(raid_betai(1, 1, 1.5, -0.5)));
+    assert_true(isnan(raidBetai(-1, 1, 0.5, 0.5)));
+    assert_true(isnan(raidBetai(1, 1, 1.5, -0.5)));
 }
 
 static void test_normal(void **state)
 {
     (void)state;
-    assert_rel(raid_normal_pvalue2(1.959963984540054), 0.05, 1e-14);
-    assert_rel(raid_normal_pvalue2(-1.959963984540054), 0.05, 1e-14);
-    assert_rel(raid_normal_pvalue2(10.0), 1.523970604832094e-23, 1e-14);
-    assert_true(raid_normal_pvalue2(0.0) == 1.0);
+    assert_rel(raidNormalPvalue2(1.959963984540054), 0.05, 1e-14);
+    assert_rel(raidNormalPvalue2(-1.959963984540054), 0.05, 1e-14);
+    assert_rel(raidNormalPvalue2(10.0), 1.523970604832094e-23, 1e-14);
+    assert_true(raidNormalPvalue2(0.0) == 1.0);
     /* against erfc of the rounded argument, whose relative error 2 (z^2/2) eps the function removes */
     for (int i = 0; i < 300; i++) {
         double z = 0.125 * i, h = z / sqrt(2.0);
-        assert_rel(raid_normal_pvalue2(z), erfc(h), 4e-16 * (1.0 + h * h));
+        assert_rel(raidNormalPvalue2(z), erfc(h), 4e-16 * (1.0 + h * h));
     }
-    assert_true(raid_normal_pvalue2(INFINITY) == 0.0);
-    assert_true(isnan(raid_normal_pvalue2(NAN)));
+    assert_true(raidNormalPvalue2(INFINITY) == 0.0);
+    assert_true(isnan(raidNormalPvalue2(NAN)));
 }
 
 int main(void)

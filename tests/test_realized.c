@@ -219,7 +219,7 @@ static void check_device(raid_ctx *dev, raid_ctx *cpu, const double *r, const in
             }
         /* 2. the accumulation alone: against float64 on the values the device saw, to 1e-12 (df); f32 sums
          *    plain floats over runs of at most 8 terms, so its bound there is the run sums' gamma_8 and
-         *    the terms' own roundings (raid_realized_bound_seen, docs/precision.md) */
+         *    the terms' own roundings (raidRealizedBoundSeen, docs/precision.md) */
         round_to_policy(r, rr, n, pol);
         assert_int_equal(raid_realized_compute(cpu, rr, off, ns, e), RAID_OK);
         if (pol == RAID_PREC_DF) {
@@ -227,7 +227,7 @@ static void check_device(raid_ctx *dev, raid_ctx *cpu, const double *r, const in
         } else {
             double seen[RAID_REALIZED_NMEASURES];
             for (int k = 0; k < RAID_REALIZED_NMEASURES; k++)
-                seen[k] = raid_realized_bound_seen(pol, k);
+                seen[k] = raidRealizedBoundSeen(pol, k);
             expect_within(d, e, ns, seen, label);
         }
     }
@@ -592,7 +592,7 @@ static void test_device_determinism(void **state)
  * multiple of 4) give the bits of one pair per barrier (-DRAID_XSTEP=1): runs of 16, 8 and 4 (chunks of
  * 4096, 2048 and 1024 at width 256). A run of 6 (chunk 1536) gets RAID_XSTEP 1 from the host and stays within
  * the bounds of float64; -DRAID_XSTEP=2 there is refused by the kernel's build. Full and partial chunks,
- * chunks starting on odd returns, zeros, returns far below their chunk's largest (raid_bits_to_df's general
+ * chunks starting on odd returns, zeros, returns far below their chunk's largest (raidBitsToDf's general
  * split inside the kernel) and float64 subnormals, both policies. */
 static void test_device_xstep_same(void **state)
 {
@@ -689,7 +689,7 @@ static void test_device_ablation_parts(void **state)
     int64_t off[4] = {0, 9000, 9001, 20000};
     double *r = gaussian_returns((size_t)off[3], 1e-3);
     double all[3 * RAID_NACC], part[3 * RAID_NACC];
-    assert_int_equal(raid_realized_acc_cl(dev, r, off, 3, RAID_PART_ALL, all), RAID_OK);
+    assert_int_equal(raidRealizedAccCl(dev, r, off, 3, RAID_PART_ALL, all), RAID_OK);
     raid_timing tm;
     raid_ctx_last_timing(dev, &tm);
     const uint64_t host_all = tm.host_segments; /* the segment of one return has zero sums: host */
@@ -697,7 +697,7 @@ static void test_device_ablation_parts(void **state)
     const unsigned owner[RAID_NACC] = {RAID_PART_RS, RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_QUART,
                                        RAID_PART_MED};
     for (int m = 0; m < 4; m++) {
-        assert_int_equal(raid_realized_acc_cl(dev, r, off, 3, masks[m], part), RAID_OK);
+        assert_int_equal(raidRealizedAccCl(dev, r, off, 3, masks[m], part), RAID_OK);
         raid_ctx_last_timing(dev, &tm);
         assert_true(tm.host_segments <= host_all);
         for (int s = 0; s < 3; s++)
@@ -756,9 +756,9 @@ static void test_device_pairs(void **state)
     double *all = malloc(ns * RAID_NACC * sizeof *all), *part = malloc(ns * RAID_NACC * sizeof *part);
     for (int p = 0; p < 2; p++) {
         assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
-        assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
+        assert_int_equal(raidRealizedAccCl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
         for (int m = 0; m < 4; m++) {
-            assert_int_equal(raid_realized_acc_cl(dev, r, off, ns, masks[m], part), RAID_OK);
+            assert_int_equal(raidRealizedAccCl(dev, r, off, ns, masks[m], part), RAID_OK);
             for (size_t s = 0; s < ns; s++)
                 for (int k = 0; k < RAID_NACC; k++)
                     if (owner[k] == masks[m] && edge_lens[s] >= 5)

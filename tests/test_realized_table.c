@@ -232,7 +232,7 @@ static const char *long_ticks(void)
 }
 
 /* The measures of a reader's batch in parts on the reader's parsing threads (the default for a cpu context
- * without a check: raid_table_task) give the rows of one batch computed on OpenMP's threads
+ * without a check: RaidTableTask) give the rows of one batch computed on OpenMP's threads
  * (RAID_REALIZED_POOL=0, RAID_REALIZED_PART=0), bit for bit, with 1, 2 and 16 threads, blocks of 4 KiB,
  * parts of 1 return (one segment each), of 5,000 (several), of the default and of the whole batch; a
  * part that fails (the reader's error after parts are in flight) leaves no row, and the table incomplete. */

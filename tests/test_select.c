@@ -57,7 +57,7 @@ static ki *ref_sort(const double *x, size_t n)
 {
     ki *s = malloc((n ? n : 1) * sizeof *s);
     for (size_t i = 0; i < n; i++) {
-        s[i].key = raid_key64(x[i]);
+        s[i].key = raidKey64(x[i]);
         s[i].idx = (int64_t)i;
     }
     qsort(s, n, sizeof *s, cmp_ki);

@@ -31,14 +31,14 @@ typedef struct expect_trade {
 
 /* Run one combination (fast against slow) and check the trades exactly. */
 static raid_sweep_stats run_one(const double *close, const double *open, size_t n, const double *fast,
-                                const double *slow, const raid_sweep_opts *o, const expect_trade *ex, int nex)
+                                const double *slow, const RaidSweepOpts *o, const expect_trade *ex, int nex)
 {
-    raid_sweep_series s;
-    assert_int_equal(raid_sweep_series_init(&s, close, open, n), RAID_OK);
-    assert_int_equal(raid_sweep_opts_check(&s, o), RAID_OK);
+    RaidSweepSeries s;
+    assert_int_equal(raidSweepSeriesInit(&s, close, open, n), RAID_OK);
+    assert_int_equal(raidSweepOptsCheck(&s, o), RAID_OK);
     raid_sweep_stats st;
     raid_sweep_trade tr[16];
-    assert_int_equal(raid_sweep_one(&s, fast, slow, o, &st, tr, 16, NULL), RAID_OK);
+    assert_int_equal(raidSweepOne(&s, fast, slow, o, &st, tr, 16, NULL), RAID_OK);
     assert_int_equal(st.trades, nex);
     for (int i = 0; i < nex; i++) {
         assert_int_equal(tr[i].entry_bar, ex[i].entry);
@@ -47,7 +47,7 @@ static raid_sweep_stats run_one(const double *close, const double *open, size_t 
         assert_true(tr[i].exit_price == ex[i].xp);
         assert_int_equal(tr[i].side, ex[i].side);
     }
-    raid_sweep_series_free(&s);
+    raidSweepSeriesFree(&s);
     return st;
 }
 
@@ -89,7 +89,7 @@ static const double SIG[N6] = {NAN, 1, 1, -1, 1, 1};
 static void test_fill_close(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     const expect_trade ex[] = {{2, 4, 12, 13, 1}};
     raid_sweep_stats st = run_one(CL, NULL, N6, SIG, ZERO, &o, ex, 1);
     near(st.total_log_return, log(13.0 / 12.0), 1e-15);
@@ -112,7 +112,7 @@ static void test_fill_close(void **state)
 static void test_last_bar(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     const expect_trade ex[] = {{2, 4, 12, 13, 1}};
     const double f1[N6] = {NAN, 1, 1, -1, 1, -1}; /* d[5] changes: nothing does */
     raid_sweep_stats a = run_one(CL, NULL, N6, SIG, ZERO, &o, ex, 1);
@@ -141,7 +141,7 @@ static void test_last_bar(void **state)
 static void test_fill_next_open(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.fill = RAID_SWEEP_FILL_NEXT_OPEN;
     const expect_trade ex[] = {{2, 4, 11.5, 12.5, 1}, {5, 5, 13.8, 14, 1}};
     raid_sweep_stats st = run_one(CL, OP, N6, SIG, ZERO, &o, ex, 2);
@@ -155,7 +155,7 @@ static void test_fill_next_open(void **state)
 static void test_costs(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.cost_bps = 10;
     const double c = log1p(-1e-3);
     const expect_trade ex[] = {{2, 4, 12, 13, 1}};
@@ -177,7 +177,7 @@ static void test_costs(void **state)
 static void test_short_flip_close(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.short_side = 1;
     o.cost_bps = 5;
     const double c = log1p(-5e-4);
@@ -193,7 +193,7 @@ static void test_short_flip_close(void **state)
 static void test_short_flip_next_open(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.short_side = 1;
     o.fill = RAID_SWEEP_FILL_NEXT_OPEN;
     o.cost_bps = 5;
@@ -212,7 +212,7 @@ static void test_short_flip_next_open(void **state)
 static void test_undefined_and_ties(void **state)
 {
     (void)state;
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.short_side = 1;
     const double f[N6] = {NAN, NAN, -1, -1, 1, 1};
     /* d = 0 0 -1 -1 1 1: short entered at close[3]; the flip at close[5] only exits */
@@ -237,34 +237,34 @@ static void test_undefined_and_ties(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    raid_sweep_series s;
-    assert_int_equal(raid_sweep_series_init(&s, CL, NULL, 2), RAID_EINVAL);
+    RaidSweepSeries s;
+    assert_int_equal(raidSweepSeriesInit(&s, CL, NULL, 2), RAID_EINVAL);
     const double bad[4] = {1, 2, 0, 3};
-    assert_int_equal(raid_sweep_series_init(&s, bad, NULL, 4), RAID_EINVAL);
+    assert_int_equal(raidSweepSeriesInit(&s, bad, NULL, 4), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "close at bar 2"));
     const double badopen[4] = {1, NAN, 2, 3};
-    assert_int_equal(raid_sweep_series_init(&s, CL, badopen, 4), RAID_EINVAL);
+    assert_int_equal(raidSweepSeriesInit(&s, CL, badopen, 4), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "open at bar 1"));
-    assert_int_equal(raid_sweep_series_init(&s, CL, NULL, N6), RAID_OK);
-    raid_sweep_opts o = raid_sweep_opts_default();
+    assert_int_equal(raidSweepSeriesInit(&s, CL, NULL, N6), RAID_OK);
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.fill = RAID_SWEEP_FILL_NEXT_OPEN;
-    assert_int_equal(raid_sweep_opts_check(&s, &o), RAID_EINVAL);
+    assert_int_equal(raidSweepOptsCheck(&s, &o), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "open"));
-    o = raid_sweep_opts_default();
+    o = raidSweepOptsDefault();
     o.cost_bps = -1;
-    assert_int_equal(raid_sweep_opts_check(&s, &o), RAID_EINVAL);
+    assert_int_equal(raidSweepOptsCheck(&s, &o), RAID_EINVAL);
     o.cost_bps = 1e4;
-    assert_int_equal(raid_sweep_opts_check(&s, &o), RAID_EINVAL);
-    o = raid_sweep_opts_default();
+    assert_int_equal(raidSweepOptsCheck(&s, &o), RAID_EINVAL);
+    o = raidSweepOptsDefault();
     o.bars_per_year = 0;
-    assert_int_equal(raid_sweep_opts_check(&s, &o), RAID_EINVAL);
-    o = raid_sweep_opts_default();
+    assert_int_equal(raidSweepOptsCheck(&s, &o), RAID_EINVAL);
+    o = raidSweepOptsDefault();
     const int periods[2] = {2, 3};
     const uint32_t fi[1] = {0}, si[1] = {2};
     double ma[2 * N6] = {0};
     raid_sweep_stats st;
-    assert_int_equal(raid_sweep_cpu(&s, ma, 2, periods, fi, si, 1, &o, &st, NULL), RAID_EINVAL);
-    raid_sweep_series_free(&s);
+    assert_int_equal(raidSweepCpu(&s, ma, 2, periods, fi, si, 1, &o, &st, NULL), RAID_EINVAL);
+    raidSweepSeriesFree(&s);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -306,7 +306,7 @@ static void random_series(double *close, double *open, double *ma)
 
 /* The random series of the batch tests, made once (group setup). */
 static double *g_close, *g_open, *g_ma;
-static raid_sweep_series g_series;
+static RaidSweepSeries g_series;
 
 static int setup(void **state)
 {
@@ -316,19 +316,19 @@ static int setup(void **state)
     g_ma = malloc((size_t)NP * NR * sizeof *g_ma);
     if (!g_close || !g_open || !g_ma) return -1;
     random_series(g_close, g_open, g_ma);
-    return raid_sweep_series_init(&g_series, g_close, g_open, NR) == RAID_OK ? 0 : -1;
+    return raidSweepSeriesInit(&g_series, g_close, g_open, NR) == RAID_OK ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    raid_sweep_series_free(&g_series);
+    raidSweepSeriesFree(&g_series);
     free(g_close), free(g_open), free(g_ma);
     return 0;
 }
 
-static void check_trades(const raid_sweep_trades *tl, const double *close, const double *open,
-                         const raid_sweep_opts *o, const raid_sweep_stats *st)
+static void check_trades(const RaidSweepTrades *tl, const double *close, const double *open,
+                         const RaidSweepOpts *o, const raid_sweep_stats *st)
 {
     assert_int_equal((int64_t)tl->n, st->trades);
     const double c = log1p(-o->cost_bps * 1e-4);
@@ -369,7 +369,7 @@ static void test_batch(void **state)
 {
     (void)state;
     const double *close = g_close, *open = g_open, *ma = g_ma;
-    const raid_sweep_series s = g_series;
+    const RaidSweepSeries s = g_series;
     uint32_t fi[NP * NP], si[NP * NP];
     size_t nc = 0;
     for (int a = 0; a < NP; a++)
@@ -379,20 +379,20 @@ static void test_batch(void **state)
     for (size_t k = 0; k < nc; k++) fr[k] = fi[nc - 1 - k], sr[k] = si[nc - 1 - k];
     raid_sweep_stats *st1 = malloc(nc * sizeof *st1), *st2 = malloc(nc * sizeof *st2),
                      *st3 = malloc(nc * sizeof *st3);
-    raid_sweep_trades *tl1 = malloc(nc * sizeof *tl1), *tl2 = malloc(nc * sizeof *tl2),
+    RaidSweepTrades *tl1 = malloc(nc * sizeof *tl1), *tl2 = malloc(nc * sizeof *tl2),
                       *tl3 = malloc(nc * sizeof *tl3);
     raid_sweep_trade *buf = malloc(NR * sizeof *buf);
     int ntraded = 0;
     for (int variant = 0; variant < 4; variant++) {
-        raid_sweep_opts o = raid_sweep_opts_default();
+        RaidSweepOpts o = raidSweepOptsDefault();
         o.short_side = variant & 1;
         o.fill = variant & 2 ? RAID_SWEEP_FILL_NEXT_OPEN : RAID_SWEEP_FILL_CLOSE;
         o.cost_bps = 2.5 * variant;
         omp_set_num_threads(1);
-        assert_int_equal(raid_sweep_cpu(&s, ma, NP, PER, fi, si, nc, &o, st1, tl1), RAID_OK);
+        assert_int_equal(raidSweepCpu(&s, ma, NP, PER, fi, si, nc, &o, st1, tl1), RAID_OK);
         omp_set_num_threads(3);
-        assert_int_equal(raid_sweep_cpu(&s, ma, NP, PER, fi, si, nc, &o, st2, tl2), RAID_OK);
-        assert_int_equal(raid_sweep_cpu(&s, ma, NP, PER, fr, sr, nc, &o, st3, tl3), RAID_OK);
+        assert_int_equal(raidSweepCpu(&s, ma, NP, PER, fi, si, nc, &o, st2, tl2), RAID_OK);
+        assert_int_equal(raidSweepCpu(&s, ma, NP, PER, fr, sr, nc, &o, st3, tl3), RAID_OK);
         for (size_t k = 0; k < nc; k++) {
             const size_t kr = nc - 1 - k;
             /* thread count and order: bit for bit (NaN statistics of skipped ones compare as bytes) */
@@ -411,7 +411,7 @@ static void test_batch(void **state)
             }
             /* the batch is one-by-one */
             raid_sweep_stats one;
-            assert_int_equal(raid_sweep_one(&s, ma + (size_t)fi[k] * NR, ma + (size_t)si[k] * NR, &o, &one, buf,
+            assert_int_equal(raidSweepOne(&s, ma + (size_t)fi[k] * NR, ma + (size_t)si[k] * NR, &o, &one, buf,
                                             NR, NULL),
                              RAID_OK);
             assert_memory_equal(&one, &st1[k], sizeof one);
@@ -422,18 +422,18 @@ static void test_batch(void **state)
             ntraded += st1[k].trades > 10;
         }
         /* without trade lists: the same statistics */
-        assert_int_equal(raid_sweep_cpu(&s, ma, NP, PER, fi, si, nc, &o, st2, NULL), RAID_OK);
+        assert_int_equal(raidSweepCpu(&s, ma, NP, PER, fi, si, nc, &o, st2, NULL), RAID_OK);
         assert_memory_equal(st1, st2, nc * sizeof *st1);
-        raid_sweep_trades_free(tl1, nc);
-        raid_sweep_trades_free(tl2, nc);
-        raid_sweep_trades_free(tl3, nc);
+        raidSweepTradesFree(tl1, nc);
+        raidSweepTradesFree(tl2, nc);
+        raidSweepTradesFree(tl3, nc);
     }
     assert_true(ntraded > 40); /* the series crosses: the checks above saw real trade lists */
     /* a capacity smaller than the count: the count is still the full one */
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     raid_sweep_stats a, b;
-    raid_sweep_one(&s, ma, ma + 3 * NR, &o, &a, NULL, 0, NULL);
-    raid_sweep_one(&s, ma, ma + 3 * NR, &o, &b, buf, 2, NULL);
+    raidSweepOne(&s, ma, ma + 3 * NR, &o, &a, NULL, 0, NULL);
+    raidSweepOne(&s, ma, ma + 3 * NR, &o, &b, buf, 2, NULL);
     assert_memory_equal(&a, &b, sizeof a);
     assert_true(a.trades > 2);
     free(buf);
@@ -444,7 +444,7 @@ static void test_batch(void **state)
  * bar first (q[t] = d[t-1]; with fill at the close q[n-1] = 0, the last fill only exits), then the trades
  * from the changes of q, the per-bar returns from (q[t-1], q[t]), the statistics in long double. */
 static void reference(const double *close, const double *open, size_t n, const double *fast, const double *slow,
-                      const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *tr)
+                      const RaidSweepOpts *o, raid_sweep_stats *st, raid_sweep_trade *tr)
 {
     const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
     const long double c = log1pl(-(long double)o->cost_bps * 1e-4L);
@@ -507,11 +507,11 @@ static void test_against_reference(void **state)
 {
     (void)state;
     const double *close = g_close, *open = g_open, *ma = g_ma;
-    const raid_sweep_series s = g_series;
+    const RaidSweepSeries s = g_series;
     raid_sweep_trade *a = malloc(NR * sizeof *a), *b = malloc(NR * sizeof *b);
     int64_t ntr = 0;
     for (int variant = 0; variant < 8; variant++) {
-        raid_sweep_opts o = raid_sweep_opts_default();
+        RaidSweepOpts o = raidSweepOptsDefault();
         o.short_side = variant & 1;
         o.fill = variant & 2 ? RAID_SWEEP_FILL_NEXT_OPEN : RAID_SWEEP_FILL_CLOSE;
         o.cost_bps = variant & 4 ? 7.5 : 0;
@@ -520,7 +520,7 @@ static void test_against_reference(void **state)
             for (int sl = 0; sl < NP; sl++) {
                 if (f == sl) continue;
                 raid_sweep_stats x, y;
-                raid_sweep_one(&s, ma + (size_t)f * NR, ma + (size_t)sl * NR, &o, &x, a, NR, NULL);
+                raidSweepOne(&s, ma + (size_t)f * NR, ma + (size_t)sl * NR, &o, &x, a, NR, NULL);
                 reference(close, open, NR, ma + (size_t)f * NR, ma + (size_t)sl * NR, &o, &y, b);
                 assert_int_equal(x.trades, y.trades);
                 assert_true(trades_equal(a, b, (size_t)x.trades));

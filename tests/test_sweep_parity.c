@@ -6,7 +6,7 @@
  * plain float32 direct sums (--precision f32) report their shifted trades within float32's bound; the CLI's
  * usage rules of --precision and --formulation. And the scan on the device (src/ta/sweep_cl.c,
  * kernels/ta_sweep.cl): on the same double-float table its trade lists, counts and exposures equal
- * raid_sweep_cpu's exactly and its statistics are within raid_sweep_stats_bound (the walk's HMAs, 210
+ * raidSweepCpu's exactly and its statistics are within raidSweepStatsBound (the walk's HMAs, 210
  * pairs, long/flat at the close and short at the next open with costs; rows equal or one ulp of the low
  * float apart, decisions that only an exact comparison gets right). */
 #define _POSIX_C_SOURCE 200809L
@@ -131,16 +131,16 @@ static void test_prefix_fails(void **state)
 }
 
 /* One combination by hand: the float64 moving averages f64, s64 and the checked ones fc, sc. */
-static void one(raid_sweep_parity_report *rep, const raid_sweep_series *s, int fast, const double *f64,
+static void one(raid_sweep_parity_report *rep, const RaidSweepSeries *s, int fast, const double *f64,
                 const double *s64, const double *fc, const double *sc)
 {
-    const raid_sweep_opts o = raid_sweep_opts_default();
+    const RaidSweepOpts o = raidSweepOptsDefault();
     raid_sweep_stats a, b;
     raid_sweep_trade va[8], vb[8];
-    assert_int_equal(raid_sweep_one(s, f64, s64, &o, &a, va, 8, NULL), RAID_OK);
-    assert_int_equal(raid_sweep_one(s, fc, sc, &o, &b, vb, 8, NULL), RAID_OK);
-    const raid_sweep_trades ta = {va, (size_t)a.trades}, tb = {vb, (size_t)b.trades};
-    raid_sweep_parity_add(rep, s, &o, 0, fast, 9, f64, s64, fc, sc, &a, &ta, &b, &tb);
+    assert_int_equal(raidSweepOne(s, f64, s64, &o, &a, va, 8, NULL), RAID_OK);
+    assert_int_equal(raidSweepOne(s, fc, sc, &o, &b, vb, 8, NULL), RAID_OK);
+    const RaidSweepTrades ta = {va, (size_t)a.trades}, tb = {vb, (size_t)b.trades};
+    raidSweepParityAdd(rep, s, &o, 0, fast, 9, f64, s64, fc, sc, &a, &ta, &b, &tb);
 }
 
 /* docs/ta_sweep.md's worked example (fast - slow = NaN + + - + +: the float64 trade (2, 4, 12, 13, +1)).
@@ -151,8 +151,8 @@ static void test_hand_made(void **state)
 {
     (void)state;
     const double close[6] = {10, 11, 12, 11, 13, 14};
-    raid_sweep_series s;
-    assert_int_equal(raid_sweep_series_init(&s, close, NULL, 6), RAID_OK);
+    RaidSweepSeries s;
+    assert_int_equal(raidSweepSeriesInit(&s, close, NULL, 6), RAID_OK);
     const double NA = NAN, eps = 11 * 4.4e-13;
     const double f64[6] = {NA, 11, 12, 11, 13, 14};
     const double s64[6] = {NA, 11 - eps, 11, 12, 12, 13};
@@ -160,7 +160,7 @@ static void test_hand_made(void **state)
     const double sc2[6] = {NA, 11 - eps, 11, 10, 12, 13};     /* bar 3 flips */
     raid_sweep_spec sp;
     raid_sweep_spec_default(&sp);
-    raid_sweep_parity_report *rep = raid_sweep_parity_new(&sp, 0);
+    raid_sweep_parity_report *rep = raidSweepParityNew(&sp, 0);
     assert_non_null(rep);
     one(rep, &s, 1, f64, s64, f64, sc1);
     assert_int_equal(rep->shifted, 2);
@@ -206,7 +206,7 @@ static void test_hand_made(void **state)
     assert_non_null(strstr(text, "margin 0.0909 VIOLATION"));
     free(text);
     raid_sweep_parity_destroy(rep);
-    raid_sweep_series_free(&s);
+    raidSweepSeriesFree(&s);
 }
 
 /* The CLI: --parity's report on stderr and its exit status; --formulation prefix exits 3. */
@@ -257,10 +257,10 @@ static void test_cli(void **state)
 
 /* Device scan against cpu scan on table ma (np rows of s->n), every pair of rows p < q: the table rounded
  * to double-floats first (what the device holds), so that both scan the same values. Trades, counts and
- * exposures equal exactly, the other statistics within raid_sweep_stats_bound. Returns the combinations. */
-static size_t check(raid_ctx *ctx, const raid_sweep_series *s, const double *ma, size_t np, const raid_sweep_opts *o)
+ * exposures equal exactly, the other statistics within raidSweepStatsBound. Returns the combinations. */
+static size_t check(raid_ctx *ctx, const RaidSweepSeries *s, const double *ma, size_t np, const RaidSweepOpts *o)
 {
-    int *per = malloc(np * sizeof *per); /* ascending: no pair skipped by raid_sweep_cpu */
+    int *per = malloc(np * sizeof *per); /* ascending: no pair skipped by raidSweepCpu */
     double *m2 = malloc(np * s->n * sizeof *m2);
     for (size_t p = 0; p < np; p++)
         per[p] = (int)p + 1;
@@ -274,11 +274,11 @@ static size_t check(raid_ctx *ctx, const raid_sweep_series *s, const double *ma,
         for (size_t q = p + 1; q < np; q++)
             fi[nc] = (uint32_t)p, si[nc] = (uint32_t)q, nc++;
     raid_sweep_stats *a = malloc(nc * sizeof *a), *b = malloc(nc * sizeof *b), *b2 = malloc(nc * sizeof *b2);
-    raid_sweep_trades *ta = calloc(nc, sizeof *ta), *tb = calloc(nc, sizeof *tb);
-    raid_buf tab;
-    assert_int_equal(raid_sweep_cpu(s, m2, np, per, fi, si, nc, o, a, ta), RAID_OK);
-    assert_int_equal(raid_sweep_cl_table_upload(ctx, m2, np, s->n, &tab), RAID_OK);
-    assert_int_equal(raid_sweep_cl_run(ctx, s, &tab, np, fi, si, nc, o, b, tb), RAID_OK);
+    RaidSweepTrades *ta = calloc(nc, sizeof *ta), *tb = calloc(nc, sizeof *tb);
+    RaidBuf tab;
+    assert_int_equal(raidSweepCpu(s, m2, np, per, fi, si, nc, o, a, ta), RAID_OK);
+    assert_int_equal(raidSweepClTableUpload(ctx, m2, np, s->n, &tab), RAID_OK);
+    assert_int_equal(raidSweepClRun(ctx, s, &tab, np, fi, si, nc, o, b, tb), RAID_OK);
     double worst = 0;
     for (size_t k = 0; k < nc; k++) {
         assert_int_equal(a[k].trades, b[k].trades);
@@ -290,7 +290,7 @@ static size_t check(raid_ctx *ctx, const raid_sweep_series *s, const double *ma,
             assert_true(x->entry_price == y->entry_price && x->exit_price == y->exit_price);
         }
         double bound[3];
-        raid_sweep_stats_bound(s, o, &a[k], bound);
+        raidSweepStatsBound(s, o, &a[k], bound);
         const double d[3] = {fabs(a[k].total_log_return - b[k].total_log_return), fabs(a[k].sharpe - b[k].sharpe),
                              fabs(a[k].max_drawdown - b[k].max_drawdown)};
         for (int i = 0; i < 3; i++) {
@@ -300,11 +300,11 @@ static size_t check(raid_ctx *ctx, const raid_sweep_series *s, const double *ma,
         }
     }
     /* without the trade lists: the same statistics, bit for bit */
-    assert_int_equal(raid_sweep_cl_run(ctx, s, &tab, np, fi, si, nc, o, b2, NULL), RAID_OK);
+    assert_int_equal(raidSweepClRun(ctx, s, &tab, np, fi, si, nc, o, b2, NULL), RAID_OK);
     assert_memory_equal(b, b2, nc * sizeof *b);
-    raid_buf_release(ctx, &tab);
+    raidBufRelease(ctx, &tab);
     printf("device scan: %zu combinations, trades equal, statistics within %.3g of their bound\n", nc, worst);
-    raid_sweep_trades_free(ta, nc), raid_sweep_trades_free(tb, nc);
+    raidSweepTradesFree(ta, nc), raidSweepTradesFree(tb, nc);
     free(ta), free(tb), free(a), free(b), free(b2), free(fi), free(si), free(per), free(m2);
     return nc;
 }
@@ -323,13 +323,13 @@ static void test_scan_walk(void **state)
     for (size_t p = 0; p < NP; p++)
         assert_int_equal(raid_ma_compute(NULL, RAID_MA_HMA, p < 11 ? 5 + 2 * (int64_t)p : 30 + 10 * (int64_t)(p - 11),
                                          c, seg, 1, ma + p * N), RAID_OK);
-    raid_sweep_series s;
-    assert_int_equal(raid_sweep_series_init(&s, c, op, N), RAID_OK);
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepSeries s;
+    assert_int_equal(raidSweepSeriesInit(&s, c, op, N), RAID_OK);
+    RaidSweepOpts o = raidSweepOptsDefault();
     assert_int_equal(check(ctx, &s, ma, NP, &o), 210);
     o.short_side = 1, o.fill = RAID_SWEEP_FILL_NEXT_OPEN, o.cost_bps = 5;
     check(ctx, &s, ma, NP, &o);
-    raid_sweep_series_free(&s);
+    raidSweepSeriesFree(&s);
     free(c), free(op), free(ma);
     raid_ctx_destroy(ctx);
 }
@@ -356,19 +356,19 @@ static void test_scan_ulp(void **state)
             ma[p * N + t] = t < 3 * p ? NAN : (double)hi + (double)lo2;
         }
     }
-    raid_sweep_series s;
-    assert_int_equal(raid_sweep_series_init(&s, c, NULL, N), RAID_OK);
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepSeries s;
+    assert_int_equal(raidSweepSeriesInit(&s, c, NULL, N), RAID_OK);
+    RaidSweepOpts o = raidSweepOptsDefault();
     check(ctx, &s, ma, NP, &o);
     o.short_side = 1;
     check(ctx, &s, ma, NP, &o);
-    raid_sweep_series_free(&s);
+    raidSweepSeriesFree(&s);
     free(c), free(ma);
     raid_ctx_destroy(ctx);
 }
 
-/* The device table (raid_ma_cl_table): df rows within 1e-13 of float64 with the float64 path's NaN
- * positions (hma, wma, mean, ema); f32 rows equal to the host emulation raid_sweep_f32_ma bit for bit; and
+/* The device table (raidMaClTable): df rows within 1e-13 of float64 with the float64 path's NaN
+ * positions (hma, wma, mean, ema); f32 rows equal to the host emulation raidSweepF32Ma bit for bit; and
  * the f32 sweep on the device gives the emulated f32 sweep's trades exactly. */
 static void test_device_table(void **state)
 {
@@ -387,15 +387,15 @@ static void test_device_table(void **state)
         for (int k = 0; k < 4; k++) {
             if (f32 && stats[k] == RAID_MA_EMA)
                 continue;
-            raid_buf tab;
+            RaidBuf tab;
             int e = 0;
-            assert_int_equal(raid_ma_cl_table(ctx, stats[k], per, 5, c, N, f32, &tab, &e), RAID_OK);
-            assert_int_equal(raid_sweep_cl_table_download(ctx, &tab, 5, N, e, got), RAID_OK);
-            raid_buf_release(ctx, &tab);
+            assert_int_equal(raidMaClTable(ctx, stats[k], per, 5, c, N, f32, &tab, &e), RAID_OK);
+            assert_int_equal(raidSweepClTableDownload(ctx, &tab, 5, N, e, got), RAID_OK);
+            raidBufRelease(ctx, &tab);
             double worst = 0;
             for (int p = 0; p < 5; p++) {
                 if (f32)
-                    assert_int_equal(raid_sweep_f32_ma(stats[k], per[p], c, N, want), RAID_OK);
+                    assert_int_equal(raidSweepF32Ma(stats[k], per[p], c, N, want), RAID_OK);
                 else
                     assert_int_equal(raid_ma_compute(NULL, stats[k], per[p], c, seg, 1, want), RAID_OK);
                 for (size_t t = 0; t < N; t++) {

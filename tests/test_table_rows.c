@@ -1,4 +1,4 @@
-/* The table reader's raw rows (raid_table_keep_rows, raid_table_header_text; src/io/table.c), which raid
+/* The table reader's raw rows (raidTableKeepRows, raidTableHeaderText; src/io/table.c), which raid
  * sort writes unchanged: every row's bytes without its line break, for LF, CRLF and CR files, quoted
  * fields holding commas, quotes and line breaks, spaces around fields, blank lines, a last line without
  * a line break, a byte order mark, rows across batches, 64 KiB pieces and 1 MiB blocks. */
@@ -10,33 +10,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const raid_tspec SPEC[] = {{"v", NULL, RAID_T_F64, RAID_T_EMPTY_NA}};
+static const RaidTspec SPEC[] = {{"v", NULL, RAID_T_F64, RAID_T_EMPTY_NA}};
 
 /* Read path with rows kept, batches of max_rows; check the header and the n rows want[]. */
 static void check_rows(const char *path, const char *header, const char *const *want, size_t n, size_t max_rows)
 {
-    raid_table *t = NULL;
-    assert_int_equal(raid_table_open(&t, path, SPEC, 1), RAID_OK);
+    RaidTable *t = NULL;
+    assert_int_equal(raidTableOpen(&t, path, SPEC, 1), RAID_OK);
     size_t hl;
-    assert_string_equal(raid_table_header_text(t, &hl), header);
+    assert_string_equal(raidTableHeaderText(t, &hl), header);
     assert_int_equal(hl, strlen(header));
-    raid_table_keep_rows(t);
-    raid_tbatch b;
-    assert_int_equal(raid_tbatch_init(&b, t), RAID_OK);
+    raidTableKeepRows(t);
+    RaidTbatch b;
+    assert_int_equal(raidTbatchInit(&b, t), RAID_OK);
     size_t k = 0;
     for (int done = 0; !done;) {
-        assert_int_equal(raid_table_read(t, &b, max_rows, &done), RAID_OK);
+        assert_int_equal(raidTableRead(t, &b, max_rows, &done), RAID_OK);
         for (size_t i = 0; i < b.nrows; i++, k++) {
             size_t len;
-            const char *r = raid_tcol_text(&b.row, i, &len);
+            const char *r = raidTcolText(&b.row, i, &len);
             assert_true(k < n);
             assert_int_equal(len, strlen(want[k]));
             assert_memory_equal(r, want[k], len);
         }
     }
     assert_int_equal(k, n);
-    raid_tbatch_free(&b);
-    raid_table_close(t);
+    raidTbatchFree(&b);
+    raidTableClose(t);
 }
 
 static void test_shapes(void **st)

@@ -92,7 +92,7 @@ RAID_API const char *raid_errmsg(void);
  *  RAID_SHOW_CAP bytes; returns out. (`symbol is not valid UTF-8 (byte 2 is 0xFF): 'A\xFF'`.) */
 RAID_API const char *raid_show_text(char *out, const char *s, size_t n);
 #ifndef __cplusplus
-/** raid_show_text into a buffer of the enclosing block, for a printf argument: raid_fail(ctx, st,
+/** raid_show_text into a buffer of the enclosing block, for a printf argument: raidFail(ctx, st,
  *  "cannot parse '%s'", RAID_SHOW(field, len)). */
 #define RAID_SHOW(s, n) raid_show_text((char[RAID_SHOW_CAP]){0}, (s), (n))
 #define RAID_SHOWZ(s) raid_show_text((char[RAID_SHOW_CAP]){0}, (s), RAID_SHOW_NUL)

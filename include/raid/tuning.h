@@ -82,10 +82,10 @@ RAID_API raid_status raid_tuning_upload_bandwidth(raid_ctx *ctx, size_t bytes, i
 /* Fault injection (tests only; docs/testing.md "Faults"). Every call of the device layer that can fail is a
  * point of one kind; armed on a context, the switch counts the points that context passes and makes one of
  * them fail as the backend's own error would, mapped to the library's status by the same path:
- *   RAID_FAULT_ALLOC     a device buffer (raid_buf_acquire, pooled or not): clCreateBuffer with
+ *   RAID_FAULT_ALLOC     a device buffer (raidBufAcquire, pooled or not): clCreateBuffer with
  *                        CL_MEM_OBJECT_ALLOCATION_FAILURE -> RAID_EDEVMEM
- *   RAID_FAULT_HOST      page-locked staging (raid_host_acquire) when ordinary memory runs out too -> RAID_ENOMEM
- *   RAID_FAULT_BUILD     a kernel from the cache (raid_kernel_get, built or found): CL_BUILD_PROGRAM_FAILURE
+ *   RAID_FAULT_HOST      page-locked staging (raidHostAcquire) when ordinary memory runs out too -> RAID_ENOMEM
+ *   RAID_FAULT_BUILD     a kernel from the cache (raidKernelGet, built or found): CL_BUILD_PROGRAM_FAILURE
  *                        -> RAID_EBUILD
  *   RAID_FAULT_UPLOAD    host to device (clEnqueueWriteBuffer): CL_OUT_OF_RESOURCES -> RAID_EDEVMEM
  *   RAID_FAULT_LAUNCH    a command run on the device (clEnqueueNDRangeKernel, clEnqueueFillBuffer,

@@ -4,7 +4,7 @@ The fields follow the library's writers (include/raid/outfile.h raid_csv_put_fie
 raid_csv_put_value, and the jobs' *_write_csv): text as RFC 4180 wants it (quoted, quotes doubled, when it
 holds a comma, quote or line break or starts or ends with a space or tab: so that it reads back as
 written); numbers as the shortest text that reads back as the same double, in the layout of C's "%.17g"
-(f64_text, digit for digit the library's raid_f64_text);
+(f64_text, digit for digit the library's raidF64Text);
 integers as integers; a missing value (NaN, None, NA, NaT) as an empty field (where the CLI's groupby and
 quantile write a NaN result of a group with values as "nan", docs/python.md "CSV output"); an infinity as "inf" or
 "-inf" (a result of the column jobs: bars' volume, group-by sums, quantiles, sorted rows), except in the
@@ -41,7 +41,7 @@ def field(s):
 
 
 def f64_text(v):
-    """The text of a finite float v in the CLI's CSV (the library's raid_f64_text): the shortest decimal that
+    """The text of a finite float v in the CLI's CSV (the library's raidF64Text): the shortest decimal that
     reads back as v (the digits of Python's repr, which are the shortest, the nearest of them) in the layout
     of C's %.17g (fixed from 1e-4 to below 1e17, else d.ddde+XX; -0.0 as -0); empty when v is not finite."""
     v = float(v)

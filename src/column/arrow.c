@@ -32,31 +32,31 @@ static raid_status check(raid_ctx *ctx, const char *fn, const char *what, const 
 {
     memset(c, 0, sizeof *c);
     if (!s || !a || !formats)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: NULL schema or array", fn, what);
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: NULL schema or array", fn, what);
     if (!s->release || !a->release)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: a released %s (release is NULL)", fn, what, !s->release ? "schema" : "array");
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: a released %s (release is NULL)", fn, what, !s->release ? "schema" : "array");
     if (s->dictionary || a->dictionary)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: a dictionary-encoded array (decode it first)", fn, what);
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: a dictionary-encoded array (decode it first)", fn, what);
     if (!s->format || strlen(s->format) != 1 || !strchr(formats, s->format[0]))
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: format '%s' (expected %s%s%s)", fn, what, RAID_SHOWZ(s->format),
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: format '%s' (expected %s%s%s)", fn, what, RAID_SHOWZ(s->format),
                          type_name(formats[0]), formats[0] && formats[1] ? " or " : "", formats[0] && formats[1] ? type_name(formats[1]) : "");
     if (s->n_children != 0 || a->n_children != 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: %lld children (expected 0)", fn, what,
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: %lld children (expected 0)", fn, what,
                          (long long)(s->n_children ? s->n_children : a->n_children));
     if (a->n_buffers != 2 || !a->buffers)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: %lld buffers (expected 2: validity, values)", fn, what, (long long)a->n_buffers);
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: %lld buffers (expected 2: validity, values)", fn, what, (long long)a->n_buffers);
     if (a->offset < 0 || a->length < 0 || a->length > INT64_MAX - a->offset || (uint64_t)a->length > SIZE_MAX / 8)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: offset %lld, length %lld (expected >= 0)", fn, what, (long long)a->offset,
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: offset %lld, length %lld (expected >= 0)", fn, what, (long long)a->offset,
                          (long long)a->length);
     if (a->null_count < -1 || a->null_count > a->length)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: null_count %lld out of range [-1, %lld]", fn, what,
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: null_count %lld out of range [-1, %lld]", fn, what,
                          (long long)a->null_count, (long long)a->length);
     if (a->offset + a->length > 0 && !a->buffers[1])
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: no values buffer", fn, what);
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: no values buffer", fn, what);
     if (a->buffers[1] && (uintptr_t)a->buffers[1] % 8 != 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: the values buffer is not aligned to 8 bytes", fn, what);
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: the values buffer is not aligned to 8 bytes", fn, what);
     if (a->null_count > 0 && !a->buffers[0])
-        return raid_fail(ctx, RAID_EINVAL, "%s: %s: null_count %lld without a validity buffer", fn, what,
+        return raidFail(ctx, RAID_EINVAL, "%s: %s: null_count %lld without a validity buffer", fn, what,
                          (long long)a->null_count);
     c->fmt = s->format[0];
     c->off = a->offset;
@@ -68,7 +68,7 @@ static raid_status check(raid_ctx *ctx, const char *fn, const char *what, const 
         for (size_t i = 0; i < c->n; i++)
             c->nulls += !bit(c, i);
         if (a->null_count >= 0 && (size_t)a->null_count != c->nulls)
-            return raid_fail(ctx, RAID_EINVAL, "%s: %s: null_count %lld but the validity bitmap holds %zu nulls", fn, what,
+            return raidFail(ctx, RAID_EINVAL, "%s: %s: null_count %lld but the validity bitmap holds %zu nulls", fn, what,
                              (long long)a->null_count, c->nulls);
         if (!c->nulls)
             c->bits = NULL;
@@ -101,7 +101,7 @@ static raid_status mask_of(raid_ctx *ctx, const col *c, const uint8_t **mask, ui
     }
     uint8_t *m = calloc(c->n / 8 + 1, 1);
     if (!m)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     for (size_t i = 0; i < c->n; i++)
         m[i >> 3] |= (uint8_t)(bit(c, i) << (i & 7));
     *mask = *own = m;
@@ -146,9 +146,9 @@ raid_status raid_arrow_sort_pairs(raid_ctx *ctx, const struct ArrowSchema *ksche
     if (st != RAID_OK)
         return st;
     if (k.n != v.n)
-        return raid_fail(ctx, RAID_EINVAL, "%s: keys and values differ in length (%zu and %zu)", fn, k.n, v.n);
+        return raidFail(ctx, RAID_EINVAL, "%s: keys and values differ in length (%zu and %zu)", fn, k.n, v.n);
     if (k.nulls || v.nulls)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %zu null %s (a pair sort takes no nulls)", fn, k.nulls ? k.nulls : v.nulls,
+        return raidFail(ctx, RAID_EINVAL, "%s: %zu null %s (a pair sort takes no nulls)", fn, k.nulls ? k.nulls : v.nulls,
                          k.nulls ? "keys" : "values");
     return raid_sort_i64_f64(ctx, k.data, v.data, k.n, flags, keys_out, vals_out);
 }
@@ -173,7 +173,7 @@ static raid_status valid_values(raid_ctx *ctx, const char *fn, const struct Arro
     const size_t m = c.n - c.nulls;
     if (!(*own = malloc((m ? m : 1) * sizeof **own)) || (pos && !(*pos = malloc((m ? m : 1) * sizeof **pos)))) {
         free(*own), *own = NULL;
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     const double *d = c.data;
     for (size_t i = 0, j = 0; i < c.n; i++)
@@ -266,13 +266,13 @@ raid_status raid_arrow_groupby(raid_ctx *ctx, const struct ArrowSchema *kschema,
     if (st != RAID_OK)
         return st;
     if (k.nulls)
-        return raid_fail(ctx, RAID_EINVAL, "%s: %zu null keys (drop or fill them first)", fn, k.nulls);
+        return raidFail(ctx, RAID_EINVAL, "%s: %zu null keys (drop or fill them first)", fn, k.nulls);
     if ((vschema || vals) && v.n != k.n)
-        return raid_fail(ctx, RAID_EINVAL, "%s: keys and values differ in length (%zu and %zu)", fn, k.n, v.n);
+        return raidFail(ctx, RAID_EINVAL, "%s: keys and values differ in length (%zu and %zu)", fn, k.n, v.n);
     uint8_t *valid = NULL;
     if (v.nulls) {
         if (!(valid = malloc(v.n)))
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
         for (size_t i = 0; i < v.n; i++)
             valid[i] = (uint8_t)bit(&v, i);
     }

@@ -31,8 +31,8 @@ raid_status raid_agg_parse(const char *name, raid_agg *out)
 {
     int k = 0;
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_agg_parse: NULL");
-    raid_status st = raid_parse_word(agg_names, RAID_AGG_NAGGS, name, &k, "aggregation",
+        return raidFail(NULL, RAID_EINVAL, "raid_agg_parse: NULL");
+    raid_status st = raidParseWord(agg_names, RAID_AGG_NAGGS, name, &k, "aggregation",
                                      "count, sum, mean, min, max, first or last");
     if (st == RAID_OK)
         *out = (raid_agg)k;
@@ -79,7 +79,7 @@ static uint64_t round_at(const uint32_t *limbs, int L, int len, int q, int stick
     return mant + (uint64_t)(half && (sticky || (mant & 1u)));
 }
 
-double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base)
+double raidGbRoundLimbs(const uint32_t *limbs, int L, int neg, int base)
 {
     const int len = limbs_len(limbs, L);
     if (len == 0)
@@ -92,7 +92,7 @@ double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base)
     return neg ? -r : r;
 }
 
-double gb_round_limbs_scaled(const uint32_t *limbs, int L, int base, int *e)
+double raidGbRoundLimbsScaled(const uint32_t *limbs, int L, int base, int *e)
 {
     const int len = limbs_len(limbs, L);
     *e = 0;
@@ -106,7 +106,7 @@ double gb_round_limbs_scaled(const uint32_t *limbs, int L, int base, int *e)
     return (double)m * 0x1p-53; /* exact: 2^52 <= m <= 2^53 */
 }
 
-double gb_mean_limbs(const uint32_t *limbs, int L, int neg, int base, uint64_t count)
+double raidGbMeanLimbs(const uint32_t *limbs, int L, int neg, int base, uint64_t count)
 {
     /* Q = floor(M 2^128 / count) and the remainder's sticky bit: M >= 1 and count < 2^64 give Q >= 2^64,
      * so the rounding position (at least 11 bits above bit 0 of Q) is above the remainder, and the
@@ -131,16 +131,16 @@ double gb_mean_limbs(const uint32_t *limbs, int L, int neg, int base, uint64_t c
     return neg ? -r : r;
 }
 
-double gb_mean_finish(double m, int zero, uint32_t flags, int64_t count)
+double raidGbMeanFinish(double m, int zero, uint32_t flags, int64_t count)
 {
     if (count <= 0)
         return NAN;
     if (zero || (flags & (GB_F_NAN | GB_F_PINF | GB_F_NINF))) /* the sum's special value or signed zero, / count */
-        return gb_sum_finish(0.0, flags, count);
+        return raidGbSumFinish(0.0, flags, count);
     return m; /* a non-zero sum's mean, +-0.0 where it underflows (IEEE's sign) */
 }
 
-double gb_sum_finish(double fin, uint32_t flags, int64_t count)
+double raidGbSumFinish(double fin, uint32_t flags, int64_t count)
 {
     if ((flags & GB_F_NAN) || ((flags & GB_F_PINF) && (flags & GB_F_NINF)))
         return NAN;
@@ -214,7 +214,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
         const size_t R = (size_t)range + 1;
         uint32_t *id = calloc(R, sizeof *id);
         if (!id)
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
+            return raidFail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
 #pragma omp parallel for schedule(static) if (n > 100000)
         for (size_t i = 0; i < n; i++) {
 #pragma omp atomic write
@@ -229,7 +229,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
         int64_t *uk = malloc(g * sizeof *uk);
         if (!uk) {
             free(id);
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
+            return raidFail(ctx, RAID_ENOMEM, "out of memory (group ids of %zu keys)", n);
         }
         for (size_t r = 0; r < R; r++)
             if (id[r] != GB_NONE)
@@ -250,19 +250,19 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
     int shift = 64 - 10;
     key_id *tab = malloc(cap * sizeof *tab), *uk = NULL;
     if (!tab)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
-    const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)tab ^ (uint64_t)(raid_now() * 1e9));
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
+    const uint64_t seed = raidMix64((uint64_t)(uintptr_t)tab ^ (uint64_t)(raidNow() * 1e9));
     for (size_t s = 0; s < cap; s++)
         tab[s].id = GB_NONE;
     for (size_t i = 0; i < n; i++) {
         const int64_t k = keys[i];
-        size_t s = (size_t)(raid_mix64((uint64_t)k ^ seed) >> shift);
+        size_t s = (size_t)(raidMix64((uint64_t)k ^ seed) >> shift);
         while (tab[s].id != GB_NONE && tab[s].key != k)
             s = (s + 1) & (cap - 1);
         if (tab[s].id == GB_NONE) {
             if (cnt >= GB_NONE - 1) {
                 free(tab);
-                return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute: more than %u groups", GB_NONE - 1);
+                return raidFail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute: more than %u groups", GB_NONE - 1);
             }
             tab[s].key = k;
             tab[s].id = (uint32_t)cnt++;
@@ -271,14 +271,14 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
                 key_id *nt = malloc(ncap * sizeof *nt);
                 if (!nt) {
                     free(tab);
-                    return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
+                    return raidFail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
                 }
                 for (size_t q = 0; q < ncap; q++)
                     nt[q].id = GB_NONE;
                 shift--;
                 for (size_t q = 0; q < cap; q++)
                     if (tab[q].id != GB_NONE) {
-                        size_t u = (size_t)(raid_mix64((uint64_t)tab[q].key ^ seed) >> shift);
+                        size_t u = (size_t)(raidMix64((uint64_t)tab[q].key ^ seed) >> shift);
                         while (nt[u].id != GB_NONE)
                             u = (u + 1) & (ncap - 1);
                         nt[u] = tab[q];
@@ -286,7 +286,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
                 free(tab);
                 tab = nt;
                 cap = ncap;
-                s = (size_t)(raid_mix64((uint64_t)k ^ seed) >> shift);
+                s = (size_t)(raidMix64((uint64_t)k ^ seed) >> shift);
                 while (tab[s].key != k || tab[s].id == GB_NONE)
                     s = (s + 1) & (cap - 1);
             }
@@ -298,7 +298,7 @@ static raid_status form_groups(raid_ctx *ctx, const int64_t *keys, const double 
     int64_t *sorted = malloc((cnt ? cnt : 1) * sizeof *sorted);
     if (!uk || !rank || !sorted) {
         free(tab), free(uk), free(rank), free(sorted);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (hash of %zu keys)", n);
     }
     size_t u = 0;
     for (size_t s = 0; s < cap; s++)
@@ -336,7 +336,7 @@ static void partial_free(gb_partial *p)
     free(p->max), free(p->first), free(p->last);
 }
 
-raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need)
+raid_status raidGbPartialAlloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need)
 {
     const size_t Gs = G ? G : 1;
     part->count = malloc(Gs * sizeof *part->count);
@@ -358,28 +358,28 @@ raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned
         oom |= !(part->first = malloc(Gs * sizeof *part->first));
         oom |= !(part->last = malloc(Gs * sizeof *part->last));
     }
-    return oom ? raid_fail(ctx, RAID_ENOMEM, "out of memory (partials of %zu groups)", G) : RAID_OK;
+    return oom ? raidFail(ctx, RAID_ENOMEM, "out of memory (partials of %zu groups)", G) : RAID_OK;
 }
 
-raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
+raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
                        const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
                        raid_groupby **out)
 {
     if (out)
         *out = NULL;
     if (!out || !aggs || (n && !keys))
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: NULL argument");
     if (naggs < 1 || naggs > RAID_GROUPBY_MAX_AGGS)
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: %zu aggregations (1 to %d)", naggs,
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: %zu aggregations (1 to %d)", naggs,
                          RAID_GROUPBY_MAX_AGGS);
     if (flags & ~(unsigned)(RAID_GROUPBY_SKIPNA | GB_SCALED))
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
     unsigned need = 0;
     int counts = 0; /* the groups' counts are part of the result (count, mean) */
     int mean = 0;
     for (size_t j = 0; j < naggs; j++) {
         if ((unsigned)aggs[j] >= RAID_AGG_NAGGS)
-            return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: aggregation %zu is %d (0 to %d)", j,
+            return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: aggregation %zu is %d (0 to %d)", j,
                              (int)aggs[j], RAID_AGG_NAGGS - 1);
         need |= aggs[j] == RAID_AGG_SUM || aggs[j] == RAID_AGG_MEAN               ? GB_NEED_SUM
                 : aggs[j] == RAID_AGG_MIN || aggs[j] == RAID_AGG_MAX              ? GB_NEED_MINMAX
@@ -390,10 +390,10 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     }
     const int scaled = (flags & GB_SCALED) && (need & GB_NEED_SUM);
     if (n && need && !values)
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
-    if (raid_on_device(ctx) && n >= GB_NONE)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute on a device: %zu rows (fewer than 2^32)", n);
-    if (raid_on_device(ctx))
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
+    if (raidOnDevice(ctx) && n >= GB_NONE)
+        return raidFail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute on a device: %zu rows (fewer than 2^32)", n);
+    if (raidOnDevice(ctx))
         memset(&ctx->timing, 0, sizeof ctx->timing);
 
     raid_status st = RAID_OK;
@@ -401,12 +401,12 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     uint32_t *gid = NULL;
     gb_partial part = {0};
     if (!g) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
         goto fail;
     }
     g->naggs = naggs;
     if (!(g->aggs = malloc(naggs * sizeof *g->aggs))) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
         goto fail;
     }
     for (size_t j = 0; j < naggs; j++)
@@ -417,10 +417,10 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
     }
     const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
     size_t G;
-    if (raid_on_device(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
+    if (raidOnDevice(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
         const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need,
                             .counts = counts, .mean = mean, .scaled = scaled};
-        if ((st = gb_cl_run(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)
+        if ((st = raidGbClRun(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)
             goto fail;
         G = g->ngroups;
         goto result;
@@ -436,7 +436,7 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         g->ngroups = (size_t)range + 1;
     } else {
         if (!(gid = malloc(n * sizeof *gid))) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
             goto fail;
         }
         if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
@@ -449,13 +449,13 @@ raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
         plan.base = 32 * (pmin >> 5);
         plan.pspan = pmax - plan.base;
     }
-    if ((st = gb_partial_alloc(ctx, &part, G, gb_partials(&plan))) != RAID_OK)
+    if ((st = raidGbPartialAlloc(ctx, &part, G, gb_partials(&plan))) != RAID_OK)
         goto fail;
     if (keyed && !(g->keys = malloc(G * sizeof *g->keys))) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
         goto fail;
     }
-    if ((st = gb_cpu_run(ctx, &plan, &part)) != RAID_OK)
+    if ((st = raidGbCpuRun(ctx, &plan, &part)) != RAID_OK)
         goto fail;
     if (keyed) { /* the keys seen, in order: compact the partials */
         size_t j = 0;
@@ -483,12 +483,12 @@ result:
     g->counts = counts ? malloc(G * sizeof *g->counts) : NULL;
     g->cols = malloc(naggs * G * sizeof *g->cols);
     if ((counts && !g->counts) || !g->cols) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
         goto fail;
     }
     if (counts)
         memcpy(g->counts, part.count, G * sizeof *g->counts);
-    if (part.sfrac) { /* kept with the result (gb_groupby_sum_scaled) */
+    if (part.sfrac) { /* kept with the result (raidGbGroupbySumScaled) */
         g->sfrac = part.sfrac, g->sexp = part.sexp;
         part.sfrac = NULL, part.sexp = NULL;
     }
@@ -534,12 +534,12 @@ raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const doubl
     if (flags & GB_SCALED) { /* the library's own flag */
         if (out)
             *out = NULL;
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: unknown flags 0x%x", flags);
     }
-    return gb_compute(ctx, keys, values, valid, n, aggs, naggs, flags, 0, -1, out);
+    return raidGbCompute(ctx, keys, values, valid, n, aggs, naggs, flags, 0, -1, out);
 }
 
-/* Float64 keys: each key's sort key (raid_key_sort: numpy's order, -0.0 folded onto 0.0, every NaN one
+/* Float64 keys: each key's sort key (raidKeySort: numpy's order, -0.0 folded onto 0.0, every NaN one
  * key after +inf, a null key the largest) with its top bit flipped is an int64 of the same (signed) order:
  * the int64 call groups them, and the groups' keys map back. */
 #define GB_TOP 0x8000000000000000ull
@@ -551,15 +551,15 @@ raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const ui
     if (out)
         *out = NULL;
     if (!out || (n && !keys))
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_compute_f64: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute_f64: NULL argument");
     int64_t *ik = malloc((n ? n : 1) * sizeof *ik);
     if (!ik)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (size_t i = 0; i < n; i++) {
         uint64_t b;
         memcpy(&b, &keys[i], sizeof b);
-        const raid_key k = raid_key_sort((uint32_t)(b >> 32), (uint32_t)b, key_valid != NULL,
+        const RaidKey k = raidKeySort((uint32_t)(b >> 32), (uint32_t)b, key_valid != NULL,
                                          key_valid ? key_valid[i] != 0 : 1, 0);
         ik[i] = (int64_t)(((uint64_t)k.hi << 32 | k.lo) ^ GB_TOP);
     }
@@ -571,7 +571,7 @@ raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const ui
     if (!(g->fkeys = malloc((g->ngroups ? g->ngroups : 1) * sizeof *g->fkeys))) {
         raid_groupby_destroy(g);
         *out = NULL;
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
     }
     for (size_t j = 0; j < g->ngroups; j++) {
         uint64_t k = (uint64_t)g->keys[j] ^ GB_TOP;
@@ -579,12 +579,12 @@ raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const ui
             g->null_group = 1, k = UINT64_MAX;
         else if (key_valid && k == UINT64_MAX - 1) /* NaN below the nulls: the NaN key */
             k = UINT64_MAX;
-        g->fkeys[j] = raid_key64_value(k);
+        g->fkeys[j] = raidKey64Value(k);
     }
     return RAID_OK;
 }
 
-double gb_groupby_sum_scaled(const raid_groupby *g, size_t k, int *e)
+double raidGbGroupbySumScaled(const raid_groupby *g, size_t k, int *e)
 {
     assert(g && g->sfrac && k < g->ngroups);
     *e = g->sexp[k];

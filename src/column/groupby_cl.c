@@ -2,7 +2,7 @@
  *
  * Everything per row runs on the device: the host uploads the keys, the values' bits (two uint32 words
  * each, as stored: no conversion) and the validity bytes (through page-locked staging,
- * raid_buf_upload_staged), then
+ * raidBufUploadStaged), then
  *   1. gb_range: the keys' range and the values' exponent range (per work-group partials, combined here);
  *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
  *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
@@ -15,7 +15,7 @@
  *      gb_rows_global (exponent buckets for sums while their tables stay small, else limbs); then
  *      gb_minmax_lo for min and max;
  *   5. the host reads the tables back and rounds each group's exact sum (positive minus negative limbs)
- *      with the cpu path's gb_round_limbs.
+ *      with the cpu path's raidGbRoundLimbs.
  * Everything the kernels compute is an exact integer held in 32-bit words, and the slots, ids and ranks do
  * not change what a group holds: the result is the cpu path's bit for bit, whatever the work-group count,
  * the hash seed or the atomics' order. */
@@ -63,35 +63,35 @@ static void gb_eb_limbs(const uint32_t *e, int b0, int nb, int L, uint32_t *out)
     }
 }
 
-gb_cl_knobs gb_cl_test_knobs;
+gb_cl_knobs raidGbClTestKnobs;
 
 enum { B_GID, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
 /* Launch k over `global` work-items (rounded up to whole work-groups of wg) and wait; its time into
  * kernel_s, and into prep_s too for a kernel of the group ids (prep != 0). */
-static raid_status launch(raid_ctx *ctx, raid_kernel *k, size_t global, size_t wg, int prep)
+static raid_status launch(raid_ctx *ctx, RaidKernel *k, size_t global, size_t wg, int prep)
 {
-    raid_event ev = {0};
+    RaidEvent ev = {0};
     global = (global + wg - 1) / wg * wg;
     ctx->timing.launches++;
-    raid_status st = raid_launch(ctx, k, 1, &global, &wg, &ev);
-    if (st != RAID_OK || (st = raid_event_wait(ctx, &ev)) != RAID_OK) {
-        raid_event_release(&ev);
+    raid_status st = raidLaunch(ctx, k, 1, &global, &wg, &ev);
+    if (st != RAID_OK || (st = raidEventWait(ctx, &ev)) != RAID_OK) {
+        raidEventRelease(&ev);
         return st;
     }
-    const double t = raid_event_seconds(&ev);
-    raid_event_release(&ev);
+    const double t = raidEventSeconds(&ev);
+    raidEventRelease(&ev);
     ctx->timing.kernel_s += t;
     if (prep)
         ctx->timing.prep_s += t;
     return RAID_OK;
 }
 
-static raid_status download(raid_ctx *ctx, const raid_buf *b, size_t n, void *dst)
+static raid_status download(raid_ctx *ctx, const RaidBuf *b, size_t n, void *dst)
 {
-    raid_event ev = {0};
-    raid_status st = raid_buf_download(ctx, b, 0, n, dst, 1, &ev);
-    return st != RAID_OK ? st : raid_event_finish(ctx, &ev, &ctx->timing.download_s);
+    RaidEvent ev = {0};
+    raid_status st = raidBufDownload(ctx, b, 0, n, dst, 1, &ev);
+    return st != RAID_OK ? st : raidEventFinish(ctx, &ev, &ctx->timing.download_s);
 }
 
 static size_t pow2_at_least(size_t x)
@@ -108,23 +108,23 @@ enum { D_KEYS, D_VALID, D_RANGE, D_TAB, D_META, D_UK, D_SRT, D_MAP, ND };
 
 /* Steps 1 to 3: every row's group rank (dense id) into b[B_GID] (through its slot and map[slot] = rank), the
  * sorted distinct keys into *ukeys (malloc'd) and their number into *G; base and pspan of the values into p. */
-static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, raid_buf *d, size_t wg, int64_t **ukeys,
+static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, RaidBuf *b, RaidBuf *d, size_t wg, int64_t **ukeys,
                             size_t *G)
 {
     const size_t n = p->n;
     raid_status st;
-    raid_kernel *k = NULL;
-    raid_event ev = {0};
+    RaidKernel *k = NULL;
+    RaidEvent ev = {0};
     uint32_t *part = NULL, *uk = NULL;
     int64_t *key = NULL, *skey = NULL;
     double *slot = NULL, *sslot = NULL;
     const int masked = p->valid != NULL;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &d[D_KEYS])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, masked ? n : 1, &d[D_VALID])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2, &d[D_META])) != RAID_OK)
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * n, &d[D_KEYS])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_BYTE, masked ? n : 1, &d[D_VALID])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2, &d[D_META])) != RAID_OK)
         return st;
-    if ((st = raid_buf_upload_staged(ctx, &d[D_KEYS], 0, 2 * n, p->keys)) != RAID_OK ||
-        (masked && (st = raid_buf_upload_staged(ctx, &d[D_VALID], 0, n, p->valid)) != RAID_OK))
+    if ((st = raidBufUploadStaged(ctx, &d[D_KEYS], 0, 2 * n, p->keys)) != RAID_OK ||
+        (masked && (st = raidBufUploadStaged(ctx, &d[D_VALID], 0, n, p->valid)) != RAID_OK))
         return st;
     ctx->timing.bytes_in += n * (masked ? 9u : 8u);
 
@@ -132,20 +132,20 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     size_t rows = (n + GB_RANGE_WGS - 1) / GB_RANGE_WGS;
     rows = rows < 16 * wg ? 16 * wg : (rows + wg - 1) / wg * wg;
     const size_t nwg = (n + rows - 1) / rows;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 8 * nwg, &d[D_RANGE])) != RAID_OK ||
-        (st = raid_kernel_get(ctx, "col_groupby.cl", "gb_range", raid_tune_build_options(ctx), &k)) != RAID_OK)
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 8 * nwg, &d[D_RANGE])) != RAID_OK ||
+        (st = raidKernelGet(ctx, "col_groupby.cl", "gb_range", raidTuneBuildOptions(ctx), &k)) != RAID_OK)
         return st;
     const int usep = p->need != 0;
-    if ((st = raid_arg_buf(ctx, k, 0, &d[D_KEYS])) || (st = raid_arg_buf(ctx, k, 1, &b[B_X])) ||
-        (st = raid_arg_uint(ctx, k, 2, (uint32_t)n)) || (st = raid_arg_uint(ctx, k, 3, (uint32_t)rows)) ||
-        (st = raid_arg_uint(ctx, k, 4, (uint32_t)usep)) || (st = raid_arg_buf(ctx, k, 5, &d[D_RANGE])) ||
-        (st = raid_arg_local(ctx, k, 6, 6 * wg * sizeof(uint32_t))) ||
+    if ((st = raidArgBuf(ctx, k, 0, &d[D_KEYS])) || (st = raidArgBuf(ctx, k, 1, &b[B_X])) ||
+        (st = raidArgUint(ctx, k, 2, (uint32_t)n)) || (st = raidArgUint(ctx, k, 3, (uint32_t)rows)) ||
+        (st = raidArgUint(ctx, k, 4, (uint32_t)usep)) || (st = raidArgBuf(ctx, k, 5, &d[D_RANGE])) ||
+        (st = raidArgLocal(ctx, k, 6, 6 * wg * sizeof(uint32_t))) ||
         (st = launch(ctx, k, nwg * wg, wg, 1)))
         goto done;
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     k = NULL;
     if (!(part = malloc(8 * nwg * sizeof *part))) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
         goto done;
     }
     if ((st = download(ctx, &d[D_RANGE], 8 * nwg, part)) != RAID_OK)
@@ -169,46 +169,46 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
 
     /* 2. slots */
     const uint64_t range = kmax - kmin;
-    const int direct = !gb_cl_test_knobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
+    const int direct = !raidGbClTestKnobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
     size_t cap = direct ? (size_t)range + 1 : pow2_at_least(2 * (n < GB_HASH_START / 2 ? n : GB_HASH_START / 2));
-    if (!direct && gb_cl_test_knobs.hash_cap)
-        cap = gb_cl_test_knobs.hash_cap;
-    const uint64_t seed = raid_mix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raid_now() * 1e9));
+    if (!direct && raidGbClTestKnobs.hash_cap)
+        cap = raidGbClTestKnobs.hash_cap;
+    const uint64_t seed = raidMix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raidNow() * 1e9));
     const uint32_t zero2[2] = {0, 0}, empty = 0xFFFFFFFFu;
     for (int attempt = 0;; attempt++) {
         const size_t limit = direct ? cap : cap / 2;
-        raid_buf_release(ctx, &d[D_TAB]);
-        raid_buf_release(ctx, &d[D_UK]);
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, direct ? cap : 4 * cap, &d[D_TAB])) != RAID_OK ||
-            (st = raid_buf_acquire(ctx, RAID_DT_UINT, 3 * (limit < n ? limit : n), &d[D_UK])) != RAID_OK ||
-            (st = raid_buf_fill(ctx, &d[D_TAB], &empty, NULL)) != RAID_OK ||
-            (st = raid_buf_upload(ctx, &d[D_META], 0, 2, zero2, 1, NULL)) != RAID_OK)
+        raidBufRelease(ctx, &d[D_TAB]);
+        raidBufRelease(ctx, &d[D_UK]);
+        if ((st = raidBufAcquire(ctx, RAID_DT_UINT, direct ? cap : 4 * cap, &d[D_TAB])) != RAID_OK ||
+            (st = raidBufAcquire(ctx, RAID_DT_UINT, 3 * (limit < n ? limit : n), &d[D_UK])) != RAID_OK ||
+            (st = raidBufFill(ctx, &d[D_TAB], &empty, NULL)) != RAID_OK ||
+            (st = raidBufUpload(ctx, &d[D_META], 0, 2, zero2, 1, NULL)) != RAID_OK)
             goto done;
         const uint32_t ulimit = (uint32_t)(limit < n ? limit : n);
-        if ((st = raid_kernel_get(ctx, "col_groupby.cl", direct ? "gb_ids_direct" : "gb_ids_hash", raid_tune_build_options(ctx), &k)) != RAID_OK)
+        if ((st = raidKernelGet(ctx, "col_groupby.cl", direct ? "gb_ids_direct" : "gb_ids_hash", raidTuneBuildOptions(ctx), &k)) != RAID_OK)
             goto done;
         unsigned a = 0;
-        if ((st = raid_arg_buf(ctx, k, a++, &d[D_KEYS])) || (st = raid_arg_buf(ctx, k, a++, &b[B_X])) ||
-            (st = raid_arg_buf(ctx, k, a++, &d[D_VALID])) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)masked)) ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(p->skipna && upx))))
+        if ((st = raidArgBuf(ctx, k, a++, &d[D_KEYS])) || (st = raidArgBuf(ctx, k, a++, &b[B_X])) ||
+            (st = raidArgBuf(ctx, k, a++, &d[D_VALID])) || (st = raidArgUint(ctx, k, a++, (uint32_t)n)) ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)masked)) ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)(p->skipna && upx))))
             goto done;
         if (direct) {
-            if ((st = raid_arg_uint(ctx, k, a++, (uint32_t)kmin)) || (st = raid_arg_buf(ctx, k, a++, &d[D_TAB])))
+            if ((st = raidArgUint(ctx, k, a++, (uint32_t)kmin)) || (st = raidArgBuf(ctx, k, a++, &d[D_TAB])))
                 goto done;
         } else {
             const uint32_t mask = (uint32_t)(cap - 1);
-            const uint32_t hmask = gb_cl_test_knobs.hmask ? gb_cl_test_knobs.hmask & mask : mask;
-            if ((st = raid_arg_buf(ctx, k, a++, &d[D_TAB])) || (st = raid_arg_uint(ctx, k, a++, mask)) ||
-                (st = raid_arg_uint(ctx, k, a++, hmask)) || (st = raid_arg_uint(ctx, k, a++, (uint32_t)seed)) ||
-                (st = raid_arg_uint(ctx, k, a++, (uint32_t)(seed >> 32))))
+            const uint32_t hmask = raidGbClTestKnobs.hmask ? raidGbClTestKnobs.hmask & mask : mask;
+            if ((st = raidArgBuf(ctx, k, a++, &d[D_TAB])) || (st = raidArgUint(ctx, k, a++, mask)) ||
+                (st = raidArgUint(ctx, k, a++, hmask)) || (st = raidArgUint(ctx, k, a++, (uint32_t)seed)) ||
+                (st = raidArgUint(ctx, k, a++, (uint32_t)(seed >> 32))))
                 goto done;
         }
-        if ((st = raid_arg_buf(ctx, k, a++, &d[D_META])) || (st = raid_arg_buf(ctx, k, a++, &d[D_UK])) ||
-            (st = raid_arg_uint(ctx, k, a++, ulimit)) || (st = raid_arg_buf(ctx, k, a++, &b[B_GID])) ||
+        if ((st = raidArgBuf(ctx, k, a++, &d[D_META])) || (st = raidArgBuf(ctx, k, a++, &d[D_UK])) ||
+            (st = raidArgUint(ctx, k, a++, ulimit)) || (st = raidArgBuf(ctx, k, a++, &b[B_GID])) ||
             (st = launch(ctx, k, n, wg, 1)))
             goto done;
-        raid_kernel_put(ctx, k);
+        raidKernelPut(ctx, k);
         k = NULL;
         uint32_t meta[2];
         if ((st = download(ctx, &d[D_META], 2, meta)) != RAID_OK)
@@ -218,24 +218,24 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
             break;
         }
         if (direct || attempt > 0 || cap >= pow2_at_least(2 * n)) { /* a table of 2n slots holds n keys */
-            st = raid_fail(ctx, RAID_EDEVICE, "group-by: the group-id table of %zu slots overflowed", cap);
+            st = raidFail(ctx, RAID_EDEVICE, "group-by: the group-id table of %zu slots overflowed", cap);
             goto done;
         }
         cap = pow2_at_least(2 * n);
         if (cap > ((size_t)1 << 30)) { /* word indices 4 x slot stay below 2^32 */
-            st = raid_fail(ctx, RAID_EUNSUPPORTED,
+            st = raidFail(ctx, RAID_EUNSUPPORTED,
                            "raid_groupby_compute on a device: more than 2^20 distinct keys in %zu rows (2^29 rows at most then)", n);
             goto done;
         }
     }
 
     /* 3. the distinct keys in ascending order, their ranks by slot */
-    const double t0 = raid_now();
+    const double t0 = raidNow();
     const size_t g = *G, gs = g ? g : 1;
     uk = malloc(3 * gs * sizeof *uk);
     skey = malloc(gs * sizeof *skey);
     if (!uk || !skey) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
         goto done;
     }
     if (g && (st = download(ctx, &d[D_UK], 3 * g, uk)) != RAID_OK)
@@ -243,7 +243,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
     if (direct) { /* key order is slot order: a bitmap of the slots seen, read in order */
         uint64_t *bits = calloc((cap + 63) / 64, sizeof *bits);
         if (!bits) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
             goto done;
         }
         for (size_t j = 0; j < g; j++)
@@ -260,7 +260,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
         key = malloc(gs * sizeof *key);
         slot = malloc(gs * sizeof *slot), sslot = malloc(gs * sizeof *sslot);
         if (!key || !slot || !sslot) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (%zu groups)", g);
             goto done;
         }
         for (size_t j = 0; j < g; j++) {
@@ -268,7 +268,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
             memcpy(&slot[j], &(uint64_t){uk[3 * j + 2]}, sizeof slot[j]);
         }
         if (raid_sort_i64_f64(NULL, key, slot, g, 0, skey, sslot) != RAID_OK) {
-            st = raid_fail(ctx, RAID_ENOMEM, "group-by: %s", raid_errmsg());
+            st = raidFail(ctx, RAID_ENOMEM, "group-by: %s", raid_errmsg());
             goto done;
         }
         for (size_t j = 0; j < g; j++) {
@@ -277,47 +277,47 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, raid_buf *b, rai
             uk[j] = (uint32_t)sl;
         }
     }
-    ctx->timing.convert_s += raid_now() - t0;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, gs, &d[D_SRT])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cap, &d[D_MAP])) != RAID_OK)
+    ctx->timing.convert_s += raidNow() - t0;
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, gs, &d[D_SRT])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, cap, &d[D_MAP])) != RAID_OK)
         goto done;
-    if (g && ((st = raid_buf_upload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
-              (st = raid_event_finish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
+    if (g && ((st = raidBufUpload(ctx, &d[D_SRT], 0, g, uk, 0, &ev)) != RAID_OK ||
+              (st = raidEventFinish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK))
         goto done;
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_map", raid_tune_build_options(ctx), &k)) != RAID_OK ||
-        (st = raid_arg_buf(ctx, k, 0, &d[D_SRT])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)g)) ||
-        (st = raid_arg_buf(ctx, k, 2, &d[D_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
+    if ((st = raidKernelGet(ctx, "col_groupby.cl", "gb_map", raidTuneBuildOptions(ctx), &k)) != RAID_OK ||
+        (st = raidArgBuf(ctx, k, 0, &d[D_SRT])) || (st = raidArgUint(ctx, k, 1, (uint32_t)g)) ||
+        (st = raidArgBuf(ctx, k, 2, &d[D_MAP])) || (g && (st = launch(ctx, k, g, wg, 1))))
         goto done;
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     k = NULL;
-    if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_rank", raid_tune_build_options(ctx), &k)) != RAID_OK ||
-        (st = raid_arg_buf(ctx, k, 0, &b[B_GID])) || (st = raid_arg_uint(ctx, k, 1, (uint32_t)n)) ||
-        (st = raid_arg_buf(ctx, k, 2, &d[D_MAP])) || (st = launch(ctx, k, n, wg, 1)))
+    if ((st = raidKernelGet(ctx, "col_groupby.cl", "gb_rank", raidTuneBuildOptions(ctx), &k)) != RAID_OK ||
+        (st = raidArgBuf(ctx, k, 0, &b[B_GID])) || (st = raidArgUint(ctx, k, 1, (uint32_t)n)) ||
+        (st = raidArgBuf(ctx, k, 2, &d[D_MAP])) || (st = launch(ctx, k, n, wg, 1)))
         goto done;
     *ukeys = skey;
     skey = NULL;
 done:
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     free(part), free(uk), free(key), free(skey), free(slot), free(sslot);
     return st;
 }
 
-/* Kernel `name` of col_groupby.cl with its arguments in order, as `kinds` says ('b' a raid_buf *, 'u' a
+/* Kernel `name` of col_groupby.cl with its arguments in order, as `kinds` says ('b' a RaidBuf *, 'u' a
  * uint32_t, 'i' an int, 'l' local bytes as size_t), launched over `global` work-items (kernel_s).
  * RAID_GROUPBY_PROFILE set in the environment: a line on stderr with the kernel's time (the benchmark's
  * breakdown of the partitioned path). */
 static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts, size_t global, size_t wg,
                               const char *kinds, ...)
 {
-    raid_kernel *k = NULL;
-    raid_status st = raid_kernel_get(ctx, "col_groupby.cl", name, opts, &k);
+    RaidKernel *k = NULL;
+    raid_status st = raidKernelGet(ctx, "col_groupby.cl", name, opts, &k);
     va_list ap;
     va_start(ap, kinds);
     for (unsigned i = 0; st == RAID_OK && kinds[i]; i++)
-        st = kinds[i] == 'b'   ? raid_arg_buf(ctx, k, i, va_arg(ap, const raid_buf *))
-             : kinds[i] == 'u' ? raid_arg_uint(ctx, k, i, va_arg(ap, uint32_t))
-             : kinds[i] == 'i' ? raid_arg_int(ctx, k, i, va_arg(ap, int))
-                               : raid_arg_local(ctx, k, i, va_arg(ap, size_t));
+        st = kinds[i] == 'b'   ? raidArgBuf(ctx, k, i, va_arg(ap, const RaidBuf *))
+             : kinds[i] == 'u' ? raidArgUint(ctx, k, i, va_arg(ap, uint32_t))
+             : kinds[i] == 'i' ? raidArgInt(ctx, k, i, va_arg(ap, int))
+                               : raidArgLocal(ctx, k, i, va_arg(ap, size_t));
     va_end(ap);
     const double t0 = ctx->timing.kernel_s;
     if (st == RAID_OK)
@@ -325,7 +325,7 @@ static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts,
     if (st == RAID_OK && getenv("RAID_GROUPBY_PROFILE"))
         fprintf(stderr, "groupby profile: %s %.4f ms (%zu work-groups)\n", name, (ctx->timing.kernel_s - t0) * 1e3,
                 (global + wg - 1) / wg);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     return st;
 }
 
@@ -347,15 +347,15 @@ static int part_shape(size_t n, size_t G, size_t tw, size_t wg, uint64_t lmax, i
 
 /* The sums of many groups by partitions (mode 8; kernels/col_groupby.cl "rows partitioned by group"):
  * gb_part_count (the rows per partition), gb_part_starts (their starts, the chunks'), one pass of the device
- * sort (raid_sort_cl_partition: the values and ranks by partition, digit (rank >> pb) & 255), gb_part_rows,
+ * sort (raidSortClPartition: the values and ranks by partition, digit (rank >> pb) & 255), gb_part_rows,
  * every step on the device (no read-back between them). rows: rows per block of the count and per chunk of
  * gb_part_rows. */
-static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *b, size_t tw, int pb, size_t np,
+static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const RaidBuf *b, size_t tw, int pb, size_t np,
                                size_t rows, size_t wg, const char *opts, int check)
 {
     enum { S_PST, S_CST, S_VAL, S_RANK, S_ERR, NS };
     const size_t n = p->n, nblk = (n + rows - 1) / rows;
-    raid_buf s[NS] = {{0}};
+    RaidBuf s[NS] = {{0}};
     raid_status st;
     const uint32_t zero = 0;
     const int profile = getenv("RAID_GROUPBY_PROFILE") != NULL;
@@ -363,12 +363,12 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
         fprintf(stderr, "groupby profile: partitioned, %zu rows, %zu groups, %zu partitions of 2^%d groups, tables "
                         "of %zu words a group, blocks and chunks of %zu rows, options '%s'\n",
                 n, p->ngroups, np, pb, tw, rows, opts);
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 256, &s[S_PST])) || /* the sort pass reads 256 digit starts */
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, np + 1, &s[S_CST])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * n, &s[S_VAL])) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &s[S_RANK])) ||
-        (st = raid_buf_fill(ctx, &s[S_PST], &zero, NULL)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raid_buf_fill(ctx, &s[S_ERR], &zero, NULL)))
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 256, &s[S_PST])) || /* the sort pass reads 256 digit starts */
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, np + 1, &s[S_CST])) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * n, &s[S_VAL])) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, n, &s[S_RANK])) ||
+        (st = raidBufFill(ctx, &s[S_PST], &zero, NULL)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raidBufFill(ctx, &s[S_ERR], &zero, NULL)))
         goto done;
     const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np;
     if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuublb", &b[B_GID], (uint32_t)n, R, PB, NP,
@@ -377,7 +377,7 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
                          wg * sizeof(uint32_t))))
         goto done;
     const double t0 = ctx->timing.kernel_s;
-    if ((st = raid_sort_cl_partition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL], &s[S_RANK])))
+    if ((st = raidSortClPartition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL], &s[S_RANK])))
         goto done;
     if (profile)
         fprintf(stderr, "groupby profile: sort_pass %.4f ms\n", (ctx->timing.kernel_s - t0) * 1e3);
@@ -391,39 +391,39 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const raid_buf *
         if ((st = download(ctx, &s[S_ERR], 1, &err)) != RAID_OK)
             goto done;
         if (err)
-            st = raid_fail(ctx, RAID_EDEVICE, "group-by: the partitioned path's index check failed (0x%x)", err);
+            st = raidFail(ctx, RAID_EDEVICE, "group-by: the partitioned path's index check failed (0x%x)", err);
     }
 done:
     for (int j = 0; j < NS; j++)
-        raid_buf_release(ctx, &s[j]);
+        raidBufRelease(ctx, &s[j]);
     return st;
 }
 
-raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t *ngroups, gb_partial *out,
+raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables)
 {
     gb_plan plan = *p0, *p = &plan;
     const size_t n = p->n;
     const int upx = p->x && (p->need || p->skipna); /* the values are read (sums, min/max, first/last, NaN nulls) */
-    size_t wg = raid_dev_max_wg(ctx) < GB_WG ? raid_dev_max_wg(ctx) : GB_WG;
-    raid_buf b[NBUF] = {{0}};
-    raid_buf d[ND] = {{0}};
-    raid_kernel *k = NULL, *k2 = NULL;
+    size_t wg = raidDevMaxWg(ctx) < GB_WG ? raidDevMaxWg(ctx) : GB_WG;
+    RaidBuf b[NBUF] = {{0}};
+    RaidBuf d[ND] = {{0}};
+    RaidKernel *k = NULL, *k2 = NULL;
     raid_status st = RAID_OK;
     uint32_t *h = NULL;
     *ukeys = NULL;
     *ngroups = 0;
     p->base = 0, p->pspan = -1, p->qmin = 0;
-    if (local_tables < 0 && raid_tune_groupby_path(ctx)) /* RAID_TUNE_GROUPBY_PATH */
-        local_tables = raid_tune_groupby_path(ctx) - 1;
+    if (local_tables < 0 && raidTuneGroupbyPath(ctx)) /* RAID_TUNE_GROUPBY_PATH */
+        local_tables = raidTuneGroupbyPath(ctx) - 1;
     if (local_tables == 2 || (local_tables >= 4 && local_tables <= 7) || (local_tables >= 9 && local_tables <= 11)) {
-        st = raid_fail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
+        st = raidFail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
         goto done;
     }
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
         goto done;
-    if (upx && (st = raid_buf_upload_staged(ctx, &b[B_X], 0, 2 * n, p->x)) != RAID_OK)
+    if (upx && (st = raidBufUploadStaged(ctx, &b[B_X], 0, 2 * n, p->x)) != RAID_OK)
         goto done;
     ctx->timing.bytes_in = upx ? 8 * n : 0;
     if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups)) != RAID_OK)
@@ -431,18 +431,18 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t G = *ngroups;
     p->ngroups = G;
     for (int j = 0; j < ND; j++) /* the sums need only the ranks */
-        raid_buf_release(ctx, &d[j]);
-    if ((st = gb_partial_alloc(ctx, out, G, gb_partials(p))) != RAID_OK)
+        raidBufRelease(ctx, &d[j]);
+    if ((st = raidGbPartialAlloc(ctx, out, G, gb_partials(p))) != RAID_OK)
         goto done;
 
     const int L = gb_cl_limbs(p);
     /* exponent buckets: 8 values of q each, q in [qmin, pspan]: buckets b0 .. b0 + NB - 1 */
     const int B0 = p->pspan < 0 ? 0 : p->qmin >> 3, NB = p->pspan < 0 ? 1 : (p->pspan >> 3) - B0 + 1;
     const size_t lbytes = G * (2 * (size_t)L + 2) * sizeof(uint32_t);
-    const uint64_t lmax = raid_dev_local_mem(ctx) < GB_LOCAL_BUDGET ? raid_dev_local_mem(ctx) : GB_LOCAL_BUDGET;
+    const uint64_t lmax = raidDevLocalMem(ctx) < GB_LOCAL_BUDGET ? raidDevLocalMem(ctx) : GB_LOCAL_BUDGET;
     const int fits = lbytes + 1024 <= lmax;
     if (local_tables == 1 && !fits) {
-        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: local tables of %zu bytes do not fit (%llu)", lbytes,
+        st = raidFail(ctx, RAID_EUNSUPPORTED, "group-by: local tables of %zu bytes do not fit (%llu)", lbytes,
                        (unsigned long long)lmax);
         goto done;
     }
@@ -452,7 +452,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t ebwords = (size_t)G * (6 * (size_t)NB + 2);
     const int eb_ok = (p->need & GB_NEED_SUM) && ebwords * sizeof(uint32_t) <= GB_EB_BUDGET;
     if (local_tables == 3 && !(p->need & GB_NEED_SUM)) {
-        st = raid_fail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
+        st = raidFail(ctx, RAID_EUNSUPPORTED, "group-by: exponent-bucket tables hold sums only");
         goto done;
     }
     /* many groups, sums (counts, means) only: rows partitioned by group with one pass of the device sort,
@@ -461,12 +461,12 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
      * docs/groupby.md) */
     int pb = 0;
     size_t np = 0;
-    const int maxb = gb_cl_test_knobs.part_bits ? gb_cl_test_knobs.part_bits : 16;
+    const int maxb = raidGbClTestKnobs.part_bits ? raidGbClTestKnobs.part_bits : 16;
     const int part_ok = sums_only && part_shape(n, G, 2 * (size_t)L + 2, wg, lmax, maxb, &pb, &np);
-    if (gb_cl_test_knobs.partitions_out)
-        *gb_cl_test_knobs.partitions_out = np;
+    if (raidGbClTestKnobs.partitions_out)
+        *raidGbClTestKnobs.partitions_out = np;
     if (local_tables == 8 && !part_ok) {
-        st = raid_fail(ctx, RAID_EUNSUPPORTED,
+        st = raidFail(ctx, RAID_EUNSUPPORTED,
                        "group-by: no partitioned tables for these aggregations, %zu groups or %zu rows (sums, counts "
                        "and means only; 255 partitions and fewer than 2^31 rows at most)", G, n);
         goto done;
@@ -482,22 +482,22 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     const size_t nwg = (n + rows - 1) / rows;
 
     /* the partitioned kernels' index checks: tests, or RAID_GROUPBY_CHECK set in the environment */
-    const int check = mode == 8 && (gb_cl_test_knobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
+    const int check = mode == 8 && (raidGbClTestKnobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
              "-DGB_CHECK=%d %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, !p->counts, check, raid_tune_build_options(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, check, raidTuneBuildOptions(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
+        if ((st = raidBufAcquire(ctx, RAID_DT_UINT, sizes[j], &b[j])) != RAID_OK)
             goto done;
     const uint32_t zero = 0, ones = 0xFFFFFFFFu;
     for (int j = B_SUM; j < NBUF; j++) {
         const int hi = j == B_MNHI || j == B_MNLO || j == B_FIRST;
-        if ((st = raid_buf_fill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
+        if ((st = raidBufFill(ctx, &b[j], hi ? &ones : &zero, NULL)) != RAID_OK)
             goto done;
     }
 
@@ -506,31 +506,31 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = partitioned(ctx, p, b, SW + 2, pb, np, rows, wg, opts, check)) != RAID_OK)
             goto done;
     } else {
-        if ((st = raid_kernel_get(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
+        if ((st = raidKernelGet(ctx, "col_groupby.cl", mode == 1 ? "gb_rows_local" : "gb_rows_global", opts, &k)) !=
             RAID_OK)
             goto done;
-        if ((st = raid_arg_buf(ctx, k, a++, &b[B_GID])) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, p->base)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
+        if ((st = raidArgBuf(ctx, k, a++, &b[B_GID])) != RAID_OK ||
+            (st = raidArgBuf(ctx, k, a++, &b[B_X])) != RAID_OK || (st = raidArgUint(ctx, k, a++, (uint32_t)n)) != RAID_OK ||
+            (st = raidArgInt(ctx, k, a++, p->base)) != RAID_OK || (st = raidArgUint(ctx, k, a++, (uint32_t)rows)) != RAID_OK)
             goto done;
         for (int j = B_SUM; j <= B_LAST; j++)
-            if ((st = raid_arg_buf(ctx, k, a++, &b[j])) != RAID_OK)
+            if ((st = raidArgBuf(ctx, k, a++, &b[j])) != RAID_OK)
                 goto done;
-        if (mode == 1 && ((st = raid_arg_uint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
-                          (st = raid_arg_local(ctx, k, a++, lbytes)) != RAID_OK))
+        if (mode == 1 && ((st = raidArgUint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
+                          (st = raidArgLocal(ctx, k, a++, lbytes)) != RAID_OK))
             goto done;
         if ((st = launch(ctx, k, nwg * wg, wg, 0)) != RAID_OK)
             goto done;
     }
     if (p->need & GB_NEED_MINMAX) {
-        if ((st = raid_kernel_get(ctx, "col_groupby.cl", "gb_minmax_lo", opts, &k2)) != RAID_OK)
+        if ((st = raidKernelGet(ctx, "col_groupby.cl", "gb_minmax_lo", opts, &k2)) != RAID_OK)
             goto done;
         a = 0;
-        if ((st = raid_arg_buf(ctx, k2, a++, &b[B_GID])) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k2, a++, &b[B_X])) != RAID_OK ||
-            (st = raid_arg_uint(ctx, k2, a++, (uint32_t)n)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k2, a++, &b[B_MNHI])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MXHI])) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k2, a++, &b[B_MNLO])) != RAID_OK || (st = raid_arg_buf(ctx, k2, a++, &b[B_MXLO])) != RAID_OK)
+        if ((st = raidArgBuf(ctx, k2, a++, &b[B_GID])) != RAID_OK ||
+            (st = raidArgBuf(ctx, k2, a++, &b[B_X])) != RAID_OK ||
+            (st = raidArgUint(ctx, k2, a++, (uint32_t)n)) != RAID_OK ||
+            (st = raidArgBuf(ctx, k2, a++, &b[B_MNHI])) != RAID_OK || (st = raidArgBuf(ctx, k2, a++, &b[B_MXHI])) != RAID_OK ||
+            (st = raidArgBuf(ctx, k2, a++, &b[B_MNLO])) != RAID_OK || (st = raidArgBuf(ctx, k2, a++, &b[B_MXLO])) != RAID_OK)
             goto done;
         if ((st = launch(ctx, k2, n, wg, 0)) != RAID_OK)
             goto done;
@@ -539,7 +539,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
     /* read back and round */
     h = malloc(Gs * (SW + 8) * sizeof *h);
     if (!h) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by read-back)");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by read-back)");
         goto done;
     }
     uint32_t *hs = h, *hc = hs + Gs * SW, *hf = hc + Gs, *hmnh = hf + Gs, *hmxh = hmnh + Gs,
@@ -552,7 +552,7 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
         if ((st = download(ctx, &b[j], sizes[j], dst[j])) != RAID_OK)
             goto done;
     }
-    const double t0 = raid_now();
+    const double t0 = raidNow();
 #pragma omp parallel for schedule(static) if (G > 20000)
     for (size_t g = 0; g < G; g++) {
         out->count[g] = p->counts ? hc[g] : 0u;
@@ -583,13 +583,13 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             }
             /* without counts, a group whose tables and flags are zero is empty unless a -0.0 flagged it */
             const int64_t cg = p->counts ? out->count[g] : (out->flags[g] & GB_F_NEGZ) != 0;
-            const double fin = gb_round_limbs(P, L, neg, p->base);
-            out->sum[g] = gb_sum_finish(fin, out->flags[g], cg);
+            const double fin = raidGbRoundLimbs(P, L, neg, p->base);
+            out->sum[g] = raidGbSumFinish(fin, out->flags[g], cg);
             if (out->mean) /* from the exact sum, which may lie beyond the largest double (counts are kept) */
-                out->mean[g] = gb_mean_finish(cg > 0 ? gb_mean_limbs(P, L, neg, p->base, (uint64_t)cg) : NAN,
+                out->mean[g] = raidGbMeanFinish(cg > 0 ? raidGbMeanLimbs(P, L, neg, p->base, (uint64_t)cg) : NAN,
                                               fin == 0.0, out->flags[g], cg);
             if (out->sfrac)
-                out->sfrac[g] = gb_round_limbs_scaled(P, L, p->base, &out->sexp[g]) * (neg ? -1.0 : 1.0);
+                out->sfrac[g] = raidGbRoundLimbsScaled(P, L, p->base, &out->sexp[g]) * (neg ? -1.0 : 1.0);
         }
         out->flags[g] &= ~GB_F_NEGZ;
         if (p->need & GB_NEED_MINMAX) {
@@ -601,15 +601,15 @@ raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t 
             out->last[g] = (int64_t)hla[g] - 1;
         }
     }
-    ctx->timing.convert_s += raid_now() - t0;
+    ctx->timing.convert_s += raidNow() - t0;
 done:
     free(h);
-    raid_kernel_put(ctx, k);
-    raid_kernel_put(ctx, k2);
+    raidKernelPut(ctx, k);
+    raidKernelPut(ctx, k2);
     for (int j = 0; j < ND; j++)
-        raid_buf_release(ctx, &d[j]);
+        raidBufRelease(ctx, &d[j]);
     for (int j = 0; j < NBUF; j++)
-        raid_buf_release(ctx, &b[j]);
+        raidBufRelease(ctx, &b[j]);
     if (st != RAID_OK) {
         free(*ukeys);
         *ukeys = NULL;

@@ -230,7 +230,7 @@ static int acc_limbs(const int64_t *a, int W, uint32_t *limbs /* W + 2 */)
     return neg;
 }
 
-raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
+raid_status raidGbCpuRun(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
 {
     const size_t G = p->ngroups, n = p->n;
     /* W chunks: the pieces reach chunk pspan/32 + 2, and the sum of fewer than 2^64 values needs pspan + 117
@@ -249,7 +249,7 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
     const int ntabs = T;
     gb_tab *tabs = calloc((size_t)ntabs, sizeof *tabs);
     if (!tabs)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by tables)");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by tables)");
     int oom = 0;
 #pragma omp parallel num_threads(T) reduction(| : oom)
     {
@@ -262,7 +262,7 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
         for (int t = 0; t < ntabs; t++)
             tab_free(&tabs[t]);
         free(tabs);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by tables: %zu groups x %d chunks x %d threads)",
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by tables: %zu groups x %d chunks x %d threads)",
                          G, W, ntabs);
     }
     /* merge the row split's tables in thread order (every operation exact and commutative) */
@@ -305,15 +305,15 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
             if ((p->need & GB_NEED_SUM) && limbs) {
                 normalise(a, W);
                 const int neg = acc_limbs(a, W, limbs);
-                const double fin = gb_round_limbs(limbs, W + 2, neg, p->base);
-                out->sum[g] = gb_sum_finish(fin, out->flags[g], out->count[g]);
+                const double fin = raidGbRoundLimbs(limbs, W + 2, neg, p->base);
+                out->sum[g] = raidGbSumFinish(fin, out->flags[g], out->count[g]);
                 if (out->mean) /* from the exact sum, which may lie beyond the largest double */
-                    out->mean[g] = gb_mean_finish(out->count[g] > 0 ? gb_mean_limbs(limbs, W + 2, neg, p->base,
+                    out->mean[g] = raidGbMeanFinish(out->count[g] > 0 ? raidGbMeanLimbs(limbs, W + 2, neg, p->base,
                                                                                    (uint64_t)out->count[g])
                                                                     : NAN,
                                                   fin == 0.0, out->flags[g], out->count[g]);
                 if (out->sfrac)
-                    out->sfrac[g] = gb_round_limbs_scaled(limbs, W + 2, p->base, &out->sexp[g]) * (neg ? -1.0 : 1.0);
+                    out->sfrac[g] = raidGbRoundLimbsScaled(limbs, W + 2, p->base, &out->sexp[g]) * (neg ? -1.0 : 1.0);
             }
             if (p->need & GB_NEED_MINMAX) {
                 out->min[g] = t0->min[g];
@@ -330,6 +330,6 @@ raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out)
         tab_free(&tabs[t]);
     free(tabs);
     if (oom2)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (group-by rounding)");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by rounding)");
     return RAID_OK;
 }

@@ -26,13 +26,13 @@
 #define GB_NEED_SUM 1u
 #define GB_NEED_MINMAX 2u
 #define GB_NEED_FIRSTLAST 4u
-/* Partials computed from the sums' limbs where they are rounded (gb_partial_alloc only, never in
+/* Partials computed from the sums' limbs where they are rounded (raidGbPartialAlloc only, never in
  * gb_plan.need, which says what the rows' passes keep): the means, the scaled sums. */
 #define GB_NEED_MEAN 8u
 #define GB_NEED_SCALED 16u
 
-/* gb_compute's flag beside RAID_GROUPBY_SKIPNA (the library's own, refused by raid_groupby_compute): keep
- * each group's scaled sum (gb_groupby_sum_scaled). */
+/* raidGbCompute's flag beside RAID_GROUPBY_SKIPNA (the library's own, refused by raid_groupby_compute): keep
+ * each group's scaled sum (raidGbGroupbySumScaled). */
 #define GB_SCALED 0x40000000u
 
 typedef struct gb_plan {
@@ -55,7 +55,7 @@ typedef struct gb_plan {
     int scaled;           /* sums asked and GB_SCALED: the scaled sums (gb_partial sfrac, sexp) */
 } gb_plan;
 
-/* The partials a plan fills (gb_partial_alloc's need). */
+/* The partials a plan fills (raidGbPartialAlloc's need). */
 static inline unsigned gb_partials(const gb_plan *p)
 {
     return p->need | (p->mean ? GB_NEED_MEAN : 0u) | (p->scaled ? GB_NEED_SCALED : 0u);
@@ -67,7 +67,7 @@ typedef struct gb_partial {
     int64_t *count;
     uint32_t *flags;
     double *sum;    /* the exact sum, rounded (specials and signed zeros applied) */
-    double *mean;   /* mean asked: the exact sum divided by the count, rounded once (gb_mean_finish applied) */
+    double *mean;   /* mean asked: the exact sum divided by the count, rounded once (raidGbMeanFinish applied) */
     double *sfrac;  /* gb_plan.scaled: the exact finite part of the sum rounded to 53 bits with no exponent */
     int32_t *sexp;  /* range, sfrac 2^sexp (sfrac in [0.5, 1], 0 for an exact zero; specials not applied) */
     uint64_t *min, *max;
@@ -80,10 +80,10 @@ static inline uint64_t gb_order_key_inv(uint64_t k) { return (k >> 63) ? k & 0x7
 
 /* The float64 nearest (ties to even) to (-1)^neg M 2^(base - 1074), M = sum limbs[i] 2^(32 i), i < L
  * (overflow: +-inf). M = 0 gives +0.0. */
-double gb_round_limbs(const uint32_t *limbs, int L, int neg, int base);
+double raidGbRoundLimbs(const uint32_t *limbs, int L, int neg, int base);
 /* A group's sum from its rounded exact finite part `fin` (0.0 for an exact zero), flags and count:
  * the special values and the sign of a zero by IEEE 754 (groupby.h). */
-double gb_sum_finish(double fin, uint32_t flags, int64_t count);
+double raidGbSumFinish(double fin, uint32_t flags, int64_t count);
 /* Limbs of a group's sum on either path, at most: gb_cl_limbs is at most 67 (pspan <= 2046), the cpu
  * path rounds W + 2 = 69 of them. */
 #define GB_MAX_LIMBS 72
@@ -91,26 +91,26 @@ double gb_sum_finish(double fin, uint32_t flags, int64_t count);
  * the exact mean of a group whose exact sum is the limbs', rounded once, also where the sum itself is
  * beyond the largest double (M 2^128 divided by the count in integers, the remainder as a sticky bit);
  * +-0.0 (the sign of the quotient) where it is below half the smallest subnormal. */
-double gb_mean_limbs(const uint32_t *limbs, int L, int neg, int base, uint64_t count);
-/* A group's mean from gb_mean_limbs' m, whether the exact finite sum is zero, the flags and the count: NaN
+double raidGbMeanLimbs(const uint32_t *limbs, int L, int neg, int base, uint64_t count);
+/* A group's mean from raidGbMeanLimbs' m, whether the exact finite sum is zero, the flags and the count: NaN
  * for count 0, the sum's special value (NaN, +-inf) or signed zero, else m. */
-double gb_mean_finish(double m, int zero, uint32_t flags, int64_t count);
+double raidGbMeanFinish(double m, int zero, uint32_t flags, int64_t count);
 /* M 2^(base - 1074) rounded to 53 bits (ties to even) with no exponent range: m 2^(*e) with m in [0.5, 1]
- * (0 and *e = 0 for M = 0); equal to gb_round_limbs' value scaled by a power of two wherever that is a
+ * (0 and *e = 0 for M = 0); equal to raidGbRoundLimbs' value scaled by a power of two wherever that is a
  * finite normal double. For a ratio of two exact sums that are each beyond float64's range (bars' vwap). */
-double gb_round_limbs_scaled(const uint32_t *limbs, int L, int base, int *e);
+double raidGbRoundLimbsScaled(const uint32_t *limbs, int L, int base, int *e);
 
 /* The two paths: fill the partials the plan needs (count and flags always). */
-raid_status gb_cpu_run(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
+raid_status raidGbCpuRun(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
 /* The device path: the group ids formed on the device from p's keys (p->gid, ngroups, kmin, base and pspan
  * are not read: it finds them), the sorted distinct keys into *ukeys (malloc'd), their number into
- * *ngroups, and the partials (gb_partial_alloc) in that order. rows_per_wg: rows of one work-group of the
+ * *ngroups, and the partials (raidGbPartialAlloc) in that order. rows_per_wg: rows of one work-group of the
  * sums (0: the default); local_tables: -1 automatic, 0 global atomics only, 1 per-work-group tables in
  * local memory, 3 global exponent-bucket tables (sums asked), 8 rows partitioned by group, then local
  * tables per partition (sums asked; counts, means; nothing else) (RAID_EUNSUPPORTED when they do not fit or
  * other aggregations are asked); 2, 4 to 7, 9 to 11: removed variants (RAID_EINVAL). Tests vary both.
  * RAID_TUNE_GROUPBY_PATH p > 0 stands for local_tables p - 1 when local_tables is -1. */
-raid_status gb_cl_run(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
+raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
 /* Tests only (zeroed: automatic): force_hash, the hash path even for keys of a small range; hash_cap, the
  * first hash table's slots (a power of two >= 1024; too few makes the device retry with 2n); hmask, a mask
@@ -125,19 +125,19 @@ typedef struct gb_cl_knobs {
     size_t *partitions_out; /* non-NULL: where each call writes the partitions its plan has (refused or not);
                                NULL (production): no write to this shared struct */
 } gb_cl_knobs;
-extern gb_cl_knobs gb_cl_test_knobs;
+extern gb_cl_knobs raidGbClTestKnobs;
 /* The partials of G groups for the aggregations in need (GB_NEED_*, gb_partials): count and flags always.
  * RAID_ENOMEM. */
-raid_status gb_partial_alloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need);
+raid_status raidGbPartialAlloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need);
 
-/* Group k's sum, with GB_SCALED, as sfrac 2^(*e) (gb_round_limbs_scaled: the exact finite part rounded to
+/* Group k's sum, with GB_SCALED, as sfrac 2^(*e) (raidGbRoundLimbsScaled: the exact finite part rounded to
  * 53 bits with no exponent range, signed; 0 for an exact zero; the specials, in the sum's column, not
  * applied). */
-double gb_groupby_sum_scaled(const raid_groupby *g, size_t k, int *e);
+double raidGbGroupbySumScaled(const raid_groupby *g, size_t k, int *e);
 
-/* raid_groupby_compute with the device knobs of gb_cl_run (tests; the public call passes 0, -1); flags
+/* raid_groupby_compute with the device knobs of raidGbClRun (tests; the public call passes 0, -1); flags
  * may hold GB_SCALED. */
-raid_status gb_compute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
+raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
                        const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
                        raid_groupby **out);
 

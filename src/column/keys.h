@@ -10,19 +10,19 @@
 
 /* The order key of x as one uint64 (unsigned order = numpy's sort order; -0.0 folded onto 0.0, every
  * NaN the largest key). */
-static inline uint64_t raid_key64(double x)
+static inline uint64_t raidKey64(double x)
 {
     uint64_t b;
     memcpy(&b, &x, sizeof b);
-    const raid_key k = raid_key_from_bits((uint32_t)(b >> 32), (uint32_t)b);
+    const RaidKey k = raidKeyFromBits((uint32_t)(b >> 32), (uint32_t)b);
     return (uint64_t)k.hi << 32 | k.lo;
 }
 
 /* The double of key k (+0.0 for the zero key, the canonical quiet NaN for the NaN key). */
-static inline double raid_key64_value(uint64_t k)
+static inline double raidKey64Value(uint64_t k)
 {
-    const raid_key kk = {(uint32_t)(k >> 32), (uint32_t)k};
-    const raid_key b = raid_key_to_bits(kk);
+    const RaidKey kk = {(uint32_t)(k >> 32), (uint32_t)k};
+    const RaidKey b = raidKeyToBits(kk);
     const uint64_t bits = (uint64_t)b.hi << 32 | b.lo;
     double x;
     memcpy(&x, &bits, sizeof x);

@@ -13,7 +13,7 @@
 /* The engine of one call: the device session, or the cpu path on x. */
 typedef struct engine {
     raid_ctx *ctx;
-    raid_sel_cl *cl;
+    RaidSelCl *cl;
     const double *x;
     int64_t base0; /* offsets[0]: where the device copy starts */
 } engine;
@@ -24,54 +24,54 @@ static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const 
     e->ctx = ctx;
     e->x = x;
     e->base0 = offsets[0];
-    if (!raid_on_device(ctx)) /* the one dispatch point: src/column/select_cl.c on a device */
+    if (!raidOnDevice(ctx)) /* the one dispatch point: src/column/select_cl.c on a device */
         return RAID_OK;
     memset(&ctx->timing, 0, sizeof ctx->timing);
     const size_t N = (size_t)(offsets[nseg] - offsets[0]);
-    return N ? raid_sel_cl_open(ctx, x + offsets[0], N, &e->cl) : RAID_OK;
+    return N ? raidSelClOpen(ctx, x + offsets[0], N, &e->cl) : RAID_OK;
 }
 
-static raid_status engine_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
-                                raid_sel_info *info)
+static raid_status engine_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+                                RaidSelInfo *info)
 {
     if (e->cl)
-        return raid_sel_cl_ranks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
-    return raid_sel_cpu_ranks(e->ctx, e->x + a, n, ranks, m, res, info);
+        return raidSelClRanks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
+    return raidSelCpuRanks(e->ctx, e->x + a, n, ranks, m, res, info);
 }
 
-static raid_status engine_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info)
+static raid_status engine_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info)
 {
     if (e->cl)
-        return raid_sel_cl_minmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
-    raid_sel_cpu_minmax(e->x + a, n, kmin, kmax, info);
+        return raidSelClMinmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
+    raidSelCpuMinmax(e->x + a, n, kmin, kmax, info);
     return RAID_OK;
 }
 
 /* The input's bits of key K in segment xs (the first element holding it: docs in select.h). */
-static double key_value(const double *xs, uint64_t K, const raid_sel_info *in)
+static double key_value(const double *xs, uint64_t K, const RaidSelInfo *in)
 {
     if (K == RAID_SEL_KEY_NAN)
         return xs[in->first_nan];
     if (K == RAID_SEL_KEY_ZERO)
         return xs[in->first_zero];
-    return raid_key64_value(K);
+    return raidKey64Value(K);
 }
 
 static raid_status check_args(raid_ctx *ctx, const char *fn, const double *x, const int64_t *offsets, size_t nseg)
 {
     if (!offsets)
-        return raid_fail(ctx, RAID_EINVAL, "%s: offsets is NULL", fn);
-    const raid_status st = raid_check_offsets(ctx, fn, "segment", offsets, nseg);
+        return raidFail(ctx, RAID_EINVAL, "%s: offsets is NULL", fn);
+    const raid_status st = raidCheckOffsets(ctx, fn, "segment", offsets, nseg);
     if (st != RAID_OK)
         return st;
     if (!x && offsets[nseg] > offsets[0])
-        return raid_fail(ctx, RAID_EINVAL, "%s: x is NULL", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: x is NULL", fn);
     return RAID_OK;
 }
 
 static raid_status nomem(raid_ctx *ctx, const char *fn)
 {
-    return raid_fail(ctx, RAID_ENOMEM, "%s: out of memory", fn);
+    return raidFail(ctx, RAID_ENOMEM, "%s: out of memory", fn);
 }
 
 /* One segment's results: row[0 .. width) of the call's output. */
@@ -92,7 +92,7 @@ static raid_status run_segments(raid_ctx *ctx, const char *fn, const double *x, 
     raid_status st = engine_open(&e, ctx, x, offsets, nseg);
     for (size_t s = 0; s < nseg && st == RAID_OK; s++)
         st = f(&e, offsets[s], (size_t)(offsets[s + 1] - offsets[s]), x + offsets[s], arg, tmp + s * width);
-    raid_sel_cl_close(e.cl);
+    raidSelClClose(e.cl);
     if (st == RAID_OK)
         memcpy(out, tmp, nseg * width * sizeof *out);
     free(tmp);
@@ -102,8 +102,8 @@ static raid_status run_segments(raid_ctx *ctx, const char *fn, const double *x, 
 static raid_status kth_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
 {
     const int64_t k = *(const int64_t *)arg, r = k < 0 ? k + (int64_t)n : k;
-    raid_sel_rank res;
-    raid_sel_info in;
+    RaidSelRank res;
+    RaidSelInfo in;
     const raid_status st = engine_ranks(e, a, n, &r, 1, &res, &in);
     if (st == RAID_OK)
         row[0] = key_value(xs, res.key, &in);
@@ -118,11 +118,11 @@ raid_status raid_select_kth(raid_ctx *ctx, const double *x, const int64_t *offse
     if (st != RAID_OK)
         return st;
     if (nseg && !out)
-        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
     for (size_t s = 0; s < nseg; s++) {
         const int64_t n = offsets[s + 1] - offsets[s], r = k < 0 ? k + n : k;
         if (r < 0 || r >= n)
-            return raid_fail(ctx, RAID_EINVAL, "%s: k = %lld is out of bounds for segment %zu of length %lld", fn,
+            return raidFail(ctx, RAID_EINVAL, "%s: k = %lld is out of bounds for segment %zu of length %lld", fn,
                              (long long)k, s, (long long)n);
     }
     return run_segments(ctx, fn, x, offsets, nseg, 1, kth_segment, &k, out);
@@ -137,8 +137,8 @@ static raid_status median_segment(engine *e, int64_t a, size_t n, const double *
     }
     const int64_t r[2] = {((int64_t)n - 1) / 2, (int64_t)n / 2};
     const size_t m = n % 2 ? 1 : 2;
-    raid_sel_rank res[2];
-    raid_sel_info in;
+    RaidSelRank res[2];
+    RaidSelInfo in;
     const raid_status st = engine_ranks(e, a, n, r, m, res, &in);
     if (st != RAID_OK)
         return st;
@@ -159,7 +159,7 @@ raid_status raid_select_median(raid_ctx *ctx, const double *x, const int64_t *of
     if (st != RAID_OK)
         return st;
     if (nseg && !out)
-        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
     return run_segments(ctx, fn, x, offsets, nseg, 1, median_segment, NULL, out);
 }
 
@@ -178,8 +178,8 @@ static double np_lerp(double a, double b, double t)
  * _lerp. The zeros of a segment are one key; numpy's partition holds them (mostly) in index order, so
  * rank r of a zero is the (r - nless)-th zero of xs in index order: one host scan for all of them, only
  * when a zero is an operand (those ordinals ascend with r). */
-static void rank_values(const double *xs, size_t n, const int64_t *r, size_t u, const raid_sel_rank *res,
-                        const raid_sel_info *in, double *val)
+static void rank_values(const double *xs, size_t n, const int64_t *r, size_t u, const RaidSelRank *res,
+                        const RaidSelInfo *in, double *val)
 {
     size_t zi = (size_t)in->first_zero;
     uint64_t seen = 0; /* zeros of xs[0..zi) */
@@ -225,7 +225,7 @@ static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double
     const size_t nq = qa->nq;
     double *gam = malloc(nq * sizeof *gam), *val = malloc(2 * nq * sizeof *val);
     int64_t *lo = malloc(nq * sizeof *lo), *r = malloc(2 * nq * sizeof *r);
-    raid_sel_rank *res = malloc(2 * nq * sizeof *res);
+    RaidSelRank *res = malloc(2 * nq * sizeof *res);
     raid_status st = RAID_OK;
     if (!gam || !val || !lo || !r || !res) {
         st = nomem(e->ctx, "raid_select_quantile");
@@ -254,7 +254,7 @@ static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double
     for (size_t i = 0; i < m; i++)
         if (u == 0 || r[i] != r[u - 1])
             r[u++] = r[i];
-    raid_sel_info in;
+    RaidSelInfo in;
     if ((st = engine_ranks(e, a, n, r, u, res, &in)) != RAID_OK)
         goto done;
     if (!in.nnan)
@@ -284,16 +284,16 @@ raid_status raid_select_quantile(raid_ctx *ctx, const double *x, const int64_t *
     if (st != RAID_OK)
         return st;
     if (nq && !q)
-        return raid_fail(ctx, RAID_EINVAL, "%s: q is NULL", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: q is NULL", fn);
     if (nseg && nq && !out)
-        return raid_fail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: out is NULL", fn);
     for (size_t j = 0; j < nq; j++)
         if (!(q[j] >= 0.0 && q[j] <= 1.0))
-            return raid_fail(ctx, RAID_EINVAL, "%s: q[%zu] = %g is outside [0, 1] (quantiles must be in the range [0, 1])",
+            return raidFail(ctx, RAID_EINVAL, "%s: q[%zu] = %g is outside [0, 1] (quantiles must be in the range [0, 1])",
                              fn, j, q[j]);
     for (size_t s = 0; s < nseg; s++)
         if (nq && offsets[s + 1] == offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no quantile of no values)", fn, s);
+            return raidFail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no quantile of no values)", fn, s);
     const quantile_arg qa = {q, nq};
     return run_segments(ctx, fn, x, offsets, nseg, nq, quantile_segment, &qa, out);
 }
@@ -303,7 +303,7 @@ static raid_status minmax_segment(engine *e, int64_t a, size_t n, const double *
 {
     (void)arg;
     uint64_t kmin, kmax;
-    raid_sel_info in;
+    RaidSelInfo in;
     const raid_status st = engine_minmax(e, a, n, &kmin, &kmax, &in);
     if (st != RAID_OK)
         return st;
@@ -326,7 +326,7 @@ raid_status raid_select_minmax(raid_ctx *ctx, const double *x, const int64_t *of
         return st;
     for (size_t s = 0; s < nseg; s++)
         if (offsets[s + 1] == offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no minimum or maximum of no values)", fn, s);
+            return raidFail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no minimum or maximum of no values)", fn, s);
     if (nseg == 0)
         return RAID_OK;
     double *rows = malloc(4 * nseg * sizeof *rows);
@@ -359,20 +359,20 @@ static int cmp_key_idx(const void *a, const void *b)
 /* The k survivors of segment xs[0..n) (k >= 1) on the device by threshold rank res: indices into idx
  * (any order). */
 static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest,
-                                  const raid_sel_rank *res, int64_t *idx)
+                                  const RaidSelRank *res, int64_t *idx)
 {
     const uint64_t K = res->key;
     const size_t strict = largest ? (size_t)(n - res->nless - res->neq) : (size_t)res->nless;
     const size_t t = k - strict; /* ties at K taken: the first t (smallest) or last t (largest) in index order */
     raid_status st;
     if (t == res->neq) /* every tie is taken: one gather */
-        return raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
-    if (strict && (st = raid_sel_cl_gather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
+        return raidSelClGather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
+    if (strict && (st = raidSelClGather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
         return st;
     size_t got = strict;
     for (size_t i = 0, tie = 0; tie < t && i < n; i++) { /* the ties: a host scan (select.h says so) */
         const size_t j = largest ? n - 1 - i : i;
-        if (raid_key64(xs[j]) == K) {
+        if (raidKey64(xs[j]) == K) {
             idx[got++] = (int64_t)j;
             tie++;
         }
@@ -388,10 +388,10 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
     if (st != RAID_OK)
         return st;
     if (k < 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s: k = %lld is negative", fn, (long long)k);
+        return raidFail(ctx, RAID_EINVAL, "%s: k = %lld is negative", fn, (long long)k);
     for (size_t s = 0; s < nseg; s++)
         if (offsets[s + 1] - offsets[s] < k)
-            return raid_fail(ctx, RAID_EINVAL, "%s: k = %lld is larger than segment %zu (%lld values)", fn,
+            return raidFail(ctx, RAID_EINVAL, "%s: k = %lld is larger than segment %zu (%lld values)", fn,
                              (long long)k, s, (long long)(offsets[s + 1] - offsets[s]));
     if (nseg == 0 || k == 0)
         return RAID_OK;
@@ -408,18 +408,18 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
     for (size_t s = 0; s < nseg && st == RAID_OK; s++) {
         const int64_t n = offsets[s + 1] - offsets[s];
         const int64_t r = largest ? n - k : k - 1;
-        raid_sel_rank res;
-        raid_sel_info in;
+        RaidSelRank res;
+        RaidSelInfo in;
         const double *xs = x + offsets[s];
         if (!e.cl)
-            st = raid_sel_cpu_topk(ctx, xs, (size_t)n, K, largest, idx);
+            st = raidSelCpuTopk(ctx, xs, (size_t)n, K, largest, idx);
         else if ((st = engine_ranks(&e, offsets[s], (size_t)n, &r, 1, &res, &in)) == RAID_OK)
             st = topk_survivors(&e, offsets[s], (size_t)n, xs, K, largest, &res, idx);
         if (st != RAID_OK)
             break;
         key_idx *o = ki + s * K;
         for (size_t j = 0; j < K; j++) {
-            o[j].key = raid_key64(xs[idx[j]]);
+            o[j].key = raidKey64(xs[idx[j]]);
             o[j].idx = idx[j];
         }
         qsort(o, K, sizeof *o, cmp_key_idx); /* the stable sort's order of the survivors */
@@ -430,7 +430,7 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
                 o[K - 1 - j] = tswap;
             }
     }
-    raid_sel_cl_close(e.cl);
+    raidSelClClose(e.cl);
     if (st == RAID_OK)
         for (size_t s = 0; s < nseg; s++)
             for (size_t j = 0; j < K; j++) {

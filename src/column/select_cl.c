@@ -1,11 +1,11 @@
 /* The device path of the selections (include/raid/select.h; kernels/col_select.cl; docs/column.md
  * "Selection"). The doubles are uploaded once per call as 32-bit word pairs (through page-locked staging,
- * raid_buf_upload_staged); keys are formed in the
+ * raidBufUploadStaged); keys are formed in the
  * kernels. Radix select: up to SEL_MAXP wanted ranks per pass set, 11-bit digits (at most 6 passes for 64
  * bits); after each pass the host reads the histograms back and picks, for every rank, the bucket that
  * holds it. Once the elements matching the prefixes found so far are at most a quarter of those the pass
  * read, the next pass also copies them to a candidate buffer, and later passes read only that (compacted
- * again as it shrinks); once at most HOST_FINISH candidates remain they are read back and finished by the cpu path's raid_sel_keys. The
+ * again as it shrinks); once at most HOST_FINISH candidates remain they are read back and finished by the cpu path's raidSelKeys. The
  * result (key, count below, count equal) is the cpu path's exactly: both count the same keys. */
 #include "column/select_internal.h"
 
@@ -30,12 +30,12 @@
 #define SEL_WIN_TILES 4      /* tiles per work-group of col_sel_window (many work-groups: no tail) */
 #define SEL_WIN_GROUPS 65535 /* work-groups of col_sel_window at most (then more tiles each) */
 
-struct raid_sel_cl {
+struct RaidSelCl {
     raid_ctx *ctx;
-    raid_buf x, aux, pref;
+    RaidBuf x, aux, pref;
     size_t N;
     uint32_t *haux; /* host copy of aux */
-    raid_event ev[2]; /* launches not yet settled */
+    RaidEvent ev[2]; /* launches not yet settled */
     int nev;
 };
 
@@ -47,67 +47,67 @@ static size_t groups_for(size_t n)
 
 /* Enqueue k over n elements; its event is kept until the next blocking read-back, which waits for it
  * (one synchronisation per pass), and settle() adds its time. */
-static raid_status launch(raid_sel_cl *s, raid_kernel *k, size_t n)
+static raid_status launch(RaidSelCl *s, RaidKernel *k, size_t n)
 {
     raid_ctx *ctx = s->ctx;
     const size_t local = SEL_LOCAL, global = groups_for(n) * local;
     assert(s->nev < 2);
     ctx->timing.launches++;
-    return raid_launch(ctx, k, 1, &global, &local, &s->ev[s->nev++]);
+    return raidLaunch(ctx, k, 1, &global, &local, &s->ev[s->nev++]);
 }
 
 /* After a blocking read-back: the kernels' times, events released. */
-static void settle(raid_sel_cl *s)
+static void settle(RaidSelCl *s)
 {
     for (int i = 0; i < s->nev; i++) {
-        s->ctx->timing.kernel_s += raid_event_seconds(&s->ev[i]);
-        raid_event_release(&s->ev[i]);
+        s->ctx->timing.kernel_s += raidEventSeconds(&s->ev[i]);
+        raidEventRelease(&s->ev[i]);
     }
     s->nev = 0;
 }
 
-raid_status raid_sel_cl_open(raid_ctx *ctx, const double *x, size_t N, raid_sel_cl **out)
+raid_status raidSelClOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelCl **out)
 {
     *out = NULL;
     if (N >= 0x80000000u)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "selection on a device: %zu values in one call (at most %u)", N,
+        return raidFail(ctx, RAID_EUNSUPPORTED, "selection on a device: %zu values in one call (at most %u)", N,
                          0x7FFFFFFFu);
-    raid_sel_cl *s = calloc(1, sizeof *s);
+    RaidSelCl *s = calloc(1, sizeof *s);
     if (!s)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
     s->ctx = ctx;
     s->N = N;
     const size_t naux = SEL_AUX_HIST + ((size_t)SEL_MAXP << SEL_DIGIT);
     raid_status st = RAID_OK;
     if (!(s->haux = malloc(naux * sizeof *s->haux)))
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
-    else if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &s->x)) == RAID_OK &&
-             (st = raid_buf_acquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
-             (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK &&
-             (st = raid_buf_upload_staged(ctx, &s->x, 0, 2 * N, x)) == RAID_OK)
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+    else if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &s->x)) == RAID_OK &&
+             (st = raidBufAcquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
+             (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK &&
+             (st = raidBufUploadStaged(ctx, &s->x, 0, 2 * N, x)) == RAID_OK)
         ctx->timing.bytes_in = 8 * (uint64_t)N;
     if (st != RAID_OK) {
-        raid_sel_cl_close(s);
+        raidSelClClose(s);
         return st;
     }
     *out = s;
     return RAID_OK;
 }
 
-void raid_sel_cl_close(raid_sel_cl *s)
+void raidSelClClose(RaidSelCl *s)
 {
     if (!s)
         return;
-    raid_dev_drain(s->ctx);
+    raidDevDrain(s->ctx);
     settle(s);
-    raid_buf_release(s->ctx, &s->x);
-    raid_buf_release(s->ctx, &s->aux);
-    raid_buf_release(s->ctx, &s->pref);
+    raidBufRelease(s->ctx, &s->x);
+    raidBufRelease(s->ctx, &s->aux);
+    raidBufRelease(s->ctx, &s->pref);
     free(s->haux);
     free(s);
 }
 
-static void info_from(raid_sel_info *in, uint32_t nnan, uint32_t fz, uint32_t fn)
+static void info_from(RaidSelInfo *in, uint32_t nnan, uint32_t fz, uint32_t fn)
 {
     in->nnan = nnan;
     in->first_zero = fz == SEL_NONE ? RAID_SEL_NONE : (int64_t)fz;
@@ -117,9 +117,9 @@ static void info_from(raid_sel_info *in, uint32_t nnan, uint32_t fz, uint32_t fn
 /* Ranks ranks[0..m) (m <= SEL_MAXP) of the keys src[off .. off + len) (as input words), whose top c0 bits
  * are known to be those of pfx0 and below which lie nless0 keys of the segment (ranks count from the
  * segment's smallest key); info from the first pass when want_info (src is x, c0 = 0). */
-static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, size_t len, int c0, uint64_t pfx0,
-                              uint64_t nless0, const int64_t *ranks, size_t m, raid_sel_rank *res,
-                              raid_sel_info *info, int want_info)
+static raid_status ranks_from(RaidSelCl *s, const RaidBuf *src0, size_t off, size_t len, int c0, uint64_t pfx0,
+                              uint64_t nless0, const int64_t *ranks, size_t m, RaidSelRank *res,
+                              RaidSelInfo *info, int want_info)
 {
     raid_ctx *ctx = s->ctx;
     uint64_t pfx[SEL_MAXP], nless[SEL_MAXP], rr[SEL_MAXP], cnt[SEL_MAXP];
@@ -128,24 +128,24 @@ static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, 
         pfx[j] = pfx0;
         nless[j] = nless0;
     }
-    raid_buf cand[2] = {{0}, {0}}; /* candidates: the current one and the next (re-compaction) */
+    RaidBuf cand[2] = {{0}, {0}}; /* candidates: the current one and the next (re-compaction) */
     int cur = 0;
-    const raid_buf *src = src0;
+    const RaidBuf *src = src0;
     int c = c0;
     uint64_t matching = len; /* elements matching the prefixes found so far */
-    raid_kernel *k = NULL;
+    RaidKernel *k = NULL;
     uint64_t *keys = NULL;
     uint32_t *words = NULL;
-    raid_status st = raid_kernel_get(ctx, "col_select.cl", "col_sel_hist", raid_tune_build_options(ctx), &k);
+    raid_status st = raidKernelGet(ctx, "col_select.cl", "col_sel_hist", raidTuneBuildOptions(ctx), &k);
     while (st == RAID_OK) {
         if (src != &s->x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
             words = malloc(2 * (len ? len : 1) * sizeof *words);
             keys = malloc(2 * (len ? len : 1) * sizeof *keys);
             if (!words || !keys) {
-                st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+                st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
                 break;
             }
-            if ((st = raid_buf_download(ctx, src, 2 * off, 2 * len, words, 1, NULL)) != RAID_OK)
+            if ((st = raidBufDownload(ctx, src, 2 * off, 2 * len, words, 1, NULL)) != RAID_OK)
                 break;
             const uint64_t cmask = c ? ~0ull << (64 - c) : 0;
             for (size_t j0 = 0; j0 < m && st == RAID_OK;) {
@@ -154,14 +154,14 @@ static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, 
                     j1++;
                 size_t q = 0;
                 for (size_t i = 0; i < len; i++) {
-                    const raid_key kk = raid_key_from_bits(words[2 * i + 1], words[2 * i]);
+                    const RaidKey kk = raidKeyFromBits(words[2 * i + 1], words[2 * i]);
                     const uint64_t key = (uint64_t)kk.hi << 32 | kk.lo;
                     if ((key & cmask) == pfx[j0])
                         keys[q++] = key;
                 }
-                st = raid_sel_keys(keys, keys + len, q, c, ranks + j0, j1 - j0, nless[j0], res + j0);
+                st = raidSelKeys(keys, keys + len, q, c, ranks + j0, j1 - j0, nless[j0], res + j0);
                 if (st != RAID_OK)
-                    st = raid_fail(ctx, st, "%s", raid_errmsg());
+                    st = raidFail(ctx, st, "%s", raid_errmsg());
                 j0 = j1;
             }
             break;
@@ -181,8 +181,8 @@ static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, 
         }
         const uint64_t mask = c == 0 ? 0 : ~0ull << (64 - c);
         const int compact = c > c0 && matching <= len / 4; /* from x or from the candidates */
-        raid_buf *next = &cand[1 - cur];
-        if (compact && (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, next)) != RAID_OK)
+        RaidBuf *next = &cand[1 - cur];
+        if (compact && (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, next)) != RAID_OK)
             break;
         const size_t nbins = (size_t)np << bits, naux = SEL_AUX_HIST + nbins;
         s->haux[0] = 0u;
@@ -191,18 +191,18 @@ static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, 
         memset(s->haux + SEL_AUX_HIST, 0, nbins * sizeof *s->haux);
         const int first = want_info && c == c0;
         unsigned a = 0;
-        if ((st = raid_buf_upload(ctx, &s->aux, 0, naux, s->haux, 0, NULL)) != RAID_OK ||
-            (st = raid_buf_upload(ctx, &s->pref, 0, 2 * (size_t)np, pw, 1, NULL)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, src)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)off)) != RAID_OK ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)len)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, np)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, &s->pref)) != RAID_OK ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)(mask >> 32))) != RAID_OK ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)mask)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, shift)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, bits)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, first)) != RAID_OK ||
-            (st = raid_arg_int(ctx, k, a++, compact)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK ||
-            (st = raid_arg_local(ctx, k, a++, nbins * sizeof(uint32_t))) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
-            (st = raid_buf_download(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
+        if ((st = raidBufUpload(ctx, &s->aux, 0, naux, s->haux, 0, NULL)) != RAID_OK ||
+            (st = raidBufUpload(ctx, &s->pref, 0, 2 * (size_t)np, pw, 1, NULL)) != RAID_OK ||
+            (st = raidArgBuf(ctx, k, a++, src)) != RAID_OK || (st = raidArgUint(ctx, k, a++, (uint32_t)off)) != RAID_OK ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)len)) != RAID_OK || (st = raidArgInt(ctx, k, a++, np)) != RAID_OK ||
+            (st = raidArgBuf(ctx, k, a++, &s->pref)) != RAID_OK ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)(mask >> 32))) != RAID_OK ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)mask)) != RAID_OK || (st = raidArgInt(ctx, k, a++, shift)) != RAID_OK ||
+            (st = raidArgInt(ctx, k, a++, bits)) != RAID_OK || (st = raidArgInt(ctx, k, a++, first)) != RAID_OK ||
+            (st = raidArgInt(ctx, k, a++, compact)) != RAID_OK || (st = raidArgBuf(ctx, k, a++, &s->aux)) != RAID_OK ||
+            (st = raidArgBuf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK ||
+            (st = raidArgLocal(ctx, k, a++, nbins * sizeof(uint32_t))) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
+            (st = raidBufDownload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
             break;
         settle(s);
         if (first)
@@ -221,11 +221,11 @@ static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, 
         c += bits;
         if (compact) {
             if (s->haux[3] != matching) { /* an invariant of the kernels (the counts of one pass set) */
-                st = raid_fail(ctx, RAID_EDEVICE, "selection on a device: %u candidates compacted, %llu expected",
+                st = raidFail(ctx, RAID_EDEVICE, "selection on a device: %u candidates compacted, %llu expected",
                                s->haux[3], (unsigned long long)matching);
                 break;
             }
-            raid_buf_release(ctx, &cand[cur]);
+            raidBufRelease(ctx, &cand[cur]);
             cur = 1 - cur;
             src = &cand[cur];
             off = 0;
@@ -244,62 +244,62 @@ static raid_status ranks_from(raid_sel_cl *s, const raid_buf *src0, size_t off, 
             break;
         }
     }
-    raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &cand[0]);
-    raid_buf_release(ctx, &cand[1]);
+    raidKernelPut(ctx, k);
+    raidBufRelease(ctx, &cand[0]);
+    raidBufRelease(ctx, &cand[1]);
     free(keys);
     free(words);
     return st;
 }
 
 /* The window pass (docs/column.md "Selection"): the keys of a sample of x (every step-th, about
- * SEL_SAMPLE of them, col_sel_sample) give each cluster of ranks a window (raid_sel_windows_from_sample,
+ * SEL_SAMPLE of them, col_sel_sample) give each cluster of ranks a window (raidSelWindowsFromSample,
  * the cpu path's choice); windows that overlap are merged (the kernel copies a key to one window); one
  * pass over x (col_sel_window) counts the keys below each window, copies those in it and notes the info;
  * each window whose keys are all equal is answered at once, the others by the radix passes on its copies
  * only (starting after the bits its bounds share), or on the host when few. Returns 1 (res and info set),
  * 0 (not applicable or a window missed its ranks: the caller runs the radix passes on x; results never
  * depend on which path answered), -1 (an error: *st). */
-static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
-                        raid_sel_info *info, raid_status *st)
+static int window_ranks(RaidSelCl *s, size_t base, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+                        RaidSelInfo *info, raid_status *st)
 {
     raid_ctx *ctx = s->ctx;
     const size_t step = n / SEL_SAMPLE < 64 ? 64 : n / SEL_SAMPLE, ns = n / step;
-    raid_buf sb = {0}, wb = {0}, cb = {0}, pb = {0};
-    raid_kernel *k = NULL;
+    RaidBuf sb = {0}, wb = {0}, cb = {0}, pb = {0};
+    RaidKernel *k = NULL;
     uint64_t *sk = NULL;
     uint32_t *sw = NULL;
     int ret = -1;
-    raid_sel_windows W;
+    RaidSelWindows W;
     *st = RAID_OK;
     if (ns < 4096)
         return 0;
     if (!(sk = malloc(2 * ns * sizeof *sk)) || !(sw = malloc(2 * ns * sizeof *sw))) {
-        *st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+        *st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
         goto out;
     }
     const size_t local = SEL_LOCAL, gs = (ns + local - 1) / local * local;
     unsigned a = 0;
-    if ((*st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * ns, &sb)) != RAID_OK ||
-        (*st = raid_kernel_get(ctx, "col_select.cl", "col_sel_sample", raid_tune_build_options(ctx), &k)) != RAID_OK ||
-        (*st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
-        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)step)) != RAID_OK ||
-        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)ns)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &sb)) != RAID_OK)
+    if ((*st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * ns, &sb)) != RAID_OK ||
+        (*st = raidKernelGet(ctx, "col_select.cl", "col_sel_sample", raidTuneBuildOptions(ctx), &k)) != RAID_OK ||
+        (*st = raidArgBuf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raidArgUint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
+        (*st = raidArgUint(ctx, k, a++, (uint32_t)step)) != RAID_OK ||
+        (*st = raidArgUint(ctx, k, a++, (uint32_t)ns)) != RAID_OK || (*st = raidArgBuf(ctx, k, a++, &sb)) != RAID_OK)
         goto out;
     assert(s->nev < 2);
     ctx->timing.launches++;
-    if ((*st = raid_launch(ctx, k, 1, &gs, &local, &s->ev[s->nev++])) != RAID_OK ||
-        (*st = raid_buf_download(ctx, &sb, 0, 2 * ns, sw, 1, NULL)) != RAID_OK)
+    if ((*st = raidLaunch(ctx, k, 1, &gs, &local, &s->ev[s->nev++])) != RAID_OK ||
+        (*st = raidBufDownload(ctx, &sb, 0, 2 * ns, sw, 1, NULL)) != RAID_OK)
         goto out;
     settle(s);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     k = NULL;
     for (size_t j = 0; j < ns; j++)
         sk[j] = (uint64_t)sw[2 * j] << 32 | sw[2 * j + 1];
-    const int got = raid_sel_windows_from_sample(sk, ns, step, n, ranks, m, &W);
+    const int got = raidSelWindowsFromSample(sk, ns, step, n, ranks, m, &W);
     if (got <= 0) {
         if (got < 0)
-            *st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+            *st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
         ret = got;
         goto out;
     }
@@ -375,23 +375,23 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
     ngr = ngr > SEL_WIN_GROUPS ? SEL_WIN_GROUPS : ngr;
     const size_t wg = ngr * wl;
     a = 0;
-    if ((*st = raid_buf_acquire(ctx, RAID_DT_UINT, 4 * RAID_SEL_MAXW, &wb)) != RAID_OK ||
-        (*st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * (size_t)nw * cap, &cb)) != RAID_OK ||
-        (*st = raid_buf_acquire(ctx, RAID_DT_UINT, RAID_SEL_MAXW * SEL_PSTRIDE, &pb)) != RAID_OK ||
-        (*st = raid_buf_upload(ctx, &wb, 0, 4 * (size_t)nw, wv, 0, NULL)) != RAID_OK ||
-        (*st = raid_buf_upload(ctx, &pb, 0, (size_t)nw * SEL_PSTRIDE, pv, 0, NULL)) != RAID_OK ||
-        (*st = raid_buf_upload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK ||
-        (*st = raid_kernel_get(ctx, "col_select.cl", "col_sel_window", raid_tune_build_options(ctx), &k)) != RAID_OK ||
-        (*st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
-        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (*st = raid_arg_int(ctx, k, a++, nw)) != RAID_OK ||
-        (*st = raid_arg_buf(ctx, k, a++, &wb)) != RAID_OK || (*st = raid_arg_int(ctx, k, a++, 1)) != RAID_OK ||
-        (*st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &cb)) != RAID_OK ||
-        (*st = raid_arg_uint(ctx, k, a++, (uint32_t)cap)) != RAID_OK || (*st = raid_arg_buf(ctx, k, a++, &pb)) != RAID_OK)
+    if ((*st = raidBufAcquire(ctx, RAID_DT_UINT, 4 * RAID_SEL_MAXW, &wb)) != RAID_OK ||
+        (*st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * (size_t)nw * cap, &cb)) != RAID_OK ||
+        (*st = raidBufAcquire(ctx, RAID_DT_UINT, RAID_SEL_MAXW * SEL_PSTRIDE, &pb)) != RAID_OK ||
+        (*st = raidBufUpload(ctx, &wb, 0, 4 * (size_t)nw, wv, 0, NULL)) != RAID_OK ||
+        (*st = raidBufUpload(ctx, &pb, 0, (size_t)nw * SEL_PSTRIDE, pv, 0, NULL)) != RAID_OK ||
+        (*st = raidBufUpload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK ||
+        (*st = raidKernelGet(ctx, "col_select.cl", "col_sel_window", raidTuneBuildOptions(ctx), &k)) != RAID_OK ||
+        (*st = raidArgBuf(ctx, k, a++, &s->x)) != RAID_OK || (*st = raidArgUint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
+        (*st = raidArgUint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (*st = raidArgInt(ctx, k, a++, nw)) != RAID_OK ||
+        (*st = raidArgBuf(ctx, k, a++, &wb)) != RAID_OK || (*st = raidArgInt(ctx, k, a++, 1)) != RAID_OK ||
+        (*st = raidArgBuf(ctx, k, a++, &s->aux)) != RAID_OK || (*st = raidArgBuf(ctx, k, a++, &cb)) != RAID_OK ||
+        (*st = raidArgUint(ctx, k, a++, (uint32_t)cap)) != RAID_OK || (*st = raidArgBuf(ctx, k, a++, &pb)) != RAID_OK)
         goto out;
     assert(s->nev < 2);
     ctx->timing.launches++;
-    if ((*st = raid_launch(ctx, k, 1, &wg, &wl, &s->ev[s->nev++])) != RAID_OK ||
-        (*st = raid_buf_download(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
+    if ((*st = raidLaunch(ctx, k, 1, &wg, &wl, &s->ev[s->nev++])) != RAID_OK ||
+        (*st = raidBufDownload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
         goto out;
     settle(s);
     ret = 0;
@@ -411,7 +411,7 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
         const size_t j0 = W.c0[w], nr = W.c0[w + 1] - j0;
         if (c0 == 64) { /* every key in the window is klo */
             for (size_t j = j0; j < j0 + nr; j++)
-                res[j] = (raid_sel_rank){klo, below, C};
+                res[j] = (RaidSelRank){klo, below, C};
             continue;
         }
         const uint32_t *eq = cnts + 2 * RAID_SEL_MAXW + w * SEL_NPIV;
@@ -425,7 +425,7 @@ static int window_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ra
                 while (cum + eq[q] <= (uint64_t)ranks[j]) /* the window holds the rank: q < npk[w] */
                     cum += eq[q++];
                 assert(q < npk[w]);
-                res[j] = (raid_sel_rank){pk[w][q], cum, eq[q]};
+                res[j] = (RaidSelRank){pk[w][q], cum, eq[q]};
             }
             continue;
         }
@@ -440,28 +440,28 @@ out:
     /* wv and pv are uploaded without waiting: a failure after their uploads were queued must not return
      * (freeing this frame) while they may still be read (an upload that failed behind them showed it) */
     if (*st != RAID_OK)
-        raid_dev_drain(ctx);
+        raidDevDrain(ctx);
     if (k)
-        raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &sb);
-    raid_buf_release(ctx, &wb);
-    raid_buf_release(ctx, &cb);
-    raid_buf_release(ctx, &pb);
+        raidKernelPut(ctx, k);
+    raidBufRelease(ctx, &sb);
+    raidBufRelease(ctx, &wb);
+    raidBufRelease(ctx, &cb);
+    raidBufRelease(ctx, &pb);
     free(sk);
     free(sw);
     return ret;
 }
 
-raid_status raid_sel_cl_ranks(raid_sel_cl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
-                              raid_sel_rank *res, raid_sel_info *info)
+raid_status raidSelClRanks(RaidSelCl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
+                              RaidSelRank *res, RaidSelInfo *info)
 {
     raid_status st = RAID_OK;
     if (m == 0) { /* the info alone */
         const int64_t r0 = 0;
-        raid_sel_rank dummy;
+        RaidSelRank dummy;
         return ranks_from(s, &s->x, base, n, 0, 0, 0, &r0, 1, &dummy, info, 1);
     }
-    if (raid_tune_select_path(s->ctx) != 1) { /* RAID_TUNE_SELECT_PATH 1: the radix passes only */
+    if (raidTuneSelectPath(s->ctx) != 1) { /* RAID_TUNE_SELECT_PATH 1: the radix passes only */
         const int r = window_ranks(s, base, n, ranks, m, res, info, &st);
         if (r != 0)
             return r > 0 ? RAID_OK : st;
@@ -472,31 +472,31 @@ raid_status raid_sel_cl_ranks(raid_sel_cl *s, size_t base, size_t n, const int64
     return st;
 }
 
-raid_status raid_sel_cl_minmax(raid_sel_cl *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
-                               raid_sel_info *info)
+raid_status raidSelClMinmax(RaidSelCl *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
+                               RaidSelInfo *info)
 {
     raid_ctx *ctx = s->ctx;
-    raid_kernel *k = NULL;
+    RaidKernel *k = NULL;
     uint32_t *h = s->haux;
     h[0] = SEL_NONE;
     h[1] = 0u;
     h[2] = 0u;
     h[3] = h[4] = h[5] = SEL_NONE;
     h[6] = 0u;
-    raid_status st = raid_kernel_get(ctx, "col_select.cl", "col_sel_minmax", raid_tune_build_options(ctx), &k);
+    raid_status st = raidKernelGet(ctx, "col_select.cl", "col_sel_minmax", raidTuneBuildOptions(ctx), &k);
     if (st == RAID_OK)
-        st = raid_buf_upload(ctx, &s->aux, 0, 7, h, 1, NULL);
+        st = raidBufUpload(ctx, &s->aux, 0, 7, h, 1, NULL);
     for (int pass = 0; pass < 2 && st == RAID_OK; pass++) {
         unsigned a = 0;
-        if ((st = raid_arg_buf(ctx, k, a++, &s->x)) != RAID_OK || (st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (st = raid_arg_int(ctx, k, a++, pass)) != RAID_OK ||
-            (st = raid_arg_buf(ctx, k, a++, &s->aux)) != RAID_OK)
+        if ((st = raidArgBuf(ctx, k, a++, &s->x)) != RAID_OK || (st = raidArgUint(ctx, k, a++, (uint32_t)base)) != RAID_OK ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)n)) != RAID_OK || (st = raidArgInt(ctx, k, a++, pass)) != RAID_OK ||
+            (st = raidArgBuf(ctx, k, a++, &s->aux)) != RAID_OK)
             break;
         st = launch(s, k, n);
     }
-    if (st == RAID_OK && (st = raid_buf_download(ctx, &s->aux, 0, 7, h, 1, NULL)) == RAID_OK)
+    if (st == RAID_OK && (st = raidBufDownload(ctx, &s->aux, 0, 7, h, 1, NULL)) == RAID_OK)
         settle(s);
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     if (st != RAID_OK)
         return st;
     info_from(info, h[2], h[3], h[4]);
@@ -505,35 +505,35 @@ raid_status raid_sel_cl_minmax(raid_sel_cl *s, size_t base, size_t n, uint64_t *
     return RAID_OK;
 }
 
-raid_status raid_sel_cl_gather(raid_sel_cl *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx, size_t cnt)
+raid_status raidSelClGather(RaidSelCl *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx, size_t cnt)
 {
     raid_ctx *ctx = s->ctx;
-    raid_kernel *k = NULL;
-    raid_buf out = {0};
+    RaidKernel *k = NULL;
+    RaidBuf out = {0};
     uint32_t *w = malloc((cnt ? cnt : 1) * sizeof *w);
     if (!w)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
     s->haux[0] = 0u;
     unsigned a = 0;
     raid_status st;
-    if ((st = raid_kernel_get(ctx, "col_select.cl", "col_sel_gather", raid_tune_build_options(ctx), &k)) == RAID_OK &&
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, cnt ? cnt : 1, &out)) == RAID_OK &&
-        (st = raid_buf_upload(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK &&
-        (st = raid_arg_buf(ctx, k, a++, &s->x)) == RAID_OK && (st = raid_arg_uint(ctx, k, a++, (uint32_t)base)) == RAID_OK &&
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)n)) == RAID_OK &&
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)(K >> 32))) == RAID_OK &&
-        (st = raid_arg_uint(ctx, k, a++, (uint32_t)K)) == RAID_OK && (st = raid_arg_int(ctx, k, a++, mode)) == RAID_OK &&
-        (st = raid_arg_buf(ctx, k, a++, &s->aux)) == RAID_OK && (st = raid_arg_buf(ctx, k, a++, &out)) == RAID_OK &&
-        (st = launch(s, k, n)) == RAID_OK && (st = raid_buf_download(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK) {
+    if ((st = raidKernelGet(ctx, "col_select.cl", "col_sel_gather", raidTuneBuildOptions(ctx), &k)) == RAID_OK &&
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, cnt ? cnt : 1, &out)) == RAID_OK &&
+        (st = raidBufUpload(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK &&
+        (st = raidArgBuf(ctx, k, a++, &s->x)) == RAID_OK && (st = raidArgUint(ctx, k, a++, (uint32_t)base)) == RAID_OK &&
+        (st = raidArgUint(ctx, k, a++, (uint32_t)n)) == RAID_OK &&
+        (st = raidArgUint(ctx, k, a++, (uint32_t)(K >> 32))) == RAID_OK &&
+        (st = raidArgUint(ctx, k, a++, (uint32_t)K)) == RAID_OK && (st = raidArgInt(ctx, k, a++, mode)) == RAID_OK &&
+        (st = raidArgBuf(ctx, k, a++, &s->aux)) == RAID_OK && (st = raidArgBuf(ctx, k, a++, &out)) == RAID_OK &&
+        (st = launch(s, k, n)) == RAID_OK && (st = raidBufDownload(ctx, &s->aux, 0, 1, s->haux, 1, NULL)) == RAID_OK) {
         settle(s);
         if (s->haux[0] != cnt)
-            st = raid_fail(ctx, RAID_EDEVICE, "selection on a device: %u elements gathered, %zu expected", s->haux[0], cnt);
-        else if (cnt && (st = raid_buf_download(ctx, &out, 0, cnt, w, 1, NULL)) == RAID_OK)
+            st = raidFail(ctx, RAID_EDEVICE, "selection on a device: %u elements gathered, %zu expected", s->haux[0], cnt);
+        else if (cnt && (st = raidBufDownload(ctx, &out, 0, cnt, w, 1, NULL)) == RAID_OK)
             for (size_t i = 0; i < cnt; i++)
                 idx[i] = w[i];
     }
-    raid_kernel_put(ctx, k);
-    raid_buf_release(ctx, &out);
+    raidKernelPut(ctx, k);
+    raidBufRelease(ctx, &out);
     free(w);
     return st;
 }

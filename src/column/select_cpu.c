@@ -36,10 +36,10 @@ static void keys_of(const double *x, size_t m, uint64_t *k)
 {
     if (m == KEY_BLOCK)
         for (size_t j = 0; j < KEY_BLOCK; j++)
-            k[j] = raid_key64(x[j]);
+            k[j] = raidKey64(x[j]);
     else
         for (size_t j = 0; j < m; j++)
-            k[j] = raid_key64(x[j]);
+            k[j] = raidKey64(x[j]);
 }
 
 static void sort_keys(uint64_t *a, size_t m)
@@ -84,8 +84,8 @@ static size_t group_ranks(const uint64_t *h, size_t nb, const int64_t *ranks, si
     return ng;
 }
 
-raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const int64_t *ranks, size_t nr,
-                          uint64_t base, raid_sel_rank *res)
+raid_status raidSelKeys(uint64_t *a, uint64_t *scratch, size_t m, int c, const int64_t *ranks, size_t nr,
+                          uint64_t base, RaidSelRank *res)
 {
     /* ranks are relative to `rank0`, the rank of a's smallest key in the whole segment (= base) */
     const uint64_t rank0 = base;
@@ -125,7 +125,7 @@ raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const
         if (!h || !g) {
             free(h);
             free(g);
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory (selection)");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory (selection)");
         }
         for (size_t i = 0; i < m; i++)
             h[(a[i] >> shift) & mask]++;
@@ -144,7 +144,7 @@ raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const
         if (!pos) {
             free(h);
             free(g);
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory (selection)");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory (selection)");
         }
         uint64_t p = 0;
         for (size_t k = 0; k < ng; k++) {
@@ -157,7 +157,7 @@ raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const
             free(h);
             free(g);
             free(pos);
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory (selection)");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory (selection)");
         }
         memcpy(w, pos, ng * sizeof *w);
         for (size_t i = 0; i < m; i++) {
@@ -167,7 +167,7 @@ raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const
         }
         raid_status st = RAID_OK;
         for (size_t k = 0; k < ng && st == RAID_OK; k++)
-            st = raid_sel_keys(scratch + pos[k], a + pos[k], g[k].count, c + bits, ranks + g[k].j0, g[k].j1 - g[k].j0,
+            st = raidSelKeys(scratch + pos[k], a + pos[k], g[k].count, c + bits, ranks + g[k].j0, g[k].j1 - g[k].j0,
                                rank0 + g[k].start, res + g[k].j0);
         free(h);
         free(g);
@@ -177,7 +177,7 @@ raid_status raid_sel_keys(uint64_t *a, uint64_t *scratch, size_t m, int c, const
     }
 }
 
-static inline void note_info(uint64_t k, size_t i, raid_sel_info *in)
+static inline void note_info(uint64_t k, size_t i, RaidSelInfo *in)
 {
     if (k == RAID_SEL_KEY_NAN) {
         if (in->nnan++ == 0)
@@ -187,7 +187,7 @@ static inline void note_info(uint64_t k, size_t i, raid_sel_info *in)
     }
 }
 
-static void merge_info(raid_sel_info *to, const raid_sel_info *from)
+static void merge_info(RaidSelInfo *to, const RaidSelInfo *from)
 {
     /* threads' ranges come in index order: the first thread that saw one has the first index */
     to->nnan += from->nnan;
@@ -197,7 +197,7 @@ static void merge_info(raid_sel_info *to, const raid_sel_info *from)
         to->first_zero = from->first_zero;
 }
 
-static const raid_sel_info info0 = {0, RAID_SEL_NONE, RAID_SEL_NONE};
+static const RaidSelInfo info0 = {0, RAID_SEL_NONE, RAID_SEL_NONE};
 
 /* f(keys of x[i .. i + m), i, m, arg) for the blocks of x[lo .. hi) in order. */
 static void for_key_blocks(const double *x, size_t lo, size_t hi,
@@ -220,7 +220,7 @@ typedef struct level {
 } level;
 typedef struct count_pass {
     uint64_t *h;
-    raid_sel_info in;
+    RaidSelInfo in;
     level lv;
 } count_pass;
 static void count_block(const uint64_t *kb, size_t i, size_t m, void *arg)
@@ -271,13 +271,13 @@ static void gather_block(const uint64_t *kb, size_t i, size_t m, void *arg)
  * (*used x 2^TOP_BITS; thread t counts x[n t / used .. n (t + 1) / used)), their sum into h (zeroed here),
  * and (first pass) info. RAID_ENOMEM (no message). */
 static raid_status top_histograms(const double *x, size_t n, level lv, uint64_t **H, int *used, uint64_t *h,
-                                  raid_sel_info *info)
+                                  RaidSelInfo *info)
 {
     const size_t NB = (size_t)1 << TOP_BITS;
     int nt = omp_get_max_threads();
     if (nt > 64)
         nt = 64;
-    raid_sel_info ti[64];
+    RaidSelInfo ti[64];
     uint64_t *Ht = *H = calloc((size_t)nt * TSTRIDE, sizeof *Ht);
     if (!Ht)
         return RAID_ENOMEM;
@@ -317,7 +317,7 @@ static uint64_t *sample_keys(const double *x, size_t ns)
     uint64_t *sk = malloc(2 * ns * sizeof *sk);
     if (sk)
         for (size_t i = 0; i < ns; i++)
-            sk[i] = raid_key64(x[i * SAMPLE_STEP]);
+            sk[i] = raidKey64(x[i * SAMPLE_STEP]);
     return sk;
 }
 
@@ -333,7 +333,7 @@ static uint64_t *sample_keys(const double *x, size_t ns)
 typedef struct window_pass {
     int nw;
     uint64_t *ck[MAXW], cnt[MAXW], cap[MAXW], below[MAXW], klo[MAXW], kspan[MAXW];
-    raid_sel_info in;
+    RaidSelInfo in;
     int over;
 } window_pass;
 static void window_block(const uint64_t *kb, size_t i, size_t m, void *arg)
@@ -354,8 +354,8 @@ static void window_block(const uint64_t *kb, size_t i, size_t m, void *arg)
             note_info(k, i + j, &p->in);
     }
 }
-int raid_sel_windows_from_sample(uint64_t *sk, size_t ns, size_t step, size_t n, const int64_t *ranks, size_t m,
-                                 raid_sel_windows *W)
+int raidSelWindowsFromSample(uint64_t *sk, size_t ns, size_t step, size_t n, const int64_t *ranks, size_t m,
+                                 RaidSelWindows *W)
 {
     if (m == 0)
         return 0;
@@ -391,8 +391,8 @@ int raid_sel_windows_from_sample(uint64_t *sk, size_t ns, size_t step, size_t n,
         su[a] = sr[e];
         nu++;
     }
-    raid_sel_rank wr[2 * RAID_SEL_MAXW];
-    if (raid_sel_keys(sk, sk + ns, ns, 0, su, nu, 0, wr) != RAID_OK)
+    RaidSelRank wr[2 * RAID_SEL_MAXW];
+    if (raidSelKeys(sk, sk + ns, ns, 0, su, nu, 0, wr) != RAID_OK)
         return -1;
     for (size_t w = 0; w < nw; w++) {
         size_t a = 0, b = 0;
@@ -408,8 +408,8 @@ int raid_sel_windows_from_sample(uint64_t *sk, size_t ns, size_t step, size_t n,
     return 1;
 }
 
-static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t m, raid_sel_rank *res,
-                         raid_sel_info *info)
+static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+                         RaidSelInfo *info)
 {
     const size_t step = SAMPLE_STEP, ns = n / step;
     if (m == 0 || ns < 4096)
@@ -417,8 +417,8 @@ static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t
     uint64_t *sk = sample_keys(x, ns);
     if (!sk)
         return -1;
-    raid_sel_windows W;
-    const int got = raid_sel_windows_from_sample(sk, ns, step, n, ranks, m, &W);
+    RaidSelWindows W;
+    const int got = raidSelWindowsFromSample(sk, ns, step, n, ranks, m, &W);
     free(sk);
     if (got <= 0)
         return got;
@@ -477,7 +477,7 @@ static int sampled_ranks(const double *x, size_t n, const int64_t *ranks, size_t
         uint64_t q = 0;
         for (int t = 0; t < nt; q += wp[t].cnt[w], t++)
             memcpy(ck + q, wp[t].ck[w], wp[t].cnt[w] * sizeof *ck);
-        if (raid_sel_keys(ck, ck + C[w], C[w], 0, ranks + c0[w], c0[w + 1] - c0[w], below[w], res + c0[w]) != RAID_OK)
+        if (raidSelKeys(ck, ck + C[w], C[w], 0, ranks + c0[w], c0[w + 1] - c0[w], below[w], res + c0[w]) != RAID_OK)
             ok = -1;
     }
 out:
@@ -486,27 +486,27 @@ out:
     return ok;
 }
 
-raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const int64_t *ranks, size_t m,
-                               raid_sel_rank *res, raid_sel_info *info)
+raid_status raidSelCpuRanks(raid_ctx *ctx, const double *x, size_t n, const int64_t *ranks, size_t m,
+                               RaidSelRank *res, RaidSelInfo *info)
 {
     *info = info0;
     raid_status st = RAID_OK;
     if (n < BIG_FIRST_PASS) {
         uint64_t *keys = malloc(2 * (n ? n : 1) * sizeof *keys);
         if (!keys)
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+            return raidFail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
         for (size_t i = 0; i < n; i += KEY_BLOCK)
             keys_of(x + i, n - i < KEY_BLOCK ? n - i : KEY_BLOCK, keys + i);
         for (size_t i = 0; i < n; i++)
             if (keys[i] == RAID_SEL_KEY_NAN || keys[i] == RAID_SEL_KEY_ZERO)
                 note_info(keys[i], i, info);
-        st = m ? raid_sel_keys(keys, keys + n, n, 0, ranks, m, 0, res) : RAID_OK;
+        st = m ? raidSelKeys(keys, keys + n, n, 0, ranks, m, 0, res) : RAID_OK;
         free(keys);
-        return st != RAID_OK && ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
+        return st != RAID_OK && ctx ? raidFail(ctx, st, "%s", raid_errmsg()) : st;
     }
     const int sampled = sampled_ranks(x, n, ranks, m, res, info); /* one pass, else the counting passes */
     if (sampled != 0)
-        return sampled > 0 ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+        return sampled > 0 ? RAID_OK : raidFail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
     const size_t NB = (size_t)1 << TOP_BITS;
     uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *buf = NULL, *off = NULL;
     int32_t *lut = malloc(NB * sizeof *lut);
@@ -519,7 +519,7 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
         free(H);
         H = NULL;
         if (!h || !lut || !g || top_histograms(x, n, lv, &H, &used, h, info) != RAID_OK) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
             goto done;
         }
         if (m == 0)
@@ -546,7 +546,7 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
     buf = malloc(2 * M * sizeof *buf);
     off = malloc((size_t)used * ng * sizeof *off);
     if (!buf || !off) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection of %zu values)", n);
         goto done;
     }
     /* the keys of the selected buckets lie in [klo, klo + kspan] (with the prefix) */
@@ -567,12 +567,12 @@ raid_status raid_sel_cpu_ranks(raid_ctx *ctx, const double *x, size_t n, const i
     }
     p = 0;
     for (size_t k = 0; k < ng && st == RAID_OK; k++) {
-        st = raid_sel_keys(buf + p, buf + M + p, g[k].count, 64 - lv.shift, ranks + g[k].j0, g[k].j1 - g[k].j0,
+        st = raidSelKeys(buf + p, buf + M + p, g[k].count, 64 - lv.shift, ranks + g[k].j0, g[k].j1 - g[k].j0,
                            rank0 + g[k].start, res + g[k].j0);
         p += g[k].count;
     }
     if (st != RAID_OK && ctx)
-        st = raid_fail(ctx, st, "%s", raid_errmsg());
+        st = raidFail(ctx, st, "%s", raid_errmsg());
 done:
     free(H);
     free(h);
@@ -587,7 +587,7 @@ done:
  * x < a ? x : a skips NaN (SSE2's minpd/maxpd where there is SSE2, eight lanes per thread); NaNs counted by
  * x != x. The zero's sign and
  * the NaN's payload come from a scan for the first of them, only when needed. */
-void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, raid_sel_info *info)
+void raidSelCpuMinmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info)
 {
     *info = info0;
     int nt = n >= BIG_FIRST_PASS ? omp_get_max_threads() : 1;
@@ -664,11 +664,11 @@ void raid_sel_cpu_minmax(const double *x, size_t n, uint64_t *kmin, uint64_t *km
                 info->first_zero = (int64_t)i;
                 break;
             }
-    *kmin = info->nnan == n ? RAID_SEL_KEY_NAN : raid_key64(a);
-    *kmax = info->nnan == n ? 0 : raid_key64(b);
+    *kmin = info->nnan == n ? RAID_SEL_KEY_NAN : raidKey64(a);
+    *kmax = info->nnan == n ? 0 : raidKey64(b);
 }
 
-void raid_sel_cpu_survivors(const double *x, size_t n, uint64_t K, int largest, size_t k, size_t t, int64_t *idx)
+void raidSelCpuSurvivors(const double *x, size_t n, uint64_t K, int largest, size_t k, size_t t, int64_t *idx)
 {
     uint64_t kb[KEY_BLOCK];
     size_t got = 0, tie = 0;
@@ -712,8 +712,8 @@ static raid_status topk_finish(uint64_t *ck, const int64_t *ci, uint64_t C, size
 {
     memcpy(ck + C, ck, C * sizeof *ck); /* the select reorders its keys: a copy */
     const int64_t r = largest ? (int64_t)(C - k) : (int64_t)k - 1;
-    raid_sel_rank res;
-    const raid_status st = raid_sel_keys(ck + C, ck + 2 * C, C, 0, &r, 1, 0, &res);
+    RaidSelRank res;
+    const raid_status st = raidSelKeys(ck + C, ck + 2 * C, C, 0, &r, 1, 0, &res);
     if (st != RAID_OK)
         return st;
     const uint64_t K = res.key;
@@ -766,8 +766,8 @@ static int topk_sampled(const double *x, size_t n, size_t k, int largest, int64_
     if (j > ns)
         j = ns;
     const int64_t r = largest ? (int64_t)(ns - j) : (int64_t)j - 1;
-    raid_sel_rank res;
-    const raid_status st = raid_sel_keys(sk, sk + ns, ns, 0, &r, 1, 0, &res);
+    RaidSelRank res;
+    const raid_status st = raidSelKeys(sk, sk + ns, ns, 0, &r, 1, 0, &res);
     free(sk);
     if (st != RAID_OK)
         return -1;
@@ -817,22 +817,22 @@ out:
     return ok;
 }
 
-raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx)
+raid_status raidSelCpuTopk(raid_ctx *ctx, const double *x, size_t n, size_t k, int largest, int64_t *idx)
 {
     raid_status st = RAID_OK;
     if (n < BIG_FIRST_PASS) { /* small: the threshold by select, then one scan */
         const int64_t r = largest ? (int64_t)(n - k) : (int64_t)k - 1;
-        raid_sel_rank res;
-        raid_sel_info in;
-        if ((st = raid_sel_cpu_ranks(ctx, x, n, &r, 1, &res, &in)) != RAID_OK)
+        RaidSelRank res;
+        RaidSelInfo in;
+        if ((st = raidSelCpuRanks(ctx, x, n, &r, 1, &res, &in)) != RAID_OK)
             return st;
         const size_t strict = largest ? (size_t)(n - res.nless - res.neq) : (size_t)res.nless;
-        raid_sel_cpu_survivors(x, n, res.key, largest, k, k - strict, idx);
+        raidSelCpuSurvivors(x, n, res.key, largest, k, k - strict, idx);
         return RAID_OK;
     }
     const int sampled = topk_sampled(x, n, k, largest, idx);
     if (sampled != 0)
-        return sampled > 0 ? RAID_OK : raid_fail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
+        return sampled > 0 ? RAID_OK : raidFail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
     /* Counting passes find a key range from the end that holds at least k keys and few more: the buckets
      * from the end holding the k wanted; while the last of them holds more than n/8 (ties, a narrow
      * range), its next 16 bits are counted again on the data. Then one gather of the keys and indices
@@ -841,7 +841,7 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
     uint64_t *H = NULL, *h = calloc(NB, sizeof *h), *ck = NULL, *off = NULL, St[64] = {0};
     int64_t *ci = NULL;
     int used = 1, used0 = 0;
-    raid_sel_info info;
+    RaidSelInfo info;
     level lv = {TOP_SHIFT, 0, 0};
     uint64_t S = 0, C = 0, kmin, kspan; /* S: keys beyond the current prefix (all candidates) */
     for (;;) {
@@ -906,7 +906,7 @@ raid_status raid_sel_cpu_topk(raid_ctx *ctx, const double *x, size_t n, size_t k
         goto nomem;
     goto done;
 nomem:
-    st = raid_fail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
+    st = raidFail(ctx, RAID_ENOMEM, "out of memory (top-k of %zu values)", n);
 done:
     free(H);
     free(h);

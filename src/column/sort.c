@@ -2,49 +2,49 @@
  * (src/column/sort_cpu.c) and the device path (src/column/sort_cl.c). */
 #include "column/sort_impl.h"
 
-static raid_status run(raid_ctx *ctx, const char *fn, raid_sort_req *r, unsigned flags, int have_out)
+static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned flags, int have_out)
 {
     if (!r->offsets)
-        return raid_fail(ctx, RAID_EINVAL, "%s: NULL offsets", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: NULL offsets", fn);
     if (flags & ~(unsigned)RAID_SORT_DESC)
-        return raid_fail(ctx, RAID_EINVAL, "%s: unknown flags 0x%x", fn, flags & ~(unsigned)RAID_SORT_DESC);
+        return raidFail(ctx, RAID_EINVAL, "%s: unknown flags 0x%x", fn, flags & ~(unsigned)RAID_SORT_DESC);
     r->desc = (flags & RAID_SORT_DESC) != 0;
     if (r->nseg == 0)
         return RAID_OK;
-    raid_status st = raid_check_offsets(ctx, fn, "segment", r->offsets, r->nseg);
+    raid_status st = raidCheckOffsets(ctx, fn, "segment", r->offsets, r->nseg);
     if (st != RAID_OK)
         return st;
     const int64_t n = r->offsets[r->nseg] - r->offsets[0];
     if (n == 0)
         return RAID_OK;
     if (!r->x || !have_out || (r->out == RAID_SORT_PAIRS && !r->ikeys))
-        return raid_fail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
     if (r->out == RAID_SORT_IDX32 && r->offsets[r->nseg] > (int64_t)UINT32_MAX)
-        return raid_fail(ctx, RAID_EINVAL, "%s: index %lld does not fit uint32 (use the int64 argsort)", fn,
+        return raidFail(ctx, RAID_EINVAL, "%s: index %lld does not fit uint32 (use the int64 argsort)", fn,
                          (long long)r->offsets[r->nseg] - 1);
-    if (raid_on_device(ctx)) /* the one dispatch point */
-        return raid_sort_cl(ctx, r);
-    return raid_sort_cpu(ctx, r);
+    if (raidOnDevice(ctx)) /* the one dispatch point */
+        return raidSortCl(ctx, r);
+    return raidSortCpu(ctx, r);
 }
 
 raid_status raid_sort_f64_seg(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
                               const uint8_t *valid, unsigned flags, double *out)
 {
-    raid_sort_req r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_VALUES, .vout = out};
+    RaidSortReq r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_VALUES, .vout = out};
     return run(ctx, "raid_sort_f64", &r, flags, out != NULL);
 }
 
 raid_status raid_argsort_f64_seg_u32(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
                                      const uint8_t *valid, unsigned flags, uint32_t *idx)
 {
-    raid_sort_req r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_IDX32, .i32 = idx};
+    RaidSortReq r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_IDX32, .i32 = idx};
     return run(ctx, "raid_argsort_f64_u32", &r, flags, idx != NULL);
 }
 
 raid_status raid_argsort_f64_seg_i64(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
                                      const uint8_t *valid, unsigned flags, int64_t *idx)
 {
-    raid_sort_req r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_IDX64, .i64 = idx};
+    RaidSortReq r = {.x = x, .offsets = offsets, .nseg = nseg, .valid = valid, .out = RAID_SORT_IDX64, .i64 = idx};
     return run(ctx, "raid_argsort_f64_i64", &r, flags, idx != NULL);
 }
 
@@ -72,7 +72,7 @@ raid_status raid_sort_i64_f64(raid_ctx *ctx, const int64_t *keys, const double *
                               int64_t *keys_out, double *vals_out)
 {
     const int64_t off[2] = {0, (int64_t)n};
-    raid_sort_req r = {.x = vals, .ikeys = keys, .offsets = off, .nseg = 1, .out = RAID_SORT_PAIRS, .vout = vals_out,
+    RaidSortReq r = {.x = vals, .ikeys = keys, .offsets = off, .nseg = 1, .out = RAID_SORT_PAIRS, .vout = vals_out,
                        .kout = keys_out};
     return run(ctx, "raid_sort_i64_f64", &r, flags, keys_out != NULL && vals_out != NULL);
 }

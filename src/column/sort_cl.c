@@ -1,5 +1,5 @@
 /* The device path of the sorts (kernels/col_sort.cl; docs/column.md "Sorting"): the values go up as 32-bit
- * words, the device forms the keys (raid_key_sort) and counts every digit position's digits at once; the host
+ * words, the device forms the keys (raidKeySort) and counts every digit position's digits at once; the host
  * reads those histograms (12 KB at 8-bit digits), skips the digit positions that do not vary and sends each
  * pass's digit starts; then ONE kernel per pass (Onesweep: a stable tile ranking in local memory, decoupled look-back
  * across tiles, a coalesced write of each digit's run). The last pass writes the output itself: the doubles
@@ -28,25 +28,25 @@
 
 typedef struct sort_dev {
     raid_ctx *ctx;
-    raid_buf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
-    raid_kernel *kkeys, *kpass, *kgather;
-    raid_event ev[MAX_EVENTS];
+    RaidBuf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
+    RaidKernel *kkeys, *kpass, *kgather;
+    RaidEvent ev[MAX_EVENTS];
     char lab[MAX_EVENTS]; /* what each event timed: f fill, k sort_keys, p a pass, g the gather */
     int nev;
 } sort_dev;
 
 static int tune_int(raid_ctx *ctx, const char *name, int dflt)
 {
-    const char *o = strstr(raid_tune_build_options(ctx), name);
+    const char *o = strstr(raidTuneBuildOptions(ctx), name);
     return o ? atoi(o + strlen(name)) : dflt;
 }
 
 /* The next event slot (events are summed and released at the end). */
-static raid_event *next_ev(sort_dev *d, char lab)
+static RaidEvent *next_ev(sort_dev *d, char lab)
 {
     if (d->nev == MAX_EVENTS) { /* never with at most 8 + 11 passes; keep the time, free the slot */
-        d->ctx->timing.kernel_s += raid_event_seconds(&d->ev[MAX_EVENTS - 1]);
-        raid_event_release(&d->ev[MAX_EVENTS - 1]);
+        d->ctx->timing.kernel_s += raidEventSeconds(&d->ev[MAX_EVENTS - 1]);
+        raidEventRelease(&d->ev[MAX_EVENTS - 1]);
         d->nev--;
     }
     d->lab[d->nev] = lab;
@@ -61,22 +61,22 @@ static void settle(sort_dev *d)
     if (profile)
         fprintf(stderr, "sort profile (ms):");
     for (int i = 0; i < d->nev; i++) {
-        const double t = raid_event_seconds(&d->ev[i]);
+        const double t = raidEventSeconds(&d->ev[i]);
         d->ctx->timing.kernel_s += t;
         if (profile)
             fprintf(stderr, " %c %.4f", d->lab[i], t * 1e3);
-        raid_event_release(&d->ev[i]);
+        raidEventRelease(&d->ev[i]);
     }
     if (profile)
         fprintf(stderr, "\n");
     d->nev = 0;
 }
 
-static raid_status launch(sort_dev *d, raid_kernel *k, size_t items, size_t wg, char lab)
+static raid_status launch(sort_dev *d, RaidKernel *k, size_t items, size_t wg, char lab)
 {
     const size_t global = (items + wg - 1) / wg * wg;
     d->ctx->timing.launches++;
-    return raid_launch(d->ctx, k, 1, &global, &wg, next_ev(d, lab));
+    return raidLaunch(d->ctx, k, 1, &global, &wg, next_ev(d, lab));
 }
 
 /* A pass as planned by the host. */
@@ -87,34 +87,34 @@ typedef struct pass_plan {
 /* sort_pass's arguments, named (kernels/col_sort.cl: their meaning there), for the sort's passes and the
  * group-by's one-pass partition alike. */
 typedef struct pass_args {
-    const raid_buf *kin, *pin, *segid;
+    const RaidBuf *kin, *pin, *segid;
     uint32_t n;
     int shift, dmode, pmode, wkeys, wpay, omode, desc;
     uint32_t base_lo, base_hi;
-    const raid_buf *bases;
+    const RaidBuf *bases;
     uint32_t boff;
-    const raid_buf *look;
+    const RaidBuf *look;
     uint32_t lcur, lnext;
-    const raid_buf *kout, *pout, *out;
+    const RaidBuf *kout, *pout, *out;
 } pass_args;
 
 /* Sets k's (a sort_pass kernel's) arguments in the kernel's order: the one place that knows it. The device
  * layer's errors. */
-static raid_status set_pass_args(raid_ctx *ctx, raid_kernel *k, const pass_args *p)
+static raid_status set_pass_args(raid_ctx *ctx, RaidKernel *k, const pass_args *p)
 {
     unsigned a = 0;
     raid_status st;
-    if ((st = raid_arg_buf(ctx, k, a++, p->kin)) || (st = raid_arg_buf(ctx, k, a++, p->pin)) ||
-        (st = raid_arg_buf(ctx, k, a++, p->segid)) || (st = raid_arg_uint(ctx, k, a++, p->n)) ||
-        (st = raid_arg_int(ctx, k, a++, p->shift)) || (st = raid_arg_int(ctx, k, a++, p->dmode)) ||
-        (st = raid_arg_int(ctx, k, a++, p->pmode)) || (st = raid_arg_int(ctx, k, a++, p->wkeys)) ||
-        (st = raid_arg_int(ctx, k, a++, p->wpay)) || (st = raid_arg_int(ctx, k, a++, p->omode)) ||
-        (st = raid_arg_int(ctx, k, a++, p->desc)) || (st = raid_arg_uint(ctx, k, a++, p->base_lo)) ||
-        (st = raid_arg_uint(ctx, k, a++, p->base_hi)) || (st = raid_arg_buf(ctx, k, a++, p->bases)) ||
-        (st = raid_arg_uint(ctx, k, a++, p->boff)) || (st = raid_arg_buf(ctx, k, a++, p->look)) ||
-        (st = raid_arg_uint(ctx, k, a++, p->lcur)) || (st = raid_arg_uint(ctx, k, a++, p->lnext)) ||
-        (st = raid_arg_buf(ctx, k, a++, p->kout)) || (st = raid_arg_buf(ctx, k, a++, p->pout)) ||
-        (st = raid_arg_buf(ctx, k, a++, p->out)))
+    if ((st = raidArgBuf(ctx, k, a++, p->kin)) || (st = raidArgBuf(ctx, k, a++, p->pin)) ||
+        (st = raidArgBuf(ctx, k, a++, p->segid)) || (st = raidArgUint(ctx, k, a++, p->n)) ||
+        (st = raidArgInt(ctx, k, a++, p->shift)) || (st = raidArgInt(ctx, k, a++, p->dmode)) ||
+        (st = raidArgInt(ctx, k, a++, p->pmode)) || (st = raidArgInt(ctx, k, a++, p->wkeys)) ||
+        (st = raidArgInt(ctx, k, a++, p->wpay)) || (st = raidArgInt(ctx, k, a++, p->omode)) ||
+        (st = raidArgInt(ctx, k, a++, p->desc)) || (st = raidArgUint(ctx, k, a++, p->base_lo)) ||
+        (st = raidArgUint(ctx, k, a++, p->base_hi)) || (st = raidArgBuf(ctx, k, a++, p->bases)) ||
+        (st = raidArgUint(ctx, k, a++, p->boff)) || (st = raidArgBuf(ctx, k, a++, p->look)) ||
+        (st = raidArgUint(ctx, k, a++, p->lcur)) || (st = raidArgUint(ctx, k, a++, p->lnext)) ||
+        (st = raidArgBuf(ctx, k, a++, p->kout)) || (st = raidArgBuf(ctx, k, a++, p->pout)) ||
+        (st = raidArgBuf(ctx, k, a++, p->out)))
         return st;
     return RAID_OK;
 }
@@ -127,9 +127,9 @@ static raid_status set_pass_args(raid_ctx *ctx, raid_kernel *k, const pass_args 
  * than 32 work-items, or than 2^want_bits. */
 static raid_status sort_shape(raid_ctx *ctx, int want_bits, size_t *wgp, int *bitsp, int *roundsp)
 {
-    size_t wg = raid_dev_max_wg(ctx);
+    size_t wg = raidDevMaxWg(ctx);
     if (wg < 32 || (want_bits && ((size_t)1 << want_bits) > wg))
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: work-groups of %zu work-items (at least %d)", wg,
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: work-groups of %zu work-items (at least %d)", wg,
                          want_bits > 5 ? 1 << want_bits : 32);
     wg = wg >= 256 ? 256 : wg >= 128 ? 128 : wg >= 64 ? 64 : 32;
     int bits = want_bits ? want_bits : tune_int(ctx, "-DSORT_BITS=", 8);
@@ -142,7 +142,7 @@ static raid_status sort_shape(raid_ctx *ctx, int want_bits, size_t *wgp, int *bi
         const uint64_t tilew = (uint64_t)rounds * wg * 2, rw = ((uint64_t)1 << bits) * (wg / 32);
         const uint64_t maskw = 3 * rw; /* as SORT_RANKW */
         const uint64_t bytes = 4 * ((tilew > maskw ? tilew : maskw) + 2 * ((uint64_t)1 << bits) + wg + 1);
-        if (bytes <= raid_dev_local_mem(ctx) || (rounds == 1 && (bits == 1 || want_bits)))
+        if (bytes <= raidDevLocalMem(ctx) || (rounds == 1 && (bits == 1 || want_bits)))
             break;
         if (rounds > 1)
             rounds--;
@@ -153,13 +153,13 @@ static raid_status sort_shape(raid_ctx *ctx, int want_bits, size_t *wgp, int *bi
     return RAID_OK;
 }
 
-raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
+raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
 {
     memset(&ctx->timing, 0, sizeof ctx->timing);
     const int64_t base = r->offsets[0];
     const size_t N = (size_t)(r->offsets[r->nseg] - base);
     if (N > RAID_SORT_CL_MAX - 1)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: %zu values in one call (at most %u)", N,
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: %zu values in one call (at most %u)", N,
                          RAID_SORT_CL_MAX - 1);
     const uint32_t n = (uint32_t)N;
     raid_status st0;
@@ -171,7 +171,7 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
     char opts[512];
     /* the tuning options first: a later -D wins, so the kernels get the (clamped) values the host plans with */
-    snprintf(opts, sizeof opts, "%s -DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d", raid_tune_build_options(ctx), bits,
+    snprintf(opts, sizeof opts, "%s -DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d", raidTuneBuildOptions(ctx), bits,
              wg, rounds);
     /* the segments that hold elements: their ids' bits are sorted after the keys */
     size_t nonempty = 0;
@@ -190,27 +190,27 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const int masked = r->valid != NULL, pairs = r->out == RAID_SORT_PAIRS;
     const uint32_t vbit0 = (uint32_t)(base & 7);
     const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1, nhist = (size_t)hrows * radix + 1;
-    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
-        (st = raid_kernel_get(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
+    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
+        (st = raidKernelGet(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
         goto done;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_BYTE, vbytes, &d.valid)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, nhist, &d.hist)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, segbits ? N : 1, &d.segid)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, segbits ? r->nseg + 1 : 1, &d.offs)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[0])))
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_BYTE, vbytes, &d.valid)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, nhist, &d.hist)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, segbits ? N : 1, &d.segid)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, segbits ? r->nseg + 1 : 1, &d.offs)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[0])))
         goto done;
     /* The float64 (and int64) inputs as 32-bit words, little-endian (word 2i the low half). */
-    if ((st = raid_buf_upload(ctx, &d.x, 0, 2 * N, r->x + base, 0, NULL)) ||
-        (masked && (st = raid_buf_upload(ctx, &d.valid, 0, vbytes, r->valid + base / 8, 0, NULL))) ||
-        (!masked && (st = raid_buf_fill(ctx, &d.valid, &nobyte, NULL))) ||
-        (st = raid_buf_fill(ctx, &d.hist, &zero, next_ev(&d, 'f'))))
+    if ((st = raidBufUpload(ctx, &d.x, 0, 2 * N, r->x + base, 0, NULL)) ||
+        (masked && (st = raidBufUpload(ctx, &d.valid, 0, vbytes, r->valid + base / 8, 0, NULL))) ||
+        (!masked && (st = raidBufFill(ctx, &d.valid, &nobyte, NULL))) ||
+        (st = raidBufFill(ctx, &d.hist, &zero, next_ev(&d, 'f'))))
         goto done;
     ctx->timing.bytes_in = 2 * N * sizeof(uint32_t) + (masked ? vbytes : 0);
-    const raid_buf *keysrc = &d.x;
+    const RaidBuf *keysrc = &d.x;
     if (pairs) {
-        if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.ik)) ||
-            (st = raid_buf_upload(ctx, &d.ik, 0, 2 * N, r->ikeys + base, 0, NULL)))
+        if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.ik)) ||
+            (st = raidBufUpload(ctx, &d.ik, 0, 2 * N, r->ikeys + base, 0, NULL)))
             goto done;
         keysrc = &d.ik;
         ctx->timing.bytes_in += 2 * N * sizeof(uint32_t);
@@ -218,35 +218,35 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     if (segbits) {
         offs = malloc((r->nseg + 1) * sizeof *offs);
         if (!offs) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
             goto done;
         }
         for (size_t s = 0; s <= r->nseg; s++)
             offs[s] = (uint32_t)(r->offsets[s] - base);
-        if ((st = raid_buf_upload(ctx, &d.offs, 0, r->nseg + 1, offs, 1, NULL)))
+        if ((st = raidBufUpload(ctx, &d.offs, 0, r->nseg + 1, offs, 1, NULL)))
             goto done;
     }
     {
         unsigned a = 0;
-        raid_kernel *k = d.kkeys;
+        RaidKernel *k = d.kkeys;
         size_t groups = (N + wg * 16 - 1) / (wg * 16);
         groups = groups < 1 ? 1 : groups > 1024 ? 1024 : groups;
-        if ((st = raid_arg_buf(ctx, k, a++, keysrc)) || (st = raid_arg_buf(ctx, k, a++, &d.valid)) ||
-            (st = raid_arg_int(ctx, k, a++, masked)) || (st = raid_arg_uint(ctx, k, a++, vbit0)) ||
-            (st = raid_arg_int(ctx, k, a++, r->desc)) || (st = raid_arg_int(ctx, k, a++, pairs)) ||
-            (st = raid_arg_uint(ctx, k, a++, n)) || (st = raid_arg_buf(ctx, k, a++, &d.offs)) ||
-            (st = raid_arg_uint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raid_arg_int(ctx, k, a++, segbits)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.keys[0])) || (st = raid_arg_buf(ctx, k, a++, &d.segid)) ||
-            (st = raid_arg_buf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg, 'k')))
+        if ((st = raidArgBuf(ctx, k, a++, keysrc)) || (st = raidArgBuf(ctx, k, a++, &d.valid)) ||
+            (st = raidArgInt(ctx, k, a++, masked)) || (st = raidArgUint(ctx, k, a++, vbit0)) ||
+            (st = raidArgInt(ctx, k, a++, r->desc)) || (st = raidArgInt(ctx, k, a++, pairs)) ||
+            (st = raidArgUint(ctx, k, a++, n)) || (st = raidArgBuf(ctx, k, a++, &d.offs)) ||
+            (st = raidArgUint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raidArgInt(ctx, k, a++, segbits)) ||
+            (st = raidArgBuf(ctx, k, a++, &d.keys[0])) || (st = raidArgBuf(ctx, k, a++, &d.segid)) ||
+            (st = raidArgBuf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg, 'k')))
             goto done;
     }
     hist = malloc(nhist * sizeof *hist);
     bases = malloc((size_t)hrows * radix * sizeof *bases);
     if (!hist || !bases) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
         goto done;
     }
-    if ((st = raid_buf_download(ctx, &d.hist, 0, nhist, hist, 1, NULL)))
+    if ((st = raidBufDownload(ctx, &d.hist, 0, nhist, hist, 1, NULL)))
         goto done;
     /* the passes: digit positions whose digits vary (a row with one non-zero count moves nothing) */
     pass_plan plan[64];
@@ -300,22 +300,22 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
     const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
     char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
     snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
-    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
+    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
         goto done;
     if (getenv("RAID_SORT_PROFILE"))
         fprintf(stderr, "sort plan: n %u, wg %zu, bits %d, rounds %d, passes %d, exact %d, options '%s'\n", n, wg, bits,
-                rounds, npass, exact, raid_tune_build_options(ctx));
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
-        (!exact && ((st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
-                    (st = raid_buf_acquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, (size_t)npass * radix, &d.bases)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
-        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d, 'f'))) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, outwords, &d.out)) ||
-        (st = raid_buf_upload(ctx, &d.bases, 0, (size_t)npass * radix, bases, 1, NULL)))
+                rounds, npass, exact, raidTuneBuildOptions(ctx));
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
+        (!exact && ((st = raidBufAcquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
+                    (st = raidBufAcquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, (size_t)npass * radix, &d.bases)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
+        (st = raidBufFill(ctx, &d.look, &zero, next_ev(&d, 'f'))) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, outwords, &d.out)) ||
+        (st = raidBufUpload(ctx, &d.bases, 0, (size_t)npass * radix, bases, 1, NULL)))
         goto done;
     int ks = 0, ps = 0;
-    const raid_buf *nopay = &d.segid; /* an argument the kernel does not read */
+    const RaidBuf *nopay = &d.segid; /* an argument the kernel does not read */
     for (int q = 0; q < npass; q++) {
         const int last = q == npass - 1, dmode = plan[q].dmode;
         const int pmode = exact ? 0 : q == 0 ? 1 : 2;
@@ -338,57 +338,57 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r)
             ps = 1 - ps;
     }
     /* the outputs; values not written by the last pass are gathered by the carried indices */
-    const raid_buf *gsrc = NULL, *gdst = NULL;
+    const RaidBuf *gsrc = NULL, *gdst = NULL;
     if (r->out == RAID_SORT_VALUES && !exact)
         gsrc = &d.x, gdst = &d.out;
     else if (pairs)
         gsrc = &d.x, gdst = &d.keys[ks]; /* the keys are no longer needed */
     if (gsrc) {
         unsigned a = 0;
-        if ((st = raid_arg_buf(ctx, d.kgather, a++, gsrc)) || (st = raid_arg_buf(ctx, d.kgather, a++, &d.pay[ps])) ||
-            (st = raid_arg_uint(ctx, d.kgather, a++, n)) || (st = raid_arg_buf(ctx, d.kgather, a++, gdst)) ||
+        if ((st = raidArgBuf(ctx, d.kgather, a++, gsrc)) || (st = raidArgBuf(ctx, d.kgather, a++, &d.pay[ps])) ||
+            (st = raidArgUint(ctx, d.kgather, a++, n)) || (st = raidArgBuf(ctx, d.kgather, a++, gdst)) ||
             (st = launch(&d, d.kgather, N, 64, 'g')))
             goto done;
     }
     switch (r->out) {
     case RAID_SORT_VALUES:
-        st = raid_buf_download(ctx, &d.out, 0, 2 * N, r->vout + base, 1, NULL);
+        st = raidBufDownload(ctx, &d.out, 0, 2 * N, r->vout + base, 1, NULL);
         break;
     case RAID_SORT_PAIRS:
-        if ((st = raid_buf_download(ctx, &d.out, 0, 2 * N, r->kout + base, 0, NULL)) == RAID_OK)
-            st = raid_buf_download(ctx, gdst, 0, 2 * N, r->vout + base, 1, NULL);
+        if ((st = raidBufDownload(ctx, &d.out, 0, 2 * N, r->kout + base, 0, NULL)) == RAID_OK)
+            st = raidBufDownload(ctx, gdst, 0, 2 * N, r->vout + base, 1, NULL);
         break;
     case RAID_SORT_IDX32:
-        st = raid_buf_download(ctx, &d.out, 0, N, r->i32 + base, 1, NULL);
+        st = raidBufDownload(ctx, &d.out, 0, N, r->i32 + base, 1, NULL);
         break;
     case RAID_SORT_IDX64:
-        st = raid_buf_download(ctx, &d.out, 0, 2 * N, r->i64 + base, 1, NULL);
+        st = raidBufDownload(ctx, &d.out, 0, 2 * N, r->i64 + base, 1, NULL);
         break;
     }
 done:
     if (st != RAID_OK)
-        raid_dev_drain(ctx);
+        raidDevDrain(ctx);
     settle(&d);
     free(offs);
     free(hist);
     free(bases);
-    raid_buf *bufs[] = {&d.x,       &d.ik,      &d.valid,  &d.offs,   &d.segid,  &d.hist, &d.bases, &d.look,
+    RaidBuf *bufs[] = {&d.x,       &d.ik,      &d.valid,  &d.offs,   &d.segid,  &d.hist, &d.bases, &d.look,
                         &d.keys[0], &d.keys[1], &d.pay[0], &d.pay[1], &d.out};
     for (size_t b = 0; b < sizeof bufs / sizeof *bufs; b++)
-        raid_buf_release(ctx, bufs[b]);
-    raid_kernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
+        raidBufRelease(ctx, bufs[b]);
+    RaidKernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
     for (size_t k = 0; k < sizeof ks_ / sizeof *ks_; k++)
-        raid_kernel_put(ctx, ks_[k]);
+        raidKernelPut(ctx, ks_[k]);
     return st;
 }
 
-raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const raid_buf *tin, uint32_t n, int shift,
-                                   const raid_buf *bases, raid_buf *vout, raid_buf *tout)
+raid_status raidSortClPartition(raid_ctx *ctx, const RaidBuf *vin, const RaidBuf *tin, uint32_t n, int shift,
+                                   const RaidBuf *bases, RaidBuf *vout, RaidBuf *tout)
 {
     size_t wg;
     int bits, rounds;
     if (n > RAID_SORT_CL_MAX - 1) /* a digit's count over tiles must stay below 2^31 (the flag is bit 31) */
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sorting on a device: a partition of %u rows (fewer than 2^31)", n);
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: a partition of %u rows (fewer than 2^31)", n);
     raid_status st = sort_shape(ctx, 8, &wg, &bits, &rounds);
     if (st != RAID_OK)
         return st;
@@ -398,12 +398,12 @@ raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const rai
     const size_t nlook = 1 + (size_t)ntiles * radix; /* this pass's look-back words, then the next's (unused) */
     char opts[600];
     snprintf(opts, sizeof opts, "%s -DSORT_BITS=8 -DSORT_WG=%zu -DSORT_ROUNDS=%d -DSORT_PAY=1 -DSORT_PDIG=1",
-             raid_tune_build_options(ctx), wg, rounds);
+             raidTuneBuildOptions(ctx), wg, rounds);
     sort_dev d = {.ctx = ctx};
     const uint32_t zero = 0;
-    if ((st = raid_kernel_get(ctx, "col_sort.cl", "sort_pass", opts, &d.kpass)) ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
-        (st = raid_buf_fill(ctx, &d.look, &zero, next_ev(&d, 'f'))))
+    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_pass", opts, &d.kpass)) ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
+        (st = raidBufFill(ctx, &d.look, &zero, next_ev(&d, 'f'))))
         goto done;
     /* dmode 1 (destinations from the stored digits), pmode 2 (payload in: the tags), keys and payload out;
      * segid and out are not read or written with these modes */
@@ -412,12 +412,12 @@ raid_status raid_sort_cl_partition(raid_ctx *ctx, const raid_buf *vin, const rai
                           .lnext = (uint32_t)nlook, .kout = vout, .pout = tout, .out = tout};
     if ((st = set_pass_args(ctx, d.kpass, &pa)) || (st = launch(&d, d.kpass, (size_t)ntiles * wg, wg, 'p')))
         goto done;
-    st = raid_dev_finish(ctx);
+    st = raidDevFinish(ctx);
 done:
     if (st != RAID_OK)
-        raid_dev_drain(ctx);
+        raidDevDrain(ctx);
     settle(&d);
-    raid_buf_release(ctx, &d.look);
-    raid_kernel_put(ctx, d.kpass);
+    raidBufRelease(ctx, &d.look);
+    raidKernelPut(ctx, d.kpass);
     return st;
 }

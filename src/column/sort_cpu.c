@@ -1,7 +1,7 @@
 /* The cpu path of the sorts (include/raid/sort.h; docs/column.md "Sorting"): the oracle of the device path
  * and the cpu backend.
  *
- * Every element gets its 64-bit sort key (raid_key_sort of kernels/raid_keys.h: the order key, nulls and
+ * Every element gets its 64-bit sort key (raidKeySort of kernels/raid_keys.h: the order key, nulls and
  * descending folded in), then an LSD radix sort of the keys, 8-bit digits from the least significant,
  * skipping every digit that is the same in all keys (one thread: one read gives every digit's histogram,
  * and a digit is constant where one count is n; threads: the OR of key ^ key[0]), each pass a counting
@@ -49,7 +49,7 @@ static inline int is_valid(const uint8_t *valid, size_t i)
     return !valid || ((valid[i >> 3] >> (i & 7)) & 1u);
 }
 
-static inline uint64_t elem_key(const raid_sort_req *r, size_t i)
+static inline uint64_t elem_key(const RaidSortReq *r, size_t i)
 {
     if (r->ikeys) {
         const uint64_t k = (uint64_t)r->ikeys[i] ^ 0x8000000000000000ULL;
@@ -57,11 +57,11 @@ static inline uint64_t elem_key(const raid_sort_req *r, size_t i)
     }
     uint64_t b;
     memcpy(&b, &r->x[i], sizeof b);
-    const raid_key k = raid_key_sort((uint32_t)(b >> 32), (uint32_t)b, r->valid != NULL, is_valid(r->valid, i), r->desc);
+    const RaidKey k = raidKeySort((uint32_t)(b >> 32), (uint32_t)b, r->valid != NULL, is_valid(r->valid, i), r->desc);
     return (uint64_t)k.hi << 32 | k.lo;
 }
 
-/* elem_key of a double's bits without a validity mask: raid_key_sort's cases as 64-bit selects (the same
+/* elem_key of a double's bits without a validity mask: raidKeySort's cases as 64-bit selects (the same
  * keys; compilers vectorise it). */
 static inline uint64_t bits_key(uint64_t b, int desc)
 {
@@ -73,7 +73,7 @@ static inline uint64_t bits_key(uint64_t b, int desc)
     return mag > 0x7FF0000000000000ULL ? UINT64_MAX : k;
 }
 
-static inline uint64_t value_key(const raid_sort_req *r, size_t i)
+static inline uint64_t value_key(const RaidSortReq *r, size_t i)
 {
     if (r->valid)
         return elem_key(r, i);
@@ -305,7 +305,7 @@ static size_t lower_bound(const uint64_t *k, size_t n, uint64_t v)
 /* A sort of values' folded classes: the zero run (-0.0 and +0.0, from out[cz]), the NaN run (from out[cn])
  * and the null run (from out[cu]) of segment [a, a + len), each filled with its class's input elements
  * in input order (the input's own bits). */
-static void refill(const raid_sort_req *r, size_t a, size_t len, double *out, size_t cz, size_t cn, size_t cu)
+static void refill(const RaidSortReq *r, size_t a, size_t len, double *out, size_t cz, size_t cn, size_t cu)
 {
     for (size_t i = a; i < a + len; i++) {
         if (!is_valid(r->valid, i))
@@ -402,7 +402,7 @@ static void vrec(uint64_t *buf, uint64_t *tmp, size_t m, uint32_t *c, int maxw)
  * in place (scratch: kt, one bucket's room per thread when that fits in len, else the bucket's own slice)
  * and turned back into doubles while in the caches; then, when some element's key does not give its bits
  * back (-0.0, a NaN other than the canonical one, a null), one scan refills those classes' runs. */
-static void sort_values_msd(const raid_sort_req *r, size_t a, size_t len, uint64_t *kt, int T, size_t *mcnt)
+static void sort_values_msd(const RaidSortReq *r, size_t a, size_t len, uint64_t *kt, int T, size_t *mcnt)
 {
     const int masked = r->valid != NULL;
     const uint64_t nan_key = masked ? UINT64_MAX - 1 : UINT64_MAX;
@@ -485,7 +485,7 @@ static void sort_values_msd(const raid_sort_req *r, size_t a, size_t len, uint64
         if (e - s > 1)
             vrec(ok + s, own ? kt + (size_t)omp_get_thread_num() * maxb : kt + s, e - s, vcnt + (size_t)omp_get_thread_num() * ((size_t)1 << VTOP), VTOP);
         for (size_t j = s; j < e; j++)
-            out[j] = raid_key64_value(r->desc && ok[j] < nan_key ? ~ok[j] : ok[j]);
+            out[j] = raidKey64Value(r->desc && ok[j] < nan_key ? ~ok[j] : ok[j]);
     }
     if (!fix)
         return;
@@ -501,7 +501,7 @@ static void sort_values_msd(const raid_sort_req *r, size_t a, size_t len, uint64
 }
 
 /* Segment s: keys, payloads, radix sort, outputs. */
-static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, int T, size_t *cnt, size_t *mcnt)
+static void sort_segment(const RaidSortReq *r, size_t s, const sort_bufs *b, int T, size_t *cnt, size_t *mcnt)
 {
     const size_t a = (size_t)r->offsets[s], len = (size_t)(r->offsets[s + 1] - r->offsets[s]);
     const size_t rel = a - (size_t)r->offsets[0];
@@ -557,7 +557,7 @@ static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, i
         double *out = r->vout + a;
 #pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
         for (size_t j = 0; j < len; j++)
-            out[j] = raid_key64_value(r->desc && ks[j] < nan_key ? ~ks[j] : ks[j]);
+            out[j] = raidKey64Value(r->desc && ks[j] < nan_key ? ~ks[j] : ks[j]);
         size_t cz = lower_bound(ks, len, zero_key), cn = lower_bound(ks, len, nan_key);
         size_t cu = masked ? lower_bound(ks, len, UINT64_MAX) : len;
         refill(r, a, len, out, cz, cn, cu);
@@ -566,7 +566,7 @@ static void sort_segment(const raid_sort_req *r, size_t s, const sort_bufs *b, i
     }
 }
 
-raid_status raid_sort_cpu(raid_ctx *ctx, const raid_sort_req *r)
+raid_status raidSortCpu(raid_ctx *ctx, const RaidSortReq *r)
 {
     const size_t n = (size_t)(r->offsets[r->nseg] - r->offsets[0]);
     size_t maxlen = 0;
@@ -586,7 +586,7 @@ raid_status raid_sort_cpu(raid_ctx *ctx, const raid_sort_req *r)
     size_t *mcnt = maxlen >= MSD_MIN ? malloc((size_t)T * (2 * MSD_RADIX + 1) * sizeof *mcnt) : NULL;
     raid_status st = RAID_OK;
     if (!b.k || !b.kt || (b.pw && (!b.p || !b.pt)) || !cnt || (maxlen >= MSD_MIN && !mcnt)) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sorting %zu values)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (sorting %zu values)", n);
         goto done;
     }
     if (r->nseg == 1 || maxlen * 2 > n) {

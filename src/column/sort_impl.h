@@ -8,35 +8,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum raid_sort_out {
+typedef enum RaidSortOut {
     RAID_SORT_VALUES = 0, /* vout: the values in order */
     RAID_SORT_IDX32 = 1,  /* i32: indices into x (uint32) */
     RAID_SORT_IDX64 = 2,  /* i64: indices into x (int64) */
     RAID_SORT_PAIRS = 3   /* kout, vout: the (ikeys, x) pairs in order of ikeys */
-} raid_sort_out;
+} RaidSortOut;
 
 /* A validated request: segments x[offsets[s] .. offsets[s+1]) (s < nseg, at least one element in all),
- * sorted by the sort key of kernels/raid_keys.h (raid_key_sort; for pairs the int64 key with its sign bit
+ * sorted by the sort key of kernels/raid_keys.h (raidKeySort; for pairs the int64 key with its sign bit
  * flipped, inverted when descending), outputs at the same indices. */
-typedef struct raid_sort_req {
+typedef struct RaidSortReq {
     const double *x;       /* the values (pairs: the carried values) */
     const int64_t *ikeys;  /* pairs: the int64 keys; NULL otherwise */
     const int64_t *offsets;
     size_t nseg;
     const uint8_t *valid;  /* NULL or the validity bitmap (bit i: x[i]) */
     int desc;
-    raid_sort_out out;
+    RaidSortOut out;
     double *vout;
     uint32_t *i32;
     int64_t *i64, *kout;
-} raid_sort_req;
+} RaidSortReq;
 
 /* The cpu path (the oracle). RAID_ENOMEM; message on ctx (may be NULL). */
-raid_status raid_sort_cpu(raid_ctx *ctx, const raid_sort_req *r);
+raid_status raidSortCpu(raid_ctx *ctx, const RaidSortReq *r);
 /* The device path on ctx's device: the same outputs bit for bit. RAID_EUNSUPPORTED (more than
  * RAID_SORT_CL_MAX elements), RAID_ENOMEM, the device layer's errors; message on ctx. */
 #define RAID_SORT_CL_MAX 2147483648u
-raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r);
+raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r);
 
 /* One pass of the device sort (kernels/col_sort.cl sort_pass, built with -DSORT_PDIG=1) as a partition: the
  * n rows' 64-bit words vin (2n uint words) and uint32 tags tin (n words) reordered, stably, by the digit
@@ -48,9 +48,9 @@ raid_status raid_sort_cl(raid_ctx *ctx, const raid_sort_req *r);
  * hold fewer than 256 work-items, or for n of RAID_SORT_CL_MAX or more (the pass's look-back words hold a
  * digit's count over tiles below 2^31, its flag in bit 31: a digit of 2^31 rows would lose 2^31 of them);
  * the device layer's errors. Tags and bases are the caller's to check. */
-struct raid_buf;
-raid_status raid_sort_cl_partition(raid_ctx *ctx, const struct raid_buf *vin, const struct raid_buf *tin, uint32_t n,
-                                   int shift, const struct raid_buf *bases, struct raid_buf *vout,
-                                   struct raid_buf *tout);
+struct RaidBuf;
+raid_status raidSortClPartition(raid_ctx *ctx, const struct RaidBuf *vin, const struct RaidBuf *tin, uint32_t n,
+                                   int shift, const struct RaidBuf *bases, struct RaidBuf *vout,
+                                   struct RaidBuf *tout);
 
 #endif

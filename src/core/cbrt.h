@@ -2,7 +2,7 @@
  *
  * glibc's cbrt calls frexp and scalbn for every argument; in the cpu path of the realized measures
  * (one cube root per return, for tpq) those calls were more than half of the time (perf, 2026-12-01).
- * raid_cbrt is inline arithmetic on the bits:
+ * raidCbrt is inline arithmetic on the bits:
  *   1. |x| < 2^-1000 or > 2^1000 is scaled by 2^+-54 (a multiple of 3), so that no step below overflows
  *      or underflows; the result is scaled back by 2^-+18, exactly.
  *   2. Seed: the binary64 bits divided by 3 plus an offset (Kahan, "Computing a real cube root", 1991):
@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline double raid_cbrt(double x)
+static inline double raidCbrt(double x)
 {
     const double ax = x < 0 ? -x : x;
     if (!(ax > 0) || ax > 1.7976931348623157e308) /* +-0, NaN, infinity */

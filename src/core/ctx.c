@@ -23,9 +23,9 @@ static raid_status select_device(raid_ctx *ctx, const char *spec, int from_env)
         return open_cpu(ctx);
     ctx->backend = RAID_BACKEND_OPENCL;
     if (!strcmp(spec, "auto")) {
-        raid_status s = raid_dev_open(ctx, -1, -1, 0);
+        raid_status s = raidDevOpen(ctx, -1, -1, 0);
         if (s == RAID_ENODEV) { /* no OpenCL GPU: the float64 CPU backend */
-            raid_dev_close(ctx->dev);
+            raidDevClose(ctx->dev);
             ctx->dev = NULL;
             ctx->errmsg[0] = 0;
             return open_cpu(ctx);
@@ -33,11 +33,11 @@ static raid_status select_device(raid_ctx *ctx, const char *spec, int from_env)
         return s;
     }
     if (!strcmp(spec, "opencl"))
-        return raid_dev_open(ctx, -1, -1, 1);
+        return raidDevOpen(ctx, -1, -1, 1);
     int p = -1, d = -1, n = 0;
     if (sscanf(spec, "opencl:%d.%d%n", &p, &d, &n) == 2 && spec[n] == 0 && p >= 0 && d >= 0)
-        return raid_dev_open(ctx, p, d, 1);
-    return raid_fail(ctx, RAID_EINVAL, "unknown device '%s'%s (expected auto, cpu, opencl or opencl:P.D)",
+        return raidDevOpen(ctx, p, d, 1);
+    return raidFail(ctx, RAID_EINVAL, "unknown device '%s'%s (expected auto, cpu, opencl or opencl:P.D)",
                      RAID_SHOWZ(spec), from_env ? " in RAID_DEVICE" : "");
 }
 
@@ -48,9 +48,9 @@ static raid_status fault_from_env(raid_ctx *ctx)
     unsigned kinds;
     uint64_t at;
     int sticky;
-    const int r = raid_fault_env(&kinds, &at, &sticky);
+    const int r = raidFaultEnv(&kinds, &at, &sticky);
     if (r < 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
+        return raidFail(ctx, RAID_EINVAL, "%s", raid_errmsg());
     if (r == 0 || !ctx->dev || !(kinds & RAID_FAULT_DEVICE))
         return RAID_OK;
     const raid_status s = raid_tuning_fault(ctx, kinds & RAID_FAULT_DEVICE, at, sticky);
@@ -62,11 +62,11 @@ static raid_status fault_from_env(raid_ctx *ctx)
 raid_status raid_ctx_create(raid_ctx **out, const char *device)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ctx_create: out is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_ctx_create: out is NULL");
     *out = NULL;
     raid_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     ctx->precision = RAID_PREC_DF;
     ctx->chunk_len = 4096;
     ctx->wg_width = 256;
@@ -78,16 +78,16 @@ raid_status raid_ctx_create(raid_ctx **out, const char *device)
             device = "auto";
     }
     raid_status s = select_device(ctx, device, from_env);
-    if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raid_dev_max_wg(ctx) < ctx->wg_width) {
+    if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raidDevMaxWg(ctx) < ctx->wg_width) {
         size_t w = 1;
-        while (w * 2 <= raid_dev_max_wg(ctx))
+        while (w * 2 <= raidDevMaxWg(ctx))
             w *= 2;
         ctx->wg_width = w;
     }
     if (s == RAID_OK)
         s = fault_from_env(ctx);
     if (s != RAID_OK) {
-        raid_fail(NULL, s, "%s", ctx->errmsg); /* every failure above set ctx->errmsg; ctx dies here */
+        raidFail(NULL, s, "%s", ctx->errmsg); /* every failure above set ctx->errmsg; ctx dies here */
         raid_ctx_destroy(ctx);
         return s;
     }
@@ -100,8 +100,8 @@ void raid_ctx_destroy(raid_ctx *ctx)
     if (!ctx)
         return;
     if (ctx->tuning && ctx->tuning->fault.from_env)
-        raid_fault_report(&ctx->tuning->fault);
-    raid_dev_close(ctx->dev);
+        raidFaultReport(&ctx->tuning->fault);
+    raidDevClose(ctx->dev);
     free(ctx->tuning);
     free(ctx);
 }
@@ -113,7 +113,7 @@ const char *raid_ctx_errmsg(const raid_ctx *ctx) { return ctx ? ctx->errmsg : ""
 raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p)
 {
     if (!ctx || (p != RAID_PREC_F32 && p != RAID_PREC_DF))
-        return raid_fail(ctx, RAID_EINVAL, "unknown precision policy %d", (int)p);
+        return raidFail(ctx, RAID_EINVAL, "unknown precision policy %d", (int)p);
     ctx->precision = p;
     return RAID_OK;
 }
@@ -123,18 +123,18 @@ raid_precision raid_ctx_precision(const raid_ctx *ctx) { return ctx->precision; 
 raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width)
 {
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ctx_set_chunk: ctx is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_ctx_set_chunk: ctx is NULL");
     if (wg_width == 0 || wg_width > 1024 || (wg_width & (wg_width - 1)))
-        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu is not a power of two in [1, 1024]", wg_width);
+        return raidFail(ctx, RAID_EINVAL, "work-group width %zu is not a power of two in [1, 1024]", wg_width);
     if (chunk_len == 0 || chunk_len % wg_width || chunk_len > ((size_t)1 << 24))
-        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu is not a positive multiple of the work-group width %zu "
+        return raidFail(ctx, RAID_EINVAL, "chunk length %zu is not a positive multiple of the work-group width %zu "
                          "(at most 2^24)", chunk_len, wg_width);
     if (chunk_len / wg_width > 64)
-        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
+        return raidFail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
                          "work-item; at most 64 are supported", chunk_len, wg_width, chunk_len / wg_width);
-    if (ctx->backend == RAID_BACKEND_OPENCL && wg_width > raid_dev_max_wg(ctx))
-        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu exceeds the device's limit %zu", wg_width,
-                         raid_dev_max_wg(ctx));
+    if (ctx->backend == RAID_BACKEND_OPENCL && wg_width > raidDevMaxWg(ctx))
+        return raidFail(ctx, RAID_EINVAL, "work-group width %zu exceeds the device's limit %zu", wg_width,
+                         raidDevMaxWg(ctx));
     ctx->chunk_len = chunk_len;
     ctx->wg_width = wg_width;
     return RAID_OK;
@@ -153,17 +153,17 @@ void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t) { *t = ctx->timin
 raid_status raid_ctx_set_progress(raid_ctx *ctx, raid_progress_fn fn, void *user)
 {
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ctx_set_progress: ctx is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_ctx_set_progress: ctx is NULL");
     memset(&ctx->progress, 0, sizeof ctx->progress);
     ctx->progress.fn = fn;
     ctx->progress.user = user;
     return RAID_OK;
 }
 
-void raid_progress_report(raid_ctx *ctx, uint64_t done, uint64_t total, const char *unit)
+void raidProgressReport(raid_ctx *ctx, uint64_t done, uint64_t total, const char *unit)
 {
-    raid_progress_state *p = &ctx->progress;
-    const double now = raid_now();
+    RaidProgressState *p = &ctx->progress;
+    const double now = raidNow();
     /* a new phase: a new unit, or the same one counted again from below the last report */
     const int phase = !p->unit || (p->unit != unit && strcmp(p->unit, unit)) || done < p->done;
     if (!phase) {

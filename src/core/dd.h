@@ -4,11 +4,11 @@
 #ifndef RAID_DD_H
 #define RAID_DD_H
 
-typedef struct raid_dd {
+typedef struct RaidDd {
     double s, c;
-} raid_dd;
+} RaidDd;
 
-static inline void raid_dd_add(raid_dd *x, double t)
+static inline void raidDdAdd(RaidDd *x, double t)
 {
     const double s = x->s + t;
     const double bb = s - x->s;
@@ -16,6 +16,6 @@ static inline void raid_dd_add(raid_dd *x, double t)
     x->s = s;
 }
 
-static inline double raid_dd_value(raid_dd x) { return x.s + x.c; }
+static inline double raidDdValue(RaidDd x) { return x.s + x.c; }
 
 #endif

@@ -1,4 +1,4 @@
-/* The shortest decimal digits of a float64 (core/outfile.h raid_f64_digits), by the C++ library's
+/* The shortest decimal digits of a float64 (core/outfile.h raidF64Digits), by the C++ library's
  * std::to_chars: the shortest text that reads back as v and, of several, the nearest to v (Ryu's digits,
  * Python's repr's). The project's own digit search (the C library's "%.*e" at 15, 16 and 17 digits, each
  * read back by strtod) gave the same digits on 3e6 random values, powers of two and subnormals, but took
@@ -14,7 +14,7 @@ extern "C" {
 #include "core/outfile.h"
 }
 
-extern "C" int raid_f64_digits(double v, char digits[18], int *exp10)
+extern "C" int raidF64Digits(double v, char digits[18], int *exp10)
 {
     char b[40];
     const std::to_chars_result r = std::to_chars(b, b + sizeof b, std::fabs(v), std::chars_format::scientific);

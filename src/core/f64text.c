@@ -1,6 +1,6 @@
-/* The text of a float64 in RAID's CSV outputs (core/outfile.h raid_f64_text, docs/input.md "Round trip"):
+/* The text of a float64 in RAID's CSV outputs (core/outfile.h raidF64Text, docs/input.md "Round trip"):
  * the shortest decimal that reads back as the same double, the digits of Python's repr and of Ryu (Steele
- * and White's shortest, the nearest of them: raid_f64_digits, std::to_chars), laid out as printf's "%.17g"
+ * and White's shortest, the nearest of them: raidF64Digits, std::to_chars), laid out as printf's "%.17g"
  * lays out 17 digits (scientific below 1e-4 and from 1e17 on), so that a value whose shortest text has 17
  * digits is written byte for byte as before. The layout is made here, with a '.' whatever LC_NUMERIC says
  * (printf's own "%.17g" wrote the locale's decimal comma into the CSV). */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *raid_f64_text(char buf[RAID_F64_TEXT], double v)
+const char *raidF64Text(char buf[RAID_F64_TEXT], double v)
 {
     if (isnan(v)) {
         snprintf(buf, RAID_F64_TEXT, "%s", signbit(v) ? "-nan" : "nan");
@@ -27,7 +27,7 @@ const char *raid_f64_text(char buf[RAID_F64_TEXT], double v)
     }
     char d[18];
     int e = 0;
-    int nd = raid_f64_digits(v, d, &e);
+    int nd = raidF64Digits(v, d, &e);
     assert(nd > 0); /* v is finite and nonzero here */
     while (nd > 1 && d[nd - 1] == '0') /* trailing zeros are not digits of the shortest text */
         d[--nd] = 0;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void raid_fault_arm(raid_fault_plan *p, unsigned kinds, uint64_t at, int sticky)
+void raidFaultArm(RaidFaultPlan *p, unsigned kinds, uint64_t at, int sticky)
 {
     memset(p, 0, sizeof *p);
     p->kinds = kinds;
@@ -25,7 +25,7 @@ static int bit_index(unsigned kind)
     return i < RAID_FAULT_NKINDS ? i : 0;
 }
 
-int raid_fault_at(raid_fault_plan *p, unsigned kind, const char *what)
+int raidFaultAt(RaidFaultPlan *p, unsigned kind, const char *what)
 {
     if (!(p->kinds & kind))
         return 0;
@@ -40,7 +40,7 @@ int raid_fault_at(raid_fault_plan *p, unsigned kind, const char *what)
     return 1;
 }
 
-uint64_t raid_fault_count(const raid_fault_plan *p, unsigned kinds)
+uint64_t raidFaultCount(const RaidFaultPlan *p, unsigned kinds)
 {
     uint64_t n = 0;
     for (int i = 0; i < RAID_FAULT_NKINDS; i++)
@@ -52,7 +52,7 @@ uint64_t raid_fault_count(const raid_fault_plan *p, unsigned kinds)
 static const char *const kind_names[RAID_FAULT_NKINDS] = {"alloc",    "host", "build", "upload", "launch",
                                                           "download", "sync", "write", "close",  "rename"};
 
-int raid_fault_env(unsigned *kinds, uint64_t *at, int *sticky)
+int raidFaultEnv(unsigned *kinds, uint64_t *at, int *sticky)
 {
     const char *env = getenv("RAID_FAULT");
     *kinds = 0;
@@ -95,15 +95,15 @@ int raid_fault_env(unsigned *kinds, uint64_t *at, int *sticky)
     return 1;
 bad:
     *kinds = 0;
-    raid_fail(NULL, RAID_EINVAL, "RAID_FAULT='%s': expected KINDS:N or KINDS:N+ (KINDS a comma-separated list of "
+    raidFail(NULL, RAID_EINVAL, "RAID_FAULT='%s': expected KINDS:N or KINDS:N+ (KINDS a comma-separated list of "
               "alloc, host, build, upload, launch, download, sync, device, write, close, rename; N >= 0, 0 counting "
               "only)", env);
     return -1;
 }
 
-void raid_fault_report(const raid_fault_plan *p)
+void raidFaultReport(const RaidFaultPlan *p)
 {
-    fprintf(stderr, "raid: RAID_FAULT: %llu device points (", (unsigned long long)raid_fault_count(p, RAID_FAULT_DEVICE));
+    fprintf(stderr, "raid: RAID_FAULT: %llu device points (", (unsigned long long)raidFaultCount(p, RAID_FAULT_DEVICE));
     for (int i = 0; i < 7; i++)
         fprintf(stderr, "%s%s %llu", i ? ", " : "", kind_names[i], (unsigned long long)p->per_kind[i]);
     fprintf(stderr, "), %llu failed\n", (unsigned long long)p->fired);
@@ -113,7 +113,7 @@ void raid_fault_report(const raid_fault_plan *p)
 
 static pthread_once_t files_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t files_mutex = PTHREAD_MUTEX_INITIALIZER;
-static raid_fault_plan files_plan;
+static RaidFaultPlan files_plan;
 static int files_on; /* read and written under files_mutex, or before any thread asks (files_once) */
 
 static void files_from_env(void)
@@ -121,13 +121,13 @@ static void files_from_env(void)
     unsigned kinds;
     uint64_t at;
     int sticky;
-    if (raid_fault_env(&kinds, &at, &sticky) == 1 && (kinds & ~(unsigned)RAID_FAULT_DEVICE)) {
-        raid_fault_arm(&files_plan, kinds & ~(unsigned)RAID_FAULT_DEVICE, at, sticky);
+    if (raidFaultEnv(&kinds, &at, &sticky) == 1 && (kinds & ~(unsigned)RAID_FAULT_DEVICE)) {
+        raidFaultArm(&files_plan, kinds & ~(unsigned)RAID_FAULT_DEVICE, at, sticky);
         files_on = 1;
     }
 }
 
-int raid_fault_file_armed(void)
+int raidFaultFileArmed(void)
 {
     pthread_once(&files_once, files_from_env);
     pthread_mutex_lock(&files_mutex);
@@ -136,20 +136,20 @@ int raid_fault_file_armed(void)
     return on;
 }
 
-int raid_fault_file_at(unsigned kind)
+int raidFaultFileAt(unsigned kind)
 {
     pthread_once(&files_once, files_from_env);
     pthread_mutex_lock(&files_mutex);
-    const int hit = files_on && raid_fault_at(&files_plan, kind, "");
+    const int hit = files_on && raidFaultAt(&files_plan, kind, "");
     pthread_mutex_unlock(&files_mutex);
     return hit;
 }
 
-void raid_fault_files_arm(unsigned kinds, uint64_t at, int sticky)
+void raidFaultFilesArm(unsigned kinds, uint64_t at, int sticky)
 {
     pthread_once(&files_once, files_from_env);
     pthread_mutex_lock(&files_mutex);
-    raid_fault_arm(&files_plan, kinds & ~(unsigned)RAID_FAULT_DEVICE, at, sticky);
+    raidFaultArm(&files_plan, kinds & ~(unsigned)RAID_FAULT_DEVICE, at, sticky);
     files_on = (kinds & ~(unsigned)RAID_FAULT_DEVICE) != 0;
     pthread_mutex_unlock(&files_mutex);
 }

@@ -28,7 +28,7 @@ static ssize_t fault_write(void *cookie, const char *buf, size_t n)
     size_t want = n;
     if (s->full)
         want = 0;
-    else if (raid_fault_file_at(RAID_FAULT_WRITE)) {
+    else if (raidFaultFileAt(RAID_FAULT_WRITE)) {
         s->full = 1;
         want = n / 2;
     }
@@ -52,7 +52,7 @@ static int fault_close(void *cookie)
     fault_stream *s = cookie;
     int r = close(s->fd);
     free(s);
-    if (r == 0 && raid_fault_file_at(RAID_FAULT_CLOSE)) {
+    if (r == 0 && raidFaultFileAt(RAID_FAULT_CLOSE)) {
         errno = EIO;
         r = -1;
     }
@@ -63,7 +63,7 @@ static int fault_close(void *cookie)
 static FILE *open_stream(int fd)
 {
     FILE *f = NULL;
-    if (!raid_fault_file_armed()) {
+    if (!raidFaultFileArmed()) {
         f = fdopen(fd, "w");
     } else {
         fault_stream *s = malloc(sizeof *s);
@@ -85,7 +85,7 @@ static FILE *open_stream(int fd)
 /* rename(2), or the tests' injected failure (RAID_FAULT=rename:N) */
 static int rename_out(const char *from, const char *to)
 {
-    if (raid_fault_file_armed() && raid_fault_file_at(RAID_FAULT_RENAME)) {
+    if (raidFaultFileArmed() && raidFaultFileAt(RAID_FAULT_RENAME)) {
         errno = EIO;
         return -1;
     }
@@ -109,10 +109,10 @@ static raid_status follow_links(raid_outfile *o, const char *path)
         if (fits)
             snprintf(o->path, sizeof o->path, "%s", target);
         free(target);
-        return fits ? RAID_OK : raid_fail(NULL, RAID_EINVAL, "output path too long");
+        return fits ? RAID_OK : raidFail(NULL, RAID_EINVAL, "output path too long");
     }
     if (errno != ENOENT) /* ELOOP, EACCES, ENAMETOOLONG... */
-        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(errno));
+        return raidFail(NULL, RAID_EIO, "cannot create %s: %s", path, raidErrnoText(errno));
     /* Dangling: walk the chain by hand (a link's relative target is relative to the link's folder). */
     char cur[sizeof o->path], next[sizeof o->path], link[sizeof o->path];
     snprintf(cur, sizeof cur, "%s", path);
@@ -122,30 +122,30 @@ static raid_status follow_links(raid_outfile *o, const char *path)
             break; /* the end of the chain: a name that does not exist (or a missing folder on the way) */
         const ssize_t n = readlink(cur, link, sizeof link - 1);
         if (n < 0)
-            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(errno));
+            return raidFail(NULL, RAID_EIO, "cannot create %s: %s", path, raidErrnoText(errno));
         link[n] = 0;
         const char *slash = strrchr(cur, '/');
         const int dirlen = link[0] == '/' || !slash ? 0 : (int)(slash - cur) + 1;
         if ((size_t)dirlen + (size_t)n >= sizeof next)
-            return raid_fail(NULL, RAID_EINVAL, "output path too long");
+            return raidFail(NULL, RAID_EINVAL, "output path too long");
         memcpy(next, cur, (size_t)dirlen);
         memcpy(next + dirlen, link, (size_t)n + 1);
         memcpy(cur, next, sizeof cur);
         if (hops == 39)
-            return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(ELOOP));
+            return raidFail(NULL, RAID_EIO, "cannot create %s: %s", path, raidErrnoText(ELOOP));
     }
     memcpy(o->path, cur, sizeof o->path);
     return RAID_OK;
 }
 
-raid_status raid_outfile_open(raid_outfile *o, const char *path)
+raid_status raidOutfileOpen(raid_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
     if (!path || !*path) {
-        return raid_fail(NULL, RAID_EINVAL, "empty output path");
+        return raidFail(NULL, RAID_EINVAL, "empty output path");
     }
     if (strlen(path) >= sizeof o->path) {
-        return raid_fail(NULL, RAID_EINVAL, "output path too long");
+        return raidFail(NULL, RAID_EINVAL, "output path too long");
     }
     snprintf(o->path, sizeof o->path, "%s", path);
     struct stat st;
@@ -157,7 +157,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
             const int d = dup(fd);
             o->fp = d >= 0 ? open_stream(d) : NULL;
             if (!o->fp)
-                return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", path, raid_errno_text(errno));
+                return raidFail(NULL, RAID_EIO, "cannot write %s: %s", path, raidErrnoText(errno));
             return RAID_OK;
         }
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -167,12 +167,12 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
     }
     if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) {
-            return raid_fail(NULL, RAID_EIO, "%s: is a directory", path);
+            return raidFail(NULL, RAID_EIO, "%s: is a directory", path);
         }
         const int fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* fopen(path, "w") */
         o->fp = fd >= 0 ? open_stream(fd) : NULL;
         if (!o->fp)
-            return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, raid_errno_text(errno));
+            return raidFail(NULL, RAID_EIO, "cannot open %s: %s", path, raidErrnoText(errno));
         return RAID_OK;
     }
     /* A short temporary name in the destination's folder (rename stays within one file system). */
@@ -182,7 +182,7 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot create %s: %s", path, raid_errno_text(errno));
+        return raidFail(NULL, RAID_EIO, "cannot create %s: %s", path, raidErrnoText(errno));
     }
     /* mkstemp creates the file 0600; give it the permissions a plain fopen would. */
     mode_t um = umask(0);
@@ -194,17 +194,17 @@ raid_status raid_outfile_open(raid_outfile *o, const char *path)
         const int e = errno;
         unlink(o->tmp);
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot open %s: %s", path, raid_errno_text(e));
+        return raidFail(NULL, RAID_EIO, "cannot open %s: %s", path, raidErrnoText(e));
     }
     return RAID_OK;
 }
 
 const char *raid_outfile_name(const raid_outfile *o) { return o->tmp[0] ? o->tmp : o->path; }
 
-raid_status raid_outfile_close_checked(raid_outfile *o)
+raid_status raidOutfileCloseChecked(raid_outfile *o)
 {
     if (o->err)
-        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(o->err));
+        return raidFail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raidErrnoText(o->err));
     if (!o->fp)
         return RAID_OK;
     int e = 0;
@@ -219,25 +219,25 @@ raid_status raid_outfile_close_checked(raid_outfile *o)
     if (o->tmp[0])
         unlink(o->tmp);
     o->tmp[0] = 0;
-    return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(e));
+    return raidFail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raidErrnoText(e));
 }
 
-raid_status raid_outfile_commit(raid_outfile *o)
+raid_status raidOutfileCommit(raid_outfile *o)
 {
-    const raid_status st = raid_outfile_close_checked(o);
+    const raid_status st = raidOutfileCloseChecked(o);
     if (st != RAID_OK)
         return st;
     if (o->tmp[0] && rename_out(o->tmp, o->path) != 0) {
         o->err = errno ? errno : EIO;
         unlink(o->tmp);
         o->tmp[0] = 0;
-        return raid_fail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raid_errno_text(o->err));
+        return raidFail(NULL, RAID_EIO, "cannot write %s: %s", o->path, raidErrnoText(o->err));
     }
     o->tmp[0] = 0;
     return RAID_OK;
 }
 
-void raid_outfile_abort(raid_outfile *o)
+void raidOutfileAbort(raid_outfile *o)
 {
     if (o->fp) {
         fclose(o->fp);
@@ -254,12 +254,12 @@ void raid_outfile_abort(raid_outfile *o)
 raid_status raid_outfile_create(raid_outfile **out, const char *path)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_create: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_outfile_create: NULL");
     *out = NULL;
     raid_outfile *o = malloc(sizeof *o);
     if (!o)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    const raid_status st = raid_outfile_open(o, path);
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    const raid_status st = raidOutfileOpen(o, path);
     if (st != RAID_OK) {
         free(o);
         return st;
@@ -273,8 +273,8 @@ FILE *raid_outfile_fp(const raid_outfile *o) { return o->fp; }
 raid_status raid_outfile_close(raid_outfile *o)
 {
     if (!o)
-        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_close: NULL");
-    return raid_outfile_close_checked(o);
+        return raidFail(NULL, RAID_EINVAL, "raid_outfile_close: NULL");
+    return raidOutfileCloseChecked(o);
 }
 
 void raid_outfile_close_stream(raid_outfile *o)
@@ -289,8 +289,8 @@ const char *raid_outfile_tmpname(const raid_outfile *o) { return o->tmp; }
 raid_status raid_outfile_finish(raid_outfile *o)
 {
     if (!o)
-        return raid_fail(NULL, RAID_EINVAL, "raid_outfile_finish: NULL");
-    const raid_status st = raid_outfile_commit(o);
+        return raidFail(NULL, RAID_EINVAL, "raid_outfile_finish: NULL");
+    const raid_status st = raidOutfileCommit(o);
     free(o);
     return st;
 }
@@ -299,7 +299,7 @@ void raid_outfile_discard(raid_outfile *o)
 {
     if (!o)
         return;
-    raid_outfile_abort(o);
+    raidOutfileAbort(o);
     free(o);
 }
 
@@ -322,11 +322,11 @@ void raid_csv_put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void raid_csv_put_f64(FILE *f, double v)
+void raidCsvPutF64(FILE *f, double v)
 {
     char t[RAID_F64_TEXT];
     fputc(',', f);
-    fputs(raid_f64_text(t, v), f);
+    fputs(raidF64Text(t, v), f);
 }
 
 void raid_csv_put_value(FILE *f, double v)
@@ -334,15 +334,15 @@ void raid_csv_put_value(FILE *f, double v)
     char t[RAID_F64_TEXT];
     fputc(',', f);
     if (isfinite(v))
-        fputs(raid_f64_text(t, v), f);
+        fputs(raidF64Text(t, v), f);
 }
 
-raid_status raid_csv_written(FILE *f)
+raid_status raidCsvWritten(FILE *f)
 {
     if (fflush(f) == 0 && !ferror(f))
         return RAID_OK;
     const int e = errno ? errno : EIO;
-    const raid_status st = raid_fail(NULL, RAID_EIO, "write error: %s", raid_errno_text(e));
+    const raid_status st = raidFail(NULL, RAID_EIO, "write error: %s", raidErrnoText(e));
     errno = e;
     return st;
 }

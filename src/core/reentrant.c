@@ -13,19 +13,19 @@
 #include <stdio.h>
 #include <string.h>
 
-double raid_lgamma(double x)
+double raidLgamma(double x)
 {
     int sign;
     return lgamma_r(x, &sign);
 }
 
-long double raid_lgammal(long double x)
+long double raidLgammal(long double x)
 {
     int sign;
     return lgammal_r(x, &sign);
 }
 
-const char *raid_errno_text(int e)
+const char *raidErrnoText(int e)
 {
     static _Thread_local char buf[256];
     if (strerror_r(e, buf, sizeof buf) != 0)

@@ -32,7 +32,7 @@ static _Thread_local char thread_errmsg[RAID_ERRMSG_LEN];
 
 const char *raid_errmsg(void) { return thread_errmsg; }
 
-raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
+raid_status raidFail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
 {
     /* Formatted aside first: an argument may be raid_errmsg() itself (passing a message on, with a prefix). */
     char m[RAID_ERRMSG_LEN];
@@ -46,7 +46,7 @@ raid_status raid_fail(raid_ctx *ctx, raid_status s, const char *fmt, ...)
     return s;
 }
 
-raid_status raid_parse_word(const char *const *names, int n, const char *s, int *out, const char *what,
+raid_status raidParseWord(const char *const *names, int n, const char *s, int *out, const char *what,
                             const char *expected)
 {
     for (int i = 0; s && out && i < n; i++)
@@ -54,24 +54,24 @@ raid_status raid_parse_word(const char *const *names, int n, const char *s, int 
             *out = i;
             return RAID_OK;
         }
-    return raid_fail(NULL, RAID_EINVAL, "bad %s '%s' (expected %s)", what, RAID_SHOWZ(s ? s : ""), expected);
+    return raidFail(NULL, RAID_EINVAL, "bad %s '%s' (expected %s)", what, RAID_SHOWZ(s ? s : ""), expected);
 }
 
-double raid_now(void)
+double raidNow(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double raid_cpu_now(void)
+double raidCpuNow(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-size_t raid_env_size(const char *name, size_t lo, size_t hi, size_t dflt)
+size_t raidEnvSize(const char *name, size_t lo, size_t hi, size_t dflt)
 {
     const char *env = getenv(name);
     if (!env)
@@ -81,13 +81,13 @@ size_t raid_env_size(const char *name, size_t lo, size_t hi, size_t dflt)
     return e != env && !*e && v >= lo && v <= hi ? (size_t)v : dflt;
 }
 
-raid_status raid_check_offsets(raid_ctx *ctx, const char *fn, const char *noun, const int64_t *offsets, size_t nseg)
+raid_status raidCheckOffsets(raid_ctx *ctx, const char *fn, const char *noun, const int64_t *offsets, size_t nseg)
 {
     if (offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
+        return raidFail(ctx, RAID_EINVAL, "%s: negative offset %lld", fn, (long long)offsets[0]);
     for (size_t s = 0; s < nseg; s++)
         if (offsets[s + 1] < offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "%s: offsets decrease at %s %zu (%lld < %lld)", fn, noun, s,
+            return raidFail(ctx, RAID_EINVAL, "%s: offsets decrease at %s %zu (%lld < %lld)", fn, noun, s,
                              (long long)offsets[s + 1], (long long)offsets[s]);
     return RAID_OK;
 }

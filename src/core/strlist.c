@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-raid_status raid_strlist_addf(raid_strlist *l, const char *fmt, ...)
+raid_status raidStrlistAddf(RaidStrlist *l, const char *fmt, ...)
 {
     if (l->n == l->cap) {
         const size_t cap = l->cap ? 2 * l->cap : 16;
@@ -30,7 +30,7 @@ raid_status raid_strlist_addf(raid_strlist *l, const char *fmt, ...)
     return RAID_OK;
 }
 
-size_t raid_text_append(char **text, size_t *len, size_t *cap, const char *s, size_t n)
+size_t raidTextAppend(char **text, size_t *len, size_t *cap, const char *s, size_t n)
 {
     if (*len + n + 1 > *cap) {
         size_t c = *cap ? *cap : (size_t)1 << 16;
@@ -49,7 +49,7 @@ size_t raid_text_append(char **text, size_t *len, size_t *cap, const char *s, si
     return off;
 }
 
-void raid_strlist_free(raid_strlist *l)
+void raidStrlistFree(RaidStrlist *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->s[i]);
@@ -58,7 +58,7 @@ void raid_strlist_free(raid_strlist *l)
     l->n = l->cap = 0;
 }
 
-char **raid_strings_dup(const char *const *s, size_t n)
+char **raidStringsDup(const char *const *s, size_t n)
 {
     size_t text = 0;
     for (size_t t = 0; t < n; t++)

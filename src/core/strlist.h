@@ -7,23 +7,23 @@
 
 #include <stddef.h>
 
-typedef struct raid_strlist {
+typedef struct RaidStrlist {
     char **s;
     size_t n, cap;
-} raid_strlist;
+} RaidStrlist;
 
 /* Append a formatted copy (printf). RAID_OK, or RAID_ENOMEM (no message set; the list is unchanged). */
-raid_status raid_strlist_addf(raid_strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+raid_status raidStrlistAddf(RaidStrlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Free the strings and the list; it is empty again. */
-void raid_strlist_free(raid_strlist *l);
+void raidStrlistFree(RaidStrlist *l);
 /* Append s[0..n) and a NUL to the text buffer *text (*len bytes used of *cap, the capacity doubling from
  * 64 KiB): the offset of the copy, or (size_t)-1 when out of memory (the buffer unchanged). The dates of
  * the CSV readers' runs (har_reader.c, garch_reader.c). */
-size_t raid_text_append(char **text, size_t *len, size_t *cap, const char *s, size_t n);
+size_t raidTextAppend(char **text, size_t *len, size_t *cap, const char *s, size_t n);
 /* A copy of the n strings s[0..n) in ONE allocation (the n pointers, then their text; free() once):
  * the dates of an input added from arrays (har_input.c, garch_input.c). NULL when out of memory. */
-char **raid_strings_dup(const char *const *s, size_t n);
+char **raidStringsDup(const char *const *s, size_t n);
 /* String i, or NULL out of range. */
-static inline const char *raid_strlist_get(const raid_strlist *l, size_t i) { return i < l->n ? l->s[i] : NULL; }
+static inline const char *raidStrlistGet(const RaidStrlist *l, size_t i) { return i < l->n ? l->s[i] : NULL; }
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, const int64_t *end, size_t nseg,
+raid_status raidPlanBuildRanges(RaidChunkPlan *p, const int64_t *start, const int64_t *end, size_t nseg,
                                    size_t chunk_len)
 {
     p->chunks = NULL;
@@ -43,24 +43,24 @@ raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, con
     return RAID_OK;
 }
 
-raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len)
+raid_status raidPlanBuild(RaidChunkPlan *p, const int64_t *offsets, size_t nseg, size_t chunk_len)
 {
-    return raid_plan_build_ranges(p, offsets, offsets + 1, nseg, chunk_len);
+    return raidPlanBuildRanges(p, offsets, offsets + 1, nseg, chunk_len);
 }
 
-void raid_plan_free(raid_chunk_plan *p)
+void raidPlanFree(RaidChunkPlan *p)
 {
     free(p->chunks);
     p->chunks = NULL;
     p->nchunks = 0;
 }
 
-size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
+size_t raidPlanNextBatch(const RaidChunkPlan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
                             size_t *batch_elems)
 {
     size_t pos = 0, c = first;
     while (c < p->nchunks && (c == first || c - first < max_count)) {
-        size_t at = raid_plan_align(pos, align);
+        size_t at = raidPlanAlign(pos, align);
         size_t end = at + p->chunks[c].len;
         if (end > max_elems && c > first)
             break;
@@ -93,7 +93,7 @@ static size_t tail_floats(const scaled_tail *t)
  * nacc float2 followed by the tail (exponents, flags, caller floats); partial k times
  * 2^(sum_j pow[k nexp + j] e_j). Each segment's chunks (consecutive in the plan) are added by one thread
  * in chunk order, so the result does not depend on the number of threads; segments are independent. */
-static void combine(const raid_chunk_plan *p, size_t first, size_t count, const float *part, size_t nacc,
+static void combine(const RaidChunkPlan *p, size_t first, size_t count, const float *part, size_t nacc,
                     const double *scale, const scaled_tail *t, double *acc)
 {
     const long long n = (long long)count;
@@ -135,7 +135,7 @@ static void combine(const raid_chunk_plan *p, size_t first, size_t count, const 
 }
 
 /* The tail of a job. */
-static scaled_tail job_tail(const raid_chunk_job *job)
+static scaled_tail job_tail(const RaidChunkJob *job)
 {
     const scaled_tail t = {job->chunk_pow, job->chunk_nexp > 0 ? (size_t)job->chunk_nexp : 1, job->chunk_ntail,
                            job->chunk_exp, job->chunk_flags, job->chunk_tail, job->per_chunk};
@@ -152,26 +152,26 @@ typedef struct batch_buf {
     void *staging;            /* converted elements, host (page-locked) */
     uint32_t *table;          /* (offset, len) or (position, len, segment, 0) per chunk, host */
     float *part;              /* partials read back, host (page-locked) */
-    raid_buf x, chunk, out;   /* device buffers */
-    raid_event ev_w, ev_k;    /* upload and kernel, for timing */
-    raid_event done;          /* read of the partials */
+    RaidBuf x, chunk, out;   /* device buffers */
+    RaidEvent ev_w, ev_k;    /* upload and kernel, for timing */
+    RaidEvent done;          /* read of the partials */
     size_t first, count;      /* chunks of the batch in flight */
     double best_k;            /* fastest of the repeated launches (benchmark only) */
 } batch_buf;
 
 static void release_events(batch_buf *b)
 {
-    raid_event_release(&b->ev_w);
-    raid_event_release(&b->ev_k);
-    raid_event_release(&b->done);
+    raidEventRelease(&b->ev_w);
+    raidEventRelease(&b->ev_k);
+    raidEventRelease(&b->done);
 }
 
-/* Positions of the batch's chunks (the rule of raid_plan_next_batch). */
-static void fill_table(const raid_chunk_plan *plan, size_t first, size_t count, size_t align, uint32_t *table)
+/* Positions of the batch's chunks (the rule of raidPlanNextBatch). */
+static void fill_table(const RaidChunkPlan *plan, size_t first, size_t count, size_t align, uint32_t *table)
 {
     size_t pos = 0;
     for (size_t i = 0; i < count; i++) {
-        pos = raid_plan_align(pos, align);
+        pos = raidPlanAlign(pos, align);
         table[2 * i] = (uint32_t)pos;
         table[2 * i + 1] = plan->chunks[first + i].len;
         pos += plan->chunks[first + i].len;
@@ -179,10 +179,10 @@ static void fill_table(const raid_chunk_plan *plan, size_t first, size_t count, 
 }
 
 /* The table of a batch over resident input. */
-static void fill_table_resident(const raid_chunk_plan *plan, size_t first, size_t count, int64_t base, uint32_t *table)
+static void fill_table_resident(const RaidChunkPlan *plan, size_t first, size_t count, int64_t base, uint32_t *table)
 {
     for (size_t i = 0; i < count; i++) {
-        const raid_chunk *ch = &plan->chunks[first + i];
+        const RaidChunk *ch = &plan->chunks[first + i];
         table[4 * i] = (uint32_t)(ch->start - base);
         table[4 * i + 1] = ch->len;
         table[4 * i + 2] = ch->seg;
@@ -191,67 +191,67 @@ static void fill_table_resident(const raid_chunk_plan *plan, size_t first, size_
 }
 
 /* float2 slots per chunk in the partials */
-static size_t slots(const raid_chunk_job *job)
+static size_t slots(const RaidChunkJob *job)
 {
     const scaled_tail t = job_tail(job);
     return job->nacc + tail_floats(&t) / 2;
 }
 
 /* Convert, upload and launch batch b (chunks from c); enqueue the read of its partials. */
-static raid_status enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch_buf *b, size_t c, size_t max_elems,
+static raid_status enqueue_batch(raid_ctx *ctx, const RaidChunkJob *job, batch_buf *b, size_t c, size_t max_elems,
                                  size_t max_count)
 {
-    const raid_chunk_plan *plan = job->plan;
+    const RaidChunkPlan *plan = job->plan;
     const int resident = job->resident.h != NULL;
     size_t el;
     b->first = c;
-    b->count = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
-    const double tc = raid_now();
+    b->count = raidPlanNextBatch(plan, c, max_elems, max_count, job->align, &el);
+    const double tc = raidNow();
     const size_t tw = resident ? 4 : 2;
     raid_status st = RAID_OK;
     if (resident) {
         fill_table_resident(plan, c, b->count, job->resident_base, b->table);
-    } else if (job->direct && raid_tune_direct_upload(ctx)) {
+    } else if (job->direct && raidTuneDirectUpload(ctx)) {
         fill_table(plan, c, b->count, job->align, b->table);
-        const raid_chunk *c0 = &plan->chunks[c], *c1 = &plan->chunks[c + b->count - 1];
+        const RaidChunk *c0 = &plan->chunks[c], *c1 = &plan->chunks[c + b->count - 1];
         assert(job->align == 1 && (size_t)(c1->start + c1->len - c0->start) == el);
         (void)c1;
-        st = raid_buf_upload(ctx, &b->x, 0, el * job->elem_bytes / sizeof(float),
+        st = raidBufUpload(ctx, &b->x, 0, el * job->elem_bytes / sizeof(float),
                              (const char *)job->direct + (size_t)c0->start * job->elem_bytes, 0, &b->ev_w);
     } else {
         fill_table(plan, c, b->count, job->align, b->table);
         job->convert(job->user, plan, c, b->count, b->table, b->staging);
-        st = raid_buf_upload(ctx, &b->x, 0, el * job->elem_bytes / sizeof(float), b->staging, 0, &b->ev_w);
+        st = raidBufUpload(ctx, &b->x, 0, el * job->elem_bytes / sizeof(float), b->staging, 0, &b->ev_w);
     }
-    ctx->timing.convert_s += raid_now() - tc;
+    ctx->timing.convert_s += raidNow() - tc;
     if (st == RAID_OK)
-        st = raid_buf_upload(ctx, &b->chunk, 0, b->count * tw, b->table, 0, NULL);
+        st = raidBufUpload(ctx, &b->chunk, 0, b->count * tw, b->table, 0, NULL);
     if (st == RAID_OK)
-        st = raid_arg_buf(ctx, job->kernel, 0, resident ? &job->resident : &b->x);
+        st = raidArgBuf(ctx, job->kernel, 0, resident ? &job->resident : &b->x);
     if (st == RAID_OK)
-        st = raid_arg_buf(ctx, job->kernel, 1, &b->chunk);
+        st = raidArgBuf(ctx, job->kernel, 1, &b->chunk);
     if (st == RAID_OK)
-        st = raid_arg_buf(ctx, job->kernel, 2, &b->out);
+        st = raidArgBuf(ctx, job->kernel, 2, &b->out);
     const size_t local = job->wg, global = b->count * job->wg;
     if (st == RAID_OK)
-        st = raid_launch(ctx, job->kernel, 1, &global, &local, &b->ev_k);
+        st = raidLaunch(ctx, job->kernel, 1, &global, &local, &b->ev_k);
     /* Benchmark only: relaunch on the resident batch so the device stays busy; the fastest launch is
      * kept as the batch's kernel time. */
     b->best_k = INFINITY;
-    const int repeat = raid_tune_kernel_repeat(ctx);
+    const int repeat = raidTuneKernelRepeat(ctx);
     for (int rep = 1; st == RAID_OK && rep < repeat; rep++) {
-        raid_event ev = {NULL};
-        st = raid_launch(ctx, job->kernel, 1, &global, &local, &ev);
-        if (st == RAID_OK && (st = raid_event_wait(ctx, &ev)) == RAID_OK) {
-            const double t = raid_event_seconds(&ev);
+        RaidEvent ev = {NULL};
+        st = raidLaunch(ctx, job->kernel, 1, &global, &local, &ev);
+        if (st == RAID_OK && (st = raidEventWait(ctx, &ev)) == RAID_OK) {
+            const double t = raidEventSeconds(&ev);
             b->best_k = t < b->best_k ? t : b->best_k;
         }
-        raid_event_release(&ev);
+        raidEventRelease(&ev);
     }
     if (st == RAID_OK)
-        st = raid_buf_download(ctx, &b->out, 0, b->count * slots(job) * 2, b->part, 0, &b->done);
+        st = raidBufDownload(ctx, &b->out, 0, b->count * slots(job) * 2, b->part, 0, &b->done);
     if (st == RAID_OK)
-        st = raid_dev_flush(ctx);
+        st = raidDevFlush(ctx);
     if (st == RAID_OK) {
         if (!resident)
             ctx->timing.bytes_in += (uint64_t)(el * job->elem_bytes);
@@ -260,19 +260,19 @@ static raid_status enqueue_batch(raid_ctx *ctx, const raid_chunk_job *job, batch
     return st;
 }
 
-raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
+raid_status raidChunkReduce(raid_ctx *ctx, const RaidChunkJob *job)
 {
-    const raid_chunk_plan *plan = job->plan;
+    const RaidChunkPlan *plan = job->plan;
     if (plan->nchunks == 0)
         return RAID_OK;
     const int resident = job->resident.h != NULL;
-    const int direct = job->direct && raid_tune_direct_upload(ctx); /* no staging */
+    const int direct = job->direct && raidTuneDirectUpload(ctx); /* no staging */
     assert(job->elem_bytes % sizeof(float) == 0);
-    const size_t tuned = raid_tune_max_batch_elems(ctx);
+    const size_t tuned = raidTuneMaxBatchElems(ctx);
     size_t max_elems = tuned ? tuned : DEFAULT_BATCH_BYTES / job->elem_bytes;
     if (max_elems < plan->chunk_len + job->align)
         max_elems = plan->chunk_len + job->align;
-    const size_t by_alloc = (size_t)(raid_dev_max_alloc(ctx) / job->elem_bytes);
+    const size_t by_alloc = (size_t)(raidDevMaxAlloc(ctx) / job->elem_bytes);
     if (by_alloc < max_elems)
         max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
     if (resident) /* nothing is staged: only the partials limit a batch */
@@ -285,7 +285,7 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     size_t cap_elems = 1, max_chunks = 1;
     for (size_t c = 0, nb = 0; c < plan->nchunks; c += nb) {
         size_t el;
-        nb = raid_plan_next_batch(plan, c, max_elems, max_count, job->align, &el);
+        nb = raidPlanNextBatch(plan, c, max_elems, max_count, job->align, &el);
         cap_elems = el > cap_elems ? el : cap_elems;
         max_chunks = nb > max_chunks ? nb : max_chunks;
     }
@@ -296,17 +296,17 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
     memset(bb, 0, sizeof bb);
     for (int i = 0; i < 2; i++) {
         /* staging and partials in page-locked memory (fast transfers), the small table in ordinary */
-        if ((!resident && !direct && (st = raid_host_acquire(ctx, cap_floats * sizeof(float), &bb[i].staging)) != RAID_OK) ||
-            (st = raid_host_acquire(ctx, max_chunks * slots(job) * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
+        if ((!resident && !direct && (st = raidHostAcquire(ctx, cap_floats * sizeof(float), &bb[i].staging)) != RAID_OK) ||
+            (st = raidHostAcquire(ctx, max_chunks * slots(job) * 2 * sizeof(float), (void **)&bb[i].part)) != RAID_OK)
             goto out;
         bb[i].table = malloc(max_chunks * tw * sizeof(uint32_t));
         if (!bb[i].table) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory for staging buffers");
             goto out;
         }
-        if ((!resident && (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, cap_floats, &bb[i].x)) != RAID_OK) ||
-            (st = raid_buf_acquire(ctx, RAID_DT_UINT, max_chunks * tw, &bb[i].chunk)) != RAID_OK ||
-            (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, max_chunks * slots(job) * 2, &bb[i].out)) != RAID_OK)
+        if ((!resident && (st = raidBufAcquire(ctx, RAID_DT_FLOAT, cap_floats, &bb[i].x)) != RAID_OK) ||
+            (st = raidBufAcquire(ctx, RAID_DT_UINT, max_chunks * tw, &bb[i].chunk)) != RAID_OK ||
+            (st = raidBufAcquire(ctx, RAID_DT_FLOAT, max_chunks * slots(job) * 2, &bb[i].out)) != RAID_OK)
             goto out;
     }
 
@@ -323,35 +323,35 @@ raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job)
             cur ^= 1;
         }
         if (prev) {
-            if ((st = raid_event_wait(ctx, &prev->done)) != RAID_OK)
+            if ((st = raidEventWait(ctx, &prev->done)) != RAID_OK)
                 break;
             if (prev->ev_w.h)
-                ctx->timing.upload_s += raid_event_seconds(&prev->ev_w);
-            const double tk = raid_event_seconds(&prev->ev_k);
+                ctx->timing.upload_s += raidEventSeconds(&prev->ev_w);
+            const double tk = raidEventSeconds(&prev->ev_k);
             ctx->timing.kernel_s += tk < prev->best_k ? tk : prev->best_k;
             release_events(prev);
-            const double tc = raid_now();
+            const double tc = raidNow();
             const scaled_tail t = job_tail(job);
             combine(plan, prev->first, prev->count, prev->part, job->nacc, job->scale, &t, job->acc);
-            ctx->timing.combine_s += raid_now() - tc;
+            ctx->timing.combine_s += raidNow() - tc;
         }
         prev = b;
     }
     if (st != RAID_OK) {
         /* the message names the kernel; the device error that caused it follows */
-        raid_dev_drain(ctx);
-        st = raid_fail(ctx, st, "%s: %s", job->what, ctx->errmsg);
+        raidDevDrain(ctx);
+        st = raidFail(ctx, st, "%s: %s", job->what, ctx->errmsg);
     }
 
 out:
     for (int i = 0; i < 2; i++) {
         release_events(&bb[i]);
-        raid_host_release(ctx, bb[i].staging);
+        raidHostRelease(ctx, bb[i].staging);
         free(bb[i].table);
-        raid_host_release(ctx, bb[i].part);
-        raid_buf_release(ctx, &bb[i].x);
-        raid_buf_release(ctx, &bb[i].chunk);
-        raid_buf_release(ctx, &bb[i].out);
+        raidHostRelease(ctx, bb[i].part);
+        raidBufRelease(ctx, &bb[i].x);
+        raidBufRelease(ctx, &bb[i].chunk);
+        raidBufRelease(ctx, &bb[i].out);
     }
     return st;
 }

@@ -11,7 +11,7 @@
  * Chunk starts are 64-bit on the host; a launch covers a batch of consecutive chunks whose elements fit a
  * device buffer, and device indices are 32-bit offsets within that batch.
  *
- * The pipeline (raid_chunk_reduce) groups consecutive chunks into batches that fit a device buffer, has
+ * The pipeline (raidChunkReduce) groups consecutive chunks into batches that fit a device buffer, has
  * the caller convert each batch's elements into page-locked staging, uploads them with the chunk table,
  * launches one work-group per chunk, reads back nacc float2 partials per chunk and combines them in
  * float64 in chunk order (chunk.c's combine). Two sets of buffers let the host convert batch i+1 while
@@ -31,50 +31,50 @@
 #include "device/device.h"
 #include <stdint.h>
 
-typedef struct raid_chunk {
+typedef struct RaidChunk {
     int64_t start;   /* first element (index into the caller's element array) */
     uint32_t len;    /* elements, 1 .. chunk_len */
     uint32_t seg;    /* segment index */
-} raid_chunk;
+} RaidChunk;
 
-typedef struct raid_chunk_plan {
-    raid_chunk *chunks;
+typedef struct RaidChunkPlan {
+    RaidChunk *chunks;
     size_t nchunks;
     size_t chunk_len;
-} raid_chunk_plan;
+} RaidChunkPlan;
 
 /* Cut nseg segments (offsets: nseg + 1 non-decreasing entries) into chunks; chunk_len in [1, 2^32 - 1]
  * (asserted). Errors, without a message (the caller names what it planned): RAID_EINVAL (more than 2^32 - 1
  * segments, a decreasing or negative range), RAID_ENOMEM. */
-raid_status raid_plan_build(raid_chunk_plan *p, const int64_t *offsets, size_t nseg, size_t chunk_len);
+raid_status raidPlanBuild(RaidChunkPlan *p, const int64_t *offsets, size_t nseg, size_t chunk_len);
 
 /* The same for segments given as ranges [start[s], end[s]) that may overlap (rolling windows over one
  * series): chunk start stays an index into the caller's rows. */
-raid_status raid_plan_build_ranges(raid_chunk_plan *p, const int64_t *start, const int64_t *end, size_t nseg,
+raid_status raidPlanBuildRanges(RaidChunkPlan *p, const int64_t *start, const int64_t *end, size_t nseg,
                                    size_t chunk_len);
-void raid_plan_free(raid_chunk_plan *p);
+void raidPlanFree(RaidChunkPlan *p);
 
 /* A batch: chunks [first, first + count) whose elements, each chunk's start rounded up to a multiple of
  * `align` elements, fit in max_elems, and at most max_count chunks. batch_elems receives the padded
  * size. Returns count (>= 1 unless first == nchunks). */
-size_t raid_plan_next_batch(const raid_chunk_plan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
+size_t raidPlanNextBatch(const RaidChunkPlan *p, size_t first, size_t max_elems, size_t max_count, size_t align,
                             size_t *batch_elems);
 
 /* Padded position of chunk first+i within the batch starting at chunk `first` (same rule as above). */
-static inline size_t raid_plan_align(size_t pos, size_t align) { return (pos + align - 1) / align * align; }
+static inline size_t raidPlanAlign(size_t pos, size_t align) { return (pos + align - 1) / align * align; }
 
 /* Store value v (already scaled) as element `at` of a staging buffer of the input policy: one float for
  * RAID_PREC_F32, the pair hi = (float)v, lo = (float)(v - hi) for RAID_PREC_DF (v to about 2^-48). */
-static inline void raid_stage_value(void *staging, size_t at, double v, raid_precision p)
+static inline void raidStageValue(void *staging, size_t at, double v, raid_precision p)
 {
     if (p == RAID_PREC_F32)
         ((float *)staging)[at] = (float)v;
     else
-        raid_df_split(v, &((float *)staging)[2 * at], &((float *)staging)[2 * at + 1]);
+        raidDfSplit(v, &((float *)staging)[2 * at], &((float *)staging)[2 * at + 1]);
 }
 
-/* The float64 value that raid_stage_value represents for v (hi, or hi + lo, which is exact in double). */
-static inline double raid_policy_value(double v, raid_precision p)
+/* The float64 value that raidStageValue represents for v (hi, or hi + lo, which is exact in double). */
+static inline double raidPolicyValue(double v, raid_precision p)
 {
     const float hi = (float)v;
     return p == RAID_PREC_F32 ? (double)hi : (double)hi + (double)(float)(v - (double)hi);
@@ -82,24 +82,24 @@ static inline double raid_policy_value(double v, raid_precision p)
 
 /* Fill staging with chunks first .. first+count-1 of the plan: chunk i (0-based in the batch) starts at
  * element table[2*i] of staging (elements of elem_bytes each) and has table[2*i+1] elements. */
-typedef void (*raid_chunk_convert_fn)(void *user, const raid_chunk_plan *plan, size_t first, size_t count,
+typedef void (*raidChunkConvertFn)(void *user, const RaidChunkPlan *plan, size_t first, size_t count,
                                       const uint32_t *table, void *staging);
 
 #define RAID_CHUNK_MAX_EXP 16 /* exponents per chunk at most (chunk_nexp) */
 
-typedef struct raid_chunk_job {
-    const raid_chunk_plan *plan;
-    raid_kernel *kernel;          /* held by the caller */
+typedef struct RaidChunkJob {
+    const RaidChunkPlan *plan;
+    RaidKernel *kernel;          /* held by the caller */
     size_t wg;                     /* work-group width */
     size_t elem_bytes;             /* bytes of one element on the device */
     size_t align;                  /* chunk starts are multiples of align elements in a batch */
     size_t nacc;                   /* partials (float2) per chunk */
-    raid_chunk_convert_fn convert;
+    raidChunkConvertFn convert;
     void *user;
     const double *scale;           /* nseg * nacc factors for the combine, or NULL */
     double *acc;                   /* nseg * nacc, added to */
     const char *what;              /* kernel name for messages */
-    raid_buf resident;             /* zeroed, or all elements on the device: element i at i - resident_base */
+    RaidBuf resident;             /* zeroed, or all elements on the device: element i at i - resident_base */
     int64_t resident_base;         /* (convert and align are then unused) */
     /* Chunk-scaled kernels (optional): when chunk_pow is not NULL the kernel scales each chunk itself by a
      * power of two 2^-e of its choosing and writes nacc + 1 float2 per chunk: the nacc partials, then
@@ -110,7 +110,7 @@ typedef struct raid_chunk_job {
     int32_t *chunk_exp;
     uint32_t *chunk_flags;
     /* Direct input (optional): the elements already in the device's layout in host memory, element i of
-     * the plan at direct + i * elem_bytes (align 1, chunks contiguous as raid_plan_build makes them).
+     * the plan at direct + i * elem_bytes (align 1, chunks contiguous as raidPlanBuild makes them).
      * With the RAID_TUNE_DIRECT_UPLOAD knob each batch is uploaded straight from there (convert unused);
      * otherwise convert stages it as usual. */
     const void *direct;
@@ -125,10 +125,10 @@ typedef struct raid_chunk_job {
     /* 1: acc holds nchunks * nacc, each chunk's own (scaled) partials, for a caller that combines the
      * chunks itself (the regression statistics merge chunk-centred statistics); 0: nseg * nacc sums. */
     int per_chunk;
-} raid_chunk_job;
+} RaidChunkJob;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.
  * Errors: RAID_ENOMEM and the device errors. */
-raid_status raid_chunk_reduce(raid_ctx *ctx, const raid_chunk_job *job);
+raid_status raidChunkReduce(raid_ctx *ctx, const RaidChunkJob *job);
 
 #endif

@@ -9,10 +9,10 @@
  *     which stay on the device across launches until released: multi-pass pipelines keep their data there;
  *   - page-locked host staging (pooled) for fast uploads and read-backs;
  *   - a program and kernel cache keyed by (file, kernel name, build options) that evicts the least
- *     recently used kernel nobody holds when it passes its soft capacity: a handle from raid_kernel_get
- *     is retained until raid_kernel_put, so a kernel in use is never evicted;
+ *     recently used kernel nobody holds when it passes its soft capacity: a handle from raidKernelGet
+ *     is retained until raidKernelPut, so a kernel in use is never evicted;
  *   - launches of any kernel (1 to 3 dimensions, typed arguments), events and their profiled times;
- *   - one error path: every backend error becomes a raid_status through raid_fail with the call named.
+ *   - one error path: every backend error becomes a raid_status through raidFail with the call named.
  * A context's device state is used by one thread at a time (the context's rule).
  */
 #ifndef RAID_DEVICE_H
@@ -23,60 +23,60 @@
 #include <stdint.h>
 
 /* Element types of device buffers (the kernel side: float, uint, int, long, ulong, uchar). */
-typedef enum raid_dtype {
+typedef enum RaidDtype {
     RAID_DT_BYTE = 0,
     RAID_DT_FLOAT = 1,
     RAID_DT_UINT = 2,
     RAID_DT_INT = 3,
     RAID_DT_LONG = 4,
     RAID_DT_ULONG = 5
-} raid_dtype;
+} RaidDtype;
 
-static inline size_t raid_dtype_size(raid_dtype t)
+static inline size_t raidDtypeSize(RaidDtype t)
 {
     return t == RAID_DT_BYTE ? 1 : (t == RAID_DT_LONG || t == RAID_DT_ULONG) ? 8 : 4;
 }
 
 /* A device buffer of n elements of type `type` (a handle: copy freely, release once). h is the
- * backend's object; a zeroed raid_buf is "no buffer". */
-typedef struct raid_buf {
+ * backend's object; a zeroed RaidBuf is "no buffer". */
+typedef struct RaidBuf {
     void *h;
     size_t n;
-    raid_dtype type;
-} raid_buf;
+    RaidDtype type;
+} RaidBuf;
 
 /* An event of an enqueued command (zeroed: none). */
-typedef struct raid_event {
+typedef struct RaidEvent {
     void *h;
-} raid_event;
+} RaidEvent;
 
-/* A kernel from the cache (opaque; retained by raid_kernel_get, released by raid_kernel_put). */
-typedef struct raid_kernel raid_kernel;
+/* A kernel from the cache (opaque; retained by raidKernelGet, released by raidKernelPut). */
+typedef struct RaidKernel RaidKernel;
 
 /* ---- the device ---- */
 
 /* Open a device into ctx->dev: (platform, device); platform < 0 selects the first GPU (RAID_ENODEV if
  * none), or with any_type = 1 the first device of any type. */
-raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type);
+raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type);
 /* Wait for the queue and free everything (buffers, staging, kernels). NULL is a no-op. */
-void raid_dev_close(raid_dev *dev);
+void raidDevClose(RaidDev *dev);
 
-size_t raid_dev_max_wg(const raid_ctx *ctx);       /* work-items per work-group at most */
-uint64_t raid_dev_max_alloc(const raid_ctx *ctx);  /* bytes of one buffer at most */
-uint64_t raid_dev_local_mem(const raid_ctx *ctx);  /* bytes of local memory per work-group */
+size_t raidDevMaxWg(const raid_ctx *ctx);       /* work-items per work-group at most */
+uint64_t raidDevMaxAlloc(const raid_ctx *ctx);  /* bytes of one buffer at most */
+uint64_t raidDevLocalMem(const raid_ctx *ctx);  /* bytes of local memory per work-group */
 
 /* Submit what is queued (flush) / wait until it has run (finish). */
-raid_status raid_dev_flush(raid_ctx *ctx);
-raid_status raid_dev_finish(raid_ctx *ctx);
+raid_status raidDevFlush(raid_ctx *ctx);
+raid_status raidDevFinish(raid_ctx *ctx);
 /* Wait until what is queued has run, reporting nothing: the wait of an error path or of a release, before
  * host memory that queued commands use is freed or reused. The call's first error stays its message (a
  * failing clFinish there replaced it); and no result is lost, since every result a caller keeps came
  * through a blocking read or a wait that reported its own error. Not a point of the fault switch. */
-void raid_dev_drain(raid_ctx *ctx);
+void raidDevDrain(raid_ctx *ctx);
 
 /* The double-float pair of a float64 value, as every device path stages it: hi = (float)v,
  * lo = (float)(v - hi); hi + lo equals v to about 2^-48 relative (in the float range). */
-static inline void raid_df_split(double v, float *hi, float *lo)
+static inline void raidDfSplit(double v, float *hi, float *lo)
 {
     const float h = (float)v;
     *hi = h;
@@ -88,38 +88,38 @@ static inline void raid_df_split(double v, float *hi, float *lo)
 /* A device buffer of n elements of type t from the pool (size class: the next power of two of the
  * bytes). Its contents are undefined. Errors: RAID_EDEVMEM (beyond the device's allocation limit or out
  * of memory), RAID_EDEVICE. */
-raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *out);
+raid_status raidBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out);
 /* Back to the pool (or freed); b is zeroed. A zeroed b is a no-op. */
-void raid_buf_release(raid_ctx *ctx, raid_buf *b);
+void raidBufRelease(raid_ctx *ctx, RaidBuf *b);
 
 /* Copy n elements between host memory and elements [first, first + n) of b. blocking = 0 returns at
  * once (the host memory must then stay untouched until the command has run: wait on *ev, or a later
  * blocking command). ev may be NULL. */
-raid_status raid_buf_upload(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src, int blocking,
-                            raid_event *ev);
-raid_status raid_buf_download(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *dst, int blocking,
-                              raid_event *ev);
+raid_status raidBufUpload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
+                            RaidEvent *ev);
+raid_status raidBufDownload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
+                              RaidEvent *ev);
 /* Upload n elements from the caller's (pageable) memory src into elements [first, first + n) of b through
  * page-locked staging (src/device/staged.c: pieces of 32 MiB copied by the host's threads while the
  * previous piece uploads; a plain upload below 1 MiB or with RAID_TUNE_DIRECT_UPLOAD). Blocking: src may
  * change on return. Adds the uploads' times to ctx->timing.upload_s and the copies' to convert_s. */
-raid_status raid_buf_upload_staged(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src);
+raid_status raidBufUploadStaged(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src);
 /* Copy bytes from src to dst (not overlapping) for an upload from dst, typically page-locked staging that the
  * host does not read again: on x86-64 with stores that bypass the caches (SSE2 streaming stores, after a
  * head up to dst's 16-byte boundary), which saves the read of every destination line that an ordinary
  * store makes before writing it (a third of the host memory traffic of a copy); plain memcpy elsewhere.
  * Single-threaded: the callers split their copies over their threads. Completes with a store fence, so
  * the bytes are in memory before a later upload command reads them. */
-void raid_copy_stream(void *dst, const void *src, size_t bytes);
+void raidCopyStream(void *dst, const void *src, size_t bytes);
 /* Set every element of b to *value (one element of b's type). */
-raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, raid_event *ev);
+raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev);
 /* Copy n elements from src to dst (same element size), on the device. */
-raid_status raid_buf_copy(raid_ctx *ctx, const raid_buf *dst, const raid_buf *src, size_t n, raid_event *ev);
+raid_status raidBufCopy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev);
 
 /* Page-locked host memory of at least `bytes` from a second pool (uploads from it and read-backs into
  * it run at the bus's speed); plain malloc memory where the device cannot provide it. RAID_ENOMEM. */
-raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host);
-void raid_host_release(raid_ctx *ctx, void *host);
+raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host);
+void raidHostRelease(raid_ctx *ctx, void *host);
 
 /* ---- kernels ---- */
 
@@ -127,60 +127,60 @@ void raid_host_release(raid_ctx *ctx, void *host);
  * e.g. "-cl-std=CL1.2"), retained for the caller. The program is raid_compat.h, raid_df.h, raid_keys.h, then the file.
  * Errors: RAID_EINVAL (no such embedded file), RAID_EBUILD (the message carries the build log),
  * RAID_EDEVICE (e.g. no such kernel in the file). */
-raid_status raid_kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
-                            raid_kernel **out);
+raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options,
+                            RaidKernel **out);
 /* The same from a caller's source text (label names it in messages and in the cache key, which also
  * holds the text); the headers are prepended as for a file. */
-raid_status raid_kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
-                                   const char *options, raid_kernel **out);
+raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *source, const char *name,
+                                   const char *options, RaidKernel **out);
 /* Release the caller's hold; the kernel stays cached until evicted. NULL is a no-op. */
-void raid_kernel_put(raid_ctx *ctx, raid_kernel *k);
+void raidKernelPut(raid_ctx *ctx, RaidKernel *k);
 
 /* Typed kernel arguments (index i of kernel k). Kernels are shared through the cache: set every argument
  * before each launch. */
-raid_status raid_arg_buf(raid_ctx *ctx, raid_kernel *k, unsigned i, const raid_buf *b);
-raid_status raid_arg_float(raid_ctx *ctx, raid_kernel *k, unsigned i, float v);
-raid_status raid_arg_int(raid_ctx *ctx, raid_kernel *k, unsigned i, int32_t v);
-raid_status raid_arg_uint(raid_ctx *ctx, raid_kernel *k, unsigned i, uint32_t v);
-raid_status raid_arg_long(raid_ctx *ctx, raid_kernel *k, unsigned i, int64_t v);
-raid_status raid_arg_local(raid_ctx *ctx, raid_kernel *k, unsigned i, size_t bytes); /* local memory */
+raid_status raidArgBuf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b);
+raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v);
+raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v);
+raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v);
+raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v);
+raid_status raidArgLocal(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes); /* local memory */
 
 /* Launch k over `global` work-items in `dims` (1..3) dimensions in work-groups of `local` (NULL: the
  * backend's choice). ev may be NULL. */
-raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size_t *global, const size_t *local,
-                        raid_event *ev);
+raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
+                        RaidEvent *ev);
 
 /* The build log of k's program into buf (diagnostics such as -cl-nv-verbose); its length. */
-size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, size_t len);
+size_t raidKernelBuildLog(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len);
 
 /* The cache's counters: kernels held now, built, evicted since the context was made. */
-typedef struct raid_kernel_cache_stats {
+typedef struct RaidKernelCacheStats {
     uint64_t entries, builds, evictions, hits;
-} raid_kernel_cache_stats;
-void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *st);
+} RaidKernelCacheStats;
+void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st);
 /* Soft capacity: kernels kept before unused ones are evicted (least recently used first); 0 restores
  * the default (RAID_KERNEL_CACHE_DEFAULT). Kernels in use are never evicted, so it is not a hard cap. */
 #define RAID_KERNEL_CACHE_DEFAULT 64
-void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap);
+void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap);
 
 /* What ctx holds now: device buffers and staging acquired and not released, holds on cached kernels; and
  * the events of the whole process not yet released. After any call of an operation, failed or not, all
  * are 0 (the fault walk of tests/test_faults.c checks it). */
-typedef struct raid_dev_usage {
+typedef struct RaidDevUsage {
     size_t bufs, host, holds;
     long events;
-} raid_dev_usage;
-void raid_dev_get_usage(const raid_ctx *ctx, raid_dev_usage *u);
+} RaidDevUsage;
+void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u);
 
 /* ---- events ---- */
 
-raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev);
+raid_status raidEventWait(raid_ctx *ctx, const RaidEvent *ev);
 /* Wait for *ev, add its profiled seconds to *acc (may be NULL) and release it (ev zeroed): the status of
  * the wait. */
-raid_status raid_event_finish(raid_ctx *ctx, raid_event *ev, double *acc);
+raid_status raidEventFinish(raid_ctx *ctx, RaidEvent *ev, double *acc);
 /* Seconds between the command's start and end (profiling; 0 if unavailable). */
-double raid_event_seconds(const raid_event *ev);
+double raidEventSeconds(const RaidEvent *ev);
 /* Release (ev zeroed); a zeroed ev is a no-op. */
-void raid_event_release(raid_event *ev);
+void raidEventRelease(RaidEvent *ev);
 
 #endif

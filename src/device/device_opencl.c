@@ -21,8 +21,8 @@
 
 /* A cached kernel: its program, the key it was built for, and the holds on it. The cache is a list in
  * order of use (most recent first); an entry with no holds may be evicted from the tail. */
-struct raid_kernel {
-    raid_kernel *prev, *next;
+struct RaidKernel {
+    RaidKernel *prev, *next;
     char *key;         /* "file|name|options" */
     uint64_t src_hash; /* 0 for an embedded file, else a hash of the caller's source */
     cl_program program;
@@ -37,7 +37,7 @@ typedef struct pool_slot {
     size_t size;
 } pool_slot;
 
-struct raid_dev {
+struct RaidDev {
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
@@ -45,20 +45,20 @@ struct raid_dev {
     size_t max_wg;
     cl_ulong max_alloc;
     cl_ulong local_mem;
-    raid_kernel *head, *tail; /* the kernel cache, most recently used first */
+    RaidKernel *head, *tail; /* the kernel cache, most recently used first */
     size_t nkernels, cache_cap;
-    raid_kernel_cache_stats stats;
+    RaidKernelCacheStats stats;
     pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
     pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS]; /* page-locked host memory */
-    size_t live_bufs, live_host;                   /* acquired and not yet released (raid_dev_get_usage) */
+    size_t live_bufs, live_host;                   /* acquired and not yet released (raidDevGetUsage) */
 };
 
-/* Events made and not yet released, in the whole process (raid_dev_get_usage; raid_event_release has no
+/* Events made and not yet released, in the whole process (raidDevGetUsage; raidEventRelease has no
  * context). Relaxed atomics: a count, ordering nothing. */
 static long live_events;
 
 /* Count the event that a successful enqueue made in *ev (ev may be NULL). */
-static inline void event_made(const raid_event *ev)
+static inline void event_made(const RaidEvent *ev)
 {
     if (ev && ev->h)
         __atomic_fetch_add(&live_events, 1, __ATOMIC_RELAXED);
@@ -113,7 +113,7 @@ static raid_status cl_check(raid_ctx *ctx, cl_int err, const char *what)
     default:
         break;
     }
-    return raid_fail(ctx, s, "%s failed with %s (%d)%s", what, cl_err_name(err), (int)err, hint);
+    return raidFail(ctx, s, "%s failed with %s (%d)%s", what, cl_err_name(err), (int)err, hint);
 }
 
 /* 1 when the tests' fault switch makes this point fail (include/raid/tuning.h, raid_tuning_fault): the
@@ -121,10 +121,10 @@ static raid_status cl_check(raid_ctx *ctx, cl_int err, const char *what)
  * NULL): one pointer test. */
 static inline int fault(raid_ctx *ctx, unsigned kind, const char *what)
 {
-    return ctx->tuning && ctx->tuning->fault.kinds && raid_fault_at(&ctx->tuning->fault, kind, what);
+    return ctx->tuning && ctx->tuning->fault.kinds && raidFaultAt(&ctx->tuning->fault, kind, what);
 }
 
-static raid_status query_device(raid_ctx *ctx, raid_dev *cl)
+static raid_status query_device(raid_ctx *ctx, RaidDev *cl)
 {
     char name[200] = "", vendor[64] = "";
     cl_int e = clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof name, name, NULL);
@@ -206,12 +206,12 @@ static const discovery *discovered(void)
     return &found;
 }
 
-raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
+raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type)
 {
     const discovery *dv = discovered();
     const cl_uint np = dv->np;
     if (dv->none)
-        return raid_fail(ctx, RAID_ENODEV, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
+        return raidFail(ctx, RAID_ENODEV, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
     if (dv->err != CL_SUCCESS)
         return cl_check(ctx, dv->err, "clGetPlatformIDs");
 
@@ -230,7 +230,7 @@ raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
             return cl_check(ctx, e, "clGetDeviceIDs");
         if (platform >= 0) {
             if (device < 0 || (cl_uint)device >= nd)
-                return raid_fail(ctx, RAID_ENODEV, "OpenCL platform %d has no device %d (it has %u)", platform,
+                return raidFail(ctx, RAID_ENODEV, "OpenCL platform %d has no device %d (it has %u)", platform,
                                  device, nd);
             chosen_d = devs[device];
         } else {
@@ -240,13 +240,13 @@ raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
     }
     if (!chosen_d) {
         if (platform >= 0 && (cl_uint)platform >= np)
-            return raid_fail(ctx, RAID_ENODEV, "no OpenCL platform %d (there are %u)", platform, np);
-        return raid_fail(ctx, RAID_ENODEV, any_type ? "no OpenCL device found" : "no OpenCL GPU found");
+            return raidFail(ctx, RAID_ENODEV, "no OpenCL platform %d (there are %u)", platform, np);
+        return raidFail(ctx, RAID_ENODEV, any_type ? "no OpenCL device found" : "no OpenCL GPU found");
     }
 
-    raid_dev *cl = calloc(1, sizeof *cl);
+    RaidDev *cl = calloc(1, sizeof *cl);
     if (!cl)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     cl->platform = chosen_p;
     cl->device = chosen_d;
     cl->cache_cap = RAID_KERNEL_CACHE_DEFAULT;
@@ -264,7 +264,7 @@ raid_status raid_dev_open(raid_ctx *ctx, int platform, int device, int any_type)
     return RAID_OK;
 }
 
-static void kernel_free(raid_kernel *k)
+static void kernel_free(RaidKernel *k)
 {
     clReleaseKernel(k->kernel);
     clReleaseProgram(k->program);
@@ -272,7 +272,7 @@ static void kernel_free(raid_kernel *k)
     free(k);
 }
 
-static void cache_unlink(raid_dev *d, raid_kernel *k)
+static void cache_unlink(RaidDev *d, RaidKernel *k)
 {
     if (k->prev)
         k->prev->next = k->next;
@@ -285,7 +285,7 @@ static void cache_unlink(raid_dev *d, raid_kernel *k)
     k->prev = k->next = NULL;
 }
 
-static void cache_push_front(raid_dev *d, raid_kernel *k)
+static void cache_push_front(RaidDev *d, RaidKernel *k)
 {
     k->prev = NULL;
     k->next = d->head;
@@ -297,11 +297,11 @@ static void cache_push_front(raid_dev *d, raid_kernel *k)
 }
 
 /* Evict unheld kernels from the least recently used end until the cache is within its capacity. */
-static void cache_trim(raid_dev *d)
+static void cache_trim(RaidDev *d)
 {
-    raid_kernel *k = d->tail;
+    RaidKernel *k = d->tail;
     while (k && d->nkernels > d->cache_cap) {
-        raid_kernel *prev = k->prev;
+        RaidKernel *prev = k->prev;
         if (k->holds == 0) {
             cache_unlink(d, k);
             kernel_free(k);
@@ -312,13 +312,13 @@ static void cache_trim(raid_dev *d)
     }
 }
 
-void raid_dev_close(raid_dev *cl)
+void raidDevClose(RaidDev *cl)
 {
     if (!cl)
         return;
     if (cl->queue)
         clFinish(cl->queue);
-    for (raid_kernel *k = cl->head, *n; k; k = n) {
+    for (RaidKernel *k = cl->head, *n; k; k = n) {
         n = k->next;
         kernel_free(k);
     }
@@ -342,11 +342,11 @@ void raid_dev_close(raid_dev *cl)
     free(cl);
 }
 
-size_t raid_dev_max_wg(const raid_ctx *ctx) { return ctx->dev->max_wg; }
-uint64_t raid_dev_max_alloc(const raid_ctx *ctx) { return ctx->dev->max_alloc; }
-uint64_t raid_dev_local_mem(const raid_ctx *ctx) { return ctx->dev->local_mem; }
+size_t raidDevMaxWg(const raid_ctx *ctx) { return ctx->dev->max_wg; }
+uint64_t raidDevMaxAlloc(const raid_ctx *ctx) { return ctx->dev->max_alloc; }
+uint64_t raidDevLocalMem(const raid_ctx *ctx) { return ctx->dev->local_mem; }
 
-raid_status raid_dev_flush(raid_ctx *ctx)
+raid_status raidDevFlush(raid_ctx *ctx)
 {
     cl_int e = clFlush(ctx->dev->queue);
     if (fault(ctx, RAID_FAULT_SYNC, "clFlush"))
@@ -354,7 +354,7 @@ raid_status raid_dev_flush(raid_ctx *ctx)
     return cl_check(ctx, e, "clFlush");
 }
 
-raid_status raid_dev_finish(raid_ctx *ctx)
+raid_status raidDevFinish(raid_ctx *ctx)
 {
     cl_int e = clFinish(ctx->dev->queue); /* an injected failure still waits, as a failed command's wait does */
     if (fault(ctx, RAID_FAULT_SYNC, "clFinish"))
@@ -362,13 +362,13 @@ raid_status raid_dev_finish(raid_ctx *ctx)
     return cl_check(ctx, e, "clFinish");
 }
 
-void raid_dev_drain(raid_ctx *ctx) { (void)clFinish(ctx->dev->queue); }
+void raidDevDrain(raid_ctx *ctx) { (void)clFinish(ctx->dev->queue); }
 
 /* ---- kernels ---- */
 
 static const char *kernel_source(const char *file)
 {
-    for (const raid_kernel_file *k = raid_kernel_files; k->name; k++)
+    for (const RaidKernelFile *k = raidKernelFiles; k->name; k++)
         if (!strcmp(k->name, file))
             return k->source;
     return NULL;
@@ -383,18 +383,18 @@ static uint64_t fnv1a(const char *s)
 }
 
 static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
-                                 const char *name, const char *options, raid_kernel **out)
+                                 const char *name, const char *options, RaidKernel **out)
 {
-    raid_dev *cl = ctx->dev;
+    RaidDev *cl = ctx->dev;
     *out = NULL;
     const size_t klen = strlen(label) + strlen(name) + (options ? strlen(options) : 0) + 3;
     char *key = malloc(klen);
     if (!key)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     snprintf(key, klen, "%s|%s|%s", label, name, options ? options : "");
     /* An injected build failure takes the path of a kernel not yet cached, whose build fails. */
     const int injected = fault(ctx, RAID_FAULT_BUILD, "clBuildProgram");
-    for (raid_kernel *k = injected ? NULL : cl->head; k; k = k->next)
+    for (RaidKernel *k = injected ? NULL : cl->head; k; k = k->next)
         if (k->src_hash == src_hash && !strcmp(k->key, key)) {
             free(key);
             if (k != cl->head) {
@@ -410,7 +410,7 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
                *keys = kernel_source("raid_keys.h");
     if (!src || !hdr || !compat || !keys) {
         free(key);
-        return raid_fail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
+        return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
     }
     /* #line makes the build log's line numbers those of the kernel file. */
     char line[160];
@@ -429,7 +429,7 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     if (!opts) {
         free(key);
         clReleaseProgram(prog);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     snprintf(opts, olen, "-cl-std=CL1.2 %s", options ? options : "");
     e = injected ? CL_BUILD_PROGRAM_FAILURE : clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
@@ -442,7 +442,7 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
             clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
             log[len] = 0;
         }
-        raid_status s = raid_fail(ctx, RAID_EBUILD, "building kernels/%s (%s) failed with %s (%d):\n%s", label,
+        raid_status s = raidFail(ctx, RAID_EBUILD, "building kernels/%s (%s) failed with %s (%d):\n%s", label,
                                   opts, cl_err_name(e), (int)e, log && *log ? log : "(no build log)");
         free(log);
         free(opts);
@@ -457,12 +457,12 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
         clReleaseProgram(prog);
         return cl_check(ctx, e, "clCreateKernel");
     }
-    raid_kernel *k = calloc(1, sizeof *k);
+    RaidKernel *k = calloc(1, sizeof *k);
     if (!k) {
         free(key);
         clReleaseKernel(kern);
         clReleaseProgram(prog);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     k->key = key;
     k->src_hash = src_hash;
@@ -477,23 +477,23 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     return RAID_OK;
 }
 
-raid_status raid_kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
-                            raid_kernel **out)
+raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options,
+                            RaidKernel **out)
 {
     return kernel_lookup(ctx, file, kernel_source(file), 0, name, options, out);
 }
 
-raid_status raid_kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
-                                   const char *options, raid_kernel **out)
+raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *source, const char *name,
+                                   const char *options, RaidKernel **out)
 {
     if (!source) {
         *out = NULL;
-        return raid_fail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
+        return raidFail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
     }
     return kernel_lookup(ctx, label, source, fnv1a(source), name, options, out);
 }
 
-void raid_kernel_put(raid_ctx *ctx, raid_kernel *k)
+void raidKernelPut(raid_ctx *ctx, RaidKernel *k)
 {
     if (!k)
         return;
@@ -502,7 +502,7 @@ void raid_kernel_put(raid_ctx *ctx, raid_kernel *k)
     cache_trim(ctx->dev);
 }
 
-size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, size_t len)
+size_t raidKernelBuildLog(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = 0;
@@ -510,48 +510,48 @@ size_t raid_kernel_build_log(raid_ctx *ctx, const raid_kernel *k, char *buf, siz
     return n;
 }
 
-void raid_kernel_cache_get_stats(const raid_ctx *ctx, raid_kernel_cache_stats *st)
+void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st)
 {
     *st = ctx->dev->stats;
     st->entries = ctx->dev->nkernels;
 }
 
-void raid_dev_get_usage(const raid_ctx *ctx, raid_dev_usage *u)
+void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u)
 {
-    const raid_dev *cl = ctx->dev;
+    const RaidDev *cl = ctx->dev;
     u->bufs = cl->live_bufs;
     u->host = cl->live_host;
     u->holds = 0;
-    for (const raid_kernel *k = cl->head; k; k = k->next)
+    for (const RaidKernel *k = cl->head; k; k = k->next)
         u->holds += (size_t)k->holds;
     u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
 }
 
-void raid_kernel_cache_set_capacity(raid_ctx *ctx, size_t cap)
+void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap)
 {
     ctx->dev->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
     cache_trim(ctx->dev);
 }
 
-static raid_status set_arg(raid_ctx *ctx, raid_kernel *k, unsigned i, size_t size, const void *v)
+static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t size, const void *v)
 {
     cl_int e = clSetKernelArg(k->kernel, i, size, v);
     return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clSetKernelArg");
 }
 
-raid_status raid_arg_buf(raid_ctx *ctx, raid_kernel *k, unsigned i, const raid_buf *b)
+raid_status raidArgBuf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
 {
     const cl_mem m = (cl_mem)b->h;
     return set_arg(ctx, k, i, sizeof m, &m);
 }
-raid_status raid_arg_float(raid_ctx *ctx, raid_kernel *k, unsigned i, float v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raid_arg_int(raid_ctx *ctx, raid_kernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raid_arg_uint(raid_ctx *ctx, raid_kernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raid_arg_long(raid_ctx *ctx, raid_kernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raid_arg_local(raid_ctx *ctx, raid_kernel *k, unsigned i, size_t bytes) { return set_arg(ctx, k, i, bytes, NULL); }
+raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+raid_status raidArgLocal(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes) { return set_arg(ctx, k, i, bytes, NULL); }
 
-raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size_t *global, const size_t *local,
-                        raid_event *ev)
+raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
+                        RaidEvent *ev)
 {
     assert(dims >= 1 && dims <= 3);
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueNDRangeKernel")
@@ -566,7 +566,7 @@ raid_status raid_launch(raid_ctx *ctx, raid_kernel *k, unsigned dims, const size
 
 /* ---- events ---- */
 
-raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev)
+raid_status raidEventWait(raid_ctx *ctx, const RaidEvent *ev)
 {
     cl_event e = (cl_event)ev->h;
     cl_int r = clWaitForEvents(1, &e);
@@ -575,16 +575,16 @@ raid_status raid_event_wait(raid_ctx *ctx, const raid_event *ev)
     return r == CL_SUCCESS ? RAID_OK : cl_check(ctx, r, "clWaitForEvents");
 }
 
-raid_status raid_event_finish(raid_ctx *ctx, raid_event *ev, double *acc)
+raid_status raidEventFinish(raid_ctx *ctx, RaidEvent *ev, double *acc)
 {
-    const raid_status st = raid_event_wait(ctx, ev);
+    const raid_status st = raidEventWait(ctx, ev);
     if (acc)
-        *acc += raid_event_seconds(ev);
-    raid_event_release(ev);
+        *acc += raidEventSeconds(ev);
+    raidEventRelease(ev);
     return st;
 }
 
-double raid_event_seconds(const raid_event *ev)
+double raidEventSeconds(const RaidEvent *ev)
 {
     cl_ulong t0 = 0, t1 = 0;
     cl_event e = (cl_event)ev->h;
@@ -594,7 +594,7 @@ double raid_event_seconds(const raid_event *ev)
     return t1 > t0 ? 1e-9 * (double)(t1 - t0) : 0.0;
 }
 
-void raid_event_release(raid_event *ev)
+void raidEventRelease(RaidEvent *ev)
 {
     if (ev->h) {
         clReleaseEvent((cl_event)ev->h);
@@ -608,7 +608,7 @@ void raid_event_release(raid_event *ev)
 /* The pool class of a request of bytes (> 0) and the size to allocate for it: the class's power of two, or
  * exactly bytes where that power would exceed the device's allocation limit. Device buffers and page-locked
  * host staging share the classes. */
-static int pool_class(const raid_dev *cl, size_t bytes, size_t *sz)
+static int pool_class(const RaidDev *cl, size_t bytes, size_t *sz)
 {
     int c = 0;
     while (c < POOL_CLASSES - 1 && ((size_t)1 << c) < bytes)
@@ -619,17 +619,17 @@ static int pool_class(const raid_dev *cl, size_t bytes, size_t *sz)
     return c;
 }
 
-raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *out)
+raid_status raidBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
 {
-    raid_dev *cl = ctx->dev;
-    *out = (raid_buf){NULL, 0, t};
-    size_t bytes = n * raid_dtype_size(t);
+    RaidDev *cl = ctx->dev;
+    *out = (RaidBuf){NULL, 0, t};
+    size_t bytes = n * raidDtypeSize(t);
     if (bytes == 0)
         bytes = 1;
     size_t sz;
     const int c = pool_class(cl, bytes, &sz);
     if (bytes > cl->max_alloc)
-        return raid_fail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu",
+        return raidFail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu",
                          bytes, (unsigned long long)cl->max_alloc);
     /* An injected failure: as if the pool had no free buffer and the allocation failed. */
     if (fault(ctx, RAID_FAULT_ALLOC, "clCreateBuffer"))
@@ -638,7 +638,7 @@ raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *ou
         pool_slot *p = &cl->pool[c][j];
         if (p->mem && !p->in_use && p->size >= bytes) {
             p->in_use = 1;
-            *out = (raid_buf){p->mem, n, t};
+            *out = (RaidBuf){p->mem, n, t};
             cl->live_bufs++;
             return RAID_OK;
         }
@@ -647,7 +647,7 @@ raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *ou
     cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, sz, NULL, &e);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clCreateBuffer");
-    *out = (raid_buf){m, n, t};
+    *out = (RaidBuf){m, n, t};
     cl->live_bufs++;
     for (int j = 0; j < POOL_PER_CLASS; j++) {
         pool_slot *p = &cl->pool[c][j];
@@ -659,13 +659,13 @@ raid_status raid_buf_acquire(raid_ctx *ctx, raid_dtype t, size_t n, raid_buf *ou
     return RAID_OK; /* the class is full: an unpooled buffer, freed on release */
 }
 
-void raid_buf_release(raid_ctx *ctx, raid_buf *b)
+void raidBufRelease(raid_ctx *ctx, RaidBuf *b)
 {
     cl_mem m = (cl_mem)b->h;
-    *b = (raid_buf){NULL, 0, b->type};
+    *b = (RaidBuf){NULL, 0, b->type};
     if (!m)
         return;
-    raid_dev *cl = ctx->dev;
+    RaidDev *cl = ctx->dev;
     cl->live_bufs--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
@@ -677,10 +677,10 @@ void raid_buf_release(raid_ctx *ctx, raid_buf *b)
 }
 
 /* An upload (write = 1) or read-back of elements [first, first + n) of b. */
-static raid_status transfer(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *host, int blocking,
-                            raid_event *ev, int write)
+static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *host, int blocking,
+                            RaidEvent *ev, int write)
 {
-    const size_t es = raid_dtype_size(b->type);
+    const size_t es = raidDtypeSize(b->type);
     assert(first + n <= b->n);
     const cl_bool bl = blocking ? CL_TRUE : CL_FALSE;
     cl_event *e_out = ev ? (cl_event *)&ev->h : NULL;
@@ -694,21 +694,21 @@ static raid_status transfer(raid_ctx *ctx, const raid_buf *b, size_t first, size
     return RAID_OK;
 }
 
-raid_status raid_buf_upload(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, const void *src, int blocking,
-                            raid_event *ev)
+raid_status raidBufUpload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
+                            RaidEvent *ev)
 {
     return transfer(ctx, b, first, n, (void *)src, blocking, ev, 1);
 }
 
-raid_status raid_buf_download(raid_ctx *ctx, const raid_buf *b, size_t first, size_t n, void *dst, int blocking,
-                              raid_event *ev)
+raid_status raidBufDownload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
+                              RaidEvent *ev)
 {
     return transfer(ctx, b, first, n, dst, blocking, ev, 0);
 }
 
-raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, raid_event *ev)
+raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
 {
-    const size_t es = raid_dtype_size(b->type);
+    const size_t es = raidDtypeSize(b->type);
     if (b->n == 0)
         return RAID_OK;
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueFillBuffer")
@@ -721,10 +721,10 @@ raid_status raid_buf_fill(raid_ctx *ctx, const raid_buf *b, const void *value, r
     return RAID_OK;
 }
 
-raid_status raid_buf_copy(raid_ctx *ctx, const raid_buf *dst, const raid_buf *src, size_t n, raid_event *ev)
+raid_status raidBufCopy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev)
 {
-    const size_t es = raid_dtype_size(src->type);
-    assert(raid_dtype_size(dst->type) == es && n <= src->n && n <= dst->n);
+    const size_t es = raidDtypeSize(src->type);
+    assert(raidDtypeSize(dst->type) == es && n <= src->n && n <= dst->n);
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueCopyBuffer")
                    ? CL_OUT_OF_RESOURCES
                    : clEnqueueCopyBuffer(ctx->dev->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
@@ -735,14 +735,14 @@ raid_status raid_buf_copy(raid_ctx *ctx, const raid_buf *dst, const raid_buf *sr
     return RAID_OK;
 }
 
-raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
+raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host)
 {
-    raid_dev *cl = ctx->dev;
+    RaidDev *cl = ctx->dev;
     if (bytes == 0)
         bytes = 1;
     if (fault(ctx, RAID_FAULT_HOST, "staging")) { /* as if neither page-locked nor ordinary memory were left */
         *host = NULL;
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
     }
     size_t sz;
     const int c = pool_class(cl, bytes, &sz);
@@ -775,16 +775,16 @@ raid_status raid_host_acquire(raid_ctx *ctx, size_t bytes, void **host)
     /* no page-locked memory (or the class is full): ordinary memory, freed on release */
     *host = malloc(bytes);
     if (!*host)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
     cl->live_host++;
     return RAID_OK;
 }
 
-void raid_host_release(raid_ctx *ctx, void *host)
+void raidHostRelease(raid_ctx *ctx, void *host)
 {
     if (!host)
         return;
-    raid_dev *cl = ctx->dev;
+    RaidDev *cl = ctx->dev;
     cl->live_host--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
@@ -800,7 +800,7 @@ void raid_host_release(raid_ctx *ctx, void *host)
 raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
 {
     if (!count)
-        return raid_fail(NULL, RAID_EINVAL, "raid_devices: count is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_devices: count is NULL");
     *count = 0;
     const discovery *dv = discovered();
     for (cl_uint p = 0; p < dv->np; p++) {

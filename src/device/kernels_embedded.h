@@ -1,10 +1,10 @@
 /* Kernel sources embedded at build time (cmake/embed.cmake writes the table). */
 #ifndef RAID_KERNELS_EMBEDDED_H
 #define RAID_KERNELS_EMBEDDED_H
-typedef struct raid_kernel_file {
+typedef struct RaidKernelFile {
     const char *name;    /* file name under kernels/, e.g. "realized.cl" */
     const char *source;  /* NUL-terminated source text */
-} raid_kernel_file;
+} RaidKernelFile;
 /* Terminated by an entry whose name is NULL. */
-extern const raid_kernel_file raid_kernel_files[];
+extern const RaidKernelFile raidKernelFiles[];
 #endif

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-extern "C" int raid_parse_f64(const char *s, size_t n, double *v)
+extern "C" int raidParseF64(const char *s, size_t n, double *v)
 {
     // Clinger's fast path (W. D. Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990), the
     // common short price: [-]digits[.digits] with at most 15 digits. The digits m (< 10^15 < 2^53) and

@@ -18,7 +18,7 @@ extern "C" {
  * entirely such a number. Too large for float64: +-infinity (strtod's value, without its ERANGE); too
  * small: the nearest subnormal or zero, as strtod. fast_float also reads "inf", "nan" and "infinity":
  * callers that refuse them check the syntax first (table.c's parse_decimal). */
-int raid_parse_f64(const char *s, size_t n, double *v);
+int raidParseF64(const char *s, size_t n, double *v);
 
 #ifdef __cplusplus
 }

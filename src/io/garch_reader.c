@@ -29,14 +29,14 @@ typedef struct garch_run {
     size_t *date_off; /* into text */
     char *text;
     size_t text_len, text_cap;
-    raid_symtab done; /* symbols finished */
+    RaidSymtab done; /* symbols finished */
     uint64_t *done_end;
 } garch_run;
 
 static void run_free(garch_run *r)
 {
     free(r->sym), free(r->v), free(r->line), free(r->date_off), free(r->text), free(r->done_end);
-    raid_symtab_free(&r->done);
+    raidSymtabFree(&r->done);
 }
 
 static int grow(void **p, size_t n, size_t size)
@@ -55,7 +55,7 @@ static raid_status run_flush(garch_run *r, raid_garch_input *gi, int has_date, i
     const size_t skip = prices && r->n ? 1 : 0, n = r->n - skip;
     const char **dates = has_date ? malloc((n ? n : 1) * sizeof *dates) : NULL;
     if (has_date && !dates)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         if (dates)
             dates[i] = r->text + r->date_off[i + skip];
@@ -66,9 +66,9 @@ static raid_status run_flush(garch_run *r, raid_garch_input *gi, int has_date, i
     free(dates);
     if (st != RAID_OK)
         return st;
-    const int64_t q = raid_symtab_add(&r->done, r->sym, strlen(r->sym));
+    const int64_t q = raidSymtabAdd(&r->done, r->sym, strlen(r->sym));
     if (q < 0 || grow((void **)&r->done_end, r->done.n, sizeof *r->done_end))
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     r->done_end[q] = (uint64_t)r->line[r->n - 1];
     free(r->sym);
     r->sym = NULL;
@@ -77,19 +77,19 @@ static raid_status run_flush(garch_run *r, raid_garch_input *gi, int has_date, i
 }
 
 /* Append row i of batch b to the current run. */
-static raid_status run_push(garch_run *r, const raid_tbatch *b, size_t i, int has_date)
+static raid_status run_push(garch_run *r, const RaidTbatch *b, size_t i, int has_date)
 {
     size_t len = 0;
-    const char *d = has_date ? raid_tcol_text(&b->col[C_DATE], i, &len) : "";
+    const char *d = has_date ? raidTcolText(&b->col[C_DATE], i, &len) : "";
     if (r->n == r->cap) {
         const size_t cap = r->cap ? 2 * r->cap : 1024;
         if (grow((void **)&r->v, cap, sizeof *r->v) || grow((void **)&r->line, cap, sizeof *r->line) ||
             grow((void **)&r->date_off, cap, sizeof *r->date_off))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         r->cap = cap;
     }
-    if ((r->date_off[r->n] = raid_text_append(&r->text, &r->text_len, &r->text_cap, d, len)) == (size_t)-1)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if ((r->date_off[r->n] = raidTextAppend(&r->text, &r->text_len, &r->text_cap, d, len)) == (size_t)-1)
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     r->v[r->n] = b->col[C_VAL].f64[i];
     r->line[r->n++] = (int64_t)b->col[C_VAL].line[i];
     return RAID_OK;
@@ -99,13 +99,13 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                                 raid_garch_input **out)
 {
     if (!out || !path)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_read_csv: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_read_csv: NULL argument");
     *out = NULL;
     if ((unsigned)kind > RAID_GARCH_PRICES)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_read_csv: bad input kind %d", (int)kind);
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_read_csv: bad input kind %d", (int)kind);
     const int prices = kind == RAID_GARCH_PRICES;
     const char *const roles[NCOL] = {"symbol", "date", prices ? "price" : "ret"};
-    raid_tspec spec[NCOL];
+    RaidTspec spec[NCOL];
     for (int j = 0; j < NCOL; j++) {
         spec[j].name = names && names[j] ? names[j] : roles[j];
         spec[j].what = roles[j];
@@ -115,36 +115,36 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
         spec[j].flags = j == C_VAL ? RAID_T_EMPTY_NA | (prices ? RAID_T_KEEP_TEXT : 0u)
                                    : names && names[j] ? 0u : RAID_T_OPTIONAL;
     }
-    raid_table *tb = NULL;
-    raid_status st = raid_table_open(&tb, path, spec, NCOL);
+    RaidTable *tb = NULL;
+    raid_status st = raidTableOpen(&tb, path, spec, NCOL);
     if (st != RAID_OK)
         return st;
-    const int has_sym = raid_table_col(tb, C_SYM) != 0, has_date = raid_table_col(tb, C_DATE) != 0;
+    const int has_sym = raidTableCol(tb, C_SYM) != 0, has_date = raidTableCol(tb, C_DATE) != 0;
     garch_run run = {0};
     raid_garch_input *gi = NULL;
-    raid_tbatch b;
-    if ((st = raid_tbatch_init(&b, tb)) == RAID_OK && (st = raid_garch_input_create(&gi)) == RAID_OK)
+    RaidTbatch b;
+    if ((st = raidTbatchInit(&b, tb)) == RAID_OK && (st = raid_garch_input_create(&gi)) == RAID_OK)
         st = raid_garch_input_set_source(gi, path);
     size_t nrows = 0;
     int done = 0;
     while (st == RAID_OK && !done) {
-        const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
+        const raid_status rs = raidTableRead(tb, &b, TABLE_ROWS, &done);
         for (size_t i = 0; i < b.nrows && st == RAID_OK; i++, nrows++) {
             const double p = b.col[C_VAL].f64[i];
             if (prices && !(p > 0) && !isnan(p)) { /* NAN: an empty field, a missing price */
                 size_t len;
-                const char *pt = raid_tcol_text(&b.col[C_VAL], i, &len);
-                st = raid_table_fail(tb, b.col[C_VAL].line[i], raid_table_col(tb, C_VAL),
+                const char *pt = raidTcolText(&b.col[C_VAL], i, &len);
+                st = raidTableFail(tb, b.col[C_VAL].line[i], raidTableCol(tb, C_VAL),
                                      "%s '%s' is not a positive number (log returns need prices > 0)",
                                      RAID_SHOWZ(spec[C_VAL].name), RAID_SHOW(pt, len));
                 break;
             }
             size_t slen = 0;
-            const char *s = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
+            const char *s = has_sym ? raidTcolText(&b.col[C_SYM], i, &slen) : "";
             if (!run.sym || strcmp(run.sym, s)) {
-                const int64_t q = raid_symtab_find(&run.done, s, slen);
+                const int64_t q = raidSymtabFind(&run.done, s, slen);
                 if (q >= 0) {
-                    st = raid_table_fail(tb, b.col[C_SYM].line[i], raid_table_col(tb, C_SYM),
+                    st = raidTableFail(tb, b.col[C_SYM].line[i], raidTableCol(tb, C_SYM),
                                          "symbol '%s' again, after other symbols (its rows end on line %llu); the "
                                          "rows of a symbol must be contiguous (sort FILE by symbol, date)",
                                          RAID_SHOW(s, slen), (unsigned long long)run.done_end[q]);
@@ -153,13 +153,13 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
                 if ((st = run_flush(&run, gi, has_date, prices)) != RAID_OK)
                     break;
                 if (!(run.sym = strdup(s)))
-                    st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                    st = raidFail(NULL, RAID_ENOMEM, "out of memory");
             }
             if (st == RAID_OK && has_date) { /* not empty, after the symbol's previous date (order.h) */
                 size_t dlen;
-                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen);
-                st = raid_table_check_date(tb, spec[C_DATE].name, run.sym, d, dlen, b.col[C_DATE].line[i],
-                                           raid_table_col(tb, C_DATE), run.n ? run.text + run.date_off[run.n - 1] : NULL,
+                const char *d = raidTcolText(&b.col[C_DATE], i, &dlen);
+                st = raidTableCheckDate(tb, spec[C_DATE].name, run.sym, d, dlen, b.col[C_DATE].line[i],
+                                           raidTableCol(tb, C_DATE), run.n ? run.text + run.date_off[run.n - 1] : NULL,
                                            run.n ? (uint64_t)run.line[run.n - 1] : 0);
                 if (st != RAID_OK)
                     break;
@@ -167,20 +167,20 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
             if (st == RAID_OK)
                 st = run_push(&run, &b, i, has_date);
         }
-        if (st == RAID_EPARSE) /* a row of ours: raid_table_fail set the message */
-            st = raid_fail(NULL, st, "%s", raid_table_errmsg(tb));
+        if (st == RAID_EPARSE) /* a row of ours: raidTableFail set the message */
+            st = raidFail(NULL, st, "%s", raidTableErrmsg(tb));
         else if (st == RAID_OK && rs != RAID_OK)
-            st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
+            st = raidFail(NULL, rs, "%s", raidTableErrmsg(tb));
     }
     if (st == RAID_OK)
         st = run_flush(&run, gi, has_date, prices);
     if (st == RAID_OK && !nrows) /* a fit of no data: where the first row would be */
-        st = raid_table_fail_no_rows(tb);
+        st = raidTableFailNoRows(tb);
     if (st == RAID_OK)
-        st = raid_table_copy_notices(tb, &gi->notices);
+        st = raidTableCopyNotices(tb, &gi->notices);
     run_free(&run);
-    raid_tbatch_free(&b);
-    raid_table_close(tb);
+    raidTbatchFree(&b);
+    raidTableClose(tb);
     if (st != RAID_OK) {
         raid_garch_input_destroy(gi);
         return st;

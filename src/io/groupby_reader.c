@@ -30,7 +30,7 @@ struct raid_groupby_table {
     char **cols;               /* ncols value column names */
     raid_groupby **res;        /* ncols results, then (last) the bare count's when asked for */
     size_t nres;
-    raid_strlist notices;      /* the table reader's (raid_groupby_table_notice) */
+    RaidStrlist notices;      /* the table reader's (raid_groupby_table_notice) */
 };
 
 void raid_groupby_table_destroy(raid_groupby_table *t)
@@ -42,7 +42,7 @@ void raid_groupby_table_destroy(raid_groupby_table *t)
     for (size_t j = 0; j < t->nres; j++)
         raid_groupby_destroy(t->res[j]);
     free(t->cols), free(t->res), free(t->out), free(t->by);
-    raid_strlist_free(&t->notices);
+    raidStrlistFree(&t->notices);
     free(t);
 }
 
@@ -53,7 +53,7 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
     for (const char *p = spec; *p; p++)
         cap += *p == ',';
     if (!(t->out = calloc(cap, sizeof *t->out)) || !(t->cols = calloc(cap, sizeof *t->cols)))
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     const char *p = spec;
     for (;;) {
         const char *end = strchr(p, ','), *stop = end ? end : p + strlen(p);
@@ -63,30 +63,30 @@ static raid_status parse_aggs(raid_groupby_table *t, const char *spec)
         snprintf(name, sizeof name, "%.*s", alen < sizeof name ? (int)alen : 15, p);
         raid_agg a;
         if (alen >= sizeof name || raid_agg_parse(name, &a) != RAID_OK)
-            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (expected count, sum, mean, min, max, first or last)",
+            return raidFail(NULL, RAID_EINVAL, "bad aggregation '%s' (expected count, sum, mean, min, max, first or last)",
                              RAID_SHOW(p, (size_t)(stop - p)));
         int col = -1;
         if (colon) {
             const size_t clen = (size_t)(stop - colon - 1);
             if (clen == 0)
-                return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (an empty column name)", RAID_SHOW(p, (size_t)(stop - p)));
+                return raidFail(NULL, RAID_EINVAL, "bad aggregation '%s' (an empty column name)", RAID_SHOW(p, (size_t)(stop - p)));
             for (size_t j = 0; j < t->ncols && col < 0; j++)
                 if (strlen(t->cols[j]) == clen && !strncasecmp(t->cols[j], colon + 1, clen)) /* as the header matches */
                     col = (int)j;
             if (col < 0) {
                 if (!(t->cols[t->ncols] = strndup(colon + 1, clen)))
-                    return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                    return raidFail(NULL, RAID_ENOMEM, "out of memory");
                 col = (int)t->ncols++;
             }
         } else if (a != RAID_AGG_COUNT) {
-            return raid_fail(NULL, RAID_EINVAL, "bad aggregation '%s' (%s needs a column: %s:COL)", RAID_SHOW(p, (size_t)(stop - p)),
+            return raidFail(NULL, RAID_EINVAL, "bad aggregation '%s' (%s needs a column: %s:COL)", RAID_SHOW(p, (size_t)(stop - p)),
                              name, name);
         }
         for (size_t j = 0; j < t->nout; j++) /* twice would write two columns of one name */
             if (t->out[j].agg == a && t->out[j].col == col)
-                return raid_fail(NULL, RAID_EINVAL, "aggregation '%s' given twice", RAID_SHOW(p, (size_t)(stop - p)));
+                return raidFail(NULL, RAID_EINVAL, "aggregation '%s' given twice", RAID_SHOW(p, (size_t)(stop - p)));
         if (t->nout == RAID_GROUPBY_MAX_AGGS)
-            return raid_fail(NULL, RAID_EINVAL, "more than %d aggregations", RAID_GROUPBY_MAX_AGGS);
+            return raidFail(NULL, RAID_EINVAL, "more than %d aggregations", RAID_GROUPBY_MAX_AGGS);
         t->out[t->nout++] = (gb_out){a, col};
         if (!end)
             break;
@@ -106,7 +106,7 @@ typedef struct gb_keys {
 } gb_keys;
 
 /* Append batch b's rows to the arrays (keys, then per value column values and validity). */
-static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t *cap, gb_keys *kc, double **v,
+static raid_status append(const RaidTbatch *b, size_t ncols, size_t *n, size_t *cap, gb_keys *kc, double **v,
                           uint8_t **valid)
 {
     if (!b->nrows) /* a file with a header alone: memcpy of no bytes from a NULL column is undefined (UBSan) */
@@ -115,26 +115,26 @@ static raid_status append(const raid_tbatch *b, size_t ncols, size_t *n, size_t 
         size_t c = *cap ? *cap : 65536;
         while (c < *n + b->nrows)
             c *= 2;
-        if (raid_regrow(&kc->keys, c, sizeof *kc->keys) || raid_regrow(&kc->fkeys, c, sizeof *kc->fkeys))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        if (raidRegrow(&kc->keys, c, sizeof *kc->keys) || raidRegrow(&kc->fkeys, c, sizeof *kc->fkeys))
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         for (size_t j = 0; j < ncols; j++)
-            if (raid_regrow(&v[j], c, sizeof *v[j]) || raid_regrow(&valid[j], c, sizeof *valid[j]))
-                return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            if (raidRegrow(&v[j], c, sizeof *v[j]) || raidRegrow(&valid[j], c, sizeof *valid[j]))
+                return raidFail(NULL, RAID_ENOMEM, "out of memory");
         *cap = c;
     }
-    const raid_tcol *kcol = &b->col[0];
+    const RaidTcol *kcol = &b->col[0];
     memcpy(kc->fkeys + *n, kcol->f64, b->nrows * sizeof *kc->fkeys);
     for (size_t i = 0; i < b->nrows && kc->all_int; i++) {
         size_t len;
-        const char *s = raid_tcol_text(kcol, i, &len);
-        const int r = raid_table_number_int(s, len, &kc->keys[*n + i]);
+        const char *s = raidTcolText(kcol, i, &len);
+        const int r = raidTableNumberInt(s, len, &kc->keys[*n + i]);
         if (r == 0)
             kc->all_int = 0;
         else if (r < 0 && !kc->big_line)
             kc->big_line = kcol->line[i], raid_show_text(kc->big_text, s, len);
     }
     for (size_t j = 0; j < ncols; j++) {
-        const raid_tcol *c = &b->col[1 + j];
+        const RaidTcol *c = &b->col[1 + j];
         memcpy(v[j] + *n, c->f64, b->nrows * sizeof *v[j]);
         for (size_t i = 0; i < b->nrows; i++)
             valid[j][*n + i] = !c->missing[i];
@@ -147,45 +147,45 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
                                  raid_groupby_table **out)
 {
     if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_run_csv: out is NULL");
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_run_csv: out is NULL");
     *out = NULL;
     if (!path || !by || !*by || !aggs)
-        return raid_fail(ctx, RAID_EINVAL, "raid_groupby_run_csv: NULL or empty argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_run_csv: NULL or empty argument");
     raid_groupby_table *t = calloc(1, sizeof *t);
     if (!t)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    raid_status st = (t->by = strdup(by)) ? parse_aggs(t, aggs) : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    raid_status st = (t->by = strdup(by)) ? parse_aggs(t, aggs) : raidFail(NULL, RAID_ENOMEM, "out of memory");
     if (st != RAID_OK) {
         raid_groupby_table_destroy(t);
-        return raid_fail(ctx, st, "%s", raid_errmsg());
+        return raidFail(ctx, st, "%s", raid_errmsg());
     }
-    raid_tspec *spec = calloc(1 + t->ncols, sizeof *spec);
+    RaidTspec *spec = calloc(1 + t->ncols, sizeof *spec);
     double **v = calloc(t->ncols + 1, sizeof *v);
     uint8_t **valid = calloc(t->ncols + 1, sizeof *valid);
     gb_keys kc = {.all_int = 1};
     size_t n = 0, cap = 0;
-    raid_table *tab = NULL;
-    raid_tbatch b = {0};
+    RaidTable *tab = NULL;
+    RaidTbatch b = {0};
     if (!spec || !v || !valid) {
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
-    spec[0] = (raid_tspec){t->by, "key", RAID_T_F64, RAID_T_KEEP_TEXT | RAID_T_SPECIALS};
+    spec[0] = (RaidTspec){t->by, "key", RAID_T_F64, RAID_T_KEEP_TEXT | RAID_T_SPECIALS};
     for (size_t j = 0; j < t->ncols; j++)
-        spec[1 + j] = (raid_tspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_SPECIALS};
-    if ((st = raid_table_open(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raid_tbatch_init(&b, tab)) != RAID_OK)
+        spec[1 + j] = (RaidTspec){t->cols[j], "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_SPECIALS};
+    if ((st = raidTableOpen(&tab, path, spec, 1 + t->ncols)) != RAID_OK || (st = raidTbatchInit(&b, tab)) != RAID_OK)
         goto done;
-    raid_table_set_progress(tab, ctx);
+    raidTableSetProgress(tab, ctx);
     for (int fin = 0; !fin && st == RAID_OK;) {
-        const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
+        const raid_status rs = raidTableRead(tab, &b, TABLE_ROWS, &fin);
         if ((st = append(&b, t->ncols, &n, &cap, &kc, v, valid)) == RAID_OK)
             st = rs;
     }
     if (st == RAID_OK && kc.all_int && kc.big_line)
-        st = raid_table_fail(tab, kc.big_line, raid_table_col(tab, 0),
+        st = raidTableFail(tab, kc.big_line, raidTableCol(tab, 0),
                              "integer key '%s' is beyond the int64 range (integer keys are int64)", kc.big_text);
     if (st == RAID_OK)
-        st = raid_table_copy_notices(tab, &t->notices);
+        st = raidTableCopyNotices(tab, &t->notices);
     if (st != RAID_OK)
         goto done;
     t->fkeys = !kc.all_int;
@@ -194,7 +194,7 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
     for (size_t k = 0; k < t->nout; k++)
         bare |= t->out[k].col < 0;
     if (!(t->res = calloc(t->ncols + 1, sizeof *t->res))) {
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
     raid_agg list[RAID_GROUPBY_MAX_AGGS];
@@ -215,13 +215,13 @@ raid_status raid_groupby_run_csv(raid_ctx *ctx, const char *path, const char *by
         st = t->fkeys ? raid_groupby_compute_f64(ctx, kc.fkeys, NULL, x, ok, n, list, na ? na : 1, flags, &t->res[j])
                       : raid_groupby_compute(ctx, kc.keys, x, ok, n, list, na ? na : 1, flags, &t->res[j]);
         if (st != RAID_OK)
-            st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
+            st = raidFail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
         t->nres = j + 1;
     }
 done:
-    st = raid_table_job_status(ctx, tab, st);
-    raid_tbatch_free(&b);
-    raid_table_close(tab);
+    st = raidTableJobStatus(ctx, tab, st);
+    raidTbatchFree(&b);
+    raidTableClose(tab);
     for (size_t j = 0; v && valid && j < t->ncols; j++)
         free(v[j]), free(valid[j]);
     free(v), free(valid), free(kc.keys), free(kc.fkeys), free(spec);
@@ -237,13 +237,13 @@ size_t raid_groupby_table_notice_count(const raid_groupby_table *t) { return t ?
 
 const char *raid_groupby_table_notice(const raid_groupby_table *t, size_t i)
 {
-    return t ? raid_strlist_get(&t->notices, i) : NULL;
+    return t ? raidStrlistGet(&t->notices, i) : NULL;
 }
 
 raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
 {
     if (!t || !f || !t->nres)
-        return raid_fail(NULL, RAID_EINVAL, "raid_groupby_table_write_csv: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_groupby_table_write_csv: NULL");
     raid_csv_put_field(f, t->by);
     for (size_t k = 0; k < t->nout; k++) {
         fputc(',', f);
@@ -265,7 +265,7 @@ raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
         if (!t->fkeys)
             fprintf(f, "%lld", (long long)keys[i]);
         else /* the key +0.0 for 0.0 and -0.0; NaN's key (every NaN, "nan" and "-nan") the quiet NaN "nan" */
-            fputs(raid_f64_text(kt, fkeys[i]), f);
+            fputs(raidF64Text(kt, fkeys[i]), f);
         for (size_t k = 0; k < t->nout; k++) {
             const int col = t->out[k].col;
             const raid_groupby *g = t->res[col < 0 ? t->ncols : (size_t)col];
@@ -279,10 +279,10 @@ raid_status raid_groupby_table_write_csv(const raid_groupby_table *t, FILE *f)
             else if (t->out[k].agg != RAID_AGG_SUM && raid_groupby_counts(g)[i] == 0)
                 fputc(',', f); /* no value in the group: a null, an empty field (a sum of none is 0) */
             else
-                raid_csv_put_f64(f, x); /* a value: inf, -inf and NaN written as such (a NaN value, an
+                raidCsvPutF64(f, x); /* a value: inf, -inf and NaN written as such (a NaN value, an
                                            infinite sum, inf - inf) */
         }
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -31,7 +31,7 @@ typedef struct har_run {
     size_t text_len, text_cap;
     double *v[4];       /* rv, bpv, rq, jump_p */
     int64_t *line;
-    raid_symtab done;   /* the symbols added */
+    RaidSymtab done;   /* the symbols added */
     uint64_t *done_end; /* their last lines, by index in done */
     size_t done_cap;
 } har_run;
@@ -44,7 +44,7 @@ static void run_free(har_run *r)
     for (int j = 0; j < 4; j++)
         free(r->v[j]);
     free(r->line);
-    raid_symtab_free(&r->done);
+    raidSymtabFree(&r->done);
     free(r->done_end);
 }
 
@@ -64,7 +64,7 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
         return RAID_OK;
     const char **dates = malloc((r->n ? r->n : 1) * sizeof *dates);
     if (!dates)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     for (size_t i = 0; i < r->n; i++)
         dates[i] = r->text + r->date_off[i];
     raid_status st = raid_har_input_add(hi, r->sym, r->n, dates, r->v[0], have[1] ? r->v[1] : NULL,
@@ -75,12 +75,12 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
     if (r->done.n == r->done_cap) {
         const size_t cap = r->done_cap ? 2 * r->done_cap : 16;
         if (grow((void **)&r->done_end, cap, sizeof *r->done_end))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         r->done_cap = cap;
     }
-    const int64_t q = raid_symtab_add(&r->done, r->sym, strlen(r->sym)); /* new: the caller checked */
+    const int64_t q = raidSymtabAdd(&r->done, r->sym, strlen(r->sym)); /* new: the caller checked */
     if (q < 0)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     r->done_end[q] = (uint64_t)r->line[r->n - 1];
     free(r->sym);
     r->sym = NULL;
@@ -89,33 +89,33 @@ static raid_status run_flush(har_run *r, raid_har_input *hi, const int have[4])
     return RAID_OK;
 }
 
-/* The value checks of row i of batch b (har_day_check, raid_har_input_add's rules too): an empty date or
+/* The value checks of row i of batch b (raidHarDayCheck, raid_har_input_add's rules too): an empty date or
  * one that is not a calendar date YYYY-MM-DD, a negative rv, bpv or rq (nm[2..4], their columns' names;
  * empty is a missing day; a bpv or rq column is checked where the file has one), or (pname, the jump_p
  * column's name, not NULL: the model reads it) a jump_p outside [0, 1], is refused at its FILE:LINE:COL
- * (raid_table_fail). */
-static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, const char *const *nm, const char *pname)
+ * (raidTableFail). */
+static raid_status row_check(RaidTable *tb, const RaidTbatch *b, size_t i, const char *const *nm, const char *pname)
 {
     size_t len;
-    const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
+    const char *d = raidTcolText(&b->col[C_DATE], i, &len);
     double v[3];
     for (size_t j = 0; j < 3; j++)
-        v[j] = raid_table_col(tb, C_RV + j) ? b->col[C_RV + j].f64[i] : NAN;
-    const int r = har_day_check(d, len, v[0], v[1], v[2]);
+        v[j] = raidTableCol(tb, C_RV + j) ? b->col[C_RV + j].f64[i] : NAN;
+    const int r = raidHarDayCheck(d, len, v[0], v[1], v[2]);
     if (r == HAR_DAY_EMPTY)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "%s", har_day_why(r));
+        return raidTableFail(tb, b->col[C_DATE].line[i], raidTableCol(tb, C_DATE), "%s", raidHarDayWhy(r));
     if (r == HAR_DAY_DATE)
-        return raid_table_fail(tb, b->col[C_DATE].line[i], raid_table_col(tb, C_DATE), "date '%s' %s",
-                               RAID_SHOW(d, len), har_day_why(r));
+        return raidTableFail(tb, b->col[C_DATE].line[i], raidTableCol(tb, C_DATE), "date '%s' %s",
+                               RAID_SHOW(d, len), raidHarDayWhy(r));
     if (r != HAR_DAY_OK) {
         const size_t c = C_RV + (size_t)(r - HAR_DAY_RV);
-        return raid_table_fail(tb, b->col[c].line[i], raid_table_col(tb, c), "%s %s", RAID_SHOWZ(nm[c]),
-                               har_day_why(r));
+        return raidTableFail(tb, b->col[c].line[i], raidTableCol(tb, c), "%s %s", RAID_SHOWZ(nm[c]),
+                               raidHarDayWhy(r));
     }
     const double p = pname ? b->col[C_RV + 3].f64[i] : NAN;
     if (!isnan(p) && !(p >= 0 && p <= 1)) {
-        const char *pt = raid_tcol_text(&b->col[C_RV + 3], i, &len);
-        return raid_table_fail(tb, b->col[C_RV + 3].line[i], raid_table_col(tb, C_RV + 3),
+        const char *pt = raidTcolText(&b->col[C_RV + 3], i, &len);
+        return raidTableFail(tb, b->col[C_RV + 3].line[i], raidTableCol(tb, C_RV + 3),
                                "%s '%s' is not a p-value (expected a number in [0, 1], or empty for none)",
                                RAID_SHOWZ(pname), RAID_SHOW(pt, len));
     }
@@ -123,23 +123,23 @@ static raid_status row_check(raid_table *tb, const raid_tbatch *b, size_t i, con
 }
 
 /* Append row i of batch b (date and values) to the current run. */
-static raid_status run_push(har_run *r, const raid_table *tb, const raid_tbatch *b, size_t i)
+static raid_status run_push(har_run *r, const RaidTable *tb, const RaidTbatch *b, size_t i)
 {
     size_t len;
-    const char *d = raid_tcol_text(&b->col[C_DATE], i, &len);
+    const char *d = raidTcolText(&b->col[C_DATE], i, &len);
     if (r->n == r->cap) {
         const size_t cap = r->cap ? 2 * r->cap : 1024;
         int bad = grow((void **)&r->date_off, cap, sizeof *r->date_off) || grow((void **)&r->line, cap, sizeof *r->line);
         for (int j = 0; j < 4 && !bad; j++)
             bad = grow((void **)&r->v[j], cap, sizeof *r->v[j]);
         if (bad)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         r->cap = cap;
     }
-    if ((r->date_off[r->n] = raid_text_append(&r->text, &r->text_len, &r->text_cap, d, len)) == (size_t)-1)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if ((r->date_off[r->n] = raidTextAppend(&r->text, &r->text_len, &r->text_cap, d, len)) == (size_t)-1)
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     for (int j = 0; j < 4; j++)
-        r->v[j][r->n] = raid_table_col(tb, (size_t)(C_RV + j)) ? b->col[C_RV + j].f64[i] : NAN;
+        r->v[j][r->n] = raidTableCol(tb, (size_t)(C_RV + j)) ? b->col[C_RV + j].f64[i] : NAN;
     r->line[r->n++] = (int64_t)b->col[C_DATE].line[i];
     return RAID_OK;
 }
@@ -149,17 +149,17 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
 {
     static const char *const roles[NCOL] = {"symbol", "date", "rv", "bpv", "rq", "jump_p"};
     if (!out || !path)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_read_csv: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_read_csv: NULL argument");
     *out = NULL;
     if ((unsigned)model > RAID_HAR_Q)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_read_csv: bad model %d", (int)model);
+        return raidFail(NULL, RAID_EINVAL, "raid_har_read_csv: bad model %d", (int)model);
     const char *nm[NCOL];
     for (int j = 0; j < NCOL; j++)
         nm[j] = names && names[j] ? names[j] : roles[j];
     /* bit j: the model reads column j (symbol, date and rv always) */
     const unsigned used = 7u | (model == RAID_HAR_J ? 1u << 3 : model == RAID_HAR_CJ ? (1u << 3 | 1u << 5)
                                 : model == RAID_HAR_Q ? 1u << 4 : 0u);
-    raid_tspec spec[NCOL];
+    RaidTspec spec[NCOL];
     for (int j = 0; j < NCOL; j++) {
         spec[j].name = nm[j];
         spec[j].what = roles[j];
@@ -172,13 +172,13 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
         if (j == C_RV + 3 && (used >> j & 1u))
             spec[j].flags |= RAID_T_KEEP_TEXT; /* for the message of a jump_p out of range */
     }
-    raid_table *tb = NULL;
-    raid_status st = raid_table_open(&tb, path, spec, NCOL);
+    RaidTable *tb = NULL;
+    raid_status st = raidTableOpen(&tb, path, spec, NCOL);
     if (st != RAID_OK)
         return st;
-    raid_tbatch b;
-    if ((st = raid_tbatch_init(&b, tb)) != RAID_OK) {
-        raid_table_close(tb);
+    RaidTbatch b;
+    if ((st = raidTbatchInit(&b, tb)) != RAID_OK) {
+        raidTableClose(tb);
         return st;
     }
     raid_har_input *hi = NULL;
@@ -186,11 +186,11 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
     memset(&run, 0, sizeof run);
     int have[4];
     for (int j = 0; j < 4; j++)
-        have[j] = raid_table_col(tb, (size_t)(C_RV + j)) != 0;
-    const int has_sym = raid_table_col(tb, C_SYM) != 0;
+        have[j] = raidTableCol(tb, (size_t)(C_RV + j)) != 0;
+    const int has_sym = raidTableCol(tb, C_SYM) != 0;
     const char *pname = have[3] && (used >> 5 & 1u) ? nm[5] : NULL; /* the model reads jump_p: in [0, 1] */
     if ((st = raid_har_input_create(&hi)) == RAID_OK &&
-        (st = raid_har_input_set_source(hi, path, (int)raid_table_col(tb, C_DATE))) == RAID_OK)
+        (st = raid_har_input_set_source(hi, path, (int)raidTableCol(tb, C_DATE))) == RAID_OK)
         st = raid_har_input_set_names(hi, nm[2], nm[3], nm[4], nm[5]);
     /* A symbol seen again after others: the first such row, reported once the whole file has read well
      * (a bad field anywhere comes first, as it always has). */
@@ -198,35 +198,35 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
     size_t nrows = 0;
     int done = 0;
     while (st == RAID_OK && !done) {
-        const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
+        const raid_status rs = raidTableRead(tb, &b, TABLE_ROWS, &done);
         size_t i = 0;
         for (; i < b.nrows && st == RAID_OK && !*again; i++, nrows++) {
             if ((st = row_check(tb, &b, i, nm, pname)) != RAID_OK)
                 break;
             size_t slen = 0;
-            const char *s = has_sym ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
+            const char *s = has_sym ? raidTcolText(&b.col[C_SYM], i, &slen) : "";
             if (!run.sym || strcmp(run.sym, s)) {
-                const int64_t q = raid_symtab_find(&run.done, s, slen);
+                const int64_t q = raidSymtabFind(&run.done, s, slen);
                 if (q >= 0)
                     snprintf(again, sizeof again,
                              "%s:%llu:%zu: symbol '%s' again, after other symbols (its rows end on line %llu); "
                              "the rows of a symbol must be contiguous (sort FILE by symbol, date)",
-                             path, (unsigned long long)b.col[C_SYM].line[i], raid_table_col(tb, C_SYM),
+                             path, (unsigned long long)b.col[C_SYM].line[i], raidTableCol(tb, C_SYM),
                              RAID_SHOW(s, slen),
                              (unsigned long long)run.done_end[q]);
                 if (*again || (st = run_flush(&run, hi, have)) != RAID_OK)
                     break;
                 if (!(run.sym = malloc(slen + 1))) {
-                    st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                    st = raidFail(NULL, RAID_ENOMEM, "out of memory");
                     break;
                 }
                 memcpy(run.sym, s, slen + 1);
             }
             if (run.n) { /* after the symbol's previous date (order.h; row_check refused an empty one) */
                 size_t dlen;
-                const char *d = raid_tcol_text(&b.col[C_DATE], i, &dlen);
-                if ((st = raid_table_check_date(tb, nm[C_DATE], run.sym, d, dlen, b.col[C_DATE].line[i],
-                                                raid_table_col(tb, C_DATE), run.text + run.date_off[run.n - 1],
+                const char *d = raidTcolText(&b.col[C_DATE], i, &dlen);
+                if ((st = raidTableCheckDate(tb, nm[C_DATE], run.sym, d, dlen, b.col[C_DATE].line[i],
+                                                raidTableCol(tb, C_DATE), run.text + run.date_off[run.n - 1],
                                                 (uint64_t)run.line[run.n - 1])) != RAID_OK)
                     break;
             }
@@ -235,10 +235,10 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
         for (; i < b.nrows && st == RAID_OK && *again; i++) /* the batch's rows after the symbol seen again */
             st = row_check(tb, &b, i, nm, pname);
         if (st == RAID_OK && rs != RAID_OK)
-            st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
+            st = raidFail(NULL, rs, "%s", raidTableErrmsg(tb));
         if (*again && st == RAID_OK) /* read on for a bad field further on, keeping no rows */
             while (!done && st == RAID_OK) {
-                const raid_status rs2 = raid_table_read(tb, &b, TABLE_ROWS, &done);
+                const raid_status rs2 = raidTableRead(tb, &b, TABLE_ROWS, &done);
                 for (size_t i = 0; i < b.nrows && st == RAID_OK; i++)
                     st = row_check(tb, &b, i, nm, pname);
                 if (st == RAID_OK)
@@ -246,16 +246,16 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
             }
     }
     if (st == RAID_OK && *again)
-        st = raid_fail(NULL, RAID_EPARSE, "%s", again);
+        st = raidFail(NULL, RAID_EPARSE, "%s", again);
     if (st == RAID_OK)
         st = run_flush(&run, hi, have);
     if (st == RAID_OK && !nrows) /* a fit of no data: where the first row would be */
-        st = raid_table_fail_no_rows(tb);
-    for (size_t i = 0; st == RAID_OK && i < raid_table_notice_count(tb); i++) /* facts the fit does not show */
-        st = raid_har_input_add_notice(hi, raid_table_notice(tb, i));
+        st = raidTableFailNoRows(tb);
+    for (size_t i = 0; st == RAID_OK && i < raidTableNoticeCount(tb); i++) /* facts the fit does not show */
+        st = raid_har_input_add_notice(hi, raidTableNotice(tb, i));
     run_free(&run);
-    raid_tbatch_free(&b);
-    raid_table_close(tb);
+    raidTbatchFree(&b);
+    raidTableClose(tb);
     if (st != RAID_OK) {
         raid_har_input_destroy(hi);
         return st;

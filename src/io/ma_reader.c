@@ -30,13 +30,13 @@ static int grow(void **p, size_t n, size_t size)
 /* Start series s (its name s[0..len)) at row in->nrows. */
 static raid_status new_series(raid_ma_input *in, const char *s, size_t len)
 {
-    const int64_t q = raid_symtab_add(&in->syms, s, len);
+    const int64_t q = raidSymtabAdd(&in->syms, s, len);
     if (q < 0)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     if (in->syms.n + 1 > in->offsets_cap) {
         const size_t cap = in->offsets_cap ? 2 * in->offsets_cap : 64;
         if (grow((void **)&in->offsets, cap, sizeof *in->offsets) || grow((void **)&in->end_line, cap, sizeof *in->end_line))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         in->offsets_cap = cap;
     }
     in->offsets[q] = in->offsets[q + 1] = (int64_t)in->nrows;
@@ -50,13 +50,13 @@ static raid_status push(raid_ma_input *in, const double *v, const char *d, size_
         const size_t cap = in->cap ? 2 * in->cap : 4096;
         for (size_t j = 0; j < in->ncols; j++)
             if (in->v[j] && grow((void **)&in->v[j], cap, sizeof *in->v[j]))
-                return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                return raidFail(NULL, RAID_ENOMEM, "out of memory");
         if (grow((void **)&in->date_off, cap, sizeof *in->date_off) || grow((void **)&in->line, cap, sizeof *in->line))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         in->cap = cap;
     }
-    if ((in->date_off[in->nrows] = raid_text_append(&in->text, &in->text_len, &in->text_cap, d, dlen)) == (size_t)-1)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    if ((in->date_off[in->nrows] = raidTextAppend(&in->text, &in->text_len, &in->text_cap, d, dlen)) == (size_t)-1)
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     for (size_t j = 0; j < in->ncols; j++)
         if (in->v[j])
             in->v[j][in->nrows] = v[j];
@@ -76,83 +76,83 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
                                      unsigned optional, raid_ma_input **out)
 {
     if (!out || !path || !cols)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ma_read_csv: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_read_csv: NULL argument");
     *out = NULL;
     if (nval < 1 || nval > RAID_MA_MAX_COLUMNS || (optional & 1u))
-        return raid_fail(NULL, RAID_EINVAL, "raid_ma_read_csv_columns: %zu value columns (1 to %d; the first required)",
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_read_csv_columns: %zu value columns (1 to %d; the first required)",
                          nval, RAID_MA_MAX_COLUMNS);
     for (size_t j = 0; j < nval; j++)
         if (!cols[j] || !*cols[j])
-            return raid_fail(NULL, RAID_EINVAL, "raid_ma_read_csv_columns: value column %zu has no name", j);
+            return raidFail(NULL, RAID_EINVAL, "raid_ma_read_csv_columns: value column %zu has no name", j);
     const char *sym = names && names[0] ? names[0] : "symbol";
     const char *date = names && names[1] ? names[1] : NULL;
     /* without a date name: "date", else "timestamp" (both optional here, one required below); then the
      * value columns */
-    raid_tspec spec[3 + RAID_MA_MAX_COLUMNS] = {{sym, "symbol", RAID_T_STRING, names && names[0] ? 0u : RAID_T_OPTIONAL},
+    RaidTspec spec[3 + RAID_MA_MAX_COLUMNS] = {{sym, "symbol", RAID_T_STRING, names && names[0] ? 0u : RAID_T_OPTIONAL},
                                                 {date ? date : "date", "date", RAID_T_STRING, date ? 0u : RAID_T_OPTIONAL},
                                                 {"timestamp", "date", RAID_T_STRING, RAID_T_OPTIONAL | RAID_T_YIELD}};
     const size_t c_val = date ? 2 : 3; /* the first value column's index in spec */
     for (size_t j = 0; j < nval; j++)
-        spec[c_val + j] = (raid_tspec){cols[j], "value", RAID_T_F64,
+        spec[c_val + j] = (RaidTspec){cols[j], "value", RAID_T_F64,
                                        RAID_T_EMPTY_NA | RAID_T_KEEP_TEXT | ((optional >> j) & 1u ? RAID_T_OPTIONAL : 0u)};
     const size_t ncols = c_val + nval;
-    raid_table *tb = NULL;
-    raid_status st = raid_table_open(&tb, path, spec, ncols);
+    RaidTable *tb = NULL;
+    raid_status st = raidTableOpen(&tb, path, spec, ncols);
     if (st != RAID_OK)
         return st;
     int dcol = C_DATE;
-    if (!date && !raid_table_col(tb, C_DATE)) {
+    if (!date && !raidTableCol(tb, C_DATE)) {
         dcol = C_TS;
-        if (!raid_table_col(tb, C_TS)) {
-            raid_table_close(tb);
-            return raid_fail(NULL, RAID_EPARSE, "%s:1:1: missing column 'date' (or 'timestamp')", path);
+        if (!raidTableCol(tb, C_TS)) {
+            raidTableClose(tb);
+            return raidFail(NULL, RAID_EPARSE, "%s:1:1: missing column 'date' (or 'timestamp')", path);
         }
     }
     raid_ma_input *in = calloc(1, sizeof *in);
-    raid_tbatch b;
+    RaidTbatch b;
     int binit = 0;
     if (!in || !(in->date_name = strdup(spec[dcol].name)) || !(in->path = strdup(path)))
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
     size_t val_col[RAID_MA_MAX_COLUMNS] = {0};
     for (size_t j = 0; in && st == RAID_OK && j < nval; j++) {
-        in->field[j] = val_col[j] = raid_table_col(tb, c_val + j);
+        in->field[j] = val_col[j] = raidTableCol(tb, c_val + j);
         if (val_col[j] && !(in->v[j] = malloc(sizeof(double)))) /* a present column: grown with the rows */
-            st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            st = raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     if (in)
         in->ncols = nval;
-    if (st == RAID_OK && (st = raid_tbatch_init(&b, tb)) == RAID_OK)
+    if (st == RAID_OK && (st = raidTbatchInit(&b, tb)) == RAID_OK)
         binit = 1;
-    const size_t sym_col = raid_table_col(tb, C_SYM), date_col = raid_table_col(tb, (size_t)dcol);
+    const size_t sym_col = raidTableCol(tb, C_SYM), date_col = raidTableCol(tb, (size_t)dcol);
     if (in)
         in->has_symbol = sym_col != 0, in->sym_field = sym_col;
     int done = 0;
     while (st == RAID_OK && !done) {
-        const raid_status rs = raid_table_read(tb, &b, TABLE_ROWS, &done);
+        const raid_status rs = raidTableRead(tb, &b, TABLE_ROWS, &done);
         for (size_t i = 0; i < b.nrows && st == RAID_OK; i++) {
             size_t dlen = 0, slen = 0;
-            const char *d = raid_tcol_text(&b.col[dcol], i, &dlen);
+            const char *d = raidTcolText(&b.col[dcol], i, &dlen);
             double v[RAID_MA_MAX_COLUMNS] = {0};
             for (size_t j = 0; j < nval && st == RAID_OK; j++) {
                 if (!val_col[j])
                     continue;
-                const raid_tcol *vc = &b.col[c_val + j];
+                const RaidTcol *vc = &b.col[c_val + j];
                 v[j] = vc->f64[i];
                 if (!isnan(v[j]) && !(fabs(v[j]) <= RAID_MA_MAX_VALUE)) {
                     size_t len = 0;
-                    const char *vt = raid_tcol_text(vc, i, &len);
-                    st = raid_table_fail(tb, vc->line[i], val_col[j], "%s '%s' is out of range (|value| <= %g)",
+                    const char *vt = raidTcolText(vc, i, &len);
+                    st = raidTableFail(tb, vc->line[i], val_col[j], "%s '%s' is out of range (|value| <= %g)",
                                          RAID_SHOWZ(spec[c_val + j].name), RAID_SHOW(vt, len), RAID_MA_MAX_VALUE);
                 }
             }
             if (st != RAID_OK)
                 break;
-            const char *s = sym_col ? raid_tcol_text(&b.col[C_SYM], i, &slen) : "";
+            const char *s = sym_col ? raidTcolText(&b.col[C_SYM], i, &slen) : "";
             const size_t ns = in->syms.n;
             if (!ns || strcmp(in->syms.names[ns - 1], s)) {
-                const int64_t q = raid_symtab_find(&in->syms, s, slen);
+                const int64_t q = raidSymtabFind(&in->syms, s, slen);
                 if (q >= 0) {
-                    st = raid_table_fail(tb, b.col[C_SYM].line[i], sym_col,
+                    st = raidTableFail(tb, b.col[C_SYM].line[i], sym_col,
                                          "symbol '%s' again, after other symbols (its rows end on line %llu); the "
                                          "rows of a symbol must be contiguous (sort FILE by symbol, date)",
                                          RAID_SHOW(s, slen), (unsigned long long)in->end_line[q]);
@@ -164,26 +164,26 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
             /* not empty, after the series' previous date (order.h): a moving average of rows out of time
              * order, or of a day given twice, is a wrong answer */
             const int first = in->offsets[in->syms.n - 1] == (int64_t)in->nrows;
-            if ((st = raid_table_check_date(tb, spec[dcol].name, s, d, dlen, b.col[dcol].line[i], date_col,
+            if ((st = raidTableCheckDate(tb, spec[dcol].name, s, d, dlen, b.col[dcol].line[i], date_col,
                                             first ? NULL : in->text + in->date_off[in->nrows - 1],
                                             first ? 0 : in->line[in->nrows - 1])) != RAID_OK)
                 break;
             st = push(in, v, d, dlen, b.col[dcol].line[i]);
         }
-        if (st == RAID_EPARSE) /* a row of ours: raid_table_fail set the message */
-            st = raid_fail(NULL, st, "%s", raid_table_errmsg(tb));
+        if (st == RAID_EPARSE) /* a row of ours: raidTableFail set the message */
+            st = raidFail(NULL, st, "%s", raidTableErrmsg(tb));
         else if (st == RAID_OK && rs != RAID_OK)
-            st = raid_fail(NULL, rs, "%s", raid_table_errmsg(tb));
+            st = raidFail(NULL, rs, "%s", raidTableErrmsg(tb));
     }
     if (in) /* a header alone is an empty input here (raid ma writes its header); the sweep refuses it */
-        in->header_line = raid_table_header_line(tb);
+        in->header_line = raidTableHeaderLine(tb);
     if (st == RAID_OK && !in->offsets && !(in->offsets = calloc(1, sizeof *in->offsets))) /* no series: {0} */
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK)
-        st = raid_table_copy_notices(tb, &in->notices);
+        st = raidTableCopyNotices(tb, &in->notices);
     if (binit)
-        raid_tbatch_free(&b);
-    raid_table_close(tb);
+        raidTbatchFree(&b);
+    raidTableClose(tb);
     if (st != RAID_OK) {
         raid_ma_input_destroy(in);
         return st;

@@ -24,22 +24,22 @@ typedef struct date_key {
 static date_key key_of(const char *s, size_t n)
 {
     date_key k = {K_TEXT, 0, 0, 0, 0.0};
-    raid_io_ts ts;
+    RaidIoTs ts;
     int64_t days;
-    if (n == 10 && raid_io_parse_date(s, n, &days) == 0)
+    if (n == 10 && raidIoParseDate(s, n, &days) == 0)
         k.kind = K_TIME, k.us = days * RAID_US_PER_DAY;
-    else if (n >= 19 && raid_io_parse_timestamp(s, n, &ts) == 0)
+    else if (n >= 19 && raidIoParseTimestamp(s, n, &ts) == 0)
         k.kind = K_TIME, k.us = ts.wall_us, k.has_offset = ts.has_offset, k.offset_s = ts.offset_s;
-    else if (raid_table_number_int(s, n, &k.us) == 1)
+    else if (raidTableNumberInt(s, n, &k.us) == 1)
         k.kind = K_INT;
-    else if (raid_table_parse_f64(s, n, &k.v) == 0)
+    else if (raidTableParseF64(s, n, &k.v) == 0)
         k.kind = K_NUM;
     return k;
 }
 
 static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
 
-/* raid_io_date_cmp of a and b whose keys x = key_of(a), y = key_of(b) are already parsed (the checks
+/* raidIoDateCmp of a and b whose keys x = key_of(a), y = key_of(b) are already parsed (the checks
  * below parse each pair once for the mix test and the comparison). */
 static int key_cmp(const date_key *xp, const char *a, size_t alen, const date_key *yp, const char *b, size_t blen)
 {
@@ -63,7 +63,7 @@ static int key_cmp(const date_key *xp, const char *a, size_t alen, const date_ke
     return c ? (c > 0) - (c < 0) : cmp_i64((int64_t)alen, (int64_t)blen);
 }
 
-int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen)
+int raidIoDateCmp(const char *a, size_t alen, const char *b, size_t blen)
 {
     const date_key x = key_of(a, alen), y = key_of(b, blen);
     return key_cmp(&x, a, alen, &y, b, blen);
@@ -81,7 +81,7 @@ static int digits(const char *s, size_t n, size_t *i, size_t lo, size_t hi)
     return 1;
 }
 
-int raid_io_date_year_last(const char *s, size_t n)
+int raidIoDateYearLast(const char *s, size_t n)
 {
     size_t i = 0;
     if (!digits(s, n, &i, 1, 2) || i >= n || !strchr("/.-", s[i]) || !s[i])
@@ -95,7 +95,7 @@ int raid_io_date_year_last(const char *s, size_t n)
     return i == n || s[i] == ' ' || s[i] == 'T';
 }
 
-/* The message of a date with the year last (raid_io_date_year_last). */
+/* The message of a date with the year last (raidIoDateYearLast). */
 #define YEAR_LAST_WORDS "has the year last (day and month cannot be told apart, and such dates are misordered " \
                         "as text): write dates as ISO 8601, YYYY-MM-DD"
 
@@ -118,13 +118,13 @@ static const char *mix_words(const date_key *x, const date_key *y)
     return NULL;
 }
 
-raid_status raid_table_check_date(raid_table *t, const char *date_name, const char *sym, const char *cur,
+raid_status raidTableCheckDate(RaidTable *t, const char *date_name, const char *sym, const char *cur,
                                   size_t curlen, uint64_t line, size_t col, const char *prev, uint64_t prev_line)
 {
     if (!curlen)
-        return raid_table_fail(t, line, col, "empty %s (every row needs one)", RAID_SHOWZ(date_name));
-    if (raid_io_date_year_last(cur, curlen))
-        return raid_table_fail(t, line, col, "%s: date '%s' " YEAR_LAST_WORDS, *sym ? RAID_SHOWZ(sym) : "(no symbol)",
+        return raidTableFail(t, line, col, "empty %s (every row needs one)", RAID_SHOWZ(date_name));
+    if (raidIoDateYearLast(cur, curlen))
+        return raidTableFail(t, line, col, "%s: date '%s' " YEAR_LAST_WORDS, *sym ? RAID_SHOWZ(sym) : "(no symbol)",
                                RAID_SHOW(cur, curlen));
     if (!prev)
         return RAID_OK;
@@ -132,24 +132,24 @@ raid_status raid_table_check_date(raid_table *t, const char *date_name, const ch
     const date_key x = key_of(cur, curlen), y = key_of(prev, prevlen);
     const char *mix = mix_words(&x, &y);
     if (mix)
-        return raid_table_fail(t, line, col, "%s: date '%s' and '%s' on line %llu %s", *sym ? RAID_SHOWZ(sym) : "(no symbol)",
+        return raidTableFail(t, line, col, "%s: date '%s' and '%s' on line %llu %s", *sym ? RAID_SHOWZ(sym) : "(no symbol)",
                                RAID_SHOW(cur, curlen), RAID_SHOWZ(prev), (unsigned long long)prev_line, mix);
     const int c = key_cmp(&x, cur, curlen, &y, prev, prevlen);
     if (c > 0)
         return RAID_OK;
-    return raid_table_fail(t, line, col,
+    return raidTableFail(t, line, col,
                            "%s: date '%s' %s '%s' on line %llu (the rows of a symbol must be in time order: sort "
                            "FILE by symbol, date)",
-                           *sym ? RAID_SHOWZ(sym) : "(no symbol)", RAID_SHOW(cur, curlen), raid_io_order_words(c),
+                           *sym ? RAID_SHOWZ(sym) : "(no symbol)", RAID_SHOW(cur, curlen), raidIoOrderWords(c),
                            RAID_SHOWZ(prev), (unsigned long long)prev_line);
 }
 
-raid_status raid_io_check_dates(const char *fn, const char *sym, const char *const *dates, size_t n,
+raid_status raidIoCheckDates(const char *fn, const char *sym, const char *const *dates, size_t n,
                                 const int64_t *rows)
 {
     for (size_t t = 0; t < n; t++)
-        if (raid_io_date_year_last(dates[t], strlen(dates[t])))
-            return raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' " YEAR_LAST_WORDS, fn,
+        if (raidIoDateYearLast(dates[t], strlen(dates[t])))
+            return raidFail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' " YEAR_LAST_WORDS, fn,
                              *sym ? RAID_SHOWZ(sym) : "(no symbol)", rows ? (long long)rows[t] : (long long)t + 1,
                              RAID_SHOWZ(dates[t]));
     for (size_t t = 1; t < n; t++) {
@@ -161,13 +161,13 @@ raid_status raid_io_check_dates(const char *fn, const char *sym, const char *con
             continue;
         const long long r = rows ? (long long)rows[t] : (long long)t + 1, r0 = rows ? (long long)rows[t - 1] : (long long)t;
         if (mix)
-            return raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' and '%s' on row %lld %s", fn,
+            return raidFail(NULL, RAID_EINVAL, "%s: %s: row %lld: date '%s' and '%s' on row %lld %s", fn,
                              *sym ? RAID_SHOWZ(sym) : "(no symbol)", r, RAID_SHOWZ(dates[t]), RAID_SHOWZ(dates[t - 1]),
                              r0, mix);
-        return raid_fail(NULL, RAID_EINVAL,
+        return raidFail(NULL, RAID_EINVAL,
                          "%s: %s: row %lld: date '%s' %s '%s' on row %lld (the rows of a series must be in time "
                          "order)", fn, *sym ? RAID_SHOWZ(sym) : "(no symbol)", r, RAID_SHOWZ(dates[t]),
-                         raid_io_order_words(c), RAID_SHOWZ(dates[t - 1]), r0);
+                         raidIoOrderWords(c), RAID_SHOWZ(dates[t - 1]), r0);
     }
     return RAID_OK;
 }
@@ -177,7 +177,7 @@ raid_status raid_io_check_dates(const char *fn, const char *sym, const char *con
 int raid_date_compare(const char *a, const char *b)
 {
     a = a ? a : "", b = b ? b : "";
-    return raid_io_date_cmp(a, strlen(a), b, strlen(b));
+    return raidIoDateCmp(a, strlen(a), b, strlen(b));
 }
 
 /* The name of series s in messages: its symbol ("(no symbol)" for ""), or "series S" without symbols. */
@@ -193,10 +193,10 @@ static const char *series_name(const char *const *symbols, size_t s, char *buf, 
 static raid_status check_offsets(const char *fn, const void *v, const int64_t *offsets, size_t nseries)
 {
     if (!offsets || (nseries && !v))
-        return raid_fail(NULL, RAID_EINVAL, "%s: NULL argument", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: NULL argument", fn);
     for (size_t s = 0; s < nseries; s++)
         if (offsets[s] < 0 || offsets[s + 1] < offsets[s])
-            return raid_fail(NULL, RAID_EINVAL, "%s: offsets negative or decreasing at series %zu", fn, s);
+            return raidFail(NULL, RAID_EINVAL, "%s: offsets negative or decreasing at series %zu", fn, s);
     return RAID_OK;
 }
 
@@ -211,10 +211,10 @@ raid_status raid_dates_check_order(const char *const *dates, const int64_t *offs
         const size_t i0 = (size_t)offsets[s], n = (size_t)(offsets[s + 1] - offsets[s]);
         for (size_t t = 0; t < n && st == RAID_OK; t++)
             if (!dates[i0 + t] || !dates[i0 + t][0])
-                st = raid_fail(NULL, RAID_EINVAL, "%s: %s: row %lld: date is %s", fn, *nm ? RAID_SHOWZ(nm) : "(no symbol)",
+                st = raidFail(NULL, RAID_EINVAL, "%s: %s: row %lld: date is %s", fn, *nm ? RAID_SHOWZ(nm) : "(no symbol)",
                                rows ? (long long)rows[i0 + t] : (long long)t + 1, dates[i0 + t] ? "empty" : "NULL");
         if (st == RAID_OK)
-            st = raid_io_check_dates(fn, nm, dates + i0, n, rows ? rows + i0 : NULL);
+            st = raidIoCheckDates(fn, nm, dates + i0, n, rows ? rows + i0 : NULL);
     }
     return st;
 }
@@ -223,11 +223,11 @@ raid_status raid_dates_check_order(const char *const *dates, const int64_t *offs
  * digits as the unit has), or the integer where the year leaves 1..9999. */
 static void time_text(int64_t t, int64_t units_per_s, char *buf, size_t n)
 {
-    const int64_t sec = raid_io_floordiv(t, units_per_s), frac = raid_io_floormod(t, units_per_s);
-    const int64_t days = raid_io_floordiv(sec, 86400), tod = raid_io_floormod(sec, 86400);
+    const int64_t sec = raidIoFloordiv(t, units_per_s), frac = raidIoFloormod(t, units_per_s);
+    const int64_t days = raidIoFloordiv(sec, 86400), tod = raidIoFloormod(sec, 86400);
     int64_t y;
     int m, d;
-    raid_io_civil_from_days(days, &y, &m, &d);
+    raidIoCivilFromDays(days, &y, &m, &d);
     if (y < 1 || y > 9999) {
         snprintf(buf, n, "%" PRId64, t);
         return;
@@ -246,7 +246,7 @@ raid_status raid_times_check_order(const int64_t *t, int64_t units_per_s, const 
 {
     static const char fn[] = "raid_times_check_order";
     if (units_per_s < 1)
-        return raid_fail(NULL, RAID_EINVAL, "%s: units_per_s %lld (expected >= 1)", fn, (long long)units_per_s);
+        return raidFail(NULL, RAID_EINVAL, "%s: units_per_s %lld (expected >= 1)", fn, (long long)units_per_s);
     raid_status st = check_offsets(fn, t, offsets, nseries);
     for (size_t s = 0; s < nseries && st == RAID_OK; s++) {
         for (int64_t i = offsets[s] + 1; i < offsets[s + 1]; i++) {
@@ -257,10 +257,10 @@ raid_status raid_times_check_order(const int64_t *t, int64_t units_per_s, const 
             time_text(t[i], units_per_s, a, sizeof a);
             time_text(t[i - 1], units_per_s, b, sizeof b);
             const int64_t k = i - offsets[s];
-            return raid_fail(NULL, RAID_EINVAL,
+            return raidFail(NULL, RAID_EINVAL,
                              "%s: %s: row %lld: time %s %s %s on row %lld (the rows of a series must be in time order)",
                              fn, *nm ? RAID_SHOWZ(nm) : "(no symbol)", rows ? (long long)rows[i] : (long long)k + 1, a,
-                             raid_io_order_words(cmp_i64(t[i], t[i - 1])), b,
+                             raidIoOrderWords(cmp_i64(t[i], t[i - 1])), b,
                              rows ? (long long)rows[i - 1] : (long long)k);
         }
     }

@@ -23,36 +23,36 @@
  *   - anything else (or two of different kinds): as text, byte by byte, which is the order a sort of the
  *     file by that column as text gives.
  * An empty date sorts first (the callers refuse it before they compare). */
-int raid_io_date_cmp(const char *a, size_t alen, const char *b, size_t blen);
+int raidIoDateCmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /* Whether s[0..n) is a date with the day or the month first and the year last, the form
  * D{1,2} S D{1,2} S YY or YYYY with one separator S of / . - (1/2/2001, 31.12.2000, 12-31-00), alone or
  * followed by a blank or T and anything (a time). Which of day and month comes first is not written in
  * such a date, and text order misorders them (01/01/2002 sorts before 02/01/2001, a year earlier read
  * either way): the order checks below refuse them and ask for ISO 8601. 1 or 0. */
-int raid_io_date_year_last(const char *s, size_t n);
+int raidIoDateYearLast(const char *s, size_t n);
 
 /* The words of a failed comparison c <= 0: "comes before" (c < 0) or "repeats" (c == 0). */
-static inline const char *raid_io_order_words(int c) { return c < 0 ? "comes before" : "repeats"; }
+static inline const char *raidIoOrderWords(int c) { return c < 0 ? "comes before" : "repeats"; }
 
 /* The check of one row of a CSV series: its date cur[0..curlen) at (line, col), in the series sym ("" for
  * a file without a symbol column), after the date prev of the series' previous row (on prev_line; prev
- * NULL for the series' first row). RAID_OK, or RAID_EPARSE through raid_table_fail (the table's sticky
+ * NULL for the series' first row). RAID_OK, or RAID_EPARSE through raidTableFail (the table's sticky
  * failure) with "FILE:LINE:COL: empty DATE (every row needs one)" (DATE: the column's name), "FILE:LINE:
  * COL: SYM: date 'CUR' has the year last (...): write dates as ISO 8601, YYYY-MM-DD"
- * (raid_io_date_year_last), or
+ * (raidIoDateYearLast), or
  * "FILE:LINE:COL: SYM: date 'CUR' comes before 'PREV' on line L (the rows of a symbol must be in time
  * order: sort FILE by symbol, date)" (or "repeats"; SYM "(no symbol)" for ""). */
-raid_status raid_table_check_date(raid_table *t, const char *date_name, const char *sym, const char *cur,
+raid_status raidTableCheckDate(RaidTable *t, const char *date_name, const char *sym, const char *cur,
                                   size_t curlen, uint64_t line, size_t col, const char *prev, uint64_t prev_line);
 
 /* The check of the dates of one series given as arrays: dates[0..n) NUL-terminated (none NULL or empty:
- * the callers check that first), none with the year last (raid_io_date_year_last: "FN: SYM: row R: date
+ * the callers check that first), none with the year last (raidIoDateYearLast: "FN: SYM: row R: date
  * 'D' has the year last (...): write dates as ISO 8601, YYYY-MM-DD"), each after the one before. RAID_OK,
  * or RAID_EINVAL with raid_errmsg "FN: SYM: row R: date 'CUR' comes before 'PREV' on row R' (the rows of
  * a series must be in time order)" (or "repeats"); rows are rows[t] when rows is given (the caller's numbering), else t + 1 (1-based within the
  * series). sym "" is "(no symbol)". */
-raid_status raid_io_check_dates(const char *fn, const char *sym, const char *const *dates, size_t n,
+raid_status raidIoCheckDates(const char *fn, const char *sym, const char *const *dates, size_t n,
                                 const int64_t *rows);
 
 #endif

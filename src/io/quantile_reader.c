@@ -22,7 +22,7 @@ struct raid_quantile_table {
     int64_t *keys;     /* ngroups keys (by) */
     double *out;       /* ngroups x nq quantiles */
     uint8_t *none;     /* ngroups: 1 for a group without a value (its quantiles NaN, written empty) */
-    raid_strlist notices; /* the table reader's (raid_quantile_table_notice) */
+    RaidStrlist notices; /* the table reader's (raid_quantile_table_notice) */
 };
 
 void raid_quantile_table_destroy(raid_quantile_table *t)
@@ -32,7 +32,7 @@ void raid_quantile_table_destroy(raid_quantile_table *t)
     for (size_t j = 0; j < t->nq; j++)
         free(t->qtext[j]);
     free(t->qtext), free(t->by), free(t->keys), free(t->out), free(t->none);
-    raid_strlist_free(&t->notices);
+    raidStrlistFree(&t->notices);
     free(t);
 }
 
@@ -44,9 +44,9 @@ static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
     for (const char *p = s; *p; p++)
         cap += *p == ',';
     if (cap > QUANTILE_MAX_Q)
-        return raid_fail(NULL, RAID_EINVAL, "more than %d quantiles", QUANTILE_MAX_Q);
+        return raidFail(NULL, RAID_EINVAL, "more than %d quantiles", QUANTILE_MAX_Q);
     if (!(*q = malloc(cap * sizeof **q)) || !(t->qtext = calloc(cap, sizeof *t->qtext)))
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     for (const char *p = s;;) {
         const char *end = strchr(p, ','), *stop = end ? end : p + strlen(p);
         char buf[64], *e = NULL;
@@ -54,14 +54,14 @@ static raid_status parse_q(raid_quantile_table *t, const char *s, double **q)
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
         const double v = len && len < sizeof buf && strspn(buf, "0123456789.eE+-") == len ? strtod(buf, &e) : NAN;
         if (!e || *e || !(v >= 0.0 && v <= 1.0))
-            return raid_fail(NULL, RAID_EINVAL, "bad quantile '%s' (expected a number in [0, 1])", RAID_SHOW(p, len));
+            return raidFail(NULL, RAID_EINVAL, "bad quantile '%s' (expected a number in [0, 1])", RAID_SHOW(p, len));
         for (size_t j = 0; j < t->nq; j++) /* twice would write two columns of one q (and, as given, one name) */
             if ((*q)[j] == v)
                 return strcmp(t->qtext[j], buf) == 0
-                           ? raid_fail(NULL, RAID_EINVAL, "quantile '%s' given twice", buf)
-                           : raid_fail(NULL, RAID_EINVAL, "quantile '%s' given twice (the same q as '%s')", buf, t->qtext[j]);
+                           ? raidFail(NULL, RAID_EINVAL, "quantile '%s' given twice", buf)
+                           : raidFail(NULL, RAID_EINVAL, "quantile '%s' given twice (the same q as '%s')", buf, t->qtext[j]);
         if (!(t->qtext[t->nq] = strdup(buf)))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         (*q)[t->nq++] = v;
         if (!end)
             return RAID_OK;
@@ -73,29 +73,29 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
                                   raid_quantile_table **out)
 {
     if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_quantile_run_csv: out is NULL");
+        return raidFail(ctx, RAID_EINVAL, "raid_quantile_run_csv: out is NULL");
     *out = NULL;
     if (!path || !col || !*col || !qs || (by && !*by))
-        return raid_fail(ctx, RAID_EINVAL, "raid_quantile_run_csv: NULL or empty argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_quantile_run_csv: NULL or empty argument");
     raid_quantile_table *t = calloc(1, sizeof *t);
     double *q = NULL, *v = NULL, *vs = NULL, *rows = NULL;
     int64_t *k = NULL, *ks = NULL, *off = NULL;
     uint8_t *valid = NULL;
-    raid_table *tab = NULL;
-    raid_tbatch b = {0};
+    RaidTable *tab = NULL;
+    RaidTbatch b = {0};
     size_t n = 0, cap = 0;
-    raid_status st = t ? parse_q(t, qs, &q) : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    raid_status st = t ? parse_q(t, qs, &q) : raidFail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK && by && !(t->by = strdup(by)))
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    const raid_tspec spec[2] = {{col, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_SPECIALS},
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
+    const RaidTspec spec[2] = {{col, "value", RAID_T_F64, RAID_T_EMPTY_NA | RAID_T_SPECIALS},
                                 {by ? by : "", "key", RAID_T_I64, 0}};
-    if (st == RAID_OK && ((st = raid_table_open(&tab, path, spec, by ? 2 : 1)) != RAID_OK ||
-                          (st = raid_tbatch_init(&b, tab)) != RAID_OK))
+    if (st == RAID_OK && ((st = raidTableOpen(&tab, path, spec, by ? 2 : 1)) != RAID_OK ||
+                          (st = raidTbatchInit(&b, tab)) != RAID_OK))
         goto done;
     if (st == RAID_OK) /* else a bad q: no table was opened */
-        raid_table_set_progress(tab, ctx);
+        raidTableSetProgress(tab, ctx);
     for (int fin = 0; st == RAID_OK && !fin;) { /* the rows with a value */
-        const raid_status rs = raid_table_read(tab, &b, TABLE_ROWS, &fin);
+        const raid_status rs = raidTableRead(tab, &b, TABLE_ROWS, &fin);
         if (n + b.nrows > cap) {
             size_t c = cap ? cap : 65536;
             while (c < n + b.nrows)
@@ -110,7 +110,7 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
             if (nok)
                 valid = nok;
             if (!nv || !nk || !nok) {
-                st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+                st = raidFail(NULL, RAID_ENOMEM, "out of memory");
                 break;
             }
             cap = c;
@@ -123,27 +123,27 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
         st = rs;
     }
     if (st == RAID_OK)
-        st = raid_table_copy_notices(tab, &t->notices);
+        st = raidTableCopyNotices(tab, &t->notices);
     if (st != RAID_OK)
         goto done;
     /* the groups as segments: sorted stably by key (all one key without --by) */
     const size_t m = n ? n : 1;
     if (!(vs = malloc(m * sizeof *vs)) || !(ks = malloc(m * sizeof *ks)) || !(off = malloc((m + 1) * sizeof *off)) ||
         !(t->keys = malloc(m * sizeof *t->keys)) || !(rows = malloc(m * sizeof *rows))) {
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < n; i++)
         rows[i] = (double)i; /* row numbers < 2^53: exact as doubles */
     if (n && (st = raid_sort_i64_f64(ctx, k, rows, n, 0, ks, vs)) != RAID_OK) {
-        st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
+        st = raidFail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
         goto done;
     }
     /* each key's values without the nulls, back to back: the non-empty groups are the segments */
     size_t ng = 0, nv = 0, ns = 0;
     int64_t *seg_of = malloc(m * sizeof *seg_of); /* group g's segment, -1: no value */
     if (!seg_of) {
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
@@ -159,7 +159,7 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     off[ns] = (int64_t)nv;
     if (!by && ns == 0) { /* no value at all: refused, as np.quantile of an empty array raises */
         free(seg_of);
-        st = raid_fail(NULL, RAID_EPARSE, "%s: column '%s' has no values (no quantile of no values)",
+        st = raidFail(NULL, RAID_EPARSE, "%s: column '%s' has no values (no quantile of no values)",
                        path, RAID_SHOWZ(col));
         goto done;
     }
@@ -167,11 +167,11 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     double *res = malloc((ns ? ns : 1) * t->nq * sizeof *res);
     if (!res || !(t->out = malloc(ng * t->nq * sizeof *t->out)) || !(t->none = malloc(ng ? ng : 1))) {
         free(res), free(seg_of);
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
         goto done;
     }
     if (ns && (st = raid_select_quantile(ctx, vs, off, ns, q, t->nq, res)) != RAID_OK)
-        st = raid_fail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
+        st = raidFail(NULL, st, "%s", ctx ? raid_ctx_errmsg(ctx) : raid_errmsg());
     for (size_t g = 0; st == RAID_OK && g < ng; g++) {
         t->none[g] = seg_of[g] < 0;
         for (size_t j = 0; j < t->nq; j++)
@@ -179,9 +179,9 @@ raid_status raid_quantile_run_csv(raid_ctx *ctx, const char *path, const char *c
     }
     free(res), free(seg_of);
 done:
-    st = raid_table_job_status(ctx, tab, st);
-    raid_tbatch_free(&b);
-    raid_table_close(tab);
+    st = raidTableJobStatus(ctx, tab, st);
+    raidTbatchFree(&b);
+    raidTableClose(tab);
     free(q), free(v), free(vs), free(rows), free(k), free(ks), free(off), free(valid);
     if (st != RAID_OK) {
         raid_quantile_table_destroy(t);
@@ -195,13 +195,13 @@ size_t raid_quantile_table_notice_count(const raid_quantile_table *t) { return t
 
 const char *raid_quantile_table_notice(const raid_quantile_table *t, size_t i)
 {
-    return t ? raid_strlist_get(&t->notices, i) : NULL;
+    return t ? raidStrlistGet(&t->notices, i) : NULL;
 }
 
 raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f)
 {
     if (!t || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_quantile_table_write_csv: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_quantile_table_write_csv: NULL");
     if (t->by)
         raid_csv_put_field(f, t->by);
     for (size_t j = 0; j < t->nq; j++)
@@ -215,9 +215,9 @@ raid_status raid_quantile_table_write_csv(const raid_quantile_table *t, FILE *f)
             fputs(!t->by && j == 0 ? "" : ",", f);
             if (!t->none[g]) /* a group without a value: an empty field; a NaN quantile (a NaN among the
                                 values, inf - inf) is written "nan" */
-                fputs(raid_f64_text(xt, t->out[g * t->nq + j]), f);
+                fputs(raidF64Text(xt, t->out[g * t->nq + j]), f);
         }
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -71,8 +71,8 @@ typedef struct pre {
 
 /* What derive reads (set once at open; never written while blocks are parsed). */
 typedef struct pre_cfg {
-    const raid_seg *sg;
-    const raid_io_tz *tz;
+    const RaidSeg *sg;
+    const RaidIoTz *tz;
     int has_sym, tick;
     int64_t sample_us;
     int fixed;         /* the zone has one offset at all times (UTC): a local time's instant is local - fixed_us */
@@ -84,21 +84,21 @@ struct raid_reader {
     int profile;     /* RAID_CSV_PROFILE */
     double t_seg, t_take;
     uint64_t nrows, nfast; /* rows read, rows of blocks whose must rows only went to the segmenter */
-    raid_table *tb;
-    raid_tbatch rows;
-    raid_seg *sg;
+    RaidTable *tb;
+    RaidTbatch rows;
+    RaidSeg *sg;
     int64_t *kmap;   /* the batch's distinct symbols (table keys) to segmenter symbols, -1 not yet looked up */
     size_t kmap_cap;
     raid_input_kind kind;
     int has_sym;     /* the file has a symbol column */
     int eof;         /* every row read, open segments closed */
-    raid_sticky err;
+    RaidSticky err;
 };
 
-#define fail(rd, ...) raid_sticky_fail(&(rd)->err, __VA_ARGS__)
+#define fail(rd, ...) raidStickyFail(&(rd)->err, __VA_ARGS__)
 
 /* The table's failure (positional or not) as the reader's. */
-static raid_status table_failed(raid_reader *rd) { return fail(rd, RAID_EPARSE, "%s", raid_table_errmsg(rd->tb)); }
+static raid_status table_failed(raid_reader *rd) { return fail(rd, RAID_EPARSE, "%s", raidTableErrmsg(rd->tb)); }
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Rows                                                                                            */
@@ -111,22 +111,22 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
         return RAID_OK;
     if (rc == RAID_SEG_ENOMEM)
         return fail(rd, RAID_ENOMEM, "out of memory");
-    const raid_tcol *c = &rd->rows.col[F_TIME];
+    const RaidTcol *c = &rd->rows.col[F_TIME];
     size_t len;
-    const char *text = raid_tcol_text(c, i, &len);
+    const char *text = raidTcolText(c, i, &len);
     if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
         char why[160];
-        raid_seg_row_problem(rd->sg, rc, why, sizeof why);
-        raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_TIME),
-                        "symbol '%s': %s: '%s'", RAID_SHOWZ(raid_seg_symbol_name(rd->sg, si)), why, RAID_SHOW(text, len));
+        raidSegRowProblem(rd->sg, rc, why, sizeof why);
+        raidTableFail(rd->tb, rd->rows.line_base + c->line[i], raidTableCol(rd->tb, F_TIME),
+                        "symbol '%s': %s: '%s'", RAID_SHOWZ(raidSegSymbolName(rd->sg, si)), why, RAID_SHOW(text, len));
         return table_failed(rd);
     }
     uint64_t pline;
     const char *ptext;
-    raid_seg_prev(rd->sg, si, &pline, &ptext, NULL, NULL);
-    raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_TIME),
+    raidSegPrev(rd->sg, si, &pline, &ptext, NULL, NULL);
+    raidTableFail(rd->tb, rd->rows.line_base + c->line[i], raidTableCol(rd->tb, F_TIME),
                     "%s goes backwards for symbol '%s': '%s' before '%s' (line %llu)",
-                    rc == RAID_SEG_TIME_BACK ? "time" : "date", RAID_SHOWZ(raid_seg_symbol_name(rd->sg, si)),
+                    rc == RAID_SEG_TIME_BACK ? "time" : "date", RAID_SHOWZ(raidSegSymbolName(rd->sg, si)),
                     RAID_SHOW(text, len), RAID_SHOWZ(ptext), (unsigned long long)pline);
     return table_failed(rd);
 }
@@ -134,10 +134,10 @@ static raid_status seg_result(raid_reader *rd, int rc, uint32_t si, size_t i)
 /* A value check that failed at row i: "FILE:LINE:COL: what 'text'". */
 /* Whether value v = 0 of row i of column c was written as a number that is not zero (1e-400: positive as
  * written, 0 as a double; its message says so), i.e. its significand has a digit 1 to 9. */
-static int underflowed(const raid_tcol *c, size_t i, double v)
+static int underflowed(const RaidTcol *c, size_t i, double v)
 {
     size_t len;
-    const char *text = raid_tcol_text(c, i, &len);
+    const char *text = raidTcolText(c, i, &len);
     for (size_t k = 0; v == 0 && k < len && text[k] != 'e' && text[k] != 'E'; k++)
         if (text[k] >= '1' && text[k] <= '9')
             return 1;
@@ -146,10 +146,10 @@ static int underflowed(const raid_tcol *c, size_t i, double v)
 
 static raid_status value_failed(raid_reader *rd, size_t i, const char *what)
 {
-    const raid_tcol *c = &rd->rows.col[F_VAL];
+    const RaidTcol *c = &rd->rows.col[F_VAL];
     size_t len;
-    const char *text = raid_tcol_text(c, i, &len);
-    raid_table_fail(rd->tb, rd->rows.line_base + c->line[i], raid_table_col(rd->tb, F_VAL), "%s: '%s'", what,
+    const char *text = raidTcolText(c, i, &len);
+    raidTableFail(rd->tb, rd->rows.line_base + c->line[i], raidTableCol(rd->tb, F_VAL), "%s: '%s'", what,
                     RAID_SHOW(text, len));
     return table_failed(rd);
 }
@@ -167,13 +167,13 @@ static void pre_free(void *p)
     free(q);
 }
 
-#define GROW(a, n) raid_regrow(&(a), (n), sizeof *(a))
+#define GROW(a, n) raidRegrow(&(a), (n), sizeof *(a))
 
 static void must(pre *q, uint32_t i) { q->flag[i] |= PRE_MUST; }
 
 /* The table's block function (a parsing thread, or the calling thread for rows copied across blocks):
  * b->user's arrays for b's rows. 0, or -1 when out of memory. */
-static int derive(const void *arg, raid_tbatch *b)
+static int derive(const void *arg, RaidTbatch *b)
 {
     const pre_cfg *cf = arg;
     pre *q = b->user;
@@ -192,7 +192,7 @@ static int derive(const void *arg, raid_tbatch *b)
             return -1;
         q->cap = cap;
     }
-    const raid_tcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
+    const RaidTcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
     const int64_t S = cf->sample_us;
     const int keys = !cf->has_sym || sym->keyed;
     q->fast = keys && n <= NONE && (S == 0 || S >= MIN_FAST_GRID_US);
@@ -217,21 +217,21 @@ static int derive(const void *arg, raid_tbatch *b)
         int64_t instant = tc->i64[i], local = instant; /* a timestamp without offset is local time */
         if (tc->tz_s[i] != RAID_T_NO_OFFSET) {
             instant -= (int64_t)tc->tz_s[i] * RAID_US_PER_S;
-            const int64_t utc_s = raid_io_floordiv(instant, RAID_US_PER_S);
+            const int64_t utc_s = raidIoFloordiv(instant, RAID_US_PER_S);
             if (utc_s < lo || utc_s >= hi)
-                off = raid_io_tz_offset(cf->tz, utc_s, &lo, &hi);
+                off = raidIoTzOffset(cf->tz, utc_s, &lo, &hi);
             local = instant + (int64_t)off * RAID_US_PER_S;
         } else if (cf->fixed) {
             instant -= cf->fixed_us; /* UTC: nothing */
         } else { /* the instant of a local time: one offset at it read as UTC and at the instant so found */
-            const int64_t ws = raid_io_floordiv(local, RAID_US_PER_S);
+            const int64_t ws = raidIoFloordiv(local, RAID_US_PER_S);
             if (ws < lo || ws >= hi)
-                off = raid_io_tz_offset(cf->tz, ws, &lo, &hi);
+                off = raidIoTzOffset(cf->tz, ws, &lo, &hi);
             instant = ws - off >= lo && ws - off < hi ? local - (int64_t)off * RAID_US_PER_S
-                                                      : raid_io_tz_instant(cf->tz, local); /* near a switch */
+                                                      : raidIoTzInstant(cf->tz, local); /* near a switch */
         }
         int64_t day, tod;
-        uint8_t f = raid_seg_day(cf->sg, local, &day, &tod) ? PRE_KEEP : 0;
+        uint8_t f = raidSegDay(cf->sg, local, &day, &tod) ? PRE_KEEP : 0;
         q->instant[i] = instant;
         q->day[i] = day;
         q->tod[i] = tod;
@@ -246,7 +246,7 @@ static int derive(const void *arg, raid_tbatch *b)
             /* the previous kept row of the symbol on the same date is in the same segment: a row between
              * them on another date would make one of them go backwards (an error) */
             if (q->khas[k] && q->kday[k] == day) {
-                q->ret[i] = raid_seg_return_of(q->kp[k], p);
+                q->ret[i] = raidSegReturnOf(q->kp[k], p);
                 q->flag[i] |= PRE_RET;
             }
             q->khas[k] = 1;
@@ -284,7 +284,7 @@ static int derive(const void *arg, raid_tbatch *b)
                     q->kanchor1[k] = q->kanchor[k];
                     q->kanc1[k] = 1;
                 }
-            } else if (S > 0 && raid_seg_grid_after(q->kanchor[k], S, q->instant[q->klastkept[k]]) < instant) {
+            } else if (S > 0 && raidSegGridAfter(q->kanchor[k], S, q->instant[q->klastkept[k]]) < instant) {
                 must(q, q->klastkept[k]); /* a grid point takes its price */
             }
             q->klastkept[k] = r;
@@ -336,8 +336,8 @@ static int derive(const void *arg, raid_tbatch *b)
  * changed between them). */
 static int grid_ok(raid_reader *rd, const pre *q)
 {
-    const raid_tbatch *b = &rd->rows;
-    const raid_tcol *sym = &b->col[F_SYM];
+    const RaidTbatch *b = &rd->rows;
+    const RaidTcol *sym = &b->col[F_SYM];
     const int64_t S = rd->cfg.sample_us;
     const size_t nk = rd->has_sym ? sym->nkeys : 1;
     if (S == 0)
@@ -346,10 +346,10 @@ static int grid_ok(raid_reader *rd, const pre *q)
         if (!q->kanc1[k])
             continue;
         size_t n = 0;
-        const char *s = rd->has_sym ? raid_tcol_text(sym, sym->key_row[k], &n) : "";
-        const int64_t si = rd->has_sym ? raid_seg_find(rd->sg, s, n) : raid_seg_nsymbols(rd->sg) ? 0 : -1;
+        const char *s = rd->has_sym ? raidTcolText(sym, sym->key_row[k], &n) : "";
+        const int64_t si = rd->has_sym ? raidSegFind(rd->sg, s, n) : raidSegNsymbols(rd->sg) ? 0 : -1;
         int64_t day, anchor;
-        if (si >= 0 && raid_seg_open_state(rd->sg, (uint32_t)si, &day, &anchor) == 2 && day == q->kfirstday[k] &&
+        if (si >= 0 && raidSegOpenState(rd->sg, (uint32_t)si, &day, &anchor) == 2 && day == q->kfirstday[k] &&
             (q->kanchor1[k] - anchor) % S != 0)
             return 0;
     }
@@ -359,8 +359,8 @@ static int grid_ok(raid_reader *rd, const pre *q)
 /* Hand the rows of the table batch to the segmenter, in file order. */
 static raid_status take_rows_in(raid_reader *rd)
 {
-    const raid_tbatch *b = &rd->rows;
-    const raid_tcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
+    const RaidTbatch *b = &rd->rows;
+    const RaidTcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
     const int keyed = rd->has_sym && sym->keyed;
     if (keyed && sym->nkeys > rd->kmap_cap) {
         int64_t *m = realloc(rd->kmap, sym->nkeys * sizeof *m);
@@ -388,15 +388,15 @@ static raid_status take_rows_in(raid_reader *rd)
         int64_t si = keyed ? rd->kmap[sym->key[i]] : -1; /* each distinct symbol of a block looked up once */
         if (si < 0) {
             size_t n = 0;
-            const char *s = rd->has_sym ? raid_tcol_text(sym, i, &n) : "";
-            si = rd->has_sym || raid_seg_nsymbols(rd->sg) == 0 ? raid_seg_symbol(rd->sg, s, n) : 0;
+            const char *s = rd->has_sym ? raidTcolText(sym, i, &n) : "";
+            si = rd->has_sym || raidSegNsymbols(rd->sg) == 0 ? raidSegSymbol(rd->sg, s, n) : 0;
             if (si < 0)
                 return fail(rd, RAID_ENOMEM, "out of memory");
             if (keyed)
                 rd->kmap[sym->key[i]] = si;
         }
         size_t tlen;
-        const char *ttext = raid_tcol_text(tc, i, &tlen);
+        const char *ttext = raidTcolText(tc, i, &tlen);
         const double v = vc->f64[i];
         int rc;
         if (prices) {
@@ -404,9 +404,9 @@ static raid_status take_rows_in(raid_reader *rd)
                 return value_failed(rd, i, underflowed(&rd->rows.col[F_VAL], i, v)
                                                ? "price must be positive and finite (it underflows to 0)"
                                                : "price must be positive and finite");
-            const raid_seg_row w = {b->line_base + tc->line[i], ttext, tlen, q->instant[i], 0};
+            const RaidSegRow w = {b->line_base + tc->line[i], ttext, tlen, q->instant[i], 0};
             const size_t nskip = fast ? q->nskip[j] : 0;
-            rc = raid_seg_price_after(rd->sg, (uint32_t)si, q->instant[i], q->day[i], q->tod[i], q->flag[i] & PRE_KEEP,
+            rc = raidSegPriceAfter(rd->sg, (uint32_t)si, q->instant[i], q->day[i], q->tod[i], q->flag[i] & PRE_KEEP,
                                       v, q->flag[i] & PRE_RET ? &q->ret[i] : NULL,
                                       nskip && rd->cfg.tick ? q->sret + q->soff[j] : NULL, nskip, &w);
         } else {
@@ -414,8 +414,8 @@ static raid_status take_rows_in(raid_reader *rd)
                 return value_failed(rd, i, "return must be finite");
             if (fabs(v) > RAID_MAX_RETURN)
                 return value_failed(rd, i, "return out of range (|r| > 1e74)");
-            const raid_seg_row w = {b->line_base + tc->line[i], ttext, tlen, tc->i64[i], 0};
-            rc = raid_seg_return(rd->sg, (uint32_t)si, tc->i64[i], v, &w);
+            const RaidSegRow w = {b->line_base + tc->line[i], ttext, tlen, tc->i64[i], 0};
+            rc = raidSegReturn(rd->sg, (uint32_t)si, tc->i64[i], v, &w);
         }
         if (rc != RAID_SEG_OK)
             return seg_result(rd, rc, (uint32_t)si, i);
@@ -425,11 +425,11 @@ static raid_status take_rows_in(raid_reader *rd)
 
 static raid_status take_rows(raid_reader *rd)
 {
-    const double t0 = rd->profile ? raid_cpu_now() : 0;
+    const double t0 = rd->profile ? raidCpuNow() : 0;
     const raid_status st = take_rows_in(rd);
-    raid_seg_hold_texts(rd->sg); /* the batch's texts are reused */
+    raidSegHoldTexts(rd->sg); /* the batch's texts are reused */
     if (rd->profile)
-        rd->t_seg += raid_cpu_now() - t0;
+        rd->t_seg += raidCpuNow() - t0;
     return st;
 }
 
@@ -446,17 +446,17 @@ void raid_reader_close(raid_reader *rd)
                 "profile: reader: rows to the segmenter %.3f s (%llu rows, %llu of them in blocks whose must rows "
                 "only went), segments taken %.3f s\n",
                 rd->t_seg, (unsigned long long)rd->nrows, (unsigned long long)rd->nfast, rd->t_take);
-    raid_tbatch_free(&rd->rows);
+    raidTbatchFree(&rd->rows);
     free(rd->kmap);
-    raid_table_close(rd->tb);
-    raid_seg_free(rd->sg);
+    raidTableClose(rd->tb);
+    raidSegFree(rd->sg);
     free(rd);
 }
 
 raid_status raid_reader_open(raid_reader **out, const char *path, const raid_read_opts *o)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: out is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_reader_open: out is NULL");
     *out = NULL;
     raid_read_opts defaults;
     if (!o) {
@@ -464,43 +464,43 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
         o = &defaults;
     }
     if (!path || !*path)
-        return raid_fail(NULL, RAID_EINVAL, "raid_reader_open: no path");
+        return raidFail(NULL, RAID_EINVAL, "raid_reader_open: no path");
     raid_reader *rd = calloc(1, sizeof *rd);
     if (!rd)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    raid_status s = raid_seg_create(&rd->sg, o, "raid_reader_open");
-    if (s != RAID_OK) { /* the message is raid_seg_create's */
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    raid_status s = raidSegCreate(&rd->sg, o, "raid_reader_open");
+    if (s != RAID_OK) { /* the message is raidSegCreate's */
         raid_reader_close(rd);
         return s;
     }
     const int ret = o->kind == RAID_INPUT_RETURNS;
     rd->kind = o->kind;
-    raid_tspec cols[NF] = {
+    RaidTspec cols[NF] = {
         {o->symbol_col ? o->symbol_col : "symbol", "symbol", RAID_T_STRING, RAID_T_KEYS | (o->symbol_col ? 0u : RAID_T_OPTIONAL)},
         {ret ? (o->date_col ? o->date_col : "date") : (o->time_col ? o->time_col : "timestamp"),
          ret ? "date" : "timestamp", ret ? RAID_T_DATE : RAID_T_TIMESTAMP, RAID_T_KEEP_TEXT},
         {ret ? (o->ret_col ? o->ret_col : "ret") : (o->price_col ? o->price_col : "price"), ret ? "return" : "price",
          RAID_T_F64, RAID_T_KEEP_TEXT}};
-    if ((s = raid_table_open(&rd->tb, path, cols, NF)) != RAID_OK ||
-        (s = raid_tbatch_init(&rd->rows, rd->tb)) != RAID_OK) {
+    if ((s = raidTableOpen(&rd->tb, path, cols, NF)) != RAID_OK ||
+        (s = raidTbatchInit(&rd->rows, rd->tb)) != RAID_OK) {
         raid_reader_close(rd); /* the message is the table's */
         return s;
     }
-    rd->has_sym = raid_table_col(rd->tb, F_SYM) != 0;
-    raid_table_relative_lines(rd->tb); /* lines are needed for messages only: no pass over them per block */
+    rd->has_sym = raidTableCol(rd->tb, F_SYM) != 0;
+    raidTableRelativeLines(rd->tb); /* lines are needed for messages only: no pass over them per block */
     rd->profile = getenv("RAID_CSV_PROFILE") != NULL;
     if (!ret) { /* the parsing threads derive each block's instants, dates and (tick) returns */
         int64_t lo, hi;
-        const int32_t off0 = raid_io_tz_offset(raid_seg_tz(rd->sg), 0, &lo, &hi);
-        rd->cfg = (pre_cfg){rd->sg, raid_seg_tz(rd->sg), rd->has_sym, raid_seg_sample_us(rd->sg) == 0,
-                            raid_seg_sample_us(rd->sg), lo == INT64_MIN && hi == INT64_MAX,
+        const int32_t off0 = raidIoTzOffset(raidSegTz(rd->sg), 0, &lo, &hi);
+        rd->cfg = (pre_cfg){rd->sg, raidSegTz(rd->sg), rd->has_sym, raidSegSampleUs(rd->sg) == 0,
+                            raidSegSampleUs(rd->sg), lo == INT64_MIN && hi == INT64_MAX,
                             (int64_t)off0 * RAID_US_PER_S};
-        raid_table_set_block_fn(rd->tb, derive, &rd->cfg);
+        raidTableSetBlockFn(rd->tb, derive, &rd->cfg);
     }
     /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read
      * as one series of wild returns. */
     if (!rd->has_sym)
-        raid_seg_add_notice(rd->sg, "no symbol column '%s': the whole file is one series", RAID_SHOWZ(cols[F_SYM].name));
+        raidSegAddNotice(rd->sg, "no symbol column '%s': the whole file is one series", RAID_SHOWZ(cols[F_SYM].name));
     *out = rd;
     return RAID_OK;
 }
@@ -511,58 +511,58 @@ raid_status raid_reader_next(raid_reader *rd, raid_batch *b, size_t max_returns,
         *done = 0;
     if (!rd || !b || !done)
         return rd ? fail(rd, RAID_EINVAL, "raid_reader_next: NULL argument")
-                  : raid_fail(NULL, RAID_EINVAL, "raid_reader_next: NULL argument");
+                  : raidFail(NULL, RAID_EINVAL, "raid_reader_next: NULL argument");
     if (rd->err.st != RAID_OK)
-        return raid_sticky_again(&rd->err);
+        return raidStickyAgain(&rd->err);
     const size_t before = b->nseg;
     for (;;) {
         /* Deliver queued segments: at least one per call, then until max_returns. */
-        const double t0 = rd->profile ? raid_cpu_now() : 0;
-        if (raid_seg_queued(rd->sg) && raid_seg_take(rd->sg, b, max_returns) != RAID_OK)
+        const double t0 = rd->profile ? raidCpuNow() : 0;
+        if (raidSegQueued(rd->sg) && raidSegTake(rd->sg, b, max_returns) != RAID_OK)
             return fail(rd, RAID_ENOMEM, "out of memory");
         if (rd->profile)
-            rd->t_take += raid_cpu_now() - t0;
+            rd->t_take += raidCpuNow() - t0;
         if (b->nseg > before && b->nret >= max_returns)
             return RAID_OK;
         if (rd->eof) {
-            if (raid_seg_queued(rd->sg) == 0)
+            if (raidSegQueued(rd->sg) == 0)
                 *done = 1;
             return RAID_OK;
         }
         /* Read more rows (the queue is empty here). Rows before a bad one are taken in first, so that
          * errors come in file order. */
         int tdone = 0;
-        const raid_status ts = raid_table_read(rd->tb, &rd->rows, TABLE_ROWS, &tdone);
+        const raid_status ts = raidTableRead(rd->tb, &rd->rows, TABLE_ROWS, &tdone);
         if (take_rows(rd) != RAID_OK)
             return rd->err.st;
         if (ts != RAID_OK)
-            return ts == RAID_EPARSE ? table_failed(rd) : fail(rd, ts, "%s", raid_table_errmsg(rd->tb));
+            return ts == RAID_EPARSE ? table_failed(rd) : fail(rd, ts, "%s", raidTableErrmsg(rd->tb));
         if (tdone) {
-            if (raid_seg_finish(rd->sg) != RAID_OK)
+            if (raidSegFinish(rd->sg) != RAID_OK)
                 return fail(rd, RAID_ENOMEM, "out of memory");
             rd->eof = 1;
         }
     }
 }
 
-raid_table *raid_reader_table(raid_reader *rd) { return rd->tb; }
+RaidTable *raidReaderTable(raid_reader *rd) { return rd->tb; }
 
-const char *raid_reader_symbol(const raid_reader *rd, uint32_t i) { return rd ? raid_seg_symbol_name(rd->sg, i) : NULL; }
+const char *raid_reader_symbol(const raid_reader *rd, uint32_t i) { return rd ? raidSegSymbolName(rd->sg, i) : NULL; }
 
 size_t raid_reader_notice_count(const raid_reader *rd)
 {
-    return rd ? raid_table_notice_count(rd->tb) + raid_seg_notice_count(rd->sg) : 0;
+    return rd ? raidTableNoticeCount(rd->tb) + raidSegNoticeCount(rd->sg) : 0;
 }
 
 const char *raid_reader_notice(const raid_reader *rd, size_t i)
 {
     if (!rd)
         return NULL;
-    const size_t nt = raid_table_notice_count(rd->tb);
-    return i < nt ? raid_table_notice(rd->tb, i) : raid_seg_notice(rd->sg, i - nt);
+    const size_t nt = raidTableNoticeCount(rd->tb);
+    return i < nt ? raidTableNotice(rd->tb, i) : raidSegNotice(rd->sg, i - nt);
 }
 
 void raid_reader_progress(const raid_reader *rd, uint64_t *consumed, uint64_t *total)
 {
-    raid_table_progress(rd ? rd->tb : NULL, consumed, total);
+    raidTableProgress(rd ? rd->tb : NULL, consumed, total);
 }

@@ -47,7 +47,7 @@ void raid_read_opts_init(raid_read_opts *o)
 
 static raid_status bad_sample(const char *s)
 {
-    return raid_fail(NULL, RAID_EINVAL, "bad sampling interval '%s' (expected tick, Ns, Nmin, Nh or Nms, N a positive "
+    return raidFail(NULL, RAID_EINVAL, "bad sampling interval '%s' (expected tick, Ns, Nmin, Nh or Nms, N a positive "
                      "integer, at most one day)", RAID_SHOWZ(s));
 }
 
@@ -108,19 +108,19 @@ static const char *parse_hhmm(const char *p, int32_t *sec)
 raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s)
 {
     if (!s || !start_s || !end_s)
-        return raid_fail(NULL, RAID_EINVAL, "raid_parse_session: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_parse_session: NULL argument");
     int32_t a, b;
     const char *p = parse_hhmm(s, &a);
     if (!p || *p != '-' || !(p = parse_hhmm(p + 1, &b)) || *p)
-        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)",
+        return raidFail(NULL, RAID_EINVAL, "bad session '%s' (expected HH:MM-HH:MM, the start to 23:59, the end to 24:00)",
                          RAID_SHOWZ(s));
     /* start > end: a window across midnight; it cannot start at 24:00 or end at 24:00 then. */
     if (b < a && (a == 86400 || b == 86400))
-        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",
+        return raidFail(NULL, RAID_EINVAL, "bad session '%s' (a window across midnight cannot start or end at 24:00)",
                          RAID_SHOWZ(s));
     /* 24:00 ends a window (the whole day: 00:00-24:00); a window starting there would hold nothing. */
     if (a == 86400)
-        return raid_fail(NULL, RAID_EINVAL, "bad session '%s' (a window cannot start at 24:00: the start is 00:00 to "
+        return raidFail(NULL, RAID_EINVAL, "bad session '%s' (a window cannot start at 24:00: the start is 00:00 to "
                          "23:59)", RAID_SHOWZ(s));
     *start_s = a;
     *end_s = b;
@@ -213,7 +213,7 @@ typedef struct sym_state {
     char prev_text[PREV_TEXT];
     const char *prev_tp;       /* the caller's text of the previous row, not yet copied into prev_text */
     size_t prev_tl;
-    int pending;               /* the symbol is in the list of texts to copy (raid_seg_hold_texts) */
+    int pending;               /* the symbol is in the list of texts to copy (raidSegHoldTexts) */
     /* the open segment */
     int has_seg;
     int64_t day;               /* trading date, days since the epoch */
@@ -235,17 +235,17 @@ typedef struct ready_seg {
     size_t n, cap;
 } ready_seg;
 
-struct raid_seg {
+struct RaidSeg {
     raid_input_kind kind;
     int32_t ses_lo_s, ses_hi_s; /* -1: none; lo > hi: across midnight */
     int64_t sample_us;
-    raid_io_tz *tz;
+    RaidIoTz *tz;
     int tz_cached;
     int64_t tz_lo, tz_hi;
     int32_t tz_off;
 
     /* symbols: names in order of first appearance (tab), and the state of each */
-    raid_symtab tab;
+    RaidSymtab tab;
     sym_state *syms;
     size_t nsyms, sym_cap;
     uint32_t *pend;             /* symbols whose prev_tp is to be copied (sym_cap entries) */
@@ -267,7 +267,7 @@ struct raid_seg {
     size_t nnotices;
 };
 
-raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char *fn)
+raid_status raidSegCreate(RaidSeg **out, const raid_read_opts *o, const char *fn)
 {
     assert(out && fn);
     *out = NULL;
@@ -277,43 +277,43 @@ raid_status raid_seg_create(raid_seg **out, const raid_read_opts *o, const char 
         o = &defaults;
     }
     if (o->kind != RAID_INPUT_PRICES && o->kind != RAID_INPUT_RETURNS)
-        return raid_fail(NULL, RAID_EINVAL, "%s: unknown input kind %d", fn, (int)o->kind);
+        return raidFail(NULL, RAID_EINVAL, "%s: unknown input kind %d", fn, (int)o->kind);
     if (o->sample_us < 0 || o->sample_us > RAID_US_PER_DAY)
-        return raid_fail(NULL, RAID_EINVAL, "%s: sampling interval out of range", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: sampling interval out of range", fn);
     if (o->session_start_s != -1 &&
         (o->session_start_s < 0 || o->session_end_s < 0 || o->session_start_s >= 86400 ||
          o->session_end_s > 86400 ||
          (o->session_end_s < o->session_start_s && (o->session_start_s == 86400 || o->session_end_s == 86400))))
-        return raid_fail(NULL, RAID_EINVAL, "%s: session window %d..%d out of range", fn, (int)o->session_start_s,
+        return raidFail(NULL, RAID_EINVAL, "%s: session window %d..%d out of range", fn, (int)o->session_start_s,
                          (int)o->session_end_s);
-    raid_seg *sg = calloc(1, sizeof *sg);
+    RaidSeg *sg = calloc(1, sizeof *sg);
     if (!sg)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     const int ret = o->kind == RAID_INPUT_RETURNS;
     sg->kind = o->kind;
     sg->sample_us = ret ? 0 : o->sample_us;
     sg->ses_lo_s = ret ? -1 : o->session_start_s;
     sg->ses_hi_s = o->session_end_s;
-    raid_status s = raid_io_tz_open(&sg->tz, o->tz);
+    raid_status s = raidIoTzOpen(&sg->tz, o->tz);
     if (s != RAID_OK) {
-        raid_seg_free(sg);
+        raidSegFree(sg);
         return s;
     }
     *out = sg;
     return RAID_OK;
 }
 
-void raid_seg_free(raid_seg *sg)
+void raidSegFree(RaidSeg *sg)
 {
     if (!sg)
         return;
-    raid_io_tz_free(sg->tz);
+    raidIoTzFree(sg->tz);
     for (size_t i = 0; i < sg->nsyms; i++) {
         free(sg->syms[i].ret);
     }
     free(sg->syms);
     free(sg->pend);
-    raid_symtab_free(&sg->tab);
+    raidSymtabFree(&sg->tab);
     for (size_t j = sg->rq_head; j < sg->rq_n; j++)
         free(sg->rq[j].ret);
     free(sg->rq);
@@ -325,15 +325,15 @@ void raid_seg_free(raid_seg *sg)
     free(sg);
 }
 
-raid_input_kind raid_seg_kind(const raid_seg *sg) { return sg->kind; }
+raid_input_kind raidSegKind(const RaidSeg *sg) { return sg->kind; }
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Symbols                                                                                         */
 /* ---------------------------------------------------------------------------------------------- */
 
-int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
+int64_t raidSegSymbol(RaidSeg *sg, const char *s, size_t n)
 {
-    const int64_t i = raid_symtab_add(&sg->tab, s, n);
+    const int64_t i = raidSymtabAdd(&sg->tab, s, n);
     if (i < 0 || (size_t)i < sg->nsyms)
         return i;
     /* new: its state */
@@ -353,26 +353,26 @@ int64_t raid_seg_symbol(raid_seg *sg, const char *s, size_t n)
     return (int64_t)sg->nsyms++;
 }
 
-size_t raid_seg_nsymbols(const raid_seg *sg) { return sg->nsyms; }
+size_t raidSegNsymbols(const RaidSeg *sg) { return sg->nsyms; }
 
-const char *raid_seg_symbol_name(const raid_seg *sg, uint32_t i)
+const char *raidSegSymbolName(const RaidSeg *sg, uint32_t i)
 {
-    return i < sg->nsyms ? raid_symtab_name(&sg->tab, i) : NULL;
+    return i < sg->nsyms ? raidSymtabName(&sg->tab, i) : NULL;
 }
 
-int64_t raid_seg_instant(raid_seg *sg, int64_t w_us)
+int64_t raidSegInstant(RaidSeg *sg, int64_t w_us)
 {
-    const int64_t off = raid_seg_local(sg, w_us) - w_us, w_s = raid_io_floordiv(w_us, RAID_US_PER_S);
+    const int64_t off = raidSegLocal(sg, w_us) - w_us, w_s = raidIoFloordiv(w_us, RAID_US_PER_S);
     if (w_s - off / RAID_US_PER_S >= sg->tz_lo && w_s - off / RAID_US_PER_S < sg->tz_hi) /* one offset */
         return w_us - off;
-    return raid_io_tz_instant(sg->tz, w_us);
+    return raidIoTzInstant(sg->tz, w_us);
 }
 
-int64_t raid_seg_local(raid_seg *sg, int64_t t_us)
+int64_t raidSegLocal(RaidSeg *sg, int64_t t_us)
 {
-    const int64_t utc_s = raid_io_floordiv(t_us, RAID_US_PER_S);
+    const int64_t utc_s = raidIoFloordiv(t_us, RAID_US_PER_S);
     if (!sg->tz_cached || utc_s < sg->tz_lo || utc_s >= sg->tz_hi) {
-        sg->tz_off = raid_io_tz_offset(sg->tz, utc_s, &sg->tz_lo, &sg->tz_hi);
+        sg->tz_off = raidIoTzOffset(sg->tz, utc_s, &sg->tz_lo, &sg->tz_hi);
         sg->tz_cached = 1;
     }
     return t_us + (int64_t)sg->tz_off * RAID_US_PER_S;
@@ -413,9 +413,9 @@ static double price_return(double prev, double p)
     return log(p) - log(prev);
 }
 
-double raid_seg_return_of(double prev, double p) { return price_return(prev, p); }
+double raidSegReturnOf(double prev, double p) { return price_return(prev, p); }
 
-/* ret: the return from the previous sample to p when the caller worked it out (raid_seg_price_at), else
+/* ret: the return from the previous sample to p when the caller worked it out (raidSegPriceAt), else
  * NULL. */
 static int take_sample(sym_state *s, double p, const double *ret)
 {
@@ -428,7 +428,7 @@ static int take_sample(sym_state *s, double p, const double *ret)
 
 /* A grid point taking the last price: as take_sample, counting the grid returns with no observation
  * since the previous grid point (they repeat its price). */
-static int take_grid(raid_seg *sg, sym_state *s)
+static int take_grid(RaidSeg *sg, sym_state *s)
 {
     if (s->nsampled > 0) {
         sg->grid_returns++;
@@ -442,13 +442,13 @@ static int32_t yyyymmdd(int64_t day)
 {
     int64_t y;
     int m, d;
-    raid_io_civil_from_days(day, &y, &m, &d);
+    raidIoCivilFromDays(day, &y, &m, &d);
     return (int32_t)(y * 10000 + m * 100 + d);
 }
 
 /* Close the open segment of symbol i and queue it (if it holds at least one price or return).
  * 0, or -1 when out of memory. */
-static int close_segment(raid_seg *sg, uint32_t i)
+static int close_segment(RaidSeg *sg, uint32_t i)
 {
     sym_state *s = &sg->syms[i];
     if (!s->has_seg)
@@ -500,7 +500,7 @@ static void open_segment(sym_state *s, int64_t day)
 /* Whether an observation at instant t would take the symbol's open segment past RAID_MAX_SEGMENT_RETURNS
  * returns on the sampling grid: the grid points before t, plus the one at t that the segment's close may
  * add, on top of the samples taken. */
-static int grid_too_long(const raid_seg *sg, const sym_state *s, int64_t t)
+static int grid_too_long(const RaidSeg *sg, const sym_state *s, int64_t t)
 {
     if (sg->sample_us == 0 || !s->have_obs || t <= s->next_grid)
         return 0;
@@ -510,7 +510,7 @@ static int grid_too_long(const raid_seg *sg, const sym_state *s, int64_t t)
 
 /* A kept price observation at instant t (us); anchor is the instant of the local midnight before it.
  * The caller checked grid_too_long. */
-static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double p, const double *ret)
+static int observe(RaidSeg *sg, sym_state *s, int64_t t, int64_t anchor, double p, const double *ret)
 {
     if (sg->sample_us == 0)
         return take_sample(s, p, ret);
@@ -519,7 +519,7 @@ static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double
         s->have_obs = 1;
         s->first_t = t;
         s->anchor = anchor;
-        s->next_grid = raid_seg_grid_after(anchor, S, t);
+        s->next_grid = raidSegGridAfter(anchor, S, t);
     } else {
         sg->gaps++;
         while (s->next_grid < t) { /* grid points in [last_t, t) take the previous price */
@@ -537,7 +537,7 @@ static int observe(raid_seg *sg, sym_state *s, int64_t t, int64_t anchor, double
 /* Order checks and segment switching shared by prices and returns. key orders the rows of a symbol
  * (the instant of a price, the day of a return; equal keys are allowed), day is the row's trading date.
  * Closes the symbol's segment when the date moves on and opens the next. */
-static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t day, const raid_seg_row *w)
+static int advance(RaidSeg *sg, sym_state *s, uint32_t si, int64_t key, int64_t day, const RaidSegRow *w)
 {
     if (s->has_prev && key < s->prev_key)
         return sg->kind == RAID_INPUT_RETURNS ? RAID_SEG_DATE_BACK : RAID_SEG_TIME_BACK;
@@ -548,7 +548,7 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     s->prev_ref = w->ref;
     s->prev_raw = w->raw;
     s->prev_raw_utc = w->raw_utc;
-    s->prev_tp = w->text; /* copied only when the caller lets go of it (raid_seg_hold_texts) */
+    s->prev_tp = w->text; /* copied only when the caller lets go of it (raidSegHoldTexts) */
     s->prev_tl = w->text_len;
     if (!w->text)
         s->prev_text[0] = 0;
@@ -563,31 +563,31 @@ static int advance(raid_seg *sg, sym_state *s, uint32_t si, int64_t key, int64_t
     return RAID_SEG_OK;
 }
 
-int raid_seg_day(const raid_seg *sg, int64_t local, int64_t *day, int64_t *tod)
+int raidSegDay(const RaidSeg *sg, int64_t local, int64_t *day, int64_t *tod)
 {
-    const int64_t cal = raid_io_floordiv(local, RAID_US_PER_DAY);
+    const int64_t cal = raidIoFloordiv(local, RAID_US_PER_DAY);
     *tod = local - cal * RAID_US_PER_DAY;
     int next = 0;
-    const int keep = raid_session_keep(sg->ses_lo_s, sg->ses_hi_s, *tod, &next);
+    const int keep = raidSessionKeep(sg->ses_lo_s, sg->ses_hi_s, *tod, &next);
     *day = cal + next;
     return keep;
 }
 
-int raid_seg_price(raid_seg *sg, uint32_t si, int64_t instant, int64_t local, double p, const raid_seg_row *w)
+int raidSegPrice(RaidSeg *sg, uint32_t si, int64_t instant, int64_t local, double p, const RaidSegRow *w)
 {
     int64_t day, tod;
-    const int keep = raid_seg_day(sg, local, &day, &tod);
-    return raid_seg_price_at(sg, si, instant, day, tod, keep, p, NULL, w);
+    const int keep = raidSegDay(sg, local, &day, &tod);
+    return raidSegPriceAt(sg, si, instant, day, tod, keep, p, NULL, w);
 }
 
-int raid_seg_price_at(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
-                      const double *ret, const raid_seg_row *w)
+int raidSegPriceAt(RaidSeg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                      const double *ret, const RaidSegRow *w)
 {
-    return raid_seg_price_after(sg, si, instant, day, tod, keep, p, ret, NULL, 0, w);
+    return raidSegPriceAfter(sg, si, instant, day, tod, keep, p, ret, NULL, 0, w);
 }
 
-int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
-                         const double *ret, const double *skip_ret, size_t nskip, const raid_seg_row *w)
+int raidSegPriceAfter(RaidSeg *sg, uint32_t si, int64_t instant, int64_t day, int64_t tod, int keep, double p,
+                         const double *ret, const double *skip_ret, size_t nskip, const RaidSegRow *w)
 {
     assert(sg->kind == RAID_INPUT_PRICES && si < sg->nsyms);
     sym_state *s = &sg->syms[si];
@@ -615,7 +615,7 @@ int raid_seg_price_after(raid_seg *sg, uint32_t si, int64_t instant, int64_t day
     return observe(sg, s, instant, instant - tod, p, ret) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
 }
 
-int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid_seg_row *w)
+int raidSegReturn(RaidSeg *sg, uint32_t si, int64_t day, double r, const RaidSegRow *w)
 {
     assert(sg->kind == RAID_INPUT_RETURNS && si < sg->nsyms);
     sym_state *s = &sg->syms[si];
@@ -625,7 +625,7 @@ int raid_seg_return(raid_seg *sg, uint32_t si, int64_t day, double r, const raid
     return push_ret(s, r) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
 }
 
-void raid_seg_row_problem(const raid_seg *sg, int rc, char *buf, size_t len)
+void raidSegRowProblem(const RaidSeg *sg, int rc, char *buf, size_t len)
 {
     assert(rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY);
     if (rc == RAID_SEG_DATE_RANGE)
@@ -646,7 +646,7 @@ static void hold_text(sym_state *s)
     }
 }
 
-void raid_seg_hold_texts(raid_seg *sg)
+void raidSegHoldTexts(RaidSeg *sg)
 {
     for (size_t j = 0; j < sg->npend; j++) {
         sym_state *s = &sg->syms[sg->pend[j]];
@@ -656,15 +656,15 @@ void raid_seg_hold_texts(raid_seg *sg)
     sg->npend = 0;
 }
 
-const raid_io_tz *raid_seg_tz(const raid_seg *sg) { return sg->tz; }
+const RaidIoTz *raidSegTz(const RaidSeg *sg) { return sg->tz; }
 
-int64_t raid_seg_find(const raid_seg *sg, const char *s, size_t n)
+int64_t raidSegFind(const RaidSeg *sg, const char *s, size_t n)
 {
-    const int64_t i = raid_symtab_find(&sg->tab, s, n);
+    const int64_t i = raidSymtabFind(&sg->tab, s, n);
     return i >= 0 && (size_t)i < sg->nsyms ? i : -1;
 }
 
-int raid_seg_open_state(const raid_seg *sg, uint32_t si, int64_t *day, int64_t *anchor)
+int raidSegOpenState(const RaidSeg *sg, uint32_t si, int64_t *day, int64_t *anchor)
 {
     assert(si < sg->nsyms);
     const sym_state *s = &sg->syms[si];
@@ -673,9 +673,9 @@ int raid_seg_open_state(const raid_seg *sg, uint32_t si, int64_t *day, int64_t *
     return !s->has_seg ? 0 : s->have_obs ? 2 : 1;
 }
 
-int64_t raid_seg_sample_us(const raid_seg *sg) { return sg->sample_us; }
+int64_t raidSegSampleUs(const RaidSeg *sg) { return sg->sample_us; }
 
-void raid_seg_prev(raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
+void raidSegPrev(RaidSeg *sg, uint32_t si, uint64_t *ref, const char **text, int64_t *raw, int *raw_utc)
 {
     assert(si < sg->nsyms);
     sym_state *s = &sg->syms[si];
@@ -694,7 +694,7 @@ void raid_seg_prev(raid_seg *sg, uint32_t si, uint64_t *ref, const char **text, 
 /* End, delivery, notices                                                                          */
 /* ---------------------------------------------------------------------------------------------- */
 
-void raid_seg_add_notice(raid_seg *sg, const char *fmt, ...)
+void raidSegAddNotice(RaidSeg *sg, const char *fmt, ...)
 {
     if (sg->nnotices == MAX_NOTICES)
         return;
@@ -708,11 +708,11 @@ void raid_seg_add_notice(raid_seg *sg, const char *fmt, ...)
     sg->notices[sg->nnotices++] = m;
 }
 
-raid_status raid_seg_finish(raid_seg *sg)
+raid_status raidSegFinish(RaidSeg *sg)
 {
     for (size_t i = 0; i < sg->nsyms; i++)
         if (close_segment(sg, (uint32_t)i) != 0)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
     /* A grid finer than the data: more than half of the grid returns repeat the previous grid price
      * (no observation in their interval), which adds zero returns and pulls bpv towards 0. */
     if (sg->grid_returns > 0 && sg->stale_returns * 2 > sg->grid_returns) {
@@ -721,7 +721,7 @@ raid_status raid_seg_finish(raid_seg *sg)
         if (sg->gaps)
             snprintf(spacing, sizeof spacing, " (kept observations are %.6g s apart on average)",
                      sg->gap_sum_s / (double)sg->gaps);
-        raid_seg_add_notice(sg,
+        raidSegAddNotice(sg,
                             "the sampling grid of %.6g s is finer than the data's spacing%s: %llu of %llu "
                             "sampled returns (%.1f%%) repeat the previous price for lack of an observation "
                             "in their interval, adding zero returns (bpv and the jump test suffer); choose a "
@@ -733,15 +733,15 @@ raid_status raid_seg_finish(raid_seg *sg)
     return RAID_OK;
 }
 
-size_t raid_seg_queued(const raid_seg *sg) { return sg->rq_n - sg->rq_head; }
+size_t raidSegQueued(const RaidSeg *sg) { return sg->rq_n - sg->rq_head; }
 
-raid_status raid_seg_take(raid_seg *sg, raid_batch *b, size_t max_returns)
+raid_status raidSegTake(RaidSeg *sg, raid_batch *b, size_t max_returns)
 {
     size_t delivered = 0;
     while (sg->rq_head < sg->rq_n && (delivered == 0 || b->nret < max_returns)) {
         ready_seg *q = &sg->rq[sg->rq_head];
         if (batch_append(b, q->sym, q->date, q->ret, q->n) != RAID_OK)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         sg->rq_head++;
         if (q->ret) { /* its buffer, for a symbol's next segment */
             if (sg->npool == sg->pool_cap) {
@@ -766,6 +766,6 @@ raid_status raid_seg_take(raid_seg *sg, raid_batch *b, size_t max_returns)
     return RAID_OK;
 }
 
-size_t raid_seg_notice_count(const raid_seg *sg) { return sg->nnotices; }
+size_t raidSegNoticeCount(const RaidSeg *sg) { return sg->nnotices; }
 
-const char *raid_seg_notice(const raid_seg *sg, size_t i) { return i < sg->nnotices ? sg->notices[i] : NULL; }
+const char *raidSegNotice(const RaidSeg *sg, size_t i) { return i < sg->nnotices ? sg->notices[i] : NULL; }

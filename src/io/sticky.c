@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-raid_status raid_sticky_fail(raid_sticky *e, raid_status s, const char *fmt, ...)
+raid_status raidStickyFail(RaidSticky *e, raid_status s, const char *fmt, ...)
 {
     if (e->st == RAID_OK) {
         va_list ap;
@@ -12,12 +12,12 @@ raid_status raid_sticky_fail(raid_sticky *e, raid_status s, const char *fmt, ...
         va_end(ap);
         e->st = s;
     }
-    return raid_sticky_again(e);
+    return raidStickyAgain(e);
 }
 
-raid_status raid_sticky_again(const raid_sticky *e)
+raid_status raidStickyAgain(const RaidSticky *e)
 {
     if (e->st == RAID_OK)
         return RAID_OK;
-    return raid_fail(NULL, e->st, "%s", e->msg);
+    return raidFail(NULL, e->st, "%s", e->msg);
 }

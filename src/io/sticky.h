@@ -5,15 +5,15 @@
 
 #include "core/internal.h"
 
-typedef struct raid_sticky {
+typedef struct RaidSticky {
     raid_status st;
     char msg[RAID_ERRMSG_LEN];
-} raid_sticky;
+} RaidSticky;
 
 /* Record the failure (unless one is recorded already: then the first stays) and set raid_errmsg() to
  * the recorded message; returns the recorded status. */
-raid_status raid_sticky_fail(raid_sticky *e, raid_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+raid_status raidStickyFail(RaidSticky *e, raid_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Report the recorded failure again through raid_errmsg(); returns its status (RAID_OK if none). */
-raid_status raid_sticky_again(const raid_sticky *e);
+raid_status raidStickyAgain(const RaidSticky *e);
 
 #endif

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void raid_symtab_init(raid_symtab *t) { memset(t, 0, sizeof *t); }
+void raidSymtabInit(RaidSymtab *t) { memset(t, 0, sizeof *t); }
 
-void raid_symtab_free(raid_symtab *t)
+void raidSymtabFree(RaidSymtab *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->names[i]);
@@ -23,7 +23,7 @@ static uint64_t hash_str(const char *s, size_t n)
     return h;
 }
 
-static int rehash(raid_symtab *t, size_t cap)
+static int rehash(RaidSymtab *t, size_t cap)
 {
     uint32_t *h = calloc(cap, sizeof *h);
     if (!h)
@@ -40,7 +40,7 @@ static int rehash(raid_symtab *t, size_t cap)
     return 0;
 }
 
-int64_t raid_symtab_find(const raid_symtab *t, const char *s, size_t n)
+int64_t raidSymtabFind(const RaidSymtab *t, const char *s, size_t n)
 {
     if (!t->hcap)
         return -1;
@@ -57,9 +57,9 @@ int64_t raid_symtab_find(const raid_symtab *t, const char *s, size_t n)
     return -1;
 }
 
-int64_t raid_symtab_add(raid_symtab *t, const char *s, size_t n)
+int64_t raidSymtabAdd(RaidSymtab *t, const char *s, size_t n)
 {
-    const int64_t found = raid_symtab_find(t, s, n);
+    const int64_t found = raidSymtabFind(t, s, n);
     if (found >= 0)
         return found;
     if (t->n >= UINT32_MAX - 1)

@@ -7,23 +7,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct raid_symtab {
+typedef struct RaidSymtab {
     char **names;   /* n names, NUL-terminated, in order of first appearance */
     size_t n, cap;
     uint32_t *hash; /* hcap slots (a power of two): 0 empty, else index + 1 */
     size_t hcap;
-} raid_symtab;
+} RaidSymtab;
 
 /* An empty table (all zero is one too). */
-void raid_symtab_init(raid_symtab *t);
+void raidSymtabInit(RaidSymtab *t);
 /* Free the names and the hash; the table is empty again. */
-void raid_symtab_free(raid_symtab *t);
+void raidSymtabFree(RaidSymtab *t);
 /* The index of s[0..n) (no NUL byte), or -1 when absent. */
-int64_t raid_symtab_find(const raid_symtab *t, const char *s, size_t n);
+int64_t raidSymtabFind(const RaidSymtab *t, const char *s, size_t n);
 /* The index of s[0..n), added if new (then the index is the previous count). -1 when out of memory or
  * past UINT32_MAX - 1 names. */
-int64_t raid_symtab_add(raid_symtab *t, const char *s, size_t n);
+int64_t raidSymtabAdd(RaidSymtab *t, const char *s, size_t n);
 /* Name i, or NULL if out of range. */
-static inline const char *raid_symtab_name(const raid_symtab *t, size_t i) { return i < t->n ? t->names[i] : NULL; }
+static inline const char *raidSymtabName(const RaidSymtab *t, size_t i) { return i < t->n ? t->names[i] : NULL; }
 
 #endif

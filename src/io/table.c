@@ -22,13 +22,13 @@
  *   quote or a lone CR to the end of the block, libcsv itself (the same callbacks as for the header).
  *   Each block fills its own batch with lines counted from the block's start and stops at its first error,
  *   recorded with its position; its message text is made only then.
- * - Merging (the calling thread, raid_table_read): blocks are taken in file order; their rows are handed
+ * - Merging (the calling thread, raidTableRead): blocks are taken in file order; their rows are handed
  *   to the caller's batch (the block's arrays swapped in whole when they fit, else copied) with the line
  *   numbers of the earlier blocks added; a block's error becomes the table's error once every row before
  *   it has been handed over, so the first error in file order is the one reported, word for word as a
  *   sequential reader gives it. The caller's work on a batch (segmenting, measures) runs while the
  *   workers parse the next blocks.
- * - Raw rows (raid_table_keep_rows; the header's always): a row's bytes are a span of its block, from the
+ * - Raw rows (raidTableKeepRows; the header's always): a row's bytes are a span of its block, from the
  *   first byte after the previous line break to the byte before its own. The direct scanner knows both
  *   ends; libcsv is then fed one line at a time (up to and including the next CR or LF), so that a row it
  *   ends, ends at the last byte fed (a line break inside a quoted field ends none). */
@@ -65,12 +65,12 @@
 #define MAX_NOTICES 4
 #define MAX_WORKERS 64
 
-/* Test knobs (raid_table_test_tuning): 0 = defaults. */
+/* Test knobs (raidTableTestTuning): 0 = defaults. */
 static size_t tune_block;
 static int tune_threads = -1;
 static int tune_libcsv_only;
 
-void raid_table_test_tuning(size_t block_bytes, int threads, int libcsv_only)
+void raidTableTestTuning(size_t block_bytes, int threads, int libcsv_only)
 {
     tune_block = block_bytes;
     tune_threads = threads;
@@ -86,7 +86,7 @@ typedef struct field_buf {
 /* The state of one parse: the header's, or one block's. Lines count from `cur_line`'s start (1 for the
  * header, 0 at a block's first line: the merge adds the block's first line). */
 typedef struct pctx {
-    raid_table *t;
+    RaidTable *t;
     struct csv_parser csv;
     int csv_inited;
     int header; /* collecting the header's names */
@@ -98,9 +98,9 @@ typedef struct pctx {
     const char **fs;       /* fast path: the wanted fields of the row */
     size_t *fl;
     int unterminated;      /* the last row ended without a line break, at line last_line */
-    raid_io_day_cache days; /* the last date parsed */
-    raid_symtab *keys;     /* KEYS columns: the block's distinct values (one table per wanted column) */
-    raid_tbatch *b;
+    RaidIoDayCache days; /* the last date parsed */
+    RaidSymtab *keys;     /* KEYS columns: the block's distinct values (one table per wanted column) */
+    RaidTbatch *b;
     /* raw rows: offsets from rbase of the row's first byte and of the byte that ends what libcsv was fed
      * last (its line break, or the end of the input) */
     const unsigned char *rbase;
@@ -130,17 +130,17 @@ typedef struct slot {
     int recut;           /* a spec block that had to end elsewhere: the blocks cut after it are void */
     int state;
     size_t cursor;       /* rows handed over */
-    raid_tbatch rows;
+    RaidTbatch rows;
     pctx ps;
 } slot;
 
-struct raid_table {
+struct RaidTable {
     char *path;
     FILE *f;
     int is_stdin;
     uint64_t consumed, total;
     int at_end;
-    raid_ctx *progress; /* the context that raid_table_read reports the bytes read to (NULL: none) */
+    raid_ctx *progress; /* the context that raidTableRead reports the bytes read to (NULL: none) */
 
     /* the bytes: the whole mapped file, or the stream's first bytes (header) */
     unsigned char *map;
@@ -150,7 +150,7 @@ struct raid_table {
 
     /* wanted columns */
     size_t ncols;
-    raid_tspec *spec; /* with copied strings */
+    RaidTspec *spec; /* with copied strings */
     size_t *col;      /* 0-based field index of each wanted column, SIZE_MAX if absent */
     int *want;        /* field j -> wanted column, -1 (nfields entries) */
 
@@ -182,9 +182,9 @@ struct raid_table {
     pthread_cond_t cv_work, cv_done;
     int stop;
 
-    raid_table_block_fn block_fn; /* raid_table_set_block_fn */
+    raidTableBlockFn block_fn; /* raidTableSetBlockFn */
     const void *block_arg;
-    raid_table_task *tasks, *tasks_last; /* queued tasks with items not yet taken, in order (under mu) */
+    RaidTableTask *tasks, *tasks_last; /* queued tasks with items not yet taken, in order (under mu) */
 
     /* RAID_CSV_PROFILE: seconds of the calling thread's phases and of the parsing threads (under mu); wall
      * seconds the calling thread waited for the head block and the workers for a block to parse (summed;
@@ -194,24 +194,24 @@ struct raid_table {
     double w_wait, w_idle, w_start, w_read, w_task;
     uint64_t nblocks, ntasks, nitems;
 
-    int keep_rows;    /* raid_table_keep_rows */
-    int rel_lines;    /* raid_table_relative_lines */
+    int keep_rows;    /* raidTableKeepRows */
+    int rel_lines;    /* raidTableRelativeLines */
     char *hdr_text;   /* the header's raw bytes */
     size_t hdr_len;
 
     char *notices[MAX_NOTICES];
     size_t nnotices;
 
-    raid_sticky err;
+    RaidSticky err;
 };
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Failures and notices                                                                            */
 /* ---------------------------------------------------------------------------------------------- */
 
-#define tfail(t, ...) raid_sticky_fail(&(t)->err, __VA_ARGS__)
+#define tfail(t, ...) raidStickyFail(&(t)->err, __VA_ARGS__)
 
-raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char *fmt, ...)
+raid_status raidTableFail(RaidTable *t, uint64_t line, size_t col, const char *fmt, ...)
 {
     char m[RAID_ERRMSG_LEN / 2];
     va_list ap;
@@ -222,9 +222,9 @@ raid_status raid_table_fail(raid_table *t, uint64_t line, size_t col, const char
     return tfail(t, RAID_EPARSE, "%s:%llu:%zu: %s", t->path, (unsigned long long)line, col, m);
 }
 
-raid_status raid_table_fail_no_rows(raid_table *t)
+raid_status raidTableFailNoRows(RaidTable *t)
 {
-    return raid_table_fail(t, raid_table_header_line(t) + 1, 1, "no data rows (only a header)");
+    return raidTableFail(t, raidTableHeaderLine(t) + 1, 1, "no data rows (only a header)");
 }
 
 /* A parse's positional failure (the first one wins): the text after "FILE:LINE:COL: ". */
@@ -254,7 +254,7 @@ static void pfail_plain(pctx *ps, raid_status st, const char *msg)
 }
 
 /* The parse's failure as the table's, its lines counted from line `base`. */
-static raid_status ps_to_table(raid_table *t, const pctx *ps, uint64_t base)
+static raid_status ps_to_table(RaidTable *t, const pctx *ps, uint64_t base)
 {
     if (ps->positional)
         return tfail(t, ps->st, "%s:%llu:%zu: %s", t->path, (unsigned long long)(base + ps->eline), ps->ecol,
@@ -262,55 +262,55 @@ static raid_status ps_to_table(raid_table *t, const pctx *ps, uint64_t base)
     return tfail(t, ps->st, "%s", ps->emsg);
 }
 
-const char *raid_table_errmsg(const raid_table *t) { return t ? t->err.msg : ""; }
+const char *raidTableErrmsg(const RaidTable *t) { return t ? t->err.msg : ""; }
 
-raid_status raid_table_job_status(raid_ctx *ctx, const raid_table *tab, raid_status st)
+raid_status raidTableJobStatus(raid_ctx *ctx, const RaidTable *tab, raid_status st)
 {
     if (st == RAID_OK)
         return st;
-    return raid_fail(ctx, st, "%s", tab && *raid_table_errmsg(tab) ? raid_table_errmsg(tab) : raid_errmsg());
+    return raidFail(ctx, st, "%s", tab && *raidTableErrmsg(tab) ? raidTableErrmsg(tab) : raid_errmsg());
 }
 
-uint64_t raid_table_header_line(const raid_table *t) { return t ? t->hdr_line : 0; }
+uint64_t raidTableHeaderLine(const RaidTable *t) { return t ? t->hdr_line : 0; }
 
-size_t raid_table_notice_count(const raid_table *t) { return t ? t->nnotices : 0; }
+size_t raidTableNoticeCount(const RaidTable *t) { return t ? t->nnotices : 0; }
 
-const char *raid_table_notice(const raid_table *t, size_t i) { return t && i < t->nnotices ? t->notices[i] : NULL; }
+const char *raidTableNotice(const RaidTable *t, size_t i) { return t && i < t->nnotices ? t->notices[i] : NULL; }
 
-raid_status raid_table_copy_notices(const raid_table *t, raid_strlist *l)
+raid_status raidTableCopyNotices(const RaidTable *t, RaidStrlist *l)
 {
-    for (size_t i = 0; i < raid_table_notice_count(t); i++)
-        if (raid_strlist_addf(l, "%s", t->notices[i]))
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    for (size_t i = 0; i < raidTableNoticeCount(t); i++)
+        if (raidStrlistAddf(l, "%s", t->notices[i]))
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
     return RAID_OK;
 }
 
-size_t raid_table_col(const raid_table *t, size_t k)
+size_t raidTableCol(const RaidTable *t, size_t k)
 {
     assert(k < t->ncols);
     return t->col[k] == SIZE_MAX ? 0 : t->col[k] + 1;
 }
 
-const char *raid_table_path(const raid_table *t) { return t->path; }
+const char *raidTablePath(const RaidTable *t) { return t->path; }
 
-void raid_table_keep_rows(raid_table *t) { t->keep_rows = 1; }
+void raidTableKeepRows(RaidTable *t) { t->keep_rows = 1; }
 
-void raid_table_relative_lines(raid_table *t) { t->rel_lines = 1; }
+void raidTableRelativeLines(RaidTable *t) { t->rel_lines = 1; }
 
-void raid_table_set_block_fn(raid_table *t, raid_table_block_fn fn, const void *arg)
+void raidTableSetBlockFn(RaidTable *t, raidTableBlockFn fn, const void *arg)
 {
     t->block_fn = fn;
     t->block_arg = arg;
 }
 
-const char *raid_table_header_text(const raid_table *t, size_t *len)
+const char *raidTableHeaderText(const RaidTable *t, size_t *len)
 {
     if (len)
         *len = t->hdr_len;
     return t->hdr_text ? t->hdr_text : "";
 }
 
-void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *total)
+void raidTableProgress(const RaidTable *t, uint64_t *consumed, uint64_t *total)
 {
     if (consumed)
         *consumed = t ? t->consumed : 0;
@@ -318,8 +318,8 @@ void raid_table_progress(const raid_table *t, uint64_t *consumed, uint64_t *tota
         *total = t && !t->is_stdin ? t->total : 0;
 }
 
-static void add_notice(raid_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_notice(raid_table *t, const char *fmt, ...)
+static void add_notice(RaidTable *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_notice(RaidTable *t, const char *fmt, ...)
 {
     if (t->nnotices == MAX_NOTICES)
         return;
@@ -335,7 +335,7 @@ static void add_notice(raid_table *t, const char *fmt, ...)
     t->notices[t->nnotices++] = d;
 }
 
-static void notice_unterminated(raid_table *t, uint64_t line)
+static void notice_unterminated(RaidTable *t, uint64_t line)
 {
     add_notice(t,
                "%s:%llu: the last line has no line break at its end; it was read as a complete row (if the "
@@ -347,22 +347,22 @@ static void notice_unterminated(raid_table *t, uint64_t line)
 /* Batches                                                                                         */
 /* ---------------------------------------------------------------------------------------------- */
 
-raid_status raid_tbatch_init(raid_tbatch *b, const raid_table *t)
+raid_status raidTbatchInit(RaidTbatch *b, const RaidTable *t)
 {
     memset(b, 0, sizeof *b);
     b->col = calloc(t->ncols, sizeof *b->col);
     if (!b->col)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     b->ncols = t->ncols;
     return RAID_OK;
 }
 
-void raid_tbatch_free(raid_tbatch *b)
+void raidTbatchFree(RaidTbatch *b)
 {
     if (!b)
         return;
     for (size_t k = 0; k < b->ncols; k++) {
-        raid_tcol *c = &b->col[k];
+        RaidTcol *c = &b->col[k];
         free(c->i64);
         free(c->f64);
         free(c->tz_s);
@@ -383,7 +383,7 @@ void raid_tbatch_free(raid_tbatch *b)
 
 
 /* Room for `need` rows in every column array that the column's spec uses. */
-static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
+static int batch_reserve(const RaidTable *t, RaidTbatch *b, size_t need)
 {
     if (need <= b->cap)
         return 0;
@@ -391,31 +391,31 @@ static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
     while (cap < need)
         cap *= 2;
     for (size_t k = 0; k < t->ncols; k++) {
-        raid_tcol *c = &b->col[k];
-        const raid_tspec *s = &t->spec[k];
-        if (raid_regrow(&c->line, cap, sizeof *c->line))
+        RaidTcol *c = &b->col[k];
+        const RaidTspec *s = &t->spec[k];
+        if (raidRegrow(&c->line, cap, sizeof *c->line))
             return -1;
         if ((s->type == RAID_T_DATE || s->type == RAID_T_TIMESTAMP || s->type == RAID_T_I64) &&
-            raid_regrow(&c->i64, cap, sizeof *c->i64))
+            raidRegrow(&c->i64, cap, sizeof *c->i64))
             return -1;
-        if (s->type == RAID_T_F64 && raid_regrow(&c->f64, cap, sizeof *c->f64))
+        if (s->type == RAID_T_F64 && raidRegrow(&c->f64, cap, sizeof *c->f64))
             return -1;
-        if (s->type == RAID_T_TIMESTAMP && raid_regrow(&c->tz_s, cap, sizeof *c->tz_s))
+        if (s->type == RAID_T_TIMESTAMP && raidRegrow(&c->tz_s, cap, sizeof *c->tz_s))
             return -1;
-        if ((s->flags & RAID_T_EMPTY_NA) && raid_regrow(&c->missing, cap, sizeof *c->missing))
+        if ((s->flags & RAID_T_EMPTY_NA) && raidRegrow(&c->missing, cap, sizeof *c->missing))
             return -1;
         if (s->type == RAID_T_STRING || (s->flags & RAID_T_KEEP_TEXT)) {
-            if (raid_regrow(&c->text_off, cap + 1, sizeof *c->text_off))
+            if (raidRegrow(&c->text_off, cap + 1, sizeof *c->text_off))
                 return -1;
             if (b->nrows == 0)
                 c->text_off[0] = 0;
         }
         if ((s->flags & RAID_T_KEYS) &&
-            (raid_regrow(&c->key, cap, sizeof *c->key) || raid_regrow(&c->key_row, cap, sizeof *c->key_row)))
+            (raidRegrow(&c->key, cap, sizeof *c->key) || raidRegrow(&c->key_row, cap, sizeof *c->key_row)))
             return -1;
     }
     if (t->keep_rows) {
-        if (raid_regrow(&b->row.text_off, cap + 1, sizeof *b->row.text_off))
+        if (raidRegrow(&b->row.text_off, cap + 1, sizeof *b->row.text_off))
             return -1;
         if (b->nrows == 0)
             b->row.text_off[0] = 0;
@@ -424,7 +424,7 @@ static int batch_reserve(const raid_table *t, raid_tbatch *b, size_t need)
     return 0;
 }
 
-static void batch_clear(raid_tbatch *b)
+static void batch_clear(RaidTbatch *b)
 {
     b->nrows = 0;
     b->user_ok = 0;
@@ -439,20 +439,20 @@ static void batch_clear(raid_tbatch *b)
     }
 }
 
-static int text_reserve(raid_tcol *c, size_t need)
+static int text_reserve(RaidTcol *c, size_t need)
 {
     if (need <= c->text_cap)
         return 0;
     size_t cap = c->text_cap ? c->text_cap : 4096;
     while (cap < need)
         cap *= 2;
-    if (raid_regrow(&c->text, cap, 1))
+    if (raidRegrow(&c->text, cap, 1))
         return -1;
     c->text_cap = cap;
     return 0;
 }
 
-static int put_text(raid_tcol *c, size_t row, const char *s, size_t n)
+static int put_text(RaidTcol *c, size_t row, const char *s, size_t n)
 {
     const size_t at = c->text_off[row];
     if (text_reserve(c, at + n + 1))
@@ -465,7 +465,7 @@ static int put_text(raid_tcol *c, size_t row, const char *s, size_t n)
 }
 
 /* Append the texts of rows [from, from + n) of s to d's, which has rows up to `at`. 0 or -1. */
-static int text_append(raid_tcol *d, size_t at, const raid_tcol *s, size_t from, size_t n)
+static int text_append(RaidTcol *d, size_t at, const RaidTcol *s, size_t from, size_t n)
 {
     const size_t s0 = s->text_off[from], s1 = s->text_off[from + n], d0 = d->text_off[at];
     if (text_reserve(d, d0 + (s1 - s0)))
@@ -477,7 +477,7 @@ static int text_append(raid_tcol *d, size_t at, const raid_tcol *s, size_t from,
 }
 
 /* Append rows [from, from + n) of src to dst, their lines moved by `base`. 0 or -1 (out of memory). */
-static int batch_append(const raid_table *t, raid_tbatch *dst, const raid_tbatch *src, size_t from, size_t n,
+static int batch_append(const RaidTable *t, RaidTbatch *dst, const RaidTbatch *src, size_t from, size_t n,
                         uint64_t base)
 {
     if (batch_reserve(t, dst, dst->nrows + n))
@@ -489,8 +489,8 @@ static int batch_append(const raid_table *t, raid_tbatch *dst, const raid_tbatch
     for (size_t k = 0; k < t->ncols; k++) {
         if (t->col[k] == SIZE_MAX)
             continue;
-        raid_tcol *d = &dst->col[k];
-        const raid_tcol *s = &src->col[k];
+        RaidTcol *d = &dst->col[k];
+        const RaidTcol *s = &src->col[k];
         for (size_t i = 0; i < n; i++)
             d->line[at + i] = s->line[from + i] + base;
         if (s->i64)
@@ -527,12 +527,12 @@ static int parse_decimal(const char *s, size_t n, double *v)
     if (sign == n || !(is_digit(s[sign]) || s[sign] == '.'))
         return -1;
     const size_t plus = s[0] == '+'; /* fast_float takes no leading '+' */
-    return raid_parse_f64(s + plus, n - plus, v);
+    return raidParseF64(s + plus, n - plus, v);
 }
 
-int raid_table_parse_f64(const char *s, size_t n, double *v) { return parse_decimal(s, n, v); }
+int raidTableParseF64(const char *s, size_t n, double *v) { return parse_decimal(s, n, v); }
 
-int raid_table_parse_special(const char *s, size_t n, double *v)
+int raidTableParseSpecial(const char *s, size_t n, double *v)
 {
     const size_t sign = n && (s[0] == '+' || s[0] == '-');
     const char *w = s + sign;
@@ -573,7 +573,7 @@ static int parse_int(const char *s, size_t n, int64_t *v)
     return 0;
 }
 
-int raid_table_number_int(const char *s, size_t n, int64_t *v)
+int raidTableNumberInt(const char *s, size_t n, int64_t *v)
 {
     const size_t sign = n && (s[0] == '+' || s[0] == '-');
     if (n == sign)
@@ -584,7 +584,7 @@ int raid_table_number_int(const char *s, size_t n, int64_t *v)
     return parse_int(s, n, v) == 0 ? 1 : -1;
 }
 
-static const char *type_noun(raid_ttype ty)
+static const char *type_noun(RaidTtype ty)
 {
     switch (ty) {
     case RAID_T_STRING: return "string";
@@ -600,9 +600,9 @@ static const char *type_noun(raid_ttype ty)
  * the caller). 0, or -1 after a failure. */
 static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, uint64_t line)
 {
-    const raid_table *t = ps->t;
-    const raid_tspec *sp = &t->spec[k];
-    raid_tcol *c = &ps->b->col[k];
+    const RaidTable *t = ps->t;
+    const RaidTspec *sp = &t->spec[k];
+    RaidTcol *c = &ps->b->col[k];
     const size_t colno = t->col[k] + 1;
     c->line[row] = line;
     if (c->text_off && put_text(c, row, s, n) != 0) {
@@ -612,7 +612,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     /* KEYS: every row gets its key, an empty field that EMPTY_NA makes missing too */
     int known = 0; /* a value seen before in the block: valid UTF-8 */
     if (sp->flags & RAID_T_KEYS) {
-        const int64_t id = raid_symtab_add(&ps->keys[k], s, n);
+        const int64_t id = raidSymtabAdd(&ps->keys[k], s, n);
         if (id < 0) {
             pfail_plain(ps, RAID_ENOMEM, "out of memory");
             return -1;
@@ -639,7 +639,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     case RAID_T_STRING: {
         if (known)
             break;
-        const size_t at = raid_utf8_invalid_at(s, n);
+        const size_t at = raidUtf8InvalidAt(s, n);
         if (at < n) {
             pfail(ps, line, colno, "%s is not valid UTF-8 (byte %zu is 0x%02X): '%s'", sp->what, at + 1,
                   (unsigned)(unsigned char)s[at], RAID_SHOW(s, n));
@@ -648,11 +648,11 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
         break;
     }
     case RAID_T_DATE:
-        bad = raid_io_parse_date_c(s, n, &c->i64[row], &ps->days) != 0;
+        bad = raidIoParseDateC(s, n, &c->i64[row], &ps->days) != 0;
         break;
     case RAID_T_TIMESTAMP: {
-        raid_io_ts ts;
-        bad = raid_io_parse_timestamp_c(s, n, &ts, &ps->days) != 0;
+        RaidIoTs ts;
+        bad = raidIoParseTimestampC(s, n, &ts, &ps->days) != 0;
         if (!bad) {
             c->i64[row] = ts.wall_us;
             c->tz_s[row] = ts.has_offset ? ts.offset_s : RAID_T_NO_OFFSET;
@@ -662,7 +662,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
     case RAID_T_F64:
         bad = parse_decimal(s, n, &c->f64[row]) != 0;
         if (bad && (sp->flags & RAID_T_SPECIALS)) { /* inf, nan: a generic value column */
-            bad = raid_table_parse_special(s, n, &c->f64[row]) != 0;
+            bad = raidTableParseSpecial(s, n, &c->f64[row]) != 0;
             break;
         }
         if (!bad && isinf(c->f64[row])) { /* a finite decimal beyond DBL_MAX (also where "inf" is read) */
@@ -691,7 +691,7 @@ static int put_field(pctx *ps, size_t k, size_t row, const char *s, size_t n, ui
  * absent). Then the first absent column not OPTIONAL, in spec order, is an error. */
 static void process_header(pctx *ps)
 {
-    raid_table *t = ps->t;
+    RaidTable *t = ps->t;
     t->header_done = 1;
     ps->header = 0;
     t->nfields = t->nhdr;
@@ -740,11 +740,11 @@ static void process_header(pctx *ps)
 
 /* The wanted fields of a row of nf fields (checked against the header) into the batch: 0 or -1. The
  * fields are those of ps->fld (libcsv) when fs is NULL, else fs/fl, all on line `line`. raw[0..rawlen):
- * the row's bytes, kept with raid_table_keep_rows. */
+ * the row's bytes, kept with raidTableKeepRows. */
 static int put_row(pctx *ps, size_t nf, uint64_t extra_line, uint64_t last_line, const char *const *fs,
                    const size_t *fl, uint64_t line, const unsigned char *raw, size_t rawlen)
 {
-    const raid_table *t = ps->t;
+    const RaidTable *t = ps->t;
     if (nf != t->nfields) {
         if (nf > t->nfields)
             pfail(ps, extra_line, t->nfields + 1, "expected %zu fields, found %zu", t->nfields, nf);
@@ -752,7 +752,7 @@ static int put_row(pctx *ps, size_t nf, uint64_t extra_line, uint64_t last_line,
             pfail(ps, last_line, nf, "expected %zu fields, found %zu", t->nfields, nf);
         return -1;
     }
-    raid_tbatch *b = ps->b;
+    RaidTbatch *b = ps->b;
     if (b->nrows == b->cap && batch_reserve(t, b, b->nrows + 1) != 0) {
         pfail_plain(ps, RAID_ENOMEM, "out of memory");
         return -1;
@@ -808,7 +808,7 @@ static int lines_ended(int c, size_t nfields, int *last_term)
 static void on_field(void *data, size_t n, void *ud)
 {
     pctx *ps = ud;
-    raid_table *t = ps->t;
+    RaidTable *t = ps->t;
     const char *s = data ? data : "";
     if (!data)
         n = 0;
@@ -865,7 +865,7 @@ static void on_field(void *data, size_t n, void *ud)
 static void on_row(int c, void *ud)
 {
     pctx *ps = ud;
-    raid_table *t = ps->t;
+    RaidTable *t = ps->t;
     const size_t nf = ps->fidx;
     const unsigned char *raw = ps->rbase ? ps->rbase + ps->rstart : NULL;
     const size_t rawlen = ps->rbase ? ps->rend - ps->rstart : 0;
@@ -915,7 +915,7 @@ static void csv_end(pctx *ps)
         csv_failed(ps);
 }
 
-static int pctx_init(pctx *ps, raid_table *t)
+static int pctx_init(pctx *ps, RaidTable *t)
 {
     memset(ps, 0, sizeof *ps);
     ps->t = t;
@@ -941,7 +941,7 @@ static void pctx_free(pctx *ps)
     free(ps->fl);
     if (ps->keys)
         for (size_t k = 0; k < ps->t->ncols; k++)
-            raid_symtab_free(&ps->keys[k]);
+            raidSymtabFree(&ps->keys[k]);
     free(ps->keys);
 }
 
@@ -983,7 +983,7 @@ static inline const unsigned char *next_stop(const unsigned char *p, const unsig
  * followed by LF (for libcsv), or NULL after a failure. */
 static const unsigned char *parse_fast(pctx *ps, const unsigned char *p, const unsigned char *end)
 {
-    const raid_table *t = ps->t;
+    const RaidTable *t = ps->t;
     const size_t nf = t->nfields;
     const int *want = t->want;
     const char **fs = ps->fs;
@@ -1041,7 +1041,7 @@ static void parse_block(pctx *ps, const unsigned char *data, size_t len, int eof
     ps->st = RAID_OK;
     batch_clear(ps->b);
     for (size_t k = 0; k < ps->t->ncols; k++) {
-        raid_symtab_free(&ps->keys[k]);
+        raidSymtabFree(&ps->keys[k]);
         ps->b->col[k].keyed = (ps->t->spec[k].flags & RAID_T_KEYS) != 0;
     }
     const unsigned char *end = data + len, *p = data;
@@ -1148,13 +1148,13 @@ static size_t cut_block(const unsigned char *p, size_t len, size_t want, int eof
 
 /* Take the next queued block, parse it and run the caller's block function on its rows (called and
  * returning with t->mu held; main: by the calling thread). */
-static void parse_next(raid_table *t, int main)
+static void parse_next(RaidTable *t, int main)
 {
     slot *s = &t->slots[t->take % t->nslots];
     t->take++;
     s->state = S_BUSY;
     pthread_mutex_unlock(&t->mu);
-    const double t0 = t->profile ? raid_cpu_now() : 0;
+    const double t0 = t->profile ? raidCpuNow() : 0;
     s->quoted = s->recut = 0;
     parse_block(&s->ps, s->data, s->len, s->eof);
     /* A quote can only be where the direct scanner stopped (or after an error before it, which is then the
@@ -1178,12 +1178,12 @@ static void parse_next(raid_table *t, int main)
         if (b > a)
             madvise((void *)a, b - a, MADV_DONTNEED); /* read-only and private: the pages stay in the page cache */
     }
-    const double t1 = t->profile ? raid_cpu_now() : 0;
+    const double t1 = t->profile ? raidCpuNow() : 0;
     s->rows.user_ok = t->block_fn && t->block_fn(t->block_arg, &s->rows) == 0;
     pthread_mutex_lock(&t->mu);
     if (t->profile) {
         *(main ? &t->t_parse_main : &t->t_parse) += t1 - t0;
-        t->t_fn += raid_cpu_now() - t1;
+        t->t_fn += raidCpuNow() - t1;
         t->nblocks++;
     }
     s->state = S_DONE;
@@ -1191,11 +1191,11 @@ static void parse_next(raid_table *t, int main)
 }
 
 /* Take the next item of queued task k (called with t->mu held): k leaves the queue with its last item. */
-static size_t take_item(raid_table *t, raid_table_task *k)
+static size_t take_item(RaidTable *t, RaidTableTask *k)
 {
     const size_t i = k->next++;
     if (k->next == k->n) { /* unlink k */
-        raid_table_task **p = &t->tasks, *prev = NULL;
+        RaidTableTask **p = &t->tasks, *prev = NULL;
         while (*p != k) {
             prev = *p;
             p = &(*p)->link;
@@ -1210,12 +1210,12 @@ static size_t take_item(raid_table *t, raid_table_task *k)
 
 /* Run item i of task k, taken (called and returning with t->mu held; main: by the calling thread). Once
  * its last item is done, k is the table's no more. */
-static void run_item(raid_table *t, raid_table_task *k, size_t i, int main)
+static void run_item(RaidTable *t, RaidTableTask *k, size_t i, int main)
 {
     pthread_mutex_unlock(&t->mu);
-    const double t0 = t->profile ? raid_cpu_now() : 0;
+    const double t0 = t->profile ? raidCpuNow() : 0;
     k->run(k->arg, i);
-    const double dt = t->profile ? raid_cpu_now() - t0 : 0;
+    const double dt = t->profile ? raidCpuNow() - t0 : 0;
     pthread_mutex_lock(&t->mu);
     *(main ? &t->t_task_main : &t->t_task) += dt;
     t->nitems++;
@@ -1225,20 +1225,20 @@ static void run_item(raid_table *t, raid_table_task *k, size_t i, int main)
 
 static void *worker_main(void *arg)
 {
-    raid_table *t = arg;
+    RaidTable *t = arg;
     pthread_mutex_lock(&t->mu);
     for (;;) {
-        const double w0 = t->profile && t->take == t->tail && !t->tasks ? raid_now() : 0;
+        const double w0 = t->profile && t->take == t->tail && !t->tasks ? raidNow() : 0;
         while (!t->stop && t->take == t->tail && !t->tasks)
             pthread_cond_wait(&t->cv_work, &t->mu);
         if (t->stop)
             break;
         if (w0 != 0)
-            t->w_idle += raid_now() - w0;
+            t->w_idle += raidNow() - w0;
         /* a task's items before the next block: the calling thread is reading on, and the blocks cut ahead
          * keep it supplied meanwhile */
         if (t->tasks) {
-            raid_table_task *k = t->tasks;
+            RaidTableTask *k = t->tasks;
             run_item(t, k, take_item(t, k), 0);
         } else {
             parse_next(t, 0);
@@ -1248,7 +1248,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-void raid_table_task_post(raid_table *t, raid_table_task *task)
+void raidTableTaskPost(RaidTable *t, RaidTableTask *task)
 {
     assert(task->n >= 1);
     task->next = task->ndone = 0;
@@ -1266,22 +1266,22 @@ void raid_table_task_post(raid_table *t, raid_table_task *task)
     pthread_mutex_unlock(&t->mu);
 }
 
-void raid_table_task_wait(raid_table *t, raid_table_task *task)
+void raidTableTaskWait(RaidTable *t, RaidTableTask *task)
 {
     pthread_mutex_lock(&t->mu);
-    const double w0 = t->profile ? raid_now() : 0;
+    const double w0 = t->profile ? raidNow() : 0;
     while (task->next < task->n) /* queued: its items not yet taken run here */
         run_item(t, task, take_item(t, task), 1);
     while (task->ndone < task->n)
         pthread_cond_wait(&t->cv_done, &t->mu);
     if (t->profile)
-        t->w_task += raid_now() - w0;
+        t->w_task += raidNow() - w0;
     pthread_mutex_unlock(&t->mu);
 }
 
 /* Cut the next block into slot s (the calling thread). 0, or -1 when the input is exhausted (or a read
  * failed: t->read_errno, reported after the blocks before it). */
-static int fill_slot(raid_table *t, slot *s)
+static int fill_slot(RaidTable *t, slot *s)
 {
     if (t->cut_eof)
         return -1;
@@ -1318,7 +1318,7 @@ static int fill_slot(raid_table *t, slot *s)
     for (;;) {
         if (have < s->own_cap && !eof) {
             const size_t want = s->own_cap - have;
-            const size_t got = raid_io_read_full(t->f, s->own + have, want);
+            const size_t got = raidIoReadFull(t->f, s->own + have, want);
             if (got < want && ferror(t->f)) {
                 t->read_errno = errno ? errno : EIO;
                 eof = 1;
@@ -1359,7 +1359,7 @@ static int fill_slot(raid_table *t, slot *s)
 }
 
 /* Cut blocks into the free slots and hand them to the workers. */
-static void fill(raid_table *t)
+static void fill(RaidTable *t)
 {
     while (!t->cut_eof && t->tail - t->head < t->nslots) {
         slot *s = &t->slots[t->tail % t->nslots];
@@ -1375,11 +1375,11 @@ static void fill(raid_table *t)
     }
 }
 
-static int start_blocks(raid_table *t)
+static int start_blocks(RaidTable *t)
 {
     t->started = 1;
     t->pagesize = (size_t)sysconf(_SC_PAGESIZE);
-    t->block = tune_block ? tune_block : raid_env_size("RAID_CSV_BLOCK", 1, (size_t)1 << 40, BLOCK_SIZE);
+    t->block = tune_block ? tune_block : raidEnvSize("RAID_CSV_BLOCK", 1, (size_t)1 << 40, BLOCK_SIZE);
     int nth = tune_threads >= 0 ? tune_threads : omp_get_max_threads();
     if (nth > MAX_WORKERS)
         nth = MAX_WORKERS;
@@ -1389,14 +1389,14 @@ static int start_blocks(raid_table *t)
     /* Blocks cut beyond one per worker: the slack that lets the workers parse on while the calling thread is
      * busy elsewhere (the caller's work between two blocks comes in bursts: a day's segments taken at once
      * with tick sampling); RAID_CSV_AHEAD=N sets it (benchmarks). Each slot holds a block's parsed rows. */
-    t->nslots = (size_t)t->nworkers + raid_env_size("RAID_CSV_AHEAD", 1, 1024, 2 + (size_t)t->nworkers / 2);
-    t->w_start = t->profile ? raid_now() : 0;
+    t->nslots = (size_t)t->nworkers + raidEnvSize("RAID_CSV_AHEAD", 1, 1024, 2 + (size_t)t->nworkers / 2);
+    t->w_start = t->profile ? raidNow() : 0;
     t->slots = calloc(t->nslots, sizeof *t->slots);
     if (!t->slots)
         return -1;
     for (size_t i = 0; i < t->nslots; i++) {
         slot *s = &t->slots[i];
-        if (raid_tbatch_init(&s->rows, t) != RAID_OK || pctx_init(&s->ps, t) != 0)
+        if (raidTbatchInit(&s->rows, t) != RAID_OK || pctx_init(&s->ps, t) != 0)
             return -1;
         s->ps.b = &s->rows;
     }
@@ -1414,12 +1414,12 @@ static int start_blocks(raid_table *t)
     return 0;
 }
 
-static void stop_blocks(raid_table *t)
+static void stop_blocks(RaidTable *t)
 {
     if (!t->started)
         return;
     pthread_mutex_lock(&t->mu);
-    assert(!t->tasks); /* every task waited for (raid_table_task_post) */
+    assert(!t->tasks); /* every task waited for (raidTableTaskPost) */
     t->stop = 1;
     pthread_cond_broadcast(&t->cv_work);
     pthread_mutex_unlock(&t->mu);
@@ -1428,7 +1428,7 @@ static void stop_blocks(raid_table *t)
     t->nworkers = 0;
     if (t->slots) {
         for (size_t i = 0; i < t->nslots; i++) {
-            raid_tbatch_free(&t->slots[i].rows);
+            raidTbatchFree(&t->slots[i].rows);
             if (t->slots[i].ps.t)
                 pctx_free(&t->slots[i].ps);
             free(t->slots[i].own);
@@ -1439,23 +1439,23 @@ static void stop_blocks(raid_table *t)
 }
 
 /* The block at the head, parsed (by the calling thread if no worker has taken it yet). */
-static slot *head_block(raid_table *t)
+static slot *head_block(RaidTable *t)
 {
     slot *s = &t->slots[t->head % t->nslots];
     pthread_mutex_lock(&t->mu);
     if (t->take == t->head) /* not taken: parse it here */
         parse_next(t, 1);
-    const double w0 = t->profile && s->state != S_DONE ? raid_now() : 0;
+    const double w0 = t->profile && s->state != S_DONE ? raidNow() : 0;
     while (s->state != S_DONE)
         pthread_cond_wait(&t->cv_done, &t->mu);
     if (w0 != 0)
-        t->w_wait += raid_now() - w0;
+        t->w_wait += raidNow() - w0;
     pthread_mutex_unlock(&t->mu);
     return s;
 }
 
 /* The head block is merged: free its slot (and the mapped pages it alone covers). */
-static void release_head(raid_table *t, slot *s)
+static void release_head(RaidTable *t, slot *s)
 {
     t->consumed += s->len;
     if (s->quoted) /* a file with quotes: no more cuts without looking at them */
@@ -1487,7 +1487,7 @@ static void release_head(raid_table *t, slot *s)
 /* Open, close, read                                                                               */
 /* ---------------------------------------------------------------------------------------------- */
 
-size_t raid_io_read_full(FILE *f, void *buf, size_t n)
+size_t raidIoReadFull(FILE *f, void *buf, size_t n)
 {
     size_t got = 0;
     while (got < n) {
@@ -1501,7 +1501,7 @@ size_t raid_io_read_full(FILE *f, void *buf, size_t n)
 }
 
 /* The stream's next bytes for the header (blk_len 0 at the end of the input). */
-static raid_status read_head(raid_table *t)
+static raid_status read_head(RaidTable *t)
 {
     if (t->map || !t->f) /* the mapped file is all there is */
         return RAID_OK;
@@ -1513,15 +1513,15 @@ static raid_status read_head(raid_table *t)
         t->blk = q;
         t->blk_cap = cap;
     }
-    const size_t got = raid_io_read_full(t->f, t->blk + t->blk_len, t->blk_cap - t->blk_len);
+    const size_t got = raidIoReadFull(t->f, t->blk + t->blk_len, t->blk_cap - t->blk_len);
     if (got < t->blk_cap - t->blk_len && ferror(t->f))
-        return tfail(t, RAID_EIO, "%s: read error: %s", t->path, raid_errno_text(errno));
+        return tfail(t, RAID_EIO, "%s: read error: %s", t->path, raidErrnoText(errno));
     t->blk_len += got;
     t->consumed += got;
     return RAID_OK;
 }
 
-void raid_table_close(raid_table *t)
+void raidTableClose(RaidTable *t)
 {
     if (!t)
         return;
@@ -1538,7 +1538,7 @@ void raid_table_close(raid_table *t)
                 "calling thread %.3f s; wall: the calling thread waited %.3f s for tasks (running items included)\n",
                 t->path, (unsigned long long)t->ntasks, (unsigned long long)t->nitems, t->t_task, t->t_task_main,
                 t->w_task);
-    const double c0 = t->profile && t->started ? raid_now() : 0;
+    const double c0 = t->profile && t->started ? raidNow() : 0;
     stop_blocks(t);
     if (t->f && !t->is_stdin)
         fclose(t->f);
@@ -1548,7 +1548,7 @@ void raid_table_close(raid_table *t)
         free(t->blk);
     if (c0 != 0)
         fprintf(stderr, "profile: table closed in %.3f s (wall: the parsing threads joined, the blocks freed, the file "
-                "unmapped)\n", raid_now() - c0);
+                "unmapped)\n", raidNow() - c0);
     if (t->hp.t)
         pctx_free(&t->hp);
     free(t->carry);
@@ -1584,7 +1584,7 @@ static char *xstrdup(const char *s)
 
 /* Map a regular file whole (0), or leave it to be streamed (-1). The file must not shrink while it is
  * read (a mapped page past its new end is SIGBUS), as with any reader that maps files. */
-static int map_file(raid_table *t)
+static int map_file(RaidTable *t)
 {
     struct stat st;
     if (fstat(fileno(t->f), &st) != 0 || !S_ISREG(st.st_mode))
@@ -1605,19 +1605,19 @@ static int map_file(raid_table *t)
     return 0;
 }
 
-raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec *cols, size_t ncols)
+raid_status raidTableOpen(RaidTable **out, const char *path, const RaidTspec *cols, size_t ncols)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_table_open: out is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raidTableOpen: out is NULL");
     *out = NULL;
     if (!path || !*path || !cols || ncols == 0)
-        return raid_fail(NULL, RAID_EINVAL, "raid_table_open: no path or no columns");
+        return raidFail(NULL, RAID_EINVAL, "raidTableOpen: no path or no columns");
     for (size_t k = 0; k < ncols; k++)
         if (!cols[k].name || !*cols[k].name)
-            return raid_fail(NULL, RAID_EINVAL, "empty name for the %s column", cols[k].what);
-    raid_table *t = calloc(1, sizeof *t);
+            return raidFail(NULL, RAID_EINVAL, "empty name for the %s column", cols[k].what);
+    RaidTable *t = calloc(1, sizeof *t);
     if (!t)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv_work, NULL);
     pthread_cond_init(&t->cv_done, NULL);
@@ -1634,8 +1634,8 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         ok = t->spec[k].name && t->spec[k].what;
     }
     if (!ok) {
-        raid_table_close(t);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        raidTableClose(t);
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     if (strcmp(path, "-") == 0) {
         t->f = stdin;
@@ -1644,8 +1644,8 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         t->f = fopen(path, "rb");
         if (!t->f) {
             const int e = errno;
-            raid_table_close(t);
-            return raid_fail(NULL, RAID_EIO, "%s: %s", path, raid_errno_text(e));
+            raidTableClose(t);
+            return raidFail(NULL, RAID_EIO, "%s: %s", path, raidErrnoText(e));
         }
         map_file(t); /* else streamed, as standard input */
     }
@@ -1702,8 +1702,8 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         ps_to_table(t, hp, 0);
     if (t->err.st != RAID_OK) {
         const raid_status s = t->err.st;
-        raid_sticky_again(&t->err);
-        raid_table_close(t);
+        raidStickyAgain(&t->err);
+        raidTableClose(t);
         return s;
     }
     for (size_t i = 0; i < t->nhdr; i++)
@@ -1725,8 +1725,8 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
         t->carry_cap = t->carry_len;
         t->carry = malloc(t->carry_len ? t->carry_len : 1);
         if (!t->carry) {
-            raid_table_close(t);
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            raidTableClose(t);
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         }
         memcpy(t->carry, t->blk + t->blk_pos, t->carry_len);
         t->consumed -= t->carry_len;
@@ -1735,31 +1735,31 @@ raid_status raid_table_open(raid_table **out, const char *path, const raid_tspec
     return RAID_OK;
 }
 
-static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done);
+static raid_status table_read(RaidTable *t, RaidTbatch *b, size_t max_rows, int *done);
 
-void raid_table_set_progress(raid_table *t, raid_ctx *ctx) { t->progress = ctx; }
+void raidTableSetProgress(RaidTable *t, raid_ctx *ctx) { t->progress = ctx; }
 
-raid_status raid_table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done)
+raid_status raidTableRead(RaidTable *t, RaidTbatch *b, size_t max_rows, int *done)
 {
     const raid_status st = table_read(t, b, max_rows, done);
     if (t && t->progress && st == RAID_OK) {
         uint64_t used, total;
-        raid_table_progress(t, &used, &total);
-        raid_progress(t->progress, *done && total ? total : used, total, "bytes");
+        raidTableProgress(t, &used, &total);
+        raidProgress(t->progress, *done && total ? total : used, total, "bytes");
     }
     return st;
 }
 
-static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, int *done)
+static raid_status table_read(RaidTable *t, RaidTbatch *b, size_t max_rows, int *done)
 {
     if (done)
         *done = 0;
     if (!t || !b || !done || b->ncols != t->ncols || max_rows == 0)
-        return t ? tfail(t, RAID_EINVAL, "raid_table_read: bad argument")
-                 : raid_fail(NULL, RAID_EINVAL, "raid_table_read: bad argument");
+        return t ? tfail(t, RAID_EINVAL, "raidTableRead: bad argument")
+                 : raidFail(NULL, RAID_EINVAL, "raidTableRead: bad argument");
     batch_clear(b);
     if (t->err.st != RAID_OK)
-        return raid_sticky_again(&t->err);
+        return raidStickyAgain(&t->err);
     if (t->at_end) {
         *done = 1;
         return RAID_OK;
@@ -1767,34 +1767,34 @@ static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, in
     if (!t->started && start_blocks(t) != 0)
         return tfail(t, RAID_ENOMEM, "out of memory");
     while (b->nrows < max_rows) {
-        double t0 = t->profile ? raid_cpu_now() : 0;
+        double t0 = t->profile ? raidCpuNow() : 0;
         fill(t);
         if (t->profile) {
-            const double t1 = raid_cpu_now();
+            const double t1 = raidCpuNow();
             t->t_cut += t1 - t0;
             t0 = t1;
         }
         if (t->head == t->tail) { /* every block is merged */
             if (t->read_errno)
                 return tfail(t, t->read_errno == ENOMEM ? RAID_ENOMEM : RAID_EIO, "%s: read error: %s", t->path,
-                             raid_errno_text(t->read_errno));
+                             raidErrnoText(t->read_errno));
             t->at_end = 1;
             *done = 1;
             if (t->profile)
-                t->w_read = raid_now() - t->w_start;
+                t->w_read = raidNow() - t->w_start;
             break;
         }
         slot *s = head_block(t);
         if (t->profile) {
-            const double t1 = raid_cpu_now();
+            const double t1 = raidCpuNow();
             t->t_wait += t1 - t0;
             t0 = t1;
         }
-        raid_tbatch *r = &s->rows;
+        RaidTbatch *r = &s->rows;
         const uint64_t base = t->line_base;
         int whole = 0;
         if (b->nrows == 0 && s->cursor == 0 && r->nrows <= max_rows) { /* the block's rows: swap the arrays */
-            const raid_tbatch tmp = *b;
+            const RaidTbatch tmp = *b;
             *b = *r;
             *r = tmp;
             batch_clear(r);
@@ -1816,12 +1816,12 @@ static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, in
             s->cursor += n;
             if (s->cursor < r->nrows) {
                 if (t->profile)
-                    t->t_merge += raid_cpu_now() - t0;
+                    t->t_merge += raidCpuNow() - t0;
                 break; /* b is full */
             }
         }
         if (t->profile)
-            t->t_merge += raid_cpu_now() - t0;
+            t->t_merge += raidCpuNow() - t0;
         /* every row of the block is handed over */
         if (s->ps.st != RAID_OK) {
             const raid_status st = ps_to_table(t, &s->ps, base);
@@ -1837,7 +1837,7 @@ static raid_status table_read(raid_table *t, raid_tbatch *b, size_t max_rows, in
             t->at_end = 1;
             *done = 1;
             if (t->profile)
-                t->w_read = raid_now() - t->w_start;
+                t->w_read = raidNow() - t->w_start;
             break;
         }
         if (whole) /* a block's rows as they were parsed: the caller works on them while the next are parsed */

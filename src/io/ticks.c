@@ -15,26 +15,26 @@
 #include <string.h>
 
 struct raid_ticks {
-    raid_seg *sg;
+    RaidSeg *sg;
     uint64_t rows;     /* rows pushed so far */
     int finished;
-    raid_sticky err;
+    RaidSticky err;
 };
 
 /* Years 0001 to 9999, as the CSV's timestamps. */
 #define T_MIN (RAID_SEG_DAY_MIN * RAID_US_PER_DAY)
 #define T_MAX ((RAID_SEG_DAY_MAX + 1) * RAID_US_PER_DAY - 1)
 
-#define tfail(tk, ...) raid_sticky_fail(&(tk)->err, __VA_ARGS__)
+#define tfail(tk, ...) raidStickyFail(&(tk)->err, __VA_ARGS__)
 
 /* "YYYY-MM-DDTHH:MM:SS[.ffffff][Z]" of t (microseconds), into buf (at least 40 bytes). */
 static const char *fmt_time(char *buf, size_t len, int64_t t, int utc)
 {
-    const int64_t day = raid_io_floordiv(t, RAID_US_PER_DAY);
+    const int64_t day = raidIoFloordiv(t, RAID_US_PER_DAY);
     const int64_t tod = t - day * RAID_US_PER_DAY;
     int64_t y;
     int m, d;
-    raid_io_civil_from_days(day, &y, &m, &d);
+    raidIoCivilFromDays(day, &y, &m, &d);
     const int64_t s = tod / RAID_US_PER_S, us = tod % RAID_US_PER_S;
     int k = snprintf(buf, len, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, (int)(s / 3600),
                      (int)(s / 60 % 60), (int)(s % 60));
@@ -48,14 +48,14 @@ static const char *fmt_time(char *buf, size_t len, int64_t t, int utc)
 raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_create: out is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_ticks_create: out is NULL");
     *out = NULL;
     if (o && o->kind != RAID_INPUT_PRICES)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_create: o->kind must be RAID_INPUT_PRICES");
+        return raidFail(NULL, RAID_EINVAL, "raid_ticks_create: o->kind must be RAID_INPUT_PRICES");
     raid_ticks *tk = calloc(1, sizeof *tk);
     if (!tk)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    raid_status s = raid_seg_create(&tk->sg, o, "raid_ticks_create");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    raid_status s = raidSegCreate(&tk->sg, o, "raid_ticks_create");
     if (s != RAID_OK) {
         free(tk);
         return s;
@@ -68,7 +68,7 @@ void raid_ticks_destroy(raid_ticks *tk)
 {
     if (!tk)
         return;
-    raid_seg_free(tk->sg);
+    raidSegFree(tk->sg);
     free(tk);
 }
 
@@ -79,23 +79,23 @@ static raid_status push_start(raid_ticks *tk, const char *fn, const char **symbo
 {
     *si = -1;
     if (!tk)
-        return raid_fail(NULL, RAID_EINVAL, "%s: tk is NULL", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: tk is NULL", fn);
     if (tk->err.st != RAID_OK)
-        return raid_sticky_again(&tk->err);
+        return raidStickyAgain(&tk->err);
     if (tk->finished)
-        return raid_fail(NULL, RAID_EINVAL, "%s: rows after raid_ticks_take(..., finish = 1)", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: rows after raid_ticks_take(..., finish = 1)", fn);
     if (n && (!t || !price))
-        return raid_fail(NULL, RAID_EINVAL, "%s: NULL times or price with n = %zu", fn, n);
+        return raidFail(NULL, RAID_EINVAL, "%s: NULL times or price with n = %zu", fn, n);
     if (!*symbol)
         *symbol = "";
     const size_t len = strlen(*symbol);
-    const size_t bad = raid_utf8_invalid_at(*symbol, len);
+    const size_t bad = raidUtf8InvalidAt(*symbol, len);
     if (bad < len)
         return tfail(tk, RAID_EINVAL, "%s: row %" PRIu64 ": symbol is not valid UTF-8 (byte %zu, 0x%02X)", fn,
                      tk->rows, bad + 1, (unsigned)(unsigned char)(*symbol)[bad]);
     if (n == 0)
         return RAID_OK;
-    *si = raid_seg_symbol(tk->sg, *symbol, len);
+    *si = raidSegSymbol(tk->sg, *symbol, len);
     if (*si < 0)
         return tfail(tk, RAID_ENOMEM, "out of memory");
     return RAID_OK;
@@ -120,16 +120,16 @@ static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int
     if (!(p > 0) || !isfinite(p))
         return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): price must be positive and finite: %.17g",
                      tk->rows, RAID_SHOWZ(symbol), p);
-    const int64_t local = utc ? raid_seg_local(tk->sg, instant) : instant;
-    const raid_seg_row w = {tk->rows, text, tlen, instant, utc};
-    const int rc = raid_seg_price(tk->sg, si, utc ? instant : raid_seg_instant(tk->sg, instant), local, p, &w);
+    const int64_t local = utc ? raidSegLocal(tk->sg, instant) : instant;
+    const RaidSegRow w = {tk->rows, text, tlen, instant, utc};
+    const int rc = raidSegPrice(tk->sg, si, utc ? instant : raidSegInstant(tk->sg, instant), local, p, &w);
     if (rc == RAID_SEG_OK)
         return RAID_OK;
     if (rc == RAID_SEG_ENOMEM)
         return tfail(tk, RAID_ENOMEM, "out of memory");
     if (rc == RAID_SEG_DATE_RANGE || rc == RAID_SEG_TOO_MANY) {
         char why[160];
-        raid_seg_row_problem(tk->sg, rc, why, sizeof why);
+        raidSegRowProblem(tk->sg, rc, why, sizeof why);
         return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s: %s", tk->rows, RAID_SHOWZ(symbol), why,
                      show_time(a, sizeof a, text, tlen, instant, utc));
     }
@@ -137,7 +137,7 @@ static raid_status push_row(raid_ticks *tk, uint32_t si, const char *symbol, int
     int64_t praw;
     int putc;
     const char *ptext;
-    raid_seg_prev(tk->sg, si, &pref, &ptext, &praw, &putc);
+    raidSegPrev(tk->sg, si, &pref, &ptext, &praw, &putc);
     return tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): %s goes backwards: %s before %s (row %" PRIu64 ")",
                  tk->rows, RAID_SHOWZ(symbol), rc == RAID_SEG_TIME_BACK ? "time" : "date",
                  show_time(a, sizeof a, text, tlen, instant, utc), show_time(b, sizeof b, ptext, strlen(ptext), praw, putc),
@@ -177,9 +177,9 @@ raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char 
             break;
         }
         const size_t tlen = strlen(text);
-        raid_io_ts ts;
+        RaidIoTs ts;
         /* the CSV reader's parser and its reading of an offset (reader.c): one set of rules */
-        if (raid_io_parse_timestamp(text, tlen, &ts) != 0) {
+        if (raidIoParseTimestamp(text, tlen, &ts) != 0) {
             st = tfail(tk, RAID_EPARSE, "row %" PRIu64 " (symbol '%s'): cannot parse timestamp '%s'", tk->rows,
                        RAID_SHOWZ(symbol), RAID_SHOW(text, tlen));
             break;
@@ -188,29 +188,29 @@ raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char 
         if ((st = push_row(tk, (uint32_t)si, symbol, instant, ts.has_offset, price[i], text, tlen)) != RAID_OK)
             break;
     }
-    raid_seg_hold_texts(tk->sg); /* the caller's texts are its own again */
+    raidSegHoldTexts(tk->sg); /* the caller's texts are its own again */
     return st;
 }
 
 raid_status raid_ticks_take(raid_ticks *tk, raid_batch *b, int finish)
 {
     if (!tk || !b)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ticks_take: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_ticks_take: NULL argument");
     if (tk->err.st != RAID_OK)
-        return raid_sticky_again(&tk->err);
+        return raidStickyAgain(&tk->err);
     if (finish && !tk->finished) {
-        if (raid_seg_finish(tk->sg) != RAID_OK)
+        if (raidSegFinish(tk->sg) != RAID_OK)
             return tfail(tk, RAID_ENOMEM, "out of memory");
         tk->finished = 1;
     }
-    while (raid_seg_queued(tk->sg))
-        if (raid_seg_take(tk->sg, b, SIZE_MAX) != RAID_OK)
+    while (raidSegQueued(tk->sg))
+        if (raidSegTake(tk->sg, b, SIZE_MAX) != RAID_OK)
             return tfail(tk, RAID_ENOMEM, "out of memory");
     return RAID_OK;
 }
 
-const char *raid_ticks_symbol(const raid_ticks *tk, uint32_t i) { return tk ? raid_seg_symbol_name(tk->sg, i) : NULL; }
+const char *raid_ticks_symbol(const raid_ticks *tk, uint32_t i) { return tk ? raidSegSymbolName(tk->sg, i) : NULL; }
 
-size_t raid_ticks_notice_count(const raid_ticks *tk) { return tk ? raid_seg_notice_count(tk->sg) : 0; }
+size_t raid_ticks_notice_count(const raid_ticks *tk) { return tk ? raidSegNoticeCount(tk->sg) : 0; }
 
-const char *raid_ticks_notice(const raid_ticks *tk, size_t i) { return tk ? raid_seg_notice(tk->sg, i) : NULL; }
+const char *raid_ticks_notice(const raid_ticks *tk, size_t i) { return tk ? raidSegNotice(tk->sg, i) : NULL; }

@@ -8,30 +8,30 @@
 
 #include <string.h>
 
-int raid_io_is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+int raidIoIsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
-int raid_io_days_in_month(int64_t y, int m)
+int raidIoDaysInMonth(int64_t y, int m)
 {
     static const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (m < 1 || m > 12)
         return 0;
-    return dm[m - 1] + (m == 2 && raid_io_is_leap(y));
+    return dm[m - 1] + (m == 2 && raidIoIsLeap(y));
 }
 
-int64_t raid_io_days_from_civil(int64_t y, int m, int d)
+int64_t raidIoDaysFromCivil(int64_t y, int m, int d)
 {
     y -= m <= 2;
-    const int64_t era = raid_io_floordiv(y, 400);
+    const int64_t era = raidIoFloordiv(y, 400);
     const int64_t yoe = y - era * 400;                                       /* [0, 399] */
     const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;     /* [0, 365] */
     const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;               /* [0, 146096] */
     return era * 146097 + doe - 719468;
 }
 
-void raid_io_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+void raidIoCivilFromDays(int64_t z, int64_t *y, int *m, int *d)
 {
     z += 719468;
-    const int64_t era = raid_io_floordiv(z, 146097);
+    const int64_t era = raidIoFloordiv(z, 146097);
     const int64_t doe = z - era * 146097;
     const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
     const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
@@ -57,7 +57,7 @@ static int64_t digits(const char *s, int n)
 
 /* "YYYY-MM-DD" at s[0..10) into days since the epoch; the date of the previous call is remembered in c
  * (NULL: none), so that rows of one day cost a comparison. */
-static int parse_ymd(const char *s, size_t n, int64_t *days, raid_io_day_cache *c)
+static int parse_ymd(const char *s, size_t n, int64_t *days, RaidIoDayCache *c)
 {
     if (n < 10)
         return -1;
@@ -68,9 +68,9 @@ static int parse_ymd(const char *s, size_t n, int64_t *days, raid_io_day_cache *
     if (s[4] != '-' || s[7] != '-')
         return -1;
     int64_t y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
-    if (y < 1 || m < 1 || m > 12 || d < 1 || d > raid_io_days_in_month(y, (int)m))
+    if (y < 1 || m < 1 || m > 12 || d < 1 || d > raidIoDaysInMonth(y, (int)m))
         return -1;
-    *days = raid_io_days_from_civil(y, (int)m, (int)d);
+    *days = raidIoDaysFromCivil(y, (int)m, (int)d);
     if (c) {
         memcpy(c->ymd, s, 10);
         c->days = *days;
@@ -79,18 +79,18 @@ static int parse_ymd(const char *s, size_t n, int64_t *days, raid_io_day_cache *
     return 0;
 }
 
-int raid_io_parse_date_c(const char *s, size_t n, int64_t *days, raid_io_day_cache *c)
+int raidIoParseDateC(const char *s, size_t n, int64_t *days, RaidIoDayCache *c)
 {
     if (n != 10)
         return -1;
     return parse_ymd(s, n, days, c);
 }
 
-int raid_io_parse_date(const char *s, size_t n, int64_t *days) { return raid_io_parse_date_c(s, n, days, NULL); }
+int raidIoParseDate(const char *s, size_t n, int64_t *days) { return raidIoParseDateC(s, n, days, NULL); }
 
-int raid_io_parse_timestamp(const char *s, size_t n, raid_io_ts *out) { return raid_io_parse_timestamp_c(s, n, out, NULL); }
+int raidIoParseTimestamp(const char *s, size_t n, RaidIoTs *out) { return raidIoParseTimestampC(s, n, out, NULL); }
 
-int raid_io_parse_timestamp_c(const char *s, size_t n, raid_io_ts *out, raid_io_day_cache *c)
+int raidIoParseTimestampC(const char *s, size_t n, RaidIoTs *out, RaidIoDayCache *c)
 {
     int64_t days;
     if (n < 19 || parse_ymd(s, n, &days, c) != 0)

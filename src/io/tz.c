@@ -28,7 +28,7 @@ typedef struct posix_tz {
     tz_rule start, end;
 } posix_tz;
 
-struct raid_io_tz {
+struct RaidIoTz {
     int64_t *trans;   /* ntrans transition instants, ascending */
     uint8_t *idx;     /* the type of each transition */
     size_t ntrans;
@@ -159,14 +159,14 @@ static int64_t rule_local(const tz_rule *r, int64_t y)
 {
     int64_t days;
     if (r->kind == 'J') {
-        days = raid_io_days_from_civil(y, 1, 1) + r->a - 1 + (raid_io_is_leap(y) && r->a >= 60);
+        days = raidIoDaysFromCivil(y, 1, 1) + r->a - 1 + (raidIoIsLeap(y) && r->a >= 60);
     } else if (r->kind == 'D') {
-        days = raid_io_days_from_civil(y, 1, 1) + r->a;
+        days = raidIoDaysFromCivil(y, 1, 1) + r->a;
     } else {
-        int64_t first = raid_io_days_from_civil(y, r->a, 1);
-        int wday = (int)raid_io_floormod(first + 4, 7); /* 1970-01-01 was a Thursday */
+        int64_t first = raidIoDaysFromCivil(y, r->a, 1);
+        int wday = (int)raidIoFloormod(first + 4, 7); /* 1970-01-01 was a Thursday */
         int d = 1 + (r->c - wday + 7) % 7 + (r->b - 1) * 7;
-        int dim = raid_io_days_in_month(y, r->a);
+        int dim = raidIoDaysInMonth(y, r->a);
         while (d > dim)
             d -= 7;
         days = first + d - 1;
@@ -183,7 +183,7 @@ static int32_t posix_offset(const posix_tz *z, int64_t t, int64_t *lo, int64_t *
     }
     int64_t y0, yy;
     int mm, dd;
-    raid_io_civil_from_days(raid_io_floordiv(t + z->std_off, 86400), &y0, &mm, &dd);
+    raidIoCivilFromDays(raidIoFloordiv(t + z->std_off, 86400), &y0, &mm, &dd);
     /* The latest transition at or before t and the earliest after it, among years y0-2 .. y0+2. A rule's
      * transition of year y lies within about 8 days of year y (rule times of -167 to 167 hours, offsets of
      * a day), and a rule's transitions increase with the year: the latest one at or before t is of year
@@ -250,7 +250,7 @@ static size_t block_size(const tzif_counts *c, size_t tsize)
 }
 
 /* Returns 0, -1 (not a valid TZif file) or -2 (out of memory). */
-static int parse_tzif(const unsigned char *p, size_t n, raid_io_tz *z)
+static int parse_tzif(const unsigned char *p, size_t n, RaidIoTz *z)
 {
     tzif_counts c;
     int version;
@@ -312,7 +312,7 @@ static int parse_tzif(const unsigned char *p, size_t n, raid_io_tz *z)
     return 0;
 }
 
-void raid_io_tz_free(raid_io_tz *tz)
+void raidIoTzFree(RaidIoTz *tz)
 {
     if (!tz)
         return;
@@ -323,35 +323,35 @@ void raid_io_tz_free(raid_io_tz *tz)
 }
 
 /* A zone from the TZif bytes p[0..n): 0 and *out, -1 (not a valid TZif file) or -2 (out of memory); *out
- * NULL on failure. The one parse of raid_io_tz_open and raid_io_tz_from_tzif. */
-static int tzif_load(const unsigned char *p, size_t n, raid_io_tz **out)
+ * NULL on failure. The one parse of raidIoTzOpen and raidIoTzFromTzif. */
+static int tzif_load(const unsigned char *p, size_t n, RaidIoTz **out)
 {
     *out = NULL;
-    raid_io_tz *z = calloc(1, sizeof *z);
+    RaidIoTz *z = calloc(1, sizeof *z);
     const int rc = z ? parse_tzif(p, n, z) : -2;
     if (rc != 0) {
-        raid_io_tz_free(z);
+        raidIoTzFree(z);
         return rc;
     }
     *out = z;
     return 0;
 }
 
-raid_status raid_io_tz_from_tzif(raid_io_tz **out, const unsigned char *p, size_t n)
+raid_status raidIoTzFromTzif(RaidIoTz **out, const unsigned char *p, size_t n)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_io_tz_from_tzif: out is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raidIoTzFromTzif: out is NULL");
     const int rc = p ? tzif_load(p, n, out) : -1;
     if (rc == -2)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     if (rc != 0)
-        return raid_fail(NULL, RAID_EINVAL, "not a valid TZif file (RFC 8536)");
+        return raidFail(NULL, RAID_EINVAL, "not a valid TZif file (RFC 8536)");
     return RAID_OK;
 }
 
-static raid_io_tz *tz_utc(void)
+static RaidIoTz *tz_utc(void)
 {
-    raid_io_tz *z = calloc(1, sizeof *z);
+    RaidIoTz *z = calloc(1, sizeof *z);
     if (!z)
         return NULL;
     z->utoff = calloc(1, sizeof *z->utoff);
@@ -377,20 +377,20 @@ static int valid_name(const char *s)
     return 1;
 }
 
-raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
+raid_status raidIoTzOpen(RaidIoTz **out, const char *name)
 {
     *out = NULL;
     if (!name)
         name = "UTC"; /* "" is not a zone name: it fails valid_name below */
     if (!valid_name(name))
-        return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", RAID_SHOWZ(name));
+        return raidFail(NULL, RAID_EINVAL, "unknown time zone '%s'", RAID_SHOWZ(name));
     const char *dir = getenv("TZDIR");
     if (!dir || !*dir)
         dir = "/usr/share/zoneinfo";
     size_t plen = strlen(dir) + strlen(name) + 2;
     char *path = malloc(plen);
     if (!path)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     snprintf(path, plen, "%s/%s", dir, name);
     FILE *f = fopen(path, "rb");
     free(path);
@@ -401,14 +401,14 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
         buf = malloc(cap);
         if (!buf) {
             fclose(f);
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         }
-        n = raid_io_read_full(f, buf, cap);
+        n = raidIoReadFull(f, buf, cap);
         if (ferror(f) || n == cap)
             n = 0;
         fclose(f);
     }
-    raid_io_tz *z = NULL;
+    RaidIoTz *z = NULL;
     int rc = n > 0 ? tzif_load(buf, n, &z) : -1;
     free(buf);
     if (rc == 0) {
@@ -423,26 +423,26 @@ raid_status raid_io_tz_open(raid_io_tz **out, const char *name)
         }
     }
     if (rc == -2)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    return raid_fail(NULL, RAID_EINVAL, "unknown time zone '%s'", RAID_SHOWZ(name));
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    return raidFail(NULL, RAID_EINVAL, "unknown time zone '%s'", RAID_SHOWZ(name));
 }
 
-raid_status raid_io_tz_from_posix(raid_io_tz **out, const char *tzstring)
+raid_status raidIoTzFromPosix(RaidIoTz **out, const char *tzstring)
 {
     *out = NULL;
     posix_tz p;
     if (!tzstring || parse_posix(tzstring, &p) != 0)
-        return raid_fail(NULL, RAID_EINVAL, "bad POSIX TZ string '%s'", RAID_SHOWZ(tzstring));
-    raid_io_tz *z = tz_utc();
+        return raidFail(NULL, RAID_EINVAL, "bad POSIX TZ string '%s'", RAID_SHOWZ(tzstring));
+    RaidIoTz *z = tz_utc();
     if (!z)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     z->utoff[0] = p.std_off;
     z->footer = p;
     *out = z;
     return RAID_OK;
 }
 
-int32_t raid_io_tz_offset(const raid_io_tz *z, int64_t t, int64_t *lo, int64_t *hi)
+int32_t raidIoTzOffset(const RaidIoTz *z, int64_t t, int64_t *lo, int64_t *hi)
 {
     int64_t l, h;
     int32_t off;
@@ -481,15 +481,15 @@ int32_t raid_io_tz_offset(const raid_io_tz *z, int64_t t, int64_t *lo, int64_t *
     return off;
 }
 
-int64_t raid_io_tz_instant(const raid_io_tz *tz, int64_t w_us)
+int64_t raidIoTzInstant(const RaidIoTz *tz, int64_t w_us)
 {
-    const int64_t w = raid_io_floordiv(w_us, RAID_US_PER_S);
-    const int32_t o1 = raid_io_tz_offset(tz, w, NULL, NULL);
+    const int64_t w = raidIoFloordiv(w_us, RAID_US_PER_S);
+    const int32_t o1 = raidIoTzOffset(tz, w, NULL, NULL);
     int64_t lo, hi;
-    const int32_t o2 = raid_io_tz_offset(tz, w - o1, &lo, &hi);
+    const int32_t o2 = raidIoTzOffset(tz, w - o1, &lo, &hi);
     if (o2 == o1)
         return w_us - (int64_t)o1 * RAID_US_PER_S;
-    if (raid_io_tz_offset(tz, w - o2, NULL, NULL) == o2)
+    if (raidIoTzOffset(tz, w - o2, NULL, NULL) == o2)
         return w_us - (int64_t)o2 * RAID_US_PER_S;
     /* in the gap: the switch lies between w - o1 and w - o2, at an end of the interval of w - o1 */
     return (o1 < o2 ? lo : hi) * RAID_US_PER_S;

@@ -8,7 +8,7 @@
 /* The offset of the first byte of s[0..n) that does not start or continue a well-formed UTF-8
  * sequence (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF, no truncated sequence),
  * or n when all of s is valid. ASCII text costs one comparison per byte. */
-static inline size_t raid_utf8_invalid_at(const char *s, size_t n)
+static inline size_t raidUtf8InvalidAt(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;

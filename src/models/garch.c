@@ -49,7 +49,7 @@ static void garch_where(const raid_garch_input *in, const garch_in_sym *S, size_
 
 /* The message of a full-sample fit that did not converge. */
 static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, size_t q,
-                            const raid_garch_batch_out *o)
+                            const RaidGarchBatchOut *o)
 {
     const garch_in_sym *S = &in->sym[q];
     char nm_shown[RAID_SHOW_CAP]; /* the symbol in the messages: escaped as every quoted input */
@@ -74,7 +74,7 @@ static raid_status full_msg(raid_garch_result *res, const raid_garch_input *in, 
 
 /* A converged fit without (some) standard errors: its Hessian at the estimates was not positive definite
  * (a flat or concave direction), so the classic and robust covariances do not exist. */
-static int converged_no_se(const raid_garch_spec *sp, const raid_garch_batch_out *o, int k)
+static int converged_no_se(const raid_garch_spec *sp, const RaidGarchBatchOut *o, int k)
 {
     if (o->status != RAID_GARCH_CONVERGED)
         return 0;
@@ -90,7 +90,7 @@ static const char NO_SE[] = "converged, but no standard errors: the Hessian at t
 
 /* Row r of the result from fit o of symbol q (window end text: NULL for a full-sample fit). */
 static raid_status put_row(raid_garch_result *res, size_t r, size_t q, const char *end, size_t n,
-                           const raid_garch_batch_out *o, const int *slot, int k)
+                           const RaidGarchBatchOut *o, const int *slot, int k)
 {
     if (end && !(res->row_end[r] = strdup(end)))
         return RAID_ENOMEM;
@@ -122,18 +122,18 @@ static size_t plan_windows(const raid_garch_spec *sp, size_t T, size_t *ends)
     return nw;
 }
 
-#define NOMEM(ctx) raid_fail((ctx), RAID_ENOMEM, "out of memory")
+#define NOMEM(ctx) raidFail((ctx), RAID_ENOMEM, "out of memory")
 
 /* The window fits of every symbol, in one batch, and their rows and messages. */
-static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const raid_garch_lik_spec *ls,
-                               const raid_garch_input *in, const raid_garch_batch_out *full,
-                               const raid_garch_batch_opts *opts, raid_garch_result *res, const int *slot, int k)
+static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const RaidGarchLikSpec *ls,
+                               const raid_garch_input *in, const RaidGarchBatchOut *full,
+                               const RaidGarchBatchOpts *opts, raid_garch_result *res, const int *slot, int k)
 {
     const size_t nsym = in->nsym, nrows = res->nrows;
     const double **r = malloc((nrows ? nrows : 1) * sizeof *r);
     size_t *T = malloc((nrows ? nrows : 1) * sizeof *T), *end = malloc((nrows ? nrows : 1) * sizeof *end);
     double *warm = malloc((nrows ? nrows : 1) * (size_t)k * sizeof *warm);
-    raid_garch_batch_out *o = calloc(nrows ? nrows : 1, sizeof *o);
+    RaidGarchBatchOut *o = calloc(nrows ? nrows : 1, sizeof *o);
     raid_status st = RAID_OK;
     if (!r || !T || !end || !warm || !o) {
         st = NOMEM(ctx);
@@ -151,9 +151,9 @@ static raid_status fit_windows(raid_ctx *ctx, const raid_garch_spec *sp, const r
         }
         w += nw;
     }
-    raid_garch_batch_opts wo = *opts; /* the windows' fits come after the full-sample fits */
+    RaidGarchBatchOpts wo = *opts; /* the windows' fits come after the full-sample fits */
     wo.prog_base = nsym;
-    if (nrows && (st = raid_garch_batch_fit(ctx, ls, nrows, r, T, warm, &wo, o)) != RAID_OK)
+    if (nrows && (st = raidGarchBatchFit(ctx, ls, nrows, r, T, warm, &wo, o)) != RAID_OK)
         goto done;
     w = 0;
     for (size_t q = 0; q < nsym && st == RAID_OK; q++) {
@@ -192,12 +192,12 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
                            raid_garch_result **out)
 {
     if (!ctx || !sp || !in || !out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_garch_fit: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_garch_fit: NULL argument");
     *out = NULL;
-    const raid_garch_lik_spec ls = garch_lik_spec(sp);
+    const RaidGarchLikSpec ls = raidGarchLikSpec(sp);
     int slot[RAID_GARCH_MAXPAR];
-    const int k = garch_slots(sp, slot);
-    raid_garch_batch_opts opts;
+    const int k = raidGarchSlots(sp, slot);
+    RaidGarchBatchOpts opts;
     memset(&opts, 0, sizeof opts); /* the defaults of garch_batch.h */
     opts.max_iter = (size_t)sp->max_iter;
     const size_t nsym = in->nsym;
@@ -212,9 +212,9 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
     raid_garch_result *res = calloc(1, sizeof *res);
     const double **r = malloc((nsym ? nsym : 1) * sizeof *r);
     size_t *T = malloc((nsym ? nsym : 1) * sizeof *T);
-    raid_garch_batch_out *full = calloc(nsym ? nsym : 1, sizeof *full);
+    RaidGarchBatchOut *full = calloc(nsym ? nsym : 1, sizeof *full);
     raid_status st = RAID_OK;
-    if (!res || !r || !T || !full || garch_result_init(res, sp, in, nrows) != RAID_OK) {
+    if (!res || !r || !T || !full || raidGarchResultInit(res, sp, in, nrows) != RAID_OK) {
         st = NOMEM(ctx);
         goto done;
     }
@@ -230,9 +230,9 @@ raid_status raid_garch_fit(raid_ctx *ctx, const raid_garch_spec *sp, const raid_
      * path's `no progress`; tests/test_garch_api.c).
      * So on a device the full-sample fits of a windowed job are the cpu path's. */
     const int full_on_cpu = ctx->dev && sp->win_kind != RAID_GARCH_FULL;
-    if (nsym && (st = raid_garch_batch_fit(full_on_cpu ? NULL : ctx, &ls, nsym, r, T, NULL, &opts, full)) != RAID_OK) {
+    if (nsym && (st = raidGarchBatchFit(full_on_cpu ? NULL : ctx, &ls, nsym, r, T, NULL, &opts, full)) != RAID_OK) {
         if (full_on_cpu)
-            st = raid_fail(ctx, st, "%s", raid_errmsg());
+            st = raidFail(ctx, st, "%s", raid_errmsg());
         goto done;
     }
     for (size_t q = 0; q < nsym && st == RAID_OK && sp->win_kind == RAID_GARCH_FULL; q++)

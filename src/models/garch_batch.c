@@ -5,7 +5,7 @@
  * BFGS (Nocedal and Wright 2006, algorithm 6.1, the initial scaling 6.20) with a backtracking Armijo line
  * search (their algorithm 3.1) on an unconstrained reparameterisation x of theta. Every round gathers the
  * trial points of every running series (the grid of starts, then each series' line-search step lengths)
- * into ONE raid_garch_eval_run call; a series that stops drops out. The accepted step of a line search is
+ * into ONE raidGarchEvalRun call; a series that stops drops out. The accepted step of a line search is
  * the first of a, a/2, a/4, ... that passes, however many of them one call carries, so the iterates do not
  * depend on the batch, on the other series or on the number of step lengths per call. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -29,16 +29,16 @@ enum { K = RAID_GARCH_LIK_MAXPAR, NEWTON_MAX = 6, STALL_ITER = 5 };
 
 /* Positions in theta (and x: the same layout), -1 when absent. */
 typedef struct fitmap {
-    raid_garch_lik_spec spec;
+    RaidGarchLikSpec spec;
     size_t k;
     int imu, iom, ial, iga, ibe, inu;
     double mbar, s; /* sample mean and standard deviation (zero mean: root mean square) of the returns */
     double ls2;     /* log s^2 */
 } fitmap;
 
-static fitmap make_map(const raid_garch_lik_spec *spec, double mbar, double s)
+static fitmap make_map(const RaidGarchLikSpec *spec, double mbar, double s)
 {
-    fitmap m = {*spec, raid_garch_lik_npar(spec), -1, -1, -1, -1, -1, -1, mbar, s, 2 * log(s)};
+    fitmap m = {*spec, raidGarchLikNpar(spec), -1, -1, -1, -1, -1, -1, mbar, s, 2 * log(s)};
     int i = 0;
     if (spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT) m.imu = i++;
     m.iom = i++;
@@ -488,10 +488,10 @@ static _Thread_local struct {
 } prof; /* per thread: fits on several threads at once do not share the counters */
 
 /* Evaluate the batch and map the gradients to x; a point whose gradient in x is not finite gets +inf. */
-static raid_status batch_run(raid_garch_eval *ev, batch *b, const fit *fits, size_t k)
+static raid_status batch_run(RaidGarchEval *ev, batch *b, const fit *fits, size_t k)
 {
     const double t0 = prof_now();
-    const raid_status st = raid_garch_eval_run(ev, b->n, b->series, b->theta, b->nll, b->grad);
+    const raid_status st = raidGarchEvalRun(ev, b->n, b->series, b->theta, b->nll, b->grad);
     prof.eval_s += prof_now() - t0;
     prof.calls++;
     prof.points += b->n;
@@ -523,7 +523,7 @@ static int merged(fit *s, const fit *fits)
     return 1;
 }
 
-/* The progress of a batch fit (raid_garch_batch_opts' prog_*): ctx, the series done before the bulk phase
+/* The progress of a batch fit (RaidGarchBatchOpts' prog_*): ctx, the series done before the bulk phase
  * (base: prog_base + those that could not be fitted), the fits of the bulk phase (nf series, ntot
  * candidates with the second ones) and the total. */
 typedef struct prog {
@@ -534,9 +534,9 @@ typedef struct prog {
 
 /* Run BFGS in lock step on every running fit until each stops; pg (NULL: none) gets the share of the
  * candidates stopped, as series, after each round. */
-static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *ru, batch *b, const prog *pg)
+static raid_status bulk(RaidGarchEval *ev, fit *fits, size_t nf, const rules *ru, batch *b, const prog *pg)
 {
-    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    const size_t k = raidGarchLikNpar(&fits[0].m.spec);
     for (;;) {
         b->n = 0;
         size_t running = 0;
@@ -556,7 +556,7 @@ static raid_status bulk(raid_garch_eval *ev, fit *fits, size_t nf, const rules *
             }
         }
         if (pg && pg->total) /* monotone: a stopped candidate does not run again in this phase */
-            raid_progress(pg->ctx, pg->base + (uint64_t)((double)pg->nf * (double)(nf - running) / (double)nf), pg->total,
+            raidProgress(pg->ctx, pg->base + (uint64_t)((double)pg->nf * (double)(nf - running) / (double)nf), pg->total,
                           "fits");
         if (b->n == 0) return RAID_OK;
         const raid_status st = batch_run(ev, b, fits, k);
@@ -592,7 +592,7 @@ static double pers_of_theta(const fitmap *m, const double *th)
 static void host_point(const fit *s, batch *b, size_t p, size_t k)
 {
     double *g = b->grad + p * k, *gx = b->gx + p * K;
-    b->nll[p] = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, b->theta + p * k, s->bc, g);
+    b->nll[p] = raidGarchLikNllBc(&s->m.spec, s->r, s->T, b->theta + p * k, s->bc, g);
     if (!isfinite(b->nll[p])) return;
     chain(&s->m, b->x + p * K, b->theta + p * k, g, gx);
     for (size_t i = 0; i < k; i++)
@@ -635,11 +635,11 @@ static size_t best_verified(const fit *s, batch *b, size_t p0, size_t cnt, size_
  * best start in the other basin (basin(): persistence below or above 0.85), if any is valid, becomes a second
  * candidate fits[nf + j] of the same series (its `second` the index of the first), appended; *ntot: nf plus
  * their number. */
-static raid_status starts(raid_garch_eval *ev, fit *fits, size_t nf, const double *const *warm,
+static raid_status starts(RaidGarchEval *ev, fit *fits, size_t nf, const double *const *warm,
                           const double **nested, batch *b, size_t *ntot)
 {
-    const int verify = raid_garch_eval_on_device(ev);
-    const size_t k = raid_garch_lik_npar(&fits[0].m.spec), ns = nstart(&fits[0].m);
+    const int verify = raidGarchEvalOnDevice(ev);
+    const size_t k = raidGarchLikNpar(&fits[0].m.spec), ns = nstart(&fits[0].m);
     b->n = 0;
     for (size_t i = 0; i < nf; i++) {
         const fit *s = &fits[i];
@@ -738,9 +738,9 @@ static void pick(fit *fits, size_t nf, size_t ntot)
  * positive definite (or a point is invalid), the identity scaled at the first update (fresh). A BFGS that
  * starts from the curvature needs a few iterations instead of k^2 or more, most of all from a warm start. */
 #define XSTEP 1e-5
-static raid_status init_hessian(raid_garch_eval *ev, fit *fits, size_t nf, batch *b)
+static raid_status init_hessian(RaidGarchEval *ev, fit *fits, size_t nf, batch *b)
 {
-    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    const size_t k = raidGarchLikNpar(&fits[0].m.spec);
     b->n = 0;
     for (size_t i = 0; i < nf; i++) {
         const fit *s = &fits[i];
@@ -808,7 +808,7 @@ static double nll_v(const fit *s, const double *v, double *gv)
 {
     double th[K];
     th_of_v(&s->m, v, th);
-    const double f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, gv);
+    const double f = raidGarchLikNllBc(&s->m.spec, s->r, s->T, th, s->bc, gv);
     gv_of_gth(&s->m, gv);
     return f;
 }
@@ -915,7 +915,7 @@ static int mu_kink(const fit *s, const double *th)
         double t2[K];
         memcpy(t2, th, s->m.k * sizeof *th);
         t2[s->m.imu] += (i ? 1e-10 : -1e-10) * s->m.s;
-        if (!isfinite(raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, t2, s->bc, g))) return 0;
+        if (!isfinite(raidGarchLikNllBc(&s->m.spec, s->r, s->T, t2, s->bc, g))) return 0;
         side[i] = g[s->m.imu];
     }
     return side[0] < 0 && side[1] > 0;
@@ -951,7 +951,7 @@ static int rpoint_from(const fit *s, const double *th, const double *x, int hold
 static int rpoint_at(const fit *s, const double *th, const double *x, int hold, rpoint *p)
 {
     double g[K];
-    const double f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, g);
+    const double f = raidGarchLikNllBc(&s->m.spec, s->r, s->T, th, s->bc, g);
     return rpoint_from(s, th, x, hold, f, g, p);
 }
 
@@ -1013,7 +1013,7 @@ static int settle(fit *s, const rules *fin, rpoint *p)
     if (s->m.spec.model != RAID_GARCH_LIK_EGARCH || s->m.imu < 0) return 0;
     double th[K], g[K];
     memcpy(th, p->th, sizeof th);
-    raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, g);
+    raidGarchLikNllBc(&s->m.spec, s->r, s->T, th, s->bc, g);
     const double mu = th[s->m.imu], dir = g[s->m.imu] > 0 ? -1.0 : 1.0;
     double best = 0.01 * s->m.s, kink = NAN;
     for (size_t t = 0; t < s->T; t++) {
@@ -1051,7 +1051,7 @@ static void mu_scan(fit *s, const rules *fin, rpoint *p)
         for (int j = -MU_SCAN; j <= MU_SCAN; j++) {
             if (j == 0) continue;
             th[imu] = p->th[imu] + j * MU_SCAN_STEP * s->m.s;
-            const double f = raid_garch_lik_nll_bc(&s->m.spec, s->r, s->T, th, s->bc, NULL);
+            const double f = raidGarchLikNllBc(&s->m.spec, s->r, s->T, th, s->bc, NULL);
             if (f < bestf) {
                 bestf = f;
                 bestmu = th[imu];
@@ -1101,7 +1101,7 @@ static void refine(fit *s, const rules *fin)
 
 /* The final status, estimates, log-likelihood, h_T, h_{T+1} and standard errors of fit s into o. Returns 0
  * when out of memory. */
-static int infer(fit *s, raid_garch_batch_out *o)
+static int infer(fit *s, RaidGarchBatchOut *o)
 {
     const size_t k = s->m.k;
     double th[K];
@@ -1117,7 +1117,7 @@ static int infer(fit *s, raid_garch_batch_out *o)
     double *S = malloc(s->T * k * sizeof *S);
     if (!S) return 0;
     double hend[2];
-    const double f = raid_garch_lik_scores(&s->m.spec, s->r, s->T, th, S, hend);
+    const double f = raidGarchLikScores(&s->m.spec, s->r, s->T, th, S, hend);
     if (!isfinite(f)) { /* no estimates with an infinite likelihood (a device's bulk can end where the
                            float64 likelihood overflows): as when every start is infinite */
         o->status = RAID_GARCH_NO_START;
@@ -1286,16 +1286,16 @@ static int point_of(const fit *s, const batch *b, size_t q, rpoint *p)
     return rpoint_from(s, b->theta + q * k, b->x + q * K, -1, b->nll[q], b->grad + q * k, p);
 }
 
-static raid_status refine_device(raid_ctx *ctx, raid_garch_eval *ev, fit *fits, size_t nf, const rules *fin, batch *b)
+static raid_status refine_device(raid_ctx *ctx, RaidGarchEval *ev, fit *fits, size_t nf, const rules *fin, batch *b)
 {
-    const size_t k = raid_garch_lik_npar(&fits[0].m.spec);
+    const size_t k = raidGarchLikNpar(&fits[0].m.spec);
     if (fits[0].m.spec.model == RAID_GARCH_LIK_EGARCH && fits[0].m.imu >= 0) return RAID_OK;
     rpoint *P = malloc((nf ? nf : 1) * sizeof *P);
     signed char *state = malloc(nf ? nf : 1); /* 1 Newton running, 2 converged, 0 not here, -1 to the host */
     size_t *first = malloc((nf ? nf : 1) * sizeof *first);
     if (!P || !state || !first) {
         free(P), free(state), free(first);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH refinement of %zu fits)", nf);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH refinement of %zu fits)", nf);
     }
     raid_status st = RAID_OK;
     b->n = 0;
@@ -1423,7 +1423,7 @@ static void refine_all(fit *fits, size_t nf, const rules *fin)
 /* The fit                                                                                           */
 /* ------------------------------------------------------------------------------------------------ */
 
-static void clear_out(raid_garch_batch_out *o)
+static void clear_out(RaidGarchBatchOut *o)
 {
     memset(o, 0, sizeof *o);
     for (size_t i = 0; i < K; i++) o->theta[i] = o->se_classic[i] = o->se_robust[i] = NAN;
@@ -1435,7 +1435,7 @@ static void clear_out(raid_garch_batch_out *o)
  * range: max |r| >= 2^511 or < 2^-511, where r^2 overflows or loses its precision to underflow (the
  * variance of a non-constant series then came out infinite or 0, once reported "constant"): the estimates
  * (omega, h_t in the squared unit) could not be represented, so none are made. */
-static raid_garch_status screen(const raid_garch_lik_spec *spec, const double *r, size_t T, double *mbar,
+static raid_garch_status screen(const RaidGarchLikSpec *spec, const double *r, size_t T, double *mbar,
                                 double *var)
 {
     long double sum = 0;
@@ -1459,7 +1459,7 @@ static raid_garch_status screen(const raid_garch_lik_spec *spec, const double *r
     return RAID_GARCH_CONVERGED;
 }
 
-/* The device's bulk iterations per fit (raid_garch_batch_opts.dev_max_iter's default). On 300 simulated
+/* The device's bulk iterations per fit (RaidGarchBatchOpts.dev_max_iter's default). On 300 simulated
  * series of 150 to 500 returns, every spec, and the 300 x 2,500 GARCH-t panel of bench_garch, nearly every
  * fit that converges does so in fewer than 75 iterations (the few beyond 100 are refitted, as are the fits
  * that wander to max_iter: EGARCH on those short series, 500 iterations on the cpu path). */
@@ -1472,25 +1472,25 @@ enum { DEV_MAX_ITER = 100 };
  * candidate reached after 500 iterations); not within 1e-4 of an edge (there the cpu path's edge rules,
  * which depend on its iterates, may stop it as `boundary`); and, for GJR, not below the nested GARCH
  * fit's log-likelihood (nested_ll; NAN: none). */
-static int keep_device(const fit *s, const raid_garch_batch_out *o, double nested_ll)
+static int keep_device(const fit *s, const RaidGarchBatchOut *o, double nested_ll)
 {
     if (o->status != RAID_GARCH_CONVERGED || s->rival_open || near_edge(&s->m, s->x, o->theta, 1e-4)) return 0;
     return isnan(nested_ll) || o->loglik >= nested_ll;
 }
 
 /* On a device: every fit not kept (keep_device) is fitted again, from its starts, by the float64 cpu path
- * (raid_garch_batch_fit on the cpu evaluator, whose results do not depend on the batch), and its result
+ * (raidGarchBatchFit on the cpu evaluator, whose results do not depend on the batch), and its result
  * replaces the device's: that fit's result is then the cpu path's, bit for bit. fits[0..nf-1] with their
  * series' indices idx[] (into r, T, warm and out); *nfb: the fits refitted. */
-static raid_status refit_on_cpu(raid_ctx *ctx, const raid_garch_lik_spec *spec, const fit *fits, size_t nf,
+static raid_status refit_on_cpu(raid_ctx *ctx, const RaidGarchLikSpec *spec, const fit *fits, size_t nf,
                                 const size_t *idx, const double *const *r, const size_t *T, const double *warm,
-                                const double *nested_ll, const raid_garch_batch_opts *opts, raid_garch_batch_out *out,
+                                const double *nested_ll, const RaidGarchBatchOpts *opts, RaidGarchBatchOut *out,
                                 size_t *nfb)
 {
-    const size_t k = raid_garch_lik_npar(spec);
+    const size_t k = raidGarchLikNpar(spec);
     size_t m = 0;
     size_t *fi = malloc((nf ? nf : 1) * sizeof *fi);
-    if (!fi) return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", nf);
+    if (!fi) return raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", nf);
     for (size_t i = 0; i < nf; i++)
         if (!keep_device(&fits[i], &out[idx[i]], nested_ll ? nested_ll[idx[i]] : NAN)) fi[m++] = idx[i];
     *nfb = m;
@@ -1498,9 +1498,9 @@ static raid_status refit_on_cpu(raid_ctx *ctx, const raid_garch_lik_spec *spec, 
     const double **rr = malloc((m ? m : 1) * sizeof *rr);
     size_t *TT = malloc((m ? m : 1) * sizeof *TT);
     double *ww = warm ? malloc((m ? m : 1) * k * sizeof *ww) : NULL;
-    raid_garch_batch_out *oo = malloc((m ? m : 1) * sizeof *oo);
+    RaidGarchBatchOut *oo = malloc((m ? m : 1) * sizeof *oo);
     if (!rr || !TT || !oo || (warm && !ww)) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", m);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", m);
         goto done;
     }
     for (size_t j = 0; j < m; j++) {
@@ -1508,12 +1508,12 @@ static raid_status refit_on_cpu(raid_ctx *ctx, const raid_garch_lik_spec *spec, 
         TT[j] = T[fi[j]];
         if (warm) memcpy(ww + j * k, warm + fi[j] * k, k * sizeof *ww);
     }
-    raid_garch_batch_opts co = {0};
+    RaidGarchBatchOpts co = {0};
     if (opts) co = *opts;
     co.nls = 0;        /* the cpu evaluator's own (the iterates do not depend on it) */
     co.prog_total = 0; /* these series were counted done when the device's bulk phase stopped */
-    if (m && (st = raid_garch_batch_fit(NULL, spec, m, rr, TT, ww, &co, oo)) != RAID_OK) {
-        st = raid_fail(ctx, st, "%s", raid_errmsg());
+    if (m && (st = raidGarchBatchFit(NULL, spec, m, rr, TT, ww, &co, oo)) != RAID_OK) {
+        st = raidFail(ctx, st, "%s", raid_errmsg());
         goto done;
     }
     for (size_t j = 0; j < m; j++) out[fi[j]] = oo[j];
@@ -1522,12 +1522,12 @@ done:
     return st;
 }
 
-raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
-                                 const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
-                                 raid_garch_batch_out *out)
+raid_status raidGarchBatchFit(raid_ctx *ctx, const RaidGarchLikSpec *spec, size_t n, const double *const *r,
+                                 const size_t *T, const double *warm, const RaidGarchBatchOpts *opts,
+                                 RaidGarchBatchOut *out)
 {
     assert(spec && (n == 0 || (r && T && out)));
-    const size_t k = raid_garch_lik_npar(spec);
+    const size_t k = raidGarchLikNpar(spec);
     rules ru = {500, 1e-10, 1e-13, 1e-12, 1, 60};
     if (opts && opts->max_iter) ru.max_iter = opts->max_iter;
     const rules final = ru;
@@ -1538,14 +1538,14 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     const double **wv = malloc((n ? n : 1) * sizeof *wv), **nv = calloc(n ? n : 1, sizeof *nv);
     double *nested = NULL; /* GJR without warm starts: the GARCH fits' estimates, gamma = 0 (n x k) */
     double *nested_ll = NULL; /* and their log-likelihoods (n; NAN: none) */
-    raid_garch_batch_out *go = NULL; /* those GARCH fits */
+    RaidGarchBatchOut *go = NULL; /* those GARCH fits */
     const size_t ia_gamma = spec->mean == RAID_GARCH_LIK_MEAN_ZERO ? 2 : 3; /* GJR's gamma in packed theta */
     size_t *Tv = malloc((n ? n : 1) * sizeof *Tv), *idx = malloc((n ? n : 1) * sizeof *idx);
     batch b = {0};
-    raid_garch_eval *ev = NULL;
+    RaidGarchEval *ev = NULL;
     raid_status st = RAID_OK;
     if (!fits || !rv || !wv || !nv || !Tv || !idx) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
     /* GJR nests GARCH (gamma = 0, the same likelihood): a GJR fit from the grid alone can end at a worse
@@ -1559,13 +1559,13 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             for (size_t j = 0; warm && j < k; j++) cold |= isnan(warm[i * k + j]);
             if (cold) idx[nn++] = i;
         }
-        raid_garch_lik_spec gs = *spec;
+        RaidGarchLikSpec gs = *spec;
         gs.model = RAID_GARCH_LIK_GARCH;
         go = malloc((nn ? nn : 1) * sizeof *go);
         nested = malloc(n * k * sizeof *nested);
         nested_ll = malloc(n * sizeof *nested_ll);
         if (!go || !nested || !nested_ll) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
             goto done;
         }
         for (size_t i = 0; i < n; i++) nested[i * k] = nested_ll[i] = NAN;
@@ -1573,9 +1573,9 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
             rv[q] = r[idx[q]];
             Tv[q] = T[idx[q]];
         }
-        raid_garch_batch_opts no = opts ? *opts : (raid_garch_batch_opts){0};
+        RaidGarchBatchOpts no = opts ? *opts : (RaidGarchBatchOpts){0};
         no.prog_total = 0; /* the nested fits report nothing: the GJR fits below do */
-        if (nn) st = raid_garch_batch_fit(ctx, &gs, nn, rv, Tv, NULL, &no, go);
+        if (nn) st = raidGarchBatchFit(ctx, &gs, nn, rv, Tv, NULL, &no, go);
         for (size_t q = 0; st == RAID_OK && q < nn; q++) {
             double *th = nested + idx[q] * k;
             for (size_t j = 0, jg = 0; j < k; j++) th[j] = j == ia_gamma ? 0 : go[q].theta[jg++];
@@ -1601,7 +1601,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         s->T = T[i];
         s->var = var;
         s->f = INFINITY;
-        if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) s->bc = raid_garch_lik_backcast_at(spec, r[i], T[i], mbar);
+        if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) s->bc = raidGarchLikBackcastAt(spec, r[i], T[i], mbar);
     }
     size_t nf = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1631,14 +1631,14 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
         }
         nf++;
     }
-    if (opts && opts->prog_total) raid_progress(ctx, opts->prog_base + (n - nf), opts->prog_total, "fits");
+    if (opts && opts->prog_total) raidProgress(ctx, opts->prog_base + (n - nf), opts->prog_total, "fits");
     if (nf == 0) goto done;
     const double tscr = prof_now();
-    st = raid_garch_eval_create(ctx, spec, nf, rv, Tv, &ev);
+    st = raidGarchEvalCreate(ctx, spec, nf, rv, Tv, &ev);
     if (st != RAID_OK) goto done;
     if (profile)
         fprintf(stderr, "garch profile: screen %.3f s, eval create %.3f s\n", tscr - tpre, prof_now() - tscr);
-    if (raid_garch_eval_on_device(ev)) { /* float32 / double-float scores: stop the bulk at their noise */
+    if (raidGarchEvalOnDevice(ev)) { /* float32 / double-float scores: stop the bulk at their noise */
         ru.gtol = 1e-6;
         ru.ftol = 1e-7;
         ru.nls = 4;
@@ -1655,7 +1655,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     if (per < DEV_HALVE) per = DEV_HALVE;
     assert(nstart(&fits[0].m) <= NSTART_MAX);
     if (!batch_alloc(&b, 2 * nf * per)) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH fit of %zu series)", n);
         goto done;
     }
     double tp[6];
@@ -1670,7 +1670,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     tp[3] = prof_now();
     if (st != RAID_OK) goto done;
     pick(fits, nf, ntot);
-    if (raid_garch_eval_on_device(ev) && (st = refine_device(ctx, ev, fits, nf, &final, &b)) != RAID_OK) goto done;
+    if (raidGarchEvalOnDevice(ev) && (st = refine_device(ctx, ev, fits, nf, &final, &b)) != RAID_OK) goto done;
     refine_all(fits, nf, &final);
     tp[4] = prof_now();
     if (profile)
@@ -1679,27 +1679,27 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
                 "evaluator %zu calls, %zu points, %.3f s; refined on the device %zu, on the host %zu\n",
                 nf, ntot, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], prof.calls, prof.points, prof.eval_s,
                 prof.dev_refined, prof.dev_to_host);
-    const int device = raid_garch_eval_on_device(ev);
+    const int device = raidGarchEvalOnDevice(ev);
     int oom = 0;
     const long long nfl = (long long)nf;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : oom)
     for (long long i = 0; i < nfl; i++) {
         fit *s = &fits[i];
-        raid_garch_batch_out *o = &out[idx[i]];
+        RaidGarchBatchOut *o = &out[idx[i]];
         if (s->st == RAID_GARCH_NO_START || (device && s->st != RAID_GARCH_CONVERGED)) {
             o->status = s->st; /* on a device, refitted on the cpu path below */
             continue;
         }
         if (!infer(s, o)) oom |= 1;
     }
-    if (oom) st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH standard errors)");
+    if (oom) st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH standard errors)");
     size_t nfb = 0;
     if (st == RAID_OK && device) {
-        raid_garch_eval_destroy(ev); /* its device buffers, before the cpu path's fits */
+        raidGarchEvalDestroy(ev); /* its device buffers, before the cpu path's fits */
         ev = NULL;
         st = refit_on_cpu(ctx, spec, fits, nf, idx, r, T, warm, nested_ll, opts, out, &nfb);
     }
-    if (st == RAID_OK && opts && opts->prog_total) raid_progress(ctx, opts->prog_base + n, opts->prog_total, "fits");
+    if (st == RAID_OK && opts && opts->prog_total) raidProgress(ctx, opts->prog_base + n, opts->prog_total, "fits");
     if (profile) {
         tp[5] = prof_now();
         fprintf(stderr, "garch profile: inference %s%.3f s (%zu fits refitted on the cpu path); total after create %.3f s\n",
@@ -1707,7 +1707,7 @@ raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec,
     }
 
 done:
-    raid_garch_eval_destroy(ev);
+    raidGarchEvalDestroy(ev);
     batch_free(&b);
     free(fits);
     free(rv);
@@ -1721,7 +1721,7 @@ done:
     return st;
 }
 
-void raid_garch_forecast(const raid_garch_lik_spec *spec, const double *theta, double sigma2_next, size_t H,
+void raidGarchForecast(const RaidGarchLikSpec *spec, const double *theta, double sigma2_next, size_t H,
                          double *out)
 {
     assert(spec && theta && out && H >= 1);
@@ -1731,7 +1731,7 @@ void raid_garch_forecast(const raid_garch_lik_spec *spec, const double *theta, d
     out[0] = sigma2_next;
     if (spec->model == RAID_GARCH_LIK_EGARCH) {
         const double nu = m.inu >= 0 ? theta[m.inu] : 0;
-        const double c = omega + alpha * (raid_garch_lik_abs_moment(spec->dist, nu) - raid_garch_lik_kappa(spec, nu));
+        const double c = omega + alpha * (raidGarchLikAbsMoment(spec->dist, nu) - raidGarchLikKappa(spec, nu));
         for (size_t j = 1; j < H; j++) out[j] = exp(c + beta * log(out[j - 1]));
         return;
     }

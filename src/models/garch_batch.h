@@ -12,7 +12,7 @@
 #include "models/garch_lik.h"
 #include "raid/garch.h"
 
-typedef struct raid_garch_batch_opts {
+typedef struct RaidGarchBatchOpts {
     size_t max_iter;  /* BFGS iterations per series (0: 500) */
     double bulk_gtol; /* the bulk phase stops at a scaled gradient below this (0: 1e-10 on the cpu, 1e-6 on a
                          device, whose float32 scores are noisier); the float64 refinement then goes on to
@@ -25,14 +25,14 @@ typedef struct raid_garch_batch_opts {
     uint64_t prog_base, prog_total; /* progress (unit "fits") on the context: the fit reports prog_base + the
                          series done of its n, of prog_total (0: no reports); a series is done once its bulk
                          phase stopped (or it could not be fitted). GJR's nested GARCH fits report nothing */
-} raid_garch_batch_opts;
+} RaidGarchBatchOpts;
 
 /* One series' result. theta/se in the packed layout of garch_lik.h ([mu] omega alpha [gamma] beta [nu]),
  * in the series' own units; NAN where there is no estimate (too short, constant, non-finite, no valid
  * start: theta, se, loglik, sigma2 all NAN). Standard errors are NAN at a boundary solution and where the
  * Hessian is not positive definite; for "iteration limit", "no progress" and "at start" they are at the
  * estimates returned (the last iterate). */
-typedef struct raid_garch_batch_out {
+typedef struct RaidGarchBatchOut {
     raid_garch_status status;
     double theta[RAID_GARCH_LIK_MAXPAR];
     double se_classic[RAID_GARCH_LIK_MAXPAR]; /* sqrt diag H^-1, H the float64 Hessian of the nll */
@@ -43,7 +43,7 @@ typedef struct raid_garch_batch_out {
                                                  the GARCH fit whose optimum is a start); 0 when screened */
     double sigma2_last;                       /* h_T */
     double sigma2_next;                       /* h_{T+1} */
-} raid_garch_batch_out;
+} RaidGarchBatchOut;
 
 /* Fit spec to series i = 0..n-1, r[i][0..T[i]-1] (any T, any values: too short, constant and non-finite
  * series get their status and no estimates; they do not affect the others). warm: NULL, or n x k packed
@@ -56,16 +56,16 @@ typedef struct raid_garch_batch_out {
  * has the cpu path's status and its log-likelihood within 1e-6 (docs/garch.md "The device path's
  * guarantee"). Each series' result does not depend on the others in the batch, on either backend (bit for
  * bit). docs/garch.md "Fitting many series" gives the algorithm, the statuses and the standard errors.
- * Errors (raid_fail on ctx): RAID_ENOMEM and the device's; out[] is then undefined. */
-raid_status raid_garch_batch_fit(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t n, const double *const *r,
-                                 const size_t *T, const double *warm, const raid_garch_batch_opts *opts,
-                                 raid_garch_batch_out *out);
+ * Errors (raidFail on ctx): RAID_ENOMEM and the device's; out[] is then undefined. */
+raid_status raidGarchBatchFit(raid_ctx *ctx, const RaidGarchLikSpec *spec, size_t n, const double *const *r,
+                                 const size_t *T, const double *warm, const RaidGarchBatchOpts *opts,
+                                 RaidGarchBatchOut *out);
 
 /* Variance forecasts h_{T+1..T+H} into out[0..H-1] from theta (packed) and h_{T+1} = sigma2_next:
  * GARCH/GJR h_{T+j} = omega + (alpha + gamma/2 + beta) h_{T+j-1}; EGARCH log h_{T+j} = omega +
  * alpha (E|z| - kappa) + beta log h_{T+j-1} (the forecast of log h, exponentiated: a lower bound of E h by
  * Jensen; docs/garch.md). H >= 1. */
-void raid_garch_forecast(const raid_garch_lik_spec *spec, const double *theta, double sigma2_next, size_t H,
+void raidGarchForecast(const RaidGarchLikSpec *spec, const double *theta, double sigma2_next, size_t H,
                          double *out);
 
 #endif

@@ -8,22 +8,22 @@
 
 #include "models/garch_eval_internal.h"
 
-raid_status raid_garch_eval_create(raid_ctx *ctx, const raid_garch_lik_spec *spec, size_t nseries,
-                                   const double *const *r, const size_t *T, raid_garch_eval **out)
+raid_status raidGarchEvalCreate(raid_ctx *ctx, const RaidGarchLikSpec *spec, size_t nseries,
+                                   const double *const *r, const size_t *T, RaidGarchEval **out)
 {
     assert(spec && out && (nseries == 0 || (r && T)));
     *out = NULL;
-    raid_garch_eval *ev = calloc(1, sizeof *ev);
-    if (!ev) return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
+    RaidGarchEval *ev = calloc(1, sizeof *ev);
+    if (!ev) return raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
     ev->ctx = ctx;
     ev->spec = *spec;
-    ev->k = raid_garch_lik_npar(spec);
+    ev->k = raidGarchLikNpar(spec);
     ev->nseries = nseries;
     ev->r = r;
     ev->T = T;
     for (size_t i = 0; i < nseries; i++) assert(T[i] >= 1 && r[i]);
     if (ctx && ctx->backend != RAID_BACKEND_CPU) {
-        const raid_status st = raid_garch_eval_cl_create(ev);
+        const raid_status st = raidGarchEvalClCreate(ev);
         if (st != RAID_OK) {
             free(ev);
             return st;
@@ -35,20 +35,20 @@ raid_status raid_garch_eval_create(raid_ctx *ctx, const raid_garch_lik_spec *spe
         ev->bc_todo = malloc(n * sizeof *ev->bc_todo);
         ev->bc_ok = calloc(n, 1);
         if (!ev->bc || !ev->bc_todo || !ev->bc_ok) {
-            raid_garch_eval_destroy(ev);
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
+            raidGarchEvalDestroy(ev);
+            return raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
         }
     }
     *out = ev;
     return RAID_OK;
 }
 
-raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *series, const double *theta,
+raid_status raidGarchEvalRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
                                 double *nll, double *grad)
 {
     assert(ev && (npts == 0 || (series && theta && nll)));
     if (npts == 0) return RAID_OK;
-    if (ev->device) return raid_garch_eval_cl_run(ev, npts, series, theta, nll, grad);
+    if (ev->device) return raidGarchEvalClRun(ev, npts, series, theta, nll, grad);
     const size_t k = ev->k;
     if (ev->bc) { /* the backcast start of the series not seen before (each its own pass) */
         size_t m = 0;
@@ -64,7 +64,7 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
 #pragma omp parallel for schedule(dynamic, 16)
         for (long long j = 0; j < ml; j++) {
             const size_t i = ev->bc_todo[j];
-            ev->bc[i] = raid_garch_lik_backcast(&ev->spec, ev->r[i], ev->T[i]);
+            ev->bc[i] = raidGarchLikBackcast(&ev->spec, ev->r[i], ev->T[i]);
         }
     }
     const long long n = (long long)npts;
@@ -72,22 +72,22 @@ raid_status raid_garch_eval_run(raid_garch_eval *ev, size_t npts, const size_t *
     for (long long p = 0; p < n; p++) {
         const size_t i = series[p];
         assert(i < ev->nseries);
-        nll[p] = raid_garch_lik_nll_bc(&ev->spec, ev->r[i], ev->T[i], theta + (size_t)p * k, ev->bc ? ev->bc[i] : 0.0,
+        nll[p] = raidGarchLikNllBc(&ev->spec, ev->r[i], ev->T[i], theta + (size_t)p * k, ev->bc ? ev->bc[i] : 0.0,
                                        grad ? grad + (size_t)p * k : NULL);
     }
     return RAID_OK;
 }
 
-int raid_garch_eval_on_device(const raid_garch_eval *ev)
+int raidGarchEvalOnDevice(const RaidGarchEval *ev)
 {
     assert(ev);
     return ev->device;
 }
 
-void raid_garch_eval_destroy(raid_garch_eval *ev)
+void raidGarchEvalDestroy(RaidGarchEval *ev)
 {
     if (!ev) return;
-    if (ev->device) raid_garch_eval_cl_destroy(ev);
+    if (ev->device) raidGarchEvalClDestroy(ev);
     free(ev->bc);
     free(ev->bc_todo);
     free(ev->bc_ok);

@@ -5,7 +5,7 @@
  *   moment m2c (long double sums) for the `sample` start, the fixed `backcast` start; the series scaled to
  *   unit variance, r' = r / s, uploaded once as double-float pairs (resident until destroy). A series
  *   whose s is not positive and finite (a constant series) is evaluated on the host.
- * run: per point on the host in float64: the parameter rules (raid_garch_lik_valid: invalid points are
+ * run: per point on the host in float64: the parameter rules (raidGarchLikValid: invalid points are
  *   +inf with a zero gradient, never sent); the scaled parameters (mu' = mu/s, GARCH/GJR omega' =
  *   omega/s^2, EGARCH omega' = omega - (1 - beta) log s^2); the starting variance v0 = m2c + (rbar - mu)^2
  *   (sample: no cancellation, dv0/dmu = -2 (rbar - mu)) or the fixed backcast, and from it the first state
@@ -16,7 +16,7 @@
  *   T log s, and un-scales the gradient by the chain rule (d/dmu = d/dmu' / s; GARCH/GJR d/domega =
  *   d/domega' / s^2; EGARCH d/domega = d/domega', d/dbeta = d/dbeta' + log(s^2) d/domega').
  *   A point the kernel flags (its state left the range of the bound) or whose results are not finite is
- *   evaluated on the host by raid_garch_lik_nll, so its result is the cpu path's.
+ *   evaluated on the host by raidGarchLikNll, so its result is the cpu path's.
  * docs/garch.md ("The device path and its bound") derives the bound against the cpu path. */
 #include "models/garch_eval_internal.h"
 
@@ -45,37 +45,37 @@ typedef struct gm_series {
 
 typedef struct gm_state {
     gm_series *ser;
-    raid_buf r;
-    raid_kernel *kern;
+    RaidBuf r;
+    RaidKernel *kern;
 } gm_state;
 
-/* raid_df_split, with lo 0 where hi overflowed float (such a point goes to the host: no NaN uploaded). */
+/* raidDfSplit, with lo 0 where hi overflowed float (such a point goes to the host: no NaN uploaded). */
 static void split(double x, float *hi, float *lo)
 {
-    raid_df_split(x, hi, lo);
+    raidDfSplit(x, hi, lo);
     if (!isfinite(*hi)) *lo = 0.0f;
 }
 
-raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
+raid_status raidGarchEvalClCreate(RaidGarchEval *ev)
 {
     raid_ctx *ctx = ev->ctx;
     gm_state *g = calloc(1, sizeof *g);
-    if (!g) return raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
+    if (!g) return raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
     raid_status st = RAID_OK;
     float *stage = NULL;
     size_t total = 0;
     g->ser = calloc(ev->nseries ? ev->nseries : 1, sizeof *g->ser);
     if (!g->ser) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
         goto fail;
     }
-    const raid_garch_lik_spec *spec = &ev->spec;
+    const RaidGarchLikSpec *spec = &ev->spec;
     const int profile = getenv("RAID_GARCH_PROFILE") != NULL;
     double tc[5];
-    tc[0] = raid_now();
+    tc[0] = raidNow();
     for (size_t i = 0; i < ev->nseries; i++) { /* the offsets */
         if (total + ev->T[i] > UINT32_MAX) {
-            st = raid_fail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 returns in one evaluator");
+            st = raidFail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 returns in one evaluator");
             goto fail;
         }
         g->ser[i].off = (uint32_t)total;
@@ -102,15 +102,15 @@ raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
         S->s = sqrt(var);
         if (!(S->s > 0.0) || !isfinite(S->s) || !isfinite(1.0 / S->s)) S->s = 0.0;
         S->logs2 = S->s > 0.0 ? 2.0 * log(S->s) : 0.0;
-        S->bc = spec->init == RAID_GARCH_LIK_INIT_BACKCAST ? raid_garch_lik_backcast_at(spec, r, T, S->rbar) : 0.0;
+        S->bc = spec->init == RAID_GARCH_LIK_INIT_BACKCAST ? raidGarchLikBackcastAt(spec, r, T, S->rbar) : 0.0;
     }
     const size_t n = total ? total : 1;
-    tc[1] = raid_now();
-    st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * n, &g->r);
+    tc[1] = raidNow();
+    st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * n, &g->r);
     if (st != RAID_OK) goto fail;
-    st = raid_host_acquire(ctx, 2 * n * sizeof(float), (void **)&stage);
+    st = raidHostAcquire(ctx, 2 * n * sizeof(float), (void **)&stage);
     if (st != RAID_OK) goto fail;
-    const double tacq = raid_now();
+    const double tacq = raidNow();
     stage[0] = stage[1] = 0.0f; /* total = 0 */
 #pragma omp parallel for schedule(dynamic, 16)
     for (long long ii = 0; ii < ns; ii++) {
@@ -124,19 +124,19 @@ raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
         const double inv = 1.0 / S->s;
         for (size_t t = 0; t < ev->T[i]; t++) split(ev->r[i][t] * inv, &o[2 * t], &o[2 * t + 1]);
     }
-    tc[2] = raid_now();
-    st = raid_buf_upload(ctx, &g->r, 0, 2 * n, stage, 1, NULL);
+    tc[2] = raidNow();
+    st = raidBufUpload(ctx, &g->r, 0, 2 * n, stage, 1, NULL);
     if (st != RAID_OK) goto fail;
-    tc[3] = raid_now();
+    tc[3] = raidNow();
     char opts[400];
     snprintf(opts, sizeof opts, "-DGM_MODEL=%d -DGM_T=%d -DGM_MU=%d -DGM_DNU=%d %s", (int)spec->model,
              spec->dist == RAID_GARCH_LIK_T, spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT,
              spec->model == RAID_GARCH_LIK_EGARCH && spec->dist == RAID_GARCH_LIK_T && spec->ez == RAID_GARCH_LIK_EZ_DIST,
-             raid_tune_build_options(ctx));
-    st = raid_kernel_get(ctx, "garch.cl", "garch_lik", opts, &g->kern);
+             raidTuneBuildOptions(ctx));
+    st = raidKernelGet(ctx, "garch.cl", "garch_lik", opts, &g->kern);
     if (st != RAID_OK) goto fail;
-    raid_host_release(ctx, stage);
-    tc[4] = raid_now();
+    raidHostRelease(ctx, stage);
+    tc[4] = raidNow();
     if (profile)
         fprintf(stderr,
                 "garch profile: device create: moments %.3f s, staging buffer %.3f s, fill %.3f s, upload %.3f s, "
@@ -145,8 +145,8 @@ raid_status raid_garch_eval_cl_create(raid_garch_eval *ev)
     ev->cl = g;
     return RAID_OK;
 fail:
-    if (stage) raid_host_release(ctx, stage);
-    raid_buf_release(ctx, &g->r);
+    if (stage) raidHostRelease(ctx, stage);
+    raidBufRelease(ctx, &g->r);
     free(g->ser);
     free(g);
     return st;
@@ -155,7 +155,7 @@ fail:
 /* The kernel's inputs for point theta on series S (scaled; garch.cl's slots) into par, and the t's
  * constant c(nu) and dc/dnu into cst[0..1] for the combine. Returns 0 when the point must go to the host
  * (a starting variance that is not positive and finite, or nu - 2 outside the range of the bound). */
-static int point_params(const raid_garch_lik_spec *spec, const raid_garch_lik_layout *l, const gm_series *S,
+static int point_params(const RaidGarchLikSpec *spec, const RaidGarchLikLayout *l, const gm_series *S,
                         const double *th, float *par, double *cst)
 {
     double v[GM_NPAR] = {0};
@@ -187,7 +187,7 @@ static int point_params(const raid_garch_lik_spec *spec, const raid_garch_lik_la
         v[P_NP1] = nu + 1.0;
     }
     double kappa, dkappa;
-    raid_garch_lik_consts(spec, nu, &cst[0], &cst[1], &kappa, &dkappa);
+    raidGarchLikConsts(spec, nu, &cst[0], &cst[1], &kappa, &dkappa);
     v[P_KAPPA] = kappa;
     v[P_ADKAPPA] = alpha * dkappa;
     double *d = v + P_D0;
@@ -212,7 +212,7 @@ static int point_params(const raid_garch_lik_spec *spec, const raid_garch_lik_la
 
 /* nll and grad of point theta on series S from the kernel's results o (garch.cl) and cst = (c, dc/dnu);
  * 0 if not finite. */
-static int point_combine(const raid_garch_lik_spec *spec, const raid_garch_lik_layout *l, size_t k,
+static int point_combine(const RaidGarchLikSpec *spec, const RaidGarchLikLayout *l, size_t k,
                          const gm_series *S, size_t T, const double *th, const float *o, const double *cst,
                          double *nll, double *grad)
 {
@@ -257,13 +257,13 @@ static int point_combine(const raid_garch_lik_spec *spec, const raid_garch_lik_l
 /* What becomes of a point (in sorted order). */
 enum { PT_DEVICE = 0, PT_INVALID = 1, PT_HOST = 2 };
 
-raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_t *series, const double *theta,
+raid_status raidGarchEvalClRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
                                    double *nll, double *grad)
 {
     raid_ctx *ctx = ev->ctx;
     gm_state *g = ev->cl;
-    const raid_garch_lik_spec *spec = &ev->spec;
-    const raid_garch_lik_layout l = raid_garch_lik_layout_of(spec);
+    const RaidGarchLikSpec *spec = &ev->spec;
+    const RaidGarchLikLayout l = raidGarchLikLayoutOf(spec);
     const size_t k = ev->k;
     raid_status st = RAID_OK;
     size_t *order = malloc((npts + ev->nseries + 1) * sizeof *order);
@@ -272,16 +272,16 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
     double *cst = malloc(2 * npts * sizeof *cst);
     float *par = NULL, *out = NULL;
     uint32_t *span = NULL;
-    raid_buf bspan = {NULL, 0, RAID_DT_UINT}, bpar = {NULL, 0, RAID_DT_FLOAT}, bout = {NULL, 0, RAID_DT_FLOAT};
+    RaidBuf bspan = {NULL, 0, RAID_DT_UINT}, bpar = {NULL, 0, RAID_DT_FLOAT}, bout = {NULL, 0, RAID_DT_FLOAT};
     if (!order || !what || !cst) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator, %zu points)", npts);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator, %zu points)", npts);
         goto done;
     }
     if (npts > UINT32_MAX) {
-        st = raid_fail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 points in one call");
+        st = raidFail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 points in one call");
         goto done;
     }
-    double t0 = raid_now();
+    double t0 = raidNow();
     memset(&ctx->timing, 0, sizeof ctx->timing);
     /* stable counting sort of the points by series: neighbouring work-items read the same returns */
     memset(count, 0, (ev->nseries + 1) * sizeof *count);
@@ -292,7 +292,7 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
     for (size_t i = 0; i < ev->nseries; i++) count[i + 1] += count[i];
     for (size_t p = 0; p < npts; p++) order[count[series[p]]++] = p;
 
-    st = raid_host_acquire(ctx, npts * (2 * GM_NPAR + 2 + GM_NOUT) * sizeof(float), (void **)&par);
+    st = raidHostAcquire(ctx, npts * (2 * GM_NPAR + 2 + GM_NOUT) * sizeof(float), (void **)&par);
     if (st != RAID_OK) goto done;
     span = (uint32_t *)(par + npts * 2 * GM_NPAR);
     out = (float *)(span + 2 * npts);
@@ -305,7 +305,7 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
         const gm_series *S = &g->ser[i];
         span[2 * q] = 0;
         span[2 * q + 1] = 0;
-        if (!raid_garch_lik_valid(spec, th)) {
+        if (!raidGarchLikValid(spec, th)) {
             what[q] = PT_INVALID;
         } else if (S->s == 0.0 || !point_params(spec, &l, S, th, par + q * 2 * GM_NPAR, cst + 2 * q)) {
             what[q] = PT_HOST;
@@ -315,32 +315,32 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
             span[2 * q + 1] = (uint32_t)ev->T[i];
         }
     }
-    ctx->timing.convert_s += raid_now() - t0;
+    ctx->timing.convert_s += raidNow() - t0;
 
-    st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * npts, &bspan);
-    if (st == RAID_OK) st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * GM_NPAR * npts, &bpar);
-    if (st == RAID_OK) st = raid_buf_acquire(ctx, RAID_DT_FLOAT, GM_NOUT * npts, &bout);
-    if (st == RAID_OK) st = raid_buf_upload(ctx, &bspan, 0, 2 * npts, span, 0, NULL);
-    if (st == RAID_OK) st = raid_buf_upload(ctx, &bpar, 0, 2 * GM_NPAR * npts, par, 0, NULL);
-    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 0, &g->r);
-    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 1, &bspan);
-    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 2, &bpar);
-    if (st == RAID_OK) st = raid_arg_buf(ctx, g->kern, 3, &bout);
-    if (st == RAID_OK) st = raid_arg_uint(ctx, g->kern, 4, (uint32_t)npts);
-    raid_event ev_k = {NULL};
+    st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * npts, &bspan);
+    if (st == RAID_OK) st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * GM_NPAR * npts, &bpar);
+    if (st == RAID_OK) st = raidBufAcquire(ctx, RAID_DT_FLOAT, GM_NOUT * npts, &bout);
+    if (st == RAID_OK) st = raidBufUpload(ctx, &bspan, 0, 2 * npts, span, 0, NULL);
+    if (st == RAID_OK) st = raidBufUpload(ctx, &bpar, 0, 2 * GM_NPAR * npts, par, 0, NULL);
+    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 0, &g->r);
+    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 1, &bspan);
+    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 2, &bpar);
+    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 3, &bout);
+    if (st == RAID_OK) st = raidArgUint(ctx, g->kern, 4, (uint32_t)npts);
+    RaidEvent ev_k = {NULL};
     const size_t local = GM_WG, global = (npts + GM_WG - 1) / GM_WG * GM_WG;
-    if (st == RAID_OK) st = raid_launch(ctx, g->kern, 1, &global, &local, &ev_k);
-    if (st == RAID_OK) st = raid_buf_download(ctx, &bout, 0, GM_NOUT * npts, out, 1, NULL);
+    if (st == RAID_OK) st = raidLaunch(ctx, g->kern, 1, &global, &local, &ev_k);
+    if (st == RAID_OK) st = raidBufDownload(ctx, &bout, 0, GM_NOUT * npts, out, 1, NULL);
     if (st == RAID_OK) {
-        ctx->timing.kernel_s += raid_event_seconds(&ev_k);
+        ctx->timing.kernel_s += raidEventSeconds(&ev_k);
         ctx->timing.launches++;
         ctx->timing.bytes_in += npts * (2 * GM_NPAR + 2) * sizeof(float);
     }
-    raid_event_release(&ev_k);
+    raidEventRelease(&ev_k);
     if (st != RAID_OK) goto done;
 
-    /* combine in float64; the points left to the cpu path (raid_garch_lik_nll) */
-    t0 = raid_now();
+    /* combine in float64; the points left to the cpu path (raidGarchLikNll) */
+    t0 = raidNow();
     unsigned long long nhost = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : nhost)
     for (long long qq = 0; qq < n; qq++) {
@@ -358,30 +358,30 @@ raid_status raid_garch_eval_cl_run(raid_garch_eval *ev, size_t npts, const size_
                 continue;
         }
         nhost++;
-        nll[p] = raid_garch_lik_nll(spec, ev->r[i], ev->T[i], th, gr);
+        nll[p] = raidGarchLikNll(spec, ev->r[i], ev->T[i], th, gr);
     }
     ctx->timing.host_segments += nhost;
-    ctx->timing.convert_s += raid_now() - t0;
+    ctx->timing.convert_s += raidNow() - t0;
 done:
     /* span and par are uploaded without waiting: after a failure behind them, they may still be read when
      * their staging goes back (or, where the staging is ordinary memory, is freed) */
-    if (st != RAID_OK) raid_dev_drain(ctx);
-    raid_buf_release(ctx, &bspan);
-    raid_buf_release(ctx, &bpar);
-    raid_buf_release(ctx, &bout);
-    if (par) raid_host_release(ctx, par);
+    if (st != RAID_OK) raidDevDrain(ctx);
+    raidBufRelease(ctx, &bspan);
+    raidBufRelease(ctx, &bpar);
+    raidBufRelease(ctx, &bout);
+    if (par) raidHostRelease(ctx, par);
     free(order);
     free(what);
     free(cst);
     return st;
 }
 
-void raid_garch_eval_cl_destroy(raid_garch_eval *ev)
+void raidGarchEvalClDestroy(RaidGarchEval *ev)
 {
     gm_state *g = ev->cl;
     if (!g) return;
-    raid_kernel_put(ev->ctx, g->kern);
-    raid_buf_release(ev->ctx, &g->r);
+    raidKernelPut(ev->ctx, g->kern);
+    raidBufRelease(ev->ctx, &g->r);
     free(g->ser);
     free(g);
     ev->cl = NULL;

@@ -12,9 +12,9 @@
 raid_status raid_garch_input_create(raid_garch_input **out)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_create: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_input_create: NULL");
     *out = calloc(1, sizeof **out);
-    return *out ? RAID_OK : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    return *out ? RAID_OK : raidFail(NULL, RAID_ENOMEM, "out of memory");
 }
 
 static void sym_free(garch_in_sym *s)
@@ -32,8 +32,8 @@ void raid_garch_input_destroy(raid_garch_input *in)
     for (size_t q = 0; q < in->nsym; q++)
         sym_free(&in->sym[q]);
     free(in->sym);
-    raid_symtab_free(&in->names);
-    raid_strlist_free(&in->notices);
+    raidSymtabFree(&in->names);
+    raidStrlistFree(&in->notices);
     free(in->path);
     free(in);
 }
@@ -42,28 +42,28 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
                                  const char *const *dates, const int64_t *lines)
 {
     if (!in || !name || (n && !r))
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: NULL argument");
-    const size_t nlen = strlen(name), bad = raid_utf8_invalid_at(name, nlen);
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_input_add: NULL argument");
+    const size_t nlen = strlen(name), bad = raidUtf8InvalidAt(name, nlen);
     if (bad < nlen) /* as the CSV reader refuses it (table.c) */
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
                          bad + 1, (unsigned)(unsigned char)name[bad]);
-    if (raid_symtab_find(&in->names, name, nlen) >= 0)
-        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", RAID_SHOWZ(name));
+    if (raidSymtabFind(&in->names, name, nlen) >= 0)
+        return raidFail(NULL, RAID_EINVAL, "symbol '%s' added twice", RAID_SHOWZ(name));
     for (size_t t = 0; dates && t < n; t++)
         if (!dates[t] || !dates[t][0])
-            return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_add: %s: row %lld: date is %s",
+            return raidFail(NULL, RAID_EINVAL, "raid_garch_input_add: %s: row %lld: date is %s",
                              *name ? RAID_SHOWZ(name) : "(no symbol)", lines ? (long long)lines[t] : (long long)t + 1,
                              dates[t] ? "empty" : "NULL");
     /* in time order (io/order.h, the CSV reader's rule): a fit of returns out of order, and window ends
      * running backwards, are wrong answers */
     raid_status st;
-    if (dates && (st = raid_io_check_dates("raid_garch_input_add", name, dates, n, lines)) != RAID_OK)
+    if (dates && (st = raidIoCheckDates("raid_garch_input_add", name, dates, n, lines)) != RAID_OK)
         return st;
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         garch_in_sym *s = realloc(in->sym, cap * sizeof *s);
         if (!s)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         in->sym = s;
         in->cap = cap;
     }
@@ -75,15 +75,15 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
     if (s.r && n)
         memcpy(s.r, r, n * sizeof *s.r);
     if (dates)
-        fail |= !(s.dates = raid_strings_dup(dates, n));
+        fail |= !(s.dates = raidStringsDup(dates, n));
     if (lines && (s.lines = malloc((n ? n : 1) * sizeof *s.lines)) != NULL && n)
         memcpy(s.lines, lines, n * sizeof *s.lines);
     fail |= lines && !s.lines;
-    if (fail || raid_symtab_add(&in->names, name, nlen) < 0) {
+    if (fail || raidSymtabAdd(&in->names, name, nlen) < 0) {
         sym_free(&s);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
-    assert((size_t)raid_symtab_find(&in->names, name, nlen) == in->nsym);
+    assert((size_t)raidSymtabFind(&in->names, name, nlen) == in->nsym);
     in->sym[in->nsym++] = s;
     return RAID_OK;
 }
@@ -91,10 +91,10 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
 raid_status raid_garch_input_set_source(raid_garch_input *in, const char *path)
 {
     if (!in)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_input_set_source: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_input_set_source: NULL");
     char *p = path ? strdup(path) : NULL;
     if (path && !p)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     free(in->path);
     in->path = p;
     return RAID_OK;
@@ -113,5 +113,5 @@ const double *raid_garch_input_returns(const raid_garch_input *in, size_t s)
 size_t raid_garch_input_notice_count(const raid_garch_input *in) { return in ? in->notices.n : 0; }
 const char *raid_garch_input_notice(const raid_garch_input *in, size_t i)
 {
-    return in ? raid_strlist_get(&in->notices, i) : NULL;
+    return in ? raidStrlistGet(&in->notices, i) : NULL;
 }

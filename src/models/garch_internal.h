@@ -32,16 +32,16 @@ typedef struct garch_in_sym {
 struct raid_garch_input {
     garch_in_sym *sym;
     size_t nsym, cap;
-    raid_symtab names; /* the symbols' names: index q is sym[q] */
+    RaidSymtab names; /* the symbols' names: index q is sym[q] */
     char *path;        /* NULL: messages name rows */
-    raid_strlist notices; /* of the reading (raid_garch_input_notice) */
+    RaidStrlist notices; /* of the reading (raid_garch_input_notice) */
 };
 
 struct raid_garch_result {
     raid_garch_spec spec;
     size_t nsym;
     char **sym;          /* the input's names */
-    raid_strlist msg;    /* messages of the fit */
+    RaidStrlist msg;    /* messages of the fit */
     size_t *msg_sym;     /* the symbol of each message (raid_garch_result_message_symbol) */
     size_t msg_sym_cap;
     size_t nrows;
@@ -54,16 +54,16 @@ struct raid_garch_result {
 };
 
 /* The internal likelihood's specification of a public one (the enum orders differ: explicit mapping). */
-raid_garch_lik_spec garch_lik_spec(const raid_garch_spec *sp);
+RaidGarchLikSpec raidGarchLikSpec(const raid_garch_spec *sp);
 /* slot[j]: the fixed slot (0 mu, 1 omega, 2 alpha, 3 gamma, 4 beta, 5 nu) of packed parameter j; returns k. */
-int garch_slots(const raid_garch_spec *sp, int slot[RAID_GARCH_MAXPAR]);
+int raidGarchSlots(const raid_garch_spec *sp, int slot[RAID_GARCH_MAXPAR]);
 
 /* Result building (garch_result.c): RAID_OK or RAID_ENOMEM (no message set). */
 /* Note that the message just appended to res->msg concerns symbol q; st is the append's status, returned
  * (RAID_ENOMEM when the note cannot be kept: the message is taken back). As GARCH_MSG(res, q, fmt, ...). */
-raid_status garch_result_msg_symbol(raid_garch_result *res, size_t q, raid_status st);
-#define GARCH_MSG(res, q, ...) garch_result_msg_symbol((res), (q), raid_strlist_addf(&(res)->msg, __VA_ARGS__))
-raid_status garch_result_init(raid_garch_result *res, const raid_garch_spec *sp, const raid_garch_input *in,
+raid_status raidGarchResultMsgSymbol(raid_garch_result *res, size_t q, raid_status st);
+#define GARCH_MSG(res, q, ...) raidGarchResultMsgSymbol((res), (q), raidStrlistAddf(&(res)->msg, __VA_ARGS__))
+raid_status raidGarchResultInit(raid_garch_result *res, const raid_garch_spec *sp, const raid_garch_input *in,
                               size_t nrows);
 
 #endif

@@ -14,11 +14,11 @@
 #define BACKCAST_TAU 75
 #define BACKCAST_DECAY 0.94
 
-typedef raid_garch_lik_layout layout;
+typedef RaidGarchLikLayout layout;
 
-static layout layout_of(const raid_garch_lik_spec *s) { return raid_garch_lik_layout_of(s); }
+static layout layout_of(const RaidGarchLikSpec *s) { return raidGarchLikLayoutOf(s); }
 
-raid_garch_lik_layout raid_garch_lik_layout_of(const raid_garch_lik_spec *s)
+RaidGarchLikLayout raidGarchLikLayoutOf(const RaidGarchLikSpec *s)
 {
     layout l;
     int k = 0;
@@ -33,13 +33,13 @@ raid_garch_lik_layout raid_garch_lik_layout_of(const raid_garch_lik_spec *s)
     return l;
 }
 
-size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec)
+size_t raidGarchLikNpar(const RaidGarchLikSpec *spec)
 {
     assert(spec);
     return (size_t)layout_of(spec).k;
 }
 
-double raid_garch_lik_digamma(double x)
+double raidGarchLikDigamma(double x)
 {
     assert(x > 0 && isfinite(x));
     long double acc = 0.0L, y = x;
@@ -60,7 +60,7 @@ double raid_garch_lik_digamma(double x)
 
 /* Starting variance v0 at mu and its derivative dv0/dmu (garch_lik.h: SAMPLE or BACKCAST). Sums in long
  * double: v0 enters every sigma^2_t through the recursion. */
-static void start_variance(raid_garch_lik_init init, const double *r, size_t T, double mu, double *v0,
+static void start_variance(RaidGarchLikInit init, const double *r, size_t T, double mu, double *v0,
                            double *dv0)
 {
     assert(T >= 1);
@@ -95,7 +95,7 @@ typedef struct dist_consts {
     double c, dc, nu;
 } dist_consts;
 
-static dist_consts dist_consts_of(raid_garch_lik_dist d, double nu)
+static dist_consts dist_consts_of(RaidGarchLikDist d, double nu)
 {
     dist_consts k = {0.0, 0.0, nu};
     if (d == RAID_GARCH_LIK_NORMAL) {
@@ -103,15 +103,15 @@ static dist_consts dist_consts_of(raid_garch_lik_dist d, double nu)
         return k;
     }
     assert(nu > 2.0);
-    k.c = (double)(raid_lgammal(0.5L * (nu + 1.0L)) - raid_lgammal(0.5L * nu) -
+    k.c = (double)(raidLgammal(0.5L * (nu + 1.0L)) - raidLgammal(0.5L * nu) -
                    0.5L * logl(3.14159265358979323846264338327950288L * (nu - 2.0L)));
-    k.dc = 0.5 * raid_garch_lik_digamma(0.5 * (nu + 1.0)) - 0.5 * raid_garch_lik_digamma(0.5 * nu) -
+    k.dc = 0.5 * raidGarchLikDigamma(0.5 * (nu + 1.0)) - 0.5 * raidGarchLikDigamma(0.5 * nu) -
            0.5 / (nu - 2.0);
     return k;
 }
 
 /* One observation's log-density log f(e | h) and its partial derivatives in h, e and nu. */
-static double obs_ll(raid_garch_lik_dist d, const dist_consts *k, double e, double h, double *dl_dh,
+static double obs_ll(RaidGarchLikDist d, const dist_consts *k, double e, double h, double *dl_dh,
                      double *dl_de, double *dl_dnu)
 {
     const double lh = log(h);
@@ -131,16 +131,16 @@ static double obs_ll(raid_garch_lik_dist d, const dist_consts *k, double e, doub
     return k->c - 0.5 * lh - 0.5 * (nu + 1.0) * l1q;
 }
 
-double raid_garch_lik_backcast(const raid_garch_lik_spec *spec, const double *r, size_t T)
+double raidGarchLikBackcast(const RaidGarchLikSpec *spec, const double *r, size_t T)
 {
     assert(spec && r && T >= 1 && spec->init == RAID_GARCH_LIK_INIT_BACKCAST);
     long double sum = 0.0L;
     if (spec->mean == RAID_GARCH_LIK_MEAN_CONSTANT)
         for (size_t t = 0; t < T; t++) sum += r[t];
-    return raid_garch_lik_backcast_at(spec, r, T, (double)(sum / (long double)T));
+    return raidGarchLikBackcastAt(spec, r, T, (double)(sum / (long double)T));
 }
 
-double raid_garch_lik_backcast_at(const raid_garch_lik_spec *spec, const double *r, size_t T, double rbar)
+double raidGarchLikBackcastAt(const RaidGarchLikSpec *spec, const double *r, size_t T, double rbar)
 {
     assert(spec && r && T >= 1 && spec->init == RAID_GARCH_LIK_INIT_BACKCAST);
     double v0, dv0;
@@ -149,23 +149,23 @@ double raid_garch_lik_backcast_at(const raid_garch_lik_spec *spec, const double 
 }
 
 /* E|z| of the error distribution and its derivative in nu (0 for the Normal). */
-static double abs_moment(raid_garch_lik_dist d, double nu, double *dnu)
+static double abs_moment(RaidGarchLikDist d, double nu, double *dnu)
 {
     if (d == RAID_GARCH_LIK_NORMAL) {
         if (dnu) *dnu = 0.0;
         return SQRT_2_OVER_PI;
     }
-    const long double lk = 0.5L * logl((long double)nu - 2.0L) + raid_lgammal(0.5L * (nu - 1.0L)) -
-                           raid_lgammal(0.5L * nu) - 0.5L * logl(3.14159265358979323846264338327950288L);
+    const long double lk = 0.5L * logl((long double)nu - 2.0L) + raidLgammal(0.5L * (nu - 1.0L)) -
+                           raidLgammal(0.5L * nu) - 0.5L * logl(3.14159265358979323846264338327950288L);
     const double ez = (double)expl(lk);
     if (dnu)
-        *dnu = ez * (0.5 / (nu - 2.0) + 0.5 * raid_garch_lik_digamma(0.5 * (nu - 1.0)) -
-                     0.5 * raid_garch_lik_digamma(0.5 * nu));
+        *dnu = ez * (0.5 / (nu - 2.0) + 0.5 * raidGarchLikDigamma(0.5 * (nu - 1.0)) -
+                     0.5 * raidGarchLikDigamma(0.5 * nu));
     return ez;
 }
 
-/* EGARCH's kappa and dkappa/dnu (garch_lik.h, raid_garch_lik_ez); sqrt(2/pi) and 0 otherwise. */
-static void egarch_kappa(const raid_garch_lik_spec *spec, double nu, double *kappa, double *dkappa)
+/* EGARCH's kappa and dkappa/dnu (garch_lik.h, RaidGarchLikEz); sqrt(2/pi) and 0 otherwise. */
+static void egarch_kappa(const RaidGarchLikSpec *spec, double nu, double *kappa, double *dkappa)
 {
     *kappa = SQRT_2_OVER_PI;
     *dkappa = 0.0;
@@ -173,7 +173,7 @@ static void egarch_kappa(const raid_garch_lik_spec *spec, double nu, double *kap
         *kappa = abs_moment(spec->dist, nu, dkappa);
 }
 
-void raid_garch_lik_consts(const raid_garch_lik_spec *spec, double nu, double *c, double *dc, double *kappa,
+void raidGarchLikConsts(const RaidGarchLikSpec *spec, double nu, double *c, double *dc, double *kappa,
                            double *dkappa)
 {
     assert(spec);
@@ -184,7 +184,7 @@ void raid_garch_lik_consts(const raid_garch_lik_spec *spec, double nu, double *c
 }
 
 /* Whether theta is in the valid region of garch_lik.h (the sigma^2 checks come in the recursion). */
-static int params_valid(const raid_garch_lik_spec *s, const layout *l, const double *th)
+static int params_valid(const RaidGarchLikSpec *s, const layout *l, const double *th)
 {
     for (int j = 0; j < l->k; j++)
         if (!isfinite(th[j])) return 0;
@@ -196,7 +196,7 @@ static int params_valid(const raid_garch_lik_spec *s, const layout *l, const dou
     return alpha + 0.5 * gamma + beta < 1.0;
 }
 
-int raid_garch_lik_valid(const raid_garch_lik_spec *spec, const double *theta)
+int raidGarchLikValid(const RaidGarchLikSpec *spec, const double *theta)
 {
     assert(spec && theta);
     const layout l = layout_of(spec);
@@ -209,22 +209,22 @@ static double invalid(double *grad, int k)
     return INFINITY;
 }
 
-double raid_garch_lik_abs_moment(raid_garch_lik_dist dist, double nu)
+double raidGarchLikAbsMoment(RaidGarchLikDist dist, double nu)
 {
     assert(dist == RAID_GARCH_LIK_NORMAL || nu > 2.0);
     return abs_moment(dist, nu, NULL);
 }
 
-double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu)
+double raidGarchLikKappa(const RaidGarchLikSpec *spec, double nu)
 {
     assert(spec);
-    return spec->ez == RAID_GARCH_LIK_EZ_DIST ? raid_garch_lik_abs_moment(spec->dist, nu) : SQRT_2_OVER_PI;
+    return spec->ez == RAID_GARCH_LIK_EZ_DIST ? raidGarchLikAbsMoment(spec->dist, nu) : SQRT_2_OVER_PI;
 }
 
 /* The one recursion: the negative log-likelihood, and optionally its gradient (grad[k]), the
  * per-observation scores (S[T x k], d log f_t / d theta) and h_T, h_{T+1} (h_end[2]). bc: the backcast
  * start computed by the caller, or NULL to compute it here. */
-static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+static double recursion(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                         const double *bc, double *grad, double *S, double *h_end)
 {
     assert(spec && r && theta && T >= 1);
@@ -243,7 +243,7 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
 
     double v0, dv0 = 0.0;
     if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST)
-        v0 = bc ? *bc : raid_garch_lik_backcast(spec, r, T); /* held at the starting mean (arch) */
+        v0 = bc ? *bc : raidGarchLikBackcast(spec, r, T); /* held at the starting mean (arch) */
     else
         start_variance(spec->init, r, T, mu, &v0, &dv0);
     if (!(v0 > 0.0) || !isfinite(v0)) return invalid(grad, k);
@@ -272,9 +272,9 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
         if (l.mu >= 0) d[l.mu] = p * dv0;
     }
 
-    raid_dd ll = {0.0, 0.0};
-    raid_dd gs[RAID_GARCH_LIK_MAXPAR];
-    for (int j = 0; j < k; j++) gs[j] = (raid_dd){0.0, 0.0};
+    RaidDd ll = {0.0, 0.0};
+    RaidDd gs[RAID_GARCH_LIK_MAXPAR];
+    for (int j = 0; j < k; j++) gs[j] = (RaidDd){0.0, 0.0};
     const int want_d = grad || S;
     double e_prev = 0.0, sq_prev = 1.0;
     for (size_t t = 0; t <= T; t++) {
@@ -316,14 +316,14 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
         if (!(h > 0.0) || !isfinite(h)) return invalid(grad, k);
         const double e = r[t] - mu;
         double dl_dh, dl_de, dl_dnu;
-        raid_dd_add(&ll, obs_ll(spec->dist, &dc, e, h, &dl_dh, &dl_de, &dl_dnu));
+        raidDdAdd(&ll, obs_ll(spec->dist, &dc, e, h, &dl_dh, &dl_de, &dl_dnu));
         if (want_d) {
             /* dl/dtheta = dl/dh dh/dtheta (+ dl/de de/dmu, de/dmu = -1) (+ dl/dnu) */
             const double dlds = egarch ? dl_dh * h : dl_dh; /* per unit of the state */
             if (grad) {
-                for (int j = 0; j < k; j++) raid_dd_add(&gs[j], dlds * d[j]);
-                if (l.mu >= 0) raid_dd_add(&gs[l.mu], -dl_de);
-                if (l.nu >= 0) raid_dd_add(&gs[l.nu], dl_dnu);
+                for (int j = 0; j < k; j++) raidDdAdd(&gs[j], dlds * d[j]);
+                if (l.mu >= 0) raidDdAdd(&gs[l.mu], -dl_de);
+                if (l.nu >= 0) raidDdAdd(&gs[l.nu], dl_dnu);
             }
             if (S) {
                 double *st = S + t * (size_t)k;
@@ -336,35 +336,35 @@ static double recursion(const raid_garch_lik_spec *spec, const double *r, size_t
         e_prev = e;
         sq_prev = sqrt(h);
     }
-    const double nll = -raid_dd_value(ll);
+    const double nll = -raidDdValue(ll);
     if (!isfinite(nll)) return invalid(grad, k);
     if (grad) {
         for (int j = 0; j < k; j++) {
-            grad[j] = -raid_dd_value(gs[j]);
+            grad[j] = -raidDdValue(gs[j]);
             if (!isfinite(grad[j])) return invalid(grad, k);
         }
     }
     return nll;
 }
 
-double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+double raidGarchLikNll(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                           double *grad)
 {
     return recursion(spec, r, T, theta, NULL, grad, NULL, NULL);
 }
 
-double raid_garch_lik_nll_bc(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+double raidGarchLikNllBc(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                              double bc, double *grad)
 {
     return recursion(spec, r, T, theta, spec->init == RAID_GARCH_LIK_INIT_BACKCAST ? &bc : NULL, grad, NULL, NULL);
 }
 
-double raid_garch_lik_scores(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+double raidGarchLikScores(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                              double *S, double *h_end)
 {
     const double nll = recursion(spec, r, T, theta, NULL, NULL, S, h_end);
     if (!isfinite(nll)) {
-        if (S) memset(S, 0, T * raid_garch_lik_npar(spec) * sizeof *S);
+        if (S) memset(S, 0, T * raidGarchLikNpar(spec) * sizeof *S);
         if (h_end) h_end[0] = h_end[1] = NAN;
     }
     return nll;

@@ -17,16 +17,16 @@
 
 #include <stddef.h>
 
-typedef enum { RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_EGARCH } raid_garch_lik_model;
-typedef enum { RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_T } raid_garch_lik_dist;
-typedef enum { RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_MEAN_ZERO } raid_garch_lik_mean;
+typedef enum { RAID_GARCH_LIK_GARCH, RAID_GARCH_LIK_GJR, RAID_GARCH_LIK_EGARCH } RaidGarchLikModel;
+typedef enum { RAID_GARCH_LIK_NORMAL, RAID_GARCH_LIK_T } RaidGarchLikDist;
+typedef enum { RAID_GARCH_LIK_MEAN_CONSTANT, RAID_GARCH_LIK_MEAN_ZERO } RaidGarchLikMean;
 /* Starting variance v0 (the pre-sample variance and pre-sample squared residual):
  *   SAMPLE:   v0 = (1/T) sum_t e_t^2, e_t = r_t - mu at the CURRENT mu (so differentiated with the rest;
  *             Fiorentini, Calzolari and Panattoni 1996, the FCP benchmark);
  *   BACKCAST: v0 = sum_{i<tau} w_i e_i^2, w_i = 0.94^i / sum_{j<tau} 0.94^j, tau = min(75, T), with
  *             e_i = r_i - rbar (rbar the sample mean; 0 for a zero mean) held FIXED, as Python arch's
  *             fit computes its backcast once from the residuals at its starting values. */
-typedef enum { RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_INIT_BACKCAST } raid_garch_lik_init;
+typedef enum { RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_INIT_BACKCAST } RaidGarchLikInit;
 /* EGARCH's centring constant kappa in alpha (|z| - kappa):
  *   SQRT2PI: kappa = sqrt(2/pi) for every distribution (Python arch);
  *   DIST:    kappa = E|z| of the error distribution (for the standardised t,
@@ -34,27 +34,27 @@ typedef enum { RAID_GARCH_LIK_INIT_SAMPLE, RAID_GARCH_LIK_INIT_BACKCAST } raid_g
  * The two give the same recursion with omega shifted by alpha (E|z| - sqrt(2/pi)), except at the start:
  * log sigma^2_1 = omega + beta log v0 in both (no alpha or gamma term before the first observation, as in
  * arch), so the likelihoods differ only through the first variance's start. */
-typedef enum { RAID_GARCH_LIK_EZ_SQRT2PI, RAID_GARCH_LIK_EZ_DIST } raid_garch_lik_ez;
+typedef enum { RAID_GARCH_LIK_EZ_SQRT2PI, RAID_GARCH_LIK_EZ_DIST } RaidGarchLikEz;
 
-typedef struct raid_garch_lik_spec {
-    raid_garch_lik_model model;
-    raid_garch_lik_dist dist;
-    raid_garch_lik_mean mean;
-    raid_garch_lik_init init;
-    raid_garch_lik_ez ez; /* EGARCH only */
-} raid_garch_lik_spec;
+typedef struct RaidGarchLikSpec {
+    RaidGarchLikModel model;
+    RaidGarchLikDist dist;
+    RaidGarchLikMean mean;
+    RaidGarchLikInit init;
+    RaidGarchLikEz ez; /* EGARCH only */
+} RaidGarchLikSpec;
 
 /* Largest number of parameters (constant mean, GJR or EGARCH, Student-t). */
 #define RAID_GARCH_LIK_MAXPAR 6
 
 /* Positions of the parameters in theta for spec; -1 where the model lacks one; k entries in all. */
-typedef struct raid_garch_lik_layout {
+typedef struct RaidGarchLikLayout {
     int mu, omega, alpha, gamma, beta, nu, k;
-} raid_garch_lik_layout;
-raid_garch_lik_layout raid_garch_lik_layout_of(const raid_garch_lik_spec *spec);
+} RaidGarchLikLayout;
+RaidGarchLikLayout raidGarchLikLayoutOf(const RaidGarchLikSpec *spec);
 
 /* Number k of entries of theta for spec (3 to 6). */
-size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec);
+size_t raidGarchLikNpar(const RaidGarchLikSpec *spec);
 
 /* Negative log-likelihood -sum_{t=1..T} log f(r_t | past) of the series r[0..T-1] (T >= 1, finite
  * returns, in any unit) at theta[0..k-1] (the layout above); the Normal density includes the constant
@@ -64,49 +64,49 @@ size_t raid_garch_lik_npar(const raid_garch_lik_spec *spec);
  * omega <= 0, alpha < 0, alpha + gamma < 0, beta < 0 or alpha + gamma/2 + beta >= 1 (covariance
  * stationarity for a symmetric error distribution); for EGARCH |beta| >= 1; nu <= 2; a starting variance
  * or any sigma^2_t that is not positive and finite. Never returns NaN for finite returns. */
-double raid_garch_lik_nll(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+double raidGarchLikNll(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                           double *grad);
 
-/* raid_garch_lik_nll with the BACKCAST start given: bc = raid_garch_lik_backcast(spec, r, T), computed
+/* raidGarchLikNll with the BACKCAST start given: bc = raidGarchLikBackcast(spec, r, T), computed
  * once per series by the caller (ignored for the SAMPLE start). The same result bit for bit, without the
  * pass over the series (the sample mean) that forming v0 takes. */
-double raid_garch_lik_nll_bc(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+double raidGarchLikNllBc(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                              double bc, double *grad);
 
-/* The same likelihood (the same recursion as raid_garch_lik_nll) with, if S is not NULL, the
+/* The same likelihood (the same recursion as raidGarchLikNll) with, if S is not NULL, the
  * per-observation scores S[t*k + j] = d log f(r_t | past) / d theta_j, t = 0..T-1 (so sum_t S_t is minus
  * the gradient of the nll; with the `sample` start each S_t carries its share of dv0/dmu through h_t), and,
  * if h_end is not NULL, h_end[0] = h_T (the conditional variance of the last return) and h_end[1] = h_{T+1}
  * (the one-step forecast). Returns the negative log-likelihood; +inf, zeros in S and NaN in h_end when
  * theta is invalid. Used for the robust (Bollerslev and Wooldridge 1992) standard errors. */
-double raid_garch_lik_scores(const raid_garch_lik_spec *spec, const double *r, size_t T, const double *theta,
+double raidGarchLikScores(const RaidGarchLikSpec *spec, const double *r, size_t T, const double *theta,
                              double *S, double *h_end);
 
 /* E|z| of the error distribution: sqrt(2/pi) for the Normal, sqrt(nu - 2) Gamma((nu - 1)/2) /
  * (sqrt(pi) Gamma(nu/2)) for the standardised t (nu > 2). */
-double raid_garch_lik_abs_moment(raid_garch_lik_dist dist, double nu);
+double raidGarchLikAbsMoment(RaidGarchLikDist dist, double nu);
 
-/* EGARCH's kappa for spec (the convention of raid_garch_lik_ez) at nu (ignored for the Normal). */
-double raid_garch_lik_kappa(const raid_garch_lik_spec *spec, double nu);
+/* EGARCH's kappa for spec (the convention of RaidGarchLikEz) at nu (ignored for the Normal). */
+double raidGarchLikKappa(const RaidGarchLikSpec *spec, double nu);
 
-/* Pieces of raid_garch_lik_nll for the batched evaluator's device path (src/models/garch_eval_cl.c),
+/* Pieces of raidGarchLikNll for the batched evaluator's device path (src/models/garch_eval_cl.c),
  * which computes them on the host in float64 exactly as the cpu path does:
- * raid_garch_lik_valid: 1 if theta passes the parameter rules above (non-finite entries, the GARCH/GJR
+ * raidGarchLikValid: 1 if theta passes the parameter rules above (non-finite entries, the GARCH/GJR
  *   and EGARCH regions, nu > 2), 0 otherwise (the starting-variance and sigma^2 rules are not tested);
- * raid_garch_lik_backcast: the BACKCAST starting variance v0 of r[0..T-1] (spec->init must be BACKCAST;
+ * raidGarchLikBackcast: the BACKCAST starting variance v0 of r[0..T-1] (spec->init must be BACKCAST;
  *   at the sample mean for a constant mean, 0 for a zero mean; dv0/dmu = 0);
- * raid_garch_lik_backcast_at: the same with the sample mean rbar = (double)(sum r / T, long double sum)
- *   given by the caller (ignored for a zero mean): bit for bit raid_garch_lik_backcast without its pass;
- * raid_garch_lik_consts: at nu (ignored for the Normal) the log normalising constant c per observation
+ * raidGarchLikBackcastAt: the same with the sample mean rbar = (double)(sum r / T, long double sum)
+ *   given by the caller (ignored for a zero mean): bit for bit raidGarchLikBackcast without its pass;
+ * raidGarchLikConsts: at nu (ignored for the Normal) the log normalising constant c per observation
  *   and dc/dnu, and EGARCH's kappa and dkappa/dnu (sqrt(2/pi) and 0 unless EGARCH-t with EZ_DIST). */
-int raid_garch_lik_valid(const raid_garch_lik_spec *spec, const double *theta);
-double raid_garch_lik_backcast(const raid_garch_lik_spec *spec, const double *r, size_t T);
-double raid_garch_lik_backcast_at(const raid_garch_lik_spec *spec, const double *r, size_t T, double rbar);
-void raid_garch_lik_consts(const raid_garch_lik_spec *spec, double nu, double *c, double *dc, double *kappa,
+int raidGarchLikValid(const RaidGarchLikSpec *spec, const double *theta);
+double raidGarchLikBackcast(const RaidGarchLikSpec *spec, const double *r, size_t T);
+double raidGarchLikBackcastAt(const RaidGarchLikSpec *spec, const double *r, size_t T, double rbar);
+void raidGarchLikConsts(const RaidGarchLikSpec *spec, double nu, double *c, double *dc, double *kappa,
                            double *dkappa);
 
 /* Digamma function psi(x) for x > 0, to about 1e-15 relative (recurrence to x >= 10, then the asymptotic
  * series; Abramowitz and Stegun 6.3.5 and 6.3.18). Exposed for the tests. */
-double raid_garch_lik_digamma(double x);
+double raidGarchLikDigamma(double x);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-raid_status garch_result_init(raid_garch_result *res, const raid_garch_spec *sp, const raid_garch_input *in,
+raid_status raidGarchResultInit(raid_garch_result *res, const raid_garch_spec *sp, const raid_garch_input *in,
                               size_t nrows)
 {
     const size_t n = nrows ? nrows : 1, P = RAID_GARCH_MAXPAR;
@@ -50,7 +50,7 @@ void raid_garch_result_destroy(raid_garch_result *res)
     for (size_t q = 0; res->sym && q < res->nsym; q++)
         free(res->sym[q]);
     free(res->sym);
-    raid_strlist_free(&res->msg);
+    raidStrlistFree(&res->msg);
     free(res->msg_sym);
     for (size_t r = 0; res->row_end && r < res->nrows; r++)
         free(res->row_end[r]);
@@ -83,14 +83,14 @@ ARRAY_ACCESSOR(double, sigma2_next)
 size_t raid_garch_result_nmessages(const raid_garch_result *res) { return res ? res->msg.n : 0; }
 const char *raid_garch_result_message(const raid_garch_result *res, size_t i)
 {
-    return res ? raid_strlist_get(&res->msg, i) : NULL;
+    return res ? raidStrlistGet(&res->msg, i) : NULL;
 }
 size_t raid_garch_result_message_symbol(const raid_garch_result *res, size_t i)
 {
     return res && i < res->msg.n ? res->msg_sym[i] : (size_t)-1;
 }
 
-raid_status garch_result_msg_symbol(raid_garch_result *res, size_t q, raid_status st)
+raid_status raidGarchResultMsgSymbol(raid_garch_result *res, size_t q, raid_status st)
 {
     if (st != RAID_OK)
         return st;
@@ -112,26 +112,26 @@ raid_status garch_result_msg_symbol(raid_garch_result *res, size_t q, raid_statu
 raid_status raid_garch_result_forecast(const raid_garch_result *res, size_t row, size_t H, double *out)
 {
     if (!res || !out || H < 1 || row >= res->nrows)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_result_forecast: %s",
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_result_forecast: %s",
                          !res || !out ? "NULL argument" : H < 1 ? "H < 1" : "row out of range");
     int slot[RAID_GARCH_MAXPAR];
-    const int k = garch_slots(&res->spec, slot);
+    const int k = raidGarchSlots(&res->spec, slot);
     double theta[RAID_GARCH_MAXPAR];
     int ok = isfinite(res->sigma2_next[row]);
     for (int j = 0; j < k; j++)
         ok &= isfinite(theta[j] = res->params[row * RAID_GARCH_MAXPAR + (size_t)slot[j]]);
     if (!ok)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_result_forecast: row %zu has no estimates (%s)", row,
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_result_forecast: row %zu has no estimates (%s)", row,
                          raid_garch_status_name((raid_garch_status)res->status[row]));
-    const raid_garch_lik_spec ls = garch_lik_spec(&res->spec);
-    raid_garch_forecast(&ls, theta, res->sigma2_next[row], H, out);
+    const RaidGarchLikSpec ls = raidGarchLikSpec(&res->spec);
+    raidGarchForecast(&ls, theta, res->sigma2_next[row], H, out);
     return RAID_OK;
 }
 
 raid_status raid_garch_write_csv(const raid_garch_result *res, FILE *f)
 {
     if (!res || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_write_csv: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_write_csv: NULL");
     const raid_garch_spec *sp = &res->spec;
     fputs("symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,"
           "se_nu,loglik,iterations,status,sigma2_last,sigma2_next\n", f);
@@ -152,5 +152,5 @@ raid_status raid_garch_write_csv(const raid_garch_result *res, FILE *f)
         raid_csv_put_value(f, res->sigma2_next[r]);
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -25,8 +25,8 @@ static const char *const status_names[] = {"converged", "iteration limit", "boun
     {                                                                                                            \
         int i = 0;                                                                                               \
         if (!out)                                                                                                \
-            return raid_fail(NULL, RAID_EINVAL, "raid_garch_" #WHAT "_parse: NULL");                             \
-        const raid_status st = raid_parse_word(WHAT##_names, NWORDS(WHAT##_names), name, &i, NOUN, EXPECTED);   \
+            return raidFail(NULL, RAID_EINVAL, "raid_garch_" #WHAT "_parse: NULL");                             \
+        const raid_status st = raidParseWord(WHAT##_names, NWORDS(WHAT##_names), name, &i, NOUN, EXPECTED);   \
         if (st == RAID_OK)                                                                                       \
             *out = (TYPE)i;                                                                                      \
         return st;                                                                                               \
@@ -55,7 +55,7 @@ raid_status raid_garch_window_parse(const char *s, raid_garch_window *kind, int6
     raid_har_window k;
     if (!kind || !n || raid_har_window_parse(s, &k, n) != RAID_OK ||
         (k != RAID_HAR_FULL && *n < RAID_GARCH_MIN_T))
-        return raid_fail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N, N from %d to "
+        return raidFail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N, N from %d to "
                          "2147483647)", RAID_SHOWZ(s ? s : ""), RAID_GARCH_MIN_T);
     *kind = (raid_garch_window)k;
     return RAID_OK;
@@ -66,11 +66,11 @@ raid_status raid_garch_window_parse(const char *s, raid_garch_window *kind, int6
 raid_status raid_garch_spec_create(raid_garch_spec **out)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_spec_create: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_spec_create: NULL");
     raid_garch_spec *sp = calloc(1, sizeof *sp);
     *out = sp;
     if (!sp)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     sp->model = RAID_GARCH_GARCH;
     sp->dist = RAID_GARCH_NORMAL;
     sp->mean = RAID_GARCH_MEAN_CONSTANT;
@@ -90,7 +90,7 @@ void raid_garch_spec_destroy(raid_garch_spec *spec) { free(spec); }
     raid_status raid_garch_spec_set_##WHAT(raid_garch_spec *sp, TYPE v)                                          \
     {                                                                                                            \
         if (!sp || (unsigned)v > (unsigned)(HI))                                                                 \
-            return raid_fail(NULL, RAID_EINVAL, "raid_garch_spec_set_" #WHAT ": %s", sp ? "value out of range"   \
+            return raidFail(NULL, RAID_EINVAL, "raid_garch_spec_set_" #WHAT ": %s", sp ? "value out of range"   \
                              : "NULL spec");                                                                     \
         sp->WHAT = (int)v;                                                                                       \
         return RAID_OK;                                                                                          \
@@ -106,10 +106,10 @@ GARCH_SETTER(se, raid_garch_se, RAID_GARCH_SE_CLASSIC)
 raid_status raid_garch_spec_set_window(raid_garch_spec *sp, raid_garch_window kind, int64_t n, int64_t step)
 {
     if (!sp)
-        return raid_fail(NULL, RAID_EINVAL, "raid_garch_spec_set_window: NULL spec");
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_spec_set_window: NULL spec");
     if ((unsigned)kind > RAID_GARCH_EXPANDING || (kind != RAID_GARCH_FULL && (n < RAID_GARCH_MIN_T || n > INT32_MAX)) ||
         step < 1 || step > INT32_MAX)
-        return raid_fail(NULL, RAID_EINVAL, "bad window (kind %d, %lld returns, step %lld: expected %d to 2147483647 "
+        return raidFail(NULL, RAID_EINVAL, "bad window (kind %d, %lld returns, step %lld: expected %d to 2147483647 "
                          "returns and a step from 1 to 2147483647)", (int)kind, (long long)n, (long long)step,
                          RAID_GARCH_MIN_T);
     sp->win_kind = (int)kind;
@@ -121,7 +121,7 @@ raid_status raid_garch_spec_set_window(raid_garch_spec *sp, raid_garch_window ki
 raid_status raid_garch_spec_set_max_iter(raid_garch_spec *sp, int max_iter)
 {
     if (!sp || max_iter < 1 || max_iter > 100000)
-        return raid_fail(NULL, RAID_EINVAL, "bad iteration limit %d (expected 1 to 100000)", max_iter);
+        return raidFail(NULL, RAID_EINVAL, "bad iteration limit %d (expected 1 to 100000)", max_iter);
     sp->max_iter = max_iter;
     return RAID_OK;
 }
@@ -141,9 +141,9 @@ int64_t raid_garch_spec_window_n(const raid_garch_spec *sp) { return sp ? sp->wi
 int64_t raid_garch_spec_window_step(const raid_garch_spec *sp) { return sp ? sp->step : 0; }
 int raid_garch_spec_max_iter(const raid_garch_spec *sp) { return sp ? sp->max_iter : 0; }
 
-raid_garch_lik_spec garch_lik_spec(const raid_garch_spec *sp)
+RaidGarchLikSpec raidGarchLikSpec(const raid_garch_spec *sp)
 {
-    raid_garch_lik_spec ls;
+    RaidGarchLikSpec ls;
     ls.model = sp->model == RAID_GARCH_GJR ? RAID_GARCH_LIK_GJR
                : sp->model == RAID_GARCH_EGARCH ? RAID_GARCH_LIK_EGARCH : RAID_GARCH_LIK_GARCH;
     ls.dist = sp->dist == RAID_GARCH_T ? RAID_GARCH_LIK_T : RAID_GARCH_LIK_NORMAL;
@@ -153,7 +153,7 @@ raid_garch_lik_spec garch_lik_spec(const raid_garch_spec *sp)
     return ls;
 }
 
-int garch_slots(const raid_garch_spec *sp, int slot[RAID_GARCH_MAXPAR])
+int raidGarchSlots(const raid_garch_spec *sp, int slot[RAID_GARCH_MAXPAR])
 {
     int k = 0;
     if (sp->mean == RAID_GARCH_MEAN_CONSTANT)
@@ -171,12 +171,12 @@ int garch_slots(const raid_garch_spec *sp, int slot[RAID_GARCH_MAXPAR])
 int raid_garch_spec_k(const raid_garch_spec *sp)
 {
     int slot[RAID_GARCH_MAXPAR];
-    return sp ? garch_slots(sp, slot) : 0;
+    return sp ? raidGarchSlots(sp, slot) : 0;
 }
 
 const char *raid_garch_spec_param_name(const raid_garch_spec *sp, int j)
 {
     static const char *const names[RAID_GARCH_MAXPAR] = {"mu", "omega", "alpha", "gamma", "beta", "nu"};
     int slot[RAID_GARCH_MAXPAR];
-    return sp && j >= 0 && j < garch_slots(sp, slot) ? names[slot[j]] : NULL;
+    return sp && j >= 0 && j < raidGarchSlots(sp, slot) ? names[slot[j]] : NULL;
 }

@@ -25,7 +25,7 @@ static double har_fj(int transform, double j)
 }
 
 /* f^-1: the naive back-transform of a fitted value to the variance scale (no bias correction). */
-double har_finv(int transform, double v)
+double raidHarFinv(int transform, double v)
 {
     switch (transform) {
     case RAID_HAR_LOG: return exp(v);
@@ -36,10 +36,10 @@ double har_finv(int transform, double v)
 
 /* Contract: X (n x k), y and tix (n) have room for n rows; rv has n values, bpv, rq and jump_p n values or
  * NULL. Returns m <= n rows, or (size_t)-1 when out of memory; *bad = the first invalid day, n if none. */
-size_t har_design(const raid_har_spec *sp, size_t n, const double *rv, const double *bpv, const double *rq,
+size_t raidHarDesign(const raid_har_spec *sp, size_t n, const double *rv, const double *bpv, const double *rq,
                   const double *jump_p, double *X, double *y, size_t *tix, size_t *bad)
 {
-    const int k = har_k(sp), maxlag = sp->lags[sp->nlags - 1], h = sp->h;
+    const int k = raidHarK(sp), maxlag = sp->lags[sp->nlags - 1], h = sp->h;
     assert(k <= RAID_REG_MAX_K && sp->nlags >= 1 && h >= 1);
     *bad = n;
     if (n < (size_t)maxlag + (size_t)h)
@@ -125,14 +125,14 @@ raid_status raid_har_design(const raid_har_spec *spec, size_t n, const double *r
                             size_t *m, size_t *first_bad)
 {
     if (!spec || !X || !y || !t_index || !m || (n && !rv))
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_design: NULL argument");
-    if (har_k(spec) > RAID_REG_MAX_K)
-        return raid_fail(NULL, RAID_EINVAL, "too many regressors (%d, at most %d)", har_k(spec), RAID_REG_MAX_K);
+        return raidFail(NULL, RAID_EINVAL, "raid_har_design: NULL argument");
+    if (raidHarK(spec) > RAID_REG_MAX_K)
+        return raidFail(NULL, RAID_EINVAL, "too many regressors (%d, at most %d)", raidHarK(spec), RAID_REG_MAX_K);
     size_t *tix = malloc((n ? n : 1) * sizeof *tix), bad = n;
-    const size_t r = tix ? har_design(spec, n, rv, bpv, rq, jump_p, X, y, tix, &bad) : (size_t)-1;
+    const size_t r = tix ? raidHarDesign(spec, n, rv, bpv, rq, jump_p, X, y, tix, &bad) : (size_t)-1;
     if (r == (size_t)-1) {
         free(tix);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < r; i++)
         t_index[i] = (int64_t)tix[i];

@@ -40,18 +40,18 @@ static int har_meat_lag(raid_se_kind se, int64_t nw_lag, int64_t n)
     return (int)(L > n - 1 ? n - 1 : L);
 }
 
-/* A failed raid_ols_robust_at (about the means) as the fit reports it (raid_fail: raid_errmsg()): when a
+/* A failed raid_ols_robust_at (about the means) as the fit reports it (raidFail: raid_errmsg()): when a
  * regressor's level dwarfs its spread, say so (the rounding of the means costs 2^-53 R of the robust
  * variances, refused above RAID_REG_MAX_ROBUST_LOSS). */
 static raid_status har_robust_fail(const raid_reg_stats *s, raid_status rs)
 {
     const double R = raid_reg_level_ratio(s);
     if (rs == RAID_ESINGULAR && 0x1p-53 * R > RAID_REG_MAX_ROBUST_LOSS)
-        return raid_fail(NULL, rs, "robust standard errors would be float64 rounding: a regressor's mean is %.3g "
+        return raidFail(NULL, rs, "robust standard errors would be float64 rounding: a regressor's mean is %.3g "
                          "times its standard deviation, and the rounding of the means alone costs 2^-53 x %.3g = %.2g "
                          "of the robust variances (limit %g); subtract a constant from rv, or use --transform log or "
                          "--se ols", R, R, 0x1p-53 * R, RAID_REG_MAX_ROBUST_LOSS);
-    return raid_fail(NULL, rs, "robust standard errors: %s", raid_strerror(rs));
+    return raidFail(NULL, rs, "robust standard errors: %s", raid_strerror(rs));
 }
 
 /* Whether a failed robust meat is the whole call's failure rather than one symbol's or window's: RAID_EINVAL
@@ -72,11 +72,11 @@ static raid_status har_fit1(raid_ctx *ctx, const raid_reg_stats *s, const double
     const int L = har_meat_lag(se, nw_lag, m);
     double *meat = malloc((size_t)(L + 1) * (size_t)k * (size_t)k * sizeof *meat);
     if (!meat)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     int64_t lo = 0, hi = m;
     double c[RAID_REG_MAX_K];
     raid_reg_stats_centre(s, c);
-    st = raid_reg_meat_ranges_how(ctx, X, y, k, &lo, &hi, 1, o->beta, c, L, meat, HAR_MEAT_BLOCKS);
+    st = raidRegMeatRangesHow(ctx, X, y, k, &lo, &hi, 1, o->beta, c, L, meat, HAR_MEAT_BLOCKS);
     if (st == RAID_OK)
         st = raid_ols_robust_at(s, meat, c, L, se, o);
     else if (har_meat_fatal(st)) {
@@ -112,7 +112,7 @@ typedef struct har_job {
     raid_reg_stats *stats;
 } har_job;
 
-#define NOMEM(ctx) raid_fail((ctx), RAID_ENOMEM, "out of memory")
+#define NOMEM(ctx) raidFail((ctx), RAID_ENOMEM, "out of memory")
 
 /* Where day t of symbol S is (include/raid/har.h, raid_har_input_add): "line L" (lines given, with a source
  * file), "row L" (lines given, no source: the caller's row numbers as given), "row T" (no lines: 1-based
@@ -140,7 +140,7 @@ static raid_status har_prepare(har_job *J, size_t q)
 #define MSG(code, ...)                                                                                           \
     do {                                                                                                         \
         res->status[q] = (code);                                                                                 \
-        if ((st = har_result_msg(res, q, __VA_ARGS__)) != RAID_OK)                                              \
+        if ((st = raidHarResultMsg(res, q, __VA_ARGS__)) != RAID_OK)                                              \
             return NOMEM(J->ctx);                                                                                \
     } while (0)
     const int need_col = sp->model == RAID_HAR_J ? 1 : sp->model == RAID_HAR_Q ? 2 : -1;
@@ -169,7 +169,7 @@ static raid_status har_prepare(har_job *J, size_t q)
     S->y = malloc((I->n ? I->n : 1) * sizeof *S->y);
     S->tix = malloc((I->n ? I->n : 1) * sizeof *S->tix);
     if (!S->X || !S->y || !S->tix ||
-        (S->m = har_design(sp, I->n, I->v[0], I->v[1], I->v[2], I->v[3], S->X, S->y, S->tix, &bad)) == (size_t)-1)
+        (S->m = raidHarDesign(sp, I->n, I->v[0], I->v[1], I->v[2], I->v[3], S->X, S->y, S->tix, &bad)) == (size_t)-1)
         return NOMEM(J->ctx);
     { /* rows left out for missing or invalid days: say how many, and where the first one is */
         const size_t lo = (size_t)sp->lags[sp->nlags - 1] - 1,
@@ -177,7 +177,7 @@ static raid_status har_prepare(har_job *J, size_t q)
         if (S->m < nposs && bad < I->n) {
             char where[64];
             har_where(in, I, bad, where, sizeof where);
-            if ((st = har_result_msg(res, q, "%s: %zu of %zu design rows left out: they touch a day whose value is "
+            if ((st = raidHarResultMsg(res, q, "%s: %zu of %zu design rows left out: they touch a day whose value is "
                                      "empty, not finite or invalid for the transform (the first such day: %s, %s)",
                                      nm, nposs - S->m, nposs, RAID_SHOWZ(I->dates[bad]), where)) != RAID_OK)
                 return NOMEM(J->ctx);
@@ -253,7 +253,7 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
             }
             const size_t nc = (size_t)(fit_lmax + 1) * (size_t)k * (size_t)k;
             fit_meat = malloc(nprob * nc * sizeof *fit_meat);
-            const raid_status ms = fit_meat ? raid_reg_meat_ranges_how(J->ctx, J->Xall, J->yall, k, J->off,
+            const raid_status ms = fit_meat ? raidRegMeatRangesHow(J->ctx, J->Xall, J->yall, k, J->off,
                                                                        J->off + 1, nprob, fb, fc, fit_lmax, fit_meat,
                                                                        HAR_MEAT_BLOCKS)
                                             : RAID_OK;
@@ -292,11 +292,11 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
             }
         }
         if (fs == RAID_OK) {
-            st = har_result_row(J->res, q, NULL, &o);
+            st = raidHarResultRow(J->res, q, NULL, &o);
             J->res->nok++;
         } else {
             J->res->status[q] = RAID_ESINGULAR;
-            st = har_result_msg(J->res, q, "%s: %s", RAID_SHOWZ(S->nm), raid_errmsg());
+            st = raidHarResultMsg(J->res, q, "%s: %s", RAID_SHOWZ(S->nm), raid_errmsg());
         }
         g++;
     }
@@ -304,7 +304,7 @@ static raid_status har_fit_full(har_job *J, size_t nprob)
     free(fit_meat);
     free(fit_centre);
     if (fatal != RAID_OK)
-        return raid_fail(J->ctx, fatal, "robust standard errors: %s", raid_ctx_errmsg(J->ctx));
+        return raidFail(J->ctx, fatal, "robust standard errors: %s", raid_ctx_errmsg(J->ctx));
     return st == RAID_OK ? RAID_OK : NOMEM(J->ctx);
 }
 
@@ -315,8 +315,8 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
     const raid_har_spec *sp = J->sp;
     const int k = J->k;
     har_sym *S = &J->sy[q];
-    const raid_window_kind wk = (raid_window_kind)sp->win_kind;
-    const size_t N = (size_t)sp->win, nwin = raid_window_count(wk, S->m, N);
+    const RaidWindowKind wk = (RaidWindowKind)sp->win_kind;
+    const size_t N = (size_t)sp->win, nwin = raidWindowCount(wk, S->m, N);
     raid_har_result *res = J->res;
     const raid_se_kind se = sp->se;
     size_t fails = 0, nfit = 0;
@@ -341,7 +341,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
     const long long nwl = (long long)nwin;
     raid_ctx **cpus = J->cpus;
     const int ncpu = J->ncpu;
-    size_t ndone = 0; /* windows solved so far, reported by thread 0 (the caller's: raid_progress's contract) */
+    size_t ndone = 0; /* windows solved so far, reported by thread 0 (the caller's: raidProgress's contract) */
 #pragma omp parallel for schedule(dynamic, 16)
     for (long long wl = 0; wl < nwl; wl++) {
         const int tid = omp_get_thread_num();
@@ -351,7 +351,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         int64_t s0, s1; /* rows [s0, s1) */
         raid_reg_stats ws;
         const raid_status sw =
-            raid_window_stats(mycpu, bs, RAID_WINDOW_BLOCK, S->X, S->y, k, wk, S->m, N, w, &s0, &s1, &ws);
+            raidWindowStats(mycpu, bs, RAID_WINDOW_BLOCK, S->X, S->y, k, wk, S->m, N, w, &s0, &s1, &ws);
         wsc[w] = sw;
         wst[w] = ws;
         wlo[w] = s0;
@@ -364,10 +364,10 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
 #pragma omp atomic capture
         nd = ++ndone;
         if (tid == 0)
-            raid_progress(J->ctx, J->win_done + nd, J->win_total, "windows");
+            raidProgress(J->ctx, J->win_done + nd, J->win_total, "windows");
     }
     J->win_done += nwin;
-    raid_progress(J->ctx, J->win_done, J->win_total, "windows"); /* the windows thread 0 did not see end */
+    raidProgress(J->ctx, J->win_done, J->win_total, "windows"); /* the windows thread 0 did not see end */
     for (size_t w = 0; w < nwin && st == RAID_OK; w++) {
         if (wsc[w] != RAID_OK)
             st = wsc[w];
@@ -383,7 +383,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         }
     }
     if (st != RAID_OK) {
-        st = raid_fail(J->ctx, st, "%s: window statistics: %s", RAID_SHOWZ(S->nm), raid_strerror(st));
+        st = raidFail(J->ctx, st, "%s: window statistics: %s", RAID_SHOWZ(S->nm), raid_strerror(st));
         goto out;
     }
     /* Phase 2: the robust meat of all windows in one call (one device pass on opencl), then the robust
@@ -407,9 +407,9 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
             goto out;
         }
         const raid_status ms =
-            raid_reg_meat_ranges_how(J->ctx, S->X, S->y, k, wlo, whi, nv, wbeta, wcen, lmax, wmeat, HAR_MEAT_BLOCKS);
+            raidRegMeatRangesHow(J->ctx, S->X, S->y, k, wlo, whi, nv, wbeta, wcen, lmax, wmeat, HAR_MEAT_BLOCKS);
         if (har_meat_fatal(ms)) {
-            st = raid_fail(J->ctx, ms, "%s: robust standard errors of the windows: %s", S->nm, raid_ctx_errmsg(J->ctx));
+            st = raidFail(J->ctx, ms, "%s: robust standard errors of the windows: %s", S->nm, raid_ctx_errmsg(J->ctx));
             goto out;
         }
         for (size_t w = 0, v = 0; w < nwin; w++) {
@@ -439,7 +439,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         nfit++;
         /* The window uses rv up to day tix[e] + h: window_end. The forecast row is day t = tix[e] + h. */
         const size_t tend = S->tix[e] + (size_t)sp->h;
-        if ((st = har_result_row(res, q, date[tend], o)) != RAID_OK)
+        if ((st = raidHarResultRow(res, q, date[tend], o)) != RAID_OK)
             break;
         size_t ef = e + 1;
         while (ef < S->m && S->tix[ef] < tend)
@@ -450,16 +450,16 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
         double yhat = 0;
         for (int j = 0; j < k; j++)
             yhat += x[j] * o->beta[j];
-        double fc = har_finv(sp->transform, yhat), act = 0;
+        double fc = raidHarFinv(sp->transform, yhat), act = 0;
         for (size_t i = tend + 1; i <= tend + (size_t)sp->h; i++)
             act += rawrv[i];
         act /= (double)sp->h;
         double sq, ql;
-        raid_loss_add(&res->loss[q], act, fc, &sq, &ql);
-        st = har_result_fc(res, q, date[tend + 1], fc, act, sq, ql);
+        raidLossAdd(&res->loss[q], act, fc, &sq, &ql);
+        st = raidHarResultFc(res, q, date[tend + 1], fc, act, sq, ql);
     }
     if (st == RAID_OK && fails)
-        st = har_result_msg(res, q, "%s: %zu of %zu windows not estimated (first: %s)", RAID_SHOWZ(S->nm), fails,
+        st = raidHarResultMsg(res, q, "%s: %zu of %zu windows not estimated (first: %s)", RAID_SHOWZ(S->nm), fails,
                             fails + nfit,
                             firsterr);
     if (st == RAID_OK) {
@@ -467,7 +467,7 @@ static raid_status har_fit_windows(har_job *J, size_t q, const raid_reg_stats *b
             res->nok++;
         } else {
             res->status[q] = RAID_ESINGULAR;
-            st = har_result_msg(res, q, "%s: no window could be estimated", RAID_SHOWZ(S->nm));
+            st = raidHarResultMsg(res, q, "%s: no window could be estimated", RAID_SHOWZ(S->nm));
         }
     }
     if (st != RAID_OK) /* the result's builders fail only for memory */
@@ -498,7 +498,7 @@ static raid_status har_run(har_job *J)
             return st;
         if (J->sy[q].ok) {
             total += J->sy[q].m;
-            nprob += sp->win_kind ? raid_window_nblocks(J->sy[q].m, RAID_WINDOW_BLOCK) : 1;
+            nprob += sp->win_kind ? raidWindowNblocks(J->sy[q].m, RAID_WINDOW_BLOCK) : 1;
         }
     }
     if (!nprob)
@@ -520,27 +520,27 @@ static raid_status har_run(har_job *J)
         memcpy(J->Xall + pos * (size_t)k, S->X, S->m * (size_t)k * sizeof *J->Xall);
         memcpy(J->yall + pos, S->y, S->m * sizeof *J->yall);
         if (sp->win_kind)
-            g += raid_window_block_offsets(pos, S->m, RAID_WINDOW_BLOCK, J->off + g);
+            g += raidWindowBlockOffsets(pos, S->m, RAID_WINDOW_BLOCK, J->off + g);
         else
             J->off[++g] = (int64_t)(pos + S->m);
         pos += S->m;
     }
     assert(g == nprob && pos == total);
     if ((st = raid_reg_stats_compute(J->ctx, J->Xall, J->yall, k, J->off, nprob, J->stats)) != RAID_OK)
-        return raid_fail(J->ctx, st, "%s: %s", raid_strerror(st), raid_ctx_errmsg(J->ctx)); /* formatted aside */
+        return raidFail(J->ctx, st, "%s: %s", raid_strerror(st), raid_ctx_errmsg(J->ctx)); /* formatted aside */
     if (!sp->win_kind)
         return har_fit_full(J, nprob);
-    if ((st = raid_window_cpus(J->ctx, &J->cpus, &J->ncpu)) != RAID_OK)
+    if ((st = raidWindowCpus(J->ctx, &J->cpus, &J->ncpu)) != RAID_OK)
         return st;
     for (size_t q = 0; q < nsym; q++)
-        J->win_total += J->sy[q].ok ? raid_window_count((raid_window_kind)sp->win_kind, J->sy[q].m, (size_t)sp->win) : 0;
+        J->win_total += J->sy[q].ok ? raidWindowCount((RaidWindowKind)sp->win_kind, J->sy[q].m, (size_t)sp->win) : 0;
     g = 0;
     for (size_t q = 0; q < nsym; q++) {
         if (!J->sy[q].ok)
             continue;
         if ((st = har_fit_windows(J, q, &J->stats[g])) != RAID_OK)
             return st;
-        g += raid_window_nblocks(J->sy[q].m, RAID_WINDOW_BLOCK);
+        g += raidWindowNblocks(J->sy[q].m, RAID_WINDOW_BLOCK);
     }
     return RAID_OK;
 }
@@ -548,15 +548,15 @@ static raid_status har_run(har_job *J)
 raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_har_input *in, raid_har_result **out)
 {
     if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_har_fit: NULL result pointer");
+        return raidFail(ctx, RAID_EINVAL, "raid_har_fit: NULL result pointer");
     *out = NULL;
     if (!ctx || !spec || !in)
-        return raid_fail(ctx, RAID_EINVAL, "raid_har_fit: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_har_fit: NULL argument");
     raid_status st = raid_har_spec_check(spec);
     if (st != RAID_OK) /* the thread's message onto the context */
-        return raid_fail(ctx, st, "%s", raid_errmsg());
+        return raidFail(ctx, st, "%s", raid_errmsg());
     raid_har_result *res = calloc(1, sizeof *res);
-    if (!res || har_result_init(res, spec, in) != RAID_OK) {
+    if (!res || raidHarResultInit(res, spec, in) != RAID_OK) {
         raid_har_result_destroy(res);
         return NOMEM(ctx);
     }
@@ -566,7 +566,7 @@ raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_ha
     J.sp = spec;
     J.in = in;
     J.res = res;
-    J.k = har_k(spec);
+    J.k = raidHarK(spec);
     st = har_run(&J);
     if (J.sy)
         for (size_t q = 0; q < in->nsym; q++) {
@@ -579,7 +579,7 @@ raid_status raid_har_fit(raid_ctx *ctx, const raid_har_spec *spec, const raid_ha
     free(J.yall);
     free(J.off);
     free(J.stats);
-    raid_window_cpus_free(ctx, J.cpus, J.ncpu);
+    raidWindowCpusFree(ctx, J.cpus, J.ncpu);
     if (st != RAID_OK) {
         raid_har_result_destroy(res);
         return st;

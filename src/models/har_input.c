@@ -17,16 +17,16 @@ static const char *const default_names[4] = {"rv", "bpv", "rq", "jump_p"};
 raid_status raid_har_input_create(raid_har_input **out)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_create: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_create: NULL");
     raid_har_input *in = calloc(1, sizeof *in);
     *out = in;
     if (!in)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     for (int j = 0; j < 4; j++)
         if (!(in->colname[j] = strdup(default_names[j]))) {
             raid_har_input_destroy(in);
             *out = NULL;
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         }
     return RAID_OK;
 }
@@ -41,12 +41,12 @@ static void sym_free(har_in_sym *s)
     free(s->lines);
 }
 
-int har_day_check(const char *date, size_t len, double rv, double bpv, double rq)
+int raidHarDayCheck(const char *date, size_t len, double rv, double bpv, double rq)
 {
     int64_t days;
     if (!len)
         return HAR_DAY_EMPTY;
-    if (raid_io_parse_date(date, len, &days) != 0)
+    if (raidIoParseDate(date, len, &days) != 0)
         return HAR_DAY_DATE;
     if (rv < 0) /* (a decimal beyond float64's range is refused by the table reader itself) */
         return HAR_DAY_RV;
@@ -57,7 +57,7 @@ int har_day_check(const char *date, size_t len, double rv, double bpv, double rq
     return HAR_DAY_OK;
 }
 
-const char *har_day_why(int r)
+const char *raidHarDayWhy(int r)
 {
     static const char *const why[] = {"", "empty date (every row needs one)", "is not a calendar date YYYY-MM-DD",
                                       "is negative (a realized variance is non-negative and finite)",
@@ -76,8 +76,8 @@ void raid_har_input_destroy(raid_har_input *in)
     for (size_t q = 0; q < in->nsym; q++)
         sym_free(&in->sym[q]);
     free(in->sym);
-    raid_symtab_free(&in->names);
-    raid_strlist_free(&in->notices);
+    raidSymtabFree(&in->names);
+    raidStrlistFree(&in->notices);
     free(in->path);
     for (int j = 0; j < 4; j++)
         free(in->colname[j]);
@@ -102,36 +102,36 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
                                const int64_t *lines)
 {
     if (!in || !name || (n && (!dates || !rv)))
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: NULL argument");
-    const size_t nlen = strlen(name), bad = raid_utf8_invalid_at(name, nlen);
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_add: NULL argument");
+    const size_t nlen = strlen(name), bad = raidUtf8InvalidAt(name, nlen);
     if (bad < nlen) /* as the CSV reader refuses it (table.c) */
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",
                          bad + 1, (unsigned)(unsigned char)name[bad]);
-    if (raid_symtab_find(&in->names, name, nlen) >= 0) /* a hash: 120k symbols were quadratic to add */
-        return raid_fail(NULL, RAID_EINVAL, "symbol '%s' added twice", RAID_SHOWZ(name));
-    for (size_t t = 0; t < n; t++) { /* the CSV reader's rules (har_day_check) */
+    if (raidSymtabFind(&in->names, name, nlen) >= 0) /* a hash: 120k symbols were quadratic to add */
+        return raidFail(NULL, RAID_EINVAL, "symbol '%s' added twice", RAID_SHOWZ(name));
+    for (size_t t = 0; t < n; t++) { /* the CSV reader's rules (raidHarDayCheck) */
         const long long row = lines ? (long long)lines[t] : (long long)t + 1;
         if (!dates[t] || !dates[t][0])
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", RAID_SHOWZ(name), row,
+            return raidFail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date is %s", RAID_SHOWZ(name), row,
                              dates[t] ? "empty" : "NULL");
-        const int r = har_day_check(dates[t], strlen(dates[t]), rv[t], bpv ? bpv[t] : NAN, rq ? rq[t] : NAN);
+        const int r = raidHarDayCheck(dates[t], strlen(dates[t]), rv[t], bpv ? bpv[t] : NAN, rq ? rq[t] : NAN);
         if (r == HAR_DAY_DATE)
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date '%s' %s", RAID_SHOWZ(name),
-                             row, RAID_SHOWZ(dates[t]), har_day_why(r));
+            return raidFail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: date '%s' %s", RAID_SHOWZ(name),
+                             row, RAID_SHOWZ(dates[t]), raidHarDayWhy(r));
         if (r != HAR_DAY_OK)
-            return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", RAID_SHOWZ(name), row,
-                             RAID_SHOWZ(in->colname[r - HAR_DAY_RV]), har_day_why(r));
+            return raidFail(NULL, RAID_EINVAL, "raid_har_input_add: %s: row %lld: %s %s", RAID_SHOWZ(name), row,
+                             RAID_SHOWZ(in->colname[r - HAR_DAY_RV]), raidHarDayWhy(r));
     }
     /* in increasing date order (io/order.h, the CSV reader's rule): the lags of a day out of order are
      * other days */
-    const raid_status ost = raid_io_check_dates("raid_har_input_add", name, dates, n, lines);
+    const raid_status ost = raidIoCheckDates("raid_har_input_add", name, dates, n, lines);
     if (ost != RAID_OK)
         return ost;
     if (in->nsym == in->cap) {
         const size_t cap = in->cap ? 2 * in->cap : 16;
         har_in_sym *s = realloc(in->sym, cap * sizeof *s);
         if (!s)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         in->sym = s;
         in->cap = cap;
     }
@@ -141,7 +141,7 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
     s.n = n;
     s.name = strdup(name);
     fail = !s.name;
-    s.dates = raid_strings_dup(dates, n); /* n pointers, then their text, in one allocation */
+    s.dates = raidStringsDup(dates, n); /* n pointers, then their text, in one allocation */
     fail |= !s.dates;
     /* rv is present, also for n == 0, where the caller may pass NULL arrays */
     static const double none = 0.0;
@@ -149,11 +149,11 @@ raid_status raid_har_input_add(raid_har_input *in, const char *name, size_t n, c
     for (int j = 0; j < 4; j++)
         s.v[j] = dup_mem(src[j], n * sizeof(double), &fail);
     s.lines = dup_mem(lines, n * sizeof *lines, &fail);
-    if (fail || raid_symtab_add(&in->names, name, nlen) < 0) {
+    if (fail || raidSymtabAdd(&in->names, name, nlen) < 0) {
         sym_free(&s);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
-    assert((size_t)raid_symtab_find(&in->names, name, nlen) == in->nsym);
+    assert((size_t)raidSymtabFind(&in->names, name, nlen) == in->nsym);
     in->sym[in->nsym++] = s;
     return RAID_OK;
 }
@@ -163,18 +163,18 @@ raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t 
                                    const int64_t *lines)
 {
     if (n && !yyyymmdd)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_ymd: NULL dates");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_add_ymd: NULL dates");
     char *text = malloc(n * 11 + 1);
     const char **dates = malloc((n ? n : 1) * sizeof *dates);
     if (!text || !dates) {
         free(text), free(dates);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     raid_status st = RAID_OK;
     for (size_t t = 0; t < n && st == RAID_OK; t++) {
         const int32_t v = yyyymmdd[t], y = v / 10000, mo = v / 100 % 100, d = v % 100;
-        if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > raid_io_days_in_month(y, mo))
-            st = raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_ymd: %s: row %lld: %ld is not a date yyyymmdd",
+        if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > raidIoDaysInMonth(y, mo))
+            st = raidFail(NULL, RAID_EINVAL, "raid_har_input_add_ymd: %s: row %lld: %ld is not a date yyyymmdd",
                            name ? name : "(NULL)", lines ? (long long)lines[t] : (long long)t + 1, (long)v);
         char buf[48]; /* "YYYY-MM-DD" once the ranges hold */
         snprintf(buf, sizeof buf, "%04d-%02d-%02d", (int)y, (int)mo, (int)d);
@@ -191,10 +191,10 @@ raid_status raid_har_input_add_ymd(raid_har_input *in, const char *name, size_t 
 raid_status raid_har_input_set_source(raid_har_input *in, const char *path, int date_col)
 {
     if (!in)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_set_source: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_set_source: NULL");
     char *p = path ? strdup(path) : NULL;
     if (path && !p)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     free(in->path);
     in->path = p;
     in->date_col = date_col;
@@ -205,14 +205,14 @@ raid_status raid_har_input_set_names(raid_har_input *in, const char *rv, const c
                                      const char *jump_p)
 {
     if (!in)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_set_names: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_set_names: NULL");
     const char *nm[4] = {rv, bpv, rq, jump_p};
     for (int j = 0; j < 4; j++) {
         if (!nm[j])
             continue;
         char *d = strdup(nm[j]);
         if (!d)
-            return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+            return raidFail(NULL, RAID_ENOMEM, "out of memory");
         free(in->colname[j]);
         in->colname[j] = d;
     }
@@ -224,13 +224,13 @@ size_t raid_har_input_nsymbols(const raid_har_input *in) { return in ? in->nsym 
 raid_status raid_har_input_add_notice(raid_har_input *in, const char *text)
 {
     if (!in || !text)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_input_add_notice: NULL argument");
-    return raid_strlist_addf(&in->notices, "%s", text) ? raid_fail(NULL, RAID_ENOMEM, "out of memory") : RAID_OK;
+        return raidFail(NULL, RAID_EINVAL, "raid_har_input_add_notice: NULL argument");
+    return raidStrlistAddf(&in->notices, "%s", text) ? raidFail(NULL, RAID_ENOMEM, "out of memory") : RAID_OK;
 }
 
 size_t raid_har_input_notice_count(const raid_har_input *in) { return in ? in->notices.n : 0; }
 
 const char *raid_har_input_notice(const raid_har_input *in, size_t i)
 {
-    return in ? raid_strlist_get(&in->notices, i) : NULL;
+    return in ? raidStrlistGet(&in->notices, i) : NULL;
 }

@@ -24,7 +24,7 @@ struct raid_har_spec {
     int64_t nw_lag;      /* -1: the rule */
     int win_kind;        /* raid_har_window */
     int64_t win;         /* window rows (0 for full) */
-    char names[RAID_REG_MAX_K + RAID_HAR_MAX_LAGS][HAR_NAME_LEN]; /* coefficient names (har_spec_names) */
+    char names[RAID_REG_MAX_K + RAID_HAR_MAX_LAGS][HAR_NAME_LEN]; /* coefficient names (raidHarSpecNames) */
 };
 
 /* One symbol's series as added (copies). */
@@ -39,21 +39,21 @@ typedef struct har_in_sym {
 struct raid_har_input {
     har_in_sym *sym;
     size_t nsym, cap;
-    raid_symtab names; /* the symbols' names: index q is sym[q] */
+    RaidSymtab names; /* the symbols' names: index q is sym[q] */
     char *path;        /* NULL: messages name rows */
     int date_col;
     char *colname[4];  /* rv, bpv, rq, jump_p */
-    raid_strlist notices; /* of the reading (raid_har_input_notice) */
+    RaidStrlist notices; /* of the reading (raid_har_input_notice) */
 };
 
 /* The value rules of one day, shared by the CSV reader (src/io/har_reader.c, row_check) and
  * raid_har_input_add: the first rule that the day breaks, HAR_DAY_OK when none. date: len bytes (a
- * calendar date YYYY-MM-DD, raid_io_parse_date); rv, bpv, rq: not negative (NAN, a missing day, passes;
- * NAN for an absent measure). har_day_why(r) is the text after the field's name in the message; the
+ * calendar date YYYY-MM-DD, raidIoParseDate); rv, bpv, rq: not negative (NAN, a missing day, passes;
+ * NAN for an absent measure). raidHarDayWhy(r) is the text after the field's name in the message; the
  * field of HAR_DAY_RV + j is measure j (0 rv, 1 bpv, 2 rq). */
 enum { HAR_DAY_OK = 0, HAR_DAY_EMPTY, HAR_DAY_DATE, HAR_DAY_RV, HAR_DAY_BPV, HAR_DAY_RQ };
-int har_day_check(const char *date, size_t len, double rv, double bpv, double rq);
-const char *har_day_why(int r);
+int raidHarDayCheck(const char *date, size_t len, double rv, double bpv, double rq);
+const char *raidHarDayWhy(int r);
 
 struct raid_har_result {
     raid_har_spec spec;
@@ -62,7 +62,7 @@ struct raid_har_result {
     char **sym;          /* names */
     raid_status *status;
     int ran;             /* some symbol's design was usable: the estimation ran (the losses table shows) */
-    raid_loss *loss;     /* per symbol (windows) */
+    RaidLoss *loss;     /* per symbol (windows) */
     int *loss_ok;        /* per symbol: design usable */
     /* messages */
     char **msg;
@@ -81,24 +81,24 @@ struct raid_har_result {
 };
 
 /* Fill spec->names from the model and lags; returns k. */
-int har_spec_names(raid_har_spec *sp);
+int raidHarSpecNames(raid_har_spec *sp);
 /* The number of design columns. */
-int har_k(const raid_har_spec *sp);
+int raidHarK(const raid_har_spec *sp);
 
 /* The design of one series (see raid_har_design): returns the row count, or (size_t)-1 when out of
  * memory. bad: the first missing or invalid day (n if none). */
-size_t har_design(const raid_har_spec *sp, size_t n, const double *rv, const double *bpv, const double *rq,
+size_t raidHarDesign(const raid_har_spec *sp, size_t n, const double *rv, const double *bpv, const double *rq,
                   const double *jump_p, double *X, double *y, size_t *tix, size_t *bad);
 
 /* The inverse of the transform (the naive back-transform of a forecast). */
-double har_finv(int transform, double v);
+double raidHarFinv(int transform, double v);
 
 /* Result building (har_result.c): each returns RAID_OK or RAID_ENOMEM. */
-raid_status har_result_init(raid_har_result *res, const raid_har_spec *sp, const raid_har_input *in);
-raid_status har_result_msg(raid_har_result *res, size_t sym, const char *fmt, ...)
+raid_status raidHarResultInit(raid_har_result *res, const raid_har_spec *sp, const raid_har_input *in);
+raid_status raidHarResultMsg(raid_har_result *res, size_t sym, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-raid_status har_result_row(raid_har_result *res, size_t sym, const char *end, const raid_ols *o);
-raid_status har_result_fc(raid_har_result *res, size_t sym, const char *date, double fc, double act, double sq,
+raid_status raidHarResultRow(raid_har_result *res, size_t sym, const char *end, const raid_ols *o);
+raid_status raidHarResultFc(raid_har_result *res, size_t sym, const char *date, double fc, double act, double sq,
                           double ql);
 
 #endif

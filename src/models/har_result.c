@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-raid_status har_result_init(raid_har_result *res, const raid_har_spec *sp, const raid_har_input *in)
+raid_status raidHarResultInit(raid_har_result *res, const raid_har_spec *sp, const raid_har_input *in)
 {
     res->spec = *sp;
-    res->k = har_k(sp);
+    res->k = raidHarK(sp);
     res->nsym = in->nsym;
     res->sym = calloc(in->nsym ? in->nsym : 1, sizeof *res->sym);
     res->status = calloc(in->nsym ? in->nsym : 1, sizeof *res->status);
@@ -38,7 +38,7 @@ static int grow(void **p, size_t sz, size_t n, size_t cap)
     return 0;
 }
 
-raid_status har_result_msg(raid_har_result *res, size_t sym, const char *fmt, ...)
+raid_status raidHarResultMsg(raid_har_result *res, size_t sym, const char *fmt, ...)
 {
     if (grow((void **)&res->msg, sizeof *res->msg, res->nmsg, res->msgcap) ||
         grow((void **)&res->msg_sym, sizeof *res->msg_sym, res->nmsg, res->msgcap))
@@ -60,7 +60,7 @@ raid_status har_result_msg(raid_har_result *res, size_t sym, const char *fmt, ..
     return RAID_OK;
 }
 
-raid_status har_result_row(raid_har_result *res, size_t sym, const char *end, const raid_ols *o)
+raid_status raidHarResultRow(raid_har_result *res, size_t sym, const char *end, const raid_ols *o)
 {
     const size_t n = res->nrows, cap = res->rowcap, k = (size_t)res->k;
     assert(o->k == res->k);
@@ -102,7 +102,7 @@ raid_status har_result_row(raid_har_result *res, size_t sym, const char *end, co
     return RAID_OK;
 }
 
-raid_status har_result_fc(raid_har_result *res, size_t sym, const char *date, double fc, double act, double sq,
+raid_status raidHarResultFc(raid_har_result *res, size_t sym, const char *date, double fc, double act, double sq,
                           double ql)
 {
     const size_t n = res->nfc;
@@ -200,13 +200,13 @@ int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *n, double
 {
     if (s >= res->nsym || !res->spec.win_kind || !res->loss[s].n)
         return 0;
-    const raid_loss *l = &res->loss[s];
+    const RaidLoss *l = &res->loss[s];
     if (n)
         *n = l->n;
     if (mse)
-        *mse = raid_loss_mse(l);
+        *mse = raidLossMse(l);
     if (qlike)
-        *qlike = raid_loss_mean_qlike(l);
+        *qlike = raidLossMeanQlike(l);
     if (nq)
         *nq = l->nq;
     return 1;
@@ -217,7 +217,7 @@ int raid_har_result_loss(const raid_har_result *res, size_t s, size_t *n, double
 raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
 {
     if (!res || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_write_coefs: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_coefs: NULL");
     if (!res->nrows)
         return RAID_OK;
     const raid_har_spec *sp = &res->spec;
@@ -244,13 +244,13 @@ raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
         }
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }
 
 raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f)
 {
     if (!res || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_write_forecasts: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_forecasts: NULL");
     fputs("symbol,date,forecast,actual,sq_err,qlike\n", f);
     for (size_t i = 0; i < res->nfc; i++) {
         raid_csv_put_field(f, res->sym[res->fc_sym[i]]);
@@ -262,13 +262,13 @@ raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f)
         raid_csv_put_value(f, res->ql[i]);
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }
 
 raid_status raid_har_write_losses(const raid_har_result *res, FILE *f)
 {
     if (!res || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_write_losses: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_losses: NULL");
     const raid_har_spec *sp = &res->spec;
     fputs("symbol,model,transform,h,n_forecasts,mse,qlike,n_qlike\n", f);
     for (size_t q = 0; q < res->nsym; q++) {
@@ -283,13 +283,13 @@ raid_status raid_har_write_losses(const raid_har_result *res, FILE *f)
         raid_csv_put_value(f, ql);
         fprintf(f, ",%zu\n", nq);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }
 
 raid_status raid_har_write_loss_table(const raid_har_result *res, FILE *f)
 {
     if (!res || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_write_loss_table: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_loss_table: NULL");
     const raid_har_spec *sp = &res->spec;
     if (!sp->win_kind || !res->ran)
         return RAID_OK;
@@ -303,5 +303,5 @@ raid_status raid_har_write_loss_table(const raid_har_result *res, FILE *f)
         if (raid_har_result_loss(res, q, &n, &mse, &ql, NULL))
             fprintf(f, "  %-16s %8zu %-24.17g %-24.17g\n", *res->sym[q] ? res->sym[q] : "(no symbol)", n, mse, ql);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -18,10 +18,10 @@ static const char *const se_names[] = {"ols", "white", "nw"};
 raid_status raid_har_model_parse(const char *name, raid_har_model *out)
 {
     int i = 0;
-    const raid_status st = raid_parse_word(model_names, 4, name, &i, "model", "har, har-j, har-cj or harq");
+    const raid_status st = raidParseWord(model_names, 4, name, &i, "model", "har, har-j, har-cj or harq");
     if (st == RAID_OK && out)
         *out = (raid_har_model)i;
-    return out ? st : raid_fail(NULL, RAID_EINVAL, "raid_har_model_parse: NULL");
+    return out ? st : raidFail(NULL, RAID_EINVAL, "raid_har_model_parse: NULL");
 }
 
 const char *raid_har_model_name(raid_har_model m) { return (unsigned)m < 4 ? model_names[m] : "?"; }
@@ -29,10 +29,10 @@ const char *raid_har_model_name(raid_har_model m) { return (unsigned)m < 4 ? mod
 raid_status raid_har_transform_parse(const char *name, raid_har_transform *out)
 {
     int i = 0;
-    const raid_status st = raid_parse_word(transform_names, 3, name, &i, "transform", "none, log or sqrt");
+    const raid_status st = raidParseWord(transform_names, 3, name, &i, "transform", "none, log or sqrt");
     if (st == RAID_OK && out)
         *out = (raid_har_transform)i;
-    return out ? st : raid_fail(NULL, RAID_EINVAL, "raid_har_transform_parse: NULL");
+    return out ? st : raidFail(NULL, RAID_EINVAL, "raid_har_transform_parse: NULL");
 }
 
 const char *raid_har_transform_name(raid_har_transform t) { return (unsigned)t < 3 ? transform_names[t] : "?"; }
@@ -40,10 +40,10 @@ const char *raid_har_transform_name(raid_har_transform t) { return (unsigned)t <
 raid_status raid_har_se_parse(const char *name, raid_se_kind *out)
 {
     int i = 0;
-    const raid_status st = raid_parse_word(se_names, 3, name, &i, "standard errors", "ols, white or nw");
+    const raid_status st = raidParseWord(se_names, 3, name, &i, "standard errors", "ols, white or nw");
     if (st == RAID_OK && out)
         *out = (raid_se_kind)i;
-    return out ? st : raid_fail(NULL, RAID_EINVAL, "raid_har_se_parse: NULL");
+    return out ? st : raidFail(NULL, RAID_EINVAL, "raid_har_se_parse: NULL");
 }
 
 const char *raid_har_se_name(raid_se_kind k) { return (unsigned)k < 3 ? se_names[k] : "?"; }
@@ -51,7 +51,7 @@ const char *raid_har_se_name(raid_se_kind k) { return (unsigned)k < 3 ? se_names
 raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t *n)
 {
     if (!s || !kind || !n)
-        return raid_fail(NULL, RAID_EINVAL, "bad window (NULL)");
+        return raidFail(NULL, RAID_EINVAL, "bad window (NULL)");
     if (!strcmp(s, "full")) {
         *kind = RAID_HAR_FULL;
         *n = 0;
@@ -73,7 +73,7 @@ raid_status raid_har_window_parse(const char *s, raid_har_window *kind, int64_t 
             v = -1;
     }
     if (k == RAID_HAR_FULL || v < 0)
-        return raid_fail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N)",
+        return raidFail(NULL, RAID_EINVAL, "bad window '%s' (expected full, rolling:N or expanding:N)",
                          RAID_SHOWZ(s));
     *kind = k;
     *n = (int64_t)v;
@@ -101,7 +101,7 @@ raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags)
         p = end;
     }
     if (!ok || n < 1 || tmp[0] != 1)
-        return raid_fail(NULL, RAID_EINVAL,
+        return raidFail(NULL, RAID_EINVAL,
                          "bad lags '%s' (expected at most %d increasing integers from 1 to 10000, the first 1)",
                          RAID_SHOWZ(s ? s : ""), RAID_HAR_MAX_LAGS);
     memcpy(lags, tmp, (size_t)n * sizeof *lags);
@@ -111,7 +111,7 @@ raid_status raid_har_lags_parse(const char *s, int *lags, int *nlags)
 
 /* ---- the specification ---- */
 
-int har_k(const raid_har_spec *sp)
+int raidHarK(const raid_har_spec *sp)
 {
     return (sp->model == RAID_HAR_RV ? 1 : 2) + sp->nlags;
 }
@@ -128,7 +128,7 @@ static void lag_name(char *buf, const char *prefix, int lag)
         snprintf(buf, HAR_NAME_LEN, "%s_l%d", prefix, lag);
 }
 
-int har_spec_names(raid_har_spec *sp)
+int raidHarSpecNames(raid_har_spec *sp)
 {
     int c = 0;
     snprintf(sp->names[c++], HAR_NAME_LEN, "const");
@@ -140,18 +140,18 @@ int har_spec_names(raid_har_spec *sp)
     }
     if (sp->model == RAID_HAR_J || sp->model == RAID_HAR_CJ)
         snprintf(sp->names[c++], HAR_NAME_LEN, "j");
-    assert(c == har_k(sp));
+    assert(c == raidHarK(sp));
     return c;
 }
 
 raid_status raid_har_spec_create(raid_har_spec **out)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_spec_create: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_spec_create: NULL");
     raid_har_spec *sp = calloc(1, sizeof *sp);
     *out = sp;
     if (!sp)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     sp->model = RAID_HAR_RV;
     sp->transform = RAID_HAR_NONE;
     sp->h = 1;
@@ -161,17 +161,17 @@ raid_status raid_har_spec_create(raid_har_spec **out)
     sp->se = RAID_SE_NW;
     sp->nw_lag = -1;
     sp->win_kind = RAID_HAR_FULL;
-    har_spec_names(sp);
+    raidHarSpecNames(sp);
     return RAID_OK;
 }
 
 raid_status raid_har_spec_clone(const raid_har_spec *spec, raid_har_spec **out)
 {
     if (!spec || !out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_har_spec_clone: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_har_spec_clone: NULL");
     *out = malloc(sizeof **out);
     if (!*out)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     **out = *spec;
     return RAID_OK;
 }
@@ -180,15 +180,15 @@ void raid_har_spec_destroy(raid_har_spec *spec) { free(spec); }
 
 #define SPEC_NONNULL(sp)                                                                                         \
     if (!(sp))                                                                                                   \
-    return raid_fail(NULL, RAID_EINVAL, "%s: NULL spec", __func__)
+    return raidFail(NULL, RAID_EINVAL, "%s: NULL spec", __func__)
 
 raid_status raid_har_spec_set_model(raid_har_spec *sp, raid_har_model m)
 {
     SPEC_NONNULL(sp);
     if ((unsigned)m > RAID_HAR_Q)
-        return raid_fail(NULL, RAID_EINVAL, "bad model %d", (int)m);
+        return raidFail(NULL, RAID_EINVAL, "bad model %d", (int)m);
     sp->model = (int)m;
-    har_spec_names(sp);
+    raidHarSpecNames(sp);
     return RAID_OK;
 }
 
@@ -199,12 +199,12 @@ raid_status raid_har_spec_set_lags(raid_har_spec *sp, const int *lags, int nlags
     for (int l = 1; ok && l < nlags; l++)
         ok = lags[l] > lags[l - 1] && lags[l] <= 10000;
     if (!ok)
-        return raid_fail(NULL, RAID_EINVAL,
+        return raidFail(NULL, RAID_EINVAL,
                          "bad lags (expected 1 to %d increasing integers from 1 to 10000, the first 1)",
                          RAID_HAR_MAX_LAGS);
     memcpy(sp->lags, lags, (size_t)nlags * sizeof *lags);
     sp->nlags = nlags;
-    har_spec_names(sp);
+    raidHarSpecNames(sp);
     return RAID_OK;
 }
 
@@ -212,7 +212,7 @@ raid_status raid_har_spec_set_horizon(raid_har_spec *sp, int h)
 {
     SPEC_NONNULL(sp);
     if (h < 1 || h > 1000)
-        return raid_fail(NULL, RAID_EINVAL, "bad horizon %d (expected an integer in [1, 1000])", h);
+        return raidFail(NULL, RAID_EINVAL, "bad horizon %d (expected an integer in [1, 1000])", h);
     sp->h = h;
     return RAID_OK;
 }
@@ -221,7 +221,7 @@ raid_status raid_har_spec_set_transform(raid_har_spec *sp, raid_har_transform t)
 {
     SPEC_NONNULL(sp);
     if ((unsigned)t > RAID_HAR_SQRT)
-        return raid_fail(NULL, RAID_EINVAL, "bad transform %d", (int)t);
+        return raidFail(NULL, RAID_EINVAL, "bad transform %d", (int)t);
     sp->transform = (int)t;
     return RAID_OK;
 }
@@ -230,7 +230,7 @@ raid_status raid_har_spec_set_se(raid_har_spec *sp, raid_se_kind kind, int64_t n
 {
     SPEC_NONNULL(sp);
     if ((unsigned)kind > RAID_SE_NW || nw_lag < -1 || nw_lag > 100000)
-        return raid_fail(NULL, RAID_EINVAL, "bad standard errors (kind %d, Newey-West lag %lld: expected -1 or 0 "
+        return raidFail(NULL, RAID_EINVAL, "bad standard errors (kind %d, Newey-West lag %lld: expected -1 or 0 "
                          "to 100000)", (int)kind, (long long)nw_lag);
     sp->se = kind;
     sp->nw_lag = nw_lag;
@@ -241,7 +241,7 @@ raid_status raid_har_spec_set_window(raid_har_spec *sp, raid_har_window kind, in
 {
     SPEC_NONNULL(sp);
     if ((unsigned)kind > RAID_HAR_EXPANDING || (kind != RAID_HAR_FULL && (n < 1 || n > INT32_MAX)))
-        return raid_fail(NULL, RAID_EINVAL, "bad window (kind %d, %lld rows)", (int)kind, (long long)n);
+        return raidFail(NULL, RAID_EINVAL, "bad window (kind %d, %lld rows)", (int)kind, (long long)n);
     sp->win_kind = (int)kind;
     sp->win = kind == RAID_HAR_FULL ? 0 : n;
     return RAID_OK;
@@ -251,7 +251,7 @@ raid_status raid_har_spec_set_alpha(raid_har_spec *sp, double alpha)
 {
     SPEC_NONNULL(sp);
     if (!(alpha > 0 && alpha < 1))
-        return raid_fail(NULL, RAID_EINVAL, "bad alpha %g (expected a number in (0, 1))", alpha);
+        return raidFail(NULL, RAID_EINVAL, "bad alpha %g (expected a number in (0, 1))", alpha);
     sp->alpha = alpha;
     return RAID_OK;
 }
@@ -282,22 +282,22 @@ raid_har_window raid_har_spec_window(const raid_har_spec *sp)
 }
 int64_t raid_har_spec_window_n(const raid_har_spec *sp) { return sp ? sp->win : 0; }
 double raid_har_spec_alpha(const raid_har_spec *sp) { return sp ? sp->alpha : NAN; }
-int raid_har_spec_k(const raid_har_spec *sp) { return sp ? har_k(sp) : 0; }
+int raid_har_spec_k(const raid_har_spec *sp) { return sp ? raidHarK(sp) : 0; }
 
 const char *raid_har_spec_coef_name(const raid_har_spec *sp, int j)
 {
-    return sp && j >= 0 && j < har_k(sp) ? sp->names[j] : NULL;
+    return sp && j >= 0 && j < raidHarK(sp) ? sp->names[j] : NULL;
 }
 
 raid_status raid_har_spec_check(const raid_har_spec *sp)
 {
     SPEC_NONNULL(sp);
     if (sp->model == RAID_HAR_Q && sp->transform != RAID_HAR_NONE)
-        return raid_fail(NULL, RAID_EINVAL, "model harq takes transform none only");
-    if (har_k(sp) > RAID_REG_MAX_K)
-        return raid_fail(NULL, RAID_EINVAL, "too many regressors (%d, at most %d): use fewer lags", har_k(sp),
+        return raidFail(NULL, RAID_EINVAL, "model harq takes transform none only");
+    if (raidHarK(sp) > RAID_REG_MAX_K)
+        return raidFail(NULL, RAID_EINVAL, "too many regressors (%d, at most %d): use fewer lags", raidHarK(sp),
                          RAID_REG_MAX_K);
-    if (sp->win_kind != RAID_HAR_FULL && sp->win <= har_k(sp))
-        return raid_fail(NULL, RAID_EINVAL, "window N must exceed the number of regressors (%d)", har_k(sp));
+    if (sp->win_kind != RAID_HAR_FULL && sp->win <= raidHarK(sp))
+        return raidFail(NULL, RAID_EINVAL, "window N must exceed the number of regressors (%d)", raidHarK(sp));
     return RAID_OK;
 }

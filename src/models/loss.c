@@ -4,22 +4,22 @@
 #include <assert.h>
 #include <math.h>
 
-double raid_loss_sq(double actual, double forecast)
+double raidLossSq(double actual, double forecast)
 {
     return (actual - forecast) * (actual - forecast);
 }
 
-double raid_loss_qlike(double actual, double forecast)
+double raidLossQlike(double actual, double forecast)
 {
     if (!(forecast > 0 && actual > 0))
         return NAN;
     return actual / forecast - log(actual / forecast) - 1.0;
 }
 
-void raid_loss_add(raid_loss *acc, double actual, double forecast, double *sq, double *ql)
+void raidLossAdd(RaidLoss *acc, double actual, double forecast, double *sq, double *ql)
 {
     assert(acc);
-    const double s = raid_loss_sq(actual, forecast), q = raid_loss_qlike(actual, forecast);
+    const double s = raidLossSq(actual, forecast), q = raidLossQlike(actual, forecast);
     acc->n++;
     acc->sse += s;
     if (isfinite(q)) {
@@ -32,12 +32,12 @@ void raid_loss_add(raid_loss *acc, double actual, double forecast, double *sq, d
         *ql = q;
 }
 
-double raid_loss_mse(const raid_loss *acc)
+double raidLossMse(const RaidLoss *acc)
 {
     return acc->n ? acc->sse / (double)acc->n : NAN;
 }
 
-double raid_loss_mean_qlike(const raid_loss *acc)
+double raidLossMeanQlike(const RaidLoss *acc)
 {
     return acc->nq ? acc->sq / (double)acc->nq : NAN;
 }

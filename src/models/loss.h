@@ -9,21 +9,21 @@
 
 #include <stddef.h>
 
-typedef struct raid_loss {
+typedef struct RaidLoss {
     size_t n;   /* forecasts */
     size_t nq;  /* forecasts with a finite QLIKE */
     double sse; /* sum of squared errors */
     double sq;  /* sum of the finite QLIKE values */
-} raid_loss;
+} RaidLoss;
 
 /* (actual - forecast)^2. */
-double raid_loss_sq(double actual, double forecast);
+double raidLossSq(double actual, double forecast);
 /* actual/forecast - log(actual/forecast) - 1, NAN unless both are positive. */
-double raid_loss_qlike(double actual, double forecast);
+double raidLossQlike(double actual, double forecast);
 /* Add one forecast to acc; *sq and *ql (if not NULL) receive its two losses. */
-void raid_loss_add(raid_loss *acc, double actual, double forecast, double *sq, double *ql);
+void raidLossAdd(RaidLoss *acc, double actual, double forecast, double *sq, double *ql);
 /* Mean squared error (NAN with no forecast) and mean QLIKE over the finite ones (NAN with none). */
-double raid_loss_mse(const raid_loss *acc);
-double raid_loss_mean_qlike(const raid_loss *acc);
+double raidLossMse(const RaidLoss *acc);
+double raidLossMeanQlike(const RaidLoss *acc);
 
 #endif

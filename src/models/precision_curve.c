@@ -29,16 +29,16 @@ static raid_status prec_point(raid_ctx *dev, raid_ctx *cpu, int64_t m, int64_t k
     raid_realized *a = malloc((size_t)k * sizeof *a), *b = malloc((size_t)k * sizeof *b);
     raid_status st = RAID_OK;
     if (!r || !off || !a || !b)
-        st = raid_fail(dev, RAID_ENOMEM, "out of memory");
+        st = raidFail(dev, RAID_ENOMEM, "out of memory");
     else if ((st = raid_simulate_returns(&o, r, NULL)) != RAID_OK)
-        st = raid_fail(dev, st, "%s", raid_errmsg()); /* "simulate: ..." */
+        st = raidFail(dev, st, "%s", raid_errmsg()); /* "simulate: ..." */
     if (st == RAID_OK) {
         for (int64_t s = 0; s <= k; s++)
             off[s] = s * m;
         if ((st = raid_realized_compute(dev, r, off, (size_t)k, a)) != RAID_OK) {
-            st = raid_fail(dev, st, "%s: %s", raid_ctx_device_name(dev), raid_ctx_errmsg(dev)); /* formatted aside */
+            st = raidFail(dev, st, "%s: %s", raid_ctx_device_name(dev), raid_ctx_errmsg(dev)); /* formatted aside */
         } else if ((st = raid_realized_compute(cpu, r, off, (size_t)k, b)) != RAID_OK) {
-            st = raid_fail(dev, st, "cpu: %s", raid_ctx_errmsg(cpu));
+            st = raidFail(dev, st, "cpu: %s", raid_ctx_errmsg(cpu));
         }
     }
     if (st == RAID_OK) {
@@ -63,9 +63,9 @@ raid_status raid_precision_curve(raid_ctx *dev, raid_ctx *cpu, int64_t max_m, in
                                  double *max_pred, size_t *npoints)
 {
     if (!dev || !cpu || !m || !k || !max_err || !rms_err || !rms_pred || !max_pred || !npoints)
-        return raid_fail(dev, RAID_EINVAL, "raid_precision_curve: NULL argument");
+        return raidFail(dev, RAID_EINVAL, "raid_precision_curve: NULL argument");
     if (max_m < 10 || max_m > 10000000 || segments < 1 || segments > 1000000)
-        return raid_fail(dev, RAID_EINVAL, "raid_precision_curve: max_m must be in [10, 10^7] and segments in "
+        return raidFail(dev, RAID_EINVAL, "raid_precision_curve: max_m must be in [10, 10^7] and segments in "
                          "[1, 10^6]");
     /* Segment lengths 10, 30, 100, 300, ... up to max_m. */
     size_t n = 0;

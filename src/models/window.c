@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t raid_window_count(raid_window_kind kind, size_t m, size_t N)
+size_t raidWindowCount(RaidWindowKind kind, size_t m, size_t N)
 {
     if (kind == RAID_WINDOW_FULL)
         return m > 0;
     return N == 0 || m < N ? 0 : m - (N - 1);
 }
 
-void raid_window_rows(raid_window_kind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1)
+void raidWindowRows(RaidWindowKind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1)
 {
-    assert(w < raid_window_count(kind, m, N));
+    assert(w < raidWindowCount(kind, m, N));
     if (kind == RAID_WINDOW_FULL) {
         *s0 = 0;
         *s1 = (int64_t)m;
@@ -27,39 +27,39 @@ void raid_window_rows(raid_window_kind kind, size_t m, size_t N, size_t w, int64
     *s1 = (int64_t)(e + 1);
 }
 
-size_t raid_window_nblocks(size_t m, size_t B)
+size_t raidWindowNblocks(size_t m, size_t B)
 {
     assert(B > 0);
     return (m + B - 1) / B;
 }
 
-size_t raid_window_block_offsets(size_t pos, size_t m, size_t B, int64_t *off)
+size_t raidWindowBlockOffsets(size_t pos, size_t m, size_t B, int64_t *off)
 {
     size_t g = 0;
     for (size_t b = 0; b < m; b += B)
         off[++g] = (int64_t)(pos + (b + B < m ? b + B : m));
-    assert(g == raid_window_nblocks(m, B));
+    assert(g == raidWindowNblocks(m, B));
     return g;
 }
 
-raid_status raid_window_stats(raid_ctx *cpu, const raid_reg_stats *blocks, size_t B, const double *X, const double *y,
-                              int k, raid_window_kind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1,
+raid_status raidWindowStats(raid_ctx *cpu, const raid_reg_stats *blocks, size_t B, const double *X, const double *y,
+                              int k, RaidWindowKind kind, size_t m, size_t N, size_t w, int64_t *s0, int64_t *s1,
                               raid_reg_stats *out)
 {
-    raid_window_rows(kind, m, N, w, s0, s1);
+    raidWindowRows(kind, m, N, w, s0, s1);
     memset(out, 0, sizeof *out);
     out->k = k;
     return raid_reg_stats_range(cpu, blocks, B, X, y, k, *s0, *s1, out);
 }
 
-raid_status raid_window_cpus(raid_ctx *ctx, raid_ctx ***out, int *n)
+raid_status raidWindowCpus(raid_ctx *ctx, raid_ctx ***out, int *n)
 {
     const int nthr = omp_get_max_threads();
     raid_ctx **cpus = calloc((size_t)nthr, sizeof *cpus);
     *out = NULL;
     *n = 0;
     if (!cpus)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     for (int i = 0; i < nthr; i++) {
         if (i == 0 && raid_ctx_backend(ctx) == RAID_BACKEND_CPU) {
             cpus[i] = ctx;
@@ -67,8 +67,8 @@ raid_status raid_window_cpus(raid_ctx *ctx, raid_ctx ***out, int *n)
         }
         const raid_status st = raid_ctx_create(&cpus[i], "cpu");
         if (st != RAID_OK) {
-            raid_window_cpus_free(ctx, cpus, i);
-            return raid_fail(ctx, st, "%s", raid_errmsg());
+            raidWindowCpusFree(ctx, cpus, i);
+            return raidFail(ctx, st, "%s", raid_errmsg());
         }
     }
     *out = cpus;
@@ -76,7 +76,7 @@ raid_status raid_window_cpus(raid_ctx *ctx, raid_ctx ***out, int *n)
     return RAID_OK;
 }
 
-void raid_window_cpus_free(raid_ctx *ctx, raid_ctx **cpus, int n)
+void raidWindowCpusFree(raid_ctx *ctx, raid_ctx **cpus, int n)
 {
     for (int i = 0; cpus && i < n; i++)
         if (cpus[i] && cpus[i] != ctx)

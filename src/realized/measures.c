@@ -19,7 +19,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-void raid_measures_from_acc(const double acc[RAID_NACC], int64_t M, raid_realized *o)
+void raidMeasuresFromAcc(const double acc[RAID_NACC], int64_t M, raid_realized *o)
 {
     const double m = (double)M;
     o->n = M;

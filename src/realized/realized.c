@@ -23,7 +23,7 @@ double raid_realized_get(const raid_realized *x, int k)
     }
 }
 
-raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1)
+raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1)
 {
     int64_t bad = i1; /* the first return out of range, found in parallel (a serial pass over 1e8 returns
                          was a tenth of the cpu path's time) */
@@ -32,54 +32,54 @@ raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0
         if (!(fabs(r[i]) <= RAID_MAX_RETURN) && i < bad)
             bad = i;
     if (bad < i1)
-        return raid_fail(ctx, RAID_EINVAL, "return %lld is %s (returns must be finite and at most 1e74 in magnitude)",
+        return raidFail(ctx, RAID_EINVAL, "return %lld is %s (returns must be finite and at most 1e74 in magnitude)",
                          (long long)bad, isfinite(r[bad]) ? "out of range" : "not finite");
     return RAID_OK;
 }
 
-raid_status raid_realized_args(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                const raid_realized *out)
 {
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "raid_realized_compute: ctx is NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_realized_compute: ctx is NULL");
     if (!offsets || (!out && nseg))
-        return raid_fail(ctx, RAID_EINVAL, "NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "NULL argument");
     ctx->errmsg[0] = 0;
     for (size_t s = 0; s < nseg; s++)
         if (offsets[s + 1] < offsets[s])
-            return raid_fail(ctx, RAID_EINVAL, "offsets decrease at segment %zu", s);
+            return raidFail(ctx, RAID_EINVAL, "offsets decrease at segment %zu", s);
     if (nseg && offsets[nseg] > offsets[0] && !r)
-        return raid_fail(ctx, RAID_EINVAL, "NULL returns");
+        return raidFail(ctx, RAID_EINVAL, "NULL returns");
     if (nseg && offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "negative offset");
+        return raidFail(ctx, RAID_EINVAL, "negative offset");
     return RAID_OK;
 }
 
 raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                   raid_realized *out)
 {
-    const raid_status a = raid_realized_args(ctx, r, offsets, nseg, out);
+    const raid_status a = raidRealizedArgs(ctx, r, offsets, nseg, out);
     if (a != RAID_OK)
         return a;
-    if (!raid_on_device(ctx)) { /* the chunks on OpenMP's threads; each checks its returns' range */
-        raid_realized_job j;
-        const raid_status s = raid_realized_cpu_begin(ctx, &j, r, offsets, nseg);
+    if (!raidOnDevice(ctx)) { /* the chunks on OpenMP's threads; each checks its returns' range */
+        RaidRealizedJob j;
+        const raid_status s = raidRealizedCpuBegin(ctx, &j, r, offsets, nseg);
         if (s != RAID_OK)
             return s;
-        const long long nch = (long long)raid_realized_cpu_nchunks(&j);
+        const long long nch = (long long)raidRealizedCpuNchunks(&j);
 #pragma omp parallel for schedule(dynamic, 1)
         for (long long c = 0; c < nch; c++)
-            raid_realized_cpu_chunk(&j, (size_t)c);
-        return raid_realized_cpu_end(ctx, &j, out);
+            raidRealizedCpuChunk(&j, (size_t)c);
+        return raidRealizedCpuEnd(ctx, &j, out);
     }
     /* The device checks the range itself, in its pass over the returns (the same message). */
     double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
     if (!acc)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    raid_status s = raid_realized_acc_cl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    raid_status s = raidRealizedAccCl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
     if (s == RAID_OK)
         for (size_t i = 0; i < nseg; i++)
-            raid_measures_from_acc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
+            raidMeasuresFromAcc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
     free(acc);
     return s;
 }
@@ -94,12 +94,12 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
  *   df formation and accumulation: terms within 4u^2 (squares), 6u^2 (bpv), 22u^2 (rq), 78u^2 (tpq:
  *     the window's product within 18u^2, its 4/3 power within 45u^2: 69u^2); n <= 64 terms per
  *     work-item accumulated with a renormalisation every G terms within (2n + 9 + n(G+1)/2 + 9G) u^2
- *     (G = 8 for n <= 16, 4 for n = 32, 1 for n = 64: at most 210 u^2), a tree of at most 10 raid_df_add
+ *     (G = 8 for n <= 16, 4 for n = 32, 1 for n = 64: at most 210 u^2), a tree of at most 10 raidDfAdd
  *     within 30 u^2, the float64 combine within 1e-15: at most 1e-12 relative, 2e-12 for tpq.
  *   f32 formation and accumulation: each term rounded once into a plain float run sum of at most
  *     G = 8 terms (gamma_8 = 8u / (1 - 8u) of the run's sum), the runs folded into double-float as
  *     above (below 1e-12); rq's square rounded once more ((1 + u)^2), tpq's window product twice
- *     (4/3 of (1 + u)^2) and its 4/3 power within 4u (raid_pow23_f: 3.25u).
+ *     (4/3 of (1 + u)^2) and its 4/3 power within 4u (raidPow23F: 3.25u).
  *   jump_z and jump_p: scaled errors (raid_realized_diff) bounded by the larger of eps_bpv + eps_rv and
  *     (eps_tpq + 2 eps_bpv) / 2, times 1.01 for second-order terms.
  * seen = 1 leaves out the input rounding: the bound against float64 run on the values the device saw.
@@ -134,7 +134,7 @@ double raid_realized_bound(raid_precision p, int k, int64_t M)
     return device_bound(p, k, 0);
 }
 
-double raid_realized_bound_seen(raid_precision p, int k)
+double raidRealizedBoundSeen(raid_precision p, int k)
 {
     return device_bound(p, k, 1);
 }

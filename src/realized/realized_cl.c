@@ -32,20 +32,20 @@ static inline double device_value(double r, int e, raid_precision p, int keep_ti
     const double v = ldexp(r, -e);
     if (keep_tiny && fabs(v) < (p == RAID_PREC_F32 ? 0x1p-126 : 0x1p-100)) /* df: lo must be normal too */
         return v;
-    return raid_policy_value(v, p);
+    return raidPolicyValue(v, p);
 }
 
-/* Copy each chunk's float64 returns into the staging buffer (streaming stores: raid_copy_stream; the device
+/* Copy each chunk's float64 returns into the staging buffer (streaming stores: raidCopyStream; the device
  * scales and splits them). */
-static void copy_batch(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
+static void copy_batch(void *user, const RaidChunkPlan *plan, size_t first, size_t count, const uint32_t *table,
                        void *staging)
 {
     const double *r = user;
     const long long n = (long long)count;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; i++) {
-        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
-        raid_copy_stream((double *)staging + table[2 * i], r + ch->start, ch->len * sizeof(double));
+        const RaidChunk *ch = &plan->chunks[first + (size_t)i];
+        raidCopyStream((double *)staging + table[2 * i], r + ch->start, ch->len * sizeof(double));
     }
 }
 
@@ -90,20 +90,20 @@ static uint64_t local_need(const raid_ctx *ctx, unsigned part_mask, int xstep)
  * compares the bits of both). */
 static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
 {
-    const char *tune = raid_tune_build_options(ctx);
+    const char *tune = raidTuneBuildOptions(ctx);
     if (strstr(tune, "RAID_XSTEP="))
         return strstr(tune, "RAID_XSTEP=2") ? 2 : 1;
-    return (ctx->chunk_len / ctx->wg_width) % 4 == 0 && local_need(ctx, part_mask, 2) <= raid_dev_local_mem(ctx)
+    return (ctx->chunk_len / ctx->wg_width) % 4 == 0 && local_need(ctx, part_mask, 2) <= raidDevLocalMem(ctx)
                ? 2
                : 1;
 }
 
-void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
+void raidRealizedClOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
 {
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
-    const char *tune = raid_tune_build_options(ctx);
+    const char *tune = raidTuneBuildOptions(ctx);
     char xstep[24] = "";
     if (!strstr(tune, "RAID_XSTEP="))
         snprintf(xstep, sizeof xstep, "-DRAID_XSTEP=%d ", realized_xstep(ctx, part_mask));
@@ -112,7 +112,7 @@ void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf
              part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), xstep, tune);
 }
 
-raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                  unsigned part_mask, double *acc)
 {
     memset(&ctx->timing, 0, sizeof ctx->timing);
@@ -122,40 +122,40 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
     /* The kernel reads pairs of returns (one 16-byte load a pair per work-item and step): an even number of
      * returns per work-item. */
     if ((ctx->chunk_len / ctx->wg_width) % 2 != 0)
-        return raid_fail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
+        return raidFail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
                          "work-item; the realized kernel needs an even number (pairs of returns)", ctx->chunk_len,
                          ctx->wg_width, ctx->chunk_len / ctx->wg_width);
     /* The kernel holds its run of bits in registers; local memory its reduction arrays and the neighbours'
      * split pairs (local_need). */
     const uint64_t need = local_need(ctx, part_mask, realized_xstep(ctx, part_mask));
-    if (need > raid_dev_local_mem(ctx))
-        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
+    if (need > raidDevLocalMem(ctx))
+        return raidFail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
                          "the device has %llu (use a narrower work-group)", ctx->wg_width,
-                         (unsigned long long)need, (unsigned long long)raid_dev_local_mem(ctx));
+                         (unsigned long long)need, (unsigned long long)raidDevLocalMem(ctx));
     char opts[512];
-    raid_realized_cl_options(ctx, part_mask, opts, sizeof opts);
-    raid_kernel *kern;
-    raid_status st = raid_kernel_get(ctx, "realized.cl", "realized_fused", opts, &kern);
+    raidRealizedClOptions(ctx, part_mask, opts, sizeof opts);
+    RaidKernel *kern;
+    raid_status st = raidKernelGet(ctx, "realized.cl", "realized_fused", opts, &kern);
     if (st != RAID_OK)
         return st;
 
-    raid_chunk_plan plan;
+    RaidChunkPlan plan;
     memset(&plan, 0, sizeof plan);
     int32_t *chunk_e = NULL;
     uint32_t *chunk_flag = NULL;
     double *straddle = NULL;
     int *seg_e = malloc((nseg ? nseg : 1) * sizeof *seg_e);
-    const double t0 = raid_now();
-    st = raid_plan_build(&plan, offsets, nseg, ctx->chunk_len);
-    ctx->timing.convert_s += raid_now() - t0;
+    const double t0 = raidNow();
+    st = raidPlanBuild(&plan, offsets, nseg, ctx->chunk_len);
+    ctx->timing.convert_s += raidNow() - t0;
     if (st != RAID_OK) {
-        st = raid_fail(ctx, st, "cannot plan %zu segments", nseg);
+        st = raidFail(ctx, st, "cannot plan %zu segments", nseg);
         goto out;
     }
     chunk_e = malloc((plan.nchunks ? plan.nchunks : 1) * sizeof *chunk_e);
     chunk_flag = malloc((plan.nchunks ? plan.nchunks : 1) * sizeof *chunk_flag);
     if (!seg_e || !chunk_e || !chunk_flag) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
     }
 
@@ -165,20 +165,20 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
         int pw[RAID_NACC];
         for (int k = 0; k < RAID_NACC; k++)
             pw[k] = acc_pow(k);
-        raid_chunk_job job = {&plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
+        RaidChunkJob job = {&plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
                               acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0};
-        st = raid_chunk_reduce(ctx, &job);
+        st = raidChunkReduce(ctx, &job);
         if (st != RAID_OK)
             goto out;
     }
-    const double th = raid_now();
+    const double th = raidNow();
     /* A flagged chunk holds a return out of range: the first one in index order is named, as the cpu path
      * names it (chunks are in index order). */
     for (size_t c = 0; c < plan.nchunks; c++)
         if (chunk_flag[c]) {
-            st = raid_realized_check_range(ctx, r, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
+            st = raidRealizedCheckRange(ctx, r, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
             if (st == RAID_OK) /* the device flagged what the host does not see: a device fault */
-                st = raid_fail(ctx, RAID_EDEVICE, "the realized kernel flagged chunk %zu, whose returns are in range", c);
+                st = raidFail(ctx, RAID_EDEVICE, "the realized kernel flagged chunk %zu, whose returns are in range", c);
             goto out;
         }
     /* Each segment's exponent: the largest of its chunks' (the underflow guard's scale). */
@@ -194,7 +194,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
      *    in parallel per chunk, added in chunk order (the same bits on any thread count). */
     straddle = malloc((plan.nchunks ? plan.nchunks : 1) * RAID_NACC * sizeof *straddle);
     if (!straddle) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
     }
     {
@@ -202,7 +202,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
 #pragma omp parallel for schedule(static) if (nc > 4096)
         for (long long ci = 0; ci < nc; ci++) {
             const size_t c = (size_t)ci;
-            const raid_chunk *ch = &plan.chunks[c];
+            const RaidChunk *ch = &plan.chunks[c];
             const int64_t s0 = offsets[ch->seg];
             double *w = straddle + c * RAID_NACC;
             for (int k = 0; k < RAID_NACC; k++)
@@ -220,7 +220,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
             }
             for (int64_t j = ch->start; j < hi; j++) {
                 unsigned m = part_mask & (j == ch->start ? RAID_PART_ALL : (RAID_PART_ALL & ~RAID_PART_BPV));
-                raid_realized_window_terms(v, j - lo, s0 - lo, m, w);
+                raidRealizedWindowTerms(v, j - lo, s0 - lo, m, w);
             }
             for (int k = 0; k < RAID_NACC; k++)
                 w[k] = ldexp(w[k], acc_pow(k) * e);
@@ -253,13 +253,13 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
                         host_cap = (size_t)m;
                         host_v = malloc(host_cap * sizeof *host_v);
                         if (!host_v) {
-                            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+                            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
                             goto out;
                         }
                     }
                     for (int64_t j = 0; j < m; j++)
                         host_v[j] = device_value(r[offsets[s] + j], seg_e[s], prec, 1);
-                    raid_realized_acc_cpu(host_v, m, acc + s * RAID_NACC);
+                    raidRealizedAccCpu(host_v, m, acc + s * RAID_NACC);
                     for (int q = 0; q < RAID_NACC; q++)
                         acc[s * RAID_NACC + q] = ldexp(acc[s * RAID_NACC + q], acc_pow(q) * seg_e[s]);
                     ctx->timing.host_segments++;
@@ -269,7 +269,7 @@ raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *
         }
         free(host_v);
     }
-    ctx->timing.host_s += raid_now() - th;
+    ctx->timing.host_s += raidNow() - th;
     st = RAID_OK;
 
 out:
@@ -277,7 +277,7 @@ out:
     free(seg_e);
     free(chunk_e);
     free(chunk_flag);
-    raid_plan_free(&plan);
-    raid_kernel_put(ctx, kern);
+    raidPlanFree(&plan);
+    raidKernelPut(ctx, kern);
     return st;
 }

@@ -33,7 +33,7 @@ static inline double med3(double a, double b, double c)
 static inline double tripower(double a, double a1, double a2)
 {
     const double p = a * a1 * a2;
-    return p * raid_cbrt(p);
+    return p * raidCbrt(p);
 }
 
 /* Accumulate the terms of r[0..m) whose windows lie inside it, in blocks of CPU_BLOCK returns: the
@@ -44,9 +44,9 @@ static inline double tripower(double a, double a1, double a2)
  * rs_pos both take a term for every return, zero on the other side (adding zero is exact), so the sign
  * selects a value rather than an accumulator. */
 #define CPU_BLOCK 256
-static void chunk_acc(const double *r, int64_t m, raid_dd acc[RAID_NACC])
+static void chunk_acc(const double *r, int64_t m, RaidDd acc[RAID_NACC])
 {
-    raid_dd neg = {0, 0}, pos = {0, 0}, quart = {0, 0}, bpv = {0, 0}, tpq = {0, 0}, med = {0, 0};
+    RaidDd neg = {0, 0}, pos = {0, 0}, quart = {0, 0}, bpv = {0, 0}, tpq = {0, 0}, med = {0, 0};
     double a1 = 0, a2 = 0, tb[CPU_BLOCK];
     for (int64_t i0 = 0; i0 < m; i0 += CPU_BLOCK) {
         const int nb = m - i0 < CPU_BLOCK ? (int)(m - i0) : CPU_BLOCK;
@@ -57,15 +57,15 @@ static void chunk_acc(const double *r, int64_t m, raid_dd acc[RAID_NACC])
         for (int j = 0; j < nb; j++) {
             const int64_t i = i0 + j;
             const double x = r[i], a = fabs(x), sq = x * x;
-            raid_dd_add(&neg, x < 0 ? sq : 0.0);
-            raid_dd_add(&pos, x < 0 ? 0.0 : sq);
-            raid_dd_add(&quart, sq * sq);
+            raidDdAdd(&neg, x < 0 ? sq : 0.0);
+            raidDdAdd(&pos, x < 0 ? 0.0 : sq);
+            raidDdAdd(&quart, sq * sq);
             if (i >= 1)
-                raid_dd_add(&bpv, a * a1);
+                raidDdAdd(&bpv, a * a1);
             if (i >= 2) {
-                raid_dd_add(&tpq, tb[j]);
+                raidDdAdd(&tpq, tb[j]);
                 const double md = med3(a, a1, a2);
-                raid_dd_add(&med, md * md);
+                raidDdAdd(&med, md * md);
             }
             a2 = a1;
             a1 = a;
@@ -79,7 +79,7 @@ static void chunk_acc(const double *r, int64_t m, raid_dd acc[RAID_NACC])
     acc[RAID_ACC_MED] = med;
 }
 
-void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
+void raidRealizedWindowTerms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
                                 double acc[RAID_NACC])
 {
     const double a = fabs(v[j]);
@@ -96,39 +96,39 @@ void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, u
     }
 }
 
-void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC])
+void raidRealizedAccCpu(const double *r, int64_t m, double acc[RAID_NACC])
 {
-    raid_dd d[RAID_NACC];
+    RaidDd d[RAID_NACC];
     chunk_acc(r, m, d);
     for (int k = 0; k < RAID_NACC; k++)
-        acc[k] = raid_dd_value(d[k]);
+        acc[k] = raidDdValue(d[k]);
 }
 
-raid_status raid_realized_cpu_begin(raid_ctx *ctx, raid_realized_job *j, const double *r, const int64_t *offsets,
+raid_status raidRealizedCpuBegin(raid_ctx *ctx, RaidRealizedJob *j, const double *r, const int64_t *offsets,
                                     size_t nseg)
 {
     memset(j, 0, sizeof *j);
     j->r = r;
     j->offsets = offsets;
     j->nseg = nseg;
-    raid_status s = raid_plan_build(&j->plan, offsets, nseg, CPU_CHUNK);
+    raid_status s = raidPlanBuild(&j->plan, offsets, nseg, CPU_CHUNK);
     if (s != RAID_OK)
-        return raid_fail(ctx, s, "cannot plan %zu segments", nseg);
+        return raidFail(ctx, s, "cannot plan %zu segments", nseg);
     const size_t nc = j->plan.nchunks;
     j->part = nc ? malloc(nc * RAID_NACC * sizeof *j->part) : NULL;
     j->bad = nc ? malloc(nc * sizeof *j->bad) : NULL;
     if (nc && (!j->part || !j->bad)) {
-        raid_realized_cpu_free(j);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        raidRealizedCpuFree(j);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     return RAID_OK;
 }
 
-size_t raid_realized_cpu_nchunks(const raid_realized_job *j) { return j->plan.nchunks; }
+size_t raidRealizedCpuNchunks(const RaidRealizedJob *j) { return j->plan.nchunks; }
 
-void raid_realized_cpu_chunk(raid_realized_job *j, size_t c)
+void raidRealizedCpuChunk(RaidRealizedJob *j, size_t c)
 {
-    const raid_chunk *ch = &j->plan.chunks[c];
+    const RaidChunk *ch = &j->plan.chunks[c];
     const double *r = j->r + ch->start;
     /* the range check of the chunk's returns, in the pass that brings them into the cache; a chunk with a
      * bad return is summed all the same (its sums are not used) */
@@ -139,52 +139,52 @@ void raid_realized_cpu_chunk(raid_realized_job *j, size_t c)
     chunk_acc(r, ch->len, j->part + c * RAID_NACC);
 }
 
-void raid_realized_cpu_free(raid_realized_job *j)
+void raidRealizedCpuFree(RaidRealizedJob *j)
 {
     free(j->part);
     free(j->bad);
-    raid_plan_free(&j->plan);
+    raidPlanFree(&j->plan);
     memset(j, 0, sizeof *j);
 }
 
-raid_status raid_realized_cpu_end(raid_ctx *ctx, raid_realized_job *j, raid_realized *out)
+raid_status raidRealizedCpuEnd(raid_ctx *ctx, RaidRealizedJob *j, raid_realized *out)
 {
     const double *r = j->r;
     const int64_t *offsets = j->offsets;
     const size_t nseg = j->nseg;
     for (size_t c = 0; c < j->plan.nchunks; c++)
         if (j->bad[c]) { /* the first return out of range is in the first chunk that has one */
-            const raid_chunk *ch = &j->plan.chunks[c];
-            raid_status s = raid_realized_check_range(ctx, r, ch->start, ch->start + ch->len);
-            raid_realized_cpu_free(j);
-            return s != RAID_OK ? s : raid_fail(ctx, RAID_EINVAL, "chunk %zu: a return out of range not found again", c);
+            const RaidChunk *ch = &j->plan.chunks[c];
+            raid_status s = raidRealizedCheckRange(ctx, r, ch->start, ch->start + ch->len);
+            raidRealizedCpuFree(j);
+            return s != RAID_OK ? s : raidFail(ctx, RAID_EINVAL, "chunk %zu: a return out of range not found again", c);
         }
     double *acc = calloc(nseg ? nseg * RAID_NACC : 1, sizeof *acc);
     double *straddle = calloc(nseg ? nseg * RAID_NACC : 1, sizeof *straddle);
     if (!acc || !straddle) {
         free(acc);
         free(straddle);
-        raid_realized_cpu_free(j);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        raidRealizedCpuFree(j);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     for (size_t c = 0; c < j->plan.nchunks; c++) {
-        const raid_chunk *ch = &j->plan.chunks[c];
+        const RaidChunk *ch = &j->plan.chunks[c];
         const int64_t s0 = offsets[ch->seg];
         for (int k = 0; k < RAID_NACC; k++)
-            acc[ch->seg * RAID_NACC + k] += raid_dd_value(j->part[c * RAID_NACC + k]);
+            acc[ch->seg * RAID_NACC + k] += raidDdValue(j->part[c * RAID_NACC + k]);
         if (ch->start > s0) {
             const int64_t end = ch->start + (ch->len < 2 ? ch->len : 2);
             for (int64_t i = ch->start; i < end; i++)
-                raid_realized_window_terms(r, i, s0, i == ch->start ? RAID_PART_ALL : RAID_PART_ALL & ~RAID_PART_BPV,
+                raidRealizedWindowTerms(r, i, s0, i == ch->start ? RAID_PART_ALL : RAID_PART_ALL & ~RAID_PART_BPV,
                                            straddle + ch->seg * RAID_NACC);
         }
     }
     for (size_t i = 0; i < nseg * RAID_NACC; i++)
         acc[i] += straddle[i];
     for (size_t i = 0; i < nseg; i++)
-        raid_measures_from_acc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
+        raidMeasuresFromAcc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
     free(straddle);
     free(acc);
-    raid_realized_cpu_free(j);
+    raidRealizedCpuFree(j);
     return RAID_OK;
 }

@@ -22,63 +22,63 @@ enum {
 enum { RAID_PART_RS = 1, RAID_PART_BPV = 2, RAID_PART_QUART = 4, RAID_PART_MED = 8, RAID_PART_ALL = 15 };
 
 /* Measures of a segment of M returns from its accumulators (float64; docs/measures.md). */
-void raid_measures_from_acc(const double acc[RAID_NACC], int64_t M, raid_realized *out);
+void raidMeasuresFromAcc(const double acc[RAID_NACC], int64_t M, raid_realized *out);
 
 /* Float64 accumulators of one segment of m returns (compensated sums). */
-void raid_realized_acc_cpu(const double *r, int64_t m, double acc[RAID_NACC]);
+void raidRealizedAccCpu(const double *r, int64_t m, double acc[RAID_NACC]);
 
 /* Window terms ending at index j (j >= 1 for bpv, j >= 2 for tpq and medrv) of values v (absolute
  * values taken inside), added to acc: used by the device path for windows that straddle chunks. */
-void raid_realized_window_terms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
+void raidRealizedWindowTerms(const double *v, int64_t j, int64_t seg_start, unsigned part_mask,
                                 double acc[RAID_NACC]);
 
 /* The bound of raid_realized_bound without the input rounding: the device against float64 run on the
  * values the device saw (the policy-rounded returns). For tests. */
-double raid_realized_bound_seen(raid_precision p, int k);
+double raidRealizedBoundSeen(raid_precision p, int k);
 
 /* RAID_OK when every return r[i0 .. i1) is finite and at most RAID_MAX_RETURN in magnitude; otherwise
  * RAID_EINVAL naming the first one ("return I is not finite|out of range (...)"). Parallel beyond 65,536
  * returns. */
-raid_status raid_realized_check_range(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1);
+raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1);
 
 /* The arguments of raid_realized_compute (ctx not NULL, offsets non-decreasing from 0 or more, r and out
  * not NULL where needed): RAID_OK (ctx's message cleared) or RAID_EINVAL with its message on ctx. */
-raid_status raid_realized_args(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                const raid_realized *out);
 
 /* The float64 cpu path of raid_realized_compute in steps, so that its caller chooses the threads that
  * sum the chunks (raid_realized_compute: OpenMP's; the realized job of a CSV file: the table reader's
  * parsing threads, src/realized/table.c). begin plans the segments' chunks (the chunk plan, chunks of
  * 2^15 returns from each segment's start: a segment's sums do not depend on the segments beside it);
- * raid_realized_cpu_chunk(j, c) sums chunk c (0 .. nchunks - 1) and checks its returns' range, on any
+ * raidRealizedCpuChunk(j, c) sums chunk c (0 .. nchunks - 1) and checks its returns' range, on any
  * thread, each chunk once, distinct chunks at the same time; end, once every chunk is summed, combines
  * them in float64 in chunk order into out[0 .. nseg) and frees the job, or reports the first return out
  * of range (RAID_EINVAL, "return I is not finite|out of range (...)", I an index of r). r and offsets
  * must stay valid and unchanged until end. Errors of begin (the job then holds nothing): RAID_EINVAL
  * (more than 2^32 - 1 segments), RAID_ENOMEM; a job begun and not ended is freed by
- * raid_realized_cpu_free. Messages on ctx. */
-typedef struct raid_realized_job {
+ * raidRealizedCpuFree. Messages on ctx. */
+typedef struct RaidRealizedJob {
     const double *r;
     const int64_t *offsets;
     size_t nseg;
-    raid_chunk_plan plan;
-    raid_dd *part; /* nchunks x RAID_NACC: each chunk's sums */
+    RaidChunkPlan plan;
+    RaidDd *part; /* nchunks x RAID_NACC: each chunk's sums */
     uint8_t *bad;  /* nchunks: 1 where the chunk has a return out of range */
-} raid_realized_job;
-raid_status raid_realized_cpu_begin(raid_ctx *ctx, raid_realized_job *j, const double *r, const int64_t *offsets,
+} RaidRealizedJob;
+raid_status raidRealizedCpuBegin(raid_ctx *ctx, RaidRealizedJob *j, const double *r, const int64_t *offsets,
                                     size_t nseg);
-size_t raid_realized_cpu_nchunks(const raid_realized_job *j);
-void raid_realized_cpu_chunk(raid_realized_job *j, size_t c);
-raid_status raid_realized_cpu_end(raid_ctx *ctx, raid_realized_job *j, raid_realized *out);
-void raid_realized_cpu_free(raid_realized_job *j);
+size_t raidRealizedCpuNchunks(const RaidRealizedJob *j);
+void raidRealizedCpuChunk(RaidRealizedJob *j, size_t c);
+raid_status raidRealizedCpuEnd(raid_ctx *ctx, RaidRealizedJob *j, raid_realized *out);
+void raidRealizedCpuFree(RaidRealizedJob *j);
 
 /* Build options of kernels/realized.cl for ctx's policy and the measure groups in part_mask. */
-void raid_realized_cl_options(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
+void raidRealizedClOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
 
 /* opencl backend: accumulators of all segments computed by the kernel groups in part_mask
  * (RAID_PART_ALL for the fused kernel); acc (nseg * RAID_NACC) is overwritten. The device checks the
- * returns' range itself (raid_realized_check_range's error and message). */
-raid_status raid_realized_acc_cl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+ * returns' range itself (raidRealizedCheckRange's error and message). */
+raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                  unsigned part_mask, double *acc);
 
 #endif

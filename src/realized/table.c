@@ -24,12 +24,12 @@
 /* A part of a reader's batch whose measures the reader's parsing threads compute (add_reader). */
 typedef struct part {
     raid_batch b;          /* its segments */
-    raid_realized_job job; /* the float64 cpu path's chunks of b */
-    raid_table_task task;  /* the chunks as a task of the reader's table: task.n chunks, 0 if none */
+    RaidRealizedJob job; /* the float64 cpu path's chunks of b */
+    RaidTableTask task;  /* the chunks as a task of the reader's table: task.n chunks, 0 if none */
 } part;
 
 struct raid_realized_table {
-    raid_symtab names;  /* symbol names in order of first appearance over the sources */
+    RaidSymtab names;  /* symbol names in order of first appearance over the sources */
     size_t nrows, cap;  /* rows, as columns of cap entries */
     uint32_t *sym;      /* index into names */
     int32_t *date;      /* yyyymmdd */
@@ -62,18 +62,18 @@ struct raid_realized_table {
 raid_status raid_realized_table_create(raid_realized_table **out)
 {
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_realized_table_create: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_realized_table_create: NULL");
     raid_realized_table *t = calloc(1, sizeof *t);
     *out = t;
     if (!t)
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
-    raid_symtab_init(&t->names);
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    raidSymtabInit(&t->names);
     raid_batch_init(&t->b);
     t->check_prec = -1;
     t->profile = getenv("RAID_CSV_PROFILE") != NULL;
-    t->t_create = raid_now();
-    t->part = raid_env_size("RAID_REALIZED_PART", 0, SIZE_MAX - 1, SIZE_MAX);
-    t->pool = raid_env_size("RAID_REALIZED_POOL", 0, 1, 1) != 0;
+    t->t_create = raidNow();
+    t->part = raidEnvSize("RAID_REALIZED_PART", 0, SIZE_MAX - 1, SIZE_MAX);
+    t->pool = raidEnvSize("RAID_REALIZED_POOL", 0, 1, 1) != 0;
     return RAID_OK;
 }
 
@@ -81,7 +81,7 @@ raid_status raid_realized_table_create(raid_realized_table **out)
  * holds its rows only. */
 static void source_done(raid_realized_table *t)
 {
-    const double t0 = t->profile ? raid_now() : 0;
+    const double t0 = t->profile ? raidNow() : 0;
     t->src = NULL;
     t->src_named = 0;
     free(t->map);
@@ -99,7 +99,7 @@ static void source_done(raid_realized_table *t)
     t->dev = t->ref = NULL;
     t->dev_cap = t->ref_cap = 0;
     if (t->profile)
-        t->t_free += raid_now() - t0;
+        t->t_free += raidNow() - t0;
 }
 
 void raid_realized_table_destroy(raid_realized_table *tab)
@@ -109,10 +109,10 @@ void raid_realized_table_destroy(raid_realized_table *tab)
     if (tab->profile)
         fprintf(stderr, "profile: realized table: %.3f s (wall) since created, of which reading the sources %.3f s "
                 "and the measures %.3f s (%llu batches), freeing the sources' buffers %.3f s\n",
-                raid_now() - tab->t_create, tab->t_source, tab->t_measures, (unsigned long long)tab->ncomputed,
+                raidNow() - tab->t_create, tab->t_source, tab->t_measures, (unsigned long long)tab->ncomputed,
                 tab->t_free);
     source_done(tab); /* no part is in flight: add_reader waits for its parts before it returns */
-    raid_symtab_free(&tab->names);
+    raidSymtabFree(&tab->names);
     free(tab->sym);
     free(tab->date);
     free(tab->n);
@@ -130,20 +130,20 @@ static raid_status add_check(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cp
                              const char *fn)
 {
     if (!t || !src)
-        return raid_fail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
     if (t->failed)
-        return raid_fail(ctx, RAID_EINVAL, "%s: the table is incomplete: an earlier add failed: %s", fn, t->failed);
+        return raidFail(ctx, RAID_EINVAL, "%s: the table is incomplete: an earlier add failed: %s", fn, t->failed);
     if (t->finished)
-        return raid_fail(ctx, RAID_EINVAL, "%s: the table is finished: it takes no more rows", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: the table is finished: it takes no more rows", fn);
     if (t->src && t->src != src)
-        return raid_fail(ctx, RAID_EINVAL, "%s: another source is not yet exhausted", fn);
+        return raidFail(ctx, RAID_EINVAL, "%s: another source is not yet exhausted", fn);
     if (cpu) {
         if (raid_ctx_backend(cpu) != RAID_BACKEND_CPU)
-            return raid_fail(ctx, RAID_EINVAL, "%s: the check's context is not the float64 cpu backend (%s)", fn,
+            return raidFail(ctx, RAID_EINVAL, "%s: the check's context is not the float64 cpu backend (%s)", fn,
                              raid_ctx_device_name(cpu));
         const int p = (int)raid_ctx_precision(ctx);
         if (t->check_prec >= 0 && p != t->check_prec)
-            return raid_fail(ctx, RAID_EINVAL, "%s: the check's batches use two precision policies", fn);
+            return raidFail(ctx, RAID_EINVAL, "%s: the check's batches use two precision policies", fn);
     }
     return RAID_OK;
 }
@@ -165,7 +165,7 @@ static int grow(void *pp, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap)
         return 0;
-    if (raid_regrow(pp, n, sz))
+    if (raidRegrow(pp, n, sz))
         return -1;
     *cap = n;
     return 0;
@@ -182,7 +182,7 @@ static int64_t symbol_of(raid_realized_table *t, uint32_t i, const char *(*name)
             return -1;
         const char *s = name(t->src, (uint32_t)j);
         assert(s); /* the source numbers its symbols from 0 without gaps */
-        const int64_t id = raid_symtab_add(&t->names, s ? s : "", s ? strlen(s) : 0);
+        const int64_t id = raidSymtabAdd(&t->names, s ? s : "", s ? strlen(s) : 0);
         if (id < 0)
             return -1;
         t->map[j] = (uint32_t)id;
@@ -221,11 +221,11 @@ static raid_status add_rows(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu
 {
     const size_t ns = b->nseg;
     if (rows_reserve(t, ns) != 0)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     for (size_t s = 0; s < ns; s++) { /* names first: a failure leaves the rows as they were */
         const int64_t id = symbol_of(t, b->symbol[s], name);
         if (id < 0)
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory (symbol names)");
+            return raidFail(ctx, RAID_ENOMEM, "out of memory (symbol names)");
     }
     if (cpu) {
         for (size_t s = 0; s < ns; s++)
@@ -257,66 +257,66 @@ static raid_status add_batch(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cp
         return RAID_OK;
     if (grow(&t->dev, &t->dev_cap, ns, sizeof *t->dev) != 0 ||
         (cpu && grow(&t->ref, &t->ref_cap, ns, sizeof *t->ref) != 0))
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
-    const double t0 = t->profile ? raid_now() : 0;
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    const double t0 = t->profile ? raidNow() : 0;
     raid_status st = raid_realized_compute(ctx, b->ret, b->offsets, ns, t->dev);
     if (t->profile)
-        t->t_measures += raid_now() - t0;
+        t->t_measures += raidNow() - t0;
     t->ncomputed++;
     if (st != RAID_OK)
         return st; /* ctx's message as raid_realized_compute left it (raid_errmsg() has it too) */
     if (cpu) {
         if ((st = raid_realized_compute(cpu, b->ret, b->offsets, ns, t->ref)) != RAID_OK)
-            return raid_fail(ctx, st, "cpu path: %s", raid_ctx_errmsg(cpu));
+            return raidFail(ctx, st, "cpu path: %s", raid_ctx_errmsg(cpu));
     }
     return add_rows(t, ctx, cpu, b, name);
 }
 
-static void part_chunk(void *arg, size_t c) { raid_realized_cpu_chunk(&((part *)arg)->job, c); }
+static void part_chunk(void *arg, size_t c) { raidRealizedCpuChunk(&((part *)arg)->job, c); }
 
 /* Hand the chunks of the next part (its segments read into it) to the reader's table tb: its parsing
  * threads sum them while the calling thread reads on. */
-static raid_status part_post(raid_realized_table *t, raid_ctx *ctx, raid_table *tb)
+static raid_status part_post(raid_realized_table *t, raid_ctx *ctx, RaidTable *tb)
 {
     part *p = &t->parts[(t->p0 + t->np) % NPARTS];
     const raid_batch *b = &p->b;
-    const double t0 = t->profile ? raid_now() : 0;
+    const double t0 = t->profile ? raidNow() : 0;
     raid_status st = RAID_OK;
     if (grow(&t->dev, &t->dev_cap, b->nseg, sizeof *t->dev) != 0)
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK)
-        st = raid_realized_args(ctx, b->ret, b->offsets, b->nseg, t->dev);
+        st = raidRealizedArgs(ctx, b->ret, b->offsets, b->nseg, t->dev);
     if (st == RAID_OK)
-        st = raid_realized_cpu_begin(ctx, &p->job, b->ret, b->offsets, b->nseg);
+        st = raidRealizedCpuBegin(ctx, &p->job, b->ret, b->offsets, b->nseg);
     if (st == RAID_OK) {
-        p->task = (raid_table_task){part_chunk, p, raid_realized_cpu_nchunks(&p->job), 0, 0, NULL};
+        p->task = (RaidTableTask){part_chunk, p, raidRealizedCpuNchunks(&p->job), 0, 0, NULL};
         if (p->task.n)
-            raid_table_task_post(tb, &p->task);
+            raidTableTaskPost(tb, &p->task);
         t->np++;
     }
     if (t->profile)
-        t->t_measures += raid_now() - t0;
+        t->t_measures += raidNow() - t0;
     return st;
 }
 
 /* Wait for the oldest posted part's chunks, then append its rows (keep), or drop it (a failure before it). */
-static raid_status part_collect(raid_realized_table *t, raid_ctx *ctx, raid_table *tb, int keep)
+static raid_status part_collect(raid_realized_table *t, raid_ctx *ctx, RaidTable *tb, int keep)
 {
     part *p = &t->parts[t->p0];
     t->p0 = (t->p0 + 1) % NPARTS;
     t->np--;
-    const double t0 = t->profile ? raid_now() : 0;
+    const double t0 = t->profile ? raidNow() : 0;
     if (p->task.n)
-        raid_table_task_wait(tb, &p->task);
+        raidTableTaskWait(tb, &p->task);
     raid_status st = RAID_OK;
     if (keep) {
-        st = raid_realized_cpu_end(ctx, &p->job, t->dev);
+        st = raidRealizedCpuEnd(ctx, &p->job, t->dev);
         t->ncomputed++;
     } else {
-        raid_realized_cpu_free(&p->job);
+        raidRealizedCpuFree(&p->job);
     }
     if (t->profile)
-        t->t_measures += raid_now() - t0;
+        t->t_measures += raidNow() - t0;
     return st == RAID_OK && keep ? add_rows(t, ctx, NULL, &p->b, reader_name) : st;
 }
 
@@ -325,10 +325,10 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
 {
     static const char fn[] = "raid_realized_table_add_reader";
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: ctx is NULL", fn);
     raid_status st = add_check(tab, ctx, cpu, rd, fn);
     if (st == RAID_OK && (!done || max_returns == 0))
-        st = raid_fail(ctx, RAID_EINVAL, "%s: %s", fn, done ? "max_returns is 0" : "NULL argument");
+        st = raidFail(ctx, RAID_EINVAL, "%s: %s", fn, done ? "max_returns is 0" : "NULL argument");
     if (st != RAID_OK)
         return st;
     *done = 0;
@@ -338,16 +338,16 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
      * parse the next blocks, rather than all at the end of a file whose returns fit in one batch (tick
      * sampling), and a few parts' buffers are reused (a batch of 1e7 returns is 80 MB of fresh pages touched
      * by the calling thread, and freed at the end). On a cpu context without a check the reader's own
-     * parsing threads sum the parts' chunks, taking them before their next block (pooled: raid_table_task;
+     * parsing threads sum the parts' chunks, taking them before their next block (pooled: RaidTableTask;
      * NPARTS parts in flight at most, their rows appended in order). Otherwise each part is computed where
      * it is read (on the cpu an OpenMP region, whose threads then spin, about 12 ms each in libgomp by
      * default, on cores the parsing threads need: so no parts there unless asked for). Each segment's
      * measures depend on its own returns only (the chunk plan is per segment), so the rows are those of one
      * batch, bit for bit. A failure takes back the rows, and the check's figures, of the parts before it:
      * the add appends nothing. */
-    const int pooled = tab->pool && !cpu && !raid_on_device(ctx);
-    raid_table *tb = pooled ? raid_reader_table(rd) : NULL;
-    raid_table_set_progress(raid_reader_table(rd), ctx); /* the bytes read, on ctx for this add only */
+    const int pooled = tab->pool && !cpu && !raidOnDevice(ctx);
+    RaidTable *tb = pooled ? raidReaderTable(rd) : NULL;
+    raidTableSetProgress(raidReaderTable(rd), ctx); /* the bytes read, on ctx for this add only */
     const size_t part = tab->part != SIZE_MAX ? tab->part : pooled ? POOL_PART_RETURNS : 0;
     const size_t nrows0 = tab->nrows, nchecked0 = tab->nchecked;
     const int check_prec0 = tab->check_prec;
@@ -360,12 +360,12 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
         raid_batch *b = pooled ? &tab->parts[(tab->p0 + tab->np) % NPARTS].b : &tab->b;
         raid_batch_clear(b);
         const size_t want = part && part < max_returns - got ? part : max_returns - got;
-        const double t0 = tab->profile ? raid_now() : 0;
+        const double t0 = tab->profile ? raidNow() : 0;
         st = raid_reader_next(rd, b, want, done);
         if (tab->profile)
-            tab->t_source += raid_now() - t0;
+            tab->t_source += raidNow() - t0;
         if (st != RAID_OK)
-            st = raid_fail(ctx, st, "%s", raid_errmsg());
+            st = raidFail(ctx, st, "%s", raid_errmsg());
         else if (b->nseg == 0)
             ; /* the end of the input: nothing to compute */
         else if (pooled)
@@ -379,7 +379,7 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
         if (st == RAID_OK)
             st = s;
     }
-    raid_table_set_progress(raid_reader_table(rd), NULL);
+    raidTableSetProgress(raidReaderTable(rd), NULL);
     if (st != RAID_OK) {
         tab->nrows = nrows0;
         tab->nchecked = nchecked0;
@@ -397,14 +397,14 @@ raid_status raid_realized_table_add_ticks(raid_realized_table *tab, raid_ctx *ct
 {
     static const char fn[] = "raid_realized_table_add_ticks";
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: ctx is NULL", fn);
     raid_status st = add_check(tab, ctx, cpu, tk, fn);
     if (st != RAID_OK)
         return st;
     tab->src = tk;
     raid_batch_clear(&tab->b);
     if ((st = raid_ticks_take(tk, &tab->b, finish)) != RAID_OK)
-        return add_failed(tab, raid_fail(ctx, st, "%s", raid_errmsg()));
+        return add_failed(tab, raidFail(ctx, st, "%s", raid_errmsg()));
     if ((st = add_batch(tab, ctx, cpu, &tab->b, ticks_name)) != RAID_OK)
         return add_failed(tab, st);
     if (finish)
@@ -443,13 +443,13 @@ raid_status raid_realized_table_finish(raid_realized_table *tab)
 {
     static const char fn[] = "raid_realized_table_finish";
     if (!tab)
-        return raid_fail(NULL, RAID_EINVAL, "%s: NULL", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: NULL", fn);
     if (tab->failed)
-        return raid_fail(NULL, RAID_EINVAL, "%s: the table is incomplete: an earlier add failed: %s", fn, tab->failed);
+        return raidFail(NULL, RAID_EINVAL, "%s: the table is incomplete: an earlier add failed: %s", fn, tab->failed);
     if (tab->finished)
-        return raid_fail(NULL, RAID_EINVAL, "%s: the table is already finished", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: the table is already finished", fn);
     if (tab->src)
-        return raid_fail(NULL, RAID_EINVAL, "%s: a source is not yet exhausted (add until done, or with finish = 1)",
+        return raidFail(NULL, RAID_EINVAL, "%s: a source is not yet exhausted (add until done, or with finish = 1)",
                          fn);
     const size_t n = tab->nrows;
     sort_key *key = malloc((n ? n : 1) * sizeof *key);
@@ -457,7 +457,7 @@ raid_status raid_realized_table_finish(raid_realized_table *tab)
     if (!key || !tmp) {
         free(key);
         free(tmp);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
         key[i] = (sort_key){tab->sym[i], tab->date[i], i};
@@ -482,7 +482,7 @@ size_t raid_realized_table_nrows(const raid_realized_table *tab) { return tab ? 
 
 const char *raid_realized_table_symbol(const raid_realized_table *tab, size_t i)
 {
-    return tab && i < tab->nrows ? raid_symtab_name(&tab->names, tab->sym[i]) : NULL;
+    return tab && i < tab->nrows ? raidSymtabName(&tab->names, tab->sym[i]) : NULL;
 }
 
 const uint32_t *raid_realized_table_symbol_ids(const raid_realized_table *tab)
@@ -494,7 +494,7 @@ size_t raid_realized_table_nsymbols(const raid_realized_table *tab) { return tab
 
 const char *raid_realized_table_symbol_name(const raid_realized_table *tab, size_t j)
 {
-    return tab ? raid_symtab_name(&tab->names, j) : NULL;
+    return tab ? raidSymtabName(&tab->names, j) : NULL;
 }
 
 const int32_t *raid_realized_table_dates(const raid_realized_table *tab)
@@ -530,20 +530,20 @@ raid_status raid_realized_table_write_csv(const raid_realized_table *tab, FILE *
 {
     static const char fn[] = "raid_realized_table_write_csv";
     if (!tab || !f)
-        return raid_fail(NULL, RAID_EINVAL, "%s: NULL", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: NULL", fn);
     if (!tab->finished)
-        return raid_fail(NULL, RAID_EINVAL, "%s: the table is not finished (raid_realized_table_finish sorts it)", fn);
+        return raidFail(NULL, RAID_EINVAL, "%s: the table is not finished (raid_realized_table_finish sorts it)", fn);
     fputs("symbol,date,n", f);
     for (int k = 0; k < NM; k++)
         fprintf(f, ",%s", raid_realized_names[k]);
     fputc('\n', f);
     for (size_t i = 0; i < tab->nrows; i++) {
         const int32_t d = tab->date[i];
-        raid_csv_put_field(f, raid_symtab_name(&tab->names, tab->sym[i]));
+        raid_csv_put_field(f, raidSymtabName(&tab->names, tab->sym[i]));
         fprintf(f, ",%04d-%02d-%02d,%lld", d / 10000, d / 100 % 100, d % 100, (long long)tab->n[i]);
         for (int k = 0; k < NM; k++)
             raid_csv_put_value(f, tab->col[k][i]);
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -14,12 +14,12 @@
 raid_status raid_reg_stats_combine(const raid_reg_stats *a, const raid_reg_stats *b, raid_reg_stats *out)
 {
     if (!a || !b || !out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_reg_stats_combine: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_reg_stats_combine: NULL argument");
     if (a->k != b->k || a->k < 1 || a->k > RAID_REG_MAX_K)
-        return raid_fail(NULL, RAID_EINVAL, "raid_reg_stats_combine: k = %d and %d (equal, in 1..%d, needed)", a->k, b->k,
+        return raidFail(NULL, RAID_EINVAL, "raid_reg_stats_combine: k = %d and %d (equal, in 1..%d, needed)", a->k, b->k,
                          RAID_REG_MAX_K);
     if (a->n < 0 || b->n < 0)
-        return raid_fail(NULL, RAID_EINVAL, "raid_reg_stats_combine: negative row count (%lld, %lld)", (long long)a->n,
+        return raidFail(NULL, RAID_EINVAL, "raid_reg_stats_combine: negative row count (%lld, %lld)", (long long)a->n,
                          (long long)b->n);
     const int k = a->k, d = k + 1;
     if (a->n == 0 || b->n == 0) {
@@ -93,9 +93,9 @@ raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, si
                                  const double *y, int k, int64_t s0, int64_t s1, raid_reg_stats *out)
 {
     if (!cpu || !blocks || !X || !y || !out)
-        return raid_fail(cpu, RAID_EINVAL, "raid_reg_stats_range: NULL argument");
+        return raidFail(cpu, RAID_EINVAL, "raid_reg_stats_range: NULL argument");
     if (block_rows == 0 || s0 < 0 || s1 < s0)
-        return raid_fail(cpu, RAID_EINVAL, "raid_reg_stats_range: rows [%lld, %lld) with blocks of %zu rows", (long long)s0,
+        return raidFail(cpu, RAID_EINVAL, "raid_reg_stats_range: rows [%lld, %lld) with blocks of %zu rows", (long long)s0,
                          (long long)s1, block_rows);
     const size_t B = block_rows, a = (size_t)s0, e = (size_t)s1;
     const size_t b0 = (a + B - 1) / B, b1 = e / B; /* whole blocks [b0, b1) */
@@ -112,7 +112,7 @@ raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, si
     for (size_t b = b0 + 1; b < b1 && st == RAID_OK; b++) {
         const int c = combine_into(&w, &blocks[b]);
         if (c < 0)
-            st = raid_fail(cpu, RAID_EINVAL, "%s", raid_errmsg());
+            st = raidFail(cpu, RAID_EINVAL, "%s", raid_errmsg());
         updated = c == 1 ? 1 : c == 2 ? 0 : updated;
     }
     const size_t edges[2][2] = {{a, b0 * B}, {b1 * B, e}};
@@ -124,7 +124,7 @@ raid_status raid_reg_stats_range(raid_ctx *cpu, const raid_reg_stats *blocks, si
         if (st == RAID_OK) {
             const int c = combine_into(&w, &part);
             if (c < 0)
-                st = raid_fail(cpu, RAID_EINVAL, "%s", raid_errmsg());
+                st = raidFail(cpu, RAID_EINVAL, "%s", raid_errmsg());
             updated = c == 1 ? 1 : c == 2 ? 0 : updated;
         }
     }

@@ -563,7 +563,7 @@ typedef struct mb_piece_t {
     size_t r0, r1;
 } mb_piece_t;
 
-size_t raid_reg_meat_blocks(const double *X, const double *y, int k, const int64_t *start, const int64_t *end,
+size_t raidRegMeatBlocks(const double *X, const double *y, int k, const int64_t *start, const int64_t *end,
                             size_t n, const double *beta, const double *centre, int max_lag, double *out,
                             unsigned char *done, int force)
 {

@@ -54,7 +54,7 @@ static int col_exponent(double mx)
  * passes (the result does not depend on it: each work-item sums its combination's rows in order). */
 static size_t meat_wg(const raid_ctx *ctx, size_t nc)
 {
-    size_t w = ctx->wg_width, maxw = raid_dev_max_wg(ctx);
+    size_t w = ctx->wg_width, maxw = raidDevMaxWg(ctx);
     if (w > maxw)
         w = maxw;
     const size_t passes = (nc + w - 1) / w;
@@ -69,7 +69,7 @@ typedef struct meat_group {
 } meat_group;
 
 /* One group: scale, upload, launch, combine, unscale; problems left to the host are marked in `host`. */
-static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, size_t chunk, const double *X,
+static raid_status meat_group_run(raid_ctx *ctx, RaidKernel *kern, size_t wg, size_t chunk, const double *X,
                                   const double *y,
                                   int k, const int64_t *start, const int64_t *end, const double *beta,
                                   const double *centre, int max_lag, const meat_group *G, double *out,
@@ -90,8 +90,8 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
     float *bdev = NULL;
     double *pcen = NULL; /* per problem: the centre of its scores (original units), with j0 below */
     int64_t *bad = NULL; /* prefix counts of non-finite rows of the span */
-    raid_buf rbuf = {NULL, 0, RAID_DT_FLOAT}, bbuf = {NULL, 0, RAID_DT_FLOAT};
-    raid_chunk_plan plan;
+    RaidBuf rbuf = {NULL, 0, RAID_DT_FLOAT}, bbuf = {NULL, 0, RAID_DT_FLOAT};
+    RaidChunkPlan plan;
     memset(&plan, 0, sizeof plan);
 
     /* 1. column scales over the span (a non-finite value counts as bad and is staged as 0) */
@@ -101,10 +101,10 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
     bdev = malloc(nbeta * 2 * sizeof *bdev);
     pcen = malloc(ng * (size_t)k * sizeof *pcen);
     if (!bad || !rows || !bdev || !pcen) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu rows", span);
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory for %zu rows", span);
         goto done;
     }
-    const double tc = raid_now();
+    const double tc = raidNow();
     bad[0] = 0;
     for (size_t i = 0; i < span; i++) {
         const double *x = X + (size_t)(G->lo + (int64_t)i) * (size_t)k;
@@ -162,8 +162,8 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
             const double *x = X + (size_t)(G->lo + i) * (size_t)k;
             const int ok = bad[i + 1] == bad[i];
             for (int p = 0; p < k; p++)
-                raid_stage_value(rows, (size_t)i * kk1 + (size_t)p, ok ? ldexp(x[p] - cen[p], -ex[p]) : 0.0, prec);
-            raid_stage_value(rows, (size_t)i * kk1 + (size_t)k, ok ? ldexp(y[G->lo + i] - cen[k], -ex[k]) : 0.0,
+                raidStageValue(rows, (size_t)i * kk1 + (size_t)p, ok ? ldexp(x[p] - cen[p], -ex[p]) : 0.0, prec);
+            raidStageValue(rows, (size_t)i * kk1 + (size_t)k, ok ? ldexp(y[G->lo + i] - cen[k], -ex[k]) : 0.0,
                              prec);
         }
     }
@@ -196,7 +196,7 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
             const double d = cen[p] - m[p];
             if (!(fabs(ldexp(d, -ex[p])) < 0x1p60))
                 host[g] = 1;
-            raid_stage_value(bdev, bz + (size_t)k + 1 + (size_t)p, ldexp(d, -ex[p]), RAID_PREC_DF);
+            raidStageValue(bdev, bz + (size_t)k + 1 + (size_t)p, ldexp(d, -ex[p]), RAID_PREC_DF);
         }
         long double a = -(long double)cen[k];
         for (int p = 0; p <= k; p++) {
@@ -209,41 +209,41 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
             }
             if (!(fabs(b) < 0x1p60))
                 host[g] = 1;
-            raid_stage_value(bdev, bz + (size_t)p, b, RAID_PREC_DF);
+            raidStageValue(bdev, bz + (size_t)p, b, RAID_PREC_DF);
         }
     }
-    ctx->timing.convert_s += raid_now() - tc;
+    ctx->timing.convert_s += raidNow() - tc;
 
     /* 2. upload once, launch over the chunks of the group's problems */
-    if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, span * ebytes / sizeof(float), &rbuf)) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, nbeta * 2, &bbuf)) != RAID_OK)
+    if ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, span * ebytes / sizeof(float), &rbuf)) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, nbeta * 2, &bbuf)) != RAID_OK)
         goto done;
     {
-        raid_event ev = {NULL};
-        st = raid_buf_upload(ctx, &rbuf, 0, rbuf.n, rows, 1, &ev);
+        RaidEvent ev = {NULL};
+        st = raidBufUpload(ctx, &rbuf, 0, rbuf.n, rows, 1, &ev);
         if (st == RAID_OK)
-            st = raid_buf_upload(ctx, &bbuf, 0, bbuf.n, bdev, 1, NULL);
+            st = raidBufUpload(ctx, &bbuf, 0, bbuf.n, bdev, 1, NULL);
         if (st == RAID_OK)
-            st = raid_arg_buf(ctx, kern, 3, &bbuf);
-        ctx->timing.upload_s += raid_event_seconds(&ev);
-        raid_event_release(&ev);
+            st = raidArgBuf(ctx, kern, 3, &bbuf);
+        ctx->timing.upload_s += raidEventSeconds(&ev);
+        raidEventRelease(&ev);
         if (st != RAID_OK) /* the message names the failed call */
             goto done;
         ctx->timing.bytes_in += (uint64_t)(span * ebytes);
     }
-    if ((st = raid_plan_build_ranges(&plan, start + G->g0, end + G->g0, ng, chunk)) != RAID_OK) {
-        st = raid_fail(ctx, st, "cannot plan %zu problems", ng);
+    if ((st = raidPlanBuildRanges(&plan, start + G->g0, end + G->g0, ng, chunk)) != RAID_OK) {
+        st = raidFail(ctx, st, "cannot plan %zu problems", ng);
         goto done;
     }
     {
-        raid_chunk_job job = {&plan, kern, wg, ebytes, 1, nc, NULL, NULL, NULL, out + G->g0 * nc, "the meat kernel",
+        RaidChunkJob job = {&plan, kern, wg, ebytes, 1, nc, NULL, NULL, NULL, out + G->g0 * nc, "the meat kernel",
                               rbuf, G->lo, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
-        if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
+        if ((st = raidChunkReduce(ctx, &job)) != RAID_OK)
             goto done;
     }
 
     /* 3. unscale; problems whose sums binary32 may have spoilt go to the host */
-    const double tu = raid_now();
+    const double tu = raidNow();
     const long long gl0 = (long long)G->g0, gl1 = (long long)G->g1;
     double unscale[(RAID_REG_MAX_K) * (RAID_REG_MAX_K)]; /* 2^(2b + a_p + a_q): exact */
     for (int p = 0; p < k; p++)
@@ -280,11 +280,11 @@ static raid_status meat_group_run(raid_ctx *ctx, raid_kernel *kern, size_t wg, s
                             m[p * k + q] += m[p * k + j0] * v[q];
             }
     }
-    ctx->timing.convert_s += raid_now() - tu;
+    ctx->timing.convert_s += raidNow() - tu;
 done:
-    raid_buf_release(ctx, &rbuf);
-    raid_buf_release(ctx, &bbuf);
-    raid_plan_free(&plan);
+    raidBufRelease(ctx, &rbuf);
+    raidBufRelease(ctx, &bbuf);
+    raidPlanFree(&plan);
     free(bad);
     free(rows);
     free(bdev);
@@ -292,7 +292,7 @@ done:
     return st;
 }
 
-raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+raid_status raidRegMeatCl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
                              const int64_t *end, size_t nreg, const double *beta, const double *centre,
                              int max_lag, double *out)
 {
@@ -300,28 +300,28 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
     const size_t row_local = (size_t)k * (prec == RAID_PREC_DF ? 2 : 1) * sizeof(float);
     size_t chunk = MEAT_CHUNK_MAX;
-    while (chunk > MEAT_CHUNK_MIN && chunk * row_local > raid_dev_local_mem(ctx))
+    while (chunk > MEAT_CHUNK_MIN && chunk * row_local > raidDevLocalMem(ctx))
         chunk /= 2;
-    if (chunk * row_local > raid_dev_local_mem(ctx))
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "the meat kernel needs %zu bytes of local memory",
+    if (chunk * row_local > raidDevLocalMem(ctx))
+        return raidFail(ctx, RAID_EUNSUPPORTED, "the meat kernel needs %zu bytes of local memory",
                          chunk * row_local);
     const size_t ebytes = ((size_t)k + 1) * (prec == RAID_PREC_F32 ? 4 : 8);
-    int64_t max_rows = (int64_t)(raid_dev_max_alloc(ctx) / ebytes);
+    int64_t max_rows = (int64_t)(raidDevMaxAlloc(ctx) / ebytes);
     if (max_rows > MEAT_GROUP_ROWS)
         max_rows = MEAT_GROUP_ROWS;
-    const size_t tuned = raid_tune_max_batch_elems(ctx);
+    const size_t tuned = raidTuneMaxBatchElems(ctx);
     if (tuned && (int64_t)tuned < max_rows) /* tests: many groups */
         max_rows = (int64_t)tuned;
     for (size_t g = 0; g < nreg; g++)
         if (end[g] - start[g] > max_rows)
-            return raid_fail(ctx, RAID_EUNSUPPORTED, "problem %zu has %lld rows, more than the %lld of one device "
+            return raidFail(ctx, RAID_EUNSUPPORTED, "problem %zu has %lld rows, more than the %lld of one device "
                              "buffer", g, (long long)(end[g] - start[g]), (long long)max_rows);
     const size_t wg = meat_wg(ctx, nc);
     char opts[512];
     snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_CHUNK=%zu -DRAID_K=%d -DRAID_L=%d -DRAID_INPUT_DF=%d %s", wg,
-             chunk, k, max_lag, prec == RAID_PREC_DF, raid_tune_build_options(ctx));
-    raid_kernel *kern;
-    raid_status st = raid_kernel_get(ctx, "meat.cl", "reg_meat", opts, &kern);
+             chunk, k, max_lag, prec == RAID_PREC_DF, raidTuneBuildOptions(ctx));
+    RaidKernel *kern;
+    raid_status st = raidKernelGet(ctx, "meat.cl", "reg_meat", opts, &kern);
     if (st != RAID_OK)
         return st;
     memset(&ctx->timing, 0, sizeof ctx->timing);
@@ -333,8 +333,8 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
     }
     unsigned char *host = calloc(nreg ? nreg : 1, 1);
     if (!host) {
-        raid_kernel_put(ctx, kern);
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        raidKernelPut(ctx, kern);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
 
     /* Groups of consecutive problems whose rows span at most max_rows (windows in order share rows). */
@@ -355,7 +355,7 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
 
     /* Pairs (t, t-l) with t-l in an earlier chunk of the same problem, in float64. */
     if (st == RAID_OK) {
-        const double tw = raid_now();
+        const double tw = raidNow();
         const long long ng = (long long)nreg;
         int oom = 0;
 #pragma omp parallel
@@ -379,7 +379,7 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
                     if (r1 > cs + (int64_t)chunk)
                         r1 = cs + (int64_t)chunk;
                     for (int64_t t = r0; t < r1; t++)
-                        raid_reg_score_at(X, y, k, t, b, cg, ub + (size_t)(t - r0) * RAID_REG_MAX_K);
+                        raidRegScoreAt(X, y, k, t, b, cg, ub + (size_t)(t - r0) * RAID_REG_MAX_K);
                     for (int64_t t = cs; t < r1; t++) {
                         const double *pt = ub + (size_t)(t - r0) * RAID_REG_MAX_K;
                         for (int l = (int)(t - cs) + 1; l <= max_lag && t - l >= start[g]; l++) {
@@ -394,20 +394,20 @@ raid_status raid_reg_meat_cl(raid_ctx *ctx, const double *X, const double *y, in
             free(ub);
         }
         if (oom)
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for the scores across chunk boundaries (lag %d)", max_lag);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory for the scores across chunk boundaries (lag %d)", max_lag);
         /* Problems left to the host: its long double path (it names a problem whose scores are not finite). */
         for (size_t g = 0; g < nreg && st == RAID_OK; g++)
             if (host[g]) {
                 st = raid_reg_meat_ranges_at(NULL, X, y, k, start + g, end + g, 1, beta + g * (size_t)k,
                                              centre ? centre + g * (size_t)k : NULL, max_lag, out + g * nc);
                 if (st != RAID_OK)
-                    st = raid_fail(ctx, st, "problem %zu: a residual times a regressor is not finite (X or y not "
+                    st = raidFail(ctx, st, "problem %zu: a residual times a regressor is not finite (X or y not "
                                    "finite, or overflow)", g);
                 ctx->timing.host_segments++;
             }
-        ctx->timing.convert_s += raid_now() - tw;
+        ctx->timing.convert_s += raidNow() - tw;
     }
     free(host);
-    raid_kernel_put(ctx, kern);
+    raidKernelPut(ctx, kern);
     return st;
 }

@@ -107,8 +107,8 @@ static double lbeta(double a, double b)
         return half_ln_2pi - 0.5 * log(b) - (a - 0.5) * log1p(b / a) - b * log1p(a / b) + lgamma_corr(a) +
                lgamma_corr(b) - lgamma_corr(a + b);
     if (a >= 10.0) /* ln Gamma(a) - ln Gamma(a + b) from Stirling, ln Gamma(b) directly */
-        return raid_lgamma(b) - (a - 0.5) * log1p(b / a) - b * log(a + b) + b + lgamma_corr(a) - lgamma_corr(a + b);
-    return raid_lgamma(a) + raid_lgamma(b) - raid_lgamma(a + b);
+        return raidLgamma(b) - (a - 0.5) * log1p(b / a) - b * log(a + b) + b + lgamma_corr(a) - lgamma_corr(a + b);
+    return raidLgamma(a) + raidLgamma(b) - raidLgamma(a + b);
 }
 
 /* Continued fraction of I_x(a, b) (Numerical Recipes 3rd ed. 6.4, betacf), modified Lentz method. */
@@ -202,14 +202,14 @@ static int bgrat_half(double a, double lnx, double *p)
     return 0;
 }
 
-double raid_betai(double a, double b, double x, double x1)
+double raidBetai(double a, double b, double x, double x1)
 {
     if (!(a > 0.0) || !(b > 0.0) || !(x >= 0.0) || !(x <= 1.0) || !(x1 >= 0.0) || !(x1 <= 1.0))
         return NAN;
     return betai_log(a, b, x, x1, x > 0.0 ? log(x) : -INFINITY, x1 > 0.0 ? log(x1) : -INFINITY);
 }
 
-double raid_t_pvalue2(double t, double df)
+double raidTPvalue2(double t, double df)
 {
     if (isnan(t) || !(df > 0.0))
         return NAN;
@@ -219,7 +219,7 @@ double raid_t_pvalue2(double t, double df)
     if (isinf(t2))
         return 0.0;
     if (isinf(df))
-        return raid_normal_pvalue2(t);
+        return raidNormalPvalue2(t);
     /* x = df/(df + t^2), 1 - x = t^2/(df + t^2), ln x = -log1p(t^2/df) */
     double q = t2 / df;
     double x = 1.0 / (1.0 + q), x1 = q / (1.0 + q);
@@ -238,13 +238,13 @@ double raid_t_pvalue2(double t, double df)
     return p < 0.0 ? 0.0 : p > 1.0 ? 1.0 : p;
 }
 
-double raid_t_cdf(double t, double df)
+double raidTCdf(double t, double df)
 {
-    double p = raid_t_pvalue2(t, df);
+    double p = raidTPvalue2(t, df);
     return t < 0.0 ? 0.5 * p : 1.0 - 0.5 * p;
 }
 
-double raid_normal_pvalue2(double z)
+double raidNormalPvalue2(double z)
 {
     /* erfc(h + l) with h = fl(|z| / sqrt 2) and l the rounding error of that quotient (exact residual
      * through fma and sqrt 2 = SQRT2_HI + SQRT2_LO): erfc(h + l) = erfc(h) - l (2/sqrt pi) exp(-h^2) to
@@ -286,22 +286,22 @@ static int all_finite(const double *v, size_t n)
 static raid_status check_stats(const raid_reg_stats *s)
 {
     if (!s) {
-        return raid_fail(NULL, RAID_EINVAL, "regression statistics are NULL");
+        return raidFail(NULL, RAID_EINVAL, "regression statistics are NULL");
     }
     if (s->k < 1 || s->k > RAID_REG_MAX_K) {
-        return raid_fail(NULL, RAID_EINVAL, "k = %d regressors is out of range 1..%d", s->k, RAID_REG_MAX_K);
+        return raidFail(NULL, RAID_EINVAL, "k = %d regressors is out of range 1..%d", s->k, RAID_REG_MAX_K);
     }
     if (s->n <= s->k) {
-        return raid_fail(NULL, RAID_EINVAL, "n = %lld observations must exceed k = %d regressors", (long long)s->n, s->k);
+        return raidFail(NULL, RAID_EINVAL, "n = %lld observations must exceed k = %d regressors", (long long)s->n, s->k);
     }
     int k = s->k;
     for (int i = 0; i < k; i++)
         if (!all_finite(s->xtx + i * k, (size_t)k) || !all_finite(s->cxx + i * k, (size_t)k)) {
-            return raid_fail(NULL, RAID_EINVAL, "X'X or the centred cross-products: row %d is not finite", i);
+            return raidFail(NULL, RAID_EINVAL, "X'X or the centred cross-products: row %d is not finite", i);
         }
     if (!all_finite(s->xty, (size_t)k) || !all_finite(s->cxy, (size_t)k) || !all_finite(s->mean, (size_t)k + 1) ||
         !isfinite(s->yty) || !isfinite(s->ysum) || !isfinite(s->cyy)) {
-        return raid_fail(NULL, RAID_EINVAL, "X'y, the means, y'y or sum y is not finite");
+        return raidFail(NULL, RAID_EINVAL, "X'y, the means, y'y or sum y is not finite");
     }
     return RAID_OK;
 }
@@ -327,7 +327,7 @@ static raid_status factor(const raid_reg_stats *s, chol *c)
     for (int j = 0; j < k; j++)
         if (s->cxx[j * k + j] == 0.0 && s->mean[j] != 0.0) {
             if (c->ic >= 0) {
-                return raid_fail(NULL, RAID_ESINGULAR,
+                return raidFail(NULL, RAID_ESINGULAR,
                          "X'X is singular: columns %d and %d of X are both constant; condition number estimate inf",
                          c->ic, j);
             }
@@ -341,7 +341,7 @@ static raid_status factor(const raid_reg_stats *s, chol *c)
     for (int i = 0; i < m; i++) {
         double d = sys_a(s, c, i, i);
         if (!(d > 0.0)) {
-            return raid_fail(NULL, RAID_ESINGULAR,
+            return raidFail(NULL, RAID_ESINGULAR,
                      "X'X is singular: column %d of X is %s; condition number estimate inf", c->idx[i],
                      c->ic >= 0 ? "constant (a second intercept) or zero" : "zero");
         }
@@ -362,22 +362,22 @@ static raid_status factor(const raid_reg_stats *s, chol *c)
     double anorm = LAPACKE_dlansy_work(LAPACK_COL_MAJOR, '1', 'U', m, c->fac, m, work);
     lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', m, c->fac, m);
     if (info > 0) {
-        return raid_fail(NULL, RAID_ESINGULAR,
+        return raidFail(NULL, RAID_ESINGULAR,
                  "X'X is singular or not positive definite (Cholesky factorisation failed at column %d of X); "
                  "condition number estimate inf",
                  c->idx[info - 1]);
     }
     if (info < 0) {
-        return raid_fail(NULL, RAID_EINVAL, "LAPACKE_dpotrf: argument %d is invalid", (int)-info);
+        return raidFail(NULL, RAID_EINVAL, "LAPACKE_dpotrf: argument %d is invalid", (int)-info);
     }
     double rcond = 0.0;
     info = LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'U', m, c->fac, m, anorm, &rcond, work, iwork);
     if (info != 0) {
-        return raid_fail(NULL, RAID_EINVAL, "LAPACKE_dpocon failed (info %d)", (int)info);
+        return raidFail(NULL, RAID_EINVAL, "LAPACKE_dpocon failed (info %d)", (int)info);
     }
     c->cond = rcond > 0.0 ? 1.0 / rcond : INFINITY;
     if (!(c->cond <= RAID_REG_MAX_COND)) {
-        return raid_fail(NULL, RAID_ESINGULAR,
+        return raidFail(NULL, RAID_ESINGULAR,
                  "X'X is too ill-conditioned to solve: condition number estimate %.3e (1-norm, %s with its columns "
                  "scaled to unit diagonal) exceeds RAID_REG_MAX_COND = %.0e",
                  c->cond, c->ic >= 0 ? "centred cross-products" : "X'X", RAID_REG_MAX_COND);
@@ -472,7 +472,7 @@ static void ols_clear(raid_ols *o, int k, int64_t n)
 raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid_ols *out)
 {
     if (!out) {
-        return raid_fail(NULL, RAID_EINVAL, "output is NULL");
+        return raidFail(NULL, RAID_EINVAL, "output is NULL");
     }
     raid_status st = check_stats(s);
     if (st != RAID_OK) {
@@ -521,7 +521,7 @@ raid_status raid_ols_from_stats(const raid_reg_stats *s, int has_intercept, raid
         out->beta[i] = beta[i];
         out->se[i] = sqrt(out->sigma2 * inv[i * k + i]);
         out->tstat[i] = beta[i] / out->se[i];
-        out->pvalue[i] = raid_t_pvalue2(out->tstat[i], df);
+        out->pvalue[i] = raidTPvalue2(out->tstat[i], df);
     }
     long double tss = has_intercept ? (long double)s->cyy : (long double)s->yty;
     out->r2 = (double)(1.0L - ssr / tss);
@@ -565,19 +565,19 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
                                raid_se_kind kind, raid_ols *o)
 {
     if (!o)
-        return raid_fail(NULL, RAID_EINVAL, "the estimates are NULL");
+        return raidFail(NULL, RAID_EINVAL, "the estimates are NULL");
     raid_status st = check_stats(s0);
     if (st != RAID_OK)
         return st;
     if (o->k != s0->k || o->n != s0->n)
-        return raid_fail(NULL, RAID_EINVAL, "the estimates (k %d, n %lld) are not those of the statistics (k %d, n %lld)",
+        return raidFail(NULL, RAID_EINVAL, "the estimates (k %d, n %lld) are not those of the statistics (k %d, n %lld)",
                          o->k, (long long)o->n, s0->k, (long long)s0->n);
     if (kind != RAID_SE_OLS && kind != RAID_SE_WHITE && kind != RAID_SE_NW)
-        return raid_fail(NULL, RAID_EINVAL, "unknown standard error kind %d", (int)kind);
+        return raidFail(NULL, RAID_EINVAL, "unknown standard error kind %d", (int)kind);
     if (kind != RAID_SE_OLS && !meat)
-        return raid_fail(NULL, RAID_EINVAL, "robust standard errors need the meat (NULL)");
+        return raidFail(NULL, RAID_EINVAL, "robust standard errors need the meat (NULL)");
     if (kind == RAID_SE_NW && max_lag < 0)
-        return raid_fail(NULL, RAID_EINVAL, "Newey-West lag %d is negative", max_lag);
+        return raidFail(NULL, RAID_EINVAL, "Newey-West lag %d is negative", max_lag);
     int k = s0->k;
     chol c;
     st = factor(s0, &c);
@@ -593,7 +593,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
     for (int p = 0; p < k && centre; p++)
         if (centre[p] != 0) {
             if (!isfinite(centre[p]) || c.ic < 0 || p == c.ic)
-                return raid_fail(NULL, RAID_EINVAL,
+                return raidFail(NULL, RAID_EINVAL,
                                  "centre[%d] = %g: a centre must be finite, and nonzero only on a non-constant "
                                  "column of a design with a constant column", p, centre[p]);
             if (kind != RAID_SE_OLS) { /* the OLS errors need no meat, and no shift */
@@ -605,7 +605,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
      * 2^-53 R0 relative, R0 the level ratio before the shift (regressors at 1e12 times their spread: standard errors 2e-6 to 4e-6
      * off, where float64 cannot hold the intercept either). Beyond RAID_REG_MAX_ROBUST_LOSS: refused. */
     if (shifted && 0x1p-53 * raid_reg_level_ratio(s0) > RAID_REG_MAX_ROBUST_LOSS)
-        return raid_fail(NULL, RAID_ESINGULAR,
+        return raidFail(NULL, RAID_ESINGULAR,
                          "the regressors' means stand %.3g standard deviations from 0: their own rounding alone "
                          "exceeds the robust variances' tolerance %g (subtract a constant from such a column)",
                          raid_reg_level_ratio(s0), RAID_REG_MAX_ROBUST_LOSS);
@@ -633,7 +633,7 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
                 S[i * k + j] = (double)acc;
             }
         if (!all_finite(S, kk))
-            return raid_fail(NULL, RAID_EINVAL, "the meat is not finite");
+            return raidFail(NULL, RAID_EINVAL, "the meat is not finite");
         /* V_ii = sum_ab inv[i][a] S[a][b] inv[b][i] */
         for (int i = 0; i < k; i++) {
             long double v = 0.0L;
@@ -669,21 +669,21 @@ raid_status raid_ols_robust_at(const raid_reg_stats *s0, const double *meat, con
          * positive. A centre at the problem's means (raid_reg_meat_ranges_at) makes R about 0. */
         const double R = raid_reg_level_ratio(s);
         if (0x1p-53 * (1 + R) * (1 + R) > RAID_REG_MAX_ROBUST_LOSS)
-            return raid_fail(NULL, RAID_ESINGULAR,
+            return raidFail(NULL, RAID_ESINGULAR,
                              "the regressors stand %.3g standard deviations from the meat's centre: float64's "
                              "cancellation in the sandwich (2^-53 (1 + R)^2) exceeds the tolerance %g; take the meat "
                              "about the means (raid_reg_meat_ranges_at, raid_ols_robust_at)", R,
                              RAID_REG_MAX_ROBUST_LOSS);
         for (int i = 0; i < k; i++)
             if (!(var[i] > 0) || !isfinite(var[i]))
-                return raid_fail(NULL, RAID_ESINGULAR, "the robust variance of coefficient %d is %g, not positive",
+                return raidFail(NULL, RAID_ESINGULAR, "the robust variance of coefficient %d is %g, not positive",
                                  i, var[i]);
     }
     double df = (double)(s->n - k);
     for (int i = 0; i < k; i++) {
         o->se[i] = sqrt(var[i]);
         o->tstat[i] = o->beta[i] / o->se[i];
-        o->pvalue[i] = kind == RAID_SE_OLS ? raid_t_pvalue2(o->tstat[i], df) : raid_normal_pvalue2(o->tstat[i]);
+        o->pvalue[i] = kind == RAID_SE_OLS ? raidTPvalue2(o->tstat[i], df) : raidNormalPvalue2(o->tstat[i]);
     }
     o->cond = c.cond;
     return RAID_OK;
@@ -699,7 +699,7 @@ static int meat_scores(const double *X, const double *y, int k, int64_t lo, int6
 {
     int ok = 1;
     for (int64_t t = lo; t < hi; t++)
-        ok &= raid_reg_score_at(X, y, k, t, b, c, u + (size_t)t * (size_t)k);
+        ok &= raidRegScoreAt(X, y, k, t, b, c, u + (size_t)t * (size_t)k);
     return ok;
 }
 
@@ -724,32 +724,32 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
                                   size_t nreg, const double *beta, int max_lag, double *out)
 {
     if (k < 1 || k > RAID_REG_MAX_K)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: k = %d is out of range 1..%d", k,
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_compute: k = %d is out of range 1..%d", k,
                          RAID_REG_MAX_K);
     if (max_lag < 0)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: max_lag = %d is negative", max_lag);
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_compute: max_lag = %d is negative", max_lag);
     if (nreg == 0)
         return RAID_OK;
     if (!X || !y || !offsets || !beta || !out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_compute: NULL argument");
     if (offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: offsets[0] = %lld is negative",
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_compute: offsets[0] = %lld is negative",
                          (long long)offsets[0]);
     for (size_t g = 0; g < nreg; g++)
         if (offsets[g + 1] < offsets[g])
-            return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: offsets decrease at problem %zu", g);
+            return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_compute: offsets decrease at problem %zu", g);
     if (!all_finite(beta, nreg * (size_t)k))
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_compute: a coefficient is not finite");
-    if (raid_on_device(ctx))
-        return raid_reg_meat_cl(ctx, X, y, k, offsets, offsets + 1, nreg, beta, NULL, max_lag, out);
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_compute: a coefficient is not finite");
+    if (raidOnDevice(ctx))
+        return raidRegMeatCl(ctx, X, y, k, offsets, offsets + 1, nreg, beta, NULL, max_lag, out);
     int64_t rows = offsets[nreg];
     if ((uint64_t)rows > SIZE_MAX / sizeof(double) / (size_t)k)
-        return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_compute: %lld rows do not fit in memory",
+        return raidFail(ctx, RAID_ENOMEM, "raid_reg_meat_compute: %lld rows do not fit in memory",
                          (long long)rows);
     /* u is indexed by absolute row (rows before offsets[0] are not touched) */
     double *u = malloc((size_t)(rows > 0 ? rows : 1) * (size_t)k * sizeof *u);
     if (!u)
-        return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_compute: out of memory for %lld x %d scores",
+        return raidFail(ctx, RAID_ENOMEM, "raid_reg_meat_compute: out of memory for %lld x %d scores",
                          (long long)rows, k);
 
     long long bad = -1;
@@ -758,7 +758,7 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
 #pragma omp parallel for schedule(dynamic, 16)
         for (size_t g = 0; g < nreg; g++)
             if (!meat_scores(X, y, k, offsets[g], offsets[g + 1], beta + g * (size_t)k, NULL, u)) {
-#pragma omp critical(raid_meat_bad)
+#pragma omp critical(raidMeatBad)
                 if (bad < 0 || (long long)g < bad)
                     bad = (long long)g;
             }
@@ -777,7 +777,7 @@ raid_status raid_reg_meat_compute(raid_ctx *ctx, const double *X, const double *
     }
     if (bad >= 0) {
         free(u);
-        return raid_fail(ctx, RAID_EINVAL,
+        return raidFail(ctx, RAID_EINVAL,
                          "raid_reg_meat_compute: problem %lld: a residual times a regressor is not finite (X or y "
                          "not finite, or overflow)",
                          bad);
@@ -805,39 +805,39 @@ raid_status raid_reg_meat_ranges_at(raid_ctx *ctx, const double *X, const double
                                     const int64_t *end, size_t n, const double *beta, const double *centre,
                                     int max_lag, double *out)
 {
-    return raid_reg_meat_ranges_how(ctx, X, y, k, start, end, n, beta, centre, max_lag, out, 1);
+    return raidRegMeatRangesHow(ctx, X, y, k, start, end, n, beta, centre, max_lag, out, 1);
 }
 
-raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+raid_status raidRegMeatRangesHow(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
                                      const int64_t *end, size_t n, const double *beta, const double *centre,
                                      int max_lag, double *out, int blocks)
 {
     if (k < 1 || k > RAID_REG_MAX_K)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: k = %d is out of range 1..%d", k, RAID_REG_MAX_K);
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: k = %d is out of range 1..%d", k, RAID_REG_MAX_K);
     if (max_lag < 0)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: max_lag = %d is negative", max_lag);
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: max_lag = %d is negative", max_lag);
     if (n == 0)
         return RAID_OK;
     if (!X || !y || !start || !end || !beta || !out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: NULL argument");
     for (size_t r = 0; r < n; r++)
         if (start[r] < 0 || end[r] < start[r])
-            return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: range %zu is [%lld, %lld)", r,
+            return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: range %zu is [%lld, %lld)", r,
                              (long long)start[r], (long long)end[r]);
     if (!all_finite(beta, n * (size_t)k))
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: a coefficient is not finite");
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_ranges: a coefficient is not finite");
     if (centre && !all_finite(centre, n * (size_t)k))
-        return raid_fail(ctx, RAID_EINVAL, "raid_reg_meat_ranges_at: a centre is not finite");
-    if (raid_on_device(ctx))
-        return raid_reg_meat_cl(ctx, X, y, k, start, end, n, beta, centre, max_lag, out);
+        return raidFail(ctx, RAID_EINVAL, "raid_reg_meat_ranges_at: a centre is not finite");
+    if (raidOnDevice(ctx))
+        return raidRegMeatCl(ctx, X, y, k, start, end, n, beta, centre, max_lag, out);
     const size_t nl = (size_t)max_lag + 1, kk = (size_t)(k * k);
     /* Overlapping windows: from block sums where that is cheaper and within its bound (meat_block.c); the
      * others (and those it leaves) from their rows below. */
     unsigned char *done = calloc(n, 1);
     if (!done)
-        return raid_fail(ctx, RAID_ENOMEM, "raid_reg_meat_ranges: out of memory");
-    if (blocks && !raid_tune_meat_rows(ctx))
-        raid_reg_meat_blocks(X, y, k, start, end, n, beta, centre, max_lag, out, done, 0);
+        return raidFail(ctx, RAID_ENOMEM, "raid_reg_meat_ranges: out of memory");
+    if (blocks && !raidTuneMeatRows(ctx))
+        raidRegMeatBlocks(X, y, k, start, end, n, beta, centre, max_lag, out, done, 0);
     long long bad = -1;
 #pragma omp parallel
     {
@@ -856,7 +856,7 @@ raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const doubl
             const double *Xr = X + (size_t)start[r] * (size_t)k, *yr = y + start[r];
             if (!u || !meat_scores(Xr, yr, k, 0, (int64_t)m, beta + r * (size_t)k, centre ? centre + r * (size_t)k : NULL,
                                    u)) {
-#pragma omp critical(raid_meat_ranges_bad)
+#pragma omp critical(raidMeatRangesBad)
                 if (bad < 0 || (long long)r < bad)
                     bad = (long long)r;
                 continue;
@@ -868,7 +868,7 @@ raid_status raid_reg_meat_ranges_how(raid_ctx *ctx, const double *X, const doubl
     }
     free(done);
     if (bad >= 0)
-        return raid_fail(ctx, RAID_EINVAL,
+        return raidFail(ctx, RAID_EINVAL,
                          "raid_reg_meat_ranges: range %lld: a residual times a regressor is not finite (or out of "
                          "memory)",
                          bad);

@@ -85,10 +85,10 @@ static double col_mean(const double *X, const double *y, int k, int64_t a, int64
 {
     if (b <= a)
         return 0.0;
-    raid_dd s = {0, 0};
+    RaidDd s = {0, 0};
     for (int64_t t = a; t < b; t++)
-        raid_dd_add(&s, col(X, y, k, t, p));
-    return raid_dd_value(s) / (double)(b - a);
+        raidDdAdd(&s, col(X, y, k, t, p));
+    return raidDdValue(s) / (double)(b - a);
 }
 
 static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_t b, raid_reg_stats *o)
@@ -97,7 +97,7 @@ static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_
     double m[MAX_D];
     for (int p = 0; p < d; p++)
         m[p] = col_mean(X, y, k, a, b, p);
-    raid_dd pm[MAX_D][MAX_D], s[MAX_D];
+    RaidDd pm[MAX_D][MAX_D], s[MAX_D];
     memset(pm, 0, sizeof pm);
     memset(s, 0, sizeof s);
     for (int64_t t = a; t < b; t++) {
@@ -105,16 +105,16 @@ static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_
         for (int p = 0; p < d; p++)
             z[p] = col(X, y, k, t, p) - m[p];
         for (int p = 0; p < d; p++) {
-            raid_dd_add(&s[p], z[p]);
+            raidDdAdd(&s[p], z[p]);
             for (int q = p; q < d; q++)
-                raid_dd_add(&pm[p][q], z[p] * z[q]);
+                raidDdAdd(&pm[p][q], z[p] * z[q]);
         }
     }
     double P[MAX_D][MAX_D], S[MAX_D];
     for (int p = 0; p < d; p++) {
-        S[p] = raid_dd_value(s[p]);
+        S[p] = raidDdValue(s[p]);
         for (int q = p; q < d; q++)
-            P[p][q] = raid_dd_value(pm[p][q]);
+            P[p][q] = raidDdValue(pm[p][q]);
     }
     fill_stats(o, k, b - a, m, P, S);
 }
@@ -131,10 +131,10 @@ static raid_status check_rows(raid_ctx *ctx, const double *X, const double *y, i
 {
     for (int64_t t = a; t < b; t++) {
         if (!(fabs(y[t]) <= RAID_REG_MAX_VALUE))
-            return raid_fail(ctx, RAID_EINVAL, "y of row %lld is not finite or beyond 1e150", (long long)t);
+            return raidFail(ctx, RAID_EINVAL, "y of row %lld is not finite or beyond 1e150", (long long)t);
         for (int p = 0; p < k; p++)
             if (!(fabs(X[t * k + p]) <= RAID_REG_MAX_VALUE))
-                return raid_fail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
+                return raidFail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
                                  (long long)t, p);
     }
     return RAID_OK;
@@ -147,7 +147,7 @@ typedef struct reg_copy {
 
 /* Copy each chunk's float64 rows into the staging buffer as they are: its len rows of X, then its len
  * values of y (the device centres, scales and splits them). */
-static void copy_rows(void *user, const raid_chunk_plan *plan, size_t first, size_t count, const uint32_t *table,
+static void copy_rows(void *user, const RaidChunkPlan *plan, size_t first, size_t count, const uint32_t *table,
                       void *staging)
 {
     const reg_copy *rc = user;
@@ -155,22 +155,22 @@ static void copy_rows(void *user, const raid_chunk_plan *plan, size_t first, siz
     const long long n = (long long)count;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; i++) {
-        const raid_chunk *ch = &plan->chunks[first + (size_t)i];
+        const RaidChunk *ch = &plan->chunks[first + (size_t)i];
         double *dst = (double *)staging + (size_t)table[2 * i] * d;
-        raid_copy_stream(dst, rc->X + (size_t)ch->start * k, ch->len * k * sizeof(double));
-        raid_copy_stream(dst + ch->len * k, rc->y + ch->start, ch->len * sizeof(double));
+        raidCopyStream(dst, rc->X + (size_t)ch->start * k, ch->len * k * sizeof(double));
+        raidCopyStream(dst + ch->len * k, rc->y + ch->start, ch->len * sizeof(double));
     }
 }
 
 /* The centre the kernel used for a column of a chunk, as an exact double-double: the chunk's first value
- * v0 in fixed point at the chunk's unit 2^(eu - 1083) (truncated toward zero, as raid_bits_to_fixed does
+ * v0 in fixed point at the chunk's unit 2^(eu - 1083) (truncated toward zero, as raidBitsToFixed does
  * on the device), plus K units. */
-static raid_dd chunk_centre(double v0, int eu, int64_t K)
+static RaidDd chunk_centre(double v0, int eu, int64_t K)
 {
     const int64_t A = (int64_t)trunc(ldexp(v0, 1083 - eu)) + K; /* |A| < 2^61 + 2^62: exact */
     const double hi = (double)A;
     const double lo = (double)(A - (int64_t)hi);
-    raid_dd c = {ldexp(hi, eu - 1083), ldexp(lo, eu - 1083)};
+    RaidDd c = {ldexp(hi, eu - 1083), ldexp(lo, eu - 1083)};
     return c;
 }
 
@@ -179,27 +179,27 @@ static raid_dd chunk_centre(double v0, int eu, int64_t K)
  * P - S S'/len; two sets merge as C = Ca + Cb + (na nb / n) delta delta' (Chan, Golub and LeVeque 1979,
  * as raid_reg_stats_combine), with the means kept as double-double so that delta keeps its own accuracy
  * however far the levels stand above the spread. */
-static void merge_chunks(const raid_chunk_plan *plan, size_t c0, size_t c1, const double *acc, const float *tail,
+static void merge_chunks(const RaidChunkPlan *plan, size_t c0, size_t c1, const double *acc, const float *tail,
                          const double *X, const double *y, int k, raid_reg_stats *o)
 {
     const int d = k + 1, na = NA_OF(d);
-    raid_dd m[MAX_D];
+    RaidDd m[MAX_D];
     double C[MAX_D][MAX_D], zero[MAX_D];
     memset(C, 0, sizeof C);
     memset(zero, 0, sizeof zero);
     int64_t n = 0;
     for (size_t c = c0; c < c1; c++) {
-        const raid_chunk *ch = &plan->chunks[c];
+        const RaidChunk *ch = &plan->chunks[c];
         const float *tl = tail + c * (size_t)(4 * d);
         const double len = (double)ch->len;
         double P[MAX_D][MAX_D], S[MAX_D], delta[MAX_D];
-        raid_dd mc[MAX_D];
+        RaidDd mc[MAX_D];
         unpack_partials(acc + c * (size_t)na, d, P, S);
         for (int p = 0; p < d; p++) {
             const float *t = tl + 4 * p;
             const int64_t K = (int64_t)t[1] * ((int64_t)1 << 42) + (int64_t)t[2] * ((int64_t)1 << 21) + (int64_t)t[3];
             mc[p] = chunk_centre(col(X, y, k, ch->start, p), (int)t[0], K);
-            raid_dd_add(&mc[p], S[p] / len);
+            raidDdAdd(&mc[p], S[p] / len);
         }
         if (n == 0) {
             for (int p = 0; p < d; p++) {
@@ -212,21 +212,21 @@ static void merge_chunks(const raid_chunk_plan *plan, size_t c0, size_t c1, cons
         }
         const double nn = (double)(n + ch->len), w = (double)n * len / nn;
         for (int p = 0; p < d; p++) {
-            raid_dd dl = mc[p];
-            raid_dd_add(&dl, -m[p].s);
-            raid_dd_add(&dl, -m[p].c);
-            delta[p] = raid_dd_value(dl);
+            RaidDd dl = mc[p];
+            raidDdAdd(&dl, -m[p].s);
+            raidDdAdd(&dl, -m[p].c);
+            delta[p] = raidDdValue(dl);
         }
         for (int p = 0; p < d; p++)
             for (int q = p; q < d; q++)
                 C[p][q] += (P[p][q] - S[p] * S[q] / len) + w * delta[p] * delta[q];
         for (int p = 0; p < d; p++)
-            raid_dd_add(&m[p], delta[p] * (len / nn));
+            raidDdAdd(&m[p], delta[p] * (len / nn));
         n += ch->len;
     }
     double mean[MAX_D];
     for (int p = 0; p < d; p++)
-        mean[p] = n ? raid_dd_value(m[p]) : 0.0;
+        mean[p] = n ? raidDdValue(m[p]) : 0.0;
     fill_stats(o, k, n, mean, C, zero);
 }
 
@@ -237,8 +237,8 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     const raid_precision prec = ctx->precision;
     const size_t run = ctx->chunk_len / ctx->wg_width;
     memset(&ctx->timing, 0, sizeof ctx->timing);
-    if ((uint64_t)(2 * 8 * ctx->wg_width + 4 * d + 2 * d + 1) * 4 > raid_dev_local_mem(ctx))
-        return raid_fail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
+    if ((uint64_t)(2 * 8 * ctx->wg_width + 4 * d + 2 * d + 1) * 4 > raidDevLocalMem(ctx))
+        return raidFail(ctx, RAID_EINVAL, "work-group width %zu needs more local memory than the device has",
                          ctx->wg_width);
     uint64_t maxv;
     const double mv = RAID_REG_MAX_VALUE;
@@ -246,21 +246,21 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     char opts[512];
     snprintf(opts, sizeof opts, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_D=%d -DRAID_INPUT_DF=%d "
              "-DRAID_MAXV_HI=0x%08Xu -DRAID_MAXV_LO=0x%08Xu %s", ctx->wg_width, run, d, prec == RAID_PREC_DF,
-             (unsigned)(maxv >> 32), (unsigned)(maxv & 0xFFFFFFFFu), raid_tune_build_options(ctx));
-    raid_kernel *kern;
-    raid_status st = raid_kernel_get(ctx, "regress.cl", "reg_stats", opts, &kern);
+             (unsigned)(maxv >> 32), (unsigned)(maxv & 0xFFFFFFFFu), raidTuneBuildOptions(ctx));
+    RaidKernel *kern;
+    raid_status st = raidKernelGet(ctx, "regress.cl", "reg_stats", opts, &kern);
     if (st != RAID_OK)
         return st;
 
-    raid_chunk_plan plan;
+    RaidChunkPlan plan;
     memset(&plan, 0, sizeof plan);
     double *acc = NULL;
     float *tail = NULL;
     uint32_t *flags = NULL;
     int *pw = malloc((size_t)na * d * sizeof *pw);
-    const double t0 = raid_now();
-    if ((st = raid_plan_build(&plan, offsets, nreg, ctx->chunk_len)) != RAID_OK) {
-        st = raid_fail(ctx, st, "cannot plan %zu problems", nreg);
+    const double t0 = raidNow();
+    if ((st = raidPlanBuild(&plan, offsets, nreg, ctx->chunk_len)) != RAID_OK) {
+        st = raidFail(ctx, st, "cannot plan %zu problems", nreg);
         goto out;
     }
     const size_t nc = plan.nchunks ? plan.nchunks : 1;
@@ -268,7 +268,7 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
     tail = malloc(nc * ntail * sizeof *tail);
     flags = malloc(nc * sizeof *flags);
     if (!pw || !acc || !tail || !flags) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
     }
     /* partial (p, q) times 2^(e_p + e_q), first moment p times 2^e_p */
@@ -283,23 +283,23 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
         for (int p = 0; p < d; p++, a2++)
             pw[a2 * d + p] = 1;
     }
-    ctx->timing.convert_s += raid_now() - t0;
+    ctx->timing.convert_s += raidNow() - t0;
     {
         reg_copy rc = {X, y, k};
-        raid_chunk_job job = {&plan, kern, ctx->wg_width, (size_t)d * sizeof(double), 1, (size_t)na, copy_rows, &rc,
+        RaidChunkJob job = {&plan, kern, ctx->wg_width, (size_t)d * sizeof(double), 1, (size_t)na, copy_rows, &rc,
                               NULL, acc, "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, NULL,
                               flags, NULL, d, (size_t)ntail, tail, 1};
-        if ((st = raid_chunk_reduce(ctx, &job)) != RAID_OK)
+        if ((st = raidChunkReduce(ctx, &job)) != RAID_OK)
             goto out;
     }
-    const double th = raid_now();
+    const double th = raidNow();
     /* A flagged chunk holds a value out of range: the first one in row order is named as the cpu path
      * names it (the chunks are in row order). */
     for (size_t c = 0; c < plan.nchunks; c++)
         if (flags[c]) {
             st = check_rows(ctx, X, y, k, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
             if (st == RAID_OK)
-                st = raid_fail(ctx, RAID_EDEVICE, "the regression statistics kernel flagged chunk %zu, whose values "
+                st = raidFail(ctx, RAID_EDEVICE, "the regression statistics kernel flagged chunk %zu, whose values "
                                "are in range", c);
             goto out;
         }
@@ -307,7 +307,7 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
         /* each problem's chunks are consecutive in the plan */
         size_t *first = malloc((nreg + 1) * sizeof *first);
         if (!first) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
             goto out;
         }
         for (size_t g = 0, c = 0; g <= nreg; g++) {
@@ -321,15 +321,15 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
             merge_chunks(&plan, first[g], first[g + 1], acc, tail, X, y, k, &out[g]);
         free(first);
     }
-    ctx->timing.host_s += raid_now() - th;
+    ctx->timing.host_s += raidNow() - th;
     st = RAID_OK;
 out:
     free(pw);
     free(acc);
     free(tail);
     free(flags);
-    raid_plan_free(&plan);
-    raid_kernel_put(ctx, kern);
+    raidPlanFree(&plan);
+    raidKernelPut(ctx, kern);
     return st;
 }
 
@@ -337,21 +337,21 @@ raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double 
                                    size_t nreg, raid_reg_stats *out)
 {
     if (!ctx)
-        return raid_fail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
+        return raidFail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
     ctx->errmsg[0] = 0;
     if (k < 1 || k > RAID_REG_MAX_K)
-        return raid_fail(ctx, RAID_EINVAL, "k = %d regressors; 1 to %d are supported", k, RAID_REG_MAX_K);
+        return raidFail(ctx, RAID_EINVAL, "k = %d regressors; 1 to %d are supported", k, RAID_REG_MAX_K);
     if (!offsets || (nreg && !out))
-        return raid_fail(ctx, RAID_EINVAL, "NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "NULL argument");
     if (nreg && offsets[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "negative offset");
+        return raidFail(ctx, RAID_EINVAL, "negative offset");
     for (size_t g = 0; g < nreg; g++)
         if (offsets[g + 1] < offsets[g])
-            return raid_fail(ctx, RAID_EINVAL, "offsets decrease at problem %zu", g);
+            return raidFail(ctx, RAID_EINVAL, "offsets decrease at problem %zu", g);
     const int64_t n0 = nreg ? offsets[0] : 0, n1 = nreg ? offsets[nreg] : 0;
     if (n1 > n0 && (!X || !y))
-        return raid_fail(ctx, RAID_EINVAL, "NULL data");
-    if (!raid_on_device(ctx)) {
+        return raidFail(ctx, RAID_EINVAL, "NULL data");
+    if (!raidOnDevice(ctx)) {
         raid_status st = check_rows(ctx, X, y, k, n0, n1);
         if (st != RAID_OK)
             return st;

@@ -50,12 +50,12 @@ enum { SIM_STREAM_DIFFUSION = 0, SIM_STREAM_JUMPS = 1, SIM_STREAM_NOISE = 2, SIM
 static void sim_rng_seed(sim_rng *g, uint64_t seed, uint64_t symbol, uint64_t component)
 {
     uint64_t x = seed;
-    uint64_t a = raid_splitmix64(&x);
+    uint64_t a = raidSplitmix64(&x);
     x = a ^ (symbol * UINT64_C(0xD1B54A32D192ED03));
-    uint64_t b = raid_splitmix64(&x);
+    uint64_t b = raidSplitmix64(&x);
     x = b ^ (component * UINT64_C(0x8CB92BA72F3D8DD7));
     for (int i = 0; i < 4; i++)
-        g->s[i] = raid_splitmix64(&x);
+        g->s[i] = raidSplitmix64(&x);
     g->has_spare = 0;
     g->spare = 0.0;
 }
@@ -118,8 +118,8 @@ void raid_sim_opts_init(raid_sim_opts *o)
 static raid_status sim_validate(const raid_sim_opts *o)
 {
     if (!o)
-        return raid_fail(NULL, RAID_EINVAL, "simulate: NULL options");
-#define SIM_BAD(...) return raid_fail(NULL, RAID_EINVAL, __VA_ARGS__)
+        return raidFail(NULL, RAID_EINVAL, "simulate: NULL options");
+#define SIM_BAD(...) return raidFail(NULL, RAID_EINVAL, __VA_ARGS__)
     if (o->nsymbols < 1)
         SIM_BAD("simulate: symbols must be >= 1 (got %d)", o->nsymbols);
     if (o->ndays < 1)
@@ -254,7 +254,7 @@ raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv)
     if (st != RAID_OK)
         return st;
     if (!r)
-        return raid_fail(NULL, RAID_EINVAL, "simulate: the returns array is NULL");
+        return raidFail(NULL, RAID_EINVAL, "simulate: the returns array is NULL");
     const int64_t n = o->obs_per_day - 1;
     const int nsym = o->nsymbols;
     const raid_sim_opts oc = *o;
@@ -282,10 +282,10 @@ raid_status raid_simulate_returns(const raid_sim_opts *o, double *r, double *iv)
     const size_t total = (size_t)nsym * (size_t)oc.ndays;
     for (size_t i = 0; i < total * (size_t)n; i++)
         if (!isfinite(r[i]))
-            return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
+            return raidFail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
     for (size_t i = 0; iv && i < total; i++)
         if (!isfinite(iv[i]))
-            return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
+            return raidFail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
     return RAID_OK;
 }
 
@@ -330,10 +330,10 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
     if (st != RAID_OK)
         return st;
     if (!prices_path || !*prices_path)
-        return raid_fail(NULL, RAID_EINVAL, "simulate: no output path");
+        return raidFail(NULL, RAID_EINVAL, "simulate: no output path");
     const int64_t n = o->obs_per_day - 1;
     if (n > SIM_SESSION_US)
-        return raid_fail(NULL, RAID_EINVAL, "simulate: %lld observations per day are closer than 1 microsecond",
+        return raidFail(NULL, RAID_EINVAL, "simulate: %lld observations per day are closer than 1 microsecond",
                          (long long)o->obs_per_day);
     const int whole_seconds = (23400 % n) == 0;
     const int64_t q = SIM_SESSION_US / n, rem = SIM_SESSION_US % n;
@@ -341,7 +341,7 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
     /* Dates of the days. */
     int (*ymd)[3] = malloc((size_t)o->ndays * sizeof *ymd);
     if (!ymd)
-        return raid_fail(NULL, RAID_ENOMEM, "simulate: out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "simulate: out of memory");
     {
         /* 1970-01-01 was a Thursday: the weekday (0 = Monday) of a day z is (z + 3) mod 7. */
         int64_t day = sim_days_from_civil(2020, 1, 2);
@@ -357,21 +357,21 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
 
     if (iv_path && !strcmp(iv_path, prices_path)) {
         free(ymd);
-        return raid_fail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'",
+        return raidFail(NULL, RAID_EINVAL, "simulate: the prices and iv files are the same file '%s'",
                          RAID_SHOWZ(iv_path));
     }
     raid_outfile pf, vf;
     memset(&vf, 0, sizeof vf);
-    st = raid_outfile_open(&pf, prices_path);
+    st = raidOutfileOpen(&pf, prices_path);
     if (st != RAID_OK) {
         free(ymd);
         return st;
     }
     setvbuf(pf.fp, NULL, _IOFBF, 1 << 20);
     if (iv_path) {
-        st = raid_outfile_open(&vf, iv_path);
+        st = raidOutfileOpen(&vf, iv_path);
         if (st != RAID_OK) {
-            raid_outfile_abort(&pf);
+            raidOutfileAbort(&pf);
             free(ymd);
             return st;
         }
@@ -410,7 +410,7 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
                 int hh = (int)(secs / 3600), mi = (int)(secs / 60 % 60), ss = (int)(secs % 60);
                 int rc;
                 char pt[RAID_F64_TEXT];
-                raid_f64_text(pt, price); /* the shortest text that reads back as the price */
+                raidF64Text(pt, price); /* the shortest text that reads back as the price */
                 if (whole_seconds)
                     rc = fprintf(pf.fp, "%s,%sT%02d:%02d:%02d,%s\n", sym, date, hh, mi, ss, pt);
                 else
@@ -420,27 +420,27 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
             }
             if (vf.fp) {
                 char it[RAID_F64_TEXT];
-                fprintf(vf.fp, "%s,%s,%s\n", sym, date, raid_f64_text(it, S.iv));
+                fprintf(vf.fp, "%s,%s,%s\n", sym, date, raidF64Text(it, S.iv));
             }
-            raid_progress(ctx, ((uint64_t)s * (uint64_t)o->ndays + (uint64_t)d + 1) * (uint64_t)(n + 1),
+            raidProgress(ctx, ((uint64_t)s * (uint64_t)o->ndays + (uint64_t)d + 1) * (uint64_t)(n + 1),
                           (uint64_t)o->nsymbols * (uint64_t)o->ndays * (uint64_t)(n + 1), "rows");
         }
     }
     free(ymd);
     if (bad_price) {
-        raid_outfile_abort(&pf);
-        raid_outfile_abort(&vf);
-        return raid_fail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
+        raidOutfileAbort(&pf);
+        raidOutfileAbort(&vf);
+        return raidFail(NULL, RAID_EINVAL, "%s", SIM_OUT_OF_RANGE);
     }
     /* Both closed (every write checked) before either is renamed: a full disk while the prices were written
      * left the iv file behind when each was committed in turn. */
-    if ((iv_path && (st = raid_outfile_close_checked(&vf)) != RAID_OK) ||
-        (st = raid_outfile_close_checked(&pf)) != RAID_OK || (iv_path && (st = raid_outfile_commit(&vf)) != RAID_OK)) {
-        raid_outfile_abort(&pf);
-        raid_outfile_abort(&vf);
+    if ((iv_path && (st = raidOutfileCloseChecked(&vf)) != RAID_OK) ||
+        (st = raidOutfileCloseChecked(&pf)) != RAID_OK || (iv_path && (st = raidOutfileCommit(&vf)) != RAID_OK)) {
+        raidOutfileAbort(&pf);
+        raidOutfileAbort(&vf);
         return st;
     }
-    return raid_outfile_commit(&pf);
+    return raidOutfileCommit(&pf);
 }
 
 raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, const char *iv_path)
@@ -451,5 +451,5 @@ raid_status raid_simulate_csv(const raid_sim_opts *o, const char *prices_path, c
 raid_status raid_simulate_run_csv(raid_ctx *ctx, const raid_sim_opts *o, const char *prices_path, const char *iv_path)
 {
     const raid_status st = simulate_csv(ctx, o, prices_path, iv_path);
-    return st == RAID_OK || !ctx ? st : raid_fail(ctx, st, "%s", raid_errmsg());
+    return st == RAID_OK || !ctx ? st : raidFail(ctx, st, "%s", raid_errmsg());
 }

@@ -4,7 +4,7 @@
  * that are not NAN is a series of its own (leading and inner NAN, TTR's conventions extended: ma.h).
  * Window statistics (sum, mean, sumsq, var, wma; hma through wma) are exact: running sums of integers in
  * 128-bit fixed point, O(1) per point, rounded once at the end (block_exact); where a block's values span
- * too many bits for that, direct sums over each window, compensated (raid_dd of core/dd.h), products with
+ * too many bits for that, direct sums over each window, compensated (RaidDd of core/dd.h), products with
  * their fma rounding error. No rounded running add-and-subtract sum anywhere. Also the float32 prefix-sum
  * WMA, the trap kept to show its error. */
 #include "core/dd.h"
@@ -27,12 +27,12 @@ raid_status raid_ma_stat_parse(const char *name, raid_ma_stat *out)
 {
     int k = 0;
     if (!out)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ma_stat_parse: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_stat_parse: NULL");
     if (name && !strcmp(name, "sma")) { /* R TTR's name of the simple moving average */
         *out = RAID_MA_MEAN;
         return RAID_OK;
     }
-    raid_status st = raid_parse_word(stat_names, RAID_MA_NSTATS, name, &k, "stat", "sum, mean, sumsq, var, wma, ema or hma");
+    raid_status st = raidParseWord(stat_names, RAID_MA_NSTATS, name, &k, "stat", "sum, mean, sumsq, var, wma, ema or hma");
     if (st == RAID_OK)
         *out = (raid_ma_stat)k;
     return st;
@@ -65,42 +65,42 @@ int64_t raid_ma_warmup(raid_ma_stat stat, int64_t n)
 static double window_value(raid_ma_stat stat, const double *x, int64_t t, int64_t n)
 {
     const double *w = x + t - n + 1;
-    raid_dd acc = {0, 0};
+    RaidDd acc = {0, 0};
     switch (stat) {
     case RAID_MA_SUM:
     case RAID_MA_MEAN:
         for (int64_t j = 0; j < n; j++)
-            raid_dd_add(&acc, w[j]);
-        return stat == RAID_MA_SUM ? raid_dd_value(acc) : raid_dd_value(acc) / (double)n;
+            raidDdAdd(&acc, w[j]);
+        return stat == RAID_MA_SUM ? raidDdValue(acc) : raidDdValue(acc) / (double)n;
     case RAID_MA_SUMSQ:
         for (int64_t j = 0; j < n; j++) {
             const double p = w[j] * w[j];
-            raid_dd_add(&acc, p);
-            raid_dd_add(&acc, fma(w[j], w[j], -p));
+            raidDdAdd(&acc, p);
+            raidDdAdd(&acc, fma(w[j], w[j], -p));
         }
-        return raid_dd_value(acc);
+        return raidDdValue(acc);
     case RAID_MA_VAR: {
         if (n < 2)
             return NAN;
         for (int64_t j = 0; j < n; j++)
-            raid_dd_add(&acc, w[j]);
-        const double m = raid_dd_value(acc) / (double)n;
-        raid_dd dev = {0, 0};
+            raidDdAdd(&acc, w[j]);
+        const double m = raidDdValue(acc) / (double)n;
+        RaidDd dev = {0, 0};
         for (int64_t j = 0; j < n; j++) {
             const double d = w[j] - m, p = d * d;
-            raid_dd_add(&dev, p);
-            raid_dd_add(&dev, fma(d, d, -p));
+            raidDdAdd(&dev, p);
+            raidDdAdd(&dev, fma(d, d, -p));
         }
-        return raid_dd_value(dev) / (double)(n - 1);
+        return raidDdValue(dev) / (double)(n - 1);
     }
     case RAID_MA_WMA:
         for (int64_t j = 0; j < n; j++) {
             const double c = (double)(j + 1), p = c * w[j];
-            raid_dd_add(&acc, p);
-            raid_dd_add(&acc, fma(c, w[j], -p));
+            raidDdAdd(&acc, p);
+            raidDdAdd(&acc, fma(c, w[j], -p));
         }
         /* n(n+1)/2 <= 2^59 is exact in float64 */
-        return raid_dd_value(acc) / ((double)n * (double)(n + 1) / 2.0);
+        return raidDdValue(acc) / ((double)n * (double)(n + 1) / 2.0);
     default:
         assert(0);
         return NAN;
@@ -109,7 +109,7 @@ static double window_value(raid_ma_stat stat, const double *x, int64_t t, int64_
 
 /* The direct compensated sums of one run, every output from its own window (the fallback of
  * run_window, and the reference the tests hold the exact path to). */
-void raid_ma_window_direct(raid_ma_stat stat, const double *x, int64_t len, int64_t n, double *out)
+void raidMaWindowDirect(raid_ma_stat stat, const double *x, int64_t len, int64_t n, double *out)
 {
     const int64_t first = n - 1 < len ? n - 1 : len;
     for (int64_t t = 0; t < first; t++)
@@ -324,11 +324,11 @@ static void run_ema(const double *x, int64_t len, int64_t n, double *out)
         out[t] = NAN;
     if (len < n)
         return;
-    raid_dd acc = {0, 0};
+    RaidDd acc = {0, 0};
     for (int64_t j = 0; j < n; j++)
-        raid_dd_add(&acc, x[j]);
+        raidDdAdd(&acc, x[j]);
     const double r = 2.0 / ((double)n + 1.0);
-    double e = raid_dd_value(acc) / (double)n;
+    double e = raidDdValue(acc) / (double)n;
     out[n - 1] = e;
     for (int64_t t = n; t < len; t++)
         out[t] = e = x[t] * r + e * (1.0 - r);
@@ -342,7 +342,7 @@ static raid_status run_hma(const double *x, int64_t len, int64_t n, double *out)
     double *a = malloc((size_t)(len ? len : 1) * sizeof *a), *b = malloc((size_t)(len ? len : 1) * sizeof *b);
     raid_status st = RAID_OK;
     if (!a || !b)
-        st = raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
     else {
         run_window(RAID_MA_WMA, x, len, n / 2, a);
         run_window(RAID_MA_WMA, x, len, n, b);
@@ -384,36 +384,36 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                             size_t nseg, double *out)
 {
     if (!offsets || (nseg && (!x || !out)))
-        return raid_fail(ctx, RAID_EINVAL, "raid_ma_compute: NULL argument");
+        return raidFail(ctx, RAID_EINVAL, "raid_ma_compute: NULL argument");
     if ((unsigned)stat >= RAID_MA_NSTATS)
-        return raid_fail(ctx, RAID_EINVAL, "raid_ma_compute: bad stat %d", (int)stat);
+        return raidFail(ctx, RAID_EINVAL, "raid_ma_compute: bad stat %d", (int)stat);
     if (raid_ma_warmup(stat, n) < 0)
-        return raid_fail(ctx, RAID_EINVAL, "bad window %lld for %s (expected an integer in [%d, %d])", (long long)n,
+        return raidFail(ctx, RAID_EINVAL, "bad window %lld for %s (expected an integer in [%d, %d])", (long long)n,
                          stat_names[stat], stat == RAID_MA_HMA ? 2 : 1, RAID_MA_MAX_WINDOW);
-    raid_status ost = raid_check_offsets(ctx, "raid_ma_compute", "series", offsets, nseg);
+    raid_status ost = raidCheckOffsets(ctx, "raid_ma_compute", "series", offsets, nseg);
     if (ost != RAID_OK)
         return ost;
     for (size_t s = 0; s < nseg; s++) {
         for (int64_t i = offsets[s]; i < offsets[s + 1]; i++)
             if (!isnan(x[i]) && !(fabs(x[i]) <= RAID_MA_MAX_VALUE))
-                return raid_fail(ctx, RAID_EINVAL,
+                return raidFail(ctx, RAID_EINVAL,
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
-    int on_device = raid_on_device(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_cl.c */
+    int on_device = raidOnDevice(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_cl.c */
     for (size_t s = 0; s < nseg && on_device; s++) /* a series spanning more than float's range: the host path */
-        on_device = raid_ma_cl_range_ok(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
+        on_device = raidMaClRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
     if (on_device) {
-        const raid_status st = raid_ma_cl_compute(ctx, stat, n, x, offsets, nseg, out);
+        const raid_status st = raidMaClCompute(ctx, stat, n, x, offsets, nseg, out);
         if (st == RAID_OK)
-            raid_progress(ctx, nseg, nseg, "series"); /* one pass of every series */
+            raidProgress(ctx, nseg, nseg, "series"); /* one pass of every series */
         return st;
     }
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);
         if (st != RAID_OK)
-            return ctx ? raid_fail(ctx, st, "%s", raid_errmsg()) : st;
-        raid_progress(ctx, s + 1, nseg, "series");
+            return ctx ? raidFail(ctx, st, "%s", raid_errmsg()) : st;
+        raidProgress(ctx, s + 1, nseg, "series");
     }
     return RAID_OK;
 }
@@ -421,18 +421,18 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
 raid_status raid_ma_wma_prefix_f32(const double *x, size_t len, int64_t n, double *out)
 {
     if ((len && (!x || !out)))
-        return raid_fail(NULL, RAID_EINVAL, "raid_ma_wma_prefix_f32: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_wma_prefix_f32: NULL argument");
     if (n < 1 || n > RAID_MA_MAX_WINDOW)
-        return raid_fail(NULL, RAID_EINVAL, "bad window %lld (expected an integer in [1, %d])", (long long)n,
+        return raidFail(NULL, RAID_EINVAL, "bad window %lld (expected an integer in [1, %d])", (long long)n,
                          RAID_MA_MAX_WINDOW);
     for (size_t i = 0; i < len; i++)
         if (!isfinite(x[i]))
-            return raid_fail(NULL, RAID_EINVAL, "raid_ma_wma_prefix_f32: value %zu is not finite", i);
+            return raidFail(NULL, RAID_EINVAL, "raid_ma_wma_prefix_f32: value %zu is not finite", i);
     float *s1 = malloc((len + 1) * sizeof *s1), *s2 = malloc((len + 1) * sizeof *s2);
     if (!s1 || !s2) {
         free(s1);
         free(s2);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     /* s1[k], s2[k]: the prefix sums of the first k values, each step rounded to float32 */
     s1[0] = s2[0] = 0.0f;

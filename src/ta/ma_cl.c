@@ -18,18 +18,18 @@
 #include <string.h>
 
 typedef struct ma_dev {
-    raid_buf x, rs, out, y, runs;
-    raid_kernel *k;
+    RaidBuf x, rs, out, y, runs;
+    RaidKernel *k;
 } ma_dev;
 
-static raid_status launch1(raid_ctx *ctx, raid_kernel *k, size_t items, raid_event *ev)
+static raid_status launch1(raid_ctx *ctx, RaidKernel *k, size_t items, RaidEvent *ev)
 {
     const size_t local = 64, global = (items + local - 1) / local * local;
     ctx->timing.launches++;
-    return raid_launch(ctx, k, 1, &global, &local, ev);
+    return raidLaunch(ctx, k, 1, &global, &local, ev);
 }
 
-/* The staging of raid_ma_cl_compute and raid_ma_cl_table: x[offsets[0] .. offsets[nseg]) as double-float
+/* The staging of raidMaClCompute and raidMaClTable: x[offsets[0] .. offsets[nseg]) as double-float
  * pairs xs[2i], xs[2i+1] (NaN points (0, 0)), each series scaled by 2^-escale[s] (its largest |x| into
  * [1/2, 1): exact; float32 holds neither 1e100 nor 1e-100), and rs[i] the first index of the run of
  * non-NaN values that holds i (-1 at a NaN). Returns the number of runs. */
@@ -59,13 +59,13 @@ static size_t stage(const double *x, const int64_t *offsets, size_t nseg, float 
                 nruns++;
             }
             rs[i] = start;
-            raid_df_split(ldexp(x[g], -e), &xs[2 * i], &xs[2 * i + 1]);
+            raidDfSplit(ldexp(x[g], -e), &xs[2 * i], &xs[2 * i + 1]);
         }
     }
     return nruns;
 }
 
-raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+raid_status raidMaClCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
                                size_t nseg, double *out)
 {
     memset(&ctx->timing, 0, sizeof ctx->timing);
@@ -73,19 +73,19 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
     if (total == 0)
         return RAID_OK;
     if (total > RAID_MA_CL_MAX_VALUES)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
+        return raidFail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
                          (long long)total, RAID_MA_CL_MAX_VALUES);
     const size_t N = (size_t)total;
-    const double t0 = raid_now();
+    const double t0 = raidNow();
     raid_status st = RAID_OK;
     ma_dev d = {0};
-    raid_event ev = {0};
+    RaidEvent ev = {0};
     float *xs = malloc(2 * N * sizeof *xs), *res = NULL;
     int32_t *rs = malloc(N * sizeof *rs), *runs = NULL;
     int *escale = malloc((nseg ? nseg : 1) * sizeof *escale);
     size_t nruns = 0;
     if (!xs || !rs || !escale) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
         goto done;
     }
     nruns = stage(x, offsets, nseg, xs, rs, escale);
@@ -94,7 +94,7 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
     if (stat == RAID_MA_EMA) { /* the runs long enough to seed */
         runs = malloc(2 * (nruns ? nruns : 1) * sizeof *runs);
         if (!runs) {
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
             goto done;
         }
         nruns = 0;
@@ -117,21 +117,21 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
     const int width = stat == RAID_MA_EMA ? 2 : 3; /* floats per output point */
     res = malloc(width * N * sizeof *res);
     if (!res) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
         goto done;
     }
-    ctx->timing.convert_s = raid_now() - t0;
-    if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * N, &d.x)) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_INT, N, &d.rs)) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, width * N, &d.out)) != RAID_OK)
+    ctx->timing.convert_s = raidNow() - t0;
+    if ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * N, &d.x)) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_INT, N, &d.rs)) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, width * N, &d.out)) != RAID_OK)
         goto done;
-    if ((st = raid_buf_upload(ctx, &d.x, 0, 2 * N, xs, 1, &ev)) != RAID_OK)
+    if ((st = raidBufUpload(ctx, &d.x, 0, 2 * N, xs, 1, &ev)) != RAID_OK)
         goto done;
-    if ((st = raid_event_finish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
+    if ((st = raidEventFinish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
         goto done;
-    if ((st = raid_buf_upload(ctx, &d.rs, 0, N, rs, 1, &ev)) != RAID_OK)
+    if ((st = raidBufUpload(ctx, &d.rs, 0, N, rs, 1, &ev)) != RAID_OK)
         goto done;
-    if ((st = raid_event_finish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
+    if ((st = raidEventFinish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
         goto done;
     ctx->timing.bytes_in = 2 * N * sizeof(float) + N * sizeof(int32_t);
 
@@ -139,68 +139,68 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
         if (nruns) {
             const double alpha = 2.0 / ((double)n + 1.0), beta = 1.0 - alpha; /* the host path's two factors */
             float ah, al, bh, bl;
-            raid_df_split(alpha, &ah, &al);
-            raid_df_split(beta, &bh, &bl);
-            if ((st = raid_buf_acquire(ctx, RAID_DT_INT, 2 * nruns, &d.runs)) != RAID_OK ||
-                (st = raid_buf_upload(ctx, &d.runs, 0, 2 * nruns, runs, 1, NULL)) != RAID_OK ||
-                (st = raid_kernel_get(ctx, "ta_ma.cl", "ta_ema", raid_tune_build_options(ctx), &d.k)) != RAID_OK)
+            raidDfSplit(alpha, &ah, &al);
+            raidDfSplit(beta, &bh, &bl);
+            if ((st = raidBufAcquire(ctx, RAID_DT_INT, 2 * nruns, &d.runs)) != RAID_OK ||
+                (st = raidBufUpload(ctx, &d.runs, 0, 2 * nruns, runs, 1, NULL)) != RAID_OK ||
+                (st = raidKernelGet(ctx, "ta_ma.cl", "ta_ema", raidTuneBuildOptions(ctx), &d.k)) != RAID_OK)
                 goto done;
             unsigned a = 0;
-            if ((st = raid_arg_buf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raid_arg_buf(ctx, d.k, a++, &d.runs)) != RAID_OK ||
-                (st = raid_arg_buf(ctx, d.k, a++, &d.out)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, 0)) != RAID_OK ||
-                (st = raid_arg_int(ctx, d.k, a++, (int32_t)nruns)) != RAID_OK ||
-                (st = raid_arg_int(ctx, d.k, a++, ni)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, ah)) != RAID_OK ||
-                (st = raid_arg_float(ctx, d.k, a++, al)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, bh)) != RAID_OK ||
-                (st = raid_arg_float(ctx, d.k, a++, bl)) != RAID_OK || (st = launch1(ctx, d.k, nruns, &ev)) != RAID_OK)
+            if ((st = raidArgBuf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raidArgBuf(ctx, d.k, a++, &d.runs)) != RAID_OK ||
+                (st = raidArgBuf(ctx, d.k, a++, &d.out)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, 0)) != RAID_OK ||
+                (st = raidArgInt(ctx, d.k, a++, (int32_t)nruns)) != RAID_OK ||
+                (st = raidArgInt(ctx, d.k, a++, ni)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, ah)) != RAID_OK ||
+                (st = raidArgFloat(ctx, d.k, a++, al)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, bh)) != RAID_OK ||
+                (st = raidArgFloat(ctx, d.k, a++, bl)) != RAID_OK || (st = launch1(ctx, d.k, nruns, &ev)) != RAID_OK)
                 goto done;
-            if ((st = raid_event_finish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+            if ((st = raidEventFinish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
                 goto done;
         }
     } else {
         int wn = ni, minlen = (int)warm + 1, kstat = (int)stat;
-        const raid_buf *in = &d.x;
+        const RaidBuf *in = &d.x;
         if (stat == RAID_MA_MEAN)
             kstat = RAID_MA_SUM;
         if (stat == RAID_MA_HMA) { /* the inner series y = 2 WMA(m) - WMA(n), resident */
             const int m = ni / 2;
             const double dn = (double)n * (double)(n + 1) / 2.0, dm = (double)m * (double)(m + 1) / 2.0;
             float dnh, dnl, dmh, dml;
-            raid_df_split(dn, &dnh, &dnl); /* exact: n (n + 1) / 2 < 2^48 */
-            raid_df_split(dm, &dmh, &dml);
-            if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * N, &d.y)) != RAID_OK ||
-                (st = raid_kernel_get(ctx, "ta_ma.cl", "ta_hma_inner", raid_tune_build_options(ctx), &d.k)) != RAID_OK)
+            raidDfSplit(dn, &dnh, &dnl); /* exact: n (n + 1) / 2 < 2^48 */
+            raidDfSplit(dm, &dmh, &dml);
+            if ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * N, &d.y)) != RAID_OK ||
+                (st = raidKernelGet(ctx, "ta_ma.cl", "ta_hma_inner", raidTuneBuildOptions(ctx), &d.k)) != RAID_OK)
                 goto done;
             unsigned a = 0;
-            if ((st = raid_arg_buf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raid_arg_buf(ctx, d.k, a++, &d.rs)) != RAID_OK ||
-                (st = raid_arg_buf(ctx, d.k, a++, &d.y)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, (int32_t)N)) != RAID_OK ||
-                (st = raid_arg_int(ctx, d.k, a++, ni)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, m)) != RAID_OK ||
-                (st = raid_arg_float(ctx, d.k, a++, dnh)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, dnl)) != RAID_OK ||
-                (st = raid_arg_float(ctx, d.k, a++, dmh)) != RAID_OK || (st = raid_arg_float(ctx, d.k, a++, dml)) != RAID_OK ||
+            if ((st = raidArgBuf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raidArgBuf(ctx, d.k, a++, &d.rs)) != RAID_OK ||
+                (st = raidArgBuf(ctx, d.k, a++, &d.y)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, (int32_t)N)) != RAID_OK ||
+                (st = raidArgInt(ctx, d.k, a++, ni)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, m)) != RAID_OK ||
+                (st = raidArgFloat(ctx, d.k, a++, dnh)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, dnl)) != RAID_OK ||
+                (st = raidArgFloat(ctx, d.k, a++, dmh)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, dml)) != RAID_OK ||
                 (st = launch1(ctx, d.k, N, &ev)) != RAID_OK)
                 goto done;
-            if ((st = raid_event_finish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+            if ((st = raidEventFinish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
                 goto done;
-            raid_kernel_put(ctx, d.k);
+            raidKernelPut(ctx, d.k);
             d.k = NULL;
             wn = (int)(warm - n + 2); /* trunc(sqrt(n)) */
             kstat = RAID_MA_WMA;
             in = &d.y;
         }
         if (!(stat == RAID_MA_VAR && n < 2)) {
-            if ((st = raid_kernel_get(ctx, "ta_ma.cl", "ta_window", raid_tune_build_options(ctx), &d.k)) != RAID_OK)
+            if ((st = raidKernelGet(ctx, "ta_ma.cl", "ta_window", raidTuneBuildOptions(ctx), &d.k)) != RAID_OK)
                 goto done;
             unsigned a = 0;
-            if ((st = raid_arg_buf(ctx, d.k, a++, in)) != RAID_OK || (st = raid_arg_buf(ctx, d.k, a++, &d.rs)) != RAID_OK ||
-                (st = raid_arg_buf(ctx, d.k, a++, &d.out)) != RAID_OK ||
-                (st = raid_arg_int(ctx, d.k, a++, (int32_t)N)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, wn)) != RAID_OK ||
-                (st = raid_arg_int(ctx, d.k, a++, minlen)) != RAID_OK || (st = raid_arg_int(ctx, d.k, a++, kstat)) != RAID_OK ||
+            if ((st = raidArgBuf(ctx, d.k, a++, in)) != RAID_OK || (st = raidArgBuf(ctx, d.k, a++, &d.rs)) != RAID_OK ||
+                (st = raidArgBuf(ctx, d.k, a++, &d.out)) != RAID_OK ||
+                (st = raidArgInt(ctx, d.k, a++, (int32_t)N)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, wn)) != RAID_OK ||
+                (st = raidArgInt(ctx, d.k, a++, minlen)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, kstat)) != RAID_OK ||
                 (st = launch1(ctx, d.k, N, &ev)) != RAID_OK)
                 goto done;
-            if ((st = raid_event_finish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
+            if ((st = raidEventFinish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
                 goto done;
         }
     }
-    if ((st = raid_buf_download(ctx, &d.out, 0, width * N, res, 1, NULL)) != RAID_OK)
+    if ((st = raidBufDownload(ctx, &d.out, 0, width * N, res, 1, NULL)) != RAID_OK)
         goto done;
 
     /* the combine, in float64, and the mask: point i is a number when its run holds warm + 1 values up to i */
@@ -230,13 +230,13 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
             out[g] = v;
         }
 done:
-    raid_event_release(&ev);
-    raid_kernel_put(ctx, d.k);
-    raid_buf_release(ctx, &d.x);
-    raid_buf_release(ctx, &d.rs);
-    raid_buf_release(ctx, &d.out);
-    raid_buf_release(ctx, &d.y);
-    raid_buf_release(ctx, &d.runs);
+    raidEventRelease(&ev);
+    raidKernelPut(ctx, d.k);
+    raidBufRelease(ctx, &d.x);
+    raidBufRelease(ctx, &d.rs);
+    raidBufRelease(ctx, &d.out);
+    raidBufRelease(ctx, &d.y);
+    raidBufRelease(ctx, &d.runs);
     free(xs);
     free(rs);
     free(runs);
@@ -245,7 +245,7 @@ done:
     return st;
 }
 
-int raid_ma_cl_range_ok(const double *x, size_t len)
+int raidMaClRangeOk(const double *x, size_t len)
 {
     double M = 0.0, m = INFINITY;
     for (size_t i = 0; i < len; i++) {
@@ -259,93 +259,93 @@ int raid_ma_cl_range_ok(const double *x, size_t len)
 }
 
 /* One launch of the sweep table's kernels: the arguments after the buffers (ints, then floats). */
-static raid_status row_launch(raid_ctx *ctx, raid_kernel *k, const raid_buf *in, const raid_buf *rs, const raid_buf *out,
+static raid_status row_launch(raid_ctx *ctx, RaidKernel *k, const RaidBuf *in, const RaidBuf *rs, const RaidBuf *out,
                               const int32_t *iv, int ni, const float *fv, int nf, size_t items)
 {
     unsigned a = 0;
     raid_status st;
-    if ((st = raid_arg_buf(ctx, k, a++, in)) != RAID_OK || (st = raid_arg_buf(ctx, k, a++, rs)) != RAID_OK ||
-        (st = raid_arg_buf(ctx, k, a++, out)) != RAID_OK)
+    if ((st = raidArgBuf(ctx, k, a++, in)) != RAID_OK || (st = raidArgBuf(ctx, k, a++, rs)) != RAID_OK ||
+        (st = raidArgBuf(ctx, k, a++, out)) != RAID_OK)
         return st;
     for (int i = 0; i < ni; i++)
-        if ((st = raid_arg_int(ctx, k, a++, iv[i])) != RAID_OK)
+        if ((st = raidArgInt(ctx, k, a++, iv[i])) != RAID_OK)
             return st;
     for (int i = 0; i < nf; i++)
-        if ((st = raid_arg_float(ctx, k, a++, fv[i])) != RAID_OK)
+        if ((st = raidArgFloat(ctx, k, a++, fv[i])) != RAID_OK)
             return st;
     return launch1(ctx, k, items, NULL);
 }
 
-raid_status raid_ma_cl_table(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
-                             size_t len, int f32, raid_buf *tab, int *escale)
+raid_status raidMaClTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
+                             size_t len, int f32, RaidBuf *tab, int *escale)
 {
     memset(tab, 0, sizeof *tab);
     if (stat != RAID_MA_MEAN && stat != RAID_MA_WMA && stat != RAID_MA_HMA && stat != RAID_MA_EMA)
-        return raid_fail(ctx, RAID_EINVAL, "sweep table on a device: moving average '%s'", raid_ma_stat_name(stat));
+        return raidFail(ctx, RAID_EINVAL, "sweep table on a device: moving average '%s'", raid_ma_stat_name(stat));
     if (f32 && stat == RAID_MA_EMA)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: float32 sums apply to mean, wma and hma, not ema");
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: float32 sums apply to mean, wma and hma, not ema");
     if (len == 0 || np == 0 || len > (size_t)INT32_MAX / np / 2)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: %zu periods x %zu bars (at most 2^30 values)",
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: %zu periods x %zu bars (at most 2^30 values)",
                          np, len);
     for (size_t p = 0; p < np; p++)
         if (periods[p] < 1 || periods[p] > RAID_MA_CL_MAX_WINDOW || (stat == RAID_MA_HMA && periods[p] < 2))
-            return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: period %d", periods[p]);
+            return raidFail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: period %d", periods[p]);
     const int64_t off[2] = {0, (int64_t)len};
     float *xs = malloc(2 * len * sizeof *xs);
     int32_t *rs = malloc(len * sizeof *rs);
-    raid_buf bx = {0}, brs = {0}, by = {0}, bruns = {0};
-    raid_kernel *kin = NULL, *krow = NULL;
+    RaidBuf bx = {0}, brs = {0}, by = {0}, bruns = {0};
+    RaidKernel *kin = NULL, *krow = NULL;
     raid_status st = RAID_OK;
     if (!xs || !rs) {
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory (sweep table on a device)");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (sweep table on a device)");
         goto done;
     }
     (void)stage(x, off, 1, xs, rs, escale);
-    const char *opt = raid_tune_build_options(ctx);
-    if ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * len, &bx)) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_INT, len, &brs)) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * len * np, tab)) != RAID_OK ||
-        (st = raid_buf_upload(ctx, &bx, 0, 2 * len, xs, 1, NULL)) != RAID_OK ||
-        (st = raid_buf_upload(ctx, &brs, 0, len, rs, 1, NULL)) != RAID_OK)
+    const char *opt = raidTuneBuildOptions(ctx);
+    if ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * len, &bx)) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_INT, len, &brs)) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * len * np, tab)) != RAID_OK ||
+        (st = raidBufUpload(ctx, &bx, 0, 2 * len, xs, 1, NULL)) != RAID_OK ||
+        (st = raidBufUpload(ctx, &brs, 0, len, rs, 1, NULL)) != RAID_OK)
         goto done;
     if (stat == RAID_MA_EMA) { /* one run, the whole series: one work-item per period, in turn */
         const float nan = NAN;
         const int32_t run[2] = {0, (int32_t)len};
-        if ((st = raid_buf_fill(ctx, tab, &nan, NULL)) != RAID_OK ||
-            (st = raid_buf_acquire(ctx, RAID_DT_INT, 2, &bruns)) != RAID_OK ||
-            (st = raid_buf_upload(ctx, &bruns, 0, 2, run, 1, NULL)) != RAID_OK ||
-            (st = raid_kernel_get(ctx, "ta_ma.cl", "ta_ema", opt, &krow)) != RAID_OK)
+        if ((st = raidBufFill(ctx, tab, &nan, NULL)) != RAID_OK ||
+            (st = raidBufAcquire(ctx, RAID_DT_INT, 2, &bruns)) != RAID_OK ||
+            (st = raidBufUpload(ctx, &bruns, 0, 2, run, 1, NULL)) != RAID_OK ||
+            (st = raidKernelGet(ctx, "ta_ma.cl", "ta_ema", opt, &krow)) != RAID_OK)
             goto done;
         for (size_t p = 0; p < np; p++) {
             if ((size_t)periods[p] > len)
                 continue; /* never seeded: NaN */
             const double alpha = 2.0 / ((double)periods[p] + 1.0), beta = 1.0 - alpha;
             float f[4];
-            raid_df_split(alpha, &f[0], &f[1]);
-            raid_df_split(beta, &f[2], &f[3]);
+            raidDfSplit(alpha, &f[0], &f[1]);
+            raidDfSplit(beta, &f[2], &f[3]);
             const int32_t iv[3] = {(int32_t)(p * len), 1, periods[p]};
             if ((st = row_launch(ctx, krow, &bx, &bruns, tab, iv, 3, f, 4, 1)) != RAID_OK)
                 goto done;
         }
         goto done;
     }
-    if ((st = raid_kernel_get(ctx, "ta_ma.cl", f32 ? "ta_ma_row_f32" : "ta_ma_row", opt, &krow)) != RAID_OK)
+    if ((st = raidKernelGet(ctx, "ta_ma.cl", f32 ? "ta_ma_row_f32" : "ta_ma_row", opt, &krow)) != RAID_OK)
         goto done;
     if (stat == RAID_MA_HMA &&
-        ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * len, &by)) != RAID_OK ||
-         (st = raid_kernel_get(ctx, "ta_ma.cl", f32 ? "ta_hma_inner_f32" : "ta_hma_inner", opt, &kin)) != RAID_OK))
+        ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * len, &by)) != RAID_OK ||
+         (st = raidKernelGet(ctx, "ta_ma.cl", f32 ? "ta_hma_inner_f32" : "ta_hma_inner", opt, &kin)) != RAID_OK))
         goto done;
     for (size_t p = 0; p < np; p++) {
         const int n = periods[p], minlen = (int)raid_ma_warmup(stat, n) + 1;
         int w = n; /* the window of the row's launch */
-        const raid_buf *in = &bx;
+        const RaidBuf *in = &bx;
         if (stat == RAID_MA_HMA) { /* the inner series into by, then the outer WMA of window trunc(sqrt(n)) */
             const int m = n / 2;
             const double dn = (double)n * (double)(n + 1) / 2.0, dm = (double)m * (double)(m + 1) / 2.0;
             float f[4];
             const int32_t iv[3] = {(int32_t)len, n, m};
-            raid_df_split(dn, &f[0], &f[1]); /* exact: n (n + 1) / 2 < 2^48 */
-            raid_df_split(dm, &f[2], &f[3]);
+            raidDfSplit(dn, &f[0], &f[1]); /* exact: n (n + 1) / 2 < 2^48 */
+            raidDfSplit(dm, &f[2], &f[3]);
             if (f32)
                 f[1] = (float)dm; /* ta_hma_inner_f32 takes dn, dm rounded to float */
             if ((st = row_launch(ctx, kin, &bx, &brs, &by, iv, 3, f, f32 ? 2 : 4, len)) != RAID_OK)
@@ -356,7 +356,7 @@ raid_status raid_ma_cl_table(raid_ctx *ctx, raid_ma_stat stat, const int *period
         const int wma = stat != RAID_MA_MEAN;
         const double div = wma ? (double)w * (double)(w + 1) / 2.0 : (double)w;
         float f[2];
-        raid_df_split(div, &f[0], &f[1]);
+        raidDfSplit(div, &f[0], &f[1]);
         if (f32)
             f[0] = (float)div;
         const int32_t iv[5] = {(int32_t)(p * len), (int32_t)len, w, minlen, wma};
@@ -364,11 +364,11 @@ raid_status raid_ma_cl_table(raid_ctx *ctx, raid_ma_stat stat, const int *period
             goto done;
     }
 done:
-    raid_kernel_put(ctx, kin);
-    raid_kernel_put(ctx, krow);
-    raid_buf_release(ctx, &bx), raid_buf_release(ctx, &brs), raid_buf_release(ctx, &by), raid_buf_release(ctx, &bruns);
+    raidKernelPut(ctx, kin);
+    raidKernelPut(ctx, krow);
+    raidBufRelease(ctx, &bx), raidBufRelease(ctx, &brs), raidBufRelease(ctx, &by), raidBufRelease(ctx, &bruns);
     if (st != RAID_OK)
-        raid_buf_release(ctx, tab);
+        raidBufRelease(ctx, tab);
     free(xs), free(rs);
     return st;
 }

@@ -20,13 +20,13 @@
 #define RAID_MA_CL_MAX_RANGE 95
 
 /* 1 when x[0..len) (NaN ignored) is within RAID_MA_CL_MAX_RANGE. */
-int raid_ma_cl_range_ok(const double *x, size_t len);
+int raidMaClRangeOk(const double *x, size_t len);
 
 /* raid_ma_compute on ctx's device, arguments already validated by it (stat, n <= RAID_MA_CL_MAX_WINDOW,
  * offsets, values). Same outputs and NAN positions as the host path, values within the bound of docs/ta.md
  * ("The device path and its bound"). Errors: RAID_EUNSUPPORTED (more than RAID_MA_CL_MAX_VALUES values), RAID_ENOMEM,
  * the device layer's (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD, ...); message on ctx. */
-raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+raid_status raidMaClCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
                                size_t nseg, double *out);
 
 /* The sweep's table on ctx's device (docs/ta_sweep.md "The device sweep"): for each period periods[p]
@@ -35,11 +35,11 @@ raid_status raid_ma_cl_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, cons
  * normalised double-floats in row p of *tab (2 len floats per row, value at bar t: tab[2 (p len + t)],
  * [.. + 1]; acquired here, released by the caller), NaN in both floats where the host path's value is NaN.
  * Values within docs/ta.md's device bound of float64. f32: plain float32 direct sums instead (mean, wma,
- * hma), equal to raid_sweep_f32_ma's values times 2^-*escale, lo 0. The launches are queued; the caller's
+ * hma), equal to raidSweepF32Ma's values times 2^-*escale, lo 0. The launches are queued; the caller's
  * next launch on ctx's in-order queue sees the table. Errors: RAID_EINVAL (another stat),
  * RAID_EUNSUPPORTED (f32 with ema, np len beyond 2^30 values, a period outside [1 (hma 2),
  * RAID_MA_CL_MAX_WINDOW]), RAID_ENOMEM, the device layer's; *tab zeroed on failure. */
-raid_status raid_ma_cl_table(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
-                             size_t len, int f32, raid_buf *tab, int *escale);
+raid_status raidMaClTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
+                             size_t len, int f32, RaidBuf *tab, int *escale);
 
 #endif

@@ -13,8 +13,8 @@ void raid_ma_input_destroy(raid_ma_input *in)
         free(in->v[j]);
     free(in->line), free(in->path);
     free(in->date_off), free(in->text), free(in->offsets), free(in->end_line), free(in->date_name);
-    raid_symtab_free(&in->syms);
-    raid_strlist_free(&in->notices);
+    raidSymtabFree(&in->syms);
+    raidStrlistFree(&in->notices);
     free(in);
 }
 
@@ -27,11 +27,11 @@ const int64_t *raid_ma_input_offsets(const raid_ma_input *in) { return in ? in->
 int raid_ma_input_has_symbol(const raid_ma_input *in) { return in ? in->has_symbol : 0; }
 const char *raid_ma_input_date_name(const raid_ma_input *in) { return in ? in->date_name : NULL; }
 size_t raid_ma_input_notice_count(const raid_ma_input *in) { return in ? in->notices.n : 0; }
-const char *raid_ma_input_notice(const raid_ma_input *in, size_t i) { return in ? raid_strlist_get(&in->notices, i) : NULL; }
+const char *raid_ma_input_notice(const raid_ma_input *in, size_t i) { return in ? raidStrlistGet(&in->notices, i) : NULL; }
 
 const char *raid_ma_input_symbol(const raid_ma_input *in, size_t s)
 {
-    return in ? raid_symtab_name(&in->syms, s) : NULL;
+    return in ? raidSymtabName(&in->syms, s) : NULL;
 }
 
 const char *raid_ma_input_date(const raid_ma_input *in, size_t i)
@@ -42,9 +42,9 @@ const char *raid_ma_input_date(const raid_ma_input *in, size_t i)
 raid_status raid_ma_write_csv(const raid_ma_input *in, raid_ma_stat stat, const double *values, FILE *f)
 {
     if (!in || !f || (in->nrows && !values))
-        return raid_fail(NULL, RAID_EINVAL, "raid_ma_write_csv: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_write_csv: NULL");
     if ((unsigned)stat >= RAID_MA_NSTATS)
-        return raid_fail(NULL, RAID_EINVAL, "raid_ma_write_csv: bad stat %d", (int)stat);
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_write_csv: bad stat %d", (int)stat);
     if (in->has_symbol)
         fputs("symbol,", f);
     raid_csv_put_field(f, in->date_name);
@@ -59,5 +59,5 @@ raid_status raid_ma_write_csv(const raid_ma_input *in, raid_ma_stat stat, const 
             raid_csv_put_value(f, values[i]);
             fputc('\n', f);
         }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -20,7 +20,7 @@ struct raid_ma_input {
     char *path;           /* the file as named (messages) */
     char *text;           /* the dates, NUL-terminated */
     size_t text_len, text_cap;
-    raid_symtab syms;     /* the series' names in order (each once: the rows of a symbol are contiguous) */
+    RaidSymtab syms;     /* the series' names in order (each once: the rows of a symbol are contiguous) */
     int64_t *offsets;     /* syms.n + 1 */
     size_t offsets_cap;
     uint64_t *end_line;   /* the last line of each series (messages) */
@@ -28,12 +28,12 @@ struct raid_ma_input {
     char *date_name;      /* the date column's header name */
     uint64_t header_line; /* the header's line (the sweep's message for a file without data rows) */
     size_t sym_field;     /* the 1-based field of the symbol column, 0 when absent */
-    raid_strlist notices;
+    RaidStrlist notices;
 };
 
 /* The direct compensated window sums of one run of len finite values (x[t-n+1 .. t] for output t; NAN
  * for t < n - 1): stat sum, mean, sumsq, var or wma. The fallback of the exact fixed-point path of
  * raid_ma_compute, kept callable for the tests that hold the two to docs/ta.md's bound. */
-void raid_ma_window_direct(raid_ma_stat stat, const double *x, int64_t len, int64_t n, double *out);
+void raidMaWindowDirect(raid_ma_stat stat, const double *x, int64_t len, int64_t n, double *out);
 
 #endif

@@ -19,9 +19,9 @@ struct raid_sweep_result {
     size_t nseries, ncomb;  /* combinations per series */
     int *fast, *slow;       /* ncomb periods of the grid (fast < slow), fast then slow ascending */
     raid_sweep_stats *st;   /* nseries x ncomb */
-    raid_sweep_trades *tr;  /* nseries x ncomb, or NULL when the trades are not kept */
+    RaidSweepTrades *tr;  /* nseries x ncomb, or NULL when the trades are not kept */
     char **sym;             /* nseries names, or NULL: no symbols */
-    raid_strlist msg;       /* the series skipped and the combinations without a value, one line per series */
+    RaidStrlist msg;       /* the series skipped and the combinations without a value, one line per series */
     size_t *msg_series;     /* msg.n: the series of each message */
     size_t msg_cap;
     size_t nvalued;         /* combinations with a value (trades >= 0) */
@@ -61,12 +61,12 @@ static const char *period(const char *s, int *v)
 raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step)
 {
     if (!s || !lo || !hi || !step)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_parse_range: NULL argument");
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_parse_range: NULL argument");
     int v[3] = {0, 0, 1}, k = 0;
     const char *p = s;
     for (;;) {
         if (k == 3 || !(p = period(p, &v[k])))
-            return raid_fail(NULL, RAID_EINVAL,
+            return raidFail(NULL, RAID_EINVAL,
                              "bad range '%s' (expected LO:HI:STEP, LO:HI or P: integers in [1, %d])", RAID_SHOWZ(s),
                              RAID_SWEEP_MAX_PERIOD);
         k++;
@@ -77,7 +77,7 @@ raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step)
     if (k == 1)
         v[1] = v[0];
     if (v[1] < v[0])
-        return raid_fail(NULL, RAID_EINVAL, "bad range '%s' (LO %d > HI %d)", RAID_SHOWZ(s), v[0], v[1]);
+        return raidFail(NULL, RAID_EINVAL, "bad range '%s' (LO %d > HI %d)", RAID_SHOWZ(s), v[0], v[1]);
     *lo = v[0], *hi = v[1], *step = v[2];
     return RAID_OK;
 }
@@ -111,37 +111,37 @@ static size_t grid(const raid_sweep_spec *s, int *fast, int *slow)
 raid_status raid_sweep_spec_check(const raid_sweep_spec *s)
 {
     if (!s)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_spec_check: NULL spec");
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_spec_check: NULL spec");
     if (s->ma != RAID_MA_HMA && s->ma != RAID_MA_WMA && s->ma != RAID_MA_MEAN && s->ma != RAID_MA_EMA)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: moving average '%s' (expected hma, wma, mean or ema)",
+        return raidFail(NULL, RAID_EINVAL, "sweep: moving average '%s' (expected hma, wma, mean or ema)",
                          raid_ma_stat_name(s->ma));
     if (!range_ok(s->fast_lo, s->fast_hi, s->fast_step) || !range_ok(s->slow_lo, s->slow_hi, s->slow_step))
-        return raid_fail(NULL, RAID_EINVAL, "sweep: bad range fast %d:%d:%d or slow %d:%d:%d (1 <= LO <= HI <= %d, "
+        return raidFail(NULL, RAID_EINVAL, "sweep: bad range fast %d:%d:%d or slow %d:%d:%d (1 <= LO <= HI <= %d, "
                          "STEP >= 1)", s->fast_lo, s->fast_hi, s->fast_step, s->slow_lo, s->slow_hi, s->slow_step,
                          RAID_SWEEP_MAX_PERIOD);
     if (s->ma == RAID_MA_HMA && s->fast_lo < 2)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: hma needs periods >= 2 (fast starts at %d)", s->fast_lo);
+        return raidFail(NULL, RAID_EINVAL, "sweep: hma needs periods >= 2 (fast starts at %d)", s->fast_lo);
     if (s->fill != RAID_SWEEP_FILL_CLOSE && s->fill != RAID_SWEEP_FILL_NEXT_OPEN)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: bad fill %d", (int)s->fill);
+        return raidFail(NULL, RAID_EINVAL, "sweep: bad fill %d", (int)s->fill);
     if (!(s->cost_bps >= 0.0 && s->cost_bps < 1e4))
-        return raid_fail(NULL, RAID_EINVAL, "sweep: cost_bps %g (expected [0, 10000))", s->cost_bps);
+        return raidFail(NULL, RAID_EINVAL, "sweep: cost_bps %g (expected [0, 10000))", s->cost_bps);
     if (!(s->bars_per_year > 0.0 && isfinite(s->bars_per_year)))
-        return raid_fail(NULL, RAID_EINVAL, "sweep: bars_per_year %g (expected > 0)", s->bars_per_year);
+        return raidFail(NULL, RAID_EINVAL, "sweep: bars_per_year %g (expected > 0)", s->bars_per_year);
     if (s->precision != RAID_SWEEP_PRECISION_DF && s->precision != RAID_SWEEP_PRECISION_F32)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: bad precision %d", (int)s->precision);
+        return raidFail(NULL, RAID_EINVAL, "sweep: bad precision %d", (int)s->precision);
     if (s->formulation != RAID_SWEEP_DIRECT && s->formulation != RAID_SWEEP_PREFIX)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: bad formulation %d", (int)s->formulation);
+        return raidFail(NULL, RAID_EINVAL, "sweep: bad formulation %d", (int)s->formulation);
     if (s->formulation == RAID_SWEEP_DIRECT && s->precision == RAID_SWEEP_PRECISION_F32 && s->ma == RAID_MA_EMA)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not ema");
+        return raidFail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not ema");
     if (s->formulation == RAID_SWEEP_PREFIX && s->ma != RAID_MA_WMA && s->ma != RAID_MA_HMA)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
+        return raidFail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
                          raid_ma_stat_name(s->ma));
     const size_t k = grid(s, NULL, NULL);
     if (k == 0)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: no combination with fast < slow (fast %d:%d:%d, slow %d:%d:%d)",
+        return raidFail(NULL, RAID_EINVAL, "sweep: no combination with fast < slow (fast %d:%d:%d, slow %d:%d:%d)",
                          s->fast_lo, s->fast_hi, s->fast_step, s->slow_lo, s->slow_hi, s->slow_step);
     if (k > RAID_SWEEP_MAX_COMBOS)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: more than %d combinations", RAID_SWEEP_MAX_COMBOS);
+        return raidFail(NULL, RAID_EINVAL, "sweep: more than %d combinations", RAID_SWEEP_MAX_COMBOS);
     return RAID_OK;
 }
 
@@ -150,12 +150,12 @@ void raid_sweep_result_destroy(raid_sweep_result *r)
     if (!r)
         return;
     if (r->tr)
-        raid_sweep_trades_free(r->tr, r->nseries * r->ncomb);
+        raidSweepTradesFree(r->tr, r->nseries * r->ncomb);
     if (r->sym)
         for (size_t s = 0; s < r->nseries; s++)
             free(r->sym[s]);
     free(r->sym), free(r->tr), free(r->st), free(r->fast), free(r->slow);
-    raid_strlist_free(&r->msg);
+    raidStrlistFree(&r->msg);
     free(r->msg_series);
     free(r);
 }
@@ -182,11 +182,11 @@ static raid_status host_table(raid_ctx *ctx, raid_ma_stat ma, const int *periods
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t p = 0; p < np; p++)
         if (raid_ma_compute(NULL, ma, periods[p], c, seg, 1, table + p * n) != RAID_OK) {
-#pragma omp critical(raid_sweep_table)
+#pragma omp critical(raidSweepTable)
             bad = bad < 0 || (long)p < bad ? (long)p : bad;
         }
     if (bad >= 0) /* again, on this thread, for its message */
-        return raid_fail(ctx, raid_ma_compute(NULL, ma, periods[bad], c, seg, 1, table + (size_t)bad * n), "sweep: %s",
+        return raidFail(ctx, raid_ma_compute(NULL, ma, periods[bad], c, seg, 1, table + (size_t)bad * n), "sweep: %s",
                          raid_errmsg());
     return RAID_OK;
 }
@@ -198,10 +198,10 @@ static raid_status host_other(raid_ctx *ctx, const raid_sweep_spec *spec, const 
 {
     for (size_t p = 0; p < np; p++) {
         const raid_status st = spec->formulation == RAID_SWEEP_PREFIX
-                                   ? raid_sweep_prefix_ma(spec->ma, periods[p], c, n, table + p * n)
-                                   : raid_sweep_f32_ma(spec->ma, periods[p], c, n, table + p * n);
+                                   ? raidSweepPrefixMa(spec->ma, periods[p], c, n, table + p * n)
+                                   : raidSweepF32Ma(spec->ma, periods[p], c, n, table + p * n);
         if (st != RAID_OK)
-            return raid_fail(ctx, st, "%s", raid_errmsg());
+            return raidFail(ctx, st, "%s", raid_errmsg());
     }
     return RAID_OK;
 }
@@ -217,7 +217,7 @@ static raid_status msg_of(raid_ctx *ctx, raid_sweep_result *r, size_t s)
         const size_t cap = r->msg_cap ? 2 * r->msg_cap : 16;
         size_t *p = realloc(r->msg_series, cap * sizeof *p);
         if (!p)
-            return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
         r->msg_series = p, r->msg_cap = cap;
     }
     r->msg_series[r->msg.n - 1] = s;
@@ -247,9 +247,9 @@ static raid_status skip_series(raid_ctx *ctx, raid_sweep_result *r, const char *
                  in->sym_field ? in->sym_field : in->field[0]);
     for (size_t k = 0; k < r->ncomb; k++)
         r->st[s * r->ncomb + k] = no_value;
-    if (raid_strlist_addf(&r->msg, "%s%s has %zu bar%s (at least 3 are needed): skipped, its combinations have no value",
+    if (raidStrlistAddf(&r->msg, "%s%s has %zu bar%s (at least 3 are needed): skipped, its combinations have no value",
                           where, lab, n, n == 1 ? "" : "s"))
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     return msg_of(ctx, r, s);
 }
 
@@ -276,39 +276,39 @@ static raid_status mark_no_value(raid_ctx *ctx, raid_sweep_result *r, const raid
         return RAID_OK;
     char lab[RAID_ERRMSG_LEN / 4];
     series_label(symbols, in, s, lab, sizeof lab);
-    if (raid_strlist_addf(&r->msg, "%s: %zu of %zu combinations have no value: a slow %s of period %d or more has its "
+    if (raidStrlistAddf(&r->msg, "%s: %zu of %zu combinations have no value: a slow %s of period %d or more has its "
                           "first value at bar %lld or later (0-based), too late for a position in %zu bars",
                           lab, cnt, r->ncomb, raid_ma_stat_name(ma), pmin, (long long)raid_ma_warmup(ma, pmin), n))
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     return msg_of(ctx, r, s);
 }
 
 /* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
  * (the parity report), a second table of the checked path's moving averages (ctx's, the prefix trap's or the float32 direct sums')
- * and a second scan of every combination on it, compared by raid_sweep_parity_add. */
+ * and a second scan of every combination on it, compared by raidSweepParityAdd. */
 static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
                        const int64_t *off, size_t nseries, const char *const *symbols, const raid_ma_input *in,
                        raid_sweep_result **out, raid_sweep_parity_report **par)
 {
     if (!out && !par)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
     if (out)
         *out = NULL;
     if (par)
         *par = NULL;
     if (!spec || !close || !off || nseries == 0)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
     if (raid_sweep_spec_check(spec) != RAID_OK)
-        return raid_fail(ctx, RAID_EINVAL, "%s", raid_errmsg());
+        return raidFail(ctx, RAID_EINVAL, "%s", raid_errmsg());
     if (spec->fill == RAID_SWEEP_FILL_NEXT_OPEN && !open)
-        return raid_fail(ctx, RAID_EINVAL, "sweep: --fill next-open needs open prices (no open column)");
+        return raidFail(ctx, RAID_EINVAL, "sweep: --fill next-open needs open prices (no open column)");
     if (spec->fill == RAID_SWEEP_FILL_CLOSE)
         open = NULL; /* not used: not checked */
     if (off[0] < 0)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets[0] = %lld < 0", (long long)off[0]);
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: offsets[0] = %lld < 0", (long long)off[0]);
     for (size_t s = 0; s < nseries; s++) {
         if (off[s + 1] < off[s])
-            return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: offsets decrease at series %zu", s);
+            return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: offsets decrease at series %zu", s);
         const size_t n = (size_t)(off[s + 1] - off[s]); /* fewer than 3 bars: skipped below (skip_series) */
         const char *what = NULL;
         const int64_t t = bad_price(close + off[s], open ? open + off[s] : NULL, n, &what);
@@ -316,26 +316,26 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
             const size_t i = (size_t)(off[s] + t);
             const double v = (what[0] == 'c' ? close : open)[i];
             if (in && isnan(v)) /* the file's row: FILE:LINE:COL */
-                return raid_fail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s is missing on %s (prices must be finite and > 0)",
+                return raidFail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s is missing on %s (prices must be finite and > 0)",
                                  in->path, (unsigned long long)in->line[i], in->field[what[0] == 'c' ? 0 : 1], what,
                                  in->text + in->date_off[i]);
             if (in)
-                return raid_fail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s %.17g on %s (prices must be finite and > 0)",
+                return raidFail(ctx, RAID_EPARSE, "%s:%llu:%zu: %s %.17g on %s (prices must be finite and > 0)",
                                  in->path, (unsigned long long)in->line[i], in->field[what[0] == 'c' ? 0 : 1], what,
                                  v, in->text + in->date_off[i]);
-            return raid_fail(ctx, RAID_EINVAL, "sweep: series %zu, bar %lld: %s is %.17g (prices must be finite and > 0)",
+            return raidFail(ctx, RAID_EINVAL, "sweep: series %zu, bar %lld: %s is %.17g (prices must be finite and > 0)",
                              s, (long long)t, what, v);
         }
     }
     raid_sweep_result *r = calloc(1, sizeof *r);
     if (!r)
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     r->nseries = nseries;
     r->ncomb = grid(spec, NULL, NULL);
     const size_t nk = nseries * r->ncomb;
     if (nk / nseries != r->ncomb || nk > SIZE_MAX / sizeof(raid_sweep_stats)) {
         raid_sweep_result_destroy(r);
-        return raid_fail(ctx, RAID_ENOMEM, "sweep: %zu series x %zu combinations do not fit in memory", nseries,
+        return raidFail(ctx, RAID_ENOMEM, "sweep: %zu series x %zu combinations do not fit in memory", nseries,
                          r->ncomb);
     }
     r->fast = malloc(r->ncomb * sizeof *r->fast);
@@ -347,7 +347,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         for (size_t s = 0; s < nseries; s++)
             if (!(r->sym[s] = strdup(symbols[s] ? symbols[s] : ""))) {
                 raid_sweep_result_destroy(r);
-                return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+                return raidFail(ctx, RAID_ENOMEM, "out of memory");
             }
     /* the distinct periods (ascending) and each combination's rows of the table */
     int maxp = spec->fast_hi > spec->slow_hi ? spec->fast_hi : spec->slow_hi;
@@ -359,7 +359,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
             maxn = (size_t)(off[s + 1] - off[s]);
     raid_status st = RAID_OK;
     if (!r->fast || !r->slow || !r->st || (spec->keep_trades && !r->tr) || (symbols && !r->sym) || !row || !fi || !si)
-        st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     size_t np = 0;
     if (st == RAID_OK) {
         grid(spec, r->fast, r->slow);
@@ -368,19 +368,19 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         for (int p = 1; p <= maxp; p++)
             np += (size_t)row[p];
         if (!(periods = malloc(np * sizeof *periods)))
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
-    const int dev = raid_on_device(ctx);
+    const int dev = raidOnDevice(ctx);
     /* the checked path's moving averages when they are not float64's: the trap or float32 sums */
     const int other = spec->formulation == RAID_SWEEP_PREFIX || spec->precision == RAID_SWEEP_PRECISION_F32;
     double *table = NULL, *table2 = NULL;
     raid_sweep_stats *st2 = NULL;
-    raid_sweep_trades *tr64 = NULL, *tr2 = NULL;
+    RaidSweepTrades *tr64 = NULL, *tr2 = NULL;
     raid_sweep_parity_report *rep = NULL;
     if (st == RAID_OK && par) {
-        if (!(rep = raid_sweep_parity_new(spec, dev)) || !(st2 = malloc(r->ncomb * sizeof *st2)) ||
+        if (!(rep = raidSweepParityNew(spec, dev)) || !(st2 = malloc(r->ncomb * sizeof *st2)) ||
             !(tr64 = calloc(r->ncomb, sizeof *tr64)) || !(tr2 = calloc(r->ncomb, sizeof *tr2)))
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     if (st == RAID_OK) {
         np = 0;
@@ -393,9 +393,9 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         const int need64 = !dev || par, need2 = (!dev && other) || (dev && (par || spec->formulation == RAID_SWEEP_PREFIX));
         if (np > SIZE_MAX / sizeof(double) / maxn || (need64 && !(table = malloc(np * maxn * sizeof *table))) ||
             (need2 && !(table2 = malloc(np * maxn * sizeof *table2))))
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory for %zu moving averages of %zu bars", np, maxn);
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory for %zu moving averages of %zu bars", np, maxn);
     }
-    raid_sweep_opts o = raid_sweep_opts_default();
+    RaidSweepOpts o = raidSweepOptsDefault();
     o.short_side = spec->short_side;
     o.fill = spec->fill;
     o.cost_bps = spec->cost_bps;
@@ -405,75 +405,75 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         const double *c = close + off[s];
         if (n < 3) { /* skipped: its backtests count as done */
             if ((st = skip_series(ctx, r, symbols, in, off, s, n)) == RAID_OK)
-                raid_progress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
+                raidProgress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
             continue;
         }
-        raid_sweep_series ser;
-        if ((st = raid_sweep_series_init(&ser, c, open ? open + off[s] : NULL, n)) != RAID_OK) {
-            st = raid_fail(ctx, st, "%s", raid_errmsg());
+        RaidSweepSeries ser;
+        if ((st = raidSweepSeriesInit(&ser, c, open ? open + off[s] : NULL, n)) != RAID_OK) {
+            st = raidFail(ctx, st, "%s", raid_errmsg());
             break;
         }
         raid_sweep_stats *res = r->st + s * r->ncomb;           /* the sweep's (checked path's) results */
-        raid_sweep_trades *rtr = r->tr ? r->tr + s * r->ncomb : NULL;
+        RaidSweepTrades *rtr = r->tr ? r->tr + s * r->ncomb : NULL;
         /* a series whose prices span more than float's range (2^95) is swept on the cpu path, as on a cpu
          * context (float64, or the f32 emulation, or the trap) */
-        const int here = dev && raid_ma_cl_range_ok(c, n), host = !dev || !here;
+        const int here = dev && raidMaClRangeOk(c, n), host = !dev || !here;
         if (host && !table && !(table = malloc(np * maxn * sizeof *table)))
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         if (st == RAID_OK && host && other && !table2 && !(table2 = malloc(np * maxn * sizeof *table2)))
-            st = raid_fail(ctx, RAID_ENOMEM, "out of memory");
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         if (st == RAID_OK && table && (host || par))
             st = host_table(ctx, spec->ma, periods, np, c, n, table);
         if (st == RAID_OK && host && other)
             st = host_other(ctx, spec, periods, np, c, n, table2);
         if (st == RAID_OK && host) { /* the cpu: the checked path's scan, then float64's for the parity */
             const double *tc = other ? table2 : table;
-            if ((st = raid_sweep_cpu(&ser, tc, np, periods, fi, si, r->ncomb, &o, res, par ? tr2 : rtr)) == RAID_OK && par)
-                st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64);
+            if ((st = raidSweepCpu(&ser, tc, np, periods, fi, si, r->ncomb, &o, res, par ? tr2 : rtr)) == RAID_OK && par)
+                st = raidSweepCpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64);
             if (st == RAID_OK && par && !other && table2) /* the parity's checked table */
                 memcpy(table2, table, np * n * sizeof *table);
             if (st != RAID_OK)
-                st = raid_fail(ctx, st, "%s", raid_errmsg());
+                st = raidFail(ctx, st, "%s", raid_errmsg());
         } else if (st == RAID_OK) { /* a device: the moving averages, the scan and the statistics there */
-            raid_buf tab = {0};
+            RaidBuf tab = {0};
             int e = 0;
             if (spec->formulation == RAID_SWEEP_PREFIX) {
                 if ((st = host_other(ctx, spec, periods, np, c, n, table2)) == RAID_OK)
-                    st = raid_sweep_cl_table_upload(ctx, table2, np, n, &tab);
+                    st = raidSweepClTableUpload(ctx, table2, np, n, &tab);
             } else {
-                st = raid_ma_cl_table(ctx, spec->ma, periods, np, c, n, spec->precision == RAID_SWEEP_PRECISION_F32,
+                st = raidMaClTable(ctx, spec->ma, periods, np, c, n, spec->precision == RAID_SWEEP_PRECISION_F32,
                                       &tab, &e);
                 if (st == RAID_OK && par)
-                    st = raid_sweep_cl_table_download(ctx, &tab, np, n, e, table2);
+                    st = raidSweepClTableDownload(ctx, &tab, np, n, e, table2);
             }
             if (st == RAID_OK)
-                st = raid_sweep_cl_run(ctx, &ser, &tab, np, fi, si, r->ncomb, &o, res, par ? tr2 : rtr);
-            raid_buf_release(ctx, &tab);
-            if (st == RAID_OK && par && (st = raid_sweep_cpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64)) != RAID_OK)
-                st = raid_fail(ctx, st, "%s", raid_errmsg());
+                st = raidSweepClRun(ctx, &ser, &tab, np, fi, si, r->ncomb, &o, res, par ? tr2 : rtr);
+            raidBufRelease(ctx, &tab);
+            if (st == RAID_OK && par && (st = raidSweepCpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64)) != RAID_OK)
+                st = raidFail(ctx, st, "%s", raid_errmsg());
         }
         /* the parity: float64 (table, st2, tr64) against the checked path (table2 or table, res, tr2) */
         const double *tc = other || (dev && table2) ? table2 : table;
         for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)
-            raid_sweep_parity_add(rep, &ser, &o, s, r->fast[k], r->slow[k], table + fi[k] * n, table + si[k] * n,
+            raidSweepParityAdd(rep, &ser, &o, s, r->fast[k], r->slow[k], table + fi[k] * n, table + si[k] * n,
                                   tc + fi[k] * n, tc + si[k] * n, st2 + k, tr64 + k, res + k, tr2 + k);
         if (par && st == RAID_OK) {
             if (rtr) /* the checked path's lists are the result's */
                 memcpy(rtr, tr2, r->ncomb * sizeof *tr2), memset(tr2, 0, r->ncomb * sizeof *tr2);
-            raid_sweep_trades_free(tr2, r->ncomb); /* the lists go, the arrays stay */
-            raid_sweep_trades_free(tr64, r->ncomb);
+            raidSweepTradesFree(tr2, r->ncomb); /* the lists go, the arrays stay */
+            raidSweepTradesFree(tr64, r->ncomb);
         }
         if (st == RAID_OK) /* after the parity, which compares what both paths computed */
             st = mark_no_value(ctx, r, spec, symbols, in, s, n);
-        raid_sweep_series_free(&ser);
+        raidSweepSeriesFree(&ser);
         if (st == RAID_OK)
-            raid_progress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
+            raidProgress(ctx, (s + 1) * r->ncomb, nseries * r->ncomb, "backtests");
     }
     free(table), free(periods), free(row), free(fi), free(si), free(table2), free(st2);
     if (tr2)
-        raid_sweep_trades_free(tr2, r->ncomb); /* after a failure: freed per series otherwise */
+        raidSweepTradesFree(tr2, r->ncomb); /* after a failure: freed per series otherwise */
     if (tr64)
-        raid_sweep_trades_free(tr64, r->ncomb);
+        raidSweepTradesFree(tr64, r->ncomb);
     free(tr2), free(tr64);
     if (st != RAID_OK) {
         raid_sweep_result_destroy(r);
@@ -508,7 +508,7 @@ raid_status raid_sweep_parity_arrays(raid_ctx *ctx, const raid_sweep_spec *spec,
     if (res)
         *res = NULL;
     if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
     return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, res, out);
 }
 
@@ -521,14 +521,14 @@ static raid_status run_input(raid_ctx *ctx, const raid_sweep_spec *spec, const r
     if (par)
         *par = NULL;
     if (!in)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
-    if (!in->nrows) /* a backtest of no data (raid_table_fail_no_rows' words): where the first row would be */
-        return raid_fail(ctx, RAID_EPARSE, "%s:%llu:1: no data rows (only a header)", in->path,
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
+    if (!in->nrows) /* a backtest of no data (raidTableFailNoRows' words): where the first row would be */
+        return raidFail(ctx, RAID_EPARSE, "%s:%llu:1: no data rows (only a header)", in->path,
                          (unsigned long long)in->header_line + 1);
     const size_t ns = in->syms.n;
     const char **sym = NULL;
     if (in->has_symbol && !(sym = malloc(ns * sizeof *sym)))
-        return raid_fail(ctx, RAID_ENOMEM, "out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
     for (size_t s = 0; sym && s < ns; s++)
         sym[s] = in->syms.names[s];
     const raid_status st = run(ctx, spec, in->v[0], in->ncols > 1 ? in->v[1] : NULL, in->offsets, ns, sym, in, out, par);
@@ -539,7 +539,7 @@ static raid_status run_input(raid_ctx *ctx, const raid_sweep_spec *spec, const r
 raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in, raid_sweep_result **out)
 {
     if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
     return run_input(ctx, spec, in, out, NULL);
 }
 
@@ -549,7 +549,7 @@ raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const 
     if (res)
         *res = NULL;
     if (!out)
-        return raid_fail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
+        return raidFail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
     return run_input(ctx, spec, in, res, out);
 }
 
@@ -559,7 +559,7 @@ raid_status raid_sweep_result_get(const raid_sweep_result *r, size_t k, size_t *
                                   raid_sweep_stats *st)
 {
     if (!r || k >= r->nseries * r->ncomb)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_result_get: NULL result or k %zu out of range", k);
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_result_get: NULL result or k %zu out of range", k);
     if (series)
         *series = k / r->ncomb;
     if (fast)
@@ -574,7 +574,7 @@ raid_status raid_sweep_result_get(const raid_sweep_result *r, size_t k, size_t *
 raid_status raid_sweep_result_trades(const raid_sweep_result *r, size_t k, const raid_sweep_trade **v, size_t *n)
 {
     if (!r || !v || !n || k >= r->nseries * r->ncomb || !r->tr)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_result_trades: NULL, k out of range or trades not kept");
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_result_trades: NULL, k out of range or trades not kept");
     *v = r->tr[k].v;
     *n = r->tr[k].n;
     return RAID_OK;
@@ -584,7 +584,7 @@ size_t raid_sweep_result_nvalued(const raid_sweep_result *r) { return r ? r->nva
 size_t raid_sweep_result_nmessages(const raid_sweep_result *r) { return r ? r->msg.n : 0; }
 const char *raid_sweep_result_message(const raid_sweep_result *r, size_t i)
 {
-    return r ? raid_strlist_get(&r->msg, i) : NULL;
+    return r ? raidStrlistGet(&r->msg, i) : NULL;
 }
 size_t raid_sweep_result_message_series(const raid_sweep_result *r, size_t i)
 {
@@ -609,7 +609,7 @@ static void put_key(FILE *f, const raid_sweep_result *r, size_t k)
 raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f)
 {
     if (!r || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_write_csv: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_write_csv: NULL");
     fprintf(f, "%sfast,slow,trades,total_log_return,sharpe,max_drawdown,exposure\n", r->sym ? "symbol," : "");
     for (size_t k = 0; k < r->nseries * r->ncomb; k++) {
         const raid_sweep_stats *s = &r->st[k];
@@ -624,13 +624,13 @@ raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f)
         raid_csv_put_value(f, s->exposure);
         fputc('\n', f);
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }
 
 raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f)
 {
     if (!r || !f || !r->tr)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_write_trades: NULL, or the trades were not kept");
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_write_trades: NULL, or the trades were not kept");
     fprintf(f, "%sfast,slow,entry_bar,exit_bar,entry_price,exit_price,side\n", r->sym ? "symbol," : "");
     for (size_t k = 0; k < r->nseries * r->ncomb; k++)
         for (size_t i = 0; i < r->tr[k].n; i++) {
@@ -641,5 +641,5 @@ raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f)
             raid_csv_put_value(f, t->exit_price);
             fprintf(f, ",%d\n", t->side);
         }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

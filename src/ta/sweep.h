@@ -40,15 +40,15 @@
 #include "device/device.h"
 #include "raid/sweep.h"
 
-typedef struct raid_sweep_opts {
+typedef struct RaidSweepOpts {
     int short_side;         /* 1: short (-1) instead of flat when both MAs are defined and fast <= slow */
     raid_sweep_fill fill;   /* where a change decided at bar t is filled: close or open of bar t+1 */
     double cost_bps;        /* cost per side in basis points, 0 <= cost_bps < 1e4 */
     double bars_per_year;   /* annualisation of the Sharpe ratio, > 0 (252 for daily bars) */
-} raid_sweep_opts;
+} RaidSweepOpts;
 
 /* The defaults: long/flat, fill at the close of t+1, no cost, 252 bars per year. */
-raid_sweep_opts raid_sweep_opts_default(void);
+RaidSweepOpts raidSweepOptsDefault(void);
 
 /* raid_sweep_fill, raid_sweep_trade and raid_sweep_stats: include/raid/sweep.h (trades = -1 and NaN
  * statistics mark a combination the batch skipped). */
@@ -57,43 +57,43 @@ raid_sweep_opts raid_sweep_opts_default(void);
  * and the per-bar log returns every combination shares, computed once: lc[t] = log(close[t]/close[t-1])
  * and, with open, lgap[t] = log(open[t]/close[t-1]), lin[t] = log(close[t]/open[t]) (t >= 1; index 0
  * unused). */
-typedef struct raid_sweep_series {
+typedef struct RaidSweepSeries {
     size_t n;
     const double *close, *open;   /* open NULL when the input has none */
     double *lc, *lgap, *lin;      /* owned; lgap, lin NULL without open */
-} raid_sweep_series;
+} RaidSweepSeries;
 
 /* Prepare s over close[0..n-1] and optional open[0..n-1] (NULL: none). Requires n >= 3 (two returns at
  * least, for the Sharpe ratio's sd) and every price finite and > 0. Errors (raid_errmsg): RAID_EINVAL (n < 3, close NULL, a bad price: its bar and value),
  * RAID_ENOMEM. On failure s holds nothing to free. */
-raid_status raid_sweep_series_init(raid_sweep_series *s, const double *close, const double *open, size_t n);
-void raid_sweep_series_free(raid_sweep_series *s);
+raid_status raidSweepSeriesInit(RaidSweepSeries *s, const double *close, const double *open, size_t n);
+void raidSweepSeriesFree(RaidSweepSeries *s);
 
 /* Check o against s (a fill at the open needs open; the domains above). Errors (raid_errmsg):
  * RAID_EINVAL. */
-raid_status raid_sweep_opts_check(const raid_sweep_series *s, const raid_sweep_opts *o);
+raid_status raidSweepOptsCheck(const RaidSweepSeries *s, const RaidSweepOpts *o);
 
 /* One combination: the decisions from fast[0..n-1], slow[0..n-1] (NaN = undefined), the trades and the
  * statistics into *st. When trades is not NULL, the first min(count, cap) trades are written there in
  * order (count = st->trades <= n-1). work: n-1 doubles of scratch (the per-bar returns), or NULL to
- * allocate them. o must have passed raid_sweep_opts_check. Errors: RAID_ENOMEM (work NULL only). */
-raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const double *slow,
-                           const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
+ * allocate them. o must have passed raidSweepOptsCheck. Errors: RAID_ENOMEM (work NULL only). */
+raid_status raidSweepOne(const RaidSweepSeries *s, const double *fast, const double *slow,
+                           const RaidSweepOpts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
                            size_t cap, double *work);
 
 /* The decision at bar t from fast[t], slow[t] (above): the one place the moving averages enter. */
-static inline int raid_sweep_decide(double f, double sl, int short_side)
+static inline int raidSweepDecide(double f, double sl, int short_side)
 {
     if (isnan(f) || isnan(sl)) return 0;
     return f > sl ? 1 : (short_side ? -1 : 0);
 }
 
-/* The trade list of one combination of a batch (malloc'd; raid_sweep_trades_free frees ncomb of them). */
-typedef struct raid_sweep_trades {
+/* The trade list of one combination of a batch (malloc'd; raidSweepTradesFree frees ncomb of them). */
+typedef struct RaidSweepTrades {
     raid_sweep_trade *v;
     size_t n;
-} raid_sweep_trades;
-void raid_sweep_trades_free(raid_sweep_trades *t, size_t ncomb);
+} RaidSweepTrades;
+void raidSweepTradesFree(RaidSweepTrades *t, size_t ncomb);
 
 /* The batch over ncomb combinations of one series, each moving average computed once by the caller:
  * ma[p*n .. p*n+n-1] is the moving average of period periods[p], p = 0..nperiods-1 (NaN = undefined).
@@ -104,38 +104,38 @@ void raid_sweep_trades_free(raid_sweep_trades *t, size_t ncomb);
  * the results do not depend on the number of threads or on the order of the combinations. Errors
  * (raid_errmsg): RAID_EINVAL (bad options, an index out of range), RAID_ENOMEM (then nothing is left
  * allocated in trades). */
-raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t nperiods, const int *periods,
+raid_status raidSweepCpu(const RaidSweepSeries *s, const double *ma, size_t nperiods, const int *periods,
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
-                           const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+                           const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades);
 
 /* ---- The device sweep (sweep_cl.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep") ---- */
 
-/* The scan of raid_sweep_cpu on ctx's device, from a table resident there: tab holds nperiods rows of
- * s->n moving-average values as normalised double-floats (raid_ma_cl_table, or
- * raid_sweep_cl_table_upload), NaN where undefined; combination k compares rows fast_idx[k] and
+/* The scan of raidSweepCpu on ctx's device, from a table resident there: tab holds nperiods rows of
+ * s->n moving-average values as normalised double-floats (raidMaClTable, or
+ * raidSweepClTableUpload), NaN where undefined; combination k compares rows fast_idx[k] and
  * slow_idx[k] (every combination taken, none skipped). The decisions compare the double-floats exactly,
- * so on a table of double-float values the trades and the exposure equal raid_sweep_cpu's on the same
+ * so on a table of double-float values the trades and the exposure equal raidSweepCpu's on the same
  * values (hi + lo) bit for bit; total_log_return (the sum of the per-bar returns: the trades' log returns
  * telescoped), sharpe (from the sum and the sum of squares) and max_drawdown (per-chunk peaks and
  * minima) come from double-float partials per chunk combined in float64, within docs/ta_sweep.md's bound
- * of the cpu path's. trades: NULL, or ncomb lists (as raid_sweep_cpu's; prices from s) from a second
+ * of the cpu path's. trades: NULL, or ncomb lists (as raidSweepCpu's; prices from s) from a second
  * pass. Errors (raid_ctx_errmsg): RAID_EINVAL (a row out of range), RAID_EUNSUPPORTED (sizes beyond the
  * kernel's 32-bit indices, more than 715,827,882 trades in one series), RAID_ENOMEM, the device
  * layer's; on failure trades holds nothing to free. */
-raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const raid_buf *tab, size_t nperiods,
+raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
                               const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
-                              const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades);
+                              const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades);
 
 /* A host table ma[nperiods][n] (float64, NaN = undefined) onto the device as double-float pairs (hi =
  * (float)v, lo = (float)(v - hi): v to about 2^-48) in *tab (acquired; the caller releases it). Errors:
  * RAID_EUNSUPPORTED (a value beyond float's range, more than 2^30 values), RAID_ENOMEM, the device
  * layer's; *tab zeroed on failure. */
-raid_status raid_sweep_cl_table_upload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, raid_buf *tab);
+raid_status raidSweepClTableUpload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, RaidBuf *tab);
 
 /* The device table back as float64: ma[i] = (hi + lo) 2^escale rounded to the nearest double (hi + lo
  * can need more than 53 bits; the scaling is exact), NaN where hi is NaN. Errors: RAID_ENOMEM, the device
  * layer's. */
-raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, size_t nperiods, size_t n, int escale,
+raid_status raidSweepClTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t nperiods, size_t n, int escale,
                                          double *ma);
 
 /* ---- The parity report (sweep_parity.c; include/raid/sweep.h, docs/ta_sweep.md "Parity report") ---- */
@@ -143,32 +143,32 @@ raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, siz
 /* The moving average ma (wma or hma) of period n over x[0..len) by the float32 prefix-sum trap
  * (raid_ma_wma_prefix_f32; hma from three of them, include/raid/sweep.h). x finite. Errors (raid_errmsg):
  * RAID_EINVAL (another ma), RAID_ENOMEM. */
-raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
+raid_status raidSweepPrefixMa(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
 
 /* The moving average ma (hma, wma or mean) of period n over x[0..len) by plain float32 direct window sums
  * (the method of the float32 Metal backtest), emulated on the host: x scaled by the power of two that puts
  * its largest |x| into [1/2, 1) (the device's scaling; undone at the end) and rounded to float, every operation in
  * float (HMA's inner series and outer WMA too). x finite. Errors (raid_errmsg): RAID_EINVAL (another ma),
  * RAID_ENOMEM. */
-raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
+raid_status raidSweepF32Ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
 
 /* An empty report for spec's checked path (listing capacity allocated); NULL when out of memory. */
-raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device);
+raid_sweep_parity_report *raidSweepParityNew(const raid_sweep_spec *spec, int on_device);
 
 /* The bounds of |checked - float64| of total_log_return, sharpe and max_drawdown (bound[0..2]) of one
  * combination whose trade lists are equal, a = the float64 path's statistics (docs/ta_sweep.md "The device
  * sweep": u = 2^-53, R = sum over bars of |lc| (+ |lgap| + |lin| with fill at the open) + 2 trades |c|:
  * bound[0] = 2u (n - 1 + trades) + 2^-45 R, bound[2] = 2 bound[0], bound[1] from them and a's sd; INFINITY
  * when a's sd cannot be had: mean or sharpe 0). */
-void raid_sweep_stats_bound(const raid_sweep_series *s, const raid_sweep_opts *o, const raid_sweep_stats *a,
+void raidSweepStatsBound(const RaidSweepSeries *s, const RaidSweepOpts *o, const raid_sweep_stats *a,
                             double bound[3]);
 
 /* Compare combination (series, fast, slow) of series s: the float64 path's moving averages f64, s64, stats
  * a and trades ta against the checked path's fc, sc, b, tb (trades in time order). Adds to rep: shifted
- * trades, and where the lists are equal the statistics against raid_sweep_stats_bound. */
-void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, const raid_sweep_opts *o,
+ * trades, and where the lists are equal the statistics against raidSweepStatsBound. */
+void raidSweepParityAdd(raid_sweep_parity_report *rep, const RaidSweepSeries *s, const RaidSweepOpts *o,
                            size_t series, int fast, int slow, const double *f64, const double *s64, const double *fc,
-                           const double *sc, const raid_sweep_stats *a, const raid_sweep_trades *ta,
-                           const raid_sweep_stats *b, const raid_sweep_trades *tb);
+                           const double *sc, const raid_sweep_stats *a, const RaidSweepTrades *ta,
+                           const raid_sweep_stats *b, const RaidSweepTrades *tb);
 
 #endif

@@ -18,41 +18,41 @@ static size_t chunk_len(size_t n)
     return len < 256 ? 256 : len;
 }
 
-raid_status raid_sweep_cl_table_upload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, raid_buf *tab)
+raid_status raidSweepClTableUpload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, RaidBuf *tab)
 {
     memset(tab, 0, sizeof *tab);
     const size_t nv = nperiods * n;
     if (n == 0 || nperiods == 0 || nv / nperiods != n || nv > (size_t)INT32_MAX / 2)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu periods x %zu bars (at most 2^30 values)",
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu periods x %zu bars (at most 2^30 values)",
                          nperiods, n);
     float *h = malloc(2 * nv * sizeof *h);
     if (!h)
-        return raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+        return raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
     raid_status st = RAID_OK;
     for (size_t i = 0; i < nv && st == RAID_OK; i++) {
         if (isnan(ma[i]))
             h[2 * i] = h[2 * i + 1] = NAN;
         else if (!(fabs(ma[i]) < 0x1p127)) /* float's range (the split's hi) */
-            st = raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: moving average %.17g (row %zu, bar %zu) beyond "
+            st = raidFail(ctx, RAID_EUNSUPPORTED, "sweep on a device: moving average %.17g (row %zu, bar %zu) beyond "
                            "float's range", ma[i], i / n, i % n);
         else
-            raid_df_split(ma[i], &h[2 * i], &h[2 * i + 1]);
+            raidDfSplit(ma[i], &h[2 * i], &h[2 * i + 1]);
     }
-    if (st == RAID_OK && ((st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * nv, tab)) != RAID_OK ||
-                          (st = raid_buf_upload(ctx, tab, 0, 2 * nv, h, 1, NULL)) != RAID_OK))
-        raid_buf_release(ctx, tab);
+    if (st == RAID_OK && ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * nv, tab)) != RAID_OK ||
+                          (st = raidBufUpload(ctx, tab, 0, 2 * nv, h, 1, NULL)) != RAID_OK))
+        raidBufRelease(ctx, tab);
     free(h);
     return st;
 }
 
-raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, size_t nperiods, size_t n, int escale,
+raid_status raidSweepClTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t nperiods, size_t n, int escale,
                                          double *ma)
 {
     const size_t nv = nperiods * n;
     float *h = malloc(2 * nv * sizeof *h);
     if (!h)
-        return raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
-    const raid_status st = raid_buf_download(ctx, tab, 0, 2 * nv, h, 1, NULL);
+        return raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+    const raid_status st = raidBufDownload(ctx, tab, 0, 2 * nv, h, 1, NULL);
     for (size_t i = 0; st == RAID_OK && i < nv; i++)
         ma[i] = isnan(h[2 * i]) ? NAN : ldexp((double)h[2 * i] + (double)h[2 * i + 1], escale);
     free(h);
@@ -60,33 +60,33 @@ raid_status raid_sweep_cl_table_download(raid_ctx *ctx, const raid_buf *tab, siz
 }
 
 /* The kernel's arguments and launch (pass 0 or 1). */
-static raid_status scan(raid_ctx *ctx, raid_kernel *k, const raid_buf *b, size_t n, size_t ncomb, size_t nchunks,
-                        const raid_sweep_opts *o, const float *c, int pass)
+static raid_status scan(raid_ctx *ctx, RaidKernel *k, const RaidBuf *b, size_t n, size_t ncomb, size_t nchunks,
+                        const RaidSweepOpts *o, const float *c, int pass)
 {
     unsigned a = 0;
     raid_status st;
     const size_t local = 64, items = ncomb * nchunks, global = (items + local - 1) / local * local;
     for (int i = 0; i < 5; i++)
-        if ((st = raid_arg_buf(ctx, k, a++, &b[i])) != RAID_OK)
+        if ((st = raidArgBuf(ctx, k, a++, &b[i])) != RAID_OK)
             return st;
     const int32_t iv[5] = {(int32_t)n, (int32_t)ncomb, (int32_t)nchunks, o->short_side,
                            o->fill == RAID_SWEEP_FILL_NEXT_OPEN};
     for (int i = 0; i < 5; i++)
-        if ((st = raid_arg_int(ctx, k, a++, iv[i])) != RAID_OK)
+        if ((st = raidArgInt(ctx, k, a++, iv[i])) != RAID_OK)
             return st;
-    if ((st = raid_arg_float(ctx, k, a++, c[0])) != RAID_OK || (st = raid_arg_float(ctx, k, a++, c[1])) != RAID_OK ||
-        (st = raid_arg_int(ctx, k, a++, pass)) != RAID_OK)
+    if ((st = raidArgFloat(ctx, k, a++, c[0])) != RAID_OK || (st = raidArgFloat(ctx, k, a++, c[1])) != RAID_OK ||
+        (st = raidArgInt(ctx, k, a++, pass)) != RAID_OK)
         return st;
     for (int i = 5; i < 9; i++)
-        if ((st = raid_arg_buf(ctx, k, a++, &b[i])) != RAID_OK)
+        if ((st = raidArgBuf(ctx, k, a++, &b[i])) != RAID_OK)
             return st;
     ctx->timing.launches++;
-    return raid_launch(ctx, k, 1, &global, &local, NULL);
+    return raidLaunch(ctx, k, 1, &global, &local, NULL);
 }
 
 /* The float64 combine of combination k's chunk partials (chunk order) into *st. */
 static void combine(const int *cnt, const float *part, size_t k, size_t ncomb, size_t nchunks, size_t n,
-                    const raid_sweep_opts *o, raid_sweep_stats *st)
+                    const RaidSweepOpts *o, raid_sweep_stats *st)
 {
     double S = 0.0, SS = 0.0, P = 0.0, M = 0.0;
     int64_t trades = 0, held = 0;
@@ -117,9 +117,9 @@ static void combine(const int *cnt, const float *part, size_t k, size_t ncomb, s
     st->exposure = (double)held / N;
 }
 
-raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const raid_buf *tab, size_t nperiods,
+raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
                               const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
-                              const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades)
+                              const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades)
 {
     const size_t n = s->n;
     const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
@@ -128,24 +128,24 @@ raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const r
     if (ncomb == 0)
         return RAID_OK;
     if (n < 3 || n > (size_t)INT32_MAX / 2 || ncomb > (size_t)INT32_MAX / 64 || tab->n < 2 * nperiods * n)
-        return raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu bars x %zu combinations", n, ncomb);
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sweep on a device: %zu bars x %zu combinations", n, ncomb);
     for (size_t k = 0; k < ncomb; k++)
         if (fast_idx[k] >= nperiods || slow_idx[k] >= nperiods)
-            return raid_fail(ctx, RAID_EINVAL, "sweep on a device: combination %zu: row out of range", k);
-    raid_chunk_plan plan = {0};
+            return raidFail(ctx, RAID_EINVAL, "sweep on a device: combination %zu: row out of range", k);
+    RaidChunkPlan plan = {0};
     const int64_t bars[2] = {1, (int64_t)n};
-    if (raid_plan_build(&plan, bars, 1, chunk_len(n)) != RAID_OK)
-        return raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+    if (raidPlanBuild(&plan, bars, 1, chunk_len(n)) != RAID_OK)
+        return raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
     const size_t nch = plan.nchunks, items = nch * ncomb, nret = at_open ? 3 : 1;
     uint32_t *chunks = malloc(2 * nch * sizeof *chunks);
     float *ret = malloc(2 * nret * n * sizeof *ret), *part = malloc(10 * items * sizeof *part);
     int *cnt = malloc(2 * items * sizeof *cnt), *base = NULL, *tr = NULL;
     raid_status st = RAID_OK;
     /* b: tab, fidx, sidx, chunks, ret, cnt, part, base, tr (the kernel's buffer arguments in order) */
-    raid_buf b[9] = {*tab};
-    raid_kernel *k = NULL;
+    RaidBuf b[9] = {*tab};
+    RaidKernel *k = NULL;
     if (!chunks || !ret || !part || !cnt) {
-        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
         goto done;
     }
     for (size_t j = 0; j < nch; j++)
@@ -154,27 +154,27 @@ raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const r
     for (size_t a = 0; a < nret; a++) {
         ret[2 * a * n] = ret[2 * a * n + 1] = 0.0f; /* bar 0: unused */
         for (size_t t = 1; t < n; t++)
-            raid_df_split(src[a][t], &ret[2 * (a * n + t)], &ret[2 * (a * n + t) + 1]);
+            raidDfSplit(src[a][t], &ret[2 * (a * n + t)], &ret[2 * (a * n + t) + 1]);
     }
     float c[2];
-    raid_df_split(log1p(-o->cost_bps * 1e-4), &c[0], &c[1]);
-    if ((st = raid_buf_acquire(ctx, RAID_DT_UINT, ncomb, &b[1])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, ncomb, &b[2])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_UINT, 2 * nch, &b[3])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 2 * nret * n, &b[4])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_INT, 2 * items, &b[5])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_FLOAT, 10 * items, &b[6])) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_INT, trades ? items : 1, &b[7])) != RAID_OK ||
-        (st = raid_buf_upload(ctx, &b[1], 0, ncomb, fast_idx, 1, NULL)) != RAID_OK ||
-        (st = raid_buf_upload(ctx, &b[2], 0, ncomb, slow_idx, 1, NULL)) != RAID_OK ||
-        (st = raid_buf_upload(ctx, &b[3], 0, 2 * nch, chunks, 1, NULL)) != RAID_OK ||
-        (st = raid_buf_upload(ctx, &b[4], 0, 2 * nret * n, ret, 1, NULL)) != RAID_OK ||
-        (st = raid_kernel_get(ctx, "ta_sweep.cl", "ta_sweep_scan", raid_tune_build_options(ctx), &k)) != RAID_OK)
+    raidDfSplit(log1p(-o->cost_bps * 1e-4), &c[0], &c[1]);
+    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, ncomb, &b[1])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, ncomb, &b[2])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * nch, &b[3])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * nret * n, &b[4])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_INT, 2 * items, &b[5])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, 10 * items, &b[6])) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_INT, trades ? items : 1, &b[7])) != RAID_OK ||
+        (st = raidBufUpload(ctx, &b[1], 0, ncomb, fast_idx, 1, NULL)) != RAID_OK ||
+        (st = raidBufUpload(ctx, &b[2], 0, ncomb, slow_idx, 1, NULL)) != RAID_OK ||
+        (st = raidBufUpload(ctx, &b[3], 0, 2 * nch, chunks, 1, NULL)) != RAID_OK ||
+        (st = raidBufUpload(ctx, &b[4], 0, 2 * nret * n, ret, 1, NULL)) != RAID_OK ||
+        (st = raidKernelGet(ctx, "ta_sweep.cl", "ta_sweep_scan", raidTuneBuildOptions(ctx), &k)) != RAID_OK)
         goto done;
     b[8] = b[7]; /* pass 0 writes no trade: any buffer */
     if ((st = scan(ctx, k, b, n, ncomb, nch, o, c, 0)) != RAID_OK ||
-        (st = raid_buf_download(ctx, &b[5], 0, 2 * items, cnt, 1, NULL)) != RAID_OK ||
-        (st = raid_buf_download(ctx, &b[6], 0, 10 * items, part, 1, NULL)) != RAID_OK)
+        (st = raidBufDownload(ctx, &b[5], 0, 2 * items, cnt, 1, NULL)) != RAID_OK ||
+        (st = raidBufDownload(ctx, &b[6], 0, 10 * items, part, 1, NULL)) != RAID_OK)
         goto done;
     for (size_t kk = 0; kk < ncomb; kk++)
         combine(cnt, part, kk, ncomb, nch, n, o, &out[kk]);
@@ -183,7 +183,7 @@ raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const r
     /* pass 1: the slots (combination-major: combination k's trades in chunk order) and the lists */
     size_t total = 0;
     if (!(base = malloc(items * sizeof *base))) {
-        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+        st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
         goto done;
     }
     for (size_t kk = 0; kk < ncomb; kk++)
@@ -191,28 +191,28 @@ raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const r
             base[j * ncomb + kk] = (int)total;
             total += (size_t)cnt[2 * (j * ncomb + kk)];
             if (total > (size_t)INT32_MAX / 3) {
-                st = raid_fail(ctx, RAID_EUNSUPPORTED, "sweep on a device: more than %d trades in one series",
+                st = raidFail(ctx, RAID_EUNSUPPORTED, "sweep on a device: more than %d trades in one series",
                                INT32_MAX / 3);
                 goto done;
             }
         }
-    b[8] = (raid_buf){0};
+    b[8] = (RaidBuf){0};
     if (!(tr = malloc((total ? 3 * total : 1) * sizeof *tr))) {
-        st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory for %zu trades", total);
+        st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory for %zu trades", total);
         goto done;
     }
-    if ((st = raid_buf_upload(ctx, &b[7], 0, items, base, 1, NULL)) != RAID_OK ||
-        (st = raid_buf_acquire(ctx, RAID_DT_INT, total ? 3 * total : 1, &b[8])) != RAID_OK ||
+    if ((st = raidBufUpload(ctx, &b[7], 0, items, base, 1, NULL)) != RAID_OK ||
+        (st = raidBufAcquire(ctx, RAID_DT_INT, total ? 3 * total : 1, &b[8])) != RAID_OK ||
         (st = scan(ctx, k, b, n, ncomb, nch, o, c, 1)) != RAID_OK ||
-        (total && (st = raid_buf_download(ctx, &b[8], 0, 3 * total, tr, 1, NULL)) != RAID_OK))
+        (total && (st = raidBufDownload(ctx, &b[8], 0, 3 * total, tr, 1, NULL)) != RAID_OK))
         goto done;
     const double *fp = at_open ? s->open : s->close;
     size_t at = 0;
     for (size_t kk = 0; kk < ncomb && st == RAID_OK; kk++) {
         const size_t m = (size_t)out[kk].trades;
         if (m && !(trades[kk].v = malloc(m * sizeof *trades[kk].v))) {
-            raid_sweep_trades_free(trades, kk);
-            st = raid_fail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
+            raidSweepTradesFree(trades, kk);
+            st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
             break;
         }
         trades[kk].n = m;
@@ -224,12 +224,12 @@ raid_status raid_sweep_cl_run(raid_ctx *ctx, const raid_sweep_series *s, const r
         }
     }
 done:
-    raid_kernel_put(ctx, k);
+    raidKernelPut(ctx, k);
     if (b[8].h != b[7].h)
-        raid_buf_release(ctx, &b[8]);
+        raidBufRelease(ctx, &b[8]);
     for (int i = 1; i < 8; i++)
-        raid_buf_release(ctx, &b[i]);
-    raid_plan_free(&plan);
+        raidBufRelease(ctx, &b[i]);
+    raidPlanFree(&plan);
     free(chunks), free(ret), free(part), free(cnt), free(base), free(tr);
     return st;
 }

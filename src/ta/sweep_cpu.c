@@ -18,13 +18,13 @@
  * plain sum (a TwoSum per term made the scan 1.4 times slower). */
 #define SWEEP_BLOCK 32
 
-raid_sweep_opts raid_sweep_opts_default(void)
+RaidSweepOpts raidSweepOptsDefault(void)
 {
-    raid_sweep_opts o = {0, RAID_SWEEP_FILL_CLOSE, 0.0, 252.0};
+    RaidSweepOpts o = {0, RAID_SWEEP_FILL_CLOSE, 0.0, 252.0};
     return o;
 }
 
-void raid_sweep_series_free(raid_sweep_series *s)
+void raidSweepSeriesFree(RaidSweepSeries *s)
 {
     if (!s) return;
     free(s->lc);
@@ -45,17 +45,17 @@ static raid_status check_prices(const double *p, size_t n, const char *what)
 {
     for (size_t t = 0; t < n; t++)
         if (!(isfinite(p[t]) && p[t] > 0.0))
-            return raid_fail(NULL, RAID_EINVAL, "sweep: %s at bar %zu is %.17g (prices must be finite and > 0)",
+            return raidFail(NULL, RAID_EINVAL, "sweep: %s at bar %zu is %.17g (prices must be finite and > 0)",
                              what, t, p[t]);
     return RAID_OK;
 }
 
-raid_status raid_sweep_series_init(raid_sweep_series *s, const double *close, const double *open, size_t n)
+raid_status raidSweepSeriesInit(RaidSweepSeries *s, const double *close, const double *open, size_t n)
 {
     assert(s);
     memset(s, 0, sizeof *s);
-    if (!close) return raid_fail(NULL, RAID_EINVAL, "sweep: close is NULL");
-    if (n < 3) return raid_fail(NULL, RAID_EINVAL, "sweep: %zu bars (at least 3 are needed)", n);
+    if (!close) return raidFail(NULL, RAID_EINVAL, "sweep: close is NULL");
+    if (n < 3) return raidFail(NULL, RAID_EINVAL, "sweep: %zu bars (at least 3 are needed)", n);
     raid_status st = check_prices(close, n, "close");
     if (st == RAID_OK && open) st = check_prices(open, n, "open");
     if (st != RAID_OK) return st;
@@ -68,8 +68,8 @@ raid_status raid_sweep_series_init(raid_sweep_series *s, const double *close, co
         s->lin = malloc(n * sizeof *s->lin);
     }
     if (!s->lc || (open && (!s->lgap || !s->lin))) {
-        raid_sweep_series_free(s);
-        return raid_fail(NULL, RAID_ENOMEM, "sweep: out of memory for %zu bars", n);
+        raidSweepSeriesFree(s);
+        return raidFail(NULL, RAID_ENOMEM, "sweep: out of memory for %zu bars", n);
     }
     s->lc[0] = NAN;
     for (size_t t = 1; t < n; t++) s->lc[t] = log_ratio(close[t], close[t - 1]);
@@ -83,32 +83,32 @@ raid_status raid_sweep_series_init(raid_sweep_series *s, const double *close, co
     return RAID_OK;
 }
 
-raid_status raid_sweep_opts_check(const raid_sweep_series *s, const raid_sweep_opts *o)
+raid_status raidSweepOptsCheck(const RaidSweepSeries *s, const RaidSweepOpts *o)
 {
     assert(s && o);
     if (o->fill != RAID_SWEEP_FILL_CLOSE && o->fill != RAID_SWEEP_FILL_NEXT_OPEN)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: unknown fill %d", (int)o->fill);
+        return raidFail(NULL, RAID_EINVAL, "sweep: unknown fill %d", (int)o->fill);
     if (o->fill == RAID_SWEEP_FILL_NEXT_OPEN && !s->open)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: fill at the next open needs open prices");
+        return raidFail(NULL, RAID_EINVAL, "sweep: fill at the next open needs open prices");
     if (!(o->cost_bps >= 0.0 && o->cost_bps < 1e4))
-        return raid_fail(NULL, RAID_EINVAL, "sweep: cost %.17g bps per side (expected 0 <= cost < 10000)",
+        return raidFail(NULL, RAID_EINVAL, "sweep: cost %.17g bps per side (expected 0 <= cost < 10000)",
                          o->cost_bps);
     if (!(o->bars_per_year > 0.0 && isfinite(o->bars_per_year)))
-        return raid_fail(NULL, RAID_EINVAL, "sweep: bars per year %.17g (expected finite and > 0)",
+        return raidFail(NULL, RAID_EINVAL, "sweep: bars per year %.17g (expected finite and > 0)",
                          o->bars_per_year);
     return RAID_OK;
 }
 
 /* The state of one combination's scan outside its hot loop: the open trade and the trade sum. */
 typedef struct scan {
-    const raid_sweep_series *s;
+    const RaidSweepSeries *s;
     int at_open;
     double c;                    /* log of the wealth factor of one side, <= 0 */
     int pos;                     /* the position after the fills so far */
     size_t entry_bar;
     double entry_price;
     int64_t ntr;
-    raid_dd total;               /* sum over trades */
+    RaidDd total;               /* sum over trades */
     raid_sweep_trade *trades;
     size_t cap;
 } scan;
@@ -117,8 +117,8 @@ static void close_trade(scan *S, size_t bar, double price)
 {
     if (S->trades && (size_t)S->ntr < S->cap)
         S->trades[S->ntr] = (raid_sweep_trade){(int64_t)S->entry_bar, (int64_t)bar, S->entry_price, price, S->pos};
-    raid_dd_add(&S->total, S->pos * log_ratio(price, S->entry_price));
-    raid_dd_add(&S->total, 2.0 * S->c);
+    raidDdAdd(&S->total, S->pos * log_ratio(price, S->entry_price));
+    raidDdAdd(&S->total, 2.0 * S->c);
     S->ntr++;
 }
 
@@ -126,7 +126,7 @@ static void close_trade(scan *S, size_t bar, double price)
  * final exit: updates S, returns r[t] and sets *in_pos (a position held over part of the bar). */
 static double bar_with_fill(scan *S, size_t t, int target, int *in_pos)
 {
-    const raid_sweep_series *s = S->s;
+    const RaidSweepSeries *s = S->s;
     const int last = t == s->n - 1;
     if (last && !S->at_open) target = 0; /* the fill at the last close only exits */
     const int old = S->pos;
@@ -160,8 +160,8 @@ static double bar_with_fill(scan *S, size_t t, int target, int *in_pos)
     return sides ? rt + sides * S->c : rt;
 }
 
-raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const double *slow,
-                           const raid_sweep_opts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
+raid_status raidSweepOne(const RaidSweepSeries *s, const double *fast, const double *slow,
+                           const RaidSweepOpts *o, raid_sweep_stats *st, raid_sweep_trade *trades,
                            size_t cap, double *work)
 {
     assert(s && s->n >= 3 && fast && slow && o && st);
@@ -169,7 +169,7 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
     double *r = work;
     if (!r) {
         r = malloc((n - 1) * sizeof *r);
-        if (!r) return raid_fail(NULL, RAID_ENOMEM, "sweep: out of memory for %zu bars", n);
+        if (!r) return raidFail(NULL, RAID_ENOMEM, "sweep: out of memory for %zu bars", n);
     }
     scan S = {s, o->fill == RAID_SWEEP_FILL_NEXT_OPEN, log1p(-o->cost_bps * 1e-4), 0, 0, 0.0, 0, {0.0, 0.0},
               trades, trades ? cap : 0};
@@ -179,14 +179,14 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
     size_t nz = 0;               /* nonzero per-bar returns, in r[0..nz), in bar order */
     /* the log equity curve E[t] = base + loc: loc a plain sum of the last < SWEEP_BLOCK nonzero returns,
      * base the compensated sum of the blocks before (its value) */
-    raid_dd eq = {0.0, 0.0};
+    RaidDd eq = {0.0, 0.0};
     double base = 0.0, loc = 0.0;
     int inblk = 0;
     double peak = 0.0, mdd = 0.0;
     int pos = 0;
 
     for (size_t t = 1; t < n; t++) {
-        const int target = raid_sweep_decide(fast[t - 1], slow[t - 1], short_side);
+        const int target = raidSweepDecide(fast[t - 1], slow[t - 1], short_side);
         double rt;
         if (target == pos && t < n - 1) { /* no fill: the hot path */
             if (pos == 0) continue;       /* flat: r[t] = 0 */
@@ -208,19 +208,19 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
             if (e > peak) peak = e;
             if (peak - e > mdd) mdd = peak - e;
             if (++inblk == SWEEP_BLOCK) {
-                raid_dd_add(&eq, loc);
-                base = raid_dd_value(eq);
+                raidDdAdd(&eq, loc);
+                base = raidDdValue(eq);
                 loc = 0.0;
                 inblk = 0;
             }
         }
     }
-    raid_dd_add(&eq, loc);
+    raidDdAdd(&eq, loc);
 
     /* sd by two passes: sum over the nonzero returns of (r - mean)^2, plus mean^2 for each zero one */
     const size_t N = n - 1;
-    const double mean = raid_dd_value(eq) / (double)N;
-    raid_dd ss = {0.0, 0.0};
+    const double mean = raidDdValue(eq) / (double)N;
+    RaidDd ss = {0.0, 0.0};
     for (size_t i = 0; i < nz; i += SWEEP_BLOCK) { /* plain inside a block, compensated across */
         const size_t end = i + SWEEP_BLOCK < nz ? i + SWEEP_BLOCK : nz;
         double b = 0.0;
@@ -228,12 +228,12 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
             const double d = r[j] - mean;
             b += d * d;
         }
-        raid_dd_add(&ss, b);
+        raidDdAdd(&ss, b);
     }
-    raid_dd_add(&ss, (double)(N - nz) * (mean * mean));
-    const double sd = sqrt(raid_dd_value(ss) / (double)(N - 1));
+    raidDdAdd(&ss, (double)(N - nz) * (mean * mean));
+    const double sd = sqrt(raidDdValue(ss) / (double)(N - 1));
     st->trades = S.ntr;
-    st->total_log_return = raid_dd_value(S.total);
+    st->total_log_return = raidDdValue(S.total);
     st->sharpe = sd > 0.0 ? mean / sd * sqrt(o->bars_per_year) : 0.0;
     st->max_drawdown = mdd;
     st->exposure = (double)held / (double)N;
@@ -241,7 +241,7 @@ raid_status raid_sweep_one(const raid_sweep_series *s, const double *fast, const
     return RAID_OK;
 }
 
-void raid_sweep_trades_free(raid_sweep_trades *t, size_t ncomb)
+void raidSweepTradesFree(RaidSweepTrades *t, size_t ncomb)
 {
     if (!t) return;
     for (size_t k = 0; k < ncomb; k++) {
@@ -251,19 +251,19 @@ void raid_sweep_trades_free(raid_sweep_trades *t, size_t ncomb)
     }
 }
 
-raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t nperiods, const int *periods,
+raid_status raidSweepCpu(const RaidSweepSeries *s, const double *ma, size_t nperiods, const int *periods,
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
-                           const raid_sweep_opts *o, raid_sweep_stats *out, raid_sweep_trades *trades)
+                           const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades)
 {
     assert(s && o);
-    raid_status st = raid_sweep_opts_check(s, o);
+    raid_status st = raidSweepOptsCheck(s, o);
     if (st != RAID_OK) return st;
     if (ncomb == 0) return RAID_OK;
     if (!ma || !periods || !fast_idx || !slow_idx || !out)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: NULL table, periods, indices or output");
+        return raidFail(NULL, RAID_EINVAL, "sweep: NULL table, periods, indices or output");
     for (size_t k = 0; k < ncomb; k++)
         if (fast_idx[k] >= nperiods || slow_idx[k] >= nperiods)
-            return raid_fail(NULL, RAID_EINVAL, "sweep: combination %zu uses period index %u or %u (%zu periods)",
+            return raidFail(NULL, RAID_EINVAL, "sweep: combination %zu uses period index %u or %u (%zu periods)",
                              k, fast_idx[k], slow_idx[k], nperiods);
     if (trades) memset(trades, 0, ncomb * sizeof *trades);
     const size_t n = s->n;
@@ -280,7 +280,7 @@ raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t 
                 out[k] = (raid_sweep_stats){-1, NAN, NAN, NAN, NAN};
                 continue;
             }
-            raid_sweep_one(s, ma + (size_t)fast_idx[k] * n, ma + (size_t)slow_idx[k] * n, o, &out[k], buf,
+            raidSweepOne(s, ma + (size_t)fast_idx[k] * n, ma + (size_t)slow_idx[k] * n, o, &out[k], buf,
                            trades ? n - 1 : 0, work);
             if (trades && out[k].trades > 0) {
                 const size_t m = (size_t)out[k].trades;
@@ -297,8 +297,8 @@ raid_status raid_sweep_cpu(const raid_sweep_series *s, const double *ma, size_t 
         free(buf);
     }
     if (oom) {
-        raid_sweep_trades_free(trades, trades ? ncomb : 0);
-        return raid_fail(NULL, RAID_ENOMEM, "sweep: out of memory (%zu bars, %zu combinations)", n, ncomb);
+        raidSweepTradesFree(trades, trades ? ncomb : 0);
+        return raidFail(NULL, RAID_ENOMEM, "sweep: out of memory (%zu bars, %zu combinations)", n, ncomb);
     }
     return RAID_OK;
 }

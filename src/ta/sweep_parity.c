@@ -12,12 +12,12 @@
 
 #define PARITY_LIST_CAP 1000 /* shifted trades listed in the report (all are counted) */
 
-raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
+raid_status raidSweepPrefixMa(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
 {
     if (ma == RAID_MA_WMA)
         return raid_ma_wma_prefix_f32(x, len, n, out);
     if (ma != RAID_MA_HMA)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
+        return raidFail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
                          raid_ma_stat_name(ma));
     for (size_t t = 0; t < len; t++)
         out[t] = NAN;
@@ -25,7 +25,7 @@ raid_status raid_sweep_prefix_ma(raid_ma_stat ma, int64_t n, const double *x, si
         return RAID_OK;
     const int64_t q = raid_ma_warmup(RAID_MA_HMA, n) - n + 2; /* trunc(sqrt(n)) */
     double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b);
-    raid_status st = a && b ? RAID_OK : raid_fail(NULL, RAID_ENOMEM, "out of memory");
+    raid_status st = a && b ? RAID_OK : raidFail(NULL, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK && (st = raid_ma_wma_prefix_f32(x, len, n / 2, a)) == RAID_OK &&
         (st = raid_ma_wma_prefix_f32(x, len, n, b)) == RAID_OK) {
         const size_t w = (size_t)n - 1; /* the inner series is defined from bar n - 1 on */
@@ -54,17 +54,17 @@ static void f32_window(const float *x, size_t lo, size_t len, int64_t n, int wma
     }
 }
 
-raid_status raid_sweep_f32_ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
+raid_status raidSweepF32Ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
 {
     if (ma != RAID_MA_WMA && ma != RAID_MA_HMA && ma != RAID_MA_MEAN)
-        return raid_fail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not %s",
+        return raidFail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not %s",
                          raid_ma_stat_name(ma));
     if (len == 0)
         return RAID_OK;
     float *xf = calloc(len, sizeof *xf), *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b);
     if (!xf || !a || !b) {
         free(xf), free(a), free(b);
-        return raid_fail(NULL, RAID_ENOMEM, "out of memory");
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
     /* scaled by 2^-e, the largest |x| into [1/2, 1), as the device scales (src/ta/ma_cl.c): float's range
      * then holds every price; the float operations scale exactly, so the values are the device's */
@@ -104,7 +104,7 @@ static double f32_bound(raid_ma_stat ma, int64_t n)
     return (double)(n + 3);
 }
 
-raid_sweep_parity_report *raid_sweep_parity_new(const raid_sweep_spec *spec, int on_device)
+raid_sweep_parity_report *raidSweepParityNew(const raid_sweep_spec *spec, int on_device)
 {
     raid_sweep_parity_report *r = calloc(1, sizeof *r);
     if (!r || !(r->listed = malloc(PARITY_LIST_CAP * sizeof *r->listed))) {
@@ -136,14 +136,14 @@ void raid_sweep_parity_destroy(raid_sweep_parity_report *r)
  * checked values are a device's double-floats rounded to float64 for the report: hi + lo can need more
  * than 53 bits, and two values that differ as pairs can round to one double): a bar where the checked
  * values are within 2^-51 of each other counts as one where the decisions may differ. */
-static double span_margin(const raid_sweep_series *s, int short_side, const double *f64, const double *s64,
+static double span_margin(const RaidSweepSeries *s, int short_side, const double *f64, const double *s64,
                           const double *fc, const double *sc, size_t lo, size_t hi, int fuzzy)
 {
     double m = -1.0;
     for (size_t t = lo; t <= hi && t < s->n; t++) {
         const int near = fuzzy && !isnan(fc[t]) && !isnan(sc[t]) &&
                          fabs(fc[t] - sc[t]) <= 0x1p-51 * fmax(fabs(fc[t]), fabs(sc[t]));
-        if (!near && raid_sweep_decide(f64[t], s64[t], short_side) == raid_sweep_decide(fc[t], sc[t], short_side))
+        if (!near && raidSweepDecide(f64[t], s64[t], short_side) == raidSweepDecide(fc[t], sc[t], short_side))
             continue;
         if (isnan(f64[t]) != isnan(fc[t]) || isnan(s64[t]) != isnan(sc[t]))
             return NAN;
@@ -154,7 +154,7 @@ static double span_margin(const raid_sweep_series *s, int short_side, const doub
     return m;
 }
 
-static void shifted(raid_sweep_parity_report *rep, const raid_sweep_series *s, int short_side, size_t series,
+static void shifted(raid_sweep_parity_report *rep, const RaidSweepSeries *s, int short_side, size_t series,
                     int fast, int slow, const double *f64, const double *s64, const double *fc, const double *sc,
                     int path, const raid_sweep_trade *t)
 {
@@ -184,7 +184,7 @@ static int same(const raid_sweep_trade *a, const raid_sweep_trade *b)
     return a->entry_bar == b->entry_bar && a->exit_bar == b->exit_bar && a->side == b->side;
 }
 
-void raid_sweep_stats_bound(const raid_sweep_series *s, const raid_sweep_opts *o, const raid_sweep_stats *a,
+void raidSweepStatsBound(const RaidSweepSeries *s, const RaidSweepOpts *o, const raid_sweep_stats *a,
                             double bound[3])
 {
     const double u = 0x1p-53, c = fabs(log1p(-o->cost_bps * 1e-4));
@@ -213,10 +213,10 @@ void raid_sweep_stats_bound(const raid_sweep_series *s, const raid_sweep_opts *o
     }
 }
 
-void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_series *s, const raid_sweep_opts *o,
+void raidSweepParityAdd(raid_sweep_parity_report *rep, const RaidSweepSeries *s, const RaidSweepOpts *o,
                            size_t series, int fast, int slow, const double *f64, const double *s64, const double *fc,
-                           const double *sc, const raid_sweep_stats *a, const raid_sweep_trades *ta,
-                           const raid_sweep_stats *b, const raid_sweep_trades *tb)
+                           const double *sc, const raid_sweep_stats *a, const RaidSweepTrades *ta,
+                           const raid_sweep_stats *b, const RaidSweepTrades *tb)
 {
     const int short_side = o->short_side;
     const int64_t shifted_before = rep->shifted;
@@ -247,7 +247,7 @@ void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_serie
         return;
     /* equal trade lists: equal counts and exposures, the other statistics within the bound */
     double bound[3];
-    raid_sweep_stats_bound(s, o, a, bound);
+    raidSweepStatsBound(s, o, a, bound);
     const double dv[3] = {fabs(a->total_log_return - b->total_log_return), fabs(a->sharpe - b->sharpe),
                           fabs(a->max_drawdown - b->max_drawdown)};
     int bad = a->trades != b->trades || a->exposure != b->exposure;
@@ -265,7 +265,7 @@ void raid_sweep_parity_add(raid_sweep_parity_report *rep, const raid_sweep_serie
 raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
 {
     if (!r || !f)
-        return raid_fail(NULL, RAID_EINVAL, "raid_sweep_parity_write: NULL");
+        return raidFail(NULL, RAID_EINVAL, "raid_sweep_parity_write: NULL");
     const char *path = r->formulation == RAID_SWEEP_PREFIX
                            ? "float32 prefix-sum moving averages on the host (the trap)"
                        : r->precision == RAID_SWEEP_PRECISION_F32
@@ -298,5 +298,5 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
                 x->series, x->fast, x->slow, x->path, (long long)x->trade.entry_bar, (long long)x->trade.exit_bar,
                 x->trade.side, x->margin, x->tie ? "tie" : "VIOLATION");
     }
-    return raid_csv_written(f);
+    return raidCsvWritten(f);
 }

@@ -39,7 +39,7 @@ fz_io fz_io_of(unsigned b)
 
 fz_io fz_io_ref(void) { return fz_io_of(0); }
 
-void fz_io_apply(const fz_io *io) { raid_table_test_tuning(io->block, io->threads, io->libcsv_only); }
+void fz_io_apply(const fz_io *io) { raidTableTestTuning(io->block, io->threads, io->libcsv_only); }
 
 static void write_all(int fd, const uint8_t *p, size_t n)
 {
@@ -250,15 +250,15 @@ void fz_init(void)
 
 #define ISOLATED (2 * 86400 + 3 * 3600) /* more than the largest difference of two offsets */
 
-static int32_t off_at(const raid_io_tz *tz, int64_t t) { return raid_io_tz_offset(tz, t, NULL, NULL); }
+static int32_t off_at(const RaidIoTz *tz, int64_t t) { return raidIoTzOffset(tz, t, NULL, NULL); }
 
-/* raid_io_tz_instant of local time w (seconds): its local time is w, or w is skipped by the change at the
+/* raidIoTzInstant of local time w (seconds): its local time is w, or w is skipped by the change at the
  * instant returned. */
-static void check_instant(const raid_io_tz *tz, int64_t w)
+static void check_instant(const RaidIoTz *tz, int64_t w)
 {
     if (w < FZ_T_MIN + 2 * 86400 || w > FZ_T_MAX - 2 * 86400)
         return;
-    const int64_t i_us = raid_io_tz_instant(tz, w * RAID_US_PER_S);
+    const int64_t i_us = raidIoTzInstant(tz, w * RAID_US_PER_S);
     FZ_CHECK(i_us % RAID_US_PER_S == 0, "instant of local %lld s: %lld us, not whole seconds", (long long)w,
              (long long)i_us);
     const int64_t i = i_us / RAID_US_PER_S;
@@ -273,17 +273,17 @@ static void check_instant(const raid_io_tz *tz, int64_t w)
 }
 
 /* From instant t on, at most max_steps intervals. */
-static void walk_tz(const raid_io_tz *tz, int64_t t, size_t max_steps)
+static void walk_tz(const RaidIoTz *tz, int64_t t, size_t max_steps)
 {
     for (size_t step = 0; step < max_steps && t <= FZ_T_MAX; step++) {
         int64_t lo, hi;
-        const int32_t off = raid_io_tz_offset(tz, t, &lo, &hi);
+        const int32_t off = raidIoTzOffset(tz, t, &lo, &hi);
         FZ_CHECK(off > -90000 && off < 93600, "offset %d s at %lld", (int)off, (long long)t);
         FZ_CHECK(lo <= t && t < hi, "offset at %lld: interval [%lld, %lld) does not hold it", (long long)t,
                  (long long)lo, (long long)hi);
         int64_t lo2, hi2;
         if (lo > FZ_T_MIN)
-            FZ_CHECK(raid_io_tz_offset(tz, lo, &lo2, &hi2) == off && lo2 == lo,
+            FZ_CHECK(raidIoTzOffset(tz, lo, &lo2, &hi2) == off && lo2 == lo,
                      "offset %d at %lld, interval [%lld, %lld): at its start %d from %lld", (int)off, (long long)t,
                      (long long)lo, (long long)hi, (int)off_at(tz, lo), (long long)lo2);
         if (hi <= FZ_T_MAX)
@@ -295,7 +295,7 @@ static void walk_tz(const raid_io_tz *tz, int64_t t, size_t max_steps)
          * less than 2 days): "the instant of the switch" of a skipped local time (tz.h) presumes one
          * switch; changes hours apart occur only in fuzzed files */
         int64_t lo3, hi3;
-        const int32_t o2 = raid_io_tz_offset(tz, hi, &lo3, &hi3);
+        const int32_t o2 = raidIoTzOffset(tz, hi, &lo3, &hi3);
         if ((lo < FZ_T_MIN || hi - lo >= ISOLATED) && (hi3 > FZ_T_MAX || hi3 - hi >= ISOLATED)) {
             const int64_t ws[8] = {hi + off - 1, hi + off, hi + off + 1, hi + o2 - 1, hi + o2, hi + o2 + 1,
                                    hi + (off + o2) / 2, hi + (off < o2 ? off : o2) - 3600};
@@ -306,7 +306,7 @@ static void walk_tz(const raid_io_tz *tz, int64_t t, size_t max_steps)
     }
 }
 
-void fz_check_tz(const raid_io_tz *tz, size_t max_steps)
+void fz_check_tz(const RaidIoTz *tz, size_t max_steps)
 {
     /* the first years, the years of the tz database's data, the last years */
     static const int64_t from[] = {FZ_T_MIN, INT64_C(-2208988800) /* 1900 */, INT64_C(-157766400) /* 1965 */,

@@ -25,7 +25,7 @@ unsigned fz_u8(fz_in *in);
 const char *fz_pick(fz_in *in, const char *const *v, size_t n);
 #define FZ_PICK(in, arr) fz_pick((in), (arr), sizeof(arr) / sizeof *(arr))
 
-/* How the table reader reads the file: its test knobs (raid_table_test_tuning: block size, parsing
+/* How the table reader reads the file: its test knobs (raidTableTestTuning: block size, parsing
  * threads, every row through libcsv) and whether the file is a pipe (streamed) or a memfd (mapped). One
  * option byte: bits 0-2 the block size (default 1 MiB, 1, 2, 7, 16, 64, 97, 512 bytes), bit 3 two
  * parsing threads (else one), bit 4 libcsv only, bit 5 a pipe. Bits 6-7 are the target's. */
@@ -119,12 +119,12 @@ void fz_init(void);
 
 
 /* The contract of a zone's offsets over the instants that timestamps of the years 0001 to 9999 can give
- * (tz.h): walked from interval to interval with raid_io_tz_offset, each [lo, hi) holds the instant asked
- * for and the same offset at both ends, and the next one starts where it ends; raid_io_tz_instant of local
+ * (tz.h): walked from interval to interval with raidIoTzOffset, each [lo, hi) holds the instant asked
+ * for and the same offset at both ends, and the next one starts where it ends; raidIoTzInstant of local
  * times around each change gives an instant whose local time is the one asked for, or (a local time the
  * change skips) the instant of a change. abort() on a failure. At most max_steps intervals from each of
  * a few instants (year 0001, 1900, 1965, 2020, 2100, 9990). */
-struct raid_io_tz;
-void fz_check_tz(const struct raid_io_tz *tz, size_t max_steps);
+struct RaidIoTz;
+void fz_check_tz(const struct RaidIoTz *tz, size_t max_steps);
 
 #endif

@@ -30,7 +30,7 @@ typedef struct opts {
     size_t ncols;
     int keep_rows, rel_lines, block_fn, task;
     size_t max_rows;
-    raid_tspec spec[4];
+    RaidTspec spec[4];
 } opts;
 
 /* The block function's data: the rows and a sum over the i64 and f64 bits of every column. */
@@ -39,12 +39,12 @@ typedef struct blk_sum {
     uint64_t sum;
 } blk_sum;
 
-static uint64_t batch_sum(const raid_table *t, const raid_tbatch *b, size_t nrows)
+static uint64_t batch_sum(const RaidTable *t, const RaidTbatch *b, size_t nrows)
 {
     uint64_t s = 0;
     for (size_t k = 0; k < b->ncols; k++) {
-        const raid_tcol *c = &b->col[k];
-        if (!raid_table_col(t, k))
+        const RaidTcol *c = &b->col[k];
+        if (!raidTableCol(t, k))
             continue;
         for (size_t i = 0; i < nrows; i++) {
             if (c->i64)
@@ -56,7 +56,7 @@ static uint64_t batch_sum(const raid_table *t, const raid_tbatch *b, size_t nrow
             }
             if (c->text_off) {
                 size_t len;
-                const char *t = raid_tcol_text(c, i, &len);
+                const char *t = raidTcolText(c, i, &len);
                 for (size_t j = 0; j < len; j++)
                     s = s * 131 + (unsigned char)t[j];
             }
@@ -66,7 +66,7 @@ static uint64_t batch_sum(const raid_table *t, const raid_tbatch *b, size_t nrow
 }
 
 /* arg: the table (read only: the columns' places) */
-static int block_fn(const void *arg, raid_tbatch *b)
+static int block_fn(const void *arg, RaidTbatch *b)
 {
     blk_sum *q = b->user;
     if (!q) {
@@ -86,7 +86,7 @@ typedef struct task_arg {
 
 static void task_run(void *arg, size_t i) { ((task_arg *)arg)->hits[i]++; }
 
-static void check_batch(const raid_table *t, const opts *o, const raid_tbatch *b, uint64_t *last_line)
+static void check_batch(const RaidTable *t, const opts *o, const RaidTbatch *b, uint64_t *last_line)
 {
     FZ_CHECK(b->nrows <= o->max_rows, "batch of %zu rows, max_rows %zu", b->nrows, o->max_rows);
     if (o->block_fn && b->user_ok && b->nrows) {
@@ -95,16 +95,16 @@ static void check_batch(const raid_table *t, const opts *o, const raid_tbatch *b
                  "the block function's data are not those of the batch's rows");
     }
     for (size_t k = 0; k < o->ncols; k++) {
-        const raid_tspec *sp = &o->spec[k];
-        const raid_tcol *c = &b->col[k];
-        if (raid_table_col(t, k) == 0) {
+        const RaidTspec *sp = &o->spec[k];
+        const RaidTcol *c = &b->col[k];
+        if (raidTableCol(t, k) == 0) {
             FZ_CHECK(sp->flags & RAID_T_OPTIONAL, "column %zu absent but not optional", k);
             continue;
         }
         const int text = sp->type == RAID_T_STRING || (sp->flags & RAID_T_KEEP_TEXT);
         for (size_t i = 0; i < b->nrows; i++) {
             const uint64_t line = b->line_base + c->line[i];
-            FZ_CHECK(line > raid_table_header_line(t), "column %zu row %zu: line %llu not after the header", k, i,
+            FZ_CHECK(line > raidTableHeaderLine(t), "column %zu row %zu: line %llu not after the header", k, i,
                      (unsigned long long)line);
             if (k == 0)
                 FZ_CHECK(line >= *last_line, "lines go backwards: %llu after %llu", (unsigned long long)line,
@@ -114,7 +114,7 @@ static void check_batch(const raid_table *t, const opts *o, const raid_tbatch *b
             size_t len = 0;
             const char *s = NULL;
             if (text) {
-                s = raid_tcol_text(c, i, &len);
+                s = raidTcolText(c, i, &len);
                 FZ_CHECK(strlen(s) == len, "column %zu row %zu: text with a NUL byte or wrong length", k, i);
             }
             const int missing = (sp->flags & RAID_T_EMPTY_NA) && c->missing[i];
@@ -125,34 +125,34 @@ static void check_batch(const raid_table *t, const opts *o, const raid_tbatch *b
                 continue;
             switch (sp->type) {
             case RAID_T_STRING:
-                FZ_CHECK(raid_utf8_invalid_at(s, len) == len, "column %zu row %zu: not UTF-8", k, i);
+                FZ_CHECK(raidUtf8InvalidAt(s, len) == len, "column %zu row %zu: not UTF-8", k, i);
                 break;
             case RAID_T_F64:
                 FZ_CHECK(!isnan(c->f64[i]) && !isinf(c->f64[i]), "column %zu row %zu: %g", k, i, c->f64[i]);
                 if (text) {
                     double v;
-                    FZ_CHECK(raid_table_parse_f64(s, len, &v) == 0 && memcmp(&v, &c->f64[i], sizeof v) == 0,
+                    FZ_CHECK(raidTableParseF64(s, len, &v) == 0 && memcmp(&v, &c->f64[i], sizeof v) == 0,
                              "column %zu row %zu: '%s' is not %a", k, i, s, c->f64[i]);
                 }
                 break;
             case RAID_T_I64:
                 if (text) {
                     int64_t v;
-                    FZ_CHECK(raid_table_number_int(s, len, &v) == 1 && v == c->i64[i],
+                    FZ_CHECK(raidTableNumberInt(s, len, &v) == 1 && v == c->i64[i],
                              "column %zu row %zu: '%s' is not %lld", k, i, s, (long long)c->i64[i]);
                 }
                 break;
             case RAID_T_DATE:
                 if (text) {
                     int64_t d;
-                    FZ_CHECK(raid_io_parse_date(s, len, &d) == 0 && d == c->i64[i], "column %zu row %zu: date '%s'",
+                    FZ_CHECK(raidIoParseDate(s, len, &d) == 0 && d == c->i64[i], "column %zu row %zu: date '%s'",
                              k, i, s);
                 }
                 break;
             case RAID_T_TIMESTAMP:
                 if (text) {
-                    raid_io_ts ts;
-                    FZ_CHECK(raid_io_parse_timestamp(s, len, &ts) == 0 && ts.wall_us == c->i64[i] &&
+                    RaidIoTs ts;
+                    FZ_CHECK(raidIoParseTimestamp(s, len, &ts) == 0 && ts.wall_us == c->i64[i] &&
                                  (ts.has_offset ? ts.offset_s : RAID_T_NO_OFFSET) == c->tz_s[i],
                              "column %zu row %zu: timestamp '%s'", k, i, s);
                 }
@@ -166,7 +166,7 @@ static void check_batch(const raid_table *t, const opts *o, const raid_tbatch *b
                 const size_t r = c->key_row[c->key[i]];
                 FZ_CHECK(r <= i, "column %zu row %zu: key first seen at row %zu", k, i, r);
                 size_t l1, l2;
-                const char *s1 = raid_tcol_text(c, i, &l1), *s2 = raid_tcol_text(c, r, &l2);
+                const char *s1 = raidTcolText(c, i, &l1), *s2 = raidTcolText(c, r, &l2);
                 FZ_CHECK(l1 == l2 && memcmp(s1, s2, l1) == 0, "column %zu row %zu: key's text differs", k, i);
             }
             for (size_t j = 0; j < c->nkeys; j++) {
@@ -178,20 +178,20 @@ static void check_batch(const raid_table *t, const opts *o, const raid_tbatch *b
     if (o->keep_rows)
         for (size_t i = 0; i < b->nrows; i++) {
             size_t len;
-            const char *s = raid_tcol_text(&b->row, i, &len);
+            const char *s = raidTcolText(&b->row, i, &len);
             FZ_CHECK(strlen(s) == len, "raw row %zu: a NUL byte or wrong length", i);
         }
 }
 
 /* The rows of b into the run's record. */
-static void record_batch(fz_buf *r, const raid_table *t, const opts *o, const raid_tbatch *b)
+static void record_batch(fz_buf *r, const RaidTable *t, const opts *o, const RaidTbatch *b)
 {
     for (size_t i = 0; i < b->nrows; i++) {
         fz_addf(r, "row");
         for (size_t k = 0; k < o->ncols; k++) {
-            if (!raid_table_col(t, k))
+            if (!raidTableCol(t, k))
                 continue;
-            const raid_tcol *c = &b->col[k];
+            const RaidTcol *c = &b->col[k];
             fz_addf(r, " [%llu", (unsigned long long)(b->line_base + c->line[i]));
             if (c->missing)
                 fz_addf(r, " m%d", c->missing[i]);
@@ -203,7 +203,7 @@ static void record_batch(fz_buf *r, const raid_table *t, const opts *o, const ra
                 fz_addf(r, " z%ld", (long)c->tz_s[i]);
             if (c->text_off) {
                 size_t len;
-                const char *s = raid_tcol_text(c, i, &len);
+                const char *s = raidTcolText(c, i, &len);
                 fz_addf(r, " '");
                 fz_add(r, s, len);
                 fz_addf(r, "'");
@@ -212,7 +212,7 @@ static void record_batch(fz_buf *r, const raid_table *t, const opts *o, const ra
         }
         if (o->keep_rows) {
             size_t len;
-            const char *s = raid_tcol_text(&b->row, i, &len);
+            const char *s = raidTcolText(&b->row, i, &len);
             fz_addf(r, " raw<");
             fz_add(r, s, len);
             fz_addf(r, ">");
@@ -226,66 +226,66 @@ static void run(const uint8_t *data, size_t n, const fz_io *io, const opts *o, f
     fz_io_apply(io);
     fz_file f;
     fz_file_open(&f, data, n, io->stream);
-    raid_table *t = NULL;
-    raid_status st = raid_table_open(&t, f.path, o->spec, o->ncols);
+    RaidTable *t = NULL;
+    raid_status st = raidTableOpen(&t, f.path, o->spec, o->ncols);
     fz_addf(r, "open %d %s\n", (int)st, st == RAID_OK ? "" : raid_errmsg());
-    FZ_CHECK((st == RAID_OK) == (t != NULL), "raid_table_open: status %d, table %p", (int)st, (void *)t);
+    FZ_CHECK((st == RAID_OK) == (t != NULL), "raidTableOpen: status %d, table %p", (int)st, (void *)t);
     if (t) {
         size_t hl;
-        const char *h = raid_table_header_text(t, &hl);
+        const char *h = raidTableHeaderText(t, &hl);
         FZ_CHECK(strlen(h) == hl, "header text with a NUL byte");
-        fz_addf(r, "header line %llu <", (unsigned long long)raid_table_header_line(t));
+        fz_addf(r, "header line %llu <", (unsigned long long)raidTableHeaderLine(t));
         fz_add(r, h, hl);
         fz_addf(r, ">");
         for (size_t k = 0; k < o->ncols; k++)
-            fz_addf(r, " %zu", raid_table_col(t, k));
+            fz_addf(r, " %zu", raidTableCol(t, k));
         fz_addf(r, "\n");
         if (o->keep_rows)
-            raid_table_keep_rows(t);
+            raidTableKeepRows(t);
         if (o->rel_lines)
-            raid_table_relative_lines(t);
+            raidTableRelativeLines(t);
         if (o->block_fn)
-            raid_table_set_block_fn(t, block_fn, t);
-        raid_tbatch b;
-        FZ_CHECK(raid_tbatch_init(&b, t) == RAID_OK, "raid_tbatch_init");
+            raidTableSetBlockFn(t, block_fn, t);
+        RaidTbatch b;
+        FZ_CHECK(raidTbatchInit(&b, t) == RAID_OK, "raidTbatchInit");
         int done = 0;
         uint64_t last_line = 0;
         size_t calls = 0;
         while (!done) {
-            st = raid_table_read(t, &b, o->max_rows, &done);
+            st = raidTableRead(t, &b, o->max_rows, &done);
             check_batch(t, o, &b, &last_line);
             record_batch(r, t, o, &b);
             if (o->task) {
                 task_arg ta;
                 memset(&ta, 0, sizeof ta);
-                raid_table_task task = {task_run, &ta, 1 + calls % 63, 0, 0, NULL};
-                raid_table_task_post(t, &task);
-                raid_table_task_wait(t, &task);
+                RaidTableTask task = {task_run, &ta, 1 + calls % 63, 0, 0, NULL};
+                raidTableTaskPost(t, &task);
+                raidTableTaskWait(t, &task);
                 for (size_t i = 0; i < task.n; i++)
                     FZ_CHECK(ta.hits[i] == 1, "task item %zu ran %u times", i, ta.hits[i]);
             }
             calls++;
             if (st != RAID_OK) {
                 FZ_CHECK(!done, "a failure with done = 1");
-                FZ_CHECK(strcmp(raid_errmsg(), raid_table_errmsg(t)) == 0, "raid_errmsg '%s' is not the table's '%s'",
-                         raid_errmsg(), raid_table_errmsg(t));
-                fz_addf(r, "read %d %s\n", (int)st, raid_table_errmsg(t));
+                FZ_CHECK(strcmp(raid_errmsg(), raidTableErrmsg(t)) == 0, "raid_errmsg '%s' is not the table's '%s'",
+                         raid_errmsg(), raidTableErrmsg(t));
+                fz_addf(r, "read %d %s\n", (int)st, raidTableErrmsg(t));
                 /* sticky */
                 int d2 = 0;
-                FZ_CHECK(raid_table_read(t, &b, o->max_rows, &d2) == st && b.nrows == 0, "failure not sticky");
+                FZ_CHECK(raidTableRead(t, &b, o->max_rows, &d2) == st && b.nrows == 0, "failure not sticky");
                 break;
             }
             FZ_CHECK(done || b.nrows > 0, "a batch of no rows before the end");
         }
         if (done) {
             int d2 = 0;
-            FZ_CHECK(raid_table_read(t, &b, o->max_rows, &d2) == RAID_OK && d2 && b.nrows == 0,
+            FZ_CHECK(raidTableRead(t, &b, o->max_rows, &d2) == RAID_OK && d2 && b.nrows == 0,
                      "a read after the end");
         }
-        for (size_t i = 0; i < raid_table_notice_count(t); i++)
-            fz_addf(r, "notice %s\n", raid_table_notice(t, i));
-        raid_tbatch_free(&b);
-        raid_table_close(t);
+        for (size_t i = 0; i < raidTableNoticeCount(t); i++)
+            fz_addf(r, "notice %s\n", raidTableNotice(t, i));
+        raidTbatchFree(&b);
+        raidTableClose(t);
     }
     fz_file_close(&f);
 }
@@ -313,9 +313,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_rows = max_rows[(a >> 6) & 3];
     for (size_t k = 0; k < 4; k++) {
         const unsigned x = fz_u8(&in), y = fz_u8(&in);
-        raid_tspec *sp = &o.spec[k];
+        RaidTspec *sp = &o.spec[k];
         sp->name = NAMES[x & 7];
-        sp->type = (raid_ttype)(((x >> 3) & 7) % 5);
+        sp->type = (RaidTtype)(((x >> 3) & 7) % 5);
         sp->what = (x & 0x40) ? "price" : NULL;
         sp->flags = y & 0x3F;
         if (sp->type != RAID_T_STRING)

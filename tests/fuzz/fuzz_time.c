@@ -2,10 +2,10 @@
  * src/io/segment.c, src/column/bars.c, src/io/tz.c).
  *
  * Input: 1 option byte, then the text.
- *   0     mode (mod 7): 0 timestamp, 1 date (the table reader's parsers, raid_io_parse_timestamp and
- *         raid_io_parse_date), 2 --session (raid_parse_session), 3 --sample (raid_parse_sample), 4 the bars'
- *         --interval (raid_bars_parse_interval), 5 --tz (raid_io_tz_open: a zone name, read from the
- *         system's zoneinfo), 6 a POSIX TZ string (raid_io_tz_from_posix, the TZif footer's parser)
+ *   0     mode (mod 7): 0 timestamp, 1 date (the table reader's parsers, raidIoParseTimestamp and
+ *         raidIoParseDate), 2 --session (raid_parse_session), 3 --sample (raid_parse_sample), 4 the bars'
+ *         --interval (raid_bars_parse_interval), 5 --tz (raidIoTzOpen: a zone name, read from the
+ *         system's zoneinfo), 6 a POSIX TZ string (raidIoTzFromPosix, the TZif footer's parser)
  * Checks: what parses round-trips (the fields of a timestamp or date written back from its value, a session
  * written back as HH:MM-HH:MM parses to the same seconds, ...); the day cache of the table reader gives
  * the uncached result; a failure sets a message; a zone's offsets keep their contract (fz_check_tz). */
@@ -28,26 +28,26 @@ static int64_t num(const char *s, int n)
 
 static void check_timestamp(const char *s, size_t n)
 {
-    raid_io_ts ts, tc;
-    const int rc = raid_io_parse_timestamp(s, n, &ts);
+    RaidIoTs ts, tc;
+    const int rc = raidIoParseTimestamp(s, n, &ts);
     /* the table reader's day cache, primed by this date (and by another one), gives the same */
-    raid_io_day_cache cache;
+    RaidIoDayCache cache;
     memset(&cache, 0, sizeof cache);
     int64_t d;
-    raid_io_parse_date_c("2000-01-01", 10, &d, &cache);
+    raidIoParseDateC("2000-01-01", 10, &d, &cache);
     if (n >= 10)
-        raid_io_parse_date_c(s, 10, &d, &cache);
-    const int rc2 = raid_io_parse_timestamp_c(s, n, &tc, &cache);
+        raidIoParseDateC(s, 10, &d, &cache);
+    const int rc2 = raidIoParseTimestampC(s, n, &tc, &cache);
     FZ_CHECK(rc == rc2, "timestamp '%.*s': %d without the day cache, %d with it", (int)n, s, rc, rc2);
     if (rc != 0)
         return;
     FZ_CHECK(ts.wall_us == tc.wall_us && ts.has_offset == tc.has_offset && ts.offset_s == tc.offset_s,
              "timestamp '%.*s': the day cache changes its value", (int)n, s);
     /* the fields written back */
-    const int64_t day = raid_io_floordiv(ts.wall_us, RAID_US_PER_DAY), us = raid_io_floormod(ts.wall_us, RAID_US_PER_DAY);
+    const int64_t day = raidIoFloordiv(ts.wall_us, RAID_US_PER_DAY), us = raidIoFloormod(ts.wall_us, RAID_US_PER_DAY);
     int64_t y;
     int m, dd;
-    raid_io_civil_from_days(day, &y, &m, &dd);
+    raidIoCivilFromDays(day, &y, &m, &dd);
     FZ_CHECK(n >= 19 && y == num(s, 4) && m == num(s + 5, 2) && dd == num(s + 8, 2) &&
                  us / 3600000000 == num(s + 11, 2) && us / 60000000 % 60 == num(s + 14, 2) &&
                  us / 1000000 % 60 == num(s + 17, 2),
@@ -82,15 +82,15 @@ static void check_timestamp(const char *s, size_t n)
 static void check_date(const char *s, size_t n)
 {
     int64_t d;
-    if (raid_io_parse_date(s, n, &d) != 0)
+    if (raidIoParseDate(s, n, &d) != 0)
         return;
     int64_t y;
     int m, dd;
-    raid_io_civil_from_days(d, &y, &m, &dd);
+    raidIoCivilFromDays(d, &y, &m, &dd);
     char buf[32];
     snprintf(buf, sizeof buf, "%04lld-%02d-%02d", (long long)y, m, dd);
     FZ_CHECK(n == 10 && memcmp(buf, s, 10) == 0, "date '%.*s' read as %s", (int)n, s, buf);
-    FZ_CHECK(raid_io_days_from_civil(y, m, dd) == d, "date '%s': days %lld", buf, (long long)d);
+    FZ_CHECK(raidIoDaysFromCivil(y, m, dd) == d, "date '%s': days %lld", buf, (long long)d);
 }
 
 static void check_session(const char *s)
@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(s, in.p, in.n);
     s[in.n] = 0;
-    raid_io_tz *tz = NULL;
+    RaidIoTz *tz = NULL;
     switch (mode) {
     case 0: check_timestamp(s, in.n); break;
     case 1: check_date(s, in.n); break;
@@ -158,17 +158,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 3: check_sample(s); break;
     case 4: check_interval(s); break;
     case 5:
-        if (strlen(s) <= 64 && raid_io_tz_open(&tz, s) == RAID_OK)
+        if (strlen(s) <= 64 && raidIoTzOpen(&tz, s) == RAID_OK)
             fz_check_tz(tz, 64);
         break;
     case 6:
-        if (raid_io_tz_from_posix(&tz, s) == RAID_OK)
+        if (raidIoTzFromPosix(&tz, s) == RAID_OK)
             fz_check_tz(tz, 64);
         else
-            FZ_CHECK(tz == NULL && *raid_errmsg(), "raid_io_tz_from_posix('%s') failed without a message", s);
+            FZ_CHECK(tz == NULL && *raid_errmsg(), "raidIoTzFromPosix('%s') failed without a message", s);
         break;
     }
-    raid_io_tz_free(tz);
+    raidIoTzFree(tz);
     free(s);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* Fuzz target `tzif`: TZif files (RFC 8536) as the time zones of --tz read them (src/io/tz.c), given as
- * bytes (raid_io_tz_from_tzif, the parse of raid_io_tz_open without the file).
+ * bytes (raidIoTzFromTzif, the parse of raidIoTzOpen without the file).
  *
  * Input: the TZif bytes, no option byte (the seeds are the system's zone files as they are).
  * Checks: a failure sets a message and gives no zone; a zone's offsets keep their contract over the years
@@ -21,12 +21,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    raid_io_tz *tz = (raid_io_tz *)1;
-    if (raid_io_tz_from_tzif(&tz, data, size) != RAID_OK) {
-        FZ_CHECK(tz == NULL && *raid_errmsg(), "raid_io_tz_from_tzif failed without a message or left a zone");
+    RaidIoTz *tz = (RaidIoTz *)1;
+    if (raidIoTzFromTzif(&tz, data, size) != RAID_OK) {
+        FZ_CHECK(tz == NULL && *raid_errmsg(), "raidIoTzFromTzif failed without a message or left a zone");
         return 0;
     }
     fz_check_tz(tz, 64);
-    raid_io_tz_free(tz);
+    raidIoTzFree(tz);
     return 0;
 }

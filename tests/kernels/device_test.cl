@@ -1,5 +1,5 @@
 /*
- * Kernels of tests/test_device.c (read at run time, built through raid_kernel_get_source, which prepends
+ * Kernels of tests/test_device.c (read at run time, built through raidKernelGetSource, which prepends
  * raid_compat.h and raid_df.h as for the library's own kernels). Never a 64-bit float type.
  */
 #pragma OPENCL FP_CONTRACT OFF
@@ -17,7 +17,7 @@ RAID_KERNEL void map_square(RAID_GLOBAL const float *x, RAID_GLOBAL float *y, co
     const uint i = RAID_GLOBAL_ID(0);
     if (i >= n)
         return;
-    const raid_df p = raid_two_prod(x[i], x[i]);
+    const RaidDf p = raidTwoProd(x[i], x[i]);
     y[2 * i] = p.hi;
     y[2 * i + 1] = p.lo;
 }
@@ -30,16 +30,16 @@ RAID_KERNEL void map_scale(RAID_GLOBAL float *x, const float f, const uint n)
         x[i] *= f;
 }
 
-/* A chunk reduction over resident input (the raid_chunk_reduce protocol): chunk g is (position, length,
+/* A chunk reduction over resident input (the raidChunkReduce protocol): chunk g is (position, length,
  * segment, 0); each work-item sums a strided run in double-float, then a fixed-order tree; one float2. */
 RAID_KERNEL RAID_REQD_WG(RAID_WG) void chunk_sum(RAID_GLOBAL const float *x, RAID_GLOBAL const uint4 *chunk,
                                                  RAID_GLOBAL float2 *part)
 {
     const uint g = RAID_GROUP_ID(0), lid = RAID_LOCAL_ID(0);
     const uint4 ch = chunk[g];
-    raid_df s = raid_df_make(0.0f, 0.0f);
+    RaidDf s = raidDfMake(0.0f, 0.0f);
     for (uint j = lid; j < ch.y; j += RAID_WG)
-        s = raid_df_add_f(s, x[ch.x + j]);
+        s = raidDfAddF(s, x[ch.x + j]);
     RAID_LOCAL float lh[RAID_WG];
     RAID_LOCAL float ll[RAID_WG];
     lh[lid] = s.hi;
@@ -47,7 +47,7 @@ RAID_KERNEL RAID_REQD_WG(RAID_WG) void chunk_sum(RAID_GLOBAL const float *x, RAI
     RAID_BARRIER();
     for (uint w = RAID_WG / 2; w > 0; w /= 2) {
         if (lid < w) {
-            const raid_df a = raid_df_add(raid_df_make(lh[lid], ll[lid]), raid_df_make(lh[lid + w], ll[lid + w]));
+            const RaidDf a = raidDfAdd(raidDfMake(lh[lid], ll[lid]), raidDfMake(lh[lid + w], ll[lid + w]));
             lh[lid] = a.hi;
             ll[lid] = a.lo;
         }
@@ -65,14 +65,14 @@ RAID_KERNEL void ema_df(RAID_GLOBAL const float2 *x, RAID_GLOBAL float2 *e, cons
     const uint s = RAID_GLOBAL_ID(0);
     if (s >= nser)
         return;
-    const raid_df alpha = raid_df_make(alpha_hi, alpha_lo);
+    const RaidDf alpha = raidDfMake(alpha_hi, alpha_lo);
     RAID_GLOBAL const float2 *xs = x + (size_t)s * T;
     RAID_GLOBAL float2 *es = e + (size_t)s * T;
-    raid_df m = raid_df_make(xs[0].x, xs[0].y);
+    RaidDf m = raidDfMake(xs[0].x, xs[0].y);
     es[0] = RAID_FLOAT2(m.hi, m.lo);
     for (uint t = 1; t < T; t++) {
-        const raid_df d = raid_df_add(raid_df_make(xs[t].x, xs[t].y), raid_df_make(-m.hi, -m.lo));
-        m = raid_df_add(m, raid_df_mul(alpha, d));
+        const RaidDf d = raidDfAdd(raidDfMake(xs[t].x, xs[t].y), raidDfMake(-m.hi, -m.lo));
+        m = raidDfAdd(m, raidDfMul(alpha, d));
         es[t] = RAID_FLOAT2(m.hi, m.lo);
     }
 }
@@ -92,7 +92,7 @@ RAID_KERNEL void int_negate(RAID_GLOBAL int *a, const uint n)
         a[i] = -a[i];
 }
 
-/* A histogram with 32-bit atomics (uint bins, filled with zeros by raid_buf_fill first). */
+/* A histogram with 32-bit atomics (uint bins, filled with zeros by raidBufFill first). */
 RAID_KERNEL void histogram(RAID_GLOBAL const uint *v, RAID_GLOBAL volatile uint *bins, const uint nbins, const uint n)
 {
     const uint i = RAID_GLOBAL_ID(0);

@@ -29,11 +29,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: garch_lik_print MODEL DIST MEAN INIT EZ THETA... < returns\n");
         return 2;
     }
-    const raid_garch_lik_spec s = {(raid_garch_lik_model)pick(argv[1], models, 3),
-                                   (raid_garch_lik_dist)pick(argv[2], dists, 2),
-                                   (raid_garch_lik_mean)pick(argv[3], means, 2),
-                                   (raid_garch_lik_init)pick(argv[4], inits, 2), (raid_garch_lik_ez)pick(argv[5], ezs, 2)};
-    const size_t k = raid_garch_lik_npar(&s);
+    const RaidGarchLikSpec s = {(RaidGarchLikModel)pick(argv[1], models, 3),
+                                   (RaidGarchLikDist)pick(argv[2], dists, 2),
+                                   (RaidGarchLikMean)pick(argv[3], means, 2),
+                                   (RaidGarchLikInit)pick(argv[4], inits, 2), (RaidGarchLikEz)pick(argv[5], ezs, 2)};
+    const size_t k = raidGarchLikNpar(&s);
     if ((size_t)(argc - 6) != k) {
         fprintf(stderr, "garch_lik_print: %zu parameters expected\n", k);
         return 2;
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "garch_lik_print: no returns or bad input\n");
         return 2;
     }
-    printf("%.17g\n", -raid_garch_lik_nll(&s, r, n, th, NULL));
+    printf("%.17g\n", -raidGarchLikNll(&s, r, n, th, NULL));
     free(r);
     return 0;
 }
