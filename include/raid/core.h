@@ -106,13 +106,21 @@ typedef struct raid_ctx raid_ctx;
 
 typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1 } raid_backend;
 
-/** Input precision policy of the device path (see docs/precision.md).
+/** Precision policy of a context: the one setting every capability reads (docs/precision.md has the table).
  *  RAID_PREC_F32: each float64 value is rounded to binary32.
  *  RAID_PREC_DF : each float64 value is split into hi = (float)r, lo = (float)(r - hi), representing r to
  *                 about 2^-48 relative.
- *  The realized measures send the float64 bits (8 bytes per return) and the device rounds or splits them
- *  with integer operations; the regression statistics send the policy's values (4 or 8 bytes).
- *  The default is RAID_PREC_DF: the float64-faithful answer. */
+ *  The default is RAID_PREC_DF: the float64-faithful answer. Per capability:
+ *  - realized measures (raid_realized_compute, the realized table): on a device the float64 bits are sent
+ *    (8 bytes per return) and the device rounds or splits them with integer operations;
+ *  - regression statistics and meat (raid_reg_stats_compute, raid_reg_meat_*, and HAR through them): on a
+ *    device the policy's values are sent (4 or 8 bytes);
+ *  - the sweep (raid_sweep_run, raid_sweep_parity): RAID_PREC_F32 is plain float32 direct window sums of
+ *    hma, wma or mean (ema is refused: RAID_EINVAL) on a device, and emulated on the cpu backend, bit for bit
+ *    the device's values, for the parity report (docs/ta_sweep.md);
+ *  - every other capability (moving averages, GARCH, sort, select, group-by, bars) ignores it: its device
+ *    path is float64-faithful whatever the policy.
+ *  The cpu backend is float64 throughout and ignores the policy, except the sweep's emulation above. */
 typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precision;
 
 /** Create a context.
@@ -134,8 +142,10 @@ RAID_API const char *raid_ctx_device_name(const raid_ctx *ctx);
 /** The message of the last failure on this context ("" if none). Valid until the next call on ctx. */
 RAID_API const char *raid_ctx_errmsg(const raid_ctx *ctx);
 
-/** Precision policy (ignored by the cpu backend, which is float64 throughout). Default RAID_PREC_DF.
- *  Errors: RAID_EINVAL (unknown policy; ctx NULL: raid_errmsg() only). */
+/** Set the precision policy of ctx (raid_precision above: what each capability does with it, on a device
+ *  and on the cpu backend). Default RAID_PREC_DF. raid_ctx_precision(NULL) is RAID_PREC_DF (a NULL context
+ *  is the cpu path's). Errors: RAID_EINVAL (a value outside the enum, the policy unchanged; ctx NULL:
+ *  raid_errmsg() only). */
 RAID_API raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p);
 RAID_API raid_precision raid_ctx_precision(const raid_ctx *ctx);
 

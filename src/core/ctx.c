@@ -118,7 +118,7 @@ raid_status raid_ctx_set_precision(raid_ctx *ctx, raid_precision p)
     return RAID_OK;
 }
 
-raid_precision raid_ctx_precision(const raid_ctx *ctx) { return ctx->precision; }
+raid_precision raid_ctx_precision(const raid_ctx *ctx) { return ctx ? ctx->precision : RAID_PREC_DF; }
 
 raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width)
 {

@@ -78,9 +78,8 @@ static int acc_pow(int k)
  * f32). */
 static uint64_t local_need(const raid_ctx *ctx, unsigned part_mask, int xstep)
 {
-    const uint64_t xs = (part_mask & ~(unsigned)RAID_PART_RS)
-                            ? 4 * (uint64_t)xstep * ctx->wg_width * (ctx->precision == RAID_PREC_DF ? 16 : 8)
-                            : 0;
+    const int df = raid_ctx_precision(ctx) == RAID_PREC_DF;
+    const uint64_t xs = (part_mask & ~(unsigned)RAID_PART_RS) ? 4 * (uint64_t)xstep * ctx->wg_width * (df ? 16 : 8) : 0;
     return (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4 + xs;
 }
 
@@ -107,8 +106,9 @@ void raidRealizedClOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, s
     char xstep[24] = "";
     if (!strstr(tune, "RAID_XSTEP="))
         snprintf(xstep, sizeof xstep, "-DRAID_XSTEP=%d ", realized_xstep(ctx, part_mask));
+    const int df = raid_ctx_precision(ctx) == RAID_PREC_DF;
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
-             "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, ctx->precision == RAID_PREC_DF,
+             "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, df,
              part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), xstep, tune);
 }
 
@@ -117,7 +117,7 @@ raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *off
 {
     memset(&ctx->timing, 0, sizeof ctx->timing);
     memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
-    const raid_precision prec = ctx->precision;
+    const raid_precision prec = raid_ctx_precision(ctx);
 
     /* The kernel reads pairs of returns (one 16-byte load a pair per work-item and step): an even number of
      * returns per work-item. */

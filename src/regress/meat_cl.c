@@ -75,7 +75,7 @@ static raid_status meat_group_run(raid_ctx *ctx, RaidKernel *kern, size_t wg, si
                                   const double *centre, int max_lag, const meat_group *G, double *out,
                                   unsigned char *host)
 {
-    const raid_precision prec = ctx->precision;
+    const raid_precision prec = raid_ctx_precision(ctx);
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
     const size_t ng = G->g1 - G->g0, span = (size_t)(G->hi - G->lo), kk1 = (size_t)k + 1;
     const size_t ebytes = kk1 * (prec == RAID_PREC_F32 ? 4 : 8);
@@ -296,7 +296,7 @@ raid_status raidRegMeatCl(raid_ctx *ctx, const double *X, const double *y, int k
                              const int64_t *end, size_t nreg, const double *beta, const double *centre,
                              int max_lag, double *out)
 {
-    const raid_precision prec = ctx->precision;
+    const raid_precision prec = raid_ctx_precision(ctx);
     const size_t nc = (size_t)(max_lag + 1) * (size_t)k * (size_t)k;
     const size_t row_local = (size_t)k * (prec == RAID_PREC_DF ? 2 : 1) * sizeof(float);
     size_t chunk = MEAT_CHUNK_MAX;

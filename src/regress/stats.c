@@ -234,7 +234,7 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
                             size_t nreg, raid_reg_stats *out)
 {
     const int d = k + 1, na = NA_OF(d), ntail = 4 * d;
-    const raid_precision prec = ctx->precision;
+    const raid_precision prec = raid_ctx_precision(ctx);
     const size_t run = ctx->chunk_len / ctx->wg_width;
     memset(&ctx->timing, 0, sizeof ctx->timing);
     if ((uint64_t)(2 * 8 * ctx->wg_width + 4 * d + 2 * d + 1) * 4 > raidDevLocalMem(ctx))
