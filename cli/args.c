@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_parse_u64(const char *s, uint64_t *v)
 {
@@ -43,3 +45,15 @@ int cli_parse_double(const char *s, double *v)
     *v = x;
     return 0;
 }
+
+int cli_parse_precision(const char *cmd, const char *s, raid_precision *p)
+{
+    if (!strcmp(s, "df") || !strcmp(s, "f32")) {
+        *p = s[0] == 'd' ? RAID_PREC_DF : RAID_PREC_F32;
+        return 0;
+    }
+    fprintf(stderr, "raid %s: bad --precision '%s' (expected df or f32)\n", cmd, RAID_SHOWZ(s));
+    return EXIT_USAGE;
+}
+
+const char *cli_precision_name(raid_precision p) { return p == RAID_PREC_F32 ? "f32" : "df"; }

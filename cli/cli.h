@@ -31,6 +31,12 @@ const char *cli_help(const char *cmd);
 int cli_parse_u64(const char *s, uint64_t *v);
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v);
 int cli_parse_double(const char *s, double *v);
+/* --precision P of every command that has it (raid realized, raid sweep), one spelling: "df" (RAID_PREC_DF,
+ * the default) or "f32" (RAID_PREC_F32), for raid_ctx_set_precision on the command's context. 0, or
+ * EXIT_USAGE with "raid CMD: bad --precision 'P' (expected df or f32)" printed. */
+int cli_parse_precision(const char *cmd, const char *s, raid_precision *p);
+/* p as --precision spells it ("df" or "f32"). */
+const char *cli_precision_name(raid_precision p);
 
 /* Exit status for a library status. */
 int cli_exit_for(raid_status s);

@@ -78,14 +78,8 @@ int cmd_realized(int argc, char **argv)
             }
             break;
         case 'p':
-            if (!strcmp(optarg, "f32"))
-                prec = RAID_PREC_F32;
-            else if (!strcmp(optarg, "df"))
-                prec = RAID_PREC_DF;
-            else {
-                fprintf(stderr, "raid realized: bad --precision '%s' (expected f32 or df)\n", RAID_SHOWZ(optarg));
+            if (cli_parse_precision("realized", optarg, &prec))
                 return EXIT_USAGE;
-            }
             break;
         case 'c':
             if (cli_parse_i64(optarg, 1, INT64_MAX, &chunk)) {
@@ -196,7 +190,7 @@ int cmd_realized(int argc, char **argv)
         int ok[RAID_REALIZED_NMEASURES], bad = 0;
         const size_t nchecked = raid_realized_table_check(tab, maxdiff, bound, ok);
         fprintf(stderr, "check: %s (precision %s) against the float64 cpu path, %zu segments\n",
-                raid_ctx_device_name(ctx), prec == RAID_PREC_F32 ? "f32" : "df", nchecked);
+                raid_ctx_device_name(ctx), cli_precision_name(prec), nchecked);
         if (nchecked == 0) { /* no segment: nothing was compared, and a "passed" would claim otherwise */
             fprintf(stderr, "check: nothing to compare (the input has no segment)\n");
             goto done;

@@ -725,7 +725,7 @@ static void test_usage_errors(void **state)
     (void)state;
     usage_case("--device cpu --bogus", "unknown option --bogus");
     usage_case("--device cpu --sample 0min", "bad --sample '0min'");
-    usage_case("--device cpu --precision f64", "bad --precision 'f64'");
+    usage_case("--device cpu --precision f64", "bad --precision 'f64' (expected df or f32)"); /* raid sweep's words */
     usage_case("--device cpu --chunk 1000", "1000");
     usage_case("--device gpu9", "unknown device 'gpu9'");
     /* the library's message (raid_parse_session), as raid bars and Python give it */
