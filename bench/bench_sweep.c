@@ -191,7 +191,7 @@ int main(int argc, char **argv)
         return 2;
     }
     spec.fill = fill[0] == 'c' ? RAID_SWEEP_FILL_CLOSE : RAID_SWEEP_FILL_NEXT_OPEN;
-    if (check(raid_sweep_spec_check(&spec), NULL, "spec")) return 2;
+    if (check(raid_sweep_spec_check(NULL, &spec), NULL, "spec")) return 2;
     if (bars < 3 || !(price > 0) || reps < 1) {
         fprintf(stderr, "bench_sweep: bad --bars, --price or --reps\n");
         return 2;

@@ -19,6 +19,7 @@
 typedef struct sweep_args {
     raid_sweep_spec spec;
     const char *names[3], *cols[2], *out_path, *trades_path, *device;
+    raid_precision prec; /* --precision: the context's (raid_ctx_set_precision) */
     int parity; /* --parity */
 } sweep_args;
 
@@ -90,12 +91,8 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
                 a->cols[opt - 3] = optarg;
             break;
         case 5:
-            if (!strcmp(optarg, "df"))
-                sp->precision = RAID_SWEEP_PRECISION_DF;
-            else if (!strcmp(optarg, "f32"))
-                sp->precision = RAID_SWEEP_PRECISION_F32;
-            else
-                USAGE("bad --precision '%s' (expected df or f32)\n", RAID_SHOWZ(optarg));
+            if (cli_parse_precision("sweep", optarg, &a->prec))
+                return EXIT_USAGE;
             break;
         case 6:
             if (!strcmp(optarg, "direct") || !strcmp(optarg, "prefix"))
@@ -112,8 +109,6 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
     }
     if (optind != argc - 1)
         USAGE("expected one input FILE (see raid help sweep)\n");
-    if (raid_sweep_spec_check(&a->spec) != RAID_OK)
-        USAGE("%s\n", msg(raid_errmsg()));
     const char *in = argv[optind];
     if (a->trades_path && !cli_is_plain_file(a->trades_path))
         USAGE("--trades '%s' must name a file, not standard output or a device\n", RAID_SHOWZ(a->trades_path));
@@ -129,7 +124,7 @@ static int sweep_options(int argc, char **argv, sweep_args *a)
 
 int cmd_sweep(int argc, char **argv)
 {
-    sweep_args a = {.names = {NULL, NULL, NULL}, .cols = {"close", "open"}};
+    sweep_args a = {.names = {NULL, NULL, NULL}, .cols = {"close", "open"}, .prec = RAID_PREC_DF};
     raid_sweep_spec_default(&a.spec);
     int rc = sweep_options(argc, argv, &a);
     if (rc)
@@ -145,6 +140,12 @@ int cmd_sweep(int argc, char **argv)
     if (st != RAID_OK) {
         fprintf(stderr, "raid sweep: %s\n", raid_errmsg());
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
+    }
+    /* the spec is checked on the context, whose precision it needs (f32 not with ema): a usage error */
+    if (raid_ctx_set_precision(ctx, a.prec) != RAID_OK || raid_sweep_spec_check(ctx, &a.spec) != RAID_OK) {
+        fprintf(stderr, "raid sweep: %s\n", msg(raid_errmsg()));
+        raid_ctx_destroy(ctx);
+        return EXIT_USAGE;
     }
     /* open is read only for fills at the open (optional in the file otherwise: not even looked at) */
     const size_t ncols = a.spec.fill == RAID_SWEEP_FILL_NEXT_OPEN ? 2 : 1;

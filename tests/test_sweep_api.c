@@ -69,7 +69,7 @@ static void test_grid(void **state)
     raid_sweep_spec_default(&s);
     assert_true(s.ma == RAID_MA_HMA && s.fast_lo == 5 && s.fast_hi == 50 && s.slow_lo == 20 && s.slow_hi == 200 &&
                 s.slow_step == 5 && s.fill == RAID_SWEEP_FILL_CLOSE && s.bars_per_year == 252 && s.cost_bps == 0);
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_OK);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_OK);
     s.ma = RAID_MA_MEAN;
     s.fast_lo = 2, s.fast_hi = 7, s.fast_step = 2;  /* 2 4 6 */
     s.slow_lo = 3, s.slow_hi = 6, s.slow_step = 1;  /* 3 4 5 6 */
@@ -100,24 +100,24 @@ static void test_grid(void **state)
     raid_sweep_result_destroy(r);
     /* no combination with fast < slow; hma needs 2; bad options */
     s.fast_lo = 10, s.fast_hi = 12, s.slow_lo = 5, s.slow_hi = 10;
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "no combination with fast < slow"));
     raid_sweep_spec_default(&s);
     s.fast_lo = 1;
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_EINVAL);
     assert_non_null(strstr(raid_errmsg(), "hma needs periods >= 2"));
     raid_sweep_spec_default(&s);
     s.cost_bps = 1e4;
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_EINVAL);
     raid_sweep_spec_default(&s);
     s.bars_per_year = 0;
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_EINVAL);
     raid_sweep_spec_default(&s);
     s.ma = RAID_MA_VAR;
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_EINVAL);
     raid_sweep_spec_default(&s);
     s.slow_step = 0;
-    assert_int_equal(raid_sweep_spec_check(&s), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &s), RAID_EINVAL);
 }
 
 typedef struct expect_trade {

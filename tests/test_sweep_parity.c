@@ -3,7 +3,8 @@
  * random walk near 30,000 with a 200-combination HMA grid (long/flat and short with next-open fills): zero
  * violations; the float32 prefix-sum trap fails (library and CLI: exit status 3); the report's numbers on
  * a hand-made case with a known near-tie and a known violation (sweep_parity.c's comparison directly);
- * plain float32 direct sums (--precision f32) report their shifted trades within float32's bound; the CLI's
+ * plain float32 direct sums (the context's precision RAID_PREC_F32, --precision f32) report their shifted
+ * trades within float32's bound; the sweep honours the context's precision on cpu and device; the CLI's
  * usage rules of --precision and --formulation. And the scan on the device (src/ta/sweep_cl.c,
  * kernels/ta_sweep.cl): on the same double-float table its trade lists, counts and exposures equal
  * raidSweepCpu's exactly and its statistics are within raidSweepStatsBound (the walk's HMAs, 210
@@ -114,9 +115,12 @@ static void test_prefix_fails(void **state)
     assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
     assert_true(rep->passed && rep->shifted == 0 && rep->count_differs == 0 && rep->max_abs_dlogret == 0.0);
     raid_sweep_parity_destroy(rep);
-    /* plain float32 direct sums (emulated on the host): shifted trades reported, all within float32's bound */
-    sp.precision = RAID_SWEEP_PRECISION_F32;
-    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+    /* plain float32 direct sums (a cpu context at RAID_PREC_F32: emulated on the host): shifted trades
+     * reported, all within float32's bound */
+    raid_ctx *f32 = t_open_ctx("cpu");
+    assert_int_equal(raid_ctx_set_precision(f32, RAID_PREC_F32), RAID_OK);
+    assert_int_equal(raid_sweep_parity_arrays(f32, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+    assert_int_equal(rep->precision, RAID_PREC_F32);
     assert_true(rep->tie_rel > 1e-5 && rep->tie_rel < 1e-4);
     assert_true(rep->passed && rep->violations == 0 && rep->shifted == rep->ties && rep->shifted > 0);
     raid_sweep_parity_write(rep, stderr);
@@ -126,7 +130,11 @@ static void test_prefix_fails(void **state)
     assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EINVAL);
     assert_null(rep);
     sp.formulation = RAID_SWEEP_DIRECT;
-    assert_int_equal(raid_sweep_parity_arrays(NULL, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EINVAL);
+    assert_int_equal(raid_sweep_parity_arrays(f32, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(f32), "precision f32 applies to hma, wma and mean, not ema"));
+    assert_int_equal(raid_sweep_spec_check(f32, &sp), RAID_EINVAL);
+    assert_int_equal(raid_sweep_spec_check(NULL, &sp), RAID_OK); /* ema at the default df */
+    raid_ctx_destroy(f32);
     free(c), free(o);
 }
 
@@ -160,7 +168,7 @@ static void test_hand_made(void **state)
     const double sc2[6] = {NA, 11 - eps, 11, 10, 12, 13};     /* bar 3 flips */
     raid_sweep_spec sp;
     raid_sweep_spec_default(&sp);
-    raid_sweep_parity_report *rep = raidSweepParityNew(&sp, 0);
+    raid_sweep_parity_report *rep = raidSweepParityNew(&sp, RAID_PREC_DF, 0);
     assert_non_null(rep);
     one(rep, &s, 1, f64, s64, f64, sc1);
     assert_int_equal(rep->shifted, 2);
@@ -242,7 +250,7 @@ static void test_cli(void **state)
         free(out), free(err);
     }
     const char *usage[][2] = {{"--parity --precision f32 --ma ema", "applies to hma, wma and mean"},
-                              {"--parity --precision x", "bad --precision"},
+                              {"--parity --precision x", "bad --precision 'x' (expected df or f32)"},
                               {"--parity --formulation x", "bad --formulation"},
                               {"--parity --formulation prefix --ma ema", "applies to wma and hma"}};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
@@ -416,11 +424,13 @@ static void test_device_table(void **state)
     /* the f32 sweep: device kernels and host emulation, the same moving averages, the same trades */
     raid_sweep_spec sp;
     grid200(&sp);
-    sp.precision = RAID_SWEEP_PRECISION_F32;
     sp.keep_trades = 1;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    assert_int_equal(raid_ctx_set_precision(ctx, RAID_PREC_F32), RAID_OK);
+    assert_int_equal(raid_ctx_set_precision(cpu, RAID_PREC_F32), RAID_OK);
     raid_sweep_result *rd = NULL, *rh = NULL;
     assert_int_equal(raid_sweep_run_arrays(ctx, &sp, c, o, seg, 1, NULL, &rd), RAID_OK);
-    assert_int_equal(raid_sweep_run_arrays(NULL, &sp, c, o, seg, 1, NULL, &rh), RAID_OK);
+    assert_int_equal(raid_sweep_run_arrays(cpu, &sp, c, o, seg, 1, NULL, &rh), RAID_OK);
     for (size_t k = 0; k < raid_sweep_result_count(rh); k++) {
         const raid_sweep_trade *va, *vb;
         size_t na, nb;
@@ -435,8 +445,10 @@ static void test_device_table(void **state)
     raid_sweep_parity_report *rep = NULL;
     assert_int_equal(raid_sweep_parity_arrays(ctx, &sp, c, o, seg, 1, NULL, &rep, NULL), RAID_OK);
     assert_true(rep->on_device && rep->shifted > 0 && rep->shifted == rep->ties && rep->passed);
+    assert_int_equal(rep->precision, RAID_PREC_F32);
     raid_sweep_parity_write(rep, stderr);
     raid_sweep_parity_destroy(rep);
+    raid_ctx_destroy(cpu);
     free(c), free(o), free(got), free(want);
     raid_ctx_destroy(ctx);
 }
@@ -492,6 +504,7 @@ static void test_breakit(void **state)
     const size_t N = 300;
     double *c = malloc(N * sizeof *c), *o = malloc(N * sizeof *o), *m1 = malloc(N * sizeof *m1), *m2 = malloc(N * sizeof *m2);
     walk(N, c, o);
+    raid_ctx *cpu = t_open_ctx("cpu");
     const int64_t seg[2] = {0, (int64_t)N};
     for (int v = 0; v < 3; v++) {
         double *x = malloc(N * sizeof *x);
@@ -504,11 +517,12 @@ static void test_breakit(void **state)
         raid_sweep_spec sp;
         raid_sweep_spec_default(&sp);
         sp.ma = RAID_MA_WMA, sp.fast_lo = 2, sp.fast_hi = 4, sp.slow_lo = 5, sp.slow_hi = 9, sp.slow_step = 1;
-        if (v == 2)
-            sp.precision = RAID_SWEEP_PRECISION_F32;
+        const raid_precision p = v == 2 ? RAID_PREC_F32 : RAID_PREC_DF;
+        assert_int_equal(raid_ctx_set_precision(ctx, p), RAID_OK);
+        assert_int_equal(raid_ctx_set_precision(cpu, p), RAID_OK);
         raid_sweep_result *rd = NULL, *rh = NULL;
         assert_int_equal(raid_sweep_run_arrays(ctx, &sp, x, NULL, seg, 1, NULL, &rd), RAID_OK);
-        assert_int_equal(raid_sweep_run_arrays(NULL, &sp, x, NULL, seg, 1, NULL, &rh), RAID_OK);
+        assert_int_equal(raid_sweep_run_arrays(cpu, &sp, x, NULL, seg, 1, NULL, &rh), RAID_OK);
         for (size_t k = 0; k < raid_sweep_result_count(rh); k++) {
             raid_sweep_stats a, b;
             raid_sweep_result_get(rd, k, NULL, NULL, NULL, &a);
@@ -528,7 +542,94 @@ static void test_breakit(void **state)
         free(x);
     }
     free(c), free(o), free(m1), free(m2);
+    raid_ctx_destroy(cpu);
     raid_ctx_destroy(ctx);
+}
+
+/* The sweep reads the context's precision (raid_ctx_set_precision, the one setting of every capability) at
+ * each run: on a cpu context RAID_PREC_F32 is the float32 emulation (other trades than float64's on the
+ * walk), RAID_PREC_DF float64 (NULL's, bit for bit), and setting it back gives float64 again; on a device
+ * RAID_PREC_F32 is the float32 kernels (the cpu emulation's trades) and RAID_PREC_DF the double-float
+ * path (float64's trades). A value outside the enum is refused (RAID_EINVAL) and leaves the policy as it was. */
+static void test_context_precision(void **state)
+{
+    (void)state;
+    const size_t N = 5000;
+    double *c = malloc(N * sizeof *c), *o = malloc(N * sizeof *o);
+    walk(N, c, o);
+    const int64_t off[2] = {0, (int64_t)N};
+    raid_sweep_spec sp;
+    grid200(&sp);
+    sp.keep_trades = 1;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    raid_ctx *dev = device_ctx();
+    assert_int_equal(raid_ctx_precision(NULL), RAID_PREC_DF);
+    assert_int_equal(raid_ctx_precision(cpu), RAID_PREC_DF);
+    raid_sweep_result *r64 = NULL, *rdf = NULL, *r32 = NULL, *rback = NULL;
+    assert_int_equal(raid_sweep_run_arrays(NULL, &sp, c, o, off, 1, NULL, &r64), RAID_OK);
+    assert_int_equal(raid_sweep_run_arrays(cpu, &sp, c, o, off, 1, NULL, &rdf), RAID_OK);
+    assert_int_equal(raid_ctx_set_precision(cpu, RAID_PREC_F32), RAID_OK);
+    assert_int_equal(raid_sweep_run_arrays(cpu, &sp, c, o, off, 1, NULL, &r32), RAID_OK);
+    /* out of range: refused, the policy unchanged (f32) */
+    assert_int_equal(raid_ctx_set_precision(cpu, (raid_precision)2), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "unknown precision policy 2"));
+    assert_int_equal(raid_ctx_set_precision(cpu, (raid_precision)-1), RAID_EINVAL);
+    assert_int_equal(raid_ctx_precision(cpu), RAID_PREC_F32);
+    raid_sweep_parity_report *rep = NULL;
+    assert_int_equal(raid_sweep_parity_arrays(cpu, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+    assert_int_equal(rep->precision, RAID_PREC_F32);
+    assert_false(rep->on_device);
+    assert_true(rep->shifted > 0 && rep->passed);
+    raid_sweep_parity_destroy(rep);
+    assert_int_equal(raid_ctx_set_precision(cpu, RAID_PREC_DF), RAID_OK);
+    assert_int_equal(raid_sweep_run_arrays(cpu, &sp, c, o, off, 1, NULL, &rback), RAID_OK);
+    size_t differ = 0;
+    for (size_t k = 0; k < raid_sweep_result_count(r64); k++) {
+        raid_sweep_stats a, b, f, g;
+        raid_sweep_result_get(r64, k, NULL, NULL, NULL, &a);
+        raid_sweep_result_get(rdf, k, NULL, NULL, NULL, &b);
+        raid_sweep_result_get(r32, k, NULL, NULL, NULL, &f);
+        raid_sweep_result_get(rback, k, NULL, NULL, NULL, &g);
+        assert_memory_equal(&a, &b, sizeof a);
+        assert_memory_equal(&a, &g, sizeof a);
+        differ += memcmp(&a, &f, sizeof a) != 0;
+    }
+    assert_true(differ > 0);
+    if (dev) {
+        for (int p = 0; p < 2; p++) {
+            const raid_precision pol = p ? RAID_PREC_F32 : RAID_PREC_DF;
+            assert_int_equal(raid_ctx_set_precision(dev, pol), RAID_OK);
+            raid_sweep_result *rd = NULL;
+            assert_int_equal(raid_sweep_run_arrays(dev, &sp, c, o, off, 1, NULL, &rd), RAID_OK);
+            const raid_sweep_result *want = r32; /* f32: the same trades; df: others (float64's but at ties) */
+            size_t dtrades = 0;
+            for (size_t k = 0; k < raid_sweep_result_count(want); k++) {
+                const raid_sweep_trade *va, *vb;
+                size_t na, nb;
+                raid_sweep_result_trades(rd, k, &va, &na);
+                raid_sweep_result_trades(want, k, &vb, &nb);
+                int same = na == nb;
+                for (size_t i = 0; same && i < na; i++)
+                    same = va[i].entry_bar == vb[i].entry_bar && va[i].exit_bar == vb[i].exit_bar && va[i].side == vb[i].side;
+                dtrades += !same;
+            }
+            printf("device sweep at %s: %zu of %zu combinations with other trades than the cpu emulation of f32\n",
+                   p ? "f32" : "df", dtrades, raid_sweep_result_count(want));
+            if (p)
+                assert_int_equal(dtrades, 0);
+            else
+                assert_true(dtrades > 0);
+            raid_sweep_result_destroy(rd);
+            assert_int_equal(raid_sweep_parity_arrays(dev, &sp, c, o, off, 1, NULL, &rep, NULL), RAID_OK);
+            assert_true(rep->on_device && rep->precision == pol && rep->passed);
+            raid_sweep_parity_destroy(rep);
+        }
+        raid_ctx_destroy(dev);
+    }
+    raid_sweep_result_destroy(r64), raid_sweep_result_destroy(rdf), raid_sweep_result_destroy(r32);
+    raid_sweep_result_destroy(rback);
+    raid_ctx_destroy(cpu);
+    free(c), free(o);
 }
 
 int main(void)
@@ -536,6 +637,7 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_hand_made), cmocka_unit_test(test_prefix_fails),
                                        cmocka_unit_test(test_device_parity), cmocka_unit_test(test_cli),
                                        cmocka_unit_test(test_scan_walk), cmocka_unit_test(test_scan_ulp), cmocka_unit_test(test_device_table),
-                                       cmocka_unit_test(test_device_150k), cmocka_unit_test(test_breakit)};
+                                       cmocka_unit_test(test_device_150k), cmocka_unit_test(test_breakit),
+                                       cmocka_unit_test(test_context_precision)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,9 +9,9 @@
  * MA is raid_ma_compute's statistic (include/raid/ma.h; HMA by default, R TTR's convention).
  *
  * Backends (docs/ta_sweep.md): on a device context every distinct moving average the grid needs is
- * computed once per series on the device (double-float direct window sums, or plain float32 with
- * precision f32), and the trades and statistics of every combination are scanned there too (per chunk of
- * bars, partials combined in float64 on the host in a fixed order); the trades equal the float64 path's
+ * computed once per series on the device (double-float direct window sums, or plain float32 with the
+ * context's precision RAID_PREC_F32), and the trades and statistics of every combination are scanned there
+ * too (per chunk of bars, partials combined in float64 on the host in a fixed order); the trades equal the float64 path's
  * except at float64 ties (raid_sweep_parity proves it), the statistics are within docs/ta_sweep.md's
  * bound. On NULL or a cpu context the float64 cpu path (the oracle): the moving averages with
  * raid_ma_compute on the host (periods in parallel), then every combination (OpenMP; results independent
@@ -33,11 +33,12 @@ extern "C" {
 
 typedef enum raid_sweep_fill { RAID_SWEEP_FILL_CLOSE = 0, RAID_SWEEP_FILL_NEXT_OPEN = 1 } raid_sweep_fill;
 
-/* Precision and formulation of the moving averages of the sweep (and of the path the parity report checks):
- * df, the default, double-float direct sums on a device (float64 on the cpu); f32, plain float32 direct
- * window sums (the float32 Metal backtest's method: on a device its kernels, on the cpu emulated); prefix,
- * the float32 prefix-sum WMA, only to show its trap (computed on the host; a device scans it). */
-typedef enum raid_sweep_precision { RAID_SWEEP_PRECISION_DF = 0, RAID_SWEEP_PRECISION_F32 = 1 } raid_sweep_precision;
+/* Formulation of the moving averages of the sweep (and of the path the parity report checks): direct window
+ * sums, the default, at the context's precision (raid_ctx_set_precision, include/raid/core.h): RAID_PREC_DF,
+ * the default, double-float direct sums on a device (float64 on the cpu); RAID_PREC_F32, plain float32
+ * direct window sums (the float32 Metal backtest's method: on a device its kernels, on the cpu emulated for
+ * the parity report); prefix, the float32 prefix-sum WMA, only to show its trap (computed on the host; a
+ * device scans it; the precision is not used). */
 typedef enum raid_sweep_formulation { RAID_SWEEP_DIRECT = 0, RAID_SWEEP_PREFIX = 1 } raid_sweep_formulation;
 
 #define RAID_SWEEP_MAX_PERIOD 1048576 /* 2^20: the largest period of a grid */
@@ -52,22 +53,23 @@ typedef struct raid_sweep_spec {
     double cost_bps;                 /* cost per side in basis points, [0, 1e4); default 0 */
     double bars_per_year;            /* annualisation of the Sharpe ratio, > 0; default 252 */
     int keep_trades;                 /* 1: keep every trade (raid_sweep_result_trades, raid_sweep_write_trades) */
-    raid_sweep_precision precision;  /* df (default) or f32 (hma, wma, mean) */
     raid_sweep_formulation formulation; /* direct (default) or prefix (wma, hma: the trap) */
 } raid_sweep_spec;
 
 /** The defaults: hma, fast 5:50:1, slow 20:200:5, long/flat, fill at the close, no cost, 252 bars per year,
- *  no trades kept, df, direct. */
+ *  no trades kept, direct. */
 RAID_API void raid_sweep_spec_default(raid_sweep_spec *s);
 
 /** Parse a range "LO:HI:STEP" (or "LO:HI", step 1, or "P", one period) of periods: integers, 1 <= LO <= HI
  *  <= RAID_SWEEP_MAX_PERIOD, 1 <= STEP. Errors: RAID_EINVAL (NULL, syntax, out of range; raid_errmsg). */
 RAID_API raid_status raid_sweep_parse_range(const char *s, int *lo, int *hi, int *step);
 
-/** Check a spec (ranges, ma, fill, cost, bars_per_year, precision f32 with hma, wma or mean, formulation
- *  prefix with wma or hma, the number of combinations with fast < slow:
- *  at least 1, at most RAID_SWEEP_MAX_COMBOS). Errors: RAID_EINVAL (raid_errmsg). */
-RAID_API raid_status raid_sweep_spec_check(const raid_sweep_spec *s);
+/** Check a spec for a run on ctx (NULL: the cpu path, precision RAID_PREC_DF): ranges, ma, fill, cost,
+ *  bars_per_year, the context's precision RAID_PREC_F32 (direct formulation) only with hma, wma or mean,
+ *  formulation prefix with wma or hma, the number of combinations with fast < slow: at least 1, at most
+ *  RAID_SWEEP_MAX_COMBOS. raid_sweep_run and raid_sweep_parity check the same. Errors: RAID_EINVAL
+ *  (raid_errmsg(); ctx's message is left alone). */
+RAID_API raid_status raid_sweep_spec_check(const raid_ctx *ctx, const raid_sweep_spec *s);
 
 /* One trade: bars are indices into its series (0-based); prices the fill prices (close or open). */
 typedef struct raid_sweep_trade {
@@ -156,13 +158,13 @@ RAID_API void raid_sweep_result_destroy(raid_sweep_result *r);
 
 /* ---- The parity report (docs/ta_sweep.md "Parity report") ----
  * The float64 cpu path (moving averages in float64 on the host, the cpu scan: the oracle) beside the
- * checked path, which is what raid_sweep_run gives on ctx with spec's precision and formulation:
+ * checked path, which is what raid_sweep_run gives on ctx with ctx's precision and spec's formulation:
  *   - direct, df on a device: the device sweep (moving averages, trades and statistics on the device);
  *     on NULL or cpu: float64 again, equal by construction;
  *   - prefix (any ctx): THE TRAP: WMA by raid_ma_wma_prefix_f32, HMA(n) from three of them (inner series
  *     2 WMA(x, n/2) - WMA(x, n) in float64, then the prefix WMA of window trunc(sqrt(n)) over its defined
  *     part), on the host, scanned on ctx; ma must be wma or hma. It must fail.
- *   - direct, f32: plain float32 direct window sums (the float32 Metal backtest's method; on a device its
+ *   - direct, f32 (RAID_PREC_F32): plain float32 direct window sums (the float32 Metal backtest's method; on a device its
  *     kernels, on the cpu emulated in float, the same values); hma, wma or mean. Its tie threshold is
  *     float32's, per combination: 2 u (B(fast) + B(slow)), u = 2^-24, B(n) the derived bound of one
  *     average in units of u M (n + 3; hma 2 (n/2 + 3) + n + 6 + 3 (trunc(sqrt n) + 3)); tie_rel reports
@@ -186,7 +188,7 @@ typedef struct raid_sweep_shift {
 } raid_sweep_shift;
 
 typedef struct raid_sweep_parity_report {
-    raid_sweep_precision precision;     /* of the checked path (df, f32) */
+    raid_precision precision;           /* of the checked path: the context's (RAID_PREC_DF, RAID_PREC_F32) */
     raid_sweep_formulation formulation; /* of the checked path */
     raid_ma_stat ma;                    /* the moving average */
     int on_device;                      /* 1: the checked MAs came from a device; 0: from the host */
@@ -209,11 +211,11 @@ typedef struct raid_sweep_parity_report {
 } raid_sweep_parity_report;
 
 /** Run the parity of spec on a table read by raid_ma_read_csv_columns (as raid_sweep_run) on ctx (NULL, cpu
- *  or a device). spec->precision df or f32 (f32 needs ma hma, wma or mean), spec->formulation direct or
- *  prefix (prefix needs ma wma or hma; it ignores precision). *out: the report (raid_sweep_parity_destroy); a failed
- *  parity is a report with passed = 0, not an error. res: NULL, or receives the checked path's result (as
- *  raid_sweep_run on ctx gives it). Errors: as raid_sweep_run; message
- *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out and *res NULL on failure. */
+ *  or a device). The checked path: ctx's precision (raid_ctx_precision; RAID_PREC_F32 needs ma hma, wma or
+ *  mean, and is emulated on the host on a cpu context) with spec->formulation direct, or prefix (needs ma
+ *  wma or hma; it ignores the precision). *out: the report (raid_sweep_parity_destroy); a failed parity is a
+ *  report with passed = 0, not an error. res: NULL, or receives the checked path's result (as raid_sweep_run
+ *  on ctx gives it). Errors: as raid_sweep_run; message raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). *out and *res NULL on failure. */
 RAID_API raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
                                        raid_sweep_parity_report **out, raid_sweep_result **res);
 /** The same on arrays (the arguments of raid_sweep_run_arrays). */

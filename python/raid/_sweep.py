@@ -31,7 +31,8 @@ def _range(r, name):
     return (v[0], v[0], 1) if len(v) == 1 else (v[0], v[1], v[2] if len(v) == 3 else 1)
 
 
-def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precision="df", formulation="direct"):
+def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, formulation="direct"):
+    """The spec, checked as on the cpu path (precision df); the context's precision is checked by the run."""
     s = ffi.new("raid_sweep_spec *")
     lib.raid_sweep_spec_default(s)
     s.ma = _stat(ma)
@@ -44,17 +45,14 @@ def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precisio
     s.cost_bps = float(cost_bps)
     s.bars_per_year = float(bars_per_year)
     s.keep_trades = 1 if trades else 0
-    if precision not in ("df", "f32"):
-        raise ValueError(f"precision must be 'df' or 'f32', not {precision!r}")
     if formulation not in ("direct", "prefix"):
         raise ValueError(f"formulation must be 'direct' or 'prefix', not {formulation!r}")
-    s.precision = lib.RAID_SWEEP_PRECISION_DF if precision == "df" else lib.RAID_SWEEP_PRECISION_F32
     s.formulation = lib.RAID_SWEEP_DIRECT if formulation == "direct" else lib.RAID_SWEEP_PREFIX
-    check(lib.raid_sweep_spec_check(s))
+    check(lib.raid_sweep_spec_check(ffi.NULL, s))
     return s
 
 
-def _run(close, open_, off, names, spec, device, progress=None):
+def _run(close, open_, off, names, spec, device, precision, progress=None):
     c, pc = as_c(close, np.float64, "close")
     o, po = (None, ffi.NULL) if open_ is None else as_c(open_, np.float64, "open")
     if o is not None and o.size != c.size:
@@ -64,7 +62,7 @@ def _run(close, open_, off, names, spec, device, progress=None):
         raise ValueError(f"offsets must have at least two entries in [0, {c.size}]")
     keep = [ffi.new("char[]", n) for n in names] if names is not None else None
     psym = ffi.new("const char *[]", keep) if keep is not None else ffi.NULL
-    ctx = context(device)
+    ctx = context(device, precision)
     out = ffi.new("raid_sweep_result **")
     with reporting(ctx, progress, "sweep"):
         check(lib.raid_sweep_run_arrays(ctx, spec, pc, po, poff, off.size - 1, psym, out), ctx)
@@ -141,10 +139,11 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
     per series, are in .attrs["messages"]; with trades=True a pair (that, trades DataFrame [symbol,]fast,slow,entry_bar,
     exit_bar,entry_price,exit_price,side). device: as raid.context: "cpu" the float64 path, a device the
     device sweep (moving averages, trades and statistics there: the float64 trades except at float64
-    ties, statistics within docs/ta_sweep.md's bound). precision "df" or "f32" (plain float32 sums),
-    formulation "direct" or "prefix" (the float32 prefix-sum trap), as `raid sweep`. progress: the
+    ties, statistics within docs/ta_sweep.md's bound). precision: the context's, as raid.realized's
+    (raid.context; docs/precision.md): "df" or "f32" (plain float32 sums of hma, wma and mean, emulated
+    on "cpu"), formulation "direct" or "prefix" (the float32 prefix-sum trap), as `raid sweep`. progress: the
     backtests' progress (unit "backtests": series x pairs), as raid.garch's. Errors: ValueError (arguments), RaidError (the library's: a bad price, a grid without pairs)."""
-    spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, precision, formulation)
+    spec = _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, formulation)
     names = None
     if is_frame(x):
         x = frame(x, "x", "close (open, symbol)")
@@ -169,6 +168,6 @@ def sweep(x, fast=(5, 50, 1), slow=(20, 200, 5), *, ma="hma", short=False, cost_
         close = floats(x, "x", nulls="nan", how=_HOW.format(name="x"))
         open_ = None if open is None else floats(open, "open", nulls="nan", how=_HOW.format(name="open"))
         off = np.array([0, close.size], np.int64) if offsets is None else integers(offsets, "offsets")
-    r = _run(close, open_, off, names, spec, device, progress)
+    r = _run(close, open_, off, names, spec, device, precision, progress)
     res = _frames(r, [n.decode() for n in names] if names is not None else None, trades)
     return res

@@ -37,7 +37,6 @@ void raid_sweep_spec_default(raid_sweep_spec *s)
     s->slow_lo = 20, s->slow_hi = 200, s->slow_step = 5;
     s->fill = RAID_SWEEP_FILL_CLOSE;
     s->bars_per_year = 252.0;
-    s->precision = RAID_SWEEP_PRECISION_DF;
     s->formulation = RAID_SWEEP_DIRECT;
 }
 
@@ -108,7 +107,7 @@ static size_t grid(const raid_sweep_spec *s, int *fast, int *slow)
     return k;
 }
 
-raid_status raid_sweep_spec_check(const raid_sweep_spec *s)
+raid_status raid_sweep_spec_check(const raid_ctx *ctx, const raid_sweep_spec *s)
 {
     if (!s)
         return raidFail(NULL, RAID_EINVAL, "raid_sweep_spec_check: NULL spec");
@@ -127,12 +126,10 @@ raid_status raid_sweep_spec_check(const raid_sweep_spec *s)
         return raidFail(NULL, RAID_EINVAL, "sweep: cost_bps %g (expected [0, 10000))", s->cost_bps);
     if (!(s->bars_per_year > 0.0 && isfinite(s->bars_per_year)))
         return raidFail(NULL, RAID_EINVAL, "sweep: bars_per_year %g (expected > 0)", s->bars_per_year);
-    if (s->precision != RAID_SWEEP_PRECISION_DF && s->precision != RAID_SWEEP_PRECISION_F32)
-        return raidFail(NULL, RAID_EINVAL, "sweep: bad precision %d", (int)s->precision);
     if (s->formulation != RAID_SWEEP_DIRECT && s->formulation != RAID_SWEEP_PREFIX)
         return raidFail(NULL, RAID_EINVAL, "sweep: bad formulation %d", (int)s->formulation);
-    if (s->formulation == RAID_SWEEP_DIRECT && s->precision == RAID_SWEEP_PRECISION_F32 && s->ma == RAID_MA_EMA)
-        return raidFail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not ema");
+    if (s->formulation == RAID_SWEEP_DIRECT && raid_ctx_precision(ctx) == RAID_PREC_F32 && s->ma == RAID_MA_EMA)
+        return raidFail(NULL, RAID_EINVAL, "sweep: precision f32 applies to hma, wma and mean, not ema");
     if (s->formulation == RAID_SWEEP_PREFIX && s->ma != RAID_MA_WMA && s->ma != RAID_MA_HMA)
         return raidFail(NULL, RAID_EINVAL, "sweep: --formulation prefix applies to wma and hma, not %s",
                          raid_ma_stat_name(s->ma));
@@ -298,7 +295,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         *par = NULL;
     if (!spec || !close || !off || nseries == 0)
         return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: NULL argument or no series");
-    if (raid_sweep_spec_check(spec) != RAID_OK)
+    if (raid_sweep_spec_check(ctx, spec) != RAID_OK)
         return raidFail(ctx, RAID_EINVAL, "%s", raid_errmsg());
     if (spec->fill == RAID_SWEEP_FILL_NEXT_OPEN && !open)
         return raidFail(ctx, RAID_EINVAL, "sweep: --fill next-open needs open prices (no open column)");
@@ -372,13 +369,14 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
     }
     const int dev = raidOnDevice(ctx);
     /* the checked path's moving averages when they are not float64's: the trap or float32 sums */
-    const int other = spec->formulation == RAID_SWEEP_PREFIX || spec->precision == RAID_SWEEP_PRECISION_F32;
+    const raid_precision prec = raid_ctx_precision(ctx);
+    const int other = spec->formulation == RAID_SWEEP_PREFIX || prec == RAID_PREC_F32;
     double *table = NULL, *table2 = NULL;
     raid_sweep_stats *st2 = NULL;
     RaidSweepTrades *tr64 = NULL, *tr2 = NULL;
     raid_sweep_parity_report *rep = NULL;
     if (st == RAID_OK && par) {
-        if (!(rep = raidSweepParityNew(spec, dev)) || !(st2 = malloc(r->ncomb * sizeof *st2)) ||
+        if (!(rep = raidSweepParityNew(spec, prec, dev)) || !(st2 = malloc(r->ncomb * sizeof *st2)) ||
             !(tr64 = calloc(r->ncomb, sizeof *tr64)) || !(tr2 = calloc(r->ncomb, sizeof *tr2)))
             st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
@@ -441,7 +439,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
                 if ((st = host_other(ctx, spec, periods, np, c, n, table2)) == RAID_OK)
                     st = raidSweepClTableUpload(ctx, table2, np, n, &tab);
             } else {
-                st = raidMaClTable(ctx, spec->ma, periods, np, c, n, spec->precision == RAID_SWEEP_PRECISION_F32,
+                st = raidMaClTable(ctx, spec->ma, periods, np, c, n, prec == RAID_PREC_F32,
                                       &tab, &e);
                 if (st == RAID_OK && par)
                     st = raidSweepClTableDownload(ctx, &tab, np, n, e, table2);

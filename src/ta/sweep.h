@@ -152,8 +152,9 @@ raid_status raidSweepPrefixMa(raid_ma_stat ma, int64_t n, const double *x, size_
  * RAID_ENOMEM. */
 raid_status raidSweepF32Ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out);
 
-/* An empty report for spec's checked path (listing capacity allocated); NULL when out of memory. */
-raid_sweep_parity_report *raidSweepParityNew(const raid_sweep_spec *spec, int on_device);
+/* An empty report for the checked path of spec at precision prec (the context's; listing capacity
+ * allocated); NULL when out of memory. */
+raid_sweep_parity_report *raidSweepParityNew(const raid_sweep_spec *spec, raid_precision prec, int on_device);
 
 /* The bounds of |checked - float64| of total_log_return, sharpe and max_drawdown (bound[0..2]) of one
  * combination whose trade lists are equal, a = the float64 path's statistics (docs/ta_sweep.md "The device

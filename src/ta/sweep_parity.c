@@ -57,7 +57,7 @@ static void f32_window(const float *x, size_t lo, size_t len, int64_t n, int wma
 raid_status raidSweepF32Ma(raid_ma_stat ma, int64_t n, const double *x, size_t len, double *out)
 {
     if (ma != RAID_MA_WMA && ma != RAID_MA_HMA && ma != RAID_MA_MEAN)
-        return raidFail(NULL, RAID_EINVAL, "sweep: --precision f32 applies to hma, wma and mean, not %s",
+        return raidFail(NULL, RAID_EINVAL, "sweep: precision f32 applies to hma, wma and mean, not %s",
                          raid_ma_stat_name(ma));
     if (len == 0)
         return RAID_OK;
@@ -104,19 +104,19 @@ static double f32_bound(raid_ma_stat ma, int64_t n)
     return (double)(n + 3);
 }
 
-raid_sweep_parity_report *raidSweepParityNew(const raid_sweep_spec *spec, int on_device)
+raid_sweep_parity_report *raidSweepParityNew(const raid_sweep_spec *spec, raid_precision prec, int on_device)
 {
     raid_sweep_parity_report *r = calloc(1, sizeof *r);
     if (!r || !(r->listed = malloc(PARITY_LIST_CAP * sizeof *r->listed))) {
         free(r);
         return NULL;
     }
-    r->precision = spec->precision;
+    r->precision = prec;
     r->ma = spec->ma;
     r->formulation = spec->formulation;
     r->on_device = on_device;
     r->tie_rel = 1e-12;
-    if (spec->precision == RAID_SWEEP_PRECISION_F32 && spec->formulation == RAID_SWEEP_DIRECT)
+    if (prec == RAID_PREC_F32 && spec->formulation == RAID_SWEEP_DIRECT)
         /* twice the bound of the largest periods (windows' prices within twice the close) */
         r->tie_rel = 2.0 * 0x1p-24 * (f32_bound(spec->ma, spec->fast_hi) + f32_bound(spec->ma, spec->slow_hi));
     r->max_violations = 0;
@@ -160,7 +160,7 @@ static void shifted(raid_sweep_parity_report *rep, const RaidSweepSeries *s, int
 {
     const size_t lo = t->entry_bar >= 2 ? (size_t)t->entry_bar - 2 : 0;
     const size_t hi = t->exit_bar >= 1 ? (size_t)t->exit_bar - 1 : 0;
-    const int f32 = rep->precision == RAID_SWEEP_PRECISION_F32 && rep->formulation == RAID_SWEEP_DIRECT;
+    const int f32 = rep->precision == RAID_PREC_F32 && rep->formulation == RAID_SWEEP_DIRECT;
     const double m = span_margin(s, short_side, f64, s64, fc, sc, lo, hi,
                                  rep->on_device && !f32 && rep->formulation == RAID_SWEEP_DIRECT);
     /* float32's tie threshold is the combination's own (its two periods' bounds); float64's 1e-12 */
@@ -268,7 +268,7 @@ raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
         return raidFail(NULL, RAID_EINVAL, "raid_sweep_parity_write: NULL");
     const char *path = r->formulation == RAID_SWEEP_PREFIX
                            ? "float32 prefix-sum moving averages on the host (the trap)"
-                       : r->precision == RAID_SWEEP_PRECISION_F32
+                       : r->precision == RAID_PREC_F32
                            ? (r->on_device ? "plain float32 direct-sum moving averages on the device"
                                            : "plain float32 direct-sum moving averages (emulated on the host)")
                        : r->on_device ? "double-float moving averages on the device"

@@ -6,7 +6,7 @@
  *   0     fz_io
  *   1     bits 0-1 the column names (NAMES); bit 2 fill at the next open (reads the open column); bit 3 the
  *         open column optional (else required when read); bits 4-5 the moving average (hma, wma, mean, ema);
- *         bit 6 short side; bit 7 precision f32
+ *         bit 6 short side; bit 7 the context's precision RAID_PREC_F32 (not with ema)
  *   2     bits 0-1 the grid (fast 2:4 slow 3:8, fast 2 slow 3, fast 1:3 slow 2:6:2, fast 5:9 slow 6:12);
  *         bit 2 a cost of 10 bps
  * Checks: the records (status and message of the reading and of the sweep, notices, the outputs) the same
@@ -29,6 +29,7 @@ typedef struct opts {
     size_t ncols;
     unsigned optional;
     raid_sweep_spec spec;
+    raid_precision prec; /* the context's */
 } opts;
 
 static void job(const char *path, const void *arg, fz_buf *r)
@@ -43,6 +44,7 @@ static void job(const char *path, const void *arg, fz_buf *r)
     for (size_t i = 0; i < raid_ma_input_notice_count(in); i++)
         fz_addf(r, "notice %s\n", raid_ma_input_notice(in, i));
     raid_ctx *ctx = fz_cpu();
+    FZ_CHECK(raid_ctx_set_precision(ctx, o->prec) == RAID_OK, "raid_ctx_set_precision: %s", raid_ctx_errmsg(ctx));
     raid_sweep_result *res = NULL;
     st = raid_sweep_run(ctx, &o->spec, in, &res);
     fz_addf(r, "sweep %d %s\n", (int)st, st ? raid_ctx_errmsg(ctx) : "");
@@ -76,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.spec.fill = next_open ? RAID_SWEEP_FILL_NEXT_OPEN : RAID_SWEEP_FILL_CLOSE;
     o.spec.ma = mas[(b1 >> 4) & 3];
     o.spec.short_side = (b1 >> 6) & 1;
-    o.spec.precision = (b1 & 128) && o.spec.ma != RAID_MA_EMA ? RAID_SWEEP_PRECISION_F32 : RAID_SWEEP_PRECISION_DF;
+    o.prec = (b1 & 128) && o.spec.ma != RAID_MA_EMA ? RAID_PREC_F32 : RAID_PREC_DF;
     const int *g = grids[b2 & 3];
     o.spec.fast_lo = g[0], o.spec.fast_hi = g[1], o.spec.fast_step = g[2];
     o.spec.slow_lo = g[3], o.spec.slow_hi = g[4], o.spec.slow_step = g[5];
@@ -84,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.spec.fast_lo = 2;
     o.spec.cost_bps = (b2 & 4) ? 10 : 0;
     o.spec.keep_trades = 1;
-    if (raid_sweep_spec_check(&o.spec) != RAID_OK)
+    if (raid_sweep_spec_check(NULL, &o.spec) != RAID_OK)
         fz_fail("spec: %s", raid_errmsg());
     fz_two_runs("sweep", in.p, in.n, job, &o, &io, &o);
     return 0;

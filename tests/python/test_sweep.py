@@ -115,6 +115,15 @@ def test_precision_and_device(tmp_path):
     ref = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="cpu")
     f32 = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="cpu", precision="f32")
     assert len(f32) == len(ref)
+    # the context's precision (raid.context, as raid.realized's): prices whose swings (1e-8 of the level) are
+    # below float's resolution cross in float64 and are flat in float32 (every average the same float), on
+    # the cpu (emulated) and on a device; the next call's default sets df again on the same context
+    flat = 10000 + 1e-4 * np.sin(np.arange(400) / 5)
+    kw = dict(fast=(2, 4, 1), slow=(10, 20, 5), ma="mean")
+    devices = ["cpu"] + (["opencl"] if len(raid.devices()) else [])
+    for d in devices:
+        assert (raid.sweep(flat, device=d, precision="f32", **kw)["trades"] == 0).all()
+        assert (raid.sweep(flat, device=d, **kw)["trades"] >= 12).all()
     trap = raid.sweep(close, fast=(5, 12, 1), slow=(20, 60, 10), device="cpu", formulation="prefix")
     assert (trap["trades"] != ref["trades"]).any()
     with pytest.raises(ValueError, match="precision"):
