@@ -2,9 +2,24 @@
 #ifndef RAID_BENCH_COMMON_H
 #define RAID_BENCH_COMMON_H
 
+#include <raid/core.h>
+
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/* --precision's value, f32 or df (the CLI's spelling); anything else ends the program with a usage
+ * error, so that a misspelt policy is never benchmarked as the other one. */
+static inline raid_precision bench_precision(const char *prog, const char *v)
+{
+    if (!strcmp(v, "f32")) return RAID_PREC_F32;
+    if (!strcmp(v, "df")) return RAID_PREC_DF;
+    fprintf(stderr, "%s: --precision '%s' (expected df or f32)\n", prog, v);
+    exit(1);
+}
 
 /* Wall-clock seconds (monotonic); the includer defines _POSIX_C_SOURCE. */
 static inline double bench_now(void)

@@ -127,7 +127,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = argv[++i];
         else if (!strcmp(argv[i], "--precision") && i + 1 < argc)
-            prec = !strcmp(argv[++i], "df") ? RAID_PREC_DF : RAID_PREC_F32;
+            prec = bench_precision("bench_realized", argv[++i]);
         else if (!strcmp(argv[i], "--seg-len") && i + 1 < argc)
             seg_len = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)

@@ -250,7 +250,7 @@ int main(int argc, char **argv)
     long e2e_seg = 23400;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device")) device = argv[i + 1];
-        else if (!strcmp(argv[i], "--precision")) prec = strcmp(argv[i + 1], "f32") ? RAID_PREC_DF : RAID_PREC_F32;
+        else if (!strcmp(argv[i], "--precision")) prec = bench_precision("bench_regress", argv[i + 1]);
         else if (!strcmp(argv[i], "--symbols")) S = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--days")) T = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--window")) W = atol(argv[i + 1]);
