@@ -15,7 +15,7 @@
 /* The device layer's per-context state (src/device/device.h; defined by the backend's host file). */
 typedef struct RaidDev RaidDev;
 
-/* Knobs of benchmarks and tests (include/raid/tuning.h, src/core/tuning.c): never in a production
+/* Knobs of benchmarks and tests (include/raid/tuning.h, src/core/tuning.c, src/context/tuning.c): never in a production
  * context, whose `tuning` stays NULL; read through the raid_tune_* accessors below. */
 typedef struct RaidTuningKnobs {
     int kernel_repeat;          /* launches per batch (results are identical), <= 1: one */
@@ -95,6 +95,14 @@ static inline int raidTuneMeatRows(const raid_ctx *c) { return c && c->tuning &&
 static inline int raidTuneGroupbyPath(const raid_ctx *c) { return c && c->tuning ? c->tuning->groupby_path : 0; }
 static inline int raidTuneSelectPath(const raid_ctx *c) { return c && c->tuning ? c->tuning->select_path : 0; }
 static inline const char *raidTuneBuildOptions(const raid_ctx *c) { return c->tuning ? c->tuning->build_options : ""; }
+
+/* ctx's knobs, allocated (zero: every default) on the first call (src/core/tuning.c): RAID_OK, or
+ * RAID_ENOMEM through ctx. ctx is not NULL. */
+raid_status raidTuningKnobs(raid_ctx *ctx);
+
+/* The check of a tuning call that needs a device context (what: the call's name for messages): RAID_OK
+ * with ctx's message cleared, RAID_EINVAL for a NULL ctx, RAID_EUNSUPPORTED for a cpu context. */
+raid_status raidTuningNeedDevice(raid_ctx *ctx, const char *what);
 
 /* Format a message into the thread's message (raid_errmsg) and, when ctx is not NULL, into ctx->errmsg;
  * return status s (printf-style). The one error path of the library. An argument may be raid_errmsg() (a
