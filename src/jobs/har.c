@@ -1,4 +1,5 @@
-/* The CSV reader of raid har's daily realized measures (raid_har_read_csv, include/raid/har.h): one row
+/* The job of raid har (include/raid/har.h): the CSV reader of the daily realized measures (raid_har_read_csv; the
+ * fit is raid_har_fit's) and the CSV writers of the result (raid_har_write_*). The reader: one row
  * per symbol and day, on the table reader (table.c: tokenising, byte order mark, header mapping, typed
  * columns, FILE:LINE:COL errors). Columns: symbol (string, optional unless required), date (a calendar
  * date, after the symbol's previous one: order.h), rv and, optional, bpv, rq, jump_p (decimal numbers, an empty field NAN). A
@@ -7,6 +8,7 @@
  * handed to raid_har_input_add as the run ends. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "core/outfile.h"
 #include "core/strlist.h"
 #include "io/order.h"
 #include "io/symtab.h"
@@ -262,4 +264,98 @@ raid_status raid_har_read_csv(const char *path, const char *const *names, int sy
     }
     *out = hi;
     return RAID_OK;
+}
+
+/* ---- The CSV writers of a result (raid_har_write_*) ---- */
+
+raid_status raid_har_write_coefs(const raid_har_result *res, FILE *f)
+{
+    if (!res || !f)
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_coefs: NULL");
+    if (!res->nrows)
+        return RAID_OK;
+    const raid_har_spec *sp = &res->spec;
+    const int k = res->k;
+    fputs(sp->win_kind ? "symbol,model,transform,h,window_end,n,r2,r2_adj" : "symbol,model,transform,h,n,r2,r2_adj", f);
+    for (int j = 0; j < k; j++)
+        fprintf(f, ",%s,%s_se,%s_t", sp->names[j], sp->names[j], sp->names[j]);
+    fputc('\n', f);
+    for (size_t r = 0; r < res->nrows; r++) {
+        raid_csv_put_field(f, res->sym[res->row_sym[r]]);
+        fprintf(f, ",%s,%s,%d", raid_har_model_name((raid_har_model)sp->model),
+                raid_har_transform_name((raid_har_transform)sp->transform), sp->h);
+        if (res->row_end[r]) {
+            fputc(',', f);
+            raid_csv_put_field(f, res->row_end[r]);
+        }
+        fprintf(f, ",%lld", (long long)res->row_n[r]);
+        raid_csv_put_value(f, res->r2[r]);
+        raid_csv_put_value(f, res->r2_adj[r]);
+        for (int j = 0; j < k; j++) {
+            raid_csv_put_value(f, res->beta[r * (size_t)k + (size_t)j]);
+            raid_csv_put_value(f, res->se[r * (size_t)k + (size_t)j]);
+            raid_csv_put_value(f, res->tstat[r * (size_t)k + (size_t)j]);
+        }
+        fputc('\n', f);
+    }
+    return raidCsvWritten(f);
+}
+
+raid_status raid_har_write_forecasts(const raid_har_result *res, FILE *f)
+{
+    if (!res || !f)
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_forecasts: NULL");
+    fputs("symbol,date,forecast,actual,sq_err,qlike\n", f);
+    for (size_t i = 0; i < res->nfc; i++) {
+        raid_csv_put_field(f, res->sym[res->fc_sym[i]]);
+        fputc(',', f);
+        raid_csv_put_field(f, res->fc_date[i]);
+        raid_csv_put_value(f, res->fc[i]);
+        raid_csv_put_value(f, res->act[i]);
+        raid_csv_put_value(f, res->sqe[i]);
+        raid_csv_put_value(f, res->ql[i]);
+        fputc('\n', f);
+    }
+    return raidCsvWritten(f);
+}
+
+raid_status raid_har_write_losses(const raid_har_result *res, FILE *f)
+{
+    if (!res || !f)
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_losses: NULL");
+    const raid_har_spec *sp = &res->spec;
+    fputs("symbol,model,transform,h,n_forecasts,mse,qlike,n_qlike\n", f);
+    for (size_t q = 0; q < res->nsym; q++) {
+        size_t n, nq;
+        double mse, ql;
+        if (!raid_har_result_loss(res, q, &n, &mse, &ql, &nq))
+            continue;
+        raid_csv_put_field(f, res->sym[q]);
+        fprintf(f, ",%s,%s,%d,%zu", raid_har_model_name((raid_har_model)sp->model),
+                raid_har_transform_name((raid_har_transform)sp->transform), sp->h, n);
+        raid_csv_put_value(f, mse);
+        raid_csv_put_value(f, ql);
+        fprintf(f, ",%zu\n", nq);
+    }
+    return raidCsvWritten(f);
+}
+
+raid_status raid_har_write_loss_table(const raid_har_result *res, FILE *f)
+{
+    if (!res || !f)
+        return raidFail(NULL, RAID_EINVAL, "raid_har_write_loss_table: NULL");
+    const raid_har_spec *sp = &res->spec;
+    if (!sp->win_kind || !res->ran)
+        return RAID_OK;
+    fprintf(f, "forecast losses (%s, transform %s, h %d; QLIKE on the variance scale):\n",
+            raid_har_model_name((raid_har_model)sp->model), raid_har_transform_name((raid_har_transform)sp->transform),
+            sp->h);
+    fprintf(f, "  %-16s %8s %-24s %-24s\n", "symbol", "n", "mse", "qlike");
+    for (size_t q = 0; q < res->nsym; q++) {
+        size_t n;
+        double mse, ql;
+        if (raid_har_result_loss(res, q, &n, &mse, &ql, NULL))
+            fprintf(f, "  %-16s %8zu %-24.17g %-24.17g\n", *res->sym[q] ? res->sym[q] : "(no symbol)", n, mse, ql);
+    }
+    return raidCsvWritten(f);
 }

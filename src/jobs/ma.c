@@ -4,9 +4,11 @@
  * (optional), the date (text: "date", else "timestamp", or the name given; not empty, after the series'
  * previous date: order.h), one or more value columns
  * (decimal numbers, an empty field NAN; raid_ma_read_csv reads one, raid_ma_read_csv_columns several, e.g.
- * close and open for the sweep). Errors come in file order. */
+ * close and open for the sweep). Errors come in file order. And the CSV writer of a statistic over the
+ * series (raid_ma_write_csv; the statistic is raid_ma_compute's). */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "core/outfile.h"
 #include "io/order.h"
 #include "io/table.h"
 #include "ta/ma_internal.h"
@@ -190,4 +192,28 @@ raid_status raid_ma_read_csv_columns(const char *path, const char *const *names,
     }
     *out = in;
     return RAID_OK;
+}
+
+/* The CSV writer of a statistic over the series (raid_ma_write_csv). */
+raid_status raid_ma_write_csv(const raid_ma_input *in, raid_ma_stat stat, const double *values, FILE *f)
+{
+    if (!in || !f || (in->nrows && !values))
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_write_csv: NULL");
+    if ((unsigned)stat >= RAID_MA_NSTATS)
+        return raidFail(NULL, RAID_EINVAL, "raid_ma_write_csv: bad stat %d", (int)stat);
+    if (in->has_symbol)
+        fputs("symbol,", f);
+    raid_csv_put_field(f, in->date_name);
+    fprintf(f, ",%s\n", raid_ma_stat_name(stat));
+    for (size_t s = 0; s < in->syms.n; s++)
+        for (int64_t i = in->offsets[s]; i < in->offsets[s + 1]; i++) {
+            if (in->has_symbol) {
+                raid_csv_put_field(f, in->syms.names[s]);
+                fputc(',', f);
+            }
+            raid_csv_put_field(f, in->text + in->date_off[i]);
+            raid_csv_put_value(f, values[i]);
+            fputc('\n', f);
+        }
+    return raidCsvWritten(f);
 }

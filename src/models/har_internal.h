@@ -1,7 +1,7 @@
 /* HAR inside the library: the handles of include/raid/har.h and what its files share
  * (har_spec.c: names and specification; har_design.c: the design of one series; har_input.c: the input
- * series; har_fit.c: the estimation; har_result.c: the result's accessors and CSV writers;
- * src/io/har_reader.c: the CSV reader). */
+ * series; har_fit.c: the estimation; har_result.c: the result's accessors;
+ * src/jobs/har.c: the CSV reader and the result's CSV writers). */
 #ifndef RAID_MODELS_HAR_INTERNAL_H
 #define RAID_MODELS_HAR_INTERNAL_H
 
@@ -46,7 +46,7 @@ struct raid_har_input {
     RaidStrlist notices; /* of the reading (raid_har_input_notice) */
 };
 
-/* The value rules of one day, shared by the CSV reader (src/io/har_reader.c, row_check) and
+/* The value rules of one day, shared by the CSV reader (src/jobs/har.c, row_check) and
  * raid_har_input_add: the first rule that the day breaks, HAR_DAY_OK when none. date: len bytes (a
  * calendar date YYYY-MM-DD, raidIoParseDate); rv, bpv, rq: not negative (NAN, a missing day, passes;
  * NAN for an absent measure). raidHarDayWhy(r) is the text after the field's name in the message; the

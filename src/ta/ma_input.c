@@ -1,6 +1,5 @@
-/* The series of raid ma: accessors and the CSV writer of include/raid/ma.h (the reader: io/ma_reader.c). */
+/* The series of raid ma: the accessors of include/raid/ma.h (the CSV reader and writer: src/jobs/ma.c). */
 #include "core/internal.h"
-#include "core/outfile.h"
 #include "ta/ma_internal.h"
 
 #include <stdlib.h>
@@ -37,27 +36,4 @@ const char *raid_ma_input_symbol(const raid_ma_input *in, size_t s)
 const char *raid_ma_input_date(const raid_ma_input *in, size_t i)
 {
     return in && i < in->nrows ? in->text + in->date_off[i] : NULL;
-}
-
-raid_status raid_ma_write_csv(const raid_ma_input *in, raid_ma_stat stat, const double *values, FILE *f)
-{
-    if (!in || !f || (in->nrows && !values))
-        return raidFail(NULL, RAID_EINVAL, "raid_ma_write_csv: NULL");
-    if ((unsigned)stat >= RAID_MA_NSTATS)
-        return raidFail(NULL, RAID_EINVAL, "raid_ma_write_csv: bad stat %d", (int)stat);
-    if (in->has_symbol)
-        fputs("symbol,", f);
-    raid_csv_put_field(f, in->date_name);
-    fprintf(f, ",%s\n", raid_ma_stat_name(stat));
-    for (size_t s = 0; s < in->syms.n; s++)
-        for (int64_t i = in->offsets[s]; i < in->offsets[s + 1]; i++) {
-            if (in->has_symbol) {
-                raid_csv_put_field(f, in->syms.names[s]);
-                fputc(',', f);
-            }
-            raid_csv_put_field(f, in->text + in->date_off[i]);
-            raid_csv_put_value(f, values[i]);
-            fputc('\n', f);
-        }
-    return raidCsvWritten(f);
 }
