@@ -18,7 +18,7 @@ raid_status raidStrlistAddf(RaidStrlist *l, const char *fmt, ...) __attribute__(
 void raidStrlistFree(RaidStrlist *l);
 /* Append s[0..n) and a NUL to the text buffer *text (*len bytes used of *cap, the capacity doubling from
  * 64 KiB): the offset of the copy, or (size_t)-1 when out of memory (the buffer unchanged). The dates of
- * the CSV readers' runs (har_reader.c, garch_reader.c). */
+ * the CSV readers' runs (src/jobs/har.c, src/jobs/garch.c). */
 size_t raidTextAppend(char **text, size_t *len, size_t *cap, const char *s, size_t n);
 /* A copy of the n strings s[0..n) in ONE allocation (the n pointers, then their text; free() once):
  * the dates of an input added from arrays (har_input.c, garch_input.c). NULL when out of memory. */

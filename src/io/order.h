@@ -1,7 +1,7 @@
 /* The time order of the rows of a series: one rule and one message for every job whose answer depends on
  * the order of its rows and that reads its dates as text (raid garch, har, ma and sweep: their CSV readers
  * and their array entry points; docs/input.md "Time order"). The intraday jobs (raid realized, raid bars)
- * order their parsed instants in the segmenter (segment.c) and in bars.c. Never installed. */
+ * order their parsed instants in the segmenter (segment.c) and in src/jobs/bars.c. Never installed. */
 #ifndef RAID_IO_ORDER_H
 #define RAID_IO_ORDER_H
 

@@ -72,7 +72,7 @@ enum {
  * midnight, lo_s -1: no window) at local time of day tod_us (microseconds, [0, one day)): 1 when kept,
  * both ends inclusive; *next_day (may be NULL) 1 when a window across midnight (lo_s > hi_s) puts the
  * observation on the next trading date (from lo_s on), else 0. The one definition: the segmenter's and
- * raid bars' (src/column/bars.c). */
+ * raid bars' (src/jobs/bars.c). */
 static inline int raidSessionKeep(int32_t lo_s, int32_t hi_s, int64_t tod_us, int *next_day)
 {
     int keep = 1, next = 0;

@@ -1,6 +1,6 @@
 /* A set of symbol names: each name gets an index in order of first appearance, found again through an
  * open-addressing hash (FNV-1a). The one symbol table of src/io: the segmenter's symbols (segment.c) and
- * the symbols raid_har_read_csv has finished (har_reader.c). Never installed. */
+ * the symbols raid_har_read_csv has finished (src/jobs/har.c). Never installed. */
 #ifndef RAID_IO_SYMTAB_H
 #define RAID_IO_SYMTAB_H
 

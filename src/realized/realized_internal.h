@@ -48,7 +48,7 @@ raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offs
 
 /* The float64 cpu path of raid_realized_compute in steps, so that its caller chooses the threads that
  * sum the chunks (raid_realized_compute: OpenMP's; the realized job of a CSV file: the table reader's
- * parsing threads, src/realized/table.c). begin plans the segments' chunks (the chunk plan, chunks of
+ * parsing threads, src/jobs/realized.c). begin plans the segments' chunks (the chunk plan, chunks of
  * 2^15 returns from each segment's start: a segment's sums do not depend on the segments beside it);
  * raidRealizedCpuChunk(j, c) sums chunk c (0 .. nchunks - 1) and checks its returns' range, on any
  * thread, each chunk once, distinct chunks at the same time; end, once every chunk is summed, combines

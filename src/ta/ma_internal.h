@@ -1,4 +1,4 @@
-/* The series of raid ma (raid_ma_input of include/raid/ma.h): what the CSV reader (io/ma_reader.c) fills
+/* The series of raid ma (raid_ma_input of include/raid/ma.h): what the CSV reader (src/jobs/ma.c) fills
  * and ma_input.c reads out and writes. Never installed. */
 #ifndef RAID_TA_MA_INTERNAL_H
 #define RAID_TA_MA_INTERNAL_H

@@ -1,5 +1,5 @@
 /* Fuzz target `bars`: raid bars' job on the cpu context: trades to OHLCV bars (raid_bars_run_csv,
- * src/column/bars.c: the table reader, time zones, sessions, the group-by) and the output
+ * src/jobs/bars.c: the table reader, time zones, sessions, the group-by) and the output
  * (raid_bars_write_csv).
  *
  * Input: 3 option bytes, then the CSV.

@@ -1,5 +1,5 @@
 /* Fuzz target `garch`: raid garch's job on the cpu context: the reader of returns or prices
- * (raid_garch_read_csv, src/io/garch_reader.c) and, for some inputs, the fit (raid_garch_fit, few
+ * (raid_garch_read_csv, src/jobs/garch.c) and, for some inputs, the fit (raid_garch_fit, few
  * iterations) and its output.
  *
  * Input: 3 option bytes, then the CSV.

@@ -1,5 +1,5 @@
 /* Fuzz target `groupby`: raid groupby's job on the cpu context: aggregation by a numeric key
- * (raid_groupby_run_csv, src/io/groupby_reader.c: the table reader, the aggregation list, int64 or
+ * (raid_groupby_run_csv, src/jobs/groupby.c: the table reader, the aggregation list, int64 or
  * float64 keys, exact sums) and the output (raid_groupby_table_write_csv).
  *
  * Input: 2 option bytes, then the CSV.

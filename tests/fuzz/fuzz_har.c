@@ -1,5 +1,5 @@
 /* Fuzz target `har`: raid har's job on the cpu context: the reader of daily measures (raid_har_read_csv,
- * src/io/har_reader.c) and the fit (raid_har_fit) with its three outputs (coefficients, forecasts, losses).
+ * src/jobs/har.c) and the fit (raid_har_fit) with its three outputs (coefficients, forecasts, losses).
  *
  * Input: 3 option bytes, then the CSV.
  *   0     fz_io

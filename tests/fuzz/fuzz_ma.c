@@ -1,5 +1,5 @@
 /* Fuzz target `ma`: raid ma's job on the cpu context: the reader of price series (raid_ma_read_csv,
- * src/io/ma_reader.c), the statistic (raid_ma_compute) and the output (raid_ma_write_csv).
+ * src/jobs/ma.c), the statistic (raid_ma_compute) and the output (raid_ma_write_csv).
  *
  * Input: 3 option bytes, then the CSV.
  *   0     fz_io

@@ -1,5 +1,5 @@
 /* Fuzz target `quantile`: raid quantile's job on the cpu context: quantiles of a column, optionally per
- * integer key (raid_quantile_run_csv, src/io/quantile_reader.c: the table reader, the q list, the sort and
+ * integer key (raid_quantile_run_csv, src/jobs/quantile.c: the table reader, the q list, the sort and
  * the selection) and the output (raid_quantile_table_write_csv).
  *
  * Input: 2 option bytes, then the CSV.

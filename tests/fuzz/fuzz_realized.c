@@ -1,7 +1,7 @@
 /* Fuzz target `realized`: raid realized's job on the cpu context: the CSV reader of prices or returns
  * (raid_reader_open, src/io/reader.c: the table reader, the parsing threads' per-block work, the
  * segmenter's order checks, time zones, sessions and sampling) and the realized table
- * (raid_realized_table_add_reader, finish, write_csv: src/realized/table.c).
+ * (raid_realized_table_add_reader, finish, write_csv: src/jobs/realized.c).
  *
  * Input: 4 option bytes, then the CSV.
  *   0     fz_io; bits 6-7: RAID_REALIZED_PART (unset, 1, 7, 50 returns: the cpu path's parts)

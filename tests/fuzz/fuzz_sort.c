@@ -1,5 +1,5 @@
 /* Fuzz target `sort`: raid sort's job on the cpu context: the rows of a CSV ordered by a numeric column
- * (raid_sort_run_csv, src/io/sort_reader.c: the table reader with the rows' raw bytes kept) and the output
+ * (raid_sort_run_csv, src/jobs/sort.c: the table reader with the rows' raw bytes kept) and the output
  * (raid_sort_table_write_csv).
  *
  * Input: 2 option bytes, then the CSV.

@@ -1,5 +1,5 @@
 /* Fuzz target `sweep`: raid sweep's job on the cpu context: the reader of closes (and opens)
- * (raid_ma_read_csv_columns, src/io/ma_reader.c), a small grid of crossovers (raid_sweep_run) and the
+ * (raid_ma_read_csv_columns, src/jobs/ma.c), a small grid of crossovers (raid_sweep_run) and the
  * outputs (raid_sweep_write_csv, raid_sweep_write_trades).
  *
  * Input: 3 option bytes, then the CSV.

@@ -1,5 +1,5 @@
 /* Fuzz target `time`: the parsers of timestamps, dates and the time options (src/io/timeparse.c,
- * src/io/segment.c, src/column/bars.c, src/io/tz.c).
+ * src/io/segment.c, src/jobs/bars.c, src/io/tz.c).
  *
  * Input: 1 option byte, then the text.
  *   0     mode (mod 7): 0 timestamp, 1 date (the table reader's parsers, raidIoParseTimestamp and
