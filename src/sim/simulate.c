@@ -104,7 +104,7 @@ void raid_sim_opts_init(raid_sim_opts *o)
     o->start_price = 100.0;
 }
 
-/* Validate; on failure write a message to buf (may be NULL). */
+/* The options checked, each against its documented range (contract: sim/sim_internal.h). */
 raid_status raidSimValidate(const raid_sim_opts *o)
 {
     if (!o)
