@@ -4,6 +4,7 @@
  * both files written whole or not at all (raid_outfile). */
 #define _POSIX_C_SOURCE 200809L
 #include "core/outfile.h"
+#include "io/tz.h"
 #include "sim/sim_internal.h"
 
 #include <math.h>
@@ -14,33 +15,6 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* CSV output                                                                                      */
 /* ---------------------------------------------------------------------------------------------- */
-
-/* Days since 1970-01-01 of a civil date and back (H. Hinnant's algorithms). */
-static int64_t sim_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-static void sim_civil_from_days(int64_t z, int *yy, int *mm, int *dd)
-{
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const unsigned doe = (unsigned)(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t y = (int64_t)yoe + era * 400;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-    const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-    *yy = (int)(y + (m <= 2));
-    *mm = (int)m;
-    *dd = (int)d;
-}
 
 #define SIM_SESSION_US INT64_C(23400000000) /* 09:30:00 to 16:00:00 */
 #define SIM_OPEN_US INT64_C(34200000000)    /* 09:30:00 after midnight */
@@ -66,14 +40,16 @@ static raid_status simulate_csv(raid_ctx *ctx, const raid_sim_opts *o, const cha
         return raidFail(NULL, RAID_ENOMEM, "simulate: out of memory");
     {
         /* 1970-01-01 was a Thursday: the weekday (0 = Monday) of a day z is (z + 3) mod 7. */
-        int64_t day = sim_days_from_civil(2020, 1, 2);
+        int64_t day = raidIoDaysFromCivil(2020, 1, 2);
         for (int d = 0; d < o->ndays; d++) {
             if (d > 0) {
                 day++;
                 while ((day + 3) % 7 >= 5)
                     day++;
             }
-            sim_civil_from_days(day, &ymd[d][0], &ymd[d][1], &ymd[d][2]);
+            int64_t y;
+            raidIoCivilFromDays(day, &y, &ymd[d][1], &ymd[d][2]);
+            ymd[d][0] = (int)y;
         }
     }
 
