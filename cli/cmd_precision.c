@@ -253,7 +253,7 @@ int cmd_precision_report(int argc, char **argv)
         fprintf(stderr, "raid precision-report: device %s: %s\n", device, raid_errmsg());
         return cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
     }
-    if (raid_ctx_backend(dev) != RAID_BACKEND_OPENCL)
+    if (raid_ctx_backend(dev) == RAID_BACKEND_CPU)
         fprintf(stderr, "raid precision-report: warning: %s is the float64 cpu backend; the f32 path is "
                         "not exercised\n", raid_ctx_device_name(dev));
     st = raid_ctx_set_precision(dev, RAID_PREC_F32);

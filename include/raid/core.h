@@ -3,7 +3,7 @@
  * the device list: what every other part of the API builds on.
  *
  * RAID computes float64-faithful realized measures (and, later, regressions and volatility models) on
- * OpenCL devices whose float64 is missing or slow: every device accumulator is a double-float pair kept
+ * GPUs (OpenCL or CUDA) whose float64 is missing or slow: every device accumulator is a double-float pair kept
  * with error-free transforms, chunk partials are combined in float64 on the host in a fixed order, and
  * every device result can be checked against the float64 CPU backend.
  *
@@ -15,11 +15,11 @@
  *     own: each header's "Errors:" names the statuses and where the message is. Inputs always get a
  *     status; the library's internal invariants are assert()ed (in builds without NDEBUG).
  *   - Threads: everything lives in the handles below; the only process-wide state is raid_errmsg's
- *     thread-local message and the list of OpenCL platforms and devices, found once, at the first
- *     raid_ctx_create or raid_devices of the process, by one thread while any others wait (docs/device.md
+ *     thread-local message and the lists of OpenCL platforms and devices and of CUDA devices, each
+ *     found once, at the first raid_ctx_create that needs it or raid_devices of the process, by one thread while any others wait (docs/device.md
  *     "Threads"). Any number of threads may create contexts at once and each use its own at once. A
  *     raid_ctx may be used by one thread at a time (create one per thread, or serialise the calls), and so
- *     may any other handle. A context owns its OpenCL context, queue, kernel cache and buffer pool, so a
+ *     may any other handle. A context owns its device context (OpenCL or CUDA), queue or stream, kernel cache and buffer pool, so a
  *     thread normally keeps one per device it uses. The library reads its environment variables
  *     (RAID_DEVICE, TZDIR, ...) with getenv when a call needs them: as for any getenv, no thread may
  *     change the environment (setenv, putenv) while calls run.
@@ -63,7 +63,7 @@ typedef enum raid_status {
     RAID_EIO = 3,         /* a file could not be opened, read or written */
     RAID_EPARSE = 4,      /* bad input data: the message names file, line and column */
     RAID_ENODEV = 5,      /* no device matches the requested selection */
-    RAID_EDEVICE = 6,     /* an OpenCL call failed (the message names the call and the CL error) */
+    RAID_EDEVICE = 6,     /* a device backend's call failed (the message names the call and the backend's error) */
     RAID_EBUILD = 7,      /* a kernel failed to build (the message carries the build log) */
     RAID_EDEVMEM = 8,     /* the device ran out of memory */
     RAID_EDEVLOST = 9,    /* the device was lost or a kernel faulted */
@@ -104,7 +104,9 @@ RAID_API const char *raid_show_text(char *out, const char *s, size_t n);
 
 typedef struct raid_ctx raid_ctx;
 
-typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1 } raid_backend;
+/** The backend of a context or a listed device: the float64 cpu path, OpenCL, or CUDA (the driver API and
+ *  NVRTC, loaded at run time: docs/device.md "The CUDA backend"). */
+typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1, RAID_BACKEND_CUDA = 2 } raid_backend;
 
 /** Precision policy of a context: the one setting every capability reads (docs/precision.md has the table).
  *  RAID_PREC_F32: each float64 value is rounded to binary32.
@@ -123,19 +125,27 @@ typedef enum raid_backend { RAID_BACKEND_CPU = 0, RAID_BACKEND_OPENCL = 1 } raid
  *  The cpu backend is float64 throughout and ignores the policy, except the sweep's emulation above. */
 typedef enum raid_precision { RAID_PREC_F32 = 0, RAID_PREC_DF = 1 } raid_precision;
 
+/** The device strings raid_ctx_create accepts, as every message that names them lists them. */
+#define RAID_DEVICE_FORMS "auto, cpu, opencl, opencl:P.D, cuda or cuda:N"
+
 /** Create a context.
- *  device: "auto" (the first OpenCL GPU, else cpu), "cpu" (float64 reference, OpenMP), "opencl" (the
- *  first OpenCL device of any type) or "opencl:P.D" (platform P, device D, 0-based, as `raid devices`
- *  lists them). NULL means the environment variable RAID_DEVICE, or "auto" when it is unset.
+ *  device: "auto" (the first CUDA device, else the first OpenCL GPU, else cpu), "cpu" (float64 reference,
+ *  OpenMP), "opencl" (the first OpenCL device of any type), "opencl:P.D" (platform P, device D, 0-based,
+ *  as `raid devices` lists them), "cuda" (CUDA device 0) or "cuda:N" (CUDA device N, 0-based). NULL means
+ *  the environment variable RAID_DEVICE, or "auto" when it is unset. "cuda" needs libcuda.so.1 (the
+ *  NVIDIA driver) and NVRTC at run time, not at build time: where either is missing it fails with
+ *  RAID_ENODEV and a message naming what is missing, and "auto" goes on to OpenCL.
  *  Safe to call from many threads at once (the devices are found once per process: core conventions).
- *  Errors: RAID_EINVAL (unknown spec, out NULL), RAID_ENODEV, RAID_EDEVICE, RAID_ENOMEM; message:
+ *  Errors: RAID_EINVAL (unknown spec, out NULL), RAID_ENODEV (no such device, or its backend is absent),
+ *  RAID_EDEVICE, RAID_EDEVMEM, RAID_ENOMEM; message:
  *  raid_errmsg() (there is no context to hold it). On failure *out is NULL. */
 RAID_API raid_status raid_ctx_create(raid_ctx **out, const char *device);
 
 /** Destroy a context and every device resource it holds. NULL is a no-op. */
 RAID_API void raid_ctx_destroy(raid_ctx *ctx);
 
-/** The backend in use and a description of the device ("cpu (float64, 2 threads)", "opencl:0.0 NVIDIA H200"). */
+/** The backend in use and a description of the device ("cpu (float64, 2 threads)", "NVIDIA H200 (NVIDIA CUDA)",
+ *  "NVIDIA H200 (CUDA 12.8, sm_90)"). */
 RAID_API raid_backend raid_ctx_backend(const raid_ctx *ctx);
 RAID_API const char *raid_ctx_device_name(const raid_ctx *ctx);
 
@@ -162,7 +172,7 @@ RAID_API raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t 
 RAID_API void raid_ctx_chunk(const raid_ctx *ctx, size_t *chunk_len, size_t *wg_width);
 
 /** Where kernel timings are reported: after each device call, the summed kernel time (OpenCL
- *  profiling events) and host-to-device bytes of the last call. Zero on the cpu backend. */
+ *  profiling events, CUDA event pairs) and host-to-device bytes of the last call. Zero on the cpu backend. */
 typedef struct raid_timing {
     double kernel_s;      /* device kernel time, seconds */
     double upload_s;      /* host-to-device transfer time, seconds (events) */
@@ -213,20 +223,31 @@ RAID_API raid_status raid_ctx_set_progress(raid_ctx *ctx, raid_progress_fn fn, v
 /* ------------------------------------------------------------------------------------------------ */
 
 typedef struct raid_device_info {
-    int platform, device;        /* indices for "opencl:P.D" */
-    char platform_name[128];
+    int platform, device;        /* OpenCL: indices for "opencl:P.D"; CUDA: platform -1, device the ordinal N */
+    char platform_name[128];     /* OpenCL: the platform's name; CUDA: "CUDA" and the driver version */
     char name[128];
     char type[16];               /* "gpu", "cpu", "accelerator", "other" */
-    unsigned compute_units;
+    unsigned compute_units;      /* OpenCL compute units; CUDA multiprocessors */
     uint64_t global_mem_bytes;
     int has_fp64;                /* 1 if the device reports double-precision support */
+    raid_backend backend;        /* RAID_BACKEND_OPENCL or RAID_BACKEND_CUDA */
+    char spec[32];               /* the device string that selects it: "opencl:P.D" or "cuda:N" */
+    int cc_major, cc_minor;      /* CUDA compute capability (0.0 for OpenCL) */
 } raid_device_info;
 
-/** List OpenCL devices. Writes up to cap entries to out and their total number to *count.
- *  With no OpenCL runtime or no platform, *count is 0 and the status RAID_OK. The list is the one found at
- *  the process's first call of this or raid_ctx_create (a device that appears later is not listed).
- *  out may be NULL (then only the count). Errors: RAID_EINVAL (count NULL); message: raid_errmsg(). */
+/** List the devices of both backends: the OpenCL devices (every platform's, in order), then the CUDA
+ *  devices (each "cuda:N"). Writes up to cap entries to out and their total number to *count.
+ *  With no OpenCL runtime and no usable CUDA, *count is 0 and the status RAID_OK
+ *  (raid_backend_absent says why CUDA is missing). The list is the one found at the process's first call
+ *  of this or raid_ctx_create (a device that appears later is not listed). out may be NULL (then only the
+ *  count). Errors: RAID_EINVAL (count NULL); message: raid_errmsg(). */
 RAID_API raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count);
+
+/** NULL when backend b can run in this process, else a static sentence saying why not: for
+ *  RAID_BACKEND_CUDA "libcuda.so.1 not found (no NVIDIA driver)", "NVRTC not found (...)", "no CUDA
+ *  device", or the failing call; for RAID_BACKEND_OPENCL "no OpenCL platform found"; RAID_BACKEND_CPU is
+ *  always available. Probes the backend once per process (as raid_devices does). Never fails. */
+RAID_API const char *raid_backend_absent(raid_backend b);
 
 #ifdef __cplusplus
 }

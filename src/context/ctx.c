@@ -1,4 +1,4 @@
-/* raid_ctx: backend selection ("auto", "cpu", "opencl", "opencl:P.D", RAID_DEVICE) and policy. */
+/* raid_ctx: backend selection ("auto", "cpu", "opencl", "opencl:P.D", "cuda", "cuda:N", RAID_DEVICE) and policy. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 #include "device/device.h"
@@ -15,30 +15,76 @@ static raid_status open_cpu(raid_ctx *ctx)
     return RAID_OK;
 }
 
+/* A device index of a spec: decimal digits only (no sign, space or leading '+': "cuda: 1" and "cuda:+1"
+ * are refused, as sscanf's %d would have taken them), at most 6 of them. *end: the first byte after. -1
+ * when there is none. */
+static int parse_index(const char *s, const char **end)
+{
+    int v = 0, n = 0;
+    while (s[n] >= '0' && s[n] <= '9' && n < 7)
+        v = v * 10 + (s[n++] - '0');
+    *end = s + n;
+    return n == 0 || n > 6 ? -1 : v;
+}
+
+/* Undo a failed open of a backend that auto may skip: its partial state freed, its message dropped. */
+static void close_failed(raid_ctx *ctx)
+{
+    raidDevClose(ctx->dev);
+    ctx->dev = NULL;
+    ctx->errmsg[0] = 0;
+}
+
 /* Opens the backend of spec; from_env: spec came from RAID_DEVICE (said so in the message of an unknown
  * spec: a user who gave no --device sees where 'gpu' came from). */
 static raid_status select_device(raid_ctx *ctx, const char *spec, int from_env)
 {
     if (!strcmp(spec, "cpu"))
         return open_cpu(ctx);
-    ctx->backend = RAID_BACKEND_OPENCL;
     if (!strcmp(spec, "auto")) {
-        raid_status s = raidDevOpen(ctx, -1, -1, 0);
-        if (s == RAID_ENODEV) { /* no OpenCL GPU: the float64 CPU backend */
-            raidDevClose(ctx->dev);
-            ctx->dev = NULL;
-            ctx->errmsg[0] = 0;
+        /* CUDA when it can run here, else the first OpenCL GPU, else the float64 CPU backend. A backend
+         * that is absent (RAID_ENODEV) is skipped; any other failure of one that is present is the call's. */
+        if (!raidDevCudaAbsent()) {
+            ctx->backend = RAID_BACKEND_CUDA;
+            const raid_status s = raidDevOpenCuda(ctx, 0);
+            if (s != RAID_ENODEV)
+                return s;
+            close_failed(ctx);
+        }
+        ctx->backend = RAID_BACKEND_OPENCL;
+        const raid_status s = raidDevOpen(ctx, -1, -1, 0);
+        if (s == RAID_ENODEV) {
+            close_failed(ctx);
             return open_cpu(ctx);
         }
         return s;
     }
-    if (!strcmp(spec, "opencl"))
+    const char *end = NULL;
+    if (!strcmp(spec, "opencl")) {
+        ctx->backend = RAID_BACKEND_OPENCL;
         return raidDevOpen(ctx, -1, -1, 1);
-    int p = -1, d = -1, n = 0;
-    if (sscanf(spec, "opencl:%d.%d%n", &p, &d, &n) == 2 && spec[n] == 0 && p >= 0 && d >= 0)
-        return raidDevOpen(ctx, p, d, 1);
-    return raidFail(ctx, RAID_EINVAL, "unknown device '%s'%s (expected auto, cpu, opencl or opencl:P.D)",
-                     RAID_SHOWZ(spec), from_env ? " in RAID_DEVICE" : "");
+    }
+    if (!strncmp(spec, "opencl:", 7)) {
+        const int p = parse_index(spec + 7, &end);
+        const int d = p >= 0 && *end == '.' ? parse_index(end + 1, &end) : -1;
+        if (p >= 0 && d >= 0 && *end == 0) {
+            ctx->backend = RAID_BACKEND_OPENCL;
+            return raidDevOpen(ctx, p, d, 1);
+        }
+    }
+    if (!strcmp(spec, "cuda")) {
+        ctx->backend = RAID_BACKEND_CUDA;
+        return raidDevOpenCuda(ctx, 0);
+    }
+    if (!strncmp(spec, "cuda:", 5)) {
+        const int n = parse_index(spec + 5, &end);
+        if (n >= 0 && *end == 0) {
+            ctx->backend = RAID_BACKEND_CUDA;
+            return raidDevOpenCuda(ctx, n);
+        }
+    }
+    return raidFail(ctx, RAID_EINVAL, "unknown device '%s'%s (expected " RAID_DEVICE_FORMS ")", RAID_SHOWZ(spec),
+                    from_env ? " in RAID_DEVICE" : "");
 }
 
 /* The tests' fault switch from RAID_FAULT (include/raid/tuning.h): arms a device context's device points
@@ -78,7 +124,7 @@ raid_status raid_ctx_create(raid_ctx **out, const char *device)
             device = "auto";
     }
     raid_status s = select_device(ctx, device, from_env);
-    if (s == RAID_OK && ctx->backend == RAID_BACKEND_OPENCL && raidDevMaxWg(ctx) < ctx->wg_width) {
+    if (s == RAID_OK && ctx->dev && raidDevMaxWg(ctx) < ctx->wg_width) {
         size_t w = 1;
         while (w * 2 <= raidDevMaxWg(ctx))
             w *= 2;
@@ -132,7 +178,7 @@ raid_status raid_ctx_set_chunk(raid_ctx *ctx, size_t chunk_len, size_t wg_width)
     if (chunk_len / wg_width > 64)
         return raidFail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
                          "work-item; at most 64 are supported", chunk_len, wg_width, chunk_len / wg_width);
-    if (ctx->backend == RAID_BACKEND_OPENCL && wg_width > raidDevMaxWg(ctx))
+    if (ctx->dev && wg_width > raidDevMaxWg(ctx))
         return raidFail(ctx, RAID_EINVAL, "work-group width %zu exceeds the device's limit %zu", wg_width,
                          raidDevMaxWg(ctx));
     ctx->chunk_len = chunk_len;

@@ -1,8 +1,12 @@
 /*
  * The device layer: the one host interface between the library's operations (src/realized,
  * src/regress, ...) and a compute backend. Nothing here names OpenCL: a backend is one host file that
- * implements these functions (src/device/device_opencl.c today; a CUDA one would be device_cuda.c) plus
- * the kernels' compatibility header (kernels/raid_compat.h). docs/device.md is the guide.
+ * implements these functions behind a table (src/device/backend.h) plus the kernels' compatibility header
+ * (kernels/raid_compat.h). docs/device.md is the guide.
+ *
+ * Backends: OpenCL (src/device/device_opencl.c) and CUDA (src/device/device_cuda.c, the driver API and
+ * NVRTC loaded at run time); each context's device state names its backend's table (src/device/backend.h),
+ * through which device.c dispatches these functions.
  *
  * What it has:
  *   - device-resident buffers, typed (float, uint, int, 64-bit integers, bytes), pooled by size class,
@@ -45,9 +49,10 @@ typedef struct RaidBuf {
     RaidDtype type;
 } RaidBuf;
 
-/* An event of an enqueued command (zeroed: none). */
+/* An event of an enqueued command (zeroed: none). ops: the backend that made it (set with h). */
 typedef struct RaidEvent {
     void *h;
+    const struct RaidDevOps *ops;
 } RaidEvent;
 
 /* A kernel from the cache (opaque; retained by raidKernelGet, released by raidKernelPut). */
@@ -55,9 +60,16 @@ typedef struct RaidKernel RaidKernel;
 
 /* ---- the device ---- */
 
-/* Open a device into ctx->dev: (platform, device); platform < 0 selects the first GPU (RAID_ENODEV if
- * none), or with any_type = 1 the first device of any type. */
+/* Open an OpenCL device into ctx->dev: (platform, device); platform < 0 selects the first GPU (RAID_ENODEV if
+ * none), or with any_type = 1 the first device of any type. On failure ctx->dev may hold a partial state
+ * (raidDevClose frees it). */
 raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type);
+/* Open CUDA device `ordinal` (0-based, as cuDeviceGet numbers them) into ctx->dev. RAID_ENODEV when CUDA
+ * is absent (no libcuda.so.1, no NVRTC, no device: the message says which) or there is no such device;
+ * RAID_EDEVICE, RAID_EDEVMEM, RAID_ENOMEM. As raidDevOpen on failure. */
+raid_status raidDevOpenCuda(raid_ctx *ctx, int ordinal);
+/* NULL when the CUDA backend can run here, else a static sentence saying what is missing. */
+const char *raidDevCudaAbsent(void);
 /* Wait for the queue and free everything (buffers, staging, kernels). NULL is a no-op. */
 void raidDevClose(RaidDev *dev);
 

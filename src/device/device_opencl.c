@@ -6,7 +6,7 @@
  * sibling file implementing the same functions (docs/device.md).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "device/device.h"
+#include "device/backend.h"
 #include "device/kernels_embedded.h"
 
 #include <CL/cl.h>
@@ -37,7 +37,8 @@ typedef struct pool_slot {
     size_t size;
 } pool_slot;
 
-struct RaidDev {
+typedef struct ClDev {
+    RaidDev base; /* the backend table (src/device/backend.h); first, so that a RaidDev pointer is a ClDev pointer */
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
@@ -51,17 +52,23 @@ struct RaidDev {
     pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
     pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS]; /* page-locked host memory */
     size_t live_bufs, live_host;                   /* acquired and not yet released (raidDevGetUsage) */
-};
+} ClDev;
+
+static const RaidDevOps opencl_ops;
+
+static inline ClDev *cl_of(const raid_ctx *ctx) { return (ClDev *)ctx->dev; }
 
 /* Events made and not yet released, in the whole process (raidDevGetUsage; raidEventRelease has no
  * context). Relaxed atomics: a count, ordering nothing. */
 static long live_events;
 
 /* Count the event that a successful enqueue made in *ev (ev may be NULL). */
-static inline void event_made(const RaidEvent *ev)
+static inline void event_made(RaidEvent *ev)
 {
-    if (ev && ev->h)
+    if (ev && ev->h) {
+        ev->ops = &opencl_ops;
         __atomic_fetch_add(&live_events, 1, __ATOMIC_RELAXED);
+    }
 }
 
 static const char *cl_err_name(cl_int e)
@@ -124,7 +131,7 @@ static inline int fault(raid_ctx *ctx, unsigned kind, const char *what)
     return ctx->tuning && ctx->tuning->fault.kinds && raidFaultAt(&ctx->tuning->fault, kind, what);
 }
 
-static raid_status query_device(raid_ctx *ctx, RaidDev *cl)
+static raid_status query_device(raid_ctx *ctx, ClDev *cl)
 {
     char name[200] = "", vendor[64] = "";
     cl_int e = clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof name, name, NULL);
@@ -206,7 +213,7 @@ static const discovery *discovered(void)
     return &found;
 }
 
-raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type)
+raid_status raidOpenclOpen(raid_ctx *ctx, int platform, int device, int any_type)
 {
     const discovery *dv = discovered();
     const cl_uint np = dv->np;
@@ -244,13 +251,14 @@ raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type)
         return raidFail(ctx, RAID_ENODEV, any_type ? "no OpenCL device found" : "no OpenCL GPU found");
     }
 
-    RaidDev *cl = calloc(1, sizeof *cl);
+    ClDev *cl = calloc(1, sizeof *cl);
     if (!cl)
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
     cl->platform = chosen_p;
     cl->device = chosen_d;
+    cl->base.ops = &opencl_ops;
     cl->cache_cap = RAID_KERNEL_CACHE_DEFAULT;
-    ctx->dev = cl;
+    ctx->dev = &cl->base;
     raid_status s = query_device(ctx, cl);
     if (s != RAID_OK)
         return s;
@@ -272,7 +280,7 @@ static void kernel_free(RaidKernel *k)
     free(k);
 }
 
-static void cache_unlink(RaidDev *d, RaidKernel *k)
+static void cache_unlink(ClDev *d, RaidKernel *k)
 {
     if (k->prev)
         k->prev->next = k->next;
@@ -285,7 +293,7 @@ static void cache_unlink(RaidDev *d, RaidKernel *k)
     k->prev = k->next = NULL;
 }
 
-static void cache_push_front(RaidDev *d, RaidKernel *k)
+static void cache_push_front(ClDev *d, RaidKernel *k)
 {
     k->prev = NULL;
     k->next = d->head;
@@ -297,7 +305,7 @@ static void cache_push_front(RaidDev *d, RaidKernel *k)
 }
 
 /* Evict unheld kernels from the least recently used end until the cache is within its capacity. */
-static void cache_trim(RaidDev *d)
+static void cache_trim(ClDev *d)
 {
     RaidKernel *k = d->tail;
     while (k && d->nkernels > d->cache_cap) {
@@ -312,8 +320,9 @@ static void cache_trim(RaidDev *d)
     }
 }
 
-void raidDevClose(RaidDev *cl)
+static void dev_close(RaidDev *dev)
 {
+    ClDev *cl = (ClDev *)dev;
     if (!cl)
         return;
     if (cl->queue)
@@ -342,27 +351,27 @@ void raidDevClose(RaidDev *cl)
     free(cl);
 }
 
-size_t raidDevMaxWg(const raid_ctx *ctx) { return ctx->dev->max_wg; }
-uint64_t raidDevMaxAlloc(const raid_ctx *ctx) { return ctx->dev->max_alloc; }
-uint64_t raidDevLocalMem(const raid_ctx *ctx) { return ctx->dev->local_mem; }
+static size_t dev_max_wg(const raid_ctx *ctx) { return cl_of(ctx)->max_wg; }
+static uint64_t dev_max_alloc(const raid_ctx *ctx) { return cl_of(ctx)->max_alloc; }
+static uint64_t dev_local_mem(const raid_ctx *ctx) { return cl_of(ctx)->local_mem; }
 
-raid_status raidDevFlush(raid_ctx *ctx)
+static raid_status dev_flush(raid_ctx *ctx)
 {
-    cl_int e = clFlush(ctx->dev->queue);
+    cl_int e = clFlush(cl_of(ctx)->queue);
     if (fault(ctx, RAID_FAULT_SYNC, "clFlush"))
         e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return cl_check(ctx, e, "clFlush");
 }
 
-raid_status raidDevFinish(raid_ctx *ctx)
+static raid_status dev_finish(raid_ctx *ctx)
 {
-    cl_int e = clFinish(ctx->dev->queue); /* an injected failure still waits, as a failed command's wait does */
+    cl_int e = clFinish(cl_of(ctx)->queue); /* an injected failure still waits, as a failed command's wait does */
     if (fault(ctx, RAID_FAULT_SYNC, "clFinish"))
         e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return cl_check(ctx, e, "clFinish");
 }
 
-void raidDevDrain(raid_ctx *ctx) { (void)clFinish(ctx->dev->queue); }
+static void dev_drain(raid_ctx *ctx) { (void)clFinish(cl_of(ctx)->queue); }
 
 /* ---- kernels ---- */
 
@@ -385,7 +394,7 @@ static uint64_t fnv1a(const char *s)
 static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
                                  const char *name, const char *options, RaidKernel **out)
 {
-    RaidDev *cl = ctx->dev;
+    ClDev *cl = cl_of(ctx);
     *out = NULL;
     const size_t klen = strlen(label) + strlen(name) + (options ? strlen(options) : 0) + 3;
     char *key = malloc(klen);
@@ -477,13 +486,13 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     return RAID_OK;
 }
 
-raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options,
+static raid_status kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
                             RaidKernel **out)
 {
     return kernel_lookup(ctx, file, kernel_source(file), 0, name, options, out);
 }
 
-raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *source, const char *name,
+static raid_status kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
                                    const char *options, RaidKernel **out)
 {
     if (!source) {
@@ -493,32 +502,32 @@ raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *so
     return kernel_lookup(ctx, label, source, fnv1a(source), name, options, out);
 }
 
-void raidKernelPut(raid_ctx *ctx, RaidKernel *k)
+static void kernel_put(raid_ctx *ctx, RaidKernel *k)
 {
     if (!k)
         return;
     if (k->holds > 0)
         k->holds--;
-    cache_trim(ctx->dev);
+    cache_trim(cl_of(ctx));
 }
 
-size_t raidKernelBuildLog(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len)
+static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = 0;
-    clGetProgramBuildInfo(k->program, ctx->dev->device, CL_PROGRAM_BUILD_LOG, len, buf, &n);
+    clGetProgramBuildInfo(k->program, cl_of(ctx)->device, CL_PROGRAM_BUILD_LOG, len, buf, &n);
     return n;
 }
 
-void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st)
+static void cache_get_stats(const raid_ctx *ctx, RaidKernelCacheStats *st)
 {
-    *st = ctx->dev->stats;
-    st->entries = ctx->dev->nkernels;
+    *st = cl_of(ctx)->stats;
+    st->entries = cl_of(ctx)->nkernels;
 }
 
-void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u)
+static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
 {
-    const RaidDev *cl = ctx->dev;
+    const ClDev *cl = cl_of(ctx);
     u->bufs = cl->live_bufs;
     u->host = cl->live_host;
     u->holds = 0;
@@ -527,10 +536,10 @@ void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u)
     u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
 }
 
-void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap)
+static void cache_set_capacity(raid_ctx *ctx, size_t cap)
 {
-    ctx->dev->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
-    cache_trim(ctx->dev);
+    cl_of(ctx)->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
+    cache_trim(cl_of(ctx));
 }
 
 static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t size, const void *v)
@@ -539,24 +548,24 @@ static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t size
     return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clSetKernelArg");
 }
 
-raid_status raidArgBuf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
+static raid_status arg_buf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
 {
     const cl_mem m = (cl_mem)b->h;
     return set_arg(ctx, k, i, sizeof m, &m);
 }
-raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-raid_status raidArgLocal(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes) { return set_arg(ctx, k, i, bytes, NULL); }
+static raid_status arg_float(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, sizeof v, &v); }
+static raid_status arg_int(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+static raid_status arg_uint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+static raid_status arg_long(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
+static raid_status arg_local(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes) { return set_arg(ctx, k, i, bytes, NULL); }
 
-raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
+static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                         RaidEvent *ev)
 {
     assert(dims >= 1 && dims <= 3);
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueNDRangeKernel")
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueNDRangeKernel(ctx->dev->queue, k->kernel, dims, NULL, global, local, 0, NULL,
+                   : clEnqueueNDRangeKernel(cl_of(ctx)->queue, k->kernel, dims, NULL, global, local, 0, NULL,
                                             ev ? (cl_event *)&ev->h : NULL);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clEnqueueNDRangeKernel");
@@ -566,7 +575,7 @@ raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t
 
 /* ---- events ---- */
 
-raid_status raidEventWait(raid_ctx *ctx, const RaidEvent *ev)
+static raid_status event_wait(raid_ctx *ctx, const RaidEvent *ev)
 {
     cl_event e = (cl_event)ev->h;
     cl_int r = clWaitForEvents(1, &e);
@@ -575,16 +584,7 @@ raid_status raidEventWait(raid_ctx *ctx, const RaidEvent *ev)
     return r == CL_SUCCESS ? RAID_OK : cl_check(ctx, r, "clWaitForEvents");
 }
 
-raid_status raidEventFinish(raid_ctx *ctx, RaidEvent *ev, double *acc)
-{
-    const raid_status st = raidEventWait(ctx, ev);
-    if (acc)
-        *acc += raidEventSeconds(ev);
-    raidEventRelease(ev);
-    return st;
-}
-
-double raidEventSeconds(const RaidEvent *ev)
+static double event_seconds(const RaidEvent *ev)
 {
     cl_ulong t0 = 0, t1 = 0;
     cl_event e = (cl_event)ev->h;
@@ -594,13 +594,14 @@ double raidEventSeconds(const RaidEvent *ev)
     return t1 > t0 ? 1e-9 * (double)(t1 - t0) : 0.0;
 }
 
-void raidEventRelease(RaidEvent *ev)
+static void event_release(RaidEvent *ev)
 {
     if (ev->h) {
         clReleaseEvent((cl_event)ev->h);
         __atomic_fetch_sub(&live_events, 1, __ATOMIC_RELAXED);
     }
     ev->h = NULL;
+    ev->ops = NULL;
 }
 
 /* ---- buffers ---- */
@@ -608,7 +609,7 @@ void raidEventRelease(RaidEvent *ev)
 /* The pool class of a request of bytes (> 0) and the size to allocate for it: the class's power of two, or
  * exactly bytes where that power would exceed the device's allocation limit. Device buffers and page-locked
  * host staging share the classes. */
-static int pool_class(const RaidDev *cl, size_t bytes, size_t *sz)
+static int pool_class(const ClDev *cl, size_t bytes, size_t *sz)
 {
     int c = 0;
     while (c < POOL_CLASSES - 1 && ((size_t)1 << c) < bytes)
@@ -619,9 +620,9 @@ static int pool_class(const RaidDev *cl, size_t bytes, size_t *sz)
     return c;
 }
 
-raid_status raidBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
+static raid_status buf_acquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
 {
-    RaidDev *cl = ctx->dev;
+    ClDev *cl = cl_of(ctx);
     *out = (RaidBuf){NULL, 0, t};
     size_t bytes = n * raidDtypeSize(t);
     if (bytes == 0)
@@ -659,13 +660,13 @@ raid_status raidBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
     return RAID_OK; /* the class is full: an unpooled buffer, freed on release */
 }
 
-void raidBufRelease(raid_ctx *ctx, RaidBuf *b)
+static void buf_release(raid_ctx *ctx, RaidBuf *b)
 {
     cl_mem m = (cl_mem)b->h;
     *b = (RaidBuf){NULL, 0, b->type};
     if (!m)
         return;
-    RaidDev *cl = ctx->dev;
+    ClDev *cl = cl_of(ctx);
     cl->live_bufs--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
@@ -686,34 +687,34 @@ static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_
     cl_event *e_out = ev ? (cl_event *)&ev->h : NULL;
     const char *what = write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer";
     cl_int e = fault(ctx, write ? RAID_FAULT_UPLOAD : RAID_FAULT_DOWNLOAD, what) ? CL_OUT_OF_RESOURCES
-               : write ? clEnqueueWriteBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out)
-                       : clEnqueueReadBuffer(ctx->dev->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out);
+               : write ? clEnqueueWriteBuffer(cl_of(ctx)->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out)
+                       : clEnqueueReadBuffer(cl_of(ctx)->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, what);
     event_made(ev);
     return RAID_OK;
 }
 
-raid_status raidBufUpload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
+static raid_status buf_upload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
                             RaidEvent *ev)
 {
     return transfer(ctx, b, first, n, (void *)src, blocking, ev, 1);
 }
 
-raid_status raidBufDownload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
+static raid_status buf_download(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
                               RaidEvent *ev)
 {
     return transfer(ctx, b, first, n, dst, blocking, ev, 0);
 }
 
-raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
+static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
 {
     const size_t es = raidDtypeSize(b->type);
     if (b->n == 0)
         return RAID_OK;
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueFillBuffer")
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueFillBuffer(ctx->dev->queue, (cl_mem)b->h, value, es, 0, b->n * es, 0, NULL,
+                   : clEnqueueFillBuffer(cl_of(ctx)->queue, (cl_mem)b->h, value, es, 0, b->n * es, 0, NULL,
                                          ev ? (cl_event *)&ev->h : NULL);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clEnqueueFillBuffer");
@@ -721,13 +722,13 @@ raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, Raid
     return RAID_OK;
 }
 
-raid_status raidBufCopy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev)
+static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev)
 {
     const size_t es = raidDtypeSize(src->type);
     assert(raidDtypeSize(dst->type) == es && n <= src->n && n <= dst->n);
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueCopyBuffer")
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueCopyBuffer(ctx->dev->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
+                   : clEnqueueCopyBuffer(cl_of(ctx)->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
                                          ev ? (cl_event *)&ev->h : NULL);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clEnqueueCopyBuffer");
@@ -735,9 +736,9 @@ raid_status raidBufCopy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, s
     return RAID_OK;
 }
 
-raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host)
+static raid_status host_acquire(raid_ctx *ctx, size_t bytes, void **host)
 {
-    RaidDev *cl = ctx->dev;
+    ClDev *cl = cl_of(ctx);
     if (bytes == 0)
         bytes = 1;
     if (fault(ctx, RAID_FAULT_HOST, "staging")) { /* as if neither page-locked nor ordinary memory were left */
@@ -780,11 +781,11 @@ raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host)
     return RAID_OK;
 }
 
-void raidHostRelease(raid_ctx *ctx, void *host)
+static void host_release(raid_ctx *ctx, void *host)
 {
     if (!host)
         return;
-    RaidDev *cl = ctx->dev;
+    ClDev *cl = cl_of(ctx);
     cl->live_host--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
@@ -795,13 +796,26 @@ void raidHostRelease(raid_ctx *ctx, void *host)
     free(host);
 }
 
+static const RaidDevOps opencl_ops = {
+    "opencl", dev_close, dev_max_wg, dev_max_alloc, dev_local_mem, dev_flush, dev_finish, dev_drain,
+    buf_acquire, buf_release, buf_upload, buf_download, buf_fill, buf_copy, host_acquire, host_release,
+    kernel_get, kernel_get_source, kernel_put, arg_buf, arg_float, arg_int, arg_uint, arg_long, arg_local,
+    launch, kernel_build_log, cache_get_stats, cache_set_capacity, dev_get_usage, event_wait, event_seconds,
+    event_release};
+
 /* ---- the device list (raid/core.h) ---- */
 
-raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
+const char *raidOpenclAbsent(void)
 {
-    if (!count)
-        return raidFail(NULL, RAID_EINVAL, "raid_devices: count is NULL");
-    *count = 0;
+    const discovery *dv = discovered();
+    for (cl_uint p = 0; p < dv->np; p++)
+        if (dv->nall[p])
+            return NULL;
+    return dv->none ? "no OpenCL platform found" : "no OpenCL device found";
+}
+
+void raidOpenclDevices(raid_device_info *out, size_t cap, size_t *count)
+{
     const discovery *dv = discovered();
     for (cl_uint p = 0; p < dv->np; p++) {
         const cl_device_id *devs = dv->all[p];
@@ -810,8 +824,10 @@ raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
             if (*count < cap && out) {
                 raid_device_info *x = &out[*count];
                 memset(x, 0, sizeof *x);
+                x->backend = RAID_BACKEND_OPENCL;
                 x->platform = (int)p;
                 x->device = (int)d;
+                snprintf(x->spec, sizeof x->spec, "opencl:%d.%d", (int)p, (int)d);
                 clGetPlatformInfo(dv->plats[p], CL_PLATFORM_NAME, sizeof x->platform_name, x->platform_name, NULL);
                 clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name, x->name, NULL);
                 cl_device_type t = 0;
@@ -833,5 +849,4 @@ raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
             (*count)++;
         }
     }
-    return RAID_OK;
 }

@@ -1,0 +1,136 @@
+/*
+ * device.h's functions, dispatched to the context's backend through the table at the head of its device
+ * state (src/device/backend.h): OpenCL (device_opencl.c) or CUDA (device_cuda.c). The backend-neutral
+ * parts live here too: raidEventFinish and the device list raid_devices.
+ */
+#include "device/backend.h"
+
+#define OPS(ctx) ((ctx)->dev->ops)
+
+raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type)
+{
+    return raidOpenclOpen(ctx, platform, device, any_type);
+}
+raid_status raidDevOpenCuda(raid_ctx *ctx, int ordinal) { return raidCudaOpen(ctx, ordinal); }
+const char *raidDevCudaAbsent(void) { return raidCudaAbsent(); }
+
+void raidDevClose(RaidDev *dev)
+{
+    if (dev)
+        dev->ops->close(dev);
+}
+
+size_t raidDevMaxWg(const raid_ctx *ctx) { return OPS(ctx)->max_wg(ctx); }
+uint64_t raidDevMaxAlloc(const raid_ctx *ctx) { return OPS(ctx)->max_alloc(ctx); }
+uint64_t raidDevLocalMem(const raid_ctx *ctx) { return OPS(ctx)->local_mem(ctx); }
+raid_status raidDevFlush(raid_ctx *ctx) { return OPS(ctx)->flush(ctx); }
+raid_status raidDevFinish(raid_ctx *ctx) { return OPS(ctx)->finish(ctx); }
+void raidDevDrain(raid_ctx *ctx) { OPS(ctx)->drain(ctx); }
+
+raid_status raidBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
+{
+    return OPS(ctx)->buf_acquire(ctx, t, n, out);
+}
+void raidBufRelease(raid_ctx *ctx, RaidBuf *b) { OPS(ctx)->buf_release(ctx, b); }
+raid_status raidBufUpload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
+                          RaidEvent *ev)
+{
+    return OPS(ctx)->buf_upload(ctx, b, first, n, src, blocking, ev);
+}
+raid_status raidBufDownload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
+                            RaidEvent *ev)
+{
+    return OPS(ctx)->buf_download(ctx, b, first, n, dst, blocking, ev);
+}
+raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
+{
+    return OPS(ctx)->buf_fill(ctx, b, value, ev);
+}
+raid_status raidBufCopy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev)
+{
+    return OPS(ctx)->buf_copy(ctx, dst, src, n, ev);
+}
+raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host)
+{
+    return OPS(ctx)->host_acquire(ctx, bytes, host);
+}
+void raidHostRelease(raid_ctx *ctx, void *host) { OPS(ctx)->host_release(ctx, host); }
+
+raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options, RaidKernel **out)
+{
+    return OPS(ctx)->kernel_get(ctx, file, name, options, out);
+}
+raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *source, const char *name,
+                                const char *options, RaidKernel **out)
+{
+    return OPS(ctx)->kernel_get_source(ctx, label, source, name, options, out);
+}
+void raidKernelPut(raid_ctx *ctx, RaidKernel *k) { OPS(ctx)->kernel_put(ctx, k); }
+
+raid_status raidArgBuf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
+{
+    return OPS(ctx)->arg_buf(ctx, k, i, b);
+}
+raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return OPS(ctx)->arg_float(ctx, k, i, v); }
+raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return OPS(ctx)->arg_int(ctx, k, i, v); }
+raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return OPS(ctx)->arg_uint(ctx, k, i, v); }
+raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return OPS(ctx)->arg_long(ctx, k, i, v); }
+raid_status raidArgLocal(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes)
+{
+    return OPS(ctx)->arg_local(ctx, k, i, bytes);
+}
+raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
+                       RaidEvent *ev)
+{
+    return OPS(ctx)->launch(ctx, k, dims, global, local, ev);
+}
+size_t raidKernelBuildLog(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len)
+{
+    return OPS(ctx)->kernel_build_log(ctx, k, buf, len);
+}
+void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st) { OPS(ctx)->cache_get_stats(ctx, st); }
+void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap) { OPS(ctx)->cache_set_capacity(ctx, cap); }
+void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u) { OPS(ctx)->get_usage(ctx, u); }
+
+raid_status raidEventWait(raid_ctx *ctx, const RaidEvent *ev) { return OPS(ctx)->event_wait(ctx, ev); }
+
+raid_status raidEventFinish(raid_ctx *ctx, RaidEvent *ev, double *acc)
+{
+    const raid_status st = raidEventWait(ctx, ev);
+    if (acc)
+        *acc += raidEventSeconds(ev);
+    raidEventRelease(ev);
+    return st;
+}
+
+double raidEventSeconds(const RaidEvent *ev) { return ev->ops ? ev->ops->event_seconds(ev) : 0.0; }
+
+void raidEventRelease(RaidEvent *ev)
+{
+    if (ev->ops)
+        ev->ops->event_release(ev);
+    ev->h = NULL;
+    ev->ops = NULL;
+}
+
+/* ---- the device list (raid/core.h) ---- */
+
+raid_status raid_devices(raid_device_info *out, size_t cap, size_t *count)
+{
+    if (!count)
+        return raidFail(NULL, RAID_EINVAL, "raid_devices: count is NULL");
+    *count = 0;
+    raidOpenclDevices(out, cap, count); /* first: their indices are those of before the CUDA backend */
+    raidCudaDevices(out, cap, count);
+    return RAID_OK;
+}
+
+const char *raid_backend_absent(raid_backend b)
+{
+    switch (b) {
+    case RAID_BACKEND_CPU: return NULL;
+    case RAID_BACKEND_OPENCL: return raidOpenclAbsent();
+    case RAID_BACKEND_CUDA: return raidCudaAbsent();
+    }
+    return "unknown backend";
+}
