@@ -31,7 +31,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-18s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "  %-18s %s\n", "help CMD", "show the options of a command");
     fprintf(f, "\nraid --version prints the version. The device is chosen by --device or RAID_DEVICE\n"
-               "(auto|cpu|opencl|opencl:P.D); see `raid help realized`.\n");
+               "(auto|cpu|opencl|opencl:P.D|cuda|cuda:N); see `raid help realized`.\n");
 }
 
 int main(int argc, char **argv)

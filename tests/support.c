@@ -124,8 +124,12 @@ const char *t_data(const char *name)
 
 int t_have_opencl(void)
 {
-    size_t n = 0;
-    return raid_devices(NULL, 0, &n) == RAID_OK && n > 0;
+    const char *d = t_device();
+    if (!strncmp(d, "cuda", 4)) /* cuda, cuda:N */
+        return raid_backend_absent(RAID_BACKEND_CUDA) == NULL;
+    if (!strcmp(d, "auto"))
+        return raid_backend_absent(RAID_BACKEND_CUDA) == NULL || raid_backend_absent(RAID_BACKEND_OPENCL) == NULL;
+    return raid_backend_absent(RAID_BACKEND_OPENCL) == NULL;
 }
 
 const char *t_device(void)

@@ -33,13 +33,14 @@ typedef struct t_sbuf {
     size_t n, cap;
 } t_sbuf;
 void t_sb_add(t_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 where several platforms exist), else the
- * first OpenCL device ("opencl"). */
+/* The device under test: RAID_TEST_DEVICE (e.g. opencl:1.0 where several platforms exist, cuda or cuda:N
+ * for the CUDA backend, auto), else the first OpenCL device ("opencl"). */
 const char *t_device(void);
 /* A context on dev; fails the test with the library's message if it cannot be created. */
 struct raid_ctx;
 struct raid_ctx *t_open_ctx(const char *dev);
-/* 1 if an OpenCL device is available (PoCL in CI). */
+/* 1 if the device under test's backend can run here (t_device(): cuda[:N] needs CUDA, auto either
+ * backend, the opencl forms an OpenCL device; PoCL in CI). */
 int t_have_opencl(void);
 /* data/dem2gbp.csv (`t,ret`, 1,974 rows, the FCP benchmark's returns) into a malloc'd array; *T = 1974. */
 double *t_read_dem2gbp(size_t *T);

@@ -3,7 +3,7 @@
 A binding of libraid's public API (include/raid.h) with cffi; numpy arrays in, pandas DataFrames out.
 Library failures raise RaidError with the library's status and message. docs/python.md has the guide.
 
-    raid.devices()                         OpenCL devices (the "cpu" backend is always there)
+    raid.devices()                         OpenCL and CUDA devices (the "cpu" backend is always there)
     raid.realized(returns, offsets, ...)   realized measures of segments of returns
     raid.realized_from_prices(df, ...)     the same from intraday prices, as `raid realized` reads them
     raid.to_csv(df, path)                  write a result as the CLI writes the same job's CSV
@@ -28,13 +28,13 @@ from ._ma import ma
 from ._csv import to_csv
 from ._realized import measure_names, realized, realized_from_prices
 from ._select import kth, max, median, min, quantile, topk  # noqa: A004 (raid.min/raid.max, as np.min)
-from ._simulate import devices, sim_options, simulate
+from ._simulate import backend_absent, devices, sim_options, simulate
 from ._sort import argsort, sort, sort_pairs
 from ._sweep import sweep
 
 __version__ = version()
 
-__all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "kth",
+__all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "kth",
            "ma", "max", "measure_names", "median", "min", "quantile", "topk", "realized", "realized_from_prices",
            "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version",
            "bars"]

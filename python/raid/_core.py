@@ -83,7 +83,7 @@ PRECISIONS = {"f32": "RAID_PREC_F32", "df": "RAID_PREC_DF"}
 
 
 def context(device="auto", precision="df"):
-    """This thread's raid_ctx for device ("auto", "cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE or
+    """This thread's raid_ctx for device ("auto", "cpu", "opencl", "opencl:P.D", "cuda", "cuda:N"; None: $RAID_DEVICE or
     auto), set to precision ("df" or "f32")."""
     if device is not None and not isinstance(device, str):
         raise TypeError(f"device must be a string, not {type(device).__name__}")

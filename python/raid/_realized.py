@@ -32,7 +32,7 @@ def realized(returns, offsets, device="auto", precision="df"):
     such as masked entries a ValueError naming the row), every segment's back to back, each finite
     and at most 1e74 in magnitude. offsets: 1-d integer array (any integer dtype, values in int64) of
     nseg + 1 non-decreasing indices into returns; segment s is returns[offsets[s]:offsets[s+1]]. device: "auto", "cpu", "opencl",
-    "opencl:P.D" (raid.devices()), None for $RAID_DEVICE. precision: "df" or "f32" (device input policy,
+    "opencl:P.D", "cuda", "cuda:N" (raid.devices()), None for $RAID_DEVICE. precision: "df" or "f32" (device input policy,
     docs/precision.md; the cpu backend is float64 throughout).
 
     Returns a DataFrame of nseg rows: n (int64, the number of returns) and rv, bpv, rs_neg, rs_pos

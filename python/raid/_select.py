@@ -11,7 +11,7 @@ array or scalar a ValueError, as for raid.sort) and returns a numpy float64 scal
 pyarrow.compute's skip_nulls skip them (NaN stays a value, with numpy's rules). With offsets (nseg + 1
 non-decreasing integers, the segments x[offsets[s]:offsets[s+1]]; ValueError for floats) it returns one
 result per segment (an array). device: as
-raid.context ("cpu", "opencl", "opencl:P.D"; None: $RAID_DEVICE, else auto).
+raid.context ("cpu", "opencl", "opencl:P.D", "cuda", "cuda:N"; None: $RAID_DEVICE, else auto).
 
 x may also be a pyarrow Array or ChunkedArray of float64 (read in place through the Arrow C data
 interface; several chunks are combined first, a copy): its nulls are skipped (pyarrow.compute's

@@ -80,11 +80,24 @@ def _prices(o, want_iv):
         return df, iv
 
 
+def backend_absent(backend):
+    """None when backend ("cpu", "opencl" or "cuda") can run in this process, else a sentence saying why
+    not ("libcuda.so.1 not found (no NVIDIA driver)", "NVRTC not found (...)", "no CUDA device", ...):
+    raid_backend_absent."""
+    codes = {"cpu": lib.RAID_BACKEND_CPU, "opencl": lib.RAID_BACKEND_OPENCL, "cuda": lib.RAID_BACKEND_CUDA}
+    if backend not in codes:
+        raise ValueError(f"backend must be 'cpu', 'opencl' or 'cuda', not {backend!r}")
+    why = lib.raid_backend_absent(codes[backend])
+    return None if why == ffi.NULL else ffi.string(why).decode("utf-8", "replace")
+
+
 def devices():
-    """The OpenCL devices (raid_devices) as a DataFrame, one row each: device (the spec "opencl:P.D" for
-    the device= arguments), type ("gpu", "cpu", ...), name, platform_name, compute_units,
-    global_mem_bytes, has_fp64 (bool), platform, index. Empty without an OpenCL runtime; the "cpu"
-    backend (float64, OpenMP) is always available besides."""
+    """The devices of both backends (raid_devices) as a DataFrame, one row each: device (the spec for the
+    device= arguments: "opencl:P.D" or "cuda:N"), type ("gpu", "cpu", ...), name, platform_name,
+    compute_units, global_mem_bytes, has_fp64 (bool), platform, index, backend ("opencl" or "cuda") and the
+    CUDA compute capability (cc_major, cc_minor; 0 for OpenCL). Empty without an OpenCL runtime and
+    without CUDA (raid.backend_absent("cuda") says why CUDA is missing); the "cpu" backend (float64,
+    OpenMP) is always available besides."""
     cap = 64
     while True:
         out = ffi.new("raid_device_info[]", cap)
@@ -96,7 +109,9 @@ def devices():
     rec = records(out, count[0], "raid_device_info")
     txt = lambda col: [v.decode("utf-8", "replace") for v in rec[col]]  # noqa: E731
     return pd.DataFrame({
-        "device": [f"opencl:{p}.{d}" for p, d in zip(rec["platform"], rec["device"])],
+        "device": txt("spec"),
         "type": txt("type"), "name": txt("name"), "platform_name": txt("platform_name"),
         "compute_units": rec["compute_units"].astype(np.int64), "global_mem_bytes": rec["global_mem_bytes"],
-        "has_fp64": rec["has_fp64"].astype(bool), "platform": rec["platform"], "index": rec["device"]})
+        "has_fp64": rec["has_fp64"].astype(bool), "platform": rec["platform"], "index": rec["device"],
+        "backend": ["cuda" if b == lib.RAID_BACKEND_CUDA else "opencl" for b in rec["backend"]],
+        "cc_major": rec["cc_major"], "cc_minor": rec["cc_minor"]})

@@ -506,6 +506,7 @@ raid_status raidCudaCompile(raid_ctx *ctx, const char *label, const char *const 
     argv[argc++] = "--fmad=false";
     argv[argc++] = "-DRAID_CUDA=1";
     argv[argc++] = "--std=c++17";
+    argv[argc++] = "--device-as-default-execution-space"; /* the shared headers' functions (raid_df.h) run on the device */
     if (options) {
         strcpy(opts, options);
         for (char *w = strtok(opts, " \t\n"); w; w = strtok(NULL, " \t\n"))

@@ -163,7 +163,11 @@ def test_realized_on_returns_equals_cli(cli, tmp_path, have_opencl, device, prec
 def test_devices_and_names():
     d = raid.devices()
     assert list(d.columns)[:3] == ["device", "type", "name"]
-    assert all(s.startswith("opencl:") for s in d["device"])
+    assert all(s == f"{b}:" + (f"{p}.{i}" if b == "opencl" else f"{i}")
+               for s, b, p, i in zip(d["device"], d["backend"], d["platform"], d["index"]))
+    if raid.backend_absent("cuda") is None:
+        assert "cuda" in set(d["backend"])
+    assert raid.backend_absent("cpu") is None
     assert raid.measure_names() == ["rv", "bpv", "rs_neg", "rs_pos", "rq", "tpq", "medrv", "jump_z", "jump_p"]
     assert raid.device_name("cpu").startswith("cpu")
     assert raid.__version__ == raid.version()
