@@ -587,9 +587,10 @@ raid_status raidCudaOpen(raid_ctx *ctx, int ordinal)
     }
     d->max_wg = (size_t)d->info->max_threads;
     d->local_mem = (uint64_t)d->info->shared_mem;
-    /* One allocation may take the whole memory; OpenCL's CL_DEVICE_MAX_MEM_ALLOC_SIZE has no CUDA
-     * counterpart, and cuMemAlloc reports what does not fit (RAID_EDEVMEM). */
-    d->max_alloc = (uint64_t)d->info->total_mem;
+    /* CUDA has no per-allocation limit (cuMemAlloc reports what does not fit: RAID_EDEVMEM); a quarter of
+     * the memory is what NVIDIA's OpenCL reports as CL_DEVICE_MAX_MEM_ALLOC_SIZE (OpenCL's minimum), so
+     * the operations size their batches on one GPU alike under both backends. */
+    d->max_alloc = (uint64_t)d->info->total_mem / 4;
     choose_arch(d->info->cc_major, d->info->cc_minor, d->arch, sizeof d->arch, &d->cubin);
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.150s (CUDA %d.%d, %s)", d->info->name,
              found.driver_version / 1000, found.driver_version % 1000 / 10, d->arch);
@@ -819,16 +820,8 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     raid_status s = cur(ctx);
     CUmodule mod = NULL;
     char *log = NULL;
-    if (s == RAID_OK) {
-        char *full = malloc(strlen(raidTuneBuildOptions(ctx)) + (options ? strlen(options) : 0) + 2);
-        if (!full)
-            s = raidFail(ctx, RAID_ENOMEM, "out of memory");
-        else {
-            sprintf(full, "%s %s", options ? options : "", raidTuneBuildOptions(ctx));
-            s = build_module(ctx, d, label, parts, NPREPENDED + 2, full, &mod, &log);
-            free(full);
-        }
-    }
+    if (s == RAID_OK)
+        s = build_module(ctx, d, label, parts, NPREPENDED + 2, options, &mod, &log);
     if (s != RAID_OK) {
         free(key);
         return s;
@@ -1129,7 +1122,7 @@ static raid_status buf_acquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *ou
     size_t sz;
     const int c = pool_class(d, bytes, &sz);
     if (bytes > d->max_alloc)
-        return raidFail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's memory of %llu", bytes,
+        return raidFail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu", bytes,
                         (unsigned long long)d->max_alloc);
     if (fault(ctx, RAID_FAULT_ALLOC, "cuMemAlloc"))
         return cu_check(ctx, CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc");
