@@ -9,6 +9,7 @@
 #   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
 #   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
+#   cuda (the whole ctest suite with RAID_TEST_DEVICE=cuda, then =opencl; only the failures' tails are kept)
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -29,6 +30,28 @@ run() { # name seconds command...
 }
 for s in $steps; do
   case $s in
+  cuda) # both backends as the device under test (CUDA_DEVS, default "cuda opencl"), the whole suite each
+    # (CTEST_EXCLUDE, default the pip-install tests: no network there; CTEST_TIMEOUT seconds each, default 240). The CUDA backend needs libcuda.so.1 and NVRTC (the image's toolkit; RAID_NVRTC_LIB
+    # names another). The disk cache starts empty, so the first run pays NVRTC's builds. Kept: each run's
+    # summary and the last 60 lines of each failed test's output (its rerun), not the whole log.
+    export RAID_CACHE_DIR=/tmp/raid-kcache
+    rm -rf "$RAID_CACHE_DIR"
+    ./build-dev/raid devices | tee "$OUT/cuda.txt"
+    ./build-dev/tests/test_nvrtc 2>&1 | tail -15 | tee -a "$OUT/cuda.txt"
+    for dev in ${CUDA_DEVS:-cuda opencl}; do
+      log=/tmp/raid-ctest-$dev.log
+      echo "== ctest RAID_TEST_DEVICE=$dev" | tee -a "$OUT/cuda.txt"
+      start=$(date +%s)
+      (cd build-dev && RAID_TEST_DEVICE=$dev timeout ${CTEST_TIMEOUT:-240} ctest -j 8 -E "${CTEST_EXCLUDE:-install}" >"$log" 2>&1)
+      echo "== exit $? in $(( $(date +%s) - start )) s" | tee -a "$OUT/cuda.txt"
+      grep -E 'tests passed|tests failed|Total Test time' "$log" | tee -a "$OUT/cuda.txt"
+      failed=$(sed -n '/The following tests FAILED/,$p' "$log" | grep -oE '[0-9]+ - [A-Za-z0-9_:.-]+' | sed 's/^[0-9]* - //')
+      for t in $failed; do
+        echo "== $dev: $t" | tee -a "$OUT/cuda.txt"
+        (cd build-dev && RAID_TEST_DEVICE=$dev timeout 60 ctest -R "^$t\$" --output-on-failure 2>&1) | tail -60 >>"$OUT/cuda.txt"
+      done
+    done
+    ls "$RAID_CACHE_DIR" | wc -l | sed 's/^/disk cache entries: /' | tee -a "$OUT/cuda.txt" ;;
   regress-tests)
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
     (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;
