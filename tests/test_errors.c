@@ -51,16 +51,16 @@ static void test_context(void **state)
 {
     (void)state;
     raid_ctx *c = (raid_ctx *)1;
-    FAILS(raid_ctx_create(&c, "gpu9"), RAID_EINVAL, "unknown device 'gpu9' (expected auto, cpu, opencl or opencl:P.D)");
+    FAILS(raid_ctx_create(&c, "gpu9"), RAID_EINVAL, "unknown device 'gpu9' (expected auto, cpu, opencl, opencl:P.D, cuda or cuda:N)");
     assert_null(c);
     /* from RAID_DEVICE (no device given): the message says where it came from */
     const char *env = getenv("RAID_DEVICE");
     char *saved = env ? strdup(env) : NULL;
     setenv("RAID_DEVICE", "gpu", 1);
     FAILS(raid_ctx_create(&c, NULL), RAID_EINVAL,
-          "unknown device 'gpu' in RAID_DEVICE (expected auto, cpu, opencl or opencl:P.D)");
+          "unknown device 'gpu' in RAID_DEVICE (expected auto, cpu, opencl, opencl:P.D, cuda or cuda:N)");
     FAILS(raid_ctx_create(&c, ""), RAID_EINVAL,
-          "unknown device 'gpu' in RAID_DEVICE (expected auto, cpu, opencl or opencl:P.D)");
+          "unknown device 'gpu' in RAID_DEVICE (expected auto, cpu, opencl, opencl:P.D, cuda or cuda:N)");
     if (saved)
         setenv("RAID_DEVICE", saved, 1);
     else

@@ -176,7 +176,7 @@ static void test_errors(void **state)
     raid_ctx *x = NULL;
     assert_int_equal(raid_ctx_create(&x, "gpu9"), RAID_EINVAL);
     assert_null(x);
-    assert_string_equal(raid_errmsg(), "unknown device 'gpu9' (expected auto, cpu, opencl or opencl:P.D)");
+    assert_string_equal(raid_errmsg(), "unknown device 'gpu9' (expected auto, cpu, opencl, opencl:P.D, cuda or cuda:N)");
     assert_int_equal(raid_ctx_create(&x, "opencl:97.0"), RAID_ENODEV);
     assert_non_null(strstr(raid_errmsg(), "no OpenCL platform 97"));
     raid_ctx_destroy(cpu);
