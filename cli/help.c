@@ -9,7 +9,7 @@ static const char help_realized[] =
     "                     [--symbol-col C] [--time-col C] [--price-col C] [--date-col C] [--ret-col C]\n"
     "\n"
     "Daily realized measures of every (symbol, date) segment of FILE (CSV with a header row; \"-\" reads\n"
-    "standard input), computed on an OpenCL device with float64-faithful accumulation.\n"
+    "standard input), computed on a device (CUDA or OpenCL) with float64-faithful accumulation.\n"
     "\n"
     "Output (CSV, to OUT or standard output):\n"
     "  symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p\n"

@@ -17,7 +17,7 @@ const char *raid_strerror(raid_status s)
     case RAID_EIO: return "input/output error";
     case RAID_EPARSE: return "bad input data";
     case RAID_ENODEV: return "no such device";
-    case RAID_EDEVICE: return "OpenCL error";
+    case RAID_EDEVICE: return "device backend error";
     case RAID_EBUILD: return "kernel build failed";
     case RAID_EDEVMEM: return "out of device memory";
     case RAID_EDEVLOST: return "device lost";
