@@ -803,25 +803,30 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
             *out = k;
             return RAID_OK;
         }
-    const char *parts[NPREPENDED + 2];
-    for (size_t i = 0; i < NPREPENDED; i++)
-        if (!(parts[i] = kernel_source(prepended[i]))) {
+    /* each header after a #line naming it, so NVRTC's log names the file and line of an error */
+    const char *parts[2 * NPREPENDED + 2];
+    char lines[NPREPENDED][64];
+    for (size_t i = 0; i < NPREPENDED; i++) {
+        snprintf(lines[i], sizeof lines[i], "\n#line 1 \"%s\"\n", prepended[i]);
+        parts[2 * i] = lines[i];
+        if (!(parts[2 * i + 1] = kernel_source(prepended[i]))) {
             free(key);
             return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", prepended[i]);
         }
+    }
     if (!src) {
         free(key);
         return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
     }
     char line[160];
     snprintf(line, sizeof line, "\n#line 1 \"%.100s\"\n", label);
-    parts[NPREPENDED] = line;
-    parts[NPREPENDED + 1] = src;
+    parts[2 * NPREPENDED] = line;
+    parts[2 * NPREPENDED + 1] = src;
     raid_status s = cur(ctx);
     CUmodule mod = NULL;
     char *log = NULL;
     if (s == RAID_OK)
-        s = build_module(ctx, d, label, parts, NPREPENDED + 2, options, &mod, &log);
+        s = build_module(ctx, d, label, parts, 2 * NPREPENDED + 2, options, &mod, &log);
     if (s != RAID_OK) {
         free(key);
         return s;
