@@ -183,6 +183,13 @@ def test_errors_carry_the_library_message(data_dir):
     with pytest.raises(raid.RaidError, match="unknown device 'gpu9'") as e:
         raid.realized([0.01], [0, 1], device="gpu9")
     assert e.value.reason == "invalid argument"
+    assert "cuda or cuda:N" in str(e.value)
+    why = raid.backend_absent("cuda")
+    if why is not None:  # CUDA strings are known; where CUDA cannot run they name what is missing
+        for spec in ("cuda", "cuda:0"):
+            with pytest.raises(raid.RaidError, match="CUDA is not available") as e:
+                raid.realized([0.01], [0, 1], device=spec)
+            assert e.value.name == "RAID_ENODEV" and why in str(e.value)
     with pytest.raises(ValueError):
         raid.realized([0.01], [0, 5])
     df = pd.read_csv(data_dir / "onemin_stock_market.csv")
