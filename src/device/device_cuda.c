@@ -633,6 +633,8 @@ static void cache_push_front(CuDev *d, RaidKernel *k)
 static void cache_trim(CuDev *d)
 {
     RaidKernel *k = d->tail;
+    if (k && d->nkernels > d->cache_cap)
+        cu.CtxSetCurrent(d->cuctx); /* cuModuleUnload acts on the calling thread's current context */
     while (k && d->nkernels > d->cache_cap) {
         RaidKernel *prev = k->prev;
         if (k->holds == 0) {
