@@ -62,14 +62,23 @@ static void test_cubin_and_ptx(void **state)
     void *bin = NULL;
     size_t len = 0;
     char *log = NULL;
-    raid_status s = raidCudaCompile(NULL, "test_nvrtc.cu", parts, 2, "-DUNUSED=1 -cl-nv-verbose", "sm_90", 1, &bin,
-                                    &len, &log);
+    /* OpenCL's words with a CUDA meaning are translated: -cl-nv-verbose puts ptxas's report in the log */
+    raid_status s = raidCudaCompile(NULL, "test_nvrtc.cu", parts, 2,
+                                    "-cl-std=CL1.2 -DUNUSED=1 -cl-nv-verbose -cl-nv-maxrregcount=32", "sm_90", 1,
+                                    &bin, &len, &log);
     if (s != RAID_OK)
         fail_msg("%s", raid_errmsg());
     assert_true(len > 100);
     assert_memory_equal(bin, "\177ELF", 4); /* a cubin is an ELF image */
+    assert_non_null(strstr(log, "registers"));
     free(bin);
     free(log);
+    /* any other word goes to NVRTC, which refuses what it does not know: never dropped silently */
+    s = raidCudaCompile(NULL, "test_nvrtc.cu", parts, 2, "-cl-mad-enable", "sm_90", 1, &bin, &len, &log);
+    assert_int_equal(s, RAID_EBUILD);
+    assert_null(bin);
+    s = raidCudaCompile(NULL, "test_nvrtc.cu", parts, 2, "-cl-no-such-option", "sm_90", 1, &bin, &len, &log);
+    assert_int_equal(s, RAID_EBUILD);
     s = raidCudaCompile(NULL, "test_nvrtc.cu", parts, 2, "", "compute_80", 0, &bin, &len, &log);
     if (s != RAID_OK)
         fail_msg("%s", raid_errmsg());

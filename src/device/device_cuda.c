@@ -497,8 +497,12 @@ raid_status raidCudaCompile(raid_ctx *ctx, const char *label, const char *const 
         at += n;
     }
     src[at] = 0;
-    /* Options: the backend's own, then the caller's words (-D, -U, -I ... as NVRTC takes them); words of
-     * OpenCL's compiler (-cl-...) are dropped, since the same options serve both backends. */
+    /* Options: the backend's own, then the caller's words (-D, -U, -I ... as NVRTC takes them). One options
+     * string serves both backends, so OpenCL's words that have a CUDA meaning are translated: -cl-std=...
+     * (the OpenCL C version) is dropped, -cl-nv-verbose (ptxas's report in the build log) becomes
+     * --ptxas-options=-v, -cl-nv-maxrregcount=N becomes --maxrregcount=N. Every other word goes to NVRTC,
+     * which refuses what it does not know (RAID_EBUILD): an unknown or unsafe option never passes
+     * silently. */
     char archopt[48];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
     int argc = 0;
@@ -509,9 +513,18 @@ raid_status raidCudaCompile(raid_ctx *ctx, const char *label, const char *const 
     argv[argc++] = "--device-as-default-execution-space"; /* the shared headers' functions (raid_df.h) run on the device */
     if (options) {
         strcpy(opts, options);
-        for (char *w = strtok(opts, " \t\n"); w; w = strtok(NULL, " \t\n"))
-            if (strncmp(w, "-cl-", 4))
+        for (char *w = strtok(opts, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+            if (!strncmp(w, "-cl-std=", 8))
+                continue;
+            if (!strcmp(w, "-cl-nv-verbose"))
+                argv[argc++] = "--ptxas-options=-v";
+            else if (!strncmp(w, "-cl-nv-maxrregcount=", 20)) {
+                memcpy(w + 5, "--maxrregcount=", 15); /* rewritten in place: "-cl-n" + "--maxrregcount=N" */
+                argv[argc++] = w + 5;
+            }
+            else
                 argv[argc++] = w;
+        }
     }
     nvrtcProgram prog = NULL;
     nvrtcResult r = nv.CreateProgram(&prog, src, label, 0, NULL, NULL);
