@@ -160,8 +160,12 @@ static void test_version_help(void **state)
 
     assert_int_equal(t_cli(&out, &err, "devices"), 0);
     assert_non_null(strstr(out, "\ncpu "));
-    if (t_have_opencl())
+    if (!raid_backend_absent(RAID_BACKEND_OPENCL))
         assert_non_null(strstr(out, "opencl:0.0"));
+    if (raid_backend_absent(RAID_BACKEND_CUDA))
+        assert_non_null(strstr(out, "(no CUDA: "));
+    else
+        assert_non_null(strstr(out, "\ncuda:0 "));
     free(out);
     free(err);
 }

@@ -441,7 +441,7 @@ static void test_windows_device(void **state)
     (void)state;
     if (!t_have_opencl())
         skip();
-    raid_ctx *cpu = t_open_ctx("cpu"), *dev = t_open_ctx("opencl");
+    raid_ctx *cpu = t_open_ctx("cpu"), *dev = t_open_ctx(t_device());
     raid_garch_spec *sp;
     assert_int_equal(raid_garch_spec_create(&sp), RAID_OK);
     assert_int_equal(raid_garch_spec_set_model(sp, RAID_GARCH_EGARCH), RAID_OK);
@@ -546,7 +546,7 @@ static void test_omega_edge(void **state)
 {
     (void)state;
     for (int dev = 0; dev < 1 + t_have_opencl(); dev++)
-        omega_edge_on(dev ? "opencl" : "cpu");
+        omega_edge_on(dev ? t_device() : "cpu");
 }
 
 /* A fit of model with t errors to the returns r (one symbol "A"), rolling windows of win returns every
@@ -642,7 +642,7 @@ static void test_out_of_range(void **state)
     enum { NS = sizeof scale / sizeof *scale, TN = 400 };
     double *r = simulate(TN, 1), *x = malloc(NS * TN * sizeof *x);
     for (int dev = 0; dev < 1 + t_have_opencl(); dev++) {
-        raid_ctx *ctx = t_open_ctx(dev ? "opencl" : "cpu");
+        raid_ctx *ctx = t_open_ctx(dev ? t_device() : "cpu");
         raid_garch_spec *sp;
         raid_garch_input *in;
         raid_garch_result *res;

@@ -474,9 +474,9 @@ static void test_kernel_build_errors(void **state)
     if (!t_have_opencl())
         skip();
     raid_ctx *ctx = NULL;
-    raid_status s = raid_ctx_create(&ctx, "opencl");
+    raid_status s = raid_ctx_create(&ctx, t_device());
     if (s != RAID_OK)
-        fail_msg("raid_ctx_create(opencl): %d %s", (int)s, raid_errmsg());
+        fail_msg("raid_ctx_create(%s): %d %s", t_device(), (int)s, raid_errmsg());
     RaidKernel *k = NULL, *k2 = NULL;
 
     /* control: the real kernel builds, and a second request comes from the cache */

@@ -288,7 +288,7 @@ static int child_race(void)
     worker w[MAX_THREADS];
     memset(w, 0, sizeof w);
     for (int i = 0; i < n; i++)
-        w[i] = (worker){.id = i, .device = "opencl"};
+        w[i] = (worker){.id = i, .device = t_device()};
     const int bad = run_workers(w, n);
     if (bad)
         fprintf(stderr, "%d of %d threads failed to create an OpenCL context and build a kernel\n", bad, n);
@@ -298,7 +298,7 @@ static int child_race(void)
 static int child_stress(void)
 {
     const int n = nthreads();
-    static const char *const devices[2] = {"cpu", "opencl"};
+    const char *const devices[2] = {"cpu", t_device()};
     static worker w[MAX_THREADS];
     for (int i = 0; i < n; i++)
         w[i] = (worker){.id = i, .device = devices[i % 2], .run_jobs = 1};
