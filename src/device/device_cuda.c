@@ -1338,11 +1338,17 @@ static void host_release(raid_ctx *ctx, void *host)
 }
 
 static const RaidDevOps cuda_ops = {
-    "cuda", dev_close, dev_max_wg, dev_max_alloc, dev_local_mem, dev_flush, dev_finish, dev_drain,
-    buf_acquire, buf_release, buf_upload, buf_download, buf_fill, buf_copy, host_acquire, host_release,
-    kernel_get, kernel_get_source, kernel_put, arg_buf, arg_float, arg_int, arg_uint, arg_long, arg_local,
-    launch, kernel_build_log, cache_get_stats, cache_set_capacity, dev_get_usage, event_wait, event_seconds,
-    event_release};
+    .name = "cuda", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
+    .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
+    .buf_acquire = buf_acquire, .buf_release = buf_release, .buf_upload = buf_upload,
+    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .host_acquire = host_acquire,
+    .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
+    .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
+    .arg_uint = arg_uint, .arg_long = arg_long, .arg_local = arg_local, .launch = launch,
+    .kernel_build_log = kernel_build_log, .cache_get_stats = cache_get_stats,
+    .cache_set_capacity = cache_set_capacity, .get_usage = dev_get_usage, .event_wait = event_wait,
+    .event_seconds = event_seconds, .event_release = event_release,
+};
 
 /* ---- the device list ---- */
 
