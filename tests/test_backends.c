@@ -1,5 +1,5 @@
 /*
- * The backends and their selection (include/raid/core.h, src/core/ctx.c, src/device/): device strings
+ * The backends and their selection (include/raid/core.h, src/context/ctx.c, src/device/): device strings
  * good and bad; the CUDA backend compiled in and absent at run time (here and in CI: no libcuda.so.1):
  * cuda and cuda:N fail with RAID_ENODEV naming what is missing, auto falls back to OpenCL or the cpu,
  * raid devices says why CUDA is absent (RAID_CUDA_LIB pointing nowhere makes that deterministic on a
