@@ -31,8 +31,8 @@ run() { # name seconds command...
 for s in $steps; do
   case $s in
   cuda) # both backends as the device under test (CUDA_DEVS, default "cuda opencl"), the whole suite each
-    # (CTEST_EXCLUDE, default the pip-install tests: no network there; CTEST_TIMEOUT seconds each, default 240). The CUDA backend needs libcuda.so.1 and NVRTC (the image's toolkit; RAID_NVRTC_LIB
-    # names another). The disk cache starts empty, so the first run pays NVRTC's builds. Kept: each run's
+    # (CTEST_EXCLUDE, default the pip-install tests: no network there; CTEST_TIMEOUT seconds each, default
+    # 240). The CUDA backend needs libcuda.so.1 and NVRTC (the image's toolkit; RAID_NVRTC_LIB names another). The disk cache starts empty, so the first run pays NVRTC's builds. Kept: each run's
     # summary and the last 60 lines of each failed test's output (its rerun), not the whole log.
     export RAID_CACHE_DIR=/tmp/raid-kcache
     rm -rf "$RAID_CACHE_DIR"
