@@ -109,7 +109,15 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
     RaidDf Q = raidDfMake(0.0f, 0.0f);
     int ea = 0, eb = 0;
     int bad = 0;
-    RaidDf e_prev = raidDfMake(0.0f, 0.0f), e2_prev = e_prev, w_prev = e_prev, z_prev = e_prev;
+    RaidDf e_prev = raidDfMake(0.0f, 0.0f);
+#if GM_MODEL == 2
+    RaidDf z_prev = e_prev; /* (each model declares only the state it reads: no unused variable) */
+#if GM_MU
+    RaidDf w_prev = e_prev;
+#endif
+#else
+    RaidDf e2_prev = e_prev;
+#endif
 
     for (uint t = 0; t < T; t++) {
         if (t > 0) {
@@ -191,7 +199,9 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
         const RaidDf dle = raidDfMul(z, w);
 #endif
 #endif
+#if GM_MU
         w_prev = w;
+#endif
         z_prev = z;
 #else
         if (!(s.hi >= GM_HMIN && s.hi <= GM_HMAX)) { /* also NaN */

@@ -107,7 +107,7 @@ typedef ulong RaidU64;
 
 #elif defined(RAID_CUDA)
 /* ------------------------------------------------------------------ CUDA C++ (NVRTC, --fmad=false) */
-#if defined(__USE_FAST_MATH__)
+#if defined(__USE_FAST_MATH__) && __USE_FAST_MATH__ /* (NVRTC defines it, 0 without the option) */
 #error "RAID kernels need IEEE binary32 arithmetic: never --use_fast_math"
 #endif
 #define RAID_DEVICE 1
