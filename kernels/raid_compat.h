@@ -111,10 +111,14 @@ typedef ulong RaidU64;
 #error "RAID kernels need IEEE binary32 arithmetic: never --use_fast_math"
 #endif
 #define RAID_DEVICE 1
+#if defined(__CUDACC_RTC__) /* NVRTC: no system header */
 typedef unsigned int uint;
-typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned long long ulong; /* OpenCL's ulong: 64 bits on every host */
+#else /* nvcc offline (bench/realized_sass.sh): glibc's uint, ushort and ulong (64 bits on LP64) */
+#include <sys/types.h>
+#endif
+typedef unsigned char uchar;
 
 #define RAID_KERNEL extern "C" __global__
 #define RAID_REQD_WG(n) __launch_bounds__(n)
@@ -173,7 +177,7 @@ __device__ inline float raidAsFloat(int i) { return __int_as_float(i); }
 #define RAID_AS_UINT(f) __float_as_uint(f)
 
 #define RAID_CLZ32(x) __clz((int)(uint)(x))              /* 32 for 0, as OpenCL's clz */
-#define RAID_CLZ64(x) __clzll((long long)(ulong)(x))     /* 64 for 0 */
+#define RAID_CLZ64(x) __clzll((long long)(RaidU64)(x))  /* 64 for 0 */
 #define RAID_POPCOUNT(x) ((uint)__popc((uint)(x)))
 #define RAID_MUL_HI(a, b) __umulhi((uint)(a), (uint)(b))
 __device__ inline uint raidMin(uint a, uint b) { return a < b ? a : b; }

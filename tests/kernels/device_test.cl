@@ -1,6 +1,7 @@
 /*
  * Kernels of tests/test_device.c (read at run time, built through raidKernelGetSource, which prepends
- * raid_compat.h and raid_df.h as for the library's own kernels). Never a 64-bit float type.
+ * the prelude of kernels/prelude.txt as for the library's own kernels), in the kernel dialect of
+ * raid_compat.h (tests/test_kernels_nvrtc.c compiles them as CUDA too). Never a 64-bit float type.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
