@@ -418,14 +418,15 @@ static void test_no_fp64_in_kernels(void **state)
     list_free(&files);
 }
 
-/* Every kernel file but raid_compat.h (the .cl files and the prelude's other headers) spells built-ins and
- * qualifiers with the dialect's names only. */
+/* Every kernel file but raid_compat.h (the .cl files and the prelude's other headers, and the test kernels of
+ * tests/kernels/) spells built-ins and qualifiers with the dialect's names only. */
 static void test_dialect_only(void **state)
 {
     (void)state;
     name_list files = {0}, pat = {0};
     load_patterns(FORBIDDEN_LIST, &pat);
     list_files(KERNEL_DIR, is_kernel_file, 0, &files);
+    list_files(RAID_SOURCE_DIR "/tests/kernels", is_kernel_file, 0, &files); /* tests/test_device.c's */
     size_t checked = 0;
     for (size_t i = 0; i < files.n; i++) {
         if (!strcmp(base_name(files.v[i]), "raid_compat.h"))
