@@ -229,6 +229,37 @@ static void test_every_kernel_file(void **state)
     }
 }
 
+/* The backend's options forbid contraction: NVRTC's default turns a * b + c into fma.rn.f32 (checked here
+ * too, so that the probe proves something), --fmad=false keeps mul.rn and add.rn, which ptxas does not fuse. */
+static void test_no_contraction(void **state)
+{
+    (void)state;
+    const char *probe = "extern \"C\" __global__ void probe(float *p) { p[0] = p[1] * p[2] + p[3]; }\n";
+    for (int fmad_off = 0; fmad_off < 2; fmad_off++) {
+        const char *argv[8];
+        int argc = 0;
+        for (size_t i = 0; i < sizeof backend_opts / sizeof *backend_opts; i++)
+            if (fmad_off || strcmp(backend_opts[i], "--fmad=false"))
+                argv[argc++] = backend_opts[i];
+        void *prog = NULL;
+        assert_int_equal(nv.create(&prog, probe, "probe.cu", 0, NULL, NULL), 0);
+        assert_int_equal(nv.compile(prog, argc, argv), 0);
+        size_t ps = 0;
+        assert_int_equal(nv.ptx_size(prog, &ps), 0);
+        char *ptx = calloc(ps + 1, 1);
+        assert_non_null(ptx);
+        assert_int_equal(nv.ptx(prog, ptx), 0);
+        if (fmad_off) {
+            assert_null(strstr(ptx, "fma."));
+            assert_non_null(strstr(ptx, "mul.rn.f32"));
+        } else {
+            assert_non_null(strstr(ptx, "fma.rn.f32"));
+        }
+        nv.destroy(&prog);
+        free(ptx);
+    }
+}
+
 /* The test kernels of tests/test_device.c go through the same prelude. */
 static void test_device_test_kernels(void **state)
 {
@@ -255,6 +286,7 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_contraction),
         cmocka_unit_test(test_every_kernel_file),
         cmocka_unit_test(test_device_test_kernels),
     };
