@@ -48,6 +48,15 @@
 #ifndef GB_NOCNT /* 1: no count per row (counts not asked: a -0.0 flags GB_F_NEGZ instead) */
 #define GB_NOCNT 0
 #endif
+#ifndef GB_WG /* the work-group width at most (GB_WG of src/column/groupby_cl.c): gb_range's and gb_part_starts'
+                 local arrays */
+#define GB_WG 256
+#endif
+#ifndef GB_LTW /* words of the local tables of gb_rows_local (ng (GB_SW + 2) at most) and gb_part_rows (2^pb (GB_SW +
+                  2)): set by the host for the program that runs them */
+#define GB_LTW 1
+#endif
+#define GB_MAXP 256 /* partitions of the partitioned path at most (255, and the null rows' digit) */
 #define GB_EBW 3u /* words per exponent bucket */
 #define GB_SW (GB_EB ? 2u * GB_EBW * GB_NB : 2u * GB_L) /* sum words per group: two signs' limbs or buckets */
 #define GB_NONE 0xFFFFFFFFu
@@ -69,15 +78,15 @@
  * (gid[i] = map[gid[i]]): the aggregation kernels read dense ids. */
 
 /* splitmix64's finaliser (raidMix64, src/core/internal.h) on two 32-bit words: z = (hi, lo). */
-inline uint2 gb_mul64(uint2 z, uint chi, uint clo) /* z * (chi 2^32 + clo) mod 2^64; x: low, y: high */
+RAID_FN uint2 gb_mul64(uint2 z, uint chi, uint clo) /* z * (chi 2^32 + clo) mod 2^64; x: low, y: high */
 {
-    return (uint2)(z.x * clo, mul_hi(z.x, clo) + z.x * chi + z.y * clo);
+    return RAID_UINT2(z.x * clo, RAID_MUL_HI(z.x, clo) + z.x * chi + z.y * clo);
 }
-inline uint2 gb_xorshr(uint2 z, uint r) /* z ^ (z >> r), 0 < r < 32 */
+RAID_FN uint2 gb_xorshr(uint2 z, uint r) /* z ^ (z >> r), 0 < r < 32 */
 {
-    return (uint2)(z.x ^ ((z.x >> r) | (z.y << (32u - r))), z.y ^ (z.y >> r));
+    return RAID_UINT2(z.x ^ ((z.x >> r) | (z.y << (32u - r))), z.y ^ (z.y >> r));
 }
-inline uint2 gb_mix64(uint2 z)
+RAID_FN uint2 gb_mix64(uint2 z)
 {
     z = gb_mul64(gb_xorshr(z, 30u), 0xBF58476Du, 0x1CE4E5B9u);
     z = gb_mul64(gb_xorshr(z, 27u), 0x94D049BBu, 0x133111EBu);
@@ -85,7 +94,7 @@ inline uint2 gb_mix64(uint2 z)
 }
 
 /* Whether row i is null: valid[i] == 0 (masked != 0), or (nan_null != 0) a NaN value. */
-inline int gb_null(const RAID_GLOBAL uchar *valid, const RAID_GLOBAL uint2 *xb, uint masked, uint nan_null, uint i)
+RAID_FN int gb_null(const RAID_GLOBAL uchar *valid, const RAID_GLOBAL uint2 *xb, uint masked, uint nan_null, uint i)
 {
     if (masked && !valid[i])
         return 1;
@@ -100,8 +109,9 @@ inline int gb_null(const RAID_GLOBAL uchar *valid, const RAID_GLOBAL uint2 *xb, 
  * order of the pairs = signed order of the keys), pmin, pmax (4096 and 0 + -1 as 0xFFFFFFFF when no finite
  * non-zero value; xb read only when usep), 2 unused. Every row counts, null or not (as the cpu path). */
 RAID_KERNEL void gb_range(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2 *xb, const uint n, const uint rows,
-                          const uint usep, RAID_GLOBAL uint *out, RAID_LOCAL uint *red /* 6 x local size */)
+                          const uint usep, RAID_GLOBAL uint *out)
 {
+    RAID_SHARED uint red[6 * GB_WG]; /* 6 x local size */
     const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0);
     const uint start = RAID_GROUP_ID(0) * rows, end = n - start > rows ? start + rows : n;
     uint mnh = 0xFFFFFFFFu, mnl = 0xFFFFFFFFu, mxh = 0u, mxl = 0u, pmin = 4096u, pmax = 0u; /* pmax: p + 1 */
@@ -117,8 +127,8 @@ RAID_KERNEL void gb_range(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2
             const uint E = (v.y >> 20) & 0x7FFu;
             if (E != 0x7FFu && ((v.y & 0x7FFFFFFFu) | v.x)) {
                 const uint p = E ? E - 1u : 0u;
-                pmin = min(pmin, p);
-                pmax = max(pmax, p + 1u);
+                pmin = RAID_MIN(pmin, p);
+                pmax = RAID_MAX(pmax, p + 1u);
             }
         }
     }
@@ -132,8 +142,8 @@ RAID_KERNEL void gb_range(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2
                 mnh = h, mnl = l;
             if (H > mxh || (H == mxh && Lo > mxl))
                 mxh = H, mxl = Lo;
-            pmin = min(pmin, red[4 * ls + j]);
-            pmax = max(pmax, red[5 * ls + j]);
+            pmin = RAID_MIN(pmin, red[4 * ls + j]);
+            pmax = RAID_MAX(pmax, red[5 * ls + j]);
         }
         RAID_GLOBAL uint *o = out + 8u * RAID_GROUP_ID(0);
         o[0] = mnh, o[1] = mnl, o[2] = mxh, o[3] = mxl, o[4] = pmin, o[5] = pmax, o[6] = 0u, o[7] = 0u;
@@ -141,13 +151,13 @@ RAID_KERNEL void gb_range(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL uint2
 }
 
 /* The row's slot is new: its filler takes the next id (meta[0]); past `limit` ids it flags meta[1] instead. */
-inline void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, uint limit, uint2 k, uint s)
+RAID_FN void gb_new_group(volatile RAID_GLOBAL uint *meta, RAID_GLOBAL uint *uk, uint limit, uint2 k, uint s)
 {
-    const uint id = atomic_inc(meta);
+    const uint id = RAID_ATOMIC_INC(meta);
     if (id < limit) {
         uk[3u * id] = k.x, uk[3u * id + 1u] = k.y, uk[3u * id + 2u] = s;
     } else {
-        atomic_or(meta + 1, 1u);
+        RAID_ATOMIC_OR(meta + 1, 1u);
     }
 }
 
@@ -163,7 +173,7 @@ RAID_KERNEL void gb_ids_direct(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL 
         return;
     const uint2 k = keys[i];
     const uint s = k.x - kmin_lo;
-    if (occ[s] == GB_EMPTY && atomic_cmpxchg(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
+    if (occ[s] == GB_EMPTY && RAID_ATOMIC_CMPXCHG(occ + s, GB_EMPTY, 0u) == GB_EMPTY) {
         gb_new_group(meta, uk, limit, k, s);
     }
     gid[i] = gb_null(valid, xb, masked, nan_null, i) ? GB_NONE : s;
@@ -198,10 +208,10 @@ RAID_KERNEL void gb_ids_hash(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL ui
         return;
     const uint2 k = keys[i];
     const uint w1 = k.x & 0x7FFFFFFFu, w2 = (k.x >> 31) | ((k.y & 0x3FFFFFFFu) << 1), w3 = k.y >> 30;
-    uint s = gb_mix64((uint2)(k.x ^ seed_lo, k.y ^ seed_hi)).y & hmask, probes = 0u;
+    uint s = gb_mix64(RAID_UINT2(k.x ^ seed_lo, k.y ^ seed_hi)).y & hmask, probes = 0u;
     for (;; s = (s + 1u) & mask) {
         if (++probes > mask + 1u || ((probes & 31u) == 0u && meta[1])) { /* full: the host retries */
-            atomic_or(meta + 1, 1u);
+            RAID_ATOMIC_OR(meta + 1, 1u);
             s = GB_NONE;
             break;
         }
@@ -212,13 +222,13 @@ RAID_KERNEL void gb_ids_hash(const RAID_GLOBAL uint2 *keys, const RAID_GLOBAL ui
             break; /* the common path: the key is there */
         if ((a != GB_EMPTY && a != w1) || (b != GB_EMPTY && b != w2) || (c != GB_EMPTY && c != w3))
             continue; /* another key's slot */
-        uint o = atomic_cmpxchg(r, GB_EMPTY, w1);
+        uint o = RAID_ATOMIC_CMPXCHG(r, GB_EMPTY, w1);
         if (o != GB_EMPTY && o != w1)
             continue;
-        o = atomic_cmpxchg(r + 1, GB_EMPTY, w2);
+        o = RAID_ATOMIC_CMPXCHG(r + 1, GB_EMPTY, w2);
         if (o != GB_EMPTY && o != w2)
             continue;
-        o = atomic_cmpxchg(r + 2, GB_EMPTY, w3);
+        o = RAID_ATOMIC_CMPXCHG(r + 2, GB_EMPTY, w3);
         if (o == GB_EMPTY)
             gb_new_group(meta, uk, limit, k, s);
         else if (o != w3)
@@ -248,12 +258,12 @@ RAID_KERNEL void gb_rank(RAID_GLOBAL uint *gid, const uint n, const RAID_GLOBAL 
 /* w into limb i of a (GB_L limbs), carries up: gb_add_g in global memory, gb_add_l in local memory (OpenCL
  * C 1.2 has no generic address space). */
 #define GB_ADDER(NAME, SPACE)                                                                               \
-    inline void NAME(volatile SPACE uint *a, uint i, uint w)                                                \
+    RAID_FN void NAME(volatile SPACE uint *a, uint i, uint w)                                                \
     {                                                                                                       \
-        const uint old = atomic_add(a + i, w);                                                              \
+        const uint old = RAID_ATOMIC_ADD(a + i, w);                                                              \
         if (old + w < old)                                                                                  \
             for (i++; i < GB_L; i++)                                                                        \
-                if (atomic_inc(a + i) != 0xFFFFFFFFu)                                                       \
+                if (RAID_ATOMIC_INC(a + i) != 0xFFFFFFFFu)                                                       \
                     break;                                                                                  \
     }
 GB_ADDER(gb_add_g, RAID_GLOBAL)
@@ -266,28 +276,28 @@ GB_ADDER(gb_add_l, RAID_LOCAL)
  * value where the separate carries cost about one and a half more (each random limb wraps half the
  * time). The integer the limbs hold is the exact sum of what was added, as with NAME above. */
 #define GB_ADDER3(NAME, SPACE)                                                                              \
-    inline void NAME(volatile SPACE uint *a, uint c, uint w0, uint w1, uint w2)                             \
+    RAID_FN void NAME(volatile SPACE uint *a, uint c, uint w0, uint w1, uint w2)                             \
     {                                                                                                       \
         uint carry = 0u, old, x;                                                                            \
         if (w0) {                                                                                           \
-            old = atomic_add(a + c, w0);                                                                    \
+            old = RAID_ATOMIC_ADD(a + c, w0);                                                                    \
             carry = old + w0 < old;                                                                         \
         }                                                                                                   \
         x = w1 + carry;                                                                                     \
         carry = x < w1;                                                                                     \
         if (x) {                                                                                            \
-            old = atomic_add(a + c + 1u, x);                                                                \
+            old = RAID_ATOMIC_ADD(a + c + 1u, x);                                                                \
             carry = old + x < old;                                                                          \
         }                                                                                                   \
         x = w2 + carry;                                                                                     \
         carry = 0u;                                                                                         \
         if (x) {                                                                                            \
-            old = atomic_add(a + c + 2u, x);                                                                \
+            old = RAID_ATOMIC_ADD(a + c + 2u, x);                                                                \
             carry = old + x < old;                                                                          \
         }                                                                                                   \
         if (carry)                                                                                          \
             for (uint i = c + 3u; i < GB_L; i++)                                                            \
-                if (atomic_inc(a + i) != 0xFFFFFFFFu)                                                       \
+                if (RAID_ATOMIC_INC(a + i) != 0xFFFFFFFFu)                                                       \
                     break;                                                                                  \
     }
 GB_ADDER3(gb_add3_g, RAID_GLOBAL)
@@ -300,17 +310,17 @@ GB_ADDER3(gb_add3_l, RAID_LOCAL)
  * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
  * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding. */
 #define GB_EB_ADDER(NAME, SPACE)                                                                            \
-    inline void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
+    RAID_FN void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
     {                                                                                                       \
         uint h = hi, old;                                                                                   \
         if (lo) {                                                                                           \
-            old = atomic_add(a, lo);                                                                        \
+            old = RAID_ATOMIC_ADD(a, lo);                                                                        \
             h += old + lo < old ? 1u : 0u;                                                                  \
         }                                                                                                   \
         if (h) {                                                                                            \
-            old = atomic_add(a + 1, h);                                                                     \
+            old = RAID_ATOMIC_ADD(a + 1, h);                                                                     \
             if (old + h < old)                                                                              \
-                atomic_inc(a + 2);                                                                          \
+                RAID_ATOMIC_INC(a + 2);                                                                          \
         }                                                                                                   \
     }
 GB_EB_ADDER(gb_eb_add_g, RAID_GLOBAL)
@@ -325,7 +335,7 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         if (g == GB_NONE)                                                                                   \
             continue;                                                                                       \
         if (!GB_NOCNT)                                                                                      \
-            atomic_inc(CNT + g);                                                                            \
+            RAID_ATOMIC_INC(CNT + g);                                                                            \
         if (!(GB_SUM || GB_MINMAX || GB_FIRSTLAST))                                                         \
             continue;                                                                                       \
         const uint2 v = X_OF(i);                                                                            \
@@ -355,19 +365,19 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
             }                                                                                               \
         }                                                                                                   \
         if (f && (FLAGS[g] & f) != f)                                                                       \
-            atomic_or(FLAGS + g, f);                                                                        \
+            RAID_ATOMIC_OR(FLAGS + g, f);                                                                        \
         if (GB_MINMAX && !nan) {                                                                            \
             const uint khi = (hi >> 31) ? ~hi : hi | 0x80000000u;                                          \
             if (khi < mnhi[g])                                                                              \
-                atomic_min(mnhi + g, khi);                                                                  \
+                RAID_ATOMIC_MIN(mnhi + g, khi);                                                                  \
             if (khi > mxhi[g])                                                                              \
-                atomic_max(mxhi + g, khi);                                                                  \
+                RAID_ATOMIC_MAX(mxhi + g, khi);                                                                  \
         }                                                                                                   \
         if (GB_FIRSTLAST) {                                                                                 \
             if (i < first[g])                                                                               \
-                atomic_min(first + g, i);                                                                   \
+                RAID_ATOMIC_MIN(first + g, i);                                                                   \
             if (i + 1u > last[g])                                                                           \
-                atomic_max(last + g, i + 1u);                                                               \
+                RAID_ATOMIC_MAX(last + g, i + 1u);                                                               \
         }                                                                                                   \
     }
 
@@ -395,17 +405,17 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
                 volatile RAID_GLOBAL uint *a = sums + (g0) * GB_SW + GB_EBW * j;                            \
                 uint c = 0u, old, h, t;                                                                     \
                 if (lo) {                                                                                   \
-                    old = atomic_add(a, lo);                                                                \
+                    old = RAID_ATOMIC_ADD(a, lo);                                                                \
                     c = old + lo < old;                                                                     \
                 }                                                                                           \
                 h = hi + c;                                                                                 \
                 t = top + (h < hi ? 1u : 0u);                                                               \
                 if (h) {                                                                                    \
-                    old = atomic_add(a + 1, h);                                                             \
+                    old = RAID_ATOMIC_ADD(a + 1, h);                                                             \
                     t += old + h < old ? 1u : 0u;                                                           \
                 }                                                                                           \
                 if (t)                                                                                      \
-                    atomic_add(a + 2, t);                                                                   \
+                    RAID_ATOMIC_ADD(a + 2, t);                                                                   \
             }                                                                                               \
         } else {                                                                                            \
             for (uint j = RAID_LOCAL_ID(0); j < ng * 2u * GB_L; j += RAID_LOCAL_SIZE(0)) {                 \
@@ -416,9 +426,9 @@ GB_EB_ADDER(gb_eb_add_l, RAID_LOCAL)
         }                                                                                                   \
         for (uint j = RAID_LOCAL_ID(0); j < ng; j += RAID_LOCAL_SIZE(0)) {                                 \
             if (lcnt[j])                                                                                    \
-                atomic_add(cnt + (g0) + j, lcnt[j]);                                                        \
+                RAID_ATOMIC_ADD(cnt + (g0) + j, lcnt[j]);                                                        \
             if (lflag[j])                                                                                   \
-                atomic_or(flags + (g0) + j, lflag[j]);                                                      \
+                RAID_ATOMIC_OR(flags + (g0) + j, lflag[j]);                                                      \
         }                                                                                                   \
     }
 
@@ -430,8 +440,10 @@ RAID_KERNEL void gb_rows_global(GB_ARGS)
 }
 
 /* Per-work-group tables in local memory: lt = ng x GB_SW sum words, then ng counts, then ng flags. */
-RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint *lt)
+RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng)
 {
+    RAID_SHARED uint ltab[GB_LTW];
+    volatile RAID_LOCAL uint *lt = ltab;
     GB_RANGE
     volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + ng * GB_SW, *lflag = lcnt + ng;
     for (uint j = RAID_LOCAL_ID(0); j < ng * (GB_SW + 2u); j += RAID_LOCAL_SIZE(0))
@@ -457,33 +469,14 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng, volatile RAID_LOCAL uint 
  *     trip), its partition's tables in local memory (local atomics), merged once into the global tables.
  * The tables hold integer sums, which do not depend on the rows' order. Sums, counts and flags only. */
 
-/* The exclusive scan of v over the work-group (log-step; tmp: local size words; every work-item calls it);
- * *total: the sum of every work-item's v. */
-inline uint gb_wg_scan(uint v, volatile RAID_LOCAL uint *tmp, uint *total)
-{
-    const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0);
-    tmp[lid] = v;
-    RAID_BARRIER();
-    for (uint off = 1u; off < ls; off <<= 1) {
-        const uint add = lid >= off ? tmp[lid - off] : 0u;
-        RAID_BARRIER();
-        tmp[lid] += add;
-        RAID_BARRIER();
-    }
-    const uint incl = tmp[lid];
-    *total = tmp[ls - 1u];
-    RAID_BARRIER();
-    return incl - v;
-}
-
 #ifndef GB_CHECK /* 1: the partitioned path's kernels check their indices; a violation sets a bit of err[0] and
                     skips the access (tests; docs/groupby.md) */
 #define GB_CHECK 0
 #endif
-inline int gb_bad(int cond, uint bit, volatile RAID_GLOBAL uint *err)
+RAID_FN int gb_bad(int cond, uint bit, volatile RAID_GLOBAL uint *err)
 {
     if (GB_CHECK && cond) {
-        atomic_or(err, bit);
+        RAID_ATOMIC_OR(err, bit);
         return 1;
     }
     return 0;
@@ -491,42 +484,41 @@ inline int gb_bad(int cond, uint bit, volatile RAID_GLOBAL uint *err)
 #define GB_BAD(cond, bit) gb_bad((cond), (bit), err)
 
 RAID_KERNEL void gb_part_count(const RAID_GLOBAL uint *gid, const uint n, const uint rows, const uint pb,
-                               const uint np, volatile RAID_GLOBAL uint *pst, volatile RAID_LOCAL uint *h /* np */,
-                               volatile RAID_GLOBAL uint *err)
+                               const uint np, volatile RAID_GLOBAL uint *pst, volatile RAID_GLOBAL uint *err)
 {
+    RAID_SHARED uint h[GB_MAXP]; /* np */
     GB_RANGE
-    for (uint j = RAID_LOCAL_ID(0); j < np; j += RAID_LOCAL_SIZE(0))
-        h[j] = 0u;
+    raidWgHistZero(h, np, RAID_LOCAL_ID(0), RAID_LOCAL_SIZE(0));
     RAID_BARRIER();
     for (uint i = start + RAID_LOCAL_ID(0); i < end; i += RAID_LOCAL_SIZE(0)) {
         const uint g = gid[i];
         if (g != GB_NONE && !GB_BAD(g >> pb >= np, 1u))
-            atomic_inc(h + (g >> pb));
+            raidWgHistAdd(h, g >> pb);
     }
     RAID_BARRIER();
-    for (uint j = RAID_LOCAL_ID(0); j < np; j += RAID_LOCAL_SIZE(0))
-        if (h[j])
-            atomic_add(pst + j, h[j]);
+    raidWgHistFlush(h, np, pst, RAID_LOCAL_ID(0), RAID_LOCAL_SIZE(0));
 }
 
 /* Work-item lid's run [*lo, *hi) of m entries cut into the local size's runs. */
-inline void gb_run(uint m, uint *lo, uint *hi)
+RAID_FN void gb_run(uint m, uint *lo, uint *hi)
 {
     const uint ls = RAID_LOCAL_SIZE(0), lid = RAID_LOCAL_ID(0), per = (m + ls - 1u) / ls;
-    *lo = min(lid * per, m);
-    *hi = min(*lo + per, m);
+    *lo = RAID_MIN(lid * per, m);
+    *hi = RAID_MIN(*lo + per, m);
 }
 
 /* pst[np + 1 .. npad) = the rows in all too: the starts of the sort pass's digits past the partitions (the null
  * rows' digit 255; raidSortClPartition). */
 RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, const uint np, const uint crows,
-                                const uint npad, volatile RAID_LOCAL uint *tmp /* local size */)
+                                const uint npad)
 {
+    RAID_SHARED uint tmp[GB_WG]; /* local size */
+    const uint lid = RAID_LOCAL_ID(0), ls = RAID_LOCAL_SIZE(0);
     uint lo, hi, s = 0u, c = 0u, tot, ctot;
     gb_run(np, &lo, &hi);
     for (uint j = lo; j < hi; j++)
         s += pst[j], c += (pst[j] + crows - 1u) / crows;
-    uint ex = gb_wg_scan(s, tmp, &tot), cx = gb_wg_scan(c, tmp, &ctot);
+    uint ex = raidWgScanExcl(s, tmp, ls, lid, &tot), cx = raidWgScanExcl(c, tmp, ls, lid, &ctot);
     for (uint j = lo; j < hi; j++) {
         const uint z = pst[j];
         pst[j] = ex, cst[j] = cx;
@@ -544,11 +536,13 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL uin
                               const RAID_GLOBAL uint *pst, const RAID_GLOBAL uint *cst, const uint np,
                               const uint crows, const uint ng, const uint pb, const int base,
                               volatile RAID_GLOBAL uint *sums, volatile RAID_GLOBAL uint *cnt,
-                              volatile RAID_GLOBAL uint *flags, volatile RAID_LOCAL uint *lt,
+                              volatile RAID_GLOBAL uint *flags,
                               volatile RAID_GLOBAL uint *mnhi, volatile RAID_GLOBAL uint *mxhi,
                               volatile RAID_GLOBAL uint *first, volatile RAID_GLOBAL uint *last, /* unused */
                               volatile RAID_GLOBAL uint *err)
 {
+    RAID_SHARED uint ltab[GB_LTW];
+    volatile RAID_LOCAL uint *lt = ltab;
     const uint w = RAID_GROUP_ID(0);
     if (w >= cst[np])
         return; /* the launch covers the most chunks there can be */
@@ -560,8 +554,8 @@ RAID_KERNEL void gb_part_rows(const RAID_GLOBAL uint2 *sv, const RAID_GLOBAL uin
         else
             q = mid;
     }
-    const uint start = pst[p] + (w - cst[p]) * crows, end = min(start + crows, pst[p + 1u]);
-    const uint g0 = p << pb, bg = min(1u << pb, ng - g0);
+    const uint start = pst[p] + (w - cst[p]) * crows, end = RAID_MIN(start + crows, pst[p + 1u]);
+    const uint g0 = p << pb, bg = RAID_MIN(1u << pb, ng - g0);
     if (GB_BAD(p >= np || start >= end || end > pst[np] || g0 >= ng, 16u))
         return;
     volatile RAID_LOCAL uint *lsum = lt, *lcnt = lt + bg * GB_SW, *lflag = lcnt + bg;
@@ -595,7 +589,7 @@ RAID_KERNEL void gb_minmax_lo(const RAID_GLOBAL uint *gid, const RAID_GLOBAL uin
         return; /* NaN */
     const uint khi = (hi >> 31) ? ~hi : hi | 0x80000000u, klo = (hi >> 31) ? ~lo : lo;
     if (khi == mnhi[g])
-        atomic_min(mnlo + g, klo);
+        RAID_ATOMIC_MIN(mnlo + g, klo);
     if (khi == mxhi[g])
-        atomic_max(mxlo + g, klo);
+        RAID_ATOMIC_MAX(mxlo + g, klo);
 }

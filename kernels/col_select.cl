@@ -28,9 +28,12 @@
 #define SEL_DIGIT 11
 #define SEL_AUX_HIST 4
 #define SEL_NONE 0xFFFFFFFFu
+#ifndef SEL_NP /* prefixes of col_sel_hist at most (its local histogram: SEL_NP << SEL_DIGIT counters) */
+#define SEL_NP SEL_MAXP
+#endif
 
 /* The index of the prefix that key k matches, or -1. */
-inline int sel_match(RaidKey k, uint mhi, uint mlo, int np, RAID_GLOBAL const uint *p)
+RAID_FN int sel_match(RaidKey k, uint mhi, uint mlo, int np, RAID_GLOBAL const uint *p)
 {
     const uint h = k.hi & mhi, l = k.lo & mlo;
     for (int j = 0; j < np; j++)
@@ -40,80 +43,67 @@ inline int sel_match(RaidKey k, uint mhi, uint mlo, int np, RAID_GLOBAL const ui
 }
 
 /* A work-group's info (ls: NaN count, first zero, first NaN) into aux[0..3). */
-inline void sel_info_flush(__local const uint *ls, RAID_GLOBAL uint *aux)
+RAID_FN void sel_info_flush(RAID_LOCAL const uint *ls, RAID_GLOBAL uint *aux)
 {
     if (ls[0])
-        atomic_add(&aux[0], ls[0]);
+        RAID_ATOMIC_ADD(&aux[0], ls[0]);
     if (ls[1] != SEL_NONE)
-        atomic_min(&aux[1], ls[1]);
+        RAID_ATOMIC_MIN(&aux[1], ls[1]);
     if (ls[2] != SEL_NONE)
-        atomic_min(&aux[2], ls[2]);
+        RAID_ATOMIC_MIN(&aux[2], ls[2]);
 }
 
 RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int np, RAID_GLOBAL const uint *pref, uint mhi,
                               uint mlo, int shift, int bits, int first, int compact, RAID_GLOBAL uint *aux,
-                              RAID_GLOBAL uint *dst, __local uint *lh)
+                              RAID_GLOBAL uint *dst)
 {
-    /* lh: np << bits counters (sized by the host: one prefix needs 8 KB, leaving room for more
-     * work-groups per compute unit) */
-    __local uint ls[4]; /* nnan, first zero, first NaN, tile count */
-    __local uint lbase;
-    const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
-    const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
+    /* lh: np << bits counters, np <= SEL_NP (a build option of the host: one prefix needs 8 KB, leaving room
+     * for more work-groups per compute unit than SEL_MAXP would) */
+    RAID_SHARED uint lh[SEL_NP << SEL_DIGIT];
+    RAID_SHARED uint ls[4]; /* nnan, first zero, first NaN, tile count */
+    RAID_SHARED uint lbase;
+    const uint lid = (uint)RAID_LOCAL_ID(0), lsz = (uint)RAID_LOCAL_SIZE(0);
+    const uint gid = (uint)RAID_GROUP_ID(0), ng = (uint)RAID_NUM_GROUPS(0);
     const uint nbins = (uint)np << bits;
-    for (uint i = lid; i < nbins; i += lsz)
-        lh[i] = 0u;
+    raidWgHistZero(lh, nbins, lid, lsz);
     if (lid == 0) {
         ls[0] = 0u;
         ls[1] = SEL_NONE;
         ls[2] = SEL_NONE;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     for (uint t = gid * lsz; t < n; t += ng * lsz) { /* t is the same for the whole work-group */
         const uint i = t + lid;
         int j = -1;
         uint wlo = 0u, whi = 0u;
         if (i < n) {
-            const uint2 w = vload2(off + i, src); /* one 8-byte load: (low word, high word) */
+            const uint2 w = RAID_VLOAD2(off + i, src); /* one 8-byte load: (low word, high word) */
             wlo = w.x;
             whi = w.y;
             const RaidKey k = raidKeyFromBits(whi, wlo);
             if (first) {
                 if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
-                    atomic_inc(&ls[0]);
-                    atomic_min(&ls[2], i);
+                    RAID_ATOMIC_INC(&ls[0]);
+                    RAID_ATOMIC_MIN(&ls[2], i);
                 } else if (k.hi == RAID_KEY_ZERO_HI && k.lo == 0u) {
-                    atomic_min(&ls[1], i);
+                    RAID_ATOMIC_MIN(&ls[1], i);
                 }
             }
             j = sel_match(k, mhi, mlo, np, pref);
             if (j >= 0)
-                atomic_inc(&lh[((uint)j << bits) + raidKeyDigit(k, shift, bits)]);
+                raidWgHistAdd(lh, ((uint)j << bits) + raidKeyDigit(k, shift, bits));
         }
         if (compact) {
-            if (lid == 0)
-                ls[3] = 0u;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            uint slot = 0u;
-            if (j >= 0)
-                slot = atomic_inc(&ls[3]);
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (lid == 0)
-                lbase = ls[3] ? atomic_add(&aux[3], ls[3]) : 0u;
-            barrier(CLK_LOCAL_MEM_FENCE);
+            const uint slot = raidWgTileSlot(j >= 0, &ls[3], &lbase, &aux[3], lid);
             if (j >= 0) {
-                dst[2 * (lbase + slot)] = wlo;
-                dst[2 * (lbase + slot) + 1] = whi;
+                dst[2 * slot] = wlo;
+                dst[2 * slot + 1] = whi;
             }
-            barrier(CLK_LOCAL_MEM_FENCE); /* lbase and ls[3] are reused by the next tile */
+            RAID_BARRIER(); /* lbase and ls[3] are reused by the next tile */
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < nbins; i += lsz) {
-        const uint v = lh[i];
-        if (v)
-            atomic_add(&aux[SEL_AUX_HIST + i], v);
-    }
+    RAID_BARRIER();
+    raidWgHistFlush(lh, nbins, aux + SEL_AUX_HIST, lid, lsz);
     if (first && lid == 0)
         sel_info_flush(ls, aux);
 }
@@ -123,8 +113,8 @@ RAID_KERNEL void col_sel_hist(RAID_GLOBAL const uint *src, uint off, uint n, int
  * high word aux[1] (pass 1). The host sets aux to (~0, 0, 0, ~0, ~0, ~0, 0) first. */
 RAID_KERNEL void col_sel_minmax(RAID_GLOBAL const uint *src, uint off, uint n, int pass, RAID_GLOBAL uint *aux)
 {
-    __local uint l[7];
-    const uint lid = (uint)get_local_id(0);
+    RAID_SHARED uint l[7];
+    const uint lid = (uint)RAID_LOCAL_ID(0);
     if (lid == 0) {
         l[0] = SEL_NONE;
         l[1] = 0u;
@@ -134,57 +124,57 @@ RAID_KERNEL void col_sel_minmax(RAID_GLOBAL const uint *src, uint off, uint n, i
         l[5] = SEL_NONE;
         l[6] = 0u;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     uint a = SEL_NONE, b = 0u, nn = 0u, fz = SEL_NONE, fn = SEL_NONE;
     const uint mh = pass ? aux[0] : 0u, xh = pass ? aux[1] : 0u;
     int anyb = 0;
-    for (uint i = (uint)get_global_id(0); i < n; i += (uint)get_global_size(0)) {
-        const uint2 w = vload2(off + i, src);
+    for (uint i = (uint)RAID_GLOBAL_ID(0); i < n; i += (uint)RAID_GLOBAL_SIZE(0)) {
+        const uint2 w = RAID_VLOAD2(off + i, src);
         const RaidKey k = raidKeyFromBits(w.y, w.x);
         const int isnan_ = k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO;
         if (pass == 0) {
-            a = min(a, k.hi);
+            a = RAID_MIN(a, k.hi);
             if (isnan_) {
                 nn++;
-                fn = min(fn, i);
+                fn = RAID_MIN(fn, i);
             } else {
-                b = max(b, k.hi);
+                b = RAID_MAX(b, k.hi);
                 if (k.hi == RAID_KEY_ZERO_HI && k.lo == 0u)
-                    fz = min(fz, i);
+                    fz = RAID_MIN(fz, i);
             }
         } else {
             if (k.hi == mh)
-                a = min(a, k.lo);
+                a = RAID_MIN(a, k.lo);
             if (!isnan_ && k.hi == xh) {
-                b = max(b, k.lo);
+                b = RAID_MAX(b, k.lo);
                 anyb = 1;
             }
         }
     }
     if (pass == 0) {
-        atomic_min(&l[0], a);
-        atomic_max(&l[1], b);
+        RAID_ATOMIC_MIN(&l[0], a);
+        RAID_ATOMIC_MAX(&l[1], b);
         if (nn)
-            atomic_add(&l[2], nn);
-        atomic_min(&l[3], fz);
-        atomic_min(&l[4], fn);
+            RAID_ATOMIC_ADD(&l[2], nn);
+        RAID_ATOMIC_MIN(&l[3], fz);
+        RAID_ATOMIC_MIN(&l[4], fn);
     } else {
-        atomic_min(&l[5], a);
+        RAID_ATOMIC_MIN(&l[5], a);
         if (anyb)
-            atomic_max(&l[6], b);
+            RAID_ATOMIC_MAX(&l[6], b);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     if (lid == 0) {
         if (pass == 0) {
-            atomic_min(&aux[0], l[0]);
-            atomic_max(&aux[1], l[1]);
+            RAID_ATOMIC_MIN(&aux[0], l[0]);
+            RAID_ATOMIC_MAX(&aux[1], l[1]);
             if (l[2])
-                atomic_add(&aux[2], l[2]);
-            atomic_min(&aux[3], l[3]);
-            atomic_min(&aux[4], l[4]);
+                RAID_ATOMIC_ADD(&aux[2], l[2]);
+            RAID_ATOMIC_MIN(&aux[3], l[3]);
+            RAID_ATOMIC_MIN(&aux[4], l[4]);
         } else {
-            atomic_min(&aux[5], l[5]);
-            atomic_max(&aux[6], l[6]);
+            RAID_ATOMIC_MIN(&aux[5], l[5]);
+            RAID_ATOMIC_MAX(&aux[6], l[6]);
         }
     }
 }
@@ -194,9 +184,9 @@ RAID_KERNEL void col_sel_minmax(RAID_GLOBAL const uint *src, uint off, uint n, i
 RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, uint khi, uint klo, int mode,
                                 RAID_GLOBAL uint *aux, RAID_GLOBAL uint *out)
 {
-    __local uint cnt, lbase;
-    const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
-    const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
+    RAID_SHARED uint cnt, lbase;
+    const uint lid = (uint)RAID_LOCAL_ID(0), lsz = (uint)RAID_LOCAL_SIZE(0);
+    const uint gid = (uint)RAID_GROUP_ID(0), ng = (uint)RAID_NUM_GROUPS(0);
     RaidKey K;
     K.hi = khi;
     K.lo = klo;
@@ -204,24 +194,15 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
         const uint i = t + lid;
         int take = 0;
         if (i < n) {
-            const uint2 w = vload2(off + i, src);
+            const uint2 w = RAID_VLOAD2(off + i, src);
             const RaidKey k = raidKeyFromBits(w.y, w.x);
             const int lt = raidKeyLess(k, K), gt = raidKeyLess(K, k);
             take = mode == 0 ? lt : mode == 1 ? !gt : mode == 2 ? gt : !lt;
         }
-        if (lid == 0)
-            cnt = 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint slot = 0u;
+        const uint slot = raidWgTileSlot(take, &cnt, &lbase, &aux[0], lid);
         if (take)
-            slot = atomic_inc(&cnt);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid == 0)
-            lbase = cnt ? atomic_add(&aux[0], cnt) : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (take)
-            out[lbase + slot] = i;
-        barrier(CLK_LOCAL_MEM_FENCE);
+            out[slot] = i;
+        RAID_BARRIER(); /* cnt and lbase are reused by the next tile */
     }
 }
 
@@ -229,10 +210,10 @@ RAID_KERNEL void col_sel_gather(RAID_GLOBAL const uint *src, uint off, uint n, u
  * window pass's sample; the host picks the windows, raidSelWindowsFromSample). */
 RAID_KERNEL void col_sel_sample(RAID_GLOBAL const uint *src, uint off, uint step, uint ns, RAID_GLOBAL uint *out)
 {
-    const uint j = (uint)get_global_id(0);
+    const uint j = (uint)RAID_GLOBAL_ID(0);
     if (j >= ns)
         return;
-    const uint2 w = vload2(off + j * step, src);
+    const uint2 w = RAID_VLOAD2(off + j * step, src);
     const RaidKey k = raidKeyFromBits(w.y, w.x);
     out[2 * j] = k.hi;
     out[2 * j + 1] = k.lo;
@@ -257,9 +238,9 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
                                 int first, RAID_GLOBAL uint *aux, RAID_GLOBAL uint *dst, uint cap,
                                 RAID_GLOBAL const uint *piv)
 {
-    __local uint lc[2 * SEL_MAXW], lb[2 * SEL_MAXW], lsum[SEL_MAXW], ls[3], leq[SEL_MAXW * SEL_NPIV];
-    const uint lid = (uint)get_local_id(0), lsz = (uint)get_local_size(0);
-    const uint gid = (uint)get_group_id(0), ng = (uint)get_num_groups(0);
+    RAID_SHARED uint lc[2 * SEL_MAXW], lb[2 * SEL_MAXW], lsum[SEL_MAXW], ls[3], leq[SEL_MAXW * SEL_NPIV];
+    const uint lid = (uint)RAID_LOCAL_ID(0), lsz = (uint)RAID_LOCAL_SIZE(0);
+    const uint gid = (uint)RAID_GROUP_ID(0), ng = (uint)RAID_NUM_GROUPS(0);
     uint klh[SEL_MAXW], kll[SEL_MAXW], ksh[SEL_MAXW], ksl[SEL_MAXW], below[SEL_MAXW];
     for (int w = 0; w < SEL_MAXW; w++) {
         const int u = w < nw ? w : 0;
@@ -281,7 +262,7 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
         ls[2] = SEL_NONE;
     }
     uint nn = 0u, fz = SEL_NONE, fn = SEL_NONE;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     const uint tile = SEL_WE * lsz;
     uint par = 0u;
     for (uint t = gid * tile; t < n; t += ng * tile, par ^= SEL_MAXW) { /* t is the same for the work-group */
@@ -289,7 +270,7 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
         uint cw[SEL_WE], cs[SEL_WE];
         for (int e = 0; e < SEL_WE; e++) { /* the tile's loads first, all in flight at once */
             const uint i = t + (uint)e * lsz + lid;
-            v[e] = i < n ? vload2(off + i, src) : (uint2)(0u, 0u);
+            v[e] = i < n ? RAID_VLOAD2(off + i, src) : RAID_UINT2(0u, 0u);
         }
         for (int e = 0; e < SEL_WE; e++) {
             const uint i = t + (uint)e * lsz + lid;
@@ -300,9 +281,9 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
                 if (first) {
                     if (k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO) {
                         nn++;
-                        fn = min(fn, i);
+                        fn = RAID_MIN(fn, i);
                     } else if (k.hi == RAID_KEY_ZERO_HI && k.lo == 0u) {
-                        fz = min(fz, i);
+                        fz = RAID_MIN(fz, i);
                     }
                 }
                 for (int w = 0; w < SEL_MAXW; w++) {
@@ -312,48 +293,48 @@ RAID_KERNEL void col_sel_window(RAID_GLOBAL const uint *src, uint off, uint n, i
                     const uint dl = k.lo - kll[w], dh = k.hi - klh[w] - (k.lo < kll[w] ? 1u : 0u);
                     if (dh < ksh[w] || (dh == ksh[w] && dl <= ksl[w])) {
                         cw[e] = (uint)w;
-                        cs[e] = atomic_inc(&lc[par + (uint)w]);
+                        cs[e] = RAID_ATOMIC_INC(&lc[par + (uint)w]);
                         RAID_GLOBAL const uint *pw = piv + w * SEL_PSTRIDE;
                         const uint npv = pw[0];
                         for (uint q = 0; q < npv; q++)
                             if (k.hi == pw[1 + 2 * q] && k.lo == pw[2 + 2 * q]) {
-                                atomic_inc(&leq[(uint)w * SEL_NPIV + q]);
+                                RAID_ATOMIC_INC(&leq[(uint)w * SEL_NPIV + q]);
                                 break;
                             }
                     }
                 }
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        RAID_BARRIER();
         if (lid < (uint)nw) {
             const uint c = lc[par + lid];
-            lb[par + lid] = c ? atomic_add(&aux[SEL_AUX_HIST + SEL_MAXW + lid], c) : 0u;
+            lb[par + lid] = c ? RAID_ATOMIC_ADD(&aux[SEL_AUX_HIST + SEL_MAXW + lid], c) : 0u;
             lc[(par ^ SEL_MAXW) + lid] = 0u; /* the next tile's counters (last read before the previous barrier) */
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        RAID_BARRIER();
         for (int e = 0; e < SEL_WE; e++)
             if (cw[e] != SEL_NONE) {
                 const uint pos = lb[par + cw[e]] + cs[e];
                 if (pos < cap)
-                    vstore2(v[e], cw[e] * cap + pos, dst);
+                    RAID_VSTORE2(v[e], cw[e] * cap + pos, dst);
             }
     }
     for (int w = 0; w < SEL_MAXW; w++)
         if (w < nw && below[w])
-            atomic_add(&lsum[w], below[w]);
+            RAID_ATOMIC_ADD(&lsum[w], below[w]);
     if (first) {
         if (nn)
-            atomic_add(&ls[0], nn);
+            RAID_ATOMIC_ADD(&ls[0], nn);
         if (fz != SEL_NONE)
-            atomic_min(&ls[1], fz);
+            RAID_ATOMIC_MIN(&ls[1], fz);
         if (fn != SEL_NONE)
-            atomic_min(&ls[2], fn);
+            RAID_ATOMIC_MIN(&ls[2], fn);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     if (lid < (uint)nw && lsum[lid])
-        atomic_add(&aux[SEL_AUX_HIST + lid], lsum[lid]);
+        RAID_ATOMIC_ADD(&aux[SEL_AUX_HIST + lid], lsum[lid]);
     if (lid < (uint)nw * SEL_NPIV && leq[lid])
-        atomic_add(&aux[SEL_AUX_HIST + 2 * SEL_MAXW + lid], leq[lid]);
+        RAID_ATOMIC_ADD(&aux[SEL_AUX_HIST + 2 * SEL_MAXW + lid], leq[lid]);
     if (first && lid == 0)
         sel_info_flush(ls, aux);
 }

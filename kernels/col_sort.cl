@@ -76,7 +76,7 @@
 /* The sort key of element i from its input words w: mode 0 the double (raidKeySort: nulls from the validity
  * bitmap `valid` from bit vbit0 when masked, descending), mode 1 the int64 of pairs (sign bit flipped,
  * inverted when descending). */
-inline RaidKey elem_key(uint2 w, uint i, __global const uchar *valid, int masked, uint vbit0, int desc, int mode)
+RAID_FN RaidKey elem_key(uint2 w, uint i, RAID_GLOBAL const uchar *valid, int masked, uint vbit0, int desc, int mode)
 {
     RaidKey k;
     if (mode == 1) {
@@ -100,28 +100,27 @@ inline RaidKey elem_key(uint2 w, uint i, __global const uchar *valid, int masked
  * nulls, descending); mode 1: the int64 in x (pairs: sign bit flipped, inverted when descending).
  * valid: the validity bitmap from bit vbit0 (masked). segbits > 0: segid[i] = the last s with offs[s] <= i
  * (offs: nseg + 1 offsets from 0). Any number of work-groups (a grid-stride loop). */
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked, uint vbit0, int desc, int mode,
-               uint n, __global const uint *offs, uint nseg, int segbits, __global uint2 *keys,
-               __global uint *segid, __global uint *hist)
+RAID_KERNEL RAID_REQD_WG(SORT_WG)
+void sort_keys(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uchar *valid, int masked, uint vbit0, int desc, int mode,
+               uint n, RAID_GLOBAL const uint *offs, uint nseg, int segbits, RAID_GLOBAL uint2 *keys,
+               RAID_GLOBAL uint *segid, RAID_GLOBAL uint *hist)
 {
-    __local uint h[SORT_HROWS * SORT_RADIX];
-    __local uint inexact;
-    const uint lid = get_local_id(0);
-    for (uint j = lid; j < SORT_HROWS * SORT_RADIX; j += SORT_WG)
-        h[j] = 0u;
+    RAID_SHARED uint h[SORT_HROWS * SORT_RADIX];
+    RAID_SHARED uint inexact;
+    const uint lid = RAID_LOCAL_ID(0);
+    raidWgHistZero(h, SORT_HROWS * SORT_RADIX, lid, SORT_WG);
     if (lid == 0)
         inexact = 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     const uint nsd = segbits > 0 ? ((uint)segbits + SORT_BITS - 1u) / SORT_BITS : 0u;
     /* SORT_KU elements per work-item and trip, loaded first (more loads in flight) */
-    const uint G = get_global_size(0);
-    for (uint i0 = get_global_id(0); i0 < n; i0 += SORT_KU * G) {
+    const uint G = RAID_GLOBAL_SIZE(0);
+    for (uint i0 = RAID_GLOBAL_ID(0); i0 < n; i0 += SORT_KU * G) {
         uint2 wv[SORT_KU];
 #pragma unroll
         for (uint u = 0; u < SORT_KU; u++) {
             const uint i = i0 + u * G;
-            wv[u] = i < n ? x[i] : (uint2)(0u, 0u);
+            wv[u] = i < n ? x[i] : RAID_UINT2(0u, 0u);
         }
 #pragma unroll
         for (uint u = 0; u < SORT_KU; u++) {
@@ -134,11 +133,11 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
                     const int odd_nan =
                         k.hi == RAID_KEY_NAN_HI && k.lo == RAID_KEY_NAN_LO && !(w.y == 0x7FF80000u && w.x == 0u);
                     if (negzero || odd_nan)
-                        atomic_or(&inexact, 1u);
+                        RAID_ATOMIC_OR(&inexact, 1u);
                 }
-                keys[i] = (uint2)(k.lo, k.hi);
+                keys[i] = RAID_UINT2(k.lo, k.hi);
                 for (uint d = 0; d < SORT_NDIG; d++)
-                    atomic_inc(&h[d * SORT_RADIX + raidKeyDigit(k, (int)(d * SORT_BITS), SORT_BITS)]);
+                    raidWgHistAdd(h, d * SORT_RADIX + raidKeyDigit(k, (int)(d * SORT_BITS), SORT_BITS));
                 if (nsd) {
                     uint lo = 0u, hi = nseg; /* offs[lo] <= i < offs[hi] */
                     while (hi - lo > 1u) {
@@ -150,39 +149,19 @@ void sort_keys(__global const uint2 *x, __global const uchar *valid, int masked,
                     }
                     segid[i] = lo;
                     for (uint d = 0; d < nsd; d++)
-                        atomic_inc(&h[(SORT_NDIG + d) * SORT_RADIX + ((lo >> (d * SORT_BITS)) & (SORT_RADIX - 1u))]);
+                        raidWgHistAdd(h, (SORT_NDIG + d) * SORT_RADIX + ((lo >> (d * SORT_BITS)) & (SORT_RADIX - 1u)));
                 }
             }
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = lid; j < SORT_HROWS * SORT_RADIX; j += SORT_WG)
-        if (h[j])
-            atomic_add(&hist[j], h[j]);
+    RAID_BARRIER();
+    raidWgHistFlush(h, SORT_HROWS * SORT_RADIX, hist, lid, SORT_WG);
     if (lid == 0 && inexact)
-        atomic_or(&hist[SORT_HROWS * SORT_RADIX], 1u);
-}
-
-/* Exclusive scan of v over the work-group, the log-step scan (tmp: SORT_WG words; every work-item calls it;
- * seventeen barriers at 256 work-items). */
-inline uint wg_scan(uint v, __local uint *tmp)
-{
-    const uint lid = get_local_id(0);
-    tmp[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1u; off < SORT_WG; off <<= 1) {
-        const uint add = lid >= off ? tmp[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        tmp[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const uint incl = tmp[lid];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return incl - v;
+        RAID_ATOMIC_OR(&hist[SORT_HROWS * SORT_RADIX], 1u);
 }
 
 /* The double (as words: .x low) of a sort key of raidKeySort without mask (the inverse). */
-inline uint2 key_value(uint2 kk, int desc)
+RAID_FN uint2 key_value(uint2 kk, int desc)
 {
     RaidKey k;
     k.hi = kk.y;
@@ -192,7 +171,7 @@ inline uint2 key_value(uint2 kk, int desc)
         k.lo = ~k.lo;
     }
     const RaidKey b = raidKeyToBits(k);
-    return (uint2)(b.lo, b.hi);
+    return RAID_UINT2(b.lo, b.hi);
 }
 
 /* One pass: the stable counting sort of tile after tile by the digit at bit `shift` of the key (dmode 0)
@@ -210,23 +189,23 @@ inline uint2 key_value(uint2 kk, int desc)
  * its rank in the warp's part is the warp's count of its digit before this round (C) plus the mask bits
  * below its lane; the lowest lane of each digit then advances C and clears the mask. At the end, per digit,
  * C's prefix over the warps and the tile's count. */
-__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
-void sort_pass(__global const uint2 *kin, __global const uint *pin, __global const uint *segid, uint n, int shift,
+RAID_KERNEL RAID_REQD_WG(SORT_WG)
+void sort_pass(RAID_GLOBAL const uint2 *kin, RAID_GLOBAL const uint *pin, RAID_GLOBAL const uint *segid, uint n, int shift,
                int dmode, int pmode, int wkeys, int wpay, int omode, int desc, uint base_lo, uint base_hi,
-               __global const uint *bases, uint boff, __global uint *lookbuf, uint lcur, uint lnext,
-               __global uint2 *kout, __global uint *pout, __global uint *out)
+               RAID_GLOBAL const uint *bases, uint boff, RAID_GLOBAL uint *lookbuf, uint lcur, uint lnext,
+               RAID_GLOBAL uint2 *kout, RAID_GLOBAL uint *pout, RAID_GLOBAL uint *out)
 {
-    __global uint *look = lookbuf + lcur, *look_next = lookbuf + lnext;
-    __local uint L[2 * SORT_LW2]; /* uint2 elements through vload2/vstore2 (no type punning) */
-    __local uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
-    __local uint tile_no;
-    __local uint *C = L + SORT_CBASE;
-    const uint lid = get_local_id(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;
+    RAID_GLOBAL uint *look = lookbuf + lcur, *look_next = lookbuf + lnext;
+    RAID_SHARED uint L[2 * SORT_LW2] RAID_ALIGN(8); /* uint2 elements through RAID_VLOAD2/RAID_VSTORE2 (no type punning) */
+    RAID_SHARED uint cnt[SORT_RADIX], gofs[SORT_RADIX], tmp[SORT_WG];
+    RAID_SHARED uint tile_no;
+    RAID_LOCAL uint *C = L + SORT_CBASE;
+    const uint lid = RAID_LOCAL_ID(0), w = lid / 32u, lane = lid % 32u, bit = 1u << lane;
     if (lid == 0)
-        tile_no = atomic_inc(&look[0]);
+        tile_no = RAID_ATOMIC_INC(&look[0]);
     for (uint j = lid; j < SORT_CBASE + SORT_MASKW; j += SORT_WG) /* the mask sets and C */
         L[j] = 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     const uint t = tile_no, base = t * SORT_TILE;
     /* the next pass's words of this tile (and its tile counter) are cleared here: no fill between passes */
     if (lid < SORT_RADIX)
@@ -244,7 +223,7 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint j = own + 32u * r, i = base + j;
-        k[r] = (uint2)(0u, 0u);
+        k[r] = RAID_UINT2(0u, 0u);
 #if SORT_PAY
         p[r] = 0u;
 #endif
@@ -277,23 +256,23 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             }
 #endif
         }
-        __local uint *mk = L + (r & 1u) * SORT_MASKW;
+        RAID_LOCAL uint *mk = L + (r & 1u) * SORT_MASKW;
         if (inr)
-            atomic_or(&mk[w * SORT_RADIX + d], bit);
-        barrier(CLK_LOCAL_MEM_FENCE);
+            RAID_ATOMIC_OR(&mk[w * SORT_RADIX + d], bit);
+        RAID_BARRIER();
         uint msk = 0u, before = 0u;
         if (inr) {
             msk = mk[w * SORT_RADIX + d];
             before = C[w * SORT_RADIX + d];
         }
-        pos[r] = d << 16 | (before + popcount(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
-        barrier(CLK_LOCAL_MEM_FENCE);
+        pos[r] = d << 16 | (before + RAID_POPCOUNT(msk & (bit - 1u))); /* the digit; the rank in the warp's part */
+        RAID_BARRIER();
         if (inr && (msk & (bit - 1u)) == 0u) { /* the digit's lowest lane this round */
-            C[w * SORT_RADIX + d] = before + popcount(msk);
+            C[w * SORT_RADIX + d] = before + RAID_POPCOUNT(msk);
             mk[w * SORT_RADIX + d] = 0u;
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     /* per digit: the warps' counts into their exclusive prefix, the tile's count */
     uint c = 0u;
     if (lid < SORT_RADIX)
@@ -302,65 +281,33 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             C[u * SORT_RADIX + lid] = c;
             c += v;
         }
-    /* Publish this tile's counts, the digits' starts in the tile, then look back: work-item d walks over the
-     * earlier tiles' words of digit d, polling each with volatile loads, adding aggregates until an inclusive
-     * count. Why plain (volatile) loads suffice, by the OpenCL memory model as far as this relies on it:
-     * - A word is written only by its own tile's work-item d, with atomic_xchg, at most twice, and goes
-     *   0 -> the tile's count + 1 -> 0x80000000 | the inclusive count (tile 0: 0 -> inclusive). It was zeroed
-     *   before this kernel began (the previous pass's store, or the host's fill before the first pass:
-     *   kernel boundaries order those stores before every load here), so a load sees this sequence only.
-     * - The flag and the count are ONE aligned 32-bit word and a reader uses nothing else that the earlier
-     *   tile wrote in this kernel: no ordering with other data is needed (no acquire; OpenCL 1.2's atomics
-     *   give none either). An aligned 32-bit load returns one whole value the word held (single-copy
-     *   atomicity: not stated by OpenCL 1.2 for non-atomic loads, given by every GPU and CPU).
-     * - So every value read is 0 (poll again), a correct aggregate (walk on) or a correct inclusive count
-     *   (stop): a stale read (0 where the count is already there, an aggregate where the inclusive count
-     *   is) only delays the walk, never changes its sum.
-     * - volatile makes every poll a load of its own (no value kept in a register or hoisted out of the loop).
-     *   What it relies on beyond OpenCL 1.2, which promises another work-group's writes during a kernel to
-     *   atomic operations only: that the atomic writes become visible to these loads in time (NVIDIA: volatile
-     *   global loads read L2, where global atomics are performed, not the non-coherent L1; CPUs, PoCL:
-     *   coherent caches). Polling with atomic reads (atomic_or of 0) was slower on the H200 (4.67 ms against
-     *   4.39 ms for 5e7 doubles, docs/column.md "What was tried").
-     * Every earlier tile has started (tile numbers come from the atomic counter) and publishes without waiting
-     * on a later one: the waits end. */
-    __global uint *mine = look + 1u + t * SORT_RADIX + lid;
+    /* Publish this tile's counts, the digits' starts in the tile, then look back (raid_wg.h's decoupled
+     * look-back: work-item d walks over the earlier tiles' words of digit d). Every earlier tile has started
+     * (tile numbers come from the atomic counter) and publishes without waiting on a later one: the waits
+     * end. */
+    RAID_GLOBAL uint *mine = look + 1u + t * SORT_RADIX + lid;
     if (lid < SORT_RADIX)
-        atomic_xchg(mine, t == 0u ? 0x80000000u | c : c + 1u);
-    const uint lstart = wg_scan(c, tmp); /* (its barriers also publish C's prefixes) */
+        raidLookbackPublish(mine, t, c);
+    uint total;
+    const uint lstart = raidWgScanExcl(c, tmp, SORT_WG, lid, &total); /* (its barriers also publish C's prefixes) */
     if (lid < SORT_RADIX) {
-        uint before = 0u;
-        if (t > 0u) {
-            __global uint *s = mine;
-            for (;;) {
-                s -= SORT_RADIX;
-                uint v;
-                while ((v = *(volatile __global uint *)s) == 0u)
-                    ;
-                if (v & 0x80000000u) {
-                    before += v & 0x7FFFFFFFu;
-                    break;
-                }
-                before += v - 1u; /* tile 0 publishes only its inclusive count: s stays in look */
-            }
-            atomic_xchg(mine, 0x80000000u | (before + c));
-        }
+        const uint before = raidLookbackPrefix(mine, SORT_RADIX, t, c);
         cnt[lid] = lstart;
         gofs[lid] = bases[boff + lid] + before - lstart; /* + the position in the tile (mod 2^32) */
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint dg = pos[r] >> 16; /* keeps the digit in the high bits, the position in the tile below */
         pos[r] = dg << 16 | (cnt[dg] + C[w * SORT_RADIX + dg] + (pos[r] & 0xFFFFu));
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     /* The destinations: from the digit of each tile position's key where the keys go through local memory
      * (dmode 0), else from the tile's digits stored in tile order. (The barriers outside the conditions:
      * every work-item meets each of them.) */
     const int okeys = wkeys || omode == OUT_VALUES || omode == OUT_IKEYS;
     const int kdst = dmode == 0 && okeys;
-    __global uint2 *o2 = (__global uint2 *)out;
+    RAID_GLOBAL uint2 *o2 = (RAID_GLOBAL uint2 *)out;
 #if SORT_PAY
     const int opay = wpay || omode == OUT_IDX32 || omode == OUT_IDX64;
     uint dst[SORT_ROUNDS];
@@ -368,25 +315,25 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
     for (uint r = 0; r < SORT_ROUNDS; r++)
         if (!kdst && own + 32u * r < m)
             L[pos[r] & 0xFFFFu] = pos[r] >> 16;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint j = r * SORT_WG + lid;
         dst[r] = !kdst && j < m ? gofs[L[j]] + j : 0u;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
 #endif
     /* the keys (or the last pass's values / int64 keys) through local memory, written run by run */
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
         if (okeys && own + 32u * r < m)
-            vstore2(k[r], pos[r] & 0xFFFFu, L);
-    barrier(CLK_LOCAL_MEM_FENCE);
+            RAID_VSTORE2(k[r], pos[r] & 0xFFFFu, L);
+    RAID_BARRIER();
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint j = r * SORT_WG + lid;
         if (okeys && j < m) {
-            const uint2 v = vload2(j, L);
+            const uint2 v = RAID_VLOAD2(j, L);
             uint dd;
             if (kdst) {
                 RaidKey kk;
@@ -404,17 +351,17 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
             else if (omode == OUT_VALUES)
                 o2[dd] = key_value(v, desc);
             else
-                o2[dd] = desc ? (uint2)(~v.x, ~v.y ^ 0x80000000u) : (uint2)(v.x, v.y ^ 0x80000000u);
+                o2[dd] = desc ? RAID_UINT2(~v.x, ~v.y ^ 0x80000000u) : RAID_UINT2(v.x, v.y ^ 0x80000000u);
         }
     }
 #if SORT_PAY
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
     /* the payload (or the last pass's indices) */
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++)
         if (opay && own + 32u * r < m)
             L[pos[r] & 0xFFFFu] = p[r];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    RAID_BARRIER();
 #pragma unroll
     for (uint r = 0; r < SORT_ROUNDS; r++) {
         const uint j = r * SORT_WG + lid;
@@ -426,7 +373,7 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
                 out[dst[r]] = v + base_lo;
             else if (omode == OUT_IDX64) {
                 const uint lo = v + base_lo;
-                o2[dst[r]] = (uint2)(lo, base_hi + (lo < v ? 1u : 0u));
+                o2[dst[r]] = RAID_UINT2(lo, base_hi + (lo < v ? 1u : 0u));
             }
         }
     }
@@ -434,9 +381,9 @@ void sort_pass(__global const uint2 *kin, __global const uint *pin, __global con
 }
 
 /* out[j] = x[idx[j]]: 64-bit words moved as uint2. */
-__kernel void sort_gather(__global const uint2 *x, __global const uint *idx, uint n, __global uint2 *out)
+RAID_KERNEL void sort_gather(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint *idx, uint n, RAID_GLOBAL uint2 *out)
 {
-    const uint j = get_global_id(0);
+    const uint j = RAID_GLOBAL_ID(0);
     if (j < n)
         out[j] = x[idx[j]];
 }

@@ -56,22 +56,22 @@
 #define GM_HMAX 0x1p40f
 #define GM_GMAX 27.0f /* |g'| <= 27 < 40 log 2 */
 
-inline RaidDf df_neg(RaidDf x) { return raidDfMake(-x.hi, -x.lo); }
-inline RaidDf df_sub(RaidDf x, RaidDf y) { return raidDfAdd(x, df_neg(y)); }
+RAID_FN RaidDf df_neg(RaidDf x) { return raidDfMake(-x.hi, -x.lo); }
+RAID_FN RaidDf df_sub(RaidDf x, RaidDf y) { return raidDfAdd(x, df_neg(y)); }
 
 /* Multiply a positive product (p, exponent ex) by a positive df v (h' in [2^-40, 2^40] by the range
  * checks, b at least 2^-60; a factor that overflows makes the results not finite and the host takes the
  * point), renormalising p to [1, 2) by an exact power of two every step, so that p and its low part stay
  * normal whatever T. */
-inline void prod_acc(RaidDf *p, int *ex, RaidDf v)
+RAID_FN void prod_acc(RaidDf *p, int *ex, RaidDf v)
 {
     const RaidDf q = raidDfMul(*p, v);
-    const int e = ilogb(q.hi);
-    *p = raidDfMake(ldexp(q.hi, -e), ldexp(q.lo, -e));
+    const int e = RAID_ILOGBF(q.hi);
+    *p = raidDfMake(RAID_LDEXPF(q.hi, -e), RAID_LDEXPF(q.lo, -e));
     *ex += e;
 }
 
-inline RaidDf ldf(RAID_GLOBAL const float2 *v, int i) { return raidDfMake(v[i].x, v[i].y); }
+RAID_FN RaidDf ldf(RAID_GLOBAL const float2 *v, int i) { return raidDfMake(v[i].x, v[i].y); }
 
 RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 *span,
                            RAID_GLOBAL const float2 *par, RAID_GLOBAL float *out, uint npts)
@@ -109,7 +109,15 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
     RaidDf Q = raidDfMake(0.0f, 0.0f);
     int ea = 0, eb = 0;
     int bad = 0;
-    RaidDf e_prev = raidDfMake(0.0f, 0.0f), e2_prev = e_prev, w_prev = e_prev, z_prev = e_prev;
+    RaidDf e_prev = raidDfMake(0.0f, 0.0f);
+#if GM_MODEL == 2
+    RaidDf z_prev = e_prev; /* (each model declares only the state it reads: no unused variable) */
+#if GM_MU
+    RaidDf w_prev = e_prev;
+#endif
+#else
+    RaidDf e2_prev = e_prev;
+#endif
 
     for (uint t = 0; t < T; t++) {
         if (t > 0) {
@@ -164,7 +172,7 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
         }
         const RaidDf e = raidDfAdd(raidDfMake(x[t].x, x[t].y), df_neg(mu));
 #if GM_MODEL == 2
-        if (!(fabs(s.hi) <= GM_GMAX)) { /* also NaN */
+        if (!(RAID_FABSF(s.hi) <= GM_GMAX)) { /* also NaN */
             bad = 1;
             break;
         }
@@ -191,7 +199,9 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
         const RaidDf dle = raidDfMul(z, w);
 #endif
 #endif
+#if GM_MU
         w_prev = w;
+#endif
         z_prev = z;
 #else
         if (!(s.hi >= GM_HMIN && s.hi <= GM_HMAX)) { /* also NaN */
@@ -234,10 +244,10 @@ RAID_KERNEL void garch_lik(RAID_GLOBAL const float2 *r, RAID_GLOBAL const uint2 
     o[0] = bad ? 1.0f : 0.0f;
     o[1] = A.hi;
     o[2] = A.lo;
-    o[3] = as_float(ea); /* the exponents travel as their bits */
+    o[3] = RAID_AS_FLOAT(ea); /* the exponents travel as their bits */
     o[4] = B.hi;
     o[5] = B.lo;
-    o[6] = as_float(eb);
+    o[6] = RAID_AS_FLOAT(eb);
     o[7] = Q.hi;
     o[8] = Q.lo;
     for (int j = 0; j < GM_K; j++) {

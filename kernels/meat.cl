@@ -45,9 +45,9 @@ void reg_meat(RAID_GLOBAL const in_t *rows, RAID_GLOBAL const uint4 *chunk, RAID
     const uint lid = RAID_LOCAL_ID(0);
     const uint4 ch = chunk[g]; /* (first row in rows, number of rows, problem, 0) */
 
-    RAID_LOCAL float sh[RAID_CHUNK * RAID_K];
+    RAID_SHARED float sh[RAID_CHUNK * RAID_K];
 #if RAID_INPUT_DF
-    RAID_LOCAL float sl[RAID_CHUNK * RAID_K];
+    RAID_SHARED float sl[RAID_CHUNK * RAID_K];
 #endif
     /* beta: per problem its K coefficients, a, and the K offsets d of its scores */
     RAID_GLOBAL const float2 *bz = beta + (size_t)ch.z * (2 * RAID_K + 1);

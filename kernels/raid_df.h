@@ -2,11 +2,13 @@
  * raid_df.h -- double-float ("df") arithmetic: an unevaluated sum hi + lo of two binary32 numbers with
  * |lo| <= ulp(hi)/2, giving about 48 significant bits out of float32 hardware.
  *
- * One source for OpenCL C kernels and host C: the host prepends this file to every kernel source
- * (kernels may not include files), and host code includes it directly. It never uses a 64-bit
+ * One source for the kernels (OpenCL C and CUDA) and host C, written in the dialect of raid_compat.h: the
+ * device layer prepends it to every kernel program (kernels/prelude.txt; kernels may not include files),
+ * and host code includes it directly (it then includes raid_compat.h's host branch). It never uses a 64-bit
  * floating type. It is correct only under IEEE 754 binary32 round-to-nearest-even arithmetic with
  * no reassociation and no contraction: kernels are built without -cl-fast-relaxed-math and
- * -cl-mad-enable and with FP_CONTRACT OFF; host code is compiled with -ffp-contract=off, no -ffast-math.
+ * -cl-mad-enable and with FP_CONTRACT OFF (CUDA: --fmad=false); host code is compiled with
+ * -ffp-contract=off, no -ffast-math.
  *
  * u = 2^-24 is the unit roundoff of binary32. Underflow is excluded from every bound below: callers
  * scale their data by powers of two so that terms stay in the normal range (docs/precision.md).
@@ -23,19 +25,10 @@
 #ifndef RAID_DF_H
 #define RAID_DF_H
 
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-#pragma OPENCL FP_CONTRACT OFF
-#define RAID_DF_FN inline
-#define RAID_FMAF(a, b, c) fma((a), (b), (c))
-#define RAID_RINTF(x) rint(x)
-#define RAID_LDEXPF(x, n) ldexp((x), (n))
-#else
-#include <math.h>
-#define RAID_DF_FN static inline
-#define RAID_FMAF(a, b, c) fmaf((a), (b), (c))
-#define RAID_RINTF(x) rintf(x)
-#define RAID_LDEXPF(x, n) ldexpf((x), (n))
+#ifndef RAID_COMPAT_H /* host C: the dialect's host branch (kernels get it prepended) */
+#include "raid_compat.h"
 #endif
+#define RAID_DF_FN RAID_FN
 
 typedef struct RaidDf {
     float hi;
@@ -307,43 +300,6 @@ RAID_DF_FN RaidDf raidTaccDf(RaidTacc a)
  * Results for infinities and NaNs are unspecified (callers check the range first). The sign of a zero
  * hi is the sign of d, a zero lo is +0 when hi is exact (d 2^-e - hi = +0) and has the sign of the
  * remainder otherwise. tests/test_bits.c checks every case against the host's conversions. */
-#ifndef RAID_U32_DEFINED
-#define RAID_U32_DEFINED
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-typedef uint RaidU32;
-#else
-#include <stdint.h>
-typedef uint32_t RaidU32;
-#endif
-#endif
-
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-#define RAID_CLZ32(x) ((int)clz(x))
-#define RAID_AS_FLOAT(u) as_float(u)
-#define RAID_AS_UINT(f) as_uint(f)
-#else
-#include <string.h>
-RAID_DF_FN int raidClz32(RaidU32 x)
-{
-    return x ? __builtin_clz(x) : 32;
-}
-RAID_DF_FN float raidAsFloat(RaidU32 u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-RAID_DF_FN RaidU32 raidAsUint(float f)
-{
-    RaidU32 u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-#define RAID_CLZ32(x) raidClz32(x)
-#define RAID_AS_FLOAT(u) raidAsFloat(u)
-#define RAID_AS_UINT(f) raidAsUint(f)
-#endif
-
 /* ---- 4/3 powers without division or special functions ----
  * x^(-1/3) from the bits and one polynomial step, then x^(2/3) (f32) or x^(4/3) (double-float) corrected by
  * the measured error of that root: binary32 multiplications and fma only (every device gives the same
@@ -505,19 +461,7 @@ RAID_DF_FN RaidDf raidBitsToDfNear(RaidU32 bh, RaidU32 bl, RaidU32 k1)
  * rule, trunc(ldexp(d, 1083 - eu)), on the host gives the host the centres the device used. Differences
  * of two such integers are exact. raidFixedToDf(D, x) is the host's raidDfSplit(D 2^x) for
  * |D| < 2^63 and 2^x a normal float with D 2^x normal (one rounding of D to nearest even for hi, one
- * of the exact remainder for lo). 64-bit integers (OpenCL C long, ulong), no 64-bit float. */
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-typedef long RaidI64;
-typedef ulong RaidU64;
-#define RAID_I64_TO_F32(v) convert_float_rte(v)
-#define RAID_F32_TO_I64(f) convert_long_rte(f)
-#else
-typedef int64_t RaidI64;
-typedef uint64_t RaidU64;
-#define RAID_I64_TO_F32(v) ((float)(v))
-#define RAID_F32_TO_I64(f) ((RaidI64)rintf(f))
-#endif
-
+ * of the exact remainder for lo). 64-bit integers (RaidI64, RaidU64 of raid_compat.h), no 64-bit float. */
 RAID_DF_FN RaidI64 raidBitsToFixed(RaidU32 bh, RaidU32 bl, int eu)
 {
     const int ex = (int)((bh >> 20) & 0x7FFu);

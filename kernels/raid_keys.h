@@ -1,7 +1,7 @@
 /*
  * raid_keys.h -- the order key of a float64: a 64-bit unsigned integer, given as two 32-bit words, whose
- * unsigned order is the order of the doubles (docs/column.md). One source for OpenCL C kernels
- * and host C (as raid_df.h): the device layer prepends it to every program, host code includes it
+ * unsigned order is the order of the doubles (docs/column.md). One source for the kernels and host C
+ * (as raid_df.h, in the dialect of raid_compat.h): the device layer prepends it to every program, host code includes it
  * (through src/column/keys.h). Integer operations only, 32-bit words only (no 64-bit integer or float
  * type, as on GPUs without them).
  *
@@ -20,20 +20,10 @@
 #ifndef RAID_KEYS_H
 #define RAID_KEYS_H
 
-#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
-#define RAID_KEY_FN inline
-#ifndef RAID_U32_DEFINED
-#define RAID_U32_DEFINED
-typedef uint RaidU32;
+#ifndef RAID_COMPAT_H /* host C: the dialect's host branch (kernels get it prepended) */
+#include "raid_compat.h"
 #endif
-#else
-#include <stdint.h>
-#define RAID_KEY_FN static inline
-#ifndef RAID_U32_DEFINED
-#define RAID_U32_DEFINED
-typedef uint32_t RaidU32;
-#endif
-#endif
+#define RAID_KEY_FN RAID_FN
 
 /* A key as its high and low 32-bit words. */
 typedef struct RaidKey {

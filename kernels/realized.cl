@@ -109,7 +109,7 @@
  * parts (exact: the larger has the larger exponent), its error and tl into l. 7 operations. */
 #define ACC(h, l, th, tl)                                                                                    \
     do {                                                                                                     \
-        const float big_ = fmax((h), (th)), small_ = fmin((h), (th));                                        \
+        const float big_ = RAID_FMAXF((h), (th)), small_ = RAID_FMINF((h), (th));                                        \
         const float s_ = big_ + small_;                                                                      \
         (l) = (l) + ((small_ - (s_ - big_)) + (tl));                                                         \
         (h) = s_;                                                                                            \
@@ -122,14 +122,14 @@
  * of the buffer; zeros past its end) into v: the pairs t/2 RAID_WG + lid, so that the work-items of a warp
  * read consecutive 16-byte pairs (coalesced); as 16-byte vectors where the chunk starts on an even return of
  * the buffer (the same for the whole group), one return at a time otherwise. */
-inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
+RAID_FN void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, uint2 *v)
 {
     if ((off & 1u) == 0u && n == RAID_RUN * RAID_WG) { /* a whole chunk: no bounds to check */
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
             const uint4 q = ((RAID_GLOBAL const uint4 *)xc)[t * RAID_WG + lid];
-            v[2 * t] = q.xy;
-            v[2 * t + 1] = q.zw;
+            v[2 * t] = RAID_UINT2(q.x, q.y);
+            v[2 * t + 1] = RAID_UINT2(q.z, q.w);
         }
         return;
     }
@@ -137,20 +137,20 @@ inline void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, ui
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
             const uint k = RET_INDEX(2 * t, lid);
-            uint4 q = (uint4)(0u, 0u, 0u, 0u);
+            uint4 q = RAID_UINT4(0u, 0u, 0u, 0u);
             if (k + 1 < n)
                 q = ((RAID_GLOBAL const uint4 *)xc)[k / 2];
             else if (k < n)
-                q.xy = xc[k];
-            v[2 * t] = q.xy;
-            v[2 * t + 1] = q.zw;
+                q = RAID_UINT4(xc[k].x, xc[k].y, 0u, 0u);
+            v[2 * t] = RAID_UINT2(q.x, q.y);
+            v[2 * t + 1] = RAID_UINT2(q.z, q.w);
         }
         return;
     }
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++) {
         const uint k = RET_INDEX(t, lid);
-        v[t] = k < n ? xc[k] : (uint2)(0u, 0u);
+        v[t] = k < n ? xc[k] : RAID_UINT2(0u, 0u);
     }
 }
 
@@ -164,7 +164,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 
     /* Load this work-item's returns' float64 bits into registers (load_run); the two returns before each
      * pair come split from the neighbouring work-item in the loop below. */
-    RAID_LOCAL uint s_max, s_bad;
+    RAID_SHARED uint s_max, s_bad;
     if (lid == 0)
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
@@ -177,11 +177,11 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     uint mx = 0u;
 #pragma unroll
     for (uint t = 0; t < RAID_RUN; t++)
-        mx = max(mx, v[t].y & 0x7FFFFFFFu);
-    atomic_max(&s_max, mx);
+        mx = RAID_MAX(mx, v[t].y & 0x7FFFFFFFu);
+    RAID_ATOMIC_MAX(&s_max, mx);
 #if RAID_RELOAD
     /* read the returns again after the barrier (cache hits) instead of holding them in registers across it */
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    RAID_BARRIER_GLOBAL();
 #else
     RAID_BARRIER();
 #endif
@@ -191,21 +191,21 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         uint bad = 0u;
         for (uint t = 0; t < RAID_RUN; t++)
             bad |= (uint)((v[t].y & 0x7FFFFFFFu) == RAID_MAXR_HI && v[t].x > RAID_MAXR_LO);
-        atomic_or(&s_bad, bad);
+        RAID_ATOMIC_OR(&s_bad, bad);
         RAID_BARRIER();
         sbad = s_bad;
     }
     /* The chunk's scale exponent sc: max |r| 2^-sc in [0.5, 1) (frexp's exponent of the largest magnitude;
      * 0 for an all-zero chunk; at least -250 for float64 subnormals, as the host's rule). */
     const uint ebits = smax >> 20;
-    const int sc = smax == 0u ? 0 : max((int)ebits - 1022, -250);
+    const int sc = smax == 0u ? 0 : RAID_MAX((int)ebits - 1022, -250);
     /* every magnitude's high word is at most smax, so one at least near_min is in raidBitsToDfNear's range */
     const uint near_min = (uint)(sc + 950) << 20, k1 = (uint)(sc + 896) << 20;
 #if RAID_RELOAD
     load_run(xc, lid, ch.x, ch.y, v);
 #endif
     /* return i closes a window of three inside the chunk iff i - 2 < lim (unsigned) */
-    const uint lim = max(ch.y, 2u) - 2u;
+    const uint lim = RAID_MAX(ch.y, 2u) - 2u;
 
     /* The accumulators (H, L) per measure. */
     float H[NACC], L[NACC];
@@ -249,7 +249,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
     RaidDf g0 = raidDfMake(0.0f, 0.0f), g1 = g0, gs[2 * RAID_XSTEP];
 #if RAID_PART & 14
 #define XS_NBUF (4u * RAID_XSTEP)
-    RAID_LOCAL XS_T xs[XS_NBUF * RAID_WG];
+    RAID_SHARED XS_T xs[XS_NBUF * RAID_WG];
     XS_T qs[RAID_XSTEP];
 #define XS_PREV(s) xs[(((s) & (XS_NBUF - 1u)) * RAID_WG + lid + XS_NBUF * RAID_WG - 1u) & (XS_NBUF * RAID_WG - 1u)]
 #endif
@@ -264,7 +264,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
             for (uint j = 0; j < RAID_XSTEP; j++) {
                 const uint u = t + 2 * j;
                 const uint b0 = v[u].y & 0x7FFFFFFFu, b1 = v[u + 1].y & 0x7FFFFFFFu;
-                if (min(b0, b1) >= near_min) {
+                if (RAID_MIN(b0, b1) >= near_min) {
                     gs[2 * j] = raidBitsToDfNear(b0, v[u].x, k1);
                     gs[2 * j + 1] = raidBitsToDfNear(b1, v[u + 1].x, k1);
                 } else {
@@ -367,7 +367,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #endif
 #if RAID_PART & 8
         {
-            const float m = fmax(fmin(ah, a1h), fmin(fmax(ah, a1h), a2h));
+            const float m = RAID_FMAXF(RAID_FMINF(ah, a1h), RAID_FMINF(RAID_FMAXF(ah, a1h), a2h));
             if (full)
                 F[5] = RAID_FMAF(m, m, F[5]);
         }
@@ -387,7 +387,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #endif
 
     /* Fixed-order tree reduction across the work-group, each (hi, lo) one 8-byte word of local memory. */
-    RAID_LOCAL float2 lw[NACC][RAID_WG];
+    RAID_SHARED float2 lw[NACC][RAID_WG];
     for (int k = 0; k < NACC; k++) {
         const RaidDf v = raidFastTwoSum(H[k], L[k]);
         lw[k][lid] = RAID_FLOAT2(v.hi, v.lo);

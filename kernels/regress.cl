@@ -60,7 +60,7 @@
 /* Fixed-order tree sum across the work-group of the first n (<= GROUP) rows of lh/ll, which every
  * work-item has filled at its own column lid: the sums end in lh[j][0], ll[j][0]. The callers copy their
  * accumulators in and out with unrolled loops, so that the accumulators stay in registers. */
-inline void tree_group(RAID_LOCAL float (*lh)[RAID_WG], RAID_LOCAL float (*ll)[RAID_WG], uint lid, int n)
+RAID_FN void tree_group(RAID_LOCAL float (*lh)[RAID_WG], RAID_LOCAL float (*ll)[RAID_WG], uint lid, int n)
 {
     RAID_BARRIER();
     for (uint s = RAID_WG / 2; s > 0; s >>= 1) {
@@ -87,10 +87,10 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
     const uint len = ch.y;
     RAID_GLOBAL const uint2 *xc = x + (size_t)ch.x * RAID_D;
 
-    RAID_LOCAL uint s_max[RAID_D], s_len[RAID_D], s_bad;
-    RAID_LOCAL float lh[GROUP][RAID_WG];
-    RAID_LOCAL float ll[GROUP][RAID_WG];
-    RAID_LOCAL RaidDf s_sum[RAID_D];
+    RAID_SHARED uint s_max[RAID_D], s_len[RAID_D], s_bad;
+    RAID_SHARED float lh[GROUP][RAID_WG];
+    RAID_SHARED float ll[GROUP][RAID_WG];
+    RAID_SHARED RaidDf s_sum[RAID_D];
     if (lid == 0)
         s_bad = 0u;
     for (uint p = lid; p < RAID_D; p += RAID_WG)
@@ -112,22 +112,22 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
             for (int p = 0; p < RAID_D; p++) {
                 const uint2 b = BITS(p, i);
                 const uint mag = b.y & 0x7FFFFFFFu;
-                mx[p] = max(mx[p], mag);
+                mx[p] = RAID_MAX(mx[p], mag);
                 bad |= (uint)(mag > RAID_MAXV_HI || (mag == RAID_MAXV_HI && b.x > RAID_MAXV_LO));
             }
         }
 #pragma unroll
         for (int p = 0; p < RAID_D; p++)
-            atomic_max(&s_max[p], mx[p]);
+            RAID_ATOMIC_MAX(&s_max[p], mx[p]);
         if (bad)
-            atomic_or(&s_bad, bad);
+            RAID_ATOMIC_OR(&s_bad, bad);
     }
     RAID_BARRIER();
     int eu[RAID_D];
     RaidI64 ref[RAID_D];
 #pragma unroll
     for (int p = 0; p < RAID_D; p++) {
-        eu[p] = max((int)(s_max[p] >> 20), 1);
+        eu[p] = RAID_MAX((int)(s_max[p] >> 20), 1);
         const uint2 b0 = BITS(p, 0);
         ref[p] = raidBitsToFixed(b0.y, b0.x, eu[p]);
     }
@@ -191,18 +191,18 @@ void reg_stats(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, RAID_
                 const uint2 b = BITS(p, i);
                 const RaidI64 d2 = raidBitsToFixed(b.y, b.x, eu[p]) - ref[p];
                 const RaidU64 m = (RaidU64)(d2 < 0 ? -d2 : d2);
-                bl[p] = max(bl[p], (uint)(64 - (int)clz(m)));
+                bl[p] = RAID_MAX(bl[p], (uint)(64 - RAID_CLZ64(m)));
             }
         }
 #pragma unroll
         for (int p = 0; p < RAID_D; p++)
-            atomic_max(&s_len[p], bl[p]);
+            RAID_ATOMIC_MAX(&s_len[p], bl[p]);
     }
     RAID_BARRIER();
     float sc[RAID_D];
 #pragma unroll
     for (int p = 0; p < RAID_D; p++)
-        sc[p] = as_float((uint)(127 - (int)s_len[p]) << 23); /* 2^-L, L <= 63 */
+        sc[p] = RAID_AS_FLOAT((uint)(127 - (int)s_len[p]) << 23); /* 2^-L, L <= 63 */
 
     /* 4. Cross-products and first moments of z = D2 2^-L. */
     RaidDf acc[NA];

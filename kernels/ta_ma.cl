@@ -29,7 +29,7 @@
 /* s / d for a double-float s and a double-float d > 0 by long division: q1 = s.hi / d.hi, the remainder
  * s - q1 d formed with TwoProd (s.hi - p.hi exact by Sterbenz), q2 = remainder / d.hi. Relative error a
  * few u^2 (tests/test_ma_cl.c measures the results). */
-inline RaidDf ta_div(RaidDf s, RaidDf d)
+RAID_FN RaidDf ta_div(RaidDf s, RaidDf d)
 {
     float q1 = s.hi / d.hi;
     RaidDf p = raidTwoProd(q1, d.hi);
@@ -39,7 +39,7 @@ inline RaidDf ta_div(RaidDf s, RaidDf d)
 }
 
 /* The WMA numerator sum_{j=1..n} j x_{i-n+j} of the window of n values ending at i. */
-inline RaidTacc ta_wma_sum(RAID_GLOBAL const float *x, int i, int n)
+RAID_FN RaidTacc ta_wma_sum(RAID_GLOBAL const float *x, int i, int n)
 {
     RaidTacc a = raidTaccZero();
     const int b = i - n + 1;
@@ -145,13 +145,13 @@ RAID_KERNEL void ta_ema(RAID_GLOBAL const float *x, RAID_GLOBAL const int *runs,
  * computed (the same rule as ta_window's). */
 
 /* Whether point i of a row is computed; if not, its value is set to NaN here. */
-inline int ta_row_valid(RAID_GLOBAL float *tab, int off, RAID_GLOBAL const int *rs, int i, int minlen)
+RAID_FN int ta_row_valid(RAID_GLOBAL float *tab, int off, RAID_GLOBAL const int *rs, int i, int minlen)
 {
     const int r = rs[i];
     if (r >= 0 && i - r + 1 >= minlen)
         return 1;
-    tab[2 * ((size_t)off + (size_t)i)] = NAN;
-    tab[2 * ((size_t)off + (size_t)i) + 1] = NAN;
+    tab[2 * ((size_t)off + (size_t)i)] = RAID_NAN;
+    tab[2 * ((size_t)off + (size_t)i) + 1] = RAID_NAN;
     return 0;
 }
 
@@ -186,13 +186,13 @@ RAID_KERNEL void ta_ma_row(RAID_GLOBAL const float *x, RAID_GLOBAL const int *rs
  * neighbours are tried and the one with the smallest remainder a - q b (fma: exact for the candidates
  * near a / b) kept. b here is a positive integer-valued float (a window length or WMA divisor), so a / b
  * is never halfway between two floats and the smallest remainder is the nearest quotient. */
-inline float ta_div_rn(float a, float b)
+RAID_FN float ta_div_rn(float a, float b)
 {
     float q = a / b;
     for (int it = 0; it < 3; it++) {
-        const float r = fabs(fma(-q, b, a));
-        const float qu = nextafter(q, INFINITY), qd = nextafter(q, -INFINITY);
-        const float ru = fabs(fma(-qu, b, a)), rd = fabs(fma(-qd, b, a));
+        const float r = RAID_FABSF(RAID_FMAF(-q, b, a));
+        const float qu = RAID_NEXTAFTERF(q, RAID_INFINITY), qd = RAID_NEXTAFTERF(q, -RAID_INFINITY);
+        const float ru = RAID_FABSF(RAID_FMAF(-qu, b, a)), rd = RAID_FABSF(RAID_FMAF(-qd, b, a));
         if (ru < r && ru <= rd)
             q = qu;
         else if (rd < r)
@@ -203,7 +203,7 @@ inline float ta_div_rn(float a, float b)
     return q;
 }
 
-inline float ta_window_f32(RAID_GLOBAL const float *x, int i, int n, int wma)
+RAID_FN float ta_window_f32(RAID_GLOBAL const float *x, int i, int n, int wma)
 {
     float acc = 0.0f;
     const int b = i - n + 1;

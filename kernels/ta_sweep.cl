@@ -29,21 +29,21 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 /* d from fast (fh, fl) and slow (sh, sl). */
-inline int ta_decide(float fh, float fl, float sh, float sl, int short_side)
+RAID_FN int ta_decide(float fh, float fl, float sh, float sl, int short_side)
 {
-    if (isnan(fh) || isnan(sh))
+    if (RAID_ISNAN(fh) || RAID_ISNAN(sh))
         return 0;
     const int gt = fh != sh ? fh > sh : fl > sl;
     return gt ? 1 : (short_side ? -1 : 0);
 }
 
-inline int ta_df_gt(RaidDf a, RaidDf b)
+RAID_FN int ta_df_gt(RaidDf a, RaidDf b)
 {
     return a.hi != b.hi ? a.hi > b.hi : a.lo > b.lo;
 }
 
 /* side (+-1) times the pair at ret[2t]. */
-inline RaidDf ta_signed(RAID_GLOBAL const float *ret, int t, int side)
+RAID_FN RaidDf ta_signed(RAID_GLOBAL const float *ret, int t, int side)
 {
     const float sg = side > 0 ? 1.0f : -1.0f;
     return raidDfMake(sg * ret[2 * t], sg * ret[2 * t + 1]);
@@ -55,7 +55,7 @@ typedef struct ta_stats {
     RaidDf peak, mn, mdd;   /* of the equity E since the chunk's start (0 included) */
 } ta_stats;
 
-inline ta_stats ta_add_return(ta_stats A, RaidDf r)
+RAID_FN ta_stats ta_add_return(ta_stats A, RaidDf r)
 {
     A.E = raidTaccAddDf(A.E, r.hi, r.lo);
     A.SS = raidTaccAddSq(A.SS, r.hi, r.lo);

@@ -5,6 +5,8 @@
  *   - no host source under src/ passes -cl-fast-relaxed-math, -cl-mad-enable or
  *     -cl-unsafe-math-optimizations (the error-free transforms need exact IEEE rounding);
  *   - every .cl file sets #pragma OPENCL FP_CONTRACT OFF;
+ *   - no kernel file but kernels/raid_compat.h uses an OpenCL or CUDA spelling of a built-in, qualifier or
+ *     index (the patterns of tests/kernel_forbidden.txt): kernels speak the dialect only;
  *   - the table embedded in the library (device/kernels_embedded.h) holds every kernels/ file byte for byte;
  *   - one device layer: no library source but the backend's host file (src/device/device_opencl.c)
  *     includes an OpenCL header, and bench/ includes only public headers (include/) and its own;
@@ -17,6 +19,7 @@
 #include "device/kernels_embedded.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,10 +188,11 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static const char *const forbidden_idents[] = {"double",  "double2",     "double3",     "double4", "double8",
                                                "double16", "cl_khr_fp64", "cl_amd_fp64", NULL};
 
-/* The first forbidden identifier in text that has been through strip_c(.., 1) (NULL if none); *line gets
- * its line number. Preprocessing numbers (1.0e-5f, 0x1p-24f, 2u) are skipped whole, so their letters are
- * never taken for identifiers. */
-static const char *find_forbidden(const char *text, int *line)
+/* The first identifier of text (through strip_c(.., 1)) for which bad(identifier, arg) holds (NULL if none);
+ * *line gets its line number. Preprocessing numbers (1.0e-5f, 0x1p-24f, 2u) are skipped whole, so their
+ * letters are never taken for identifiers. */
+static const char *find_ident(const char *text, int (*bad)(const char *tok, const void *arg), const void *arg,
+                              int *line)
 {
     int ln = 1;
     const char *p = text;
@@ -210,12 +214,11 @@ static const char *find_forbidden(const char *text, int *line)
             if (k < sizeof tok) {
                 memcpy(tok, s, k);
                 tok[k] = 0;
-                for (int j = 0; forbidden_idents[j]; j++)
-                    if (!strcmp(tok, forbidden_idents[j])) {
-                        if (line)
-                            *line = ln;
-                        return tok;
-                    }
+                if (bad(tok, arg)) {
+                    if (line)
+                        *line = ln;
+                    return tok;
+                }
             }
         } else {
             p++;
@@ -224,10 +227,62 @@ static const char *find_forbidden(const char *text, int *line)
     return NULL;
 }
 
+static int in_list(const char *tok, const void *arg)
+{
+    for (const char *const *l = arg; *l; l++)
+        if (!strcmp(tok, *l))
+            return 1;
+    return 0;
+}
+
 static const char *forbidden_in_source(const char *src, int *line)
 {
     char *t = strip_c(src, 1);
-    const char *r = find_forbidden(t, line);
+    const char *r = find_ident(t, in_list, forbidden_idents, line);
+    free(t);
+    return r;
+}
+
+/* ---- the dialect: no OpenCL or CUDA spelling outside raid_compat.h ---- */
+
+#define FORBIDDEN_LIST RAID_SOURCE_DIR "/tests/kernel_forbidden.txt"
+
+/* The patterns of tests/kernel_forbidden.txt (NULL-terminated; free with list_free). */
+static void load_patterns(const char *path, name_list *out)
+{
+    blob b = read_blob(path);
+    for (char *line = b.data, *nl; line && *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl++ = 0;
+        while (*line == ' ' || *line == '\t')
+            line++;
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        if (n && line[0] != '#')
+            list_push(out, line);
+    }
+    list_push(out, "");
+    out->n--; /* a terminator that list_free frees */
+    free(out->v[out->n]);
+    out->v[out->n] = NULL;
+    free(b.data);
+}
+
+static int matches_pattern(const char *tok, const void *arg)
+{
+    for (char *const *l = arg; *l; l++)
+        if (fnmatch(*l, tok, 0) == 0)
+            return 1;
+    return 0;
+}
+
+/* The first identifier of a kernel source (comments and literals stripped) that matches a pattern. */
+static const char *outside_dialect(const char *src, char *const *patterns, int *line)
+{
+    char *t = strip_c(src, 1);
+    const char *r = find_ident(t, matches_pattern, patterns, line);
     free(t);
     return r;
 }
@@ -314,6 +369,36 @@ static void test_lexer_self_check(void **state)
     assert_false(has_contract_off("#pragma OPENCL FP_CONTRACT OFFX\n"));
 }
 
+static void test_dialect_self_check(void **state)
+{
+    (void)state;
+    name_list pat = {0};
+    load_patterns(FORBIDDEN_LIST, &pat);
+    assert_true(pat.n >= 50);
+    int line = 0;
+    assert_null(outside_dialect("RAID_KERNEL void f(RAID_GLOBAL uint *x) { x[RAID_LOCAL_ID(0)] = 0u; }", pat.v, NULL));
+    assert_null(outside_dialect("/* barrier(CLK_LOCAL_MEM_FENCE) */ RAID_BARRIER(); // get_local_id\n", pat.v, NULL));
+    assert_null(outside_dialect("uint2 v = RAID_VLOAD2(i, p); float m = RAID_FMAXF(a, b); const char *s = \"min\";",
+                                pat.v, NULL));
+    assert_null(outside_dialect("RaidDf raidDfMake(float hi, float lo); uint mins, local_max, has_x, atomicity;", pat.v, NULL));
+    assert_string_equal(outside_dialect("__kernel void f(void) {}", pat.v, NULL), "__kernel");
+    assert_string_equal(outside_dialect("x;\n\n  y = get_global_id(0);", pat.v, &line), "get_global_id");
+    assert_int_equal(line, 3);
+    assert_string_equal(outside_dialect("barrier(CLK_LOCAL_MEM_FENCE);", pat.v, NULL), "barrier");
+    assert_string_equal(outside_dialect("RAID_ATOMIC_ADD(p, 1u); atomic_inc(p);", pat.v, NULL), "atomic_inc");
+    assert_string_equal(outside_dialect("uint2 v = vload2(i, p);", pat.v, NULL), "vload2");
+    assert_string_equal(outside_dialect("float f = as_float(u);", pat.v, NULL), "as_float");
+    assert_string_equal(outside_dialect("uint m = min(a, b);", pat.v, NULL), "min");
+    assert_string_equal(outside_dialect("inline int f(void);", pat.v, NULL), "inline");
+    assert_string_equal(outside_dialect("__shared__ float s[32]; __syncthreads();", pat.v, NULL), "__shared__");
+    assert_string_equal(outside_dialect("uint i = threadIdx.x;", pat.v, NULL), "threadIdx");
+    assert_string_equal(outside_dialect("uint c = __popc(x);", pat.v, NULL), "__popc");
+    assert_string_equal(outside_dialect("atomicAdd(p, 1u);", pat.v, NULL), "atomicAdd");
+    assert_string_equal(outside_dialect("float f = __int_as_float(x);", pat.v, NULL), "__int_as_float");
+    assert_string_equal(outside_dialect("#ifdef __OPENCL_VERSION__\n#endif", pat.v, NULL), "__OPENCL_VERSION__");
+    list_free(&pat);
+}
+
 /* ---- the real sources ---- */
 
 static void test_no_fp64_in_kernels(void **state)
@@ -331,6 +416,33 @@ static void test_no_fp64_in_kernels(void **state)
         free(b.data);
     }
     list_free(&files);
+}
+
+/* Every kernel file but raid_compat.h (the .cl files and the prelude's other headers, and the test kernels of
+ * tests/kernels/) spells built-ins and qualifiers with the dialect's names only. */
+static void test_dialect_only(void **state)
+{
+    (void)state;
+    name_list files = {0}, pat = {0};
+    load_patterns(FORBIDDEN_LIST, &pat);
+    list_files(KERNEL_DIR, is_kernel_file, 0, &files);
+    list_files(RAID_SOURCE_DIR "/tests/kernels", is_kernel_file, 0, &files); /* tests/test_device.c's */
+    size_t checked = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        if (!strcmp(base_name(files.v[i]), "raid_compat.h"))
+            continue;
+        blob b = read_blob(files.v[i]);
+        int line = 0;
+        const char *bad = outside_dialect(b.data, pat.v, &line);
+        if (bad)
+            fail_msg("%s:%d uses '%s': kernels use the dialect of kernels/raid_compat.h only (tests/kernel_forbidden.txt)",
+                     files.v[i], line, bad);
+        free(b.data);
+        checked++;
+    }
+    assert_true(checked >= 10);
+    list_free(&files);
+    list_free(&pat);
 }
 
 static void test_fp_contract_off(void **state)
@@ -538,6 +650,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lexer_self_check),
         cmocka_unit_test(test_no_fp64_in_kernels),
+        cmocka_unit_test(test_dialect_self_check),
+        cmocka_unit_test(test_dialect_only),
         cmocka_unit_test(test_fp_contract_off),
         cmocka_unit_test(test_no_unsafe_build_options),
         cmocka_unit_test(test_embedded_table),

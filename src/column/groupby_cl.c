@@ -139,7 +139,6 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, RaidBuf *b, Raid
     if ((st = raidArgBuf(ctx, k, 0, &d[D_KEYS])) || (st = raidArgBuf(ctx, k, 1, &b[B_X])) ||
         (st = raidArgUint(ctx, k, 2, (uint32_t)n)) || (st = raidArgUint(ctx, k, 3, (uint32_t)rows)) ||
         (st = raidArgUint(ctx, k, 4, (uint32_t)usep)) || (st = raidArgBuf(ctx, k, 5, &d[D_RANGE])) ||
-        (st = raidArgLocal(ctx, k, 6, 6 * wg * sizeof(uint32_t))) ||
         (st = launch(ctx, k, nwg * wg, wg, 1)))
         goto done;
     raidKernelPut(ctx, k);
@@ -303,7 +302,7 @@ done:
 }
 
 /* Kernel `name` of col_groupby.cl with its arguments in order, as `kinds` says ('b' a RaidBuf *, 'u' a
- * uint32_t, 'i' an int, 'l' local bytes as size_t), launched over `global` work-items (kernel_s).
+ * uint32_t, 'i' an int), launched over `global` work-items (kernel_s).
  * RAID_GROUPBY_PROFILE set in the environment: a line on stderr with the kernel's time (the benchmark's
  * breakdown of the partitioned path). */
 static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts, size_t global, size_t wg,
@@ -316,8 +315,7 @@ static raid_status run_kernel(raid_ctx *ctx, const char *name, const char *opts,
     for (unsigned i = 0; st == RAID_OK && kinds[i]; i++)
         st = kinds[i] == 'b'   ? raidArgBuf(ctx, k, i, va_arg(ap, const RaidBuf *))
              : kinds[i] == 'u' ? raidArgUint(ctx, k, i, va_arg(ap, uint32_t))
-             : kinds[i] == 'i' ? raidArgInt(ctx, k, i, va_arg(ap, int))
-                               : raidArgLocal(ctx, k, i, va_arg(ap, size_t));
+                               : raidArgInt(ctx, k, i, va_arg(ap, int));
     va_end(ap);
     const double t0 = ctx->timing.kernel_s;
     if (st == RAID_OK)
@@ -371,19 +369,18 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const RaidBuf *b
         (st = raidBufAcquire(ctx, RAID_DT_UINT, 1, &s[S_ERR])) || (st = raidBufFill(ctx, &s[S_ERR], &zero, NULL)))
         goto done;
     const uint32_t R = (uint32_t)rows, PB = (uint32_t)pb, NP = (uint32_t)np;
-    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuublb", &b[B_GID], (uint32_t)n, R, PB, NP,
-                         &s[S_PST], np * sizeof(uint32_t), &s[S_ERR])) ||
-        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuuul", &s[S_PST], &s[S_CST], NP, R, 256u,
-                         wg * sizeof(uint32_t))))
+    if ((st = run_kernel(ctx, "gb_part_count", opts, nblk * wg, wg, "buuuubb", &b[B_GID], (uint32_t)n, R, PB, NP,
+                         &s[S_PST], &s[S_ERR])) ||
+        (st = run_kernel(ctx, "gb_part_starts", opts, wg, wg, "bbuuu", &s[S_PST], &s[S_CST], NP, R, 256u)))
         goto done;
     const double t0 = ctx->timing.kernel_s;
     if ((st = raidSortClPartition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL], &s[S_RANK])))
         goto done;
     if (profile)
         fprintf(stderr, "groupby profile: sort_pass %.4f ms\n", (ctx->timing.kernel_s - t0) * 1e3);
-    if ((st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbblbbbbb", &s[S_VAL], &s[S_RANK],
+    if ((st = run_kernel(ctx, "gb_part_rows", opts, (nblk + np) * wg, wg, "bbbbuuuuibbbbbbbb", &s[S_VAL], &s[S_RANK],
                          &s[S_PST], &s[S_CST], NP, R, (uint32_t)p->ngroups, PB, p->base, &b[B_SUM], &b[B_CNT],
-                         &b[B_FLAG], (tw * sizeof(uint32_t)) << pb, &b[B_MNHI], &b[B_MXHI], &b[B_FIRST],
+                         &b[B_FLAG], &b[B_MNHI], &b[B_MXHI], &b[B_FIRST],
                          &b[B_LAST], &s[S_ERR])))
         goto done;
     if (check) { /* -DGB_CHECK=1: the kernels' index checks */
@@ -483,12 +480,24 @@ raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_
 
     /* the partitioned kernels' index checks: tests, or RAID_GROUPBY_CHECK set in the environment */
     const int check = mode == 8 && (raidGbClTestKnobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
+    /* the local tables' words (kernels/col_groupby.cl GB_LTW, a build option): the partitions' tables, or
+     * gb_rows_local's rounded up to a power of two (few programs, whatever the number of groups) within the
+     * local memory */
+    size_t ltw = 1;
+    if (mode == 8)
+        ltw = (SW + 2) << pb;
+    else if (mode == 1) {
+        const size_t need = G * (SW + 2), most = (lmax - 1024) / sizeof(uint32_t);
+        for (ltw = 64; ltw < need; ltw *= 2)
+            ;
+        ltw = ltw > most ? (need > most ? need : most) : ltw;
+    }
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DGB_L=%d -DGB_SUM=%d -DGB_MINMAX=%d -DGB_FIRSTLAST=%d -DGB_EB=%d -DGB_NB=%d -DGB_B0=%d -DGB_NOCNT=%d "
-             "-DGB_CHECK=%d %s",
+             "-DGB_CHECK=%d -DGB_LTW=%zu %s",
              L, (p->need & GB_NEED_SUM) != 0, (p->need & GB_NEED_MINMAX) != 0, (p->need & GB_NEED_FIRSTLAST) != 0, eb,
-             eb ? NB : 1, eb ? B0 : 0, !p->counts, check, raidTuneBuildOptions(ctx));
+             eb ? NB : 1, eb ? B0 : 0, !p->counts, check, ltw, raidTuneBuildOptions(ctx));
     const size_t Gs = G ? G : 1;
     const size_t sizes[NBUF] = {n, 0, Gs * SW, Gs, Gs, Gs, Gs, Gs, Gs, Gs, Gs};
     for (int j = B_SUM; j < NBUF; j++)
@@ -516,8 +525,7 @@ raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_
         for (int j = B_SUM; j <= B_LAST; j++)
             if ((st = raidArgBuf(ctx, k, a++, &b[j])) != RAID_OK)
                 goto done;
-        if (mode == 1 && ((st = raidArgUint(ctx, k, a++, (uint32_t)G)) != RAID_OK ||
-                          (st = raidArgLocal(ctx, k, a++, lbytes)) != RAID_OK))
+        if (mode == 1 && (st = raidArgUint(ctx, k, a++, (uint32_t)G)) != RAID_OK)
             goto done;
         if ((st = launch(ctx, k, nwg * wg, wg, 0)) != RAID_OK)
             goto done;

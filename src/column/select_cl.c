@@ -13,6 +13,7 @@
 #include "device/device.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,8 @@ static raid_status ranks_from(RaidSelCl *s, const RaidBuf *src0, size_t off, siz
     RaidKernel *k = NULL;
     uint64_t *keys = NULL;
     uint32_t *words = NULL;
-    raid_status st = raidKernelGet(ctx, "col_select.cl", "col_sel_hist", raidTuneBuildOptions(ctx), &k);
+    raid_status st = RAID_OK;
+    int knp = 0; /* the prefixes k was built for (SEL_NP) */
     while (st == RAID_OK) {
         if (src != &s->x && len <= HOST_FINISH) { /* few candidates: the cpu path's select finishes */
             words = malloc(2 * (len ? len : 1) * sizeof *words);
@@ -184,6 +186,15 @@ static raid_status ranks_from(RaidSelCl *s, const RaidBuf *src0, size_t off, siz
         RaidBuf *next = &cand[1 - cur];
         if (compact && (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * (size_t)matching, next)) != RAID_OK)
             break;
+        if (np != knp) { /* the kernel's local histogram has np << SEL_DIGIT counters: a build option */
+            char opts[512];
+            snprintf(opts, sizeof opts, "-DSEL_NP=%d %s", np, raidTuneBuildOptions(ctx));
+            raidKernelPut(ctx, k);
+            k = NULL;
+            if ((st = raidKernelGet(ctx, "col_select.cl", "col_sel_hist", opts, &k)) != RAID_OK)
+                break;
+            knp = np;
+        }
         const size_t nbins = (size_t)np << bits, naux = SEL_AUX_HIST + nbins;
         s->haux[0] = 0u;
         s->haux[1] = s->haux[2] = SEL_NONE;
@@ -200,8 +211,7 @@ static raid_status ranks_from(RaidSelCl *s, const RaidBuf *src0, size_t off, siz
             (st = raidArgUint(ctx, k, a++, (uint32_t)mask)) != RAID_OK || (st = raidArgInt(ctx, k, a++, shift)) != RAID_OK ||
             (st = raidArgInt(ctx, k, a++, bits)) != RAID_OK || (st = raidArgInt(ctx, k, a++, first)) != RAID_OK ||
             (st = raidArgInt(ctx, k, a++, compact)) != RAID_OK || (st = raidArgBuf(ctx, k, a++, &s->aux)) != RAID_OK ||
-            (st = raidArgBuf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK ||
-            (st = raidArgLocal(ctx, k, a++, nbins * sizeof(uint32_t))) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
+            (st = raidArgBuf(ctx, k, a++, compact ? next : &s->aux)) != RAID_OK || (st = launch(s, k, len)) != RAID_OK ||
             (st = raidBufDownload(ctx, &s->aux, 0, naux, s->haux, 1, NULL)) != RAID_OK)
             break;
         settle(s);

@@ -136,7 +136,7 @@ void raidHostRelease(raid_ctx *ctx, void *host);
 /* ---- kernels ---- */
 
 /* The kernel `name` of the embedded file kernels/<file> built with `options` (after the backend's own,
- * e.g. "-cl-std=CL1.2"), retained for the caller. The program is raid_compat.h, raid_df.h, raid_keys.h, then the file.
+ * e.g. "-cl-std=CL1.2"), retained for the caller. The program is the prelude (raidKernelPrelude), then the file.
  * Errors: RAID_EINVAL (no such embedded file), RAID_EBUILD (the message carries the build log),
  * RAID_EDEVICE (e.g. no such kernel in the file). */
 raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options,

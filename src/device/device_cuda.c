@@ -509,6 +509,7 @@ raid_status raidCudaCompile(raid_ctx *ctx, const char *label, const char *const 
     argv[argc++] = archopt;
     argv[argc++] = "--fmad=false";
     argv[argc++] = "-DRAID_CUDA=1";
+    argv[argc++] = "-diag-suppress=161"; /* the kernel files' own #pragma OPENCL FP_CONTRACT OFF, unknown to CUDA */
     argv[argc++] = "--std=c++17";
     argv[argc++] = "--device-as-default-execution-space"; /* the shared headers' functions (raid_df.h) run on the device */
     if (options) {
@@ -725,9 +726,6 @@ static const char *kernel_source(const char *file)
     return NULL;
 }
 
-/* The headers prepended to every program, in order (docs/device.md; OpenCL prepends the same). */
-static const char *const prepended[] = {"raid_compat.h", "raid_df.h", "raid_keys.h"};
-#define NPREPENDED (sizeof prepended / sizeof *prepended)
 
 /* Build (or take from the disk cache) the module of program `parts` for d; *log NVRTC's log. */
 static raid_status build_module(raid_ctx *ctx, CuDev *d, const char *label, const char *const *parts, size_t nparts,
@@ -818,30 +816,33 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
             *out = k;
             return RAID_OK;
         }
-    /* each header after a #line naming it, so NVRTC's log names the file and line of an error */
-    const char *parts[2 * NPREPENDED + 2];
-    char lines[NPREPENDED][64];
-    for (size_t i = 0; i < NPREPENDED; i++) {
-        snprintf(lines[i], sizeof lines[i], "\n#line 1 \"%s\"\n", prepended[i]);
-        parts[2 * i] = lines[i];
-        if (!(parts[2 * i + 1] = kernel_source(prepended[i]))) {
+    /* the prelude (raidKernelPrelude: kernels/prelude.txt, the list the OpenCL backend prepends too), each
+     * header after a #line naming it, so that NVRTC's log names the file and line of an error */
+    const char *parts[2 * RAID_PRELUDE_MAX + 2];
+    char lines[RAID_PRELUDE_MAX][64];
+    size_t np = 0;
+    const char *const *h = raidKernelPrelude;
+    for (; *h && np < RAID_PRELUDE_MAX; h++, np++) {
+        snprintf(lines[np], sizeof lines[np], "\n#line 1 \"%s\"\n", *h);
+        parts[2 * np] = lines[np];
+        if (!(parts[2 * np + 1] = kernel_source(*h))) {
             free(key);
-            return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", prepended[i]);
+            return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", *h);
         }
     }
-    if (!src) {
+    if (*h) { /* a prelude longer than RAID_PRELUDE_MAX: not built */
         free(key);
-        return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
+        return raidFail(ctx, RAID_EINVAL, "the kernel prelude names more than %d files", RAID_PRELUDE_MAX);
     }
     char line[160];
     snprintf(line, sizeof line, "\n#line 1 \"%.100s\"\n", label);
-    parts[2 * NPREPENDED] = line;
-    parts[2 * NPREPENDED + 1] = src;
+    parts[2 * np] = line;
+    parts[2 * np + 1] = src;
     raid_status s = cur(ctx);
     CUmodule mod = NULL;
     char *log = NULL;
     if (s == RAID_OK)
-        s = build_module(ctx, d, label, parts, 2 * NPREPENDED + 2, options, &mod, &log);
+        s = build_module(ctx, d, label, parts, 2 * np + 2, options, &mod, &log);
     if (s != RAID_OK) {
         free(key);
         return s;

@@ -1,9 +1,9 @@
 /*
  * The OpenCL backend of the device layer (src/device/device.h): the only file of the library that calls
  * OpenCL. Modelled on CLBlast's split between kernel sources and a thin host layer: kernels are
- * embedded at build time (cmake/embed.cmake) and compiled at first use, prefixed by kernels/raid_compat.h
- * (the OpenCL C spellings of the compatibility macros), kernels/raid_df.h and kernels/raid_keys.h. A CUDA backend would be a
- * sibling file implementing the same functions (docs/device.md).
+ * embedded at build time (cmake/embed.cmake) and compiled at first use, prefixed by the prelude
+ * (raidKernelPrelude, kernels/prelude.txt: raid_compat.h, whose OpenCL C branch this compiler takes, then the
+ * shared headers). A CUDA backend is a sibling file implementing the same functions (docs/device.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "device/backend.h"
@@ -415,18 +415,24 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
             *out = k;
             return RAID_OK;
         }
-    const char *compat = kernel_source("raid_compat.h"), *hdr = kernel_source("raid_df.h"),
-               *keys = kernel_source("raid_keys.h");
-    if (!src || !hdr || !compat || !keys) {
+    /* the prelude (raidKernelPrelude: kernels/prelude.txt), then the file */
+    const char *srcs[RAID_PRELUDE_MAX + 2];
+    cl_uint ns = 0;
+    const char *const *h = raidKernelPrelude;
+    for (; *h && ns < RAID_PRELUDE_MAX; h++)
+        if (!(srcs[ns++] = kernel_source(*h)))
+            src = NULL;
+    if (!src || *h) { /* (a prelude longer than RAID_PRELUDE_MAX: not built) */
         free(key);
         return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
     }
     /* #line makes the build log's line numbers those of the kernel file. */
     char line[160];
     snprintf(line, sizeof line, "\n#line 1 \"%.100s\"\n", label);
-    const char *srcs[5] = {compat, hdr, keys, line, src};
+    srcs[ns++] = line;
+    srcs[ns++] = src;
     cl_int e;
-    cl_program prog = clCreateProgramWithSource(cl->context, 5, srcs, NULL, &e);
+    cl_program prog = clCreateProgramWithSource(cl->context, ns, srcs, NULL, &e);
     if (e != CL_SUCCESS) {
         free(key);
         return cl_check(ctx, e, "clCreateProgramWithSource");

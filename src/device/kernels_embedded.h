@@ -7,4 +7,9 @@ typedef struct RaidKernelFile {
 } RaidKernelFile;
 /* Terminated by an entry whose name is NULL. */
 extern const RaidKernelFile raidKernelFiles[];
+/* The prelude: the names (in raidKernelFiles) of the files every backend prepends, in this order, to each
+ * kernel source before compiling it (kernels/prelude.txt; docs/device.md "The kernel dialect"). Terminated
+ * by NULL. */
+extern const char *const raidKernelPrelude[];
+#define RAID_PRELUDE_MAX 8 /* files of the prelude at most (the backends' arrays of program parts) */
 #endif

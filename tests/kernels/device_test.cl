@@ -1,6 +1,7 @@
 /*
  * Kernels of tests/test_device.c (read at run time, built through raidKernelGetSource, which prepends
- * raid_compat.h and raid_df.h as for the library's own kernels). Never a 64-bit float type.
+ * the prelude of kernels/prelude.txt as for the library's own kernels), in the kernel dialect of
+ * raid_compat.h (tests/test_kernels_nvrtc.c compiles them as CUDA too). Never a 64-bit float type.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -40,8 +41,8 @@ RAID_KERNEL RAID_REQD_WG(RAID_WG) void chunk_sum(RAID_GLOBAL const float *x, RAI
     RaidDf s = raidDfMake(0.0f, 0.0f);
     for (uint j = lid; j < ch.y; j += RAID_WG)
         s = raidDfAddF(s, x[ch.x + j]);
-    RAID_LOCAL float lh[RAID_WG];
-    RAID_LOCAL float ll[RAID_WG];
+    RAID_SHARED float lh[RAID_WG];
+    RAID_SHARED float ll[RAID_WG];
     lh[lid] = s.hi;
     ll[lid] = s.lo;
     RAID_BARRIER();
@@ -97,7 +98,7 @@ RAID_KERNEL void histogram(RAID_GLOBAL const uint *v, RAID_GLOBAL volatile uint 
 {
     const uint i = RAID_GLOBAL_ID(0);
     if (i < n)
-        atomic_inc(&bins[v[i] % nbins]);
+        RAID_ATOMIC_INC(&bins[v[i] % nbins]);
 }
 
 /* One of many distinct programs (built with -DVARIANT=k): y = x + k. */
