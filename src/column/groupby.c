@@ -1,8 +1,8 @@
 /* Group-by with exact sums, the public side (include/raid/groupby.h, docs/groupby.md): arguments, the
  * cpu path's dense group ids (a direct table when the keys span a small range, else an open-addressing
- * hash of the keys; ids in ascending key order; the device forms its own: groupby_cl.c), the plan (null
+ * hash of the keys; ids in ascending key order; the device forms its own: groupby_device.c), the plan (null
  * rows, the exponent range of the values), the one dispatch between the cpu path (groupby_cpu.c) and the
- * device path (groupby_cl.c), the rounding of exact sums and the result's columns. */
+ * device path (groupby_device.c), the rounding of exact sums and the result's columns. */
 #include "column/groupby_internal.h"
 #include "column/keys.h"
 
@@ -417,7 +417,7 @@ raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *valu
     }
     const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
     size_t G;
-    if (raidOnDevice(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
+    if (raidOnDevice(ctx)) { /* the group ids on the device too (groupby_device.c), in ascending key order */
         const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need,
                             .counts = counts, .mean = mean, .scaled = scaled};
         if ((st = raidGbClRun(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)

@@ -1,5 +1,5 @@
 /* The public side of the selections (include/raid/select.h; docs/column.md "Selection"): arguments,
- * segments, the one dispatch point between the cpu path (select_cpu.c) and the device path (select_cl.c),
+ * segments, the one dispatch point between the cpu path (select_cpu.c) and the device path (select_device.c),
  * keys back to the input's bits, and numpy's float64 arithmetic (the median's mean, the quantile's
  * _lerp), the same for both paths. */
 #include "column/select_internal.h"
@@ -24,7 +24,7 @@ static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const 
     e->ctx = ctx;
     e->x = x;
     e->base0 = offsets[0];
-    if (!raidOnDevice(ctx)) /* the one dispatch point: src/column/select_cl.c on a device */
+    if (!raidOnDevice(ctx)) /* the one dispatch point: src/column/select_device.c on a device */
         return RAID_OK;
     memset(&ctx->timing, 0, sizeof ctx->timing);
     const size_t N = (size_t)(offsets[nseg] - offsets[0]);

@@ -1,5 +1,5 @@
 /* The public sorts of include/raid/sort.h: argument checks and the one dispatch point between the cpu path
- * (src/column/sort_cpu.c) and the device path (src/column/sort_cl.c). */
+ * (src/column/sort_cpu.c) and the device path (src/column/sort_device.c). */
 #include "column/sort_impl.h"
 
 static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned flags, int have_out)

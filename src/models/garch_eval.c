@@ -1,5 +1,5 @@
 /* Batched GARCH-family likelihood evaluation: the evaluator object and the float64 cpu backend.
- * garch_eval.h gives the contract; the device backend is garch_eval_cl.c. */
+ * garch_eval.h gives the contract; the device backend is garch_eval_device.c. */
 #include "models/garch_eval.h"
 
 #include <assert.h>

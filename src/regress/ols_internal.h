@@ -42,7 +42,7 @@ static inline int raidRegScore(const double *X, const double *y, int k, int64_t 
     return raidRegScoreAt(X, y, k, t, b, NULL, u);
 }
 
-/* Device pass of the meat (src/regress/meat_cl.c) for problems given as row ranges [start, end) (which may
+/* Device pass of the meat (src/regress/meat_device.c) for problems given as row ranges [start, end) (which may
  * overlap), coefficients beta (k per problem), and centre (k per problem, the scores e_t (x_t - centre);
  * NULL: the scores e_t x_t): out in the layout of raid_reg_meat_compute. */
 raid_status raidRegMeatCl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,

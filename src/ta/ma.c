@@ -1,5 +1,5 @@
 /* Moving averages and rolling statistics, the float64 host path (include/raid/ma.h, docs/ta.md): the
- * oracle of the device kernels (src/ta/ma_cl.c, chosen at the one dispatch point in raid_ma_compute) and
+ * oracle of the device kernels (src/ta/ma_device.c, chosen at the one dispatch point in raid_ma_compute) and
  * the cpu backend. Each maximal run of values
  * that are not NAN is a series of its own (leading and inner NAN, TTR's conventions extended: ma.h).
  * Window statistics (sum, mean, sumsq, var, wma; hma through wma) are exact: running sums of integers in
@@ -10,7 +10,7 @@
 #include "core/dd.h"
 #include "core/internal.h"
 #include "ta/ma_internal.h"
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 
 #include <assert.h>
 #include <math.h>
@@ -400,7 +400,7 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
-    int on_device = raidOnDevice(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_cl.c */
+    int on_device = raidOnDevice(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_device.c */
     for (size_t s = 0; s < nseg && on_device; s++) /* a series spanning more than float's range: the host path */
         on_device = raidMaClRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
     if (on_device) {

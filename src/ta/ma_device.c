@@ -9,7 +9,7 @@
  * combine and division are here, in a fixed order; the validity mask (NaN where the window is
  * incomplete) is made here from the runs by the host path's rule, so the NaN positions are the host
  * path's exactly. */
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 
 #include "device/device.h"
 

@@ -1,6 +1,6 @@
-/* The device path of raid_ma_compute (src/ta/ma_cl.c, kernels/ta_ma.cl). Never installed. */
-#ifndef RAID_TA_MA_CL_H
-#define RAID_TA_MA_CL_H
+/* The device path of raid_ma_compute (src/ta/ma_device.c, kernels/ta_ma.cl). Never installed. */
+#ifndef RAID_TA_MA_DEVICE_H
+#define RAID_TA_MA_DEVICE_H
 
 #include "core/internal.h"
 #include "device/device.h"

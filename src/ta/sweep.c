@@ -5,7 +5,7 @@
 #include "core/internal.h"
 #include "core/outfile.h"
 #include "core/strlist.h"
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 #include "ta/ma_internal.h"
 #include "ta/sweep.h"
 
