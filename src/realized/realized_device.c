@@ -97,7 +97,7 @@ static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
                : 1;
 }
 
-void raidRealizedClOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
+void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
 {
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
@@ -112,38 +112,161 @@ void raidRealizedClOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, s
              part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), xstep, tune);
 }
 
-raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                                 unsigned part_mask, double *acc)
+/* The shape checks of the kernel: an even number of returns per work-item (it reads pairs: one 16-byte
+ * load a pair per work-item and step), and its local memory (the reduction arrays and the neighbours'
+ * split pairs, local_need) within the device's. */
+static raid_status check_shape(raid_ctx *ctx, unsigned part_mask)
 {
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
-    const raid_precision prec = raid_ctx_precision(ctx);
-
-    /* The kernel reads pairs of returns (one 16-byte load a pair per work-item and step): an even number of
-     * returns per work-item. */
     if ((ctx->chunk_len / ctx->wg_width) % 2 != 0)
         return raidFail(ctx, RAID_EINVAL, "chunk length %zu over work-group width %zu gives %zu returns per "
                          "work-item; the realized kernel needs an even number (pairs of returns)", ctx->chunk_len,
                          ctx->wg_width, ctx->chunk_len / ctx->wg_width);
-    /* The kernel holds its run of bits in registers; local memory its reduction arrays and the neighbours'
-     * split pairs (local_need). */
     const uint64_t need = local_need(ctx, part_mask, realized_xstep(ctx, part_mask));
     if (need > raidDevLocalMem(ctx))
         return raidFail(ctx, RAID_EINVAL, "work-group width %zu needs %llu bytes of local memory; "
                          "the device has %llu (use a narrower work-group)", ctx->wg_width,
                          (unsigned long long)need, (unsigned long long)raidDevLocalMem(ctx));
+    return RAID_OK;
+}
+
+/* A flagged chunk holds a return out of range: the first one in index order is named, as the cpu path
+ * names it (chunks are in index order). RAID_OK when no chunk is flagged. */
+static raid_status flagged_chunks(raid_ctx *ctx, const double *r, const RaidChunkPlan *plan,
+                                  const uint32_t *chunk_flag)
+{
+    for (size_t c = 0; c < plan->nchunks; c++)
+        if (chunk_flag[c]) {
+            const raid_status st =
+                raidRealizedCheckRange(ctx, r, plan->chunks[c].start, plan->chunks[c].start + plan->chunks[c].len);
+            if (st == RAID_OK) /* the device flagged what the host does not see: a device fault */
+                return raidFail(ctx, RAID_EDEVICE, "the realized kernel flagged chunk %zu, whose returns are in range", c);
+            return st;
+        }
+    return RAID_OK;
+}
+
+/* 4. The window terms of chunk c that straddle its start, from the values the device saw, in float64:
+ *    each value at its own chunk's scale, brought to the scale of the chunk that owns the window (exact),
+ *    into w[0 .. RAID_NACC) at the original scale (zeros for a segment's first chunk). */
+static void straddle_terms(const double *r, const int64_t *offsets, const RaidChunkPlan *plan, size_t c,
+                           const int32_t *chunk_e, raid_precision prec, unsigned part_mask, double *w)
+{
+    const RaidChunk *ch = &plan->chunks[c];
+    const int64_t s0 = offsets[ch->seg];
+    for (int k = 0; k < RAID_NACC; k++)
+        w[k] = 0;
+    if (ch->start == s0)
+        return;
+    const size_t c0 = c - (size_t)((ch->start - s0) / (int64_t)plan->chunk_len); /* the segment's first */
+    const int e = chunk_e[c];
+    double v[4];
+    const int64_t lo = ch->start - 2 < s0 ? s0 : ch->start - 2;
+    const int64_t hi = ch->start + (ch->len < 2 ? ch->len : 2);
+    for (int64_t j = lo; j < hi; j++) {
+        const int ej = chunk_e[c0 + (size_t)((j - s0) / (int64_t)plan->chunk_len)];
+        v[j - lo] = ldexp(device_value(r[j], ej, prec, 0), ej - e);
+    }
+    for (int64_t j = ch->start; j < hi; j++) {
+        unsigned m = part_mask & (j == ch->start ? RAID_PART_ALL : (RAID_PART_ALL & ~RAID_PART_BPV));
+        raidRealizedWindowTerms(v, j - lo, s0 - lo, m, w);
+    }
+    for (int k = 0; k < RAID_NACC; k++)
+        w[k] = ldexp(w[k], acc_pow(k) * e);
+}
+
+/* Add every chunk's straddling window terms to its segment's accumulators: formed in parallel per chunk,
+ * added in chunk order (the same bits on any thread count). */
+static raid_status add_straddles(raid_ctx *ctx, const double *r, const int64_t *offsets, const RaidChunkPlan *plan,
+                                 const int32_t *chunk_e, unsigned part_mask, double *acc)
+{
+    double *straddle = malloc((plan->nchunks ? plan->nchunks : 1) * RAID_NACC * sizeof *straddle);
+    if (!straddle)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    const raid_precision prec = raid_ctx_precision(ctx);
+    const long long nc = (long long)plan->nchunks;
+#pragma omp parallel for schedule(static) if (nc > 4096)
+    for (long long ci = 0; ci < nc; ci++)
+        straddle_terms(r, offsets, plan, (size_t)ci, chunk_e, prec, part_mask, straddle + (size_t)ci * RAID_NACC);
+    for (size_t c = 0; c < plan->nchunks; c++)
+        if (plan->chunks[c].start != offsets[plan->chunks[c].seg])
+            for (int k = 0; k < RAID_NACC; k++)
+                acc[plan->chunks[c].seg * RAID_NACC + k] += straddle[c * RAID_NACC + k];
+    free(straddle);
+    return RAID_OK;
+}
+
+/* 5. Underflow guard. After scaling, a term of the device can leave binary32's normal range only when it is
+ * below 2^-100 or so (products of up to four returns, each |r| < 1, and their TwoProd error terms), and then
+ * it is wrong by at most a few 2^-149 in absolute terms. A sum of M terms that is at least M 2^-100 at the
+ * segment's scale (seg_e: its largest chunk's, which no chunk exceeds) is therefore unaffected at 2^-48; a
+ * smaller one (a segment whose negative returns are all tiny, or that has none) is recomputed on the host
+ * in float64 from the same policy-rounded returns, tiny ones kept exact. */
+static raid_status underflow_guard(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                   const int *seg_e, unsigned part_mask, double *acc)
+{
+    double *host_v = NULL;
+    size_t host_cap = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        const int64_t m = offsets[s + 1] - offsets[s];
+        if (m == 0)
+            continue;
+        for (int k = 0; k < RAID_NACC; k++) {
+            if (!(part_mask & acc_part(k)))
+                continue; /* not computed by this kernel (fusion ablation): zero, and no sign of underflow */
+            if (!(ldexp(acc[s * RAID_NACC + k], -acc_pow(k) * seg_e[s]) < ldexp((double)m, -100)))
+                continue;
+            if ((size_t)m > host_cap) {
+                free(host_v);
+                host_cap = (size_t)m;
+                if (!(host_v = malloc(host_cap * sizeof *host_v)))
+                    return raidFail(ctx, RAID_ENOMEM, "out of memory");
+            }
+            for (int64_t j = 0; j < m; j++)
+                host_v[j] = device_value(r[offsets[s] + j], seg_e[s], raid_ctx_precision(ctx), 1);
+            raidRealizedAccCpu(host_v, m, acc + s * RAID_NACC);
+            for (int q = 0; q < RAID_NACC; q++)
+                acc[s * RAID_NACC + q] = ldexp(acc[s * RAID_NACC + q], acc_pow(q) * seg_e[s]);
+            ctx->timing.host_segments++;
+            break;
+        }
+    }
+    free(host_v);
+    return RAID_OK;
+}
+
+/* 1-3. Batches through the shared pipeline: copy, upload, one work-group per chunk, float64 combine in chunk
+ * order with each chunk's own scale; every chunk's exponent and flag into chunk_e and chunk_flag. */
+static raid_status reduce(raid_ctx *ctx, const double *r, const RaidChunkPlan *plan, unsigned part_mask,
+                          double *acc, int32_t *chunk_e, uint32_t *chunk_flag)
+{
     char opts[512];
-    raidRealizedClOptions(ctx, part_mask, opts, sizeof opts);
+    raidRealizedDeviceOptions(ctx, part_mask, opts, sizeof opts);
     RaidKernel *kern;
     raid_status st = raidKernelGet(ctx, "realized.cl", "realized_fused", opts, &kern);
     if (st != RAID_OK)
         return st;
+    int pw[RAID_NACC];
+    for (int k = 0; k < RAID_NACC; k++)
+        pw[k] = acc_pow(k);
+    RaidChunkJob job = {plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
+                          acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0};
+    st = raidChunkReduce(ctx, &job);
+    raidKernelPut(ctx, kern);
+    return st;
+}
 
+raid_status raidRealizedAccDevice(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                    unsigned part_mask, double *acc)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    memset(acc, 0, nseg * RAID_NACC * sizeof *acc);
+    raid_status st = check_shape(ctx, part_mask);
+    if (st != RAID_OK)
+        return st;
     RaidChunkPlan plan;
     memset(&plan, 0, sizeof plan);
     int32_t *chunk_e = NULL;
     uint32_t *chunk_flag = NULL;
-    double *straddle = NULL;
     int *seg_e = malloc((nseg ? nseg : 1) * sizeof *seg_e);
     const double t0 = raidNow();
     st = raidPlanBuild(&plan, offsets, nseg, ctx->chunk_len);
@@ -158,29 +281,11 @@ raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *off
         st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
     }
-
-    /* 1-3. Batches through the shared pipeline: copy, upload, one work-group per chunk, float64 combine
-     *      in chunk order with each chunk's own scale. */
-    {
-        int pw[RAID_NACC];
-        for (int k = 0; k < RAID_NACC; k++)
-            pw[k] = acc_pow(k);
-        RaidChunkJob job = {&plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
-                              acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0};
-        st = raidChunkReduce(ctx, &job);
-        if (st != RAID_OK)
-            goto out;
-    }
+    if ((st = reduce(ctx, r, &plan, part_mask, acc, chunk_e, chunk_flag)) != RAID_OK)
+        goto out;
     const double th = raidNow();
-    /* A flagged chunk holds a return out of range: the first one in index order is named, as the cpu path
-     * names it (chunks are in index order). */
-    for (size_t c = 0; c < plan.nchunks; c++)
-        if (chunk_flag[c]) {
-            st = raidRealizedCheckRange(ctx, r, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
-            if (st == RAID_OK) /* the device flagged what the host does not see: a device fault */
-                st = raidFail(ctx, RAID_EDEVICE, "the realized kernel flagged chunk %zu, whose returns are in range", c);
-            goto out;
-        }
+    if ((st = flagged_chunks(ctx, r, &plan, chunk_flag)) != RAID_OK)
+        goto out;
     /* Each segment's exponent: the largest of its chunks' (the underflow guard's scale). */
     for (size_t s = 0; s < nseg; s++)
         seg_e[s] = INT32_MIN;
@@ -188,96 +293,29 @@ raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *off
         const uint32_t s = plan.chunks[c].seg;
         seg_e[s] = chunk_e[c] > seg_e[s] ? chunk_e[c] : seg_e[s];
     }
-
-    /* 4. Window terms straddling chunk boundaries, from the values the device saw, in float64: each value
-     *    at its own chunk's scale, brought to the scale of the chunk that owns the window (exact). Formed
-     *    in parallel per chunk, added in chunk order (the same bits on any thread count). */
-    straddle = malloc((plan.nchunks ? plan.nchunks : 1) * RAID_NACC * sizeof *straddle);
-    if (!straddle) {
-        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+    if ((st = add_straddles(ctx, r, offsets, &plan, chunk_e, part_mask, acc)) != RAID_OK ||
+        (st = underflow_guard(ctx, r, offsets, nseg, seg_e, part_mask, acc)) != RAID_OK)
         goto out;
-    }
-    {
-        const long long nc = (long long)plan.nchunks;
-#pragma omp parallel for schedule(static) if (nc > 4096)
-        for (long long ci = 0; ci < nc; ci++) {
-            const size_t c = (size_t)ci;
-            const RaidChunk *ch = &plan.chunks[c];
-            const int64_t s0 = offsets[ch->seg];
-            double *w = straddle + c * RAID_NACC;
-            for (int k = 0; k < RAID_NACC; k++)
-                w[k] = 0;
-            if (ch->start == s0)
-                continue;
-            const size_t c0 = c - (size_t)((ch->start - s0) / (int64_t)plan.chunk_len); /* the segment's first */
-            const int e = chunk_e[c];
-            double v[4];
-            const int64_t lo = ch->start - 2 < s0 ? s0 : ch->start - 2;
-            const int64_t hi = ch->start + (ch->len < 2 ? ch->len : 2);
-            for (int64_t j = lo; j < hi; j++) {
-                const int ej = chunk_e[c0 + (size_t)((j - s0) / (int64_t)plan.chunk_len)];
-                v[j - lo] = ldexp(device_value(r[j], ej, prec, 0), ej - e);
-            }
-            for (int64_t j = ch->start; j < hi; j++) {
-                unsigned m = part_mask & (j == ch->start ? RAID_PART_ALL : (RAID_PART_ALL & ~RAID_PART_BPV));
-                raidRealizedWindowTerms(v, j - lo, s0 - lo, m, w);
-            }
-            for (int k = 0; k < RAID_NACC; k++)
-                w[k] = ldexp(w[k], acc_pow(k) * e);
-        }
-    }
-    for (size_t c = 0; c < plan.nchunks; c++)
-        if (plan.chunks[c].start != offsets[plan.chunks[c].seg])
-            for (int k = 0; k < RAID_NACC; k++)
-                acc[plan.chunks[c].seg * RAID_NACC + k] += straddle[c * RAID_NACC + k];
-    /* 5. Underflow guard. After scaling, a term of the device can leave binary32's normal range only
-     * when it is below 2^-100 or so (products of up to four returns, each |r| < 1, and their TwoProd
-     * error terms), and then it is wrong by at most a few 2^-149 in absolute terms. A sum of M terms
-     * that is at least M 2^-100 at the segment's scale (its largest chunk's, which no chunk exceeds) is
-     * therefore unaffected at 2^-48; a smaller one (a segment whose negative returns are all tiny, or that
-     * has none) is recomputed on the host in float64 from the same policy-rounded returns, tiny ones kept
-     * exact. */
-    {
-        double *host_v = NULL;
-        size_t host_cap = 0;
-        for (size_t s = 0; s < nseg; s++) {
-            const int64_t m = offsets[s + 1] - offsets[s];
-            if (m == 0)
-                continue;
-            for (int k = 0; k < RAID_NACC; k++) {
-                if (!(part_mask & acc_part(k)))
-                    continue; /* not computed by this kernel (fusion ablation): zero, and no sign of underflow */
-                if (ldexp(acc[s * RAID_NACC + k], -acc_pow(k) * seg_e[s]) < ldexp((double)m, -100)) {
-                    if ((size_t)m > host_cap) {
-                        free(host_v);
-                        host_cap = (size_t)m;
-                        host_v = malloc(host_cap * sizeof *host_v);
-                        if (!host_v) {
-                            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
-                            goto out;
-                        }
-                    }
-                    for (int64_t j = 0; j < m; j++)
-                        host_v[j] = device_value(r[offsets[s] + j], seg_e[s], prec, 1);
-                    raidRealizedAccCpu(host_v, m, acc + s * RAID_NACC);
-                    for (int q = 0; q < RAID_NACC; q++)
-                        acc[s * RAID_NACC + q] = ldexp(acc[s * RAID_NACC + q], acc_pow(q) * seg_e[s]);
-                    ctx->timing.host_segments++;
-                    break;
-                }
-            }
-        }
-        free(host_v);
-    }
     ctx->timing.host_s += raidNow() - th;
-    st = RAID_OK;
-
 out:
-    free(straddle);
     free(seg_e);
     free(chunk_e);
     free(chunk_flag);
     raidPlanFree(&plan);
-    raidKernelPut(ctx, kern);
     return st;
+}
+
+raid_status raidRealizedDeviceCompute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                        raid_realized *out)
+{
+    /* The device checks the range itself, in its pass over the returns (the same message). */
+    double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
+    if (!acc)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    raid_status s = raidRealizedAccDevice(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
+    if (s == RAID_OK)
+        for (size_t i = 0; i < nseg; i++)
+            raidMeasuresFromAcc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
+    free(acc);
+    return s;
 }
