@@ -1,10 +1,7 @@
 /*
- * Sufficient statistics of many least-squares problems (raid_reg_stats_compute).
- *
- * cpu backend: per problem, the float64 column means, then compensated float64 sums (TwoSum) of the
- * centred products (v_p - m_p)(v_q - m_q) and of v_p - m_p.
- * device backend (kernels/regress.cl), through the chunk reduction (src/device/chunk.h: plan, batch
- * pipeline, float64 combine) shared with the realized kernel:
+ * Sufficient statistics of many least-squares problems (raid_reg_stats_compute), the device backend
+ * (kernels/regress.cl; chosen through raidRegBackends, ols.c), through the chunk reduction
+ * (src/device/chunk.h: plan, batch pipeline, float64 combine) shared with the realized kernel:
  *   1. the host copies each chunk's rows as they are (float64 bits) into page-locked staging; no host
  *      pass converts, centres or scales them;
  *   2. the device, per chunk and column, with integer operations: range check, the chunk's largest
@@ -14,7 +11,7 @@
  *      numbers of order one: float32 would otherwise lose the digits that the regression needs);
  *   3. the chunk layer unscales the partials exactly; the host merges each problem's chunks in chunk order
  *      (Chan, Golub and LeVeque 1979) with the running mean as a double-double; the raw moments are
- *      C + n m m' (fill_stats, shared with the cpu path).
+ *      C + n m m' (raidRegFillStats, shared with the cpu path, stats.c).
  * The earlier path (the host centred, scaled and converted every row before the upload) was removed on
  * 2026-12-02 (docs/regression.md has its figures).
  */
@@ -28,45 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_D (RAID_REG_MAX_K + 1)
+#define MAX_D RAID_REG_MAX_D
 #define NA_OF(d) ((d) * ((d) + 1) / 2 + (d))
-#define RAID_REG_MAX_VALUE 1e150 /* largest magnitude of a value (products stay finite in float64) */
-
-
-/* Value of column p (p < k: X, p == k: y) of row t. */
-static inline double col(const double *X, const double *y, int k, int64_t t, int p)
-{
-    return p < k ? X[t * k + p] : y[t];
-}
-
-/* Fill o from the means m, the sums of centred cross-products P (upper triangle, d x d, row-major with
- * stride MAX_D) and the first moments S of the centred columns: C = P - S S'/n removes what the rounded
- * mean left; the raw moments are C + n m m'. Shared by both backends. */
-static void fill_stats(raid_reg_stats *o, int k, int64_t n, const double *m, double P[][MAX_D], const double *S)
-{
-    const int d = k + 1;
-    double C[MAX_D][MAX_D];
-    for (int p = 0; p < d; p++)
-        for (int q = p; q < d; q++)
-            C[p][q] = C[q][p] = n > 0 ? P[p][q] - S[p] * S[q] / (double)n : 0.0;
-    memset(o, 0, sizeof *o);
-    o->k = k;
-    o->n = n;
-    for (int p = 0; p < d; p++)
-        o->mean[p] = m[p];
-    const double dn = (double)n;
-    for (int p = 0; p < k; p++) {
-        for (int q = 0; q < k; q++) {
-            o->cxx[p * k + q] = C[p][q];
-            o->xtx[p * k + q] = C[p][q] + dn * m[p] * m[q];
-        }
-        o->cxy[p] = C[p][k];
-        o->xty[p] = C[p][k] + dn * m[p] * m[k];
-    }
-    o->cyy = C[k][k];
-    o->yty = C[k][k] + dn * m[k] * m[k];
-    o->ysum = dn * m[k];
-}
 
 /* The kernel's partials in order (sum z_p z_q for p <= q, row by row of the upper triangle, then sum z_p)
  * as the upper triangle P and the first moments S. */
@@ -78,66 +38,6 @@ static void unpack_partials(const double *A, int d, double P[][MAX_D], double *S
             P[p][q] = A[a2++];
     for (int p = 0; p < d; p++)
         S[p] = A[a2++];
-}
-
-/* float64 mean of column p over rows a..b-1 (compensated). */
-static double col_mean(const double *X, const double *y, int k, int64_t a, int64_t b, int p)
-{
-    if (b <= a)
-        return 0.0;
-    RaidDd s = {0, 0};
-    for (int64_t t = a; t < b; t++)
-        raidDdAdd(&s, col(X, y, k, t, p));
-    return raidDdValue(s) / (double)(b - a);
-}
-
-static void stats_cpu(const double *X, const double *y, int k, int64_t a, int64_t b, raid_reg_stats *o)
-{
-    const int d = k + 1;
-    double m[MAX_D];
-    for (int p = 0; p < d; p++)
-        m[p] = col_mean(X, y, k, a, b, p);
-    RaidDd pm[MAX_D][MAX_D], s[MAX_D];
-    memset(pm, 0, sizeof pm);
-    memset(s, 0, sizeof s);
-    for (int64_t t = a; t < b; t++) {
-        double z[MAX_D];
-        for (int p = 0; p < d; p++)
-            z[p] = col(X, y, k, t, p) - m[p];
-        for (int p = 0; p < d; p++) {
-            raidDdAdd(&s[p], z[p]);
-            for (int q = p; q < d; q++)
-                raidDdAdd(&pm[p][q], z[p] * z[q]);
-        }
-    }
-    double P[MAX_D][MAX_D], S[MAX_D];
-    for (int p = 0; p < d; p++) {
-        S[p] = raidDdValue(s[p]);
-        for (int q = p; q < d; q++)
-            P[p][q] = raidDdValue(pm[p][q]);
-    }
-    fill_stats(o, k, b - a, m, P, S);
-}
-
-/* ---- device path, from the float64 bits ----
- * The host only copies the rows' float64 bits into page-locked staging; the device checks the range,
- * centres each column of each chunk exactly at (about) its own mean, scales it by a power of two and
- * accumulates (kernels/regress.cl); the host merges the chunks' centred statistics. */
-
-/* RAID_OK when every value of rows a..b-1 is finite and at most 1e150 in magnitude; otherwise the first
- * one out of range (row order, y before X) is named. The one check of both backends: the cpu path runs it
- * over all rows, the device path over the chunk that the kernel flagged. */
-static raid_status check_rows(raid_ctx *ctx, const double *X, const double *y, int k, int64_t a, int64_t b)
-{
-    for (int64_t t = a; t < b; t++) {
-        if (!(fabs(y[t]) <= RAID_REG_MAX_VALUE))
-            return raidFail(ctx, RAID_EINVAL, "y of row %lld is not finite or beyond 1e150", (long long)t);
-        for (int p = 0; p < k; p++)
-            if (!(fabs(X[t * k + p]) <= RAID_REG_MAX_VALUE))
-                return raidFail(ctx, RAID_EINVAL, "X of row %lld, column %d is not finite or beyond 1e150",
-                                 (long long)t, p);
-    }
-    return RAID_OK;
 }
 
 typedef struct reg_copy {
@@ -198,7 +98,7 @@ static void merge_chunks(const RaidChunkPlan *plan, size_t c0, size_t c1, const 
         for (int p = 0; p < d; p++) {
             const float *t = tl + 4 * p;
             const int64_t K = (int64_t)t[1] * ((int64_t)1 << 42) + (int64_t)t[2] * ((int64_t)1 << 21) + (int64_t)t[3];
-            mc[p] = chunk_centre(col(X, y, k, ch->start, p), (int)t[0], K);
+            mc[p] = chunk_centre(raidRegCol(X, y, k, ch->start, p), (int)t[0], K);
             raidDdAdd(&mc[p], S[p] / len);
         }
         if (n == 0) {
@@ -227,11 +127,11 @@ static void merge_chunks(const RaidChunkPlan *plan, size_t c0, size_t c1, const 
     double mean[MAX_D];
     for (int p = 0; p < d; p++)
         mean[p] = n ? raidDdValue(m[p]) : 0.0;
-    fill_stats(o, k, n, mean, C, zero);
+    raidRegFillStats(o, k, n, mean, C, zero);
 }
 
-static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
-                            size_t nreg, raid_reg_stats *out)
+raid_status raidRegStatsDevice(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                                 size_t nreg, raid_reg_stats *out)
 {
     const int d = k + 1, na = NA_OF(d), ntail = 4 * d;
     const raid_precision prec = raid_ctx_precision(ctx);
@@ -297,7 +197,7 @@ static raid_status stats_cl(raid_ctx *ctx, const double *X, const double *y, int
      * names it (the chunks are in row order). */
     for (size_t c = 0; c < plan.nchunks; c++)
         if (flags[c]) {
-            st = check_rows(ctx, X, y, k, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
+            st = raidRegCheckRows(ctx, X, y, k, plan.chunks[c].start, plan.chunks[c].start + plan.chunks[c].len);
             if (st == RAID_OK)
                 st = raidFail(ctx, RAID_EDEVICE, "the regression statistics kernel flagged chunk %zu, whose values "
                                "are in range", c);
@@ -333,37 +233,3 @@ out:
     return st;
 }
 
-raid_status raid_reg_stats_compute(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
-                                   size_t nreg, raid_reg_stats *out)
-{
-    if (!ctx)
-        return raidFail(NULL, RAID_EINVAL, "%s: ctx is NULL", __func__);
-    ctx->errmsg[0] = 0;
-    if (k < 1 || k > RAID_REG_MAX_K)
-        return raidFail(ctx, RAID_EINVAL, "k = %d regressors; 1 to %d are supported", k, RAID_REG_MAX_K);
-    if (!offsets || (nreg && !out))
-        return raidFail(ctx, RAID_EINVAL, "NULL argument");
-    if (nreg && offsets[0] < 0)
-        return raidFail(ctx, RAID_EINVAL, "negative offset");
-    for (size_t g = 0; g < nreg; g++)
-        if (offsets[g + 1] < offsets[g])
-            return raidFail(ctx, RAID_EINVAL, "offsets decrease at problem %zu", g);
-    const int64_t n0 = nreg ? offsets[0] : 0, n1 = nreg ? offsets[nreg] : 0;
-    if (n1 > n0 && (!X || !y))
-        return raidFail(ctx, RAID_EINVAL, "NULL data");
-    if (!raidOnDevice(ctx)) {
-        raid_status st = check_rows(ctx, X, y, k, n0, n1);
-        if (st != RAID_OK)
-            return st;
-        const long long ng = (long long)nreg;
-        if (ng == 1) { /* one problem (a window's edge block): no parallel region to enter */
-            stats_cpu(X, y, k, offsets[0], offsets[1], &out[0]);
-            return RAID_OK;
-        }
-#pragma omp parallel for schedule(dynamic, 4)
-        for (long long g = 0; g < ng; g++)
-            stats_cpu(X, y, k, offsets[g], offsets[g + 1], &out[g]);
-        return RAID_OK;
-    }
-    return stats_cl(ctx, X, y, k, offsets, nreg, out);
-}
