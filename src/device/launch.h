@@ -63,7 +63,8 @@ typedef struct RaidLaunch {
 /* Start plan L with kernel `name` of kernels/<file> built with `options` (raidKernelGet), held by L until
  * raidLaunchEnd. Its failure (RAID_EBUILD, RAID_EINVAL, RAID_EDEVICE) becomes L's status. */
 void raidLaunchKernel(RaidLaunch *L, raid_ctx *ctx, const char *file, const char *name, const char *options);
-/* Start plan L with kernel k that the caller holds (and puts): e.g. a kernel used by several plans. */
+/* Start plan L with kernel k that the caller holds (and puts): e.g. a kernel used by several plans. k NULL:
+ * a plan of steps without a launch (acquires, transfers folded in with RAID_LAUNCH_CALL). */
 void raidLaunchUse(RaidLaunch *L, raid_ctx *ctx, RaidKernel *k);
 /* One dimension: `items` work-items rounded up to whole work-groups of `wg` (wg = 0: the backend's choice
  * of group and exactly `items`). */

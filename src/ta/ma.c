@@ -400,15 +400,12 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
-    int on_device = raidOnDevice(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_device.c */
-    for (size_t s = 0; s < nseg && on_device; s++) /* a series spanning more than float's range: the host path */
-        on_device = raidMaClRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
-    if (on_device) {
-        const raid_status st = raidMaClCompute(ctx, stat, n, x, offsets, nseg, out);
-        if (st == RAID_OK)
-            raidProgress(ctx, nseg, nseg, "series"); /* one pass of every series */
-        return st;
-    }
+    return RAID_BACKEND(raidMaBackends, ctx)->compute(ctx, stat, n, x, offsets, nseg, out);
+}
+
+raid_status raidMaCpuCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                               size_t nseg, double *out)
+{
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);
         if (st != RAID_OK)
@@ -417,6 +414,11 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
     }
     return RAID_OK;
 }
+
+const RaidMaBackend raidMaBackends[2] = {
+    [RAID_ON_CPU] = {raidMaCpuCompute},
+    [RAID_ON_DEVICE] = {raidMaDeviceCompute},
+};
 
 raid_status raid_ma_wma_prefix_f32(const double *x, size_t len, int64_t n, double *out)
 {

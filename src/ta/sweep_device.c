@@ -3,7 +3,7 @@
  * double-float partials combined here in float64 in chunk order (a fixed order: bitwise reproducible), and
  * the trade list by a second pass into slots from the counts' prefix sums. */
 #include "device/chunk.h"
-#include "device/device.h"
+#include "device/launch.h"
 #include "ta/sweep.h"
 
 #include <math.h>
@@ -59,29 +59,22 @@ raid_status raidSweepClTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t n
     return st;
 }
 
-/* The kernel's arguments and launch (pass 0 or 1). */
+/* One pass (0: counts and partials; 1: the trades into their slots) of the scan, queued: one work-item per
+ * (chunk, combination). b: the kernel's buffers in order (table, fidx, sidx, chunks, ret, cnt, part, base,
+ * tr); c: the cost's log factor as a double-float. */
 static raid_status scan(raid_ctx *ctx, RaidKernel *k, const RaidBuf *b, size_t n, size_t ncomb, size_t nchunks,
                         const RaidSweepOpts *o, const float *c, int pass)
 {
-    unsigned a = 0;
-    raid_status st;
-    const size_t local = 64, items = ncomb * nchunks, global = (items + local - 1) / local * local;
-    for (int i = 0; i < 5; i++)
-        if ((st = raidArgBuf(ctx, k, a++, &b[i])) != RAID_OK)
-            return st;
-    const int32_t iv[5] = {(int32_t)n, (int32_t)ncomb, (int32_t)nchunks, o->short_side,
-                           o->fill == RAID_SWEEP_FILL_NEXT_OPEN};
-    for (int i = 0; i < 5; i++)
-        if ((st = raidArgInt(ctx, k, a++, iv[i])) != RAID_OK)
-            return st;
-    if ((st = raidArgFloat(ctx, k, a++, c[0])) != RAID_OK || (st = raidArgFloat(ctx, k, a++, c[1])) != RAID_OK ||
-        (st = raidArgInt(ctx, k, a++, pass)) != RAID_OK)
-        return st;
-    for (int i = 5; i < 9; i++)
-        if ((st = raidArgBuf(ctx, k, a++, &b[i])) != RAID_OK)
-            return st;
-    ctx->timing.launches++;
-    return raidLaunch(ctx, k, 1, &global, &local, NULL);
+    RaidLaunch L;
+    raidLaunchUse(&L, ctx, k);
+    raidLaunchSize(&L, ncomb * nchunks, 64);
+    RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&b[0]), RAID_ARG_BUF(&b[1]), RAID_ARG_BUF(&b[2]), RAID_ARG_BUF(&b[3]),
+                     RAID_ARG_BUF(&b[4]), RAID_ARG_I32(n), RAID_ARG_I32(ncomb), RAID_ARG_I32(nchunks),
+                     RAID_ARG_I32(o->short_side), RAID_ARG_I32(o->fill == RAID_SWEEP_FILL_NEXT_OPEN),
+                     RAID_ARG_F32(c[0]), RAID_ARG_F32(c[1]), RAID_ARG_I32(pass), RAID_ARG_BUF(&b[5]),
+                     RAID_ARG_BUF(&b[6]), RAID_ARG_BUF(&b[7]), RAID_ARG_BUF(&b[8]));
+    raidLaunchGo(&L, NULL);
+    return raidLaunchEnd(&L);
 }
 
 /* The float64 combine of combination k's chunk partials (chunk order) into *st. */
@@ -117,12 +110,79 @@ static void combine(const int *cnt, const float *part, size_t k, size_t ncomb, s
     st->exposure = (double)held / N;
 }
 
+/* The kernel's inputs: the chunk table (offset, length) and the returns (close to close; with fills at the
+ * next open also gap and intrabar) as double-floats, bar 0 unused. */
+static void stage_inputs(const RaidSweepSeries *s, const RaidChunkPlan *plan, size_t nret, uint32_t *chunks,
+                         float *ret)
+{
+    const size_t n = s->n;
+    for (size_t j = 0; j < plan->nchunks; j++)
+        chunks[2 * j] = (uint32_t)plan->chunks[j].start, chunks[2 * j + 1] = plan->chunks[j].len;
+    const double *src[3] = {s->lc, s->lgap, s->lin};
+    for (size_t a = 0; a < nret; a++) {
+        ret[2 * a * n] = ret[2 * a * n + 1] = 0.0f; /* bar 0: unused */
+        for (size_t t = 1; t < n; t++)
+            raidDfSplit(src[a][t], &ret[2 * (a * n + t)], &ret[2 * (a * n + t) + 1]);
+    }
+}
+
+/* Pass 1: each (chunk, combination)'s first slot from the counts (combination-major: combination k's trades
+ * in chunk order), the scan again into the slots, and the lists into trades. b[7] holds the slots, b[8] is
+ * acquired here (released by the caller). */
+static raid_status trade_lists(raid_ctx *ctx, RaidKernel *k, RaidBuf *b, const RaidSweepSeries *s, size_t ncomb,
+                               size_t nch, const RaidSweepOpts *o, const float *c, const int *cnt,
+                               const raid_sweep_stats *out, RaidSweepTrades *trades)
+{
+    const size_t n = s->n, items = nch * ncomb;
+    size_t total = 0;
+    int *base = malloc(items * sizeof *base), *tr = NULL;
+    RaidLaunch L; /* the steps; the scan's own plan is scan()'s */
+    raidLaunchUse(&L, ctx, NULL);
+    if (!base)
+        raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory"));
+    for (size_t kk = 0; kk < ncomb && L.st == RAID_OK; kk++)
+        for (size_t j = 0; j < nch && L.st == RAID_OK; j++) {
+            base[j * ncomb + kk] = (int)total;
+            total += (size_t)cnt[2 * (j * ncomb + kk)];
+            if (total > (size_t)INT32_MAX / 3)
+                raidLaunchFail(&L, raidFail(ctx, RAID_EUNSUPPORTED, "sweep on a device: more than %d trades in one "
+                                             "series", INT32_MAX / 3));
+        }
+    b[8] = (RaidBuf){0};
+    if (L.st == RAID_OK && !(tr = malloc((total ? 3 * total : 1) * sizeof *tr)))
+        raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory for %zu trades", total));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &b[7], 0, items, base, 1, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_INT, total ? 3 * total : 1, &b[8]));
+    RAID_LAUNCH_CALL(&L, scan(ctx, k, b, n, ncomb, nch, o, c, 1));
+    if (total)
+        RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &b[8], 0, 3 * total, tr, 1, NULL));
+    const double *fp = o->fill == RAID_SWEEP_FILL_NEXT_OPEN ? s->open : s->close;
+    size_t at = 0;
+    for (size_t kk = 0; kk < ncomb && L.st == RAID_OK; kk++) {
+        const size_t m = (size_t)out[kk].trades;
+        if (m && !(trades[kk].v = malloc(m * sizeof *trades[kk].v))) {
+            raidSweepTradesFree(trades, kk);
+            raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory"));
+            break;
+        }
+        trades[kk].n = m;
+        for (size_t i = 0; i < m; i++, at++) {
+            const int *x = tr + 3 * at;
+            const int final = x[1] < 0;
+            const int64_t exit_bar = final ? -(int64_t)x[1] - 1 : x[1];
+            trades[kk].v[i] = (raid_sweep_trade){x[0], exit_bar, fp[x[0]], final ? s->close[exit_bar] : fp[exit_bar], x[2]};
+        }
+    }
+    free(base);
+    free(tr);
+    return raidLaunchEnd(&L);
+}
+
 raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
                               const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                               const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades)
 {
     const size_t n = s->n;
-    const int at_open = o->fill == RAID_SWEEP_FILL_NEXT_OPEN;
     if (trades)
         memset(trades, 0, ncomb * sizeof *trades);
     if (ncomb == 0)
@@ -136,100 +196,44 @@ raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBu
     const int64_t bars[2] = {1, (int64_t)n};
     if (raidPlanBuild(&plan, bars, 1, chunk_len(n)) != RAID_OK)
         return raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
-    const size_t nch = plan.nchunks, items = nch * ncomb, nret = at_open ? 3 : 1;
+    const size_t nch = plan.nchunks, items = nch * ncomb, nret = o->fill == RAID_SWEEP_FILL_NEXT_OPEN ? 3 : 1;
     uint32_t *chunks = malloc(2 * nch * sizeof *chunks);
     float *ret = malloc(2 * nret * n * sizeof *ret), *part = malloc(10 * items * sizeof *part);
-    int *cnt = malloc(2 * items * sizeof *cnt), *base = NULL, *tr = NULL;
-    raid_status st = RAID_OK;
+    int *cnt = malloc(2 * items * sizeof *cnt);
     /* b: tab, fidx, sidx, chunks, ret, cnt, part, base, tr (the kernel's buffer arguments in order) */
     RaidBuf b[9] = {*tab};
-    RaidKernel *k = NULL;
-    if (!chunks || !ret || !part || !cnt) {
-        st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
-        goto done;
-    }
-    for (size_t j = 0; j < nch; j++)
-        chunks[2 * j] = (uint32_t)plan.chunks[j].start, chunks[2 * j + 1] = plan.chunks[j].len;
-    const double *src[3] = {s->lc, s->lgap, s->lin};
-    for (size_t a = 0; a < nret; a++) {
-        ret[2 * a * n] = ret[2 * a * n + 1] = 0.0f; /* bar 0: unused */
-        for (size_t t = 1; t < n; t++)
-            raidDfSplit(src[a][t], &ret[2 * (a * n + t)], &ret[2 * (a * n + t) + 1]);
-    }
+    RaidLaunch L; /* the kernel, held by the plan; each pass's arguments are scan()'s */
+    raidLaunchKernel(&L, ctx, "ta_sweep.cl", "ta_sweep_scan", raidTuneBuildOptions(ctx));
+    if (!chunks || !ret || !part || !cnt)
+        raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory"));
     float c[2];
     raidDfSplit(log1p(-o->cost_bps * 1e-4), &c[0], &c[1]);
-    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, ncomb, &b[1])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, ncomb, &b[2])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * nch, &b[3])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * nret * n, &b[4])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_INT, 2 * items, &b[5])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, 10 * items, &b[6])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_INT, trades ? items : 1, &b[7])) != RAID_OK ||
-        (st = raidBufUpload(ctx, &b[1], 0, ncomb, fast_idx, 1, NULL)) != RAID_OK ||
-        (st = raidBufUpload(ctx, &b[2], 0, ncomb, slow_idx, 1, NULL)) != RAID_OK ||
-        (st = raidBufUpload(ctx, &b[3], 0, 2 * nch, chunks, 1, NULL)) != RAID_OK ||
-        (st = raidBufUpload(ctx, &b[4], 0, 2 * nret * n, ret, 1, NULL)) != RAID_OK ||
-        (st = raidKernelGet(ctx, "ta_sweep.cl", "ta_sweep_scan", raidTuneBuildOptions(ctx), &k)) != RAID_OK)
-        goto done;
+    if (L.st == RAID_OK)
+        stage_inputs(s, &plan, nret, chunks, ret);
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, ncomb, &b[1]));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, ncomb, &b[2]));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * nch, &b[3]));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * nret * n, &b[4]));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_INT, 2 * items, &b[5]));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, 10 * items, &b[6]));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_INT, trades ? items : 1, &b[7]));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &b[1], 0, ncomb, fast_idx, 1, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &b[2], 0, ncomb, slow_idx, 1, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &b[3], 0, 2 * nch, chunks, 1, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &b[4], 0, 2 * nret * n, ret, 1, NULL));
     b[8] = b[7]; /* pass 0 writes no trade: any buffer */
-    if ((st = scan(ctx, k, b, n, ncomb, nch, o, c, 0)) != RAID_OK ||
-        (st = raidBufDownload(ctx, &b[5], 0, 2 * items, cnt, 1, NULL)) != RAID_OK ||
-        (st = raidBufDownload(ctx, &b[6], 0, 10 * items, part, 1, NULL)) != RAID_OK)
-        goto done;
-    for (size_t kk = 0; kk < ncomb; kk++)
+    RAID_LAUNCH_CALL(&L, scan(ctx, L.k, b, n, ncomb, nch, o, c, 0));
+    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &b[5], 0, 2 * items, cnt, 1, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &b[6], 0, 10 * items, part, 1, NULL));
+    for (size_t kk = 0; kk < ncomb && L.st == RAID_OK; kk++)
         combine(cnt, part, kk, ncomb, nch, n, o, &out[kk]);
-    if (!trades)
-        goto done;
-    /* pass 1: the slots (combination-major: combination k's trades in chunk order) and the lists */
-    size_t total = 0;
-    if (!(base = malloc(items * sizeof *base))) {
-        st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
-        goto done;
-    }
-    for (size_t kk = 0; kk < ncomb; kk++)
-        for (size_t j = 0; j < nch; j++) {
-            base[j * ncomb + kk] = (int)total;
-            total += (size_t)cnt[2 * (j * ncomb + kk)];
-            if (total > (size_t)INT32_MAX / 3) {
-                st = raidFail(ctx, RAID_EUNSUPPORTED, "sweep on a device: more than %d trades in one series",
-                               INT32_MAX / 3);
-                goto done;
-            }
-        }
-    b[8] = (RaidBuf){0};
-    if (!(tr = malloc((total ? 3 * total : 1) * sizeof *tr))) {
-        st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory for %zu trades", total);
-        goto done;
-    }
-    if ((st = raidBufUpload(ctx, &b[7], 0, items, base, 1, NULL)) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_INT, total ? 3 * total : 1, &b[8])) != RAID_OK ||
-        (st = scan(ctx, k, b, n, ncomb, nch, o, c, 1)) != RAID_OK ||
-        (total && (st = raidBufDownload(ctx, &b[8], 0, 3 * total, tr, 1, NULL)) != RAID_OK))
-        goto done;
-    const double *fp = at_open ? s->open : s->close;
-    size_t at = 0;
-    for (size_t kk = 0; kk < ncomb && st == RAID_OK; kk++) {
-        const size_t m = (size_t)out[kk].trades;
-        if (m && !(trades[kk].v = malloc(m * sizeof *trades[kk].v))) {
-            raidSweepTradesFree(trades, kk);
-            st = raidFail(ctx, RAID_ENOMEM, "sweep on a device: out of memory");
-            break;
-        }
-        trades[kk].n = m;
-        for (size_t i = 0; i < m; i++, at++) {
-            const int *x = tr + 3 * at;
-            const int final = x[1] < 0;
-            const int64_t exit_bar = final ? -(int64_t)x[1] - 1 : x[1];
-            trades[kk].v[i] = (raid_sweep_trade){x[0], exit_bar, fp[x[0]], final ? s->close[exit_bar] : fp[exit_bar], x[2]};
-        }
-    }
-done:
-    raidKernelPut(ctx, k);
+    if (trades)
+        RAID_LAUNCH_CALL(&L, trade_lists(ctx, L.k, b, s, ncomb, nch, o, c, cnt, out, trades));
     if (b[8].h != b[7].h)
         raidBufRelease(ctx, &b[8]);
     for (int i = 1; i < 8; i++)
         raidBufRelease(ctx, &b[i]);
     raidPlanFree(&plan);
-    free(chunks), free(ret), free(part), free(cnt), free(base), free(tr);
-    return st;
+    free(chunks), free(ret), free(part), free(cnt);
+    return raidLaunchEnd(&L);
 }
