@@ -13,7 +13,7 @@
  * ctx->timing.kernel_s. */
 #include "column/sort_impl.h"
 
-#include "device/device.h"
+#include "device/launch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@
 typedef struct sort_dev {
     raid_ctx *ctx;
     RaidBuf x, ik, valid, offs, segid, hist, bases, look, keys[2], pay[2], out;
-    RaidKernel *kkeys, *kpass, *kgather;
+    RaidKernel *kkeys, *kgather;
     RaidEvent ev[MAX_EVENTS];
     char lab[MAX_EVENTS]; /* what each event timed: f fill, k sort_keys, p a pass, g the gather */
     int nev;
@@ -72,11 +72,11 @@ static void settle(sort_dev *d)
     d->nev = 0;
 }
 
-static raid_status launch(sort_dev *d, RaidKernel *k, size_t items, size_t wg, char lab)
+/* Enqueue plan L over `items` work-items in groups of wg, its event timed as `lab` (settle sums them). */
+static void launch(sort_dev *d, RaidLaunch *L, size_t items, size_t wg, char lab)
 {
-    const size_t global = (items + wg - 1) / wg * wg;
-    d->ctx->timing.launches++;
-    return raidLaunch(d->ctx, k, 1, &global, &wg, next_ev(d, lab));
+    raidLaunchSize(L, items, wg);
+    raidLaunchGo(L, L->st == RAID_OK ? next_ev(d, lab) : NULL);
 }
 
 /* A pass as planned by the host. */
@@ -98,25 +98,15 @@ typedef struct pass_args {
     const RaidBuf *kout, *pout, *out;
 } pass_args;
 
-/* Sets k's (a sort_pass kernel's) arguments in the kernel's order: the one place that knows it. The device
- * layer's errors. */
-static raid_status set_pass_args(raid_ctx *ctx, RaidKernel *k, const pass_args *p)
+/* Binds p to plan L's kernel (a sort_pass) in the kernel's order: the one place that knows it. */
+static void set_pass_args(RaidLaunch *L, const pass_args *p)
 {
-    unsigned a = 0;
-    raid_status st;
-    if ((st = raidArgBuf(ctx, k, a++, p->kin)) || (st = raidArgBuf(ctx, k, a++, p->pin)) ||
-        (st = raidArgBuf(ctx, k, a++, p->segid)) || (st = raidArgUint(ctx, k, a++, p->n)) ||
-        (st = raidArgInt(ctx, k, a++, p->shift)) || (st = raidArgInt(ctx, k, a++, p->dmode)) ||
-        (st = raidArgInt(ctx, k, a++, p->pmode)) || (st = raidArgInt(ctx, k, a++, p->wkeys)) ||
-        (st = raidArgInt(ctx, k, a++, p->wpay)) || (st = raidArgInt(ctx, k, a++, p->omode)) ||
-        (st = raidArgInt(ctx, k, a++, p->desc)) || (st = raidArgUint(ctx, k, a++, p->base_lo)) ||
-        (st = raidArgUint(ctx, k, a++, p->base_hi)) || (st = raidArgBuf(ctx, k, a++, p->bases)) ||
-        (st = raidArgUint(ctx, k, a++, p->boff)) || (st = raidArgBuf(ctx, k, a++, p->look)) ||
-        (st = raidArgUint(ctx, k, a++, p->lcur)) || (st = raidArgUint(ctx, k, a++, p->lnext)) ||
-        (st = raidArgBuf(ctx, k, a++, p->kout)) || (st = raidArgBuf(ctx, k, a++, p->pout)) ||
-        (st = raidArgBuf(ctx, k, a++, p->out)))
-        return st;
-    return RAID_OK;
+    RAID_LAUNCH_ARGS(L, 0, RAID_ARG_BUF(p->kin), RAID_ARG_BUF(p->pin), RAID_ARG_BUF(p->segid), RAID_ARG_U32(p->n),
+                     RAID_ARG_I32(p->shift), RAID_ARG_I32(p->dmode), RAID_ARG_I32(p->pmode), RAID_ARG_I32(p->wkeys),
+                     RAID_ARG_I32(p->wpay), RAID_ARG_I32(p->omode), RAID_ARG_I32(p->desc), RAID_ARG_U32(p->base_lo),
+                     RAID_ARG_U32(p->base_hi), RAID_ARG_BUF(p->bases), RAID_ARG_U32(p->boff), RAID_ARG_BUF(p->look),
+                     RAID_ARG_U32(p->lcur), RAID_ARG_U32(p->lnext), RAID_ARG_BUF(p->kout), RAID_ARG_BUF(p->pout),
+                     RAID_ARG_BUF(p->out));
 }
 
 /* The passes' shape on ctx's device: work-group *wg (256 at most, a power of two, at least 32), digit width
@@ -153,185 +143,208 @@ static raid_status sort_shape(raid_ctx *ctx, int want_bits, size_t *wgp, int *bi
     return RAID_OK;
 }
 
-raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
-{
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    const int64_t base = r->offsets[0];
-    const size_t N = (size_t)(r->offsets[r->nseg] - base);
-    if (N > RAID_SORT_CL_MAX - 1)
-        return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: %zu values in one call (at most %u)", N,
-                         RAID_SORT_CL_MAX - 1);
-    const uint32_t n = (uint32_t)N;
-    raid_status st0;
-    size_t wg;
-    int bits, rounds;
-    if ((st0 = sort_shape(ctx, 0, &wg, &bits, &rounds)) != RAID_OK)
-        return st0;
-    const uint32_t radix = 1u << bits, tile = (uint32_t)wg * (uint32_t)rounds, ntiles = (n + tile - 1) / tile;
-    const int ndig = (64 + bits - 1) / bits, sdig = (32 + bits - 1) / bits, hrows = ndig + sdig;
+/* One sort's shape and state: the request, its size, the passes' shape, the segment bits, the plan of the
+ * passes (the digit positions whose digits vary) and the host copies of the histograms and digit starts. */
+typedef struct sort_job {
+    const RaidSortReq *r;
+    int64_t base;
+    size_t N, wg;
+    uint32_t n, radix, ntiles, vbit0;
+    int bits, rounds, ndig, segbits, masked, pairs, exact, npass;
+    size_t vbytes, nhist;
     char opts[512];
+    pass_plan plan[64];
+    uint32_t *hist, *bases;
+} sort_job;
+
+/* The shape of sorting r on ctx's device into j (sizes, digits, tiles, the segment ids' bits, build options). */
+static raid_status sort_setup(raid_ctx *ctx, const RaidSortReq *r, sort_job *j)
+{
+    j->r = r;
+    j->base = r->offsets[0];
+    j->N = (size_t)(r->offsets[r->nseg] - j->base);
+    if (j->N > RAID_SORT_CL_MAX - 1)
+        return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: %zu values in one call (at most %u)", j->N,
+                         RAID_SORT_CL_MAX - 1);
+    j->n = (uint32_t)j->N;
+    const raid_status st = sort_shape(ctx, 0, &j->wg, &j->bits, &j->rounds);
+    if (st != RAID_OK)
+        return st;
+    const uint32_t tile = (uint32_t)j->wg * (uint32_t)j->rounds;
+    j->radix = 1u << j->bits;
+    j->ntiles = (j->n + tile - 1) / tile;
+    j->ndig = (64 + j->bits - 1) / j->bits;
+    const int sdig = (32 + j->bits - 1) / j->bits;
     /* the tuning options first: a later -D wins, so the kernels get the (clamped) values the host plans with */
-    snprintf(opts, sizeof opts, "%s -DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d", raidTuneBuildOptions(ctx), bits,
-             wg, rounds);
+    snprintf(j->opts, sizeof j->opts, "%s -DSORT_BITS=%d -DSORT_WG=%zu -DSORT_ROUNDS=%d", raidTuneBuildOptions(ctx),
+             j->bits, j->wg, j->rounds);
     /* the segments that hold elements: their ids' bits are sorted after the keys */
     size_t nonempty = 0;
     for (size_t s = 0; s < r->nseg; s++)
         nonempty += r->offsets[s + 1] > r->offsets[s];
-    int segbits = 0;
     if (nonempty > 1)
-        while (segbits < 32 && ((uint64_t)(r->nseg - 1) >> segbits) != 0)
-            segbits++;
+        while (j->segbits < 32 && ((uint64_t)(r->nseg - 1) >> j->segbits) != 0)
+            j->segbits++;
+    j->masked = r->valid != NULL;
+    j->pairs = r->out == RAID_SORT_PAIRS;
+    j->vbit0 = (uint32_t)(j->base & 7);
+    j->vbytes = j->masked ? (j->vbit0 + j->N + 7) / 8 : 1;
+    j->nhist = (size_t)(j->ndig + sdig) * j->radix + 1;
+    return RAID_OK;
+}
 
-    sort_dev d = {.ctx = ctx};
-    raid_status st = RAID_OK;
-    uint32_t *offs = NULL, *hist = NULL, *bases = NULL;
+/* The inputs on the device (the float64 or int64 values as 32-bit words, little-endian: word 2i the low
+ * half; validity bits; the segments' offsets) and sort_keys: every element's key (and segment id) and every
+ * digit position's histogram, read back into j->hist. */
+static raid_status sort_keys(raid_ctx *ctx, sort_job *j, sort_dev *d)
+{
+    const RaidSortReq *r = j->r;
+    const size_t N = j->N;
     const uint32_t zero = 0;
     const uint8_t nobyte = 0;
-    const int masked = r->valid != NULL, pairs = r->out == RAID_SORT_PAIRS;
-    const uint32_t vbit0 = (uint32_t)(base & 7);
-    const size_t vbytes = masked ? (vbit0 + N + 7) / 8 : 1, nhist = (size_t)hrows * radix + 1;
-    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_keys", opts, &d.kkeys)) ||
-        (st = raidKernelGet(ctx, "col_sort.cl", "sort_gather", opts, &d.kgather)))
-        goto done;
-    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.x)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_BYTE, vbytes, &d.valid)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, nhist, &d.hist)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, segbits ? N : 1, &d.segid)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, segbits ? r->nseg + 1 : 1, &d.offs)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[0])))
-        goto done;
-    /* The float64 (and int64) inputs as 32-bit words, little-endian (word 2i the low half). */
-    if ((st = raidBufUpload(ctx, &d.x, 0, 2 * N, r->x + base, 0, NULL)) ||
-        (masked && (st = raidBufUpload(ctx, &d.valid, 0, vbytes, r->valid + base / 8, 0, NULL))) ||
-        (!masked && (st = raidBufFill(ctx, &d.valid, &nobyte, NULL))) ||
-        (st = raidBufFill(ctx, &d.hist, &zero, next_ev(&d, 'f'))))
-        goto done;
-    ctx->timing.bytes_in = 2 * N * sizeof(uint32_t) + (masked ? vbytes : 0);
-    const RaidBuf *keysrc = &d.x;
-    if (pairs) {
-        if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.ik)) ||
-            (st = raidBufUpload(ctx, &d.ik, 0, 2 * N, r->ikeys + base, 0, NULL)))
-            goto done;
-        keysrc = &d.ik;
+    uint32_t *offs = j->segbits ? malloc((r->nseg + 1) * sizeof *offs) : NULL;
+    RaidLaunch L;
+    raidLaunchUse(&L, ctx, d->kkeys);
+    if (j->segbits && !offs)
+        raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)"));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->x));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_BYTE, j->vbytes, &d->valid));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, j->nhist, &d->hist));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, j->segbits ? N : 1, &d->segid));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, j->segbits ? r->nseg + 1 : 1, &d->offs));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->keys[0]));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->x, 0, 2 * N, r->x + j->base, 0, NULL));
+    if (j->masked)
+        RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->valid, 0, j->vbytes, r->valid + j->base / 8, 0, NULL));
+    else
+        RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d->valid, &nobyte, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d->hist, &zero, next_ev(d, 'f')));
+    ctx->timing.bytes_in = 2 * N * sizeof(uint32_t) + (j->masked ? j->vbytes : 0);
+    const RaidBuf *keysrc = &d->x;
+    if (j->pairs) {
+        RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->ik));
+        RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->ik, 0, 2 * N, r->ikeys + j->base, 0, NULL));
+        keysrc = &d->ik;
         ctx->timing.bytes_in += 2 * N * sizeof(uint32_t);
     }
-    if (segbits) {
-        offs = malloc((r->nseg + 1) * sizeof *offs);
-        if (!offs) {
-            st = raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
-            goto done;
-        }
-        for (size_t s = 0; s <= r->nseg; s++)
-            offs[s] = (uint32_t)(r->offsets[s] - base);
-        if ((st = raidBufUpload(ctx, &d.offs, 0, r->nseg + 1, offs, 1, NULL)))
-            goto done;
-    }
-    {
-        unsigned a = 0;
-        RaidKernel *k = d.kkeys;
-        size_t groups = (N + wg * 16 - 1) / (wg * 16);
-        groups = groups < 1 ? 1 : groups > 1024 ? 1024 : groups;
-        if ((st = raidArgBuf(ctx, k, a++, keysrc)) || (st = raidArgBuf(ctx, k, a++, &d.valid)) ||
-            (st = raidArgInt(ctx, k, a++, masked)) || (st = raidArgUint(ctx, k, a++, vbit0)) ||
-            (st = raidArgInt(ctx, k, a++, r->desc)) || (st = raidArgInt(ctx, k, a++, pairs)) ||
-            (st = raidArgUint(ctx, k, a++, n)) || (st = raidArgBuf(ctx, k, a++, &d.offs)) ||
-            (st = raidArgUint(ctx, k, a++, (uint32_t)r->nseg)) || (st = raidArgInt(ctx, k, a++, segbits)) ||
-            (st = raidArgBuf(ctx, k, a++, &d.keys[0])) || (st = raidArgBuf(ctx, k, a++, &d.segid)) ||
-            (st = raidArgBuf(ctx, k, a++, &d.hist)) || (st = launch(&d, k, groups * wg, wg, 'k')))
-            goto done;
-    }
-    hist = malloc(nhist * sizeof *hist);
-    bases = malloc((size_t)hrows * radix * sizeof *bases);
-    if (!hist || !bases) {
-        st = raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
-        goto done;
-    }
-    if ((st = raidBufDownload(ctx, &d.hist, 0, nhist, hist, 1, NULL)))
-        goto done;
-    /* the passes: digit positions whose digits vary (a row with one non-zero count moves nothing) */
-    pass_plan plan[64];
-    int npass = 0;
-    const int nsd = segbits ? (segbits + bits - 1) / bits : 0;
-    for (int row = 0; row < ndig + nsd; row++) {
-        const uint32_t *h = hist + (size_t)row * radix;
+    for (size_t s = 0; offs && L.st == RAID_OK && s <= r->nseg; s++)
+        offs[s] = (uint32_t)(r->offsets[s] - j->base);
+    if (offs)
+        RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->offs, 0, r->nseg + 1, offs, 1, NULL));
+    size_t groups = (N + j->wg * 16 - 1) / (j->wg * 16);
+    groups = groups < 1 ? 1 : groups > 1024 ? 1024 : groups;
+    RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(keysrc), RAID_ARG_BUF(&d->valid), RAID_ARG_I32(j->masked),
+                     RAID_ARG_U32(j->vbit0), RAID_ARG_I32(r->desc), RAID_ARG_I32(j->pairs), RAID_ARG_U32(j->n),
+                     RAID_ARG_BUF(&d->offs), RAID_ARG_U32(r->nseg), RAID_ARG_I32(j->segbits), RAID_ARG_BUF(&d->keys[0]),
+                     RAID_ARG_BUF(&d->segid), RAID_ARG_BUF(&d->hist));
+    launch(d, &L, groups * j->wg, j->wg, 'k');
+    j->hist = malloc(j->nhist * sizeof *j->hist);
+    j->bases = malloc((j->nhist - 1) * sizeof *j->bases);
+    if (!j->hist || !j->bases)
+        raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)"));
+    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &d->hist, 0, j->nhist, j->hist, 1, NULL));
+    free(offs);
+    return raidLaunchEnd(&L);
+}
+
+/* The passes: the digit positions whose digits vary (a row with one non-zero count moves nothing), each
+ * with its digits' starts in j->bases; whether the sort of values needs no payload (exact: every key gives
+ * its value's bits back). */
+static void plan_passes(sort_job *j)
+{
+    const int nsd = j->segbits ? (j->segbits + j->bits - 1) / j->bits : 0;
+    j->npass = 0;
+    for (int row = 0; row < j->ndig + nsd; row++) {
+        const uint32_t *h = j->hist + (size_t)row * j->radix;
         int constant = 0;
-        for (uint32_t b = 0; b < radix; b++)
-            constant |= h[b] == n;
+        for (uint32_t b = 0; b < j->radix; b++)
+            constant |= h[b] == j->n;
         if (constant)
             continue;
         uint32_t run = 0;
-        for (uint32_t b = 0; b < radix; b++) {
-            bases[(size_t)npass * radix + b] = run;
-            run += h[b];
+        for (uint32_t b = 0; b < j->radix; b++) {
+            j->bases[(size_t)j->npass * j->radix + b] = run;
+            run += j->hist[(size_t)row * j->radix + b];
         }
-        plan[npass].dmode = row >= ndig;
-        plan[npass].shift = (row >= ndig ? row - ndig : row) * bits;
-        plan[npass].row = row;
-        npass++;
+        j->plan[j->npass].dmode = row >= j->ndig;
+        j->plan[j->npass].shift = (row >= j->ndig ? row - j->ndig : row) * j->bits;
+        j->plan[j->npass].row = row;
+        j->npass++;
     }
-    /* the sort of values needs no payload when every key gives its value's bits back */
-    const int exact = r->out == RAID_SORT_VALUES && !masked && !segbits && !hist[nhist - 1];
-    if (npass == 0) { /* every key (and segment id) equal: the stable sort is the input's order */
-        settle(&d);
-        switch (r->out) {
-        case RAID_SORT_VALUES:
-            memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
-            break;
-        case RAID_SORT_PAIRS:
-            memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
-            memcpy(r->kout + base, r->ikeys + base, N * sizeof *r->ikeys);
-            break;
-        case RAID_SORT_IDX32:
-            for (size_t j = 0; j < N; j++)
-                r->i32[base + j] = (uint32_t)(base + (int64_t)j);
-            break;
-        case RAID_SORT_IDX64:
-            for (size_t j = 0; j < N; j++)
-                r->i64[base + j] = base + (int64_t)j;
-            break;
-        }
-        goto done;
+    j->exact = j->r->out == RAID_SORT_VALUES && !j->masked && !j->segbits && !j->hist[j->nhist - 1];
+}
+
+/* Every key (and segment id) equal: the stable sort is the input's order. */
+static void identity_output(const sort_job *j)
+{
+    const RaidSortReq *r = j->r;
+    const int64_t base = j->base;
+    const size_t N = j->N;
+    switch (r->out) {
+    case RAID_SORT_VALUES:
+        memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
+        break;
+    case RAID_SORT_PAIRS:
+        memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
+        memcpy(r->kout + base, r->ikeys + base, N * sizeof *r->ikeys);
+        break;
+    case RAID_SORT_IDX32:
+        for (size_t i = 0; i < N; i++)
+            r->i32[base + i] = (uint32_t)(base + (int64_t)i);
+        break;
+    case RAID_SORT_IDX64:
+        for (size_t i = 0; i < N; i++)
+            r->i64[base + i] = base + (int64_t)i;
+        break;
     }
-    const size_t nlook = 1 + (size_t)ntiles * radix; /* one half of the look-back words (two, alternating) */
+}
+
+/* The passes (one sort_pass launch each); the last writes the output, or the indices that the gather then
+ * follows (sort of values that is not exact, pairs); the outputs read back. */
+static raid_status run_passes(raid_ctx *ctx, const sort_job *j, sort_dev *d)
+{
+    const RaidSortReq *r = j->r;
+    const size_t N = j->N, nlook = 1 + (size_t)j->ntiles * j->radix; /* one half of the look-back words */
+    const int exact = j->exact, npass = j->npass;
     const int outmode = r->out == RAID_SORT_VALUES ? (exact ? OUT_VALUES : OUT_NONE)
                         : r->out == RAID_SORT_IDX32 ? OUT_IDX32
                         : r->out == RAID_SORT_IDX64 ? OUT_IDX64
                                                     : OUT_IKEYS;
-    const size_t outwords = r->out == RAID_SORT_IDX32 ? N : 2 * N;
+    const uint32_t zero = 0;
     char popts[560]; /* the passes of an exact sort of values move keys only: a kernel without payload */
-    snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", opts, !exact);
-    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_pass", popts, &d.kpass)))
-        goto done;
-    if (getenv("RAID_SORT_PROFILE"))
-        fprintf(stderr, "sort plan: n %u, wg %zu, bits %d, rounds %d, passes %d, exact %d, options '%s'\n", n, wg, bits,
-                rounds, npass, exact, raidTuneBuildOptions(ctx));
-    if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d.keys[1])) ||
-        (!exact && ((st = raidBufAcquire(ctx, RAID_DT_UINT, N, &d.pay[0])) ||
-                    (st = raidBufAcquire(ctx, RAID_DT_UINT, N, &d.pay[1])))) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, (size_t)npass * radix, &d.bases)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
-        (st = raidBufFill(ctx, &d.look, &zero, next_ev(&d, 'f'))) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, outwords, &d.out)) ||
-        (st = raidBufUpload(ctx, &d.bases, 0, (size_t)npass * radix, bases, 1, NULL)))
-        goto done;
+    snprintf(popts, sizeof popts, "%s -DSORT_PAY=%d", j->opts, !exact);
+    RaidLaunch L;
+    raidLaunchKernel(&L, ctx, "col_sort.cl", "sort_pass", popts);
+    if (getenv("RAID_SORT_PROFILE") && L.st == RAID_OK)
+        fprintf(stderr, "sort plan: n %u, wg %zu, bits %d, rounds %d, passes %d, exact %d, options '%s'\n", j->n, j->wg,
+                j->bits, j->rounds, npass, exact, raidTuneBuildOptions(ctx));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->keys[1]));
+    if (!exact) {
+        RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, N, &d->pay[0]));
+        RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, N, &d->pay[1]));
+    }
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, (size_t)npass * j->radix, &d->bases));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d->look));
+    RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d->look, &zero, next_ev(d, 'f')));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, r->out == RAID_SORT_IDX32 ? N : 2 * N, &d->out));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->bases, 0, (size_t)npass * j->radix, j->bases, 1, NULL));
     int ks = 0, ps = 0;
-    const RaidBuf *nopay = &d.segid; /* an argument the kernel does not read */
-    for (int q = 0; q < npass; q++) {
-        const int last = q == npass - 1, dmode = plan[q].dmode;
-        const int pmode = exact ? 0 : q == 0 ? 1 : 2;
-        const int wkeys = !last && plan[q + 1].dmode == 0;
+    const RaidBuf *nopay = &d->segid; /* an argument the kernel does not read */
+    for (int q = 0; q < npass && L.st == RAID_OK; q++) {
+        const int last = q == npass - 1;
+        const int wkeys = !last && j->plan[q + 1].dmode == 0;
         const int wpay = !exact && (!last || outmode == OUT_NONE || outmode == OUT_IKEYS);
-        const int omode = last ? outmode : OUT_NONE;
-        const pass_args pa = {.kin = &d.keys[ks], .pin = exact ? nopay : &d.pay[ps], .segid = &d.segid, .n = n,
-                              .shift = plan[q].shift, .dmode = dmode, .pmode = pmode, .wkeys = wkeys, .wpay = wpay,
-                              .omode = omode, .desc = r->desc,
-                              .base_lo = (uint32_t)((uint64_t)base & 0xFFFFFFFFu),
-                              .base_hi = (uint32_t)((uint64_t)base >> 32), .bases = &d.bases,
-                              .boff = (uint32_t)q * radix, .look = &d.look, .lcur = (uint32_t)((q & 1) * nlook),
-                              .lnext = (uint32_t)(((q + 1) & 1) * nlook), .kout = &d.keys[1 - ks],
-                              .pout = exact ? nopay : &d.pay[1 - ps], .out = &d.out};
-        if ((st = set_pass_args(ctx, d.kpass, &pa)) || (st = launch(&d, d.kpass, (size_t)ntiles * wg, wg, 'p')))
-            goto done;
+        const pass_args pa = {.kin = &d->keys[ks], .pin = exact ? nopay : &d->pay[ps], .segid = &d->segid, .n = j->n,
+                              .shift = j->plan[q].shift, .dmode = j->plan[q].dmode,
+                              .pmode = exact ? 0 : q == 0 ? 1 : 2, .wkeys = wkeys, .wpay = wpay,
+                              .omode = last ? outmode : OUT_NONE, .desc = r->desc,
+                              .base_lo = (uint32_t)((uint64_t)j->base & 0xFFFFFFFFu),
+                              .base_hi = (uint32_t)((uint64_t)j->base >> 32), .bases = &d->bases,
+                              .boff = (uint32_t)q * j->radix, .look = &d->look, .lcur = (uint32_t)((q & 1) * nlook),
+                              .lnext = (uint32_t)(((q + 1) & 1) * nlook), .kout = &d->keys[1 - ks],
+                              .pout = exact ? nopay : &d->pay[1 - ps], .out = &d->out};
+        set_pass_args(&L, &pa);
+        launch(d, &L, (size_t)j->ntiles * j->wg, j->wg, 'p');
         if (wkeys)
             ks = 1 - ks;
         if (wpay)
@@ -340,43 +353,62 @@ raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
     /* the outputs; values not written by the last pass are gathered by the carried indices */
     const RaidBuf *gsrc = NULL, *gdst = NULL;
     if (r->out == RAID_SORT_VALUES && !exact)
-        gsrc = &d.x, gdst = &d.out;
-    else if (pairs)
-        gsrc = &d.x, gdst = &d.keys[ks]; /* the keys are no longer needed */
+        gsrc = &d->x, gdst = &d->out;
+    else if (j->pairs)
+        gsrc = &d->x, gdst = &d->keys[ks]; /* the keys are no longer needed */
+    RaidLaunch G;
+    raidLaunchUse(&G, ctx, d->kgather);
+    raidLaunchFail(&G, L.st);
     if (gsrc) {
-        unsigned a = 0;
-        if ((st = raidArgBuf(ctx, d.kgather, a++, gsrc)) || (st = raidArgBuf(ctx, d.kgather, a++, &d.pay[ps])) ||
-            (st = raidArgUint(ctx, d.kgather, a++, n)) || (st = raidArgBuf(ctx, d.kgather, a++, gdst)) ||
-            (st = launch(&d, d.kgather, N, 64, 'g')))
-            goto done;
+        RAID_LAUNCH_ARGS(&G, 0, RAID_ARG_BUF(gsrc), RAID_ARG_BUF(&d->pay[ps]), RAID_ARG_U32(j->n), RAID_ARG_BUF(gdst));
+        launch(d, &G, N, 64, 'g');
     }
-    switch (r->out) {
-    case RAID_SORT_VALUES:
-        st = raidBufDownload(ctx, &d.out, 0, 2 * N, r->vout + base, 1, NULL);
-        break;
-    case RAID_SORT_PAIRS:
-        if ((st = raidBufDownload(ctx, &d.out, 0, 2 * N, r->kout + base, 0, NULL)) == RAID_OK)
-            st = raidBufDownload(ctx, gdst, 0, 2 * N, r->vout + base, 1, NULL);
-        break;
-    case RAID_SORT_IDX32:
-        st = raidBufDownload(ctx, &d.out, 0, N, r->i32 + base, 1, NULL);
-        break;
-    case RAID_SORT_IDX64:
-        st = raidBufDownload(ctx, &d.out, 0, 2 * N, r->i64 + base, 1, NULL);
-        break;
+    const int64_t base = j->base;
+    if (r->out == RAID_SORT_VALUES)
+        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, 2 * N, r->vout + base, 1, NULL));
+    else if (r->out == RAID_SORT_PAIRS) {
+        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, 2 * N, r->kout + base, 0, NULL));
+        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, gdst, 0, 2 * N, r->vout + base, 1, NULL));
+    } else if (r->out == RAID_SORT_IDX32)
+        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, N, r->i32 + base, 1, NULL));
+    else
+        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, 2 * N, r->i64 + base, 1, NULL));
+    if (G.st != RAID_OK)
+        raidDevDrain(ctx); /* before the kernels' holds go */
+    const raid_status st = raidLaunchEnd(&G);
+    raidLaunchEnd(&L); /* the passes' kernel held until they have run */
+    return st;
+}
+
+raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    sort_job j = {0};
+    sort_dev d = {.ctx = ctx};
+    raid_status st = sort_setup(ctx, r, &j);
+    if (st != RAID_OK)
+        return st;
+    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_keys", j.opts, &d.kkeys)) == RAID_OK &&
+        (st = raidKernelGet(ctx, "col_sort.cl", "sort_gather", j.opts, &d.kgather)) == RAID_OK &&
+        (st = sort_keys(ctx, &j, &d)) == RAID_OK) {
+        plan_passes(&j);
+        if (j.npass == 0) {
+            settle(&d);
+            identity_output(&j);
+        } else {
+            st = run_passes(ctx, &j, &d);
+        }
     }
-done:
     if (st != RAID_OK)
         raidDevDrain(ctx);
     settle(&d);
-    free(offs);
-    free(hist);
-    free(bases);
+    free(j.hist);
+    free(j.bases);
     RaidBuf *bufs[] = {&d.x,       &d.ik,      &d.valid,  &d.offs,   &d.segid,  &d.hist, &d.bases, &d.look,
                         &d.keys[0], &d.keys[1], &d.pay[0], &d.pay[1], &d.out};
     for (size_t b = 0; b < sizeof bufs / sizeof *bufs; b++)
         raidBufRelease(ctx, bufs[b]);
-    RaidKernel *ks_[] = {d.kkeys, d.kpass, d.kgather};
+    RaidKernel *ks_[] = {d.kkeys, d.kgather};
     for (size_t k = 0; k < sizeof ks_ / sizeof *ks_; k++)
         raidKernelPut(ctx, ks_[k]);
     return st;
@@ -401,23 +433,22 @@ raid_status raidSortClPartition(raid_ctx *ctx, const RaidBuf *vin, const RaidBuf
              raidTuneBuildOptions(ctx), wg, rounds);
     sort_dev d = {.ctx = ctx};
     const uint32_t zero = 0;
-    if ((st = raidKernelGet(ctx, "col_sort.cl", "sort_pass", opts, &d.kpass)) ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look)) ||
-        (st = raidBufFill(ctx, &d.look, &zero, next_ev(&d, 'f'))))
-        goto done;
+    RaidLaunch L;
+    raidLaunchKernel(&L, ctx, "col_sort.cl", "sort_pass", opts);
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d.look));
+    RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d.look, &zero, next_ev(&d, 'f')));
     /* dmode 1 (destinations from the stored digits), pmode 2 (payload in: the tags), keys and payload out;
      * segid and out are not read or written with these modes */
     const pass_args pa = {.kin = vin, .pin = tin, .segid = tin, .n = n, .shift = shift, .dmode = 1, .pmode = 2,
                           .wkeys = 1, .wpay = 1, .omode = OUT_NONE, .bases = bases, .look = &d.look, .lcur = 0,
                           .lnext = (uint32_t)nlook, .kout = vout, .pout = tout, .out = tout};
-    if ((st = set_pass_args(ctx, d.kpass, &pa)) || (st = launch(&d, d.kpass, (size_t)ntiles * wg, wg, 'p')))
-        goto done;
-    st = raidDevFinish(ctx);
-done:
-    if (st != RAID_OK)
-        raidDevDrain(ctx);
+    set_pass_args(&L, &pa);
+    launch(&d, &L, (size_t)ntiles * wg, wg, 'p');
+    RAID_LAUNCH_CALL(&L, raidDevFinish(ctx));
+    if (L.st != RAID_OK)
+        raidDevDrain(ctx); /* before the kernel's hold and the buffers go */
+    st = raidLaunchEnd(&L);
     settle(&d);
     raidBufRelease(ctx, &d.look);
-    raidKernelPut(ctx, d.kpass);
     return st;
 }

@@ -38,6 +38,13 @@ raid_status raidSortCpu(raid_ctx *ctx, const RaidSortReq *r);
 #define RAID_SORT_CL_MAX 2147483648u
 raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r);
 
+/* The backends of the sorts (arguments checked, at least one element): the table in sort.c, chosen by
+ * RAID_BACKEND(raidSortBackends, ctx). */
+typedef struct RaidSortBackend {
+    raid_status (*sort)(raid_ctx *ctx, const RaidSortReq *r);
+} RaidSortBackend;
+extern const RaidSortBackend raidSortBackends[2];
+
 /* One pass of the device sort (kernels/col_sort.cl sort_pass, built with -DSORT_PDIG=1) as a partition: the
  * n rows' 64-bit words vin (2n uint words) and uint32 tags tin (n words) reordered, stably, by the digit
  * (tag >> shift) & 255 into vout and tout (n rows each); bases (a device buffer of 256 words): digit d's
