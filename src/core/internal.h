@@ -89,9 +89,6 @@ static inline int raidRegrow(void *pp, size_t n, size_t sz)
 typedef enum RaidBackendIx { RAID_ON_CPU = 0, RAID_ON_DEVICE = 1 } RaidBackendIx;
 static inline RaidBackendIx raidBackendOf(const raid_ctx *c) { return c && c->dev != NULL ? RAID_ON_DEVICE : RAID_ON_CPU; }
 #define RAID_BACKEND(table, ctx) (&(table)[raidBackendOf(ctx)])
-/* Whether ctx runs on a device: for what is not a choice of path (timings, reports); never an if between
- * two implementations (that is RAID_BACKEND's). */
-static inline int raidOnDevice(const raid_ctx *c) { return raidBackendOf(c) == RAID_ON_DEVICE; }
 
 static inline int raidTuneKernelRepeat(const raid_ctx *c)
 {
