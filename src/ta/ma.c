@@ -1,5 +1,5 @@
 /* Moving averages and rolling statistics, the float64 host path (include/raid/ma.h, docs/ta.md): the
- * oracle of the device kernels (src/ta/ma_device.c, chosen at the one dispatch point in raid_ma_compute) and
+ * oracle of the device kernels (src/ta/ma_device.c, chosen through raidMaBackends in raid_ma_compute) and
  * the cpu backend. Each maximal run of values
  * that are not NAN is a series of its own (leading and inner NAN, TTR's conventions extended: ma.h).
  * Window statistics (sum, mean, sumsq, var, wma; hma through wma) are exact: running sums of integers in
