@@ -16,8 +16,8 @@
  * Each step does nothing once a step has failed, so a path tests one status at the end: the first failing
  * call's status, whose message (through raidFail, in the device layer) is still the context's, since
  * nothing runs after it. A kernel that is launched again with other values binds them again (cached kernels
- * are shared: every argument is set before each launch). Local-memory arguments stay raidArgLocal calls,
- * one line each, folded in with RAID_LAUNCH_CALL. No allocation: a plan lives on the caller's stack.
+ * are shared: every argument is set before each launch). Any other device call of the path (an acquire, a
+ * transfer) folds into the plan with RAID_LAUNCH_CALL. No allocation: a plan lives on the caller's stack.
  */
 #ifndef RAID_DEVICE_LAUNCH_H
 #define RAID_DEVICE_LAUNCH_H
@@ -78,7 +78,7 @@ void raidLaunchArgs(RaidLaunch *L, unsigned first, const RaidArg *args, size_t n
     raidLaunchArgs((L), (first), (const RaidArg[]){__VA_ARGS__},                                               \
                    sizeof((const RaidArg[]){__VA_ARGS__}) / sizeof(RaidArg))
 /* Fold the status of another device call into the plan (the call is made only while the plan is good):
- * RAID_LAUNCH_CALL(&L, raidArgLocal(ctx, L.k, 6, bytes)). */
+ * RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &b, 0, n, host, 1, NULL)). */
 #define RAID_LAUNCH_CALL(L, call) ((void)((L)->st == RAID_OK && ((L)->st = (call)) != RAID_OK))
 /* Fold a status the caller computed (e.g. raidFail's) into the plan: the first failure wins. */
 void raidLaunchFail(RaidLaunch *L, raid_status s);
