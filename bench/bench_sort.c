@@ -13,7 +13,7 @@
  * --bits B: the device's digit width (1..8; tuning build option "-DSORT_BITS=B"); --rounds R: rounds of a
  * tile (tile = 256 R elements; "-DSORT_ROUNDS=R"); --cl-options O: more build options (e.g. -cl-nv-verbose).
  * RAID_SORT_PROFILE=1 in the environment: the library prints each device call's plan and its kernel times one by
- * one on stderr (src/column/sort_cl.c). Prints one line per operation: op, n, device, best wall
+ * one on stderr (src/column/sort_device.c). Prints one line per operation: op, n, device, best wall
  * seconds, million values per second, best kernel seconds, launches, the best process cpu time (all
  * threads; the machine may be shared). */
 #define _POSIX_C_SOURCE 200809L

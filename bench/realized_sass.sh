@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The realized kernel's SASS for sm_90 (the H200), offline, and its instructions per return by what they do
 # (not a test; no GPU needed). nvcc compiles kernels/realized.cl as CUDA (the dialect's CUDA branch: -DRAID_CUDA
-# and the prelude of kernels/prelude.txt, as the CUDA backend does) with the options src/realized/realized_cl.c passes for the default configuration (chunk 4096, width 256, all
+# and the prelude of kernels/prelude.txt, as the CUDA backend does) with the options src/realized/realized_device.c passes for the default configuration (chunk 4096, width 256, all
 # measures, 1e74 range), -fmad=false for FP_CONTRACT OFF; bench/sass_per_return.py counts. NVIDIA's OpenCL
 # compiler is another front end: an estimate of what the H200 runs, not its binary.
 # usage: bench/realized_sass.sh [df|f32] [extra -D options...]   (OUT=dir keeps the cubin and listings;

@@ -1,5 +1,5 @@
 /* Tests of the batched GARCH evaluator (src/models/garch_eval.{c,h}): the device path (kernels/garch.cl,
- * src/models/garch_eval_cl.c) against the float64 cpu path within the bound of docs/garch.md ("The device
+ * src/models/garch_eval_device.c) against the float64 cpu path within the bound of docs/garch.md ("The device
  * path and its bound"), on dem2gbp and the SPY daily returns, for every spec, at many points (near the
  * stationarity boundary too), on scaled series; invalid points; determinism; a batch of several series of
  * different lengths. One device context for the whole file (PoCL's cold kernel builds are slow). */
@@ -102,7 +102,7 @@ static named point_for(const RaidGarchLikSpec *s, double var, double m, double p
 
 /* The bound of docs/garch.md ("The device path and its bound") on |nll_dev - nll_cpu| and on each
  * |grad_dev_j - grad_cpu_j| at one point, in units of eps = u^2 = 2^-48, computed along a float64 replica
- * of the state recursion in the scaled units of the device path (s as garch_eval_cl.c chooses it):
+ * of the state recursion in the scaled units of the device path (s as garch_eval_device.c chooses it):
  *   GARCH/GJR: R_t = sum_i beta^i m_{t-i} / h_t, m_t = h_t + a |e_{t-1}| (|r_{t-1}| + |mu|) (the state's
  *     relative error is at most 16 R_t eps), rho_t = |e_t| (|r_t| + |mu|) / h_t (the residual's rounding),
  *     X_t = 16 R_t + 8 rho_t + 32;

@@ -1,4 +1,4 @@
-/* Group ids formed on the device (src/column/groupby_cl.c, kernels/col_groupby.cl gb_range, gb_ids_direct,
+/* Group ids formed on the device (src/column/groupby_device.c, kernels/col_groupby.cl gb_range, gb_ids_direct,
  * gb_ids_hash, gb_map; docs/groupby.md "Group ids on the device"): every aggregation bit for bit against
  * the cpu path, groups in ascending key order, on keys that stress the id formation: many groups, one group,
  * keys equal in their low or in their high 32-bit word (and differing only in the bits where the hash

@@ -58,8 +58,8 @@ static int nvrtc_open(void)
 static const char *const backend_opts[] = {"-DRAID_CUDA", "--fmad=false", "-diag-suppress=161",
                                            "--gpu-architecture=compute_90"};
 
-/* Each file's build options as its callers pass them (src/realized/realized_cl.c, src/regress/stats.c,
- * src/regress/meat_cl.c, src/models/garch_eval_cl.c, src/column/{sort,select,groupby}_cl.c; ta_ma.cl and
+/* Each file's build options as its callers pass them (src/realized/realized_device.c, src/regress/stats.c,
+ * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_cl.c; ta_ma.cl and
  * ta_sweep.cl take none), and the tuning options that change code (RAID_RELOAD, RAID_PART). */
 static const struct variant {
     const char *file, *opts;

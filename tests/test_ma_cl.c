@@ -1,4 +1,4 @@
-/* The moving averages' device path (kernels/ta_ma.cl, src/ta/ma_cl.c) against the float64 host path
+/* The moving averages' device path (kernels/ta_ma.cl, src/ta/ma_device.c) against the float64 host path
  * (src/ta/ma.c) within the bounds of docs/ta.md ("The device path and its bound"): every statistic, odd and
  * even windows, window 1 and windows longer than the series, leading and inner NaN, many ragged series in
  * one call, price scale (a random walk near 30,000 over 150,000 bars: WMA and HMA at 10, 100 and 200

@@ -689,7 +689,7 @@ static void test_device_ablation_parts(void **state)
     int64_t off[4] = {0, 9000, 9001, 20000};
     double *r = gaussian_returns((size_t)off[3], 1e-3);
     double all[3 * RAID_NACC], part[3 * RAID_NACC];
-    assert_int_equal(raidRealizedAccCl(dev, r, off, 3, RAID_PART_ALL, all), RAID_OK);
+    assert_int_equal(raidRealizedAccDevice(dev, r, off, 3, RAID_PART_ALL, all), RAID_OK);
     raid_timing tm;
     raid_ctx_last_timing(dev, &tm);
     const uint64_t host_all = tm.host_segments; /* the segment of one return has zero sums: host */
@@ -697,7 +697,7 @@ static void test_device_ablation_parts(void **state)
     const unsigned owner[RAID_NACC] = {RAID_PART_RS, RAID_PART_RS, RAID_PART_BPV, RAID_PART_QUART, RAID_PART_QUART,
                                        RAID_PART_MED};
     for (int m = 0; m < 4; m++) {
-        assert_int_equal(raidRealizedAccCl(dev, r, off, 3, masks[m], part), RAID_OK);
+        assert_int_equal(raidRealizedAccDevice(dev, r, off, 3, masks[m], part), RAID_OK);
         raid_ctx_last_timing(dev, &tm);
         assert_true(tm.host_segments <= host_all);
         for (int s = 0; s < 3; s++)
@@ -756,9 +756,9 @@ static void test_device_pairs(void **state)
     double *all = malloc(ns * RAID_NACC * sizeof *all), *part = malloc(ns * RAID_NACC * sizeof *part);
     for (int p = 0; p < 2; p++) {
         assert_int_equal(raid_ctx_set_precision(dev, p ? RAID_PREC_DF : RAID_PREC_F32), RAID_OK);
-        assert_int_equal(raidRealizedAccCl(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
+        assert_int_equal(raidRealizedAccDevice(dev, r, off, ns, RAID_PART_ALL, all), RAID_OK);
         for (int m = 0; m < 4; m++) {
-            assert_int_equal(raidRealizedAccCl(dev, r, off, ns, masks[m], part), RAID_OK);
+            assert_int_equal(raidRealizedAccDevice(dev, r, off, ns, masks[m], part), RAID_OK);
             for (size_t s = 0; s < ns; s++)
                 for (int k = 0; k < RAID_NACC; k++)
                     if (owner[k] == masks[m] && edge_lens[s] >= 5)

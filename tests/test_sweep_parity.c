@@ -5,7 +5,7 @@
  * a hand-made case with a known near-tie and a known violation (sweep_parity.c's comparison directly);
  * plain float32 direct sums (the context's precision RAID_PREC_F32, --precision f32) report their shifted
  * trades within float32's bound; the sweep honours the context's precision on cpu and device; the CLI's
- * usage rules of --precision and --formulation. And the scan on the device (src/ta/sweep_cl.c,
+ * usage rules of --precision and --formulation. And the scan on the device (src/ta/sweep_device.c,
  * kernels/ta_sweep.cl): on the same double-float table its trade lists, counts and exposures equal
  * raidSweepCpu's exactly and its statistics are within raidSweepStatsBound (the walk's HMAs, 210
  * pairs, long/flat at the close and short at the next open with costs; rows equal or one ulp of the low
@@ -13,7 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "raid.h"
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 #include "ta/sweep.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /* Group-by with exact sums, the public side (include/raid/groupby.h, docs/groupby.md): arguments, the
  * cpu path's dense group ids (a direct table when the keys span a small range, else an open-addressing
- * hash of the keys; ids in ascending key order; the device forms its own: groupby_cl.c), the plan (null
+ * hash of the keys; ids in ascending key order; the device forms its own: groupby_device.c), the plan (null
  * rows, the exponent range of the values), the one dispatch between the cpu path (groupby_cpu.c) and the
- * device path (groupby_cl.c), the rounding of exact sums and the result's columns. */
+ * device path (groupby_device.c), the rounding of exact sums and the result's columns. */
 #include "column/groupby_internal.h"
 #include "column/keys.h"
 
@@ -361,6 +361,114 @@ raid_status raidGbPartialAlloc(raid_ctx *ctx, gb_partial *part, size_t G, unsign
     return oom ? raidFail(ctx, RAID_ENOMEM, "out of memory (partials of %zu groups)", G) : RAID_OK;
 }
 
+/* The cpu path's groups (gb_backends): dense ids from the keys (indexed by key - kmin where the keys span a
+ * small range, the groups the keys seen), the partials by raidGbCpuRun, the keys in ascending order. */
+static raid_status cpu_groups(raid_ctx *ctx, const gb_plan *dp, size_t rows_per_wg, int local_tables, int64_t **ukeys,
+                              size_t *ngroups, gb_partial *part)
+{
+    (void)rows_per_wg, (void)local_tables; /* the device's knobs */
+    const size_t n = dp->n;
+    const int64_t *keys = dp->keys;
+    const double *values = dp->x;
+    const uint8_t *valid = dp->valid;
+    const int skipna = dp->skipna, mean = dp->mean, scaled = dp->scaled;
+    const unsigned need = dp->need;
+    raid_status st = RAID_OK;
+    uint32_t *gid = NULL;
+    size_t G;
+    int64_t kmin, kmax;
+    int pmin, pmax;
+    scan(keys, need ? values : NULL, n, &kmin, &kmax, &pmin, &pmax);
+    /* The cpu path indexes its tables by key - kmin where the keys span a small range (the groups are
+     * the keys seen, found after the pass); else rows get dense group ids first. */
+    const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
+    const int keyed = range < KEYED_MAX_ROWS && range <= 2 * (uint64_t)n + 65536;
+    if (keyed) {
+        *ngroups = (size_t)range + 1;
+    } else {
+        if (!(gid = malloc(n * sizeof *gid))) {
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+            goto done;
+        }
+        if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, ukeys, ngroups)) != RAID_OK)
+            goto done;
+    }
+    G = *ngroups;
+    gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .keys = keys, .kmin = kmin, .valid = valid, .skipna = skipna,
+                    .x = values, .need = need, .base = 0, .pspan = -1, .mean = mean, .scaled = scaled};
+    if (pmax >= 0) {
+        plan.base = 32 * (pmin >> 5);
+        plan.pspan = pmax - plan.base;
+    }
+    if ((st = raidGbPartialAlloc(ctx, part, G, gb_partials(&plan))) != RAID_OK)
+        goto done;
+    if (keyed && !(*ukeys = malloc(G * sizeof **ukeys))) {
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
+        goto done;
+    }
+    if ((st = raidGbCpuRun(ctx, &plan, part)) != RAID_OK)
+        goto done;
+    if (keyed) { /* the keys seen, in order: compact the partials */
+        size_t j = 0;
+        for (size_t r = 0; r < G; r++) {
+            if (!(part->flags[r] & GB_F_PRESENT))
+                continue;
+            (*ukeys)[j] = (int64_t)((uint64_t)kmin + r);
+            part->count[j] = part->count[r];
+            part->flags[j] = part->flags[r] & ~GB_F_PRESENT;
+            if (part->sum)
+                part->sum[j] = part->sum[r];
+            if (part->mean)
+                part->mean[j] = part->mean[r];
+            if (part->sfrac)
+                part->sfrac[j] = part->sfrac[r], part->sexp[j] = part->sexp[r];
+            if (part->min)
+                part->min[j] = part->min[r], part->max[j] = part->max[r];
+            if (part->first)
+                part->first[j] = part->first[r], part->last[j] = part->last[r];
+            j++;
+        }
+        *ngroups = j;
+    }
+done:
+    free(gid);
+    return st;
+}
+
+/* The device path's groups (gb_backends): ids, keys and partials on the device (groupby_device.c). */
+static raid_status device_groups(raid_ctx *ctx, const gb_plan *dp, size_t rows_per_wg, int local_tables,
+                                 int64_t **ukeys, size_t *ngroups, gb_partial *part)
+{
+    return raidGbClRun(ctx, dp, ukeys, ngroups, part, rows_per_wg, local_tables);
+}
+
+static raid_status cpu_admit(raid_ctx *ctx, size_t n)
+{
+    (void)ctx, (void)n;
+    return RAID_OK;
+}
+
+/* The device takes fewer than 2^32 rows (32-bit ids); its timing starts here. */
+static raid_status device_admit(raid_ctx *ctx, size_t n)
+{
+    if (n >= GB_NONE)
+        return raidFail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute on a device: %zu rows (fewer than 2^32)", n);
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    return RAID_OK;
+}
+
+/* The backends of raid_groupby_compute, chosen by RAID_BACKEND(gb_backends, ctx): admit (a refusal before
+ * anything is allocated), then groups (ukeys malloc'd, ascending; the partials raidGbPartialAlloc'd). */
+typedef struct gb_backend {
+    raid_status (*admit)(raid_ctx *ctx, size_t n);
+    raid_status (*groups)(raid_ctx *ctx, const gb_plan *dp, size_t rows_per_wg, int local_tables, int64_t **ukeys,
+                          size_t *ngroups, gb_partial *part);
+} gb_backend;
+static const gb_backend gb_backends[2] = {
+    [RAID_ON_CPU] = {cpu_admit, cpu_groups},
+    [RAID_ON_DEVICE] = {device_admit, device_groups},
+};
+
 raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
                        const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,
                        raid_groupby **out)
@@ -391,14 +499,12 @@ raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *valu
     const int scaled = (flags & GB_SCALED) && (need & GB_NEED_SUM);
     if (n && need && !values)
         return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
-    if (raidOnDevice(ctx) && n >= GB_NONE)
-        return raidFail(ctx, RAID_EUNSUPPORTED, "raid_groupby_compute on a device: %zu rows (fewer than 2^32)", n);
-    if (raidOnDevice(ctx))
-        memset(&ctx->timing, 0, sizeof ctx->timing);
+    const raid_status adm = RAID_BACKEND(gb_backends, ctx)->admit(ctx, n);
+    if (adm != RAID_OK)
+        return adm;
 
     raid_status st = RAID_OK;
     raid_groupby *g = calloc(1, sizeof *g);
-    uint32_t *gid = NULL;
     gb_partial part = {0};
     if (!g) {
         st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
@@ -417,69 +523,12 @@ raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *valu
     }
     const int skipna = (flags & RAID_GROUPBY_SKIPNA) != 0;
     size_t G;
-    if (raidOnDevice(ctx)) { /* the group ids on the device too (groupby_cl.c), in ascending key order */
-        const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need,
-                            .counts = counts, .mean = mean, .scaled = scaled};
-        if ((st = raidGbClRun(ctx, &dp, &g->keys, &g->ngroups, &part, rows_per_wg, local_tables)) != RAID_OK)
-            goto fail;
-        G = g->ngroups;
-        goto result;
-    }
-    int64_t kmin, kmax;
-    int pmin, pmax;
-    scan(keys, need ? values : NULL, n, &kmin, &kmax, &pmin, &pmax);
-    /* The cpu path indexes its tables by key - kmin where the keys span a small range (the groups are
-     * the keys seen, found after the pass); else rows get dense group ids first. */
-    const uint64_t range = (uint64_t)kmax - (uint64_t)kmin;
-    const int keyed = range < KEYED_MAX_ROWS && range <= 2 * (uint64_t)n + 65536;
-    if (keyed) {
-        g->ngroups = (size_t)range + 1;
-    } else {
-        if (!(gid = malloc(n * sizeof *gid))) {
-            st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
-            goto fail;
-        }
-        if ((st = form_groups(ctx, keys, values, valid, skipna, n, kmin, kmax, gid, &g->keys, &g->ngroups)) != RAID_OK)
-            goto fail;
-    }
+    const gb_plan dp = {.n = n, .keys = keys, .valid = valid, .skipna = skipna, .x = values, .need = need,
+                        .counts = counts, .mean = mean, .scaled = scaled};
+    if ((st = RAID_BACKEND(gb_backends, ctx)->groups(ctx, &dp, rows_per_wg, local_tables, &g->keys, &g->ngroups,
+                                                     &part)) != RAID_OK)
+        goto fail;
     G = g->ngroups;
-    gb_plan plan = {.n = n, .ngroups = G, .gid = gid, .keys = keys, .kmin = kmin, .valid = valid, .skipna = skipna,
-                    .x = values, .need = need, .base = 0, .pspan = -1, .mean = mean, .scaled = scaled};
-    if (pmax >= 0) {
-        plan.base = 32 * (pmin >> 5);
-        plan.pspan = pmax - plan.base;
-    }
-    if ((st = raidGbPartialAlloc(ctx, &part, G, gb_partials(&plan))) != RAID_OK)
-        goto fail;
-    if (keyed && !(g->keys = malloc(G * sizeof *g->keys))) {
-        st = raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows into %zu groups)", n, G);
-        goto fail;
-    }
-    if ((st = raidGbCpuRun(ctx, &plan, &part)) != RAID_OK)
-        goto fail;
-    if (keyed) { /* the keys seen, in order: compact the partials */
-        size_t j = 0;
-        for (size_t r = 0; r < G; r++) {
-            if (!(part.flags[r] & GB_F_PRESENT))
-                continue;
-            g->keys[j] = (int64_t)((uint64_t)kmin + r);
-            part.count[j] = part.count[r];
-            part.flags[j] = part.flags[r] & ~GB_F_PRESENT;
-            if (part.sum)
-                part.sum[j] = part.sum[r];
-            if (part.mean)
-                part.mean[j] = part.mean[r];
-            if (part.sfrac)
-                part.sfrac[j] = part.sfrac[r], part.sexp[j] = part.sexp[r];
-            if (part.min)
-                part.min[j] = part.min[r], part.max[j] = part.max[r];
-            if (part.first)
-                part.first[j] = part.first[r], part.last[j] = part.last[r];
-            j++;
-        }
-        G = g->ngroups = j;
-    }
-result:
     g->counts = counts ? malloc(G * sizeof *g->counts) : NULL;
     g->cols = malloc(naggs * G * sizeof *g->cols);
     if ((counts && !g->counts) || !g->cols) {
@@ -518,12 +567,10 @@ result:
         }
     }
     partial_free(&part);
-    free(gid);
     *out = g;
     return RAID_OK;
 fail:
     partial_free(&part);
-    free(gid);
     raid_groupby_destroy(g);
     return st;
 }

@@ -1,5 +1,5 @@
 /* The public side of the selections (include/raid/select.h; docs/column.md "Selection"): arguments,
- * segments, the one dispatch point between the cpu path (select_cpu.c) and the device path (select_cl.c),
+ * segments, the dispatch through sel_backends between the cpu path (select_cpu.c) and the device path (select_device.c),
  * keys back to the input's bits, and numpy's float64 arithmetic (the median's mean, the quantile's
  * _lerp), the same for both paths. */
 #include "column/select_internal.h"
@@ -10,13 +10,101 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The engine of one call: the device session, or the cpu path on x. */
+/* The engine of one call: its backend (chosen once, engine_open), the device session, x. */
+struct sel_backend;
 typedef struct engine {
     raid_ctx *ctx;
+    const struct sel_backend *be;
     RaidSelCl *cl;
     const double *x;
     int64_t base0; /* offsets[0]: where the device copy starts */
 } engine;
+
+/* The backends of the selections, chosen by RAID_BACKEND(sel_backends, ctx): open (the device: x uploaded
+ * once per call), the ranks of a segment, its smallest and largest keys, the survivors of its top-k (indices
+ * into idx), close. A device call without elements opens no session, and its segments (empty) take the cpu
+ * entries: part of the device entries. */
+typedef struct sel_backend {
+    raid_status (*open)(engine *e, const int64_t *offsets, size_t nseg);
+    raid_status (*ranks)(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+                         RaidSelInfo *info);
+    raid_status (*minmax)(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info);
+    raid_status (*topk)(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest, int64_t *idx);
+    void (*close)(engine *e);
+} sel_backend;
+
+static raid_status cpu_open(engine *e, const int64_t *offsets, size_t nseg)
+{
+    (void)e, (void)offsets, (void)nseg;
+    return RAID_OK;
+}
+
+static raid_status cpu_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+                             RaidSelInfo *info)
+{
+    return raidSelCpuRanks(e->ctx, e->x + a, n, ranks, m, res, info);
+}
+
+static raid_status cpu_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info)
+{
+    raidSelCpuMinmax(e->x + a, n, kmin, kmax, info);
+    return RAID_OK;
+}
+
+static raid_status cpu_topk(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest, int64_t *idx)
+{
+    (void)a;
+    return raidSelCpuTopk(e->ctx, xs, n, k, largest, idx);
+}
+
+static void cpu_close(engine *e) { (void)e; }
+
+static raid_status device_open(engine *e, const int64_t *offsets, size_t nseg)
+{
+    memset(&e->ctx->timing, 0, sizeof e->ctx->timing);
+    const size_t N = (size_t)(offsets[nseg] - offsets[0]);
+    return N ? raidSelClOpen(e->ctx, e->x + offsets[0], N, &e->cl) : RAID_OK;
+}
+
+static raid_status device_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+                                RaidSelInfo *info)
+{
+    if (!e->cl)
+        return cpu_ranks(e, a, n, ranks, m, res, info);
+    return raidSelClRanks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
+}
+
+static raid_status device_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info)
+{
+    if (!e->cl)
+        return cpu_minmax(e, a, n, kmin, kmax, info);
+    return raidSelClMinmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
+}
+
+static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest,
+                                  const RaidSelRank *res, int64_t *idx);
+
+static raid_status device_topk(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest, int64_t *idx)
+{
+    if (!e->cl)
+        return cpu_topk(e, a, n, xs, k, largest, idx);
+    const int64_t r = largest ? (int64_t)(n - k) : (int64_t)k - 1;
+    RaidSelRank res;
+    RaidSelInfo in;
+    const raid_status st = device_ranks(e, a, n, &r, 1, &res, &in);
+    return st != RAID_OK ? st : topk_survivors(e, a, n, xs, k, largest, &res, idx);
+}
+
+static void device_close(engine *e)
+{
+    raidSelClClose(e->cl);
+    e->cl = NULL;
+}
+
+static const sel_backend sel_backends[2] = {
+    [RAID_ON_CPU] = {cpu_open, cpu_ranks, cpu_minmax, cpu_topk, cpu_close},
+    [RAID_ON_DEVICE] = {device_open, device_ranks, device_minmax, device_topk, device_close},
+};
 
 static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg)
 {
@@ -24,27 +112,19 @@ static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const 
     e->ctx = ctx;
     e->x = x;
     e->base0 = offsets[0];
-    if (!raidOnDevice(ctx)) /* the one dispatch point: src/column/select_cl.c on a device */
-        return RAID_OK;
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    const size_t N = (size_t)(offsets[nseg] - offsets[0]);
-    return N ? raidSelClOpen(ctx, x + offsets[0], N, &e->cl) : RAID_OK;
+    e->be = RAID_BACKEND(sel_backends, ctx); /* the one choice of path: select_device.c on a device */
+    return e->be->open(e, offsets, nseg);
 }
 
 static raid_status engine_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
                                 RaidSelInfo *info)
 {
-    if (e->cl)
-        return raidSelClRanks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
-    return raidSelCpuRanks(e->ctx, e->x + a, n, ranks, m, res, info);
+    return e->be->ranks(e, a, n, ranks, m, res, info);
 }
 
 static raid_status engine_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info)
 {
-    if (e->cl)
-        return raidSelClMinmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
-    raidSelCpuMinmax(e->x + a, n, kmin, kmax, info);
-    return RAID_OK;
+    return e->be->minmax(e, a, n, kmin, kmax, info);
 }
 
 /* The input's bits of key K in segment xs (the first element holding it: docs in select.h). */
@@ -92,7 +172,7 @@ static raid_status run_segments(raid_ctx *ctx, const char *fn, const double *x, 
     raid_status st = engine_open(&e, ctx, x, offsets, nseg);
     for (size_t s = 0; s < nseg && st == RAID_OK; s++)
         st = f(&e, offsets[s], (size_t)(offsets[s + 1] - offsets[s]), x + offsets[s], arg, tmp + s * width);
-    raidSelClClose(e.cl);
+    e.be->close(&e);
     if (st == RAID_OK)
         memcpy(out, tmp, nseg * width * sizeof *out);
     free(tmp);
@@ -407,15 +487,8 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
     st = engine_open(&e, ctx, x, offsets, nseg);
     for (size_t s = 0; s < nseg && st == RAID_OK; s++) {
         const int64_t n = offsets[s + 1] - offsets[s];
-        const int64_t r = largest ? n - k : k - 1;
-        RaidSelRank res;
-        RaidSelInfo in;
         const double *xs = x + offsets[s];
-        if (!e.cl)
-            st = raidSelCpuTopk(ctx, xs, (size_t)n, K, largest, idx);
-        else if ((st = engine_ranks(&e, offsets[s], (size_t)n, &r, 1, &res, &in)) == RAID_OK)
-            st = topk_survivors(&e, offsets[s], (size_t)n, xs, K, largest, &res, idx);
-        if (st != RAID_OK)
+        if ((st = e.be->topk(&e, offsets[s], (size_t)n, xs, K, largest, idx)) != RAID_OK)
             break;
         key_idx *o = ki + s * K;
         for (size_t j = 0; j < K; j++) {
@@ -430,7 +503,7 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
                 o[K - 1 - j] = tswap;
             }
     }
-    raidSelClClose(e.cl);
+    e.be->close(&e);
     if (st == RAID_OK)
         for (size_t s = 0; s < nseg; s++)
             for (size_t j = 0; j < K; j++) {

@@ -1,5 +1,5 @@
 /* The selection engines behind include/raid/select.h (docs/column.md "Selection"): the float64 cpu path
- * (src/column/select_cpu.c, the oracle and the cpu backend) and the device path (src/column/select_cl.c,
+ * (src/column/select_cpu.c, the oracle and the cpu backend) and the device path (src/column/select_device.c,
  * kernels/col_select.cl) answer the same questions about one segment in order keys; src/column/select.c
  * (the public side) turns keys into values and does numpy's float64 arithmetic. Never installed. */
 #ifndef RAID_COLUMN_SELECT_INTERNAL_H
@@ -65,7 +65,7 @@ raid_status raidSelCpuTopk(raid_ctx *ctx, const double *x, size_t n, size_t k, i
 /* The smallest key, the largest key that is not NaN's (0 if none), and info of x[0..n) (n >= 1). */
 void raidSelCpuMinmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info);
 
-/* ---- device path (select_cl.c) ---- */
+/* ---- device path (select_device.c) ---- */
 
 typedef struct RaidSelCl RaidSelCl;
 

@@ -1,5 +1,5 @@
-/* The public sorts of include/raid/sort.h: argument checks and the one dispatch point between the cpu path
- * (src/column/sort_cpu.c) and the device path (src/column/sort_cl.c). */
+/* The public sorts of include/raid/sort.h: argument checks and the dispatch through raidSortBackends between
+ * the cpu path (src/column/sort_cpu.c) and the device path (src/column/sort_device.c). */
 #include "column/sort_impl.h"
 
 static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned flags, int have_out)
@@ -22,10 +22,13 @@ static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned f
     if (r->out == RAID_SORT_IDX32 && r->offsets[r->nseg] > (int64_t)UINT32_MAX)
         return raidFail(ctx, RAID_EINVAL, "%s: index %lld does not fit uint32 (use the int64 argsort)", fn,
                          (long long)r->offsets[r->nseg] - 1);
-    if (raidOnDevice(ctx)) /* the one dispatch point */
-        return raidSortCl(ctx, r);
-    return raidSortCpu(ctx, r);
+    return RAID_BACKEND(raidSortBackends, ctx)->sort(ctx, r);
 }
+
+const RaidSortBackend raidSortBackends[2] = {
+    [RAID_ON_CPU] = {raidSortCpu},
+    [RAID_ON_DEVICE] = {raidSortCl},
+};
 
 raid_status raid_sort_f64_seg(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
                               const uint8_t *valid, unsigned flags, double *out)

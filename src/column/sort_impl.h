@@ -1,5 +1,5 @@
 /* The sorts of include/raid/sort.h inside the library: one request, validated by src/column/sort.c, run
- * by the cpu path (src/column/sort_cpu.c) or the device path (src/column/sort_cl.c). Never installed. */
+ * by the cpu path (src/column/sort_cpu.c) or the device path (src/column/sort_device.c). Never installed. */
 #ifndef RAID_COLUMN_SORT_IMPL_H
 #define RAID_COLUMN_SORT_IMPL_H
 
@@ -38,13 +38,20 @@ raid_status raidSortCpu(raid_ctx *ctx, const RaidSortReq *r);
 #define RAID_SORT_CL_MAX 2147483648u
 raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r);
 
+/* The backends of the sorts (arguments checked, at least one element): the table in sort.c, chosen by
+ * RAID_BACKEND(raidSortBackends, ctx). */
+typedef struct RaidSortBackend {
+    raid_status (*sort)(raid_ctx *ctx, const RaidSortReq *r);
+} RaidSortBackend;
+extern const RaidSortBackend raidSortBackends[2];
+
 /* One pass of the device sort (kernels/col_sort.cl sort_pass, built with -DSORT_PDIG=1) as a partition: the
  * n rows' 64-bit words vin (2n uint words) and uint32 tags tin (n words) reordered, stably, by the digit
  * (tag >> shift) & 255 into vout and tout (n rows each); bases (a device buffer of 256 words): digit d's
  * first position (the exclusive scan of the digits' counts, which the caller has counted: a wrong count writes
  * outside the run of its digit). Onesweep's single pass (docs/column.md "Sorting"): one read and one coalesced
  * write of each row. The kernel time into ctx->timing.kernel_s (the timing is not reset); RAID_SORT_PROFILE
- * prints it. The group-by's partitioned path (src/column/groupby_cl.c). RAID_EUNSUPPORTED where work-groups
+ * prints it. The group-by's partitioned path (src/column/groupby_device.c). RAID_EUNSUPPORTED where work-groups
  * hold fewer than 256 work-items, or for n of RAID_SORT_CL_MAX or more (the pass's look-back words hold a
  * digit's count over tiles below 2^31, its flag in bit 31: a digit of 2^31 rows would lose 2^31 of them);
  * the device layer's errors. Tags and bases are the caller's to check. */

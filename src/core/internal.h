@@ -67,8 +67,6 @@ static inline void raidProgress(raid_ctx *ctx, uint64_t done, uint64_t total, co
         raidProgressReport(ctx, done, total, unit);
 }
 
-/* Whether ctx runs operations on a device (through src/device/, whatever its backend) rather than the
- * float64 cpu path: the one test behind every operation's choice of path. */
 /* realloc of the array that the pointer at pp points to (any object pointer type: POSIX gives them one
  * representation) to n elements of size sz; 0, or -1 when out of memory (the pointer and the array unchanged).
  * The one growth step of the table reader, the reader and the realized table. */
@@ -83,7 +81,14 @@ static inline int raidRegrow(void *pp, size_t n, size_t sz)
     return 0;
 }
 
-static inline int raidOnDevice(const raid_ctx *c) { return c && c->dev != NULL; }
+/* The backends of a capability: the float64 cpu path (the oracle) and the device path (src/device/,
+ * whatever the device's backend). Each capability keeps a table of two entries, a struct of function
+ * pointers indexed by RaidBackendIx, and its public entry calls RAID_BACKEND(table, ctx)->fn: the one
+ * choice of path (docs/device.md, "How a capability's device path is built"). raidBackendOf is the one
+ * test behind it: a context with a device runs the device entries, a NULL context or a cpu one the cpu's. */
+typedef enum RaidBackendIx { RAID_ON_CPU = 0, RAID_ON_DEVICE = 1 } RaidBackendIx;
+static inline RaidBackendIx raidBackendOf(const raid_ctx *c) { return c && c->dev != NULL ? RAID_ON_DEVICE : RAID_ON_CPU; }
+#define RAID_BACKEND(table, ctx) (&(table)[raidBackendOf(ctx)])
 
 static inline int raidTuneKernelRepeat(const raid_ctx *c)
 {

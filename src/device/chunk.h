@@ -22,8 +22,8 @@
  * them, as the rolling windows of one series do), nothing is converted or uploaded per batch; argument 0
  * is that buffer and the table holds uint4 (position in it, length, segment, 0).
  *
- * Users: realized measures (src/realized/realized_cl.c), regression statistics (src/regress/stats.c),
- * the robust meat (src/regress/meat_cl.c), and every later reduction kernel.
+ * Users: realized measures (src/realized/realized_device.c), regression statistics (src/regress/stats.c),
+ * the robust meat (src/regress/meat_device.c), and every later reduction kernel.
  */
 #ifndef RAID_DEVICE_CHUNK_H
 #define RAID_DEVICE_CHUNK_H

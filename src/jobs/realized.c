@@ -345,7 +345,7 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
      * measures depend on its own returns only (the chunk plan is per segment), so the rows are those of one
      * batch, bit for bit. A failure takes back the rows, and the check's figures, of the parts before it:
      * the add appends nothing. */
-    const int pooled = tab->pool && !cpu && !raidOnDevice(ctx);
+    const int pooled = tab->pool && !cpu && RAID_BACKEND(raidRealizedBackends, ctx)->pooled;
     RaidTable *tb = pooled ? raidReaderTable(rd) : NULL;
     raidTableSetProgress(raidReaderTable(rd), ctx); /* the bytes read, on ctx for this add only */
     const size_t part = tab->part != SIZE_MAX ? tab->part : pooled ? POOL_PART_RETURNS : 0;

@@ -1,5 +1,5 @@
-/* Batched GARCH-family likelihood evaluation: the evaluator object and the float64 cpu backend.
- * garch_eval.h gives the contract; the device backend is garch_eval_cl.c. */
+/* Batched GARCH-family likelihood evaluation: the evaluator object, its dispatch (raidGarchEvalBackends)
+ * and the float64 cpu backend. garch_eval.h gives the contract; the device backend is garch_eval_device.c. */
 #include "models/garch_eval.h"
 
 #include <assert.h>
@@ -22,24 +22,32 @@ raid_status raidGarchEvalCreate(raid_ctx *ctx, const RaidGarchLikSpec *spec, siz
     ev->r = r;
     ev->T = T;
     for (size_t i = 0; i < nseries; i++) assert(T[i] >= 1 && r[i]);
-    if (ctx && ctx->backend != RAID_BACKEND_CPU) {
-        const raid_status st = raidGarchEvalClCreate(ev);
-        if (st != RAID_OK) {
-            free(ev);
-            return st;
-        }
-        ev->device = 1;
-    } else if (spec->init == RAID_GARCH_LIK_INIT_BACKCAST) {
-        const size_t n = nseries ? nseries : 1;
-        ev->bc = malloc(n * sizeof *ev->bc);
-        ev->bc_todo = malloc(n * sizeof *ev->bc_todo);
-        ev->bc_ok = calloc(n, 1);
-        if (!ev->bc || !ev->bc_todo || !ev->bc_ok) {
-            raidGarchEvalDestroy(ev);
-            return raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
-        }
+    ev->be = RAID_BACKEND(raidGarchEvalBackends, ctx);
+    const raid_status st = ev->be->create(ev);
+    if (st != RAID_OK) {
+        free(ev);
+        return st;
     }
     *out = ev;
+    return RAID_OK;
+}
+
+/* The cpu backend's state: with the BACKCAST start, each series' starting variance, formed at its first
+ * evaluation. */
+static raid_status cpu_create(RaidGarchEval *ev)
+{
+    if (ev->spec.init != RAID_GARCH_LIK_INIT_BACKCAST)
+        return RAID_OK;
+    const size_t n = ev->nseries ? ev->nseries : 1;
+    ev->bc = malloc(n * sizeof *ev->bc);
+    ev->bc_todo = malloc(n * sizeof *ev->bc_todo);
+    ev->bc_ok = calloc(n, 1);
+    if (!ev->bc || !ev->bc_todo || !ev->bc_ok) {
+        free(ev->bc);
+        free(ev->bc_todo);
+        free(ev->bc_ok);
+        return raidFail(ev->ctx, RAID_ENOMEM, "out of memory (GARCH evaluator)");
+    }
     return RAID_OK;
 }
 
@@ -48,7 +56,13 @@ raid_status raidGarchEvalRun(RaidGarchEval *ev, size_t npts, const size_t *serie
 {
     assert(ev && (npts == 0 || (series && theta && nll)));
     if (npts == 0) return RAID_OK;
-    if (ev->device) return raidGarchEvalClRun(ev, npts, series, theta, nll, grad);
+    return ev->be->run(ev, npts, series, theta, nll, grad);
+}
+
+/* The cpu backend: raidGarchLikNllBc per point on OpenMP's threads (the backcast of a series first seen). */
+static raid_status cpu_run(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta, double *nll,
+                           double *grad)
+{
     const size_t k = ev->k;
     if (ev->bc) { /* the backcast start of the series not seen before (each its own pass) */
         size_t m = 0;
@@ -81,15 +95,24 @@ raid_status raidGarchEvalRun(RaidGarchEval *ev, size_t npts, const size_t *serie
 int raidGarchEvalOnDevice(const RaidGarchEval *ev)
 {
     assert(ev);
-    return ev->device;
+    return ev->be->device;
 }
 
 void raidGarchEvalDestroy(RaidGarchEval *ev)
 {
     if (!ev) return;
-    if (ev->device) raidGarchEvalClDestroy(ev);
+    ev->be->destroy(ev);
+    free(ev);
+}
+
+static void cpu_destroy(RaidGarchEval *ev)
+{
     free(ev->bc);
     free(ev->bc_todo);
     free(ev->bc_ok);
-    free(ev);
 }
+
+const RaidGarchEvalBackend raidGarchEvalBackends[2] = {
+    [RAID_ON_CPU] = {cpu_create, cpu_run, cpu_destroy, 0},
+    [RAID_ON_DEVICE] = {raidGarchEvalDeviceCreate, raidGarchEvalDeviceRun, raidGarchEvalDeviceDestroy, 1},
+};

@@ -7,7 +7,7 @@
  *     points (the oracle; the backcast start formed once per series, at the first call that evaluates it,
  *     raidGarchLikNllBc);
  *   - device backend (an OpenCL context): kernels/garch.cl, one work-item per point, float32 with
- *     double-float accumulation, each series scaled to unit variance on the host (garch_eval_cl.c;
+ *     double-float accumulation, each series scaled to unit variance on the host (garch_eval_device.c;
  *     docs/garch.md states the bound against the cpu path).
  * theta, nll and grad are always in the series' own units (the device path scales and un-scales).
  * Results are bitwise reproducible for a given backend and batch (no order dependence across points). */

@@ -1,4 +1,4 @@
-/* The evaluator's fields and the device backend's entry points (garch_eval.c <-> garch_eval_cl.c only). */
+/* The evaluator's fields and the device backend's entry points (garch_eval.c <-> garch_eval_device.c only). */
 #ifndef RAID_MODELS_GARCH_EVAL_INTERNAL_H
 #define RAID_MODELS_GARCH_EVAL_INTERNAL_H
 
@@ -15,15 +15,28 @@ struct RaidGarchEval {
                         the first call that evaluates the series */
     size_t *bc_todo;      /* nseries entries: the series whose bc a call forms */
     unsigned char *bc_ok; /* nseries flags: bc formed */
-    int device;
-    void *cl; /* the device backend's state (garch_eval_cl.c) */
+    const struct RaidGarchEvalBackend *be; /* the backend chosen at create */
+    void *cl; /* the device backend's state (garch_eval_device.c) */
 };
 
-/* Device backend (garch_eval_cl.c): create fills ev->cl (scales and uploads the series); run evaluates;
- * destroy frees ev->cl. Errors through raidFail(ev->ctx, ...). */
-raid_status raidGarchEvalClCreate(RaidGarchEval *ev);
-raid_status raidGarchEvalClRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
-                                   double *nll, double *grad);
-void raidGarchEvalClDestroy(RaidGarchEval *ev);
+/* The backends of the evaluator, chosen once by raidGarchEvalCreate (RAID_BACKEND(raidGarchEvalBackends,
+ * ctx), kept in ev->be): create fills what run needs (the cpu: the backcast cache; the device: ev->cl, the
+ * series scaled and uploaded), run evaluates (raidGarchEvalRun's contract, npts > 0), destroy frees what
+ * create made. device: 1 where the results are the device's (raidGarchEvalOnDevice). Errors through
+ * raidFail(ev->ctx, ...). The table is in garch_eval.c; the cpu entries there, the device's in
+ * garch_eval_device.c. */
+typedef struct RaidGarchEvalBackend {
+    raid_status (*create)(RaidGarchEval *ev);
+    raid_status (*run)(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta, double *nll,
+                       double *grad);
+    void (*destroy)(RaidGarchEval *ev);
+    int device;
+} RaidGarchEvalBackend;
+extern const RaidGarchEvalBackend raidGarchEvalBackends[2];
+
+raid_status raidGarchEvalDeviceCreate(RaidGarchEval *ev);
+raid_status raidGarchEvalDeviceRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
+                                     double *nll, double *grad);
+void raidGarchEvalDeviceDestroy(RaidGarchEval *ev);
 
 #endif

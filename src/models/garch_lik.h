@@ -89,7 +89,7 @@ double raidGarchLikAbsMoment(RaidGarchLikDist dist, double nu);
 /* EGARCH's kappa for spec (the convention of RaidGarchLikEz) at nu (ignored for the Normal). */
 double raidGarchLikKappa(const RaidGarchLikSpec *spec, double nu);
 
-/* Pieces of raidGarchLikNll for the batched evaluator's device path (src/models/garch_eval_cl.c),
+/* Pieces of raidGarchLikNll for the batched evaluator's device path (src/models/garch_eval_device.c),
  * which computes them on the host in float64 exactly as the cpu path does:
  * raidGarchLikValid: 1 if theta passes the parameter rules above (non-finite entries, the GARCH/GJR
  *   and EGARCH regions, nu > 2), 0 otherwise (the starting-variance and sigma^2 rules are not tested);

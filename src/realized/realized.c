@@ -1,4 +1,5 @@
-/* Public entry of the realized measures: validation, backend dispatch, bounds and the --check diff. */
+/* Public entry of the realized measures: validation, the dispatch through raidRealizedBackends (the cpu
+ * path, realized_cpu.c; the device path, realized_device.c), bounds and the --check diff. */
 #include "realized/realized_internal.h"
 
 #include <math.h>
@@ -61,28 +62,13 @@ raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t 
     const raid_status a = raidRealizedArgs(ctx, r, offsets, nseg, out);
     if (a != RAID_OK)
         return a;
-    if (!raidOnDevice(ctx)) { /* the chunks on OpenMP's threads; each checks its returns' range */
-        RaidRealizedJob j;
-        const raid_status s = raidRealizedCpuBegin(ctx, &j, r, offsets, nseg);
-        if (s != RAID_OK)
-            return s;
-        const long long nch = (long long)raidRealizedCpuNchunks(&j);
-#pragma omp parallel for schedule(dynamic, 1)
-        for (long long c = 0; c < nch; c++)
-            raidRealizedCpuChunk(&j, (size_t)c);
-        return raidRealizedCpuEnd(ctx, &j, out);
-    }
-    /* The device checks the range itself, in its pass over the returns (the same message). */
-    double *acc = malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *acc);
-    if (!acc)
-        return raidFail(ctx, RAID_ENOMEM, "out of memory");
-    raid_status s = raidRealizedAccCl(ctx, r, offsets, nseg, RAID_PART_ALL, acc);
-    if (s == RAID_OK)
-        for (size_t i = 0; i < nseg; i++)
-            raidMeasuresFromAcc(acc + i * RAID_NACC, offsets[i + 1] - offsets[i], &out[i]);
-    free(acc);
-    return s;
+    return RAID_BACKEND(raidRealizedBackends, ctx)->compute(ctx, r, offsets, nseg, out);
 }
+
+const RaidRealizedBackend raidRealizedBackends[2] = {
+    [RAID_ON_CPU] = {raidRealizedCpuCompute, 1},
+    [RAID_ON_DEVICE] = {raidRealizedDeviceCompute, 0},
+};
 
 /*
  * Worst-case relative error of the device path against float64 (docs/precision.md has the derivation),

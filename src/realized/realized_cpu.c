@@ -188,3 +188,17 @@ raid_status raidRealizedCpuEnd(raid_ctx *ctx, RaidRealizedJob *j, raid_realized 
     raidRealizedCpuFree(j);
     return RAID_OK;
 }
+
+raid_status raidRealizedCpuCompute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                     raid_realized *out)
+{
+    RaidRealizedJob j; /* the chunks on OpenMP's threads; each checks its returns' range */
+    const raid_status s = raidRealizedCpuBegin(ctx, &j, r, offsets, nseg);
+    if (s != RAID_OK)
+        return s;
+    const long long nch = (long long)raidRealizedCpuNchunks(&j);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long c = 0; c < nch; c++)
+        raidRealizedCpuChunk(&j, (size_t)c);
+    return raidRealizedCpuEnd(ctx, &j, out);
+}

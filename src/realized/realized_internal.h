@@ -73,12 +73,28 @@ raid_status raidRealizedCpuEnd(raid_ctx *ctx, RaidRealizedJob *j, raid_realized 
 void raidRealizedCpuFree(RaidRealizedJob *j);
 
 /* Build options of kernels/realized.cl for ctx's policy and the measure groups in part_mask. */
-void raidRealizedClOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
+void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
 
-/* opencl backend: accumulators of all segments computed by the kernel groups in part_mask
- * (RAID_PART_ALL for the fused kernel); acc (nseg * RAID_NACC) is overwritten. The device checks the
- * returns' range itself (raidRealizedCheckRange's error and message). */
-raid_status raidRealizedAccCl(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                                 unsigned part_mask, double *acc);
+/* Device path: accumulators of all segments computed by the kernel groups in part_mask (RAID_PART_ALL for
+ * the fused kernel); acc (nseg * RAID_NACC) is overwritten. The device checks the returns' range itself
+ * (raidRealizedCheckRange's error and message). */
+raid_status raidRealizedAccDevice(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                    unsigned part_mask, double *acc);
+
+/* The backends of raid_realized_compute (arguments checked): compute fills out[0 .. nseg). pooled is 1
+ * where the caller may instead sum the chunks on its own threads through raidRealizedCpuBegin .. End
+ * (the cpu's; the realized table's parsing threads). */
+typedef struct RaidRealizedBackend {
+    raid_status (*compute)(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                           raid_realized *out);
+    int pooled;
+} RaidRealizedBackend;
+/* The table, indexed by RaidBackendIx (realized.c); RAID_BACKEND(raidRealizedBackends, ctx) chooses. */
+extern const RaidRealizedBackend raidRealizedBackends[2];
+/* The entries: realized_cpu.c (OpenMP over the chunks) and realized_device.c (the fused kernel). */
+raid_status raidRealizedCpuCompute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                     raid_realized *out);
+raid_status raidRealizedDeviceCompute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                        raid_realized *out);
 
 #endif

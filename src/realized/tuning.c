@@ -28,7 +28,7 @@ raid_status raid_tuning_realized_parts(raid_ctx *ctx, const double *r, const int
     double *a = acc ? acc : malloc((nseg ? nseg : 1) * RAID_NACC * sizeof *a);
     if (!a)
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
-    s = raidRealizedAccCl(ctx, r, offsets, nseg, part_mask, a);
+    s = raidRealizedAccDevice(ctx, r, offsets, nseg, part_mask, a);
     if (!acc)
         free(a);
     return s;
@@ -42,7 +42,7 @@ raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len)
     if (!buf || len == 0)
         return raidFail(ctx, RAID_EINVAL, "no buffer for the build log");
     char opts[512];
-    raidRealizedClOptions(ctx, RAID_PART_ALL, opts, sizeof opts);
+    raidRealizedDeviceOptions(ctx, RAID_PART_ALL, opts, sizeof opts);
     RaidKernel *k;
     if ((s = raidKernelGet(ctx, "realized.cl", "realized_fused", opts, &k)) != RAID_OK)
         return s;

@@ -10,7 +10,7 @@
  * terms of e_t are about as large as e_t itself: with y_t - x_t'b instead, collinear columns with large
  * coefficients of opposite signs (SPY's HARQ: rv_d and rq_rv on the days of large rv) made the terms up to
  * 270 times the residual, and the bound below refused 390 of 474 windows. As the device path
- * (src/regress/meat_cl.c) does for a group, the columns are centred at their means c over the piece's rows and
+ * (src/regress/meat_device.c) does for a group, the columns are centred at their means c over the piece's rows and
  * scaled by powers of two (2^-e_p, 2^-e_y: the largest centred |value| in [0.5, 1)); a column constant over
  * the piece (the intercept) is not a coordinate. Row t is zeta_t = (1, x^_t[p] for the non-constant p, r^_t),
  * d <= k + 2 values, and its pair products P_t[(a, b)] = zeta_t[a] zeta_t[b] (a <= b, np = d (d + 1) / 2 of

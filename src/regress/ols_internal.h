@@ -42,12 +42,62 @@ static inline int raidRegScore(const double *X, const double *y, int k, int64_t 
     return raidRegScoreAt(X, y, k, t, b, NULL, u);
 }
 
-/* Device pass of the meat (src/regress/meat_cl.c) for problems given as row ranges [start, end) (which may
- * overlap), coefficients beta (k per problem), and centre (k per problem, the scores e_t (x_t - centre);
- * NULL: the scores e_t x_t): out in the layout of raid_reg_meat_compute. */
-raid_status raidRegMeatCl(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
-                             const int64_t *end, size_t nprob, const double *beta, const double *centre,
-                             int max_lag, double *out);
+/* Columns of a problem's rows: the k regressors and y. */
+#define RAID_REG_MAX_D (RAID_REG_MAX_K + 1)
+/* Largest magnitude of a value of the regression statistics (products stay finite in float64). */
+#define RAID_REG_MAX_VALUE 1e150
+
+/* Value of column p (p < k: X, p == k: y) of row t. */
+static inline double raidRegCol(const double *X, const double *y, int k, int64_t t, int p)
+{
+    return p < k ? X[t * k + p] : y[t];
+}
+
+/* Fill o from the means m, the sums of centred cross-products P (upper triangle, d x d, row-major with
+ * stride RAID_REG_MAX_D) and the first moments S of the centred columns (stats.c; both backends). */
+void raidRegFillStats(raid_reg_stats *o, int k, int64_t n, const double *m, double P[][RAID_REG_MAX_D],
+                        const double *S);
+/* RAID_OK when every value of rows a..b-1 is finite and at most 1e150 in magnitude; otherwise RAID_EINVAL
+ * naming the first one out of range (row order, y before X). The one check of both backends: the cpu path
+ * runs it over all rows, the device path over the chunk that the kernel flagged. */
+raid_status raidRegCheckRows(raid_ctx *ctx, const double *X, const double *y, int k, int64_t a, int64_t b);
+
+/* The backends of the regression operations (arguments checked by the public entries; the table in ols.c,
+ * chosen by RAID_BACKEND(raidRegBackends, ctx)):
+ *   stats:       raid_reg_stats_compute (stats.c: cpu; stats_device.c: kernels/regress.cl);
+ *   meat:        raid_reg_meat_compute, problems as consecutive offsets (meat_cpu.c: scores by absolute row;
+ *                meat_device.c: the ranges [offsets[g], offsets[g + 1]));
+ *   meat_ranges: raidRegMeatRangesHow, problems as row ranges that may overlap (centre NULL: the scores
+ *                e_t x_t); blocks as raidRegMeatRangesHow's (the cpu's choice; the device ignores it). */
+typedef struct RaidRegBackend {
+    raid_status (*stats)(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                         size_t nreg, raid_reg_stats *out);
+    raid_status (*meat)(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                        size_t nreg, const double *beta, int max_lag, double *out);
+    raid_status (*meat_ranges)(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                               const int64_t *end, size_t n, const double *beta, const double *centre,
+                               int max_lag, double *out, int blocks);
+} RaidRegBackend;
+extern const RaidRegBackend raidRegBackends[2];
+
+raid_status raidRegStatsCpu(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                              size_t nreg, raid_reg_stats *out);
+raid_status raidRegStatsDevice(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                                 size_t nreg, raid_reg_stats *out);
+raid_status raidRegMeatCpu(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                             size_t nreg, const double *beta, int max_lag, double *out);
+raid_status raidRegMeatDevice(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *offsets,
+                                size_t nreg, const double *beta, int max_lag, double *out);
+raid_status raidRegMeatRangesCpu(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                                   const int64_t *end, size_t n, const double *beta, const double *centre,
+                                   int max_lag, double *out, int blocks);
+/* Device pass of the meat (src/regress/meat_device.c) for problems given as row ranges [start, end) (which
+ * may overlap), coefficients beta (k per problem), and centre (k per problem, the scores e_t (x_t - centre);
+ * NULL: the scores e_t x_t): out in the layout of raid_reg_meat_compute. A problem whose sums binary32 may
+ * have spoilt goes to the cpu path (raidRegMeatRangesCpu), inside this entry. */
+raid_status raidRegMeatRangesDevice(raid_ctx *ctx, const double *X, const double *y, int k, const int64_t *start,
+                                      const int64_t *end, size_t n, const double *beta, const double *centre,
+                                      int max_lag, double *out, int blocks);
 
 /* raid_reg_meat_ranges_at with the choice of the cpu path: blocks 1 lets overlapping windows come from block
  * sums (raidRegMeatBlocks) where cheaper and within its bound, blocks 0 keeps every window's meat summed

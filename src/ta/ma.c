@@ -1,5 +1,5 @@
 /* Moving averages and rolling statistics, the float64 host path (include/raid/ma.h, docs/ta.md): the
- * oracle of the device kernels (src/ta/ma_cl.c, chosen at the one dispatch point in raid_ma_compute) and
+ * oracle of the device kernels (src/ta/ma_device.c, chosen through raidMaBackends in raid_ma_compute) and
  * the cpu backend. Each maximal run of values
  * that are not NAN is a series of its own (leading and inner NAN, TTR's conventions extended: ma.h).
  * Window statistics (sum, mean, sumsq, var, wma; hma through wma) are exact: running sums of integers in
@@ -10,7 +10,7 @@
 #include "core/dd.h"
 #include "core/internal.h"
 #include "ta/ma_internal.h"
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 
 #include <assert.h>
 #include <math.h>
@@ -400,15 +400,12 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
                                  "value %g at index %lld of series %zu is not a finite number of magnitude at most %g",
                                  x[i], (long long)(i - offsets[s]), s, RAID_MA_MAX_VALUE);
     }
-    int on_device = raidOnDevice(ctx) && n <= RAID_MA_CL_MAX_WINDOW; /* the one dispatch point: src/ta/ma_cl.c */
-    for (size_t s = 0; s < nseg && on_device; s++) /* a series spanning more than float's range: the host path */
-        on_device = raidMaClRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
-    if (on_device) {
-        const raid_status st = raidMaClCompute(ctx, stat, n, x, offsets, nseg, out);
-        if (st == RAID_OK)
-            raidProgress(ctx, nseg, nseg, "series"); /* one pass of every series */
-        return st;
-    }
+    return RAID_BACKEND(raidMaBackends, ctx)->compute(ctx, stat, n, x, offsets, nseg, out);
+}
+
+raid_status raidMaCpuCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                               size_t nseg, double *out)
+{
     for (size_t s = 0; s < nseg; s++) {
         const raid_status st = series(stat, x + offsets[s], offsets[s + 1] - offsets[s], n, out + offsets[s]);
         if (st != RAID_OK)
@@ -417,6 +414,11 @@ raid_status raid_ma_compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
     }
     return RAID_OK;
 }
+
+const RaidMaBackend raidMaBackends[2] = {
+    [RAID_ON_CPU] = {raidMaCpuCompute},
+    [RAID_ON_DEVICE] = {raidMaDeviceCompute},
+};
 
 raid_status raid_ma_wma_prefix_f32(const double *x, size_t len, int64_t n, double *out)
 {

@@ -36,4 +36,15 @@ struct raid_ma_input {
  * raid_ma_compute, kept callable for the tests that hold the two to docs/ta.md's bound. */
 void raidMaWindowDirect(raid_ma_stat stat, const double *x, int64_t len, int64_t n, double *out);
 
+/* The backends of raid_ma_compute (arguments validated): the table in ma.c, chosen by
+ * RAID_BACKEND(raidMaBackends, ctx); the cpu entry raidMaCpuCompute (ma.c, the float64 oracle, progress per
+ * series) and the device entry raidMaDeviceCompute (ma_device.c). */
+typedef struct RaidMaBackend {
+    raid_status (*compute)(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                           size_t nseg, double *out);
+} RaidMaBackend;
+extern const RaidMaBackend raidMaBackends[2];
+raid_status raidMaCpuCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                               size_t nseg, double *out);
+
 #endif

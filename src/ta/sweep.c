@@ -5,7 +5,7 @@
 #include "core/internal.h"
 #include "core/outfile.h"
 #include "core/strlist.h"
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 #include "ta/ma_internal.h"
 #include "ta/sweep.h"
 
@@ -280,6 +280,95 @@ static raid_status mark_no_value(raid_ctx *ctx, raid_sweep_result *r, const raid
     return msg_of(ctx, r, s);
 }
 
+/* What one series' sweep shares with the next (run): the grid's rows, the options, the tables of moving
+ * averages (table: float64's; table2: the checked path's on the host; either allocated on first need) and
+ * the parity's arrays (par: a parity run). */
+typedef struct sweep_job {
+    const raid_sweep_spec *spec;
+    const int *periods;
+    size_t np, maxn;
+    const uint32_t *fi, *si;
+    size_t ncomb;
+    const RaidSweepOpts *o;
+    int par, other;
+    double **table, **table2;
+    raid_sweep_stats *st2;
+    RaidSweepTrades *tr64, *tr2;
+} sweep_job;
+
+/* One series on the cpu: the checked path's table and scan (float64, the f32 emulation, or the trap), then
+ * float64's for the parity. */
+static raid_status series_cpu(raid_ctx *ctx, const sweep_job *j, const RaidSweepSeries *ser, const double *c,
+                              size_t n, raid_sweep_stats *res, RaidSweepTrades *rtr)
+{
+    const size_t np = j->np;
+    raid_status st = RAID_OK;
+    if (!*j->table && !(*j->table = malloc(np * j->maxn * sizeof **j->table)))
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+    if (st == RAID_OK && j->other && !*j->table2 && !(*j->table2 = malloc(np * j->maxn * sizeof **j->table2)))
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+    if (st != RAID_OK)
+        return st;
+    double *table = *j->table, *table2 = *j->table2;
+    if ((st = host_table(ctx, j->spec->ma, j->periods, np, c, n, table)) == RAID_OK && j->other)
+        st = host_other(ctx, j->spec, j->periods, np, c, n, table2);
+    if (st != RAID_OK)
+        return st;
+    const double *tc = j->other ? table2 : table;
+    if ((st = raidSweepCpu(ser, tc, np, j->periods, j->fi, j->si, j->ncomb, j->o, res, j->par ? j->tr2 : rtr)) ==
+            RAID_OK && j->par)
+        st = raidSweepCpu(ser, table, np, j->periods, j->fi, j->si, j->ncomb, j->o, j->st2, j->tr64);
+    if (st == RAID_OK && j->par && !j->other && table2) /* the parity's checked table */
+        memcpy(table2, table, np * n * sizeof *table);
+    if (st != RAID_OK)
+        st = raidFail(ctx, st, "%s", raid_errmsg());
+    return st;
+}
+
+/* One series on a device: the moving averages (or the trap's, from the host), the scan and the statistics
+ * there (sweep_device.c), float64's on the cpu for the parity. A series whose prices span more than float's
+ * range (2^95) is swept on the cpu path (series_cpu), as on a cpu context: part of this entry. */
+static raid_status series_device(raid_ctx *ctx, const sweep_job *j, const RaidSweepSeries *ser, const double *c,
+                                 size_t n, raid_sweep_stats *res, RaidSweepTrades *rtr)
+{
+    if (!raidMaClRangeOk(c, n))
+        return series_cpu(ctx, j, ser, c, n, res, rtr);
+    const size_t np = j->np;
+    raid_status st = RAID_OK;
+    if (*j->table && j->par)
+        st = host_table(ctx, j->spec->ma, j->periods, np, c, n, *j->table);
+    RaidBuf tab = {0};
+    int e = 0;
+    if (st == RAID_OK && j->spec->formulation == RAID_SWEEP_PREFIX) {
+        if ((st = host_other(ctx, j->spec, j->periods, np, c, n, *j->table2)) == RAID_OK)
+            st = raidSweepClTableUpload(ctx, *j->table2, np, n, &tab);
+    } else if (st == RAID_OK) {
+        st = raidMaClTable(ctx, j->spec->ma, j->periods, np, c, n, raid_ctx_precision(ctx) == RAID_PREC_F32,
+                              &tab, &e);
+        if (st == RAID_OK && j->par)
+            st = raidSweepClTableDownload(ctx, &tab, np, n, e, *j->table2);
+    }
+    if (st == RAID_OK)
+        st = raidSweepClRun(ctx, ser, &tab, np, j->fi, j->si, j->ncomb, j->o, res, j->par ? j->tr2 : rtr);
+    raidBufRelease(ctx, &tab);
+    if (st == RAID_OK && j->par &&
+        (st = raidSweepCpu(ser, *j->table, np, j->periods, j->fi, j->si, j->ncomb, j->o, j->st2, j->tr64)) != RAID_OK)
+        st = raidFail(ctx, st, "%s", raid_errmsg());
+    return st;
+}
+
+/* The backends of a series' sweep, chosen by RAID_BACKEND(sweep_backends, ctx); device: 1 where the checked
+ * path is the device's (the parity report's label, the tables it needs). */
+typedef struct sweep_backend {
+    raid_status (*series)(raid_ctx *ctx, const sweep_job *j, const RaidSweepSeries *ser, const double *c, size_t n,
+                          raid_sweep_stats *res, RaidSweepTrades *rtr);
+    int device;
+} sweep_backend;
+static const sweep_backend sweep_backends[2] = {
+    [RAID_ON_CPU] = {series_cpu, 0},
+    [RAID_ON_DEVICE] = {series_device, 1},
+};
+
 /* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
  * (the parity report), a second table of the checked path's moving averages (ctx's, the prefix trap's or the float32 direct sums')
  * and a second scan of every combination on it, compared by raidSweepParityAdd. */
@@ -367,7 +456,7 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         if (!(periods = malloc(np * sizeof *periods)))
             st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
-    const int dev = raidOnDevice(ctx);
+    const int dev = RAID_BACKEND(sweep_backends, ctx)->device;
     /* the checked path's moving averages when they are not float64's: the trap or float32 sums */
     const raid_precision prec = raid_ctx_precision(ctx);
     const int other = spec->formulation == RAID_SWEEP_PREFIX || prec == RAID_PREC_F32;
@@ -413,43 +502,9 @@ static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double 
         }
         raid_sweep_stats *res = r->st + s * r->ncomb;           /* the sweep's (checked path's) results */
         RaidSweepTrades *rtr = r->tr ? r->tr + s * r->ncomb : NULL;
-        /* a series whose prices span more than float's range (2^95) is swept on the cpu path, as on a cpu
-         * context (float64, or the f32 emulation, or the trap) */
-        const int here = dev && raidMaClRangeOk(c, n), host = !dev || !here;
-        if (host && !table && !(table = malloc(np * maxn * sizeof *table)))
-            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
-        if (st == RAID_OK && host && other && !table2 && !(table2 = malloc(np * maxn * sizeof *table2)))
-            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
-        if (st == RAID_OK && table && (host || par))
-            st = host_table(ctx, spec->ma, periods, np, c, n, table);
-        if (st == RAID_OK && host && other)
-            st = host_other(ctx, spec, periods, np, c, n, table2);
-        if (st == RAID_OK && host) { /* the cpu: the checked path's scan, then float64's for the parity */
-            const double *tc = other ? table2 : table;
-            if ((st = raidSweepCpu(&ser, tc, np, periods, fi, si, r->ncomb, &o, res, par ? tr2 : rtr)) == RAID_OK && par)
-                st = raidSweepCpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64);
-            if (st == RAID_OK && par && !other && table2) /* the parity's checked table */
-                memcpy(table2, table, np * n * sizeof *table);
-            if (st != RAID_OK)
-                st = raidFail(ctx, st, "%s", raid_errmsg());
-        } else if (st == RAID_OK) { /* a device: the moving averages, the scan and the statistics there */
-            RaidBuf tab = {0};
-            int e = 0;
-            if (spec->formulation == RAID_SWEEP_PREFIX) {
-                if ((st = host_other(ctx, spec, periods, np, c, n, table2)) == RAID_OK)
-                    st = raidSweepClTableUpload(ctx, table2, np, n, &tab);
-            } else {
-                st = raidMaClTable(ctx, spec->ma, periods, np, c, n, prec == RAID_PREC_F32,
-                                      &tab, &e);
-                if (st == RAID_OK && par)
-                    st = raidSweepClTableDownload(ctx, &tab, np, n, e, table2);
-            }
-            if (st == RAID_OK)
-                st = raidSweepClRun(ctx, &ser, &tab, np, fi, si, r->ncomb, &o, res, par ? tr2 : rtr);
-            raidBufRelease(ctx, &tab);
-            if (st == RAID_OK && par && (st = raidSweepCpu(&ser, table, np, periods, fi, si, r->ncomb, &o, st2, tr64)) != RAID_OK)
-                st = raidFail(ctx, st, "%s", raid_errmsg());
-        }
+        const sweep_job job = {spec, periods, np, maxn, fi, si, r->ncomb, &o, par != NULL, other, &table, &table2,
+                               st2, tr64, tr2};
+        st = RAID_BACKEND(sweep_backends, ctx)->series(ctx, &job, &ser, c, n, res, rtr);
         /* the parity: float64 (table, st2, tr64) against the checked path (table2 or table, res, tr2) */
         const double *tc = other || (dev && table2) ? table2 : table;
         for (size_t k = 0; par && st == RAID_OK && k < r->ncomb; k++)

@@ -108,7 +108,7 @@ raid_status raidSweepCpu(const RaidSweepSeries *s, const double *ma, size_t nper
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                            const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades);
 
-/* ---- The device sweep (sweep_cl.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep") ---- */
+/* ---- The device sweep (sweep_device.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep") ---- */
 
 /* The scan of raidSweepCpu on ctx's device, from a table resident there: tab holds nperiods rows of
  * s->n moving-average values as normalised double-floats (raidMaClTable, or

@@ -66,7 +66,7 @@ raid_status raidSweepF32Ma(raid_ma_stat ma, int64_t n, const double *x, size_t l
         free(xf), free(a), free(b);
         return raidFail(NULL, RAID_ENOMEM, "out of memory");
     }
-    /* scaled by 2^-e, the largest |x| into [1/2, 1), as the device scales (src/ta/ma_cl.c): float's range
+    /* scaled by 2^-e, the largest |x| into [1/2, 1), as the device scales (src/ta/ma_device.c): float's range
      * then holds every price; the float operations scale exactly, so the values are the device's */
     double M = 0.0;
     for (size_t t = 0; t < len; t++)

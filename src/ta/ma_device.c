@@ -9,25 +9,14 @@
  * combine and division are here, in a fixed order; the validity mask (NaN where the window is
  * incomplete) is made here from the runs by the host path's rule, so the NaN positions are the host
  * path's exactly. */
-#include "ta/ma_cl.h"
+#include "ta/ma_device.h"
 
-#include "device/device.h"
+#include "device/launch.h"
+#include "ta/ma_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct ma_dev {
-    RaidBuf x, rs, out, y, runs;
-    RaidKernel *k;
-} ma_dev;
-
-static raid_status launch1(raid_ctx *ctx, RaidKernel *k, size_t items, RaidEvent *ev)
-{
-    const size_t local = 64, global = (items + local - 1) / local * local;
-    ctx->timing.launches++;
-    return raidLaunch(ctx, k, 1, &global, &local, ev);
-}
 
 /* The staging of raidMaClCompute and raidMaClTable: x[offsets[0] .. offsets[nseg]) as double-float
  * pairs xs[2i], xs[2i+1] (NaN points (0, 0)), each series scaled by 2^-escale[s] (its largest |x| into
@@ -65,145 +54,95 @@ static size_t stage(const double *x, const int64_t *offsets, size_t nseg, float 
     return nruns;
 }
 
-raid_status raidMaClCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
-                               size_t nseg, double *out)
+/* The runs of rs[0 .. N) (stage's) long enough to seed an EMA of window n, as (first index, length) pairs
+ * into runs; their number. */
+static size_t ema_runs(const int32_t *rs, size_t N, int64_t n, int32_t *runs)
 {
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    const int64_t base = offsets[0], total = offsets[nseg] - base;
-    if (total == 0)
-        return RAID_OK;
-    if (total > RAID_MA_CL_MAX_VALUES)
-        return raidFail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
-                         (long long)total, RAID_MA_CL_MAX_VALUES);
-    const size_t N = (size_t)total;
-    const double t0 = raidNow();
-    raid_status st = RAID_OK;
-    ma_dev d = {0};
-    RaidEvent ev = {0};
-    float *xs = malloc(2 * N * sizeof *xs), *res = NULL;
-    int32_t *rs = malloc(N * sizeof *rs), *runs = NULL;
-    int *escale = malloc((nseg ? nseg : 1) * sizeof *escale);
     size_t nruns = 0;
-    if (!xs || !rs || !escale) {
-        st = raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
-        goto done;
-    }
-    nruns = stage(x, offsets, nseg, xs, rs, escale);
-    const int ni = (int)n;
-    const int64_t warm = raid_ma_warmup(stat, n); /* a point is computed when its run has warm + 1 values */
-    if (stat == RAID_MA_EMA) { /* the runs long enough to seed */
-        runs = malloc(2 * (nruns ? nruns : 1) * sizeof *runs);
-        if (!runs) {
-            st = raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
-            goto done;
+    for (size_t i = 0; i < N;) {
+        if (rs[i] < 0) {
+            i++;
+            continue;
         }
-        nruns = 0;
-        for (size_t i = 0; i < N;) {
-            if (rs[i] < 0) {
-                i++;
-                continue;
-            }
-            size_t e = i;
-            while (e < N && rs[e] == (int32_t)i)
-                e++;
-            if ((int64_t)(e - i) >= n) {
-                runs[2 * nruns] = (int32_t)i;
-                runs[2 * nruns + 1] = (int32_t)(e - i);
-                nruns++;
-            }
-            i = e;
+        size_t e = i;
+        while (e < N && rs[e] == (int32_t)i)
+            e++;
+        if ((int64_t)(e - i) >= n) {
+            runs[2 * nruns] = (int32_t)i;
+            runs[2 * nruns + 1] = (int32_t)(e - i);
+            nruns++;
         }
+        i = e;
     }
-    const int width = stat == RAID_MA_EMA ? 2 : 3; /* floats per output point */
-    res = malloc(width * N * sizeof *res);
-    if (!res) {
-        st = raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)");
-        goto done;
-    }
-    ctx->timing.convert_s = raidNow() - t0;
-    if ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * N, &d.x)) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_INT, N, &d.rs)) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_FLOAT, width * N, &d.out)) != RAID_OK)
-        goto done;
-    if ((st = raidBufUpload(ctx, &d.x, 0, 2 * N, xs, 1, &ev)) != RAID_OK)
-        goto done;
-    if ((st = raidEventFinish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
-        goto done;
-    if ((st = raidBufUpload(ctx, &d.rs, 0, N, rs, 1, &ev)) != RAID_OK)
-        goto done;
-    if ((st = raidEventFinish(ctx, &ev, &ctx->timing.upload_s)) != RAID_OK)
-        goto done;
-    ctx->timing.bytes_in = 2 * N * sizeof(float) + N * sizeof(int32_t);
+    return nruns;
+}
 
-    if (stat == RAID_MA_EMA) {
-        if (nruns) {
-            const double alpha = 2.0 / ((double)n + 1.0), beta = 1.0 - alpha; /* the host path's two factors */
-            float ah, al, bh, bl;
-            raidDfSplit(alpha, &ah, &al);
-            raidDfSplit(beta, &bh, &bl);
-            if ((st = raidBufAcquire(ctx, RAID_DT_INT, 2 * nruns, &d.runs)) != RAID_OK ||
-                (st = raidBufUpload(ctx, &d.runs, 0, 2 * nruns, runs, 1, NULL)) != RAID_OK ||
-                (st = raidKernelGet(ctx, "ta_ma.cl", "ta_ema", raidTuneBuildOptions(ctx), &d.k)) != RAID_OK)
-                goto done;
-            unsigned a = 0;
-            if ((st = raidArgBuf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raidArgBuf(ctx, d.k, a++, &d.runs)) != RAID_OK ||
-                (st = raidArgBuf(ctx, d.k, a++, &d.out)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, 0)) != RAID_OK ||
-                (st = raidArgInt(ctx, d.k, a++, (int32_t)nruns)) != RAID_OK ||
-                (st = raidArgInt(ctx, d.k, a++, ni)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, ah)) != RAID_OK ||
-                (st = raidArgFloat(ctx, d.k, a++, al)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, bh)) != RAID_OK ||
-                (st = raidArgFloat(ctx, d.k, a++, bl)) != RAID_OK || (st = launch1(ctx, d.k, nruns, &ev)) != RAID_OK)
-                goto done;
-            if ((st = raidEventFinish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
-                goto done;
-        }
-    } else {
-        int wn = ni, minlen = (int)warm + 1, kstat = (int)stat;
-        const RaidBuf *in = &d.x;
-        if (stat == RAID_MA_MEAN)
-            kstat = RAID_MA_SUM;
-        if (stat == RAID_MA_HMA) { /* the inner series y = 2 WMA(m) - WMA(n), resident */
-            const int m = ni / 2;
-            const double dn = (double)n * (double)(n + 1) / 2.0, dm = (double)m * (double)(m + 1) / 2.0;
-            float dnh, dnl, dmh, dml;
-            raidDfSplit(dn, &dnh, &dnl); /* exact: n (n + 1) / 2 < 2^48 */
-            raidDfSplit(dm, &dmh, &dml);
-            if ((st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * N, &d.y)) != RAID_OK ||
-                (st = raidKernelGet(ctx, "ta_ma.cl", "ta_hma_inner", raidTuneBuildOptions(ctx), &d.k)) != RAID_OK)
-                goto done;
-            unsigned a = 0;
-            if ((st = raidArgBuf(ctx, d.k, a++, &d.x)) != RAID_OK || (st = raidArgBuf(ctx, d.k, a++, &d.rs)) != RAID_OK ||
-                (st = raidArgBuf(ctx, d.k, a++, &d.y)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, (int32_t)N)) != RAID_OK ||
-                (st = raidArgInt(ctx, d.k, a++, ni)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, m)) != RAID_OK ||
-                (st = raidArgFloat(ctx, d.k, a++, dnh)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, dnl)) != RAID_OK ||
-                (st = raidArgFloat(ctx, d.k, a++, dmh)) != RAID_OK || (st = raidArgFloat(ctx, d.k, a++, dml)) != RAID_OK ||
-                (st = launch1(ctx, d.k, N, &ev)) != RAID_OK)
-                goto done;
-            if ((st = raidEventFinish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
-                goto done;
-            raidKernelPut(ctx, d.k);
-            d.k = NULL;
-            wn = (int)(warm - n + 2); /* trunc(sqrt(n)) */
-            kstat = RAID_MA_WMA;
-            in = &d.y;
-        }
-        if (!(stat == RAID_MA_VAR && n < 2)) {
-            if ((st = raidKernelGet(ctx, "ta_ma.cl", "ta_window", raidTuneBuildOptions(ctx), &d.k)) != RAID_OK)
-                goto done;
-            unsigned a = 0;
-            if ((st = raidArgBuf(ctx, d.k, a++, in)) != RAID_OK || (st = raidArgBuf(ctx, d.k, a++, &d.rs)) != RAID_OK ||
-                (st = raidArgBuf(ctx, d.k, a++, &d.out)) != RAID_OK ||
-                (st = raidArgInt(ctx, d.k, a++, (int32_t)N)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, wn)) != RAID_OK ||
-                (st = raidArgInt(ctx, d.k, a++, minlen)) != RAID_OK || (st = raidArgInt(ctx, d.k, a++, kstat)) != RAID_OK ||
-                (st = launch1(ctx, d.k, N, &ev)) != RAID_OK)
-                goto done;
-            if ((st = raidEventFinish(ctx, &ev, &ctx->timing.kernel_s)) != RAID_OK)
-                goto done;
-        }
-    }
-    if ((st = raidBufDownload(ctx, &d.out, 0, width * N, res, 1, NULL)) != RAID_OK)
-        goto done;
+/* The device's buffers of one raidMaClCompute: the staged pairs, the runs' starts, the window sums, the
+ * HMA's inner series and the EMA's runs. */
+typedef struct ma_bufs {
+    RaidBuf x, rs, out, y, runs;
+} ma_bufs;
 
-    /* the combine, in float64, and the mask: point i is a number when its run holds warm + 1 values up to i */
+/* The EMA: one work-item per run of at least n values (the host path's two factors as double-floats). */
+static void launch_ema(RaidLaunch *L, raid_ctx *ctx, ma_bufs *d, const int32_t *runs, size_t nruns, int ni)
+{
+    const double alpha = 2.0 / ((double)ni + 1.0), beta = 1.0 - alpha;
+    float ah, al, bh, bl;
+    raidDfSplit(alpha, &ah, &al);
+    raidDfSplit(beta, &bh, &bl);
+    raidLaunchKernel(L, ctx, "ta_ma.cl", "ta_ema", raidTuneBuildOptions(ctx));
+    RAID_LAUNCH_CALL(L, raidBufAcquire(ctx, RAID_DT_INT, 2 * nruns, &d->runs));
+    RAID_LAUNCH_CALL(L, raidBufUpload(ctx, &d->runs, 0, 2 * nruns, runs, 1, NULL));
+    raidLaunchSize(L, nruns, 64);
+    RAID_LAUNCH_ARGS(L, 0, RAID_ARG_BUF(&d->x), RAID_ARG_BUF(&d->runs), RAID_ARG_BUF(&d->out), RAID_ARG_I32(0),
+                     RAID_ARG_I32(nruns), RAID_ARG_I32(ni), RAID_ARG_F32(ah), RAID_ARG_F32(al), RAID_ARG_F32(bh),
+                     RAID_ARG_F32(bl));
+    raidLaunchRun(L, &ctx->timing.kernel_s);
+}
+
+/* The window statistics: one work-item per point; the HMA first forms its inner series y = 2 WMA(m) - WMA(n)
+ * on the device (resident), then the outer WMA of window trunc(sqrt(n)) reads it. */
+static raid_status launch_window(raid_ctx *ctx, ma_bufs *d, raid_ma_stat stat, int ni, size_t N, int64_t warm)
+{
+    int wn = ni, minlen = (int)warm + 1, kstat = stat == RAID_MA_MEAN ? RAID_MA_SUM : (int)stat;
+    const RaidBuf *in = &d->x;
+    RaidLaunch L;
+    if (stat == RAID_MA_HMA) {
+        const int m = ni / 2;
+        const double dn = (double)ni * (double)(ni + 1) / 2.0, dm = (double)m * (double)(m + 1) / 2.0;
+        float dnh, dnl, dmh, dml;
+        raidDfSplit(dn, &dnh, &dnl); /* exact: n (n + 1) / 2 < 2^48 */
+        raidDfSplit(dm, &dmh, &dml);
+        raidLaunchKernel(&L, ctx, "ta_ma.cl", "ta_hma_inner", raidTuneBuildOptions(ctx));
+        RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * N, &d->y));
+        raidLaunchSize(&L, N, 64);
+        RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&d->x), RAID_ARG_BUF(&d->rs), RAID_ARG_BUF(&d->y), RAID_ARG_I32(N),
+                         RAID_ARG_I32(ni), RAID_ARG_I32(m), RAID_ARG_F32(dnh), RAID_ARG_F32(dnl), RAID_ARG_F32(dmh),
+                         RAID_ARG_F32(dml));
+        raidLaunchRun(&L, &ctx->timing.kernel_s);
+        const raid_status st = raidLaunchEnd(&L);
+        if (st != RAID_OK)
+            return st;
+        wn = (int)(warm - ni + 2); /* trunc(sqrt(n)) */
+        kstat = RAID_MA_WMA;
+        in = &d->y;
+    }
+    if (stat == RAID_MA_VAR && ni < 2)
+        return RAID_OK; /* every value NaN */
+    raidLaunchKernel(&L, ctx, "ta_ma.cl", "ta_window", raidTuneBuildOptions(ctx));
+    raidLaunchSize(&L, N, 64);
+    RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(in), RAID_ARG_BUF(&d->rs), RAID_ARG_BUF(&d->out), RAID_ARG_I32(N),
+                     RAID_ARG_I32(wn), RAID_ARG_I32(minlen), RAID_ARG_I32(kstat));
+    raidLaunchRun(&L, &ctx->timing.kernel_s);
+    return raidLaunchEnd(&L);
+}
+
+/* The combine, in float64, and the mask: point i is a number when its run holds warm + 1 values up to i; the
+ * window sums res (width floats a point) divided in a fixed order and scaled back by the series' 2^escale. */
+static void combine(raid_ma_stat stat, int64_t n, const int64_t *offsets, size_t nseg, const int32_t *rs,
+                    const float *res, int width, const int *escale, double *out)
+{
+    const int64_t base = offsets[0], warm = raid_ma_warmup(stat, n);
     double div = 1.0;
     if (stat == RAID_MA_MEAN)
         div = (double)n;
@@ -229,9 +168,61 @@ raid_status raidMaClCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const d
             }
             out[g] = v;
         }
-done:
+}
+
+/* raid_ma_compute on the device (arguments validated, n <= RAID_MA_CL_MAX_WINDOW, every series within
+ * RAID_MA_CL_MAX_RANGE). */
+static raid_status compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                           size_t nseg, double *out)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    const int64_t total = offsets[nseg] - offsets[0];
+    if (total == 0)
+        return RAID_OK;
+    if (total > RAID_MA_CL_MAX_VALUES)
+        return raidFail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
+                         (long long)total, RAID_MA_CL_MAX_VALUES);
+    const size_t N = (size_t)total;
+    const int width = stat == RAID_MA_EMA ? 2 : 3; /* floats per output point */
+    const double t0 = raidNow();
+    ma_bufs d = {0};
+    RaidLaunch L; /* the transfers' steps; the kernels' plans are launch_ema's and launch_window's */
+    raidLaunchUse(&L, ctx, NULL);
+    float *xs = malloc(2 * N * sizeof *xs), *res = malloc(width * N * sizeof *res);
+    int32_t *rs = malloc(N * sizeof *rs), *runs = NULL;
+    int *escale = malloc((nseg ? nseg : 1) * sizeof *escale);
+    if (!xs || !rs || !escale || !res)
+        raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)"));
+    size_t nruns = L.st == RAID_OK ? stage(x, offsets, nseg, xs, rs, escale) : 0;
+    if (L.st == RAID_OK && stat == RAID_MA_EMA) { /* the runs long enough to seed */
+        if (!(runs = malloc(2 * (nruns ? nruns : 1) * sizeof *runs)))
+            raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "out of memory (moving average on a device)"));
+        else
+            nruns = ema_runs(rs, N, n, runs);
+    }
+    if (L.st == RAID_OK)
+        ctx->timing.convert_s = raidNow() - t0;
+    RaidEvent ev = {0};
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * N, &d.x));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_INT, N, &d.rs));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, width * N, &d.out));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d.x, 0, 2 * N, xs, 1, &ev));
+    RAID_LAUNCH_CALL(&L, raidEventFinish(ctx, &ev, &ctx->timing.upload_s));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d.rs, 0, N, rs, 1, &ev));
+    RAID_LAUNCH_CALL(&L, raidEventFinish(ctx, &ev, &ctx->timing.upload_s));
     raidEventRelease(&ev);
-    raidKernelPut(ctx, d.k);
+    if (L.st == RAID_OK)
+        ctx->timing.bytes_in = 2 * N * sizeof(float) + N * sizeof(int32_t);
+    if (L.st == RAID_OK && stat == RAID_MA_EMA && nruns) {
+        RaidLaunch E;
+        launch_ema(&E, ctx, &d, runs, nruns, (int)n);
+        raidLaunchFail(&L, raidLaunchEnd(&E));
+    } else if (L.st == RAID_OK && stat != RAID_MA_EMA) {
+        raidLaunchFail(&L, launch_window(ctx, &d, stat, (int)n, N, raid_ma_warmup(stat, n)));
+    }
+    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &d.out, 0, width * N, res, 1, NULL));
+    if (L.st == RAID_OK)
+        combine(stat, n, offsets, nseg, rs, res, width, escale, out);
     raidBufRelease(ctx, &d.x);
     raidBufRelease(ctx, &d.rs);
     raidBufRelease(ctx, &d.out);
@@ -242,6 +233,22 @@ done:
     free(runs);
     free(res);
     free(escale);
+    return raidLaunchEnd(&L);
+}
+
+raid_status raidMaDeviceCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                                  size_t nseg, double *out)
+{
+    /* Inputs the device refuses go to the cpu path, as on a cpu context: a window beyond float32's exact
+     * weights, or a series spanning more than float's range. */
+    int here = n <= RAID_MA_CL_MAX_WINDOW;
+    for (size_t s = 0; s < nseg && here; s++)
+        here = raidMaClRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
+    if (!here)
+        return raidMaCpuCompute(ctx, stat, n, x, offsets, nseg, out);
+    const raid_status st = compute(ctx, stat, n, x, offsets, nseg, out);
+    if (st == RAID_OK)
+        raidProgress(ctx, nseg, nseg, "series"); /* one pass of every series */
     return st;
 }
 
@@ -258,22 +265,21 @@ int raidMaClRangeOk(const double *x, size_t len)
     return M == 0.0 || m >= ldexp(M, -RAID_MA_CL_MAX_RANGE);
 }
 
-/* One launch of the sweep table's kernels: the arguments after the buffers (ints, then floats). */
+/* One launch of the sweep table's kernels, queued: the three buffers, then ni ints and nf floats. */
 static raid_status row_launch(raid_ctx *ctx, RaidKernel *k, const RaidBuf *in, const RaidBuf *rs, const RaidBuf *out,
                               const int32_t *iv, int ni, const float *fv, int nf, size_t items)
 {
-    unsigned a = 0;
-    raid_status st;
-    if ((st = raidArgBuf(ctx, k, a++, in)) != RAID_OK || (st = raidArgBuf(ctx, k, a++, rs)) != RAID_OK ||
-        (st = raidArgBuf(ctx, k, a++, out)) != RAID_OK)
-        return st;
+    RaidArg args[3 + 5 + 4] = {RAID_ARG_BUF(in), RAID_ARG_BUF(rs), RAID_ARG_BUF(out)};
     for (int i = 0; i < ni; i++)
-        if ((st = raidArgInt(ctx, k, a++, iv[i])) != RAID_OK)
-            return st;
+        args[3 + i] = RAID_ARG_I32(iv[i]);
     for (int i = 0; i < nf; i++)
-        if ((st = raidArgFloat(ctx, k, a++, fv[i])) != RAID_OK)
-            return st;
-    return launch1(ctx, k, items, NULL);
+        args[3 + ni + i] = RAID_ARG_F32(fv[i]);
+    RaidLaunch L;
+    raidLaunchUse(&L, ctx, k);
+    raidLaunchSize(&L, items, 64);
+    raidLaunchArgs(&L, 0, args, (size_t)(3 + ni + nf));
+    raidLaunchGo(&L, NULL);
+    return raidLaunchEnd(&L);
 }
 
 raid_status raidMaClTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,

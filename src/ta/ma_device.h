@@ -1,6 +1,6 @@
-/* The device path of raid_ma_compute (src/ta/ma_cl.c, kernels/ta_ma.cl). Never installed. */
-#ifndef RAID_TA_MA_CL_H
-#define RAID_TA_MA_CL_H
+/* The device path of raid_ma_compute (src/ta/ma_device.c, kernels/ta_ma.cl). Never installed. */
+#ifndef RAID_TA_MA_DEVICE_H
+#define RAID_TA_MA_DEVICE_H
 
 #include "core/internal.h"
 #include "device/device.h"
@@ -22,12 +22,14 @@
 /* 1 when x[0..len) (NaN ignored) is within RAID_MA_CL_MAX_RANGE. */
 int raidMaClRangeOk(const double *x, size_t len);
 
-/* raid_ma_compute on ctx's device, arguments already validated by it (stat, n <= RAID_MA_CL_MAX_WINDOW,
- * offsets, values). Same outputs and NAN positions as the host path, values within the bound of docs/ta.md
- * ("The device path and its bound"). Errors: RAID_EUNSUPPORTED (more than RAID_MA_CL_MAX_VALUES values), RAID_ENOMEM,
- * the device layer's (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD, ...); message on ctx. */
-raid_status raidMaClCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
-                               size_t nseg, double *out);
+/* raid_ma_compute's device entry (raidMaBackends, ma.c), arguments already validated by it (stat, n,
+ * offsets, values): a window beyond RAID_MA_CL_MAX_WINDOW or a series beyond RAID_MA_CL_MAX_RANGE goes to
+ * the cpu path (raidMaCpuCompute) for the whole call. Same outputs and NAN positions as the host path,
+ * values within the bound of docs/ta.md ("The device path and its bound"). Errors: RAID_EUNSUPPORTED (more
+ * than RAID_MA_CL_MAX_VALUES values), RAID_ENOMEM, the device layer's (RAID_EDEVMEM, RAID_EDEVICE,
+ * RAID_EBUILD, ...); message on ctx. */
+raid_status raidMaDeviceCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
+                                  size_t nseg, double *out);
 
 /* The sweep's table on ctx's device (docs/ta_sweep.md "The device sweep"): for each period periods[p]
  * (p < np), the moving average stat (RAID_MA_MEAN, WMA, HMA or EMA; HMA periods >= 2) of the finite

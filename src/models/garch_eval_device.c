@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/device.h"
+#include "device/launch.h"
 
 /* Per point: double-float parameters and results (kernels/garch.cl's GM_NPAR, GM_NOUT and slots) */
 #define GM_NPAR 16
@@ -56,7 +56,7 @@ static void split(double x, float *hi, float *lo)
     if (!isfinite(*hi)) *lo = 0.0f;
 }
 
-raid_status raidGarchEvalClCreate(RaidGarchEval *ev)
+raid_status raidGarchEvalDeviceCreate(RaidGarchEval *ev)
 {
     raid_ctx *ctx = ev->ctx;
     gm_state *g = calloc(1, sizeof *g);
@@ -257,33 +257,16 @@ static int point_combine(const RaidGarchLikSpec *spec, const RaidGarchLikLayout 
 /* What becomes of a point (in sorted order). */
 enum { PT_DEVICE = 0, PT_INVALID = 1, PT_HOST = 2 };
 
-raid_status raidGarchEvalClRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
-                                   double *nll, double *grad)
+/* Per point, in sorted order (order: a stable counting sort of the points by series, so that neighbouring
+ * work-items read the same returns): what becomes of it (what), the kernel's inputs (par, cst) and its span
+ * of returns (span; 0 returns for a point not sent). count: nseries + 1 entries of scratch. */
+static void prepare_points(const RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
+                           size_t *order, size_t *count, unsigned char *what, float *par, uint32_t *span, double *cst)
 {
-    raid_ctx *ctx = ev->ctx;
-    gm_state *g = ev->cl;
+    const gm_state *g = ev->cl;
     const RaidGarchLikSpec *spec = &ev->spec;
     const RaidGarchLikLayout l = raidGarchLikLayoutOf(spec);
     const size_t k = ev->k;
-    raid_status st = RAID_OK;
-    size_t *order = malloc((npts + ev->nseries + 1) * sizeof *order);
-    size_t *count = order ? order + npts : NULL;
-    unsigned char *what = malloc(npts);
-    double *cst = malloc(2 * npts * sizeof *cst);
-    float *par = NULL, *out = NULL;
-    uint32_t *span = NULL;
-    RaidBuf bspan = {NULL, 0, RAID_DT_UINT}, bpar = {NULL, 0, RAID_DT_FLOAT}, bout = {NULL, 0, RAID_DT_FLOAT};
-    if (!order || !what || !cst) {
-        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator, %zu points)", npts);
-        goto done;
-    }
-    if (npts > UINT32_MAX) {
-        st = raidFail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 points in one call");
-        goto done;
-    }
-    double t0 = raidNow();
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    /* stable counting sort of the points by series: neighbouring work-items read the same returns */
     memset(count, 0, (ev->nseries + 1) * sizeof *count);
     for (size_t p = 0; p < npts; p++) {
         assert(series[p] < ev->nseries);
@@ -291,12 +274,6 @@ raid_status raidGarchEvalClRun(RaidGarchEval *ev, size_t npts, const size_t *ser
     }
     for (size_t i = 0; i < ev->nseries; i++) count[i + 1] += count[i];
     for (size_t p = 0; p < npts; p++) order[count[series[p]]++] = p;
-
-    st = raidHostAcquire(ctx, npts * (2 * GM_NPAR + 2 + GM_NOUT) * sizeof(float), (void **)&par);
-    if (st != RAID_OK) goto done;
-    span = (uint32_t *)(par + npts * 2 * GM_NPAR);
-    out = (float *)(span + 2 * npts);
-    /* per point, in sorted order: the kernel's inputs, or a span of 0 returns for a point not sent */
     const long long n = (long long)npts;
 #pragma omp parallel for schedule(static)
     for (long long qq = 0; qq < n; qq++) {
@@ -315,33 +292,75 @@ raid_status raidGarchEvalClRun(RaidGarchEval *ev, size_t npts, const size_t *ser
             span[2 * q + 1] = (uint32_t)ev->T[i];
         }
     }
-    ctx->timing.convert_s += raidNow() - t0;
+}
 
-    st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * npts, &bspan);
-    if (st == RAID_OK) st = raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * GM_NPAR * npts, &bpar);
-    if (st == RAID_OK) st = raidBufAcquire(ctx, RAID_DT_FLOAT, GM_NOUT * npts, &bout);
-    if (st == RAID_OK) st = raidBufUpload(ctx, &bspan, 0, 2 * npts, span, 0, NULL);
-    if (st == RAID_OK) st = raidBufUpload(ctx, &bpar, 0, 2 * GM_NPAR * npts, par, 0, NULL);
-    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 0, &g->r);
-    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 1, &bspan);
-    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 2, &bpar);
-    if (st == RAID_OK) st = raidArgBuf(ctx, g->kern, 3, &bout);
-    if (st == RAID_OK) st = raidArgUint(ctx, g->kern, 4, (uint32_t)npts);
+/* One launch over the npts points: spans and parameters uploaded (not waiting: the caller drains after a
+ * failure before their staging goes back), the kernel, its results read back into out. */
+static raid_status launch_points(raid_ctx *ctx, gm_state *g, size_t npts, const uint32_t *span, const float *par,
+                                 float *out)
+{
+    RaidBuf bspan = {NULL, 0, RAID_DT_UINT}, bpar = {NULL, 0, RAID_DT_FLOAT}, bout = {NULL, 0, RAID_DT_FLOAT};
     RaidEvent ev_k = {NULL};
-    const size_t local = GM_WG, global = (npts + GM_WG - 1) / GM_WG * GM_WG;
-    if (st == RAID_OK) st = raidLaunch(ctx, g->kern, 1, &global, &local, &ev_k);
-    if (st == RAID_OK) st = raidBufDownload(ctx, &bout, 0, GM_NOUT * npts, out, 1, NULL);
-    if (st == RAID_OK) {
+    RaidLaunch L;
+    raidLaunchUse(&L, ctx, g->kern);
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * npts, &bspan));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * GM_NPAR * npts, &bpar));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, GM_NOUT * npts, &bout));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &bspan, 0, 2 * npts, span, 0, NULL));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &bpar, 0, 2 * GM_NPAR * npts, par, 0, NULL));
+    raidLaunchSize(&L, npts, GM_WG);
+    RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&g->r), RAID_ARG_BUF(&bspan), RAID_ARG_BUF(&bpar), RAID_ARG_BUF(&bout),
+                     RAID_ARG_U32(npts));
+    raidLaunchGo(&L, &ev_k);
+    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &bout, 0, GM_NOUT * npts, out, 1, NULL));
+    if (L.st == RAID_OK) {
         ctx->timing.kernel_s += raidEventSeconds(&ev_k);
-        ctx->timing.launches++;
         ctx->timing.bytes_in += npts * (2 * GM_NPAR + 2) * sizeof(float);
     }
     raidEventRelease(&ev_k);
+    if (L.st != RAID_OK) raidDevDrain(ctx); /* before the buffers go back to the pool */
+    raidBufRelease(ctx, &bspan);
+    raidBufRelease(ctx, &bpar);
+    raidBufRelease(ctx, &bout);
+    return raidLaunchEnd(&L);
+}
+
+raid_status raidGarchEvalDeviceRun(RaidGarchEval *ev, size_t npts, const size_t *series, const double *theta,
+                                     double *nll, double *grad)
+{
+    raid_ctx *ctx = ev->ctx;
+    gm_state *g = ev->cl;
+    const RaidGarchLikSpec *spec = &ev->spec;
+    const RaidGarchLikLayout l = raidGarchLikLayoutOf(spec);
+    const size_t k = ev->k;
+    raid_status st = RAID_OK;
+    size_t *order = malloc((npts + ev->nseries + 1) * sizeof *order);
+    unsigned char *what = malloc(npts);
+    double *cst = malloc(2 * npts * sizeof *cst);
+    float *par = NULL, *out = NULL;
+    uint32_t *span = NULL;
+    if (!order || !what || !cst) {
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory (GARCH evaluator, %zu points)", npts);
+        goto done;
+    }
+    if (npts > UINT32_MAX) {
+        st = raidFail(ctx, RAID_EUNSUPPORTED, "GARCH on a device: more than 2^32 points in one call");
+        goto done;
+    }
+    double t0 = raidNow();
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    st = raidHostAcquire(ctx, npts * (2 * GM_NPAR + 2 + GM_NOUT) * sizeof(float), (void **)&par);
     if (st != RAID_OK) goto done;
+    span = (uint32_t *)(par + npts * 2 * GM_NPAR);
+    out = (float *)(span + 2 * npts);
+    prepare_points(ev, npts, series, theta, order, order + npts, what, par, span, cst);
+    ctx->timing.convert_s += raidNow() - t0;
+    if ((st = launch_points(ctx, g, npts, span, par, out)) != RAID_OK) goto done;
 
     /* combine in float64; the points left to the cpu path (raidGarchLikNll) */
     t0 = raidNow();
     unsigned long long nhost = 0;
+    const long long n = (long long)npts;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : nhost)
     for (long long qq = 0; qq < n; qq++) {
         const size_t q = (size_t)qq, p = order[q], i = series[p];
@@ -363,12 +382,8 @@ raid_status raidGarchEvalClRun(RaidGarchEval *ev, size_t npts, const size_t *ser
     ctx->timing.host_segments += nhost;
     ctx->timing.convert_s += raidNow() - t0;
 done:
-    /* span and par are uploaded without waiting: after a failure behind them, they may still be read when
-     * their staging goes back (or, where the staging is ordinary memory, is freed) */
-    if (st != RAID_OK) raidDevDrain(ctx);
-    raidBufRelease(ctx, &bspan);
-    raidBufRelease(ctx, &bpar);
-    raidBufRelease(ctx, &bout);
+    /* span and par were uploaded without waiting: launch_points drained the queue after a failure behind
+     * them, before their staging goes back (or, where the staging is ordinary memory, is freed) */
     if (par) raidHostRelease(ctx, par);
     free(order);
     free(what);
@@ -376,7 +391,7 @@ done:
     return st;
 }
 
-void raidGarchEvalClDestroy(RaidGarchEval *ev)
+void raidGarchEvalDeviceDestroy(RaidGarchEval *ev)
 {
     gm_state *g = ev->cl;
     if (!g) return;
