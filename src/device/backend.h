@@ -41,7 +41,6 @@ typedef struct RaidDevOps {
     raid_status (*arg_int)(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v);
     raid_status (*arg_uint)(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v);
     raid_status (*arg_long)(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v);
-    raid_status (*arg_local)(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes);
     raid_status (*launch)(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                           RaidEvent *ev);
     size_t (*kernel_build_log)(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len);

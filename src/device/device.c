@@ -75,10 +75,6 @@ raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { re
 raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return OPS(ctx)->arg_int(ctx, k, i, v); }
 raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return OPS(ctx)->arg_uint(ctx, k, i, v); }
 raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return OPS(ctx)->arg_long(ctx, k, i, v); }
-raid_status raidArgLocal(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes)
-{
-    return OPS(ctx)->arg_local(ctx, k, i, bytes);
-}
 raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                        RaidEvent *ev)
 {

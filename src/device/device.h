@@ -155,7 +155,6 @@ raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v);
 raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v);
 raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v);
 raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v);
-raid_status raidArgLocal(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes); /* local memory */
 
 /* Launch k over `global` work-items in `dims` (1..3) dimensions in work-groups of `local` (NULL: the
  * backend's choice). ev may be NULL. */

@@ -352,9 +352,7 @@ struct RaidKernel {
     /* arguments set by index (raidArg*), passed to cuLaunchKernel: each value in its 8-byte slot */
     unsigned nargs;     /* highest index set + 1 */
     uint32_t set;       /* bit i: argument i set */
-    uint32_t local;     /* bit i: argument i is local memory of local_bytes[i] */
     uint64_t val[MAX_ARGS];
-    size_t local_bytes[MAX_ARGS];
     char name[64];
 };
 
@@ -932,7 +930,7 @@ static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
 
 /* ---- arguments and launches ---- */
 
-static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, const void *v, size_t size, size_t local)
+static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, const void *v, size_t size)
 {
     if (i >= MAX_ARGS)
         return raidFail(ctx, RAID_EDEVICE, "kernel %s: argument index %u exceeds the CUDA backend's %d", k->name, i,
@@ -941,12 +939,6 @@ static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, const void 
     if (v)
         memcpy(&k->val[i], v, size);
     k->set |= 1u << i;
-    if (local) {
-        k->local |= 1u << i;
-        k->local_bytes[i] = local;
-    } else {
-        k->local &= ~(1u << i);
-    }
     if (i + 1 > k->nargs)
         k->nargs = i + 1;
     return RAID_OK;
@@ -955,19 +947,12 @@ static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, const void 
 static raid_status arg_buf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
 {
     const CUdeviceptr p = (CUdeviceptr)(uintptr_t)b->h;
-    return set_arg(ctx, k, i, &p, sizeof p, 0);
+    return set_arg(ctx, k, i, &p, sizeof p);
 }
-static raid_status arg_float(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, &v, sizeof v, 0); }
-static raid_status arg_int(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, &v, sizeof v, 0); }
-static raid_status arg_uint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, &v, sizeof v, 0); }
-static raid_status arg_long(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, &v, sizeof v, 0); }
-/* Local memory: dynamic shared memory of the launch, the local arguments laid out in index order, each at
- * a 16-byte boundary; the kernel receives the argument's byte offset into it as an 8-byte integer
- * (kernels/raid_compat.h's CUDA spelling of a local parameter). */
-static raid_status arg_local(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes)
-{
-    return set_arg(ctx, k, i, NULL, 0, bytes ? bytes : 1);
-}
+static raid_status arg_float(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, &v, sizeof v); }
+static raid_status arg_int(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, &v, sizeof v); }
+static raid_status arg_uint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, &v, sizeof v); }
+static raid_status arg_long(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, &v, sizeof v); }
 
 /* Record the start of a command with an event (ev may be NULL): *ce the pair, its start recorded. */
 static raid_status event_begin(raid_ctx *ctx, RaidEvent *ev, cu_event **ce)
@@ -1058,18 +1043,8 @@ static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const siz
         return raidFail(ctx, RAID_EDEVICE, "cuLaunchKernel of %s: an argument below index %u is not set", k->name,
                         k->nargs);
     void *params[MAX_ARGS];
-    size_t shared = 0;
-    for (unsigned i = 0; i < k->nargs; i++) {
-        if (k->local & (1u << i)) {
-            shared = (shared + 15) & ~(size_t)15;
-            k->val[i] = shared;
-            shared += k->local_bytes[i];
-        }
+    for (unsigned i = 0; i < k->nargs; i++)
         params[i] = &k->val[i];
-    }
-    if (shared > d->local_mem)
-        return raidFail(ctx, RAID_EDEVMEM, "cuLaunchKernel of %s: %zu bytes of local memory exceed the device's %llu",
-                        k->name, shared, (unsigned long long)d->local_mem);
     raid_status s = cur(ctx);
     cu_event *ce = NULL;
     if (s == RAID_OK)
@@ -1080,7 +1055,7 @@ static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const siz
                            ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                            : cu.LaunchKernel(k->fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
                                              (unsigned)block[0], (unsigned)block[1], (unsigned)block[2],
-                                             (unsigned)shared, d->stream, k->nargs ? params : NULL, NULL);
+                                             0, d->stream, k->nargs ? params : NULL, NULL);
     return event_end(ctx, ev, ce, e, "cuLaunchKernel");
 }
 
@@ -1345,7 +1320,7 @@ static const RaidDevOps cuda_ops = {
     .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .host_acquire = host_acquire,
     .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
     .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
-    .arg_uint = arg_uint, .arg_long = arg_long, .arg_local = arg_local, .launch = launch,
+    .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
     .kernel_build_log = kernel_build_log, .cache_get_stats = cache_get_stats,
     .cache_set_capacity = cache_set_capacity, .get_usage = dev_get_usage, .event_wait = event_wait,
     .event_seconds = event_seconds, .event_release = event_release,

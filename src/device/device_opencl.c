@@ -563,7 +563,6 @@ static raid_status arg_float(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) 
 static raid_status arg_int(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
 static raid_status arg_uint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
 static raid_status arg_long(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-static raid_status arg_local(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t bytes) { return set_arg(ctx, k, i, bytes, NULL); }
 
 static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                         RaidEvent *ev)
@@ -809,7 +808,7 @@ static const RaidDevOps opencl_ops = {
     .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .host_acquire = host_acquire,
     .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
     .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
-    .arg_uint = arg_uint, .arg_long = arg_long, .arg_local = arg_local, .launch = launch,
+    .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
     .kernel_build_log = kernel_build_log, .cache_get_stats = cache_get_stats,
     .cache_set_capacity = cache_set_capacity, .get_usage = dev_get_usage, .event_wait = event_wait,
     .event_seconds = event_seconds, .event_release = event_release,
