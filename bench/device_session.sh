@@ -3,10 +3,10 @@
 # device under test, then the benchmarks of bench/RESULTS.md. Every step has its own time limit and writes
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
-#   steps: tests (whole suite), regress-tests (test_ols, test_regress), realized, realized1e9, realized1e9-f32,
-#   peers, regress, garch, sweep, groupby, realized-e2e, realized-variants, regress-e2e; default: tests realized realized1e9 peers regress
-#   peers, regress, garch, sweep, groupby, csv; default: tests realized realized1e9 peers regress
-#   peers, regress, garch, sweep, select; default: tests realized realized1e9 peers regress
+#   steps: tests (whole suite), cuda (the whole suite on CUDA and on OpenCL), backends (every device benchmark
+#   on CUDA and on OpenCL, the realized reference kernels), regress-tests (test_ols, test_regress), realized,
+#   realized1e9, realized1e9-f32, realized-e2e, realized-variants, regress-e2e, peers, regress, garch, sweep,
+#   groupby, select, csv; default: tests realized realized1e9 peers regress
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
 #   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
 #   cuda (the whole ctest suite with RAID_TEST_DEVICE=cuda, then =opencl; only the failures' tails are kept)
@@ -52,6 +52,26 @@ for s in $steps; do
       done
     done
     ls "$RAID_CACHE_DIR" | wc -l | sed 's/^/disk cache entries: /' | tee -a "$OUT/cuda.txt" ;;
+  backends) # every device benchmark on CUDA and on OpenCL in one run (BACKENDS, default "cuda opencl"),
+    # each at the sizes of bench/RESULTS.md's current figures, the device path only (--no-cpu where the
+    # benchmark has it); then the independent realized reference kernels beside them (.refkernels/, a copy of
+    # the yardstick kernels and their driver, carried: bench/README.md), CuPy's sort on the same machine
+    export RAID_CACHE_DIR=/tmp/raid-kcache
+    for be in ${BACKENDS:-cuda opencl}; do
+      run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu 1e9
+      run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu 1e9
+      run backends-$be 120 ./build-dev/bench_sort --device $be --n 5e7 --reps 5 --check
+      run backends-$be 120 ./build-dev/bench_select --device $be --n 50000000 --reps 5 --paths radix
+      run backends-$be 150 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device $be --reps 3
+      run backends-$be 150 ./build-dev/bench_garch --device $be --no-cpu
+      run backends-$be 120 ./build-dev/bench_sweep --device $be --no-cpu --no-parity
+      run backends-$be 150 ./build-dev/bench_regress --device $be --symbols 1000 --days 5000 --window 1000 --step 1 --nw-lag 22
+    done
+    if [ -f .refkernels/h200_bench.py ]; then
+      (cd .refkernels && run backends-ref 200 python3 h200_bench.py 1e9 --only load_f32 naive_f32 native_f64 \
+        comp2_f32_k16 exact_df_s4 --json "$OUT/refkernels.json")
+    fi
+    run backends-ref 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;
   regress-tests)
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
     (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;
