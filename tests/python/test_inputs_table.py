@@ -294,7 +294,7 @@ def test_every_entry_point_in_the_table():
     takes_data = {"realized", "realized_from_prices", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
                   "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby"}
     assert takes_data <= {e.split()[0] for e in ENTRIES}
-    assert takes_data | {"HarFit", "RaidError", "RaidNotice", "ffi", "lib", "devices", "device_name", "measure_names",
+    assert takes_data | {"HarFit", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "measure_names",
                          "sim_options", "simulate", "status_name", "to_csv", "version"} == set(raid.__all__)
 
 
