@@ -1,6 +1,8 @@
-/* The f32 precision curve (raid_precision_curve, include/raid/precision.h; docs/precision-figure.md):
- * simulated i.i.d. Gaussian returns, rv on the device's input path and on the float64 cpu backend, the
- * relative errors against the prediction 2u sqrt(3/M). */
+/* The job of the f32 precision curve (raid_precision_curve, include/raid/precision.h;
+ * docs/precision-figure.md): simulated i.i.d. Gaussian returns (the simulator's raid_simulate_returns), rv
+ * on the device's input path and on the float64 cpu backend (raid_realized_compute on each context), the
+ * relative errors against the prediction 2u sqrt(3/M). A job, not a model: it runs two capabilities
+ * through the public API and computes nothing of its own but the error statistics. */
 #include "core/internal.h"
 #include "raid.h"
 
