@@ -1,4 +1,5 @@
-/* The CSV reader of raid garch (raid_garch_read_csv, include/raid/garch.h), on the table reader (table.c:
+/* The job of raid garch (include/raid/garch.h): the CSV reader (raid_garch_read_csv; the fit is raid_garch_fit's)
+ * and the CSV writer of the result (raid_garch_write_csv). The reader: on the table reader (table.c:
  * tokenising, byte order mark, header mapping, typed columns, FILE:LINE:COL errors) and the symbol table
  * (symtab.h: the symbols finished, to refuse one seen again). Columns: symbol and date (strings,
  * optional; a date not empty and after the symbol's previous one, order.h), the value (ret or price: a
@@ -7,6 +8,7 @@
  * Errors come in file order. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "core/outfile.h"
 #include "core/strlist.h"
 #include "io/order.h"
 #include "io/symtab.h"
@@ -187,4 +189,31 @@ raid_status raid_garch_read_csv(const char *path, const char *const *names, raid
     }
     *out = gi;
     return RAID_OK;
+}
+
+raid_status raid_garch_write_csv(const raid_garch_result *res, FILE *f)
+{
+    if (!res || !f)
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_write_csv: NULL");
+    const raid_garch_spec *sp = &res->spec;
+    fputs("symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,"
+          "se_nu,loglik,iterations,status,sigma2_last,sigma2_next\n", f);
+    for (size_t r = 0; r < res->nrows; r++) {
+        raid_csv_put_field(f, res->sym[res->row_sym[r]]);
+        fputc(',', f);
+        if (res->row_end[r])
+            raid_csv_put_field(f, res->row_end[r]);
+        fprintf(f, ",%lld,%s,%s", (long long)res->n[r], raid_garch_model_name((raid_garch_model)sp->model),
+                raid_garch_dist_name((raid_garch_dist)sp->dist));
+        for (int j = 0; j < 2 * RAID_GARCH_MAXPAR; j++)
+            raid_csv_put_value(f, (j < RAID_GARCH_MAXPAR ? res->params : res->se)[r * RAID_GARCH_MAXPAR +
+                                                                                   (size_t)(j % RAID_GARCH_MAXPAR)]);
+        raid_csv_put_value(f, res->loglik[r]);
+        fprintf(f, ",%ld,", (long)res->iterations[r]);
+        raid_csv_put_field(f, raid_garch_status_name((raid_garch_status)res->status[r]));
+        raid_csv_put_value(f, res->sigma2_last[r]);
+        raid_csv_put_value(f, res->sigma2_next[r]);
+        fputc('\n', f);
+    }
+    return raidCsvWritten(f);
 }

@@ -1,7 +1,7 @@
 /* GARCH inside the library: the handles of include/raid/garch.h and what its files share
  * (garch_spec.c: names and specification; garch_input.c: the input series; garch.c: the fit job, which
  * plans series and windows for the batched fitter of garch_batch.h; garch_result.c: the result's
- * accessors, forecasts and CSV writer; src/jobs/garch.c: the CSV reader). */
+ * accessors and forecasts; src/jobs/garch.c: the CSV reader and the result's CSV writer). */
 #ifndef RAID_MODELS_GARCH_INTERNAL_H
 #define RAID_MODELS_GARCH_INTERNAL_H
 

@@ -1,13 +1,11 @@
-/* The GARCH result: building it (garch.c), its accessors, forecasts and CSV writer
- * (include/raid/garch.h). */
+/* The GARCH result: building it (garch.c), its accessors and forecasts (include/raid/garch.h). Its CSV
+ * writer is the job's (src/jobs/garch.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "models/garch_internal.h"
 #include "models/garch_batch.h"
 #include "core/internal.h"
-#include "core/outfile.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,31 +124,4 @@ raid_status raid_garch_result_forecast(const raid_garch_result *res, size_t row,
     const RaidGarchLikSpec ls = raidGarchLikSpec(&res->spec);
     raidGarchForecast(&ls, theta, res->sigma2_next[row], H, out);
     return RAID_OK;
-}
-
-raid_status raid_garch_write_csv(const raid_garch_result *res, FILE *f)
-{
-    if (!res || !f)
-        return raidFail(NULL, RAID_EINVAL, "raid_garch_write_csv: NULL");
-    const raid_garch_spec *sp = &res->spec;
-    fputs("symbol,window_end,n,model,dist,mu,omega,alpha,gamma,beta,nu,se_mu,se_omega,se_alpha,se_gamma,se_beta,"
-          "se_nu,loglik,iterations,status,sigma2_last,sigma2_next\n", f);
-    for (size_t r = 0; r < res->nrows; r++) {
-        raid_csv_put_field(f, res->sym[res->row_sym[r]]);
-        fputc(',', f);
-        if (res->row_end[r])
-            raid_csv_put_field(f, res->row_end[r]);
-        fprintf(f, ",%lld,%s,%s", (long long)res->n[r], raid_garch_model_name((raid_garch_model)sp->model),
-                raid_garch_dist_name((raid_garch_dist)sp->dist));
-        for (int j = 0; j < 2 * RAID_GARCH_MAXPAR; j++)
-            raid_csv_put_value(f, (j < RAID_GARCH_MAXPAR ? res->params : res->se)[r * RAID_GARCH_MAXPAR +
-                                                                                   (size_t)(j % RAID_GARCH_MAXPAR)]);
-        raid_csv_put_value(f, res->loglik[r]);
-        fprintf(f, ",%ld,", (long)res->iterations[r]);
-        raid_csv_put_field(f, raid_garch_status_name((raid_garch_status)res->status[r]));
-        raid_csv_put_value(f, res->sigma2_last[r]);
-        raid_csv_put_value(f, res->sigma2_next[r]);
-        fputc('\n', f);
-    }
-    return raidCsvWritten(f);
 }
