@@ -1,31 +1,19 @@
-/* The public sweep (include/raid/sweep.h): the spec, the grid, every distinct moving average of a series
- * computed once (raid_ma_compute), the combinations by the float64 cpu path (sweep_cpu.c), the result
- * and its CSV writers. docs/ta_sweep.md is the specification. */
+/* The sweep's computation (include/raid/sweep.h): the spec, the grid, every distinct moving average of a
+ * series computed once (raid_ma_compute on the cpu, raidMaClTable on a device), each series through
+ * sweep_backends (the float64 cpu path of sweep_cpu.c or the device scan of sweep_device.c), the result
+ * and its accessors; raid_sweep_run_arrays and raid_sweep_parity_arrays. The run over a series handle and
+ * the writers are the job's (src/jobs/sweep.c). docs/ta_sweep.md is the specification. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
-#include "core/outfile.h"
 #include "core/strlist.h"
 #include "ta/ma_device.h"
 #include "ta/ma_internal.h"
 #include "ta/sweep.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct raid_sweep_result {
-    size_t nseries, ncomb;  /* combinations per series */
-    int *fast, *slow;       /* ncomb periods of the grid (fast < slow), fast then slow ascending */
-    raid_sweep_stats *st;   /* nseries x ncomb */
-    RaidSweepTrades *tr;  /* nseries x ncomb, or NULL when the trades are not kept */
-    char **sym;             /* nseries names, or NULL: no symbols */
-    RaidStrlist msg;       /* the series skipped and the combinations without a value, one line per series */
-    size_t *msg_series;     /* msg.n: the series of each message */
-    size_t msg_cap;
-    size_t nvalued;         /* combinations with a value (trades >= 0) */
-};
 
 void raid_sweep_spec_default(raid_sweep_spec *s)
 {
@@ -369,10 +357,10 @@ static const sweep_backend sweep_backends[2] = {
     [RAID_ON_DEVICE] = {series_device, 1},
 };
 
-/* The sweep of every series; in (may be NULL) names the file, lines and dates of bad prices. With par
- * (the parity report), a second table of the checked path's moving averages (ctx's, the prefix trap's or the float32 direct sums')
- * and a second scan of every combination on it, compared by raidSweepParityAdd. */
-static raid_status run(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
+/* The sweep of every series (sweep.h); with par, the parity report: a second table of the checked path's
+ * moving averages (ctx's, the prefix trap's or the float32 direct sums') and a second scan of every
+ * combination on it, compared by raidSweepParityAdd. */
+raid_status raidSweepRun(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
                        const int64_t *off, size_t nseries, const char *const *symbols, const raid_ma_input *in,
                        raid_sweep_result **out, raid_sweep_parity_report **par)
 {
@@ -550,7 +538,7 @@ raid_status raid_sweep_run_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, co
                                   const int64_t *offsets, size_t nseries, const char *const *symbols,
                                   raid_sweep_result **out)
 {
-    return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, out, NULL);
+    return raidSweepRun(ctx, spec, close, open, offsets, nseries, symbols, NULL, out, NULL);
 }
 
 raid_status raid_sweep_parity_arrays(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close,
@@ -562,48 +550,7 @@ raid_status raid_sweep_parity_arrays(raid_ctx *ctx, const raid_sweep_spec *spec,
         *res = NULL;
     if (!out)
         return raidFail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
-    return run(ctx, spec, close, open, offsets, nseries, symbols, NULL, res, out);
-}
-
-/* raid_sweep_run and raid_sweep_parity on a read table (par NULL: the sweep). */
-static raid_status run_input(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
-                             raid_sweep_result **out, raid_sweep_parity_report **par)
-{
-    if (out)
-        *out = NULL;
-    if (par)
-        *par = NULL;
-    if (!in)
-        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: input is NULL");
-    if (!in->nrows) /* a backtest of no data (raidTableFailNoRows' words): where the first row would be */
-        return raidFail(ctx, RAID_EPARSE, "%s:%llu:1: no data rows (only a header)", in->path,
-                         (unsigned long long)in->header_line + 1);
-    const size_t ns = in->syms.n;
-    const char **sym = NULL;
-    if (in->has_symbol && !(sym = malloc(ns * sizeof *sym)))
-        return raidFail(ctx, RAID_ENOMEM, "out of memory");
-    for (size_t s = 0; sym && s < ns; s++)
-        sym[s] = in->syms.names[s];
-    const raid_status st = run(ctx, spec, in->v[0], in->ncols > 1 ? in->v[1] : NULL, in->offsets, ns, sym, in, out, par);
-    free(sym);
-    return st;
-}
-
-raid_status raid_sweep_run(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in, raid_sweep_result **out)
-{
-    if (!out)
-        return raidFail(ctx, RAID_EINVAL, "raid_sweep_run: out is NULL");
-    return run_input(ctx, spec, in, out, NULL);
-}
-
-raid_status raid_sweep_parity(raid_ctx *ctx, const raid_sweep_spec *spec, const raid_ma_input *in,
-                              raid_sweep_parity_report **out, raid_sweep_result **res)
-{
-    if (res)
-        *res = NULL;
-    if (!out)
-        return raidFail(ctx, RAID_EINVAL, "raid_sweep_parity: out is NULL");
-    return run_input(ctx, spec, in, res, out);
+    return raidSweepRun(ctx, spec, close, open, offsets, nseries, symbols, NULL, res, out);
 }
 
 size_t raid_sweep_result_count(const raid_sweep_result *r) { return r ? r->nseries * r->ncomb : 0; }
@@ -647,52 +594,4 @@ size_t raid_sweep_result_message_series(const raid_sweep_result *r, size_t i)
 const char *raid_sweep_result_symbol(const raid_sweep_result *r, size_t s)
 {
     return r && s < r->nseries ? (r->sym ? r->sym[s] : "") : NULL;
-}
-
-/* "symbol,fast,slow" of combination k (the symbol when the result has symbols). */
-static void put_key(FILE *f, const raid_sweep_result *r, size_t k)
-{
-    if (r->sym) {
-        raid_csv_put_field(f, r->sym[k / r->ncomb]);
-        fputc(',', f);
-    }
-    fprintf(f, "%d,%d", r->fast[k % r->ncomb], r->slow[k % r->ncomb]);
-}
-
-raid_status raid_sweep_write_csv(const raid_sweep_result *r, FILE *f)
-{
-    if (!r || !f)
-        return raidFail(NULL, RAID_EINVAL, "raid_sweep_write_csv: NULL");
-    fprintf(f, "%sfast,slow,trades,total_log_return,sharpe,max_drawdown,exposure\n", r->sym ? "symbol," : "");
-    for (size_t k = 0; k < r->nseries * r->ncomb; k++) {
-        const raid_sweep_stats *s = &r->st[k];
-        put_key(f, r, k);
-        if (s->trades >= 0)
-            fprintf(f, ",%lld", (long long)s->trades);
-        else /* no value: empty fields, as every undefined value of RAID's outputs */
-            fputc(',', f);
-        raid_csv_put_value(f, s->total_log_return);
-        raid_csv_put_value(f, s->sharpe);
-        raid_csv_put_value(f, s->max_drawdown);
-        raid_csv_put_value(f, s->exposure);
-        fputc('\n', f);
-    }
-    return raidCsvWritten(f);
-}
-
-raid_status raid_sweep_write_trades(const raid_sweep_result *r, FILE *f)
-{
-    if (!r || !f || !r->tr)
-        return raidFail(NULL, RAID_EINVAL, "raid_sweep_write_trades: NULL, or the trades were not kept");
-    fprintf(f, "%sfast,slow,entry_bar,exit_bar,entry_price,exit_price,side\n", r->sym ? "symbol," : "");
-    for (size_t k = 0; k < r->nseries * r->ncomb; k++)
-        for (size_t i = 0; i < r->tr[k].n; i++) {
-            const raid_sweep_trade *t = &r->tr[k].v[i];
-            put_key(f, r, k);
-            fprintf(f, ",%lld,%lld", (long long)t->entry_bar, (long long)t->exit_bar);
-            raid_csv_put_value(f, t->entry_price);
-            raid_csv_put_value(f, t->exit_price);
-            fprintf(f, ",%d\n", t->side);
-        }
-    return raidCsvWritten(f);
 }

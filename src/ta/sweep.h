@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "core/strlist.h"
 #include "device/device.h"
 #include "raid/sweep.h"
 
@@ -107,6 +108,33 @@ void raidSweepTradesFree(RaidSweepTrades *t, size_t ncomb);
 raid_status raidSweepCpu(const RaidSweepSeries *s, const double *ma, size_t nperiods, const int *periods,
                            const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                            const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades);
+
+/* ---- The sweep of a grid over many series (sweep.c) ---- */
+
+/* The result of include/raid/sweep.h (sweep.c builds it and gives its accessors; the writers of
+ * src/jobs/sweep.c read it). */
+struct raid_sweep_result {
+    size_t nseries, ncomb;  /* combinations per series */
+    int *fast, *slow;       /* ncomb periods of the grid (fast < slow), fast then slow ascending */
+    raid_sweep_stats *st;   /* nseries x ncomb */
+    RaidSweepTrades *tr;    /* nseries x ncomb, or NULL when the trades are not kept */
+    char **sym;             /* nseries names, or NULL: no symbols */
+    RaidStrlist msg;        /* the series skipped and the combinations without a value, one line per series */
+    size_t *msg_series;     /* msg.n: the series of each message */
+    size_t msg_cap;
+    size_t nvalued;         /* combinations with a value (trades >= 0) */
+};
+
+/* The sweep of spec over nseries series: close[off[s] .. off[s+1]), open the same shape or NULL, symbols
+ * NULL or nseries names (raid_sweep_run_arrays gives the contract of the arguments, the messages and the
+ * errors). in: NULL for arrays, or the series handle the arrays come from (raid_ma_read_csv_columns:
+ * close its column 0, open its column 1, off its offsets), whose path, lines and dates name a bad price
+ * (RAID_EPARSE, FILE:LINE:COL) and a series skipped, as raid_sweep_run promises. out: the result, or NULL
+ * with par; par: NULL, or the parity report (raid_sweep_parity). *out and *par NULL on failure; the
+ * message on ctx. */
+raid_status raidSweepRun(raid_ctx *ctx, const raid_sweep_spec *spec, const double *close, const double *open,
+                         const int64_t *off, size_t nseries, const char *const *symbols, const raid_ma_input *in,
+                         raid_sweep_result **out, raid_sweep_parity_report **par);
 
 /* ---- The device sweep (sweep_device.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep") ---- */
 

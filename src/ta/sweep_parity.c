@@ -1,9 +1,8 @@
 /* The parity report of the sweep (include/raid/sweep.h, docs/ta_sweep.md "Parity report"): the comparison
  * of one combination's trade lists (float64 path against a checked path), the classification of each
- * shifted trade by the float64 margin, the report's text, and the prefix-sum trap's moving averages. The
- * driver (both tables, both scans) is sweep.c's run(). */
+ * shifted trade by the float64 margin, and the prefix-sum trap's moving averages. The driver (both
+ * tables, both scans) is sweep.c's raidSweepRun; the report's text is the job's (src/jobs/sweep.c). */
 #include "core/internal.h"
-#include "core/outfile.h"
 #include "ta/sweep.h"
 
 #include <math.h>
@@ -260,43 +259,4 @@ void raidSweepParityAdd(raid_sweep_parity_report *rep, const RaidSweepSeries *s,
     rep->stat_checked++;
     rep->stat_violations += (size_t)bad;
     rep->passed = rep->violations <= rep->max_violations && rep->stat_violations == 0;
-}
-
-raid_status raid_sweep_parity_write(const raid_sweep_parity_report *r, FILE *f)
-{
-    if (!r || !f)
-        return raidFail(NULL, RAID_EINVAL, "raid_sweep_parity_write: NULL");
-    const char *path = r->formulation == RAID_SWEEP_PREFIX
-                           ? "float32 prefix-sum moving averages on the host (the trap)"
-                       : r->precision == RAID_PREC_F32
-                           ? (r->on_device ? "plain float32 direct-sum moving averages on the device"
-                                           : "plain float32 direct-sum moving averages (emulated on the host)")
-                       : r->on_device ? "double-float moving averages on the device"
-                                      : "float64 moving averages on the host (no device: equal by construction)";
-    fprintf(f, "parity: float64 cpu path against %s, %s\n", path,
-            r->on_device ? "trades and statistics scanned on the device" : "the same scan on the host");
-    fprintf(f, "parity: combinations %zu, trades %lld (float64) %lld (checked)\n", r->combos, (long long)r->trades,
-            (long long)r->trades_checked);
-    fprintf(f, "parity: combinations whose trade count differs %zu; largest trade-count drift %lld\n",
-            r->count_differs, (long long)r->max_count_drift);
-    fprintf(f, "parity: largest |delta total_log_return| %.3g\n", r->max_abs_dlogret);
-    const int64_t all = r->trades + r->trades_checked;
-    fprintf(f, "parity: shifted trades %lld of %lld (%.3g); at %s (margin < %.3g of the close) %lld\n",
-            (long long)r->shifted, (long long)all, all ? (double)r->shifted / (double)all : 0.0,
-            r->tie_rel > 1e-12 ? "float32 ties" : "float64 ties", r->tie_rel,
-            (long long)r->ties);
-    fprintf(f, "parity: statistics of the %zu combinations with equal trades: outside the bound %zu (threshold 0); "
-               "largest |delta| / bound %.3g\n", r->stat_checked, r->stat_violations, r->max_stat_ratio);
-    fprintf(f, "parity: shifted trades outside ties %lld (threshold %lld): %s\n", (long long)r->violations,
-            (long long)r->max_violations, r->passed ? "PASSED" : "FAILED");
-    if (r->nlisted)
-        fprintf(f, "parity: %s (path 0: float64 trade, 1: checked path's):\n",
-                r->nlisted < (size_t)r->shifted ? "the first shifted trades" : "shifted trades");
-    for (size_t k = 0; k < r->nlisted; k++) {
-        const raid_sweep_shift *x = &r->listed[k];
-        fprintf(f, "parity:   series %zu fast %d slow %d path %d entry %lld exit %lld side %d margin %.3g %s\n",
-                x->series, x->fast, x->slow, x->path, (long long)x->trade.entry_bar, (long long)x->trade.exit_bar,
-                x->trade.side, x->margin, x->tie ? "tie" : "VIOLATION");
-    }
-    return raidCsvWritten(f);
 }
