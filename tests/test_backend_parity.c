@@ -937,62 +937,53 @@ static void test_garch(void **state)
 
 /* ---- the pair of devices ---- */
 
-static int spec_backend(const char *s, raid_backend *b)
-{
-    if (!strncmp(s, "cuda", 4))
-        *b = RAID_BACKEND_CUDA;
-    else if (!strncmp(s, "opencl", 6))
-        *b = RAID_BACKEND_OPENCL;
-    else
-        return -1;
-    return 0;
-}
-
 /* The pair: RAID_PARITY_DEVICES, else cuda and the first OpenCL GPU (or device) of raid_devices.
- * Returns 0, 77 (a backend absent: skip) or 1 (a bad RAID_PARITY_DEVICES). */
+ * Returns 0, 77 (a backend absent: skip, saying which) or 1 (a bad RAID_PARITY_DEVICES). */
 static int pick_devices(void)
 {
     const char *env = getenv("RAID_PARITY_DEVICES");
     if (env && *env) {
         char extra[2];
-        const int k = sscanf(env, "%63s %63s %1s", g_spec[0], g_spec[1], extra);
-        if (k != 2) {
+        if (sscanf(env, "%63s %63s %1s", g_spec[0], g_spec[1], extra) != 2) {
             fprintf(stderr, "RAID_PARITY_DEVICES='%s': give two device strings, e.g. \"cuda opencl:0.0\"\n", env);
             return 1;
         }
     } else {
         snprintf(g_spec[0], sizeof g_spec[0], "cuda");
-        g_spec[1][0] = 0;
+        snprintf(g_spec[1], sizeof g_spec[1], "opencl");
         raid_device_info info[64];
-        size_t count = 0;
-        if (raid_devices(info, 64, &count) == RAID_OK) {
-            for (size_t i = 0; i < count && i < 64 && !g_spec[1][0]; i++)
-                if (info[i].backend == RAID_BACKEND_OPENCL && !strcmp(info[i].type, "gpu"))
-                    snprintf(g_spec[1], sizeof g_spec[1], "%s", info[i].spec);
-            for (size_t i = 0; i < count && i < 64 && !g_spec[1][0]; i++)
-                if (info[i].backend == RAID_BACKEND_OPENCL)
-                    snprintf(g_spec[1], sizeof g_spec[1], "%s", info[i].spec);
-        }
-        if (!g_spec[1][0]) {
-            const char *why = raid_backend_absent(RAID_BACKEND_OPENCL);
-            printf("skipped: backend parity needs a CUDA device and an OpenCL device; OpenCL is absent here (%s)\n",
-                   why ? why : "raid_devices lists no OpenCL device");
-            return 77;
-        }
+        size_t count = 0, first = SIZE_MAX;
+        if (raid_devices(info, 64, &count) == RAID_OK)
+            for (size_t i = 0; i < count && i < 64; i++)
+                if (info[i].backend == RAID_BACKEND_OPENCL &&
+                    (first == SIZE_MAX || (!strcmp(info[i].type, "gpu") && strcmp(info[first].type, "gpu"))))
+                    first = i;
+        if (first != SIZE_MAX)
+            snprintf(g_spec[1], sizeof g_spec[1], "%s", info[first].spec);
     }
+    char why_all[512] = "";
+    raid_backend b0 = RAID_BACKEND_CPU;
     for (int d = 0; d < 2; d++) {
         raid_backend b;
-        if (spec_backend(g_spec[d], &b)) {
+        if (strncmp(g_spec[d], "cuda", 4) && strncmp(g_spec[d], "opencl", 6)) {
             fprintf(stderr, "RAID_PARITY_DEVICES: '%s' is not a device string of a device backend (cuda, cuda:N, "
                             "opencl, opencl:P.D)\n", g_spec[d]);
             return 1;
         }
+        b = strncmp(g_spec[d], "cuda", 4) ? RAID_BACKEND_OPENCL : RAID_BACKEND_CUDA;
         const char *why = raid_backend_absent(b);
-        if (why) {
-            printf("skipped: backend parity of %s and %s: %s is absent here (%s)\n", g_spec[0], g_spec[1],
-                   b == RAID_BACKEND_CUDA ? "CUDA" : "OpenCL", why);
-            return 77;
-        }
+        if (!why && b == RAID_BACKEND_OPENCL && !strcmp(g_spec[d], "opencl") && !(env && *env))
+            why = "raid_devices lists no OpenCL device";
+        if (d == 0)
+            b0 = b;
+        if (why && (d == 0 || b != b0))
+            snprintf(why_all + strlen(why_all), sizeof why_all - strlen(why_all), "%s%s is absent here (%s)",
+                     why_all[0] ? "; " : "", b == RAID_BACKEND_CUDA ? "CUDA" : "OpenCL", why);
+    }
+    if (why_all[0]) {
+        printf("skipped: backend parity of %s and %s: %s (RAID_PARITY_DEVICES=\"A B\" names the pair)\n",
+               g_spec[0], g_spec[1], why_all);
+        return 77;
     }
     return 0;
 }
