@@ -832,6 +832,10 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
         free(key);
         return raidFail(ctx, RAID_EINVAL, "the kernel prelude names more than %d files", RAID_PRELUDE_MAX);
     }
+    if (!src) {
+        free(key);
+        return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
+    }
     char line[160];
     snprintf(line, sizeof line, "\n#line 1 \"%.100s\"\n", label);
     parts[2 * np] = line;

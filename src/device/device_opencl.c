@@ -46,6 +46,7 @@ typedef struct ClDev {
     size_t max_wg;
     cl_ulong max_alloc;
     cl_ulong local_mem;
+    int cr_divide_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: the programs are built with its option */
     RaidKernel *head, *tail; /* the kernel cache, most recently used first */
     size_t nkernels, cache_cap;
     RaidKernelCacheStats stats;
@@ -144,8 +145,12 @@ static raid_status query_device(raid_ctx *ctx, ClDev *cl)
                             NULL);
     if (e == CL_SUCCESS)
         e = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof cl->local_mem, &cl->local_mem, NULL);
+    cl_device_fp_config fp = 0;
+    if (e == CL_SUCCESS)
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clGetDeviceInfo");
+    cl->cr_divide_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.180s (%.60s)", name, vendor);
     return RAID_OK;
 }
@@ -439,14 +444,20 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     }
     /* Never -cl-fast-relaxed-math, -cl-mad-enable or -cl-unsafe-math-optimizations: the error-free
      * transforms need exact IEEE rounding. FP_CONTRACT OFF is also set in every kernel file. */
-    const size_t olen = (options ? strlen(options) : 0) + 32;
+    /* Float division and sqrt correctly rounded where the device can (OpenCL C allows 2.5 and 3 ulp without
+     * the option, and NVIDIA's OpenCL takes that licence): then a kernel's bits are the same on every
+     * backend, CUDA's (NVRTC's -prec-div and -prec-sqrt are on by default) and PoCL's. Without it, on an
+     * H100, the moving variance, the regression statistics, HAR and GARCH differed from CUDA's in their last
+     * bits (test_backend_parity). */
+    const size_t olen = (options ? strlen(options) : 0) + 80;
     char *opts = malloc(olen);
     if (!opts) {
         free(key);
         clReleaseProgram(prog);
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
-    snprintf(opts, olen, "-cl-std=CL1.2 %s", options ? options : "");
+    snprintf(opts, olen, "-cl-std=CL1.2%s %s", cl->cr_divide_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
+             options ? options : "");
     e = injected ? CL_BUILD_PROGRAM_FAILURE : clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
     if (e != CL_SUCCESS) {
         size_t len = 0;
