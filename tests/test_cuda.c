@@ -18,6 +18,7 @@
 #include "device/kernels_embedded.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static void expect_no_usage(raid_ctx *ctx)
     assert_int_equal(u.host, 0);
     assert_int_equal(u.holds, 0);
     assert_int_equal(u.events, 0);
+    assert_int_equal(u.wrapped, 0);
 }
 
 static void test_open(void **state)
@@ -118,6 +120,131 @@ static void test_buffers(void **state)
     raidBufRelease(ctx, &z);
     expect_no_usage(ctx);
     free(a), free(b), free(lw), free(s), free(r);
+    raid_ctx_destroy(ctx);
+}
+
+static void expect_refused(raid_ctx *ctx, const void *p, size_t bytes, const char *words)
+{
+    RaidMemKind k = RAID_MEM_DEVICE;
+    assert_int_equal(raidMemKindOf(ctx, p, bytes, 8, "x", &k), RAID_EINVAL);
+    assert_int_equal(k, RAID_MEM_HOST);
+    const char *m = ctx ? raid_ctx_errmsg(ctx) : raid_errmsg();
+    if (!strstr(m, words))
+        fail_msg("expected '%s' in: %s", words, m);
+}
+
+/* The caller's memory: classification (raidMemKindOf, raid_memory_of), wrapping without a copy, the input
+ * and output helpers, and the refusals (device memory on a cpu or OpenCL context, another device, another
+ * context, past the allocation's end, misaligned). On the stand-in driver also memory that only a test can
+ * make there: of another ordinal, of another context, of no context, managed. */
+static void test_memory(void **state)
+{
+    (void)state;
+    raid_ctx *ctx = t_open_ctx("cuda:0");
+    enum { N = 1000 };
+    int64_t host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (int64_t)i * 7 - 3;
+    RaidBuf b = {0}, w = {0}, in = {0}, out = {0};
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_LONG, N, &b), "acquire");
+    ok(ctx, raidBufUpload(ctx, &b, 0, N, host, 1, NULL), "upload");
+    RaidMemKind k = RAID_MEM_DEVICE;
+    ok(ctx, raidMemKindOf(ctx, host, sizeof host, 8, "x", &k), "host");
+    assert_int_equal(k, RAID_MEM_HOST);
+    ok(ctx, raidMemKindOf(ctx, b.h, N * 8, 8, "x", &k), "device");
+    assert_int_equal(k, RAID_MEM_DEVICE);
+    int dev = 7;
+    assert_int_equal(raid_memory_of(b.h, &dev), RAID_MEMORY_CUDA);
+    assert_int_equal(dev, 0);
+    assert_int_equal(raid_memory_of(host, &dev), RAID_MEMORY_HOST);
+    assert_int_equal(dev, -1);
+    assert_int_equal(raid_memory_of(NULL, NULL), RAID_MEMORY_HOST);
+    void *stage = NULL;
+    ok(ctx, raidHostAcquire(ctx, 4096, &stage), "staging");
+    assert_int_equal(raid_memory_of(stage, &dev), RAID_MEMORY_HOST); /* page-locked host memory */
+    raidHostRelease(ctx, stage);
+    /* the pool's buffer of 8,000 bytes is a power-of-two class of 8,192: past it is refused */
+    expect_refused(ctx, b.h, 8192 + 8, "run past the end of its device allocation");
+    expect_refused(ctx, (char *)b.h + 4, 8, "not aligned to its 8-byte elements");
+
+    /* input: device memory wrapped (no copy, not counted as RAID's), host memory uploaded */
+    ctx->timing.bytes_wrapped = 0;
+    ok(ctx, raidBufInput(ctx, b.h, RAID_DT_LONG, N, "x", &w), "input device");
+    assert_true(w.h == b.h && w.n == N);
+    assert_int_equal(ctx->timing.bytes_wrapped, N * 8);
+    RaidDevUsage u;
+    raidDevGetUsage(ctx, &u);
+    assert_int_equal(u.bufs, 1);
+    assert_int_equal(u.wrapped, 1);
+    raidBufRelease(ctx, &w);
+    assert_null(w.h);
+    raidDevGetUsage(ctx, &u);
+    assert_int_equal(u.bufs, 1);
+    assert_int_equal(u.wrapped, 0);
+    ok(ctx, raidBufInput(ctx, host, RAID_DT_LONG, N, "x", &in), "input host");
+    assert_true(in.h != (void *)host);
+    ok(ctx, raidBufDeliver(ctx, &in, 0, N, back, "out"), "deliver to host");
+    assert_memory_equal(back, host, sizeof host);
+
+    /* output: a device destination is written in place (deliver does nothing) or copied into at an offset */
+    ok(ctx, raidBufOutput(ctx, b.h, RAID_DT_LONG, N, "out", &out), "output device");
+    assert_true(out.h == b.h);
+    ok(ctx, raidBufDeliver(ctx, &out, 0, N, b.h, "out"), "deliver in place");
+    raidBufRelease(ctx, &out);
+    ok(ctx, raidBufOutput(ctx, back, RAID_DT_LONG, N, "out", &out), "output host");
+    assert_true(out.h != (void *)back);
+    raidDevGetUsage(ctx, &u);
+    assert_int_equal(u.bufs, 3); /* b, in, out */
+    assert_int_equal(u.wrapped, 0);
+    raidBufRelease(ctx, &out);
+    const int64_t z = 0;
+    ok(ctx, raidBufFill(ctx, &b, &z, NULL), "fill");
+    ok(ctx, raidBufDeliver(ctx, &in, 10, N - 10, b.h, "out"), "deliver device to device");
+    ok(ctx, raidBufDownload(ctx, &b, 0, N, back, 1, NULL), "download");
+    assert_memory_equal(back, host + 10, (N - 10) * 8);
+    for (int i = N - 10; i < N; i++)
+        assert_true(back[i] == 0);
+    raidBufRelease(ctx, &in);
+
+    /* device memory is never read by a cpu context (ctx NULL is the cpu path too) or an OpenCL one */
+    raid_ctx *cpu = t_open_ctx("cpu");
+    expect_refused(cpu, b.h, N * 8, "is CUDA device memory (cuda:0), which a cpu context cannot read");
+    expect_refused(NULL, b.h, N * 8, "use a context of cuda:0");
+    ok(cpu, raidMemKindOf(cpu, host, sizeof host, 8, "x", &k), "host on cpu");
+    raid_ctx_destroy(cpu);
+    raid_ctx *cl = NULL;
+    if (raid_ctx_create(&cl, "opencl") == RAID_OK) {
+        expect_refused(cl, b.h, N * 8, "which an OpenCL context cannot read");
+        raid_ctx_destroy(cl);
+    }
+
+    if (getenv("RAID_CUDA_FAKE")) {
+        void *lib = dlopen(getenv("RAID_CUDA_LIB"), RTLD_NOW | RTLD_NOLOAD);
+        assert_non_null(lib);
+        void *(*fake_alloc)(size_t, int, int, int);
+        void (*fake_free)(void *);
+        *(void **)&fake_alloc = dlsym(lib, "fake_cuda_alloc");
+        *(void **)&fake_free = dlsym(lib, "fake_cuda_free");
+        assert_true(fake_alloc && fake_free);
+        void *other = fake_alloc(800, 1, 0, 0), *octx = fake_alloc(800, 0, 1, 0), *pool = fake_alloc(800, 0, 2, 0);
+        void *managed = fake_alloc(800, 0, 0, 1);
+        expect_refused(ctx, other, 800, "is memory of cuda:1, and this context runs on cuda:0");
+        assert_int_equal(raid_memory_of(other, &dev), RAID_MEMORY_CUDA);
+        assert_int_equal(dev, 1);
+        expect_refused(ctx, octx, 800, "another CUDA context");
+        ok(ctx, raidMemKindOf(ctx, pool, 800, 8, "x", &k), "no context");
+        assert_int_equal(k, RAID_MEM_DEVICE);
+        ok(ctx, raidMemKindOf(ctx, managed, 800, 8, "x", &k), "managed");
+        assert_int_equal(k, RAID_MEM_DEVICE);
+        cpu = t_open_ctx("cpu");
+        ok(cpu, raidMemKindOf(cpu, managed, 800, 8, "x", &k), "managed on cpu");
+        assert_int_equal(k, RAID_MEM_HOST);
+        raid_ctx_destroy(cpu);
+        fake_free(other), fake_free(octx), fake_free(pool), fake_free(managed);
+        dlclose(lib);
+    }
+    raidBufRelease(ctx, &b);
+    expect_no_usage(ctx);
     raid_ctx_destroy(ctx);
 }
 
@@ -242,6 +369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open),
         cmocka_unit_test(test_buffers),
+        cmocka_unit_test(test_memory),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_kernels),
     };
