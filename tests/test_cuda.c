@@ -169,8 +169,8 @@ static void test_memory(void **state)
 
     /* input: device memory wrapped (no copy, not counted as RAID's), host memory uploaded */
     ctx->timing.bytes_wrapped = 0;
-    ok(ctx, raidBufInput(ctx, b.h, RAID_DT_LONG, N, "x", &w), "input device");
-    assert_true(w.h == b.h && w.n == N);
+    ok(ctx, raidBufInput(ctx, b.h, RAID_DT_LONG, N, "x", &w, &k), "input device");
+    assert_true(w.h == b.h && w.n == N && k == RAID_MEM_DEVICE);
     assert_int_equal(ctx->timing.bytes_wrapped, N * 8);
     RaidDevUsage u;
     raidDevGetUsage(ctx, &u);
@@ -181,7 +181,7 @@ static void test_memory(void **state)
     raidDevGetUsage(ctx, &u);
     assert_int_equal(u.bufs, 1);
     assert_int_equal(u.wrapped, 0);
-    ok(ctx, raidBufInput(ctx, host, RAID_DT_LONG, N, "x", &in), "input host");
+    ok(ctx, raidBufInput(ctx, host, RAID_DT_LONG, N, "x", &in, NULL), "input host");
     assert_true(in.h != (void *)host);
     ok(ctx, raidBufDeliver(ctx, &in, 0, N, back, "out"), "deliver to host");
     assert_memory_equal(back, host, sizeof host);

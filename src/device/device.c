@@ -164,11 +164,14 @@ raid_status raidBufWrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, Rai
     return s;
 }
 
-raid_status raidBufInput(raid_ctx *ctx, const void *src, RaidDtype t, size_t n, const char *what, RaidBuf *out)
+raid_status raidBufInput(raid_ctx *ctx, const void *src, RaidDtype t, size_t n, const char *what, RaidBuf *out,
+                         RaidMemKind *kind)
 {
     *out = (RaidBuf){NULL, 0, t};
     RaidMemKind k;
     raid_status s = raidMemKindOf(ctx, src, n * raidDtypeSize(t), raidDtypeSize(t), what, &k);
+    if (kind)
+        *kind = k;
     if (s != RAID_OK)
         return s;
     if (k == RAID_MEM_DEVICE)
@@ -209,6 +212,35 @@ raid_status raidBufDeliver(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t
             return s;
     }
     return raidDevFinish(ctx);
+}
+
+/* Host memory src or dst of a caller's transfer (write 1: into the caller's dst). */
+static raid_status caller_copy(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what, int write)
+{
+    RaidMemKind k;
+    raid_status s = raidMemKindOf(ctx, write ? dst : src, bytes, 1, what, &k);
+    if (s != RAID_OK || bytes == 0)
+        return s;
+    if (k == RAID_MEM_HOST) {
+        memcpy(dst, src, bytes);
+        return RAID_OK;
+    }
+    RaidBuf b; /* wrapped without counting in bytes_wrapped: these bytes are copied */
+    if ((s = OPS(ctx)->buf_wrap(ctx, write ? dst : src, RAID_DT_BYTE, bytes, &b)) != RAID_OK)
+        return s;
+    s = write ? raidBufUpload(ctx, &b, 0, bytes, src, 1, NULL) : raidBufDownload(ctx, &b, 0, bytes, dst, 1, NULL);
+    raidBufRelease(ctx, &b);
+    return s;
+}
+
+raid_status raidCopyToCaller(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what)
+{
+    return caller_copy(ctx, dst, src, bytes, what, 1);
+}
+
+raid_status raidCopyFromCaller(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what)
+{
+    return caller_copy(ctx, dst, src, bytes, what, 0);
 }
 
 raid_memory raid_memory_of(const void *p, int *device)

@@ -166,8 +166,10 @@ raid_status raidBufWrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, Rai
  * device buffer. Device memory of ctx (raidMemKindOf): *out wraps it (raidBufWrap: no copy; the kernels
  * only read it, and it holds exactly n elements, no padding); host memory: a pool buffer of n elements into
  * which src is uploaded (raidBufUploadStaged, blocking). Release *out with raidBufRelease either way.
- * Errors: raidMemKindOf's (what names the argument), raidBufAcquire's, the upload's; *out zeroed. */
-raid_status raidBufInput(raid_ctx *ctx, const void *src, RaidDtype t, size_t n, const char *what, RaidBuf *out);
+ * *kind (may be NULL): which it was. Errors: raidMemKindOf's (what names the argument), raidBufAcquire's,
+ * the upload's; *out zeroed. */
+raid_status raidBufInput(raid_ctx *ctx, const void *src, RaidDtype t, size_t n, const char *what, RaidBuf *out,
+                         RaidMemKind *kind);
 
 /* The output helpers. raidBufOutput: the buffer a capability writes n elements of t into for the caller's
  * array dst: dst itself (wrapped, written in place) when it is device memory of ctx, else a pool buffer.
@@ -177,6 +179,15 @@ raid_status raidBufInput(raid_ctx *ctx, const void *src, RaidDtype t, size_t n, 
  * docs/device.md). Errors: raidMemKindOf's, the copy's or read-back's. */
 raid_status raidBufOutput(raid_ctx *ctx, void *dst, RaidDtype t, size_t n, const char *what, RaidBuf *out);
 raid_status raidBufDeliver(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, const char *what);
+
+/* Small copies between the host and the caller's memory, host or device (raidMemKindOf): raidCopyToCaller
+ * writes `bytes` of host memory src into dst (memcpy, or a blocking upload into device memory of ctx: a
+ * selection's nseg results); raidCopyFromCaller reads `bytes` at src into host memory dst (memcpy, or a
+ * blocking read-back: an element of a device input that a host step needs, or an explicit copy where a host
+ * step scans part of it). ctx may be a cpu context or NULL (host memory only). Errors: raidMemKindOf's, the
+ * transfer's. */
+raid_status raidCopyToCaller(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what);
+raid_status raidCopyFromCaller(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what);
 
 /* Page-locked host memory of at least `bytes` from a second pool (uploads from it and read-backs into
  * it run at the bus's speed); plain malloc memory where the device cannot provide it. RAID_ENOMEM. */
