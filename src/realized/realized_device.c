@@ -205,8 +205,8 @@ static void straddle_terms(const double *rs, const int64_t *offsets, const RaidC
 }
 
 /* The seams' returns of device input rb (return i at element i - rbase, as uint2 words): for every chunk
- * the returns of seam_range into seam[4 c ..], gathered on the device (kernels/col_sort.cl sort_gather: one
- * 8-byte word per index) and read back, 32 bytes a chunk. The gather's time is kernel (and prep) time. */
+ * the returns of seam_range into seam[4 c ..], gathered on the device (raidGather64) and read back, 32 bytes a
+ * chunk. */
 static raid_status fetch_seams(raid_ctx *ctx, const RaidBuf *rb, int64_t rbase, const int64_t *offsets,
                                const RaidChunkPlan *plan, double *seam)
 {
@@ -220,24 +220,7 @@ static raid_status fetch_seams(raid_ctx *ctx, const RaidBuf *rb, int64_t rbase, 
         for (int64_t k = 0; k < 4; k++) /* slots past the range read the chunk's start (never used) */
             idx[4 * c + (size_t)k] = (uint32_t)((lo + k < hi ? lo + k : plan->chunks[c].start) - rbase);
     }
-    RaidBuf bi = {NULL, 0, RAID_DT_UINT}, bo = {NULL, 0, RAID_DT_UINT};
-    double t = 0;
-    RaidLaunch L;
-    raidLaunchKernel(&L, ctx, "col_sort.cl", "sort_gather", "");
-    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, n, &bi));
-    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * n, &bo));
-    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &bi, 0, n, idx, 1, NULL));
-    RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(rb), RAID_ARG_BUF(&bi), RAID_ARG_U32(n), RAID_ARG_BUF(&bo));
-    raidLaunchSize(&L, n, 64);
-    raidLaunchRun(&L, &t);
-    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &bo, 0, 2 * n, seam, 1, NULL));
-    if (L.st != RAID_OK)
-        raidDevDrain(ctx);
-    const raid_status st = raidLaunchEnd(&L);
-    ctx->timing.kernel_s += t;
-    ctx->timing.prep_s += t;
-    raidBufRelease(ctx, &bi);
-    raidBufRelease(ctx, &bo);
+    const raid_status st = raidGather64(ctx, rb, idx, n, seam);
     free(idx);
     return st;
 }
