@@ -152,8 +152,6 @@ static raid_status flagged_chunks(raid_ctx *ctx, const double *r, int rdev, cons
                 if (st == RAID_OK)
                     st = raidRealizedCheckRangeAt(ctx, h, ch->len, ch->start);
                 free(h);
-                if (st != RAID_OK && st != RAID_EINVAL)
-                    return st;
             } else {
                 st = raidRealizedCheckRange(ctx, r, ch->start, ch->start + ch->len);
             }
