@@ -18,6 +18,7 @@
 #include "device/kernels_embedded.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,26 @@ static void test_device_inputs(void **state)
     ok(ctx, raid_realized_compute(ctx, x, off, NSEG, rh), "realized (host)");
     ok(ctx, raid_realized_compute(ctx, dx, off, NSEG, rd), "realized (device)");
     same_bits(rh, rd, sizeof rh, "realized segments");
+    /* the host steps that copy device memory: a segment of tiny returns (the underflow guard recomputes it
+     * from a host copy) and a return out of range (its chunk copied for the message) */
+    double *tiny = malloc(5000 * sizeof *tiny);
+    for (int i = 0; i < 5000; i++) /* the second segment positive but for one tiny negative: rs_neg guarded */
+        tiny[i] = i < 4000 ? x[i] * 1e-150 : fabs(x[i]) * 1e-150 + 1e-160;
+    tiny[4321] = -1e-300;
+    ok(ctx, raidBufUpload(ctx, &bo, 0, 5000, tiny, 1, NULL), "upload");
+    const int64_t ot[3] = {0, 4000, 5000};
+    ok(ctx, raid_realized_compute(ctx, tiny, ot, 2, rh), "realized tiny (host)");
+    raid_ctx_last_timing(ctx, &t);
+    const uint64_t guarded = t.host_segments;
+    ok(ctx, raid_realized_compute(ctx, dout, ot, 2, rd), "realized tiny (device)");
+    raid_ctx_last_timing(ctx, &t);
+    assert_true(guarded > 0 && t.host_segments == guarded);
+    same_bits(rh, rd, 2 * sizeof rh[0], "realized tiny");
+    tiny[4321] = INFINITY;
+    ok(ctx, raidBufUpload(ctx, &bo, 0, 5000, tiny, 1, NULL), "upload");
+    assert_int_equal(raid_realized_compute(ctx, dout, ot, 2, rd), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(ctx), "return 4321 is not finite"));
+    free(tiny);
     /* group-by: int64 and float64 keys, every aggregation */
     const raid_agg aggs[7] = {RAID_AGG_COUNT, RAID_AGG_SUM, RAID_AGG_MEAN, RAID_AGG_MIN, RAID_AGG_MAX, RAID_AGG_FIRST,
                               RAID_AGG_LAST};
