@@ -18,7 +18,7 @@ from ._core import context, ffi, lib
 # page-locked host memory, which the host reads as it is.
 _DLPACK_CUDA = (2, 13)
 
-# The C functions whose contract takes device memory (include/raid/*.h, "device memory:" in each one's
+# The C functions whose contract takes device memory (include/raid/*.h, "Device memory" in each one's
 # comment) for their large arrays. A device array given to a function not listed is copied to the host
 # explicitly (after its stream is synchronised) and its result copied back into a CuPy array: the same bits.
 IN_PLACE = frozenset({"raid_sort_f64_seg", "raid_argsort_f64_seg_i64", "raid_argsort_f64_seg_u32", "raid_select_kth",
