@@ -268,7 +268,7 @@ typedef enum raid_memory {
  *  CUDA library and no RAID CUDA context used it) no device memory can exist: RAID_MEMORY_HOST, and the
  *  driver is not loaded for the question. p NULL: RAID_MEMORY_HOST. Never fails.
  *  Which calls take device memory, and the ordering of the caller's stream and RAID's: docs/device.md
- *  "The caller's device memory"; each such call says so in its comment ("device memory:"). A call given
+ *  "The caller's device memory"; each such call says so in its comment ("Device memory"). A call given
  *  device memory on a cpu or OpenCL context, or memory of another CUDA device than its context's, fails
  *  with RAID_EINVAL naming the argument and the device, without reading it. */
 RAID_API raid_memory raid_memory_of(const void *p, int *device);
