@@ -10,6 +10,7 @@
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
 #   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
 #   cuda (the whole ctest suite with RAID_TEST_DEVICE=cuda, then =opencl; only the failures' tails are kept)
+#   zerocopy (test_cuda, the CuPy tests of tests/python/test_cuda_arrays.py, bench/peers_realized_cupy.py at 1e9)
 set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
@@ -159,6 +160,17 @@ for s in $steps; do
       RAID_SORT_PROFILE=1 run sort 150 ./build-dev/bench_sort --device auto --n 5e7 --reps 5 --check $v
     done
     run sort 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;
+  zerocopy) # CUDA arrays in place: test_cuda (the C calls on device memory against host memory, bit for bit;
+    # the refusals), the Python module on CuPy arrays (pytest where installed, else the module as a script:
+    # its GPU tests), then 1e9 returns already on the GPU through raid.realized against the kernel alone
+    export RAID_CACHE_DIR=/tmp/raid-kcache
+    run zerocopy 120 ./build-dev/tests/test_cuda
+    if python3 -m pytest --version >/dev/null 2>&1; then
+      PYTHONPATH=build-dev/python run zerocopy 240 python3 -m pytest -q -p no:cacheprovider tests/python/test_cuda_arrays.py
+    else
+      PYTHONPATH=build-dev/python run zerocopy 240 python3 tests/python/test_cuda_arrays.py
+    fi
+    PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python run zerocopy 400 python3 bench/peers_realized_cupy.py --n 1e9 --reps 5 --check 1e8 --host ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500
     run regress 400 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;

@@ -86,6 +86,7 @@ static const struct variant {
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=0"},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=16 -DSORT_PAY=1 -DSORT_PDIG=1"},
     {"col_sort.cl", "-DSORT_BITS=5 -DSORT_WG=32 -DSORT_ROUNDS=1"},
+    {"col_sort.cl", ""}, /* raidGather64's sort_gather (src/device/launch.c): the file's defaults */
     {"col_select.cl", ""},
     {"col_select.cl", "-DSEL_NP=1"},
     {"col_groupby.cl", ""},

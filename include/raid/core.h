@@ -184,6 +184,8 @@ typedef struct raid_timing {
     double host_s;        /* host work after the device's (windows across chunks, guards), seconds (wall) */
     double download_s;    /* device-to-host transfer time, seconds (events; calls that record it: group-by) */
     double prep_s;        /* of kernel_s: kernels that prepare rather than compute (the group ids), seconds */
+    uint64_t bytes_wrapped; /* bytes of the caller's CUDA device memory read or written in place, without a
+                               copy (raid_memory_of; docs/device.md "The caller's device memory") */
 } raid_timing;
 RAID_API void raid_ctx_last_timing(const raid_ctx *ctx, raid_timing *t);
 
@@ -248,6 +250,28 @@ RAID_API raid_status raid_devices(raid_device_info *out, size_t cap, size_t *cou
  *  device", or the failing call; for RAID_BACKEND_OPENCL "no OpenCL platform found"; RAID_BACKEND_CPU is
  *  always available. Probes the backend once per process (as raid_devices does). Never fails. */
 RAID_API const char *raid_backend_absent(raid_backend b);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The caller's memory: host or CUDA device                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Where an array lives (raid_memory_of). */
+typedef enum raid_memory {
+    RAID_MEMORY_HOST = 0, /* host memory: ordinary, page-locked (cudaMallocHost), or unknown to CUDA */
+    RAID_MEMORY_CUDA = 1, /* CUDA device memory (cudaMalloc, CuPy, PyTorch, Numba; managed memory too) */
+} raid_memory;
+
+/** Where the memory at p lives, as the process's CUDA driver knows it, without dereferencing p:
+ *  RAID_MEMORY_CUDA for memory that CUDA allocated on a device (cuPointerGetAttribute's memory type device,
+ *  or managed), with *device (may be NULL) its ordinal N, as the device string "cuda:N" names it;
+ *  RAID_MEMORY_HOST for everything else, *device -1. When libcuda.so.1 is not loaded in the process (no
+ *  CUDA library and no RAID CUDA context used it) no device memory can exist: RAID_MEMORY_HOST, and the
+ *  driver is not loaded for the question. p NULL: RAID_MEMORY_HOST. Never fails.
+ *  Which calls take device memory, and the ordering of the caller's stream and RAID's: docs/device.md
+ *  "The caller's device memory"; each such call says so in its comment ("Device memory"). A call given
+ *  device memory on a cpu or OpenCL context, or memory of another CUDA device than its context's, fails
+ *  with RAID_EINVAL naming the argument and the device, without reading it. */
+RAID_API raid_memory raid_memory_of(const void *p, int *device);
 
 #ifdef __cplusplus
 }

@@ -183,10 +183,11 @@ RAID_API void raid_garch_input_destroy(raid_garch_input *in);
  *  one before by raid_date_compare, include/raid/reader.h; without them index order is time order, the
  *  caller's); lines: the source line of each return or NULL (messages "FILE:LINE" with a source, "row L"
  *  otherwise; L 1-based within the series without lines). NaN and infinities are accepted here and give
- *  the series the status "non-finite". A repeated name is an error.
- *  Errors: RAID_EINVAL (NULL name, r with n > 0; a name not UTF-8; a repeated name; a NULL or empty date;
- *  a date that does not come after the one before: "raid_garch_input_add: SYM: row R: date 'D' comes
- *  before 'P' on row R2 (the rows of a series must be in time order)", or "repeats"), RAID_ENOMEM
+ *  the series the status "non-finite". A repeated name is an error. r is host memory (the input keeps a host
+ *  copy, which the fits' float64 steps read): CUDA device memory is refused (raid_memory_of), never read.
+ *  Errors: RAID_EINVAL (NULL name, r with n > 0; r in device memory; a name not UTF-8; a repeated name; a
+ *  NULL or empty date; a date that does not come after the one before: "raid_garch_input_add: SYM: row R:
+ *  date 'D' comes before 'P' on row R2 (the rows of a series must be in time order)", or "repeats"), RAID_ENOMEM
  *  (raid_errmsg). */
 RAID_API raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t n, const double *r,
                                           const char *const *dates, const int64_t *lines);

@@ -86,9 +86,15 @@ typedef struct raid_groupby raid_groupby;
  *  partitioned by group first, or global tables), min and max (two 32-bit atomic passes over 64-bit order keys), first
  *  and last (32-bit atomic min/max of row indices); the host rounds each sum. Every output is bit for bit
  *  the cpu path's.
- *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags),
- *  RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of groups 2^32 or more; more than
- *  2^29 rows whose keys span a wide range and hold more than 2^20 distinct values) and the device layer's
+ *  Device memory (docs/device.md "The caller's device memory"): keys and values may be CUDA device memory of
+ *  a CUDA context's device, read in place (the groups' first and last values gathered on the device); valid
+ *  and aggs stay host memory, and the result is host memory (ngroups entries). Device memory on a cpu, NULL
+ *  or OpenCL context, of another device, or as valid is refused (RAID_EINVAL naming it), never read. The
+ *  caller's work on the arrays must be complete before the call; the library's is complete when it returns.
+ *  Errors: RAID_EINVAL (NULL pointers, naggs out of range, an aggregation out of range, unknown flags,
+ *  device memory it cannot read), RAID_ENOMEM; device contexts add RAID_EUNSUPPORTED (n or the number of
+ *  groups 2^32 or more; more than 2^29 rows whose keys span a wide range and hold more than 2^20 distinct
+ *  values) and the device layer's
  *  errors (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD). Message: raid_ctx_errmsg(ctx) (ctx NULL:
  *  raid_errmsg()). *out is NULL on failure. */
 RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, const double *values,
@@ -104,7 +110,9 @@ RAID_API raid_status raid_groupby_compute(raid_ctx *ctx, const int64_t *keys, co
  *  +inf, NaN, null. Implemented over raid_groupby_compute: each key's sort key with its top bit flipped is
  *  an int64 key of the same order, so every aggregation is the int64 call's, bit for bit, on every path.
  *  The result: raid_groupby_keys_f64 gives the groups' keys, raid_groupby_null_group whether the last
- *  group is the null keys' (raid_groupby_keys gives the int64 sort keys, not the doubles). Errors:
+ *  group is the null keys' (raid_groupby_keys gives the int64 sort keys, not the doubles). Device memory:
+ *  as raid_groupby_compute, except that keys in device memory are copied to the host (n * 8 bytes), where
+ *  their order keys are formed; values are read in place; key_valid is host memory. Errors:
  *  raid_groupby_compute's (RAID_EINVAL: keys NULL with n > 0, ...). *out NULL on failure. */
 RAID_API raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const uint8_t *key_valid,
                                               const double *values, const uint8_t *valid, size_t n,

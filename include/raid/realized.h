@@ -42,7 +42,15 @@ extern RAID_API const char *const raid_realized_names[RAID_REALIZED_NMEASURES];
 RAID_API double raid_realized_get(const raid_realized *x, int k);
 
 /** Compute the realized measures of nseg segments.
- *  r: the returns of all segments back to back; segment s is r[offsets[s] .. offsets[s+1]) (offsets has
+ *  r: the returns of all segments back to back, host memory or, on a CUDA context, CUDA device memory of its
+ *  device (docs/device.md "The caller's device memory"): read in place by the device's kernel; the host
+ *  reads back the returns at the chunks' seams (four a chunk of raid_ctx_chunk's length) and copies to the
+ *  host only a chunk that holds a return out of range (for the message) and a segment whose sums are small
+ *  enough for binary32 underflow to matter (docs/precision.md; raid_timing.host_segments counts them). At
+ *  most 2^32 - 2 returns of device memory in one call (RAID_EUNSUPPORTED). Device memory on a cpu or OpenCL
+ *  context, or of another device, is refused (RAID_EINVAL), never read. offsets and out are host memory.
+ *  The caller's work on r must be complete before the call; the library's is complete when it returns.
+ *  Segment s is r[offsets[s] .. offsets[s+1]) (offsets has
  *  nseg+1 non-decreasing entries, offsets[0] may be non-zero), each in time order (index order: there are
  *  no times here; bipower, tripower, MedRV and the jump test use adjacent returns, so the order matters;
  *  the readers and raid_ticks check the times of prices). out: nseg results.
@@ -51,8 +59,8 @@ RAID_API double raid_realized_get(const raid_realized *x, int k);
  *  Returns must be finite and at most RAID_MAX_RETURN = 1e74 in magnitude (beyond, r^4 overflows float64
  *  in the quarticity sums); log returns of prices are far below.
  *  Errors: RAID_EINVAL (NULL pointers, decreasing offsets, a return that is not finite or exceeds
- *  RAID_MAX_RETURN), RAID_ENOMEM and the device errors; message: raid_ctx_errmsg(ctx) (ctx NULL:
- *  raid_errmsg()). */
+ *  RAID_MAX_RETURN, device memory a context cannot read), RAID_EUNSUPPORTED, RAID_ENOMEM and the device
+ *  errors; message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). */
 RAID_API raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                   raid_realized *out);
 

@@ -34,6 +34,16 @@
  * return identical bits (tests/test_select.c). Device contexts take at most 2^31 - 1 values per call
  * (RAID_EUNSUPPORTED beyond) and process the segments one after another.
  *
+ * Device memory (docs/device.md "The caller's device memory"): x and out of raid_select_kth, _median,
+ * _quantile and x and the four outputs of raid_select_minmax may be CUDA device memory of the context's device
+ * (a CUDA context): x is read in place; the host fetches only the elements a result is made of (the first NaN
+ * or zero of a segment, 8 bytes each) and, for a quantile whose interpolated order statistics include a zero,
+ * copies the segment from its first zero on to scan for that zero's sign; the nseg results are written with
+ * one copy. offsets and q stay host memory. raid_select_topk takes host memory only (its survivors and ties
+ * are read on the host). Device memory elsewhere (a cpu, NULL or OpenCL context, another device, top-k) is
+ * refused with RAID_EINVAL naming the argument, never read. The caller's work on x must be complete before
+ * the call; the library's is complete when it returns.
+ *
  * Errors (every function): RAID_EINVAL (NULL pointers where data is needed, offsets negative or
  * decreasing, and the per-function domain errors below; the message names the segment), RAID_ENOMEM;
  * device contexts add RAID_EUNSUPPORTED and the device layer's (RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD).

@@ -38,6 +38,14 @@
  * RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD. Message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()).
  * Nothing is written on failure (on a device: unless the final read-back itself fails). Outputs may not
  * overlap the inputs.
+ *
+ * Device memory (docs/device.md "The caller's device memory"): x and the output (out, idx) of raid_sort_f64,
+ * raid_argsort_f64_u32/_i64 and their _seg forms may be CUDA device memory of the context's device (a CUDA
+ * context: "cuda:N"): x is read in place (never written), the output written in place; either may be host
+ * memory. offsets and the validity bitmap stay host memory, and both arrays of raid_sort_i64_f64 too.
+ * Device memory elsewhere (a cpu, NULL or OpenCL context, another device, valid, the pairs) is refused with
+ * RAID_EINVAL naming the argument, never read. The caller's work on x must be complete before the call; the
+ * library's is complete when it returns.
  */
 #ifndef RAID_SORT_H
 #define RAID_SORT_H

@@ -4,6 +4,7 @@ through its accessors into the DataFrame that `raid garch` writes as CSV."""
 import numpy as np
 import pandas as pd
 
+from . import _cuda
 from ._convert import as_c, c_int, column, date_labels, floats, frame, index_labels, is_frame, symbol_runs
 from ._core import _text, array, check, context, ffi, lib, reporting
 from ._csv import mark_model
@@ -81,6 +82,24 @@ def _series_list(returns, ret_col, symbol_col, date_col):
     return [(b"", r, None, np.arange(len(r), dtype=np.int64))]
 
 
+def _from_device(returns, device):
+    """CUDA returns (one array, or a dict of them; docs/python.md "CUDA arrays"): host copies, and the device
+    string of their device. raid_garch_input_add keeps its own copy of every series on the host, where the
+    fits' float64 refinement, inference and windows read them, so a device input is copied once here; the
+    device batches of the fits run on the arrays' device. Anything else as it is."""
+    if isinstance(returns, dict) and any(_cuda.is_device(v) for v in returns.values()):
+        arrs = {k: _cuda.cuda_array(v, f"returns[{k!r}]") for k, v in returns.items()}
+        s, _ = _cuda.spec(list(arrs.values()), device)
+        context(s)  # the device's context first: a device that cannot run fails before any copy
+        return {k: a.host() for k, a in arrs.items()}, s
+    if _cuda.is_device(returns):
+        a = _cuda.cuda_array(returns, "returns")
+        s, _ = _cuda.spec([a], device)
+        context(s)
+        return a.host(), s
+    return returns, device
+
+
 def _input(series):
     pp = ffi.new("raid_garch_input **")
     check(lib.raid_garch_input_create(pp))
@@ -120,6 +139,7 @@ def garch(returns, model="garch", dist="normal", mean="constant", init="backcast
     RaidError for a bad specification and the device's errors, ValueError for input it cannot take.
     """
     spec = _spec(model, dist, mean, init, ez, se, window, step, max_iter)
+    returns, device = _from_device(returns, device)
     gin = _input(_series_list(returns, ret_col, symbol_col, date_col))
     ctx = context(device)
     rp = ffi.new("raid_garch_result **")

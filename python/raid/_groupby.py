@@ -3,7 +3,7 @@ raid_groupby_compute on numpy arrays, the result as a pandas DataFrame indexed b
 import numpy as np
 import pandas as pd
 
-from . import _arrow
+from . import _arrow, _cuda
 from ._convert import as_c, floats, integers, is_arrow, validity
 from ._core import check, context, ffi, lib
 
@@ -52,6 +52,8 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
         if a not in AGGS:
             raise ValueError(f"unknown aggregation {a!r} (expected one of {', '.join(AGGS)})")
         codes.append(AGGS.index(a))
+    if _cuda.is_device(keys) or (values is not None and _cuda.is_device(values)):
+        return _groupby_device(keys, values, aggs, codes, valid, skipna, device)
     k = integers(keys, "keys", floats_ok=True)
     fkeys = k.dtype == np.float64
     k, pk = as_c(k, k.dtype, "keys")
@@ -99,4 +101,52 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     if float_arrow_keys:  # pyarrow in, pyarrow out (the Arrow path takes int64 keys only)
         import pyarrow as pa
         return pa.Table.from_pandas(out.reset_index(), preserve_index=False)
+    return out
+
+
+def _groupby_device(keys, values, aggs, codes, valid, skipna, device):
+    """raid.groupby of CUDA arrays (docs/python.md "CUDA arrays"): keys int64 or float64, values float64 (or
+    None), both on one device; valid a host array (numpy). Returns a dict of CuPy arrays on that device:
+    "key" (the distinct keys, ascending) and one array per aggregation (count int64). The groups are formed
+    and rounded on the host (G values each), so the result is copied to the device."""
+    kc = _cuda.cuda_array(keys, "keys", (np.dtype(np.int64), np.dtype(np.float64)))
+    vc = None if values is None else _cuda.cuda_array(values, "values")
+    if values is None and any(a != "count" for a in aggs):
+        raise ValueError("values are needed by an aggregation other than count")
+    ctx, d = _cuda.cuda_context([kc] if values is None else [kc, vc], device)  # vc None: host values, refused
+    n = kc.size
+    if vc is not None and vc.size != n:
+        raise ValueError(f"values has {vc.size} entries, keys {n}")
+    fkeys = kc.dtype == np.float64
+    fn = "raid_groupby_compute_f64" if fkeys else "raid_groupby_compute"
+    if fn not in _cuda.IN_PLACE:  # an explicit host copy, then the host path on the arrays' device
+        res = groupby(kc.host(), None if vc is None else vc.host(), aggs, valid=valid, skipna=skipna,
+                      device=f"cuda:{d}")
+        out = {"key": _cuda.to_device(res.index.to_numpy(), d)}
+        for a in aggs:
+            out[a] = _cuda.to_device(res[a].to_numpy(), d)
+        return out
+    pk = kc.cdata("double *" if fkeys else "int64_t *")
+    px = ffi.NULL if vc is None else vc.cdata("double *")
+    pv, keep = ffi.NULL, None
+    if valid is not None:
+        keep = np.ascontiguousarray(validity(valid, n), dtype=np.uint8)
+        pv = ffi.from_buffer("uint8_t[]", keep)
+    ca = ffi.new("raid_agg[]", codes)
+    outp = ffi.new("raid_groupby **")
+    flags = lib.RAID_GROUPBY_SKIPNA if skipna else 0
+    if fkeys:
+        check(lib.raid_groupby_compute_f64(ctx, pk, ffi.NULL, px, pv, n, ca, len(codes), flags, outp), ctx)
+    else:
+        check(lib.raid_groupby_compute(ctx, pk, px, pv, n, ca, len(codes), flags, outp), ctx)
+    g = ffi.gc(outp[0], lib.raid_groupby_destroy)
+    G = lib.raid_groupby_ngroups(g)
+
+    def arr(ptr, dtype):
+        h = np.zeros(0, dtype) if G == 0 else np.frombuffer(ffi.buffer(ptr, G * np.dtype(dtype).itemsize), dtype)
+        return _cuda.to_device(h, d)
+    out = {"key": arr(lib.raid_groupby_keys_f64(g), np.float64) if fkeys else arr(lib.raid_groupby_keys(g), np.int64)}
+    for j, a in enumerate(aggs):
+        out[a] = arr(lib.raid_groupby_counts(g), np.int64) if a == "count" else arr(lib.raid_groupby_column(g, j),
+                                                                                     np.float64)
     return out

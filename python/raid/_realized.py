@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from . import _cuda
 from ._convert import as_c, c_strings, column, floats, frame, integers, is_text, symbols, texts, timestamps_us
 from ._core import RaidNotice, array, check, context, ffi, lib, records, show
 from ._csv import mark_model
@@ -40,6 +41,8 @@ def realized(returns, offsets, device="auto", precision="df"):
     a measure is undefined for n). Raises RaidError (RAID_EINVAL for a return out of range or decreasing
     offsets, device errors), ValueError for offsets outside returns.
     """
+    if _cuda.is_device(returns):
+        return _realized_device(returns, offsets, device, precision)
     r, rp = as_c(floats(returns, "returns", how="give the returns without them (returns.compressed(), with "
                                                "offsets to match)"), np.float64, "returns")
     off, op = as_c(integers(offsets, "offsets"), np.int64, "offsets")
@@ -52,6 +55,30 @@ def realized(returns, offsets, device="auto", precision="df"):
     out = ffi.new("raid_realized[]", max(nseg, 1))
     check(lib.raid_realized_compute(ctx, rp, op, nseg, out), ctx)
     return _frame(out, nseg)
+
+
+def _realized_device(returns, offsets, device, precision):
+    """raid.realized of a CUDA array of returns (docs/python.md "CUDA arrays"): a dict of CuPy arrays on its
+    device, the DataFrame's columns (n and the measures, in order). The measures are formed on the host in
+    float64 from the device's combined sums (nseg rows); the returns are read in place where
+    raid_realized_compute takes device memory, else copied to the host first. offsets stay host memory."""
+    ca = _cuda.cuda_array(returns, "returns")
+    ctx, d = _cuda.cuda_context([ca], device, precision)
+    off, op = as_c(integers(_cuda.small(offsets, "offsets"), "offsets"), np.int64, "offsets")
+    if len(off) == 0:
+        raise ValueError("offsets must hold nseg + 1 >= 1 entries")
+    if off.min() < 0 or off.max() > ca.size:
+        raise ValueError(f"offsets must lie in [0, len(returns)] = [0, {ca.size}]")
+    nseg = len(off) - 1
+    if "raid_realized_compute" in _cuda.IN_PLACE:
+        rp = ca.cdata("double *")
+    else:  # an explicit host copy
+        keep = ca.host()
+        rp = ffi.from_buffer("double[]", keep) if keep.size else ffi.NULL
+    out = ffi.new("raid_realized[]", max(nseg, 1))
+    check(lib.raid_realized_compute(ctx, rp, op, nseg, out), ctx)
+    rec = records(out, nseg, "raid_realized")
+    return {c: _cuda.to_device(np.ascontiguousarray(rec[c]), d) for c in ["n", *measure_names()]}
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ skip_nulls, pandas' skipna; NaNs stay values with numpy's rules), scalars come b
 arrays (quantile of several q, topk) as pyarrow arrays; offsets are for numpy input."""
 import numpy as np
 
-from . import _arrow
+from . import _arrow, _cuda
 from ._convert import as_c, c_int, floats, integers, is_arrow
 from ._core import check, context, ffi, lib
 
@@ -61,6 +61,25 @@ def _prepare(x, offsets):
     return tuple(_Prepared(x, offsets))
 
 
+def _device(x, offsets, device, cname, host, run):
+    """A selection of a CUDA array x (docs/python.md "CUDA arrays"): CuPy results on x's device (a 0-d array
+    for one segment's scalar, as CuPy's reductions). cname: the C function; host(xh, spec): the host path
+    on a numpy copy (functions not in _cuda.IN_PLACE); run(ctx, d, ca, poff, nseg): the in-place call."""
+    ca = _cuda.cuda_array(x, "x")
+    ctx, d = _cuda.cuda_context([ca], device)
+    if cname not in _cuda.IN_PLACE:
+        return _cuda.to_device(host(ca.host(), f"cuda:{d}"), d)
+    single = offsets is None
+    off = np.array([0, ca.size], dtype=np.int64) if single else integers(_cuda.small(offsets, "offsets"), "offsets")
+    if off.size < 1:
+        raise ValueError("offsets must be a one-dimensional array of at least one entry")
+    if off.size > 1 and (off[0] < 0 or off[-1] > ca.size):
+        raise ValueError(f"offsets must lie in [0, {ca.size}]")
+    off, poff = as_c(off, np.int64, "offsets")
+    res = run(ctx, d, ca, poff, off.size - 1)
+    return res[0] if single else res
+
+
 def _out(n):
     out = np.empty(n if n > 0 else 1, dtype=np.float64)  # (this module's max is raid.max)
     return out, ffi.from_buffer("double[]", out)
@@ -72,6 +91,15 @@ def kth(x, k, *, offsets=None, device=None):
     bounds (numpy raises too)."""
     if is_arrow(x):
         return _arrow.kth(x, k, device, offsets=offsets)
+    if _cuda.is_device(x):
+        kk = c_int(k, "k", "int64_t")
+
+        def run(ctx, d, ca, poff, nseg):
+            out = _cuda.empty(max(nseg, 1), np.float64, d)
+            check(lib.raid_select_kth(ctx, ca.cdata("double *"), poff, nseg, kk, _cuda.pointer(out, "double *")), ctx)
+            return out[:nseg]
+        return _device(x, offsets, device, "raid_select_kth",
+                       lambda h, s: kth(h, k, offsets=_cuda.small(offsets, "offsets"), device=s), run)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
     ctx = context(device)
@@ -84,6 +112,13 @@ def median(x, *, offsets=None, device=None):
     holds a NaN or is empty."""
     if is_arrow(x):
         return _arrow.median(x, device, offsets=offsets)
+    if _cuda.is_device(x):
+        def run(ctx, d, ca, poff, nseg):
+            out = _cuda.empty(max(nseg, 1), np.float64, d)
+            check(lib.raid_select_median(ctx, ca.cdata("double *"), poff, nseg, _cuda.pointer(out, "double *")), ctx)
+            return out[:nseg]
+        return _device(x, offsets, device, "raid_select_median",
+                       lambda h, s: median(h, offsets=_cuda.small(offsets, "offsets"), device=s), run)
     x, px, off, poff, nseg, single = _prepare(x, offsets)
     out, pout = _out(nseg)
     ctx = context(device)
@@ -96,7 +131,7 @@ def quantile(x, q, *, offsets=None, device=None):
     in [0, 1]; a string q raises TypeError; an integer q, 0 or 1, is numpy's element without interpolation:
     the stable sort's first or last element, so np.quantile([inf], 0) is inf and of [-0.0, -0.0] at 1 -0.0); NaN when x holds a NaN. Returns a scalar for a scalar q, else an array of q's length; with
     offsets an array (nseg,) or (nseg, len(q))."""
-    qa = np.asarray(q)
+    qa = np.asarray(_cuda.small(q, "q"))  # q stays host memory (a CUDA q is copied: it is small)
     if qa.dtype.kind not in "fiu":  # np.asarray("0.5", float) would parse the text; numpy refuses it too
         raise TypeError(f"q must be a number or an array of numbers, not {type(q).__name__} of dtype {qa.dtype}")
     integer_q = qa.dtype.kind in "iu"
@@ -104,6 +139,16 @@ def quantile(x, q, *, offsets=None, device=None):
     if qa.ndim > 1:
         raise ValueError(f"q must be a scalar or one-dimensional, not of shape {qa.shape}")
     qv, pq = as_c(qa.reshape(-1), np.float64, "q")
+    if _cuda.is_device(x):
+        def run(ctx, d, ca, poff, nseg):
+            out = _cuda.empty(max(nseg * qv.size, 1), np.float64, d)
+            check(lib.raid_select_quantile(ctx, ca.cdata("double *"), poff, nseg, pq, qv.size,
+                                           _cuda.pointer(out, "double *")), ctx)
+            res = out[:nseg * qv.size].reshape(nseg, qv.size)
+            return res[:, 0] if qa.ndim == 0 else res
+        # an integer q takes numpy's element (the stable sort's end, raid.topk): the host path
+        return _device(x, offsets, device, "raid_select_quantile" if not integer_q else "",
+                       lambda h, s: quantile(h, q, offsets=_cuda.small(offsets, "offsets"), device=s), run)
     arrow = is_arrow(x)
     if arrow:  # the valid values (nulls skipped) of one segment
         res, off, nseg, single = _arrow.quantile(x, qv, device, offsets)[None, :], None, 1, True

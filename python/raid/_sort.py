@@ -3,7 +3,7 @@ raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / 
 (-0.0 and NaN payloads kept, NaN last), on the cpu path or a device."""
 import numpy as np
 
-from . import _arrow
+from . import _arrow, _cuda
 from ._convert import as_c, floats, integers, is_arrow, nullable_kind, validity, with_nulls
 from ._core import check, context, ffi, lib
 
@@ -78,6 +78,8 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     Float64 array (or double[pyarrow]), the nulls masked."""
     if is_arrow(x):
         return _arrow.sort(x, device, descending, valid=valid, offsets=offsets)
+    if _cuda.is_device(x):
+        return _sort_device(x, device, descending, valid, offsets, None)
     a, v = _values(x, valid)
     a, px = as_c(a, np.float64, "x")
     off, poff = _offsets(offsets, a.size)
@@ -105,6 +107,8 @@ def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=Non
     dt = np.dtype(index_dtype)
     if dt not in _INDEX:
         raise ValueError(f"index_dtype must be int64 or uint32, not {dt}")
+    if _cuda.is_device(x):
+        return _sort_device(x, device, descending, valid, offsets, dt)
     a, v = _values(x, valid)
     a, px = as_c(a, np.float64, "x")
     off, poff = _offsets(offsets, a.size)
@@ -114,6 +118,33 @@ def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=Non
     ctx = context(device)
     check(getattr(lib, fn)(ctx, px, poff, off.size - 1, pvalid, _flags(descending),
                            ffi.from_buffer(ctype + "[]", out)), ctx)
+    return out
+
+
+def _sort_device(x, device, descending, valid, offsets, index_dtype):
+    """raid.sort (index_dtype None) or raid.argsort of a CUDA array x (docs/python.md "CUDA arrays"): a CuPy
+    array on x's device. valid and offsets stay host arrays (numpy)."""
+    ca = _cuda.cuda_array(x, "x")
+    ctx, d = _cuda.cuda_context([ca], device)
+    s = f"cuda:{d}"
+    fn = "raid_sort_f64_seg" if index_dtype is None else _INDEX[index_dtype][1]
+    if fn not in _cuda.IN_PLACE:  # an explicit host copy, then the host path on x's device
+        h = ca.host()
+        res = sort(h, s, descending=descending, valid=valid, offsets=offsets) if index_dtype is None else \
+            argsort(h, s, index_dtype=index_dtype, descending=descending, valid=valid, offsets=offsets)
+        return _cuda.to_device(res, d)
+    off, poff = _offsets(offsets, ca.size)
+    v = None if valid is None else validity(valid, ca.size)
+    bits, pvalid = _valid(v)
+    if index_dtype is None:
+        out = _cuda.empty(ca.size, np.float64, d, None if offsets is None else np.nan)
+        check(lib.raid_sort_f64_seg(ctx, ca.cdata("double *"), poff, off.size - 1, pvalid, _flags(descending),
+                                    _cuda.pointer(out, "double *")), ctx)
+    else:
+        out = _cuda.empty(ca.size, index_dtype, d, 0)
+        ctype, _ = _INDEX[index_dtype]
+        check(getattr(lib, fn)(ctx, ca.cdata("double *"), poff, off.size - 1, pvalid, _flags(descending),
+                               _cuda.pointer(out, ctype + " *")), ctx)
     return out
 
 

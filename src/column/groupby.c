@@ -4,6 +4,8 @@
  * rows, the exponent range of the values), the one dispatch between the cpu path (groupby_cpu.c) and the
  * device path (groupby_device.c), the rounding of exact sums and the result's columns. */
 #include "column/groupby_internal.h"
+
+#include "device/launch.h"
 #include "column/keys.h"
 
 #include <assert.h>
@@ -435,6 +437,38 @@ done:
     return st;
 }
 
+/* The first and last values of the G groups (part.first, part.last: row indices, -1 for none) from values
+ * in device memory: gathered on the device (raidGather64) into *firstv and *lastv (malloc'd, G each; a
+ * group without one gets row 0's value, never used). */
+static raid_status gather_ends(raid_ctx *ctx, const double *values, size_t n, const gb_partial *part, size_t G,
+                               double **firstv, double **lastv)
+{
+    uint32_t *idx = malloc((G ? 2 * G : 1) * sizeof *idx);
+    double *got = malloc((G ? 2 * G : 1) * sizeof *got);
+    RaidBuf w = {NULL, 0, RAID_DT_UINT};
+    raid_status st = idx && got ? RAID_OK : raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+    for (size_t k = 0; st == RAID_OK && k < G; k++) {
+        idx[k] = part->first[k] >= 0 ? (uint32_t)part->first[k] : 0u;
+        idx[G + k] = part->last[k] >= 0 ? (uint32_t)part->last[k] : 0u;
+    }
+    if (st == RAID_OK && (st = raidBufWrap(ctx, values, RAID_DT_UINT, 2 * n, &w)) == RAID_OK)
+        st = raidGather64(ctx, &w, idx, 2 * G, got);
+    raidBufRelease(ctx, &w);
+    free(idx);
+    if (st != RAID_OK) {
+        free(got);
+        return st;
+    }
+    *firstv = got;
+    if (!(*lastv = malloc((G ? G : 1) * sizeof **lastv))) {
+        free(got);
+        *firstv = NULL;
+        return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+    }
+    memcpy(*lastv, got + G, G * sizeof **lastv);
+    return RAID_OK;
+}
+
 /* The device path's groups (gb_backends): ids, keys and partials on the device (groupby_device.c). */
 static raid_status device_groups(raid_ctx *ctx, const gb_plan *dp, size_t rows_per_wg, int local_tables,
                                  int64_t **ukeys, size_t *ngroups, gb_partial *part)
@@ -499,6 +533,19 @@ raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *valu
     const int scaled = (flags & GB_SCALED) && (need & GB_NEED_SUM);
     if (n && need && !values)
         return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: values NULL (needed by an aggregation other than count)");
+    /* keys and values in CUDA device memory: read in place on a CUDA context of their device (the device
+     * path), refused elsewhere; the validity bytes are host memory */
+    RaidMemKind kk = RAID_MEM_HOST, kx = RAID_MEM_HOST, kv = RAID_MEM_HOST;
+    raid_status mem = n ? raidMemKindOf(ctx, keys, n * 8, 8, "raid_groupby_compute: keys", &kk) : RAID_OK;
+    if (mem == RAID_OK && n && values)
+        mem = raidMemKindOf(ctx, values, n * 8, 8, "raid_groupby_compute: values", &kx);
+    if (mem == RAID_OK && n && valid)
+        mem = raidMemKindOf(ctx, valid, n, 1, "raid_groupby_compute: valid", &kv);
+    if (mem != RAID_OK)
+        return mem;
+    if (kv == RAID_MEM_DEVICE)
+        return raidFail(ctx, RAID_EINVAL, "raid_groupby_compute: valid is device memory, and it takes host memory "
+                                          "(docs/device.md \"The caller's device memory\")");
     const raid_status adm = RAID_BACKEND(gb_backends, ctx)->admit(ctx, n);
     if (adm != RAID_OK)
         return adm;
@@ -541,6 +588,10 @@ raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *valu
         g->sfrac = part.sfrac, g->sexp = part.sexp;
         part.sfrac = NULL, part.sexp = NULL;
     }
+    double *firstv = NULL, *lastv = NULL; /* device values: the groups' first and last, gathered */
+    if (kx == RAID_MEM_DEVICE && (need & GB_NEED_FIRSTLAST) &&
+        (st = gather_ends(ctx, values, n, &part, G, &firstv, &lastv)) != RAID_OK)
+        goto fail;
     for (size_t j = 0; j < naggs; j++) {
         double *c = g->cols + j * G;
         for (size_t k = 0; k < G; k++) {
@@ -560,12 +611,18 @@ raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *valu
                 }
                 break;
             }
-            case RAID_AGG_FIRST: v = part.first[k] >= 0 ? values[part.first[k]] : NAN; break;
-            case RAID_AGG_LAST: v = part.last[k] >= 0 ? values[part.last[k]] : NAN; break;
+            case RAID_AGG_FIRST:
+                v = part.first[k] < 0 ? NAN : firstv ? firstv[k] : values[part.first[k]];
+                break;
+            case RAID_AGG_LAST:
+                v = part.last[k] < 0 ? NAN : lastv ? lastv[k] : values[part.last[k]];
+                break;
             }
             c[k] = v;
         }
     }
+    free(firstv);
+    free(lastv);
     partial_free(&part);
     *out = g;
     return RAID_OK;
@@ -602,10 +659,22 @@ raid_status raid_groupby_compute_f64(raid_ctx *ctx, const double *keys, const ui
     int64_t *ik = malloc((n ? n : 1) * sizeof *ik);
     if (!ik)
         return raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n);
+    /* Keys in CUDA device memory (on a CUDA context of their device): their order keys are formed here, on
+     * the host, from a copy made into ik first (read as bits below, in place); the values stay where they
+     * are. Elsewhere device memory is refused (raidMemKindOf). */
+    RaidMemKind kk = RAID_MEM_HOST;
+    raid_status mst = n ? raidMemKindOf(ctx, keys, n * 8, 8, "raid_groupby_compute_f64: keys", &kk) : RAID_OK;
+    if (mst == RAID_OK && kk == RAID_MEM_DEVICE)
+        mst = raidCopyFromCaller(ctx, ik, keys, n * sizeof *ik, "raid_groupby_compute_f64: keys");
+    if (mst != RAID_OK) {
+        free(ik);
+        return mst;
+    }
+    const double *hk = kk == RAID_MEM_DEVICE ? (const double *)(const void *)ik : keys;
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (size_t i = 0; i < n; i++) {
         uint64_t b;
-        memcpy(&b, &keys[i], sizeof b);
+        memcpy(&b, &hk[i], sizeof b);
         const RaidKey k = raidKeySort((uint32_t)(b >> 32), (uint32_t)b, key_valid != NULL,
                                          key_valid ? key_valid[i] != 0 : 1, 0);
         ik[i] = (int64_t)(((uint64_t)k.hi << 32 | k.lo) ^ GB_TOP);

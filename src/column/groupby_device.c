@@ -2,7 +2,8 @@
  *
  * Everything per row runs on the device: the host uploads the keys, the values' bits (two uint32 words
  * each, as stored: no conversion) and the validity bytes (through page-locked staging,
- * raidBufUploadStaged), then
+ * raidBufUploadStaged; keys and values in the caller's CUDA device memory are read in place,
+ * raidBufInput), then
  *   1. gb_range: the keys' range and the values' exponent range (per work-group partials, combined here);
  *   2. gb_ids_direct (keys spanning a small range) or gb_ids_hash (a lock-free hash table from 32-bit
  *      atomic_cmpxchg only): every row's slot, and the distinct keys with their slots (few: downloaded);
@@ -120,14 +121,14 @@ static raid_status range_pass(raid_ctx *ctx, gb_plan *p, const RaidBuf *b, RaidB
     raidLaunchKernel(&L, ctx, "col_groupby.cl", "gb_range", raidTuneBuildOptions(ctx));
     if (!part)
         raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "out of memory (group-by of %zu rows)", n));
-    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * n, &d[D_KEYS]));
+    RaidMemKind kk = RAID_MEM_HOST; /* the keys wrapped where they are device memory (docs/device.md) */
+    RAID_LAUNCH_CALL(&L, raidBufInput(ctx, p->keys, RAID_DT_UINT, 2 * n, "keys", &d[D_KEYS], &kk));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_BYTE, masked ? n : 1, &d[D_VALID]));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2, &d[D_META]));
-    RAID_LAUNCH_CALL(&L, raidBufUploadStaged(ctx, &d[D_KEYS], 0, 2 * n, p->keys));
     if (masked)
         RAID_LAUNCH_CALL(&L, raidBufUploadStaged(ctx, &d[D_VALID], 0, n, p->valid));
     if (L.st == RAID_OK)
-        ctx->timing.bytes_in += n * (masked ? 9u : 8u);
+        ctx->timing.bytes_in += n * ((kk == RAID_MEM_HOST ? 8u : 0u) + (masked ? 1u : 0u));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 8 * nwg, &d[D_RANGE]));
     RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&d[D_KEYS]), RAID_ARG_BUF(&b[B_X]), RAID_ARG_U32(n), RAID_ARG_U32(rows),
                      RAID_ARG_U32(usep), RAID_ARG_BUF(&d[D_RANGE]));
@@ -611,12 +612,12 @@ raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_
         st = raidFail(ctx, RAID_EINVAL, "group-by: path %d was removed (docs/groupby.md)", local_tables);
         goto done;
     }
+    RaidMemKind kx = RAID_MEM_HOST; /* the values wrapped where they are device memory (docs/device.md) */
     if ((st = raidBufAcquire(ctx, RAID_DT_UINT, n, &b[B_GID])) != RAID_OK ||
-        (st = raidBufAcquire(ctx, RAID_DT_UINT, upx ? 2 * n : 2, &b[B_X])) != RAID_OK)
+        (st = upx ? raidBufInput(ctx, p->x, RAID_DT_UINT, 2 * n, "values", &b[B_X], &kx)
+                  : raidBufAcquire(ctx, RAID_DT_UINT, 2, &b[B_X])) != RAID_OK)
         goto done;
-    if (upx && (st = raidBufUploadStaged(ctx, &b[B_X], 0, 2 * n, p->x)) != RAID_OK)
-        goto done;
-    ctx->timing.bytes_in = upx ? 8 * n : 0;
+    ctx->timing.bytes_in = upx && kx == RAID_MEM_HOST ? 8 * n : 0;
     if ((st = form_ids(ctx, p, upx, b, d, wg, ukeys, ngroups)) != RAID_OK)
         goto done;
     const size_t G = *ngroups, Gs = G ? G : 1;

@@ -5,8 +5,10 @@
 #include "column/select_internal.h"
 
 #include "column/keys.h"
+#include "device/device.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,8 @@ typedef struct engine {
     RaidSelCl *cl;
     const double *x;
     int64_t base0; /* offsets[0]: where the device copy starts */
+    int xdev;      /* x is device memory of ctx (sel_memory): read in place, its few elements the host needs fetched */
+    raid_status st; /* the first failed fetch (elem) */
 } engine;
 
 /* The backends of the selections, chosen by RAID_BACKEND(sel_backends, ctx): open (the device: x uploaded
@@ -106,11 +110,13 @@ static const sel_backend sel_backends[2] = {
     [RAID_ON_DEVICE] = {device_open, device_ranks, device_minmax, device_topk, device_close},
 };
 
-static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg)
+static raid_status engine_open(engine *e, raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,
+                               int xdev)
 {
     memset(e, 0, sizeof *e);
     e->ctx = ctx;
     e->x = x;
+    e->xdev = xdev;
     e->base0 = offsets[0];
     e->be = RAID_BACKEND(sel_backends, ctx); /* the one choice of path: select_device.c on a device */
     return e->be->open(e, offsets, nseg);
@@ -127,14 +133,46 @@ static raid_status engine_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin,
     return e->be->minmax(e, a, n, kmin, kmax, info);
 }
 
-/* The input's bits of key K in segment xs (the first element holding it: docs in select.h). */
-static double key_value(const double *xs, uint64_t K, const RaidSelInfo *in)
+/* Element i of x (an index into x): read on the host, or fetched from device memory (8 bytes; a failure
+ * kept in e->st, NaN returned). */
+static double elem(engine *e, int64_t i)
+{
+    if (!e->xdev)
+        return e->x[i];
+    double v = NAN;
+    const raid_status st = raidCopyFromCaller(e->ctx, &v, e->x + i, sizeof v, "x");
+    if (st != RAID_OK && e->st == RAID_OK)
+        e->st = st;
+    return v;
+}
+
+/* The input's bits of key K in the segment starting at a (the first element holding it: docs in select.h). */
+static double key_value(engine *e, int64_t a, uint64_t K, const RaidSelInfo *in)
 {
     if (K == RAID_SEL_KEY_NAN)
-        return xs[in->first_nan];
+        return elem(e, a + in->first_nan);
     if (K == RAID_SEL_KEY_ZERO)
-        return xs[in->first_zero];
+        return elem(e, a + in->first_zero);
     return raidKey64Value(K);
+}
+
+/* Where x and out live (docs/device.md "The caller's device memory"): device memory of a CUDA context's
+ * device is read in place (*xdev) and the results written there (*odev); device memory elsewhere is refused
+ * (raidMemKindOf), never read. out may be NULL (no output). */
+static raid_status sel_memory(raid_ctx *ctx, const char *fn, const double *x, const int64_t *offsets, size_t nseg,
+                              const void *out, size_t outbytes, int *xdev, int *odev)
+{
+    char what[80];
+    RaidMemKind kx = RAID_MEM_HOST, ko = RAID_MEM_HOST;
+    snprintf(what, sizeof what, "%s: x", fn);
+    raid_status st = nseg ? raidMemKindOf(ctx, x + offsets[0], (size_t)(offsets[nseg] - offsets[0]) * 8, 8, what, &kx)
+                          : RAID_OK;
+    snprintf(what, sizeof what, "%s: out", fn);
+    if (st == RAID_OK && out)
+        st = raidMemKindOf(ctx, out, outbytes, 8, what, &ko);
+    *xdev = kx == RAID_MEM_DEVICE;
+    *odev = ko == RAID_MEM_DEVICE;
+    return st;
 }
 
 static raid_status check_args(raid_ctx *ctx, const char *fn, const double *x, const int64_t *offsets, size_t nseg)
@@ -165,28 +203,35 @@ static raid_status run_segments(raid_ctx *ctx, const char *fn, const double *x, 
 {
     if (nseg == 0 || width == 0)
         return RAID_OK;
+    int xdev, odev;
+    raid_status st = sel_memory(ctx, fn, x, offsets, nseg, out, nseg * width * sizeof *out, &xdev, &odev);
+    if (st != RAID_OK)
+        return st;
     double *tmp = malloc(nseg * width * sizeof *tmp);
     if (!tmp)
         return nomem(ctx, fn);
     engine e;
-    raid_status st = engine_open(&e, ctx, x, offsets, nseg);
+    st = engine_open(&e, ctx, x, offsets, nseg, xdev);
     for (size_t s = 0; s < nseg && st == RAID_OK; s++)
-        st = f(&e, offsets[s], (size_t)(offsets[s + 1] - offsets[s]), x + offsets[s], arg, tmp + s * width);
+        if ((st = f(&e, offsets[s], (size_t)(offsets[s + 1] - offsets[s]), x + offsets[s], arg, tmp + s * width)) ==
+            RAID_OK)
+            st = e.st;
     e.be->close(&e);
-    if (st == RAID_OK)
-        memcpy(out, tmp, nseg * width * sizeof *out);
+    if (st == RAID_OK) /* out: memcpy, or one upload into device memory */
+        st = raidCopyToCaller(ctx, out, tmp, nseg * width * sizeof *out, "out");
     free(tmp);
     return st;
 }
 
 static raid_status kth_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
 {
+    (void)xs; /* its elements through elem(): xs may be device memory */
     const int64_t k = *(const int64_t *)arg, r = k < 0 ? k + (int64_t)n : k;
     RaidSelRank res;
     RaidSelInfo in;
     const raid_status st = engine_ranks(e, a, n, &r, 1, &res, &in);
     if (st == RAID_OK)
-        row[0] = key_value(xs, res.key, &in);
+        row[0] = key_value(e, a, res.key, &in);
     return st;
 }
 
@@ -210,7 +255,7 @@ raid_status raid_select_kth(raid_ctx *ctx, const double *x, const int64_t *offse
 
 static raid_status median_segment(engine *e, int64_t a, size_t n, const double *xs, const void *arg, double *row)
 {
-    (void)arg;
+    (void)arg, (void)xs; /* its elements through elem(): xs may be device memory */
     if (n == 0) {
         row[0] = NAN;
         return RAID_OK;
@@ -223,11 +268,11 @@ static raid_status median_segment(engine *e, int64_t a, size_t n, const double *
     if (st != RAID_OK)
         return st;
     if (in.nnan) {
-        row[0] = xs[in.first_nan];
+        row[0] = elem(e, a + in.first_nan);
     } else {
         /* numpy's mean of the middle one or two: its sum starts at the additive identity 0.0 */
-        const double v = key_value(xs, res[0].key, &in);
-        row[0] = m == 1 ? (0.0 + v) / 1.0 : ((0.0 + v) + key_value(xs, res[1].key, &in)) / 2.0;
+        const double v = key_value(e, a, res[0].key, &in);
+        row[0] = m == 1 ? (0.0 + v) / 1.0 : ((0.0 + v) + key_value(e, a, res[1].key, &in)) / 2.0;
     }
     return RAID_OK;
 }
@@ -255,24 +300,40 @@ static double np_lerp(double a, double b, double t)
 }
 
 /* The values val[0..u) of the distinct ascending ranks r[0..u) (order statistics res) for the quantile's
- * _lerp. The zeros of a segment are one key; numpy's partition holds them (mostly) in index order, so
- * rank r of a zero is the (r - nless)-th zero of xs in index order: one host scan for all of them, only
- * when a zero is an operand (those ordinals ascend with r). */
-static void rank_values(const double *xs, size_t n, const int64_t *r, size_t u, const RaidSelRank *res,
-                        const RaidSelInfo *in, double *val)
+ * _lerp, of the segment xs[0..n) that starts at index a of x. The zeros of a segment are one key; numpy's
+ * partition holds them (mostly) in index order, so rank r of a zero is the (r - nless)-th zero of xs in
+ * index order: one host scan for all of them, only when a zero is an operand (those ordinals ascend with r).
+ * Device memory (e->xdev): that scan reads a host copy of xs[first zero .. n), made only then (select.h). */
+static raid_status rank_values(engine *e, int64_t a, const double *xs, size_t n, const int64_t *r, size_t u,
+                               const RaidSelRank *res, const RaidSelInfo *in, double *val)
 {
     size_t zi = (size_t)in->first_zero;
     uint64_t seen = 0; /* zeros of xs[0..zi) */
+    double *copy = NULL;
+    const double *h = xs; /* h[i - off] is xs[i] on the host */
+    size_t off = 0;
     for (size_t j = 0; j < u; j++) {
-        val[j] = key_value(xs, res[j].key, in);
+        val[j] = key_value(e, a, res[j].key, in);
         if (res[j].key != RAID_SEL_KEY_ZERO)
             continue;
+        if (e->xdev && !copy) {
+            if (!(copy = malloc((n - zi) * sizeof *copy)))
+                return nomem(e->ctx, "raid_select_quantile");
+            const raid_status st = raidCopyFromCaller(e->ctx, copy, xs + zi, (n - zi) * sizeof *copy, "x");
+            if (st != RAID_OK) {
+                free(copy);
+                return st;
+            }
+            h = copy, off = zi;
+        }
         for (const uint64_t k = (uint64_t)r[j] - res[j].nless; zi < n; zi++)
-            if (xs[zi] == 0.0 && seen++ == k) {
-                val[j] = xs[zi++];
+            if (h[zi - off] == 0.0 && seen++ == k) {
+                val[j] = h[zi++ - off];
                 break;
             }
     }
+    free(copy);
+    return e->st;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -337,11 +398,11 @@ static raid_status quantile_segment(engine *e, int64_t a, size_t n, const double
     RaidSelInfo in;
     if ((st = engine_ranks(e, a, n, r, u, res, &in)) != RAID_OK)
         goto done;
-    if (!in.nnan)
-        rank_values(xs, n, r, u, res, &in, val);
+    if (!in.nnan && (st = rank_values(e, a, xs, n, r, u, res, &in, val)) != RAID_OK)
+        goto done;
     for (size_t j = 0; j < nq; j++) {
         if (in.nnan) {
-            row[j] = xs[in.first_nan];
+            row[j] = elem(e, a + in.first_nan);
             continue;
         }
         const int64_t hi = lo[j] == last ? last : lo[j] + 1;
@@ -387,9 +448,10 @@ static raid_status minmax_segment(engine *e, int64_t a, size_t n, const double *
     const raid_status st = engine_minmax(e, a, n, &kmin, &kmax, &in);
     if (st != RAID_OK)
         return st;
-    const double nanv = in.nnan ? xs[in.first_nan] : NAN;
-    const double mn = key_value(xs, kmin, &in); /* the NaN key only when every value is NaN */
-    const double mx = in.nnan == (uint64_t)n ? nanv : key_value(xs, kmax, &in);
+    (void)xs; /* its elements through elem(): xs may be device memory */
+    const double nanv = in.nnan ? elem(e, a + in.first_nan) : NAN;
+    const double mn = key_value(e, a, kmin, &in); /* the NaN key only when every value is NaN */
+    const double mx = in.nnan == (uint64_t)n ? nanv : key_value(e, a, kmax, &in);
     row[0] = in.nnan ? nanv : mn;
     row[1] = in.nnan ? nanv : mx;
     row[2] = mn;
@@ -409,16 +471,19 @@ raid_status raid_select_minmax(raid_ctx *ctx, const double *x, const int64_t *of
             return raidFail(ctx, RAID_EINVAL, "%s: segment %zu is empty (no minimum or maximum of no values)", fn, s);
     if (nseg == 0)
         return RAID_OK;
-    double *rows = malloc(4 * nseg * sizeof *rows);
+    double *rows = malloc(5 * nseg * sizeof *rows);
     if (!rows)
         return nomem(ctx, fn);
+    double *const outs[4] = {min, max, nanmin, nanmax};
+    static const char *const names[4] = {"min", "max", "nanmin", "nanmax"};
     if ((st = run_segments(ctx, fn, x, offsets, nseg, 4, minmax_segment, NULL, rows)) == RAID_OK)
-        for (size_t s = 0; s < nseg; s++) {
-            double *const outs[4] = {min, max, nanmin, nanmax};
-            for (int j = 0; j < 4; j++)
-                if (outs[j])
-                    outs[j][s] = rows[4 * s + j];
-        }
+        for (int j = 0; j < 4 && st == RAID_OK; j++) /* each output as a column: memcpy or one upload */
+            if (outs[j]) {
+                double *col = rows + 4 * nseg; /* nseg more doubles after the rows */
+                for (size_t s = 0; s < nseg; s++)
+                    col[s] = rows[4 * s + j];
+                st = raidCopyToCaller(ctx, outs[j], col, nseg * sizeof *col, names[j]);
+            }
     free(rows);
     return st;
 }
@@ -476,6 +541,13 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
     if (nseg == 0 || k == 0)
         return RAID_OK;
     const size_t K = (size_t)k;
+    int xdev, vdev = 0, idev = 0, unused;
+    if ((st = sel_memory(ctx, fn, x, offsets, nseg, values, nseg * K * 8, &xdev, &vdev)) != RAID_OK ||
+        (st = sel_memory(ctx, fn, x, offsets, 0, index, nseg * K * 8, &unused, &idev)) != RAID_OK)
+        return st;
+    if (xdev || vdev || idev) /* its survivors are gathered and its ties scanned on the host */
+        return raidFail(ctx, RAID_EINVAL, "%s: %s is device memory, and it takes host memory (docs/device.md \"The "
+                                          "caller's device memory\")", fn, xdev ? "x" : vdev ? "values" : "index");
     key_idx *ki = malloc(nseg * K * sizeof *ki);
     int64_t *idx = malloc(K * sizeof *idx);
     if (!ki || !idx) {
@@ -484,7 +556,7 @@ raid_status raid_select_topk(raid_ctx *ctx, const double *x, const int64_t *offs
         return nomem(ctx, fn);
     }
     engine e;
-    st = engine_open(&e, ctx, x, offsets, nseg);
+    st = engine_open(&e, ctx, x, offsets, nseg, 0);
     for (size_t s = 0; s < nseg && st == RAID_OK; s++) {
         const int64_t n = offsets[s + 1] - offsets[s];
         const double *xs = x + offsets[s];

@@ -82,11 +82,11 @@ raid_status raidSelClOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelCl **
     raid_status st = RAID_OK;
     if (!(s->haux = malloc(naux * sizeof *s->haux)))
         st = raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
-    else if ((st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &s->x)) == RAID_OK &&
-             (st = raidBufAcquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
-             (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK &&
-             (st = raidBufUploadStaged(ctx, &s->x, 0, 2 * N, x)) == RAID_OK)
-        ctx->timing.bytes_in = 8 * (uint64_t)N;
+    RaidMemKind kx = RAID_MEM_HOST; /* x wrapped where it is device memory (docs/device.md), else uploaded */
+    if (st == RAID_OK && (st = raidBufInput(ctx, x, RAID_DT_UINT, 2 * N, "x", &s->x, &kx)) == RAID_OK &&
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, naux, &s->aux)) == RAID_OK &&
+        (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK)
+        ctx->timing.bytes_in = kx == RAID_MEM_HOST ? 8 * (uint64_t)N : 0;
     if (st != RAID_OK) {
         raidSelClClose(s);
         return st;

@@ -2,6 +2,49 @@
  * the cpu path (src/column/sort_cpu.c) and the device path (src/column/sort_device.c). */
 #include "column/sort_impl.h"
 
+#include "device/device.h"
+
+#include <stdio.h>
+
+/* Where the large arrays live (docs/device.md "The caller's device memory"): x and the output of the sort of
+ * values and of the argsorts may be device memory of a CUDA context's device, read and written in place by
+ * the device path (r->dev set); the validity bitmap and both arrays of the pairs are host memory. Device
+ * memory elsewhere (a cpu or OpenCL context, another device, the pairs) is refused, never read. */
+static raid_status memory(raid_ctx *ctx, const char *fn, RaidSortReq *r, int64_t n)
+{
+    const int64_t b = r->offsets[0];
+    void *out = r->out == RAID_SORT_VALUES ? (void *)(r->vout + b) : r->out == RAID_SORT_IDX32 ? (void *)(r->i32 + b)
+              : r->out == RAID_SORT_IDX64 ? (void *)(r->i64 + b) : (void *)(r->kout + b);
+    const size_t es = r->out == RAID_SORT_IDX32 ? 4 : 8;
+    char what[96];
+    RaidMemKind kx, ko, kv = RAID_MEM_HOST;
+    snprintf(what, sizeof what, "%s: x", fn);
+    raid_status st = raidMemKindOf(ctx, r->x + b, (size_t)n * 8, 8, what, &kx);
+    snprintf(what, sizeof what, "%s: the output", fn);
+    if (st == RAID_OK)
+        st = raidMemKindOf(ctx, out, (size_t)n * es, es, what, &ko);
+    snprintf(what, sizeof what, "%s: valid", fn);
+    if (st == RAID_OK && r->valid)
+        st = raidMemKindOf(ctx, r->valid + b / 8, 1, 1, what, &kv);
+    if (st == RAID_OK && r->out == RAID_SORT_PAIRS) { /* the keys and the values' output too */
+        RaidMemKind k2 = RAID_MEM_HOST, k3 = RAID_MEM_HOST;
+        snprintf(what, sizeof what, "%s: keys", fn);
+        st = raidMemKindOf(ctx, r->ikeys + b, (size_t)n * 8, 8, what, &k2);
+        snprintf(what, sizeof what, "%s: vals_out", fn);
+        if (st == RAID_OK)
+            st = raidMemKindOf(ctx, r->vout + b, (size_t)n * 8, 8, what, &k3);
+        if (k2 == RAID_MEM_DEVICE || k3 == RAID_MEM_DEVICE)
+            ko = RAID_MEM_DEVICE;
+    }
+    if (st != RAID_OK)
+        return st;
+    if (kv == RAID_MEM_DEVICE || (r->out == RAID_SORT_PAIRS && (kx == RAID_MEM_DEVICE || ko == RAID_MEM_DEVICE)))
+        return raidFail(ctx, RAID_EINVAL, "%s: %s is device memory, and it takes host memory (docs/device.md \"The "
+                                          "caller's device memory\")", fn, kv == RAID_MEM_DEVICE ? "valid" : "an array");
+    r->dev = kx == RAID_MEM_DEVICE || ko == RAID_MEM_DEVICE;
+    return RAID_OK;
+}
+
 static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned flags, int have_out)
 {
     if (!r->offsets)
@@ -22,6 +65,8 @@ static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned f
     if (r->out == RAID_SORT_IDX32 && r->offsets[r->nseg] > (int64_t)UINT32_MAX)
         return raidFail(ctx, RAID_EINVAL, "%s: index %lld does not fit uint32 (use the int64 argsort)", fn,
                          (long long)r->offsets[r->nseg] - 1);
+    if ((st = memory(ctx, fn, r, n)) != RAID_OK)
+        return st;
     return RAID_BACKEND(raidSortBackends, ctx)->sort(ctx, r);
 }
 

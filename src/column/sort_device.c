@@ -207,19 +207,19 @@ static raid_status sort_keys(raid_ctx *ctx, sort_job *j, sort_dev *d)
     raidLaunchUse(&L, ctx, d->kkeys);
     if (j->segbits && !offs)
         raidLaunchFail(&L, raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)"));
-    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->x));
+    RaidMemKind kx = RAID_MEM_HOST; /* x: wrapped where it is device memory (docs/device.md), else uploaded */
+    RAID_LAUNCH_CALL(&L, raidBufInput(ctx, r->x + j->base, RAID_DT_UINT, 2 * N, "x", &d->x, &kx));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_BYTE, j->vbytes, &d->valid));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, j->nhist, &d->hist));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, j->segbits ? N : 1, &d->segid));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, j->segbits ? r->nseg + 1 : 1, &d->offs));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->keys[0]));
-    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->x, 0, 2 * N, r->x + j->base, 0, NULL));
     if (j->masked)
         RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->valid, 0, j->vbytes, r->valid + j->base / 8, 0, NULL));
     else
         RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d->valid, &nobyte, NULL));
     RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d->hist, &zero, next_ev(d, 'f')));
-    ctx->timing.bytes_in = 2 * N * sizeof(uint32_t) + (j->masked ? j->vbytes : 0);
+    ctx->timing.bytes_in = (kx == RAID_MEM_HOST ? 2 * N * sizeof(uint32_t) : 0) + (j->masked ? j->vbytes : 0);
     const RaidBuf *keysrc = &d->x;
     if (j->pairs) {
         RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->ik));
@@ -274,12 +274,35 @@ static void plan_passes(sort_job *j)
     j->exact = j->r->out == RAID_SORT_VALUES && !j->masked && !j->segbits && !j->hist[j->nhist - 1];
 }
 
-/* Every key (and segment id) equal: the stable sort is the input's order. */
-static void identity_output(const sort_job *j)
+/* Every key (and segment id) equal: the stable sort is the input's order. With device memory (r->dev) the
+ * output is made where it lives: x's words (d->x) delivered, the indices uploaded into it. */
+static raid_status identity_output(raid_ctx *ctx, const sort_job *j, sort_dev *d)
 {
     const RaidSortReq *r = j->r;
     const int64_t base = j->base;
     const size_t N = j->N;
+    if (r->dev) {
+        if (r->out == RAID_SORT_VALUES)
+            return raidBufDeliver(ctx, &d->x, 0, 2 * N, r->vout + base, "the output");
+        const int wide = r->out == RAID_SORT_IDX64;
+        void *h = malloc(N * (wide ? 8 : 4));
+        if (!h)
+            return raidFail(ctx, RAID_ENOMEM, "out of memory (sorting on a device)");
+        for (size_t i = 0; i < N; i++)
+            if (wide)
+                ((int64_t *)h)[i] = base + (int64_t)i;
+            else
+                ((uint32_t *)h)[i] = (uint32_t)(base + (int64_t)i);
+        RaidBuf o;
+        raid_status st = raidBufOutput(ctx, wide ? (void *)(r->i64 + base) : (void *)(r->i32 + base), RAID_DT_UINT,
+                                       wide ? 2 * N : N, "the output", &o);
+        if (st == RAID_OK && (st = raidBufUpload(ctx, &o, 0, wide ? 2 * N : N, h, 1, NULL)) == RAID_OK)
+            st = raidBufDeliver(ctx, &o, 0, wide ? 2 * N : N, wide ? (void *)(r->i64 + base) : (void *)(r->i32 + base),
+                                "the output");
+        raidBufRelease(ctx, &o);
+        free(h);
+        return st;
+    }
     switch (r->out) {
     case RAID_SORT_VALUES:
         memcpy(r->vout + base, r->x + base, N * sizeof *r->x);
@@ -297,6 +320,7 @@ static void identity_output(const sort_job *j)
             r->i64[base + i] = base + (int64_t)i;
         break;
     }
+    return RAID_OK;
 }
 
 /* The passes (one sort_pass launch each); the last writes the output, or the indices that the gather then
@@ -326,7 +350,14 @@ static raid_status run_passes(raid_ctx *ctx, const sort_job *j, sort_dev *d)
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, (size_t)npass * j->radix, &d->bases));
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * nlook, &d->look));
     RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &d->look, &zero, next_ev(d, 'f')));
-    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, r->out == RAID_SORT_IDX32 ? N : 2 * N, &d->out));
+    /* the output buffer: the caller's device memory itself where it is (written in place), else the pool's */
+    void *dst = r->out == RAID_SORT_VALUES ? (void *)(r->vout + j->base) : r->out == RAID_SORT_IDX32
+                ? (void *)(r->i32 + j->base) : r->out == RAID_SORT_IDX64 ? (void *)(r->i64 + j->base) : NULL;
+    if (dst)
+        RAID_LAUNCH_CALL(&L, raidBufOutput(ctx, dst, RAID_DT_UINT, r->out == RAID_SORT_IDX32 ? N : 2 * N, "the output",
+                                           &d->out));
+    else
+        RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * N, &d->out));
     RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &d->bases, 0, (size_t)npass * j->radix, j->bases, 1, NULL));
     int ks = 0, ps = 0;
     const RaidBuf *nopay = &d->segid; /* an argument the kernel does not read */
@@ -364,15 +395,12 @@ static raid_status run_passes(raid_ctx *ctx, const sort_job *j, sort_dev *d)
         launch(d, &G, N, 64, 'g');
     }
     const int64_t base = j->base;
-    if (r->out == RAID_SORT_VALUES)
-        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, 2 * N, r->vout + base, 1, NULL));
-    else if (r->out == RAID_SORT_PAIRS) {
+    if (r->out == RAID_SORT_PAIRS) {
         RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, 2 * N, r->kout + base, 0, NULL));
         RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, gdst, 0, 2 * N, r->vout + base, 1, NULL));
-    } else if (r->out == RAID_SORT_IDX32)
-        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, N, r->i32 + base, 1, NULL));
-    else
-        RAID_LAUNCH_CALL(&G, raidBufDownload(ctx, &d->out, 0, 2 * N, r->i64 + base, 1, NULL));
+    } else { /* read back, or nothing where the output was written in place (the stream finished) */
+        RAID_LAUNCH_CALL(&G, raidBufDeliver(ctx, &d->out, 0, r->out == RAID_SORT_IDX32 ? N : 2 * N, dst, "the output"));
+    }
     if (G.st != RAID_OK)
         raidDevDrain(ctx); /* before the kernels' holds go */
     const raid_status st = raidLaunchEnd(&G);
@@ -394,7 +422,7 @@ raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
         plan_passes(&j);
         if (j.npass == 0) {
             settle(&d);
-            identity_output(&j);
+            st = identity_output(ctx, &j, &d);
         } else {
             st = run_passes(ctx, &j, &d);
         }

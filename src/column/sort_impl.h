@@ -29,6 +29,7 @@ typedef struct RaidSortReq {
     double *vout;
     uint32_t *i32;
     int64_t *i64, *kout;
+    int dev;               /* x or the output is device memory of the context (sort.c's memory(): the device path) */
 } RaidSortReq;
 
 /* The cpu path (the oracle). RAID_ENOMEM; message on ctx (may be NULL). */

@@ -28,7 +28,10 @@ typedef struct RaidDevOps {
     raid_status (*buf_download)(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst,
                                 int blocking, RaidEvent *ev);
     raid_status (*buf_fill)(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev);
-    raid_status (*buf_copy)(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev);
+    raid_status (*buf_copy)(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, const RaidBuf *src, size_t sfirst,
+                            size_t n, RaidEvent *ev); /* raidBufCopyAt */
+    raid_status (*buf_wrap)(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, RaidBuf *out); /* raidBufWrap
+                            after the checks of device.c: the caller's address as the buffer's handle */
     raid_status (*host_acquire)(raid_ctx *ctx, size_t bytes, void **host);
     void (*host_release)(raid_ctx *ctx, void *host);
     raid_status (*kernel_get)(raid_ctx *ctx, const char *file, const char *name, const char *options,
@@ -74,6 +77,23 @@ void raidCudaDevices(raid_device_info *out, size_t cap, size_t *count);
 /* NULL when the CUDA backend can run (libcuda.so.1 and NVRTC loaded, cuInit succeeded, a device found);
  * else a static sentence saying what is missing ("libcuda.so.1 not found: no NVIDIA driver", ...). */
 const char *raidCudaAbsent(void);
+
+/* What the process's CUDA driver knows of address p, asked without loading the driver (libcuda.so.1, or
+ * RAID_CUDA_LIB, only if already loaded in the process, by RAID or by CuPy, PyTorch, ...) and without
+ * dereferencing p: 1 when p is device or managed memory, with its device ordinal, the CUDA context it was
+ * allocated in (NULL for none, e.g. a stream-ordered pool's), whether it is managed, and its allocation's
+ * range (start, size; size 0 when the driver does not say); 0 for anything else (host memory, page-locked
+ * host memory, no driver loaded, CUDA not initialised). Any thread; never fails. */
+typedef struct RaidCudaPtr {
+    int ordinal;
+    const void *cuctx;
+    int managed;
+    uintptr_t start;
+    size_t size;
+} RaidCudaPtr;
+int raidCudaPointer(const void *p, RaidCudaPtr *info);
+/* ctx's CUDA device ordinal and primary context when ctx is a CUDA context (1), else 0. */
+int raidCudaCtxDevice(const raid_ctx *ctx, int *ordinal, const void **cuctx);
 
 /* NULL when NVRTC is loaded (it needs no driver), else why not. */
 const char *raidCudaNvrtcAbsent(void);

@@ -178,15 +178,20 @@ static void fill_table(const RaidChunkPlan *plan, size_t first, size_t count, si
     }
 }
 
-/* The table of a batch over resident input. */
-static void fill_table_resident(const RaidChunkPlan *plan, size_t first, size_t count, int64_t base, uint32_t *table)
+/* The table of a batch over resident input: uint4 (position, length, segment, 0), or with narrow = 1 uint2
+ * (position, length), a batch's layout. */
+static void fill_table_resident(const RaidChunkPlan *plan, size_t first, size_t count, int64_t base, int narrow,
+                                uint32_t *table)
 {
+    const size_t tw = narrow ? 2 : 4;
     for (size_t i = 0; i < count; i++) {
         const RaidChunk *ch = &plan->chunks[first + i];
-        table[4 * i] = (uint32_t)(ch->start - base);
-        table[4 * i + 1] = ch->len;
-        table[4 * i + 2] = ch->seg;
-        table[4 * i + 3] = 0;
+        table[tw * i] = (uint32_t)(ch->start - base);
+        table[tw * i + 1] = ch->len;
+        if (!narrow) {
+            table[4 * i + 2] = ch->seg;
+            table[4 * i + 3] = 0;
+        }
     }
 }
 
@@ -207,10 +212,10 @@ static raid_status enqueue_batch(raid_ctx *ctx, const RaidChunkJob *job, batch_b
     b->first = c;
     b->count = raidPlanNextBatch(plan, c, max_elems, max_count, job->align, &el);
     const double tc = raidNow();
-    const size_t tw = resident ? 4 : 2;
+    const size_t tw = resident && !job->resident_narrow ? 4 : 2;
     raid_status st = RAID_OK;
     if (resident) {
-        fill_table_resident(plan, c, b->count, job->resident_base, b->table);
+        fill_table_resident(plan, c, b->count, job->resident_base, job->resident_narrow, b->table);
     } else if (job->direct && raidTuneDirectUpload(ctx)) {
         fill_table(plan, c, b->count, job->align, b->table);
         const RaidChunk *c0 = &plan->chunks[c], *c1 = &plan->chunks[c + b->count - 1];
@@ -277,7 +282,7 @@ raid_status raidChunkReduce(raid_ctx *ctx, const RaidChunkJob *job)
         max_elems = by_alloc > plan->chunk_len + job->align ? by_alloc : plan->chunk_len + job->align;
     if (resident) /* nothing is staged: only the partials limit a batch */
         max_elems = SIZE_MAX;
-    const size_t tw = resident ? 4 : 2;
+    const size_t tw = resident && !job->resident_narrow ? 4 : 2;
     /* Partials read back per batch stay under PART_BYTES however many accumulators a chunk has. */
     size_t max_count = PART_BYTES / (slots(job) * 2 * sizeof(float));
     if (max_count < 1)

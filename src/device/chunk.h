@@ -125,6 +125,11 @@ typedef struct RaidChunkJob {
     /* 1: acc holds nchunks * nacc, each chunk's own (scaled) partials, for a caller that combines the
      * chunks itself (the regression statistics merge chunk-centred statistics); 0: nseg * nacc sums. */
     int per_chunk;
+    /* With resident: 1 when the kernel reads a batch's table, uint2 (position in the resident buffer,
+     * length), as the realized kernel does over the caller's device memory (docs/device.md "The caller's
+     * device memory"); 0: the uint4 table above. Positions are 32-bit: the resident buffer holds at most
+     * 2^32 - 1 elements. */
+    int resident_narrow;
 } RaidChunkJob;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.

@@ -128,6 +128,67 @@ raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, Raid
 /* Copy n elements from src to dst (same element size), on the device. */
 raid_status raidBufCopy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev);
 
+/* Copy n elements from elements [sfirst, sfirst + n) of src to [dfirst, dfirst + n) of dst (same element
+ * size, not overlapping), on the device. raidBufCopy is the case of both offsets 0. */
+raid_status raidBufCopyAt(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, const RaidBuf *src, size_t sfirst, size_t n,
+                          RaidEvent *ev);
+
+/* ---- the caller's arrays: host memory or device memory (docs/device.md "The caller's device memory") ---- */
+
+/* Where a caller's array lives for a context. */
+typedef enum RaidMemKind {
+    RAID_MEM_HOST = 0,  /* host memory (ordinary, page-locked, or managed memory on a non-CUDA context) */
+    RAID_MEM_DEVICE = 1 /* device memory of ctx's own CUDA device, usable on its stream */
+} RaidMemKind;
+
+/* Classify the caller's array p of `bytes` bytes (elements of `align` bytes) for ctx, without dereferencing
+ * it. On a CUDA context: RAID_MEM_DEVICE when the driver knows p as memory of ctx's device
+ * (cuPointerGetAttribute: memory type device or managed, device ordinal ctx's, allocated in the device's
+ * primary context, where CuPy, PyTorch and the CUDA runtime allocate, or in no context: stream-ordered
+ * pools), else RAID_MEM_HOST. On a cpu or OpenCL context: RAID_MEM_HOST, except that device memory the
+ * process's CUDA driver knows (when libcuda is loaded in the process at all: it is not loaded for this)
+ * is refused, since the host cannot read it. Managed memory is host memory there (the host may read it).
+ * Errors (RAID_EINVAL, the message starting with `what`, e.g. "raid_sort_f64: x"): device memory on a cpu
+ * or OpenCL context ("is CUDA device memory (cuda:N); this context runs on ... : use a context of cuda:N");
+ * memory of another CUDA device or of another CUDA context than ctx's; an array that runs past the end of
+ * its allocation; device memory not aligned to `align`. p NULL or bytes 0: RAID_MEM_HOST. */
+raid_status raidMemKindOf(raid_ctx *ctx, const void *p, size_t bytes, size_t align, const char *what,
+                          RaidMemKind *kind);
+
+/* A RaidBuf over the caller's device memory p (n elements of t), without a copy: h is p, and the backend
+ * remembers it as borrowed, so raidBufRelease forgets it (nothing frees or pools the caller's memory) and
+ * raidDevGetUsage counts it apart (wrapped). p must be device memory of ctx (raidMemKindOf said
+ * RAID_MEM_DEVICE). CUDA contexts only (RAID_EINVAL elsewhere). Adds n elements' bytes to
+ * ctx->timing.bytes_wrapped. Errors: RAID_EINVAL, RAID_ENOMEM. */
+raid_status raidBufWrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, RaidBuf *out);
+
+/* The input helper of every capability's large arrays: the caller's array src of n elements of t as a
+ * device buffer. Device memory of ctx (raidMemKindOf): *out wraps it (raidBufWrap: no copy; the kernels
+ * only read it, and it holds exactly n elements, no padding); host memory: a pool buffer of n elements into
+ * which src is uploaded (raidBufUploadStaged, blocking). Release *out with raidBufRelease either way.
+ * *kind (may be NULL): which it was. Errors: raidMemKindOf's (what names the argument), raidBufAcquire's,
+ * the upload's; *out zeroed. */
+raid_status raidBufInput(raid_ctx *ctx, const void *src, RaidDtype t, size_t n, const char *what, RaidBuf *out,
+                         RaidMemKind *kind);
+
+/* The output helpers. raidBufOutput: the buffer a capability writes n elements of t into for the caller's
+ * array dst: dst itself (wrapped, written in place) when it is device memory of ctx, else a pool buffer.
+ * raidBufDeliver: elements [first, first + n) of b to dst: nothing when b wraps dst at that place (first
+ * 0); a device-to-device copy when dst is device memory of ctx; a blocking read-back into host memory
+ * otherwise. Either way the commands of ctx's stream have run when it returns (the stream contract:
+ * docs/device.md). Errors: raidMemKindOf's, the copy's or read-back's. */
+raid_status raidBufOutput(raid_ctx *ctx, void *dst, RaidDtype t, size_t n, const char *what, RaidBuf *out);
+raid_status raidBufDeliver(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, const char *what);
+
+/* Small copies between the host and the caller's memory, host or device (raidMemKindOf): raidCopyToCaller
+ * writes `bytes` of host memory src into dst (memcpy, or a blocking upload into device memory of ctx: a
+ * selection's nseg results); raidCopyFromCaller reads `bytes` at src into host memory dst (memcpy, or a
+ * blocking read-back: an element of a device input that a host step needs, or an explicit copy where a host
+ * step scans part of it). ctx may be a cpu context or NULL (host memory only). Errors: raidMemKindOf's, the
+ * transfer's. */
+raid_status raidCopyToCaller(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what);
+raid_status raidCopyFromCaller(raid_ctx *ctx, void *dst, const void *src, size_t bytes, const char *what);
+
 /* Page-locked host memory of at least `bytes` from a second pool (uploads from it and read-backs into
  * it run at the bus's speed); plain malloc memory where the device cannot provide it. RAID_ENOMEM. */
 raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host);
@@ -180,6 +241,7 @@ void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap);
 typedef struct RaidDevUsage {
     size_t bufs, host, holds;
     long events;
+    size_t wrapped; /* the caller's device memory wrapped (raidBufWrap) and not yet released */
 } RaidDevUsage;
 void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u);
 

@@ -378,6 +378,8 @@ typedef struct CuDev {
     pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
     pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS];
     size_t live_bufs, live_host;
+    CUdeviceptr *wrapped; /* the caller's memory wrapped (buf_wrap) and not released: never freed or pooled */
+    size_t nwrapped, capwrapped;
 } CuDev;
 
 /* A RaidEvent's h: the command's start and end, recorded around it on the stream. */
@@ -683,6 +685,7 @@ static void dev_close(RaidDev *dev)
             cu.StreamDestroy(d->stream);
         cu.DevicePrimaryCtxRelease(d->info->dev);
     }
+    free(d->wrapped);
     free(d);
 }
 
@@ -930,6 +933,7 @@ static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
     for (const RaidKernel *k = d->head; k; k = k->next)
         u->holds += (size_t)k->holds;
     u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
+    u->wrapped = d->nwrapped;
 }
 
 /* ---- arguments and launches ---- */
@@ -1161,6 +1165,11 @@ static void buf_release(raid_ctx *ctx, RaidBuf *b)
     if (!m)
         return;
     CuDev *d = cu_of(ctx);
+    for (size_t i = d->nwrapped; i-- > 0;)
+        if (d->wrapped[i] == m) { /* the caller's memory: forgotten */
+            d->wrapped[i] = d->wrapped[--d->nwrapped];
+            return;
+        }
     d->live_bufs--;
     for (int c = 0; c < POOL_CLASSES; c++)
         for (int j = 0; j < POOL_PER_CLASS; j++)
@@ -1247,10 +1256,11 @@ static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, 
     return event_end(ctx, ev, ce, e, what);
 }
 
-static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev)
+static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, const RaidBuf *src, size_t sfirst,
+                            size_t n, RaidEvent *ev)
 {
     const size_t es = raidDtypeSize(src->type);
-    assert(raidDtypeSize(dst->type) == es && n <= src->n && n <= dst->n);
+    assert(raidDtypeSize(dst->type) == es && sfirst + n <= src->n && dfirst + n <= dst->n);
     raid_status s = cur(ctx);
     cu_event *ce = NULL;
     if (s == RAID_OK)
@@ -1259,9 +1269,29 @@ static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *sr
         return s;
     const CUresult e = fault(ctx, RAID_FAULT_LAUNCH, "cuMemcpyDtoDAsync")
                            ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
-                           : cu.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst->h, (CUdeviceptr)(uintptr_t)src->h,
-                                                n * es, cu_of(ctx)->stream);
+                           : cu.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst->h + dfirst * es,
+                                                (CUdeviceptr)(uintptr_t)src->h + sfirst * es, n * es,
+                                                cu_of(ctx)->stream);
     return event_end(ctx, ev, ce, e, "cuMemcpyDtoDAsync");
+}
+
+/* The caller's device memory as a buffer: its address is the handle (a CUdeviceptr, as cuMemAlloc's),
+ * remembered in d->wrapped so that buf_release forgets it instead of pooling or freeing it. */
+static raid_status buf_wrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, RaidBuf *out)
+{
+    CuDev *d = cu_of(ctx);
+    *out = (RaidBuf){NULL, 0, t};
+    if (d->nwrapped == d->capwrapped) {
+        const size_t cap = d->capwrapped ? 2 * d->capwrapped : 8;
+        CUdeviceptr *w = realloc(d->wrapped, cap * sizeof *w);
+        if (!w)
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
+        d->wrapped = w;
+        d->capwrapped = cap;
+    }
+    d->wrapped[d->nwrapped++] = (CUdeviceptr)(uintptr_t)p;
+    *out = (RaidBuf){(void *)(uintptr_t)p, n, t};
+    return RAID_OK;
 }
 
 static raid_status host_acquire(raid_ctx *ctx, size_t bytes, void **host)
@@ -1321,7 +1351,7 @@ static const RaidDevOps cuda_ops = {
     .name = "cuda", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
     .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
     .buf_acquire = buf_acquire, .buf_release = buf_release, .buf_upload = buf_upload,
-    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .host_acquire = host_acquire,
+    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap, .host_acquire = host_acquire,
     .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
     .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
     .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
@@ -1329,6 +1359,84 @@ static const RaidDevOps cuda_ops = {
     .cache_set_capacity = cache_set_capacity, .get_usage = dev_get_usage, .event_wait = event_wait,
     .event_seconds = event_seconds, .event_release = event_release,
 };
+
+/* ---- the caller's memory ---- */
+
+#define CU_POINTER_ATTRIBUTE_CONTEXT 1
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CU_POINTER_ATTRIBUTE_IS_MANAGED 8
+#define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+#define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR 11
+#define CU_POINTER_ATTRIBUTE_RANGE_SIZE 12
+#define CU_MEMORYTYPE_DEVICE 2
+#define CU_MEMORYTYPE_UNIFIED 4
+
+typedef CUresult (*pointer_attr_fn)(void *, int, CUdeviceptr);
+static pointer_attr_fn pointer_attr;
+
+/* cuPointerGetAttribute of the driver already loaded in the process (RTLD_NOLOAD: never loaded here; the
+ * handle is kept, so the function stays valid), or NULL. Found once, then read without a lock. */
+static pointer_attr_fn pointer_query(void)
+{
+    pointer_attr_fn f = __atomic_load_n(&pointer_attr, __ATOMIC_ACQUIRE);
+    if (f)
+        return f;
+    const char *env = getenv("RAID_CUDA_LIB");
+    void *lib = dlopen(env && *env ? env : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!lib)
+        return NULL;
+    *(void **)&f = dlsym(lib, "cuPointerGetAttribute");
+    if (!f) {
+        dlclose(lib);
+        return NULL;
+    }
+    __atomic_store_n(&pointer_attr, f, __ATOMIC_RELEASE);
+    return f;
+}
+
+int raidCudaPointer(const void *p, RaidCudaPtr *info)
+{
+    memset(info, 0, sizeof *info);
+    info->ordinal = -1;
+    const pointer_attr_fn f = p ? pointer_query() : NULL;
+    if (!f)
+        return 0;
+    const CUdeviceptr a = (CUdeviceptr)(uintptr_t)p;
+    unsigned type = 0, managed = 0;
+    if (f(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a) != CUDA_SUCCESS)
+        return 0; /* not known to CUDA (CUDA_ERROR_INVALID_VALUE), or CUDA not initialised: host memory */
+    if (f(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, a) != CUDA_SUCCESS)
+        managed = 0;
+    if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED && !managed)
+        return 0; /* page-locked host memory (cuMemHostAlloc, cudaHostRegister): the host's */
+    int ordinal = -1;
+    CUcontext c = NULL;
+    if (f(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a) != CUDA_SUCCESS)
+        ordinal = -1;
+    if (f(&c, CU_POINTER_ATTRIBUTE_CONTEXT, a) != CUDA_SUCCESS)
+        c = NULL;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    if (f(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a) != CUDA_SUCCESS ||
+        f(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, a) != CUDA_SUCCESS || start > a)
+        start = 0, size = 0; /* the driver does not say (some virtual memory mappings): no range check */
+    info->ordinal = ordinal;
+    info->cuctx = c;
+    info->managed = managed != 0;
+    info->start = (uintptr_t)start;
+    info->size = size;
+    return 1;
+}
+
+int raidCudaCtxDevice(const raid_ctx *ctx, int *ordinal, const void **cuctx)
+{
+    if (!ctx || !ctx->dev || ctx->dev->ops != &cuda_ops)
+        return 0;
+    const CuDev *d = cu_of(ctx);
+    *ordinal = (int)(d->info - found.devs);
+    *cuctx = d->cuctx;
+    return 1;
+}
 
 /* ---- the device list ---- */
 

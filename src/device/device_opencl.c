@@ -738,18 +738,28 @@ static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, 
     return RAID_OK;
 }
 
-static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, const RaidBuf *src, size_t n, RaidEvent *ev)
+static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, const RaidBuf *src, size_t sfirst,
+                            size_t n, RaidEvent *ev)
 {
     const size_t es = raidDtypeSize(src->type);
-    assert(raidDtypeSize(dst->type) == es && n <= src->n && n <= dst->n);
+    assert(raidDtypeSize(dst->type) == es && sfirst + n <= src->n && dfirst + n <= dst->n);
     cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueCopyBuffer")
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueCopyBuffer(cl_of(ctx)->queue, (cl_mem)src->h, (cl_mem)dst->h, 0, 0, n * es, 0, NULL,
-                                         ev ? (cl_event *)&ev->h : NULL);
+                   : clEnqueueCopyBuffer(cl_of(ctx)->queue, (cl_mem)src->h, (cl_mem)dst->h, sfirst * es, dfirst * es,
+                                         n * es, 0, NULL, ev ? (cl_event *)&ev->h : NULL);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clEnqueueCopyBuffer");
     event_made(ev);
     return RAID_OK;
+}
+
+/* OpenCL has no address of a caller's memory to wrap (raidMemKindOf never calls memory of an OpenCL
+ * context device memory, so no capability asks). */
+static raid_status buf_wrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, RaidBuf *out)
+{
+    (void)p, (void)n;
+    *out = (RaidBuf){NULL, 0, t};
+    return raidFail(ctx, RAID_EINVAL, "an OpenCL context cannot use the caller's device memory in place");
 }
 
 static raid_status host_acquire(raid_ctx *ctx, size_t bytes, void **host)
@@ -816,7 +826,7 @@ static const RaidDevOps opencl_ops = {
     .name = "opencl", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
     .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
     .buf_acquire = buf_acquire, .buf_release = buf_release, .buf_upload = buf_upload,
-    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .host_acquire = host_acquire,
+    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap, .host_acquire = host_acquire,
     .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
     .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
     .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,

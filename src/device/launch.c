@@ -93,3 +93,28 @@ raid_status raidLaunchEnd(RaidLaunch *L)
     L->k = NULL;
     return L->st;
 }
+
+raid_status raidGather64(raid_ctx *ctx, const RaidBuf *src, const uint32_t *idx, size_t n, void *dst)
+{
+    if (n == 0)
+        return RAID_OK;
+    RaidBuf bi = {NULL, 0, RAID_DT_UINT}, bo = {NULL, 0, RAID_DT_UINT};
+    double t = 0;
+    RaidLaunch L;
+    raidLaunchKernel(&L, ctx, "col_sort.cl", "sort_gather", "");
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, n, &bi));
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * n, &bo));
+    RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &bi, 0, n, idx, 1, NULL));
+    RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(src), RAID_ARG_BUF(&bi), RAID_ARG_U32(n), RAID_ARG_BUF(&bo));
+    raidLaunchSize(&L, n, 64);
+    raidLaunchRun(&L, &t);
+    RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &bo, 0, 2 * n, dst, 1, NULL));
+    if (L.st != RAID_OK)
+        raidDevDrain(ctx); /* before the buffers go back to the pool */
+    const raid_status st = raidLaunchEnd(&L);
+    ctx->timing.kernel_s += t;
+    ctx->timing.prep_s += t;
+    raidBufRelease(ctx, &bi);
+    raidBufRelease(ctx, &bo);
+    return st;
+}

@@ -90,6 +90,12 @@ void raidLaunchRun(RaidLaunch *L, double *acc);
 /* The plan's status, the kernel's hold released (if the plan holds it): the end of every plan. */
 raid_status raidLaunchEnd(RaidLaunch *L);
 
+/* dst[j] = 8-byte word idx[j] of src, j < n (n < 2^32), into host memory: the few elements of a large device
+ * input that a host step needs (the caller's device memory, wrapped: the realized measures' seams, the
+ * group-by's first and last values), gathered by kernels/col_sort.cl's sort_gather and read back. Blocking;
+ * the kernel's time into ctx->timing.kernel_s and prep_s. Errors: the device layer's, RAID_EBUILD. */
+raid_status raidGather64(raid_ctx *ctx, const RaidBuf *src, const uint32_t *idx, size_t n, void *dst);
+
 /* A blocking read of n elements from b's start into dst with its profiled time added to *acc (may be NULL),
  * folded into L: the read-back step of a device path. */
 void raidLaunchRead(RaidLaunch *L, const RaidBuf *b, size_t n, void *dst, double *acc);

@@ -43,6 +43,11 @@ raid_status raid_garch_input_add(raid_garch_input *in, const char *name, size_t 
 {
     if (!in || !name || (n && !r))
         return raidFail(NULL, RAID_EINVAL, "raid_garch_input_add: NULL argument");
+    int dev = -1;
+    if (n && raid_memory_of(r, &dev) == RAID_MEMORY_CUDA) /* never read by the host below */
+        return raidFail(NULL, RAID_EINVAL, "raid_garch_input_add: r is CUDA device memory (cuda:%d); the input keeps a "
+                                           "host copy of every series, which the fits' float64 steps read: copy the "
+                                           "returns to the host first", dev);
     const size_t nlen = strlen(name), bad = raidUtf8InvalidAt(name, nlen);
     if (bad < nlen) /* as the CSV reader refuses it (table.c) */
         return raidFail(NULL, RAID_EINVAL, "raid_garch_input_add: symbol is not valid UTF-8 (byte %zu is 0x%02X)",

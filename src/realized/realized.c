@@ -2,6 +2,8 @@
  * path, realized_cpu.c; the device path, realized_device.c), bounds and the --check diff. */
 #include "realized/realized_internal.h"
 
+#include "device/device.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -24,18 +26,23 @@ double raid_realized_get(const raid_realized *x, int k)
     }
 }
 
-raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1)
+raid_status raidRealizedCheckRangeAt(raid_ctx *ctx, const double *r, int64_t n, int64_t first)
 {
-    int64_t bad = i1; /* the first return out of range, found in parallel (a serial pass over 1e8 returns
-                         was a tenth of the cpu path's time) */
-#pragma omp parallel for schedule(static) reduction(min : bad) if (i1 - i0 > 65536)
-    for (int64_t i = i0; i < i1; i++)
+    int64_t bad = n; /* the first return out of range, found in parallel (a serial pass over 1e8 returns
+                        was a tenth of the cpu path's time) */
+#pragma omp parallel for schedule(static) reduction(min : bad) if (n > 65536)
+    for (int64_t i = 0; i < n; i++)
         if (!(fabs(r[i]) <= RAID_MAX_RETURN) && i < bad)
             bad = i;
-    if (bad < i1)
+    if (bad < n)
         return raidFail(ctx, RAID_EINVAL, "return %lld is %s (returns must be finite and at most 1e74 in magnitude)",
-                         (long long)bad, isfinite(r[bad]) ? "out of range" : "not finite");
+                         (long long)(first + bad), isfinite(r[bad]) ? "out of range" : "not finite");
     return RAID_OK;
+}
+
+raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1)
+{
+    return raidRealizedCheckRangeAt(ctx, r + i0, i1 - i0, i0);
 }
 
 raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
@@ -59,8 +66,15 @@ raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offs
 raid_status raid_realized_compute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                   raid_realized *out)
 {
-    const raid_status a = raidRealizedArgs(ctx, r, offsets, nseg, out);
+    raid_status a = raidRealizedArgs(ctx, r, offsets, nseg, out);
     if (a != RAID_OK)
+        return a;
+    /* returns in CUDA device memory: read in place by a CUDA context of their device (realized_device.c),
+     * refused elsewhere (the cpu path would read them on the host) */
+    RaidMemKind k;
+    if (nseg && offsets[nseg] > offsets[0] &&
+        (a = raidMemKindOf(ctx, r + offsets[0], (size_t)(offsets[nseg] - offsets[0]) * sizeof *r, sizeof *r,
+                           "raid_realized_compute: returns", &k)) != RAID_OK)
         return a;
     return RAID_BACKEND(raidRealizedBackends, ctx)->compute(ctx, r, offsets, nseg, out);
 }

@@ -15,8 +15,14 @@
  * 4. The window terms that straddle chunk boundaries are computed in float64 from the values the device
  *    saw and added per segment.
  * 5. A sum small enough for binary32 underflow to matter is recomputed on the host (see below).
+ *
+ * Returns in the caller's CUDA device memory (docs/device.md "The caller's device memory") are read in place:
+ * the chunk reduction runs over them as resident input (nothing staged or uploaded), the few values at the
+ * chunks' seams that step 4 needs are gathered on the device and read back (four a chunk), and only a
+ * flagged chunk (the message's return) and a segment the underflow guard recomputes are copied to the host.
  */
 #include "device/chunk.h"
+#include "device/launch.h"
 #include "realized/realized_internal.h"
 
 #include <math.h>
@@ -131,13 +137,24 @@ static raid_status check_shape(raid_ctx *ctx, unsigned part_mask)
 
 /* A flagged chunk holds a return out of range: the first one in index order is named, as the cpu path
  * names it (chunks are in index order). RAID_OK when no chunk is flagged. */
-static raid_status flagged_chunks(raid_ctx *ctx, const double *r, const RaidChunkPlan *plan,
+static raid_status flagged_chunks(raid_ctx *ctx, const double *r, int rdev, const RaidChunkPlan *plan,
                                   const uint32_t *chunk_flag)
 {
     for (size_t c = 0; c < plan->nchunks; c++)
         if (chunk_flag[c]) {
-            const raid_status st =
-                raidRealizedCheckRange(ctx, r, plan->chunks[c].start, plan->chunks[c].start + plan->chunks[c].len);
+            const RaidChunk *ch = &plan->chunks[c];
+            raid_status st;
+            if (rdev) { /* device memory: the chunk copied to the host for the message */
+                double *h = malloc(ch->len * sizeof *h);
+                if (!h)
+                    return raidFail(ctx, RAID_ENOMEM, "out of memory");
+                st = raidCopyFromCaller(ctx, h, r + ch->start, ch->len * sizeof *h, "returns");
+                if (st == RAID_OK)
+                    st = raidRealizedCheckRangeAt(ctx, h, ch->len, ch->start);
+                free(h);
+            } else {
+                st = raidRealizedCheckRange(ctx, r, ch->start, ch->start + ch->len);
+            }
             if (st == RAID_OK) /* the device flagged what the host does not see: a device fault */
                 return raidFail(ctx, RAID_EDEVICE, "the realized kernel flagged chunk %zu, whose returns are in range", c);
             return st;
@@ -145,10 +162,21 @@ static raid_status flagged_chunks(raid_ctx *ctx, const double *r, const RaidChun
     return RAID_OK;
 }
 
+/* The returns [*lo, *hi) around the start of chunk c (at most 2 before it, in its segment, and 2 of it) whose
+ * window terms straddle the start: empty for a segment's first chunk. */
+static void seam_range(const int64_t *offsets, const RaidChunkPlan *plan, size_t c, int64_t *lo, int64_t *hi)
+{
+    const RaidChunk *ch = &plan->chunks[c];
+    const int64_t s0 = offsets[ch->seg];
+    *lo = ch->start - 2 < s0 ? s0 : ch->start - 2;
+    *hi = ch->start == s0 ? *lo : ch->start + (ch->len < 2 ? ch->len : 2);
+}
+
 /* 4. The window terms of chunk c that straddle its start, from the values the device saw, in float64:
  *    each value at its own chunk's scale, brought to the scale of the chunk that owns the window (exact),
- *    into w[0 .. RAID_NACC) at the original scale (zeros for a segment's first chunk). */
-static void straddle_terms(const double *r, const int64_t *offsets, const RaidChunkPlan *plan, size_t c,
+ *    into w[0 .. RAID_NACC) at the original scale (zeros for a segment's first chunk). rs: the returns
+ *    [lo, hi) of seam_range on the host. */
+static void straddle_terms(const double *rs, const int64_t *offsets, const RaidChunkPlan *plan, size_t c,
                            const int32_t *chunk_e, raid_precision prec, unsigned part_mask, double *w)
 {
     const RaidChunk *ch = &plan->chunks[c];
@@ -160,11 +188,11 @@ static void straddle_terms(const double *r, const int64_t *offsets, const RaidCh
     const size_t c0 = c - (size_t)((ch->start - s0) / (int64_t)plan->chunk_len); /* the segment's first */
     const int e = chunk_e[c];
     double v[4];
-    const int64_t lo = ch->start - 2 < s0 ? s0 : ch->start - 2;
-    const int64_t hi = ch->start + (ch->len < 2 ? ch->len : 2);
+    int64_t lo, hi;
+    seam_range(offsets, plan, c, &lo, &hi);
     for (int64_t j = lo; j < hi; j++) {
         const int ej = chunk_e[c0 + (size_t)((j - s0) / (int64_t)plan->chunk_len)];
-        v[j - lo] = ldexp(device_value(r[j], ej, prec, 0), ej - e);
+        v[j - lo] = ldexp(device_value(rs[j - lo], ej, prec, 0), ej - e);
     }
     for (int64_t j = ch->start; j < hi; j++) {
         unsigned m = part_mask & (j == ch->start ? RAID_PART_ALL : (RAID_PART_ALL & ~RAID_PART_BPV));
@@ -174,10 +202,32 @@ static void straddle_terms(const double *r, const int64_t *offsets, const RaidCh
         w[k] = ldexp(w[k], acc_pow(k) * e);
 }
 
+/* The seams' returns of device input rb (return i at element i - rbase, as uint2 words): for every chunk
+ * the returns of seam_range into seam[4 c ..], gathered on the device (raidGather64) and read back, 32 bytes a
+ * chunk. */
+static raid_status fetch_seams(raid_ctx *ctx, const RaidBuf *rb, int64_t rbase, const int64_t *offsets,
+                               const RaidChunkPlan *plan, double *seam)
+{
+    const size_t n = 4 * plan->nchunks;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!idx)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    for (size_t c = 0; c < plan->nchunks; c++) {
+        int64_t lo, hi;
+        seam_range(offsets, plan, c, &lo, &hi);
+        for (int64_t k = 0; k < 4; k++) /* slots past the range read the chunk's start (never used) */
+            idx[4 * c + (size_t)k] = (uint32_t)((lo + k < hi ? lo + k : plan->chunks[c].start) - rbase);
+    }
+    const raid_status st = raidGather64(ctx, rb, idx, n, seam);
+    free(idx);
+    return st;
+}
+
 /* Add every chunk's straddling window terms to its segment's accumulators: formed in parallel per chunk,
- * added in chunk order (the same bits on any thread count). */
-static raid_status add_straddles(raid_ctx *ctx, const double *r, const int64_t *offsets, const RaidChunkPlan *plan,
-                                 const int32_t *chunk_e, unsigned part_mask, double *acc)
+ * added in chunk order (the same bits on any thread count). seam: NULL (r is host memory) or the returns of
+ * every chunk's seam_range (fetch_seams). */
+static raid_status add_straddles(raid_ctx *ctx, const double *r, const double *seam, const int64_t *offsets,
+                                 const RaidChunkPlan *plan, const int32_t *chunk_e, unsigned part_mask, double *acc)
 {
     double *straddle = malloc((plan->nchunks ? plan->nchunks : 1) * RAID_NACC * sizeof *straddle);
     if (!straddle)
@@ -185,8 +235,12 @@ static raid_status add_straddles(raid_ctx *ctx, const double *r, const int64_t *
     const raid_precision prec = raid_ctx_precision(ctx);
     const long long nc = (long long)plan->nchunks;
 #pragma omp parallel for schedule(static) if (nc > 4096)
-    for (long long ci = 0; ci < nc; ci++)
-        straddle_terms(r, offsets, plan, (size_t)ci, chunk_e, prec, part_mask, straddle + (size_t)ci * RAID_NACC);
+    for (long long ci = 0; ci < nc; ci++) {
+        int64_t lo, hi;
+        seam_range(offsets, plan, (size_t)ci, &lo, &hi);
+        const double *rs = seam ? seam + 4 * (size_t)ci : r + lo;
+        straddle_terms(rs, offsets, plan, (size_t)ci, chunk_e, prec, part_mask, straddle + (size_t)ci * RAID_NACC);
+    }
     for (size_t c = 0; c < plan->nchunks; c++)
         if (plan->chunks[c].start != offsets[plan->chunks[c].seg])
             for (int k = 0; k < RAID_NACC; k++)
@@ -201,11 +255,12 @@ static raid_status add_straddles(raid_ctx *ctx, const double *r, const int64_t *
  * segment's scale (seg_e: its largest chunk's, which no chunk exceeds) is therefore unaffected at 2^-48; a
  * smaller one (a segment whose negative returns are all tiny, or that has none) is recomputed on the host
  * in float64 from the same policy-rounded returns, tiny ones kept exact. */
-static raid_status underflow_guard(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+static raid_status underflow_guard(raid_ctx *ctx, const double *r, int rdev, const int64_t *offsets, size_t nseg,
                                    const int *seg_e, unsigned part_mask, double *acc)
 {
     double *host_v = NULL;
     size_t host_cap = 0;
+    raid_status st = RAID_OK;
     for (size_t s = 0; s < nseg; s++) {
         const int64_t m = offsets[s + 1] - offsets[s];
         if (m == 0)
@@ -221,23 +276,30 @@ static raid_status underflow_guard(raid_ctx *ctx, const double *r, const int64_t
                 if (!(host_v = malloc(host_cap * sizeof *host_v)))
                     return raidFail(ctx, RAID_ENOMEM, "out of memory");
             }
+            /* device memory: the segment copied to the host first (the only whole segment the host reads) */
+            if (rdev && (st = raidCopyFromCaller(ctx, host_v, r + offsets[s], (size_t)m * sizeof *host_v,
+                                                 "returns")) != RAID_OK)
+                break;
+            const double *rv = rdev ? host_v : r + offsets[s];
             for (int64_t j = 0; j < m; j++)
-                host_v[j] = device_value(r[offsets[s] + j], seg_e[s], raid_ctx_precision(ctx), 1);
+                host_v[j] = device_value(rv[j], seg_e[s], raid_ctx_precision(ctx), 1);
             raidRealizedAccCpu(host_v, m, acc + s * RAID_NACC);
             for (int q = 0; q < RAID_NACC; q++)
                 acc[s * RAID_NACC + q] = ldexp(acc[s * RAID_NACC + q], acc_pow(q) * seg_e[s]);
             ctx->timing.host_segments++;
             break;
         }
+        if (st != RAID_OK)
+            break;
     }
     free(host_v);
-    return RAID_OK;
+    return st;
 }
 
 /* 1-3. Batches through the shared pipeline: copy, upload, one work-group per chunk, float64 combine in chunk
  * order with each chunk's own scale; every chunk's exponent and flag into chunk_e and chunk_flag. */
-static raid_status reduce(raid_ctx *ctx, const double *r, const RaidChunkPlan *plan, unsigned part_mask,
-                          double *acc, int32_t *chunk_e, uint32_t *chunk_flag)
+static raid_status reduce(raid_ctx *ctx, const double *r, const RaidBuf *rb, int64_t rbase, const RaidChunkPlan *plan,
+                          unsigned part_mask, double *acc, int32_t *chunk_e, uint32_t *chunk_flag)
 {
     char opts[512];
     raidRealizedDeviceOptions(ctx, part_mask, opts, sizeof opts);
@@ -249,7 +311,12 @@ static raid_status reduce(raid_ctx *ctx, const double *r, const RaidChunkPlan *p
     for (int k = 0; k < RAID_NACC; k++)
         pw[k] = acc_pow(k);
     RaidChunkJob job = {plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
-                          acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0};
+                          acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0,
+                          0};
+    if (rb) { /* device memory: resident input in the kernel's own table layout, nothing staged */
+        job.convert = NULL, job.user = NULL, job.direct = NULL;
+        job.resident = *rb, job.resident_base = rbase, job.resident_narrow = 1;
+    }
     st = raidChunkReduce(ctx, &job);
     raidKernelPut(ctx, kern);
     return st;
@@ -267,6 +334,9 @@ raid_status raidRealizedAccDevice(raid_ctx *ctx, const double *r, const int64_t 
     memset(&plan, 0, sizeof plan);
     int32_t *chunk_e = NULL;
     uint32_t *chunk_flag = NULL;
+    RaidBuf rb = {NULL, 0, RAID_DT_UINT}; /* device input, wrapped: return i at element (word pair) i - rbase */
+    int64_t rbase = 0;
+    double *seam = NULL; /* device input: the returns at every chunk's seam (fetch_seams) */
     int *seg_e = malloc((nseg ? nseg : 1) * sizeof *seg_e);
     const double t0 = raidNow();
     st = raidPlanBuild(&plan, offsets, nseg, ctx->chunk_len);
@@ -281,10 +351,37 @@ raid_status raidRealizedAccDevice(raid_ctx *ctx, const double *r, const int64_t 
         st = raidFail(ctx, RAID_ENOMEM, "out of memory");
         goto out;
     }
-    if ((st = reduce(ctx, r, &plan, part_mask, acc, chunk_e, chunk_flag)) != RAID_OK)
+    /* The returns: host memory (staged per batch), or the caller's device memory, wrapped whole (rb) */
+    const int64_t n0 = nseg ? offsets[0] : 0, N = nseg ? offsets[nseg] - offsets[0] : 0;
+    RaidMemKind kr = RAID_MEM_HOST;
+    if (N && (st = raidMemKindOf(ctx, r + n0, (size_t)N * sizeof *r, sizeof *r, "returns", &kr)) != RAID_OK)
+        goto out;
+    if (kr == RAID_MEM_DEVICE) {
+        /* The kernel loads pairs of returns as 16-byte words at even positions of its buffer: the buffer
+         * starts on a 16-byte boundary, one return before the first where needed (never read: no chunk
+         * starts at position 0 then). Positions are 32-bit. */
+        const int64_t pad = ((uintptr_t)(r + n0) & 15u) ? 1 : 0;
+        if (N + pad > (int64_t)UINT32_MAX) {
+            st = raidFail(ctx, RAID_EUNSUPPORTED, "realized measures of device memory: %lld returns in one call (at "
+                                                  "most %lld; give the segments in several calls)", (long long)N,
+                          (long long)UINT32_MAX - 1);
+            goto out;
+        }
+        rbase = n0 - pad;
+        if ((st = raidBufWrap(ctx, r + rbase, RAID_DT_UINT, 2 * (size_t)(N + pad), &rb)) != RAID_OK)
+            goto out;
+        if (!(seam = malloc((plan.nchunks ? plan.nchunks : 1) * 4 * sizeof *seam))) {
+            st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    const int rdev = kr == RAID_MEM_DEVICE;
+    if ((st = reduce(ctx, r, rdev ? &rb : NULL, rbase, &plan, part_mask, acc, chunk_e, chunk_flag)) != RAID_OK)
+        goto out;
+    if (rdev && (st = fetch_seams(ctx, &rb, rbase, offsets, &plan, seam)) != RAID_OK)
         goto out;
     const double th = raidNow();
-    if ((st = flagged_chunks(ctx, r, &plan, chunk_flag)) != RAID_OK)
+    if ((st = flagged_chunks(ctx, r, rdev, &plan, chunk_flag)) != RAID_OK)
         goto out;
     /* Each segment's exponent: the largest of its chunks' (the underflow guard's scale). */
     for (size_t s = 0; s < nseg; s++)
@@ -293,11 +390,14 @@ raid_status raidRealizedAccDevice(raid_ctx *ctx, const double *r, const int64_t 
         const uint32_t s = plan.chunks[c].seg;
         seg_e[s] = chunk_e[c] > seg_e[s] ? chunk_e[c] : seg_e[s];
     }
-    if ((st = add_straddles(ctx, r, offsets, &plan, chunk_e, part_mask, acc)) != RAID_OK ||
-        (st = underflow_guard(ctx, r, offsets, nseg, seg_e, part_mask, acc)) != RAID_OK)
+    if ((st = add_straddles(ctx, r, seam, offsets, &plan, chunk_e, part_mask, acc)) != RAID_OK ||
+        (st = underflow_guard(ctx, r, rdev, offsets, nseg, seg_e, part_mask, acc)) != RAID_OK)
         goto out;
     ctx->timing.host_s += raidNow() - th;
 out:
+    if (rb.h)
+        raidBufRelease(ctx, &rb);
+    free(seam);
     free(seg_e);
     free(chunk_e);
     free(chunk_flag);

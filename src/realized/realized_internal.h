@@ -40,6 +40,9 @@ double raidRealizedBoundSeen(raid_precision p, int k);
  * RAID_EINVAL naming the first one ("return I is not finite|out of range (...)"). Parallel beyond 65,536
  * returns. */
 raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, int64_t i1);
+/* The same over r[0 .. n), whose first element is return `first` of the call (the message's index): a host
+ * copy of a device input's chunk. */
+raid_status raidRealizedCheckRangeAt(raid_ctx *ctx, const double *r, int64_t n, int64_t first);
 
 /* The arguments of raid_realized_compute (ctx not NULL, offsets non-decreasing from 0 or more, r and out
  * not NULL where needed): RAID_OK (ctx's message cleared) or RAID_EINVAL with its message on ctx. */

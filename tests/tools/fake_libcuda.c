@@ -33,13 +33,74 @@ static int primary;
 API CUresult cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = &primary; primary++; return 0; }
 API CUresult cuDevicePrimaryCtxRelease_v2(int d) { (void)d; primary--; return 0; }
 API CUresult cuCtxSetCurrent(void *c) { return c == &primary ? 0 : 201; }
+/* Allocations as cuPointerGetAttribute reports them: device memory of an ordinal and a context (the
+ * primary context of device 0 for cuMemAlloc's; fake_cuda_alloc makes others for the tests), managed or
+ * not, and page-locked host memory (cuMemHostAlloc's). Not thread-safe: the tests allocate from one thread. */
+enum { MAX_ALLOCS = 4096 };
+static struct alloc {
+    uintptr_t p;
+    size_t n;
+    int type, ordinal, managed;
+    void *ctx;
+} allocs[MAX_ALLOCS];
+static int other_ctx;
+
+static void track(void *m, size_t n, int type, int ordinal, int managed, void *ctx)
+{
+    for (int i = 0; m && i < MAX_ALLOCS; i++)
+        if (!allocs[i].p) {
+            allocs[i] = (struct alloc){(uintptr_t)m, n, type, ordinal, managed, ctx};
+            return;
+        }
+}
+
+static void untrack(void *m)
+{
+    for (int i = 0; m && i < MAX_ALLOCS; i++)
+        if (allocs[i].p == (uintptr_t)m)
+            allocs[i].p = 0;
+}
+
 API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
     void *m = malloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
+    track(m, n, 2, 0, 0, &primary);
     return m ? 0 : 2;
 }
-API CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return 0; }
+API CUresult cuMemFree_v2(CUdeviceptr p) { untrack((void *)(uintptr_t)p); free((void *)(uintptr_t)p); return 0; }
+
+/* For the tests (found with dlsym): n bytes of "device memory" of `ordinal`, in device 0's primary context
+ * (ctx 0), another context (1) or none (2: a stream-ordered pool's), managed or not; fake_cuda_free frees. */
+API void *fake_cuda_alloc(size_t n, int ordinal, int ctx, int managed)
+{
+    void *m = malloc(n);
+    track(m, n, managed ? 4 : 2, ordinal, managed, ctx == 0 ? (void *)&primary : ctx == 1 ? (void *)&other_ctx : NULL);
+    return m;
+}
+API void fake_cuda_free(void *m) { untrack(m); free(m); }
+
+/* The attributes src/device/device_cuda.c asks (cuda.h's numbers): CONTEXT 1, MEMORY_TYPE 2, IS_MANAGED 8,
+ * DEVICE_ORDINAL 9, RANGE_START_ADDR 11, RANGE_SIZE 12; CUDA_ERROR_INVALID_VALUE (1) for an address no
+ * allocation holds, as the driver answers for ordinary host memory. */
+API CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr ptr)
+{
+    for (int i = 0; i < MAX_ALLOCS; i++) {
+        const struct alloc *a = &allocs[i];
+        if (!a->p || ptr < a->p || ptr >= a->p + (a->n ? a->n : 1))
+            continue;
+        switch (attr) {
+        case 1: *(void **)data = a->ctx; return 0;
+        case 2: *(unsigned *)data = (unsigned)a->type; return 0;
+        case 8: *(unsigned *)data = (unsigned)a->managed; return 0;
+        case 9: *(int *)data = a->ordinal; return 0;
+        case 11: *(CUdeviceptr *)data = a->p; return 0;
+        case 12: *(size_t *)data = a->n; return 0;
+        default: return 1;
+        }
+    }
+    return 1;
+}
 API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st) { (void)st; memcpy((void *)(uintptr_t)d, s, n); return 0; }
 API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st) { (void)st; memcpy(d, (void *)(uintptr_t)s, n); return 0; }
 API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) { (void)st; memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0; }
@@ -59,8 +120,14 @@ API CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t pitch, unsigned v, size_t 
             memcpy((char *)(uintptr_t)d + r * pitch + 4 * c, &v, 4);
     return 0;
 }
-API CUresult cuMemHostAlloc(void **p, size_t n, unsigned f) { (void)f; *p = malloc(n); return *p ? 0 : 2; }
-API CUresult cuMemFreeHost(void *p) { free(p); return 0; }
+API CUresult cuMemHostAlloc(void **p, size_t n, unsigned f)
+{
+    (void)f;
+    *p = malloc(n);
+    track(*p, n, 1, 0, 0, &primary);
+    return *p ? 0 : 2;
+}
+API CUresult cuMemFreeHost(void *p) { untrack(p); free(p); return 0; }
 API CUresult cuStreamCreate(void **s, unsigned f) { (void)f; *s = malloc(1); return 0; }
 API CUresult cuStreamDestroy_v2(void *s) { free(s); return 0; }
 API CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
