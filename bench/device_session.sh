@@ -59,8 +59,8 @@ for s in $steps; do
     # the yardstick kernels and their driver, carried: bench/README.md), CuPy's sort on the same machine
     export RAID_CACHE_DIR=/tmp/raid-kcache
     for be in ${BACKENDS:-cuda opencl}; do
-      run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu 1e9
-      run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu 1e9
+      run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --no-ablation 1e9
+      run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --no-ablation 1e9
       run backends-$be 120 ./build-dev/bench_sort --device $be --n 5e7 --reps 5 --check
       run backends-$be 120 ./build-dev/bench_select --device $be --n 50000000 --reps 5 --paths radix
       run backends-$be 150 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device $be --reps 3
