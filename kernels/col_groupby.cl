@@ -1,4 +1,4 @@
-/* Group-by with exact sums from 32-bit atomics (src/column/groupby_cl.c, docs/groupby.md).
+/* Group-by with exact sums from 32-bit atomics (src/column/groupby_device.c, docs/groupby.md).
  *
  * Rows: gid[i] the dense group id (the rank of the row's key; GB_NONE for a null row; below), xb[i] the
  * float64 value's bits (x: low word, y: high word; never read as a float). Per group g:
@@ -48,7 +48,7 @@
 #ifndef GB_NOCNT /* 1: no count per row (counts not asked: a -0.0 flags GB_F_NEGZ instead) */
 #define GB_NOCNT 0
 #endif
-#ifndef GB_WG /* the work-group width at most (GB_WG of src/column/groupby_cl.c): gb_range's and gb_part_starts'
+#ifndef GB_WG /* the work-group width at most (GB_WG of src/column/groupby_device.c): gb_range's and gb_part_starts'
                  local arrays */
 #define GB_WG 256
 #endif
@@ -308,7 +308,7 @@ GB_ADDER3(gb_add3_l, RAID_LOCAL)
  * units of 2^(8 b) of the limbs' unit (tables keep buckets GB_B0 .. GB_B0 + GB_NB - 1: the values' range). A value's significand shifted by q & 7 is below 2^60: its low 32
  * bits go into lo and the rest (below 2^28) plus lo's carry into hi in ONE atomic, and hi's carry (once
  * in about 2^32 / 2^27 adds) into top: two atomics per value. top counts carries only (fewer than 2^32).
- * The host adds the buckets into limbs (groupby_cl.c gb_eb_limbs): the same integers, the same rounding. */
+ * The host adds the buckets into limbs (groupby_device.c gb_eb_limbs): the same integers, the same rounding. */
 #define GB_EB_ADDER(NAME, SPACE)                                                                            \
     RAID_FN void NAME(volatile SPACE uint *a, uint lo, uint hi)                                              \
     {                                                                                                       \
@@ -462,7 +462,7 @@ RAID_KERNEL void gb_rows_local(GB_ARGS, const uint ng)
  *   gb_part_starts: one work-group, the exclusive scans of the sizes (pst: the partitions' starts, pst[P] the
  *     rows in all, pst[P + 1 .. 256) too) and of the chunks per partition (cst: ceil(size / C) each, cst[P]
  *     the chunks in all);
- *   then one pass of the device sort (kernels/col_sort.cl sort_pass with -DSORT_PDIG=1; groupby_cl.c) moves
+ *   then one pass of the device sort (kernels/col_sort.cl sort_pass with -DSORT_PDIG=1; groupby_device.c) moves
  *     every row's value and rank to its partition's run, by the digit (rank >> pb) & 255 (a null row's
  *     GB_NONE: digit 255, after every partition), pst its digits' starts;
  *   gb_part_rows: one work-group per chunk (at most C rows of one partition, found from cst: no host round
@@ -508,7 +508,7 @@ RAID_FN void gb_run(uint m, uint *lo, uint *hi)
 }
 
 /* pst[np + 1 .. npad) = the rows in all too: the starts of the sort pass's digits past the partitions (the null
- * rows' digit 255; raidSortClPartition). */
+ * rows' digit 255; raidSortDevicePartition). */
 RAID_KERNEL void gb_part_starts(RAID_GLOBAL uint *pst, RAID_GLOBAL uint *cst, const uint np, const uint crows,
                                 const uint npad)
 {

@@ -1,6 +1,6 @@
 /*
  * col_select.cl -- radix select on float64 order keys with 32-bit operations only (
- * docs/column.md "Selection"). Host side: src/column/select_cl.c.
+ * docs/column.md "Selection"). Host side: src/column/select_device.c.
  *
  * The input is doubles as pairs of 32-bit words (src[2i] the low word, src[2i + 1] the high word: the
  * little-endian layout of the host's array, uploaded as is), element i of a segment at src[2 (off + i)];

@@ -1,5 +1,5 @@
 /*
- * col_sort.cl -- the device path of the sorts (include/raid/sort.h; src/column/sort_cl.c; docs/column.md
+ * col_sort.cl -- the device path of the sorts (include/raid/sort.h; src/column/sort_device.c; docs/column.md
  * "Sorting"): an LSD radix sort of 64-bit sort keys, 32-bit integer operations only (no 64-bit integer, no
  * floating-point type). The float64 values arrive as two uint words each (little-endian: word 2i the low
  * half of value i; read here as uint2, .x the low word) and leave the same way: never a double here. A key
@@ -51,7 +51,7 @@
 #define SORT_KU 4 /* sort_keys: elements per work-item and trip of its loop */
 #endif
 #ifndef SORT_PDIG /* 1: sort_pass takes its digit from the payload (pin) itself, not from the key: the
-                     group-by's partition of rows by group (raidSortClPartition; dmode 1, pmode 2) */
+                     group-by's partition of rows by group (raidSortDevicePartition; dmode 1, pmode 2) */
 #define SORT_PDIG 0
 #endif
 #define SORT_RADIX (1u << SORT_BITS)

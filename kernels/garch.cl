@@ -1,7 +1,7 @@
 /*
  * garch.cl -- batched GARCH-family log-likelihoods and scores: one work-item per point (series, theta).
  *
- * The host (src/models/garch_eval_cl.c) scales each series to unit variance (r' = r / s) and uploads it
+ * The host (src/models/garch_eval_device.c) scales each series to unit variance (r' = r / s) and uploads it
  * once as double-float pairs (hi, lo); per point it computes in float64 and uploads, as double-float
  * pairs, the scaled parameters, the constants of the error distribution and EGARCH's kappa, and the
  * first state (h_1' or g_1' = log h_1') with its derivatives in the scaled parameters. The kernel runs
@@ -16,7 +16,7 @@
  *   out[7..8]   t: sum_t q_t / (1 + q_t) (q_t = e_t'^2 / ((nu - 2) h_t'));
  *   out[9 + 2j] the score part sum_t dl_t/dtheta'_j of the log-likelihood's terms that the kernel sees
  *               (the state's part, and the residual's part for mu), df.
- * The host forms logs of the products and the constant parts in float64 (garch_eval_cl.c).
+ * The host forms logs of the products and the constant parts in float64 (garch_eval_device.c).
  *
  * Compile-time parameters: GM_MODEL (0 GARCH, 1 GJR, 2 EGARCH), GM_T (0 Normal, 1 Student-t), GM_MU
  * (1 constant mean, 0 zero mean), GM_DNU (1: EGARCH-t with kappa = E|z|, so the state depends on nu).
@@ -24,7 +24,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #if !defined(GM_MODEL) || !defined(GM_T) || !defined(GM_MU) || !defined(GM_DNU)
-#error "garch.cl needs GM_MODEL, GM_T, GM_MU and GM_DNU (set by src/models/garch_eval_cl.c)"
+#error "garch.cl needs GM_MODEL, GM_T, GM_MU and GM_DNU (set by src/models/garch_eval_device.c)"
 #endif
 
 /* Positions in theta (garch_lik.h's layout) */
@@ -36,7 +36,7 @@
 #define INU (IBE + 1)
 #define GM_K (IBE + 1 + GM_T)
 
-/* Per point: GM_NPAR double-float values (see garch_eval_cl.c), GM_NOUT floats of results */
+/* Per point: GM_NPAR double-float values (see garch_eval_device.c), GM_NOUT floats of results */
 #define GM_NPAR 16
 #define GM_NOUT 24
 #define P_MU 0

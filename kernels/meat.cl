@@ -3,7 +3,7 @@
  *
  * Input (resident: uploaded once per call, shared by the overlapping row ranges of rolling windows): rows
  * of RAID_K + 1 values, the regressors x_t[0..K-1] - c then y_t - c_y, centred by the group's column
- * means and scaled by the host by a power of two per column (src/regress/meat_cl.c); then per problem its
+ * means and scaled by the host by a power of two per column (src/regress/meat_device.c); then per problem its
  * coefficients beta (K double-float pairs), a = sum_p c_p beta_p - c_y and the scores' offsets d (K
  * pairs), all in the same scaled units. One work-group takes one chunk of at most RAID_CHUNK rows of one
  * problem:
@@ -12,7 +12,7 @@
  *      loses only about 2^-46 of |y_t - c_y| + sum_p |(x_t[p] - c_p) beta[p]| + |a|, not of the levels),
  *      and store u_t in local memory (hi and lo for the df policy, the rounded binary32 value for f32).
  *      d = c gives the scores e_t x_t; the host passes instead the offsets to a centre of the problem's
- *      own rows when the design has a constant column, and maps the sums back (meat_cl.c);
+ *      own rows when the design has a constant column, and maps the sums back (meat_device.c);
  *   2. work-item j computes the combinations c = j, j + RAID_WG, ... of (lag l, p, q), c = (l k + p) k + q:
  *        part[chunk * NC + c] = sum_{t = l}^{len-1} u_t[p] u_{t-l}[q]   (both rows inside the chunk)
  *      in double-float (raidDfAdd: terms of either sign), rows in order, so the result does not depend
@@ -24,7 +24,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #if !defined(RAID_WG) || !defined(RAID_CHUNK) || !defined(RAID_K) || !defined(RAID_L) || !defined(RAID_INPUT_DF)
-#error "meat.cl needs RAID_WG, RAID_CHUNK, RAID_K, RAID_L and RAID_INPUT_DF (set by src/regress/meat_cl.c)"
+#error "meat.cl needs RAID_WG, RAID_CHUNK, RAID_K, RAID_L and RAID_INPUT_DF (set by src/regress/meat_device.c)"
 #endif
 
 #define NC ((RAID_L + 1) * RAID_K * RAID_K)

@@ -13,7 +13,7 @@
  *   k = 5  sum med(|r_i|,|r_{i-1}|,|r_{i-2}|)^2 (medrv)
  * A window term (k = 2, 4, 5) belongs to the chunk of its last return and is computed here only when the
  * whole window lies inside the chunk; the host adds the few windows that straddle chunk boundaries in
- * float64 (src/realized/realized_cl.c).
+ * float64 (src/realized/realized_device.c).
  *
  * Loads (coalesced): work-item j takes the pairs of returns t RAID_WG + j, t = 0 .. RAID_RUN/2 - 1, of the
  * chunk (RAID_RUN even; the host refuses odd runs), so that the 16-byte loads of a warp are consecutive; all
@@ -69,13 +69,13 @@
  *               default min(RAID_RUN, 8)).
  * The scaling keeps every term below 1 (no overflow); underflow only hits terms below 2^-126 of the
  * chunk's largest, whose absolute errors stay below a few 2^-149 and do not matter at 2^-48 unless the
- * whole sum is that small (the host then recomputes the segment: the underflow guard of realized_cl.c).
+ * whole sum is that small (the host then recomputes the segment: the underflow guard of realized_device.c).
  */
 #pragma OPENCL FP_CONTRACT OFF
 
 #if !defined(RAID_WG) || !defined(RAID_RUN) || !defined(RAID_INPUT_DF) || !defined(RAID_PART) || !defined(RAID_MAXR_HI) || \
     !defined(RAID_MAXR_LO)
-#error "realized.cl needs RAID_WG, RAID_RUN, RAID_INPUT_DF, RAID_PART and RAID_MAXR_HI/LO (set by src/realized/realized_cl.c)"
+#error "realized.cl needs RAID_WG, RAID_RUN, RAID_INPUT_DF, RAID_PART and RAID_MAXR_HI/LO (set by src/realized/realized_device.c)"
 #endif
 
 #ifndef RAID_FOLD
@@ -90,7 +90,7 @@
 #define RAID_RELOAD 0
 #endif
 #ifndef RAID_XSTEP
-#error "realized.cl needs RAID_XSTEP (set by src/realized/realized_cl.c)"
+#error "realized.cl needs RAID_XSTEP (set by src/realized/realized_device.c)"
 #endif
 #if (RAID_XSTEP != 1 && RAID_XSTEP != 2) || (RAID_RUN / 2) % RAID_XSTEP != 0
 #error "RAID_XSTEP is 1, or 2 with RAID_RUN a multiple of 4"

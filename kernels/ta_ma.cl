@@ -1,6 +1,6 @@
 /*
  * ta_ma.cl -- moving averages and rolling statistics by DIRECT windowed sums in double-float (
- * docs/ta.md "The device path and its bound"). Host side: src/ta/ma_cl.c.
+ * docs/ta.md "The device path and its bound"). Host side: src/ta/ma_device.c.
  *
  * Input: the values as double-float pairs x[2i] = hi, x[2i+1] = lo (the host's split of float64: hi =
  * (float)v, lo = (float)(v - hi), so |hi + lo - v| <= u^2 |v|, u = 2^-24), and rs[i], the index of the
@@ -138,7 +138,7 @@ RAID_KERNEL void ta_ema(RAID_GLOBAL const float *x, RAID_GLOBAL const int *runs,
     }
 }
 
-/* ---- The sweep's table (src/ta/ma_cl.c raidMaClTable; docs/ta_sweep.md "The device sweep") ----
+/* ---- The sweep's table (src/ta/ma_device.c raidMaDeviceTable; docs/ta_sweep.md "The device sweep") ----
  * One row of moving-average VALUES per period, resident on the device for the trade scan
  * (kernels/ta_sweep.cl): tab[2 (off + i)], tab[2 (off + i) + 1] = the value at point i as a normalised
  * double-float (the window sum divided on the device by ta_div), or NaN in both where point i is not

@@ -1,6 +1,6 @@
 /*
  * ta_sweep.cl -- the trade scan and the statistics of the crossover sweep on the device (
- * 2; docs/ta_sweep.md "The device sweep" is the specification). Host side: src/ta/sweep_cl.c.
+ * 2; docs/ta_sweep.md "The device sweep" is the specification). Host side: src/ta/sweep_device.c.
  *
  * The table: one row per period of moving-average values as normalised double-floats (hi, lo), NaN where
  * undefined (kernels/ta_ma.cl ta_ma_row; or a host table split by the host). The decision at bar t is

@@ -56,9 +56,9 @@ static size_t check_part(raid_ctx *ctx, const int64_t *k, const double *x, const
     size_t np = 0;
     if (mode == 8) {
         raid_groupby *b = NULL;
-        raidGbClTestKnobs.partitions_out = &np;
+        raidGbDeviceTestKnobs.partitions_out = &np;
         const raid_status st = raidGbCompute(ctx, k, x, valid, n, aggs, naggs, flags, rows, 8, &b);
-        raidGbClTestKnobs.partitions_out = NULL;
+        raidGbDeviceTestKnobs.partitions_out = NULL;
         raid_groupby_destroy(b);
         if (st == RAID_EUNSUPPORTED) {
             assert_true(np > 255);
@@ -107,11 +107,11 @@ static void run_keys(raid_ctx *ctx, const int64_t *k, size_t n, size_t expect_gr
     uint8_t *valid = malloc(n);
     values(n, x, valid);
     for (int force = 0; force < 2; force++) {
-        raidGbClTestKnobs = (gb_cl_knobs){.force_hash = force};
+        raidGbDeviceTestKnobs = (gb_cl_knobs){.force_hash = force};
         check(ctx, k, x, NULL, n, 0, AGGS, NAGGS, expect_groups);
         check(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, AGGS, NAGGS, expect_groups);
     }
-    raidGbClTestKnobs = (gb_cl_knobs){0};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){0};
     free(x), free(valid);
 }
 
@@ -191,11 +191,11 @@ static void t_collisions(void **state)
                                  {.force_hash = 1, .hash_cap = 1024},
                                  {.force_hash = 1, .hash_cap = 1024, .hmask = 1}};
     for (size_t c = 0; c < sizeof knobs / sizeof *knobs; c++) {
-        raidGbClTestKnobs = knobs[c];
+        raidGbDeviceTestKnobs = knobs[c];
         check(ctx, k, x, valid, n, 0, AGGS, NAGGS, 3000);
         check(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, AGGS, NAGGS, 3000);
     }
-    raidGbClTestKnobs = (gb_cl_knobs){0};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){0};
     free(k), free(x), free(valid);
     raid_ctx_destroy(ctx);
 }
@@ -218,7 +218,7 @@ static void t_nulls_and_counts(void **state)
             x[i] = NAN;
     }
     for (int force = 0; force < 2; force++) {
-        raidGbClTestKnobs = (gb_cl_knobs){.force_hash = force};
+        raidGbDeviceTestKnobs = (gb_cl_knobs){.force_hash = force};
         check(ctx, k, x, valid, n, 0, AGGS, NAGGS, 4000);
         check(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, AGGS, NAGGS, 4000);
         const raid_agg cnt[] = {RAID_AGG_COUNT, RAID_AGG_COUNT};
@@ -228,7 +228,7 @@ static void t_nulls_and_counts(void **state)
         const raid_agg sum[] = {RAID_AGG_SUM};
         check(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum, 1, 4000);
     }
-    raidGbClTestKnobs = (gb_cl_knobs){0};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){0};
     /* one row; every row null */
     memset(valid, 0, n);
     check(ctx, k, x, valid, 1, 0, AGGS, NAGGS, 1);
@@ -252,15 +252,15 @@ static void t_seeds(void **state)
     const raid_agg sum[] = {RAID_AGG_SUM, RAID_AGG_COUNT};
     check(ctx, k, x, NULL, n, 0, sum, 2, 0);
     check(ctx, k, x, NULL, n, 0, sum, 2, 0);
-    raidGbClTestKnobs = (gb_cl_knobs){.force_hash = 1, .hmask = 1023};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){.force_hash = 1, .hmask = 1023};
     check(ctx, k, x, NULL, n, 0, sum, 2, 0);
-    raidGbClTestKnobs = (gb_cl_knobs){0};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){0};
     free(k), free(x);
     raid_ctx_destroy(ctx);
 }
 
 /* Many groups by partitions (rows partitioned by rank with one pass of the device sort, then local tables per
- * partition: gb_part_count, gb_part_starts, raidSortClPartition, gb_part_rows) against the cpu path bit for
+ * partition: gb_part_count, gb_part_starts, raidSortDevicePartition, gb_part_rows) against the cpu path bit for
  * bit, beside the global exponent buckets: sums with and without counts and means, from one partition to 196
  * (2^3 groups per partition forced), limb tables, blocks and chunks of 1,000 and 77,777 rows or the default,
  * nulls, skipna; one group spanning every block, chunk and partition (values carrying through every limb),
@@ -287,13 +287,13 @@ static void t_partitioned(void **state)
         const size_t G = groups[c] < n ? groups[c] : n;
         for (size_t r = 0; r < 3; r++)
             for (size_t kn = 0; kn < 3; kn++) {
-                raidGbClTestKnobs = knobs[kn];
+                raidGbDeviceTestKnobs = knobs[kn];
                 check_part(ctx, k, x, NULL, n, 0, sums, 3, G, rows[r], 8);
                 check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, G, rows[r], 8);
                 check_part(ctx, k, x, valid, n, 0, sums, 3, G, rows[r], kn == 0 ? 3 : 8);
             }
     }
-    raidGbClTestKnobs = (gb_cl_knobs){0};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){0};
     /* one group of +-2^60 and a value just below 1/4 (carries through every limb) in every block, chunk and
      * partition (5,000 others); repeated: the atomics' order changes, the bits do not */
     for (size_t i = 0; i < n; i++) {
@@ -301,7 +301,7 @@ static void t_partitioned(void **state)
         x[i] = (i % 3 == 0) ? -ldexp(1.0, 60) + 1.0 : (i % 3 == 1) ? ldexp(1.0, 60) : 0x1.fffffffffffffp-3;
     }
     for (int r = 0; r < 100; r++) {
-        raidGbClTestKnobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 5 : 0, .check = r % 2};
+        raidGbDeviceTestKnobs = (gb_cl_knobs){.part_bits = r % 3 == 1 ? 5 : 0, .check = r % 2};
         assert_true(check_part(ctx, k, x, NULL, n, 0, r % 2 ? sums : sum1, r % 2 ? 3 : 1, 0, r % 5 == 0 ? 1000 : 0,
                                8) <= 255);
     }
@@ -313,7 +313,7 @@ static void t_partitioned(void **state)
         valid[i] = i % 13 != 0;
     }
     for (int chk = 1; chk >= 0; chk--) {
-        raidGbClTestKnobs = (gb_cl_knobs){.check = chk};
+        raidGbDeviceTestKnobs = (gb_cl_knobs){.check = chk};
         assert_int_equal(check_part(ctx, k, x, valid, n, 0, sums, 3, 100003, 0, 8), 196);
         check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 100003, 0, 8);
         check_part(ctx, k, x, NULL, n, 0, sum1, 1, 100003, 0, 8);
@@ -322,7 +322,7 @@ static void t_partitioned(void **state)
     /* skewed: 100,003 groups, 90% of the rows in group 50,000 (one partition: its chunks spread the work) */
     for (size_t i = 0; i < n; i++)
         k[i] = i % 10 == 0 || i < 100003 / 10 * 10 ? (int64_t)(i % 100003) : 50000;
-    raidGbClTestKnobs = (gb_cl_knobs){.check = 1};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){.check = 1};
     assert_int_equal(check_part(ctx, k, x, valid, n, 0, sums, 3, 0, 0, 8), 196);
     check_part(ctx, k, x, NULL, n, RAID_GROUPBY_SKIPNA, sum1, 1, 0, 1000, 8);
     check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sums, 3, 0, 0, 8);
@@ -331,21 +331,21 @@ static void t_partitioned(void **state)
         k[i] = (int64_t)(i % 10000);
         valid[i] = k[i] >= 3000;
     }
-    raidGbClTestKnobs = (gb_cl_knobs){.part_bits = 6, .check = 1};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){.part_bits = 6, .check = 1};
     assert_int_equal(check_part(ctx, k, x, valid, n, 0, sums, 3, 10000, 0, 8), 157);
     check_part(ctx, k, x, valid, n, RAID_GROUPBY_SKIPNA, sum1, 1, 10000, 1000, 8);
     /* more than 255 partitions: refused */
     raid_groupby *b = NULL;
     size_t np = 0;
-    raidGbClTestKnobs = (gb_cl_knobs){.part_bits = 5, .partitions_out = &np};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){.part_bits = 5, .partitions_out = &np};
     assert_int_equal(raidGbCompute(ctx, k, x, NULL, n, sums, 3, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_int_equal(np, 313);
     assert_null(b);
     /* 2^31 rows or more: refused by the sort pass (a digit's count over tiles stays below 2^31, its flag bit
      * 31), so the group-by keeps such calls off the partitioned path (checked before any buffer is touched) */
-    assert_int_equal(raidSortClPartition(ctx, NULL, NULL, 2147483648u, 9, NULL, NULL, NULL), RAID_EUNSUPPORTED);
+    assert_int_equal(raidSortDevicePartition(ctx, NULL, NULL, 2147483648u, 9, NULL, NULL, NULL), RAID_EUNSUPPORTED);
     assert_non_null(strstr(raid_ctx_errmsg(ctx), "fewer than 2^31"));
-    raidGbClTestKnobs = (gb_cl_knobs){0};
+    raidGbDeviceTestKnobs = (gb_cl_knobs){0};
     assert_int_equal(raidGbCompute(ctx, k, x, NULL, n, AGGS, NAGGS, 0, 0, 8, &b), RAID_EUNSUPPORTED);
     assert_null(b);
     for (int removed = 4; removed <= 11; removed += removed == 7 ? 2 : 1) { /* 4 to 7, 9 to 11 */

@@ -285,8 +285,8 @@ static size_t check(raid_ctx *ctx, const RaidSweepSeries *s, const double *ma, s
     RaidSweepTrades *ta = calloc(nc, sizeof *ta), *tb = calloc(nc, sizeof *tb);
     RaidBuf tab;
     assert_int_equal(raidSweepCpu(s, m2, np, per, fi, si, nc, o, a, ta), RAID_OK);
-    assert_int_equal(raidSweepClTableUpload(ctx, m2, np, s->n, &tab), RAID_OK);
-    assert_int_equal(raidSweepClRun(ctx, s, &tab, np, fi, si, nc, o, b, tb), RAID_OK);
+    assert_int_equal(raidSweepDeviceTableUpload(ctx, m2, np, s->n, &tab), RAID_OK);
+    assert_int_equal(raidSweepDeviceRun(ctx, s, &tab, np, fi, si, nc, o, b, tb), RAID_OK);
     double worst = 0;
     for (size_t k = 0; k < nc; k++) {
         assert_int_equal(a[k].trades, b[k].trades);
@@ -308,7 +308,7 @@ static size_t check(raid_ctx *ctx, const RaidSweepSeries *s, const double *ma, s
         }
     }
     /* without the trade lists: the same statistics, bit for bit */
-    assert_int_equal(raidSweepClRun(ctx, s, &tab, np, fi, si, nc, o, b2, NULL), RAID_OK);
+    assert_int_equal(raidSweepDeviceRun(ctx, s, &tab, np, fi, si, nc, o, b2, NULL), RAID_OK);
     assert_memory_equal(b, b2, nc * sizeof *b);
     raidBufRelease(ctx, &tab);
     printf("device scan: %zu combinations, trades equal, statistics within %.3g of their bound\n", nc, worst);
@@ -375,7 +375,7 @@ static void test_scan_ulp(void **state)
     raid_ctx_destroy(ctx);
 }
 
-/* The device table (raidMaClTable): df rows within 1e-13 of float64 with the float64 path's NaN
+/* The device table (raidMaDeviceTable): df rows within 1e-13 of float64 with the float64 path's NaN
  * positions (hma, wma, mean, ema); f32 rows equal to the host emulation raidSweepF32Ma bit for bit; and
  * the f32 sweep on the device gives the emulated f32 sweep's trades exactly. */
 static void test_device_table(void **state)
@@ -397,8 +397,8 @@ static void test_device_table(void **state)
                 continue;
             RaidBuf tab;
             int e = 0;
-            assert_int_equal(raidMaClTable(ctx, stats[k], per, 5, c, N, f32, &tab, &e), RAID_OK);
-            assert_int_equal(raidSweepClTableDownload(ctx, &tab, 5, N, e, got), RAID_OK);
+            assert_int_equal(raidMaDeviceTable(ctx, stats[k], per, 5, c, N, f32, &tab, &e), RAID_OK);
+            assert_int_equal(raidSweepDeviceTableDownload(ctx, &tab, 5, N, e, got), RAID_OK);
             raidBufRelease(ctx, &tab);
             double worst = 0;
             for (int p = 0; p < 5; p++) {

@@ -473,7 +473,7 @@ static raid_status gather_ends(raid_ctx *ctx, const double *values, size_t n, co
 static raid_status device_groups(raid_ctx *ctx, const gb_plan *dp, size_t rows_per_wg, int local_tables,
                                  int64_t **ukeys, size_t *ngroups, gb_partial *part)
 {
-    return raidGbClRun(ctx, dp, ukeys, ngroups, part, rows_per_wg, local_tables);
+    return raidGbDeviceRun(ctx, dp, ukeys, ngroups, part, rows_per_wg, local_tables);
 }
 
 static raid_status cpu_admit(raid_ctx *ctx, size_t n)

@@ -63,7 +63,7 @@ static void gb_eb_limbs(const uint32_t *e, int b0, int nb, int L, uint32_t *out)
     }
 }
 
-gb_cl_knobs raidGbClTestKnobs;
+gb_cl_knobs raidGbDeviceTestKnobs;
 
 enum { B_GID, B_X, B_SUM, B_CNT, B_FLAG, B_MNHI, B_MXHI, B_FIRST, B_LAST, B_MNLO, B_MXLO, NBUF };
 
@@ -179,7 +179,7 @@ static raid_status slot_pass(raid_ctx *ctx, const gb_plan *p, int upx, const Rai
         a += 2;
     } else {
         const uint32_t mask = (uint32_t)(cap - 1);
-        const uint32_t hmask = raidGbClTestKnobs.hmask ? raidGbClTestKnobs.hmask & mask : mask;
+        const uint32_t hmask = raidGbDeviceTestKnobs.hmask ? raidGbDeviceTestKnobs.hmask & mask : mask;
         RAID_LAUNCH_ARGS(&L, a, RAID_ARG_BUF(&d[D_TAB]), RAID_ARG_U32(mask), RAID_ARG_U32(hmask), RAID_ARG_U32(seed),
                          RAID_ARG_U32(seed >> 32));
         a += 5;
@@ -275,10 +275,10 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, RaidBuf *b, Raid
         return st;
     /* 2. slots: a retry with a table of 2n slots when the first overflowed */
     const uint64_t range = kmax - kmin;
-    const int direct = !raidGbClTestKnobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
+    const int direct = !raidGbDeviceTestKnobs.force_hash && range < GB_DIRECT_MAX && range <= 2 * (uint64_t)n + 65536;
     size_t cap = direct ? (size_t)range + 1 : pow2_at_least(2 * (n < GB_HASH_START / 2 ? n : GB_HASH_START / 2));
-    if (!direct && raidGbClTestKnobs.hash_cap)
-        cap = raidGbClTestKnobs.hash_cap;
+    if (!direct && raidGbDeviceTestKnobs.hash_cap)
+        cap = raidGbDeviceTestKnobs.hash_cap;
     const uint64_t seed = raidMix64((uint64_t)(uintptr_t)ctx ^ (uint64_t)(raidNow() * 1e9));
     for (int attempt = 0;; attempt++) {
         uint32_t meta[2];
@@ -320,7 +320,7 @@ static raid_status form_ids(raid_ctx *ctx, gb_plan *p, int upx, RaidBuf *b, Raid
 /* The partitioned path's shape: 2^pb groups per partition (their tables: tw words a group, at most
  * GB_PART_TABLES bytes and the local memory lmax; pb at most maxb), np partitions. 0 when it does not fit:
  * the sort pass's digits are 8 bits (work-groups of 256), digit 255 holds the null rows, so 255 partitions at
- * most; and n rows fewer than 2^31 (RAID_SORT_CL_MAX: the sort pass counts a digit's rows below 2^31, and one
+ * most; and n rows fewer than 2^31 (RAID_SORT_DEVICE_MAX: the sort pass counts a digit's rows below 2^31, and one
  * partition, or the null rows, may hold nearly all of them). */
 #define GB_PART_TABLES 32768 /* bytes of a partition's local tables at most */
 static int part_shape(size_t n, size_t G, size_t tw, size_t wg, uint64_t lmax, int maxb, int *pb, size_t *np)
@@ -330,12 +330,12 @@ static int part_shape(size_t n, size_t G, size_t tw, size_t wg, uint64_t lmax, i
         b++;
     const size_t P = (G + ((size_t)1 << b) - 1) >> b;
     *pb = b, *np = P;
-    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256 && n < RAID_SORT_CL_MAX;
+    return ((tw * sizeof(uint32_t)) << b) <= lmax && P <= 255 && wg == 256 && n < RAID_SORT_DEVICE_MAX;
 }
 
 /* The sums of many groups by partitions (mode 8; kernels/col_groupby.cl "rows partitioned by group"):
  * gb_part_count (the rows per partition), gb_part_starts (their starts, the chunks'), one pass of the device
- * sort (raidSortClPartition: the values and ranks by partition, digit (rank >> pb) & 255), gb_part_rows,
+ * sort (raidSortDevicePartition: the values and ranks by partition, digit (rank >> pb) & 255), gb_part_rows,
  * every step on the device (no read-back between them). rows: rows per block of the count and per chunk of
  * gb_part_rows. */
 static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const RaidBuf *b, size_t tw, int pb, size_t np,
@@ -375,7 +375,7 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const RaidBuf *b
         raidLaunchFail(&L, raidLaunchEnd(&K));
     }
     const double t0 = ctx->timing.kernel_s;
-    RAID_LAUNCH_CALL(&L, raidSortClPartition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL],
+    RAID_LAUNCH_CALL(&L, raidSortDevicePartition(ctx, &b[B_X], &b[B_GID], (uint32_t)n, pb, &s[S_PST], &s[S_VAL],
                                              &s[S_RANK]));
     if (profile && L.st == RAID_OK)
         fprintf(stderr, "groupby profile: sort_pass %.4f ms\n", (ctx->timing.kernel_s - t0) * 1e3);
@@ -402,7 +402,7 @@ static raid_status partitioned(raid_ctx *ctx, const gb_plan *p, const RaidBuf *b
 }
 
 /* How one call's sums, counts, min/max and first/last are kept on the device: the mode (-1 automatic, else
- * raidGbClRun's local_tables), the limbs, the exponent buckets, the partitions, the rows per work-group and
+ * raidGbDeviceRun's local_tables), the limbs, the exponent buckets, the partitions, the rows per work-group and
  * the build options. */
 typedef struct gb_shape {
     int mode, L, B0, NB, eb, pb, check;
@@ -410,7 +410,7 @@ typedef struct gb_shape {
     char opts[512];
 } gb_shape;
 
-/* The shape of the rows' passes for p's G groups (p->ngroups) on ctx's device, local_tables as raidGbClRun's;
+/* The shape of the rows' passes for p's G groups (p->ngroups) on ctx's device, local_tables as raidGbDeviceRun's;
  * RAID_EUNSUPPORTED for a path asked for that does not fit. */
 static raid_status choose_shape(raid_ctx *ctx, const gb_plan *p, size_t wg, size_t rows_per_wg, int local_tables,
                                 gb_shape *S)
@@ -436,10 +436,10 @@ static raid_status choose_shape(raid_ctx *ctx, const gb_plan *p, size_t wg, size
      * the partitions' limb tables in local memory (the H200: 1.15 ms for 5e7 rows into 100,000 groups
      * against 1.42 ms for the exponent buckets; limbs rather than buckets: twice the groups a partition;
      * docs/groupby.md) */
-    const int maxb = raidGbClTestKnobs.part_bits ? raidGbClTestKnobs.part_bits : 16;
+    const int maxb = raidGbDeviceTestKnobs.part_bits ? raidGbDeviceTestKnobs.part_bits : 16;
     const int part_ok = sums_only && part_shape(n, G, 2 * (size_t)S->L + 2, wg, lmax, maxb, &S->pb, &S->np);
-    if (raidGbClTestKnobs.partitions_out)
-        *raidGbClTestKnobs.partitions_out = S->np;
+    if (raidGbDeviceTestKnobs.partitions_out)
+        *raidGbDeviceTestKnobs.partitions_out = S->np;
     if (local_tables == 8 && !part_ok)
         return raidFail(ctx, RAID_EUNSUPPORTED,
                          "group-by: no partitioned tables for these aggregations, %zu groups or %zu rows (sums, counts "
@@ -453,7 +453,7 @@ static raid_status choose_shape(raid_ctx *ctx, const gb_plan *p, size_t wg, size
     S->rows = rows > 0x7FFFFFFF ? 0x7FFFFFFF : rows;
     S->nwg = (n + S->rows - 1) / S->rows;
     /* the partitioned kernels' index checks: tests, or RAID_GROUPBY_CHECK set in the environment */
-    S->check = S->mode == 8 && (raidGbClTestKnobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
+    S->check = S->mode == 8 && (raidGbDeviceTestKnobs.check || getenv("RAID_GROUPBY_CHECK") != NULL);
     /* the local tables' words (kernels/col_groupby.cl GB_LTW, a build option): the partitions' tables, or
      * gb_rows_local's rounded up to a power of two (few programs, whatever the number of groups) within the
      * local memory */
@@ -592,7 +592,7 @@ static raid_status read_back(raid_ctx *ctx, const gb_plan *p, const gb_shape *S,
     return st;
 }
 
-raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t *ngroups, gb_partial *out,
+raid_status raidGbDeviceRun(raid_ctx *ctx, const gb_plan *p0, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables)
 {
     gb_plan plan = *p0, *p = &plan;

@@ -110,7 +110,7 @@ raid_status raidGbCpuRun(raid_ctx *ctx, const gb_plan *p, gb_partial *out);
  * tables per partition (sums asked; counts, means; nothing else) (RAID_EUNSUPPORTED when they do not fit or
  * other aggregations are asked); 2, 4 to 7, 9 to 11: removed variants (RAID_EINVAL). Tests vary both.
  * RAID_TUNE_GROUPBY_PATH p > 0 stands for local_tables p - 1 when local_tables is -1. */
-raid_status raidGbClRun(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
+raid_status raidGbDeviceRun(raid_ctx *ctx, const gb_plan *p, int64_t **ukeys, size_t *ngroups, gb_partial *out,
                       size_t rows_per_wg, int local_tables);
 /* Tests only (zeroed: automatic): force_hash, the hash path even for keys of a small range; hash_cap, the
  * first hash table's slots (a power of two >= 1024; too few makes the device retry with 2n); hmask, a mask
@@ -125,7 +125,7 @@ typedef struct gb_cl_knobs {
     size_t *partitions_out; /* non-NULL: where each call writes the partitions its plan has (refused or not);
                                NULL (production): no write to this shared struct */
 } gb_cl_knobs;
-extern gb_cl_knobs raidGbClTestKnobs;
+extern gb_cl_knobs raidGbDeviceTestKnobs;
 /* The partials of G groups for the aggregations in need (GB_NEED_*, gb_partials): count and flags always.
  * RAID_ENOMEM. */
 raid_status raidGbPartialAlloc(raid_ctx *ctx, gb_partial *part, size_t G, unsigned need);
@@ -135,7 +135,7 @@ raid_status raidGbPartialAlloc(raid_ctx *ctx, gb_partial *part, size_t G, unsign
  * applied). */
 double raidGbGroupbySumScaled(const raid_groupby *g, size_t k, int *e);
 
-/* raid_groupby_compute with the device knobs of raidGbClRun (tests; the public call passes 0, -1); flags
+/* raid_groupby_compute with the device knobs of raidGbDeviceRun (tests; the public call passes 0, -1); flags
  * may hold GB_SCALED. */
 raid_status raidGbCompute(raid_ctx *ctx, const int64_t *keys, const double *values, const uint8_t *valid, size_t n,
                        const raid_agg *aggs, size_t naggs, unsigned flags, size_t rows_per_wg, int local_tables,

@@ -17,7 +17,7 @@ struct sel_backend;
 typedef struct engine {
     raid_ctx *ctx;
     const struct sel_backend *be;
-    RaidSelCl *cl;
+    RaidSelDevice *cl;
     const double *x;
     int64_t base0; /* offsets[0]: where the device copy starts */
     int xdev;      /* x is device memory of ctx (sel_memory): read in place, its few elements the host needs fetched */
@@ -67,7 +67,7 @@ static raid_status device_open(engine *e, const int64_t *offsets, size_t nseg)
 {
     memset(&e->ctx->timing, 0, sizeof e->ctx->timing);
     const size_t N = (size_t)(offsets[nseg] - offsets[0]);
-    return N ? raidSelClOpen(e->ctx, e->x + offsets[0], N, &e->cl) : RAID_OK;
+    return N ? raidSelDeviceOpen(e->ctx, e->x + offsets[0], N, &e->cl) : RAID_OK;
 }
 
 static raid_status device_ranks(engine *e, int64_t a, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
@@ -75,14 +75,14 @@ static raid_status device_ranks(engine *e, int64_t a, size_t n, const int64_t *r
 {
     if (!e->cl)
         return cpu_ranks(e, a, n, ranks, m, res, info);
-    return raidSelClRanks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
+    return raidSelDeviceRanks(e->cl, (size_t)(a - e->base0), n, ranks, m, res, info);
 }
 
 static raid_status device_minmax(engine *e, int64_t a, size_t n, uint64_t *kmin, uint64_t *kmax, RaidSelInfo *info)
 {
     if (!e->cl)
         return cpu_minmax(e, a, n, kmin, kmax, info);
-    return raidSelClMinmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
+    return raidSelDeviceMinmax(e->cl, (size_t)(a - e->base0), n, kmin, kmax, info);
 }
 
 static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *xs, size_t k, int largest,
@@ -101,7 +101,7 @@ static raid_status device_topk(engine *e, int64_t a, size_t n, const double *xs,
 
 static void device_close(engine *e)
 {
-    raidSelClClose(e->cl);
+    raidSelDeviceClose(e->cl);
     e->cl = NULL;
 }
 
@@ -511,8 +511,8 @@ static raid_status topk_survivors(engine *e, int64_t a, size_t n, const double *
     const size_t t = k - strict; /* ties at K taken: the first t (smallest) or last t (largest) in index order */
     raid_status st;
     if (t == res->neq) /* every tie is taken: one gather */
-        return raidSelClGather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
-    if (strict && (st = raidSelClGather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
+        return raidSelDeviceGather(e->cl, (size_t)(a - e->base0), n, K, largest ? 3 : 1, idx, k);
+    if (strict && (st = raidSelDeviceGather(e->cl, (size_t)(a - e->base0), n, K, largest ? 2 : 0, idx, strict)) != RAID_OK)
         return st;
     size_t got = strict;
     for (size_t i = 0, tie = 0; tie < t && i < n; i++) { /* the ties: a host scan (select.h says so) */

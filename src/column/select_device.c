@@ -31,7 +31,7 @@
 #define SEL_WIN_TILES 4      /* tiles per work-group of col_sel_window (many work-groups: no tail) */
 #define SEL_WIN_GROUPS 65535 /* work-groups of col_sel_window at most (then more tiles each) */
 
-struct RaidSelCl {
+struct RaidSelDevice {
     raid_ctx *ctx;
     RaidBuf x, aux, pref;
     size_t N;
@@ -48,7 +48,7 @@ static size_t groups_for(size_t n)
 
 /* Enqueue plan L over n elements; its event is kept until the next blocking read-back, which waits for it
  * (one synchronisation per pass), and settle() adds its time. */
-static void launch(RaidSelCl *s, RaidLaunch *L, size_t n)
+static void launch(RaidSelDevice *s, RaidLaunch *L, size_t n)
 {
     raidLaunchSize(L, groups_for(n) * SEL_LOCAL, SEL_LOCAL);
     if (L->st != RAID_OK)
@@ -58,7 +58,7 @@ static void launch(RaidSelCl *s, RaidLaunch *L, size_t n)
 }
 
 /* After a blocking read-back: the kernels' times, events released. */
-static void settle(RaidSelCl *s)
+static void settle(RaidSelDevice *s)
 {
     for (int i = 0; i < s->nev; i++) {
         s->ctx->timing.kernel_s += raidEventSeconds(&s->ev[i]);
@@ -67,13 +67,13 @@ static void settle(RaidSelCl *s)
     s->nev = 0;
 }
 
-raid_status raidSelClOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelCl **out)
+raid_status raidSelDeviceOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelDevice **out)
 {
     *out = NULL;
     if (N >= 0x80000000u)
         return raidFail(ctx, RAID_EUNSUPPORTED, "selection on a device: %zu values in one call (at most %u)", N,
                          0x7FFFFFFFu);
-    RaidSelCl *s = calloc(1, sizeof *s);
+    RaidSelDevice *s = calloc(1, sizeof *s);
     if (!s)
         return raidFail(ctx, RAID_ENOMEM, "out of memory (selection on a device)");
     s->ctx = ctx;
@@ -88,14 +88,14 @@ raid_status raidSelClOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelCl **
         (st = raidBufAcquire(ctx, RAID_DT_UINT, 2 * SEL_MAXP, &s->pref)) == RAID_OK)
         ctx->timing.bytes_in = kx == RAID_MEM_HOST ? 8 * (uint64_t)N : 0;
     if (st != RAID_OK) {
-        raidSelClClose(s);
+        raidSelDeviceClose(s);
         return st;
     }
     *out = s;
     return RAID_OK;
 }
 
-void raidSelClClose(RaidSelCl *s)
+void raidSelDeviceClose(RaidSelDevice *s)
 {
     if (!s)
         return;
@@ -123,7 +123,7 @@ typedef struct sel_state {
 
 /* Few candidates (src[off .. off + len), top c bits known): read back and finished by the cpu path's select
  * (raidSelKeys), one prefix at a time. */
-static raid_status host_finish(RaidSelCl *s, const RaidBuf *src, size_t off, size_t len, int c, const sel_state *q,
+static raid_status host_finish(RaidSelDevice *s, const RaidBuf *src, size_t off, size_t len, int c, const sel_state *q,
                                const int64_t *ranks, size_t m, RaidSelRank *res)
 {
     raid_ctx *ctx = s->ctx;
@@ -159,7 +159,7 @@ static raid_status host_finish(RaidSelCl *s, const RaidBuf *src, size_t off, siz
 /* One radix pass of col_sel_hist (kernel k) over src[off .. off + len) with c bits known: the histograms of
  * the next `bits` bits under each distinct prefix (np of them, words pw; qp[j]: rank j's), read back into
  * s->haux; with compact the matching keys copied into next. */
-static raid_status hist_pass(RaidSelCl *s, RaidKernel *k, const RaidBuf *src, size_t off, size_t len, int c,
+static raid_status hist_pass(RaidSelDevice *s, RaidKernel *k, const RaidBuf *src, size_t off, size_t len, int c,
                              int bits, const uint32_t *pw, int np, int first, int compact, const RaidBuf *next)
 {
     raid_ctx *ctx = s->ctx;
@@ -188,7 +188,7 @@ static raid_status hist_pass(RaidSelCl *s, RaidKernel *k, const RaidBuf *src, si
 /* Ranks ranks[0..m) (m <= SEL_MAXP) of the keys src[off .. off + len) (as input words), whose top c0 bits
  * are known to be those of pfx0 and below which lie nless0 keys of the segment (ranks count from the
  * segment's smallest key); info from the first pass when want_info (src is x, c0 = 0). */
-static raid_status ranks_from(RaidSelCl *s, const RaidBuf *src0, size_t off, size_t len, int c0, uint64_t pfx0,
+static raid_status ranks_from(RaidSelDevice *s, const RaidBuf *src0, size_t off, size_t len, int c0, uint64_t pfx0,
                               uint64_t nless0, const int64_t *ranks, size_t m, RaidSelRank *res,
                               RaidSelInfo *info, int want_info)
 {
@@ -294,7 +294,7 @@ typedef struct sel_windows {
 
 /* The keys of a sample of x[base .. base + n) (every step-th, ns of them; col_sel_sample) into sw (2 ns
  * words, as read) and sk (2 ns keys of room: the first ns the keys). */
-static raid_status sample_keys(RaidSelCl *s, size_t base, size_t step, size_t ns, uint32_t *sw, uint64_t *sk)
+static raid_status sample_keys(RaidSelDevice *s, size_t base, size_t step, size_t ns, uint32_t *sw, uint64_t *sk)
 {
     raid_ctx *ctx = s->ctx;
     RaidBuf sb = {0};
@@ -391,7 +391,7 @@ static void shape_windows(sel_windows *v, const uint32_t *sw, size_t ns, size_t 
 /* One pass over x[base .. base + n) (col_sel_window): the keys below each window counted, those in it
  * copied into cb (cap per window, acquired here), the pivots counted, the info noted; the counts read back
  * into s->haux. wb and pb (acquired here) hold the windows and pivots; the caller releases all three. */
-static raid_status window_pass(RaidSelCl *s, size_t base, size_t n, const sel_windows *v, RaidBuf *wb, RaidBuf *cb,
+static raid_status window_pass(RaidSelDevice *s, size_t base, size_t n, const sel_windows *v, RaidBuf *wb, RaidBuf *cb,
                                RaidBuf *pb)
 {
     raid_ctx *ctx = s->ctx;
@@ -427,7 +427,7 @@ static raid_status window_pass(RaidSelCl *s, size_t base, size_t n, const sel_wi
 /* Each window's ranks from the window pass's counts (cnts): a window whose keys are all equal at once, one
  * whose keys are all pivots from their counts, the others by the radix passes on its copies in cb only
  * (starting after the bits its bounds share), or on the host when few. */
-static raid_status answer_windows(RaidSelCl *s, const sel_windows *v, const uint32_t *cnts, const RaidBuf *cb,
+static raid_status answer_windows(RaidSelDevice *s, const sel_windows *v, const uint32_t *cnts, const RaidBuf *cb,
                                   const int64_t *ranks, RaidSelRank *res)
 {
     const RaidSelWindows *W = &v->W;
@@ -472,7 +472,7 @@ static raid_status answer_windows(RaidSelCl *s, const sel_windows *v, const uint
  * only (starting after the bits its bounds share), or on the host when few. Returns 1 (res and info set),
  * 0 (not applicable or a window missed its ranks: the caller runs the radix passes on x; results never
  * depend on which path answered), -1 (an error: *st). */
-static int window_ranks(RaidSelCl *s, size_t base, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
+static int window_ranks(RaidSelDevice *s, size_t base, size_t n, const int64_t *ranks, size_t m, RaidSelRank *res,
                         RaidSelInfo *info, raid_status *st)
 {
     raid_ctx *ctx = s->ctx;
@@ -526,7 +526,7 @@ out:
     return ret;
 }
 
-raid_status raidSelClRanks(RaidSelCl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
+raid_status raidSelDeviceRanks(RaidSelDevice *s, size_t base, size_t n, const int64_t *ranks, size_t m,
                               RaidSelRank *res, RaidSelInfo *info)
 {
     raid_status st = RAID_OK;
@@ -546,7 +546,7 @@ raid_status raidSelClRanks(RaidSelCl *s, size_t base, size_t n, const int64_t *r
     return st;
 }
 
-raid_status raidSelClMinmax(RaidSelCl *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
+raid_status raidSelDeviceMinmax(RaidSelDevice *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
                                RaidSelInfo *info)
 {
     raid_ctx *ctx = s->ctx;
@@ -576,7 +576,7 @@ raid_status raidSelClMinmax(RaidSelCl *s, size_t base, size_t n, uint64_t *kmin,
     return RAID_OK;
 }
 
-raid_status raidSelClGather(RaidSelCl *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx, size_t cnt)
+raid_status raidSelDeviceGather(RaidSelDevice *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx, size_t cnt)
 {
     raid_ctx *ctx = s->ctx;
     RaidBuf out = {0};

@@ -67,20 +67,20 @@ void raidSelCpuMinmax(const double *x, size_t n, uint64_t *kmin, uint64_t *kmax,
 
 /* ---- device path (select_device.c) ---- */
 
-typedef struct RaidSelCl RaidSelCl;
+typedef struct RaidSelDevice RaidSelDevice;
 
 /* Upload x[0..N) to ctx's device for the calls below. RAID_EUNSUPPORTED (N >= 2^31), the device layer's. */
-raid_status raidSelClOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelCl **out);
-void raidSelClClose(RaidSelCl *s);
+raid_status raidSelDeviceOpen(raid_ctx *ctx, const double *x, size_t N, RaidSelDevice **out);
+void raidSelDeviceClose(RaidSelDevice *s);
 /* raidSelCpuRanks on the uploaded x[base .. base + n), n >= 1. */
-raid_status raidSelClRanks(RaidSelCl *s, size_t base, size_t n, const int64_t *ranks, size_t m,
+raid_status raidSelDeviceRanks(RaidSelDevice *s, size_t base, size_t n, const int64_t *ranks, size_t m,
                               RaidSelRank *res, RaidSelInfo *info);
 /* raidSelCpuMinmax on the uploaded x[base .. base + n), n >= 1. */
-raid_status raidSelClMinmax(RaidSelCl *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
+raid_status raidSelDeviceMinmax(RaidSelDevice *s, size_t base, size_t n, uint64_t *kmin, uint64_t *kmax,
                                RaidSelInfo *info);
 /* The indices (relative to base, in any order) of the elements of x[base .. base + n) whose key is below
  * (mode 0), at most (1), above (2) or at least (3) key K; exactly cnt of them exist. */
-raid_status raidSelClGather(RaidSelCl *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx,
+raid_status raidSelDeviceGather(RaidSelDevice *s, size_t base, size_t n, uint64_t K, int mode, int64_t *idx,
                                size_t cnt);
 
 #endif

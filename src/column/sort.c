@@ -72,7 +72,7 @@ static raid_status run(raid_ctx *ctx, const char *fn, RaidSortReq *r, unsigned f
 
 const RaidSortBackend raidSortBackends[2] = {
     [RAID_ON_CPU] = {raidSortCpu},
-    [RAID_ON_DEVICE] = {raidSortCl},
+    [RAID_ON_DEVICE] = {raidSortDevice},
 };
 
 raid_status raid_sort_f64_seg(raid_ctx *ctx, const double *x, const int64_t *offsets, size_t nseg,

@@ -163,9 +163,9 @@ static raid_status sort_setup(raid_ctx *ctx, const RaidSortReq *r, sort_job *j)
     j->r = r;
     j->base = r->offsets[0];
     j->N = (size_t)(r->offsets[r->nseg] - j->base);
-    if (j->N > RAID_SORT_CL_MAX - 1)
+    if (j->N > RAID_SORT_DEVICE_MAX - 1)
         return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: %zu values in one call (at most %u)", j->N,
-                         RAID_SORT_CL_MAX - 1);
+                         RAID_SORT_DEVICE_MAX - 1);
     j->n = (uint32_t)j->N;
     const raid_status st = sort_shape(ctx, 0, &j->wg, &j->bits, &j->rounds);
     if (st != RAID_OK)
@@ -408,7 +408,7 @@ static raid_status run_passes(raid_ctx *ctx, const sort_job *j, sort_dev *d)
     return st;
 }
 
-raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
+raid_status raidSortDevice(raid_ctx *ctx, const RaidSortReq *r)
 {
     memset(&ctx->timing, 0, sizeof ctx->timing);
     sort_job j = {0};
@@ -442,12 +442,12 @@ raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r)
     return st;
 }
 
-raid_status raidSortClPartition(raid_ctx *ctx, const RaidBuf *vin, const RaidBuf *tin, uint32_t n, int shift,
+raid_status raidSortDevicePartition(raid_ctx *ctx, const RaidBuf *vin, const RaidBuf *tin, uint32_t n, int shift,
                                    const RaidBuf *bases, RaidBuf *vout, RaidBuf *tout)
 {
     size_t wg;
     int bits, rounds;
-    if (n > RAID_SORT_CL_MAX - 1) /* a digit's count over tiles must stay below 2^31 (the flag is bit 31) */
+    if (n > RAID_SORT_DEVICE_MAX - 1) /* a digit's count over tiles must stay below 2^31 (the flag is bit 31) */
         return raidFail(ctx, RAID_EUNSUPPORTED, "sorting on a device: a partition of %u rows (fewer than 2^31)", n);
     raid_status st = sort_shape(ctx, 8, &wg, &bits, &rounds);
     if (st != RAID_OK)

@@ -35,9 +35,9 @@ typedef struct RaidSortReq {
 /* The cpu path (the oracle). RAID_ENOMEM; message on ctx (may be NULL). */
 raid_status raidSortCpu(raid_ctx *ctx, const RaidSortReq *r);
 /* The device path on ctx's device: the same outputs bit for bit. RAID_EUNSUPPORTED (more than
- * RAID_SORT_CL_MAX elements), RAID_ENOMEM, the device layer's errors; message on ctx. */
-#define RAID_SORT_CL_MAX 2147483648u
-raid_status raidSortCl(raid_ctx *ctx, const RaidSortReq *r);
+ * RAID_SORT_DEVICE_MAX elements), RAID_ENOMEM, the device layer's errors; message on ctx. */
+#define RAID_SORT_DEVICE_MAX 2147483648u
+raid_status raidSortDevice(raid_ctx *ctx, const RaidSortReq *r);
 
 /* The backends of the sorts (arguments checked, at least one element): the table in sort.c, chosen by
  * RAID_BACKEND(raidSortBackends, ctx). */
@@ -53,11 +53,11 @@ extern const RaidSortBackend raidSortBackends[2];
  * outside the run of its digit). Onesweep's single pass (docs/column.md "Sorting"): one read and one coalesced
  * write of each row. The kernel time into ctx->timing.kernel_s (the timing is not reset); RAID_SORT_PROFILE
  * prints it. The group-by's partitioned path (src/column/groupby_device.c). RAID_EUNSUPPORTED where work-groups
- * hold fewer than 256 work-items, or for n of RAID_SORT_CL_MAX or more (the pass's look-back words hold a
+ * hold fewer than 256 work-items, or for n of RAID_SORT_DEVICE_MAX or more (the pass's look-back words hold a
  * digit's count over tiles below 2^31, its flag in bit 31: a digit of 2^31 rows would lose 2^31 of them);
  * the device layer's errors. Tags and bases are the caller's to check. */
 struct RaidBuf;
-raid_status raidSortClPartition(raid_ctx *ctx, const struct RaidBuf *vin, const struct RaidBuf *tin, uint32_t n,
+raid_status raidSortDevicePartition(raid_ctx *ctx, const struct RaidBuf *vin, const struct RaidBuf *tin, uint32_t n,
                                    int shift, const struct RaidBuf *bases, struct RaidBuf *vout,
                                    struct RaidBuf *tout);
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The staging of raidMaClCompute and raidMaClTable: x[offsets[0] .. offsets[nseg]) as double-float
+/* The staging of raidMaDeviceCompute and raidMaDeviceTable: x[offsets[0] .. offsets[nseg]) as double-float
  * pairs xs[2i], xs[2i+1] (NaN points (0, 0)), each series scaled by 2^-escale[s] (its largest |x| into
  * [1/2, 1): exact; float32 holds neither 1e100 nor 1e-100), and rs[i] the first index of the run of
  * non-NaN values that holds i (-1 at a NaN). Returns the number of runs. */
@@ -77,7 +77,7 @@ static size_t ema_runs(const int32_t *rs, size_t N, int64_t n, int32_t *runs)
     return nruns;
 }
 
-/* The device's buffers of one raidMaClCompute: the staged pairs, the runs' starts, the window sums, the
+/* The device's buffers of one raidMaDeviceCompute: the staged pairs, the runs' starts, the window sums, the
  * HMA's inner series and the EMA's runs. */
 typedef struct ma_bufs {
     RaidBuf x, rs, out, y, runs;
@@ -170,8 +170,8 @@ static void combine(raid_ma_stat stat, int64_t n, const int64_t *offsets, size_t
         }
 }
 
-/* raid_ma_compute on the device (arguments validated, n <= RAID_MA_CL_MAX_WINDOW, every series within
- * RAID_MA_CL_MAX_RANGE). */
+/* raid_ma_compute on the device (arguments validated, n <= RAID_MA_DEVICE_MAX_WINDOW, every series within
+ * RAID_MA_DEVICE_MAX_RANGE). */
 static raid_status compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
                            size_t nseg, double *out)
 {
@@ -179,9 +179,9 @@ static raid_status compute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const do
     const int64_t total = offsets[nseg] - offsets[0];
     if (total == 0)
         return RAID_OK;
-    if (total > RAID_MA_CL_MAX_VALUES)
+    if (total > RAID_MA_DEVICE_MAX_VALUES)
         return raidFail(ctx, RAID_EUNSUPPORTED, "raid_ma_compute on a device: %lld values in one call (at most %d)",
-                         (long long)total, RAID_MA_CL_MAX_VALUES);
+                         (long long)total, RAID_MA_DEVICE_MAX_VALUES);
     const size_t N = (size_t)total;
     const int width = stat == RAID_MA_EMA ? 2 : 3; /* floats per output point */
     const double t0 = raidNow();
@@ -241,9 +241,9 @@ raid_status raidMaDeviceCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, con
 {
     /* Inputs the device refuses go to the cpu path, as on a cpu context: a window beyond float32's exact
      * weights, or a series spanning more than float's range. */
-    int here = n <= RAID_MA_CL_MAX_WINDOW;
+    int here = n <= RAID_MA_DEVICE_MAX_WINDOW;
     for (size_t s = 0; s < nseg && here; s++)
-        here = raidMaClRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
+        here = raidMaDeviceRangeOk(x + offsets[s], (size_t)(offsets[s + 1] - offsets[s]));
     if (!here)
         return raidMaCpuCompute(ctx, stat, n, x, offsets, nseg, out);
     const raid_status st = compute(ctx, stat, n, x, offsets, nseg, out);
@@ -252,7 +252,7 @@ raid_status raidMaDeviceCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, con
     return st;
 }
 
-int raidMaClRangeOk(const double *x, size_t len)
+int raidMaDeviceRangeOk(const double *x, size_t len)
 {
     double M = 0.0, m = INFINITY;
     for (size_t i = 0; i < len; i++) {
@@ -262,7 +262,7 @@ int raidMaClRangeOk(const double *x, size_t len)
         if (a > 0.0 && a < m)
             m = a;
     }
-    return M == 0.0 || m >= ldexp(M, -RAID_MA_CL_MAX_RANGE);
+    return M == 0.0 || m >= ldexp(M, -RAID_MA_DEVICE_MAX_RANGE);
 }
 
 /* One launch of the sweep table's kernels, queued: the three buffers, then ni ints and nf floats. */
@@ -282,7 +282,7 @@ static raid_status row_launch(raid_ctx *ctx, RaidKernel *k, const RaidBuf *in, c
     return raidLaunchEnd(&L);
 }
 
-raid_status raidMaClTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
+raid_status raidMaDeviceTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
                              size_t len, int f32, RaidBuf *tab, int *escale)
 {
     memset(tab, 0, sizeof *tab);
@@ -294,7 +294,7 @@ raid_status raidMaClTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, 
         return raidFail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: %zu periods x %zu bars (at most 2^30 values)",
                          np, len);
     for (size_t p = 0; p < np; p++)
-        if (periods[p] < 1 || periods[p] > RAID_MA_CL_MAX_WINDOW || (stat == RAID_MA_HMA && periods[p] < 2))
+        if (periods[p] < 1 || periods[p] > RAID_MA_DEVICE_MAX_WINDOW || (stat == RAID_MA_HMA && periods[p] < 2))
             return raidFail(ctx, RAID_EUNSUPPORTED, "sweep table on a device: period %d", periods[p]);
     const int64_t off[2] = {0, (int64_t)len};
     float *xs = malloc(2 * len * sizeof *xs);

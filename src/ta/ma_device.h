@@ -10,23 +10,23 @@
 
 /* The largest window the device path takes (weights j <= 2^24 exact in float32); raid_ma_compute keeps
  * larger windows on the float64 host path. */
-#define RAID_MA_CL_MAX_WINDOW 16777216
+#define RAID_MA_DEVICE_MAX_WINDOW 16777216
 /* The most values one device call takes (the kernels index 3 floats per value with 32-bit ints). */
-#define RAID_MA_CL_MAX_VALUES 536870912
+#define RAID_MA_DEVICE_MAX_VALUES 536870912
 
 /* The largest ratio, as a power of two, between the largest and the smallest nonzero |x| of one series that
  * the device path takes: scaled so that its largest |x| lies in [1/2, 1), the smallest stays above 2^-96, and
  * the double-float pairs' low parts stay normal floats. A series beyond it takes the float64 host path. */
-#define RAID_MA_CL_MAX_RANGE 95
+#define RAID_MA_DEVICE_MAX_RANGE 95
 
-/* 1 when x[0..len) (NaN ignored) is within RAID_MA_CL_MAX_RANGE. */
-int raidMaClRangeOk(const double *x, size_t len);
+/* 1 when x[0..len) (NaN ignored) is within RAID_MA_DEVICE_MAX_RANGE. */
+int raidMaDeviceRangeOk(const double *x, size_t len);
 
 /* raid_ma_compute's device entry (raidMaBackends, ma.c), arguments already validated by it (stat, n,
- * offsets, values): a window beyond RAID_MA_CL_MAX_WINDOW or a series beyond RAID_MA_CL_MAX_RANGE goes to
+ * offsets, values): a window beyond RAID_MA_DEVICE_MAX_WINDOW or a series beyond RAID_MA_DEVICE_MAX_RANGE goes to
  * the cpu path (raidMaCpuCompute) for the whole call. Same outputs and NAN positions as the host path,
  * values within the bound of docs/ta.md ("The device path and its bound"). Errors: RAID_EUNSUPPORTED (more
- * than RAID_MA_CL_MAX_VALUES values), RAID_ENOMEM, the device layer's (RAID_EDEVMEM, RAID_EDEVICE,
+ * than RAID_MA_DEVICE_MAX_VALUES values), RAID_ENOMEM, the device layer's (RAID_EDEVMEM, RAID_EDEVICE,
  * RAID_EBUILD, ...); message on ctx. */
 raid_status raidMaDeviceCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, const double *x, const int64_t *offsets,
                                   size_t nseg, double *out);
@@ -40,8 +40,8 @@ raid_status raidMaDeviceCompute(raid_ctx *ctx, raid_ma_stat stat, int64_t n, con
  * hma), equal to raidSweepF32Ma's values times 2^-*escale, lo 0. The launches are queued; the caller's
  * next launch on ctx's in-order queue sees the table. Errors: RAID_EINVAL (another stat),
  * RAID_EUNSUPPORTED (f32 with ema, np len beyond 2^30 values, a period outside [1 (hma 2),
- * RAID_MA_CL_MAX_WINDOW]), RAID_ENOMEM, the device layer's; *tab zeroed on failure. */
-raid_status raidMaClTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
+ * RAID_MA_DEVICE_MAX_WINDOW]), RAID_ENOMEM, the device layer's; *tab zeroed on failure. */
+raid_status raidMaDeviceTable(raid_ctx *ctx, raid_ma_stat stat, const int *periods, size_t np, const double *x,
                              size_t len, int f32, RaidBuf *tab, int *escale);
 
 #endif

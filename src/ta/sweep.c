@@ -1,5 +1,5 @@
 /* The sweep's computation (include/raid/sweep.h): the spec, the grid, every distinct moving average of a
- * series computed once (raid_ma_compute on the cpu, raidMaClTable on a device), each series through
+ * series computed once (raid_ma_compute on the cpu, raidMaDeviceTable on a device), each series through
  * sweep_backends (the float64 cpu path of sweep_cpu.c or the device scan of sweep_device.c), the result
  * and its accessors; raid_sweep_run_arrays and raid_sweep_parity_arrays. The run over a series handle and
  * the writers are the job's (src/jobs/sweep.c). docs/ta_sweep.md is the specification. */
@@ -319,7 +319,7 @@ static raid_status series_cpu(raid_ctx *ctx, const sweep_job *j, const RaidSweep
 static raid_status series_device(raid_ctx *ctx, const sweep_job *j, const RaidSweepSeries *ser, const double *c,
                                  size_t n, raid_sweep_stats *res, RaidSweepTrades *rtr)
 {
-    if (!raidMaClRangeOk(c, n))
+    if (!raidMaDeviceRangeOk(c, n))
         return series_cpu(ctx, j, ser, c, n, res, rtr);
     const size_t np = j->np;
     raid_status st = RAID_OK;
@@ -329,15 +329,15 @@ static raid_status series_device(raid_ctx *ctx, const sweep_job *j, const RaidSw
     int e = 0;
     if (st == RAID_OK && j->spec->formulation == RAID_SWEEP_PREFIX) {
         if ((st = host_other(ctx, j->spec, j->periods, np, c, n, *j->table2)) == RAID_OK)
-            st = raidSweepClTableUpload(ctx, *j->table2, np, n, &tab);
+            st = raidSweepDeviceTableUpload(ctx, *j->table2, np, n, &tab);
     } else if (st == RAID_OK) {
-        st = raidMaClTable(ctx, j->spec->ma, j->periods, np, c, n, raid_ctx_precision(ctx) == RAID_PREC_F32,
+        st = raidMaDeviceTable(ctx, j->spec->ma, j->periods, np, c, n, raid_ctx_precision(ctx) == RAID_PREC_F32,
                               &tab, &e);
         if (st == RAID_OK && j->par)
-            st = raidSweepClTableDownload(ctx, &tab, np, n, e, *j->table2);
+            st = raidSweepDeviceTableDownload(ctx, &tab, np, n, e, *j->table2);
     }
     if (st == RAID_OK)
-        st = raidSweepClRun(ctx, ser, &tab, np, j->fi, j->si, j->ncomb, j->o, res, j->par ? j->tr2 : rtr);
+        st = raidSweepDeviceRun(ctx, ser, &tab, np, j->fi, j->si, j->ncomb, j->o, res, j->par ? j->tr2 : rtr);
     raidBufRelease(ctx, &tab);
     if (st == RAID_OK && j->par &&
         (st = raidSweepCpu(ser, *j->table, np, j->periods, j->fi, j->si, j->ncomb, j->o, j->st2, j->tr64)) != RAID_OK)

@@ -139,8 +139,8 @@ raid_status raidSweepRun(raid_ctx *ctx, const raid_sweep_spec *spec, const doubl
 /* ---- The device sweep (sweep_device.c, kernels/ta_sweep.cl; docs/ta_sweep.md "The device sweep") ---- */
 
 /* The scan of raidSweepCpu on ctx's device, from a table resident there: tab holds nperiods rows of
- * s->n moving-average values as normalised double-floats (raidMaClTable, or
- * raidSweepClTableUpload), NaN where undefined; combination k compares rows fast_idx[k] and
+ * s->n moving-average values as normalised double-floats (raidMaDeviceTable, or
+ * raidSweepDeviceTableUpload), NaN where undefined; combination k compares rows fast_idx[k] and
  * slow_idx[k] (every combination taken, none skipped). The decisions compare the double-floats exactly,
  * so on a table of double-float values the trades and the exposure equal raidSweepCpu's on the same
  * values (hi + lo) bit for bit; total_log_return (the sum of the per-bar returns: the trades' log returns
@@ -150,7 +150,7 @@ raid_status raidSweepRun(raid_ctx *ctx, const raid_sweep_spec *spec, const doubl
  * pass. Errors (raid_ctx_errmsg): RAID_EINVAL (a row out of range), RAID_EUNSUPPORTED (sizes beyond the
  * kernel's 32-bit indices, more than 715,827,882 trades in one series), RAID_ENOMEM, the device
  * layer's; on failure trades holds nothing to free. */
-raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
+raid_status raidSweepDeviceRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
                               const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                               const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades);
 
@@ -158,12 +158,12 @@ raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBu
  * (float)v, lo = (float)(v - hi): v to about 2^-48) in *tab (acquired; the caller releases it). Errors:
  * RAID_EUNSUPPORTED (a value beyond float's range, more than 2^30 values), RAID_ENOMEM, the device
  * layer's; *tab zeroed on failure. */
-raid_status raidSweepClTableUpload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, RaidBuf *tab);
+raid_status raidSweepDeviceTableUpload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, RaidBuf *tab);
 
 /* The device table back as float64: ma[i] = (hi + lo) 2^escale rounded to the nearest double (hi + lo
  * can need more than 53 bits; the scaling is exact), NaN where hi is NaN. Errors: RAID_ENOMEM, the device
  * layer's. */
-raid_status raidSweepClTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t nperiods, size_t n, int escale,
+raid_status raidSweepDeviceTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t nperiods, size_t n, int escale,
                                          double *ma);
 
 /* ---- The parity report (sweep_parity.c; include/raid/sweep.h, docs/ta_sweep.md "Parity report") ---- */

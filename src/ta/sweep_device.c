@@ -18,7 +18,7 @@ static size_t chunk_len(size_t n)
     return len < 256 ? 256 : len;
 }
 
-raid_status raidSweepClTableUpload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, RaidBuf *tab)
+raid_status raidSweepDeviceTableUpload(raid_ctx *ctx, const double *ma, size_t nperiods, size_t n, RaidBuf *tab)
 {
     memset(tab, 0, sizeof *tab);
     const size_t nv = nperiods * n;
@@ -45,7 +45,7 @@ raid_status raidSweepClTableUpload(raid_ctx *ctx, const double *ma, size_t nperi
     return st;
 }
 
-raid_status raidSweepClTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t nperiods, size_t n, int escale,
+raid_status raidSweepDeviceTableDownload(raid_ctx *ctx, const RaidBuf *tab, size_t nperiods, size_t n, int escale,
                                          double *ma)
 {
     const size_t nv = nperiods * n;
@@ -178,7 +178,7 @@ static raid_status trade_lists(raid_ctx *ctx, RaidKernel *k, RaidBuf *b, const R
     return raidLaunchEnd(&L);
 }
 
-raid_status raidSweepClRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
+raid_status raidSweepDeviceRun(raid_ctx *ctx, const RaidSweepSeries *s, const RaidBuf *tab, size_t nperiods,
                               const uint32_t *fast_idx, const uint32_t *slow_idx, size_t ncomb,
                               const RaidSweepOpts *o, raid_sweep_stats *out, RaidSweepTrades *trades)
 {
