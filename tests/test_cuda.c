@@ -559,6 +559,45 @@ static void test_kernels(void **state)
     unsetenv("RAID_CACHE_DIR");
 }
 
+/* The CUDA context's kernel cache (kcache_mem.c, the OpenCL backend's too): a hit is the same kernel, a
+ * kernel past the capacity is evicted once unheld and not before, the holds show in raidDevGetUsage. Runs
+ * under the stand-in driver too: NVRTC builds, the stand-in loads the module and launches nothing. */
+static void test_kernel_cache(void **state)
+{
+    (void)state;
+    if (!have_dialect())
+        skip();
+    setenv("RAID_CACHE_DIR", "off", 1);
+    raid_ctx *ctx = t_open_ctx("cuda");
+    raidKernelCacheSetCapacity(ctx, 1);
+    RaidKernelCacheStats st;
+    RaidKernel *a = NULL, *a2 = NULL, *b = NULL;
+    ok(ctx, raidKernelGetSource(ctx, "args.cu", kernel_src, "args", "-DUNUSED=1", &a), "kernel");
+    ok(ctx, raidKernelGetSource(ctx, "args.cu", kernel_src, "args", "-DUNUSED=1", &a2), "kernel again");
+    assert_ptr_equal(a, a2);
+    ok(ctx, raidKernelGetSource(ctx, "args.cu", kernel_src, "args", "-DUNUSED=2", &b), "kernel");
+    raidKernelCacheGetStats(ctx, &st);
+    assert_int_equal(st.builds, 2);
+    assert_int_equal(st.hits, 1);
+    assert_int_equal(st.entries, 2); /* both held: over the capacity of 1, nothing evicted */
+    assert_int_equal(st.evictions, 0);
+    RaidDevUsage u;
+    raidDevGetUsage(ctx, &u);
+    assert_int_equal(u.holds, 3);
+    raidKernelPut(ctx, a2);
+    raidKernelPut(ctx, a); /* a unheld and least recently used: evicted */
+    raidKernelCacheGetStats(ctx, &st);
+    assert_int_equal(st.entries, 1);
+    assert_int_equal(st.evictions, 1);
+    raidKernelPut(ctx, b);
+    raidKernelCacheSetCapacity(ctx, 0); /* the default: b stays */
+    raidKernelCacheGetStats(ctx, &st);
+    assert_int_equal(st.entries, 1);
+    expect_no_usage(ctx);
+    raid_ctx_destroy(ctx);
+    unsetenv("RAID_CACHE_DIR");
+}
+
 int main(void)
 {
     const char *why = raid_backend_absent(RAID_BACKEND_CUDA);
@@ -574,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_device_inputs),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_kernel_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

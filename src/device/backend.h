@@ -11,7 +11,8 @@
 #include "device/device.h"
 
 /* The functions of device.h that depend on the backend, with the same contracts (device.h); `close` frees
- * the whole state, ctx->dev included. Every member is set. */
+ * the whole state, ctx->dev included (after raidKcacheClear and raidPoolClear). Every member is set.
+ * The hooks after them are what the shared mechanisms (kcache_mem.c, pool.c) ask of a backend. */
 typedef struct RaidDevOps {
     const char *name; /* "opencl", "cuda" */
     void (*close)(RaidDev *dev);
@@ -21,8 +22,7 @@ typedef struct RaidDevOps {
     raid_status (*flush)(raid_ctx *ctx);
     raid_status (*finish)(raid_ctx *ctx);
     void (*drain)(raid_ctx *ctx);
-    raid_status (*buf_acquire)(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out);
-    void (*buf_release)(raid_ctx *ctx, RaidBuf *b);
+    void (*buf_release)(raid_ctx *ctx, RaidBuf *b); /* raidPoolBufRelease, or the backend's before it */
     raid_status (*buf_upload)(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src,
                               int blocking, RaidEvent *ev);
     raid_status (*buf_download)(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst,
@@ -32,13 +32,11 @@ typedef struct RaidDevOps {
                             size_t n, RaidEvent *ev); /* raidBufCopyAt */
     raid_status (*buf_wrap)(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, RaidBuf *out); /* raidBufWrap
                             after the checks of device.c: the caller's address as the buffer's handle */
-    raid_status (*host_acquire)(raid_ctx *ctx, size_t bytes, void **host);
-    void (*host_release)(raid_ctx *ctx, void *host);
-    raid_status (*kernel_get)(raid_ctx *ctx, const char *file, const char *name, const char *options,
-                              RaidKernel **out);
-    raid_status (*kernel_get_source)(raid_ctx *ctx, const char *label, const char *source, const char *name,
-                                     const char *options, RaidKernel **out);
-    void (*kernel_put)(raid_ctx *ctx, RaidKernel *k);
+    /* raidKernelGet and raidKernelGetSource after device.c found the source (NULL: an embedded file not
+     * found): the kernel `name` of program `src` labelled `label`, src_hash 0 for an embedded file, else
+     * raidKcacheSourceHash(src); taken from the cache (raidKcacheFind) or built and added (raidKcacheAdd). */
+    raid_status (*kernel_lookup)(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
+                                 const char *name, const char *options, RaidKernel **out);
     raid_status (*arg_buf)(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b);
     raid_status (*arg_float)(raid_ctx *ctx, RaidKernel *k, unsigned i, float v);
     raid_status (*arg_int)(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v);
@@ -47,18 +45,119 @@ typedef struct RaidDevOps {
     raid_status (*launch)(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                           RaidEvent *ev);
     size_t (*kernel_build_log)(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len);
-    void (*cache_get_stats)(const raid_ctx *ctx, RaidKernelCacheStats *st);
-    void (*cache_set_capacity)(raid_ctx *ctx, size_t cap);
+    /* raidDevGetUsage's backend part: u->events (and u->wrapped); device.c fills the rest (shared counts). */
     void (*get_usage)(const raid_ctx *ctx, RaidDevUsage *u);
     raid_status (*event_wait)(raid_ctx *ctx, const RaidEvent *ev);
     double (*event_seconds)(const RaidEvent *ev);
     void (*event_release)(RaidEvent *ev);
+
+    /* ---- hooks of the shared mechanisms ---- */
+    /* Release what the backend made for cached kernel k (its program or module, its own allocations);
+     * the cache frees k's key and k itself. Any thread that may use dev. */
+    void (*kernel_release)(RaidDev *dev, RaidKernel *k);
+    /* The name of the device allocation, the fault switch's point of raidPoolBufAcquire ("clCreateBuffer"). */
+    const char *alloc_what;
+    /* Allocate sz bytes of device memory into *mem (RAID_OK), or fail as the allocation does (its status and
+     * message). injected: the fault switch fired; allocate nothing and fail as an out-of-memory would. */
+    raid_status (*mem_alloc)(raid_ctx *ctx, size_t sz, int injected, void **mem);
+    /* Free device memory that mem_alloc gave (commands queued on it finish first). */
+    void (*mem_free)(RaidDev *dev, void *mem);
+    /* Page-locked host memory of sz bytes: 0 with *host (the address) and *mem (the backend's handle of it,
+     * may equal *host), -1 when none (the pool then falls back to malloc). Never sets an error. */
+    int (*host_alloc)(raid_ctx *ctx, size_t sz, void **mem, void **host);
+    /* Free what host_alloc gave. */
+    void (*host_free)(RaidDev *dev, void *mem, void *host);
 } RaidDevOps;
 
-/* The head of every backend's device state. */
+/* ---- the in-memory kernel cache (kcache_mem.c), shared by the backends ---- */
+
+/* The head of every backend's struct RaidKernel (its first member, so that a RaidKernel pointer is a
+ * RaidKcEntry pointer): the cache is a list in order of use, most recent first; an entry with no holds may
+ * be evicted from the tail. */
+typedef struct RaidKcEntry {
+    RaidKernel *prev, *next;
+    char *key;         /* "file|name|options" */
+    uint64_t src_hash; /* 0 for an embedded file, else raidKcacheSourceHash of the caller's source */
+    int holds;
+} RaidKcEntry;
+
+typedef struct RaidKcache {
+    RaidKernel *head, *tail;
+    size_t n, cap; /* entries; the soft capacity (device.h, raidKernelCacheSetCapacity) */
+    RaidKernelCacheStats stats;
+} RaidKcache;
+
+/* ---- the device-buffer pool and the page-locked host pool (pool.c), shared by the backends ---- */
+
+#define RAID_POOL_CLASSES 48
+#define RAID_POOL_PER_CLASS 4
+
+typedef struct RaidPoolSlot {
+    void *mem;  /* the backend's handle (cl_mem; a CUdeviceptr; the host pool's: host_alloc's *mem) */
+    void *host; /* host pool: the address */
+    int in_use;
+    size_t size;
+} RaidPoolSlot;
+
+typedef struct RaidPools {
+    RaidPoolSlot buf[RAID_POOL_CLASSES][RAID_POOL_PER_CLASS];
+    RaidPoolSlot host[RAID_POOL_CLASSES][RAID_POOL_PER_CLASS]; /* page-locked host memory */
+    size_t live_bufs, live_host; /* acquired and not yet released (raidDevGetUsage) */
+} RaidPools;
+
+/* The head of every backend's device state: its table, the kernel cache, the pools (zeroed by calloc,
+ * then raidKcacheInit). */
 struct RaidDev {
     const RaidDevOps *ops;
+    RaidKcache kc;
+    RaidPools pools;
 };
+
+/* 1 when the tests' fault switch makes this point fail (include/raid/tuning.h, raid_tuning_fault): the
+ * caller then fails as the backend call `what` would have. Production contexts have no knobs (ctx->tuning
+ * NULL): one pointer test. */
+static inline int raidDevFault(raid_ctx *ctx, unsigned kind, const char *what)
+{
+    return ctx->tuning && ctx->tuning->fault.kinds && raidFaultAt(&ctx->tuning->fault, kind, what);
+}
+
+/* An empty cache of the default capacity. */
+void raidKcacheInit(RaidDev *dev);
+/* The embedded kernel file `file` (kernels/, raidKernelFiles), or NULL. */
+const char *raidKernelSource(const char *file);
+/* The hash that tells a caller's source apart (never 0, which marks an embedded file). */
+uint64_t raidKcacheSourceHash(const char *src);
+/* The cache key "label|name|options" into a malloc'd *key. Errors: RAID_ENOMEM ("out of memory"). */
+raid_status raidKcacheKey(raid_ctx *ctx, const char *label, const char *name, const char *options, char **key);
+/* The cached kernel of key and src_hash, moved to the front, held once more and counted as a hit; NULL when
+ * absent. */
+RaidKernel *raidKcacheFind(RaidDev *dev, const char *key, uint64_t src_hash);
+/* Add k (allocated by the backend with calloc, RaidKcEntry first) under key (malloc'd, now the cache's),
+ * held once, counted as a build; then evict past the capacity. */
+void raidKcacheAdd(RaidDev *dev, RaidKernel *k, char *key, uint64_t src_hash);
+/* Drop a hold on k (NULL: nothing), then evict past the capacity (raidKernelPut). */
+void raidKcachePut(RaidDev *dev, RaidKernel *k);
+/* raidKernelCacheGetStats, raidKernelCacheSetCapacity (0: the default). */
+void raidKcacheStats(const RaidDev *dev, RaidKernelCacheStats *st);
+void raidKcacheSetCapacity(RaidDev *dev, size_t cap);
+/* The holds on all cached kernels (raidDevGetUsage). */
+size_t raidKcacheHolds(const RaidDev *dev);
+/* Free every cached kernel (through kernel_release), held or not: the device is closing. */
+void raidKcacheClear(RaidDev *dev);
+
+/* raidBufAcquire: a buffer of n elements of t from the pool of its size class, else allocated (mem_alloc;
+ * pooled when the class has room, else freed on release). Errors: RAID_EDEVMEM past the allocation limit,
+ * mem_alloc's. The fault switch's point is alloc_what, before the pool is searched. */
+raid_status raidPoolBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out);
+/* raidBufRelease of a buffer of the pool or mem_alloc (b zeroed; a NULL handle: nothing). */
+void raidPoolBufRelease(raid_ctx *ctx, RaidBuf *b);
+/* raidHostAcquire: staging of bytes from the host pool, else page-locked (host_alloc, pooled when the class
+ * has room), else malloc. Errors: RAID_ENOMEM. The fault switch's point is "staging". */
+raid_status raidPoolHostAcquire(raid_ctx *ctx, size_t bytes, void **host);
+/* raidHostRelease (NULL: nothing). */
+void raidPoolHostRelease(raid_ctx *ctx, void *host);
+/* Free every pooled buffer and host block (mem_free, host_free): the device is closing. */
+void raidPoolClear(RaidDev *dev);
 
 /* The backends' entry points (device.c's raidDevOpen and raidDevOpenCuda, raid_devices call them). */
 

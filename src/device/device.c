@@ -31,7 +31,7 @@ void raidDevDrain(raid_ctx *ctx) { OPS(ctx)->drain(ctx); }
 
 raid_status raidBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
 {
-    return OPS(ctx)->buf_acquire(ctx, t, n, out);
+    return raidPoolBufAcquire(ctx, t, n, out);
 }
 void raidBufRelease(raid_ctx *ctx, RaidBuf *b) { OPS(ctx)->buf_release(ctx, b); }
 raid_status raidBufUpload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
@@ -59,20 +59,24 @@ raid_status raidBufCopyAt(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, cons
 }
 raid_status raidHostAcquire(raid_ctx *ctx, size_t bytes, void **host)
 {
-    return OPS(ctx)->host_acquire(ctx, bytes, host);
+    return raidPoolHostAcquire(ctx, bytes, host);
 }
-void raidHostRelease(raid_ctx *ctx, void *host) { OPS(ctx)->host_release(ctx, host); }
+void raidHostRelease(raid_ctx *ctx, void *host) { raidPoolHostRelease(ctx, host); }
 
 raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options, RaidKernel **out)
 {
-    return OPS(ctx)->kernel_get(ctx, file, name, options, out);
+    return OPS(ctx)->kernel_lookup(ctx, file, raidKernelSource(file), 0, name, options, out);
 }
 raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *source, const char *name,
                                 const char *options, RaidKernel **out)
 {
-    return OPS(ctx)->kernel_get_source(ctx, label, source, name, options, out);
+    if (!source) {
+        *out = NULL;
+        return raidFail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
+    }
+    return OPS(ctx)->kernel_lookup(ctx, label, source, raidKcacheSourceHash(source), name, options, out);
 }
-void raidKernelPut(raid_ctx *ctx, RaidKernel *k) { OPS(ctx)->kernel_put(ctx, k); }
+void raidKernelPut(raid_ctx *ctx, RaidKernel *k) { raidKcachePut(ctx->dev, k); }
 
 raid_status raidArgBuf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
 {
@@ -91,11 +95,14 @@ size_t raidKernelBuildLog(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t 
 {
     return OPS(ctx)->kernel_build_log(ctx, k, buf, len);
 }
-void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st) { OPS(ctx)->cache_get_stats(ctx, st); }
-void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap) { OPS(ctx)->cache_set_capacity(ctx, cap); }
+void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st) { raidKcacheStats(ctx->dev, st); }
+void raidKernelCacheSetCapacity(raid_ctx *ctx, size_t cap) { raidKcacheSetCapacity(ctx->dev, cap); }
 void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u)
 {
     memset(u, 0, sizeof *u);
+    u->bufs = ctx->dev->pools.live_bufs;
+    u->host = ctx->dev->pools.live_host;
+    u->holds = raidKcacheHolds(ctx->dev);
     OPS(ctx)->get_usage(ctx, u);
 }
 

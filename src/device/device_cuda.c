@@ -337,18 +337,15 @@ const char *raidCudaNvrtcAbsent(void)
 
 /* ---- the backend's state ---- */
 
-#define POOL_CLASSES 48
-#define POOL_PER_CLASS 4
 #define MAX_ARGS 32
 
+/* A cached kernel: its entry in the context's kernel cache (kcache_mem.c), its module, function, log and
+ * arguments. */
 struct RaidKernel {
-    RaidKernel *prev, *next;
-    char *key;         /* "file|name|options" */
-    uint64_t src_hash; /* 0 for an embedded file, else a hash of the caller's source */
+    RaidKcEntry entry; /* first (backend.h) */
     CUmodule module;
     CUfunction fn;
     char *log; /* NVRTC's log of the build ("" from the disk cache) */
-    int holds;
     /* arguments set by index (raidArg*), passed to cuLaunchKernel: each value in its 8-byte slot */
     unsigned nargs;     /* highest index set + 1 */
     uint32_t set;       /* bit i: argument i set */
@@ -356,15 +353,9 @@ struct RaidKernel {
     char name[64];
 };
 
-typedef struct pool_slot {
-    CUdeviceptr mem; /* device pool */
-    void *host;      /* host pool: page-locked memory */
-    int in_use;
-    size_t size;
-} pool_slot;
-
 typedef struct CuDev {
-    RaidDev base; /* the backend table; first, so that a RaidDev pointer is a CuDev pointer */
+    RaidDev base; /* the backend table, kernel cache and pools (backend.h); first, so that a RaidDev pointer is
+                   * a CuDev pointer */
     const cuda_device_info *info;
     CUcontext cuctx; /* the device's primary context, retained */
     CUstream stream;
@@ -372,12 +363,6 @@ typedef struct CuDev {
     uint64_t max_alloc, local_mem;
     char arch[16]; /* "sm_90" or "compute_90" */
     int cubin;     /* 1: NVRTC makes a cubin for arch, 0: PTX that the driver compiles */
-    RaidKernel *head, *tail;
-    size_t nkernels, cache_cap;
-    RaidKernelCacheStats stats;
-    pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
-    pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS];
-    size_t live_bufs, live_host;
     CUdeviceptr *wrapped; /* the caller's memory wrapped (buf_wrap) and not released: never freed or pooled */
     size_t nwrapped, capwrapped;
 } CuDev;
@@ -427,12 +412,6 @@ static raid_status cu_check(raid_ctx *ctx, CUresult err, const char *what)
         break;
     }
     return raidFail(ctx, s, "%s failed with %s (%d)%s", what, cu_err_name(err), (int)err, hint);
-}
-
-/* The fault switch of the tests (include/raid/tuning.h), at the same points as the OpenCL backend's. */
-static inline int fault(raid_ctx *ctx, unsigned kind, const char *what)
-{
-    return ctx->tuning && ctx->tuning->fault.kinds && raidFaultAt(&ctx->tuning->fault, kind, what);
 }
 
 /* Make the context's primary context current in the calling thread (a raid context may move between
@@ -586,7 +565,7 @@ raid_status raidCudaOpen(raid_ctx *ctx, int ordinal)
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
     d->base.ops = &cuda_ops;
     d->info = &found.devs[ordinal];
-    d->cache_cap = RAID_KERNEL_CACHE_DEFAULT;
+    raidKcacheInit(&d->base);
     ctx->dev = &d->base;
     raid_status s = cu_check(ctx, cu.DevicePrimaryCtxRetain(&d->cuctx, d->info->dev), "cuDevicePrimaryCtxRetain");
     if (s != RAID_OK) {
@@ -611,54 +590,15 @@ raid_status raidCudaOpen(raid_ctx *ctx, int ordinal)
     return RAID_OK;
 }
 
-static void kernel_free(RaidKernel *k)
+/* kernel_release (backend.h): the module (unloaded in d's context: cuModuleUnload acts on the calling
+ * thread's current context) and NVRTC's log. */
+static void kernel_release(RaidDev *dev, RaidKernel *k)
 {
-    if (k->module)
+    if (k->module) {
+        cu.CtxSetCurrent(((CuDev *)dev)->cuctx);
         cu.ModuleUnload(k->module);
-    free(k->log);
-    free(k->key);
-    free(k);
-}
-
-static void cache_unlink(CuDev *d, RaidKernel *k)
-{
-    if (k->prev)
-        k->prev->next = k->next;
-    else
-        d->head = k->next;
-    if (k->next)
-        k->next->prev = k->prev;
-    else
-        d->tail = k->prev;
-    k->prev = k->next = NULL;
-}
-
-static void cache_push_front(CuDev *d, RaidKernel *k)
-{
-    k->prev = NULL;
-    k->next = d->head;
-    if (d->head)
-        d->head->prev = k;
-    d->head = k;
-    if (!d->tail)
-        d->tail = k;
-}
-
-static void cache_trim(CuDev *d)
-{
-    RaidKernel *k = d->tail;
-    if (k && d->nkernels > d->cache_cap)
-        cu.CtxSetCurrent(d->cuctx); /* cuModuleUnload acts on the calling thread's current context */
-    while (k && d->nkernels > d->cache_cap) {
-        RaidKernel *prev = k->prev;
-        if (k->holds == 0) {
-            cache_unlink(d, k);
-            kernel_free(k);
-            d->nkernels--;
-            d->stats.evictions++;
-        }
-        k = prev;
     }
+    free(k->log);
 }
 
 static void dev_close(RaidDev *dev)
@@ -670,17 +610,8 @@ static void dev_close(RaidDev *dev)
         cu.CtxSetCurrent(d->cuctx);
         if (d->stream)
             cu.StreamSynchronize(d->stream);
-        for (RaidKernel *k = d->head, *n; k; k = n) {
-            n = k->next;
-            kernel_free(k);
-        }
-        for (int c = 0; c < POOL_CLASSES; c++)
-            for (int j = 0; j < POOL_PER_CLASS; j++) {
-                if (d->pool[c][j].mem)
-                    cu.MemFree(d->pool[c][j].mem);
-                if (d->hpool[c][j].host)
-                    cu.MemFreeHost(d->hpool[c][j].host);
-            }
+        raidKcacheClear(dev);
+        raidPoolClear(dev);
         if (d->stream)
             cu.StreamDestroy(d->stream);
         cu.DevicePrimaryCtxRelease(d->info->dev);
@@ -696,7 +627,7 @@ static uint64_t dev_local_mem(const raid_ctx *ctx) { return cu_of(ctx)->local_me
 /* CUDA submits at once: a flush is only the fault switch's point (as OpenCL's clFlush is). */
 static raid_status dev_flush(raid_ctx *ctx)
 {
-    return fault(ctx, RAID_FAULT_SYNC, "cuStreamQuery") ? cu_check(ctx, CUDA_ERROR_LAUNCH_FAILED, "cuStreamQuery")
+    return raidDevFault(ctx, RAID_FAULT_SYNC, "cuStreamQuery") ? cu_check(ctx, CUDA_ERROR_LAUNCH_FAILED, "cuStreamQuery")
                                                        : RAID_OK;
 }
 
@@ -706,7 +637,7 @@ static raid_status dev_finish(raid_ctx *ctx)
     if (s != RAID_OK)
         return s;
     CUresult e = cu.StreamSynchronize(cu_of(ctx)->stream);
-    if (fault(ctx, RAID_FAULT_SYNC, "cuStreamSynchronize"))
+    if (raidDevFault(ctx, RAID_FAULT_SYNC, "cuStreamSynchronize"))
         e = CUDA_ERROR_LAUNCH_FAILED;
     return cu_check(ctx, e, "cuStreamSynchronize");
 }
@@ -718,15 +649,6 @@ static void dev_drain(raid_ctx *ctx)
 }
 
 /* ---- kernels ---- */
-
-static const char *kernel_source(const char *file)
-{
-    for (const RaidKernelFile *k = raidKernelFiles; k->name; k++)
-        if (!strcmp(k->name, file))
-            return k->source;
-    return NULL;
-}
-
 
 /* Build (or take from the disk cache) the module of program `parts` for d; *log NVRTC's log. */
 static raid_status build_module(raid_ctx *ctx, CuDev *d, const char *label, const char *const *parts, size_t nparts,
@@ -787,36 +709,27 @@ static raid_status build_module(raid_ctx *ctx, CuDev *d, const char *label, cons
     return RAID_OK;
 }
 
-static uint64_t src_fnv(const char *s) { return raidFnv(RAID_FNV_START, s, strlen(s)) | 1; }
-
 static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
                                  const char *name, const char *options, RaidKernel **out)
 {
     CuDev *d = cu_of(ctx);
     *out = NULL;
-    const size_t klen = strlen(label) + strlen(name) + (options ? strlen(options) : 0) + 3;
-    char *key = malloc(klen);
-    if (!key)
-        return raidFail(ctx, RAID_ENOMEM, "out of memory");
-    snprintf(key, klen, "%s|%s|%s", label, name, options ? options : "");
+    char *key;
+    raid_status ks = raidKcacheKey(ctx, label, name, options, &key);
+    if (ks != RAID_OK)
+        return ks;
     /* An injected build failure takes the path of a kernel not yet cached, whose build fails (as OpenCL's). */
-    if (fault(ctx, RAID_FAULT_BUILD, "nvrtcCompileProgram")) {
+    if (raidDevFault(ctx, RAID_FAULT_BUILD, "nvrtcCompileProgram")) {
         free(key);
         return raidFail(ctx, RAID_EBUILD, "building kernels/%s with NVRTC failed with NVRTC_ERROR_COMPILATION (6):\n"
                                           "(no build log)", label);
     }
-    for (RaidKernel *k = d->head; k; k = k->next)
-        if (k->src_hash == src_hash && !strcmp(k->key, key)) {
-            free(key);
-            if (k != d->head) {
-                cache_unlink(d, k);
-                cache_push_front(d, k);
-            }
-            k->holds++;
-            d->stats.hits++;
-            *out = k;
-            return RAID_OK;
-        }
+    RaidKernel *hit = raidKcacheFind(&d->base, key, src_hash);
+    if (hit) {
+        free(key);
+        *out = hit;
+        return RAID_OK;
+    }
     /* the prelude (raidKernelPrelude: kernels/prelude.txt, the list the OpenCL backend prepends too), each
      * header after a #line naming it, so that NVRTC's log names the file and line of an error */
     const char *parts[2 * RAID_PRELUDE_MAX + 2];
@@ -826,7 +739,7 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
     for (; *h && np < RAID_PRELUDE_MAX; h++, np++) {
         snprintf(lines[np], sizeof lines[np], "\n#line 1 \"%s\"\n", *h);
         parts[2 * np] = lines[np];
-        if (!(parts[2 * np + 1] = kernel_source(*h))) {
+        if (!(parts[2 * np + 1] = raidKernelSource(*h))) {
             free(key);
             return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", *h);
         }
@@ -863,44 +776,13 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
                                             name, label, cu_err_name(e), (int)e)
                                  : raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
-    k->key = key;
-    k->src_hash = src_hash;
     k->module = mod;
     k->fn = fn;
     k->log = log;
-    k->holds = 1;
     snprintf(k->name, sizeof k->name, "%s", name);
-    cache_push_front(d, k);
-    d->nkernels++;
-    d->stats.builds++;
-    cache_trim(d);
+    raidKcacheAdd(&d->base, k, key, src_hash);
     *out = k;
     return RAID_OK;
-}
-
-static raid_status kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
-                              RaidKernel **out)
-{
-    return kernel_lookup(ctx, file, kernel_source(file), 0, name, options, out);
-}
-
-static raid_status kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
-                                     const char *options, RaidKernel **out)
-{
-    if (!source) {
-        *out = NULL;
-        return raidFail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
-    }
-    return kernel_lookup(ctx, label, source, src_fnv(source), name, options, out);
-}
-
-static void kernel_put(raid_ctx *ctx, RaidKernel *k)
-{
-    if (!k)
-        return;
-    if (k->holds > 0)
-        k->holds--;
-    cache_trim(cu_of(ctx));
 }
 
 static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len)
@@ -912,28 +794,11 @@ static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, si
     return n + 1;
 }
 
-static void cache_get_stats(const raid_ctx *ctx, RaidKernelCacheStats *st)
-{
-    *st = cu_of(ctx)->stats;
-    st->entries = cu_of(ctx)->nkernels;
-}
-
-static void cache_set_capacity(raid_ctx *ctx, size_t cap)
-{
-    cu_of(ctx)->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
-    cache_trim(cu_of(ctx));
-}
-
+/* get_usage (backend.h): the process's CUDA events not yet released, the caller's memory wrapped. */
 static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
 {
-    const CuDev *d = cu_of(ctx);
-    u->bufs = d->live_bufs;
-    u->host = d->live_host;
-    u->holds = 0;
-    for (const RaidKernel *k = d->head; k; k = k->next)
-        u->holds += (size_t)k->holds;
     u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
-    u->wrapped = d->nwrapped;
+    u->wrapped = cu_of(ctx)->nwrapped;
 }
 
 /* ---- arguments and launches ---- */
@@ -1059,7 +924,7 @@ static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const siz
         s = event_begin(ctx, ev, &ce);
     if (s != RAID_OK)
         return s;
-    const CUresult e = fault(ctx, RAID_FAULT_LAUNCH, "cuLaunchKernel")
+    const CUresult e = raidDevFault(ctx, RAID_FAULT_LAUNCH, "cuLaunchKernel")
                            ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                            : cu.LaunchKernel(k->fn, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
                                              (unsigned)block[0], (unsigned)block[1], (unsigned)block[2],
@@ -1076,7 +941,7 @@ static raid_status event_wait(raid_ctx *ctx, const RaidEvent *ev)
     if (s != RAID_OK)
         return s;
     CUresult r = ce ? cu.EventSynchronize(ce->end) : CUDA_SUCCESS;
-    if (fault(ctx, RAID_FAULT_SYNC, "cuEventSynchronize"))
+    if (raidDevFault(ctx, RAID_FAULT_SYNC, "cuEventSynchronize"))
         r = CUDA_ERROR_LAUNCH_FAILED;
     return cu_check(ctx, r, "cuEventSynchronize");
 }
@@ -1105,40 +970,13 @@ static void event_release(RaidEvent *ev)
 
 /* ---- buffers ---- */
 
-static int pool_class(const CuDev *d, size_t bytes, size_t *sz)
+/* mem_alloc (backend.h): cuMemAlloc in the context's CUDA context; an injected failure is its
+ * out-of-memory. */
+static raid_status mem_alloc(raid_ctx *ctx, size_t sz, int injected, void **mem)
 {
-    int c = 0;
-    while (c < POOL_CLASSES - 1 && ((size_t)1 << c) < bytes)
-        c++;
-    *sz = (size_t)1 << c;
-    if (*sz < bytes || *sz > d->max_alloc)
-        *sz = bytes;
-    return c;
-}
-
-static raid_status buf_acquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
-{
-    CuDev *d = cu_of(ctx);
-    *out = (RaidBuf){NULL, 0, t};
-    size_t bytes = n * raidDtypeSize(t);
-    if (bytes == 0)
-        bytes = 1;
-    size_t sz;
-    const int c = pool_class(d, bytes, &sz);
-    if (bytes > d->max_alloc)
-        return raidFail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu", bytes,
-                        (unsigned long long)d->max_alloc);
-    if (fault(ctx, RAID_FAULT_ALLOC, "cuMemAlloc"))
+    *mem = NULL;
+    if (injected)
         return cu_check(ctx, CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc");
-    for (int j = 0; j < POOL_PER_CLASS; j++) {
-        pool_slot *p = &d->pool[c][j];
-        if (p->mem && !p->in_use && p->size >= bytes) {
-            p->in_use = 1;
-            *out = (RaidBuf){(void *)(uintptr_t)p->mem, n, t};
-            d->live_bufs++;
-            return RAID_OK;
-        }
-    }
     raid_status s = cur(ctx);
     if (s != RAID_OK)
         return s;
@@ -1146,43 +984,33 @@ static raid_status buf_acquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *ou
     CUresult e = cu.MemAlloc(&m, sz);
     if (e != CUDA_SUCCESS)
         return cu_check(ctx, e, "cuMemAlloc");
-    *out = (RaidBuf){(void *)(uintptr_t)m, n, t};
-    d->live_bufs++;
-    for (int j = 0; j < POOL_PER_CLASS; j++) {
-        pool_slot *p = &d->pool[c][j];
-        if (!p->mem) {
-            *p = (pool_slot){m, NULL, 1, sz};
-            return RAID_OK;
-        }
-    }
+    *mem = (void *)(uintptr_t)m;
     return RAID_OK;
 }
 
+/* mem_free (backend.h): commands queued on the buffer must finish before it is freed (cuMemFree does not
+ * wait for the stream). */
+static void mem_free(RaidDev *dev, void *mem)
+{
+    const CuDev *d = (const CuDev *)dev;
+    if (cu.CtxSetCurrent(d->cuctx) == CUDA_SUCCESS) {
+        cu.StreamSynchronize(d->stream);
+        cu.MemFree((CUdeviceptr)(uintptr_t)mem);
+    }
+}
+
+/* buf_release: the caller's memory (buf_wrap) is forgotten, the rest goes back to the pool (pool.c). */
 static void buf_release(raid_ctx *ctx, RaidBuf *b)
 {
     const CUdeviceptr m = (CUdeviceptr)(uintptr_t)b->h;
-    *b = (RaidBuf){NULL, 0, b->type};
-    if (!m)
-        return;
     CuDev *d = cu_of(ctx);
-    for (size_t i = d->nwrapped; i-- > 0;)
+    for (size_t i = d->nwrapped; m && i-- > 0;)
         if (d->wrapped[i] == m) { /* the caller's memory: forgotten */
             d->wrapped[i] = d->wrapped[--d->nwrapped];
+            *b = (RaidBuf){NULL, 0, b->type};
             return;
         }
-    d->live_bufs--;
-    for (int c = 0; c < POOL_CLASSES; c++)
-        for (int j = 0; j < POOL_PER_CLASS; j++)
-            if (d->pool[c][j].mem == m) {
-                d->pool[c][j].in_use = 0;
-                return;
-            }
-    /* an unpooled buffer: commands queued on it must finish before it is freed (cuMemFree does not wait
-     * for the stream) */
-    if (cu.CtxSetCurrent(d->cuctx) == CUDA_SUCCESS) {
-        cu.StreamSynchronize(d->stream);
-        cu.MemFree(m);
-    }
+    raidPoolBufRelease(ctx, b);
 }
 
 static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *host, int blocking,
@@ -1199,7 +1027,7 @@ static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_
         s = event_begin(ctx, ev, &ce);
     if (s != RAID_OK)
         return s;
-    CUresult e = fault(ctx, write ? RAID_FAULT_UPLOAD : RAID_FAULT_DOWNLOAD, what) ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+    CUresult e = raidDevFault(ctx, write ? RAID_FAULT_UPLOAD : RAID_FAULT_DOWNLOAD, what) ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                  : write ? cu.MemcpyHtoDAsync(p, host, n * es, d->stream)
                          : cu.MemcpyDtoHAsync(host, p, n * es, d->stream);
     s = event_end(ctx, ev, ce, e, what);
@@ -1238,7 +1066,7 @@ static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, 
         return s;
     CUresult e;
     const char *what = es == 1 ? "cuMemsetD8Async" : es == 4 ? "cuMemsetD32Async" : "cuMemsetD2D32Async";
-    if (fault(ctx, RAID_FAULT_LAUNCH, what)) {
+    if (raidDevFault(ctx, RAID_FAULT_LAUNCH, what)) {
         e = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     } else if (es == 1) {
         e = cu.MemsetD8Async(p, *(const unsigned char *)value, b->n, d->stream);
@@ -1267,7 +1095,7 @@ static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, co
         s = event_begin(ctx, ev, &ce);
     if (s != RAID_OK)
         return s;
-    const CUresult e = fault(ctx, RAID_FAULT_LAUNCH, "cuMemcpyDtoDAsync")
+    const CUresult e = raidDevFault(ctx, RAID_FAULT_LAUNCH, "cuMemcpyDtoDAsync")
                            ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                            : cu.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst->h + dfirst * es,
                                                 (CUdeviceptr)(uintptr_t)src->h + sfirst * es, n * es,
@@ -1294,70 +1122,35 @@ static raid_status buf_wrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n,
     return RAID_OK;
 }
 
-static raid_status host_acquire(raid_ctx *ctx, size_t bytes, void **host)
+/* host_alloc (backend.h): page-locked memory (cuMemHostAlloc, portable); its handle is its address. */
+static int host_alloc(raid_ctx *ctx, size_t sz, void **mem, void **host)
 {
-    CuDev *d = cu_of(ctx);
-    if (bytes == 0)
-        bytes = 1;
-    if (fault(ctx, RAID_FAULT_HOST, "staging")) {
-        *host = NULL;
-        return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
-    }
-    size_t sz;
-    const int c = pool_class(d, bytes, &sz);
-    for (int j = 0; j < POOL_PER_CLASS; j++) {
-        pool_slot *p = &d->hpool[c][j];
-        if (p->host && !p->in_use && p->size >= bytes) {
-            p->in_use = 1;
-            *host = p->host;
-            d->live_host++;
-            return RAID_OK;
-        }
-    }
-    int j = 0;
-    while (j < POOL_PER_CLASS && d->hpool[c][j].host)
-        j++;
     void *p = NULL;
-    if (j < POOL_PER_CLASS && cu.CtxSetCurrent(d->cuctx) == CUDA_SUCCESS &&
-        cu.MemHostAlloc(&p, sz, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS && p) {
-        d->hpool[c][j] = (pool_slot){0, p, 1, sz};
-        *host = p;
-        d->live_host++;
-        return RAID_OK;
-    }
-    *host = malloc(bytes);
-    if (!*host)
-        return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
-    d->live_host++;
-    return RAID_OK;
+    if (cu.CtxSetCurrent(cu_of(ctx)->cuctx) != CUDA_SUCCESS ||
+        cu.MemHostAlloc(&p, sz, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS || !p)
+        return -1;
+    *mem = *host = p;
+    return 0;
 }
 
-static void host_release(raid_ctx *ctx, void *host)
+/* host_free (backend.h). */
+static void host_free(RaidDev *dev, void *mem, void *host)
 {
-    if (!host)
-        return;
-    CuDev *d = cu_of(ctx);
-    d->live_host--;
-    for (int c = 0; c < POOL_CLASSES; c++)
-        for (int j = 0; j < POOL_PER_CLASS; j++)
-            if (d->hpool[c][j].host == host) {
-                d->hpool[c][j].in_use = 0;
-                return;
-            }
-    free(host);
+    (void)dev, (void)mem;
+    cu.MemFreeHost(host);
 }
 
 static const RaidDevOps cuda_ops = {
     .name = "cuda", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
     .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
-    .buf_acquire = buf_acquire, .buf_release = buf_release, .buf_upload = buf_upload,
-    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap, .host_acquire = host_acquire,
-    .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
-    .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
+    .buf_release = buf_release, .buf_upload = buf_upload,
+    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap,
+    .kernel_lookup = kernel_lookup, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
     .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
-    .kernel_build_log = kernel_build_log, .cache_get_stats = cache_get_stats,
-    .cache_set_capacity = cache_set_capacity, .get_usage = dev_get_usage, .event_wait = event_wait,
-    .event_seconds = event_seconds, .event_release = event_release,
+    .kernel_build_log = kernel_build_log, .get_usage = dev_get_usage, .event_wait = event_wait,
+    .event_seconds = event_seconds, .event_release = event_release, .kernel_release = kernel_release,
+    .alloc_what = "cuMemAlloc", .mem_alloc = mem_alloc, .mem_free = mem_free, .host_alloc = host_alloc,
+    .host_free = host_free,
 };
 
 /* ---- the caller's memory ---- */

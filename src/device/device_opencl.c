@@ -16,29 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL_CLASSES 48
-#define POOL_PER_CLASS 4
-
-/* A cached kernel: its program, the key it was built for, and the holds on it. The cache is a list in
- * order of use (most recent first); an entry with no holds may be evicted from the tail. */
+/* A cached kernel: its entry in the context's kernel cache (kcache_mem.c), its program and kernel. */
 struct RaidKernel {
-    RaidKernel *prev, *next;
-    char *key;         /* "file|name|options" */
-    uint64_t src_hash; /* 0 for an embedded file, else a hash of the caller's source */
+    RaidKcEntry entry; /* first (backend.h) */
     cl_program program;
     cl_kernel kernel;
-    int holds;
 };
 
-typedef struct pool_slot {
-    cl_mem mem;
-    int in_use;
-    void *host; /* host pool: the mapped address */
-    size_t size;
-} pool_slot;
-
 typedef struct ClDev {
-    RaidDev base; /* the backend table (src/device/backend.h); first, so that a RaidDev pointer is a ClDev pointer */
+    RaidDev base; /* the backend table, kernel cache and pools (backend.h); first, so that a RaidDev pointer is
+                   * a ClDev pointer */
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
@@ -47,12 +34,6 @@ typedef struct ClDev {
     cl_ulong max_alloc;
     cl_ulong local_mem;
     int cr_divide_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: the programs are built with its option */
-    RaidKernel *head, *tail; /* the kernel cache, most recently used first */
-    size_t nkernels, cache_cap;
-    RaidKernelCacheStats stats;
-    pool_slot pool[POOL_CLASSES][POOL_PER_CLASS];
-    pool_slot hpool[POOL_CLASSES][POOL_PER_CLASS]; /* page-locked host memory */
-    size_t live_bufs, live_host;                   /* acquired and not yet released (raidDevGetUsage) */
 } ClDev;
 
 static const RaidDevOps opencl_ops;
@@ -122,14 +103,6 @@ static raid_status cl_check(raid_ctx *ctx, cl_int err, const char *what)
         break;
     }
     return raidFail(ctx, s, "%s failed with %s (%d)%s", what, cl_err_name(err), (int)err, hint);
-}
-
-/* 1 when the tests' fault switch makes this point fail (include/raid/tuning.h, raid_tuning_fault): the
- * caller then fails as the backend call `what` would have. Production contexts have no knobs (ctx->tuning
- * NULL): one pointer test. */
-static inline int fault(raid_ctx *ctx, unsigned kind, const char *what)
-{
-    return ctx->tuning && ctx->tuning->fault.kinds && raidFaultAt(&ctx->tuning->fault, kind, what);
 }
 
 static raid_status query_device(raid_ctx *ctx, ClDev *cl)
@@ -262,7 +235,7 @@ raid_status raidOpenclOpen(raid_ctx *ctx, int platform, int device, int any_type
     cl->platform = chosen_p;
     cl->device = chosen_d;
     cl->base.ops = &opencl_ops;
-    cl->cache_cap = RAID_KERNEL_CACHE_DEFAULT;
+    raidKcacheInit(&cl->base);
     ctx->dev = &cl->base;
     raid_status s = query_device(ctx, cl);
     if (s != RAID_OK)
@@ -277,52 +250,12 @@ raid_status raidOpenclOpen(raid_ctx *ctx, int platform, int device, int any_type
     return RAID_OK;
 }
 
-static void kernel_free(RaidKernel *k)
+/* kernel_release (backend.h): the kernel and its program. */
+static void kernel_release(RaidDev *dev, RaidKernel *k)
 {
+    (void)dev;
     clReleaseKernel(k->kernel);
     clReleaseProgram(k->program);
-    free(k->key);
-    free(k);
-}
-
-static void cache_unlink(ClDev *d, RaidKernel *k)
-{
-    if (k->prev)
-        k->prev->next = k->next;
-    else
-        d->head = k->next;
-    if (k->next)
-        k->next->prev = k->prev;
-    else
-        d->tail = k->prev;
-    k->prev = k->next = NULL;
-}
-
-static void cache_push_front(ClDev *d, RaidKernel *k)
-{
-    k->prev = NULL;
-    k->next = d->head;
-    if (d->head)
-        d->head->prev = k;
-    d->head = k;
-    if (!d->tail)
-        d->tail = k;
-}
-
-/* Evict unheld kernels from the least recently used end until the cache is within its capacity. */
-static void cache_trim(ClDev *d)
-{
-    RaidKernel *k = d->tail;
-    while (k && d->nkernels > d->cache_cap) {
-        RaidKernel *prev = k->prev;
-        if (k->holds == 0) {
-            cache_unlink(d, k);
-            kernel_free(k);
-            d->nkernels--;
-            d->stats.evictions++;
-        }
-        k = prev;
-    }
 }
 
 static void dev_close(RaidDev *dev)
@@ -332,23 +265,8 @@ static void dev_close(RaidDev *dev)
         return;
     if (cl->queue)
         clFinish(cl->queue);
-    for (RaidKernel *k = cl->head, *n; k; k = n) {
-        n = k->next;
-        kernel_free(k);
-    }
-    for (int c = 0; c < POOL_CLASSES; c++)
-        for (int j = 0; j < POOL_PER_CLASS; j++) {
-            if (cl->pool[c][j].mem)
-                clReleaseMemObject(cl->pool[c][j].mem);
-            pool_slot *h = &cl->hpool[c][j];
-            if (h->mem) {
-                if (cl->queue) {
-                    clEnqueueUnmapMemObject(cl->queue, h->mem, h->host, 0, NULL, NULL);
-                    clFinish(cl->queue);
-                }
-                clReleaseMemObject(h->mem);
-            }
-        }
+    raidKcacheClear(dev);
+    raidPoolClear(dev);
     if (cl->queue)
         clReleaseCommandQueue(cl->queue);
     if (cl->context)
@@ -363,7 +281,7 @@ static uint64_t dev_local_mem(const raid_ctx *ctx) { return cl_of(ctx)->local_me
 static raid_status dev_flush(raid_ctx *ctx)
 {
     cl_int e = clFlush(cl_of(ctx)->queue);
-    if (fault(ctx, RAID_FAULT_SYNC, "clFlush"))
+    if (raidDevFault(ctx, RAID_FAULT_SYNC, "clFlush"))
         e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return cl_check(ctx, e, "clFlush");
 }
@@ -371,7 +289,7 @@ static raid_status dev_flush(raid_ctx *ctx)
 static raid_status dev_finish(raid_ctx *ctx)
 {
     cl_int e = clFinish(cl_of(ctx)->queue); /* an injected failure still waits, as a failed command's wait does */
-    if (fault(ctx, RAID_FAULT_SYNC, "clFinish"))
+    if (raidDevFault(ctx, RAID_FAULT_SYNC, "clFinish"))
         e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return cl_check(ctx, e, "clFinish");
 }
@@ -380,52 +298,29 @@ static void dev_drain(raid_ctx *ctx) { (void)clFinish(cl_of(ctx)->queue); }
 
 /* ---- kernels ---- */
 
-static const char *kernel_source(const char *file)
-{
-    for (const RaidKernelFile *k = raidKernelFiles; k->name; k++)
-        if (!strcmp(k->name, file))
-            return k->source;
-    return NULL;
-}
-
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h | 1; /* never 0, which marks an embedded file */
-}
-
 static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
                                  const char *name, const char *options, RaidKernel **out)
 {
     ClDev *cl = cl_of(ctx);
     *out = NULL;
-    const size_t klen = strlen(label) + strlen(name) + (options ? strlen(options) : 0) + 3;
-    char *key = malloc(klen);
-    if (!key)
-        return raidFail(ctx, RAID_ENOMEM, "out of memory");
-    snprintf(key, klen, "%s|%s|%s", label, name, options ? options : "");
+    char *key;
+    raid_status ks = raidKcacheKey(ctx, label, name, options, &key);
+    if (ks != RAID_OK)
+        return ks;
     /* An injected build failure takes the path of a kernel not yet cached, whose build fails. */
-    const int injected = fault(ctx, RAID_FAULT_BUILD, "clBuildProgram");
-    for (RaidKernel *k = injected ? NULL : cl->head; k; k = k->next)
-        if (k->src_hash == src_hash && !strcmp(k->key, key)) {
-            free(key);
-            if (k != cl->head) {
-                cache_unlink(cl, k);
-                cache_push_front(cl, k);
-            }
-            k->holds++;
-            cl->stats.hits++;
-            *out = k;
-            return RAID_OK;
-        }
+    const int injected = raidDevFault(ctx, RAID_FAULT_BUILD, "clBuildProgram");
+    RaidKernel *hit = injected ? NULL : raidKcacheFind(&cl->base, key, src_hash);
+    if (hit) {
+        free(key);
+        *out = hit;
+        return RAID_OK;
+    }
     /* the prelude (raidKernelPrelude: kernels/prelude.txt), then the file */
     const char *srcs[RAID_PRELUDE_MAX + 2];
     cl_uint ns = 0;
     const char *const *h = raidKernelPrelude;
     for (; *h && ns < RAID_PRELUDE_MAX; h++)
-        if (!(srcs[ns++] = kernel_source(*h)))
+        if (!(srcs[ns++] = raidKernelSource(*h)))
             src = NULL;
     if (!src || *h) { /* (a prelude longer than RAID_PRELUDE_MAX: not built) */
         free(key);
@@ -490,42 +385,11 @@ static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *s
         clReleaseProgram(prog);
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
-    k->key = key;
-    k->src_hash = src_hash;
     k->program = prog;
     k->kernel = kern;
-    k->holds = 1;
-    cache_push_front(cl, k);
-    cl->nkernels++;
-    cl->stats.builds++;
-    cache_trim(cl);
+    raidKcacheAdd(&cl->base, k, key, src_hash);
     *out = k;
     return RAID_OK;
-}
-
-static raid_status kernel_get(raid_ctx *ctx, const char *file, const char *name, const char *options,
-                            RaidKernel **out)
-{
-    return kernel_lookup(ctx, file, kernel_source(file), 0, name, options, out);
-}
-
-static raid_status kernel_get_source(raid_ctx *ctx, const char *label, const char *source, const char *name,
-                                   const char *options, RaidKernel **out)
-{
-    if (!source) {
-        *out = NULL;
-        return raidFail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
-    }
-    return kernel_lookup(ctx, label, source, fnv1a(source), name, options, out);
-}
-
-static void kernel_put(raid_ctx *ctx, RaidKernel *k)
-{
-    if (!k)
-        return;
-    if (k->holds > 0)
-        k->holds--;
-    cache_trim(cl_of(ctx));
 }
 
 static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len)
@@ -536,27 +400,11 @@ static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, si
     return n;
 }
 
-static void cache_get_stats(const raid_ctx *ctx, RaidKernelCacheStats *st)
-{
-    *st = cl_of(ctx)->stats;
-    st->entries = cl_of(ctx)->nkernels;
-}
-
+/* get_usage (backend.h): the process's OpenCL events not yet released. */
 static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
 {
-    const ClDev *cl = cl_of(ctx);
-    u->bufs = cl->live_bufs;
-    u->host = cl->live_host;
-    u->holds = 0;
-    for (const RaidKernel *k = cl->head; k; k = k->next)
-        u->holds += (size_t)k->holds;
+    (void)ctx;
     u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
-}
-
-static void cache_set_capacity(raid_ctx *ctx, size_t cap)
-{
-    cl_of(ctx)->cache_cap = cap ? cap : RAID_KERNEL_CACHE_DEFAULT;
-    cache_trim(cl_of(ctx));
 }
 
 static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t size, const void *v)
@@ -579,7 +427,7 @@ static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const siz
                         RaidEvent *ev)
 {
     assert(dims >= 1 && dims <= 3);
-    cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueNDRangeKernel")
+    cl_int e = raidDevFault(ctx, RAID_FAULT_LAUNCH, "clEnqueueNDRangeKernel")
                    ? CL_OUT_OF_RESOURCES
                    : clEnqueueNDRangeKernel(cl_of(ctx)->queue, k->kernel, dims, NULL, global, local, 0, NULL,
                                             ev ? (cl_event *)&ev->h : NULL);
@@ -595,7 +443,7 @@ static raid_status event_wait(raid_ctx *ctx, const RaidEvent *ev)
 {
     cl_event e = (cl_event)ev->h;
     cl_int r = clWaitForEvents(1, &e);
-    if (fault(ctx, RAID_FAULT_SYNC, "clWaitForEvents"))
+    if (raidDevFault(ctx, RAID_FAULT_SYNC, "clWaitForEvents"))
         r = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return r == CL_SUCCESS ? RAID_OK : cl_check(ctx, r, "clWaitForEvents");
 }
@@ -622,75 +470,25 @@ static void event_release(RaidEvent *ev)
 
 /* ---- buffers ---- */
 
-/* The pool class of a request of bytes (> 0) and the size to allocate for it: the class's power of two, or
- * exactly bytes where that power would exceed the device's allocation limit. Device buffers and page-locked
- * host staging share the classes. */
-static int pool_class(const ClDev *cl, size_t bytes, size_t *sz)
+/* mem_alloc (backend.h): a cl_mem of sz bytes; an injected failure is the allocation's failure. */
+static raid_status mem_alloc(raid_ctx *ctx, size_t sz, int injected, void **mem)
 {
-    int c = 0;
-    while (c < POOL_CLASSES - 1 && ((size_t)1 << c) < bytes)
-        c++;
-    *sz = (size_t)1 << c;
-    if (*sz < bytes || *sz > cl->max_alloc)
-        *sz = bytes;
-    return c;
-}
-
-static raid_status buf_acquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *out)
-{
-    ClDev *cl = cl_of(ctx);
-    *out = (RaidBuf){NULL, 0, t};
-    size_t bytes = n * raidDtypeSize(t);
-    if (bytes == 0)
-        bytes = 1;
-    size_t sz;
-    const int c = pool_class(cl, bytes, &sz);
-    if (bytes > cl->max_alloc)
-        return raidFail(ctx, RAID_EDEVMEM, "a buffer of %zu bytes exceeds the device's allocation limit of %llu",
-                         bytes, (unsigned long long)cl->max_alloc);
-    /* An injected failure: as if the pool had no free buffer and the allocation failed. */
-    if (fault(ctx, RAID_FAULT_ALLOC, "clCreateBuffer"))
+    *mem = NULL;
+    if (injected)
         return cl_check(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer");
-    for (int j = 0; j < POOL_PER_CLASS; j++) {
-        pool_slot *p = &cl->pool[c][j];
-        if (p->mem && !p->in_use && p->size >= bytes) {
-            p->in_use = 1;
-            *out = (RaidBuf){p->mem, n, t};
-            cl->live_bufs++;
-            return RAID_OK;
-        }
-    }
     cl_int e;
-    cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, sz, NULL, &e);
+    cl_mem m = clCreateBuffer(cl_of(ctx)->context, CL_MEM_READ_WRITE, sz, NULL, &e);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clCreateBuffer");
-    *out = (RaidBuf){m, n, t};
-    cl->live_bufs++;
-    for (int j = 0; j < POOL_PER_CLASS; j++) {
-        pool_slot *p = &cl->pool[c][j];
-        if (!p->mem) {
-            *p = (pool_slot){m, 1, NULL, sz};
-            return RAID_OK;
-        }
-    }
-    return RAID_OK; /* the class is full: an unpooled buffer, freed on release */
+    *mem = m;
+    return RAID_OK;
 }
 
-static void buf_release(raid_ctx *ctx, RaidBuf *b)
+/* mem_free (backend.h): OpenCL keeps a released buffer alive until the commands using it are done. */
+static void mem_free(RaidDev *dev, void *mem)
 {
-    cl_mem m = (cl_mem)b->h;
-    *b = (RaidBuf){NULL, 0, b->type};
-    if (!m)
-        return;
-    ClDev *cl = cl_of(ctx);
-    cl->live_bufs--;
-    for (int c = 0; c < POOL_CLASSES; c++)
-        for (int j = 0; j < POOL_PER_CLASS; j++)
-            if (cl->pool[c][j].mem == m) {
-                cl->pool[c][j].in_use = 0;
-                return;
-            }
-    clReleaseMemObject(m);
+    (void)dev;
+    clReleaseMemObject((cl_mem)mem);
 }
 
 /* An upload (write = 1) or read-back of elements [first, first + n) of b. */
@@ -702,7 +500,7 @@ static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_
     const cl_bool bl = blocking ? CL_TRUE : CL_FALSE;
     cl_event *e_out = ev ? (cl_event *)&ev->h : NULL;
     const char *what = write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer";
-    cl_int e = fault(ctx, write ? RAID_FAULT_UPLOAD : RAID_FAULT_DOWNLOAD, what) ? CL_OUT_OF_RESOURCES
+    cl_int e = raidDevFault(ctx, write ? RAID_FAULT_UPLOAD : RAID_FAULT_DOWNLOAD, what) ? CL_OUT_OF_RESOURCES
                : write ? clEnqueueWriteBuffer(cl_of(ctx)->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out)
                        : clEnqueueReadBuffer(cl_of(ctx)->queue, (cl_mem)b->h, bl, first * es, n * es, host, 0, NULL, e_out);
     if (e != CL_SUCCESS)
@@ -728,7 +526,7 @@ static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, 
     const size_t es = raidDtypeSize(b->type);
     if (b->n == 0)
         return RAID_OK;
-    cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueFillBuffer")
+    cl_int e = raidDevFault(ctx, RAID_FAULT_LAUNCH, "clEnqueueFillBuffer")
                    ? CL_OUT_OF_RESOURCES
                    : clEnqueueFillBuffer(cl_of(ctx)->queue, (cl_mem)b->h, value, es, 0, b->n * es, 0, NULL,
                                          ev ? (cl_event *)&ev->h : NULL);
@@ -743,7 +541,7 @@ static raid_status buf_copy(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, co
 {
     const size_t es = raidDtypeSize(src->type);
     assert(raidDtypeSize(dst->type) == es && sfirst + n <= src->n && dfirst + n <= dst->n);
-    cl_int e = fault(ctx, RAID_FAULT_LAUNCH, "clEnqueueCopyBuffer")
+    cl_int e = raidDevFault(ctx, RAID_FAULT_LAUNCH, "clEnqueueCopyBuffer")
                    ? CL_OUT_OF_RESOURCES
                    : clEnqueueCopyBuffer(cl_of(ctx)->queue, (cl_mem)src->h, (cl_mem)dst->h, sfirst * es, dfirst * es,
                                          n * es, 0, NULL, ev ? (cl_event *)&ev->h : NULL);
@@ -762,77 +560,49 @@ static raid_status buf_wrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n,
     return raidFail(ctx, RAID_EINVAL, "an OpenCL context cannot use the caller's device memory in place");
 }
 
-static raid_status host_acquire(raid_ctx *ctx, size_t bytes, void **host)
+/* host_alloc (backend.h): a buffer of host-allocated (page-locked where the driver can) memory, mapped
+ * for good; none past the allocation limit. */
+static int host_alloc(raid_ctx *ctx, size_t sz, void **mem, void **host)
 {
     ClDev *cl = cl_of(ctx);
-    if (bytes == 0)
-        bytes = 1;
-    if (fault(ctx, RAID_FAULT_HOST, "staging")) { /* as if neither page-locked nor ordinary memory were left */
-        *host = NULL;
-        return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
+    if (sz > cl->max_alloc)
+        return -1;
+    cl_int e;
+    cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, sz, NULL, &e);
+    if (e != CL_SUCCESS)
+        return -1;
+    void *p = clEnqueueMapBuffer(cl->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, sz, 0, NULL, NULL, &e);
+    if (e != CL_SUCCESS || !p) {
+        clReleaseMemObject(m);
+        return -1;
     }
-    size_t sz;
-    const int c = pool_class(cl, bytes, &sz);
-    for (int j = 0; j < POOL_PER_CLASS; j++) {
-        pool_slot *p = &cl->hpool[c][j];
-        if (p->mem && !p->in_use && p->size >= bytes) {
-            p->in_use = 1;
-            *host = p->host;
-            cl->live_host++;
-            return RAID_OK;
-        }
-    }
-    int j = 0;
-    while (j < POOL_PER_CLASS && cl->hpool[c][j].mem)
-        j++;
-    if (j < POOL_PER_CLASS && sz <= cl->max_alloc) {
-        cl_int e;
-        cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, sz, NULL, &e);
-        if (e == CL_SUCCESS) {
-            void *p = clEnqueueMapBuffer(cl->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, sz, 0, NULL, NULL, &e);
-            if (e == CL_SUCCESS && p) {
-                cl->hpool[c][j] = (pool_slot){m, 1, p, sz};
-                *host = p;
-                cl->live_host++;
-                return RAID_OK;
-            }
-            clReleaseMemObject(m);
-        }
-    }
-    /* no page-locked memory (or the class is full): ordinary memory, freed on release */
-    *host = malloc(bytes);
-    if (!*host)
-        return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
-    cl->live_host++;
-    return RAID_OK;
+    *mem = m;
+    *host = p;
+    return 0;
 }
 
-static void host_release(raid_ctx *ctx, void *host)
+/* host_free (backend.h): unmapped (and the unmap finished) before the buffer is released. */
+static void host_free(RaidDev *dev, void *mem, void *host)
 {
-    if (!host)
-        return;
-    ClDev *cl = cl_of(ctx);
-    cl->live_host--;
-    for (int c = 0; c < POOL_CLASSES; c++)
-        for (int j = 0; j < POOL_PER_CLASS; j++)
-            if (cl->hpool[c][j].mem && cl->hpool[c][j].host == host) {
-                cl->hpool[c][j].in_use = 0;
-                return;
-            }
-    free(host);
+    ClDev *cl = (ClDev *)dev;
+    if (cl->queue) {
+        clEnqueueUnmapMemObject(cl->queue, (cl_mem)mem, host, 0, NULL, NULL);
+        clFinish(cl->queue);
+    }
+    clReleaseMemObject((cl_mem)mem);
 }
 
 static const RaidDevOps opencl_ops = {
     .name = "opencl", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
     .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
-    .buf_acquire = buf_acquire, .buf_release = buf_release, .buf_upload = buf_upload,
-    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap, .host_acquire = host_acquire,
-    .host_release = host_release, .kernel_get = kernel_get, .kernel_get_source = kernel_get_source,
-    .kernel_put = kernel_put, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
+    .buf_release = raidPoolBufRelease, .buf_upload = buf_upload,
+    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap,
+    .kernel_lookup = kernel_lookup, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
     .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
-    .kernel_build_log = kernel_build_log, .cache_get_stats = cache_get_stats,
-    .cache_set_capacity = cache_set_capacity, .get_usage = dev_get_usage, .event_wait = event_wait,
-    .event_seconds = event_seconds, .event_release = event_release,
+    .kernel_build_log = kernel_build_log, .get_usage = dev_get_usage, .event_wait = event_wait,
+    .event_seconds = event_seconds, .event_release = event_release, .kernel_release = kernel_release,
+    .alloc_what = "clCreateBuffer", .mem_alloc = mem_alloc, .mem_free = mem_free, .host_alloc = host_alloc,
+    .host_free = host_free,
 };
 
 /* ---- the device list (raid/core.h) ---- */
