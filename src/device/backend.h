@@ -16,40 +16,36 @@
 typedef struct RaidDevOps {
     const char *name; /* "opencl", "cuda" */
     void (*close)(RaidDev *dev);
-    size_t (*max_wg)(const raid_ctx *ctx);
-    uint64_t (*max_alloc)(const raid_ctx *ctx);
-    uint64_t (*local_mem)(const raid_ctx *ctx);
     raid_status (*flush)(raid_ctx *ctx);
     raid_status (*finish)(raid_ctx *ctx);
     void (*drain)(raid_ctx *ctx);
     void (*buf_release)(raid_ctx *ctx, RaidBuf *b); /* raidPoolBufRelease, or the backend's before it */
-    raid_status (*buf_upload)(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src,
-                              int blocking, RaidEvent *ev);
-    raid_status (*buf_download)(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst,
-                                int blocking, RaidEvent *ev);
+    /* raidBufUpload (write = 1, from host) and raidBufDownload (write = 0, into host) */
+    raid_status (*buf_transfer)(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *host, int blocking,
+                                RaidEvent *ev, int write);
     raid_status (*buf_fill)(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev);
     raid_status (*buf_copy)(raid_ctx *ctx, const RaidBuf *dst, size_t dfirst, const RaidBuf *src, size_t sfirst,
                             size_t n, RaidEvent *ev); /* raidBufCopyAt */
     raid_status (*buf_wrap)(raid_ctx *ctx, const void *p, RaidDtype t, size_t n, RaidBuf *out); /* raidBufWrap
                             after the checks of device.c: the caller's address as the buffer's handle */
-    /* raidKernelGet and raidKernelGetSource after device.c found the source (NULL: an embedded file not
-     * found): the kernel `name` of program `src` labelled `label`, src_hash 0 for an embedded file, else
-     * raidKcacheSourceHash(src); taken from the cache (raidKcacheFind) or built and added (raidKcacheAdd). */
-    raid_status (*kernel_lookup)(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
-                                 const char *name, const char *options, RaidKernel **out);
+    /* Build the kernel `name` of program `src` (NULL: an embedded file not found) labelled `label` with
+     * options, for a key that the cache lacks (raidKcacheGet), and add it (raidKcacheAdd, which takes key;
+     * on failure the backend frees key). injected: the fault switch fired at build_what; fail as the build
+     * fails. Errors: RAID_EINVAL (no source), RAID_EBUILD, RAID_ENOMEM, the backend's. */
+    raid_status (*kernel_build)(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
+                                const char *name, const char *options, char *key, int injected, RaidKernel **out);
+    const char *build_what; /* the fault switch's point of a build ("clBuildProgram") */
     raid_status (*arg_buf)(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b);
-    raid_status (*arg_float)(raid_ctx *ctx, RaidKernel *k, unsigned i, float v);
-    raid_status (*arg_int)(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v);
-    raid_status (*arg_uint)(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v);
-    raid_status (*arg_long)(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v);
+    /* raidArgFloat, raidArgInt, raidArgUint, raidArgLong: the value's size bytes at v */
+    raid_status (*arg_value)(raid_ctx *ctx, RaidKernel *k, unsigned i, const void *v, size_t size);
     raid_status (*launch)(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                           RaidEvent *ev);
     size_t (*kernel_build_log)(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t len);
-    /* raidDevGetUsage's backend part: u->events (and u->wrapped); device.c fills the rest (shared counts). */
+    /* raidDevGetUsage's backend part: u->wrapped; device.c fills the rest (the shared counts). */
     void (*get_usage)(const raid_ctx *ctx, RaidDevUsage *u);
     raid_status (*event_wait)(raid_ctx *ctx, const RaidEvent *ev);
     double (*event_seconds)(const RaidEvent *ev);
-    void (*event_release)(RaidEvent *ev);
+    void (*event_release)(RaidEvent *ev); /* free the handle ev->h (not NULL; raidEventRelease counts it) */
 
     /* ---- hooks of the shared mechanisms ---- */
     /* Release what the backend made for cached kernel k (its program or module, its own allocations);
@@ -105,10 +101,13 @@ typedef struct RaidPools {
     size_t live_bufs, live_host; /* acquired and not yet released (raidDevGetUsage) */
 } RaidPools;
 
-/* The head of every backend's device state: its table, the kernel cache, the pools (zeroed by calloc,
- * then raidKcacheInit). */
+/* The head of every backend's device state: its table, the device's limits (raidDevMaxWg, raidDevMaxAlloc,
+ * raidDevLocalMem: set by the backend's open), the kernel cache, the pools (zeroed by calloc, then
+ * raidKcacheInit). */
 struct RaidDev {
     const RaidDevOps *ops;
+    size_t max_wg;
+    uint64_t max_alloc, local_mem;
     RaidKcache kc;
     RaidPools pools;
 };
@@ -121,14 +120,22 @@ static inline int raidDevFault(raid_ctx *ctx, unsigned kind, const char *what)
     return ctx->tuning && ctx->tuning->fault.kinds && raidFaultAt(&ctx->tuning->fault, kind, what);
 }
 
+/* Count the event that a backend's successful command made in *ev (ev may be NULL; no handle: none made),
+ * and give it the backend's table (device.c; raidEventRelease uncounts it). */
+void raidEventMade(RaidEvent *ev, const RaidDevOps *ops);
+
 /* An empty cache of the default capacity. */
 void raidKcacheInit(RaidDev *dev);
 /* The embedded kernel file `file` (kernels/, raidKernelFiles), or NULL. */
 const char *raidKernelSource(const char *file);
 /* The hash that tells a caller's source apart (never 0, which marks an embedded file). */
 uint64_t raidKcacheSourceHash(const char *src);
-/* The cache key "label|name|options" into a malloc'd *key. Errors: RAID_ENOMEM ("out of memory"). */
-raid_status raidKcacheKey(raid_ctx *ctx, const char *label, const char *name, const char *options, char **key);
+/* raidKernelGet, raidKernelGetSource: the kernel `name` of src (src_hash 0 for an embedded file, else
+ * raidKcacheSourceHash) with options, from the cache (a hit) or built by the backend (kernel_build). The
+ * fault switch's point is build_what, before the cache is searched: a fault takes the path of a kernel not
+ * yet cached. Errors: RAID_ENOMEM, kernel_build's. */
+raid_status raidKcacheGet(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash, const char *name,
+                          const char *options, RaidKernel **out);
 /* The cached kernel of key and src_hash, moved to the front, held once more and counted as a hit; NULL when
  * absent. */
 RaidKernel *raidKcacheFind(RaidDev *dev, const char *key, uint64_t src_hash);

@@ -9,6 +9,10 @@
 
 #define OPS(ctx) ((ctx)->dev->ops)
 
+/* Events made and not yet released, in the whole process, on every backend (raidDevGetUsage; an event
+ * carries no context). Relaxed atomics: a count, ordering nothing. */
+static long live_events;
+
 raid_status raidDevOpen(raid_ctx *ctx, int platform, int device, int any_type)
 {
     return raidOpenclOpen(ctx, platform, device, any_type);
@@ -22,9 +26,9 @@ void raidDevClose(RaidDev *dev)
         dev->ops->close(dev);
 }
 
-size_t raidDevMaxWg(const raid_ctx *ctx) { return OPS(ctx)->max_wg(ctx); }
-uint64_t raidDevMaxAlloc(const raid_ctx *ctx) { return OPS(ctx)->max_alloc(ctx); }
-uint64_t raidDevLocalMem(const raid_ctx *ctx) { return OPS(ctx)->local_mem(ctx); }
+size_t raidDevMaxWg(const raid_ctx *ctx) { return ctx->dev->max_wg; }
+uint64_t raidDevMaxAlloc(const raid_ctx *ctx) { return ctx->dev->max_alloc; }
+uint64_t raidDevLocalMem(const raid_ctx *ctx) { return ctx->dev->local_mem; }
 raid_status raidDevFlush(raid_ctx *ctx) { return OPS(ctx)->flush(ctx); }
 raid_status raidDevFinish(raid_ctx *ctx) { return OPS(ctx)->finish(ctx); }
 void raidDevDrain(raid_ctx *ctx) { OPS(ctx)->drain(ctx); }
@@ -37,12 +41,12 @@ void raidBufRelease(raid_ctx *ctx, RaidBuf *b) { OPS(ctx)->buf_release(ctx, b); 
 raid_status raidBufUpload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
                           RaidEvent *ev)
 {
-    return OPS(ctx)->buf_upload(ctx, b, first, n, src, blocking, ev);
+    return OPS(ctx)->buf_transfer(ctx, b, first, n, (void *)src, blocking, ev, 1);
 }
 raid_status raidBufDownload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
                             RaidEvent *ev)
 {
-    return OPS(ctx)->buf_download(ctx, b, first, n, dst, blocking, ev);
+    return OPS(ctx)->buf_transfer(ctx, b, first, n, dst, blocking, ev, 0);
 }
 raid_status raidBufFill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
 {
@@ -65,7 +69,7 @@ void raidHostRelease(raid_ctx *ctx, void *host) { raidPoolHostRelease(ctx, host)
 
 raid_status raidKernelGet(raid_ctx *ctx, const char *file, const char *name, const char *options, RaidKernel **out)
 {
-    return OPS(ctx)->kernel_lookup(ctx, file, raidKernelSource(file), 0, name, options, out);
+    return raidKcacheGet(ctx, file, raidKernelSource(file), 0, name, options, out);
 }
 raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *source, const char *name,
                                 const char *options, RaidKernel **out)
@@ -74,7 +78,7 @@ raid_status raidKernelGetSource(raid_ctx *ctx, const char *label, const char *so
         *out = NULL;
         return raidFail(ctx, RAID_EINVAL, "no source for kernel '%s'", label);
     }
-    return OPS(ctx)->kernel_lookup(ctx, label, source, raidKcacheSourceHash(source), name, options, out);
+    return raidKcacheGet(ctx, label, source, raidKcacheSourceHash(source), name, options, out);
 }
 void raidKernelPut(raid_ctx *ctx, RaidKernel *k) { raidKcachePut(ctx->dev, k); }
 
@@ -82,10 +86,22 @@ raid_status raidArgBuf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *
 {
     return OPS(ctx)->arg_buf(ctx, k, i, b);
 }
-raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return OPS(ctx)->arg_float(ctx, k, i, v); }
-raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return OPS(ctx)->arg_int(ctx, k, i, v); }
-raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return OPS(ctx)->arg_uint(ctx, k, i, v); }
-raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return OPS(ctx)->arg_long(ctx, k, i, v); }
+raid_status raidArgFloat(raid_ctx *ctx, RaidKernel *k, unsigned i, float v)
+{
+    return OPS(ctx)->arg_value(ctx, k, i, &v, sizeof v);
+}
+raid_status raidArgInt(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v)
+{
+    return OPS(ctx)->arg_value(ctx, k, i, &v, sizeof v);
+}
+raid_status raidArgUint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v)
+{
+    return OPS(ctx)->arg_value(ctx, k, i, &v, sizeof v);
+}
+raid_status raidArgLong(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v)
+{
+    return OPS(ctx)->arg_value(ctx, k, i, &v, sizeof v);
+}
 raid_status raidLaunch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                        RaidEvent *ev)
 {
@@ -103,6 +119,7 @@ void raidDevGetUsage(const raid_ctx *ctx, RaidDevUsage *u)
     u->bufs = ctx->dev->pools.live_bufs;
     u->host = ctx->dev->pools.live_host;
     u->holds = raidKcacheHolds(ctx->dev);
+    u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
     OPS(ctx)->get_usage(ctx, u);
 }
 
@@ -119,10 +136,20 @@ raid_status raidEventFinish(raid_ctx *ctx, RaidEvent *ev, double *acc)
 
 double raidEventSeconds(const RaidEvent *ev) { return ev->ops ? ev->ops->event_seconds(ev) : 0.0; }
 
+void raidEventMade(RaidEvent *ev, const RaidDevOps *ops)
+{
+    if (ev && ev->h) {
+        ev->ops = ops;
+        __atomic_fetch_add(&live_events, 1, __ATOMIC_RELAXED);
+    }
+}
+
 void raidEventRelease(RaidEvent *ev)
 {
-    if (ev->ops)
+    if (ev->ops && ev->h) {
         ev->ops->event_release(ev);
+        __atomic_fetch_sub(&live_events, 1, __ATOMIC_RELAXED);
+    }
     ev->h = NULL;
     ev->ops = NULL;
 }

@@ -359,8 +359,6 @@ typedef struct CuDev {
     const cuda_device_info *info;
     CUcontext cuctx; /* the device's primary context, retained */
     CUstream stream;
-    size_t max_wg;
-    uint64_t max_alloc, local_mem;
     char arch[16]; /* "sm_90" or "compute_90" */
     int cubin;     /* 1: NVRTC makes a cubin for arch, 0: PTX that the driver compiles */
     CUdeviceptr *wrapped; /* the caller's memory wrapped (buf_wrap) and not released: never freed or pooled */
@@ -373,7 +371,6 @@ typedef struct cu_event {
 } cu_event;
 
 static const RaidDevOps cuda_ops;
-static long live_events;
 
 static inline CuDev *cu_of(const raid_ctx *ctx) { return (CuDev *)ctx->dev; }
 
@@ -578,12 +575,12 @@ raid_status raidCudaOpen(raid_ctx *ctx, int ordinal)
         d->stream = NULL;
         return s;
     }
-    d->max_wg = (size_t)d->info->max_threads;
-    d->local_mem = (uint64_t)d->info->shared_mem;
+    d->base.max_wg = (size_t)d->info->max_threads;
+    d->base.local_mem = (uint64_t)d->info->shared_mem;
     /* CUDA has no per-allocation limit (cuMemAlloc reports what does not fit: RAID_EDEVMEM); a quarter of
      * the memory is what NVIDIA's OpenCL reports as CL_DEVICE_MAX_MEM_ALLOC_SIZE (OpenCL's minimum), so
      * the operations size their batches on one GPU alike under both backends. */
-    d->max_alloc = (uint64_t)d->info->total_mem / 4;
+    d->base.max_alloc = (uint64_t)d->info->total_mem / 4;
     choose_arch(d->info->cc_major, d->info->cc_minor, d->arch, sizeof d->arch, &d->cubin);
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.150s (CUDA %d.%d, %s)", d->info->name,
              found.driver_version / 1000, found.driver_version % 1000 / 10, d->arch);
@@ -619,10 +616,6 @@ static void dev_close(RaidDev *dev)
     free(d->wrapped);
     free(d);
 }
-
-static size_t dev_max_wg(const raid_ctx *ctx) { return cu_of(ctx)->max_wg; }
-static uint64_t dev_max_alloc(const raid_ctx *ctx) { return cu_of(ctx)->max_alloc; }
-static uint64_t dev_local_mem(const raid_ctx *ctx) { return cu_of(ctx)->local_mem; }
 
 /* CUDA submits at once: a flush is only the fault switch's point (as OpenCL's clFlush is). */
 static raid_status dev_flush(raid_ctx *ctx)
@@ -709,26 +702,15 @@ static raid_status build_module(raid_ctx *ctx, CuDev *d, const char *label, cons
     return RAID_OK;
 }
 
-static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
-                                 const char *name, const char *options, RaidKernel **out)
+/* kernel_build (backend.h): the module of the prelude and src (NVRTC, or the disk cache), its function. */
+static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
+                                const char *name, const char *options, char *key, int injected, RaidKernel **out)
 {
     CuDev *d = cu_of(ctx);
-    *out = NULL;
-    char *key;
-    raid_status ks = raidKcacheKey(ctx, label, name, options, &key);
-    if (ks != RAID_OK)
-        return ks;
-    /* An injected build failure takes the path of a kernel not yet cached, whose build fails (as OpenCL's). */
-    if (raidDevFault(ctx, RAID_FAULT_BUILD, "nvrtcCompileProgram")) {
+    if (injected) { /* as NVRTC's failure (the OpenCL backend's goes on to clBuildProgram's) */
         free(key);
         return raidFail(ctx, RAID_EBUILD, "building kernels/%s with NVRTC failed with NVRTC_ERROR_COMPILATION (6):\n"
                                           "(no build log)", label);
-    }
-    RaidKernel *hit = raidKcacheFind(&d->base, key, src_hash);
-    if (hit) {
-        free(key);
-        *out = hit;
-        return RAID_OK;
     }
     /* the prelude (raidKernelPrelude: kernels/prelude.txt, the list the OpenCL backend prepends too), each
      * header after a #line naming it, so that NVRTC's log names the file and line of an error */
@@ -794,15 +776,12 @@ static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, si
     return n + 1;
 }
 
-/* get_usage (backend.h): the process's CUDA events not yet released, the caller's memory wrapped. */
-static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
-{
-    u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
-    u->wrapped = cu_of(ctx)->nwrapped;
-}
+/* get_usage (backend.h): the caller's memory wrapped and not released. */
+static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u) { u->wrapped = cu_of(ctx)->nwrapped; }
 
 /* ---- arguments and launches ---- */
 
+/* arg_value (backend.h): kept in the kernel's slot i until the launch. */
 static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, const void *v, size_t size)
 {
     if (i >= MAX_ARGS)
@@ -822,10 +801,6 @@ static raid_status arg_buf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidB
     const CUdeviceptr p = (CUdeviceptr)(uintptr_t)b->h;
     return set_arg(ctx, k, i, &p, sizeof p);
 }
-static raid_status arg_float(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, &v, sizeof v); }
-static raid_status arg_int(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, &v, sizeof v); }
-static raid_status arg_uint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, &v, sizeof v); }
-static raid_status arg_long(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, &v, sizeof v); }
 
 /* Record the start of a command with an event (ev may be NULL): *ce the pair, its start recorded. */
 static raid_status event_begin(raid_ctx *ctx, RaidEvent *ev, cu_event **ce)
@@ -868,8 +843,7 @@ static raid_status event_end(raid_ctx *ctx, RaidEvent *ev, cu_event *ce, CUresul
     }
     if (ce) {
         ev->h = ce;
-        ev->ops = &cuda_ops;
-        __atomic_fetch_add(&live_events, 1, __ATOMIC_RELAXED);
+        raidEventMade(ev, &cuda_ops);
     }
     return RAID_OK;
 }
@@ -880,7 +854,7 @@ static raid_status event_end(raid_ctx *ctx, RaidEvent *ev, cu_event *ce, CUresul
  * default work-group width. */
 static void choose_block(const CuDev *d, unsigned dims, const size_t *global, size_t *block)
 {
-    size_t cap = d->max_wg < 256 ? d->max_wg : 256;
+    size_t cap = d->base.max_wg < 256 ? d->base.max_wg : 256;
     size_t b = cap;
     while (b > 1 && global[0] % b)
         b--;
@@ -908,7 +882,7 @@ static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const siz
                             global[i], i, block[i]);
         grid[i] = global[i] / block[i]; /* ceil(global / local), exact under the rule above */
     }
-    if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535 || block[0] * block[1] * block[2] > d->max_wg)
+    if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535 || block[0] * block[1] * block[2] > d->base.max_wg)
         return raidFail(ctx, RAID_EDEVICE, "cuLaunchKernel of %s: grid %zu x %zu x %zu of blocks %zu x %zu x %zu "
                                            "exceeds the device's limits", k->name, grid[0], grid[1], grid[2],
                         block[0], block[1], block[2]);
@@ -955,17 +929,13 @@ static double event_seconds(const RaidEvent *ev)
     return 1e-3 * (double)ms;
 }
 
+/* event_release (backend.h): the pair and its holder. */
 static void event_release(RaidEvent *ev)
 {
     cu_event *ce = ev->h;
-    if (ce) {
-        cu.EventDestroy(ce->start);
-        cu.EventDestroy(ce->end);
-        free(ce);
-        __atomic_fetch_sub(&live_events, 1, __ATOMIC_RELAXED);
-    }
-    ev->h = NULL;
-    ev->ops = NULL;
+    cu.EventDestroy(ce->start);
+    cu.EventDestroy(ce->end);
+    free(ce);
 }
 
 /* ---- buffers ---- */
@@ -1013,6 +983,7 @@ static void buf_release(raid_ctx *ctx, RaidBuf *b)
     raidPoolBufRelease(ctx, b);
 }
 
+/* buf_transfer (backend.h): an upload (write = 1) or read-back of elements [first, first + n) of b. */
 static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *host, int blocking,
                             RaidEvent *ev, int write)
 {
@@ -1032,23 +1003,11 @@ static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_
                          : cu.MemcpyDtoHAsync(host, p, n * es, d->stream);
     s = event_end(ctx, ev, ce, e, what);
     if (s == RAID_OK && blocking && (e = cu.StreamSynchronize(d->stream)) != CUDA_SUCCESS) {
-        if (ev && ev->h)
-            event_release(ev);
+        if (ev)
+            raidEventRelease(ev);
         return cu_check(ctx, e, "cuStreamSynchronize");
     }
     return s;
-}
-
-static raid_status buf_upload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
-                              RaidEvent *ev)
-{
-    return transfer(ctx, b, first, n, (void *)src, blocking, ev, 1);
-}
-
-static raid_status buf_download(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
-                                RaidEvent *ev)
-{
-    return transfer(ctx, b, first, n, dst, blocking, ev, 0);
 }
 
 static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
@@ -1141,16 +1100,13 @@ static void host_free(RaidDev *dev, void *mem, void *host)
 }
 
 static const RaidDevOps cuda_ops = {
-    .name = "cuda", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
-    .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
-    .buf_release = buf_release, .buf_upload = buf_upload,
-    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap,
-    .kernel_lookup = kernel_lookup, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
-    .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
-    .kernel_build_log = kernel_build_log, .get_usage = dev_get_usage, .event_wait = event_wait,
-    .event_seconds = event_seconds, .event_release = event_release, .kernel_release = kernel_release,
-    .alloc_what = "cuMemAlloc", .mem_alloc = mem_alloc, .mem_free = mem_free, .host_alloc = host_alloc,
-    .host_free = host_free,
+    .name = "cuda", .close = dev_close, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
+    .buf_release = buf_release, .buf_transfer = transfer, .buf_fill = buf_fill, .buf_copy = buf_copy,
+    .buf_wrap = buf_wrap, .kernel_build = kernel_build, .build_what = "nvrtcCompileProgram",
+    .arg_buf = arg_buf, .arg_value = set_arg, .launch = launch, .kernel_build_log = kernel_build_log,
+    .get_usage = dev_get_usage, .event_wait = event_wait, .event_seconds = event_seconds,
+    .event_release = event_release, .kernel_release = kernel_release, .alloc_what = "cuMemAlloc",
+    .mem_alloc = mem_alloc, .mem_free = mem_free, .host_alloc = host_alloc, .host_free = host_free,
 };
 
 /* ---- the caller's memory ---- */

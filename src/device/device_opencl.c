@@ -30,9 +30,6 @@ typedef struct ClDev {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
-    size_t max_wg;
-    cl_ulong max_alloc;
-    cl_ulong local_mem;
     int cr_divide_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: the programs are built with its option */
 } ClDev;
 
@@ -40,18 +37,8 @@ static const RaidDevOps opencl_ops;
 
 static inline ClDev *cl_of(const raid_ctx *ctx) { return (ClDev *)ctx->dev; }
 
-/* Events made and not yet released, in the whole process (raidDevGetUsage; raidEventRelease has no
- * context). Relaxed atomics: a count, ordering nothing. */
-static long live_events;
-
 /* Count the event that a successful enqueue made in *ev (ev may be NULL). */
-static inline void event_made(RaidEvent *ev)
-{
-    if (ev && ev->h) {
-        ev->ops = &opencl_ops;
-        __atomic_fetch_add(&live_events, 1, __ATOMIC_RELAXED);
-    }
-}
+static inline void event_made(RaidEvent *ev) { raidEventMade(ev, &opencl_ops); }
 
 static const char *cl_err_name(cl_int e)
 {
@@ -108,21 +95,25 @@ static raid_status cl_check(raid_ctx *ctx, cl_int err, const char *what)
 static raid_status query_device(raid_ctx *ctx, ClDev *cl)
 {
     char name[200] = "", vendor[64] = "";
+    size_t max_wg = 0;
+    cl_ulong max_alloc = 0, local_mem = 0;
     cl_int e = clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof name, name, NULL);
     if (e == CL_SUCCESS)
         e = clGetPlatformInfo(cl->platform, CL_PLATFORM_NAME, sizeof vendor, vendor, NULL);
     if (e == CL_SUCCESS)
-        e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof cl->max_wg, &cl->max_wg, NULL);
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     if (e == CL_SUCCESS)
-        e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl->max_alloc, &cl->max_alloc,
-                            NULL);
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
     if (e == CL_SUCCESS)
-        e = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof cl->local_mem, &cl->local_mem, NULL);
+        e = clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
     cl_device_fp_config fp = 0;
     if (e == CL_SUCCESS)
         e = clGetDeviceInfo(cl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     if (e != CL_SUCCESS)
         return cl_check(ctx, e, "clGetDeviceInfo");
+    cl->base.max_wg = max_wg;
+    cl->base.max_alloc = max_alloc;
+    cl->base.local_mem = local_mem;
     cl->cr_divide_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.180s (%.60s)", name, vendor);
     return RAID_OK;
@@ -274,10 +265,6 @@ static void dev_close(RaidDev *dev)
     free(cl);
 }
 
-static size_t dev_max_wg(const raid_ctx *ctx) { return cl_of(ctx)->max_wg; }
-static uint64_t dev_max_alloc(const raid_ctx *ctx) { return cl_of(ctx)->max_alloc; }
-static uint64_t dev_local_mem(const raid_ctx *ctx) { return cl_of(ctx)->local_mem; }
-
 static raid_status dev_flush(raid_ctx *ctx)
 {
     cl_int e = clFlush(cl_of(ctx)->queue);
@@ -298,23 +285,11 @@ static void dev_drain(raid_ctx *ctx) { (void)clFinish(cl_of(ctx)->queue); }
 
 /* ---- kernels ---- */
 
-static raid_status kernel_lookup(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
-                                 const char *name, const char *options, RaidKernel **out)
+/* kernel_build (backend.h): the program of the prelude and src, built for the device, and its kernel. */
+static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
+                                const char *name, const char *options, char *key, int injected, RaidKernel **out)
 {
     ClDev *cl = cl_of(ctx);
-    *out = NULL;
-    char *key;
-    raid_status ks = raidKcacheKey(ctx, label, name, options, &key);
-    if (ks != RAID_OK)
-        return ks;
-    /* An injected build failure takes the path of a kernel not yet cached, whose build fails. */
-    const int injected = raidDevFault(ctx, RAID_FAULT_BUILD, "clBuildProgram");
-    RaidKernel *hit = injected ? NULL : raidKcacheFind(&cl->base, key, src_hash);
-    if (hit) {
-        free(key);
-        *out = hit;
-        return RAID_OK;
-    }
     /* the prelude (raidKernelPrelude: kernels/prelude.txt), then the file */
     const char *srcs[RAID_PRELUDE_MAX + 2];
     cl_uint ns = 0;
@@ -400,14 +375,15 @@ static size_t kernel_build_log(raid_ctx *ctx, const RaidKernel *k, char *buf, si
     return n;
 }
 
-/* get_usage (backend.h): the process's OpenCL events not yet released. */
+/* get_usage (backend.h): OpenCL wraps none of the caller's memory (buf_wrap). */
 static void dev_get_usage(const raid_ctx *ctx, RaidDevUsage *u)
 {
     (void)ctx;
-    u->events = __atomic_load_n(&live_events, __ATOMIC_RELAXED);
+    u->wrapped = 0;
 }
 
-static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t size, const void *v)
+/* arg_value (backend.h). */
+static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, const void *v, size_t size)
 {
     cl_int e = clSetKernelArg(k->kernel, i, size, v);
     return e == CL_SUCCESS ? RAID_OK : cl_check(ctx, e, "clSetKernelArg");
@@ -416,12 +392,8 @@ static raid_status set_arg(raid_ctx *ctx, RaidKernel *k, unsigned i, size_t size
 static raid_status arg_buf(raid_ctx *ctx, RaidKernel *k, unsigned i, const RaidBuf *b)
 {
     const cl_mem m = (cl_mem)b->h;
-    return set_arg(ctx, k, i, sizeof m, &m);
+    return set_arg(ctx, k, i, &m, sizeof m);
 }
-static raid_status arg_float(raid_ctx *ctx, RaidKernel *k, unsigned i, float v) { return set_arg(ctx, k, i, sizeof v, &v); }
-static raid_status arg_int(raid_ctx *ctx, RaidKernel *k, unsigned i, int32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-static raid_status arg_uint(raid_ctx *ctx, RaidKernel *k, unsigned i, uint32_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
-static raid_status arg_long(raid_ctx *ctx, RaidKernel *k, unsigned i, int64_t v) { return set_arg(ctx, k, i, sizeof v, &v); }
 
 static raid_status launch(raid_ctx *ctx, RaidKernel *k, unsigned dims, const size_t *global, const size_t *local,
                         RaidEvent *ev)
@@ -458,15 +430,8 @@ static double event_seconds(const RaidEvent *ev)
     return t1 > t0 ? 1e-9 * (double)(t1 - t0) : 0.0;
 }
 
-static void event_release(RaidEvent *ev)
-{
-    if (ev->h) {
-        clReleaseEvent((cl_event)ev->h);
-        __atomic_fetch_sub(&live_events, 1, __ATOMIC_RELAXED);
-    }
-    ev->h = NULL;
-    ev->ops = NULL;
-}
+/* event_release (backend.h). */
+static void event_release(RaidEvent *ev) { clReleaseEvent((cl_event)ev->h); }
 
 /* ---- buffers ---- */
 
@@ -491,7 +456,7 @@ static void mem_free(RaidDev *dev, void *mem)
     clReleaseMemObject((cl_mem)mem);
 }
 
-/* An upload (write = 1) or read-back of elements [first, first + n) of b. */
+/* buf_transfer (backend.h): an upload (write = 1) or read-back of elements [first, first + n) of b. */
 static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *host, int blocking,
                             RaidEvent *ev, int write)
 {
@@ -507,18 +472,6 @@ static raid_status transfer(raid_ctx *ctx, const RaidBuf *b, size_t first, size_
         return cl_check(ctx, e, what);
     event_made(ev);
     return RAID_OK;
-}
-
-static raid_status buf_upload(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, const void *src, int blocking,
-                            RaidEvent *ev)
-{
-    return transfer(ctx, b, first, n, (void *)src, blocking, ev, 1);
-}
-
-static raid_status buf_download(raid_ctx *ctx, const RaidBuf *b, size_t first, size_t n, void *dst, int blocking,
-                              RaidEvent *ev)
-{
-    return transfer(ctx, b, first, n, dst, blocking, ev, 0);
 }
 
 static raid_status buf_fill(raid_ctx *ctx, const RaidBuf *b, const void *value, RaidEvent *ev)
@@ -565,7 +518,7 @@ static raid_status buf_wrap(raid_ctx *ctx, const void *p, RaidDtype t, size_t n,
 static int host_alloc(raid_ctx *ctx, size_t sz, void **mem, void **host)
 {
     ClDev *cl = cl_of(ctx);
-    if (sz > cl->max_alloc)
+    if (sz > cl->base.max_alloc)
         return -1;
     cl_int e;
     cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, sz, NULL, &e);
@@ -593,16 +546,13 @@ static void host_free(RaidDev *dev, void *mem, void *host)
 }
 
 static const RaidDevOps opencl_ops = {
-    .name = "opencl", .close = dev_close, .max_wg = dev_max_wg, .max_alloc = dev_max_alloc,
-    .local_mem = dev_local_mem, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
-    .buf_release = raidPoolBufRelease, .buf_upload = buf_upload,
-    .buf_download = buf_download, .buf_fill = buf_fill, .buf_copy = buf_copy, .buf_wrap = buf_wrap,
-    .kernel_lookup = kernel_lookup, .arg_buf = arg_buf, .arg_float = arg_float, .arg_int = arg_int,
-    .arg_uint = arg_uint, .arg_long = arg_long, .launch = launch,
-    .kernel_build_log = kernel_build_log, .get_usage = dev_get_usage, .event_wait = event_wait,
-    .event_seconds = event_seconds, .event_release = event_release, .kernel_release = kernel_release,
-    .alloc_what = "clCreateBuffer", .mem_alloc = mem_alloc, .mem_free = mem_free, .host_alloc = host_alloc,
-    .host_free = host_free,
+    .name = "opencl", .close = dev_close, .flush = dev_flush, .finish = dev_finish, .drain = dev_drain,
+    .buf_release = raidPoolBufRelease, .buf_transfer = transfer, .buf_fill = buf_fill, .buf_copy = buf_copy,
+    .buf_wrap = buf_wrap, .kernel_build = kernel_build, .build_what = "clBuildProgram",
+    .arg_buf = arg_buf, .arg_value = set_arg, .launch = launch, .kernel_build_log = kernel_build_log,
+    .get_usage = dev_get_usage, .event_wait = event_wait, .event_seconds = event_seconds,
+    .event_release = event_release, .kernel_release = kernel_release, .alloc_what = "clCreateBuffer",
+    .mem_alloc = mem_alloc, .mem_free = mem_free, .host_alloc = host_alloc, .host_free = host_free,
 };
 
 /* ---- the device list (raid/core.h) ---- */

@@ -36,7 +36,7 @@ const char *raidKernelSource(const char *file)
 uint64_t raidKcacheSourceHash(const char *src) { return raidFnv(RAID_FNV_START, src, strlen(src)) | 1; }
 
 /* "label|name|options" (options NULL: empty) into a malloc'd *key; RAID_ENOMEM when it cannot be made. */
-raid_status raidKcacheKey(raid_ctx *ctx, const char *label, const char *name, const char *options, char **key)
+static raid_status make_key(raid_ctx *ctx, const char *label, const char *name, const char *options, char **key)
 {
     const size_t klen = strlen(label) + strlen(name) + (options ? strlen(options) : 0) + 3;
     *key = malloc(klen);
@@ -114,6 +114,26 @@ RaidKernel *raidKcacheFind(RaidDev *dev, const char *key, uint64_t src_hash)
             return k;
         }
     return NULL;
+}
+
+/* backend.h: the key, the fault switch's build point, the cache, else the backend's build. */
+raid_status raidKcacheGet(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash, const char *name,
+                          const char *options, RaidKernel **out)
+{
+    RaidDev *dev = ctx->dev;
+    *out = NULL;
+    char *key;
+    raid_status s = make_key(ctx, label, name, options, &key);
+    if (s != RAID_OK)
+        return s;
+    const int injected = raidDevFault(ctx, RAID_FAULT_BUILD, dev->ops->build_what);
+    RaidKernel *hit = injected ? NULL : raidKcacheFind(dev, key, src_hash);
+    if (hit) {
+        free(key);
+        *out = hit;
+        return RAID_OK;
+    }
+    return dev->ops->kernel_build(ctx, label, src, src_hash, name, options, key, injected, out);
 }
 
 /* Add a newly built k under key (now the cache's), held once, counted as a build; evict past the capacity. */

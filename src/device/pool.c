@@ -54,7 +54,7 @@ raid_status raidPoolBufAcquire(raid_ctx *ctx, RaidDtype t, size_t n, RaidBuf *ou
     size_t bytes = n * raidDtypeSize(t);
     if (bytes == 0)
         bytes = 1;
-    const uint64_t max_alloc = dev->ops->max_alloc(ctx);
+    const uint64_t max_alloc = dev->max_alloc;
     size_t sz;
     const int c = pool_class(max_alloc, bytes, &sz);
     if (bytes > max_alloc)
@@ -111,7 +111,7 @@ raid_status raidPoolHostAcquire(raid_ctx *ctx, size_t bytes, void **host)
         return raidFail(ctx, RAID_ENOMEM, "out of memory for %zu bytes of staging", bytes);
     }
     size_t sz;
-    const int c = pool_class(dev->ops->max_alloc(ctx), bytes, &sz);
+    const int c = pool_class(dev->max_alloc, bytes, &sz);
     const RaidPoolSlot *p = take_free(pl->host[c], bytes);
     if (p) {
         *host = p->host;
