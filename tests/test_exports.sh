@@ -29,14 +29,16 @@ while IFS= read -r s; do
   bad=$((bad + 1))
 done < <(comm -13 <(echo "$exported") <(echo "$declared"))
 if [ -n "$archive" ]; then
-  # defined external symbols of the archive's objects, less C++ mangled names (fast_float's templates,
-  # weak and hidden in libraid.so) and OpenMP's named critical sections (.gomp_critical_user_NAME)
+  # defined external symbols of the archive's objects, less the names reserved to the implementation
+  # (_ and a capital or a second _: C++ mangled names such as fast_float's templates, weak and hidden in
+  # libraid.so; the sanitizers' __odr_asan.NAME indicators) and OpenMP's named critical sections
+  # (.gomp_critical_user_NAME), none of which a user's program may define
   while IFS= read -r s; do
     [ -n "$s" ] || continue
     echo "exports: $archive defines the external name '$s', neither public (raid_) nor internal (raidX)" >&2
     bad=$((bad + 1))
   done < <(nm --defined-only -g "$archive" | awk 'NF == 3 && $2 ~ /[TDBRCGS]/ { print $3 }' | sort -u |
-             grep -v -E '^(raid_|raid[A-Z0-9]|_Z|\.gomp_critical_user_)' || true)
+             grep -v -E '^(raid_|raid[A-Z0-9]|_[A-Z_]|\.gomp_critical_user_)' || true)
 fi
 echo "exports: $(echo "$exported" | wc -l) symbols exported, $(echo "$declared" | wc -l) declared, $bad mismatches"
 [ $bad -eq 0 ]
