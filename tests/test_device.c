@@ -92,7 +92,7 @@ static void test_map(void **state)
     ok(ctx, raidArgBuf(ctx, k, 1, &by), "arg");
     ok(ctx, raidArgUint(ctx, k, 2, n), "arg");
     const size_t global = (n + 63) / 64 * 64, local = 64;
-    RaidEvent ev = {NULL};
+    RaidEvent ev = {0};
     ok(ctx, raidLaunch(ctx, k, 1, &global, &local, &ev), "launch");
     ok(ctx, raidEventWait(ctx, &ev), "wait");
     assert_true(raidEventSeconds(&ev) >= 0.0);

@@ -245,7 +245,7 @@ static raid_status enqueue_batch(raid_ctx *ctx, const RaidChunkJob *job, batch_b
     b->best_k = INFINITY;
     const int repeat = raidTuneKernelRepeat(ctx);
     for (int rep = 1; st == RAID_OK && rep < repeat; rep++) {
-        RaidEvent ev = {NULL};
+        RaidEvent ev = {0};
         st = raidLaunch(ctx, job->kernel, 1, &global, &local, &ev);
         if (st == RAID_OK && (st = raidEventWait(ctx, &ev)) == RAID_OK) {
             const double t = raidEventSeconds(&ev);

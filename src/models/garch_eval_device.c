@@ -300,7 +300,7 @@ static raid_status launch_points(raid_ctx *ctx, gm_state *g, size_t npts, const 
                                  float *out)
 {
     RaidBuf bspan = {NULL, 0, RAID_DT_UINT}, bpar = {NULL, 0, RAID_DT_FLOAT}, bout = {NULL, 0, RAID_DT_FLOAT};
-    RaidEvent ev_k = {NULL};
+    RaidEvent ev_k = {0};
     RaidLaunch L;
     raidLaunchUse(&L, ctx, g->kern);
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 2 * npts, &bspan));

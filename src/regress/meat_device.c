@@ -247,7 +247,7 @@ static raid_status upload_reduce(raid_ctx *ctx, RaidKernel *kern, size_t wg, siz
     RaidBuf rbuf = {NULL, 0, RAID_DT_FLOAT}, bbuf = {NULL, 0, RAID_DT_FLOAT};
     RaidChunkPlan plan;
     memset(&plan, 0, sizeof plan);
-    RaidEvent ev = {NULL};
+    RaidEvent ev = {0};
     RaidLaunch L;
     raidLaunchUse(&L, ctx, kern);
     RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_FLOAT, span * ebytes / sizeof(float), &rbuf));
