@@ -53,6 +53,28 @@ for s in $steps; do
       done
     done
     ls "$RAID_CACHE_DIR" | wc -l | sed 's/^/disk cache entries: /' | tee -a "$OUT/cuda.txt" ;;
+  cudadiag) # the tests that outran ctest's limit on CUDA, one at a time (DIAG_TESTS), each line of their output
+    # stamped with the seconds since its start; where one is still running after DIAG_SECS, its threads' stacks
+    # (gdb where the image has it, else each thread's kernel wait channel and CPU time) before it is killed
+    export RAID_CACHE_DIR=/tmp/raid-kcache RAID_TEST_DEVICE=${DIAG_DEVICE:-cuda} RAID_GARCH_PROFILE=1
+    for t in ${DIAG_TESTS:-test_garch_api test_garch_batch_agree test_faults}; do
+      echo "== $t on $RAID_TEST_DEVICE" | tee -a "$OUT/cudadiag.txt"
+      start=$(date +%s.%N)
+      (cd build-dev/tests && stdbuf -oL -eL ./$t 2>&1) | while IFS= read -r l; do
+        printf '%s %s\n' "$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%7.2f", a - b }')" "$l"; done >>"$OUT/cudadiag.txt" &
+      for i in $(seq 1 $(( ${DIAG_SECS:-90} / 5 ))); do sleep 5; pgrep -x "$t" >/dev/null || break; done
+      pid=$(pgrep -x "$t" | head -1)
+      if [ -n "$pid" ]; then
+        echo "== $t still running after ${DIAG_SECS:-90} s" >>"$OUT/cudadiag.txt"
+        if command -v gdb >/dev/null; then
+          timeout 60 gdb -batch -p "$pid" -ex 'thread apply all bt 12' 2>&1 | grep -E '^#|^Thread' | head -80 >>"$OUT/cudadiag.txt"
+        else
+          for task in /proc/$pid/task/*; do echo "$task $(cat $task/wchan) $(awk '{print "utime", $14, "stime", $15}' $task/stat)"; done >>"$OUT/cudadiag.txt"
+        fi
+        kill "$pid"
+      fi
+      wait
+    done ;;
   backends) # every device benchmark on CUDA and on OpenCL in one run (BACKENDS, default "cuda opencl"),
     # each at the sizes of bench/RESULTS.md's current figures, the device path only (--no-cpu where the
     # benchmark has it); then the independent realized reference kernels beside them (.refkernels/, a copy of
