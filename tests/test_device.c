@@ -144,7 +144,7 @@ static void test_multipass_resident(void **state)
     RaidChunkPlan plan;
     ok(ctx, raidPlanBuild(&plan, off, nseg, 1000), "plan");
     double acc[37] = {0};
-    RaidChunkJob job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0};
+    RaidChunkJob job = {&plan, sum, 64, sizeof(float), 1, 1, NULL, NULL, NULL, acc, "chunk_sum", bx, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, 0};
     ok(ctx, raidChunkReduce(ctx, &job), "pass 2");
     raid_timing tm;
     raid_ctx_last_timing(ctx, &tm);

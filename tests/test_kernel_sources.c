@@ -577,7 +577,7 @@ static void test_embedded_table(void **state)
 /* ---- build errors through the OpenCL runtime ---- */
 
 #define GOOD_OPTS                                                                                                      \
-    "-DRAID_WG=256 -DRAID_RUN=16 -DRAID_XSTEP=2 -DRAID_INPUT_DF=0 -DRAID_PART=15 -DRAID_MAXR_HI=0x4F4C4C8Bu "          \
+    "-DRAID_WG=256 -DRAID_RUN=16 -DRAID_BITS=0 -DRAID_INPUT_DF=0 -DRAID_PART=15 -DRAID_MAXR_HI=0x4F4C4C8Bu "           \
     "-DRAID_MAXR_LO=0x1349B9B5u"
 
 static void test_kernel_build_errors(void **state)

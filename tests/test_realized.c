@@ -709,12 +709,13 @@ static void test_device_ablation_parts(void **state)
     raid_ctx_destroy(dev);
 }
 
-/* The kernel's pairs (work-item j takes the pairs t WG + j, so that a warp's loads are consecutive 16-byte
- * pairs; the two returns before each pair come split from the neighbouring work-item through local memory):
- * within the documented bounds of float64 in both policies (check_device) on chunk boundaries, chunks
- * starting on odd returns of the buffer (the unaligned loads), segments shorter than a pair, runs of 2 and 64
- * and narrow widths; bitwise reproducible; each ablation part's accumulators equal bit for bit to the fused
- * kernel's. Odd runs (chunk length over width) are refused by the realized path with RAID_EINVAL. */
+/* The kernels' layouts (df: work-item j takes the pairs t WG + j, so that a warp's loads are consecutive
+ * 16-byte pairs, the two returns before each pair split by the neighbouring work-item and shared through
+ * local memory; f32: groups of 8, 4 or 2 returns, the two before each group read again): within the
+ * documented bounds of float64 in both policies (check_device) on chunk boundaries, chunks starting on odd
+ * returns of the buffer (the unaligned loads), segments shorter than a pair, runs of 2, 4, 6 and 64 and narrow
+ * widths; bitwise reproducible; f32 from the float64 bits equal bit for bit to f32 staged as floats by the
+ * host; each ablation part's accumulators equal bit for bit to the fused kernel's. Odd runs (chunk length over width) are refused by the realized path with RAID_EINVAL. */
 static void test_device_pairs(void **state)
 {
     (void)state;
@@ -738,6 +739,13 @@ static void test_device_pairs(void **state)
             assert_int_equal(raid_realized_compute(dev, r, off, ns, a), RAID_OK);
             assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
             assert_memory_equal(a, b, ns * sizeof *a);
+            if (p) { /* f32: the kernel reading the float64 bits (as from device memory) gives the staged floats' bits */
+                assert_int_equal(raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 1), RAID_OK);
+                assert_int_equal(raid_realized_compute(dev, r, off, ns, b), RAID_OK);
+                assert_int_equal(raid_tuning_set(dev, RAID_TUNE_DIRECT_UPLOAD, 0), RAID_OK);
+                if (memcmp(a, b, ns * sizeof *a))
+                    fail_msg("%s: f32 from the float64 bits differs from f32 staged by the host", what);
+            }
         }
     }
     /* odd runs are refused, naming the rule; the context stays usable */

@@ -81,24 +81,25 @@ typedef struct scaled_tail {
     uint32_t *chunk_flags;
     float *chunk_tail;
     int per_chunk;
+    int exp_given; /* the caller's chunk_exp (one exponent a chunk) instead of the kernel's tail */
 } scaled_tail;
 
 /* floats after the partials */
 static size_t tail_floats(const scaled_tail *t)
 {
-    return t->pow ? (t->nexp + 1 + t->ntail + 1) / 2 * 2 : 0;
+    return t->pow && !t->exp_given ? (t->nexp + 1 + t->ntail + 1) / 2 * 2 : 0;
 }
 
 /* The combine of both kinds of partials: per chunk nacc float2 (times scale[seg][k], or 1), or, with pow,
- * nacc float2 followed by the tail (exponents, flags, caller floats); partial k times
- * 2^(sum_j pow[k nexp + j] e_j). Each segment's chunks (consecutive in the plan) are added by one thread
+ * nacc float2 followed by the tail (exponents, flags, caller floats), or with exp_given the caller's
+ * chunk_exp instead of a tail; partial k times 2^(sum_j pow[k nexp + j] e_j). Each segment's chunks (consecutive in the plan) are added by one thread
  * in chunk order, so the result does not depend on the number of threads; segments are independent. */
 static void combine(const RaidChunkPlan *p, size_t first, size_t count, const float *part, size_t nacc,
                     const double *scale, const scaled_tail *t, double *acc)
 {
     const long long n = (long long)count;
     const int *pow = t ? t->pow : NULL;
-    const size_t nexp = pow ? t->nexp : 0, stride = 2 * nacc + (pow ? tail_floats(t) : 0);
+    const size_t nexp = pow ? t->nexp : 0, stride = 2 * nacc + (t ? tail_floats(t) : 0);
 #pragma omp parallel for schedule(dynamic, 256) if (count * nacc > 65536)
     for (long long i0 = 0; i0 < n; i0++) {
         const size_t seg = p->chunks[first + (size_t)i0].seg;
@@ -107,7 +108,9 @@ static void combine(const RaidChunkPlan *p, size_t first, size_t count, const fl
         for (size_t i = (size_t)i0; i < count && p->chunks[first + i].seg == seg; i++) {
             const float *q = part + stride * i;
             int e[RAID_CHUNK_MAX_EXP];
-            if (pow) {
+            if (pow && t->exp_given) {
+                e[0] = t->chunk_exp[first + i];
+            } else if (pow) {
                 for (size_t j = 0; j < nexp; j++) {
                     e[j] = (int)q[2 * nacc + j];
                     if (t->chunk_exp)
@@ -138,8 +141,9 @@ static void combine(const RaidChunkPlan *p, size_t first, size_t count, const fl
 static scaled_tail job_tail(const RaidChunkJob *job)
 {
     const scaled_tail t = {job->chunk_pow, job->chunk_nexp > 0 ? (size_t)job->chunk_nexp : 1, job->chunk_ntail,
-                           job->chunk_exp, job->chunk_flags, job->chunk_tail, job->per_chunk};
+                           job->chunk_exp, job->chunk_flags, job->chunk_tail, job->per_chunk, job->exp_given};
     assert(t.nexp <= RAID_CHUNK_MAX_EXP);
+    assert(!t.exp_given || (t.pow && t.nexp == 1 && t.ntail == 0 && t.chunk_exp)); /* one exponent, the caller's */
     return t;
 }
 

@@ -130,6 +130,11 @@ typedef struct RaidChunkJob {
      * device memory"); 0: the uint4 table above. Positions are 32-bit: the resident buffer holds at most
      * 2^32 - 1 elements. */
     int resident_narrow;
+    /* With chunk_pow (one exponent a chunk, no tail): 1 when the caller scaled the elements on the host, so
+     * that chunk_exp[c] (and chunk_flags[c]) hold chunk c's e (and flags) by the time its batch is combined
+     * (convert writes them, as the realized f32 staging does) and the kernel writes the nacc partials only;
+     * 0: the kernel's tail as above. */
+    int exp_given;
 } RaidChunkJob;
 
 /* Run the job; adds kernel, upload and conversion times, bytes and launches to ctx->timing.

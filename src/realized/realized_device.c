@@ -4,12 +4,15 @@
  * 1. The chunk reduction (src/device/chunk.h: plan, batch pipeline, float64 combine) cuts segments into
  *    chunks and groups them into batches that fit a device buffer (32-bit device indices, 64-bit host
  *    offsets).
- * 2. For each batch the host only copies the returns' float64 bits into page-locked staging (a parallel
- *    memcpy, overlapped with the device's upload and kernel of the previous batch); the device does the
- *    rest: it checks the range, scales each chunk by the power of two 2^-e that brings its largest
- *    magnitude into [0.5, 1) (exact in binary floating point; keeps every term in float32's normal
- *    range), splits the values into the policy's float or double-float with integer operations, and
- *    reduces the chunk into six double-float partials plus (e, out-of-range flag).
+ * 2. For each batch the host copies the returns' float64 bits into page-locked staging (a parallel memcpy,
+ *    overlapped with the device's upload and kernel of the previous batch); the device does the rest: it
+ *    checks the range, scales each chunk by the power of two 2^-e that brings its largest magnitude into
+ *    [0.5, 1) (exact in binary floating point; keeps every term in float32's normal range), splits the
+ *    values into double-floats with integer operations, and reduces the chunk into six double-float
+ *    partials plus (e, out-of-range flag). The f32 policy rounds every scaled return to binary32, so the
+ *    host stages those floats instead, 4 bytes a return (stage_f32: the range check and the chunk's e on the
+ *    host, in the same pass), and its kernel reads half the bytes; where the kernel reads the float64 bits
+ *    anyway (device memory, direct uploads) it forms the same floats itself.
  * 3. Partials are combined in float64 in chunk order, each times 2^(p e) (p = 2 or 4, the measure's
  *    power); a flagged chunk names the first return out of range (the message of the cpu path).
  * 4. The window terms that straddle chunk boundaries are computed in float64 from the values the device
@@ -55,6 +58,48 @@ static void copy_batch(void *user, const RaidChunkPlan *plan, size_t first, size
     }
 }
 
+/* The f32 policy's staging (the kernel's RAID_BITS 0), 4 bytes a return: each chunk's scale exponent e and
+ * out-of-range flag, found here by the kernel's rule (chunk_scale in kernels/realized.cl: frexp's exponent
+ * of the largest magnitude, 0 for an all-zero chunk, at least -250; a return not finite or above
+ * RAID_MAX_RETURN flags it), into chunk_e and chunk_flag (chunk.h's exp_given), and each return as
+ * (float)(r 2^-e): the float the kernel forms from the bits (raidBitsToDf's hi; the product by 2^-e is exact
+ * unless it lands below 2^-1022, where both give a zero of r's sign). Half the bytes of the float64 bits to
+ * upload and for the kernel to read. */
+typedef struct F32Stage {
+    const double *r;
+    int32_t *chunk_e;
+    uint32_t *chunk_flag;
+} F32Stage;
+
+static void stage_f32(void *user, const RaidChunkPlan *plan, size_t first, size_t count, const uint32_t *table,
+                      void *staging)
+{
+    const F32Stage *S = user;
+    uint64_t maxr;
+    const double m = RAID_MAX_RETURN;
+    memcpy(&maxr, &m, sizeof maxr);
+    const long long n = (long long)count;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++) {
+        const RaidChunk *ch = &plan->chunks[first + (size_t)i];
+        const double *x = S->r + ch->start;
+        uint64_t mx = 0;
+        for (uint32_t j = 0; j < ch->len; j++) {
+            uint64_t b;
+            memcpy(&b, &x[j], sizeof b);
+            b &= 0x7FFFFFFFFFFFFFFFull;
+            mx = b > mx ? b : mx;
+        }
+        const int e = mx == 0 ? 0 : ((int)(mx >> 52) - 1022 > -250 ? (int)(mx >> 52) - 1022 : -250);
+        S->chunk_e[first + (size_t)i] = e;
+        S->chunk_flag[first + (size_t)i] = mx > maxr; /* NaN's and infinity's bits are above any finite's */
+        const double sc = ldexp(1.0, -e);
+        float *o = (float *)staging + table[2 * i];
+        for (uint32_t j = 0; j < ch->len; j++)
+            o[j] = (float)(x[j] * sc);
+    }
+}
+
 /* The measure group (RAID_PART_*) whose kernel computes accumulator k. */
 static unsigned acc_part(int k)
 {
@@ -79,23 +124,25 @@ static int acc_pow(int k)
 }
 
 /* Bytes of local memory the kernel needs for ctx's shape and policy, the measure groups in part_mask and
- * xstep pairs shared per barrier: the reduction arrays (six float2 a work-item), s_max and s_bad, and unless
- * only rs is computed the neighbours' split pairs (4 xstep steps of WG pairs: 16 bytes a pair for df, 8 for
- * f32). */
+ * xstep pairs shared per barrier: the reduction arrays (six float2 a work-item), s_max and s_bad, and for
+ * the df policy unless only rs is computed the neighbours' split pairs (4 xstep steps of WG pairs, 16 bytes
+ * a pair; the f32 kernel reads its neighbours again from global memory). */
 static uint64_t local_need(const raid_ctx *ctx, unsigned part_mask, int xstep)
 {
     const int df = raid_ctx_precision(ctx) == RAID_PREC_DF;
-    const uint64_t xs = (part_mask & ~(unsigned)RAID_PART_RS) ? 4 * (uint64_t)xstep * ctx->wg_width * (df ? 16 : 8) : 0;
+    const uint64_t xs = df && (part_mask & ~(unsigned)RAID_PART_RS) ? 4 * (uint64_t)xstep * ctx->wg_width * 16 : 0;
     return (uint64_t)(2 * RAID_NACC * ctx->wg_width + 2) * 4 + xs;
 }
 
-/* The kernel's RAID_XSTEP, pairs shared per barrier (the same bits either way): 2 where the returns per
+/* The df kernel's RAID_XSTEP, pairs shared per barrier (the same bits either way): 2 where the returns per
  * work-item are a multiple of 4 and the local memory holds the 8 rotating buffers (faster on the H200),
  * else 1. Build options holding -DRAID_XSTEP=1 (or 2) choose it instead (tests/test_realized.c
- * compares the bits of both). */
+ * compares the bits of both). 1 for the f32 policy, whose kernel shares nothing. */
 static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
 {
     const char *tune = raidTuneBuildOptions(ctx);
+    if (raid_ctx_precision(ctx) != RAID_PREC_DF)
+        return 1;
     if (strstr(tune, "RAID_XSTEP="))
         return strstr(tune, "RAID_XSTEP=2") ? 2 : 1;
     return (ctx->chunk_len / ctx->wg_width) % 4 == 0 && local_need(ctx, part_mask, 2) <= raidDevLocalMem(ctx)
@@ -103,19 +150,21 @@ static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
                : 1;
 }
 
-void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len)
+void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, int bits, char *buf, size_t len)
 {
     uint64_t maxr;
     const double m = RAID_MAX_RETURN;
     memcpy(&maxr, &m, sizeof maxr);
     const char *tune = raidTuneBuildOptions(ctx);
-    char xstep[24] = "";
-    if (!strstr(tune, "RAID_XSTEP="))
-        snprintf(xstep, sizeof xstep, "-DRAID_XSTEP=%d ", realized_xstep(ctx, part_mask));
     const int df = raid_ctx_precision(ctx) == RAID_PREC_DF;
+    char mode[32] = "";
+    if (!df)
+        snprintf(mode, sizeof mode, "-DRAID_BITS=%d ", bits != 0);
+    else if (!strstr(tune, "RAID_XSTEP="))
+        snprintf(mode, sizeof mode, "-DRAID_XSTEP=%d ", realized_xstep(ctx, part_mask));
     snprintf(buf, len, "-DRAID_WG=%zu -DRAID_RUN=%zu -DRAID_INPUT_DF=%d -DRAID_PART=%u -DRAID_MAXR_HI=0x%08Xu "
              "-DRAID_MAXR_LO=0x%08Xu %s%s", ctx->wg_width, ctx->chunk_len / ctx->wg_width, df,
-             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), xstep, tune);
+             part_mask, (unsigned)(maxr >> 32), (unsigned)(maxr & 0xFFFFFFFFu), mode, tune);
 }
 
 /* The shape checks of the kernel: an even number of returns per work-item (it reads pairs: one 16-byte
@@ -297,12 +346,15 @@ static raid_status underflow_guard(raid_ctx *ctx, const double *r, int rdev, con
 }
 
 /* 1-3. Batches through the shared pipeline: copy, upload, one work-group per chunk, float64 combine in chunk
- * order with each chunk's own scale; every chunk's exponent and flag into chunk_e and chunk_flag. */
+ * order with each chunk's own scale; every chunk's exponent and flag into chunk_e and chunk_flag. The f32
+ * policy stages floats scaled on the host (stage_f32) unless the kernel reads float64 bits anyway: the
+ * caller's device memory, or batches uploaded straight from the caller's array (RAID_TUNE_DIRECT_UPLOAD). */
 static raid_status reduce(raid_ctx *ctx, const double *r, const RaidBuf *rb, int64_t rbase, const RaidChunkPlan *plan,
                           unsigned part_mask, double *acc, int32_t *chunk_e, uint32_t *chunk_flag)
 {
+    const int staged_f32 = raid_ctx_precision(ctx) == RAID_PREC_F32 && !rb && !raidTuneDirectUpload(ctx);
     char opts[512];
-    raidRealizedDeviceOptions(ctx, part_mask, opts, sizeof opts);
+    raidRealizedDeviceOptions(ctx, part_mask, !staged_f32, opts, sizeof opts);
     RaidKernel *kern;
     raid_status st = raidKernelGet(ctx, "realized.cl", "realized_fused", opts, &kern);
     if (st != RAID_OK)
@@ -312,7 +364,12 @@ static raid_status reduce(raid_ctx *ctx, const double *r, const RaidBuf *rb, int
         pw[k] = acc_pow(k);
     RaidChunkJob job = {plan, kern, ctx->wg_width, sizeof(double), 1, RAID_NACC, copy_batch, (void *)r, NULL,
                           acc, "the realized kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, chunk_e, chunk_flag, r, 0, 0, NULL, 0,
-                          0};
+                          0, 0};
+    F32Stage fs = {r, chunk_e, chunk_flag};
+    if (staged_f32) { /* floats, chunks on 16-byte boundaries (the kernel's vector loads) */
+        job.elem_bytes = sizeof(float), job.align = 4, job.convert = stage_f32, job.user = &fs;
+        job.direct = NULL, job.exp_given = 1;
+    }
     if (rb) { /* device memory: resident input in the kernel's own table layout, nothing staged */
         job.convert = NULL, job.user = NULL, job.direct = NULL;
         job.resident = *rb, job.resident_base = rbase, job.resident_narrow = 1;

@@ -75,8 +75,10 @@ void raidRealizedCpuChunk(RaidRealizedJob *j, size_t c);
 raid_status raidRealizedCpuEnd(raid_ctx *ctx, RaidRealizedJob *j, raid_realized *out);
 void raidRealizedCpuFree(RaidRealizedJob *j);
 
-/* Build options of kernels/realized.cl for ctx's policy and the measure groups in part_mask. */
-void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, char *buf, size_t len);
+/* Build options of kernels/realized.cl for ctx's policy and the measure groups in part_mask; for the f32
+ * policy, bits = 1 where the kernel reads the returns' float64 bits, 0 where it reads the host's scaled
+ * floats (RAID_BITS). */
+void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, int bits, char *buf, size_t len);
 
 /* Device path: accumulators of all segments computed by the kernel groups in part_mask (RAID_PART_ALL for
  * the fused kernel); acc (nseg * RAID_NACC) is overwritten. The device checks the returns' range itself

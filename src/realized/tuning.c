@@ -42,7 +42,7 @@ raid_status raid_tuning_realized_build_log(raid_ctx *ctx, char *buf, size_t len)
     if (!buf || len == 0)
         return raidFail(ctx, RAID_EINVAL, "no buffer for the build log");
     char opts[512];
-    raidRealizedDeviceOptions(ctx, RAID_PART_ALL, opts, sizeof opts);
+    raidRealizedDeviceOptions(ctx, RAID_PART_ALL, raidTuneDirectUpload(ctx), opts, sizeof opts);
     RaidKernel *k;
     if ((s = raidKernelGet(ctx, "realized.cl", "realized_fused", opts, &k)) != RAID_OK)
         return s;

@@ -265,7 +265,7 @@ static raid_status upload_reduce(raid_ctx *ctx, RaidKernel *kern, size_t wg, siz
     }
     if (L.st == RAID_OK) {
         RaidChunkJob job = {&plan, kern, wg, ebytes, 1, nc, NULL, NULL, NULL, out + G->g0 * nc, "the meat kernel",
-                              rbuf, G->lo, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0};
+                              rbuf, G->lo, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, 0};
         raidLaunchFail(&L, raidChunkReduce(ctx, &job));
     }
     raidBufRelease(ctx, &rbuf);

@@ -188,7 +188,7 @@ raid_status raidRegStatsDevice(raid_ctx *ctx, const double *X, const double *y, 
         reg_copy rc = {X, y, k};
         RaidChunkJob job = {&plan, kern, ctx->wg_width, (size_t)d * sizeof(double), 1, (size_t)na, copy_rows, &rc,
                               NULL, acc, "the regression statistics kernel", {NULL, 0, RAID_DT_FLOAT}, 0, pw, NULL,
-                              flags, NULL, d, (size_t)ntail, tail, 1, 0};
+                              flags, NULL, d, (size_t)ntail, tail, 1, 0, 0};
         if ((st = raidChunkReduce(ctx, &job)) != RAID_OK)
             goto out;
     }
