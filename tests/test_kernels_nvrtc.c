@@ -1,65 +1,30 @@
 /*
  * Every kernel file compiles as CUDA C++ through NVRTC the way the CUDA backend compiles it (docs/device.md
- * "The kernel dialect"): the prelude (raidKernelPrelude: raid_compat.h, whose CUDA branch RAID_CUDA selects,
- * then the shared headers), "#line 1", the file; the backend's options (-DRAID_CUDA --fmad=false
- * -diag-suppress=161) and, per file, the build options its callers pass (the variants below, collected from
- * src/: every -D a caller sets, in its extreme or characteristic values). A build must succeed with an empty
- * log (no warning: a warning here is a construct outside the dialect or a CUDA semantic difference), and its
- * PTX must hold an entry for every RAID_KERNEL of the file. libnvrtc.so is dlopen'ed (RAID_NVRTC, else the
- * loader's path, else /usr/local/cuda/lib64); where there is none (CI) the test exits 77, which ctest
- * reports as skipped (SKIP_RETURN_CODE). Nothing runs: this checks the dialect's CUDA branch compiles and
- * exports every kernel; tests on a GPU check results.
+ * "The kernel dialect"): through the backend's own compile path, raidCudaCompile (its NVRTC, its options:
+ * -DRAID_CUDA=1 --fmad=false -diag-suppress=161 ...), the prelude (raidKernelPrelude: raid_compat.h, whose
+ * CUDA branch RAID_CUDA selects, then the shared headers), "#line 1", the file, and per file the build options
+ * its callers pass (the variants below, collected from src/: every -D a caller sets, in its extreme or
+ * characteristic values). A build must succeed with an empty log (no warning: a warning here is a construct
+ * outside the dialect or a CUDA semantic difference), and its PTX must hold an entry for every RAID_KERNEL of
+ * the file. Where NVRTC cannot be loaded (CI) the test exits 77, which ctest reports as skipped
+ * (SKIP_RETURN_CODE). Nothing runs: this checks the dialect's CUDA branch compiles and exports every kernel;
+ * tests on a GPU check results.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 #include "device/kernels_embedded.h"
 
-#include <dlfcn.h>
+#include "device/backend.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef int (*create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
-typedef int (*compile_fn)(void *, int, const char *const *);
-typedef int (*size_fn)(void *, size_t *);
-typedef int (*text_fn)(void *, char *);
-typedef int (*destroy_fn)(void **);
-
-static struct {
-    void *lib;
-    create_fn create;
-    compile_fn compile;
-    size_fn log_size, ptx_size;
-    text_fn log, ptx;
-    destroy_fn destroy;
-} nv;
-
-static int nvrtc_open(void)
-{
-    const char *env = getenv("RAID_NVRTC");
-    const char *names[] = {env, "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so"};
-    for (size_t i = 0; i < sizeof names / sizeof *names && !nv.lib; i++)
-        if (names[i] && *names[i])
-            nv.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!nv.lib)
-        return 0;
-    *(void **)&nv.create = dlsym(nv.lib, "nvrtcCreateProgram");
-    *(void **)&nv.compile = dlsym(nv.lib, "nvrtcCompileProgram");
-    *(void **)&nv.log_size = dlsym(nv.lib, "nvrtcGetProgramLogSize");
-    *(void **)&nv.log = dlsym(nv.lib, "nvrtcGetProgramLog");
-    *(void **)&nv.ptx_size = dlsym(nv.lib, "nvrtcGetPTXSize");
-    *(void **)&nv.ptx = dlsym(nv.lib, "nvrtcGetPTX");
-    *(void **)&nv.destroy = dlsym(nv.lib, "nvrtcDestroyProgram");
-    return nv.create && nv.compile && nv.log_size && nv.log && nv.ptx_size && nv.ptx && nv.destroy;
-}
-
-/* The options of the CUDA backend (docs/device.md; raid_compat.h's header): the CUDA branch, no contraction,
- * the kernels' own "#pragma OPENCL FP_CONTRACT OFF" not reported; Hopper, the GPUs RAID is measured on. */
-static const char *const backend_opts[] = {"-DRAID_CUDA", "--fmad=false", "-diag-suppress=161",
-                                           "--gpu-architecture=compute_90"};
+/* Hopper's virtual architecture: PTX text, whatever GPU (if any) this machine has. */
+#define ARCH "compute_90"
 
 /* Each file's build options as its callers pass them (src/realized/realized_device.c, src/regress/stats.c,
- * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_cl.c; ta_ma.cl and
+ * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_device.c; ta_ma.cl and
  * ta_sweep.cl take none), and the tuning options that change code (RAID_RELOAD, RAID_PART). */
 static const struct variant {
     const char *file, *opts;
@@ -155,47 +120,42 @@ static int kernel_names(const char *src, char names[][64], int max)
     return k;
 }
 
-/* Compiles src (labelled file) with the variant's options; fails the test on an error, a non-empty log or a
- * missing entry. */
+/* The PTX of parts (labelled label) built by the CUDA backend's compile path with opts; fails the test on an
+ * error or a non-empty log. Free the result. */
+static char *backend_ptx(const char *label, const char *const *parts, size_t nparts, const char *opts)
+{
+    void *bin = NULL;
+    size_t len = 0;
+    char *log = NULL;
+    if (raidCudaCompile(NULL, label, parts, nparts, opts, ARCH, 0, &bin, &len, &log) != RAID_OK)
+        fail_msg("NVRTC: %s (%s): %s", label, opts, raid_errmsg());
+    if (log && strspn(log, " \n\r\t") != strlen(log))
+        fail_msg("NVRTC: %s (%s): warnings\n%s", label, opts, log);
+    free(log);
+    char *ptx = realloc(bin, len + 1); /* NUL-terminated text */
+    assert_non_null(ptx);
+    ptx[len] = 0;
+    return ptx;
+}
+
+/* Compiles src (labelled file) with the variant's options as the backend does (the prelude, "#line 1", the
+ * file); fails the test on an error, a non-empty log or a missing entry. */
 static void compile_one(const char *file, const char *src, const char *opts)
 {
-    char *text = NULL;
-    size_t n = 0;
+    const char *parts[16];
+    size_t np = 0;
     for (const char *const *h = raidKernelPrelude; *h; h++) {
         const char *hs = embedded(*h);
         if (!hs)
             fail_msg("the prelude names %s, which is not embedded", *h);
-        append(&text, &n, hs);
+        assert_true(np < 14);
+        parts[np++] = hs;
     }
     char line[160];
     snprintf(line, sizeof line, "\n#line 1 \"%s\"\n", file);
-    append(&text, &n, line);
-    append(&text, &n, src);
-
-    const char *argv[32];
-    int argc = 0;
-    for (size_t i = 0; i < sizeof backend_opts / sizeof *backend_opts; i++)
-        argv[argc++] = backend_opts[i];
-    char *copy = strdup(opts), *save = NULL;
-    assert_non_null(copy);
-    for (char *t = strtok_r(copy, " ", &save); t && argc < 32; t = strtok_r(NULL, " ", &save))
-        argv[argc++] = t;
-
-    void *prog = NULL;
-    assert_int_equal(nv.create(&prog, text, file, 0, NULL, NULL), 0);
-    const int rc = nv.compile(prog, argc, argv);
-    size_t ls = 0;
-    assert_int_equal(nv.log_size(prog, &ls), 0);
-    char *log = calloc(ls + 1, 1);
-    assert_non_null(log);
-    assert_int_equal(nv.log(prog, log), 0);
-    if (rc != 0 || strspn(log, " \n\r\t") != strlen(log))
-        fail_msg("NVRTC: kernels/%s (%s): %s\n%s", file, opts, rc ? "failed" : "warnings", log);
-    size_t ps = 0;
-    assert_int_equal(nv.ptx_size(prog, &ps), 0);
-    char *ptx = calloc(ps + 1, 1);
-    assert_non_null(ptx);
-    assert_int_equal(nv.ptx(prog, ptx), 0);
+    parts[np++] = line;
+    parts[np++] = src;
+    char *ptx = backend_ptx(file, parts, np, opts);
     static char names[32][64];
     const int nk = kernel_names(src, names, 32);
     assert_true(nk >= 1);
@@ -206,11 +166,7 @@ static void compile_one(const char *file, const char *src, const char *opts)
         if (!strstr(ptx, want))
             fail_msg("NVRTC: kernels/%s (%s): no entry %s in the PTX", file, opts, names[k]);
     }
-    nv.destroy(&prog);
     free(ptx);
-    free(log);
-    free(copy);
-    free(text);
 }
 
 static void test_every_kernel_file(void **state)
@@ -234,35 +190,22 @@ static void test_every_kernel_file(void **state)
     }
 }
 
-/* The backend's options forbid contraction: NVRTC's default turns a * b + c into fma.rn.f32 (checked here
- * too, so that the probe proves something), --fmad=false keeps mul.rn and add.rn, which ptxas does not fuse. */
+/* The backend's options forbid contraction: a * b + c stays mul.rn and add.rn in the PTX (NVRTC's default
+ * would make it fma.rn.f32; ptxas does not fuse the rounded pair). An explicit fmaf in the same build gives
+ * fma.rn.f32, so that the probe's test for "fma." is shown to see one. */
 static void test_no_contraction(void **state)
 {
     (void)state;
-    const char *probe = "extern \"C\" __global__ void probe(float *p) { p[0] = p[1] * p[2] + p[3]; }\n";
-    for (int fmad_off = 0; fmad_off < 2; fmad_off++) {
-        const char *argv[8];
-        int argc = 0;
-        for (size_t i = 0; i < sizeof backend_opts / sizeof *backend_opts; i++)
-            if (fmad_off || strcmp(backend_opts[i], "--fmad=false"))
-                argv[argc++] = backend_opts[i];
-        void *prog = NULL;
-        assert_int_equal(nv.create(&prog, probe, "probe.cu", 0, NULL, NULL), 0);
-        assert_int_equal(nv.compile(prog, argc, argv), 0);
-        size_t ps = 0;
-        assert_int_equal(nv.ptx_size(prog, &ps), 0);
-        char *ptx = calloc(ps + 1, 1);
-        assert_non_null(ptx);
-        assert_int_equal(nv.ptx(prog, ptx), 0);
-        if (fmad_off) {
-            assert_null(strstr(ptx, "fma."));
-            assert_non_null(strstr(ptx, "mul.rn.f32"));
-        } else {
-            assert_non_null(strstr(ptx, "fma.rn.f32"));
-        }
-        nv.destroy(&prog);
-        free(ptx);
-    }
+    const char *probe[] = {"extern \"C\" __global__ void probe(float *p) { p[0] = p[1] * p[2] + p[3]; }\n"};
+    char *ptx = backend_ptx("probe.cu", probe, 1, "");
+    assert_null(strstr(ptx, "fma."));
+    assert_non_null(strstr(ptx, "mul.rn.f32"));
+    assert_non_null(strstr(ptx, "add.rn.f32"));
+    free(ptx);
+    const char *fused[] = {"extern \"C\" __global__ void probe(float *p) { p[0] = fmaf(p[1], p[2], p[3]); }\n"};
+    ptx = backend_ptx("fused.cu", fused, 1, "");
+    assert_non_null(strstr(ptx, "fma.rn.f32"));
+    free(ptx);
 }
 
 /* The test kernels of tests/test_device.c go through the same prelude. */
@@ -286,8 +229,9 @@ static void test_device_test_kernels(void **state)
 
 int main(void)
 {
-    if (!nvrtc_open()) {
-        printf("no libnvrtc.so: skipped\n");
+    const char *absent = raidCudaNvrtcAbsent();
+    if (absent) {
+        printf("%s: skipped\n", absent);
         return 77;
     }
     const struct CMUnitTest tests[] = {
