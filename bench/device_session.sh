@@ -83,6 +83,11 @@ for s in $steps; do
     for be in ${BACKENDS:-cuda opencl}; do
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --no-ablation 1e9
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --no-ablation 1e9
+      # the kernels' shapes and layouts side by side (kernel time only): the df groups layout, f32 runs of 8 to 32
+      run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --variants \
+        "default;4096/256 -DRAID_DF_GROUPS=1;8192/256 -DRAID_DF_GROUPS=1;4096/128 -DRAID_DF_GROUPS=1" 1e9
+      run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --variants \
+        "default;8192/256;2048/256;4096/128;8192/128;16384/512" 1e9
       run backends-$be 120 ./build-dev/bench_sort --device $be --n 5e7 --reps 5 --check
       run backends-$be 120 ./build-dev/bench_select --device $be --n 50000000 --reps 5 --paths radix
       run backends-$be 150 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device $be --reps 3

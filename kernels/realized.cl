@@ -192,6 +192,18 @@ RAID_FN void group_reduce_write(const float *H, const float *L, RAID_LOCAL float
 /* The chunk index of the t-th return of work-item lid (t = 0 .. RAID_RUN-1, in the work-item's order): the
  * pairs t/2 RAID_WG + lid. */
 #define RET_INDEX(t, lid) (2u * (((t) / 2u) * RAID_WG + (lid)) + (t) % 2u)
+#ifndef RAID_DF_GROUPS
+#define RAID_DF_GROUPS 0
+#endif
+#if RAID_DF_GROUPS
+/* The groups layout (a benchmark variant, -DRAID_DF_GROUPS=1): work-item lid takes groups of DGRP
+ * consecutive returns, t RAID_WG + lid, as the f32 kernel does, and splits the two returns before each
+ * group itself (read again) instead of sharing split pairs through local memory: no barrier in the loop,
+ * two more splits a group. Other bits than the pairs layout (another order), the same bounds. */
+#define DGRP (RAID_RUN % 8 == 0 ? 8 : RAID_RUN % 4 == 0 ? 4 : 2)
+#undef RET_INDEX
+#define RET_INDEX(t, lid) (DGRP * (((t) / DGRP) * RAID_WG + (lid)) + (t) % DGRP)
+#endif
 
 /* Order of non-negative double-float magnitudes (hi first, then lo: the order of the values). */
 #define DF_LT(ah, al, bh, bl) (((ah) < (bh)) | (((ah) == (bh)) & ((al) < (bl))))
@@ -205,7 +217,7 @@ RAID_FN void load_run(RAID_GLOBAL const uint2 *xc, uint lid, uint off, uint n, u
     if ((off & 1u) == 0u && n == RAID_RUN * RAID_WG) { /* a whole chunk: no bounds to check */
 #pragma unroll
         for (uint t = 0; t < RAID_RUN / 2; t++) {
-            const uint4 q = ((RAID_GLOBAL const uint4 *)xc)[t * RAID_WG + lid];
+            const uint4 q = ((RAID_GLOBAL const uint4 *)xc)[RET_INDEX(2 * t, lid) / 2];
             v[2 * t] = RAID_UINT2(q.x, q.y);
             v[2 * t + 1] = RAID_UINT2(q.z, q.w);
         }
@@ -247,6 +259,15 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         s_max = 0u, s_bad = 0u;
     uint2 v[RAID_RUN];
     load_run(xc, lid, ch.x, ch.y, v);
+#if RAID_DF_GROUPS
+    uint2 pb[2 * (RAID_RUN / DGRP)]; /* the two returns before each group (zeros before the chunk's start) */
+#pragma unroll
+    for (uint t = 0; t < RAID_RUN / DGRP; t++) {
+        const uint b = RET_INDEX(t * DGRP, lid);
+        pb[2 * t] = b && b - 2u < ch.y ? xc[b - 2u] : RAID_UINT2(0u, 0u);
+        pb[2 * t + 1] = b && b - 1u < ch.y ? xc[b - 1u] : RAID_UINT2(0u, 0u);
+    }
+#endif
     RAID_BARRIER(); /* s_max, s_bad set; before the loads arrive, so that the group meets once after them */
 
     uint sbad;
@@ -287,7 +308,7 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
 #define XS_PACK(q, a, b) ((q).x = (a).hi, (q).y = (a).lo, (q).z = (b).hi, (q).w = (b).lo)
 #define XS_WINDOW(q, f0) WINDOW_SET((f0) ? 0.0f : (q).z, (f0) ? 0.0f : (q).w, (f0) ? 0.0f : (q).x, (f0) ? 0.0f : (q).y)
     RaidDf g0 = raidDfMake(0.0f, 0.0f), g1 = g0, gs[2 * RAID_XSTEP];
-#if RAID_PART & 14
+#if RAID_PART & 14 && !RAID_DF_GROUPS
 #define XS_NBUF (4u * RAID_XSTEP)
     RAID_SHARED XS_T xs[XS_NBUF * RAID_WG];
     XS_T qs[RAID_XSTEP];
@@ -311,12 +332,12 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
                     gs[2 * j] = raidBitsToDf(b0, v[u].x, sc);
                     gs[2 * j + 1] = raidBitsToDf(b1, v[u + 1].x, sc);
                 }
-#if RAID_PART & 14
+#if RAID_PART & 14 && !RAID_DF_GROUPS
                 XS_PACK(qs[j], gs[2 * j], gs[2 * j + 1]);
                 xs[((t / 2 + j) & (XS_NBUF - 1u)) * RAID_WG + lid] = qs[j];
 #endif
             }
-#if RAID_PART & 14
+#if RAID_PART & 14 && !RAID_DF_GROUPS
             RAID_BARRIER();
 #pragma unroll
             for (uint j = 0; j < RAID_XSTEP; j++)
@@ -326,10 +347,19 @@ void realized_fused(RAID_GLOBAL const uint2 *x, RAID_GLOBAL const uint2 *chunk, 
         if (t % 2 == 0) { /* a pair starts: its split values, the previous pair's from the neighbour */
             const uint j = (t / 2) % RAID_XSTEP;
             g0 = gs[2 * j], g1 = gs[2 * j + 1];
-#if RAID_PART & 14
+#if RAID_PART & 14 && !RAID_DF_GROUPS
             XS_WINDOW(qs[j], t == 0 && lid == 0);
 #endif
         }
+#if RAID_DF_GROUPS
+        if (t % DGRP == 0) { /* a group starts: the two returns before it, split here */
+            const uint2 q2 = pb[2 * (t / DGRP)], q1 = pb[2 * (t / DGRP) + 1];
+            const uint c2 = q2.y & 0x7FFFFFFFu, c1 = q1.y & 0x7FFFFFFFu;
+            const RaidDf w2 = c2 >= near_min ? raidBitsToDfNear(c2, q2.x, k1) : raidBitsToDf(c2, q2.x, sc);
+            const RaidDf w1 = c1 >= near_min ? raidBitsToDfNear(c1, q1.x, k1) : raidBitsToDf(c1, q1.x, sc);
+            WINDOW_SET(w1.hi, w1.lo, w2.hi, w2.lo);
+        }
+#endif
         const RaidDf r = t % 2 ? g1 : g0; /* |r| */
         const int neg = (int)(v[t].y >> 31);                                 /* -0 gives a zero term */
         const float ah = r.hi;

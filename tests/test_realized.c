@@ -544,7 +544,8 @@ static void test_device_df_adversarial(void **state)
     const struct { size_t chunk, wg; const char *opts; } cf[] = {
         {4096, 256, ""}, {4096, 256, "-DRAID_FOLD=1"}, {4096, 256, "-DRAID_FOLD=16"}, {4096, 256, "-DRAID_XSTEP=1"},
         {4096, 256, "-DRAID_RELOAD=1"}, {384, 64, "-DRAID_FOLD=1"}, {8192, 256, ""}, {2048, 64, ""},
-        {4096, 64, ""}, {512, 8, ""}, {384, 64, ""}, {128, 64, ""}};
+        {4096, 64, ""}, {512, 8, ""}, {384, 64, ""}, {128, 64, ""}, {4096, 256, "-DRAID_DF_GROUPS=1"},
+        {384, 64, "-DRAID_DF_GROUPS=1"}, {256, 64, "-DRAID_DF_GROUPS=1"}, {8192, 256, "-DRAID_DF_GROUPS=1 -DRAID_XSTEP=1"}};
     for (size_t j = 0; j < sizeof cf / sizeof cf[0]; j++) {
         assert_int_equal(raid_ctx_set_chunk(dev, cf[j].chunk, cf[j].wg), RAID_OK);
         assert_int_equal(raid_tuning_set_build_options(dev, cf[j].opts), RAID_OK);
