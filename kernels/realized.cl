@@ -551,9 +551,11 @@ void realized_fused(RAID_GLOBAL const XT *x, RAID_GLOBAL const uint2 *chunk, RAI
 #endif
 #if RAID_PART & 8
             {
+                /* masked (a select, not a branch) unless the window (i-2, i-1, i) lies inside the chunk: adding
+                 * 0 * 0 to the non-negative run sum changes no bit */
                 const float m = RAID_FMAXF(RAID_FMINF(ah, a1), RAID_FMINF(RAID_FMAXF(ah, a1), a2));
-                if (b + i - 2u < lim) /* the window (i-2, i-1, i) lies inside the chunk */
-                    F[5] = RAID_FMAF(m, m, F[5]);
+                const float mm = b + i - 2u < lim ? m : 0.0f;
+                F[5] = RAID_FMAF(mm, mm, F[5]);
             }
 #endif
             a2 = a1, a1 = ah;
