@@ -3,8 +3,9 @@
 # device under test, then the benchmarks of bench/RESULTS.md. Every step has its own time limit and writes
 # its output under $OUT as it goes, so a step that runs out of time loses only itself.
 # Usage: bash bench/device_session.sh [STEP...]
-#   steps: tests (whole suite), cuda (the whole suite on CUDA and on OpenCL), backends (every device benchmark
-#   on CUDA and on OpenCL, the realized reference kernels), regress-tests (test_ols, test_regress), realized,
+#   steps: tests (whole suite), cuda (the whole suite on CUDA and on OpenCL), backends-realized (the realized
+#   kernel on CUDA and on OpenCL, its variants, the reference kernels), backends (every other device benchmark
+#   on CUDA and on OpenCL), regress-tests (test_ols, test_regress), realized,
 #   realized1e9, realized1e9-f32, realized-e2e, realized-variants, regress-e2e, peers, regress, garch, sweep,
 #   groupby, select, csv; default: tests realized realized1e9 peers regress
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
@@ -15,6 +16,15 @@ set -u
 OUT=${OUT:-/tmp/raid-out}
 mkdir -p "$OUT"
 steps=${*:-tests realized realized1e9 peers regress}
+# The Python package needs cffi to build and to run, and the zerocopy step pytest; the image has neither:
+# the pinned wheels carried in .wheels/ (bench/README.md) are unpacked and put on PYTHONPATH for the build
+# and every step.
+if ! python3 -c 'import cffi' 2>/dev/null; then
+  for p in cffi pycparser pytest pluggy iniconfig packaging pygments; do
+    for w in .wheels/$p-*.whl; do [ -f "$w" ] && python3 -m zipfile -e "$w" /tmp/raid-pylib; done
+  done
+  export PYTHONPATH=/tmp/raid-pylib${PYTHONPATH:+:$PYTHONPATH}
+fi
 bash bench/run_device.sh || exit 1
 netlib=/opt/raid-netlib/usr/lib/x86_64-linux-gnu
 [ -d $netlib/lapack ] && export LD_LIBRARY_PATH=$netlib:$netlib/lapack:$netlib/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -75,19 +85,30 @@ for s in $steps; do
       fi
       wait
     done ;;
-  backends) # every device benchmark on CUDA and on OpenCL in one run (BACKENDS, default "cuda opencl"),
-    # each at the sizes of bench/RESULTS.md's current figures, the device path only (--no-cpu where the
-    # benchmark has it); then the independent realized reference kernels beside them (.refkernels/, a copy of
-    # the yardstick kernels and their driver, carried: bench/README.md), CuPy's sort on the same machine
+  backends-realized) # the realized kernel on CUDA and on OpenCL (BACKENDS, default "cuda opencl") at 1e9 returns,
+    # both policies, the device path only, then its shapes and layouts side by side (kernel time only: the df
+    # groups layout, f32 runs of 8 to 32; on VARIANT_BACKENDS, default both), then the independent realized
+    # reference kernels beside them
+    # (.refkernels/, a copy of the yardstick kernels and their driver, carried: bench/README.md)
     export RAID_CACHE_DIR=/tmp/raid-kcache
     for be in ${BACKENDS:-cuda opencl}; do
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --no-ablation 1e9
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --no-ablation 1e9
-      # the kernels' shapes and layouts side by side (kernel time only): the df groups layout, f32 runs of 8 to 32
+      case " ${VARIANT_BACKENDS:-cuda opencl} " in *" $be "*) ;; *) continue ;; esac
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --variants \
         "default;4096/256 -DRAID_DF_GROUPS=1;8192/256 -DRAID_DF_GROUPS=1;4096/128 -DRAID_DF_GROUPS=1" 1e9
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --variants \
         "default;8192/256;2048/256;4096/128;8192/128;16384/512" 1e9
+    done
+    if [ -f .refkernels/h200_bench.py ]; then
+      (cd .refkernels && run backends-ref 200 python3 h200_bench.py 1e9 --only load_f32 naive_f32 native_f64 \
+        comp2_f32_k16 exact_df_s4)
+    fi ;;
+  backends) # every other device benchmark on CUDA and on OpenCL in one run (BACKENDS, default "cuda opencl"),
+    # each at the sizes of bench/RESULTS.md's current figures, the device path only (--no-cpu where the
+    # benchmark has it), then CuPy's sort on the same machine; the realized kernel is backends-realized
+    export RAID_CACHE_DIR=/tmp/raid-kcache
+    for be in ${BACKENDS:-cuda opencl}; do
       run backends-$be 120 ./build-dev/bench_sort --device $be --n 5e7 --reps 5 --check
       run backends-$be 120 ./build-dev/bench_select --device $be --n 50000000 --reps 5 --paths radix
       run backends-$be 150 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device $be --reps 3
@@ -95,10 +116,6 @@ for s in $steps; do
       run backends-$be 120 ./build-dev/bench_sweep --device $be --no-cpu --no-parity
       run backends-$be 150 ./build-dev/bench_regress --device $be --symbols 1000 --days 5000 --window 1000 --step 1 --nw-lag 22
     done
-    if [ -f .refkernels/h200_bench.py ]; then
-      (cd .refkernels && run backends-ref 200 python3 h200_bench.py 1e9 --only load_f32 naive_f32 native_f64 \
-        comp2_f32_k16 exact_df_s4 --json "$OUT/refkernels.json")
-    fi
     run backends-ref 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;
   regress-tests)
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
@@ -193,11 +210,11 @@ for s in $steps; do
     export RAID_CACHE_DIR=/tmp/raid-kcache
     run zerocopy 120 ./build-dev/tests/test_cuda
     if python3 -m pytest --version >/dev/null 2>&1; then
-      PYTHONPATH=build-dev/python run zerocopy 240 python3 -m pytest -q -p no:cacheprovider tests/python/test_cuda_arrays.py
+      PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} run zerocopy 240 python3 -m pytest -q -p no:cacheprovider tests/python/test_cuda_arrays.py
     else
-      PYTHONPATH=build-dev/python run zerocopy 240 python3 tests/python/test_cuda_arrays.py
+      PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} run zerocopy 240 python3 tests/python/test_cuda_arrays.py
     fi
-    PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python run zerocopy 400 python3 bench/peers_realized_cupy.py --n 1e9 --reps 5 --check 1e8 --host ;;
+    PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} run zerocopy 400 python3 bench/peers_realized_cupy.py --n 1e9 --reps 5 --check 1e8 --host ;;
   regress)
     run regress 60 python3 bench/peers_regress.py --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 --sample 500
     run regress 400 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;
