@@ -5,14 +5,14 @@
  * OpenCL's or CUDA's own (tests/test_kernel_sources.c rejects those outside this file; the list is
  * tests/kernel_forbidden.txt). One source then serves three compilers:
  *   - OpenCL C 1.2 (__OPENCL_VERSION__): the device layer prepends this file, then the rest of the prelude
- *     (kernels/prelude.txt: raid_df.h, raid_keys.h, raid_wg.h), to every program;
+ *     (kernels/prelude.txt: raid_df.h, raid_f64.h, raid_keys.h, raid_wg.h), to every program;
  *   - CUDA C++ through NVRTC (RAID_CUDA defined by the CUDA backend, the same prelude prepended). The backend
  *     compiles with --fmad=false (CUDA has no FP_CONTRACT pragma: without it NVRTC contracts a * b + c into
  *     an fma, which the error-free transforms must never see) and -diag-suppress=161 (the files' own
  *     "#pragma OPENCL FP_CONTRACT OFF" is unknown to CUDA), never --use_fast_math; division and square root
  *     keep NVRTC's IEEE defaults (--prec-div=true, --prec-sqrt=true, --ftz=false). docs/device.md lists the
  *     options and tests/test_kernels_nvrtc.c compiles every kernel with them;
- *   - host C (neither): the part the shared headers need (raid_df.h, raid_keys.h include this file), so that
+ *   - host C (neither): the part the shared headers need (raid_df.h, raid_f64.h, raid_keys.h include this file), so that
  *     host code and tests run the same double-float and key functions.
  * Semantics are OpenCL's in every branch (the CUDA column of docs/device.md says how each is met): atomics
  * return the old value, clz(0) is the width, RAID_MIN/RAID_MAX compare integers of one type, division is
@@ -217,6 +217,7 @@ typedef uint32_t RaidU32;
 typedef int64_t RaidI64;
 typedef uint64_t RaidU64;
 RAID_FN int raidClz32(RaidU32 x) { return x ? __builtin_clz(x) : 32; }
+RAID_FN int raidClz64(RaidU64 x) { return x ? __builtin_clzll(x) : 64; }
 RAID_FN float raidAsFloat(RaidU32 u)
 {
     float f;
@@ -230,6 +231,7 @@ RAID_FN RaidU32 raidAsUint(float f)
     return u;
 }
 #define RAID_CLZ32(x) raidClz32(x)
+#define RAID_CLZ64(x) raidClz64(x)
 #define RAID_AS_FLOAT(u) raidAsFloat(u)
 #define RAID_AS_UINT(f) raidAsUint(f)
 #define RAID_FMAF(a, b, c) fmaf((a), (b), (c))

@@ -17,6 +17,7 @@
 #include "raid/tuning.h"
 #include "device/chunk.h"
 #include "device/device.h"
+#include "raid_f64.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -569,6 +570,75 @@ static void test_tuning_errors(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* IEEE binary64 on integer words on the device (kernels/raid_f64.h through the prelude): every operation's
+ * bits equal the host's raidF64 functions' (the same source; tests/test_f64.c checks those against the host's
+ * double arithmetic) on random bit patterns, operands near one another, and the boundary exponents. */
+static void test_f64_ops(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    raid_ctx *ctx = t_open_ctx(t_device());
+    const uint32_t n = 1u << 16;
+    uint64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *r = malloc(n * sizeof *r);
+    assert_true(a && b && r);
+    uint64_t s = 7;
+    for (uint32_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t x = s ^ (s >> 29);
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t y = s ^ (s >> 31);
+        switch (i % 4) {
+        case 0: /* uniform bit patterns */
+            a[i] = x, b[i] = y;
+            break;
+        case 1: /* near one another: cancellation, quotients near 1 */
+            a[i] = x & 0x7FEFFFFFFFFFFFFFull, b[i] = (a[i] ^ (y & 0xFFFFFull)) | (y & (1ull << 63));
+            break;
+        case 2: /* boundary exponents: subnormal and near-overflow results */
+            a[i] = (x & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(y % 64) << 52);
+            b[i] = (y & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(0x7FE - x % 64) << 52);
+            break;
+        default: /* products and quotients crossing the ends of the range */
+            a[i] = (x & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(0x3FF + y % 1100 - 550) << 52);
+            b[i] = (y & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(0x3FF + x % 1100 - 550) << 52);
+        }
+    }
+    RaidBuf ba, bb, br;
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_LONG, n, &ba), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_LONG, n, &bb), "acquire");
+    ok(ctx, raidBufAcquire(ctx, RAID_DT_LONG, n, &br), "acquire");
+    ok(ctx, raidBufUpload(ctx, &ba, 0, n, a, 1, NULL), "upload");
+    ok(ctx, raidBufUpload(ctx, &bb, 0, n, b, 1, NULL), "upload");
+    RaidKernel *k = kern(ctx, "f64_ops", "");
+    const size_t global = n, local = 64;
+    for (uint32_t op = 0; op < 5; op++) {
+        ok(ctx, raidArgBuf(ctx, k, 0, &ba), "arg");
+        ok(ctx, raidArgBuf(ctx, k, 1, &bb), "arg");
+        ok(ctx, raidArgBuf(ctx, k, 2, &br), "arg");
+        ok(ctx, raidArgUint(ctx, k, 3, op), "arg");
+        ok(ctx, raidArgUint(ctx, k, 4, n), "arg");
+        ok(ctx, raidLaunch(ctx, k, 1, &global, &local, NULL), "launch");
+        ok(ctx, raidBufDownload(ctx, &br, 0, n, r, 1, NULL), "download");
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint64_t h = op == 0 ? raidF64Add(a[i], b[i]) : op == 1 ? raidF64Sub(a[i], b[i])
+                             : op == 2 ? raidF64Mul(a[i], b[i]) : op == 3 ? raidF64Div(a[i], b[i]) : raidF64Sqrt(a[i]);
+            if (r[i] != h && bad++ < 5)
+                print_error("op %u (%016llx, %016llx): device %016llx, host %016llx\n", op, (unsigned long long)a[i],
+                            (unsigned long long)b[i], (unsigned long long)r[i], (unsigned long long)h);
+        }
+        if (bad)
+            fail_msg("op %u: %u of %u results differ from the host's", op, bad, n);
+    }
+    raidKernelPut(ctx, k);
+    raidBufRelease(ctx, &ba);
+    raidBufRelease(ctx, &bb);
+    raidBufRelease(ctx, &br);
+    free(a), free(b), free(r);
+    raid_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_tuning_errors),
         cmocka_unit_test(test_upload_staged),
         cmocka_unit_test(test_copy_stream),
+        cmocka_unit_test(test_f64_ops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

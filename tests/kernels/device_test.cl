@@ -86,6 +86,29 @@ RAID_KERNEL void long_affine(RAID_GLOBAL const long *a, RAID_GLOBAL long *b, con
         b[i] = a[i] * 3 + c + (long)i;
 }
 
+/* IEEE binary64 on integer words (kernels/raid_f64.h, in the prelude): out[i] = a[i] op b[i], op 0 add,
+ * 1 sub, 2 mul, 3 div, 4 sqrt of a[i]; the values as their bit patterns. */
+RAID_KERNEL void f64_ops(RAID_GLOBAL const long *a, RAID_GLOBAL const long *b, RAID_GLOBAL long *out, const uint op,
+                         const uint n)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i >= n)
+        return;
+    const RaidU64 x = (RaidU64)a[i], y = (RaidU64)b[i];
+    RaidU64 r;
+    if (op == 0)
+        r = raidF64Add(x, y);
+    else if (op == 1)
+        r = raidF64Sub(x, y);
+    else if (op == 2)
+        r = raidF64Mul(x, y);
+    else if (op == 3)
+        r = raidF64Div(x, y);
+    else
+        r = raidF64Sqrt(x);
+    out[i] = (long)r;
+}
+
 RAID_KERNEL void int_negate(RAID_GLOBAL int *a, const uint n)
 {
     const uint i = RAID_GLOBAL_ID(0);

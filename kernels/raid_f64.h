@@ -1,0 +1,252 @@
+/*
+ * raid_f64.h -- IEEE 754 binary64 arithmetic on integer words: add, sub, mul, div, sqrt of float64 values
+ * given and returned as their bit patterns (RaidU64), correctly rounded to nearest even, with subnormals,
+ * signed zeros, infinities and NaNs, for devices without a 64-bit floating type.
+ *
+ * One source for the kernels (OpenCL C and CUDA) and host C, in the dialect of raid_compat.h (prepended to
+ * every kernel program through kernels/prelude.txt; host code includes this file). No floating type is used
+ * at all: every result is the bit pattern the host's IEEE double arithmetic gives (tests/test_f64.c checks
+ * it against the host's operators and Berkeley SoftFloat's), so the same source gives the same bits on the
+ * cpu path and on every device.
+ *
+ * NaNs follow x86-64's SSE rules (numpy's results on x86-64 hosts): an operation with a NaN operand returns
+ * the first NaN operand (a before b) made quiet (bit 51 set, payload kept); an invalid operation (inf - inf,
+ * 0 * inf, 0 / 0, inf / inf, sqrt of a negative number) returns the default NaN, 0xFFF8000000000000.
+ * (Other hosts differ only in which NaN: an ARM host's default NaN is positive.)
+ *
+ * The working format (SoftFloat's): a finite value is m 2^(e - 1085) with m < 2^63 and, when normalised, its
+ * leading bit at bit 62, so that for a normal result e is the biased exponent field and bits 9..0 of m are
+ * below the 53-bit significand (round bit 9, then sticky bits); operations keep every bit shifted out as a
+ * sticky bit (a jamming shift), so one rounding at the end is the correct one.
+ *
+ * Sources:
+ *   IEEE Std 754-2019, sections 4.3 (rounding), 5.4.1 (arithmetic), 6.2 (NaNs), 7.2 (invalid operation).
+ *   Hauser, J. R. Berkeley SoftFloat Release 3e (2018): the working format and the round-and-pack step.
+ *   Intel 64 and IA-32 Architectures Software Developer's Manual, vol. 1, sec. 4.8.3.5 (QNaN floating-point
+ *     indefinite) and table 4-7 (NaN operands of SSE instructions).
+ */
+#ifndef RAID_F64_H
+#define RAID_F64_H
+
+#ifndef RAID_COMPAT_H /* host C: the dialect's host branch (kernels get it prepended) */
+#include "raid_compat.h"
+#endif
+#define RAID_F64_FN RAID_FN
+
+#define RAID_F64_SIGN ((RaidU64)1 << 63)
+#define RAID_F64_INF ((RaidU64)0x7FF << 52)
+#define RAID_F64_QUIET ((RaidU64)1 << 51)
+#define RAID_F64_DEFAULT_NAN ((RaidU64)0xFFF8 << 48)
+#define RAID_F64_FRAC (((RaidU64)1 << 52) - 1)
+
+/* x is a NaN (exponent field all ones, fraction not zero). */
+RAID_F64_FN int raidF64IsNan(RaidU64 x) { return (x & ~RAID_F64_SIGN) > RAID_F64_INF; }
+
+/* The NaN result of an operation whose operand a or b is a NaN: the first NaN operand, made quiet. */
+RAID_F64_FN RaidU64 raidF64PropagateNan(RaidU64 a, RaidU64 b)
+{
+    return (raidF64IsNan(a) ? a : b) | RAID_F64_QUIET;
+}
+
+/* m shifted right by n >= 0 places, with every bit shifted out ORed into bit 0 (a "jamming" shift: the
+ * value's position relative to the rounding point is kept exactly enough for one correct rounding). */
+RAID_F64_FN RaidU64 raidF64ShiftJam(RaidU64 m, int n)
+{
+    if (n <= 0)
+        return m;
+    if (n >= 63)
+        return m != 0;
+    return (m >> n) | ((m << (64 - n)) != 0);
+}
+
+/* Round m 2^(e - 1085) (m < 2^63, its leading bit at bit 62 unless the value is below the normal range) to
+ * binary64, nearest even, with the sign: a value below the normal range becomes subnormal (one rounding of
+ * the exact value), one at or above 2^1024 after rounding becomes infinity. The hidden bit of the rounded
+ * significand adds one to the field (e - 1) << 52, and a rounding that carries into bit 53 adds one more:
+ * the exponent field is right in every case (SoftFloat's roundPackToF64). */
+RAID_F64_FN RaidU64 raidF64RoundPack(RaidU64 sign, int e, RaidU64 m)
+{
+    if (e >= 2047)
+        return sign | RAID_F64_INF;
+    if (e <= 0) {
+        m = raidF64ShiftJam(m, 1 - e);
+        e = 1;
+    }
+    const RaidU64 r = m & 0x3FF;
+    RaidU64 q = (m + 0x200) >> 10;
+    if (r == 0x200)
+        q &= ~(RaidU64)1; /* a tie: to even */
+    const RaidU64 bits = ((RaidU64)(e - 1) << 52) + q;
+    return sign | (bits >= RAID_F64_INF ? RAID_F64_INF : bits);
+}
+
+/* The significand of a finite non-zero x with its leading bit at bit 52 and the exponent that goes with it
+ * (x = s 2^(*e - 1075); a subnormal is normalised, *e <= 0 then). */
+RAID_F64_FN RaidU64 raidF64Unpack(RaidU64 x, int *e)
+{
+    const int be = (int)((x >> 52) & 0x7FF);
+    const RaidU64 f = x & RAID_F64_FRAC;
+    if (be) {
+        *e = be;
+        return f | ((RaidU64)1 << 52);
+    }
+    const int sh = RAID_CLZ64(f) - 11;
+    *e = 1 - sh;
+    return f << sh;
+}
+
+/* a + b. */
+RAID_F64_FN RaidU64 raidF64Add(RaidU64 a, RaidU64 b)
+{
+    const RaidU64 ma = a & ~RAID_F64_SIGN, mb = b & ~RAID_F64_SIGN;
+    if (ma > RAID_F64_INF || mb > RAID_F64_INF)
+        return raidF64PropagateNan(a, b);
+    if (ma == RAID_F64_INF || mb == RAID_F64_INF) {
+        if (ma == RAID_F64_INF && mb == RAID_F64_INF && (a ^ b) & RAID_F64_SIGN)
+            return RAID_F64_DEFAULT_NAN; /* inf - inf */
+        return ma == RAID_F64_INF ? a : b;
+    }
+    if (mb == 0) /* x + 0: x, and -0 + -0 = -0, -0 + +0 = +0 */
+        return ma == 0 ? (a & b) : a;
+    if (ma == 0)
+        return b;
+    /* finite, non-zero: the larger magnitude first (magnitudes order as their bits) */
+    RaidU64 x = a, y = b;
+    if (mb > ma)
+        x = b, y = a;
+    int ex, ey;
+    RaidU64 sx = raidF64Unpack(x, &ex) << 10, sy = raidF64Unpack(y, &ey) << 10;
+    sy = raidF64ShiftJam(sy, ex - ey);
+    const RaidU64 sign = x & RAID_F64_SIGN;
+    if (!((a ^ b) & RAID_F64_SIGN)) {
+        RaidU64 s = sx + sy; /* < 2^64: both are below 2^63 */
+        if (s >> 63) {
+            s = raidF64ShiftJam(s, 1);
+            ex++;
+        }
+        return raidF64RoundPack(sign, ex, s);
+    }
+    RaidU64 d = sx - sy; /* >= 0: x has the larger magnitude */
+    if (d == 0)
+        return 0; /* x - x = +0 (round to nearest) */
+    const int sh = RAID_CLZ64(d) - 1; /* bring the leading bit to bit 62 */
+    return raidF64RoundPack(sign, ex - sh, d << sh);
+}
+
+/* a - b: a + (-b), except that the NaN of a NaN b keeps b's sign (negation does not touch a NaN's bits on
+ * the host: SSE's subtraction propagates the operand as it is). */
+RAID_F64_FN RaidU64 raidF64Sub(RaidU64 a, RaidU64 b)
+{
+    if (raidF64IsNan(a) || raidF64IsNan(b))
+        return raidF64PropagateNan(a, b);
+    return raidF64Add(a, b ^ RAID_F64_SIGN);
+}
+
+/* The 128-bit product of x and y (each below 2^64) as hi, lo: four 32 x 32 -> 64 products. */
+RAID_F64_FN void raidF64Mul128(RaidU64 x, RaidU64 y, RaidU64 *hi, RaidU64 *lo)
+{
+    const RaidU64 xl = x & 0xFFFFFFFFu, xh = x >> 32, yl = y & 0xFFFFFFFFu, yh = y >> 32;
+    const RaidU64 ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+    const RaidU64 mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu); /* < 3 2^32 */
+    *lo = (mid << 32) | (ll & 0xFFFFFFFFu);
+    *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* a * b. */
+RAID_F64_FN RaidU64 raidF64Mul(RaidU64 a, RaidU64 b)
+{
+    const RaidU64 ma = a & ~RAID_F64_SIGN, mb = b & ~RAID_F64_SIGN, sign = (a ^ b) & RAID_F64_SIGN;
+    if (ma > RAID_F64_INF || mb > RAID_F64_INF)
+        return raidF64PropagateNan(a, b);
+    if (ma == RAID_F64_INF || mb == RAID_F64_INF)
+        return ma == 0 || mb == 0 ? RAID_F64_DEFAULT_NAN : sign | RAID_F64_INF; /* 0 * inf: invalid */
+    if (ma == 0 || mb == 0)
+        return sign;
+    int ea, eb;
+    const RaidU64 sa = raidF64Unpack(a, &ea), sb = raidF64Unpack(b, &eb);
+    /* sa sb in [2^104, 2^106): the leading bit at 105 or 104, brought to bit 62 of m with the rest jammed */
+    RaidU64 hi, lo;
+    raidF64Mul128(sa << 10, sb << 1, &hi, &lo); /* sa sb 2^11: the leading bit at 116 or 115, i.e. hi's 52 or 51 */
+    RaidU64 m = (hi << 10) | (lo >> 54) | ((lo << 10) != 0); /* bits 116..54 of the product, the rest jammed */
+    int e = ea + eb - 1022;
+    if (!(m >> 62)) { /* the leading bit at 61: one place left (the jammed bit stays a sticky bit) */
+        m <<= 1;
+        e--;
+    }
+    return raidF64RoundPack(sign, e, m);
+}
+
+/* a / b: the quotient's 55 leading bits by restoring division (one bit a step, exact), the remainder as
+ * the sticky bit. */
+RAID_F64_FN RaidU64 raidF64Div(RaidU64 a, RaidU64 b)
+{
+    const RaidU64 ma = a & ~RAID_F64_SIGN, mb = b & ~RAID_F64_SIGN, sign = (a ^ b) & RAID_F64_SIGN;
+    if (ma > RAID_F64_INF || mb > RAID_F64_INF)
+        return raidF64PropagateNan(a, b);
+    if (ma == RAID_F64_INF)
+        return mb == RAID_F64_INF ? RAID_F64_DEFAULT_NAN : sign | RAID_F64_INF; /* inf / inf: invalid */
+    if (mb == RAID_F64_INF)
+        return sign;
+    if (mb == 0)
+        return ma == 0 ? RAID_F64_DEFAULT_NAN : sign | RAID_F64_INF; /* 0 / 0 invalid; x / 0 = inf */
+    if (ma == 0)
+        return sign;
+    int ea, eb;
+    RaidU64 r = raidF64Unpack(a, &ea);
+    const RaidU64 sb = raidF64Unpack(b, &eb);
+    int e = ea - eb + 1023;
+    if (r < sb) { /* the quotient's leading bit first: r in [sb, 2 sb) */
+        r <<= 1;
+        e--;
+    }
+    RaidU64 q = 0;
+    for (int i = 0; i < 55; i++) { /* r < 2 sb < 2^54 throughout */
+        q <<= 1;
+        if (r >= sb) {
+            r -= sb;
+            q |= 1;
+        }
+        r <<= 1;
+    }
+    /* q has its leading bit at 54: bits 62..8 of m, the remainder's sticky bit at 0 */
+    return raidF64RoundPack(sign, e, (q << 8) | (r != 0));
+}
+
+/* sqrt(a): the root's 55 leading bits digit by digit (two bits of the radicand a step, exact), the
+ * remainder as the sticky bit. */
+RAID_F64_FN RaidU64 raidF64Sqrt(RaidU64 a)
+{
+    const RaidU64 ma = a & ~RAID_F64_SIGN;
+    if (ma > RAID_F64_INF)
+        return a | RAID_F64_QUIET;
+    if (ma == 0)
+        return a; /* sqrt(-0) = -0 */
+    if (a & RAID_F64_SIGN)
+        return RAID_F64_DEFAULT_NAN; /* negative, -inf included: invalid */
+    if (ma == RAID_F64_INF)
+        return a;
+    int ea;
+    RaidU64 s = raidF64Unpack(a, &ea); /* a = s 2^(ea - 1075) */
+    int x2 = ea - 1075;
+    if (x2 & 1) { /* an even power of two: s 2^x2 = (2 s) 2^(x2 - 1) */
+        s <<= 1;
+        x2--;
+    }
+    /* root = floor(sqrt(s 2^56)), 55 bits (s 2^56 in [2^108, 2^110)); the radicand's pairs of bits from the
+     * top, pair i = bits 2i+1, 2i of s 2^56 (zero below bit 56) */
+    RaidU64 root = 0, rem = 0;
+    for (int i = 54; i >= 0; i--) {
+        const RaidU64 pair = i >= 28 ? (s >> (2 * i - 56)) & 3u : 0u;
+        rem = (rem << 2) | pair;
+        const RaidU64 trial = (root << 2) | 1u;
+        root <<= 1;
+        if (rem >= trial) {
+            rem -= trial;
+            root |= 1u;
+        }
+    }
+    /* a = root^2 2^(x2 - 56) + ...: the root is root 2^(x2/2 - 28) = (root 2^8) 2^(e - 1085) */
+    return raidF64RoundPack(0, x2 / 2 + 1049, (root << 8) | (rem != 0));
+}
+
+#endif

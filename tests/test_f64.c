@@ -1,0 +1,230 @@
+/*
+ * kernels/raid_f64.h on the host against the host's IEEE 754 double arithmetic (x86-64 SSE2 or AArch64:
+ * correctly rounded to nearest even, subnormals kept), TestFloat's way: every pair of a set of patterned
+ * operands (its level 1: exponents at the boundaries, significands of single bits, runs of ones at either
+ * end, all ones), then random operands of three kinds (uniform bit patterns; magnitudes near one another,
+ * where sums cancel and quotients sit near 1; subnormal and near-overflow results). Every result must have
+ * the host's bits; a NaN result must be a NaN where the host's is, and on x86-64 the NaN the SSE rules give
+ * (raid_f64.h's header): the first NaN operand made quiet, the default NaN 0xFFF8000000000000 for an
+ * invalid operation. RAID_F64_CASES sets the number of random cases per operation and kind (default 10^5;
+ * more on the lent GPU's host).
+ */
+#include "support.h"
+#include "raid_f64.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double as_d(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static uint64_t as_u(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQRT, NOPS };
+static const char *const op_name[NOPS] = {"add", "sub", "mul", "div", "sqrt"};
+
+/* The host's result; volatile so that the compiler computes it at run time, in this order of operands. */
+static uint64_t host_op(int op, uint64_t a, uint64_t b)
+{
+    volatile double x = as_d(a), y = as_d(b);
+    double r = 0;
+    switch (op) {
+    case OP_ADD: r = x + y; break;
+    case OP_SUB: r = x - y; break;
+    case OP_MUL: r = x * y; break;
+    case OP_DIV: r = x / y; break;
+    default: r = sqrt(x); break;
+    }
+    return as_u(r);
+}
+
+static uint64_t raid_op(int op, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case OP_ADD: return raidF64Add(a, b);
+    case OP_SUB: return raidF64Sub(a, b);
+    case OP_MUL: return raidF64Mul(a, b);
+    case OP_DIV: return raidF64Div(a, b);
+    default: return raidF64Sqrt(a);
+    }
+}
+
+static int is_nan(uint64_t x) { return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull; }
+
+static uint64_t nfail[NOPS];
+
+/* One case: RAID's bits against the host's (NaN rules as in the header). */
+static void check(int op, uint64_t a, uint64_t b)
+{
+    const uint64_t h = host_op(op, a, b), r = raid_op(op, a, b);
+    int ok = r == h;
+    if (!ok && is_nan(h) && is_nan(r)) {
+#if defined(__x86_64__)
+        /* the host may commute an addition's or multiplication's operands: with two NaN operands either is
+         * the host's; RAID's is the first's */
+        const int two = is_nan(a) && op != OP_SQRT && is_nan(b);
+        ok = two && r == (a | 0x0008000000000000ull) && (op == OP_ADD || op == OP_MUL);
+#else
+        ok = 1; /* which NaN is the host's own choice */
+#endif
+    }
+    if (!ok && nfail[op]++ < 8)
+        print_error("%s(%016llx, %016llx): raid %016llx (%.17g), host %016llx (%.17g)\n", op_name[op],
+                    (unsigned long long)a, (unsigned long long)b, (unsigned long long)r, as_d(r),
+                    (unsigned long long)h, as_d(h));
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* TestFloat's level-1 operands: boundary exponents times patterned significands, both signs. */
+static size_t patterns(uint64_t *out)
+{
+    static const int ex[] = {0, 1, 2, 3, 0x3FD, 0x3FE, 0x3FF, 0x400, 0x401, 0x433, 0x434, 0x7FC, 0x7FD, 0x7FE, 0x7FF};
+    uint64_t sig[80];
+    size_t ns = 0;
+    const uint64_t all = (1ull << 52) - 1;
+    sig[ns++] = 0;
+    sig[ns++] = all;
+    for (int k = 0; k < 52; k += 3) {
+        sig[ns++] = 1ull << k;                       /* one bit */
+        sig[ns++] = all & ~((1ull << k) - 1);        /* ones from the top down to bit k */
+        sig[ns++] = (1ull << (k + 1)) - 1;           /* ones from bit k down */
+    }
+    sig[ns++] = 1ull << 51;
+    sig[ns++] = (1ull << 51) | 1;
+    size_t n = 0;
+    for (size_t e = 0; e < sizeof ex / sizeof *ex; e++)
+        for (size_t s = 0; s < ns; s++)
+            for (int sign = 0; sign < 2; sign++)
+                out[n++] = ((uint64_t)sign << 63) | ((uint64_t)ex[e] << 52) | sig[s];
+    return n;
+}
+
+static void test_patterns(void **state)
+{
+    (void)state;
+    uint64_t *v = malloc(4096 * sizeof *v);
+    assert_non_null(v);
+    const size_t n = patterns(v);
+    assert_true(n < 4096);
+    memset(nfail, 0, sizeof nfail);
+    for (size_t i = 0; i < n; i++) {
+        check(OP_SQRT, v[i], 0);
+        for (size_t j = 0; j < n; j++)
+            for (int op = OP_ADD; op <= OP_DIV; op++)
+                check(op, v[i], v[j]);
+    }
+    for (int op = 0; op < NOPS; op++)
+        if (nfail[op])
+            fail_msg("%s: %llu of the patterned cases differ from the host", op_name[op], (unsigned long long)nfail[op]);
+    free(v);
+}
+
+/* A random operand near x: the same exponent or one next to it, random low bits. */
+static uint64_t near(uint64_t x, uint64_t *s)
+{
+    const uint64_t r = rng(s);
+    const int dexp = (int)(r % 3) - 1;
+    uint64_t y = (x & ~0xFFFFFFFull) ^ (rng(s) & 0xFFFFFFFull);
+    const uint64_t e = (y >> 52) & 0x7FF;
+    if (e > 1 && e < 0x7FE)
+        y += (uint64_t)(int64_t)dexp << 52;
+    return (r >> 8) & 1 ? y ^ (1ull << 63) : y;
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    const char *env = getenv("RAID_F64_CASES");
+    const long long cases = env ? atoll(env) : 100000;
+    uint64_t s = 20261207;
+    memset(nfail, 0, sizeof nfail);
+    for (long long i = 0; i < cases; i++) {
+        /* uniform bit patterns */
+        const uint64_t a = rng(&s), b = rng(&s);
+        for (int op = 0; op < NOPS; op++)
+            check(op, a, b);
+        /* finite magnitudes near one another (cancellation, quotients near 1) */
+        const uint64_t c = rng(&s) & 0x7FEFFFFFFFFFFFFFull, d = near(c, &s);
+        for (int op = 0; op < NOPS; op++)
+            check(op, c, d);
+        /* results at the ends of the range: exponents summing (products) or differing (quotients) past them */
+        const uint64_t lo = (rng(&s) % 60) << 52, hi = (0x7FEull - rng(&s) % 60) << 52;
+        const uint64_t e = (rng(&s) & 0x800FFFFFFFFFFFFFull) | (rng(&s) & 1 ? lo : hi);
+        const uint64_t f = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 1100 - 550) << 52);
+        for (int op = 0; op < NOPS; op++)
+            check(op, e, f), check(op, f, e);
+    }
+    for (int op = 0; op < NOPS; op++)
+        if (nfail[op])
+            fail_msg("%s: %llu of %lld random cases differ from the host", op_name[op], (unsigned long long)nfail[op],
+                     8 * cases);
+}
+
+/* The special values and the rules of the header, spelled out. */
+static void test_specials(void **state)
+{
+    (void)state;
+    const uint64_t pinf = 0x7FF0000000000000ull, ninf = pinf | (1ull << 63), snan = 0x7FF0000000000123ull,
+                   qnan = 0xFFF8000000000456ull, dnan = 0xFFF8000000000000ull, one = 0x3FF0000000000000ull,
+                   pz = 0, nz = 1ull << 63;
+    assert_true(raidF64Add(pinf, ninf) == dnan);
+    assert_true(raidF64Sub(pinf, pinf) == dnan);
+    assert_true(raidF64Mul(pz, ninf) == dnan);
+    assert_true(raidF64Div(pz, nz) == dnan);
+    assert_true(raidF64Div(ninf, pinf) == dnan);
+    assert_true(raidF64Sqrt(ninf) == dnan);
+    assert_true(raidF64Sqrt(one | (1ull << 63)) == dnan);
+    assert_true(raidF64Sqrt(nz) == nz);
+    assert_true(raidF64Add(nz, nz) == nz);
+    assert_true(raidF64Add(nz, pz) == pz);
+    assert_true(raidF64Sub(one, one) == pz);
+    assert_true(raidF64Div(one, nz) == ninf);
+    /* the first NaN operand, quiet, payload kept */
+    assert_true(raidF64Add(snan, qnan) == (snan | (1ull << 51)));
+    assert_true(raidF64Add(qnan, snan) == qnan);
+    assert_true(raidF64Mul(one, snan) == (snan | (1ull << 51)));
+    assert_true(raidF64Sub(one, qnan) == qnan); /* subtraction does not flip a NaN's sign */
+    assert_true(raidF64Sqrt(snan) == (snan | (1ull << 51)));
+    /* overflow to infinity, the largest finite when it rounds down, the smallest subnormal */
+    const uint64_t big = 0x7FEFFFFFFFFFFFFFull;
+    assert_true(raidF64Add(big, 0x7C90000000000000ull) == pinf);               /* + half an ulp (2^970): a tie, to even */
+    assert_true(raidF64Add(big, 0x7C8FFFFFFFFFFFFFull) == big);                /* just below half an ulp */
+    assert_true(raidF64Mul(0x0000000000000001ull, 0x3FE0000000000000ull) == 0); /* 2^-1075: a tie, to even 0 */
+    assert_true(raidF64Mul(0x0000000000000001ull, 0x3FE0000000000001ull) == 1); /* just above: the smallest */
+    for (int op = 0; op < NOPS; op++) {
+        const uint64_t v[] = {pinf, ninf, snan, qnan, one, pz, nz, big, 1, 0x000FFFFFFFFFFFFFull, 0x0010000000000000ull};
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+            for (size_t j = 0; j < sizeof v / sizeof *v; j++)
+                check(op, v[i], v[j]);
+        if (nfail[op])
+            fail_msg("%s: a special case differs from the host", op_name[op]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_specials),
+        cmocka_unit_test(test_patterns),
+        cmocka_unit_test(test_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
