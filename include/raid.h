@@ -44,6 +44,7 @@
 #include "raid/select.h"
 #include "raid/arrow.h"
 #include "raid/precision.h"
+#include "raid/f64.h"
 #include "raid/tuning.h"
 
 #endif /* RAID_H */

@@ -24,7 +24,7 @@
 #define ARCH "compute_90"
 
 /* Each file's build options as its callers pass them (src/realized/realized_device.c, src/regress/stats.c,
- * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_device.c; ta_ma.cl and
+ * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_device.c, src/f64/f64_device.c; ta_ma.cl and
  * ta_sweep.cl take none), and the tuning options that change code (RAID_RELOAD, RAID_PART). */
 static const struct variant {
     const char *file, *opts;
@@ -51,6 +51,7 @@ static const struct variant {
     {"garch.cl", "-DGM_MODEL=1 -DGM_T=1 -DGM_MU=0 -DGM_DNU=0"},
     {"garch.cl", "-DGM_MODEL=2 -DGM_T=1 -DGM_MU=1 -DGM_DNU=1"},
     {"garch.cl", "-DGM_MODEL=2 -DGM_T=0 -DGM_MU=0 -DGM_DNU=0"},
+    {"f64.cl", "-DF64_NIN=2 -DF64_BODY=raidF64Div(raidF64Add(x0,x1),raidF64Sqrt((x1&0x7FFFFFFFFFFFFFFFul)))"},
     {"ta_ma.cl", ""},
     {"ta_sweep.cl", ""},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=1"},

@@ -35,6 +35,7 @@ models    include core device io/symtab.h io/order.h io/utf8.h io/tz.h realized 
 ta        include core device io/symtab.h io/order.h io/utf8.h io/tz.h
 column    include core device io/symtab.h io/order.h io/utf8.h io/tz.h kernels
 sim       include core
+f64       include core device kernels io/fastfloat.h
 io        include core
 device    include core kernels
 core      include

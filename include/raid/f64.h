@@ -1,0 +1,71 @@
+/*
+ * raid/f64.h -- element-wise IEEE 754 binary64 arithmetic on float64 arrays with the cpu's bits on every
+ * device, including GPUs without a 64-bit floating type (docs/f64.md).
+ * Part of the public API; include <raid.h> for all of it. Conventions: raid/core.h.
+ *
+ * Every operation is correctly rounded (round to nearest, ties to even; subnormals kept, no flush to zero),
+ * so a result is bit-identical to the host's IEEE double arithmetic and to numpy's on x86-64, on the cpu
+ * backend and on every device: the device computes each binary64 operation on integer words
+ * (kernels/raid_f64.h; IEEE 754-2019 sections 5.4.1 and 6.2). NaNs follow x86-64's rules: the first NaN
+ * operand made quiet, or for an invalid operation (inf - inf, 0 * inf, 0 / 0, inf / inf, sqrt of a negative
+ * number) the default NaN 0xFFF8000000000000.
+ *
+ * Arrays may be host memory or, on a CUDA context, CUDA device memory of that context (read and written in
+ * place: docs/device.md "The caller's device memory"); out may be one of the inputs.
+ */
+#ifndef RAID_F64_API_H
+#define RAID_F64_API_H
+
+#include "raid/core.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum raid_f64_op {
+    RAID_F64_ADD = 1, /* a + b */
+    RAID_F64_SUB,     /* a - b */
+    RAID_F64_MUL,     /* a * b */
+    RAID_F64_DIV,     /* a / b */
+    RAID_F64_SQRT,    /* sqrt(a) (b unused) */
+    RAID_F64_NEG,     /* -a: the sign bit flipped, NaNs included (numpy.negative) */
+    RAID_F64_ABS      /* |a|: the sign bit cleared, NaNs included (numpy.absolute) */
+} raid_f64_op;
+
+/* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then).
+ * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op; device
+ * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
+ * message on ctx. */
+RAID_API raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const double *b, double *out,
+                                  size_t n);
+
+/* A compiled element-wise expression (opaque). */
+typedef struct raid_f64_expr raid_f64_expr;
+
+/* Compile text, an expression over the variables names[0 .. nnames) (1 to 8 names of letters, digits and
+ * '_', not starting with a digit), into *out:
+ *   expr    := term (('+' | '-') term)*                 left to right
+ *   term    := unary (('*' | '/') unary)*               left to right
+ *   unary   := ('-' | '+') unary | primary
+ *   primary := number | name | ('sqrt' | 'abs') '(' expr ')' | '(' expr ')'
+ * A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
+ * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or
+ * numpy. At most 64 operations and constants. Errors: RAID_EINVAL (the message names the column of the
+ * fault: "column 7: expected a name, a number or '('"), RAID_ENOMEM; *out NULL then. */
+RAID_API raid_status raid_f64_expr_compile(raid_ctx *ctx, const char *text, const char *const *names,
+                                           size_t nnames, raid_f64_expr **out);
+RAID_API void raid_f64_expr_free(raid_f64_expr *e);
+
+/* out[i] = e(inputs[0][i], ..., inputs[nnames - 1][i]) for i in [0, n): on a device one kernel reads each
+ * input once and writes out once (the whole chain in registers). Errors: RAID_EINVAL (NULL ctx, e, inputs,
+ * an input or out while n > 0; device memory that is not ctx's), the device layer's; message on ctx. */
+RAID_API raid_status raid_f64_eval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n,
+                                   double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

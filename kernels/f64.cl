@@ -1,0 +1,49 @@
+/*
+ * f64.cl -- element-wise binary64 expressions (include/raid/f64.h) on integer words (raid_f64.h, in the
+ * prelude): one work-item an element reads each input once, runs the expression's operations in registers
+ * and writes the result once, so a chain of operations is one pass over memory.
+ *
+ * Build options (src/f64/f64_device.c): F64_NIN, the inputs (1 to 8: in0 .. in7, read as x0 .. x7), and
+ * F64_BODY, the expression as nested raidF64 calls over x0 .. x7 and constants (0x...ul, the binary64 bits),
+ * in the order the expression was written: the cpu path (src/f64/f64.c) evaluates the same operations on the
+ * same operands, hence the same bits. The unused input arguments are bound to in0 and never read.
+ */
+#pragma OPENCL FP_CONTRACT OFF
+
+#if !defined(F64_NIN) || !defined(F64_BODY) || F64_NIN < 1 || F64_NIN > 8
+#error "f64.cl needs F64_NIN (1 to 8) and F64_BODY (set by src/f64/f64_device.c)"
+#endif
+
+RAID_KERNEL void f64_eval(RAID_GLOBAL const RaidU64 *in0, RAID_GLOBAL const RaidU64 *in1,
+                          RAID_GLOBAL const RaidU64 *in2, RAID_GLOBAL const RaidU64 *in3,
+                          RAID_GLOBAL const RaidU64 *in4, RAID_GLOBAL const RaidU64 *in5,
+                          RAID_GLOBAL const RaidU64 *in6, RAID_GLOBAL const RaidU64 *in7, RAID_GLOBAL RaidU64 *out,
+                          const uint n)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i >= n)
+        return;
+    const RaidU64 x0 = in0[i];
+#if F64_NIN > 1
+    const RaidU64 x1 = in1[i];
+#endif
+#if F64_NIN > 2
+    const RaidU64 x2 = in2[i];
+#endif
+#if F64_NIN > 3
+    const RaidU64 x3 = in3[i];
+#endif
+#if F64_NIN > 4
+    const RaidU64 x4 = in4[i];
+#endif
+#if F64_NIN > 5
+    const RaidU64 x5 = in5[i];
+#endif
+#if F64_NIN > 6
+    const RaidU64 x6 = in6[i];
+#endif
+#if F64_NIN > 7
+    const RaidU64 x7 = in7[i];
+#endif
+    out[i] = F64_BODY;
+}

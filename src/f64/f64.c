@@ -1,0 +1,312 @@
+/*
+ * Element-wise binary64 arithmetic (include/raid/f64.h): the entries, the expression compiler and the cpu
+ * path. The cpu path evaluates each element's nodes with kernels/raid_f64.h, the integer-word arithmetic the
+ * device kernels run (src/f64/f64_device.c), so both give the same bits, and those of the host's IEEE double
+ * operators (tests/test_f64.c).
+ */
+#include "core/internal.h"
+#include "device/device.h"
+#include "f64/f64_internal.h"
+#include "io/fastfloat.h"
+#include "raid_f64.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the compiler: recursive descent over the grammar of raid/f64.h ---- */
+
+typedef struct Parser {
+    raid_ctx *ctx;
+    const char *s;
+    size_t pos;
+    const char *const *names;
+    size_t nnames;
+    raid_f64_expr *e;
+    raid_status st;
+} Parser;
+
+/* Record the first failure (RAID_EINVAL at the current column); -1 for the callers to return. */
+static int perr(Parser *p, const char *what)
+{
+    if (p->st == RAID_OK)
+        p->st = raidFail(p->ctx, RAID_EINVAL, "raid_f64_expr_compile: column %zu: %s", p->pos + 1, what);
+    return -1;
+}
+
+static void skip_space(Parser *p)
+{
+    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t')
+        p->pos++;
+}
+
+/* A new node; its index, or -1 past RAID_F64_MAX_NODES. */
+static int node(Parser *p, int kind, int a, int b, int var, uint64_t bits)
+{
+    raid_f64_expr *e = p->e;
+    if (e->nnodes == RAID_F64_MAX_NODES)
+        return perr(p, "more than 64 operations and constants");
+    e->node[e->nnodes] = (RaidF64Node){kind, a, b, var, bits};
+    return e->nnodes++;
+}
+
+static int is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
+static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int parse_expr(Parser *p);
+
+/* number | name | function '(' expr ')' | '(' expr ')' */
+static int parse_primary(Parser *p)
+{
+    skip_space(p);
+    const char *s = p->s;
+    const size_t at = p->pos;
+    if (s[at] == '(') {
+        p->pos++;
+        const int r = parse_expr(p);
+        skip_space(p);
+        if (r < 0)
+            return -1;
+        if (s[p->pos] != ')')
+            return perr(p, "expected ')'");
+        p->pos++;
+        return r;
+    }
+    if (isdigit((unsigned char)s[at]) || s[at] == '.') {
+        size_t q = at;
+        while (isdigit((unsigned char)s[q]))
+            q++;
+        if (s[q] == '.')
+            for (q++; isdigit((unsigned char)s[q]); q++)
+                ;
+        if (s[q] == 'e' || s[q] == 'E') {
+            size_t r = q + 1;
+            if (s[r] == '+' || s[r] == '-')
+                r++;
+            if (isdigit((unsigned char)s[r])) {
+                while (isdigit((unsigned char)s[r]))
+                    r++;
+                q = r;
+            }
+        }
+        double v;
+        if (is_name_char(s[q]) || s[q] == '.' || raidParseF64(s + at, q - at, &v) != 0)
+            return perr(p, "not a number"); /* "1e", "2x", "1.2.3": at the number's first column */
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        p->pos = q;
+        return node(p, RAID_F64N_CONST, -1, -1, -1, bits);
+    }
+    if (!is_name_start(s[at]))
+        return perr(p, "expected a name, a number or '('");
+    size_t q = at;
+    while (is_name_char(s[q]))
+        q++;
+    const size_t len = q - at;
+    p->pos = q;
+    skip_space(p);
+    if (s[p->pos] == '(') { /* a function */
+        int op = 0;
+        if (len == 4 && !strncmp(s + at, "sqrt", 4))
+            op = RAID_F64_SQRT;
+        else if (len == 3 && !strncmp(s + at, "abs", 3))
+            op = RAID_F64_ABS;
+        if (!op) {
+            p->pos = at;
+            return perr(p, "unknown function (sqrt and abs are known)");
+        }
+        p->pos++;
+        const int a = parse_expr(p);
+        skip_space(p);
+        if (a < 0)
+            return -1;
+        if (s[p->pos] != ')')
+            return perr(p, "expected ')'");
+        p->pos++;
+        return node(p, op, a, -1, -1, 0);
+    }
+    for (size_t k = 0; k < p->nnames; k++)
+        if (strlen(p->names[k]) == len && !strncmp(p->names[k], s + at, len))
+            return node(p, RAID_F64N_VAR, -1, -1, (int)k, 0);
+    p->pos = at;
+    return perr(p, "unknown name");
+}
+
+/* ('-' | '+') unary | primary */
+static int parse_unary(Parser *p)
+{
+    skip_space(p);
+    if (p->s[p->pos] == '-' || p->s[p->pos] == '+') {
+        const int neg = p->s[p->pos] == '-';
+        p->pos++;
+        const int a = parse_unary(p);
+        return a < 0 ? -1 : neg ? node(p, RAID_F64_NEG, a, -1, -1, 0) : a;
+    }
+    return parse_primary(p);
+}
+
+/* unary (('*' | '/') unary)* */
+static int parse_term(Parser *p)
+{
+    int a = parse_unary(p);
+    for (;;) {
+        if (a < 0)
+            return -1;
+        skip_space(p);
+        const char c = p->s[p->pos];
+        if (c != '*' && c != '/')
+            return a;
+        p->pos++;
+        const int b = parse_unary(p);
+        if (b < 0)
+            return -1;
+        a = node(p, c == '*' ? RAID_F64_MUL : RAID_F64_DIV, a, b, -1, 0);
+    }
+}
+
+/* term (('+' | '-') term)* */
+static int parse_expr(Parser *p)
+{
+    int a = parse_term(p);
+    for (;;) {
+        if (a < 0)
+            return -1;
+        skip_space(p);
+        const char c = p->s[p->pos];
+        if (c != '+' && c != '-')
+            return a;
+        p->pos++;
+        const int b = parse_term(p);
+        if (b < 0)
+            return -1;
+        a = node(p, c == '+' ? RAID_F64_ADD : RAID_F64_SUB, a, b, -1, 0);
+    }
+}
+
+/* The names: 1 to RAID_F64_MAX_VARS identifiers, distinct, none a function's. */
+static raid_status check_names(raid_ctx *ctx, const char *const *names, size_t nnames)
+{
+    if (!names || nnames < 1 || nnames > RAID_F64_MAX_VARS)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_expr_compile: %zu names (1 to %d)", names ? nnames : 0,
+                        RAID_F64_MAX_VARS);
+    for (size_t k = 0; k < nnames; k++) {
+        const char *n = names[k];
+        int ok = n && is_name_start(n[0]);
+        for (size_t j = 1; ok && n[j]; j++)
+            ok = is_name_char(n[j]);
+        if (!ok || !strcmp(n, "sqrt") || !strcmp(n, "abs"))
+            return raidFail(ctx, RAID_EINVAL, "raid_f64_expr_compile: name %zu '%s' is not a variable's name "
+                            "(letters, digits, '_', not a function's)", k, n ? n : "(null)");
+        for (size_t j = 0; j < k; j++)
+            if (!strcmp(names[j], n))
+                return raidFail(ctx, RAID_EINVAL, "raid_f64_expr_compile: name '%s' given twice", n);
+    }
+    return RAID_OK;
+}
+
+raid_status raid_f64_expr_compile(raid_ctx *ctx, const char *text, const char *const *names, size_t nnames,
+                                  raid_f64_expr **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !text || !out)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_expr_compile: NULL argument");
+    raid_status st = check_names(ctx, names, nnames);
+    if (st != RAID_OK)
+        return st;
+    raid_f64_expr *e = calloc(1, sizeof *e);
+    if (!e)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    e->nvars = (int)nnames;
+    Parser p = {ctx, text, 0, names, nnames, e, RAID_OK};
+    const int r = parse_expr(&p);
+    skip_space(&p);
+    if (r >= 0 && text[p.pos] != '\0')
+        perr(&p, "expected an operator or the end");
+    if (p.st != RAID_OK) {
+        free(e);
+        return p.st;
+    }
+    assert(r == e->nnodes - 1); /* the root is the last node: operands come first */
+    *out = e;
+    return RAID_OK;
+}
+
+void raid_f64_expr_free(raid_f64_expr *e) { free(e); }
+
+/* ---- evaluation ---- */
+
+raid_status raid_f64_eval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out)
+{
+    if (!ctx || !e)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: NULL %s", ctx ? "expression" : "context");
+    if (n == 0)
+        return RAID_OK;
+    if (!inputs || !out)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: NULL %s", inputs ? "output" : "inputs");
+    for (int k = 0; k < e->nvars; k++)
+        if (!inputs[k])
+            return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: input %d is NULL", k);
+    return RAID_BACKEND(raidF64Backends, ctx)->eval(ctx, e, inputs, n, out);
+}
+
+raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const double *b, double *out, size_t n)
+{
+    if (!ctx)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL context");
+    const int binary = op >= RAID_F64_ADD && op <= RAID_F64_DIV;
+    if (!binary && op != RAID_F64_SQRT && op != RAID_F64_NEG && op != RAID_F64_ABS)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_map: unknown operation %d", (int)op);
+    if (n && (!a || !out || (binary && !b)))
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL %s", !a ? "a" : !out ? "out" : "b");
+    raid_f64_expr e;
+    memset(&e, 0, sizeof e);
+    e.nvars = binary ? 2 : 1;
+    e.node[0] = (RaidF64Node){RAID_F64N_VAR, -1, -1, 0, 0};
+    e.node[1] = (RaidF64Node){RAID_F64N_VAR, -1, -1, 1, 0};
+    e.node[e.nvars] = (RaidF64Node){(int)op, 0, binary ? 1 : -1, -1, 0};
+    e.nnodes = e.nvars + 1;
+    const double *in[2] = {a, b};
+    return raid_f64_eval(ctx, &e, in, n, out);
+}
+
+/* The cpu path: each element's nodes in order, in host integer words. */
+raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out)
+{
+    RaidMemKind kind;
+    for (int k = 0; k < e->nvars; k++) {
+        raid_status st = raidMemKindOf(ctx, inputs[k], n * sizeof(double), sizeof(double), "raid_f64_eval: input", &kind);
+        if (st != RAID_OK)
+            return st;
+    }
+    raid_status st = raidMemKindOf(ctx, out, n * sizeof(double), sizeof(double), "raid_f64_eval: out", &kind);
+    if (st != RAID_OK)
+        return st;
+    const long long nn = (long long)n;
+#pragma omp parallel for schedule(static) if (nn > 65536)
+    for (long long i = 0; i < nn; i++) {
+        RaidU64 v[RAID_F64_MAX_NODES];
+        for (int k = 0; k < e->nnodes; k++) {
+            const RaidF64Node *d = &e->node[k];
+            switch (d->kind) {
+            case RAID_F64N_VAR: memcpy(&v[k], &inputs[d->var][i], sizeof v[k]); break;
+            case RAID_F64N_CONST: v[k] = d->bits; break;
+            case RAID_F64_ADD: v[k] = raidF64Add(v[d->a], v[d->b]); break;
+            case RAID_F64_SUB: v[k] = raidF64Sub(v[d->a], v[d->b]); break;
+            case RAID_F64_MUL: v[k] = raidF64Mul(v[d->a], v[d->b]); break;
+            case RAID_F64_DIV: v[k] = raidF64Div(v[d->a], v[d->b]); break;
+            case RAID_F64_SQRT: v[k] = raidF64Sqrt(v[d->a]); break;
+            case RAID_F64_NEG: v[k] = v[d->a] ^ RAID_F64_SIGN; break;
+            default: v[k] = v[d->a] & ~RAID_F64_SIGN; break; /* RAID_F64_ABS */
+            }
+        }
+        memcpy(&out[i], &v[e->nnodes - 1], sizeof out[i]);
+    }
+    return RAID_OK;
+}
+
+const RaidF64Backend raidF64Backends[2] = {
+    [RAID_ON_CPU] = {raidF64CpuEval},
+    [RAID_ON_DEVICE] = {raidF64DeviceEval},
+};

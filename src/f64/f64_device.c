@@ -1,0 +1,111 @@
+/*
+ * The device path of element-wise binary64 expressions (include/raid/f64.h): the expression becomes the
+ * body of kernels/f64.cl (F64_BODY: nested raidF64 calls, kernels/raid_f64.h), built once per expression and
+ * cached like every kernel (the options are the cache key). Inputs and output go through the device layer's
+ * input and output helpers: host arrays are uploaded and read back, CUDA device memory of the context is
+ * read and written in place. Arrays longer than a slice are done a slice at a time (32-bit indices, bounded
+ * device memory).
+ */
+#include "core/internal.h"
+#include "device/device.h"
+#include "device/launch.h"
+#include "f64/f64_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SLICE ((size_t)1 << 25) /* elements per launch: 256 MiB per array */
+
+/* Append node k of e as kernel source to buf[*at .. len): 0, or -1 when it does not fit. */
+static int emit(const raid_f64_expr *e, int k, char *buf, size_t len, size_t *at)
+{
+    const RaidF64Node *d = &e->node[k];
+    int w = 0;
+    const size_t room = len - *at;
+    switch (d->kind) {
+    case RAID_F64N_VAR: w = snprintf(buf + *at, room, "x%d", d->var); break;
+    case RAID_F64N_CONST: w = snprintf(buf + *at, room, "0x%016" PRIX64 "ul", d->bits); break;
+    default: {
+        static const char *const fn[] = {[RAID_F64_ADD] = "raidF64Add", [RAID_F64_SUB] = "raidF64Sub",
+                                         [RAID_F64_MUL] = "raidF64Mul", [RAID_F64_DIV] = "raidF64Div",
+                                         [RAID_F64_SQRT] = "raidF64Sqrt"};
+        if (d->kind == RAID_F64_NEG || d->kind == RAID_F64_ABS) { /* the sign bit: numpy's negative, absolute */
+            w = snprintf(buf + *at, room, "(");
+            if (w < 0 || (size_t)w >= room)
+                return -1;
+            *at += (size_t)w;
+            if (emit(e, d->a, buf, len, at))
+                return -1;
+            w = snprintf(buf + *at, len - *at, d->kind == RAID_F64_NEG ? "^0x8000000000000000ul)"
+                                                                       : "&0x7FFFFFFFFFFFFFFFul)");
+            break;
+        }
+        w = snprintf(buf + *at, room, "%s(", fn[d->kind]);
+        if (w < 0 || (size_t)w >= room)
+            return -1;
+        *at += (size_t)w;
+        if (emit(e, d->a, buf, len, at))
+            return -1;
+        if (d->b >= 0) {
+            if (*at + 1 >= len)
+                return -1;
+            buf[(*at)++] = ',';
+            if (emit(e, d->b, buf, len, at))
+                return -1;
+        }
+        w = snprintf(buf + *at, len - *at, ")");
+    }
+    }
+    if (w < 0 || (size_t)w >= len - *at)
+        return -1;
+    *at += (size_t)w;
+    return 0;
+}
+
+/* Elements [first, first + m) of every array through the kernel k. */
+static raid_status eval_slice(raid_ctx *ctx, RaidKernel *k, const raid_f64_expr *e, const double *const *inputs,
+                              size_t first, size_t m, double *out)
+{
+    RaidBuf in[RAID_F64_MAX_VARS], ob;
+    memset(in, 0, sizeof in);
+    memset(&ob, 0, sizeof ob);
+    RaidLaunch L;
+    raidLaunchUse(&L, ctx, k);
+    for (int v = 0; v < e->nvars; v++)
+        RAID_LAUNCH_CALL(&L, raidBufInput(ctx, inputs[v] + first, RAID_DT_ULONG, m, "raid_f64_eval: input", &in[v], NULL));
+    RAID_LAUNCH_CALL(&L, raidBufOutput(ctx, out + first, RAID_DT_ULONG, m, "raid_f64_eval: out", &ob));
+    if (L.st == RAID_OK) {
+        for (int v = e->nvars; v < 8; v++)
+            in[v] = in[0]; /* bound, never read */
+        raidLaunchSize(&L, m, 256);
+        RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&in[0]), RAID_ARG_BUF(&in[1]), RAID_ARG_BUF(&in[2]), RAID_ARG_BUF(&in[3]),
+                         RAID_ARG_BUF(&in[4]), RAID_ARG_BUF(&in[5]), RAID_ARG_BUF(&in[6]), RAID_ARG_BUF(&in[7]),
+                         RAID_ARG_BUF(&ob), RAID_ARG_U32(m));
+        raidLaunchRun(&L, &ctx->timing.kernel_s);
+        RAID_LAUNCH_CALL(&L, raidBufDeliver(ctx, &ob, 0, m, out + first, "raid_f64_eval: out"));
+    }
+    for (int v = 0; v < e->nvars; v++)
+        if (in[v].h)
+            raidBufRelease(ctx, &in[v]);
+    if (ob.h)
+        raidBufRelease(ctx, &ob);
+    return raidLaunchEnd(&L);
+}
+
+raid_status raidF64DeviceEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n,
+                              double *out)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    char opts[4096];
+    size_t at = (size_t)snprintf(opts, sizeof opts, "-DF64_NIN=%d -DF64_BODY=", e->nvars);
+    if (emit(e, e->nnodes - 1, opts, sizeof opts, &at))
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: the expression is too long for a kernel");
+    RaidKernel *k = NULL;
+    raid_status st = raidKernelGet(ctx, "f64.cl", "f64_eval", opts, &k);
+    for (size_t first = 0; st == RAID_OK && first < n; first += SLICE)
+        st = eval_slice(ctx, k, e, inputs, first, n - first < SLICE ? n - first : SLICE, out);
+    if (k)
+        raidKernelPut(ctx, k);
+    return st;
+}

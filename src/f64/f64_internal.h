@@ -1,0 +1,42 @@
+/*
+ * The element-wise binary64 capability's internals (include/raid/f64.h): the compiled expression, shared by
+ * the entry and cpu path (f64.c) and the device path (f64_device.c), and the table of backends.
+ */
+#ifndef RAID_F64_INTERNAL_H
+#define RAID_F64_INTERNAL_H
+
+#include "raid/f64.h"
+
+#include <stdint.h>
+
+#define RAID_F64_MAX_NODES 64 /* operations and constants of one expression */
+#define RAID_F64_MAX_VARS 8   /* inputs of one expression */
+
+/* A node: an input (RAID_F64N_VAR, var), a constant (RAID_F64N_CONST, bits) or an operation of
+ * include/raid/f64.h (op, operands a and b: node indices, b < 0 for a unary one). */
+enum { RAID_F64N_VAR = 100, RAID_F64N_CONST = 101 };
+typedef struct RaidF64Node {
+    int kind; /* RAID_F64N_VAR, RAID_F64N_CONST or a raid_f64_op */
+    int a, b; /* operand nodes (operations) */
+    int var;  /* input index (RAID_F64N_VAR) */
+    uint64_t bits; /* the constant's binary64 bits (RAID_F64N_CONST) */
+} RaidF64Node;
+
+/* Nodes in evaluation order: every operand before its operation, the result last. */
+struct raid_f64_expr {
+    int nnodes, nvars;
+    RaidF64Node node[RAID_F64_MAX_NODES];
+};
+
+/* out[i] = e(inputs[.][i]), i < n: the backends (RAID_BACKEND(raidF64Backends, ctx)); arguments validated by
+ * raid_f64_eval. The cpu path evaluates the nodes with kernels/raid_f64.h on the host, the device path runs
+ * the same operations in one generated kernel: the same bits. Errors: the device layer's; message on ctx. */
+typedef struct RaidF64Backend {
+    raid_status (*eval)(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out);
+} RaidF64Backend;
+extern const RaidF64Backend raidF64Backends[2];
+raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out);
+raid_status raidF64DeviceEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n,
+                              double *out);
+
+#endif

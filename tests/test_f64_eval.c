@@ -1,0 +1,194 @@
+/*
+ * include/raid/f64.h: raid_f64_map and compiled expressions (raid_f64_expr_compile, raid_f64_eval) on the
+ * cpu backend against the host's double operators, and on the device (RAID_TEST_DEVICE; PoCL in CI) bit for
+ * bit against the cpu backend; the compiler's refusals with the column of the fault.
+ */
+#include "support.h"
+#include "raid.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static double from_bits(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* n values: ordinary magnitudes, the specials, subnormals, huge ones, random bit patterns. */
+static double *values(size_t n, uint64_t seed)
+{
+    double *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    static const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0x1p-1074, 0x1p-1022, 1.7976931348623157e308};
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = rng(&seed);
+        switch (r % 8) {
+        case 0: x[i] = sp[(r >> 8) % (sizeof sp / sizeof *sp)]; break;
+        case 1: x[i] = from_bits(rng(&seed)); break;
+        case 2: x[i] = from_bits(rng(&seed) & 0x800FFFFFFFFFFFFFull); break; /* subnormal */
+        default: x[i] = ((double)(r >> 11) * 0x1p-53 - 0.5) * 100.0; break;
+        }
+    }
+    return x;
+}
+
+/* Equal bits, or both NaN (which NaN a host operation returns with two NaN operands is its own). */
+static int same(double a, double b) { return bits(a) == bits(b) || (isnan(a) && isnan(b)); }
+
+static void test_map_cpu(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    enum { N = 20000 };
+    double *a = values(N, 1), *b = values(N, 2), *o = malloc(N * sizeof *o);
+    for (int op = RAID_F64_ADD; op <= RAID_F64_ABS; op++) {
+        assert_int_equal(raid_f64_map(cpu, (raid_f64_op)op, a, b, o, N), RAID_OK);
+        for (size_t i = 0; i < N; i++) {
+            volatile double x = a[i], y = b[i];
+            double h;
+            switch (op) {
+            case RAID_F64_ADD: h = x + y; break;
+            case RAID_F64_SUB: h = x - y; break;
+            case RAID_F64_MUL: h = x * y; break;
+            case RAID_F64_DIV: h = x / y; break;
+            case RAID_F64_SQRT: h = sqrt(x); break;
+            case RAID_F64_NEG: h = from_bits(bits(x) ^ (1ull << 63)); break;
+            default: h = from_bits(bits(x) & ~(1ull << 63)); break;
+            }
+            if (!same(o[i], h))
+                fail_msg("op %d, element %zu: %a, host %a", op, i, o[i], h);
+        }
+    }
+    /* in place */
+    memcpy(o, a, N * sizeof *o);
+    assert_int_equal(raid_f64_map(cpu, RAID_F64_MUL, o, b, o, N), RAID_OK);
+    for (size_t i = 0; i < N; i++) {
+        volatile double x = a[i], y = b[i];
+        assert_true(same(o[i], x * y));
+    }
+    /* refusals */
+    assert_int_equal(raid_f64_map(cpu, (raid_f64_op)99, a, b, o, N), RAID_EINVAL);
+    assert_int_equal(raid_f64_map(cpu, RAID_F64_ADD, a, NULL, o, N), RAID_EINVAL);
+    assert_int_equal(raid_f64_map(cpu, RAID_F64_SQRT, a, NULL, o, N), RAID_OK);
+    assert_int_equal(raid_f64_map(cpu, RAID_F64_ADD, NULL, NULL, NULL, 0), RAID_OK);
+    free(a), free(b), free(o);
+    raid_ctx_destroy(cpu);
+}
+
+static void test_compile_errors(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    const char *names[] = {"a", "b", "price_2"};
+    raid_f64_expr *e = (raid_f64_expr *)1;
+    const struct { const char *text, *msg; } bad[] = {
+        {"a +", "column 4: expected a name, a number or '('"},
+        {"a + c", "column 5: unknown name"},
+        {"log(a)", "column 1: unknown function"},
+        {"(a + b", "column 7: expected ')'"},
+        {"a b", "column 3: expected an operator or the end"},
+        {"sqrt(a", "column 7: expected ')'"},
+        {"a * 1e", "column 5: not a number"},
+        {"2x", "column 1: not a number"},
+        {"1.5.2", "column 1: not a number"},
+        {".", "column 1: not a number"},
+        {"", "column 1: expected a name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(raid_f64_expr_compile(cpu, bad[i].text, names, 3, &e), RAID_EINVAL);
+        assert_null(e);
+        if (!strstr(raid_ctx_errmsg(cpu), bad[i].msg))
+            fail_msg("'%s': %s (expected %s)", bad[i].text, raid_ctx_errmsg(cpu), bad[i].msg);
+    }
+    const char *dup[] = {"a", "a"}, *fn[] = {"sqrt"}, *num[] = {"1x"};
+    assert_int_equal(raid_f64_expr_compile(cpu, "a", dup, 2, &e), RAID_EINVAL);
+    assert_int_equal(raid_f64_expr_compile(cpu, "a", fn, 1, &e), RAID_EINVAL);
+    assert_int_equal(raid_f64_expr_compile(cpu, "a", num, 1, &e), RAID_EINVAL);
+    assert_int_equal(raid_f64_expr_compile(cpu, "a", names, 0, &e), RAID_EINVAL);
+    /* 64 nodes at most */
+    char big[1024] = "a";
+    for (int i = 0; i < 40; i++)
+        strcat(big, " + a");
+    assert_int_equal(raid_f64_expr_compile(cpu, big, names, 1, &e), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "more than 64"));
+    raid_ctx_destroy(cpu);
+}
+
+/* The host's value of the test expression, operation by operation as written. */
+#define EXPR "(a * b - 2.5) / sqrt(abs(price_2)) + -a * 1e-3 - (b - a) / (a + 0.1)"
+static double host_expr(volatile double a, volatile double b, volatile double c)
+{
+    volatile double t1 = a * b, t2 = t1 - 2.5, t3 = sqrt(fabs(c)), t4 = t2 / t3, t5 = -a, t6 = t5 * 1e-3;
+    volatile double t7 = t4 + t6, t8 = b - a, t9 = a + 0.1, t10 = t8 / t9;
+    return t7 - t10;
+}
+
+static void test_eval(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    const char *names[] = {"a", "b", "price_2"};
+    raid_f64_expr *e = NULL;
+    assert_int_equal(raid_f64_expr_compile(cpu, EXPR, names, 3, &e), RAID_OK);
+    enum { N = 100003 }; /* not a multiple of the work-group width */
+    double *a = values(N, 3), *b = values(N, 4), *c = values(N, 5), *o = malloc(N * sizeof *o),
+           *d = malloc(N * sizeof *d);
+    const double *in[] = {a, b, c};
+    assert_int_equal(raid_f64_eval(cpu, e, in, N, o), RAID_OK);
+    for (size_t i = 0; i < N; i++)
+        if (!same(o[i], host_expr(a[i], b[i], c[i])))
+            fail_msg("element %zu: %a, host %a", i, o[i], host_expr(a[i], b[i], c[i]));
+    if (t_have_opencl()) { /* the device: the cpu backend's bits, NaNs included */
+        raid_ctx *dev = t_open_ctx(t_device());
+        assert_int_equal(raid_f64_eval(dev, e, in, N, d), RAID_OK);
+        for (size_t i = 0; i < N; i++)
+            if (bits(d[i]) != bits(o[i]))
+                fail_msg("device, element %zu: %016llx, cpu %016llx", i, (unsigned long long)bits(d[i]),
+                         (unsigned long long)bits(o[i]));
+        for (int op = RAID_F64_ADD; op <= RAID_F64_ABS; op++) {
+            assert_int_equal(raid_f64_map(cpu, (raid_f64_op)op, a, b, o, N), RAID_OK);
+            assert_int_equal(raid_f64_map(dev, (raid_f64_op)op, a, b, d, N), RAID_OK);
+            assert_memory_equal(o, d, N * sizeof *o);
+        }
+        memcpy(d, a, N * sizeof *d); /* in place on the device path */
+        assert_int_equal(raid_f64_map(dev, RAID_F64_DIV, d, b, d, N), RAID_OK);
+        assert_int_equal(raid_f64_map(cpu, RAID_F64_DIV, a, b, o, N), RAID_OK);
+        assert_memory_equal(o, d, N * sizeof *o);
+        raid_ctx_destroy(dev);
+    }
+    assert_int_equal(raid_f64_eval(cpu, NULL, in, N, o), RAID_EINVAL);
+    const double *missing[] = {a, NULL, c};
+    assert_int_equal(raid_f64_eval(cpu, e, missing, N, o), RAID_EINVAL);
+    raid_f64_expr_free(e);
+    free(a), free(b), free(c), free(o), free(d);
+    raid_ctx_destroy(cpu);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_map_cpu),
+        cmocka_unit_test(test_compile_errors),
+        cmocka_unit_test(test_eval),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
