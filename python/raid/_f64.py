@@ -1,0 +1,123 @@
+"""Element-wise IEEE binary64 arithmetic through the library (include/raid/f64.h; docs/f64.md): raid.add,
+raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute and raid.eval on numpy
+arrays. Every result is correctly rounded, bit for bit numpy's on x86-64, on the cpu path and on every device,
+GPUs without float64 included: the device computes binary64 on integer words."""
+import numpy as np
+
+from ._convert import floats
+from ._core import check, context, ffi, lib
+
+
+def _operand(v, name, n=None):
+    """v as float64 by the values rule (docs/python.md "Inputs"); a scalar is repeated n times."""
+    if n is not None and np.ndim(v) == 0:
+        return np.full(n, floats(np.atleast_1d(v), name)[0])
+    return floats(v, name)
+
+
+def _out(out, n):
+    """The result array: a new one, or out= (a writeable one-dimensional C-contiguous float64 numpy array of n
+    elements, which may be an input)."""
+    if out is None:
+        return np.empty(n, np.float64)
+    if not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.ndim != 1:
+        raise TypeError("out must be a one-dimensional float64 numpy array")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be C-contiguous and writeable")
+    if out.size != n:
+        raise ValueError(f"out has {out.size} elements, the result {n}")
+    return out
+
+
+def _ptr(a):
+    return ffi.from_buffer("double[]", a)
+
+
+def _map(op, x, y, device, out):
+    if y is None:
+        a = _operand(x, "x")
+    elif np.ndim(x) == 0 and np.ndim(y) != 0:
+        b = _operand(y, "y")
+        a = _operand(x, "x", b.size)
+    else:
+        a = _operand(x, "x")
+        b = _operand(y, "y", a.size)
+    if y is not None and b.size != a.size:
+        raise ValueError(f"x has {a.size} elements and y {b.size}")
+    r = _out(out, a.size)
+    ctx = context(device)
+    check(lib.raid_f64_map(ctx, op, _ptr(a), _ptr(b) if y is not None else ffi.NULL, _ptr(r), a.size), ctx)
+    return r
+
+
+def add(x, y, device=None, *, out=None):
+    """x + y element by element (np.add), correctly rounded: numpy's bits. x, y: one-dimensional arrays of
+    equal length, or one a scalar, by the values rule (float64; float32, float16 and integers exact in float64
+    converted). out: None or a float64 array for the result (may be x or y). device: as raid.context (None:
+    $RAID_DEVICE or auto). Errors: ValueError, TypeError (arguments), RaidError (the library's)."""
+    return _map(lib.RAID_F64_ADD, x, y, device, out)
+
+
+def subtract(x, y, device=None, *, out=None):
+    """x - y element by element (np.subtract), correctly rounded; arguments as raid.add."""
+    return _map(lib.RAID_F64_SUB, x, y, device, out)
+
+
+def multiply(x, y, device=None, *, out=None):
+    """x * y element by element (np.multiply), correctly rounded; arguments as raid.add."""
+    return _map(lib.RAID_F64_MUL, x, y, device, out)
+
+
+def divide(x, y, device=None, *, out=None):
+    """x / y element by element (np.divide: x / 0 is +-inf, 0 / 0 NaN, without numpy's warnings), correctly
+    rounded; arguments as raid.add."""
+    return _map(lib.RAID_F64_DIV, x, y, device, out)
+
+
+def sqrt(x, device=None, *, out=None):
+    """The square root element by element (np.sqrt: NaN below zero, -0.0 for -0.0), correctly rounded;
+    arguments as raid.add."""
+    return _map(lib.RAID_F64_SQRT, x, None, device, out)
+
+
+def negative(x, device=None, *, out=None):
+    """-x element by element (np.negative: the sign bit flipped, NaNs included)."""
+    return _map(lib.RAID_F64_NEG, x, None, device, out)
+
+
+def absolute(x, device=None, *, out=None):
+    """|x| element by element (np.absolute: the sign bit cleared, NaNs included)."""
+    return _map(lib.RAID_F64_ABS, x, None, device, out)
+
+
+def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as numexpr.evaluate)
+    """The expression expr over the named arrays, element by element, as one pass over memory on a device:
+    raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
+    right, unary minus, parentheses, sqrt(), abs() and decimal numbers; each operation evaluated as written
+    (never reassociated or fused), so the result is numpy's for the same expression, bit for bit. arrays:
+    1 to 8 one-dimensional arrays of equal length (the values rule; a scalar is repeated). out, device: as
+    raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""
+    if not isinstance(expr, str):
+        raise TypeError(f"expr must be a string, not {type(expr).__name__}")
+    if not 1 <= len(arrays) <= 8:
+        raise ValueError(f"raid.eval takes 1 to 8 named arrays, not {len(arrays)}")
+    names = list(arrays)
+    sized = [floats(arrays[k], k) for k in names if np.ndim(arrays[k]) != 0]
+    n = sized[0].size if sized else 1
+    vals = [_operand(arrays[k], k, n) for k in names]
+    for k, v in zip(names, vals):
+        if v.size != n:
+            raise ValueError(f"{k} has {v.size} elements, {names[0] if sized else k} {n}")
+    ctx = context(device)
+    cnames = [ffi.new("char[]", k.encode()) for k in names]
+    pnames = ffi.new("const char *[]", cnames)
+    pe = ffi.new("raid_f64_expr **")
+    status = lib.raid_f64_expr_compile(ctx, expr.encode(), pnames, len(names), pe)
+    if status == lib.RAID_EINVAL:
+        raise ValueError(ffi.string(lib.raid_ctx_errmsg(ctx)).decode())
+    check(status, ctx)
+    e = ffi.gc(pe[0], lib.raid_f64_expr_free)
+    r = _out(out, n)
+    ptrs = [_ptr(v) for v in vals]
+    check(lib.raid_f64_eval(ctx, e, ffi.new("const double *[]", ptrs), n, _ptr(r)), ctx)
+    return r

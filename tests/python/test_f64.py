@@ -1,0 +1,100 @@
+"""raid.add, raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute and raid.eval
+(include/raid/f64.h) against numpy bit for bit (compared as .view(np.uint64)) on random bit patterns, the
+special values, subnormals and ordinary magnitudes, on the cpu path and on the OpenCL device when there is
+one; where both operands are NaN only NaN-ness is compared (which NaN numpy returns then is its loop's
+choice); the arguments' checks."""
+import numpy as np
+import pytest
+
+import raid
+
+SPECIAL = np.array([0x0, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000,
+                    0xFFF8000000000000, 0x7FF0000000000001, 0x1, 0x8000000000000001, 0x000FFFFFFFFFFFFF,
+                    0x0010000000000000, 0x7FEFFFFFFFFFFFFF, 0x3FF0000000000000, 0xBFF0000000000000],
+                   dtype=np.uint64).view(np.float64)
+
+
+def _devices():
+    devs = raid.devices()
+    return ["cpu"] + ([devs["device"].iloc[0]] if len(devs) else [])
+
+
+DEVICES = _devices()
+
+
+def _values(seed, n=20000):
+    rng = np.random.default_rng(seed)
+    parts = [rng.integers(0, 2**64, n // 4, dtype=np.uint64).view(np.float64),
+             rng.standard_normal(n // 4) * 10.0 ** rng.integers(-300, 300, n // 4),
+             (rng.integers(0, 2**52, n // 4, dtype=np.uint64) | np.uint64(1 << 63) * rng.integers(0, 2, n // 4,
+                                                                                               dtype=np.uint64)
+              ).view(np.float64),
+             rng.choice(SPECIAL, n - 3 * (n // 4))]
+    x = np.concatenate(parts)
+    rng.shuffle(x)
+    return x
+
+
+def _same(r, want, *inputs):
+    ok = r.view(np.uint64) == want.view(np.uint64)
+    both = np.isnan(r) & np.isnan(want) & np.logical_and.reduce([np.isnan(v) for v in inputs])
+    bad = np.flatnonzero(~(ok | both))
+    assert bad.size == 0, f"{bad.size} differ, first at {bad[0]}: {r[bad[0]]!r}, numpy {want[bad[0]]!r}"
+
+
+BINARY = [(raid.add, np.add), (raid.subtract, np.subtract), (raid.multiply, np.multiply), (raid.divide, np.divide)]
+UNARY = [(raid.sqrt, np.sqrt), (raid.negative, np.negative), (raid.absolute, np.absolute)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_functions_match_numpy(device):
+    x, y = _values(1), _values(2)
+    with np.errstate(all="ignore"):
+        for f, g in BINARY:
+            _same(f(x, y, device), g(x, y), x, y)
+            _same(f(x, 2.5, device), g(x, 2.5), x)
+            _same(f(-0.0, y, device), g(-0.0, y), y)
+        for f, g in UNARY:
+            _same(f(x, device), g(x), x)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_eval_matches_numpy(device):
+    a, b, c = _values(3), _values(4), _values(5)
+    r = raid.eval("(a * b - 2.5) / sqrt(abs(c)) + -a * 1e-3 - (b - a) / (a + 0.1)", device, a=a, b=b, c=c)
+    with np.errstate(all="ignore"):
+        want = (a * b - 2.5) / np.sqrt(np.abs(c)) + -a * 1e-3 - (b - a) / (a + 0.1)
+    _same(r, want, a, b, c)
+
+
+def test_devices_agree():
+    if len(DEVICES) < 2:
+        pytest.skip("no device")
+    a, b = _values(6), _values(7)
+    for expr in ("a / b", "sqrt(a * a + b * b)", "-(a - b) * (a + b)"):
+        cpu = raid.eval(expr, "cpu", a=a, b=b)
+        dev = raid.eval(expr, DEVICES[1], a=a, b=b)
+        assert (cpu.view(np.uint64) == dev.view(np.uint64)).all(), expr
+
+
+def test_out_and_arguments():
+    x = np.linspace(-3, 3, 101)
+    y = np.arange(101, dtype=np.int64)  # integers exact in float64 are converted
+    o = np.empty(101)
+    assert raid.multiply(x, y, "cpu", out=o) is o
+    assert (o == x * y).all()
+    z = x.copy()
+    raid.add(z, z, "cpu", out=z)  # in place
+    assert (z == x + x).all()
+    with pytest.raises(ValueError, match="elements"):
+        raid.add(x, x[:5], "cpu")
+    with pytest.raises(TypeError):
+        raid.add(x, x, "cpu", out=np.empty(101, np.float32))
+    with pytest.raises(ValueError, match="out has"):
+        raid.add(x, x, "cpu", out=np.empty(3))
+    with pytest.raises(ValueError, match="column 5: unknown name"):
+        raid.eval("a + c", "cpu", a=x, b=x)
+    with pytest.raises(ValueError, match="1 to 8"):
+        raid.eval("a", "cpu")
+    with pytest.raises(TypeError):
+        raid.add(np.array(["a"]), x, "cpu")
