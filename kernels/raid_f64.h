@@ -176,6 +176,110 @@ RAID_F64_FN RaidU64 raidF64Mul(RaidU64 a, RaidU64 b)
     return raidF64RoundPack(sign, e, m);
 }
 
+/* ---- 128-bit helpers of the fused multiply-add (hi, lo words) ---- */
+
+/* (hi, lo) shifted right by n >= 0 with every bit shifted out ORed into bit 0. */
+RAID_F64_FN void raidF64ShiftJam128(RaidU64 *hi, RaidU64 *lo, int n)
+{
+    if (n <= 0)
+        return;
+    if (n >= 127) {
+        *lo = (*hi | *lo) != 0;
+        *hi = 0;
+        return;
+    }
+    if (n >= 64) {
+        const RaidU64 lost = (n == 64 ? 0 : *hi << (128 - n)) | *lo;
+        *lo = (n == 64 ? *hi : *hi >> (n - 64)) | (lost != 0);
+        *hi = 0;
+        return;
+    }
+    const RaidU64 lost = *lo << (64 - n);
+    *lo = (*lo >> n) | (*hi << (64 - n)) | (lost != 0);
+    *hi >>= n;
+}
+
+/* fma(a, b, c) = a b + c rounded once. The exact product (106 bits) and the addend are placed in one 128-bit
+ * frame, their leading bits at 125 or 126, the smaller aligned to the larger with a jamming shift, added or
+ * subtracted exactly, and the top 63 bits with the rest as a sticky bit rounded by raidF64RoundPack. NaN
+ * operands give the first NaN (a, b, c) made quiet; 0 x inf is invalid (the default NaN) unless c is a NaN,
+ * as on x86-64; inf - inf is invalid. An exact zero sum is +0 unless both the product and c are -0 (or the
+ * product's zero has c's negative sign): IEEE 754-2019 6.3. */
+RAID_F64_FN RaidU64 raidF64Fma(RaidU64 a, RaidU64 b, RaidU64 c)
+{
+    const RaidU64 ma = a & ~RAID_F64_SIGN, mb = b & ~RAID_F64_SIGN, mc = c & ~RAID_F64_SIGN;
+    const RaidU64 sp = (a ^ b) & RAID_F64_SIGN, sc = c & RAID_F64_SIGN;
+    if (ma > RAID_F64_INF || mb > RAID_F64_INF || mc > RAID_F64_INF)
+        return (ma > RAID_F64_INF ? a : mb > RAID_F64_INF ? b : c) | RAID_F64_QUIET;
+    if (ma == RAID_F64_INF || mb == RAID_F64_INF) {
+        if (ma == 0 || mb == 0)
+            return RAID_F64_DEFAULT_NAN; /* 0 x inf */
+        if (mc == RAID_F64_INF && sc != sp)
+            return RAID_F64_DEFAULT_NAN; /* inf - inf */
+        return sp | RAID_F64_INF;
+    }
+    if (mc == RAID_F64_INF)
+        return c;
+    if (ma == 0 || mb == 0) /* an exact zero product: c, or a zero whose sign follows the sum's rule */
+        return mc == 0 ? (sp & sc) : c;
+    int ea, eb;
+    const RaidU64 xa = raidF64Unpack(a, &ea), xb = raidF64Unpack(b, &eb);
+    RaidU64 ph, pl;
+    raidF64Mul128(xa, xb, &ph, &pl); /* in [2^104, 2^106) */
+    ph = (ph << 21) | (pl >> 43);     /* the product << 21: its leading bit at 125 or 126 */
+    pl <<= 21;
+    int ep = ea + eb - 2150 - 21;     /* the product is (ph, pl) 2^ep */
+    if (mc == 0) { /* the product alone, rounded once */
+        const int sh = RAID_CLZ64(ph) - 1;
+        RaidU64 m = (ph << sh) | (sh ? pl >> (64 - sh) : 0);
+        m |= (pl << sh) != 0;
+        /* m 2^(ep + 64 - sh) = m 2^(e - 1085) */
+        return raidF64RoundPack(sp, ep + 64 - sh + 1085, m);
+    }
+    int ec;
+    RaidU64 ch = raidF64Unpack(c, &ec) << 9, cl = 0; /* its leading bit at 61 of ch, 125 of the pair */
+    ec = ec - 1075 - 64 - 9;                       /* c is (ch, cl) 2^ec */
+    RaidU64 sign = sp;
+    /* the larger exponent keeps its place, the other is aligned (jammed) */
+    if (ep >= ec)
+        raidF64ShiftJam128(&ch, &cl, ep - ec);
+    else {
+        raidF64ShiftJam128(&ph, &pl, ec - ep);
+        ep = ec;
+    }
+    RaidU64 hi, lo;
+    if (sp == sc) {
+        lo = pl + cl;
+        hi = ph + ch + (lo < pl);
+    } else if (ph > ch || (ph == ch && pl >= cl)) {
+        hi = ph - ch - (pl < cl);
+        lo = pl - cl;
+    } else {
+        hi = ch - ph - (cl < pl);
+        lo = cl - pl;
+        sign = sc;
+    }
+    if ((hi | lo) == 0)
+        return 0; /* exact cancellation: +0 */
+    /* normalise: the leading bit to bit 62 of the top word, the rest jammed */
+    int sh;
+    RaidU64 m;
+    if (hi) {
+        sh = RAID_CLZ64(hi) - 1; /* -1 when the sum carried into bit 127 */
+        if (sh >= 0)
+            m = (hi << sh) | (sh ? lo >> (64 - sh) : 0), lo = sh ? lo << sh : lo;
+        else
+            m = (hi >> 1), lo = (hi << 63) | (lo >> 1) | (lo & 1);
+    } else {
+        sh = 63 + RAID_CLZ64(lo); /* the leading bit in lo: at least 64 places */
+        const int s2 = sh - 64;
+        m = s2 >= 0 ? lo << s2 : lo >> -s2;
+        lo = s2 >= 0 ? 0 : lo << (64 + s2);
+    }
+    m |= lo != 0;
+    return raidF64RoundPack(sign, ep + 64 - sh + 1085, m);
+}
+
 /* a / b: the quotient's 55 leading bits by restoring division (one bit a step, exact), the remainder as
  * the sticky bit. */
 RAID_F64_FN RaidU64 raidF64Div(RaidU64 a, RaidU64 b)

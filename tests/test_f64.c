@@ -219,12 +219,63 @@ static void test_specials(void **state)
     }
 }
 
+/* fma against the host's (glibc's fma: correctly rounded, in hardware or emulated). NaN results: NaN-ness
+ * where two or three operands are NaNs (which one the host returns depends on its instruction's operand
+ * order), the quiet NaN of the one NaN operand otherwise. */
+static uint64_t nfma;
+static void check_fma(uint64_t a, uint64_t b, uint64_t c)
+{
+    volatile double x = as_d(a), y = as_d(b), z = as_d(c);
+    const uint64_t h = as_u(fma(x, y, z)), r = raidF64Fma(a, b, c);
+    int ok = r == h;
+    if (!ok && is_nan(h) && is_nan(r))
+        ok = is_nan(a) + is_nan(b) + is_nan(c) >= 2;
+    if (!ok && nfma++ < 8)
+        print_error("fma(%016llx, %016llx, %016llx): raid %016llx (%.17g), host %016llx (%.17g)\n",
+                    (unsigned long long)a, (unsigned long long)b, (unsigned long long)c, (unsigned long long)r,
+                    as_d(r), (unsigned long long)h, as_d(h));
+}
+
+static void test_fma(void **state)
+{
+    (void)state;
+    uint64_t *v = malloc(4096 * sizeof *v);
+    assert_non_null(v);
+    const size_t n = patterns(v);
+    nfma = 0;
+    /* patterned triples: every 7th pattern as the product's operands, every pattern as the addend */
+    for (size_t i = 0; i < n; i += 7)
+        for (size_t j = 3; j < n; j += 7)
+            for (size_t k = 0; k < n; k++)
+                check_fma(v[i], v[j], v[k]);
+    const char *env = getenv("RAID_F64_CASES");
+    const long long cases = env ? atoll(env) : 100000;
+    uint64_t s = 77;
+    for (long long i = 0; i < cases; i++) {
+        check_fma(rng(&s), rng(&s), rng(&s));
+        /* the addend near minus the product: cancellation of up to all of the product's bits */
+        const uint64_t a = rng(&s) & 0x7FEFFFFFFFFFFFFFull, b = (rng(&s) & 0x800FFFFFFFFFFFFFull) | (0x3FFull << 52);
+        const double p = as_d(a) * as_d(b);
+        const uint64_t c = as_u(-p) ^ (rng(&s) & 0xFFFFull);
+        check_fma(a, b, c);
+        /* products near the ends of the range, addends of any exponent */
+        const uint64_t e = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((rng(&s) % 80) << 52);
+        const uint64_t f = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 200 - 100) << 52);
+        check_fma(e, f, rng(&s));
+        check_fma(e, f, (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((rng(&s) % 80) << 52));
+    }
+    free(v);
+    if (nfma)
+        fail_msg("fma: %llu cases differ from the host", (unsigned long long)nfma);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_fma),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,6 +87,8 @@ static void test_map_cpu(void **state)
     }
     /* refusals */
     assert_int_equal(raid_f64_map(cpu, (raid_f64_op)99, a, b, o, N), RAID_EINVAL);
+    assert_int_equal(raid_f64_map(cpu, RAID_F64_FMA, a, b, o, N), RAID_EINVAL);
+    assert_non_null(strstr(raid_ctx_errmsg(cpu), "use an expression"));
     assert_int_equal(raid_f64_map(cpu, RAID_F64_ADD, a, NULL, o, N), RAID_EINVAL);
     assert_int_equal(raid_f64_map(cpu, RAID_F64_SQRT, a, NULL, o, N), RAID_OK);
     assert_int_equal(raid_f64_map(cpu, RAID_F64_ADD, NULL, NULL, NULL, 0), RAID_OK);
@@ -111,6 +113,8 @@ static void test_compile_errors(void **state)
         {"2x", "column 1: not a number"},
         {"1.5.2", "column 1: not a number"},
         {".", "column 1: not a number"},
+        {"fma(a, b)", "column 9: expected ',' (fma takes three arguments)"},
+        {"fma(a b, c)", "column 7: expected ','"},
         {"", "column 1: expected a name"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -157,6 +161,26 @@ static void test_eval(void **state)
     for (size_t i = 0; i < N; i++)
         if (!same(o[i], host_expr(a[i], b[i], c[i])))
             fail_msg("element %zu: %a, host %a", i, o[i], host_expr(a[i], b[i], c[i]));
+    /* fma, rounded once: the host's fma (glibc: correctly rounded) */
+    raid_f64_expr *f = NULL;
+    assert_int_equal(raid_f64_expr_compile(cpu, "fma(a, b, -price_2) - 1", names, 3, &f), RAID_OK);
+    double *g = malloc(N * sizeof *g);
+    assert_int_equal(raid_f64_eval(cpu, f, in, N, g), RAID_OK);
+    for (size_t i = 0; i < N; i++) {
+        volatile double x = a[i], y = b[i], z = -c[i];
+        volatile double t = fma(x, y, z);
+        const double h = t - 1;
+        if (!same(g[i], h) && !(isnan(g[i]) && isnan(h)))
+            fail_msg("fma, element %zu: %a, host %a", i, g[i], h);
+    }
+    if (t_have_opencl()) { /* the device: the cpu backend's bits, NaNs included */
+        raid_ctx *dev = t_open_ctx(t_device());
+        assert_int_equal(raid_f64_eval(dev, f, in, N, d), RAID_OK);
+        assert_memory_equal(g, d, N * sizeof *g);
+        raid_ctx_destroy(dev);
+    }
+    raid_f64_expr_free(f);
+    free(g);
     if (t_have_opencl()) { /* the device: the cpu backend's bits, NaNs included */
         raid_ctx *dev = t_open_ctx(t_device());
         assert_int_equal(raid_f64_eval(dev, e, in, N, d), RAID_OK);

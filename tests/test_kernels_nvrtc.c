@@ -51,7 +51,7 @@ static const struct variant {
     {"garch.cl", "-DGM_MODEL=1 -DGM_T=1 -DGM_MU=0 -DGM_DNU=0"},
     {"garch.cl", "-DGM_MODEL=2 -DGM_T=1 -DGM_MU=1 -DGM_DNU=1"},
     {"garch.cl", "-DGM_MODEL=2 -DGM_T=0 -DGM_MU=0 -DGM_DNU=0"},
-    {"f64.cl", "-DF64_NIN=2 -DF64_BODY=raidF64Div(raidF64Add(x0,x1),raidF64Sqrt((x1&0x7FFFFFFFFFFFFFFFul)))"},
+    {"f64.cl", "-DF64_NIN=2 -DF64_BODY=raidF64Fma(x0,x1,raidF64Div(raidF64Add(x0,x1),raidF64Sqrt((x1&0x7FFFFFFFFFFFFFFFul))))"},
     {"ta_ma.cl", ""},
     {"ta_sweep.cl", ""},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=1"},

@@ -31,11 +31,13 @@ typedef enum raid_f64_op {
     RAID_F64_DIV,     /* a / b */
     RAID_F64_SQRT,    /* sqrt(a) (b unused) */
     RAID_F64_NEG,     /* -a: the sign bit flipped, NaNs included (numpy.negative) */
-    RAID_F64_ABS      /* |a|: the sign bit cleared, NaNs included (numpy.absolute) */
+    RAID_F64_ABS,     /* |a|: the sign bit cleared, NaNs included (numpy.absolute) */
+    RAID_F64_FMA      /* a * b + c rounded once (C's fma; expressions only: raid_f64_map refuses it) */
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then).
- * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op; device
+ * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op or
+ * RAID_F64_FMA; device
  * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
  * message on ctx. */
 RAID_API raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const double *b, double *out,
@@ -49,8 +51,8 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   expr    := term (('+' | '-') term)*                 left to right
  *   term    := unary (('*' | '/') unary)*               left to right
  *   unary   := ('-' | '+') unary | primary
- *   primary := number | name | ('sqrt' | 'abs') '(' expr ')' | '(' expr ')'
- * A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
+ *   primary := number | name | ('sqrt' | 'abs') '(' expr ')' | 'fma' '(' expr ',' expr ',' expr ')' | '(' expr ')'
+ * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or
  * numpy. At most 64 operations and constants. Errors: RAID_EINVAL (the message names the column of the
  * fault: "column 7: expected a name, a number or '('"), RAID_ENOMEM; *out NULL then. */

@@ -93,7 +93,7 @@ def absolute(x, device=None, *, out=None):
 def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as numexpr.evaluate)
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
-    right, unary minus, parentheses, sqrt(), abs() and decimal numbers; each operation evaluated as written
+    right, unary minus, parentheses, sqrt(), abs(), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each operation evaluated as written
     (never reassociated or fused), so the result is numpy's for the same expression, bit for bit. arrays:
     1 to 8 one-dimensional arrays of equal length (the values rule; a scalar is repeated). out, device: as
     raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""

@@ -42,21 +42,23 @@ static void skip_space(Parser *p)
 }
 
 /* A new node; its index, or -1 past RAID_F64_MAX_NODES. */
-static int node(Parser *p, int kind, int a, int b, int var, uint64_t bits)
+static int node3(Parser *p, int kind, int a, int b, int c, int var, uint64_t bits)
 {
     raid_f64_expr *e = p->e;
     if (e->nnodes == RAID_F64_MAX_NODES)
         return perr(p, "more than 64 operations and constants");
-    e->node[e->nnodes] = (RaidF64Node){kind, a, b, var, bits};
+    e->node[e->nnodes] = (RaidF64Node){kind, a, b, c, var, bits};
     return e->nnodes++;
 }
+
+static int node(Parser *p, int kind, int a, int b, int var, uint64_t bits) { return node3(p, kind, a, b, -1, var, bits); }
 
 static int is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
 static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 static int parse_expr(Parser *p);
 
-/* number | name | function '(' expr ')' | '(' expr ')' */
+/* number | name | function '(' expr [, expr, expr] ')' | '(' expr ')' */
 static int parse_primary(Parser *p)
 {
     skip_space(p);
@@ -107,24 +109,31 @@ static int parse_primary(Parser *p)
     p->pos = q;
     skip_space(p);
     if (s[p->pos] == '(') { /* a function */
-        int op = 0;
+        int op = 0, nargs = 1, arg[3] = {-1, -1, -1};
         if (len == 4 && !strncmp(s + at, "sqrt", 4))
             op = RAID_F64_SQRT;
         else if (len == 3 && !strncmp(s + at, "abs", 3))
             op = RAID_F64_ABS;
+        else if (len == 3 && !strncmp(s + at, "fma", 3))
+            op = RAID_F64_FMA, nargs = 3;
         if (!op) {
             p->pos = at;
-            return perr(p, "unknown function (sqrt and abs are known)");
+            return perr(p, "unknown function (sqrt, abs and fma are known)");
         }
         p->pos++;
-        const int a = parse_expr(p);
-        skip_space(p);
-        if (a < 0)
-            return -1;
+        for (int k = 0; k < nargs; k++) {
+            if (k && s[p->pos] != ',')
+                return perr(p, "expected ',' (fma takes three arguments)");
+            p->pos += k > 0;
+            arg[k] = parse_expr(p);
+            skip_space(p);
+            if (arg[k] < 0)
+                return -1;
+        }
         if (s[p->pos] != ')')
-            return perr(p, "expected ')'");
+            return perr(p, nargs > 1 ? "expected ')' (fma takes three arguments)" : "expected ')'");
         p->pos++;
-        return node(p, op, a, -1, -1, 0);
+        return node3(p, op, arg[0], arg[1], arg[2], -1, 0);
     }
     for (size_t k = 0; k < p->nnames; k++)
         if (strlen(p->names[k]) == len && !strncmp(p->names[k], s + at, len))
@@ -256,6 +265,8 @@ raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const d
     if (!ctx)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL context");
     const int binary = op >= RAID_F64_ADD && op <= RAID_F64_DIV;
+    if (op == RAID_F64_FMA)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_map: fma takes three operands: use an expression, fma(a, b, c)");
     if (!binary && op != RAID_F64_SQRT && op != RAID_F64_NEG && op != RAID_F64_ABS)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: unknown operation %d", (int)op);
     if (n && (!a || !out || (binary && !b)))
@@ -263,9 +274,9 @@ raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const d
     raid_f64_expr e;
     memset(&e, 0, sizeof e);
     e.nvars = binary ? 2 : 1;
-    e.node[0] = (RaidF64Node){RAID_F64N_VAR, -1, -1, 0, 0};
-    e.node[1] = (RaidF64Node){RAID_F64N_VAR, -1, -1, 1, 0};
-    e.node[e.nvars] = (RaidF64Node){(int)op, 0, binary ? 1 : -1, -1, 0};
+    e.node[0] = (RaidF64Node){RAID_F64N_VAR, -1, -1, -1, 0, 0};
+    e.node[1] = (RaidF64Node){RAID_F64N_VAR, -1, -1, -1, 1, 0};
+    e.node[e.nvars] = (RaidF64Node){(int)op, 0, binary ? 1 : -1, -1, -1, 0};
     e.nnodes = e.nvars + 1;
     const double *in[2] = {a, b};
     return raid_f64_eval(ctx, &e, in, n, out);
@@ -297,6 +308,7 @@ raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *
             case RAID_F64_MUL: v[k] = raidF64Mul(v[d->a], v[d->b]); break;
             case RAID_F64_DIV: v[k] = raidF64Div(v[d->a], v[d->b]); break;
             case RAID_F64_SQRT: v[k] = raidF64Sqrt(v[d->a]); break;
+            case RAID_F64_FMA: v[k] = raidF64Fma(v[d->a], v[d->b], v[d->c]); break;
             case RAID_F64_NEG: v[k] = v[d->a] ^ RAID_F64_SIGN; break;
             default: v[k] = v[d->a] & ~RAID_F64_SIGN; break; /* RAID_F64_ABS */
             }

@@ -29,7 +29,7 @@ static int emit(const raid_f64_expr *e, int k, char *buf, size_t len, size_t *at
     default: {
         static const char *const fn[] = {[RAID_F64_ADD] = "raidF64Add", [RAID_F64_SUB] = "raidF64Sub",
                                          [RAID_F64_MUL] = "raidF64Mul", [RAID_F64_DIV] = "raidF64Div",
-                                         [RAID_F64_SQRT] = "raidF64Sqrt"};
+                                         [RAID_F64_SQRT] = "raidF64Sqrt", [RAID_F64_FMA] = "raidF64Fma"};
         if (d->kind == RAID_F64_NEG || d->kind == RAID_F64_ABS) { /* the sign bit: numpy's negative, absolute */
             w = snprintf(buf + *at, room, "(");
             if (w < 0 || (size_t)w >= room)
@@ -47,11 +47,14 @@ static int emit(const raid_f64_expr *e, int k, char *buf, size_t len, size_t *at
         *at += (size_t)w;
         if (emit(e, d->a, buf, len, at))
             return -1;
-        if (d->b >= 0) {
+        const int more[2] = {d->b, d->c};
+        for (int j = 0; j < 2; j++) {
+            if (more[j] < 0)
+                continue;
             if (*at + 1 >= len)
                 return -1;
             buf[(*at)++] = ',';
-            if (emit(e, d->b, buf, len, at))
+            if (emit(e, more[j], buf, len, at))
                 return -1;
         }
         w = snprintf(buf + *at, len - *at, ")");

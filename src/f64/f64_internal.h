@@ -13,11 +13,11 @@
 #define RAID_F64_MAX_VARS 8   /* inputs of one expression */
 
 /* A node: an input (RAID_F64N_VAR, var), a constant (RAID_F64N_CONST, bits) or an operation of
- * include/raid/f64.h (op, operands a and b: node indices, b < 0 for a unary one). */
+ * include/raid/f64.h (op, operands a, b and c: node indices, b < 0 for a unary one, c < 0 but for fma). */
 enum { RAID_F64N_VAR = 100, RAID_F64N_CONST = 101 };
 typedef struct RaidF64Node {
     int kind; /* RAID_F64N_VAR, RAID_F64N_CONST or a raid_f64_op */
-    int a, b; /* operand nodes (operations) */
+    int a, b, c; /* operand nodes (operations) */
     int var;  /* input index (RAID_F64N_VAR) */
     uint64_t bits; /* the constant's binary64 bits (RAID_F64N_CONST) */
 } RaidF64Node;
