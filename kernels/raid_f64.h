@@ -353,4 +353,76 @@ RAID_F64_FN RaidU64 raidF64Sqrt(RaidU64 a)
     return raidF64RoundPack(0, x2 / 2 + 1049, (root << 8) | (rem != 0));
 }
 
+/* ---- sign, order and rounding to integers: bit operations only, no rounding error ---- */
+
+/* |a| with b's sign (copysign; NaNs included). */
+RAID_F64_FN RaidU64 raidF64Copysign(RaidU64 a, RaidU64 b) { return (a & ~RAID_F64_SIGN) | (b & RAID_F64_SIGN); }
+
+/* a < b for values that are not NaNs, -0 == +0 (IEEE's compareQuietLess on non-NaNs). */
+RAID_F64_FN int raidF64LessNoNan(RaidU64 a, RaidU64 b)
+{
+    const int na = (int)(a >> 63), nb = (int)(b >> 63);
+    if (na != nb) /* different signs: a below b when a is the negative one, unless both are zeros */
+        return na && ((a | b) & ~RAID_F64_SIGN) != 0;
+    return na ? a > b : a < b; /* one sign: the magnitudes order as the bits (reversed below zero) */
+}
+
+/* numpy's minimum and maximum: a NaN a is returned, else a when it is below (above) b, else b: so a NaN b is
+ * returned, and of -0 and +0 the second (the x86-64 MINSD/MAXSD rule numpy's loops follow). The NaN is
+ * returned as it is (a selection, not an arithmetic operation). */
+RAID_F64_FN RaidU64 raidF64Minimum(RaidU64 a, RaidU64 b)
+{
+    if (raidF64IsNan(a))
+        return a;
+    if (raidF64IsNan(b))
+        return b;
+    return raidF64LessNoNan(a, b) ? a : b;
+}
+RAID_F64_FN RaidU64 raidF64Maximum(RaidU64 a, RaidU64 b)
+{
+    if (raidF64IsNan(a))
+        return a;
+    if (raidF64IsNan(b))
+        return b;
+    return raidF64LessNoNan(b, a) ? a : b;
+}
+
+/* a rounded to an integral value: mode 0 toward zero (trunc), 1 toward -inf (floor), 2 toward +inf (ceil),
+ * 3 to nearest, ties to even (rint in the default rounding mode). The sign of a zero result is a's
+ * (floor(-0.5) = -1, ceil(-0.5) = -0, rint(0.5) = +0); a NaN is made quiet (as the host's roundsd), an
+ * infinity or a value of 2^52 or more is itself. The integral part is a with the fraction bits below the
+ * binary point cleared; one unit at that point is added in integers where the mode rounds the magnitude up
+ * (a carry into the exponent field is the right result). */
+RAID_F64_FN RaidU64 raidF64RoundInt(RaidU64 a, int mode)
+{
+    const RaidU64 m = a & ~RAID_F64_SIGN, sign = a & RAID_F64_SIGN;
+    if (m > RAID_F64_INF)
+        return a | RAID_F64_QUIET;
+    const int e = (int)(m >> 52) - 1023; /* the unbiased exponent */
+    if (e >= 52)
+        return a;
+    if (e < 0) { /* |a| < 1: 0 or 1 with a's sign */
+        int up = 0;
+        if (m != 0)
+            up = mode == 1 ? sign != 0 : mode == 2 ? sign == 0 : mode == 3 ? m > ((RaidU64)0x3FE << 52) : 0;
+        return sign | (up ? (RaidU64)0x3FF << 52 : 0);
+    }
+    const RaidU64 unit = (RaidU64)1 << (52 - e), frac = m & (unit - 1);
+    int up = 0;
+    if (frac != 0) {
+        if (mode == 1)
+            up = sign != 0;
+        else if (mode == 2)
+            up = sign == 0;
+        else if (mode == 3)
+            up = frac > unit / 2 || (frac == unit / 2 && ((m >> (52 - e)) & 1)); /* half: to even */
+    }
+    return sign | ((m - frac) + (up ? unit : 0));
+}
+
+RAID_F64_FN RaidU64 raidF64Trunc(RaidU64 a) { return raidF64RoundInt(a, 0); }
+RAID_F64_FN RaidU64 raidF64Floor(RaidU64 a) { return raidF64RoundInt(a, 1); }
+RAID_F64_FN RaidU64 raidF64Ceil(RaidU64 a) { return raidF64RoundInt(a, 2); }
+RAID_F64_FN RaidU64 raidF64Rint(RaidU64 a) { return raidF64RoundInt(a, 3); }
+
 #endif

@@ -269,6 +269,43 @@ static void test_fma(void **state)
         fail_msg("fma: %llu cases differ from the host", (unsigned long long)nfma);
 }
 
+/* The bit operations: copysign, numpy's minimum and maximum, trunc, floor, ceil and rint against the host's
+ * (libm's rounding functions; minimum and maximum as numpy's scalar loops define them). */
+static void test_bit_ops(void **state)
+{
+    (void)state;
+    uint64_t *v = malloc(8192 * sizeof *v);
+    assert_non_null(v);
+    size_t n = patterns(v);
+    assert_true(n + 3000 <= 8192);
+    uint64_t s = 5;
+    for (int i = 0; i < 1000; i++) { /* values near integers and halves: the rounding functions' edges */
+        const double d = (double)(int64_t)(rng(&s) % 2000000) / 4.0 - 250000.0;
+        v[n++] = as_u(d), v[n++] = as_u(d) + 1, v[n++] = as_u(d) - 1;
+    }
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        volatile double x = as_d(v[i]);
+        const uint64_t want[4] = {as_u(trunc(x)), as_u(floor(x)), as_u(ceil(x)), as_u(rint(x))};
+        for (int mode = 0; mode < 4; mode++) {
+            const uint64_t r = raidF64RoundInt(v[i], mode);
+            if (r != want[mode] && !(is_nan(r) && is_nan(want[mode])) && bad++ < 8)
+                print_error("round mode %d of %016llx: %016llx, host %016llx\n", mode, (unsigned long long)v[i],
+                            (unsigned long long)r, (unsigned long long)want[mode]);
+        }
+        for (size_t j = 0; j < n; j += 5) {
+            volatile double y = as_d(v[j]);
+            const uint64_t mn = as_u(isnan(x) ? x : (x < y ? x : y)), mx = as_u(isnan(x) ? x : (x > y ? x : y));
+            if ((raidF64Minimum(v[i], v[j]) != mn || raidF64Maximum(v[i], v[j]) != mx ||
+                 raidF64Copysign(v[i], v[j]) != as_u(copysign(x, y))) && bad++ < 8)
+                print_error("min/max/copysign of %016llx, %016llx\n", (unsigned long long)v[i], (unsigned long long)v[j]);
+        }
+    }
+    free(v);
+    if (bad)
+        fail_msg("%llu bit operations differ from the host", (unsigned long long)bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_fma),
+        cmocka_unit_test(test_bit_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,10 +32,18 @@ typedef enum raid_f64_op {
     RAID_F64_SQRT,    /* sqrt(a) (b unused) */
     RAID_F64_NEG,     /* -a: the sign bit flipped, NaNs included (numpy.negative) */
     RAID_F64_ABS,     /* |a|: the sign bit cleared, NaNs included (numpy.absolute) */
-    RAID_F64_FMA      /* a * b + c rounded once (C's fma; expressions only: raid_f64_map refuses it) */
+    RAID_F64_FMA,     /* a * b + c rounded once (C's fma; expressions only: raid_f64_map refuses it) */
+    RAID_F64_MINIMUM, /* numpy.minimum: a NaN operand (a first) is returned; of -0 and +0, b */
+    RAID_F64_MAXIMUM, /* numpy.maximum: likewise */
+    RAID_F64_COPYSIGN,/* |a| with b's sign (numpy.copysign) */
+    RAID_F64_TRUNC,   /* a rounded toward zero (numpy.trunc; NaNs made quiet) */
+    RAID_F64_FLOOR,   /* toward -inf (numpy.floor) */
+    RAID_F64_CEIL,    /* toward +inf (numpy.ceil) */
+    RAID_F64_RINT     /* to nearest, ties to even (numpy.rint) */
 } raid_f64_op;
 
-/* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then).
+/* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
+ * neg, abs, trunc, floor, ceil, rint).
  * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op or
  * RAID_F64_FMA; device
  * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
@@ -51,7 +59,10 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   expr    := term (('+' | '-') term)*                 left to right
  *   term    := unary (('*' | '/') unary)*               left to right
  *   unary   := ('-' | '+') unary | primary
- *   primary := number | name | ('sqrt' | 'abs') '(' expr ')' | 'fma' '(' expr ',' expr ',' expr ')' | '(' expr ')'
+ *   primary := number | name | f1 '(' expr ')' | f2 '(' expr ',' expr ')' | 'fma' '(' expr ',' expr ',' expr ')'
+ *              | '(' expr ')'
+ *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint'
+ *   f2      := 'minimum' | 'maximum' | 'copysign'
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or
  * numpy. At most 64 operations and constants. Errors: RAID_EINVAL (the message names the column of the

@@ -1,6 +1,6 @@
 """Element-wise IEEE binary64 arithmetic through the library (include/raid/f64.h; docs/f64.md): raid.add,
-raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute and raid.eval on numpy
-arrays. Every result is correctly rounded, bit for bit numpy's on x86-64, on the cpu path and on every device,
+raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute, raid.minimum,
+raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint and raid.eval on numpy arrays. Every result is correctly rounded, bit for bit numpy's on x86-64, on the cpu path and on every device,
 GPUs without float64 included: the device computes binary64 on integer words."""
 import numpy as np
 
@@ -90,10 +90,47 @@ def absolute(x, device=None, *, out=None):
     return _map(lib.RAID_F64_ABS, x, None, device, out)
 
 
+def minimum(x, y, device=None, *, out=None):
+    """The smaller of x and y element by element (np.minimum: a NaN in either is returned, x's first; of -0.0
+    and +0.0, y); arguments as raid.add."""
+    return _map(lib.RAID_F64_MINIMUM, x, y, device, out)
+
+
+def maximum(x, y, device=None, *, out=None):
+    """The larger of x and y element by element (np.maximum: NaNs as raid.minimum); arguments as raid.add."""
+    return _map(lib.RAID_F64_MAXIMUM, x, y, device, out)
+
+
+def copysign(x, y, device=None, *, out=None):
+    """|x| with y's sign element by element (np.copysign); arguments as raid.add."""
+    return _map(lib.RAID_F64_COPYSIGN, x, y, device, out)
+
+
+def trunc(x, device=None, *, out=None):
+    """x rounded toward zero element by element (np.trunc; -0.0 kept); arguments as raid.add."""
+    return _map(lib.RAID_F64_TRUNC, x, None, device, out)
+
+
+def floor(x, device=None, *, out=None):
+    """x rounded toward -inf element by element (np.floor); arguments as raid.add."""
+    return _map(lib.RAID_F64_FLOOR, x, None, device, out)
+
+
+def ceil(x, device=None, *, out=None):
+    """x rounded toward +inf element by element (np.ceil: ceil(-0.5) is -0.0); arguments as raid.add."""
+    return _map(lib.RAID_F64_CEIL, x, None, device, out)
+
+
+def rint(x, device=None, *, out=None):
+    """x rounded to the nearest integer, ties to even, element by element (np.rint); arguments as raid.add."""
+    return _map(lib.RAID_F64_RINT, x, None, device, out)
+
+
 def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as numexpr.evaluate)
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
-    right, unary minus, parentheses, sqrt(), abs(), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each operation evaluated as written
+    right, unary minus, parentheses, sqrt(), abs(), trunc(), floor(), ceil(), rint(), minimum(x, y),
+    maximum(x, y), copysign(x, y), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each operation evaluated as written
     (never reassociated or fused), so the result is numpy's for the same expression, bit for bit. arrays:
     1 to 8 one-dimensional arrays of equal length (the values rule; a scalar is repeated). out, device: as
     raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""

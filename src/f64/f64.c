@@ -109,21 +109,23 @@ static int parse_primary(Parser *p)
     p->pos = q;
     skip_space(p);
     if (s[p->pos] == '(') { /* a function */
+        static const struct { const char *name; int op, nargs; } fns[] = {
+            {"sqrt", RAID_F64_SQRT, 1},     {"abs", RAID_F64_ABS, 1},         {"trunc", RAID_F64_TRUNC, 1},
+            {"floor", RAID_F64_FLOOR, 1},   {"ceil", RAID_F64_CEIL, 1},       {"rint", RAID_F64_RINT, 1},
+            {"minimum", RAID_F64_MINIMUM, 2}, {"maximum", RAID_F64_MAXIMUM, 2}, {"copysign", RAID_F64_COPYSIGN, 2},
+            {"fma", RAID_F64_FMA, 3}};
         int op = 0, nargs = 1, arg[3] = {-1, -1, -1};
-        if (len == 4 && !strncmp(s + at, "sqrt", 4))
-            op = RAID_F64_SQRT;
-        else if (len == 3 && !strncmp(s + at, "abs", 3))
-            op = RAID_F64_ABS;
-        else if (len == 3 && !strncmp(s + at, "fma", 3))
-            op = RAID_F64_FMA, nargs = 3;
+        for (size_t f = 0; f < sizeof fns / sizeof *fns; f++)
+            if (strlen(fns[f].name) == len && !strncmp(s + at, fns[f].name, len))
+                op = fns[f].op, nargs = fns[f].nargs;
         if (!op) {
             p->pos = at;
-            return perr(p, "unknown function (sqrt, abs and fma are known)");
+            return perr(p, "unknown function (sqrt, abs, trunc, floor, ceil, rint, minimum, maximum, copysign, fma)");
         }
         p->pos++;
         for (int k = 0; k < nargs; k++) {
             if (k && s[p->pos] != ',')
-                return perr(p, "expected ',' (fma takes three arguments)");
+                return perr(p, nargs == 3 ? "expected ',' (fma takes three arguments)" : "expected ','");
             p->pos += k > 0;
             arg[k] = parse_expr(p);
             skip_space(p);
@@ -131,7 +133,7 @@ static int parse_primary(Parser *p)
                 return -1;
         }
         if (s[p->pos] != ')')
-            return perr(p, nargs > 1 ? "expected ')' (fma takes three arguments)" : "expected ')'");
+            return perr(p, nargs == 3 ? "expected ')' (fma takes three arguments)" : "expected ')'");
         p->pos++;
         return node3(p, op, arg[0], arg[1], arg[2], -1, 0);
     }
@@ -204,7 +206,11 @@ static raid_status check_names(raid_ctx *ctx, const char *const *names, size_t n
         int ok = n && is_name_start(n[0]);
         for (size_t j = 1; ok && n[j]; j++)
             ok = is_name_char(n[j]);
-        if (!ok || !strcmp(n, "sqrt") || !strcmp(n, "abs"))
+        static const char *const fn[] = {"sqrt", "abs", "trunc", "floor", "ceil", "rint", "minimum", "maximum",
+                                         "copysign", "fma"};
+        for (size_t f = 0; ok && f < sizeof fn / sizeof *fn; f++)
+            ok = strcmp(n, fn[f]) != 0;
+        if (!ok)
             return raidFail(ctx, RAID_EINVAL, "raid_f64_expr_compile: name %zu '%s' is not a variable's name "
                             "(letters, digits, '_', not a function's)", k, n ? n : "(null)");
         for (size_t j = 0; j < k; j++)
@@ -264,10 +270,10 @@ raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const d
 {
     if (!ctx)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL context");
-    const int binary = op >= RAID_F64_ADD && op <= RAID_F64_DIV;
+    const int binary = (op >= RAID_F64_ADD && op <= RAID_F64_DIV) || (op >= RAID_F64_MINIMUM && op <= RAID_F64_COPYSIGN);
     if (op == RAID_F64_FMA)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: fma takes three operands: use an expression, fma(a, b, c)");
-    if (!binary && op != RAID_F64_SQRT && op != RAID_F64_NEG && op != RAID_F64_ABS)
+    if (op < RAID_F64_ADD || op > RAID_F64_RINT)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: unknown operation %d", (int)op);
     if (n && (!a || !out || (binary && !b)))
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL %s", !a ? "a" : !out ? "out" : "b");
@@ -309,6 +315,13 @@ raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *
             case RAID_F64_DIV: v[k] = raidF64Div(v[d->a], v[d->b]); break;
             case RAID_F64_SQRT: v[k] = raidF64Sqrt(v[d->a]); break;
             case RAID_F64_FMA: v[k] = raidF64Fma(v[d->a], v[d->b], v[d->c]); break;
+            case RAID_F64_MINIMUM: v[k] = raidF64Minimum(v[d->a], v[d->b]); break;
+            case RAID_F64_MAXIMUM: v[k] = raidF64Maximum(v[d->a], v[d->b]); break;
+            case RAID_F64_COPYSIGN: v[k] = raidF64Copysign(v[d->a], v[d->b]); break;
+            case RAID_F64_TRUNC: v[k] = raidF64RoundInt(v[d->a], 0); break;
+            case RAID_F64_FLOOR: v[k] = raidF64RoundInt(v[d->a], 1); break;
+            case RAID_F64_CEIL: v[k] = raidF64RoundInt(v[d->a], 2); break;
+            case RAID_F64_RINT: v[k] = raidF64RoundInt(v[d->a], 3); break;
             case RAID_F64_NEG: v[k] = v[d->a] ^ RAID_F64_SIGN; break;
             default: v[k] = v[d->a] & ~RAID_F64_SIGN; break; /* RAID_F64_ABS */
             }

@@ -29,7 +29,11 @@ static int emit(const raid_f64_expr *e, int k, char *buf, size_t len, size_t *at
     default: {
         static const char *const fn[] = {[RAID_F64_ADD] = "raidF64Add", [RAID_F64_SUB] = "raidF64Sub",
                                          [RAID_F64_MUL] = "raidF64Mul", [RAID_F64_DIV] = "raidF64Div",
-                                         [RAID_F64_SQRT] = "raidF64Sqrt", [RAID_F64_FMA] = "raidF64Fma"};
+                                         [RAID_F64_SQRT] = "raidF64Sqrt", [RAID_F64_FMA] = "raidF64Fma",
+                                         [RAID_F64_MINIMUM] = "raidF64Minimum", [RAID_F64_MAXIMUM] = "raidF64Maximum",
+                                         [RAID_F64_COPYSIGN] = "raidF64Copysign", [RAID_F64_TRUNC] = "raidF64Trunc",
+                                         [RAID_F64_FLOOR] = "raidF64Floor", [RAID_F64_CEIL] = "raidF64Ceil",
+                                         [RAID_F64_RINT] = "raidF64Rint"};
         if (d->kind == RAID_F64_NEG || d->kind == RAID_F64_ABS) { /* the sign bit: numpy's negative, absolute */
             w = snprintf(buf + *at, room, "(");
             if (w < 0 || (size_t)w >= room)

@@ -1,4 +1,5 @@
-"""raid.add, raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute and raid.eval
+"""raid.add, raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute, raid.minimum,
+raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint and raid.eval
 (include/raid/f64.h) against numpy bit for bit (compared as .view(np.uint64)) on random bit patterns, the
 special values, subnormals and ordinary magnitudes, on the cpu path and on the OpenCL device when there is
 one; where both operands are NaN only NaN-ness is compared (which NaN numpy returns then is its loop's
@@ -42,8 +43,10 @@ def _same(r, want, *inputs):
     assert bad.size == 0, f"{bad.size} differ, first at {bad[0]}: {r[bad[0]]!r}, numpy {want[bad[0]]!r}"
 
 
-BINARY = [(raid.add, np.add), (raid.subtract, np.subtract), (raid.multiply, np.multiply), (raid.divide, np.divide)]
-UNARY = [(raid.sqrt, np.sqrt), (raid.negative, np.negative), (raid.absolute, np.absolute)]
+BINARY = [(raid.add, np.add), (raid.subtract, np.subtract), (raid.multiply, np.multiply), (raid.divide, np.divide),
+          (raid.minimum, np.minimum), (raid.maximum, np.maximum), (raid.copysign, np.copysign)]
+UNARY = [(raid.sqrt, np.sqrt), (raid.negative, np.negative), (raid.absolute, np.absolute), (raid.trunc, np.trunc),
+         (raid.floor, np.floor), (raid.ceil, np.ceil), (raid.rint, np.rint)]
 
 
 @pytest.mark.parametrize("device", DEVICES)
