@@ -132,7 +132,8 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     right, unary minus, parentheses, sqrt(), abs(), trunc(), floor(), ceil(), rint(), minimum(x, y),
     maximum(x, y), copysign(x, y), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each operation evaluated as written
     (never reassociated or fused), so the result is numpy's for the same expression, bit for bit. arrays:
-    1 to 8 one-dimensional arrays of equal length (the values rule; a scalar is repeated). out, device: as
+    1 to 8 one-dimensional arrays of equal length (the values rule; a scalar is repeated, beside at least one
+    array). out, device: as
     raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""
     if not isinstance(expr, str):
         raise TypeError(f"expr must be a string, not {type(expr).__name__}")
@@ -140,7 +141,9 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
         raise ValueError(f"raid.eval takes 1 to 8 named arrays, not {len(arrays)}")
     names = list(arrays)
     sized = [floats(arrays[k], k) for k in names if np.ndim(arrays[k]) != 0]
-    n = sized[0].size if sized else 1
+    if not sized:  # scalars only: refused as one-dimensional input is (a scalar repeats beside an array)
+        floats(arrays[names[0]], names[0])
+    n = sized[0].size
     vals = [_operand(arrays[k], k, n) for k in names]
     for k, v in zip(names, vals):
         if v.size != n:

@@ -177,6 +177,21 @@ ENTRIES = {
     "groupby": (lambda x: raid.groupby(KEYS, x, aggs=["count", "sum", "min", "first"], device="cpu"), "values",
                 "valid", True),
     "sort_pairs": (lambda x: raid.sort_pairs(KEYS, x, device="cpu"), "values", "refuse", True),
+    "add": (lambda x: raid.add(x, 1.5, device="cpu"), "x", "refuse", True),
+    "subtract": (lambda x: raid.subtract(x, 2.0, device="cpu"), "x", "refuse", True),
+    "multiply": (lambda x: raid.multiply(x, x, device="cpu"), "x", "refuse", True),
+    "divide": (lambda x: raid.divide(x, 3.0, device="cpu"), "x", "refuse", True),
+    "minimum": (lambda x: raid.minimum(x, 0.5, device="cpu"), "x", "refuse", True),
+    "maximum": (lambda x: raid.maximum(x, 0.5, device="cpu"), "x", "refuse", True),
+    "copysign": (lambda x: raid.copysign(x, -1.0, device="cpu"), "x", "refuse", True),
+    "sqrt": (lambda x: raid.sqrt(x, device="cpu"), "x", "refuse", True),
+    "negative": (lambda x: raid.negative(x, device="cpu"), "x", "refuse", True),
+    "absolute": (lambda x: raid.absolute(x, device="cpu"), "x", "refuse", True),
+    "trunc": (lambda x: raid.trunc(x, device="cpu"), "x", "refuse", True),
+    "floor": (lambda x: raid.floor(x, device="cpu"), "x", "refuse", True),
+    "ceil": (lambda x: raid.ceil(x, device="cpu"), "x", "refuse", True),
+    "rint": (lambda x: raid.rint(x, device="cpu"), "x", "refuse", True),
+    "eval": (lambda x: raid.eval("a * 2 - 1", device="cpu", a=x), "a", "refuse", True),
 }
 
 
@@ -292,7 +307,9 @@ def test_value_kinds(entry, kind):
 def test_every_entry_point_in_the_table():
     """Every function of the package that takes data is in ENTRIES (a new one must join the table)."""
     takes_data = {"realized", "realized_from_prices", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
-                  "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby"}
+                  "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby", "add", "subtract",
+                  "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative", "absolute", "trunc",
+                  "floor", "ceil", "rint", "eval"}
     assert takes_data <= {e.split()[0] for e in ENTRIES}
     assert takes_data | {"HarFit", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "measure_names",
                          "sim_options", "simulate", "status_name", "to_csv", "version"} == set(raid.__all__)
