@@ -171,6 +171,20 @@ static void test_random(void **state)
         const uint64_t f = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 1100 - 550) << 52);
         for (int op = 0; op < NOPS; op++)
             check(op, e, f), check(op, f, e);
+        /* quotients and roots at or next to representable values, where the remainder alone decides the
+         * sticky bit (UCBTEST's idea): exact quotients and roots (c of 21 significant bits: b c and c^2
+         * exact), then a = fl(b c) and its neighbours divided by b, fl(c c) and its neighbours under the
+         * root */
+        const double bb = as_d((rng(&s) & 0x000FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 400 - 200) << 52));
+        const double cc = as_d((rng(&s) & 0x000FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 400 - 200) << 52));
+        const double short_c = as_d(as_u(cc) & ~0xFFFFFFFFull); /* 21 significant bits: b c exact, as is c^2 */
+        check(OP_DIV, as_u(bb * short_c), as_u(bb));
+        check(OP_SQRT, as_u(short_c * short_c), 0);
+        const uint64_t prod = as_u(bb * cc), sq = as_u(cc * cc);
+        for (int d = -1; d <= 1; d++) {
+            check(OP_DIV, prod + (uint64_t)(int64_t)d, as_u(bb));
+            check(OP_SQRT, sq + (uint64_t)(int64_t)d, 0);
+        }
     }
     for (int op = 0; op < NOPS; op++)
         if (nfail[op])
