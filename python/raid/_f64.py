@@ -4,15 +4,41 @@ raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint and ra
 GPUs without float64 included: the device computes binary64 on integer words."""
 import numpy as np
 
-from ._convert import floats
+from ._convert import _pa, floats, is_arrow, nullable_kind, with_nulls
 from ._core import check, context, ffi, lib
 
 
-def _operand(v, name, n=None):
-    """v as float64 by the values rule (docs/python.md "Inputs"); a scalar is repeated n times."""
+class _Nulls:
+    """The nulls of the operands (pyarrow nulls, pandas NA, masked entries), combined: a result is null where
+    any operand is; and the container the result takes: pyarrow for a pyarrow operand, else the first
+    nullable operand's kind (masked array, pandas nullable), else a numpy array."""
+
+    def __init__(self):
+        self.mask, self.kind = None, None
+
+    def add(self, v, nulls):
+        if nulls is not None:
+            self.mask = nulls.copy() if self.mask is None else self.mask | nulls
+        kind = "pyarrow" if is_arrow(v) else nullable_kind(v)
+        if kind == "pyarrow" or (kind is not None and self.kind is None):
+            self.kind = kind
+
+    def result(self, r):
+        if self.kind == "pyarrow":
+            return _pa().array(r, mask=self.mask)
+        if self.kind is not None:
+            return with_nulls(r, self.mask if self.mask is not None else np.zeros(r.size, bool), self.kind)
+        return r
+
+
+def _operand(v, name, nulls, n=None):
+    """v as float64 by the values rule (docs/python.md "Inputs"), its nulls recorded in nulls; a scalar is
+    repeated n times."""
     if n is not None and np.ndim(v) == 0:
         return np.full(n, floats(np.atleast_1d(v), name)[0])
-    return floats(v, name)
+    a, m = floats(v, name, nulls="mask")
+    nulls.add(v, m)
+    return a
 
 
 def _out(out, n):
@@ -34,27 +60,31 @@ def _ptr(a):
 
 
 def _map(op, x, y, device, out):
+    nulls = _Nulls()
     if y is None:
-        a = _operand(x, "x")
+        a = _operand(x, "x", nulls)
     elif np.ndim(x) == 0 and np.ndim(y) != 0:
-        b = _operand(y, "y")
-        a = _operand(x, "x", b.size)
+        b = _operand(y, "y", nulls)
+        a = _operand(x, "x", nulls, b.size)
     else:
-        a = _operand(x, "x")
-        b = _operand(y, "y", a.size)
+        a = _operand(x, "x", nulls)
+        b = _operand(y, "y", nulls, a.size)
     if y is not None and b.size != a.size:
         raise ValueError(f"x has {a.size} elements and y {b.size}")
     r = _out(out, a.size)
     ctx = context(device)
     check(lib.raid_f64_map(ctx, op, _ptr(a), _ptr(b) if y is not None else ffi.NULL, _ptr(r), a.size), ctx)
-    return r
+    return nulls.result(r)
 
 
 def add(x, y, device=None, *, out=None):
     """x + y element by element (np.add), correctly rounded: numpy's bits. x, y: one-dimensional arrays of
     equal length, or one a scalar, by the values rule (float64; float32, float16 and integers exact in float64
-    converted). out: None or a float64 array for the result (may be x or y). device: as raid.context (None:
-    $RAID_DEVICE or auto). Errors: ValueError, TypeError (arguments), RaidError (the library's)."""
+    converted). Nulls (pyarrow nulls, pandas NA, masked entries) propagate: the result is null where an
+    operand is, and it is a pyarrow array for a pyarrow operand, else of the first nullable operand's kind
+    (masked array, pandas nullable), else a numpy array. out: None or a float64 array for the result (may be
+    x or y). device: as raid.context (None: $RAID_DEVICE or auto). Errors: ValueError, TypeError
+    (arguments), RaidError (the library's)."""
     return _map(lib.RAID_F64_ADD, x, y, device, out)
 
 
@@ -140,11 +170,12 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     if not 1 <= len(arrays) <= 8:
         raise ValueError(f"raid.eval takes 1 to 8 named arrays, not {len(arrays)}")
     names = list(arrays)
-    sized = [floats(arrays[k], k) for k in names if np.ndim(arrays[k]) != 0]
-    if not sized:  # scalars only: refused as one-dimensional input is (a scalar repeats beside an array)
+    nulls = _Nulls()
+    first = next((k for k in names if np.ndim(arrays[k]) != 0), None)
+    if first is None:  # scalars only: refused as one-dimensional input is (a scalar repeats beside an array)
         floats(arrays[names[0]], names[0])
-    n = sized[0].size
-    vals = [_operand(arrays[k], k, n) for k in names]
+    n = floats(arrays[first], first, nulls="mask")[0].size
+    vals = [_operand(arrays[k], k, nulls, n) for k in names]
     for k, v in zip(names, vals):
         if v.size != n:
             raise ValueError(f"{k} has {v.size} elements, {names[0] if sized else k} {n}")
@@ -160,4 +191,4 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     r = _out(out, n)
     ptrs = [_ptr(v) for v in vals]
     check(lib.raid_f64_eval(ctx, e, ffi.new("const double *[]", ptrs), n, _ptr(r)), ctx)
-    return r
+    return nulls.result(r)

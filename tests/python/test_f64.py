@@ -101,3 +101,22 @@ def test_out_and_arguments():
         raid.eval("a", "cpu")
     with pytest.raises(TypeError):
         raid.add(np.array(["a"]), x, "cpu")
+
+
+def test_nulls_propagate():
+    """A result is null where either operand is: pyarrow in, pyarrow out (validity kept); a masked array or a
+    pandas nullable array in, the same kind out."""
+    import pandas as pd
+    import pyarrow as pa
+    x = pa.array([1.0, None, 4.0, 9.0])
+    y = pa.array([2.0, 3.0, None, 0.5])
+    r = raid.multiply(x, y, "cpu")
+    assert isinstance(r, pa.Array) and r.type == pa.float64()
+    assert r.to_pylist() == [2.0, None, None, 4.5]
+    assert raid.sqrt(x, "cpu").to_pylist() == [1.0, None, 2.0, 3.0]
+    e = raid.eval("a / b", "cpu", a=x, b=np.array([2.0, 2.0, 2.0, 2.0]))
+    assert e.to_pylist() == [0.5, None, 2.0, 4.5]
+    m = raid.add(np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False]), 1.0, "cpu")
+    assert isinstance(m, np.ma.MaskedArray) and m.mask.tolist() == [False, True, False] and m[0] == 2.0
+    s = raid.negative(pd.array([1.5, None], dtype="Float64"), "cpu")
+    assert isinstance(s, pd.arrays.FloatingArray) and s[0] == -1.5 and s[1] is pd.NA

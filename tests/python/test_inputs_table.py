@@ -177,22 +177,26 @@ ENTRIES = {
     "groupby": (lambda x: raid.groupby(KEYS, x, aggs=["count", "sum", "min", "first"], device="cpu"), "values",
                 "valid", True),
     "sort_pairs": (lambda x: raid.sort_pairs(KEYS, x, device="cpu"), "values", "refuse", True),
-    "add": (lambda x: raid.add(x, 1.5, device="cpu"), "x", "refuse", True),
-    "subtract": (lambda x: raid.subtract(x, 2.0, device="cpu"), "x", "refuse", True),
-    "multiply": (lambda x: raid.multiply(x, x, device="cpu"), "x", "refuse", True),
-    "divide": (lambda x: raid.divide(x, 3.0, device="cpu"), "x", "refuse", True),
-    "minimum": (lambda x: raid.minimum(x, 0.5, device="cpu"), "x", "refuse", True),
-    "maximum": (lambda x: raid.maximum(x, 0.5, device="cpu"), "x", "refuse", True),
-    "copysign": (lambda x: raid.copysign(x, -1.0, device="cpu"), "x", "refuse", True),
-    "sqrt": (lambda x: raid.sqrt(x, device="cpu"), "x", "refuse", True),
-    "negative": (lambda x: raid.negative(x, device="cpu"), "x", "refuse", True),
-    "absolute": (lambda x: raid.absolute(x, device="cpu"), "x", "refuse", True),
-    "trunc": (lambda x: raid.trunc(x, device="cpu"), "x", "refuse", True),
-    "floor": (lambda x: raid.floor(x, device="cpu"), "x", "refuse", True),
-    "ceil": (lambda x: raid.ceil(x, device="cpu"), "x", "refuse", True),
-    "rint": (lambda x: raid.rint(x, device="cpu"), "x", "refuse", True),
-    "eval": (lambda x: raid.eval("a * 2 - 1", device="cpu", a=x), "a", "refuse", True),
+    "add": (lambda x: raid.add(x, 1.5, device="cpu"), "x", "valid", True),
+    "subtract": (lambda x: raid.subtract(x, 2.0, device="cpu"), "x", "valid", True),
+    "multiply": (lambda x: raid.multiply(x, x, device="cpu"), "x", "valid", True),
+    "divide": (lambda x: raid.divide(x, 3.0, device="cpu"), "x", "valid", True),
+    "minimum": (lambda x: raid.minimum(x, 0.5, device="cpu"), "x", "valid", True),
+    "maximum": (lambda x: raid.maximum(x, 0.5, device="cpu"), "x", "valid", True),
+    "copysign": (lambda x: raid.copysign(x, -1.0, device="cpu"), "x", "valid", True),
+    "sqrt": (lambda x: raid.sqrt(x, device="cpu"), "x", "valid", True),
+    "negative": (lambda x: raid.negative(x, device="cpu"), "x", "valid", True),
+    "absolute": (lambda x: raid.absolute(x, device="cpu"), "x", "valid", True),
+    "trunc": (lambda x: raid.trunc(x, device="cpu"), "x", "valid", True),
+    "floor": (lambda x: raid.floor(x, device="cpu"), "x", "valid", True),
+    "ceil": (lambda x: raid.ceil(x, device="cpu"), "x", "valid", True),
+    "rint": (lambda x: raid.rint(x, device="cpu"), "x", "valid", True),
+    "eval": (lambda x: raid.eval("a * 2 - 1", device="cpu", a=x), "a", "valid", True),
 }
+
+
+ELEMENTWISE = ("add", "subtract", "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative",
+               "absolute", "trunc", "floor", "ceil", "rint", "eval")
 
 
 def null_baseline(entry):
@@ -212,6 +216,8 @@ def null_baseline(entry):
     if entry == "topk":
         v, i = raid.topk(X[keep], 4, largest=False, return_index=True, device="cpu")
         return v, keep[i]
+    if entry in ELEMENTWISE:  # the plain answer, null at the null row
+        return np.ma.masked_array(ENTRIES[entry][0](X.copy()), mask=~valid)
     off = [0, 9, N - 1]  # the segments without the null row
     return {"median": lambda: raid.median(X[keep], device="cpu"),
             "quantile": lambda: raid.quantile(X[keep], [0.1, 0.5], device="cpu"),
