@@ -3,15 +3,16 @@
  * prelude): one work-item an element reads each input once, runs the expression's operations in registers
  * and writes the result once, so a chain of operations is one pass over memory.
  *
- * Build options (src/f64/f64_device.c): F64_NIN, the inputs (1 to 8: in0 .. in7, read as x0 .. x7), and
+ * f64_eval's build options (src/f64/f64_device.c): F64_NIN, the inputs (1 to 8: in0 .. in7, read as x0 .. x7), and
  * F64_BODY, the expression as nested raidF64 calls over x0 .. x7 and constants (0x...ul, the binary64 bits),
  * in the order the expression was written: the cpu path (src/f64/f64.c) evaluates the same operations on the
  * same operands, hence the same bits. The unused input arguments are bound to in0 and never read.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
-#if !defined(F64_NIN) || !defined(F64_BODY) || F64_NIN < 1 || F64_NIN > 8
-#error "f64.cl needs F64_NIN (1 to 8) and F64_BODY (set by src/f64/f64_device.c)"
+#ifdef F64_BODY
+#if !defined(F64_NIN) || F64_NIN < 1 || F64_NIN > 8
+#error "f64.cl's f64_eval needs F64_NIN (1 to 8) with F64_BODY (set by src/f64/f64_device.c)"
 #endif
 
 RAID_KERNEL void f64_eval(RAID_GLOBAL const RaidU64 *in0, RAID_GLOBAL const RaidU64 *in1,
@@ -46,4 +47,15 @@ RAID_KERNEL void f64_eval(RAID_GLOBAL const RaidU64 *in0, RAID_GLOBAL const Raid
     const RaidU64 x7 = in7[i];
 #endif
     out[i] = F64_BODY;
+}
+#endif
+
+/* mask[i] = raidF64Compare(a[i], b[i], cmp): one byte an element (b is bound to a for the one-operand
+ * predicates and not read then). Built without options. */
+RAID_KERNEL void f64_compare(RAID_GLOBAL const RaidU64 *a, RAID_GLOBAL const RaidU64 *b, RAID_GLOBAL uchar *mask,
+                             const uint cmp, const uint n)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i < n)
+        mask[i] = (uchar)raidF64Compare(a[i], cmp <= 6u ? b[i] : 0u, (int)cmp);
 }

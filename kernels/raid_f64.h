@@ -420,6 +420,27 @@ RAID_F64_FN RaidU64 raidF64RoundInt(RaidU64 a, int mode)
     return sign | ((m - frac) + (up ? unit : 0));
 }
 
+/* IEEE 754's quiet comparisons (5.11; C's == != < <= > >=, numpy's equal ... greater_equal): a NaN is
+ * unordered, so every predicate but != is false for it; -0 == +0. cmp: 1 ==, 2 !=, 3 <, 4 <=, 5 >, 6 >=,
+ * and of a alone 7 isnan, 8 isinf, 9 isfinite. 1 or 0. */
+RAID_F64_FN int raidF64Compare(RaidU64 a, RaidU64 b, int cmp)
+{
+    const int nan = raidF64IsNan(a) || (cmp <= 6 && raidF64IsNan(b));
+    const RaidU64 ma = a & ~RAID_F64_SIGN;
+    const int eq = !nan && (a == b || (ma | (b & ~RAID_F64_SIGN)) == 0);
+    switch (cmp) {
+    case 1: return eq;
+    case 2: return !eq;
+    case 3: return !nan && raidF64LessNoNan(a, b);
+    case 4: return !nan && (eq || raidF64LessNoNan(a, b));
+    case 5: return !nan && raidF64LessNoNan(b, a);
+    case 6: return !nan && (eq || raidF64LessNoNan(b, a));
+    case 7: return raidF64IsNan(a);
+    case 8: return ma == RAID_F64_INF;
+    default: return ma < RAID_F64_INF;
+    }
+}
+
 RAID_F64_FN RaidU64 raidF64Trunc(RaidU64 a) { return raidF64RoundInt(a, 0); }
 RAID_F64_FN RaidU64 raidF64Floor(RaidU64 a) { return raidF64RoundInt(a, 1); }
 RAID_F64_FN RaidU64 raidF64Ceil(RaidU64 a) { return raidF64RoundInt(a, 2); }

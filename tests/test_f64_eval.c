@@ -221,9 +221,57 @@ static void test_eval(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* raid_f64_compare against C's comparison operators and classification macros, on the cpu and (bit for bit)
+ * on the device. */
+static void test_compare(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    enum { N = 50001 };
+    double *a = values(N, 8), *b = values(N, 9);
+    for (size_t i = 0; i < N; i += 7)
+        b[i] = a[i]; /* equal pairs, -0 against +0 among them */
+    for (size_t i = 3; i < N; i += 11)
+        b[i] = -a[i];
+    unsigned char *m = malloc(N), *d = malloc(N);
+    raid_ctx *dev = t_have_opencl() ? t_open_ctx(t_device()) : NULL;
+    for (int c = RAID_F64_EQ; c <= RAID_F64_ISFINITE; c++) {
+        assert_int_equal(raid_f64_compare(cpu, (raid_f64_cmp)c, a, b, m, N), RAID_OK);
+        for (size_t i = 0; i < N; i++) {
+            volatile double x = a[i], y = b[i];
+            int h;
+            switch (c) {
+            case RAID_F64_EQ: h = x == y; break;
+            case RAID_F64_NE: h = x != y; break;
+            case RAID_F64_LT: h = x < y; break;
+            case RAID_F64_LE: h = x <= y; break;
+            case RAID_F64_GT: h = x > y; break;
+            case RAID_F64_GE: h = x >= y; break;
+            case RAID_F64_ISNAN: h = isnan(x) != 0; break;
+            case RAID_F64_ISINF: h = isinf(x) != 0; break;
+            default: h = isfinite(x) != 0; break;
+            }
+            if (m[i] != h)
+                fail_msg("predicate %d, element %zu (%a, %a): %d, host %d", c, i, a[i], b[i], m[i], h);
+        }
+        if (dev) {
+            assert_int_equal(raid_f64_compare(dev, (raid_f64_cmp)c, a, c <= RAID_F64_GE ? b : NULL, d, N), RAID_OK);
+            assert_memory_equal(m, d, N);
+        }
+    }
+    assert_int_equal(raid_f64_compare(cpu, (raid_f64_cmp)0, a, b, m, N), RAID_EINVAL);
+    assert_int_equal(raid_f64_compare(cpu, RAID_F64_LT, a, NULL, m, N), RAID_EINVAL);
+    assert_int_equal(raid_f64_compare(cpu, RAID_F64_ISNAN, a, NULL, m, N), RAID_OK);
+    if (dev)
+        raid_ctx_destroy(dev);
+    free(a), free(b), free(m), free(d);
+    raid_ctx_destroy(cpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compare),
         cmocka_unit_test(test_map_cpu),
         cmocka_unit_test(test_compile_errors),
         cmocka_unit_test(test_eval),

@@ -51,6 +51,26 @@ typedef enum raid_f64_op {
 RAID_API raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const double *b, double *out,
                                   size_t n);
 
+/* IEEE 754's quiet comparisons (C's and numpy's): a NaN compares unordered, so every predicate but
+ * RAID_F64_NE is false for it; -0 == +0. The last three test a alone (b ignored, may be NULL). */
+typedef enum raid_f64_cmp {
+    RAID_F64_EQ = 1, /* a == b */
+    RAID_F64_NE,     /* a != b (true for a NaN) */
+    RAID_F64_LT,     /* a < b */
+    RAID_F64_LE,     /* a <= b */
+    RAID_F64_GT,     /* a > b */
+    RAID_F64_GE,     /* a >= b */
+    RAID_F64_ISNAN,  /* a is a NaN */
+    RAID_F64_ISINF,  /* a is +-infinity */
+    RAID_F64_ISFINITE /* a is neither */
+} raid_f64_cmp;
+
+/* mask[i] = 1 where a[i] cmp b[i] holds, else 0, for i in [0, n): one byte an element (numpy's bool). Arrays
+ * as raid_f64_map's (host, or CUDA device memory of ctx). Errors: RAID_EINVAL (NULL ctx, a, mask, or b for
+ * a two-operand predicate while n > 0; an unknown cmp), the device layer's; message on ctx. */
+RAID_API raid_status raid_f64_compare(raid_ctx *ctx, raid_f64_cmp cmp, const double *a, const double *b,
+                                      unsigned char *mask, size_t n);
+
 /* A compiled element-wise expression (opaque). */
 typedef struct raid_f64_expr raid_f64_expr;
 

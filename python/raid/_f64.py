@@ -156,6 +156,80 @@ def rint(x, device=None, *, out=None):
     return _map(lib.RAID_F64_RINT, x, None, device, out)
 
 
+def _compare(cmp, x, y, device):
+    """A comparison's bool array (numpy's), nulls propagated as _map does (a pyarrow operand: a pyarrow
+    boolean array)."""
+    nulls = _Nulls()
+    if y is None:
+        a = _operand(x, "x", nulls)
+    elif np.ndim(x) == 0 and np.ndim(y) != 0:
+        b = _operand(y, "y", nulls)
+        a = _operand(x, "x", nulls, b.size)
+    else:
+        a = _operand(x, "x", nulls)
+        b = _operand(y, "y", nulls, a.size)
+    if y is not None and b.size != a.size:
+        raise ValueError(f"x has {a.size} elements and y {b.size}")
+    m = np.empty(a.size, np.bool_)
+    ctx = context(device)
+    check(lib.raid_f64_compare(ctx, cmp, _ptr(a), _ptr(b) if y is not None else ffi.NULL,
+                               ffi.from_buffer("unsigned char[]", m.view(np.uint8)), a.size), ctx)
+    if nulls.kind == "pyarrow":
+        return _pa().array(m, mask=nulls.mask)
+    if nulls.kind == "masked":
+        return np.ma.masked_array(m, mask=nulls.mask if nulls.mask is not None else False)
+    if nulls.kind is not None:  # pandas nullable: a BooleanArray
+        import pandas as pd
+        return pd.arrays.BooleanArray(m, nulls.mask if nulls.mask is not None else np.zeros(m.size, bool))
+    return m
+
+
+def equal(x, y, device=None):
+    """x == y element by element (np.equal: False where either is NaN; -0.0 == 0.0), a bool array; operands
+    as raid.add (a pyarrow operand gives a pyarrow boolean array, nulls where an operand is null)."""
+    return _compare(lib.RAID_F64_EQ, x, y, device)
+
+
+def not_equal(x, y, device=None):
+    """x != y element by element (np.not_equal: True where either is NaN); as raid.equal."""
+    return _compare(lib.RAID_F64_NE, x, y, device)
+
+
+def less(x, y, device=None):
+    """x < y element by element (np.less: False where either is NaN); as raid.equal."""
+    return _compare(lib.RAID_F64_LT, x, y, device)
+
+
+def less_equal(x, y, device=None):
+    """x <= y element by element (np.less_equal); as raid.equal."""
+    return _compare(lib.RAID_F64_LE, x, y, device)
+
+
+def greater(x, y, device=None):
+    """x > y element by element (np.greater); as raid.equal."""
+    return _compare(lib.RAID_F64_GT, x, y, device)
+
+
+def greater_equal(x, y, device=None):
+    """x >= y element by element (np.greater_equal); as raid.equal."""
+    return _compare(lib.RAID_F64_GE, x, y, device)
+
+
+def isnan(x, device=None):
+    """Whether each x is a NaN (np.isnan), a bool array; as raid.equal."""
+    return _compare(lib.RAID_F64_ISNAN, x, None, device)
+
+
+def isinf(x, device=None):
+    """Whether each x is +-infinity (np.isinf); as raid.equal."""
+    return _compare(lib.RAID_F64_ISINF, x, None, device)
+
+
+def isfinite(x, device=None):
+    """Whether each x is neither NaN nor infinite (np.isfinite); as raid.equal."""
+    return _compare(lib.RAID_F64_ISFINITE, x, None, device)
+
+
 def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as numexpr.evaluate)
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to

@@ -331,7 +331,43 @@ raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *
     return RAID_OK;
 }
 
+raid_status raid_f64_compare(raid_ctx *ctx, raid_f64_cmp cmp, const double *a, const double *b, unsigned char *mask,
+                             size_t n)
+{
+    if (!ctx)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_compare: NULL context");
+    if (cmp < RAID_F64_EQ || cmp > RAID_F64_ISFINITE)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_compare: unknown predicate %d", (int)cmp);
+    if (n && (!a || !mask || (cmp <= RAID_F64_GE && !b)))
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_compare: NULL %s", !a ? "a" : !mask ? "mask" : "b");
+    if (n == 0)
+        return RAID_OK;
+    return RAID_BACKEND(raidF64Backends, ctx)->compare(ctx, (int)cmp, a, cmp <= RAID_F64_GE ? b : NULL, mask, n);
+}
+
+raid_status raidF64CpuCompare(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask, size_t n)
+{
+    RaidMemKind kind;
+    raid_status st = raidMemKindOf(ctx, a, n * sizeof(double), sizeof(double), "raid_f64_compare: a", &kind);
+    if (st == RAID_OK && b)
+        st = raidMemKindOf(ctx, b, n * sizeof(double), sizeof(double), "raid_f64_compare: b", &kind);
+    if (st == RAID_OK)
+        st = raidMemKindOf(ctx, mask, n, 1, "raid_f64_compare: mask", &kind);
+    if (st != RAID_OK)
+        return st;
+    const long long nn = (long long)n;
+#pragma omp parallel for schedule(static) if (nn > 65536)
+    for (long long i = 0; i < nn; i++) {
+        RaidU64 x, y = 0;
+        memcpy(&x, &a[i], sizeof x);
+        if (b)
+            memcpy(&y, &b[i], sizeof y);
+        mask[i] = (unsigned char)raidF64Compare(x, y, cmp);
+    }
+    return RAID_OK;
+}
+
 const RaidF64Backend raidF64Backends[2] = {
-    [RAID_ON_CPU] = {raidF64CpuEval},
-    [RAID_ON_DEVICE] = {raidF64DeviceEval},
+    [RAID_ON_CPU] = {raidF64CpuEval, raidF64CpuCompare},
+    [RAID_ON_DEVICE] = {raidF64DeviceEval, raidF64DeviceCompare},
 };

@@ -116,3 +116,31 @@ raid_status raidF64DeviceEval(raid_ctx *ctx, const raid_f64_expr *e, const doubl
         raidKernelPut(ctx, k);
     return st;
 }
+
+raid_status raidF64DeviceCompare(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask,
+                                 size_t n)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    RaidLaunch L;
+    raidLaunchKernel(&L, ctx, "f64.cl", "f64_compare", "");
+    for (size_t first = 0; L.st == RAID_OK && first < n; first += SLICE) {
+        const size_t m = n - first < SLICE ? n - first : SLICE;
+        RaidBuf ba = {0}, bb = {0}, bm = {0};
+        RAID_LAUNCH_CALL(&L, raidBufInput(ctx, a + first, RAID_DT_ULONG, m, "raid_f64_compare: a", &ba, NULL));
+        if (b)
+            RAID_LAUNCH_CALL(&L, raidBufInput(ctx, b + first, RAID_DT_ULONG, m, "raid_f64_compare: b", &bb, NULL));
+        RAID_LAUNCH_CALL(&L, raidBufOutput(ctx, mask + first, RAID_DT_BYTE, m, "raid_f64_compare: mask", &bm));
+        raidLaunchSize(&L, m, 256);
+        RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&ba), RAID_ARG_BUF(b ? &bb : &ba), RAID_ARG_BUF(&bm), RAID_ARG_U32(cmp),
+                         RAID_ARG_U32(m));
+        raidLaunchRun(&L, &ctx->timing.kernel_s);
+        RAID_LAUNCH_CALL(&L, raidBufDeliver(ctx, &bm, 0, m, mask + first, "raid_f64_compare: mask"));
+        if (ba.h)
+            raidBufRelease(ctx, &ba);
+        if (bb.h)
+            raidBufRelease(ctx, &bb);
+        if (bm.h)
+            raidBufRelease(ctx, &bm);
+    }
+    return raidLaunchEnd(&L);
+}

@@ -33,10 +33,15 @@ struct raid_f64_expr {
  * the same operations in one generated kernel: the same bits. Errors: the device layer's; message on ctx. */
 typedef struct RaidF64Backend {
     raid_status (*eval)(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out);
+    /* mask[i] = raidF64Compare(a[i], b[i], cmp), i < n (b may be NULL for the one-operand predicates) */
+    raid_status (*compare)(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask, size_t n);
 } RaidF64Backend;
 extern const RaidF64Backend raidF64Backends[2];
 raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out);
 raid_status raidF64DeviceEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n,
                               double *out);
+raid_status raidF64CpuCompare(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask, size_t n);
+raid_status raidF64DeviceCompare(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask,
+                                 size_t n);
 
 #endif

@@ -120,3 +120,22 @@ def test_nulls_propagate():
     assert isinstance(m, np.ma.MaskedArray) and m.mask.tolist() == [False, True, False] and m[0] == 2.0
     s = raid.negative(pd.array([1.5, None], dtype="Float64"), "cpu")
     assert isinstance(s, pd.arrays.FloatingArray) and s[0] == -1.5 and s[1] is pd.NA
+
+
+CMP = [(raid.equal, np.equal), (raid.not_equal, np.not_equal), (raid.less, np.less), (raid.less_equal, np.less_equal),
+       (raid.greater, np.greater), (raid.greater_equal, np.greater_equal)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_comparisons_match_numpy(device):
+    x, y = _values(8), _values(9)
+    y[::5] = x[::5]
+    y[1::7] = -x[1::7]
+    for f, g in CMP:
+        r = f(x, y, device)
+        assert r.dtype == np.bool_ and (r == g(x, y)).all(), f.__name__
+    for f, g in ((raid.isnan, np.isnan), (raid.isinf, np.isinf), (raid.isfinite, np.isfinite)):
+        assert (f(x, device) == g(x)).all(), f.__name__
+    import pyarrow as pa
+    r = raid.less(pa.array([1.0, None, 3.0]), 2.0, device)
+    assert isinstance(r, pa.Array) and r.to_pylist() == [True, None, False]

@@ -192,11 +192,21 @@ ENTRIES = {
     "ceil": (lambda x: raid.ceil(x, device="cpu"), "x", "valid", True),
     "rint": (lambda x: raid.rint(x, device="cpu"), "x", "valid", True),
     "eval": (lambda x: raid.eval("a * 2 - 1", device="cpu", a=x), "a", "valid", True),
+    "equal": (lambda x: raid.equal(x, 1.0, device="cpu"), "x", "valid", True),
+    "not_equal": (lambda x: raid.not_equal(x, 1.0, device="cpu"), "x", "valid", True),
+    "less": (lambda x: raid.less(x, 1.0, device="cpu"), "x", "valid", True),
+    "less_equal": (lambda x: raid.less_equal(x, 1.0, device="cpu"), "x", "valid", True),
+    "greater": (lambda x: raid.greater(x, 1.0, device="cpu"), "x", "valid", True),
+    "greater_equal": (lambda x: raid.greater_equal(x, 1.0, device="cpu"), "x", "valid", True),
+    "isnan": (lambda x: raid.isnan(x, device="cpu"), "x", "valid", True),
+    "isinf": (lambda x: raid.isinf(x, device="cpu"), "x", "valid", True),
+    "isfinite": (lambda x: raid.isfinite(x, device="cpu"), "x", "valid", True),
 }
 
 
 ELEMENTWISE = ("add", "subtract", "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative",
-               "absolute", "trunc", "floor", "ceil", "rint", "eval")
+               "absolute", "trunc", "floor", "ceil", "rint", "eval", "equal", "not_equal", "less", "less_equal",
+               "greater", "greater_equal", "isnan", "isinf", "isfinite")
 
 
 def null_baseline(entry):
@@ -238,13 +248,14 @@ def canon(r):
     if isinstance(r, pd.DataFrame):
         return r.reset_index(drop=not r.index.name).to_csv(index=False, float_format="%.17g")
     if isinstance(r, (pa.Array, pa.ChunkedArray)):
-        kind = np.int64 if pa.types.is_integer(r.type) else np.float64
-        return canon(np.ma.masked_array(r.fill_null(0).to_numpy(zero_copy_only=False).astype(kind),
+        kind = np.int64 if pa.types.is_integer(r.type) else np.bool_ if pa.types.is_boolean(r.type) else np.float64
+        return canon(np.ma.masked_array(r.fill_null(kind(0)).to_numpy(zero_copy_only=False).astype(kind),
                                         mask=r.is_null().to_numpy(zero_copy_only=False)))
     if isinstance(r, pd.Series):
         return canon(r.to_numpy())
     if isinstance(r, pd.api.extensions.ExtensionArray):
-        return canon(np.ma.masked_array(r.to_numpy(dtype=np.float64, na_value=0.0), mask=np.asarray(r.isna())))
+        kind = np.bool_ if r.dtype == "boolean" else np.float64
+        return canon(np.ma.masked_array(r.to_numpy(dtype=kind, na_value=kind(0)), mask=np.asarray(r.isna())))
     m = np.ma.getmaskarray(r)
     d = np.asarray(np.ma.getdata(r))
     return d.dtype.str, np.where(m, np.zeros((), d.dtype), d).tobytes(), m.tobytes()
@@ -315,7 +326,8 @@ def test_every_entry_point_in_the_table():
     takes_data = {"realized", "realized_from_prices", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
                   "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby", "add", "subtract",
                   "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative", "absolute", "trunc",
-                  "floor", "ceil", "rint", "eval"}
+                  "floor", "ceil", "rint", "eval", "equal", "not_equal", "less", "less_equal", "greater",
+                  "greater_equal", "isnan", "isinf", "isfinite"}
     assert takes_data <= {e.split()[0] for e in ENTRIES}
     assert takes_data | {"HarFit", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "measure_names",
                          "sim_options", "simulate", "status_name", "to_csv", "version"} == set(raid.__all__)
