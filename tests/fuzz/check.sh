@@ -21,6 +21,7 @@ dict_of() {
   case "$1" in
     time) echo "$here/dict/time.dict" ;;
     tzif) echo "$here/dict/tzif.dict" ;;
+    f64) echo "$here/dict/f64.dict" ;;
     *) echo "$here/dict/csv.dict" ;;
   esac
 }
