@@ -4,7 +4,7 @@
 Seeds: the first lines (about 3 KB) of the files of data/ a target reads; the CSV texts of the C tests
 (string literals with a line break, tests/test_*.c); small valid and almost valid inputs written here (each
 error of docs/input.md once); for `time`, timestamps, dates, sessions, samples, intervals, zone names and
-POSIX TZ strings; for `tzif`, the TZif files of a few zones copied from /usr/share/zoneinfo (the tz
+POSIX TZ strings; for `f64`, float64 triples and expressions; for `tzif`, the TZif files of a few zones copied from /usr/share/zoneinfo (the tz
 database is in the public domain). Each seed is its target's option bytes (fuzz_TARGET.c's head comment)
 followed by the data: zeros (the defaults), and for CSV seeds a few fixed other option bytes, so that the
 corpus starts from every reading path (blocks, threads, libcsv, pipe).
@@ -15,8 +15,10 @@ the entries merged by fuzzing and the regress-* inputs of defects found)
 import codecs
 import glob
 import hashlib
+import math
 import os
 import re
+import struct
 import sys
 
 REPO = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -221,6 +223,16 @@ TIME = [
     (6, b"<-03>3<-02>,M3.5.0/-2,M10.5.0/-1"), (6, b"XXX3YYY,J60/2,300/3"), (6, b"EET-2EEST,M3.4.4/50,M10.4.4/50"),
     (6, b"<-04>4<-03>,M9.1.6/24,M4.1.6/24"), (6, b"<+00>0<+02>-2,M3.5.0/1,M10.5.0/3"), (6, b"CET"),
 ]
+# f64: (mode, payload) as fuzz_f64.c reads them: three float64 (boundary values, NaNs with payloads, ties)
+# or an expression's text (valid ones and each refusal once)
+F64 = [(0, struct.pack("<3d", 1.5, -2.25, 0.1)), (0, struct.pack("<3d", 0.0, -0.0, math.inf)),
+       (0, struct.pack("<3Q", 0x7FF0000000000123, 0xFFF8000000000456, 0x3FF0000000000000)),
+       (0, struct.pack("<3Q", 1, 0x3FE0000000000000, 0x000FFFFFFFFFFFFF)),
+       (0, struct.pack("<3d", 1.7976931348623157e308, 2.0, -1.7976931348623157e308)),
+       (0, struct.pack("<3d", 2.5, -3.5, 0.49999999999999994))] + \
+      [(1, t.encode()) for t in ["a + b * c", "(a - b) / sqrt(abs(c))", "fma(a, b, -c) - 1e-3",
+                                 "minimum(a, maximum(b, c))", "copysign(floor(a), rint(b)) + ceil(c) - trunc(a)",
+                                 "-(-a) * 2.5e10 / .5", "a +", "sqrt(a", "log(a)", "a b", "1e", "fma(a, b)"]]
 ZONES = ["UTC", "Europe/Zurich", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Chatham",
          "Africa/Casablanca", "Europe/Dublin", "America/Sao_Paulo", "Antarctica/Troll", "Asia/Gaza",
          "America/Nuuk", "Pacific/Kiritimati"]
@@ -234,7 +246,7 @@ def write(target, data, tag="seed"):
 
 
 def main():
-    for target in list(NOPT) + ["time", "tzif"]:
+    for target in list(NOPT) + ["time", "tzif", "f64"]:
         d = os.path.join(CORPUS, target)
         for old in glob.glob(os.path.join(d, "seed-*")):
             os.remove(old)
@@ -251,6 +263,8 @@ def main():
                 write(target, (bytes([io]) + opt + bytes(n))[:n] + s)
     for mode, text in TIME:
         write("time", bytes([mode]) + text)
+    for mode, payload in F64:
+        write("f64", bytes([mode]) + payload)
     for z in ZONES:
         p = os.path.join("/usr/share/zoneinfo", z)
         if os.path.exists(p):
