@@ -5,7 +5,7 @@
 # Usage: bash bench/device_session.sh [STEP...]
 #   steps: tests (whole suite), cuda (the whole suite on CUDA and on OpenCL), backends-realized (the realized
 #   kernel on CUDA and on OpenCL, its variants, the reference kernels), backends (every other device benchmark
-#   on CUDA and on OpenCL), regress-tests (test_ols, test_regress), realized,
+#   on CUDA and on OpenCL), f64 (element-wise binary64 beside CuPy's float64), regress-tests (test_ols, test_regress), realized,
 #   realized1e9, realized1e9-f32, realized-e2e, realized-variants, regress-e2e, peers, regress, garch, sweep,
 #   groupby, select, csv; default: tests realized realized1e9 peers regress
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
@@ -117,6 +117,12 @@ for s in $steps; do
       run backends-$be 150 ./build-dev/bench_regress --device $be --symbols 1000 --days 5000 --window 1000 --step 1 --nw-lag 22
     done
     run backends-ref 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;
+  f64) # element-wise binary64 on integer words (bench_f64: kernel and wall times, each result checked against
+    # the cpu path bit for bit) beside CuPy's native float64 kernels of the same operations, 5e7 values
+    for be in ${BACKENDS:-cuda opencl}; do
+      run f64 200 ./build-dev/bench_f64 --device $be --n 5e7 --reps 5 --check
+    done
+    run f64 120 python3 bench/peers_f64_cupy.py --n 5e7 --reps 10 ;;
   regress-tests)
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
     (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The peers of bench_f64.c on the lent GPU: CuPy's native float64 element-wise kernels for the same operations
+on the same kind of data (standard normal a, b; c = 0.5 + |normal|), device-resident, timed with CUDA events
+(best of --reps after a warm-up), with the GB/s of their memory traffic (8 bytes per input and output
+element), and one memory pass for scale (a copy of a: read and write once). Not a test.
+
+usage: peers_f64_cupy.py [--n N] [--reps R]"""
+import argparse
+
+import cupy as cp
+
+
+def timed(f, reps):
+    f()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    best = float("inf")
+    for _ in range(reps):
+        start.record()
+        f()
+        end.record()
+        end.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(start, end) / 1e3)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=float, default=5e7)
+    ap.add_argument("--reps", type=int, default=10)
+    args = ap.parse_args()
+    n = int(args.n)
+    rng = cp.random.default_rng(1)
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    c = 0.5 + cp.abs(rng.standard_normal(n))
+    out = cp.empty(n)
+    fma = cp.ElementwiseKernel("float64 x, float64 y, float64 z", "float64 r", "r = fma(x, y, z)", "raid_peer_fma")
+    ops = [("copy (one memory pass)", lambda: cp.copyto(out, a), 1), ("add", lambda: cp.add(a, b, out=out), 2),
+           ("mul", lambda: cp.multiply(a, b, out=out), 2), ("div", lambda: cp.divide(a, c, out=out), 2),
+           ("sqrt", lambda: cp.sqrt(c, out=out), 1), ("fma", lambda: fma(a, b, c, out), 3),
+           ("(a-b)/sqrt(|c|)", lambda: cp.divide(a - b, cp.sqrt(cp.abs(c)), out=out), 3)]
+    for name, f, nin in ops:
+        s = timed(f, args.reps)
+        print(f"peer=cupy op={name} n={n} kernel_s={s:.6f} kernel_GBps={8.0 * n * (nin + 1) / s / 1e9:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
