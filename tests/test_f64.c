@@ -17,27 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double as_d(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-static uint64_t as_u(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
 enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQRT, NOPS };
 static const char *const op_name[NOPS] = {"add", "sub", "mul", "div", "sqrt"};
 
 /* The host's result; volatile so that the compiler computes it at run time, in this order of operands. */
 static uint64_t host_op(int op, uint64_t a, uint64_t b)
 {
-    volatile double x = as_d(a), y = as_d(b);
+    volatile double x = t_from_bits(a), y = t_from_bits(b);
     double r = 0;
     switch (op) {
     case OP_ADD: r = x + y; break;
@@ -46,7 +32,7 @@ static uint64_t host_op(int op, uint64_t a, uint64_t b)
     case OP_DIV: r = x / y; break;
     default: r = sqrt(x); break;
     }
-    return as_u(r);
+    return t_bits_of(r);
 }
 
 static uint64_t raid_op(int op, uint64_t a, uint64_t b)
@@ -81,16 +67,8 @@ static void check(int op, uint64_t a, uint64_t b)
     }
     if (!ok && nfail[op]++ < 8)
         print_error("%s(%016llx, %016llx): raid %016llx (%.17g), host %016llx (%.17g)\n", op_name[op],
-                    (unsigned long long)a, (unsigned long long)b, (unsigned long long)r, as_d(r),
-                    (unsigned long long)h, as_d(h));
-}
-
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+                    (unsigned long long)a, (unsigned long long)b, (unsigned long long)r, t_from_bits(r),
+                    (unsigned long long)h, t_from_bits(h));
 }
 
 /* TestFloat's level-1 operands: boundary exponents times patterned significands, both signs. */
@@ -140,9 +118,9 @@ static void test_patterns(void **state)
 /* A random operand near x: the same exponent or one next to it, random low bits. */
 static uint64_t near(uint64_t x, uint64_t *s)
 {
-    const uint64_t r = rng(s);
+    const uint64_t r = t_splitmix64(s);
     const int dexp = (int)(r % 3) - 1;
-    uint64_t y = (x & ~0xFFFFFFFull) ^ (rng(s) & 0xFFFFFFFull);
+    uint64_t y = (x & ~0xFFFFFFFull) ^ (t_splitmix64(s) & 0xFFFFFFFull);
     const uint64_t e = (y >> 52) & 0x7FF;
     if (e > 1 && e < 0x7FE)
         y += (uint64_t)(int64_t)dexp << 52;
@@ -158,31 +136,31 @@ static void test_random(void **state)
     memset(nfail, 0, sizeof nfail);
     for (long long i = 0; i < cases; i++) {
         /* uniform bit patterns */
-        const uint64_t a = rng(&s), b = rng(&s);
+        const uint64_t a = t_splitmix64(&s), b = t_splitmix64(&s);
         for (int op = 0; op < NOPS; op++)
             check(op, a, b);
         /* finite magnitudes near one another (cancellation, quotients near 1) */
-        const uint64_t c = rng(&s) & 0x7FEFFFFFFFFFFFFFull, d = near(c, &s);
+        const uint64_t c = t_splitmix64(&s) & 0x7FEFFFFFFFFFFFFFull, d = near(c, &s);
         for (int op = 0; op < NOPS; op++)
             check(op, c, d);
         /* results at the ends of the range: exponents summing (products) or differing (quotients) past them */
-        const uint64_t lo = (rng(&s) % 60) << 52, hi = (0x7FEull - rng(&s) % 60) << 52;
-        const uint64_t e = (rng(&s) & 0x800FFFFFFFFFFFFFull) | (rng(&s) & 1 ? lo : hi);
-        const uint64_t f = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 1100 - 550) << 52);
+        const uint64_t lo = (t_splitmix64(&s) % 60) << 52, hi = (0x7FEull - t_splitmix64(&s) % 60) << 52;
+        const uint64_t e = (t_splitmix64(&s) & 0x800FFFFFFFFFFFFFull) | (t_splitmix64(&s) & 1 ? lo : hi);
+        const uint64_t f = (t_splitmix64(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + t_splitmix64(&s) % 1100 - 550) << 52);
         for (int op = 0; op < NOPS; op++)
             check(op, e, f), check(op, f, e);
         /* quotients and roots at or next to representable values, where the remainder alone decides the
          * sticky bit (UCBTEST's idea): exact quotients and roots (c of 21 significant bits: b c and c^2
          * exact), then a = fl(b c) and its neighbours divided by b, fl(c c) and its neighbours under the
          * root */
-        const double bb = as_d((rng(&s) & 0x000FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 400 - 200) << 52));
-        const double cc = as_d((rng(&s) & 0x000FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 400 - 200) << 52));
-        const double short_c = as_d(as_u(cc) & ~0xFFFFFFFFull); /* 21 significant bits: b c exact, as is c^2 */
-        check(OP_DIV, as_u(bb * short_c), as_u(bb));
-        check(OP_SQRT, as_u(short_c * short_c), 0);
-        const uint64_t prod = as_u(bb * cc), sq = as_u(cc * cc);
+        const double bb = t_from_bits((t_splitmix64(&s) & 0x000FFFFFFFFFFFFFull) | ((0x3FFull + t_splitmix64(&s) % 400 - 200) << 52));
+        const double cc = t_from_bits((t_splitmix64(&s) & 0x000FFFFFFFFFFFFFull) | ((0x3FFull + t_splitmix64(&s) % 400 - 200) << 52));
+        const double short_c = t_from_bits(t_bits_of(cc) & ~0xFFFFFFFFull); /* 21 significant bits: b c exact, as is c^2 */
+        check(OP_DIV, t_bits_of(bb * short_c), t_bits_of(bb));
+        check(OP_SQRT, t_bits_of(short_c * short_c), 0);
+        const uint64_t prod = t_bits_of(bb * cc), sq = t_bits_of(cc * cc);
         for (int d = -1; d <= 1; d++) {
-            check(OP_DIV, prod + (uint64_t)(int64_t)d, as_u(bb));
+            check(OP_DIV, prod + (uint64_t)(int64_t)d, t_bits_of(bb));
             check(OP_SQRT, sq + (uint64_t)(int64_t)d, 0);
         }
     }
@@ -239,15 +217,15 @@ static void test_specials(void **state)
 static uint64_t nfma;
 static void check_fma(uint64_t a, uint64_t b, uint64_t c)
 {
-    volatile double x = as_d(a), y = as_d(b), z = as_d(c);
-    const uint64_t h = as_u(fma(x, y, z)), r = raidF64Fma(a, b, c);
+    volatile double x = t_from_bits(a), y = t_from_bits(b), z = t_from_bits(c);
+    const uint64_t h = t_bits_of(fma(x, y, z)), r = raidF64Fma(a, b, c);
     int ok = r == h;
     if (!ok && is_nan(h) && is_nan(r))
         ok = is_nan(a) + is_nan(b) + is_nan(c) >= 2;
     if (!ok && nfma++ < 8)
         print_error("fma(%016llx, %016llx, %016llx): raid %016llx (%.17g), host %016llx (%.17g)\n",
                     (unsigned long long)a, (unsigned long long)b, (unsigned long long)c, (unsigned long long)r,
-                    as_d(r), (unsigned long long)h, as_d(h));
+                    t_from_bits(r), (unsigned long long)h, t_from_bits(h));
 }
 
 static void test_fma(void **state)
@@ -266,17 +244,17 @@ static void test_fma(void **state)
     const long long cases = env ? atoll(env) : 100000;
     uint64_t s = 77;
     for (long long i = 0; i < cases; i++) {
-        check_fma(rng(&s), rng(&s), rng(&s));
+        check_fma(t_splitmix64(&s), t_splitmix64(&s), t_splitmix64(&s));
         /* the addend near minus the product: cancellation of up to all of the product's bits */
-        const uint64_t a = rng(&s) & 0x7FEFFFFFFFFFFFFFull, b = (rng(&s) & 0x800FFFFFFFFFFFFFull) | (0x3FFull << 52);
-        const double p = as_d(a) * as_d(b);
-        const uint64_t c = as_u(-p) ^ (rng(&s) & 0xFFFFull);
+        const uint64_t a = t_splitmix64(&s) & 0x7FEFFFFFFFFFFFFFull, b = (t_splitmix64(&s) & 0x800FFFFFFFFFFFFFull) | (0x3FFull << 52);
+        const double p = t_from_bits(a) * t_from_bits(b);
+        const uint64_t c = t_bits_of(-p) ^ (t_splitmix64(&s) & 0xFFFFull);
         check_fma(a, b, c);
         /* products near the ends of the range, addends of any exponent */
-        const uint64_t e = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((rng(&s) % 80) << 52);
-        const uint64_t f = (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + rng(&s) % 200 - 100) << 52);
-        check_fma(e, f, rng(&s));
-        check_fma(e, f, (rng(&s) & 0x800FFFFFFFFFFFFFull) | ((rng(&s) % 80) << 52));
+        const uint64_t e = (t_splitmix64(&s) & 0x800FFFFFFFFFFFFFull) | ((t_splitmix64(&s) % 80) << 52);
+        const uint64_t f = (t_splitmix64(&s) & 0x800FFFFFFFFFFFFFull) | ((0x3FFull + t_splitmix64(&s) % 200 - 100) << 52);
+        check_fma(e, f, t_splitmix64(&s));
+        check_fma(e, f, (t_splitmix64(&s) & 0x800FFFFFFFFFFFFFull) | ((t_splitmix64(&s) % 80) << 52));
     }
     free(v);
     if (nfma)
@@ -294,13 +272,13 @@ static void test_bit_ops(void **state)
     assert_true(n + 3000 <= 8192);
     uint64_t s = 5;
     for (int i = 0; i < 1000; i++) { /* values near integers and halves: the rounding functions' edges */
-        const double d = (double)(int64_t)(rng(&s) % 2000000) / 4.0 - 250000.0;
-        v[n++] = as_u(d), v[n++] = as_u(d) + 1, v[n++] = as_u(d) - 1;
+        const double d = (double)(int64_t)(t_splitmix64(&s) % 2000000) / 4.0 - 250000.0;
+        v[n++] = t_bits_of(d), v[n++] = t_bits_of(d) + 1, v[n++] = t_bits_of(d) - 1;
     }
     uint64_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        volatile double x = as_d(v[i]);
-        const uint64_t want[4] = {as_u(trunc(x)), as_u(floor(x)), as_u(ceil(x)), as_u(rint(x))};
+        volatile double x = t_from_bits(v[i]);
+        const uint64_t want[4] = {t_bits_of(trunc(x)), t_bits_of(floor(x)), t_bits_of(ceil(x)), t_bits_of(rint(x))};
         for (int mode = 0; mode < 4; mode++) {
             const uint64_t r = raidF64RoundInt(v[i], mode);
             if (r != want[mode] && !(is_nan(r) && is_nan(want[mode])) && bad++ < 8)
@@ -308,10 +286,10 @@ static void test_bit_ops(void **state)
                             (unsigned long long)r, (unsigned long long)want[mode]);
         }
         for (size_t j = 0; j < n; j += 5) {
-            volatile double y = as_d(v[j]);
-            const uint64_t mn = as_u(isnan(x) ? x : (x < y ? x : y)), mx = as_u(isnan(x) ? x : (x > y ? x : y));
+            volatile double y = t_from_bits(v[j]);
+            const uint64_t mn = t_bits_of(isnan(x) ? x : (x < y ? x : y)), mx = t_bits_of(isnan(x) ? x : (x > y ? x : y));
             if ((raidF64Minimum(v[i], v[j]) != mn || raidF64Maximum(v[i], v[j]) != mx ||
-                 raidF64Copysign(v[i], v[j]) != as_u(copysign(x, y))) && bad++ < 8)
+                 raidF64Copysign(v[i], v[j]) != t_bits_of(copysign(x, y))) && bad++ < 8)
                 print_error("min/max/copysign of %016llx, %016llx\n", (unsigned long long)v[i], (unsigned long long)v[j]);
         }
     }

@@ -11,28 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double from_bits(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* n values: ordinary magnitudes, the specials, subnormals, huge ones, random bit patterns. */
 static double *values(size_t n, uint64_t seed)
 {
@@ -40,11 +18,11 @@ static double *values(size_t n, uint64_t seed)
     assert_non_null(x);
     static const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0x1p-1074, 0x1p-1022, 1.7976931348623157e308};
     for (size_t i = 0; i < n; i++) {
-        const uint64_t r = rng(&seed);
+        const uint64_t r = t_splitmix64(&seed);
         switch (r % 8) {
         case 0: x[i] = sp[(r >> 8) % (sizeof sp / sizeof *sp)]; break;
-        case 1: x[i] = from_bits(rng(&seed)); break;
-        case 2: x[i] = from_bits(rng(&seed) & 0x800FFFFFFFFFFFFFull); break; /* subnormal */
+        case 1: x[i] = t_from_bits(t_splitmix64(&seed)); break;
+        case 2: x[i] = t_from_bits(t_splitmix64(&seed) & 0x800FFFFFFFFFFFFFull); break; /* subnormal */
         default: x[i] = ((double)(r >> 11) * 0x1p-53 - 0.5) * 100.0; break;
         }
     }
@@ -52,7 +30,7 @@ static double *values(size_t n, uint64_t seed)
 }
 
 /* Equal bits, or both NaN (which NaN a host operation returns with two NaN operands is its own). */
-static int same(double a, double b) { return bits(a) == bits(b) || (isnan(a) && isnan(b)); }
+static int same(double a, double b) { return t_bits_of(a) == t_bits_of(b) || (isnan(a) && isnan(b)); }
 
 static void test_map_cpu(void **state)
 {
@@ -73,8 +51,8 @@ static void test_map_cpu(void **state)
             case RAID_F64_MUL: h = x * y; break;
             case RAID_F64_DIV: h = x / y; break;
             case RAID_F64_SQRT: h = sqrt(x); break;
-            case RAID_F64_NEG: h = from_bits(bits(x) ^ (1ull << 63)); break;
-            case RAID_F64_ABS: h = from_bits(bits(x) & ~(1ull << 63)); break;
+            case RAID_F64_NEG: h = t_from_bits(t_bits_of(x) ^ (1ull << 63)); break;
+            case RAID_F64_ABS: h = t_from_bits(t_bits_of(x) & ~(1ull << 63)); break;
             case RAID_F64_MINIMUM: h = isnan(x) ? x : (x < y ? x : y); break; /* numpy's scalar loop */
             case RAID_F64_MAXIMUM: h = isnan(x) ? x : (x > y ? x : y); break;
             case RAID_F64_COPYSIGN: h = copysign(x, y); break;
@@ -197,9 +175,9 @@ static void test_eval(void **state)
         raid_ctx *dev = t_open_ctx(t_device());
         assert_int_equal(raid_f64_eval(dev, e, in, N, d), RAID_OK);
         for (size_t i = 0; i < N; i++)
-            if (bits(d[i]) != bits(o[i]))
-                fail_msg("device, element %zu: %016llx, cpu %016llx", i, (unsigned long long)bits(d[i]),
-                         (unsigned long long)bits(o[i]));
+            if (t_bits_of(d[i]) != t_bits_of(o[i]))
+                fail_msg("device, element %zu: %016llx, cpu %016llx", i, (unsigned long long)t_bits_of(d[i]),
+                         (unsigned long long)t_bits_of(o[i]));
         for (int op = RAID_F64_ADD; op <= RAID_F64_RINT; op++) {
             if (op == RAID_F64_FMA)
                 continue;
