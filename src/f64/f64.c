@@ -58,6 +58,27 @@ static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; 
 
 static int parse_expr(Parser *p);
 
+/* The functions of the grammar (raid/f64.h): name, operation, number of arguments. A variable may not
+ * take one of these names. */
+typedef struct Function {
+    const char *name;
+    int op, nargs;
+} Function;
+static const Function functions[] = {
+    {"sqrt", RAID_F64_SQRT, 1},       {"abs", RAID_F64_ABS, 1},         {"trunc", RAID_F64_TRUNC, 1},
+    {"floor", RAID_F64_FLOOR, 1},     {"ceil", RAID_F64_CEIL, 1},       {"rint", RAID_F64_RINT, 1},
+    {"minimum", RAID_F64_MINIMUM, 2}, {"maximum", RAID_F64_MAXIMUM, 2}, {"copysign", RAID_F64_COPYSIGN, 2},
+    {"fma", RAID_F64_FMA, 3}};
+
+/* The function named s[0 .. len), or NULL. */
+static const Function *function_named(const char *s, size_t len)
+{
+    for (size_t f = 0; f < sizeof functions / sizeof *functions; f++)
+        if (strlen(functions[f].name) == len && !strncmp(s, functions[f].name, len))
+            return &functions[f];
+    return NULL;
+}
+
 /* number | name | function '(' expr [, expr, expr] ')' | '(' expr ')' */
 static int parse_primary(Parser *p)
 {
@@ -109,15 +130,9 @@ static int parse_primary(Parser *p)
     p->pos = q;
     skip_space(p);
     if (s[p->pos] == '(') { /* a function */
-        static const struct { const char *name; int op, nargs; } fns[] = {
-            {"sqrt", RAID_F64_SQRT, 1},     {"abs", RAID_F64_ABS, 1},         {"trunc", RAID_F64_TRUNC, 1},
-            {"floor", RAID_F64_FLOOR, 1},   {"ceil", RAID_F64_CEIL, 1},       {"rint", RAID_F64_RINT, 1},
-            {"minimum", RAID_F64_MINIMUM, 2}, {"maximum", RAID_F64_MAXIMUM, 2}, {"copysign", RAID_F64_COPYSIGN, 2},
-            {"fma", RAID_F64_FMA, 3}};
-        int op = 0, nargs = 1, arg[3] = {-1, -1, -1};
-        for (size_t f = 0; f < sizeof fns / sizeof *fns; f++)
-            if (strlen(fns[f].name) == len && !strncmp(s + at, fns[f].name, len))
-                op = fns[f].op, nargs = fns[f].nargs;
+        const Function *fn = function_named(s + at, len);
+        const int op = fn ? fn->op : 0, nargs = fn ? fn->nargs : 1;
+        int arg[3] = {-1, -1, -1};
         if (!op) {
             p->pos = at;
             return perr(p, "unknown function (sqrt, abs, trunc, floor, ceil, rint, minimum, maximum, copysign, fma)");
@@ -206,11 +221,7 @@ static raid_status check_names(raid_ctx *ctx, const char *const *names, size_t n
         int ok = n && is_name_start(n[0]);
         for (size_t j = 1; ok && n[j]; j++)
             ok = is_name_char(n[j]);
-        static const char *const fn[] = {"sqrt", "abs", "trunc", "floor", "ceil", "rint", "minimum", "maximum",
-                                         "copysign", "fma"};
-        for (size_t f = 0; ok && f < sizeof fn / sizeof *fn; f++)
-            ok = strcmp(n, fn[f]) != 0;
-        if (!ok)
+        if (!ok || function_named(n, strlen(n)))
             return raidFail(ctx, RAID_EINVAL, "raid_f64_expr_compile: name %zu '%s' is not a variable's name "
                             "(letters, digits, '_', not a function's)", k, n ? n : "(null)");
         for (size_t j = 0; j < k; j++)
