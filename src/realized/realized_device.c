@@ -58,6 +58,16 @@ static void copy_batch(void *user, const RaidChunkPlan *plan, size_t first, size
     }
 }
 
+/* The bits of RAID_MAX_RETURN: a magnitude's bits above them are out of range (NaN and infinity included),
+ * the kernels' RAID_MAXR_HI/LO and the host staging's test alike. */
+static uint64_t max_return_bits(void)
+{
+    uint64_t b;
+    const double m = RAID_MAX_RETURN;
+    memcpy(&b, &m, sizeof b);
+    return b;
+}
+
 /* The f32 policy's staging (the kernel's RAID_BITS 0), 4 bytes a return: each chunk's scale exponent e and
  * out-of-range flag, found here by the kernel's rule (chunk_scale in kernels/realized.cl: frexp's exponent
  * of the largest magnitude, 0 for an all-zero chunk, at least -250; a return not finite or above
@@ -75,9 +85,7 @@ static void stage_f32(void *user, const RaidChunkPlan *plan, size_t first, size_
                       void *staging)
 {
     const F32Stage *S = user;
-    uint64_t maxr;
-    const double m = RAID_MAX_RETURN;
-    memcpy(&maxr, &m, sizeof maxr);
+    const uint64_t maxr = max_return_bits();
     const long long n = (long long)count;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; i++) {
@@ -152,9 +160,7 @@ static int realized_xstep(const raid_ctx *ctx, unsigned part_mask)
 
 void raidRealizedDeviceOptions(const raid_ctx *ctx, unsigned part_mask, int bits, char *buf, size_t len)
 {
-    uint64_t maxr;
-    const double m = RAID_MAX_RETURN;
-    memcpy(&maxr, &m, sizeof maxr);
+    const uint64_t maxr = max_return_bits();
     const char *tune = raidTuneBuildOptions(ctx);
     const int df = raid_ctx_precision(ctx) == RAID_PREC_DF;
     char mode[32] = "";
