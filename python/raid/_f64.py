@@ -24,11 +24,16 @@ class _Nulls:
             self.kind = kind
 
     def result(self, r):
+        """r (float64 values, or a comparison's bools) in the container of the operands, with their nulls."""
         if self.kind == "pyarrow":
             return _pa().array(r, mask=self.mask)
-        if self.kind is not None:
-            return with_nulls(r, self.mask if self.mask is not None else np.zeros(r.size, bool), self.kind)
-        return r
+        if self.kind is None:
+            return r
+        mask = self.mask if self.mask is not None else np.zeros(r.size, bool)
+        if r.dtype == np.bool_ and self.kind != "masked":  # pandas nullable: a BooleanArray
+            import pandas as pd
+            return pd.arrays.BooleanArray(r, mask)
+        return with_nulls(r, mask, self.kind)
 
 
 def _operand(v, name, nulls, n=None):
@@ -39,6 +44,22 @@ def _operand(v, name, nulls, n=None):
     a, m = floats(v, name, nulls="mask")
     nulls.add(v, m)
     return a
+
+
+def _operands(x, y, nulls):
+    """x and y (None for a one-operand function) as float64 arrays of one length, either of them possibly a
+    scalar repeated; their nulls recorded in nulls."""
+    if y is None:
+        return _operand(x, "x", nulls), None
+    if np.ndim(x) == 0 and np.ndim(y) != 0:
+        b = _operand(y, "y", nulls)
+        a = _operand(x, "x", nulls, b.size)
+    else:
+        a = _operand(x, "x", nulls)
+        b = _operand(y, "y", nulls, a.size)
+    if b.size != a.size:
+        raise ValueError(f"x has {a.size} elements and y {b.size}")
+    return a, b
 
 
 def _out(out, n):
@@ -61,19 +82,10 @@ def _ptr(a):
 
 def _map(op, x, y, device, out):
     nulls = _Nulls()
-    if y is None:
-        a = _operand(x, "x", nulls)
-    elif np.ndim(x) == 0 and np.ndim(y) != 0:
-        b = _operand(y, "y", nulls)
-        a = _operand(x, "x", nulls, b.size)
-    else:
-        a = _operand(x, "x", nulls)
-        b = _operand(y, "y", nulls, a.size)
-    if y is not None and b.size != a.size:
-        raise ValueError(f"x has {a.size} elements and y {b.size}")
+    a, b = _operands(x, y, nulls)
     r = _out(out, a.size)
     ctx = context(device)
-    check(lib.raid_f64_map(ctx, op, _ptr(a), _ptr(b) if y is not None else ffi.NULL, _ptr(r), a.size), ctx)
+    check(lib.raid_f64_map(ctx, op, _ptr(a), _ptr(b) if b is not None else ffi.NULL, _ptr(r), a.size), ctx)
     return nulls.result(r)
 
 
@@ -160,28 +172,12 @@ def _compare(cmp, x, y, device):
     """A comparison's bool array (numpy's), nulls propagated as _map does (a pyarrow operand: a pyarrow
     boolean array)."""
     nulls = _Nulls()
-    if y is None:
-        a = _operand(x, "x", nulls)
-    elif np.ndim(x) == 0 and np.ndim(y) != 0:
-        b = _operand(y, "y", nulls)
-        a = _operand(x, "x", nulls, b.size)
-    else:
-        a = _operand(x, "x", nulls)
-        b = _operand(y, "y", nulls, a.size)
-    if y is not None and b.size != a.size:
-        raise ValueError(f"x has {a.size} elements and y {b.size}")
+    a, b = _operands(x, y, nulls)
     m = np.empty(a.size, np.bool_)
     ctx = context(device)
-    check(lib.raid_f64_compare(ctx, cmp, _ptr(a), _ptr(b) if y is not None else ffi.NULL,
+    check(lib.raid_f64_compare(ctx, cmp, _ptr(a), _ptr(b) if b is not None else ffi.NULL,
                                ffi.from_buffer("unsigned char[]", m.view(np.uint8)), a.size), ctx)
-    if nulls.kind == "pyarrow":
-        return _pa().array(m, mask=nulls.mask)
-    if nulls.kind == "masked":
-        return np.ma.masked_array(m, mask=nulls.mask if nulls.mask is not None else False)
-    if nulls.kind is not None:  # pandas nullable: a BooleanArray
-        import pandas as pd
-        return pd.arrays.BooleanArray(m, nulls.mask if nulls.mask is not None else np.zeros(m.size, bool))
-    return m
+    return nulls.result(m)
 
 
 def equal(x, y, device=None):
@@ -234,25 +230,26 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
     right, unary minus, parentheses, sqrt(), abs(), trunc(), floor(), ceil(), rint(), minimum(x, y),
-    maximum(x, y), copysign(x, y), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each operation evaluated as written
-    (never reassociated or fused), so the result is numpy's for the same expression, bit for bit. arrays:
-    1 to 8 one-dimensional arrays of equal length (the values rule; a scalar is repeated, beside at least one
-    array). out, device: as
-    raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""
+    maximum(x, y), copysign(x, y), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each
+    operation evaluated as written (never reassociated or fused), so the result is numpy's for the same
+    expression, bit for bit. arrays: 1 to 8 one-dimensional arrays of equal length (the values rule; a
+    scalar is repeated, beside at least one array). out, device: as raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""
     if not isinstance(expr, str):
         raise TypeError(f"expr must be a string, not {type(expr).__name__}")
     if not 1 <= len(arrays) <= 8:
         raise ValueError(f"raid.eval takes 1 to 8 named arrays, not {len(arrays)}")
     names = list(arrays)
     nulls = _Nulls()
-    first = next((k for k in names if np.ndim(arrays[k]) != 0), None)
-    if first is None:  # scalars only: refused as one-dimensional input is (a scalar repeats beside an array)
+    vals = {k: _operand(arrays[k], k, nulls) for k in names if np.ndim(arrays[k]) != 0}
+    if not vals:  # scalars only: refused as one-dimensional input is (a scalar repeats beside an array)
         floats(arrays[names[0]], names[0])
-    n = floats(arrays[first], first, nulls="mask")[0].size
-    vals = [_operand(arrays[k], k, nulls, n) for k in names]
-    for k, v in zip(names, vals):
-        if v.size != n:
-            raise ValueError(f"{k} has {v.size} elements, {names[0] if sized else k} {n}")
+    first = next(iter(vals))
+    n = vals[first].size
+    for k in names:
+        if k not in vals:
+            vals[k] = _operand(arrays[k], k, nulls, n)
+        elif vals[k].size != n:
+            raise ValueError(f"{k} has {vals[k].size} elements, {first} {n}")
     ctx = context(device)
     cnames = [ffi.new("char[]", k.encode()) for k in names]
     pnames = ffi.new("const char *[]", cnames)
@@ -263,6 +260,6 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     check(status, ctx)
     e = ffi.gc(pe[0], lib.raid_f64_expr_free)
     r = _out(out, n)
-    ptrs = [_ptr(v) for v in vals]
+    ptrs = [_ptr(vals[k]) for k in names]
     check(lib.raid_f64_eval(ctx, e, ffi.new("const double *[]", ptrs), n, _ptr(r)), ctx)
     return nulls.result(r)

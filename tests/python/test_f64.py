@@ -97,6 +97,8 @@ def test_out_and_arguments():
         raid.add(x, x, "cpu", out=np.empty(3))
     with pytest.raises(ValueError, match="column 5: unknown name"):
         raid.eval("a + c", "cpu", a=x, b=x)
+    with pytest.raises(ValueError, match="b has 5 elements, a 101"):
+        raid.eval("a + b", "cpu", a=x, b=x[:5])
     with pytest.raises(ValueError, match="1 to 8"):
         raid.eval("a", "cpu")
     with pytest.raises(TypeError):
