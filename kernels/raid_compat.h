@@ -43,6 +43,7 @@
 #define RAID_LOCAL __local
 #define RAID_SHARED __local
 #define RAID_ALIGN(n) __attribute__((aligned(n)))
+#define RAID_CONSTANT __constant /* a read-only table at program scope */
 
 /* work-items and work-groups (size_t, as OpenCL's) */
 #define RAID_GLOBAL_ID(d) get_global_id(d)
@@ -127,6 +128,7 @@ typedef unsigned char uchar;
 #define RAID_LOCAL
 #define RAID_SHARED __shared__
 #define RAID_ALIGN(n) __align__(n)
+#define RAID_CONSTANT __device__ const
 
 __device__ inline size_t raidDim(uint3 v, int d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
 __device__ inline size_t raidDim(dim3 v, int d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
@@ -213,6 +215,7 @@ typedef unsigned long long RaidU64;
 #include <stdint.h>
 #include <string.h>
 #define RAID_FN static inline
+#define RAID_CONSTANT static const
 typedef uint32_t RaidU32;
 typedef int64_t RaidI64;
 typedef uint64_t RaidU64;

@@ -355,6 +355,12 @@ RAID_F64_FN RaidU64 raidF64Sqrt(RaidU64 a)
 
 /* ---- sign, order and rounding to integers: bit operations only, no rounding error ---- */
 
+/* -a: the sign bit flipped, NaNs included (numpy.negative). */
+RAID_F64_FN RaidU64 raidF64Neg(RaidU64 a) { return a ^ RAID_F64_SIGN; }
+
+/* |a|: the sign bit cleared, NaNs included (numpy.absolute). */
+RAID_F64_FN RaidU64 raidF64Abs(RaidU64 a) { return a & ~RAID_F64_SIGN; }
+
 /* |a| with b's sign (copysign; NaNs included). */
 RAID_F64_FN RaidU64 raidF64Copysign(RaidU64 a, RaidU64 b) { return (a & ~RAID_F64_SIGN) | (b & RAID_F64_SIGN); }
 

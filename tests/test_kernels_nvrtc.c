@@ -1,7 +1,7 @@
 /*
  * Every kernel file compiles as CUDA C++ through NVRTC the way the CUDA backend compiles it (docs/device.md
  * "The kernel dialect"): through the backend's own compile path, raidCudaCompile (its NVRTC, its options:
- * -DRAID_CUDA=1 --fmad=false -diag-suppress=161 ...), the prelude (raidKernelPrelude: raid_compat.h, whose
+ * -DRAID_CUDA=1 --fmad=false -diag-suppress=161 ...), the prelude and the file's own headers (raidKernelHeaders: raid_compat.h, whose
  * CUDA branch RAID_CUDA selects, then the shared headers), "#line 1", the file, and per file the build options
  * its callers pass (the variants below, collected from src/: every -D a caller sets, in its extreme or
  * characteristic values). A build must succeed with an empty log (no warning: a warning here is a construct
@@ -145,13 +145,14 @@ static char *backend_ptx(const char *label, const char *const *parts, size_t npa
  * file); fails the test on an error, a non-empty log or a missing entry. */
 static void compile_one(const char *file, const char *src, const char *opts)
 {
-    const char *parts[16];
+    const char *parts[RAID_PRELUDE_MAX + 2], *headers[RAID_PRELUDE_MAX];
+    const int nh = raidKernelHeaders(file, headers, RAID_PRELUDE_MAX);
+    assert_true(nh >= 0);
     size_t np = 0;
-    for (const char *const *h = raidKernelPrelude; *h; h++) {
-        const char *hs = embedded(*h);
+    for (int i = 0; i < nh; i++) {
+        const char *hs = embedded(headers[i]);
         if (!hs)
-            fail_msg("the prelude names %s, which is not embedded", *h);
-        assert_true(np < 14);
+            fail_msg("kernels/prelude.txt names %s, which is not embedded", headers[i]);
         parts[np++] = hs;
     }
     char line[160];

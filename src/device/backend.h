@@ -128,6 +128,9 @@ void raidEventMade(RaidEvent *ev, const RaidDevOps *ops);
 void raidKcacheInit(RaidDev *dev);
 /* The embedded kernel file `file` (kernels/, raidKernelFiles), or NULL. */
 const char *raidKernelSource(const char *file);
+/* The headers prepended to file's program (kernels/prelude.txt: the prelude, then file's own), at most max
+ * names into names; their count, or -1 when there are more. */
+int raidKernelHeaders(const char *file, const char **names, int max);
 /* The hash that tells a caller's source apart (never 0, which marks an embedded file). */
 uint64_t raidKcacheSourceHash(const char *src);
 /* raidKernelGet, raidKernelGetSource: the kernel `name` of src (src_hash 0 for an embedded file, else

@@ -712,23 +712,24 @@ static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *sr
         return raidFail(ctx, RAID_EBUILD, "building kernels/%s with NVRTC failed with NVRTC_ERROR_COMPILATION (6):\n"
                                           "(no build log)", label);
     }
-    /* the prelude (raidKernelPrelude: kernels/prelude.txt, the list the OpenCL backend prepends too), each
-     * header after a #line naming it, so that NVRTC's log names the file and line of an error */
+    /* the prelude and the file's own headers (kernels/prelude.txt, the list the OpenCL backend prepends too),
+     * each header after a #line naming it, so that NVRTC's log names the file and line of an error */
     const char *parts[2 * RAID_PRELUDE_MAX + 2];
     char lines[RAID_PRELUDE_MAX][64];
-    size_t np = 0;
-    const char *const *h = raidKernelPrelude;
-    for (; *h && np < RAID_PRELUDE_MAX; h++, np++) {
-        snprintf(lines[np], sizeof lines[np], "\n#line 1 \"%s\"\n", *h);
-        parts[2 * np] = lines[np];
-        if (!(parts[2 * np + 1] = raidKernelSource(*h))) {
-            free(key);
-            return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", *h);
-        }
-    }
-    if (*h) { /* a prelude longer than RAID_PRELUDE_MAX: not built */
+    const char *names[RAID_PRELUDE_MAX];
+    const int nh = raidKernelHeaders(label, names, RAID_PRELUDE_MAX);
+    if (nh < 0) { /* more headers than RAID_PRELUDE_MAX: not built */
         free(key);
-        return raidFail(ctx, RAID_EINVAL, "the kernel prelude names more than %d files", RAID_PRELUDE_MAX);
+        return raidFail(ctx, RAID_EINVAL, "kernels/%s's program names more than %d headers", label, RAID_PRELUDE_MAX);
+    }
+    size_t np = 0;
+    for (; np < (size_t)nh; np++) {
+        snprintf(lines[np], sizeof lines[np], "\n#line 1 \"%s\"\n", names[np]);
+        parts[2 * np] = lines[np];
+        if (!(parts[2 * np + 1] = raidKernelSource(names[np]))) {
+            free(key);
+            return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", names[np]);
+        }
     }
     if (!src) {
         free(key);

@@ -290,14 +290,15 @@ static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *sr
                                 const char *name, const char *options, char *key, int injected, RaidKernel **out)
 {
     ClDev *cl = cl_of(ctx);
-    /* the prelude (raidKernelPrelude: kernels/prelude.txt), then the file */
+    /* the prelude and the file's own headers (kernels/prelude.txt), then the file */
     const char *srcs[RAID_PRELUDE_MAX + 2];
+    const char *names[RAID_PRELUDE_MAX];
+    const int nh = raidKernelHeaders(label, names, RAID_PRELUDE_MAX);
     cl_uint ns = 0;
-    const char *const *h = raidKernelPrelude;
-    for (; *h && ns < RAID_PRELUDE_MAX; h++)
-        if (!(srcs[ns++] = raidKernelSource(*h)))
+    for (int i = 0; i < nh; i++)
+        if (!(srcs[ns++] = raidKernelSource(names[i])))
             src = NULL;
-    if (!src || *h) { /* (a prelude longer than RAID_PRELUDE_MAX: not built) */
+    if (!src || nh < 0) { /* (more headers than RAID_PRELUDE_MAX: not built) */
         free(key);
         return raidFail(ctx, RAID_EINVAL, "no embedded kernel source '%s'", label);
     }

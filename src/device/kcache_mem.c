@@ -32,6 +32,25 @@ const char *raidKernelSource(const char *file)
     return NULL;
 }
 
+/* The headers of file's program, in order: the prelude, then file's own (raidKernelExtra), at most max names
+ * into names; their count, or -1 when there are more than max. */
+int raidKernelHeaders(const char *file, const char **names, int max)
+{
+    int n = 0;
+    for (const char *const *h = raidKernelPrelude; *h; h++) {
+        if (n == max)
+            return -1;
+        names[n++] = *h;
+    }
+    for (int i = 0; raidKernelExtra[i][0]; i++)
+        if (!strcmp(raidKernelExtra[i][0], file)) {
+            if (n == max)
+                return -1;
+            names[n++] = raidKernelExtra[i][1];
+        }
+    return n;
+}
+
 /* FNV-1a of the source, never 0 (0 marks an embedded file). */
 uint64_t raidKcacheSourceHash(const char *src) { return raidFnv(RAID_FNV_START, src, strlen(src)) | 1; }
 

@@ -11,5 +11,8 @@ extern const RaidKernelFile raidKernelFiles[];
  * kernel source before compiling it (kernels/prelude.txt; docs/device.md "The kernel dialect"). Terminated
  * by NULL. */
 extern const char *const raidKernelPrelude[];
-#define RAID_PRELUDE_MAX 8 /* files of the prelude at most (the backends' arrays of program parts) */
+/* The headers one kernel file's program gets after the prelude (kernels/prelude.txt's "FILE: NAME..." lines):
+ * pairs {file, header} in order, terminated by {NULL, NULL}. */
+extern const char *const raidKernelExtra[][2];
+#define RAID_PRELUDE_MAX 16 /* headers of a program at most, its file's own included (the backends' arrays of parts) */
 #endif

@@ -58,25 +58,22 @@ static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; 
 
 static int parse_expr(Parser *p);
 
-/* The functions of the grammar (raid/f64.h): name, operation, number of arguments. A variable may not
- * take one of these names. */
-typedef struct Function {
-    const char *name;
-    int op, nargs;
-} Function;
-static const Function functions[] = {
-    {"sqrt", RAID_F64_SQRT, 1},       {"abs", RAID_F64_ABS, 1},         {"trunc", RAID_F64_TRUNC, 1},
-    {"floor", RAID_F64_FLOOR, 1},     {"ceil", RAID_F64_CEIL, 1},       {"rint", RAID_F64_RINT, 1},
-    {"minimum", RAID_F64_MINIMUM, 2}, {"maximum", RAID_F64_MAXIMUM, 2}, {"copysign", RAID_F64_COPYSIGN, 2},
-    {"fma", RAID_F64_FMA, 3}};
+#define OP_INFO(op, nm, fn, n) [op] = {nm, n, #fn},
+#define OP_INFO1(op, nm, fn) OP_INFO(op, nm, fn, 1)
+#define OP_INFO2(op, nm, fn) OP_INFO(op, nm, fn, 2)
+#define OP_INFO3(op, nm, fn) OP_INFO(op, nm, fn, 3)
+const RaidF64OpInfo raidF64Ops[RAID_F64_NOPS] = {RAID_F64_OPS1(OP_INFO1) RAID_F64_OPS2(OP_INFO2) RAID_F64_OPS3(OP_INFO3)};
 
-/* The function named s[0 .. len), or NULL. */
-static const Function *function_named(const char *s, size_t len)
+/* The operation whose function is named s[0 .. len) in expressions, or 0. A variable may not take such a
+ * name. */
+static int function_named(const char *s, size_t len)
 {
-    for (size_t f = 0; f < sizeof functions / sizeof *functions; f++)
-        if (strlen(functions[f].name) == len && !strncmp(s, functions[f].name, len))
-            return &functions[f];
-    return NULL;
+    for (int op = 0; op < RAID_F64_NOPS; op++) {
+        const char *name = raidF64Ops[op].name;
+        if (raidF64Ops[op].nargs && name[0] && strlen(name) == len && !strncmp(s, name, len))
+            return op;
+    }
+    return 0;
 }
 
 /* number | name | function '(' expr [, expr, expr] ')' | '(' expr ')' */
@@ -130,12 +127,18 @@ static int parse_primary(Parser *p)
     p->pos = q;
     skip_space(p);
     if (s[p->pos] == '(') { /* a function */
-        const Function *fn = function_named(s + at, len);
-        const int op = fn ? fn->op : 0, nargs = fn ? fn->nargs : 1;
+        const int op = function_named(s + at, len), nargs = op ? raidF64Ops[op].nargs : 1;
         int arg[3] = {-1, -1, -1};
-        if (!op) {
+        if (!op) { /* the message lists the functions */
+            char list[512];
+            size_t w = 0;
+            for (int f = 0; f < RAID_F64_NOPS && w < sizeof list; f++)
+                if (raidF64Ops[f].nargs && raidF64Ops[f].name[0])
+                    w += (size_t)snprintf(list + w, sizeof list - w, "%s%s", w ? ", " : "", raidF64Ops[f].name);
             p->pos = at;
-            return perr(p, "unknown function (sqrt, abs, trunc, floor, ceil, rint, minimum, maximum, copysign, fma)");
+            char msg[600];
+            snprintf(msg, sizeof msg, "unknown function (%s)", list);
+            return perr(p, msg);
         }
         p->pos++;
         for (int k = 0; k < nargs; k++) {
@@ -281,11 +284,12 @@ raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const d
 {
     if (!ctx)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL context");
-    const int binary = (op >= RAID_F64_ADD && op <= RAID_F64_DIV) || (op >= RAID_F64_MINIMUM && op <= RAID_F64_COPYSIGN);
-    if (op == RAID_F64_FMA)
-        return raidFail(ctx, RAID_EINVAL, "raid_f64_map: fma takes three operands: use an expression, fma(a, b, c)");
-    if (op < RAID_F64_ADD || op > RAID_F64_RINT)
+    if ((int)op < 0 || (int)op >= RAID_F64_NOPS || !raidF64Ops[op].nargs)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: unknown operation %d", (int)op);
+    if (raidF64Ops[op].nargs == 3)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_map: %s takes three operands: use an expression, %s(a, b, c)",
+                        raidF64Ops[op].name, raidF64Ops[op].name);
+    const int binary = raidF64Ops[op].nargs == 2;
     if (n && (!a || !out || (binary && !b)))
         return raidFail(ctx, RAID_EINVAL, "raid_f64_map: NULL %s", !a ? "a" : !out ? "out" : "b");
     raid_f64_expr e;
@@ -298,6 +302,12 @@ raid_status raid_f64_map(raid_ctx *ctx, raid_f64_op op, const double *a, const d
     const double *in[2] = {a, b};
     return raid_f64_eval(ctx, &e, in, n, out);
 }
+
+/* The host functions of the operations, indexed by raid_f64_op (the lists of f64_internal.h). */
+#define OP_FN(op, nm, fn) [op] = fn,
+static RaidU64 (*const unary[RAID_F64_NOPS])(RaidU64) = {RAID_F64_OPS1(OP_FN)};
+static RaidU64 (*const binary[RAID_F64_NOPS])(RaidU64, RaidU64) = {RAID_F64_OPS2(OP_FN)};
+static RaidU64 (*const ternary[RAID_F64_NOPS])(RaidU64, RaidU64, RaidU64) = {RAID_F64_OPS3(OP_FN)};
 
 /* The cpu path: each element's nodes in order, in host integer words. */
 raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out)
@@ -320,21 +330,12 @@ raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *
             switch (d->kind) {
             case RAID_F64N_VAR: memcpy(&v[k], &inputs[d->var][i], sizeof v[k]); break;
             case RAID_F64N_CONST: v[k] = d->bits; break;
-            case RAID_F64_ADD: v[k] = raidF64Add(v[d->a], v[d->b]); break;
-            case RAID_F64_SUB: v[k] = raidF64Sub(v[d->a], v[d->b]); break;
-            case RAID_F64_MUL: v[k] = raidF64Mul(v[d->a], v[d->b]); break;
-            case RAID_F64_DIV: v[k] = raidF64Div(v[d->a], v[d->b]); break;
-            case RAID_F64_SQRT: v[k] = raidF64Sqrt(v[d->a]); break;
-            case RAID_F64_FMA: v[k] = raidF64Fma(v[d->a], v[d->b], v[d->c]); break;
-            case RAID_F64_MINIMUM: v[k] = raidF64Minimum(v[d->a], v[d->b]); break;
-            case RAID_F64_MAXIMUM: v[k] = raidF64Maximum(v[d->a], v[d->b]); break;
-            case RAID_F64_COPYSIGN: v[k] = raidF64Copysign(v[d->a], v[d->b]); break;
-            case RAID_F64_TRUNC: v[k] = raidF64RoundInt(v[d->a], 0); break;
-            case RAID_F64_FLOOR: v[k] = raidF64RoundInt(v[d->a], 1); break;
-            case RAID_F64_CEIL: v[k] = raidF64RoundInt(v[d->a], 2); break;
-            case RAID_F64_RINT: v[k] = raidF64RoundInt(v[d->a], 3); break;
-            case RAID_F64_NEG: v[k] = v[d->a] ^ RAID_F64_SIGN; break;
-            default: v[k] = v[d->a] & ~RAID_F64_SIGN; break; /* RAID_F64_ABS */
+            default:
+                switch (raidF64Ops[d->kind].nargs) {
+                case 1: v[k] = unary[d->kind](v[d->a]); break;
+                case 2: v[k] = binary[d->kind](v[d->a], v[d->b]); break;
+                default: v[k] = ternary[d->kind](v[d->a], v[d->b], v[d->c]); break;
+                }
             }
         }
         memcpy(&out[i], &v[e->nnodes - 1], sizeof out[i]);

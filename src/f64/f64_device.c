@@ -27,25 +27,7 @@ static int emit(const raid_f64_expr *e, int k, char *buf, size_t len, size_t *at
     case RAID_F64N_VAR: w = snprintf(buf + *at, room, "x%d", d->var); break;
     case RAID_F64N_CONST: w = snprintf(buf + *at, room, "0x%016" PRIX64 "ul", d->bits); break;
     default: {
-        static const char *const fn[] = {[RAID_F64_ADD] = "raidF64Add", [RAID_F64_SUB] = "raidF64Sub",
-                                         [RAID_F64_MUL] = "raidF64Mul", [RAID_F64_DIV] = "raidF64Div",
-                                         [RAID_F64_SQRT] = "raidF64Sqrt", [RAID_F64_FMA] = "raidF64Fma",
-                                         [RAID_F64_MINIMUM] = "raidF64Minimum", [RAID_F64_MAXIMUM] = "raidF64Maximum",
-                                         [RAID_F64_COPYSIGN] = "raidF64Copysign", [RAID_F64_TRUNC] = "raidF64Trunc",
-                                         [RAID_F64_FLOOR] = "raidF64Floor", [RAID_F64_CEIL] = "raidF64Ceil",
-                                         [RAID_F64_RINT] = "raidF64Rint"};
-        if (d->kind == RAID_F64_NEG || d->kind == RAID_F64_ABS) { /* the sign bit: numpy's negative, absolute */
-            w = snprintf(buf + *at, room, "(");
-            if (w < 0 || (size_t)w >= room)
-                return -1;
-            *at += (size_t)w;
-            if (emit(e, d->a, buf, len, at))
-                return -1;
-            w = snprintf(buf + *at, len - *at, d->kind == RAID_F64_NEG ? "^0x8000000000000000ul)"
-                                                                       : "&0x7FFFFFFFFFFFFFFFul)");
-            break;
-        }
-        w = snprintf(buf + *at, room, "%s(", fn[d->kind]);
+        w = snprintf(buf + *at, room, "%s(", raidF64Ops[d->kind].function);
         if (w < 0 || (size_t)w >= room)
             return -1;
         *at += (size_t)w;

@@ -12,6 +12,38 @@
 #define RAID_F64_MAX_NODES 64 /* operations and constants of one expression */
 #define RAID_F64_MAX_VARS 8   /* inputs of one expression */
 
+/* Every operation of raid_f64_op, by its number of operands: X(op, name, function), where name is its name in
+ * expressions ("" for an operator's: + - * /, unary -) and function the one of kernels/raid_f64*.h that
+ * computes it, on the host (the cpu path calls it) and in the kernel (f64_device.c writes its name into the
+ * kernel's source). A new operation is a line here, its enum value in raid/f64.h and its function. */
+#define RAID_F64_OPS1(X)                                                                                          \
+    X(RAID_F64_SQRT, "sqrt", raidF64Sqrt)                                                                         \
+    X(RAID_F64_NEG, "", raidF64Neg)                                                                               \
+    X(RAID_F64_ABS, "abs", raidF64Abs)                                                                            \
+    X(RAID_F64_TRUNC, "trunc", raidF64Trunc)                                                                      \
+    X(RAID_F64_FLOOR, "floor", raidF64Floor)                                                                      \
+    X(RAID_F64_CEIL, "ceil", raidF64Ceil)                                                                         \
+    X(RAID_F64_RINT, "rint", raidF64Rint)
+#define RAID_F64_OPS2(X)                                                                                          \
+    X(RAID_F64_ADD, "", raidF64Add)                                                                               \
+    X(RAID_F64_SUB, "", raidF64Sub)                                                                               \
+    X(RAID_F64_MUL, "", raidF64Mul)                                                                               \
+    X(RAID_F64_DIV, "", raidF64Div)                                                                               \
+    X(RAID_F64_MINIMUM, "minimum", raidF64Minimum)                                                                \
+    X(RAID_F64_MAXIMUM, "maximum", raidF64Maximum)                                                                \
+    X(RAID_F64_COPYSIGN, "copysign", raidF64Copysign)
+#define RAID_F64_OPS3(X) X(RAID_F64_FMA, "fma", raidF64Fma)
+#define RAID_F64_NOPS 64 /* above every raid_f64_op: the size of tables indexed by operation */
+
+/* An operation's name in expressions ("" for an operator), its number of operands (0: not an operation) and
+ * its kernel function's name, indexed by raid_f64_op (f64.c). */
+typedef struct RaidF64OpInfo {
+    const char *name;
+    int nargs;
+    const char *function;
+} RaidF64OpInfo;
+extern const RaidF64OpInfo raidF64Ops[RAID_F64_NOPS];
+
 /* A node: an input (RAID_F64N_VAR, var), a constant (RAID_F64N_CONST, bits) or an operation of
  * include/raid/f64.h (op, operands a, b and c: node indices, b < 0 for a unary one, c < 0 but for fma). */
 enum { RAID_F64N_VAR = 100, RAID_F64N_CONST = 101 };
