@@ -23,7 +23,7 @@ _DLPACK_CUDA = (2, 13)
 # explicitly (after its stream is synchronised) and its result copied back into a CuPy array: the same bits.
 IN_PLACE = frozenset({"raid_sort_f64_seg", "raid_argsort_f64_seg_i64", "raid_argsort_f64_seg_u32", "raid_select_kth",
                       "raid_select_median", "raid_select_quantile", "raid_realized_compute", "raid_groupby_compute",
-                      "raid_groupby_compute_f64"})
+                      "raid_groupby_compute_f64", "raid_f64_map", "raid_f64_compare", "raid_f64_eval"})
 
 
 def _cupy():

@@ -1,9 +1,13 @@
 """Element-wise IEEE binary64 arithmetic through the library (include/raid/f64.h; docs/f64.md): raid.add,
 raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute, raid.minimum,
-raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint and raid.eval on numpy arrays. Every result is correctly rounded, bit for bit numpy's on x86-64, on the cpu path and on every device,
-GPUs without float64 included: the device computes binary64 on integer words."""
+raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint and raid.eval on numpy arrays
+(and the other host kinds of the values rule) or on CUDA arrays (CuPy, PyTorch, JAX...: read and written in
+place on their device, the result a CuPy array; docs/python.md "CUDA arrays"). Every result is correctly
+rounded, bit for bit numpy's on x86-64, on the cpu path and on every device, GPUs without float64 included:
+the device computes binary64 on integer words."""
 import numpy as np
 
+from . import _cuda
 from ._convert import _pa, floats, is_arrow, nullable_kind, with_nulls
 from ._core import check, context, ffi, lib
 
@@ -80,7 +84,53 @@ def _ptr(a):
     return ffi.from_buffer("double[]", a)
 
 
+class _Device:
+    """The CUDA arrays among the operands (read in place on their device: raid_f64_map, raid_f64_compare and
+    raid_f64_eval take device memory of a CUDA context). A scalar beside them becomes a device array of the
+    same length; a host array beside them is refused (_cuda.spec). The result is a CuPy array on that device
+    (out= a CuPy float64 array of the result's length, which may be an operand)."""
+
+    def __init__(self, named, device):
+        """named: (name, value) pairs; the CUDA arrays among them as CudaArray, the rest None."""
+        self.arrays = {k: _cuda.cuda_array(v, k) for k, v in named if _cuda.is_device(v)}
+        self.any = bool(self.arrays)
+        if self.any:
+            others = [None for k, v in named if k not in self.arrays and np.ndim(v) != 0]
+            self.spec, self.ordinal = _cuda.spec(list(self.arrays.values()) + others, device)
+            sizes = {a.size for a in self.arrays.values()}
+            if len(sizes) > 1:
+                first = next(iter(self.arrays))
+                k = next(k for k, a in self.arrays.items() if a.size != self.arrays[first].size)
+                raise ValueError(f"{k} has {self.arrays[k].size} elements and {first} {self.arrays[first].size}")
+            self.n = sizes.pop()
+            self.keep = []
+
+    def ptr(self, name, value):
+        """The device pointer of operand name: its own memory, or a scalar repeated on the device."""
+        if name in self.arrays:
+            return self.arrays[name].cdata("double *")
+        a = _cuda.empty(self.n, np.float64, self.ordinal, fill=floats(np.atleast_1d(value), name)[0])
+        self.keep.append(a)
+        return _cuda.pointer(a, "double *")
+
+    def out(self, out, dtype=np.float64):
+        if out is None:
+            return _cuda.empty(self.n, dtype, self.ordinal)
+        o = _cuda.cuda_array(out, "out")
+        if o is None or o.size != self.n or o.device != self.ordinal or o.readonly:
+            raise ValueError(f"out must be a writeable float64 CUDA array of {self.n} elements on cuda:{self.ordinal} "
+                             f"for CUDA operands")
+        return out
+
+
 def _map(op, x, y, device, out):
+    dev = _Device([("x", x)] + ([("y", y)] if y is not None else []), device)
+    if dev.any:
+        ctx = context(dev.spec)
+        r = dev.out(out)
+        check(lib.raid_f64_map(ctx, op, dev.ptr("x", x), dev.ptr("y", y) if y is not None else ffi.NULL,
+                               _cuda.pointer(r, "double *"), dev.n), ctx)
+        return r
     nulls = _Nulls()
     a, b = _operands(x, y, nulls)
     r = _out(out, a.size)
@@ -171,6 +221,13 @@ def rint(x, device=None, *, out=None):
 def _compare(cmp, x, y, device):
     """A comparison's bool array (numpy's), nulls propagated as _map does (a pyarrow operand: a pyarrow
     boolean array)."""
+    dev = _Device([("x", x)] + ([("y", y)] if y is not None else []), device)
+    if dev.any:
+        ctx = context(dev.spec)
+        m = _cuda.empty(dev.n, np.bool_, dev.ordinal)
+        check(lib.raid_f64_compare(ctx, cmp, dev.ptr("x", x), dev.ptr("y", y) if y is not None else ffi.NULL,
+                                   _cuda.pointer(m, "unsigned char *"), dev.n), ctx)
+        return m
     nulls = _Nulls()
     a, b = _operands(x, y, nulls)
     m = np.empty(a.size, np.bool_)
@@ -226,6 +283,19 @@ def isfinite(x, device=None):
     return _compare(lib.RAID_F64_ISFINITE, x, None, device)
 
 
+def _compile(ctx, expr, names):
+    """expr compiled over names (raid_f64_expr_compile), freed with its Python object; a fault in expr is a
+    ValueError naming its column."""
+    cnames = [ffi.new("char[]", k.encode()) for k in names]
+    pnames = ffi.new("const char *[]", cnames)
+    pe = ffi.new("raid_f64_expr **")
+    status = lib.raid_f64_expr_compile(ctx, expr.encode(), pnames, len(names), pe)
+    if status == lib.RAID_EINVAL:
+        raise ValueError(ffi.string(lib.raid_ctx_errmsg(ctx)).decode())
+    check(status, ctx)
+    return ffi.gc(pe[0], lib.raid_f64_expr_free)
+
+
 def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as numexpr.evaluate)
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
@@ -239,6 +309,14 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     if not 1 <= len(arrays) <= 8:
         raise ValueError(f"raid.eval takes 1 to 8 named arrays, not {len(arrays)}")
     names = list(arrays)
+    dev = _Device(list(arrays.items()), device)
+    if dev.any:
+        ctx = context(dev.spec)
+        e = _compile(ctx, expr, names)
+        r = dev.out(out)
+        ptrs = [dev.ptr(k, arrays[k]) for k in names]
+        check(lib.raid_f64_eval(ctx, e, ffi.new("const double *[]", ptrs), dev.n, _cuda.pointer(r, "double *")), ctx)
+        return r
     nulls = _Nulls()
     vals = {k: _operand(arrays[k], k, nulls) for k in names if np.ndim(arrays[k]) != 0}
     if not vals:  # scalars only: refused as one-dimensional input is (a scalar repeats beside an array)
@@ -251,14 +329,7 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
         elif vals[k].size != n:
             raise ValueError(f"{k} has {vals[k].size} elements, {first} {n}")
     ctx = context(device)
-    cnames = [ffi.new("char[]", k.encode()) for k in names]
-    pnames = ffi.new("const char *[]", cnames)
-    pe = ffi.new("raid_f64_expr **")
-    status = lib.raid_f64_expr_compile(ctx, expr.encode(), pnames, len(names), pe)
-    if status == lib.RAID_EINVAL:
-        raise ValueError(ffi.string(lib.raid_ctx_errmsg(ctx)).decode())
-    check(status, ctx)
-    e = ffi.gc(pe[0], lib.raid_f64_expr_free)
+    e = _compile(ctx, expr, names)
     r = _out(out, n)
     ptrs = [_ptr(vals[k]) for k in names]
     check(lib.raid_f64_eval(ctx, e, ffi.new("const double *[]", ptrs), n, _ptr(r)), ctx)

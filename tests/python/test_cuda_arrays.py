@@ -75,7 +75,9 @@ class Fake:
 ])
 def test_refused(kw, exc, words):
     for call in (raid.sort, raid.argsort, raid.median, lambda x: raid.quantile(x, 0.5),
-                 lambda x: raid.realized(x, [0, 4]), lambda x: raid.kth(x, 1)):
+                 lambda x: raid.realized(x, [0, 4]), lambda x: raid.kth(x, 1), raid.sqrt,
+                 lambda x: raid.add(x, 1.0), lambda x: raid.add(2.0, x), raid.isnan, lambda x: raid.less(x, 0.0),
+                 lambda x: raid.eval("a * 2 + b", a=x, b=1.0)):
         with pytest.raises(exc, match=words):
             call(Fake(**kw))
     with pytest.raises(exc, match=words):
@@ -164,9 +166,11 @@ assert raid.lib.raid_memory_of(raid.ffi.cast("void *", d1.__cuda_array_interface
 assert raid.lib.raid_memory_of(raid.ffi.new("double[4]"), dev) == raid.lib.RAID_MEMORY_HOST and dev[0] == -1
 for call in (raid.sort, raid.argsort, raid.median, lambda x, device: raid.quantile(x, [0.1, 0.9], device=device),
              lambda x, device: raid.realized(x, [0, 4], device=device), lambda x, device: raid.kth(x, 0, device=device),
-             lambda x, device: raid.groupby(x, x, device=device), lambda x, device: raid.garch(x, device=device)):
-    with pytest.raises(ValueError, match=r"x is CUDA device memory \(cuda:0\), which device='cpu' cannot read|"
-                                         r"(returns|keys) is CUDA device memory \(cuda:0\), which device='cpu'"):
+             lambda x, device: raid.groupby(x, x, device=device), lambda x, device: raid.garch(x, device=device),
+             lambda x, device: raid.add(x, x, device=device), lambda x, device: raid.sqrt(x, device=device),
+             lambda x, device: raid.equal(x, 1.0, device=device), lambda x, device: raid.eval("a / b", a=x, b=x, device=device)):
+    with pytest.raises(ValueError, match=r"(x|a|returns|keys) is CUDA device memory \(cuda:0\), which device='cpu' "
+                                         r"cannot read"):
         call(d0, device="cpu")
     with pytest.raises(ValueError, match=r"is memory of cuda:1, and device='cuda:0' names another device"):
         call(d1, device="cuda:0")
@@ -174,6 +178,14 @@ for call in (raid.sort, raid.argsort, raid.median, lambda x, device: raid.quanti
         call(d1, device=None)
 with pytest.raises(ValueError, match="another input is host memory"):
     raid.groupby(d0, np.zeros(4), device=None)
+for call in (lambda: raid.add(d0, np.zeros(4)), lambda: raid.less(np.zeros(4), d0),
+             lambda: raid.eval("a + b", a=d0, b=np.zeros(4))):
+    with pytest.raises(ValueError, match="another input is host memory"):
+        call()
+with pytest.raises(ValueError, match="x is on cuda:0 and y on cuda:1"):
+    raid.multiply(d0, d1)
+with pytest.raises(ValueError, match="y has 5 elements and x 4"):
+    raid.add(d0, Dev(0, n=5))
 with pytest.raises(ValueError, match="keys is on cuda:0 and values on cuda:1"):
     raid.groupby(Dev(0, typestr="<i8"), d1)
 try:
@@ -286,6 +298,35 @@ def test_gpu_realized():
     assert list(dev) == list(host.columns)
     for c in host.columns:
         _same(dev[c], host[c].to_numpy())
+
+
+def test_gpu_f64():
+    # the element-wise binary64 functions on CuPy arrays: read and written in place (no host copy), CuPy
+    # results bit for bit those of the same call on the host arrays, scalars repeated on the device, out=
+    cp = _gpu()
+    x, y = _data(seed=11), _data(seed=12)
+    xd, yd = cp.asarray(x), cp.asarray(y)
+    for fn in (raid.add, raid.subtract, raid.multiply, raid.divide, raid.minimum, raid.maximum, raid.copysign):
+        _same(fn(xd, yd), fn(x, y, device="cuda:0"))
+        _no_copy("raid_f64_map", "cuda:0", 2 * x.nbytes)
+        _same(fn(xd, 0.5), fn(x, 0.5, device="cpu"))
+        _same(fn(-3.0, yd), fn(-3.0, y, device="cpu"))
+    for fn in (raid.sqrt, raid.negative, raid.absolute, raid.trunc, raid.floor, raid.ceil, raid.rint):
+        _same(fn(xd), fn(x, device="cpu"))
+    for fn in (raid.equal, raid.less, raid.greater_equal):
+        _same(fn(xd, yd), fn(x, y, device="cpu"))
+    for fn in (raid.isnan, raid.isfinite):
+        _same(fn(xd), fn(x, device="cpu"))
+    _same(raid.eval("(a - b) / sqrt(abs(c)) + 1.5", a=xd, b=yd, c=xd),
+          raid.eval("(a - b) / sqrt(abs(c)) + 1.5", a=x, b=y, c=x, device="cpu"))
+    _no_copy("raid_f64_eval", "cuda:0", 3 * x.nbytes)
+    out = cp.empty_like(xd)
+    assert raid.add(xd, yd, out=out) is out
+    _same(out, x + y)
+    assert raid.multiply(xd, yd, out=xd) is xd  # an operand as out
+    _same(xd, x * y)
+    with pytest.raises(ValueError, match="out must be a writeable float64 CUDA array"):
+        raid.add(yd, yd, out=np.empty(x.size))
 
 
 def test_gpu_groupby():
