@@ -7,7 +7,8 @@
  * the host's bits; a NaN result must be a NaN where the host's is, and on x86-64 the NaN the SSE rules give
  * (raid_f64.h's header): the first NaN operand made quiet, the default NaN 0xFFF8000000000000 for an
  * invalid operation. RAID_F64_CASES sets the number of random cases per operation and kind (default 10^5;
- * more on the lent GPU's host).
+ * more on the lent GPU's host). test_level2 runs TestFloat's level 2 exhaustively for add, sub, mul, div and
+ * sqrt (its fma level 2 would be 9e10 triples: fma gets the level-1 triples and random ones).
  */
 #include "support.h"
 #include "raid_f64.h"
@@ -113,6 +114,65 @@ static void test_patterns(void **state)
         if (nfail[op])
             fail_msg("%s: %llu of the patterned cases differ from the host", op_name[op], (unsigned long long)nfail[op]);
     free(v);
+}
+
+/* TestFloat's level-2 significands (its f64P2, 204 patterns): zero, each single bit, runs of ones from the
+ * top down to each bit, all ones but one bit, runs of ones from each bit down to bit 0. */
+static size_t level2_significands(uint64_t *sig)
+{
+    const uint64_t all = (1ull << 52) - 1;
+    size_t n = 0;
+    sig[n++] = 0;
+    for (int k = 0; k < 52; k++)
+        sig[n++] = 1ull << k;
+    for (int k = 50; k >= 0; k--)
+        sig[n++] = all & ~((1ull << k) - 1); /* bits 51..k (k = 0: all ones) */
+    for (int k = 1; k <= 50; k++)
+        sig[n++] = all & ~(1ull << k); /* (bit 0 cleared is the run down to bit 1, above) */
+    for (int k = 50; k >= 1; k--)
+        sig[n++] = (1ull << (k + 1)) - 1; /* bits k..0 */
+    return n;
+}
+
+/* TestFloat's level 2, exhaustively (8e7 cases, about 4 s on one core of the 2-core CI machine): every
+ * pair of its f64QIn x f64P2 operands (11 exponents -- subnormal, -1022, -53, -2, -1, 0, 1, 2, 53, 1023,
+ * infinity/NaN -- both signs, times the 204 significands: 4,488 values, 2e7 pairs) through add, sub, mul
+ * and div, and its f64QOut x f64P2 operands (32 exponents, both signs: 13,056 values) through sqrt. */
+static void test_level2(void **state)
+{
+    (void)state;
+    static const int qin[] = {0, 1, 0x3CA, 0x3FD, 0x3FE, 0x3FF, 0x400, 0x401, 0x434, 0x7FE, 0x7FF};
+    static const int qout[] = {0,     1,     2,     0x37E, 0x37F, 0x380, 0x381, 0x3CA, 0x3FB, 0x3FC, 0x3FD,
+                               0x3FE, 0x3FF, 0x400, 0x401, 0x402, 0x403, 0x41C, 0x41D, 0x41E, 0x41F, 0x434,
+                               0x43C, 0x43D, 0x43E, 0x43F, 0x47E, 0x47F, 0x480, 0x7FD, 0x7FE, 0x7FF};
+    uint64_t sig[256];
+    const size_t ns = level2_significands(sig);
+    assert_int_equal(ns, 204);
+    const size_t nin = 2 * (sizeof qin / sizeof *qin) * ns, nout = 2 * (sizeof qout / sizeof *qout) * ns;
+    uint64_t *in = malloc(nin * sizeof *in), *out = malloc(nout * sizeof *out);
+    assert_true(in && out);
+    size_t k = 0;
+    for (int sign = 0; sign < 2; sign++)
+        for (size_t e = 0; e < sizeof qin / sizeof *qin; e++)
+            for (size_t s = 0; s < ns; s++)
+                in[k++] = ((uint64_t)sign << 63) | ((uint64_t)qin[e] << 52) | sig[s];
+    k = 0;
+    for (int sign = 0; sign < 2; sign++)
+        for (size_t e = 0; e < sizeof qout / sizeof *qout; e++)
+            for (size_t s = 0; s < ns; s++)
+                out[k++] = ((uint64_t)sign << 63) | ((uint64_t)qout[e] << 52) | sig[s];
+    memset(nfail, 0, sizeof nfail);
+    for (size_t i = 0; i < nout; i++)
+        check(OP_SQRT, out[i], 0);
+    for (size_t i = 0; i < nin; i++)
+        for (size_t j = 0; j < nin; j++)
+            for (int op = OP_ADD; op <= OP_DIV; op++)
+                check(op, in[i], in[j]);
+    print_message("level 2: %zu sqrt cases, %zu cases of each of add, sub, mul, div\n", nout, nin * nin);
+    for (int op = 0; op < NOPS; op++)
+        if (nfail[op])
+            fail_msg("%s: %llu of the level-2 cases differ from the host", op_name[op], (unsigned long long)nfail[op]);
+    free(in), free(out);
 }
 
 /* A random operand near x: the same exponent or one next to it, random low bits. */
@@ -303,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_patterns),
+        cmocka_unit_test(test_level2),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_fma),
         cmocka_unit_test(test_bit_ops),
