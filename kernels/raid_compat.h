@@ -83,6 +83,7 @@
 #define RAID_CLZ64(x) ((int)clz((ulong)(x)))
 #define RAID_POPCOUNT(x) popcount((uint)(x))
 #define RAID_MUL_HI(a, b) mul_hi((uint)(a), (uint)(b))
+#define RAID_MUL_HI64(a, b) mul_hi((ulong)(a), (ulong)(b)) /* the high word of the 128-bit product */
 #define RAID_MIN(a, b) min((a), (b))
 #define RAID_MAX(a, b) max((a), (b))
 
@@ -182,6 +183,7 @@ __device__ inline float raidAsFloat(int i) { return __int_as_float(i); }
 #define RAID_CLZ64(x) __clzll((long long)(RaidU64)(x))  /* 64 for 0 */
 #define RAID_POPCOUNT(x) ((uint)__popc((uint)(x)))
 #define RAID_MUL_HI(a, b) __umulhi((uint)(a), (uint)(b))
+#define RAID_MUL_HI64(a, b) __umul64hi((RaidU64)(a), (RaidU64)(b))
 __device__ inline uint raidMin(uint a, uint b) { return a < b ? a : b; }
 __device__ inline int raidMin(int a, int b) { return a < b ? a : b; }
 __device__ inline uint raidMax(uint a, uint b) { return a > b ? a : b; }
@@ -235,6 +237,7 @@ RAID_FN RaidU32 raidAsUint(float f)
 }
 #define RAID_CLZ32(x) raidClz32(x)
 #define RAID_CLZ64(x) raidClz64(x)
+#define RAID_MUL_HI64(a, b) ((RaidU64)(((unsigned __int128)(RaidU64)(a) * (RaidU64)(b)) >> 64))
 #define RAID_AS_FLOAT(u) raidAsFloat(u)
 #define RAID_AS_UINT(f) raidAsUint(f)
 #define RAID_FMAF(a, b, c) fmaf((a), (b), (c))

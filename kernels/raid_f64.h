@@ -142,14 +142,12 @@ RAID_F64_FN RaidU64 raidF64Sub(RaidU64 a, RaidU64 b)
     return raidF64Add(a, b ^ RAID_F64_SIGN);
 }
 
-/* The 128-bit product of x and y (each below 2^64) as hi, lo: four 32 x 32 -> 64 products. */
+/* The 128-bit product of x and y (each below 2^64) as hi, lo: the low word of the 64-bit product and the
+ * dialect's high word (OpenCL's mul_hi, CUDA's __umul64hi, the host's 128-bit product). */
 RAID_F64_FN void raidF64Mul128(RaidU64 x, RaidU64 y, RaidU64 *hi, RaidU64 *lo)
 {
-    const RaidU64 xl = x & 0xFFFFFFFFu, xh = x >> 32, yl = y & 0xFFFFFFFFu, yh = y >> 32;
-    const RaidU64 ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
-    const RaidU64 mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu); /* < 3 2^32 */
-    *lo = (mid << 32) | (ll & 0xFFFFFFFFu);
-    *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    *lo = x * y;
+    *hi = RAID_MUL_HI64(x, y);
 }
 
 /* a * b. */
