@@ -35,6 +35,8 @@ typedef struct op {
 static const op OPS[] = {
     {"add", "a + b", 2}, {"mul", "a * b", 2}, {"div", "a / c", 2}, {"sqrt", "sqrt(c)", 1},
     {"fma", "fma(a, b, c)", 3}, {"(a-b)/sqrt(|c|)", "(a - b) / sqrt(abs(c))", 3},
+    {"asin", "asin(a / (abs(a) + 1))", 1}, {"acos", "acos(a / (abs(a) + 1))", 1}, {"atan", "atan(a)", 1},
+    {"atan2", "atan2(a, b)", 2},
 };
 
 int main(int argc, char **argv)

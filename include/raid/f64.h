@@ -39,11 +39,17 @@ typedef enum raid_f64_op {
     RAID_F64_TRUNC,   /* a rounded toward zero (numpy.trunc; NaNs made quiet) */
     RAID_F64_FLOOR,   /* toward -inf (numpy.floor) */
     RAID_F64_CEIL,    /* toward +inf (numpy.ceil) */
-    RAID_F64_RINT     /* to nearest, ties to even (numpy.rint) */
+    RAID_F64_RINT,    /* to nearest, ties to even (numpy.rint) */
+    /* the inverse trigonometric functions (kernels/raid_f64_atrig.h; docs/f64.md): at most 1 ulp from the exact
+     * result, correctly rounded on every input tested; special values as C99 Annex F and numpy */
+    RAID_F64_ASIN = 30, /* arcsine of a, in [-pi/2, pi/2] (numpy.arcsin; |a| > 1: NaN) */
+    RAID_F64_ACOS = 31, /* arccosine of a, in [0, pi] (numpy.arccos; |a| > 1: NaN) */
+    RAID_F64_ATAN = 32, /* arctangent of a, in [-pi/2, pi/2] (numpy.arctan) */
+    RAID_F64_ATAN2 = 33 /* atan2(a, b): the angle of the point (b, a), in [-pi, pi] (numpy.arctan2) */
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
- * neg, abs, trunc, floor, ceil, rint).
+ * neg, abs, trunc, floor, ceil, rint, asin, acos, atan).
  * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op or
  * RAID_F64_FMA; device
  * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
@@ -81,8 +87,8 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   unary   := ('-' | '+') unary | primary
  *   primary := number | name | f1 '(' expr ')' | f2 '(' expr ',' expr ')' | 'fma' '(' expr ',' expr ',' expr ')'
  *              | '(' expr ')'
- *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint'
- *   f2      := 'minimum' | 'maximum' | 'copysign'
+ *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint' | 'asin' | 'acos' | 'atan'
+ *   f2      := 'minimum' | 'maximum' | 'copysign' | 'atan2'
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or
  * numpy. At most 64 operations and constants. Errors: RAID_EINVAL (the message names the column of the

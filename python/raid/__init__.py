@@ -26,7 +26,7 @@ from ._groupby import groupby
 from ._har import HarFit, har
 from ._ma import ma
 from ._csv import to_csv
-from ._f64 import (absolute, add, ceil, copysign, divide, equal, floor, greater, greater_equal, isfinite, isinf, isnan,
+from ._f64 import (absolute, add, arccos, arcsin, arctan, arctan2, ceil, copysign, divide, equal, floor, greater, greater_equal, isfinite, isinf, isnan,
                    less, less_equal, maximum, minimum, multiply, negative, not_equal, rint, sqrt, subtract, trunc)
 from ._f64 import eval  # noqa: A004 (raid.eval, as numexpr.evaluate)
 from ._realized import measure_names, realized, realized_from_prices

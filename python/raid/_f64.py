@@ -1,10 +1,12 @@
 """Element-wise IEEE binary64 arithmetic through the library (include/raid/f64.h; docs/f64.md): raid.add,
 raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute, raid.minimum,
-raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint and raid.eval on numpy arrays
-(and the other host kinds of the values rule) or on CUDA arrays (CuPy, PyTorch, JAX...: read and written in
-place on their device, the result a CuPy array; docs/python.md "CUDA arrays"). Every result is correctly
-rounded, bit for bit numpy's on x86-64, on the cpu path and on every device, GPUs without float64 included:
-the device computes binary64 on integer words."""
+raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.arcsin, raid.arccos,
+raid.arctan, raid.arctan2 and raid.eval on numpy arrays (and the other host kinds of the values rule) or on
+CUDA arrays (CuPy, PyTorch, JAX...: read and written in place on their device, the result a CuPy array;
+docs/python.md "CUDA arrays"). Every result of the arithmetic is correctly rounded, bit for bit numpy's on
+x86-64, and the inverse trigonometric functions are within 1 ulp (correctly rounded on every input tested
+but some of atan2's worst cases: docs/f64.md), on the cpu path and on every device, GPUs without float64
+included: the device computes binary64 on integer words."""
 import numpy as np
 
 from . import _cuda
@@ -218,6 +220,33 @@ def rint(x, device=None, *, out=None):
     return _map(lib.RAID_F64_RINT, x, None, device, out)
 
 
+def arcsin(x, device=None, *, out=None):
+    """The arcsine element by element (np.arcsin), in [-pi/2, pi/2]: at most 1 ulp from the exact value and
+    correctly rounded on every input tested (docs/f64.md); NaN for |x| > 1, -0.0 for -0.0; arguments as
+    raid.add."""
+    return _map(lib.RAID_F64_ASIN, x, None, device, out)
+
+
+def arccos(x, device=None, *, out=None):
+    """The arccosine element by element (np.arccos), in [0, pi]: accuracy as raid.arcsin; NaN for |x| > 1;
+    arguments as raid.add."""
+    return _map(lib.RAID_F64_ACOS, x, None, device, out)
+
+
+def arctan(x, device=None, *, out=None):
+    """The arctangent element by element (np.arctan), in [-pi/2, pi/2]: accuracy as raid.arcsin; arctan(+-inf)
+    is +-pi/2 rounded; arguments as raid.add."""
+    return _map(lib.RAID_F64_ATAN, x, None, device, out)
+
+
+def arctan2(y, x, device=None, *, out=None):
+    """atan2(y, x) element by element (np.arctan2): the angle of the point (x, y) in [-pi, pi], with C99's
+    signed zeros and infinities (arctan2(+-0, -0) = +-pi, arctan2(+-inf, -inf) = +-3pi/4); accuracy as
+    raid.arcsin (the quotient y / x is never rounded, so huge and tiny ratios and subnormal results are
+    accurate too); arguments as raid.add (y first, as numpy)."""
+    return _map(lib.RAID_F64_ATAN2, y, x, device, out)
+
+
 def _compare(cmp, x, y, device):
     """A comparison's bool array (numpy's), nulls propagated as _map does (a pyarrow operand: a pyarrow
     boolean array)."""
@@ -300,7 +329,7 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
     right, unary minus, parentheses, sqrt(), abs(), trunc(), floor(), ceil(), rint(), minimum(x, y),
-    maximum(x, y), copysign(x, y), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each
+    maximum(x, y), copysign(x, y), asin(), acos(), atan(), atan2(y, x), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each
     operation evaluated as written (never reassociated or fused), so the result is numpy's for the same
     expression, bit for bit. arrays: 1 to 8 one-dimensional arrays of equal length (the values rule; a
     scalar is repeated, beside at least one array). out, device: as raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""

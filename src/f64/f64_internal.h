@@ -23,7 +23,10 @@
     X(RAID_F64_TRUNC, "trunc", raidF64Trunc)                                                                      \
     X(RAID_F64_FLOOR, "floor", raidF64Floor)                                                                      \
     X(RAID_F64_CEIL, "ceil", raidF64Ceil)                                                                         \
-    X(RAID_F64_RINT, "rint", raidF64Rint)
+    X(RAID_F64_RINT, "rint", raidF64Rint)                                                                         \
+    X(RAID_F64_ASIN, "asin", raidF64Asin)                                                                         \
+    X(RAID_F64_ACOS, "acos", raidF64Acos)                                                                         \
+    X(RAID_F64_ATAN, "atan", raidF64Atan)
 #define RAID_F64_OPS2(X)                                                                                          \
     X(RAID_F64_ADD, "", raidF64Add)                                                                               \
     X(RAID_F64_SUB, "", raidF64Sub)                                                                               \
@@ -31,7 +34,8 @@
     X(RAID_F64_DIV, "", raidF64Div)                                                                               \
     X(RAID_F64_MINIMUM, "minimum", raidF64Minimum)                                                                \
     X(RAID_F64_MAXIMUM, "maximum", raidF64Maximum)                                                                \
-    X(RAID_F64_COPYSIGN, "copysign", raidF64Copysign)
+    X(RAID_F64_COPYSIGN, "copysign", raidF64Copysign)                                                             \
+    X(RAID_F64_ATAN2, "atan2", raidF64Atan2)
 #define RAID_F64_OPS3(X) X(RAID_F64_FMA, "fma", raidF64Fma)
 #define RAID_F64_NOPS 64 /* above every raid_f64_op: the size of tables indexed by operation */
 
