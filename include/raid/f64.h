@@ -39,7 +39,16 @@ typedef enum raid_f64_op {
     RAID_F64_TRUNC,   /* a rounded toward zero (numpy.trunc; NaNs made quiet) */
     RAID_F64_FLOOR,   /* toward -inf (numpy.floor) */
     RAID_F64_CEIL,    /* toward +inf (numpy.ceil) */
-    RAID_F64_RINT     /* to nearest, ties to even (numpy.rint) */
+    RAID_F64_RINT,    /* to nearest, ties to even (numpy.rint) */
+    /* the exponential family (docs/f64.md): correctly rounded, every input */
+    RAID_F64_EXP = 20,   /* e^a (numpy.exp; overflow +inf, gradual underflow, exp(-inf) = +0) */
+    RAID_F64_EXP2 = 21,  /* 2^a (numpy.exp2; exact at integers) */
+    RAID_F64_EXP10 = 22, /* 10^a (exact for the integers 0..22) */
+    RAID_F64_EXPM1 = 23, /* e^a - 1 (numpy.expm1; expm1(-0) = -0, expm1(-inf) = -1) */
+    /* hyperbolic functions: at most 1 ulp from the exact value (in practice correctly rounded: docs/f64.md) */
+    RAID_F64_SINH = 24,  /* numpy.sinh */
+    RAID_F64_COSH = 25,  /* numpy.cosh */
+    RAID_F64_TANH = 26   /* numpy.tanh */
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
@@ -81,7 +90,8 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   unary   := ('-' | '+') unary | primary
  *   primary := number | name | f1 '(' expr ')' | f2 '(' expr ',' expr ')' | 'fma' '(' expr ',' expr ',' expr ')'
  *              | '(' expr ')'
- *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint'
+ *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint' | 'exp' | 'exp2' | 'exp10' | 'expm1'
+ *              | 'sinh' | 'cosh' | 'tanh'
  *   f2      := 'minimum' | 'maximum' | 'copysign'
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or

@@ -9,6 +9,7 @@
 #include "f64/f64_internal.h"
 #include "io/fastfloat.h"
 #include "raid_f64.h"
+#include "raid_f64_exp.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -23,7 +23,14 @@
     X(RAID_F64_TRUNC, "trunc", raidF64Trunc)                                                                      \
     X(RAID_F64_FLOOR, "floor", raidF64Floor)                                                                      \
     X(RAID_F64_CEIL, "ceil", raidF64Ceil)                                                                         \
-    X(RAID_F64_RINT, "rint", raidF64Rint)
+    X(RAID_F64_RINT, "rint", raidF64Rint)                                                                         \
+    X(RAID_F64_EXP, "exp", raidF64Exp)                                                                            \
+    X(RAID_F64_EXP2, "exp2", raidF64Exp2)                                                                         \
+    X(RAID_F64_EXP10, "exp10", raidF64Exp10)                                                                      \
+    X(RAID_F64_EXPM1, "expm1", raidF64Expm1)                                                                      \
+    X(RAID_F64_SINH, "sinh", raidF64Sinh)                                                                         \
+    X(RAID_F64_COSH, "cosh", raidF64Cosh)                                                                         \
+    X(RAID_F64_TANH, "tanh", raidF64Tanh)
 #define RAID_F64_OPS2(X)                                                                                          \
     X(RAID_F64_ADD, "", raidF64Add)                                                                               \
     X(RAID_F64_SUB, "", raidF64Sub)                                                                               \
