@@ -40,12 +40,21 @@ typedef enum raid_f64_op {
     RAID_F64_FLOOR,   /* toward -inf (numpy.floor) */
     RAID_F64_CEIL,    /* toward +inf (numpy.ceil) */
     RAID_F64_RINT,    /* to nearest, ties to even (numpy.rint) */
+    /* the exponential family (docs/f64.md): correctly rounded, every input */
+    RAID_F64_EXP = 20,   /* e^a (numpy.exp; overflow +inf, gradual underflow, exp(-inf) = +0) */
+    RAID_F64_EXP2 = 21,  /* 2^a (numpy.exp2; exact at integers) */
+    RAID_F64_EXP10 = 22, /* 10^a (exact for the integers 0..22) */
+    RAID_F64_EXPM1 = 23, /* e^a - 1 (numpy.expm1; expm1(-0) = -0, expm1(-inf) = -1) */
+    /* hyperbolic functions: at most 1 ulp from the exact value (in practice correctly rounded: docs/f64.md) */
+    RAID_F64_SINH = 24,  /* numpy.sinh */
+    RAID_F64_COSH = 25,  /* numpy.cosh */
+    RAID_F64_TANH = 26,  /* numpy.tanh */
     /* the inverse trigonometric functions (kernels/raid_f64_atrig.h; docs/f64.md): at most 1 ulp from the exact
      * result, correctly rounded on every input tested; special values as C99 Annex F and numpy */
     RAID_F64_ASIN = 30, /* arcsine of a, in [-pi/2, pi/2] (numpy.arcsin; |a| > 1: NaN) */
     RAID_F64_ACOS = 31, /* arccosine of a, in [0, pi] (numpy.arccos; |a| > 1: NaN) */
     RAID_F64_ATAN = 32, /* arctangent of a, in [-pi/2, pi/2] (numpy.arctan) */
-    RAID_F64_ATAN2 = 33 /* atan2(a, b): the angle of the point (b, a), in [-pi, pi] (numpy.arctan2) */
+    RAID_F64_ATAN2 = 33, /* atan2(a, b): the angle of the point (b, a), in [-pi, pi] (numpy.arctan2) */
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
@@ -87,7 +96,9 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   unary   := ('-' | '+') unary | primary
  *   primary := number | name | f1 '(' expr ')' | f2 '(' expr ',' expr ')' | 'fma' '(' expr ',' expr ',' expr ')'
  *              | '(' expr ')'
- *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint' | 'asin' | 'acos' | 'atan'
+ *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint'
+ *              | 'exp' | 'exp2' | 'exp10' | 'expm1' | 'sinh' | 'cosh' | 'tanh'
+ *              | 'asin' | 'acos' | 'atan'
  *   f2      := 'minimum' | 'maximum' | 'copysign' | 'atan2'
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or

@@ -7,6 +7,12 @@ docs/python.md "CUDA arrays"). Every result of the arithmetic is correctly round
 x86-64, and the inverse trigonometric functions are within 1 ulp (correctly rounded on every input tested
 but some of atan2's worst cases: docs/f64.md), on the cpu path and on every device, GPUs without float64
 included: the device computes binary64 on integer words."""
+raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.exp, raid.exp2, raid.exp10,
+raid.expm1, raid.sinh, raid.cosh, raid.tanh and raid.eval on numpy arrays
+(and the other host kinds of the values rule) or on CUDA arrays (CuPy, PyTorch, JAX...: read and written in
+place on their device, the result a CuPy array; docs/python.md "CUDA arrays"). Every result is correctly
+rounded (sinh, cosh, tanh: within 1 ulp), bit for bit numpy's on x86-64 for the arithmetic, on the cpu path and
+on every device, GPUs without float64 included: the device computes binary64 on integer words."""
 import numpy as np
 
 from . import _cuda
@@ -245,6 +251,39 @@ def arctan2(y, x, device=None, *, out=None):
     raid.arcsin (the quotient y / x is never rounded, so huge and tiny ratios and subnormal results are
     accurate too); arguments as raid.add (y first, as numpy)."""
     return _map(lib.RAID_F64_ATAN2, y, x, device, out)
+def exp(x, device=None, *, out=None):
+    """e^x element by element (np.exp), correctly rounded for every input (docs/f64.md); arguments as raid.add."""
+    return _map(lib.RAID_F64_EXP, x, None, device, out)
+
+
+def exp2(x, device=None, *, out=None):
+    """2^x element by element (np.exp2), correctly rounded; arguments as raid.add."""
+    return _map(lib.RAID_F64_EXP2, x, None, device, out)
+
+
+def exp10(x, device=None, *, out=None):
+    """10^x element by element (numpy has none), correctly rounded, exact for x = 0..22; arguments as raid.add."""
+    return _map(lib.RAID_F64_EXP10, x, None, device, out)
+
+
+def expm1(x, device=None, *, out=None):
+    """e^x - 1 element by element (np.expm1), correctly rounded; arguments as raid.add."""
+    return _map(lib.RAID_F64_EXPM1, x, None, device, out)
+
+
+def sinh(x, device=None, *, out=None):
+    """The hyperbolic sine element by element (np.sinh), within 1 ulp; arguments as raid.add."""
+    return _map(lib.RAID_F64_SINH, x, None, device, out)
+
+
+def cosh(x, device=None, *, out=None):
+    """The hyperbolic cosine element by element (np.cosh), within 1 ulp; arguments as raid.add."""
+    return _map(lib.RAID_F64_COSH, x, None, device, out)
+
+
+def tanh(x, device=None, *, out=None):
+    """The hyperbolic tangent element by element (np.tanh), within 1 ulp; arguments as raid.add."""
+    return _map(lib.RAID_F64_TANH, x, None, device, out)
 
 
 def _compare(cmp, x, y, device):

@@ -24,9 +24,17 @@
     X(RAID_F64_FLOOR, "floor", raidF64Floor)                                                                      \
     X(RAID_F64_CEIL, "ceil", raidF64Ceil)                                                                         \
     X(RAID_F64_RINT, "rint", raidF64Rint)                                                                         \
+    X(RAID_F64_EXP, "exp", raidF64Exp)                                                                            \
+    X(RAID_F64_EXP2, "exp2", raidF64Exp2)                                                                         \
+    X(RAID_F64_EXP10, "exp10", raidF64Exp10)                                                                      \
+    X(RAID_F64_EXPM1, "expm1", raidF64Expm1)                                                                      \
+    X(RAID_F64_SINH, "sinh", raidF64Sinh)                                                                         \
+    X(RAID_F64_COSH, "cosh", raidF64Cosh)                                                                         \
+    X(RAID_F64_TANH, "tanh", raidF64Tanh)                                                                         \
     X(RAID_F64_ASIN, "asin", raidF64Asin)                                                                         \
     X(RAID_F64_ACOS, "acos", raidF64Acos)                                                                         \
-    X(RAID_F64_ATAN, "atan", raidF64Atan)
+    X(RAID_F64_ATAN, "atan", raidF64Atan)                                                                         \
+    /* (every line above ends with a backslash: a new one is added without touching the others) */
 #define RAID_F64_OPS2(X)                                                                                          \
     X(RAID_F64_ADD, "", raidF64Add)                                                                               \
     X(RAID_F64_SUB, "", raidF64Sub)                                                                               \
@@ -35,7 +43,8 @@
     X(RAID_F64_MINIMUM, "minimum", raidF64Minimum)                                                                \
     X(RAID_F64_MAXIMUM, "maximum", raidF64Maximum)                                                                \
     X(RAID_F64_COPYSIGN, "copysign", raidF64Copysign)                                                             \
-    X(RAID_F64_ATAN2, "atan2", raidF64Atan2)
+    X(RAID_F64_ATAN2, "atan2", raidF64Atan2)                                                                      \
+    /* (likewise) */
 #define RAID_F64_OPS3(X) X(RAID_F64_FMA, "fma", raidF64Fma)
 #define RAID_F64_NOPS 64 /* above every raid_f64_op: the size of tables indexed by operation */
 
