@@ -24,6 +24,9 @@
     X(RAID_F64_FLOOR, "floor", raidF64Floor)                                                                      \
     X(RAID_F64_CEIL, "ceil", raidF64Ceil)                                                                         \
     X(RAID_F64_RINT, "rint", raidF64Rint)                                                                         \
+    X(RAID_F64_SIN, "sin", raidF64Sin)                                                                            \
+    X(RAID_F64_COS, "cos", raidF64Cos)                                                                            \
+    X(RAID_F64_TAN, "tan", raidF64Tan)                                                                            \
     X(RAID_F64_ASIN, "asin", raidF64Asin)                                                                         \
     X(RAID_F64_ACOS, "acos", raidF64Acos)                                                                         \
     X(RAID_F64_ATAN, "atan", raidF64Atan)
