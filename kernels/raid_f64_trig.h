@@ -18,7 +18,10 @@
  *      simpler. The quadrant picks the half of the coefficient table (sin's or cos's) and the sign, not the
  *      code path: one loop of the same length for either.
  *   3. tan r = sin r / cos r (q even) or -cos r / sin r (q odd) with raidWideDiv.
- *   4. raidWideToF64 rounds to nearest even with CORE-MATH's rounding test.
+ *   4. raidWideToF64 rounds to nearest even with CORE-MATH's rounding test. For sin and tan of |x| < 1/2
+ *      the result is x + c, c = x z Qs(z) (sin) or x z (Qs - Qc) / (1 + z Qc) (tan: (sin x - x cos x) /
+ *      cos x), and raidF64TrigNearX rounds it from c / ulp(x): a RaidWide of the sum keeps only 2^-127 of
+ *      it, and tan(0x1.dffffffffff1fp-22) (CORE-MATH's tan.wc) lies 2^-132.4 from a midpoint.
  *
  * Error bound of the RaidWide result (units of 2^-128 relative; raid_wide.h's bounds per operation):
  *   f: the bits of 2/pi past the 320 read contribute below 2^53 2^(e - 64 w - 320) <= 2^-202 to |x| 2/pi
@@ -36,6 +39,11 @@
  *   sin r = r P(z): 7 + 0.12 x 18 + 8.1 + 0.25 + 4 (the product by r) < 22 units = 2^-123.5.
  *   cos r = P(z): 0.39 x 18 + 11.3 + 0.25 < 19 units = 2^-123.7.
  *   tan: 22 + 19 + raidWideDiv's 32 < 73 units = 2^-121.8.
+ *   c for |x| < 1/2 (r = |x| exact, z 4 units): sin: x z (4) times Qs (8.1 + 0.12 x 4) (4) < 21 units;
+ *      tan: Qs - Qc loses at most (1/6 + 1/2) / (1/3) = 2 times their bounds (8.1, 11.3) and 2.2 units for the
+ *      subtraction, then x z (4), the product (4), 1 + z Qc (4) and raidWideDiv (32): < 90 units = 2^-121.5.
+ *      RAID_F64_TRIG_ERRBITS_SIN_C (120) and RAID_F64_TRIG_ERRBITS_TAN_C (119) are given to the rounding:
+ *      since |c| < 2^51 ulp(x), c / ulp(x) is known within 2^-68 ulp (2^-120 relative to the result).
  * RAID_F64_TRIG_ERRBITS_SINCOS (122, 64 units) and RAID_F64_TRIG_ERRBITS_TAN (121, 128 units) are given to
  * the rounding test: about three and two times the bounds. With these, every worst case of CORE-MATH's
  * sin.wc, cos.wc and tan.wc (Lefevre and Muller's searches) is decided (tests/python/test_f64_trig.py).
@@ -64,6 +72,8 @@
 
 #define RAID_F64_TRIG_ERRBITS_SINCOS 122
 #define RAID_F64_TRIG_ERRBITS_TAN 121
+#define RAID_F64_TRIG_ERRBITS_SIN_C 120 /* sin x - x for |x| < 1/2 (raidF64TrigEval) */
+#define RAID_F64_TRIG_ERRBITS_TAN_C 119 /* tan x - x */
 
 /* |x| = (q + f) pi/2 for a finite non-zero x, *quadrant = q mod 4, the result r = f pi/2 with |f| <= 1/2 (so
  * |r| <= pi/4), within 7 units of 2^-128 relative (the header's bound), exact for |x| < 1/2 (q = 0).
@@ -143,18 +153,63 @@ RAID_FN RaidWide raidF64TrigReduce(RaidU64 x, int *quadrant)
     return raidWideMul(f, raidWideWords(raidF64TrigPiOver2[0], raidF64TrigPiOver2[1], raidF64TrigPiOver2[2]));
 }
 
-/* sin r (odd = 0) or cos r (odd = 1) for |r| <= pi/4, z = r^2 (the header's polynomials and bounds). */
-RAID_FN RaidWide raidF64TrigPoly(RaidWide r, RaidWide z, int odd)
+/* Q(z) = p_1 + p_2 z + ... + p_N z^(N-1), with p the coefficients of sin r / r (odd = 0) or cos r (odd = 1),
+ * so that sin r = r (1 + z Q) and cos r = 1 + z Q (Horner's rule; the header's bounds). */
+RAID_FN RaidWide raidF64TrigTail(RaidWide z, int odd)
 {
-    const int base = 3 * (RAID_F64_TRIG_DEGREE + 1) * odd;
-    int k = base + 3 * RAID_F64_TRIG_DEGREE;
+    int k = 3 * (RAID_F64_TRIG_DEGREE + 1) * odd + 3 * RAID_F64_TRIG_DEGREE;
     RaidWide s = raidWideWords(raidF64TrigCoef[k], raidF64TrigCoef[k + 1], raidF64TrigCoef[k + 2]);
-    for (int n = RAID_F64_TRIG_DEGREE - 1; n >= 0; n--) {
+    for (int n = RAID_F64_TRIG_DEGREE - 1; n >= 1; n--) {
         k -= 3;
         s = raidWideAdd(raidWideMul(s, z), raidWideWords(raidF64TrigCoef[k], raidF64TrigCoef[k + 1],
                                                           raidF64TrigCoef[k + 2]));
     }
-    return odd ? s : raidWideMul(r, s);
+    return s;
+}
+
+/* sin r (odd = 0) or cos r (odd = 1) for |r| <= pi/4, z = r^2. */
+RAID_FN RaidWide raidF64TrigPoly(RaidWide r, RaidWide z, int odd)
+{
+    const RaidWide p = raidWideAdd(raidWideFromI64(1), raidWideMul(z, raidF64TrigTail(z, odd)));
+    return odd ? p : raidWideMul(r, p);
+}
+
+/* |x| + c rounded to nearest, for a binary64 0 < |x| < 1/2 (its bits ax) and c (|c| < |x| / 4, relative error
+ * below 2^-errbits, 66 <= errbits <= 127), when the sum lies in |x|'s binade: ax + n with n = c / ulp(x)
+ * rounded to an integer, *sure = 1 when c (1 -+ 2^-errbits) round to the same n; otherwise (|x| subnormal, or
+ * the sum leaves the binade) |x| + c in RaidWide, rounded by raidWideToF64 with fallback_errbits.
+ *
+ * Why: sin x = x + c and tan x = x + c for small x, and a RaidWide of the sum keeps only 128 bits of it
+ * (2^-127 relative): tan(0x1.dffffffffff1fp-22) lies 2^-132.4 (relative) from a midpoint (CORE-MATH's
+ * tan.wc), closer than that. c / ulp(x) has all its 128 bits below 2^51, so the fraction that decides the
+ * rounding is known to 2^(51 - errbits) ulp (2^-80 ulp suffices for that input).
+ * Fixed point: c / ulp(x) = (hi 2^64 + lo) 2^-sh, sh = be - c.e - 947 >= 77 (|c| / ulp(x) < 2^51); the
+ * significand is shifted right 2 places first (the sums below then stay under 2^128), that truncation and
+ * c's error together below the integer E added and subtracted. */
+RAID_FN RaidU64 raidF64TrigNearX(RaidU64 ax, RaidWide c, int errbits, int fallback_errbits, int *sure)
+{
+    int be;
+    const RaidU64 m = raidF64Unpack(ax, &be);
+    const int sh = be - c.e - 947 - 2;
+    if (be >= 1 && c.hi) {
+        RaidU64 n_up = 0, n_down = 0; /* n from c (1 + 2^-errbits) and from c (1 - 2^-errbits) */
+        if (sh < 129) { /* else c / ulp(x) < 1/8: n = 0 */
+            const RaidU64 H = c.hi >> 2, L = (c.lo >> 2) | (c.hi << 62);
+            const RaidU64 E = (c.hi >> (errbits - 62)) + 2;
+            const RaidU64 halfH = (RaidU64)1 << (sh - 65); /* 2^(sh - 1) = halfH 2^64, sh - 65 in [10, 63] */
+            const RaidU64 uL = L + E;
+            const RaidU64 uH = H + halfH + (uL < E), dH = H + halfH - (L < E); /* below 2^64: H < 2^62 */
+            const int ws = sh - 64; /* in [11, 64]: the bits of n are those of the high word */
+            n_up = ws < 64 ? uH >> ws : 0;
+            n_down = ws < 64 ? dH >> ws : 0;
+        }
+        const RaidU64 N = c.neg ? m - n_down : m + n_down;
+        if (n_up == n_down && N > ((RaidU64)1 << 52) && N < ((RaidU64)1 << 53)) {
+            *sure = 1;
+            return c.neg ? ax - n_down : ax + n_down;
+        }
+    }
+    return raidWideToF64(raidWideAdd(raidWideFromF64(ax), c), fallback_errbits, sure);
 }
 
 /* sin (fn 0), cos (fn 1) or tan (fn 2) of x, rounded to nearest even; *sure is the rounding test's verdict
@@ -171,6 +226,19 @@ RAID_FN RaidU64 raidF64TrigEval(RaidU64 x, int fn, int *sure)
     int q;
     const RaidWide r = raidF64TrigReduce(x, &q);
     const RaidWide z = raidWideMul(r, r);
+    const RaidU64 xsign = x & RAID_F64_SIGN;
+    if (ax < (RaidU64)0x3FE0000000000000 && fn != 1) {
+        /* |x| < 1/2, r = |x|: sin |x| = |x| + |x| z Qs, tan |x| = |x| + |x| z (Qs - Qc) / (1 + z Qc) (sin r - r cos r
+         * over cos r), rounded around |x| (raidF64TrigNearX) */
+        const RaidWide xz = raidWideMul(r, z), qs = raidF64TrigTail(z, 0);
+        if (fn == 0)
+            return xsign | raidF64TrigNearX(ax, raidWideMul(xz, qs), RAID_F64_TRIG_ERRBITS_SIN_C,
+                                            RAID_F64_TRIG_ERRBITS_SINCOS, sure);
+        const RaidWide qc = raidF64TrigTail(z, 1);
+        const RaidWide cr = raidWideAdd(raidWideFromI64(1), raidWideMul(z, qc));
+        return xsign | raidF64TrigNearX(ax, raidWideDiv(raidWideMul(xz, raidWideSub(qs, qc)), cr),
+                                        RAID_F64_TRIG_ERRBITS_TAN_C, RAID_F64_TRIG_ERRBITS_TAN, sure);
+    }
     const int xneg = (int)(x >> 63);
     RaidWide w;
     if (fn == 2) {
