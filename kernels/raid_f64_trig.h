@@ -191,7 +191,7 @@ RAID_FN RaidU64 raidF64TrigNearX(RaidU64 ax, RaidWide c, int errbits, int fallba
     int be;
     const RaidU64 m = raidF64Unpack(ax, &be);
     const int sh = be - c.e - 947 - 2;
-    if (be >= 1 && c.hi) {
+    if (be >= 1 && c.hi && sh >= 75) { /* sh >= 77 - 2 when |c| < 2^51 ulp(x), always here */
         RaidU64 n_up = 0, n_down = 0; /* n from c (1 + 2^-errbits) and from c (1 - 2^-errbits) */
         if (sh < 129) { /* else c / ulp(x) < 1/8: n = 0 */
             const RaidU64 H = c.hi >> 2, L = (c.lo >> 2) | (c.hi << 62);

@@ -96,7 +96,7 @@ def _ranges(seed, n):
 @pytest.mark.parametrize("name,ours,exact,ref", FUNCS, ids=[f[0] for f in FUNCS])
 def test_random_ranges(name, ours, exact, ref):
     total = 0
-    for kind, x in _ranges(hash(name) % 1000, 1500).items():
+    for kind, x in _ranges(["sin", "cos", "tan"].index(name) + 100, 1500).items():
         total += _check(f"{name} {kind}", ours, exact, x)
     # the closest approach of a binary64 to a multiple of pi/2 (Muller's Handbook, table 11.1), its
     # neighbours and its multiples by powers of two
@@ -134,11 +134,9 @@ def test_device_matches_cpu():
     if not len(devs):
         pytest.skip("no device")
     dev = devs["device"].iloc[0]
-    rng = np.random.default_rng(11)
     x = np.concatenate([v[:300] for v in _ranges(3, 300).values()])
     x = np.concatenate([x, _wc("sin")[:200], [0.0, -0.0, np.inf, np.nan]])
     a = raid.eval("sin(a) + cos(a) * tan(a)", "cpu", a=x)
     for name, ours, exact, ref in FUNCS:
         assert (ours(x, "cpu").view(np.uint64) == ours(x, dev).view(np.uint64)).all(), name
     assert (raid.eval("sin(a) + cos(a) * tan(a)", dev, a=x).view(np.uint64) == a.view(np.uint64)).all()
-    del rng
