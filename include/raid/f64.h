@@ -49,6 +49,11 @@ typedef enum raid_f64_op {
     RAID_F64_SINH = 24,  /* numpy.sinh */
     RAID_F64_COSH = 25,  /* numpy.cosh */
     RAID_F64_TANH = 26,  /* numpy.tanh */
+    /* sin, cos, tan (kernels/raid_f64_trig.h; docs/f64.md): within 1 ulp for every a, argument reduced
+     * exactly however large a is */
+    RAID_F64_SIN = 27, /* sin(a), a in radians (numpy.sin) */
+    RAID_F64_COS = 28, /* cos(a) (numpy.cos) */
+    RAID_F64_TAN = 29, /* tan(a) (numpy.tan) */
     /* the inverse trigonometric functions (kernels/raid_f64_atrig.h; docs/f64.md): at most 1 ulp from the exact
      * result, correctly rounded on every input tested; special values as C99 Annex F and numpy */
     RAID_F64_ASIN = 30, /* arcsine of a, in [-pi/2, pi/2] (numpy.arcsin; |a| > 1: NaN) */
@@ -58,7 +63,7 @@ typedef enum raid_f64_op {
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
- * neg, abs, trunc, floor, ceil, rint, asin, acos, atan).
+ * neg, abs, trunc, floor, ceil, rint, sin, cos, tan, asin, acos, atan).
  * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op or
  * RAID_F64_FMA; device
  * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
@@ -98,7 +103,7 @@ typedef struct raid_f64_expr raid_f64_expr;
  *              | '(' expr ')'
  *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint'
  *              | 'exp' | 'exp2' | 'exp10' | 'expm1' | 'sinh' | 'cosh' | 'tanh'
- *              | 'asin' | 'acos' | 'atan'
+ *              | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
  *   f2      := 'minimum' | 'maximum' | 'copysign' | 'atan2'
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or

@@ -226,6 +226,22 @@ def rint(x, device=None, *, out=None):
     return _map(lib.RAID_F64_RINT, x, None, device, out)
 
 
+def sin(x, device=None, *, out=None):
+    """sin(x), x in radians, element by element (np.sin), within 1 ulp for every input, argument reduced
+    exactly however large x is (docs/f64.md); arguments as raid.add."""
+    return _map(lib.RAID_F64_SIN, x, None, device, out)
+
+
+def cos(x, device=None, *, out=None):
+    """cos(x) element by element (np.cos), within 1 ulp (docs/f64.md); arguments as raid.add."""
+    return _map(lib.RAID_F64_COS, x, None, device, out)
+
+
+def tan(x, device=None, *, out=None):
+    """tan(x) element by element (np.tan), within 1 ulp (docs/f64.md); arguments as raid.add."""
+    return _map(lib.RAID_F64_TAN, x, None, device, out)
+
+
 def arcsin(x, device=None, *, out=None):
     """The arcsine element by element (np.arcsin), in [-pi/2, pi/2]: at most 1 ulp from the exact value and
     correctly rounded on every input tested (docs/f64.md); NaN for |x| > 1, -0.0 for -0.0; arguments as

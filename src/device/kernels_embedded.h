@@ -14,5 +14,5 @@ extern const char *const raidKernelPrelude[];
 /* The headers one kernel file's program gets after the prelude (kernels/prelude.txt's "FILE: NAME..." lines):
  * pairs {file, header} in order, terminated by {NULL, NULL}. */
 extern const char *const raidKernelExtra[][2];
-#define RAID_PRELUDE_MAX 16 /* headers of a program at most, its file's own included (the backends' arrays of parts) */
+#define RAID_PRELUDE_MAX 24 /* headers of a program at most, its file's own included (the backends' arrays of parts) */
 #endif

@@ -11,6 +11,7 @@
 #include "raid_f64.h"
 #include "raid_f64_atrig.h"
 #include "raid_f64_exp.h"
+#include "raid_f64_trig.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -31,6 +31,9 @@
     X(RAID_F64_SINH, "sinh", raidF64Sinh)                                                                         \
     X(RAID_F64_COSH, "cosh", raidF64Cosh)                                                                         \
     X(RAID_F64_TANH, "tanh", raidF64Tanh)                                                                         \
+    X(RAID_F64_SIN, "sin", raidF64Sin)                                                                            \
+    X(RAID_F64_COS, "cos", raidF64Cos)                                                                            \
+    X(RAID_F64_TAN, "tan", raidF64Tan)                                                                            \
     X(RAID_F64_ASIN, "asin", raidF64Asin)                                                                         \
     X(RAID_F64_ACOS, "acos", raidF64Acos)                                                                         \
     X(RAID_F64_ATAN, "atan", raidF64Atan)                                                                         \
