@@ -40,6 +40,11 @@ typedef enum raid_f64_op {
     RAID_F64_FLOOR,   /* toward -inf (numpy.floor) */
     RAID_F64_CEIL,    /* toward +inf (numpy.ceil) */
     RAID_F64_RINT,    /* to nearest, ties to even (numpy.rint) */
+    /* the elementary functions (docs/f64.md): the numbers are fixed */
+    RAID_F64_LOG = 16,   /* natural logarithm (numpy.log), correctly rounded */
+    RAID_F64_LOG2 = 17,  /* base-2 logarithm (numpy.log2), correctly rounded */
+    RAID_F64_LOG10 = 18, /* base-10 logarithm (numpy.log10), correctly rounded */
+    RAID_F64_LOG1P = 19, /* ln(1 + a) (numpy.log1p), correctly rounded */
     /* the inverse trigonometric functions (kernels/raid_f64_atrig.h; docs/f64.md): at most 1 ulp from the exact
      * result, correctly rounded on every input tested; special values as C99 Annex F and numpy */
     RAID_F64_ASIN = 30, /* arcsine of a, in [-pi/2, pi/2] (numpy.arcsin; |a| > 1: NaN) */
@@ -49,7 +54,7 @@ typedef enum raid_f64_op {
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
- * neg, abs, trunc, floor, ceil, rint, asin, acos, atan).
+ * neg, abs, trunc, floor, ceil, rint, log, log2, log10, log1p, asin, acos, atan).
  * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op or
  * RAID_F64_FMA; device
  * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
@@ -87,7 +92,8 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   unary   := ('-' | '+') unary | primary
  *   primary := number | name | f1 '(' expr ')' | f2 '(' expr ',' expr ')' | 'fma' '(' expr ',' expr ',' expr ')'
  *              | '(' expr ')'
- *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint' | 'asin' | 'acos' | 'atan'
+ *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint' | 'asin' | 'acos' | 'atan' | 'log' | 'log2'
+ *              | 'log10' | 'log1p'
  *   f2      := 'minimum' | 'maximum' | 'copysign' | 'atan2'
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or

@@ -10,6 +10,7 @@
 #include "io/fastfloat.h"
 #include "raid_f64.h"
 #include "raid_f64_atrig.h"
+#include "raid_f64_log.h"
 
 #include <assert.h>
 #include <ctype.h>
