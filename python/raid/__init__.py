@@ -27,7 +27,8 @@ from ._har import HarFit, har
 from ._ma import ma
 from ._csv import to_csv
 from ._f64 import (absolute, add, arccos, arcsin, arctan, arctan2, ceil, copysign, divide, equal, floor, greater, greater_equal, isfinite, isinf, isnan,
-                   less, less_equal, maximum, minimum, multiply, negative, not_equal, rint, sqrt, subtract, trunc)
+                   less, less_equal, log, log1p, log2, log10, maximum, minimum, multiply, negative, not_equal, rint,
+                   sqrt, subtract, trunc)
 from ._f64 import eval  # noqa: A004 (raid.eval, as numexpr.evaluate)
 from ._realized import measure_names, realized, realized_from_prices
 from ._select import kth, max, median, min, quantile, topk  # noqa: A004 (raid.min/raid.max, as np.min)
@@ -42,4 +43,4 @@ __all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi"
            "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version",
            "bars", "absolute", "add", "ceil", "copysign", "divide", "eval", "floor", "maximum", "minimum",
            "multiply", "negative", "rint", "sqrt", "subtract", "trunc", "equal", "not_equal", "less",
-           "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite"]
+           "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite", "log", "log2", "log10", "log1p"]

@@ -1,11 +1,11 @@
 """Element-wise IEEE binary64 arithmetic through the library (include/raid/f64.h; docs/f64.md): raid.add,
 raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute, raid.minimum,
-raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.arcsin, raid.arccos,
-raid.arctan, raid.arctan2 and raid.eval on numpy arrays (and the other host kinds of the values rule) or on
+raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.log, raid.log2, raid.log10,
+raid.log1p, raid.arcsin, raid.arccos, raid.arctan, raid.arctan2 and raid.eval on numpy arrays (and the other host kinds of the values rule) or on
 CUDA arrays (CuPy, PyTorch, JAX...: read and written in place on their device, the result a CuPy array;
 docs/python.md "CUDA arrays"). Every result of the arithmetic is correctly rounded, bit for bit numpy's on
-x86-64, and the inverse trigonometric functions are within 1 ulp (correctly rounded on every input tested
-but some of atan2's worst cases: docs/f64.md), on the cpu path and on every device, GPUs without float64
+x86-64, the logarithms are correctly rounded too, and the inverse trigonometric functions are within 1 ulp
+(correctly rounded on every input tested but some of atan2's worst cases: docs/f64.md), on the cpu path and on every device, GPUs without float64
 included: the device computes binary64 on integer words."""
 import numpy as np
 
@@ -245,6 +245,28 @@ def arctan2(y, x, device=None, *, out=None):
     raid.arcsin (the quotient y / x is never rounded, so huge and tiny ratios and subnormal results are
     accurate too); arguments as raid.add (y first, as numpy)."""
     return _map(lib.RAID_F64_ATAN2, y, x, device, out)
+
+
+def log(x, device=None, *, out=None):
+    """The natural logarithm, element by element (np.log), correctly rounded (docs/f64.md "Logarithms"):
+    log(+-0) = -inf, log(x < 0) = nan, log(1) = 0; arguments as raid.add."""
+    return _map(lib.RAID_F64_LOG, x, None, device, out)
+
+
+def log2(x, device=None, *, out=None):
+    """The base-2 logarithm, element by element (np.log2), correctly rounded; log2(2^k) = k exactly."""
+    return _map(lib.RAID_F64_LOG2, x, None, device, out)
+
+
+def log10(x, device=None, *, out=None):
+    """The base-10 logarithm, element by element (np.log10), correctly rounded; log10(10^k) = k exactly."""
+    return _map(lib.RAID_F64_LOG10, x, None, device, out)
+
+
+def log1p(x, device=None, *, out=None):
+    """ln(1 + x), element by element (np.log1p), correctly rounded, accurate for x near 0 and for x near -1
+    (1 + x is never rounded); log1p(-1) = -inf, log1p(x < -1) = nan, log1p(+-0) = +-0."""
+    return _map(lib.RAID_F64_LOG1P, x, None, device, out)
 
 
 def _compare(cmp, x, y, device):
