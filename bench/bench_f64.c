@@ -1,6 +1,7 @@
 /* Benchmark of the element-wise binary64 arithmetic (include/raid/f64.h): on N float64 (standard normal
  * draws, bench_common.h; the divisors and square roots' operands are made positive and away from zero) each
- * of add, mul, div, sqrt, fma, the expression (a - b) / sqrt(abs(c)) and the exponential family on --device: the best wall time of
+ * of add, mul, div, sqrt, fma, the expression (a - b) / sqrt(abs(c)), the logarithms (of the positive c), the
+ * exponential family and the trigonometric functions on --device: the best wall time of
  * --reps calls (the first call builds the kernel: a warm-up call precedes the timed ones; the wall time
  * includes the host arrays' trips to the device and back) and the best device kernel time (the call's
  * kernels, profiling events, raid_ctx_last_timing: the figure to set beside a native float64 kernel on
@@ -37,6 +38,7 @@ static const op OPS[] = {
     {"fma", "fma(a, b, c)", 3}, {"(a-b)/sqrt(|c|)", "(a - b) / sqrt(abs(c))", 3},
     {"asin", "asin(a / (abs(a) + 1))", 1}, {"acos", "acos(a / (abs(a) + 1))", 1}, {"atan", "atan(a)", 1},
     {"atan2", "atan2(a, b)", 2},
+    {"log", "log(c)", 1}, {"log2", "log2(c)", 1}, {"log10", "log10(c)", 1}, {"log1p", "log1p(c)", 1},
     /* the exponential family on a (standard normal: the table path, no special case) */
     {"exp", "exp(a)", 1}, {"exp2", "exp2(a)", 1}, {"exp10", "exp10(a)", 1}, {"expm1", "expm1(a)", 1},
     {"sinh", "sinh(a)", 1}, {"cosh", "cosh(a)", 1}, {"tanh", "tanh(a)", 1},

@@ -40,6 +40,11 @@ typedef enum raid_f64_op {
     RAID_F64_FLOOR,   /* toward -inf (numpy.floor) */
     RAID_F64_CEIL,    /* toward +inf (numpy.ceil) */
     RAID_F64_RINT,    /* to nearest, ties to even (numpy.rint) */
+    /* the logarithms (kernels/raid_f64_log.h; docs/f64.md): correctly rounded, every input */
+    RAID_F64_LOG = 16,   /* natural logarithm (numpy.log), correctly rounded */
+    RAID_F64_LOG2 = 17,  /* base-2 logarithm (numpy.log2), correctly rounded */
+    RAID_F64_LOG10 = 18, /* base-10 logarithm (numpy.log10), correctly rounded */
+    RAID_F64_LOG1P = 19, /* ln(1 + a) (numpy.log1p), correctly rounded */
     /* the exponential family (docs/f64.md): correctly rounded, every input */
     RAID_F64_EXP = 20,   /* e^a (numpy.exp; overflow +inf, gradual underflow, exp(-inf) = +0) */
     RAID_F64_EXP2 = 21,  /* 2^a (numpy.exp2; exact at integers) */
@@ -63,7 +68,8 @@ typedef enum raid_f64_op {
 } raid_f64_op;
 
 /* out[i] = a[i] op b[i] for i in [0, n) (b ignored for the unary operations, and may be NULL then: sqrt,
- * neg, abs, trunc, floor, ceil, rint, sin, cos, tan, asin, acos, atan).
+ * neg, abs, trunc, floor, ceil, rint, log, log2, log10, log1p, exp, exp2, exp10, expm1, sinh, cosh, tanh, sin,
+ * cos, tan, asin, acos, atan).
  * Errors: RAID_EINVAL (ctx, a, out, or b for a binary operation NULL while n > 0; an unknown op or
  * RAID_F64_FMA; device
  * memory that is not ctx's), the device layer's (RAID_ENOMEM, RAID_EDEVMEM, RAID_EDEVICE, RAID_EBUILD);
@@ -102,6 +108,7 @@ typedef struct raid_f64_expr raid_f64_expr;
  *   primary := number | name | f1 '(' expr ')' | f2 '(' expr ',' expr ')' | 'fma' '(' expr ',' expr ',' expr ')'
  *              | '(' expr ')'
  *   f1      := 'sqrt' | 'abs' | 'trunc' | 'floor' | 'ceil' | 'rint'
+ *              | 'log' | 'log2' | 'log10' | 'log1p'
  *              | 'exp' | 'exp2' | 'exp10' | 'expm1' | 'sinh' | 'cosh' | 'tanh'
  *              | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
  *   f2      := 'minimum' | 'maximum' | 'copysign' | 'atan2'

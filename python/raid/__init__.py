@@ -27,8 +27,9 @@ from ._har import HarFit, har
 from ._ma import ma
 from ._csv import to_csv
 from ._f64 import (absolute, add, arccos, arcsin, arctan, arctan2, ceil, copysign, cos, cosh, divide, equal, exp,
-                   exp10, exp2, expm1, floor, greater, greater_equal, isfinite, isinf, isnan, less, less_equal, maximum,
-                   minimum, multiply, negative, not_equal, rint, sin, sinh, sqrt, subtract, tan, tanh, trunc)
+                   exp10, exp2, expm1, floor, greater, greater_equal, isfinite, isinf, isnan, less, less_equal, log,
+                   log1p, log2, log10, maximum, minimum, multiply, negative, not_equal, rint, sin, sinh, sqrt,
+                   subtract, tan, tanh, trunc)
 from ._f64 import eval  # noqa: A004 (raid.eval, as numexpr.evaluate)
 from ._realized import measure_names, realized, realized_from_prices
 from ._select import kth, max, median, min, quantile, topk  # noqa: A004 (raid.min/raid.max, as np.min)
@@ -43,5 +44,6 @@ __all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi"
            "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version",
            "bars", "absolute", "add", "ceil", "copysign", "divide", "eval", "floor", "maximum", "minimum",
            "multiply", "negative", "rint", "sqrt", "subtract", "trunc", "equal", "not_equal", "less",
-           "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite", "exp", "exp2", "exp10", "expm1",
-           "sinh", "cosh", "tanh", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2"]
+           "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite", "log", "log2", "log10", "log1p",
+           "exp", "exp2", "exp10", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan", "arcsin", "arccos",
+           "arctan", "arctan2"]

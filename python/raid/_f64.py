@@ -1,18 +1,14 @@
-"""Element-wise IEEE binary64 arithmetic through the library (include/raid/f64.h; docs/f64.md): raid.add,
-raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute, raid.minimum,
-raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.arcsin, raid.arccos,
-raid.arctan, raid.arctan2 and raid.eval on numpy arrays (and the other host kinds of the values rule) or on
-CUDA arrays (CuPy, PyTorch, JAX...: read and written in place on their device, the result a CuPy array;
-docs/python.md "CUDA arrays"). Every result of the arithmetic is correctly rounded, bit for bit numpy's on
-x86-64, and the inverse trigonometric functions are within 1 ulp (correctly rounded on every input tested
-but some of atan2's worst cases: docs/f64.md), on the cpu path and on every device, GPUs without float64
-included: the device computes binary64 on integer words."""
-raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.exp, raid.exp2, raid.exp10,
-raid.expm1, raid.sinh, raid.cosh, raid.tanh and raid.eval on numpy arrays
-(and the other host kinds of the values rule) or on CUDA arrays (CuPy, PyTorch, JAX...: read and written in
-place on their device, the result a CuPy array; docs/python.md "CUDA arrays"). Every result is correctly
-rounded (sinh, cosh, tanh: within 1 ulp), bit for bit numpy's on x86-64 for the arithmetic, on the cpu path and
-on every device, GPUs without float64 included: the device computes binary64 on integer words."""
+"""Element-wise IEEE binary64 arithmetic and elementary functions through the library (include/raid/f64.h;
+docs/f64.md): raid.add, raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute,
+raid.minimum, raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.log, raid.log2,
+raid.log10, raid.log1p, raid.exp, raid.exp2, raid.exp10, raid.expm1, raid.sinh, raid.cosh, raid.tanh,
+raid.sin, raid.cos, raid.tan, raid.arcsin, raid.arccos, raid.arctan, raid.arctan2, the comparisons and
+raid.eval, on numpy arrays (and the other host kinds of the values rule) or on CUDA arrays (CuPy, PyTorch,
+JAX...: read and written in place on their device, the result a CuPy array; docs/python.md "CUDA arrays").
+The arithmetic, the logarithms and the exponentials are correctly rounded (the arithmetic bit for bit
+numpy's on x86-64), the hyperbolic and trigonometric functions within 1 ulp (correctly rounded on every
+input tested but a few worst cases: docs/f64.md), with the same bits on the cpu path and on every device,
+GPUs without float64 included: the device computes binary64 on integer words."""
 import numpy as np
 
 from . import _cuda
@@ -58,17 +54,17 @@ def _operand(v, name, nulls, n=None):
     return a
 
 
-def _operands(x, y, nulls):
+def _operands(x, y, nulls, names=("x", "y")):
     """x and y (None for a one-operand function) as float64 arrays of one length, either of them possibly a
     scalar repeated; their nulls recorded in nulls."""
     if y is None:
-        return _operand(x, "x", nulls), None
+        return _operand(x, names[0], nulls), None
     if np.ndim(x) == 0 and np.ndim(y) != 0:
-        b = _operand(y, "y", nulls)
-        a = _operand(x, "x", nulls, b.size)
+        b = _operand(y, names[1], nulls)
+        a = _operand(x, names[0], nulls, b.size)
     else:
-        a = _operand(x, "x", nulls)
-        b = _operand(y, "y", nulls, a.size)
+        a = _operand(x, names[0], nulls)
+        b = _operand(y, names[1], nulls, a.size)
     if b.size != a.size:
         raise ValueError(f"x has {a.size} elements and y {b.size}")
     return a, b
@@ -131,16 +127,18 @@ class _Device:
         return out
 
 
-def _map(op, x, y, device, out):
-    dev = _Device([("x", x)] + ([("y", y)] if y is not None else []), device)
+def _map(op, x, y, device, out, names=("x", "y")):
+    """raid_f64_map of op over x (and y), the operands named names in messages."""
+    nx, ny = names
+    dev = _Device([(nx, x)] + ([(ny, y)] if y is not None else []), device)
     if dev.any:
         ctx = context(dev.spec)
         r = dev.out(out)
-        check(lib.raid_f64_map(ctx, op, dev.ptr("x", x), dev.ptr("y", y) if y is not None else ffi.NULL,
+        check(lib.raid_f64_map(ctx, op, dev.ptr(nx, x), dev.ptr(ny, y) if y is not None else ffi.NULL,
                                _cuda.pointer(r, "double *"), dev.n), ctx)
         return r
     nulls = _Nulls()
-    a, b = _operands(x, y, nulls)
+    a, b = _operands(x, y, nulls, names)
     r = _out(out, a.size)
     ctx = context(device)
     check(lib.raid_f64_map(ctx, op, _ptr(a), _ptr(b) if b is not None else ffi.NULL, _ptr(r), a.size), ctx)
@@ -266,7 +264,9 @@ def arctan2(y, x, device=None, *, out=None):
     signed zeros and infinities (arctan2(+-0, -0) = +-pi, arctan2(+-inf, -inf) = +-3pi/4); accuracy as
     raid.arcsin (the quotient y / x is never rounded, so huge and tiny ratios and subnormal results are
     accurate too); arguments as raid.add (y first, as numpy)."""
-    return _map(lib.RAID_F64_ATAN2, y, x, device, out)
+    return _map(lib.RAID_F64_ATAN2, y, x, device, out, names=("y", "x"))
+
+
 def exp(x, device=None, *, out=None):
     """e^x element by element (np.exp), correctly rounded for every input (docs/f64.md); arguments as raid.add."""
     return _map(lib.RAID_F64_EXP, x, None, device, out)
@@ -300,6 +300,28 @@ def cosh(x, device=None, *, out=None):
 def tanh(x, device=None, *, out=None):
     """The hyperbolic tangent element by element (np.tanh), within 1 ulp; arguments as raid.add."""
     return _map(lib.RAID_F64_TANH, x, None, device, out)
+
+
+def log(x, device=None, *, out=None):
+    """The natural logarithm, element by element (np.log), correctly rounded (docs/f64.md "Logarithms"):
+    log(+-0) = -inf, log(x < 0) = nan, log(1) = 0; arguments as raid.add."""
+    return _map(lib.RAID_F64_LOG, x, None, device, out)
+
+
+def log2(x, device=None, *, out=None):
+    """The base-2 logarithm, element by element (np.log2), correctly rounded; log2(2^k) = k exactly."""
+    return _map(lib.RAID_F64_LOG2, x, None, device, out)
+
+
+def log10(x, device=None, *, out=None):
+    """The base-10 logarithm, element by element (np.log10), correctly rounded; log10(10^k) = k exactly."""
+    return _map(lib.RAID_F64_LOG10, x, None, device, out)
+
+
+def log1p(x, device=None, *, out=None):
+    """ln(1 + x), element by element (np.log1p), correctly rounded, accurate for x near 0 and for x near -1
+    (1 + x is never rounded); log1p(-1) = -inf, log1p(x < -1) = nan, log1p(+-0) = +-0."""
+    return _map(lib.RAID_F64_LOG1P, x, None, device, out)
 
 
 def _compare(cmp, x, y, device):

@@ -12,6 +12,7 @@
 #include "raid_f64_atrig.h"
 #include "raid_f64_exp.h"
 #include "raid_f64_trig.h"
+#include "raid_f64_log.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -37,6 +37,10 @@
     X(RAID_F64_ASIN, "asin", raidF64Asin)                                                                         \
     X(RAID_F64_ACOS, "acos", raidF64Acos)                                                                         \
     X(RAID_F64_ATAN, "atan", raidF64Atan)                                                                         \
+    X(RAID_F64_LOG, "log", raidF64Log)                                                                            \
+    X(RAID_F64_LOG2, "log2", raidF64Log2)                                                                         \
+    X(RAID_F64_LOG10, "log10", raidF64Log10)                                                                      \
+    X(RAID_F64_LOG1P, "log1p", raidF64Log1p)                                                                      \
     /* (every line above ends with a backslash: a new one is added without touching the others) */
 #define RAID_F64_OPS2(X)                                                                                          \
     X(RAID_F64_ADD, "", raidF64Add)                                                                               \

@@ -201,12 +201,18 @@ ENTRIES = {
     "isnan": (lambda x: raid.isnan(x, device="cpu"), "x", "valid", True),
     "isinf": (lambda x: raid.isinf(x, device="cpu"), "x", "valid", True),
     "isfinite": (lambda x: raid.isfinite(x, device="cpu"), "x", "valid", True),
+    "arctan2": (lambda x: raid.arctan2(x, 0.5, device="cpu"), "y", "valid", True),
 }
+# the elementary functions of one operand: the same input rules as raid.sqrt
+MATH1 = ("log", "log2", "log10", "log1p", "exp", "exp2", "exp10", "expm1", "sinh", "cosh", "tanh", "sin", "cos",
+         "tan", "arcsin", "arccos", "arctan")
+for _name in MATH1:
+    ENTRIES[_name] = (lambda x, f=getattr(raid, _name): f(x, device="cpu"), "x", "valid", True)
 
 
 ELEMENTWISE = ("add", "subtract", "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative",
                "absolute", "trunc", "floor", "ceil", "rint", "eval", "equal", "not_equal", "less", "less_equal",
-               "greater", "greater_equal", "isnan", "isinf", "isfinite")
+               "greater", "greater_equal", "isnan", "isinf", "isfinite", "arctan2") + MATH1
 
 
 def null_baseline(entry):
@@ -327,7 +333,7 @@ def test_every_entry_point_in_the_table():
                   "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby", "add", "subtract",
                   "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative", "absolute", "trunc",
                   "floor", "ceil", "rint", "eval", "equal", "not_equal", "less", "less_equal", "greater",
-                  "greater_equal", "isnan", "isinf", "isfinite"}
+                  "greater_equal", "isnan", "isinf", "isfinite", "arctan2"} | set(MATH1)
     assert takes_data <= {e.split()[0] for e in ENTRIES}
     assert takes_data | {"HarFit", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "measure_names",
                          "sim_options", "simulate", "status_name", "to_csv", "version"} == set(raid.__all__)
