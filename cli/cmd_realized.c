@@ -20,10 +20,10 @@ int cmd_realized(int argc, char **argv)
         {"time-col", required_argument, 0, 2},    {"price-col", required_argument, 0, 3},
         {"date-col", required_argument, 0, 4},    {"ret-col", required_argument, 0, 5},
         {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"measures", required_argument, 0, 'm'},  {0, 0, 0, 0}};
     raid_read_opts ro;
     raid_read_opts_init(&ro);
-    const char *out_path = NULL, *device = NULL;
+    const char *out_path = NULL, *device = NULL, *measures = NULL;
     raid_precision prec = RAID_PREC_DF;
     int64_t chunk = 4096;
     int check = 0, opt, li = 0;
@@ -87,6 +87,16 @@ int cmd_realized(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 'm': { /* checked here (a usage error before any work), chosen on the table below */
+            int cols[RAID_REALIZED_NCOLUMNS];
+            size_t nc;
+            if (raid_realized_measures_parse(optarg, cols, &nc) != RAID_OK) {
+                fprintf(stderr, "raid realized: --measures: %s\n", raid_errmsg());
+                return EXIT_USAGE;
+            }
+            measures = optarg;
+            break;
+        }
         case 'k': check = 1; break;
         case 'q': cli_quiet = 1; break;
         case 'z': ro.tz = optarg; break;
@@ -153,7 +163,8 @@ int cmd_realized(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    if (raid_realized_table_create(&tab) != RAID_OK) {
+    if (raid_realized_table_create(&tab) != RAID_OK ||
+        (measures && raid_realized_table_set_measures(tab, measures) != RAID_OK)) {
         fprintf(stderr, "raid realized: %s\n", raid_errmsg());
         rc = EXIT_INPUT;
         goto done;

@@ -389,6 +389,103 @@ static void test_check_differences(void **state)
             fail_msg("message '%s' lacks '%s'", raid_errmsg(), (part));                                        \
     } while (0)
 
+/* --measures: the table's noise-robust columns equal raid_realized_noise_compute of the same segments,
+ * bit for bit, on a device context as on the cpu (they are computed on the host); the CSV has the chosen
+ * columns in the order given; the nine are unchanged. Errors: names, order of calls, the entry's
+ * arguments. */
+static void test_noise_measures(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu"), *dev = t_open_ctx(t_have_opencl() ? t_device() : "cpu");
+    raid_read_opts o;
+    raid_read_opts_init(&o);
+    o.sample_us = 0; /* tick */
+    raid_realized_table *tab[2];
+    for (int d = 0; d < 2; d++) {
+        raid_reader *rd;
+        assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o), RAID_OK);
+        assert_int_equal(raid_realized_table_create(&tab[d]), RAID_OK);
+        assert_int_equal(raid_realized_table_set_measures(tab[d], "minrv,rv,rk,rk_h,tsrv,tsrv_k,prv"), RAID_OK);
+        int cols[RAID_REALIZED_NCOLUMNS];
+        assert_int_equal(raid_realized_table_measures(tab[d], cols), 7);
+        assert_int_equal(cols[0], 14);
+        assert_int_equal(cols[1], 0);
+        int done = 0;
+        while (!done)
+            if (raid_realized_table_add_reader(tab[d], d ? dev : cpu, NULL, rd, 1000, &done) != RAID_OK)
+                fail_msg("add_reader: %s", raid_ctx_errmsg(d ? dev : cpu));
+        /* after an add the choice is closed */
+        FAILS(raid_realized_table_set_measures(tab[d], "rv"), RAID_EINVAL, "before the first add");
+        raid_reader_close(rd);
+        assert_int_equal(raid_realized_table_finish(tab[d]), RAID_OK);
+    }
+    const size_t n = raid_realized_table_nrows(tab[0]);
+    assert_int_equal(n, 2);
+    for (int k = 0; k < RAID_REALIZED_NCOLUMNS; k++)
+        for (size_t i = 0; i < n; i++) {
+            const double a = raid_realized_table_column(tab[0], k)[i], b = raid_realized_table_column(tab[1], k)[i];
+            if (k >= RAID_REALIZED_NMEASURES) /* the host's float64, whatever the context */
+                assert_memory_equal(&a, &b, sizeof a);
+        }
+    /* the returns of the day directly: the same values */
+    raid_reader *rd;
+    assert_int_equal(raid_reader_open(&rd, t_data("trades_xxx_2days.csv"), &o), RAID_OK);
+    raid_batch b;
+    raid_batch_init(&b);
+    int done = 0;
+    assert_int_equal(raid_reader_next(rd, &b, (size_t)1 << 24, &done), RAID_OK);
+    assert_int_equal(b.nseg, 2);
+    raid_realized_noise nz[2];
+    assert_int_equal(raid_realized_noise_compute(cpu, b.ret, b.offsets, 2, nz), RAID_OK);
+    for (size_t i = 0; i < 2; i++)
+        for (int k = 0; k < RAID_REALIZED_NOISE_NMEASURES; k++) {
+            const double x = raid_realized_table_column(tab[0], RAID_REALIZED_NMEASURES + k)[i];
+            const double y = raid_realized_noise_get(&nz[i], k);
+            assert_memory_equal(&x, &y, sizeof x);
+        }
+    assert_true(nz[0].rk > 0 && nz[0].rk_h >= 1 && nz[0].tsrv_k >= 2 && nz[0].prv > 0 && nz[0].minrv > 0);
+    char *csv = csv_of(tab[0]);
+    assert_memory_equal(csv, "symbol,date,n,minrv,rv,rk,rk_h,tsrv,tsrv_k,prv\nXXX,2018-01-02,3690,",
+                        strlen("symbol,date,n,minrv,rv,rk,rk_h,tsrv,tsrv_k,prv\nXXX,2018-01-02,3690,"));
+    free(csv);
+
+    /* the default: the nine, no noise columns */
+    raid_realized_table *plain;
+    assert_int_equal(raid_realized_table_create(&plain), RAID_OK);
+    assert_int_equal(raid_realized_table_measures(plain, NULL), RAID_REALIZED_NMEASURES);
+    FAILS(raid_realized_table_set_measures(plain, "rv,RV"), RAID_EINVAL,
+          "unknown measure 'RV' (valid: rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p, rk, rk_h, tsrv, "
+          "tsrv_k, prv, minrv)");
+    FAILS(raid_realized_table_set_measures(plain, "rk,prv,rk"), RAID_EINVAL, "measure 'rk' given twice");
+    FAILS(raid_realized_table_set_measures(plain, "rv,,bpv"), RAID_EINVAL, "an empty name");
+    FAILS(raid_realized_table_set_measures(plain, ""), RAID_EINVAL, "empty list of measures");
+    FAILS(raid_realized_table_set_measures(NULL, "rv"), RAID_EINVAL, "NULL");
+    assert_int_equal(raid_realized_table_measures(plain, NULL), RAID_REALIZED_NMEASURES); /* unchanged */
+    raid_realized_table_destroy(plain);
+    assert_null(raid_realized_column_name(-1));
+    assert_null(raid_realized_column_name(RAID_REALIZED_NCOLUMNS));
+    assert_string_equal(raid_realized_column_name(9), "rk");
+
+    /* the entry's arguments */
+    FAILS(raid_realized_noise_compute(NULL, b.ret, b.offsets, 2, nz), RAID_EINVAL, "ctx is NULL");
+    CTX_FAILS(cpu, raid_realized_noise_compute(cpu, b.ret, b.offsets, 2, NULL), RAID_EINVAL, "NULL argument");
+    const double bad[4] = {1e-3, 2e-3, INFINITY, 1e-3};
+    const int64_t off[2] = {0, 4}, dec[3] = {0, 3, 2};
+    CTX_FAILS(cpu, raid_realized_noise_compute(cpu, bad, off, 1, nz), RAID_EINVAL, "return 2 is not finite");
+    CTX_FAILS(cpu, raid_realized_noise_compute(cpu, bad, dec, 2, nz), RAID_EINVAL, "offsets decrease at segment 1");
+    const int64_t none[3] = {5, 5, 5};
+    assert_int_equal(raid_realized_noise_compute(cpu, NULL, none, 2, nz), RAID_OK);
+    assert_int_equal(nz[1].n, 0);
+    assert_true(isnan(nz[1].rk) && isnan(nz[1].minrv) && isnan(nz[1].prv));
+
+    raid_batch_free(&b);
+    raid_reader_close(rd);
+    raid_realized_table_destroy(tab[0]);
+    raid_realized_table_destroy(tab[1]);
+    raid_ctx_destroy(cpu);
+    raid_ctx_destroy(dev);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -512,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_ticks_equal_csv),
         cmocka_unit_test(test_parts_on_reader_threads),
         cmocka_unit_test(test_check_differences),
+        cmocka_unit_test(test_noise_measures),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

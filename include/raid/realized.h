@@ -75,6 +75,61 @@ RAID_API double raid_realized_bound(raid_precision p, int k, int64_t M);
 RAID_API double raid_realized_diff(const raid_realized *a, const raid_realized *b, int k);
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Noise-robust realized measures                                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** Estimators of the integrated variance of one segment of M returns that are robust to i.i.d.
+ *  microstructure noise in the prices (formulas, constants, bandwidth rules: docs/measures.md "Noise-robust
+ *  measures"). All in squared return units except the tuning columns rk_h and tsrv_k (counts of returns).
+ *  NAN where undefined for the segment (the minimum M below, or a bandwidth rule without an answer). */
+typedef struct raid_realized_noise {
+    int64_t n;      /* M, the number of returns */
+    double rk;      /* realized kernel, Parzen weights, end points jittered (m = 2), bandwidth H
+                       (Barndorff-Nielsen, Hansen, Lunde and Shephard 2008, 2009)       (M >= 3, H <= M - 2) */
+    double rk_h;    /* H, the kernel's bandwidth (an integer >= 1)                       (as rk) */
+    double tsrv;    /* two-scale RV with the small-sample adjustment (1 - nbar/M)^-1
+                       (Zhang, Mykland and Ait-Sahalia 2005)                            (M >= 4, K <= M/2) */
+    double tsrv_k;  /* K, the number of subsamples (an integer >= 2)                     (as tsrv) */
+    double prv;     /* pre-averaged RV, g(x) = min(x, 1-x), kn = ceil(sqrt(M)) (theta = 1), bias corrected
+                       (Jacod, Li, Mykland, Podolskij and Vetter 2009; Christensen,
+                       Kinnebrock and Podolskij 2010)                                    (M >= 5: kn >= 3) */
+    double minrv;   /* (pi/(pi-2)) (M/(M-1)) sum min(|r_i|,|r_{i+1}|)^2
+                       (Andersen, Dobrev and Schaumburg 2012)                            (M >= 2) */
+} raid_realized_noise;
+
+#define RAID_REALIZED_NOISE_NMEASURES 6
+/** Names of the noise-robust columns: "rk","rk_h","tsrv","tsrv_k","prv","minrv";
+ *  raid_realized_noise_get(x, k) returns the k-th of them (NAN for k out of range). */
+extern RAID_API const char *const raid_realized_noise_names[RAID_REALIZED_NOISE_NMEASURES];
+RAID_API double raid_realized_noise_get(const raid_realized_noise *x, int k);
+
+/** Compute the noise-robust measures of nseg segments: r, offsets and nseg as raid_realized_compute (segment
+ *  s is r[offsets[s] .. offsets[s+1]), in time order), out: nseg results. Always the float64 cpu path, on
+ *  the host, whatever the context's device (a device path is future work: docs/measures.md); r must
+ *  therefore be host memory (CUDA device memory is refused with RAID_EINVAL, never read). Each segment is
+ *  computed on one OpenMP thread with compensated float64 sums; the results do not depend on the number of
+ *  threads. Work per segment: O(M H) for rk, O(M kn) for prv, O(M) for the others.
+ *  Returns must be finite and at most RAID_MAX_RETURN in magnitude, as for raid_realized_compute.
+ *  Errors: RAID_EINVAL (NULL pointers, decreasing or negative offsets, a return that is not finite or
+ *  exceeds RAID_MAX_RETURN, device memory), RAID_ENOMEM; message: raid_ctx_errmsg(ctx) (ctx NULL:
+ *  raid_errmsg()). */
+RAID_API raid_status raid_realized_noise_compute(raid_ctx *ctx, const double *r, const int64_t *offsets,
+                                                 size_t nseg, raid_realized_noise *out);
+
+/** The columns of the realized table and of `raid realized --measures`: k in 0 .. 8 the nine of
+ *  raid_realized_names, k in 9 .. 14 the six of raid_realized_noise_names. */
+#define RAID_REALIZED_NCOLUMNS (RAID_REALIZED_NMEASURES + RAID_REALIZED_NOISE_NMEASURES)
+/** Name of column k (0 .. RAID_REALIZED_NCOLUMNS - 1); NULL out of range. */
+RAID_API const char *raid_realized_column_name(int k);
+
+/** Parse a comma-separated list of column names (as `raid realized --measures rv,bpv,rk` takes it) into
+ *  column indices: cols (room for RAID_REALIZED_NCOLUMNS) gets them in the order given, *ncols their
+ *  number. Names are exact (lower case, no spaces). Errors (RAID_EINVAL, message: raid_errmsg()): NULL
+ *  arguments, an empty list or empty name, a name given twice, an unknown name ("unknown measure 'X'
+ *  (valid: rv, bpv, ..., minrv)"). */
+RAID_API raid_status raid_realized_measures_parse(const char *list, int *cols, size_t *ncols);
+
+/* ------------------------------------------------------------------------------------------------ */
 /* The realized job: a table of daily measures from a source of segments (raid realized, Python)     */
 /* ------------------------------------------------------------------------------------------------ */
 
@@ -159,7 +214,9 @@ RAID_API const int32_t *raid_realized_table_dates(const raid_realized_table *tab
 RAID_API const int64_t *raid_realized_table_n(const raid_realized_table *tab);
 /** Measure k of every row (k in the order of raid_realized_names: rv, bpv, rs_neg, rs_pos, rq, tpq,
  *  medrv, jump_z, jump_p; units and formulas in raid_realized above and docs/measures.md), NAN where
- *  undefined for the row's M; NULL if k is out of range. */
+ *  undefined for the row's M; NULL if k is out of range. k = 9 .. 14 (raid_realized_column_name: rk, rk_h,
+ *  tsrv, tsrv_k, prv, minrv, raid_realized_noise above): the noise-robust columns, when
+ *  raid_realized_table_set_measures selected at least one of them (all six are computed then); else NULL. */
 RAID_API const double *raid_realized_table_column(const raid_realized_table *tab, int k);
 
 /** The check of the rows computed with a cpu context: writes RAID_REALIZED_NMEASURES entries to each
@@ -170,8 +227,22 @@ RAID_API const double *raid_realized_table_column(const raid_realized_table *tab
 RAID_API size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound,
                                           int *ok);
 
+/** Choose the measure columns of the table before its first add: list is a comma-separated list of
+ *  column names (raid_realized_measures_parse: the nine of raid_realized_names and the six of
+ *  raid_realized_noise_names, in the order given; `raid realized --measures`). Without it the table
+ *  writes the nine. The nine are computed whatever the choice (raid_realized_compute, and the check); the
+ *  six noise-robust columns are computed (raid_realized_noise_compute, float64 on the host, also on a
+ *  device context; not part of the check) when at least one of them is chosen.
+ *  Errors (message: raid_errmsg()): RAID_EINVAL (NULL, an add already made or the table finished, and
+ *  those of raid_realized_measures_parse: an unknown name, with the valid ones listed). */
+RAID_API raid_status raid_realized_table_set_measures(raid_realized_table *tab, const char *list);
+/** The chosen columns (indices of raid_realized_column_name, in output order) into cols (room for
+ *  RAID_REALIZED_NCOLUMNS; may be NULL); returns their number (9 by default, 0 for tab NULL). */
+RAID_API size_t raid_realized_table_measures(const raid_realized_table *tab, int *cols);
+
 /** Write the table as `raid realized` does: the header
- *  "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p", then one line per row: the symbol
+ *  "symbol,date,n,rv,bpv,rs_neg,rs_pos,rq,tpq,medrv,jump_z,jump_p" (the columns after n are those of
+ *  raid_realized_table_set_measures when it was called), then one line per row: the symbol
  *  (raid_csv_put_field: RFC 4180 quoting), the date YYYY-MM-DD, n, and the measures as the shortest
  *  text that reads back as the same double (raid_csv_put_value; an undefined measure is an empty field); LF line ends. f is flushed.
  *  Errors: RAID_EINVAL (NULL, the table not finished), RAID_EIO ("write error: REASON"; errno is kept

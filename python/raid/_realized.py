@@ -14,18 +14,56 @@ from ._csv import mark_model
 _TAKE_EVERY = 1 << 20
 
 
-def measure_names():
-    """The measure columns in output order: rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p."""
-    return [ffi.string(p).decode() for p in lib.raid_realized_names]
+def measure_names(noise=False):
+    """The measure columns in output order: rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p; with
+    noise=True also the noise-robust ones (docs/measures.md): rk, rk_h, tsrv, tsrv_k, prv, minrv. These
+    are the names that the measures argument of raid.realized and raid.realized_from_prices takes."""
+    if not noise:
+        return [ffi.string(p).decode() for p in lib.raid_realized_names]
+    names, k = [], 0
+    while (p := lib.raid_realized_column_name(k)) != ffi.NULL:
+        names.append(ffi.string(p).decode())
+        k += 1
+    return names
 
 
-def _frame(out, nseg):
+def _measures_list(measures):
+    """The comma list of a measures argument (None: None, the default nine), checked by the library's
+    parser (raid_realized_measures_parse: unknown or repeated names, with the valid ones listed)."""
+    if measures is None:
+        return None
+    if isinstance(measures, (str, bytes)):
+        raise TypeError(f"measures must be a list of names such as ['rv', 'rk'], not {type(measures).__name__} "
+                        f"{show(measures)!r}")
+    names = list(measures)
+    for m in names:
+        if not isinstance(m, str) or "," in m or not m.isascii():
+            raise ValueError(f"bad measure name {show(m)!r} (valid: {', '.join(measure_names(noise=True))})")
+    text = ",".join(names).encode()
+    cols, n = ffi.new("int[]", len(measure_names(noise=True))), ffi.new("size_t *")
+    check(lib.raid_realized_measures_parse(text, cols, n))
+    return text
+
+
+def _columns(measures):
+    """The names of the columns after n: the nine, or those of measures in its order."""
+    return measure_names() if measures is None else measures.decode().split(",")
+
+
+def _frame(out, nseg, noise=None, measures=None):
     rec = records(out, nseg, "raid_realized")
-    cols = ["n", *measure_names()]
-    return mark_model(pd.DataFrame({c: rec[c] for c in cols}))
+    cols = {"n": rec["n"], **{c: rec[c] for c in measure_names()}}
+    if noise is not None:
+        nrec = records(noise, nseg, "raid_realized_noise")
+        cols.update({c: nrec[c] for c in measure_names(noise=True)[len(measure_names()):]})
+    return mark_model(pd.DataFrame({c: cols[c] for c in ["n", *_columns(measures)]}))
 
 
-def realized(returns, offsets, device="auto", precision="df"):
+def _wants_noise(measures):
+    return measures is not None and any(c not in measure_names() for c in _columns(measures))
+
+
+def realized(returns, offsets, device="auto", precision="df", measures=None):
     """Daily realized measures of segments of returns (docs/measures.md).
 
     returns: 1-d float64 array of log returns (dimensionless; the package's values rule, docs/python.md
@@ -34,15 +72,21 @@ def realized(returns, offsets, device="auto", precision="df"):
     and at most 1e74 in magnitude. offsets: 1-d integer array (any integer dtype, values in int64) of
     nseg + 1 non-decreasing indices into returns; segment s is returns[offsets[s]:offsets[s+1]]. device: "auto", "cpu", "opencl",
     "opencl:P.D", "cuda", "cuda:N" (raid.devices()), None for $RAID_DEVICE. precision: "df" or "f32" (device input policy,
-    docs/precision.md; the cpu backend is float64 throughout).
+    docs/precision.md; the cpu backend is float64 throughout). measures: None (the nine columns below)
+    or a list of column names in the order wanted (raid.measure_names(noise=True): the nine and the
+    noise-robust rk, rk_h, tsrv, tsrv_k, prv, minrv, as `raid realized --measures`); the noise-robust
+    ones are computed in float64 on the host (raid_realized_noise_compute) whatever the device.
 
     Returns a DataFrame of nseg rows: n (int64, the number of returns) and rv, bpv, rs_neg, rs_pos
     (squared return units), rq, tpq (fourth powers), medrv (squared), jump_z, jump_p (float64; NaN where
-    a measure is undefined for n). Raises RaidError (RAID_EINVAL for a return out of range or decreasing
-    offsets, device errors), ValueError for offsets outside returns.
+    a measure is undefined for n), or n and the columns of measures (rk, tsrv, prv, minrv squared return
+    units; rk_h and tsrv_k the bandwidth and subsample counts, float64). Raises RaidError (RAID_EINVAL for
+    a return out of range or decreasing offsets, an unknown or repeated measure, device errors),
+    ValueError for offsets outside returns or a bad measure name, TypeError for measures given as a str.
     """
+    measures = _measures_list(measures)
     if _cuda.is_device(returns):
-        return _realized_device(returns, offsets, device, precision)
+        return _realized_device(returns, offsets, device, precision, measures)
     r, rp = as_c(floats(returns, "returns", how="give the returns without them (returns.compressed(), with "
                                                "offsets to match)"), np.float64, "returns")
     off, op = as_c(integers(offsets, "offsets"), np.int64, "offsets")
@@ -54,10 +98,14 @@ def realized(returns, offsets, device="auto", precision="df"):
     ctx = context(device, precision)
     out = ffi.new("raid_realized[]", max(nseg, 1))
     check(lib.raid_realized_compute(ctx, rp, op, nseg, out), ctx)
-    return _frame(out, nseg)
+    noise = None
+    if _wants_noise(measures):
+        noise = ffi.new("raid_realized_noise[]", max(nseg, 1))
+        check(lib.raid_realized_noise_compute(ctx, rp, op, nseg, noise), ctx)
+    return _frame(out, nseg, noise, measures)
 
 
-def _realized_device(returns, offsets, device, precision):
+def _realized_device(returns, offsets, device, precision, measures=None):
     """raid.realized of a CUDA array of returns (docs/python.md "CUDA arrays"): a dict of CuPy arrays on its
     device, the DataFrame's columns (n and the measures, in order). The measures are formed on the host in
     float64 from the device's combined sums (nseg rows); the returns are read in place where
@@ -78,7 +126,15 @@ def _realized_device(returns, offsets, device, precision):
     out = ffi.new("raid_realized[]", max(nseg, 1))
     check(lib.raid_realized_compute(ctx, rp, op, nseg, out), ctx)
     rec = records(out, nseg, "raid_realized")
-    return {c: _cuda.to_device(np.ascontiguousarray(rec[c]), d) for c in ["n", *measure_names()]}
+    cols = {c: rec[c] for c in ["n", *measure_names()]}
+    if _wants_noise(measures):  # float64 on the host: from a host copy of the returns
+        keep = ca.host()
+        hp = ffi.from_buffer("double[]", keep) if keep.size else ffi.NULL
+        noise = ffi.new("raid_realized_noise[]", max(nseg, 1))
+        check(lib.raid_realized_noise_compute(ctx, hp, op, nseg, noise), ctx)
+        nrec = records(noise, nseg, "raid_realized_noise")
+        cols.update({c: nrec[c] for c in measure_names(noise=True)[len(measure_names()):]})
+    return {c: _cuda.to_device(np.ascontiguousarray(cols[c]), d) for c in ["n", *_columns(measures)]}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -104,7 +160,7 @@ def _session(session):
 
 
 def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=None, time_col=None,
-                         price_col=None, device="auto", precision="df"):
+                         price_col=None, device="auto", precision="df", measures=None):
     """Daily realized measures of intraday prices, with `raid realized`'s reader semantics (docs/input.md).
 
     df: a DataFrame (or a pyarrow Table) with a symbol column (optional: without it the rows are one symbol ""), a timestamp
@@ -120,7 +176,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     Prices: positive and finite, by the package's values rule (docs/python.md "Inputs": integers exact in
     float64 taken, NA and nulls read as NaN, an empty CSV field). Row numbers in messages are the DataFrame's 0-based positions.
     sample: "tick", "Ns", "Nmin", "Nh" or "Nms" (default "5min"); session: "HH:MM-HH:MM" local time or
-    None; tz: IANA zone of the local time (default "UTC"). device, precision: as raid.realized.
+    None; tz: IANA zone of the local time (default "UTC"). device, precision, measures: as raid.realized
+    (measures chooses the columns after n, as the CLI's --measures).
 
     Returns a DataFrame with the columns and values of `raid realized`'s CSV: symbol (str), date (str,
     YYYY-MM-DD, the local date), n (int64), rv, bpv, rs_neg, rs_pos, rq, tpq, medrv, jump_z, jump_p
@@ -131,6 +188,7 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     KeyError or ValueError for missing or duplicate columns, TypeError for a price column that is not
     numbers or a timestamp column that is neither datetimes nor text (docs/python.md "Inputs").
     """
+    measures = _measures_list(measures)
     df = frame(df, "df", "symbol (optional), timestamp, price")
     sym_c = column(df, symbol_col, "symbol", required=False)
     t_c = column(df, time_col, "timestamp")
@@ -173,6 +231,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     tabp = ffi.new("raid_realized_table **")
     check(lib.raid_realized_table_create(tabp))
     tab = ffi.gc(tabp[0], lib.raid_realized_table_destroy)
+    if measures is not None:
+        check(lib.raid_realized_table_set_measures(tab, measures))
     # The library's realized job (include/raid/realized.h): each add takes the complete segments,
     # computes their measures and keeps only those, so memory is bounded by the open segments and the rows
     # pushed since the last add; finish sorts the rows as the CLI does.
@@ -197,6 +257,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
         "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date],
         "n": array(lib.raid_realized_table_n(tab), nrows, np.int64),
     })
-    for k, name in enumerate(measure_names()):
-        res[name] = array(lib.raid_realized_table_column(tab, k), nrows, np.float64)
+    cols = ffi.new("int[]", len(measure_names(noise=True)))
+    for j in range(lib.raid_realized_table_measures(tab, cols)):
+        res[ffi.string(lib.raid_realized_column_name(cols[j])).decode()] = array(
+            lib.raid_realized_table_column(tab, cols[j]), nrows, np.float64)
     return mark_model(res)

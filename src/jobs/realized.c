@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define NM RAID_REALIZED_NMEASURES
+#define NCOL RAID_REALIZED_NCOLUMNS /* the nine and the noise-robust columns */
 /* The largest part of a reader's batch computed at once (raid_realized_table_add_reader): on the reader's
  * parsing threads POOL_PART_RETURNS, NPARTS of them at most in flight; else 0, the whole batch.
  * RAID_REALIZED_PART=N sets it (0: the whole batch; benchmarks, tests), RAID_REALIZED_POOL=0 computes
@@ -34,7 +35,12 @@ struct raid_realized_table {
     uint32_t *sym;      /* index into names */
     int32_t *date;      /* yyyymmdd */
     int64_t *n;
-    double *col[NM];
+    double *col[NCOL];  /* the nine measures; the noise-robust ones (k >= NM) filled only when selected */
+    int sel[NCOL];      /* the columns written, in order (raid_realized_table_set_measures) */
+    size_t nsel;
+    int noise;          /* 1: a noise-robust column is selected, computed for every row */
+    raid_realized_noise *nz;
+    size_t nz_cap;
     /* the source being read: from its first add until it reports that it is exhausted */
     const void *src;
     size_t src_named;   /* the source's symbols 0 .. src_named-1 are in names, map gives their index */
@@ -74,6 +80,9 @@ raid_status raid_realized_table_create(raid_realized_table **out)
     t->t_create = raidNow();
     t->part = raidEnvSize("RAID_REALIZED_PART", 0, SIZE_MAX - 1, SIZE_MAX);
     t->pool = raidEnvSize("RAID_REALIZED_POOL", 0, 1, 1) != 0;
+    for (int k = 0; k < NM; k++)
+        t->sel[k] = k;
+    t->nsel = NM;
     return RAID_OK;
 }
 
@@ -96,8 +105,10 @@ static void source_done(raid_realized_table *t)
     }
     free(t->dev);
     free(t->ref);
+    free(t->nz);
     t->dev = t->ref = NULL;
-    t->dev_cap = t->ref_cap = 0;
+    t->nz = NULL;
+    t->dev_cap = t->ref_cap = t->nz_cap = 0;
     if (t->profile)
         t->t_free += raidNow() - t0;
 }
@@ -116,7 +127,7 @@ void raid_realized_table_destroy(raid_realized_table *tab)
     free(tab->sym);
     free(tab->date);
     free(tab->n);
-    for (int k = 0; k < NM; k++)
+    for (int k = 0; k < NCOL; k++)
         free(tab->col[k]);
     free(tab->failed);
     free(tab);
@@ -203,9 +214,9 @@ static int rows_reserve(raid_realized_table *t, size_t m)
     if (grow(&t->sym, &c[0], nc, sizeof *t->sym) || grow(&t->date, &c[1], nc, sizeof *t->date) ||
         grow(&t->n, &c[2], nc, sizeof *t->n))
         return -1;
-    for (int k = 0; k < NM; k++) {
+    for (int k = 0; k < NCOL; k++) {
         size_t ck = t->cap;
-        if (grow(&t->col[k], &ck, nc, sizeof *t->col[k]))
+        if ((k < NM || t->noise) && grow(&t->col[k], &ck, nc, sizeof *t->col[k]))
             return -1;
     }
     t->cap = nc;
@@ -222,6 +233,16 @@ static raid_status add_rows(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu
     const size_t ns = b->nseg;
     if (rows_reserve(t, ns) != 0)
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    if (t->noise) { /* the noise-robust columns: float64 on the host, whatever ctx's device */
+        if (grow(&t->nz, &t->nz_cap, ns, sizeof *t->nz) != 0)
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
+        const double t0 = t->profile ? raidNow() : 0;
+        const raid_status st = raid_realized_noise_compute(ctx, b->ret, b->offsets, ns, t->nz);
+        if (t->profile)
+            t->t_measures += raidNow() - t0;
+        if (st != RAID_OK)
+            return st;
+    }
     for (size_t s = 0; s < ns; s++) { /* names first: a failure leaves the rows as they were */
         const int64_t id = symbol_of(t, b->symbol[s], name);
         if (id < 0)
@@ -244,6 +265,8 @@ static raid_status add_rows(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu
         t->n[i] = t->dev[s].n;
         for (int k = 0; k < NM; k++)
             t->col[k][i] = raid_realized_get(&t->dev[s], k);
+        for (int k = NM; t->noise && k < NCOL; k++)
+            t->col[k][i] = raid_realized_noise_get(&t->nz[s], k - NM);
     }
     return RAID_OK;
 }
@@ -467,8 +490,9 @@ raid_status raid_realized_table_finish(raid_realized_table *tab)
         permute(tab->sym, tmp, sizeof *tab->sym, key, n);
         permute(tab->date, tmp, sizeof *tab->date, key, n);
         permute(tab->n, tmp, sizeof *tab->n, key, n);
-        for (int k = 0; k < NM; k++)
-            permute(tab->col[k], tmp, sizeof *tab->col[k], key, n);
+        for (int k = 0; k < NCOL; k++)
+            if (tab->col[k])
+                permute(tab->col[k], tmp, sizeof *tab->col[k], key, n);
     }
     free(key);
     free(tmp);
@@ -506,7 +530,36 @@ const int64_t *raid_realized_table_n(const raid_realized_table *tab) { return ta
 
 const double *raid_realized_table_column(const raid_realized_table *tab, int k)
 {
-    return tab && tab->nrows && k >= 0 && k < NM ? tab->col[k] : NULL;
+    return tab && tab->nrows && k >= 0 && k < (tab->noise ? NCOL : NM) ? tab->col[k] : NULL;
+}
+
+raid_status raid_realized_table_set_measures(raid_realized_table *tab, const char *list)
+{
+    static const char fn[] = "raid_realized_table_set_measures";
+    if (!tab || !list)
+        return raidFail(NULL, RAID_EINVAL, "%s: NULL", fn);
+    if (tab->nrows || tab->cap || tab->src || tab->finished || tab->failed)
+        return raidFail(NULL, RAID_EINVAL, "%s: the measures are chosen before the first add", fn);
+    int cols[NCOL];
+    size_t n = 0;
+    const raid_status st = raid_realized_measures_parse(list, cols, &n);
+    if (st != RAID_OK)
+        return st;
+    memcpy(tab->sel, cols, n * sizeof *cols);
+    tab->nsel = n;
+    tab->noise = 0;
+    for (size_t j = 0; j < n; j++)
+        tab->noise |= cols[j] >= NM;
+    return RAID_OK;
+}
+
+size_t raid_realized_table_measures(const raid_realized_table *tab, int *cols)
+{
+    if (!tab)
+        return 0;
+    if (cols)
+        memcpy(cols, tab->sel, tab->nsel * sizeof *cols);
+    return tab->nsel;
 }
 
 size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound, int *ok)
@@ -534,15 +587,15 @@ raid_status raid_realized_table_write_csv(const raid_realized_table *tab, FILE *
     if (!tab->finished)
         return raidFail(NULL, RAID_EINVAL, "%s: the table is not finished (raid_realized_table_finish sorts it)", fn);
     fputs("symbol,date,n", f);
-    for (int k = 0; k < NM; k++)
-        fprintf(f, ",%s", raid_realized_names[k]);
+    for (size_t j = 0; j < tab->nsel; j++)
+        fprintf(f, ",%s", raid_realized_column_name(tab->sel[j]));
     fputc('\n', f);
     for (size_t i = 0; i < tab->nrows; i++) {
         const int32_t d = tab->date[i];
         raid_csv_put_field(f, raidSymtabName(&tab->names, tab->sym[i]));
         fprintf(f, ",%04d-%02d-%02d,%lld", d / 10000, d / 100 % 100, d % 100, (long long)tab->n[i]);
-        for (int k = 0; k < NM; k++)
-            raid_csv_put_value(f, tab->col[k][i]);
+        for (size_t j = 0; j < tab->nsel; j++)
+            raid_csv_put_value(f, tab->col[tab->sel[j]][i]);
         fputc('\n', f);
     }
     return raidCsvWritten(f);

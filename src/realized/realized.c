@@ -46,7 +46,7 @@ raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, i
 }
 
 raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                               const raid_realized *out)
+                               const void *out)
 {
     if (!ctx)
         return raidFail(NULL, RAID_EINVAL, "raid_realized_compute: ctx is NULL");

@@ -44,10 +44,10 @@ raid_status raidRealizedCheckRange(raid_ctx *ctx, const double *r, int64_t i0, i
  * copy of a device input's chunk. */
 raid_status raidRealizedCheckRangeAt(raid_ctx *ctx, const double *r, int64_t n, int64_t first);
 
-/* The arguments of raid_realized_compute (ctx not NULL, offsets non-decreasing from 0 or more, r and out
- * not NULL where needed): RAID_OK (ctx's message cleared) or RAID_EINVAL with its message on ctx. */
+/* The arguments of raid_realized_compute and raid_realized_noise_compute (ctx not NULL, offsets
+ * non-decreasing from 0 or more, r and out, the caller's array of results, not NULL where needed): RAID_OK (ctx's message cleared) or RAID_EINVAL with its message on ctx. */
 raid_status raidRealizedArgs(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
-                               const raid_realized *out);
+                               const void *out);
 
 /* The float64 cpu path of raid_realized_compute in steps, so that its caller chooses the threads that
  * sum the chunks (raid_realized_compute: OpenMP's; the realized job of a CSV file: the table reader's

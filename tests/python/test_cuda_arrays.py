@@ -329,6 +329,21 @@ def test_gpu_f64():
         raid.add(yd, yd, out=np.empty(x.size))
 
 
+def test_gpu_realized_noise():
+    """measures with the noise-robust columns on a CuPy array: computed on the host from a copy, the same
+    values as from the numpy array."""
+    cp = _gpu()
+    rng = np.random.default_rng(4)
+    r = rng.standard_normal(200_000) * 1e-3
+    off = np.array([0, 1, 2, 3, 390, 100_000, r.size], np.int64)
+    m = ["rv", "rk", "rk_h", "tsrv", "tsrv_k", "prv", "minrv"]
+    dev = raid.realized(cp.asarray(r), off, measures=m)
+    host = raid.realized(r, off, device="cuda:0", measures=m)
+    assert list(dev) == ["n", *m] == list(host.columns)
+    for c in host.columns:
+        _same(dev[c], host[c].to_numpy())
+
+
 def test_gpu_groupby():
     cp = _gpu()
     rng = np.random.default_rng(5)
