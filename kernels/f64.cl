@@ -59,3 +59,20 @@ RAID_KERNEL void f64_compare(RAID_GLOBAL const RaidU64 *a, RAID_GLOBAL const Rai
     if (i < n)
         mask[i] = (uchar)raidF64Compare(a[i], cmp <= 6u ? b[i] : 0u, (int)cmp);
 }
+
+/* out[i] = raidF64LogReturn(p[i], p[i + 1]) for i < n - 1 (kernels/raid_f64_returns.h: the bits of the cpu
+ * path and of the segmenter's returns), and *bad = the least index i < n of a price that is not positive and
+ * finite (the host sets it to 0xFFFFFFFF first; such a price's returns are computed anyway and discarded by
+ * the host). Built without options. */
+RAID_KERNEL void f64_log_returns(RAID_GLOBAL const RaidU64 *p, RAID_GLOBAL RaidU64 *out, RAID_GLOBAL uint *bad,
+                                 const uint n)
+{
+    const uint i = RAID_GLOBAL_ID(0);
+    if (i >= n)
+        return;
+    const RaidU64 a = p[i];
+    if (a == 0u || a >= RAID_F64_INF) /* +0, +inf, a NaN, any value with the sign bit */
+        RAID_ATOMIC_MIN(bad, i);
+    if (i + 1u < n)
+        out[i] = raidF64LogReturn(a, p[i + 1u]);
+}

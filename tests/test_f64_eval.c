@@ -1,7 +1,8 @@
 /*
  * include/raid/f64.h: raid_f64_map and compiled expressions (raid_f64_expr_compile, raid_f64_eval) on the
  * cpu backend against the host's double operators, and on the device (RAID_TEST_DEVICE; PoCL in CI) bit for
- * bit against the cpu backend; the compiler's refusals with the column of the fault.
+ * bit against the cpu backend; the compiler's refusals with the column of the fault; raid_f64_log_returns against
+ * glibc's log1p and log, and on the device bit for bit.
  */
 #include "support.h"
 #include "raid.h"
@@ -246,6 +247,97 @@ static void test_compare(void **state)
     raid_ctx_destroy(cpu);
 }
 
+/* Prices for the log returns: random walks with steps of every size (ticks of 1e-4, moves of a few percent,
+ * jumps across the [0.5, 2] boundary of the formula and beyond 1e100), the boundary ratios 2 and 1/2 and
+ * their neighbours, equal prices, and magnitudes from subnormal to near overflow. */
+static double *walk(size_t n, uint64_t seed)
+{
+    double *p = malloc(n * sizeof *p);
+    assert_non_null(p);
+    p[0] = 100.0;
+    for (size_t i = 1; i < n; i++) {
+        const uint64_t r = t_splitmix64(&seed);
+        const double u = (double)(r >> 11) * 0x1p-53 - 0.5, prev = p[i - 1];
+        double v;
+        switch (r % 10) {
+        case 0: v = prev * 2.0; break;
+        case 1: v = prev * 0.5; break;
+        case 2: v = nextafter(prev * ((r >> 4) & 1 ? 2.0 : 0.5), (r >> 5) & 1 ? INFINITY : 0.0); break;
+        case 3: v = prev; break;
+        case 4: v = prev * exp(u * 200.0); break; /* far: the difference of the logarithms */
+        case 5: v = t_from_bits((t_splitmix64(&seed) >> 1) | 1); break; /* any positive finite, subnormal too */
+        case 6: v = prev * (1.0 + u * 0.1); break;
+        default: v = prev * (1.0 + u * 1e-4); break;
+        }
+        if (!(v > 0) || !isfinite(v))
+            v = 1.0;
+        p[i] = v;
+    }
+    return p;
+}
+
+/* raid_f64_log_returns: on the cpu against the same formula with glibc's log1p and log (correctly rounded
+ * here, glibc within an ulp: at most 1 ulp apart in the log1p branch; in the other one each logarithm may
+ * differ by an ulp of itself), on the device bit for bit against the cpu, with the refusals of a bad price
+ * naming its index on both. */
+static void test_log_returns(void **state)
+{
+    (void)state;
+    raid_ctx *cpu = t_open_ctx("cpu");
+    enum { N = 40001 };
+    double *p = walk(N, 11), *o = malloc(N * sizeof *o), *d = malloc(N * sizeof *d);
+    assert_int_equal(raid_f64_log_returns(cpu, p, N, o), RAID_OK);
+    size_t ndiff = 0;
+    for (size_t i = 0; i + 1 < N; i++) {
+        const double prev = p[i], x = p[i + 1], q = (x - prev) / prev;
+        const int near = isfinite(q) && q >= -0.5 && q <= 1;
+        const double h = near ? log1p(q) : log(x) - log(prev);
+        const double tol = near ? fabs(nextafter(h, INFINITY) - h)
+                                : fabs(nextafter(log(x), INFINITY) - log(x)) + fabs(nextafter(log(prev), INFINITY) - log(prev));
+        if (!(fabs(o[i] - h) <= tol))
+            fail_msg("return %zu (%a -> %a): %a, glibc's formula %a", i, prev, x, o[i], h);
+        ndiff += o[i] != h;
+    }
+    print_message("log returns: %zu of %d differ from glibc's formula in their last bits\n", ndiff, N - 1);
+    assert_int_equal(raid_f64_log_returns(cpu, p, 1, o), RAID_OK); /* fewer than two prices: nothing */
+    assert_int_equal(raid_f64_log_returns(cpu, NULL, 0, NULL), RAID_OK);
+    assert_int_equal(raid_f64_log_returns(cpu, NULL, 2, o), RAID_EINVAL);
+    assert_int_equal(raid_f64_log_returns(cpu, p, N, p + 1), RAID_EINVAL); /* overlapping */
+    raid_ctx *dev = t_have_opencl() ? t_open_ctx(t_device()) : NULL;
+    if (dev) {
+        assert_int_equal(raid_f64_log_returns(dev, p, N, d), RAID_OK);
+        for (size_t i = 0; i + 1 < N; i++)
+            if (t_bits_of(d[i]) != t_bits_of(o[i]))
+                fail_msg("device, return %zu (%a -> %a): %a, cpu %a", i, p[i], p[i + 1], d[i], o[i]);
+    }
+    static const double bad[] = {0.0, -0.0, -1.0, INFINITY, -INFINITY, NAN};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        raid_ctx *ctxs[2] = {cpu, dev};
+        for (int c = 0; c < 2 && ctxs[c]; c++) {
+            const size_t at = 1000 + 7 * k, later = at + 50;
+            const double keep = p[at], keep2 = p[later];
+            p[at] = bad[k];
+            p[later] = -5.0; /* the first bad index is named */
+            assert_int_equal(raid_f64_log_returns(ctxs[c], p, N, d), RAID_EINVAL);
+            char want[96];
+            snprintf(want, sizeof want, "raid_f64_log_returns: prices[%zu] = %.17g is not positive and finite", at, bad[k]);
+            assert_string_equal(raid_ctx_errmsg(ctxs[c]), want);
+            p[at] = keep;
+            p[later] = keep2;
+        }
+    }
+    if (dev) {
+        const double two[2] = {1.0, 0.0};
+        assert_int_equal(raid_f64_log_returns(dev, two, 2, d), RAID_EINVAL); /* the last price is checked too */
+        assert_string_equal(raid_ctx_errmsg(dev), "raid_f64_log_returns: prices[1] = 0 is not positive and finite");
+        raid_ctx_destroy(dev);
+    }
+    const double two[2] = {1.0, 0.0};
+    assert_int_equal(raid_f64_log_returns(cpu, two, 2, d), RAID_EINVAL);
+    free(p), free(o), free(d);
+    raid_ctx_destroy(cpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_map_cpu),
         cmocka_unit_test(test_compile_errors),
         cmocka_unit_test(test_eval),
+        cmocka_unit_test(test_log_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

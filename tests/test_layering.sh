@@ -38,7 +38,7 @@ sim       include core
 f64       include core device kernels io/fastfloat.h
 io        include core
 device    include core kernels
-core      include
+core      include kernels
 kernels
 '
 

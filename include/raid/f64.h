@@ -126,6 +126,20 @@ RAID_API void raid_f64_expr_free(raid_f64_expr *e);
 RAID_API raid_status raid_f64_eval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n,
                                    double *out);
 
+/* Log returns of a price series: out[i] = log(prices[i + 1] / prices[i]) for i in [0, n - 1) (n prices, n - 1
+ * returns; n < 2: nothing to do), each computed as
+ *   q = (p - prev) / prev;  r = log1p(q) if q is finite and -0.5 <= q <= 1, else log(p) - log(prev)
+ * in binary64 with log1p and log correctly rounded (kernels/raid_f64_returns.h, docs/f64.md "Log returns"):
+ * the bits of the returns that `raid realized`, `raid returns` and every segment of the readers take, on the
+ * cpu backend and on every device. For p / prev in [0.5, 2] the result is within about one ulp of the exact
+ * log(p / prev) however small it is. Arrays as raid_f64_map's: host memory, or on a CUDA context CUDA device
+ * memory of that context read (prices) and written (out) in place; out holds n - 1 elements and may not
+ * overlap prices. Errors: RAID_EINVAL (NULL ctx, or prices or out NULL while n > 1; a price that is not
+ * positive and finite: "raid_f64_log_returns: prices[I] = V is not positive and finite", the first such
+ * index; then out's contents are unspecified; device memory that is not ctx's), the device layer's;
+ * message on ctx. */
+RAID_API raid_status raid_f64_log_returns(raid_ctx *ctx, const double *prices, size_t n, double *out);
+
 #ifdef __cplusplus
 }
 #endif

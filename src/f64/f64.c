@@ -13,6 +13,7 @@
 #include "raid_f64_exp.h"
 #include "raid_f64_trig.h"
 #include "raid_f64_log.h"
+#include "raid_f64_returns.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -383,7 +384,58 @@ raid_status raidF64CpuCompare(raid_ctx *ctx, int cmp, const double *a, const dou
     return RAID_OK;
 }
 
+raid_status raid_f64_log_returns(raid_ctx *ctx, const double *prices, size_t n, double *out)
+{
+    if (!ctx)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_log_returns: NULL context");
+    if (n < 2)
+        return RAID_OK;
+    if (!prices || !out)
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_log_returns: NULL %s", prices ? "out" : "prices");
+    if ((const char *)out < (const char *)(prices + n) && (const char *)prices < (const char *)(out + n - 1))
+        return raidFail(ctx, RAID_EINVAL, "raid_f64_log_returns: out overlaps prices");
+    size_t bad = n;
+    double v = 0;
+    raid_status st = RAID_BACKEND(raidF64Backends, ctx)->log_returns(ctx, prices, n, out, &bad, &v);
+    if (st == RAID_OK && bad < n)
+        st = raidFail(ctx, RAID_EINVAL, "raid_f64_log_returns: prices[%zu] = %.17g is not positive and finite", bad, v);
+    return st;
+}
+
+/* The cpu path: the prices checked (a scan of their bits), then raidF64LogReturn over the array. */
+raid_status raidF64CpuLogReturns(raid_ctx *ctx, const double *prices, size_t n, double *out, size_t *bad, double *badv)
+{
+    RaidMemKind kind;
+    raid_status st = raidMemKindOf(ctx, prices, n * sizeof(double), sizeof(double), "raid_f64_log_returns: prices", &kind);
+    if (st == RAID_OK)
+        st = raidMemKindOf(ctx, out, (n - 1) * sizeof(double), sizeof(double), "raid_f64_log_returns: out", &kind);
+    if (st != RAID_OK)
+        return st;
+    const long long nn = (long long)n;
+    size_t first = n;
+    for (long long i = 0; i < nn && first == n; i++) {
+        RaidU64 x;
+        memcpy(&x, &prices[i], sizeof x);
+        if (x == 0 || x >= RAID_F64_INF) { /* +0, +inf, NaN, every negative value (sign bit set) */
+            first = (size_t)i;
+            *badv = prices[i];
+        }
+    }
+    *bad = first;
+    if (first < n)
+        return RAID_OK;
+#pragma omp parallel for schedule(static) if (nn > 65536)
+    for (long long i = 0; i < nn - 1; i++) {
+        RaidU64 a, b;
+        memcpy(&a, &prices[i], sizeof a);
+        memcpy(&b, &prices[i + 1], sizeof b);
+        const RaidU64 r = raidF64LogReturn(a, b);
+        memcpy(&out[i], &r, sizeof out[i]);
+    }
+    return RAID_OK;
+}
+
 const RaidF64Backend raidF64Backends[2] = {
-    [RAID_ON_CPU] = {raidF64CpuEval, raidF64CpuCompare},
-    [RAID_ON_DEVICE] = {raidF64DeviceEval, raidF64DeviceCompare},
+    [RAID_ON_CPU] = {raidF64CpuEval, raidF64CpuCompare, raidF64CpuLogReturns},
+    [RAID_ON_DEVICE] = {raidF64DeviceEval, raidF64DeviceCompare, raidF64DeviceLogReturns},
 };

@@ -12,6 +12,7 @@
 #include "f64/f64_internal.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,5 +125,46 @@ raid_status raidF64DeviceCompare(raid_ctx *ctx, int cmp, const double *a, const 
         if (bm.h)
             raidBufRelease(ctx, &bm);
     }
+    return raidLaunchEnd(&L);
+}
+
+/* The log returns (raid_f64_log_returns): slices of SLICE returns, each reading its SLICE + 1 prices (the
+ * last price of a slice is the first of the next), the first bad price by an atomic minimum of its index. */
+raid_status raidF64DeviceLogReturns(raid_ctx *ctx, const double *prices, size_t n, double *out, size_t *bad,
+                                    double *badv)
+{
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    RaidLaunch L;
+    raidLaunchKernel(&L, ctx, "f64.cl", "f64_log_returns", "");
+    RaidBuf bb = {0};
+    RAID_LAUNCH_CALL(&L, raidBufAcquire(ctx, RAID_DT_UINT, 1, &bb));
+    const uint32_t none = UINT32_MAX;
+    for (size_t first = 0; L.st == RAID_OK && first < n - 1; first += SLICE) {
+        const size_t m = n - 1 - first < SLICE ? n - 1 - first : SLICE; /* returns; m + 1 prices */
+        RaidBuf bp = {0}, bo = {0};
+        uint32_t at = none;
+        RAID_LAUNCH_CALL(&L, raidBufFill(ctx, &bb, &none, NULL));
+        RAID_LAUNCH_CALL(&L, raidBufInput(ctx, prices + first, RAID_DT_ULONG, m + 1, "raid_f64_log_returns: prices", &bp,
+                                          NULL));
+        RAID_LAUNCH_CALL(&L, raidBufOutput(ctx, out + first, RAID_DT_ULONG, m, "raid_f64_log_returns: out", &bo));
+        raidLaunchSize(&L, m + 1, 256);
+        RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&bp), RAID_ARG_BUF(&bo), RAID_ARG_BUF(&bb), RAID_ARG_U32(m + 1));
+        raidLaunchRun(&L, &ctx->timing.kernel_s);
+        raidLaunchRead(&L, &bb, 1, &at, NULL);
+        if (L.st == RAID_OK && at != none) { /* the first bad price: its value for the message */
+            *bad = first + at;
+            RAID_LAUNCH_CALL(&L, raidBufDownload(ctx, &bp, at, 1, badv, 1, NULL));
+        } else {
+            RAID_LAUNCH_CALL(&L, raidBufDeliver(ctx, &bo, 0, m, out + first, "raid_f64_log_returns: out"));
+        }
+        if (bp.h)
+            raidBufRelease(ctx, &bp);
+        if (bo.h)
+            raidBufRelease(ctx, &bo);
+        if (*bad < n)
+            break;
+    }
+    if (bb.h)
+        raidBufRelease(ctx, &bb);
     return raidLaunchEnd(&L);
 }

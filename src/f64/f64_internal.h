@@ -87,12 +87,20 @@ typedef struct RaidF64Backend {
     raid_status (*eval)(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out);
     /* mask[i] = raidF64Compare(a[i], b[i], cmp), i < n (b may be NULL for the one-operand predicates) */
     raid_status (*compare)(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask, size_t n);
+    /* out[i] = raidF64LogReturn(prices[i], prices[i + 1]), i < n - 1 (n >= 2, arguments validated by
+     * raid_f64_log_returns), and *bad the first index of a price that is not positive and finite with its
+     * value *badv, or n when there is none (out's contents unspecified then; the entry reports it) */
+    raid_status (*log_returns)(raid_ctx *ctx, const double *prices, size_t n, double *out, size_t *bad, double *badv);
 } RaidF64Backend;
 extern const RaidF64Backend raidF64Backends[2];
 raid_status raidF64CpuEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n, double *out);
 raid_status raidF64DeviceEval(raid_ctx *ctx, const raid_f64_expr *e, const double *const *inputs, size_t n,
                               double *out);
 raid_status raidF64CpuCompare(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask, size_t n);
+raid_status raidF64CpuLogReturns(raid_ctx *ctx, const double *prices, size_t n, double *out, size_t *bad,
+                                 double *badv);
+raid_status raidF64DeviceLogReturns(raid_ctx *ctx, const double *prices, size_t n, double *out, size_t *bad,
+                                    double *badv);
 raid_status raidF64DeviceCompare(raid_ctx *ctx, int cmp, const double *a, const double *b, unsigned char *mask,
                                  size_t n);
 

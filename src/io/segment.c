@@ -11,10 +11,13 @@
  * (Sterbenz) and r carries about one rounding of relative error (log(p_i / p_{i-1}) has an absolute
  * error of about 2^-53, a relative error of 2^-53/|r|, 1e-12 at r = 1e-4; log(p_i) - log(p_{i-1}) loses
  * a further log2|log p| bits to cancellation). Otherwise r_i = log(p_i) - log(p_{i-1}), finite for any
- * positive finite prices (|r| < 1500) where q may overflow (1e-200 -> 1e200) or round to -1. */
+ * positive finite prices (|r| < 1500) where q may overflow (1e-200 -> 1e200) or round to -1. Every
+ * operation is binary64 correctly rounded, log1p and log included (raidLogReturn, core/logret.h), on integer
+ * words: the bits of raid_f64_log_returns on every device. */
 #define _POSIX_C_SOURCE 200809L
 #include "io/segment.h"
 #include "core/internal.h"
+#include "core/logret.h"
 #include "io/symtab.h"
 #include "io/tz.h"
 
@@ -404,14 +407,9 @@ static int push_ret(sym_state *s, double r) { return push_rets(s, &r, 1); }
 
 /* The return from price prev to p (both positive and finite): log1p of the relative change where that is
  * accurate (p/prev in [0.5, 2]: the subtraction is exact), else the difference of the logarithms, which
- * cannot overflow (|r| < 1500) where the relative change can. */
-static double price_return(double prev, double p)
-{
-    const double q = (p - prev) / prev;
-    if (isfinite(q) && q >= -0.5 && q <= 1)
-        return log1p(q);
-    return log(p) - log(prev);
-}
+ * cannot overflow (|r| < 1500) where the relative change can: core/logret.h, kernels/raid_f64_returns.h's
+ * correctly rounded binary64 on integer words, so that raid_f64_log_returns on a device gives the same bits. */
+static double price_return(double prev, double p) { return raidLogReturn(prev, p); }
 
 double raidSegReturnOf(double prev, double p) { return price_return(prev, p); }
 
