@@ -60,6 +60,40 @@ static const char help_realized[] =
     "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL);\n"
     "  3 --check found a difference above its bound; 4 device error.\n";
 
+static const char help_returns[] =
+    "usage: raid returns FILE [-o OUT] [--device D] [--sample S] [--session W] [--tz Area/City]\n"
+    "                    [--symbol-col C] [--time-col C] [--price-col C]\n"
+    "\n"
+    "The log returns of the intraday prices of FILE (CSV with a header row, columns symbol,timestamp,price;\n"
+    "\"-\" reads standard input), one row a return: the returns that `raid realized` measures, with the\n"
+    "same sampling, session window, time zone, segments (symbol, trading date: no return across two dates)\n"
+    "and checks. Each return is log(p / prev) in binary64 with a correctly rounded log1p (for p / prev in\n"
+    "[0.5, 2]) or log (docs/f64.md \"Log returns\"): the same bits on the cpu and every device.\n"
+    "\n"
+    "Output (CSV, to OUT or standard output):\n"
+    "  symbol,date,timestamp,ret\n"
+    "  timestamp is the local time (in --tz) of the return's end price, YYYY-MM-DDTHH:MM:SS[.ffffff]: the\n"
+    "  observation's with --sample tick, the grid point's otherwise; ret in the fewest digits that read\n"
+    "  back as the same double. Rows by symbol (order of first appearance), date, then time.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); - or no -o: stdout\n"
+    "  --device D           compute the returns from the sampled prices on D (auto | cpu | opencl |\n"
+    "                       opencl:P.D | cuda | cuda:N): the same bytes as without; default the cpu\n"
+    "  --sample S           sampling interval of prices: tick | Nms | Ns | Nmin | Nh; default 5min\n"
+    "  --session W          keep observations inside the window HH:MM-HH:MM (local time, both ends\n"
+    "                       included; as raid realized --session); default all\n"
+    "  --tz Area/City       IANA time zone of the local times (as raid realized --tz); default UTC\n"
+    "  --symbol-col C       name of the symbol column (default symbol; optional)\n"
+    "  --time-col C         name of the timestamp column (default timestamp)\n"
+    "  --price-col C        name of the price column (default price)\n"
+    "  -q, --quiet          the notices about single series one line per kind\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status:\n"
+    "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL; no output\n"
+    "  file is left); 4 device error.\n";
+
 static const char help_devices[] =
     "usage: raid devices\n"
     "\n"
@@ -473,6 +507,8 @@ const char *cli_help(const char *cmd)
         return NULL;
     if (!strcmp(cmd, "realized"))
         return help_realized;
+    if (!strcmp(cmd, "returns"))
+        return help_returns;
     if (!strcmp(cmd, "devices"))
         return help_devices;
     if (!strcmp(cmd, "simulate"))

@@ -45,6 +45,7 @@
 #include "raid/arrow.h"
 #include "raid/precision.h"
 #include "raid/f64.h"
+#include "raid/returns.h"
 #include "raid/tuning.h"
 
 #endif /* RAID_H */

@@ -27,7 +27,7 @@ cli       include
 bench     include
 examples  include
 python    include
-jobs      include core context io realized regress models ta column sim
+jobs      include core context io realized regress models ta column sim f64
 context   include core device
 realized  include core device io/symtab.h io/order.h io/utf8.h io/tz.h
 regress   include core device

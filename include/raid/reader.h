@@ -32,6 +32,8 @@ typedef struct raid_read_opts {
     int32_t session_end_s;     /* inclusive end of the window, seconds after midnight; below the start:
                                   a window across midnight whose evening part opens the next trading date */
     int64_t sample_us;         /* sampling interval in microseconds; 0 = tick (every observation); default 300e6 (5min) */
+    int samples;               /* 1: batches also carry the sampled prices (raid_batch's price, time_us and
+                                  first_price; prices only, `raid returns`); default 0 */
 } raid_read_opts;
 
 RAID_API void raid_read_opts_init(raid_read_opts *o);
@@ -53,7 +55,11 @@ RAID_API raid_status raid_parse_sample(const char *s, int64_t *us);
 RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t *end_s);
 
 /** A batch of whole segments (symbol, date) with their returns, filled by raid_reader_next or
- *  raid_ticks_take. */
+ *  raid_ticks_take. With the option samples (raid_read_opts) also the sampled prices: the return ret[i]
+ *  is from the price before it to price[i], sampled at local wall-clock time time_us[i] (microseconds
+ *  since 1970-01-01T00:00:00 in the zone of the options: the observation's time with tick sampling, the
+ *  grid point's otherwise), and segment s's first sampled price is first_price[s] (its returns are from
+ *  the prices first_price[s], price[offsets[s]], ..., price[offsets[s+1] - 1]). NULL without the option. */
 typedef struct raid_batch {
     double *ret;         /* returns of all segments back to back */
     size_t nret, ret_cap;
@@ -61,6 +67,9 @@ typedef struct raid_batch {
     uint32_t *symbol;    /* nseg symbol indices (raid_reader_symbol) */
     int32_t *date;       /* nseg dates as yyyymmdd */
     size_t nseg, seg_cap;
+    double *price;       /* the option samples: nret end prices (ret_cap entries) */
+    int64_t *time_us;    /* their local times */
+    double *first_price; /* nseg first prices (seg_cap entries) */
 } raid_batch;
 
 RAID_API void raid_batch_init(raid_batch *b);

@@ -77,6 +77,7 @@ typedef struct pre_cfg {
     int64_t sample_us;
     int fixed;         /* the zone has one offset at all times (UTC): a local time's instant is local - fixed_us */
     int64_t fixed_us;
+    int samples;       /* raid_read_opts.samples: every kept row goes to the segmenter with tick sampling */
 } pre_cfg;
 
 struct raid_reader {
@@ -195,7 +196,8 @@ static int derive(const void *arg, RaidTbatch *b)
     const RaidTcol *sym = &b->col[F_SYM], *tc = &b->col[F_TIME], *vc = &b->col[F_VAL];
     const int64_t S = cf->sample_us;
     const int keys = !cf->has_sym || sym->keyed;
-    q->fast = keys && n <= NONE && (S == 0 || S >= MIN_FAST_GRID_US);
+    /* with the samples, tick sampling needs every row's price and time: no row is left out */
+    q->fast = keys && n <= NONE && (S == 0 ? !cf->samples : S >= MIN_FAST_GRID_US);
     q->nmust = 0;
     const size_t nk = !keys ? 0 : cf->has_sym ? sym->nkeys : 1;
     if (nk > q->kcap) {
@@ -494,7 +496,7 @@ raid_status raid_reader_open(raid_reader **out, const char *path, const raid_rea
         const int32_t off0 = raidIoTzOffset(raidSegTz(rd->sg), 0, &lo, &hi);
         rd->cfg = (pre_cfg){rd->sg, raidSegTz(rd->sg), rd->has_sym, raidSegSampleUs(rd->sg) == 0,
                             raidSegSampleUs(rd->sg), lo == INT64_MIN && hi == INT64_MAX,
-                            (int64_t)off0 * RAID_US_PER_S};
+                            (int64_t)off0 * RAID_US_PER_S, o && o->samples};
         raidTableSetBlockFn(rd->tb, derive, &rd->cfg);
     }
     /* Without a symbol column every row is one symbol's: say so, since interleaved symbols would be read

@@ -155,14 +155,50 @@ void raid_batch_free(raid_batch *b)
     if (!b)
         return;
     free(b->ret);
+    free(b->price);
+    free(b->time_us);
+    free(b->first_price);
     free(b->offsets);
     free(b->symbol);
     free(b->date);
     memset(b, 0, sizeof *b);
 }
 
-static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const double *r, size_t n)
+/* A segment's sampled prices (the segmenter's option samples): the end price and local time of each
+ * return, and the first price. */
+typedef struct seg_samples {
+    const double *price;
+    const int64_t *time_us;
+    double first;
+} seg_samples;
+
+/* b's sample arrays (price, time_us: ret_cap entries; first_price: seg_cap entries) where a segment with
+ * samples comes: they exist with their capacities once one did. 0, or -1 when out of memory. */
+static int batch_samples(raid_batch *b)
 {
+    if (b->ret_cap) {
+        double *pp = realloc(b->price, b->ret_cap * sizeof *pp);
+        if (!pp)
+            return -1;
+        b->price = pp;
+        int64_t *tt = realloc(b->time_us, b->ret_cap * sizeof *tt);
+        if (!tt)
+            return -1;
+        b->time_us = tt;
+    }
+    if (b->seg_cap) {
+        double *f = realloc(b->first_price, b->seg_cap * sizeof *f);
+        if (!f)
+            return -1;
+        b->first_price = f;
+    }
+    return 0;
+}
+
+static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const double *r, size_t n,
+                                const seg_samples *smp)
+{
+    const int with = smp || b->price || b->first_price; /* the sample arrays grow with the others */
     if (b->nret + n > b->ret_cap) {
         size_t cap = b->ret_cap ? b->ret_cap : 1024;
         while (cap < b->nret + n)
@@ -172,6 +208,8 @@ static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const
             return RAID_ENOMEM;
         b->ret = t;
         b->ret_cap = cap;
+        if (with && batch_samples(b) != 0)
+            return RAID_ENOMEM;
     }
     if (b->nseg + 1 > b->seg_cap || !b->offsets) {
         size_t cap = b->seg_cap ? b->seg_cap * 2 : 64;
@@ -190,11 +228,22 @@ static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const
             return RAID_ENOMEM;
         b->date = d;
         b->seg_cap = cap;
+        if (with && batch_samples(b) != 0)
+            return RAID_ENOMEM;
     }
+    if (smp && (!b->first_price || (b->ret_cap && !b->price)) && batch_samples(b) != 0)
+        return RAID_ENOMEM;
     if (b->nseg == 0)
         b->offsets[0] = (int64_t)b->nret;
     if (n)
         memcpy(b->ret + b->nret, r, n * sizeof *r);
+    if (smp) {
+        if (n) {
+            memcpy(b->price + b->nret, smp->price, n * sizeof *b->price);
+            memcpy(b->time_us + b->nret, smp->time_us, n * sizeof *b->time_us);
+        }
+        b->first_price[b->nseg] = smp->first;
+    }
     b->nret += n;
     b->symbol[b->nseg] = sym;
     b->date[b->nseg] = date;
@@ -229,6 +278,10 @@ typedef struct sym_state {
     double last_sampled;
     double *ret;
     size_t n, cap;
+    /* the option samples: the end price and local time of each return (cap entries), the first price */
+    double *px;
+    int64_t *tm;
+    double first_p;
 } sym_state;
 
 typedef struct ready_seg {
@@ -236,12 +289,16 @@ typedef struct ready_seg {
     int32_t date;
     double *ret;   /* the segment's returns: the symbol's buffer, handed over (not copied) when it closed */
     size_t n, cap;
+    double *px;    /* the samples (option samples), handed over likewise */
+    int64_t *tm;
+    double first_p;
 } ready_seg;
 
 struct RaidSeg {
     raid_input_kind kind;
     int32_t ses_lo_s, ses_hi_s; /* -1: none; lo > hi: across midnight */
     int64_t sample_us;
+    int samples;                /* raid_read_opts.samples: keep each return's end price and local time */
     RaidIoTz *tz;
     int tz_cached;
     int64_t tz_lo, tz_hi;
@@ -297,6 +354,7 @@ raid_status raidSegCreate(RaidSeg **out, const raid_read_opts *o, const char *fn
     sg->sample_us = ret ? 0 : o->sample_us;
     sg->ses_lo_s = ret ? -1 : o->session_start_s;
     sg->ses_hi_s = o->session_end_s;
+    sg->samples = !ret && o->samples;
     raid_status s = raidIoTzOpen(&sg->tz, o->tz);
     if (s != RAID_OK) {
         raidSegFree(sg);
@@ -313,15 +371,23 @@ void raidSegFree(RaidSeg *sg)
     raidIoTzFree(sg->tz);
     for (size_t i = 0; i < sg->nsyms; i++) {
         free(sg->syms[i].ret);
+        free(sg->syms[i].px);
+        free(sg->syms[i].tm);
     }
     free(sg->syms);
     free(sg->pend);
     raidSymtabFree(&sg->tab);
-    for (size_t j = sg->rq_head; j < sg->rq_n; j++)
+    for (size_t j = sg->rq_head; j < sg->rq_n; j++) {
         free(sg->rq[j].ret);
+        free(sg->rq[j].px);
+        free(sg->rq[j].tm);
+    }
     free(sg->rq);
-    for (size_t j = 0; j < sg->npool; j++)
+    for (size_t j = 0; j < sg->npool; j++) {
         free(sg->pool[j].ret);
+        free(sg->pool[j].px);
+        free(sg->pool[j].tm);
+    }
     free(sg->pool);
     for (size_t i = 0; i < sg->nnotices; i++)
         free(sg->notices[i]);
@@ -385,17 +451,28 @@ int64_t raidSegLocal(RaidSeg *sg, int64_t t_us)
 /* Segments                                                                                        */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* Append the m returns r to the symbol's open segment. 0, or -1 when out of memory. */
-static int push_rets(sym_state *s, const double *r, size_t m)
+/* Append the m returns r to the symbol's open segment (with the option samples, room for their samples:
+ * the caller writes them). 0, or -1 when out of memory. */
+static int push_rets(sym_state *s, const double *r, size_t m, int samples)
 {
-    if (s->n + m > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 256;
+    if (s->n + m > s->cap || (samples && !s->px)) {
+        size_t cap = s->cap ? s->cap : 256;
         while (cap < s->n + m)
             cap *= 2;
         double *t = realloc(s->ret, cap * sizeof *t);
         if (!t)
             return -1;
         s->ret = t;
+        if (samples) {
+            double *pp = realloc(s->px, cap * sizeof *pp);
+            if (!pp)
+                return -1;
+            s->px = pp;
+            int64_t *tt = realloc(s->tm, cap * sizeof *tt);
+            if (!tt)
+                return -1;
+            s->tm = tt;
+        }
         s->cap = cap;
     }
     memcpy(s->ret + s->n, r, m * sizeof *r);
@@ -403,7 +480,7 @@ static int push_rets(sym_state *s, const double *r, size_t m)
     return 0;
 }
 
-static int push_ret(sym_state *s, double r) { return push_rets(s, &r, 1); }
+static int push_ret(sym_state *s, double r) { return push_rets(s, &r, 1, 0); }
 
 /* The return from price prev to p (both positive and finite): log1p of the relative change where that is
  * accurate (p/prev in [0.5, 2]: the subtraction is exact), else the difference of the logarithms, which
@@ -414,12 +491,21 @@ static double price_return(double prev, double p) { return raidLogReturn(prev, p
 double raidSegReturnOf(double prev, double p) { return price_return(prev, p); }
 
 /* ret: the return from the previous sample to p when the caller worked it out (raidSegPriceAt), else
- * NULL. */
-static int take_sample(sym_state *s, double p, const double *ret)
+ * NULL. local: the sample's local wall-clock time (microseconds), kept with the option samples. */
+static int take_sample(const RaidSeg *sg, sym_state *s, double p, const double *ret, int64_t local)
 {
     assert(!ret || s->nsampled > 0);
-    if (s->nsampled++ > 0 && push_ret(s, ret ? *ret : price_return(s->last_sampled, p)) != 0)
-        return -1;
+    if (s->nsampled++ > 0) {
+        const double r = ret ? *ret : price_return(s->last_sampled, p);
+        if (push_rets(s, &r, 1, sg->samples) != 0)
+            return -1;
+        if (sg->samples) {
+            s->px[s->n - 1] = p;
+            s->tm[s->n - 1] = local;
+        }
+    } else {
+        s->first_p = p;
+    }
     s->last_sampled = p;
     return 0;
 }
@@ -433,7 +519,7 @@ static int take_grid(RaidSeg *sg, sym_state *s)
         sg->stale_returns += !s->fresh;
     }
     s->fresh = 0;
-    return take_sample(s, s->last_p, NULL);
+    return take_sample(sg, s, s->last_p, NULL, sg->samples ? raidSegLocal(sg, s->next_grid) : 0);
 }
 
 static int32_t yyyymmdd(int64_t day)
@@ -472,12 +558,14 @@ static int close_segment(RaidSeg *sg, uint32_t i)
             sg->rq_cap = cap;
         }
         if (s->n) { /* the returns go with the segment; the symbol takes a buffer of an earlier one */
-            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), s->ret, s->n, s->cap};
-            const ready_seg none = {0, 0, NULL, 0, 0}, *u = sg->npool ? &sg->pool[--sg->npool] : &none;
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), s->ret, s->n, s->cap, s->px, s->tm, s->first_p};
+            const ready_seg none = {0, 0, NULL, 0, 0, NULL, NULL, 0}, *u = sg->npool ? &sg->pool[--sg->npool] : &none;
             s->ret = u->ret;
             s->cap = u->cap;
+            s->px = u->px;
+            s->tm = u->tm;
         } else {
-            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), NULL, 0, 0};
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), NULL, 0, 0, NULL, NULL, s->first_p};
         }
     }
     s->n = 0;
@@ -506,12 +594,12 @@ static int grid_too_long(const RaidSeg *sg, const sym_state *s, int64_t t)
     return (uint64_t)s->nsampled + pending > (uint64_t)RAID_MAX_SEGMENT_RETURNS;
 }
 
-/* A kept price observation at instant t (us); anchor is the instant of the local midnight before it.
- * The caller checked grid_too_long. */
-static int observe(RaidSeg *sg, sym_state *s, int64_t t, int64_t anchor, double p, const double *ret)
+/* A kept price observation at instant t (us), local wall-clock time local; anchor is the instant of the
+ * local midnight before it. The caller checked grid_too_long. */
+static int observe(RaidSeg *sg, sym_state *s, int64_t t, int64_t local, int64_t anchor, double p, const double *ret)
 {
     if (sg->sample_us == 0)
-        return take_sample(s, p, ret);
+        return take_sample(sg, s, p, ret, local);
     const int64_t S = sg->sample_us;
     if (!s->have_obs) {
         s->have_obs = 1;
@@ -605,12 +693,20 @@ int raidSegPriceAfter(RaidSeg *sg, uint32_t si, int64_t instant, int64_t day, in
         if (sg->sample_us > 0) {
             sg->gaps += nskip;
         } else {
-            if (push_rets(s, skip_ret, nskip) != 0)
+            assert(!sg->samples); /* the samples need every row (reader.c) */
+            if (push_rets(s, skip_ret, nskip, 0) != 0)
                 return RAID_SEG_ENOMEM;
             s->nsampled += nskip;
         }
     }
-    return observe(sg, s, instant, instant - tod, p, ret) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
+    int64_t local = 0; /* the row's local wall-clock time: its calendar date is the trading date's, or the day
+                          before for the evening part of a session across midnight */
+    if (sg->samples) {
+        int next = 0;
+        raidSessionKeep(sg->ses_lo_s, sg->ses_hi_s, tod, &next);
+        local = (day - next) * RAID_US_PER_DAY + tod;
+    }
+    return observe(sg, s, instant, local, instant - tod, p, ret) == 0 ? RAID_SEG_OK : RAID_SEG_ENOMEM;
 }
 
 int raidSegReturn(RaidSeg *sg, uint32_t si, int64_t day, double r, const RaidSegRow *w)
@@ -738,7 +834,8 @@ raid_status raidSegTake(RaidSeg *sg, raid_batch *b, size_t max_returns)
     size_t delivered = 0;
     while (sg->rq_head < sg->rq_n && (delivered == 0 || b->nret < max_returns)) {
         ready_seg *q = &sg->rq[sg->rq_head];
-        if (batch_append(b, q->sym, q->date, q->ret, q->n) != RAID_OK)
+        const seg_samples smp = {q->px, q->tm, q->first_p};
+        if (batch_append(b, q->sym, q->date, q->ret, q->n, sg->samples ? &smp : NULL) != RAID_OK)
             return raidFail(NULL, RAID_ENOMEM, "out of memory");
         sg->rq_head++;
         if (q->ret) { /* its buffer, for a symbol's next segment */
@@ -750,11 +847,16 @@ raid_status raidSegTake(RaidSeg *sg, raid_batch *b, size_t max_returns)
                     sg->pool_cap = cap;
                 }
             }
-            if (sg->npool < sg->pool_cap)
+            if (sg->npool < sg->pool_cap) {
                 sg->pool[sg->npool++] = *q;
-            else
+            } else {
                 free(q->ret);
+                free(q->px);
+                free(q->tm);
+            }
             q->ret = NULL;
+            q->px = NULL;
+            q->tm = NULL;
         }
         delivered++;
     }

@@ -27,24 +27,6 @@ struct raid_ticks {
 
 #define tfail(tk, ...) raidStickyFail(&(tk)->err, __VA_ARGS__)
 
-/* "YYYY-MM-DDTHH:MM:SS[.ffffff][Z]" of t (microseconds), into buf (at least 40 bytes). */
-static const char *fmt_time(char *buf, size_t len, int64_t t, int utc)
-{
-    const int64_t day = raidIoFloordiv(t, RAID_US_PER_DAY);
-    const int64_t tod = t - day * RAID_US_PER_DAY;
-    int64_t y;
-    int m, d;
-    raidIoCivilFromDays(day, &y, &m, &d);
-    const int64_t s = tod / RAID_US_PER_S, us = tod % RAID_US_PER_S;
-    int k = snprintf(buf, len, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, (int)(s / 3600),
-                     (int)(s / 60 % 60), (int)(s % 60));
-    if (us && k > 0 && (size_t)k < len)
-        k += snprintf(buf + k, len - (size_t)k, ".%06d", (int)us);
-    if (utc && k > 0 && (size_t)k < len)
-        snprintf(buf + k, len - (size_t)k, "Z");
-    return buf;
-}
-
 raid_status raid_ticks_create(raid_ticks **out, const raid_read_opts *o)
 {
     if (!out)
@@ -108,7 +90,7 @@ static const char *show_time(char *buf, size_t len, const char *text, size_t tle
         snprintf(buf, len, "'%s'", RAID_SHOW(text, tlen));
         return buf;
     }
-    return fmt_time(buf, len, raw, utc);
+    return raidIoFormatTime(buf, len, raw, utc);
 }
 
 /* Row tk->rows of symbol si at `instant` (a UTC instant when utc, else local wall-clock time, whose UTC

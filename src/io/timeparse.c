@@ -6,6 +6,8 @@
  * are rejected. Civil-date arithmetic: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms". */
 #include "io/tz.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 int raidIoIsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
@@ -149,4 +151,21 @@ int raidIoParseTimestampC(const char *s, size_t n, RaidIoTs *out, RaidIoDayCache
     }
     out->wall_us = (days * 86400 + hh * 3600 + mi * 60 + ss) * RAID_US_PER_S + frac_us;
     return 0;
+}
+
+const char *raidIoFormatTime(char *buf, size_t len, int64_t t, int utc)
+{
+    const int64_t day = raidIoFloordiv(t, RAID_US_PER_DAY);
+    const int64_t tod = t - day * RAID_US_PER_DAY;
+    int64_t y;
+    int m, d;
+    raidIoCivilFromDays(day, &y, &m, &d);
+    const int64_t s = tod / RAID_US_PER_S, us = tod % RAID_US_PER_S;
+    int k = snprintf(buf, len, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, (int)(s / 3600),
+                     (int)(s / 60 % 60), (int)(s % 60));
+    if (us && k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, ".%06d", (int)us);
+    if (utc && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, "Z");
+    return buf;
 }

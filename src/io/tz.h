@@ -21,6 +21,11 @@ void raidIoCivilFromDays(int64_t days, int64_t *y, int *m, int *d);
 int raidIoIsLeap(int64_t y);
 int raidIoDaysInMonth(int64_t y, int m);
 
+/* t (microseconds since 1970-01-01T00:00:00) as "YYYY-MM-DDTHH:MM:SS[.ffffff][Z]" into buf (at least 40
+ * bytes): the fraction only when not zero, Z when utc. The form every output of RAID writes a time in
+ * (raid bars' start, raid returns' timestamp) and the messages quote. Returns buf. */
+const char *raidIoFormatTime(char *buf, size_t len, int64_t t, int utc);
+
 /* A parsed ISO 8601 timestamp "YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}][Z|+HH:MM|-HH:MM|+HHMM|+HH]".
  * wall_us: the written wall-clock time as microseconds since 1970-01-01T00:00:00 (fraction truncated to
  * microseconds); has_offset: 1 if an offset (or Z) was given, offset_s its value (east positive). */

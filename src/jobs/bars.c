@@ -278,15 +278,8 @@ raid_status raid_bars_write_csv(const raid_bars *b, FILE *f)
     fputs("symbol,start,open,high,low,close,volume,vwap,trades\n", f);
     for (size_t g = 0; g < b->n; g++) {
         raid_csv_put_field(f, raidSymtabName(&b->syms, b->sym[g]));
-        const int64_t days = raidIoFloordiv(b->start_us[g], RAID_US_PER_DAY);
-        const int64_t us = raidIoFloormod(b->start_us[g], RAID_US_PER_DAY), s = us / RAID_US_PER_S;
-        int64_t y;
-        int mo, d;
-        raidIoCivilFromDays(days, &y, &mo, &d);
-        fprintf(f, ",%04lld-%02d-%02dT%02lld:%02lld:%02lld", (long long)y, mo, d, (long long)(s / 3600),
-                (long long)(s / 60 % 60), (long long)(s % 60));
-        if (us % RAID_US_PER_S)
-            fprintf(f, ".%06lld", (long long)(us % RAID_US_PER_S));
+        char when[48];
+        fprintf(f, ",%s", raidIoFormatTime(when, sizeof when, b->start_us[g], 0));
         raid_csv_put_value(f, b->open[g]);
         raid_csv_put_value(f, b->high[g]);
         raid_csv_put_value(f, b->low[g]);
