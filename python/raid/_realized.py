@@ -1,5 +1,6 @@
 """Realized measures: of numpy returns (raid_realized_compute), and of a DataFrame of intraday prices
 through the library's segmenting and sampling (raid_ticks_*, the CSV reader's rules on arrays)."""
+import os
 import warnings
 
 import numpy as np
@@ -159,6 +160,65 @@ def _session(session):
     return a[0], b[0]
 
 
+def _read_opts(sample, session, tz, samples, keep):
+    """A raid_read_opts of prices (keep: the strings it points to, kept alive by the caller)."""
+    o = ffi.new("raid_read_opts *")
+    lib.raid_read_opts_init(o)
+    o.kind = lib.RAID_INPUT_PRICES
+    if tz is not None:
+        keep.append(ffi.new("char[]", str(tz).encode()))
+        o.tz = keep[-1]
+    o.sample_us = _sample_us(sample)
+    if session is not None:
+        o.session_start_s, o.session_end_s = _session(session)
+    o.samples = int(samples)
+    return o
+
+
+def _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, samples, add):
+    """The rows of df (realized_from_prices' columns and rules) through a raid_ticks segmenter: add(tk,
+    finish) takes its complete segments every _TAKE_EVERY rows and at the end (finish = 1); the
+    segmenter's notices as RaidNotice warnings at the caller's caller."""
+    df = frame(df, "df", "symbol (optional), timestamp, price")
+    sym_c = column(df, symbol_col, "symbol", required=False)
+    t_c = column(df, time_col, "timestamp")
+    p_c = column(df, price_col, "price")
+    n = len(df)
+    price, pp = as_c(floats(df[p_c], p_c, nulls="nan"), np.float64, p_c)
+    tcol = df[t_c]
+    if is_text(tcol):  # the library's parser, the CSV reader's (raid_ticks_push_text)
+        keep_text, tp = c_strings(texts(tcol, "timestamp"), "timestamp")
+        push = lambda sym, s0, k: lib.raid_ticks_push_text(tk, sym, tp + s0, pp + s0, k)  # noqa: E731
+    else:
+        t_us, utc = timestamps_us(tcol, t_c, "datetime64 (naive or tz-aware) or ISO 8601 text")
+        t_us, tp = as_c(t_us, np.int64, "timestamp")
+        push = lambda sym, s0, k: lib.raid_ticks_push(tk, sym, tp + s0, int(utc), pp + s0, k)  # noqa: E731
+    if sym_c is None:
+        codes, sym_bytes = np.zeros(n, dtype=np.int64), [b""]
+        no_symbol_notice(stacklevel=4)
+    else:
+        codes, sym_bytes = symbols(df[sym_c])
+    # runs of rows of one symbol, in row order
+    cut = np.flatnonzero(np.diff(codes) != 0) + 1
+    starts = np.concatenate([[0], cut]) if n else np.zeros(0, dtype=np.int64)
+    ends = np.concatenate([cut, [n]]) if n else np.zeros(0, dtype=np.int64)
+    keep = []
+    o = _read_opts(sample, session, tz, samples, keep)
+    tkp = ffi.new("raid_ticks **")
+    check(lib.raid_ticks_create(tkp, o))
+    tk = ffi.gc(tkp[0], lib.raid_ticks_destroy)
+    pushed = 0
+    for s0, s1 in zip(starts, ends):
+        check(push(sym_bytes[codes[s0]], int(s0), int(s1 - s0)))
+        pushed += s1 - s0
+        if pushed >= _TAKE_EVERY:
+            add(tk, 0)
+            pushed = 0
+    add(tk, 1)
+    for i in range(lib.raid_ticks_notice_count(tk)):
+        warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=3)
+
+
 def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=None, time_col=None,
                          price_col=None, device="auto", precision="df", measures=None):
     """Daily realized measures of intraday prices, with `raid realized`'s reader semantics (docs/input.md).
@@ -189,44 +249,6 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     numbers or a timestamp column that is neither datetimes nor text (docs/python.md "Inputs").
     """
     measures = _measures_list(measures)
-    df = frame(df, "df", "symbol (optional), timestamp, price")
-    sym_c = column(df, symbol_col, "symbol", required=False)
-    t_c = column(df, time_col, "timestamp")
-    p_c = column(df, price_col, "price")
-    n = len(df)
-    price, pp = as_c(floats(df[p_c], p_c, nulls="nan"), np.float64, p_c)
-    tcol = df[t_c]
-    if is_text(tcol):  # the library's parser, the CSV reader's (raid_ticks_push_text)
-        keep_text, tp = c_strings(texts(tcol, "timestamp"), "timestamp")
-        push = lambda sym, s0, k: lib.raid_ticks_push_text(tk, sym, tp + s0, pp + s0, k)  # noqa: E731
-    else:
-        t_us, utc = timestamps_us(tcol, t_c, "datetime64 (naive or tz-aware) or ISO 8601 text")
-        t_us, tp = as_c(t_us, np.int64, "timestamp")
-        push = lambda sym, s0, k: lib.raid_ticks_push(tk, sym, tp + s0, int(utc), pp + s0, k)  # noqa: E731
-    if sym_c is None:
-        codes, sym_bytes = np.zeros(n, dtype=np.int64), [b""]
-        no_symbol_notice(stacklevel=3)
-    else:
-        codes, sym_bytes = symbols(df[sym_c])
-    # runs of rows of one symbol, in row order
-    cut = np.flatnonzero(np.diff(codes) != 0) + 1
-    starts = np.concatenate([[0], cut]) if n else np.zeros(0, dtype=np.int64)
-    ends = np.concatenate([cut, [n]]) if n else np.zeros(0, dtype=np.int64)
-
-    o = ffi.new("raid_read_opts *")
-    lib.raid_read_opts_init(o)
-    o.kind = lib.RAID_INPUT_PRICES
-    keep = []
-    if tz is not None:
-        keep.append(ffi.new("char[]", str(tz).encode()))
-        o.tz = keep[-1]
-    o.sample_us = _sample_us(sample)
-    if session is not None:
-        o.session_start_s, o.session_end_s = _session(session)
-
-    tkp = ffi.new("raid_ticks **")
-    check(lib.raid_ticks_create(tkp, o))
-    tk = ffi.gc(tkp[0], lib.raid_ticks_destroy)
     ctx = context(device, precision)
     tabp = ffi.new("raid_realized_table **")
     check(lib.raid_realized_table_create(tabp))
@@ -236,16 +258,8 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     # The library's realized job (include/raid/realized.h): each add takes the complete segments,
     # computes their measures and keeps only those, so memory is bounded by the open segments and the rows
     # pushed since the last add; finish sorts the rows as the CLI does.
-    pushed = 0
-    for s0, s1 in zip(starts, ends):
-        check(push(sym_bytes[codes[s0]], int(s0), int(s1 - s0)))
-        pushed += s1 - s0
-        if pushed >= _TAKE_EVERY:
-            check(lib.raid_realized_table_add_ticks(tab, ctx, ffi.NULL, tk, 0), ctx)
-            pushed = 0
-    check(lib.raid_realized_table_add_ticks(tab, ctx, ffi.NULL, tk, 1), ctx)
-    for i in range(lib.raid_ticks_notice_count(tk)):
-        warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=2)
+    _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, False,
+                   lambda tk, fin: check(lib.raid_realized_table_add_ticks(tab, ctx, ffi.NULL, tk, fin), ctx))
     check(lib.raid_realized_table_finish(tab))
     nrows = lib.raid_realized_table_nrows(tab)
     names_of = [ffi.string(lib.raid_realized_table_symbol_name(tab, j)).decode()
@@ -262,3 +276,62 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
         res[ffi.string(lib.raid_realized_column_name(cols[j])).decode()] = array(
             lib.raid_realized_table_column(tab, cols[j]), nrows, np.float64)
     return mark_model(res)
+
+
+def returns(df_or_path, sample="5min", session=None, tz="UTC", device=None, symbol_col=None, time_col=None,
+            price_col=None):
+    """Log returns of intraday prices, one row a return: `raid returns` (docs/f64.md "Log returns").
+
+    df_or_path: a DataFrame (or pyarrow Table) as realized_from_prices takes, or the path of a CSV file as
+    `raid returns` reads it (its errors name FILE:LINE:COL). sample, session, tz, symbol_col, time_col,
+    price_col: as realized_from_prices (the same segments and samples as the realized measures). device:
+    None (default) takes the returns the segmenter computes on the host; a device string ("cpu", "opencl",
+    "opencl:P.D", "cuda", "cuda:N", "auto") computes them from the sampled prices there with
+    raid_f64_log_returns: the same bits either way. Each return is log(p / prev) in binary64 with log1p and
+    log correctly rounded.
+
+    Returns a DataFrame sorted by symbol (first appearance), date, then time: symbol (str), date (str,
+    YYYY-MM-DD, the trading date), timestamp (datetime64[us], the end price's local wall-clock time in tz:
+    the observation's with sample="tick", the grid point's otherwise), ret (float64). Raises as
+    realized_from_prices; RaidError with FILE:LINE:COL for a bad CSV.
+    """
+    ctx = context(device) if device is not None else ffi.NULL
+    tabp = ffi.new("raid_returns_table **")
+    check(lib.raid_returns_table_create(tabp))
+    tab = ffi.gc(tabp[0], lib.raid_returns_table_destroy)
+    checked = (lambda st: check(st, ctx)) if device is not None else check
+    if isinstance(df_or_path, (str, os.PathLike)):
+        keep = []
+        o = _read_opts(sample, session, tz, True, keep)
+        if symbol_col is not None:
+            keep.append(ffi.new("char[]", str(symbol_col).encode()))
+            o.symbol_col = keep[-1]
+        if time_col is not None:
+            keep.append(ffi.new("char[]", str(time_col).encode()))
+            o.time_col = keep[-1]
+        if price_col is not None:
+            keep.append(ffi.new("char[]", str(price_col).encode()))
+            o.price_col = keep[-1]
+        rdp = ffi.new("raid_reader **")
+        check(lib.raid_reader_open(rdp, os.fsencode(df_or_path), o))
+        rd = ffi.gc(rdp[0], lib.raid_reader_close)
+        done = ffi.new("int *")
+        while not done[0]:
+            checked(lib.raid_returns_table_add_reader(tab, ctx, rd, 1 << 24, done))
+        for i in range(lib.raid_reader_notice_count(rd)):
+            warnings.warn(ffi.string(lib.raid_reader_notice(rd, i)).decode(), RaidNotice, stacklevel=2)
+    else:
+        _through_ticks(df_or_path, sample, session, tz, symbol_col, time_col, price_col, True,
+                       lambda tk, fin: checked(lib.raid_returns_table_add_ticks(tab, ctx, tk, fin)))
+    check(lib.raid_returns_table_finish(tab))
+    nrows = lib.raid_returns_table_nrows(tab)
+    names_of = [ffi.string(lib.raid_returns_table_symbol_name(tab, j)).decode()
+                for j in range(lib.raid_returns_table_nsymbols(tab))]
+    sym = array(lib.raid_returns_table_symbol_ids(tab), nrows, np.uint32)
+    date = array(lib.raid_returns_table_dates(tab), nrows, np.int32)
+    return pd.DataFrame({
+        "symbol": [names_of[i] for i in sym],
+        "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date],
+        "timestamp": array(lib.raid_returns_table_times(tab), nrows, np.int64).astype("datetime64[us]"),
+        "ret": array(lib.raid_returns_table_returns(tab), nrows, np.float64),
+    })

@@ -148,3 +148,23 @@ def test_last_bits_against_glibc(data_dir):
         total += len(new)
         changed += diff
     print(f"tick returns of the bundled prices: {changed} of {total} differ from glibc's formula")
+
+
+@pytest.mark.parametrize("name,kw", [("trades_xxx_2days.csv", {"sample": "tick"}),
+                                     ("onemin_stock_market.csv", {"sample": "5min", "session": "09:30-16:00"}),
+                                     ("usdchf_30min.csv", {"sample": "30min", "tz": "Europe/Zurich"})])
+def test_python_returns(data_dir, name, kw):
+    """raid.returns of the file and of its DataFrame (text timestamps, and datetime64): the CLI's rows."""
+    opts = [a for k, v in kw.items() for a in (f"--{k}", v)]
+    cli = read(returns_csv(data_dir / name, *opts))
+    cli["timestamp"] = pd.to_datetime(cli["timestamp"], format="ISO8601")
+    df = pd.read_csv(data_dir / name, **EXACT)
+    parsed = df.assign(timestamp=pd.to_datetime(df["timestamp"], format="ISO8601"))
+    for src, dev in [(data_dir / name, None), (str(data_dir / name), DEVICES[-1]), (df, None), (parsed, DEVICES[-1])]:
+        got = raid.returns(src, device=dev, **kw)
+        assert list(got.columns) == ["symbol", "date", "timestamp", "ret"]
+        assert list(got["symbol"]) == list(cli["symbol"]) and list(got["date"]) == list(cli["date"])
+        assert (got["timestamp"].to_numpy() == cli["timestamp"].to_numpy().astype("datetime64[us]")).all()
+        assert [bits_of(x) for x in got["ret"]] == [bits_of(x) for x in cli["ret"]]
+    with pytest.raises(raid.RaidError, match="price must be positive"):
+        raid.returns(df.assign(price=df["price"].where(df.index != 5, -1.0)), sample="tick")
