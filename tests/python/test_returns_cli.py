@@ -168,3 +168,21 @@ def test_python_returns(data_dir, name, kw):
         assert [bits_of(x) for x in got["ret"]] == [bits_of(x) for x in cli["ret"]]
     with pytest.raises(raid.RaidError, match="price must be positive"):
         raid.returns(df.assign(price=df["price"].where(df.index != 5, -1.0)), sample="tick")
+
+
+def test_timestamps(tmp_path):
+    """The end price's local time: the observation's (tick; across midnight the evening's calendar date
+    with the next trading date), the grid point's (sampled; converted to --tz for offsets)."""
+    f = tmp_path / "p.csv"
+    f.write_text("symbol,timestamp,price\n"
+                 "A,2020-01-02T17:30:00,100\nA,2020-01-02T23:59:59.5,101\nA,2020-01-03T00:00:01,102\n"
+                 "A,2020-01-03T15:00:00,100\nB,2020-01-03T14:31:00Z,50\nB,2020-01-03T14:40:00Z,51\n"
+                 "B,2020-01-03T14:44:59Z,52\n")
+    got = read(returns_csv(f, "--sample", "tick", "--session", "17:00-16:00", "--tz", "America/New_York"))
+    assert list(got["timestamp"]) == ["2020-01-02T23:59:59.500000", "2020-01-03T00:00:01", "2020-01-03T15:00:00",
+                                      "2020-01-03T09:40:00", "2020-01-03T09:44:59"]
+    assert list(got["date"]) == ["2020-01-03"] * 5
+    got = read(returns_csv(f, "--sample", "5min", "--tz", "America/New_York"))
+    b = got[got["symbol"] == "B"]
+    assert list(b["timestamp"]) == ["2020-01-03T09:40:00"]  # grid 09:35, 09:40 inside [09:31, 09:44:59]
+    assert [bits_of(x) for x in b["ret"]] == [bits_of(formula(50.0, 51.0))]
