@@ -17,6 +17,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,7 +393,8 @@ raid_status raid_f64_log_returns(raid_ctx *ctx, const double *prices, size_t n, 
         return RAID_OK;
     if (!prices || !out)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_log_returns: NULL %s", prices ? "out" : "prices");
-    if ((const char *)out < (const char *)(prices + n) && (const char *)prices < (const char *)(out + n - 1))
+    const uintptr_t p0 = (uintptr_t)prices, p1 = (uintptr_t)(prices + n), o0 = (uintptr_t)out, o1 = (uintptr_t)(out + n - 1);
+    if (o0 < p1 && p0 < o1) /* in place would need a second buffer: every return reads two prices */
         return raidFail(ctx, RAID_EINVAL, "raid_f64_log_returns: out overlaps prices");
     size_t bad = n;
     double v = 0;
