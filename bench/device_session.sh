@@ -120,7 +120,7 @@ for s in $steps; do
   f64) # element-wise binary64 on integer words (bench_f64: kernel and wall times, each result checked against
     # the cpu path bit for bit) beside CuPy's native float64 kernels of the same operations, 5e7 values
     for be in ${BACKENDS:-cuda opencl}; do
-      run f64 200 ./build-dev/bench_f64 --device $be --n 5e7 --reps 5 --check
+      run f64 500 ./build-dev/bench_f64 --device $be --n 5e7 --reps 5 --check
     done
     run f64 120 python3 bench/peers_f64_cupy.py --n 5e7 --reps 10 ;;
   regress-tests)

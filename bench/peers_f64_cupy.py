@@ -38,6 +38,18 @@ def main():
            ("mul", lambda: cp.multiply(a, b, out=out), 2), ("div", lambda: cp.divide(a, c, out=out), 2),
            ("sqrt", lambda: cp.sqrt(c, out=out), 1), ("fma", lambda: fma(a, b, c, out), 3),
            ("(a-b)/sqrt(|c|)", lambda: cp.divide(a - b, cp.sqrt(cp.abs(c)), out=out), 3)]
+    # the elementary functions on the inputs bench_f64.c gives them (its OPS table: the same expressions;
+    # asin and acos of a / (|a| + 1) include that division on both sides)
+    ops += [("asin", lambda: cp.arcsin(a / (cp.abs(a) + 1), out=out), 1),
+            ("acos", lambda: cp.arccos(a / (cp.abs(a) + 1), out=out), 1), ("atan", lambda: cp.arctan(a, out=out), 1),
+            ("atan2", lambda: cp.arctan2(a, b, out=out), 2), ("log", lambda: cp.log(c, out=out), 1),
+            ("log2", lambda: cp.log2(c, out=out), 1), ("log10", lambda: cp.log10(c, out=out), 1),
+            ("log1p", lambda: cp.log1p(c, out=out), 1), ("exp", lambda: cp.exp(a, out=out), 1),
+            ("exp2", lambda: cp.exp2(a, out=out), 1), ("exp10", lambda: cp.power(10.0, a, out=out), 1),
+            ("expm1", lambda: cp.expm1(a, out=out), 1), ("sinh", lambda: cp.sinh(a, out=out), 1),
+            ("cosh", lambda: cp.cosh(a, out=out), 1), ("tanh", lambda: cp.tanh(a, out=out), 1),
+            ("sin", lambda: cp.sin(a, out=out), 1), ("cos", lambda: cp.cos(a, out=out), 1),
+            ("tan", lambda: cp.tan(a, out=out), 1), ("sin(1e6 c)", lambda: cp.sin(1e6 * c, out=out), 1)]
     for name, f, nin in ops:
         s = timed(f, args.reps)
         print(f"peer=cupy op={name} n={n} kernel_s={s:.6f} kernel_GBps={8.0 * n * (nin + 1) / s / 1e9:.1f}", flush=True)
