@@ -10,6 +10,7 @@ PACKAGES=(
   libcsv-dev                           # CSV parser (rows with quotes; table.c)
   libfast-float-dev                    # decimal to float64 at strtod's rounding (header-only C++)
   libcmocka-dev                        # unit tests
+  libmpfr-dev                          # MPFR: the correctly rounded oracle of the binary64 functions (test_f64_mpfr)
   liblapacke-dev                       # LAPACKE (Cholesky and condition estimate of the regressions)
   clang libclang-rt-dev libomp-dev     # ThreadSanitizer build (make tsan): clang, its TSan runtime, LLVM's
                                        #   OpenMP with Archer (the OpenMP tool that TSan understands); the
