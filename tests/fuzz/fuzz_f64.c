@@ -5,7 +5,10 @@
  *   0     mode (bit 0): 0 arithmetic, 1 an expression.
  *   arithmetic: the payload's first 24 bytes (zeros past its end) are three float64 a, b, c; every operation
  *     (+ - * / sqrt fma, the rounding functions, minimum, maximum, copysign, the comparisons) must give the
- *     host's bits (a NaN result: NaN-ness where two operands are NaNs, tests/test_f64.c's rule).
+ *     host's bits (a NaN result: NaN-ness where two operands are NaNs, tests/test_f64.c's rule); every
+ *     elementary function of kernels/raid_f64_*.h must be a NaN where the host's long double function is
+ *     and within 1 ulp of its value rounded to double otherwise (glibc's long double functions are far more
+ *     accurate than 1 ulp of binary64; its double ones are not, near multiples of pi/2 by hundreds of ulps).
  *   expression: the payload is the text over the names a, b, c. Compiling it either succeeds, and then it
  *     evaluates on the cpu backend over four rows of special values, or fails with RAID_EINVAL and a
  *     message naming a column inside the text (1 to its length + 1).
@@ -14,6 +17,10 @@
 
 #include "raid.h"
 #include "raid_f64.h"
+#include "raid_f64_atrig.h"
+#include "raid_f64_exp.h"
+#include "raid_f64_log.h"
+#include "raid_f64_trig.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -49,6 +56,51 @@ static void same(const char *op, uint64_t r, uint64_t h, uint64_t a, uint64_t b,
              (unsigned long long)h);
 }
 
+/* The distance in binary64 steps between a and b (neither a NaN). */
+static uint64_t ulps(uint64_t a, uint64_t b)
+{
+    const int64_t ka = (int64_t)(a >> 63 ? ~(a & ~RAID_F64_SIGN) + 1 : a);
+    const int64_t kb = (int64_t)(b >> 63 ? ~(b & ~RAID_F64_SIGN) + 1 : b);
+    return ka > kb ? (uint64_t)(ka - kb) : (uint64_t)(kb - ka);
+}
+
+/* An elementary function's r against the host's long double h rounded to double: NaN where h is, else
+ * within 1 ulp. */
+static void near(const char *fn, uint64_t r, long double h, uint64_t a, uint64_t b)
+{
+    const uint64_t hb = u_of((double)h);
+    if (nan64(hb) || nan64(r)) {
+        FZ_CHECK(nan64(hb) == nan64(r), "%s(%016llx, %016llx): %016llx, the host %016llx", fn, (unsigned long long)a,
+                 (unsigned long long)b, (unsigned long long)r, (unsigned long long)hb);
+        return;
+    }
+    FZ_CHECK(ulps(r, hb) <= 1, "%s(%016llx, %016llx): %016llx, the host's long double %016llx", fn,
+             (unsigned long long)a, (unsigned long long)b, (unsigned long long)r, (unsigned long long)hb);
+}
+
+static void functions(uint64_t a, uint64_t b)
+{
+    const long double x = d_of(a), y = d_of(b);
+    near("log", raidF64Log(a), logl(x), a, b);
+    near("log2", raidF64Log2(a), log2l(x), a, b);
+    near("log10", raidF64Log10(a), log10l(x), a, b);
+    near("log1p", raidF64Log1p(a), log1pl(x), a, b);
+    near("exp", raidF64Exp(a), expl(x), a, b);
+    near("exp2", raidF64Exp2(a), exp2l(x), a, b);
+    near("exp10", raidF64Exp10(a), powl(10.0L, x), a, b);
+    near("expm1", raidF64Expm1(a), expm1l(x), a, b);
+    near("sinh", raidF64Sinh(a), sinhl(x), a, b);
+    near("cosh", raidF64Cosh(a), coshl(x), a, b);
+    near("tanh", raidF64Tanh(a), tanhl(x), a, b);
+    near("sin", raidF64Sin(a), sinl(x), a, b);
+    near("cos", raidF64Cos(a), cosl(x), a, b);
+    near("tan", raidF64Tan(a), tanl(x), a, b);
+    near("asin", raidF64Asin(a), asinl(x), a, b);
+    near("acos", raidF64Acos(a), acosl(x), a, b);
+    near("atan", raidF64Atan(a), atanl(x), a, b);
+    near("atan2", raidF64Atan2(a, b), atan2l(x, y), a, b);
+}
+
 static void arithmetic(const uint8_t *p, size_t n)
 {
     uint8_t w[24] = {0};
@@ -74,6 +126,7 @@ static void arithmetic(const uint8_t *p, size_t n)
     for (int k = 1; k <= 9; k++)
         FZ_CHECK(raidF64Compare(a, b, k) == want[k], "compare %d (%016llx, %016llx): %d, the host %d", k,
                  (unsigned long long)a, (unsigned long long)b, raidF64Compare(a, b, k), want[k]);
+    functions(a, b);
 }
 
 static void expression(const uint8_t *p, size_t n)
