@@ -33,9 +33,9 @@
  *       the midpoint of 0 and the smallest subnormal: +0);
  *     m >= 3, y < 0: x^y = 1 / (m^|y| ...) is never dyadic (m^|y| odd, irrational for non-integer |y|);
  *     m >= 3, y > 0: dyadic iff m is a perfect 2^k-th power z^(2^k) and 2^k divides ex (k = max(0, -t));
- *       then x^y = z^(n 2^t') 2^(ex y) exactly, and a midpoint or a binary64 needs z^(y 2^k...) below 2^55:
- *       y (or n) at most 34 (3^35 > 2^55), k at most 5 (3^64 > 2^53). Computed in a 64-bit integer,
- *       examples: (2^27 - 1)^2, 3^34, (z^2)^(3/2), 3 2^-215 to the 5th (243 2^-1075, a subnormal midpoint).
+ *       then x^y = z^p 2^(ex y) exactly, p = y 2^k an integer, and a midpoint or a binary64 needs z^p below
+ *       2^55: p at most 34 (3^35 > 2^55), k at most 5 (3^64 > 2^53). z^p is computed in a 64-bit integer.
+ *       Examples: (2^27 - 1)^2, 3^34, (z^2)^(3/2), 3 2^-215 to the 5th (243 2^-1075, a subnormal midpoint).
  *   An input that is neither stays unsure: raidF64PowChecked reports it (the C test fails on one), and the
  *   value returned is the rounded E, within 1 ulp.
  *
@@ -119,7 +119,7 @@ RAID_F64_FN int raidF64PowExact(RaidU64 ax, RaidU64 y, RaidU64 sign, RaidU64 *r)
         if (t >= 0) {
             if (t > 20 || n >= ((RaidU64)1 << 20))
                 return 0;
-            j = ((RaidI64)ex * (RaidI64)n) << t;
+            j = (RaidI64)ex * (RaidI64)n * ((RaidI64)1 << t); /* no shift of a negative value */
         } else {
             if (-t > 11 || (ex & ((1 << -t) - 1)))
                 return 0;
