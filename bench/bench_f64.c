@@ -1,7 +1,7 @@
 /* Benchmark of the element-wise binary64 arithmetic (include/raid/f64.h): on N float64 (standard normal
  * draws, bench_common.h; the divisors and square roots' operands are made positive and away from zero) each
  * of add, mul, div, sqrt, fma, the expression (a - b) / sqrt(abs(c)), the logarithms (of the positive c), the
- * exponential family and the trigonometric functions on --device: the best wall time of
+ * exponential family, the trigonometric functions and pow (c^a, a^3) on --device: the best wall time of
  * --reps calls (the first call builds the kernel: a warm-up call precedes the timed ones; the wall time
  * includes the host arrays' trips to the device and back) and the best device kernel time (the call's
  * kernels, profiling events, raid_ctx_last_timing: the figure to set beside a native float64 kernel on
@@ -44,6 +44,8 @@ static const op OPS[] = {
     {"sinh", "sinh(a)", 1}, {"cosh", "cosh(a)", 1}, {"tanh", "tanh(a)", 1},
     {"sin", "sin(a)", 1}, {"cos", "cos(a)", 1}, {"tan", "tan(a)", 1}, /* a ~ N(0, 1): mostly |a| < 1/2 */
     {"sin(1e6 c)", "sin(1000000 * c)", 1}, /* large arguments: the Payne-Hanek path */
+    {"pow", "pow(c, a)", 2},        /* c = 0.5 + |N(0, 1)|, a ~ N(0, 1): the wide path */
+    {"pow(a, 3)", "pow(a, 3)", 1},  /* bases of either sign, an odd integer power */
 };
 
 int main(int argc, char **argv)

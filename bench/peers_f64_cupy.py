@@ -49,7 +49,8 @@ def main():
             ("expm1", lambda: cp.expm1(a, out=out), 1), ("sinh", lambda: cp.sinh(a, out=out), 1),
             ("cosh", lambda: cp.cosh(a, out=out), 1), ("tanh", lambda: cp.tanh(a, out=out), 1),
             ("sin", lambda: cp.sin(a, out=out), 1), ("cos", lambda: cp.cos(a, out=out), 1),
-            ("tan", lambda: cp.tan(a, out=out), 1), ("sin(1e6 c)", lambda: cp.sin(1e6 * c, out=out), 1)]
+            ("tan", lambda: cp.tan(a, out=out), 1), ("sin(1e6 c)", lambda: cp.sin(1e6 * c, out=out), 1),
+            ("pow", lambda: cp.power(c, a, out=out), 2), ("pow(a, 3)", lambda: cp.power(a, 3.0, out=out), 1)]
     for name, f, nin in ops:
         s = timed(f, args.reps)
         print(f"peer=cupy op={name} n={n} kernel_s={s:.6f} kernel_GBps={8.0 * n * (nin + 1) / s / 1e9:.1f}", flush=True)

@@ -2,7 +2,7 @@
  * Every binary64 elementary function of kernels/raid_f64_*.h against MPFR's correctly rounded result, on
  * RAID_F64_CASES random inputs a function (default 10^6) across its whole domain, and the bound each one
  * claims asserted: the correctly rounded functions (log, log2, log10, log1p, exp, exp2, exp10, expm1) must
- * give MPFR's bits on every input; the others (sinh, cosh, tanh, sin, cos, tan, asin, acos, atan, atan2)
+ * give MPFR's bits on every input; the others (sinh, cosh, tanh, sin, cos, tan, asin, acos, atan, atan2, pow)
  * must be within 1 ulp, and the test prints how many inputs were not correctly rounded and the largest
  * error in ulps, which docs/f64.md records.
  *
@@ -15,13 +15,15 @@
  * Inputs, a third each: uniform 64-bit patterns (every exponent, both signs, infinities and NaNs); random
  * significands with exponents in [2^-30, 2^30] and both signs; and each function's hard region (log near 1,
  * exp near its overflow and underflow thresholds, sin, cos, tan near multiples of pi/2 and at huge
- * arguments, asin and acos near +-1, atan2 with ratios near 0 and infinity). The same seed every run.
+ * arguments, asin and acos near +-1, atan2 with ratios near 0 and infinity, pow with x near 1 and large y,
+ * results near overflow and underflow, negative x with integer y). The same seed every run.
  */
 #include "support.h"
 #include "raid_f64.h"
 #include "raid_f64_atrig.h"
 #include "raid_f64_exp.h"
 #include "raid_f64_log.h"
+#include "raid_f64_pow.h"
 #include "raid_f64_trig.h"
 
 #include <math.h>
@@ -43,7 +45,7 @@ typedef struct Fn {
     int region;            /* the kind of the function's hard region (hard_input) */
 } Fn;
 
-enum { R_NEAR1, R_LOG1P, R_EXP, R_EXP2, R_EXP10, R_EXPM1, R_HYP, R_TANH, R_TRIG, R_UNIT, R_WIDE };
+enum { R_NEAR1, R_LOG1P, R_EXP, R_EXP2, R_EXP10, R_EXPM1, R_HYP, R_TANH, R_TRIG, R_UNIT, R_WIDE, R_POW };
 
 static const Fn fns[] = {
     {"log", raidF64Log, NULL, mpfr_log, NULL, 1, R_NEAR1},
@@ -64,6 +66,7 @@ static const Fn fns[] = {
     {"acos", raidF64Acos, NULL, mpfr_acos, NULL, 0, R_UNIT},
     {"atan", raidF64Atan, NULL, mpfr_atan, NULL, 0, R_WIDE},
     {"atan2", NULL, raidF64Atan2, NULL, mpfr_atan2, 0, R_WIDE},
+    {"pow", NULL, raidF64Pow, NULL, mpfr_pow, 0, R_POW},
 };
 #define NFNS (sizeof fns / sizeof *fns)
 
@@ -106,7 +109,24 @@ static double hard_input(int region, uint64_t *s)
     }
 }
 
-/* The correctly rounded binary64 of fn at x (and y for atan2): MPFR at 53 bits, subnormalised. */
+/* A pair of pow's hard region: x near 1 with |y ln x| up to 710, results near the overflow and underflow
+ * thresholds, negative x with integer y. */
+static void hard_pow(uint64_t *s, double *x, double *y)
+{
+    const double u = t_unif(s);
+    if (u < 0.35) {
+        *x = 1.0 + rand_exp(s, -52, -1);
+        *y = rand_in(s, -710.0, 710.0) / log(*x);
+    } else if (u < 0.7) {
+        *x = fabs(rand_exp(s, -1074, 1023));
+        *y = (u < 0.52 ? rand_in(s, 700.0, 710.0) : rand_in(s, -746.0, -700.0)) / log(*x);
+    } else {
+        *x = -fabs(rand_exp(s, -30, 30));
+        *y = floor(rand_in(s, -60.0, 61.0));
+    }
+}
+
+/* The correctly rounded binary64 of fn at x (and y for atan2 and pow): MPFR at 53 bits, subnormalised. */
 static uint64_t oracle(const Fn *f, double x, double y, mpfr_ptr mx, mpfr_ptr my, mpfr_ptr mr)
 {
     mpfr_set_d(mx, x, MPFR_RNDN);
@@ -155,6 +175,8 @@ static void test_against_mpfr(void **state)
                     x = t_from_bits(t_splitmix64(&s)), y = t_from_bits(t_splitmix64(&s));
                 else if (kind == 1)
                     x = rand_exp(&s, -30, 30), y = rand_exp(&s, -30, 30);
+                else if (f->region == R_POW)
+                    hard_pow(&s, &x, &y);
                 else {
                     x = hard_input(f->region, &s);
                     y = f->raid2 ? (t_unif(&s) < 0.5 ? rand_exp(&s, -1074, 1023) : x * rand_exp(&s, -60, 60)) : 1.0;

@@ -29,7 +29,7 @@ from ._ma import ma
 from ._csv import to_csv
 from ._f64 import (absolute, add, arccos, arcsin, arctan, arctan2, ceil, copysign, cos, cosh, divide, equal, exp,
                    exp10, exp2, expm1, floor, greater, greater_equal, isfinite, isinf, isnan, less, less_equal, log,
-                   log1p, log2, log10, maximum, minimum, multiply, negative, not_equal, rint, sin, sinh, sqrt,
+                   log1p, log2, log10, maximum, minimum, multiply, negative, not_equal, power, rint, sin, sinh, sqrt,
                    subtract, tan, tanh, trunc)
 from ._f64 import eval  # noqa: A004 (raid.eval, as numexpr.evaluate)
 from ._realized import measure_names, realized, realized_from_prices, returns

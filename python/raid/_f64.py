@@ -2,13 +2,13 @@
 docs/f64.md): raid.add, raid.subtract, raid.multiply, raid.divide, raid.sqrt, raid.negative, raid.absolute,
 raid.minimum, raid.maximum, raid.copysign, raid.trunc, raid.floor, raid.ceil, raid.rint, raid.log, raid.log2,
 raid.log10, raid.log1p, raid.exp, raid.exp2, raid.exp10, raid.expm1, raid.sinh, raid.cosh, raid.tanh,
-raid.sin, raid.cos, raid.tan, raid.arcsin, raid.arccos, raid.arctan, raid.arctan2, the comparisons and
-raid.eval, on numpy arrays (and the other host kinds of the values rule) or on CUDA arrays (CuPy, PyTorch,
-JAX...: read and written in place on their device, the result a CuPy array; docs/python.md "CUDA arrays").
-The arithmetic, the logarithms and the exponentials are correctly rounded (the arithmetic bit for bit
-numpy's on x86-64), the hyperbolic and trigonometric functions within 1 ulp (correctly rounded on every
-input tested but a few worst cases: docs/f64.md), with the same bits on the cpu path and on every device,
-GPUs without float64 included: the device computes binary64 on integer words."""
+raid.sin, raid.cos, raid.tan, raid.arcsin, raid.arccos, raid.arctan, raid.arctan2, raid.power, the
+comparisons and raid.eval, on numpy arrays (and the other host kinds of the values rule) or on CUDA arrays
+(CuPy, PyTorch, JAX...: read and written in place on their device, the result a CuPy array; docs/python.md
+"CUDA arrays"). The arithmetic, the logarithms and the exponentials are correctly rounded (the arithmetic
+bit for bit numpy's on x86-64), the hyperbolic and trigonometric functions and the power within 1 ulp
+(correctly rounded on every input tested but a few worst cases: docs/f64.md), with the same bits on the cpu
+path and on every device, GPUs without float64 included: the device computes binary64 on integer words."""
 import numpy as np
 
 from . import _cuda
@@ -324,6 +324,15 @@ def log1p(x, device=None, *, out=None):
     return _map(lib.RAID_F64_LOG1P, x, None, device, out)
 
 
+def power(x, y, device=None, *, out=None):
+    """x to the power y, element by element (np.power of float64, C's pow): within 1 ulp of the exact value
+    and correctly rounded on every input tested (docs/f64.md "Power"), exact results and exact midpoints
+    (such as 134217727.0 ** 2) rounded once; C99's special values: power(x, 0) = 1 and power(1, y) = 1 even
+    for a NaN, a negative x with a non-integer y gives nan, with an integer y the sign of its parity,
+    power(-0, -3) = -inf; arguments as raid.add (x first, as numpy)."""
+    return _map(lib.RAID_F64_POW, x, y, device, out)
+
+
 def _compare(cmp, x, y, device):
     """A comparison's bool array (numpy's), nulls propagated as _map does (a pyarrow operand: a pyarrow
     boolean array)."""
@@ -406,7 +415,7 @@ def eval(expr, device=None, *, out=None, **arrays):  # noqa: A001 (raid.eval, as
     """The expression expr over the named arrays, element by element, as one pass over memory on a device:
     raid.eval("(a - b) / sqrt(abs(c))", a=x, b=y, c=z). expr: + - * / with the usual precedence, left to
     right, unary minus, parentheses, sqrt(), abs(), trunc(), floor(), ceil(), rint(), minimum(x, y),
-    maximum(x, y), copysign(x, y), asin(), acos(), atan(), atan2(y, x), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each
+    maximum(x, y), copysign(x, y), asin(), acos(), atan(), atan2(y, x), pow(x, y), fma(x, y, z) (x * y + z rounded once) and decimal numbers; each
     operation evaluated as written (never reassociated or fused), so the result is numpy's for the same
     expression, bit for bit. arrays: 1 to 8 one-dimensional arrays of equal length (the values rule; a
     scalar is repeated, beside at least one array). out, device: as raid.add. Errors: ValueError (arguments; a fault in expr names its column), RaidError (the library's)."""

@@ -14,6 +14,7 @@
 #include "raid_f64_trig.h"
 #include "raid_f64_log.h"
 #include "raid_f64_returns.h"
+#include "raid_f64_pow.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -51,6 +51,7 @@
     X(RAID_F64_MAXIMUM, "maximum", raidF64Maximum)                                                                \
     X(RAID_F64_COPYSIGN, "copysign", raidF64Copysign)                                                             \
     X(RAID_F64_ATAN2, "atan2", raidF64Atan2)                                                                      \
+    X(RAID_F64_POW, "pow", raidF64Pow)                                                                            \
     /* (likewise) */
 #define RAID_F64_OPS3(X) X(RAID_F64_FMA, "fma", raidF64Fma)
 #define RAID_F64_NOPS 64 /* above every raid_f64_op: the size of tables indexed by operation */
