@@ -20,6 +20,7 @@
 #include "raid_f64_atrig.h"
 #include "raid_f64_exp.h"
 #include "raid_f64_log.h"
+#include "raid_f64_pow.h"
 #include "raid_f64_trig.h"
 
 #include <math.h>
@@ -99,6 +100,8 @@ static void functions(uint64_t a, uint64_t b)
     near("acos", raidF64Acos(a), acosl(x), a, b);
     near("atan", raidF64Atan(a), atanl(x), a, b);
     near("atan2", raidF64Atan2(a, b), atan2l(x, y), a, b);
+    /* pow(x, +-0) and pow(+1, y) are 1 for any NaN (C99 F.9.4.4, numpy); glibc gives a NaN for a signaling one */
+    near("pow", raidF64Pow(a, b), (b & ~RAID_F64_SIGN) == 0 || a == 0x3FF0000000000000ull ? 1.0L : powl(x, y), a, b);
 }
 
 static void arithmetic(const uint8_t *p, size_t n)
