@@ -606,6 +606,126 @@ static void test_returns_errors(void **st)
     assert_non_null(strstr(raid_errmsg(), "a price left the range of float64"));
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Correlated symbols and the true covariance                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Without a correlation the truth file holds the variances on the diagonal (the iv file's text) and 0 off
+ * it, and the prices are those written without it, byte for byte. */
+static void test_cov_independent_csv(void **state)
+{
+    (void)state;
+    raid_sim_opts o;
+    raid_sim_opts_init(&o);
+    o.nsymbols = 3;
+    o.ndays = 2;
+    o.obs_per_day = 79;
+    const char *p1 = t_tmppath("ci_p1.csv"), *p2 = t_tmppath("ci_p2.csv"), *v = t_tmppath("ci_v.csv"),
+               *c = t_tmppath("ci_c.csv");
+    assert_int_equal(raid_simulate_csv(&o, p1, NULL), RAID_OK);
+    assert_int_equal(raid_simulate_cov_csv(NULL, &o, p2, v, c), RAID_OK);
+    char *a = t_read_file(p1), *b = t_read_file(p2), *ct = t_read_file(c), *vt = t_read_file(v);
+    assert_string_equal(a, b);
+    assert_int_equal(count_lines(ct), 1 + 2 * 6);
+    static const char head[] = "date,symbol_i,symbol_j,value\n2020-01-02,S0001,S0001,";
+    assert_true(strncmp(ct, head, sizeof head - 1) == 0);
+    assert_non_null(strstr(ct, "\n2020-01-03,S0002,S0003,0\n"));
+    /* S0002's variance of 2020-01-03, as the iv file writes it */
+    const char *row = strstr(vt, "\nS0002,2020-01-03,");
+    assert_non_null(row);
+    char want[128];
+    snprintf(want, sizeof want, "\n2020-01-03,S0002,S0002,%.*s\n", (int)strcspn(row + 18, "\n"), row + 18);
+    assert_non_null(strstr(ct, want));
+    assert_int_equal(raid_sim_cov_size(3), 6);
+    assert_int_equal(raid_sim_cov_size(0), 0);
+    free(a);
+    free(b);
+    free(ct);
+    free(vt);
+}
+
+/* The joint model's files: all or none (a correlation not positive semidefinite, an unwritable truth file,
+ * one path twice), and the correlation's checks of the library. */
+static void test_cov_joint_refusals(void **state)
+{
+    (void)state;
+    raid_sim_opts o;
+    raid_sim_opts_init(&o);
+    o.nsymbols = 3;
+    o.obs_per_day = 10;
+    const double bad[9] = {1, 0.9, 0.9, 0.9, 1, -0.9, 0.9, -0.9, 1};
+    o.corr_matrix = bad;
+    const char *p = t_tmppath("cj_p.csv"), *v = t_tmppath("cj_v.csv"), *c = t_tmppath("cj_c.csv");
+    assert_int_equal(raid_simulate_cov_csv(NULL, &o, p, v, c), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "simulate: the correlation matrix is not positive semidefinite: the "
+                                          "Cholesky pivot of symbol 3 (S0003) is -"));
+    assert_false(t_file_exists(p) || t_file_exists(v) || t_file_exists(c));
+    double r[27];
+    assert_int_equal(raid_simulate_returns(&o, r, NULL), RAID_EINVAL);
+    o.corr_matrix = NULL;
+    o.corr = 0.4;
+    o.trade_rate = 0.5;
+    assert_int_equal(raid_simulate_cov_csv(NULL, &o, p, v, t_tmppath("no/such/dir/c.csv")), RAID_EIO);
+    assert_false(t_file_exists(p) || t_file_exists(v));
+    assert_int_equal(raid_simulate_cov_csv(NULL, &o, p, v, v), RAID_EINVAL);
+    assert_non_null(strstr(raid_errmsg(), "simulate: the covariance file is the same file as the iv file '"));
+    assert_int_equal(count_tmp_files(), 0);
+    /* the checks of the options */
+    static const char *const msgs[] = {
+        "simulate: corr must be in [-1, 1] (got 1.5)",
+        "simulate: corr 0.4 and a correlation matrix: give one of them",
+        "simulate: the correlation of symbol 2 with itself must be 1 (got 0.98999999999999999)",
+        "simulate: the correlation matrix is not symmetric: (1, 2) is 0.5, (2, 1) 0.40000000000000002",
+        "simulate: trade rate 0.5 and one rate per symbol: give one of them",
+        "simulate: the trade rate of symbol 3 must be in (0, 1e6] trades per second (got 0)",
+        "simulate: trade rate must be in [0, 1e6] trades per second (got 2e+06)",
+        "simulate: the mean variance of symbol 2 must be finite and > 0 (got nan)",
+    };
+    for (int k = 0; k < 8; k++) {
+        raid_sim_opts_init(&o);
+        o.nsymbols = 3;
+        o.obs_per_day = 10;
+        double m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, rates[3] = {1, 2, 0}, mv[3] = {1e-4, NAN, 1e-4};
+        switch (k) {
+        case 0: o.corr = 1.5; break;
+        case 1: o.corr = 0.4; o.corr_matrix = m; break;
+        case 2: m[4] = 0.99; o.corr_matrix = m; break;
+        case 3: m[1] = 0.5; m[3] = 0.4; o.corr_matrix = m; break;
+        case 4: o.trade_rate = 0.5; o.trade_rates = rates; break;
+        case 5: o.trade_rates = rates; break;
+        case 6: o.trade_rate = 2e6; break;
+        case 7: o.mean_vars = mv; break;
+        }
+        assert_int_equal(raid_simulate_returns(&o, r, NULL), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), msgs[k]);
+        assert_int_equal(raid_simulate_cov_csv(NULL, &o, p, NULL, c), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), msgs[k]);
+        assert_false(t_file_exists(p) || t_file_exists(c));
+    }
+}
+
+/* raid_simulate_read_corr: the long layout, either order of a pair, diagonal rows optional. */
+static void test_read_corr(void **state)
+{
+    (void)state;
+    const char *f = t_tmppath("corr.csv");
+    assert_int_equal(t_write_file(f, "value,symbol_j,symbol_i,note\n0.25,S0001,S0002,x\n-0.5,S0003,S0001,y\n"
+                                     "1,S0002,S0002,z\n0,S0002,S0003,w\n"), 0);
+    double c[9];
+    assert_int_equal(raid_simulate_read_corr(f, 3, c), RAID_OK);
+    const double want[9] = {1, 0.25, -0.5, 0.25, 1, 0, -0.5, 0, 1};
+    assert_memory_equal(c, want, sizeof want);
+    assert_int_equal(raid_simulate_read_corr(f, 2, c), RAID_EPARSE);
+    assert_non_null(strstr(raid_errmsg(), "corr.csv:3:2: symbol 'S0003' is not simulated (the symbols are S0001 to S0002)"));
+    assert_int_equal(raid_simulate_read_corr(f, 0, c), RAID_EINVAL);
+    assert_int_equal(raid_simulate_read_corr(NULL, 3, c), RAID_EINVAL);
+    assert_int_equal(raid_simulate_read_corr(t_tmppath("no_such_corr.csv"), 3, c), RAID_EIO);
+    /* one symbol: a header alone is a whole matrix */
+    assert_int_equal(t_write_file(f, "symbol_i,symbol_j,value\n"), 0);
+    assert_int_equal(raid_simulate_read_corr(f, 1, c), RAID_OK);
+    assert_true(c[0] == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -624,6 +744,9 @@ int main(void)
         cmocka_unit_test(test_cli_help_texts),
         cmocka_unit_test(test_cli_precision_report_usage),
         cmocka_unit_test(test_cli_precision_report_run),
+        cmocka_unit_test(test_cov_independent_csv),
+        cmocka_unit_test(test_cov_joint_refusals),
+        cmocka_unit_test(test_read_corr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
