@@ -233,7 +233,7 @@ static void test_worst_cases(void **state)
             print_message("%-5s worst cases with the bounds / 2^%d (broken): %llu of %zu decided by the fast path, "
                           "%llu of them wrong\n",
                           names[fn], shifts[k], (unsigned long long)decided, n, (unsigned long long)wrong);
-            if (shifts[k] >= 16)
+            if (shifts[k] >= 8)
                 assert_true(wrong > 0);
         }
         free(v);
