@@ -146,8 +146,8 @@ static inline void table(double yh, double yl, double *h, double *l)
     fast_two_sum(s2, low, h, l);
 }
 
-/* CORE-MATH's rounding test for h + l within e (absolute) of the exact value: 1 with *r its rounding when
- * every value within 2e/2 of h + l rounds alike (the contract's argument). */
+/* CORE-MATH's rounding test, e (absolute) at least twice the proven error of h + l: 1 with *r = RN(h + l - e)
+ * when it equals RN(h + l + e), which is then the rounding of the exact value (the contract's argument). */
 static inline int rounds_alike(double h, double l, double e, double *r)
 {
     const double lo = h + (l - e), hi = h + (l + e);
