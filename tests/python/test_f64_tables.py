@@ -1,5 +1,6 @@
 """Every generated table of the binary64 elementary functions (kernels/raid_f64_*_tables.h) is what its
-generator (scripts/gen_f64_*.py, MPFR through gmpy2) writes today, byte for byte."""
+generator (scripts/gen_f64_*.py, MPFR through gmpy2) writes today, byte for byte; so is the table of the
+host's fast log and log1p (src/core/fastlog_tables.h, scripts/gen_fastlog.py)."""
 import glob
 import os
 import subprocess
@@ -19,6 +20,14 @@ def test_table_is_reproduced(gen, tmp_path):
     subprocess.run([sys.executable, gen, "--output", str(out)], check=True)
     with open(committed) as f:
         assert out.read_text() == f.read(), f"{committed} is not what scripts/{os.path.basename(gen)} writes"
+
+
+def test_fastlog_table_is_reproduced(tmp_path):
+    committed = os.path.join(ROOT, "src", "core", "fastlog_tables.h")
+    out = tmp_path / "t.h"
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_fastlog.py"), "--output", str(out)], check=True)
+    with open(committed) as f:
+        assert out.read_text() == f.read(), f"{committed} is not what scripts/gen_fastlog.py writes"
 
 
 def test_wide_words_round_trip():
