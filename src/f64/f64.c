@@ -5,6 +5,7 @@
  * operators (tests/test_f64.c).
  */
 #include "core/fastlog.h"
+#include "core/logret.h"
 #include "core/internal.h"
 #include "device/device.h"
 #include "f64/f64_internal.h"
@@ -422,7 +423,8 @@ raid_status raid_f64_log_returns(raid_ctx *ctx, const double *prices, size_t n, 
     return st;
 }
 
-/* The cpu path: the prices checked (a scan of their bits), then raidF64LogReturn over the array. */
+/* The cpu path: the prices checked (a scan of their bits), then raidF64LogReturn over the array (through
+ * core/logret.h's raidLogReturn: the same bits, its fast host path where the rounding is certain). */
 raid_status raidF64CpuLogReturns(raid_ctx *ctx, const double *prices, size_t n, double *out, size_t *bad, double *badv)
 {
     RaidMemKind kind;
@@ -446,11 +448,7 @@ raid_status raidF64CpuLogReturns(raid_ctx *ctx, const double *prices, size_t n, 
         return RAID_OK;
 #pragma omp parallel for schedule(static) if (nn > 65536)
     for (long long i = 0; i < nn - 1; i++) {
-        RaidU64 a, b;
-        memcpy(&a, &prices[i], sizeof a);
-        memcpy(&b, &prices[i + 1], sizeof b);
-        const RaidU64 r = raidF64LogReturn(a, b);
-        memcpy(&out[i], &r, sizeof out[i]);
+        out[i] = raidLogReturn(prices[i], prices[i + 1]); /* raidF64LogReturn's bits, by the host's fast path */
     }
     return RAID_OK;
 }
