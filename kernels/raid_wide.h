@@ -10,7 +10,9 @@
  *
  * Error of each operation (the functions' error budgets are built from these; ulp128(x) = 2^(e - 128) for
  * the larger operand's e):
- *   raidWideMul   |result - a b| < 2^-126 |a b|   (truncation: the magnitude is never too large)
+ *   raidWideMul   |result - a b| < 2^-127 (1 + 2^-60) |a b|   (the 256-bit product's words below the
+ *                 result dropped: less than one unit of its last place, 2^-127 of a significand of at
+ *                 least 2^127 units, plus the low word of lo*lo; truncation: the magnitude is never too large)
  *   raidWideAdd   same signs: |result - (a + b)| < 2^-126 |a + b|;
  *                 opposite signs: |result - (a + b)| < ulp128 of the larger operand (cancellation makes this
  *                 a larger relative error: callers avoid sums that cancel, or bound them)
@@ -122,7 +124,7 @@ RAID_FN RaidWide raidWideLdexp(RaidWide a, int k)
     return a;
 }
 
-/* a b, truncated (error below 2^-126 relative). */
+/* a b, truncated (error below 2^-127 (1 + 2^-60) relative). */
 RAID_FN RaidWide raidWideMul(RaidWide a, RaidWide b)
 {
     if (!a.hi || !b.hi)
