@@ -298,3 +298,14 @@ def test_bad_input(cli, tmp_path):
         c_day("rcov", "previous", [([1, 2], [1.0, 0.0])])
     with pytest.raises(raid.RaidError, match="unknown estimator"):
         raid.cov(bad, estimator="nope")
+
+
+def test_min_obs_and_device(data_dir, have_opencl):
+    path = data_dir / "onemin_stock_market.csv"
+    base = raid.cov(path, estimator="mrc", refresh_time=True)
+    # a symbol needs min_obs sampled prices on the day: 392 is one more than a day of one-minute prices
+    none = raid.cov(path, estimator="mrc", refresh_time=True, min_obs=392)
+    assert np.isnan(none.values).all() and np.isnan(none.min_eig).all()
+    if have_opencl:  # the device entry is the host computation: the same bits
+        dev = raid.cov(path, estimator="mrc", refresh_time=True, device="opencl")
+        assert np.array_equal(dev.values, base.values, equal_nan=True)
