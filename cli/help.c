@@ -94,6 +94,56 @@ static const char help_returns[] =
     "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL; no output\n"
     "  file is left); 4 device error.\n";
 
+static const char help_cov[] =
+    "usage: raid cov FILE -o OUT [--estimator E] [--sample S | --refresh-time] [--session W] [--tz Area/City]\n"
+    "                [--symbols LIST | --min-obs N] [--psd-project] [--info FILE] [--device D]\n"
+    "\n"
+    "Daily realized covariance matrices of the symbols of FILE (CSV with a header row, columns\n"
+    "symbol,timestamp,price; \"-\" reads standard input), one N x N matrix per trading date (or session),\n"
+    "from the prices sampled as `raid realized` samples them (docs/measures.md \"Covariance\").\n"
+    "\n"
+    "Output (OUT, written through a temporary file renamed at the end; nothing is left on failure):\n"
+    "  OUT.csv (any name not ending in .npy): long CSV date,symbol_i,symbol_j,value, one row per entry\n"
+    "    with i <= j (symbols in the order of --symbols, else of first appearance); rsemicov:\n"
+    "    date,symbol_i,symbol_j,part,value, parts P and N for i <= j and M for every (i, j); a value is\n"
+    "    empty where undefined (a symbol absent that day, too few returns for the estimator).\n"
+    "  OUT.npy: a NumPy array (np.load) of float64, shape (days, N, N) (rsemicov (days, 3, N, N)), NaN\n"
+    "    where undefined, with OUT.symbols.txt (one symbol a line) and OUT.dates.txt (YYYY-MM-DD a line).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     the output (required): .npy for the array, else long CSV (- : stdout)\n"
+    "  --estimator E        rcov (default) | rbpcov | rsemicov | hy | mrc | mrc_psd | rkcov\n"
+    "                       rcov: sum of outer products of the synchronised returns; rbpcov: bipower\n"
+    "                       covariation; rsemicov: P, N, M semicovariances; hy: Hayashi-Yoshida on each\n"
+    "                       symbol's own observations; mrc: pre-averaged, bias corrected (not PSD);\n"
+    "                       mrc_psd: pre-averaged without correction (PSD); rkcov: multivariate realized\n"
+    "                       kernel (Parzen, jittered ends; PSD)\n"
+    "  --sample S           sampling of each symbol's prices: tick | Nms | Ns | Nmin | Nh; default 5min\n"
+    "                       (tick for hy and --refresh-time); the symbols' samples are then synchronised\n"
+    "                       by previous tick on the union of their times (a grid: the grid)\n"
+    "  --refresh-time       synchronise the observations by refresh time (Barndorff-Nielsen, Hansen,\n"
+    "                       Lunde and Shephard 2011) instead; with tick sampling\n"
+    "  --session W          keep observations inside HH:MM-HH:MM, local time (as raid realized)\n"
+    "  --tz Area/City       IANA time zone of the local times and trading dates; default UTC\n"
+    "  --symbols LIST       the symbols of the matrices, comma-separated, in this order (others are\n"
+    "                       ignored; days are computed as soon as every listed symbol has moved past them,\n"
+    "                       so a file in time order streams in bounded memory); default every symbol,\n"
+    "                       every day held until the end of the input\n"
+    "  --min-obs N          a symbol with fewer than N sampled prices on a day is absent that day (NaN\n"
+    "                       row and column); default 2\n"
+    "  --psd-project        replace each matrix by the nearest positive semidefinite one with the same\n"
+    "                       variances (Higham 2002); the eigenvalue report is of the estimate before\n"
+    "  --info FILE          write date,n,min_eig per day (n synchronised returns, smallest eigenvalue)\n"
+    "  --device D           the context (auto | cpu | opencl | cuda ...): the computation is the float64\n"
+    "                       host path on every device for now\n"
+    "  --symbol-col C, --time-col C, --price-col C   column names (as raid realized)\n"
+    "  -q, --quiet          the notices one line per kind\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status:\n"
+    "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL; no output\n"
+    "  file is left); 4 device error.\n";
+
 static const char help_devices[] =
     "usage: raid devices\n"
     "\n"
@@ -530,6 +580,8 @@ const char *cli_help(const char *cmd)
         return help_realized;
     if (!strcmp(cmd, "returns"))
         return help_returns;
+    if (!strcmp(cmd, "cov"))
+        return help_cov;
     if (!strcmp(cmd, "devices"))
         return help_devices;
     if (!strcmp(cmd, "simulate"))

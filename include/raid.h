@@ -46,6 +46,7 @@
 #include "raid/precision.h"
 #include "raid/f64.h"
 #include "raid/returns.h"
+#include "raid/cov.h"
 #include "raid/tuning.h"
 
 #endif /* RAID_H */

@@ -27,9 +27,10 @@ cli       include
 bench     include
 examples  include
 python    include
-jobs      include core context io realized regress models ta column sim f64
+jobs      include core context io realized regress models ta column sim f64 cov
 context   include core device
 realized  include core device io/symtab.h io/order.h io/utf8.h io/tz.h
+cov       include core device io/symtab.h io/order.h io/utf8.h io/tz.h realized
 regress   include core device
 models    include core device io/symtab.h io/order.h io/utf8.h io/tz.h realized regress context
 ta        include core device io/symtab.h io/order.h io/utf8.h io/tz.h

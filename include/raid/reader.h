@@ -58,7 +58,8 @@ RAID_API raid_status raid_parse_session(const char *s, int32_t *start_s, int32_t
  *  raid_ticks_take. With the option samples (raid_read_opts) also the sampled prices: the return ret[i]
  *  is from the price before it to price[i], sampled at local wall-clock time time_us[i] (microseconds
  *  since 1970-01-01T00:00:00 in the zone of the options: the observation's time with tick sampling, the
- *  grid point's otherwise), and segment s's first sampled price is first_price[s] (its returns are from
+ *  grid point's otherwise), and segment s's first sampled price is first_price[s], sampled at local time
+ *  first_time_us[s] (its returns are from
  *  the prices first_price[s], price[offsets[s]], ..., price[offsets[s+1] - 1]). NULL without the option. */
 typedef struct raid_batch {
     double *ret;         /* returns of all segments back to back */
@@ -70,6 +71,7 @@ typedef struct raid_batch {
     double *price;       /* the option samples: nret end prices (ret_cap entries) */
     int64_t *time_us;    /* their local times */
     double *first_price; /* nseg first prices (seg_cap entries) */
+    int64_t *first_time_us; /* their local times (seg_cap entries) */
 } raid_batch;
 
 RAID_API void raid_batch_init(raid_batch *b);

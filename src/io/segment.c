@@ -158,6 +158,7 @@ void raid_batch_free(raid_batch *b)
     free(b->price);
     free(b->time_us);
     free(b->first_price);
+    free(b->first_time_us);
     free(b->offsets);
     free(b->symbol);
     free(b->date);
@@ -165,14 +166,15 @@ void raid_batch_free(raid_batch *b)
 }
 
 /* A segment's sampled prices (the segmenter's option samples): the end price and local time of each
- * return, and the first price. */
+ * return, and the first price and its local time. */
 typedef struct seg_samples {
     const double *price;
     const int64_t *time_us;
     double first;
+    int64_t first_time;
 } seg_samples;
 
-/* b's sample arrays (price, time_us: ret_cap entries; first_price: seg_cap entries) where a segment with
+/* b's sample arrays (price, time_us: ret_cap entries; first_price, first_time_us: seg_cap entries) where a segment with
  * samples comes: they exist with their capacities once one did. 0, or -1 when out of memory. */
 static int batch_samples(raid_batch *b)
 {
@@ -191,6 +193,10 @@ static int batch_samples(raid_batch *b)
         if (!f)
             return -1;
         b->first_price = f;
+        int64_t *ft = realloc(b->first_time_us, b->seg_cap * sizeof *ft);
+        if (!ft)
+            return -1;
+        b->first_time_us = ft;
     }
     return 0;
 }
@@ -231,7 +237,7 @@ static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const
         if (with && batch_samples(b) != 0)
             return RAID_ENOMEM;
     }
-    if (smp && (!b->first_price || (b->ret_cap && !b->price)) && batch_samples(b) != 0)
+    if (smp && (!b->first_price || !b->first_time_us || (b->ret_cap && !b->price)) && batch_samples(b) != 0)
         return RAID_ENOMEM;
     if (b->nseg == 0)
         b->offsets[0] = (int64_t)b->nret;
@@ -243,6 +249,7 @@ static raid_status batch_append(raid_batch *b, uint32_t sym, int32_t date, const
             memcpy(b->time_us + b->nret, smp->time_us, n * sizeof *b->time_us);
         }
         b->first_price[b->nseg] = smp->first;
+        b->first_time_us[b->nseg] = smp->first_time;
     }
     b->nret += n;
     b->symbol[b->nseg] = sym;
@@ -282,6 +289,7 @@ typedef struct sym_state {
     double *px;
     int64_t *tm;
     double first_p;
+    int64_t first_tm; /* its local time (option samples) */
 } sym_state;
 
 typedef struct ready_seg {
@@ -292,6 +300,7 @@ typedef struct ready_seg {
     double *px;    /* the samples (option samples), handed over likewise */
     int64_t *tm;
     double first_p;
+    int64_t first_tm; /* its local time (option samples) */
 } ready_seg;
 
 struct RaidSeg {
@@ -505,6 +514,7 @@ static int take_sample(const RaidSeg *sg, sym_state *s, double p, const double *
         }
     } else {
         s->first_p = p;
+        s->first_tm = local;
     }
     s->last_sampled = p;
     return 0;
@@ -558,14 +568,15 @@ static int close_segment(RaidSeg *sg, uint32_t i)
             sg->rq_cap = cap;
         }
         if (s->n) { /* the returns go with the segment; the symbol takes a buffer of an earlier one */
-            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), s->ret, s->n, s->cap, s->px, s->tm, s->first_p};
-            const ready_seg none = {0, 0, NULL, 0, 0, NULL, NULL, 0}, *u = sg->npool ? &sg->pool[--sg->npool] : &none;
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), s->ret, s->n, s->cap, s->px, s->tm, s->first_p,
+                                                  s->first_tm};
+            const ready_seg none = {0, 0, NULL, 0, 0, NULL, NULL, 0, 0}, *u = sg->npool ? &sg->pool[--sg->npool] : &none;
             s->ret = u->ret;
             s->cap = u->cap;
             s->px = u->px;
             s->tm = u->tm;
         } else {
-            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), NULL, 0, 0, NULL, NULL, s->first_p};
+            sg->rq[sg->rq_n++] = (ready_seg){i, yyyymmdd(s->day), NULL, 0, 0, NULL, NULL, s->first_p, s->first_tm};
         }
     }
     s->n = 0;
@@ -834,7 +845,7 @@ raid_status raidSegTake(RaidSeg *sg, raid_batch *b, size_t max_returns)
     size_t delivered = 0;
     while (sg->rq_head < sg->rq_n && (delivered == 0 || b->nret < max_returns)) {
         ready_seg *q = &sg->rq[sg->rq_head];
-        const seg_samples smp = {q->px, q->tm, q->first_p};
+        const seg_samples smp = {q->px, q->tm, q->first_p, q->first_tm};
         if (batch_append(b, q->sym, q->date, q->ret, q->n, sg->samples ? &smp : NULL) != RAID_OK)
             return raidFail(NULL, RAID_ENOMEM, "out of memory");
         sg->rq_head++;

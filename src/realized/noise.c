@@ -112,8 +112,7 @@ static double noise_ratio(const double *r, int64_t M, scratch *w)
     return iv > 0.0 ? omega2 / iv : INFINITY;
 }
 
-/* Parzen weight k(x), 0 <= x < 1 (BNHLS 2008, 2009). */
-static double parzen(double x)
+double raidRealizedParzen(double x)
 {
     if (x <= 0.5)
         return 1.0 - 6.0 * x * x + 6.0 * x * x * x;
@@ -143,25 +142,23 @@ static double realized_kernel(const double *r, int64_t M, int64_t H, double *x)
         for (int64_t j = h; j < n; j++)
             raidDdAdd(&g, x[j] * x[j - h]);
         const double gh = raidDdValue(g);
-        raidDdAdd(&k, h == 0 ? gh : 2.0 * (parzen((double)h / (double)(H + 1)) * gh));
+        raidDdAdd(&k, h == 0 ? gh : 2.0 * (raidRealizedParzen((double)h / (double)(H + 1)) * gh));
     }
     return raidDdValue(k);
 }
 
-/* The pre-averaged RV of M >= 5 returns (JLMPV 2009; CKP 2010): kn = ceil(theta sqrt(M)), theta = 1,
- * g(x) = min(x, 1-x), Ybar_i = sum_{j=1}^{kn-1} g(j/kn) r_{i+j}, i = 0 .. M-kn+1 (returns numbered from 1),
- *   prv = M/(M-kn+2) / (kn psi2) sum_i Ybar_i^2 - psi1 / (kn^2 psi2) RV/2
- * with the finite-kn constants psi1 = kn sum_{j=1}^{kn} (g(j/kn) - g((j-1)/kn))^2 and
- * psi2 = (1/kn) sum_{j=1}^{kn-1} g(j/kn)^2: the correction psi1/(theta^2 psi2) omega^2 with
- * omega^2 = RV/(2M) and theta = kn/sqrt(M), the theta the rounded kn realises, removes exactly the
- * expected noise term of the first sum for i.i.d. noise. g holds kn + 1 values. */
-static double preaveraged(const double *r, int64_t M, double rv, double *g)
+int64_t raidPreavgKn(int64_t M)
 {
     int64_t kn = (int64_t)ceil(sqrt((double)M));
     while (kn > 1 && (kn - 1) * (kn - 1) >= M) /* the smallest kn with kn^2 >= M, exactly */
         kn--;
     while (kn * kn < M)
         kn++;
+    return kn;
+}
+
+void raidPreavgWeights(int64_t kn, double *g, double *psi1, double *psi2)
+{
     for (int64_t j = 0; j <= kn; j++) {
         const double t = (double)j / (double)kn;
         g[j] = j == 0 || j == kn ? 0.0 : (t < 1.0 - t ? t : 1.0 - t);
@@ -173,7 +170,24 @@ static double preaveraged(const double *r, int64_t M, double rv, double *g)
         if (j < kn)
             raidDdAdd(&p2, g[j] * g[j]);
     }
-    const double k = (double)kn, psi1 = k * raidDdValue(p1), psi2 = raidDdValue(p2) / k;
+    const double k = (double)kn;
+    *psi1 = k * raidDdValue(p1);
+    *psi2 = raidDdValue(p2) / k;
+}
+
+/* The pre-averaged RV of M >= 5 returns (JLMPV 2009; CKP 2010): kn = ceil(theta sqrt(M)), theta = 1,
+ * g(x) = min(x, 1-x), Ybar_i = sum_{j=1}^{kn-1} g(j/kn) r_{i+j}, i = 0 .. M-kn+1 (returns numbered from 1),
+ *   prv = M/(M-kn+2) / (kn psi2) sum_i Ybar_i^2 - psi1 / (kn^2 psi2) RV/2
+ * with the finite-kn constants psi1 = kn sum_{j=1}^{kn} (g(j/kn) - g((j-1)/kn))^2 and
+ * psi2 = (1/kn) sum_{j=1}^{kn-1} g(j/kn)^2: the correction psi1/(theta^2 psi2) omega^2 with
+ * omega^2 = RV/(2M) and theta = kn/sqrt(M), the theta the rounded kn realises, removes exactly the
+ * expected noise term of the first sum for i.i.d. noise. g holds kn + 1 values. */
+static double preaveraged(const double *r, int64_t M, double rv, double *g)
+{
+    const int64_t kn = raidPreavgKn(M);
+    double psi1, psi2;
+    raidPreavgWeights(kn, g, &psi1, &psi2);
+    const double k = (double)kn;
     RaidDd s = {0, 0};
     for (int64_t i = 0; i <= M - kn + 1; i++) {
         RaidDd y = {0, 0};
@@ -187,6 +201,17 @@ static double preaveraged(const double *r, int64_t M, double rv, double *g)
     raidDdAdd(&out, m / (m - k + 2.0) / (k * psi2) * raidDdValue(s));
     raidDdAdd(&out, -(psi1 / (k * k * psi2) * (rv / 2.0)));
     return raidDdValue(out);
+}
+
+double raidRealizedNoiseRatio(const double *r, int64_t M)
+{
+    if (M < 1)
+        return NAN;
+    scratch w = {NULL, malloc((size_t)M * sizeof(RaidDd)), malloc((size_t)M * sizeof(int64_t))};
+    const double xi2 = w.sq && w.nz ? noise_ratio(r, M, &w) : NAN;
+    free(w.sq);
+    free(w.nz);
+    return xi2;
 }
 
 /* The measures of one segment of M returns; scratch w has room for M. */

@@ -102,4 +102,18 @@ raid_status raidRealizedCpuCompute(raid_ctx *ctx, const double *r, const int64_t
 raid_status raidRealizedDeviceCompute(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                         raid_realized *out);
 
+/* ---- pieces of the noise-robust measures (noise.c) shared with the realized covariance (src/cov/) ---- */
+
+/* Parzen weight k(x), 0 <= x <= 1 (BNHLS 2008, 2009): 1 - 6x^2 + 6x^3 to 1/2, 2 (1-x)^3 beyond. */
+double raidRealizedParzen(double x);
+/* xi^2 = omega^2 / IV of BNHLS 2009's bandwidth rule on M >= 1 returns r (docs/measures.md "The noise
+ * ratio"): 0 when omega^2 = 0, INFINITY when IV = 0 < omega^2, NAN when M < 1 or out of memory. */
+double raidRealizedNoiseRatio(const double *r, int64_t M);
+/* The pre-averaging window of M >= 1 returns with theta = 1: the smallest kn with kn^2 >= M (exactly). */
+int64_t raidPreavgKn(int64_t M);
+/* The pre-averaging weights g[j] = min(j/kn, 1 - j/kn), j = 0 .. kn (g has kn + 1 entries; kn >= 1), and
+ * the finite-kn constants psi1 = kn sum_{j=1}^{kn} (g_j - g_{j-1})^2 and psi2 = (1/kn) sum_{j=1}^{kn-1}
+ * g_j^2 (Jacod, Li, Mykland, Podolskij and Vetter 2009; Christensen, Kinnebrock and Podolskij 2010). */
+void raidPreavgWeights(int64_t kn, double *g, double *psi1, double *psi2);
+
 #endif

@@ -1,0 +1,729 @@
+/*
+ * Realized covariance of one day of N symbols (raid_cov_compute, include/raid/cov.h), in float64 on the
+ * host: the symbols' observations reduced to one price per distinct time, synchronised (previous tick on
+ * the union of the times, or refresh time) into returns, then one of the estimators; each entry a
+ * compensated float64 sum (core/dd.h) of float64 products, so that it is within a few roundings of the
+ * exact sum of those products whatever its cancellation. Every symmetric matrix is computed once, its
+ * upper triangle, and mirrored. Formulas, sources and defaults: docs/measures.md "Covariance".
+ *
+ *   rcov      sum_k r_k r_k'                                    ABDL 2003; BNS 2004
+ *   rbpcov    (pi/8) sum_{k>=2} |x+y|_k|x+y|_{k-1} - |x-y|_k|x-y|_{k-1}  Barndorff-Nielsen and Shephard 2004
+ *   rsemicov  P, N, M = sum p p', sum n n', sum p n'            Bollerslev, Li, Patton and Quaedvlieg 2020
+ *   hy        sum over overlapping observation intervals       Hayashi and Yoshida 2005
+ *   mrc       pre-averaged, bias corrected; mrc_psd without     Christensen, Kinnebrock and Podolskij 2010
+ *   rkcov     Parzen realized kernel, jittered end points       Barndorff-Nielsen, Hansen, Lunde, Shephard 2011
+ */
+#include "cov/cov_internal.h"
+
+#include "core/dd.h"
+#include "core/logret.h"
+#include "realized/realized_internal.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double PI = 3.14159265358979323846;
+/* BNHLS 2009: c* = ((12)^2 / 0.269)^(1/5) for the Parzen kernel (as the univariate rk, noise.c). */
+#define RK_CSTAR 3.5134
+
+static const char *const est_names[RAID_COV_NESTIMATORS] = {"rcov", "rbpcov", "rsemicov", "hy",
+                                                            "mrc",  "mrc_psd", "rkcov"};
+
+const char *raid_cov_estimator_name(raid_cov_estimator e)
+{
+    return (int)e >= 0 && (int)e < RAID_COV_NESTIMATORS ? est_names[e] : NULL;
+}
+
+raid_status raid_cov_estimator_parse(const char *name, raid_cov_estimator *out)
+{
+    if (!name || !out)
+        return raidFail(NULL, RAID_EINVAL, "raid_cov_estimator_parse: NULL argument");
+    for (int k = 0; k < RAID_COV_NESTIMATORS; k++)
+        if (!strcmp(name, est_names[k])) {
+            *out = (raid_cov_estimator)k;
+            return RAID_OK;
+        }
+    return raidFail(NULL, RAID_EINVAL, "unknown estimator '%.64s' (valid: rcov, rbpcov, rsemicov, hy, mrc, mrc_psd, rkcov)",
+                    name);
+}
+
+int raid_cov_parts(raid_cov_estimator e)
+{
+    return e == RAID_COV_RSEMICOV ? 3 : (int)e >= 0 && (int)e < RAID_COV_NESTIMATORS ? 1 : 0;
+}
+
+/* ---- the day's series: one price per distinct time, per present symbol ---- */
+
+typedef struct series {
+    size_t P;        /* present symbols */
+    size_t *idx;     /* their indices among the nsym */
+    int64_t *off;    /* P + 1 offsets into t and p */
+    int64_t *t;      /* distinct times, increasing */
+    double *p;       /* the last price at each */
+} series;
+
+static void series_free(series *s)
+{
+    free(s->idx);
+    free(s->off);
+    free(s->t);
+    free(s->p);
+}
+
+/* Check the day's observations and reduce each present symbol's to its distinct times. */
+static raid_status series_make(raid_ctx *ctx, const RaidCovDay *d, series *s)
+{
+    memset(s, 0, sizeof *s);
+    const int64_t total = d->offsets[d->nsym] - d->offsets[0];
+    s->idx = malloc((d->nsym ? d->nsym : 1) * sizeof *s->idx);
+    s->off = malloc((d->nsym + 1) * sizeof *s->off);
+    s->t = malloc((size_t)(total ? total : 1) * sizeof *s->t);
+    s->p = malloc((size_t)(total ? total : 1) * sizeof *s->p);
+    if (!s->idx || !s->off || !s->t || !s->p)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    int64_t k = 0;
+    s->off[0] = 0;
+    for (size_t i = 0; i < d->nsym; i++) {
+        const int64_t a = d->offsets[i], b = d->offsets[i + 1];
+        for (int64_t j = a; j < b; j++) {
+            const double p = d->price[j];
+            if (!(p > 0.0 && p <= 1.79769313486231570815e308))
+                return raidFail(ctx, RAID_EINVAL, "raid_cov_compute: symbol %zu: price %.17g at observation %lld is not "
+                                "positive and finite", i, p, (long long)(j - a));
+            if (j > a && d->time_us[j] < d->time_us[j - 1])
+                return raidFail(ctx, RAID_EINVAL, "raid_cov_compute: symbol %zu: time %lld us before %lld us "
+                                "(observation %lld): the observations of a symbol must be in time order", i,
+                                (long long)d->time_us[j], (long long)d->time_us[j - 1], (long long)(j - a));
+            if (j > a && d->time_us[j] == d->time_us[j - 1]) {
+                s->p[k - 1] = p; /* the last price at a time counts */
+            } else {
+                s->t[k] = d->time_us[j];
+                s->p[k++] = p;
+            }
+        }
+        if (b > a) {
+            s->idx[s->P++] = i;
+            s->off[s->P] = k;
+        }
+    }
+    return RAID_OK;
+}
+
+/* ---- synchronisation ---- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The synchronised returns: R[a M + k], k < M, symbol a's return from sampling time k to k + 1; *M their
+ * number (0 when there are fewer than two sampling times). *R is malloc'ed (NULL when M = 0). */
+static raid_status sync_returns(raid_ctx *ctx, raid_cov_sync how, const series *s, double **R, int64_t *M)
+{
+    *R = NULL;
+    *M = 0;
+    const size_t P = s->P;
+    if (P == 0)
+        return RAID_OK;
+    int64_t *tau = NULL, nt = 0;
+    if (how == RAID_COV_SYNC_PREVIOUS) { /* the union of the times */
+        const int64_t T = s->off[P];
+        tau = malloc((size_t)T * sizeof *tau);
+        if (!tau)
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
+        memcpy(tau, s->t, (size_t)T * sizeof *tau);
+        qsort(tau, (size_t)T, sizeof *tau, cmp_i64);
+        for (int64_t i = 0; i < T; i++)
+            if (nt == 0 || tau[i] != tau[nt - 1])
+                tau[nt++] = tau[i];
+    } else { /* refresh time: at most the fewest distinct times of a symbol */
+        int64_t cap = INT64_MAX, first = INT64_MIN;
+        for (size_t a = 0; a < P; a++) {
+            const int64_t n = s->off[a + 1] - s->off[a];
+            cap = n < cap ? n : cap;
+            first = s->t[s->off[a]] > first ? s->t[s->off[a]] : first;
+        }
+        tau = malloc((size_t)cap * sizeof *tau);
+        int64_t *j = malloc(P * sizeof *j);
+        if (!tau || !j) {
+            free(tau);
+            free(j);
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
+        }
+        for (size_t a = 0; a < P; a++)
+            j[a] = s->off[a];
+        int64_t now = first;
+        for (;;) {
+            tau[nt++] = now;
+            int64_t next = INT64_MIN, end = 0;
+            for (size_t a = 0; a < P; a++) {
+                while (j[a] < s->off[a + 1] && s->t[j[a]] <= now)
+                    j[a]++; /* the first time after now */
+                if (j[a] == s->off[a + 1])
+                    end = 1;
+                else if (s->t[j[a]] > next)
+                    next = s->t[j[a]];
+            }
+            if (end)
+                break;
+            now = next;
+        }
+        free(j);
+    }
+    if (nt < 2) {
+        free(tau);
+        return RAID_OK;
+    }
+    const int64_t m = nt - 1;
+    double *r = malloc((size_t)m * P * sizeof *r);
+    if (!r) {
+        free(tau);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    for (size_t a = 0; a < P; a++) { /* previous tick at each tau: the first price before the first time */
+        int64_t j = s->off[a];
+        const int64_t end = s->off[a + 1];
+        double prev = 0.0;
+        for (int64_t k = 0; k < nt; k++) {
+            while (j + 1 < end && s->t[j + 1] <= tau[k])
+                j++;
+            const double p = s->p[j];
+            if (k > 0)
+                r[(size_t)a * (size_t)m + (size_t)(k - 1)] = raidLogReturn(prev, p);
+            prev = p;
+        }
+    }
+    free(tau);
+    *R = r;
+    *M = m;
+    return RAID_OK;
+}
+
+/* ---- the estimators on synchronised returns: O (P x P, row-major), upper triangle (all for M part) ---- */
+
+static double dot(const double *x, const double *y, int64_t m)
+{
+    RaidDd s = {0, 0};
+    for (int64_t k = 0; k < m; k++)
+        raidDdAdd(&s, x[k] * y[k]);
+    return raidDdValue(s);
+}
+
+static void est_rcov(const double *R, int64_t m, size_t P, double *O)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = (size_t)a; b < P; b++)
+            O[(size_t)a * P + b] = dot(R + (size_t)a * (size_t)m, R + b * (size_t)m, m);
+}
+
+static void est_rbpcov(const double *R, int64_t m, size_t P, double *O)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = (size_t)a; b < P; b++) {
+            const double *x = R + (size_t)a * (size_t)m, *y = R + b * (size_t)m;
+            RaidDd s = {0, 0};
+            for (int64_t k = 1; k < m; k++) {
+                raidDdAdd(&s, fabs(x[k] + y[k]) * fabs(x[k - 1] + y[k - 1]));
+                raidDdAdd(&s, -(fabs(x[k] - y[k]) * fabs(x[k - 1] - y[k - 1])));
+            }
+            O[(size_t)a * P + b] = PI / 8.0 * raidDdValue(s);
+        }
+}
+
+/* The three parts P, N, M one after another in O (3 P^2). */
+static void est_rsemicov(const double *R, int64_t m, size_t P, double *O)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = 0; b < P; b++) {
+            const double *x = R + (size_t)a * (size_t)m, *y = R + b * (size_t)m;
+            RaidDd sp = {0, 0}, sn = {0, 0}, sm = {0, 0};
+            for (int64_t k = 0; k < m; k++) {
+                const double xp = x[k] > 0.0 ? x[k] : 0.0, xn = x[k] < 0.0 ? x[k] : 0.0;
+                const double yp = y[k] > 0.0 ? y[k] : 0.0, yn = y[k] < 0.0 ? y[k] : 0.0;
+                if (b >= (size_t)a) {
+                    raidDdAdd(&sp, xp * yp);
+                    raidDdAdd(&sn, xn * yn);
+                }
+                raidDdAdd(&sm, xp * yn);
+            }
+            const size_t e = (size_t)a * P + b;
+            if (b >= (size_t)a) {
+                O[e] = raidDdValue(sp);
+                O[P * P + e] = raidDdValue(sn);
+            }
+            O[2 * P * P + e] = raidDdValue(sm);
+        }
+}
+
+/* kn = ceil(M^(3/5)), exactly: the smallest kn with kn^5 >= M^3. */
+static int64_t kn_psd(int64_t M)
+{
+    int64_t kn = (int64_t)ceil(pow((double)M, 0.6));
+    const unsigned __int128 m3 = (unsigned __int128)M * (unsigned __int128)M * (unsigned __int128)M;
+#define P5(k) ((unsigned __int128)(k) * (unsigned __int128)(k) * (unsigned __int128)(k) * (unsigned __int128)(k) * \
+               (unsigned __int128)(k))
+    while (kn > 1 && P5(kn - 1) >= m3)
+        kn--;
+    while (P5(kn) < m3)
+        kn++;
+#undef P5
+    return kn;
+}
+
+/* mrc (bias corrected, theta = 1, kn = ceil(sqrt(M))) or mrc_psd (no correction, kn = ceil(M^0.6)):
+ *   n/(n-kn+2) 1/(kn psi2) sum_{i=0}^{n-kn+1} Ybar_i Ybar_i'  [- psi1/(kn^2 psi2) (1/2) sum r r'],
+ * Ybar_i = sum_{j=1}^{kn-1} g(j/kn) r_{i+j}; as the univariate prv (noise.c) on the diagonal. */
+static raid_status est_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *kn_out)
+{
+    const int64_t kn = psd ? kn_psd(m) : raidPreavgKn(m);
+    const int64_t ny = m - kn + 2; /* pre-averaged returns */
+    double *g = malloc((size_t)(kn + 1) * sizeof *g), *Y = malloc((size_t)ny * P * sizeof *Y);
+    if (!g || !Y) {
+        free(g);
+        free(Y);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    double psi1, psi2;
+    raidPreavgWeights(kn, g, &psi1, &psi2);
+#pragma omp parallel for schedule(static)
+    for (long long a = 0; a < (long long)P; a++) {
+        const double *r = R + (size_t)a * (size_t)m;
+        for (int64_t i = 0; i < ny; i++) {
+            RaidDd y = {0, 0};
+            for (int64_t j = 1; j < kn; j++)
+                raidDdAdd(&y, g[j] * r[i + j - 1]);
+            Y[(size_t)a * (size_t)ny + (size_t)i] = raidDdValue(y);
+        }
+    }
+    const double k = (double)kn, mm = (double)m, c = mm / (mm - k + 2.0) / (k * psi2);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = (size_t)a; b < P; b++) {
+            RaidDd o = {0, 0};
+            raidDdAdd(&o, c * dot(Y + (size_t)a * (size_t)ny, Y + b * (size_t)ny, ny));
+            if (!psd)
+                raidDdAdd(&o, -(psi1 / (k * k * psi2) * (dot(R + (size_t)a * (size_t)m, R + b * (size_t)m, m) / 2.0)));
+            O[(size_t)a * P + b] = raidDdValue(o);
+        }
+    free(g);
+    free(Y);
+    *kn_out = kn;
+    return RAID_OK;
+}
+
+/* rkcov: the m = 2 jittered returns of each symbol (n = M - 2: x_1 = r_1/2 + r_2, x_j = r_{j+1},
+ * x_n = r_{M-1} + r_M/2; n = 1: r_1/2 + r_2 + r_3/2, as the univariate rk), one bandwidth H for all (the
+ * mean over the symbols of c* xi_a^(4/5) n^(3/5), xi_a^2 from the symbol's own returns own[a], rounded up,
+ * at least 1), then K = Gamma_0 + sum_{h=1}^{H} k(h/(H+1)) (Gamma_h + Gamma_h'), Gamma_h = sum_{j>h}
+ * x_j x_{j-h}'. *H_out = -1 (and O untouched) where no bandwidth exists (an infinite xi, H > n). */
+static raid_status est_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P, const series *s, double *O,
+                             int64_t *H_out)
+{
+    const int64_t n = m - 2;
+    *H_out = -1;
+    RaidDd hs = {0, 0};
+    for (size_t a = 0; a < P; a++) {
+        const int64_t no = s->off[a + 1] - s->off[a] - 1; /* the symbol's own returns */
+        double *own = malloc((size_t)(no > 0 ? no : 1) * sizeof *own);
+        if (!own)
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
+        for (int64_t j = 0; j < no; j++)
+            own[j] = raidLogReturn(s->p[s->off[a] + j], s->p[s->off[a] + j + 1]);
+        const double xi2 = no >= 1 ? raidRealizedNoiseRatio(own, no) : 0.0;
+        free(own);
+        if (isnan(xi2) && no >= 1)
+            return raidFail(ctx, RAID_ENOMEM, "out of memory");
+        if (!(xi2 < INFINITY))
+            return RAID_OK;
+        raidDdAdd(&hs, RK_CSTAR * pow(xi2, 0.4) * pow((double)n, 0.6));
+    }
+    const double hstar = ceil(raidDdValue(hs) / (double)P);
+    if (!(hstar <= (double)n))
+        return RAID_OK;
+    const int64_t H = hstar > 1.0 ? (int64_t)hstar : 1;
+    double *X = malloc((size_t)n * P * sizeof *X), *w = malloc((size_t)(H + 1) * sizeof *w);
+    if (!X || !w) {
+        free(X);
+        free(w);
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    }
+    for (int64_t h = 0; h <= H; h++)
+        w[h] = h == 0 ? 1.0 : raidRealizedParzen((double)h / (double)(H + 1));
+    for (size_t a = 0; a < P; a++) {
+        const double *r = R + a * (size_t)m;
+        double *x = X + a * (size_t)n;
+        if (n == 1) {
+            x[0] = 0.5 * r[0] + r[1] + 0.5 * r[2];
+        } else {
+            x[0] = 0.5 * r[0] + r[1];
+            for (int64_t j = 1; j < n - 1; j++)
+                x[j] = r[j + 1];
+            x[n - 1] = r[m - 2] + 0.5 * r[m - 1];
+        }
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = (size_t)a; b < P; b++) {
+            const double *x = X + (size_t)a * (size_t)n, *y = X + b * (size_t)n;
+            RaidDd kk = {0, 0};
+            for (int64_t h = 0; h <= H && h < n; h++) {
+                RaidDd g1 = {0, 0}, g2 = {0, 0};
+                for (int64_t j = h; j < n; j++) {
+                    raidDdAdd(&g1, x[j] * y[j - h]);
+                    if (h > 0)
+                        raidDdAdd(&g2, y[j] * x[j - h]);
+                }
+                raidDdAdd(&kk, w[h] * raidDdValue(g1));
+                if (h > 0)
+                    raidDdAdd(&kk, w[h] * raidDdValue(g2));
+            }
+            O[(size_t)a * P + b] = raidDdValue(kk);
+        }
+    free(X);
+    free(w);
+    *H_out = H;
+    return RAID_OK;
+}
+
+/* Hayashi-Yoshida of two symbols' returns over their intervals (t[k-1], t[k]] and (u[l-1], u[l]]:
+ * sum of x_k y_l over the pairs whose intervals overlap, found by one merge of the two time lists (each
+ * interval overlaps a run of the other's; the one that ends first moves on). */
+static double hy_pair(const int64_t *t, const double *x, int64_t nt, const int64_t *u, const double *y, int64_t nu)
+{
+    RaidDd s = {0, 0};
+    int64_t k = 1, l = 1; /* interval k of the first: (t[k-1], t[k]], k = 1 .. nt-1 */
+    while (k < nt && l < nu) {
+        if (t[k] <= u[l - 1]) {
+            k++;
+        } else if (u[l] <= t[k - 1]) {
+            l++;
+        } else {
+            raidDdAdd(&s, x[k - 1] * y[l - 1]);
+            if (t[k] < u[l])
+                k++;
+            else if (u[l] < t[k])
+                l++;
+            else {
+                k++;
+                l++;
+            }
+        }
+    }
+    return raidDdValue(s);
+}
+
+static raid_status est_hy(raid_ctx *ctx, const series *s, double *O, int64_t *nmax)
+{
+    const size_t P = s->P;
+    const int64_t T = s->off[P];
+    double *r = malloc((size_t)(T ? T : 1) * sizeof *r); /* r[j] the return ending at s->t[j] (j not a first) */
+    if (!r)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    *nmax = 0;
+    for (size_t a = 0; a < P; a++) {
+        for (int64_t j = s->off[a] + 1; j < s->off[a + 1]; j++)
+            r[j] = raidLogReturn(s->p[j - 1], s->p[j]);
+        r[s->off[a]] = 0.0;
+        const int64_t na = s->off[a + 1] - s->off[a] - 1;
+        *nmax = na > *nmax ? na : *nmax;
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = (size_t)a; b < P; b++) {
+            const int64_t ia = s->off[a], ib = s->off[b];
+            O[(size_t)a * P + b] = (size_t)a == b ? dot(r + ia + 1, r + ia + 1, s->off[a + 1] - ia - 1)
+                                                  : hy_pair(s->t + ia, r + ia + 1, s->off[a + 1] - ia, s->t + ib,
+                                                            r + ib + 1, s->off[b + 1] - ib);
+        }
+    free(r);
+    return RAID_OK;
+}
+
+/* ---- the smallest eigenvalue, the projection ---- */
+
+/* The smallest eigenvalue of the symmetric n x n matrix a (upper triangle read; a is overwritten). */
+static raid_status min_eig_inplace(double *a, size_t n, double *out)
+{
+    double *wv = malloc((n ? n : 1) * sizeof *wv);
+    if (!wv)
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    /* row-major upper = column-major lower of the same array: 'L' in column-major order */
+    const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)n, a, (lapack_int)n, wv);
+    *out = info == 0 ? wv[0] : NAN;
+    free(wv);
+    if (info != 0)
+        return raidFail(NULL, RAID_EINVAL, "LAPACK dsyevd failed (info %d)", (int)info);
+    return RAID_OK;
+}
+
+/* The present rows of a (n x n, row-major): those whose diagonal is not NAN; *k their number. */
+static size_t *present_rows(const double *a, size_t n, size_t *k)
+{
+    size_t *ix = malloc((n ? n : 1) * sizeof *ix);
+    *k = 0;
+    if (ix)
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(a[i * n + i]))
+                ix[(*k)++] = i;
+    return ix;
+}
+
+raid_status raid_cov_min_eig(const double *a, size_t n, double *out)
+{
+    if (!a || !out)
+        return raidFail(NULL, RAID_EINVAL, "raid_cov_min_eig: NULL argument");
+    *out = NAN;
+    size_t k = 0;
+    size_t *ix = present_rows(a, n, &k);
+    double *b = malloc((k ? k * k : 1) * sizeof *b);
+    if (!ix || !b) {
+        free(ix);
+        free(b);
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    }
+    int finite = 1;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < k; j++) {
+            const double v = a[ix[i] * n + ix[j]];
+            finite &= isfinite(v);
+            b[i * k + j] = v;
+        }
+    raid_status st = RAID_OK;
+    if (k > 0 && finite)
+        st = min_eig_inplace(b, k, out);
+    free(ix);
+    free(b);
+    return st;
+}
+
+/* Y (k x k, symmetric) replaced by its projection on the PSD cone: V max(L, 0) V'. w, z: scratch. */
+static raid_status psd_cone(double *Y, size_t k, double *w, double *z)
+{
+    memcpy(z, Y, k * k * sizeof *z);
+    const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)k, z, (lapack_int)k, w);
+    if (info != 0)
+        return raidFail(NULL, RAID_EINVAL, "LAPACK dsyevd failed (info %d)", (int)info);
+    /* z holds the eigenvectors as columns (column-major): Y_ij = sum_l max(w_l, 0) z_il z_jl */
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = i; j < k; j++) {
+            RaidDd s = {0, 0};
+            for (size_t l = 0; l < k; l++)
+                if (w[l] > 0.0)
+                    raidDdAdd(&s, w[l] * z[l * k + i] * z[l * k + j]);
+            Y[i * k + j] = Y[j * k + i] = raidDdValue(s);
+        }
+    return RAID_OK;
+}
+
+raid_status raid_cov_psd_project(double *a, size_t n, int *iterations)
+{
+    if (!a)
+        return raidFail(NULL, RAID_EINVAL, "raid_cov_psd_project: NULL argument");
+    if (iterations)
+        *iterations = 0;
+    size_t k = 0;
+    size_t *ix = present_rows(a, n, &k);
+    if (!ix)
+        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    /* the rows with a positive variance; the others become zero (but their diagonal) */
+    size_t kp = 0;
+    for (size_t i = 0; i < k; i++) {
+        const size_t r = ix[i];
+        if (a[r * n + r] > 0.0)
+            ix[kp++] = r;
+        else
+            for (size_t j = 0; j < n; j++)
+                if (j != r && !isnan(a[j * n + j]))
+                    a[r * n + j] = a[j * n + r] = 0.0;
+    }
+    k = kp;
+    const size_t kk = k > 0 ? k * k : 1;
+    double *Y = malloc(kk * sizeof *Y), *X = malloc(kk * sizeof *X), *R = malloc(kk * sizeof *R),
+           *dS = calloc(kk, sizeof *dS), *z = malloc(kk * sizeof *z), *w = malloc((k ? k : 1) * sizeof *w),
+           *sd = malloc((k ? k : 1) * sizeof *sd);
+    raid_status st = RAID_OK;
+    if (!Y || !X || !R || !dS || !z || !w || !sd) {
+        st = raidFail(NULL, RAID_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++)
+        sd[i] = sqrt(a[ix[i] * n + ix[i]]);
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < k; j++)
+            Y[i * k + j] = i == j ? 1.0 : a[ix[i] * n + ix[j]] / sd[i] / sd[j];
+    int it = 0;
+    for (; it < 10000 && k > 0; it++) { /* Higham 2002, Algorithm 3.3 */
+        for (size_t e = 0; e < k * k; e++)
+            R[e] = Y[e] - dS[e];
+        memcpy(X, R, k * k * sizeof *X);
+        if ((st = psd_cone(X, k, w, z)) != RAID_OK)
+            goto out;
+        double num = 0.0, den = 0.0;
+        for (size_t e = 0; e < k * k; e++) {
+            dS[e] = X[e] - R[e];
+            const double yn = (e % (k + 1) == 0) ? 1.0 : X[e];
+            num += (yn - Y[e]) * (yn - Y[e]);
+            den += yn * yn;
+            Y[e] = yn;
+        }
+        if (sqrt(num) <= 1e-12 * sqrt(den))
+            break;
+    }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < k; j++)
+            a[ix[i] * n + ix[j]] = i == j ? a[ix[i] * n + ix[i]] : Y[i * k + j] * sd[i] * sd[j];
+    if (iterations)
+        *iterations = it;
+out:
+    free(ix);
+    free(Y);
+    free(X);
+    free(R);
+    free(dS);
+    free(z);
+    free(w);
+    free(sd);
+    return st;
+}
+
+/* ---- the day ---- */
+
+/* The minimum number of synchronised returns of an estimator (HY: none). */
+static int64_t min_returns(raid_cov_estimator e)
+{
+    switch (e) {
+    case RAID_COV_RBPCOV: return 2;
+    case RAID_COV_MRC: return 5;
+    case RAID_COV_MRC_PSD: return 2;
+    case RAID_COV_RKCOV: return 3;
+    default: return 1;
+    }
+}
+
+static raid_status cov_host(raid_ctx *ctx, const RaidCovDay *d, double *out, raid_cov_info *info)
+{
+    const size_t N = d->nsym, parts = (size_t)raid_cov_parts(d->est);
+    for (size_t e = 0; e < parts * N * N; e++)
+        out[e] = NAN;
+    info->npresent = 0;
+    info->n = 0;
+    info->bandwidth = 0;
+    for (int q = 0; q < 3; q++)
+        info->min_eig[q] = NAN;
+    series s;
+    raid_status st = series_make(ctx, d, &s);
+    double *R = NULL, *O = NULL;
+    int64_t m = 0;
+    if (st != RAID_OK)
+        goto done;
+    const size_t P = s.P;
+    info->npresent = (int64_t)P;
+    if (P == 0)
+        goto done;
+    O = malloc(parts * P * P * sizeof *O);
+    if (!O) {
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+        goto done;
+    }
+    int defined = 1;
+    if (d->est == RAID_COV_HY) {
+        st = est_hy(ctx, &s, O, &info->n);
+    } else {
+        if ((st = sync_returns(ctx, d->sync, &s, &R, &m)) != RAID_OK)
+            goto done;
+        info->n = m;
+        defined = m >= min_returns(d->est);
+        if (defined) {
+            switch (d->est) {
+            case RAID_COV_RCOV: est_rcov(R, m, P, O); break;
+            case RAID_COV_RBPCOV: est_rbpcov(R, m, P, O); break;
+            case RAID_COV_RSEMICOV: est_rsemicov(R, m, P, O); break;
+            case RAID_COV_MRC: st = est_mrc(ctx, R, m, P, 0, O, &info->bandwidth); break;
+            case RAID_COV_MRC_PSD: st = est_mrc(ctx, R, m, P, 1, O, &info->bandwidth); break;
+            case RAID_COV_RKCOV:
+                st = est_rkcov(ctx, R, m, P, &s, O, &info->bandwidth);
+                defined = info->bandwidth > 0;
+                break;
+            default: break;
+            }
+        }
+    }
+    if (st != RAID_OK)
+        goto done;
+    if (!defined) {
+        info->bandwidth = -1;
+        goto done;
+    }
+    for (size_t q = 0; q < parts; q++) {
+        const double *o = O + q * P * P;
+        const int full = d->est == RAID_COV_RSEMICOV && q == 2;
+        for (size_t a = 0; a < P; a++)
+            for (size_t b = full ? 0 : a; b < P; b++) {
+                const size_t i = s.idx[a], j = s.idx[b];
+                out[q * N * N + i * N + j] = o[a * P + b];
+                if (!full)
+                    out[q * N * N + j * N + i] = o[a * P + b];
+            }
+        if (!full) {
+            double *c = malloc(P * P * sizeof *c);
+            if (!c) {
+                st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+                goto done;
+            }
+            int finite = 1;
+            for (size_t a = 0; a < P; a++)
+                for (size_t b = a; b < P; b++) {
+                    c[a * P + b] = c[b * P + a] = o[a * P + b];
+                    finite &= isfinite(o[a * P + b]);
+                }
+            if (finite && (st = min_eig_inplace(c, P, &info->min_eig[q])) != RAID_OK)
+                st = raidFail(ctx, st, "%s", raid_errmsg());
+            free(c);
+            if (st != RAID_OK)
+                goto done;
+        }
+    }
+done:
+    series_free(&s);
+    free(R);
+    free(O);
+    return st;
+}
+
+const RaidCovBackend raidCovBackends[2] = {{cov_host}, {cov_host}};
+
+raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_sync sync, size_t nsym,
+                             const int64_t *offsets, const int64_t *time_us, const double *price, double *out,
+                             raid_cov_info *info)
+{
+    static const char fn[] = "raid_cov_compute";
+    raid_cov_info tmp;
+    if (!info)
+        info = &tmp;
+    memset(info, 0, sizeof *info);
+    if (ctx)
+        ctx->errmsg[0] = 0;
+    if ((int)est < 0 || (int)est >= RAID_COV_NESTIMATORS)
+        return raidFail(ctx, RAID_EINVAL, "%s: estimator %d out of range", fn, (int)est);
+    if (sync != RAID_COV_SYNC_PREVIOUS && sync != RAID_COV_SYNC_REFRESH)
+        return raidFail(ctx, RAID_EINVAL, "%s: synchronisation %d out of range", fn, (int)sync);
+    if (!offsets || (nsym > 0 && !out))
+        return raidFail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+    if (offsets[0] < 0)
+        return raidFail(ctx, RAID_EINVAL, "%s: offsets[0] is negative", fn);
+    for (size_t i = 0; i < nsym; i++)
+        if (offsets[i + 1] < offsets[i])
+            return raidFail(ctx, RAID_EINVAL, "%s: offsets decrease at %zu", fn, i + 1);
+    if (offsets[nsym] > offsets[0] && (!time_us || !price))
+        return raidFail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+    if (nsym == 0)
+        return RAID_OK;
+    const RaidCovDay d = {est, sync, nsym, offsets, time_us, price};
+    return RAID_BACKEND(raidCovBackends, ctx)->compute(ctx, &d, out, info);
+}
