@@ -22,11 +22,13 @@ extern "C" {
 #endif
 
 /* The outcome of the test at a return (raid_jumps_lm's jump[i]). */
-#define RAID_JUMP_YES 1        /* tested; a jump: (|L_i| - C_n)/S_n > beta* */
-#define RAID_JUMP_NO 0         /* tested; no jump */
-#define RAID_JUMP_UNTESTED (-1) /* fewer than K - 1 earlier returns in the series: no window, no statistic */
-#define RAID_JUMP_UNDEFINED (-2) /* a full window, but no decision: its bipower sum is 0 (statistic NAN), or
-                                    the return's day has fewer than 2 returns (C_n needs log log n) */
+enum {
+    RAID_JUMP_YES = 1,        /* tested; a jump: (|L_i| - C_n)/S_n > beta* */
+    RAID_JUMP_NO = 0,         /* tested; no jump */
+    RAID_JUMP_UNTESTED = -1,  /* fewer than K - 1 earlier returns in the series: no window, no statistic */
+    RAID_JUMP_UNDEFINED = -2  /* a full window, but no decision: its bipower sum is 0 (statistic NAN), or
+                                 the return's day has fewer than 2 returns (C_n needs log log n) */
+};
 
 /** The Lee-Mykland (2008) statistic and test of every return of one series (one symbol): its trading
  *  days' returns back to back in time order, day s being r[offsets[s] .. offsets[s+1]), nseg days. The
