@@ -8,7 +8,7 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.realized_from_prices(df, ...)     the same from intraday prices, as `raid realized` reads them
     raid.returns(df_or_path, ...)          their log returns, one row a return, as `raid returns` writes them
     raid.cov(df_or_path, estimator=...)    daily realized covariance matrices of many symbols, as `raid cov`
-    raid.jumps(df_or_path, ...)            the Lee-Mykland test of each of those returns, as `raid jumps`
+    raid.jumps(df_or_path, ...)            the Lee-Mykland test of each of raid.returns' returns (`raid jumps`)
     raid.to_csv(df, path)                  write a result as the CLI writes the same job's CSV
     raid.simulate(kind=..., ...)           the library's simulator
     raid.har(measures, model=..., ...)     HAR-family regressions, windows, forecasts, losses
