@@ -13,6 +13,7 @@ enum { EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_CHECK = 3, EXIT_DEVICE = 4 };
 int cmd_realized(int argc, char **argv);
 int cmd_cov(int argc, char **argv);
 int cmd_returns(int argc, char **argv);
+int cmd_jumps(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_har(int argc, char **argv);

@@ -144,6 +144,48 @@ static const char help_cov[] =
     "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL; no output\n"
     "  file is left); 4 device error.\n";
 
+static const char help_jumps[] =
+    "usage: raid jumps FILE [-o OUT] [--sample S] [--session W] [--tz Area/City] [--window K] [--alpha A]\n"
+    "                  [--all] [--device D] [--symbol-col C] [--time-col C] [--price-col C]\n"
+    "\n"
+    "The Lee-Mykland (2008) test for a jump in each log return of the intraday prices of FILE: the returns\n"
+    "of `raid returns` (the same options, sampling, segments and checks), each divided by the bipower\n"
+    "estimate of its local standard deviation from the K - 1 returns of its symbol before it,\n"
+    "  L_i = r_i / sigma_i,  sigma_i^2 = (1/(K-2)) sum_{j=i-K+2}^{i-1} |r_j||r_{j-1}|,\n"
+    "the window reaching back into the symbol's previous days (no return spans two days); a jump where\n"
+    "(|L_i| - C_n)/S_n > -log(-log(1 - A)), C_n and S_n LM's Gumbel constants for the n returns of the\n"
+    "return's day: about A false detections a day without jumps. The first K - 1 returns of each symbol\n"
+    "are not tested. Formulas and choices: docs/measures.md \"Jumps: Lee-Mykland\".\n"
+    "\n"
+    "Output (CSV, to OUT or standard output):\n"
+    "  symbol,date,timestamp,ret,statistic,sign          one row a detected jump\n"
+    "  symbol,date,timestamp,ret,statistic,sign,jump     with --all: every tested return, jump 1 or 0\n"
+    "  the first four fields as raid returns writes them; statistic L_i (empty where the window's bipower\n"
+    "  sum is 0); sign 1 or -1, the sign of ret (0 for a zero return); jump empty where no decision is\n"
+    "  possible (a zero bipower sum, or a day of one return).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     write to OUT (through a temporary file renamed at the end); - or no -o: stdout\n"
+    "  --sample S           sampling interval of prices: tick | Nms | Ns | Nmin | Nh; default 5min\n"
+    "  --session W          keep observations inside the window HH:MM-HH:MM (local time); default all\n"
+    "  --tz Area/City       IANA time zone of the local times (as raid realized --tz); default UTC\n"
+    "  --window K           the window: K - 1 returns before each tested one, an integer from 3 to 2^40;\n"
+    "                       default per symbol ceil(sqrt(252 m)), m its mean number of returns a day\n"
+    "                       (Lee and Mykland's K = sqrt(252 x returns a day): 141 for 78 five-minute\n"
+    "                       returns a day, 270 for 288)\n"
+    "  --alpha A            significance of each day's test, in (0, 1); default 0.01\n"
+    "  --all                write every tested return with a jump column, not only the jumps\n"
+    "  --device D           compute the returns on D, as raid returns --device (the same bytes)\n"
+    "  --symbol-col C       name of the symbol column (default symbol; optional)\n"
+    "  --time-col C         name of the timestamp column (default timestamp)\n"
+    "  --price-col C        name of the price column (default price)\n"
+    "  -q, --quiet          the notices about single series one line per kind\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status:\n"
+    "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL; no output\n"
+    "  file is left); 4 device error.\n";
+
 static const char help_devices[] =
     "usage: raid devices\n"
     "\n"
@@ -582,6 +624,8 @@ const char *cli_help(const char *cmd)
         return help_returns;
     if (!strcmp(cmd, "cov"))
         return help_cov;
+    if (!strcmp(cmd, "jumps"))
+        return help_jumps;
     if (!strcmp(cmd, "devices"))
         return help_devices;
     if (!strcmp(cmd, "simulate"))

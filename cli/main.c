@@ -12,6 +12,7 @@ static const struct {
     {"realized", cmd_realized, "daily realized measures from intraday prices or returns"},
     {"returns", cmd_returns, "log returns of intraday prices, one row a return (as raid realized samples them)"},
     {"cov", cmd_cov, "daily realized covariance matrices of many symbols (rcov, hy, mrc, rkcov, ...)"},
+    {"jumps", cmd_jumps, "Lee-Mykland test for a jump in each intraday return, one row a detected jump"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"har", cmd_har, "HAR forecasting regressions of daily realized variance"},
     {"garch", cmd_garch, "GARCH, GJR and EGARCH fits of many return series (and windows) at once"},

@@ -11,6 +11,8 @@
  *   raid/realized.h  realized measures
  *   raid/regress.h   regression statistics, robust meats, OLS and robust inference
  *   raid/reader.h    CSV of intraday prices or returns into segments
+ *   raid/returns.h   the log returns of intraday prices, one row a return
+ *   raid/jumps.h     the Lee-Mykland test for a jump in each return
  *   raid/simulate.h  the simulator
  *   raid/outfile.h   output files written whole or not at all (temporary file, renamed)
  *   raid/har.h       HAR-family regressions of daily realized variance: fits, windows, forecasts
@@ -47,6 +49,7 @@
 #include "raid/f64.h"
 #include "raid/returns.h"
 #include "raid/cov.h"
+#include "raid/jumps.h"
 #include "raid/tuning.h"
 
 #endif /* RAID_H */

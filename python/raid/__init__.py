@@ -8,6 +8,7 @@ Library failures raise RaidError with the library's status and message. docs/pyt
     raid.realized_from_prices(df, ...)     the same from intraday prices, as `raid realized` reads them
     raid.returns(df_or_path, ...)          their log returns, one row a return, as `raid returns` writes them
     raid.cov(df_or_path, estimator=...)    daily realized covariance matrices of many symbols, as `raid cov`
+    raid.jumps(df_or_path, ...)            the Lee-Mykland test of each of raid.returns' returns (`raid jumps`)
     raid.to_csv(df, path)                  write a result as the CLI writes the same job's CSV
     raid.simulate(kind=..., ...)           the library's simulator
     raid.har(measures, model=..., ...)     HAR-family regressions, windows, forecasts, losses
@@ -33,7 +34,7 @@ from ._f64 import (absolute, add, arccos, arcsin, arctan, arctan2, ceil, copysig
                    log1p, log2, log10, maximum, minimum, multiply, negative, not_equal, power, rint, sin, sinh, sqrt,
                    subtract, tan, tanh, trunc)
 from ._f64 import eval  # noqa: A004 (raid.eval, as numexpr.evaluate)
-from ._realized import measure_names, realized, realized_from_prices, returns
+from ._realized import jumps, measure_names, realized, realized_from_prices, returns
 from ._cov import CovResult, cov, cov_estimators
 from ._select import kth, max, median, min, quantile, topk  # noqa: A004 (raid.min/raid.max, as np.min)
 from ._simulate import backend_absent, devices, sim_options, simulate
@@ -43,7 +44,7 @@ from ._sweep import sweep
 __version__ = version()
 
 __all__ = ["HarFit", "garch", "groupby", "har", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "kth",
-           "ma", "max", "measure_names", "median", "min", "quantile", "topk", "realized", "realized_from_prices", "returns", "cov", "cov_estimators", "CovResult",
+           "ma", "max", "measure_names", "median", "min", "quantile", "topk", "realized", "realized_from_prices", "returns", "jumps", "cov", "cov_estimators", "CovResult",
            "sim_options", "simulate", "sort", "argsort", "sort_pairs", "status_name", "sweep", "to_csv", "version",
            "bars", "absolute", "add", "ceil", "copysign", "divide", "eval", "floor", "maximum", "minimum",
            "multiply", "negative", "rint", "sqrt", "subtract", "trunc", "equal", "not_equal", "less",

@@ -175,10 +175,10 @@ def _read_opts(sample, session, tz, samples, keep):
     return o
 
 
-def _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, samples, add):
+def _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, samples, add, depth=0):
     """The rows of df (realized_from_prices' columns and rules) through a raid_ticks segmenter: add(tk,
     finish) takes its complete segments every _TAKE_EVERY rows and at the end (finish = 1); the
-    segmenter's notices as RaidNotice warnings at the caller's caller."""
+    segmenter's notices as RaidNotice warnings at the caller's caller (depth more frames up)."""
     df = frame(df, "df", "symbol (optional), timestamp, price")
     sym_c = column(df, symbol_col, "symbol", required=False)
     t_c = column(df, time_col, "timestamp")
@@ -195,7 +195,7 @@ def _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, sam
         push = lambda sym, s0, k: lib.raid_ticks_push(tk, sym, tp + s0, int(utc), pp + s0, k)  # noqa: E731
     if sym_c is None:
         codes, sym_bytes = np.zeros(n, dtype=np.int64), [b""]
-        no_symbol_notice(stacklevel=4)
+        no_symbol_notice(stacklevel=4 + depth)
     else:
         codes, sym_bytes = symbols(df[sym_c])
     # runs of rows of one symbol, in row order
@@ -216,7 +216,7 @@ def _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, sam
             pushed = 0
     add(tk, 1)
     for i in range(lib.raid_ticks_notice_count(tk)):
-        warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=3)
+        warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=3 + depth)
 
 
 def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=None, time_col=None,
@@ -278,23 +278,9 @@ def realized_from_prices(df, sample="5min", session=None, tz="UTC", symbol_col=N
     return mark_model(res)
 
 
-def returns(df_or_path, sample="5min", session=None, tz="UTC", device=None, symbol_col=None, time_col=None,
-            price_col=None):
-    """Log returns of intraday prices, one row a return: `raid returns` (docs/f64.md "Log returns").
-
-    df_or_path: a DataFrame (or pyarrow Table) as realized_from_prices takes, or the path of a CSV file as
-    `raid returns` reads it (its errors name FILE:LINE:COL). sample, session, tz, symbol_col, time_col,
-    price_col: as realized_from_prices (the same segments and samples as the realized measures). device:
-    None (default) takes the returns the segmenter computes on the host; a device string ("cpu", "opencl",
-    "opencl:P.D", "cuda", "cuda:N", "auto") computes them from the sampled prices there with
-    raid_f64_log_returns: the same bits either way. Each return is log(p / prev) in binary64 with log1p and
-    log correctly rounded.
-
-    Returns a DataFrame sorted by symbol (first appearance), date, then time: symbol (str), date (str,
-    YYYY-MM-DD, the trading date), timestamp (datetime64[us], the end price's local wall-clock time in tz:
-    the observation's with sample="tick", the grid point's otherwise), ret (float64). Raises as
-    realized_from_prices; RaidError with FILE:LINE:COL for a bad CSV.
-    """
+def _returns_table(df_or_path, sample, session, tz, device, symbol_col, time_col, price_col, stacklevel):
+    """The finished raid_returns_table of raid.returns' arguments (the returns job: include/raid/returns.h),
+    the reader's notices as RaidNotice warnings at stacklevel."""
     ctx = context(device) if device is not None else ffi.NULL
     tabp = ffi.new("raid_returns_table **")
     check(lib.raid_returns_table_create(tabp))
@@ -319,11 +305,16 @@ def returns(df_or_path, sample="5min", session=None, tz="UTC", device=None, symb
         while not done[0]:
             checked(lib.raid_returns_table_add_reader(tab, ctx, rd, 1 << 24, done))
         for i in range(lib.raid_reader_notice_count(rd)):
-            warnings.warn(ffi.string(lib.raid_reader_notice(rd, i)).decode(), RaidNotice, stacklevel=2)
+            warnings.warn(ffi.string(lib.raid_reader_notice(rd, i)).decode(), RaidNotice, stacklevel=stacklevel)
     else:
         _through_ticks(df_or_path, sample, session, tz, symbol_col, time_col, price_col, True,
-                       lambda tk, fin: checked(lib.raid_returns_table_add_ticks(tab, ctx, tk, fin)))
+                       lambda tk, fin: checked(lib.raid_returns_table_add_ticks(tab, ctx, tk, fin)), depth=stacklevel - 2)
     check(lib.raid_returns_table_finish(tab))
+    return tab
+
+
+def _returns_frame(tab):
+    """The rows of a finished returns table as raid.returns' DataFrame."""
     nrows = lib.raid_returns_table_nrows(tab)
     names_of = [ffi.string(lib.raid_returns_table_symbol_name(tab, j)).decode()
                 for j in range(lib.raid_returns_table_nsymbols(tab))]
@@ -335,3 +326,76 @@ def returns(df_or_path, sample="5min", session=None, tz="UTC", device=None, symb
         "timestamp": array(lib.raid_returns_table_times(tab), nrows, np.int64).astype("datetime64[us]"),
         "ret": array(lib.raid_returns_table_returns(tab), nrows, np.float64),
     })
+
+
+def returns(df_or_path, sample="5min", session=None, tz="UTC", device=None, symbol_col=None, time_col=None,
+            price_col=None):
+    """Log returns of intraday prices, one row a return: `raid returns` (docs/f64.md "Log returns").
+
+    df_or_path: a DataFrame (or pyarrow Table) as realized_from_prices takes, or the path of a CSV file as
+    `raid returns` reads it (its errors name FILE:LINE:COL). sample, session, tz, symbol_col, time_col,
+    price_col: as realized_from_prices (the same segments and samples as the realized measures). device:
+    None (default) takes the returns the segmenter computes on the host; a device string ("cpu", "opencl",
+    "opencl:P.D", "cuda", "cuda:N", "auto") computes them from the sampled prices there with
+    raid_f64_log_returns: the same bits either way. Each return is log(p / prev) in binary64 with log1p and
+    log correctly rounded.
+
+    Returns a DataFrame sorted by symbol (first appearance), date, then time: symbol (str), date (str,
+    YYYY-MM-DD, the trading date), timestamp (datetime64[us], the end price's local wall-clock time in tz:
+    the observation's with sample="tick", the grid point's otherwise), ret (float64). Raises as
+    realized_from_prices; RaidError with FILE:LINE:COL for a bad CSV.
+    """
+    tab = _returns_table(df_or_path, sample, session, tz, device, symbol_col, time_col, price_col, stacklevel=3)
+    return _returns_frame(tab)
+
+
+def jumps(df_or_path, sample="5min", session=None, tz="UTC", window=None, alpha=0.01, all=False, device=None,
+          symbol_col=None, time_col=None, price_col=None):
+    """The Lee-Mykland (2008) test for a jump in each intraday log return: `raid jumps` (docs/measures.md
+    "Jumps: Lee-Mykland").
+
+    df_or_path, sample, session, tz, device, symbol_col, time_col, price_col: as raid.returns (the same
+    returns). Each return r_i of a symbol with at least K - 1 returns of that symbol before it (the window
+    reaches back into its previous days) is divided by the bipower estimate of its local standard
+    deviation, L_i = r_i / sigma_i with sigma_i^2 = (1/(K-2)) sum_{j=i-K+2}^{i-1} |r_j||r_{j-1}|, and is a
+    jump where (|L_i| - C_n)/S_n > -log(-log(1 - alpha)), C_n and S_n Lee and Mykland's Gumbel constants
+    for the n returns of the return's day. window: K (an int from 3 to 2^40), or None for LM's per symbol,
+    ceil(sqrt(252 m)) with m the symbol's mean number of returns a day. alpha: the significance of each
+    day's test, in (0, 1). all: False for the detected jumps only, True for every tested return.
+
+    Returns a DataFrame of raid.returns' columns (symbol, date, timestamp, ret) and statistic (float64, L_i;
+    NaN where the window's bipower sum is 0) and sign (int8: 1, -1, 0 for a zero return), one row a
+    detected jump; with all=True one row a tested return and a column jump (float64: 1.0, 0.0, NaN where no
+    decision is possible: a zero bipower sum or a day of one return), the rows of `raid jumps --all`. The
+    window used for each symbol is in the frame's attrs["window"] (a dict symbol -> K). Raises as
+    raid.returns; ValueError for a window or alpha out of range, TypeError for a window that is not an int.
+    """
+    if window is None:
+        k = 0
+    elif isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer)):
+        raise TypeError(f"window must be an int (K) or None, not {type(window).__name__}")
+    elif not 3 <= int(window) <= 1 << 40:
+        raise ValueError(f"window must be from 3 to 2^40 (K - 1 returns before each tested one), not {int(window)}")
+    else:
+        k = int(window)
+    a = float(alpha)
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
+    tab = _returns_table(df_or_path, sample, session, tz, device, symbol_col, time_col, price_col, stacklevel=3)
+    jtp = ffi.new("raid_jumps_table **")
+    check(lib.raid_jumps_table_compute(jtp, tab, k, a))
+    jt = ffi.gc(jtp[0], lib.raid_jumps_table_destroy)
+    res = _returns_frame(tab)
+    n = len(res)
+    res["statistic"] = array(lib.raid_jumps_table_statistic(jt), n, np.float64)
+    res["sign"] = np.sign(res["ret"].to_numpy()).astype(np.int8)
+    code = array(lib.raid_jumps_table_jump(jt), n, np.int8)
+    if all:
+        keep = code != lib.RAID_JUMP_UNTESTED
+        res["jump"] = np.where(code == lib.RAID_JUMP_UNDEFINED, np.nan, (code == lib.RAID_JUMP_YES).astype(np.float64))
+    else:
+        keep = code == lib.RAID_JUMP_YES
+    res = res[keep].reset_index(drop=True)
+    res.attrs["window"] = {ffi.string(lib.raid_returns_table_symbol_name(tab, j)).decode(): lib.raid_jumps_table_window(jt, j)
+                           for j in range(lib.raid_returns_table_nsymbols(tab))}
+    return res

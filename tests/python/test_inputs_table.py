@@ -154,6 +154,9 @@ ENTRIES = {
         named(frame(x, symbol=["A"] * N, timestamp=TIMES), "price"), sample="tick", device="cpu"), "price", "nan", False),
     "returns": (lambda x: raid.returns(
         named(frame(x, symbol=["A"] * N, timestamp=TIMES), "price"), sample="tick", device="cpu"), "price", "nan", False),
+    "jumps": (lambda x: raid.jumps(
+        named(frame(x, symbol=["A"] * N, timestamp=TIMES), "price"), sample="tick", window=3, all=True, device="cpu"),
+        "price", "nan", False),
     "har": (lambda x: raid.har(named(frame(x, symbol=["A"] * N, date=DATES), "rv"), lags=[1, 2], device="cpu"),
             "rv", "nan", False),
     "garch": (lambda x: raid.garch(x, device="cpu", max_iter=50), "returns", "nan", True),
@@ -331,7 +334,7 @@ def test_value_kinds(entry, kind):
 
 def test_every_entry_point_in_the_table():
     """Every function of the package that takes data is in ENTRIES (a new one must join the table)."""
-    takes_data = {"realized", "realized_from_prices", "returns", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
+    takes_data = {"realized", "realized_from_prices", "returns", "jumps", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
                   "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby", "add", "subtract",
                   "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative", "absolute", "trunc",
                   "floor", "ceil", "rint", "eval", "equal", "not_equal", "less", "less_equal", "greater",
@@ -569,6 +572,8 @@ FRAME_ENTRIES = {
     "realized_from_prices": (lambda d: raid.realized_from_prices(d, sample="tick", device="cpu"),
                              {"symbol": ["A"] * N, "timestamp": TIMES, "price": X}),
     "returns": (lambda d: raid.returns(d, sample="tick", device="cpu"), {"symbol": ["A"] * N, "timestamp": TIMES, "price": X}),
+    "jumps": (lambda d: raid.jumps(d, sample="tick", window=3, all=True, device="cpu"),
+              {"symbol": ["A"] * N, "timestamp": TIMES, "price": X}),
     "har": (lambda d: raid.har(d, lags=[1, 2], device="cpu"), {"symbol": ["A"] * N, "date": DATES, "rv": X}),
     "garch": (lambda d: raid.garch(d, device="cpu", max_iter=20), {"symbol": ["A"] * N, "date": DATES, "ret": X / 100}),
     "ma": (lambda d: raid.ma(d, "ema", 3, device="cpu"), {"symbol": ["A"] * N, "date": DATES, "close": X}),
