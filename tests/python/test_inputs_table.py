@@ -157,6 +157,9 @@ ENTRIES = {
     "jumps": (lambda x: raid.jumps(
         named(frame(x, symbol=["A"] * N, timestamp=TIMES), "price"), sample="tick", window=3, all=True, device="cpu"),
         "price", "nan", False),
+    "cov": (lambda x: raid.cov(
+        named(frame(x, symbol=["A"] * N, timestamp=TIMES), "price"), estimator="rcov", sample="tick", device="cpu"),
+        "price", "nan", False),
     "har": (lambda x: raid.har(named(frame(x, symbol=["A"] * N, date=DATES), "rv"), lags=[1, 2], device="cpu"),
             "rv", "nan", False),
     "garch": (lambda x: raid.garch(x, device="cpu", max_iter=50), "returns", "nan", True),
@@ -334,13 +337,13 @@ def test_value_kinds(entry, kind):
 
 def test_every_entry_point_in_the_table():
     """Every function of the package that takes data is in ENTRIES (a new one must join the table)."""
-    takes_data = {"realized", "realized_from_prices", "returns", "jumps", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
+    takes_data = {"realized", "realized_from_prices", "returns", "jumps", "cov", "har", "garch", "ma", "sweep", "bars", "sort", "argsort",
                   "sort_pairs", "median", "quantile", "kth", "min", "max", "topk", "groupby", "add", "subtract",
                   "multiply", "divide", "minimum", "maximum", "copysign", "sqrt", "negative", "absolute", "trunc",
                   "floor", "ceil", "rint", "eval", "equal", "not_equal", "less", "less_equal", "greater",
                   "greater_equal", "isnan", "isinf", "isfinite", "arctan2"} | set(MATH1)
     assert takes_data <= {e.split()[0] for e in ENTRIES}
-    assert takes_data | {"HarFit", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "measure_names",
+    assert takes_data | {"HarFit", "CovResult", "cov_estimators", "RaidError", "RaidNotice", "ffi", "lib", "backend_absent", "devices", "device_name", "measure_names",
                          "sim_options", "simulate", "status_name", "to_csv", "version"} == set(raid.__all__)
 
 
