@@ -104,17 +104,37 @@ extern RAID_API const char *const raid_realized_noise_names[RAID_REALIZED_NOISE_
 RAID_API double raid_realized_noise_get(const raid_realized_noise *x, int k);
 
 /** Compute the noise-robust measures of nseg segments: r, offsets and nseg as raid_realized_compute (segment
- *  s is r[offsets[s] .. offsets[s+1]), in time order), out: nseg results. Always the float64 cpu path, on
- *  the host, whatever the context's device (a device path is future work: docs/measures.md); r must
- *  therefore be host memory (CUDA device memory is refused with RAID_EINVAL, never read). Each segment is
- *  computed on one OpenMP thread with compensated float64 sums; the results do not depend on the number of
- *  threads. Work per segment: O(M H) for rk, O(M kn) for prv, O(M) for the others.
+ *  s is r[offsets[s] .. offsets[s+1]), in time order), out: nseg results. The choices of each segment (the
+ *  noise ratio, H, K, kn) are the float64 cpu path's, on the host, on every context; on a cpu context
+ *  everything is float64 with compensated sums, each segment on one OpenMP thread; on a device context
+ *  (CUDA, OpenCL) the sums of rk, tsrv, prv and minrv are formed on the device in double-float
+ *  (kernels/noise.cl) and combined on the host in float64, within raid_realized_noise_bound of the cpu
+ *  path (docs/precision.md "The noise-robust measures"; a segment beyond 2^26 returns, or whose K or
+ *  kn - 1 exceeds 2^16, is computed by the cpu path). r must be host memory (CUDA device memory is
+ *  refused with RAID_EINVAL, never read). The results do not depend on the number of threads, and on a
+ *  device they are bitwise reproducible for a given work-group width. Work per segment: O(M H) for rk,
+ *  O(M kn) for prv, O(M K) on a device (O(M) on the cpu) for tsrv, O(M) for the others and the choices.
  *  Returns must be finite and at most RAID_MAX_RETURN in magnitude, as for raid_realized_compute.
  *  Errors: RAID_EINVAL (NULL pointers, decreasing or negative offsets, a return that is not finite or
- *  exceeds RAID_MAX_RETURN, device memory), RAID_ENOMEM; message: raid_ctx_errmsg(ctx) (ctx NULL:
- *  raid_errmsg()). */
+ *  exceeds RAID_MAX_RETURN, device memory), RAID_ENOMEM and the device errors; message:
+ *  raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). */
 RAID_API raid_status raid_realized_noise_compute(raid_ctx *ctx, const double *r, const int64_t *offsets,
                                                  size_t nseg, raid_realized_noise *out);
+
+/** Documented worst-case bound of the device path against float64 for noise column k (order of
+ *  raid_realized_noise_names) under policy p, on the scaled difference raid_realized_noise_diff (M is
+ *  unused, as in raid_realized_bound): rk_h and tsrv_k are exact (bound 0: the host chooses them on every
+ *  context); minrv is relative; rk, tsrv and prv are relative to the magnitudes their cancellation hides
+ *  (docs/precision.md "The noise-robust measures"). NAN for k out of range. */
+RAID_API double raid_realized_noise_bound(raid_precision p, int k, int64_t M);
+
+/** The scaled difference of `--check` between a device result a and a float64 result b for noise column
+ *  k, with rv the segment's float64 rv (raid_realized.rv of the cpu path): |a-b| / S with S the scale of
+ *  docs/precision.md (minrv: |b|; rk: 1.25 W rv, W the sum of the kernel's weights |k_h|; tsrv and prv:
+ *  the magnitudes of their first term and of the bias correction, from b, rv, M and K or kn); for rk_h
+ *  and tsrv_k 0 when equal, INFINITY otherwise. 0 when both are NAN; INFINITY when exactly one is. */
+RAID_API double raid_realized_noise_diff(const raid_realized_noise *a, const raid_realized_noise *b, int k,
+                                         double rv);
 
 /** The columns of the realized table and of `raid realized --measures`: k in 0 .. 8 the nine of
  *  raid_realized_names, k in 9 .. 14 the six of raid_realized_noise_names. */

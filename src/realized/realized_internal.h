@@ -116,4 +116,59 @@ int64_t raidPreavgKn(int64_t M);
  * g_j^2 (Jacod, Li, Mykland, Podolskij and Vetter 2009; Christensen, Kinnebrock and Podolskij 2010). */
 void raidPreavgWeights(int64_t kn, double *g, double *psi1, double *psi2);
 
+/* ---- the noise-robust measures (noise.c: entry, choices, combinations, cpu backend; noise_device.c) ---- */
+
+/* Scratch of one segment of up to `longest` returns. init: RAID_OK or RAID_ENOMEM (free it either way). */
+typedef struct RaidNoiseScratch {
+    double *x;      /* longest + 1: the jittered returns, prv's weights */
+    double *gamma;  /* longest + 1: the autocovariances */
+    RaidDd *sq;     /* longest: the subgrids' sums of squares */
+    int64_t *nz;    /* longest: their counts of non-zero window sums */
+} RaidNoiseScratch;
+raid_status raidNoiseScratchInit(RaidNoiseScratch *w, int64_t longest);
+void raidNoiseScratchFree(RaidNoiseScratch *w);
+
+/* The host's choices for a segment of M returns: H (rk's bandwidth), K (tsrv's subsamples), kn (prv's
+ * window), each 0 where its estimator is undefined (docs/measures.md). From the float64 noise ratio, O(M). */
+typedef struct RaidNoisePlan {
+    int64_t M, H, K, kn;
+} RaidNoisePlan;
+void raidNoisePlanOf(const double *r, int64_t M, RaidNoiseScratch *w, RaidNoisePlan *p);
+
+/* The sums a segment's estimators are formed from (float64, original scale). */
+typedef struct RaidNoiseSums {
+    double rv;     /* sum r_i^2 */
+    double mn;     /* sum_{i>=1} min(|r_i|, |r_{i-1}|)^2 */
+    double *gamma; /* gamma_h, h = 0 .. min(H, M - 3): autocovariances of the jittered returns (with plan.H) */
+    double qk;     /* sum over the M - K + 1 windows of K returns of the window's sum squared (with plan.K) */
+    double qp;     /* sum_i Ybar_i^2 of the pre-averaged returns (with plan.kn) */
+} RaidNoiseSums;
+/* The measures from the sums, in float64 (the final combinations of both backends); g: room for kn + 1. */
+void raidNoiseFinish(const RaidNoisePlan *p, const RaidNoiseSums *s, double *g, raid_realized_noise *o);
+/* The float64 path of one segment (w may be NULL when M == 0). */
+void raidNoiseCpuSegment(const double *r, int64_t M, RaidNoiseScratch *w, raid_realized_noise *o);
+/* sum_{i>=1} min(|r_i|, |r_{i-1}|)^2 in float64 (compensated). */
+double raidNoiseMinSum(const double *r, int64_t M);
+/* The terms of gamma_h that involve a jittered end point (x_0 or x_{n-1}, n = M - 2 >= 1), in float64
+ * as the cpu path forms them: gamma_h minus the sum over the interior returns r_2 .. r_{M-3}. */
+double raidNoiseGammaEnds(const double *r, int64_t M, int64_t h);
+/* 1 for h = 0, else 2 k(h/(H+1)) (Parzen): rk = sum_h weight_h gamma_h. */
+double raidNoiseKernelWeight(int64_t h, int64_t H);
+
+/* The backends of raid_realized_noise_compute (arguments and range checked, host memory): out[0 .. nseg). */
+typedef struct RaidRealizedNoiseBackend {
+    raid_status (*compute)(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                           raid_realized_noise *out);
+} RaidRealizedNoiseBackend;
+extern const RaidRealizedNoiseBackend raidRealizedNoiseBackends[2];
+raid_status raidRealizedNoiseCpu(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                 raid_realized_noise *out);
+/* The device backend (noise_device.c): the plans on the host, the sums on the device (kernels/noise.cl),
+ * the combinations on the host; a segment the device cannot take (beyond RAID_NOISE_DEVICE_MAX returns,
+ * or a window beyond 2^16 returns) is computed by the cpu path. */
+raid_status raidRealizedNoiseDevice(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
+                                    raid_realized_noise *out);
+#define RAID_NOISE_DEVICE_MAX ((int64_t)1 << 26)
+#define RAID_NOISE_MAX_WINDOW ((int64_t)1 << 16)
+
 #endif
