@@ -247,12 +247,20 @@ RAID_API const double *raid_realized_table_column(const raid_realized_table *tab
 RAID_API size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound,
                                           int *ok);
 
+/** The check of the noise-robust columns (when raid_realized_table_set_measures selected one), as
+ *  raid_realized_table_check: RAID_REALIZED_NOISE_NMEASURES entries in the order of
+ *  raid_realized_noise_names, max_diff[k] the largest raid_realized_noise_diff (rv: the cpu path's) and
+ *  bound[k] = raid_realized_noise_bound(p, k, 0). Returns the number of rows whose noise-robust columns
+ *  were checked (0: none selected, no check ran, or tab NULL). */
+RAID_API size_t raid_realized_table_check_noise(const raid_realized_table *tab, double *max_diff, double *bound,
+                                                int *ok);
+
 /** Choose the measure columns of the table before its first add: list is a comma-separated list of
  *  column names (raid_realized_measures_parse: the nine of raid_realized_names and the six of
  *  raid_realized_noise_names, in the order given; `raid realized --measures`). Without it the table
  *  writes the nine. The nine are computed whatever the choice (raid_realized_compute, and the check); the
- *  six noise-robust columns are computed (raid_realized_noise_compute, float64 on the host, also on a
- *  device context; not part of the check) when at least one of them is chosen.
+ *  six noise-robust columns are computed (raid_realized_noise_compute on the table's context, and with a
+ *  check on the cpu context too: raid_realized_table_check_noise) when at least one of them is chosen.
  *  Errors (message: raid_errmsg()): RAID_EINVAL (NULL, an add already made or the table finished, and
  *  those of raid_realized_measures_parse: an unknown name, with the valid ones listed). */
 RAID_API raid_status raid_realized_table_set_measures(raid_realized_table *tab, const char *list);

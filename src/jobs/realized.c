@@ -39,8 +39,8 @@ struct raid_realized_table {
     int sel[NCOL];      /* the columns written, in order (raid_realized_table_set_measures) */
     size_t nsel;
     int noise;          /* 1: a noise-robust column is selected, computed for every row */
-    raid_realized_noise *nz;
-    size_t nz_cap;
+    raid_realized_noise *nz, *nzref; /* the context's and, with a check, the cpu path's */
+    size_t nz_cap, nzref_cap;
     /* the source being read: from its first add until it reports that it is exhausted */
     const void *src;
     size_t src_named;   /* the source's symbols 0 .. src_named-1 are in names, map gives their index */
@@ -52,7 +52,8 @@ struct raid_realized_table {
     /* the check */
     size_t nchecked;
     int check_prec;     /* raid_precision of the checked contexts, -1 before the first check */
-    double maxdiff[NM];
+    double maxdiff[NCOL]; /* the nine's, then the noise-robust columns' (when selected) */
+    size_t nz_checked;    /* rows whose noise-robust columns were checked */
     int finished;
     char *failed;       /* the message of a failed add, NULL while none failed */
     /* RAID_CSV_PROFILE: wall seconds from create, in the source (reading, segmenting), in the measures */
@@ -106,9 +107,10 @@ static void source_done(raid_realized_table *t)
     free(t->dev);
     free(t->ref);
     free(t->nz);
+    free(t->nzref);
     t->dev = t->ref = NULL;
-    t->nz = NULL;
-    t->dev_cap = t->ref_cap = t->nz_cap = 0;
+    t->nz = t->nzref = NULL;
+    t->dev_cap = t->ref_cap = t->nz_cap = t->nzref_cap = 0;
     if (t->profile)
         t->t_free += raidNow() - t0;
 }
@@ -242,6 +244,13 @@ static raid_status add_rows(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu
             t->t_measures += raidNow() - t0;
         if (st != RAID_OK)
             return st;
+        if (cpu) { /* the check of the noise-robust columns: the float64 cpu path on the same returns */
+            if (grow(&t->nzref, &t->nzref_cap, ns, sizeof *t->nzref) != 0)
+                return raidFail(ctx, RAID_ENOMEM, "out of memory");
+            const raid_status sc = raid_realized_noise_compute(cpu, b->ret, b->offsets, ns, t->nzref);
+            if (sc != RAID_OK)
+                return raidFail(ctx, sc, "%s", raid_ctx_errmsg(cpu));
+        }
     }
     for (size_t s = 0; s < ns; s++) { /* names first: a failure leaves the rows as they were */
         const int64_t id = symbol_of(t, b->symbol[s], name);
@@ -255,6 +264,13 @@ static raid_status add_rows(raid_realized_table *t, raid_ctx *ctx, raid_ctx *cpu
                 if (!(dd <= t->maxdiff[k])) /* the comparison of --check: a NAN is taken */
                     t->maxdiff[k] = dd;
             }
+        for (size_t s = 0; t->noise && s < ns; s++)
+            for (int k = NM; k < NCOL; k++) {
+                const double dd = raid_realized_noise_diff(&t->nz[s], &t->nzref[s], k - NM, t->ref[s].rv);
+                if (!(dd <= t->maxdiff[k]))
+                    t->maxdiff[k] = dd;
+            }
+        t->nz_checked += t->noise ? ns : 0;
         t->nchecked += ns;
         t->check_prec = (int)raid_ctx_precision(ctx);
     }
@@ -374,7 +390,8 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
     const size_t part = tab->part != SIZE_MAX ? tab->part : pooled ? POOL_PART_RETURNS : 0;
     const size_t nrows0 = tab->nrows, nchecked0 = tab->nchecked;
     const int check_prec0 = tab->check_prec;
-    double maxdiff0[NM];
+    double maxdiff0[NCOL];
+    const size_t nz_checked0 = tab->nz_checked;
     memcpy(maxdiff0, tab->maxdiff, sizeof maxdiff0);
     size_t got = 0;
     while (st == RAID_OK && !*done && got < max_returns) {
@@ -408,6 +425,7 @@ raid_status raid_realized_table_add_reader(raid_realized_table *tab, raid_ctx *c
         tab->nchecked = nchecked0;
         tab->check_prec = check_prec0;
         memcpy(tab->maxdiff, maxdiff0, sizeof maxdiff0);
+        tab->nz_checked = nz_checked0;
         return add_failed(tab, st);
     }
     if (*done)
@@ -575,6 +593,21 @@ size_t raid_realized_table_check(const raid_realized_table *tab, double *max_dif
             ok[k] = d <= b;
     }
     return tab ? tab->nchecked : 0;
+}
+
+size_t raid_realized_table_check_noise(const raid_realized_table *tab, double *max_diff, double *bound, int *ok)
+{
+    const raid_precision p = tab && tab->check_prec >= 0 ? (raid_precision)tab->check_prec : RAID_PREC_DF;
+    for (int k = 0; k < RAID_REALIZED_NOISE_NMEASURES; k++) {
+        const double d = tab ? tab->maxdiff[NM + k] : 0, b = raid_realized_noise_bound(p, k, 0);
+        if (max_diff)
+            max_diff[k] = d;
+        if (bound)
+            bound[k] = b;
+        if (ok)
+            ok[k] = d <= b;
+    }
+    return tab ? tab->nz_checked : 0;
 }
 
 /* ---- the CSV ---- */
