@@ -23,7 +23,7 @@
 /* Hopper's virtual architecture: PTX text, whatever GPU (if any) this machine has. */
 #define ARCH "compute_90"
 
-/* Each file's build options as its callers pass them (src/realized/realized_device.c, src/regress/stats.c,
+/* Each file's build options as its callers pass them (src/realized/realized_device.c, src/realized/noise_device.c, src/regress/stats.c,
  * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_device.c, src/f64/f64_device.c; ta_ma.cl and
  * ta_sweep.cl take none), and the tuning options that change code (RAID_RELOAD, RAID_PART). */
 static const struct variant {
@@ -41,6 +41,8 @@ static const struct variant {
                     "-DRAID_MAXR_HI=0x4F4C4C8Bu -DRAID_MAXR_LO=0x1349B9B5u"},
     {"realized.cl", "-DRAID_WG=64 -DRAID_RUN=2 -DRAID_XSTEP=1 -DRAID_INPUT_DF=1 -DRAID_PART=15 -DRAID_RELOAD=1 "
                     "-DRAID_MAXR_HI=0x4F4C4C8Bu -DRAID_MAXR_LO=0x1349B9B5u"},
+    {"noise.cl", "-DRAID_WG=256 -DRAID_NL=1"},
+    {"noise.cl", "-DRAID_WG=64 -DRAID_NL=512"},
     {"regress.cl", "-DRAID_WG=256 -DRAID_RUN=16 -DRAID_D=3 -DRAID_INPUT_DF=1 -DRAID_MAXV_HI=0x5F138D35u "
                    "-DRAID_MAXV_LO=0x1C5C5E5Fu"},
     {"regress.cl", "-DRAID_WG=128 -DRAID_RUN=8 -DRAID_D=9 -DRAID_INPUT_DF=0 -DRAID_MAXV_HI=0x5F138D35u "
