@@ -116,6 +116,8 @@ for s in $steps; do
       run backends-$be 150 ./build-dev/bench_garch --device $be --no-cpu
       run backends-$be 120 ./build-dev/bench_sweep --device $be --no-cpu --no-parity
       run backends-$be 150 ./build-dev/bench_regress --device $be --symbols 1000 --days 5000 --window 1000 --step 1 --nw-lag 22
+      run backends-$be 150 ./build-dev/bench_noise --device $be --segments 500 --seg-len 23400 --reps 3
+      run backends-$be 150 ./build-dev/bench_noise --device $be --precision f32 --segments 500 --seg-len 23400 --reps 3 --no-cpu
     done
     run backends-ref 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;
   f64) # element-wise binary64 on integer words (bench_f64: kernel and wall times, each result checked against
