@@ -76,7 +76,8 @@ def realized(returns, offsets, device="auto", precision="df", measures=None):
     docs/precision.md; the cpu backend is float64 throughout). measures: None (the nine columns below)
     or a list of column names in the order wanted (raid.measure_names(noise=True): the nine and the
     noise-robust rk, rk_h, tsrv, tsrv_k, prv, minrv, as `raid realized --measures`); the noise-robust
-    ones are computed in float64 on the host (raid_realized_noise_compute) whatever the device.
+    ones by raid_realized_noise_compute: bandwidths chosen on the host, sums on the device (within
+    raid_realized_noise_bound of float64, docs/precision.md), from host memory.
 
     Returns a DataFrame of nseg rows: n (int64, the number of returns) and rv, bpv, rs_neg, rs_pos
     (squared return units), rq, tpq (fourth powers), medrv (squared), jump_z, jump_p (float64; NaN where
@@ -128,7 +129,7 @@ def _realized_device(returns, offsets, device, precision, measures=None):
     check(lib.raid_realized_compute(ctx, rp, op, nseg, out), ctx)
     rec = records(out, nseg, "raid_realized")
     cols = {c: rec[c] for c in ["n", *measure_names()]}
-    if _wants_noise(measures):  # float64 on the host: from a host copy of the returns
+    if _wants_noise(measures):  # the host chooses their bandwidths: from a host copy of the returns
         keep = ca.host()
         hp = ffi.from_buffer("double[]", keep) if keep.size else ffi.NULL
         noise = ffi.new("raid_realized_noise[]", max(nseg, 1))

@@ -330,8 +330,8 @@ def test_gpu_f64():
 
 
 def test_gpu_realized_noise():
-    """measures with the noise-robust columns on a CuPy array: computed on the host from a copy, the same
-    values as from the numpy array."""
+    """measures with the noise-robust columns on a CuPy array: from a host copy (the host chooses their
+    bandwidths), the same values as from the numpy array on the same device."""
     cp = _gpu()
     rng = np.random.default_rng(4)
     r = rng.standard_normal(200_000) * 1e-3
