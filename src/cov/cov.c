@@ -276,13 +276,20 @@ static int64_t kn_psd(int64_t M)
     return kn;
 }
 
-/* mrc (bias corrected, theta = 1, kn = ceil(sqrt(M))) or mrc_psd (no correction, kn = ceil(M^0.6)):
- *   n/(n-kn+2) 1/(kn psi2) sum_{i=0}^{n-kn+1} Ybar_i Ybar_i'  [- psi1/(kn^2 psi2) (1/2) sum r r'],
- * Ybar_i = sum_{j=1}^{kn-1} g(j/kn) r_{i+j}; as the univariate prv (noise.c) on the diagonal. */
-static raid_status est_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *kn_out)
+/* The pre-averaged returns of mrc (bias corrected, theta = 1, kn = ceil(sqrt(M))) or mrc_psd (no
+ * correction, kn = ceil(M^0.6)): Y[a ny + i] = Ybar_i of symbol a = sum_{j=1}^{kn-1} g(j/kn) r_{i+j},
+ * i < ny = n - kn + 2, and the coefficients of
+ *   c sum_i Ybar_i Ybar_i'  [- c2 (1/2) sum r r'],  c = n/(n-kn+2) 1/(kn psi2), c2 = psi1/(kn^2 psi2),
+ * as the univariate prv (noise.c) on the diagonal. *Y is malloc'ed. */
+typedef struct mrc_prep {
+    int64_t kn, ny;
+    double *Y, c, c2;
+} mrc_prep;
+
+static raid_status mrc_prepare(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, mrc_prep *o)
 {
     const int64_t kn = psd ? kn_psd(m) : raidPreavgKn(m);
-    const int64_t ny = m - kn + 2; /* pre-averaged returns */
+    const int64_t ny = m - kn + 2;
     double *g = malloc((size_t)(kn + 1) * sizeof *g), *Y = malloc((size_t)ny * P * sizeof *Y);
     if (!g || !Y) {
         free(g);
@@ -301,32 +308,59 @@ static raid_status est_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, 
             Y[(size_t)a * (size_t)ny + (size_t)i] = raidDdValue(y);
         }
     }
-    const double k = (double)kn, mm = (double)m, c = mm / (mm - k + 2.0) / (k * psi2);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (long long a = 0; a < (long long)P; a++)
-        for (size_t b = (size_t)a; b < P; b++) {
-            RaidDd o = {0, 0};
-            raidDdAdd(&o, c * dot(Y + (size_t)a * (size_t)ny, Y + b * (size_t)ny, ny));
-            if (!psd)
-                raidDdAdd(&o, -(psi1 / (k * k * psi2) * (dot(R + (size_t)a * (size_t)m, R + b * (size_t)m, m) / 2.0)));
-            O[(size_t)a * P + b] = raidDdValue(o);
-        }
     free(g);
-    free(Y);
-    *kn_out = kn;
+    const double k = (double)kn, mm = (double)m;
+    o->kn = kn;
+    o->ny = ny;
+    o->Y = Y;
+    o->c = mm / (mm - k + 2.0) / (k * psi2);
+    o->c2 = psi1 / (k * k * psi2);
     return RAID_OK;
 }
 
-/* rkcov: the m = 2 jittered returns of each symbol (n = M - 2: x_1 = r_1/2 + r_2, x_j = r_{j+1},
+/* The entry of mrc from its two sums (gy of the pre-averaged returns, gr of the returns; gr unused for psd). */
+static double mrc_entry(const mrc_prep *q, int psd, double gy, double gr)
+{
+    RaidDd o = {0, 0};
+    raidDdAdd(&o, q->c * gy);
+    if (!psd)
+        raidDdAdd(&o, -(q->c2 * (gr / 2.0)));
+    return raidDdValue(o);
+}
+
+static raid_status est_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *kn_out)
+{
+    mrc_prep q;
+    raid_status st = mrc_prepare(ctx, R, m, P, psd, &q);
+    if (st != RAID_OK)
+        return st;
+    const int64_t ny = q.ny;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long a = 0; a < (long long)P; a++)
+        for (size_t b = (size_t)a; b < P; b++)
+            O[(size_t)a * P + b] = mrc_entry(&q, psd, dot(q.Y + (size_t)a * (size_t)ny, q.Y + b * (size_t)ny, ny),
+                                             psd ? 0.0 : dot(R + (size_t)a * (size_t)m, R + b * (size_t)m, m));
+    free(q.Y);
+    *kn_out = q.kn;
+    return RAID_OK;
+}
+
+/* rkcov's series: the m = 2 jittered returns of each symbol (n = M - 2: x_1 = r_1/2 + r_2, x_j = r_{j+1},
  * x_n = r_{M-1} + r_M/2; n = 1: r_1/2 + r_2 + r_3/2, as the univariate rk), one bandwidth H for all (the
  * mean over the symbols of c* xi_a^(4/5) n^(3/5), xi_a^2 from the symbol's own returns own[a], rounded up,
- * at least 1), then K = Gamma_0 + sum_{h=1}^{H} k(h/(H+1)) (Gamma_h + Gamma_h'), Gamma_h = sum_{j>h}
- * x_j x_{j-h}'. *H_out = -1 (and O untouched) where no bandwidth exists (an infinite xi, H > n). */
-static raid_status est_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P, const series *s, double *O,
-                             int64_t *H_out)
+ * at least 1) and the weights w[h] = k(h/(H+1)) (w[0] = 1). X (P x n) and w malloc'ed; *H = -1 (nothing
+ * allocated) where no bandwidth exists (an infinite xi, H > n). */
+typedef struct rk_prep {
+    int64_t n, H;
+    double *X, *w;
+} rk_prep;
+
+static raid_status rk_prepare(raid_ctx *ctx, const double *R, int64_t m, size_t P, const series *s, rk_prep *o)
 {
     const int64_t n = m - 2;
-    *H_out = -1;
+    memset(o, 0, sizeof *o);
+    o->n = n;
+    o->H = -1;
     RaidDd hs = {0, 0};
     for (size_t a = 0; a < P; a++) {
         const int64_t no = s->off[a + 1] - s->off[a] - 1; /* the symbol's own returns */
@@ -367,6 +401,23 @@ static raid_status est_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P
             x[n - 1] = r[m - 2] + 0.5 * r[m - 1];
         }
     }
+    o->X = X;
+    o->w = w;
+    o->H = H;
+    return RAID_OK;
+}
+
+/* K = Gamma_0 + sum_{h=1}^{H} k(h/(H+1)) (Gamma_h + Gamma_h'), Gamma_h = sum_{j>h} x_j x_{j-h}'. */
+static raid_status est_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P, const series *s, double *O,
+                             int64_t *H_out)
+{
+    rk_prep q;
+    raid_status st = rk_prepare(ctx, R, m, P, s, &q);
+    *H_out = q.H;
+    if (st != RAID_OK || q.H < 0)
+        return st;
+    const int64_t n = q.n, H = q.H;
+    const double *X = q.X, *w = q.w;
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long a = 0; a < (long long)P; a++)
         for (size_t b = (size_t)a; b < P; b++) {
@@ -385,10 +436,32 @@ static raid_status est_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P
             }
             O[(size_t)a * P + b] = raidDdValue(kk);
         }
-    free(X);
-    free(w);
-    *H_out = H;
+    free(q.X);
+    free(q.w);
     return RAID_OK;
+}
+
+/* Z = X W (P x n): z_a[k] = sum_{|h| <= H, 0 <= k+h < n} w[|h|] x_a[k+h] (compensated), so that
+ * K_ab = sum_k x_a[k] z_b[k] = rkcov's entry (sum_h w_|h| sum_k x_a[k] x_b[k+h]); abs: |x| instead of x
+ * (W|x|, the scale's). Malloc'ed; NULL when out of memory. */
+static double *rk_smooth(const rk_prep *q, size_t P, int abs)
+{
+    const int64_t n = q->n, H = q->H;
+    double *Z = malloc((size_t)(n > 0 ? n : 1) * P * sizeof *Z);
+    if (!Z)
+        return NULL;
+#pragma omp parallel for schedule(static)
+    for (long long a = 0; a < (long long)P; a++) {
+        const double *x = q->X + (size_t)a * (size_t)n;
+        for (int64_t k = 0; k < n; k++) {
+            RaidDd z = {0, 0};
+            for (int64_t h = -H; h <= H; h++)
+                if (k + h >= 0 && k + h < n)
+                    raidDdAdd(&z, q->w[h < 0 ? -h : h] * (abs ? fabs(x[k + h]) : x[k + h]));
+            Z[(size_t)a * (size_t)n + (size_t)k] = raidDdValue(z);
+        }
+    }
+    return Z;
 }
 
 /* Hayashi-Yoshida of two symbols' returns over their intervals (t[k-1], t[k]] and (u[l-1], u[l]]:
@@ -592,6 +665,240 @@ out:
     return st;
 }
 
+/* ---- the device path: the same series, their sums on the device (raidCovGram, cov_device.c) ---- */
+
+/* rsemicov's series: the positive parts of the P symbols, then their negative parts (2P x m). */
+static double *semi_series(const double *R, int64_t m, size_t P)
+{
+    double *S = malloc(2 * P * (size_t)m * sizeof *S);
+    if (S)
+        for (size_t a = 0; a < P; a++)
+            for (int64_t k = 0; k < m; k++) {
+                const double x = R[a * (size_t)m + (size_t)k];
+                S[a * (size_t)m + (size_t)k] = x > 0.0 ? x : 0.0;
+                S[(P + a) * (size_t)m + (size_t)k] = x < 0.0 ? x : 0.0;
+            }
+    return S;
+}
+
+/* P = S+ S+', N = S- S-' (upper triangles) and M = S+ S-' (full) from the Gram matrix G of the 2P series. */
+static void semi_parts(const double *G, size_t P, double *O)
+{
+    const size_t Q = 2 * P;
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = 0; b < P; b++) {
+            const size_t e = a * P + b;
+            if (b >= a) {
+                O[e] = G[a * Q + b];
+                O[P * P + e] = G[(P + a) * Q + P + b];
+            }
+            O[2 * P * P + e] = G[a * Q + P + b];
+        }
+}
+
+static raid_status dev_semicov(raid_ctx *ctx, const double *R, int64_t m, size_t P, double *O)
+{
+    double *S = semi_series(R, m, P), *G = malloc(4 * P * P * sizeof *G);
+    raid_status st = !S || !G ? raidFail(ctx, RAID_ENOMEM, "out of memory") : raidCovGram(ctx, S, NULL, 2 * P, m, 0, G);
+    if (st == RAID_OK)
+        semi_parts(G, P, O);
+    free(S);
+    free(G);
+    return st;
+}
+
+static raid_status dev_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *kn_out)
+{
+    mrc_prep q;
+    raid_status st = mrc_prepare(ctx, R, m, P, psd, &q);
+    if (st != RAID_OK)
+        return st;
+    double *GR = psd ? NULL : malloc(P * P * sizeof *GR);
+    if (!psd && !GR)
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+    if (st == RAID_OK)
+        st = raidCovGram(ctx, q.Y, NULL, P, q.ny, 0, O);
+    if (st == RAID_OK && !psd)
+        st = raidCovGram(ctx, R, NULL, P, m, 0, GR);
+    if (st == RAID_OK)
+        for (size_t a = 0; a < P; a++)
+            for (size_t b = a; b < P; b++)
+                O[a * P + b] = mrc_entry(&q, psd, O[a * P + b], psd ? 0.0 : GR[a * P + b]);
+    free(GR);
+    free(q.Y);
+    *kn_out = q.kn;
+    return st;
+}
+
+static raid_status dev_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P, const series *s, double *O,
+                             int64_t *H_out)
+{
+    rk_prep q;
+    raid_status st = rk_prepare(ctx, R, m, P, s, &q);
+    *H_out = q.H;
+    if (st != RAID_OK || q.H < 0)
+        return st;
+    double *Z = rk_smooth(&q, P, 0);
+    st = Z ? raidCovGram(ctx, q.X, Z, P, q.n, 0, O) : raidFail(ctx, RAID_ENOMEM, "out of memory");
+    free(Z);
+    free(q.X);
+    free(q.w);
+    return st;
+}
+
+static raid_status dev_estimate(raid_ctx *ctx, raid_cov_estimator est, const double *R, int64_t m, size_t P,
+                                const series *s, double *O, int64_t *bw)
+{
+    raid_status st = RAID_OK;
+    switch (est) {
+    case RAID_COV_RCOV: st = raidCovGram(ctx, R, NULL, P, m, 0, O); break;
+    case RAID_COV_RBPCOV:
+        st = raidCovGram(ctx, R, NULL, P, m, 1, O);
+        for (size_t a = 0; st == RAID_OK && a < P; a++)
+            for (size_t b = a; b < P; b++)
+                O[a * P + b] = PI / 8.0 * O[a * P + b];
+        break;
+    case RAID_COV_RSEMICOV: st = dev_semicov(ctx, R, m, P, O); break;
+    case RAID_COV_MRC: st = dev_mrc(ctx, R, m, P, 0, O, bw); break;
+    case RAID_COV_MRC_PSD: st = dev_mrc(ctx, R, m, P, 1, O, bw); break;
+    case RAID_COV_RKCOV: st = dev_rkcov(ctx, R, m, P, s, O, bw); break;
+    default: break;
+    }
+    return st;
+}
+
+/* ---- the scale of the device path's bound (raid_cov_scale; docs/precision.md "Covariance") ---- */
+
+/* q[a] = sqrt(sum_t V_a,t^2) (compensated; the Cauchy-Schwarz factor of every entry's absolute sum) and
+ * e[a], the device's scale exponent of the series (raidCovScales). */
+static void norms(const double *V, size_t P, int64_t L, int common, double *q, int *e)
+{
+    for (size_t a = 0; a < P; a++) {
+        RaidDd s = {0, 0};
+        for (int64_t t = 0; t < L; t++)
+            raidDdAdd(&s, V[a * (size_t)L + (size_t)t] * V[a * (size_t)L + (size_t)t]);
+        q[a] = sqrt(raidDdValue(s));
+    }
+    raidCovScales(V, P, L, common, e);
+}
+
+/* The scale of a Gram sum of L terms of series with norms qa, qb and device exponents ea, eb: the bound on
+ * its absolute sum qa qb plus the allowance for binary32 underflow, L 2^-100 2^(ea + eb). */
+static double gram_scale(double qa, double qb, int ea, int eb, int64_t L)
+{
+    return qa * qb + ldexp((double)L, ea + eb - 100);
+}
+
+typedef struct scale_ws {
+    double *q1, *q2;
+    int *e1, *e2;
+} scale_ws;
+
+static raid_status scale_rkcov(raid_ctx *ctx, const double *R, int64_t m, size_t P, const series *s, double *O,
+                               int64_t *H_out, scale_ws *w)
+{
+    rk_prep q;
+    raid_status st = rk_prepare(ctx, R, m, P, s, &q);
+    *H_out = q.H;
+    if (st != RAID_OK || q.H < 0)
+        return st;
+    double *Z = rk_smooth(&q, P, 0), *Za = rk_smooth(&q, P, 1);
+    if (!Z || !Za) {
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+    } else { /* qW_a = |x_a|' W |x_a|: the absolute sums of the device and the cpu are within sqrt(qW_a qW_b) */
+        raidCovScales(q.X, P, q.n, 0, w->e1);
+        raidCovScales(Z, P, q.n, 0, w->e2);
+        for (size_t a = 0; a < P; a++) {
+            RaidDd t = {0, 0};
+            for (int64_t k = 0; k < q.n; k++)
+                raidDdAdd(&t, fabs(q.X[a * (size_t)q.n + (size_t)k]) * Za[a * (size_t)q.n + (size_t)k]);
+            w->q1[a] = sqrt(raidDdValue(t));
+        }
+        for (size_t a = 0; a < P; a++)
+            for (size_t b = a; b < P; b++)
+                O[a * P + b] = gram_scale(w->q1[a], w->q1[b], w->e1[a], w->e2[b], q.n);
+    }
+    free(Z);
+    free(Za);
+    free(q.X);
+    free(q.w);
+    return st;
+}
+
+static raid_status scale_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *bw,
+                             scale_ws *w)
+{
+    mrc_prep q;
+    raid_status st = mrc_prepare(ctx, R, m, P, psd, &q);
+    if (st != RAID_OK)
+        return st;
+    *bw = q.kn;
+    norms(q.Y, P, q.ny, 0, w->q1, w->e1);
+    norms(R, P, m, 0, w->q2, w->e2);
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = a; b < P; b++)
+            O[a * P + b] = fabs(q.c) * gram_scale(w->q1[a], w->q1[b], w->e1[a], w->e1[b], q.ny) +
+                           (psd ? 0.0 : fabs(q.c2) / 2.0 * gram_scale(w->q2[a], w->q2[b], w->e2[a], w->e2[b], m));
+    free(q.Y);
+    return RAID_OK;
+}
+
+static raid_status scale_semicov(raid_ctx *ctx, const double *R, int64_t m, size_t P, double *O, scale_ws *w)
+{
+    double *S = semi_series(R, m, P);
+    if (!S)
+        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    norms(S, 2 * P, m, 0, w->q1, w->e1);
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = 0; b < P; b++) {
+            const size_t e = a * P + b;
+            if (b >= a) {
+                O[e] = gram_scale(w->q1[a], w->q1[b], w->e1[a], w->e1[b], m);
+                O[P * P + e] = gram_scale(w->q1[P + a], w->q1[P + b], w->e1[P + a], w->e1[P + b], m);
+            }
+            O[2 * P * P + e] = gram_scale(w->q1[a], w->q1[P + b], w->e1[a], w->e1[P + b], m);
+        }
+    free(S);
+    return RAID_OK;
+}
+
+static raid_status scale_estimate(raid_ctx *ctx, raid_cov_estimator est, const double *R, int64_t m, size_t P,
+                                  const series *s, double *O, int64_t *bw)
+{
+    scale_ws w = {malloc(2 * P * sizeof(double)), malloc(2 * P * sizeof(double)), malloc(2 * P * sizeof(int)),
+                  malloc(2 * P * sizeof(int))};
+    raid_status st = RAID_OK;
+    if (!w.q1 || !w.q2 || !w.e1 || !w.e2) {
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+        goto out;
+    }
+    switch (est) {
+    case RAID_COV_RCOV:
+        norms(R, P, m, 0, w.q1, w.e1);
+        for (size_t a = 0; a < P; a++)
+            for (size_t b = a; b < P; b++)
+                O[a * P + b] = gram_scale(w.q1[a], w.q1[b], w.e1[a], w.e1[b], m);
+        break;
+    case RAID_COV_RBPCOV: /* (pi/8) (Q_a + Q_b), Q the sum of squares; one scale for all in the kernel */
+        norms(R, P, m, 1, w.q1, w.e1);
+        for (size_t a = 0; a < P; a++)
+            for (size_t b = a; b < P; b++)
+                O[a * P + b] = PI / 8.0 * (w.q1[a] * w.q1[a] + w.q1[b] * w.q1[b] + ldexp((double)m, 2 * w.e1[a] - 100));
+        break;
+    case RAID_COV_RSEMICOV: st = scale_semicov(ctx, R, m, P, O, &w); break;
+    case RAID_COV_MRC: st = scale_mrc(ctx, R, m, P, 0, O, bw, &w); break;
+    case RAID_COV_MRC_PSD: st = scale_mrc(ctx, R, m, P, 1, O, bw, &w); break;
+    case RAID_COV_RKCOV: st = scale_rkcov(ctx, R, m, P, s, O, bw, &w); break;
+    default: break;
+    }
+out:
+    free(w.q1);
+    free(w.q2);
+    free(w.e1);
+    free(w.e2);
+    return st;
+}
+
 /* ---- the day ---- */
 
 /* The minimum number of synchronised returns of an estimator (HY: none). */
@@ -606,7 +913,30 @@ static int64_t min_returns(raid_cov_estimator e)
     }
 }
 
-static raid_status cov_host(raid_ctx *ctx, const RaidCovDay *d, double *out, raid_cov_info *info)
+/* How cov_day computes: the float64 host path, the device path, or the scale of the device path's bound. */
+typedef enum day_mode { DAY_CPU, DAY_DEVICE, DAY_SCALE } day_mode;
+
+/* The estimates on the synchronised returns R (P x m) into O (upper triangles; rsemicov's M in full). */
+static raid_status day_estimate(raid_ctx *ctx, day_mode mode, raid_cov_estimator est, const double *R, int64_t m,
+                                size_t P, const series *s, double *O, int64_t *bw)
+{
+    if (mode == DAY_DEVICE)
+        return dev_estimate(ctx, est, R, m, P, s, O, bw);
+    if (mode == DAY_SCALE)
+        return scale_estimate(ctx, est, R, m, P, s, O, bw);
+    switch (est) {
+    case RAID_COV_RCOV: est_rcov(R, m, P, O); return RAID_OK;
+    case RAID_COV_RBPCOV: est_rbpcov(R, m, P, O); return RAID_OK;
+    case RAID_COV_RSEMICOV: est_rsemicov(R, m, P, O); return RAID_OK;
+    case RAID_COV_MRC: return est_mrc(ctx, R, m, P, 0, O, bw);
+    case RAID_COV_MRC_PSD: return est_mrc(ctx, R, m, P, 1, O, bw);
+    case RAID_COV_RKCOV: return est_rkcov(ctx, R, m, P, s, O, bw);
+    default: return RAID_OK;
+    }
+}
+
+/* One day in mode: the matrices (or, DAY_SCALE, the scales: no eigenvalues) into out and info. */
+static raid_status cov_day(raid_ctx *ctx, const RaidCovDay *d, double *out, raid_cov_info *info, day_mode mode)
 {
     const size_t N = d->nsym, parts = (size_t)raid_cov_parts(d->est);
     for (size_t e = 0; e < parts * N * N; e++)
@@ -632,26 +962,19 @@ static raid_status cov_host(raid_ctx *ctx, const RaidCovDay *d, double *out, rai
         goto done;
     }
     int defined = 1;
-    if (d->est == RAID_COV_HY) {
+    if (d->est == RAID_COV_HY) { /* the host's on every backend: its scale is 0 (the same bits) */
         st = est_hy(ctx, &s, O, &info->n);
+        if (mode == DAY_SCALE)
+            memset(O, 0, P * P * sizeof *O);
     } else {
         if ((st = sync_returns(ctx, d->sync, &s, &R, &m)) != RAID_OK)
             goto done;
         info->n = m;
         defined = m >= min_returns(d->est);
         if (defined) {
-            switch (d->est) {
-            case RAID_COV_RCOV: est_rcov(R, m, P, O); break;
-            case RAID_COV_RBPCOV: est_rbpcov(R, m, P, O); break;
-            case RAID_COV_RSEMICOV: est_rsemicov(R, m, P, O); break;
-            case RAID_COV_MRC: st = est_mrc(ctx, R, m, P, 0, O, &info->bandwidth); break;
-            case RAID_COV_MRC_PSD: st = est_mrc(ctx, R, m, P, 1, O, &info->bandwidth); break;
-            case RAID_COV_RKCOV:
-                st = est_rkcov(ctx, R, m, P, &s, O, &info->bandwidth);
+            st = day_estimate(ctx, mode, d->est, R, m, P, &s, O, &info->bandwidth);
+            if (d->est == RAID_COV_RKCOV)
                 defined = info->bandwidth > 0;
-                break;
-            default: break;
-            }
         }
     }
     if (st != RAID_OK)
@@ -670,7 +993,7 @@ static raid_status cov_host(raid_ctx *ctx, const RaidCovDay *d, double *out, rai
                 if (!full)
                     out[q * N * N + j * N + i] = o[a * P + b];
             }
-        if (!full) {
+        if (!full && mode != DAY_SCALE) {
             double *c = malloc(P * P * sizeof *c);
             if (!c) {
                 st = raidFail(ctx, RAID_ENOMEM, "out of memory");
@@ -696,19 +1019,27 @@ done:
     return st;
 }
 
-const RaidCovBackend raidCovBackends[2] = {{cov_host}, {cov_host}};
-
-raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_sync sync, size_t nsym,
-                             const int64_t *offsets, const int64_t *time_us, const double *price, double *out,
-                             raid_cov_info *info)
+static raid_status cov_host(raid_ctx *ctx, const RaidCovDay *d, double *out, raid_cov_info *info)
 {
-    static const char fn[] = "raid_cov_compute";
-    raid_cov_info tmp;
-    if (!info)
-        info = &tmp;
-    memset(info, 0, sizeof *info);
-    if (ctx)
-        ctx->errmsg[0] = 0;
+    return cov_day(ctx, d, out, info, DAY_CPU);
+}
+
+/* The device path (df only: the f32 policy is refused, see raid_cov_bound). */
+static raid_status cov_device(raid_ctx *ctx, const RaidCovDay *d, double *out, raid_cov_info *info)
+{
+    if (raid_ctx_precision(ctx) != RAID_PREC_DF)
+        return raidFail(ctx, RAID_EINVAL, "raid_cov_compute: the covariance device path offers the df precision policy "
+                        "only (f32 is not offered: docs/precision.md \"Covariance\")");
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    return cov_day(ctx, d, out, info, DAY_DEVICE);
+}
+
+const RaidCovBackend raidCovBackends[2] = {{cov_host}, {cov_device}};
+
+/* The argument checks of raid_cov_compute and raid_cov_scale (fn names the call). */
+static raid_status check_args(raid_ctx *ctx, const char *fn, raid_cov_estimator est, raid_cov_sync sync, size_t nsym,
+                              const int64_t *offsets, const int64_t *time_us, const double *price, const double *out)
+{
     if ((int)est < 0 || (int)est >= RAID_COV_NESTIMATORS)
         return raidFail(ctx, RAID_EINVAL, "%s: estimator %d out of range", fn, (int)est);
     if (sync != RAID_COV_SYNC_PREVIOUS && sync != RAID_COV_SYNC_REFRESH)
@@ -722,8 +1053,55 @@ raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_syn
             return raidFail(ctx, RAID_EINVAL, "%s: offsets decrease at %zu", fn, i + 1);
     if (offsets[nsym] > offsets[0] && (!time_us || !price))
         return raidFail(ctx, RAID_EINVAL, "%s: NULL argument", fn);
+    return RAID_OK;
+}
+
+raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_sync sync, size_t nsym,
+                             const int64_t *offsets, const int64_t *time_us, const double *price, double *out,
+                             raid_cov_info *info)
+{
+    static const char fn[] = "raid_cov_compute";
+    raid_cov_info tmp;
+    if (!info)
+        info = &tmp;
+    memset(info, 0, sizeof *info);
+    if (ctx)
+        ctx->errmsg[0] = 0;
+    raid_status st = check_args(ctx, fn, est, sync, nsym, offsets, time_us, price, out);
+    if (st != RAID_OK)
+        return st;
     if (nsym == 0)
         return RAID_OK;
     const RaidCovDay d = {est, sync, nsym, offsets, time_us, price};
     return RAID_BACKEND(raidCovBackends, ctx)->compute(ctx, &d, out, info);
+}
+
+raid_status raid_cov_scale(raid_cov_estimator est, raid_cov_sync sync, size_t nsym, const int64_t *offsets,
+                           const int64_t *time_us, const double *price, double *out)
+{
+    raid_status st = check_args(NULL, "raid_cov_scale", est, sync, nsym, offsets, time_us, price, out);
+    if (st != RAID_OK || nsym == 0)
+        return st;
+    const RaidCovDay d = {est, sync, nsym, offsets, time_us, price};
+    raid_cov_info info;
+    return cov_day(NULL, &d, out, &info, DAY_SCALE);
+}
+
+double raid_cov_bound(raid_precision p, raid_cov_estimator est)
+{
+    if (p != RAID_PREC_DF || (int)est < 0 || (int)est >= RAID_COV_NESTIMATORS)
+        return NAN;
+    return est == RAID_COV_HY ? 0.0 : est == RAID_COV_RBPCOV ? 2e-12 : 1e-12;
+}
+
+double raid_cov_diff(const double *a, const double *b, const double *scale, size_t n)
+{
+    double worst = 0.0;
+    for (size_t e = 0; e < n; e++) {
+        if (a[e] == b[e] || (isnan(a[e]) && isnan(b[e])))
+            continue;
+        const double d = isnan(a[e]) || isnan(b[e]) || !(scale[e] > 0.0) ? INFINITY : fabs(a[e] - b[e]) / scale[e];
+        worst = d > worst ? d : worst;
+    }
+    return worst;
 }

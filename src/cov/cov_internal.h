@@ -18,9 +18,24 @@ typedef struct RaidCovDay {
 typedef struct RaidCovBackend {
     raid_status (*compute)(raid_ctx *ctx, const RaidCovDay *d, double *out, raid_cov_info *info);
 } RaidCovBackend;
-/* The table, indexed by RaidBackendIx: the cpu entry is the float64 host path; the device entry is, for
- * now, the same host computation on any context (docs/measures.md "Covariance": a device path for the
- * outer-product sums is future work). RAID_BACKEND(raidCovBackends, ctx) chooses. */
+/* The table, indexed by RaidBackendIx: the cpu entry is the float64 host path; the device entry forms the
+ * same series on the host and computes their Gram matrices on the device (raidCovGram), hy on the host
+ * (docs/measures.md "Covariance"). RAID_BACKEND(raidCovBackends, ctx) chooses. */
 extern const RaidCovBackend raidCovBackends[2];
+
+/* Rows of a chunk of the device path: each chunk's sums are double-float on the device, the chunks added
+ * in float64 on the host in chunk order (docs/precision.md "Covariance" derives the bound from it). */
+#define RAID_COV_CHUNK 1024
+
+/* G (P x P, row-major; only the entries a <= b written) of the P series of L values in A and B (symbol-major:
+ * A[a L + t]; B NULL: A) on ctx's device (cov_device.c, kernels/cov.cl):
+ *   polar 0: G_ab = sum_t A_a,t B_b,t
+ *   polar 1: G_ab = sum_{t>=1} |A_a,t + A_b,t| |A_a,t-1 + A_b,t-1| - |A_a,t - A_b,t| |A_a,t-1 - A_b,t-1| (B unused)
+ * in double-float per chunk of RAID_COV_CHUNK rows, the chunks added in float64 in order; every column scaled
+ * by the power of two of raidCovScales. Errors: the device layer's, RAID_EBUILD, RAID_ENOMEM, RAID_EINVAL
+ * (beyond 32-bit indices). */
+raid_status raidCovGram(raid_ctx *ctx, const double *A, const double *B, size_t P, int64_t L, int polar, double *G);
+/* e[a]: the exponent with max_t |V_a,t| 2^-e[a] in [0.5, 1) (0 for a zero series); common: all the largest. */
+void raidCovScales(const double *V, size_t P, int64_t L, int common, int *e);
 
 #endif
