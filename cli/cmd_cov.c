@@ -46,6 +46,27 @@ static char *companion(const char *path, const char *suffix)
     return s;
 }
 
+/* The report of --check (docs/precision.md "Covariance"): EXIT_CHECK when the largest scaled difference
+ * exceeds the bound, else 0. */
+static int report_check(const raid_cov_job *job, raid_ctx *ctx, raid_cov_estimator e)
+{
+    double diff = 0.0, bound = 0.0;
+    const size_t days = raid_cov_job_check(job, &diff, &bound);
+    const char *est = raid_cov_estimator_name(e);
+    fprintf(stderr, "check: %s (precision df) against the float64 cpu path, %zu days\n", raid_ctx_device_name(ctx),
+            days);
+    if (days == 0) {
+        fprintf(stderr, "check: nothing to compare (the input has no day)\n");
+        return 0;
+    }
+    const int ok = diff <= bound;
+    fprintf(stderr, "  %-9s %-12s %-12s %s\n", "estimator", "max_diff", "bound", "status");
+    fprintf(stderr, "  %-9s %-12.3e %-12.3e %s\n", est, diff, bound, ok ? "ok" : "EXCEEDED");
+    fprintf(stderr, "check %s: |device - cpu| / scale per entry %s the documented bound\n", ok ? "passed" : "FAILED",
+            ok ? "within" : "beyond");
+    return ok ? 0 : EXIT_CHECK;
+}
+
 int cmd_cov(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -57,6 +78,7 @@ int cmd_cov(int argc, char **argv)
         {"info", required_argument, 0, 'i'},       {"symbol-col", required_argument, 0, 1},
         {"time-col", required_argument, 0, 2},     {"price-col", required_argument, 0, 3},
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
+        {"check", no_argument, 0, 'k'},
         {0, 0, 0, 0}};
     raid_read_opts ro;
     raid_read_opts_init(&ro);
@@ -66,7 +88,7 @@ int cmd_cov(int argc, char **argv)
     const char *out_path = NULL, *device = NULL, *info_path = NULL;
     char *symbols_arg = NULL, **list = NULL;
     size_t nlist = 0;
-    int sample_given = 0, opt, li = 0;
+    int sample_given = 0, check = 0, opt, li = 0;
     optind = 1;
     opterr = 0;
     const char *seen[sizeof longopts / sizeof *longopts] = {0};
@@ -110,6 +132,7 @@ int cmd_cov(int argc, char **argv)
             }
             break;
         case 'j': co.psd_project = 1; break;
+        case 'k': check = 1; break;
         case 'q': cli_quiet = 1; break;
         case 1: ro.symbol_col = optarg; break;
         case 2: ro.time_col = optarg; break;
@@ -161,7 +184,7 @@ int cmd_cov(int argc, char **argv)
     }
 
     int rc = 0, done = 0;
-    raid_ctx *ctx = NULL;
+    raid_ctx *ctx = NULL, *cpu = NULL;
     raid_reader *rd = NULL;
     raid_cov_job *job = NULL;
     char *sym_path = npy ? companion(out_path, ".symbols.txt") : NULL;
@@ -181,6 +204,11 @@ int cmd_cov(int argc, char **argv)
     if (st != RAID_OK) {
         fprintf(stderr, "raid cov: %s\n", raid_errmsg());
         rc = cli_exit_for(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_DEVICE;
+        goto done;
+    }
+    if (check && ((st = raid_ctx_create(&cpu, "cpu")) != RAID_OK || (st = raid_cov_job_set_check(job, cpu)) != RAID_OK)) {
+        fprintf(stderr, "raid cov: %s\n", raid_errmsg());
+        rc = EXIT_USAGE;
         goto done;
     }
     if ((st = raid_reader_open(&rd, in_path, &ro)) != RAID_OK) {
@@ -228,9 +256,11 @@ int cmd_cov(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    if (check)
+        rc = report_check(job, ctx, co.estimator);
 
 done:
-    if (rc) {
+    if (rc && rc != EXIT_CHECK) {
         cli_abort_output(&out);
         cli_abort_output(&osym);
         cli_abort_output(&odate);
@@ -239,6 +269,7 @@ done:
     raid_cov_job_destroy(job);
     raid_reader_close(rd);
     raid_ctx_destroy(ctx);
+    raid_ctx_destroy(cpu);
     free(list);
     free(sym_path);
     free(date_path);

@@ -96,7 +96,7 @@ static const char help_returns[] =
 
 static const char help_cov[] =
     "usage: raid cov FILE -o OUT [--estimator E] [--sample S | --refresh-time] [--session W] [--tz Area/City]\n"
-    "                [--symbols LIST | --min-obs N] [--psd-project] [--info FILE] [--device D]\n"
+    "                [--symbols LIST | --min-obs N] [--psd-project] [--info FILE] [--device D] [--check]\n"
     "\n"
     "Daily realized covariance matrices of the symbols of FILE (CSV with a header row, columns\n"
     "symbol,timestamp,price; \"-\" reads standard input), one N x N matrix per trading date (or session),\n"
@@ -134,15 +134,19 @@ static const char help_cov[] =
     "  --psd-project        replace each matrix by the nearest positive semidefinite one with the same\n"
     "                       variances (Higham 2002); the eigenvalue report is of the estimate before\n"
     "  --info FILE          write date,n,min_eig per day (n synchronised returns, smallest eigenvalue)\n"
-    "  --device D           the context (auto | cpu | opencl | cuda ...): the computation is the float64\n"
-    "                       host path on every device for now\n"
+    "  --device D           the context (auto | cpu | opencl | cuda ...): on a device the sums of products\n"
+    "                       (every estimator but hy) are double-float on the device, within a derived\n"
+    "                       bound of the float64 cpu path (docs/precision.md \"Covariance\"); hy on the host\n"
+    "  --check              compute every day on the float64 cpu path too and compare entry by entry:\n"
+    "                       the largest |device - cpu| / scale and its bound on stderr; exit 3 beyond it\n"
     "  --symbol-col C, --time-col C, --price-col C   column names (as raid realized)\n"
     "  -q, --quiet          the notices one line per kind\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit status:\n"
     "  0 success; 1 usage error; 2 bad input or I/O failure (the message names FILE:LINE:COL; no output\n"
-    "  file is left); 4 device error.\n";
+    "  file is left); 3 --check found a difference beyond its bound (the output is written);\n"
+    "  4 device error.\n";
 
 static const char help_jumps[] =
     "usage: raid jumps FILE [-o OUT] [--sample S] [--session W] [--tz Area/City] [--window K] [--alpha A]\n"

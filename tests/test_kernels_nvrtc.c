@@ -24,7 +24,7 @@
 #define ARCH "compute_90"
 
 /* Each file's build options as its callers pass them (src/realized/realized_device.c, src/realized/noise_device.c, src/regress/stats.c,
- * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_device.c, src/f64/f64_device.c; ta_ma.cl and
+ * src/regress/meat_device.c, src/models/garch_eval_device.c, src/column/{sort,select,groupby}_device.c, src/f64/f64_device.c, src/cov/cov_device.c; ta_ma.cl and
  * ta_sweep.cl take none), and the tuning options that change code (RAID_RELOAD, RAID_PART). */
 static const struct variant {
     const char *file, *opts;
@@ -55,6 +55,8 @@ static const struct variant {
     {"garch.cl", "-DGM_MODEL=2 -DGM_T=0 -DGM_MU=0 -DGM_DNU=0"},
     {"f64.cl", "-DF64_NIN=2 -DF64_BODY=raidF64Fma(x0,x1,raidF64Div(raidF64Add(x0,x1),raidF64Sqrt((x1&0x7FFFFFFFFFFFFFFFul))))"},
     {"ta_ma.cl", ""},
+    {"cov.cl", "-DCOV_POLAR=0"},
+    {"cov.cl", "-DCOV_POLAR=1"},
     {"ta_sweep.cl", ""},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=1"},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=0"},

@@ -194,6 +194,15 @@ RAID_API raid_status raid_cov_job_set_output(raid_cov_job *job, FILE *f, raid_co
 RAID_API raid_status raid_cov_job_add_reader(raid_cov_job *job, raid_ctx *ctx, raid_reader *rd, int *done);
 /** As add_reader for a raid_ticks segmenter (created with samples = 1); finish = 1: no more rows. */
 RAID_API raid_status raid_cov_job_add_ticks(raid_cov_job *job, raid_ctx *ctx, raid_ticks *tk, int finish);
+/** Check every day against the float64 cpu path (`raid cov --check`): each day computed on the add's
+ *  context is computed on cpu too (a cpu-backend context) and compared entry by entry before any projection,
+ *  the largest raid_cov_diff against raid_cov_scale kept. Before the first add. Errors (raid_errmsg()):
+ *  RAID_EINVAL (NULL, cpu not a cpu context, an add made). */
+RAID_API raid_status raid_cov_job_set_check(raid_cov_job *job, raid_ctx *cpu);
+/** The check's result: the number of days compared (0: none, or no check); max_diff (may be NULL) the largest
+ *  raid_cov_diff over them; bound (may be NULL) raid_cov_bound of the checked context's precision policy and
+ *  the estimator (NAN for f32). The check failed where *max_diff > *bound. */
+RAID_API size_t raid_cov_job_check(const raid_cov_job *job, double *max_diff, double *bound);
 /** After the source is exhausted: completes the output (the .npy header's shape). */
 RAID_API raid_status raid_cov_job_finish(raid_cov_job *job);
 

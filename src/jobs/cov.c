@@ -8,6 +8,7 @@
 #include "core/outfile.h"
 #include "io/symtab.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,11 @@ struct raid_cov_job {
     int csv_head;        /* the CSV header is written */
     int finished, failed;
     char **list;         /* the copied list */
+    /* the check (raid_cov_job_set_check) */
+    raid_ctx *cpu;       /* the float64 cpu context, NULL: no check */
+    size_t checked;      /* days compared */
+    double max_diff;     /* the largest raid_cov_diff */
+    raid_precision prec; /* the policy of the checked context */
 };
 
 void raid_cov_opts_init(raid_cov_opts *o)
@@ -160,6 +166,52 @@ raid_status raid_cov_job_set_output(raid_cov_job *job, FILE *f, raid_cov_format 
     job->f = f;
     job->fmt = fmt;
     return RAID_OK;
+}
+
+raid_status raid_cov_job_set_check(raid_cov_job *job, raid_ctx *cpu)
+{
+    if (!job || !cpu)
+        return raidFail(NULL, RAID_EINVAL, "raid_cov_job_set_check: NULL");
+    if (raid_ctx_backend(cpu) != RAID_BACKEND_CPU)
+        return raidFail(NULL, RAID_EINVAL, "raid_cov_job_set_check: the check's context must be a cpu context");
+    if (job->src || job->finished || job->failed || job->nres)
+        return raidFail(NULL, RAID_EINVAL, "raid_cov_job_set_check: the check is set before the first add");
+    job->cpu = cpu;
+    return RAID_OK;
+}
+
+size_t raid_cov_job_check(const raid_cov_job *job, double *max_diff, double *bound)
+{
+    if (max_diff)
+        *max_diff = job ? job->max_diff : 0.0;
+    if (bound)
+        *bound = job ? raid_cov_bound(job->prec, job->o.estimator) : NAN;
+    return job ? job->checked : 0;
+}
+
+/* The check of one computed day v (on ctx): the cpu's matrices and the scales, the largest scaled
+ * difference kept. */
+static raid_status check_day(raid_cov_job *job, raid_ctx *ctx, size_t N, const int64_t *off, const int64_t *t,
+                             const double *p, const double *v)
+{
+    const size_t sz = job->parts * N * N;
+    double *c = malloc((sz ? sz : 1) * sizeof *c), *sc = malloc((sz ? sz : 1) * sizeof *sc);
+    raid_status st = RAID_OK;
+    if (!c || !sc)
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+    else if ((st = raid_cov_compute(job->cpu, job->o.estimator, job->o.sync, N, off, t, p, c, NULL)) != RAID_OK)
+        st = raidFail(ctx, st, "cpu path: %s", raid_ctx_errmsg(job->cpu));
+    else if ((st = raid_cov_scale(job->o.estimator, job->o.sync, N, off, t, p, sc)) != RAID_OK)
+        st = raidFail(ctx, st, "%s", raid_errmsg());
+    if (st == RAID_OK) {
+        const double d = raid_cov_diff(v, c, sc, sz);
+        job->max_diff = d > job->max_diff ? d : job->max_diff;
+        job->prec = raid_ctx_precision(ctx);
+        job->checked++;
+    }
+    free(c);
+    free(sc);
+    return st;
 }
 
 /* ---- output ---- */
@@ -272,6 +324,8 @@ static raid_status compute_first(raid_cov_job *job, raid_ctx *ctx)
     }
     raid_cov_info info;
     if ((st = raid_cov_compute(ctx, job->o.estimator, job->o.sync, N, off, t, p, v, &info)) != RAID_OK)
+        goto out;
+    if (job->cpu && (st = check_day(job, ctx, N, off, t, p, v)) != RAID_OK)
         goto out;
     if (job->o.psd_project)
         for (size_t q = 0; q < P && q < 2; q++)
