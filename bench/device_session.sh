@@ -12,6 +12,7 @@
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
 #   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
 #   cuda (the whole ctest suite with RAID_TEST_DEVICE=cuda, then =opencl; only the failures' tails are kept)
+#   cov (the covariance device path: bench_cov at N = 500 and 3,000 beside cuBLAS syrk/dgemm and numpy/BLAS)
 #   zerocopy (test_cuda, the CuPy tests of tests/python/test_cuda_arrays.py, bench/peers_realized_cupy.py at 1e9)
 set -u
 OUT=${OUT:-/tmp/raid-out}
@@ -42,6 +43,19 @@ run() { # name seconds command...
 }
 for s in $steps; do
   case $s in
+  cov) # the covariance device path (df Gram tiles) beside cuBLAS float64 syrk/dgemm (CuPy) and numpy/BLAS on the
+    # host (16 threads and 1), on the same simulated returns: 252 days x 78 five-minute returns, N = 500 and
+    # 3,000; then the other estimators at N = 3,000 (bench_cov's header says what each line holds)
+    for n in 500 3000; do
+      run cov 400 ./build-dev/bench_cov --device auto --cpu-days 10 --dump /tmp/raid-cov-$n.npy $n
+      run cov 200 python3 bench/peers_cov_cupy.py /tmp/raid-cov-$n.npy
+      OPENBLAS_NUM_THREADS=16 OMP_NUM_THREADS=16 run cov 200 python3 bench/peers_cov_numpy.py /tmp/raid-cov-$n.npy --days 50
+      OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 run cov 200 python3 bench/peers_cov_numpy.py /tmp/raid-cov-$n.npy --days 10
+      rm -f /tmp/raid-cov-$n.npy
+    done
+    for e in rbpcov rsemicov mrc mrc_psd rkcov; do
+      run cov 300 ./build-dev/bench_cov --device auto --estimator $e --cpu-days 2 3000
+    done ;;
   cuda) # both backends as the device under test (CUDA_DEVS, default "cuda opencl"), the whole suite each
     # (CTEST_EXCLUDE, default the pip-install tests: no network there; CTEST_TIMEOUT seconds each, default
     # 240). The CUDA backend needs libcuda.so.1 and NVRTC (the image's toolkit; RAID_NVRTC_LIB names another). The disk cache starts empty, so the first run pays NVRTC's builds. Kept: each run's

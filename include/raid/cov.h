@@ -82,7 +82,8 @@ typedef struct raid_cov_info {
  *  returns (docs/measures.md "Returns").
  *  out: raid_cov_parts(est) matrices of nsym x nsym float64, row-major, part after part; each symmetric
  *  part computed once (upper triangle) and mirrored; RSEMICOV's M part in full (it is not symmetric).
- *  info (may be NULL): see raid_cov_info.
+ *  info (may be NULL): see raid_cov_info; NULL also skips the eigenvalues (LAPACK dsyevd, O(N^3) per matrix:
+ *  at N = 3,000 it costs more than the estimator itself).
  *  On the cpu backend (ctx NULL or cpu) float64 on the host, every sum compensated (each entry within a few
  *  roundings of its exact value on the returns); the results do not depend on the number of OpenMP threads.
  *  On a device context the same series are formed on the host in float64 and every sum of products (all

@@ -993,7 +993,7 @@ static raid_status cov_day(raid_ctx *ctx, const RaidCovDay *d, double *out, raid
                 if (!full)
                     out[q * N * N + j * N + i] = o[a * P + b];
             }
-        if (!full && mode != DAY_SCALE) {
+        if (!full && mode != DAY_SCALE && d->eig) {
             double *c = malloc(P * P * sizeof *c);
             if (!c) {
                 st = raidFail(ctx, RAID_ENOMEM, "out of memory");
@@ -1062,6 +1062,7 @@ raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_syn
 {
     static const char fn[] = "raid_cov_compute";
     raid_cov_info tmp;
+    const int eig = info != NULL;
     if (!info)
         info = &tmp;
     memset(info, 0, sizeof *info);
@@ -1072,7 +1073,7 @@ raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_syn
         return st;
     if (nsym == 0)
         return RAID_OK;
-    const RaidCovDay d = {est, sync, nsym, offsets, time_us, price};
+    const RaidCovDay d = {est, sync, nsym, offsets, time_us, price, eig};
     return RAID_BACKEND(raidCovBackends, ctx)->compute(ctx, &d, out, info);
 }
 
@@ -1082,7 +1083,7 @@ raid_status raid_cov_scale(raid_cov_estimator est, raid_cov_sync sync, size_t ns
     raid_status st = check_args(NULL, "raid_cov_scale", est, sync, nsym, offsets, time_us, price, out);
     if (st != RAID_OK || nsym == 0)
         return st;
-    const RaidCovDay d = {est, sync, nsym, offsets, time_us, price};
+    const RaidCovDay d = {est, sync, nsym, offsets, time_us, price, 0};
     raid_cov_info info;
     return cov_day(NULL, &d, out, &info, DAY_SCALE);
 }

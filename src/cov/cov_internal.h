@@ -11,6 +11,7 @@ typedef struct RaidCovDay {
     size_t nsym;
     const int64_t *offsets, *time_us;
     const double *price;
+    int eig; /* 1: the smallest eigenvalues into info (0: the caller passed no info) */
 } RaidCovDay;
 
 /* A backend: the matrices of one day into out (raid_cov_parts(est) x nsym x nsym, row-major) and info
