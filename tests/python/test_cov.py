@@ -300,12 +300,20 @@ def test_bad_input(cli, tmp_path):
         raid.cov(bad, estimator="nope")
 
 
-def test_min_obs_and_device(data_dir, have_opencl):
+def test_min_obs_and_device(data_dir, have_opencl, cli, tmp_path):
     path = data_dir / "onemin_stock_market.csv"
     base = raid.cov(path, estimator="mrc", refresh_time=True)
     # a symbol needs min_obs sampled prices on the day: 392 is one more than a day of one-minute prices
     none = raid.cov(path, estimator="mrc", refresh_time=True, min_obs=392)
     assert np.isnan(none.values).all() and np.isnan(none.min_eig).all()
-    if have_opencl:  # the device entry is the host computation: the same bits
+    if have_opencl:
+        # the device path sums in double-float: within its bound of the cpu path, entry by entry against the
+        # entry's scale (raid cov --check: docs/precision.md "Covariance"); the same NaN pattern and days
         dev = raid.cov(path, estimator="mrc", refresh_time=True, device="opencl")
-        assert np.array_equal(dev.values, base.values, equal_nan=True)
+        assert np.array_equal(np.isnan(dev.values), np.isnan(base.values))
+        r = run(cli, path, "--estimator", "mrc", "--refresh-time", "--device", "opencl", "--check",
+                "-o", tmp_path / "o.csv")
+        assert r.returncode == 0 and "check passed" in r.stderr, r.stderr
+        # hy stays on the host on every context: the same bits
+        dev = raid.cov(path, estimator="hy", device="opencl")
+        assert np.array_equal(dev.values, raid.cov(path, estimator="hy").values, equal_nan=True)
