@@ -9,7 +9,8 @@ reports per estimator and scenario the bias and RMSE of the daily entries relati
 and covariances separately, and the share of days whose matrix has a negative eigenvalue.
 
     PYTHONPATH=build/python OMP_NUM_THREADS=1 .venv/bin/python bench/cov_truth_study.py \
-        [--days 50] [--out docs/cov_truth.csv] [--quick]
+        [--days 50] [--out docs/cov_truth.csv] [--quick] [--symbols 5] [--gaps 30-60] [--noise 0]
+    .venv/bin/python bench/cov_truth_study.py --tables docs/cov_truth.csv   # the tables of docs/measures.md
 
 Model of every scenario: the simulator's stochastic volatility with its defaults (mean_var 1e-4 a day, log
 variance OU with kappa 0.2 and xi 0.5, leverage -0.5), no jumps (the truth excludes them), one-factor
@@ -118,7 +119,8 @@ def run_scenario(n, seed, ndays, noise, gap_range, quick):
         var = np.concatenate(p["var"])  # (days, n)
         cov = np.concatenate(p["cov"])  # (days, pairs)
         pred = np.concatenate(p["pred"])
-        row = dict(estimator=lab, noise_sd=noise, gaps_s=f"{gap_range[0]:g}-{gap_range[1]:g}", symbols=n, days=ndays)
+        gaps_s = f"{gap_range[0]:g}" if gap_range[0] == gap_range[1] else f"{gap_range[0]:g}-{gap_range[1]:g}"
+        row = dict(estimator=lab, noise_sd=noise, gaps_s=gaps_s, symbols=n, days=ndays)
         for name, e in (("var", var), ("cov", cov)):
             daily = np.nanmean(e, axis=1)  # one mean error a day (the entries of a day share its path)
             row[f"{name}_bias"] = float(np.nanmean(e))
@@ -146,12 +148,81 @@ def fmt(x):
     return "" if x != x else f"{x:+.3f}"
 
 
+def num(x, sign=True):
+    """3 significant digits at most, 3 decimals at least below 1: +0.012, +2.69, +161."""
+    if x != x:
+        return ""
+    s = "+" if sign else ""
+    a = abs(x)
+    return f"{x:{s}.0f}" if a >= 10 else f"{x:{s}.2f}" if a >= 1 else f"{x:{s}.3f}"
+
+
+def tables(csv):
+    """The Markdown tables of docs/measures.md from the CSV of a run."""
+    d = pd.read_csv(csv)
+    labels = [lab for lab, _, _ in ESTIMATORS if lab in set(d["estimator"])]
+    out = []
+    for n in sorted(d["symbols"].unique()):
+        dn = d[d["symbols"] == n]
+        dn = dn.assign(gaps_s=[g.split("-")[0] if g.split("-")[0] == g.split("-")[-1] else g
+                               for g in dn["gaps_s"].astype(str)])
+        scen = list(dict.fromkeys(zip(dn["gaps_s"], dn["noise_sd"])))
+        days = int(dn["days"].iloc[0])
+        head = "| estimator | " + " | ".join(f"{g} s, {z:g}" for g, z in scen) + " |"
+        rule = "|---|" + "---|" * len(scen)
+
+        def cell(lab, g, z, f):
+            r = dn[(dn["estimator"] == lab) & (dn["gaps_s"] == g) & (dn["noise_sd"] == z)]
+            return f(r.iloc[0]) if len(r) else ""
+
+        for what, key in (("variances", "var"), ("covariances", "cov")):
+            out += [f"**{n} symbols, {what}: relative bias / RMSE** ({days} days a scenario; columns: mean gap "
+                    "between a symbol's trades, noise sd)", "", head, rule]
+            for lab in labels:
+                out.append(f"| {lab} | " + " | ".join(
+                    cell(lab, g, z, lambda r: f"{num(r[key + '_bias'])} / {num(r[key + '_rmse'], False)}")
+                    for g, z in scen) + " |")
+            out.append("")
+        noisy = [(g, z) for g, z in scen if z > 0 and (g, 0.0) in scen]
+        out += [f"**{n} symbols, variances: the noise's effect, observed / predicted** (the relative bias less the "
+                "same estimator's without noise, on the same paths and trading times; the prediction likewise, "
+                "given each day's sampling: tests/python/cov_theory.py)", "",
+                "| estimator | " + " | ".join(f"{g} s, {z:g}" for g, z in noisy) + " |", "|---|" + "---|" * len(noisy)]
+
+        def effect(lab, g, z):
+            r = dn[(dn["estimator"] == lab) & (dn["gaps_s"] == g)]
+            a, b = r[r["noise_sd"] == z].iloc[0], r[r["noise_sd"] == 0.0].iloc[0]
+            return f"{num(a['var_bias'] - b['var_bias'])} / {num(a['var_pred'] - b['var_pred'])}"
+
+        for lab in labels:
+            if dn[dn["estimator"] == lab]["var_pred"].isna().all():
+                continue
+            out.append(f"| {lab} | " + " | ".join(effect(lab, g, z) for g, z in noisy) + " |")
+        out.append("")
+        psd = [lab for lab in labels if (dn[dn["estimator"] == lab]["nonpsd_share"] > 0).any()]
+        if psd:
+            out += [f"**{n} symbols: share of days with a negative eigenvalue** (estimators with any; the others 0)",
+                    "", head, rule]
+            for lab in psd:
+                out.append(f"| {lab} | " + " | ".join(cell(lab, g, z, lambda r: f"{r['nonpsd_share']:.2f}")
+                                                      for g, z in scen) + " |")
+            out.append("")
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--days", type=int, default=50)
     ap.add_argument("--out", default=None, help="CSV of every row (default: none)")
     ap.add_argument("--quick", action="store_true", help="five estimators, the 5-symbol panel only")
+    ap.add_argument("--symbols", type=int, help="only the panel of this many symbols")
+    ap.add_argument("--gaps", help="only this range of mean gaps, e.g. 30-60")
+    ap.add_argument("--noise", type=float, help="only this noise sd")
+    ap.add_argument("--tables", metavar="CSV", help="print the Markdown tables of a run's CSV and exit")
     a = ap.parse_args()
+    if a.tables:
+        print(tables(a.tables))
+        return 0
     print(f"# raid cov against the simulated truth: {a.days} days a scenario; commit {commit()}; "
           f"{datetime.date.today()}; {platform.node()} ({platform.processor() or platform.machine()}), "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}", flush=True)
@@ -160,6 +231,9 @@ def main():
     for n, seed in PANELS[:1] if a.quick else PANELS:
         for rname, gr in RATES:
             for noise in NOISES:
+                if ((a.symbols is not None and n != a.symbols) or (a.gaps is not None and a.gaps != rname.rstrip("s"))
+                        or (a.noise is not None and noise != a.noise)):
+                    continue
                 r, ts, te = run_scenario(n, seed, a.days, noise, gr, a.quick)
                 rows += r
                 print(f"# N={n} gaps {rname} noise {noise:g}: simulate {ts:.1f} s, estimators {te:.1f} s", flush=True)
