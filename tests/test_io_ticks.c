@@ -128,6 +128,45 @@ out:
     return s;
 }
 
+/* Push the rows with raid_ticks_push_coded in blocks of 1,000 (a block cuts runs of one symbol anywhere),
+ * taking complete segments after each block, then finish. */
+static raid_status push_coded(const rows *r, const raid_read_opts *o, int utc, segs *out)
+{
+    memset(out, 0, sizeof *out);
+    raid_batch_init(&out->b);
+    raid_ticks *tk = NULL;
+    raid_status s = raid_ticks_create(&tk, o);
+    if (s != RAID_OK)
+        return s;
+    const char **names = malloc((r->n + 1) * sizeof *names);
+    uint32_t *code = malloc((r->n + 1) * sizeof *code);
+    assert_true(names && code);
+    size_t nnames = 0;
+    for (size_t i = 0; i < r->n; i++) { /* codes in order of first appearance */
+        size_t k = 0;
+        while (k < nnames && strcmp(names[k], r->sym[i]))
+            k++;
+        if (k == nnames)
+            names[nnames++] = r->sym[i];
+        code[i] = (uint32_t)k;
+    }
+    for (size_t i = 0; i < r->n && s == RAID_OK; i += 1000) {
+        const size_t k = r->n - i < 1000 ? r->n - i : 1000;
+        s = raid_ticks_push_coded(tk, names, nnames, code + i, r->t + i, utc, NULL, r->p + i, k);
+        if (s == RAID_OK)
+            s = raid_ticks_take(tk, &out->b, 0);
+    }
+    if (s == RAID_OK)
+        s = raid_ticks_take(tk, &out->b, 1);
+    if (s == RAID_OK) {
+        keep_names(out, tk_name, tk);
+        out->nnotices = raid_ticks_notice_count(tk);
+    }
+    free(names), free(code);
+    raid_ticks_destroy(tk);
+    return s;
+}
+
 static void expect_same(const segs *a, const segs *b)
 {
     assert_int_equal(a->b.nseg, b->b.nseg);
@@ -194,6 +233,9 @@ static void same_on_file(const char *name, const raid_read_opts *o)
     expect_same(&a, &b);
     segs_free(&b);
     assert_int_equal(push_text_file(t_data(name), o, &b), RAID_OK); /* the file's own text, parsed */
+    expect_same(&a, &b);
+    segs_free(&b);
+    assert_int_equal(push_coded(&r, o, 0, &b), RAID_OK); /* interleaved rows in blocks, one call a block */
     expect_same(&a, &b);
     segs_free(&a);
     segs_free(&b);
@@ -461,6 +503,29 @@ static void test_errors(void **st)
     assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): time goes backwards: 2020-01-02T09:59:59.999999Z before "
                                        "2020-01-02T10:00:01Z (row 0)");
     raid_ticks_destroy(tk);
+
+    /* The coded push: a code out of range names the row; NULL arrays; its row numbers are every push's. */
+    {
+        const char *names[] = {"A", "B"};
+        const uint32_t code[] = {0, 1, 2};
+        assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+        assert_int_equal(raid_ticks_push_coded(tk, names, 2, code, t, 0, NULL, p, 2), RAID_OK);
+        assert_int_equal(raid_ticks_push_coded(tk, names, 2, code, t, 0, NULL, p, 3), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), "raid_ticks_push_coded: row 4: symbol code 2 is not below 2");
+        raid_ticks_destroy(tk);
+        assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);
+        assert_int_equal(raid_ticks_push_coded(tk, names, 2, NULL, t, 0, NULL, p, 1), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), "raid_ticks_push_coded: NULL code with n = 1");
+        assert_int_equal(raid_ticks_push_coded(tk, names, 2, code, NULL, 0, NULL, p, 1), RAID_EINVAL);
+        assert_string_equal(raid_errmsg(), "raid_ticks_push_coded: NULL t_us and timestamps with n = 1");
+        assert_int_equal(raid_ticks_push_coded(tk, NULL, 0, NULL, NULL, 0, NULL, NULL, 0), RAID_OK);
+        assert_int_equal(raid_ticks_push_coded(NULL, names, 2, code, t, 0, NULL, p, 1), RAID_EINVAL);
+        /* a row error inside a block: the row number counts every row pushed before it */
+        const uint32_t ab[] = {1, 0, 0};
+        assert_int_equal(raid_ticks_push_coded(tk, names, 2, ab, t, 0, NULL, bad, 3), RAID_EPARSE);
+        assert_string_equal(raid_errmsg(), "row 1 (symbol 'A'): price must be positive and finite: -1.5");
+        raid_ticks_destroy(tk);
+    }
 
     /* Prices: positive and finite. */
     assert_int_equal(raid_ticks_create(&tk, NULL), RAID_OK);

@@ -144,6 +144,16 @@ RAID_API raid_status raid_ticks_push(raid_ticks *tk, const char *symbol, const i
    '2020-01-02T08:30:00Z' (row 2)"); message via raid_errmsg(), sticky. */
 RAID_API raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char *const *timestamps,
                                           const double *price, size_t n);
+/* n rows of several symbols interleaved, in the order given, as a CSV's rows: row i is symbol
+   symbols[code[i]] (code[i] < nsymbols; each symbols[k] as raid_ticks_push's symbol) at t_us[i] (t_is_utc
+   as raid_ticks_push) or, when t_us is NULL, at the text timestamps[i] (as raid_ticks_push_text), with
+   price[i]. The same rows as pushing each run of one symbol by raid_ticks_push or raid_ticks_push_text,
+   with the same row numbers and messages, in one call: a tape of many symbols (a trade feed) costs no call
+   per run. Errors: as raid_ticks_push and raid_ticks_push_text, and RAID_EINVAL (NULL code, symbols, or
+   both t_us and timestamps, with n > 0; a code not below nsymbols: the message names the row). */
+RAID_API raid_status raid_ticks_push_coded(raid_ticks *tk, const char *const *symbols, size_t nsymbols,
+                                           const uint32_t *code, const int64_t *t_us, int t_is_utc,
+                                           const char *const *timestamps, const double *price, size_t n);
 /* Append the complete segments to b; finish = 1 when no more rows will come (every segment is then
    complete). */
 /* b is not cleared first (raid_batch as filled by raid_reader_next; symbol indices for

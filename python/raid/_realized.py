@@ -188,33 +188,35 @@ def _through_ticks(df, sample, session, tz, symbol_col, time_col, price_col, sam
     price, pp = as_c(floats(df[p_c], p_c, nulls="nan"), np.float64, p_c)
     tcol = df[t_c]
     if is_text(tcol):  # the library's parser, the CSV reader's (raid_ticks_push_text)
-        keep_text, tp = c_strings(texts(tcol, "timestamp"), "timestamp")
-        push = lambda sym, s0, k: lib.raid_ticks_push_text(tk, sym, tp + s0, pp + s0, k)  # noqa: E731
+        keep_text, texts_p = c_strings(texts(tcol, "timestamp"), "timestamp")
+        times_p, utc = ffi.NULL, 0
     else:
         t_us, utc = timestamps_us(tcol, t_c, "datetime64 (naive or tz-aware) or ISO 8601 text")
-        t_us, tp = as_c(t_us, np.int64, "timestamp")
-        push = lambda sym, s0, k: lib.raid_ticks_push(tk, sym, tp + s0, int(utc), pp + s0, k)  # noqa: E731
+        t_us, times_p = as_c(t_us, np.int64, "timestamp")
+        texts_p = ffi.NULL
     if sym_c is None:
         codes, sym_bytes = np.zeros(n, dtype=np.int64), [b""]
         no_symbol_notice(stacklevel=4 + depth)
     else:
         codes, sym_bytes = symbols(df[sym_c])
-    # runs of rows of one symbol, in row order
-    cut = np.flatnonzero(np.diff(codes) != 0) + 1
-    starts = np.concatenate([[0], cut]) if n else np.zeros(0, dtype=np.int64)
-    ends = np.concatenate([cut, [n]]) if n else np.zeros(0, dtype=np.int64)
+    code32 = np.ascontiguousarray(codes, dtype=np.uint32)
+    code_p = ffi.from_buffer("uint32_t[]", code32)
+    names = [ffi.new("char[]", b) for b in sym_bytes]
+    names_p = ffi.new("const char *[]", names)
     keep = []
     o = _read_opts(sample, session, tz, samples, keep)
     tkp = ffi.new("raid_ticks **")
     check(lib.raid_ticks_create(tkp, o))
     tk = ffi.gc(tkp[0], lib.raid_ticks_destroy)
-    pushed = 0
-    for s0, s1 in zip(starts, ends):
-        check(push(sym_bytes[codes[s0]], int(s0), int(s1 - s0)))
-        pushed += s1 - s0
-        if pushed >= _TAKE_EVERY:
+    # blocks of rows in row order, symbols interleaved as they come (one call a block: a tape of many
+    # symbols costs no call per run of one symbol), the complete segments taken after each block
+    for s0 in range(0, n, _TAKE_EVERY):
+        k = min(_TAKE_EVERY, n - s0)
+        check(lib.raid_ticks_push_coded(tk, names_p, len(names), code_p + s0,
+                                        times_p + s0 if times_p != ffi.NULL else ffi.NULL, int(utc),
+                                        texts_p + s0 if texts_p != ffi.NULL else ffi.NULL, pp + s0, k))
+        if k == _TAKE_EVERY:
             add(tk, 0)
-            pushed = 0
     add(tk, 1)
     for i in range(lib.raid_ticks_notice_count(tk)):
         warnings.warn(ffi.string(lib.raid_ticks_notice(tk, i)).decode(), RaidNotice, stacklevel=3 + depth)

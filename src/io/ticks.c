@@ -174,6 +174,36 @@ raid_status raid_ticks_push_text(raid_ticks *tk, const char *symbol, const char 
     return st;
 }
 
+raid_status raid_ticks_push_coded(raid_ticks *tk, const char *const *symbols, size_t nsymbols, const uint32_t *code,
+                                  const int64_t *t_us, int t_is_utc, const char *const *timestamps, const double *price,
+                                  size_t n)
+{
+    static const char fn[] = "raid_ticks_push_coded";
+    if (!tk)
+        return raidFail(NULL, RAID_EINVAL, "%s: tk is NULL", fn);
+    if (n == 0) /* the handle's checks only (its sticky error, finished) */
+        return raid_ticks_push(tk, NULL, NULL, t_is_utc, NULL, 0);
+    if (tk->err.st == RAID_OK && (!code || !symbols || (!t_us && !timestamps) || !price))
+        return raidFail(NULL, RAID_EINVAL, "%s: NULL %s with n = %zu", fn,
+                        !code ? "code" : !symbols ? "symbols" : !price ? "price" : "t_us and timestamps", n);
+    raid_status st = RAID_OK;
+    size_t i = 0;
+    while (i < n && st == RAID_OK) {
+        /* the run of rows of one symbol from row i: one push, as the caller's run would be */
+        const uint32_t c = code[i];
+        if (c >= nsymbols)
+            return tfail(tk, RAID_EINVAL, "%s: row %" PRIu64 ": symbol code %" PRIu32 " is not below %zu", fn,
+                         tk->rows, c, nsymbols);
+        size_t j = i + 1;
+        while (j < n && code[j] == c)
+            j++;
+        st = t_us ? raid_ticks_push(tk, symbols[c], t_us + i, t_is_utc, price + i, j - i)
+                  : raid_ticks_push_text(tk, symbols[c], timestamps + i, price + i, j - i);
+        i = j;
+    }
+    return st;
+}
+
 raid_status raid_ticks_take(raid_ticks *tk, raid_batch *b, int finish)
 {
     if (!tk || !b)
