@@ -2,8 +2,9 @@
  * Realized covariance of one day of N symbols (raid_cov_compute, include/raid/cov.h), in float64 on the
  * host: the symbols' observations reduced to one price per distinct time, synchronised (previous tick on
  * the union of the times, or refresh time) into returns, then one of the estimators; each entry a
- * compensated float64 sum (core/dd.h) of float64 products, so that it is within a few roundings of the
- * exact sum of those products whatever its cancellation. Every symmetric matrix is computed once, its
+ * compensated float64 sum, so that it is within a few roundings of the exact sum whatever its cancellation:
+ * rcov, rsemicov, mrc and mrc_psd as Gram matrices of their series (raidCovGramCpu, cov_gram.c: Dot2, exact
+ * products), the others sums of float64 products (core/dd.h). Every symmetric matrix is computed once, its
  * upper triangle, and mirrored. Formulas, sources and defaults: docs/measures.md "Covariance".
  *
  *   rcov      sum_k r_k r_k'                                    ABDL 2003; BNS 2004
@@ -202,6 +203,9 @@ static raid_status sync_returns(raid_ctx *ctx, raid_cov_sync how, const series *
     return RAID_OK;
 }
 
+/* How cov_day computes: the float64 host path, the device path, or the scale of the device path's bound. */
+typedef enum day_mode { DAY_CPU, DAY_DEVICE, DAY_SCALE } day_mode;
+
 /* ---- the estimators on synchronised returns: O (P x P, row-major), upper triangle (all for M part) ---- */
 
 static double dot(const double *x, const double *y, int64_t m)
@@ -210,14 +214,6 @@ static double dot(const double *x, const double *y, int64_t m)
     for (int64_t k = 0; k < m; k++)
         raidDdAdd(&s, x[k] * y[k]);
     return raidDdValue(s);
-}
-
-static void est_rcov(const double *R, int64_t m, size_t P, double *O)
-{
-#pragma omp parallel for schedule(dynamic, 1)
-    for (long long a = 0; a < (long long)P; a++)
-        for (size_t b = (size_t)a; b < P; b++)
-            O[(size_t)a * P + b] = dot(R + (size_t)a * (size_t)m, R + b * (size_t)m, m);
 }
 
 static void est_rbpcov(const double *R, int64_t m, size_t P, double *O)
@@ -232,32 +228,6 @@ static void est_rbpcov(const double *R, int64_t m, size_t P, double *O)
                 raidDdAdd(&s, -(fabs(x[k] - y[k]) * fabs(x[k - 1] - y[k - 1])));
             }
             O[(size_t)a * P + b] = PI / 8.0 * raidDdValue(s);
-        }
-}
-
-/* The three parts P, N, M one after another in O (3 P^2). */
-static void est_rsemicov(const double *R, int64_t m, size_t P, double *O)
-{
-#pragma omp parallel for schedule(dynamic, 1)
-    for (long long a = 0; a < (long long)P; a++)
-        for (size_t b = 0; b < P; b++) {
-            const double *x = R + (size_t)a * (size_t)m, *y = R + b * (size_t)m;
-            RaidDd sp = {0, 0}, sn = {0, 0}, sm = {0, 0};
-            for (int64_t k = 0; k < m; k++) {
-                const double xp = x[k] > 0.0 ? x[k] : 0.0, xn = x[k] < 0.0 ? x[k] : 0.0;
-                const double yp = y[k] > 0.0 ? y[k] : 0.0, yn = y[k] < 0.0 ? y[k] : 0.0;
-                if (b >= (size_t)a) {
-                    raidDdAdd(&sp, xp * yp);
-                    raidDdAdd(&sn, xn * yn);
-                }
-                raidDdAdd(&sm, xp * yn);
-            }
-            const size_t e = (size_t)a * P + b;
-            if (b >= (size_t)a) {
-                O[e] = raidDdValue(sp);
-                O[P * P + e] = raidDdValue(sn);
-            }
-            O[2 * P * P + e] = raidDdValue(sm);
         }
 }
 
@@ -326,23 +296,6 @@ static double mrc_entry(const mrc_prep *q, int psd, double gy, double gr)
     if (!psd)
         raidDdAdd(&o, -(q->c2 * (gr / 2.0)));
     return raidDdValue(o);
-}
-
-static raid_status est_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *kn_out)
-{
-    mrc_prep q;
-    raid_status st = mrc_prepare(ctx, R, m, P, psd, &q);
-    if (st != RAID_OK)
-        return st;
-    const int64_t ny = q.ny;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (long long a = 0; a < (long long)P; a++)
-        for (size_t b = (size_t)a; b < P; b++)
-            O[(size_t)a * P + b] = mrc_entry(&q, psd, dot(q.Y + (size_t)a * (size_t)ny, q.Y + b * (size_t)ny, ny),
-                                             psd ? 0.0 : dot(R + (size_t)a * (size_t)m, R + b * (size_t)m, m));
-    free(q.Y);
-    *kn_out = q.kn;
-    return RAID_OK;
 }
 
 /* rkcov's series: the m = 2 jittered returns of each symbol (n = M - 2: x_1 = r_1/2 + r_2, x_j = r_{j+1},
@@ -665,7 +618,17 @@ out:
     return st;
 }
 
-/* ---- the device path: the same series, their sums on the device (raidCovGram, cov_device.c) ---- */
+/* ---- the Gram estimators: the same series on the host (raidCovGramCpu, cov_gram.c) and on the device
+ * (raidCovGram, cov_device.c) ---- */
+
+/* G = A A' (upper triangle) of the P series of L values in A: mode DAY_CPU on the host, DAY_DEVICE on ctx's
+ * device. Errors: RAID_ENOMEM, the device's. */
+static raid_status gram(raid_ctx *ctx, day_mode mode, const double *A, size_t P, int64_t L, double *G)
+{
+    if (mode == DAY_DEVICE)
+        return raidCovGram(ctx, A, NULL, P, L, 0, G);
+    return raidCovGramCpu(A, P, L, G) == RAID_OK ? RAID_OK : raidFail(ctx, RAID_ENOMEM, "out of memory");
+}
 
 /* rsemicov's series: the positive parts of the P symbols, then their negative parts (2P x m). */
 static double *semi_series(const double *R, int64_t m, size_t P)
@@ -696,10 +659,11 @@ static void semi_parts(const double *G, size_t P, double *O)
         }
 }
 
-static raid_status dev_semicov(raid_ctx *ctx, const double *R, int64_t m, size_t P, double *O)
+/* rsemicov: the three parts P, N, M one after another in O (3 P^2), from the Gram matrix of the 2P series. */
+static raid_status gram_semicov(raid_ctx *ctx, day_mode mode, const double *R, int64_t m, size_t P, double *O)
 {
     double *S = semi_series(R, m, P), *G = malloc(4 * P * P * sizeof *G);
-    raid_status st = !S || !G ? raidFail(ctx, RAID_ENOMEM, "out of memory") : raidCovGram(ctx, S, NULL, 2 * P, m, 0, G);
+    raid_status st = !S || !G ? raidFail(ctx, RAID_ENOMEM, "out of memory") : gram(ctx, mode, S, 2 * P, m, G);
     if (st == RAID_OK)
         semi_parts(G, P, O);
     free(S);
@@ -707,7 +671,9 @@ static raid_status dev_semicov(raid_ctx *ctx, const double *R, int64_t m, size_t
     return st;
 }
 
-static raid_status dev_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, int psd, double *O, int64_t *kn_out)
+/* mrc (psd 0) or mrc_psd (1) from the Gram matrices of the pre-averaged returns and (mrc) the returns. */
+static raid_status gram_mrc(raid_ctx *ctx, day_mode mode, const double *R, int64_t m, size_t P, int psd, double *O,
+                           int64_t *kn_out)
 {
     mrc_prep q;
     raid_status st = mrc_prepare(ctx, R, m, P, psd, &q);
@@ -717,9 +683,9 @@ static raid_status dev_mrc(raid_ctx *ctx, const double *R, int64_t m, size_t P, 
     if (!psd && !GR)
         st = raidFail(ctx, RAID_ENOMEM, "out of memory");
     if (st == RAID_OK)
-        st = raidCovGram(ctx, q.Y, NULL, P, q.ny, 0, O);
+        st = gram(ctx, mode, q.Y, P, q.ny, O);
     if (st == RAID_OK && !psd)
-        st = raidCovGram(ctx, R, NULL, P, m, 0, GR);
+        st = gram(ctx, mode, R, P, m, GR);
     if (st == RAID_OK)
         for (size_t a = 0; a < P; a++)
             for (size_t b = a; b < P; b++)
@@ -751,16 +717,16 @@ static raid_status dev_estimate(raid_ctx *ctx, raid_cov_estimator est, const dou
 {
     raid_status st = RAID_OK;
     switch (est) {
-    case RAID_COV_RCOV: st = raidCovGram(ctx, R, NULL, P, m, 0, O); break;
+    case RAID_COV_RCOV: st = gram(ctx, DAY_DEVICE, R, P, m, O); break;
     case RAID_COV_RBPCOV:
         st = raidCovGram(ctx, R, NULL, P, m, 1, O);
         for (size_t a = 0; st == RAID_OK && a < P; a++)
             for (size_t b = a; b < P; b++)
                 O[a * P + b] = PI / 8.0 * O[a * P + b];
         break;
-    case RAID_COV_RSEMICOV: st = dev_semicov(ctx, R, m, P, O); break;
-    case RAID_COV_MRC: st = dev_mrc(ctx, R, m, P, 0, O, bw); break;
-    case RAID_COV_MRC_PSD: st = dev_mrc(ctx, R, m, P, 1, O, bw); break;
+    case RAID_COV_RSEMICOV: st = gram_semicov(ctx, DAY_DEVICE, R, m, P, O); break;
+    case RAID_COV_MRC: st = gram_mrc(ctx, DAY_DEVICE, R, m, P, 0, O, bw); break;
+    case RAID_COV_MRC_PSD: st = gram_mrc(ctx, DAY_DEVICE, R, m, P, 1, O, bw); break;
     case RAID_COV_RKCOV: st = dev_rkcov(ctx, R, m, P, s, O, bw); break;
     default: break;
     }
@@ -913,9 +879,6 @@ static int64_t min_returns(raid_cov_estimator e)
     }
 }
 
-/* How cov_day computes: the float64 host path, the device path, or the scale of the device path's bound. */
-typedef enum day_mode { DAY_CPU, DAY_DEVICE, DAY_SCALE } day_mode;
-
 /* The estimates on the synchronised returns R (P x m) into O (upper triangles; rsemicov's M in full). */
 static raid_status day_estimate(raid_ctx *ctx, day_mode mode, raid_cov_estimator est, const double *R, int64_t m,
                                 size_t P, const series *s, double *O, int64_t *bw)
@@ -925,11 +888,11 @@ static raid_status day_estimate(raid_ctx *ctx, day_mode mode, raid_cov_estimator
     if (mode == DAY_SCALE)
         return scale_estimate(ctx, est, R, m, P, s, O, bw);
     switch (est) {
-    case RAID_COV_RCOV: est_rcov(R, m, P, O); return RAID_OK;
+    case RAID_COV_RCOV: return gram(ctx, DAY_CPU, R, P, m, O);
     case RAID_COV_RBPCOV: est_rbpcov(R, m, P, O); return RAID_OK;
-    case RAID_COV_RSEMICOV: est_rsemicov(R, m, P, O); return RAID_OK;
-    case RAID_COV_MRC: return est_mrc(ctx, R, m, P, 0, O, bw);
-    case RAID_COV_MRC_PSD: return est_mrc(ctx, R, m, P, 1, O, bw);
+    case RAID_COV_RSEMICOV: return gram_semicov(ctx, DAY_CPU, R, m, P, O);
+    case RAID_COV_MRC: return gram_mrc(ctx, DAY_CPU, R, m, P, 0, O, bw);
+    case RAID_COV_MRC_PSD: return gram_mrc(ctx, DAY_CPU, R, m, P, 1, O, bw);
     case RAID_COV_RKCOV: return est_rkcov(ctx, R, m, P, s, O, bw);
     default: return RAID_OK;
     }

@@ -36,6 +36,12 @@ extern const RaidCovBackend raidCovBackends[2];
  * by the power of two of raidCovScales. Errors: the device layer's, RAID_EBUILD, RAID_ENOMEM, RAID_EINVAL
  * (beyond 32-bit indices). */
 raid_status raidCovGram(raid_ctx *ctx, const double *A, const double *B, size_t P, int64_t L, int polar, double *G);
+/* G (P x P, row-major; only the entries a <= b written) = A A' of the P series of L values in A (symbol-major:
+ * A[a L + t]) on the host (cov_gram.c): every entry a Dot2 compensated dot product (TwoProduct by fma, TwoSum)
+ * of its L terms in the order t = 0 .. L-1, s + c at the end: within 2^-53 of the entry plus about L^2 2^-106
+ * of sum_t |A_a,t A_b,t|, the same bits on every run and thread count. Errors: RAID_ENOMEM (returned, no
+ * message set: the caller names the call). */
+raid_status raidCovGramCpu(const double *A, size_t P, int64_t L, double *G);
 /* e[a]: the exponent with max_t |V_a,t| 2^-e[a] in [0.5, 1) (0 for a zero series); common: all the largest. */
 void raidCovScales(const double *V, size_t P, int64_t L, int common, int *e);
 
