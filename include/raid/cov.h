@@ -68,7 +68,7 @@ typedef struct raid_cov_info {
     int64_t n;         /* the synchronised returns used (M); for HY the largest number of returns of a symbol */
     int64_t bandwidth; /* RKCOV: H; MRC, MRC_PSD: kn; 0 for the others; -1 where the matrix is NAN */
     double min_eig[3]; /* per part, the smallest eigenvalue of the matrix of the present symbols (LAPACK
-                          dsyevd); NAN where the matrix is NAN, no symbol is present, or the part is not
+                          dsyevr, that eigenvalue only); NAN where the matrix is NAN, no symbol is present, or the part is not
                           symmetric (RSEMICOV's M) */
 } raid_cov_info;
 
@@ -82,10 +82,12 @@ typedef struct raid_cov_info {
  *  returns (docs/measures.md "Returns").
  *  out: raid_cov_parts(est) matrices of nsym x nsym float64, row-major, part after part; each symmetric
  *  part computed once (upper triangle) and mirrored; RSEMICOV's M part in full (it is not symmetric).
- *  info (may be NULL): see raid_cov_info; NULL also skips the eigenvalues (LAPACK dsyevd, O(N^3) per matrix:
+ *  info (may be NULL): see raid_cov_info; NULL also skips the eigenvalues (LAPACK dsyevr, O(N^3) per matrix:
  *  at N = 3,000 it costs more than the estimator itself).
  *  On the cpu backend (ctx NULL or cpu) float64 on the host, every sum compensated (each entry within a few
- *  roundings of its exact value on the returns); the results do not depend on the number of OpenMP threads.
+ *  roundings of its exact value on the returns; rcov, rsemicov, mrc and mrc_psd by Ogita-Rump-Oishi Dot2,
+ *  each product split exactly by fma, the terms of an entry in return order); the results do not depend on
+ *  the number of OpenMP threads.
  *  On a device context the same series are formed on the host in float64 and every sum of products (all
  *  estimators but hy) is accumulated in double-float on the device, upper triangle only, tiles of 32 x 32
  *  entries, chunks of 1,024 returns added in float64 on the host in order: bitwise reproducible, each entry

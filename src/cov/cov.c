@@ -473,18 +473,20 @@ static raid_status est_hy(raid_ctx *ctx, const series *s, double *O, int64_t *nm
 
 /* ---- the smallest eigenvalue, the projection ---- */
 
-/* The smallest eigenvalue of the symmetric n x n matrix a (upper triangle read; a is overwritten). */
+/* The smallest eigenvalue of the symmetric n x n matrix a (upper triangle read; a is overwritten): LAPACK
+ * dsyevr for the first eigenvalue only (IL = IU = 1: the tridiagonal reduction, then bisection for that one,
+ * abstol 0: LAPACK's eps ||T||_1, the accuracy of dsyevd's all-eigenvalue QR). dsyevr rather than dsyevd (all
+ * n): 10% to 20% less time at n = 500 with the reference LAPACK, where the reduction (4n^3/3) is the rest. */
 static raid_status min_eig_inplace(double *a, size_t n, double *out)
 {
-    double *wv = malloc((n ? n : 1) * sizeof *wv);
-    if (!wv)
-        return raidFail(NULL, RAID_ENOMEM, "out of memory");
+    double wv[1] = {NAN}, z[1];
+    lapack_int found = 0, isuppz[2];
     /* row-major upper = column-major lower of the same array: 'L' in column-major order */
-    const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)n, a, (lapack_int)n, wv);
-    *out = info == 0 ? wv[0] : NAN;
-    free(wv);
-    if (info != 0)
-        return raidFail(NULL, RAID_EINVAL, "LAPACK dsyevd failed (info %d)", (int)info);
+    const lapack_int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'N', 'I', 'L', (lapack_int)n, a, (lapack_int)n, 0.0, 0.0,
+                                           1, 1, 0.0, &found, wv, z, 1, isuppz);
+    *out = info == 0 && found == 1 ? wv[0] : NAN;
+    if (info != 0 || found != 1)
+        return raidFail(NULL, RAID_EINVAL, "LAPACK dsyevr failed (info %d, %d eigenvalues)", (int)info, (int)found);
     return RAID_OK;
 }
 
