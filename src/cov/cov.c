@@ -114,10 +114,53 @@ static raid_status series_make(raid_ctx *ctx, const RaidCovDay *d, series *s)
 
 /* ---- synchronisation ---- */
 
-static int cmp_i64(const void *a, const void *b)
+/* The union of the P symbols' times (each list strictly increasing), increasing and distinct, into a fresh
+ * array (*nt its length; NULL when out of memory): the lists merged in pairs, duplicates dropped at every
+ * merge, until one is left. O(T log P) for T times at worst; O(T) when the symbols share a grid (every merge
+ * halves the data), where a sort of all T times cost O(T log T) and a fifth of a day of 500 symbols. */
+static int64_t *union_times(const series *s, int64_t *nt)
 {
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    const size_t P = s->P, T = (size_t)s->off[P];
+    int64_t *a = malloc(T * sizeof *a), *b = malloc(T * sizeof *b);
+    int64_t *ba = malloc((P + 1) * sizeof *ba), *bb = malloc((P + 1) * sizeof *bb);
+    if (!a || !b || !ba || !bb) {
+        free(a);
+        free(b);
+        free(ba);
+        free(bb);
+        return NULL;
+    }
+    memcpy(a, s->t, T * sizeof *a);
+    memcpy(ba, s->off, (P + 1) * sizeof *ba);
+    for (size_t nr = P; nr > 1; nr = (nr + 1) / 2) {
+        int64_t w = 0;
+        bb[0] = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            int64_t i = ba[r], ie = ba[r + 1], j = r + 1 < nr ? ba[r + 1] : ie, je = r + 1 < nr ? ba[r + 2] : ie;
+            while (i < ie && j < je) {
+                const int64_t x = a[i], y = a[j];
+                b[w++] = x <= y ? x : y;
+                i += x <= y;
+                j += y <= x;
+            }
+            while (i < ie)
+                b[w++] = a[i++];
+            while (j < je)
+                b[w++] = a[j++];
+            bb[r / 2 + 1] = w;
+        }
+        int64_t *t = a;
+        a = b;
+        b = t;
+        t = ba;
+        ba = bb;
+        bb = t;
+    }
+    *nt = ba[1];
+    free(b);
+    free(ba);
+    free(bb);
+    return a;
 }
 
 /* The synchronised returns: R[a M + k], k < M, symbol a's return from sampling time k to k + 1; *M their
@@ -131,15 +174,8 @@ static raid_status sync_returns(raid_ctx *ctx, raid_cov_sync how, const series *
         return RAID_OK;
     int64_t *tau = NULL, nt = 0;
     if (how == RAID_COV_SYNC_PREVIOUS) { /* the union of the times */
-        const int64_t T = s->off[P];
-        tau = malloc((size_t)T * sizeof *tau);
-        if (!tau)
+        if (!(tau = union_times(s, &nt)))
             return raidFail(ctx, RAID_ENOMEM, "out of memory");
-        memcpy(tau, s->t, (size_t)T * sizeof *tau);
-        qsort(tau, (size_t)T, sizeof *tau, cmp_i64);
-        for (int64_t i = 0; i < T; i++)
-            if (nt == 0 || tau[i] != tau[nt - 1])
-                tau[nt++] = tau[i];
     } else { /* refresh time: at most the fewest distinct times of a symbol */
         int64_t cap = INT64_MAX, first = INT64_MIN;
         for (size_t a = 0; a < P; a++) {

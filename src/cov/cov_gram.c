@@ -34,6 +34,8 @@ static void tile(const double *UT, size_t Pp, int64_t L, size_t a0, size_t b0, s
             s[i][j] = c[i][j] = 0.0;
     for (int64_t t = 0; t < L; t++) {
         const double *x = UT + (size_t)t * Pp + a0, *y = UT + (size_t)t * Pp + b0;
+        /* unrolled, so that the accumulators stay in registers (rolled: 15% slower, through the stack) */
+#pragma GCC unroll 8
         for (int i = 0; i < TI; i++) {
             const double xi = x[i];
 #pragma omp simd
