@@ -174,6 +174,17 @@ int cmd_cov(int argc, char **argv)
         fprintf(stderr, "raid cov: the .npy output must be a file\n");
         return EXIT_USAGE;
     }
+    if (info_path) { /* --info and the outputs, named alike, would overwrite one another (-o - --info - too) */
+        char *sp = npy ? companion(out_path, ".symbols.txt") : NULL, *dp = npy ? companion(out_path, ".dates.txt") : NULL;
+        const int same = cli_same_file(out_path, info_path) || (!strcmp(out_path, "-") && !strcmp(info_path, "-")) ||
+                         (sp && cli_same_file(sp, info_path)) || (dp && cli_same_file(dp, info_path));
+        free(sp), free(dp);
+        if (same) {
+            fprintf(stderr, "raid cov: --info and -o (or its .symbols.txt, .dates.txt) name the same file '%s'\n",
+                    RAID_SHOWZ(info_path));
+            return EXIT_USAGE;
+        }
+    }
     if (symbols_arg) {
         if (split_list(symbols_arg, &list, &nlist) != 0) {
             fprintf(stderr, "raid cov: bad --symbols (a comma-separated list of names, none empty)\n");

@@ -11,7 +11,8 @@
  * number) the default NaN 0xFFF8000000000000.
  *
  * Arrays may be host memory or, on a CUDA context, CUDA device memory of that context (read and written in
- * place: docs/device.md "The caller's device memory"); out may be one of the inputs.
+ * place: docs/device.md "The caller's device memory"); out may be one of the inputs
+ * exactly; an out that overlaps an input otherwise is refused (RAID_EINVAL).
  */
 #ifndef RAID_F64_API_H
 #define RAID_F64_API_H

@@ -19,7 +19,13 @@ class CovResult(tuple):
 
 def cov_estimators():
     """The estimator names raid.cov takes: rcov, rbpcov, rsemicov, hy, mrc, mrc_psd, rkcov."""
-    return [ffi.string(lib.raid_cov_estimator_name(k)).decode() for k in range(lib.RAID_COV_NESTIMATORS)]
+    # (the header's RAID_COV_NESTIMATORS is a #define, which the preprocessed cdef does not keep: the names
+    # are read until raid_cov_estimator_name says NULL)
+    names, k = [], 0
+    while (p := lib.raid_cov_estimator_name(k)) != ffi.NULL:
+        names.append(ffi.string(p).decode())
+        k += 1
+    return names
 
 
 def cov(prices_df_or_path, estimator="rcov", sample=None, refresh_time=False, session=None, tz="UTC",

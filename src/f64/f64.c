@@ -283,9 +283,18 @@ raid_status raid_f64_eval(raid_ctx *ctx, const raid_f64_expr *e, const double *c
         return RAID_OK;
     if (!inputs || !out)
         return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: NULL %s", inputs ? "output" : "inputs");
-    for (int k = 0; k < e->nvars; k++)
+    for (int k = 0; k < e->nvars; k++) {
         if (!inputs[k])
             return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: input %d is NULL", k);
+        /* out may be an input exactly (each element is read before it is written); a partial overlap would
+         * read elements already written on the cpu path and in a kernel (raid.log(b[:-1], out=b[1:]) gave
+         * -inf and NaN where numpy copies first): refused, on every backend (addresses as integers) */
+        const uintptr_t a = (uintptr_t)inputs[k], o = (uintptr_t)out, bytes = (uintptr_t)n * sizeof(double);
+        if (a != o && a < o + bytes && o < a + bytes)
+            return raidFail(ctx, RAID_EINVAL, "raid_f64_eval: out overlaps input %d without being it (elements %+lld "
+                            "apart): give a separate output, or the input itself", k,
+                            (long long)(((intptr_t)o - (intptr_t)a) / (intptr_t)sizeof(double)));
+    }
     return RAID_BACKEND(raidF64Backends, ctx)->eval(ctx, e, inputs, n, out);
 }
 

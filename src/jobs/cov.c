@@ -348,8 +348,10 @@ static raid_status compute_first(raid_cov_job *job, raid_ctx *ctx)
     for (size_t q = 0; q < P; q++)
         job->eig[i * P + q] = info.min_eig[q];
     if (job->f) {
-        if ((st = write_day(job, d->date, v)) != RAID_OK)
+        if ((st = write_day(job, d->date, v)) != RAID_OK) { /* the message on ctx, where the caller reads it */
+            st = raidFail(ctx, st, "%s", raid_errmsg());
             goto out;
+        }
     } else {
         memcpy(job->values + i * P * N * N, v, P * N * N * sizeof *v);
     }

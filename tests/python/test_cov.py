@@ -4,6 +4,7 @@ one-minute prices of two symbols, refresh-time sampling and Hayashi-Yoshida on h
 answers, the eigenvalue report on matrices that are not PSD, Higham's projection, the outputs (long CSV,
 .npy with its companions) and bad input."""
 import io
+import os
 import math
 import pathlib
 import subprocess
@@ -300,6 +301,28 @@ def test_bad_input(cli, tmp_path):
         raid.cov(bad, estimator="nope")
 
 
+def test_outputs_and_write_errors(cli, data_dir, tmp_path):
+    # --info naming an output (or a .npy output's companion) is refused before anything is written: one
+    # would overwrite the other; a failed write of the CSV says so (exit 2, no file left)
+    path = data_dir / "onemin_stock_market.csv"
+    for o, info in (("x.npy", "x.npy"), ("y.npy", "y.dates.txt"), ("a.csv", "a.csv")):
+        r = run(cli, path, "-o", tmp_path / o, "--info", tmp_path / info)
+        assert r.returncode == 1 and "name the same file" in r.stderr, r.stderr
+        assert not (tmp_path / o).exists()
+    r = run(cli, path, "-o", "-", "--info", "-")
+    assert r.returncode == 1 and "name the same file" in r.stderr
+    if os.path.exists("/dev/full"):
+        # an output larger than stdio's buffer fails while days are written (the message was empty), a small
+        # one when the output is committed
+        big = tmp_path / "t20.csv"
+        assert subprocess.run([cli, "simulate", "--symbols", "20", "--days", "2", "--obs", "79", "-q", "-o", str(big)]
+                              ).returncode == 0
+        for src, want in ((big, "write error"), (path, "cannot write standard output")):
+            with open("/dev/full", "w") as full:
+                r = subprocess.run([cli, "cov", str(src), "-o", "-"], stdout=full, stderr=subprocess.PIPE, text=True)
+            assert r.returncode == 2 and want in r.stderr, r.stderr
+
+
 def test_min_obs_and_device(data_dir, have_opencl, cli, tmp_path):
     path = data_dir / "onemin_stock_market.csv"
     base = raid.cov(path, estimator="mrc", refresh_time=True)
@@ -317,3 +340,8 @@ def test_min_obs_and_device(data_dir, have_opencl, cli, tmp_path):
         # hy stays on the host on every context: the same bits
         dev = raid.cov(path, estimator="hy", device="opencl")
         assert np.array_equal(dev.values, raid.cov(path, estimator="hy").values, equal_nan=True)
+
+
+def test_estimator_names():
+    # the names come from the library (RAID_COV_NESTIMATORS is a #define that cffi's cdef does not see)
+    assert raid.cov_estimators() == ["rcov", "rbpcov", "rsemicov", "hy", "mrc", "mrc_psd", "rkcov"]

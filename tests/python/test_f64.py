@@ -141,3 +141,19 @@ def test_comparisons_match_numpy(device):
     import pyarrow as pa
     r = raid.less(pa.array([1.0, None, 3.0]), 2.0, device)
     assert isinstance(r, pa.Array) and r.to_pylist() == [True, None, False]
+
+
+def test_partial_overlap_refused():
+    # out overlapping an input without being it would read elements already written (numpy copies first):
+    # refused on every device; out being the input itself is fine
+    b = np.arange(1.0, 6.0)
+    for dev in ("cpu", "opencl:0.0"):
+        with pytest.raises(raid.RaidError, match="out overlaps input 0 without being it"):
+            raid.log(b[:-1], out=b[1:], device=dev)
+        with pytest.raises(raid.RaidError, match="overlaps input 1"):
+            raid.add(b[:-1].copy(), b[1:], out=b[:-1], device=dev)
+        with pytest.raises(raid.RaidError, match="overlaps input 0"):
+            raid.eval("log(a) * 2", a=b[:-1], out=b[1:], device=dev)
+    c = np.arange(1.0, 6.0)
+    assert raid.log(c, out=c) is c
+    np.testing.assert_array_equal(c, np.log(np.arange(1.0, 6.0)))
