@@ -329,7 +329,9 @@ static raid_status compute_first(raid_cov_job *job, raid_ctx *ctx)
         goto out;
     if (job->o.psd_project)
         for (size_t q = 0; q < P && q < 2; q++)
-            if ((st = raid_cov_psd_project(v + q * N * N, N, NULL)) != RAID_OK) {
+            /* a matrix already PSD (its smallest eigenvalue, computed above, not negative) is its own nearest:
+             * left as it is (the projection's round trip changed last bits of such matrices) */
+            if (!(info.min_eig[q] >= 0.0) && (st = raid_cov_psd_project(v + q * N * N, N, NULL)) != RAID_OK) {
                 st = raidFail(ctx, st, "%s", raid_errmsg());
                 goto out;
             }
