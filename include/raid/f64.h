@@ -115,11 +115,14 @@ typedef struct raid_f64_expr raid_f64_expr;
  *              | 'log' | 'log2' | 'log10' | 'log1p'
  *              | 'exp' | 'exp2' | 'exp10' | 'expm1' | 'sinh' | 'cosh' | 'tanh'
  *              | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
+ *              | 'absolute' | 'arcsin' | 'arccos' | 'arctan'      (numpy's names of the same functions)
  *   f2      := 'minimum' | 'maximum' | 'copysign' | 'atan2' | 'pow'
+ *              | 'arctan2' | 'power'                              (numpy's names)
  * fma(x, y, z) is x * y + z rounded once (C's fma, IEEE 754's fusedMultiplyAdd). A number is a decimal float64 literal (1, 2.5, 1e-3; read correctly rounded). Each operation is
  * evaluated as written, never reassociated or fused, so the result is that of the same expression in C or
  * numpy. At most 64 operations and constants. Errors: RAID_EINVAL (the message names the column of the
- * fault: "column 7: expected a name, a number or '('"), RAID_ENOMEM; *out NULL then. */
+ * fault: "column 7: expected a name, a number or '('"; "column 1: unknown function 'lgamma' (sqrt, ...)"),
+ * RAID_ENOMEM; *out NULL then. */
 RAID_API raid_status raid_f64_expr_compile(raid_ctx *ctx, const char *text, const char *const *names,
                                            size_t nnames, raid_f64_expr **out);
 RAID_API void raid_f64_expr_free(raid_f64_expr *e);

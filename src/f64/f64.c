@@ -82,6 +82,14 @@ static int function_named(const char *s, size_t len)
         if (raidF64Ops[op].nargs && name[0] && strlen(name) == len && !strncmp(s, name, len))
             return op;
     }
+    /* numpy's names of the same functions (raid.arcsin ... raid.power in Python), so that an expression may
+     * use either spelling */
+    static const struct { const char *name; int op; } numpy_names[] = {
+        {"arcsin", RAID_F64_ASIN}, {"arccos", RAID_F64_ACOS}, {"arctan", RAID_F64_ATAN},
+        {"arctan2", RAID_F64_ATAN2}, {"power", RAID_F64_POW}, {"absolute", RAID_F64_ABS}};
+    for (size_t k = 0; k < sizeof numpy_names / sizeof *numpy_names; k++)
+        if (strlen(numpy_names[k].name) == len && !strncmp(s, numpy_names[k].name, len))
+            return numpy_names[k].op;
     return 0;
 }
 
@@ -146,7 +154,7 @@ static int parse_primary(Parser *p)
                     w += (size_t)snprintf(list + w, sizeof list - w, "%s%s", w ? ", " : "", raidF64Ops[f].name);
             p->pos = at;
             char msg[600];
-            snprintf(msg, sizeof msg, "unknown function (%s)", list);
+            snprintf(msg, sizeof msg, "unknown function '%.*s' (%s)", (int)(len < 40 ? len : 40), s + at, list);
             return perr(p, msg);
         }
         p->pos++;

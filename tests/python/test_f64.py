@@ -157,3 +157,13 @@ def test_partial_overlap_refused():
     c = np.arange(1.0, 6.0)
     assert raid.log(c, out=c) is c
     np.testing.assert_array_equal(c, np.log(np.arange(1.0, 6.0)))
+
+
+def test_eval_numpy_names():
+    # numpy's names of the functions are the same functions in an expression; an unknown one is named
+    x = np.linspace(-0.9, 0.9, 101)
+    a = raid.eval("arcsin(a) + arccos(a) * arctan(a) - arctan2(a, 2) + power(a * a, 1.5) + absolute(a)", a=x)
+    b = raid.eval("asin(a) + acos(a) * atan(a) - atan2(a, 2) + pow(a * a, 1.5) + abs(a)", a=x)
+    np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+    with pytest.raises(ValueError, match="column 1: unknown function 'lgamma'"):
+        raid.eval("lgamma(a)", a=x)
