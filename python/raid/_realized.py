@@ -323,9 +323,9 @@ def _returns_frame(tab):
                 for j in range(lib.raid_returns_table_nsymbols(tab))]
     sym = array(lib.raid_returns_table_symbol_ids(tab), nrows, np.uint32)
     date = array(lib.raid_returns_table_dates(tab), nrows, np.int32)
-    return pd.DataFrame({
-        "symbol": [names_of[i] for i in sym],
-        "date": [f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date],
+    return pd.DataFrame({  # object columns of str even when empty (an empty list would make float64 ones)
+        "symbol": pd.Series([names_of[i] for i in sym], dtype=object),
+        "date": pd.Series([f"{d // 10000:04d}-{d // 100 % 100:02d}-{d % 100:02d}" for d in date], dtype=object),
         "timestamp": array(lib.raid_returns_table_times(tab), nrows, np.int64).astype("datetime64[us]"),
         "ret": array(lib.raid_returns_table_returns(tab), nrows, np.float64),
     })

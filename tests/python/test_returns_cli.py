@@ -186,3 +186,14 @@ def test_timestamps(tmp_path):
     b = got[got["symbol"] == "B"]
     assert list(b["timestamp"]) == ["2020-01-03T09:40:00"]  # grid 09:35, 09:40 inside [09:31, 09:44:59]
     assert [bits_of(x) for x in b["ret"]] == [bits_of(formula(50.0, 51.0))]
+
+
+def test_empty_result_types(tmp_path):
+    # a file with a header and no rows: an empty table with the columns' types of a non-empty one
+    p = tmp_path / "empty.csv"
+    p.write_text("symbol,timestamp,price\n")
+    r = raid.returns(str(p), sample="tick")
+    assert len(r) == 0 and r["symbol"].dtype == object and r["date"].dtype == object
+    assert r["timestamp"].dtype == "datetime64[us]" and r["ret"].dtype == np.float64
+    j = raid.jumps(str(p), sample="tick")
+    assert len(j) == 0 and j["symbol"].dtype == object and j["date"].dtype == object
