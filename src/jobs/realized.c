@@ -580,11 +580,14 @@ size_t raid_realized_table_measures(const raid_realized_table *tab, int *cols)
     return tab->nsel;
 }
 
-size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound, int *ok)
+/* The check's figures of n measures, tab's differences from maxdiff[first] on, against bound_of(p, k, 0):
+ * the two reports below (the nine measures, the noise-robust ones). */
+static void check_report(const raid_realized_table *tab, int first, int n,
+                         double (*bound_of)(raid_precision, int, int64_t), double *max_diff, double *bound, int *ok)
 {
     const raid_precision p = tab && tab->check_prec >= 0 ? (raid_precision)tab->check_prec : RAID_PREC_DF;
-    for (int k = 0; k < NM; k++) {
-        const double d = tab ? tab->maxdiff[k] : 0, b = raid_realized_bound(p, k, 0);
+    for (int k = 0; k < n; k++) {
+        const double d = tab ? tab->maxdiff[first + k] : 0, b = bound_of(p, k, 0);
         if (max_diff)
             max_diff[k] = d;
         if (bound)
@@ -592,21 +595,17 @@ size_t raid_realized_table_check(const raid_realized_table *tab, double *max_dif
         if (ok)
             ok[k] = d <= b;
     }
+}
+
+size_t raid_realized_table_check(const raid_realized_table *tab, double *max_diff, double *bound, int *ok)
+{
+    check_report(tab, 0, NM, raid_realized_bound, max_diff, bound, ok);
     return tab ? tab->nchecked : 0;
 }
 
 size_t raid_realized_table_check_noise(const raid_realized_table *tab, double *max_diff, double *bound, int *ok)
 {
-    const raid_precision p = tab && tab->check_prec >= 0 ? (raid_precision)tab->check_prec : RAID_PREC_DF;
-    for (int k = 0; k < RAID_REALIZED_NOISE_NMEASURES; k++) {
-        const double d = tab ? tab->maxdiff[NM + k] : 0, b = raid_realized_noise_bound(p, k, 0);
-        if (max_diff)
-            max_diff[k] = d;
-        if (bound)
-            bound[k] = b;
-        if (ok)
-            ok[k] = d <= b;
-    }
+    check_report(tab, NM, RAID_REALIZED_NOISE_NMEASURES, raid_realized_noise_bound, max_diff, bound, ok);
     return tab ? tab->nz_checked : 0;
 }
 

@@ -82,6 +82,15 @@ static double total(const RaidDd *sq, int64_t q)
     return raidDdValue(t);
 }
 
+int64_t raidNoiseLongest(const int64_t *offsets, size_t nseg)
+{
+    int64_t longest = 0;
+    for (size_t i = 0; i < nseg; i++)
+        if (offsets[i + 1] - offsets[i] > longest)
+            longest = offsets[i + 1] - offsets[i];
+    return longest;
+}
+
 raid_status raidNoiseScratchInit(RaidNoiseScratch *w, int64_t longest)
 {
     /* x needs M + 1 for prv's weights, gamma H + 1 <= M - 1 */
@@ -351,10 +360,7 @@ void raidNoiseCpuSegment(const double *r, int64_t M, RaidNoiseScratch *w, raid_r
 raid_status raidRealizedNoiseCpu(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg,
                                  raid_realized_noise *out)
 {
-    int64_t longest = 0;
-    for (size_t i = 0; i < nseg; i++)
-        if (offsets[i + 1] - offsets[i] > longest)
-            longest = offsets[i + 1] - offsets[i];
+    const int64_t longest = raidNoiseLongest(offsets, nseg);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {

@@ -302,10 +302,7 @@ static raid_status run_group(raid_ctx *ctx, const double *r, const int64_t *offs
 static raid_status plans(raid_ctx *ctx, const double *r, const int64_t *offsets, size_t nseg, RaidNoisePlan *plan,
                          unsigned char *host)
 {
-    int64_t longest = 0;
-    for (size_t i = 0; i < nseg; i++)
-        if (offsets[i + 1] - offsets[i] > longest)
-            longest = offsets[i + 1] - offsets[i];
+    const int64_t longest = raidNoiseLongest(offsets, nseg);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {
@@ -353,10 +350,7 @@ static raid_status finish_all(raid_ctx *ctx, const double *r, const int64_t *off
                               const RaidNoisePlan *plan, const unsigned char *host, const unsigned char *mn_host,
                               RaidNoiseSums *sums, raid_realized_noise *out)
 {
-    int64_t longest = 0;
-    for (size_t i = 0; i < nseg; i++)
-        if (offsets[i + 1] - offsets[i] > longest)
-            longest = offsets[i + 1] - offsets[i];
+    const int64_t longest = raidNoiseLongest(offsets, nseg);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {

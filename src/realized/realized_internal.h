@@ -126,6 +126,8 @@ typedef struct RaidNoiseScratch {
     int64_t *nz;    /* longest: their counts of non-zero window sums */
 } RaidNoiseScratch;
 raid_status raidNoiseScratchInit(RaidNoiseScratch *w, int64_t longest);
+/* The length of the longest of nseg segments (offsets: nseg + 1 entries), the size of each thread's scratch. */
+int64_t raidNoiseLongest(const int64_t *offsets, size_t nseg);
 void raidNoiseScratchFree(RaidNoiseScratch *w);
 
 /* The host's choices for a segment of M returns: H (rk's bandwidth), K (tsrv's subsamples), kn (prv's
