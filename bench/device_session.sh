@@ -6,7 +6,7 @@
 #   steps: tests (whole suite), cuda (the whole suite on CUDA and on OpenCL), backends-realized (the realized
 #   kernel on CUDA and on OpenCL, its variants, the reference kernels), backends (every other device benchmark
 #   on CUDA and on OpenCL), f64 (element-wise binary64 beside CuPy's float64), f64check (the elementary
-#   functions on the GPU against the cpu bit for bit: worst cases and 1e7 random inputs each), regress-tests (test_ols, test_regress), realized,
+#   arithmetic and functions on the GPU against the cpu bit for bit: worst cases and 1e8 inputs each), regress-tests (test_ols, test_regress), realized,
 #   realized1e9, realized1e9-f32, realized-e2e, realized-variants, regress-e2e, peers, regress, garch, sweep,
 #   groupby, select, csv; default: tests realized realized1e9 peers regress
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
@@ -137,14 +137,15 @@ for s in $steps; do
   f64) # element-wise binary64 on integer words (bench_f64: kernel and wall times, each result checked against
     # the cpu path bit for bit) beside CuPy's native float64 kernels of the same operations, 5e7 values
     for be in ${BACKENDS:-cuda opencl}; do
-      run f64 500 ./build-dev/bench_f64 --device $be --n 5e7 --reps 5 --check
+      run f64 ${F64_BENCH_SECS:-240} ./build-dev/bench_f64 --device $be --n 5e7 --reps 5 --check
     done
-    run f64 120 python3 bench/peers_f64_cupy.py --n 5e7 --reps 10 ;;
-  f64check) # every elementary function on each backend against the cpu path bit for bit: the worst-case
-    # files and 10^7 random inputs a function (bench/f64_device_check.py; needs the package: PYTHONPATH)
-    for be in ${BACKENDS:-cuda opencl}; do
-      PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} run f64check 280 python3 bench/f64_device_check.py --device $be --n 1e7
-    done ;;
+    run f64 200 python3 bench/peers_f64_cupy.py --n 5e7 --reps 10 --numpy ;;
+  f64check) # the arithmetic and every elementary function on each backend (BACKENDS, default "cuda opencl")
+    # against the cpu path bit for bit, the cpu result computed once: TestFloat-style operands for + - * /
+    # sqrt fma (also against numpy), the worst-case files and F64_N (default 10^8) random inputs a function
+    # (bench/f64_device_check.py; needs the package: PYTHONPATH)
+    PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} run f64check ${F64_SECS:-500} \
+      python3 bench/f64_device_check.py --device "$(echo ${BACKENDS:-cuda opencl} | tr ' ' ,)" --n ${F64_N:-1e8} ;;
   regress-tests)
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
     (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;
