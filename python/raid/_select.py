@@ -17,6 +17,8 @@ x may also be a pyarrow Array or ChunkedArray of float64 (read in place through 
 interface; several chunks are combined first, a copy): its nulls are skipped (pyarrow.compute's
 skip_nulls, pandas' skipna; NaNs stay values with numpy's rules), scalars come back as numpy float64,
 arrays (quantile of several q, topk) as pyarrow arrays; offsets are for numpy input."""
+import builtins
+
 import numpy as np
 
 from . import _arrow, _cuda
@@ -95,7 +97,7 @@ def kth(x, k, *, offsets=None, device=None):
         kk = c_int(k, "k", "int64_t")
 
         def run(ctx, d, ca, poff, nseg):
-            out = _cuda.empty(max(nseg, 1), np.float64, d)
+            out = _cuda.empty(builtins.max(nseg, 1), np.float64, d)
             check(lib.raid_select_kth(ctx, ca.cdata("double *"), poff, nseg, kk, _cuda.pointer(out, "double *")), ctx)
             return out[:nseg]
         return _device(x, offsets, device, "raid_select_kth",
@@ -114,7 +116,7 @@ def median(x, *, offsets=None, device=None):
         return _arrow.median(x, device, offsets=offsets)
     if _cuda.is_device(x):
         def run(ctx, d, ca, poff, nseg):
-            out = _cuda.empty(max(nseg, 1), np.float64, d)
+            out = _cuda.empty(builtins.max(nseg, 1), np.float64, d)
             check(lib.raid_select_median(ctx, ca.cdata("double *"), poff, nseg, _cuda.pointer(out, "double *")), ctx)
             return out[:nseg]
         return _device(x, offsets, device, "raid_select_median",
@@ -141,7 +143,7 @@ def quantile(x, q, *, offsets=None, device=None):
     qv, pq = as_c(qa.reshape(-1), np.float64, "q")
     if _cuda.is_device(x):
         def run(ctx, d, ca, poff, nseg):
-            out = _cuda.empty(max(nseg * qv.size, 1), np.float64, d)
+            out = _cuda.empty(builtins.max(nseg * qv.size, 1), np.float64, d)
             check(lib.raid_select_quantile(ctx, ca.cdata("double *"), poff, nseg, pq, qv.size,
                                            _cuda.pointer(out, "double *")), ctx)
             res = out[:nseg * qv.size].reshape(nseg, qv.size)
