@@ -4,7 +4,9 @@
  * cuda and cuda:N fail with RAID_ENODEV naming what is missing, auto falls back to OpenCL or the cpu,
  * raid devices says why CUDA is absent (RAID_CUDA_LIB pointing nowhere makes that deterministic on a
  * machine with a driver too); the compiled-kernel cache on disk (hit, miss, corrupt entry, unwritable
- * directory). Runs under ASan in the asan build (no leak on the absent path).
+ * directory), and its use by the device under test's backend (a new context takes the binary from the disk;
+ * a damaged entry or one the driver refuses is rebuilt; the same results). Runs under ASan in the asan build
+ * (no leak on the absent path).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
@@ -294,6 +296,87 @@ static void test_cache_unwritable(void **state)
     unlink(file);
 }
 
+/* x * y + sqrt(|x|) of n values on a new context of the device under test into out; the context's kernel
+ * cache statistics into st. */
+static void eval_on_new_ctx(const double *x, const double *y, size_t n, double *out, RaidKernelCacheStats *st)
+{
+    raid_ctx *c = t_open_ctx(t_device());
+    const char *names[] = {"x", "y"};
+    const double *in[] = {x, y};
+    raid_f64_expr *e = NULL;
+    assert_int_equal(raid_f64_expr_compile(c, "x * y + sqrt(abs(x))", names, 2, &e), RAID_OK);
+    assert_int_equal(raid_f64_eval(c, e, in, n, out), RAID_OK);
+    raid_f64_expr_free(e);
+    raidKernelCacheGetStats(c, st);
+    raid_ctx_destroy(c);
+}
+
+/* The device's backend and the disk cache: the first context compiles and stores its program, a second takes
+ * it from the disk (the compiler not run: NVIDIA's OpenCL took seconds a program, in every new context), and
+ * entries damaged on disk, or intact on disk but refused by the driver, are rebuilt and overwritten; the
+ * results are the same bits each time. */
+static void test_cache_device(void **state)
+{
+    (void)state;
+    if (!t_have_opencl())
+        skip();
+    enum { N = 1000 };
+    double x[N], y[N], first[N], out[N];
+    uint64_t seed = 7;
+    for (int i = 0; i < N; i++)
+        x[i] = t_unif(&seed) * 8 - 4, y[i] = t_unif(&seed) * 8 - 4;
+    RaidKernelCacheStats st;
+    char names[16][600];
+    int tmp;
+    eval_on_new_ctx(x, y, N, first, &st);
+    assert_true(st.builds >= 1);
+    assert_int_equal(st.disk_hits, 0); /* an empty directory */
+    const int n = entries(names, 16, &tmp);
+    assert_true(n >= 1);
+    assert_int_equal(tmp, 0);
+    eval_on_new_ctx(x, y, N, out, &st);
+    assert_int_equal(st.disk_hits, st.builds); /* every program from the disk */
+    assert_memory_equal(out, first, sizeof out);
+    assert_int_equal(entries(names, 16, &tmp), n);
+    /* damaged on disk: the last byte of every entry flipped (its checksum fails): rebuilt, overwritten */
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(names[i], "r+b");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, -1, SEEK_END), 0);
+        const int c = fgetc(f);
+        assert_int_equal(fseek(f, -1, SEEK_END), 0);
+        fputc(c ^ 0x5A, f);
+        fclose(f);
+    }
+    eval_on_new_ctx(x, y, N, out, &st);
+    assert_int_equal(st.disk_hits, 0);
+    assert_memory_equal(out, first, sizeof out);
+    eval_on_new_ctx(x, y, N, out, &st);
+    assert_int_equal(st.disk_hits, st.builds); /* the rebuilt entries serve again */
+    /* intact on disk but not a binary the driver takes: each entry's key kept, its binary replaced */
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(names[i], "rb");
+        assert_non_null(f);
+        unsigned char head[32];
+        assert_int_equal(fread(head, 1, 32, f), 32);
+        uint64_t klen;
+        memcpy(&klen, head + 8, 8);
+        char *key = malloc(klen + 1);
+        assert_non_null(key);
+        assert_int_equal(fread(key, 1, klen, f), klen);
+        key[klen] = 0;
+        fclose(f);
+        assert_int_equal(raidKcacheStore(key, "not a program", 13), 0);
+        free(key);
+    }
+    eval_on_new_ctx(x, y, N, out, &st);
+    assert_int_equal(st.disk_hits, 0);
+    assert_memory_equal(out, first, sizeof out);
+    eval_on_new_ctx(x, y, N, out, &st);
+    assert_int_equal(st.disk_hits, st.builds);
+    assert_memory_equal(out, first, sizeof out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +387,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cache_hit_miss, cache_setup, cache_teardown),
         cmocka_unit_test_setup_teardown(test_cache_corrupt, cache_setup, cache_teardown),
         cmocka_unit_test_setup_teardown(test_cache_unwritable, cache_setup, cache_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_device, cache_setup, cache_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

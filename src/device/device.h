@@ -228,6 +228,7 @@ size_t raidKernelBuildLog(raid_ctx *ctx, const RaidKernel *k, char *buf, size_t 
 /* The cache's counters: kernels held now, built, evicted since the context was made. */
 typedef struct RaidKernelCacheStats {
     uint64_t entries, builds, evictions, hits;
+    uint64_t disk_hits; /* builds whose binary came from the disk cache (kcache.c) instead of the compiler */
 } RaidKernelCacheStats;
 void raidKernelCacheGetStats(const raid_ctx *ctx, RaidKernelCacheStats *st);
 /* Soft capacity: kernels kept before unused ones are evicted (least recently used first); 0 restores

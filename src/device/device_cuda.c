@@ -678,6 +678,8 @@ static raid_status build_module(raid_ctx *ctx, CuDev *d, const char *label, cons
     if (s != RAID_OK)
         return s;
     CUresult e = cu.ModuleLoadData(mod, bin);
+    if (e == CUDA_SUCCESS && cached)
+        d->base.kc.stats.disk_hits++;
     if (e != CUDA_SUCCESS && cached) {
         /* an entry that the driver refuses (e.g. PTX of a newer NVRTC than the driver) is rebuilt, not trusted */
         free(bin);

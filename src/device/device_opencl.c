@@ -285,7 +285,71 @@ static void dev_drain(raid_ctx *ctx) { (void)clFinish(cl_of(ctx)->queue); }
 
 /* ---- kernels ---- */
 
-/* kernel_build (backend.h): the program of the prelude and src, built for the device, and its kernel. */
+/* The disk cache's key of a program (kcache.c): backend, platform, device and driver, the build options and
+ * the full source text, so that another driver, device or source is another entry. NULL when out of memory. */
+static char *disk_key(const ClDev *cl, const char *opts, const char *const *srcs, cl_uint ns)
+{
+    char plat[256] = "", dev[256] = "", drv[128] = "", ver[128] = "";
+    clGetPlatformInfo(cl->platform, CL_PLATFORM_VERSION, sizeof plat - 1, plat, NULL);
+    clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof dev - 1, dev, NULL);
+    clGetDeviceInfo(cl->device, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL);
+    clGetDeviceInfo(cl->device, CL_DEVICE_VERSION, sizeof ver - 1, ver, NULL);
+    size_t klen = 64 + strlen(plat) + strlen(dev) + strlen(drv) + strlen(ver) + strlen(opts);
+    for (cl_uint i = 0; i < ns; i++)
+        klen += strlen(srcs[i]);
+    char *key = malloc(klen);
+    if (!key)
+        return NULL;
+    size_t at = (size_t)snprintf(key, klen, "opencl\n%s\n%s\n%s\n%s\n%s\n", plat, dev, drv, ver, opts);
+    for (cl_uint i = 0; i < ns; i++) {
+        const size_t n = strlen(srcs[i]);
+        memcpy(key + at, srcs[i], n);
+        at += n;
+    }
+    key[at] = 0;
+    return key;
+}
+
+/* The program of dkey from the disk cache, built (a binary still needs clBuildProgram), or NULL: no entry, or
+ * one the driver refuses (another driver's format, a damaged file), which is then rebuilt from source and
+ * overwritten, never trusted. */
+static cl_program program_from_disk(ClDev *cl, const char *dkey, const char *opts)
+{
+    void *bin = NULL;
+    size_t len = 0;
+    if (!dkey || !raidKcacheLoad(dkey, &bin, &len))
+        return NULL;
+    const unsigned char *b = bin;
+    cl_int st = CL_INVALID_BINARY, e;
+    cl_program prog = clCreateProgramWithBinary(cl->context, 1, &cl->device, &len, &b, &st, &e);
+    free(bin);
+    if (e != CL_SUCCESS || st != CL_SUCCESS || clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL) != CL_SUCCESS) {
+        if (e == CL_SUCCESS)
+            clReleaseProgram(prog);
+        return NULL;
+    }
+    return prog;
+}
+
+/* prog's binary into the disk cache under dkey (nothing when the driver gives none or the disk refuses). */
+static void program_to_disk(const ClDev *cl, cl_program prog, const char *dkey)
+{
+    size_t len = 0;
+    if (!dkey || clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || !len)
+        return;
+    unsigned char *bin = malloc(len);
+    if (!bin)
+        return;
+    unsigned char *bins[1] = {bin};
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        (void)raidKcacheStore(dkey, bin, len);
+    (void)cl;
+    free(bin);
+}
+
+/* kernel_build (backend.h): the program of the prelude and src, built for the device (or its binary from the
+ * disk cache: NVIDIA's OpenCL takes seconds to build the larger programs, and every new context builds its
+ * own), and its kernel. */
 static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *src, uint64_t src_hash,
                                 const char *name, const char *options, char *key, int injected, RaidKernel **out)
 {
@@ -308,11 +372,6 @@ static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *sr
     srcs[ns++] = line;
     srcs[ns++] = src;
     cl_int e;
-    cl_program prog = clCreateProgramWithSource(cl->context, ns, srcs, NULL, &e);
-    if (e != CL_SUCCESS) {
-        free(key);
-        return cl_check(ctx, e, "clCreateProgramWithSource");
-    }
     /* Never -cl-fast-relaxed-math, -cl-mad-enable or -cl-unsafe-math-optimizations: the error-free
      * transforms need exact IEEE rounding. FP_CONTRACT OFF is also set in every kernel file. */
     /* Float division and sqrt correctly rounded where the device can (OpenCL C allows 2.5 and 3 ulp without
@@ -324,12 +383,30 @@ static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *sr
     char *opts = malloc(olen);
     if (!opts) {
         free(key);
-        clReleaseProgram(prog);
         return raidFail(ctx, RAID_ENOMEM, "out of memory");
     }
     snprintf(opts, olen, "-cl-std=CL1.2%s %s", cl->cr_divide_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
              options ? options : "");
-    e = injected ? CL_BUILD_PROGRAM_FAILURE : clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
+    /* the disk cache, except for an injected failure and for -cl-nv-verbose, whose point is the build log (a
+     * binary's build has none) */
+    char *dkey = injected || strstr(opts, "-cl-nv-verbose") ? NULL : disk_key(cl, opts, srcs, ns);
+    cl_program prog = program_from_disk(cl, dkey, opts);
+    if (prog) {
+        cl->base.kc.stats.disk_hits++;
+        e = CL_SUCCESS;
+    } else {
+        prog = clCreateProgramWithSource(cl->context, ns, srcs, NULL, &e);
+        if (e != CL_SUCCESS) {
+            free(dkey);
+            free(opts);
+            free(key);
+            return cl_check(ctx, e, "clCreateProgramWithSource");
+        }
+        e = injected ? CL_BUILD_PROGRAM_FAILURE : clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
+        if (e == CL_SUCCESS)
+            program_to_disk(cl, prog, dkey);
+    }
+    free(dkey);
     if (e != CL_SUCCESS) {
         size_t len = 0;
         clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);

@@ -84,7 +84,7 @@ raid_status raid_tuning_upload_bandwidth(raid_ctx *ctx, size_t bytes, int reps, 
 
 void raid_tuning_kernel_cache(const raid_ctx *ctx, uint64_t *entries, uint64_t *builds, uint64_t *evictions)
 {
-    RaidKernelCacheStats st = {0, 0, 0, 0};
+    RaidKernelCacheStats st = {0, 0, 0, 0, 0};
     if (ctx && ctx->dev)
         raidKernelCacheGetStats(ctx, &st);
     if (entries)
