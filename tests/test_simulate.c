@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -705,6 +708,44 @@ static void test_cov_joint_refusals(void **state)
 }
 
 /* raid_simulate_read_corr: the long layout, either order of a pair, diagonal rows optional. */
+/* Peak resident memory in kB of a child process that writes the prices of `rate` trades a second of two
+ * correlated symbols over one day with only the open and the close on the grid (the whole session one
+ * interval), or of a tiny run (rate 0); the children's peak so far (getrusage). */
+static long child_peak_kb(double rate)
+{
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        raid_sim_opts o;
+        raid_sim_opts_init(&o);
+        o.nsymbols = 2;
+        o.ndays = 1;
+        o.obs_per_day = rate > 0 ? 2 : 10;
+        o.corr = 0.3;
+        o.trade_rate = rate > 0 ? rate : 0.01;
+        const char *path = t_tmppath(rate > 0 ? "mem_big.csv" : "mem_small.csv");
+        const int ok = raid_simulate_cov_csv(NULL, &o, path, NULL, NULL) == RAID_OK;
+        remove(path);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct rusage ru;
+    assert_int_equal(getrusage(RUSAGE_CHILDREN, &ru), 0);
+    return ru.ru_maxrss;
+}
+
+/* Trades are written a bounded window at a time: 1.9 million trades in one grid interval (40 a second, two
+ * symbols, --obs 2) once needed a buffer of every one of them (64 MB here; 3 GB at 2,000 a second). */
+static void test_cov_async_memory(void **state)
+{
+    (void)state;
+    const long base = child_peak_kb(0), big = child_peak_kb(40.0);
+    print_message("peak resident memory: %ld kB for a tiny run, %ld kB for 1.9e6 trades\n", base, big);
+    assert_true(big - base < 24 * 1024);
+}
+
 static void test_read_corr(void **state)
 {
     (void)state;
@@ -746,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_cli_precision_report_run),
         cmocka_unit_test(test_cov_independent_csv),
         cmocka_unit_test(test_cov_joint_refusals),
+        cmocka_unit_test(test_cov_async_memory),
         cmocka_unit_test(test_read_corr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

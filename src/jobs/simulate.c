@@ -76,6 +76,23 @@ static int obs_push(sim_obsbuf *b, int64_t t_us, int sym, double y)
     return 0;
 }
 
+/* buf's observations in time order (ties in the order drawn) as price rows of day `date`; -1 when a write
+ * fails, 1 when a price leaves float64 (absurd parameters: nothing more is written), else 0. */
+static int flush_obs(FILE *pf, sim_obsbuf *buf, char (*names)[16], const char *date, int whole_seconds, double p0)
+{
+    if (buf->n > 1)
+        qsort(buf->v, buf->n, sizeof *buf->v, obs_cmp);
+    for (size_t m = 0; m < buf->n; m++) {
+        const double price = p0 * exp(buf->v[m].y);
+        if (!(price > 0) || !isfinite(price))
+            return 1;
+        if (put_price(pf, names[buf->v[m].sym], date, SIM_OPEN_US + buf->v[m].t_us, whole_seconds, price) < 0)
+            return -1;
+    }
+    buf->n = 0;
+    return 0;
+}
+
 /* The joint model's days (docs/simulate.md "Correlated symbols"): each day its rows in time order, the
  * symbols interleaved; every grid point of every symbol, or with trade rates each symbol's open, Poisson
  * trades and close; the truth file's rows after each day; the days' integrated variances into ivs
@@ -90,6 +107,16 @@ static raid_status write_joint(raid_ctx *ctx, RaidSimJoint *J, const raid_sim_op
     const int64_t q = SIM_SESSION_US / n, rem = SIM_SESSION_US % n;
     const double p0 = o->start_price;
     const size_t np = raid_sim_cov_size(nsym);
+    /* Trades are drawn and written a window of time at a time, each window about 2^16 trades of all symbols
+     * at the expected rate: the memory stays bounded at any rate and grid (with --obs 2 and 2,000 trades a
+     * second a day's trades took 3 GB). A window's rows are sorted by time, ties in the order drawn (symbol,
+     * then draw): the same rows in the same order as one sort of the whole interval, since windows split
+     * only between times. */
+    double rate = 0.0;
+    for (int s = 0; async && s < nsym; s++)
+        rate += o->trade_rates ? o->trade_rates[s] : o->trade_rate;
+    const double wd = rate > 0 ? 65536.0e6 / rate : 0.0;
+    const int64_t win = !async ? 0 : wd >= (double)SIM_SESSION_US ? SIM_SESSION_US + 1 : wd < 1.0 ? 1 : (int64_t)wd;
     double *cov = cf ? malloc(np * sizeof *cov) : NULL;
     double *tnext = async ? malloc((size_t)nsym * sizeof *tnext) : NULL;
     char(*names)[16] = malloc((size_t)nsym * sizeof *names);
@@ -116,43 +143,42 @@ static raid_status write_joint(raid_ctx *ctx, RaidSimJoint *J, const raid_sim_op
                     acc -= n;
                 }
             }
-            buf.n = 0;
+            int f = 0;
             if (!async) {
                 for (int s = 0; s < nsym && st == RAID_OK; s++)
                     if (obs_push(&buf, g, s, raidSimObserve(&J->sym[s])))
                         st = raidFail(NULL, RAID_ENOMEM, "simulate: out of memory");
+                if (st == RAID_OK)
+                    f = flush_obs(pf, &buf, names, date, whole_seconds, p0);
             } else {
-                /* The trades before the next grid point see this point's efficient price. */
-                int64_t gn = INT64_MAX;
-                if (i < n)
-                    gn = g + q + (acc + rem >= n);
-                for (int s = 0; s < nsym && st == RAID_OK; s++) {
-                    RaidSimSym *S = &J->sym[s];
-                    if (i == 0 && obs_push(&buf, 0, s, raidSimObserve(S))) /* the open */
-                        st = raidFail(NULL, RAID_ENOMEM, "simulate: out of memory");
-                    while (st == RAID_OK && tnext[s] < SIM_SESSION_US / 1e6) {
-                        const int64_t t = (int64_t)floor(tnext[s] * 1e6); /* <= the close */
-                        if (t >= gn)
-                            break;
-                        if (obs_push(&buf, t, s, raidSimObserve(S)))
+                /* The trades before the next grid point (the close included at the last) see this point's
+                 * efficient price, [g, gn) a window at a time. */
+                const int64_t gn = i < n ? g + q + (acc + rem >= n) : SIM_SESSION_US + 1;
+                for (int64_t w0 = g; w0 < gn && st == RAID_OK && !f; w0 += win) {
+                    const int64_t w1 = gn - w0 > win ? w0 + win : gn;
+                    for (int s = 0; s < nsym && st == RAID_OK; s++) {
+                        RaidSimSym *S = &J->sym[s];
+                        if (i == 0 && w0 == g && obs_push(&buf, 0, s, raidSimObserve(S))) /* the open */
                             st = raidFail(NULL, RAID_ENOMEM, "simulate: out of memory");
-                        tnext[s] = raidSimNextTrade(S, tnext[s]);
+                        while (st == RAID_OK && tnext[s] < SIM_SESSION_US / 1e6) {
+                            const int64_t t = (int64_t)floor(tnext[s] * 1e6); /* <= the close */
+                            if (t >= w1)
+                                break;
+                            if (obs_push(&buf, t, s, raidSimObserve(S)))
+                                st = raidFail(NULL, RAID_ENOMEM, "simulate: out of memory");
+                            tnext[s] = raidSimNextTrade(S, tnext[s]);
+                        }
+                        if (st == RAID_OK && i == n && w1 == gn && obs_push(&buf, SIM_SESSION_US, s, raidSimObserve(S)))
+                            st = raidFail(NULL, RAID_ENOMEM, "simulate: out of memory"); /* the close */
                     }
-                    if (st == RAID_OK && i == n && obs_push(&buf, SIM_SESSION_US, s, raidSimObserve(S)))
-                        st = raidFail(NULL, RAID_ENOMEM, "simulate: out of memory"); /* the close */
+                    if (st == RAID_OK)
+                        f = flush_obs(pf, &buf, names, date, whole_seconds, p0);
                 }
-                if (buf.n > 1)
-                    qsort(buf.v, buf.n, sizeof *buf.v, obs_cmp);
             }
-            for (size_t m = 0; m < buf.n && st == RAID_OK; m++) {
-                const double price = p0 * exp(buf.v[m].y);
-                if (!(price > 0) || !isfinite(price)) { /* absurd parameters: say so, write nothing */
-                    *bad_price = 1;
-                    break;
-                }
-                if (put_price(pf, names[buf.v[m].sym], date, SIM_OPEN_US + buf.v[m].t_us, whole_seconds, price) < 0)
-                    st = raidFail(NULL, RAID_EIO, "simulate: cannot write the prices");
-            }
+            if (f > 0)
+                *bad_price = 1; /* absurd parameters: say so, write nothing more */
+            else if (f < 0)
+                st = raidFail(NULL, RAID_EIO, "simulate: cannot write the prices");
         }
         if (st != RAID_OK || *bad_price)
             break;
