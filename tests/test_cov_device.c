@@ -2,7 +2,9 @@
  * every estimator within raid_cov_bound x raid_cov_scale entry by entry on random days (N = 1 .. 70, N not a
  * multiple of the tile, M = 1 .. 2,000 across chunk boundaries, zero returns, a constant symbol, returns from
  * 1e-10 to 30), bitwise reproducible run to run, the bound's adversarial case (terms that cancel: an entry a
- * million times below its absolute sum), hy the host's bits, the f32 policy refused, and `raid cov --check`
+ * million times below its absolute sum), hy (kernels/cov.cl cov_hy) within its bound on asynchronous ticks and
+ * their edges (0 and 1 tick, shared times, no overlap, unequal counts, a shared time across a chunk boundary)
+ * and bitwise reproducible across runs, contexts and batch sizes, the f32 policy refused, and `raid cov --check`
  * on the bundled prices (exit 0) and its report. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
