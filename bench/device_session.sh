@@ -12,7 +12,8 @@
 #   sort (the device sort: default and 16-round tiles, then CuPy/CUB)
 #   groupby100k (the group-by tests on the GPU, then every aggregation path at 1,000 and 100,000 groups)
 #   cuda (the whole ctest suite with RAID_TEST_DEVICE=cuda, then =opencl; only the failures' tails are kept)
-#   cov (the covariance device path: bench_cov at N = 500 and 3,000 beside cuBLAS syrk/dgemm and numpy/BLAS)
+#   cov (the covariance device path: bench_cov at N = 500 and 3,000 beside cuBLAS syrk/dgemm and numpy/BLAS;
+#   hy on asynchronous ticks at N = 100 and 500)
 #   zerocopy (test_cuda, the CuPy tests of tests/python/test_cuda_arrays.py, bench/peers_realized_cupy.py at 1e9)
 set -u
 OUT=${OUT:-/tmp/raid-out}
@@ -55,6 +56,10 @@ for s in $steps; do
     done
     for e in rbpcov rsemicov mrc mrc_psd rkcov; do
       run cov 300 ./build-dev/bench_cov --device auto --estimator $e --cpu-days 2 3000
+    done
+    # hy on asynchronous Poisson ticks (bench_cov's header): 2,340 and 23,400 trades a symbol a day on average
+    for a in "--ticks 2340 500" "--ticks 23400 100" "--ticks 23400 500"; do
+      run cov 300 ./build-dev/bench_cov --device auto --estimator hy --days 5 --cpu-days 2 $a
     done ;;
   cuda) # both backends as the device under test (CUDA_DEVS, default "cuda opencl"), the whole suite each
     # (CTEST_EXCLUDE, default the pip-install tests: no network there; CTEST_TIMEOUT seconds each, default

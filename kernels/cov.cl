@@ -26,11 +26,32 @@
  * then added to the entry's chunk accumulator with raidDfAdd. Terms: raidDfMul (DWTimesDW3) of the two
  * double-floats; for COV_POLAR 1 the sums and differences by raidDfAdd, their magnitudes, two products and
  * their difference by raidDfAdd. docs/precision.md "Covariance" derives the bound.
+ *
+ * cov_hy computes the Hayashi-Yoshida sums (src/cov/cov_device.c raidCovHy; the host's is hy_pair in
+ * src/cov/cov.c): for symbols a <= b with strictly increasing times t_0 < ... < t_{na-1} and u_0 < ... <
+ * u_{nb-1} and returns x_k over (t_{k-1}, t_k], y_l over (u_{l-1}, u_l], the sum of x_k y_l over the pairs of
+ * intervals that overlap (a == b: the sum of squares). The terms are those of a merge of the two time lists:
+ * from (k, l), the term x_k y_l when k, l >= 1, then the list whose time is the smaller moves on (both on a
+ * tie), until one list ends. Each distinct time of the union in (max(t_0, u_0), min(t_{na-1}, u_{nb-1})] is
+ * the end of exactly one overlapping pair, so the terms, in time order, are the host's. Work item g does one
+ * chunk of one pair (items[3g .. 3g+2] = a, b, c): the positions [c chunk, (c + 1) chunk) of the stable merge
+ * of the two lists (ties: t first), found by a binary search on the merge path; a time in both lists
+ * is one position of t and one of u, and its term belongs to the chunk of its t position (a chunk starting
+ * at the u copy skips it, a chunk ending between the two copies takes the term and steps past both). So a
+ * chunk has at most `chunk` terms, the chunks of a pair partition its terms, and the pair has ceil((na +
+ * nb) / chunk) chunks, which the host counts without reading the times.
+ * Inputs: t the times (int64, symbol-major: symbol a's at off[a] .. off[a+1]); x the returns as double-floats
+ * (float2, x[off[a] + k] the return ending at t_k, x[off[a]] unused), each symbol's scaled by its power of two
+ * (its largest return in [0.5, 1)). Accumulation (fixed order, bitwise reproducible): the products by
+ * raidDfMul, added in merge order COV_HB at a time into a fresh block accumulator with raidDfAdd, each block
+ * into the chunk's accumulator with raidDfAdd; one float2 per item into part[g]. The host adds a pair's
+ * chunks in float64 in chunk order and scales them back; docs/precision.md "Covariance" derives the bound.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
 #define COV_T 32  /* tile side, entries */
 #define COV_TR 16 /* rows staged per block */
+#define COV_HB 32 /* terms per block of cov_hy */
 #ifndef COV_POLAR
 #define COV_POLAR 0
 #endif
@@ -101,4 +122,62 @@ RAID_KERNEL RAID_REQD_WG(256) void cov_gram(RAID_GLOBAL const float2 *a, RAID_GL
     RAID_GLOBAL float2 *o = part + ((size_t)cl * (size_t)ntiles + (size_t)g) * (size_t)(COV_T * COV_T);
     for (int k = 0; k < 4; k++)
         o[(ty + 16 * (k >> 1)) * COV_T + tx + 16 * (k & 1)] = RAID_FLOAT2(acc[k].hi, acc[k].lo);
+}
+
+/* The merge step of cov_hy: the list whose time is the smaller moves on, both on a tie; *p counts the
+ * positions of the stable merge passed. */
+RAID_FN void cov_hy_step(RaidI64 tk, RaidI64 ul, int *k, int *l, int *p)
+{
+    const int dk = tk <= ul ? 1 : 0, dl = ul <= tk ? 1 : 0;
+    *k += dk;
+    *l += dl;
+    *p += dk + dl;
+}
+
+RAID_KERNEL RAID_REQD_WG(64) void cov_hy(RAID_GLOBAL const RaidI64 *t, RAID_GLOBAL const float2 *x,
+                                         RAID_GLOBAL const RaidI64 *off, RAID_GLOBAL const uint *items,
+                                         RAID_GLOBAL float2 *part, int nitems, int chunk)
+{
+    const int g = (int)RAID_GLOBAL_ID(0);
+    if (g >= nitems)
+        return;
+    const uint a = items[3 * g], b = items[3 * g + 1];
+    const RaidI64 oa = off[a], ob = off[b];
+    const int na = (int)(off[a + 1] - oa), nb = (int)(off[b + 1] - ob);
+    RAID_GLOBAL const RaidI64 *ta = t + oa;
+    RAID_GLOBAL const RaidI64 *tb = t + ob;
+    RAID_GLOBAL const float2 *xa = x + oa;
+    RAID_GLOBAL const float2 *xb = x + ob;
+    const int p0 = (int)items[3 * g + 2] * chunk;
+    const int p1 = RAID_MIN(p0 + chunk, na + nb); /* na + nb + chunk < 2^31: the host checks */
+    /* the merge path: the number k of t's among the first p0 positions (ties: t first) */
+    int lo = RAID_MAX(0, p0 - nb), hi = RAID_MIN(p0, na);
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (ta[mid] <= tb[p0 - mid - 1])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int k = lo, l = p0 - lo, p = p0;
+    if (k >= 1 && l < nb && ta[k - 1] == tb[l]) { /* the u copy of a time whose term the previous chunk took */
+        l++;
+        p++;
+    }
+    while (p < p1 && k < na && l < nb && (k == 0 || l == 0)) /* before both first intervals: no term */
+        cov_hy_step(ta[k], tb[l], &k, &l, &p);
+    RaidDf acc = raidDfMake(0.0f, 0.0f), blk = raidDfMake(0.0f, 0.0f);
+    int nt = 0;
+    while (p < p1 && k < na && l < nb) {
+        const float2 u = xa[k], v = xb[l];
+        blk = raidDfAdd(blk, raidDfMul(raidDfMake(u.x, u.y), raidDfMake(v.x, v.y)));
+        if (++nt == COV_HB) {
+            acc = raidDfAdd(acc, blk);
+            blk = raidDfMake(0.0f, 0.0f);
+            nt = 0;
+        }
+        cov_hy_step(ta[k], tb[l], &k, &l, &p);
+    }
+    acc = raidDfAdd(acc, blk);
+    part[g] = RAID_FLOAT2(acc.hi, acc.lo);
 }

@@ -57,6 +57,7 @@ static const struct variant {
     {"ta_ma.cl", ""},
     {"cov.cl", "-DCOV_POLAR=0"},
     {"cov.cl", "-DCOV_POLAR=1"},
+    {"cov.cl", ""}, /* cov_hy: raidCovHy passes no option */
     {"ta_sweep.cl", ""},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=1"},
     {"col_sort.cl", "-DSORT_BITS=8 -DSORT_WG=256 -DSORT_ROUNDS=20 -DSORT_PAY=0"},

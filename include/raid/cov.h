@@ -88,16 +88,19 @@ typedef struct raid_cov_info {
  *  roundings of its exact value on the returns; rcov, rsemicov, mrc and mrc_psd by Ogita-Rump-Oishi Dot2,
  *  each product split exactly by fma, the terms of an entry in return order); the results do not depend on
  *  the number of OpenMP threads.
- *  On a device context the same series are formed on the host in float64 and every sum of products (all
- *  estimators but hy) is accumulated in double-float on the device, upper triangle only, tiles of 32 x 32
- *  entries, chunks of 1,024 returns added in float64 on the host in order: bitwise reproducible, each entry
- *  within raid_cov_bound(df, est) x raid_cov_scale's entry of the cpu path's (docs/precision.md
- *  "Covariance"); hy is the host's on every context (the same bits). The device path offers the df precision
- *  policy only: a device context set to f32 is refused (RAID_EINVAL). Work: O(M N^2) (rkcov O(M N^2 H), mrc
- *  O(M N (kn + N))); HY O(sum over pairs of n_i + n_j) by a merge of the two sorted time lists.
+ *  On a device context the same series are formed on the host in float64 and every sum of products is
+ *  accumulated in double-float on the device, upper triangle only: the Gram estimators in tiles of 32 x 32
+ *  entries, chunks of 1,024 returns added in float64 on the host in order; hy per pair of symbols by the
+ *  cpu path's merge of their two time lists, its terms in chunks of 1,024 positions of the merge added in
+ *  float64 on the host in order. Bitwise reproducible, each entry within raid_cov_bound(df, est) x
+ *  raid_cov_scale's entry of the cpu path's (docs/precision.md "Covariance"). The device path offers the df
+ *  precision policy only: a device context set to f32 is refused (RAID_EINVAL). Work: O(M N^2) (rkcov
+ *  O(M N^2 H), mrc O(M N (kn + N))); HY O(n_i + n_j) per pair (n the symbols' distinct times) by a merge
+ *  of the two sorted time lists, on either backend.
  *  Errors: RAID_EINVAL (NULL pointers with nsym > 0, est or sync out of range, offsets decreasing, a time
  *  going back within a symbol: "symbol S: time T_us before T_prev_us (observation I)", a price not positive
- *  and finite; on a device, the f32 policy), RAID_ENOMEM, the device's (RAID_EDEVMEM, RAID_EDEVLOST,
+ *  and finite; on a device, the f32 policy, hy with a symbol of 2^30 - 1,025 or more distinct times in a
+ *  day: beyond the device's 32-bit indices), RAID_ENOMEM, the device's (RAID_EDEVMEM, RAID_EDEVLOST,
  *  RAID_EDEVICE, RAID_EBUILD); message: raid_ctx_errmsg(ctx) (ctx NULL: raid_errmsg()). */
 RAID_API raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, raid_cov_sync sync, size_t nsym,
                                       const int64_t *offsets, const int64_t *time_us, const double *price,
@@ -110,14 +113,17 @@ RAID_API raid_status raid_cov_compute(raid_ctx *ctx, raid_cov_estimator est, rai
  *  against them, not against itself): rcov ||r_a|| ||r_b||; rsemicov the norms of the parts (P: p_a, p_b; N:
  *  n_a, n_b; M: p_a, n_b); mrc c ||Y_a|| ||Y_b|| + (c2/2) ||r_a|| ||r_b|| (mrc_psd the first term), Y the
  *  pre-averaged returns, c and c2 the formula's coefficients; rkcov sqrt(q_a q_b), q_a = |x_a|' W |x_a|, x
- *  the jittered returns, W the Parzen weights' Toeplitz matrix; rbpcov (pi/8) (||r_a||^2 + ||r_b||^2); each
- *  plus L 2^(e_a + e_b - 100) for binary32 underflow (L terms, 2^e the device's power-of-two scale of a
- *  series); hy 0 (its device result is the host's). Work O(M N + N^2) (rkcov O(M N H)).
+ *  the jittered returns, W the Parzen weights' Toeplitz matrix; rbpcov (pi/8) (||r_a||^2 + ||r_b||^2);
+ *  hy the absolute sum itself, sum of |x_k y_l| over the overlapping pairs of intervals (at most n_a + n_b
+ *  terms: no cheaper bound holds, an interval of one symbol may overlap every interval of the other), by
+ *  the same merge; each plus L 2^(e_a + e_b - 100) for binary32 underflow (L terms, 2^e the device's
+ *  power-of-two scale of a series). Work O(M N + N^2) (rkcov O(M N H); hy O(n_a + n_b) per pair, the
+ *  estimator's own cost).
  *  Errors: raid_cov_compute's on the cpu; message: raid_errmsg(). */
 RAID_API raid_status raid_cov_scale(raid_cov_estimator est, raid_cov_sync sync, size_t nsym, const int64_t *offsets,
                                     const int64_t *time_us, const double *price, double *out);
 /** The relative bound of the device path against raid_cov_scale (docs/precision.md "Covariance"): for the df
- *  policy 1e-12 (rcov, rsemicov, mrc, mrc_psd, rkcov), 2e-12 (rbpcov), 0 (hy: the host's bits); NAN for the
+ *  policy 1e-12 (rcov, rsemicov, hy, mrc, mrc_psd, rkcov), 2e-12 (rbpcov); NAN for the
  *  f32 policy (not offered: the device path refuses it) or est out of range. */
 RAID_API double raid_cov_bound(raid_precision p, raid_cov_estimator est);
 /** The largest |a_e - b_e| / scale_e over e < n (a device result, a cpu result, raid_cov_scale): 0 where

@@ -43,8 +43,8 @@ def cov(prices_df_or_path, estimator="rcov", sample=None, refresh_time=False, se
     the matrices' order. min_obs: a symbol with fewer sampled prices on a day is absent that day (NaN row
     and column); None: 2. psd_project: each matrix replaced by the nearest PSD one with the same variances
     (Higham 2002). device: None or a device string (the context; on a device the sums of products of every
-    estimator but hy are double-float on the device, within the bound of docs/precision.md "Covariance" of
-    the float64 host path, df policy only).
+    estimator, hy's included, are double-float on the device, within the bound of docs/precision.md
+    "Covariance" of the float64 host path, df policy only).
 
     Returns a CovResult, a tuple (dates, symbols, values) with two more attributes:
     dates: numpy array of str YYYY-MM-DD (days,); symbols: list of str (N); values: float64 array of

@@ -455,11 +455,13 @@ static double *rk_smooth(const rk_prep *q, size_t P, int abs)
 
 /* Hayashi-Yoshida of two symbols' returns over their intervals (t[k-1], t[k]] and (u[l-1], u[l]]:
  * sum of x_k y_l over the pairs whose intervals overlap, found by one merge of the two time lists (each
- * interval overlaps a run of the other's; the one that ends first moves on). */
-static double hy_pair(const int64_t *t, const double *x, int64_t nt, const int64_t *u, const double *y, int64_t nu)
+ * interval overlaps a run of the other's; the one that ends first moves on). absolute 1: the sum of
+ * |x_k y_l| instead (the device path's scale, docs/precision.md "Covariance"); *nterms: the pairs summed. */
+static inline double hy_pair(const int64_t *t, const double *x, int64_t nt, const int64_t *u, const double *y,
+                             int64_t nu, int absolute, int64_t *nterms)
 {
     RaidDd s = {0, 0};
-    int64_t k = 1, l = 1; /* interval k of the first: (t[k-1], t[k]], k = 1 .. nt-1 */
+    int64_t k = 1, l = 1, n = 0; /* interval k of the first: (t[k-1], t[k]], k = 1 .. nt-1 */
     /* the intervals before the first overlap */
     while (k < nt && l < nu && (t[k] <= u[l - 1] || u[l] <= t[k - 1])) {
         if (t[k] <= u[l - 1])
@@ -470,23 +472,35 @@ static double hy_pair(const int64_t *t, const double *x, int64_t nt, const int64
     /* From the first overlap on, every step overlaps (the times of each symbol strictly increase: of (t[k-1],
      * t[k]] and (u[l-1], u[l]], the one that ends first is followed by one that still overlaps the other, and
      * both are when they end together), so the merge advances without a test of overlap: the same products
-     * in the same order, with branch-free steps (1.3x on a day of 100 symbols' ticks). */
+     * in the same order, with branch-free steps (1.3x on a day of 100 symbols' ticks). kernels/cov.cl cov_hy
+     * makes the same merge on the device. */
     while (k < nt && l < nu) {
-        raidDdAdd(&s, x[k - 1] * y[l - 1]);
+        const double p = x[k - 1] * y[l - 1];
+        raidDdAdd(&s, absolute ? fabs(p) : p);
+        n++;
         const int64_t tk = t[k], ul = u[l];
         k += tk <= ul;
         l += ul <= tk;
     }
+    *nterms = n;
     return raidDdValue(s);
 }
 
-static raid_status est_hy(raid_ctx *ctx, const series *s, double *O, int64_t *nmax)
+/* hy into O (upper triangle) on each symbol's own distinct times: DAY_CPU the host's sums (OpenMP over rows),
+ * DAY_DEVICE the device's (raidCovHy), DAY_SCALE the scale of the device's bound: the absolute sum of each
+ * entry's terms plus n 2^(e_a + e_b - 100) for its n terms (binary32 underflow), e the device's exponents.
+ * *nmax: the most returns of a symbol. */
+static raid_status est_hy(raid_ctx *ctx, day_mode mode, const series *s, double *O, int64_t *nmax)
 {
     const size_t P = s->P;
     const int64_t T = s->off[P];
     double *r = malloc((size_t)(T ? T : 1) * sizeof *r); /* r[j] the return ending at s->t[j] (j not a first) */
-    if (!r)
-        return raidFail(ctx, RAID_ENOMEM, "out of memory");
+    int *e = mode == DAY_SCALE ? malloc(P * sizeof *e) : NULL;
+    raid_status st = RAID_OK;
+    if (!r || (mode == DAY_SCALE && !e)) {
+        st = raidFail(ctx, RAID_ENOMEM, "out of memory");
+        goto out;
+    }
     *nmax = 0;
     for (size_t a = 0; a < P; a++) {
         for (int64_t j = s->off[a] + 1; j < s->off[a + 1]; j++)
@@ -494,17 +508,31 @@ static raid_status est_hy(raid_ctx *ctx, const series *s, double *O, int64_t *nm
         r[s->off[a]] = 0.0;
         const int64_t na = s->off[a + 1] - s->off[a] - 1;
         *nmax = na > *nmax ? na : *nmax;
+        if (e)
+            raidCovScales(r + s->off[a] + 1, 1, na, 0, &e[a]);
+    }
+    if (mode == DAY_DEVICE) {
+        st = raidCovHy(ctx, s->t, r, s->off, P, O);
+        goto out;
     }
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long a = 0; a < (long long)P; a++)
         for (size_t b = (size_t)a; b < P; b++) {
             const int64_t ia = s->off[a], ib = s->off[b];
-            O[(size_t)a * P + b] = (size_t)a == b ? dot(r + ia + 1, r + ia + 1, s->off[a + 1] - ia - 1)
-                                                  : hy_pair(s->t + ia, r + ia + 1, s->off[a + 1] - ia, s->t + ib,
-                                                            r + ib + 1, s->off[b + 1] - ib);
+            const int64_t na = s->off[a + 1] - ia, nb = s->off[b + 1] - ib;
+            int64_t n = na - 1;
+            if (e) /* the scale (a constant flag in each call: the cpu's merge keeps its loop) */
+                O[(size_t)a * P + b] = hy_pair(s->t + ia, r + ia + 1, na, s->t + ib, r + ib + 1, nb, 1, &n) +
+                                       ldexp((double)n, e[a] + e[b] - 100);
+            else if ((size_t)a == b)
+                O[(size_t)a * P + b] = dot(r + ia + 1, r + ia + 1, n);
+            else
+                O[(size_t)a * P + b] = hy_pair(s->t + ia, r + ia + 1, na, s->t + ib, r + ib + 1, nb, 0, &n);
         }
+out:
     free(r);
-    return RAID_OK;
+    free(e);
+    return st;
 }
 
 /* ---- the smallest eigenvalue, the projection ---- */
@@ -978,10 +1006,8 @@ static raid_status cov_day(raid_ctx *ctx, const RaidCovDay *d, double *out, raid
         goto done;
     }
     int defined = 1;
-    if (d->est == RAID_COV_HY) { /* the host's on every backend: its scale is 0 (the same bits) */
-        st = est_hy(ctx, &s, O, &info->n);
-        if (mode == DAY_SCALE)
-            memset(O, 0, P * P * sizeof *O);
+    if (d->est == RAID_COV_HY) { /* each symbol's own times: no synchronisation */
+        st = est_hy(ctx, mode, &s, O, &info->n);
     } else {
         if ((st = sync_returns(ctx, d->sync, &s, &R, &m)) != RAID_OK)
             goto done;
@@ -1122,7 +1148,7 @@ double raid_cov_bound(raid_precision p, raid_cov_estimator est)
 {
     if (p != RAID_PREC_DF || (int)est < 0 || (int)est >= RAID_COV_NESTIMATORS)
         return NAN;
-    return est == RAID_COV_HY ? 0.0 : est == RAID_COV_RBPCOV ? 2e-12 : 1e-12;
+    return est == RAID_COV_RBPCOV ? 2e-12 : 1e-12;
 }
 
 double raid_cov_diff(const double *a, const double *b, const double *scale, size_t n)

@@ -10,6 +10,12 @@
  * split into double-floats on the host, uploaded, one launch (tiles x chunks), the partials read back and
  * added into compensated float64 accumulators in chunk order; (4) each entry times its exact scale.
  * The result depends on COV_CHUNK and the kernel's tile and block sizes only: bitwise reproducible.
+ *
+ * Hayashi-Yoshida (raidCovHy, kernels/cov.cl cov_hy) is not an outer product: per pair of symbols a merge of
+ * their two time lists. The times (int64) and the returns (double-floats, each symbol's scaled by its power of
+ * two) are uploaded once; the work is a list of (pair, chunk) items, a chunk RAID_COV_CHUNK positions of the
+ * pair's merge, one work-item each, in batches of at most HY_ITEMS; the partials are added on the host into
+ * each pair's compensated float64 sum in item order (pair order, chunk order), whatever the batching.
  */
 #include "cov/cov_internal.h"
 
@@ -212,4 +218,156 @@ out:
     free(g.stb);
     free(g.part);
     return st;
+}
+
+/* ---- Hayashi-Yoshida (kernels/cov.cl cov_hy) ---- */
+
+#define HY_WG 64                          /* kernels/cov.cl: cov_hy's RAID_REQD_WG */
+#define HY_ITEMS ((size_t)1 << 20)        /* (pair, chunk) items per launch at most: 20 MiB of table and partials */
+
+typedef struct hy_run {
+    const int64_t *off;
+    size_t P, cap;     /* symbols; items per batch */
+    const int *e;
+    uint32_t *items;   /* a batch's (a, b, chunk) */
+    float *part;       /* its partials, read back */
+    size_t a, b;       /* the next item: pair (a, b), chunk c */
+    int64_t c;
+    RaidDd acc;        /* the current pair's chunks so far */
+    RaidBuf dt, dx, doff, ditems, dpart;
+} hy_run;
+
+/* The chunks of pair (a, b): ceil((n_a + n_b) / RAID_COV_CHUNK) positions of the merge of their times. */
+static int64_t hy_chunks(const hy_run *h, size_t a, size_t b)
+{
+    const int64_t n = h->off[a + 1] - h->off[a] + h->off[b + 1] - h->off[b];
+    return (n + RAID_COV_CHUNK - 1) / RAID_COV_CHUNK;
+}
+
+/* The next batch of items from (h->a, h->b, h->c) on, in pair order and chunk order; their number. */
+static size_t hy_fill(hy_run *h)
+{
+    size_t n = 0;
+    while (n < h->cap && h->a < h->P) {
+        h->items[3 * n] = (uint32_t)h->a;
+        h->items[3 * n + 1] = (uint32_t)h->b;
+        h->items[3 * n + 2] = (uint32_t)h->c;
+        n++;
+        if (++h->c == hy_chunks(h, h->a, h->b)) {
+            h->c = 0;
+            if (++h->b == h->P)
+                h->b = ++h->a;
+        }
+    }
+    return n;
+}
+
+/* The batch's n partials added into the pairs' sums in item order (a pair's chunks in chunk order, a pair
+ * across batches in order); a pair's entry written, times 2^(e_a + e_b), at its last chunk. */
+static void hy_combine(hy_run *h, const uint32_t *items, size_t n, double *O)
+{
+    for (size_t g = 0; g < n; g++) {
+        const size_t a = items[3 * g], b = items[3 * g + 1];
+        raidDdAdd(&h->acc, (double)h->part[2 * g] + (double)h->part[2 * g + 1]);
+        if ((int64_t)items[3 * g + 2] + 1 == hy_chunks(h, a, b)) {
+            O[a * h->P + b] = ldexp(raidDdValue(h->acc), h->e[a] + h->e[b]);
+            h->acc = (RaidDd){0, 0};
+        }
+    }
+}
+
+/* Symbol-major returns r (r[off[a] + k], k >= 1), each symbol's scaled by 2^-e[a], as double-floats into st
+ * (the first of each symbol 0). */
+static void hy_stage(const double *r, const int64_t *off, size_t P, const int *e, float *st)
+{
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long long a = 0; a < (long long)P; a++) {
+        st[2 * off[a]] = st[2 * off[a] + 1] = 0.0f;
+        for (int64_t j = off[a] + 1; j < off[a + 1]; j++)
+            raidDfSplit(ldexp(r[j], -e[a]), &st[2 * j], &st[2 * j + 1]);
+    }
+}
+
+/* Every batch of items: upload the table, one launch, the partials read back and combined. */
+static raid_status hy_batches(raid_ctx *ctx, RaidKernel *k, hy_run *h, double *O)
+{
+    raid_status st = RAID_OK;
+    for (size_t n; st == RAID_OK && (n = hy_fill(h)) > 0;) {
+        RaidLaunch L;
+        raidLaunchUse(&L, ctx, k);
+        RAID_LAUNCH_CALL(&L, raidBufUpload(ctx, &h->ditems, 0, 3 * n, h->items, 1, NULL));
+        ctx->timing.bytes_in += (uint64_t)n * 12;
+        raidLaunchSize(&L, n, HY_WG);
+        RAID_LAUNCH_ARGS(&L, 0, RAID_ARG_BUF(&h->dt), RAID_ARG_BUF(&h->dx), RAID_ARG_BUF(&h->doff),
+                         RAID_ARG_BUF(&h->ditems), RAID_ARG_BUF(&h->dpart), RAID_ARG_I32(n),
+                         RAID_ARG_I32(RAID_COV_CHUNK));
+        raidLaunchRun(&L, &ctx->timing.kernel_s);
+        raidLaunchRead(&L, &h->dpart, 2 * n, h->part, &ctx->timing.download_s);
+        if ((st = raidLaunchEnd(&L)) == RAID_OK) {
+            const double t = raidNow();
+            hy_combine(h, h->items, n, O);
+            ctx->timing.combine_s += raidNow() - t;
+        }
+    }
+    return st;
+}
+
+raid_status raidCovHy(raid_ctx *ctx, const int64_t *t, const double *r, const int64_t *off, size_t P, double *O)
+{
+    if (P == 0)
+        return RAID_OK;
+    const size_t T = (size_t)off[P];
+    for (size_t a = 0; a < P; a++)
+        if (off[a + 1] - off[a] >= INT32_MAX / 2 - RAID_COV_CHUNK || P > UINT32_MAX)
+            return raidFail(ctx, RAID_EINVAL, "raid_cov_compute: %lld times of a symbol (of %zu) exceed the device "
+                            "path's 32-bit indices", (long long)(off[a + 1] - off[a]), P);
+    hy_run h;
+    memset(&h, 0, sizeof h);
+    h.off = off;
+    h.P = P;
+    uint64_t total = 0; /* the items of the day: a batch's buffers hold min(total, HY_ITEMS) */
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = a; b < P; b++)
+            total += (uint64_t)hy_chunks(&h, a, b);
+    const size_t tuned = raidTuneMaxBatchElems(ctx), cap = tuned && tuned < HY_ITEMS ? tuned : HY_ITEMS;
+    const size_t nb = total < cap ? (size_t)total : cap; /* tests: small batches, a pair's chunks across them */
+    h.cap = nb;
+    int *e = malloc(P * sizeof *e);
+    float *st = malloc(2 * T * sizeof *st);
+    h.items = malloc(3 * nb * sizeof *h.items);
+    h.part = malloc(2 * nb * sizeof *h.part);
+    raid_status s = RAID_OK;
+    if (!e || !st || !h.items || !h.part) {
+        s = raidFail(ctx, RAID_ENOMEM, "out of memory");
+        goto out;
+    }
+    double t0 = raidNow();
+    for (size_t a = 0; a < P; a++) /* each symbol's returns (its first time has none) */
+        raidCovScales(r + off[a] + 1, 1, off[a + 1] - off[a] - 1, 0, &e[a]);
+    h.e = e;
+    hy_stage(r, off, P, e, st);
+    ctx->timing.convert_s += raidNow() - t0;
+    RaidLaunch K;
+    raidLaunchKernel(&K, ctx, "cov.cl", "cov_hy", raidTuneBuildOptions(ctx));
+    RAID_LAUNCH_CALL(&K, raidBufInput(ctx, t, RAID_DT_LONG, T, "raid_cov_compute: time_us", &h.dt, NULL));
+    RAID_LAUNCH_CALL(&K, raidBufInput(ctx, st, RAID_DT_FLOAT, 2 * T, "raid_cov_compute: returns", &h.dx, NULL));
+    RAID_LAUNCH_CALL(&K, raidBufInput(ctx, off, RAID_DT_LONG, P + 1, "raid_cov_compute: offsets", &h.doff, NULL));
+    ctx->timing.bytes_in += (uint64_t)T * 16 + (uint64_t)(P + 1) * 8;
+    RAID_LAUNCH_CALL(&K, raidBufAcquire(ctx, RAID_DT_UINT, 3 * nb, &h.ditems));
+    RAID_LAUNCH_CALL(&K, raidBufAcquire(ctx, RAID_DT_FLOAT, 2 * nb, &h.dpart));
+    RAID_LAUNCH_CALL(&K, hy_batches(ctx, K.k, &h, O));
+    if (K.st != RAID_OK)
+        raidDevDrain(ctx);
+    s = raidLaunchEnd(&K);
+    raidBufRelease(ctx, &h.dt);
+    raidBufRelease(ctx, &h.dx);
+    raidBufRelease(ctx, &h.doff);
+    raidBufRelease(ctx, &h.ditems);
+    raidBufRelease(ctx, &h.dpart);
+out:
+    free(e);
+    free(st);
+    free(h.items);
+    free(h.part);
+    return s;
 }
