@@ -3,18 +3,19 @@
  * (the host's 128-bit integers).
  *
  * The 32-bit stages depend on a 31-bit word alone, so they are run on every one of their inputs:
- * raidF64Recip31 on all 2^30 v in [2^30, 2^31), raidF64Rsqrt31 on all 1.5 2^30 v in [2^29, 2^31) (about 5 s
- * and 15 s of one core of the 2-core development machine; built with -O2 in every configuration,
- * tests/CMakeLists.txt). Each result must lie below the value for the whole interval its word stands for
- * (x (2v + 2) <= 2^63, (2v + 2) y^2 <= 2^94), and the largest shortfall must be the one the header's
- * comments quote and its proofs use: 2^63 - 2v x = 12,058,526,740 (e < 2^-29.51) and 2^94 - 2v y^2 =
- * 50,752,271,360,970,936,828 (e < 2^-28.54). A change of either function that moves the maximum fails here,
- * so the header's bounds are never left stale.
+ * raidF64Recip31 on all 2^30 v in [2^30, 2^31), raidF64Rsqrt31 on all 1.5 2^30 v in [2^29, 2^31) (about 5
+ * and 15 s of an idle core of the 2-core development machine, 30 s together when it is shared; built with
+ * -O2 in every configuration, tests/CMakeLists.txt). Each result must lie below the value for the whole
+ * interval its word stands for (x (2v + 2) <= 2^63, (2v + 2) y^2 <= 2^94), and the largest shortfall must be
+ * the one the header's comments quote and its proofs use: 2^63 - 2v x = 12,058,526,740 (e < 2^-29.51) and
+ * 2^94 - 2v y^2 = 50,752,271,360,970,936,828 (e < 2^-28.54). A change of either function that moves the
+ * maximum fails here, so the header's bounds are never left stale.
  *
  * The 64-bit steps' bounds are proven in the header; raidF64DivEstimate and raidF64SqrtEstimate are checked
  * against them on boundary and random significands: the quotient and root estimates are the exact floor or
  * one less, never anything else (the one correction of raidF64Div and raidF64Sqrt is then enough), and the
- * wrapped 64-bit remainders are the exact ones. RAID_F64_CASES sets the random cases (default 3 10^5 of each kind).
+ * wrapped 64-bit remainders are the exact ones. RAID_F64_CASES sets the random cases (default 3 10^5 of
+ * each kind).
  */
 #include "support.h"
 #include "raid_f64.h"
