@@ -237,6 +237,7 @@ RAID_FN RaidU32 raidAsUint(float f)
 }
 #define RAID_CLZ32(x) raidClz32(x)
 #define RAID_CLZ64(x) raidClz64(x)
+#define RAID_MUL_HI(a, b) ((RaidU32)(((RaidU64)(RaidU32)(a) * (RaidU32)(b)) >> 32))
 #define RAID_MUL_HI64(a, b) ((RaidU64)(((unsigned __int128)(RaidU64)(a) * (RaidU64)(b)) >> 64))
 #define RAID_AS_FLOAT(u) raidAsFloat(u)
 #define RAID_AS_UINT(f) raidAsUint(f)

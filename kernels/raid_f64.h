@@ -278,8 +278,98 @@ RAID_F64_FN RaidU64 raidF64Fma(RaidU64 a, RaidU64 b, RaidU64 c)
     return raidF64RoundPack(sign, ep + 64 - sh + 1085, m);
 }
 
-/* a / b: the quotient's 55 leading bits by restoring division (one bit a step, exact), the remainder as
- * the sticky bit. */
+/* ---- division and square root: a 32-bit Newton reciprocal, one Newton step in 64 bits, an exact remainder
+ *
+ * Both are integer arithmetic on 32- and 64-bit words (no floating type, no table), so host and devices give
+ * the same bits. Every estimate below is one-sided: never above the value it approximates (each product
+ * truncated, each subtracted term rounded up), so the exact remainder that follows is never negative. The
+ * 32-bit stages depend on a 31-bit word alone and tests/test_f64_recip.c runs every one of its 2^30 (1.5 2^30)
+ * values: the largest errors quoted are the ones that run finds. The 64-bit steps' bounds follow from them on
+ * paper (below), and the same test checks them on random and boundary significands. */
+
+/* x ~ 2^62 / (v + 1) for v in [2^30, 2^31), never above it: x (2v + 2) <= 2^63, so x 2^-31 is at most the
+ * reciprocal of every d' in [v, v + 1) 2^-31. The run over every v finds 2^63 - 2v x <= 12,058,526,740, so
+ * e = 1 - d'x 2^-31 < 2^-29.51 for every such d'. With d = 2v and the target d' = (d + 2) 2^-32, x in units of
+ * 2^-31 (x 2^-31 below 2):
+ *   seed: the minimax line 48/17 - 32/17 d' of 1/d' on [1/2, 1) (relative error 1/17): 3 2^35 / 17 mod 2^32 -
+ *     mulhi(d, 2^36 / 17), a wrapped subtraction whose true value lies in [2^30, 2^32);
+ *   step 1, x (2 - d'x), every term positive: P = mulhi(d, x) > (d + 2) x 2^-32 - 3, so Y = 2^32 - 3 - P is
+ *     below (2 - d'x) 2^31, and 2 mulhi(x, Y) below x (2 - d'x) <= 1/d' (for every x): e = 1 - d'x is then
+ *     about e0^2 < 2^-8, and e >= 0 from here on;
+ *   steps 2 and 3, x + x e: E = 2^63 - (d + 2) x = e 2^63 exactly, below 2^(63-k) (k = 8, then 16), so
+ *     E >> (31 - k) fits 32 bits and mulhi(x, E >> (31 - k)) >> k <= x e (truncated): e' = e^2 plus the
+ *     truncation, about 2^-31. */
+RAID_F64_FN RaidU32 raidF64Recip31(RaidU32 v)
+{
+    const RaidU32 d = v << 1;
+    RaidU32 x = 0x69696969u - RAID_MUL_HI(d, 0xF0F0F0F1u);
+    x = RAID_MUL_HI(x, 0xFFFFFFFDu - RAID_MUL_HI(d, x)) << 1;
+    RaidU64 e = ((RaidU64)1 << 63) - ((RaidU64)d * x + 2 * (RaidU64)x);
+    x += RAID_MUL_HI(x, (RaidU32)(e >> 23)) >> 8;
+    e = ((RaidU64)1 << 63) - ((RaidU64)d * x + 2 * (RaidU64)x);
+    x += RAID_MUL_HI(x, (RaidU32)(e >> 15)) >> 16;
+    return x;
+}
+
+/* y ~ 2^31 / sqrt(w') for w' in [v, v + 1) 2^-31, v in [2^29, 2^31), never above it: (2v + 2) y^2 <= 2^94.
+ * The run over every v finds 2^94 - 2v y^2 <= 50,752,271,360,970,936,828 (< 2^65.461), so e = 1 - w'y^2 2^-62
+ * < 2^-28.54 and y is below 2^31 / sqrt(w') by a relative 1 - sqrt(1 - e) < e / (2 - e) < 2^-29.53. With
+ * w = 2v and the target w' = (w + 2) 2^-32, y in units of 2^-31 (y 2^-31 below 2):
+ *   seed: the minimax line a - b w' of 1/sqrt(w') on [1/2, 1) (relative error 0.0223; a 2^31 = 3839115466,
+ *     b 2^31 = 1739433408), and on [1/4, 1/2) sqrt(2) (a - b 2w') with 2w (sqrt(2) a 2^31 mod 2^32 =
+ *     1134361863, sqrt(2) b 2^31 = 2459930317), a wrapped subtraction whose true value lies in (2^30, 2^32);
+ *   step 1, y (3 - w'y^2) / 2, every term positive: Y2 = mulhi(y, y) + 1 >= y^2 2^30, U = mulhi(w, Y2) + 3
+ *     >= w'y^2 2^30, Z = 3 2^30 - U <= (3 - w'y^2) 2^30 and 2 mulhi(y, Z) below y (3 - w'y^2) / 2, which is at
+ *     most 1/sqrt(w') for every y: e = 1 - w'y^2 is then about 3 e0^2 / 4 < 2^-9, and e >= 0 from here on;
+ *   steps 2 and 3, y + y e / 2: E = 2^62 - (w + 2) Y2 <= e 2^62 (E < 0 only from Y2's rounding up, by less
+ *     than 2^32, where e is below 2^-30 already: then no step), below 2^(62-k) (k = 8, then 16), and
+ *     mulhi(y, E >> (31 - k)) >> k <= y e / 2 (truncated): y (1 + e/2) stays at most 1/sqrt(w') (w'y^2 (1 +
+ *     e/2)^2 = (1 - e) (1 + e/2)^2 = 1 - 3e^2/4 - e^3/4), and e' is 3e^2/4 plus the truncations, about 2^-30. */
+RAID_F64_FN RaidU32 raidF64Rsqrt31(RaidU32 v)
+{
+    const RaidU32 w = v << 1;
+    const int high = (int)(w >> 31);
+    RaidU32 y = (high ? 3839115466u : 1134361863u) - RAID_MUL_HI(high ? w : w << 1, high ? 1739433408u : 2459930317u);
+    RaidU32 y2 = RAID_MUL_HI(y, y) + 1u;
+    y = RAID_MUL_HI(y, 0xC0000000u - (RAID_MUL_HI(w, y2) + 3u)) << 1;
+    y2 = RAID_MUL_HI(y, y) + 1u;
+    RaidI64 e = (RaidI64)(((RaidU64)1 << 62) - ((RaidU64)w * y2 + 2 * (RaidU64)y2));
+    y += RAID_MUL_HI(y, (RaidU32)((RaidU64)(e < 0 ? 0 : e) >> 23)) >> 8;
+    y2 = RAID_MUL_HI(y, y) + 1u;
+    e = (RaidI64)(((RaidU64)1 << 62) - ((RaidU64)w * y2 + 2 * (RaidU64)y2));
+    y += RAID_MUL_HI(y, (RaidU32)((RaidU64)(e < 0 ? 0 : e) >> 15)) >> 16;
+    return y;
+}
+
+/* floor(x u 2^-n) for x < 2^32, u < 2^64, 32 <= n < 64, where x u 2^-32 < 2^64 - 2^32: the 96-bit product
+ * from two 32 x 64-bit halves (floor(floor(z 2^-32) 2^-(n-32)) = floor(z 2^-n)). Cheaper on a GPU than a full
+ * RAID_MUL_HI64. */
+RAID_F64_FN RaidU64 raidF64MulShift32x64(RaidU32 x, RaidU64 u, int n)
+{
+    const RaidU64 lo = (RaidU64)x * (RaidU32)u, hi = (RaidU64)x * (RaidU32)(u >> 32);
+    return (hi + (lo >> 32)) >> (n - 32);
+}
+
+/* q_est, equal to q = floor(A 2^54 / B) or one less, for B in [2^52, 2^53) and A in [B, 2B) (q in [2^54,
+ * 2^55)). Let R = 2^116 / B in (2^63, 2^64], the reciprocal 2^127 / D of D = B 2^11, so that the quotient is
+ * q* = A 2^54 / B = 4A R 2^-64.
+ *   x = raidF64Recip31(B >> 22): B 2^-53 lies in [v, v + 1) 2^-31, so e = 1 - x B 2^-84 is in (0, 2^-29.51).
+ *   One Newton step in 64 bits: E = 2^84 - x B = e 2^84 is below 2^54.5, so it is the wrapped 0 - x B; X =
+ *     x 2^32 + floor(x E 2^-52), the exact step x 2^32 (1 + e) = R (1 - e^2) less under one unit: e' = 1 - X / R
+ *     lies in [e^2, e^2 + 1/R) with 1/R < 2^-63, so 0 < e' < 2^-58.93, and X < R <= 2^64 fits.
+ *   q_est = mulhi(4A, X) (4A < 2^56) is at most q* and below it by less than q* e' + 1 < 2^55 2^-58.93 + 1
+ *     < 1.07: q - q_est is 0 or 1. */
+RAID_F64_FN RaidU64 raidF64DivEstimate(RaidU64 A, RaidU64 B)
+{
+    const RaidU32 x = raidF64Recip31((RaidU32)(B >> 22));
+    const RaidU64 X = ((RaidU64)x << 32) + raidF64MulShift32x64(x, (RaidU64)0 - B * x, 52);
+    return RAID_MUL_HI64(A << 2, X);
+}
+
+/* a / b. The significands A, B (A in [B, 2B) after one shift) and q = floor(A 2^54 / B), 55 bits: the
+ * estimate of raidF64DivEstimate is q or q - 1, so the remainder A 2^54 - q_est B lies in [0, 2B) (below
+ * 2^54): the wrapped (A << 54) - q_est B is exact, and one subtraction of B where it is B or more makes q and
+ * the remainder exact; a non-zero remainder is the sticky bit. */
 RAID_F64_FN RaidU64 raidF64Div(RaidU64 a, RaidU64 b)
 {
     const RaidU64 ma = a & ~RAID_F64_SIGN, mb = b & ~RAID_F64_SIGN, sign = (a ^ b) & RAID_F64_SIGN;
@@ -294,28 +384,46 @@ RAID_F64_FN RaidU64 raidF64Div(RaidU64 a, RaidU64 b)
     if (ma == 0)
         return sign;
     int ea, eb;
-    RaidU64 r = raidF64Unpack(a, &ea);
+    RaidU64 sa = raidF64Unpack(a, &ea);
     const RaidU64 sb = raidF64Unpack(b, &eb);
     int e = ea - eb + 1023;
-    if (r < sb) { /* the quotient's leading bit first: r in [sb, 2 sb) */
-        r <<= 1;
+    if (sa < sb) { /* the quotient's leading bit first: sa in [sb, 2 sb) */
+        sa <<= 1;
         e--;
     }
-    RaidU64 q = 0;
-    for (int i = 0; i < 55; i++) { /* r < 2 sb < 2^54 throughout */
-        q <<= 1;
-        if (r >= sb) {
-            r -= sb;
-            q |= 1;
-        }
-        r <<= 1;
+    RaidU64 q = raidF64DivEstimate(sa, sb);
+    RaidU64 r = (sa << 54) - q * sb;
+    if (r >= sb) {
+        r -= sb;
+        q++;
     }
     /* q has its leading bit at 54: bits 62..8 of m, the remainder's sticky bit at 0 */
     return raidF64RoundPack(sign, e, (q << 8) | (r != 0));
 }
 
-/* sqrt(a): the root's 55 leading bits digit by digit (two bits of the radicand a step, exact), the
- * remainder as the sticky bit. */
+/* root_est, equal to root = floor(sqrt(s 2^56)) or one less, for s in [2^52, 2^54) (root in [2^54, 2^55)).
+ * Let root* = sqrt(s 2^56) = sqrt(s) 2^28.
+ *   y = raidF64Rsqrt31(s >> 23): s 2^-54 lies in [v, v + 1) 2^-31, so y = (1 - ey) 2^58 / sqrt(s) with ey in
+ *     [0, 2^-29.53).
+ *   r0 = mulhi(w, y), w = s >> 22 (w >= s 2^-22 (1 - 2^-30)), at most root* 2^-24 (>= 2^30) and above
+ *     root* 2^-24 (1 - ey) (1 - 2^-30) - 1: delta = root* - r0 2^24 lies in [0, root* (ey + 2^-29)),
+ *     below root* 2^-28.24.
+ *   One Newton step on the root: rho = s 2^8 - r0^2 = (root*^2 - (r0 2^24)^2) 2^-48 exactly (both terms
+ *     below 2^62, rho >= 0, rho < 2^35), c = floor(rho y 2^-39) = floor((1 - ey) rho 2^48 / (2 root*)), and
+ *     root* - (r0 2^24 + c) = delta^2 / (2 root*) + ey (delta - delta^2 / (2 root*)) + (c's truncation)
+ *     lies in [0, root* (2^-57.49 + 2^-29.53 2^-28.24) + 1) = [0, 1.33): root - root_est is 0 or 1. */
+RAID_F64_FN RaidU64 raidF64SqrtEstimate(RaidU64 s)
+{
+    const RaidU32 w = (RaidU32)(s >> 22), y = raidF64Rsqrt31((RaidU32)(s >> 23)), r0 = RAID_MUL_HI(w, y);
+    const RaidU64 rho = (s << 8) - (RaidU64)r0 * r0;
+    return ((RaidU64)r0 << 24) + raidF64MulShift32x64(y, rho, 39);
+}
+
+/* sqrt(a): s made an even power's significand (s in [2^52, 2^54)) and root = floor(sqrt(s 2^56)), 55 bits:
+ * the estimate of raidF64SqrtEstimate is root or root - 1, so the remainder s 2^56 - root_est^2 lies in
+ * [0, 4 root) (below 2^57): the wrapped (s << 56) - root_est^2 is exact, and one step root_est + 1 where the
+ * remainder is more than 2 root_est ((root_est + 1)^2 - root_est^2 - 1) makes the root and the remainder
+ * exact; a non-zero remainder is the sticky bit. */
 RAID_F64_FN RaidU64 raidF64Sqrt(RaidU64 a)
 {
     const RaidU64 ma = a & ~RAID_F64_SIGN;
@@ -334,20 +442,13 @@ RAID_F64_FN RaidU64 raidF64Sqrt(RaidU64 a)
         s <<= 1;
         x2--;
     }
-    /* root = floor(sqrt(s 2^56)), 55 bits (s 2^56 in [2^108, 2^110)); the radicand's pairs of bits from the
-     * top, pair i = bits 2i+1, 2i of s 2^56 (zero below bit 56) */
-    RaidU64 root = 0, rem = 0;
-    for (int i = 54; i >= 0; i--) {
-        const RaidU64 pair = i >= 28 ? (s >> (2 * i - 56)) & 3u : 0u;
-        rem = (rem << 2) | pair;
-        const RaidU64 trial = (root << 2) | 1u;
-        root <<= 1;
-        if (rem >= trial) {
-            rem -= trial;
-            root |= 1u;
-        }
+    RaidU64 root = raidF64SqrtEstimate(s);
+    RaidU64 rem = (s << 56) - root * root;
+    if (rem > 2 * root) {
+        rem -= 2 * root + 1;
+        root++;
     }
-    /* a = root^2 2^(x2 - 56) + ...: the root is root 2^(x2/2 - 28) = (root 2^8) 2^(e - 1085) */
+    /* a = root^2 2^(x2 - 56) + rem 2^(x2 - 56): the root is root 2^(x2/2 - 28) = (root 2^8) 2^(e - 1085) */
     return raidF64RoundPack(0, x2 / 2 + 1049, (root << 8) | (rem != 0));
 }
 
