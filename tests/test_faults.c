@@ -402,6 +402,71 @@ static raid_status j_staged(raid_ctx *ctx, FILE *f)
     return st;
 }
 
+/* The noise-robust measures' sums (rk, tsrv, prv, minrv on the device) of the 3 return segments. */
+static raid_status j_noise(raid_ctx *ctx, FILE *f)
+{
+    raid_realized_noise out[3];
+    const raid_status st = raid_realized_noise_compute(ctx, g_ret, g_roff, 3, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof out[0], 3, f);
+    return st;
+}
+
+/* An expression of binary64 functions over the column values (one generated kernel). */
+static raid_status j_f64_eval(raid_ctx *ctx, FILE *f)
+{
+    const char *names[] = {"a", "b"};
+    raid_f64_expr *e = NULL;
+    assert_int_equal(raid_f64_expr_compile(ctx, "log(abs(a)) * b + sqrt(abs(a)) / (b + 3)", names, 2, &e), RAID_OK);
+    double *out = malloc(g_n * sizeof *out);
+    const double *in[] = {g_val, g_val + 1};
+    const raid_status st = raid_f64_eval(ctx, e, in, g_n - 1, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof *out, g_n - 1, f);
+    raid_f64_expr_free(e);
+    free(out);
+    return st;
+}
+
+static raid_status j_f64_compare(raid_ctx *ctx, FILE *f)
+{
+    unsigned char *mask = malloc(g_n);
+    const raid_status st = raid_f64_compare(ctx, RAID_F64_LT, g_val, g_val + 1, mask, g_n - 1);
+    if (st == RAID_OK)
+        fwrite(mask, 1, g_n - 1, f);
+    free(mask);
+    return st;
+}
+
+/* Log returns of the 900 bar prices. */
+static raid_status j_log_returns(raid_ctx *ctx, FILE *f)
+{
+    double out[899];
+    const raid_status st = raid_f64_log_returns(ctx, g_px, 900, out);
+    if (st == RAID_OK)
+        fwrite(out, sizeof out[0], 899, f);
+    return st;
+}
+
+/* A day's covariance of the 3 price series (times every minute, the second series every 90 s: rcov by the
+ * previous tick, hy on their own times). */
+static raid_status cov_day(raid_ctx *ctx, raid_cov_estimator est, FILE *f)
+{
+    int64_t t[900];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 300; i++)
+            t[k * 300 + i] = (int64_t)i * (k == 1 ? 90000000 : 60000000);
+    double out[27];
+    const raid_status st = raid_cov_compute(ctx, est, RAID_COV_SYNC_PREVIOUS, 3, g_poff, t, g_px, out, NULL);
+    if (st == RAID_OK)
+        fwrite(out, sizeof out[0], 9 * (size_t)raid_cov_parts(est), f);
+    return st;
+}
+
+static raid_status j_cov_rcov(raid_ctx *ctx, FILE *f) { return cov_day(ctx, RAID_COV_RCOV, f); }
+static raid_status j_cov_rsemicov(raid_ctx *ctx, FILE *f) { return cov_day(ctx, RAID_COV_RSEMICOV, f); }
+static raid_status j_cov_hy(raid_ctx *ctx, FILE *f) { return cov_day(ctx, RAID_COV_HY, f); }
+
 /* ---- the walk ---- */
 
 typedef struct job {
@@ -439,6 +504,13 @@ static const job jobs[] = {
     {"groupby (partitioned)", j_groupby_sums, RAID_TUNE_GROUPBY_PATH, 9},
     {"groupby f64", j_groupby_f64, 0, 0},
     {"bars", j_bars, 0, 0},
+    {"noise-robust measures", j_noise, 0, 0},
+    {"f64 expression", j_f64_eval, 0, 0},
+    {"f64 compare", j_f64_compare, 0, 0},
+    {"log returns", j_log_returns, 0, 0},
+    {"cov rcov", j_cov_rcov, 0, 0},
+    {"cov rsemicov", j_cov_rsemicov, 0, 0},
+    {"cov hy", j_cov_hy, 0, 0},
 };
 
 static const char *const kind_names[7] = {"alloc", "host", "build", "upload", "launch", "download", "sync"};
