@@ -33,6 +33,11 @@ netlib=/opt/raid-netlib/usr/lib/x86_64-linux-gnu
 [ -d $netlib/lapack ] && export LD_LIBRARY_PATH=$netlib:$netlib/lapack:$netlib/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OPENBLAS_NUM_THREADS=1 # where OpenBLAS is still the LAPACK (see run_device.sh)
 ldd build-dev/bench_regress | grep -E 'lapack|blas' | tee "$OUT/lapack.txt"
+# The OpenCL device of the GPU: plain "opencl" is the first OpenCL device, which on the lent machines is
+# PoCL's CPU device (opencl:0.0; NVIDIA's is opencl:1.0): the steps' default backends name the GPU's.
+OCL=$(./build-dev/raid devices | awk '$1 ~ /^opencl:/ && $2 == "gpu" { print $1; exit }')
+OCL=${OCL:-opencl}
+echo "OpenCL GPU: $OCL" | tee "$OUT/opencl.txt"
 git rev-parse --short HEAD 2>/dev/null | tee "$OUT/commit.txt"
 date -u +%FT%TZ | tee "$OUT/date.txt"
 lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$OUT/cpu.txt"
@@ -69,7 +74,7 @@ for s in $steps; do
     rm -rf "$RAID_CACHE_DIR"
     ./build-dev/raid devices | tee "$OUT/cuda.txt"
     ./build-dev/tests/test_nvrtc 2>&1 | tail -15 | tee -a "$OUT/cuda.txt"
-    for dev in ${CUDA_DEVS:-cuda opencl}; do
+    for dev in ${CUDA_DEVS:-cuda $OCL}; do
       log=/tmp/raid-ctest-$dev.log
       echo "== ctest RAID_TEST_DEVICE=$dev" | tee -a "$OUT/cuda.txt"
       start=$(date +%s)
@@ -111,10 +116,10 @@ for s in $steps; do
     # reference kernels beside them
     # (.refkernels/, a copy of the yardstick kernels and their driver, carried: bench/README.md)
     export RAID_CACHE_DIR=/tmp/raid-kcache
-    for be in ${BACKENDS:-cuda opencl}; do
+    for be in ${BACKENDS:-cuda $OCL}; do
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --no-ablation 1e9
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --no-ablation 1e9
-      case " ${VARIANT_BACKENDS:-cuda opencl} " in *" $be "*) ;; *) continue ;; esac
+      case " ${VARIANT_BACKENDS:-cuda $OCL} " in *" $be "*) ;; *) continue ;; esac
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision df --reps 3 --no-cpu --variants \
         "default;4096/256 -DRAID_DF_GROUPS=1;8192/256 -DRAID_DF_GROUPS=1;4096/128 -DRAID_DF_GROUPS=1" 1e9
       run backends-$be 150 ./build-dev/bench_realized --device $be --precision f32 --reps 3 --no-cpu --variants \
@@ -128,7 +133,7 @@ for s in $steps; do
     # each at the sizes of bench/RESULTS.md's current figures, the device path only (--no-cpu where the
     # benchmark has it), then CuPy's sort on the same machine; the realized kernel is backends-realized
     export RAID_CACHE_DIR=/tmp/raid-kcache
-    for be in ${BACKENDS:-cuda opencl}; do
+    for be in ${BACKENDS:-cuda $OCL}; do
       run backends-$be 120 ./build-dev/bench_sort --device $be --n 5e7 --reps 5 --check
       run backends-$be 120 ./build-dev/bench_select --device $be --n 50000000 --reps 5 --paths radix
       run backends-$be 150 ./build-dev/bench_groupby --rows 5e7 --groups 1000,100000 --device $be --reps 3
@@ -141,7 +146,7 @@ for s in $steps; do
     run backends-ref 150 python3 bench/peers_sort.py --n 5e7 --reps 5 --no-raid --no-cpu ;;
   f64) # element-wise binary64 on integer words (bench_f64: kernel and wall times, each result checked against
     # the cpu path bit for bit) beside CuPy's native float64 kernels of the same operations, 5e7 values
-    for be in ${BACKENDS:-cuda opencl}; do
+    for be in ${BACKENDS:-cuda $OCL}; do
       run f64 ${F64_BENCH_SECS:-240} ./build-dev/bench_f64 --device $be --n 5e7 --reps 5 --check
     done
     run f64 200 python3 bench/peers_f64_cupy.py --n 5e7 --reps 10 --numpy ;;
@@ -150,7 +155,7 @@ for s in $steps; do
     # sqrt fma (also against numpy), the worst-case files and F64_N (default 10^8) random inputs a function
     # (bench/f64_device_check.py; needs the package: PYTHONPATH)
     PYTHONUNBUFFERED=1 PYTHONPATH=build-dev/python${PYTHONPATH:+:$PYTHONPATH} run f64check ${F64_SECS:-500} \
-      python3 bench/f64_device_check.py --device "$(echo ${BACKENDS:-cuda opencl} | tr ' ' ,)" --n ${F64_N:-1e8} ;;
+      python3 bench/f64_device_check.py --device "$(echo ${BACKENDS:-cuda $OCL} | tr ' ' ,)" --n ${F64_N:-1e8} ;;
   regress-tests)
     ldd build-dev/tests/test_ols | grep -E 'lapack|blas' | tee -a "$OUT/regress-tests.txt"
     (cd build-dev && RAID_TEST_DEVICE=auto run regress-tests 90 ctest --output-on-failure -V -R 'test_ols|test_regress') ;;
@@ -254,3 +259,7 @@ for s in $steps; do
     run regress 400 ./build-dev/bench_regress --device auto --symbols 10000 --days 5000 --window 1000 --step 1 --nw-lag 22 ;;
   esac
 done
+# Everything in one file as well ($OUT/all.txt, each part under a "##### NAME" line): the lent machine's tool
+# brings back only a few files of $OUT.
+(cd "$OUT" && for f in *; do [ "$f" = all.txt ] || { echo "##### $f"; cat "$f"; }; done) >/tmp/raid-all.txt 2>&1 &&
+  mv /tmp/raid-all.txt "$OUT/all.txt"
