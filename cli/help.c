@@ -96,7 +96,7 @@ static const char help_returns[] =
 
 static const char help_cov[] =
     "usage: raid cov FILE -o OUT [--estimator E] [--sample S | --refresh-time] [--session W] [--tz Area/City]\n"
-    "                [--symbols LIST | --min-obs N] [--psd-project] [--info FILE] [--device D] [--check]\n"
+    "                [--symbols LIST] [--min-obs N] [--psd-project] [--info FILE] [--device D] [--check]\n"
     "\n"
     "Daily realized covariance matrices of the symbols of FILE (CSV with a header row, columns\n"
     "symbol,timestamp,price; \"-\" reads standard input), one N x N matrix per trading date (or session),\n"
