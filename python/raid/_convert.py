@@ -28,6 +28,10 @@ Kinds of argument, each with one rule:
   timestamps; NaT refused naming the row; ISO 8601 text only where the library parses text.
 - symbols: text, or values of one type named by str(); missing ones, mixed types, NUL bytes refused.
 - date labels: text as given, datetime64 as dates; missing ones refused naming the row.
+- matrices (raid.simulate's corr): each column by the values rule, nulls refused naming the row and column.
+- scalar integers (c_int), real numbers (real) and flags (flag): an int or numpy integer in the C type's range;
+  an int, float or numpy scalar; True or False. Text is never parsed, a bool is no number and a number no
+  flag: each a ValueError naming the argument and what was given.
 Rows are 0-based positions in the input (a DataFrame's positions, not its index).
 """
 import datetime
@@ -336,6 +340,49 @@ def c_int(v, name, ctype="int"):
     if not lo <= v <= hi:
         raise ValueError(f"{name} = {v} is out of range [{lo}, {hi}] ({ctype})")
     return v
+
+
+def real(v, name):
+    """v as a Python float for a real argument (alpha, a simulator option): an int, a float or a numpy integer or
+    floating scalar, else ValueError naming the argument and what was given. Text is not parsed ("0.01"),
+    and bool, None, pandas NA, numpy's masked constant and arrays (even of one value) are refused."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a real number, not {show(repr(v))} ({type(v).__name__})")
+    return float(v)
+
+
+def flag(v, name):
+    """v as a Python bool for a flag argument: True or False (Python's or numpy's), else ValueError naming the
+    argument and what was given: "no", 2, 1.0 and None are no flags (their truth value would be taken)."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, not {show(repr(v))} ({type(v).__name__})")
+    return bool(v)
+
+
+def matrix(x, name, how=None, expected="a matrix"):
+    """x as a two-dimensional C-contiguous float64 numpy array, each column by the values rule with nulls
+    refused (floats(), how: what to do instead): a two-dimensional numpy array or masked array (column j
+    named NAME[:, j] in messages, so "row 0: corr[:, 1] is masked" is the entry (0, 1)), a list or tuple of
+    rows of one length (the same), a pandas DataFrame or pyarrow Table (its columns, NAME['b']). ValueError for
+    another shape, naming expected."""
+    if is_frame(x):
+        df = frame(x, name, "of the matrix")
+        cols = [floats(df[c], f"{name}[{show(repr(c))}]", how=how) for c in df.columns]
+        return np.ascontiguousarray(np.column_stack(cols)) if cols else np.zeros((len(df), 0))
+    if isinstance(x, (list, tuple)):
+        lens = [len(r) if isinstance(r, (list, tuple)) or np.ndim(r) == 1 else None for r in x]
+        if x and all(n is None for n in lens):
+            raise ValueError(f"{name} must be {expected}, not of shape ({len(x)},)")
+        if any(n != lens[0] for n in lens[1:]) or lens and lens[0] is None:
+            raise ValueError(f"{name} must be {expected} (rows of one length), not rows of lengths "
+                             f"{', '.join('(a number)' if n is None else str(n) for n in lens)}")
+        cols = [floats([r[j] for r in x], f"{name}[:, {j}]", how=how) for j in range(lens[0] if lens else 0)]
+        return np.ascontiguousarray(np.column_stack(cols)) if cols else np.zeros((len(x), 0))
+    if not isinstance(x, np.ndarray) or x.ndim != 2:
+        raise ValueError(f"{name} must be {expected}, not {type(x).__name__}"
+                         f"{f' of shape {x.shape}' if isinstance(x, np.ndarray) else ''}")
+    cols = [floats(x[:, j], f"{name}[:, {j}]", how=how) for j in range(x.shape[1])]
+    return np.ascontiguousarray(np.column_stack(cols)) if cols else np.zeros((x.shape[0], 0))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from ._convert import c_int
+from ._convert import c_int, flag, floats, is_frame, matrix, real
 from ._core import check, ffi, lib, read_csv_exact, records, show
 
 
@@ -19,12 +19,7 @@ def sim_options():
 
 # The options that take one value per symbol (or a matrix) besides a number, and their array fields.
 _ARRAY_OPTS = {"mean_var": "mean_vars", "trade_rate": "trade_rates", "corr": "corr_matrix"}
-
-
-def _real(k, v):
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ValueError(f"simulate: {k} must be a real number, not {v!r} ({type(v).__name__})")
-    return float(v)
+_NO_NULLS = "give a value for every symbol"
 
 
 def simulate(kind="prices", iv=False, cov=False, **opts):
@@ -33,7 +28,10 @@ def simulate(kind="prices", iv=False, cov=False, **opts):
     opts: the fields of raid_sim_opts (raid.sim_options() lists them with their defaults): seed,
     nsymbols, ndays, obs_per_day, mean_var, vol_of_logvar, mean_reversion, rho, jump_rate, jump_sd,
     noise_sd, start_price, corr, trade_rate. mean_var and trade_rate may also be sequences of one value
-    per symbol, corr an nsymbols x nsymbols correlation matrix (docs/simulate.md "Correlated symbols").
+    per symbol, corr an nsymbols x nsymbols correlation matrix (docs/simulate.md "Correlated symbols"):
+    arrays, lists, Series, DataFrames, Arrow arrays by the package's values rule (docs/python.md "Inputs":
+    masked entries, NA and nulls refused naming the row, text and booleans by dtype). A number is an int,
+    float or numpy scalar, never text; iv and cov are True or False.
     kind="prices": a DataFrame symbol (str, "S0001", ...), timestamp (datetime64, local wall-clock
     09:30:00 to 16:00:00 on weekdays from 2020-01-02), price (float64): the CSV `raid simulate` writes,
     read back exactly (with a correlation or trade rates in its order: day by day, rows in time order).
@@ -47,8 +45,10 @@ def simulate(kind="prices", iv=False, cov=False, **opts):
     an option out of its domain, with the library's message naming it, the same for both kinds; a
     correlation that is not positive semidefinite, naming the Cholesky pivot; a model that leaves float64),
     ValueError for an option of the wrong type or shape or outside its C type's range (an integer field
-    given 2.7 or 2**40), TypeError for an unknown option.
+    given 2.7 or 2**40, a number given as text, iv="no"), DtypeError (a ValueError) for an array of text or
+    booleans, TypeError for an unknown option.
     """
+    iv, cov = flag(iv, "iv"), flag(cov, "cov")
     o = ffi.new("raid_sim_opts *")
     lib.raid_sim_opts_init(o)
     fields = {k: f for k, f in ffi.typeof("raid_sim_opts").fields if f.type.kind != "pointer"}
@@ -57,15 +57,14 @@ def simulate(kind="prices", iv=False, cov=False, **opts):
         if k not in fields:
             raise TypeError(f"simulate() got an unknown option '{show(k)}' (expected one of {sorted(fields)})")
         ftype = fields[k].type
-        if k in _ARRAY_OPTS and np.ndim(v) > 0:
-            a = np.array(v, dtype=np.float64)  # a copy: the library reads it during the call
-            if a.ndim != (2 if k == "corr" else 1):
-                raise ValueError(f"simulate: {k} must be a number or {'a matrix' if k == 'corr' else 'a sequence'}, "
-                                 f"not an array of shape {a.shape}")
-            arrays[k] = a
+        if k in _ARRAY_OPTS and (isinstance(v, (list, tuple)) or is_frame(v) or np.ndim(v) > 0):
+            # the package's values rule (docs/python.md "Inputs"): masked entries, NA and nulls refused naming
+            # the row, text and booleans refused by dtype; a copy, which the library reads during the call
+            a = matrix(v, k, _NO_NULLS, "a number or a matrix") if k == "corr" else floats(v, k, how=_NO_NULLS)
+            arrays[k] = a.copy()
             continue
         if ftype.kind == "primitive" and ftype.cname in ("double", "float"):
-            v = _real(k, v)
+            v = real(v, k)
         else:
             v = c_int(v, k, ftype.cname)
         setattr(o, k, v)

@@ -249,6 +249,64 @@ def test_bad_options():
         raid.simulate(nsymbols=2, corr_matrix=np.eye(2))
 
 
+SIM = dict(nsymbols=2, ndays=1, obs_per_day=10)
+
+
+def test_array_options_refuse_masked_entries():
+    # a masked entry is a value to leave out, not one to use (the value under the mask was taken); the
+    # package's values rule (docs/python.md "Inputs") refuses it naming the row, as it refuses it elsewhere
+    m = np.ma.masked_array([1e-4, 2e-4], mask=[False, True])
+    with pytest.raises(ValueError, match=r"row 1: mean_var is masked \(a numpy masked array\)"):
+        raid.simulate(**SIM, mean_var=m)
+    with pytest.raises(ValueError, match=r"row 0: trade_rate is masked"):
+        raid.simulate(**SIM, trade_rate=np.ma.masked_array([0.5, 0.5], mask=[True, False]))
+    r = np.ma.masked_array([[1, 0.5], [0.5, 1]], mask=[[False, True], [False, False]])
+    with pytest.raises(ValueError, match=r"row 0: corr\[:, 1\] is masked"):
+        raid.simulate(**SIM, corr=r)
+    raid.simulate(**SIM, mean_var=np.ma.masked_array([1e-4, 2e-4]), corr=np.ma.masked_array(np.eye(2)))
+
+
+def test_array_options_refuse_nulls():
+    # pandas NA and pyarrow nulls became NaN, which the library refused without naming the row or the input
+    pa = pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match=r"row 1: mean_var is NA \(pandas Float64\)"):
+        raid.simulate(**SIM, mean_var=pd.Series([1e-4, None], dtype="Float64"))
+    with pytest.raises(ValueError, match=r"row 1: trade_rate is null \(pyarrow double\)"):
+        raid.simulate(**SIM, trade_rate=pa.array([0.5, None]))
+    r = pd.DataFrame({"a": [1.0, 0.5], "b": [pd.NA, 1.0]}, dtype="Float64")
+    with pytest.raises(ValueError, match=r"row 0: corr\['b'\] is NA"):
+        raid.simulate(**SIM, corr=r)
+    # a correlation DataFrame (DataFrame.corr()) and a pyarrow array without nulls are taken
+    good = pd.DataFrame({"a": [1.0, 0.5], "b": [0.5, 1.0]})
+    a = raid.simulate(**SIM, seed=5, corr=good, trade_rate=pa.array([0.5, 0.25]))
+    b = raid.simulate(**SIM, seed=5, corr=good.to_numpy(), trade_rate=[0.5, 0.25])
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_array_options_refuse_text_and_booleans():
+    # text was parsed as numbers (np.array(["0.5", "0.5"], dtype=float)), booleans taken as 0 and 1
+    with pytest.raises(TypeError, match=r"trade_rate must be real floating .* not dtype <U3"):
+        raid.simulate(**SIM, trade_rate=["0.5", "0.5"])
+    with pytest.raises(TypeError, match=r"corr\[:, 0\] must be real floating .* not dtype <U3"):
+        raid.simulate(**SIM, corr=[["1", "0.5"], ["0.5", "1"]])
+    with pytest.raises(TypeError, match=r"mean_var must be real floating .* not dtype bool"):
+        raid.simulate(**SIM, mean_var=[True, True])
+    with pytest.raises(ValueError, match=r"trade_rate must be a real number, not '0.5' \(str\)"):
+        raid.simulate(**SIM, trade_rate="0.5")
+    with pytest.raises(ValueError, match=r"corr must be a number or a matrix \(rows of one length\), not rows of lengths 2, 1$"):
+        raid.simulate(**SIM, corr=[[1, 0.5], [0.5]])
+
+
+def test_flags_are_booleans():
+    # iv and cov took any object's truth value: "no" and 2 asked for the tables
+    for k in ("iv", "cov"):
+        for v in ("no", 2, None):
+            with pytest.raises(ValueError, match=rf"{k} must be True or False, not {v!r}"):
+                raid.simulate("returns", **SIM, **{k: v})
+    df, iv = raid.simulate("returns", **SIM, iv=np.bool_(True), cov=np.False_)
+    assert len(iv) == 2
+
+
 def test_cli_bad_options(cli, tmp_path):
     out = tmp_path / "p.csv"
     usage = [["--corr", "2"], ["--corr", "x"], ["--symbols", "3", "--corr", "-0.6"], ["--trade-rate", "-1"],
