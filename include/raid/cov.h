@@ -192,8 +192,8 @@ typedef enum raid_cov_format {
 } raid_cov_format;
 
 /** A job for options o (NULL: the defaults). The list of symbols is copied. Errors: RAID_EINVAL (NULL
- *  out, an estimator or sync out of range, min_obs < 1, a symbol NULL, empty or given twice), RAID_ENOMEM;
- *  message: raid_errmsg(). */
+ *  out, an estimator or sync out of range, min_obs < 1, an empty list (symbols not NULL, nsymbols 0), a
+ *  symbol NULL, empty or given twice), RAID_ENOMEM; message: raid_errmsg(). */
 RAID_API raid_status raid_cov_job_create(raid_cov_job **out, const raid_cov_opts *o);
 RAID_API void raid_cov_job_destroy(raid_cov_job *job);
 /** Write complete days to f in format fmt as they come (before the first add); f stays the caller's. */

@@ -3,8 +3,10 @@ import os
 import warnings
 
 import numpy as np
+import pandas as pd
 
-from ._core import RaidNotice, array, check, context, ffi, lib, show
+from ._convert import c_int, flag, is_arrow, symbols as symbol_names
+from ._core import RaidNotice, array, check, context, ffi, lib
 from ._realized import _read_opts, _through_ticks
 
 
@@ -28,6 +30,22 @@ def cov_estimators():
     return names
 
 
+def _symbol_list(symbols):
+    """The names of cov's symbols argument (a list, tuple, array, Series or Arrow array of names) as UTF-8
+    bytes in its order, by the package's symbols rule (docs/python.md "Inputs": text, or values of one type
+    named by str(); a missing one, mixed types, a NUL byte refused naming the row). A name given twice is
+    left to the library, which refuses it; an empty list is refused as `raid cov --symbols ''` is."""
+    if isinstance(symbols, (str, bytes)):
+        raise TypeError(f"symbols must be a list of names, not a {type(symbols).__name__}")
+    if is_arrow(symbols):
+        symbols = symbols.to_pylist()
+    col = symbols if isinstance(symbols, pd.Series) else pd.Series(list(symbols), dtype=object)
+    if len(col) == 0:
+        raise ValueError(f"symbols must name at least one symbol (None: every symbol), not {list(symbols)!r}")
+    codes, names = symbol_names(col)
+    return [names[c] for c in codes]
+
+
 def cov(prices_df_or_path, estimator="rcov", sample=None, refresh_time=False, session=None, tz="UTC",
         symbols=None, min_obs=None, psd_project=False, device=None, symbol_col=None, time_col=None,
         price_col=None):
@@ -37,14 +55,17 @@ def cov(prices_df_or_path, estimator="rcov", sample=None, refresh_time=False, se
     raid.realized_from_prices takes it, or the path of a CSV file as `raid cov` reads it (its errors name
     FILE:LINE:COL). estimator: "rcov" (default), "rbpcov", "rsemicov", "hy", "mrc", "mrc_psd", "rkcov"
     (raid.cov_estimators()). sample: "tick", "Ns", "Nmin", ... as realized_from_prices; None: "5min",
-    or "tick" for hy and refresh_time. refresh_time: synchronise by refresh time (tick sampling) instead
-    of previous tick on the union of the sampled times. session, tz, symbol_col, time_col, price_col: as
-    realized_from_prices. symbols: None (every symbol, in order of first appearance) or a list of names,
-    the matrices' order. min_obs: a symbol with fewer sampled prices on a day is absent that day (NaN row
-    and column); None: 2. psd_project: each matrix replaced by the nearest PSD one with the same variances
-    (Higham 2002). device: None or a device string (the context; on a device the sums of products of every
-    estimator, hy's included, are double-float on the device, within the bound of docs/precision.md
-    "Covariance" of the float64 host path, df policy only).
+    or "tick" for hy and refresh_time. refresh_time: True to synchronise by refresh time (tick sampling)
+    instead of previous tick on the union of the sampled times. session, tz, symbol_col, time_col,
+    price_col: as realized_from_prices. symbols: None (every symbol, in order of first appearance) or a list
+    (tuple, array, Series) of at least one name, the matrices' order, by the package's symbols rule
+    (docs/python.md "Inputs"); a listed symbol without a price in the input is absent every day (NaN row and
+    column), as with `raid cov --symbols`. min_obs: an integer >= 1 (not a float or bool): a symbol with
+    fewer sampled prices on a day is absent that day (NaN row and column); None: 2. psd_project: True to
+    replace each matrix by the nearest PSD one with the same variances (Higham 2002). The flags refresh_time
+    and psd_project are True or False. device: None or a device string (the context; on a device the sums
+    of products of every estimator, hy's included, are double-float on the device, within the bound of
+    docs/precision.md "Covariance" of the float64 host path, df policy only).
 
     Returns a CovResult, a tuple (dates, symbols, values) with two more attributes:
     dates: numpy array of str YYYY-MM-DD (days,); symbols: list of str (N); values: float64 array of
@@ -52,8 +73,11 @@ def cov(prices_df_or_path, estimator="rcov", sample=None, refresh_time=False, se
     (days,) the smallest eigenvalue of each day's matrix of the present symbols before any projection
     (rsemicov (days, 2): P and N), NaN where the matrix is undefined; .n: int64 (days,) the synchronised
     returns of the day (hy: the most returns of a symbol). Raises RaidError (RAID_EPARSE with the row,
-    RAID_EINVAL for a bad estimator, sample, session, tz or symbol list), ValueError for bad arguments.
+    RAID_EINVAL for a bad estimator, sample, session, tz or symbol list: a name given twice), ValueError for
+    bad arguments (a flag that is not a bool, a min_obs that is not an integer >= 1 or past int64, an empty
+    list of symbols or a missing name in it).
     """
+    refresh_time, psd_project = flag(refresh_time, "refresh_time"), flag(psd_project, "psd_project")
     est = ffi.new("raid_cov_estimator *")
     check(lib.raid_cov_estimator_parse(str(estimator).encode(), est))
     if refresh_time and est[0] == lib.RAID_COV_HY:
@@ -68,18 +92,17 @@ def cov(prices_df_or_path, estimator="rcov", sample=None, refresh_time=False, se
     o.sync = lib.RAID_COV_SYNC_REFRESH if refresh_time else lib.RAID_COV_SYNC_PREVIOUS
     keep = []
     if symbols is not None:
-        if isinstance(symbols, (str, bytes)):
-            raise TypeError("symbols must be a list of names, not a str")
-        names = [ffi.new("char[]", str(s).encode()) for s in symbols]
+        names = [ffi.new("char[]", s) for s in _symbol_list(symbols)]
         keep += names
-        arr = ffi.new("const char *[]", names if names else 1)
+        arr = ffi.new("const char *[]", names)
         keep.append(arr)
         o.symbols, o.nsymbols = arr, len(names)
     if min_obs is not None:
-        if int(min_obs) != min_obs or min_obs < 1:
-            raise ValueError(f"min_obs must be an integer >= 1, not {show(min_obs)!r}")
-        o.min_obs = int(min_obs)
-    o.psd_project = int(bool(psd_project))
+        min_obs = c_int(min_obs, "min_obs", "int64_t")
+        if min_obs < 1:
+            raise ValueError(f"min_obs must be an integer >= 1, not {min_obs}")
+        o.min_obs = min_obs
+    o.psd_project = int(psd_project)
     jp = ffi.new("raid_cov_job **")
     check(lib.raid_cov_job_create(jp, o))
     job = ffi.gc(jp[0], lib.raid_cov_job_destroy)

@@ -118,6 +118,8 @@ raid_status raid_cov_job_create(raid_cov_job **out, const raid_cov_opts *o)
         return raidFail(NULL, RAID_EINVAL, "%s: min_obs %lld is below 1", fn, (long long)o->min_obs);
     if (o->nsymbols && !o->symbols)
         return raidFail(NULL, RAID_EINVAL, "%s: NULL list of symbols", fn);
+    if (o->symbols && !o->nsymbols) /* a job of no symbol: nothing to compute (`raid cov --symbols ''` is refused) */
+        return raidFail(NULL, RAID_EINVAL, "%s: an empty list of symbols (NULL: every symbol)", fn);
     raid_cov_job *j = calloc(1, sizeof *j);
     if (!j)
         return raidFail(NULL, RAID_ENOMEM, "out of memory");

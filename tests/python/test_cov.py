@@ -266,8 +266,78 @@ def test_symbols_list_streams_the_same(cli, data_dir, tmp_path):
     a = raid.cov(path, estimator="rkcov", refresh_time=True)
     b = raid.cov(path, estimator="rkcov", refresh_time=True, symbols=["MARKET", "STOCK"])
     assert np.array_equal(a.values[:, ::-1, ::-1], b.values, equal_nan=True)
-    c = raid.cov(path, symbols=["STOCK", "NOPE"])
-    assert np.isnan(c.values[:, 1, :]).all() and np.isfinite(c.values[:, 0, 0]).all()
+
+
+def test_listed_symbol_absent_from_the_input(cli, data_dir, tmp_path):
+    # a listed symbol without a price in the input is absent every day (include/raid/cov.h: "a symbol never
+    # seen is absent"): its row and column NaN, the days those on which a listed symbol has prices; the CLI
+    # and raid.cov (of the path and of its DataFrame) agree
+    path = data_dir / "onemin_stock_market.csv"
+    df = pd.read_csv(path, parse_dates=["timestamp"])
+    for syms in (["STOCK", "NOPE"], ["NOPE"]):
+        out = tmp_path / "o.npy"
+        r = run(cli, path, "--symbols", ",".join(syms), "-o", out)
+        assert r.returncode == 0, r.stderr
+        a = np.load(out)
+        assert (tmp_path / "o.symbols.txt").read_text().split() == syms
+        for src in (path, df):
+            c = raid.cov(src, symbols=syms)
+            assert c.symbols == syms and np.array_equal(c.values, a, equal_nan=True)
+            assert np.isnan(c.values[:, -1, :]).all() and np.isnan(c.values[:, :, -1]).all()
+        assert a.shape == ((22, 2, 2) if len(syms) == 2 else (0, 1, 1))
+        assert np.isfinite(a[:, 0, 0]).all() if len(syms) == 2 else True
+
+
+def test_symbols_list_rule(data_dir):
+    # an empty list gave every day without a symbol (the CLI refuses an empty --symbols); a missing name
+    # (None) was the symbol 'None'; a NUL byte cut the name short
+    path = data_dir / "onemin_stock_market.csv"
+    with pytest.raises(ValueError, match=r"symbols must name at least one symbol \(None: every symbol\), not \[\]"):
+        raid.cov(path, symbols=[])
+    with pytest.raises(ValueError, match=r"row 1: missing symbol \(NaN or None\)"):
+        raid.cov(path, symbols=["STOCK", None])
+    with pytest.raises(ValueError, match=r"row 0: symbol 'STOCK\\x00X' holds a NUL byte"):
+        raid.cov(path, symbols=["STOCK\0X"])
+    with pytest.raises(raid.RaidError, match="given twice"):
+        raid.cov(path, symbols=["STOCK", "STOCK"])
+    a = raid.cov(path, symbols=np.array(["MARKET", "STOCK"]))
+    b = raid.cov(path, symbols=pd.Series(["MARKET", "STOCK"], dtype="string"))
+    assert a.symbols == b.symbols == ["MARKET", "STOCK"] and np.array_equal(a.values, b.values, equal_nan=True)
+    # the C entry: an empty list (not NULL) is refused too
+    o = ffi.new("raid_cov_opts *")
+    lib.raid_cov_opts_init(o)
+    o.symbols, o.nsymbols = ffi.new("const char *[]", 1), 0
+    jp = ffi.new("raid_cov_job **")
+    assert lib.raid_cov_job_create(jp, o) == lib.RAID_EINVAL and jp[0] == ffi.NULL
+    assert "empty list of symbols" in ffi.string(lib.raid_errmsg()).decode()
+
+
+def test_flags_are_booleans(data_dir):
+    # refresh_time and psd_project took any object's truth value: "no" and 2 were True
+    path = data_dir / "onemin_stock_market.csv"
+    for k in ("refresh_time", "psd_project"):
+        for v in ("no", 2, None, 1.0):
+            with pytest.raises(ValueError, match=rf"{k} must be True or False, not {v!r} \({type(v).__name__}\)"):
+                raid.cov(path, **{k: v})
+    a = raid.cov(path, refresh_time=np.bool_(True), psd_project=np.True_)
+    b = raid.cov(path, refresh_time=True, psd_project=True)
+    assert np.array_equal(a.values, b.values, equal_nan=True)
+
+
+def test_min_obs_integer_rule(data_dir):
+    # min_obs past int64 raised cffi's OverflowError; 2.0 and True were taken as 2 and 1
+    path = data_dir / "onemin_stock_market.csv"
+    with pytest.raises(ValueError, match=r"min_obs = 1180591620717411303424 is out of range \[-9223372036854775808, "
+                                         r"9223372036854775807\] \(int64_t\)"):
+        raid.cov(path, min_obs=2 ** 70)
+    for v in (2.0, True, "3"):
+        with pytest.raises(ValueError, match=rf"min_obs must be an integer, not {v!r}"):
+            raid.cov(path, min_obs=v)
+    for v in (0, -1):
+        with pytest.raises(ValueError, match=rf"min_obs must be an integer >= 1, not {v}"):
+            raid.cov(path, min_obs=v)
+    big = raid.cov(path, min_obs=np.int64(2 ** 62))
+    assert np.isnan(big.values).all()
 
 
 def test_bad_input(cli, tmp_path):
