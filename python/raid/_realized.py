@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cuda
-from ._convert import as_c, c_strings, column, floats, frame, integers, is_text, symbols, texts, timestamps_us
+from ._convert import as_c, c_strings, column, flag, floats, frame, integers, is_text, real, symbols, texts, timestamps_us
 from ._core import RaidNotice, array, check, context, ffi, lib, records, show
 from ._csv import mark_model
 
@@ -364,14 +364,16 @@ def jumps(df_or_path, sample="5min", session=None, tz="UTC", window=None, alpha=
     jump where (|L_i| - C_n)/S_n > -log(-log(1 - alpha)), C_n and S_n Lee and Mykland's Gumbel constants
     for the n returns of the return's day. window: K (an int from 3 to 2^40), or None for LM's per symbol,
     ceil(sqrt(252 m)) with m the symbol's mean number of returns a day. alpha: the significance of each
-    day's test, in (0, 1). all: False for the detected jumps only, True for every tested return.
+    day's test, a real number in (0, 1) (text is not parsed). all: False for the detected jumps only, True
+    for every tested return (True or False).
 
     Returns a DataFrame of raid.returns' columns (symbol, date, timestamp, ret) and statistic (float64, L_i;
     NaN where the window's bipower sum is 0) and sign (int8: 1, -1, 0 for a zero return), one row a
     detected jump; with all=True one row a tested return and a column jump (float64: 1.0, 0.0, NaN where no
     decision is possible: a zero bipower sum or a day of one return), the rows of `raid jumps --all`. The
     window used for each symbol is in the frame's attrs["window"] (a dict symbol -> K). Raises as
-    raid.returns; ValueError for a window or alpha out of range, TypeError for a window that is not an int.
+    raid.returns; ValueError for a window or alpha out of range, an alpha that is not a real number or an
+    all that is not a bool, TypeError for a window that is not an int.
     """
     if window is None:
         k = 0
@@ -381,9 +383,10 @@ def jumps(df_or_path, sample="5min", session=None, tz="UTC", window=None, alpha=
         raise ValueError(f"window must be from 3 to 2^40 (K - 1 returns before each tested one), not {int(window)}")
     else:
         k = int(window)
-    a = float(alpha)
+    a = real(alpha, "alpha")
     if not 0.0 < a < 1.0:
         raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
+    all = flag(all, "all")
     tab = _returns_table(df_or_path, sample, session, tz, device, symbol_col, time_col, price_col, stacklevel=3)
     jtp = ffi.new("raid_jumps_table **")
     check(lib.raid_jumps_table_compute(jtp, tab, k, a))

@@ -283,6 +283,27 @@ def test_python_jumps(data_dir, name, kw):
             raid.jumps(df, alpha=a, **kw)
 
 
+def test_python_all_is_a_flag(data_dir):
+    # all took any object's truth value: "no" and 2 asked for every tested return
+    df = pd.read_csv(data_dir / "trades_xxx_2days.csv", **EXACT)
+    for v in ("no", 2, None):
+        with pytest.raises(ValueError, match=rf"all must be True or False, not {v!r}"):
+            raid.jumps(df, sample="tick", all=v)
+    a = raid.jumps(df, sample="tick", all=np.bool_(True))
+    assert "jump" in a.columns and len(a) == len(raid.jumps(df, sample="tick", all=True))
+
+
+def test_python_alpha_is_a_number(data_dir):
+    # alpha was float(alpha): the text "0.01" was parsed as a number
+    df = pd.read_csv(data_dir / "trades_xxx_2days.csv", **EXACT)
+    for v in ("0.01", None, True, np.array([0.01])):
+        with pytest.raises(ValueError, match=r"alpha must be a real number, not "):
+            raid.jumps(df, sample="tick", alpha=v)
+    a = raid.jumps(df, sample="tick", alpha=np.float32(0.25))
+    b = raid.jumps(df, sample="tick", alpha=float(np.float32(0.25)))
+    pd.testing.assert_frame_equal(a, b)
+
+
 def test_bad_input(tmp_path):
     unsorted = tmp_path / "unsorted.csv"
     unsorted.write_text("symbol,timestamp,price\nA,2020-01-02T10:00:00,10\nA,2020-01-02T09:00:00,11\n")
