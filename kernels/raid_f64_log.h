@@ -53,6 +53,66 @@
  * log(-inf) = the default NaN 0xFFF8000000000000, log(+inf) = +inf; log1p(-1) = -inf, log1p(x < -1) = the
  * default NaN, log1p(+inf) = +inf.
  *
+ * Fast path (raidF64LogBase and raidF64Log1pSure try it first; CORE-MATH's scheme of a cheap evaluation with a
+ * proven bound and a rounding test, then the 128-bit path above only where the test fails: the same bits,
+ * since both return the correctly rounded result, at about a tenth of the instructions). Fixed point on
+ * 64-bit words, every step integer arithmetic as above.
+ *   Reduction: x = m 2^(be - 1075) (m the 53-bit integer significand, a subnormal's normalised), k =
+ *   be - 1023, the same i and d_i, K = k + d_i, but c_i = C'_i 2^-11 with C'_i = round(2^19 / (256 + i)) a
+ *   12-bit integer (the generator's raidF64LogFastT): z = c_i m 2^-52 - 1 = (C'_i m - 2^63) 2^-63 is exact in
+ *   one 64-bit word, and |z| <= 2^-8.85 for every m of every entry (the generator's check; 2^-8.8 is used).
+ *   ln x = K ln 2 + L'_i + log1p(z), L'_i = -ln(2^d_i c_i) (L'_0 = L'_256 = 0). Write a = |z|, za = a 2^63
+ *   (an integer below 2^54.2). Near 1 (K = 0, i in {0, 256}: x in [1 - 2^-10, 1 + 2^-9), x != 1) the
+ *   result is log1p(z) with z = x - 1 exactly; elsewhere |ln x| > 2^-10 (K = 0 and 1 <= i < 107: x >= 1 +
+ *   2^-9; K = 0 and i >= 107: x < 1 - 2^-10; K != 0: |ln x| > 0.34), so an absolute bound suffices there.
+ *   log1p(z) = z - z^2/2 + z^3 Q3(z) + R, Q3(z) = sum_{j=0..6} (-z)^j / (j + 3) (the Taylor polynomial), |R|
+ *   <= a^10 / (10 (1 - a)). Its magnitude is a + s a^2/2 + a^3 Q3 (s = +1 for z < 0, -1 for z > 0), computed
+ *   in units u = 2^-(127 + sh): sh = 0 away from 1; near 1, sh = clz(za) - 9, so that zn = za 2^sh is in
+ *   [2^54, 2^55) and the result keeps a relative accuracy however small z is (sh <= 44: za >= 2^10 as x - 1
+ *   is a multiple of 2^-53). log1p(x) for 2^-53 <= |x| <= 2^-9 is the same computation with z = x, zn = x's
+ *   significand times 4 and sh = 1014 - (x's biased exponent).
+ *   raidF64LogFastP, with every product the high word (floor) of a 64 x 64-bit product:
+ *     a = zn 2^64 u exactly; a^2/2 = za zn u exactly (a 128-bit product; log1p: floor(zn^2 2^-sh), < 1 u
+ *     short).
+ *     Horner on az = a 2^64 (log: 2 za exactly; log1p: its floor): p_6 = Q_6, p_j = Q_j +- floor(az p_{j+1}
+ *     2^-64) (+ for z < 0), Q_j = round(2^64 / (j + 3)). Each step errs by 1/2 (Q_j) + 1 (floor) + 0.252
+ *     (log1p: az's floor times p_{j+1} 2^-64 <= 0.252) + a times the previous error, so |p_0 - Q3 2^64| <=
+ *     delta = 1.76 (1.51 for log); every p_j lies in (0, 2^62.5] (the partial sums of Q3 are in (0, 0.335]),
+ *     and 0.332 < Q3 < 0.3344.
+ *     N = zn 2^9 = a 2^(72 + sh) < 2^64, X = floor(N^2 2^-64) = a^2 2^(80 + 2 sh) - xi1, Y = floor(X p_0 2^-64),
+ *     W = floor(Y N 2^-64), against T = a^3 Q3 2^(88 + 3 sh): |Y - a^2 Q3 2^(80 + 2 sh)| <= rho delta + 0.3345
+ *     + 1 (rho = (N 2^-64)^2) and |W - T| <= (N 2^-64) (rho delta + 1.335) + 1, which is below 2.06 for sh = 0
+ *     and a <= 2^-8.8 (N 2^-64 <= 2^-0.8), below 1.89 for a = 2^-9 (N 2^-64 = 1/2) and below 4.1 for any
+ *     sh >= 1. a^3 Q3 = W 2^(39 - 2 sh) u (shifted right, for 2 sh > 39, by a floor: < 1 u more).
+ *   The magnitude P, against |log1p(z)|: away from 1 (sh = 0) within 2.06 2^39 u + |R| (< 2^-91.31 = 2^35.69
+ *     u) < 2^40.11 u = 2^-86.89; near 1 and for log1p within ERRB(sh) = 2^(42 - 2 sh) + 4 u (sh <= 21; 4 u
+ *     above): for sh = 0, 1.89 2^39 + 2 + |R| (2^33.68 u) < 2^39.95; for sh >= 1, 4.1 2^(39 - 2 sh) + 2 +
+ *     |R| (a < 2^-(8 + sh): |R| < 2^(43.69 - 9 sh) u), below 0.6 2^(42 - 2 sh) + 4 (the 2 u: the shift's
+ *     floor and log1p's a^2/2). As P >= 2^118 (1 - 2^-10) u - ERRB > 2^117.99 u, that is below 2^-75.99
+ *     relative, and far less as z gets small (where the function's value comes close to a midpoint by its
+ *     structure: x = 1 + n 2^-52 for small n makes z - z^2/2 a short binary number).
+ *   Away from 1: V = K H 2^-53 + K L 2^-106 + L'_i +- floor(P 2^-10) in two's complement units v = 2^-117
+ *     (ln 2 = H 2^-53 + L 2^-106 + e2, |e2| <= 2^-107, both products exact below 2^63; |V| < 2^127): errors
+ *     2^30.11 (P) + 1 (the floor) + 1074 2^-107 = 2^20.07 (K e2) + 1/2 (L'_i rounded) < 2^30.12 v, so
+ *     ERRA = 2^31 v = 2^-86 absolute, below 2^-76 relative as |ln x| > 2^-10. Near 1, V = P.
+ *   log2, log10: V's top 128 bits times 1/ln 2 or 1/ln 10 (raidF64LogConst, rounded to 128 bits), the
+ *     product's top 128 bits (3 units short at most, the constant's rounding 1/2 unit), normalised by at
+ *     most one place: the bound e becomes 2 e + 8 units.
+ *   The rounding test (raidF64LogFastRound): V normalised to H = |V| 2^t in [2^127, 2^128), the bound to e =
+ *     err 2^t (e < 2^53 is required, else the path gives up: away from 1 t <= 21 as |V| > 2^106.99 v, near
+ *     1 t <= 10). The exact value lies in [H - e, H + e] (scaled). The binary64 values there are multiples
+ *     of 2^75, the rounding boundaries the odd multiples of 2^74; below 2^127 the nearest boundary is 2^127 -
+ *     2^73 and above 2^128 it is 2^128 + 2^75, both farther than e < 2^55, so the only boundary the interval
+ *     can meet is the midpoint nearest H, at distance |D - 2^74| (D = H mod 2^75). Where |D - 2^74| > e
+ *     (*sure = 1) every value of the interval rounds to the same binary64 (rounding to nearest is monotone
+ *     and changes only at the midpoints), the exact result's, which raidF64LogBaseWide also returns: H's
+ *     significand plus bit 74 (D = 2^74 is excluded). Otherwise *sure = 0 and the 128-bit path decides. The
+ *     results are normal binary64 (a logarithm past the exact cases is above 2^-54 and below 2^10).
+ *   Fallback rate: about 2 e / 2^75, i.e. 2^53 times the relative bound, so at most about 2^-23 of the inputs
+ *   near |ln x| = 2^-10 and far fewer elsewhere; tests/test_f64_logfast.c counts them (none in 10^7 random
+ *   inputs of each kind, about half of the worst-case lists, which are hard by construction) and shows
+ *   that bounds 4 times smaller give wrong bits on the worst cases.
+ *
  * Sources:
  *   Tang, P. T. P. Table-driven implementation of the logarithm function in IEEE floating-point arithmetic.
  *     ACM TOMS 16(4), 1990.
@@ -173,10 +233,10 @@ RAID_F64_FN RaidWide raidF64LogWideBase(RaidU64 x, int base)
     return raidWideMul(w, RAID_F64_LOG_ENTRY(raidF64LogConst, base == 2 ? 1 : 2));
 }
 
-/* log_b x (base 0: e, 2: 2, 10: 10) correctly rounded, with *sure from the rounding test (1 for the special
- * values and exact cases; 0 would mean an input closer to a rounding boundary than the error bound, which
- * the worst-case searches say no binary64 is). */
-RAID_F64_FN RaidU64 raidF64LogBase(RaidU64 x, int base, int *sure)
+/* log_b x (base 0: e, 2: 2, 10: 10) correctly rounded by the 128-bit path alone (the fast path's fallback),
+ * with *sure from the rounding test (1 for the special values and exact cases; 0 would mean an input closer
+ * to a rounding boundary than the error bound, which the worst-case searches say no binary64 is). */
+RAID_F64_FN RaidU64 raidF64LogBaseWide(RaidU64 x, int base, int *sure)
 {
     RaidU64 r;
     *sure = 1;
@@ -236,8 +296,9 @@ RAID_F64_FN RaidU64 raidF64LogRoundSum(RaidU64 x, RaidWide c, int *sure)
     return (!d.neg) == nb_above ? nb : r;
 }
 
-/* log1p(x) correctly rounded, *sure as raidF64LogBase's (2: decided by raidF64LogRoundSum's second test). */
-RAID_F64_FN RaidU64 raidF64Log1pSure(RaidU64 x, int *sure)
+/* log1p(x) correctly rounded by the 128-bit path alone (the fast path's fallback), *sure as
+ * raidF64LogBaseWide's (2: decided by raidF64LogRoundSum's second test). */
+RAID_F64_FN RaidU64 raidF64Log1pSureWide(RaidU64 x, int *sure)
 {
     *sure = 1;
     if (raidF64IsNan(x))
@@ -255,6 +316,194 @@ RAID_F64_FN RaidU64 raidF64Log1pSure(RaidU64 x, int *sure)
         return raidF64LogRoundSum(x, raidWideMul(w, raidF64LogTQ(w)), sure);
     }
     return raidWideToF64(raidF64Log1pWide(x), RAID_F64_LOG_ERRBITS, sure);
+}
+
+/* ---- The fast path: fixed point on 64-bit words, then CORE-MATH's rounding test (header: "Fast path") ---- */
+
+/* The error bounds in units of the result's last bit: far from 1, |V - ln x| < 2^31 units of 2^-117 (2^-86
+ * absolute); near 1 (and log1p), |P - |log1p(z)|| < 2^(42 - 2 sh) + 4 units of 2^-(127 + sh) (below 2^-76
+ * relative, and far less as |z| = 2^-(8 + sh) .. 2^-(9 + sh) gets small). */
+#define RAID_F64_LOGF_ERRA ((RaidU64)1 << 31)
+#define RAID_F64_LOGF_ERRB(sh) (((sh) <= 21 ? (RaidU64)1 << (42 - 2 * (sh)) : 0) + 4)
+
+/* |log1p(z)| for z = (-1)^zneg a, 0 <= a <= 2^-8.8, in units 2^-(127 + sh) as the 128 bits (*ph, *pl): from
+ * zn = a 2^(63 + sh) (an integer below 2^55), az = a 2^64 (or its floor), and (hh, hl) = a^2/2 in the same
+ * units (or its floor). a + (zneg ? + : -) a^2/2 + a^3 Q3(z), Q3(z) = sum_{j=0..6} (-z)^j / (j + 3) by Horner
+ * in 64-bit words; a^3 Q3 from three high products, then scaled by 2^(39 - 2 sh). Error, the Taylor remainder
+ * apart: below 2.06 2^39 units for sh = 0 and a <= 2^-8.8, 1.89 2^39 + 1 for a = 2^-9, 4.1 2^(39 - 2 sh) + 2
+ * for sh >= 1 and zn in [2^54, 2^55) (the header's derivation). */
+RAID_F64_FN void raidF64LogFastP(int zneg, RaidU64 az, RaidU64 zn, int sh, RaidU64 hh, RaidU64 hl, RaidU64 *ph,
+                                 RaidU64 *pl)
+{
+    const RaidU64 flip = zneg ? 0 : ~(RaidU64)0; /* Q3's Horner step adds a p for z < 0, subtracts it for z > 0 */
+    RaidU64 p = raidF64LogFastQ[6];
+    for (int j = 5; j >= 0; j--)
+        p = raidF64LogFastQ[j] + ((RAID_MUL_HI64(az, p) ^ flip) - flip);
+    const RaidU64 n = zn << 9;                                                /* a 2^(72 + sh) < 2^64 */
+    const RaidU64 w = RAID_MUL_HI64(RAID_MUL_HI64(RAID_MUL_HI64(n, n), p), n); /* a^3 Q3 2^(88 + 3 sh) */
+    const int s3 = 39 - 2 * sh;
+    RaidU64 wh = 0, wl;
+    if (s3 >= 0) {
+        wh = (w >> 1) >> (63 - s3);
+        wl = w << s3;
+    } else
+        wl = s3 > -64 ? w >> -s3 : 0;
+    RaidU64 lo = wl, hi = zn + wh; /* zn 2^64 + a^3 Q3: below 2^119, no carry */
+    if (zneg) {
+        lo += hl;
+        hi += hh + (lo < hl);
+    } else {
+        hi -= hh + (lo < hl);
+        lo -= hl;
+    }
+    *ph = hi;
+    *pl = lo;
+}
+
+/* The binary64 nearest (-1)^neg V, V = (vh 2^64 + vl) 2^-f known to within err units (2^-f each), times
+ * 1 / ln 2 (base 2) or 1 / ln 10 (base 10) before the rounding: *sure = 1 where every value within the bound
+ * rounds alike (CORE-MATH's rounding test; the header's proof), else 0 (the return value is then
+ * meaningless). The result must be a normal binary64 (a logarithm of a binary64 past the exact cases is at
+ * least 2^-54 in magnitude and below 2^10). */
+RAID_F64_FN RaidU64 raidF64LogFastRound(RaidU64 vh, RaidU64 vl, int f, RaidU64 err, int neg, int base, int *sure)
+{
+    const int s = RAID_CLZ64(vh);
+    *sure = s <= 21 && err < ((RaidU64)1 << (53 - s)); /* the bound after normalising, e, below 2^53; V != 0 */
+    const int t = *sure ? s : 0;
+    RaidU64 h = (vh << t) | ((vl >> 1) >> (63 - t)), l = vl << t; /* bit 127 set */
+    RaidU64 e = err << t;
+    int ue = 127 - f - t; /* the value is in [2^ue, 2^(ue + 1)) */
+    if (base) {           /* (h, l) c 2^-128, c in [2^127, 2^128): 3 units short at most, c's rounding 1/2 */
+        const RaidWide c = RAID_F64_LOG_ENTRY(raidF64LogConst, base == 2 ? 1 : 2);
+        RaidU64 qh, ql;
+        raidF64Mul128(h, c.hi, &qh, &ql);
+        const RaidU64 m1 = RAID_MUL_HI64(h, c.lo), m2 = RAID_MUL_HI64(l, c.hi);
+        ql += m1;
+        qh += ql < m1;
+        ql += m2;
+        qh += ql < m2;
+        ue += c.e; /* (h, l) c = Q 2^128, the value Q 2^(ue + c.e - 127) */
+        if (!(qh >> 63)) { /* in [2^126, 2^127): one place left */
+            qh = (qh << 1) | (ql >> 63);
+            ql <<= 1;
+            ue--;
+        }
+        h = qh;
+        l = ql;
+        e = 2 * e + 8; /* (e + 3.5) 2 */
+    }
+    /* the rounding boundaries within e of (h, l): only the midpoint D = 2^74 of this binade, D = the 75 bits
+     * below the 53 kept (e < 2^55: the boundaries of the binades below and above are farther; the header) */
+    const RaidU64 dl = l + e, dh = (h & 0x7FF) + (dl < e); /* D + e */
+    *sure &= !(dh == 0x400 && dl <= 2 * e);                /* D + e - 2^74 in [0, 2e]: unsure */
+    const RaidU64 mant = (h >> 11) + ((h >> 10) & 1);    /* D > 2^74: up (D = 2^74 is unsure) */
+    return (neg ? RAID_F64_SIGN : 0) | (((RaidU64)(ue + 1022) << 52) + mant);
+}
+
+/* The fast path's value of ln x for x > 0 finite, x != 1: (-1)^*neg (*vh 2^64 + *vl) 2^-*f, within *err units
+ * (2^-*f each) of ln x (the header's derivation). */
+RAID_F64_FN void raidF64LogFastValue(RaidU64 x, RaidU64 *vh, RaidU64 *vl, int *f, RaidU64 *err, int *neg)
+{
+    int be;
+    const RaidU64 m = raidF64Unpack(x, &be); /* x = m 2^(be - 1075), m in [2^52, 2^53) */
+    const int i = (int)((((m >> 43) & 0x1FF) + 1) >> 1);
+    const int k = be - 1023 + (i >= RAID_F64_LOG_HALF);
+    const RaidU64 zs = raidF64LogFastT[3 * i] * m - ((RaidU64)1 << 63); /* z 2^63, exact */
+    const int zneg = (int)(zs >> 63);
+    const RaidU64 za = zneg ? (RaidU64)0 - zs : zs; /* a 2^63 */
+    const int near1 = k == 0 && (i == 0 || i == RAID_F64_LOG_NTAB);
+    const int sh = near1 ? RAID_CLZ64(za) - 9 : 0;
+    const RaidU64 zn = za << sh;
+    RaidU64 hh, hl, ph, pl;
+    raidF64Mul128(za, zn, &hh, &hl); /* a^2/2 in units 2^-(127 + sh), exactly */
+    raidF64LogFastP(zneg, za << 1, zn, sh, hh, hl, &ph, &pl);
+    /* V = K ln 2 + L'_i + log1p(z) in units 2^-117 (near 1: K = 0, L'_i = 0, units 2^-(127 + sh)) */
+    const int ps = near1 ? 0 : 10;
+    RaidU64 h = ph >> ps, l = (pl >> ps) | ((ph << 1) << (63 - ps));
+    if (zneg) {
+        l = ~l + 1;
+        h = ~h + (l == 0);
+    }
+    const RaidU64 kl = (RaidU64)(RaidI64)k * RAID_F64_LOGF_LN2L; /* K L, |K L| < 2^63: at 2^-106 */
+    const RaidU64 ks = (RaidU64)0 - (kl >> 63);
+    const RaidU64 lh = raidF64LogFastT[3 * i + 1], ll = raidF64LogFastT[3 * i + 2], kll = kl << 11;
+    l += kll;
+    h += (l < kll) + (((kl ^ ks) >> 53) ^ ks) + (RaidU64)(RaidI64)k * RAID_F64_LOGF_LN2H + lh;
+    l += ll;
+    h += l < ll;
+    *neg = (int)(h >> 63);
+    if (*neg) {
+        l = ~l + 1;
+        h = ~h + (l == 0);
+    }
+    *vh = h;
+    *vl = l;
+    *f = near1 ? 127 + sh : 117;
+    *err = near1 ? RAID_F64_LOGF_ERRB(sh) : RAID_F64_LOGF_ERRA;
+}
+
+/* The fast path of log_b x (base 0, 2, 10) for x > 0 finite, x != 1: the correctly rounded result with *sure =
+ * 1, or *sure = 0 (fall back to raidF64LogBaseWide). drop = 0; the tests pass drop > 0 (bounds 2^drop times
+ * too small) to show that the bounds matter. */
+RAID_F64_FN RaidU64 raidF64LogFastTry(RaidU64 x, int base, int drop, int *sure)
+{
+    RaidU64 vh, vl, err;
+    int f, neg;
+    raidF64LogFastValue(x, &vh, &vl, &f, &err, &neg);
+    return raidF64LogFastRound(vh, vl, f, err >> drop, neg, base, sure);
+}
+
+/* The fast path's value of log1p x for 2^-53 <= |x| <= 2^-9 (z = x: the near-1 case of raidF64LogFastValue,
+ * with a^2/2 and a 2^64 truncated), as raidF64LogFastValue. */
+RAID_F64_FN void raidF64Log1pFastValue(RaidU64 x, RaidU64 *vh, RaidU64 *vl, int *f, RaidU64 *err, int *neg)
+{
+    const int be = (int)((x >> 52) & 0x7FF);                            /* 970 .. 1014 */
+    const RaidU64 zn = ((x & RAID_F64_FRAC) | ((RaidU64)1 << 52)) << 2; /* a = zn 2^-(63 + sh) */
+    const int sh = 1014 - be;                                           /* 0 .. 44 */
+    RaidU64 hh, hl;
+    raidF64Mul128(zn, zn, &hh, &hl);
+    hl = (hl >> sh) | ((hh << 1) << (63 - sh)); /* zn^2 2^-sh = a^2/2 in units 2^-(127 + sh), floor */
+    hh >>= sh;
+    *neg = (int)(x >> 63);
+    raidF64LogFastP(*neg, (zn << 1) >> sh, zn, sh, hh, hl, vh, vl);
+    *f = 127 + sh;
+    *err = RAID_F64_LOGF_ERRB(sh);
+}
+
+/* The fast path of log1p x for 2^-53 <= |x| <= 2^-9, as raidF64LogFastTry. */
+RAID_F64_FN RaidU64 raidF64Log1pFastTry(RaidU64 x, int drop, int *sure)
+{
+    RaidU64 vh, vl, err;
+    int f, neg;
+    raidF64Log1pFastValue(x, &vh, &vl, &f, &err, &neg);
+    return raidF64LogFastRound(vh, vl, f, err >> drop, neg, 0, sure);
+}
+
+/* log_b x (base 0: e, 2: 2, 10: 10) correctly rounded: the fast path, and where its rounding test fails (none
+ * of 10^7 random inputs of each kind; about half of the worst cases) the 128-bit path; *sure as
+ * raidF64LogBaseWide's. The exact cases log2(2^k) = k and log10(10^k) = k come out of the fast path exactly
+ * (an integer result lies far from every midpoint). */
+RAID_F64_FN RaidU64 raidF64LogBase(RaidU64 x, int base, int *sure)
+{
+    if (x - 1 < RAID_F64_INF - 1 && x != RAID_F64_LOG_ONE) { /* positive, finite, not 1 */
+        const RaidU64 r = raidF64LogFastTry(x, base, 0, sure);
+        if (*sure)
+            return r;
+    }
+    return raidF64LogBaseWide(x, base, sure);
+}
+
+/* log1p(x) correctly rounded: the fast path for 2^-53 <= |x| <= 2^-9, else (and where its rounding test
+ * fails) the 128-bit path; *sure as raidF64Log1pSureWide's. */
+RAID_F64_FN RaidU64 raidF64Log1pSure(RaidU64 x, int *sure)
+{
+    const RaidU64 ax = x & ~RAID_F64_SIGN;
+    if (ax >= ((RaidU64)(1023 - 53) << 52) && ax <= ((RaidU64)(1023 - 9) << 52)) {
+        const RaidU64 r = raidF64Log1pFastTry(x, 0, sure);
+        if (*sure)
+            return r;
+    }
+    return raidF64Log1pSureWide(x, sure);
 }
 
 /* The natural logarithm of x (C's log, numpy.log), correctly rounded; special values in the header. */
