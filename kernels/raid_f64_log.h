@@ -70,22 +70,31 @@
  *   in units u = 2^-(127 + sh): sh = 0 away from 1; near 1, sh = clz(za) - 9, so that zn = za 2^sh is in
  *   [2^54, 2^55) and the result keeps a relative accuracy however small z is (sh <= 44: za >= 2^10 as x - 1
  *   is a multiple of 2^-53). log1p(x) for 2^-53 <= |x| <= 2^-9 is the same computation with z = x, zn = x's
- *   significand times 4 and sh = 1014 - (x's biased exponent).
+ *   significand times 4 and sh = 1014 - (x's biased exponent). log1p(x) for 2^-9 < |x|, -1 < x < 2^53:
+ *   1 + x is exact as the integer Y = (1 + x) 2^(1075 - be) < 2^62 (x = sx 2^(be - 1075)), normalised to
+ *   m64 2^(k - 63) (m64 in [2^63, 2^64), up to 62 significant bits); i, d_i and C'_i from its top 53 bits m =
+ *   floor(m64 2^-11) as for ln, and z = (C'_i m - 2^63) 2^-63 + C'_i (m64 mod 2^11) 2^-74 exactly, a 2^74 =
+ *   ah 2^11 + al (ah < 2^54.2, al < 2^11) in two words; never near 1 (K = 0 with i in {0, 256} would need
+ *   |x| <= 2^-9), so |ln(1 + x)| > 2^-9.003 and sh = 0.
  *   raidF64LogFastP, with every product the high word (floor) of a 64 x 64-bit product:
- *     a = zn 2^64 u exactly; a^2/2 = za zn u exactly (a 128-bit product; log1p: floor(zn^2 2^-sh), < 1 u
- *     short).
+ *     a = zn 2^64 u exactly (log1p above 2^-9: ah 2^64 + al 2^53 u); a^2/2 = za zn u exactly (a 128-bit
+ *     product; log1p up to 2^-9: floor(zn^2 2^-sh), < 1 u short; above: ah^2 + floor(2 ah al 2^-11), the
+ *     dropped al^2 2^-22 included, < 2 u short).
  *     Horner on az = a 2^64 (log: 2 za exactly; log1p: its floor): p_6 = Q_6, p_j = Q_j +- floor(az p_{j+1}
  *     2^-64) (+ for z < 0), Q_j = round(2^64 / (j + 3)). Each step errs by 1/2 (Q_j) + 1 (floor) + 0.252
  *     (log1p: az's floor times p_{j+1} 2^-64 <= 0.252) + a times the previous error, so |p_0 - Q3 2^64| <=
  *     delta = 1.76 (1.51 for log); every p_j lies in (0, 2^62.5] (the partial sums of Q3 are in (0, 0.335]),
  *     and 0.332 < Q3 < 0.3344.
- *     N = zn 2^9 = a 2^(72 + sh) < 2^64, X = floor(N^2 2^-64) = a^2 2^(80 + 2 sh) - xi1, Y = floor(X p_0 2^-64),
- *     W = floor(Y N 2^-64), against T = a^3 Q3 2^(88 + 3 sh): |Y - a^2 Q3 2^(80 + 2 sh)| <= rho delta + 0.3345
- *     + 1 (rho = (N 2^-64)^2) and |W - T| <= (N 2^-64) (rho delta + 1.335) + 1, which is below 2.06 for sh = 0
- *     and a <= 2^-8.8 (N 2^-64 <= 2^-0.8), below 1.89 for a = 2^-9 (N 2^-64 = 1/2) and below 4.1 for any
- *     sh >= 1. a^3 Q3 = W 2^(39 - 2 sh) u (shifted right, for 2 sh > 39, by a floor: < 1 u more).
+ *     N = zn 2^9 = a 2^(72 + sh) < 2^64 (log1p above 2^-9: its floor, N = a 2^72 - xi0, xi0 < 1), X =
+ *     floor(N^2 2^-64) = a^2 2^(80 + 2 sh) - xi1 (0 <= xi1 < 1, or < 1 + 2 a 2^8 <= 2.149 with xi0), Y =
+ *     floor(X p_0 2^-64), W = floor(Y N 2^-64), against T = a^3 Q3 2^(88 + 3 sh): |Y - a^2 Q3 2^(80 + 2 sh)| <=
+ *     rho delta + 0.3345 xi1 + 1 (rho = (a 2^(8 + sh))^2) and |W - T| <= a 2^(8 + sh) |Y - a^2 Q3 2^(80 +
+ *     2 sh)| + Y 2^-64 xi0 + 1, which is below 2.06 for sh = 0, N exact and a <= 2^-8.8 (a 2^8 <= 2^-0.8),
+ *     2.44 with N's floor (Y 2^-64 < 0.111), 1.89 for a = 2^-9 (a 2^8 = 1/2) and 4.1 for any sh >= 1.
+ *     a^3 Q3 = W 2^(39 - 2 sh) u (shifted right, for 2 sh > 39, by a floor: < 1 u more).
  *   The magnitude P, against |log1p(z)|: away from 1 (sh = 0) within 2.06 2^39 u + |R| (< 2^-91.31 = 2^35.69
- *     u) < 2^40.11 u = 2^-86.89; near 1 and for log1p within ERRB(sh) = 2^(42 - 2 sh) + 4 u (sh <= 21; 4 u
+ *     u) < 2^40.11 u = 2^-86.89 (log1p above 2^-9: 2.44 2^39 + 2 + |R| < 2^40.35 u); near 1 and for log1p up
+ *     to 2^-9 within ERRB(sh) = 2^(42 - 2 sh) + 4 u (sh <= 21; 4 u
  *     above): for sh = 0, 1.89 2^39 + 2 + |R| (2^33.68 u) < 2^39.95; for sh >= 1, 4.1 2^(39 - 2 sh) + 2 +
  *     |R| (a < 2^-(8 + sh): |R| < 2^(43.69 - 9 sh) u), below 0.6 2^(42 - 2 sh) + 4 (the 2 u: the shift's
  *     floor and log1p's a^2/2). As P >= 2^118 (1 - 2^-10) u - ERRB > 2^117.99 u, that is below 2^-75.99
@@ -93,8 +102,8 @@
  *     structure: x = 1 + n 2^-52 for small n makes z - z^2/2 a short binary number).
  *   Away from 1: V = K H 2^-53 + K L 2^-106 + L'_i +- floor(P 2^-10) in two's complement units v = 2^-117
  *     (ln 2 = H 2^-53 + L 2^-106 + e2, |e2| <= 2^-107, both products exact below 2^63; |V| < 2^127): errors
- *     2^30.11 (P) + 1 (the floor) + 1074 2^-107 = 2^20.07 (K e2) + 1/2 (L'_i rounded) < 2^30.12 v, so
- *     ERRA = 2^31 v = 2^-86 absolute, below 2^-76 relative as |ln x| > 2^-10. Near 1, V = P.
+ *     2^30.11 (P; log1p 2^30.35) + 1 (the floor) + 1074 2^-107 = 2^20.07 (K e2) + 1/2 (L'_i rounded) <
+ *     2^30.36 v, so ERRA = 2^31 v = 2^-86 absolute, below 2^-76 relative as |ln x| > 2^-10. Near 1, V = P.
  *   log2, log10: V's top 128 bits times 1/ln 2 or 1/ln 10 (raidF64LogConst, rounded to 128 bits), the
  *     product's top 128 bits (3 units short at most, the constant's rounding 1/2 unit), normalised by at
  *     most one place: the bound e becomes 2 e + 8 units.
@@ -321,25 +330,25 @@ RAID_F64_FN RaidU64 raidF64Log1pSureWide(RaidU64 x, int *sure)
 /* ---- The fast path: fixed point on 64-bit words, then CORE-MATH's rounding test (header: "Fast path") ---- */
 
 /* The error bounds in units of the result's last bit: far from 1, |V - ln x| < 2^31 units of 2^-117 (2^-86
- * absolute); near 1 (and log1p), |P - |log1p(z)|| < 2^(42 - 2 sh) + 4 units of 2^-(127 + sh) (below 2^-76
- * relative, and far less as |z| = 2^-(8 + sh) .. 2^-(9 + sh) gets small). */
+ * absolute); near 1 (and log1p of |x| <= 2^-9), |P - |log1p(z)|| < 2^(42 - 2 sh) + 4 units of 2^-(127 + sh)
+ * (below 2^-76 relative, and far less as |z| = 2^-(8 + sh) .. 2^-(9 + sh) gets small). */
 #define RAID_F64_LOGF_ERRA ((RaidU64)1 << 31)
 #define RAID_F64_LOGF_ERRB(sh) (((sh) <= 21 ? (RaidU64)1 << (42 - 2 * (sh)) : 0) + 4)
 
-/* |log1p(z)| for z = (-1)^zneg a, 0 <= a <= 2^-8.8, in units 2^-(127 + sh) as the 128 bits (*ph, *pl): from
- * zn = a 2^(63 + sh) (an integer below 2^55), az = a 2^64 (or its floor), and (hh, hl) = a^2/2 in the same
- * units (or its floor). a + (zneg ? + : -) a^2/2 + a^3 Q3(z), Q3(z) = sum_{j=0..6} (-z)^j / (j + 3) by Horner
- * in 64-bit words; a^3 Q3 from three high products, then scaled by 2^(39 - 2 sh). Error, the Taylor remainder
- * apart: below 2.06 2^39 units for sh = 0 and a <= 2^-8.8, 1.89 2^39 + 1 for a = 2^-9, 4.1 2^(39 - 2 sh) + 2
- * for sh >= 1 and zn in [2^54, 2^55) (the header's derivation). */
-RAID_F64_FN void raidF64LogFastP(int zneg, RaidU64 az, RaidU64 zn, int sh, RaidU64 hh, RaidU64 hl, RaidU64 *ph,
-                                 RaidU64 *pl)
+/* |log1p(z)| for z = (-1)^zneg a, 0 <= a <= 2^-8.8, in units u = 2^-(127 + sh) as the 128 bits (*ph, *pl): from
+ * a itself in units u, (ah, al) (below 2^119); az = a 2^64 and n = a 2^(72 + sh) < 2^64 (or their floors);
+ * and (hh, hl) = a^2/2 in units u (or a little less). a + (zneg ? + : -) a^2/2 + a^3 Q3(z), Q3(z) =
+ * sum_{j=0..6} (-z)^j / (j + 3) by Horner in 64-bit words; a^3 Q3 from three high products, then scaled by
+ * 2^(39 - 2 sh). Error, the Taylor remainder and the inputs' apart: below 2.06 2^39 units for sh = 0, az and
+ * n exact and a <= 2^-8.8; 1.89 2^39 + 1 for a = 2^-9; 4.1 2^(39 - 2 sh) + 1 for sh >= 1 (the header's
+ * derivation, which also bounds the floors' share). */
+RAID_F64_FN void raidF64LogFastP(int zneg, RaidU64 az, RaidU64 n, int sh, RaidU64 ah, RaidU64 al, RaidU64 hh,
+                                 RaidU64 hl, RaidU64 *ph, RaidU64 *pl)
 {
     const RaidU64 flip = zneg ? 0 : ~(RaidU64)0; /* Q3's Horner step adds a p for z < 0, subtracts it for z > 0 */
     RaidU64 p = raidF64LogFastQ[6];
     for (int j = 5; j >= 0; j--)
         p = raidF64LogFastQ[j] + ((RAID_MUL_HI64(az, p) ^ flip) - flip);
-    const RaidU64 n = zn << 9;                                                /* a 2^(72 + sh) < 2^64 */
     const RaidU64 w = RAID_MUL_HI64(RAID_MUL_HI64(RAID_MUL_HI64(n, n), p), n); /* a^3 Q3 2^(88 + 3 sh) */
     const int s3 = 39 - 2 * sh;
     RaidU64 wh = 0, wl;
@@ -348,7 +357,7 @@ RAID_F64_FN void raidF64LogFastP(int zneg, RaidU64 az, RaidU64 zn, int sh, RaidU
         wl = w << s3;
     } else
         wl = s3 > -64 ? w >> -s3 : 0;
-    RaidU64 lo = wl, hi = zn + wh; /* zn 2^64 + a^3 Q3: below 2^119, no carry */
+    RaidU64 lo = al + wl, hi = ah + wh + (lo < wl); /* a + a^3 Q3: below 2^119 */
     if (zneg) {
         lo += hl;
         hi += hh + (lo < hl);
@@ -358,6 +367,33 @@ RAID_F64_FN void raidF64LogFastP(int zneg, RaidU64 az, RaidU64 zn, int sh, RaidU
     }
     *ph = hi;
     *pl = lo;
+}
+
+/* V = K ln 2 + L'_i + (-1)^zneg floor(P 2^-ps) as the magnitude (*vh, *vl) and sign *neg, for P in units
+ * 2^-(117 + ps) (ps = 10: V in units 2^-117, two's complement on the way; ps = 0 with K = 0 and L'_i = 0, near
+ * 1: V = P). K ln 2 = K H 2^-53 + K L 2^-106 (both products exact, below 2^63), L'_i from the table. */
+RAID_F64_FN void raidF64LogFastSum(int k, int i, int zneg, RaidU64 ph, RaidU64 pl, int ps, RaidU64 *vh,
+                                   RaidU64 *vl, int *neg)
+{
+    RaidU64 h = ph >> ps, l = (pl >> ps) | ((ph << 1) << (63 - ps));
+    if (zneg) {
+        l = ~l + 1;
+        h = ~h + (l == 0);
+    }
+    const RaidU64 kl = (RaidU64)(RaidI64)k * RAID_F64_LOGF_LN2L; /* K L at 2^-106 */
+    const RaidU64 ks = (RaidU64)0 - (kl >> 63);
+    const RaidU64 lh = raidF64LogFastT[3 * i + 1], ll = raidF64LogFastT[3 * i + 2], kll = kl << 11;
+    l += kll;
+    h += (l < kll) + (((kl ^ ks) >> 53) ^ ks) + (RaidU64)(RaidI64)k * RAID_F64_LOGF_LN2H + lh;
+    l += ll;
+    h += l < ll;
+    *neg = (int)(h >> 63);
+    if (*neg) {
+        l = ~l + 1;
+        h = ~h + (l == 0);
+    }
+    *vh = h;
+    *vl = l;
 }
 
 /* The binary64 nearest (-1)^neg V, V = (vh 2^64 + vl) 2^-f known to within err units (2^-f each), times
@@ -416,28 +452,8 @@ RAID_F64_FN void raidF64LogFastValue(RaidU64 x, RaidU64 *vh, RaidU64 *vl, int *f
     const RaidU64 zn = za << sh;
     RaidU64 hh, hl, ph, pl;
     raidF64Mul128(za, zn, &hh, &hl); /* a^2/2 in units 2^-(127 + sh), exactly */
-    raidF64LogFastP(zneg, za << 1, zn, sh, hh, hl, &ph, &pl);
-    /* V = K ln 2 + L'_i + log1p(z) in units 2^-117 (near 1: K = 0, L'_i = 0, units 2^-(127 + sh)) */
-    const int ps = near1 ? 0 : 10;
-    RaidU64 h = ph >> ps, l = (pl >> ps) | ((ph << 1) << (63 - ps));
-    if (zneg) {
-        l = ~l + 1;
-        h = ~h + (l == 0);
-    }
-    const RaidU64 kl = (RaidU64)(RaidI64)k * RAID_F64_LOGF_LN2L; /* K L, |K L| < 2^63: at 2^-106 */
-    const RaidU64 ks = (RaidU64)0 - (kl >> 63);
-    const RaidU64 lh = raidF64LogFastT[3 * i + 1], ll = raidF64LogFastT[3 * i + 2], kll = kl << 11;
-    l += kll;
-    h += (l < kll) + (((kl ^ ks) >> 53) ^ ks) + (RaidU64)(RaidI64)k * RAID_F64_LOGF_LN2H + lh;
-    l += ll;
-    h += l < ll;
-    *neg = (int)(h >> 63);
-    if (*neg) {
-        l = ~l + 1;
-        h = ~h + (l == 0);
-    }
-    *vh = h;
-    *vl = l;
+    raidF64LogFastP(zneg, za << 1, zn << 9, sh, zn, 0, hh, hl, &ph, &pl);
+    raidF64LogFastSum(k, i, zneg, ph, pl, near1 ? 0 : 10, vh, vl, neg);
     *f = near1 ? 127 + sh : 117;
     *err = near1 ? RAID_F64_LOGF_ERRB(sh) : RAID_F64_LOGF_ERRA;
 }
@@ -453,24 +469,66 @@ RAID_F64_FN RaidU64 raidF64LogFastTry(RaidU64 x, int base, int drop, int *sure)
     return raidF64LogFastRound(vh, vl, f, err >> drop, neg, base, sure);
 }
 
-/* The fast path's value of log1p x for 2^-53 <= |x| <= 2^-9 (z = x: the near-1 case of raidF64LogFastValue,
- * with a^2/2 and a 2^64 truncated), as raidF64LogFastValue. */
-RAID_F64_FN void raidF64Log1pFastValue(RaidU64 x, RaidU64 *vh, RaidU64 *vl, int *f, RaidU64 *err, int *neg)
+/* Where the fast path of log1p applies: 2^-53 <= |x| < 1 and x < 2^53 (NaNs, infinities, x <= -1, tiny |x|
+ * and x >= 2^53 go to the 128-bit path). */
+RAID_F64_FN int raidF64Log1pFastApplies(RaidU64 x)
 {
-    const int be = (int)((x >> 52) & 0x7FF);                            /* 970 .. 1014 */
-    const RaidU64 zn = ((x & RAID_F64_FRAC) | ((RaidU64)1 << 52)) << 2; /* a = zn 2^-(63 + sh) */
-    const int sh = 1014 - be;                                           /* 0 .. 44 */
-    RaidU64 hh, hl;
-    raidF64Mul128(zn, zn, &hh, &hl);
-    hl = (hl >> sh) | ((hh << 1) << (63 - sh)); /* zn^2 2^-sh = a^2/2 in units 2^-(127 + sh), floor */
-    hh >>= sh;
-    *neg = (int)(x >> 63);
-    raidF64LogFastP(*neg, (zn << 1) >> sh, zn, sh, hh, hl, vh, vl);
-    *f = 127 + sh;
-    *err = RAID_F64_LOGF_ERRB(sh);
+    const RaidU64 ax = x & ~RAID_F64_SIGN;
+    return ax >= ((RaidU64)(1023 - 53) << 52) && (x >> 63 ? ax < RAID_F64_LOG_ONE : ax < ((RaidU64)1076 << 52));
 }
 
-/* The fast path of log1p x for 2^-53 <= |x| <= 2^-9, as raidF64LogFastTry. */
+/* The fast path's value of log1p x where raidF64Log1pFastApplies, as raidF64LogFastValue's. For |x| <= 2^-9,
+ * z = x (the near-1 case of raidF64LogFastValue, with a^2/2 and a 2^64 truncated); else y = 1 + x exactly as
+ * the integer (1 + x) 2^(1075 - be) < 2^62, reduced as ln's x but with its significand's 11 bits below the
+ * table's 53 kept: z = z_53 + C'_i (those bits) 2^-74, exact as a 2^74 in 66 bits, split as a 2^74 = ah 2^11 +
+ * al (the header's derivation). */
+RAID_F64_FN void raidF64Log1pFastValue(RaidU64 x, RaidU64 *vh, RaidU64 *vl, int *f, RaidU64 *err, int *neg)
+{
+    const int be = (int)((x >> 52) & 0x7FF);                       /* 970 .. 1075 */
+    const RaidU64 sx = (x & RAID_F64_FRAC) | ((RaidU64)1 << 52); /* |x| = sx 2^(be - 1075) */
+    RaidU64 hh, hl, ph, pl;
+    if (be <= 1014 && (x & ~RAID_F64_SIGN) <= ((RaidU64)(1023 - 9) << 52)) { /* |x| <= 2^-9: z = x */
+        const RaidU64 zn = sx << 2;                                         /* a = zn 2^-(63 + sh) */
+        const int sh = 1014 - be;                                           /* 0 .. 44 */
+        raidF64Mul128(zn, zn, &hh, &hl);
+        hl = (hl >> sh) | ((hh << 1) << (63 - sh)); /* zn^2 2^-sh = a^2/2 in units 2^-(127 + sh), floor */
+        hh >>= sh;
+        *neg = (int)(x >> 63);
+        raidF64LogFastP(*neg, (zn << 1) >> sh, zn << 9, sh, zn, 0, hh, hl, vh, vl);
+        *f = 127 + sh;
+        *err = RAID_F64_LOGF_ERRB(sh);
+        return;
+    }
+    const RaidU64 one = (RaidU64)1 << (1075 - be);       /* 2^-9 < |x| < 2^53: 1075 - be in [0, 61] */
+    const RaidU64 y = x >> 63 ? one - sx : one + sx;      /* (1 + x) 2^(1075 - be), exact, in [1, 2^62) */
+    const int c = RAID_CLZ64(y);
+    const RaidU64 m64 = y << c, m = m64 >> 11;          /* 1 + x = m64 2^(be - 1012 - c - 63) */
+    const int i = (int)((((m >> 43) & 0x1FF) + 1) >> 1); /* never 0 or 256 with k + d_i = 0: |x| > 2^-9 */
+    const int k = be - 1012 - c + (i >= RAID_F64_LOG_HALF);
+    const RaidU64 ci = raidF64LogFastT[3 * i], d = ci * (m64 & 0x7FF);
+    const RaidU64 zs = ci * m - ((RaidU64)1 << 63); /* (C'_i m - 2^63): z_53 2^63 */
+    const RaidU64 zss = (RaidU64)0 - (zs >> 63);
+    RaidU64 zl = (zs << 11) + d; /* z 2^74 = z_53 2^74 + d, 66 bits with the sign */
+    RaidU64 zh = (((zs ^ zss) >> 53) ^ zss) + (zl < d);
+    const int zneg = (int)(zh >> 63);
+    if (zneg) {
+        zl = ~zl + 1;
+        zh = ~zh + (zl == 0);
+    }
+    const RaidU64 ah = (zh << 53) | (zl >> 11), al = zl & 0x7FF; /* a 2^74 = ah 2^11 + al, ah < 2^54.2 */
+    RaidU64 ch, cl;
+    raidF64Mul128(ah, ah, &hh, &hl); /* a^2/2 2^127 = ah^2 + 2 ah al 2^-11 + al^2 2^-22: the last dropped */
+    raidF64Mul128(ah, al << 1, &ch, &cl);
+    cl = (cl >> 11) | (ch << 53);
+    hl += cl;
+    hh += (ch >> 11) + (hl < cl);
+    raidF64LogFastP(zneg, (ah << 1) | (al >> 10), (ah << 9) | (al >> 2), 0, ah, al << 53, hh, hl, &ph, &pl);
+    raidF64LogFastSum(k, i, zneg, ph, pl, 10, vh, vl, neg);
+    *f = 117;
+    *err = RAID_F64_LOGF_ERRA;
+}
+
+/* The fast path of log1p x where raidF64Log1pFastApplies, as raidF64LogFastTry. */
 RAID_F64_FN RaidU64 raidF64Log1pFastTry(RaidU64 x, int drop, int *sure)
 {
     RaidU64 vh, vl, err;
@@ -493,12 +551,11 @@ RAID_F64_FN RaidU64 raidF64LogBase(RaidU64 x, int base, int *sure)
     return raidF64LogBaseWide(x, base, sure);
 }
 
-/* log1p(x) correctly rounded: the fast path for 2^-53 <= |x| <= 2^-9, else (and where its rounding test
- * fails) the 128-bit path; *sure as raidF64Log1pSureWide's. */
+/* log1p(x) correctly rounded: the fast path for 2^-53 <= |x| < 1 and x < 2^53, else (and where its rounding
+ * test fails) the 128-bit path; *sure as raidF64Log1pSureWide's. */
 RAID_F64_FN RaidU64 raidF64Log1pSure(RaidU64 x, int *sure)
 {
-    const RaidU64 ax = x & ~RAID_F64_SIGN;
-    if (ax >= ((RaidU64)(1023 - 53) << 52) && ax <= ((RaidU64)(1023 - 9) << 52)) {
+    if (raidF64Log1pFastApplies(x)) {
         const RaidU64 r = raidF64Log1pFastTry(x, 0, sure);
         if (*sure)
             return r;

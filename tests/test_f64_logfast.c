@@ -32,13 +32,11 @@ static uint64_t ncases(void)
     return env ? strtoull(env, NULL, 10) : 1000000;
 }
 
-/* The fast path applies (its caller's test): positive finite x != 1 for log, 2^-53 <= |x| <= 2^-9 for log1p. */
+/* The fast path applies (its caller's test): positive finite x != 1 for log, raidF64Log1pFastApplies for log1p. */
 static int fast_applies(int fn, uint64_t x)
 {
-    if (fn == FN_LOG1P) {
-        const uint64_t ax = x & ~RAID_F64_SIGN;
-        return ax >= (uint64_t)(1023 - 53) << 52 && ax <= (uint64_t)(1023 - 9) << 52;
-    }
+    if (fn == FN_LOG1P)
+        return raidF64Log1pFastApplies(x);
     return x - 1 < RAID_F64_INF - 1 && x != RAID_F64_LOG_ONE;
 }
 
@@ -202,7 +200,7 @@ static void test_random(void **state)
 /* The edges of the fast path's cases: the binades (the subnormals' and those near 2^-1022, 1 and 2^1024, and
  * every 37th) at the significands 1, 1 + ulp, 2 - ulp and both sides of every table interval's ends
  * 1 + (i +- 1/2)/256; x = 1 +- n ulp for n up to 2^12 and the ends of the near-1 case (1 - 2^-10, 1 + 2^-9);
- * log1p at +-n 2^-53 and about the ends of its fast path, +-2^-53 and +-2^-9. */
+ * log1p at +-n 2^-53 and about +-2^-53, +-2^-9 (the ends of its two fast paths), +-0.5, +-1 and 2^52, 2^53. */
 static void test_edges(void **state)
 {
     (void)state;
@@ -237,7 +235,11 @@ static void test_edges(void **state)
             check(FN_LOG1P, sg | t_bits_of((double)(n < 0 ? -n : n) * 0x1p-53), &t[FN_LOG1P]);
             check(FN_LOG1P, sg | (t_bits_of(0x1p-53) + (uint64_t)n), &t[FN_LOG1P]);
             check(FN_LOG1P, sg | (t_bits_of(0x1p-9) + (uint64_t)n), &t[FN_LOG1P]);
+            check(FN_LOG1P, sg | (t_bits_of(0.5) + (uint64_t)n), &t[FN_LOG1P]);
+            check(FN_LOG1P, sg | (t_bits_of(1) + (uint64_t)n), &t[FN_LOG1P]); /* -1 - n ulp: NaNs */
         }
+        check(FN_LOG1P, t_bits_of(0x1p53) + (uint64_t)n, &t[FN_LOG1P]); /* the end of the fast path */
+        check(FN_LOG1P, t_bits_of(0x1p52) + (uint64_t)n, &t[FN_LOG1P]);
     }
     for (int fn = 0; fn < NFN; fn++)
         report(fn, "edges", &t[fn]);
