@@ -94,10 +94,10 @@
  *     a^3 Q3 = W 2^(39 - 2 sh) u (shifted right, for 2 sh > 39, by a floor: < 1 u more).
  *   The magnitude P, against |log1p(z)|: away from 1 (sh = 0) within 2.06 2^39 u + |R| (< 2^-91.31 = 2^35.69
  *     u) < 2^40.11 u = 2^-86.89 (log1p above 2^-9: 2.44 2^39 + 2 + |R| < 2^40.35 u); near 1 and for log1p up
- *     to 2^-9 within ERRB(sh) = 2^(42 - 2 sh) + 4 u (sh <= 21; 4 u
- *     above): for sh = 0, 1.89 2^39 + 2 + |R| (2^33.68 u) < 2^39.95; for sh >= 1, 4.1 2^(39 - 2 sh) + 2 +
- *     |R| (a < 2^-(8 + sh): |R| < 2^(43.69 - 9 sh) u), below 0.6 2^(42 - 2 sh) + 4 (the 2 u: the shift's
- *     floor and log1p's a^2/2). As P >= 2^118 (1 - 2^-10) u - ERRB > 2^117.99 u, that is below 2^-75.99
+ *     to 2^-9 within ERRB(sh) = 2^(42 - 2 sh) + 4 u (sh <= 21; 4 u above): for sh = 0, 1.89 2^39 + 2 + |R|
+ *     (2^33.68 u) < 2^39.95; for sh >= 1, 4.1 2^(39 - 2 sh) + 2 + |R| (a < 2^-(8 + sh): |R| < 2^(43.69 -
+ *     9 sh) u), below 0.6 2^(42 - 2 sh) + 4 (the 2 u: the shift's floor and log1p's a^2/2; for sh >= 22 the
+ *     first term is below 0.13). As P >= 2^118 (1 - 2^-10) u - ERRB > 2^117.99 u, that is below 2^-75.99
  *     relative, and far less as z gets small (where the function's value comes close to a midpoint by its
  *     structure: x = 1 + n 2^-52 for small n makes z - z^2/2 a short binary number).
  *   Away from 1: V = K H 2^-53 + K L 2^-106 + L'_i +- floor(P 2^-10) in two's complement units v = 2^-117
@@ -114,7 +114,7 @@
  *     2^73 and above 2^128 it is 2^128 + 2^75, both farther than e < 2^55, so the only boundary the interval
  *     can meet is the midpoint nearest H, at distance |D - 2^74| (D = H mod 2^75). Where |D - 2^74| > e
  *     (*sure = 1) every value of the interval rounds to the same binary64 (rounding to nearest is monotone
- *     and changes only at the midpoints), the exact result's, which raidF64LogBaseWide also returns: H's
+ *     and changes only at the midpoints), the exact result's, which the 128-bit path also returns: H's
  *     significand plus bit 74 (D = 2^74 is excluded). Otherwise *sure = 0 and the 128-bit path decides. The
  *     results are normal binary64 (a logarithm past the exact cases is above 2^-54 and below 2^10).
  *   Fallback rate: about 2 e / 2^75, i.e. 2^53 times the relative bound, so at most about 2^-23 of the inputs
