@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from . import _arrow, _cuda
-from ._convert import as_c, floats, integers, is_arrow, validity
+from ._convert import as_c, flag, floats, integers, is_arrow, validity
 from ._core import check, context, ffi, lib
 
 AGGS = ("count", "sum", "mean", "min", "max", "first", "last")
@@ -36,6 +36,7 @@ def groupby(keys, values=None, aggs=("sum",), *, valid=None, skipna=False, devic
     keys and values may be pyarrow Arrays or ChunkedArrays (int64 keys without nulls, float64 values whose
     nulls are null rows; read in place through the Arrow C data interface): the result is then a pyarrow
     Table with the column "key" and the aggregations' columns."""
+    skipna = flag(skipna, "skipna")
     if isinstance(aggs, str):
         aggs = [aggs]
     aggs = list(aggs)

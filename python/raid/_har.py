@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._convert import as_c, c_int, column, date_labels, datetimes, floats, frame, symbol_runs
+from ._convert import as_c, c_int, column, date_labels, datetimes, floats, frame, real, symbol_runs
 from ._core import _text, array, check, context, ffi, lib, reporting
 from ._csv import mark_model
 from ._realized import no_symbol_notice
@@ -57,7 +57,7 @@ def _spec(model, lags, h, transform, se, nw_lag, window, alpha):
     kind, n = ffi.new("raid_har_window *"), ffi.new("int64_t *")
     check(lib.raid_har_window_parse(str(window).encode(), kind, n))
     check(lib.raid_har_spec_set_window(spec, kind[0], n[0]))
-    check(lib.raid_har_spec_set_alpha(spec, float(alpha)))
+    check(lib.raid_har_spec_set_alpha(spec, real(alpha, "alpha")))
     check(lib.raid_har_spec_check(spec))
     return spec
 

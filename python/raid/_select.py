@@ -22,7 +22,7 @@ import builtins
 import numpy as np
 
 from . import _arrow, _cuda
-from ._convert import as_c, c_int, floats, integers, is_arrow
+from ._convert import as_c, c_int, flag, floats, integers, is_arrow
 from ._core import check, context, ffi, lib
 
 
@@ -185,12 +185,12 @@ def _minmax(x, which, skipna, offsets, device):
 def min(x, *, skipna=False, offsets=None, device=None):  # noqa: A001 (raid.min, as numpy's np.min)
     """np.min(x) (any NaN gives NaN), or with skipna np.nanmin(x) (NaN only when every value is NaN).
     -0.0 and 0.0 are equal: the first in x comes back. RaidError for an empty x (numpy raises too)."""
-    return _minmax(x, 0, skipna, offsets, device)
+    return _minmax(x, 0, flag(skipna, "skipna"), offsets, device)
 
 
 def max(x, *, skipna=False, offsets=None, device=None):  # noqa: A001
     """np.max(x), or with skipna np.nanmax(x); as raid.min."""
-    return _minmax(x, 1, skipna, offsets, device)
+    return _minmax(x, 1, flag(skipna, "skipna"), offsets, device)
 
 
 def topk(x, k, *, largest=True, return_index=False, offsets=None, device=None):
@@ -202,6 +202,7 @@ def topk(x, k, *, largest=True, return_index=False, offsets=None, device=None):
     k = c_int(k, "k", "int64_t")
     if k < 0:
         raise ValueError(f"k must be >= 0, not {k}")
+    largest, return_index = flag(largest, "largest"), flag(return_index, "return_index")
     if is_arrow(x):
         return _arrow.topk(x, k, largest, return_index, device, offsets=offsets)
     p = _Prepared(x, offsets)

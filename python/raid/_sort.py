@@ -4,7 +4,7 @@ raid.argsort and raid.sort_pairs on numpy arrays, bit for bit numpy's np.sort / 
 import numpy as np
 
 from . import _arrow, _cuda
-from ._convert import as_c, floats, integers, is_arrow, nullable_kind, validity, with_nulls
+from ._convert import as_c, flag, floats, integers, is_arrow, nullable_kind, validity, with_nulls
 from ._core import check, context, ffi, lib
 
 _INDEX = {np.dtype(np.int64): ("int64_t", "raid_argsort_f64_seg_i64"),
@@ -76,6 +76,7 @@ def sort(x, device=None, *, descending=False, valid=None, offsets=None):
     nulls of a numpy masked array or a pandas nullable Series (NA) are nulls too, sorted last (with those
     of valid=), and the result is then of the input's kind: a masked array (as np.ma.sort's), a pandas
     Float64 array (or double[pyarrow]), the nulls masked."""
+    descending = flag(descending, "descending")
     if is_arrow(x):
         return _arrow.sort(x, device, descending, valid=valid, offsets=offsets)
     if _cuda.is_device(x):
@@ -102,6 +103,7 @@ def argsort(x, device=None, *, index_dtype=np.int64, descending=False, valid=Non
     x may be a pyarrow Array or ChunkedArray (as in raid.sort): the result is a pyarrow array of
     index_dtype, the nulls' indices last, as pyarrow.compute.sort_indices. The nulls of a masked array or a
     pandas nullable Series are nulls (their indices last), as in raid.sort; the result is a numpy array."""
+    descending = flag(descending, "descending")
     if is_arrow(x):
         return _arrow.argsort(x, device, index_dtype, descending, valid=valid, offsets=offsets)
     dt = np.dtype(index_dtype)
@@ -153,6 +155,7 @@ def sort_pairs(keys, values, device=None, *, descending=False):
     values are carried bit for bit): keys[p], values[p] for p = np.argsort(keys, kind='stable').
     keys: any integer dtype in int64's range, else ValueError (float keys such as 3.5 are not truncated);
     values: by the values rule, as x in raid.sort, without nulls (ValueError naming the row)."""
+    descending = flag(descending, "descending")
     k, pk = as_c(integers(keys, "keys"), np.int64, "keys")
     v, pv = as_c(floats(values, "values", how="give the pairs without them (values.compressed() and "
                                               "keys[~np.ma.getmaskarray(values)])"), np.float64, "values")

@@ -5,7 +5,7 @@ sweep (docs/ta_sweep.md)."""
 import numpy as np
 import pandas as pd
 
-from ._convert import as_c, c_int, column, floats, frame, integers, is_frame, symbol_runs
+from ._convert import as_c, c_int, column, flag, floats, frame, integers, is_frame, real, symbol_runs
 from ._core import _text, check, context, ffi, lib, records, reporting
 from ._csv import mark_model
 from ._ma import _check_dates, _stat
@@ -38,13 +38,13 @@ def _spec(fast, slow, ma, short, cost_bps, fill, bars_per_year, trades, formulat
     s.ma = _stat(ma)
     s.fast_lo, s.fast_hi, s.fast_step = _range(fast, "fast")
     s.slow_lo, s.slow_hi, s.slow_step = _range(slow, "slow")
-    s.short_side = 1 if short else 0
+    s.short_side = 1 if flag(short, "short") else 0
     if fill not in ("close", "next-open"):
         raise ValueError(f"fill must be 'close' or 'next-open', not {fill!r}")
     s.fill = lib.RAID_SWEEP_FILL_CLOSE if fill == "close" else lib.RAID_SWEEP_FILL_NEXT_OPEN
-    s.cost_bps = float(cost_bps)
-    s.bars_per_year = float(bars_per_year)
-    s.keep_trades = 1 if trades else 0
+    s.cost_bps = real(cost_bps, "cost_bps")
+    s.bars_per_year = real(bars_per_year, "bars_per_year")
+    s.keep_trades = 1 if flag(trades, "trades") else 0
     if formulation not in ("direct", "prefix"):
         raise ValueError(f"formulation must be 'direct' or 'prefix', not {formulation!r}")
     s.formulation = lib.RAID_SWEEP_DIRECT if formulation == "direct" else lib.RAID_SWEEP_PREFIX

@@ -244,3 +244,46 @@ def test_simulate_messages_agree():
             with pytest.raises(raid.RaidError) as e:
                 raid.simulate(kind=kind, **kw)
             assert e.value.name == "RAID_EINVAL" and e.value.message.startswith(msg), (kind, e.value.message)
+
+
+FLAG_CALLS = [
+    ("descending", lambda v: raid.sort(np.array([2.0, 1.0]), "cpu", descending=v)),
+    ("descending", lambda v: raid.argsort(np.array([2.0, 1.0]), "cpu", descending=v)),
+    ("descending", lambda v: raid.sort_pairs(np.array([2, 1]), np.array([2.0, 1.0]), "cpu", descending=v)),
+    ("skipna", lambda v: raid.min(np.array([2.0, np.nan]), skipna=v, device="cpu")),
+    ("skipna", lambda v: raid.max(np.array([2.0, np.nan]), skipna=v, device="cpu")),
+    ("skipna", lambda v: raid.groupby(np.array([1, 1]), np.array([2.0, np.nan]), skipna=v, device="cpu")),
+    ("largest", lambda v: raid.topk(np.array([2.0, 1.0]), 1, largest=v, device="cpu")),
+    ("return_index", lambda v: raid.topk(np.array([2.0, 1.0]), 1, return_index=v, device="cpu")),
+]
+
+
+@pytest.mark.parametrize("name,call", FLAG_CALLS)
+@pytest.mark.parametrize("bad", ["no", 2, 1.0, None])
+def test_flags_are_true_or_false(name, call, bad):
+    """A flag is True or False (Python's or numpy's): "no", 2, 1.0 and None are refused naming the argument,
+    not read by their truth value ("no" was descending, None was not)."""
+    with pytest.raises(ValueError, match=f"{name} must be True or False, not "):
+        call(bad)
+    call(True)
+    call(np.bool_(False))
+
+
+def test_har_and_sweep_scalars():
+    """raid.har's alpha and raid.sweep's cost_bps and bars_per_year are real numbers (text is not parsed),
+    its short and trades flags True or False."""
+    rng = np.random.default_rng(5)
+    close = 100 * np.exp(np.cumsum(rng.standard_normal(400) * 0.01))
+    with pytest.raises(ValueError, match="cost_bps must be a real number, not '5' \\(str\\)"):
+        raid.sweep(close, fast=(5, 10, 5), slow=(20, 30, 10), cost_bps="5", device="cpu")
+    with pytest.raises(ValueError, match="bars_per_year must be a real number, not True"):
+        raid.sweep(close, fast=(5, 10, 5), slow=(20, 30, 10), bars_per_year=True, device="cpu")
+    for name in ("short", "trades"):
+        with pytest.raises(ValueError, match=f"{name} must be True or False, not 'no'"):
+            raid.sweep(close, fast=(5, 10, 5), slow=(20, 30, 10), device="cpu", **{name: "no"})
+    raid.sweep(close, fast=(5, 10, 5), slow=(20, 30, 10), cost_bps=5, bars_per_year=np.float64(252),
+               short=np.bool_(True), device="cpu")
+    days = pd.date_range("2020-01-01", periods=60, freq="B")
+    m = pd.DataFrame({"symbol": "A", "date": days.strftime("%Y-%m-%d"), "rv": np.exp(rng.standard_normal(60)) * 1e-4})
+    with pytest.raises(ValueError, match="alpha must be a real number, not '0.05' \\(str\\)"):
+        raid.har(m, alpha="0.05", device="cpu")
