@@ -70,11 +70,12 @@ for s in $steps; do
     for a in "--ticks 2340 500" "--ticks 23400 100" "--ticks 23400 500"; do
       run cov 300 ./build-dev/bench_cov --device auto --estimator hy --days 5 --cpu-days 2 $a
     done ;;
-  cuda) # both backends as the device under test (CUDA_DEVS, default "cuda opencl"), the whole suite each
-    # (CTEST_EXCLUDE, default the pip-install and pytest tests: no network and not the pinned packages there, the
-    # Python package's GPU tests are step zerocopy's; CTEST_TIMEOUT seconds each, default
-    # 240). The CUDA backend needs libcuda.so.1 and NVRTC (the image's toolkit; RAID_NVRTC_LIB names another). The disk cache starts empty, so the first run pays NVRTC's builds. Kept: each run's
-    # summary and the last 60 lines of each failed test's output (its rerun), not the whole log.
+  cuda) # both backends as the device under test (CUDA_DEVS, default "cuda" and the GPU's OpenCL device), the
+    # whole suite each (CTEST_EXCLUDE, default the pip-install and pytest tests: no network and not the pinned
+    # packages there; step zerocopy runs the Python package's GPU tests; CTEST_TIMEOUT seconds for the whole
+    # run, default 240). The CUDA backend needs libcuda.so.1 and NVRTC (the image's toolkit; RAID_NVRTC_LIB
+    # names another). The disk cache starts empty, so the first run pays the builds. Kept: each run's summary
+    # and the last 60 lines of each failed test's output (its rerun), not the whole log.
     export RAID_CACHE_DIR=/tmp/raid-kcache
     rm -rf "$RAID_CACHE_DIR"
     ./build-dev/raid devices | tee "$OUT/cuda.txt"
