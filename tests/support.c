@@ -217,3 +217,31 @@ void t_sb_add(t_sbuf *b, const char *fmt, ...)
     va_end(ap);
     b->n += (size_t)k;
 }
+
+uint64_t *t_read_worst_finite(const char *name, size_t *n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/f64_worst/%s.wc", RAID_SOURCE_DIR, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t cap = 1 << 16, k = 0;
+    uint64_t *v = malloc(cap * sizeof *v);
+    assert_non_null(v);
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n' || strstr(line, "nan") || strstr(line, "inf"))
+            continue;
+        char *end;
+        const double x = strtod(line, &end);
+        assert_true(end != line);
+        if (k == cap) {
+            cap *= 2;
+            v = realloc(v, cap * sizeof *v);
+            assert_non_null(v);
+        }
+        v[k++] = t_bits_of(x);
+    }
+    fclose(f);
+    *n = k;
+    return v;
+}

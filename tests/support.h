@@ -44,6 +44,10 @@ struct raid_ctx *t_open_ctx(const char *dev);
 int t_have_opencl(void);
 /* data/dem2gbp.csv (`t,ret`, 1,974 rows, the FCP benchmark's returns) into a malloc'd array; *T = 1974. */
 double *t_read_dem2gbp(size_t *T);
+/* The finite inputs of tests/data/f64_worst/NAME.wc as binary64 bits, in file order (lines of comments,
+ * blank lines and NaN or infinite inputs skipped), malloc'd; *n their count. Fails the test when the file is
+ * missing or a line does not read as a number. */
+uint64_t *t_read_worst_finite(const char *name, size_t *n);
 /* SplitMix64 (Steele, Lea and Flood 2014): the tests' deterministic pseudo-random sequence (state += the
  * golden gamma, then the finaliser). t_unif: a double in [0, 1) from its top 53 bits. */
 static inline uint64_t t_splitmix64(uint64_t *state)

@@ -161,35 +161,6 @@ static void test_exact(void **state)
     }
 }
 
-/* Reads a worst-case file: the finite inputs in the function's domain past the special and exact cases. */
-static uint64_t *read_wc(const char *fn, size_t *n)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/data/f64_worst/%s.wc", RAID_SOURCE_DIR, fn);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t cap = 1 << 16, k = 0;
-    uint64_t *v = malloc(cap * sizeof *v);
-    assert_non_null(v);
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[0] == '\n' || strstr(line, "nan") || strstr(line, "inf"))
-            continue;
-        char *end;
-        const double x = strtod(line, &end);
-        assert_true(end != line);
-        if (k == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            assert_non_null(v);
-        }
-        v[k++] = t_bits_of(x);
-    }
-    fclose(f);
-    *n = k;
-    return v;
-}
-
 /* True for the inputs whose result is a special value or an exact case (handled before the RaidWide). */
 static int special_or_exact(int fn, uint64_t x)
 {
@@ -215,7 +186,7 @@ static void test_worst_cases(void **state)
     (void)state;
     for (int fn = 0; fn < NFN; fn++) {
         size_t n;
-        uint64_t *v = read_wc(fn_name[fn], &n);
+        uint64_t *v = t_read_worst_finite(fn_name[fn], &n);
         Tally t = {0};
         int most = 0;
         uint64_t hardest = 0;

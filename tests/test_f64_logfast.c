@@ -107,41 +107,12 @@ static void report(int fn, const char *what, const Tally *t)
         fail_msg("%s %s: an error of %.3f times the proven bound", fn_name[fn], what, t->worst);
 }
 
-/* Reads a worst-case file's finite inputs. */
-static uint64_t *read_wc(const char *fn, size_t *n)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/data/f64_worst/%s.wc", RAID_SOURCE_DIR, fn);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t cap = 1 << 16, k = 0;
-    uint64_t *v = malloc(cap * sizeof *v);
-    assert_non_null(v);
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[0] == '\n' || strstr(line, "nan") || strstr(line, "inf"))
-            continue;
-        char *end;
-        const double x = strtod(line, &end);
-        assert_true(end != line);
-        if (k == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            assert_non_null(v);
-        }
-        v[k++] = t_bits_of(x);
-    }
-    fclose(f);
-    *n = k;
-    return v;
-}
-
 static void test_worst_cases(void **state)
 {
     (void)state;
     for (int fn = 0; fn < NFN; fn++) {
         size_t n;
-        uint64_t *v = read_wc(fn_name[fn], &n);
+        uint64_t *v = t_read_worst_finite(fn_name[fn], &n);
         Tally t = {0};
         for (size_t i = 0; i < n; i++)
             for (int sign = 0; sign < 2; sign++) {
