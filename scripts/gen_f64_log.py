@@ -38,6 +38,21 @@ def c_int(i):
     return q + (1 if 2 * r >= 256 + i else 0)
 
 
+def entry(i, c, bits):
+    """Entry i of a table of constants c 2^-bits ~ 1 / m for the m of [1 + (i - 1/2)/256, 1 + (i + 1/2)/256)
+    within [1, 2): L_i = -ln(2^d_i c 2^-bits), d_i = (i >= HALF), exactly 0 at the ends (where 2^d_i c 2^-bits
+    is 1), and the largest |m c 2^-bits - 1| over the entry's m."""
+    d = 1 if i >= HALF else 0
+    cv = mpfr(c) * mpfr(2) ** (d - bits)
+    li = -gmpy2.log(cv)
+    if i in (0, NTAB):
+        assert cv == 1
+        li = mpfr(0)
+    lo = max(mpfr(1), 1 + (mpfr(i) - mpfr(0.5)) / 256)
+    hi = min(mpfr(2), 1 + (mpfr(i) + mpfr(0.5)) / 256)
+    return li, max(abs(lo * c * mpfr(2) ** -bits - 1), abs(hi * c * mpfr(2) ** -bits - 1))
+
+
 def fast_tables():
     """The fast path's entries (C'_i, L'_i hi, L'_i lo), its coefficients round(2^64 / (j + 3)), and the split of
     ln 2 = H 2^-53 + L 2^-106 + err (|err| <= 2^-107)."""
@@ -46,15 +61,7 @@ def fast_tables():
         q, r = divmod(1 << 19, 256 + i)
         c = q + (1 if 2 * r >= 256 + i else 0)
         assert c * ((1 << 53) - 1) < (1 << 64)
-        d = 1 if i >= HALF else 0
-        cv = mpfr(c) * mpfr(2) ** (d - 11)
-        li = -gmpy2.log(cv)
-        if i in (0, NTAB):
-            assert cv == 1
-            li = mpfr(0)
-        lo = max(mpfr(1), 1 + (mpfr(i) - mpfr(0.5)) / 256)
-        hi = min(mpfr(2), 1 + (mpfr(i) + mpfr(0.5)) / 256)
-        zmax = max(abs(lo * c * mpfr(2) ** -11 - 1), abs(hi * c * mpfr(2) ** -11 - 1))
+        li, zmax = entry(i, c, 11)
         zmax_all = max(zmax_all, zmax)
         assert zmax <= FAST_ZMAX, (i, zmax)
         assert abs(li) < mpfr(0.35)
@@ -78,16 +85,7 @@ def build():
     for i in range(NTAB + 1):
         c = c_int(i)
         assert c < (1 << 64)
-        d = 1 if i >= HALF else 0
-        cv = mpfr(c) * mpfr(2) ** (d - 63)
-        li = -gmpy2.log(cv)
-        if i in (0, NTAB):
-            assert cv == 1
-            li = mpfr(0)
-        # the m of entry i: [1 + (i - 1/2)/256, 1 + (i + 1/2)/256) within [1, 2)
-        lo = max(mpfr(1), 1 + (mpfr(i) - mpfr(0.5)) / 256)
-        hi = min(mpfr(2), 1 + (mpfr(i) + mpfr(0.5)) / 256)
-        tmax = max(abs(lo * c * mpfr(2) ** -63 - 1), abs(hi * c * mpfr(2) ** -63 - 1))
+        li, tmax = entry(i, c, 63)
         tmax_all = max(tmax_all, tmax)
         assert tmax <= mpfr(2) ** -9 * (1 + mpfr(2) ** -60), (i, tmax)
         if i not in (0, NTAB):
