@@ -332,7 +332,7 @@ static cl_program program_from_disk(ClDev *cl, const char *dkey, const char *opt
 }
 
 /* prog's binary into the disk cache under dkey (nothing when the driver gives none or the disk refuses). */
-static void program_to_disk(const ClDev *cl, cl_program prog, const char *dkey)
+static void program_to_disk(cl_program prog, const char *dkey)
 {
     size_t len = 0;
     if (!dkey || clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || !len)
@@ -343,7 +343,6 @@ static void program_to_disk(const ClDev *cl, cl_program prog, const char *dkey)
     unsigned char *bins[1] = {bin};
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
         (void)raidKcacheStore(dkey, bin, len);
-    (void)cl;
     free(bin);
 }
 
@@ -404,7 +403,7 @@ static raid_status kernel_build(raid_ctx *ctx, const char *label, const char *sr
         }
         e = injected ? CL_BUILD_PROGRAM_FAILURE : clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
         if (e == CL_SUCCESS)
-            program_to_disk(cl, prog, dkey);
+            program_to_disk(prog, dkey);
     }
     free(dkey);
     if (e != CL_SUCCESS) {
