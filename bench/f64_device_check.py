@@ -108,8 +108,8 @@ def arith_inputs(op, n, rng):
     if op == "sqrt":  # patterns, and exact squares of 26-bit numbers and their neighbours (halfway roots)
         r = short(n - q, rng, 26)
         sq = r * r
-        step = rng.integers(-2, 3, sq.size)
-        sq = np.abs(np.nextafter(sq, np.where(step < 0, -np.inf, np.inf)) * (step != 0) + sq * (step == 0))
+        step = rng.integers(-2, 3, sq.size)  # a square (0), its neighbour below (< 0) or above (> 0)
+        sq = np.where(step == 0, sq, np.nextafter(sq, np.where(step < 0, 0.0, np.inf)))
         return [np.concatenate([patterns(q, rng), sq])]
     x = patterns(n, rng)
     y = near(x, rng)
